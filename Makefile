@@ -1,0 +1,121 @@
+# abev — one non-recursive Makefile. Objects go under build/.
+#   make            build ./abev
+#   make check      unit tests (cmocka) + integration tests of the real binary
+#   make check-asan the same under AddressSanitizer + UndefinedBehaviorSanitizer
+#   make demo       a real A/B comparison of the bundled example
+#   make install    PREFIX=/usr/local DESTDIR=
+#   make deps       install missing -dev packages (root on Debian/Ubuntu) or print the command
+
+VERSION   := 0.1.0
+PREFIX    ?= /usr/local
+BINDIR    ?= $(PREFIX)/bin
+MANDIR    ?= $(PREFIX)/share/man
+CC        ?= cc
+# Debian's python3, which sees python3-jsonschema; any python3 elsewhere.
+PYTHON    ?= $(shell test -x /usr/bin/python3 && echo /usr/bin/python3 || echo python3)
+PKG_CONFIG ?= pkg-config
+
+PKGS      := libcjson libxml-2.0 libcrypto libarchive
+DEP_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+DEP_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
+CMOCKA_CFLAGS := $(shell $(PKG_CONFIG) --cflags cmocka 2>/dev/null)
+CMOCKA_LIBS   := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null)
+
+WARN      := -std=c11 -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wvla \
+             -Wwrite-strings -Werror
+OPT       ?= -O2 -g
+CFLAGS    ?=
+LDFLAGS   ?=
+ALL_CFLAGS = $(WARN) $(OPT) -Iorchestrator -Iguards -Ibuild/gen $(DEP_CFLAGS) \
+             -DABEV_VERSION='"$(VERSION)"' $(CFLAGS)
+
+# B is the build directory of a flavour: build (normal) or build/asan.
+B ?= build
+ifeq ($(SANITIZE),1)
+B := build/asan
+OPT := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+LDFLAGS += -fsanitize=address,undefined
+endif
+
+LIB_SRC   := $(filter-out orchestrator/main.c,$(wildcard orchestrator/*.c)) $(wildcard guards/*.c)
+LIB_OBJ   := $(patsubst %.c,$(B)/obj/%.o,$(LIB_SRC)) $(B)/obj/gen/report_template.o
+MAIN_OBJ  := $(B)/obj/orchestrator/main.o
+UNIT_SRC  := $(wildcard tests/unit/test_*.c)
+UNIT_BIN  := $(patsubst tests/unit/%.c,$(B)/unit/%,$(UNIT_SRC))
+HELPER    := $(B)/helpers/abev-helper
+DEMO_BIN  := build/examples/demo-suite
+ifeq ($(SANITIZE),1)
+ABEV_BIN  := $(B)/abev
+else
+ABEV_BIN  := abev
+endif
+
+.PHONY: all check check-unit check-integration check-asan demo install clean deps
+.DELETE_ON_ERROR:
+
+all: $(ABEV_BIN)
+
+$(ABEV_BIN): $(MAIN_OBJ) $(B)/libabev.a
+	$(CC) $(LDFLAGS) -o $@ $(MAIN_OBJ) $(B)/libabev.a $(DEP_LIBS) -lm
+
+$(B)/libabev.a: $(LIB_OBJ)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(B)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
+build/gen/report_template.c: templates/report.md mk/embed.sh
+	@mkdir -p $(dir $@)
+	sh mk/embed.sh report_template $< > $@
+
+$(B)/obj/gen/report_template.o: build/gen/report_template.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+# Unit tests: one cmocka runner per module, linked against the library
+# archive so that each pulls in only the objects it uses.
+$(B)/unit/%: tests/unit/%.c $(B)/libabev.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(CMOCKA_CFLAGS) -Wno-strict-prototypes -o $@ $< $(B)/libabev.a \
+	    $(CMOCKA_LIBS) $(DEP_LIBS) -lm $(LDFLAGS)
+
+$(HELPER): tests/helpers/helper.c
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) -O1 -g -o $@ $<
+
+$(DEMO_BIN): examples/demo/demo-suite.c
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) -O2 -o $@ $< -lm
+
+check-unit: $(UNIT_BIN)
+	@sh mk/run-unit.sh $(UNIT_BIN)
+
+check-integration: $(ABEV_BIN) $(HELPER) $(DEMO_BIN)
+	ABEV="$(abspath $(ABEV_BIN))" ABEV_HELPER="$(abspath $(HELPER))" \
+	ABEV_DEMO="$(abspath $(DEMO_BIN))" ABEV_SANITIZED="$(SANITIZE)" \
+	ABEV_SRC="$(CURDIR)" $(PYTHON) tests/integration/run.py
+
+check: deps
+	@$(MAKE) --no-print-directory check-unit check-integration
+
+check-asan: deps
+	@$(MAKE) --no-print-directory SANITIZE=1 check-unit check-integration
+
+demo: deps
+	@$(MAKE) --no-print-directory abev $(DEMO_BIN)
+	@sh mk/demo.sh
+
+deps:
+	@sh mk/deps.sh
+
+install: abev
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
+	install -m 0755 abev $(DESTDIR)$(BINDIR)/abev
+	install -m 0644 abev.1 $(DESTDIR)$(MANDIR)/man1/abev.1
+
+clean:
+	rm -rf build abev
+
+-include $(shell find build -name '*.d' 2>/dev/null)

@@ -1,0 +1,34 @@
+#!/bin/sh
+# `make demo`: runs the bundled A/B example (examples/demo/plan.json) into a
+# fresh evidence directory under build/demo/, prints the summary table of
+# its report and where the evidence is, and exits with abev's exit code.
+# Run from the repository root after ./abev and the demo suite are built.
+set -u
+if [ ! -x ./abev ] || [ ! -x build/examples/demo-suite ]; then
+	echo "demo: build ./abev and build/examples/demo-suite first (make demo does)" >&2
+	exit 3
+fi
+mkdir -p build/demo || exit 3
+stamp=$(date -u +%Y%m%dT%H%M%SZ)
+out=build/demo/$stamp
+# abev refuses an existing --out: a second demo within the same second gets a suffix.
+n=1
+while [ -e "$out" ] && [ "$n" -lt 100 ]; do
+	n=$((n + 1))
+	out=build/demo/$stamp-$n
+done
+
+./abev run examples/demo/plan.json --out "$out"
+rc=$?
+
+echo
+if [ -f "$out/report.md" ]; then
+	echo "Summary (medians of the recorded runs; from $out/report.md):"
+	echo
+	awk '/^## Summary/ { on = 1; next } /^## / { on = 0 } on && /^\|/' "$out/report.md"
+	echo
+else
+	echo "demo: no report was written (abev exited $rc)" >&2
+fi
+echo "The evidence is in $out; the full report is $out/report.md."
+exit "$rc"

@@ -1,0 +1,432 @@
+/*
+ * cgroup: creates one cgroup v2 group per invocation beside abev (under
+ * abev's own group), moves the child into it, reads the whole tree's
+ * memory peak and CPU time, kills whatever the run left in it and removes
+ * it again. It does not decide what a missing cgroup means: every failure
+ * is soft and comes back as a one-line reason, never as an error() message,
+ * because a machine without a writable cgroup v2 hierarchy is a fact to
+ * record. It knows nothing of processes beyond pids.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "cgroup.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* mountinfo can be long on container hosts; the cgroup files are tiny. */
+#define MOUNTINFO_MAX (4u << 20)
+#define CGFILE_MAX (1u << 20)
+#define CG_PIDS_MAX 4096
+#define RELEASE_WAIT_NS 1000000000LL
+
+static char memory_note[4200];
+
+/*
+ * Reads at most max bytes of path into sb without reporting: errno tells
+ * why on -1. More than max bytes is EFBIG.
+ */
+static int read_quiet(struct strbuf *sb, const char *path, size_t max)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return -1;
+	for (;;) {
+		ssize_t n;
+		strbuf_grow(sb, 4096);
+		n = read(fd, sb->buf + sb->len, sb->alloc - sb->len - 1);
+		if (n < 0) {
+			int e = errno;
+			if (e == EINTR)
+				continue;
+			close(fd);
+			errno = e;
+			return -1;
+		}
+		if (n == 0)
+			break;
+		sb->len += (size_t)n;
+		sb->buf[sb->len] = '\0';
+		if (sb->len > max) {
+			close(fd);
+			errno = EFBIG;
+			return -1;
+		}
+	}
+	close(fd);
+	return 0;
+}
+
+/* Writes s to an existing control file; 0 or -1 with errno. */
+static int write_quiet(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+	int e;
+	if (fd < 0)
+		return -1;
+	if (write_all(fd, s, strlen(s)) < 0) {
+		e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	if (close(fd) < 0)
+		return -1;
+	return 0;
+}
+
+/* Undoes mountinfo's octal escapes (\040 for a blank and so on) in place. */
+static void unescape_octal(char *s)
+{
+	char *w = s;
+	for (char *r = s; *r; ) {
+		if (r[0] == '\\' && r[1] >= '0' && r[1] <= '3' && r[2] >= '0' && r[2] <= '7' &&
+		    r[3] >= '0' && r[3] <= '7') {
+			*w++ = (char)((r[1] - '0') * 64 + (r[2] - '0') * 8 + (r[3] - '0'));
+			r += 4;
+		} else {
+			*w++ = *r++;
+		}
+	}
+	*w = '\0';
+}
+
+/*
+ * Finds the first cgroup2 mount point in /proc/self/mountinfo. A line is
+ * "id parent maj:min root mountpoint opts [optional...] - fstype source super".
+ */
+static char *find_cgroup2_mount(char **reason)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *found = NULL;
+	char *line, *next;
+
+	if (read_quiet(&sb, "/proc/self/mountinfo", MOUNTINFO_MAX) < 0) {
+		*reason = xasprintf("cannot read /proc/self/mountinfo: %s", strerror(errno));
+		goto out;
+	}
+	for (line = sb.buf; line && *line && !found; line = next) {
+		char *fields[6];
+		char *p = line, *sep;
+		size_t i;
+
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		sep = strstr(line, " - ");
+		if (!sep)
+			continue;
+		if (strncmp(sep + 3, "cgroup2 ", 8) != 0)
+			continue;
+		*sep = '\0';
+		for (i = 0; i < ARRAY_SIZE(fields) && p && *p; i++) {
+			fields[i] = p;
+			p = strchr(p, ' ');
+			if (p)
+				*p++ = '\0';
+		}
+		if (i < 5)
+			continue;
+		unescape_octal(fields[4]);
+		found = xstrdup(fields[4]);
+	}
+	if (!found)
+		*reason = xstrdup("no cgroup v2 hierarchy is mounted");
+out:
+	strbuf_release(&sb);
+	return found;
+}
+
+/* abev's own group: the "0::/path" line of /proc/self/cgroup. */
+static char *find_own_group(char **reason)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *found = NULL;
+	char *line, *next;
+
+	if (read_quiet(&sb, "/proc/self/cgroup", CGFILE_MAX) < 0) {
+		*reason = xasprintf("cannot read /proc/self/cgroup: %s", strerror(errno));
+		goto out;
+	}
+	for (line = sb.buf; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		if (strncmp(line, "0::", 3) == 0 && line[3] == '/') {
+			found = xstrdup(line + 3);
+			break;
+		}
+	}
+	if (!found)
+		*reason = xstrdup("abev is not in a cgroup v2 group (no 0:: line in /proc/self/cgroup)");
+	else if (strstr(found, "/..") || strstr(found, " (deleted)")) {
+		*reason = xasprintf("abev's own cgroup '%s' cannot be used", found);
+		free(found);
+		found = NULL;
+	}
+out:
+	strbuf_release(&sb);
+	return found;
+}
+
+/* The name becomes one path component: anything unusual turns into '_'. */
+static char *component(const char *name)
+{
+	char *s = xstrndup(name, 128);
+	for (char *p = s; *p; p++) {
+		char c = *p;
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '-' || c == '_' || c == '.'))
+			*p = '_';
+	}
+	return s;
+}
+
+int cgroup_create(struct cgroup *cg, const char *name, char **reason)
+{
+	char *mount = NULL, *own = NULL, *comp = NULL, *parent = NULL, *path = NULL;
+	char *dummy = NULL;
+	int ret = -1;
+
+	if (!reason)
+		reason = &dummy;
+	*reason = NULL;
+	cg->path = NULL;
+
+	mount = find_cgroup2_mount(reason);
+	if (!mount)
+		goto out;
+	own = find_own_group(reason);
+	if (!own)
+		goto out;
+	comp = component(name ? name : "run");
+	if (strcmp(own, "/") == 0)
+		parent = xstrdup(mount);
+	else
+		parent = xasprintf("%s%s", strcmp(mount, "/") == 0 ? "" : mount, own);
+	path = xasprintf("%s/abev-%ld-%s", parent, (long)getpid(), comp);
+
+	if (mkdir(path, 0755) < 0) {
+		/* A group of ours left over from an earlier run in this process: reuse it if empty. */
+		if (errno == EEXIST && rmdir(path) == 0 && mkdir(path, 0755) == 0)
+			goto made;
+		*reason = xasprintf("cannot create cgroup '%s': %s", path, strerror(errno));
+		goto out;
+	}
+made:
+	cg->path = path;
+	path = NULL;
+	ret = 0;
+out:
+	free(dummy);
+	free(mount);
+	free(own);
+	free(comp);
+	free(parent);
+	free(path);
+	return ret;
+}
+
+int cgroup_add(struct cgroup *cg, pid_t pid, char **reason)
+{
+	char buf[32];
+	char *procs;
+	int ret = 0;
+
+	if (reason)
+		*reason = NULL;
+	if (!cg || !cg->path) {
+		if (reason)
+			*reason = xstrdup("no cgroup was created");
+		return -1;
+	}
+	procs = path_join(cg->path, "cgroup.procs");
+	snprintf(buf, sizeof(buf), "%ld\n", (long)pid);
+	if (write_quiet(procs, buf) < 0) {
+		if (reason)
+			*reason = xasprintf("cannot move process %ld into cgroup '%s': %s",
+					    (long)pid, cg->path, strerror(errno));
+		ret = -1;
+	}
+	free(procs);
+	return ret;
+}
+
+/* Reads a file holding one non-negative integer; -1 when it cannot. */
+static int64_t read_int_file(const char *dir, const char *name)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *path = path_join(dir, name);
+	int64_t v = -1;
+	char *end;
+
+	if (read_quiet(&sb, path, 256) == 0) {
+		long long x;
+		errno = 0;
+		x = strtoll(sb.buf, &end, 10);
+		if (!errno && end != sb.buf && (*end == '\n' || *end == '\0') && x >= 0)
+			v = x;
+	}
+	free(path);
+	strbuf_release(&sb);
+	return v;
+}
+
+static int64_t read_cpu_usage_ns(const char *dir)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *path = path_join(dir, "cpu.stat");
+	int64_t v = -1;
+
+	if (read_quiet(&sb, path, CGFILE_MAX) == 0) {
+		char *line, *next;
+		for (line = sb.buf; line && *line; line = next) {
+			next = strchr(line, '\n');
+			if (next)
+				*next++ = '\0';
+			if (strncmp(line, "usage_usec ", 11) == 0) {
+				int64_t us;
+				if (parse_int64(line + 11, &us) == 0 && us >= 0 &&
+				    us <= INT64_MAX / 1000)
+					v = us * 1000;
+				break;
+			}
+		}
+	}
+	free(path);
+	strbuf_release(&sb);
+	return v;
+}
+
+void cgroup_read(const struct cgroup *cg, struct cgroup_stats *st)
+{
+	st->memory_peak_bytes = -1;
+	st->cpu_usage_ns = -1;
+	if (!cg || !cg->path)
+		return;
+	st->memory_peak_bytes = read_int_file(cg->path, "memory.peak");
+	st->cpu_usage_ns = read_cpu_usage_ns(cg->path);
+}
+
+static int file_exists(const char *dir, const char *name)
+{
+	char *path = path_join(dir, name);
+	int ok = access(path, F_OK) == 0;
+	free(path);
+	return ok;
+}
+
+const char *cgroup_memory_note(const struct cgroup *cg)
+{
+	char *parent, *slash;
+
+	if (!cg || !cg->path)
+		return NULL;
+	if (file_exists(cg->path, "memory.peak"))
+		return NULL;
+	if (file_exists(cg->path, "memory.current")) {
+		snprintf(memory_note, sizeof(memory_note),
+			 "memory.peak unavailable: this kernel predates Linux 5.19");
+		return memory_note;
+	}
+	/*
+	 * The controller must be enabled in the parent's subtree_control for a
+	 * child group to get memory.* files; name that parent.
+	 */
+	parent = xstrdup(cg->path);
+	slash = strrchr(parent, '/');
+	if (slash && slash != parent)
+		*slash = '\0';
+	if (snprintf(memory_note, sizeof(memory_note),
+		     "memory controller not enabled in %s (memory.peak unavailable)",
+		     parent) >= (int)sizeof(memory_note))
+		snprintf(memory_note, sizeof(memory_note),
+			 "memory controller not enabled (memory.peak unavailable)");
+	free(parent);
+	return memory_note;
+}
+
+/* Parses cgroup.procs into pids; returns how many (at most max) or -1. */
+static int read_pids(const char *dir, pid_t *pids, int max)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *path = path_join(dir, "cgroup.procs");
+	int n = -1;
+
+	if (read_quiet(&sb, path, CGFILE_MAX) == 0) {
+		char *line, *next;
+		n = 0;
+		for (line = sb.buf; line && *line && n < max; line = next) {
+			int64_t v;
+			next = strchr(line, '\n');
+			if (next)
+				*next++ = '\0';
+			if (parse_int64(line, &v) == 0 && v > 0 && v <= INT32_MAX)
+				pids[n++] = (pid_t)v;
+		}
+	}
+	free(path);
+	strbuf_release(&sb);
+	return n;
+}
+
+int cgroup_pids(const struct cgroup *cg, pid_t *pids, int max)
+{
+	if (!cg || !cg->path || max < 0)
+		return -1;
+	return read_pids(cg->path, pids, max);
+}
+
+int cgroup_kill_all(struct cgroup *cg)
+{
+	pid_t *pids;
+	char *killf;
+	int n, i;
+
+	if (!cg || !cg->path)
+		return -1;
+	pids = xmalloc(sizeof(*pids) * CG_PIDS_MAX);
+	n = read_pids(cg->path, pids, CG_PIDS_MAX);
+	if (n < 0)
+		goto out;
+	if (n == 0)
+		goto out;
+	killf = path_join(cg->path, "cgroup.kill");
+	/* cgroup.kill (Linux 5.14) also catches processes forked while we kill. */
+	if (write_quiet(killf, "1") < 0) {
+		for (i = 0; i < n; i++)
+			kill(pids[i], SIGKILL);
+	}
+	free(killf);
+out:
+	free(pids);
+	return n;
+}
+
+void cgroup_release(struct cgroup *cg)
+{
+	int64_t deadline;
+
+	if (!cg || !cg->path)
+		return;
+	deadline = mono_ns() + RELEASE_WAIT_NS;
+	/*
+	 * A group whose last process was just killed stays busy until the
+	 * kernel has finished tearing that process down: retry briefly.
+	 */
+	while (rmdir(cg->path) < 0) {
+		struct timespec ts = { 0, 10 * 1000 * 1000 };
+		if (errno != EBUSY || mono_ns() >= deadline)
+			break;
+		nanosleep(&ts, NULL);
+	}
+	free(cg->path);
+	cg->path = NULL;
+}

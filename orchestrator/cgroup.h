@@ -1,0 +1,49 @@
+/*
+ * cgroup: one cgroup v2 group per invocation, where the machine has a
+ * writable cgroup v2 hierarchy: whole-tree memory peak and CPU time, and
+ * cgroup.kill for processes the run left behind. Where there is none,
+ * cgroup_create() fails softly and says why, and the runner records null
+ * with that reason.
+ */
+#ifndef ABEV_CGROUP_H
+#define ABEV_CGROUP_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+struct cgroup {
+	char *path;        /* absolute directory, NULL when not created */
+};
+#define CGROUP_INIT { NULL }
+
+struct cgroup_stats {
+	int64_t memory_peak_bytes;  /* -1 when memory.peak is unavailable */
+	int64_t cpu_usage_ns;       /* -1 when cpu.stat is unavailable */
+};
+
+/*
+ * Creates a fresh group named `name` under abev's own cgroup. Returns 0,
+ * or -1 with a one-line reason in *reason (caller frees) and no message
+ * printed: the absence of cgroups is a fact to record, not an error.
+ */
+int cgroup_create(struct cgroup *cg, const char *name, char **reason);
+/* Moves pid into the group. 0, or -1 with *reason set (caller frees). */
+int cgroup_add(struct cgroup *cg, pid_t pid, char **reason);
+/* Reads the figures; fields that cannot be read are -1. */
+void cgroup_read(const struct cgroup *cg, struct cgroup_stats *st);
+/* Notes why memory_peak_bytes is -1 (static string) or NULL. */
+const char *cgroup_memory_note(const struct cgroup *cg);
+/*
+ * Fills pids with at most max pids listed in the group's cgroup.procs and
+ * returns how many, or -1 when there is no group or it cannot be read.
+ */
+int cgroup_pids(const struct cgroup *cg, pid_t *pids, int max);
+/*
+ * Kills every process still in the group (cgroup.kill, else SIGKILL to
+ * each pid of cgroup.procs) and returns how many were found, or -1.
+ */
+int cgroup_kill_all(struct cgroup *cg);
+/* Removes the directory (retrying briefly while it empties) and frees. */
+void cgroup_release(struct cgroup *cg);
+
+#endif

@@ -1,0 +1,349 @@
+/*
+ * evidence: serialises invocation records and the run header to JSON with
+ * cJSON, in a fixed key order, and writes each file atomically. The
+ * resource.log beside each result.json carries the same figures as
+ * readable "key: value" lines for people who grep rather than parse.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "evidence.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+void invocation_release(struct invocation *inv)
+{
+	if (!inv)
+		return;
+	free(inv->variant);
+	free(inv->reason);
+	for (size_t i = 0; i < inv->argc; i++)
+		free(inv->argv[i]);
+	free(inv->argv);
+	free(inv->cwd);
+	free(inv->dir);
+	free(inv->exec_error);
+	free(inv->cgroup_note);
+	free(inv->results_files);
+	memset(inv, 0, sizeof(*inv));
+}
+
+const char *inv_status_name(enum inv_status st)
+{
+	switch (st) {
+	case INV_OK: return "ok";
+	case INV_FAILED: return "failed";
+	case INV_TIMED_OUT: return "timed_out";
+	case INV_DISCARDED: return "discarded";
+	case INV_EXEC_FAILED: return "exec_failed";
+	case INV_INTERRUPTED: return "interrupted";
+	}
+	return "unknown";
+}
+
+const char *run_status_name(enum run_status st)
+{
+	switch (st) {
+	case RUN_RUNNING: return "running";
+	case RUN_COMPLETED: return "completed";
+	case RUN_FAILED: return "failed";
+	case RUN_INTERRUPTED: return "interrupted";
+	}
+	return "unknown";
+}
+
+/*
+ * cJSON adds every key with a check for allocation failure; abev treats
+ * exhaustion as fatal, so these wrappers keep the serialisers readable.
+ */
+static cJSON *jnew_object(void)
+{
+	cJSON *o = cJSON_CreateObject();
+	if (!o)
+		die_oom();
+	return o;
+}
+
+static void jadd(cJSON *obj, const char *key, cJSON *val)
+{
+	if (!val || !cJSON_AddItemToObject(obj, key, val))
+		die_oom();
+}
+
+static void jadd_str(cJSON *obj, const char *key, const char *s)
+{
+	jadd(obj, key, s ? cJSON_CreateString(s) : cJSON_CreateNull());
+}
+
+/* Integers go through double in cJSON; every figure abev writes is below 2^53. */
+static void jadd_int(cJSON *obj, const char *key, int64_t v)
+{
+	jadd(obj, key, cJSON_CreateNumber((double)v));
+}
+
+static void jadd_int_or_null(cJSON *obj, const char *key, int64_t v, int present)
+{
+	jadd(obj, key, present ? cJSON_CreateNumber((double)v) : cJSON_CreateNull());
+}
+
+static void jadd_num(cJSON *obj, const char *key, double v)
+{
+	/* Round to 6 significant decimals so the text is stable and short. */
+	jadd(obj, key, cJSON_CreateNumber(round(v * 1e6) / 1e6));
+}
+
+static void jadd_bool(cJSON *obj, const char *key, int b)
+{
+	jadd(obj, key, cJSON_CreateBool(b));
+}
+
+static cJSON *load_json(const struct loadavg *l)
+{
+	cJSON *o;
+	if (!l->valid) {
+		o = cJSON_CreateNull();
+		if (!o)
+			die_oom();
+		return o;
+	}
+	o = jnew_object();
+	jadd_num(o, "1m", l->m1);
+	jadd_num(o, "5m", l->m5);
+	jadd_num(o, "15m", l->m15);
+	jadd_int(o, "runnable", l->runnable);
+	jadd_int(o, "total", l->total);
+	return o;
+}
+
+static cJSON *invocation_json(const struct invocation *inv, int with_schema)
+{
+	cJSON *o = jnew_object(), *argv, *cg;
+
+	if (with_schema)
+		jadd_str(o, "schema", EVIDENCE_INVOCATION_SCHEMA);
+	jadd_int(o, "seq", inv->seq);
+	jadd_str(o, "variant", inv->variant);
+	jadd_str(o, "phase", inv->warmup ? "warmup" : "run");
+	jadd_int(o, "round", inv->round);
+	jadd_int(o, "attempt", inv->attempt);
+	jadd_str(o, "status", inv_status_name(inv->status));
+	jadd_str(o, "reason", inv->reason);
+	jadd_str(o, "dir", inv->dir);
+	argv = cJSON_CreateArray();
+	if (!argv)
+		die_oom();
+	for (size_t i = 0; i < inv->argc; i++) {
+		cJSON *s = cJSON_CreateString(inv->argv[i]);
+		if (!s || !cJSON_AddItemToArray(argv, s))
+			die_oom();
+	}
+	jadd(o, "argv", argv);
+	jadd_str(o, "cwd", inv->cwd);
+	jadd_str(o, "start_utc", inv->start_utc);
+	jadd_str(o, "end_utc", inv->end_utc);
+	jadd_int(o, "wall_ns", inv->wall_ns);
+	jadd_int_or_null(o, "exit_code", inv->exit_code, inv->exit_code >= 0);
+	jadd_int_or_null(o, "signal", inv->signal, inv->signal > 0);
+	jadd_bool(o, "core_dumped", inv->core_dumped);
+	jadd_bool(o, "timed_out", inv->timed_out);
+	jadd_str(o, "exec_error", inv->exec_error);
+	jadd_int(o, "user_ns", inv->user_ns);
+	jadd_int(o, "sys_ns", inv->sys_ns);
+	jadd_int(o, "cpu_ns", inv->user_ns + inv->sys_ns);
+	jadd_int(o, "max_rss_bytes", inv->max_rss_bytes);
+	jadd_int(o, "minflt", inv->minflt);
+	jadd_int(o, "majflt", inv->majflt);
+	jadd_int(o, "nvcsw", inv->nvcsw);
+	jadd_int(o, "nivcsw", inv->nivcsw);
+	jadd(o, "load_before", load_json(&inv->load_before));
+	jadd(o, "load_after", load_json(&inv->load_after));
+	if (inv->foreign_cpu >= 0)
+		jadd_num(o, "foreign_cpu", inv->foreign_cpu);
+	else
+		jadd(o, "foreign_cpu", cJSON_CreateNull());
+	if (inv->foreign_cpu_resolution >= 0)
+		jadd_num(o, "foreign_cpu_resolution", inv->foreign_cpu_resolution);
+	else
+		jadd(o, "foreign_cpu_resolution", cJSON_CreateNull());
+	jadd_num(o, "max_foreign_cpu", inv->max_foreign_cpu);
+	jadd_int(o, "leftovers_killed", inv->leftovers_killed);
+	if (inv->cgroup_valid) {
+		cg = jnew_object();
+		jadd_int_or_null(cg, "memory_peak_bytes", inv->cg_memory_peak_bytes,
+				 inv->cg_memory_peak_bytes >= 0);
+		jadd_int_or_null(cg, "cpu_usage_ns", inv->cg_cpu_usage_ns, inv->cg_cpu_usage_ns >= 0);
+		jadd(o, "cgroup", cg);
+	} else {
+		jadd(o, "cgroup", cJSON_CreateNull());
+	}
+	jadd_str(o, "cgroup_note", inv->cgroup_note);
+	jadd_str(o, "results_files", inv->results_files);
+	return o;
+}
+
+/* Prints o (formatted, two-space-free tabs as cJSON does) plus a newline and writes it. */
+static int write_json(const char *path, cJSON *o)
+{
+	char *text = cJSON_Print(o);
+	struct strbuf sb = STRBUF_INIT;
+	int ret;
+
+	if (!text)
+		die_oom();
+	strbuf_adds(&sb, text);
+	strbuf_addch(&sb, '\n');
+	cJSON_free(text);
+	ret = write_file_atomic(path, sb.buf, sb.len);
+	strbuf_release(&sb);
+	return ret;
+}
+
+static void fmt_load(struct strbuf *sb, const char *key, const struct loadavg *l)
+{
+	if (l->valid)
+		strbuf_addf(sb, "%s: %.2f %.2f %.2f %ld/%ld\n", key, l->m1, l->m5, l->m15,
+			    l->runnable, l->total);
+	else
+		strbuf_addf(sb, "%s: unavailable\n", key);
+}
+
+static void resource_log(struct strbuf *sb, const struct invocation *inv)
+{
+	strbuf_addf(sb, "variant: %s\nphase: %s\nround: %u\nattempt: %u\nstatus: %s\n",
+		    inv->variant, inv->warmup ? "warmup" : "run", inv->round, inv->attempt,
+		    inv_status_name(inv->status));
+	if (inv->reason)
+		strbuf_addf(sb, "reason: %s\n", inv->reason);
+	strbuf_addf(sb, "start_utc: %s\nend_utc: %s\n", inv->start_utc, inv->end_utc);
+	strbuf_addf(sb, "wall_seconds: %.6f\n", (double)inv->wall_ns / 1e9);
+	if (inv->exit_code >= 0)
+		strbuf_addf(sb, "exit_code: %d\n", inv->exit_code);
+	if (inv->signal > 0)
+		strbuf_addf(sb, "signal: %d%s\n", inv->signal, inv->core_dumped ? " (core dumped)" : "");
+	if (inv->timed_out)
+		strbuf_adds(sb, "timed_out: yes\n");
+	if (inv->exec_error)
+		strbuf_addf(sb, "exec_error: %s\n", inv->exec_error);
+	strbuf_addf(sb, "user_seconds: %.6f\nsys_seconds: %.6f\n", (double)inv->user_ns / 1e9,
+		    (double)inv->sys_ns / 1e9);
+	strbuf_addf(sb, "max_rss_bytes: %lld\n", (long long)inv->max_rss_bytes);
+	strbuf_addf(sb, "minor_faults: %ld\nmajor_faults: %ld\n", inv->minflt, inv->majflt);
+	strbuf_addf(sb, "voluntary_switches: %ld\ninvoluntary_switches: %ld\n", inv->nvcsw,
+		    inv->nivcsw);
+	fmt_load(sb, "load_before", &inv->load_before);
+	fmt_load(sb, "load_after", &inv->load_after);
+	if (inv->foreign_cpu >= 0)
+		strbuf_addf(sb, "foreign_cpu: %.3f (resolution %.3f, limit %.3f)\n", inv->foreign_cpu,
+			    inv->foreign_cpu_resolution, inv->max_foreign_cpu);
+	else
+		strbuf_adds(sb, "foreign_cpu: unavailable\n");
+	strbuf_addf(sb, "leftovers_killed: %u\n", inv->leftovers_killed);
+	if (inv->cgroup_valid) {
+		if (inv->cg_memory_peak_bytes >= 0)
+			strbuf_addf(sb, "cgroup_memory_peak_bytes: %lld\n",
+				    (long long)inv->cg_memory_peak_bytes);
+		else
+			strbuf_adds(sb, "cgroup_memory_peak_bytes: unavailable\n");
+		if (inv->cg_cpu_usage_ns >= 0)
+			strbuf_addf(sb, "cgroup_cpu_seconds: %.6f\n", (double)inv->cg_cpu_usage_ns / 1e9);
+		else
+			strbuf_adds(sb, "cgroup_cpu_seconds: unavailable\n");
+	} else {
+		strbuf_adds(sb, "cgroup: none\n");
+	}
+	if (inv->cgroup_note)
+		strbuf_addf(sb, "cgroup_note: %s\n", inv->cgroup_note);
+}
+
+int evidence_write_invocation(const char *root, const struct invocation *inv)
+{
+	char *dir = path_join(root, inv->dir);
+	char *json_path = path_join(dir, "result.json");
+	char *log_path = path_join(dir, "resource.log");
+	struct strbuf sb = STRBUF_INIT;
+	cJSON *o = invocation_json(inv, 1);
+	int ret = -1;
+
+	if (write_json(json_path, o) < 0)
+		goto out;
+	resource_log(&sb, inv);
+	if (write_file_atomic(log_path, sb.buf, sb.len) < 0)
+		goto out;
+	ret = 0;
+out:
+	cJSON_Delete(o);
+	strbuf_release(&sb);
+	free(dir);
+	free(json_path);
+	free(log_path);
+	return ret;
+}
+
+int evidence_write_run(const char *root, const struct run_header *hdr, enum run_status st,
+		       const struct invocation *invs, size_t ninvs)
+{
+	cJSON *o = jnew_object(), *plan, *sched, *arr, *notes, *list;
+	char *path = path_join(root, "result.json");
+	int ret;
+
+	jadd_str(o, "schema", EVIDENCE_RUN_SCHEMA);
+	jadd_str(o, "abev_version", hdr->abev_version);
+	plan = jnew_object();
+	jadd_str(plan, "name", hdr->plan_name);
+	jadd_str(plan, "file", "plan.json");
+	jadd_str(plan, "source", hdr->plan_path);
+	jadd(o, "plan", plan);
+	jadd_str(o, "status", run_status_name(st));
+	jadd_str(o, "interrupt", hdr->interrupt);
+	jadd_str(o, "started_utc", hdr->started_utc);
+	jadd_str(o, "ended_utc", hdr->ended_utc && *hdr->ended_utc ? hdr->ended_utc : NULL);
+	sched = jnew_object();
+	jadd_str(sched, "order", hdr->order);
+	jadd_int(sched, "seed", (int64_t)hdr->seed);
+	jadd_int(sched, "warmups", hdr->warmups);
+	jadd_int(sched, "runs", hdr->runs);
+	jadd_num(sched, "gap_seconds", hdr->gap_seconds);
+	if (hdr->timeout_seconds > 0)
+		jadd_num(sched, "timeout_seconds", hdr->timeout_seconds);
+	else
+		jadd(sched, "timeout_seconds", cJSON_CreateNull());
+	jadd_num(sched, "max_foreign_cpu", hdr->max_foreign_cpu);
+	jadd_int(sched, "max_repeats", hdr->max_repeats);
+	jadd(o, "schedule", sched);
+	arr = cJSON_CreateArray();
+	if (!arr)
+		die_oom();
+	for (size_t i = 0; i < hdr->nvariants; i++) {
+		cJSON *s = cJSON_CreateString(hdr->variant_names[i]);
+		if (!s || !cJSON_AddItemToArray(arr, s))
+			die_oom();
+	}
+	jadd(o, "variants", arr);
+	jadd_int(o, "planned", hdr->planned);
+	jadd_int(o, "executed", (int64_t)ninvs);
+	jadd_int(o, "abev_max_rss_bytes", hdr->abev_max_rss_bytes);
+	notes = cJSON_CreateArray();
+	if (!notes)
+		die_oom();
+	for (size_t i = 0; i < hdr->nnotes; i++) {
+		cJSON *s = cJSON_CreateString(hdr->notes[i]);
+		if (!s || !cJSON_AddItemToArray(notes, s))
+			die_oom();
+	}
+	jadd(o, "notes", notes);
+	list = cJSON_CreateArray();
+	if (!list)
+		die_oom();
+	for (size_t i = 0; i < ninvs; i++)
+		if (!cJSON_AddItemToArray(list, invocation_json(&invs[i], 0)))
+			die_oom();
+	jadd(o, "invocations", list);
+	ret = write_json(path, o);
+	cJSON_Delete(o);
+	free(path);
+	return ret;
+}

@@ -1,0 +1,107 @@
+/*
+ * evidence: the files of an evidence directory that record what ran —
+ * each invocation's result.json and resource.log, and the top-level
+ * result.json — written deterministically (fixed key order) and
+ * atomically (a half-written file is never left under its final name).
+ * It does not run anything and does not compute statistics.
+ */
+#ifndef ABEV_EVIDENCE_H
+#define ABEV_EVIDENCE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sysstat.h"
+
+#define EVIDENCE_RUN_SCHEMA "abev.run/1"
+#define EVIDENCE_INVOCATION_SCHEMA "abev.invocation/1"
+
+enum inv_status {
+	INV_OK,
+	INV_FAILED,
+	INV_TIMED_OUT,
+	INV_DISCARDED,
+	INV_EXEC_FAILED,
+	INV_INTERRUPTED,
+};
+
+/* One process abev started. Strings are owned; release with invocation_release(). */
+struct invocation {
+	unsigned seq;            /* 1-based execution order */
+	char *variant;
+	int warmup;
+	unsigned round;          /* 1-based within the phase */
+	unsigned attempt;        /* 1, then 2.. for repeats of a discarded slot */
+	enum inv_status status;
+	char *reason;            /* one line on why the status is not ok, or NULL */
+	char **argv;
+	size_t argc;
+	char *cwd;
+	char *dir;               /* relative to the evidence root: runs/<variant>/<phase>-<round>[-attempt-<k>] */
+	char start_utc[40];
+	char end_utc[40];
+	int64_t wall_ns;
+	int exit_code;           /* -1: null */
+	int signal;              /* 0: null */
+	int core_dumped;
+	int timed_out;
+	char *exec_error;
+	int64_t user_ns, sys_ns;
+	int64_t max_rss_bytes;
+	long minflt, majflt, nvcsw, nivcsw;
+	struct loadavg load_before, load_after;
+	double foreign_cpu;      /* < 0: null */
+	double foreign_cpu_resolution; /* < 0: null; how far off foreign_cpu can be */
+	double max_foreign_cpu;  /* the threshold it was judged by */
+	unsigned leftovers_killed;
+	int cgroup_valid;
+	int64_t cg_memory_peak_bytes;   /* -1: null */
+	int64_t cg_cpu_usage_ns;        /* -1: null */
+	char *cgroup_note;       /* why cgroup is null, or why memory_peak is null */
+	char *results_files;     /* the expanded results pattern, or NULL */
+};
+
+void invocation_release(struct invocation *inv);
+const char *inv_status_name(enum inv_status st);
+
+/* Overall status of the top-level result.json. */
+enum run_status {
+	RUN_RUNNING,      /* abev has not finished (or was killed without a chance to say so) */
+	RUN_COMPLETED,
+	RUN_FAILED,
+	RUN_INTERRUPTED,
+};
+const char *run_status_name(enum run_status st);
+
+struct run_header {
+	const char *plan_name;
+	const char *plan_path;   /* as given */
+	const char *order;       /* plan_order_name() */
+	uint64_t seed;
+	unsigned warmups, runs;
+	double gap_seconds, timeout_seconds, max_foreign_cpu;
+	unsigned max_repeats;
+	const char *abev_version;
+	const char *started_utc;
+	const char *ended_utc;   /* "" while running */
+	const char *const *variant_names;
+	size_t nvariants;
+	unsigned planned;        /* slots in the schedule (warmups + runs) */
+	const char *interrupt;   /* "SIGINT"/"SIGTERM" or NULL */
+	int64_t abev_max_rss_bytes; /* abev's own peak RSS so far */
+	const char *const *notes;   /* run-level remarks (e.g. a slot lost to load), may be NULL */
+	size_t nnotes;
+};
+
+/*
+ * Writes <root>/<inv->dir>/result.json and resource.log. 0 or -1 after error().
+ */
+int evidence_write_invocation(const char *root, const struct invocation *inv);
+/*
+ * Writes <root>/result.json: the header fields, status, and every
+ * invocation in execution order. 0 or -1 after error().
+ */
+int evidence_write_run(const char *root, const struct run_header *hdr, enum run_status st,
+		       const struct invocation *invs, size_t ninvs);
+
+#endif

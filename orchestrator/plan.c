@@ -1,0 +1,1248 @@
+/*
+ * plan: turns a plan file (JSON, "abev.plan/1") and its optional variants
+ * file into a struct plan, and expands the placeholders of its templates.
+ * cJSON lives only here. The loader is strict because a plan mistake found
+ * an hour into a benchmark wastes that hour: unknown keys, wrong types,
+ * out-of-range numbers and bad placeholders are all refused up front, each
+ * with one line naming the file and the JSON path (or the line).
+ * It does not run anything and does not order the runs (schedule.c does).
+ */
+#define _XOPEN_SOURCE 700
+#include "plan.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <cjson/cJSON.h>
+
+#include "util.h"
+
+#define PLAN_SCHEMA "abev.plan/1"
+#define VARIANTS_FILE_MAX_BYTES (1u << 20)
+/* Across "variants" and the variants file together. */
+#define PLAN_MAX_VARIANTS 10000
+#define PLAN_MAX_ENV 4096
+#define PLAN_MAX_SLOTS 1000000
+#define PLAN_MAX_ROUNDS 1000000
+/* Above 2^53 a double no longer holds every integer. */
+#define JSON_INT_MAX 9007199254740991LL
+/* Room for a quoted piece of input in a message. */
+#define SHOW_MAX 64
+
+struct loader {
+	struct plan *plan;
+	const char *file;    /* the plan as given, for messages */
+	char *vfile_shown;   /* the variants file as messages name it */
+	char **origin;       /* per variant: "variants[1]" or "vars.txt:3" */
+};
+
+static const char *const known_placeholders[] = { "run_dir", "variant", "phase", "round" };
+#define KNOWN_PLACEHOLDERS "{run_dir}, {variant}, {phase}, {round}"
+
+static const char *const order_names[] = {
+	[PLAN_ORDER_ALTERNATE] = "alternate",
+	[PLAN_ORDER_REVERSE] = "reverse",
+	[PLAN_ORDER_SHUFFLE] = "shuffle",
+};
+
+const char *plan_order_name(enum plan_order order)
+{
+	if ((size_t)order < ARRAY_SIZE(order_names))
+		return order_names[order];
+	return "unknown";
+}
+
+/*
+ * Copies n bytes of s into buf for a one-line message: control bytes
+ * become \xNN so that hostile input cannot break the line, and long
+ * input is cut with "...".
+ */
+static const char *show_n(char buf[SHOW_MAX], const char *s, size_t n)
+{
+	size_t o = 0;
+	for (size_t i = 0; i < n && s[i]; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (o + 8 >= SHOW_MAX) {
+			memcpy(buf + o, "...", 3);
+			o += 3;
+			break;
+		}
+		if (c < 0x20 || c == 0x7f) {
+			snprintf(buf + o, SHOW_MAX - o, "\\x%02x", c);
+			o += 4;
+		} else {
+			buf[o++] = (char)c;
+		}
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+static const char *show(char buf[SHOW_MAX], const char *s)
+{
+	return show_n(buf, s, strlen(s));
+}
+
+static const char *json_kind(const cJSON *j)
+{
+	if (cJSON_IsString(j))
+		return *j->valuestring ? "a string" : "an empty string";
+	if (cJSON_IsNumber(j))
+		return "a number";
+	if (cJSON_IsBool(j))
+		return "a boolean";
+	if (cJSON_IsNull(j))
+		return "null";
+	if (cJSON_IsArray(j))
+		return cJSON_GetArraySize(j) ? "an array" : "an empty array";
+	if (cJSON_IsObject(j))
+		return "an object";
+	return "an invalid value";
+}
+
+/* What a value is, for "found ...": numbers are shown, others named. */
+static const char *json_found(char buf[SHOW_MAX], const cJSON *j)
+{
+	if (cJSON_IsNumber(j)) {
+		snprintf(buf, SHOW_MAX, "%.15g", j->valuedouble);
+		return buf;
+	}
+	return json_kind(j);
+}
+
+/* error() for the plan: "<file>: <path>: <msg>". */
+static int perr(const struct loader *ld, const char *path, const char *fmt, ...)
+	ABEV_PRINTF(3, 4);
+static int perr(const struct loader *ld, const char *path, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	error("%s: %s: %s", ld->file, path, sb.buf);
+	strbuf_release(&sb);
+	return -1;
+}
+
+/* error() for the variants file: "<file>:<line>: <msg>". */
+static int lerr(const struct loader *ld, size_t line, const char *fmt, ...)
+	ABEV_PRINTF(3, 4);
+static int lerr(const struct loader *ld, size_t line, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	error("%s:%zu: %s", ld->vfile_shown, line, sb.buf);
+	strbuf_release(&sb);
+	return -1;
+}
+
+/* "schedule" + "runs" -> "schedule.runs"; the top level has no prefix. Caller frees. */
+static char *key_path(const char *path, const char *key)
+{
+	char b[SHOW_MAX];
+	if (!*path)
+		return xstrdup(show(b, key));
+	return xasprintf("%s.%s", path, show(b, key));
+}
+
+static char *index_path(const char *path, size_t i)
+{
+	return xasprintf("%s[%zu]", path, i);
+}
+
+/*
+ * Refuses members not in known (naming them all) and members given twice,
+ * which cJSON would otherwise keep silently with the first one winning.
+ */
+static int check_keys(const struct loader *ld, const cJSON *obj, const char *path,
+		      const char *const *known, size_t nknown)
+{
+	for (const cJSON *c = obj->child; c; c = c->next) {
+		size_t i;
+		for (i = 0; i < nknown; i++)
+			if (!strcmp(c->string, known[i]))
+				break;
+		if (i == nknown) {
+			struct strbuf list = STRBUF_INIT;
+			char *p = key_path(path, c->string);
+			for (i = 0; i < nknown; i++)
+				strbuf_addf(&list, "%s%s", i ? ", " : "", known[i]);
+			perr(ld, p, "unknown key (expected one of: %s)", list.buf);
+			strbuf_release(&list);
+			free(p);
+			return -1;
+		}
+		for (const cJSON *d = obj->child; d != c; d = d->next) {
+			if (!strcmp(d->string, c->string)) {
+				char *p = key_path(path, c->string);
+				perr(ld, p, "key given twice");
+				free(p);
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+/* Looks for an object member; *out is NULL when absent. Checks the object type. */
+static int get_object(const struct loader *ld, const cJSON *obj, const char *path,
+		      const char *key, const cJSON **out)
+{
+	const cJSON *j = cJSON_GetObjectItemCaseSensitive(obj, key);
+	*out = NULL;
+	if (!j)
+		return 0;
+	if (!cJSON_IsObject(j)) {
+		char *p = key_path(path, key);
+		perr(ld, p, "expected an object, found %s", json_kind(j));
+		free(p);
+		return -1;
+	}
+	*out = j;
+	return 0;
+}
+
+/* Sets *out (caller frees) when key is present; leaves it alone otherwise. */
+static int get_string(const struct loader *ld, const cJSON *obj, const char *path,
+		      const char *key, int required, int nonempty, char **out)
+{
+	const cJSON *j = cJSON_GetObjectItemCaseSensitive(obj, key);
+	const char *want = nonempty ? "a non-empty string" : "a string";
+	char *p;
+	if (!j && !required)
+		return 0;
+	if (j && cJSON_IsString(j) && (!nonempty || *j->valuestring)) {
+		free(*out);
+		*out = xstrdup(j->valuestring);
+		return 0;
+	}
+	p = key_path(path, key);
+	if (!j)
+		perr(ld, p, "missing (expected %s)", want);
+	else
+		perr(ld, p, "expected %s, found %s", want, json_kind(j));
+	free(p);
+	return -1;
+}
+
+/* JSON numbers are doubles: an integer is one with no fraction, within range. */
+static int get_int(const struct loader *ld, const cJSON *obj, const char *path,
+		   const char *key, int64_t min, int64_t max, int64_t *out)
+{
+	const cJSON *j = cJSON_GetObjectItemCaseSensitive(obj, key);
+	char b[SHOW_MAX];
+	char *p;
+	if (!j)
+		return 0;
+	if (cJSON_IsNumber(j) && isfinite(j->valuedouble) &&
+	    j->valuedouble == floor(j->valuedouble) &&
+	    j->valuedouble >= (double)min && j->valuedouble <= (double)max) {
+		*out = (int64_t)j->valuedouble;
+		return 0;
+	}
+	p = key_path(path, key);
+	if (max == JSON_INT_MAX)
+		perr(ld, p, "expected an integer >= %lld, found %s",
+		     (long long)min, json_found(b, j));
+	else
+		perr(ld, p, "expected an integer from %lld to %lld, found %s",
+		     (long long)min, (long long)max, json_found(b, j));
+	free(p);
+	return -1;
+}
+
+/* A number >= min (> min when min_exclusive) and <= max. */
+static int get_number(const struct loader *ld, const cJSON *obj, const char *path,
+		      const char *key, double min, int min_exclusive, double max, double *out)
+{
+	const cJSON *j = cJSON_GetObjectItemCaseSensitive(obj, key);
+	char b[SHOW_MAX];
+	char *p;
+	if (!j)
+		return 0;
+	if (cJSON_IsNumber(j) && isfinite(j->valuedouble) &&
+	    (min_exclusive ? j->valuedouble > min : j->valuedouble >= min) &&
+	    j->valuedouble <= max) {
+		*out = j->valuedouble;
+		return 0;
+	}
+	p = key_path(path, key);
+	perr(ld, p, "expected a number %s %g and <= %g, found %s",
+	     min_exclusive ? ">" : ">=", min, max, json_found(b, j));
+	free(p);
+	return -1;
+}
+
+static int check_template(const struct loader *ld, const char *path, const char *tmpl)
+{
+	char why[160];
+	if (plan_check_template(tmpl, why, sizeof(why)) < 0)
+		return perr(ld, path, "%s", why);
+	return 0;
+}
+
+static int valid_name(const char *s)
+{
+	size_t n = strlen(s);
+	if (!n || n > PLAN_NAME_MAX || s[0] == '.')
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		      (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-'))
+			return 0;
+	}
+	return 1;
+}
+
+#define NAME_RULE "use letters, digits, '.', '_' and '-', not starting with '.', at most 64 characters"
+
+static int valid_env_key(const char *s, size_t n)
+{
+	if (!n || !((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z') || s[0] == '_'))
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		char c = s[i];
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		      (c >= '0' && c <= '9') || c == '_'))
+			return 0;
+	}
+	return 1;
+}
+
+static void variant_release(struct plan_variant *v)
+{
+	free(v->name);
+	free(v->cwd);
+	for (size_t i = 0; i < v->command_len; i++)
+		free(v->command[i]);
+	free(v->command);
+	for (size_t i = 0; i < v->env_len; i++) {
+		free(v->env[i].key);
+		free(v->env[i].value);
+	}
+	free(v->env);
+	for (size_t i = 0; i < v->assemblies_len; i++)
+		free(v->assemblies[i]);
+	free(v->assemblies);
+	memset(v, 0, sizeof(*v));
+}
+
+/*
+ * A typo in cwd would only show when the first run fails, possibly after
+ * the warmups of every other variant: check that it is a directory now.
+ */
+static int resolve_dir(const struct loader *ld, const char *path, const char *dir, char **out)
+{
+	char b[SHOW_MAX];
+	char *abs = dir[0] == '/' ? xstrdup(dir) : path_join(ld->plan->dir, dir);
+	char *real = NULL;
+	struct stat st;
+	int ret = -1;
+
+	real = realpath(abs, NULL);
+	if (!real) {
+		if (errno == ENOENT)
+			perr(ld, path, "directory '%s' does not exist", show(b, abs));
+		else
+			perr(ld, path, "cannot use directory '%s': %s", show(b, abs), strerror(errno));
+		goto out;
+	}
+	if (stat(real, &st) < 0) {
+		perr(ld, path, "cannot use directory '%s': %s", show(b, abs), strerror(errno));
+		goto out;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		perr(ld, path, "'%s' is not a directory", show(b, abs));
+		goto out;
+	}
+	*out = real;
+	real = NULL;
+	ret = 0;
+out:
+	free(real);
+	free(abs);
+	return ret;
+}
+
+/* An array of strings (each a template) into a NULL-free vector. */
+static int get_string_array(const struct loader *ld, const cJSON *j, const char *path,
+			    char ***out, size_t *out_len)
+{
+	size_t n = 0, i = 0;
+	const cJSON *e;
+	int ret = -1;
+
+	cJSON_ArrayForEach(e, j)
+		n++;
+	*out = xcalloc(n, sizeof(**out));
+	*out_len = 0;
+	cJSON_ArrayForEach(e, j) {
+		char *p = index_path(path, i);
+		if (!cJSON_IsString(e)) {
+			perr(ld, p, "expected a string, found %s", json_kind(e));
+			free(p);
+			goto out;
+		}
+		if (check_template(ld, p, e->valuestring) < 0) {
+			free(p);
+			goto out;
+		}
+		free(p);
+		(*out)[i++] = xstrdup(e->valuestring);
+		*out_len = i;
+	}
+	ret = 0;
+out:
+	return ret;
+}
+
+static int parse_command(const struct loader *ld, const cJSON *obj, const char *path,
+			 struct plan_variant *v)
+{
+	const cJSON *j = cJSON_GetObjectItemCaseSensitive(obj, "command");
+	char *p = key_path(path, "command");
+	char *p0 = NULL;
+	int ret = -1;
+
+	if (!j) {
+		perr(ld, p, "missing (expected a non-empty array of strings)");
+		goto out;
+	}
+	if (!cJSON_IsArray(j) || !j->child) {
+		perr(ld, p, "expected a non-empty array of strings, found %s", json_kind(j));
+		goto out;
+	}
+	if (get_string_array(ld, j, p, &v->command, &v->command_len) < 0)
+		goto out;
+	if (!*v->command[0]) {
+		p0 = index_path(p, 0);
+		perr(ld, p0, "expected a program name, found an empty string");
+		goto out;
+	}
+	ret = 0;
+out:
+	free(p0);
+	free(p);
+	return ret;
+}
+
+static int parse_env(const struct loader *ld, const cJSON *obj, const char *path,
+		     struct plan_variant *v)
+{
+	const cJSON *j, *e;
+	char b[SHOW_MAX];
+	char *p = key_path(path, "env");
+	size_t n = 0;
+	int ret = -1;
+
+	if (get_object(ld, obj, path, "env", &j) < 0)
+		goto out;
+	if (!j) {
+		ret = 0;
+		goto out;
+	}
+	cJSON_ArrayForEach(e, j)
+		n++;
+	if (n > PLAN_MAX_ENV) {
+		perr(ld, p, "more than %d variables", PLAN_MAX_ENV);
+		goto out;
+	}
+	v->env = xcalloc(n, sizeof(*v->env));
+	cJSON_ArrayForEach(e, j) {
+		char *pk;
+		if (!valid_env_key(e->string, strlen(e->string))) {
+			perr(ld, p, "invalid variable name '%s' (expected [A-Za-z_][A-Za-z0-9_]*)",
+			     show(b, e->string));
+			goto out;
+		}
+		for (size_t i = 0; i < v->env_len; i++) {
+			if (!strcmp(v->env[i].key, e->string)) {
+				perr(ld, p, "variable '%s' given twice", e->string);
+				goto out;
+			}
+		}
+		pk = key_path(p, e->string);
+		if (!cJSON_IsString(e)) {
+			perr(ld, pk, "expected a string, found %s", json_kind(e));
+			free(pk);
+			goto out;
+		}
+		if (check_template(ld, pk, e->valuestring) < 0) {
+			free(pk);
+			goto out;
+		}
+		free(pk);
+		v->env[v->env_len].key = xstrdup(e->string);
+		v->env[v->env_len].value = xstrdup(e->valuestring);
+		v->env_len++;
+	}
+	ret = 0;
+out:
+	free(p);
+	return ret;
+}
+
+/* A variant object, or the "base" object (no name) that variants-file lines build on. */
+static int parse_variant(const struct loader *ld, const cJSON *obj, const char *path,
+			 int is_base, struct plan_variant *v)
+{
+	static const char *const keys[] = { "name", "cwd", "command", "env", "assemblies" };
+	const cJSON *j;
+	char b[SHOW_MAX];
+	char *cwd = NULL, *p = NULL;
+	int ret = -1;
+
+	if (!cJSON_IsObject(obj)) {
+		perr(ld, path, "expected an object, found %s", json_kind(obj));
+		goto out;
+	}
+	if (check_keys(ld, obj, path, is_base ? keys + 1 : keys,
+		       is_base ? ARRAY_SIZE(keys) - 1 : ARRAY_SIZE(keys)) < 0)
+		goto out;
+	if (!is_base) {
+		if (get_string(ld, obj, path, "name", 1, 1, &v->name) < 0)
+			goto out;
+		if (!valid_name(v->name)) {
+			p = key_path(path, "name");
+			perr(ld, p, "invalid variant name '%s' (" NAME_RULE ")", show(b, v->name));
+			goto out;
+		}
+	}
+	if (get_string(ld, obj, path, "cwd", 0, 1, &cwd) < 0)
+		goto out;
+	if (cwd) {
+		p = key_path(path, "cwd");
+		if (resolve_dir(ld, p, cwd, &v->cwd) < 0)
+			goto out;
+	} else {
+		v->cwd = xstrdup(ld->plan->dir);
+	}
+	if (parse_command(ld, obj, path, v) < 0)
+		goto out;
+	if (parse_env(ld, obj, path, v) < 0)
+		goto out;
+	j = cJSON_GetObjectItemCaseSensitive(obj, "assemblies");
+	if (j) {
+		free(p);
+		p = key_path(path, "assemblies");
+		if (!cJSON_IsArray(j)) {
+			perr(ld, p, "expected an array of strings, found %s", json_kind(j));
+			goto out;
+		}
+		if (get_string_array(ld, j, p, &v->assemblies, &v->assemblies_len) < 0)
+			goto out;
+	}
+	ret = 0;
+out:
+	free(p);
+	free(cwd);
+	if (ret < 0)
+		variant_release(v);
+	return ret;
+}
+
+/*
+ * Appends v (taking it and origin over, also on failure) after checking
+ * that its name is new and that there is room.
+ */
+static int add_variant(struct loader *ld, struct plan_variant *v, char *origin,
+		       const char *path, size_t line)
+{
+	struct plan *plan = ld->plan;
+	int ret = -1;
+
+	if (plan->nvariants >= PLAN_MAX_VARIANTS) {
+		if (path)
+			perr(ld, path, "more than %d variants", PLAN_MAX_VARIANTS);
+		else
+			lerr(ld, line, "more than %d variants", PLAN_MAX_VARIANTS);
+		goto out;
+	}
+	for (size_t i = 0; i < plan->nvariants; i++) {
+		if (strcmp(plan->variants[i].name, v->name))
+			continue;
+		if (path) {
+			char *p = key_path(path, "name");
+			perr(ld, p, "duplicate variant name '%s' (also %s)", v->name, ld->origin[i]);
+			free(p);
+		} else {
+			lerr(ld, line, "duplicate variant name '%s' (also %s)", v->name,
+			     ld->origin[i]);
+		}
+		goto out;
+	}
+	plan->variants = xrealloc(plan->variants, (plan->nvariants + 1) * sizeof(*plan->variants));
+	ld->origin = xrealloc(ld->origin, (plan->nvariants + 1) * sizeof(*ld->origin));
+	plan->variants[plan->nvariants] = *v;
+	ld->origin[plan->nvariants] = origin;
+	plan->nvariants++;
+	memset(v, 0, sizeof(*v));
+	origin = NULL;
+	ret = 0;
+out:
+	if (ret < 0)
+		variant_release(v);
+	free(origin);
+	return ret;
+}
+
+/*
+ * Splits one word off *s for the variants file: blanks end it, single and
+ * double quotes group (no escapes inside), and with stop_at_pipe an
+ * unquoted '|' ends the section. Returns 1 with a word, 0 at the end of
+ * the section, -1 for an unterminated quote (its character in *quote).
+ */
+static int next_word(const char **s, int stop_at_pipe, struct strbuf *word, char *quote)
+{
+	const char *p = *s;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (!*p || (stop_at_pipe && *p == '|')) {
+		*s = p;
+		return 0;
+	}
+	strbuf_reset(word);
+	while (*p && *p != ' ' && *p != '\t' && !(stop_at_pipe && *p == '|')) {
+		if (*p == '\'' || *p == '"') {
+			const char *end = strchr(p + 1, *p);
+			if (!end) {
+				*quote = *p;
+				return -1;
+			}
+			strbuf_add(word, p + 1, (size_t)(end - p - 1));
+			p = end + 1;
+		} else {
+			strbuf_addch(word, *p++);
+		}
+	}
+	*s = p;
+	return 1;
+}
+
+static void env_set(struct plan_variant *v, const char *key, size_t key_len, const char *value)
+{
+	for (size_t i = 0; i < v->env_len; i++) {
+		if (strlen(v->env[i].key) == key_len && !memcmp(v->env[i].key, key, key_len)) {
+			free(v->env[i].value);
+			v->env[i].value = xstrdup(value);
+			return;
+		}
+	}
+	v->env = xrealloc(v->env, (v->env_len + 1) * sizeof(*v->env));
+	v->env[v->env_len].key = xstrndup(key, key_len);
+	v->env[v->env_len].value = xstrdup(value);
+	v->env_len++;
+}
+
+static void copy_strings(char ***dst, size_t *dst_len, char *const *src, size_t n)
+{
+	*dst = xcalloc(n, sizeof(**dst));
+	for (size_t i = 0; i < n; i++)
+		(*dst)[i] = xstrdup(src[i]);
+	*dst_len = n;
+}
+
+/* One line "name|ENV=V ENV2=W|extra args" into a variant built from base. */
+static int parse_variant_line(struct loader *ld, const char *line, size_t lineno,
+			      const struct plan_variant *base)
+{
+	struct plan_variant v = { 0 };
+	struct strbuf word = STRBUF_INIT;
+	char why[160], b[SHOW_MAX];
+	const char *s = line, *bar;
+	char quote = 0;
+	size_t name_len;
+	int r = 0, ret = -1;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	bar = strchr(s, '|');
+	name_len = bar ? (size_t)(bar - s) : strlen(s);
+	while (name_len && (s[name_len - 1] == ' ' || s[name_len - 1] == '\t'))
+		name_len--;
+	if (!name_len) {
+		lerr(ld, lineno, "missing variant name (expected 'name|ENV=V ...|extra args')");
+		goto out;
+	}
+	v.name = xstrndup(s, name_len);
+	if (!valid_name(v.name)) {
+		lerr(ld, lineno, "invalid variant name '%s' (" NAME_RULE ")", show(b, v.name));
+		goto out;
+	}
+	v.cwd = xstrdup(base->cwd);
+	copy_strings(&v.command, &v.command_len, base->command, base->command_len);
+	copy_strings(&v.assemblies, &v.assemblies_len, base->assemblies, base->assemblies_len);
+	v.env = xcalloc(base->env_len, sizeof(*v.env));
+	for (size_t i = 0; i < base->env_len; i++) {
+		v.env[i].key = xstrdup(base->env[i].key);
+		v.env[i].value = xstrdup(base->env[i].value);
+	}
+	v.env_len = base->env_len;
+
+	s = bar ? bar + 1 : s + name_len;
+	while (bar && (r = next_word(&s, 1, &word, &quote)) == 1) {
+		const char *eq = strchr(word.buf, '=');
+		if (!eq || !valid_env_key(word.buf, (size_t)(eq - word.buf))) {
+			lerr(ld, lineno, "'%s' is not an ENV=VALUE assignment", show(b, word.buf));
+			goto out;
+		}
+		if (plan_check_template(eq + 1, why, sizeof(why)) < 0) {
+			lerr(ld, lineno, "'%s': %s", show(b, word.buf), why);
+			goto out;
+		}
+		env_set(&v, word.buf, (size_t)(eq - word.buf), eq + 1);
+		if (v.env_len > PLAN_MAX_ENV) {
+			lerr(ld, lineno, "more than %d variables", PLAN_MAX_ENV);
+			goto out;
+		}
+	}
+	if (bar && r < 0)
+		goto unterminated;
+	if (*s == '|') {
+		s++;
+		while ((r = next_word(&s, 0, &word, &quote)) == 1) {
+			if (plan_check_template(word.buf, why, sizeof(why)) < 0) {
+				lerr(ld, lineno, "argument '%s': %s", show(b, word.buf), why);
+				goto out;
+			}
+			v.command = xrealloc(v.command, (v.command_len + 1) * sizeof(*v.command));
+			v.command[v.command_len++] = strbuf_detach(&word, NULL);
+		}
+		if (r < 0)
+			goto unterminated;
+	}
+	ret = add_variant(ld, &v, xasprintf("%s:%zu", ld->vfile_shown, lineno), NULL, lineno);
+	goto out;
+unterminated:
+	lerr(ld, lineno, "unterminated %c quote", quote);
+out:
+	strbuf_release(&word);
+	variant_release(&v);
+	return ret;
+}
+
+/* The variants file as a user would type it: next to the plan as given. */
+static char *shown_beside_plan(const char *plan_path, const char *name)
+{
+	const char *slash = strrchr(plan_path, '/');
+	if (name[0] == '/' || !slash)
+		return xstrdup(name);
+	return xasprintf("%.*s/%s", (int)(slash - plan_path), plan_path, name);
+}
+
+static int load_variants_file(struct loader *ld, const char *given, const struct plan_variant *base)
+{
+	struct plan *plan = ld->plan;
+	struct strbuf sb = STRBUF_INIT;
+	struct stat st;
+	const char *p, *end;
+	size_t lineno = 0;
+	int ret = -1;
+
+	plan->variants_file = given[0] == '/' ? xstrdup(given) : path_join(plan->dir, given);
+	ld->vfile_shown = shown_beside_plan(ld->file, given);
+	/* Name the plan key too: the user may not know which file this is. */
+	if (stat(plan->variants_file, &st) < 0) {
+		perr(ld, "variants_file", "cannot read '%s': %s", ld->vfile_shown, strerror(errno));
+		goto out;
+	}
+	if (read_file_capped(&sb, plan->variants_file, VARIANTS_FILE_MAX_BYTES) < 0)
+		goto out;
+	p = sb.buf;
+	end = sb.buf + sb.len;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		char *line;
+		const char *t;
+		lineno++;
+		if (memchr(p, '\0', len)) {
+			lerr(ld, lineno, "NUL byte in line");
+			goto out;
+		}
+		if (len && p[len - 1] == '\r')
+			len--;
+		line = xstrndup(p, len);
+		p = nl ? nl + 1 : end;
+		for (t = line; *t == ' ' || *t == '\t'; t++)
+			;
+		if (*t && *t != '#' && parse_variant_line(ld, line, lineno, base) < 0) {
+			free(line);
+			goto out;
+		}
+		free(line);
+	}
+	ret = 0;
+out:
+	strbuf_release(&sb);
+	return ret;
+}
+
+static int parse_schedule(const struct loader *ld, const cJSON *root)
+{
+	static const char *const keys[] = {
+		"warmups", "runs", "order", "seed", "gap_seconds", "timeout_seconds",
+		"kill_grace_seconds",
+	};
+	struct plan *plan = ld->plan;
+	const cJSON *s;
+	char b[SHOW_MAX];
+	char *order = NULL;
+	int64_t warmups = plan->warmups, runs = plan->runs, seed = (int64_t)plan->seed;
+	int ret = -1;
+
+	if (get_object(ld, root, "", "schedule", &s) < 0)
+		goto out;
+	if (!s)
+		return 0;
+	if (check_keys(ld, s, "schedule", keys, ARRAY_SIZE(keys)) < 0 ||
+	    get_int(ld, s, "schedule", "warmups", 0, PLAN_MAX_ROUNDS, &warmups) < 0 ||
+	    get_int(ld, s, "schedule", "runs", 1, PLAN_MAX_ROUNDS, &runs) < 0 ||
+	    get_string(ld, s, "schedule", "order", 0, 0, &order) < 0 ||
+	    get_int(ld, s, "schedule", "seed", 0, JSON_INT_MAX, &seed) < 0 ||
+	    get_number(ld, s, "schedule", "gap_seconds", 0, 0, 86400, &plan->gap_seconds) < 0 ||
+	    get_number(ld, s, "schedule", "timeout_seconds", 0, 1, 7 * 86400.0,
+		       &plan->timeout_seconds) < 0 ||
+	    get_number(ld, s, "schedule", "kill_grace_seconds", 0, 0, 3600,
+		       &plan->kill_grace_seconds) < 0)
+		goto out;
+	plan->warmups = (unsigned)warmups;
+	plan->runs = (unsigned)runs;
+	plan->seed = (uint64_t)seed;
+	if (order) {
+		size_t i;
+		for (i = 0; i < ARRAY_SIZE(order_names); i++)
+			if (!strcmp(order, order_names[i]))
+				break;
+		if (i == ARRAY_SIZE(order_names)) {
+			perr(ld, "schedule.order",
+			     "unknown order '%s' (expected one of: alternate, reverse, shuffle)",
+			     show(b, order));
+			goto out;
+		}
+		plan->order = (enum plan_order)i;
+	}
+	ret = 0;
+out:
+	free(order);
+	return ret;
+}
+
+static int parse_results(const struct loader *ld, const cJSON *root)
+{
+	static const char *const keys[] = { "files", "min_executed" };
+	struct plan *plan = ld->plan;
+	const cJSON *r;
+
+	if (get_object(ld, root, "", "results", &r) < 0)
+		return -1;
+	if (!r)
+		return 0;
+	if (check_keys(ld, r, "results", keys, ARRAY_SIZE(keys)) < 0 ||
+	    get_string(ld, r, "results", "files", 0, 1, &plan->results_files) < 0 ||
+	    get_int(ld, r, "results", "min_executed", 0, JSON_INT_MAX, &plan->min_executed) < 0)
+		return -1;
+	if (plan->results_files && check_template(ld, "results.files", plan->results_files) < 0)
+		return -1;
+	return 0;
+}
+
+static int parse_load(const struct loader *ld, const cJSON *root)
+{
+	static const char *const keys[] = { "max_foreign_cpu", "max_repeats" };
+	struct plan *plan = ld->plan;
+	const cJSON *l;
+	int64_t repeats = plan->max_repeats;
+
+	if (get_object(ld, root, "", "load", &l) < 0)
+		return -1;
+	if (!l)
+		return 0;
+	if (check_keys(ld, l, "load", keys, ARRAY_SIZE(keys)) < 0 ||
+	    get_number(ld, l, "load", "max_foreign_cpu", 0, 0, 1e6, &plan->max_foreign_cpu) < 0 ||
+	    get_int(ld, l, "load", "max_repeats", 0, 1000, &repeats) < 0)
+		return -1;
+	plan->max_repeats = (unsigned)repeats;
+	return 0;
+}
+
+static int parse_metrics(const struct loader *ld, const cJSON *root)
+{
+	const cJSON *m = cJSON_GetObjectItemCaseSensitive(root, "metrics");
+	const cJSON *e;
+	char *out;
+	size_t i = 0;
+
+	if (!m) {
+		ld->plan->metrics_json = xstrdup("[]");
+		return 0;
+	}
+	if (!cJSON_IsArray(m))
+		return perr(ld, "metrics", "expected an array of objects, found %s", json_kind(m));
+	cJSON_ArrayForEach(e, m) {
+		if (!cJSON_IsObject(e)) {
+			char *p = index_path("metrics", i);
+			perr(ld, p, "expected an object, found %s", json_kind(e));
+			free(p);
+			return -1;
+		}
+		i++;
+	}
+	/* Printing fails only when memory does. */
+	out = cJSON_PrintUnformatted(m);
+	if (!out)
+		die_oom();
+	ld->plan->metrics_json = xstrdup(out);
+	cJSON_free(out);
+	return 0;
+}
+
+static int parse_variants(struct loader *ld, const cJSON *root)
+{
+	const cJSON *vs = cJSON_GetObjectItemCaseSensitive(root, "variants");
+	const cJSON *e;
+	size_t i = 0;
+
+	if (!vs)
+		return 0;
+	if (!cJSON_IsArray(vs) || (!vs->child && !cJSON_GetObjectItemCaseSensitive(root, "variants_file")))
+		return perr(ld, "variants", "expected a non-empty array of variant objects, found %s",
+			    json_kind(vs));
+	cJSON_ArrayForEach(e, vs) {
+		struct plan_variant v = { 0 };
+		char *p = index_path("variants", i++);
+		int r = parse_variant(ld, e, p, 0, &v);
+		if (!r)
+			r = add_variant(ld, &v, xstrdup(p), p, 0);
+		free(p);
+		if (r < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int parse_top(struct loader *ld, const cJSON *root)
+{
+	static const char *const keys[] = {
+		"schema", "name", "description", "variants", "base", "variants_file",
+		"schedule", "results", "metrics", "load",
+	};
+	struct plan *plan = ld->plan;
+	struct plan_variant base = { 0 };
+	const cJSON *schema, *bj;
+	char *vfile = NULL, *description = NULL;
+	char b[SHOW_MAX];
+	int ret = -1;
+
+	if (!cJSON_IsObject(root)) {
+		error("%s: expected a JSON object at the top level, found %s", ld->file,
+		      json_kind(root));
+		goto out;
+	}
+	/* The schema first: a plan for a later abev would otherwise fail on its new keys. */
+	schema = cJSON_GetObjectItemCaseSensitive(root, "schema");
+	if (!schema) {
+		perr(ld, "schema", "missing (expected \"" PLAN_SCHEMA "\")");
+		goto out;
+	}
+	if (!cJSON_IsString(schema)) {
+		perr(ld, "schema", "expected \"" PLAN_SCHEMA "\", found %s", json_kind(schema));
+		goto out;
+	}
+	if (strcmp(schema->valuestring, PLAN_SCHEMA)) {
+		perr(ld, "schema", "expected \"" PLAN_SCHEMA "\", found \"%s\"",
+		     show(b, schema->valuestring));
+		goto out;
+	}
+	if (check_keys(ld, root, "", keys, ARRAY_SIZE(keys)) < 0 ||
+	    get_string(ld, root, "", "name", 1, 1, &plan->name) < 0 ||
+	    get_string(ld, root, "", "description", 0, 0, &description) < 0 ||
+	    parse_schedule(ld, root) < 0 || parse_results(ld, root) < 0 ||
+	    parse_load(ld, root) < 0 || parse_metrics(ld, root) < 0 ||
+	    parse_variants(ld, root) < 0 ||
+	    get_string(ld, root, "", "variants_file", 0, 1, &vfile) < 0)
+		goto out;
+	bj = cJSON_GetObjectItemCaseSensitive(root, "base");
+	if (bj && !vfile) {
+		perr(ld, "base", "only used with \"variants_file\" (add one, or move base into \"variants\")");
+		goto out;
+	}
+	if (vfile && !bj) {
+		perr(ld, "variants_file", "needs \"base\", the variant its lines build on");
+		goto out;
+	}
+	if (bj && (parse_variant(ld, bj, "base", 1, &base) < 0 ||
+		   load_variants_file(ld, vfile, &base) < 0))
+		goto out;
+	if (!plan->nvariants) {
+		if (vfile)
+			error("%s: variants_file: '%s' defines no variant", ld->file, ld->vfile_shown);
+		else
+			perr(ld, "variants", "missing (expected at least one variant)");
+		goto out;
+	}
+	if (((uint64_t)plan->warmups + plan->runs) * plan->nvariants > PLAN_MAX_SLOTS) {
+		perr(ld, "schedule", "(warmups + runs) x %zu variants is more than %d invocations",
+		     plan->nvariants, PLAN_MAX_SLOTS);
+		goto out;
+	}
+	ret = 0;
+out:
+	variant_release(&base);
+	free(description);
+	free(vfile);
+	return ret;
+}
+
+static void line_col(const char *buf, size_t off, size_t *line, size_t *col)
+{
+	*line = 1;
+	*col = 1;
+	for (size_t i = 0; i < off; i++) {
+		if (buf[i] == '\n') {
+			++*line;
+			*col = 1;
+		} else {
+			++*col;
+		}
+	}
+}
+
+/*
+ * "p.json:7:3: malformed JSON near '...'", pointing at where cJSON gave
+ * up. cJSON sometimes gives up only at the end of the input (a trailing
+ * comma, a missing bracket); the last thing before the end is then the
+ * most useful place to point at.
+ */
+static void report_malformed(const struct loader *ld, const char *buf, size_t len,
+			     size_t off, const char *what)
+{
+	char b[SHOW_MAX];
+	size_t line, col, n, last;
+	if (off > len)
+		off = len;
+	if (what) {
+		line_col(buf, off, &line, &col);
+		error("%s:%zu:%zu: malformed JSON: %s", ld->file, line, col, what);
+		return;
+	}
+	if (off < len) {
+		line_col(buf, off, &line, &col);
+		for (n = 0; off + n < len && n < 24 && buf[off + n] != '\n' && buf[off + n] != '\r'; n++)
+			;
+		error("%s:%zu:%zu: malformed JSON near '%s'", ld->file, line, col,
+		      show_n(b, buf + off, n));
+		return;
+	}
+	for (last = len; last > 0; last--) {
+		char c = buf[last - 1];
+		if (c != ' ' && c != '\t' && c != '\r' && c != '\n')
+			break;
+	}
+	if (!last) {
+		error("%s:1:1: malformed JSON: the file is empty", ld->file);
+		return;
+	}
+	line_col(buf, last - 1, &line, &col);
+	for (n = 0; n < 24 && n < last && buf[last - 1 - n] != '\n'; n++)
+		;
+	while (n > 1 && (buf[last - n] == ' ' || buf[last - n] == '\t'))
+		n--;
+	error("%s:%zu:%zu: malformed JSON: unexpected end of file after '%s'", ld->file, line, col,
+	      show_n(b, buf + last - n, n));
+}
+
+static cJSON *parse_json(const struct loader *ld)
+{
+	const struct plan *plan = ld->plan;
+	const char *nul = memchr(plan->raw, '\0', plan->raw_len);
+	const char *end = NULL;
+	cJSON *root;
+
+	/* cJSON would stop at a NUL and call the rest fine: refuse it here. */
+	if (nul) {
+		report_malformed(ld, plan->raw, plan->raw_len, (size_t)(nul - plan->raw),
+				 "NUL byte");
+		return NULL;
+	}
+	/*
+	 * The length includes the terminating NUL: with require_null_terminated
+	 * cJSON insists on finding it after the value, which is how trailing
+	 * garbage is caught.
+	 */
+	root = cJSON_ParseWithLengthOpts(plan->raw, plan->raw_len + 1, &end, 1);
+	if (!root) {
+		size_t off = end && end >= plan->raw ? (size_t)(end - plan->raw) : 0;
+		report_malformed(ld, plan->raw, plan->raw_len, off, NULL);
+	}
+	return root;
+}
+
+/* The absolute directory of the plan, which relative paths in it are relative to. */
+static int plan_dir(struct plan *plan, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? xstrndup(path, slash == path ? 1 : (size_t)(slash - path)) : xstrdup(".");
+	int ret = 0;
+
+	plan->dir = realpath(dir, NULL);
+	if (!plan->dir)
+		ret = error("cannot resolve the directory of '%s': %s", path, strerror(errno));
+	free(dir);
+	return ret;
+}
+
+int plan_load(struct plan *plan, const char *path)
+{
+	struct loader ld = { plan, path, NULL, NULL };
+	struct strbuf sb = STRBUF_INIT;
+	cJSON *root = NULL;
+	int ret = -1;
+
+	memset(plan, 0, sizeof(*plan));
+	plan->path = xstrdup(path);
+	plan->warmups = 0;
+	plan->runs = 3;
+	plan->order = PLAN_ORDER_ALTERNATE;
+	plan->seed = 1;
+	plan->gap_seconds = 0;
+	plan->timeout_seconds = 0;
+	plan->kill_grace_seconds = 5;
+	plan->min_executed = -1;
+	plan->max_foreign_cpu = 0.5;
+	plan->max_repeats = 2;
+
+	if (read_file_capped(&sb, path, PLAN_MAX_BYTES) < 0)
+		goto out;
+	plan->raw = strbuf_detach(&sb, &plan->raw_len);
+	if (plan_dir(plan, path) < 0)
+		goto out;
+	root = parse_json(&ld);
+	if (!root)
+		goto out;
+	if (parse_top(&ld, root) < 0)
+		goto out;
+	ret = 0;
+out:
+	cJSON_Delete(root);
+	strbuf_release(&sb);
+	if (ld.origin) {
+		for (size_t i = 0; i < plan->nvariants; i++)
+			free(ld.origin[i]);
+		free(ld.origin);
+	}
+	free(ld.vfile_shown);
+	if (ret < 0)
+		plan_release(plan);
+	return ret;
+}
+
+void plan_release(struct plan *plan)
+{
+	if (!plan)
+		return;
+	free(plan->path);
+	free(plan->dir);
+	free(plan->raw);
+	free(plan->name);
+	for (size_t i = 0; i < plan->nvariants; i++)
+		variant_release(&plan->variants[i]);
+	free(plan->variants);
+	free(plan->variants_file);
+	free(plan->results_files);
+	free(plan->metrics_json);
+	memset(plan, 0, sizeof(*plan));
+}
+
+/*
+ * One walk serves both checking and expanding: out is NULL when only
+ * checking. Returns 0, or -1 with the reason in why.
+ */
+static int template_walk(const char *tmpl, const struct plan_vars *vars, struct strbuf *out,
+			 char *why, size_t why_len)
+{
+	char b[SHOW_MAX];
+	const char *p = tmpl;
+
+	while (*p) {
+		const char *close;
+		size_t i, n;
+		if ((p[0] == '{' && p[1] == '{') || (p[0] == '}' && p[1] == '}')) {
+			if (out)
+				strbuf_addch(out, p[0]);
+			p += 2;
+			continue;
+		}
+		if (*p == '}') {
+			snprintf(why, why_len, "unbalanced '}' (write '}}' for a literal brace)");
+			return -1;
+		}
+		if (*p != '{') {
+			if (out)
+				strbuf_addch(out, *p);
+			p++;
+			continue;
+		}
+		close = strchr(p, '}');
+		if (!close) {
+			snprintf(why, why_len, "unterminated '{' (write '{{' for a literal brace)");
+			return -1;
+		}
+		n = (size_t)(close - p - 1);
+		for (i = 0; i < ARRAY_SIZE(known_placeholders); i++)
+			if (strlen(known_placeholders[i]) == n &&
+			    !memcmp(known_placeholders[i], p + 1, n))
+				break;
+		if (i == ARRAY_SIZE(known_placeholders)) {
+			snprintf(why, why_len, "unknown placeholder '{%s}' (known: " KNOWN_PLACEHOLDERS ")",
+				 show_n(b, p + 1, n));
+			return -1;
+		}
+		if (out) {
+			switch (i) {
+			case 0:
+				strbuf_adds(out, vars->run_dir ? vars->run_dir : "");
+				break;
+			case 1:
+				strbuf_adds(out, vars->variant ? vars->variant : "");
+				break;
+			case 2:
+				strbuf_adds(out, vars->phase ? vars->phase : "");
+				break;
+			default:
+				strbuf_addf(out, "%u", vars->round);
+				break;
+			}
+		}
+		p = close + 1;
+	}
+	return 0;
+}
+
+int plan_check_template(const char *tmpl, char *why, size_t why_len)
+{
+	return template_walk(tmpl, NULL, NULL, why, why_len);
+}
+
+char *plan_expand(const char *tmpl, const struct plan_vars *vars)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char why[160], b[SHOW_MAX];
+
+	if (template_walk(tmpl, vars, &sb, why, sizeof(why)) < 0) {
+		strbuf_release(&sb);
+		error("template '%s': %s", show(b, tmpl), why);
+		return NULL;
+	}
+	return strbuf_detach(&sb, NULL);
+}

@@ -1,0 +1,110 @@
+/*
+ * plan: reads and validates an abev plan (JSON, schema "abev.plan/1", and
+ * optionally a pipe-separated variants file) into plain structs, and
+ * expands the placeholders of command, env and pattern templates.
+ * It does not run anything and does not decide the order of runs
+ * (schedule.c does).
+ *
+ * Every error names the file and the JSON path (`variants[1].command`) or
+ * the line, and says what was expected; unknown keys are errors.
+ */
+#ifndef ABEV_PLAN_H
+#define ABEV_PLAN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* A plan file larger than this is refused. */
+#define PLAN_MAX_BYTES (4u << 20)
+/* Variant names: [A-Za-z0-9._-], not starting with '.', at most this long. */
+#define PLAN_NAME_MAX 64
+
+enum plan_order {
+	PLAN_ORDER_ALTERNATE, /* A B, A B, ... */
+	PLAN_ORDER_REVERSE,   /* A B, B A, A B, ... */
+	PLAN_ORDER_SHUFFLE,   /* each round drawn from seed */
+};
+
+struct plan_env {
+	char *key;
+	char *value; /* template: may hold placeholders */
+};
+
+struct plan_variant {
+	char *name;
+	char *cwd;             /* absolute (relative cwd resolved against the plan's directory) */
+	char **command;        /* templates; command_len >= 1 */
+	size_t command_len;
+	struct plan_env *env;  /* the plan's additions, in file order */
+	size_t env_len;
+	char **assemblies;     /* glob templates, carried into evidence */
+	size_t assemblies_len;
+};
+
+struct plan {
+	char *path;            /* as given on the command line */
+	char *dir;             /* absolute directory holding the plan */
+	char *raw;             /* the plan file's exact bytes (copied to plan.json) */
+	size_t raw_len;
+	char *name;
+	struct plan_variant *variants;
+	size_t nvariants;
+	char *variants_file;   /* absolute path, or NULL */
+
+	/* schedule */
+	unsigned warmups;      /* default 0 */
+	unsigned runs;         /* default 3, >= 1 */
+	enum plan_order order; /* default alternate */
+	uint64_t seed;         /* default 1 */
+	double gap_seconds;    /* default 0, >= 0 */
+	double timeout_seconds;/* default 0 = none, else > 0 */
+	double kill_grace_seconds; /* default 5: SIGTERM -> SIGKILL */
+
+	/* results (acted on by later work; carried now) */
+	char *results_files;   /* template or NULL */
+	int64_t min_executed;  /* -1 when absent */
+
+	/* metrics: the plan's "metrics" array re-serialised as compact JSON ("[]" when absent) */
+	char *metrics_json;
+
+	/* load */
+	double max_foreign_cpu;/* cores; default 0.5; negative never happens */
+	unsigned max_repeats;  /* default 2 */
+};
+
+#define PLAN_INIT { 0 }
+
+/*
+ * Reads and validates the plan at path. On error prints one line through
+ * error() ("<file>: <json path>: <what was expected>") and returns -1;
+ * the plan is then released. On success the plan owns all its strings
+ * until plan_release().
+ */
+int plan_load(struct plan *plan, const char *path);
+void plan_release(struct plan *plan);
+
+const char *plan_order_name(enum plan_order order);
+
+/* The values placeholders expand to. All borrowed. */
+struct plan_vars {
+	const char *run_dir;  /* {run_dir}: absolute invocation directory */
+	const char *variant;  /* {variant} */
+	const char *phase;    /* {phase}: "warmup" or "run" */
+	unsigned round;       /* {round}: 1-based within the phase */
+};
+
+/*
+ * Expands {run_dir}, {variant}, {phase}, {round} in tmpl; "{{" and "}}"
+ * stand for literal braces. Returns a new string (caller frees), or NULL
+ * after error() for an unknown placeholder or an unbalanced brace — which
+ * plan_load() already rejects, so NULL here means a caller bug.
+ */
+char *plan_expand(const char *tmpl, const struct plan_vars *vars);
+
+/*
+ * Checks a template without expanding it. Returns 0, or -1 and writes a
+ * reason ("unknown placeholder '{foo}'") into why (at most why_len bytes).
+ */
+int plan_check_template(const char *tmpl, char *why, size_t why_len);
+
+#endif

@@ -1,0 +1,86 @@
+/*
+ * proc: runs one child process the way a measurement needs it — argv
+ * executed directly (no shell), its own process group, stdin from
+ * /dev/null, stdout/stderr into files, a chosen cwd and environment, an
+ * optional cgroup joined before exec, a timeout (SIGTERM to the group,
+ * SIGKILL after a grace period), wait4() rusage, and a record of every
+ * descendant left behind and killed.
+ *
+ * It owns SIGCHLD/SIGINT/SIGTERM handling while a child runs: an abev
+ * interrupt stops the child's group and is reported as PROC_INTERRUPTED.
+ * It does not know about plans or evidence.
+ */
+#ifndef ABEV_PROC_H
+#define ABEV_PROC_H
+
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+enum proc_outcome {
+	PROC_EXITED,       /* exit_code valid */
+	PROC_SIGNALED,     /* signal valid */
+	PROC_TIMED_OUT,    /* killed by abev at the timeout */
+	PROC_EXEC_FAILED,  /* never ran: exec_error says why */
+	PROC_INTERRUPTED,  /* abev got SIGINT/SIGTERM while the child ran */
+};
+
+struct proc_spec {
+	const char *const *argv;   /* argv[0] searched in the child's PATH unless it has a '/' */
+	const char *const *envp;   /* complete environment of the child */
+	const char *cwd;
+	const char *stdout_path;   /* created/truncated, mode 0644 */
+	const char *stderr_path;
+	int64_t timeout_ns;        /* 0: none */
+	int64_t grace_ns;          /* SIGTERM -> SIGKILL delay */
+	const char *cgroup_name;   /* NULL: no cgroup attempted */
+	/* Called about every 100 ms while the child runs (may be NULL). */
+	void (*tick)(void *arg, int64_t elapsed_ns);
+	void *tick_arg;
+};
+
+struct proc_result {
+	enum proc_outcome outcome;
+	int exit_code;             /* -1 unless exited */
+	int signal;                /* 0 unless killed by a signal (also set for timeouts) */
+	int core_dumped;
+	int interrupt_signal;      /* SIGINT/SIGTERM received by abev, or 0 */
+	char *exec_error;          /* "cannot execute 'x': No such file or directory"; caller frees */
+	struct timespec start_real, end_real;
+	int64_t wall_ns;           /* CLOCK_MONOTONIC, from release of the child to its reaping */
+	int64_t user_ns, sys_ns;   /* child tree as waited, plus reaped orphans */
+	int64_t max_rss_bytes;
+	long minflt, majflt, nvcsw, nivcsw;
+	int64_t self_cpu_ns;       /* abev's own CPU time during the window */
+	unsigned leftovers_killed; /* descendants still alive after the child exited */
+	/* cgroup figures: valid when cgroup_reason == NULL */
+	int64_t cg_memory_peak_bytes; /* -1: not available (see cg_memory_note) */
+	int64_t cg_cpu_usage_ns;
+	char *cgroup_reason;       /* why there is no cgroup; caller frees */
+	const char *cg_memory_note;/* static: why memory_peak is -1, or NULL */
+};
+
+/*
+ * Must be called once before the first proc_run(): installs the signal
+ * handlers, makes abev a child subreaper so orphans come back to it.
+ * Returns 0 or -1.
+ */
+int proc_setup(void);
+/* Non-zero once SIGINT or SIGTERM has reached abev (the signal number). */
+int proc_interrupted(void);
+/*
+ * Sleeps ns, returning early with the signal number if SIGINT or SIGTERM
+ * arrives; 0 otherwise. Calls tick as proc_run() does (elapsed counts up).
+ */
+int proc_sleep(int64_t ns, void (*tick)(void *, int64_t), void *arg);
+
+/*
+ * Runs the child to completion. Returns 0 when the outcome is recorded in
+ * *res (whatever it is, including exec failure), -1 when abev itself could
+ * not proceed (cannot open the log files, fork failed) after error().
+ * res must be released with proc_result_release().
+ */
+int proc_run(const struct proc_spec *spec, struct proc_result *res);
+void proc_result_release(struct proc_result *res);
+
+#endif

@@ -1,0 +1,117 @@
+/*
+ * progress: renders the live line and the per-invocation lines. The ETA
+ * is the mean wall time of the invocations finished so far times those
+ * left, plus the gaps still to wait; before the first finishes there is
+ * no ETA rather than a guess.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "progress.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "util.h"
+
+static void fmt_duration(char *out, size_t len, double s)
+{
+	if (s < 0)
+		s = 0;
+	if (s < 60)
+		snprintf(out, len, "%.1fs", s);
+	else if (s < 3600)
+		snprintf(out, len, "%dm%02ds", (int)(s / 60), (int)s % 60);
+	else
+		snprintf(out, len, "%dh%02dm", (int)(s / 3600), ((int)s % 3600) / 60);
+}
+
+void progress_init(struct progress *p, enum progress_mode mode, size_t total, double gap_seconds)
+{
+	memset(p, 0, sizeof(*p));
+	p->mode = mode;
+	p->total = total;
+	p->gap_seconds = gap_seconds;
+}
+
+void progress_start(struct progress *p, size_t index, const char *variant, int warmup,
+		    unsigned round, unsigned attempt)
+{
+	p->index = index;
+	p->variant = variant;
+	p->warmup = warmup;
+	p->round = round;
+	p->attempt = attempt;
+}
+
+static void eta(const struct progress *p, double extra_s, char *out, size_t len)
+{
+	size_t left;
+	double mean;
+	if (!p->done) {
+		snprintf(out, len, "ETA --");
+		return;
+	}
+	left = p->total > p->done ? p->total - p->done : 0;
+	mean = (double)p->run_ns_sum / 1e9 / (double)p->done;
+	char d[32];
+	fmt_duration(d, sizeof(d), mean * (double)left + p->gap_seconds * (double)left + extra_s);
+	snprintf(out, len, "ETA %s", d);
+}
+
+static void live(struct progress *p, const char *what)
+{
+	fprintf(stderr, "\r\033[K[%zu/%zu] %s %s %u%s %s", p->index + 1, p->total,
+		p->variant ? p->variant : "", p->warmup ? "warmup" : "run", p->round,
+		p->attempt > 1 ? " (repeat)" : "", what);
+	fflush(stderr);
+	p->line_dirty = 1;
+}
+
+void progress_tick(struct progress *p, int64_t elapsed_ns)
+{
+	char el[32], e[48], buf[96];
+	if (p->mode != PROGRESS_LIVE)
+		return;
+	fmt_duration(el, sizeof(el), (double)elapsed_ns / 1e9);
+	eta(p, 0, e, sizeof(e));
+	snprintf(buf, sizeof(buf), "| %s | %s", el, e);
+	live(p, buf);
+}
+
+void progress_gap(struct progress *p, int64_t remaining_ns)
+{
+	char r[32], e[48], buf[96];
+	if (p->mode != PROGRESS_LIVE)
+		return;
+	fmt_duration(r, sizeof(r), (double)remaining_ns / 1e9);
+	eta(p, (double)remaining_ns / 1e9, e, sizeof(e));
+	snprintf(buf, sizeof(buf), "| gap %s | %s", r, e);
+	live(p, buf);
+}
+
+void progress_clear(struct progress *p)
+{
+	if (p->mode == PROGRESS_LIVE && p->line_dirty) {
+		fputs("\r\033[K", stderr);
+		fflush(stderr);
+		p->line_dirty = 0;
+	}
+}
+
+void progress_done(struct progress *p, const struct invocation *inv)
+{
+	p->done++;
+	p->run_ns_sum += inv->wall_ns;
+	if (p->mode == PROGRESS_QUIET)
+		return;
+	progress_clear(p);
+	fprintf(stderr, "abev: [%zu/%zu] %s %s %u%s: %s, %.3f s", p->index + 1, p->total,
+		inv->variant, inv->warmup ? "warmup" : "run", inv->round,
+		inv->attempt > 1 ? " (repeat)" : "", inv_status_name(inv->status),
+		(double)inv->wall_ns / 1e9);
+	if (inv->foreign_cpu >= 0)
+		fprintf(stderr, ", foreign cpu %.2f", inv->foreign_cpu);
+	if (inv->reason)
+		fprintf(stderr, " (%s)", inv->reason);
+	fputc('\n', stderr);
+	fflush(stderr);
+}

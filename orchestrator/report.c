@@ -1,0 +1,383 @@
+/*
+ * report: turns the recorded invocations of one evidence directory into
+ * report.md. The layout lives in templates/report.md, compiled into the
+ * binary; this file computes each {{section}} and pastes it in. Every
+ * number comes from the invocations handed in — nothing is measured,
+ * read from disk or stamped with the current time here, so the same
+ * evidence always gives the same report. It does not decide what ran or
+ * whether the run passed.
+ */
+#include "report.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats.h"
+#include "util.h"
+
+/* Generated from templates/report.md by mk/embed.sh. */
+extern const char report_template[];
+extern const unsigned long report_template_len;
+
+#define MIB (1024.0 * 1024.0)
+#define NS_PER_S 1e9
+/* Below this many samples per variant no change is worth more than a look. */
+#define REPORT_MIN_SAMPLES 5
+/* A placeholder name longer than this is not a placeholder. */
+#define PLACEHOLDER_MAX 32
+
+struct section {
+	const char *name;
+	struct strbuf text;
+};
+
+/*
+ * Appends s as inline Markdown text: control characters (a newline would
+ * end a table row) become blanks, and the characters that would start
+ * markup or split a table cell are backslash-escaped.
+ */
+static void md_text(struct strbuf *sb, const char *s)
+{
+	if (!s)
+		return;
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c < 0x20 || c == 0x7f) {
+			strbuf_addch(sb, ' ');
+			continue;
+		}
+		if (strchr("\\|*_`<>[]", c))
+			strbuf_addch(sb, '\\');
+		strbuf_addch(sb, (char)c);
+	}
+}
+
+static int counted(const struct invocation *inv)
+{
+	return !inv->warmup && inv->status == INV_OK;
+}
+
+static int is_failure(enum inv_status st)
+{
+	return st != INV_OK && st != INV_DISCARDED;
+}
+
+/* The three measures the summary compares, in seconds and MiB. */
+enum measure { M_WALL, M_CPU, M_RSS, M_COUNT };
+
+static double measure_of(const struct invocation *inv, enum measure m)
+{
+	switch (m) {
+	case M_WALL:
+		return (double)inv->wall_ns / NS_PER_S;
+	case M_CPU:
+		return (double)(inv->user_ns + inv->sys_ns) / NS_PER_S;
+	case M_RSS:
+	case M_COUNT:
+		break;
+	}
+	return (double)inv->max_rss_bytes / MIB;
+}
+
+/* Decimals shown: milliseconds for times, a tenth of a MiB for memory. */
+static const int measure_decimals[M_COUNT] = { 3, 3, 1 };
+
+static void summarise(const struct report_input *in, const char *variant, enum measure m,
+		      struct summary *out)
+{
+	double *v = xcalloc(in->ninvs ? in->ninvs : 1, sizeof(*v));
+	size_t n = 0;
+
+	for (size_t i = 0; i < in->ninvs; i++) {
+		const struct invocation *inv = &in->invs[i];
+
+		if (counted(inv) && inv->variant && !strcmp(inv->variant, variant))
+			v[n++] = measure_of(inv, m);
+	}
+	stats_summary(v, n, out);
+	free(v);
+}
+
+static void add_change(struct strbuf *sb, const struct summary *ref, const struct summary *s,
+		       int is_ref)
+{
+	double pct;
+	int valid;
+
+	if (is_ref) {
+		strbuf_adds(sb, " reference |");
+		return;
+	}
+	if (!ref->n || !s->n) {
+		strbuf_adds(sb, " n/a |");
+		return;
+	}
+	pct = stats_change_pct(ref->median, s->median, &valid);
+	if (!valid)
+		strbuf_adds(sb, " n/a |");
+	else if (pct > -0.05 && pct < 0.05)
+		strbuf_adds(sb, " +0.0% |");
+	else
+		strbuf_addf(sb, " %+.1f%% |", pct);
+}
+
+static void render_status(struct strbuf *sb, const struct report_input *in)
+{
+	const char *status = in->status ? in->status : "unknown";
+
+	strbuf_adds(sb, "- Status: ");
+	md_text(sb, status);
+	if (!strcmp(status, "running"))
+		strbuf_adds(sb, " (abev had not finished when this was written, or was killed)");
+	strbuf_adds(sb, "\n- Started (UTC): ");
+	md_text(sb, in->started_utc && *in->started_utc ? in->started_utc : "unknown");
+	strbuf_adds(sb, "\n- Ended (UTC): ");
+	md_text(sb, in->ended_utc && *in->ended_utc ? in->ended_utc : "not ended");
+}
+
+static void render_schedule(struct strbuf *sb, const struct report_input *in)
+{
+	strbuf_adds(sb, "Order ");
+	md_text(sb, in->order ? in->order : "unknown");
+	strbuf_addf(sb, "; %u warmup round%s and %u recorded run%s per variant; "
+		    "gap %g s between invocations.\n\nVariants: ",
+		    in->warmups, in->warmups == 1 ? "" : "s", in->runs, in->runs == 1 ? "" : "s",
+		    in->gap_seconds);
+	for (size_t i = 0; i < in->nvariants; i++) {
+		if (i)
+			strbuf_adds(sb, ", ");
+		md_text(sb, in->variant_names[i]);
+		if (i == 0)
+			strbuf_adds(sb, " (reference)");
+	}
+	if (!in->nvariants)
+		strbuf_adds(sb, "none");
+	strbuf_addch(sb, '.');
+}
+
+static void render_summary(struct strbuf *sb, const struct report_input *in)
+{
+	struct summary ref[M_COUNT];
+
+	strbuf_adds(sb, "| Variant | n | Wall median (s) | Wall min–max (s) | CPU median (s) "
+		    "| CPU min–max (s) | Peak RSS median (MiB) | Peak RSS min–max (MiB) "
+		    "| Wall change | CPU change | Peak RSS change |\n"
+		    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+	memset(ref, 0, sizeof(ref));
+	for (size_t i = 0; i < in->nvariants; i++) {
+		struct summary s[M_COUNT];
+
+		for (int m = 0; m < M_COUNT; m++)
+			summarise(in, in->variant_names[i], (enum measure)m, &s[m]);
+		if (i == 0)
+			memcpy(ref, s, sizeof(ref));
+		strbuf_adds(sb, "\n| ");
+		md_text(sb, in->variant_names[i]);
+		strbuf_addf(sb, " | %zu |", s[M_WALL].n);
+		for (int m = 0; m < M_COUNT; m++) {
+			if (!s[m].n) {
+				strbuf_adds(sb, " n/a | n/a |");
+				continue;
+			}
+			strbuf_addf(sb, " %.*f | %.*f–%.*f |", measure_decimals[m], s[m].median,
+				    measure_decimals[m], s[m].min, measure_decimals[m], s[m].max);
+		}
+		for (int m = 0; m < M_COUNT; m++)
+			add_change(sb, &ref[m], &s[m], i == 0);
+	}
+}
+
+static void render_summary_note(struct strbuf *sb)
+{
+	strbuf_addf(sb, "Counted: recorded runs with status ok. Warmups, discarded and failed "
+		    "invocations are left out. CPU is user + system time; peak RSS is the "
+		    "child's maximum resident set as wait4() reports it (the largest single "
+		    "process of its tree, not a sum). Changes compare "
+		    "each median with the first variant's. With fewer than %d samples per "
+		    "variant a change is an observation, not a significance claim.",
+		    REPORT_MIN_SAMPLES);
+}
+
+static void add_exit(struct strbuf *sb, const struct invocation *inv)
+{
+	if (inv->signal > 0)
+		strbuf_addf(sb, "signal %d%s", inv->signal, inv->core_dumped ? " (core)" : "");
+	else if (inv->exit_code >= 0)
+		strbuf_addf(sb, "exit %d", inv->exit_code);
+	else
+		strbuf_adds(sb, "n/a");
+}
+
+static void render_invocations(struct strbuf *sb, const struct report_input *in)
+{
+	strbuf_adds(sb, "| Seq | Variant | Phase | Round | Attempt | Status | Wall (s) | CPU (s) "
+		    "| Peak RSS (MiB) | Foreign CPU (cores) | Exit/signal | Directory |\n"
+		    "|---:|---|---|---:|---:|---|---:|---:|---:|---:|---|---|");
+	for (size_t i = 0; i < in->ninvs; i++) {
+		const struct invocation *inv = &in->invs[i];
+
+		strbuf_addf(sb, "\n| %u | ", inv->seq);
+		md_text(sb, inv->variant);
+		strbuf_addf(sb, " | %s | %u | %u | %s | %.3f | %.3f | %.1f | ",
+			    inv->warmup ? "warmup" : "run", inv->round, inv->attempt,
+			    inv_status_name(inv->status), measure_of(inv, M_WALL),
+			    measure_of(inv, M_CPU), measure_of(inv, M_RSS));
+		if (inv->foreign_cpu < 0)
+			strbuf_adds(sb, "n/a");
+		else
+			strbuf_addf(sb, "%.2f", inv->foreign_cpu);
+		strbuf_adds(sb, " | ");
+		add_exit(sb, inv);
+		strbuf_adds(sb, " | ");
+		md_text(sb, inv->dir);
+		strbuf_adds(sb, " |");
+	}
+	if (!in->ninvs)
+		strbuf_adds(sb, "\n\nNo invocation was recorded.");
+}
+
+static void render_notes(struct strbuf *sb, const struct report_input *in)
+{
+	size_t warmups = 0, discarded = 0, failed = 0;
+
+	for (size_t i = 0; i < in->ninvs; i++) {
+		warmups += in->invs[i].warmup != 0;
+		discarded += in->invs[i].status == INV_DISCARDED;
+		failed += is_failure(in->invs[i].status);
+	}
+	strbuf_addf(sb, "Invocations: %zu (%zu warmup, %zu recorded). Discarded for foreign "
+		    "load: %zu. Failed (failed, timed_out, exec_failed or interrupted): %zu.",
+		    in->ninvs, warmups, in->ninvs - warmups, discarded, failed);
+	for (size_t i = 0; i < in->nnotes; i++) {
+		strbuf_adds(sb, i ? "\n- " : "\n\n- ");
+		md_text(sb, in->notes[i]);
+	}
+	if (!discarded && !failed)
+		return;
+	strbuf_adds(sb, "\n");
+	for (size_t i = 0; i < in->ninvs; i++) {
+		const struct invocation *inv = &in->invs[i];
+		const char *why = inv->reason ? inv->reason : inv->exec_error;
+
+		if (inv->status == INV_OK)
+			continue;
+		strbuf_addf(sb, "\n- seq %u, ", inv->seq);
+		md_text(sb, inv->variant);
+		strbuf_addf(sb, " %s %u attempt %u, %s: ", inv->warmup ? "warmup" : "run",
+			    inv->round, inv->attempt, inv_status_name(inv->status));
+		md_text(sb, why ? why : "no reason recorded");
+	}
+}
+
+/* Longest run of backticks in s, so that a fence around s can be longer. */
+static size_t longest_backticks(const char *s)
+{
+	size_t best = 0, cur = 0;
+
+	for (; *s; s++) {
+		cur = *s == '`' ? cur + 1 : 0;
+		if (cur > best)
+			best = cur;
+	}
+	return best;
+}
+
+static void render_reproduce(struct strbuf *sb, const struct report_input *in)
+{
+	size_t fence;
+
+	if (!in->reproduce || !*in->reproduce) {
+		strbuf_adds(sb, "The command line was not recorded.");
+		return;
+	}
+	fence = longest_backticks(in->reproduce) + 1;
+	if (fence < 3)
+		fence = 3;
+	for (size_t i = 0; i < fence; i++)
+		strbuf_addch(sb, '`');
+	strbuf_adds(sb, "sh\n");
+	strbuf_adds(sb, in->reproduce);
+	strbuf_addch(sb, '\n');
+	for (size_t i = 0; i < fence; i++)
+		strbuf_addch(sb, '`');
+}
+
+/*
+ * Replaces each {{name}} of tmpl with its section. An unknown name is a
+ * bug in the template; it is copied through unchanged so that the unit
+ * test, which looks for any "{{" left in the output, catches it.
+ */
+static void fill_template(struct strbuf *out, const char *tmpl, size_t len,
+			  const struct section *secs, size_t nsecs)
+{
+	size_t i = 0;
+
+	while (i < len) {
+		const char *open = i + 1 < len ? strstr(tmpl + i, "{{") : NULL;
+		const char *close;
+		const struct section *hit = NULL;
+		size_t name_len;
+
+		if (!open || (size_t)(open - tmpl) >= len) {
+			strbuf_add(out, tmpl + i, len - i);
+			break;
+		}
+		strbuf_add(out, tmpl + i, (size_t)(open - tmpl) - i);
+		i = (size_t)(open - tmpl) + 2;
+		close = strstr(open + 2, "}}");
+		name_len = close ? (size_t)(close - open - 2) : 0;
+		if (close && name_len <= PLACEHOLDER_MAX) {
+			for (size_t k = 0; k < nsecs && !hit; k++)
+				if (strlen(secs[k].name) == name_len &&
+				    !memcmp(secs[k].name, open + 2, name_len))
+					hit = &secs[k];
+		}
+		if (!hit) {
+			strbuf_adds(out, "{{");
+			continue;
+		}
+		strbuf_add(out, hit->text.buf, hit->text.len);
+		i += name_len + 2;
+	}
+}
+
+char *report_render(const struct report_input *in)
+{
+	struct section secs[] = {
+		{ "title", STRBUF_INIT },
+		{ "status_line", STRBUF_INIT },
+		{ "schedule", STRBUF_INIT },
+		{ "summary_table", STRBUF_INIT },
+		{ "summary_note", STRBUF_INIT },
+		{ "invocations_table", STRBUF_INIT },
+		{ "notes", STRBUF_INIT },
+		{ "reproduce", STRBUF_INIT },
+	};
+	struct strbuf out = STRBUF_INIT;
+
+	md_text(&secs[0].text, in->plan_name && *in->plan_name ? in->plan_name : "unnamed plan");
+	render_status(&secs[1].text, in);
+	render_schedule(&secs[2].text, in);
+	render_summary(&secs[3].text, in);
+	render_summary_note(&secs[4].text);
+	render_invocations(&secs[5].text, in);
+	render_notes(&secs[6].text, in);
+	render_reproduce(&secs[7].text, in);
+
+	fill_template(&out, report_template, (size_t)report_template_len, secs, ARRAY_SIZE(secs));
+	for (size_t k = 0; k < ARRAY_SIZE(secs); k++)
+		strbuf_release(&secs[k].text);
+	return strbuf_detach(&out, NULL);
+}
+
+int report_write(const char *root, const struct report_input *in)
+{
+	char *text = report_render(in);
+	char *path = path_join(root, "report.md");
+	int ret = write_file_atomic(path, text, strlen(text));
+
+	free(path);
+	free(text);
+	return ret;
+}

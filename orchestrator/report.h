@@ -1,0 +1,34 @@
+/*
+ * report: renders report.md for an evidence directory from the plan and
+ * the recorded invocations, through the template in templates/report.md
+ * (compiled into the binary). Numbers come only from the measurements.
+ */
+#ifndef ABEV_REPORT_H
+#define ABEV_REPORT_H
+
+#include <stddef.h>
+
+#include "evidence.h"
+
+struct report_input {
+	const char *plan_name;
+	const char *status;              /* run_status_name() */
+	const char *started_utc, *ended_utc;
+	const char *order;
+	unsigned warmups, runs;
+	double gap_seconds;
+	const char *const *variant_names;/* in plan order; the first is the reference */
+	size_t nvariants;
+	const struct invocation *invs;   /* execution order */
+	size_t ninvs;
+	const char *reproduce;           /* the command line that re-runs this, or NULL */
+	const char *const *notes;        /* run-level remarks (slots lost, leftovers), may be NULL */
+	size_t nnotes;
+};
+
+/* Renders into *out (caller frees). */
+char *report_render(const struct report_input *in);
+/* Renders and writes <root>/report.md atomically. 0 or -1 after error(). */
+int report_write(const char *root, const struct report_input *in);
+
+#endif

@@ -1,0 +1,605 @@
+/*
+ * runner: the `abev run` loop. Order of work for each slot: wait out the
+ * gap since the previous process ended, sample load and machine CPU,
+ * run the child, sample again, judge foreign load, write the
+ * invocation's files, then rewrite result.json and report.md. Because
+ * the top-level files are rewritten after every invocation, a run killed
+ * at any point leaves evidence whose status ("running", "interrupted")
+ * says it is incomplete.
+ */
+#define _XOPEN_SOURCE 700
+#include "runner.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "evidence.h"
+#include "guard.h"
+#include "proc.h"
+#include "report.h"
+#include "schedule.h"
+#include "sysstat.h"
+#include "util.h"
+
+extern char **environ;
+
+struct run_state {
+	const struct plan *plan;
+	const struct runner_options *opt;
+	char *root;                 /* absolute evidence directory */
+	struct invocation *invs;
+	size_t ninvs, alloc;
+	char **notes;
+	size_t nnotes;
+	size_t planned;
+	unsigned lost;              /* recorded slots with no valid measurement */
+	int interrupt;              /* signal number, or 0 */
+	int runtime_error;
+	char started[UTC_STAMP_LEN];
+	char ended[UTC_STAMP_LEN];
+	const char **variant_names;
+	struct progress prog;
+};
+
+static const char *signal_name(int sig)
+{
+	switch (sig) {
+	case SIGHUP: return "SIGHUP";
+	case SIGINT: return "SIGINT";
+	case SIGQUIT: return "SIGQUIT";
+	case SIGILL: return "SIGILL";
+	case SIGTRAP: return "SIGTRAP";
+	case SIGABRT: return "SIGABRT";
+	case SIGBUS: return "SIGBUS";
+	case SIGFPE: return "SIGFPE";
+	case SIGKILL: return "SIGKILL";
+	case SIGUSR1: return "SIGUSR1";
+	case SIGSEGV: return "SIGSEGV";
+	case SIGUSR2: return "SIGUSR2";
+	case SIGPIPE: return "SIGPIPE";
+	case SIGALRM: return "SIGALRM";
+	case SIGTERM: return "SIGTERM";
+	case SIGXCPU: return "SIGXCPU";
+	case SIGXFSZ: return "SIGXFSZ";
+	case SIGSYS: return "SIGSYS";
+	}
+	return "signal";
+}
+
+static void add_note(struct run_state *st, char *note)
+{
+	st->notes = xrealloc(st->notes, (st->nnotes + 1) * sizeof(*st->notes));
+	st->notes[st->nnotes++] = note;
+}
+
+/*
+ * abev's own peak RSS. VmHWM belongs to this process's address space
+ * alone; ru_maxrss would also carry the high-water mark of whatever
+ * process started abev (the kernel keeps it across execve), so it is the
+ * fallback only.
+ */
+static int64_t self_max_rss(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct rusage ru;
+	int64_t kib = -1;
+
+	if (read_file_capped(&sb, "/proc/self/status", 64 * 1024) == 0) {
+		const char *p = strstr(sb.buf, "\nVmHWM:");
+		if (p && sscanf(p + 7, "%" SCNd64, &kib) != 1)
+			kib = -1;
+	}
+	strbuf_release(&sb);
+	if (kib >= 0)
+		return kib * 1024;
+	if (getrusage(RUSAGE_SELF, &ru) < 0)
+		return 0;
+	return (int64_t)ru.ru_maxrss * 1024;
+}
+
+static void now_utc(char out[UTC_STAMP_LEN])
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	utc_format(out, &ts);
+}
+
+static enum run_status current_status(const struct run_state *st, int final)
+{
+	if (!final)
+		return RUN_RUNNING;
+	if (st->interrupt)
+		return RUN_INTERRUPTED;
+	if (st->runtime_error || st->lost)
+		return RUN_FAILED;
+	for (size_t i = 0; i < st->ninvs; i++)
+		if (st->invs[i].status != INV_OK && st->invs[i].status != INV_DISCARDED)
+			return RUN_FAILED;
+	return RUN_COMPLETED;
+}
+
+/* Rewrites result.json and report.md; final says whether the run is over. */
+static int write_state(struct run_state *st, int final)
+{
+	const struct plan *plan = st->plan;
+	enum run_status status = current_status(st, final);
+	struct run_header hdr = {
+		.plan_name = plan->name,
+		.plan_path = plan->path,
+		.order = plan_order_name(plan->order),
+		.seed = plan->seed,
+		.warmups = plan->warmups,
+		.runs = plan->runs,
+		.gap_seconds = plan->gap_seconds,
+		.timeout_seconds = plan->timeout_seconds,
+		.max_foreign_cpu = plan->max_foreign_cpu,
+		.max_repeats = plan->max_repeats,
+		.abev_version = ABEV_VERSION,
+		.started_utc = st->started,
+		.ended_utc = final ? st->ended : "",
+		.variant_names = st->variant_names,
+		.nvariants = plan->nvariants,
+		.planned = (unsigned)st->planned,
+		.interrupt = st->interrupt ? signal_name(st->interrupt) : NULL,
+		.abev_max_rss_bytes = self_max_rss(),
+		.notes = (const char *const *)st->notes,
+		.nnotes = st->nnotes,
+	};
+	struct report_input rin = {
+		.plan_name = plan->name,
+		.status = run_status_name(status),
+		.started_utc = st->started,
+		.ended_utc = final ? st->ended : "",
+		.order = plan_order_name(plan->order),
+		.warmups = plan->warmups,
+		.runs = plan->runs,
+		.gap_seconds = plan->gap_seconds,
+		.variant_names = st->variant_names,
+		.nvariants = plan->nvariants,
+		.invs = st->invs,
+		.ninvs = st->ninvs,
+		.reproduce = st->opt->reproduce,
+		.notes = (const char *const *)st->notes,
+		.nnotes = st->nnotes,
+	};
+	int ret = 0;
+
+	if (evidence_write_run(st->root, &hdr, status, st->invs, st->ninvs) < 0)
+		ret = -1;
+	if (report_write(st->root, &rin) < 0)
+		ret = -1;
+	return ret;
+}
+
+/* Sets or replaces KEY in the environment array env (n entries, NULL-terminated). */
+static void env_set(char ***env, size_t *n, const char *key, const char *value)
+{
+	size_t klen = strlen(key);
+	char *entry = xasprintf("%s=%s", key, value);
+	for (size_t i = 0; i < *n; i++) {
+		if (!strncmp((*env)[i], key, klen) && (*env)[i][klen] == '=') {
+			free((*env)[i]);
+			(*env)[i] = entry;
+			return;
+		}
+	}
+	*env = xrealloc(*env, (*n + 2) * sizeof(**env));
+	(*env)[(*n)++] = entry;
+	(*env)[*n] = NULL;
+}
+
+static void strv_free(char **v)
+{
+	if (!v)
+		return;
+	for (char **p = v; *p; p++)
+		free(*p);
+	free(v);
+}
+
+/* The child's environment: abev's own, then the plan's, then ABEV_*. Caller frees. */
+static char **build_env(const struct plan_variant *v, const struct plan_vars *vars)
+{
+	size_t n = 0;
+	char **env;
+	char round[16];
+
+	for (char **e = environ; e && *e; e++)
+		n++;
+	env = xcalloc(n + 1, sizeof(*env));
+	n = 0;
+	for (char **e = environ; e && *e; e++)
+		if (strchr(*e, '='))
+			env[n++] = xstrdup(*e);
+	env[n] = NULL;
+	for (size_t i = 0; i < v->env_len; i++) {
+		char *val = plan_expand(v->env[i].value, vars);
+		env_set(&env, &n, v->env[i].key, val ? val : "");
+		free(val);
+	}
+	snprintf(round, sizeof(round), "%u", vars->round);
+	env_set(&env, &n, "ABEV_RUN_DIR", vars->run_dir);
+	env_set(&env, &n, "ABEV_VARIANT", vars->variant);
+	env_set(&env, &n, "ABEV_PHASE", vars->phase);
+	env_set(&env, &n, "ABEV_ROUND", round);
+	return env;
+}
+
+struct tick_ctx {
+	struct progress *prog;
+	int64_t gap_total_ns;
+};
+
+static void run_tick(void *arg, int64_t elapsed_ns)
+{
+	struct tick_ctx *t = arg;
+	progress_tick(t->prog, elapsed_ns);
+}
+
+static void gap_tick(void *arg, int64_t elapsed_ns)
+{
+	struct tick_ctx *t = arg;
+	progress_gap(t->prog, t->gap_total_ns - elapsed_ns);
+}
+
+static void set_status(struct invocation *inv, const struct proc_result *res,
+		       const struct plan *plan)
+{
+	switch (res->outcome) {
+	case PROC_EXITED:
+		inv->status = res->exit_code == 0 ? INV_OK : INV_FAILED;
+		if (res->exit_code)
+			inv->reason = xasprintf("exited with code %d", res->exit_code);
+		break;
+	case PROC_SIGNALED:
+		inv->status = INV_FAILED;
+		inv->reason = xasprintf("killed by signal %d (%s)%s", res->signal,
+					signal_name(res->signal),
+					res->core_dumped ? ", core dumped" : "");
+		break;
+	case PROC_TIMED_OUT:
+		inv->status = INV_TIMED_OUT;
+		inv->reason = xasprintf("timed out after %g s; stopped with %s", plan->timeout_seconds,
+					signal_name(res->signal));
+		break;
+	case PROC_EXEC_FAILED:
+		inv->status = INV_EXEC_FAILED;
+		inv->reason = xstrdup(res->exec_error ? res->exec_error : "could not be executed");
+		break;
+	case PROC_INTERRUPTED:
+		inv->status = INV_INTERRUPTED;
+		inv->reason = xasprintf("abev received %s; the process group was stopped",
+					signal_name(res->interrupt_signal));
+		break;
+	}
+}
+
+/*
+ * Runs one attempt of a slot and fills *inv. Returns 0 when the attempt
+ * is recorded (whatever its status), -1 on a runtime error of abev's own.
+ */
+static int run_one(struct run_state *st, const struct sched_slot *slot, unsigned attempt,
+		   struct invocation *inv)
+{
+	const struct plan *plan = st->plan;
+	const struct plan_variant *v = &plan->variants[slot->variant];
+	const char *phase = slot->warmup ? "warmup" : "run";
+	char *abs_dir = NULL, *out_path = NULL, *err_path = NULL, *cg_name = NULL;
+	char **env = NULL;
+	struct proc_result res;
+	struct cpustat cs_before, cs_after;
+	struct tick_ctx tick = { &st->prog, 0 };
+	int ret = -1;
+
+	memset(&res, 0, sizeof(res));
+	memset(inv, 0, sizeof(*inv));
+	inv->seq = (unsigned)st->ninvs + 1;
+	inv->variant = xstrdup(v->name);
+	inv->warmup = slot->warmup;
+	inv->round = slot->round;
+	inv->attempt = attempt;
+	inv->exit_code = -1;
+	inv->foreign_cpu = -1;
+	inv->foreign_cpu_resolution = -1;
+	inv->max_foreign_cpu = plan->max_foreign_cpu;
+	inv->cg_memory_peak_bytes = -1;
+	inv->cg_cpu_usage_ns = -1;
+	if (attempt == 1)
+		inv->dir = xasprintf("runs/%s/%s-%u", v->name, phase, slot->round);
+	else
+		inv->dir = xasprintf("runs/%s/%s-%u-attempt-%u", v->name, phase, slot->round, attempt);
+	inv->cwd = xstrdup(v->cwd);
+
+	abs_dir = path_join(st->root, inv->dir);
+	if (mkdir_p(abs_dir) < 0)
+		goto out;
+	struct plan_vars vars = { abs_dir, v->name, phase, slot->round };
+	inv->argv = xcalloc(v->command_len + 1, sizeof(*inv->argv));
+	for (size_t i = 0; i < v->command_len; i++) {
+		inv->argv[i] = plan_expand(v->command[i], &vars);
+		if (!inv->argv[i])
+			goto out;
+		inv->argc++;
+	}
+	if (plan->results_files)
+		inv->results_files = plan_expand(plan->results_files, &vars);
+	env = build_env(v, &vars);
+	out_path = path_join(abs_dir, "test.log");
+	err_path = path_join(abs_dir, "stderr.log");
+	cg_name = xasprintf("%u", inv->seq);
+
+	struct proc_spec spec = {
+		.argv = (const char *const *)inv->argv,
+		.envp = (const char *const *)env,
+		.cwd = v->cwd,
+		.stdout_path = out_path,
+		.stderr_path = err_path,
+		.timeout_ns = (int64_t)(plan->timeout_seconds * 1e9),
+		.grace_ns = (int64_t)(plan->kill_grace_seconds * 1e9),
+		.cgroup_name = cg_name,
+		.tick = run_tick,
+		.tick_arg = &tick,
+	};
+
+	loadavg_read(&inv->load_before);
+	cpustat_read(&cs_before);
+	if (proc_run(&spec, &res) < 0)
+		goto out;
+	cpustat_read(&cs_after);
+	loadavg_read(&inv->load_after);
+
+	utc_format(inv->start_utc, &res.start_real);
+	utc_format(inv->end_utc, &res.end_real);
+	inv->wall_ns = res.wall_ns;
+	inv->exit_code = res.outcome == PROC_EXITED ? res.exit_code : -1;
+	inv->signal = res.signal;
+	inv->core_dumped = res.core_dumped;
+	inv->timed_out = res.outcome == PROC_TIMED_OUT;
+	inv->exec_error = res.exec_error ? xstrdup(res.exec_error) : NULL;
+	inv->user_ns = res.user_ns;
+	inv->sys_ns = res.sys_ns;
+	inv->max_rss_bytes = res.max_rss_bytes;
+	inv->minflt = res.minflt;
+	inv->majflt = res.majflt;
+	inv->nvcsw = res.nvcsw;
+	inv->nivcsw = res.nivcsw;
+	inv->leftovers_killed = res.leftovers_killed;
+	if (res.outcome != PROC_EXEC_FAILED) {
+		inv->foreign_cpu = sysstat_foreign_cpu(&cs_before, &cs_after,
+						       res.user_ns + res.sys_ns + res.self_cpu_ns,
+						       res.wall_ns);
+		if (inv->foreign_cpu >= 0)
+			inv->foreign_cpu_resolution = sysstat_foreign_cpu_resolution(res.wall_ns);
+	}
+	if (!res.cgroup_reason) {
+		inv->cgroup_valid = 1;
+		inv->cg_memory_peak_bytes = res.cg_memory_peak_bytes;
+		inv->cg_cpu_usage_ns = res.cg_cpu_usage_ns;
+		if (res.cg_memory_note)
+			inv->cgroup_note = xstrdup(res.cg_memory_note);
+	} else {
+		inv->cgroup_note = xstrdup(res.cgroup_reason);
+	}
+	set_status(inv, &res, plan);
+	if (res.outcome == PROC_INTERRUPTED)
+		st->interrupt = res.interrupt_signal;
+
+	/*
+	 * Only a run that would otherwise count is discarded: a failure under
+	 * load is still a failure, and a warmup never counts anyway. An
+	 * unknown load (no /proc/stat) cannot be held against the run.
+	 */
+	if (!inv->warmup && inv->status == INV_OK) {
+		struct guard_result g = { 0 };
+		guard_load(inv->foreign_cpu, inv->foreign_cpu_resolution, plan->max_foreign_cpu, &g);
+		if (g.verdict == GUARD_FAIL) {
+			inv->status = INV_DISCARDED;
+			inv->reason = xasprintf("%s; %s", g.reason,
+						attempt <= plan->max_repeats ? "the slot is repeated"
+									     : "no repeats left");
+		}
+		guard_result_release(&g);
+	}
+	if (inv->leftovers_killed)
+		add_note(st, xasprintf("%s: %u process(es) left behind by the child were killed",
+				       inv->dir, inv->leftovers_killed));
+	ret = 0;
+out:
+	proc_result_release(&res);
+	strv_free(env);
+	free(abs_dir);
+	free(out_path);
+	free(err_path);
+	free(cg_name);
+	return ret;
+}
+
+static int create_root(struct run_state *st, enum runner_outcome *why)
+{
+	const char *out = st->opt->out_dir;
+	char *parent = xstrdup(out), *slash;
+	char resolved[PATH_MAX];
+	struct stat sb;
+	int ret = -1;
+
+	if (lstat(out, &sb) == 0) {
+		*why = RUNNER_USAGE;
+		error("'%s' already exists; abev never writes into an existing directory: "
+		      "choose a new --out", out);
+		goto out;
+	}
+	slash = strrchr(parent, '/');
+	if (slash && slash != parent) {
+		*slash = '\0';
+		if (mkdir_p(parent) < 0)
+			goto out;
+	}
+	if (mkdir(out, 0755) < 0) {
+		if (errno == EEXIST) {
+			*why = RUNNER_USAGE;
+			error("'%s' already exists; choose a new --out", out);
+		} else {
+			error("cannot create '%s': %s", out, strerror(errno));
+		}
+		goto out;
+	}
+	if (!realpath(out, resolved)) {
+		error("cannot resolve '%s': %s", out, strerror(errno));
+		goto out;
+	}
+	st->root = xstrdup(resolved);
+	ret = 0;
+out:
+	free(parent);
+	return ret;
+}
+
+static void ensure_capacity(struct run_state *st)
+{
+	if (st->ninvs < st->alloc)
+		return;
+	st->alloc = st->alloc ? st->alloc * 2 : 16;
+	st->invs = xrealloc(st->invs, st->alloc * sizeof(*st->invs));
+}
+
+void runner_print_schedule(const struct plan *plan)
+{
+	struct sched_slot *slots = NULL;
+	size_t n = 0;
+
+	schedule_build(plan->order, plan->seed, plan->nvariants, plan->warmups, plan->runs, &slots,
+		       &n);
+	printf("# plan '%s': %zu variant(s), %u warmup round(s), %u recorded round(s), order %s, "
+	       "seed %llu, gap %g s\n",
+	       plan->name, plan->nvariants, plan->warmups, plan->runs, plan_order_name(plan->order),
+	       (unsigned long long)plan->seed, plan->gap_seconds);
+	for (size_t i = 0; i < n; i++)
+		printf("%4zu  %-6s %3u  %s\n", i + 1, slots[i].warmup ? "warmup" : "run",
+		       slots[i].round, plan->variants[slots[i].variant].name);
+	free(slots);
+}
+
+enum runner_outcome runner_run(const struct plan *plan, const struct runner_options *opt,
+			       int *signo)
+{
+	struct run_state st;
+	struct sched_slot *slots = NULL;
+	size_t nslots = 0;
+	enum runner_outcome outcome = RUNNER_ERROR;
+	int64_t next_start = 0;
+	int have_prev = 0;
+	char *plan_copy = NULL;
+
+	memset(&st, 0, sizeof(st));
+	st.plan = plan;
+	st.opt = opt;
+	*signo = 0;
+
+	if (create_root(&st, &outcome) < 0)
+		goto out;
+	plan_copy = path_join(st.root, "plan.json");
+	if (write_file_atomic(plan_copy, plan->raw, plan->raw_len) < 0)
+		goto out;
+	if (proc_setup() < 0)
+		goto out;
+
+	st.variant_names = xcalloc(plan->nvariants, sizeof(*st.variant_names));
+	for (size_t i = 0; i < plan->nvariants; i++)
+		st.variant_names[i] = plan->variants[i].name;
+	schedule_build(plan->order, plan->seed, plan->nvariants, plan->warmups, plan->runs, &slots,
+		       &nslots);
+	st.planned = nslots;
+	now_utc(st.started);
+	if (write_state(&st, 0) < 0)
+		goto out;
+	progress_init(&st.prog, opt->progress, nslots, plan->gap_seconds);
+
+	for (size_t i = 0; i < nslots && !st.interrupt && !st.runtime_error; i++) {
+		for (unsigned attempt = 1;; attempt++) {
+			struct invocation *inv;
+
+			progress_start(&st.prog, st.ninvs, plan->variants[slots[i].variant].name,
+				       slots[i].warmup, slots[i].round, attempt);
+			if (have_prev) {
+				int64_t wait = next_start - mono_ns();
+				struct tick_ctx t = { &st.prog, wait };
+				if (wait > 0 && proc_sleep(wait, gap_tick, &t))
+					st.interrupt = proc_interrupted();
+			}
+			if (!st.interrupt)
+				st.interrupt = proc_interrupted();
+			if (st.interrupt)
+				break;
+
+			ensure_capacity(&st);
+			inv = &st.invs[st.ninvs];
+			if (run_one(&st, &slots[i], attempt, inv) < 0) {
+				invocation_release(inv);
+				st.runtime_error = 1;
+				add_note(&st, xasprintf("abev stopped: could not start %s %s %u",
+							plan->variants[slots[i].variant].name,
+							slots[i].warmup ? "warmup" : "run",
+							slots[i].round));
+				break;
+			}
+			st.ninvs++;
+			next_start = mono_ns() + (int64_t)(plan->gap_seconds * 1e9);
+			have_prev = 1;
+			if (evidence_write_invocation(st.root, inv) < 0 || write_state(&st, 0) < 0) {
+				st.runtime_error = 1;
+				break;
+			}
+			progress_done(&st.prog, inv);
+			if (inv->status != INV_DISCARDED)
+				break;
+			if (attempt > plan->max_repeats) {
+				st.lost++;
+				add_note(&st, xasprintf("%s run %u: all %u attempt(s) exceeded the "
+							"foreign-load limit of %.2f cores; this slot has "
+							"no measurement",
+							inv->variant, inv->round, attempt,
+							plan->max_foreign_cpu));
+				break;
+			}
+			st.prog.total++;
+		}
+	}
+
+	progress_clear(&st.prog);
+	now_utc(st.ended);
+	if (write_state(&st, 1) < 0)
+		st.runtime_error = 1;
+	if (st.interrupt) {
+		*signo = st.interrupt;
+		outcome = RUNNER_INTERRUPTED;
+	} else if (st.runtime_error) {
+		outcome = RUNNER_ERROR;
+	} else {
+		outcome = current_status(&st, 1) == RUN_COMPLETED ? RUNNER_PASSED : RUNNER_FAILED;
+	}
+	if (opt->progress != PROGRESS_QUIET) {
+		printf("evidence: %s\nreport:   %s/report.md\nstatus:   %s\n", st.root, st.root,
+		       run_status_name(current_status(&st, 1)));
+		fflush(stdout);
+	}
+out:
+	for (size_t i = 0; i < st.ninvs; i++)
+		invocation_release(&st.invs[i]);
+	free(st.invs);
+	for (size_t i = 0; i < st.nnotes; i++)
+		free(st.notes[i]);
+	free(st.notes);
+	free(st.variant_names);
+	free(st.root);
+	free(slots);
+	free(plan_copy);
+	return outcome;
+}

@@ -1,0 +1,39 @@
+/*
+ * runner: carries out `abev run` — creates the evidence directory, walks
+ * the schedule, runs each invocation through proc, judges its load,
+ * repeats discarded slots, waits the gaps, and keeps result.json and the
+ * report current after every invocation so that whatever stops abev
+ * leaves evidence that says how far it got. It decides nothing about exit
+ * codes: it reports an outcome and main.c maps it.
+ */
+#ifndef ABEV_RUNNER_H
+#define ABEV_RUNNER_H
+
+#include "plan.h"
+#include "progress.h"
+
+struct runner_options {
+	const char *out_dir;          /* must not exist */
+	enum progress_mode progress;
+	const char *reproduce;        /* command line to re-run, for the report */
+};
+
+enum runner_outcome {
+	RUNNER_PASSED,       /* every invocation ran and passed */
+	RUNNER_FAILED,       /* evidence written; an invocation failed or a slot was lost */
+	RUNNER_INTERRUPTED,  /* SIGINT/SIGTERM: evidence written, marked interrupted */
+	RUNNER_USAGE,        /* the output directory exists (nothing written) */
+	RUNNER_ERROR,        /* runtime error: directory, spawning */
+};
+
+/*
+ * Runs the plan. On RUNNER_INTERRUPTED *signo is the signal received.
+ * Prints the evidence and report locations on stdout unless quiet.
+ */
+enum runner_outcome runner_run(const struct plan *plan, const struct runner_options *opt,
+			       int *signo);
+
+/* Prints the schedule, one slot a line, to stdout (for --dry-run). */
+void runner_print_schedule(const struct plan *plan);
+
+#endif

@@ -1,0 +1,87 @@
+/*
+ * schedule: the order of invocation slots, from the plan's order, seed,
+ * warmups and runs. Pure computation: no I/O, no clock, no globals, so
+ * the same plan gives the same schedule on every machine. Repeating
+ * discarded slots is the runner's business.
+ */
+#include "schedule.h"
+
+#include <stdlib.h>
+
+#include "util.h"
+
+/*
+ * splitmix64 (Steele, Lea, Flood): tiny, fully specified by its
+ * constants, and good enough to shuffle a handful of variants; a libc
+ * generator would differ between platforms and break reproducibility.
+ */
+static uint64_t splitmix64(uint64_t *state)
+{
+	uint64_t z = (*state += UINT64_C(0x9e3779b97f4a7c15));
+	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
+	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
+	return z ^ (z >> 31);
+}
+
+/* Uniform in [0, bound): draws below 2^64 mod bound are rejected, so no modulo bias. */
+static uint64_t uniform(uint64_t *state, uint64_t bound)
+{
+	uint64_t threshold = (0 - bound) % bound;
+	for (;;) {
+		uint64_t r = splitmix64(state);
+		if (r >= threshold)
+			return r % bound;
+	}
+}
+
+/* One round's order into perm: every round starts from 0..n-1. */
+static void round_order(enum plan_order order, uint64_t *state, unsigned r,
+			size_t *perm, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		perm[i] = i;
+	if (order == PLAN_ORDER_REVERSE && (r % 2) == 1) {
+		for (size_t i = 0; i < n / 2; i++) {
+			size_t t = perm[i];
+			perm[i] = perm[n - 1 - i];
+			perm[n - 1 - i] = t;
+		}
+	} else if (order == PLAN_ORDER_SHUFFLE) {
+		/* Fisher-Yates, from the end. */
+		for (size_t i = n; i > 1; i--) {
+			size_t j = (size_t)uniform(state, i);
+			size_t t = perm[i - 1];
+			perm[i - 1] = perm[j];
+			perm[j] = t;
+		}
+	}
+}
+
+void schedule_build(enum plan_order order, uint64_t seed, size_t nvariants,
+		    unsigned warmups, unsigned runs,
+		    struct sched_slot **slots, size_t *nslots)
+{
+	uint64_t state = seed;
+	uint64_t rounds = (uint64_t)warmups + runs;
+	size_t *perm = xcalloc(nvariants, sizeof(*perm));
+	size_t k = 0;
+
+	/* plan_load() caps the total far lower; this only guards the multiplication. */
+	if (nvariants && rounds > SIZE_MAX / sizeof(**slots) / nvariants)
+		die_oom();
+	*slots = xcalloc((size_t)rounds * nvariants, sizeof(**slots));
+	for (int phase = 0; phase < 2; phase++) {
+		unsigned nrounds = phase == 0 ? warmups : runs;
+		for (unsigned r = 0; r < nrounds; r++) {
+			round_order(order, &state, r, perm, nvariants);
+			for (size_t i = 0; i < nvariants; i++) {
+				(*slots)[k].variant = perm[i];
+				(*slots)[k].warmup = phase == 0;
+				(*slots)[k].round = r + 1;
+				k++;
+			}
+		}
+	}
+	*nslots = k;
+	free(perm);
+}

@@ -1,0 +1,32 @@
+/*
+ * schedule: turns a plan's variants, warmups, runs, order and seed into
+ * the ordered list of invocation slots. Pure computation: no I/O, no clock.
+ * Repeats of discarded slots are the runner's business, not this module's.
+ */
+#ifndef ABEV_SCHEDULE_H
+#define ABEV_SCHEDULE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "plan.h"
+
+struct sched_slot {
+	size_t variant;   /* index into plan->variants */
+	int warmup;       /* 1 for a warmup slot, 0 for a recorded run */
+	unsigned round;   /* 1-based round within its phase */
+};
+
+/*
+ * Fills *slots (caller frees) with warmups*nvariants warmup slots followed
+ * by runs*nvariants recorded slots. Each phase starts from round 1:
+ * alternate gives A B, A B; reverse reverses every other round (A B, B A);
+ * shuffle draws each round's permutation from a generator seeded with
+ * seed (splitmix64 + Fisher-Yates, identical on every platform), warmup
+ * rounds first, then recorded rounds, from one stream.
+ */
+void schedule_build(enum plan_order order, uint64_t seed, size_t nvariants,
+		    unsigned warmups, unsigned runs,
+		    struct sched_slot **slots, size_t *nslots);
+
+#endif

@@ -1,0 +1,197 @@
+/*
+ * sysstat: reads /proc/loadavg and the first line of /proc/stat, and turns
+ * two /proc/stat samples into an estimate of the CPU that other processes
+ * used during a run. It never reports errors: a figure that cannot be read
+ * is marked invalid and the caller records it as null.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "sysstat.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Both files are a few hundred bytes; the first line of /proc/stat is all we need. */
+#define SYSSTAT_READ_MAX 4096
+
+/*
+ * Reads at most cap-1 bytes of path into buf, NUL-terminated. The /proc
+ * files read here are generated on read, so one read() may return less
+ * than the whole file: loop until EOF or the buffer is full.
+ */
+static int read_head(const char *path, char *buf, size_t cap)
+{
+	size_t len = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return -1;
+	while (len < cap - 1) {
+		ssize_t n = read(fd, buf + len, cap - 1 - len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			close(fd);
+			return -1;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = '\0';
+	close(fd);
+	return 0;
+}
+
+static const char *skip_blanks(const char *p)
+{
+	while (*p == ' ' || *p == '\t')
+		p++;
+	return p;
+}
+
+/* Parses a non-negative decimal double ending at a blank or NUL. */
+static int take_double(const char **pp, double *out)
+{
+	const char *p = skip_blanks(*pp);
+	char *end;
+	if (*p < '0' || *p > '9')
+		return -1;
+	errno = 0;
+	*out = strtod(p, &end);
+	if (errno || end == p || (*end != ' ' && *end != '\t' && *end != '\n' && *end != '\0'))
+		return -1;
+	*pp = end;
+	return 0;
+}
+
+static int take_u64(const char **pp, uint64_t *out, char stop)
+{
+	const char *p = skip_blanks(*pp);
+	char *end;
+	unsigned long long v;
+	if (*p < '0' || *p > '9')
+		return -1;
+	errno = 0;
+	v = strtoull(p, &end, 10);
+	if (errno || end == p)
+		return -1;
+	if (*end != ' ' && *end != '\t' && *end != '\n' && *end != '\0' && *end != stop)
+		return -1;
+	*out = v;
+	*pp = end;
+	return 0;
+}
+
+int loadavg_parse(const char *text, struct loadavg *out)
+{
+	/* "0.52 0.58 0.59 2/1234 56789" */
+	const char *p = text;
+	uint64_t runnable, total;
+	struct loadavg la = { 0 };
+
+	out->valid = 0;
+	if (take_double(&p, &la.m1) < 0 || take_double(&p, &la.m5) < 0 ||
+	    take_double(&p, &la.m15) < 0)
+		return -1;
+	if (take_u64(&p, &runnable, '/') < 0 || *p != '/')
+		return -1;
+	p++;
+	if (*p < '0' || *p > '9' || take_u64(&p, &total, 0) < 0)
+		return -1;
+	if (runnable > (uint64_t)LONG_MAX || total > (uint64_t)LONG_MAX)
+		return -1;
+	la.runnable = (long)runnable;
+	la.total = (long)total;
+	la.valid = 1;
+	*out = la;
+	return 0;
+}
+
+int loadavg_read(struct loadavg *out)
+{
+	char buf[SYSSTAT_READ_MAX];
+	out->valid = 0;
+	if (read_head("/proc/loadavg", buf, sizeof(buf)) < 0)
+		return -1;
+	return loadavg_parse(buf, out);
+}
+
+int cpustat_parse(const char *text, struct cpustat *out)
+{
+	/* First line: "cpu  user nice system idle iowait irq softirq steal guest guest_nice" */
+	enum { USER, NICE, SYSTEM, IDLE, IOWAIT, IRQ, SOFTIRQ, STEAL, NFIELDS };
+	uint64_t f[NFIELDS] = { 0 };
+	const char *p = text;
+	size_t i;
+
+	out->valid = 0;
+	if (strncmp(p, "cpu", 3) != 0 || (p[3] != ' ' && p[3] != '\t'))
+		return -1;
+	p += 3;
+	/*
+	 * Old kernels print fewer columns (no steal before 2.6.11); the first
+	 * four are always there, the rest count as 0 when the line ends.
+	 */
+	for (i = 0; i < NFIELDS; i++) {
+		p = skip_blanks(p);
+		if (*p == '\n' || *p == '\0') {
+			if (i <= IDLE)
+				return -1;
+			break;
+		}
+		if (take_u64(&p, &f[i], 0) < 0)
+			return -1;
+	}
+	uint64_t busy = f[USER] + f[NICE] + f[SYSTEM] + f[IRQ] + f[SOFTIRQ] + f[STEAL];
+	out->busy_ticks = busy;
+	out->total_ticks = busy + f[IDLE] + f[IOWAIT];
+	out->valid = 1;
+	return 0;
+}
+
+int cpustat_read(struct cpustat *out)
+{
+	char buf[SYSSTAT_READ_MAX];
+	out->valid = 0;
+	if (read_head("/proc/stat", buf, sizeof(buf)) < 0)
+		return -1;
+	return cpustat_parse(buf, out);
+}
+
+long sysstat_ticks_per_second(void)
+{
+	long hz = sysconf(_SC_CLK_TCK);
+	return hz > 0 ? hz : 100;
+}
+
+double sysstat_foreign_cpu(const struct cpustat *before, const struct cpustat *after,
+			   int64_t own_cpu_ns, int64_t wall_ns)
+{
+	double busy_ns, foreign;
+	if (!before || !after || !before->valid || !after->valid || wall_ns <= 0)
+		return -1;
+	/* A counter that went backwards (it cannot, but hostile input can) is no window. */
+	if (after->busy_ticks < before->busy_ticks)
+		return -1;
+	busy_ns = (double)(after->busy_ticks - before->busy_ticks) * 1e9 /
+		  (double)sysstat_ticks_per_second();
+	foreign = (busy_ns - (double)(own_cpu_ns > 0 ? own_cpu_ns : 0)) / (double)wall_ns;
+	return foreign > 0 ? foreign : 0;
+}
+
+double sysstat_foreign_cpu_resolution(int64_t wall_ns)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	if (wall_ns <= 0)
+		return -1;
+	if (ncpu < 1)
+		ncpu = 1;
+	/*
+	 * /proc/stat counts whole ticks per CPU, so each CPU's counter can be
+	 * off by up to one tick over the window: ncpu ticks in all.
+	 */
+	return (double)ncpu * 1e9 / (double)sysstat_ticks_per_second() / (double)wall_ns;
+}

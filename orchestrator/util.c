@@ -1,0 +1,402 @@
+/*
+ * util: allocation, error reporting, strbuf, bounded file I/O and clocks.
+ * Everything here is policy-free: no module-specific knowledge, no exits
+ * except on memory exhaustion (which abev treats as unrecoverable).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+char strbuf_empty[1];
+
+void die_oom(void)
+{
+	static const char msg[] = "abev: fatal: out of memory\n";
+	(void)!write(STDERR_FILENO, msg, sizeof(msg) - 1);
+	abort();
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		die_oom();
+	return p;
+}
+
+void *xcalloc(size_t nmemb, size_t size)
+{
+	void *p = calloc(nmemb ? nmemb : 1, size ? size : 1);
+	if (!p)
+		die_oom();
+	return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+	if (!q)
+		die_oom();
+	return q;
+}
+
+char *xstrdup(const char *s)
+{
+	return xstrndup(s, strlen(s));
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+	size_t len = strnlen(s, n);
+	char *p = xmalloc(len + 1);
+	memcpy(p, s, len);
+	p[len] = '\0';
+	return p;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	return strbuf_detach(&sb, NULL);
+}
+
+static void default_report(const char *prefix, const char *msg)
+{
+	fprintf(stderr, "abev: %s: %s\n", prefix, msg);
+	fflush(stderr);
+}
+
+static report_fn report_routine = default_report;
+
+void set_error_routine(report_fn fn)
+{
+	report_routine = fn ? fn : default_report;
+}
+
+static void vreport(const char *prefix, const char *fmt, va_list ap)
+{
+	struct strbuf sb = STRBUF_INIT;
+	strbuf_vaddf(&sb, fmt, ap);
+	report_routine(prefix, sb.buf);
+	strbuf_release(&sb);
+}
+
+int error(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vreport("error", fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+void warning(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vreport("warning", fmt, ap);
+	va_end(ap);
+}
+
+void strbuf_init(struct strbuf *sb)
+{
+	sb->buf = strbuf_empty;
+	sb->len = 0;
+	sb->alloc = 0;
+}
+
+void strbuf_release(struct strbuf *sb)
+{
+	if (!sb)
+		return;
+	if (sb->alloc)
+		free(sb->buf);
+	strbuf_init(sb);
+}
+
+void strbuf_reset(struct strbuf *sb)
+{
+	sb->len = 0;
+	if (sb->alloc)
+		sb->buf[0] = '\0';
+}
+
+void strbuf_grow(struct strbuf *sb, size_t extra)
+{
+	size_t need;
+	if (extra > SIZE_MAX / 2 - sb->len)
+		die_oom();
+	need = sb->len + extra + 1;
+	if (need <= sb->alloc)
+		return;
+	size_t cap = sb->alloc ? sb->alloc : 64;
+	while (cap < need)
+		cap *= 2;
+	if (!sb->alloc) {
+		sb->buf = xmalloc(cap);
+		sb->buf[0] = '\0';
+	} else {
+		sb->buf = xrealloc(sb->buf, cap);
+	}
+	sb->alloc = cap;
+}
+
+void strbuf_add(struct strbuf *sb, const void *data, size_t len)
+{
+	strbuf_grow(sb, len);
+	if (len)
+		memcpy(sb->buf + sb->len, data, len);
+	sb->len += len;
+	sb->buf[sb->len] = '\0';
+}
+
+void strbuf_adds(struct strbuf *sb, const char *s)
+{
+	strbuf_add(sb, s, strlen(s));
+}
+
+void strbuf_addch(struct strbuf *sb, char c)
+{
+	strbuf_add(sb, &c, 1);
+}
+
+void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap)
+{
+	va_list cp;
+	int n;
+	strbuf_grow(sb, 64);
+	va_copy(cp, ap);
+	n = vsnprintf(sb->buf + sb->len, sb->alloc - sb->len, fmt, cp);
+	va_end(cp);
+	if (n < 0) {
+		/* An encoding error: keep the buffer as it was. */
+		sb->buf[sb->len] = '\0';
+		return;
+	}
+	if ((size_t)n >= sb->alloc - sb->len) {
+		strbuf_grow(sb, (size_t)n);
+		va_copy(cp, ap);
+		n = vsnprintf(sb->buf + sb->len, sb->alloc - sb->len, fmt, cp);
+		va_end(cp);
+		if (n < 0) {
+			sb->buf[sb->len] = '\0';
+			return;
+		}
+	}
+	sb->len += (size_t)n;
+}
+
+void strbuf_addf(struct strbuf *sb, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	strbuf_vaddf(sb, fmt, ap);
+	va_end(ap);
+}
+
+char *strbuf_detach(struct strbuf *sb, size_t *len)
+{
+	char *p;
+	if (len)
+		*len = sb->len;
+	if (!sb->alloc)
+		p = xstrdup("");
+	else
+		p = sb->buf;
+	strbuf_init(sb);
+	return p;
+}
+
+int read_file_capped(struct strbuf *sb, const char *path, size_t max)
+{
+	int fd = -1, ret = -1;
+	struct stat st;
+	size_t start = sb->len;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
+		error("cannot open '%s': %s", path, strerror(errno));
+		goto out;
+	}
+	if (fstat(fd, &st) < 0) {
+		error("cannot stat '%s': %s", path, strerror(errno));
+		goto out;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		error("cannot read '%s': is a directory", path);
+		goto out;
+	}
+	for (;;) {
+		ssize_t n;
+		strbuf_grow(sb, 8192);
+		n = read(fd, sb->buf + sb->len, sb->alloc - sb->len - 1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			error("cannot read '%s': %s", path, strerror(errno));
+			goto out;
+		}
+		if (n == 0)
+			break;
+		sb->len += (size_t)n;
+		sb->buf[sb->len] = '\0';
+		if (sb->len - start > max) {
+			error("'%s' is larger than the limit of %zu bytes", path, max);
+			goto out;
+		}
+	}
+	ret = 0;
+out:
+	if (ret < 0 && sb->alloc) {
+		sb->len = start;
+		sb->buf[start] = '\0';
+	}
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
+int write_all(int fd, const void *data, size_t len)
+{
+	const char *p = data;
+	while (len) {
+		ssize_t n = write(fd, p, len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int write_file_atomic(const char *path, const void *data, size_t len)
+{
+	char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
+	int fd = -1, ret = -1;
+
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		error("cannot create '%s': %s", tmp, strerror(errno));
+		goto out;
+	}
+	if (write_all(fd, data, len) < 0) {
+		error("cannot write '%s': %s", tmp, strerror(errno));
+		goto out;
+	}
+	if (fsync(fd) < 0 && errno != EINVAL) {
+		error("cannot sync '%s': %s", tmp, strerror(errno));
+		goto out;
+	}
+	if (close(fd) < 0) {
+		fd = -1;
+		error("cannot close '%s': %s", tmp, strerror(errno));
+		goto out;
+	}
+	fd = -1;
+	if (rename(tmp, path) < 0) {
+		error("cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
+		goto out;
+	}
+	ret = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	if (ret < 0)
+		unlink(tmp);
+	free(tmp);
+	return ret;
+}
+
+int64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+void utc_format(char out[UTC_STAMP_LEN], const struct timespec *ts)
+{
+	struct tm tm;
+	time_t t = ts->tv_sec;
+	char date[24];
+	unsigned micros = (unsigned)((ts->tv_nsec / 1000) % 1000000);
+
+	if (!gmtime_r(&t, &tm) || !strftime(date, sizeof(date), "%Y-%m-%dT%H:%M:%S", &tm)) {
+		snprintf(out, UTC_STAMP_LEN, "unknown");
+		return;
+	}
+	snprintf(out, UTC_STAMP_LEN, "%s.%06u+00:00", date, micros);
+}
+
+int parse_int64(const char *s, int64_t *out)
+{
+	char *end;
+	long long v;
+	if (!s || !*s)
+		return -1;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno || *end)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int parse_double(const char *s, double *out)
+{
+	char *end;
+	double v;
+	if (!s || !*s)
+		return -1;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || *end || !isfinite(v))
+		return -1;
+	*out = v;
+	return 0;
+}
+
+char *path_join(const char *dir, const char *name)
+{
+	size_t n = strlen(dir);
+	if (n && dir[n - 1] == '/')
+		return xasprintf("%s%s", dir, name);
+	return xasprintf("%s/%s", dir, name);
+}
+
+int mkdir_p(const char *path)
+{
+	char *p = xstrdup(path);
+	int ret = 0;
+	for (char *s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		if (mkdir(p, 0755) < 0 && errno != EEXIST) {
+			ret = error("cannot create directory '%s': %s", p, strerror(errno));
+			goto out;
+		}
+		*s = '/';
+	}
+	if (mkdir(p, 0755) < 0 && errno != EEXIST)
+		ret = error("cannot create directory '%s': %s", p, strerror(errno));
+out:
+	free(p);
+	return ret;
+}

@@ -1,0 +1,103 @@
+/*
+ * util: the small pieces every module of abev leans on — allocation that
+ * aborts on exhaustion, error reporting that returns instead of exiting, a
+ * bounded growable string buffer, bounded file reading, and clocks.
+ * It knows nothing of plans, processes or evidence.
+ */
+#ifndef ABEV_UTIL_H
+#define ABEV_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#if defined(__GNUC__)
+#define ABEV_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#define ABEV_NORETURN __attribute__((noreturn))
+#else
+#define ABEV_PRINTF(f, a)
+#define ABEV_NORETURN
+#endif
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Out of memory aborts with a message: callers never check for NULL. */
+void *xmalloc(size_t n);
+void *xcalloc(size_t nmemb, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+/* Returns a newly allocated formatted string; caller frees. */
+char *xasprintf(const char *fmt, ...) ABEV_PRINTF(1, 2);
+ABEV_NORETURN void die_oom(void);
+
+/*
+ * error(): formats a one-line message, hands it to the current error
+ * routine (by default: "abev: error: <msg>\n" on stderr) and returns -1,
+ * so leaves can write `return error("cannot open '%s': %s", ...)`.
+ * warning() is the same with "warning:" and returns nothing.
+ */
+int error(const char *fmt, ...) ABEV_PRINTF(1, 2);
+void warning(const char *fmt, ...) ABEV_PRINTF(1, 2);
+typedef void (*report_fn)(const char *prefix, const char *msg);
+/* Replaces the routine (NULL restores the default); tests use it to capture. */
+void set_error_routine(report_fn fn);
+
+/*
+ * strbuf: a NUL-terminated growable buffer. buf is never NULL after
+ * STRBUF_INIT (it points at a shared empty string until the first add).
+ * Growth past `max` (0: no ceiling besides SIZE_MAX/2) aborts via
+ * die_oom(); readers that take outside input pass their own limits.
+ */
+struct strbuf {
+	char *buf;
+	size_t len;
+	size_t alloc;
+};
+extern char strbuf_empty[];
+#define STRBUF_INIT { strbuf_empty, 0, 0 }
+void strbuf_init(struct strbuf *sb);
+void strbuf_release(struct strbuf *sb);
+void strbuf_reset(struct strbuf *sb);
+void strbuf_grow(struct strbuf *sb, size_t extra);
+void strbuf_add(struct strbuf *sb, const void *data, size_t len);
+void strbuf_adds(struct strbuf *sb, const char *s);
+void strbuf_addch(struct strbuf *sb, char c);
+void strbuf_addf(struct strbuf *sb, const char *fmt, ...) ABEV_PRINTF(2, 3);
+void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
+/* Hands the buffer to the caller (caller frees) and re-inits sb. */
+char *strbuf_detach(struct strbuf *sb, size_t *len);
+
+/*
+ * Reads the whole file at path into sb (appending). Refuses files larger
+ * than max bytes with an error naming the file. Returns 0 or -1.
+ */
+int read_file_capped(struct strbuf *sb, const char *path, size_t max);
+/*
+ * Writes data to path atomically (temporary file in the same directory,
+ * fsync, rename). Returns 0 or -1 with an error naming the file.
+ */
+int write_file_atomic(const char *path, const void *data, size_t len);
+/* Writes all of len bytes to fd, retrying on EINTR. 0 or -1 (errno set). */
+int write_all(int fd, const void *data, size_t len);
+
+/* Returns CLOCK_MONOTONIC in nanoseconds. */
+int64_t mono_ns(void);
+/* Formats ts (CLOCK_REALTIME) as 2026-11-10T16:54:37.980941+00:00. */
+#define UTC_STAMP_LEN 40
+void utc_format(char out[UTC_STAMP_LEN], const struct timespec *ts);
+
+/*
+ * Strict number parsing: the whole string must be a number in range.
+ * Return 0 or -1 (no message: callers know the context).
+ */
+int parse_int64(const char *s, int64_t *out);
+int parse_double(const char *s, double *out);
+
+/* Joins dir and name with one '/'. Caller frees. */
+char *path_join(const char *dir, const char *name);
+/* Creates dir and missing parents with mode 0755. 0 or -1 with error(). */
+int mkdir_p(const char *path);
+
+#endif

@@ -1,0 +1,309 @@
+/*
+ * abev-helper: the small, predictable programs that abev's tests run as
+ * children — sleepers, spinners, allocators, crashers, hangers, forkers,
+ * floods and reporters of what the child saw (environment, cwd, stdin).
+ * Plain C, no dependencies; every mode prints its findings as key=value
+ * lines so that tests can assert on them.
+ *
+ *   abev-helper sleep MS | spin MS | touch MIB | crash | exit N | hang
+ *   abev-helper hang-with-child PIDFILE [--ignore-term] | daemonize PIDFILE
+ *   abev-helper flood BYTES | env NAME... | pwd | stdin | stderr TEXT
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+static int usage(void)
+{
+	fputs("usage: abev-helper sleep MS | spin MS | touch MIB | crash | exit N | hang |\n"
+	      "       hang-with-child PIDFILE [--ignore-term] | daemonize PIDFILE |\n"
+	      "       flood BYTES | env NAME... | pwd | stdin | stderr TEXT\n",
+	      stderr);
+	return 2;
+}
+
+static int number(const char *s, long long max, long long *out)
+{
+	char *end;
+	long long v;
+	if (!s || !*s)
+		return -1;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno || *end || v < 0 || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int write_all(int fd, const char *p, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, p, len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static void sleep_ms(long long ms)
+{
+	struct timespec ts = { (time_t)(ms / 1000), (long)(ms % 1000) * 1000000L };
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+static int64_t cpu_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Reads a "Name:   N kB" line of /proc/self/status, in bytes; -1 if absent. */
+static long long status_kb(const char *key)
+{
+	char buf[8192];
+	size_t len = 0, klen = strlen(key);
+	int fd = open("/proc/self/status", O_RDONLY);
+	if (fd < 0)
+		return -1;
+	while (len < sizeof(buf) - 1) {
+		ssize_t n = read(fd, buf + len, sizeof(buf) - 1 - len);
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	close(fd);
+	buf[len] = '\0';
+	for (char *line = buf; line && *line; ) {
+		char *next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		if (strncmp(line, key, klen) == 0 && line[klen] == ':') {
+			char *p = line + klen + 1, *end;
+			long long v;
+			while (*p == ' ' || *p == '\t')
+				p++;
+			errno = 0;
+			v = strtoll(p, &end, 10);
+			if (errno || end == p)
+				return -1;
+			return v * 1024;
+		}
+		line = next;
+	}
+	return -1;
+}
+
+/* Writes text to path atomically: a reader sees all of it or nothing. */
+static int write_pidfile(const char *path, const char *text)
+{
+	char tmp[PATH_MAX];
+	int fd;
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof(tmp))
+		return -1;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0)
+		return -1;
+	if (write_all(fd, text, strlen(text)) < 0 || close(fd) < 0) {
+		unlink(tmp);
+		return -1;
+	}
+	return rename(tmp, path);
+}
+
+static void pause_forever(void)
+{
+	for (;;)
+		pause();
+}
+
+static int mode_touch(long long mib)
+{
+	size_t size = (size_t)mib << 20;
+	long long base = status_kb("VmRSS");
+	char *p;
+	printf("baseline_rss_bytes=%lld\n", base);
+	fflush(stdout);
+	p = malloc(size ? size : 1);
+	if (!p) {
+		fprintf(stderr, "abev-helper: cannot allocate %lld MiB\n", mib);
+		return 1;
+	}
+	for (size_t i = 0; i < size; i += 4096)
+		((volatile char *)p)[i] = 1;
+	printf("hwm_bytes=%lld\n", status_kb("VmHWM"));
+	free(p);
+	return 0;
+}
+
+static int mode_hang_with_child(const char *pidfile, int ignore_term)
+{
+	char text[64];
+	pid_t kid;
+	if (ignore_term)
+		signal(SIGTERM, SIG_IGN);
+	kid = fork();
+	if (kid < 0) {
+		perror("abev-helper: fork");
+		return 1;
+	}
+	if (kid == 0)
+		pause_forever();
+	snprintf(text, sizeof(text), "%ld %ld\n", (long)getpid(), (long)kid);
+	if (write_pidfile(pidfile, text) < 0) {
+		perror("abev-helper: pidfile");
+		return 1;
+	}
+	pause_forever();
+	return 0;
+}
+
+static int mode_daemonize(const char *pidfile)
+{
+	int sync[2];
+	char c;
+	pid_t kid;
+
+	/*
+	 * The parent exits as soon as the grandchild has left the session and
+	 * written its pid, so that a test always finds a true escapee.
+	 */
+	if (pipe(sync) < 0) {
+		perror("abev-helper: pipe");
+		return 1;
+	}
+	kid = fork();
+	if (kid < 0) {
+		perror("abev-helper: fork");
+		return 1;
+	}
+	if (kid == 0) {
+		char text[32];
+		close(sync[0]);
+		setsid();
+		snprintf(text, sizeof(text), "%ld\n", (long)getpid());
+		if (write_pidfile(pidfile, text) < 0)
+			_exit(1);
+		if (write_all(sync[1], "", 1) < 0)
+			_exit(1);
+		close(sync[1]);
+		pause_forever();
+	}
+	close(sync[1]);
+	while (read(sync[0], &c, 1) < 0 && errno == EINTR)
+		;
+	return 0;
+}
+
+static int mode_flood(long long bytes)
+{
+	static char chunk[65536];
+	/* 'x' lines of 64 characters plus a newline. */
+	for (size_t i = 0; i < sizeof(chunk); i++)
+		chunk[i] = (i % 65 == 64) ? '\n' : 'x';
+	while (bytes > 0) {
+		size_t n = bytes > (long long)sizeof(chunk) ? sizeof(chunk) : (size_t)bytes;
+		if (write_all(1, chunk, n) < 0)
+			return 1;
+		bytes -= (long long)n;
+	}
+	return 0;
+}
+
+static int mode_stdin(void)
+{
+	char buf[4096];
+	long long total = 0;
+	for (;;) {
+		ssize_t n = read(0, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		total += n;
+	}
+	printf("stdin_bytes=%lld\n", total);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "";
+	const char *arg = argc > 2 ? argv[2] : NULL;
+	long long v;
+
+	if (!strcmp(mode, "sleep") && number(arg, 86400000LL, &v) == 0) {
+		sleep_ms(v);
+		return 0;
+	}
+	if (!strcmp(mode, "spin") && number(arg, 86400000LL, &v) == 0) {
+		int64_t until = cpu_ns() + (int64_t)v * 1000000;
+		volatile unsigned long x = 0;
+		while (cpu_ns() < until)
+			for (int i = 0; i < 10000; i++)
+				x += (unsigned long)i;
+		return 0;
+	}
+	if (!strcmp(mode, "touch") && number(arg, 1 << 20, &v) == 0)
+		return mode_touch(v);
+	if (!strcmp(mode, "crash")) {
+		signal(SIGSEGV, SIG_DFL);
+		raise(SIGSEGV);
+		return 1;
+	}
+	if (!strcmp(mode, "exit") && number(arg, 255, &v) == 0)
+		return (int)v;
+	if (!strcmp(mode, "hang")) {
+		pause_forever();
+		return 0;
+	}
+	if (!strcmp(mode, "hang-with-child") && arg &&
+	    (argc == 3 || (argc == 4 && !strcmp(argv[3], "--ignore-term"))))
+		return mode_hang_with_child(arg, argc == 4);
+	if (!strcmp(mode, "daemonize") && arg && argc == 3)
+		return mode_daemonize(arg);
+	if (!strcmp(mode, "flood") && number(arg, LLONG_MAX, &v) == 0)
+		return mode_flood(v);
+	if (!strcmp(mode, "env") && argc > 2) {
+		for (int i = 2; i < argc; i++) {
+			const char *val = getenv(argv[i]);
+			if (val)
+				printf("%s=%s\n", argv[i], val);
+			else
+				printf("%s is unset\n", argv[i]);
+		}
+		return 0;
+	}
+	if (!strcmp(mode, "pwd")) {
+		char buf[PATH_MAX];
+		if (!getcwd(buf, sizeof(buf))) {
+			perror("abev-helper: getcwd");
+			return 1;
+		}
+		printf("%s\n", buf);
+		return 0;
+	}
+	if (!strcmp(mode, "stdin"))
+		return mode_stdin();
+	if (!strcmp(mode, "stderr") && arg && argc == 3) {
+		fputs(arg, stderr);
+		return 0;
+	}
+	return usage();
+}

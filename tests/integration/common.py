@@ -1,0 +1,74 @@
+"""Shared pieces of the integration tests: where the binaries are, and how
+to write a plan and run abev on it in a scratch directory."""
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+import unittest
+
+ABEV = os.environ.get("ABEV", "")
+HELPER = os.environ.get("ABEV_HELPER", "")
+DEMO = os.environ.get("ABEV_DEMO", "")
+SRC = os.environ.get("ABEV_SRC", "")
+SANITIZED = os.environ.get("ABEV_SANITIZED", "") == "1"
+
+
+class AbevTestCase(unittest.TestCase):
+    """Gives each test a scratch directory and helpers to drive abev."""
+
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="abev-test-")
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def path(self, *parts):
+        return os.path.join(self.tmp, *parts)
+
+    def write_plan(self, plan, name="plan.json"):
+        """Writes plan (a dict, or a str written verbatim) and returns its path."""
+        p = self.path(name)
+        with open(p, "w", encoding="utf-8") as f:
+            if isinstance(plan, str):
+                f.write(plan)
+            else:
+                json.dump(plan, f, indent=2)
+        return p
+
+    def abev(self, *args, timeout=300, env=None, check=None):
+        """Runs abev with args; returns CompletedProcess (text mode)."""
+        e = dict(os.environ)
+        if env:
+            e.update(env)
+        cp = subprocess.run([ABEV, *args], capture_output=True, text=True,
+                            timeout=timeout, env=e, stdin=subprocess.DEVNULL)
+        if check is not None:
+            self.assertEqual(cp.returncode, check,
+                             f"abev {' '.join(args)} exited {cp.returncode}\n"
+                             f"stdout:\n{cp.stdout}\nstderr:\n{cp.stderr}")
+        return cp
+
+    def load(self, *parts):
+        with open(self.path(*parts), encoding="utf-8") as f:
+            return json.load(f)
+
+
+def helper_plan(variants, runs=1, warmups=0, order="alternate", gap=0, timeout=None,
+                name="t", load=None, seed=1, **extra):
+    """A plan whose variants run the test helper: variants is a list of
+    (name, [helper args]) pairs."""
+    sched = {"warmups": warmups, "runs": runs, "order": order, "seed": seed,
+             "gap_seconds": gap}
+    if timeout is not None:
+        sched["timeout_seconds"] = timeout
+    plan = {
+        "schema": "abev.plan/1",
+        "name": name,
+        "variants": [{"name": n, "command": [HELPER, *a]} for n, a in variants],
+        "schedule": sched,
+        # Tests share a noisy machine: never discard unless a test asks to.
+        "load": load if load is not None else {"max_foreign_cpu": 64, "max_repeats": 0},
+    }
+    plan.update(extra)
+    return plan

@@ -1,0 +1,66 @@
+"""The command line itself: help, version, usage errors, and that the
+manual, the README and --help describe every option, plan key and exit code."""
+import json
+import os
+
+from common import SRC, AbevTestCase
+
+
+def schema_keys(schema, prefix=""):
+    """Dotted names of every property the plan schema allows."""
+    keys = set()
+    for name, sub in schema.get("properties", {}).items():
+        keys.add(prefix + name)
+        if sub.get("type") == "object" and "properties" in sub:
+            keys |= schema_keys(sub, prefix + name + ".")
+    return keys
+
+
+class Cli(AbevTestCase):
+    def test_version(self):
+        cp = self.abev("--version", check=0)
+        self.assertRegex(cp.stdout, r"^abev \d+\.\d+\.\d+\n$")
+
+    def test_help_forms_agree(self):
+        a = self.abev("help", "run", check=0).stdout
+        b = self.abev("run", "--help", check=0).stdout
+        self.assertEqual(a, b)
+        self.assertIn("--out", a)
+        self.assertIn("--dry-run", a)
+        self.assertIn("--quiet", a)
+        main = self.abev("--help", check=0).stdout
+        self.assertIn("run PLAN --out DIR", main)
+
+    def test_exit_codes_in_help(self):
+        text = self.abev("--help", check=0).stdout
+        for code in ("0", "1", "2", "3", "4", "130", "143"):
+            self.assertRegex(text, rf"(?m)^\s+{code}\b")
+
+    def test_usage_errors_exit_2(self):
+        for args in ([], ["frobnicate"], ["run"], ["run", "p.json"],
+                     ["run", "p.json", "--out"], ["run", "p.json", "--out", "x", "--bogus"],
+                     ["help", "nothing"]):
+            cp = self.abev(*args)
+            self.assertEqual(cp.returncode, 2, args)
+            self.assertTrue(cp.stderr, args)
+
+    def test_docs_cover_plan_keys_and_exit_codes(self):
+        with open(os.path.join(SRC, "evidence-schema", "plan.schema.json")) as f:
+            schema = json.load(f)
+        keys = schema_keys(schema)
+        for sub in schema.get("$defs", {}).values():
+            keys |= schema_keys(sub)
+        with open(os.path.join(SRC, "abev.1")) as f:
+            man = f.read().replace("\\-", "-")
+        with open(os.path.join(SRC, "README.md")) as f:
+            readme = f.read()
+        self.assertGreater(len(keys), 15)
+        for key in sorted(keys):
+            leaf = key.split(".")[-1]
+            self.assertIn(leaf, man, f"abev.1 does not mention plan key {key}")
+            self.assertIn(leaf, readme, f"README.md does not mention plan key {key}")
+        for code in ("130", "143"):
+            self.assertIn(code, man)
+            self.assertIn(code, readme)
+        for opt in ("--out", "--quiet", "--dry-run", "--help", "--version"):
+            self.assertIn(opt, man)

@@ -1,0 +1,162 @@
+"""Broken plans: `abev run PLAN --out DIR` must refuse each one with exit
+code 2 and exactly one line on stderr that names the file and the JSON path
+(or file:line), and must not create DIR."""
+import os
+
+from common import AbevTestCase
+
+
+def plan(**over):
+    """A valid plan with two variants; keyword arguments replace or add keys
+    (a value of None removes the key)."""
+    p = {
+        "schema": "abev.plan/1",
+        "name": "broken",
+        "variants": [
+            {"name": "a", "command": ["true"]},
+            {"name": "b", "command": ["true"]},
+        ],
+        "schedule": {"runs": 1},
+    }
+    for k, v in over.items():
+        if v is None:
+            p.pop(k, None)
+        else:
+            p[k] = v
+    return p
+
+
+def variant(**over):
+    v = {"name": "a", "command": ["true"]}
+    v.update(over)
+    return v
+
+
+MALFORMED = '{\n  "schema": "abev.plan/1",\n  "name": "x",\n  "variants": [\n' \
+            '    {"name": "a", "command": ["true"]}\n  ]\n  "schedule": {}\n}\n'
+
+# (test name, plan, variants file content or None, fragments the line must hold)
+CASES = [
+    ("unknown_key_top", plan(colour="red"), None,
+     ["colour: unknown key (expected one of: schema, name,"]),
+    ("unknown_key_schedule", plan(schedule={"runs": 1, "ordr": "reverse"}), None,
+     ["schedule.ordr: unknown key (expected one of: warmups, runs, order, seed, "
+      "gap_seconds, timeout_seconds, kill_grace_seconds)"]),
+    ("unknown_key_variant", plan(variants=[variant(), variant(name="b", nmae="c")]), None,
+     ["variants[1].nmae: unknown key"]),
+    ("wrong_type", plan(schedule={"runs": "3"}), None,
+     ["schedule.runs: expected an integer", "found a string"]),
+    ("wrong_type_command", plan(variants=[variant(command="true")]), None,
+     ["variants[0].command: expected a non-empty array of strings, found a string"]),
+    ("empty_variants", plan(variants=[]), None,
+     ["variants: expected a non-empty array of variant objects"]),
+    ("no_variants", plan(variants=None), None, ["variants: missing"]),
+    ("duplicate_names", plan(variants=[variant(), variant(name="b"), variant()]), None,
+     ["variants[2].name: duplicate variant name 'a' (also variants[0])"]),
+    ("runs_zero", plan(schedule={"runs": 0}), None,
+     ["schedule.runs: expected an integer", "found 0"]),
+    ("runs_fraction", plan(schedule={"runs": 1.5}), None,
+     ["schedule.runs: expected an integer", "found 1.5"]),
+    ("negative_gap", plan(schedule={"runs": 1, "gap_seconds": -1}), None,
+     ["schedule.gap_seconds: expected a number >= 0", "found -1"]),
+    ("zero_timeout", plan(schedule={"runs": 1, "timeout_seconds": 0}), None,
+     ["schedule.timeout_seconds: expected a number > 0"]),
+    ("unknown_order", plan(schedule={"runs": 1, "order": "random"}), None,
+     ["schedule.order: unknown order 'random' (expected one of: alternate, reverse, shuffle)"]),
+    ("missing_command", plan(variants=[{"name": "a"}]), None,
+     ["variants[0].command: missing"]),
+    ("empty_command", plan(variants=[variant(), variant(name="b", command=[])]), None,
+     ["variants[1].command: expected a non-empty array of strings"]),
+    ("non_string_argument", plan(variants=[variant(command=["true", 3])]), None,
+     ["variants[0].command[1]: expected a string, found a number"]),
+    ("unknown_placeholder", plan(variants=[variant(command=["true", "x", "{foo}"])]), None,
+     ["variants[0].command[2]: unknown placeholder '{foo}' "
+      "(known: {run_dir}, {variant}, {phase}, {round})"]),
+    ("unknown_placeholder_env", plan(variants=[variant(env={"X": "{Variant}"})]), None,
+     ["variants[0].env.X: unknown placeholder '{Variant}'"]),
+    ("wrong_schema", plan(schema="abev.plan/9"), None,
+     ["schema: expected \"abev.plan/1\""]),
+    ("missing_cwd", plan(variants=[variant(cwd="no-such-dir")]), None,
+     ["variants[0].cwd: directory '", "no-such-dir' does not exist"]),
+    ("newline_in_name", plan(variants=[variant(name="a\nb")]), None,
+     ["variants[0].name: invalid variant name"]),
+    ("variants_line_without_name",
+     plan(variants=None, base={"command": ["true"]}, variants_file="vars.txt"),
+     "# variants\nfast|A=1|--x\n\n|B=2|--y\n",
+     ["vars.txt:4: missing variant name (expected 'name|ENV=V ...|extra args')"]),
+    ("variants_line_bad_assignment",
+     plan(variants=None, base={"command": ["true"]}, variants_file="vars.txt"),
+     "fast|FOO|--x\n", ["vars.txt:1: 'FOO' is not an ENV=VALUE assignment"]),
+    ("variants_line_unterminated_quote",
+     plan(variants=None, base={"command": ["true"]}, variants_file="vars.txt"),
+     "fast||--x 'open\r\n", ["vars.txt:1: unterminated ' quote"]),
+    ("variants_file_without_base", plan(variants_file="vars.txt"), "c\n",
+     ["variants_file: needs \"base\""]),
+]
+
+
+class PlanErrorTest(AbevTestCase):
+    def refuse(self, plan_path, named, fragments, env=None):
+        """Runs abev on plan_path and checks the one-line refusal."""
+        out = self.path("evidence")
+        cp = self.abev("run", plan_path, "--out", out, timeout=60, env=env)
+        self.assertEqual(cp.returncode, 2,
+                         f"exit {cp.returncode}\nstdout:\n{cp.stdout}\nstderr:\n{cp.stderr}")
+        lines = cp.stderr.splitlines()
+        self.assertEqual(len(lines), 1, f"stderr is not one line:\n{cp.stderr}")
+        line = lines[0]
+        self.assertTrue(line.startswith("abev: error: "), line)
+        self.assertIn(named, line)
+        for f in fragments:
+            self.assertIn(f, line)
+        self.assertFalse(os.path.exists(out), f"{out} was created")
+        return line
+
+    def test_broken_plans(self):
+        for name, p, vars_text, fragments in CASES:
+            with self.subTest(name):
+                plan_path = self.write_plan(p, name=f"{name}.json")
+                named = plan_path
+                if vars_text is not None:
+                    with open(self.path("vars.txt"), "w", encoding="utf-8", newline="") as f:
+                        f.write(vars_text)
+                    if fragments[0].startswith("vars.txt:"):
+                        named = self.path("vars.txt")
+                line = self.refuse(plan_path, named, fragments)
+                # The path follows the file: "<file>: <json path>: ..." or "<file>:<line>: ..."
+                self.assertIn(named + ":", line)
+
+    def test_malformed_json_names_the_line(self):
+        plan_path = self.write_plan(MALFORMED)
+        # The comma after the "variants" array (line 6) is missing: the parser
+        # stops at the next key, on line 7.
+        self.refuse(plan_path, plan_path + ":7:", ["malformed JSON"])
+
+    def test_trailing_garbage(self):
+        plan_path = self.write_plan('{"schema": "abev.plan/1"}\n}\n')
+        self.refuse(plan_path, plan_path + ":2:1:", ["malformed JSON near '}'"])
+
+    def test_nonexistent_plan(self):
+        plan_path = self.path("no-such-plan.json")
+        self.refuse(plan_path, f"'{plan_path}'", ["No such file or directory"])
+
+    def test_plan_is_a_directory(self):
+        os.mkdir(self.path("plandir"))
+        self.refuse(self.path("plandir"), self.path("plandir"), ["is a directory"])
+
+    def test_unreadable_plan(self):
+        if os.geteuid() == 0:
+            self.skipTest("root reads a mode 000 file anyway")
+        plan_path = self.write_plan(plan())
+        os.chmod(plan_path, 0)
+        self.refuse(plan_path, f"'{plan_path}'", ["Permission denied"])
+
+    def test_relative_plan_path_is_named_as_given(self):
+        self.write_plan(plan(colour="red"), name="rel.json")
+        cp_cwd = os.getcwd()
+        os.chdir(self.tmp)
+        try:
+            line = self.refuse("rel.json", "rel.json: colour: unknown key", [])
+        finally:
+            os.chdir(cp_cwd)
+        self.assertIn("error: rel.json: colour:", line)

@@ -1,0 +1,417 @@
+"""Integration tests of `abev run` against the test helper: what a user
+checks in the evidence — measurements, order, gaps, failures, interrupts,
+foreign load — driven through the real binary."""
+import datetime
+import glob
+import json
+import os
+import signal
+import subprocess
+import time
+import unittest
+
+from common import ABEV, HELPER, SANITIZED, AbevTestCase, helper_plan
+
+MiB = 1024 * 1024
+
+
+def parse_utc(s):
+    return datetime.datetime.fromisoformat(s)
+
+
+def pid_alive(pid):
+    """True when pid exists and is not a zombie."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            state = f.read().rsplit(")", 1)[1].split()[0]
+        return state != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def procs_with_marker(marker):
+    """PIDs of live processes whose command line contains marker."""
+    found = []
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open(f"/proc/{d}/cmdline", "rb") as f:
+                cmd = f.read().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if marker in cmd and pid_alive(int(d)):
+            found.append(int(d))
+    return found
+
+
+def wait_for_file(path, timeout=10):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if os.path.exists(path):
+            return True
+        time.sleep(0.02)
+    return False
+
+
+class RunBasics(AbevTestCase):
+    def run_plan(self, plan, expect=0, extra=()):
+        p = self.write_plan(plan)
+        out = self.path("ev")
+        self.abev("run", p, "--out", out, *extra, check=expect)
+        return out, self.load("ev", "result.json")
+
+    def test_evidence_layout_and_records(self):
+        out, res = self.run_plan(helper_plan([("a", ["sleep", "10"]), ("b", ["sleep", "10"])],
+                                             runs=2, warmups=1))
+        self.assertEqual(res["schema"], "abev.run/1")
+        self.assertEqual(res["status"], "completed")
+        self.assertEqual(len(res["invocations"]), 6)
+        with open(os.path.join(out, "plan.json"), "rb") as f, \
+                open(self.path("plan.json"), "rb") as g:
+            self.assertEqual(f.read(), g.read())
+        for i, inv in enumerate(res["invocations"]):
+            self.assertEqual(inv["seq"], i + 1)
+            d = os.path.join(out, inv["dir"])
+            for name in ("test.log", "stderr.log", "resource.log", "result.json"):
+                self.assertTrue(os.path.isfile(os.path.join(d, name)), (d, name))
+            with open(os.path.join(d, "result.json")) as f:
+                own = json.load(f)
+            self.assertEqual(own["schema"], "abev.invocation/1")
+            own.pop("schema")
+            self.assertEqual(own, inv)
+            self.assertEqual(inv["status"], "ok")
+            self.assertEqual(inv["exit_code"], 0)
+            self.assertIsNone(inv["signal"])
+            self.assertEqual(inv["cpu_ns"], inv["user_ns"] + inv["sys_ns"])
+            for k in ("load_before", "load_after"):
+                self.assertEqual(set(inv[k]), {"1m", "5m", "15m", "runnable", "total"})
+            self.assertIsNotNone(inv["foreign_cpu"])
+            self.assertTrue(inv["start_utc"].endswith("+00:00"))
+            self.assertLessEqual(parse_utc(inv["start_utc"]), parse_utc(inv["end_utc"]))
+            if inv["cgroup"] is None:
+                self.assertTrue(inv["cgroup_note"])
+        phases = [(i["phase"], i["round"]) for i in res["invocations"]]
+        self.assertEqual(phases, [("warmup", 1), ("warmup", 1), ("run", 1), ("run", 1),
+                                  ("run", 2), ("run", 2)])
+        self.assertEqual(res["invocations"][0]["dir"], "runs/a/warmup-1")
+        with open(os.path.join(out, "runs/a/run-1/resource.log")) as f:
+            log = f.read()
+        self.assertIn("wall_seconds: ", log)
+        self.assertIn("max_rss_bytes: ", log)
+        self.assertTrue(os.path.isfile(os.path.join(out, "report.md")))
+
+    def test_placeholders_env_cwd_stdin(self):
+        sub = self.path("work")
+        os.mkdir(sub)
+        plan = {
+            "schema": "abev.plan/1", "name": "ph",
+            "variants": [{"name": "v1", "cwd": "work",
+                          "command": ["sh", "-c",
+                                      'echo "dir=$1 var=$2 phase=$3 round=$4"; pwd; '
+                                      'echo "X=$X R=$ABEV_ROUND"; cat | wc -c',
+                                      "sh", "{run_dir}", "{variant}", "{phase}", "{round}"],
+                          "env": {"X": "x-{variant}-{{lit}}"}}],
+            "schedule": {"runs": 2},
+            "load": {"max_foreign_cpu": 64, "max_repeats": 0},
+        }
+        out, res = self.run_plan(plan)
+        inv = res["invocations"][1]
+        with open(os.path.join(out, inv["dir"], "test.log")) as f:
+            lines = f.read().splitlines()
+        real_out = os.path.realpath(out)
+        self.assertEqual(lines[0], f"dir={real_out}/runs/v1/run-2 var=v1 phase=run round=2")
+        self.assertEqual(lines[1], os.path.realpath(sub))
+        self.assertEqual(lines[2], "X=x-v1-{lit} R=2")
+        self.assertEqual(lines[3].strip(), "0")
+        self.assertEqual(inv["cwd"], os.path.realpath(sub))
+        self.assertEqual(inv["argv"][4], f"{real_out}/runs/v1/run-2")
+
+    def test_stderr_goes_to_its_own_file(self):
+        out, res = self.run_plan(helper_plan([("a", ["stderr", "oops"])]))
+        d = os.path.join(out, res["invocations"][0]["dir"])
+        with open(os.path.join(d, "stderr.log")) as f:
+            self.assertIn("oops", f.read())
+        with open(os.path.join(d, "test.log")) as f:
+            self.assertNotIn("oops", f.read())
+
+    def test_refuses_existing_out_dir(self):
+        p = self.write_plan(helper_plan([("a", ["exit", "0"])]))
+        os.mkdir(self.path("ev"))
+        marker = self.path("ev", "keep")
+        open(marker, "w").close()
+        cp = self.abev("run", p, "--out", self.path("ev"))
+        self.assertEqual(cp.returncode, 2)
+        self.assertIn("already exists", cp.stderr)
+        self.assertEqual(os.listdir(self.path("ev")), ["keep"])
+
+    def test_quiet_prints_nothing(self):
+        p = self.write_plan(helper_plan([("a", ["exit", "0"])]))
+        cp = self.abev("run", p, "--out", self.path("ev"), "--quiet", check=0)
+        self.assertEqual(cp.stdout, "")
+        self.assertEqual(cp.stderr, "")
+
+    def test_one_line_per_invocation_when_not_a_terminal(self):
+        p = self.write_plan(helper_plan([("a", ["exit", "0"]), ("b", ["exit", "0"])], runs=2))
+        cp = self.abev("run", p, "--out", self.path("ev"), check=0)
+        lines = [l for l in cp.stderr.splitlines() if l.startswith("abev: [")]
+        self.assertEqual(len(lines), 4, cp.stderr)
+        self.assertIn("[1/4] a run 1", lines[0])
+        self.assertIn("evidence: ", cp.stdout)
+        self.assertIn("report.md", cp.stdout)
+
+    def test_dry_run_writes_nothing(self):
+        p = self.write_plan(helper_plan([("a", ["exit", "0"]), ("b", ["exit", "0"])],
+                                        runs=3, order="reverse"))
+        cp = self.abev("run", p, "--dry-run", check=0)
+        rows = [l.split()[-1] for l in cp.stdout.splitlines() if not l.startswith("#")]
+        self.assertEqual(rows, ["a", "b", "b", "a", "a", "b"])
+        self.assertFalse(os.path.exists(self.path("ev")))
+
+
+class Measurements(AbevTestCase):
+    def one(self, args, **kw):
+        p = self.write_plan(helper_plan([("m", args)], **kw))
+        self.abev("run", p, "--out", self.path("ev"), check=0)
+        res = self.load("ev", "result.json")
+        return res["invocations"][0], res
+
+    def check_touch(self, mib):
+        inv, _ = self.one(["touch", str(mib)])
+        with open(os.path.join(self.path("ev"), inv["dir"], "test.log")) as f:
+            kv = dict(l.split("=", 1) for l in f.read().split())
+        expected = int(kv["baseline_rss_bytes"]) + mib * MiB
+        self.assertAlmostEqual(inv["max_rss_bytes"], expected, delta=expected * 0.05,
+                               msg=f"touched {mib} MiB + baseline")
+
+    def test_peak_rss_64_mib(self):
+        self.check_touch(64)
+
+    def test_peak_rss_512_mib(self):
+        self.check_touch(512)
+
+    def test_orchestrator_memory_does_not_leak_into_child(self):
+        if SANITIZED:
+            self.skipTest("the sanitizer runtime makes abev's RSS larger than the child's; "
+                          "checked in the plain build")
+        inv, res = self.one(["touch", "0"])
+        with open(os.path.join(self.path("ev"), inv["dir"], "test.log")) as f:
+            kv = dict(l.split("=", 1) for l in f.read().split())
+        # The child's figure is its own high-water mark, not abev's.
+        self.assertLess(inv["max_rss_bytes"], int(kv["hwm_bytes"]) + 2 * MiB)
+
+    def test_sleep_wall_time(self):
+        inv, _ = self.one(["sleep", "200"])
+        self.assertAlmostEqual(inv["wall_ns"], 200e6, delta=5e6)
+
+    def test_spin_user_cpu(self):
+        inv, _ = self.one(["spin", "300"])
+        self.assertGreaterEqual(inv["user_ns"], 250e6)
+
+
+class Order(AbevTestCase):
+    def sequence(self, order, runs=3, seed=1, variants=("A", "B")):
+        p = self.write_plan(helper_plan([(v, ["exit", "0"]) for v in variants], runs=runs,
+                                        order=order, seed=seed))
+        self.count = getattr(self, "count", 0) + 1
+        out = self.path(f"ev-{self.count}")
+        self.abev("run", p, "--out", out, "--quiet", check=0)
+        with open(os.path.join(out, "result.json")) as f:
+            res = json.load(f)
+        self.assertEqual(res["schedule"]["order"], order)
+        self.assertEqual(res["schedule"]["seed"], seed)
+        return "".join(i["variant"] for i in res["invocations"] if i["phase"] == "run")
+
+    def test_alternate(self):
+        self.assertEqual(self.sequence("alternate"), "ABABAB")
+
+    def test_reverse(self):
+        self.assertEqual(self.sequence("reverse"), "ABBAAB")
+
+    def test_shuffle_is_reproducible_by_seed(self):
+        a = self.sequence("shuffle", runs=12, seed=7, variants="ABC")
+        b = self.sequence("shuffle", runs=12, seed=7, variants="ABC")
+        c = self.sequence("shuffle", runs=12, seed=8, variants="ABC")
+        self.assertEqual(a, b)
+        self.assertNotEqual(a, c)
+        for r in range(12):
+            self.assertEqual(sorted(a[3 * r:3 * r + 3]), ["A", "B", "C"])
+
+    def test_gap_between_processes(self):
+        p = self.write_plan(helper_plan([("A", ["exit", "0"]), ("B", ["exit", "0"])],
+                                        runs=2, warmups=1, gap=0.3))
+        self.abev("run", p, "--out", self.path("ev"), check=0)
+        invs = self.load("ev", "result.json")["invocations"]
+        self.assertEqual(len(invs), 6)
+        for prev, cur in zip(invs, invs[1:]):
+            gap = parse_utc(cur["start_utc"]) - parse_utc(prev["end_utc"])
+            self.assertGreaterEqual(gap.total_seconds(), 0.3, (prev["seq"], cur["seq"]))
+
+
+class Failures(AbevTestCase):
+    def test_segfault_is_recorded_and_schedule_continues(self):
+        p = self.write_plan(helper_plan([("crash", ["crash"]), ("fine", ["exit", "0"])], runs=2))
+        self.abev("run", p, "--out", self.path("ev"), check=1)
+        res = self.load("ev", "result.json")
+        self.assertEqual(res["status"], "failed")
+        self.assertEqual(len(res["invocations"]), 4)
+        for inv in res["invocations"]:
+            if inv["variant"] == "crash":
+                self.assertEqual(inv["status"], "failed")
+                self.assertEqual(inv["signal"], 11)
+                self.assertIsNone(inv["exit_code"])
+                self.assertIn("SIGSEGV", inv["reason"])
+            else:
+                self.assertEqual(inv["status"], "ok")
+
+    def test_nonzero_exit_fails(self):
+        p = self.write_plan(helper_plan([("a", ["exit", "3"])]))
+        self.abev("run", p, "--out", self.path("ev"), check=1)
+        inv = self.load("ev", "result.json")["invocations"][0]
+        self.assertEqual(inv["status"], "failed")
+        self.assertEqual(inv["exit_code"], 3)
+
+    def test_hang_with_grandchild_is_killed_at_timeout(self):
+        pidfile = self.path("pids")
+        plan = helper_plan([("h", ["hang-with-child", pidfile, "--ignore-term"])], timeout=1)
+        plan["schedule"]["kill_grace_seconds"] = 0.5
+        p = self.write_plan(plan)
+        t0 = time.monotonic()
+        self.abev("run", p, "--out", self.path("ev"), check=1)
+        self.assertLess(time.monotonic() - t0, 10)
+        inv = self.load("ev", "result.json")["invocations"][0]
+        self.assertEqual(inv["status"], "timed_out")
+        self.assertTrue(inv["timed_out"])
+        self.assertEqual(inv["signal"], 9)
+        self.assertGreaterEqual(inv["wall_ns"], 1e9)
+        with open(pidfile) as f:
+            child, grandchild = map(int, f.read().split())
+        self.assertFalse(pid_alive(child))
+        self.assertFalse(pid_alive(grandchild))
+
+    def test_missing_program_is_exec_failed(self):
+        plan = helper_plan([("a", ["exit", "0"])])
+        plan["variants"].append({"name": "b", "command": ["no-such-program-abev"]})
+        p = self.write_plan(plan)
+        self.abev("run", p, "--out", self.path("ev"), check=1)
+        invs = self.load("ev", "result.json")["invocations"]
+        self.assertEqual(invs[0]["status"], "ok")
+        self.assertEqual(invs[1]["status"], "exec_failed")
+        self.assertIn("No such file or directory", invs[1]["exec_error"])
+        self.assertIn("no-such-program-abev", invs[1]["exec_error"])
+
+    def test_leftover_daemon_is_killed(self):
+        pidfile = self.path("daemon")
+        p = self.write_plan(helper_plan([("d", ["daemonize", pidfile])]))
+        self.abev("run", p, "--out", self.path("ev"), check=0)
+        inv = self.load("ev", "result.json")["invocations"][0]
+        self.assertGreaterEqual(inv["leftovers_killed"], 1)
+        with open(pidfile) as f:
+            self.assertFalse(pid_alive(int(f.read().split()[0])))
+
+
+class Interrupt(AbevTestCase):
+    def interrupt(self, sig, expect):
+        pidfile = self.path("pids")
+        marker = os.path.basename(self.tmp)
+        plan = helper_plan([("a", ["hang-with-child", pidfile]), ("b", ["exit", "0"])], runs=3)
+        p = self.write_plan(plan)
+        proc = subprocess.Popen([ABEV, "run", p, "--out", self.path("ev")],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                stdin=subprocess.DEVNULL)
+        try:
+            self.assertTrue(wait_for_file(pidfile), "the child never started")
+            time.sleep(0.2)
+            proc.send_signal(sig)
+            out, err = proc.communicate(timeout=30)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+        self.assertEqual(proc.returncode, expect, err)
+        res = self.load("ev", "result.json")
+        self.assertEqual(res["status"], "interrupted")
+        self.assertEqual(res["interrupt"], signal.Signals(sig).name)
+        self.assertEqual(len(res["invocations"]), 1)
+        self.assertEqual(res["invocations"][0]["status"], "interrupted")
+        self.assertTrue(os.path.isfile(self.path("ev", "runs/a/run-1/result.json")))
+        self.assertIn("interrupted", open(self.path("ev", "report.md")).read())
+        with open(pidfile) as f:
+            pids = list(map(int, f.read().split()))
+        for pid in pids:
+            self.assertFalse(pid_alive(pid), f"process {pid} survived")
+        self.assertEqual(procs_with_marker(marker), [])
+
+    def test_sigint(self):
+        self.interrupt(signal.SIGINT, 130)
+
+    def test_sigterm(self):
+        self.interrupt(signal.SIGTERM, 143)
+
+
+class Footprint(AbevTestCase):
+    def test_flood_of_stdout_keeps_abev_small(self):
+        if SANITIZED:
+            self.skipTest("sanitizer runtimes inflate abev's own RSS; checked in the plain build")
+        p = self.write_plan(helper_plan([("f", ["flood", str(1024 * MiB)])]))
+        proc = subprocess.Popen([ABEV, "run", p, "--out", self.path("ev"), "--quiet"],
+                                stdin=subprocess.DEVNULL)
+        # VmHWM is abev's own high-water mark; wait4's ru_maxrss would also
+        # carry this Python process's RSS, which the kernel keeps across exec.
+        hwm = 0
+        while proc.poll() is None:
+            try:
+                with open(f"/proc/{proc.pid}/status") as f:
+                    for line in f:
+                        if line.startswith("VmHWM:"):
+                            hwm = max(hwm, int(line.split()[1]) * 1024)
+            except (FileNotFoundError, ProcessLookupError, ValueError):
+                pass
+            time.sleep(0.05)
+        self.assertEqual(proc.returncode, 0)
+        res = self.load("ev", "result.json")
+        self.assertEqual(os.path.getsize(self.path("ev", "runs/f/run-1/test.log")), 1024 * MiB)
+        self.assertGreater(hwm, 0)
+        self.assertLess(hwm, 20 * MiB)
+        self.assertLess(res["abev_max_rss_bytes"], 20 * MiB)
+
+
+class ForeignLoad(AbevTestCase):
+    def test_burner_beside_run_discards_and_repeats(self):
+        plan = helper_plan([("q", ["sleep", "600"])], runs=1, gap=2.5,
+                           load={"max_foreign_cpu": 0.5, "max_repeats": 3})
+        p = self.write_plan(plan)
+        burner = subprocess.Popen([HELPER, "spin", "1500"])
+        try:
+            time.sleep(0.1)
+            self.abev("run", p, "--out", self.path("ev"), check=0)
+        finally:
+            burner.wait(timeout=30)
+        invs = self.load("ev", "result.json")["invocations"]
+        first = invs[0]
+        self.assertEqual(first["status"], "discarded")
+        self.assertGreater(first["foreign_cpu"], 0.5)
+        self.assertIn("max_foreign_cpu", first["reason"])
+        self.assertEqual(invs[-1]["status"], "ok")
+        self.assertGreaterEqual(invs[-1]["attempt"], 2)
+        self.assertEqual(invs[-1]["dir"], f"runs/q/run-1-attempt-{invs[-1]['attempt']}")
+        self.assertTrue(os.path.isdir(self.path("ev", first["dir"])))
+
+    def test_slot_lost_when_load_never_stops(self):
+        plan = helper_plan([("q", ["sleep", "300"])], runs=1,
+                           load={"max_foreign_cpu": 0.3, "max_repeats": 1})
+        p = self.write_plan(plan)
+        burner = subprocess.Popen([HELPER, "spin", "4000"])
+        try:
+            time.sleep(0.1)
+            self.abev("run", p, "--out", self.path("ev"), check=1)
+        finally:
+            burner.kill()
+            burner.wait()
+        res = self.load("ev", "result.json")
+        self.assertEqual([i["status"] for i in res["invocations"]], ["discarded", "discarded"])
+        self.assertEqual(res["status"], "failed")
+        self.assertTrue(any("no measurement" in n for n in res["notes"]))
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,180 @@
+/* Unit tests of evidence: key order, nulls, and that the files written
+ * are complete JSON documents with the documented schema names. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "evidence.h"
+#include "util.h"
+
+static char root[] = "/tmp/abev-evidence-XXXXXX";
+
+static void fill(struct invocation *inv)
+{
+	memset(inv, 0, sizeof(*inv));
+	inv->seq = 3;
+	inv->variant = xstrdup("candidate");
+	inv->round = 2;
+	inv->attempt = 1;
+	inv->status = INV_FAILED;
+	inv->reason = xstrdup("killed by signal 11 (SIGSEGV)");
+	inv->argc = 2;
+	inv->argv = xcalloc(3, sizeof(char *));
+	inv->argv[0] = xstrdup("prog");
+	inv->argv[1] = xstrdup("--flag");
+	inv->cwd = xstrdup("/w");
+	inv->dir = xstrdup("runs/candidate/run-2");
+	snprintf(inv->start_utc, sizeof(inv->start_utc), "2026-11-10T16:54:37.980941+00:00");
+	snprintf(inv->end_utc, sizeof(inv->end_utc), "2026-11-10T16:54:38.000000+00:00");
+	inv->wall_ns = 19058877;
+	inv->exit_code = -1;
+	inv->signal = 11;
+	inv->user_ns = 1000;
+	inv->sys_ns = 2000;
+	inv->max_rss_bytes = 4096 * 1024;
+	inv->load_before = (struct loadavg){ 1, 0.5, 0.25, 0.125, 2, 100 };
+	inv->load_after.valid = 0;
+	inv->foreign_cpu = 0.125;
+	inv->foreign_cpu_resolution = 0.25;
+	inv->max_foreign_cpu = 0.5;
+	inv->cgroup_valid = 1;
+	inv->cg_memory_peak_bytes = -1;
+	inv->cg_cpu_usage_ns = 5000;
+	inv->cgroup_note = xstrdup("memory controller not enabled");
+}
+
+static cJSON *load_json(const char *path)
+{
+	struct strbuf sb = STRBUF_INIT;
+	assert_int_equal(read_file_capped(&sb, path, 1 << 20), 0);
+	cJSON *o = cJSON_Parse(sb.buf);
+	assert_non_null(o);
+	assert_true(sb.len > 0 && sb.buf[sb.len - 1] == '\n');
+	strbuf_release(&sb);
+	return o;
+}
+
+static void test_invocation_file(void **state)
+{
+	struct invocation inv;
+	(void)state;
+	fill(&inv);
+	char *dir = path_join(root, inv.dir);
+	assert_int_equal(mkdir_p(dir), 0);
+	assert_int_equal(evidence_write_invocation(root, &inv), 0);
+	char *p = path_join(dir, "result.json");
+	cJSON *o = load_json(p);
+
+	static const char *const order[] = {
+		"schema", "seq", "variant", "phase", "round", "attempt", "status", "reason", "dir",
+		"argv", "cwd", "start_utc", "end_utc", "wall_ns", "exit_code", "signal",
+		"core_dumped", "timed_out", "exec_error", "user_ns", "sys_ns", "cpu_ns",
+		"max_rss_bytes", "minflt", "majflt", "nvcsw", "nivcsw", "load_before",
+		"load_after", "foreign_cpu", "foreign_cpu_resolution", "max_foreign_cpu", "leftovers_killed", "cgroup",
+		"cgroup_note", "results_files",
+	};
+	size_t i = 0;
+	for (cJSON *c = o->child; c; c = c->next, i++) {
+		assert_true(i < ARRAY_SIZE(order));
+		assert_string_equal(c->string, order[i]);
+	}
+	assert_int_equal(i, ARRAY_SIZE(order));
+	assert_string_equal(cJSON_GetObjectItem(o, "schema")->valuestring, "abev.invocation/1");
+	assert_string_equal(cJSON_GetObjectItem(o, "status")->valuestring, "failed");
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(o, "exit_code")));
+	assert_int_equal(cJSON_GetObjectItem(o, "signal")->valueint, 11);
+	assert_int_equal(cJSON_GetObjectItem(o, "cpu_ns")->valuedouble, 3000);
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(o, "load_after")));
+	cJSON *lb = cJSON_GetObjectItem(o, "load_before");
+	assert_true(cJSON_GetObjectItem(lb, "1m")->valuedouble == 0.5);
+	assert_int_equal(cJSON_GetObjectItem(lb, "total")->valueint, 100);
+	cJSON *cg = cJSON_GetObjectItem(o, "cgroup");
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(cg, "memory_peak_bytes")));
+	assert_int_equal(cJSON_GetObjectItem(cg, "cpu_usage_ns")->valueint, 5000);
+	cJSON_Delete(o);
+
+	char *log = path_join(dir, "resource.log");
+	struct strbuf sb = STRBUF_INIT;
+	assert_int_equal(read_file_capped(&sb, log, 1 << 20), 0);
+	assert_non_null(strstr(sb.buf, "signal: 11\n"));
+	assert_non_null(strstr(sb.buf, "max_rss_bytes: 4194304\n"));
+	assert_non_null(strstr(sb.buf, "load_after: unavailable\n"));
+	strbuf_release(&sb);
+
+	free(log);
+	free(p);
+	free(dir);
+	invocation_release(&inv);
+	invocation_release(&inv);
+}
+
+static void test_run_file(void **state)
+{
+	struct invocation inv[2];
+	const char *names[] = { "baseline", "candidate" };
+	const char *notes[] = { "a note" };
+	(void)state;
+	fill(&inv[0]);
+	fill(&inv[1]);
+	inv[1].seq = 4;
+	struct run_header hdr = {
+		.plan_name = "p", .plan_path = "x/plan.json", .order = "reverse", .seed = 9,
+		.warmups = 1, .runs = 3, .gap_seconds = 2.5, .timeout_seconds = 0,
+		.max_foreign_cpu = 0.5, .max_repeats = 2, .abev_version = "0.0.0",
+		.started_utc = "s", .ended_utc = "", .variant_names = names, .nvariants = 2,
+		.planned = 8, .interrupt = "SIGINT", .abev_max_rss_bytes = 1, .notes = notes,
+		.nnotes = 1,
+	};
+	assert_int_equal(evidence_write_run(root, &hdr, RUN_INTERRUPTED, inv, 2), 0);
+	char *p = path_join(root, "result.json");
+	cJSON *o = load_json(p);
+	assert_string_equal(cJSON_GetObjectItem(o, "schema")->valuestring, "abev.run/1");
+	assert_string_equal(cJSON_GetObjectItem(o, "status")->valuestring, "interrupted");
+	assert_string_equal(cJSON_GetObjectItem(o, "interrupt")->valuestring, "SIGINT");
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(o, "ended_utc")));
+	cJSON *sched = cJSON_GetObjectItem(o, "schedule");
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(sched, "timeout_seconds")));
+	assert_true(cJSON_GetObjectItem(sched, "gap_seconds")->valuedouble == 2.5);
+	cJSON *list = cJSON_GetObjectItem(o, "invocations");
+	assert_int_equal(cJSON_GetArraySize(list), 2);
+	assert_null(cJSON_GetObjectItem(cJSON_GetArrayItem(list, 0), "schema"));
+	assert_int_equal(cJSON_GetObjectItem(cJSON_GetArrayItem(list, 1), "seq")->valueint, 4);
+	assert_int_equal(cJSON_GetObjectItem(o, "executed")->valueint, 2);
+	cJSON_Delete(o);
+	free(p);
+	invocation_release(&inv[0]);
+	invocation_release(&inv[1]);
+}
+
+static void test_status_names(void **state)
+{
+	(void)state;
+	assert_string_equal(inv_status_name(INV_TIMED_OUT), "timed_out");
+	assert_string_equal(inv_status_name(INV_EXEC_FAILED), "exec_failed");
+	assert_string_equal(run_status_name(RUN_RUNNING), "running");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_invocation_file),
+		cmocka_unit_test(test_run_file),
+		cmocka_unit_test(test_status_names),
+	};
+	if (!mkdtemp(root))
+		return 1;
+	int rc = cmocka_run_group_tests_name("evidence", tests, NULL, NULL);
+	char *cmd = xasprintf("rm -rf '%s'", root);
+	if (system(cmd) != 0)
+		rc = 1;
+	free(cmd);
+	return rc;
+}

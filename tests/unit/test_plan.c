@@ -1,0 +1,662 @@
+/*
+ * Unit tests of plan.c: a full plan and the defaults, the variants file,
+ * one table of broken plans (each must fail with exactly one message that
+ * names the file and the JSON path or line), malformed and unreadable
+ * files, and template expansion. Fixtures are written into a fresh
+ * mkdtemp directory; in plan fixtures ' stands for " to keep them legible.
+ */
+#define _XOPEN_SOURCE 700
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <ftw.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "plan.h"
+#include "util.h"
+
+static char tmpdir[PATH_MAX];
+static char *realdir;
+static char last_error[4096];
+static int nerrors;
+
+static void capture(const char *prefix, const char *msg)
+{
+	(void)prefix;
+	nerrors++;
+	snprintf(last_error, sizeof(last_error), "%s", msg);
+	/* TEST_PLAN_VERBOSE=1 shows every message, to read them as a user would. */
+	if (getenv("TEST_PLAN_VERBOSE"))
+		fprintf(stderr, "  msg: %s\n", msg);
+}
+
+static void reset_errors(void)
+{
+	nerrors = 0;
+	last_error[0] = '\0';
+}
+
+/* Writes content to tmpdir/name; returns the path (caller frees). */
+static char *write_raw(const char *name, const char *content, size_t len)
+{
+	char *path = path_join(tmpdir, name);
+	FILE *f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(content, 1, len, f), len);
+	assert_int_equal(fclose(f), 0);
+	return path;
+}
+
+/* A plan fixture: ' becomes ". */
+static char *write_json(const char *name, const char *fixture)
+{
+	char *s = xstrdup(fixture);
+	char *path;
+	for (char *p = s; *p; p++)
+		if (*p == '\'')
+			*p = '"';
+	path = write_raw(name, s, strlen(s));
+	free(s);
+	return path;
+}
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static int setup(void **state)
+{
+	char *sub;
+	(void)state;
+	snprintf(tmpdir, sizeof(tmpdir), "%s/abev-test-plan-XXXXXX",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	if (!mkdtemp(tmpdir))
+		return -1;
+	realdir = realpath(tmpdir, NULL);
+	sub = path_join(tmpdir, "sub");
+	if (mkdir(sub, 0755) < 0)
+		return -1;
+	free(sub);
+	set_error_routine(capture);
+	return realdir ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	set_error_routine(NULL);
+	free(realdir);
+	return nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static const char full_plan[] =
+	"{\n"
+	"  'schema': 'abev.plan/1',\n"
+	"  'name': 'full',\n"
+	"  'description': 'every key there is',\n"
+	"  'variants': [\n"
+	"    {'name': 'a', 'cwd': 'sub',\n"
+	"     'command': ['./bench', '--out', '{run_dir}/out.trx', '{{literal}}'],\n"
+	"     'env': {'MODE': 'fast', 'ROUND': '{round}'},\n"
+	"     'assemblies': ['bin/{variant}/*.dll']},\n"
+	"    {'name': 'b-2.x_Y', 'command': ['sh', '-c', 'exit 0']}\n"
+	"  ],\n"
+	"  'schedule': {'warmups': 2, 'runs': 5, 'order': 'shuffle', 'seed': 99,\n"
+	"               'gap_seconds': 1.5, 'timeout_seconds': 30, 'kill_grace_seconds': 2},\n"
+	"  'results': {'files': '{run_dir}/*.trx', 'min_executed': 10},\n"
+	"  'metrics': [{'name': 'x', 'unit': 'ms'}],\n"
+	"  'load': {'max_foreign_cpu': 1.25, 'max_repeats': 4}\n"
+	"}\n";
+
+static void test_full_plan(void **state)
+{
+	struct plan plan = PLAN_INIT;
+	char *path = write_json("full.json", full_plan);
+	char *sub = path_join(realdir, "sub");
+	struct stat st;
+	const struct plan_variant *a, *b;
+	(void)state;
+
+	reset_errors();
+	assert_int_equal(plan_load(&plan, path), 0);
+	assert_int_equal(nerrors, 0);
+	assert_string_equal(plan.path, path);
+	assert_string_equal(plan.dir, realdir);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(plan.raw_len, (size_t)st.st_size);
+	assert_non_null(plan.raw);
+	assert_int_equal(plan.raw[0], '{');
+	assert_non_null(strstr(plan.raw, "\"description\": \"every key there is\""));
+	assert_string_equal(plan.name, "full");
+	assert_null(plan.variants_file);
+
+	assert_int_equal(plan.nvariants, 2);
+	a = &plan.variants[0];
+	assert_string_equal(a->name, "a");
+	assert_string_equal(a->cwd, sub);
+	assert_int_equal(a->command_len, 4);
+	assert_string_equal(a->command[0], "./bench");
+	assert_string_equal(a->command[1], "--out");
+	assert_string_equal(a->command[2], "{run_dir}/out.trx");
+	assert_string_equal(a->command[3], "{{literal}}");
+	assert_int_equal(a->env_len, 2);
+	assert_string_equal(a->env[0].key, "MODE");
+	assert_string_equal(a->env[0].value, "fast");
+	assert_string_equal(a->env[1].key, "ROUND");
+	assert_string_equal(a->env[1].value, "{round}");
+	assert_int_equal(a->assemblies_len, 1);
+	assert_string_equal(a->assemblies[0], "bin/{variant}/*.dll");
+
+	b = &plan.variants[1];
+	assert_string_equal(b->name, "b-2.x_Y");
+	assert_string_equal(b->cwd, realdir);
+	assert_int_equal(b->command_len, 3);
+	assert_string_equal(b->command[2], "exit 0");
+	assert_int_equal(b->env_len, 0);
+	assert_int_equal(b->assemblies_len, 0);
+
+	assert_int_equal(plan.warmups, 2);
+	assert_int_equal(plan.runs, 5);
+	assert_int_equal(plan.order, PLAN_ORDER_SHUFFLE);
+	assert_string_equal(plan_order_name(plan.order), "shuffle");
+	assert_int_equal(plan.seed, 99);
+	assert_true(plan.gap_seconds == 1.5);
+	assert_true(plan.timeout_seconds == 30);
+	assert_true(plan.kill_grace_seconds == 2);
+	assert_string_equal(plan.results_files, "{run_dir}/*.trx");
+	assert_int_equal(plan.min_executed, 10);
+	assert_string_equal(plan.metrics_json, "[{\"name\":\"x\",\"unit\":\"ms\"}]");
+	assert_true(plan.max_foreign_cpu == 1.25);
+	assert_int_equal(plan.max_repeats, 4);
+
+	plan_release(&plan);
+	assert_null(plan.path);
+	assert_int_equal(plan.nvariants, 0);
+	plan_release(&plan);
+	plan_release(NULL);
+	free(sub);
+	free(path);
+}
+
+static void test_defaults(void **state)
+{
+	struct plan plan = PLAN_INIT;
+	char *path = write_json("min.json",
+		"{'schema':'abev.plan/1','name':'m','variants':[{'name':'a','command':['true']}]}");
+	(void)state;
+
+	reset_errors();
+	assert_int_equal(plan_load(&plan, path), 0);
+	assert_int_equal(nerrors, 0);
+	assert_int_equal(plan.nvariants, 1);
+	assert_string_equal(plan.variants[0].cwd, realdir);
+	assert_int_equal(plan.warmups, 0);
+	assert_int_equal(plan.runs, 3);
+	assert_int_equal(plan.order, PLAN_ORDER_ALTERNATE);
+	assert_int_equal(plan.seed, 1);
+	assert_true(plan.gap_seconds == 0);
+	assert_true(plan.timeout_seconds == 0);
+	assert_true(plan.kill_grace_seconds == 5);
+	assert_null(plan.results_files);
+	assert_int_equal(plan.min_executed, -1);
+	assert_string_equal(plan.metrics_json, "[]");
+	assert_true(plan.max_foreign_cpu == 0.5);
+	assert_int_equal(plan.max_repeats, 2);
+	plan_release(&plan);
+	plan_release(&plan);
+	free(path);
+}
+
+/* A relative plan path: plan->dir is still absolute, plan->path as given. */
+static void test_relative_path(void **state)
+{
+	struct plan plan = PLAN_INIT;
+	char *path = write_json("rel.json",
+		"{'schema':'abev.plan/1','name':'m','variants':[{'name':'a','command':['true']}]}");
+	char old[PATH_MAX];
+	(void)state;
+
+	assert_non_null(getcwd(old, sizeof(old)));
+	assert_int_equal(chdir(tmpdir), 0);
+	reset_errors();
+	assert_int_equal(plan_load(&plan, "rel.json"), 0);
+	assert_string_equal(plan.path, "rel.json");
+	assert_string_equal(plan.dir, realdir);
+	assert_string_equal(plan.variants[0].cwd, realdir);
+	plan_release(&plan);
+	assert_int_equal(chdir(old), 0);
+	free(path);
+}
+
+static void test_variants_file(void **state)
+{
+	static const char vars[] =
+		"# name|env|extra args\r\n"
+		"\r\n"
+		"fast|A=2 B=\"two words\" C='{variant}'|--flag 'single quoted' \"dq {phase}\" x\"y z\"w\r\n"
+		"   # an indented comment\n"
+		"  slow  ||\n"
+		"\t\n"
+		"plain\n"
+		"env-only|D=|\n"
+		"args-only||\"\" 'a|b'";
+	struct plan plan = PLAN_INIT;
+	char *vpath = write_raw("vars.txt", vars, sizeof(vars) - 1);
+	char *path = write_json("vf.json",
+		"{'schema':'abev.plan/1','name':'vf',\n"
+		" 'variants':[{'name':'ref','command':['ref']}],\n"
+		" 'base':{'command':['run','--x'],'env':{'A':'1'},'cwd':'sub','assemblies':['*.dll']},\n"
+		" 'variants_file':'vars.txt'}");
+	char *sub = path_join(realdir, "sub");
+	char *abs = path_join(realdir, "vars.txt");
+	const struct plan_variant *v;
+	(void)state;
+
+	reset_errors();
+	assert_int_equal(plan_load(&plan, path), 0);
+	assert_int_equal(nerrors, 0);
+	assert_string_equal(plan.variants_file, abs);
+	assert_int_equal(plan.nvariants, 6);
+	assert_string_equal(plan.variants[0].name, "ref");
+	assert_string_equal(plan.variants[0].cwd, realdir);
+
+	v = &plan.variants[1];
+	assert_string_equal(v->name, "fast");
+	assert_string_equal(v->cwd, sub);
+	assert_int_equal(v->env_len, 3);
+	assert_string_equal(v->env[0].key, "A");
+	assert_string_equal(v->env[0].value, "2");
+	assert_string_equal(v->env[1].key, "B");
+	assert_string_equal(v->env[1].value, "two words");
+	assert_string_equal(v->env[2].key, "C");
+	assert_string_equal(v->env[2].value, "{variant}");
+	assert_int_equal(v->command_len, 6);
+	assert_string_equal(v->command[0], "run");
+	assert_string_equal(v->command[1], "--x");
+	assert_string_equal(v->command[2], "--flag");
+	assert_string_equal(v->command[3], "single quoted");
+	assert_string_equal(v->command[4], "dq {phase}");
+	assert_string_equal(v->command[5], "xy zw");
+	assert_int_equal(v->assemblies_len, 1);
+	assert_string_equal(v->assemblies[0], "*.dll");
+
+	v = &plan.variants[2];
+	assert_string_equal(v->name, "slow");
+	assert_int_equal(v->env_len, 1);
+	assert_string_equal(v->env[0].value, "1");
+	assert_int_equal(v->command_len, 2);
+
+	v = &plan.variants[3];
+	assert_string_equal(v->name, "plain");
+	assert_int_equal(v->command_len, 2);
+
+	v = &plan.variants[4];
+	assert_string_equal(v->name, "env-only");
+	assert_int_equal(v->env_len, 2);
+	assert_string_equal(v->env[1].key, "D");
+	assert_string_equal(v->env[1].value, "");
+
+	v = &plan.variants[5];
+	assert_string_equal(v->name, "args-only");
+	assert_int_equal(v->command_len, 4);
+	assert_string_equal(v->command[2], "");
+	assert_string_equal(v->command[3], "a|b");
+
+	plan_release(&plan);
+	free(abs);
+	free(sub);
+	free(path);
+	free(vpath);
+}
+
+/* Building blocks for the broken plans. */
+#define HEAD "{'schema':'abev.plan/1','name':'t',"
+#define VA "{'name':'a','command':['true']}"
+#define VB "{'name':'b','command':['true']}"
+#define BASE "'base':{'command':['run']},'variants_file':'vars.txt'"
+
+struct broken {
+	const char *plan;
+	const char *vars;   /* variants file content, or NULL */
+	int in_vars;        /* the message names the variants file rather than the plan */
+	const char *want[3];
+};
+
+static const struct broken broken_plans[] = {
+	/* unknown keys, at every level */
+	{ HEAD "'variants':[" VA "],'colour':1}", NULL, 0,
+	  { ": colour: unknown key (expected one of: schema, name, description, variants, base,"
+	    " variants_file, schedule, results, metrics, load)" } },
+	{ HEAD "'variants':[" VA "],'schedule':{'ordr':'reverse'}}", NULL, 0,
+	  { ": schedule.ordr: unknown key (expected one of: warmups, runs, order, seed,"
+	    " gap_seconds, timeout_seconds, kill_grace_seconds)" } },
+	{ HEAD "'variants':[" VA ",{'name':'b','command':['x'],'nmae':'c'}]}", NULL, 0,
+	  { ": variants[1].nmae: unknown key (expected one of: name, cwd, command, env, assemblies)" } },
+	{ HEAD "'variants':[" VA "],'load':{'max_cpu':1}}", NULL, 0,
+	  { ": load.max_cpu: unknown key (expected one of: max_foreign_cpu, max_repeats)" } },
+	{ HEAD "'variants':[" VA "],'results':{'file':'x'}}", NULL, 0,
+	  { ": results.file: unknown key (expected one of: files, min_executed)" } },
+	{ HEAD "'base':{'name':'x','command':['run']},'variants_file':'vars.txt'}", "a\n", 0,
+	  { ": base.name: unknown key (expected one of: cwd, command, env, assemblies)" } },
+	{ HEAD "'variants':[" VA "],'schedule':{'runs':2,'runs':3}}", NULL, 0,
+	  { ": schedule.runs: key given twice" } },
+	/* wrong types */
+	{ HEAD "'variants':[" VA "],'schedule':{'runs':'3'}}", NULL, 0,
+	  { ": schedule.runs: expected an integer from 1 to 1000000, found a string" } },
+	{ HEAD "'variants':[{'name':'a','command':'true'}]}", NULL, 0,
+	  { ": variants[0].command: expected a non-empty array of strings, found a string" } },
+	{ HEAD "'variants':[{'name':7,'command':['true']}]}", NULL, 0,
+	  { ": variants[0].name: expected a non-empty string, found a number" } },
+	{ HEAD "'variants':[" VA ", 3]}", NULL, 0,
+	  { ": variants[1]: expected an object, found a number" } },
+	{ HEAD "'variants':{'a':1}}", NULL, 0,
+	  { ": variants: expected a non-empty array of variant objects, found an object" } },
+	{ HEAD "'variants':[" VA "],'schedule':[]}", NULL, 0,
+	  { ": schedule: expected an object, found an empty array" } },
+	{ HEAD "'variants':[{'name':'a','command':['true'],'env':{'X':1}}]}", NULL, 0,
+	  { ": variants[0].env.X: expected a string, found a number" } },
+	{ HEAD "'variants':[{'name':'a','command':['true'],'env':{'1X':'v'}}]}", NULL, 0,
+	  { ": variants[0].env: invalid variable name '1X'" } },
+	{ HEAD "'variants':[" VA "],'metrics':[{'a':1},2]}", NULL, 0,
+	  { ": metrics[1]: expected an object, found a number" } },
+	{ HEAD "'variants':[" VA "],'description':false}", NULL, 0,
+	  { ": description: expected a string, found a boolean" } },
+	{ "[1]", NULL, 0, { ": expected a JSON object at the top level, found an array" } },
+	/* schema and name */
+	{ "{'name':'t','variants':[" VA "]}", NULL, 0,
+	  { ": schema: missing (expected \"abev.plan/1\")" } },
+	{ "{'schema':'abev.plan/2','name':'t','variants':[" VA "]}", NULL, 0,
+	  { ": schema: expected \"abev.plan/1\", found \"abev.plan/2\"" } },
+	{ "{'schema':'abev.plan/1','variants':[" VA "]}", NULL, 0,
+	  { ": name: missing (expected a non-empty string)" } },
+	/* variants */
+	{ HEAD "'variants':[]}", NULL, 0,
+	  { ": variants: expected a non-empty array of variant objects, found an empty array" } },
+	{ HEAD "'schedule':{}}", NULL, 0, { ": variants: missing (expected at least one variant)" } },
+	{ HEAD "'variants':[" VA "," VB "," VA "]}", NULL, 0,
+	  { ": variants[2].name: duplicate variant name 'a' (also variants[0])" } },
+	{ HEAD "'variants':[{'name':'.hidden','command':['true']}]}", NULL, 0,
+	  { ": variants[0].name: invalid variant name '.hidden'" } },
+	{ HEAD "'variants':[{'name':'a b','command':['true']}]}", NULL, 0,
+	  { ": variants[0].name: invalid variant name 'a b'" } },
+	{ HEAD "'variants':[{'name':'a\\nb','command':['true']}]}", NULL, 0,
+	  { ": variants[0].name: invalid variant name 'a\\x0ab'" } },
+	{ HEAD "'variants':[{'name':'" "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa" "',"
+	  "'command':['true']}]}", NULL, 0,
+	  { ": variants[0].name: invalid variant name 'aaaa", "at most 64 characters" } },
+	{ HEAD "'variants':[{'name':'a','cwd':'nope','command':['true']}]}", NULL, 0,
+	  { ": variants[0].cwd: directory '", "/nope' does not exist" } },
+	{ HEAD "'variants':[{'name':'a','cwd':'broken.json','command':['true']}]}", NULL, 0,
+	  { ": variants[0].cwd: '", "/broken.json' is not a directory" } },
+	/* commands */
+	{ HEAD "'variants':[{'name':'a'}]}", NULL, 0,
+	  { ": variants[0].command: missing (expected a non-empty array of strings)" } },
+	{ HEAD "'variants':[" VA ",{'name':'b','command':[]}]}", NULL, 0,
+	  { ": variants[1].command: expected a non-empty array of strings, found an empty array" } },
+	{ HEAD "'variants':[{'name':'a','command':['x',2]}]}", NULL, 0,
+	  { ": variants[0].command[1]: expected a string, found a number" } },
+	{ HEAD "'variants':[{'name':'a','command':['','x']}]}", NULL, 0,
+	  { ": variants[0].command[0]: expected a program name, found an empty string" } },
+	/* placeholders */
+	{ HEAD "'variants':[{'name':'a','command':['x','y','{foo}']}]}", NULL, 0,
+	  { ": variants[0].command[2]: unknown placeholder '{foo}' (known: {run_dir}, {variant},"
+	    " {phase}, {round})" } },
+	{ HEAD "'variants':[{'name':'a','command':['x'],'env':{'X':'a}b'}}]}", NULL, 0,
+	  { ": variants[0].env.X: unbalanced '}'" } },
+	{ HEAD "'variants':[" VA "],'results':{'files':'{run_dir/x'}}", NULL, 0,
+	  { ": results.files: unterminated '{'" } },
+	{ HEAD "'variants':[{'name':'a','command':['x'],'assemblies':['{Variant}']}]}", NULL, 0,
+	  { ": variants[0].assemblies[0]: unknown placeholder '{Variant}'" } },
+	/* numbers */
+	{ HEAD "'variants':[" VA "],'schedule':{'runs':0}}", NULL, 0,
+	  { ": schedule.runs: expected an integer from 1 to 1000000, found 0" } },
+	{ HEAD "'variants':[" VA "],'schedule':{'runs':1.5}}", NULL, 0,
+	  { ": schedule.runs: expected an integer from 1 to 1000000, found 1.5" } },
+	{ HEAD "'variants':[" VA "],'schedule':{'warmups':-1}}", NULL, 0,
+	  { ": schedule.warmups: expected an integer from 0 to 1000000, found -1" } },
+	{ HEAD "'variants':[" VA "],'schedule':{'seed':-1}}", NULL, 0,
+	  { ": schedule.seed: expected an integer >= 0, found -1" } },
+	{ HEAD "'variants':[" VA "],'schedule':{'seed':1e300}}", NULL, 0,
+	  { ": schedule.seed: expected an integer >= 0, found 1e+300" } },
+	{ HEAD "'variants':[" VA "],'schedule':{'gap_seconds':-1}}", NULL, 0,
+	  { ": schedule.gap_seconds: expected a number >= 0", "found -1" } },
+	{ HEAD "'variants':[" VA "],'schedule':{'timeout_seconds':0}}", NULL, 0,
+	  { ": schedule.timeout_seconds: expected a number > 0", "found 0" } },
+	{ HEAD "'variants':[" VA "],'schedule':{'timeout_seconds':-2}}", NULL, 0,
+	  { ": schedule.timeout_seconds: expected a number > 0", "found -2" } },
+	{ HEAD "'variants':[" VA "],'schedule':{'gap_seconds':1e999}}", NULL, 0,
+	  { ": schedule.gap_seconds: expected a number >= 0", "found inf" } },
+	{ HEAD "'variants':[" VA "],'schedule':{'order':'random'}}", NULL, 0,
+	  { ": schedule.order: unknown order 'random' (expected one of: alternate, reverse, shuffle)" } },
+	{ HEAD "'variants':[" VA "],'load':{'max_foreign_cpu':-0.5}}", NULL, 0,
+	  { ": load.max_foreign_cpu: expected a number >= 0" } },
+	{ HEAD "'variants':[" VA "],'load':{'max_repeats':2.5}}", NULL, 0,
+	  { ": load.max_repeats: expected an integer from 0 to 1000, found 2.5" } },
+	{ HEAD "'variants':[" VA "],'results':{'min_executed':-3}}", NULL, 0,
+	  { ": results.min_executed: expected an integer >= 0, found -3" } },
+	{ HEAD "'variants':[" VA "," VB "],'schedule':{'runs':1000000}}", NULL, 0,
+	  { ": schedule: (warmups + runs) x 2 variants is more than 1000000 invocations" } },
+	/* base and variants_file */
+	{ HEAD "'variants':[" VA "],'variants_file':'vars.txt'}", "a\n", 0,
+	  { ": variants_file: needs \"base\"" } },
+	{ HEAD "'variants':[" VA "],'base':{'command':['x']}}", NULL, 0,
+	  { ": base: only used with \"variants_file\"" } },
+	{ HEAD BASE "}", "# only a comment\n", 0,
+	  { ": variants_file: '", "vars.txt' defines no variant" } },
+	{ HEAD "'base':{'command':['run']},'variants_file':'missing.txt'}", NULL, 0,
+	  { ": variants_file: cannot read '", "missing.txt': No such file or directory" } },
+	{ HEAD "'base':{'env':{}},'variants_file':'vars.txt'}", "a\n", 0,
+	  { ": base.command: missing (expected a non-empty array of strings)" } },
+	{ HEAD BASE "}", "ok\n# comment\n|A=1|--x\n", 1,
+	  { "vars.txt:3: missing variant name (expected 'name|ENV=V ...|extra args')" } },
+	{ HEAD BASE "}", "ok\n  |\n", 1, { "vars.txt:2: missing variant name" } },
+	{ HEAD BASE "}", "a\nb|FOO|\n", 1, { "vars.txt:2: 'FOO' is not an ENV=VALUE assignment" } },
+	{ HEAD BASE "}", "a|1A=x\n", 1, { "vars.txt:1: '1A=x' is not an ENV=VALUE assignment" } },
+	{ HEAD BASE "}", "a|X=\"open|--y\n", 1, { "vars.txt:1: unterminated \" quote" } },
+	{ HEAD BASE "}", "a||--y 'open\n", 1, { "vars.txt:1: unterminated ' quote" } },
+	{ HEAD BASE "}", "a||{nope}\n", 1, { "vars.txt:1: argument '{nope}': unknown placeholder '{nope}'" } },
+	{ HEAD BASE "}", "a|X={x}|\n", 1, { "vars.txt:1: 'X={x}': unknown placeholder '{x}'" } },
+	{ HEAD BASE "}", "a b|X=1\n", 1, { "vars.txt:1: invalid variant name 'a b'" } },
+	{ HEAD "'variants':[" VA "]," BASE "}", "b\r\na\r\n", 1,
+	  { "vars.txt:2: duplicate variant name 'a' (also variants[0])" } },
+	{ HEAD BASE "}", "b\n\nb\n", 1,
+	  { "vars.txt:3: duplicate variant name 'b' (also ", "vars.txt:1)" } },
+};
+
+static void test_broken_plans(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(broken_plans); i++) {
+		const struct broken *c = &broken_plans[i];
+		struct plan plan = PLAN_INIT;
+		char *path = write_json("broken.json", c->plan);
+		char *vars = c->vars ? write_raw("vars.txt", c->vars, strlen(c->vars)) : NULL;
+		char *named = c->in_vars ? path_join(tmpdir, "vars.txt") : xstrdup(path);
+		int ok;
+
+		reset_errors();
+		ok = plan_load(&plan, path) == -1 && nerrors == 1 &&
+		     !strncmp(last_error, named, strlen(named)) && !strchr(last_error, '\n');
+		for (size_t k = 0; k < ARRAY_SIZE(c->want) && c->want[k]; k++)
+			ok = ok && strstr(last_error, c->want[k]);
+		if (!ok)
+			fail_msg("case %zu: %s\n  got %d message(s): %s\n  want: %s", i, c->plan,
+				 nerrors, last_error, c->want[0]);
+		/* A failed load leaves nothing behind. */
+		assert_null(plan.path);
+		assert_null(plan.variants);
+		assert_null(plan.raw);
+		if (vars) {
+			unlink(vars);
+			free(vars);
+		}
+		unlink(path);
+		free(named);
+		free(path);
+	}
+}
+
+struct malformed {
+	const char *text;
+	size_t len;
+	const char *want;
+};
+
+#define M(s, w) { s, sizeof(s) - 1, w }
+static const struct malformed malformed_plans[] = {
+	M("{\n  \"schema\": \"abev.plan/1\",\n  \"name\": \"x\"\n  \"variants\": []\n}\n",
+	  ":4:3: malformed JSON near '\"variants\": []'"),
+	M("{\n\n\n\n\n\n  \"a\": tru,\n}", ":7:8: malformed JSON near 'tru,'"),
+	M("{\"schema\": \"abev.plan/1\"} trailing", ":1:27: malformed JSON near 'trailing'"),
+	M("{\n  \"a\": [1,\n  2", ":3:3: malformed JSON: unexpected end of file after '2'"),
+	M("{\"a\": 1}\n\0{}", ":2:1: malformed JSON: NUL byte"),
+	M("", ":1:1: malformed JSON: the file is empty"),
+	M("  \n \n", ":1:1: malformed JSON: the file is empty"),
+};
+
+static void test_malformed(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(malformed_plans); i++) {
+		const struct malformed *c = &malformed_plans[i];
+		struct plan plan = PLAN_INIT;
+		char *path = write_raw("bad.json", c->text, c->len);
+		char *want = xasprintf("%s%s", path, c->want);
+
+		reset_errors();
+		assert_int_equal(plan_load(&plan, path), -1);
+		assert_int_equal(nerrors, 1);
+		if (strcmp(last_error, want))
+			fail_msg("case %zu\n  got:  %s\n  want: %s", i, last_error, want);
+		assert_null(plan.raw);
+		free(want);
+		free(path);
+	}
+}
+
+static void test_unreadable(void **state)
+{
+	struct plan plan = PLAN_INIT;
+	char *missing = path_join(tmpdir, "does-not-exist.json");
+	char *want;
+	(void)state;
+
+	reset_errors();
+	assert_int_equal(plan_load(&plan, missing), -1);
+	assert_int_equal(nerrors, 1);
+	want = xasprintf("cannot open '%s': No such file or directory", missing);
+	assert_string_equal(last_error, want);
+	assert_null(plan.path);
+	free(want);
+
+	/* A directory is not a plan. */
+	reset_errors();
+	assert_int_equal(plan_load(&plan, tmpdir), -1);
+	assert_int_equal(nerrors, 1);
+	assert_non_null(strstr(last_error, tmpdir));
+	assert_non_null(strstr(last_error, "is a directory"));
+
+	/* Root reads a mode 000 file anyway. */
+	if (geteuid() != 0) {
+		char *locked = write_json("locked.json", "{}");
+		assert_int_equal(chmod(locked, 0), 0);
+		reset_errors();
+		assert_int_equal(plan_load(&plan, locked), -1);
+		assert_int_equal(nerrors, 1);
+		want = xasprintf("cannot open '%s': Permission denied", locked);
+		assert_string_equal(last_error, want);
+		free(want);
+		unlink(locked);
+		free(locked);
+	}
+	free(missing);
+}
+
+struct expand_case {
+	const char *tmpl;
+	const char *want; /* NULL: refused */
+	const char *why;
+};
+
+static const struct expand_case expand_cases[] = {
+	{ "", "", NULL },
+	{ "plain text", "plain text", NULL },
+	{ "{run_dir}/out.trx", "/ev/runs/a/run-3/out.trx", NULL },
+	{ "{variant}-{phase}-{round}", "a-run-3", NULL },
+	{ "{round}{round}", "33", NULL },
+	{ "{{literal}}", "{literal}", NULL },
+	{ "{{{variant}}}", "{a}", NULL },
+	{ "a}}b{{c", "a}b{c", NULL },
+	{ "{foo}", NULL, "unknown placeholder '{foo}' (known: {run_dir}, {variant}, {phase}, {round})" },
+	{ "x{}", NULL, "unknown placeholder '{}'" },
+	{ "{Round}", NULL, "unknown placeholder '{Round}'" },
+	{ "a}b", NULL, "unbalanced '}' (write '}}' for a literal brace)" },
+	{ "}}}", NULL, "unbalanced '}'" },
+	{ "{run_dir", NULL, "unterminated '{' (write '{{' for a literal brace)" },
+	{ "{{{", NULL, "unterminated '{'" },
+};
+
+static void test_expand(void **state)
+{
+	const struct plan_vars vars = { "/ev/runs/a/run-3", "a", "run", 3 };
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(expand_cases); i++) {
+		const struct expand_case *c = &expand_cases[i];
+		char why[200] = "";
+		char *got;
+
+		reset_errors();
+		got = plan_expand(c->tmpl, &vars);
+		if (c->want) {
+			if (!got || strcmp(got, c->want))
+				fail_msg("case %zu '%s': got '%s', want '%s'", i, c->tmpl,
+					 got ? got : "(null)", c->want);
+			assert_int_equal(nerrors, 0);
+			assert_int_equal(plan_check_template(c->tmpl, why, sizeof(why)), 0);
+		} else {
+			assert_null(got);
+			assert_int_equal(nerrors, 1);
+			assert_non_null(strstr(last_error, c->why));
+			assert_int_equal(plan_check_template(c->tmpl, why, sizeof(why)), -1);
+			if (strncmp(why, c->why, strlen(c->why)))
+				fail_msg("case %zu '%s': why '%s', want '%s'", i, c->tmpl, why, c->why);
+		}
+		free(got);
+	}
+}
+
+static void test_order_names(void **state)
+{
+	(void)state;
+	assert_string_equal(plan_order_name(PLAN_ORDER_ALTERNATE), "alternate");
+	assert_string_equal(plan_order_name(PLAN_ORDER_REVERSE), "reverse");
+	assert_string_equal(plan_order_name(PLAN_ORDER_SHUFFLE), "shuffle");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_full_plan),
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_relative_path),
+		cmocka_unit_test(test_variants_file),
+		cmocka_unit_test(test_broken_plans),
+		cmocka_unit_test(test_malformed),
+		cmocka_unit_test(test_unreadable),
+		cmocka_unit_test(test_expand),
+		cmocka_unit_test(test_order_names),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,273 @@
+/*
+ * Unit tests of report: a report rendered from hand-built invocations
+ * shows the medians, ranges and changes a reader would check, leaves out
+ * warmups, discarded and failed runs, escapes table cells, fills every
+ * placeholder and does not change between two renderings.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+
+#define MS 1000000LL
+#define MIB_B (1024LL * 1024)
+
+/* Strings in struct invocation are owned (char *); the tests only borrow literals. */
+static char *s(const char *lit)
+{
+	return (char *)(uintptr_t)lit;
+}
+
+static struct invocation inv(unsigned seq, const char *variant, int warmup, unsigned round,
+			     unsigned attempt, enum inv_status st, int64_t wall_ms,
+			     int64_t cpu_ms, int64_t rss_mib)
+{
+	struct invocation v;
+
+	memset(&v, 0, sizeof(v));
+	v.seq = seq;
+	v.variant = s(variant);
+	v.warmup = warmup;
+	v.round = round;
+	v.attempt = attempt;
+	v.status = st;
+	v.dir = s("runs/x/run-1");
+	v.wall_ns = wall_ms * MS;
+	v.user_ns = cpu_ms * MS * 3 / 4;
+	v.sys_ns = cpu_ms * MS - v.user_ns;
+	v.max_rss_bytes = rss_mib * MIB_B;
+	v.exit_code = st == INV_OK ? 0 : 1;
+	v.foreign_cpu = 0.125;
+	return v;
+}
+
+struct fixture {
+	struct invocation invs[9];
+	const char *names[3];
+	struct report_input in;
+};
+
+static void build(struct fixture *f)
+{
+	size_t n = 0;
+
+	memset(f, 0, sizeof(*f));
+	/* Warmups are far off the runs: a leak into the summary would show. */
+	f->invs[n++] = inv(1, "baseline", 1, 1, 1, INV_OK, 9000, 9000, 900);
+	f->invs[n++] = inv(2, "candidate", 1, 1, 1, INV_OK, 9000, 9000, 900);
+	f->invs[n++] = inv(3, "baseline", 0, 1, 1, INV_OK, 1000, 800, 100);
+	f->invs[n++] = inv(4, "candidate", 0, 1, 1, INV_DISCARDED, 50000, 50000, 5000);
+	f->invs[n - 1].reason = s("foreign load 1.50 cores > 0.75");
+	f->invs[n - 1].foreign_cpu = 1.5;
+	f->invs[n++] = inv(5, "candidate", 0, 1, 2, INV_OK, 800, 600, 200);
+	f->invs[n++] = inv(6, "candidate", 0, 2, 1, INV_FAILED, 100, 50, 3000);
+	f->invs[n - 1].reason = s("exited with status 1 | see test.log");
+	f->invs[n++] = inv(7, "baseline", 0, 2, 1, INV_OK, 1200, 1000, 110);
+	f->invs[n++] = inv(8, "baseline", 0, 3, 1, INV_OK, 1100, 900, 105);
+	f->invs[n++] = inv(9, "candidate", 0, 3, 1, INV_TIMED_OUT, 70000, 100, 220);
+	f->invs[n - 1].signal = 9;
+	f->invs[n - 1].exit_code = -1;
+	f->invs[n - 1].timed_out = 1;
+	f->invs[n - 1].foreign_cpu = -1;
+	f->invs[n - 1].reason = s("timed out after 60 s");
+
+	f->names[0] = "baseline";
+	f->names[1] = "candidate";
+	f->names[2] = "empty";
+	f->in.plan_name = "sort|hash";
+	f->in.status = "failed";
+	f->in.started_utc = "2026-11-10T16:54:37.980941+00:00";
+	f->in.ended_utc = "2026-11-10T16:55:01.000001+00:00";
+	f->in.order = "reverse";
+	f->in.warmups = 1;
+	f->in.runs = 3;
+	f->in.gap_seconds = 1;
+	f->in.variant_names = f->names;
+	f->in.nvariants = 3;
+	f->in.invs = f->invs;
+	f->in.ninvs = n;
+	f->in.reproduce = "abev run examples/demo/plan.json --out build/demo/x";
+}
+
+static void assert_has(const char *text, const char *needle)
+{
+	if (!strstr(text, needle))
+		fail_msg("report lacks \"%s\"; report:\n%s", needle, text);
+}
+
+static void assert_lacks(const char *text, const char *needle)
+{
+	if (strstr(text, needle))
+		fail_msg("report should not contain \"%s\"; report:\n%s", needle, text);
+}
+
+static void test_summary_rows(void **state)
+{
+	struct fixture f;
+	char *r;
+
+	(void)state;
+	build(&f);
+	/* The one candidate "ok" run that is not a warmup is the repeated slot. */
+	f.invs[8].status = INV_OK;
+	f.invs[8].wall_ns = 900 * MS;
+	f.invs[8].user_ns = 700 * MS;
+	f.invs[8].sys_ns = 0;
+	f.invs[8].signal = 0;
+	f.invs[8].exit_code = 0;
+	r = report_render(&f.in);
+	/* baseline: wall 1.0 1.2 1.1, cpu 0.8 1.0 0.9, rss 100 110 105. */
+	assert_has(r, "| baseline | 3 | 1.100 | 1.000–1.200 | 0.900 | 0.800–1.000 "
+		   "| 105.0 | 100.0–110.0 | reference | reference | reference |");
+	/* candidate: wall 0.8 0.9 (median of two = mean), cpu 0.6 0.7, rss 200 220. */
+	assert_has(r, "| candidate | 2 | 0.850 | 0.800–0.900 | 0.650 | 0.600–0.700 "
+		   "| 210.0 | 200.0–220.0 | -22.7% | -27.8% | +100.0% |");
+	assert_has(r, "| empty | 0 | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a |");
+	assert_has(r, "fewer than 5 samples per variant a change is an observation, "
+		   "not a significance claim");
+	free(r);
+}
+
+static void test_excluded_runs(void **state)
+{
+	struct fixture f;
+	char *r;
+
+	(void)state;
+	build(&f);
+	r = report_render(&f.in);
+	/* Only seq 5 counts for candidate: the warmup, discarded, failed and timed-out do not. */
+	assert_has(r, "| candidate | 1 | 0.800 | 0.800–0.800 | 0.600 | 0.600–0.600 "
+		   "| 200.0 | 200.0–200.0 | -27.3% | -33.3% | +90.5% |");
+	assert_lacks(r, "9.000–");
+	assert_lacks(r, "–9.000");
+	assert_lacks(r, "–50.000");
+	/* Every invocation is still listed, in execution order. */
+	assert_has(r, "| 1 | baseline | warmup | 1 | 1 | ok | 9.000 | 9.000 | 900.0 | 0.12 | exit 0 |");
+	assert_has(r, "| 4 | candidate | run | 1 | 1 | discarded | 50.000 | 50.000 | 5000.0 "
+		   "| 1.50 | exit 1 |");
+	assert_has(r, "| 9 | candidate | run | 3 | 1 | timed_out | 70.000 | 0.100 | 220.0 "
+		   "| n/a | signal 9 |");
+	assert_true(strstr(r, "| 4 | candidate") < strstr(r, "| 5 | candidate"));
+	/* Counts and the reasons of the non-ok ones. */
+	assert_has(r, "Invocations: 9 (2 warmup, 7 recorded). Discarded for foreign load: 1. "
+		   "Failed (failed, timed_out, exec_failed or interrupted): 2.");
+	assert_has(r, "- seq 4, candidate run 1 attempt 1, discarded: foreign load 1.50 cores \\> 0.75");
+	assert_has(r, "- seq 9, candidate run 3 attempt 1, timed_out: timed out after 60 s");
+	assert_lacks(r, "- seq 5,");
+	free(r);
+}
+
+static void test_header_and_schedule(void **state)
+{
+	struct fixture f;
+	char *r;
+
+	(void)state;
+	build(&f);
+	r = report_render(&f.in);
+	assert_has(r, "# abev report: sort\\|hash\n");
+	assert_has(r, "- Status: failed\n");
+	assert_has(r, "- Started (UTC): 2026-11-10T16:54:37.980941+00:00\n");
+	assert_has(r, "- Ended (UTC): 2026-11-10T16:55:01.000001+00:00\n");
+	assert_has(r, "Order reverse; 1 warmup round and 3 recorded runs per variant; "
+		   "gap 1 s between invocations.");
+	assert_has(r, "Variants: baseline (reference), candidate, empty.");
+	assert_has(r, "```sh\nabev run examples/demo/plan.json --out build/demo/x\n```");
+	free(r);
+}
+
+static void test_escaping_and_placeholders(void **state)
+{
+	struct fixture f;
+	char *r, *again;
+	const char *line;
+
+	(void)state;
+	build(&f);
+	f.invs[2].dir = s("runs/a|b/run-1");
+	r = report_render(&f.in);
+	assert_has(r, "exited with status 1 \\| see test.log");
+	assert_lacks(r, "status 1 | see");
+	assert_has(r, "| runs/a\\|b/run-1 |");
+	assert_lacks(r, "{{");
+	assert_lacks(r, "}}");
+	/* Every table row has as many unescaped pipes as its header. */
+	for (line = r; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+		static int cols_summary = 12, cols_invs = 13;
+		int pipes = 0;
+
+		if (*line != '|')
+			continue;
+		for (const char *p = line; *p && *p != '\n'; p++)
+			if (*p == '|' && (p == line || p[-1] != '\\'))
+				pipes++;
+		assert_true(pipes == cols_summary || pipes == cols_invs);
+	}
+	again = report_render(&f.in);
+	assert_string_equal(r, again);
+	free(again);
+	free(r);
+}
+
+static void test_reference_without_data(void **state)
+{
+	struct fixture f;
+	const char *names[2] = { "empty", "baseline" };
+	char *r;
+
+	(void)state;
+	build(&f);
+	f.in.variant_names = names;
+	f.in.nvariants = 2;
+	f.in.status = "running";
+	f.in.ended_utc = "";
+	f.in.reproduce = NULL;
+	r = report_render(&f.in);
+	assert_has(r, "| empty | 0 | n/a | n/a | n/a | n/a | n/a | n/a | reference | reference "
+		   "| reference |");
+	assert_has(r, "| baseline | 3 | 1.100 | 1.000–1.200 | 0.900 | 0.800–1.000 | 105.0 "
+		   "| 100.0–110.0 | n/a | n/a | n/a |");
+	assert_has(r, "- Status: running (");
+	assert_has(r, "- Ended (UTC): not ended");
+	assert_has(r, "The command line was not recorded.");
+	assert_lacks(r, "{{");
+	free(r);
+}
+
+static void test_no_invocations(void **state)
+{
+	struct fixture f;
+	char *r;
+
+	(void)state;
+	build(&f);
+	f.in.ninvs = 0;
+	f.in.invs = NULL;
+	r = report_render(&f.in);
+	assert_has(r, "| baseline | 0 | n/a |");
+	assert_has(r, "No invocation was recorded.");
+	assert_has(r, "Invocations: 0 (0 warmup, 0 recorded).");
+	assert_lacks(r, "{{");
+	free(r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_summary_rows),
+		cmocka_unit_test(test_excluded_runs),
+		cmocka_unit_test(test_header_and_schedule),
+		cmocka_unit_test(test_escaping_and_placeholders),
+		cmocka_unit_test(test_reference_without_data),
+		cmocka_unit_test(test_no_invocations),
+	};
+
+	return cmocka_run_group_tests_name("report", tests, NULL, NULL);
+}
