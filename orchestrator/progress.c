@@ -42,18 +42,28 @@ void progress_start(struct progress *p, size_t index, const char *variant, int w
 	p->attempt = attempt;
 }
 
-static void eta(const struct progress *p, double extra_s, char *out, size_t len)
+/*
+ * Time left: the rest of the current invocation (by the mean so far), the
+ * invocations after it, and the gaps before each of them. in_gap says the
+ * current invocation has not started yet and gap_left_s is still to wait.
+ */
+static void eta(const struct progress *p, double elapsed_s, int in_gap, double gap_left_s,
+		char *out, size_t len)
 {
-	size_t left;
-	double mean;
+	size_t left, after;
+	double mean, current, s;
+	char d[32];
+
 	if (!p->done) {
 		snprintf(out, len, "ETA --");
 		return;
 	}
 	left = p->total > p->done ? p->total - p->done : 0;
+	after = left ? left - 1 : 0;
 	mean = (double)p->run_ns_sum / 1e9 / (double)p->done;
-	char d[32];
-	fmt_duration(d, sizeof(d), mean * (double)left + p->gap_seconds * (double)left + extra_s);
+	current = in_gap ? gap_left_s + mean : (mean > elapsed_s ? mean - elapsed_s : 0);
+	s = (left ? current : 0) + (mean + p->gap_seconds) * (double)after;
+	fmt_duration(d, sizeof(d), s);
 	snprintf(out, len, "ETA %s", d);
 }
 
@@ -72,7 +82,7 @@ void progress_tick(struct progress *p, int64_t elapsed_ns)
 	if (p->mode != PROGRESS_LIVE)
 		return;
 	fmt_duration(el, sizeof(el), (double)elapsed_ns / 1e9);
-	eta(p, 0, e, sizeof(e));
+	eta(p, (double)elapsed_ns / 1e9, 0, 0, e, sizeof(e));
 	snprintf(buf, sizeof(buf), "| %s | %s", el, e);
 	live(p, buf);
 }
@@ -83,7 +93,7 @@ void progress_gap(struct progress *p, int64_t remaining_ns)
 	if (p->mode != PROGRESS_LIVE)
 		return;
 	fmt_duration(r, sizeof(r), (double)remaining_ns / 1e9);
-	eta(p, (double)remaining_ns / 1e9, e, sizeof(e));
+	eta(p, 0, 1, (double)remaining_ns / 1e9, e, sizeof(e));
 	snprintf(buf, sizeof(buf), "| gap %s | %s", r, e);
 	live(p, buf);
 }

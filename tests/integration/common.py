@@ -17,11 +17,24 @@ SANITIZED = os.environ.get("ABEV_SANITIZED", "") == "1"
 class AbevTestCase(unittest.TestCase):
     """Gives each test a scratch directory and helpers to drive abev."""
 
+    # Tests that build broken evidence on purpose set this to False.
+    validate_evidence_on_teardown = True
+
     def setUp(self):
         self.tmp = tempfile.mkdtemp(prefix="abev-test-")
 
     def tearDown(self):
-        shutil.rmtree(self.tmp, ignore_errors=True)
+        # Every evidence directory a test produced must match evidence-schema/,
+        # whatever the test itself checked.
+        try:
+            import schemas
+            for root, dirs, files in os.walk(self.tmp if self.validate_evidence_on_teardown
+                                             else os.devnull):
+                if "result.json" in files and "plan.json" in files:
+                    schemas.validate_evidence(self, root)
+                    dirs[:] = []
+        finally:
+            shutil.rmtree(self.tmp, ignore_errors=True)
 
     def path(self, *parts):
         return os.path.join(self.tmp, *parts)

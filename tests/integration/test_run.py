@@ -169,6 +169,31 @@ class RunBasics(AbevTestCase):
         self.assertFalse(os.path.exists(self.path("ev")))
 
 
+class VariantsFile(AbevTestCase):
+    def test_variants_file_lines_become_variants(self):
+        with open(self.path("variants.txt"), "w", newline="") as f:
+            f.write("# name|env|args\r\n\r\nfast|MODE=f EXTRA=1|one 'two words'\r\n"
+                    "slow||three\r\n")
+        plan = {
+            "schema": "abev.plan/1", "name": "vf",
+            "base": {"command": ["sh", "-c", 'echo "$MODE|$EXTRA|$BASE|$*"', "sh"],
+                     "env": {"BASE": "b", "MODE": "base"}},
+            "variants_file": "variants.txt",
+            "schedule": {"runs": 1},
+            "load": {"max_foreign_cpu": 64, "max_repeats": 0},
+        }
+        p = self.write_plan(plan)
+        self.abev("run", p, "--out", self.path("ev"), check=0)
+        res = self.load("ev", "result.json")
+        self.assertEqual(res["variants"], ["fast", "slow"])
+        out = {}
+        for inv in res["invocations"]:
+            with open(self.path("ev", inv["dir"], "test.log")) as f:
+                out[inv["variant"]] = f.read().strip()
+        self.assertEqual(out["fast"], "f|1|b|one two words")
+        self.assertEqual(out["slow"], "base||b|three")
+
+
 class Measurements(AbevTestCase):
     def one(self, args, **kw):
         p = self.write_plan(helper_plan([("m", args)], **kw))
@@ -340,6 +365,28 @@ class Interrupt(AbevTestCase):
         for pid in pids:
             self.assertFalse(pid_alive(pid), f"process {pid} survived")
         self.assertEqual(procs_with_marker(marker), [])
+
+    def test_sigint_during_gap(self):
+        plan = helper_plan([("a", ["exit", "0"]), ("b", ["exit", "0"])], runs=2, gap=30)
+        p = self.write_plan(plan)
+        proc = subprocess.Popen([ABEV, "run", p, "--out", self.path("ev")],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                stdin=subprocess.DEVNULL)
+        try:
+            self.assertTrue(wait_for_file(self.path("ev", "runs/a/run-1/result.json")))
+            time.sleep(0.3)
+            t0 = time.monotonic()
+            proc.send_signal(signal.SIGINT)
+            proc.communicate(timeout=10)
+            self.assertLess(time.monotonic() - t0, 5, "the gap was not cut short")
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+        self.assertEqual(proc.returncode, 130)
+        res = self.load("ev", "result.json")
+        self.assertEqual(res["status"], "interrupted")
+        self.assertEqual([i["status"] for i in res["invocations"]], ["ok"])
+        self.assertEqual(res["planned"], 4)
 
     def test_sigint(self):
         self.interrupt(signal.SIGINT, 130)
