@@ -7,6 +7,9 @@
 #ifndef ABEV_GUARD_H
 #define ABEV_GUARD_H
 
+#include <stddef.h>
+#include <stdint.h>
+
 enum guard_verdict {
 	GUARD_PASS,
 	GUARD_FAIL,
@@ -31,5 +34,37 @@ void guard_result_release(struct guard_result *r);
  */
 void guard_load(double foreign_cpu, double resolution, double max_foreign_cpu,
 		struct guard_result *out);
+
+/*
+ * min_executed: executed leaf results summed over the invocation's result
+ * files must reach `required`. nfiles == 0 fails (no result file is not a
+ * pass); refused > 0 (files that could not be read) makes it unchecked.
+ * pattern names what was looked for, for the reason.
+ */
+void guard_min_executed(int64_t executed, int64_t total, int64_t required, size_t nfiles,
+			size_t refused, const char *pattern, struct guard_result *out);
+
+/* exit_code: the exit code must be one of allowed[0..nallowed). */
+void guard_exit_code(int exit_code, const int *allowed, size_t nallowed,
+		     struct guard_result *out);
+
+/*
+ * test_set: the set of test names an invocation ran. Build with
+ * test_set_add() (names are copied), then test_set_seal() once; compare
+ * sealed sets with guard_test_set().
+ */
+struct test_set;
+struct test_set *test_set_new(void);
+void test_set_add(struct test_set *set, const char *name);
+void test_set_seal(struct test_set *set);       /* sorts and removes duplicates */
+size_t test_set_size(const struct test_set *set);
+void test_set_free(struct test_set *set);
+/*
+ * Passes when got holds exactly the names of ref; otherwise fails naming
+ * (up to a few of) the tests missing from got and those extra in it.
+ * ref_label says where ref came from ("runs/baseline/run-1").
+ */
+void guard_test_set(const struct test_set *ref, const char *ref_label,
+		    const struct test_set *got, struct guard_result *out);
 
 #endif

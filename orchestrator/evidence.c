@@ -29,6 +29,13 @@ void invocation_release(struct invocation *inv)
 	free(inv->exec_error);
 	free(inv->cgroup_note);
 	free(inv->results_files);
+	for (size_t i = 0; i < inv->nresults; i++)
+		results_file_release(&inv->results[i]);
+	free(inv->results);
+	metric_values_free(inv->metrics, inv->nmetrics);
+	for (size_t i = 0; i < inv->nguards; i++)
+		guard_result_release(&inv->guards[i]);
+	free(inv->guards);
 	memset(inv, 0, sizeof(*inv));
 }
 
@@ -119,6 +126,78 @@ static cJSON *load_json(const struct loadavg *l)
 	return o;
 }
 
+static cJSON *jnew_array(void)
+{
+	cJSON *a = cJSON_CreateArray();
+	if (!a)
+		die_oom();
+	return a;
+}
+
+static void jpush(cJSON *arr, cJSON *val)
+{
+	if (!val || !cJSON_AddItemToArray(arr, val))
+		die_oom();
+}
+
+static void counts_into(cJSON *o, const struct results_counts *c)
+{
+	jadd_int(o, "total", c->total);
+	jadd_int(o, "executed", c->executed);
+	jadd_int(o, "passed", c->passed);
+	jadd_int(o, "failed", c->failed);
+	jadd_int(o, "errors", c->errors);
+	jadd_int(o, "skipped", c->skipped);
+	jadd_int(o, "other", c->other);
+}
+
+/* Declared counters: -1 means the file did not say. */
+static cJSON *declared_json(const struct results_file *f)
+{
+	const struct results_counts *c = &f->declared;
+	cJSON *o;
+	if (!f->has_declared) {
+		o = cJSON_CreateNull();
+		if (!o)
+			die_oom();
+		return o;
+	}
+	o = jnew_object();
+	jadd_int_or_null(o, "total", c->total, c->total >= 0);
+	jadd_int_or_null(o, "executed", c->executed, c->executed >= 0);
+	jadd_int_or_null(o, "passed", c->passed, c->passed >= 0);
+	jadd_int_or_null(o, "failed", c->failed, c->failed >= 0);
+	jadd_int_or_null(o, "errors", c->errors, c->errors >= 0);
+	jadd_int_or_null(o, "skipped", c->skipped, c->skipped >= 0);
+	jadd_int_or_null(o, "other", c->other, c->other >= 0);
+	return o;
+}
+
+static cJSON *results_file_json(const struct results_file *f)
+{
+	cJSON *o = jnew_object(), *notes = jnew_array();
+	jadd_str(o, "path", f->path);
+	jadd_str(o, "format", results_format_name(f->format));
+	jadd_str(o, "outcome", f->outcome);
+	jadd_str(o, "start", f->start);
+	jadd_str(o, "finish", f->finish);
+	counts_into(o, &f->counts);
+	jadd(o, "declared", declared_json(f));
+	for (size_t i = 0; i < f->nnotes; i++)
+		jpush(notes, cJSON_CreateString(f->notes[i]));
+	jadd(o, "notes", notes);
+	return o;
+}
+
+static cJSON *guard_json(const struct guard_result *g)
+{
+	cJSON *o = jnew_object();
+	jadd_str(o, "guard", g->guard);
+	jadd_str(o, "verdict", guard_verdict_name(g->verdict));
+	jadd_str(o, "reason", g->reason);
+	return o;
+}
+
 static cJSON *invocation_json(const struct invocation *inv, int with_schema)
 {
 	cJSON *o = jnew_object(), *argv, *cg;
@@ -182,6 +261,28 @@ static cJSON *invocation_json(const struct invocation *inv, int with_schema)
 	}
 	jadd_str(o, "cgroup_note", inv->cgroup_note);
 	jadd_str(o, "results_files", inv->results_files);
+	if (inv->has_tests) {
+		cJSON *t = jnew_object();
+		counts_into(t, &inv->tests);
+		jadd(o, "tests", t);
+	} else {
+		jadd(o, "tests", cJSON_CreateNull());
+	}
+	cJSON *files = jnew_array();
+	for (size_t i = 0; i < inv->nresults; i++)
+		jpush(files, results_file_json(&inv->results[i]));
+	jadd(o, "results", files);
+	cJSON *metrics = jnew_object();
+	for (size_t i = 0; i < inv->nmetrics; i++) {
+		const struct metric_value *m = &inv->metrics[i];
+		/* Values keep their full precision: they are what comparisons are made of. */
+		jadd(metrics, m->name, m->ok ? cJSON_CreateNumber(m->value) : cJSON_CreateNull());
+	}
+	jadd(o, "metrics", metrics);
+	cJSON *guards = jnew_array();
+	for (size_t i = 0; i < inv->nguards; i++)
+		jpush(guards, guard_json(&inv->guards[i]));
+	jadd(o, "guards", guards);
 	return o;
 }
 
@@ -264,6 +365,7 @@ int evidence_write_invocation(const char *root, const struct invocation *inv)
 	char *dir = path_join(root, inv->dir);
 	char *json_path = path_join(dir, "result.json");
 	char *log_path = path_join(dir, "resource.log");
+	char *guard_path = path_join(dir, "guard.log");
 	struct strbuf sb = STRBUF_INIT;
 	cJSON *o = invocation_json(inv, 1);
 	int ret = -1;
@@ -273,6 +375,12 @@ int evidence_write_invocation(const char *root, const struct invocation *inv)
 	resource_log(&sb, inv);
 	if (write_file_atomic(log_path, sb.buf, sb.len) < 0)
 		goto out;
+	strbuf_reset(&sb);
+	for (size_t i = 0; i < inv->nguards; i++)
+		strbuf_addf(&sb, "%s: %s: %s\n", inv->guards[i].guard,
+			    guard_verdict_name(inv->guards[i].verdict), inv->guards[i].reason);
+	if (write_file_atomic(guard_path, sb.buf, sb.len) < 0)
+		goto out;
 	ret = 0;
 out:
 	cJSON_Delete(o);
@@ -280,7 +388,41 @@ out:
 	free(dir);
 	free(json_path);
 	free(log_path);
+	free(guard_path);
 	return ret;
+}
+
+char *evidence_results_document(const struct results_file *files, size_t n,
+				const struct results_counts *total,
+				const struct guard_result *guard)
+{
+	cJSON *o = jnew_object(), *arr = jnew_array(), *t = jnew_object();
+	const char *format = "none";
+	struct strbuf sb = STRBUF_INIT;
+	char *text;
+
+	jadd_str(o, "schema", EVIDENCE_RESULTS_SCHEMA);
+	for (size_t i = 0; i < n; i++) {
+		jpush(arr, results_file_json(&files[i]));
+		if (i == 0)
+			format = results_format_name(files[0].format);
+		else if (files[i].format != files[0].format)
+			format = "mixed";
+	}
+	jadd(o, "files", arr);
+	jadd_str(t, "format", format);
+	jadd_int(t, "files", (int64_t)n);
+	counts_into(t, total);
+	jadd(o, "total", t);
+	jadd(o, "guard", guard ? guard_json(guard) : cJSON_CreateNull());
+	text = cJSON_Print(o);
+	if (!text)
+		die_oom();
+	strbuf_adds(&sb, text);
+	strbuf_addch(&sb, '\n');
+	cJSON_free(text);
+	cJSON_Delete(o);
+	return strbuf_detach(&sb, NULL);
 }
 
 int evidence_write_run(const char *root, const struct run_header *hdr, enum run_status st,

@@ -11,10 +11,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "guard.h"
+#include "metrics.h"
+#include "results.h"
 #include "sysstat.h"
 
 #define EVIDENCE_RUN_SCHEMA "abev.run/1"
 #define EVIDENCE_INVOCATION_SCHEMA "abev.invocation/1"
+#define EVIDENCE_RESULTS_SCHEMA "abev.results/1"
 
 enum inv_status {
 	INV_OK,
@@ -59,6 +63,14 @@ struct invocation {
 	int64_t cg_cpu_usage_ns;        /* -1: null */
 	char *cgroup_note;       /* why cgroup is null, or why memory_peak is null */
 	char *results_files;     /* the expanded results pattern, or NULL */
+	int has_tests;           /* results were looked for: tests holds their sum */
+	struct results_counts tests;
+	struct results_file *results;   /* per file read; path relative to the evidence root */
+	size_t nresults;
+	struct metric_value *metrics;   /* recorded runs only */
+	size_t nmetrics;
+	struct guard_result *guards;    /* in the order they ran */
+	size_t nguards;
 };
 
 void invocation_release(struct invocation *inv);
@@ -94,7 +106,8 @@ struct run_header {
 };
 
 /*
- * Writes <root>/<inv->dir>/result.json and resource.log. 0 or -1 after error().
+ * Writes <root>/<inv->dir>/result.json, resource.log and guard.log.
+ * 0 or -1 after error().
  */
 int evidence_write_invocation(const char *root, const struct invocation *inv);
 /*
@@ -103,5 +116,13 @@ int evidence_write_invocation(const char *root, const struct invocation *inv);
  */
 int evidence_write_run(const char *root, const struct run_header *hdr, enum run_status st,
 		       const struct invocation *invs, size_t ninvs);
+
+/*
+ * The abev.results/1 document of `abev results --json`: every file, the
+ * total, and the guard's verdict (guard may be NULL). Caller frees.
+ */
+char *evidence_results_document(const struct results_file *files, size_t n,
+				const struct results_counts *total,
+				const struct guard_result *guard);
 
 #endif

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "inspect.h"
 #include "plan.h"
 #include "runner.h"
 #include "util.h"
@@ -42,6 +43,9 @@ static const char main_usage[] =
 	"\n"
 	"Commands:\n"
 	"  run PLAN --out DIR   run the plan and write evidence into DIR\n"
+	"  results FILE...      count the tests in TRX / JUnit result files\n"
+	"  guard min-executed --min N FILE...\n"
+	"                       fail when fewer than N tests were executed\n"
 	"  help [COMMAND]       show help for abev or for one command\n"
 	"\n"
 	"Options:\n"
@@ -71,6 +75,35 @@ static const char run_usage[] =
 	"invocation DIR/runs/<variant>/<phase>-<round>[-attempt-<k>]/ with test.log,\n"
 	"stderr.log, resource.log and result.json (abev.invocation/1).\n"
 	"\n";
+
+static const char results_usage[] =
+	"usage: abev results FILE... [--json] [--min-executed N]\n"
+	"\n"
+	"Reads VSTest TRX and JUnit XML result files (the format is told from the root\n"
+	"element) and prints, per file and in total, the tests counted from the results\n"
+	"themselves: total, executed, passed, failed, errors, skipped and other. Leaf rows\n"
+	"of data-driven tests count, not their parents; a result without an outcome is\n"
+	"an error, never a pass. Where the file's own counters disagree, a note says so.\n"
+	"Files with a DOCTYPE, entities, excessive nesting or over 1 GiB are refused.\n"
+	"\n"
+	"Options:\n"
+	"  --json             print an abev.results/1 document instead of the table\n"
+	"  --min-executed N   fail (exit 1) when fewer than N tests were executed in all\n"
+	"                     the files together\n"
+	"  -h, --help         show this help\n"
+	"\n"
+	"Exit codes: 0 read (and the guard passed); 1 the guard failed; 2 a file could\n"
+	"not be read or was refused, or a usage error.\n";
+
+static const char guard_usage[] =
+	"usage: abev guard min-executed --min N FILE...\n"
+	"\n"
+	"The MIN_EXECUTED guard on its own: passes when at least N tests were executed\n"
+	"in the result files together (skipped and not-run tests are not executed; no\n"
+	"file at all fails). Prints one line: min_executed: pass|fail: <reason>.\n"
+	"\n"
+	"Exit codes: 0 pass; 1 fail; 2 a file could not be read or was refused, or a\n"
+	"usage error.\n";
 
 static void print_run_help(FILE *f)
 {
@@ -169,6 +202,115 @@ static int cmd_run(int argc, char **argv)
 	return rc;
 }
 
+static int parse_count(const char *opt, const char *val, int64_t *out)
+{
+	if (!val || parse_int64(val, out) < 0 || *out < 0) {
+		error("option '%s' needs a non-negative integer, not '%s'", opt, val ? val : "");
+		return -1;
+	}
+	return 0;
+}
+
+static int inspect_exit(enum inspect_outcome o)
+{
+	switch (o) {
+	case INSPECT_OK: return EXIT_PASSED;
+	case INSPECT_GUARD_FAILED: return EXIT_FAILED;
+	case INSPECT_REFUSED:
+	default: return EXIT_USAGE;
+	}
+}
+
+/* Collects FILE operands and the options shared by `results` and `guard`. */
+static int inspect_args(int argc, char **argv, int first, const char *usage,
+			struct inspect_options *opt, char ***files, int *nfiles, int *help)
+{
+	int only_files = 0;
+	*files = xcalloc((size_t)argc + 1, sizeof(**files));
+	*nfiles = 0;
+	*help = 0;
+	for (int i = first; i < argc; i++) {
+		const char *a = argv[i];
+		if (only_files || a[0] != '-' || !a[1]) {
+			(*files)[(*nfiles)++] = argv[i];
+		} else if (!strcmp(a, "--")) {
+			only_files = 1;
+		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			*help = 1;
+			return 0;
+		} else if (!opt->guard_only && !strcmp(a, "--json")) {
+			opt->json = 1;
+		} else if (!strcmp(a, opt->guard_only ? "--min" : "--min-executed")) {
+			if (parse_count(a, i + 1 < argc ? argv[i + 1] : NULL, &opt->min_executed) < 0)
+				return -1;
+			i++;
+		} else {
+			error("unknown option '%s'", a);
+			fputs(usage, stderr);
+			return -1;
+		}
+	}
+	if (!*nfiles) {
+		error("no result file given");
+		fputs(usage, stderr);
+		return -1;
+	}
+	return 0;
+}
+
+static int cmd_results(int argc, char **argv)
+{
+	struct inspect_options opt = { 0, -1, 0 };
+	char **files;
+	int nfiles, help, rc;
+
+	if (inspect_args(argc, argv, 1, results_usage, &opt, &files, &nfiles, &help) < 0) {
+		free(files);
+		return EXIT_USAGE;
+	}
+	if (help) {
+		fputs(results_usage, stdout);
+		free(files);
+		return EXIT_PASSED;
+	}
+	rc = inspect_exit(inspect_results(files, nfiles, &opt));
+	free(files);
+	return rc;
+}
+
+static int cmd_guard(int argc, char **argv)
+{
+	struct inspect_options opt = { 0, -1, 1 };
+	char **files;
+	int nfiles, help, rc;
+
+	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		fputs(guard_usage, argc < 2 ? stderr : stdout);
+		return argc < 2 ? EXIT_USAGE : EXIT_PASSED;
+	}
+	if (strcmp(argv[1], "min-executed")) {
+		error("unknown guard '%s' (known: min-executed)", argv[1]);
+		return EXIT_USAGE;
+	}
+	if (inspect_args(argc, argv, 2, guard_usage, &opt, &files, &nfiles, &help) < 0) {
+		free(files);
+		return EXIT_USAGE;
+	}
+	if (help) {
+		fputs(guard_usage, stdout);
+		free(files);
+		return EXIT_PASSED;
+	}
+	if (opt.min_executed < 0) {
+		free(files);
+		return usage_error("'abev guard min-executed' needs --min N",
+				   "usage: abev guard min-executed --min N FILE...");
+	}
+	rc = inspect_exit(inspect_results(files, nfiles, &opt));
+	free(files);
+	return rc;
+}
+
 static int cmd_help(int argc, char **argv)
 {
 	if (argc < 2) {
@@ -177,6 +319,14 @@ static int cmd_help(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "run")) {
 		print_run_help(stdout);
+		return EXIT_PASSED;
+	}
+	if (!strcmp(argv[1], "results")) {
+		fputs(results_usage, stdout);
+		return EXIT_PASSED;
+	}
+	if (!strcmp(argv[1], "guard")) {
+		fputs(guard_usage, stdout);
 		return EXIT_PASSED;
 	}
 	if (!strcmp(argv[1], "help")) {
@@ -202,6 +352,10 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "run"))
 		return cmd_run(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "results"))
+		return cmd_results(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "guard"))
+		return cmd_guard(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "help"))
 		return cmd_help(argc - 1, argv + 1);
 	error("unknown command '%s'", argv[1]);

@@ -3,8 +3,9 @@
  * file into a struct plan, and expands the placeholders of its templates.
  * cJSON lives only here. The loader is strict because a plan mistake found
  * an hour into a benchmark wastes that hour: unknown keys, wrong types,
- * out-of-range numbers and bad placeholders are all refused up front, each
- * with one line naming the file and the JSON path (or the line).
+ * out-of-range numbers, bad placeholders and metric patterns that do not
+ * compile are all refused up front, each with one line naming the file and
+ * the JSON path (or the line).
  * It does not run anything and does not order the runs (schedule.c does).
  */
 #define _XOPEN_SOURCE 700
@@ -13,6 +14,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -852,8 +854,18 @@ static int parse_results(const struct loader *ld, const cJSON *root)
 	    get_string(ld, r, "results", "files", 0, 1, &plan->results_files) < 0 ||
 	    get_int(ld, r, "results", "min_executed", 0, JSON_INT_MAX, &plan->min_executed) < 0)
 		return -1;
-	if (plan->results_files && check_template(ld, "results.files", plan->results_files) < 0)
+	if (!plan->results_files) {
+		if (plan->min_executed >= 0)
+			return perr(ld, "results.min_executed",
+				    "only used with \"files\" (add results.files, the test-result "
+				    "files whose tests it counts)");
+		return 0;
+	}
+	if (check_template(ld, "results.files", plan->results_files) < 0)
 		return -1;
+	/* Results that were asked for but hold no executed test are no evidence. */
+	if (plan->min_executed < 0)
+		plan->min_executed = 1;
 	return 0;
 }
 
@@ -876,34 +888,375 @@ static int parse_load(const struct loader *ld, const cJSON *root)
 	return 0;
 }
 
+/* The process figures a metric may name, and the units they come in. */
+static const struct {
+	const char *field;
+	const char *unit;
+} process_fields[] = {
+	{ "wall", "ms" },       { "user", "ms" },       { "sys", "ms" },
+	{ "cpu", "ms" },        { "max_rss", "bytes" }, { "minflt", "count" },
+	{ "majflt", "count" },  { "nvcsw", "count" },   { "nivcsw", "count" },
+};
+#define PROCESS_FIELDS "wall, user, sys, cpu, max_rss, minflt, majflt, nvcsw, nivcsw"
+#define METRIC_SOURCES "process, stdout, stderr, results, duration"
+#define METRIC_MATCHES "first, last, sum, mean"
+#define METRIC_UNIT_MAX 64
+#define METRIC_TEXT_MAX 4096
+
+static void metric_def_release(struct metric_def *d)
+{
+	free(d->name);
+	free(d->unit);
+	free(d->field);
+	free(d->test);
+	free(d->pattern);
+	memset(d, 0, sizeof(*d));
+}
+
+/* A string without control characters (hostile names would break evidence lines). */
+static int has_control(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || (unsigned char)*s == 0x7f)
+			return 1;
+	return 0;
+}
+
+/* Characters, not bytes: continuation bytes of UTF-8 are not counted. */
+static size_t utf8_len(const char *s)
+{
+	size_t n = 0;
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
+/*
+ * A non-empty string of at most max characters without control characters
+ * (unless allow_control: patterns may well match a newline).
+ */
+static int get_text(const struct loader *ld, const cJSON *obj, const char *path,
+		    const char *key, int required, size_t max, int allow_control, char **out)
+{
+	char b[SHOW_MAX];
+	char *p;
+	int ret = -1;
+
+	if (get_string(ld, obj, path, key, required, 1, out) < 0)
+		return -1;
+	if (!*out)
+		return 0;
+	p = key_path(path, key);
+	if (utf8_len(*out) > max)
+		perr(ld, p, "longer than %zu characters", max);
+	else if (!allow_control && has_control(*out))
+		perr(ld, p, "control character in '%s'", show(b, *out));
+	else
+		ret = 0;
+	free(p);
+	return ret;
+}
+
+/* Says which key a source wants or refuses, for the per-source rules below. */
+static int key_rule(const struct loader *ld, const cJSON *obj, const char *path,
+		    const char *key, int wanted, const char *source, const char *missing,
+		    const char *forbidden)
+{
+	int present = cJSON_GetObjectItemCaseSensitive(obj, key) != NULL;
+	char *p;
+	if (present == wanted)
+		return 0;
+	p = key_path(path, key);
+	if (wanted)
+		perr(ld, p, "missing (source %s needs %s)", source, missing);
+	else
+		perr(ld, p, "not used with source %s (%s)", source, forbidden);
+	free(p);
+	return -1;
+}
+
+/* Looks name up in names[0..n); -1 when it is not there. */
+static int lookup(const char *name, const char *(*name_of)(int), int n)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(name, name_of(i)))
+			return i;
+	return -1;
+}
+
+static const char *source_name_of(int i)
+{
+	return metric_source_name((enum metric_source)i);
+}
+
+static const char *match_name_of(int i)
+{
+	return metric_match_name((enum metric_match)i);
+}
+
+/* Compiles the pattern as metrics.c will, so that a bad one fails before any run. */
+static int check_pattern(const struct loader *ld, const char *path, const char *pattern)
+{
+	char b[SHOW_MAX], why[256];
+	regex_t re;
+	int rc = regcomp(&re, pattern, REG_EXTENDED);
+	int ret = 0;
+
+	if (rc) {
+		regerror(rc, &re, why, sizeof(why));
+		return perr(ld, path, "invalid regular expression '%s': %s", show(b, pattern), why);
+	}
+	if (re.re_nsub < 1)
+		ret = perr(ld, path, "'%s' has no capture group (put the number in parentheses, "
+			   "e.g. 'time=([0-9.]+)')", show(b, pattern));
+	regfree(&re);
+	return ret;
+}
+
+static int parse_metric(const struct loader *ld, const cJSON *obj, const char *path,
+			struct metric_def *d)
+{
+	static const char *const keys[] = {
+		"name", "unit", "better", "source", "field", "test", "pattern", "match",
+		"derive", "max_regression_pct",
+	};
+	char b[SHOW_MAX];
+	char *source = NULL, *better = NULL, *match = NULL, *derive = NULL, *p = NULL;
+	const char *src;
+	int i, is_process, is_text, has_test, ret = -1;
+
+	d->max_regression_pct = -1;
+	if (!cJSON_IsObject(obj)) {
+		perr(ld, path, "expected an object, found %s", json_kind(obj));
+		goto out;
+	}
+	if (check_keys(ld, obj, path, keys, ARRAY_SIZE(keys)) < 0 ||
+	    get_text(ld, obj, path, "name", 1, PLAN_METRIC_NAME_MAX, 0, &d->name) < 0 ||
+	    get_string(ld, obj, path, "source", 1, 1, &source) < 0)
+		goto out;
+	i = lookup(source, source_name_of, (int)METRIC_DURATION + 1);
+	if (i < 0) {
+		p = key_path(path, "source");
+		perr(ld, p, "unknown source '%s' (expected one of: " METRIC_SOURCES ")",
+		     show(b, source));
+		goto out;
+	}
+	d->source = (enum metric_source)i;
+	src = metric_source_name(d->source);
+	is_process = d->source == METRIC_PROCESS;
+	is_text = d->source == METRIC_STDOUT || d->source == METRIC_STDERR ||
+		  d->source == METRIC_RESULTS;
+	has_test = d->source == METRIC_RESULTS || d->source == METRIC_DURATION;
+	if (key_rule(ld, obj, path, "field", is_process, src,
+		     "a field: one of " PROCESS_FIELDS, "only process metrics have a field") < 0 ||
+	    key_rule(ld, obj, path, "test", has_test, src,
+		     "a test: a glob over test names, e.g. '*Rebuild*'",
+		     "only results and duration metrics name tests") < 0 ||
+	    key_rule(ld, obj, path, "pattern", is_text, src,
+		     "a pattern: an extended regular expression whose first group captures "
+		     "the number", "only stdout, stderr and results metrics have a pattern") < 0 ||
+	    key_rule(ld, obj, path, "unit", is_text, src, "a unit, e.g. \"ms\" or \"ops/s\"",
+		     is_process ? "the field implies it" : "durations are in ms") < 0)
+		goto out;
+	if (is_process && cJSON_GetObjectItemCaseSensitive(obj, "match")) {
+		p = key_path(path, "match");
+		perr(ld, p, "not used with source process (a process figure has one value)");
+		goto out;
+	}
+	if (get_text(ld, obj, path, "field", 0, METRIC_TEXT_MAX, 0, &d->field) < 0 ||
+	    get_text(ld, obj, path, "test", 0, METRIC_TEXT_MAX, 0, &d->test) < 0 ||
+	    get_text(ld, obj, path, "pattern", 0, METRIC_TEXT_MAX, 1, &d->pattern) < 0 ||
+	    get_text(ld, obj, path, "unit", 0, METRIC_UNIT_MAX, 0, &d->unit) < 0 ||
+	    get_string(ld, obj, path, "better", 0, 0, &better) < 0 ||
+	    get_string(ld, obj, path, "match", 0, 0, &match) < 0 ||
+	    get_string(ld, obj, path, "derive", 0, 0, &derive) < 0 ||
+	    get_number(ld, obj, path, "max_regression_pct", 0, 0, 1e6,
+		       &d->max_regression_pct) < 0)
+		goto out;
+	if (d->field) {
+		size_t k;
+		for (k = 0; k < ARRAY_SIZE(process_fields); k++)
+			if (!strcmp(d->field, process_fields[k].field))
+				break;
+		if (k == ARRAY_SIZE(process_fields)) {
+			p = key_path(path, "field");
+			perr(ld, p, "unknown field '%s' (expected one of: " PROCESS_FIELDS ")",
+			     show(b, d->field));
+			goto out;
+		}
+		d->unit = xstrdup(process_fields[k].unit);
+	}
+	if (d->source == METRIC_DURATION)
+		d->unit = xstrdup("ms");
+	if (d->pattern) {
+		p = key_path(path, "pattern");
+		if (check_pattern(ld, p, d->pattern) < 0)
+			goto out;
+		free(p);
+		p = NULL;
+	}
+	if (better) {
+		if (strcmp(better, "lower") && strcmp(better, "higher")) {
+			p = key_path(path, "better");
+			perr(ld, p, "expected \"lower\" or \"higher\", found '%s'", show(b, better));
+			goto out;
+		}
+		d->better_higher = !strcmp(better, "higher");
+	}
+	if (match) {
+		i = lookup(match, match_name_of, (int)MATCH_MEAN + 1);
+		if (i < 0) {
+			p = key_path(path, "match");
+			perr(ld, p, "unknown match '%s' (expected one of: " METRIC_MATCHES ")",
+			     show(b, match));
+			goto out;
+		}
+		d->match = (enum metric_match)i;
+	}
+	if (derive) {
+		if (strcmp(derive, "rate")) {
+			p = key_path(path, "derive");
+			perr(ld, p, "expected \"rate\", found '%s'", show(b, derive));
+			goto out;
+		}
+		d->derive_rate = 1;
+	}
+	ret = 0;
+out:
+	free(p);
+	free(source);
+	free(better);
+	free(match);
+	free(derive);
+	if (ret < 0)
+		metric_def_release(d);
+	return ret;
+}
+
+/* Non-zero when named's name is the "<name> (rate)" that deriving adds. */
+static int is_rate_of(const struct metric_def *named, const struct metric_def *deriving)
+{
+	size_t len = strlen(deriving->name);
+	return deriving->derive_rate && !strncmp(named->name, deriving->name, len) &&
+	       !strcmp(named->name + len, " (rate)");
+}
+
+/*
+ * Metric names key the evidence's "metrics" object, so the newest metric
+ * defs[i] may not repeat an earlier name, nor clash either way with the
+ * "<name> (rate)" a derived rate adds.
+ */
+static int check_metric_name(const struct loader *ld, const struct metric_def *defs, size_t i)
+{
+	char b[SHOW_MAX];
+	char *p = NULL;
+	int ret = -1;
+
+	for (size_t j = 0; j < i; j++) {
+		if (!strcmp(defs[i].name, defs[j].name)) {
+			p = xasprintf("metrics[%zu].name", i);
+			perr(ld, p, "duplicate metric name '%s' (also metrics[%zu])",
+			     show(b, defs[i].name), j);
+			goto out;
+		}
+		if (is_rate_of(&defs[i], &defs[j]) || is_rate_of(&defs[j], &defs[i])) {
+			size_t named = is_rate_of(&defs[i], &defs[j]) ? i : j;
+			p = xasprintf("metrics[%zu].name", named);
+			perr(ld, p, "'%s' is also the name of the rate metrics[%zu] derives",
+			     show(b, defs[named].name), named == i ? j : i);
+			goto out;
+		}
+	}
+	ret = 0;
+out:
+	free(p);
+	return ret;
+}
+
 static int parse_metrics(const struct loader *ld, const cJSON *root)
 {
+	struct plan *plan = ld->plan;
 	const cJSON *m = cJSON_GetObjectItemCaseSensitive(root, "metrics");
 	const cJSON *e;
-	char *out;
-	size_t i = 0;
+	size_t n = 0;
 
-	if (!m) {
-		ld->plan->metrics_json = xstrdup("[]");
+	if (!m)
+		return 0;
+	if (!cJSON_IsArray(m))
+		return perr(ld, "metrics", "expected an array of metric objects, found %s",
+			    json_kind(m));
+	cJSON_ArrayForEach(e, m)
+		n++;
+	if (n > PLAN_MAX_METRICS)
+		return perr(ld, "metrics", "more than %d metrics", PLAN_MAX_METRICS);
+	plan->metrics = xcalloc(n ? n : 1, sizeof(*plan->metrics));
+	cJSON_ArrayForEach(e, m) {
+		char *p = index_path("metrics", plan->nmetrics);
+		int r = parse_metric(ld, e, p, &plan->metrics[plan->nmetrics]);
+		free(p);
+		if (r < 0)
+			return -1;
+		plan->nmetrics++;
+		if (check_metric_name(ld, plan->metrics, plan->nmetrics - 1) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int parse_exit_codes(const struct loader *ld, const cJSON *root)
+{
+	struct plan *plan = ld->plan;
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(root, "allowed_exit_codes");
+	const cJSON *e;
+	char b[SHOW_MAX];
+	size_t seen[256];
+	size_t n = 0;
+
+	if (!a) {
+		plan->allowed_exit_codes = xmalloc(sizeof(*plan->allowed_exit_codes));
+		plan->allowed_exit_codes[0] = 0;
+		plan->nallowed_exit_codes = 1;
 		return 0;
 	}
-	if (!cJSON_IsArray(m))
-		return perr(ld, "metrics", "expected an array of objects, found %s", json_kind(m));
-	cJSON_ArrayForEach(e, m) {
-		if (!cJSON_IsObject(e)) {
-			char *p = index_path("metrics", i);
-			perr(ld, p, "expected an object, found %s", json_kind(e));
+	if (!cJSON_IsArray(a) || !a->child)
+		return perr(ld, "allowed_exit_codes",
+			    "expected a non-empty array of integers from 0 to 255, found %s",
+			    json_kind(a));
+	cJSON_ArrayForEach(e, a)
+		n++;
+	/* 256 distinct codes at most: more means a duplicate, found below in order. */
+	plan->allowed_exit_codes = xcalloc(n < 256 ? n : 256, sizeof(*plan->allowed_exit_codes));
+	memset(seen, 0, sizeof(seen));
+	n = 0;
+	cJSON_ArrayForEach(e, a) {
+		char *p = index_path("allowed_exit_codes", n);
+		int code;
+		if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble) ||
+		    e->valuedouble != floor(e->valuedouble) || e->valuedouble < 0 ||
+		    e->valuedouble > 255) {
+			perr(ld, p, "expected an integer from 0 to 255, found %s", json_found(b, e));
 			free(p);
 			return -1;
 		}
-		i++;
+		code = (int)e->valuedouble;
+		if (seen[code]) {
+			perr(ld, p, "exit code %d given twice (also allowed_exit_codes[%zu])", code,
+			     seen[code] - 1);
+			free(p);
+			return -1;
+		}
+		free(p);
+		seen[code] = ++n;
+		plan->allowed_exit_codes[plan->nallowed_exit_codes++] = code;
 	}
-	/* Printing fails only when memory does. */
-	out = cJSON_PrintUnformatted(m);
-	if (!out)
-		die_oom();
-	ld->plan->metrics_json = xstrdup(out);
-	cJSON_free(out);
+	return 0;
+}
+
+int plan_exit_code_allowed(const struct plan *plan, int code)
+{
+	for (size_t i = 0; i < plan->nallowed_exit_codes; i++)
+		if (plan->allowed_exit_codes[i] == code)
+			return 1;
 	return 0;
 }
 
@@ -935,7 +1288,7 @@ static int parse_top(struct loader *ld, const cJSON *root)
 {
 	static const char *const keys[] = {
 		"schema", "name", "description", "variants", "base", "variants_file",
-		"schedule", "results", "metrics", "load",
+		"schedule", "results", "metrics", "load", "allowed_exit_codes",
 	};
 	struct plan *plan = ld->plan;
 	struct plan_variant base = { 0 };
@@ -969,6 +1322,7 @@ static int parse_top(struct loader *ld, const cJSON *root)
 	    get_string(ld, root, "", "description", 0, 0, &description) < 0 ||
 	    parse_schedule(ld, root) < 0 || parse_results(ld, root) < 0 ||
 	    parse_load(ld, root) < 0 || parse_metrics(ld, root) < 0 ||
+	    parse_exit_codes(ld, root) < 0 ||
 	    parse_variants(ld, root) < 0 ||
 	    get_string(ld, root, "", "variants_file", 0, 1, &vfile) < 0)
 		goto out;
@@ -1160,7 +1514,10 @@ void plan_release(struct plan *plan)
 	free(plan->variants);
 	free(plan->variants_file);
 	free(plan->results_files);
-	free(plan->metrics_json);
+	for (size_t i = 0; i < plan->nmetrics; i++)
+		metric_def_release(&plan->metrics[i]);
+	free(plan->metrics);
+	free(plan->allowed_exit_codes);
 	memset(plan, 0, sizeof(*plan));
 }
 

@@ -14,10 +14,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "metrics.h"
+
 /* A plan file larger than this is refused. */
 #define PLAN_MAX_BYTES (4u << 20)
 /* Variant names: [A-Za-z0-9._-], not starting with '.', at most this long. */
 #define PLAN_NAME_MAX 64
+/* Metric names: any characters but control characters, at most this long. */
+#define PLAN_METRIC_NAME_MAX 128
+#define PLAN_MAX_METRICS 1000
 
 enum plan_order {
 	PLAN_ORDER_ALTERNATE, /* A B, A B, ... */
@@ -60,12 +65,21 @@ struct plan {
 	double timeout_seconds;/* default 0 = none, else > 0 */
 	double kill_grace_seconds; /* default 5: SIGTERM -> SIGKILL */
 
-	/* results (acted on by later work; carried now) */
+	/* results */
 	char *results_files;   /* template or NULL */
-	int64_t min_executed;  /* -1 when absent */
+	int64_t min_executed;  /* default 1 with results.files; -1 without (then never given) */
 
-	/* metrics: the plan's "metrics" array re-serialised as compact JSON ("[]" when absent) */
-	char *metrics_json;
+	/*
+	 * The plan's metrics in file order, validated: patterns compile and
+	 * have a capture group, and the implied units of the process and
+	 * duration sources are filled in. NULL and 0 when absent.
+	 */
+	struct metric_def *metrics;
+	size_t nmetrics;
+
+	/* Exit codes that do not fail an invocation: 0..255, distinct, at least one; default { 0 }. */
+	int *allowed_exit_codes;
+	size_t nallowed_exit_codes;
 
 	/* load */
 	double max_foreign_cpu;/* cores; default 0.5; negative never happens */
@@ -84,6 +98,9 @@ int plan_load(struct plan *plan, const char *path);
 void plan_release(struct plan *plan);
 
 const char *plan_order_name(enum plan_order order);
+
+/* Non-zero when exit code code is one of plan->allowed_exit_codes. */
+int plan_exit_code_allowed(const struct plan *plan, int code);
 
 /* The values placeholders expand to. All borrowed. */
 struct plan_vars {

@@ -237,6 +237,188 @@ static void render_invocations(struct strbuf *sb, const struct report_input *in)
 		strbuf_adds(sb, "\n\nNo invocation was recorded.");
 }
 
+/*
+ * A metric value: six significant digits, but whole numbers for large
+ * values (byte counts read badly as 1.57901e+07).
+ */
+static void add_number(struct strbuf *sb, double v)
+{
+	if (v >= 1e4 || v <= -1e4)
+		strbuf_addf(sb, "%.0f", v);
+	else
+		strbuf_addf(sb, "%.6g", v);
+}
+
+/* Metric names in order of first appearance over the invocations. */
+static size_t metric_names(const struct report_input *in, const char ***names)
+{
+	size_t n = 0, alloc = 0;
+	*names = NULL;
+	for (size_t i = 0; i < in->ninvs; i++) {
+		for (size_t k = 0; k < in->invs[i].nmetrics; k++) {
+			const char *name = in->invs[i].metrics[k].name;
+			size_t j;
+			for (j = 0; j < n && strcmp((*names)[j], name); j++)
+				;
+			if (j < n)
+				continue;
+			if (n == alloc) {
+				alloc = alloc ? alloc * 2 : 8;
+				*names = xrealloc(*names, alloc * sizeof(**names));
+			}
+			(*names)[n++] = name;
+		}
+	}
+	return n;
+}
+
+/* The metric called name in inv, or NULL. */
+static const struct metric_value *metric_of(const struct invocation *inv, const char *name)
+{
+	for (size_t k = 0; k < inv->nmetrics; k++)
+		if (!strcmp(inv->metrics[k].name, name))
+			return &inv->metrics[k];
+	return NULL;
+}
+
+static void summarise_metric(const struct report_input *in, const char *variant,
+			     const char *name, struct summary *out,
+			     const struct metric_value **def)
+{
+	double *v = xcalloc(in->ninvs ? in->ninvs : 1, sizeof(*v));
+	size_t n = 0;
+
+	for (size_t i = 0; i < in->ninvs; i++) {
+		const struct invocation *inv = &in->invs[i];
+		const struct metric_value *m = metric_of(inv, name);
+
+		if (m && !*def)
+			*def = m;
+		if (m && m->ok && counted(inv) && !strcmp(inv->variant, variant))
+			v[n++] = m->value;
+	}
+	stats_summary(v, n, out);
+	free(v);
+}
+
+/*
+ * One row per metric and variant: median, range, change against the
+ * reference variant, and the verdict against the metric's regression
+ * limit, in the metric's own "better" direction.
+ */
+static void render_metrics(struct strbuf *sb, const struct report_input *in)
+{
+	const char **names;
+	size_t n = metric_names(in, &names);
+
+	if (!n) {
+		strbuf_adds(sb, "No metric was recorded (the plan defines none, or no recorded "
+			    "run yielded one).");
+		return;
+	}
+	strbuf_adds(sb, "| Metric | Unit | Better | Variant | n | Median | Min–max | Change "
+		    "| Limit | Verdict |\n|---|---|---|---|---:|---:|---:|---:|---:|---|");
+	for (size_t k = 0; k < n; k++) {
+		struct summary ref = { 0, 0, 0, 0 };
+		for (size_t i = 0; i < in->nvariants; i++) {
+			const struct metric_value *def = NULL;
+			struct summary s;
+			double pct = 0;
+			int valid = 0;
+
+			summarise_metric(in, in->variant_names[i], names[k], &s, &def);
+			if (i == 0)
+				ref = s;
+			strbuf_adds(sb, "\n| ");
+			md_text(sb, names[k]);
+			strbuf_adds(sb, " | ");
+			md_text(sb, def && def->unit ? def->unit : "");
+			strbuf_addf(sb, " | %s | ", def && def->better_higher ? "higher" : "lower");
+			md_text(sb, in->variant_names[i]);
+			strbuf_addf(sb, " | %zu |", s.n);
+			if (s.n) {
+				strbuf_addch(sb, ' ');
+				add_number(sb, s.median);
+				strbuf_adds(sb, " | ");
+				add_number(sb, s.min);
+				strbuf_adds(sb, "–");
+				add_number(sb, s.max);
+				strbuf_adds(sb, " |");
+			} else
+				strbuf_adds(sb, " n/a | n/a |");
+			add_change(sb, &ref, &s, i == 0);
+			if (i != 0 && ref.n && s.n)
+				pct = stats_change_pct(ref.median, s.median, &valid);
+			if (!def || def->max_regression_pct < 0)
+				strbuf_adds(sb, " none |");
+			else
+				strbuf_addf(sb, " %g%% |", def->max_regression_pct);
+			if (i == 0) {
+				strbuf_adds(sb, " reference |");
+			} else if (!valid) {
+				strbuf_adds(sb, " n/a |");
+			} else {
+				double worse = def && def->better_higher ? -pct : pct;
+				if (def && def->max_regression_pct >= 0 && worse > def->max_regression_pct)
+					strbuf_addf(sb, " REGRESSION: %.1f%% worse |", worse);
+				else if (worse > 0)
+					strbuf_addf(sb, " %.1f%% worse |", worse);
+				else
+					strbuf_addf(sb, " %.1f%% better |", -worse);
+			}
+		}
+	}
+	free(names);
+}
+
+static const char *verdict_word(enum guard_verdict v)
+{
+	switch (v) {
+	case GUARD_PASS: return "pass";
+	case GUARD_FAIL: return "FAIL";
+	case GUARD_UNCHECKED: return "unchecked";
+	}
+	return "?";
+}
+
+static void render_tests(struct strbuf *sb, const struct report_input *in)
+{
+	int any = 0;
+	for (size_t i = 0; i < in->ninvs && !any; i++)
+		any = in->invs[i].has_tests || in->invs[i].nguards;
+	if (!any) {
+		strbuf_adds(sb, "No test results were read and no guard ran.");
+		return;
+	}
+	strbuf_adds(sb, "| Seq | Variant | Phase | Round | Tests | Executed | Passed | Failed "
+		    "| Errors | Skipped | Guards |\n|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---|");
+	for (size_t i = 0; i < in->ninvs; i++) {
+		const struct invocation *inv = &in->invs[i];
+		const struct results_counts *c = &inv->tests;
+
+		strbuf_addf(sb, "\n| %u | ", inv->seq);
+		md_text(sb, inv->variant);
+		strbuf_addf(sb, " | %s | %u |", inv->warmup ? "warmup" : "run", inv->round);
+		if (inv->has_tests)
+			strbuf_addf(sb, " %lld | %lld | %lld | %lld | %lld | %lld |",
+				    (long long)c->total, (long long)c->executed,
+				    (long long)c->passed, (long long)c->failed,
+				    (long long)c->errors, (long long)c->skipped);
+		else
+			strbuf_adds(sb, " n/a | n/a | n/a | n/a | n/a | n/a |");
+		strbuf_addch(sb, ' ');
+		for (size_t k = 0; k < inv->nguards; k++) {
+			if (k)
+				strbuf_adds(sb, ", ");
+			md_text(sb, inv->guards[k].guard);
+			strbuf_addf(sb, " %s", verdict_word(inv->guards[k].verdict));
+		}
+		if (!inv->nguards)
+			strbuf_adds(sb, "none");
+		strbuf_adds(sb, " |");
+	}
+}
+
 static void render_notes(struct strbuf *sb, const struct report_input *in)
 {
 	size_t warmups = 0, discarded = 0, failed = 0;
@@ -353,6 +535,8 @@ char *report_render(const struct report_input *in)
 		{ "invocations_table", STRBUF_INIT },
 		{ "notes", STRBUF_INIT },
 		{ "reproduce", STRBUF_INIT },
+		{ "metrics_table", STRBUF_INIT },
+		{ "tests_table", STRBUF_INIT },
 	};
 	struct strbuf out = STRBUF_INIT;
 
@@ -364,6 +548,8 @@ char *report_render(const struct report_input *in)
 	render_invocations(&secs[5].text, in);
 	render_notes(&secs[6].text, in);
 	render_reproduce(&secs[7].text, in);
+	render_metrics(&secs[8].text, in);
+	render_tests(&secs[9].text, in);
 
 	fill_template(&out, report_template, (size_t)report_template_len, secs, ARRAY_SIZE(secs));
 	for (size_t k = 0; k < ARRAY_SIZE(secs); k++)

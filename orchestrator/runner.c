@@ -23,6 +23,7 @@
 
 #include "evidence.h"
 #include "guard.h"
+#include "judge.h"
 #include "proc.h"
 #include "report.h"
 #include "schedule.h"
@@ -47,6 +48,7 @@ struct run_state {
 	char ended[UTC_STAMP_LEN];
 	const char **variant_names;
 	struct progress prog;
+	struct judge *judge;
 };
 
 static const char *signal_name(int sig)
@@ -78,6 +80,11 @@ static void add_note(struct run_state *st, char *note)
 {
 	st->notes = xrealloc(st->notes, (st->nnotes + 1) * sizeof(*st->notes));
 	st->notes[st->nnotes++] = note;
+}
+
+static void note_cb(void *ctx, char *note)
+{
+	add_note(ctx, note);
 }
 
 /*
@@ -255,9 +262,8 @@ static void set_status(struct invocation *inv, const struct proc_result *res,
 {
 	switch (res->outcome) {
 	case PROC_EXITED:
-		inv->status = res->exit_code == 0 ? INV_OK : INV_FAILED;
-		if (res->exit_code)
-			inv->reason = xasprintf("exited with code %d", res->exit_code);
+		/* Whether the exit code is acceptable is the exit_code guard's call. */
+		inv->status = INV_OK;
 		break;
 	case PROC_SIGNALED:
 		inv->status = INV_FAILED;
@@ -391,6 +397,8 @@ static int run_one(struct run_state *st, const struct sched_slot *slot, unsigned
 	set_status(inv, &res, plan);
 	if (res.outcome == PROC_INTERRUPTED)
 		st->interrupt = res.interrupt_signal;
+	else
+		judge_invocation(st->judge, inv, st->root, &res.start_real, note_cb, st);
 
 	/*
 	 * Only a run that would otherwise count is discarded: a failure under
@@ -406,7 +414,8 @@ static int run_one(struct run_state *st, const struct sched_slot *slot, unsigned
 						attempt <= plan->max_repeats ? "the slot is repeated"
 									     : "no repeats left");
 		}
-		guard_result_release(&g);
+		inv->guards = xrealloc(inv->guards, (inv->nguards + 1) * sizeof(*inv->guards));
+		inv->guards[inv->nguards++] = g;
 	}
 	if (inv->leftovers_killed)
 		add_note(st, xasprintf("%s: %u process(es) left behind by the child were killed",
@@ -496,7 +505,7 @@ enum runner_outcome runner_run(const struct plan *plan, const struct runner_opti
 	enum runner_outcome outcome = RUNNER_ERROR;
 	int64_t next_start = 0;
 	int have_prev = 0;
-	char *plan_copy = NULL;
+	char *plan_copy = NULL, *err = NULL;
 
 	memset(&st, 0, sizeof(st));
 	st.plan = plan;
@@ -510,6 +519,12 @@ enum runner_outcome runner_run(const struct plan *plan, const struct runner_opti
 		goto out;
 	if (proc_setup() < 0)
 		goto out;
+	st.judge = judge_new(plan, &err);
+	if (!st.judge) {
+		error("%s", err);
+		free(err);
+		goto out;
+	}
 
 	st.variant_names = xcalloc(plan->nvariants, sizeof(*st.variant_names));
 	for (size_t i = 0; i < plan->nvariants; i++)
@@ -598,6 +613,7 @@ out:
 		free(st.notes[i]);
 	free(st.notes);
 	free(st.variant_names);
+	judge_free(st.judge);
 	free(st.root);
 	free(slots);
 	free(plan_copy);

@@ -30,7 +30,7 @@ except ImportError as e:  # CI installs python3-jsonschema
 _src = os.environ.get("ABEV_SRC") or os.path.normpath(
     os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 SCHEMA_DIR = os.path.join(_src, "evidence-schema")
-KINDS = ("plan", "run", "invocation")
+KINDS = ("plan", "run", "invocation", "results")
 
 _schemas = {}
 _validators = {}

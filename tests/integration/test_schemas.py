@@ -28,6 +28,8 @@ INVOCATION = {
     "max_foreign_cpu": 0.5,
     "leftovers_killed": 0, "cgroup": {"memory_peak_bytes": None, "cpu_usage_ns": 30},
     "cgroup_note": "memory.peak is not available", "results_files": None,
+    "tests": None, "results": [], "metrics": {}, "guards": [
+        {"guard": "exit_code", "verdict": "pass", "reason": "exited with code 0 (allowed: 0)"}],
 }
 
 RUN = {

@@ -14,6 +14,7 @@
 
 #include <ftw.h>
 #include <limits.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,7 +117,19 @@ static const char full_plan[] =
 	"  'schedule': {'warmups': 2, 'runs': 5, 'order': 'shuffle', 'seed': 99,\n"
 	"               'gap_seconds': 1.5, 'timeout_seconds': 30, 'kill_grace_seconds': 2},\n"
 	"  'results': {'files': '{run_dir}/*.trx', 'min_executed': 10},\n"
-	"  'metrics': [{'name': 'x', 'unit': 'ms'}],\n"
+	"  'metrics': [\n"
+	"    {'name': 'wall', 'source': 'process', 'field': 'wall', 'max_regression_pct': 5},\n"
+	"    {'name': 'rss', 'source': 'process', 'field': 'max_rss', 'better': 'lower'},\n"
+	"    {'name': 'switches', 'source': 'process', 'field': 'nivcsw'},\n"
+	"    {'name': 'rebuild', 'unit': 'ms', 'source': 'stdout',\n"
+	"     'pattern': 'BENCH rebuild_ms=([0-9.]+)', 'match': 'mean', 'derive': 'rate'},\n"
+	"    {'name': 'pauses', 'unit': 'count', 'source': 'stderr',\n"
+	"     'pattern': 'gc:\\n{2}pauses ([0-9]+)', 'match': 'last'},\n"
+	"    {'name': 'lock ops \\u00e9', 'unit': 'ops/s', 'better': 'higher', 'source': 'results',\n"
+	"     'test': '*Lock*', 'pattern': 'ops=([0-9]+)', 'match': 'sum', 'max_regression_pct': 0},\n"
+	"    {'name': 'lock time', 'source': 'duration', 'test': 'Ns.Lock[0-9]'}\n"
+	"  ],\n"
+	"  'allowed_exit_codes': [0, 1, 255],\n"
 	"  'load': {'max_foreign_cpu': 1.25, 'max_repeats': 4}\n"
 	"}\n";
 
@@ -127,6 +140,7 @@ static void test_full_plan(void **state)
 	char *sub = path_join(realdir, "sub");
 	struct stat st;
 	const struct plan_variant *a, *b;
+	const struct metric_def *m;
 	(void)state;
 
 	reset_errors();
@@ -177,13 +191,59 @@ static void test_full_plan(void **state)
 	assert_true(plan.kill_grace_seconds == 2);
 	assert_string_equal(plan.results_files, "{run_dir}/*.trx");
 	assert_int_equal(plan.min_executed, 10);
-	assert_string_equal(plan.metrics_json, "[{\"name\":\"x\",\"unit\":\"ms\"}]");
+	assert_int_equal(plan.nmetrics, 7);
+	m = plan.metrics;
+	assert_string_equal(m[0].name, "wall");
+	assert_int_equal(m[0].source, METRIC_PROCESS);
+	assert_string_equal(m[0].field, "wall");
+	assert_string_equal(m[0].unit, "ms");
+	assert_null(m[0].test);
+	assert_null(m[0].pattern);
+	assert_int_equal(m[0].better_higher, 0);
+	assert_int_equal(m[0].match, MATCH_FIRST);
+	assert_int_equal(m[0].derive_rate, 0);
+	assert_true(m[0].max_regression_pct == 5);
+	assert_string_equal(m[1].unit, "bytes");
+	assert_true(m[1].max_regression_pct < 0);
+	assert_string_equal(m[2].unit, "count");
+	assert_string_equal(m[3].name, "rebuild");
+	assert_int_equal(m[3].source, METRIC_STDOUT);
+	assert_string_equal(m[3].unit, "ms");
+	assert_string_equal(m[3].pattern, "BENCH rebuild_ms=([0-9.]+)");
+	assert_null(m[3].field);
+	assert_int_equal(m[3].match, MATCH_MEAN);
+	assert_int_equal(m[3].derive_rate, 1);
+	/* Braces and newlines in patterns are regular expression syntax, not placeholders. */
+	assert_int_equal(m[4].source, METRIC_STDERR);
+	assert_string_equal(m[4].pattern, "gc:\n{2}pauses ([0-9]+)");
+	assert_int_equal(m[4].match, MATCH_LAST);
+	assert_string_equal(m[5].name, "lock ops \xc3\xa9");
+	assert_int_equal(m[5].source, METRIC_RESULTS);
+	assert_string_equal(m[5].unit, "ops/s");
+	assert_string_equal(m[5].test, "*Lock*");
+	assert_int_equal(m[5].better_higher, 1);
+	assert_int_equal(m[5].match, MATCH_SUM);
+	assert_true(m[5].max_regression_pct == 0);
+	assert_int_equal(m[6].source, METRIC_DURATION);
+	assert_string_equal(m[6].unit, "ms");
+	assert_string_equal(m[6].test, "Ns.Lock[0-9]");
+	assert_null(m[6].pattern);
+	assert_int_equal(plan.nallowed_exit_codes, 3);
+	assert_int_equal(plan.allowed_exit_codes[0], 0);
+	assert_int_equal(plan.allowed_exit_codes[1], 1);
+	assert_int_equal(plan.allowed_exit_codes[2], 255);
+	assert_true(plan_exit_code_allowed(&plan, 255));
+	assert_true(plan_exit_code_allowed(&plan, 1));
+	assert_false(plan_exit_code_allowed(&plan, 2));
 	assert_true(plan.max_foreign_cpu == 1.25);
 	assert_int_equal(plan.max_repeats, 4);
 
 	plan_release(&plan);
 	assert_null(plan.path);
 	assert_int_equal(plan.nvariants, 0);
+	assert_null(plan.metrics);
+	assert_int_equal(plan.nmetrics, 0);
+	assert_null(plan.allowed_exit_codes);
 	plan_release(&plan);
 	plan_release(NULL);
 	free(sub);
@@ -211,7 +271,12 @@ static void test_defaults(void **state)
 	assert_true(plan.kill_grace_seconds == 5);
 	assert_null(plan.results_files);
 	assert_int_equal(plan.min_executed, -1);
-	assert_string_equal(plan.metrics_json, "[]");
+	assert_null(plan.metrics);
+	assert_int_equal(plan.nmetrics, 0);
+	assert_int_equal(plan.nallowed_exit_codes, 1);
+	assert_int_equal(plan.allowed_exit_codes[0], 0);
+	assert_true(plan_exit_code_allowed(&plan, 0));
+	assert_false(plan_exit_code_allowed(&plan, 1));
 	assert_true(plan.max_foreign_cpu == 0.5);
 	assert_int_equal(plan.max_repeats, 2);
 	plan_release(&plan);
@@ -326,6 +391,9 @@ static void test_variants_file(void **state)
 #define VA "{'name':'a','command':['true']}"
 #define VB "{'name':'b','command':['true']}"
 #define BASE "'base':{'command':['run']},'variants_file':'vars.txt'"
+#define MW "{'name':'wall','source':'process','field':'wall'}"
+#define LONG64 "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+#define LONG129 LONG64 LONG64 "a"
 
 struct broken {
 	const char *plan;
@@ -338,7 +406,7 @@ static const struct broken broken_plans[] = {
 	/* unknown keys, at every level */
 	{ HEAD "'variants':[" VA "],'colour':1}", NULL, 0,
 	  { ": colour: unknown key (expected one of: schema, name, description, variants, base,"
-	    " variants_file, schedule, results, metrics, load)" } },
+	    " variants_file, schedule, results, metrics, load, allowed_exit_codes)" } },
 	{ HEAD "'variants':[" VA "],'schedule':{'ordr':'reverse'}}", NULL, 0,
 	  { ": schedule.ordr: unknown key (expected one of: warmups, runs, order, seed,"
 	    " gap_seconds, timeout_seconds, kill_grace_seconds)" } },
@@ -369,8 +437,6 @@ static const struct broken broken_plans[] = {
 	  { ": variants[0].env.X: expected a string, found a number" } },
 	{ HEAD "'variants':[{'name':'a','command':['true'],'env':{'1X':'v'}}]}", NULL, 0,
 	  { ": variants[0].env: invalid variable name '1X'" } },
-	{ HEAD "'variants':[" VA "],'metrics':[{'a':1},2]}", NULL, 0,
-	  { ": metrics[1]: expected an object, found a number" } },
 	{ HEAD "'variants':[" VA "],'description':false}", NULL, 0,
 	  { ": description: expected a string, found a boolean" } },
 	{ "[1]", NULL, 0, { ": expected a JSON object at the top level, found an array" } },
@@ -448,6 +514,151 @@ static const struct broken broken_plans[] = {
 	  { ": results.min_executed: expected an integer >= 0, found -3" } },
 	{ HEAD "'variants':[" VA "," VB "],'schedule':{'runs':1000000}}", NULL, 0,
 	  { ": schedule: (warmups + runs) x 2 variants is more than 1000000 invocations" } },
+	/* results.min_executed */
+	{ HEAD "'variants':[" VA "],'results':{'min_executed':2}}", NULL, 0,
+	  { ": results.min_executed: only used with \"files\"" } },
+	/* metrics: the array */
+	{ HEAD "'variants':[" VA "],'metrics':{'name':'x'}}", NULL, 0,
+	  { ": metrics: expected an array of metric objects, found an object" } },
+	{ HEAD "'variants':[" VA "],'metrics':[" MW ",2]}", NULL, 0,
+	  { ": metrics[1]: expected an object, found a number" } },
+	/* metrics: keys */
+	{ HEAD "'variants':[" VA "],'metrics':[" MW ",{'name':'x','source':'process','field':'wall',"
+	  "'colour':1}]}", NULL, 0,
+	  { ": metrics[1].colour: unknown key (expected one of: name, unit, better, source, field,"
+	    " test, pattern, match, derive, max_regression_pct)" } },
+	{ HEAD "'variants':[" VA "],'metrics':[{'name':'x','source':'process','field':'wall',"
+	  "'field':'cpu'}]}", NULL, 0, { ": metrics[0].field: key given twice" } },
+	/* metrics: name */
+	{ HEAD "'variants':[" VA "],'metrics':[{'source':'process','field':'wall'}]}", NULL, 0,
+	  { ": metrics[0].name: missing (expected a non-empty string)" } },
+	{ HEAD "'variants':[" VA "],'metrics':[{'name':'','source':'process','field':'wall'}]}",
+	  NULL, 0, { ": metrics[0].name: expected a non-empty string, found an empty string" } },
+	{ HEAD "'variants':[" VA "],'metrics':[{'name':3,'source':'process','field':'wall'}]}",
+	  NULL, 0, { ": metrics[0].name: expected a non-empty string, found a number" } },
+	{ HEAD "'variants':[" VA "],'metrics':[{'name':'" LONG129 "','source':'process',"
+	  "'field':'wall'}]}", NULL, 0, { ": metrics[0].name: longer than 128 characters" } },
+	{ HEAD "'variants':[" VA "],'metrics':[{'name':'a\\tb','source':'process','field':'wall'}]}",
+	  NULL, 0, { ": metrics[0].name: control character in 'a\\x09b'" } },
+	{ HEAD "'variants':[" VA "],'metrics':[" MW ",{'name':'other','source':'process',"
+	  "'field':'cpu'}," MW "]}", NULL, 0,
+	  { ": metrics[2].name: duplicate metric name 'wall' (also metrics[0])" } },
+	{ HEAD "'variants':[" VA "],'metrics':[{'name':'w','source':'process','field':'wall',"
+	  "'derive':'rate'},{'name':'w (rate)','source':'process','field':'cpu'}]}", NULL, 0,
+	  { ": metrics[1].name: 'w (rate)' is also the name of the rate metrics[0] derives" } },
+	{ HEAD "'variants':[" VA "],'metrics':[{'name':'w (rate)','source':'process','field':'cpu'},"
+	  "{'name':'w','source':'process','field':'wall','derive':'rate'}]}", NULL, 0,
+	  { ": metrics[0].name: 'w (rate)' is also the name of the rate metrics[1] derives" } },
+	/* metrics: source and what each source needs or refuses */
+	{ HEAD "'variants':[" VA "],'metrics':[{'name':'x','field':'wall'}]}", NULL, 0,
+	  { ": metrics[0].source: missing (expected a non-empty string)" } },
+	{ HEAD "'variants':[" VA "],'metrics':[{'name':'x','source':'stdin'}]}", NULL, 0,
+	  { ": metrics[0].source: unknown source 'stdin' (expected one of: process, stdout,"
+	    " stderr, results, duration)" } },
+	{ HEAD "'variants':[" VA "],'metrics':[{'name':'x','source':'process'}]}", NULL, 0,
+	  { ": metrics[0].field: missing (source process needs a field: one of wall, user, sys,"
+	    " cpu, max_rss, minflt, majflt, nvcsw, nivcsw)" } },
+	{ HEAD "'variants':[" VA "],'metrics':[{'name':'x','source':'process','field':'rss'}]}",
+	  NULL, 0, { ": metrics[0].field: unknown field 'rss' (expected one of: wall, user" } },
+	{ HEAD "'variants':[" VA "],'metrics':[{'name':'x','source':'process','field':5}]}",
+	  NULL, 0, { ": metrics[0].field: expected a non-empty string, found a number" } },
+	{ HEAD "'variants':[" VA "],'metrics':[{'name':'x','source':'process','field':'wall',"
+	  "'unit':'s'}]}", NULL, 0,
+	  { ": metrics[0].unit: not used with source process (the field implies it)" } },
+	{ HEAD "'variants':[" VA "],'metrics':[{'name':'x','source':'process','field':'wall',"
+	  "'pattern':'([0-9]+)'}]}", NULL, 0,
+	  { ": metrics[0].pattern: not used with source process (only stdout, stderr and results"
+	    " metrics have a pattern)" } },
+	{ HEAD "'variants':[" VA "],'metrics':[{'name':'x','source':'process','field':'wall',"
+	  "'test':'*'}]}", NULL, 0,
+	  { ": metrics[0].test: not used with source process (only results and duration metrics"
+	    " name tests)" } },
+	{ HEAD "'variants':[" VA "],'metrics':[{'name':'x','source':'process','field':'wall',"
+	  "'match':'sum'}]}", NULL, 0,
+	  { ": metrics[0].match: not used with source process (a process figure has one value)" } },
+	{ HEAD "'variants':[" VA "],'metrics':[{'name':'x','source':'stdout','unit':'ms'}]}", NULL, 0,
+	  { ": metrics[0].pattern: missing (source stdout needs a pattern: an extended regular"
+	    " expression whose first group captures the number)" } },
+	{ HEAD "'variants':[" VA "],'metrics':[{'name':'x','source':'stderr','pattern':'([0-9]+)'}]}",
+	  NULL, 0, { ": metrics[0].unit: missing (source stderr needs a unit, e.g. \"ms\" or"
+		     " \"ops/s\")" } },
+	{ HEAD "'variants':[" VA "],'metrics':[{'name':'x','source':'stdout','unit':'ms',"
+	  "'pattern':'([0-9]+)','field':'wall'}]}", NULL, 0,
+	  { ": metrics[0].field: not used with source stdout (only process metrics have a field)" } },
+	{ HEAD "'variants':[" VA "],'metrics':[{'name':'x','source':'stdout','unit':'ms',"
+	  "'pattern':'([0-9]+)','test':'*'}]}", NULL, 0,
+	  { ": metrics[0].test: not used with source stdout" } },
+	{ HEAD "'variants':[" VA "],'metrics':[{'name':'x','source':'results','unit':'ms',"
+	  "'pattern':'([0-9]+)'}]}", NULL, 0,
+	  { ": metrics[0].test: missing (source results needs a test: a glob over test names,"
+	    " e.g. '*Rebuild*')" } },
+	{ HEAD "'variants':[" VA "],'metrics':[{'name':'x','source':'results','unit':'ms',"
+	  "'pattern':'([0-9]+)','test':''}]}", NULL, 0,
+	  { ": metrics[0].test: expected a non-empty string, found an empty string" } },
+	{ HEAD "'variants':[" VA "],'metrics':[{'name':'x','source':'duration'}]}", NULL, 0,
+	  { ": metrics[0].test: missing (source duration needs a test" } },
+	{ HEAD "'variants':[" VA "],'metrics':[{'name':'x','source':'duration','test':'*',"
+	  "'unit':'s'}]}", NULL, 0,
+	  { ": metrics[0].unit: not used with source duration (durations are in ms)" } },
+	{ HEAD "'variants':[" VA "],'metrics':[{'name':'x','source':'duration','test':'*',"
+	  "'pattern':'([0-9]+)'}]}", NULL, 0, { ": metrics[0].pattern: not used with source duration" } },
+	{ HEAD "'variants':[" VA "],'metrics':[{'name':'x','source':'stdout','pattern':'([0-9]+)',"
+	  "'unit':''}]}", NULL, 0,
+	  { ": metrics[0].unit: expected a non-empty string, found an empty string" } },
+	{ HEAD "'variants':[" VA "],'metrics':[{'name':'x','source':'stdout','pattern':'([0-9]+)',"
+	  "'unit':'m\\ns'}]}", NULL, 0, { ": metrics[0].unit: control character in 'm\\x0as'" } },
+	/* metrics: patterns */
+	{ HEAD "'variants':[" VA "],'metrics':[" MW ",{'name':'x','source':'stdout','unit':'ms',"
+	  "'pattern':'BENCH ([0-9]+'}]}", NULL, 0,
+	  { ": metrics[1].pattern: invalid regular expression 'BENCH ([0-9]+': " } },
+	{ HEAD "'variants':[" VA "],'metrics':[{'name':'x','source':'results','unit':'ms',"
+	  "'test':'*','pattern':'a{2,1}([0-9])'}]}", NULL, 0,
+	  { ": metrics[0].pattern: invalid regular expression 'a{2,1}([0-9])': " } },
+	{ HEAD "'variants':[" VA "],'metrics':[{'name':'x','source':'stdout','unit':'ms',"
+	  "'pattern':'took [0-9]+ ms'}]}", NULL, 0,
+	  { ": metrics[0].pattern: 'took [0-9]+ ms' has no capture group (put the number in"
+	    " parentheses, e.g. 'time=([0-9.]+)')" } },
+	{ HEAD "'variants':[" VA "],'metrics':[{'name':'x','source':'stdout','unit':'ms',"
+	  "'pattern':''}]}", NULL, 0,
+	  { ": metrics[0].pattern: expected a non-empty string, found an empty string" } },
+	{ HEAD "'variants':[" VA "],'metrics':[{'name':'x','source':'stdout','unit':'ms',"
+	  "'pattern':['([0-9]+)']}]}", NULL, 0,
+	  { ": metrics[0].pattern: expected a non-empty string, found an array" } },
+	/* metrics: better, match, derive, max_regression_pct */
+	{ HEAD "'variants':[" VA "],'metrics':[{'name':'x','source':'process','field':'wall',"
+	  "'better':'less'}]}", NULL, 0,
+	  { ": metrics[0].better: expected \"lower\" or \"higher\", found 'less'" } },
+	{ HEAD "'variants':[" VA "],'metrics':[{'name':'x','source':'process','field':'wall',"
+	  "'better':true}]}", NULL, 0, { ": metrics[0].better: expected a string, found a boolean" } },
+	{ HEAD "'variants':[" VA "],'metrics':[{'name':'x','source':'duration','test':'*',"
+	  "'match':'max'}]}", NULL, 0,
+	  { ": metrics[0].match: unknown match 'max' (expected one of: first, last, sum, mean)" } },
+	{ HEAD "'variants':[" VA "],'metrics':[{'name':'x','source':'process','field':'wall',"
+	  "'derive':'ratio'}]}", NULL, 0,
+	  { ": metrics[0].derive: expected \"rate\", found 'ratio'" } },
+	{ HEAD "'variants':[" VA "],'metrics':[{'name':'x','source':'process','field':'wall',"
+	  "'max_regression_pct':-1}]}", NULL, 0,
+	  { ": metrics[0].max_regression_pct: expected a number >= 0", "found -1" } },
+	{ HEAD "'variants':[" VA "],'metrics':[{'name':'x','source':'process','field':'wall',"
+	  "'max_regression_pct':'5'}]}", NULL, 0,
+	  { ": metrics[0].max_regression_pct: expected a number >= 0", "found a string" } },
+	/* allowed_exit_codes */
+	{ HEAD "'variants':[" VA "],'allowed_exit_codes':[]}", NULL, 0,
+	  { ": allowed_exit_codes: expected a non-empty array of integers from 0 to 255, found an"
+	    " empty array" } },
+	{ HEAD "'variants':[" VA "],'allowed_exit_codes':1}", NULL, 0,
+	  { ": allowed_exit_codes: expected a non-empty array of integers from 0 to 255, found a"
+	    " number" } },
+	{ HEAD "'variants':[" VA "],'allowed_exit_codes':[0,256]}", NULL, 0,
+	  { ": allowed_exit_codes[1]: expected an integer from 0 to 255, found 256" } },
+	{ HEAD "'variants':[" VA "],'allowed_exit_codes':[-1]}", NULL, 0,
+	  { ": allowed_exit_codes[0]: expected an integer from 0 to 255, found -1" } },
+	{ HEAD "'variants':[" VA "],'allowed_exit_codes':[1.5]}", NULL, 0,
+	  { ": allowed_exit_codes[0]: expected an integer from 0 to 255, found 1.5" } },
+	{ HEAD "'variants':[" VA "],'allowed_exit_codes':['1']}", NULL, 0,
+	  { ": allowed_exit_codes[0]: expected an integer from 0 to 255, found a string" } },
+	{ HEAD "'variants':[" VA "],'allowed_exit_codes':[0,3,1,3]}", NULL, 0,
+	  { ": allowed_exit_codes[3]: exit code 3 given twice (also allowed_exit_codes[1])" } },
 	/* base and variants_file */
 	{ HEAD "'variants':[" VA "],'variants_file':'vars.txt'}", "a\n", 0,
 	  { ": variants_file: needs \"base\"" } },
@@ -505,6 +716,69 @@ static void test_broken_plans(void **state)
 		unlink(path);
 		free(named);
 		free(path);
+	}
+}
+
+/* results.min_executed: 1 once there are result files to count, absent without. */
+static void test_min_executed_default(void **state)
+{
+	static const struct {
+		const char *results;
+		int64_t want;
+	} cases[] = {
+		{ "", -1 },
+		{ ",'results':{}", -1 },
+		{ ",'results':{'files':'{run_dir}/*.trx'}", 1 },
+		{ ",'results':{'files':'*.xml','min_executed':0}", 0 },
+		{ ",'results':{'min_executed':7,'files':'*.xml'}", 7 },
+	};
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct plan plan = PLAN_INIT;
+		char *text = xasprintf(HEAD "'variants':[" VA "]%s}", cases[i].results);
+		char *path = write_json("me.json", text);
+
+		reset_errors();
+		assert_int_equal(plan_load(&plan, path), 0);
+		if (plan.min_executed != cases[i].want)
+			fail_msg("case %zu: min_executed %lld, want %lld", i,
+				 (long long)plan.min_executed, (long long)cases[i].want);
+		plan_release(&plan);
+		free(path);
+		free(text);
+	}
+}
+
+/* The reason for a bad pattern is regerror()'s own, whatever the C library says. */
+static void test_pattern_regerror(void **state)
+{
+	static const char *const bad[] = { "x=([0-9]+", "x=[0-9(]+)", "a{2,1}([0-9])", "(*)x" };
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(bad); i++) {
+		struct plan plan = PLAN_INIT;
+		char why[256];
+		regex_t re;
+		int rc = regcomp(&re, bad[i], REG_EXTENDED);
+		char *text, *path, *want;
+
+		if (!rc) {
+			/* Accepted by this C library: then the plan must be accepted too. */
+			regfree(&re);
+			continue;
+		}
+		regerror(rc, &re, why, sizeof(why));
+		text = xasprintf(HEAD "'variants':[" VA "],'metrics':[{'name':'m','source':'stdout',"
+				 "'unit':'ms','pattern':'%s'}]}", bad[i]);
+		path = write_json("re.json", text);
+		want = xasprintf("%s: metrics[0].pattern: invalid regular expression '%s': %s", path,
+				 bad[i], why);
+		reset_errors();
+		assert_int_equal(plan_load(&plan, path), -1);
+		assert_int_equal(nerrors, 1);
+		assert_string_equal(last_error, want);
+		free(want);
+		free(path);
+		free(text);
 	}
 }
 
@@ -653,6 +927,8 @@ int main(void)
 		cmocka_unit_test(test_relative_path),
 		cmocka_unit_test(test_variants_file),
 		cmocka_unit_test(test_broken_plans),
+		cmocka_unit_test(test_min_executed_default),
+		cmocka_unit_test(test_pattern_regerror),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_unreadable),
 		cmocka_unit_test(test_expand),

@@ -1,0 +1,25 @@
+/*
+ * exit_code guard: a non-zero exit fails the invocation unless the plan
+ * lists the code in allowed_exit_codes (a benchmark suite may exit 1 when
+ * a known test fails and still be worth timing).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "guard.h"
+
+#include "util.h"
+
+void guard_exit_code(int exit_code, const int *allowed, size_t nallowed,
+		     struct guard_result *out)
+{
+	struct strbuf list = STRBUF_INIT;
+	int ok = 0;
+
+	for (size_t i = 0; i < nallowed; i++) {
+		strbuf_addf(&list, "%s%d", i ? ", " : "", allowed[i]);
+		ok |= allowed[i] == exit_code;
+	}
+	out->guard = "exit_code";
+	out->verdict = ok ? GUARD_PASS : GUARD_FAIL;
+	out->reason = xasprintf("exited with code %d (allowed: %s)", exit_code, list.buf);
+	strbuf_release(&list);
+}

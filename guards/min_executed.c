@@ -1,0 +1,38 @@
+/*
+ * min_executed guard: a timing is worthless if the tests behind it did not
+ * run. Counts executed leaf results (skipped and not-run ones are not
+ * executed) summed over the invocation's result files against the plan's
+ * minimum. No result file at all is a failure: a runner that crashed
+ * before writing one must not pass.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "guard.h"
+
+#include "util.h"
+
+void guard_min_executed(int64_t executed, int64_t total, int64_t required, size_t nfiles,
+			size_t refused, const char *pattern, struct guard_result *out)
+{
+	out->guard = "min_executed";
+	if (refused) {
+		out->verdict = GUARD_UNCHECKED;
+		out->reason = xasprintf("%zu of %zu result file(s) could not be read; %lld executed "
+					"in the rest, %lld required",
+					refused, nfiles, (long long)executed, (long long)required);
+	} else if (nfiles == 0) {
+		out->verdict = GUARD_FAIL;
+		out->reason = xasprintf("no result file matched '%s'; %lld executed test(s) required",
+					pattern ? pattern : "", (long long)required);
+	} else if (executed < required) {
+		out->verdict = GUARD_FAIL;
+		out->reason = xasprintf("%lld of %lld test(s) executed in %zu file(s), fewer than the "
+					"%lld required",
+					(long long)executed, (long long)total, nfiles,
+					(long long)required);
+	} else {
+		out->verdict = GUARD_PASS;
+		out->reason = xasprintf("%lld of %lld test(s) executed in %zu file(s), %lld required",
+					(long long)executed, (long long)total, nfiles,
+					(long long)required);
+	}
+}

@@ -1,0 +1,101 @@
+/*
+ * inspect: `abev results` and `abev guard min-executed`. Every file is
+ * read even when an earlier one is refused, so that one bad file does not
+ * hide the counts of the others; a refused file still makes the verb fail.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "inspect.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "evidence.h"
+#include "guard.h"
+#include "results.h"
+#include "util.h"
+
+/* The file column is as wide as the longest name, within reason. */
+#define NAME_COL_MIN 5
+#define NAME_COL_MAX 80
+
+static void print_row(int width, const char *name, const char *format,
+		      const struct results_counts *c)
+{
+	printf("%-*s  %-6s %8lld %8lld %8lld %8lld %8lld %8lld %8lld\n", width, name, format,
+	       (long long)c->total, (long long)c->executed, (long long)c->passed,
+	       (long long)c->failed, (long long)c->errors, (long long)c->skipped,
+	       (long long)c->other);
+}
+
+static const char *total_format(const struct results_file *files, size_t n)
+{
+	if (!n)
+		return "none";
+	for (size_t i = 1; i < n; i++)
+		if (files[i].format != files[0].format)
+			return "mixed";
+	return results_format_name(files[0].format);
+}
+
+enum inspect_outcome inspect_results(char *const *paths, int npaths,
+				     const struct inspect_options *opt)
+{
+	const struct results_limits limits = RESULTS_LIMITS_DEFAULT;
+	struct results_file *files = xcalloc((size_t)npaths, sizeof(*files));
+	struct results_counts total = { 0 };
+	struct guard_result guard = { 0 };
+	size_t nfiles = 0, refused = 0;
+	enum inspect_outcome outcome = INSPECT_OK;
+
+	for (int i = 0; i < npaths; i++) {
+		char *err = NULL;
+		if (results_parse(paths[i], &limits, NULL, NULL, &files[nfiles], &err) < 0) {
+			error("%s", err);
+			free(err);
+			refused++;
+			continue;
+		}
+		results_counts_add(&total, &files[nfiles].counts);
+		nfiles++;
+	}
+	if (opt->min_executed >= 0)
+		guard_min_executed(total.executed, total.total, opt->min_executed,
+				   nfiles + refused, refused, npaths == 1 ? paths[0] : "the files given",
+				   &guard);
+
+	if (opt->json) {
+		char *doc = evidence_results_document(files, nfiles, &total,
+						      opt->min_executed >= 0 ? &guard : NULL);
+		fputs(doc, stdout);
+		free(doc);
+	} else if (!opt->guard_only) {
+		int width = NAME_COL_MIN;
+		for (size_t i = 0; i < nfiles; i++) {
+			size_t len = strlen(files[i].path);
+			if (len > (size_t)width)
+				width = len > NAME_COL_MAX ? NAME_COL_MAX : (int)len;
+		}
+		printf("%-*s  %-6s %8s %8s %8s %8s %8s %8s %8s\n", width, "file", "format", "total",
+		       "executed", "passed", "failed", "errors", "skipped", "other");
+		for (size_t i = 0; i < nfiles; i++)
+			print_row(width, files[i].path, results_format_name(files[i].format),
+				  &files[i].counts);
+		print_row(width, "total", total_format(files, nfiles), &total);
+		for (size_t i = 0; i < nfiles; i++)
+			for (size_t k = 0; k < files[i].nnotes; k++)
+				printf("note: %s: %s\n", files[i].path, files[i].notes[k]);
+	}
+	if (opt->min_executed >= 0 && !opt->json)
+		printf("%s: %s: %s\n", guard.guard, guard_verdict_name(guard.verdict), guard.reason);
+
+	if (refused)
+		outcome = INSPECT_REFUSED;
+	else if (opt->min_executed >= 0 && guard.verdict != GUARD_PASS)
+		outcome = INSPECT_GUARD_FAILED;
+	for (size_t i = 0; i < nfiles; i++)
+		results_file_release(&files[i]);
+	free(files);
+	guard_result_release(&guard);
+	return outcome;
+}

@@ -1,0 +1,416 @@
+/*
+ * judge: result files, metrics and guards for one invocation.
+ *
+ * Result files are read from the evidence directory, never from where the
+ * test runner left them: a file outside the invocation's directory is
+ * copied in first, so that what the counts come from is what an auditor
+ * can re-read. Reading streams each test through a callback that keeps
+ * only what the guards and metrics need: the test names (for test_set)
+ * and the few tests a results/duration metric asks for.
+ */
+#define _XOPEN_SOURCE 700
+#include "judge.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "guard.h"
+#include "metrics.h"
+#include "results.h"
+#include "util.h"
+
+/* Bounds on what is kept of the tests a metric asks for. */
+#define JUDGE_METRIC_TESTS_MAX 100000
+#define JUDGE_METRIC_BYTES_MAX (64u << 20)
+/* Result files matched per invocation. */
+#define JUDGE_FILES_MAX 1000
+/*
+ * File timestamps come from the kernel's coarse clock, which can lag the
+ * start time abev read by a tick: allow that much before calling a file stale.
+ */
+#define STALE_SLACK_NS (20 * 1000 * 1000LL)
+
+struct judge {
+	const struct plan *plan;
+	struct metric_set *metrics;
+	struct test_set *ref;       /* test names of the first recorded invocation with results */
+	char *ref_label;
+};
+
+struct judge *judge_new(const struct plan *plan, char **err)
+{
+	struct judge *j = xcalloc(1, sizeof(*j));
+	j->plan = plan;
+	if (plan->nmetrics) {
+		j->metrics = metric_set_compile(plan->metrics, plan->nmetrics, err);
+		if (!j->metrics) {
+			free(j);
+			return NULL;
+		}
+	}
+	return j;
+}
+
+void judge_free(struct judge *j)
+{
+	if (!j)
+		return;
+	metric_set_free(j->metrics);
+	test_set_free(j->ref);
+	free(j->ref_label);
+	free(j);
+}
+
+static void push_guard(struct invocation *inv, struct guard_result *g)
+{
+	inv->guards = xrealloc(inv->guards, (inv->nguards + 1) * sizeof(*inv->guards));
+	inv->guards[inv->nguards++] = *g;
+	memset(g, 0, sizeof(*g));
+}
+
+/* What the streaming callback keeps. */
+struct collect {
+	struct test_set *names;
+	const struct metric_set *ms;
+	struct metric_test *tests;
+	size_t ntests, alloc, bytes;
+	int capped;
+};
+
+static int collect_test(void *arg, const struct test_case *tc)
+{
+	struct collect *c = arg;
+	struct metric_test *t;
+
+	/* The comparison is about what ran: a skipped test did not. */
+	if (c->names && tc->executed)
+		test_set_add(c->names, tc->name);
+	if (!c->ms || !metric_set_wants_test(c->ms, tc->name))
+		return 0;
+	if (c->ntests >= JUDGE_METRIC_TESTS_MAX ||
+	    c->bytes + tc->stdout_len > JUDGE_METRIC_BYTES_MAX) {
+		c->capped = 1;
+		return 0;
+	}
+	if (c->ntests == c->alloc) {
+		c->alloc = c->alloc ? c->alloc * 2 : 16;
+		c->tests = xrealloc(c->tests, c->alloc * sizeof(*c->tests));
+	}
+	t = &c->tests[c->ntests++];
+	t->name = xstrdup(tc->name);
+	t->duration_s = tc->duration_s;
+	t->stdout_text = xstrndup(tc->stdout_text, tc->stdout_len);
+	t->stdout_len = tc->stdout_len;
+	c->bytes += tc->stdout_len;
+	return 0;
+}
+
+static void collect_release(struct collect *c)
+{
+	for (size_t i = 0; i < c->ntests; i++) {
+		free((char *)c->tests[i].name);
+		free((char *)c->tests[i].stdout_text);
+	}
+	free(c->tests);
+	test_set_free(c->names);
+	memset(c, 0, sizeof(*c));
+}
+
+/* Copies src to dst (created exclusively), at most max bytes. 0 or -1 with *err. */
+static int copy_file(const char *src, const char *dst, uint64_t max, char **err)
+{
+	char buf[65536];
+	int in = -1, out = -1, ret = -1;
+	uint64_t total = 0;
+
+	in = open(src, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (in < 0) {
+		*err = xasprintf("cannot open '%s': %s", src, strerror(errno));
+		goto out;
+	}
+	out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (out < 0) {
+		*err = xasprintf("cannot create '%s': %s", dst, strerror(errno));
+		goto out;
+	}
+	for (;;) {
+		ssize_t n = read(in, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			*err = xasprintf("cannot read '%s': %s", src, strerror(errno));
+			goto out;
+		}
+		if (n == 0)
+			break;
+		total += (uint64_t)n;
+		if (total > max) {
+			*err = xasprintf("'%s' is larger than the limit of %llu bytes", src,
+					 (unsigned long long)max);
+			goto out;
+		}
+		if (write_all(out, buf, (size_t)n) < 0) {
+			*err = xasprintf("cannot write '%s': %s", dst, strerror(errno));
+			goto out;
+		}
+	}
+	if (close(out) < 0) {
+		out = -1;
+		*err = xasprintf("cannot close '%s': %s", dst, strerror(errno));
+		goto out;
+	}
+	out = -1;
+	ret = 0;
+out:
+	if (in >= 0)
+		close(in);
+	if (out >= 0)
+		close(out);
+	if (ret < 0)
+		unlink(dst);
+	return ret;
+}
+
+/*
+ * Brings the matched file into the invocation's directory if it is not
+ * there yet. Returns the path relative to the evidence root (caller
+ * frees), or NULL with *err.
+ */
+static char *adopt_file(const char *root, const char *inv_dir, const char *path, char **err)
+{
+	char real[PATH_MAX], *abs_dir = path_join(root, inv_dir), *dst = NULL, *rel = NULL;
+	const char *base;
+	size_t dlen = strlen(abs_dir);
+
+	if (!realpath(path, real)) {
+		*err = xasprintf("cannot resolve '%s': %s", path, strerror(errno));
+		goto out;
+	}
+	if (!strncmp(real, abs_dir, dlen) && real[dlen] == '/') {
+		rel = xasprintf("%s/%s", inv_dir, real + dlen + 1);
+		goto out;
+	}
+	base = strrchr(real, '/');
+	base = base ? base + 1 : real;
+	dst = xasprintf("%s/results", abs_dir);
+	if (mkdir(dst, 0755) < 0 && errno != EEXIST) {
+		*err = xasprintf("cannot create '%s': %s", dst, strerror(errno));
+		goto out;
+	}
+	free(dst);
+	dst = NULL;
+	for (unsigned k = 1; k < 1000 && !rel; k++) {
+		struct stat st;
+		char *name = k == 1 ? xstrdup(base) : xasprintf("%u-%s", k, base);
+		free(dst);
+		dst = xasprintf("%s/results/%s", abs_dir, name);
+		if (lstat(dst, &st) == 0) {
+			free(name);
+			continue;
+		}
+		if (copy_file(real, dst, RESULTS_MAX_BYTES_DEFAULT, err) == 0)
+			rel = xasprintf("%s/results/%s", inv_dir, name);
+		free(name);
+		break;
+	}
+	if (!rel && !*err)
+		*err = xasprintf("cannot find a free name for '%s' in '%s/results'", base, abs_dir);
+out:
+	free(abs_dir);
+	free(dst);
+	return rel;
+}
+
+static int is_stale(const char *path, const struct timespec *started)
+{
+	struct stat st;
+	int64_t m, s;
+	if (stat(path, &st) < 0)
+		return 0;
+	m = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+	s = (int64_t)started->tv_sec * 1000000000 + started->tv_nsec;
+	return m < s - STALE_SLACK_NS;
+}
+
+static void read_results(struct invocation *inv, const char *root,
+			 const struct timespec *started, struct collect *c, size_t *refused,
+			 size_t *nfiles, judge_note_fn note, void *ctx)
+{
+	const struct results_limits limits = RESULTS_LIMITS_DEFAULT;
+	const char *pattern = inv->results_files;
+	char *abs_pattern = NULL;
+	glob_t g;
+	int rc;
+
+	memset(&g, 0, sizeof(g));
+	/* A relative pattern is relative to the variant's working directory. */
+	abs_pattern = pattern[0] == '/' ? xstrdup(pattern) : path_join(inv->cwd, pattern);
+	rc = glob(abs_pattern, GLOB_ERR, NULL, &g);
+	if (rc != 0 && rc != GLOB_NOMATCH)
+		note(ctx, xasprintf("%s: cannot expand '%s' (glob error %d)", inv->dir,
+				    abs_pattern, rc));
+	for (size_t i = 0; rc == 0 && i < g.gl_pathc; i++) {
+		const char *p = g.gl_pathv[i];
+		char *rel, *err = NULL, *abs;
+		struct results_file f = RESULTS_FILE_INIT;
+
+		if (*nfiles + *refused >= JUDGE_FILES_MAX) {
+			note(ctx, xasprintf("%s: more than %d result files matched; the rest were "
+					    "not read", inv->dir, JUDGE_FILES_MAX));
+			break;
+		}
+		if (is_stale(p, started)) {
+			note(ctx, xasprintf("%s: ignored '%s': modified before this invocation "
+					    "started", inv->dir, p));
+			continue;
+		}
+		rel = adopt_file(root, inv->dir, p, &err);
+		if (!rel) {
+			note(ctx, xasprintf("%s: %s", inv->dir, err));
+			free(err);
+			(*refused)++;
+			continue;
+		}
+		abs = path_join(root, rel);
+		if (results_parse(abs, &limits, collect_test, c, &f, &err) < 0) {
+			note(ctx, xasprintf("%s: refused result file: %s", inv->dir, err));
+			free(err);
+			(*refused)++;
+		} else {
+			free(f.path);
+			f.path = xstrdup(rel);
+			results_counts_add(&inv->tests, &f.counts);
+			inv->results = xrealloc(inv->results,
+						(inv->nresults + 1) * sizeof(*inv->results));
+			inv->results[inv->nresults++] = f;
+			(*nfiles)++;
+		}
+		free(abs);
+		free(rel);
+	}
+	globfree(&g);
+	free(abs_pattern);
+}
+
+static void judge_metrics(struct judge *j, struct invocation *inv, const char *root,
+			  const struct collect *c)
+{
+	char *dir = path_join(root, inv->dir);
+	char *out = path_join(dir, "test.log"), *err = path_join(dir, "stderr.log");
+	struct metric_inputs in = {
+		.stdout_path = out,
+		.stderr_path = err,
+		.wall_ns = inv->wall_ns,
+		.user_ns = inv->user_ns,
+		.sys_ns = inv->sys_ns,
+		.max_rss_bytes = inv->max_rss_bytes,
+		.minflt = inv->minflt,
+		.majflt = inv->majflt,
+		.nvcsw = inv->nvcsw,
+		.nivcsw = inv->nivcsw,
+		.tests = c->tests,
+		.ntests = c->ntests,
+	};
+	struct guard_result g = { "metrics", GUARD_PASS, NULL };
+	struct strbuf why = STRBUF_INIT;
+	size_t missing = 0;
+
+	metric_set_extract(j->metrics, &in, &inv->metrics, &inv->nmetrics);
+	for (size_t i = 0; i < inv->nmetrics; i++) {
+		const struct metric_value *m = &inv->metrics[i];
+		if (m->ok)
+			continue;
+		strbuf_addf(&why, "%s'%s': %s", missing ? "; " : "", m->name, m->why);
+		missing++;
+	}
+	if (missing) {
+		g.verdict = GUARD_FAIL;
+		g.reason = xasprintf("%zu of %zu metric(s) not yielded: %s%s", missing,
+				     inv->nmetrics, why.buf,
+				     c->capped ? " (some tests were not kept: over the memory cap)" : "");
+	} else {
+		g.reason = xasprintf("all %zu metric(s) yielded", inv->nmetrics);
+	}
+	push_guard(inv, &g);
+	strbuf_release(&why);
+	free(dir);
+	free(out);
+	free(err);
+}
+
+void judge_invocation(struct judge *j, struct invocation *inv, const char *root,
+		      const struct timespec *started, judge_note_fn note, void *ctx)
+{
+	const struct plan *plan = j->plan;
+	struct collect c;
+	struct guard_result g = { 0 };
+	int exited = inv->status == INV_OK && inv->exit_code >= 0;
+	int ran = exited || inv->status == INV_FAILED || inv->status == INV_TIMED_OUT;
+	size_t refused = 0, nfiles = 0;
+
+	memset(&c, 0, sizeof(c));
+	if (exited) {
+		guard_exit_code(inv->exit_code, plan->allowed_exit_codes,
+				plan->nallowed_exit_codes, &g);
+		push_guard(inv, &g);
+	}
+	if (ran && inv->results_files) {
+		if (!inv->warmup)
+			c.names = test_set_new();
+		c.ms = inv->warmup ? NULL : j->metrics;
+		inv->has_tests = 1;
+		read_results(inv, root, started, &c, &refused, &nfiles, note, ctx);
+		guard_min_executed(inv->tests.executed, inv->tests.total, plan->min_executed,
+				   nfiles + refused, refused, inv->results_files, &g);
+		push_guard(inv, &g);
+	}
+	if (ran && !inv->warmup && j->metrics)
+		judge_metrics(j, inv, root, &c);
+	if (c.names && !refused && nfiles) {
+		/* Only an invocation that passed everything else may set the reference. */
+		int sound = inv->status == INV_OK;
+		for (size_t i = 0; i < inv->nguards; i++)
+			sound &= inv->guards[i].verdict == GUARD_PASS;
+		test_set_seal(c.names);
+		if (!j->ref && !sound) {
+			g.guard = "test_set";
+			g.verdict = GUARD_UNCHECKED;
+			g.reason = xasprintf("ran %zu test(s); no reference set yet to compare with",
+					     test_set_size(c.names));
+		} else if (!j->ref) {
+			j->ref = c.names;
+			j->ref_label = xstrdup(inv->dir);
+			c.names = NULL;
+			g.guard = "test_set";
+			g.verdict = GUARD_PASS;
+			g.reason = xasprintf("ran %zu test(s); the reference set for the other "
+					     "invocations", test_set_size(j->ref));
+		} else {
+			guard_test_set(j->ref, j->ref_label, c.names, &g);
+		}
+		push_guard(inv, &g);
+	}
+	collect_release(&c);
+
+	/* The first guard that did not pass is the invocation's reason. */
+	if (inv->status != INV_OK)
+		return;
+	for (size_t i = 0; i < inv->nguards; i++) {
+		if (inv->guards[i].verdict == GUARD_PASS)
+			continue;
+		inv->status = INV_FAILED;
+		free(inv->reason);
+		inv->reason = xasprintf("%s guard %s: %s", inv->guards[i].guard,
+					inv->guards[i].verdict == GUARD_FAIL ? "failed"
+									     : "could not check",
+					inv->guards[i].reason);
+		break;
+	}
+}

@@ -1,0 +1,37 @@
+/*
+ * judge: decides whether an invocation that ran counts. After the runner
+ * has measured a process, the judge gathers the result files the plan's
+ * results.files pattern names (copying into the invocation's directory
+ * those written elsewhere), reads them, extracts the plan's metrics, and
+ * runs the guards — exit_code, min_executed, metrics, test_set — filling
+ * the invocation's tests, results, metrics and guards and turning its
+ * status to failed when a guard does not pass. The load guard and the
+ * repeats it causes stay with the runner.
+ */
+#ifndef ABEV_JUDGE_H
+#define ABEV_JUDGE_H
+
+#include <time.h>
+
+#include "evidence.h"
+#include "plan.h"
+
+struct judge;
+
+/* The plan is borrowed for the judge's life. NULL with *err (caller frees) on failure. */
+struct judge *judge_new(const struct plan *plan, char **err);
+void judge_free(struct judge *j);
+
+/* Receives run-level notes (ownership passes to the callee). */
+typedef void (*judge_note_fn)(void *ctx, char *note);
+
+/*
+ * Judges inv, whose process figures and status are set (status INV_OK
+ * for any process that exited, whatever its code). root is the evidence
+ * directory; started is when the process started (result files older
+ * than that are stale and ignored, with a note).
+ */
+void judge_invocation(struct judge *j, struct invocation *inv, const char *root,
+		      const struct timespec *started, judge_note_fn note, void *ctx);
+
+#endif

@@ -1,0 +1,673 @@
+/*
+ * metrics: applies the plan's metric definitions to what one invocation
+ * produced — its process figures, its stdout and stderr files, the
+ * captured stdout and durations of its test results — and says for every
+ * metric either its value or why there is none. Patterns are compiled
+ * once per set and run over the whole text, so they may span lines.
+ * It reads the two text files itself, bounded, and prints nothing: a
+ * missing or oversize file is a reason on the metric, not a message.
+ * It does not parse plans (plan.c does) or result files (results.c does).
+ */
+#define _XOPEN_SOURCE 700
+#include "metrics.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <math.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util.h"
+
+/* Room for a quoted piece of input (a pattern, a capture) in a reason. */
+#define SHOW_MAX 96
+/* Longer captures are not numbers anyone writes. */
+#define NUMBER_MAX 64
+
+struct metric_set {
+	const struct metric_def *defs;
+	size_t ndefs;
+	regex_t *re;             /* per def; compiled where has_re */
+	unsigned char *has_re;
+};
+
+static const char *const source_names[] = {
+	[METRIC_PROCESS] = "process",
+	[METRIC_STDOUT] = "stdout",
+	[METRIC_STDERR] = "stderr",
+	[METRIC_RESULTS] = "results",
+	[METRIC_DURATION] = "duration",
+};
+
+static const char *const match_names[] = {
+	[MATCH_FIRST] = "first",
+	[MATCH_LAST] = "last",
+	[MATCH_SUM] = "sum",
+	[MATCH_MEAN] = "mean",
+};
+
+const char *metric_source_name(enum metric_source s)
+{
+	if ((size_t)s < ARRAY_SIZE(source_names))
+		return source_names[s];
+	return "unknown";
+}
+
+const char *metric_match_name(enum metric_match m)
+{
+	if ((size_t)m < ARRAY_SIZE(match_names))
+		return match_names[m];
+	return "unknown";
+}
+
+enum process_field { F_WALL, F_USER, F_SYS, F_CPU, F_MAX_RSS, F_MINFLT, F_MAJFLT, F_NVCSW, F_NIVCSW };
+
+static const struct {
+	const char *name;
+	const char *unit;
+} process_fields[] = {
+	[F_WALL] = { "wall", "ms" },
+	[F_USER] = { "user", "ms" },
+	[F_SYS] = { "sys", "ms" },
+	[F_CPU] = { "cpu", "ms" },
+	[F_MAX_RSS] = { "max_rss", "bytes" },
+	[F_MINFLT] = { "minflt", "count" },
+	[F_MAJFLT] = { "majflt", "count" },
+	[F_NVCSW] = { "nvcsw", "count" },
+	[F_NIVCSW] = { "nivcsw", "count" },
+};
+
+static int process_field(const char *name)
+{
+	for (size_t i = 0; name && i < ARRAY_SIZE(process_fields); i++)
+		if (!strcmp(name, process_fields[i].name))
+			return (int)i;
+	return -1;
+}
+
+/*
+ * Copies n bytes of s into buf for a one-line reason: control bytes
+ * become \xNN and long input is cut with "...".
+ */
+static const char *show_n(char buf[SHOW_MAX], const char *s, size_t n)
+{
+	size_t o = 0;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (o + 8 >= SHOW_MAX) {
+			memcpy(buf + o, "...", 3);
+			o += 3;
+			break;
+		}
+		if (c < 0x20 || c == 0x7f) {
+			snprintf(buf + o, SHOW_MAX - o, "\\x%02x", c);
+			o += 4;
+		} else {
+			buf[o++] = (char)c;
+		}
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
+static const char *show(char buf[SHOW_MAX], const char *s)
+{
+	return show_n(buf, s, strlen(s));
+}
+
+struct metric_set *metric_set_compile(const struct metric_def *defs, size_t ndefs, char **err)
+{
+	struct metric_set *set = xcalloc(1, sizeof(*set));
+	char b[SHOW_MAX];
+
+	*err = NULL;
+	set->defs = defs;
+	set->ndefs = ndefs;
+	set->re = xcalloc(ndefs ? ndefs : 1, sizeof(*set->re));
+	set->has_re = xcalloc(ndefs ? ndefs : 1, 1);
+	for (size_t i = 0; i < ndefs; i++) {
+		const struct metric_def *d = &defs[i];
+		int wants_pattern = d->source == METRIC_STDOUT || d->source == METRIC_STDERR ||
+				    d->source == METRIC_RESULTS;
+		int wants_test = d->source == METRIC_RESULTS || d->source == METRIC_DURATION;
+		int rc;
+
+		if (!d->name) {
+			*err = xasprintf("metric %zu has no name", i + 1);
+			goto fail;
+		}
+		if ((size_t)d->source >= ARRAY_SIZE(source_names)) {
+			*err = xasprintf("metric '%s': unknown source", show(b, d->name));
+			goto fail;
+		}
+		if (d->source == METRIC_PROCESS && process_field(d->field) < 0) {
+			*err = xasprintf("metric '%s': unknown process field", show(b, d->name));
+			goto fail;
+		}
+		if (wants_test && !d->test) {
+			*err = xasprintf("metric '%s': source %s needs a test glob", show(b, d->name),
+					 source_names[d->source]);
+			goto fail;
+		}
+		if (!wants_pattern)
+			continue;
+		if (!d->pattern) {
+			*err = xasprintf("metric '%s': source %s needs a pattern", show(b, d->name),
+					 source_names[d->source]);
+			goto fail;
+		}
+		rc = regcomp(&set->re[i], d->pattern, REG_EXTENDED);
+		if (rc) {
+			char why[256], pb[SHOW_MAX];
+			regerror(rc, &set->re[i], why, sizeof(why));
+			*err = xasprintf("metric '%s': invalid regular expression '%s': %s",
+					 show(b, d->name), show(pb, d->pattern), why);
+			goto fail;
+		}
+		set->has_re[i] = 1;
+		if (set->re[i].re_nsub < 1) {
+			char pb[SHOW_MAX];
+			*err = xasprintf("metric '%s': pattern '%s' has no capture group",
+					 show(b, d->name), show(pb, d->pattern));
+			goto fail;
+		}
+	}
+	return set;
+fail:
+	metric_set_free(set);
+	return NULL;
+}
+
+void metric_set_free(struct metric_set *set)
+{
+	if (!set)
+		return;
+	for (size_t i = 0; i < set->ndefs; i++)
+		if (set->has_re[i])
+			regfree(&set->re[i]);
+	free(set->re);
+	free(set->has_re);
+	free(set);
+}
+
+static int test_matches(const struct metric_def *d, const char *name)
+{
+	return (d->source == METRIC_RESULTS || d->source == METRIC_DURATION) && d->test &&
+	       name && fnmatch(d->test, name, 0) == 0;
+}
+
+int metric_set_wants_test(const struct metric_set *set, const char *name)
+{
+	for (size_t i = 0; set && i < set->ndefs; i++)
+		if (test_matches(&set->defs[i], name))
+			return 1;
+	return 0;
+}
+
+/* A text a pattern runs over: NUL-free, so that regexec sees all of it. */
+struct text {
+	int loaded;
+	struct strbuf sb;
+	char *why;           /* set when the file could not be used */
+	const char *label;   /* the file's base name, for reasons */
+};
+#define TEXT_INIT { 0, STRBUF_INIT, NULL, NULL }
+
+static void text_release(struct text *t)
+{
+	strbuf_release(&t->sb);
+	free(t->why);
+}
+
+/*
+ * regexec() stops at a NUL, and a binary byte in a log must not hide the
+ * rest of it: NULs become newlines, which a number pattern does not span.
+ */
+static void replace_nuls(char *s, size_t len)
+{
+	for (char *p = memchr(s, '\0', len); p; p = memchr(p, '\0', len - (size_t)(p - s)))
+		*p = '\n';
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? slash + 1 : path;
+}
+
+/*
+ * Like read_file_capped(), but the reason goes onto the metric instead of
+ * through error(): an absent stderr.log is a property of the run, not an
+ * error of abev.
+ */
+static void text_load(struct text *t, const char *path)
+{
+	struct stat st;
+	int fd = -1;
+
+	t->loaded = 1;
+	if (!path) {
+		t->why = xstrdup("no output file was captured");
+		return;
+	}
+	t->label = base_name(path);
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
+		t->why = xasprintf("cannot open %s: %s", t->label, strerror(errno));
+		return;
+	}
+	if (fstat(fd, &st) < 0) {
+		t->why = xasprintf("cannot stat %s: %s", t->label, strerror(errno));
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		t->why = xasprintf("%s is not a regular file", t->label);
+		goto out;
+	}
+	if (st.st_size > (off_t)METRICS_MAX_TEXT)
+		goto too_big;
+	for (;;) {
+		ssize_t n;
+		strbuf_grow(&t->sb, 65536);
+		n = read(fd, t->sb.buf + t->sb.len, t->sb.alloc - t->sb.len - 1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			t->why = xasprintf("cannot read %s: %s", t->label, strerror(errno));
+			goto out;
+		}
+		if (n == 0)
+			break;
+		t->sb.len += (size_t)n;
+		t->sb.buf[t->sb.len] = '\0';
+		/* The file may still be growing (a straggling grandchild): check as we go. */
+		if (t->sb.len > METRICS_MAX_TEXT)
+			goto too_big;
+	}
+	replace_nuls(t->sb.buf, t->sb.len);
+	goto out;
+too_big:
+	t->why = xasprintf("%s is larger than the limit of %u bytes", t->label, METRICS_MAX_TEXT);
+out:
+	if (t->why)
+		strbuf_release(&t->sb);
+	close(fd);
+}
+
+/* The values a metric's matches (or tests) gave, combined by its match mode. */
+struct acc {
+	size_t n;
+	double first, last, sum;
+};
+
+static void acc_add(struct acc *a, double v)
+{
+	if (!a->n)
+		a->first = v;
+	a->last = v;
+	a->sum += v;
+	a->n++;
+}
+
+/* 0 with the combined value, or -1 with *why set (caller frees). */
+static int acc_result(const struct acc *a, enum metric_match match, double *out, char **why)
+{
+	double v;
+	switch (match) {
+	case MATCH_LAST:
+		v = a->last;
+		break;
+	case MATCH_SUM:
+		v = a->sum;
+		break;
+	case MATCH_MEAN:
+		v = a->sum / (double)a->n;
+		break;
+	default:
+		v = a->first;
+		break;
+	}
+	if (!isfinite(v)) {
+		*why = xasprintf("the %s of %zu values is out of range", metric_match_name(match),
+				 a->n);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+/*
+ * A capture as a number: decimal digits, sign, point and exponent only,
+ * blanks around it ignored — strtod() alone would take "inf", "nan" and
+ * hexadecimal too, none of which a benchmark means.
+ */
+static int capture_number(const char *s, size_t len, double *out, char **why)
+{
+	char num[NUMBER_MAX], b[SHOW_MAX];
+	size_t start = 0, end = len;
+
+	while (start < end && (s[start] == ' ' || s[start] == '\t' || s[start] == '\r' ||
+			       s[start] == '\n'))
+		start++;
+	while (end > start && (s[end - 1] == ' ' || s[end - 1] == '\t' || s[end - 1] == '\r' ||
+			       s[end - 1] == '\n'))
+		end--;
+	if (end - start < sizeof(num)) {
+		size_t k;
+		for (k = start; k < end && s[k] && strchr("0123456789.eE+-", s[k]); k++)
+			;
+		memcpy(num, s + start, end - start);
+		num[end - start] = '\0';
+		if (k == end && parse_double(num, out) == 0)
+			return 0;
+	}
+	*why = xasprintf("captured '%s', which is not a number", show_n(b, s, len));
+	return -1;
+}
+
+/*
+ * Runs re over all of text[0..len), adding group 1 of every match (only
+ * the first for MATCH_FIRST). Returns 0, or -1 with *why set when a
+ * capture is not a number.
+ */
+static int scan(const regex_t *re, enum metric_match match, const char *text, size_t len,
+		struct acc *acc, char **why)
+{
+	size_t off = 0;
+	int eflags = 0;
+
+	while (off <= len) {
+		regmatch_t m[2];
+		double v;
+		size_t next;
+
+		if (regexec(re, text + off, ARRAY_SIZE(m), m, eflags) != 0)
+			break;
+		if (m[1].rm_so < 0) {
+			*why = xasprintf("the first group took no part in the match at byte %zu",
+					 off + (size_t)m[0].rm_so);
+			return -1;
+		}
+		if (capture_number(text + off + m[1].rm_so, (size_t)(m[1].rm_eo - m[1].rm_so), &v,
+				   why) < 0) {
+			char *w = *why;
+			*why = xasprintf("%s (at byte %zu)", w, off + (size_t)m[1].rm_so);
+			free(w);
+			return -1;
+		}
+		acc_add(acc, v);
+		if (match == MATCH_FIRST)
+			break;
+		/* An empty match would be found again at the same place: step past it. */
+		next = off + (size_t)m[0].rm_eo;
+		if (m[0].rm_eo == m[0].rm_so)
+			next++;
+		off = next;
+		/* The rest of the text does not start a line for '^'. */
+		eflags = REG_NOTBOL;
+	}
+	return 0;
+}
+
+static void from_text(const struct metric_set *set, size_t i, struct text *t, const char *path,
+		      struct metric_value *v)
+{
+	const struct metric_def *d = &set->defs[i];
+	struct acc acc = { 0 };
+	char b[SHOW_MAX];
+
+	if (!t->loaded)
+		text_load(t, path);
+	if (t->why) {
+		v->why = xstrdup(t->why);
+		return;
+	}
+	if (scan(&set->re[i], d->match, t->sb.buf, t->sb.len, &acc, &v->why) < 0) {
+		char *w = v->why;
+		v->why = xasprintf("%s: %s", t->label, w);
+		free(w);
+		return;
+	}
+	if (!acc.n) {
+		v->why = xasprintf("pattern '%s' did not match %s (%zu bytes)", show(b, d->pattern),
+				   t->label, t->sb.len);
+		return;
+	}
+	v->ok = acc_result(&acc, d->match, &v->value, &v->why) == 0;
+}
+
+static void from_results(const struct metric_set *set, size_t i, const struct metric_inputs *in,
+			 struct metric_value *v)
+{
+	const struct metric_def *d = &set->defs[i];
+	struct strbuf sb = STRBUF_INIT;
+	struct acc acc = { 0 };
+	char b[SHOW_MAX], tb[SHOW_MAX];
+	size_t ntests = 0;
+
+	for (size_t k = 0; k < in->ntests; k++) {
+		const struct metric_test *t = &in->tests[k];
+		size_t len = t->stdout_text ? t->stdout_len : 0;
+		if (!test_matches(d, t->name))
+			continue;
+		ntests++;
+		if (d->match == MATCH_FIRST && acc.n)
+			continue;
+		if (len > METRICS_MAX_TEXT)
+			len = METRICS_MAX_TEXT;
+		strbuf_reset(&sb);
+		strbuf_add(&sb, t->stdout_text ? t->stdout_text : "", len);
+		replace_nuls(sb.buf, sb.len);
+		if (scan(&set->re[i], d->match, sb.buf, sb.len, &acc, &v->why) < 0) {
+			char *w = v->why;
+			v->why = xasprintf("test '%s': %s", show(tb, t->name), w);
+			free(w);
+			goto out;
+		}
+	}
+	if (!ntests) {
+		v->why = xasprintf("no test result matches '%s'", show(b, d->test));
+		goto out;
+	}
+	if (!acc.n) {
+		v->why = xasprintf("pattern '%s' did not match the output of the %zu test result%s "
+				   "matching '%s'", show(b, d->pattern), ntests,
+				   ntests == 1 ? "" : "s", show(tb, d->test));
+		goto out;
+	}
+	v->ok = acc_result(&acc, d->match, &v->value, &v->why) == 0;
+out:
+	strbuf_release(&sb);
+}
+
+static void from_durations(const struct metric_def *d, const struct metric_inputs *in,
+			   struct metric_value *v)
+{
+	struct acc acc = { 0 };
+	char b[SHOW_MAX];
+	size_t ntests = 0;
+
+	for (size_t k = 0; k < in->ntests; k++) {
+		const struct metric_test *t = &in->tests[k];
+		if (!test_matches(d, t->name))
+			continue;
+		ntests++;
+		if (t->duration_s >= 0 && isfinite(t->duration_s) &&
+		    !(d->match == MATCH_FIRST && acc.n))
+			acc_add(&acc, t->duration_s * 1000.0);
+	}
+	if (!ntests) {
+		v->why = xasprintf("no test result matches '%s'", show(b, d->test));
+		return;
+	}
+	if (!acc.n) {
+		v->why = xasprintf("the %zu test result%s matching '%s' give%s no duration", ntests,
+				   ntests == 1 ? "" : "s", show(b, d->test), ntests == 1 ? "s" : "");
+		return;
+	}
+	v->ok = acc_result(&acc, d->match, &v->value, &v->why) == 0;
+}
+
+static void from_process(const struct metric_def *d, const struct metric_inputs *in,
+			 struct metric_value *v)
+{
+	int f = process_field(d->field);
+	int64_t n = -1;
+	double scale = 1;
+
+	switch (f) {
+	case F_WALL:
+		n = in->wall_ns;
+		scale = 1e-6;
+		break;
+	case F_USER:
+		n = in->user_ns;
+		scale = 1e-6;
+		break;
+	case F_SYS:
+		n = in->sys_ns;
+		scale = 1e-6;
+		break;
+	case F_CPU:
+		n = in->user_ns < 0 || in->sys_ns < 0 ? -1 : in->user_ns + in->sys_ns;
+		scale = 1e-6;
+		break;
+	case F_MAX_RSS:
+		n = in->max_rss_bytes;
+		break;
+	case F_MINFLT:
+		n = in->minflt;
+		break;
+	case F_MAJFLT:
+		n = in->majflt;
+		break;
+	case F_NVCSW:
+		n = in->nvcsw;
+		break;
+	case F_NIVCSW:
+		n = in->nivcsw;
+		break;
+	default:
+		break;
+	}
+	/* Negative figures are how the runner says "not measured" (no child ran). */
+	if (n < 0) {
+		v->why = xasprintf("%s was not measured", f >= 0 ? process_fields[f].name : "?");
+		return;
+	}
+	v->ok = 1;
+	v->value = (double)n * scale;
+}
+
+/* Per second for time units; per unit otherwise. */
+static void derive_rate(const struct metric_value *base, struct metric_value *r)
+{
+	static const struct {
+		const char *unit;
+		double per_second;
+	} times[] = { { "ns", 1e9 }, { "us", 1e6 }, { "\xc2\xb5s", 1e6 }, { "ms", 1e3 }, { "s", 1 } };
+	double scale = 1;
+	size_t k;
+
+	for (k = 0; k < ARRAY_SIZE(times); k++)
+		if (!strcmp(base->unit, times[k].unit))
+			break;
+	if (k < ARRAY_SIZE(times)) {
+		scale = times[k].per_second;
+		r->unit = xstrdup("1/s");
+	} else {
+		r->unit = xasprintf("1/%s", base->unit);
+	}
+	r->name = xasprintf("%s (rate)", base->name);
+	r->better_higher = !base->better_higher;
+	/* The threshold stays on the base: one regression should fail one check. */
+	r->max_regression_pct = -1;
+	if (!base->ok) {
+		r->why = xasprintf("no rate without '%s': %s", base->name, base->why);
+		return;
+	}
+	if (base->value == 0) {
+		r->why = xasprintf("'%s' is 0, which has no rate", base->name);
+		return;
+	}
+	r->value = scale / base->value;
+	if (!isfinite(r->value)) {
+		r->why = xasprintf("the rate of '%s' = %g is out of range", base->name, base->value);
+		return;
+	}
+	r->ok = 1;
+}
+
+static const char *implied_unit(const struct metric_def *d)
+{
+	int f;
+	if (d->unit)
+		return d->unit;
+	f = process_field(d->field);
+	if (d->source == METRIC_PROCESS && f >= 0)
+		return process_fields[f].unit;
+	return d->source == METRIC_DURATION ? "ms" : "";
+}
+
+void metric_set_extract(const struct metric_set *set, const struct metric_inputs *in,
+			struct metric_value **out, size_t *nout)
+{
+	struct text out_text = TEXT_INIT, err_text = TEXT_INIT;
+	struct metric_value *v;
+	size_t n = 0, k = 0;
+
+	for (size_t i = 0; set && i < set->ndefs; i++)
+		n += 1 + !!set->defs[i].derive_rate;
+	v = xcalloc(n ? n : 1, sizeof(*v));
+	for (size_t i = 0; set && i < set->ndefs; i++) {
+		const struct metric_def *d = &set->defs[i];
+		struct metric_value *mv = &v[k++];
+
+		mv->name = xstrdup(d->name);
+		mv->unit = xstrdup(implied_unit(d));
+		mv->better_higher = d->better_higher;
+		mv->max_regression_pct = d->max_regression_pct;
+		switch (d->source) {
+		case METRIC_PROCESS:
+			from_process(d, in, mv);
+			break;
+		case METRIC_STDOUT:
+			from_text(set, i, &out_text, in->stdout_path, mv);
+			break;
+		case METRIC_STDERR:
+			from_text(set, i, &err_text, in->stderr_path, mv);
+			break;
+		case METRIC_RESULTS:
+			from_results(set, i, in, mv);
+			break;
+		case METRIC_DURATION:
+			from_durations(d, in, mv);
+			break;
+		}
+		if (mv->ok)
+			mv->value += 0.0; /* -0.0 would print as "-0" */
+		if (d->derive_rate)
+			derive_rate(mv, &v[k++]);
+	}
+	text_release(&out_text);
+	text_release(&err_text);
+	*out = v;
+	*nout = n;
+}
+
+void metric_values_free(struct metric_value *v, size_t n)
+{
+	if (!v)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].name);
+		free(v[i].unit);
+		free(v[i].why);
+	}
+	free(v);
+}

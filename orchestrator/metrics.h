@@ -1,0 +1,93 @@
+/*
+ * metrics: the numbers a comparison is about, taken from what a run
+ * produced — its process figures, its stdout or stderr, the captured
+ * stdout of individual test results, or a test's own duration — by the
+ * plan's metric definitions. POSIX extended regular expressions over the
+ * whole text (so they may span lines); the first capture group is the
+ * number. A metric an invocation does not yield is reported with the
+ * reason, never as a silent zero.
+ *
+ * Definitions are parsed by plan.c into struct metric_def; this module
+ * compiles and applies them. It does not run processes or write files.
+ */
+#ifndef ABEV_METRICS_H
+#define ABEV_METRICS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum metric_source {
+	METRIC_PROCESS,   /* field: wall, user, sys, cpu, max_rss, minflt, majflt, nvcsw, nivcsw */
+	METRIC_STDOUT,    /* pattern over test.log */
+	METRIC_STDERR,    /* pattern over stderr.log */
+	METRIC_RESULTS,   /* pattern over the captured stdout of results whose name matches test */
+	METRIC_DURATION,  /* duration of the results whose name matches test */
+};
+enum metric_match { MATCH_FIRST, MATCH_LAST, MATCH_SUM, MATCH_MEAN };
+
+struct metric_def {
+	char *name;             /* unique within the plan */
+	char *unit;             /* "ms", "ops/s", ...; for process and duration sources implied and set by plan.c */
+	int better_higher;      /* 0: lower is better (default) */
+	enum metric_source source;
+	char *field;            /* process source only */
+	char *test;             /* fnmatch glob over test names (results, duration); NULL otherwise */
+	char *pattern;          /* ERE with one capture group (stdout, stderr, results) */
+	enum metric_match match;/* default first */
+	int derive_rate;        /* "derive": "rate" */
+	double max_regression_pct; /* < 0: none */
+};
+
+/* What one invocation produced, as metrics see it. All borrowed. */
+struct metric_test {
+	const char *name;
+	double duration_s;      /* < 0: not given */
+	const char *stdout_text;
+	size_t stdout_len;
+};
+struct metric_inputs {
+	const char *stdout_path;   /* test.log */
+	const char *stderr_path;   /* stderr.log */
+	int64_t wall_ns, user_ns, sys_ns, max_rss_bytes;
+	long minflt, majflt, nvcsw, nivcsw;
+	const struct metric_test *tests;  /* the results tests that match some metric's test glob */
+	size_t ntests;
+};
+
+/* One extracted value. */
+struct metric_value {
+	char *name;             /* the def's name, or "<name> (rate)" for a derived rate */
+	char *unit;
+	int better_higher;
+	double max_regression_pct;
+	int ok;                 /* 0: not yielded; why says why */
+	double value;
+	char *why;
+};
+
+/* Compiled definitions. */
+struct metric_set;
+
+/*
+ * Compiles defs (borrowed; must outlive the set). Returns NULL with *err
+ * set (caller frees) naming the metric and what is wrong with its pattern.
+ */
+struct metric_set *metric_set_compile(const struct metric_def *defs, size_t ndefs, char **err);
+void metric_set_free(struct metric_set *set);
+/* Non-zero when a test name is wanted by some results/duration metric. */
+int metric_set_wants_test(const struct metric_set *set, const char *name);
+/*
+ * Extracts every metric (and derived rate) into *out (caller frees with
+ * metric_values_free), in definition order. Text files are read up to
+ * METRICS_MAX_TEXT bytes; a larger file yields "not yielded" with the reason.
+ */
+#define METRICS_MAX_TEXT (256u << 20)
+void metric_set_extract(const struct metric_set *set, const struct metric_inputs *in,
+			struct metric_value **out, size_t *nout);
+void metric_values_free(struct metric_value *v, size_t n);
+
+/* Names for the enums, as written in plans. */
+const char *metric_source_name(enum metric_source s);
+const char *metric_match_name(enum metric_match m);
+
+#endif

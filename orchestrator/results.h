@@ -1,0 +1,94 @@
+/*
+ * results: streaming readers of the test-result files a run writes —
+ * VSTest TRX and JUnit XML in their common dialects, told apart by the
+ * root element — through libxml2's reader API, in memory bounded by the
+ * limits whatever the file's size. Counts come from the results
+ * themselves (leaf rows of data-driven tests, not their parents); the
+ * file's own counters are kept as a cross-check and every disagreement is
+ * noted. Each leaf test is handed to a callback as it is read, so callers
+ * keep only what they need.
+ *
+ * Hostile input is refused with a one-line reason naming the file and the
+ * line: a DOCTYPE (so no external entity, external DTD or entity loop is
+ * ever expanded), non-XML, an unknown root, excessive depth, an oversize
+ * file. It prints nothing: the caller decides how to report.
+ */
+#ifndef ABEV_RESULTS_H
+#define ABEV_RESULTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum results_format { RESULTS_TRX, RESULTS_JUNIT };
+
+enum test_outcome {
+	OUTCOME_PASSED,
+	OUTCOME_FAILED,   /* an assertion failed (TRX Failed; JUnit <failure>) */
+	OUTCOME_ERROR,    /* TRX Error/Timeout/Aborted or no outcome at all; JUnit <error> */
+	OUTCOME_SKIPPED,  /* not executed: TRX NotExecuted/NotRunnable/Pending/InProgress; JUnit skipped/disabled/notrun */
+	OUTCOME_OTHER,    /* executed, neither passed nor failed: Inconclusive, Warning, PassedButRunAborted, ... */
+};
+
+struct results_counts {
+	int64_t total;     /* leaf results */
+	int64_t executed;  /* total minus skipped minus results without an outcome */
+	int64_t passed;
+	int64_t failed;
+	int64_t errors;
+	int64_t skipped;
+	int64_t other;
+};
+
+/* One leaf test as read; every pointer is borrowed for the callback's duration. */
+struct test_case {
+	const char *name;          /* TRX testName; JUnit "classname.name" (or name alone) */
+	const char *outcome_raw;   /* as written ("Passed", "NotExecuted", "failure"), NULL if absent */
+	enum test_outcome outcome;
+	int executed;
+	double duration_s;         /* < 0: not given */
+	const char *stdout_text;   /* captured stdout (TRX Output/StdOut, JUnit system-out), "" if none */
+	size_t stdout_len;
+	int stdout_truncated;      /* the capture hit limits.max_stdout */
+	const char *parent;        /* name of the data-driven parent, or NULL */
+};
+
+/* Returns 0 to go on, non-zero to stop reading (the parse then fails with "stopped"). */
+typedef int (*results_test_fn)(void *ctx, const struct test_case *tc);
+
+struct results_limits {
+	uint64_t max_bytes;        /* larger files are refused */
+	size_t max_stdout;         /* captured stdout per test */
+	unsigned max_depth;        /* element nesting */
+	size_t max_name;           /* a longer test name is truncated (and noted) */
+};
+#define RESULTS_MAX_BYTES_DEFAULT (1024ull << 20)
+#define RESULTS_LIMITS_DEFAULT { RESULTS_MAX_BYTES_DEFAULT, 64 * 1024, 64, 4096 }
+
+struct results_file {
+	char *path;
+	enum results_format format;
+	char *outcome;             /* TRX ResultSummary@outcome; NULL for JUnit or when absent */
+	char *start, *finish;      /* TRX Times@start/@finish; JUnit first testsuite@timestamp (start); NULL if absent */
+	struct results_counts counts;    /* from the results themselves */
+	int has_declared;
+	struct results_counts declared;  /* the file's own counters (TRX Counters; JUnit root or summed top suites), -1 where absent */
+	char **notes;              /* cross-check disagreements and oddities, one line each */
+	size_t nnotes;
+};
+#define RESULTS_FILE_INIT { 0 }
+
+/*
+ * Reads the file at path (a regular file or a FIFO; at most
+ * limits->max_bytes bytes) and fills *out, calling fn (may be NULL) for
+ * each leaf test in document order. Returns 0, or -1 with *err set to one
+ * line "<path>:<line>: <reason>" (caller frees); *out is then released.
+ */
+int results_parse(const char *path, const struct results_limits *limits, results_test_fn fn,
+		  void *ctx, struct results_file *out, char **err);
+void results_file_release(struct results_file *f);
+
+const char *results_format_name(enum results_format f);   /* "trx", "junit" */
+const char *test_outcome_name(enum test_outcome o);        /* "passed", "failed", "error", "skipped", "other" */
+void results_counts_add(struct results_counts *sum, const struct results_counts *c);
+
+#endif

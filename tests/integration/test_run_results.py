@@ -1,0 +1,199 @@
+"""`abev run` with test results, guards and metrics: the demo suite writes
+a real TRX per run, and the evidence must carry its counts, the guards'
+verdicts with their numbers, and the metrics from stdout, from the TRX
+results' stdout and from test durations."""
+import json
+import os
+import time
+import unittest
+
+from common import DEMO, HELPER, AbevTestCase
+
+
+@unittest.skipUnless(DEMO and os.access(DEMO, os.X_OK), "the demo suite is not built")
+class RunWithResults(AbevTestCase):
+    def plan(self, variants, runs=2, warmups=0, **extra):
+        p = {
+            "schema": "abev.plan/1", "name": "results",
+            "variants": [
+                {"name": n, "command": [DEMO, "--trx", "{run_dir}/suite.trx", *args],
+                 "env": {"DEMO_IMPL": impl}}
+                for n, impl, args in variants
+            ],
+            "schedule": {"runs": runs, "warmups": warmups},
+            "results": {"files": "{run_dir}/*.trx"},
+            "load": {"max_foreign_cpu": 64, "max_repeats": 0},
+        }
+        p.update(extra)
+        return p
+
+    def run_it(self, plan, expect):
+        p = self.write_plan(plan)
+        self.abev("run", p, "--out", self.path("ev"), check=expect)
+        return self.load("ev", "result.json")
+
+    def guard(self, inv, name):
+        found = [g for g in inv["guards"] if g["guard"] == name]
+        self.assertEqual(len(found), 1, inv["guards"])
+        return found[0]
+
+    def test_counts_and_guards_pass(self):
+        res = self.run_it(self.plan([("a", "baseline", []), ("b", "candidate", [])],
+                                    warmups=1), 0)
+        for inv in res["invocations"]:
+            self.assertEqual(inv["status"], "ok", inv["reason"])
+            self.assertEqual(inv["tests"], {"total": 6, "executed": 6, "passed": 6,
+                                            "failed": 0, "errors": 0, "skipped": 0,
+                                            "other": 0})
+            self.assertEqual(len(inv["results"]), 1)
+            self.assertEqual(inv["results"][0]["path"], inv["dir"] + "/suite.trx")
+            names = [g["guard"] for g in inv["guards"]]
+            if inv["phase"] == "run":
+                self.assertEqual(names, ["exit_code", "min_executed", "test_set", "load"])
+            else:
+                self.assertEqual(names, ["exit_code", "min_executed"])
+            with open(self.path("ev", inv["dir"], "guard.log")) as f:
+                log = f.read()
+            self.assertIn("min_executed: pass: 6 of 6 test(s) executed in 1 file(s), "
+                          "1 required", log)
+        report = open(self.path("ev", "report.md")).read()
+        self.assertIn("## Tests and guards", report)
+        self.assertIn("min\\_executed pass", report)
+
+    def test_min_executed_above_the_test_count_fails_every_run(self):
+        plan = self.plan([("a", "baseline", []), ("b", "candidate", [])])
+        plan["results"]["min_executed"] = 7
+        res = self.run_it(plan, 1)
+        self.assertEqual(res["status"], "failed")
+        for inv in res["invocations"]:
+            self.assertEqual(inv["status"], "failed")
+            g = self.guard(inv, "min_executed")
+            self.assertEqual(g["verdict"], "fail")
+            self.assertEqual(g["reason"], "6 of 6 test(s) executed in 1 file(s), fewer than "
+                                          "the 7 required")
+            self.assertIn("min_executed guard failed", inv["reason"])
+            with open(self.path("ev", inv["dir"], "guard.log")) as f:
+                self.assertIn("min_executed: fail: 6 of 6 test(s) executed", f.read())
+
+    def test_no_result_file_fails(self):
+        plan = self.plan([("a", "baseline", [])], runs=1)
+        plan["results"]["files"] = "{run_dir}/*.nothing"
+        res = self.run_it(plan, 1)
+        g = self.guard(res["invocations"][0], "min_executed")
+        self.assertEqual(g["verdict"], "fail")
+        self.assertIn("no result file matched", g["reason"])
+
+    def test_candidate_running_fewer_tests_is_not_comparable(self):
+        res = self.run_it(self.plan([("base", "baseline", []),
+                                     ("cand", "candidate", ["--only", "crc32"])]), 1)
+        for inv in res["invocations"]:
+            g = self.guard(inv, "test_set")
+            if inv["variant"] == "base":
+                self.assertEqual(g["verdict"], "pass")
+            else:
+                self.assertEqual(inv["tests"]["executed"], 1)
+                self.assertEqual(inv["tests"]["skipped"], 5)
+                self.assertEqual(g["verdict"], "fail")
+                self.assertIn("not comparable", g["reason"])
+                for missing in ("sort_uint32", "string_build", "matrix_multiply",
+                                "prime_sieve", "distinct_keys"):
+                    self.assertIn(f"'{missing}'", g["reason"])
+                self.assertEqual(inv["status"], "failed")
+
+    def test_metrics_from_stdout_results_and_durations(self):
+        plan = self.plan([("a", "baseline", []), ("b", "candidate", [])])
+        plan["metrics"] = [
+            {"name": "sort (stdout)", "source": "stdout", "unit": "ms",
+             "pattern": "BENCH sort_uint32_ms=([0-9.]+)"},
+            {"name": "crc (trx stdout)", "source": "results", "test": "crc*", "unit": "ms",
+             "pattern": "BENCH crc32_ms=([0-9.]+)", "derive": "rate"},
+            {"name": "sieve (duration)", "source": "duration", "test": "prime_sieve"},
+            {"name": "peak", "source": "process", "field": "max_rss",
+             "max_regression_pct": 10},
+        ]
+        res = self.run_it(plan, 0)
+        for inv in res["invocations"]:
+            m = inv["metrics"]
+            self.assertEqual(list(m), ["sort (stdout)", "crc (trx stdout)",
+                                       "crc (trx stdout) (rate)", "sieve (duration)", "peak"])
+            with open(self.path("ev", inv["dir"], "test.log")) as f:
+                log = f.read()
+            want = float(log.split("BENCH sort_uint32_ms=")[1].split()[0])
+            self.assertAlmostEqual(m["sort (stdout)"], want)
+            want = float(log.split("BENCH crc32_ms=")[1].split()[0])
+            self.assertAlmostEqual(m["crc (trx stdout)"], want)
+            self.assertAlmostEqual(m["crc (trx stdout) (rate)"], 1000.0 / want, places=6)
+            self.assertGreater(m["sieve (duration)"], 0)
+            self.assertEqual(m["peak"], inv["max_rss_bytes"])
+            self.assertEqual(self.guard(inv, "metrics")["verdict"], "pass")
+        report = open(self.path("ev", "report.md")).read()
+        self.assertIn("## Metrics", report)
+        for name in ("sort (stdout)", "crc (trx stdout)", "sieve (duration)", "peak"):
+            self.assertIn(f"| {name} |", report)
+        # The candidate trades memory for speed: +200 % peak RSS is over the 10 % limit.
+        self.assertIn("REGRESSION", report)
+
+    def test_metric_not_yielded_fails_with_the_reason(self):
+        plan = self.plan([("a", "baseline", [])], runs=1)
+        plan["metrics"] = [{"name": "nope", "source": "stdout", "unit": "ms",
+                            "pattern": "NOT THERE=([0-9]+)"}]
+        res = self.run_it(plan, 1)
+        inv = res["invocations"][0]
+        self.assertIsNone(inv["metrics"]["nope"])
+        g = self.guard(inv, "metrics")
+        self.assertEqual(g["verdict"], "fail")
+        self.assertIn("did not match test.log", g["reason"])
+
+    def test_result_files_written_elsewhere_are_copied_and_stale_ones_ignored(self):
+        outdir = self.path("elsewhere")
+        os.mkdir(outdir)
+        stale = os.path.join(outdir, "old.trx")
+        with open(stale, "w") as f:
+            f.write('<TestRun><Results><UnitTestResult testName="x" outcome="Passed"/>'
+                    '</Results></TestRun>')
+        old = time.time() - 3600
+        os.utime(stale, (old, old))
+        plan = self.plan([("a", "baseline", [])], runs=2)
+        plan["variants"][0]["command"] = [DEMO, "--trx", outdir + "/run-{round}.trx"]
+        plan["results"]["files"] = outdir + "/*.trx"
+        res = self.run_it(plan, 0)
+        first, second = res["invocations"]
+        self.assertEqual([r["path"] for r in first["results"]],
+                         ["runs/a/run-1/results/run-1.trx"])
+        # The second run sees run-1.trx from the first as stale, not as its own.
+        self.assertEqual([r["path"] for r in second["results"]],
+                         ["runs/a/run-2/results/run-2.trx"])
+        self.assertTrue(os.path.isfile(self.path("ev", "runs/a/run-1/results/run-1.trx")))
+        self.assertTrue(any("old.trx" in n and "before this invocation" in n
+                            for n in res["notes"]), res["notes"])
+
+    def test_allowed_exit_codes(self):
+        plan = self.plan([("a", "baseline", [])], runs=1)
+        plan["variants"][0]["env"]["DEMO_FAIL"] = "crc32"
+        res = self.run_it(plan, 1)
+        inv = res["invocations"][0]
+        self.assertEqual(inv["exit_code"], 1)
+        self.assertEqual(self.guard(inv, "exit_code")["verdict"], "fail")
+        self.assertEqual(inv["tests"]["failed"], 1)
+        plan["allowed_exit_codes"] = [0, 1]
+        p = self.write_plan(plan, "plan2.json")
+        self.abev("run", p, "--out", self.path("ev2"), check=0)
+        inv = self.load("ev2", "result.json")["invocations"][0]
+        self.assertEqual(inv["status"], "ok")
+        self.assertEqual(self.guard(inv, "exit_code")["reason"],
+                         "exited with code 1 (allowed: 0, 1)")
+
+
+class GuardsWithoutResults(AbevTestCase):
+    def test_plain_run_has_exit_code_and_load_guards(self):
+        from common import helper_plan
+        p = self.write_plan(helper_plan([("a", ["exit", "0"])]))
+        self.abev("run", p, "--out", self.path("ev"), check=0)
+        inv = self.load("ev", "result.json")["invocations"][0]
+        self.assertIsNone(inv["tests"])
+        self.assertEqual([g["guard"] for g in inv["guards"]], ["exit_code", "load"])
+        with open(self.path("ev", inv["dir"], "guard.log")) as f:
+            lines = f.read().splitlines()
+        self.assertEqual(lines[0], "exit_code: pass: exited with code 0 (allowed: 0)")
+        self.assertTrue(lines[1].startswith("load: pass: other processes used"))
+        self.assertTrue(HELPER)

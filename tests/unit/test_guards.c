@@ -1,0 +1,138 @@
+/* Unit tests of the min_executed, exit_code and test_set guards: each
+ * verdict, and reasons that carry the numbers and the names. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "guard.h"
+
+static void test_min_executed(void **state)
+{
+	static const struct {
+		int64_t executed, total, required;
+		size_t nfiles, refused;
+		enum guard_verdict want;
+		const char *needle;
+	} cases[] = {
+		{ 5, 6, 3, 1, 0, GUARD_PASS, "5 of 6 test(s) executed in 1 file(s), 3 required" },
+		{ 3, 3, 3, 2, 0, GUARD_PASS, "3 of 3" },
+		{ 0, 4, 1, 1, 0, GUARD_FAIL, "0 of 4 test(s) executed in 1 file(s), fewer than the 1 required" },
+		{ 2, 9, 3, 3, 0, GUARD_FAIL, "fewer than the 3 required" },
+		{ 0, 0, 1, 0, 0, GUARD_FAIL, "no result file matched '/r/*.trx'" },
+		{ 9, 9, 1, 2, 1, GUARD_UNCHECKED, "1 of 2 result file(s) could not be read" },
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct guard_result r = { 0 };
+		guard_min_executed(cases[i].executed, cases[i].total, cases[i].required,
+				   cases[i].nfiles, cases[i].refused, "/r/*.trx", &r);
+		assert_string_equal(r.guard, "min_executed");
+		assert_int_equal(r.verdict, cases[i].want);
+		assert_non_null(strstr(r.reason, cases[i].needle));
+		guard_result_release(&r);
+	}
+}
+
+static void test_exit_code(void **state)
+{
+	static const int only0[] = { 0 }, some[] = { 0, 1, 3 };
+	struct guard_result r = { 0 };
+	(void)state;
+	guard_exit_code(0, only0, 1, &r);
+	assert_int_equal(r.verdict, GUARD_PASS);
+	assert_string_equal(r.reason, "exited with code 0 (allowed: 0)");
+	guard_result_release(&r);
+	guard_exit_code(3, only0, 1, &r);
+	assert_int_equal(r.verdict, GUARD_FAIL);
+	assert_string_equal(r.reason, "exited with code 3 (allowed: 0)");
+	guard_result_release(&r);
+	guard_exit_code(3, some, 3, &r);
+	assert_int_equal(r.verdict, GUARD_PASS);
+	assert_string_equal(r.reason, "exited with code 3 (allowed: 0, 1, 3)");
+	guard_result_release(&r);
+}
+
+static struct test_set *set_of(const char *const *names)
+{
+	struct test_set *s = test_set_new();
+	for (; *names; names++)
+		test_set_add(s, *names);
+	test_set_seal(s);
+	return s;
+}
+
+static void test_test_set(void **state)
+{
+	static const char *const base[] = { "T.c", "T.a", "T.b", "T.a", NULL };
+	static const char *const same[] = { "T.a", "T.b", "T.c", NULL };
+	static const char *const fewer[] = { "T.a", NULL };
+	static const char *const other[] = { "T.a", "T.b", "T.c", "T.new\nline", NULL };
+	struct test_set *ref = set_of(base), *s;
+	struct guard_result r = { 0 };
+	(void)state;
+
+	assert_int_equal(test_set_size(ref), 3);
+	s = set_of(same);
+	guard_test_set(ref, "runs/baseline/run-1", s, &r);
+	assert_int_equal(r.verdict, GUARD_PASS);
+	assert_string_equal(r.reason, "ran the same 3 test(s) as runs/baseline/run-1");
+	guard_result_release(&r);
+	test_set_free(s);
+
+	s = set_of(fewer);
+	guard_test_set(ref, "runs/baseline/run-1", s, &r);
+	assert_int_equal(r.verdict, GUARD_FAIL);
+	assert_string_equal(r.reason, "not comparable: ran 1 test(s), runs/baseline/run-1 ran 3; "
+				      "missing 2: 'T.b', 'T.c'");
+	guard_result_release(&r);
+	test_set_free(s);
+
+	s = set_of(other);
+	guard_test_set(ref, "runs/baseline/run-1", s, &r);
+	assert_int_equal(r.verdict, GUARD_FAIL);
+	assert_non_null(strstr(r.reason, "extra 1: 'T.new?line'"));
+	assert_null(strchr(r.reason, '\n'));
+	guard_result_release(&r);
+	test_set_free(s);
+	test_set_free(ref);
+}
+
+static void test_test_set_many(void **state)
+{
+	struct test_set *ref = test_set_new(), *got = test_set_new();
+	struct guard_result r = { 0 };
+	char name[32];
+	(void)state;
+	for (int i = 0; i < 100; i++) {
+		snprintf(name, sizeof(name), "t%03d", i);
+		test_set_add(ref, name);
+		if (i % 10)
+			test_set_add(got, name);
+	}
+	test_set_seal(ref);
+	test_set_seal(got);
+	guard_test_set(ref, "runs/a/run-1", got, &r);
+	assert_int_equal(r.verdict, GUARD_FAIL);
+	assert_non_null(strstr(r.reason, "missing 10: 't000', 't010', 't020', 't030', 't040' and 5 more"));
+	guard_result_release(&r);
+	test_set_free(ref);
+	test_set_free(got);
+	test_set_free(NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_min_executed),
+		cmocka_unit_test(test_exit_code),
+		cmocka_unit_test(test_test_set),
+		cmocka_unit_test(test_test_set_many),
+	};
+	return cmocka_run_group_tests_name("guards", tests, NULL, NULL);
+}

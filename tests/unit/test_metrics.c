@@ -1,0 +1,660 @@
+/*
+ * Unit tests of metrics.c: one table of single metrics over every source
+ * and match mode (values and the reasons for values not yielded), the
+ * derived rates, compile errors, the test-name filter and the enum names.
+ * The stdout and stderr of each case are written as files into a fresh
+ * mkdtemp directory, as the runner leaves them.
+ */
+#define _XOPEN_SOURCE 700
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <ftw.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "metrics.h"
+#include "util.h"
+
+static char tmpdir[PATH_MAX];
+static char *stdout_path, *stderr_path;
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(tmpdir, sizeof(tmpdir), "%s/abev-test-metrics-XXXXXX",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	if (!mkdtemp(tmpdir))
+		return -1;
+	stdout_path = path_join(tmpdir, "test.log");
+	stderr_path = path_join(tmpdir, "stderr.log");
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	free(stdout_path);
+	free(stderr_path);
+	return nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static void write_text(const char *path, const char *text, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(text, 1, len, f), len);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* The test results every case sees; durations in seconds. */
+static const char lock1_out[] = "setup\nBENCH ops=100\nmore\nBENCH ops=50\n";
+static const char lock2_out[] = "BENCH ops=7";
+static const char odd_out[] = "ignored\0BENCH ops=3\n"; /* a NUL before the match */
+static const struct metric_test tests[] = {
+	{ "Ns.LockTest", 0.25, lock1_out, sizeof(lock1_out) - 1 },
+	{ "Ns.LockTest(2)", 0.5, lock2_out, sizeof(lock2_out) - 1 },
+	{ "Ns.RebuildFolder", -1, "", 0 },
+	{ "Ns.Other", 1.0, "BENCH ops=1000", 14 },
+	{ "Ns.Binary", 2.0, odd_out, sizeof(odd_out) - 1 },
+	{ "Ns.NoOutput", 3.0, NULL, 0 },
+};
+
+#define TXT(s) s, sizeof(s) - 1
+#define NO_TEXT NULL, 0
+#define FILE_ABSENT "\x01"   /* as stdout text: the file is not there */
+
+struct extract_case {
+	const char *what;
+	enum metric_source source;
+	const char *field, *test, *pattern, *unit;
+	enum metric_match match;
+	const char *out;     /* test.log content; NULL: no path given; FILE_ABSENT */
+	size_t out_len;
+	const char *err;     /* stderr.log content, as out */
+	size_t err_len;
+	int ok;
+	double value;
+	const char *why;     /* when !ok: the whole reason, or a piece of it after '~' */
+	const char *want_unit;
+};
+
+static const char bench3[] = "BENCH rebuild_ms=10\nother\nBENCH rebuild_ms=20\nBENCH rebuild_ms=30.5\n";
+
+static const struct extract_case extract_cases[] = {
+	/* process: ns to ms, bytes and counts as given */
+	{ "wall", METRIC_PROCESS, "wall", NULL, NULL, NULL, MATCH_FIRST, NO_TEXT, NO_TEXT,
+	  1, 1500.25, NULL, "ms" },
+	{ "user", METRIC_PROCESS, "user", NULL, NULL, NULL, MATCH_FIRST, NO_TEXT, NO_TEXT,
+	  1, 700, NULL, "ms" },
+	{ "sys", METRIC_PROCESS, "sys", NULL, NULL, NULL, MATCH_FIRST, NO_TEXT, NO_TEXT,
+	  1, 300.5, NULL, "ms" },
+	{ "cpu", METRIC_PROCESS, "cpu", NULL, NULL, NULL, MATCH_FIRST, NO_TEXT, NO_TEXT,
+	  1, 1000.5, NULL, "ms" },
+	{ "max_rss", METRIC_PROCESS, "max_rss", NULL, NULL, NULL, MATCH_FIRST, NO_TEXT, NO_TEXT,
+	  1, 52428800, NULL, "bytes" },
+	{ "minflt", METRIC_PROCESS, "minflt", NULL, NULL, NULL, MATCH_FIRST, NO_TEXT, NO_TEXT,
+	  1, 11, NULL, "count" },
+	{ "majflt", METRIC_PROCESS, "majflt", NULL, NULL, NULL, MATCH_FIRST, NO_TEXT, NO_TEXT,
+	  1, 0, NULL, "count" },
+	{ "nvcsw", METRIC_PROCESS, "nvcsw", NULL, NULL, NULL, MATCH_FIRST, NO_TEXT, NO_TEXT,
+	  1, 13, NULL, "count" },
+	{ "nivcsw", METRIC_PROCESS, "nivcsw", NULL, NULL, NULL, MATCH_FIRST, NO_TEXT, NO_TEXT,
+	  1, 14, NULL, "count" },
+
+	/* stdout: every match mode over the whole file */
+	{ "stdout first", METRIC_STDOUT, NULL, NULL, "BENCH rebuild_ms=([0-9.]+)", "ms",
+	  MATCH_FIRST, TXT(bench3), NO_TEXT, 1, 10, NULL, "ms" },
+	{ "stdout last", METRIC_STDOUT, NULL, NULL, "BENCH rebuild_ms=([0-9.]+)", "ms",
+	  MATCH_LAST, TXT(bench3), NO_TEXT, 1, 30.5, NULL, "ms" },
+	{ "stdout sum", METRIC_STDOUT, NULL, NULL, "BENCH rebuild_ms=([0-9.]+)", "ms",
+	  MATCH_SUM, TXT(bench3), NO_TEXT, 1, 60.5, NULL, "ms" },
+	{ "stdout mean", METRIC_STDOUT, NULL, NULL, "BENCH rebuild_ms=([0-9.]+)", "ms",
+	  MATCH_MEAN, TXT(bench3), NO_TEXT, 1, 60.5 / 3, NULL, "ms" },
+	/* patterns span lines: '.' and [[:space:]] match a newline */
+	{ "spanning lines", METRIC_STDOUT, NULL, NULL, "Summary:[[:space:]]+total ([0-9]+)", "ops",
+	  MATCH_FIRST, TXT("x\nSummary:\n   total 77\n"), NO_TEXT, 1, 77, NULL, "ops" },
+	{ "spanning with .*", METRIC_STDOUT, NULL, NULL, "begin.*end=([0-9]+)", "ops", MATCH_SUM,
+	  TXT("begin\na\nb\nend=5\nend=6"), NO_TEXT, 1, 6, NULL, NULL },
+	{ "literal newline", METRIC_STDOUT, NULL, NULL, "phase 2\nv=([0-9]+)", "ms", MATCH_FIRST,
+	  TXT("phase 1\nv=1\nphase 2\nv=2\n"), NO_TEXT, 1, 2, NULL, NULL },
+	/* '^' is the start of the text only, also for the later matches */
+	{ "anchor", METRIC_STDOUT, NULL, NULL, "^v=([0-9]+);", "ms", MATCH_SUM,
+	  TXT("v=1;v=2;\nv=3;"), NO_TEXT, 1, 1, NULL, NULL },
+	{ "adjacent matches", METRIC_STDOUT, NULL, NULL, "([0-9])", "ms", MATCH_SUM,
+	  TXT("123"), NO_TEXT, 1, 6, NULL, NULL },
+	{ "numbers", METRIC_STDOUT, NULL, NULL, "v=([^;]*);", "ms", MATCH_SUM,
+	  TXT("v=-1.5e2;v= 7 ;v=+3;v=.5;"), NO_TEXT, 1, -150 + 7 + 3 + 0.5, NULL, NULL },
+	{ "NUL bytes", METRIC_STDOUT, NULL, NULL, "ms=([0-9]+)", "ms", MATCH_LAST,
+	  TXT("ms=1\0\0binary\0ms=42\n"), NO_TEXT, 1, 42, NULL, NULL },
+	/* not yielded */
+	{ "no match", METRIC_STDOUT, NULL, NULL, "BENCH nope=([0-9]+)", "ms", MATCH_FIRST,
+	  TXT(bench3), NO_TEXT, 0, 0,
+	  "pattern 'BENCH nope=([0-9]+)' did not match test.log (68 bytes)", NULL },
+	{ "empty file", METRIC_STDOUT, NULL, NULL, "x=([0-9]+)", "ms", MATCH_FIRST,
+	  TXT(""), NO_TEXT, 0, 0, "pattern 'x=([0-9]+)' did not match test.log (0 bytes)", NULL },
+	{ "missing file", METRIC_STDOUT, NULL, NULL, "x=([0-9]+)", "ms", MATCH_FIRST,
+	  TXT(FILE_ABSENT), NO_TEXT, 0, 0, "cannot open test.log: No such file or directory",
+	  NULL },
+	{ "no path", METRIC_STDOUT, NULL, NULL, "x=([0-9]+)", "ms", MATCH_FIRST,
+	  NO_TEXT, NO_TEXT, 0, 0, "no output file was captured", NULL },
+	{ "not a number", METRIC_STDOUT, NULL, NULL, "ms=([a-z0-9]+)", "ms", MATCH_FIRST,
+	  TXT("ms=12abc\n"), NO_TEXT, 0, 0,
+	  "test.log: captured '12abc', which is not a number (at byte 3)", NULL },
+	{ "a later capture is not a number", METRIC_STDOUT, NULL, NULL, "ms=([^\n]*)", "ms",
+	  MATCH_SUM, TXT("ms=1\nms=two\n"), NO_TEXT, 0, 0, "~captured 'two'", NULL },
+	{ "first stops early", METRIC_STDOUT, NULL, NULL, "ms=([^\n]*)", "ms",
+	  MATCH_FIRST, TXT("ms=1\nms=two\n"), NO_TEXT, 1, 1, NULL, NULL },
+	{ "inf", METRIC_STDOUT, NULL, NULL, "ms=([a-z]+)", "ms", MATCH_FIRST,
+	  TXT("ms=inf"), NO_TEXT, 0, 0, "~captured 'inf', which is not a number", NULL },
+	{ "hex", METRIC_STDOUT, NULL, NULL, "ms=([0-9a-fx]+)", "ms", MATCH_FIRST,
+	  TXT("ms=0x10"), NO_TEXT, 0, 0, "~captured '0x10'", NULL },
+	{ "sum out of range", METRIC_STDOUT, NULL, NULL, "v=([0-9e]+)", "ms", MATCH_SUM,
+	  TXT("v=1e308 v=1e308"), NO_TEXT, 0, 0, "the sum of 2 values is out of range", NULL },
+	{ "group not taking part", METRIC_STDOUT, NULL, NULL, "(a)?b=[0-9]+", "ms", MATCH_FIRST,
+	  TXT("xb=1"), NO_TEXT, 0, 0, "test.log: the first group took no part in the match at byte 1",
+	  NULL },
+	/* a pattern that matches the empty string must end, not loop */
+	{ "empty matches", METRIC_STDOUT, NULL, NULL, "(x*)", "ms", MATCH_SUM,
+	  TXT("abc"), NO_TEXT, 0, 0, "test.log: captured '', which is not a number (at byte 0)",
+	  NULL },
+	{ "empty match at the end", METRIC_STDOUT, NULL, NULL, "([0-9]+|$)", "ms", MATCH_SUM,
+	  TXT("1 2"), NO_TEXT, 0, 0, "~captured '', which is not a number (at byte 3)", NULL },
+
+	/* stderr */
+	{ "stderr", METRIC_STDERR, NULL, NULL, "gc pauses: ([0-9]+)", "count", MATCH_LAST,
+	  TXT("gc pauses: 1"), TXT("warn\ngc pauses: 3\ngc pauses: 4\n"), 1, 4, NULL, "count" },
+	{ "stderr absent", METRIC_STDERR, NULL, NULL, "gc pauses: ([0-9]+)", "count", MATCH_LAST,
+	  TXT("gc pauses: 1"), TXT(FILE_ABSENT), 0, 0,
+	  "cannot open stderr.log: No such file or directory", NULL },
+
+	/* results: all matches across all matching tests */
+	{ "results first", METRIC_RESULTS, NULL, "Ns.LockTest*", "BENCH ops=([0-9]+)", "ops",
+	  MATCH_FIRST, NO_TEXT, NO_TEXT, 1, 100, NULL, "ops" },
+	{ "results last", METRIC_RESULTS, NULL, "Ns.LockTest*", "BENCH ops=([0-9]+)", "ops",
+	  MATCH_LAST, NO_TEXT, NO_TEXT, 1, 7, NULL, NULL },
+	{ "results sum", METRIC_RESULTS, NULL, "Ns.LockTest*", "BENCH ops=([0-9]+)", "ops",
+	  MATCH_SUM, NO_TEXT, NO_TEXT, 1, 157, NULL, NULL },
+	{ "results mean", METRIC_RESULTS, NULL, "Ns.LockTest*", "BENCH ops=([0-9]+)", "ops",
+	  MATCH_MEAN, NO_TEXT, NO_TEXT, 1, 157.0 / 3, NULL, NULL },
+	{ "results exact name", METRIC_RESULTS, NULL, "Ns.LockTest", "BENCH ops=([0-9]+)", "ops",
+	  MATCH_SUM, NO_TEXT, NO_TEXT, 1, 150, NULL, NULL },
+	{ "results NUL", METRIC_RESULTS, NULL, "*Binary", "BENCH ops=([0-9]+)", "ops",
+	  MATCH_SUM, NO_TEXT, NO_TEXT, 1, 3, NULL, NULL },
+	{ "results no test", METRIC_RESULTS, NULL, "*Nope*", "BENCH ops=([0-9]+)", "ops",
+	  MATCH_FIRST, NO_TEXT, NO_TEXT, 0, 0, "no test result matches '*Nope*'", NULL },
+	{ "results no match", METRIC_RESULTS, NULL, "*RebuildFolder*", "BENCH ops=([0-9]+)", "ops",
+	  MATCH_FIRST, NO_TEXT, NO_TEXT, 0, 0,
+	  "pattern 'BENCH ops=([0-9]+)' did not match the output of the 1 test result matching "
+	  "'*RebuildFolder*'", NULL },
+	{ "results no output", METRIC_RESULTS, NULL, "Ns.*Out*", "BENCH ops=([0-9]+)", "ops",
+	  MATCH_FIRST, NO_TEXT, NO_TEXT, 0, 0, "~the 1 test result matching", NULL },
+	{ "results bad capture", METRIC_RESULTS, NULL, "Ns.LockTest", "(B)ENCH", "ops",
+	  MATCH_FIRST, NO_TEXT, NO_TEXT, 0, 0,
+	  "test 'Ns.LockTest': captured 'B', which is not a number (at byte 6)", NULL },
+
+	/* duration: seconds to ms */
+	{ "duration first", METRIC_DURATION, NULL, "Ns.LockTest*", NULL, NULL, MATCH_FIRST,
+	  NO_TEXT, NO_TEXT, 1, 250, NULL, "ms" },
+	{ "duration last", METRIC_DURATION, NULL, "Ns.LockTest*", NULL, NULL, MATCH_LAST,
+	  NO_TEXT, NO_TEXT, 1, 500, NULL, NULL },
+	{ "duration sum", METRIC_DURATION, NULL, "Ns.LockTest*", NULL, NULL, MATCH_SUM,
+	  NO_TEXT, NO_TEXT, 1, 750, NULL, NULL },
+	{ "duration mean", METRIC_DURATION, NULL, "Ns.*", NULL, NULL, MATCH_MEAN,
+	  NO_TEXT, NO_TEXT, 1, (250 + 500 + 1000 + 2000 + 3000) / 5.0, NULL, NULL },
+	{ "duration none", METRIC_DURATION, NULL, "*RebuildFolder*", NULL, NULL, MATCH_FIRST,
+	  NO_TEXT, NO_TEXT, 0, 0, "the 1 test result matching '*RebuildFolder*' gives no duration",
+	  NULL },
+	{ "duration no test", METRIC_DURATION, NULL, "[", NULL, NULL, MATCH_FIRST,
+	  NO_TEXT, NO_TEXT, 0, 0, "no test result matches '['", NULL },
+};
+
+static void fill_def(struct metric_def *d, const struct extract_case *c)
+{
+	memset(d, 0, sizeof(*d));
+	d->name = xstrdup(c->what);
+	d->unit = c->unit ? xstrdup(c->unit) : NULL;
+	d->source = c->source;
+	d->field = c->field ? xstrdup(c->field) : NULL;
+	d->test = c->test ? xstrdup(c->test) : NULL;
+	d->pattern = c->pattern ? xstrdup(c->pattern) : NULL;
+	d->match = c->match;
+	d->max_regression_pct = -1;
+}
+
+static void release_def(struct metric_def *d)
+{
+	free(d->name);
+	free(d->unit);
+	free(d->field);
+	free(d->test);
+	free(d->pattern);
+}
+
+/* Writes (or removes) one of the text files; returns the path to hand over. */
+static const char *prepare(const char *path, const char *text, size_t len)
+{
+	unlink(path);
+	if (!text)
+		return NULL;
+	if (strcmp(text, FILE_ABSENT))
+		write_text(path, text, len);
+	return path;
+}
+
+static struct metric_inputs base_inputs(void)
+{
+	struct metric_inputs in = { 0 };
+	in.wall_ns = 1500250000;
+	in.user_ns = 700000000;
+	in.sys_ns = 300500000;
+	in.max_rss_bytes = 50 << 20;
+	in.minflt = 11;
+	in.majflt = 0;
+	in.nvcsw = 13;
+	in.nivcsw = 14;
+	in.tests = tests;
+	in.ntests = ARRAY_SIZE(tests);
+	return in;
+}
+
+static void test_extract(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(extract_cases); i++) {
+		const struct extract_case *c = &extract_cases[i];
+		struct metric_inputs in = base_inputs();
+		struct metric_def d;
+		struct metric_set *set;
+		struct metric_value *v = NULL;
+		size_t n = 0;
+		char *err = NULL;
+		int good;
+
+		fill_def(&d, c);
+		in.stdout_path = prepare(stdout_path, c->out, c->out_len);
+		in.stderr_path = prepare(stderr_path, c->err, c->err_len);
+		set = metric_set_compile(&d, 1, &err);
+		if (!set)
+			fail_msg("case %zu (%s): compile: %s", i, c->what, err);
+		metric_set_extract(set, &in, &v, &n);
+		assert_int_equal(n, 1);
+		assert_string_equal(v[0].name, c->what);
+		assert_int_equal(v[0].better_higher, 0);
+		assert_true(v[0].max_regression_pct < 0);
+		if (c->ok) {
+			good = v[0].ok && !v[0].why && fabs(v[0].value - c->value) <= 1e-9 * fabs(c->value);
+		} else {
+			const char *w = v[0].why ? v[0].why : "";
+			good = !v[0].ok && (c->why[0] == '~' ? strstr(w, c->why + 1) != NULL
+							     : !strcmp(w, c->why));
+		}
+		if (c->want_unit && strcmp(v[0].unit, c->want_unit))
+			good = 0;
+		if (!good)
+			fail_msg("case %zu (%s): got ok=%d value=%.17g unit='%s' why='%s'\n"
+				 "  want ok=%d value=%.17g why='%s'", i, c->what, v[0].ok, v[0].value,
+				 v[0].unit, v[0].why ? v[0].why : "(null)", c->ok, c->value,
+				 c->why ? c->why : "(null)");
+		metric_values_free(v, n);
+		metric_set_free(set);
+		release_def(&d);
+	}
+}
+
+/* Figures the runner could not measure are reasons, never zeros. */
+static void test_process_not_measured(void **state)
+{
+	static const char *const fields[] = { "wall", "cpu", "max_rss", "nvcsw" };
+	struct metric_inputs in = base_inputs();
+	struct metric_def d[ARRAY_SIZE(fields)];
+	struct metric_set *set;
+	struct metric_value *v;
+	size_t n;
+	char *err;
+	(void)state;
+
+	memset(d, 0, sizeof(d));
+	for (size_t i = 0; i < ARRAY_SIZE(fields); i++) {
+		d[i].name = xstrdup(fields[i]);
+		d[i].field = xstrdup(fields[i]);
+		d[i].source = METRIC_PROCESS;
+	}
+	in.wall_ns = -1;
+	in.sys_ns = -1;
+	in.max_rss_bytes = -1;
+	in.nvcsw = -1;
+	set = metric_set_compile(d, ARRAY_SIZE(d), &err);
+	assert_non_null(set);
+	metric_set_extract(set, &in, &v, &n);
+	assert_int_equal(n, 4);
+	for (size_t i = 0; i < n; i++) {
+		char *want = xasprintf("%s was not measured", i == 1 ? "cpu" : fields[i]);
+		assert_false(v[i].ok);
+		assert_string_equal(v[i].why, want);
+		free(want);
+	}
+	/* Units are implied when the definitions do not carry them. */
+	assert_string_equal(v[0].unit, "ms");
+	assert_string_equal(v[2].unit, "bytes");
+	assert_string_equal(v[3].unit, "count");
+	metric_values_free(v, n);
+	metric_set_free(set);
+	for (size_t i = 0; i < ARRAY_SIZE(d); i++)
+		release_def(&d[i]);
+}
+
+struct rate_case {
+	const char *unit;
+	const char *text;      /* test.log */
+	int better_higher;
+	int ok;
+	double value;
+	const char *rate_unit;
+	const char *why;
+};
+
+static const struct rate_case rate_cases[] = {
+	{ "ms", "v=250", 0, 1, 4, "1/s", NULL },
+	{ "s", "v=0.5", 0, 1, 2, "1/s", NULL },
+	{ "us", "v=4", 0, 1, 250000, "1/s", NULL },
+	{ "ns", "v=1000", 0, 1, 1e6, "1/s", NULL },
+	{ "ops", "v=8", 1, 1, 0.125, "1/ops", NULL },
+	{ "ms", "v=0", 0, 0, 0, "1/s", "'m' is 0, which has no rate" },
+	{ "ms", "nothing", 0, 0, 0, "1/s",
+	  "no rate without 'm': pattern 'v=([0-9.]+)' did not match test.log (7 bytes)" },
+};
+
+static void test_derive_rate(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(rate_cases); i++) {
+		const struct rate_case *c = &rate_cases[i];
+		struct metric_inputs in = base_inputs();
+		struct metric_def d[2];
+		struct metric_set *set;
+		struct metric_value *v;
+		size_t n;
+		char *err;
+
+		memset(d, 0, sizeof(d));
+		d[0].name = xstrdup("m");
+		d[0].unit = xstrdup(c->unit);
+		d[0].source = METRIC_STDOUT;
+		d[0].pattern = xstrdup("v=([0-9.]+)");
+		d[0].better_higher = c->better_higher;
+		d[0].derive_rate = 1;
+		d[0].max_regression_pct = 5;
+		d[1].name = xstrdup("wall");
+		d[1].field = xstrdup("wall");
+		d[1].unit = xstrdup("ms");
+		d[1].source = METRIC_PROCESS;
+		d[1].max_regression_pct = -1;
+		write_text(stdout_path, c->text, strlen(c->text));
+		in.stdout_path = stdout_path;
+		set = metric_set_compile(d, 2, &err);
+		assert_non_null(set);
+		metric_set_extract(set, &in, &v, &n);
+		/* The rate follows its metric, before the next definition. */
+		assert_int_equal(n, 3);
+		assert_string_equal(v[0].name, "m");
+		assert_true(v[0].max_regression_pct == 5);
+		assert_string_equal(v[1].name, "m (rate)");
+		assert_string_equal(v[1].unit, c->rate_unit);
+		assert_int_equal(v[1].better_higher, !c->better_higher);
+		assert_true(v[1].max_regression_pct < 0);
+		assert_string_equal(v[2].name, "wall");
+		assert_true(v[2].ok);
+		if (c->ok) {
+			if (!v[1].ok || fabs(v[1].value - c->value) > 1e-9 * c->value)
+				fail_msg("case %zu: got ok=%d value %.17g, want %.17g", i, v[1].ok,
+					 v[1].value, c->value);
+			assert_null(v[1].why);
+		} else {
+			assert_false(v[1].ok);
+			assert_string_equal(v[1].why, c->why);
+		}
+		metric_values_free(v, n);
+		metric_set_free(set);
+		release_def(&d[0]);
+		release_def(&d[1]);
+	}
+}
+
+/* Several metrics over the same files, in definition order. */
+static void test_several(void **state)
+{
+	struct metric_inputs in = base_inputs();
+	struct metric_def d[3];
+	struct metric_set *set;
+	struct metric_value *v;
+	size_t n;
+	char *err;
+	(void)state;
+
+	memset(d, 0, sizeof(d));
+	d[0].name = xstrdup("a");
+	d[0].unit = xstrdup("ms");
+	d[0].source = METRIC_STDOUT;
+	d[0].pattern = xstrdup("a=([0-9]+)");
+	d[1].name = xstrdup("b");
+	d[1].unit = xstrdup("ms");
+	d[1].source = METRIC_STDOUT;
+	d[1].pattern = xstrdup("b=([0-9]+)");
+	d[1].better_higher = 1;
+	d[1].match = MATCH_SUM;
+	d[2].name = xstrdup("c");
+	d[2].unit = xstrdup("ms");
+	d[2].source = METRIC_STDERR;
+	d[2].pattern = xstrdup("c=([0-9]+)");
+	write_text(stdout_path, "a=1 b=2 b=3 c=9", 15);
+	write_text(stderr_path, "c=4", 3);
+	in.stdout_path = stdout_path;
+	in.stderr_path = stderr_path;
+	set = metric_set_compile(d, 3, &err);
+	assert_non_null(set);
+	metric_set_extract(set, &in, &v, &n);
+	assert_int_equal(n, 3);
+	assert_true(v[0].ok && v[0].value == 1);
+	assert_true(v[1].ok && v[1].value == 5 && v[1].better_higher);
+	assert_true(v[2].ok && v[2].value == 4);
+	metric_values_free(v, n);
+
+	/* No definitions: nothing, and no file is read. */
+	metric_set_free(set);
+	set = metric_set_compile(NULL, 0, &err);
+	assert_non_null(set);
+	metric_set_extract(set, &in, &v, &n);
+	assert_int_equal(n, 0);
+	metric_values_free(v, n);
+	metric_set_free(set);
+	/* A NULL set (a plan without metrics) extracts nothing. */
+	metric_set_extract(NULL, &in, &v, &n);
+	assert_int_equal(n, 0);
+	metric_values_free(v, n);
+	assert_false(metric_set_wants_test(NULL, "x"));
+	metric_set_free(NULL);
+	metric_values_free(NULL, 0);
+	for (size_t i = 0; i < 3; i++)
+		release_def(&d[i]);
+}
+
+/* A text file over the limit is a reason, not a read of 256 MiB more. */
+static void test_oversize(void **state)
+{
+	struct metric_inputs in = base_inputs();
+	struct metric_def d = { 0 };
+	struct metric_set *set;
+	struct metric_value *v;
+	size_t n;
+	char *err;
+	FILE *f;
+	(void)state;
+
+	f = fopen(stdout_path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fseeko(f, (off_t)METRICS_MAX_TEXT, SEEK_SET), 0);
+	assert_int_equal(fputc('x', f), 'x');
+	assert_int_equal(fclose(f), 0);
+	d.name = xstrdup("big");
+	d.unit = xstrdup("ms");
+	d.source = METRIC_STDOUT;
+	d.pattern = xstrdup("v=([0-9]+)");
+	in.stdout_path = stdout_path;
+	set = metric_set_compile(&d, 1, &err);
+	assert_non_null(set);
+	metric_set_extract(set, &in, &v, &n);
+	assert_false(v[0].ok);
+	assert_string_equal(v[0].why, "test.log is larger than the limit of 268435456 bytes");
+	metric_values_free(v, n);
+	metric_set_free(set);
+	release_def(&d);
+	unlink(stdout_path);
+}
+
+struct compile_case {
+	enum metric_source source;
+	const char *field, *test, *pattern;
+	const char *want; /* NULL: compiles */
+};
+
+static const struct compile_case compile_cases[] = {
+	{ METRIC_STDOUT, NULL, NULL, "x=([0-9]+)", NULL },
+	{ METRIC_STDOUT, NULL, NULL, "x=([0-9]+", "metric 'm': invalid regular expression 'x=([0-9]+': " },
+	{ METRIC_STDERR, NULL, NULL, "x=[0-9]+", "metric 'm': pattern 'x=[0-9]+' has no capture group" },
+	{ METRIC_STDOUT, NULL, NULL, NULL, "metric 'm': source stdout needs a pattern" },
+	{ METRIC_RESULTS, NULL, NULL, "x=([0-9]+)", "metric 'm': source results needs a test glob" },
+	{ METRIC_DURATION, NULL, NULL, NULL, "metric 'm': source duration needs a test glob" },
+	{ METRIC_DURATION, NULL, "*", NULL, NULL },
+	{ METRIC_PROCESS, "rss", NULL, NULL, "metric 'm': unknown process field" },
+	{ METRIC_PROCESS, "max_rss", NULL, NULL, NULL },
+};
+
+static void test_compile(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(compile_cases); i++) {
+		const struct compile_case *c = &compile_cases[i];
+		struct metric_def d[2];
+		struct metric_set *set;
+		char *err = NULL;
+
+		memset(d, 0, sizeof(d));
+		/* A good definition first: the bad one must still be found and named. */
+		d[0].name = xstrdup("ok");
+		d[0].unit = xstrdup("ms");
+		d[0].source = METRIC_STDOUT;
+		d[0].pattern = xstrdup("([0-9]+)");
+		d[1].name = xstrdup("m");
+		d[1].unit = xstrdup("ms");
+		d[1].source = c->source;
+		d[1].field = c->field ? xstrdup(c->field) : NULL;
+		d[1].test = c->test ? xstrdup(c->test) : NULL;
+		d[1].pattern = c->pattern ? xstrdup(c->pattern) : NULL;
+		set = metric_set_compile(d, 2, &err);
+		if (!c->want) {
+			if (!set)
+				fail_msg("case %zu: %s", i, err);
+			assert_null(err);
+		} else {
+			assert_null(set);
+			assert_non_null(err);
+			if (strncmp(err, c->want, strlen(c->want)))
+				fail_msg("case %zu: got '%s', want '%s'", i, err, c->want);
+		}
+		metric_set_free(set);
+		free(err);
+		release_def(&d[0]);
+		release_def(&d[1]);
+	}
+}
+
+static void test_wants_test(void **state)
+{
+	struct metric_def d[4];
+	struct metric_set *set;
+	char *err;
+	(void)state;
+
+	memset(d, 0, sizeof(d));
+	d[0].name = xstrdup("r");
+	d[0].unit = xstrdup("ms");
+	d[0].source = METRIC_RESULTS;
+	d[0].test = xstrdup("*Lock*");
+	d[0].pattern = xstrdup("([0-9]+)");
+	d[1].name = xstrdup("d");
+	d[1].source = METRIC_DURATION;
+	d[1].test = xstrdup("Ns.Rebuild[0-9]");
+	d[2].name = xstrdup("w");
+	d[2].source = METRIC_PROCESS;
+	d[2].field = xstrdup("wall");
+	d[3].name = xstrdup("s");
+	d[3].unit = xstrdup("ms");
+	d[3].source = METRIC_STDOUT;
+	d[3].pattern = xstrdup("([0-9]+)");
+	set = metric_set_compile(d, 4, &err);
+	assert_non_null(set);
+	assert_true(metric_set_wants_test(set, "Ns.LockTest"));
+	assert_true(metric_set_wants_test(set, "Ns.Rebuild7"));
+	assert_false(metric_set_wants_test(set, "Ns.Rebuild10"));
+	assert_false(metric_set_wants_test(set, "Ns.lockTest"));
+	assert_false(metric_set_wants_test(set, "wall"));
+	assert_false(metric_set_wants_test(set, ""));
+	/* No flags: '/' and a leading '.' are ordinary characters. */
+	assert_true(metric_set_wants_test(set, ".Lock/x"));
+	metric_set_free(set);
+
+	set = metric_set_compile(d + 2, 2, &err);
+	assert_non_null(set);
+	assert_false(metric_set_wants_test(set, "Ns.LockTest"));
+	metric_set_free(set);
+	for (size_t i = 0; i < 4; i++)
+		release_def(&d[i]);
+}
+
+static void test_names(void **state)
+{
+	(void)state;
+	assert_string_equal(metric_source_name(METRIC_PROCESS), "process");
+	assert_string_equal(metric_source_name(METRIC_STDOUT), "stdout");
+	assert_string_equal(metric_source_name(METRIC_STDERR), "stderr");
+	assert_string_equal(metric_source_name(METRIC_RESULTS), "results");
+	assert_string_equal(metric_source_name(METRIC_DURATION), "duration");
+	assert_string_equal(metric_source_name((enum metric_source)99), "unknown");
+	assert_string_equal(metric_match_name(MATCH_FIRST), "first");
+	assert_string_equal(metric_match_name(MATCH_LAST), "last");
+	assert_string_equal(metric_match_name(MATCH_SUM), "sum");
+	assert_string_equal(metric_match_name(MATCH_MEAN), "mean");
+	assert_string_equal(metric_match_name((enum metric_match)99), "unknown");
+}
+
+int main(void)
+{
+	const struct CMUnitTest t[] = {
+		cmocka_unit_test(test_extract),
+		cmocka_unit_test(test_process_not_measured),
+		cmocka_unit_test(test_derive_rate),
+		cmocka_unit_test(test_several),
+		cmocka_unit_test(test_oversize),
+		cmocka_unit_test(test_compile),
+		cmocka_unit_test(test_wants_test),
+		cmocka_unit_test(test_names),
+	};
+	return cmocka_run_group_tests(t, setup, teardown);
+}
