@@ -31,17 +31,22 @@
 #define JUDGE_METRIC_BYTES_MAX (64u << 20)
 /* Result files matched per invocation. */
 #define JUDGE_FILES_MAX 1000
-/*
- * File timestamps come from the kernel's coarse clock, which can lag the
- * start time abev read by a tick: allow that much before calling a file stale.
- */
-#define STALE_SLACK_NS (20 * 1000 * 1000LL)
+/* What a result file looked like before the invocation started. */
+struct file_id {
+	char *path;
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime, ctime;
+};
 
 struct judge {
 	const struct plan *plan;
 	struct metric_set *metrics;
 	struct test_set *ref;       /* test names of the first recorded invocation with results */
 	char *ref_label;
+	struct file_id *before;     /* judge_before()'s snapshot */
+	size_t nbefore;
 };
 
 struct judge *judge_new(const struct plan *plan, char **err)
@@ -58,10 +63,57 @@ struct judge *judge_new(const struct plan *plan, char **err)
 	return j;
 }
 
+static void snapshot_clear(struct judge *j)
+{
+	for (size_t i = 0; i < j->nbefore; i++)
+		free(j->before[i].path);
+	free(j->before);
+	j->before = NULL;
+	j->nbefore = 0;
+}
+
+/* The pattern as glob(3) needs it: relative patterns are relative to the variant's cwd. */
+static char *absolute_pattern(const struct invocation *inv)
+{
+	return inv->results_files[0] == '/' ? xstrdup(inv->results_files)
+					    : path_join(inv->cwd, inv->results_files);
+}
+
+void judge_before(struct judge *j, const struct invocation *inv)
+{
+	char *pattern;
+	glob_t g;
+
+	snapshot_clear(j);
+	if (!inv->results_files)
+		return;
+	memset(&g, 0, sizeof(g));
+	pattern = absolute_pattern(inv);
+	if (glob(pattern, 0, NULL, &g) == 0) {
+		j->before = xcalloc(g.gl_pathc, sizeof(*j->before));
+		for (size_t i = 0; i < g.gl_pathc && i < JUDGE_FILES_MAX; i++) {
+			struct stat st;
+			struct file_id *f = &j->before[j->nbefore];
+			if (stat(g.gl_pathv[i], &st) < 0)
+				continue;
+			f->path = xstrdup(g.gl_pathv[i]);
+			f->dev = st.st_dev;
+			f->ino = st.st_ino;
+			f->size = st.st_size;
+			f->mtime = st.st_mtim;
+			f->ctime = st.st_ctim;
+			j->nbefore++;
+		}
+	}
+	globfree(&g);
+	free(pattern);
+}
+
 void judge_free(struct judge *j)
 {
 	if (!j)
 		return;
+	snapshot_clear(j);
 	metric_set_free(j->metrics);
 	test_set_free(j->ref);
 	free(j->ref_label);
@@ -228,30 +280,37 @@ out:
 	return rel;
 }
 
-static int is_stale(const char *path, const struct timespec *started)
+static int same_time(const struct timespec *a, const struct timespec *b)
 {
-	struct stat st;
-	int64_t m, s;
-	if (stat(path, &st) < 0)
-		return 0;
-	m = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
-	s = (int64_t)started->tv_sec * 1000000000 + started->tv_nsec;
-	return m < s - STALE_SLACK_NS;
+	return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
 }
 
-static void read_results(struct invocation *inv, const char *root,
-			 const struct timespec *started, struct collect *c, size_t *refused,
-			 size_t *nfiles, judge_note_fn note, void *ctx)
+/* Was path there, unchanged, before the invocation started? */
+static int is_stale(const struct judge *j, const char *path)
+{
+	struct stat st;
+	if (stat(path, &st) < 0)
+		return 0;
+	for (size_t i = 0; i < j->nbefore; i++) {
+		const struct file_id *f = &j->before[i];
+		if (strcmp(f->path, path))
+			continue;
+		return f->dev == st.st_dev && f->ino == st.st_ino && f->size == st.st_size &&
+		       same_time(&f->mtime, &st.st_mtim) && same_time(&f->ctime, &st.st_ctim);
+	}
+	return 0;
+}
+
+static void read_results(const struct judge *j, struct invocation *inv, const char *root,
+			 struct collect *c, size_t *refused, size_t *nfiles, judge_note_fn note,
+			 void *ctx)
 {
 	const struct results_limits limits = RESULTS_LIMITS_DEFAULT;
-	const char *pattern = inv->results_files;
-	char *abs_pattern = NULL;
+	char *abs_pattern = absolute_pattern(inv);
 	glob_t g;
 	int rc;
 
 	memset(&g, 0, sizeof(g));
-	/* A relative pattern is relative to the variant's working directory. */
-	abs_pattern = pattern[0] == '/' ? xstrdup(pattern) : path_join(inv->cwd, pattern);
 	rc = glob(abs_pattern, GLOB_ERR, NULL, &g);
 	if (rc != 0 && rc != GLOB_NOMATCH)
 		note(ctx, xasprintf("%s: cannot expand '%s' (glob error %d)", inv->dir,
@@ -266,9 +325,9 @@ static void read_results(struct invocation *inv, const char *root,
 					    "not read", inv->dir, JUDGE_FILES_MAX));
 			break;
 		}
-		if (is_stale(p, started)) {
-			note(ctx, xasprintf("%s: ignored '%s': modified before this invocation "
-					    "started", inv->dir, p));
+		if (is_stale(j, p)) {
+			note(ctx, xasprintf("%s: ignored '%s': it was there, unchanged, before this "
+					    "invocation started", inv->dir, p));
 			continue;
 		}
 		rel = adopt_file(root, inv->dir, p, &err);
@@ -346,7 +405,7 @@ static void judge_metrics(struct judge *j, struct invocation *inv, const char *r
 }
 
 void judge_invocation(struct judge *j, struct invocation *inv, const char *root,
-		      const struct timespec *started, judge_note_fn note, void *ctx)
+		      judge_note_fn note, void *ctx)
 {
 	const struct plan *plan = j->plan;
 	struct collect c;
@@ -366,7 +425,7 @@ void judge_invocation(struct judge *j, struct invocation *inv, const char *root,
 			c.names = test_set_new();
 		c.ms = inv->warmup ? NULL : j->metrics;
 		inv->has_tests = 1;
-		read_results(inv, root, started, &c, &refused, &nfiles, note, ctx);
+		read_results(j, inv, root, &c, &refused, &nfiles, note, ctx);
 		guard_min_executed(inv->tests.executed, inv->tests.total, plan->min_executed,
 				   nfiles + refused, refused, inv->results_files, &g);
 		push_guard(inv, &g);

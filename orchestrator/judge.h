@@ -11,8 +11,6 @@
 #ifndef ABEV_JUDGE_H
 #define ABEV_JUDGE_H
 
-#include <time.h>
-
 #include "evidence.h"
 #include "plan.h"
 
@@ -22,16 +20,26 @@ struct judge;
 struct judge *judge_new(const struct plan *plan, char **err);
 void judge_free(struct judge *j);
 
+/*
+ * Notes which files inv's results pattern already matches before its
+ * process starts (inv->results_files and inv->cwd must be set). After the
+ * run, a file that is still there unchanged — same inode, size and
+ * modification and change times — was not written by this invocation and
+ * is ignored as stale, so a results folder shared between runs is not
+ * counted twice. Comparing against a snapshot rather than against the
+ * start time keeps this exact whatever the file system's clock granularity.
+ */
+void judge_before(struct judge *j, const struct invocation *inv);
+
 /* Receives run-level notes (ownership passes to the callee). */
 typedef void (*judge_note_fn)(void *ctx, char *note);
 
 /*
  * Judges inv, whose process figures and status are set (status INV_OK
  * for any process that exited, whatever its code). root is the evidence
- * directory; started is when the process started (result files older
- * than that are stale and ignored, with a note).
+ * directory. Stale result files (see judge_before()) are ignored with a note.
  */
 void judge_invocation(struct judge *j, struct invocation *inv, const char *root,
-		      const struct timespec *started, judge_note_fn note, void *ctx);
+		      judge_note_fn note, void *ctx);
 
 #endif

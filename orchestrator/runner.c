@@ -355,6 +355,7 @@ static int run_one(struct run_state *st, const struct sched_slot *slot, unsigned
 		.tick_arg = &tick,
 	};
 
+	judge_before(st->judge, inv);
 	loadavg_read(&inv->load_before);
 	cpustat_read(&cs_before);
 	if (proc_run(&spec, &res) < 0)
@@ -398,7 +399,7 @@ static int run_one(struct run_state *st, const struct sched_slot *slot, unsigned
 	if (res.outcome == PROC_INTERRUPTED)
 		st->interrupt = res.interrupt_signal;
 	else
-		judge_invocation(st->judge, inv, st->root, &res.start_real, note_cb, st);
+		judge_invocation(st->judge, inv, st->root, note_cb, st);
 
 	/*
 	 * Only a run that would otherwise count is discarded: a failure under

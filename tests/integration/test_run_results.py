@@ -164,7 +164,9 @@ class RunWithResults(AbevTestCase):
         self.assertEqual([r["path"] for r in second["results"]],
                          ["runs/a/run-2/results/run-2.trx"])
         self.assertTrue(os.path.isfile(self.path("ev", "runs/a/run-1/results/run-1.trx")))
-        self.assertTrue(any("old.trx" in n and "before this invocation" in n
+        self.assertTrue(any("old.trx" in n and "unchanged, before this invocation" in n
+                            for n in res["notes"]), res["notes"])
+        self.assertTrue(any("run-1.trx" in n and n.startswith("runs/a/run-2")
                             for n in res["notes"]), res["notes"])
 
     def test_allowed_exit_codes(self):
