@@ -26,7 +26,7 @@ WARN      := -std=c11 -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wvl
 OPT       ?= -O2 -g
 CFLAGS    ?=
 LDFLAGS   ?=
-ALL_CFLAGS = $(WARN) $(OPT) -Iorchestrator -Iguards -Ibuild/gen $(DEP_CFLAGS) \
+ALL_CFLAGS = $(WARN) $(OPT) -pthread -Iorchestrator -Iguards -Ibuild/gen $(DEP_CFLAGS) \
              -DABEV_VERSION='"$(VERSION)"' $(CFLAGS)
 
 # B is the build directory of a flavour: build (normal) or build/asan.
@@ -56,7 +56,7 @@ endif
 all: $(ABEV_BIN)
 
 $(ABEV_BIN): $(MAIN_OBJ) $(B)/libabev.a
-	$(CC) $(LDFLAGS) -o $@ $(MAIN_OBJ) $(B)/libabev.a $(DEP_LIBS) -lm
+	$(CC) $(LDFLAGS) -o $@ $(MAIN_OBJ) $(B)/libabev.a $(DEP_LIBS) -lm -pthread
 
 $(B)/libabev.a: $(LIB_OBJ)
 	@rm -f $@
@@ -79,7 +79,7 @@ $(B)/obj/gen/report_template.o: build/gen/report_template.c
 $(B)/unit/%: tests/unit/%.c $(B)/libabev.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(CMOCKA_CFLAGS) -Wno-strict-prototypes -o $@ $< $(B)/libabev.a \
-	    $(CMOCKA_LIBS) $(DEP_LIBS) -lm $(LDFLAGS)
+	    $(CMOCKA_LIBS) $(DEP_LIBS) -lm -pthread $(LDFLAGS)
 
 $(HELPER): tests/helpers/helper.c
 	@mkdir -p $(dir $@)

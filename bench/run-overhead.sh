@@ -39,12 +39,12 @@ JSON
 now() { date +%s.%N; }
 
 t0=$(now)
-"$ABEV" run "$work/true.json" --out "$work/ev-true" --quiet
+"$ABEV" run "$work/true.json" --out "$work/ev-true" --quiet --unsigned
 t1=$(now)
 hyperfine -N --runs "$N" --warmup 0 --style none --export-json "$work/hf-true.json" "$TRUE" >/dev/null
 t2=$(now)
 
-"$ABEV" run "$work/sleep.json" --out "$work/ev-sleep" --quiet
+"$ABEV" run "$work/sleep.json" --out "$work/ev-sleep" --quiet --unsigned
 hyperfine -N --runs 10 --style none --export-json "$work/hf-sleep.json" "$SLEEP 0.2" >/dev/null
 
 python3 - "$work" "$N" "$t0" "$t1" "$t2" <<'PY'

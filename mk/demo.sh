@@ -18,7 +18,13 @@ while [ -e "$out" ] && [ "$n" -lt 100 ]; do
 	out=build/demo/$stamp-$n
 done
 
-./abev run examples/demo/plan.json --out "$out"
+# The demo signs its evidence with a key of its own, made once.
+key=build/demo/demo-key
+if [ ! -f "$key.key" ]; then
+	./abev keygen --out "$key" >/dev/null || exit 3
+fi
+
+./abev run examples/demo/plan.json --out "$out" --key "$key.key"
 rc=$?
 
 echo
@@ -31,4 +37,5 @@ else
 	echo "demo: no report was written (abev exited $rc)" >&2
 fi
 echo "The evidence is in $out; the full report is $out/report.md."
+echo "Check it: ./abev verify $out --pubkey $key.pub"
 exit "$rc"

@@ -3,13 +3,17 @@
 # is missing: installs it with apt-get when running as root on Debian or
 # Ubuntu, otherwise prints the exact command to run and fails.
 set -u
-PACKAGES="build-essential pkg-config libcjson-dev libxml2-dev libssl-dev libarchive-dev libcmocka-dev python3"
+PACKAGES="build-essential pkg-config libcjson-dev libxml2-dev libssl-dev libarchive-dev libcmocka-dev python3 python3-jsonschema signify-openbsd openssl"
 missing=""
 for pc in libcjson libxml-2.0 libcrypto libarchive cmocka; do
 	pkg-config --exists "$pc" 2>/dev/null || missing="$missing $pc"
 done
 command -v cc >/dev/null 2>&1 || missing="$missing cc"
 command -v python3 >/dev/null 2>&1 || missing="$missing python3"
+# The tests validate evidence against its schemas and check signatures with stock tools.
+/usr/bin/python3 -c 'import jsonschema' >/dev/null 2>&1 || missing="$missing python3-jsonschema"
+command -v signify-openbsd >/dev/null 2>&1 || missing="$missing signify-openbsd"
+command -v openssl >/dev/null 2>&1 || missing="$missing openssl"
 [ -z "$missing" ] && exit 0
 
 echo "abev: missing:$missing" >&2

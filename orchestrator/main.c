@@ -9,17 +9,20 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bundle.h"
 #include "inspect.h"
 #include "plan.h"
 #include "runner.h"
+#include "seal.h"
 #include "util.h"
+#include "verify.h"
 
 enum exit_code {
 	EXIT_PASSED = 0,       /* every invocation ran and passed */
 	EXIT_FAILED = 1,       /* evidence produced, an invocation failed */
 	EXIT_USAGE = 2,        /* usage or plan error */
 	EXIT_RUNTIME = 3,      /* cannot create the directory, nothing could be spawned */
-	EXIT_VERIFY = 4,       /* reserved: failed verification */
+	EXIT_VERIFY = 4,       /* abev verify found a problem */
 	EXIT_SIGNAL_BASE = 128 /* interrupted: 128 + signal (130 SIGINT, 143 SIGTERM) */
 };
 
@@ -30,7 +33,7 @@ static const char exit_codes_text[] =
 	"       timeout, exec failure, or a run slot lost to foreign load)\n"
 	"  2    usage or plan error (nothing is run, nothing is written)\n"
 	"  3    runtime error (cannot create the evidence directory, cannot spawn)\n"
-	"  4    reserved for failed verification\n"
+	"  4    verification failed (abev verify)\n"
 	"  130  interrupted by SIGINT: evidence is written and marked \"interrupted\"\n"
 	"  143  interrupted by SIGTERM: likewise\n";
 
@@ -42,7 +45,13 @@ static const char main_usage[] =
 	"writes an evidence directory with a report.\n"
 	"\n"
 	"Commands:\n"
-	"  run PLAN --out DIR   run the plan and write evidence into DIR\n"
+	"  run PLAN --out DIR (--key KEY.key | --unsigned)\n"
+	"                       run the plan and write sealed evidence into DIR\n"
+	"  verify PATH --pubkey KEY.pub\n"
+	"                       check an evidence directory or bundle\n"
+	"  keygen --out PREFIX  make a signing key (PREFIX.key, .pub, .pub.pem)\n"
+	"  pack DIR --out FILE.tar.zst\n"
+	"                       pack evidence into a deterministic bundle\n"
 	"  results FILE...      count the tests in TRX / JUnit result files\n"
 	"  guard min-executed --min N FILE...\n"
 	"                       fail when fewer than N tests were executed\n"
@@ -54,8 +63,13 @@ static const char main_usage[] =
 	"\n"
 	"See 'abev help run' for the plan format, and the abev(1) manual.\n";
 
+static const char run_synopsis[] =
+	"usage: abev run PLAN --out DIR (--key KEY.key | --unsigned) [--bundle FILE]\n"
+	"                [--passphrase-file F | --passphrase-env VAR] [--quiet] [--dry-run]\n";
+
 static const char run_usage[] =
-	"usage: abev run PLAN --out DIR [--quiet] [--dry-run]\n"
+	"usage: abev run PLAN --out DIR (--key KEY.key | --unsigned) [--bundle FILE]\n"
+	"                [--passphrase-file F | --passphrase-env VAR] [--quiet] [--dry-run]\n"
 	"\n"
 	"Runs every variant of PLAN (a JSON plan, schema \"abev.plan/1\") as fresh\n"
 	"processes: warmups first (never counted), then the recorded runs in the\n"
@@ -67,13 +81,21 @@ static const char run_usage[] =
 	"\n"
 	"Options:\n"
 	"  -o, --out DIR   evidence directory to create (must not exist)\n"
+	"  -k, --key KEY.key\n"
+	"                  sign the evidence (SHA256.sig) with this key ('abev keygen')\n"
+	"  --unsigned      seal the evidence (SHA256) without signing it; the report\n"
+	"                  then says UNSIGNED. One of --key and --unsigned is required\n"
+	"  --passphrase-file F, --passphrase-env VAR\n"
+	"                  the key's passphrase: first line of F, or $VAR (never argv)\n"
+	"  --bundle FILE   also pack the evidence into FILE (.tar.zst or .tar.gz)\n"
 	"  -q, --quiet     print nothing but errors\n"
 	"  -n, --dry-run   check the plan and print the schedule; run and write nothing\n"
 	"  -h, --help      show this help\n"
 	"\n"
-	"Evidence: DIR/plan.json, DIR/result.json (abev.run/1), DIR/report.md, and per\n"
-	"invocation DIR/runs/<variant>/<phase>-<round>[-attempt-<k>]/ with test.log,\n"
-	"stderr.log, resource.log and result.json (abev.invocation/1).\n"
+	"Evidence: DIR/plan.json, DIR/metadata.json (abev.metadata/1), DIR/result.json\n"
+	"(abev.run/1), DIR/report.md, DIR/SHA256 and DIR/SHA256.sig, and per invocation\n"
+	"DIR/runs/<variant>/<phase>-<round>[-attempt-<k>]/ with test.log, stderr.log,\n"
+	"resource.log, guard.log and result.json (abev.invocation/1).\n"
 	"\n";
 
 static const char results_usage[] =
@@ -94,6 +116,35 @@ static const char results_usage[] =
 	"\n"
 	"Exit codes: 0 read (and the guard passed); 1 the guard failed; 2 a file could\n"
 	"not be read or was refused, or a usage error.\n";
+
+static const char keygen_usage[] =
+	"usage: abev keygen --out PREFIX [--passphrase-file F | --passphrase-env VAR]\n"
+	"\n"
+	"Makes an Ed25519 signing key: PREFIX.key (PKCS#8 PEM, mode 0600, encrypted\n"
+	"with the passphrase when one is given), PREFIX.pub (OpenBSD signify public key,\n"
+	"for abev verify and signify-openbsd -C) and PREFIX.pub.pem (for openssl), and\n"
+	"prints the key's fingerprint (SHA-256 of the raw public key). None of the files\n"
+	"may exist. The passphrase is read from a file or an environment variable, never\n"
+	"from the command line.\n";
+
+static const char verify_usage[] =
+	"usage: abev verify PATH --pubkey KEY.pub\n"
+	"\n"
+	"Checks an evidence directory or a bundle (.tar.zst, .tar.gz; read by streaming,\n"
+	"never extracted): the signature of SHA256 in SHA256.sig against KEY.pub, every\n"
+	"listed hash, that no listed file is missing, that no file is unlisted, and that\n"
+	"there is no symlink, hardlink, device or other special file and no unsafe name.\n"
+	"Prints what it checked and the signer's fingerprint.\n"
+	"\n"
+	"Exit codes: 0 verified; 4 a problem was found (each is named with its file);\n"
+	"2 usage error or unreadable key.\n";
+
+static const char pack_usage[] =
+	"usage: abev pack DIR --out FILE.tar.zst|FILE.tar.gz\n"
+	"\n"
+	"Packs an evidence directory into a deterministic archive: the same evidence\n"
+	"gives the same bytes on any machine, whatever the files' times or owners\n"
+	"(sorted entries, fixed times, uid/gid 0, mode 0644/0755). abev verify reads it.\n";
 
 static const char guard_usage[] =
 	"usage: abev guard min-executed --min N FILE...\n"
@@ -125,13 +176,104 @@ static int usage_error(const char *msg, const char *hint)
 	return EXIT_USAGE;
 }
 
+/*
+ * Matches "--name VALUE" or "--name=VALUE" (and the short form, if any) at
+ * argv[*i]. Returns 1 with *val set (advancing *i past a separate value),
+ * 0 when argv[*i] is another option, -1 after error() when the value is
+ * missing.
+ */
+static int opt_value(int argc, char **argv, int *i, const char *lng, const char *shrt,
+		     const char **val)
+{
+	const char *a = argv[*i];
+	size_t n = strlen(lng);
+
+	if (!strncmp(a, lng, n) && a[n] == '=') {
+		*val = a + n + 1;
+		return 1;
+	}
+	if (strcmp(a, lng) && (!shrt || strcmp(a, shrt)))
+		return 0;
+	if (*i + 1 >= argc) {
+		error("option '%s' needs a value", lng);
+		return -1;
+	}
+	*val = argv[++*i];
+	return 1;
+}
+
+/* Longest passphrase abev reads. */
+#define PASSPHRASE_MAX 1024
+
+/*
+ * The passphrase of a key: the first line of a file or the value of an
+ * environment variable — never an argument, which other users can read
+ * in the process table. NULL in *out when neither is given. 0 or -1.
+ */
+static int read_passphrase(const char *file, const char *env, char **out)
+{
+	struct strbuf sb = STRBUF_INIT;
+	*out = NULL;
+	if (file && env) {
+		error("give the passphrase once: --passphrase-file or --passphrase-env");
+		return -1;
+	}
+	if (env) {
+		const char *v = getenv(env);
+		if (!v) {
+			error("environment variable '%s' (--passphrase-env) is not set", env);
+			return -1;
+		}
+		if (strlen(v) > PASSPHRASE_MAX) {
+			error("the passphrase in '%s' is longer than %d bytes", env, PASSPHRASE_MAX);
+			return -1;
+		}
+		*out = xstrdup(v);
+		return 0;
+	}
+	if (!file)
+		return 0;
+	if (read_file_capped(&sb, file, PASSPHRASE_MAX + 2) < 0)
+		return -1;
+	sb.buf[strcspn(sb.buf, "\r\n")] = '\0';
+	*out = strbuf_detach(&sb, NULL);
+	if (!**out) {
+		error("the passphrase file '%s' is empty", file);
+		free(*out);
+		*out = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+/* Frees a passphrase, wiping it first. */
+static void free_passphrase(char *p)
+{
+	if (!p)
+		return;
+	for (volatile char *c = p; *c; c++)
+		*c = 0;
+	free(p);
+}
+
+/* PREFIX.pub for PREFIX.key, the file a reviewer verifies with. Caller frees. */
+static char *pub_for_key(const char *key)
+{
+	size_t n = strlen(key);
+	if (n > 4 && !strcmp(key + n - 4, ".key"))
+		return xasprintf("%.*s.pub", (int)(n - 4), key);
+	return xasprintf("%s.pub", key);
+}
+
 static int cmd_run(int argc, char **argv)
 {
-	const char *plan_path = NULL, *out = NULL;
-	int quiet = 0, dry_run = 0, signo = 0, rc;
+	const char *plan_path = NULL, *out = NULL, *key_path = NULL, *bundle = NULL;
+	const char *pass_file = NULL, *pass_env = NULL, *val;
+	int quiet = 0, dry_run = 0, unsigned_ok = 0, signo = 0, rc = EXIT_USAGE, m;
 	struct plan plan = PLAN_INIT;
 	struct runner_options opt;
-	char *reproduce = NULL;
+	struct seal_key *key = NULL;
+	char *reproduce = NULL, *pass = NULL, *pub = NULL;
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -142,19 +284,34 @@ static int cmd_run(int argc, char **argv)
 			quiet = 1;
 		} else if (!strcmp(a, "-n") || !strcmp(a, "--dry-run")) {
 			dry_run = 1;
-		} else if (!strcmp(a, "-o") || !strcmp(a, "--out")) {
-			if (i + 1 >= argc)
-				return usage_error("option '--out' needs a directory",
-						   "usage: abev run PLAN --out DIR");
-			out = argv[++i];
-		} else if (!strncmp(a, "--out=", 6)) {
-			out = a + 6;
+		} else if (!strcmp(a, "--unsigned")) {
+			unsigned_ok = 1;
+		} else if ((m = opt_value(argc, argv, &i, "--out", "-o", &val)) != 0) {
+			if (m < 0)
+				return EXIT_USAGE;
+			out = val;
+		} else if ((m = opt_value(argc, argv, &i, "--key", "-k", &val)) != 0) {
+			if (m < 0)
+				return EXIT_USAGE;
+			key_path = val;
+		} else if ((m = opt_value(argc, argv, &i, "--bundle", NULL, &val)) != 0) {
+			if (m < 0)
+				return EXIT_USAGE;
+			bundle = val;
+		} else if ((m = opt_value(argc, argv, &i, "--passphrase-file", NULL, &val)) != 0) {
+			if (m < 0)
+				return EXIT_USAGE;
+			pass_file = val;
+		} else if ((m = opt_value(argc, argv, &i, "--passphrase-env", NULL, &val)) != 0) {
+			if (m < 0)
+				return EXIT_USAGE;
+			pass_env = val;
 		} else if (!strcmp(a, "--")) {
 			if (i + 1 < argc && !plan_path)
 				plan_path = argv[++i];
 		} else if (a[0] == '-' && a[1]) {
 			error("unknown option '%s' for 'abev run'", a);
-			fprintf(stderr, "usage: abev run PLAN --out DIR [--quiet] [--dry-run]\n");
+			fprintf(stderr, "%s", run_synopsis);
 			return EXIT_USAGE;
 		} else if (!plan_path) {
 			plan_path = a;
@@ -164,12 +321,18 @@ static int cmd_run(int argc, char **argv)
 		}
 	}
 	if (!plan_path)
-		return usage_error("no plan given", "usage: abev run PLAN --out DIR");
+		return usage_error("no plan given", run_synopsis);
 	if (!out && !dry_run)
-		return usage_error("no evidence directory given",
-				   "usage: abev run PLAN --out DIR   (DIR must not exist)");
+		return usage_error("no evidence directory given (--out DIR; DIR must not exist)",
+				   run_synopsis);
 	if (out && !*out)
-		return usage_error("'--out' is empty", "usage: abev run PLAN --out DIR");
+		return usage_error("'--out' is empty", run_synopsis);
+	if (!dry_run && !key_path && !unsigned_ok)
+		return usage_error("evidence is signed: give --key KEY.key (make one with 'abev "
+				   "keygen'), or --unsigned to seal it without a signature",
+				   run_synopsis);
+	if (key_path && unsigned_ok)
+		return usage_error("--key and --unsigned contradict each other", run_synopsis);
 
 	if (plan_load(&plan, plan_path) < 0)
 		return EXIT_USAGE;
@@ -178,10 +341,23 @@ static int cmd_run(int argc, char **argv)
 		plan_release(&plan);
 		return EXIT_PASSED;
 	}
+	if (key_path) {
+		if (read_passphrase(pass_file, pass_env, &pass) < 0)
+			goto out;
+		key = seal_key_load(key_path, pass);
+		if (!key)
+			goto out;
+		pub = pub_for_key(key_path);
+	}
 
-	reproduce = xasprintf("abev run %s --out NEW_DIR", plan_path);
+	reproduce = xasprintf("abev run %s --out NEW_DIR %s%s", plan_path,
+			      key_path ? "--key " : "--unsigned", key_path ? key_path : "");
+	memset(&opt, 0, sizeof(opt));
 	opt.out_dir = out;
 	opt.reproduce = reproduce;
+	opt.key = key;
+	opt.pubkey = pub;
+	opt.bundle = bundle;
 	if (quiet)
 		opt.progress = PROGRESS_QUIET;
 	else if (isatty(STDERR_FILENO))
@@ -197,9 +373,150 @@ static int cmd_run(int argc, char **argv)
 	case RUNNER_ERROR:
 	default: rc = EXIT_RUNTIME; break;
 	}
+out:
+	seal_key_free(key);
+	free_passphrase(pass);
 	plan_release(&plan);
 	free(reproduce);
+	free(pub);
 	return rc;
+}
+
+static int cmd_keygen(int argc, char **argv)
+{
+	const char *prefix = NULL, *pass_file = NULL, *pass_env = NULL, *val;
+	char fp[65], *pass = NULL;
+	int m, rc = EXIT_USAGE;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			fputs(keygen_usage, stdout);
+			return EXIT_PASSED;
+		} else if ((m = opt_value(argc, argv, &i, "--out", "-o", &val)) != 0) {
+			if (m < 0)
+				return EXIT_USAGE;
+			prefix = val;
+		} else if ((m = opt_value(argc, argv, &i, "--passphrase-file", NULL, &val)) != 0) {
+			if (m < 0)
+				return EXIT_USAGE;
+			pass_file = val;
+		} else if ((m = opt_value(argc, argv, &i, "--passphrase-env", NULL, &val)) != 0) {
+			if (m < 0)
+				return EXIT_USAGE;
+			pass_env = val;
+		} else {
+			error("unexpected argument '%s' for 'abev keygen'", a);
+			fputs(keygen_usage, stderr);
+			return EXIT_USAGE;
+		}
+	}
+	if (!prefix || !*prefix)
+		return usage_error("no key prefix given", "usage: abev keygen --out PREFIX");
+	if (read_passphrase(pass_file, pass_env, &pass) < 0)
+		return EXIT_USAGE;
+	if (seal_keygen(prefix, pass, fp) == 0) {
+		printf("private key: %s.key%s\npublic key:  %s.pub (signify), %s.pub.pem (openssl)\n"
+		       "fingerprint: %s\n",
+		       prefix, pass ? " (passphrase-protected)" : "", prefix, prefix, fp);
+		rc = EXIT_PASSED;
+	} else {
+		rc = EXIT_RUNTIME;
+	}
+	free_passphrase(pass);
+	return rc;
+}
+
+static int cmd_verify(int argc, char **argv)
+{
+	const char *path = NULL, *pubkey = NULL, *val;
+	struct seal_pub pub;
+	struct verify_result res;
+	char *err = NULL;
+	int m, rc;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			fputs(verify_usage, stdout);
+			return EXIT_PASSED;
+		} else if ((m = opt_value(argc, argv, &i, "--pubkey", "-p", &val)) != 0) {
+			if (m < 0)
+				return EXIT_USAGE;
+			pubkey = val;
+		} else if (a[0] == '-' && a[1]) {
+			error("unknown option '%s' for 'abev verify'", a);
+			fputs(verify_usage, stderr);
+			return EXIT_USAGE;
+		} else if (!path) {
+			path = a;
+		} else {
+			error("unexpected argument '%s'", a);
+			return EXIT_USAGE;
+		}
+	}
+	if (!path || !pubkey)
+		return usage_error("abev verify needs the evidence and the signer's public key",
+				   "usage: abev verify PATH --pubkey KEY.pub");
+	if (seal_pub_read(pubkey, &pub, &err) < 0) {
+		error("%s", err);
+		free(err);
+		return EXIT_USAGE;
+	}
+	memset(&res, 0, sizeof(res));
+	if (verify_path(path, &pub, &res) < 0)
+		return EXIT_USAGE;
+	printf("evidence:    %s (%s)\n", path, res.is_bundle ? "bundle" : "directory");
+	printf("key:         %s, fingerprint %s\n", pubkey, res.fingerprint);
+	printf("signature:   %s\n", res.signature_ok ? "good" : "NOT VALID");
+	printf("files:       %zu of %zu listed files match their SHA-256\n", res.files_checked,
+	       res.files_listed);
+	for (size_t i = 0; i < res.nproblems; i++)
+		printf("problem:     %s: %s\n", res.problems[i].file, res.problems[i].reason);
+	if (res.nproblems) {
+		printf("verdict:     FAILED (%zu problem%s)\n", res.nproblems,
+		       res.nproblems == 1 ? "" : "s");
+		rc = EXIT_VERIFY;
+	} else {
+		printf("verdict:     verified\n");
+		rc = EXIT_PASSED;
+	}
+	verify_result_release(&res);
+	return rc;
+}
+
+static int cmd_pack(int argc, char **argv)
+{
+	const char *dir = NULL, *out = NULL, *val;
+	int m;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			fputs(pack_usage, stdout);
+			return EXIT_PASSED;
+		} else if ((m = opt_value(argc, argv, &i, "--out", "-o", &val)) != 0) {
+			if (m < 0)
+				return EXIT_USAGE;
+			out = val;
+		} else if (a[0] == '-' && a[1]) {
+			error("unknown option '%s' for 'abev pack'", a);
+			fputs(pack_usage, stderr);
+			return EXIT_USAGE;
+		} else if (!dir) {
+			dir = a;
+		} else {
+			error("unexpected argument '%s'", a);
+			return EXIT_USAGE;
+		}
+	}
+	if (!dir || !out)
+		return usage_error("abev pack needs the evidence directory and --out",
+				   "usage: abev pack DIR --out FILE.tar.zst");
+	if (bundle_pack(dir, out) < 0)
+		return EXIT_RUNTIME;
+	printf("bundle: %s\n", out);
+	return EXIT_PASSED;
 }
 
 static int parse_count(const char *opt, const char *val, int64_t *out)
@@ -325,6 +642,18 @@ static int cmd_help(int argc, char **argv)
 		fputs(results_usage, stdout);
 		return EXIT_PASSED;
 	}
+	if (!strcmp(argv[1], "keygen")) {
+		fputs(keygen_usage, stdout);
+		return EXIT_PASSED;
+	}
+	if (!strcmp(argv[1], "verify")) {
+		fputs(verify_usage, stdout);
+		return EXIT_PASSED;
+	}
+	if (!strcmp(argv[1], "pack")) {
+		fputs(pack_usage, stdout);
+		return EXIT_PASSED;
+	}
 	if (!strcmp(argv[1], "guard")) {
 		fputs(guard_usage, stdout);
 		return EXIT_PASSED;
@@ -354,6 +683,12 @@ int main(int argc, char **argv)
 		return cmd_run(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "results"))
 		return cmd_results(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "keygen"))
+		return cmd_keygen(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "verify"))
+		return cmd_verify(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "pack"))
+		return cmd_pack(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "guard"))
 		return cmd_guard(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "help"))

@@ -45,6 +45,12 @@ struct loader {
 
 static const char *const known_placeholders[] = { "run_dir", "variant", "phase", "round" };
 #define KNOWN_PLACEHOLDERS "{run_dir}, {variant}, {phase}, {round}"
+/* Bit i stands for known_placeholders[i]. */
+#define PH_ALL 0xfu
+/* Assemblies are matched before the first run, when only the variant is known. */
+#define PH_VARIANT 0x2u
+#define PH_VARIANT_NAME "{variant}"
+#define PLAN_VERSION_RULE "use letters, digits, '.', '_' and '-', at most 64 characters"
 
 static const char *const order_names[] = {
 	[PLAN_ORDER_ALTERNATE] = "alternate",
@@ -284,12 +290,22 @@ static int get_number(const struct loader *ld, const cJSON *obj, const char *pat
 	return -1;
 }
 
-static int check_template(const struct loader *ld, const char *path, const char *tmpl)
+static int template_walk(const char *tmpl, const struct plan_vars *vars, unsigned allowed,
+			 struct strbuf *out, char *why, size_t why_len);
+
+/* allowed: the placeholders the template may use (PH_ALL, PH_VARIANT). */
+static int check_template_only(const struct loader *ld, const char *path, const char *tmpl,
+			       unsigned allowed)
 {
 	char why[160];
-	if (plan_check_template(tmpl, why, sizeof(why)) < 0)
+	if (template_walk(tmpl, NULL, allowed, NULL, why, sizeof(why)) < 0)
 		return perr(ld, path, "%s", why);
 	return 0;
+}
+
+static int check_template(const struct loader *ld, const char *path, const char *tmpl)
+{
+	return check_template_only(ld, path, tmpl, PH_ALL);
 }
 
 static int valid_name(const char *s)
@@ -378,7 +394,7 @@ out:
 
 /* An array of strings (each a template) into a NULL-free vector. */
 static int get_string_array(const struct loader *ld, const cJSON *j, const char *path,
-			    char ***out, size_t *out_len)
+			    unsigned allowed, char ***out, size_t *out_len)
 {
 	size_t n = 0, i = 0;
 	const cJSON *e;
@@ -395,7 +411,7 @@ static int get_string_array(const struct loader *ld, const cJSON *j, const char 
 			free(p);
 			goto out;
 		}
-		if (check_template(ld, p, e->valuestring) < 0) {
+		if (check_template_only(ld, p, e->valuestring, allowed) < 0) {
 			free(p);
 			goto out;
 		}
@@ -424,7 +440,7 @@ static int parse_command(const struct loader *ld, const cJSON *obj, const char *
 		perr(ld, p, "expected a non-empty array of strings, found %s", json_kind(j));
 		goto out;
 	}
-	if (get_string_array(ld, j, p, &v->command, &v->command_len) < 0)
+	if (get_string_array(ld, j, p, PH_ALL, &v->command, &v->command_len) < 0)
 		goto out;
 	if (!*v->command[0]) {
 		p0 = index_path(p, 0);
@@ -541,7 +557,7 @@ static int parse_variant(const struct loader *ld, const cJSON *obj, const char *
 			perr(ld, p, "expected an array of strings, found %s", json_kind(j));
 			goto out;
 		}
-		if (get_string_array(ld, j, p, &v->assemblies, &v->assemblies_len) < 0)
+		if (get_string_array(ld, j, p, PH_VARIANT, &v->assemblies, &v->assemblies_len) < 0)
 			goto out;
 	}
 	ret = 0;
@@ -1260,6 +1276,102 @@ int plan_exit_code_allowed(const struct plan *plan, int code)
 	return 0;
 }
 
+static int valid_version_name(const char *s)
+{
+	size_t n = strlen(s);
+	if (!n || n > PLAN_NAME_MAX)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		      (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-'))
+			return 0;
+	}
+	return 1;
+}
+
+static void version_release(struct plan_version *v)
+{
+	free(v->name);
+	for (size_t i = 0; i < v->argc; i++)
+		free(v->argv[i]);
+	free(v->argv);
+	memset(v, 0, sizeof(*v));
+}
+
+/* One "versions" entry: an argv taken literally, since it runs outside any run. */
+static int parse_version(const struct loader *ld, const cJSON *e, struct plan_version *v)
+{
+	const cJSON *a;
+	char *p = key_path("versions", e->string), *pi = NULL;
+	size_t n = 0;
+	int ret = -1;
+
+	if (!cJSON_IsArray(e) || !e->child) {
+		perr(ld, p, "expected a non-empty array of strings, found %s", json_kind(e));
+		goto out;
+	}
+	cJSON_ArrayForEach(a, e)
+		n++;
+	v->name = xstrdup(e->string);
+	v->argv = xcalloc(n, sizeof(*v->argv));
+	cJSON_ArrayForEach(a, e) {
+		if (!cJSON_IsString(a)) {
+			pi = index_path(p, v->argc);
+			perr(ld, pi, "expected a string, found %s", json_kind(a));
+			goto out;
+		}
+		if (!v->argc && !*a->valuestring) {
+			pi = index_path(p, 0);
+			perr(ld, pi, "expected a program name, found an empty string");
+			goto out;
+		}
+		v->argv[v->argc++] = xstrdup(a->valuestring);
+	}
+	ret = 0;
+out:
+	free(pi);
+	free(p);
+	if (ret < 0)
+		version_release(v);
+	return ret;
+}
+
+static int parse_versions(const struct loader *ld, const cJSON *root)
+{
+	struct plan *plan = ld->plan;
+	const cJSON *vs, *e;
+	char b[SHOW_MAX];
+	size_t n = 0;
+
+	if (get_object(ld, root, "", "versions", &vs) < 0)
+		return -1;
+	if (!vs)
+		return 0;
+	cJSON_ArrayForEach(e, vs)
+		n++;
+	if (n > PLAN_MAX_VERSIONS)
+		return perr(ld, "versions", "more than %d commands", PLAN_MAX_VERSIONS);
+	plan->versions = xcalloc(n ? n : 1, sizeof(*plan->versions));
+	cJSON_ArrayForEach(e, vs) {
+		if (!valid_version_name(e->string))
+			return perr(ld, "versions", "invalid name '%s' (" PLAN_VERSION_RULE ")",
+				    show(b, e->string));
+		for (size_t i = 0; i < plan->nversions; i++) {
+			if (!strcmp(plan->versions[i].name, e->string)) {
+				char *p = key_path("versions", e->string);
+				perr(ld, p, "key given twice");
+				free(p);
+				return -1;
+			}
+		}
+		if (parse_version(ld, e, &plan->versions[plan->nversions]) < 0)
+			return -1;
+		plan->nversions++;
+	}
+	return 0;
+}
+
 static int parse_variants(struct loader *ld, const cJSON *root)
 {
 	const cJSON *vs = cJSON_GetObjectItemCaseSensitive(root, "variants");
@@ -1288,7 +1400,7 @@ static int parse_top(struct loader *ld, const cJSON *root)
 {
 	static const char *const keys[] = {
 		"schema", "name", "description", "variants", "base", "variants_file",
-		"schedule", "results", "metrics", "load", "allowed_exit_codes",
+		"schedule", "results", "metrics", "load", "allowed_exit_codes", "versions",
 	};
 	struct plan *plan = ld->plan;
 	struct plan_variant base = { 0 };
@@ -1322,7 +1434,7 @@ static int parse_top(struct loader *ld, const cJSON *root)
 	    get_string(ld, root, "", "description", 0, 0, &description) < 0 ||
 	    parse_schedule(ld, root) < 0 || parse_results(ld, root) < 0 ||
 	    parse_load(ld, root) < 0 || parse_metrics(ld, root) < 0 ||
-	    parse_exit_codes(ld, root) < 0 ||
+	    parse_exit_codes(ld, root) < 0 || parse_versions(ld, root) < 0 ||
 	    parse_variants(ld, root) < 0 ||
 	    get_string(ld, root, "", "variants_file", 0, 1, &vfile) < 0)
 		goto out;
@@ -1518,6 +1630,9 @@ void plan_release(struct plan *plan)
 		metric_def_release(&plan->metrics[i]);
 	free(plan->metrics);
 	free(plan->allowed_exit_codes);
+	for (size_t i = 0; i < plan->nversions; i++)
+		version_release(&plan->versions[i]);
+	free(plan->versions);
 	memset(plan, 0, sizeof(*plan));
 }
 
@@ -1525,8 +1640,8 @@ void plan_release(struct plan *plan)
  * One walk serves both checking and expanding: out is NULL when only
  * checking. Returns 0, or -1 with the reason in why.
  */
-static int template_walk(const char *tmpl, const struct plan_vars *vars, struct strbuf *out,
-			 char *why, size_t why_len)
+static int template_walk(const char *tmpl, const struct plan_vars *vars, unsigned allowed,
+			 struct strbuf *out, char *why, size_t why_len)
 {
 	char b[SHOW_MAX];
 	const char *p = tmpl;
@@ -1565,6 +1680,12 @@ static int template_walk(const char *tmpl, const struct plan_vars *vars, struct 
 				 show_n(b, p + 1, n));
 			return -1;
 		}
+		if (!(allowed & (1u << i))) {
+			snprintf(why, why_len, "placeholder '{%s}' cannot be used here (only "
+				 PH_VARIANT_NAME ": assemblies are matched before the first run)",
+				 known_placeholders[i]);
+			return -1;
+		}
 		if (out) {
 			switch (i) {
 			case 0:
@@ -1588,7 +1709,7 @@ static int template_walk(const char *tmpl, const struct plan_vars *vars, struct 
 
 int plan_check_template(const char *tmpl, char *why, size_t why_len)
 {
-	return template_walk(tmpl, NULL, NULL, why, why_len);
+	return template_walk(tmpl, NULL, PH_ALL, NULL, why, why_len);
 }
 
 char *plan_expand(const char *tmpl, const struct plan_vars *vars)
@@ -1596,7 +1717,7 @@ char *plan_expand(const char *tmpl, const struct plan_vars *vars)
 	struct strbuf sb = STRBUF_INIT;
 	char why[160], b[SHOW_MAX];
 
-	if (template_walk(tmpl, vars, &sb, why, sizeof(why)) < 0) {
+	if (template_walk(tmpl, vars, PH_ALL, &sb, why, sizeof(why)) < 0) {
 		strbuf_release(&sb);
 		error("template '%s': %s", show(b, tmpl), why);
 		return NULL;

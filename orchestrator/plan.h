@@ -42,9 +42,18 @@ struct plan_variant {
 	size_t command_len;
 	struct plan_env *env;  /* the plan's additions, in file order */
 	size_t env_len;
-	char **assemblies;     /* glob templates, carried into evidence */
+	char **assemblies;     /* glob templates ({variant} only), matched by metadata.c */
 	size_t assemblies_len;
 };
+
+/* A command whose output records a tool's version, e.g. ["dotnet", "--version"]. */
+struct plan_version {
+	char *name;            /* [A-Za-z0-9._-], 1 to PLAN_NAME_MAX characters */
+	char **argv;           /* taken literally (no placeholders); argc >= 1, argv[0] non-empty */
+	size_t argc;
+};
+/* At most this many entries in "versions". */
+#define PLAN_MAX_VERSIONS 32
 
 struct plan {
 	char *path;            /* as given on the command line */
@@ -80,6 +89,13 @@ struct plan {
 	/* Exit codes that do not fail an invocation: 0..255, distinct, at least one; default { 0 }. */
 	int *allowed_exit_codes;
 	size_t nallowed_exit_codes;
+
+	/*
+	 * The plan's "versions" commands in file order, run in each variant's
+	 * cwd and environment when metadata is collected. NULL and 0 when absent.
+	 */
+	struct plan_version *versions;
+	size_t nversions;
 
 	/* load */
 	double max_foreign_cpu;/* cores; default 0.5; negative never happens */

@@ -237,6 +237,30 @@ static void render_invocations(struct strbuf *sb, const struct report_input *in)
 		strbuf_adds(sb, "\n\nNo invocation was recorded.");
 }
 
+/* Appends s quoted for sh: bare when it is made of safe characters, else in single quotes. */
+static void sh_quote(struct strbuf *sb, const char *s)
+{
+	const char *p;
+	for (p = s; *p; p++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+			    "_-./:=+@%,", *p))
+			break;
+	if (!*p && *s) {
+		strbuf_adds(sb, s);
+		return;
+	}
+	strbuf_addch(sb, '\'');
+	for (p = s; *p; p++) {
+		if (*p == '\'')
+			strbuf_adds(sb, "'\\''");
+		else if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			strbuf_addch(sb, '?');
+		else
+			strbuf_addch(sb, *p);
+	}
+	strbuf_addch(sb, '\'');
+}
+
 /*
  * A metric value: six significant digits, but whole numbers for large
  * values (byte counts read badly as 1.57901e+07).
@@ -452,6 +476,68 @@ static void render_notes(struct strbuf *sb, const struct report_input *in)
 	}
 }
 
+static void render_banner(struct strbuf *sb, const struct report_input *in)
+{
+	if (in->signed_evidence)
+		strbuf_adds(sb, "Signed: `SHA256` lists every file of this evidence with its "
+			    "SHA-256 and `SHA256.sig` is its Ed25519 signature (see the end of "
+			    "this report to check both).");
+	else
+		strbuf_adds(sb, "**UNSIGNED.** `SHA256` lists every file of this evidence with its "
+			    "SHA-256, but nobody signed it: anyone could have rewritten both. "
+			    "Run with `--key` to sign.");
+}
+
+/*
+ * The commands that check this evidence, with abev and without it. The
+ * directory and key names are quoted for sh; the openssl steps take the
+ * raw 64-byte signature out of SHA256.sig (line 2 is base64 of "Ed", the
+ * 8-byte key number and the signature; the signed message follows it).
+ */
+static void render_verify(struct strbuf *sb, const struct report_input *in)
+{
+	const char *dir = in->evidence_dir && *in->evidence_dir ? in->evidence_dir : "DIR";
+	const char *key = in->pubkey && *in->pubkey ? in->pubkey : "KEY.pub";
+	struct strbuf qdir = STRBUF_INIT, qkey = STRBUF_INIT, qpem = STRBUF_INIT;
+	char *pem = xasprintf("%s.pem", key);
+
+	sh_quote(&qdir, dir);
+	sh_quote(&qkey, key);
+	sh_quote(&qpem, pem);
+	if (!in->signed_evidence)
+		strbuf_adds(sb, "This evidence is unsigned: only the hashes can be checked, which "
+			    "shows that nothing changed by accident, not that nobody changed it.\n\n");
+	strbuf_adds(sb, "With abev (checks the signature, every hash, that no listed file is "
+		    "missing, that no file is unlisted, and that there is no link or special "
+		    "file):\n\n```sh\n");
+	strbuf_addf(sb, "abev verify %s --pubkey %s\n```\n\n", qdir.buf, qkey.buf);
+	strbuf_adds(sb, "Without abev, from inside the directory: the hashes,\n\n```sh\n");
+	strbuf_addf(sb, "cd %s\nsha256sum -c --strict SHA256\n```\n\n", qdir.buf);
+	if (in->signed_evidence) {
+		strbuf_adds(sb, "the signature with OpenBSD signify (which also checks every hash "
+			    "it lists),\n\n```sh\n");
+		strbuf_addf(sb, "signify-openbsd -C -p %s -x SHA256.sig\n```\n\n", qkey.buf);
+		strbuf_adds(sb, "the signature with OpenSSL: line 2 of SHA256.sig is base64 of "
+			    "\"Ed\", an 8-byte key number and the 64-byte signature; the signed "
+			    "message is everything after line 2 and must equal SHA256,\n\n```sh\n");
+		strbuf_adds(sb, "sed -n 2p SHA256.sig | base64 -d | tail -c 64 > /tmp/abev-sig.raw\n"
+			    "tail -n +3 SHA256.sig > /tmp/abev-msg\n"
+			    "cmp /tmp/abev-msg SHA256\n");
+		strbuf_addf(sb, "openssl pkeyutl -verify -pubin -inkey %s -rawin "
+			    "-in /tmp/abev-msg -sigfile /tmp/abev-sig.raw\n```\n\n", qpem.buf);
+	}
+	strbuf_adds(sb, "and that the manifest names every file and nothing else is there "
+		    "(prints nothing when complete):\n\n```sh\n"
+		    "find . \\( -type f -o -type d \\) -o -printf 'special: %P\\n'; "
+		    "find . -type f ! -path ./SHA256 ! -path ./SHA256.sig -printf '%P\\n' | "
+		    "LC_ALL=C sort | LC_ALL=C comm -23 - "
+		    "<(sed -n 's/^SHA256 (\\(.*\\)) = [0-9a-f]\\{64\\}$/\\1/p' SHA256)\n```");
+	strbuf_release(&qdir);
+	strbuf_release(&qkey);
+	strbuf_release(&qpem);
+	free(pem);
+}
+
 /* Longest run of backticks in s, so that a fence around s can be longer. */
 static size_t longest_backticks(const char *s)
 {
@@ -537,6 +623,8 @@ char *report_render(const struct report_input *in)
 		{ "reproduce", STRBUF_INIT },
 		{ "metrics_table", STRBUF_INIT },
 		{ "tests_table", STRBUF_INIT },
+		{ "signature_banner", STRBUF_INIT },
+		{ "verify", STRBUF_INIT },
 	};
 	struct strbuf out = STRBUF_INIT;
 
@@ -550,6 +638,8 @@ char *report_render(const struct report_input *in)
 	render_reproduce(&secs[7].text, in);
 	render_metrics(&secs[8].text, in);
 	render_tests(&secs[9].text, in);
+	render_banner(&secs[10].text, in);
+	render_verify(&secs[11].text, in);
 
 	fill_template(&out, report_template, (size_t)report_template_len, secs, ARRAY_SIZE(secs));
 	for (size_t k = 0; k < ARRAY_SIZE(secs); k++)

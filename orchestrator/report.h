@@ -24,6 +24,9 @@ struct report_input {
 	const char *reproduce;           /* the command line that re-runs this, or NULL */
 	const char *const *notes;        /* run-level remarks (slots lost, leftovers), may be NULL */
 	size_t nnotes;
+	int signed_evidence;             /* SHA256.sig will be written */
+	const char *evidence_dir;        /* as the user named it, for the verify commands */
+	const char *pubkey;              /* the signer's public key file (KEY.pub), or NULL */
 };
 
 /* Renders into *out (caller frees). */

@@ -24,6 +24,8 @@
 #include "evidence.h"
 #include "guard.h"
 #include "judge.h"
+#include "bundle.h"
+#include "metadata.h"
 #include "proc.h"
 #include "report.h"
 #include "schedule.h"
@@ -176,6 +178,9 @@ static int write_state(struct run_state *st, int final)
 		.reproduce = st->opt->reproduce,
 		.notes = (const char *const *)st->notes,
 		.nnotes = st->nnotes,
+		.signed_evidence = st->opt->key != NULL,
+		.evidence_dir = st->opt->out_dir,
+		.pubkey = st->opt->pubkey,
 	};
 	int ret = 0;
 
@@ -507,16 +512,24 @@ enum runner_outcome runner_run(const struct plan *plan, const struct runner_opti
 	int64_t next_start = 0;
 	int have_prev = 0;
 	char *plan_copy = NULL, *err = NULL;
+	struct metadata *md = NULL;
 
 	memset(&st, 0, sizeof(st));
 	st.plan = plan;
 	st.opt = opt;
 	*signo = 0;
 
+	/* What is compared is pinned down before anything runs or is written. */
+	md = metadata_collect(plan);
+	if (!md) {
+		outcome = RUNNER_USAGE;
+		goto out;
+	}
 	if (create_root(&st, &outcome) < 0)
 		goto out;
 	plan_copy = path_join(st.root, "plan.json");
-	if (write_file_atomic(plan_copy, plan->raw, plan->raw_len) < 0)
+	if (write_file_atomic(plan_copy, plan->raw, plan->raw_len) < 0 ||
+	    metadata_write(st.root, md) < 0)
 		goto out;
 	if (proc_setup() < 0)
 		goto out;
@@ -593,6 +606,11 @@ enum runner_outcome runner_run(const struct plan *plan, const struct runner_opti
 	now_utc(st.ended);
 	if (write_state(&st, 1) < 0)
 		st.runtime_error = 1;
+	/* Sealed whatever the outcome, an interrupted run included: it says so itself. */
+	if (seal_evidence(st.root, opt->key) < 0)
+		st.runtime_error = 1;
+	else if (opt->bundle && bundle_pack(st.root, opt->bundle) < 0)
+		st.runtime_error = 1;
 	if (st.interrupt) {
 		*signo = st.interrupt;
 		outcome = RUNNER_INTERRUPTED;
@@ -604,6 +622,10 @@ enum runner_outcome runner_run(const struct plan *plan, const struct runner_opti
 	if (opt->progress != PROGRESS_QUIET) {
 		printf("evidence: %s\nreport:   %s/report.md\nstatus:   %s\n", st.root, st.root,
 		       run_status_name(current_status(&st, 1)));
+		printf("sealed:   %s\n", opt->key ? "SHA256, signed in SHA256.sig"
+						   : "SHA256 (UNSIGNED: run with --key to sign)");
+		if (opt->bundle && !st.runtime_error)
+			printf("bundle:   %s\n", opt->bundle);
 		fflush(stdout);
 	}
 out:
@@ -615,6 +637,7 @@ out:
 	free(st.notes);
 	free(st.variant_names);
 	judge_free(st.judge);
+	metadata_free(md);
 	free(st.root);
 	free(slots);
 	free(plan_copy);

@@ -11,18 +11,22 @@
 
 #include "plan.h"
 #include "progress.h"
+#include "seal.h"
 
 struct runner_options {
 	const char *out_dir;          /* must not exist */
 	enum progress_mode progress;
 	const char *reproduce;        /* command line to re-run, for the report */
+	const struct seal_key *key;   /* signs SHA256 when set; NULL: --unsigned */
+	const char *pubkey;           /* the public key file to name in the report, or NULL */
+	const char *bundle;           /* also pack the evidence into this archive, or NULL */
 };
 
 enum runner_outcome {
 	RUNNER_PASSED,       /* every invocation ran and passed */
 	RUNNER_FAILED,       /* evidence written; an invocation failed or a slot was lost */
 	RUNNER_INTERRUPTED,  /* SIGINT/SIGTERM: evidence written, marked interrupted */
-	RUNNER_USAGE,        /* the output directory exists (nothing written) */
+	RUNNER_USAGE,        /* the output directory exists, an assemblies pattern matches nothing (nothing written) */
 	RUNNER_ERROR,        /* runtime error: directory, spawning */
 };
 

@@ -2,7 +2,8 @@
 
 validate_evidence(testcase, evidence_dir) checks an evidence directory:
 DIR/result.json against run.schema.json, every DIR/runs/**/result.json
-against invocation.schema.json and DIR/plan.json against plan.schema.json,
+against invocation.schema.json, DIR/plan.json against plan.schema.json and
+DIR/metadata.json against metadata.schema.json,
 and fails the test case with every error found. When python's jsonschema
 is not installed it validates nothing and returns False (it does not skip
 the calling test, whose other checks still count); AVAILABLE says which.
@@ -30,7 +31,7 @@ except ImportError as e:  # CI installs python3-jsonschema
 _src = os.environ.get("ABEV_SRC") or os.path.normpath(
     os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 SCHEMA_DIR = os.path.join(_src, "evidence-schema")
-KINDS = ("plan", "run", "invocation", "results")
+KINDS = ("plan", "run", "invocation", "results", "metadata")
 
 _schemas = {}
 _validators = {}
@@ -99,6 +100,7 @@ def validate_evidence(testcase, evidence_dir):
     problems = []
     _check_file("run", os.path.join(evidence_dir, "result.json"), problems)
     _check_file("plan", os.path.join(evidence_dir, "plan.json"), problems)
+    _check_file("metadata", os.path.join(evidence_dir, "metadata.json"), problems)
     runs = sorted(glob.glob(os.path.join(evidence_dir, "runs", "**", "result.json"),
                             recursive=True))
     for path in runs:

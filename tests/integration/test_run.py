@@ -341,7 +341,7 @@ class Interrupt(AbevTestCase):
         marker = os.path.basename(self.tmp)
         plan = helper_plan([("a", ["hang-with-child", pidfile]), ("b", ["exit", "0"])], runs=3)
         p = self.write_plan(plan)
-        proc = subprocess.Popen([ABEV, "run", p, "--out", self.path("ev")],
+        proc = subprocess.Popen([ABEV, "run", p, "--out", self.path("ev"), "--unsigned"],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 stdin=subprocess.DEVNULL)
         try:
@@ -369,7 +369,7 @@ class Interrupt(AbevTestCase):
     def test_sigint_during_gap(self):
         plan = helper_plan([("a", ["exit", "0"]), ("b", ["exit", "0"])], runs=2, gap=30)
         p = self.write_plan(plan)
-        proc = subprocess.Popen([ABEV, "run", p, "--out", self.path("ev")],
+        proc = subprocess.Popen([ABEV, "run", p, "--out", self.path("ev"), "--unsigned"],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                 stdin=subprocess.DEVNULL)
         try:
@@ -400,7 +400,7 @@ class Footprint(AbevTestCase):
         if SANITIZED:
             self.skipTest("sanitizer runtimes inflate abev's own RSS; checked in the plain build")
         p = self.write_plan(helper_plan([("f", ["flood", str(1024 * MiB)])]))
-        proc = subprocess.Popen([ABEV, "run", p, "--out", self.path("ev"), "--quiet"],
+        proc = subprocess.Popen([ABEV, "run", p, "--out", self.path("ev"), "--quiet", "--unsigned"],
                                 stdin=subprocess.DEVNULL)
         # VmHWM is abev's own high-water mark; wait4's ru_maxrss would also
         # carry this Python process's RSS, which the kernel keeps across exec.

@@ -44,6 +44,17 @@ RUN = {
 }
 
 
+METADATA = {
+    "schema": "abev.metadata/1", "abev_version": "0.1.0",
+    "host": {"hostname": "h", "os_release": None, "kernel": "6.1.0", "kernel_version": "#1",
+             "arch": "x86_64", "cpu_model": None, "logical_cpus": 2, "physical_cores": None,
+             "online_cpus": "0-1", "governor": None, "boost": None,
+             "memory_bytes": 1073741824, "cgroup_version": "2", "clock_resolution_ns": 1},
+    "variants": [{"name": "baseline", "cwd": "/w", "git": None, "versions": {},
+                  "assemblies": []}],
+}
+
+
 def invocation_doc():
     return {"schema": "abev.invocation/1", **copy.deepcopy(INVOCATION)}
 
@@ -163,6 +174,8 @@ class SchemaTest(AbevTestCase):
     def write_evidence(self, root):
         os.makedirs(os.path.join(root, "runs", "baseline", "run-1"))
         shutil.copyfile(DEMO_PLAN, os.path.join(root, "plan.json"))
+        with open(os.path.join(root, "metadata.json"), "w", encoding="utf-8") as f:
+            json.dump(METADATA, f)
         with open(os.path.join(root, "result.json"), "w", encoding="utf-8") as f:
             json.dump(RUN, f)
         with open(os.path.join(root, "runs", "baseline", "run-1", "result.json"), "w",

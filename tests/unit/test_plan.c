@@ -130,6 +130,7 @@ static const char full_plan[] =
 	"    {'name': 'lock time', 'source': 'duration', 'test': 'Ns.Lock[0-9]'}\n"
 	"  ],\n"
 	"  'allowed_exit_codes': [0, 1, 255],\n"
+	"  'versions': {'sdk': ['dotnet', '--version'], 'A.b_c-9': ['sh', '-c', 'echo {variant} ']},\n"
 	"  'load': {'max_foreign_cpu': 1.25, 'max_repeats': 4}\n"
 	"}\n";
 
@@ -237,9 +238,20 @@ static void test_full_plan(void **state)
 	assert_false(plan_exit_code_allowed(&plan, 2));
 	assert_true(plan.max_foreign_cpu == 1.25);
 	assert_int_equal(plan.max_repeats, 4);
+	/* versions: file order, argv taken literally (braces are not placeholders there) */
+	assert_int_equal(plan.nversions, 2);
+	assert_string_equal(plan.versions[0].name, "sdk");
+	assert_int_equal(plan.versions[0].argc, 2);
+	assert_string_equal(plan.versions[0].argv[0], "dotnet");
+	assert_string_equal(plan.versions[0].argv[1], "--version");
+	assert_string_equal(plan.versions[1].name, "A.b_c-9");
+	assert_int_equal(plan.versions[1].argc, 3);
+	assert_string_equal(plan.versions[1].argv[2], "echo {variant} ");
 
 	plan_release(&plan);
 	assert_null(plan.path);
+	assert_null(plan.versions);
+	assert_int_equal(plan.nversions, 0);
 	assert_int_equal(plan.nvariants, 0);
 	assert_null(plan.metrics);
 	assert_int_equal(plan.nmetrics, 0);
@@ -279,6 +291,8 @@ static void test_defaults(void **state)
 	assert_false(plan_exit_code_allowed(&plan, 1));
 	assert_true(plan.max_foreign_cpu == 0.5);
 	assert_int_equal(plan.max_repeats, 2);
+	assert_null(plan.versions);
+	assert_int_equal(plan.nversions, 0);
 	plan_release(&plan);
 	plan_release(&plan);
 	free(path);
@@ -406,7 +420,7 @@ static const struct broken broken_plans[] = {
 	/* unknown keys, at every level */
 	{ HEAD "'variants':[" VA "],'colour':1}", NULL, 0,
 	  { ": colour: unknown key (expected one of: schema, name, description, variants, base,"
-	    " variants_file, schedule, results, metrics, load, allowed_exit_codes)" } },
+	    " variants_file, schedule, results, metrics, load, allowed_exit_codes, versions)" } },
 	{ HEAD "'variants':[" VA "],'schedule':{'ordr':'reverse'}}", NULL, 0,
 	  { ": schedule.ordr: unknown key (expected one of: warmups, runs, order, seed,"
 	    " gap_seconds, timeout_seconds, kill_grace_seconds)" } },
@@ -485,6 +499,39 @@ static const struct broken broken_plans[] = {
 	  { ": results.files: unterminated '{'" } },
 	{ HEAD "'variants':[{'name':'a','command':['x'],'assemblies':['{Variant}']}]}", NULL, 0,
 	  { ": variants[0].assemblies[0]: unknown placeholder '{Variant}'" } },
+	/* assemblies are matched before the first run: only {variant} is known then */
+	{ HEAD "'variants':[{'name':'a','command':['x'],'assemblies':['{variant}/*','{run_dir}/x']}]}",
+	  NULL, 0,
+	  { ": variants[0].assemblies[1]: placeholder '{run_dir}' cannot be used here (only {variant}" } },
+	{ HEAD "'base':{'command':['x'],'assemblies':['{round}']},'variants_file':'vars.txt'}", "a\n", 0,
+	  { ": base.assemblies[0]: placeholder '{round}' cannot be used here" } },
+	/* versions */
+	{ HEAD "'variants':[" VA "],'versions':['dotnet']}", NULL, 0,
+	  { ": versions: expected an object, found an array" } },
+	{ HEAD "'variants':[" VA "],'versions':{'sdk':'dotnet --version'}}", NULL, 0,
+	  { ": versions.sdk: expected a non-empty array of strings, found a string" } },
+	{ HEAD "'variants':[" VA "],'versions':{'sdk':[]}}", NULL, 0,
+	  { ": versions.sdk: expected a non-empty array of strings, found an empty array" } },
+	{ HEAD "'variants':[" VA "],'versions':{'sdk':['dotnet',2]}}", NULL, 0,
+	  { ": versions.sdk[1]: expected a string, found a number" } },
+	{ HEAD "'variants':[" VA "],'versions':{'sdk':['','--version']}}", NULL, 0,
+	  { ": versions.sdk[0]: expected a program name, found an empty string" } },
+	{ HEAD "'variants':[" VA "],'versions':{'':['x']}}", NULL, 0,
+	  { ": versions: invalid name '' (use letters, digits, '.', '_' and '-', at most 64"
+	    " characters)" } },
+	{ HEAD "'variants':[" VA "],'versions':{'a b':['x']}}", NULL, 0,
+	  { ": versions: invalid name 'a b'" } },
+	{ HEAD "'variants':[" VA "],'versions':{'" LONG64 "a':['x']}}", NULL, 0,
+	  { ": versions: invalid name '" } },
+	{ HEAD "'variants':[" VA "],'versions':{'sdk':['a'],'x':['b'],'sdk':['c']}}", NULL, 0,
+	  { ": versions.sdk: key given twice" } },
+	{ HEAD "'variants':[" VA "],'versions':{"
+	  "'a0':['x'],'a1':['x'],'a2':['x'],'a3':['x'],'a4':['x'],'a5':['x'],'a6':['x'],'a7':['x'],"
+	  "'b0':['x'],'b1':['x'],'b2':['x'],'b3':['x'],'b4':['x'],'b5':['x'],'b6':['x'],'b7':['x'],"
+	  "'c0':['x'],'c1':['x'],'c2':['x'],'c3':['x'],'c4':['x'],'c5':['x'],'c6':['x'],'c7':['x'],"
+	  "'d0':['x'],'d1':['x'],'d2':['x'],'d3':['x'],'d4':['x'],'d5':['x'],'d6':['x'],'d7':['x'],"
+	  "'e0':['x']}}", NULL, 0,
+	  { ": versions: more than 32 commands" } },
 	/* numbers */
 	{ HEAD "'variants':[" VA "],'schedule':{'runs':0}}", NULL, 0,
 	  { ": schedule.runs: expected an integer from 1 to 1000000, found 0" } },

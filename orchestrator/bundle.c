@@ -1,0 +1,625 @@
+/*
+ * bundle: packs an evidence directory into one .tar.zst / .tar.gz and
+ * streams one back, through libarchive. This file is the only one that
+ * sees libarchive. It does not know what evidence means: verify.c decides
+ * what a name or a missing file says about it, seal.c decides which names
+ * are safe (manifest_name_problem()).
+ *
+ * Entry layout of a packed bundle: no top-level directory and no "./"
+ * entry; names relative to the packed directory; a directory is written as
+ * "name/" (trailing slash, as GNU tar and libarchive do). All entries,
+ * directories included, are sorted by byte order of those names, so a
+ * parent ("a/") always precedes its children ("a/x"), and the regular
+ * files come in exactly the order of the manifest SHA256. Every entry has
+ * mtime 0 (the Unix epoch), uid/gid 0, owner "root":"root", mode 0644 for
+ * files and 0755 for directories, and no atime, ctime or birthtime.
+ */
+#define _XOPEN_SOURCE 700
+#include "bundle.h"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "seal.h"
+#include "util.h"
+
+#define CHUNK (64 * 1024)
+/* Deeper trees than this are not evidence; the bound keeps recursion finite. */
+#define MAX_DEPTH 64
+/* Longer names than this are refused when packing and flagged when reading. */
+#define MAX_NAME 4096
+
+struct pack_item {
+	char *name;        /* relative; directories end in '/' */
+	int is_dir;
+	uint64_t size;
+};
+
+struct pack_list {
+	struct pack_item *v;
+	size_t n, alloc;
+	uint64_t total;
+};
+
+static void pack_list_release(struct pack_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i].name);
+	free(l->v);
+	l->v = NULL;
+	l->n = l->alloc = 0;
+	l->total = 0;
+}
+
+static int item_cmp(const void *a, const void *b)
+{
+	const struct pack_item *x = a, *y = b;
+	return strcmp(x->name, y->name);
+}
+
+/* Collects every entry under root/rel (rel "" for root itself). */
+static int pack_walk(const char *root, const char *rel, int depth, struct pack_list *l)
+{
+	char *dirpath = rel[0] ? path_join(root, rel) : xstrdup(root);
+	DIR *d = NULL;
+	int ret = -1;
+
+	if (depth > MAX_DEPTH) {
+		error("cannot pack '%s': '%s' is nested more than %d levels deep", root, rel,
+		      MAX_DEPTH);
+		goto out;
+	}
+	d = opendir(dirpath);
+	if (!d) {
+		error("cannot open directory '%s': %s", dirpath, strerror(errno));
+		goto out;
+	}
+	for (;;) {
+		struct dirent *de;
+		struct stat st;
+		char *name, *full;
+		const char *why;
+
+		errno = 0;
+		de = readdir(d);
+		if (!de) {
+			if (errno) {
+				error("cannot read directory '%s': %s", dirpath, strerror(errno));
+				goto out;
+			}
+			break;
+		}
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		name = rel[0] ? xasprintf("%s/%s", rel, de->d_name) : xstrdup(de->d_name);
+		why = manifest_name_problem(name);
+		if (why || strlen(name) > MAX_NAME) {
+			error("cannot pack '%s': unsafe name '%s': %s", root, name,
+			      why ? why : "too long");
+			free(name);
+			goto out;
+		}
+		full = path_join(root, name);
+		if (lstat(full, &st) < 0) {
+			error("cannot stat '%s': %s", full, strerror(errno));
+			free(full);
+			free(name);
+			goto out;
+		}
+		free(full);
+		if (l->n >= BUNDLE_MAX_ENTRIES) {
+			error("cannot pack '%s': more than %d entries", root, BUNDLE_MAX_ENTRIES);
+			free(name);
+			goto out;
+		}
+		if (S_ISREG(st.st_mode)) {
+			uint64_t size = (uint64_t)st.st_size;
+			if (size > BUNDLE_MAX_ENTRY_BYTES ||
+			    BUNDLE_MAX_TOTAL_BYTES - l->total < size) {
+				error("cannot pack '%s': '%s' would make the bundle larger than a "
+				      "bundle may be", root, name);
+				free(name);
+				goto out;
+			}
+			l->total += size;
+		} else if (!S_ISDIR(st.st_mode)) {
+			error("cannot pack '%s': '%s' is a %s; only regular files and "
+			      "directories go into a bundle", root, name,
+			      S_ISLNK(st.st_mode) ? "symlink" :
+			      S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "device" :
+			      S_ISFIFO(st.st_mode) ? "FIFO" :
+			      S_ISSOCK(st.st_mode) ? "socket" : "special file");
+			free(name);
+			goto out;
+		}
+		if (l->n == l->alloc) {
+			l->alloc = l->alloc ? 2 * l->alloc : 64;
+			l->v = xrealloc(l->v, l->alloc * sizeof(*l->v));
+		}
+		l->v[l->n].is_dir = S_ISDIR(st.st_mode);
+		l->v[l->n].size = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+		l->v[l->n].name = l->v[l->n].is_dir ? xasprintf("%s/", name) : xstrdup(name);
+		l->n++;
+		if (S_ISDIR(st.st_mode) && pack_walk(root, name, depth + 1, l) < 0) {
+			free(name);
+			goto out;
+		}
+		free(name);
+	}
+	ret = 0;
+out:
+	if (d)
+		closedir(d);
+	free(dirpath);
+	return ret;
+}
+
+static int has_suffix(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+	return n > m && !memcmp(s + n - m, suffix, m);
+}
+
+/* Refuses an output that would land inside the directory being packed. */
+static int out_inside_dir(const char *dir, const char *out_dir)
+{
+	char *a = realpath(dir, NULL), *b = realpath(out_dir, NULL);
+	int inside = 0;
+	if (a && b) {
+		size_t n = strlen(a);
+		inside = !strncmp(a, b, n) && (b[n] == '\0' || b[n] == '/' || n == 1);
+	}
+	free(a);
+	free(b);
+	return inside;
+}
+
+static int pack_file(struct archive *a, const char *full, const struct pack_item *it,
+		     char *buf)
+{
+	int fd, ret = -1;
+	struct stat st;
+	uint64_t done = 0;
+
+	fd = open(full, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return error("cannot open '%s': %s", full, strerror(errno));
+	if (fstat(fd, &st) < 0) {
+		error("cannot stat '%s': %s", full, strerror(errno));
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size != it->size) {
+		error("'%s' changed while it was being packed", full);
+		goto out;
+	}
+	while (done < it->size) {
+		size_t want = it->size - done < CHUNK ? (size_t)(it->size - done) : CHUNK;
+		ssize_t n = read(fd, buf, want);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			error("cannot read '%s': %s", full, strerror(errno));
+			goto out;
+		}
+		if (n == 0) {
+			error("'%s' shrank while it was being packed", full);
+			goto out;
+		}
+		la_ssize_t w = archive_write_data(a, buf, (size_t)n);
+		if (w < 0 || (size_t)w != (size_t)n) {
+			error("cannot write '%s' into the bundle: %s", full,
+			      archive_error_string(a) ? archive_error_string(a) : "short write");
+			goto out;
+		}
+		done += (uint64_t)n;
+	}
+	ret = 0;
+out:
+	close(fd);
+	return ret;
+}
+
+static int is_ascii(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s >= 0x80)
+			return 0;
+	return 1;
+}
+
+static int pack_entries(struct archive *a, const char *dir, const struct pack_list *l)
+{
+	struct archive_entry *e = archive_entry_new();
+	char *buf = xmalloc(CHUNK);
+	int ret = -1;
+
+	if (!e)
+		die_oom();
+	for (size_t i = 0; i < l->n; i++) {
+		const struct pack_item *it = &l->v[i];
+		archive_entry_clear(e);
+		archive_entry_set_pathname(e, it->name);
+		archive_entry_set_filetype(e, it->is_dir ? AE_IFDIR : AE_IFREG);
+		archive_entry_set_perm(e, it->is_dir ? 0755 : 0644);
+		archive_entry_set_size(e, (la_int64_t)it->size);
+		archive_entry_set_mtime(e, 0, 0);
+		archive_entry_set_uid(e, 0);
+		archive_entry_set_gid(e, 0);
+		archive_entry_set_uname(e, "root");
+		archive_entry_set_gname(e, "root");
+		/*
+		 * abev runs in the C locale, where libarchive cannot convert a
+		 * non-ASCII name to UTF-8: it warns and writes that one entry's
+		 * name bytes verbatim under hdrcharset=BINARY, which is exact and
+		 * locale-independent. A warning for an ASCII name means something
+		 * else and is an error.
+		 */
+		int rc = archive_write_header(a, e);
+		if (rc != ARCHIVE_OK && !(rc == ARCHIVE_WARN && !is_ascii(it->name))) {
+			error("cannot write the header of '%s' into the bundle: %s", it->name,
+			      archive_error_string(a));
+			goto out;
+		}
+		if (!it->is_dir) {
+			char *full = path_join(dir, it->name);
+			int r = pack_file(a, full, it, buf);
+			free(full);
+			if (r < 0)
+				goto out;
+		}
+		if (archive_write_finish_entry(a) != ARCHIVE_OK) {
+			error("cannot finish '%s' in the bundle: %s", it->name,
+			      archive_error_string(a));
+			goto out;
+		}
+	}
+	ret = 0;
+out:
+	free(buf);
+	archive_entry_free(e);
+	return ret;
+}
+
+int bundle_pack(const char *dir, const char *out)
+{
+	struct pack_list l = { NULL, 0, 0, 0 };
+	struct archive *a = NULL;
+	struct stat st;
+	char *tmp = NULL, *out_dir = NULL;
+	const char *slash;
+	int fd = -1, zst, ret = -1, linked = 0;
+
+	zst = has_suffix(out, ".tar.zst");
+	if (!zst && !has_suffix(out, ".tar.gz"))
+		return error("cannot write bundle '%s': the name must end in .tar.zst or .tar.gz",
+			     out);
+	if (lstat(out, &st) == 0)
+		return error("cannot write bundle '%s': it already exists", out);
+	if (errno != ENOENT)
+		return error("cannot write bundle '%s': %s", out, strerror(errno));
+	if (stat(dir, &st) < 0)
+		return error("cannot pack '%s': %s", dir, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return error("cannot pack '%s': not a directory", dir);
+	slash = strrchr(out, '/');
+	out_dir = slash ? xstrndup(out, (size_t)(slash - out) + (slash == out)) : xstrdup(".");
+	if (out_inside_dir(dir, out_dir)) {
+		error("cannot write bundle '%s' inside the directory it packs", out);
+		goto out;
+	}
+
+	if (pack_walk(dir, "", 0, &l) < 0)
+		goto out;
+	if (l.n)
+		qsort(l.v, l.n, sizeof(*l.v), item_cmp);
+
+	tmp = xasprintf("%s.tmp-XXXXXX", out);
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		error("cannot create a temporary file next to '%s': %s", out, strerror(errno));
+		free(tmp);
+		tmp = NULL;
+		goto out;
+	}
+	if (fchmod(fd, 0644) < 0) {
+		error("cannot set the mode of '%s': %s", tmp, strerror(errno));
+		goto out;
+	}
+
+	a = archive_write_new();
+	if (!a)
+		die_oom();
+	if (archive_write_set_format_pax_restricted(a) != ARCHIVE_OK ||
+	    (zst ? archive_write_add_filter_zstd(a) : archive_write_add_filter_gzip(a)) !=
+		    ARCHIVE_OK ||
+	    (!zst && archive_write_set_options(a, "gzip:!timestamp") != ARCHIVE_OK) ||
+	    archive_write_open_fd(a, fd) != ARCHIVE_OK) {
+		error("cannot set up bundle '%s': %s", out, archive_error_string(a));
+		goto out;
+	}
+	if (pack_entries(a, dir, &l) < 0)
+		goto out;
+	if (archive_write_close(a) != ARCHIVE_OK) {
+		error("cannot finish bundle '%s': %s", out, archive_error_string(a));
+		goto out;
+	}
+	if (archive_write_free(a) != ARCHIVE_OK) {
+		a = NULL;
+		error("cannot finish bundle '%s'", out);
+		goto out;
+	}
+	a = NULL;
+	if (fsync(fd) < 0) {
+		error("cannot write bundle '%s': %s", out, strerror(errno));
+		goto out;
+	}
+	if (close(fd) < 0) {
+		fd = -1;
+		error("cannot write bundle '%s': %s", out, strerror(errno));
+		goto out;
+	}
+	fd = -1;
+	/*
+	 * link() rather than rename(): it fails when out appeared meanwhile, so
+	 * a bundle is never replaced (the O_EXCL promise of the contract).
+	 */
+	if (link(tmp, out) < 0) {
+		error("cannot write bundle '%s': %s", out, strerror(errno));
+		goto out;
+	}
+	linked = 1;
+	ret = 0;
+out:
+	if (a)
+		archive_write_free(a);
+	if (fd >= 0)
+		close(fd);
+	if (tmp) {
+		unlink(tmp);
+		free(tmp);
+	}
+	if (ret == 0 && linked) {
+		int dfd = open(out_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (dfd >= 0) {
+			(void)fsync(dfd);
+			close(dfd);
+		}
+	}
+	free(out_dir);
+	pack_list_release(&l);
+	return ret;
+}
+
+int bundle_is_bundle(const char *path)
+{
+	static const unsigned char zstd_magic[4] = { 0x28, 0xb5, 0x2f, 0xfd };
+	static const unsigned char gzip_magic[2] = { 0x1f, 0x8b };
+	unsigned char m[4];
+	struct stat st;
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return 0;
+	}
+	do
+		n = read(fd, m, sizeof(m));
+	while (n < 0 && errno == EINTR);
+	close(fd);
+	return (n >= 4 && !memcmp(m, zstd_magic, 4)) || (n >= 2 && !memcmp(m, gzip_magic, 2));
+}
+
+/* The state of one bundle_read(). */
+struct reader {
+	struct archive *a;
+	const char *path;
+	struct strbuf name;
+	struct strbuf other;
+	char *err;
+};
+
+static int read_fail(struct reader *r, const char *what)
+{
+	const char *msg = archive_error_string(r->a);
+	if (!msg)
+		msg = "unknown error";
+	/* libarchive says "Truncated tar archive", "Truncated zstd input", ... */
+	if (strstr(msg, "runcated") || strstr(msg, "premature end"))
+		r->err = xasprintf("'%s' is a truncated bundle (%s while %s)", r->path, msg, what);
+	else
+		r->err = xasprintf("'%s' is a corrupt bundle (%s while %s)", r->path, msg, what);
+	return -1;
+}
+
+/* Fills e from the header libarchive just read. */
+static void classify(struct reader *r, struct archive_entry *ae, struct bundle_entry *e)
+{
+	const char *p = archive_entry_pathname(ae);
+	mode_t type = archive_entry_filetype(ae);
+	const char *why;
+
+	strbuf_reset(&r->name);
+	strbuf_reset(&r->other);
+	if (!p)
+		p = archive_entry_pathname_utf8(ae);
+	if (p) {
+		if (p[0] == '.' && p[1] == '/')
+			p += 2;
+		strbuf_adds(&r->name, p);
+	}
+	if (type == AE_IFDIR && r->name.len > 1 && r->name.buf[r->name.len - 1] == '/')
+		r->name.buf[--r->name.len] = '\0';
+
+	e->name = r->name.buf;
+	e->size = archive_entry_size_is_set(ae) && archive_entry_size(ae) > 0
+			  ? (uint64_t)archive_entry_size(ae) : 0;
+	e->other = NULL;
+	if (archive_entry_hardlink(ae)) {
+		e->type = BUNDLE_OTHER;
+		e->other = "hardlink";
+	} else if (type == AE_IFREG) {
+		e->type = archive_entry_sparse_count(ae) > 0 ? BUNDLE_OTHER : BUNDLE_FILE;
+		if (e->type == BUNDLE_OTHER)
+			e->other = "sparse file";
+	} else if (type == AE_IFDIR) {
+		e->type = BUNDLE_DIR;
+	} else {
+		e->type = BUNDLE_OTHER;
+		e->other = type == AE_IFLNK ? "symlink" :
+			   type == AE_IFCHR || type == AE_IFBLK ? "device" :
+			   type == AE_IFIFO ? "FIFO" :
+			   type == AE_IFSOCK ? "socket" : "special file";
+	}
+	/* A name problem outranks the type: the caller must see the name is unsafe. */
+	why = !p ? "not readable" : r->name.len > MAX_NAME ? "too long" :
+	      manifest_name_problem(r->name.buf);
+	if (why) {
+		strbuf_addf(&r->other, "unsafe name: %s", why);
+		e->type = BUNDLE_OTHER;
+		e->other = r->other.buf;
+	}
+}
+
+int bundle_read(const char *path, void (*entry)(void *ctx, const struct bundle_entry *e),
+		void (*data)(void *ctx, const void *buf, size_t len), void *ctx, char **err)
+{
+	struct reader r = { NULL, path, STRBUF_INIT, STRBUF_INIT, NULL };
+	char *buf = NULL;
+	uint64_t nentries = 0, total = 0;
+	int ret = -1, checked_filter = 0;
+
+	*err = NULL;
+	if (!bundle_is_bundle(path)) {
+		r.err = xasprintf("'%s' is not a bundle (not a zstd or gzip file)", path);
+		goto out;
+	}
+	r.a = archive_read_new();
+	if (!r.a)
+		die_oom();
+	if (archive_read_support_format_tar(r.a) != ARCHIVE_OK ||
+	    archive_read_support_filter_zstd(r.a) != ARCHIVE_OK ||
+	    archive_read_support_filter_gzip(r.a) != ARCHIVE_OK) {
+		r.err = xasprintf("cannot read '%s': %s", path, archive_error_string(r.a));
+		goto out;
+	}
+	if (archive_read_open_filename(r.a, path, CHUNK) != ARCHIVE_OK) {
+		r.err = xasprintf("cannot read bundle '%s': %s", path, archive_error_string(r.a));
+		goto out;
+	}
+	buf = xmalloc(CHUNK);
+	for (;;) {
+		struct archive_entry *ae;
+		struct bundle_entry e;
+		int rc = archive_read_next_header(r.a, &ae);
+
+		if (rc == ARCHIVE_EOF)
+			break;
+		/*
+		 * ARCHIVE_WARN is a header libarchive could read but not fully
+		 * convert (a name in another charset, an odd pax attribute); the
+		 * name checks below judge the result. Anything worse is fatal.
+		 */
+		if (rc != ARCHIVE_OK && rc != ARCHIVE_WARN) {
+			read_fail(&r, "reading an entry header");
+			goto out;
+		}
+		if (!checked_filter) {
+			/* One filter of ours over the tar stream, nothing stacked or missing. */
+			int code = archive_filter_code(r.a, 0);
+			checked_filter = 1;
+			if (archive_filter_count(r.a) != 2 ||
+			    (code != ARCHIVE_FILTER_ZSTD && code != ARCHIVE_FILTER_GZIP)) {
+				r.err = xasprintf("'%s' is not a bundle (expected one zstd or gzip "
+						  "layer over tar, found '%s')", path,
+						  archive_filter_name(r.a, 0));
+				goto out;
+			}
+		}
+		if (++nentries > BUNDLE_MAX_ENTRIES) {
+			r.err = xasprintf("'%s' has more than %d entries; refusing to read on",
+					  path, BUNDLE_MAX_ENTRIES);
+			goto out;
+		}
+		classify(&r, ae, &e);
+		/* The root directory ("./" or "/"-less ".") is the bundle itself, not an entry. */
+		if (e.type == BUNDLE_DIR && (r.name.len == 0 || !strcmp(r.name.buf, ".")))
+			continue;
+		/*
+		 * The declared size bounds the work even for an entry whose data
+		 * is skipped, so it is checked for every type before reading.
+		 */
+		if (e.size > BUNDLE_MAX_ENTRY_BYTES || e.size > BUNDLE_MAX_TOTAL_BYTES - total) {
+			r.err = xasprintf("'%s': entry '%s' is larger than a bundle may hold (%llu "
+					  "bytes)", path, e.name, (unsigned long long)e.size);
+			goto out;
+		}
+		entry(ctx, &e);
+		if (e.type != BUNDLE_FILE) {
+			total += e.size;
+			continue;
+		}
+		/*
+		 * Count the bytes that really arrive rather than trusting the
+		 * header's size field.
+		 */
+		uint64_t got = 0;
+		for (;;) {
+			la_ssize_t n = archive_read_data(r.a, buf, CHUNK);
+			if (n == 0)
+				break;
+			if (n < 0) {
+				read_fail(&r, "reading entry data");
+				goto out;
+			}
+			got += (uint64_t)n;
+			total += (uint64_t)n;
+			if (got > BUNDLE_MAX_ENTRY_BYTES || total > BUNDLE_MAX_TOTAL_BYTES) {
+				r.err = xasprintf("'%s': entry '%s' goes over the size cap of a bundle",
+						  path, r.name.buf);
+				goto out;
+			}
+			data(ctx, buf, (size_t)n);
+		}
+		data(ctx, NULL, 0);
+	}
+	if (!checked_filter) {
+		int code = archive_filter_code(r.a, 0);
+		if (archive_filter_count(r.a) != 2 ||
+		    (code != ARCHIVE_FILTER_ZSTD && code != ARCHIVE_FILTER_GZIP)) {
+			r.err = xasprintf("'%s' is not a bundle", path);
+			goto out;
+		}
+	}
+	ret = 0;
+out:
+	if (r.a) {
+		if (archive_read_close(r.a) != ARCHIVE_OK && ret == 0) {
+			read_fail(&r, "closing");
+			ret = -1;
+		}
+		if (archive_read_free(r.a) != ARCHIVE_OK && ret == 0) {
+			r.err = xasprintf("cannot read bundle '%s'", path);
+			ret = -1;
+		}
+	}
+	free(buf);
+	strbuf_release(&r.name);
+	strbuf_release(&r.other);
+	if (ret < 0)
+		*err = r.err ? r.err : xasprintf("cannot read bundle '%s'", path);
+	else
+		free(r.err);
+	return ret;
+}

@@ -1,0 +1,52 @@
+/*
+ * bundle: evidence as one archive. Packing is deterministic — entries in
+ * byte-sorted path order, built with archive_entry_new() (never read from
+ * disk), regular files 0644 and directories 0755, a fixed mtime, uid/gid 0,
+ * fixed owner names, pax_restricted, no gzip timestamp — so the same
+ * evidence gives the same bytes on any machine. Reading accepts only the
+ * tar format with the zstd or gzip filter, only regular files and
+ * directories with safe relative names, within caps on entry count and
+ * sizes, and hands each entry to a callback as it streams.
+ */
+#ifndef ABEV_BUNDLE_H
+#define ABEV_BUNDLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define BUNDLE_MAX_ENTRIES 100000
+#define BUNDLE_MAX_ENTRY_BYTES (4ull << 30)
+#define BUNDLE_MAX_TOTAL_BYTES (16ull << 30)
+
+/*
+ * Packs the directory dir into out (".tar.zst" or ".tar.gz", told from
+ * the name; out must not exist). Symlinks and special files in dir are
+ * refused. 0 or -1 after error().
+ */
+int bundle_pack(const char *dir, const char *out);
+
+/* Non-zero when path names a file that looks like a bundle (by its first bytes). */
+int bundle_is_bundle(const char *path);
+
+enum bundle_entry_type { BUNDLE_FILE, BUNDLE_DIR, BUNDLE_OTHER };
+
+struct bundle_entry {
+	const char *name;          /* normalised: no leading "./", no trailing '/' */
+	enum bundle_entry_type type;
+	const char *other;         /* for BUNDLE_OTHER: "symlink", "hardlink", "device", ... */
+	uint64_t size;
+};
+
+/*
+ * Streams the bundle at path. For each entry calls entry(ctx, e); for a
+ * BUNDLE_FILE then data(ctx, buf, len) for its content in order, then
+ * data(ctx, NULL, 0) at its end. An entry with an unsafe name (absolute,
+ * "..", control characters) is reported with type BUNDLE_OTHER and other
+ * "unsafe name" rather than skipped, so that the caller names it. Returns
+ * 0, or -1 with *err (caller frees): not a bundle, truncated or corrupt,
+ * over a cap.
+ */
+int bundle_read(const char *path, void (*entry)(void *ctx, const struct bundle_entry *e),
+		void (*data)(void *ctx, const void *buf, size_t len), void *ctx, char **err);
+
+#endif

@@ -1,0 +1,316 @@
+/*
+ * hash: SHA-256 through libcrypto's EVP interface — of buffers, of one
+ * file streamed in 1 MiB reads, and of many files on a pool of threads
+ * that take the next file from a shared atomic index, biggest files first
+ * so that one large file does not start last and finish alone. It opens
+ * only regular files and never follows a symlink. It does not walk
+ * directories or know what the digests are for (seal.c does).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "hash.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <openssl/err.h>
+#include <openssl/evp.h>
+
+#include "util.h"
+
+#define HASH_READ_SIZE (1u << 20)
+
+struct sha256 {
+	EVP_MD_CTX *ctx;
+};
+
+/*
+ * The oldest libcrypto error as text, and an empty queue afterwards so
+ * that a later failure is not blamed on this one. The queue is per thread.
+ */
+static void crypto_err(char *buf, size_t len)
+{
+	unsigned long e = ERR_get_error();
+	if (e)
+		ERR_error_string_n(e, buf, len);
+	else
+		snprintf(buf, len, "unknown libcrypto error");
+	ERR_clear_error();
+}
+
+/*
+ * SHA-256 can only fail inside libcrypto when memory or the default
+ * provider is gone; the void API below treats that like running out of
+ * memory. sha256_file() reports such a failure as an error instead.
+ */
+ABEV_NORETURN static void crypto_die(const char *what)
+{
+	char msg[256];
+	crypto_err(msg, sizeof(msg));
+	fprintf(stderr, "abev: fatal: %s: %s\n", what, msg);
+	fflush(stderr);
+	abort();
+}
+
+struct sha256 *sha256_new(void)
+{
+	struct sha256 *h = xmalloc(sizeof(*h));
+	h->ctx = EVP_MD_CTX_new();
+	if (!h->ctx)
+		die_oom();
+	if (EVP_DigestInit_ex(h->ctx, EVP_sha256(), NULL) != 1)
+		crypto_die("cannot start SHA-256");
+	return h;
+}
+
+void sha256_update(struct sha256 *h, const void *data, size_t len)
+{
+	if (len && EVP_DigestUpdate(h->ctx, data, len) != 1)
+		crypto_die("SHA-256 update failed");
+}
+
+void sha256_final(struct sha256 *h, unsigned char out[SHA256_LEN])
+{
+	unsigned int n = 0;
+	if (EVP_DigestFinal_ex(h->ctx, out, &n) != 1 || n != SHA256_LEN)
+		crypto_die("SHA-256 final failed");
+	EVP_MD_CTX_free(h->ctx);
+	free(h);
+}
+
+void sha256_buf(const void *data, size_t len, unsigned char out[SHA256_LEN])
+{
+	struct sha256 *h = sha256_new();
+	sha256_update(h, data, len);
+	sha256_final(h, out);
+}
+
+void sha256_hex(const unsigned char d[SHA256_LEN], char out[SHA256_HEX_LEN + 1])
+{
+	static const char digits[] = "0123456789abcdef";
+	for (size_t i = 0; i < SHA256_LEN; i++) {
+		out[2 * i] = digits[d[i] >> 4];
+		out[2 * i + 1] = digits[d[i] & 0xf];
+	}
+	out[SHA256_HEX_LEN] = '\0';
+}
+
+/*
+ * Hashes path with a caller-owned context and read buffer, so that a
+ * worker thread reuses both across its files.
+ */
+static int hash_one(EVP_MD_CTX *ctx, unsigned char *buf, const char *path,
+		    unsigned char out[SHA256_LEN], uint64_t *size, char **err)
+{
+	int fd = -1, ret = -1;
+	struct stat st;
+	uint64_t total = 0;
+	unsigned int n = 0;
+	char msg[256];
+
+	/*
+	 * O_NONBLOCK keeps open() from waiting for a writer when path names a
+	 * FIFO; fstat() then refuses it. It changes nothing for regular files.
+	 */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0) {
+		if (errno == ELOOP)
+			*err = xasprintf("cannot hash '%s': is a symbolic link", path);
+		else
+			*err = xasprintf("cannot open '%s': %s", path, strerror(errno));
+		goto out;
+	}
+	if (fstat(fd, &st) < 0) {
+		*err = xasprintf("cannot stat '%s': %s", path, strerror(errno));
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		*err = xasprintf("cannot hash '%s': not a regular file", path);
+		goto out;
+	}
+	/* Advice only: a failure costs speed, not correctness. */
+	(void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+	if (EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1) {
+		crypto_err(msg, sizeof(msg));
+		*err = xasprintf("cannot hash '%s': %s", path, msg);
+		goto out;
+	}
+	for (;;) {
+		ssize_t r = read(fd, buf, HASH_READ_SIZE);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			*err = xasprintf("cannot read '%s': %s", path, strerror(errno));
+			goto out;
+		}
+		if (r == 0)
+			break;
+		if (EVP_DigestUpdate(ctx, buf, (size_t)r) != 1) {
+			crypto_err(msg, sizeof(msg));
+			*err = xasprintf("cannot hash '%s': %s", path, msg);
+			goto out;
+		}
+		total += (uint64_t)r;
+	}
+	if (EVP_DigestFinal_ex(ctx, out, &n) != 1 || n != SHA256_LEN) {
+		crypto_err(msg, sizeof(msg));
+		*err = xasprintf("cannot hash '%s': %s", path, msg);
+		goto out;
+	}
+	if (size)
+		*size = total;
+	ret = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
+struct worker_tools {
+	EVP_MD_CTX *ctx;
+	unsigned char *buf;
+};
+
+static void tools_init(struct worker_tools *t)
+{
+	t->ctx = EVP_MD_CTX_new();
+	if (!t->ctx)
+		die_oom();
+	t->buf = xmalloc(HASH_READ_SIZE);
+}
+
+static void tools_release(struct worker_tools *t)
+{
+	EVP_MD_CTX_free(t->ctx);
+	free(t->buf);
+	t->ctx = NULL;
+	t->buf = NULL;
+}
+
+int sha256_file(const char *path, unsigned char out[SHA256_LEN], uint64_t *size, char **err)
+{
+	struct worker_tools t;
+	int ret;
+	*err = NULL;
+	tools_init(&t);
+	ret = hash_one(t.ctx, t.buf, path, out, size, err);
+	tools_release(&t);
+	return ret;
+}
+
+struct pool {
+	struct hash_job *jobs;
+	const size_t *order;   /* indexes into jobs, biggest file first */
+	size_t n;
+	atomic_size_t next;
+	atomic_size_t failed;
+};
+
+static void *worker(void *arg)
+{
+	struct pool *p = arg;
+	struct worker_tools t;
+
+	tools_init(&t);
+	for (;;) {
+		size_t i = atomic_fetch_add(&p->next, 1);
+		struct hash_job *j;
+		if (i >= p->n)
+			break;
+		j = &p->jobs[p->order[i]];
+		j->err = NULL;
+		if (hash_one(t.ctx, t.buf, j->path, j->digest, &j->size, &j->err) < 0)
+			atomic_fetch_add(&p->failed, 1);
+	}
+	tools_release(&t);
+	return NULL;
+}
+
+struct size_index {
+	off_t size;
+	size_t i;
+};
+
+static int by_size_desc(const void *a, const void *b)
+{
+	const struct size_index *x = a, *y = b;
+	if (x->size != y->size)
+		return x->size < y->size ? 1 : -1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/*
+ * The order in which the pool takes the jobs. With more jobs than
+ * threads, a stat() each (a hint only: the file is stat'ed again once
+ * open) lets the biggest files start first.
+ */
+static size_t *schedule(const struct hash_job *jobs, size_t n, unsigned threads)
+{
+	size_t *order = xcalloc(n, sizeof(*order));
+	if (threads > 1 && n > threads) {
+		struct size_index *s = xcalloc(n, sizeof(*s));
+		for (size_t i = 0; i < n; i++) {
+			struct stat st;
+			s[i].i = i;
+			s[i].size = lstat(jobs[i].path, &st) == 0 ? st.st_size : 0;
+		}
+		qsort(s, n, sizeof(*s), by_size_desc);
+		for (size_t i = 0; i < n; i++)
+			order[i] = s[i].i;
+		free(s);
+	} else {
+		for (size_t i = 0; i < n; i++)
+			order[i] = i;
+	}
+	return order;
+}
+
+size_t sha256_files(struct hash_job *jobs, size_t n, unsigned threads)
+{
+	struct pool p;
+	pthread_t *tids = NULL;
+	size_t *order;
+	unsigned started = 0;
+
+	if (!n)
+		return 0;
+	if (!threads) {
+		/* Not POSIX, but glibc, musl and the BSDs all declare it. */
+		long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+		threads = cpus > 0 && cpus < 1024 ? (unsigned)cpus : 1;
+	}
+	if (threads > n)
+		threads = (unsigned)n;
+
+	order = schedule(jobs, n, threads);
+	p.jobs = jobs;
+	p.order = order;
+	p.n = n;
+	atomic_init(&p.next, 0);
+	atomic_init(&p.failed, 0);
+
+	/*
+	 * The calling thread is one of the workers, so every job is done
+	 * even if no extra thread could be started.
+	 */
+	if (threads > 1) {
+		tids = xcalloc(threads - 1, sizeof(*tids));
+		for (unsigned i = 0; i < threads - 1; i++) {
+			if (pthread_create(&tids[i], NULL, worker, &p) != 0)
+				break;
+			started++;
+		}
+	}
+	worker(&p);
+	for (unsigned i = 0; i < started; i++)
+		pthread_join(tids[i], NULL);
+	free(tids);
+	free(order);
+	return atomic_load(&p.failed);
+}

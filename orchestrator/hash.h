@@ -1,0 +1,46 @@
+/*
+ * hash: SHA-256 of files and buffers through libcrypto's EVP interface,
+ * streamed in fixed-size chunks so that memory stays flat whatever the
+ * file size, and in parallel over many files using every online core.
+ * It knows nothing of manifests or signatures.
+ */
+#ifndef ABEV_HASH_H
+#define ABEV_HASH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define SHA256_LEN 32
+#define SHA256_HEX_LEN 64
+
+/* A running SHA-256 (opaque; wraps an EVP_MD_CTX). */
+struct sha256;
+struct sha256 *sha256_new(void);
+void sha256_update(struct sha256 *h, const void *data, size_t len);
+/* Writes the digest and frees h. */
+void sha256_final(struct sha256 *h, unsigned char out[SHA256_LEN]);
+
+void sha256_buf(const void *data, size_t len, unsigned char out[SHA256_LEN]);
+/* Lowercase hex of a digest into out (SHA256_HEX_LEN + 1 bytes). */
+void sha256_hex(const unsigned char d[SHA256_LEN], char out[SHA256_HEX_LEN + 1]);
+
+/*
+ * Hashes the regular file at path (opened with O_NOFOLLOW: a symlink is
+ * refused). Returns 0, or -1 with *err (caller frees) naming the file.
+ */
+int sha256_file(const char *path, unsigned char out[SHA256_LEN], uint64_t *size, char **err);
+
+/* One file of a parallel job. */
+struct hash_job {
+	const char *path;              /* borrowed */
+	unsigned char digest[SHA256_LEN];
+	uint64_t size;
+	char *err;                     /* set on failure; caller frees */
+};
+/*
+ * Hashes every job, on up to `threads` threads (0: one per online core).
+ * Returns the number of jobs that failed (each has err set).
+ */
+size_t sha256_files(struct hash_job *jobs, size_t n, unsigned threads);
+
+#endif

@@ -1,0 +1,32 @@
+/*
+ * metadata: what was compared, where. Collected once before the first
+ * invocation and written as metadata.json (schema abev.metadata/1): abev's
+ * version; the host (hostname, OS release, kernel, architecture, CPU model,
+ * logical and physical cores, online CPU list, frequency governor and
+ * boost state where readable, memory, cgroup version, clock resolution);
+ * and per variant its cwd, git HEAD and dirtiness where the cwd is in a
+ * git checkout, the output of the plan's `versions` commands, and every
+ * file its `assemblies` globs match (`**` crosses directories) with size
+ * and SHA-256, hashed on every core.
+ */
+#ifndef ABEV_METADATA_H
+#define ABEV_METADATA_H
+
+#include "plan.h"
+
+#define METADATA_SCHEMA "abev.metadata/1"
+
+struct metadata;
+
+/*
+ * Collects everything. An assemblies pattern that matches nothing, or a
+ * file that cannot be hashed, is an error naming the variant and the
+ * pattern (variants[0].assemblies[1]); a versions command that fails is
+ * recorded with its exit status, not an error. NULL after error().
+ */
+struct metadata *metadata_collect(const struct plan *plan);
+/* Writes <root>/metadata.json. 0 or -1 after error(). */
+int metadata_write(const char *root, const struct metadata *md);
+void metadata_free(struct metadata *md);
+
+#endif

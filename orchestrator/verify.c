@@ -1,0 +1,490 @@
+/*
+ * verify: the check a reader of evidence runs months later. It gathers
+ * what is there — from a directory walk, or by streaming a bundle through
+ * bundle_read() without extracting it — then holds that against the
+ * signed manifest: the signature of SHA256.sig, the copy of SHA256 next to
+ * it, every listed hash, and every file nobody listed. It collects every
+ * problem instead of stopping at the first, because the person reading the
+ * report needs to know how much of the evidence still stands. It does not
+ * print anything or decide exit codes (main.c does), and it does not know
+ * the manifest format or the signature layout (seal.c does).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "verify.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "bundle.h"
+#include "hash.h"
+#include "util.h"
+
+/* SHA256 and SHA256.sig are small text; anything bigger is not ours. */
+#define VERIFY_MAX_META (64u << 20)
+/* Bounds of a directory walk, matching what a bundle may hold. */
+#define VERIFY_MAX_FILES BUNDLE_MAX_ENTRIES
+#define VERIFY_MAX_DEPTH 64
+
+enum meta_state { META_ABSENT, META_PRESENT, META_BAD };
+
+/* A file found in the evidence, other than SHA256 and SHA256.sig. */
+struct found {
+	char *name;                        /* relative, '/'-separated */
+	char *path;                        /* on disk (directory mode only) */
+	unsigned char digest[SHA256_LEN];
+	int failed;                        /* could not be hashed; a problem says why */
+	int matched;                       /* named by the manifest */
+};
+
+/* What one verification gathered before judging it. */
+struct gather {
+	struct verify_result *out;
+	struct found *f;
+	size_t n, alloc;
+	struct strbuf meta[2];             /* contents of SHA256, SHA256.sig */
+	enum meta_state state[2];
+	/* bundle mode: where the data of the current entry goes */
+	int cur_meta;                      /* 0/1: into meta[], -1: hashed, -2: nowhere */
+	struct sha256 *h;
+	size_t walked;                     /* directory entries seen, of any kind */
+};
+
+static const char *const meta_name[2] = { SEAL_MANIFEST, SEAL_SIGNATURE };
+
+static void problem(struct verify_result *r, const char *file, const char *fmt, ...)
+	ABEV_PRINTF(3, 4);
+
+static void problem(struct verify_result *r, const char *file, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	r->problems = xrealloc(r->problems, (r->nproblems + 1) * sizeof(*r->problems));
+	r->problems[r->nproblems].file = xstrdup(file);
+	r->problems[r->nproblems].reason = strbuf_detach(&sb, NULL);
+	r->nproblems++;
+}
+
+static struct found *add_found(struct gather *g, const char *name)
+{
+	struct found *f;
+	if (g->n == g->alloc) {
+		g->alloc = g->alloc ? 2 * g->alloc : 64;
+		g->f = xrealloc(g->f, g->alloc * sizeof(*g->f));
+	}
+	f = &g->f[g->n++];
+	memset(f, 0, sizeof(*f));
+	f->name = xstrdup(name);
+	return f;
+}
+
+static int meta_index(const char *name)
+{
+	for (int i = 0; i < 2; i++)
+		if (!strcmp(name, meta_name[i]))
+			return i;
+	return -1;
+}
+
+static const char *kind_of(mode_t m)
+{
+	return S_ISLNK(m) ? "symlink" : S_ISCHR(m) || S_ISBLK(m) ? "device" :
+	       S_ISFIFO(m) ? "FIFO" : S_ISSOCK(m) ? "socket" : "special file";
+}
+
+/*
+ * Reads a small regular file without following a symlink or blocking on a
+ * FIFO planted in its place. 0, or -1 with *err (caller frees).
+ */
+static int read_meta(const char *path, struct strbuf *sb, char **err)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	struct stat st;
+	int ret = -1;
+
+	if (fd < 0) {
+		*err = xasprintf("cannot open: %s", strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		*err = xstrdup("not a regular file");
+		goto out;
+	}
+	for (;;) {
+		ssize_t n;
+		strbuf_grow(sb, 65536);
+		n = read(fd, sb->buf + sb->len, 65536);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			*err = xasprintf("cannot read: %s", strerror(errno));
+			goto out;
+		}
+		if (n == 0)
+			break;
+		sb->len += (size_t)n;
+		sb->buf[sb->len] = '\0';
+		if (sb->len > VERIFY_MAX_META) {
+			*err = xasprintf("larger than %u MiB; not read", VERIFY_MAX_META >> 20);
+			goto out;
+		}
+	}
+	ret = 0;
+out:
+	close(fd);
+	return ret;
+}
+
+static int walk(struct gather *g, const char *root, const char *rel, int depth)
+{
+	char *dirpath = rel[0] ? path_join(root, rel) : xstrdup(root);
+	DIR *d = opendir(dirpath);
+	int ret = -1;
+
+	if (!d) {
+		/* Only the root failing means the check cannot start. */
+		if (!rel[0])
+			error("cannot open directory '%s': %s", root, strerror(errno));
+		else {
+			problem(g->out, rel, "cannot read directory: %s", strerror(errno));
+			ret = 0;
+		}
+		goto out;
+	}
+	for (;;) {
+		struct dirent *de;
+		struct stat st;
+		char *name, *full;
+		const char *why;
+		int mi;
+
+		errno = 0;
+		de = readdir(d);
+		if (!de) {
+			if (errno)
+				problem(g->out, rel[0] ? rel : ".", "cannot read directory: %s",
+					strerror(errno));
+			break;
+		}
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (++g->walked > VERIFY_MAX_FILES) {
+			error("'%s' holds more than %d entries; not evidence abev wrote", root,
+			      VERIFY_MAX_FILES);
+			goto out;
+		}
+		name = rel[0] ? xasprintf("%s/%s", rel, de->d_name) : xstrdup(de->d_name);
+		full = path_join(root, name);
+		if (lstat(full, &st) < 0) {
+			problem(g->out, name, "cannot stat: %s", strerror(errno));
+		} else if ((why = manifest_name_problem(name))) {
+			/* Not descended into: every name below it has the same flaw. */
+			problem(g->out, name, "unsafe name: %s", why);
+		} else if (!rel[0] && (mi = meta_index(name)) >= 0) {
+			char *err = NULL;
+			if (!S_ISREG(st.st_mode)) {
+				problem(g->out, name, "a %s, not a regular file",
+					S_ISDIR(st.st_mode) ? "directory" : kind_of(st.st_mode));
+				g->state[mi] = META_BAD;
+			} else if (read_meta(full, &g->meta[mi], &err) < 0) {
+				problem(g->out, name, "%s", err);
+				free(err);
+				g->state[mi] = META_BAD;
+			} else {
+				g->state[mi] = META_PRESENT;
+			}
+		} else if (S_ISDIR(st.st_mode)) {
+			if (depth >= VERIFY_MAX_DEPTH)
+				problem(g->out, name, "nested more than %d levels deep; not checked",
+					VERIFY_MAX_DEPTH);
+			else if (walk(g, root, name, depth + 1) < 0) {
+				free(full);
+				free(name);
+				goto out;
+			}
+		} else if (!S_ISREG(st.st_mode)) {
+			problem(g->out, name, "a %s; evidence holds only regular files",
+				kind_of(st.st_mode));
+		} else {
+			struct found *f = add_found(g, name);
+			f->path = full;
+			full = NULL;
+		}
+		free(full);
+		free(name);
+	}
+	ret = 0;
+out:
+	if (d)
+		closedir(d);
+	free(dirpath);
+	return ret;
+}
+
+static int gather_dir(struct gather *g, const char *root)
+{
+	struct hash_job *jobs;
+
+	if (walk(g, root, "", 0) < 0)
+		return -1;
+	jobs = xcalloc(g->n, sizeof(*jobs));
+	for (size_t i = 0; i < g->n; i++)
+		jobs[i].path = g->f[i].path;
+	sha256_files(jobs, g->n, 0);
+	for (size_t i = 0; i < g->n; i++) {
+		if (jobs[i].err) {
+			problem(g->out, g->f[i].name, "%s", jobs[i].err);
+			g->f[i].failed = 1;
+			free(jobs[i].err);
+		} else {
+			memcpy(g->f[i].digest, jobs[i].digest, SHA256_LEN);
+		}
+	}
+	free(jobs);
+	return 0;
+}
+
+static void on_entry(void *ctx, const struct bundle_entry *e)
+{
+	struct gather *g = ctx;
+	int mi;
+
+	g->cur_meta = -2;
+	if (e->type == BUNDLE_DIR)
+		return;
+	if (e->type == BUNDLE_OTHER) {
+		const char *name = e->name[0] ? e->name : "(entry without a name)";
+		if (!strncmp(e->other, "unsafe name", 11))
+			problem(g->out, name, "%s", e->other);
+		else
+			problem(g->out, name, "a %s; evidence holds only regular files", e->other);
+		return;
+	}
+	mi = meta_index(e->name);
+	if (mi >= 0) {
+		if (g->state[mi] != META_ABSENT) {
+			/* An extractor would keep the last copy; refuse to guess. */
+			problem(g->out, e->name, "appears more than once in the bundle");
+			g->state[mi] = META_BAD;
+			return;
+		}
+		g->state[mi] = META_PRESENT;
+		g->cur_meta = mi;
+		return;
+	}
+	add_found(g, e->name);
+	g->h = sha256_new();
+	g->cur_meta = -1;
+}
+
+static void on_data(void *ctx, const void *buf, size_t len)
+{
+	struct gather *g = ctx;
+
+	if (g->cur_meta == -1) {
+		if (buf) {
+			sha256_update(g->h, buf, len);
+		} else {
+			sha256_final(g->h, g->f[g->n - 1].digest);
+			g->h = NULL;
+		}
+	} else if (g->cur_meta >= 0 && buf) {
+		int mi = g->cur_meta;
+		if (g->state[mi] == META_PRESENT && len > VERIFY_MAX_META - g->meta[mi].len) {
+			problem(g->out, meta_name[mi], "larger than %u MiB; not read",
+				VERIFY_MAX_META >> 20);
+			g->state[mi] = META_BAD;
+			strbuf_release(&g->meta[mi]);
+		}
+		if (g->state[mi] == META_PRESENT)
+			strbuf_add(&g->meta[mi], buf, len);
+	}
+}
+
+static void gather_bundle(struct gather *g, const char *path)
+{
+	char *err = NULL;
+
+	g->out->is_bundle = 1;
+	if (bundle_read(path, on_entry, on_data, g, &err) < 0) {
+		/* What was read so far is still judged: it tells which files survive. */
+		problem(g->out, path, "%s", err);
+		free(err);
+		if (g->h) {
+			unsigned char dummy[SHA256_LEN];
+			sha256_final(g->h, dummy);
+			g->h = NULL;
+			g->f[g->n - 1].failed = 1;
+			problem(g->out, g->f[g->n - 1].name, "cut short: the bundle ends inside it");
+		}
+	}
+}
+
+static int found_cmp(const void *a, const void *b)
+{
+	const struct found *x = a, *y = b;
+	return strcmp(x->name, y->name);
+}
+
+static int problem_cmp(const void *a, const void *b)
+{
+	const struct verify_problem *x = a, *y = b;
+	int c = strcmp(x->file, y->file);
+	return c ? c : strcmp(x->reason, y->reason);
+}
+
+static struct found *find(struct gather *g, const char *name)
+{
+	struct found key;
+	key.name = (char *)name;
+	if (!g->n)
+		return NULL;
+	return bsearch(&key, g->f, g->n, sizeof(*g->f), found_cmp);
+}
+
+/* Holds what was gathered against the signature and the manifest. */
+static void judge(struct gather *g, const struct seal_pub *pub)
+{
+	struct verify_result *r = g->out;
+	struct manifest m = { NULL, 0 };
+	const char *text = NULL, *source = NULL;
+	size_t text_len = 0;
+	char *err = NULL;
+
+	if (g->n)
+		qsort(g->f, g->n, sizeof(*g->f), found_cmp);
+	for (size_t i = 1; i < g->n; i++)
+		if (!strcmp(g->f[i - 1].name, g->f[i].name))
+			problem(r, g->f[i].name, "appears more than once in the bundle");
+
+	if (g->state[1] == META_ABSENT) {
+		problem(r, SEAL_SIGNATURE, "missing: the evidence is unsigned");
+	} else if (g->state[1] == META_PRESENT) {
+		if (seal_check(pub, g->meta[1].buf, g->meta[1].len, &text, &text_len, &err) < 0) {
+			problem(r, SEAL_SIGNATURE, "%s", err ? err : "signature check failed");
+			free(err);
+			err = NULL;
+			text = NULL;
+		} else {
+			r->signature_ok = 1;
+			source = SEAL_SIGNATURE;
+		}
+	}
+	if (g->state[0] == META_ABSENT) {
+		problem(r, SEAL_MANIFEST, "missing");
+	} else if (g->state[0] == META_PRESENT && r->signature_ok &&
+		   (g->meta[0].len != text_len || memcmp(g->meta[0].buf, text, text_len))) {
+		problem(r, SEAL_MANIFEST, "differs from the signed copy in SHA256.sig");
+	}
+	/*
+	 * Without a valid signature nothing is trusted and the verdict already
+	 * fails, but the unsigned SHA256 still tells the reader which files
+	 * changed, as `sha256sum -c` would.
+	 */
+	if (!text && g->state[0] == META_PRESENT) {
+		text = g->meta[0].buf;
+		text_len = g->meta[0].len;
+		source = SEAL_MANIFEST;
+	}
+	if (!text)
+		return;
+	if (manifest_parse(text, text_len, &m, &err) < 0) {
+		problem(r, source, "%s", err ? err : "malformed manifest");
+		free(err);
+		return;
+	}
+	r->files_listed = m.n;
+	for (size_t i = 0; i < m.n; i++) {
+		struct found *f = find(g, m.e[i].name);
+		char have[SHA256_HEX_LEN + 1], want[SHA256_HEX_LEN + 1];
+
+		if (!f) {
+			problem(r, m.e[i].name, "listed but missing");
+			continue;
+		}
+		f->matched = 1;
+		if (f->failed)
+			continue;
+		if (memcmp(f->digest, m.e[i].digest, SHA256_LEN)) {
+			sha256_hex(f->digest, have);
+			sha256_hex(m.e[i].digest, want);
+			problem(r, f->name, "content changed (sha256 %s, listed %s)", have, want);
+			continue;
+		}
+		r->files_checked++;
+	}
+	for (size_t i = 0; i < g->n; i++)
+		if (!g->f[i].matched && (i == 0 || strcmp(g->f[i - 1].name, g->f[i].name)))
+			problem(r, g->f[i].name, "not listed in SHA256");
+	manifest_release(&m);
+}
+
+int verify_path(const char *path, const struct seal_pub *pub, struct verify_result *out)
+{
+	struct gather g;
+	struct stat st;
+	int ret = -1;
+
+	memset(out, 0, sizeof(*out));
+	memset(&g, 0, sizeof(g));
+	g.out = out;
+	strbuf_init(&g.meta[0]);
+	strbuf_init(&g.meta[1]);
+	seal_fingerprint(pub, out->fingerprint);
+
+	if (stat(path, &st) < 0)
+		return error("cannot verify '%s': %s", path, strerror(errno));
+	if (S_ISDIR(st.st_mode)) {
+		if (gather_dir(&g, path) < 0)
+			goto out;
+	} else {
+		int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+		if (fd < 0) {
+			error("cannot verify '%s': %s", path, strerror(errno));
+			goto out;
+		}
+		close(fd);
+		if (!bundle_is_bundle(path)) {
+			error("'%s' is neither an evidence directory nor a bundle", path);
+			goto out;
+		}
+		gather_bundle(&g, path);
+	}
+	judge(&g, pub);
+	if (out->nproblems)
+		qsort(out->problems, out->nproblems, sizeof(*out->problems), problem_cmp);
+	ret = 0;
+out:
+	for (size_t i = 0; i < g.n; i++) {
+		free(g.f[i].name);
+		free(g.f[i].path);
+	}
+	free(g.f);
+	strbuf_release(&g.meta[0]);
+	strbuf_release(&g.meta[1]);
+	if (ret < 0)
+		verify_result_release(out);
+	return ret;
+}
+
+void verify_result_release(struct verify_result *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->nproblems; i++) {
+		free(r->problems[i].file);
+		free(r->problems[i].reason);
+	}
+	free(r->problems);
+	memset(r, 0, sizeof(*r));
+}

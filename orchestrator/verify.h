@@ -1,0 +1,39 @@
+/*
+ * verify: checks an evidence directory or bundle against a public key —
+ * the signature of SHA256, every listed hash, no listed file missing, no
+ * unlisted file, no symlink, device or other special file, no unsafe
+ * name — and reports every problem with the file it concerns. A bundle
+ * is read by streaming it (bundle.c), never extracted to disk.
+ */
+#ifndef ABEV_VERIFY_H
+#define ABEV_VERIFY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "seal.h"
+
+struct verify_problem {
+	char *file;     /* path inside the evidence ("SHA256.sig", "runs/a/run-1/test.log") */
+	char *reason;   /* one line */
+};
+
+struct verify_result {
+	int is_bundle;
+	size_t files_checked;        /* manifest entries whose hash matched */
+	size_t files_listed;         /* entries in the manifest */
+	int signature_ok;
+	char fingerprint[65];        /* of the key the signature was checked against */
+	struct verify_problem *problems;
+	size_t nproblems;
+};
+
+/*
+ * Verifies path (a directory, or a .tar.zst / .tar.gz bundle). Returns 0
+ * when the check could be carried out (the verdict is nproblems == 0), -1
+ * when it could not start at all (path unreadable) after error().
+ */
+int verify_path(const char *path, const struct seal_pub *pub, struct verify_result *out);
+void verify_result_release(struct verify_result *r);
+
+#endif

@@ -1,0 +1,284 @@
+"""Sealed evidence: a signed run verifies with abev and with stock tools
+(sha256sum, signify-openbsd, openssl) using the commands the report gives;
+every kind of tampering makes `abev verify` exit 4 naming the file; bundles
+are byte-identical whatever the files' times; an interrupted run is sealed
+too; keys take passphrases from a file or the environment, never argv."""
+import gzip
+import io
+import os
+import re
+import shutil
+import signal
+import subprocess
+import tarfile
+import time
+import unittest
+
+from common import ABEV, AbevTestCase, helper_plan
+
+
+def have(tool):
+    return shutil.which(tool) is not None
+
+
+class Sealed(AbevTestCase):
+    def keygen(self, prefix="key", *extra, env=None):
+        self.abev("keygen", "--out", self.path(prefix), *extra, env=env, check=0)
+        return self.path(prefix + ".key"), self.path(prefix + ".pub")
+
+    def signed_run(self, name="ev", plan=None, key=None):
+        if key is None:
+            key, _ = self.keygen()
+        p = self.write_plan(plan or helper_plan([("a", ["exit", "0"]), ("b", ["sleep", "10"])],
+                                                runs=2))
+        self.abev("run", p, "--out", self.path(name), "--key", key, check=0)
+        return self.path(name)
+
+    def verify(self, path, pub, expect):
+        cp = self.abev("verify", path, "--pubkey", pub)
+        self.assertEqual(cp.returncode, expect, cp.stdout + cp.stderr)
+        return cp.stdout
+
+    def test_keygen_files_and_fingerprint(self):
+        cp = self.abev("keygen", "--out", self.path("k"), check=0)
+        fp = re.search(r"fingerprint: ([0-9a-f]{64})", cp.stdout).group(1)
+        self.assertEqual(os.stat(self.path("k.key")).st_mode & 0o777, 0o600)
+        with open(self.path("k.pub")) as f:
+            lines = f.read().splitlines()
+        self.assertEqual(len(lines), 2)
+        self.assertTrue(lines[0].startswith("untrusted comment: "))
+        self.assertIn("BEGIN PUBLIC KEY", open(self.path("k.pub.pem")).read())
+        cp = self.abev("keygen", "--out", self.path("k"))
+        self.assertNotEqual(cp.returncode, 0, "keygen overwrote an existing key")
+        ev = self.signed_run(key=self.path("k.key"))
+        out = self.verify(ev, self.path("k.pub"), 0)
+        self.assertIn(fp, out)
+
+    def test_signed_run_verifies_with_abev_and_stock_tools(self):
+        key, pub = self.keygen()
+        ev = self.signed_run(key=key)
+        out = self.verify(ev, pub, 0)
+        self.assertIn("signature:   good", out)
+        self.assertIn("verdict:     verified", out)
+        names = os.listdir(ev)
+        self.assertIn("SHA256", names)
+        self.assertIn("SHA256.sig", names)
+        self.assertIn("metadata.json", names)
+        self.assertNotIn("key.key", " ".join(names))
+        for root, _, files in os.walk(ev):
+            for f in files:
+                with open(os.path.join(root, f), "rb") as fh:
+                    self.assertNotIn(b"PRIVATE KEY", fh.read(), f)
+        subprocess.run(["sha256sum", "-c", "--strict", "--quiet", "SHA256"], cwd=ev, check=True)
+        report = open(os.path.join(ev, "report.md")).read()
+        self.assertIn("## Verify this evidence", report)
+        self.assertNotIn("UNSIGNED", report.split("## Verify")[0])
+        blocks = re.findall(r"```sh\n(.*?)```", report.split("## Verify this evidence")[1], re.S)
+        # The openssl steps exactly as the report gives them.
+        openssl = [b for b in blocks if "openssl pkeyutl" in b][0]
+        openssl = openssl.replace("/tmp/abev-sig.raw", os.path.join(self.tmp, "sig.raw"))
+        openssl = openssl.replace("/tmp/abev-msg", os.path.join(self.tmp, "msg"))
+        if have("openssl"):
+            subprocess.run(["bash", "-ec", openssl], cwd=ev, check=True,
+                           stdout=subprocess.DEVNULL)
+        completeness = blocks[-1]
+        cp = subprocess.run(["bash", "-c", completeness], cwd=ev, capture_output=True,
+                            text=True)
+        self.assertEqual(cp.stdout, "")
+        open(os.path.join(ev, "extra.txt"), "w").close()
+        cp = subprocess.run(["bash", "-c", completeness], cwd=ev, capture_output=True,
+                            text=True)
+        self.assertEqual(cp.stdout, "extra.txt\n")
+        os.remove(os.path.join(ev, "extra.txt"))
+        if not have("signify-openbsd"):
+            self.skipTest("signify-openbsd is not installed (apt-get install signify-openbsd)")
+        subprocess.run(["signify-openbsd", "-C", "-p", pub, "-x", "SHA256.sig"], cwd=ev,
+                       check=True, stdout=subprocess.DEVNULL)
+
+    def test_unsigned_run_says_so(self):
+        p = self.write_plan(helper_plan([("a", ["exit", "0"])]))
+        cp = subprocess.run([ABEV, "run", p, "--out", self.path("ev")], capture_output=True,
+                            text=True, stdin=subprocess.DEVNULL)
+        self.assertEqual(cp.returncode, 2)
+        self.assertIn("--unsigned", cp.stderr)
+        self.assertFalse(os.path.exists(self.path("ev")))
+        self.abev("run", p, "--out", self.path("ev"), "--unsigned", check=0)
+        report = open(self.path("ev", "report.md")).read()
+        self.assertIn("**UNSIGNED.**", report.split("\n\n")[1])
+        self.assertTrue(os.path.isfile(self.path("ev", "SHA256")))
+        self.assertFalse(os.path.exists(self.path("ev", "SHA256.sig")))
+        _, pub = self.keygen()
+        out = self.verify(self.path("ev"), pub, 4)
+        self.assertIn("SHA256.sig", out)
+
+    def tampered(self, mutate, pub, ev, expect_file):
+        copy = self.path("copy")
+        shutil.rmtree(copy, ignore_errors=True)
+        shutil.copytree(ev, copy, symlinks=True)
+        mutate(copy)
+        out = self.verify(copy, pub, 4)
+        self.assertRegex(out, rf"problem: +{re.escape(expect_file)}: ", out)
+        return out
+
+    def test_tampering_is_named(self):
+        key, pub = self.keygen()
+        _, other_pub = self.keygen("other")
+        ev = self.signed_run(key=key)
+        files = []
+        for root, _, fs in os.walk(ev):
+            for f in fs:
+                rel = os.path.relpath(os.path.join(root, f), ev)
+                if rel not in ("SHA256", "SHA256.sig"):
+                    files.append(rel)
+        self.assertGreater(len(files), 10)
+
+        def flip(rel):
+            def m(d):
+                path = os.path.join(d, rel)
+                with open(path, "r+b") as f:
+                    b = f.read(1)
+                    f.seek(0)
+                    f.write(bytes([(b[0] if b else 0) ^ 1]) if b else b"x")
+            return m
+        for rel in sorted(files):
+            self.tampered(flip(rel), pub, ev, rel)
+        self.tampered(lambda d: os.remove(os.path.join(d, "report.md")), pub, ev, "report.md")
+        self.tampered(lambda d: open(os.path.join(d, "added.txt"), "w").close(), pub, ev,
+                      "added.txt")
+        out = self.tampered(lambda d: os.rename(os.path.join(d, "plan.json"),
+                                                os.path.join(d, "plan2.json")),
+                            pub, ev, "plan.json")
+        self.assertRegex(out, r"problem: +plan2\.json: ")
+
+        def rehash(d):
+            with open(os.path.join(d, "plan.json"), "a") as f:
+                f.write(" ")
+            subprocess.run("sha256sum --tag $(sed -n 's/^SHA256 (\\(.*\\)) = .*/\\1/p' SHA256)"
+                           " > SHA256.new && mv SHA256.new SHA256", shell=True, cwd=d,
+                           check=True)
+        self.tampered(rehash, pub, ev, "SHA256")
+
+        def corrupt_sig(d):
+            path = os.path.join(d, "SHA256.sig")
+            lines = open(path).read().split("\n")
+            sig = list(lines[1])
+            sig[40] = "A" if sig[40] != "A" else "B"
+            lines[1] = "".join(sig)
+            open(path, "w").write("\n".join(lines))
+        self.tampered(corrupt_sig, pub, ev, "SHA256.sig")
+        out = self.verify(ev, other_pub, 4)
+        self.assertRegex(out, r"problem: +SHA256\.sig: .*another key")
+        self.tampered(lambda d: os.symlink("/etc/hostname", os.path.join(d, "link")), pub, ev,
+                      "link")
+
+    def test_bundles_are_deterministic_and_verify(self):
+        key, pub = self.keygen()
+        ev = self.signed_run(key=key)
+        for ext in ("tar.zst", "tar.gz"):
+            a, b, c = (self.path(f"{n}.{ext}") for n in "abc")
+            self.abev("pack", ev, "--out", a, check=0)
+            self.abev("pack", ev, "--out", b, check=0)
+            copy = self.path(f"copy-{ext}")
+            shutil.copytree(ev, copy)
+            for root, dirs, fs in os.walk(copy):
+                for n in dirs + fs:
+                    os.utime(os.path.join(root, n), (1e9, 1e9))
+            self.abev("pack", copy, "--out", c, check=0)
+            data = [open(x, "rb").read() for x in (a, b, c)]
+            self.assertEqual(data[0], data[1])
+            self.assertEqual(data[0], data[2])
+            self.verify(a, pub, 0)
+            cut = self.path(f"cut.{ext}")
+            with open(cut, "wb") as f:
+                f.write(data[0][:len(data[0]) // 2])
+            self.assertNotEqual(self.abev("verify", cut, "--pubkey", pub).returncode, 0)
+        cp = self.abev("pack", ev, "--out", self.path("a.tar.zst"))
+        self.assertNotEqual(cp.returncode, 0, "pack overwrote an existing bundle")
+
+    def test_run_bundle_option(self):
+        key, pub = self.keygen()
+        p = self.write_plan(helper_plan([("a", ["exit", "0"])]))
+        self.abev("run", p, "--out", self.path("ev"), "--key", key, "--bundle",
+                  self.path("ev.tar.zst"), check=0)
+        self.verify(self.path("ev.tar.zst"), pub, 0)
+
+    def hostile_bundle(self, ev, add):
+        """A .tar.gz of ev plus whatever add(tar) puts in."""
+        buf = io.BytesIO()
+        with tarfile.open(fileobj=buf, mode="w", format=tarfile.PAX_FORMAT) as tar:
+            for root, _, fs in sorted(os.walk(ev)):
+                for f in sorted(fs):
+                    full = os.path.join(root, f)
+                    tar.add(full, arcname=os.path.relpath(full, ev))
+            add(tar)
+        path = self.path(f"hostile-{len(os.listdir(self.tmp))}.tar.gz")
+        with open(path, "wb") as f:
+            f.write(gzip.compress(buf.getvalue()))
+        return path
+
+    def test_hostile_bundle_entries_are_named(self):
+        key, pub = self.keygen()
+        ev = self.signed_run(key=key)
+        self.verify(self.hostile_bundle(ev, lambda tar: None), pub, 0)
+
+        def entry(name, data=b"", **kw):
+            def add(tar):
+                info = tarfile.TarInfo(name)
+                for k, v in kw.items():
+                    setattr(info, k, v)
+                info.size = len(data) if info.type == tarfile.REGTYPE else 0
+                tar.addfile(info, io.BytesIO(data) if info.size else None)
+            return add
+        cases = [
+            ("../evil", entry("../evil", data=b"x")),
+            ("/tmp/abs", entry("/tmp/abs", data=b"x")),
+            ("hard", entry("hard", type=tarfile.LNKTYPE, linkname="plan.json")),
+            ("dev", entry("dev", type=tarfile.CHRTYPE, devmajor=1, devminor=3)),
+            ("sym", entry("sym", type=tarfile.SYMTYPE, linkname="/etc/hostname")),
+        ]
+        for name, add in cases:
+            out = self.verify(self.hostile_bundle(ev, add), pub, 4)
+            self.assertIn(name.lstrip("/").split("/")[-1], out, name)
+
+    def test_interrupted_run_is_sealed(self):
+        key, pub = self.keygen()
+        pidfile = self.path("pids")
+        p = self.write_plan(helper_plan([("a", ["hang-with-child", pidfile])], runs=2))
+        proc = subprocess.Popen([ABEV, "run", p, "--out", self.path("ev"), "--key", key],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                stdin=subprocess.DEVNULL)
+        try:
+            deadline = time.monotonic() + 10
+            while not os.path.exists(pidfile) and time.monotonic() < deadline:
+                time.sleep(0.02)
+            proc.send_signal(signal.SIGINT)
+            proc.communicate(timeout=30)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+        self.assertEqual(proc.returncode, 130)
+        self.assertEqual(self.load("ev", "result.json")["status"], "interrupted")
+        self.verify(self.path("ev"), pub, 0)
+
+    def test_passphrase_from_file_or_env_never_argv(self):
+        with open(self.path("pass"), "w") as f:
+            f.write("correct horse\n")
+        key, pub = self.keygen("pk", "--passphrase-file", self.path("pass"))
+        self.assertIn("ENCRYPTED", open(key).read())
+        p = self.write_plan(helper_plan([("a", ["exit", "0"])]))
+        cp = self.abev("run", p, "--out", self.path("ev1"), "--key", key)
+        self.assertEqual(cp.returncode, 2)
+        self.assertFalse(os.path.exists(self.path("ev1")))
+        cp = self.abev("run", p, "--out", self.path("ev1"), "--key", key,
+                       "--passphrase-env", "ABEV_TEST_PASS", env={"ABEV_TEST_PASS": "wrong"})
+        self.assertEqual(cp.returncode, 2)
+        self.abev("run", p, "--out", self.path("ev2"), "--key", key,
+                  "--passphrase-env", "ABEV_TEST_PASS", env={"ABEV_TEST_PASS": "correct horse"},
+                  check=0)
+        self.verify(self.path("ev2"), pub, 0)
+        cp = self.abev("keygen", "--out", self.path("x"), "--passphrase", "secret")
+        self.assertEqual(cp.returncode, 2)
+
+
+if __name__ == "__main__":
+    unittest.main()

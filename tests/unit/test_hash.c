@@ -1,0 +1,263 @@
+/* Unit tests of hash: known SHA-256 vectors, streaming over chunk
+ * boundaries, agreement with sha256sum, the thread pool against the
+ * sequential path, and refusal of anything but a regular file. */
+#define _XOPEN_SOURCE 700
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "hash.h"
+#include "util.h"
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static void rm_rf(const char *dir)
+{
+	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static char *make_tmpdir(void)
+{
+	char *d = xstrdup("/tmp/abev-hash-XXXXXX");
+	assert_non_null(mkdtemp(d));
+	return d;
+}
+
+/* Writes len bytes of a deterministic pattern seeded by seed. */
+static void write_pattern(const char *path, size_t len, unsigned seed)
+{
+	FILE *f = fopen(path, "wb");
+	uint32_t x = seed * 2654435761u + 1;
+	assert_non_null(f);
+	for (size_t i = 0; i < len; i++) {
+		x = x * 1664525u + 1013904223u;
+		assert_int_not_equal(fputc((int)(x >> 24), f), EOF);
+	}
+	assert_int_equal(fclose(f), 0);
+}
+
+static const struct {
+	const char *in;
+	const char *hex;
+} vectors[] = {
+	{ "", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855" },
+	{ "abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad" },
+	{ "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+	  "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1" },
+};
+
+static void test_vectors(void **state)
+{
+	(void)state;
+	char *dir = make_tmpdir();
+	for (size_t i = 0; i < ARRAY_SIZE(vectors); i++) {
+		unsigned char d[SHA256_LEN];
+		char hex[SHA256_HEX_LEN + 1];
+		size_t len = strlen(vectors[i].in);
+
+		sha256_buf(vectors[i].in, len, d);
+		sha256_hex(d, hex);
+		assert_string_equal(hex, vectors[i].hex);
+
+		/* Byte by byte through the streaming interface. */
+		struct sha256 *h = sha256_new();
+		for (size_t j = 0; j < len; j++)
+			sha256_update(h, vectors[i].in + j, 1);
+		sha256_final(h, d);
+		sha256_hex(d, hex);
+		assert_string_equal(hex, vectors[i].hex);
+
+		/* And as a file. */
+		char *p = path_join(dir, "v");
+		uint64_t size = 99;
+		char *err = NULL;
+		assert_int_equal(write_file_atomic(p, vectors[i].in, len), 0);
+		assert_int_equal(sha256_file(p, d, &size, &err), 0);
+		assert_null(err);
+		assert_int_equal(size, len);
+		sha256_hex(d, hex);
+		assert_string_equal(hex, vectors[i].hex);
+		free(p);
+	}
+	rm_rf(dir);
+	free(dir);
+}
+
+/* A million 'a': the FIPS 180-2 long vector, across several reads. */
+static void test_million_a(void **state)
+{
+	(void)state;
+	char *dir = make_tmpdir();
+	char *p = path_join(dir, "a");
+	char *buf = xmalloc(1000000);
+	unsigned char d[SHA256_LEN];
+	char hex[SHA256_HEX_LEN + 1], *err = NULL;
+	memset(buf, 'a', 1000000);
+	assert_int_equal(write_file_atomic(p, buf, 1000000), 0);
+	assert_int_equal(sha256_file(p, d, NULL, &err), 0);
+	sha256_hex(d, hex);
+	assert_string_equal(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+	free(buf);
+	free(p);
+	rm_rf(dir);
+	free(dir);
+}
+
+static void test_matches_sha256sum(void **state)
+{
+	(void)state;
+	if (access("/usr/bin/sha256sum", X_OK) != 0) {
+		print_message("skipped: /usr/bin/sha256sum not installed\n");
+		skip();
+	}
+	char *dir = make_tmpdir();
+	char *p = path_join(dir, "big");
+	char *cmd = xasprintf("/usr/bin/sha256sum '%s'", p);
+	char line[256] = "";
+	unsigned char d[SHA256_LEN];
+	char hex[SHA256_HEX_LEN + 1], *err = NULL;
+	uint64_t size = 0;
+
+	/* 3 MiB + 7: more than one 1 MiB read, and a ragged tail. */
+	write_pattern(p, (3u << 20) + 7, 42);
+	FILE *f = popen(cmd, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(line, sizeof(line), f));
+	assert_int_equal(pclose(f), 0);
+	assert_int_equal(sha256_file(p, d, &size, &err), 0);
+	assert_int_equal(size, (3u << 20) + 7);
+	sha256_hex(d, hex);
+	assert_memory_equal(line, hex, SHA256_HEX_LEN);
+	free(cmd);
+	free(p);
+	rm_rf(dir);
+	free(dir);
+}
+
+static void test_pool_equals_sequential(void **state)
+{
+	(void)state;
+	enum { N = 50 };
+	static const unsigned threads[] = { 4, 0, 1, 64 };
+	char *dir = make_tmpdir();
+	struct hash_job jobs[N];
+	unsigned char want[N][SHA256_LEN];
+	uint64_t want_size[N];
+
+	for (size_t i = 0; i < N; i++) {
+		char *name = xasprintf("f%02zu", i);
+		char *p = path_join(dir, name);
+		char *err = NULL;
+		/* Sizes from 0 to about 2.4 MiB, unordered, so scheduling matters. */
+		size_t len = (i * 7919 % N) * 50000;
+		write_pattern(p, len, (unsigned)i);
+		assert_int_equal(sha256_file(p, want[i], &want_size[i], &err), 0);
+		assert_int_equal(want_size[i], len);
+		jobs[i].path = p;
+		free(name);
+	}
+	for (size_t t = 0; t < ARRAY_SIZE(threads); t++) {
+		for (size_t i = 0; i < N; i++) {
+			memset(jobs[i].digest, 0, SHA256_LEN);
+			jobs[i].size = 12345;
+			jobs[i].err = NULL;
+		}
+		assert_int_equal(sha256_files(jobs, N, threads[t]), 0);
+		for (size_t i = 0; i < N; i++) {
+			assert_null(jobs[i].err);
+			assert_memory_equal(jobs[i].digest, want[i], SHA256_LEN);
+			assert_int_equal(jobs[i].size, want_size[i]);
+		}
+	}
+	assert_int_equal(sha256_files(jobs, 0, 4), 0);
+	for (size_t i = 0; i < N; i++)
+		free((char *)jobs[i].path);
+	rm_rf(dir);
+	free(dir);
+}
+
+/* What sha256_file must refuse, and the words the error must contain. */
+static void test_refusals(void **state)
+{
+	(void)state;
+	char *dir = make_tmpdir();
+	char *reg = path_join(dir, "reg");
+	char *link = path_join(dir, "link");
+	char *fifo = path_join(dir, "fifo");
+	char *sub = path_join(dir, "sub");
+	char *missing = path_join(dir, "missing");
+	const struct {
+		const char *path;
+		const char *want;
+	} cases[] = {
+		{ link, "is a symbolic link" },
+		{ fifo, "not a regular file" },
+		{ sub, "not a regular file" },
+		{ missing, "No such file" },
+	};
+	struct hash_job jobs[ARRAY_SIZE(cases) + 1];
+
+	assert_int_equal(write_file_atomic(reg, "abc", 3), 0);
+	assert_int_equal(symlink("reg", link), 0);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	assert_int_equal(mkdir(sub, 0755), 0);
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		unsigned char d[SHA256_LEN];
+		char *err = NULL;
+		assert_int_equal(sha256_file(cases[i].path, d, NULL, &err), -1);
+		assert_non_null(err);
+		assert_non_null(strstr(err, cases[i].path));
+		assert_non_null(strstr(err, cases[i].want));
+		free(err);
+		jobs[i].path = cases[i].path;
+	}
+	/* In the pool: each failure has its own message, the good file its digest. */
+	jobs[ARRAY_SIZE(cases)].path = reg;
+	assert_int_equal(sha256_files(jobs, ARRAY_SIZE(jobs), 2), ARRAY_SIZE(cases));
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		assert_non_null(jobs[i].err);
+		assert_non_null(strstr(jobs[i].err, cases[i].want));
+		free(jobs[i].err);
+	}
+	assert_null(jobs[ARRAY_SIZE(cases)].err);
+	char hex[SHA256_HEX_LEN + 1];
+	sha256_hex(jobs[ARRAY_SIZE(cases)].digest, hex);
+	assert_string_equal(hex, vectors[1].hex);
+
+	free(reg);
+	free(link);
+	free(fifo);
+	free(sub);
+	free(missing);
+	rm_rf(dir);
+	free(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_vectors),
+		cmocka_unit_test(test_million_a),
+		cmocka_unit_test(test_matches_sha256sum),
+		cmocka_unit_test(test_pool_equals_sequential),
+		cmocka_unit_test(test_refusals),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

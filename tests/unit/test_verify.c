@@ -1,0 +1,489 @@
+/* Unit tests of verify: sealed evidence verifies clean as a directory and
+ * as a bundle, and every kind of tampering — edited, deleted, added or
+ * renamed files, a re-hashed SHA256, a broken or foreign signature,
+ * planted symlinks and FIFOs, hostile bundle entries, a cut bundle — is
+ * reported against the file it concerns. */
+#define _XOPEN_SOURCE 700
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "bundle.h"
+#include "seal.h"
+#include "util.h"
+#include "verify.h"
+
+static char last_error[1024];
+
+static void capture(const char *prefix, const char *msg)
+{
+	snprintf(last_error, sizeof(last_error), "%s: %s", prefix, msg);
+}
+
+struct fixture {
+	char root[64];
+	struct seal_key *key, *other;
+	struct seal_pub pub;
+	char fp[65];
+	int serial;
+};
+
+static void put(const char *dir, const char *name, const void *data, size_t len)
+{
+	char *p = path_join(dir, name);
+	char *slash = strrchr(p, '/');
+	*slash = '\0';
+	assert_int_equal(mkdir_p(p), 0);
+	*slash = '/';
+	assert_int_equal(write_file_atomic(p, data, len), 0);
+	free(p);
+}
+
+static void puts_file(const char *dir, const char *name, const char *s)
+{
+	put(dir, name, s, strlen(s));
+}
+
+static struct strbuf slurp(const char *dir, const char *name)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *p = path_join(dir, name);
+	assert_int_equal(read_file_capped(&sb, p, 64u << 20), 0);
+	free(p);
+	return sb;
+}
+
+static void rm_rf(const char *path)
+{
+	char *cmd = xasprintf("rm -rf '%s'", path);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+}
+
+static int setup(void **state)
+{
+	struct fixture *fx = xcalloc(1, sizeof(*fx));
+	char fp2[65];
+	snprintf(fx->root, sizeof(fx->root), "/tmp/abev-verify-XXXXXX");
+	assert_non_null(mkdtemp(fx->root));
+	char *k1 = path_join(fx->root, "key1"), *k2 = path_join(fx->root, "key2");
+	char *p1 = xasprintf("%s.key", k1), *p2 = xasprintf("%s.key", k2);
+	char *pub = xasprintf("%s.pub", k1);
+	char *err = NULL;
+	assert_int_equal(seal_keygen(k1, NULL, fx->fp), 0);
+	assert_int_equal(seal_keygen(k2, NULL, fp2), 0);
+	fx->key = seal_key_load(p1, NULL);
+	fx->other = seal_key_load(p2, NULL);
+	assert_non_null(fx->key);
+	assert_non_null(fx->other);
+	assert_int_equal(seal_pub_read(pub, &fx->pub, &err), 0);
+	free(k1);
+	free(k2);
+	free(p1);
+	free(p2);
+	free(pub);
+	*state = fx;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *fx = *state;
+	seal_key_free(fx->key);
+	seal_key_free(fx->other);
+	rm_rf(fx->root);
+	free(fx);
+	return 0;
+}
+
+/* A fresh sealed evidence directory under the fixture; caller frees the path. */
+static char *make_evidence(struct fixture *fx)
+{
+	char *ev = xasprintf("%s/ev%d", fx->root, fx->serial++);
+	char *big = xmalloc(1 << 20);
+	for (size_t i = 0; i < (1 << 20); i++)
+		big[i] = (char)(i * 7 + i / 251);
+	assert_int_equal(mkdir(ev, 0755), 0);
+	puts_file(ev, "plan.json", "{\"schema\": \"abev-plan/1\"}\n");
+	puts_file(ev, "notes.txt", "notes\n");
+	puts_file(ev, "report.md", "# Report\n");
+	puts_file(ev, "runs/a/run-1/test.log", "baseline run\n");
+	puts_file(ev, "runs/b/run-1/test.log", "candidate run\n");
+	put(ev, "runs/b/run-1/trace.bin", big, 1 << 20);
+	put(ev, "runs/b/run-1/empty", "", 0);
+	assert_int_equal(seal_evidence(ev, fx->key), 0);
+	free(big);
+	return ev;
+}
+
+#define NFILES 7
+
+static int has_problem(const struct verify_result *r, const char *file, const char *reason)
+{
+	for (size_t i = 0; i < r->nproblems; i++)
+		if (!strcmp(r->problems[i].file, file) && strstr(r->problems[i].reason, reason))
+			return 1;
+	return 0;
+}
+
+static void dump(const struct verify_result *r)
+{
+	for (size_t i = 0; i < r->nproblems; i++)
+		print_message("  problem: %s: %s\n", r->problems[i].file, r->problems[i].reason);
+}
+
+static void assert_sorted(const struct verify_result *r)
+{
+	for (size_t i = 1; i < r->nproblems; i++) {
+		int c = strcmp(r->problems[i - 1].file, r->problems[i].file);
+		assert_true(c < 0 || (c == 0 && strcmp(r->problems[i - 1].reason,
+						       r->problems[i].reason) <= 0));
+	}
+}
+
+static void test_clean(void **state)
+{
+	struct fixture *fx = *state;
+	struct verify_result r;
+	char *ev = make_evidence(fx);
+	char *bundle = xasprintf("%s.tar.zst", ev);
+	char *gz = xasprintf("%s.tar.gz", ev);
+
+	assert_int_equal(verify_path(ev, &fx->pub, &r), 0);
+	dump(&r);
+	assert_int_equal(r.nproblems, 0);
+	assert_false(r.is_bundle);
+	assert_true(r.signature_ok);
+	assert_int_equal(r.files_listed, NFILES);
+	assert_int_equal(r.files_checked, NFILES);
+	assert_string_equal(r.fingerprint, fx->fp);
+	verify_result_release(&r);
+	verify_result_release(&r);
+
+	assert_int_equal(bundle_pack(ev, bundle), 0);
+	assert_int_equal(bundle_pack(ev, gz), 0);
+	const char *const both[] = { bundle, gz };
+	for (size_t i = 0; i < 2; i++) {
+		assert_int_equal(verify_path(both[i], &fx->pub, &r), 0);
+		dump(&r);
+		assert_int_equal(r.nproblems, 0);
+		assert_true(r.is_bundle);
+		assert_true(r.signature_ok);
+		assert_int_equal(r.files_checked, NFILES);
+		verify_result_release(&r);
+	}
+
+	/* Neither a directory nor a bundle; a path that is not there. */
+	char *notes = path_join(ev, "notes.txt");
+	char *missing = path_join(ev, "missing");
+	set_error_routine(capture);
+	assert_int_equal(verify_path(notes, &fx->pub, &r), -1);
+	assert_non_null(strstr(last_error, "neither an evidence directory nor a bundle"));
+	assert_int_equal(r.nproblems, 0);
+	assert_int_equal(verify_path(missing, &fx->pub, &r), -1);
+	assert_non_null(strstr(last_error, "No such file"));
+	set_error_routine(NULL);
+	free(notes);
+	free(missing);
+	free(ev);
+	free(bundle);
+	free(gz);
+}
+
+/* Tampering with a sealed directory; the bundle of the result is checked too. */
+static void flip_byte(const char *ev, struct fixture *fx)
+{
+	struct strbuf sb = slurp(ev, "runs/b/run-1/trace.bin");
+	(void)fx;
+	sb.buf[700000] ^= 1;
+	char *p = path_join(ev, "runs/b/run-1/trace.bin");
+	assert_int_equal(unlink(p), 0);
+	assert_int_equal(write_file_atomic(p, sb.buf, sb.len), 0);
+	free(p);
+	strbuf_release(&sb);
+}
+
+static void delete_file(const char *ev, struct fixture *fx)
+{
+	char *p = path_join(ev, "notes.txt");
+	(void)fx;
+	assert_int_equal(unlink(p), 0);
+	free(p);
+}
+
+static void add_file(const char *ev, struct fixture *fx)
+{
+	(void)fx;
+	puts_file(ev, "runs/a/extra.txt", "not here before\n");
+}
+
+static void rename_file(const char *ev, struct fixture *fx)
+{
+	char *a = path_join(ev, "notes.txt"), *b = path_join(ev, "notes-renamed.txt");
+	(void)fx;
+	assert_int_equal(rename(a, b), 0);
+	free(a);
+	free(b);
+}
+
+/* Edit a file and re-hash SHA256 to match it: only the signature knows better. */
+static void rehash_manifest(const char *ev, struct fixture *fx)
+{
+	struct manifest m = { NULL, 0 };
+	size_t len;
+	(void)fx;
+	puts_file(ev, "report.md", "# Report (better numbers)\n");
+	assert_int_equal(manifest_build(ev, &m), 0);
+	char *text = manifest_text(&m, &len);
+	char *p = path_join(ev, SEAL_MANIFEST);
+	assert_int_equal(write_file_atomic(p, text, len), 0);
+	free(p);
+	free(text);
+	manifest_release(&m);
+}
+
+static void corrupt_signature(const char *ev, struct fixture *fx)
+{
+	struct strbuf sb = slurp(ev, SEAL_SIGNATURE);
+	char *line2 = strchr(sb.buf, '\n') + 1;
+	(void)fx;
+	/* Swap one base64 digit of the signature bytes for another. */
+	line2[40] = line2[40] == 'A' ? 'B' : 'A';
+	char *p = path_join(ev, SEAL_SIGNATURE);
+	assert_int_equal(write_file_atomic(p, sb.buf, sb.len), 0);
+	free(p);
+	strbuf_release(&sb);
+}
+
+static void other_key(const char *ev, struct fixture *fx)
+{
+	assert_int_equal(seal_evidence(ev, fx->other), 0);
+}
+
+static void unsign(const char *ev, struct fixture *fx)
+{
+	char *p = path_join(ev, SEAL_SIGNATURE);
+	(void)fx;
+	assert_int_equal(unlink(p), 0);
+	free(p);
+}
+
+static void plant_symlink(const char *ev, struct fixture *fx)
+{
+	char *p = path_join(ev, "runs/a/run-1/passwd");
+	(void)fx;
+	assert_int_equal(symlink("/etc/passwd", p), 0);
+	free(p);
+}
+
+static void plant_fifo(const char *ev, struct fixture *fx)
+{
+	char *p = path_join(ev, "runs/fifo");
+	(void)fx;
+	assert_int_equal(mkfifo(p, 0644), 0);
+	free(p);
+}
+
+static void sig_as_symlink(const char *ev, struct fixture *fx)
+{
+	char *p = path_join(ev, SEAL_SIGNATURE);
+	(void)fx;
+	assert_int_equal(unlink(p), 0);
+	assert_int_equal(symlink("/etc/passwd", p), 0);
+	free(p);
+}
+
+static const struct {
+	const char *what;
+	void (*tamper)(const char *ev, struct fixture *fx);
+	int packable;               /* bundle_pack accepts the result */
+	int signature_ok;
+	size_t checked;             /* files_checked */
+	size_t nproblems;
+	const char *file, *reason;
+	const char *file2, *reason2;
+} dir_cases[] = {
+	{ "one byte changed", flip_byte, 1, 1, NFILES - 1, 1, "runs/b/run-1/trace.bin", "content changed (sha256 ",
+	  NULL, NULL },
+	{ "file deleted", delete_file, 1, 1, NFILES - 1, 1, "notes.txt", "listed but missing", NULL, NULL },
+	{ "file added", add_file, 1, 1, NFILES, 1, "runs/a/extra.txt", "not listed in SHA256", NULL, NULL },
+	{ "file renamed", rename_file, 1, 1, NFILES - 1, 2, "notes.txt", "listed but missing",
+	  "notes-renamed.txt", "not listed in SHA256" },
+	{ "SHA256 re-hashed", rehash_manifest, 1, 1, NFILES - 1, 2, "SHA256",
+	  "differs from the signed copy in SHA256.sig", "report.md", "content changed" },
+	{ "signature corrupted", corrupt_signature, 1, 0, NFILES, 1, "SHA256.sig", "", NULL, NULL },
+	{ "another key", other_key, 1, 0, NFILES, 1, "SHA256.sig", "signed with another key", NULL, NULL },
+	{ "unsigned", unsign, 1, 0, NFILES, 1, "SHA256.sig", "missing: the evidence is unsigned", NULL, NULL },
+	{ "symlink planted", plant_symlink, 0, 1, NFILES, 1, "runs/a/run-1/passwd", "symlink", NULL, NULL },
+	{ "FIFO planted", plant_fifo, 0, 1, NFILES, 1, "runs/fifo", "FIFO", NULL, NULL },
+	{ "SHA256.sig is a symlink", sig_as_symlink, 0, 0, NFILES, 1, "SHA256.sig", "symlink", NULL, NULL },
+};
+
+static void check_case(const struct verify_result *r, size_t i)
+{
+	if (r->nproblems != dir_cases[i].nproblems ||
+	    !has_problem(r, dir_cases[i].file, dir_cases[i].reason) ||
+	    (dir_cases[i].file2 && !has_problem(r, dir_cases[i].file2, dir_cases[i].reason2))) {
+		print_message("case '%s':\n", dir_cases[i].what);
+		dump(r);
+		fail();
+	}
+	assert_int_equal(r->signature_ok, dir_cases[i].signature_ok);
+	/* Without a good signature the unsigned SHA256 still locates damage. */
+	assert_int_equal(r->files_listed, NFILES);
+	assert_int_equal(r->files_checked, dir_cases[i].checked);
+	assert_int_equal(r->nproblems, dir_cases[i].nproblems);
+	assert_sorted(r);
+}
+
+static void test_tampered_dir(void **state)
+{
+	struct fixture *fx = *state;
+	for (size_t i = 0; i < ARRAY_SIZE(dir_cases); i++) {
+		struct verify_result r;
+		char *ev = make_evidence(fx);
+		char *bundle = xasprintf("%s.tar.gz", ev);
+		dir_cases[i].tamper(ev, fx);
+
+		assert_int_equal(verify_path(ev, &fx->pub, &r), 0);
+		check_case(&r, i);
+		verify_result_release(&r);
+
+		if (dir_cases[i].packable) {
+			assert_int_equal(bundle_pack(ev, bundle), 0);
+			assert_int_equal(verify_path(bundle, &fx->pub, &r), 0);
+			assert_true(r.is_bundle);
+			check_case(&r, i);
+			verify_result_release(&r);
+		}
+		free(bundle);
+		free(ev);
+	}
+}
+
+/* One extra entry appended to a copy of a good bundle. */
+struct extra {
+	const char *name;
+	mode_t type;
+	const char *symlink, *hardlink, *data;
+};
+
+static void copy_with_extra(const char *good, const char *out, const struct extra *x)
+{
+	struct archive *in = archive_read_new(), *w = archive_write_new();
+	struct archive_entry *e;
+	char buf[8192];
+	int rc;
+
+	assert_int_equal(archive_read_support_format_tar(in), ARCHIVE_OK);
+	assert_int_equal(archive_read_support_filter_zstd(in), ARCHIVE_OK);
+	assert_int_equal(archive_read_open_filename(in, good, 10240), ARCHIVE_OK);
+	assert_int_equal(archive_write_set_format_pax_restricted(w), ARCHIVE_OK);
+	assert_int_equal(archive_write_add_filter_zstd(w), ARCHIVE_OK);
+	assert_int_equal(archive_write_open_filename(w, out), ARCHIVE_OK);
+	while ((rc = archive_read_next_header(in, &e)) == ARCHIVE_OK) {
+		assert_int_equal(archive_write_header(w, e), ARCHIVE_OK);
+		la_ssize_t n;
+		while ((n = archive_read_data(in, buf, sizeof(buf))) > 0)
+			assert_int_equal(archive_write_data(w, buf, (size_t)n), n);
+		assert_int_equal(n, 0);
+	}
+	assert_int_equal(rc, ARCHIVE_EOF);
+	e = archive_entry_new();
+	size_t len = x->data ? strlen(x->data) : 0;
+	archive_entry_set_pathname(e, x->name);
+	archive_entry_set_filetype(e, x->type);
+	archive_entry_set_perm(e, 0644);
+	archive_entry_set_size(e, (la_int64_t)len);
+	if (x->symlink)
+		archive_entry_set_symlink(e, x->symlink);
+	if (x->hardlink)
+		archive_entry_set_hardlink(e, x->hardlink);
+	if (x->type == AE_IFCHR)
+		archive_entry_set_rdev(e, makedev(1, 3));
+	assert_int_equal(archive_write_header(w, e), ARCHIVE_OK);
+	if (len)
+		assert_int_equal(archive_write_data(w, x->data, len), (la_ssize_t)len);
+	archive_entry_free(e);
+	assert_int_equal(archive_write_close(w), ARCHIVE_OK);
+	assert_int_equal(archive_write_free(w), ARCHIVE_OK);
+	assert_int_equal(archive_read_close(in), ARCHIVE_OK);
+	assert_int_equal(archive_read_free(in), ARCHIVE_OK);
+}
+
+static void test_hostile_bundle(void **state)
+{
+	static const struct {
+		struct extra x;
+		const char *file, *reason;
+	} cases[] = {
+		{ { "../evil", AE_IFREG, NULL, NULL, "x" }, "../evil", "unsafe name: '..' component" },
+		{ { "runs/../../evil", AE_IFREG, NULL, NULL, "x" }, "runs/../../evil", "unsafe name" },
+		{ { "/etc/cron.d/x", AE_IFREG, NULL, NULL, "x" }, "/etc/cron.d/x",
+		  "unsafe name: absolute path" },
+		{ { "runs/a/link", AE_IFLNK, "/etc/passwd", NULL, NULL }, "runs/a/link", "symlink" },
+		{ { "runs/a/hard", AE_IFREG, NULL, "notes.txt", NULL }, "runs/a/hard", "hardlink" },
+		{ { "runs/a/null", AE_IFCHR, NULL, NULL, NULL }, "runs/a/null", "device" },
+		/* A second copy of a listed file: an extractor would keep this one. */
+		{ { "notes.txt", AE_IFREG, NULL, NULL, "forged\n" }, "notes.txt",
+		  "appears more than once in the bundle" },
+		{ { "SHA256.sig", AE_IFREG, NULL, NULL, "forged\n" }, "SHA256.sig",
+		  "appears more than once in the bundle" },
+	};
+	struct fixture *fx = *state;
+	char *ev = make_evidence(fx);
+	char *good = xasprintf("%s.tar.zst", ev);
+	char *bad = xasprintf("%s-bad.tar.zst", ev);
+	struct verify_result r;
+
+	assert_int_equal(bundle_pack(ev, good), 0);
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		unlink(bad);
+		copy_with_extra(good, bad, &cases[i].x);
+		assert_int_equal(verify_path(bad, &fx->pub, &r), 0);
+		if (!has_problem(&r, cases[i].file, cases[i].reason)) {
+			dump(&r);
+			fail_msg("case %zu: no problem '%s: %s'", i, cases[i].file, cases[i].reason);
+		}
+		assert_sorted(&r);
+		verify_result_release(&r);
+	}
+
+	/* Cut in half: the bundle is named, and so is every file it lost. */
+	struct strbuf whole = STRBUF_INIT;
+	assert_int_equal(read_file_capped(&whole, good, 64u << 20), 0);
+	unlink(bad);
+	assert_int_equal(write_file_atomic(bad, whole.buf, whole.len / 2), 0);
+	assert_int_equal(verify_path(bad, &fx->pub, &r), 0);
+	if (!has_problem(&r, bad, "truncated bundle") || r.files_checked >= NFILES) {
+		dump(&r);
+		fail();
+	}
+	assert_sorted(&r);
+	verify_result_release(&r);
+	strbuf_release(&whole);
+	free(ev);
+	free(good);
+	free(bad);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_clean, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_tampered_dir, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hostile_bundle, setup, teardown),
+	};
+	return cmocka_run_group_tests_name("verify", tests, NULL, NULL);
+}
