@@ -3,7 +3,8 @@
  * into abev's exit code. This is the only place that decides exit codes
  * and the only place that prints usage text.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -256,13 +257,26 @@ static void free_passphrase(char *p)
 	free(p);
 }
 
-/* PREFIX.pub for PREFIX.key, the file a reviewer verifies with. Caller frees. */
+/*
+ * PREFIX.pub for PREFIX.key, the file a reviewer verifies with, made
+ * absolute when it exists: the report's commands run from inside the
+ * evidence directory. Caller frees.
+ */
 static char *pub_for_key(const char *key)
 {
 	size_t n = strlen(key);
+	char *pub, *abs;
 	if (n > 4 && !strcmp(key + n - 4, ".key"))
-		return xasprintf("%.*s.pub", (int)(n - 4), key);
-	return xasprintf("%s.pub", key);
+		pub = xasprintf("%.*s.pub", (int)(n - 4), key);
+	else
+		pub = xasprintf("%s.pub", key);
+	abs = realpath(pub, NULL);
+	if (!abs)
+		return pub;
+	free(pub);
+	pub = xstrdup(abs);
+	free(abs);
+	return pub;
 }
 
 static int cmd_run(int argc, char **argv)

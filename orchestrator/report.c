@@ -526,8 +526,8 @@ static void render_verify(struct strbuf *sb, const struct report_input *in)
 		strbuf_addf(sb, "openssl pkeyutl -verify -pubin -inkey %s -rawin "
 			    "-in /tmp/abev-msg -sigfile /tmp/abev-sig.raw\n```\n\n", qpem.buf);
 	}
-	strbuf_adds(sb, "and that the manifest names every file and nothing else is there "
-		    "(prints nothing when complete):\n\n```sh\n"
+	strbuf_adds(sb, "and, in bash, that the manifest names every file and nothing else is "
+		    "there (prints nothing when complete):\n\n```sh\n"
 		    "find . \\( -type f -o -type d \\) -o -printf 'special: %P\\n'; "
 		    "find . -type f ! -path ./SHA256 ! -path ./SHA256.sig -printf '%P\\n' | "
 		    "LC_ALL=C sort | LC_ALL=C comm -23 - "

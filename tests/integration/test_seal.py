@@ -75,6 +75,9 @@ class Sealed(AbevTestCase):
         self.assertNotIn("UNSIGNED", report.split("## Verify")[0])
         blocks = re.findall(r"```sh\n(.*?)```", report.split("## Verify this evidence")[1], re.S)
         # The openssl steps exactly as the report gives them.
+        sums = [b for b in blocks if "sha256sum -c --strict SHA256" in b][0]
+        subprocess.run(["bash", "-ec", sums], cwd=os.path.dirname(ev), check=True,
+                       stdout=subprocess.DEVNULL)
         openssl = [b for b in blocks if "openssl pkeyutl" in b][0]
         openssl = openssl.replace("/tmp/abev-sig.raw", os.path.join(self.tmp, "sig.raw"))
         openssl = openssl.replace("/tmp/abev-msg", os.path.join(self.tmp, "msg"))
@@ -92,8 +95,9 @@ class Sealed(AbevTestCase):
         os.remove(os.path.join(ev, "extra.txt"))
         if not have("signify-openbsd"):
             self.skipTest("signify-openbsd is not installed (apt-get install signify-openbsd)")
-        subprocess.run(["signify-openbsd", "-C", "-p", pub, "-x", "SHA256.sig"], cwd=ev,
-                       check=True, stdout=subprocess.DEVNULL)
+        # The signify command exactly as the report gives it, run inside the evidence.
+        signify = [b for b in blocks if "signify-openbsd" in b][0]
+        subprocess.run(["bash", "-ec", signify], cwd=ev, check=True, stdout=subprocess.DEVNULL)
 
     def test_unsigned_run_says_so(self):
         p = self.write_plan(helper_plan([("a", ["exit", "0"])]))
