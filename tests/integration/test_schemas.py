@@ -3,6 +3,7 @@ bundled demo plan matches plan.schema.json, documents that break the spec
 are refused, validate_evidence() catches a bad evidence directory, and the
 evidence the real abev writes matches."""
 import copy
+import glob
 import json
 import os
 import shutil
@@ -247,6 +248,28 @@ class RealEvidenceTest(AbevTestCase):
         self.assertTrue(schemas.validate_evidence(self, out))
         for inv in self.load("out", "result.json")["invocations"]:
             self.assertTrue(os.path.isfile(os.path.join(out, inv["dir"], "demo.trx")))
+
+    def test_the_demo_plan_itself(self):
+        """examples/demo/plan.json as make demo runs it, signed: every JSON file it
+        writes matches its schema (checked again on teardown)."""
+        self.abev("keygen", "--out", self.path("k"), check=0)
+        cp = self.abev("run", DEMO_PLAN, "--out", self.path("demo"), "--quiet",
+                       "--key", self.path("k.key"))
+        self.assertIn(cp.returncode, (0, 1), cp.stderr)   # 1: a noisy machine lost a slot
+        self.assertTrue(schemas.validate_evidence(self, self.path("demo")))
+        self.abev("verify", self.path("demo"), "--pubkey", self.path("k.pub"), check=0)
+
+    def test_results_json_matches_its_schema(self):
+        corpus = os.path.join(common.SRC, "..", "shared", "corpus")
+        files = sorted(glob.glob(os.path.join(corpus, "*", "*")))
+        files = [f for f in files if f.endswith((".trx", ".xml"))]
+        if not files:
+            self.skipTest(f"no corpus at {corpus}")
+        for args in ((), ("--min-executed", "1")):
+            cp = self.abev("results", "--json", *args, *files, check=0)
+            doc = json.loads(cp.stdout)
+            self.assertEqual(schemas.errors("results", doc), [])
+            self.assertEqual(doc["total"]["files"], len(files))
 
 
 if __name__ == "__main__":

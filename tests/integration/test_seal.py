@@ -4,6 +4,7 @@ every kind of tampering makes `abev verify` exit 4 naming the file; bundles
 are byte-identical whatever the files' times; an interrupted run is sealed
 too; keys take passphrases from a file or the environment, never argv."""
 import gzip
+import hashlib
 import io
 import os
 import re
@@ -195,7 +196,8 @@ class Sealed(AbevTestCase):
             cut = self.path(f"cut.{ext}")
             with open(cut, "wb") as f:
                 f.write(data[0][:len(data[0]) // 2])
-            self.assertNotEqual(self.abev("verify", cut, "--pubkey", pub).returncode, 0)
+            out = self.verify(cut, pub, 4)
+            self.assertIn(f"problem:     {cut}: ", out)
         cp = self.abev("pack", ev, "--out", self.path("a.tar.zst"))
         self.assertNotEqual(cp.returncode, 0, "pack overwrote an existing bundle")
 
@@ -263,6 +265,31 @@ class Sealed(AbevTestCase):
         self.assertEqual(proc.returncode, 130)
         self.assertEqual(self.load("ev", "result.json")["status"], "interrupted")
         self.verify(self.path("ev"), pub, 0)
+
+    def test_metadata_records_assemblies_and_versions(self):
+        work = self.path("w")
+        os.makedirs(os.path.join(work, "bin", "Release", "net8.0"))
+        with open(os.path.join(work, "bin", "Release", "net8.0", "App.dll"), "wb") as f:
+            f.write(b"assembly bytes")
+        plan = helper_plan([("a", ["exit", "0"])])
+        plan["variants"][0].update(cwd="w", assemblies=["bin/**/*.dll"])
+        plan["versions"] = {"tool": ["sh", "-c", "echo tool 1.2.3"]}
+        p = self.write_plan(plan)
+        self.abev("run", p, "--out", self.path("ev"), check=0)
+        md = self.load("ev", "metadata.json")
+        self.assertEqual(md["schema"], "abev.metadata/1")
+        v = md["variants"][0]
+        self.assertEqual(v["assemblies"][0]["files"], [{
+            "path": "bin/Release/net8.0/App.dll", "size": 14,
+            "sha256": hashlib.sha256(b"assembly bytes").hexdigest()}])
+        self.assertEqual(v["versions"]["tool"]["output"], "tool 1.2.3")
+        self.assertGreaterEqual(md["host"]["logical_cpus"], 1)
+        plan["variants"][0]["assemblies"].append("lib/*.so")
+        p = self.write_plan(plan, "plan2.json")
+        cp = self.abev("run", p, "--out", self.path("ev2"))
+        self.assertEqual(cp.returncode, 2)
+        self.assertIn("variants[0].assemblies[1]", cp.stderr)
+        self.assertFalse(os.path.exists(self.path("ev2")))
 
     def test_passphrase_from_file_or_env_never_argv(self):
         with open(self.path("pass"), "w") as f:
