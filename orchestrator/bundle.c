@@ -16,10 +16,10 @@
  */
 #define _XOPEN_SOURCE 700
 #include "bundle.h"
+#include "tree.h"
 
 #include <archive.h>
 #include <archive_entry.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -67,100 +67,68 @@ static int item_cmp(const void *a, const void *b)
 }
 
 /* Collects every entry under root/rel (rel "" for root itself). */
-static int pack_walk(const char *root, const char *rel, int depth, struct pack_list *l)
+struct pack_walk {
+	const char *root;
+	struct pack_list *l;
+};
+
+/* Only regular files and directories with safe names go into a bundle, within its caps. */
+static enum tree_step pack_entry(void *ctx, const struct tree_entry *e)
 {
-	char *dirpath = rel[0] ? path_join(root, rel) : xstrdup(root);
-	DIR *d = NULL;
-	int ret = -1;
+	struct pack_walk *w = ctx;
+	struct pack_list *l = w->l;
+	const char *why = manifest_name_problem(e->name);
+	mode_t mode = e->st->st_mode;
 
-	if (depth > MAX_DEPTH) {
-		error("cannot pack '%s': '%s' is nested more than %d levels deep", root, rel,
-		      MAX_DEPTH);
-		goto out;
+	if (why || strlen(e->name) > MAX_NAME) {
+		error("cannot pack '%s': unsafe name '%s': %s", w->root, e->name,
+		      why ? why : "too long");
+		return TREE_STOP;
 	}
-	d = opendir(dirpath);
-	if (!d) {
-		error("cannot open directory '%s': %s", dirpath, strerror(errno));
-		goto out;
+	if (l->n >= BUNDLE_MAX_ENTRIES) {
+		error("cannot pack '%s': more than %d entries", w->root, BUNDLE_MAX_ENTRIES);
+		return TREE_STOP;
 	}
-	for (;;) {
-		struct dirent *de;
-		struct stat st;
-		char *name, *full;
-		const char *why;
+	if (S_ISREG(mode)) {
+		uint64_t size = (uint64_t)e->st->st_size;
+		if (size > BUNDLE_MAX_ENTRY_BYTES || BUNDLE_MAX_TOTAL_BYTES - l->total < size) {
+			error("cannot pack '%s': '%s' would make the bundle larger than a "
+			      "bundle may be", w->root, e->name);
+			return TREE_STOP;
+		}
+		l->total += size;
+	} else if (!S_ISDIR(mode)) {
+		error("cannot pack '%s': '%s' is a %s; only regular files and "
+		      "directories go into a bundle", w->root, e->name, tree_kind(mode));
+		return TREE_STOP;
+	} else if (e->depth + 1 > MAX_DEPTH) {
+		error("cannot pack '%s': '%s' is nested more than %d levels deep", w->root,
+		      e->name, MAX_DEPTH);
+		return TREE_STOP;
+	}
+	if (l->n == l->alloc) {
+		l->alloc = l->alloc ? 2 * l->alloc : 64;
+		l->v = xrealloc(l->v, l->alloc * sizeof(*l->v));
+	}
+	l->v[l->n].is_dir = S_ISDIR(mode);
+	l->v[l->n].size = S_ISREG(mode) ? (uint64_t)e->st->st_size : 0;
+	l->v[l->n].name = S_ISDIR(mode) ? xasprintf("%s/", e->name) : xstrdup(e->name);
+	l->n++;
+	return S_ISDIR(mode) ? TREE_DESCEND : TREE_NEXT;
+}
 
-		errno = 0;
-		de = readdir(d);
-		if (!de) {
-			if (errno) {
-				error("cannot read directory '%s': %s", dirpath, strerror(errno));
-				goto out;
-			}
-			break;
-		}
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		name = rel[0] ? xasprintf("%s/%s", rel, de->d_name) : xstrdup(de->d_name);
-		why = manifest_name_problem(name);
-		if (why || strlen(name) > MAX_NAME) {
-			error("cannot pack '%s': unsafe name '%s': %s", root, name,
-			      why ? why : "too long");
-			free(name);
-			goto out;
-		}
-		full = path_join(root, name);
-		if (lstat(full, &st) < 0) {
-			error("cannot stat '%s': %s", full, strerror(errno));
-			free(full);
-			free(name);
-			goto out;
-		}
-		free(full);
-		if (l->n >= BUNDLE_MAX_ENTRIES) {
-			error("cannot pack '%s': more than %d entries", root, BUNDLE_MAX_ENTRIES);
-			free(name);
-			goto out;
-		}
-		if (S_ISREG(st.st_mode)) {
-			uint64_t size = (uint64_t)st.st_size;
-			if (size > BUNDLE_MAX_ENTRY_BYTES ||
-			    BUNDLE_MAX_TOTAL_BYTES - l->total < size) {
-				error("cannot pack '%s': '%s' would make the bundle larger than a "
-				      "bundle may be", root, name);
-				free(name);
-				goto out;
-			}
-			l->total += size;
-		} else if (!S_ISDIR(st.st_mode)) {
-			error("cannot pack '%s': '%s' is a %s; only regular files and "
-			      "directories go into a bundle", root, name,
-			      S_ISLNK(st.st_mode) ? "symlink" :
-			      S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "device" :
-			      S_ISFIFO(st.st_mode) ? "FIFO" :
-			      S_ISSOCK(st.st_mode) ? "socket" : "special file");
-			free(name);
-			goto out;
-		}
-		if (l->n == l->alloc) {
-			l->alloc = l->alloc ? 2 * l->alloc : 64;
-			l->v = xrealloc(l->v, l->alloc * sizeof(*l->v));
-		}
-		l->v[l->n].is_dir = S_ISDIR(st.st_mode);
-		l->v[l->n].size = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
-		l->v[l->n].name = l->v[l->n].is_dir ? xasprintf("%s/", name) : xstrdup(name);
-		l->n++;
-		if (S_ISDIR(st.st_mode) && pack_walk(root, name, depth + 1, l) < 0) {
-			free(name);
-			goto out;
-		}
-		free(name);
-	}
-	ret = 0;
-out:
-	if (d)
-		closedir(d);
-	free(dirpath);
-	return ret;
+static enum tree_step pack_failed(void *ctx, const char *name, const char *what, int err)
+{
+	struct pack_walk *w = ctx;
+	error("cannot pack '%s': %s '%s': %s", w->root, what, name, strerror(err));
+	return TREE_STOP;
+}
+
+static int pack_walk(const char *root, struct pack_list *l)
+{
+	static const struct tree_ops ops = { pack_entry, pack_failed };
+	struct pack_walk w = { root, l };
+	return tree_walk(root, &ops, &w);
 }
 
 static int has_suffix(const char *s, const char *suffix)
@@ -317,7 +285,7 @@ int bundle_pack(const char *dir, const char *out)
 		goto out;
 	}
 
-	if (pack_walk(dir, "", 0, &l) < 0)
+	if (pack_walk(dir, &l) < 0)
 		goto out;
 	if (l.n)
 		qsort(l.v, l.n, sizeof(*l.v), item_cmp);

@@ -10,8 +10,8 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "seal.h"
+#include "tree.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -662,100 +662,62 @@ struct walk {
 	size_t n, alloc;
 };
 
-static int walk_dir(struct walk *w, const char *rel, int depth)
+/* Evidence holds regular files and directories with safe names, and nothing else. */
+static enum tree_step walk_entry(void *ctx, const struct tree_entry *te)
 {
-	char *dirpath = rel ? path_join(w->root, rel) : xstrdup(w->root);
-	DIR *d = NULL;
-	int ret = -1;
+	struct walk *w = ctx;
+	const char *why;
 
-	if (depth > MANIFEST_MAX_DEPTH) {
-		error("'%s' is nested deeper than %d directories", dirpath, MANIFEST_MAX_DEPTH);
-		goto out;
+	if (te->depth == 0 && (!strcmp(te->name, SEAL_MANIFEST) ||
+			       !strcmp(te->name, SEAL_SIGNATURE)))
+		return TREE_NEXT;
+	why = manifest_name_problem(te->name);
+	if (why) {
+		char *shown = printable(te->name, strlen(te->name));
+		error("unsafe file name '%s' in '%s': %s", shown, w->root, why);
+		free(shown);
+		return TREE_STOP;
 	}
-	d = opendir(dirpath);
-	if (!d) {
-		error("cannot open directory '%s': %s", dirpath, strerror(errno));
-		goto out;
+	if (S_ISDIR(te->st->st_mode)) {
+		if (te->depth + 1 > MANIFEST_MAX_DEPTH) {
+			error("'%s' is nested deeper than %d directories", te->path,
+			      MANIFEST_MAX_DEPTH);
+			return TREE_STOP;
+		}
+		return TREE_DESCEND;
 	}
-	for (;;) {
-		struct dirent *de;
-		struct stat st;
-		char *name, *full;
-		const char *why;
+	if (!S_ISREG(te->st->st_mode)) {
+		mode_t mode = te->st->st_mode;
+		const char *kind = S_ISLNK(mode)	? "a symbolic link"
+				   : S_ISFIFO(mode) ? "a FIFO"
+				   : S_ISSOCK(mode) ? "a socket"
+				   : S_ISCHR(mode)	? "a character device"
+				   : S_ISBLK(mode)	? "a block device"
+							: "not a regular file";
+		error("'%s' is %s: evidence holds only regular files and directories", te->path,
+		      kind);
+		return TREE_STOP;
+	}
+	if (w->n >= MANIFEST_MAX_ENTRIES) {
+		error("'%s' holds more than %d files", w->root, MANIFEST_MAX_ENTRIES);
+		return TREE_STOP;
+	}
+	if (w->n == w->alloc) {
+		w->alloc = w->alloc ? 2 * w->alloc : 64;
+		w->e = xrealloc(w->e, w->alloc * sizeof(*w->e));
+	}
+	memset(&w->e[w->n], 0, sizeof(w->e[w->n]));
+	w->e[w->n].name = xstrdup(te->name);
+	w->e[w->n].size = (uint64_t)te->st->st_size;
+	w->n++;
+	return TREE_NEXT;
+}
 
-		errno = 0;
-		de = readdir(d);
-		if (!de) {
-			if (errno) {
-				error("cannot read directory '%s': %s", dirpath, strerror(errno));
-				goto out;
-			}
-			break;
-		}
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		if (!rel && (!strcmp(de->d_name, SEAL_MANIFEST) ||
-			     !strcmp(de->d_name, SEAL_SIGNATURE)))
-			continue;
-		name = rel ? xasprintf("%s/%s", rel, de->d_name) : xstrdup(de->d_name);
-		full = path_join(w->root, name);
-		why = manifest_name_problem(name);
-		if (why) {
-			char *shown = printable(name, strlen(name));
-			error("unsafe file name '%s' in '%s': %s", shown, w->root, why);
-			free(shown);
-			free(name);
-			free(full);
-			goto out;
-		}
-		if (lstat(full, &st) < 0) {
-			error("cannot stat '%s': %s", full, strerror(errno));
-			free(name);
-			free(full);
-			goto out;
-		}
-		if (S_ISDIR(st.st_mode)) {
-			int r = walk_dir(w, name, depth + 1);
-			free(name);
-			free(full);
-			if (r < 0)
-				goto out;
-			continue;
-		}
-		if (!S_ISREG(st.st_mode)) {
-			const char *kind = S_ISLNK(st.st_mode)	? "a symbolic link"
-					   : S_ISFIFO(st.st_mode) ? "a FIFO"
-					   : S_ISSOCK(st.st_mode) ? "a socket"
-					   : S_ISCHR(st.st_mode)	? "a character device"
-					   : S_ISBLK(st.st_mode)	? "a block device"
-								: "not a regular file";
-			error("'%s' is %s: evidence holds only regular files and directories", full,
-			      kind);
-			free(name);
-			free(full);
-			goto out;
-		}
-		free(full);
-		if (w->n >= MANIFEST_MAX_ENTRIES) {
-			error("'%s' holds more than %d files", w->root, MANIFEST_MAX_ENTRIES);
-			free(name);
-			goto out;
-		}
-		if (w->n == w->alloc) {
-			w->alloc = w->alloc ? 2 * w->alloc : 64;
-			w->e = xrealloc(w->e, w->alloc * sizeof(*w->e));
-		}
-		memset(&w->e[w->n], 0, sizeof(w->e[w->n]));
-		w->e[w->n].name = name;
-		w->e[w->n].size = (uint64_t)st.st_size;
-		w->n++;
-	}
-	ret = 0;
-out:
-	if (d && closedir(d) < 0 && ret == 0)
-		ret = error("cannot close directory '%s': %s", dirpath, strerror(errno));
-	free(dirpath);
-	return ret;
+static enum tree_step walk_failed(void *ctx, const char *name, const char *what, int err)
+{
+	struct walk *w = ctx;
+	error("%s '%s' in '%s': %s", what, name, w->root, strerror(err));
+	return TREE_STOP;
 }
 
 static int by_name(const void *a, const void *b)
@@ -766,6 +728,7 @@ static int by_name(const void *a, const void *b)
 
 int manifest_build(const char *root, struct manifest *m)
 {
+	static const struct tree_ops ops = { walk_entry, walk_failed };
 	struct walk w = { root, NULL, 0, 0 };
 	struct hash_job *jobs = NULL;
 	size_t failed, njobs = 0;
@@ -773,7 +736,7 @@ int manifest_build(const char *root, struct manifest *m)
 
 	m->e = NULL;
 	m->n = 0;
-	if (walk_dir(&w, NULL, 0) < 0)
+	if (tree_walk(root, &ops, &w) < 0)
 		goto out;
 	njobs = w.n;
 	jobs = xcalloc(njobs, sizeof(*jobs));

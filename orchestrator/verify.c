@@ -11,8 +11,8 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "verify.h"
+#include "tree.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -96,12 +96,6 @@ static int meta_index(const char *name)
 	return -1;
 }
 
-static const char *kind_of(mode_t m)
-{
-	return S_ISLNK(m) ? "symlink" : S_ISCHR(m) || S_ISBLK(m) ? "device" :
-	       S_ISFIFO(m) ? "FIFO" : S_ISSOCK(m) ? "socket" : "special file";
-}
-
 /*
  * Reads a small regular file without following a symlink or blocking on a
  * FIFO planted in its place. 0, or -1 with *err (caller frees).
@@ -145,97 +139,76 @@ out:
 	return ret;
 }
 
-static int walk(struct gather *g, const char *root, const char *rel, int depth)
+struct walk_ctx {
+	struct gather *g;
+	const char *root;
+};
+
+static enum tree_step walk_entry(void *ctx, const struct tree_entry *e)
 {
-	char *dirpath = rel[0] ? path_join(root, rel) : xstrdup(root);
-	DIR *d = opendir(dirpath);
-	int ret = -1;
+	struct walk_ctx *w = ctx;
+	struct gather *g = w->g;
+	const char *why;
+	int mi;
 
-	if (!d) {
-		/* Only the root failing means the check cannot start. */
-		if (!rel[0])
-			error("cannot open directory '%s': %s", root, strerror(errno));
-		else {
-			problem(g->out, rel, "cannot read directory: %s", strerror(errno));
-			ret = 0;
-		}
-		goto out;
+	if (++g->walked > VERIFY_MAX_FILES) {
+		error("'%s' holds more than %d entries; not evidence abev wrote", w->root,
+		      VERIFY_MAX_FILES);
+		return TREE_STOP;
 	}
-	for (;;) {
-		struct dirent *de;
-		struct stat st;
-		char *name, *full;
-		const char *why;
-		int mi;
-
-		errno = 0;
-		de = readdir(d);
-		if (!de) {
-			if (errno)
-				problem(g->out, rel[0] ? rel : ".", "cannot read directory: %s",
-					strerror(errno));
-			break;
-		}
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		if (++g->walked > VERIFY_MAX_FILES) {
-			error("'%s' holds more than %d entries; not evidence abev wrote", root,
-			      VERIFY_MAX_FILES);
-			goto out;
-		}
-		name = rel[0] ? xasprintf("%s/%s", rel, de->d_name) : xstrdup(de->d_name);
-		full = path_join(root, name);
-		if (lstat(full, &st) < 0) {
-			problem(g->out, name, "cannot stat: %s", strerror(errno));
-		} else if ((why = manifest_name_problem(name))) {
-			/* Not descended into: every name below it has the same flaw. */
-			problem(g->out, name, "unsafe name: %s", why);
-		} else if (!rel[0] && (mi = meta_index(name)) >= 0) {
-			char *err = NULL;
-			if (!S_ISREG(st.st_mode)) {
-				problem(g->out, name, "a %s, not a regular file",
-					S_ISDIR(st.st_mode) ? "directory" : kind_of(st.st_mode));
-				g->state[mi] = META_BAD;
-			} else if (read_meta(full, &g->meta[mi], &err) < 0) {
-				problem(g->out, name, "%s", err);
-				free(err);
-				g->state[mi] = META_BAD;
-			} else {
-				g->state[mi] = META_PRESENT;
-			}
-		} else if (S_ISDIR(st.st_mode)) {
-			if (depth >= VERIFY_MAX_DEPTH)
-				problem(g->out, name, "nested more than %d levels deep; not checked",
-					VERIFY_MAX_DEPTH);
-			else if (walk(g, root, name, depth + 1) < 0) {
-				free(full);
-				free(name);
-				goto out;
-			}
-		} else if (!S_ISREG(st.st_mode)) {
-			problem(g->out, name, "a %s; evidence holds only regular files",
-				kind_of(st.st_mode));
+	if ((why = manifest_name_problem(e->name))) {
+		/* Not descended into: every name below it has the same flaw. */
+		problem(g->out, e->name, "unsafe name: %s", why);
+	} else if (e->depth == 0 && (mi = meta_index(e->name)) >= 0) {
+		char *err = NULL;
+		if (!S_ISREG(e->st->st_mode)) {
+			problem(g->out, e->name, "a %s, not a regular file",
+				S_ISDIR(e->st->st_mode) ? "directory" : tree_kind(e->st->st_mode));
+			g->state[mi] = META_BAD;
+		} else if (read_meta(e->path, &g->meta[mi], &err) < 0) {
+			problem(g->out, e->name, "%s", err);
+			free(err);
+			g->state[mi] = META_BAD;
 		} else {
-			struct found *f = add_found(g, name);
-			f->path = full;
-			full = NULL;
+			g->state[mi] = META_PRESENT;
 		}
-		free(full);
-		free(name);
+	} else if (S_ISDIR(e->st->st_mode)) {
+		if (e->depth >= VERIFY_MAX_DEPTH) {
+			problem(g->out, e->name, "nested more than %d levels deep; not checked",
+				VERIFY_MAX_DEPTH);
+			return TREE_NEXT;
+		}
+		return TREE_DESCEND;
+	} else if (!S_ISREG(e->st->st_mode)) {
+		problem(g->out, e->name, "a %s; evidence holds only regular files",
+			tree_kind(e->st->st_mode));
+	} else {
+		struct found *f = add_found(g, e->name);
+		f->path = xstrdup(e->path);
 	}
-	ret = 0;
-out:
-	if (d)
-		closedir(d);
-	free(dirpath);
-	return ret;
+	return TREE_NEXT;
+}
+
+/* Below the root, an unreadable entry is a problem of that entry, not the end of the check. */
+static enum tree_step walk_failed(void *ctx, const char *name, const char *what, int err)
+{
+	struct walk_ctx *w = ctx;
+	problem(w->g->out, name, "%s: %s", what, strerror(err));
+	return TREE_NEXT;
+}
+
+static int walk(struct gather *g, const char *root)
+{
+	static const struct tree_ops ops = { walk_entry, walk_failed };
+	struct walk_ctx w = { g, root };
+	return tree_walk(root, &ops, &w);
 }
 
 static int gather_dir(struct gather *g, const char *root)
 {
 	struct hash_job *jobs;
 
-	if (walk(g, root, "", 0) < 0)
+	if (walk(g, root) < 0)
 		return -1;
 	jobs = xcalloc(g->n, sizeof(*jobs));
 	for (size_t i = 0; i < g->n; i++)
