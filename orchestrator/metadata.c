@@ -903,22 +903,6 @@ out:
 
 /* ---- versions ---- */
 
-static void env_put(char ***env, size_t *n, const char *key, const char *value)
-{
-	size_t klen = strlen(key);
-	char *entry = xasprintf("%s=%s", key, value);
-	for (size_t i = 0; i < *n; i++) {
-		if (!strncmp((*env)[i], key, klen) && (*env)[i][klen] == '=') {
-			free((*env)[i]);
-			(*env)[i] = entry;
-			return;
-		}
-	}
-	*env = xrealloc(*env, (*n + 2) * sizeof(**env));
-	(*env)[(*n)++] = entry;
-	(*env)[*n] = NULL;
-}
-
 /*
  * abev's environment, the variant's additions and ABEV_VARIANT. Nothing
  * has run yet, so {run_dir} and {phase} expand to "" and {round} to 0.
@@ -926,32 +910,11 @@ static void env_put(char ***env, size_t *n, const char *key, const char *value)
 static char **version_env(const struct plan_variant *v)
 {
 	struct plan_vars vars = { NULL, v->name, NULL, 0 };
-	size_t n = 0;
-	char **env;
+	size_t n;
+	char **env = plan_variant_env(v, &vars, &n);
 
-	for (char **e = environ; e && *e; e++)
-		n++;
-	env = xcalloc(n + 1, sizeof(*env));
-	n = 0;
-	for (char **e = environ; e && *e; e++)
-		if (strchr(*e, '='))
-			env[n++] = xstrdup(*e);
-	for (size_t i = 0; i < v->env_len; i++) {
-		char *val = plan_expand(v->env[i].value, &vars);
-		env_put(&env, &n, v->env[i].key, val ? val : "");
-		free(val);
-	}
-	env_put(&env, &n, "ABEV_VARIANT", v->name);
+	env_set(&env, &n, "ABEV_VARIANT", v->name);
 	return env;
-}
-
-static void strv_free(char **v)
-{
-	if (!v)
-		return;
-	for (char **p = v; *p; p++)
-		free(*p);
-	free(v);
 }
 
 /* Cuts s back to at most max bytes without splitting a UTF-8 sequence. */

@@ -96,23 +96,7 @@ static int process_field(const char *name)
  */
 static const char *show_n(char buf[SHOW_MAX], const char *s, size_t n)
 {
-	size_t o = 0;
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (o + 8 >= SHOW_MAX) {
-			memcpy(buf + o, "...", 3);
-			o += 3;
-			break;
-		}
-		if (c < 0x20 || c == 0x7f) {
-			snprintf(buf + o, SHOW_MAX - o, "\\x%02x", c);
-			o += 4;
-		} else {
-			buf[o++] = (char)c;
-		}
-	}
-	buf[o] = '\0';
-	return buf;
+	return show_text(buf, SHOW_MAX, s, n);
 }
 
 static const char *show(char buf[SHOW_MAX], const char *s)

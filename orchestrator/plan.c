@@ -72,23 +72,7 @@ const char *plan_order_name(enum plan_order order)
  */
 static const char *show_n(char buf[SHOW_MAX], const char *s, size_t n)
 {
-	size_t o = 0;
-	for (size_t i = 0; i < n && s[i]; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (o + 8 >= SHOW_MAX) {
-			memcpy(buf + o, "...", 3);
-			o += 3;
-			break;
-		}
-		if (c < 0x20 || c == 0x7f) {
-			snprintf(buf + o, SHOW_MAX - o, "\\x%02x", c);
-			o += 4;
-		} else {
-			buf[o++] = (char)c;
-		}
-	}
-	buf[o] = '\0';
-	return buf;
+	return show_text(buf, SHOW_MAX, s, n);
 }
 
 static const char *show(char buf[SHOW_MAX], const char *s)
@@ -647,7 +631,7 @@ static int next_word(const char **s, int stop_at_pipe, struct strbuf *word, char
 	return 1;
 }
 
-static void env_set(struct plan_variant *v, const char *key, size_t key_len, const char *value)
+static void variant_env_set(struct plan_variant *v, const char *key, size_t key_len, const char *value)
 {
 	for (size_t i = 0; i < v->env_len; i++) {
 		if (strlen(v->env[i].key) == key_len && !memcmp(v->env[i].key, key, key_len)) {
@@ -718,7 +702,7 @@ static int parse_variant_line(struct loader *ld, const char *line, size_t lineno
 			lerr(ld, lineno, "'%s': %s", show(b, word.buf), why);
 			goto out;
 		}
-		env_set(&v, word.buf, (size_t)(eq - word.buf), eq + 1);
+		variant_env_set(&v, word.buf, (size_t)(eq - word.buf), eq + 1);
 		if (v.env_len > PLAN_MAX_ENV) {
 			lerr(ld, lineno, "more than %d variables", PLAN_MAX_ENV);
 			goto out;
@@ -1723,4 +1707,15 @@ char *plan_expand(const char *tmpl, const struct plan_vars *vars)
 		return NULL;
 	}
 	return strbuf_detach(&sb, NULL);
+}
+
+char **plan_variant_env(const struct plan_variant *v, const struct plan_vars *vars, size_t *n)
+{
+	char **env = env_inherit(n);
+	for (size_t i = 0; i < v->env_len; i++) {
+		char *val = plan_expand(v->env[i].value, vars);
+		env_set(&env, n, v->env[i].key, val ? val : "");
+		free(val);
+	}
+	return env;
 }

@@ -135,6 +135,13 @@ struct plan_vars {
 char *plan_expand(const char *tmpl, const struct plan_vars *vars);
 
 /*
+ * The environment of a variant's processes: abev's own, then the plan's
+ * env with placeholders expanded from vars, in file order. Caller frees
+ * with strv_free(); *n counts the entries (for env_set()).
+ */
+char **plan_variant_env(const struct plan_variant *v, const struct plan_vars *vars, size_t *n);
+
+/*
  * Checks a template without expanding it. Returns 0, or -1 and writes a
  * reason ("unknown placeholder '{foo}'") into why (at most why_len bytes).
  */

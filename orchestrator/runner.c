@@ -32,8 +32,6 @@
 #include "sysstat.h"
 #include "util.h"
 
-extern char **environ;
-
 struct run_state {
 	const struct plan *plan;
 	const struct runner_options *opt;
@@ -191,52 +189,13 @@ static int write_state(struct run_state *st, int final)
 	return ret;
 }
 
-/* Sets or replaces KEY in the environment array env (n entries, NULL-terminated). */
-static void env_set(char ***env, size_t *n, const char *key, const char *value)
-{
-	size_t klen = strlen(key);
-	char *entry = xasprintf("%s=%s", key, value);
-	for (size_t i = 0; i < *n; i++) {
-		if (!strncmp((*env)[i], key, klen) && (*env)[i][klen] == '=') {
-			free((*env)[i]);
-			(*env)[i] = entry;
-			return;
-		}
-	}
-	*env = xrealloc(*env, (*n + 2) * sizeof(**env));
-	(*env)[(*n)++] = entry;
-	(*env)[*n] = NULL;
-}
-
-static void strv_free(char **v)
-{
-	if (!v)
-		return;
-	for (char **p = v; *p; p++)
-		free(*p);
-	free(v);
-}
-
 /* The child's environment: abev's own, then the plan's, then ABEV_*. Caller frees. */
 static char **build_env(const struct plan_variant *v, const struct plan_vars *vars)
 {
-	size_t n = 0;
-	char **env;
+	size_t n;
+	char **env = plan_variant_env(v, vars, &n);
 	char round[16];
 
-	for (char **e = environ; e && *e; e++)
-		n++;
-	env = xcalloc(n + 1, sizeof(*env));
-	n = 0;
-	for (char **e = environ; e && *e; e++)
-		if (strchr(*e, '='))
-			env[n++] = xstrdup(*e);
-	env[n] = NULL;
-	for (size_t i = 0; i < v->env_len; i++) {
-		char *val = plan_expand(v->env[i].value, vars);
-		env_set(&env, &n, v->env[i].key, val ? val : "");
-		free(val);
-	}
 	snprintf(round, sizeof(round), "%u", vars->round);
 	env_set(&env, &n, "ABEV_RUN_DIR", vars->run_dir);
 	env_set(&env, &n, "ABEV_VARIANT", vars->variant);

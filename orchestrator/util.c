@@ -372,6 +372,70 @@ int parse_double(const char *s, double *out)
 	return 0;
 }
 
+extern char **environ;
+
+char **env_inherit(size_t *n)
+{
+	size_t count = 0;
+	char **env;
+
+	for (char **e = environ; e && *e; e++)
+		count++;
+	env = xcalloc(count + 1, sizeof(*env));
+	*n = 0;
+	for (char **e = environ; e && *e; e++)
+		if (strchr(*e, '='))
+			env[(*n)++] = xstrdup(*e);
+	env[*n] = NULL;
+	return env;
+}
+
+void env_set(char ***env, size_t *n, const char *key, const char *value)
+{
+	size_t klen = strlen(key);
+	char *entry = xasprintf("%s=%s", key, value);
+	for (size_t i = 0; i < *n; i++) {
+		if (!strncmp((*env)[i], key, klen) && (*env)[i][klen] == '=') {
+			free((*env)[i]);
+			(*env)[i] = entry;
+			return;
+		}
+	}
+	*env = xrealloc(*env, (*n + 2) * sizeof(**env));
+	(*env)[(*n)++] = entry;
+	(*env)[*n] = NULL;
+}
+
+void strv_free(char **v)
+{
+	if (!v)
+		return;
+	for (char **p = v; *p; p++)
+		free(*p);
+	free(v);
+}
+
+const char *show_text(char *buf, size_t size, const char *s, size_t n)
+{
+	size_t o = 0;
+	for (size_t i = 0; i < n && s[i]; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (o + 8 >= size) {
+			memcpy(buf + o, "...", 3);
+			o += 3;
+			break;
+		}
+		if (c < 0x20 || c == 0x7f) {
+			snprintf(buf + o, size - o, "\\x%02x", c);
+			o += 4;
+		} else {
+			buf[o++] = (char)c;
+		}
+	}
+	buf[o] = '\0';
+	return buf;
+}
+
 char *path_join(const char *dir, const char *name)
 {
 	size_t n = strlen(dir);

@@ -95,6 +95,22 @@ void utc_format(char out[UTC_STAMP_LEN], const struct timespec *ts);
 int parse_int64(const char *s, int64_t *out);
 int parse_double(const char *s, double *out);
 
+/*
+ * Environment arrays: "KEY=VALUE" strings, NULL-terminated, owned.
+ * env_inherit() copies abev's own environment; env_set() adds or replaces
+ * KEY (n is the count, kept in step); strv_free() frees either.
+ */
+char **env_inherit(size_t *n);
+void env_set(char ***env, size_t *n, const char *key, const char *value);
+void strv_free(char **v);
+
+/*
+ * Quotes outside text for a one-line message: control characters become
+ * \xNN, the text stops at a NUL or after n bytes, and whatever does not
+ * fit in size bytes is cut with "...". Returns buf.
+ */
+const char *show_text(char *buf, size_t size, const char *s, size_t n);
+
 /* Joins dir and name with one '/'. Caller frees. */
 char *path_join(const char *dir, const char *name);
 /* Creates dir and missing parents with mode 0755. 0 or -1 with error(). */
