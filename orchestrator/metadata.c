@@ -219,7 +219,6 @@ static char *clean_trimmed(const char *s, size_t n)
  */
 static int read_quiet(struct strbuf *sb, const char *path, size_t max)
 {
-	char buf[8192];
 	struct stat st;
 	int fd, ret = -1;
 
@@ -229,19 +228,8 @@ static int read_quiet(struct strbuf *sb, const char *path, size_t max)
 		return -1;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
 		goto out;
-	for (;;) {
-		ssize_t n = read(fd, buf, sizeof(buf));
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			goto out;
-		}
-		if (n == 0)
-			break;
-		if ((size_t)n > max - sb->len)
-			goto out;
-		strbuf_add(sb, buf, (size_t)n);
-	}
+	if (read_fd_capped(sb, fd, max) < 0)
+		goto out;
 	ret = 0;
 out:
 	close(fd);

@@ -252,24 +252,12 @@ static int slurp(const char *path, size_t max, struct strbuf *sb, char **err)
 		*err = xasprintf("cannot read '%s': not a regular file", path);
 		goto out;
 	}
-	for (;;) {
-		ssize_t n;
-		strbuf_grow(sb, 4096);
-		n = read(fd, sb->buf + sb->len, sb->alloc - sb->len - 1);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			*err = xasprintf("cannot read '%s': %s", path, strerror(errno));
-			goto out;
-		}
-		if (n == 0)
-			break;
-		sb->len += (size_t)n;
-		sb->buf[sb->len] = '\0';
-		if (sb->len > max) {
+	if (read_fd_capped(sb, fd, max) < 0) {
+		if (errno == EFBIG)
 			*err = xasprintf("'%s' is larger than the limit of %zu bytes", path, max);
-			goto out;
-		}
+		else
+			*err = xasprintf("cannot read '%s': %s", path, strerror(errno));
+		goto out;
 	}
 	ret = 0;
 out:

@@ -220,11 +220,42 @@ char *strbuf_detach(struct strbuf *sb, size_t *len)
 	return p;
 }
 
+int read_fd_capped(struct strbuf *sb, int fd, size_t max)
+{
+	size_t start = sb->len;
+
+	for (;;) {
+		ssize_t n;
+		strbuf_grow(sb, 8192);
+		n = read(fd, sb->buf + sb->len, sb->alloc - sb->len - 1);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			goto fail;
+		}
+		if (n == 0)
+			return 0;
+		sb->len += (size_t)n;
+		sb->buf[sb->len] = '\0';
+		if (sb->len - start > max) {
+			errno = EFBIG;
+			goto fail;
+		}
+	}
+fail:
+	{
+		int saved = errno;
+		sb->len = start;
+		sb->buf[start] = '\0';
+		errno = saved;
+	}
+	return -1;
+}
+
 int read_file_capped(struct strbuf *sb, const char *path, size_t max)
 {
 	int fd = -1, ret = -1;
 	struct stat st;
-	size_t start = sb->len;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0) {
@@ -239,31 +270,15 @@ int read_file_capped(struct strbuf *sb, const char *path, size_t max)
 		error("cannot read '%s': is a directory", path);
 		goto out;
 	}
-	for (;;) {
-		ssize_t n;
-		strbuf_grow(sb, 8192);
-		n = read(fd, sb->buf + sb->len, sb->alloc - sb->len - 1);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			error("cannot read '%s': %s", path, strerror(errno));
-			goto out;
-		}
-		if (n == 0)
-			break;
-		sb->len += (size_t)n;
-		sb->buf[sb->len] = '\0';
-		if (sb->len - start > max) {
+	if (read_fd_capped(sb, fd, max) < 0) {
+		if (errno == EFBIG)
 			error("'%s' is larger than the limit of %zu bytes", path, max);
-			goto out;
-		}
+		else
+			error("cannot read '%s': %s", path, strerror(errno));
+		goto out;
 	}
 	ret = 0;
 out:
-	if (ret < 0 && sb->alloc) {
-		sb->len = start;
-		sb->buf[start] = '\0';
-	}
 	if (fd >= 0)
 		close(fd);
 	return ret;

@@ -75,6 +75,12 @@ char *strbuf_detach(struct strbuf *sb, size_t *len);
  */
 int read_file_capped(struct strbuf *sb, const char *path, size_t max);
 /*
+ * Appends everything fd holds to sb, retrying on EINTR. More than max
+ * bytes (counted from the call) is an error with errno EFBIG; sb then
+ * keeps what it had before. 0, or -1 with errno set; prints nothing.
+ */
+int read_fd_capped(struct strbuf *sb, int fd, size_t max);
+/*
  * Writes data to path atomically (temporary file in the same directory,
  * fsync, rename). Returns 0 or -1 with an error naming the file.
  */

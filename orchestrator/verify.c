@@ -114,24 +114,12 @@ static int read_meta(const char *path, struct strbuf *sb, char **err)
 		*err = xstrdup("not a regular file");
 		goto out;
 	}
-	for (;;) {
-		ssize_t n;
-		strbuf_grow(sb, 65536);
-		n = read(fd, sb->buf + sb->len, 65536);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			*err = xasprintf("cannot read: %s", strerror(errno));
-			goto out;
-		}
-		if (n == 0)
-			break;
-		sb->len += (size_t)n;
-		sb->buf[sb->len] = '\0';
-		if (sb->len > VERIFY_MAX_META) {
+	if (read_fd_capped(sb, fd, VERIFY_MAX_META) < 0) {
+		if (errno == EFBIG)
 			*err = xasprintf("larger than %u MiB; not read", VERIFY_MAX_META >> 20);
-			goto out;
-		}
+		else
+			*err = xasprintf("cannot read: %s", strerror(errno));
+		goto out;
 	}
 	ret = 0;
 out:
