@@ -79,9 +79,13 @@ struct results_file {
 
 /*
  * Reads the file at path (a regular file or a FIFO; at most
- * limits->max_bytes bytes) and fills *out, calling fn (may be NULL) for
- * each leaf test in document order. Returns 0, or -1 with *err set to one
- * line "<path>:<line>: <reason>" (caller frees); *out is then released.
+ * limits->max_bytes bytes) and fills *out (overwritten, not released
+ * first), calling fn (may be NULL) for each leaf test in document order.
+ * Returns 0, or -1 with *err set to one line "<path>:<line>: <reason>"
+ * (or "<path>: <reason>" for the file as a whole: its size, no content)
+ * (caller frees); *out is then released. fn may already have been called
+ * for tests read before a failure: a caller that keeps what fn gives must
+ * drop it when the parse fails.
  */
 int results_parse(const char *path, const struct results_limits *limits, results_test_fn fn,
 		  void *ctx, struct results_file *out, char **err);
