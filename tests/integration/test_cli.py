@@ -31,6 +31,19 @@ class Cli(AbevTestCase):
         main = self.abev("--help", check=0).stdout
         self.assertIn("run PLAN --out DIR", main)
 
+    def test_every_command_has_help(self):
+        main = self.abev("--help", check=0).stdout
+        for cmd in ("run", "results", "guard", "keygen", "verify", "pack"):
+            a = self.abev("help", cmd, check=0).stdout
+            b = self.abev(cmd, "--help", check=0).stdout
+            self.assertEqual(a, b, cmd)
+            self.assertTrue(a.startswith("usage: abev " + cmd), cmd)
+            self.assertIn(cmd, main)
+        with open(os.path.join(SRC, "abev.1")) as f:
+            man = f.read()
+        for cmd in ("run", "results", "guard", "keygen", "verify", "pack", "help"):
+            self.assertIn(f".B abev {cmd}", man.replace("\\-", "-"))
+
     def test_exit_codes_in_help(self):
         text = self.abev("--help", check=0).stdout
         for code in ("0", "1", "2", "3", "4", "130", "143"):
