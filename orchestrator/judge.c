@@ -24,6 +24,7 @@
 #include "guard.h"
 #include "metrics.h"
 #include "results.h"
+#include "seal.h"
 #include "util.h"
 
 /* Bounds on what is kept of the tests a metric asks for. */
@@ -238,6 +239,7 @@ out:
 static char *adopt_file(const char *root, const char *inv_dir, const char *path, char **err)
 {
 	char real[PATH_MAX], *abs_dir = path_join(root, inv_dir), *dst = NULL, *rel = NULL;
+	char *safe = NULL;
 	const char *base;
 	size_t dlen = strlen(abs_dir);
 
@@ -250,7 +252,9 @@ static char *adopt_file(const char *root, const char *inv_dir, const char *path,
 		goto out;
 	}
 	base = strrchr(real, '/');
-	base = base ? base + 1 : real;
+	/* The copy's name must be one the manifest can list. */
+	safe = seal_safe_component(base ? base + 1 : real);
+	base = safe;
 	dst = xasprintf("%s/results", abs_dir);
 	if (mkdir(dst, 0755) < 0 && errno != EEXIST) {
 		*err = xasprintf("cannot create '%s': %s", dst, strerror(errno));
@@ -277,6 +281,7 @@ static char *adopt_file(const char *root, const char *inv_dir, const char *path,
 out:
 	free(abs_dir);
 	free(dst);
+	free(safe);
 	return rel;
 }
 

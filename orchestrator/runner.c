@@ -326,6 +326,9 @@ static int run_one(struct run_state *st, const struct sched_slot *slot, unsigned
 		goto out;
 	cpustat_read(&cs_after);
 	loadavg_read(&inv->load_after);
+	/* What the child left in its directory must be sealable: links and odd names go. */
+	if (seal_tidy(st->root, inv->dir, note_cb, st) < 0)
+		goto out;
 
 	utc_format(inv->start_utc, &res.start_real);
 	utc_format(inv->end_utc, &res.end_real);
@@ -472,6 +475,8 @@ enum runner_outcome runner_run(const struct plan *plan, const struct runner_opti
 	int have_prev = 0;
 	char *plan_copy = NULL, *err = NULL;
 	struct metadata *md = NULL;
+	enum run_status final;
+	int sealed = 0, bundled = 0;
 
 	memset(&st, 0, sizeof(st));
 	st.plan = plan;
@@ -565,25 +570,35 @@ enum runner_outcome runner_run(const struct plan *plan, const struct runner_opti
 	now_utc(st.ended);
 	if (write_state(&st, 1) < 0)
 		st.runtime_error = 1;
+	/* The status the evidence records, before anything below can fail. */
+	final = current_status(&st, 1);
 	/* Sealed whatever the outcome, an interrupted run included: it says so itself. */
-	if (seal_evidence(st.root, opt->key) < 0)
+	if (seal_evidence(st.root, opt->key) < 0) {
 		st.runtime_error = 1;
-	else if (opt->bundle && bundle_pack(st.root, opt->bundle) < 0)
-		st.runtime_error = 1;
+	} else {
+		sealed = 1;
+		if (opt->bundle && bundle_pack(st.root, opt->bundle) < 0)
+			st.runtime_error = 1;
+		else
+			bundled = opt->bundle != NULL;
+	}
 	if (st.interrupt) {
 		*signo = st.interrupt;
 		outcome = RUNNER_INTERRUPTED;
 	} else if (st.runtime_error) {
 		outcome = RUNNER_ERROR;
 	} else {
-		outcome = current_status(&st, 1) == RUN_COMPLETED ? RUNNER_PASSED : RUNNER_FAILED;
+		outcome = final == RUN_COMPLETED ? RUNNER_PASSED : RUNNER_FAILED;
 	}
 	if (opt->progress != PROGRESS_QUIET) {
 		printf("evidence: %s\nreport:   %s/report.md\nstatus:   %s\n", st.root, st.root,
-		       run_status_name(current_status(&st, 1)));
-		printf("sealed:   %s\n", opt->key ? "SHA256, signed in SHA256.sig"
-						   : "SHA256 (UNSIGNED: run with --key to sign)");
-		if (opt->bundle && !st.runtime_error)
+		       run_status_name(final));
+		if (!sealed)
+			printf("sealed:   NO: the manifest could not be written (see the error above)\n");
+		else
+			printf("sealed:   %s\n", opt->key ? "SHA256, signed in SHA256.sig"
+							   : "SHA256 (UNSIGNED: run with --key to sign)");
+		if (bundled)
 			printf("bundle:   %s\n", opt->bundle);
 		fflush(stdout);
 	}

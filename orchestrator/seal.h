@@ -71,6 +71,19 @@ void manifest_release(struct manifest *m);
 const char *manifest_name_problem(const char *name);
 
 /*
+ * Makes what a run left under root/sub sealable without losing a byte of
+ * content: a symlink, FIFO, socket or device is removed (it holds no
+ * data of its own), a file or directory whose name stock tools cannot
+ * read is renamed to a safe one ("bad)name" -> "bad_name", with a numeric
+ * suffix when taken). Each change is handed to note(ctx, line) (ownership
+ * passes) so that the evidence says what was changed. Returns the number
+ * of changes, or -1 after error() when one could not be made.
+ */
+int seal_tidy(const char *root, const char *sub, void (*note)(void *ctx, char *line), void *ctx);
+/* A name component stock tools can read: offending bytes become '_'. Caller frees. */
+char *seal_safe_component(const char *name);
+
+/*
  * Walks root (every regular file except SHA256 and SHA256.sig), hashes in
  * parallel, and fills m sorted by name (byte order). A symlink, device,
  * FIFO or socket, or an unsafe name, is an error. 0 or -1 after error().

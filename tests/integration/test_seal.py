@@ -291,6 +291,32 @@ class Sealed(AbevTestCase):
         self.assertIn("variants[0].assemblies[1]", cp.stderr)
         self.assertFalse(os.path.exists(self.path("ev2")))
 
+    def test_what_a_run_leaves_is_made_sealable_and_said(self):
+        key, pub = self.keygen()
+        script = ('cd "$ABEV_RUN_DIR" && echo data > "bad)name" && ln -s /etc/hostname link && '
+                  'mkfifo pipe && mkdir "odd)dir" && echo inner > "odd)dir/x" && '
+                  'printf x > "$(printf "new\\nline")"')
+        plan = helper_plan([("a", ["exit", "0"])])
+        plan["variants"][0]["command"] = ["sh", "-c", script]
+        p = self.write_plan(plan)
+        self.abev("run", p, "--out", self.path("ev"), "--key", key, check=0)
+        d = self.path("ev", "runs", "a", "run-1")
+        names = sorted(os.listdir(d))
+        self.assertIn("bad_name", names)
+        self.assertIn("odd_dir", names)
+        self.assertIn("new_line", names)
+        self.assertNotIn("link", names)
+        self.assertNotIn("pipe", names)
+        self.assertEqual(open(os.path.join(d, "bad_name")).read(), "data\n")
+        self.assertEqual(open(os.path.join(d, "odd_dir", "x")).read(), "inner\n")
+        notes = "\n".join(self.load("ev", "result.json")["notes"])
+        self.assertIn("a symlink to '/etc/hostname' left by the run was removed", notes)
+        self.assertIn("runs/a/run-1/pipe: a FIFO left by the run was removed", notes)
+        self.assertIn("renamed to 'runs/a/run-1/bad_name'", notes)
+        self.verify(self.path("ev"), pub, 0)
+        subprocess.run(["sha256sum", "-c", "--strict", "--quiet", "SHA256"],
+                       cwd=self.path("ev"), check=True)
+
     def test_passphrase_from_file_or_env_never_argv(self):
         with open(self.path("pass"), "w") as f:
             f.write("correct horse\n")
