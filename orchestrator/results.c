@@ -404,8 +404,11 @@ static void attrs_get(struct parser *p, const char *const *names, size_t n,
 		size_t i;
 		if (a->ns)
 			continue;
-		for (i = 0; i < n && !xmlStrEqual(a->name, (const xmlChar *)names[i]); i++)
-			;
+		/* The first byte rules out most names without a call. */
+		for (i = 0; i < n; i++)
+			if (a->name[0] == (xmlChar)names[i][0] &&
+			    xmlStrEqual(a->name, (const xmlChar *)names[i]))
+				break;
 		if (i == n || out->v[i])
 			continue;
 		if (!a->children)
