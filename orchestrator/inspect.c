@@ -38,7 +38,7 @@ static const char *total_format(const struct results_file *files, size_t n)
 	return results_format_name(files[0].format);
 }
 
-enum inspect_outcome inspect_results(char *const *paths, int npaths,
+enum inspect_outcome inspect_results(const char *const *paths, int npaths,
 				     const struct inspect_options *opt)
 {
 	const struct results_limits limits = RESULTS_LIMITS_DEFAULT;

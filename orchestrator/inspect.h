@@ -22,7 +22,7 @@ struct inspect_options {
 	int guard_only;        /* print only the guard's verdict line */
 };
 
-enum inspect_outcome inspect_results(char *const *paths, int npaths,
+enum inspect_outcome inspect_results(const char *const *paths, int npaths,
 				     const struct inspect_options *opt);
 
 #endif

@@ -203,6 +203,74 @@ static int opt_value(int argc, char **argv, int *i, const char *lng, const char 
 	return 1;
 }
 
+/* One option of a command: a flag (sets *flag to 1) or one that takes a value (*val). */
+struct cli_opt {
+	const char *lng, *shrt;
+	int *flag;
+	const char **val;
+};
+
+/*
+ * Parses the arguments of `abev CMD` from argv[first]: -h/--help (prints
+ * help, then tail, to stdout and sets *help), the options in opts, and
+ * operands into pos[] (at most npos; "-" is an operand, and "--" makes
+ * every later argument one). An unknown option or a surplus operand is a
+ * usage error: one message, the usage on stderr, -1. 0 otherwise.
+ */
+static int parse_args(int argc, char **argv, int first, const char *cmd, const char *help,
+		      const char *tail, const char *usage, const struct cli_opt *opts,
+		      size_t nopts, const char **pos, size_t npos, size_t *npos_out, int *helped)
+{
+	int operands_only = 0;
+
+	*npos_out = 0;
+	*helped = 0;
+	for (int i = first; i < argc; i++) {
+		const char *a = argv[i], *val;
+		size_t k;
+		int m = 0;
+
+		if (operands_only || a[0] != '-' || !a[1]) {
+			if (*npos_out == npos) {
+				error("unexpected argument '%s' for 'abev %s'", a, cmd);
+				fputs(usage, stderr);
+				return -1;
+			}
+			pos[(*npos_out)++] = a;
+			continue;
+		}
+		if (!strcmp(a, "--")) {
+			operands_only = 1;
+			continue;
+		}
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			fputs(help, stdout);
+			fputs(tail, stdout);
+			*helped = 1;
+			return 0;
+		}
+		for (k = 0; k < nopts; k++) {
+			if (opts[k].flag) {
+				if (!strcmp(a, opts[k].lng) || (opts[k].shrt && !strcmp(a, opts[k].shrt))) {
+					*opts[k].flag = 1;
+					break;
+				}
+			} else if ((m = opt_value(argc, argv, &i, opts[k].lng, opts[k].shrt, &val)) != 0) {
+				if (m < 0)
+					return -1;
+				*opts[k].val = val;
+				break;
+			}
+		}
+		if (k == nopts) {
+			error("unknown option '%s' for 'abev %s'", a, cmd);
+			fputs(usage, stderr);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* Longest passphrase abev reads. */
 #define PASSPHRASE_MAX 1024
 
@@ -282,58 +350,29 @@ static char *pub_for_key(const char *key)
 static int cmd_run(int argc, char **argv)
 {
 	const char *plan_path = NULL, *out = NULL, *key_path = NULL, *bundle = NULL;
-	const char *pass_file = NULL, *pass_env = NULL, *val;
-	int quiet = 0, dry_run = 0, unsigned_ok = 0, signo = 0, rc = EXIT_USAGE, m;
+	const char *pass_file = NULL, *pass_env = NULL;
+	int quiet = 0, dry_run = 0, unsigned_ok = 0, signo = 0, rc = EXIT_USAGE, helped;
+	const struct cli_opt opts[] = {
+		{ "--quiet", "-q", &quiet, NULL },
+		{ "--dry-run", "-n", &dry_run, NULL },
+		{ "--unsigned", NULL, &unsigned_ok, NULL },
+		{ "--out", "-o", NULL, &out },
+		{ "--key", "-k", NULL, &key_path },
+		{ "--bundle", NULL, NULL, &bundle },
+		{ "--passphrase-file", NULL, NULL, &pass_file },
+		{ "--passphrase-env", NULL, NULL, &pass_env },
+	};
+	size_t npos;
 	struct plan plan = PLAN_INIT;
 	struct runner_options opt;
 	struct seal_key *key = NULL;
 	char *reproduce = NULL, *pass = NULL, *pub = NULL;
 
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			print_run_help(stdout);
-			return EXIT_PASSED;
-		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
-			quiet = 1;
-		} else if (!strcmp(a, "-n") || !strcmp(a, "--dry-run")) {
-			dry_run = 1;
-		} else if (!strcmp(a, "--unsigned")) {
-			unsigned_ok = 1;
-		} else if ((m = opt_value(argc, argv, &i, "--out", "-o", &val)) != 0) {
-			if (m < 0)
-				return EXIT_USAGE;
-			out = val;
-		} else if ((m = opt_value(argc, argv, &i, "--key", "-k", &val)) != 0) {
-			if (m < 0)
-				return EXIT_USAGE;
-			key_path = val;
-		} else if ((m = opt_value(argc, argv, &i, "--bundle", NULL, &val)) != 0) {
-			if (m < 0)
-				return EXIT_USAGE;
-			bundle = val;
-		} else if ((m = opt_value(argc, argv, &i, "--passphrase-file", NULL, &val)) != 0) {
-			if (m < 0)
-				return EXIT_USAGE;
-			pass_file = val;
-		} else if ((m = opt_value(argc, argv, &i, "--passphrase-env", NULL, &val)) != 0) {
-			if (m < 0)
-				return EXIT_USAGE;
-			pass_env = val;
-		} else if (!strcmp(a, "--")) {
-			if (i + 1 < argc && !plan_path)
-				plan_path = argv[++i];
-		} else if (a[0] == '-' && a[1]) {
-			error("unknown option '%s' for 'abev run'", a);
-			fprintf(stderr, "%s", run_synopsis);
-			return EXIT_USAGE;
-		} else if (!plan_path) {
-			plan_path = a;
-		} else {
-			error("unexpected argument '%s' (the plan is already '%s')", a, plan_path);
-			return EXIT_USAGE;
-		}
-	}
+	if (parse_args(argc, argv, 1, "run", run_usage, exit_codes_text, run_synopsis, opts,
+		       ARRAY_SIZE(opts), &plan_path, 1, &npos, &helped) < 0)
+		return EXIT_USAGE;
+	if (helped)
+		return EXIT_PASSED;
 	if (!plan_path)
 		return usage_error("no plan given", run_synopsis);
 	if (!out && !dry_run)
@@ -398,33 +437,21 @@ out:
 
 static int cmd_keygen(int argc, char **argv)
 {
-	const char *prefix = NULL, *pass_file = NULL, *pass_env = NULL, *val;
+	const char *prefix = NULL, *pass_file = NULL, *pass_env = NULL;
 	char fp[65], *pass = NULL;
-	int m, rc = EXIT_USAGE;
+	int rc = EXIT_USAGE, helped;
+	const struct cli_opt opts[] = {
+		{ "--out", "-o", NULL, &prefix },
+		{ "--passphrase-file", NULL, NULL, &pass_file },
+		{ "--passphrase-env", NULL, NULL, &pass_env },
+	};
+	size_t npos;
 
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			fputs(keygen_usage, stdout);
-			return EXIT_PASSED;
-		} else if ((m = opt_value(argc, argv, &i, "--out", "-o", &val)) != 0) {
-			if (m < 0)
-				return EXIT_USAGE;
-			prefix = val;
-		} else if ((m = opt_value(argc, argv, &i, "--passphrase-file", NULL, &val)) != 0) {
-			if (m < 0)
-				return EXIT_USAGE;
-			pass_file = val;
-		} else if ((m = opt_value(argc, argv, &i, "--passphrase-env", NULL, &val)) != 0) {
-			if (m < 0)
-				return EXIT_USAGE;
-			pass_env = val;
-		} else {
-			error("unexpected argument '%s' for 'abev keygen'", a);
-			fputs(keygen_usage, stderr);
-			return EXIT_USAGE;
-		}
-	}
+	if (parse_args(argc, argv, 1, "keygen", keygen_usage, "", keygen_usage, opts,
+		       ARRAY_SIZE(opts), NULL, 0, &npos, &helped) < 0)
+		return EXIT_USAGE;
+	if (helped)
+		return EXIT_PASSED;
 	if (!prefix || !*prefix)
 		return usage_error("no key prefix given", "usage: abev keygen --out PREFIX");
 	if (read_passphrase(pass_file, pass_env, &pass) < 0)
@@ -443,32 +470,19 @@ static int cmd_keygen(int argc, char **argv)
 
 static int cmd_verify(int argc, char **argv)
 {
-	const char *path = NULL, *pubkey = NULL, *val;
+	const char *path = NULL, *pubkey = NULL;
+	const struct cli_opt opts[] = { { "--pubkey", "-p", NULL, &pubkey } };
 	struct seal_pub pub;
 	struct verify_result res;
 	char *err = NULL;
-	int m, rc;
+	size_t npos;
+	int rc, helped;
 
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			fputs(verify_usage, stdout);
-			return EXIT_PASSED;
-		} else if ((m = opt_value(argc, argv, &i, "--pubkey", "-p", &val)) != 0) {
-			if (m < 0)
-				return EXIT_USAGE;
-			pubkey = val;
-		} else if (a[0] == '-' && a[1]) {
-			error("unknown option '%s' for 'abev verify'", a);
-			fputs(verify_usage, stderr);
-			return EXIT_USAGE;
-		} else if (!path) {
-			path = a;
-		} else {
-			error("unexpected argument '%s'", a);
-			return EXIT_USAGE;
-		}
-	}
+	if (parse_args(argc, argv, 1, "verify", verify_usage, "", verify_usage, opts,
+		       ARRAY_SIZE(opts), &path, 1, &npos, &helped) < 0)
+		return EXIT_USAGE;
+	if (helped)
+		return EXIT_PASSED;
 	if (!path || !pubkey)
 		return usage_error("abev verify needs the evidence and the signer's public key",
 				   "usage: abev verify PATH --pubkey KEY.pub");
@@ -501,29 +515,16 @@ static int cmd_verify(int argc, char **argv)
 
 static int cmd_pack(int argc, char **argv)
 {
-	const char *dir = NULL, *out = NULL, *val;
-	int m;
+	const char *dir = NULL, *out = NULL;
+	const struct cli_opt opts[] = { { "--out", "-o", NULL, &out } };
+	size_t npos;
+	int helped;
 
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			fputs(pack_usage, stdout);
-			return EXIT_PASSED;
-		} else if ((m = opt_value(argc, argv, &i, "--out", "-o", &val)) != 0) {
-			if (m < 0)
-				return EXIT_USAGE;
-			out = val;
-		} else if (a[0] == '-' && a[1]) {
-			error("unknown option '%s' for 'abev pack'", a);
-			fputs(pack_usage, stderr);
-			return EXIT_USAGE;
-		} else if (!dir) {
-			dir = a;
-		} else {
-			error("unexpected argument '%s'", a);
-			return EXIT_USAGE;
-		}
-	}
+	if (parse_args(argc, argv, 1, "pack", pack_usage, "", pack_usage, opts, ARRAY_SIZE(opts),
+		       &dir, 1, &npos, &helped) < 0)
+		return EXIT_USAGE;
+	if (helped)
+		return EXIT_PASSED;
 	if (!dir || !out)
 		return usage_error("abev pack needs the evidence directory and --out",
 				   "usage: abev pack DIR --out FILE.tar.zst");
@@ -552,35 +553,33 @@ static int inspect_exit(enum inspect_outcome o)
 	}
 }
 
-/* Collects FILE operands and the options shared by `results` and `guard`. */
-static int inspect_args(int argc, char **argv, int first, const char *usage,
-			struct inspect_options *opt, char ***files, int *nfiles, int *help)
+/*
+ * `abev results` and `abev guard min-executed`: FILE operands and the
+ * options they share, from argv[first]. 0 (help printed when *helped),
+ * or a usage error after its message.
+ */
+static int inspect_args(int argc, char **argv, int first, const char *cmd, const char *usage,
+			struct inspect_options *opt, const char ***files, size_t *nfiles,
+			int *helped)
 {
-	int only_files = 0;
+	const char *min = NULL;
+	const struct cli_opt results_opts[] = {
+		{ "--json", NULL, &opt->json, NULL },
+		{ "--min-executed", NULL, NULL, &min },
+	};
+	const struct cli_opt guard_opts[] = { { "--min", NULL, NULL, &min } };
+
 	*files = xcalloc((size_t)argc + 1, sizeof(**files));
-	*nfiles = 0;
-	*help = 0;
-	for (int i = first; i < argc; i++) {
-		const char *a = argv[i];
-		if (only_files || a[0] != '-' || !a[1]) {
-			(*files)[(*nfiles)++] = argv[i];
-		} else if (!strcmp(a, "--")) {
-			only_files = 1;
-		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			*help = 1;
-			return 0;
-		} else if (!opt->guard_only && !strcmp(a, "--json")) {
-			opt->json = 1;
-		} else if (!strcmp(a, opt->guard_only ? "--min" : "--min-executed")) {
-			if (parse_count(a, i + 1 < argc ? argv[i + 1] : NULL, &opt->min_executed) < 0)
-				return -1;
-			i++;
-		} else {
-			error("unknown option '%s'", a);
-			fputs(usage, stderr);
-			return -1;
-		}
-	}
+	if (parse_args(argc, argv, first, cmd, usage, "", usage,
+		       opt->guard_only ? guard_opts : results_opts,
+		       opt->guard_only ? ARRAY_SIZE(guard_opts) : ARRAY_SIZE(results_opts), *files,
+		       (size_t)argc, nfiles, helped) < 0)
+		return -1;
+	if (*helped)
+		return 0;
+	if (min && parse_count(opt->guard_only ? "--min" : "--min-executed", min,
+			       &opt->min_executed) < 0)
+		return -1;
 	if (!*nfiles) {
 		error("no result file given");
 		fputs(usage, stderr);
@@ -592,19 +591,14 @@ static int inspect_args(int argc, char **argv, int first, const char *usage,
 static int cmd_results(int argc, char **argv)
 {
 	struct inspect_options opt = { 0, -1, 0 };
-	char **files;
-	int nfiles, help, rc;
+	const char **files;
+	size_t nfiles;
+	int helped, rc = EXIT_USAGE;
 
-	if (inspect_args(argc, argv, 1, results_usage, &opt, &files, &nfiles, &help) < 0) {
-		free(files);
-		return EXIT_USAGE;
-	}
-	if (help) {
-		fputs(results_usage, stdout);
-		free(files);
-		return EXIT_PASSED;
-	}
-	rc = inspect_exit(inspect_results(files, nfiles, &opt));
+	if (inspect_args(argc, argv, 1, "results", results_usage, &opt, &files, &nfiles,
+			 &helped) == 0)
+		rc = helped ? EXIT_PASSED
+			    : inspect_exit(inspect_results(files, (int)nfiles, &opt));
 	free(files);
 	return rc;
 }
@@ -612,8 +606,9 @@ static int cmd_results(int argc, char **argv)
 static int cmd_guard(int argc, char **argv)
 {
 	struct inspect_options opt = { 0, -1, 1 };
-	char **files;
-	int nfiles, help, rc;
+	const char **files;
+	size_t nfiles;
+	int helped, rc = EXIT_USAGE;
 
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
 		fputs(guard_usage, argc < 2 ? stderr : stdout);
@@ -623,21 +618,19 @@ static int cmd_guard(int argc, char **argv)
 		error("unknown guard '%s' (known: min-executed)", argv[1]);
 		return EXIT_USAGE;
 	}
-	if (inspect_args(argc, argv, 2, guard_usage, &opt, &files, &nfiles, &help) < 0) {
+	if (inspect_args(argc, argv, 2, "guard min-executed", guard_usage, &opt, &files, &nfiles,
+			 &helped) < 0) {
 		free(files);
 		return EXIT_USAGE;
 	}
-	if (help) {
-		fputs(guard_usage, stdout);
-		free(files);
-		return EXIT_PASSED;
+	if (helped) {
+		rc = EXIT_PASSED;
+	} else if (opt.min_executed < 0) {
+		rc = usage_error("'abev guard min-executed' needs --min N",
+				 "usage: abev guard min-executed --min N FILE...");
+	} else {
+		rc = inspect_exit(inspect_results(files, (int)nfiles, &opt));
 	}
-	if (opt.min_executed < 0) {
-		free(files);
-		return usage_error("'abev guard min-executed' needs --min N",
-				   "usage: abev guard min-executed --min N FILE...");
-	}
-	rc = inspect_exit(inspect_results(files, nfiles, &opt));
 	free(files);
 	return rc;
 }
