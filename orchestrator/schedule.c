@@ -10,30 +10,6 @@
 
 #include "util.h"
 
-/*
- * splitmix64 (Steele, Lea, Flood): tiny, fully specified by its
- * constants, and good enough to shuffle a handful of variants; a libc
- * generator would differ between platforms and break reproducibility.
- */
-static uint64_t splitmix64(uint64_t *state)
-{
-	uint64_t z = (*state += UINT64_C(0x9e3779b97f4a7c15));
-	z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-	z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-	return z ^ (z >> 31);
-}
-
-/* Uniform in [0, bound): draws below 2^64 mod bound are rejected, so no modulo bias. */
-static uint64_t uniform(uint64_t *state, uint64_t bound)
-{
-	uint64_t threshold = (0 - bound) % bound;
-	for (;;) {
-		uint64_t r = splitmix64(state);
-		if (r >= threshold)
-			return r % bound;
-	}
-}
-
 /* One round's order into perm: every round starts from 0..n-1. */
 static void round_order(enum plan_order order, uint64_t *state, unsigned r,
 			size_t *perm, size_t n)
@@ -49,7 +25,7 @@ static void round_order(enum plan_order order, uint64_t *state, unsigned r,
 	} else if (order == PLAN_ORDER_SHUFFLE) {
 		/* Fisher-Yates, from the end. */
 		for (size_t i = n; i > 1; i--) {
-			size_t j = (size_t)uniform(state, i);
+			size_t j = (size_t)rng_below(state, i);
 			size_t t = perm[i - 1];
 			perm[i - 1] = perm[j];
 			perm[j] = t;

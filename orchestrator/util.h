@@ -1,8 +1,8 @@
 /*
  * util: the small pieces every module of abev leans on — allocation that
  * aborts on exhaustion, error reporting that returns instead of exiting, a
- * bounded growable string buffer, bounded file reading, and clocks.
- * It knows nothing of plans, processes or evidence.
+ * bounded growable string buffer, bounded file reading, clocks and a
+ * seeded generator. It knows nothing of plans, processes or evidence.
  */
 #ifndef ABEV_UTIL_H
 #define ABEV_UTIL_H
@@ -87,6 +87,18 @@ int read_fd_capped(struct strbuf *sb, int fd, size_t max);
 int write_file_atomic(const char *path, const void *data, size_t len);
 /* Writes all of len bytes to fd, retrying on EINTR. 0 or -1 (errno set). */
 int write_all(int fd, const void *data, size_t len);
+
+/*
+ * A seeded pseudo-random generator that gives the same stream on every
+ * platform: splitmix64 (Steele, Lea, Flood), whose whole state is the
+ * caller's *state. Seed it by assigning any value. Not for secrets.
+ * rng_next() returns the next 64 bits; rng_below() a value uniform in
+ * [0, bound) without modulo bias (bound must be > 0; it may draw more
+ * than once). schedule's shuffles and stats' bootstrap use it, so a
+ * change to either function changes recorded evidence.
+ */
+uint64_t rng_next(uint64_t *state);
+uint64_t rng_below(uint64_t *state, uint64_t bound);
 
 /* Returns CLOCK_MONOTONIC in nanoseconds. */
 int64_t mono_ns(void);
