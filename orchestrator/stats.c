@@ -1,8 +1,15 @@
 /*
- * stats: the descriptive figures of one sample behind abev's comparison.
- * The samples are runs of a benchmark, tens to a few hundred values. It
- * does no I/O, reads no clock and keeps no state between calls; it knows
- * nothing of invocations, metrics or what the report says.
+ * stats: descriptive figures, the exact rank tests and the
+ * Hodges-Lehmann shift behind abev's comparison. The samples are
+ * runs of a benchmark, tens to a few hundred values, so exact
+ * distributions are affordable up to the sizes stats.h names. It does no
+ * I/O, reads no clock and keeps no state between calls; it knows nothing
+ * of invocations, metrics or what the report says.
+ *
+ * Counts and probabilities are kept in double, not long double: long
+ * double is 80-bit on x86-64, 128-bit software on aarch64 and plain double
+ * on Apple's arm64, so it would make p-values differ between platforms.
+ * C(200, 100) and 2^200 are far below DBL_MAX.
  */
 #include "stats.h"
 
@@ -227,4 +234,398 @@ void stats_outliers(const double *v, size_t n, unsigned char *flags)
 		flags[i] = mad > 0 && isfinite(v[i]) &&
 			   0.6745 * fabs(v[i] - med) / mad > STATS_OUTLIER_Z;
 	free(c);
+}
+
+/* ---- Ranks ---- */
+
+struct pooled {
+	double v;
+	unsigned char tag;   /* which sample, or the sign, the value came from */
+};
+
+static int cmp_pooled(const void *a, const void *b)
+{
+	const struct pooled *x = a, *y = b;
+	return (x->v > y->v) - (x->v < y->v);
+}
+
+/*
+ * Sorts p[0..n) by value and writes each one's doubled mid-rank into
+ * r2[0..n): a tie group at sorted positions first..last (from 1) has
+ * mid-rank (first + last) / 2, so its doubled rank first + last is an
+ * integer and the exact distributions can count in integers. Returns sum(t^3 - t) over the
+ * tie groups, the tie correction of the normal approximations.
+ */
+static double rank_pooled(struct pooled *p, size_t n, size_t *r2)
+{
+	double ties = 0;
+
+	qsort(p, n, sizeof(*p), cmp_pooled);
+	for (size_t a = 0, b; a < n; a = b) {
+		double t;
+
+		for (b = a + 1; b < n && p[b].v == p[a].v; b++)
+			;
+		for (size_t i = a; i < b; i++)
+			r2[i] = a + 1 + b;
+		t = (double)(b - a);
+		ties += t * t * t - t;
+	}
+	return ties;
+}
+
+static size_t gcd(size_t a, size_t b)
+{
+	while (b) {
+		size_t t = a % b;
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/*
+ * Divides the doubled ranks by their common divisor (2 when no tie group
+ * has an even size), which halves the exact distributions' tables.
+ */
+static void reduce_weights(size_t *w, size_t n)
+{
+	size_t g = 0;
+
+	for (size_t i = 0; i < n; i++)
+		g = gcd(w[i], g);
+	if (g > 1)
+		for (size_t i = 0; i < n; i++)
+			w[i] /= g;
+}
+
+/*
+ * Two-sided p from the counts c[0..top] of a statistic's values, offset
+ * so that its smallest value is 0, and the observed offset o: min(1, 2 *
+ * min(P(S <= o), P(S >= o))). Each tail is summed from its far end, so
+ * the small terms are added first.
+ */
+static double two_sided_p(const double *c, size_t top, size_t o)
+{
+	double lower = 0, above = 0, p;
+
+	for (size_t s = 0; s <= o; s++)
+		lower += c[s];
+	for (size_t s = top; s > o; s--)
+		above += c[s];
+	p = 2 * (lower < above + c[o] ? lower : above + c[o]) / (lower + above);
+	return p < 1 ? p : 1;
+}
+
+/* Two-sided p of a standard score |dev| - 1/2 over sd, by libm's erfc. */
+static double normal_p(double dev, double var)
+{
+	double z;
+
+	if (!(var > 0))
+		return 1;
+	z = (fabs(dev) - 0.5) / sqrt(var);
+	if (z <= 0)
+		return 1;
+	z = erfc(z / sqrt(2.0));
+	return z < 1 ? z : 1;
+}
+
+/* ---- Mann-Whitney U ---- */
+
+/*
+ * Exact two-sided p of obs, the sum of the m weights of one side, over
+ * all C(n, m) ways to choose m of the n weights w[] (sorted ascending).
+ * cnt[k][s] counts the choices of k among the weights seen so far with
+ * sum s. With P the prefix sums of w, row k spans only the sums k weights
+ * can have, [P[k], P[n] - P[n-k]]; each weight only adds to the sums the
+ * weights before it can reach, and only to rows that can still grow to m.
+ */
+static double mw_exact_p(const size_t *w, size_t n, size_t m, size_t obs)
+{
+	size_t *pre = xcalloc(n + 1, sizeof(*pre));
+	size_t *off = xcalloc(m + 2, sizeof(*off));
+	double *cnt, p;
+
+	for (size_t i = 0; i < n; i++)
+		pre[i + 1] = pre[i] + w[i];
+	for (size_t k = 0; k <= m; k++)
+		off[k + 1] = off[k] + (pre[n] - pre[n - k] - pre[k] + 1);
+	cnt = xcalloc(off[m + 1], sizeof(*cnt));
+	cnt[0] = 1;
+	for (size_t i = 0; i < n; i++) {
+		size_t kmax = i + 1 < m ? i + 1 : m;
+		size_t kmin = m > n - 1 - i ? m - (n - 1 - i) : 1;
+
+		for (size_t k = kmax; k >= kmin; k--) {
+			/* k - 1 of the weights 0..i-1: sums in [P[k-1], P[i] - P[i-k+1]]. */
+			const double *src = cnt + off[k - 1];
+			double *dst = cnt + off[k] + w[i] - (pre[k] - pre[k - 1]);
+			size_t hi = pre[i] - pre[i - k + 1] - pre[k - 1];
+
+			for (size_t s = 0; s <= hi; s++)
+				dst[s] += src[s];
+		}
+	}
+	/* Row m holds the sums from P[m] to P[n] - P[n-m]. */
+	p = two_sided_p(cnt + off[m], pre[n] - pre[n - m] - pre[m], obs - pre[m]);
+	free(cnt);
+	free(off);
+	free(pre);
+	return p;
+}
+
+int stats_mann_whitney(const double *x, size_t nx, const double *y, size_t ny,
+		       struct stats_mw *out)
+{
+	struct pooled *p = xcalloc(nx + ny, sizeof(*p));
+	size_t *r2 = NULL;
+	size_t mx = 0, my = 0, n;
+	double ties, w2x = 0;
+	int ret = -1;
+
+	out->u = 0;
+	out->p = 1;
+	out->exact = 0;
+	for (size_t i = 0; i < nx; i++)
+		if (isfinite(x[i]))
+			p[mx++] = (struct pooled){ x[i], 1 };
+	for (size_t i = 0; i < ny; i++)
+		if (isfinite(y[i]))
+			p[mx + my++] = (struct pooled){ y[i], 0 };
+	if (!mx || !my)
+		goto out;
+	n = mx + my;
+	r2 = xcalloc(n, sizeof(*r2));
+	ties = rank_pooled(p, n, r2);
+	for (size_t i = 0; i < n; i++)
+		if (p[i].tag)
+			w2x += (double)r2[i];
+	/* U = W - nx(nx+1)/2, in doubled units: W2 - nx(nx+1). */
+	out->u = (w2x - (double)mx * (double)(mx + 1)) / 2;
+	if (n <= STATS_MW_EXACT_MAX) {
+		/* Count choices of the smaller side: the table has min(nx, ny) + 1 rows. */
+		unsigned char side = mx <= my;
+		size_t obs = 0;
+
+		reduce_weights(r2, n);
+		for (size_t i = 0; i < n; i++)
+			if (p[i].tag == side)
+				obs += r2[i];
+		out->p = mw_exact_p(r2, n, side ? mx : my, obs);
+		out->exact = 1;
+	} else {
+		double dn = (double)n, prod = (double)mx * (double)my;
+		double var = prod / 12 * ((dn + 1) - ties / (dn * (dn - 1)));
+
+		out->p = normal_p(out->u - prod / 2, var);
+	}
+	ret = 0;
+out:
+	free(r2);
+	free(p);
+	return ret;
+}
+
+/*
+ * C(n, k) in double: each step C(n-k+i, i) is a whole number, so it is
+ * exact while the products stay below 2^53; +inf past DBL_MAX, where the
+ * loop stops instead of running on with huge n.
+ */
+static double binomial(size_t n, size_t k)
+{
+	double c = 1;
+
+	if (k > n - k)
+		k = n - k;
+	for (size_t i = 1; i <= k && !isinf(c); i++)
+		c = c * (double)(n - k + i) / (double)i;
+	return c;
+}
+
+double stats_mw_min_p(size_t nx, size_t ny)
+{
+	double p = 2 / binomial(nx + ny, nx);
+	return p < 1 ? p : 1;
+}
+
+size_t stats_mw_n_needed(double alpha)
+{
+	if (!(alpha > 0))
+		return 0;
+	/* C(2n, n) overflows to +inf (min p 0) before n = 600. */
+	for (size_t n = 1; n <= 4096; n++)
+		if (stats_mw_min_p(n, n) < alpha)
+			return n;
+	return 0;
+}
+
+/* ---- Hodges-Lehmann ---- */
+
+/* Maps doubles (not NaN) to unsigned integers in the same order; -0 just below +0. */
+static uint64_t order_key(double d)
+{
+	uint64_t b;
+
+	memcpy(&b, &d, sizeof(b));
+	return b >> 63 ? ~b : b | UINT64_C(1) << 63;
+}
+
+static double key_value(uint64_t k)
+{
+	uint64_t b = k >> 63 ? k & ~(UINT64_C(1) << 63) : ~k;
+	double d;
+
+	memcpy(&d, &b, sizeof(d));
+	return d;
+}
+
+/*
+ * Pairs with y[j] - x[i] <= t, x and y sorted. Rounding is monotonic, so
+ * the computed difference falls as x[i] rises and rises with y[j]: for
+ * each y[j] the pairs above t are a prefix of x, which only grows with j.
+ */
+static uint64_t pairs_at_most(const double *x, size_t nx, const double *y, size_t ny, double t)
+{
+	uint64_t count = 0;
+	size_t i = 0;
+
+	for (size_t j = 0; j < ny; j++) {
+		while (i < nx && y[j] - x[i] > t)
+			i++;
+		count += nx - i;
+	}
+	return count;
+}
+
+/*
+ * The k-th smallest (from 1) of the differences, found by bisecting the
+ * ordered doubles between the smallest and largest difference: at most
+ * 64 counts of O(nx + ny) each, instead of storing nx * ny differences.
+ * The smallest t with k differences at or below it is a difference.
+ */
+static double kth_difference(const double *x, size_t nx, const double *y, size_t ny, uint64_t k)
+{
+	uint64_t lo = order_key(y[0] - x[nx - 1]), hi = order_key(y[ny - 1] - x[0]);
+
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if (pairs_at_most(x, nx, y, ny, key_value(mid)) >= k)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return key_value(lo) + 0.0;   /* + 0.0 turns a -0 into 0 */
+}
+
+double stats_hodges_lehmann(const double *x, size_t nx, const double *y, size_t ny)
+{
+	size_t mx, my;
+	double *fx = finite_copy(x, nx, &mx), *fy = finite_copy(y, ny, &my);
+	double hl = NAN;
+	uint64_t pairs;
+
+	if (!mx || !my || (uint64_t)my > UINT64_MAX / (uint64_t)mx)
+		goto out;
+	pairs = (uint64_t)mx * my;
+	qsort(fx, mx, sizeof(*fx), cmp_double);
+	qsort(fy, my, sizeof(*fy), cmp_double);
+	if (pairs % 2)
+		hl = kth_difference(fx, mx, fy, my, pairs / 2 + 1);
+	else
+		hl = (kth_difference(fx, mx, fy, my, pairs / 2) +
+		      kth_difference(fx, mx, fy, my, pairs / 2 + 1)) / 2;
+out:
+	free(fx);
+	free(fy);
+	return hl;
+}
+
+/* ---- Wilcoxon signed-rank ---- */
+
+/*
+ * Exact two-sided p of W+ = obs: each of the n weights (doubled ranks,
+ * reduced) counts for W+ with its sign, all 2^n sign assignments equally
+ * likely. cnt[s] counts the assignments of the weights seen so far whose
+ * positive weights sum to s.
+ */
+static double wsr_exact_p(const size_t *w, size_t n, size_t obs)
+{
+	size_t total_w = 0;
+	double *cnt, p;
+
+	for (size_t i = 0; i < n; i++)
+		total_w += w[i];
+	cnt = xcalloc(total_w + 1, sizeof(*cnt));
+	cnt[0] = 1;
+	for (size_t i = 0, reach = 0; i < n; i++) {
+		reach += w[i];
+		/* Weights are at least 1, so s stops at w[i] - 1 without wrapping. */
+		for (size_t s = reach; s >= w[i]; s--)
+			cnt[s] += cnt[s - w[i]];
+	}
+	p = two_sided_p(cnt, total_w, obs);
+	free(cnt);
+	return p;
+}
+
+int stats_wilcoxon(const double *d, size_t n, struct stats_wsr *out)
+{
+	struct pooled *p = xcalloc(n, sizeof(*p));
+	size_t *r2 = xcalloc(n, sizeof(*r2));
+	size_t m = 0;
+	double ties, w2 = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (isfinite(d[i]) && d[i] != 0)
+			p[m++] = (struct pooled){ fabs(d[i]), d[i] > 0 };
+	out->n_used = m;
+	out->w_plus = 0;
+	out->p = 1;
+	out->exact = 1;
+	if (m == 0)
+		goto out;
+	ties = rank_pooled(p, m, r2);
+	for (size_t i = 0; i < m; i++)
+		if (p[i].tag)
+			w2 += (double)r2[i];
+	out->w_plus = w2 / 2;
+	if (m <= STATS_WSR_EXACT_MAX) {
+		size_t obs = 0;
+
+		reduce_weights(r2, m);
+		for (size_t i = 0; i < m; i++)
+			if (p[i].tag)
+				obs += r2[i];
+		out->p = wsr_exact_p(r2, m, obs);
+	} else {
+		double dm = (double)m;
+		double var = dm * (dm + 1) * (2 * dm + 1) / 24 - ties / 48;
+
+		out->p = normal_p(out->w_plus - dm * (dm + 1) / 4, var);
+		out->exact = 0;
+	}
+out:
+	free(r2);
+	free(p);
+	return 0;
+}
+
+double stats_wsr_min_p(size_t n)
+{
+	if (n <= 1)
+		return 1;
+	/* 2 / 2^n underflows to 0 past n = 1075. */
+	return n > 2000 ? 0 : ldexp(1.0, 1 - (int)n);
+}
+
+size_t stats_wsr_n_needed(double alpha)
+{
+	if (!(alpha > 0))
+		return 0;
+	for (size_t n = 1; n <= 4096; n++)
+		if (stats_wsr_min_p(n) < alpha)
+			return n;
+	return 0;
 }
