@@ -1,6 +1,6 @@
 /*
- * stats: descriptive figures, the exact rank tests and the
- * Hodges-Lehmann shift behind abev's comparison. The samples are
+ * stats: descriptive figures, the exact rank tests, the Hodges-Lehmann
+ * shift and bootstrap intervals behind abev's comparison. The samples are
  * runs of a benchmark, tens to a few hundred values, so exact
  * distributions are affordable up to the sizes stats.h names. It does no
  * I/O, reads no clock and keeps no state between calls; it knows nothing
@@ -628,4 +628,138 @@ size_t stats_wsr_n_needed(double alpha)
 		if (stats_wsr_min_p(n) < alpha)
 			return n;
 	return 0;
+}
+
+/* ---- Bootstrap ---- */
+
+const char *stats_boot_status_name(enum stats_boot_status s)
+{
+	switch (s) {
+	case STATS_BOOT_OK:
+		return "ok";
+	case STATS_BOOT_BAD_ARGS:
+		return "confidence level not in (0, 1) or resample count out of range";
+	case STATS_BOOT_EMPTY:
+		return "a sample has no finite value";
+	case STATS_BOOT_ZERO_REF:
+		return "the reference median is 0 in the sample or a resample, so the ratio is undefined";
+	}
+	return "unknown bootstrap status";
+}
+
+/*
+ * The q-quantile of sorted s[0..n) by linear interpolation between order
+ * statistics at position (n - 1) q (R's type 7). Clamped to the two order
+ * statistics it lies between, so rounding cannot put a lower quantile
+ * above a higher one; equal neighbours are returned as they are, since
+ * interpolating between two infinities would give NaN.
+ */
+static double quantile_sorted(const double *s, size_t n, double q)
+{
+	double h = (double)(n - 1) * q, f, v;
+	size_t a = (size_t)h;
+
+	if (a + 1 >= n)
+		return s[n - 1];
+	f = h - (double)a;
+	if (f == 0 || s[a] == s[a + 1])
+		return s[a];
+	v = s[a] + f * (s[a + 1] - s[a]);
+	if (v < s[a])
+		v = s[a];
+	if (v > s[a + 1])
+		v = s[a + 1];
+	return v;
+}
+
+/* Median of n values drawn with replacement from src[0..n), using buf. */
+static double resample_median(const double *src, size_t n, double *buf, uint64_t *rng)
+{
+	for (size_t i = 0; i < n; i++)
+		buf[i] = src[rng_below(rng, n)];
+	return median_inplace(buf, n);
+}
+
+/*
+ * One engine for both intervals: ref == NULL bootstraps median(x). The
+ * samples are sorted first, so the interval depends on the values, not
+ * on the order they were recorded in.
+ */
+static int bootstrap(const double *ref, size_t nref, const double *x, size_t nx,
+		     double level, unsigned resamples, uint64_t seed,
+		     struct stats_interval *out)
+{
+	size_t mr = 0, mx = 0;
+	double *fr = NULL, *fx = NULL, *buf = NULL, *stat = NULL;
+	double ref_med = 1;
+	uint64_t rng = seed;
+	enum stats_boot_status st = STATS_BOOT_OK;
+
+	memset(out, 0, sizeof(*out));
+	if (!(level > 0 && level < 1) || resamples == 0 || resamples > STATS_BOOT_MAX_RESAMPLES) {
+		st = STATS_BOOT_BAD_ARGS;
+		goto out;
+	}
+	fx = finite_copy(x, nx, &mx);
+	if (ref)
+		fr = finite_copy(ref, nref, &mr);
+	if (!mx || (ref && !mr)) {
+		st = STATS_BOOT_EMPTY;
+		goto out;
+	}
+	qsort(fx, mx, sizeof(*fx), cmp_double);
+	buf = xcalloc(mx > mr ? mx : mr, sizeof(*buf));
+	if (ref) {
+		qsort(fr, mr, sizeof(*fr), cmp_double);
+		memcpy(buf, fr, mr * sizeof(*buf));
+		ref_med = median_inplace(buf, mr);
+		if (ref_med == 0) {
+			st = STATS_BOOT_ZERO_REF;
+			goto out;
+		}
+	}
+	memcpy(buf, fx, mx * sizeof(*buf));
+	out->point = median_inplace(buf, mx) / ref_med;
+
+	stat = xcalloc(resamples, sizeof(*stat));
+	for (unsigned b = 0; b < resamples; b++) {
+		double rm = 1;
+
+		if (ref) {
+			rm = resample_median(fr, mr, buf, &rng);
+			if (rm == 0) {
+				st = STATS_BOOT_ZERO_REF;
+				goto out;
+			}
+		}
+		stat[b] = resample_median(fx, mx, buf, &rng) / rm;
+	}
+	qsort(stat, resamples, sizeof(*stat), cmp_double);
+	out->lo = quantile_sorted(stat, resamples, (1 - level) / 2);
+	out->hi = quantile_sorted(stat, resamples, (1 + level) / 2);
+out:
+	if (st != STATS_BOOT_OK)
+		memset(out, 0, sizeof(*out));
+	out->status = st;
+	free(stat);
+	free(buf);
+	free(fr);
+	free(fx);
+	return st == STATS_BOOT_OK ? 0 : -1;
+}
+
+int stats_bootstrap_ratio(const double *ref, size_t nref, const double *x, size_t nx,
+			  double level, unsigned resamples, uint64_t seed,
+			  struct stats_interval *out)
+{
+	/* A NULL ref with nref 0 would otherwise read as the median bootstrap. */
+	static const double none[1];
+
+	return bootstrap(ref ? ref : none, ref ? nref : 0, x, nx, level, resamples, seed, out);
+}
+
+int stats_bootstrap_median(const double *x, size_t nx, double level, unsigned resamples,
+			   uint64_t seed, struct stats_interval *out)
+{
+	return bootstrap(NULL, 0, x, nx, level, resamples, seed, out);
 }

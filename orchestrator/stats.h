@@ -2,8 +2,8 @@
  * stats: the statistics of abev's comparison. Descriptive figures of one
  * sample (median, spread, MAD outliers), the exact small-sample rank
  * tests (Mann-Whitney U for two variants' runs, Wilcoxon signed-rank for
- * paired rounds), the smallest p-value a sample size can reach, and the
- * Hodges-Lehmann shift.
+ * paired rounds), the smallest p-value a sample size can reach, the
+ * Hodges-Lehmann shift, and percentile bootstrap intervals.
  *
  * Pure computation: no I/O (nothing is printed; failures come back as
  * return values), no clock, no globals. Every input array is borrowed
@@ -22,6 +22,7 @@
 #define ABEV_STATS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 struct summary {
 	size_t n;
@@ -159,5 +160,51 @@ double stats_wsr_min_p(size_t n);
  */
 size_t stats_mw_n_needed(double alpha);
 size_t stats_wsr_n_needed(double alpha);
+
+/* ---- Bootstrap intervals ---- */
+
+/* Most resamples a bootstrap accepts: the resample statistics are kept in memory. */
+#define STATS_BOOT_MAX_RESAMPLES 1000000u
+
+enum stats_boot_status {
+	STATS_BOOT_OK = 0,
+	STATS_BOOT_BAD_ARGS,    /* level not in (0, 1), or resamples 0 or above the cap */
+	STATS_BOOT_EMPTY,       /* a sample has no finite value */
+	STATS_BOOT_ZERO_REF,    /* the reference median, or a resample's, is 0 */
+};
+
+struct stats_interval {
+	double point;   /* the statistic of the samples themselves */
+	double lo, hi;  /* lo <= hi; 0 unless status is STATS_BOOT_OK */
+	enum stats_boot_status status;
+};
+
+/* A lowercase phrase for a status, for the caller's message. */
+const char *stats_boot_status_name(enum stats_boot_status s);
+
+/*
+ * Percentile bootstrap interval of median(x) / median(ref). Each of the
+ * resamples draws nref values from ref, then nx values from x, with
+ * replacement and within each sample (finite values only), and takes the
+ * ratio of their medians. lo and hi are the (1 - level) / 2 and
+ * (1 + level) / 2 quantiles of the sorted ratios, interpolated linearly
+ * between order statistics (R's type 7: position (B - 1) * q from 0).
+ * The draws come from rng_next()/rng_below() (util.h) seeded with seed,
+ * in the order above, so the same arguments give a bit-identical
+ * interval on every platform. point is median(x) / median(ref).
+ * Returns 0, or -1 with out->status saying why (then point, lo and hi
+ * are 0): a whole run stops at the first resample whose reference median
+ * is 0, since one undefined ratio leaves the quantiles undefined.
+ */
+int stats_bootstrap_ratio(const double *ref, size_t nref, const double *x, size_t nx,
+			  double level, unsigned resamples, uint64_t seed,
+			  struct stats_interval *out);
+
+/*
+ * The same for median(x) itself: point is median(x). Never fails with
+ * STATS_BOOT_ZERO_REF.
+ */
+int stats_bootstrap_median(const double *x, size_t nx, double level, unsigned resamples,
+			   uint64_t seed, struct stats_interval *out);
 
 #endif

@@ -7,7 +7,8 @@
  * vectors for Wilcoxon) for the exact p-values, which agree with scipy's
  * exact tests wherever scipy has one (no ties); separate Python dynamic
  * programmes and textbook normal formulas (cross-checked with scipy) at
- * and past the exact limits.
+ * and past the exact limits; a Python reimplementation of the documented
+ * bootstrap (splitmix64, draw order, type-7 quantile) for its intervals.
  * The scripts were run once and are not part of abev.
  */
 #include <stdarg.h>
@@ -653,6 +654,162 @@ static void test_wilcoxon_large(void **state)
 	check_close("200 extreme", "p", r.p, 1.2446030555722283e-60, 1e-12);
 }
 
+/* ---- bootstrap ---- */
+
+static const double boot_ref[] = { 10.2, 10.5, 9.9, 10.1, 10.4, 10.0, 10.3, 10.6 };
+static const double boot_x[] = { 11.1, 10.9, 11.4, 11.0, 11.3, 11.2, 10.8 };
+
+struct boot_case {
+	const char *what;
+	int ratio;
+	double level;
+	unsigned resamples;
+	uint64_t seed;
+	double point, lo, hi;
+};
+
+/*
+ * Bit for bit from a Python reimplementation of the documented procedure:
+ * samples sorted, splitmix64 with rejection for the indices (reference
+ * draws, then x draws, per resample), statistics.median, R type-7
+ * quantiles. Different seeds move the ends.
+ */
+static const struct boot_case boot_cases[] = {
+	{ "ratio, seed 1", 1, 0.95, 2000, 1, 1.0829268292682928, 1.0526315789473686, 1.118811881188119 },
+	{ "ratio, seed 2", 1, 0.95, 2000, 2, 1.0829268292682928, 1.052132701421801, 1.118811881188119 },
+	{ "ratio, seed 12345", 1, 0.95, 2000, 12345, 1.0829268292682928, 1.0480769230769231, 1.118811881188119 },
+	{ "median, seed 1", 0, 0.95, 2000, 1, 11.1, 10.9, 11.3 },
+};
+
+static int run_boot(const struct boot_case *c, const double *ref, const double *x,
+		    struct stats_interval *out)
+{
+	if (c->ratio)
+		return stats_bootstrap_ratio(ref, ARRAY_SIZE(boot_ref), x, ARRAY_SIZE(boot_x),
+					     c->level, c->resamples, c->seed, out);
+	return stats_bootstrap_median(x, ARRAY_SIZE(boot_x), c->level, c->resamples, c->seed, out);
+}
+
+static void test_bootstrap_pinned(void **state)
+{
+	double ref_rev[ARRAY_SIZE(boot_ref)], x_rev[ARRAY_SIZE(boot_x)];
+	(void)state;
+
+	for (size_t k = 0; k < ARRAY_SIZE(boot_ref); k++)
+		ref_rev[k] = boot_ref[ARRAY_SIZE(boot_ref) - 1 - k];
+	for (size_t k = 0; k < ARRAY_SIZE(boot_x); k++)
+		x_rev[k] = boot_x[ARRAY_SIZE(boot_x) - 1 - k];
+	for (size_t i = 0; i < ARRAY_SIZE(boot_cases); i++) {
+		const struct boot_case *c = &boot_cases[i];
+		struct stats_interval a, b, r;
+
+		memset(&a, 0x55, sizeof(a));
+		memset(&b, 0xaa, sizeof(b));
+		assert_int_equal(run_boot(c, boot_ref, boot_x, &a), 0);
+		assert_int_equal(a.status, STATS_BOOT_OK);
+		check_close(c->what, "point", a.point, c->point, 0);
+		check_close(c->what, "lo", a.lo, c->lo, 0);
+		check_close(c->what, "hi", a.hi, c->hi, 0);
+		/* A clean shift: the interval holds the point estimate. */
+		assert_true(a.lo <= a.point && a.point <= a.hi);
+		/* The same seed again: bit-identical. */
+		assert_int_equal(run_boot(c, boot_ref, boot_x, &b), 0);
+		assert_memory_equal(&a.point, &b.point, sizeof(a.point));
+		assert_memory_equal(&a.lo, &b.lo, sizeof(a.lo));
+		assert_memory_equal(&a.hi, &b.hi, sizeof(a.hi));
+		/* The order the runs were recorded in does not matter. */
+		assert_int_equal(run_boot(c, ref_rev, x_rev, &r), 0);
+		assert_true(r.lo == a.lo && r.hi == a.hi && r.point == a.point);
+	}
+	/* Another seed, another interval (pinned above: seed 1 and 2 differ at lo). */
+	assert_true(boot_cases[0].lo != boot_cases[1].lo);
+}
+
+static void test_bootstrap_more(void **state)
+{
+	static const double x_nan[] = { 11.1, 10.9, 11.4, 11.0, NAN, 11.3, 11.2, 10.8 };
+	static const double tiny[] = { 3, 1, 2 };
+	struct stats_interval a;
+
+	(void)state;
+	/* Non-finite values are dropped; level 0.90; pinned from the same Python. */
+	assert_int_equal(stats_bootstrap_ratio(boot_ref, ARRAY_SIZE(boot_ref), x_nan, ARRAY_SIZE(x_nan),
+					       0.90, 500, 7, &a), 0);
+	check_close("ratio, NaN dropped", "lo", a.lo, 1.0536326145870154, 0);
+	check_close("ratio, NaN dropped", "hi", a.hi, 1.1099999999999999, 0);
+	check_close("ratio, NaN dropped", "point", a.point, 1.0829268292682928, 0);
+	/* Three values, 50% interval: the interpolation lands on order statistics. */
+	assert_int_equal(stats_bootstrap_median(tiny, 3, 0.5, 1000, 99, &a), 0);
+	assert_true(a.point == 2 && a.lo == 1 && a.hi == 3);
+	/* One value: every resample is that value. */
+	assert_int_equal(stats_bootstrap_ratio(tiny, 1, tiny + 1, 1, 0.95, 100, 5, &a), 0);
+	assert_true(a.point == 1.0 / 3 && a.lo == a.point && a.hi == a.point);
+	/* A wider level gives an interval at least as wide, from the same draws. */
+	{
+		struct stats_interval n90, n99;
+
+		assert_int_equal(stats_bootstrap_ratio(boot_ref, 8, boot_x, 7, 0.90, 3000, 9, &n90), 0);
+		assert_int_equal(stats_bootstrap_ratio(boot_ref, 8, boot_x, 7, 0.99, 3000, 9, &n99), 0);
+		assert_true(n99.lo <= n90.lo && n90.hi <= n99.hi);
+		assert_true(n99.hi - n99.lo > n90.hi - n90.lo);
+	}
+}
+
+struct boot_refusal {
+	const char *what;
+	const double *ref, *x;
+	size_t nref, nx;
+	double level;
+	unsigned resamples;
+	enum stats_boot_status want;
+};
+
+static const double zeros[] = { 0, 0, 0 }, zero_one_two[] = { 0, 1, 2 }, only_nan[] = { NAN, INFINITY };
+
+static const struct boot_refusal boot_refusals[] = {
+	{ "empty reference", boot_ref, boot_x, 0, 7, 0.95, 100, STATS_BOOT_EMPTY },
+	{ "NULL reference", NULL, boot_x, 0, 7, 0.95, 100, STATS_BOOT_EMPTY },
+	{ "empty x", boot_ref, boot_x, 8, 0, 0.95, 100, STATS_BOOT_EMPTY },
+	{ "nothing finite in x", boot_ref, only_nan, 8, 2, 0.95, 100, STATS_BOOT_EMPTY },
+	{ "reference median 0", zeros, boot_x, 3, 7, 0.95, 100, STATS_BOOT_ZERO_REF },
+	/* Median 1, but a resample of two or three zeros has median 0 (7 in 27). */
+	{ "a resampled reference median 0", zero_one_two, boot_x, 3, 7, 0.95, 1000, STATS_BOOT_ZERO_REF },
+	{ "level 0", boot_ref, boot_x, 8, 7, 0, 100, STATS_BOOT_BAD_ARGS },
+	{ "level 1", boot_ref, boot_x, 8, 7, 1, 100, STATS_BOOT_BAD_ARGS },
+	{ "level NaN", boot_ref, boot_x, 8, 7, NAN, 100, STATS_BOOT_BAD_ARGS },
+	{ "no resamples", boot_ref, boot_x, 8, 7, 0.95, 0, STATS_BOOT_BAD_ARGS },
+	{ "too many resamples", boot_ref, boot_x, 8, 7, 0.95, STATS_BOOT_MAX_RESAMPLES + 1,
+	  STATS_BOOT_BAD_ARGS },
+};
+
+static void test_bootstrap_refusals(void **state)
+{
+	struct stats_interval a;
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(boot_refusals); i++) {
+		const struct boot_refusal *c = &boot_refusals[i];
+
+		memset(&a, 0x55, sizeof(a));
+		if (stats_bootstrap_ratio(c->ref, c->nref, c->x, c->nx, c->level, c->resamples, 1, &a) != -1)
+			fail_msg("%s: accepted", c->what);
+		if (a.status != c->want)
+			fail_msg("%s: status %d (%s), want %d", c->what, (int)a.status,
+				 stats_boot_status_name(a.status), (int)c->want);
+		assert_true(a.point == 0 && a.lo == 0 && a.hi == 0);
+		assert_true(strlen(stats_boot_status_name(a.status)) > 0);
+	}
+	assert_int_equal(stats_bootstrap_median(boot_x, 0, 0.95, 100, 1, &a), -1);
+	assert_int_equal(a.status, STATS_BOOT_EMPTY);
+	assert_int_equal(stats_bootstrap_median(boot_x, 7, 1.5, 100, 1, &a), -1);
+	assert_int_equal(a.status, STATS_BOOT_BAD_ARGS);
+	/* The median bootstrap has no reference: zeros are fine. */
+	assert_int_equal(stats_bootstrap_median(zeros, 3, 0.95, 100, 1, &a), 0);
+	assert_true(a.point == 0 && a.lo == 0 && a.hi == 0 && a.status == STATS_BOOT_OK);
+	assert_string_not_equal(stats_boot_status_name(STATS_BOOT_EMPTY),
+				stats_boot_status_name(STATS_BOOT_ZERO_REF));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -671,6 +828,9 @@ int main(void)
 		cmocka_unit_test(test_wilcoxon_exact),
 		cmocka_unit_test(test_wilcoxon_edges),
 		cmocka_unit_test(test_wilcoxon_large),
+		cmocka_unit_test(test_bootstrap_pinned),
+		cmocka_unit_test(test_bootstrap_more),
+		cmocka_unit_test(test_bootstrap_refusals),
 	};
 
 	return cmocka_run_group_tests_name("stats", tests, NULL, NULL);
