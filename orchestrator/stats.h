@@ -190,8 +190,10 @@ const char *stats_boot_status_name(enum stats_boot_status s);
  * (1 + level) / 2 quantiles of the sorted ratios, interpolated linearly
  * between order statistics (R's type 7: position (B - 1) * q from 0).
  * The draws come from rng_next()/rng_below() (util.h) seeded with seed,
- * in the order above, so the same arguments give a bit-identical
- * interval on every platform. point is median(x) / median(ref).
+ * in the order above, each an index into the sample's finite values
+ * sorted ascending: the same arguments give a bit-identical interval on
+ * every platform, and the order the values were recorded in does not
+ * matter. point is median(x) / median(ref).
  * Returns 0, or -1 with out->status saying why (then point, lo and hi
  * are 0): a whole run stops at the first resample whose reference median
  * is 0, since one undefined ratio leaves the quantiles undefined.
