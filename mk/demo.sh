@@ -1,7 +1,8 @@
 #!/bin/sh
 # `make demo`: runs the bundled A/B example (examples/demo/plan.json) into a
 # fresh evidence directory under build/demo/, prints the summary table of
-# its report and where the evidence is, and exits with abev's exit code.
+# its report and where the evidence is, and exits with abev's exit code (0 for the
+# rejection, exit 5, that the demo is built to show).
 # Run from the repository root after ./abev and the demo suite are built.
 set -u
 if [ ! -x ./abev ] || [ ! -x build/examples/demo-suite ]; then
@@ -38,4 +39,10 @@ else
 fi
 echo "The evidence is in $out; the full report is $out/report.md."
 echo "Check it: ./abev verify $out --pubkey $key.pub"
+# The demo's candidate trades memory for speed on purpose: abev rejecting it (exit 5,
+# a failed gate) is the demo working. Anything else is passed on.
+if [ "$rc" -eq 5 ]; then
+	echo "abev exited 5: the candidate was rejected by a gate, as this demo expects."
+	exit 0
+fi
 exit "$rc"

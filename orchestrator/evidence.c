@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compare.h"
+#include "json_out.h"
 #include "util.h"
 
 void invocation_release(struct invocation *inv)
@@ -63,51 +65,6 @@ const char *run_status_name(enum run_status st)
 	return "unknown";
 }
 
-/*
- * cJSON adds every key with a check for allocation failure; abev treats
- * exhaustion as fatal, so these wrappers keep the serialisers readable.
- */
-static cJSON *jnew_object(void)
-{
-	cJSON *o = cJSON_CreateObject();
-	if (!o)
-		die_oom();
-	return o;
-}
-
-static void jadd(cJSON *obj, const char *key, cJSON *val)
-{
-	if (!val || !cJSON_AddItemToObject(obj, key, val))
-		die_oom();
-}
-
-static void jadd_str(cJSON *obj, const char *key, const char *s)
-{
-	jadd(obj, key, s ? cJSON_CreateString(s) : cJSON_CreateNull());
-}
-
-/* Integers go through double in cJSON; every figure abev writes is below 2^53. */
-static void jadd_int(cJSON *obj, const char *key, int64_t v)
-{
-	jadd(obj, key, cJSON_CreateNumber((double)v));
-}
-
-static void jadd_int_or_null(cJSON *obj, const char *key, int64_t v, int present)
-{
-	jadd(obj, key, present ? cJSON_CreateNumber((double)v) : cJSON_CreateNull());
-}
-
-static void jadd_num(cJSON *obj, const char *key, double v)
-{
-	/* Round to 6 significant decimals so the text is stable and short. */
-	jadd(obj, key, cJSON_CreateNumber(round(v * 1e6) / 1e6));
-}
-
-static void jadd_bool(cJSON *obj, const char *key, int b)
-{
-	jadd(obj, key, cJSON_CreateBool(b));
-}
-
 static cJSON *load_json(const struct loadavg *l)
 {
 	cJSON *o;
@@ -124,20 +81,6 @@ static cJSON *load_json(const struct loadavg *l)
 	jadd_int(o, "runnable", l->runnable);
 	jadd_int(o, "total", l->total);
 	return o;
-}
-
-static cJSON *jnew_array(void)
-{
-	cJSON *a = cJSON_CreateArray();
-	if (!a)
-		die_oom();
-	return a;
-}
-
-static void jpush(cJSON *arr, cJSON *val)
-{
-	if (!val || !cJSON_AddItemToArray(arr, val))
-		die_oom();
 }
 
 static void counts_into(cJSON *o, const struct results_counts *c)
@@ -276,7 +219,7 @@ static cJSON *invocation_json(const struct invocation *inv, int with_schema)
 	for (size_t i = 0; i < inv->nmetrics; i++) {
 		const struct metric_value *m = &inv->metrics[i];
 		/* Values keep their full precision: they are what comparisons are made of. */
-		jadd(metrics, m->name, m->ok ? cJSON_CreateNumber(m->value) : cJSON_CreateNull());
+		jadd(metrics, m->name, m->ok ? jreal(m->value) : jnull());
 	}
 	jadd(o, "metrics", metrics);
 	cJSON *guards = jnew_array();
@@ -284,23 +227,6 @@ static cJSON *invocation_json(const struct invocation *inv, int with_schema)
 		jpush(guards, guard_json(&inv->guards[i]));
 	jadd(o, "guards", guards);
 	return o;
-}
-
-/* Prints o (formatted, two-space-free tabs as cJSON does) plus a newline and writes it. */
-static int write_json(const char *path, cJSON *o)
-{
-	char *text = cJSON_Print(o);
-	struct strbuf sb = STRBUF_INIT;
-	int ret;
-
-	if (!text)
-		die_oom();
-	strbuf_adds(&sb, text);
-	strbuf_addch(&sb, '\n');
-	cJSON_free(text);
-	ret = write_file_atomic(path, sb.buf, sb.len);
-	strbuf_release(&sb);
-	return ret;
 }
 
 static void fmt_load(struct strbuf *sb, const char *key, const struct loadavg *l)
@@ -370,7 +296,7 @@ int evidence_write_invocation(const char *root, const struct invocation *inv)
 	cJSON *o = invocation_json(inv, 1);
 	int ret = -1;
 
-	if (write_json(json_path, o) < 0)
+	if (json_write_file(json_path, o) < 0)
 		goto out;
 	resource_log(&sb, inv);
 	if (write_file_atomic(log_path, sb.buf, sb.len) < 0)
@@ -398,7 +324,6 @@ char *evidence_results_document(const struct results_file *files, size_t n,
 {
 	cJSON *o = jnew_object(), *arr = jnew_array(), *t = jnew_object();
 	const char *format = "none";
-	struct strbuf sb = STRBUF_INIT;
 	char *text;
 
 	jadd_str(o, "schema", EVIDENCE_RESULTS_SCHEMA);
@@ -415,20 +340,215 @@ char *evidence_results_document(const struct results_file *files, size_t n,
 	counts_into(t, total);
 	jadd(o, "total", t);
 	jadd(o, "guard", guard ? guard_json(guard) : cJSON_CreateNull());
-	text = cJSON_Print(o);
-	if (!text)
-		die_oom();
-	strbuf_adds(&sb, text);
-	strbuf_addch(&sb, '\n');
-	cJSON_free(text);
+	text = json_print(o);
 	cJSON_Delete(o);
-	return strbuf_detach(&sb, NULL);
+	return text;
+}
+
+static cJSON *str_array(const char *const *v, size_t n)
+{
+	cJSON *arr = jnew_array();
+	for (size_t i = 0; i < n; i++)
+		jpush(arr, cJSON_CreateString(v[i]));
+	return arr;
+}
+
+/* A value, or null with the reason beside it under note_key. */
+static void jadd_opt(cJSON *o, const char *key, int has, double v, const char *note_key,
+		     const char *note)
+{
+	jadd(o, key, has ? jreal(v) : jnull());
+	if (note_key)
+		jadd_str(o, note_key, has ? NULL : note);
+}
+
+static cJSON *interval_json(int has, double lo, double hi)
+{
+	cJSON *a;
+	if (!has)
+		return jnull();
+	a = jnew_array();
+	jpush(a, jreal(lo));
+	jpush(a, jreal(hi));
+	return a;
+}
+
+static cJSON *sample_json(const struct cmp_sample *s)
+{
+	cJSON *o = jnew_object(), *vals = jnew_array(), *x;
+
+	jadd_str(o, "variant", s->variant);
+	jadd_bool(o, "reference", s->is_reference);
+	for (size_t i = 0; i < s->n; i++) {
+		cJSON *v = jnew_object();
+		jadd_real(v, "value", s->values[i].value);
+		jadd_int(v, "seq", s->values[i].seq);
+		jadd_int(v, "round", s->values[i].round);
+		jadd_int(v, "slot", s->values[i].slot);
+		jadd_bool(v, "outlier", s->values[i].outlier);
+		jpush(vals, v);
+	}
+	jadd(o, "values", vals);
+	jadd_int(o, "n", (int64_t)s->n);
+	jadd_int(o, "excluded", (int64_t)s->excluded);
+	jadd_opt(o, "median", s->n > 0, s->median, NULL, NULL);
+	jadd_opt(o, "min", s->n > 0, s->min, NULL, NULL);
+	jadd_opt(o, "max", s->n > 0, s->max, NULL, NULL);
+	jadd_opt(o, "mean", s->n > 0, s->mean, NULL, NULL);
+	jadd_opt(o, "sd", s->n > 1, s->sd, NULL, NULL);
+	jadd_opt(o, "mad", s->n > 0, s->mad, NULL, NULL);
+	jadd_opt(o, "cv_pct", s->n > 1, s->cv_pct, NULL, NULL);
+	jadd_int(o, "outliers", (int64_t)s->outliers);
+	jadd_bool(o, "noisy", s->noisy);
+	if (!s->is_reference) {
+		jadd_opt(o, "change_pct", s->has_change, s->change_pct, "change_note", s->change_note);
+		jadd_opt(o, "ratio", s->has_change, s->ratio, NULL, NULL);
+		jadd(o, "ratio_ci", interval_json(s->has_ci, s->ci_lo, s->ci_hi));
+		jadd_str(o, "ratio_ci_note", s->has_ci ? NULL : s->ci_note);
+		if (s->has_mw) {
+			x = jnew_object();
+			jadd_real(x, "u", s->mw_u);
+			jadd_real(x, "p", s->mw_p);
+			jadd_bool(x, "exact", s->mw_exact);
+			jadd_real(x, "min_p", s->mw_min_p);
+			jadd_real(x, "hodges_lehmann_shift", s->hl_shift);
+		} else {
+			x = jnull();
+		}
+		jadd(o, "mann_whitney", x);
+		x = jnew_object();
+		jadd_int(x, "pairs", (int64_t)s->pairs);
+		jadd_opt(x, "ratio_median", s->has_paired, s->pair_ratio_median, NULL, NULL);
+		jadd_opt(x, "ratio_min", s->has_paired, s->pair_ratio_min, NULL, NULL);
+		jadd_opt(x, "ratio_max", s->has_paired, s->pair_ratio_max, NULL, NULL);
+		jadd_opt(x, "wilcoxon_p", s->has_paired, s->wsr_p, NULL, NULL);
+		if (s->has_paired)
+			jadd_bool(x, "exact", s->wsr_exact);
+		else
+			jadd(x, "exact", jnull());
+		jadd_opt(x, "min_p", s->has_paired, s->wsr_min_p, NULL, NULL);
+		jadd_str(x, "note", s->paired_note);
+		jadd(o, "paired", x);
+	}
+	x = jnew_object();
+	jadd_bool(x, "testable", s->order_testable);
+	jadd_int(x, "n_first", (int64_t)s->order_n_first);
+	jadd_int(x, "n_later", (int64_t)s->order_n_later);
+	jadd_opt(x, "first_median", s->order_testable, s->order_first_median, NULL, NULL);
+	jadd_opt(x, "later_median", s->order_testable, s->order_later_median, NULL, NULL);
+	jadd_opt(x, "shift_pct", s->order_testable, s->order_shift_pct, NULL, NULL);
+	jadd_opt(x, "p", s->order_testable, s->order_p, NULL, NULL);
+	jadd_bool(x, "warning", s->order_warning);
+	jadd_str(x, "note", s->order_note);
+	jadd(o, "order_effect", x);
+	return o;
+}
+
+static cJSON *gate_json(const struct cmp_gate *g)
+{
+	cJSON *o = jnew_object();
+
+	jadd_str(o, "metric", g->metric);
+	jadd_str(o, "variant", g->variant);
+	jadd_str(o, "kind", gate_kind_name(g->kind));
+	jadd_real(o, "limit", g->limit);
+	jadd_opt(o, "observed", g->has_observed, g->observed, NULL, NULL);
+	jadd(o, "interval", interval_json(g->has_interval, g->lo, g->hi));
+	jadd_str(o, "verdict", gate_verdict_word(g->verdict));
+	jadd_str(o, "reason", g->reason);
+	return o;
+}
+
+static cJSON *evidence_comparison_json(const struct comparison *c, const struct compare_gate_def *defs,
+				size_t ndefs)
+{
+	cJSON *o = jnew_object(), *arr, *x;
+
+	jadd_str(o, "reference", c->reference);
+	jadd_real(o, "confidence", c->confidence);
+	jadd_int(o, "bootstrap_resamples", c->resamples);
+	jadd_int(o, "seed", (int64_t)c->seed);
+	jadd_real(o, "alpha", c->alpha);
+	jadd_bool(o, "paired", !c->unpaired);
+	jadd_bool(o, "acceptance", c->acceptance);
+	jadd_str(o, "inconclusive", c->inconclusive_fails ? "fail" : "pass");
+	jadd_str(o, "decision", decision_name(c->decision));
+	x = jnew_object();
+	jadd_int(x, "min_runs", (int64_t)c->min_n);
+	jadd_real(x, "mann_whitney_min_p", c->mw_min_p);
+	jadd_int(x, "runs_needed", (int64_t)c->mw_n_needed);
+	jadd_int(x, "min_pairs", (int64_t)c->min_pairs);
+	jadd_real(x, "wilcoxon_min_p", c->wsr_min_p);
+	jadd_int(x, "pairs_needed", (int64_t)c->wsr_n_needed);
+	jadd(o, "sample_size", x);
+	arr = jnew_array();
+	for (size_t m = 0; m < c->nmetrics; m++) {
+		const struct cmp_metric *cm = &c->metrics[m];
+		cJSON *mo = jnew_object(), *vs = jnew_array();
+		jadd_str(mo, "name", cm->name);
+		jadd_str(mo, "unit", cm->unit);
+		jadd_str(mo, "better", cm->better_higher ? "higher" : "lower");
+		jadd_str(mo, "source", cm->source);
+		for (size_t v = 0; v < cm->nsamples; v++)
+			jpush(vs, sample_json(&cm->samples[v]));
+		jadd(mo, "variants", vs);
+		jpush(arr, mo);
+	}
+	jadd(o, "metrics", arr);
+	arr = jnew_array();
+	for (size_t i = 0; i < ndefs; i++) {
+		x = jnew_object();
+		jadd_str(x, "metric", defs[i].metric);
+		jadd_str(x, "kind", gate_kind_name(defs[i].kind));
+		jadd_real(x, "limit", defs[i].limit);
+		jpush(arr, x);
+	}
+	jadd(o, "gate_definitions", arr);
+	arr = jnew_array();
+	for (size_t g = 0; g < c->ngates; g++)
+		jpush(arr, gate_json(&c->gates[g]));
+	jadd(o, "gates", arr);
+	jadd(o, "warnings", str_array((const char *const *)c->warnings, c->nwarnings));
+	return o;
+}
+
+char *evidence_comparison_document(const struct comparison *c,
+				   const struct compare_gate_def *defs, size_t ndefs)
+{
+	cJSON *o = evidence_comparison_json(c, defs, ndefs);
+	char *text = json_print(o);
+
+	cJSON_Delete(o);
+	return text;
+}
+
+char *evidence_compare_document(const char *old_dir, const char *new_dir,
+				const char *const *variants, const struct comparison *cmps, size_t n,
+				const char *not_compared)
+{
+	cJSON *o = jnew_object(), *arr = jnew_array();
+	char *text;
+
+	jadd_str(o, "schema", EVIDENCE_COMPARE_SCHEMA);
+	jadd_str(o, "old", old_dir);
+	jadd_str(o, "new", new_dir);
+	for (size_t i = 0; i < n; i++) {
+		cJSON *v = jnew_object();
+		jadd_str(v, "variant", variants[i]);
+		jadd(v, "comparison", evidence_comparison_json(&cmps[i], NULL, 0));
+		jpush(arr, v);
+	}
+	jadd(o, "variants", arr);
+	jadd_str(o, "not_compared", not_compared && *not_compared ? not_compared : NULL);
+	text = json_print(o);
+	cJSON_Delete(o);
+	return text;
 }
 
 int evidence_write_run(const char *root, const struct run_header *hdr, enum run_status st,
 		       const struct invocation *invs, size_t ninvs)
 {
-	cJSON *o = jnew_object(), *plan, *sched, *arr, *notes, *list;
+	cJSON *o = jnew_object(), *plan, *sched, *list, *rep;
 	char *path = path_join(root, "result.json");
 	int ret;
 
@@ -456,35 +576,26 @@ int evidence_write_run(const char *root, const struct run_header *hdr, enum run_
 	jadd_num(sched, "max_foreign_cpu", hdr->max_foreign_cpu);
 	jadd_int(sched, "max_repeats", hdr->max_repeats);
 	jadd(o, "schedule", sched);
-	arr = cJSON_CreateArray();
-	if (!arr)
-		die_oom();
-	for (size_t i = 0; i < hdr->nvariants; i++) {
-		cJSON *s = cJSON_CreateString(hdr->variant_names[i]);
-		if (!s || !cJSON_AddItemToArray(arr, s))
-			die_oom();
-	}
-	jadd(o, "variants", arr);
+	jadd(o, "variants", str_array(hdr->variant_names, hdr->nvariants));
 	jadd_int(o, "planned", hdr->planned);
 	jadd_int(o, "executed", (int64_t)ninvs);
 	jadd_int(o, "abev_max_rss_bytes", hdr->abev_max_rss_bytes);
-	notes = cJSON_CreateArray();
-	if (!notes)
-		die_oom();
-	for (size_t i = 0; i < hdr->nnotes; i++) {
-		cJSON *s = cJSON_CreateString(hdr->notes[i]);
-		if (!s || !cJSON_AddItemToArray(notes, s))
-			die_oom();
-	}
-	jadd(o, "notes", notes);
-	list = cJSON_CreateArray();
-	if (!list)
-		die_oom();
+	jadd(o, "notes", str_array(hdr->notes, hdr->nnotes));
+	rep = jnew_object();
+	jadd_str(rep, "reproduce", hdr->reproduce);
+	jadd_str(rep, "evidence_dir", hdr->evidence_dir);
+	jadd_bool(rep, "signed", hdr->signed_evidence);
+	jadd_str(rep, "pubkey", hdr->pubkey);
+	jadd(o, "report", rep);
+	jadd(o, "comparison", hdr->comparison ? evidence_comparison_json(hdr->comparison,
+									 hdr->gate_defs,
+									 hdr->ngate_defs)
+					      : jnull());
+	list = jnew_array();
 	for (size_t i = 0; i < ninvs; i++)
-		if (!cJSON_AddItemToArray(list, invocation_json(&invs[i], 0)))
-			die_oom();
+		jpush(list, invocation_json(&invs[i], 0));
 	jadd(o, "invocations", list);
-	ret = write_json(path, o);
+	ret = json_write_file(path, o);
 	cJSON_Delete(o);
 	free(path);
 	return ret;

@@ -12,6 +12,9 @@
 #include <stdint.h>
 
 #include "guard.h"
+
+struct comparison;
+struct compare_gate_def;
 #include "metrics.h"
 #include "results.h"
 #include "sysstat.h"
@@ -19,6 +22,7 @@
 #define EVIDENCE_RUN_SCHEMA "abev.run/1"
 #define EVIDENCE_INVOCATION_SCHEMA "abev.invocation/1"
 #define EVIDENCE_RESULTS_SCHEMA "abev.results/1"
+#define EVIDENCE_COMPARE_SCHEMA "abev.compare/1"
 
 enum inv_status {
 	INV_OK,
@@ -103,6 +107,15 @@ struct run_header {
 	int64_t abev_max_rss_bytes; /* abev's own peak RSS so far */
 	const char *const *notes;   /* run-level remarks (e.g. a slot lost to load), may be NULL */
 	size_t nnotes;
+	/* What `abev report DIR` needs to render report.md again, byte for byte. */
+	const char *reproduce;      /* the command line that re-runs this, or NULL */
+	const char *evidence_dir;   /* as the user named it */
+	int signed_evidence;
+	const char *pubkey;         /* the signer's public key file, or NULL */
+	/* NULL while the run is going: the comparison is made once, at the end. */
+	const struct comparison *comparison;
+	const struct compare_gate_def *gate_defs;
+	size_t ngate_defs;
 };
 
 /*
@@ -116,6 +129,21 @@ int evidence_write_invocation(const char *root, const struct invocation *inv);
  */
 int evidence_write_run(const char *root, const struct run_header *hdr, enum run_status st,
 		       const struct invocation *invs, size_t ninvs);
+
+/*
+ * The "comparison" object of result.json, alone, as `abev run --json` and
+ * `abev export --format json` print it. Caller frees.
+ */
+char *evidence_comparison_document(const struct comparison *c,
+				   const struct compare_gate_def *defs, size_t ndefs);
+
+/*
+ * The abev.compare/1 document of `abev compare --json`: per shared
+ * variant the comparison of old's runs (reference) with new's. Caller frees.
+ */
+char *evidence_compare_document(const char *old_dir, const char *new_dir,
+				const char *const *variants, const struct comparison *cmps, size_t n,
+				const char *not_compared);
 
 /*
  * The abev.results/1 document of `abev results --json`: every file, the

@@ -11,10 +11,16 @@
 #include <unistd.h>
 
 #include "bundle.h"
+#include "compare.h"
+#include "compare_runs.h"
+#include "evidence_read.h"
+#include "export.h"
 #include "inspect.h"
 #include "plan.h"
+#include "report.h"
 #include "runner.h"
 #include "seal.h"
+#include "summary.h"
 #include "util.h"
 #include "verify.h"
 
@@ -24,17 +30,22 @@ enum exit_code {
 	EXIT_USAGE = 2,        /* usage or plan error */
 	EXIT_RUNTIME = 3,      /* cannot create the directory, nothing could be spawned */
 	EXIT_VERIFY = 4,       /* abev verify found a problem */
+	EXIT_REJECTED = 5,     /* the decision: a gate failed */
+	EXIT_INCONCLUSIVE = 6, /* the decision is inconclusive and the plan says that fails */
 	EXIT_SIGNAL_BASE = 128 /* interrupted: 128 + signal (130 SIGINT, 143 SIGTERM) */
 };
 
 static const char exit_codes_text[] =
-	"Exit codes:\n"
-	"  0    every invocation ran and passed\n"
+	"Exit codes (the first that applies, in this order: 128+N, 3, 2, 1, 5, 6, 0):\n"
+	"  0    every invocation ran and passed, and the decision is accepted, no\n"
+	"       decision (the plan sets no gate), or inconclusive (by default)\n"
 	"  1    evidence was produced but an invocation failed (non-zero exit, signal,\n"
-	"       timeout, exec failure, or a run slot lost to foreign load)\n"
+	"       timeout, exec failure, a missing metric, or a slot lost to foreign load)\n"
 	"  2    usage or plan error (nothing is run, nothing is written)\n"
 	"  3    runtime error (cannot create the evidence directory, cannot spawn)\n"
-	"  4    verification failed (abev verify)\n"
+	"  4    verification failed (abev verify, or --pubkey of report/export/compare)\n"
+	"  5    rejected: a gate failed (its whole interval is beyond the limit)\n"
+	"  6    inconclusive, in a plan whose decision.inconclusive is \"fail\"\n"
 	"  130  interrupted by SIGINT: evidence is written and marked \"interrupted\"\n"
 	"  143  interrupted by SIGTERM: likewise\n";
 
@@ -53,6 +64,11 @@ static const char main_usage[] =
 	"  keygen --out PREFIX  make a signing key (PREFIX.key, .pub, .pub.pem)\n"
 	"  pack DIR --out FILE.tar.zst\n"
 	"                       pack evidence into a deterministic bundle\n"
+	"  report DIR [--out FILE]\n"
+	"                       render DIR's report.md again from its evidence\n"
+	"  compare OLD NEW      compare two evidence directories variant by variant\n"
+	"  export DIR --format hyperfine|csv|junit|json\n"
+	"                       the evidence's figures for other tools\n"
 	"  results FILE...      count the tests in TRX / JUnit result files\n"
 	"  guard min-executed --min N FILE...\n"
 	"                       fail when fewer than N tests were executed\n"
@@ -66,11 +82,13 @@ static const char main_usage[] =
 
 static const char run_synopsis[] =
 	"usage: abev run PLAN --out DIR (--key KEY.key | --unsigned) [--bundle FILE]\n"
-	"                [--passphrase-file F | --passphrase-env VAR] [--quiet] [--dry-run]\n";
+	"                [--passphrase-file F | --passphrase-env VAR] [--quiet] [--json]\n"
+	"                [--dry-run]\n";
 
 static const char run_usage[] =
 	"usage: abev run PLAN --out DIR (--key KEY.key | --unsigned) [--bundle FILE]\n"
-	"                [--passphrase-file F | --passphrase-env VAR] [--quiet] [--dry-run]\n"
+	"                [--passphrase-file F | --passphrase-env VAR] [--quiet] [--json]\n"
+	"                [--dry-run]\n"
 	"\n"
 	"Runs every variant of PLAN (a JSON plan, schema \"abev.plan/1\") as fresh\n"
 	"processes: warmups first (never counted), then the recorded runs in the\n"
@@ -79,6 +97,16 @@ static const char run_usage[] =
 	"the next. Each run is measured (wall, CPU, peak RSS, faults, load, foreign\n"
 	"CPU, cgroup figures where available); runs that overlapped foreign load are\n"
 	"kept as \"discarded\" and repeated.\n"
+	"\n"
+	"When the runs are over abev compares every metric (the built-in wall, cpu and\n"
+	"max_rss, and the plan's) of each variant with the reference variant: medians,\n"
+	"ranges, change %, the ratio of medians with its bootstrap interval, exact\n"
+	"Mann-Whitney and round-paired Wilcoxon p-values. Each gate of the plan\n"
+	"(max_regression_pct, max_improvement_pct, budget) passes when the whole\n"
+	"interval is on its good side, fails when all of it is beyond the limit, and\n"
+	"is inconclusive otherwise. The decision is rejected (a gate failed),\n"
+	"inconclusive, accepted, or no decision (no gate); it ends the output and is\n"
+	"recorded in result.json's \"comparison\".\n"
 	"\n"
 	"Options:\n"
 	"  -o, --out DIR   evidence directory to create (must not exist)\n"
@@ -89,7 +117,9 @@ static const char run_usage[] =
 	"  --passphrase-file F, --passphrase-env VAR\n"
 	"                  the key's passphrase: first line of F, or $VAR (never argv)\n"
 	"  --bundle FILE   also pack the evidence into FILE (.tar.zst or .tar.gz)\n"
-	"  -q, --quiet     print nothing but errors\n"
+	"  -q, --quiet     print only the decision line and the evidence path\n"
+	"  --json          print the comparison (result.json's \"comparison\") as JSON on\n"
+	"                  stdout; the other lines go to stderr\n"
 	"  -n, --dry-run   check the plan and print the schedule; run and write nothing\n"
 	"  -h, --help      show this help\n"
 	"\n"
@@ -98,6 +128,53 @@ static const char run_usage[] =
 	"DIR/runs/<variant>/<phase>-<round>[-attempt-<k>]/ with test.log, stderr.log,\n"
 	"resource.log, guard.log and result.json (abev.invocation/1).\n"
 	"\n";
+
+static const char report_usage[] =
+	"usage: abev report DIR [--out FILE] [--pubkey KEY.pub]\n"
+	"\n"
+	"Renders DIR's report.md again from its evidence alone (result.json): the\n"
+	"comparison is recomputed from the recorded invocations, and the text is byte\n"
+	"for byte the report.md that abev run wrote. Prints it on stdout, or writes it\n"
+	"to FILE, which may not be inside DIR: sealed evidence is never rewritten.\n"
+	"With --pubkey the evidence is verified first (as abev verify does); without\n"
+	"it a note on stderr says that it was not.\n"
+	"\n"
+	"Exit codes: 0 rendered; 2 usage error, or DIR is not readable evidence;\n"
+	"4 verification failed.\n";
+
+static const char compare_usage[] =
+	"usage: abev compare OLD NEW [--json] [--pubkey KEY.pub]\n"
+	"\n"
+	"Compares two evidence directories, e.g. last month's baseline with today's\n"
+	"candidate, possibly from different plans: for every variant name both have\n"
+	"and every metric both recorded (the built-in wall, cpu and max_rss, and\n"
+	"plan metrics of the same name and unit), OLD's counted runs are the\n"
+	"reference and NEW's the candidate, with the statistics of abev run (median,\n"
+	"change %, ratio with its bootstrap interval, exact Mann-Whitney p). The runs\n"
+	"come from different schedules, so nothing is paired by round, and no gate is\n"
+	"judged. --json prints an abev.compare/1 document. With --pubkey both are\n"
+	"verified first.\n"
+	"\n"
+	"Exit codes: 0 compared; 2 usage error, unreadable evidence, or nothing shared\n"
+	"(the message names what each has); 4 verification failed.\n";
+
+static const char export_usage[] =
+	"usage: abev export DIR --format hyperfine|csv|junit|json [--out FILE]\n"
+	"                   [--pubkey KEY.pub]\n"
+	"\n"
+	"Writes DIR's figures for other tools, on stdout or into FILE:\n"
+	"  hyperfine  hyperfine's --export-json shape: results[] per variant with\n"
+	"             command (the variant), mean, stddev, median, min, max and times\n"
+	"             (seconds, counted runs), user, system and exit_codes\n"
+	"  csv        one row per invocation and metric: seq, variant, phase, round,\n"
+	"             attempt, status, metric, unit, value, counted\n"
+	"  junit      JUnit XML with one testcase per gate and compared variant: a\n"
+	"             failed gate is a failure, an inconclusive one is skipped\n"
+	"  json       the comparison, as result.json records it\n"
+	"With --pubkey the evidence is verified first.\n"
+	"\n"
+	"Exit codes: 0 written; 2 usage error or unreadable evidence; 4 verification\n"
+	"failed.\n";
 
 static const char results_usage[] =
 	"usage: abev results FILE... [--json] [--min-executed N]\n"
@@ -347,13 +424,35 @@ static char *pub_for_key(const char *key)
 	return pub;
 }
 
+/*
+ * The exit code of a run: interrupted, then abev's own failures, then a
+ * failed invocation, then the decision (see exit_codes_text).
+ */
+static int run_exit(enum runner_outcome o, const struct runner_result *res,
+		    int inconclusive_fails)
+{
+	switch (o) {
+	case RUNNER_INTERRUPTED: return EXIT_SIGNAL_BASE + res->signo;
+	case RUNNER_ERROR: return EXIT_RUNTIME;
+	case RUNNER_USAGE: return EXIT_USAGE;
+	case RUNNER_FAILED: return EXIT_FAILED;
+	case RUNNER_PASSED: break;
+	}
+	if (res->decision == DECISION_REJECTED)
+		return EXIT_REJECTED;
+	if (res->decision == DECISION_INCONCLUSIVE && inconclusive_fails)
+		return EXIT_INCONCLUSIVE;
+	return EXIT_PASSED;
+}
+
 static int cmd_run(int argc, char **argv)
 {
 	const char *plan_path = NULL, *out = NULL, *key_path = NULL, *bundle = NULL;
 	const char *pass_file = NULL, *pass_env = NULL;
-	int quiet = 0, dry_run = 0, unsigned_ok = 0, signo = 0, rc = EXIT_USAGE, helped;
+	int quiet = 0, dry_run = 0, unsigned_ok = 0, json = 0, rc = EXIT_USAGE, helped;
 	const struct cli_opt opts[] = {
 		{ "--quiet", "-q", &quiet, NULL },
+		{ "--json", NULL, &json, NULL },
 		{ "--dry-run", "-n", &dry_run, NULL },
 		{ "--unsigned", NULL, &unsigned_ok, NULL },
 		{ "--out", "-o", NULL, &out },
@@ -365,6 +464,7 @@ static int cmd_run(int argc, char **argv)
 	size_t npos;
 	struct plan plan = PLAN_INIT;
 	struct runner_options opt;
+	struct runner_result res;
 	struct seal_key *key = NULL;
 	char *reproduce = NULL, *pass = NULL, *pub = NULL;
 
@@ -411,6 +511,7 @@ static int cmd_run(int argc, char **argv)
 	opt.key = key;
 	opt.pubkey = pub;
 	opt.bundle = bundle;
+	opt.json = json;
 	if (quiet)
 		opt.progress = PROGRESS_QUIET;
 	else if (isatty(STDERR_FILENO))
@@ -418,20 +519,234 @@ static int cmd_run(int argc, char **argv)
 	else
 		opt.progress = PROGRESS_LINES;
 
-	switch (runner_run(&plan, &opt, &signo)) {
-	case RUNNER_PASSED: rc = EXIT_PASSED; break;
-	case RUNNER_FAILED: rc = EXIT_FAILED; break;
-	case RUNNER_INTERRUPTED: rc = EXIT_SIGNAL_BASE + signo; break;
-	case RUNNER_USAGE: rc = EXIT_USAGE; break;
-	case RUNNER_ERROR:
-	default: rc = EXIT_RUNTIME; break;
-	}
+	rc = run_exit(runner_run(&plan, &opt, &res), &res, plan.inconclusive_fails);
 out:
 	seal_key_free(key);
 	free_passphrase(pass);
 	plan_release(&plan);
 	free(reproduce);
 	free(pub);
+	return rc;
+}
+
+/*
+ * Checks PATH against KEY.pub when one is given, printing any problem;
+ * otherwise says on stderr that nothing was verified. 0, or an exit code.
+ */
+static int verify_first(const char *path, const char *pubkey)
+{
+	struct seal_pub pub;
+	struct verify_result res;
+	char *err = NULL;
+	int rc = 0;
+
+	if (!pubkey) {
+		fprintf(stderr, "abev: note: the signature of '%s' was not verified (give --pubkey "
+			"KEY.pub to check it first)\n", path);
+		return 0;
+	}
+	if (seal_pub_read(pubkey, &pub, &err) < 0) {
+		error("%s", err);
+		free(err);
+		return EXIT_USAGE;
+	}
+	memset(&res, 0, sizeof(res));
+	if (verify_path(path, &pub, &res) < 0)
+		return EXIT_USAGE;
+	for (size_t i = 0; i < res.nproblems; i++)
+		fprintf(stderr, "abev: problem: %s: %s\n", res.problems[i].file,
+			res.problems[i].reason);
+	if (res.nproblems || !res.signature_ok) {
+		error("'%s' failed verification against '%s'; nothing was rendered", path, pubkey);
+		rc = EXIT_VERIFY;
+	}
+	verify_result_release(&res);
+	return rc;
+}
+
+/*
+ * Reads DIR's evidence and recomputes its comparison, after verifying it
+ * when pubkey is given. 0, or an exit code after the message.
+ */
+static int load_evidence(const char *dir, const char *pubkey, struct evidence_run *run,
+			 struct comparison *cmp)
+{
+	char *err = NULL, *doc;
+	int rc = verify_first(dir, pubkey);
+
+	if (rc)
+		return rc;
+	if (evidence_read(dir, run, &err) < 0) {
+		error("%s", err);
+		free(err);
+		return EXIT_USAGE;
+	}
+	if (!run->has_comparison) {
+		error("'%s' holds no comparison: its run did not finish (status %s)", dir,
+		      run->status);
+		evidence_run_release(run);
+		return EXIT_USAGE;
+	}
+	compare_compute(&run->cfg, run->invs, run->ninvs, cmp);
+	doc = evidence_comparison_document(cmp, run->cfg.gates, run->cfg.ngates);
+	if (!evidence_comparison_matches(run, doc))
+		warning("the comparison recorded in '%s/result.json' is not the one its "
+			"invocations give; what follows is recomputed from the invocations", dir);
+	free(doc);
+	return 0;
+}
+
+/* Writes text to out (a new file or stdout when NULL). 0 or EXIT_RUNTIME. */
+static int emit(const char *out, const char *text)
+{
+	if (!out) {
+		fputs(text, stdout);
+		return fflush(stdout) ? EXIT_RUNTIME : 0;
+	}
+	return write_file_atomic(out, text, strlen(text)) < 0 ? EXIT_RUNTIME : 0;
+}
+
+/* Non-zero when path (which need not exist) would lie inside dir. */
+static int inside(const char *dir, const char *path)
+{
+	char *d = realpath(dir, NULL), *parent, *slash, *p = NULL;
+	int in = 0;
+
+	parent = xstrdup(path);
+	slash = strrchr(parent, '/');
+	if (slash)
+		*slash = '\0';
+	p = realpath(slash ? (*parent ? parent : "/") : ".", NULL);
+	if (d && p) {
+		size_t n = strlen(d);
+		in = !strncmp(p, d, n) && (p[n] == '\0' || p[n] == '/');
+	}
+	free(d);
+	free(p);
+	free(parent);
+	return in;
+}
+
+static int cmd_report(int argc, char **argv)
+{
+	const char *dir = NULL, *out = NULL, *pubkey = NULL;
+	const struct cli_opt opts[] = {
+		{ "--out", "-o", NULL, &out },
+		{ "--pubkey", "-p", NULL, &pubkey },
+	};
+	struct evidence_run run;
+	struct comparison cmp = COMPARISON_INIT;
+	struct report_input in;
+	size_t npos;
+	int rc, helped;
+	char *text;
+
+	if (parse_args(argc, argv, 1, "report", report_usage, "", report_usage, opts,
+		       ARRAY_SIZE(opts), &dir, 1, &npos, &helped) < 0)
+		return EXIT_USAGE;
+	if (helped)
+		return EXIT_PASSED;
+	if (!dir)
+		return usage_error("abev report needs an evidence directory",
+				   "usage: abev report DIR [--out FILE] [--pubkey KEY.pub]");
+	if (out && inside(dir, out))
+		return usage_error("--out lies inside the evidence directory, which is never "
+				   "rewritten: choose a file elsewhere", "usage: abev report DIR "
+				   "[--out FILE] [--pubkey KEY.pub]");
+	rc = load_evidence(dir, pubkey, &run, &cmp);
+	if (rc)
+		return rc;
+	evidence_report_input(&run, &cmp, &in);
+	text = report_render(&in);
+	rc = emit(out, text);
+	free(text);
+	comparison_release(&cmp);
+	evidence_run_release(&run);
+	return rc;
+}
+
+static int cmd_export(int argc, char **argv)
+{
+	const char *dir = NULL, *out = NULL, *pubkey = NULL, *format = NULL;
+	const struct cli_opt opts[] = {
+		{ "--out", "-o", NULL, &out },
+		{ "--pubkey", "-p", NULL, &pubkey },
+		{ "--format", "-f", NULL, &format },
+	};
+	struct evidence_run run;
+	struct comparison cmp = COMPARISON_INIT;
+	enum export_format f;
+	size_t npos;
+	int rc, helped;
+	char *text;
+
+	if (parse_args(argc, argv, 1, "export", export_usage, "", export_usage, opts,
+		       ARRAY_SIZE(opts), &dir, 1, &npos, &helped) < 0)
+		return EXIT_USAGE;
+	if (helped)
+		return EXIT_PASSED;
+	if (!dir || !format)
+		return usage_error("abev export needs an evidence directory and --format",
+				   "usage: abev export DIR --format hyperfine|csv|junit|json");
+	if (export_format_parse(format, &f) < 0) {
+		error("unknown format '%s' (expected hyperfine, csv, junit or json)", format);
+		return EXIT_USAGE;
+	}
+	if (out && inside(dir, out))
+		return usage_error("--out lies inside the evidence directory, which is never "
+				   "rewritten: choose a file elsewhere",
+				   "usage: abev export DIR --format F [--out FILE]");
+	rc = load_evidence(dir, pubkey, &run, &cmp);
+	if (rc)
+		return rc;
+	text = export_render(f, &run, &cmp);
+	rc = emit(out, text);
+	free(text);
+	comparison_release(&cmp);
+	evidence_run_release(&run);
+	return rc;
+}
+
+static int cmd_compare(int argc, char **argv)
+{
+	const char *pos[2] = { NULL, NULL }, *pubkey = NULL;
+	int json = 0, rc, helped;
+	const struct cli_opt opts[] = {
+		{ "--json", NULL, &json, NULL },
+		{ "--pubkey", "-p", NULL, &pubkey },
+	};
+	struct evidence_run old, new;
+	struct comparison c1 = COMPARISON_INIT, c2 = COMPARISON_INIT;
+	char *err = NULL;
+	size_t npos;
+
+	if (parse_args(argc, argv, 1, "compare", compare_usage, "", compare_usage, opts,
+		       ARRAY_SIZE(opts), pos, 2, &npos, &helped) < 0)
+		return EXIT_USAGE;
+	if (helped)
+		return EXIT_PASSED;
+	if (npos != 2)
+		return usage_error("abev compare needs two evidence directories",
+				   "usage: abev compare OLD NEW [--json] [--pubkey KEY.pub]");
+	rc = load_evidence(pos[0], pubkey, &old, &c1);
+	if (rc)
+		return rc;
+	rc = load_evidence(pos[1], pubkey, &new, &c2);
+	if (rc) {
+		comparison_release(&c1);
+		evidence_run_release(&old);
+		return rc;
+	}
+	rc = EXIT_PASSED;
+	if (compare_runs(&old, &new, json, stdout, &err) < 0) {
+		error("cannot compare '%s' with '%s': %s", pos[0], pos[1], err);
+		free(err);
+		rc = EXIT_USAGE;
+	}
+	comparison_release(&c1);
+	comparison_release(&c2);
+	evidence_run_release(&old);
+	evidence_run_release(&new);
 	return rc;
 }
 
@@ -665,6 +980,18 @@ static int cmd_help(int argc, char **argv)
 		fputs(guard_usage, stdout);
 		return EXIT_PASSED;
 	}
+	if (!strcmp(argv[1], "report")) {
+		fputs(report_usage, stdout);
+		return EXIT_PASSED;
+	}
+	if (!strcmp(argv[1], "compare")) {
+		fputs(compare_usage, stdout);
+		return EXIT_PASSED;
+	}
+	if (!strcmp(argv[1], "export")) {
+		fputs(export_usage, stdout);
+		return EXIT_PASSED;
+	}
 	if (!strcmp(argv[1], "help")) {
 		fputs("usage: abev help [COMMAND]\n", stdout);
 		return EXIT_PASSED;
@@ -698,6 +1025,12 @@ int main(int argc, char **argv)
 		return cmd_pack(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "guard"))
 		return cmd_guard(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "report"))
+		return cmd_report(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "compare"))
+		return cmd_compare(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "export"))
+		return cmd_export(argc - 1, argv + 1);
 	if (!strcmp(argv[1], "help"))
 		return cmd_help(argc - 1, argv + 1);
 	error("unknown command '%s'", argv[1]);

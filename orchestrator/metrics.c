@@ -548,29 +548,36 @@ static void from_process(const struct metric_def *d, const struct metric_inputs 
 	v->value = (double)n * scale;
 }
 
-/* Per second for time units; per unit otherwise. */
-static void derive_rate(const struct metric_value *base, struct metric_value *r)
+/*
+ * What a derived rate is called and measured in: per second for time
+ * units, per unit otherwise; its direction is the base's reversed.
+ * Returns the factor that turns 1/value into that unit.
+ */
+static double rate_identity(const char *base_name, const char *base_unit, int base_higher,
+			    struct metric_value *r)
 {
 	static const struct {
 		const char *unit;
 		double per_second;
 	} times[] = { { "ns", 1e9 }, { "us", 1e6 }, { "\xc2\xb5s", 1e6 }, { "ms", 1e3 }, { "s", 1 } };
-	double scale = 1;
-	size_t k;
 
-	for (k = 0; k < ARRAY_SIZE(times); k++)
-		if (!strcmp(base->unit, times[k].unit))
-			break;
-	if (k < ARRAY_SIZE(times)) {
-		scale = times[k].per_second;
-		r->unit = xstrdup("1/s");
-	} else {
-		r->unit = xasprintf("1/%s", base->unit);
-	}
-	r->name = xasprintf("%s (rate)", base->name);
-	r->better_higher = !base->better_higher;
+	r->name = xasprintf("%s (rate)", base_name);
+	r->better_higher = !base_higher;
 	/* The threshold stays on the base: one regression should fail one check. */
 	r->max_regression_pct = -1;
+	for (size_t k = 0; k < ARRAY_SIZE(times); k++)
+		if (!strcmp(base_unit, times[k].unit)) {
+			r->unit = xstrdup("1/s");
+			return times[k].per_second;
+		}
+	r->unit = xasprintf("1/%s", base_unit);
+	return 1;
+}
+
+static void derive_rate(const struct metric_value *base, struct metric_value *r)
+{
+	double scale = rate_identity(base->name, base->unit, base->better_higher, r);
+
 	if (!base->ok) {
 		r->why = xasprintf("no rate without '%s': %s", base->name, base->why);
 		return;
@@ -640,6 +647,30 @@ void metric_set_extract(const struct metric_set *set, const struct metric_inputs
 	}
 	text_release(&out_text);
 	text_release(&err_text);
+	*out = v;
+	*nout = n;
+}
+
+void metric_defs_outputs(const struct metric_def *defs, size_t ndefs, struct metric_value **out,
+			 size_t *nout)
+{
+	size_t n = 0, k = 0;
+	struct metric_value *v;
+
+	for (size_t i = 0; i < ndefs; i++)
+		n += 1 + !!defs[i].derive_rate;
+	v = xcalloc(n ? n : 1, sizeof(*v));
+	for (size_t i = 0; i < ndefs; i++) {
+		const struct metric_def *d = &defs[i];
+		struct metric_value *mv = &v[k++];
+
+		mv->name = xstrdup(d->name);
+		mv->unit = xstrdup(implied_unit(d));
+		mv->better_higher = d->better_higher;
+		mv->max_regression_pct = d->max_regression_pct;
+		if (d->derive_rate)
+			rate_identity(mv->name, mv->unit, mv->better_higher, &v[k++]);
+	}
 	*out = v;
 	*nout = n;
 }

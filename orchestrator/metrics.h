@@ -36,6 +36,9 @@ struct metric_def {
 	enum metric_match match;/* default first */
 	int derive_rate;        /* "derive": "rate" */
 	double max_regression_pct; /* < 0: none */
+	double max_improvement_pct;/* < 0: none */
+	int has_budget;
+	double budget;          /* absolute limit on a candidate's median, in unit */
 };
 
 /* What one invocation produced, as metrics see it. All borrowed. */
@@ -85,6 +88,13 @@ int metric_set_wants_test(const struct metric_set *set, const char *name);
 void metric_set_extract(const struct metric_set *set, const struct metric_inputs *in,
 			struct metric_value **out, size_t *nout);
 void metric_values_free(struct metric_value *v, size_t n);
+/*
+ * The metrics defs yield, in the order metric_set_extract() gives them,
+ * without values: name, unit and direction of each, derived rates
+ * included (ok = 0). Caller frees with metric_values_free().
+ */
+void metric_defs_outputs(const struct metric_def *defs, size_t ndefs, struct metric_value **out,
+			 size_t *nout);
 
 /* Names for the enums, as written in plans. */
 const char *metric_source_name(enum metric_source s);

@@ -1018,7 +1018,7 @@ static int parse_metric(const struct loader *ld, const cJSON *obj, const char *p
 {
 	static const char *const keys[] = {
 		"name", "unit", "better", "source", "field", "test", "pattern", "match",
-		"derive", "max_regression_pct",
+		"derive", "max_regression_pct", "max_improvement_pct", "budget",
 	};
 	char b[SHOW_MAX];
 	char *source = NULL, *better = NULL, *match = NULL, *derive = NULL, *p = NULL;
@@ -1026,6 +1026,7 @@ static int parse_metric(const struct loader *ld, const cJSON *obj, const char *p
 	int i, is_process, is_text, has_test, ret = -1;
 
 	d->max_regression_pct = -1;
+	d->max_improvement_pct = -1;
 	if (!cJSON_IsObject(obj)) {
 		perr(ld, path, "expected an object, found %s", json_kind(obj));
 		goto out;
@@ -1071,8 +1072,12 @@ static int parse_metric(const struct loader *ld, const cJSON *obj, const char *p
 	    get_string(ld, obj, path, "match", 0, 0, &match) < 0 ||
 	    get_string(ld, obj, path, "derive", 0, 0, &derive) < 0 ||
 	    get_number(ld, obj, path, "max_regression_pct", 0, 0, 1e6,
-		       &d->max_regression_pct) < 0)
+		       &d->max_regression_pct) < 0 ||
+	    get_number(ld, obj, path, "max_improvement_pct", 0, 0, 1e6,
+		       &d->max_improvement_pct) < 0 ||
+	    get_number(ld, obj, path, "budget", -1e300, 0, 1e300, &d->budget) < 0)
 		goto out;
+	d->has_budget = cJSON_GetObjectItemCaseSensitive(obj, "budget") != NULL;
 	if (d->field) {
 		size_t k;
 		for (k = 0; k < ARRAY_SIZE(process_fields); k++)
@@ -1152,6 +1157,14 @@ static int check_metric_name(const struct loader *ld, const struct metric_def *d
 	char *p = NULL;
 	int ret = -1;
 
+	if (!strcmp(defs[i].name, COMPARE_WALL) || !strcmp(defs[i].name, COMPARE_CPU) ||
+	    !strcmp(defs[i].name, COMPARE_MAX_RSS)) {
+		p = xasprintf("metrics[%zu].name", i);
+		perr(ld, p, "'%s' is the name of a built-in metric (" COMPARE_WALL ", " COMPARE_CPU
+		     ", " COMPARE_MAX_RSS "); gate it in \"gates\" or choose another name",
+		     defs[i].name);
+		goto out;
+	}
 	for (size_t j = 0; j < i; j++) {
 		if (!strcmp(defs[i].name, defs[j].name)) {
 			p = xasprintf("metrics[%zu].name", i);
@@ -1380,11 +1393,206 @@ static int parse_variants(struct loader *ld, const cJSON *root)
 	return 0;
 }
 
+
+/* true or false; *out is left alone when key is absent. */
+static int get_bool(const struct loader *ld, const cJSON *obj, const char *path,
+		    const char *key, int *out)
+{
+	const cJSON *j = cJSON_GetObjectItemCaseSensitive(obj, key);
+	char *p;
+	if (!j)
+		return 0;
+	if (cJSON_IsBool(j)) {
+		*out = cJSON_IsTrue(j);
+		return 0;
+	}
+	p = key_path(path, key);
+	perr(ld, p, "expected true or false, found %s", json_kind(j));
+	free(p);
+	return -1;
+}
+
+static int parse_reference(const struct loader *ld, const cJSON *root)
+{
+	struct plan *plan = ld->plan;
+	char b[SHOW_MAX];
+	char *name = NULL;
+	struct strbuf list = STRBUF_INIT;
+	int ret = -1;
+
+	if (get_string(ld, root, "", "reference", 0, 1, &name) < 0)
+		return -1;
+	if (!name)
+		return 0;
+	for (size_t i = 0; i < plan->nvariants; i++) {
+		if (!strcmp(plan->variants[i].name, name)) {
+			plan->reference = i;
+			ret = 0;
+			goto out;
+		}
+		strbuf_addf(&list, "%s%s", i ? ", " : "", plan->variants[i].name);
+	}
+	perr(ld, "reference", "no variant is called '%s' (the variants: %s)", show(b, name),
+	     list.buf);
+out:
+	free(name);
+	strbuf_release(&list);
+	return ret;
+}
+
+static int parse_decision(const struct loader *ld, const cJSON *root)
+{
+	static const char *const keys[] = {
+		"acceptance", "inconclusive", "confidence", "bootstrap_resamples",
+	};
+	struct plan *plan = ld->plan;
+	const cJSON *d;
+	char b[SHOW_MAX];
+	char *inconclusive = NULL;
+	int64_t resamples = plan->resamples;
+	int ret = -1;
+
+	if (get_object(ld, root, "", "decision", &d) < 0)
+		return -1;
+	if (!d)
+		return 0;
+	if (check_keys(ld, d, "decision", keys, ARRAY_SIZE(keys)) < 0 ||
+	    get_bool(ld, d, "decision", "acceptance", &plan->acceptance) < 0 ||
+	    get_string(ld, d, "decision", "inconclusive", 0, 1, &inconclusive) < 0 ||
+	    get_number(ld, d, "decision", "confidence", 0.5, 0, 0.999, &plan->confidence) < 0 ||
+	    get_int(ld, d, "decision", "bootstrap_resamples", 100, 1000000, &resamples) < 0)
+		goto out;
+	plan->resamples = (unsigned)resamples;
+	if (inconclusive) {
+		if (strcmp(inconclusive, "pass") && strcmp(inconclusive, "fail")) {
+			perr(ld, "decision.inconclusive", "expected \"pass\" (exit 0) or \"fail\" "
+			     "(exit 6), found '%s'", show(b, inconclusive));
+			goto out;
+		}
+		plan->inconclusive_fails = !strcmp(inconclusive, "fail");
+	}
+	ret = 0;
+out:
+	free(inconclusive);
+	return ret;
+}
+
+static void add_gate(struct plan *plan, const char *metric, enum gate_kind kind, double limit)
+{
+	plan->gates = xrealloc(plan->gates, (plan->ngates + 1) * sizeof(*plan->gates));
+	plan->gates[plan->ngates].metric = xstrdup(metric);
+	plan->gates[plan->ngates].kind = kind;
+	plan->gates[plan->ngates].limit = limit;
+	plan->ngates++;
+}
+
+/* Index of an existing gate of this metric and kind, or -1. */
+static int find_gate(const struct plan *plan, const char *metric, enum gate_kind kind)
+{
+	for (size_t i = 0; i < plan->ngates; i++)
+		if (plan->gates[i].kind == kind && !strcmp(plan->gates[i].metric, metric))
+			return (int)i;
+	return -1;
+}
+
+/*
+ * The gates: first each metric's own keys, in metric order, then the
+ * top-level "gates" object, whose names may also be the built-in metrics
+ * and derived rates. The same gate given in both places is an error.
+ */
+static int parse_gates(const struct loader *ld, const cJSON *root)
+{
+	static const char *const keys[] = { "max_regression_pct", "max_improvement_pct", "budget" };
+	struct plan *plan = ld->plan;
+	struct metric_value *outs = NULL;
+	size_t nouts = 0;
+	const cJSON *gates, *e;
+	char b[SHOW_MAX];
+	int ret = -1;
+
+	for (size_t i = 0; i < plan->nmetrics; i++) {
+		const struct metric_def *d = &plan->metrics[i];
+		if (d->max_regression_pct >= 0)
+			add_gate(plan, d->name, GATE_MAX_REGRESSION, d->max_regression_pct);
+		if (d->max_improvement_pct >= 0)
+			add_gate(plan, d->name, GATE_MAX_IMPROVEMENT, d->max_improvement_pct);
+		if (d->has_budget)
+			add_gate(plan, d->name, GATE_BUDGET, d->budget);
+	}
+	if (get_object(ld, root, "", "gates", &gates) < 0)
+		return -1;
+	if (!gates)
+		return 0;
+	metric_defs_outputs(plan->metrics, plan->nmetrics, &outs, &nouts);
+	for (e = gates->child; e; e = e->next) {
+		char *path = key_path("gates", e->string);
+		int known = !strcmp(e->string, COMPARE_WALL) || !strcmp(e->string, COMPARE_CPU) ||
+			    !strcmp(e->string, COMPARE_MAX_RSS);
+		double limit;
+		int r = -1;
+
+		for (size_t i = 0; i < nouts && !known; i++)
+			known = !strcmp(outs[i].name, e->string);
+		for (const cJSON *d = gates->child; d != e; d = d->next)
+			if (!strcmp(d->string, e->string)) {
+				perr(ld, path, "key given twice");
+				goto next;
+			}
+		if (!known) {
+			struct strbuf list = STRBUF_INIT;
+			strbuf_adds(&list, COMPARE_WALL ", " COMPARE_CPU ", " COMPARE_MAX_RSS);
+			for (size_t i = 0; i < nouts; i++)
+				strbuf_addf(&list, ", %s", outs[i].name);
+			perr(ld, path, "no metric is called '%s' (expected one of: %s)",
+			     show(b, e->string), list.buf);
+			strbuf_release(&list);
+			goto next;
+		}
+		if (!cJSON_IsObject(e)) {
+			perr(ld, path, "expected an object of limits, found %s", json_kind(e));
+			goto next;
+		}
+		if (!e->child) {
+			perr(ld, path, "empty: give max_regression_pct, max_improvement_pct or budget");
+			goto next;
+		}
+		if (check_keys(ld, e, path, keys, ARRAY_SIZE(keys)) < 0)
+			goto next;
+		for (size_t k = 0; k < ARRAY_SIZE(keys); k++) {
+			enum gate_kind kind = k == 0 ? GATE_MAX_REGRESSION
+					      : k == 1 ? GATE_MAX_IMPROVEMENT : GATE_BUDGET;
+			if (!cJSON_GetObjectItemCaseSensitive(e, keys[k]))
+				continue;
+			if (get_number(ld, e, path, keys[k], kind == GATE_BUDGET ? -1e300 : 0, 0,
+				       kind == GATE_BUDGET ? 1e300 : 1e6, &limit) < 0)
+				goto next;
+			if (find_gate(plan, e->string, kind) >= 0) {
+				char *kp = key_path(path, keys[k]);
+				perr(ld, kp, "the metric's own definition already sets %s; give it "
+				     "in one place", keys[k]);
+				free(kp);
+				goto next;
+			}
+			add_gate(plan, e->string, kind, limit);
+		}
+		r = 0;
+next:
+		free(path);
+		if (r < 0)
+			goto out;
+	}
+	ret = 0;
+out:
+	metric_values_free(outs, nouts);
+	return ret;
+}
+
 static int parse_top(struct loader *ld, const cJSON *root)
 {
 	static const char *const keys[] = {
 		"schema", "name", "description", "variants", "base", "variants_file",
 		"schedule", "results", "metrics", "load", "allowed_exit_codes", "versions",
+		"reference", "gates", "decision",
 	};
 	struct plan *plan = ld->plan;
 	struct plan_variant base = { 0 };
@@ -1446,6 +1654,9 @@ static int parse_top(struct loader *ld, const cJSON *root)
 		     plan->nvariants, PLAN_MAX_SLOTS);
 		goto out;
 	}
+	if (parse_reference(ld, root) < 0 || parse_gates(ld, root) < 0 ||
+	    parse_decision(ld, root) < 0)
+		goto out;
 	ret = 0;
 out:
 	variant_release(&base);
@@ -1571,6 +1782,8 @@ int plan_load(struct plan *plan, const char *path)
 	plan->min_executed = -1;
 	plan->max_foreign_cpu = 0.5;
 	plan->max_repeats = 2;
+	plan->confidence = COMPARE_CONFIDENCE;
+	plan->resamples = COMPARE_RESAMPLES;
 
 	if (read_file_capped(&sb, path, PLAN_MAX_BYTES) < 0)
 		goto out;
@@ -1617,6 +1830,9 @@ void plan_release(struct plan *plan)
 	for (size_t i = 0; i < plan->nversions; i++)
 		version_release(&plan->versions[i]);
 	free(plan->versions);
+	for (size_t i = 0; i < plan->ngates; i++)
+		free(plan->gates[i].metric);
+	free(plan->gates);
 	memset(plan, 0, sizeof(*plan));
 }
 

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "compare.h"
 #include "metrics.h"
 
 /* A plan file larger than this is refused. */
@@ -44,6 +45,17 @@ struct plan_variant {
 	size_t env_len;
 	char **assemblies;     /* glob templates ({variant} only), matched by metadata.c */
 	size_t assemblies_len;
+};
+
+/*
+ * A gate on one metric: from a metric's own max_regression_pct,
+ * max_improvement_pct or budget, or from the top-level "gates" object,
+ * which also reaches the built-in wall, cpu and max_rss and derived rates.
+ */
+struct plan_gate {
+	char *metric;
+	enum gate_kind kind;
+	double limit;
 };
 
 /* A command whose output records a tool's version, e.g. ["dotnet", "--version"]. */
@@ -96,6 +108,15 @@ struct plan {
 	 */
 	struct plan_version *versions;
 	size_t nversions;
+
+	/* comparison and decision */
+	size_t reference;      /* index of the reference variant; default 0 (the first) */
+	struct plan_gate *gates;
+	size_t ngates;
+	int acceptance;        /* decision.acceptance: the plan is an acceptance plan */
+	int inconclusive_fails;/* decision.inconclusive: "fail" (exit 6) or "pass" (default) */
+	double confidence;     /* decision.confidence, default COMPARE_CONFIDENCE */
+	unsigned resamples;    /* decision.bootstrap_resamples, default COMPARE_RESAMPLES */
 
 	/* load */
 	double max_foreign_cpu;/* cores; default 0.5; negative never happens */

@@ -12,17 +12,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stats.h"
+#include "summary.h"
+#include "units.h"
 #include "util.h"
 
 /* Generated from templates/report.md by mk/embed.sh. */
 extern const char report_template[];
 extern const unsigned long report_template_len;
 
-#define MIB (1024.0 * 1024.0)
-#define NS_PER_S 1e9
-/* Below this many samples per variant no change is worth more than a look. */
-#define REPORT_MIN_SAMPLES 5
 /* A placeholder name longer than this is not a placeholder. */
 #define PLACEHOLDER_MAX 32
 
@@ -53,18 +50,16 @@ static void md_text(struct strbuf *sb, const char *s)
 	}
 }
 
-static int counted(const struct invocation *inv)
-{
-	return !inv->warmup && inv->status == INV_OK;
-}
-
 static int is_failure(enum inv_status st)
 {
 	return st != INV_OK && st != INV_DISCARDED;
 }
 
-/* The three measures the summary compares, in seconds and MiB. */
-enum measure { M_WALL, M_CPU, M_RSS, M_COUNT };
+#define MIB (1024.0 * 1024.0)
+#define NS_PER_S 1e9
+
+/* The three process measures of the invocations table, in seconds and MiB. */
+enum measure { M_WALL, M_CPU, M_RSS };
 
 static double measure_of(const struct invocation *inv, enum measure m)
 {
@@ -74,52 +69,9 @@ static double measure_of(const struct invocation *inv, enum measure m)
 	case M_CPU:
 		return (double)(inv->user_ns + inv->sys_ns) / NS_PER_S;
 	case M_RSS:
-	case M_COUNT:
 		break;
 	}
 	return (double)inv->max_rss_bytes / MIB;
-}
-
-/* Decimals shown: milliseconds for times, a tenth of a MiB for memory. */
-static const int measure_decimals[M_COUNT] = { 3, 3, 1 };
-
-static void summarise(const struct report_input *in, const char *variant, enum measure m,
-		      struct summary *out)
-{
-	double *v = xcalloc(in->ninvs ? in->ninvs : 1, sizeof(*v));
-	size_t n = 0;
-
-	for (size_t i = 0; i < in->ninvs; i++) {
-		const struct invocation *inv = &in->invs[i];
-
-		if (counted(inv) && inv->variant && !strcmp(inv->variant, variant))
-			v[n++] = measure_of(inv, m);
-	}
-	stats_summary(v, n, out);
-	free(v);
-}
-
-static void add_change(struct strbuf *sb, const struct summary *ref, const struct summary *s,
-		       int is_ref)
-{
-	double pct;
-	int valid;
-
-	if (is_ref) {
-		strbuf_adds(sb, " reference |");
-		return;
-	}
-	if (!ref->n || !s->n) {
-		strbuf_adds(sb, " n/a |");
-		return;
-	}
-	pct = stats_change_pct(ref->median, s->median, &valid);
-	if (!valid)
-		strbuf_adds(sb, " n/a |");
-	else if (pct > -0.05 && pct < 0.05)
-		strbuf_adds(sb, " +0.0% |");
-	else
-		strbuf_addf(sb, " %+.1f%% |", pct);
 }
 
 static void render_status(struct strbuf *sb, const struct report_input *in)
@@ -138,6 +90,9 @@ static void render_status(struct strbuf *sb, const struct report_input *in)
 
 static void render_schedule(struct strbuf *sb, const struct report_input *in)
 {
+	const char *ref = in->comparison ? in->comparison->reference
+					 : in->nvariants ? in->variant_names[0] : NULL;
+
 	strbuf_adds(sb, "Order ");
 	md_text(sb, in->order ? in->order : "unknown");
 	strbuf_addf(sb, "; %u warmup round%s and %u recorded run%s per variant; "
@@ -148,7 +103,7 @@ static void render_schedule(struct strbuf *sb, const struct report_input *in)
 		if (i)
 			strbuf_adds(sb, ", ");
 		md_text(sb, in->variant_names[i]);
-		if (i == 0)
+		if (ref && !strcmp(in->variant_names[i], ref))
 			strbuf_adds(sb, " (reference)");
 	}
 	if (!in->nvariants)
@@ -156,47 +111,226 @@ static void render_schedule(struct strbuf *sb, const struct report_input *in)
 	strbuf_addch(sb, '.');
 }
 
-static void render_summary(struct strbuf *sb, const struct report_input *in)
+/* Appends the text of summary.c's builders as Markdown text. */
+typedef void (*words_fn)(struct strbuf *sb, const struct comparison *c);
+static void md_words(struct strbuf *sb, words_fn fn, const struct comparison *c)
 {
-	struct summary ref[M_COUNT];
+	struct strbuf w = STRBUF_INIT;
+	fn(&w, c);
+	md_text(sb, w.buf);
+	strbuf_release(&w);
+}
 
-	strbuf_adds(sb, "| Variant | n | Wall median (s) | Wall min–max (s) | CPU median (s) "
-		    "| CPU min–max (s) | Peak RSS median (MiB) | Peak RSS min–max (MiB) "
-		    "| Wall change | CPU change | Peak RSS change |\n"
-		    "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
-	memset(ref, 0, sizeof(ref));
-	for (size_t i = 0; i < in->nvariants; i++) {
-		struct summary s[M_COUNT];
+static void render_verdict(struct strbuf *sb, const struct report_input *in)
+{
+	const struct comparison *c = in->comparison;
+	size_t shown = 0;
 
-		for (int m = 0; m < M_COUNT; m++)
-			summarise(in, in->variant_names[i], (enum measure)m, &s[m]);
-		if (i == 0)
-			memcpy(ref, s, sizeof(ref));
-		strbuf_adds(sb, "\n| ");
-		md_text(sb, in->variant_names[i]);
-		strbuf_addf(sb, " | %zu |", s[M_WALL].n);
-		for (int m = 0; m < M_COUNT; m++) {
-			if (!s[m].n) {
-				strbuf_adds(sb, " n/a | n/a |");
-				continue;
-			}
-			strbuf_addf(sb, " %.*f | %.*f–%.*f |", measure_decimals[m], s[m].median,
-				    measure_decimals[m], s[m].min, measure_decimals[m], s[m].max);
-		}
-		for (int m = 0; m < M_COUNT; m++)
-			add_change(sb, &ref[m], &s[m], i == 0);
+	if (!c) {
+		strbuf_adds(sb, "No decision yet: the comparison is made once the run is over, "
+			    "and abev had not finished when this was written.");
+		return;
+	}
+	strbuf_adds(sb, "**Decision: ");
+	md_words(sb, summary_decision, c);
+	strbuf_adds(sb, ".**");
+	for (size_t g = 0; g < c->ngates; g++) {
+		if (c->gates[g].verdict == GATE_PASS)
+			continue;
+		strbuf_adds(sb, shown++ ? "\n- " : "\n\n- ");
+		strbuf_adds(sb, c->gates[g].verdict == GATE_FAIL ? "**FAIL**: " : "inconclusive: ");
+		md_text(sb, c->gates[g].reason);
+		strbuf_addch(sb, '.');
+	}
+	strbuf_adds(sb, "\n\n");
+	md_words(sb, summary_sample_size, c);
+	if (!c->acceptance) {
+		strbuf_adds(sb, "\n\n");
+		md_text(sb, summary_acceptance_caveat(c));
 	}
 }
 
-static void render_summary_note(struct strbuf *sb)
+/* A value with its unit, or "n/a" when the sample is empty. */
+static void cell_value(struct strbuf *sb, const struct cmp_metric *m, int has, double v)
 {
-	strbuf_addf(sb, "Counted: recorded runs with status ok. Warmups, discarded and failed "
-		    "invocations are left out. CPU is user + system time; peak RSS is the "
-		    "child's maximum resident set as wait4() reports it (the largest single "
-		    "process of its tree, not a sum). Changes compare "
-		    "each median with the first variant's. With fewer than %d samples per "
-		    "variant a change is an observation, not a significance claim.",
-		    REPORT_MIN_SAMPLES);
+	struct strbuf w = STRBUF_INIT;
+	if (has)
+		units_add(&w, v, m->unit);
+	else
+		strbuf_adds(&w, "n/a (no counted run)");
+	md_text(sb, w.buf);
+	strbuf_release(&w);
+}
+
+/*
+ * One row per metric and variant of metrics [from, to): n, median,
+ * range, change and ratio against the reference with its interval, and
+ * the Mann–Whitney p-value.
+ */
+static void render_rows(struct strbuf *sb, const struct comparison *c, size_t from, size_t to)
+{
+	strbuf_adds(sb, "| Metric | Variant | n | Median | Min–max | Change | Ratio [CI] | p |\n"
+		    "|---|---|---:|---:|---:|---:|---:|---:|");
+	for (size_t m = from; m < to; m++) {
+		const struct cmp_metric *cm = &c->metrics[m];
+		for (size_t v = 0; v < cm->nsamples; v++) {
+			const struct cmp_sample *s = &cm->samples[v];
+			struct strbuf w = STRBUF_INIT;
+
+			strbuf_adds(sb, "\n| ");
+			md_text(sb, cm->name);
+			strbuf_adds(sb, " | ");
+			md_text(sb, s->variant);
+			strbuf_addf(sb, " | %zu | ", s->n);
+			cell_value(sb, cm, s->n > 0, s->median);
+			strbuf_adds(sb, " | ");
+			if (s->n) {
+				cell_value(sb, cm, 1, s->min);
+				strbuf_adds(sb, "–");
+				cell_value(sb, cm, 1, s->max);
+			} else {
+				strbuf_adds(sb, "n/a");
+			}
+			strbuf_adds(sb, " | ");
+			if (s->is_reference) {
+				strbuf_adds(sb, "reference | reference | |");
+				continue;
+			}
+			if (s->has_change)
+				units_add_pct(&w, s->change_pct);
+			else
+				strbuf_addf(&w, "n/a (%s)", s->change_note);
+			md_text(sb, w.buf);
+			strbuf_reset(&w);
+			strbuf_adds(sb, " | ");
+			if (s->has_change) {
+				strbuf_addf(&w, "%.3f", s->ratio);
+				if (s->has_ci)
+					strbuf_addf(&w, " [%.3f, %.3f]", s->ci_lo, s->ci_hi);
+				else
+					strbuf_addf(&w, " (no interval: %s)", s->ci_note);
+			} else {
+				strbuf_adds(&w, "n/a");
+			}
+			md_text(sb, w.buf);
+			strbuf_reset(&w);
+			strbuf_adds(sb, " | ");
+			if (s->has_mw)
+				strbuf_addf(&w, "%.3g", s->mw_p);
+			else
+				strbuf_addf(&w, "n/a (%s)", s->mw_note);
+			md_text(sb, w.buf);
+			strbuf_adds(sb, " |");
+			strbuf_release(&w);
+		}
+	}
+}
+
+/* Where the built-in metrics end: compare.c puts them first. */
+#define BUILTIN_METRICS 3
+
+static void render_summary(struct strbuf *sb, const struct report_input *in)
+{
+	if (!in->comparison) {
+		strbuf_adds(sb, "Not computed yet (the run had not finished).");
+		return;
+	}
+	render_rows(sb, in->comparison, 0, BUILTIN_METRICS);
+}
+
+static void render_summary_note(struct strbuf *sb, const struct report_input *in)
+{
+	const struct comparison *c = in->comparison;
+
+	strbuf_adds(sb, "Counted: recorded runs whose process exited and whose process and test "
+		    "guards passed (a metric a run did not yield is left out of that metric "
+		    "alone). Warmups, discarded and failed invocations are left out. wall is the "
+		    "child's monotonic wall time, cpu its user + system time, max_rss its maximum "
+		    "resident set as wait4() reports it (the largest single process of its tree, "
+		    "not a sum). Change compares each median with the reference's; the ratio's "
+		    "interval is a bootstrap percentile interval");
+	if (c)
+		strbuf_addf(sb, " (%d%%, %u resamples, seed %llu)",
+			    (int)(c->confidence * 100 + 0.5), c->resamples,
+			    (unsigned long long)c->seed);
+	strbuf_adds(sb, "; p is the exact two-sided Mann–Whitney p-value of the two samples.");
+}
+
+static void render_metrics(struct strbuf *sb, const struct report_input *in)
+{
+	const struct comparison *c = in->comparison;
+
+	if (!c) {
+		strbuf_adds(sb, "Not computed yet (the run had not finished).");
+		return;
+	}
+	if (c->nmetrics <= BUILTIN_METRICS) {
+		strbuf_adds(sb, "The plan defines no metric of its own.");
+		return;
+	}
+	render_rows(sb, c, BUILTIN_METRICS, c->nmetrics);
+}
+
+static void render_gates(struct strbuf *sb, const struct report_input *in)
+{
+	const struct comparison *c = in->comparison;
+
+	if (!c) {
+		strbuf_adds(sb, "Not judged yet (the run had not finished).");
+		return;
+	}
+	if (!c->ngates) {
+		strbuf_adds(sb, "The plan sets no gate: no decision is made.");
+		return;
+	}
+	strbuf_adds(sb, "| Metric | Variant | Gate | Limit | Observed [interval] | Verdict |\n"
+		    "|---|---|---|---:|---:|---|");
+	for (size_t g = 0; g < c->ngates; g++) {
+		const struct cmp_gate *gt = &c->gates[g];
+		const struct cmp_metric *cm = NULL;
+		struct strbuf w = STRBUF_INIT;
+
+		for (size_t m = 0; m < c->nmetrics && !cm; m++)
+			if (!strcmp(c->metrics[m].name, gt->metric))
+				cm = &c->metrics[m];
+		strbuf_adds(sb, "\n| ");
+		md_text(sb, gt->metric);
+		strbuf_adds(sb, " | ");
+		md_text(sb, gt->variant);
+		strbuf_adds(sb, " | ");
+		md_text(sb, gate_kind_name(gt->kind));
+		strbuf_adds(sb, " | ");
+		if (cm)
+			summary_gate_limit(&w, cm, gt);
+		else
+			strbuf_addf(&w, "%g", gt->limit);
+		md_text(sb, w.buf);
+		strbuf_reset(&w);
+		strbuf_adds(sb, " | ");
+		if (!gt->has_observed)
+			strbuf_adds(&w, "n/a");
+		else if (gt->kind == GATE_BUDGET && cm)
+			units_add(&w, gt->observed, cm->unit);
+		else
+			units_add_pct(&w, gt->observed);
+		if (gt->has_interval && gt->kind == GATE_BUDGET && cm) {
+			strbuf_adds(&w, " [");
+			units_add(&w, gt->lo, cm->unit);
+			strbuf_adds(&w, ", ");
+			units_add(&w, gt->hi, cm->unit);
+			strbuf_adds(&w, "]");
+		} else if (gt->has_interval) {
+			strbuf_adds(&w, " [");
+			units_add_pct(&w, gt->lo);
+			strbuf_adds(&w, ", ");
+			units_add_pct(&w, gt->hi);
+			strbuf_adds(&w, "]");
+		}
+		md_text(sb, w.buf);
+		strbuf_addf(sb, " | %s |", gt->verdict == GATE_FAIL ? "**FAIL**"
+					   : gt->verdict == GATE_PASS ? "pass" : "inconclusive");
+		strbuf_release(&w);
+	}
 }
 
 static void add_exit(struct strbuf *sb, const struct invocation *inv)
@@ -259,140 +393,6 @@ static void sh_quote(struct strbuf *sb, const char *s)
 			strbuf_addch(sb, *p);
 	}
 	strbuf_addch(sb, '\'');
-}
-
-/*
- * A metric value: six significant digits, but whole numbers for large
- * values (byte counts read badly as 1.57901e+07).
- */
-static void add_number(struct strbuf *sb, double v)
-{
-	if (v >= 1e4 || v <= -1e4)
-		strbuf_addf(sb, "%.0f", v);
-	else
-		strbuf_addf(sb, "%.6g", v);
-}
-
-/* Metric names in order of first appearance over the invocations. */
-static size_t metric_names(const struct report_input *in, const char ***names)
-{
-	size_t n = 0, alloc = 0;
-	*names = NULL;
-	for (size_t i = 0; i < in->ninvs; i++) {
-		for (size_t k = 0; k < in->invs[i].nmetrics; k++) {
-			const char *name = in->invs[i].metrics[k].name;
-			size_t j;
-			for (j = 0; j < n && strcmp((*names)[j], name); j++)
-				;
-			if (j < n)
-				continue;
-			if (n == alloc) {
-				alloc = alloc ? alloc * 2 : 8;
-				*names = xrealloc(*names, alloc * sizeof(**names));
-			}
-			(*names)[n++] = name;
-		}
-	}
-	return n;
-}
-
-/* The metric called name in inv, or NULL. */
-static const struct metric_value *metric_of(const struct invocation *inv, const char *name)
-{
-	for (size_t k = 0; k < inv->nmetrics; k++)
-		if (!strcmp(inv->metrics[k].name, name))
-			return &inv->metrics[k];
-	return NULL;
-}
-
-static void summarise_metric(const struct report_input *in, const char *variant,
-			     const char *name, struct summary *out,
-			     const struct metric_value **def)
-{
-	double *v = xcalloc(in->ninvs ? in->ninvs : 1, sizeof(*v));
-	size_t n = 0;
-
-	for (size_t i = 0; i < in->ninvs; i++) {
-		const struct invocation *inv = &in->invs[i];
-		const struct metric_value *m = metric_of(inv, name);
-
-		if (m && !*def)
-			*def = m;
-		if (m && m->ok && counted(inv) && !strcmp(inv->variant, variant))
-			v[n++] = m->value;
-	}
-	stats_summary(v, n, out);
-	free(v);
-}
-
-/*
- * One row per metric and variant: median, range, change against the
- * reference variant, and the verdict against the metric's regression
- * limit, in the metric's own "better" direction.
- */
-static void render_metrics(struct strbuf *sb, const struct report_input *in)
-{
-	const char **names;
-	size_t n = metric_names(in, &names);
-
-	if (!n) {
-		strbuf_adds(sb, "No metric was recorded (the plan defines none, or no recorded "
-			    "run yielded one).");
-		return;
-	}
-	strbuf_adds(sb, "| Metric | Unit | Better | Variant | n | Median | Min–max | Change "
-		    "| Limit | Verdict |\n|---|---|---|---|---:|---:|---:|---:|---:|---|");
-	for (size_t k = 0; k < n; k++) {
-		struct summary ref = { 0, 0, 0, 0 };
-		for (size_t i = 0; i < in->nvariants; i++) {
-			const struct metric_value *def = NULL;
-			struct summary s;
-			double pct = 0;
-			int valid = 0;
-
-			summarise_metric(in, in->variant_names[i], names[k], &s, &def);
-			if (i == 0)
-				ref = s;
-			strbuf_adds(sb, "\n| ");
-			md_text(sb, names[k]);
-			strbuf_adds(sb, " | ");
-			md_text(sb, def && def->unit ? def->unit : "");
-			strbuf_addf(sb, " | %s | ", def && def->better_higher ? "higher" : "lower");
-			md_text(sb, in->variant_names[i]);
-			strbuf_addf(sb, " | %zu |", s.n);
-			if (s.n) {
-				strbuf_addch(sb, ' ');
-				add_number(sb, s.median);
-				strbuf_adds(sb, " | ");
-				add_number(sb, s.min);
-				strbuf_adds(sb, "–");
-				add_number(sb, s.max);
-				strbuf_adds(sb, " |");
-			} else
-				strbuf_adds(sb, " n/a | n/a |");
-			add_change(sb, &ref, &s, i == 0);
-			if (i != 0 && ref.n && s.n)
-				pct = stats_change_pct(ref.median, s.median, &valid);
-			if (!def || def->max_regression_pct < 0)
-				strbuf_adds(sb, " none |");
-			else
-				strbuf_addf(sb, " %g%% |", def->max_regression_pct);
-			if (i == 0) {
-				strbuf_adds(sb, " reference |");
-			} else if (!valid) {
-				strbuf_adds(sb, " n/a |");
-			} else {
-				double worse = def && def->better_higher ? -pct : pct;
-				if (def && def->max_regression_pct >= 0 && worse > def->max_regression_pct)
-					strbuf_addf(sb, " REGRESSION: %.1f%% worse |", worse);
-				else if (worse > 0)
-					strbuf_addf(sb, " %.1f%% worse |", worse);
-				else
-					strbuf_addf(sb, " %.1f%% better |", -worse);
-			}
-		}
-	}
-	free(names);
 }
 
 static const char *verdict_word(enum guard_verdict v)
@@ -458,6 +458,10 @@ static void render_notes(struct strbuf *sb, const struct report_input *in)
 	for (size_t i = 0; i < in->nnotes; i++) {
 		strbuf_adds(sb, i ? "\n- " : "\n\n- ");
 		md_text(sb, in->notes[i]);
+	}
+	for (size_t i = 0; in->comparison && i < in->comparison->nwarnings; i++) {
+		strbuf_adds(sb, i || in->nnotes ? "\n- " : "\n\n- ");
+		md_text(sb, in->comparison->warnings[i]);
 	}
 	if (!discarded && !failed)
 		return;
@@ -625,6 +629,8 @@ char *report_render(const struct report_input *in)
 		{ "tests_table", STRBUF_INIT },
 		{ "signature_banner", STRBUF_INIT },
 		{ "verify", STRBUF_INIT },
+		{ "verdict", STRBUF_INIT },
+		{ "gates_table", STRBUF_INIT },
 	};
 	struct strbuf out = STRBUF_INIT;
 
@@ -632,7 +638,7 @@ char *report_render(const struct report_input *in)
 	render_status(&secs[1].text, in);
 	render_schedule(&secs[2].text, in);
 	render_summary(&secs[3].text, in);
-	render_summary_note(&secs[4].text);
+	render_summary_note(&secs[4].text, in);
 	render_invocations(&secs[5].text, in);
 	render_notes(&secs[6].text, in);
 	render_reproduce(&secs[7].text, in);
@@ -640,6 +646,8 @@ char *report_render(const struct report_input *in)
 	render_tests(&secs[9].text, in);
 	render_banner(&secs[10].text, in);
 	render_verify(&secs[11].text, in);
+	render_verdict(&secs[12].text, in);
+	render_gates(&secs[13].text, in);
 
 	fill_template(&out, report_template, (size_t)report_template_len, secs, ARRAY_SIZE(secs));
 	for (size_t k = 0; k < ARRAY_SIZE(secs); k++)

@@ -1,13 +1,15 @@
 /*
  * report: renders report.md for an evidence directory from the plan and
  * the recorded invocations, through the template in templates/report.md
- * (compiled into the binary). Numbers come only from the measurements.
+ * (compiled into the binary). It renders; every figure it shows comes
+ * from the comparison (compare.c) or the invocation records as recorded.
  */
 #ifndef ABEV_REPORT_H
 #define ABEV_REPORT_H
 
 #include <stddef.h>
 
+#include "compare.h"
 #include "evidence.h"
 
 struct report_input {
@@ -27,6 +29,7 @@ struct report_input {
 	int signed_evidence;             /* SHA256.sig will be written */
 	const char *evidence_dir;        /* as the user named it, for the verify commands */
 	const char *pubkey;              /* the signer's public key file (KEY.pub), or NULL */
+	const struct comparison *comparison; /* NULL while the run is going */
 };
 
 /* Renders into *out (caller frees). */

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,10 +26,12 @@
 #include "guard.h"
 #include "judge.h"
 #include "bundle.h"
+#include "compare.h"
 #include "metadata.h"
 #include "proc.h"
 #include "report.h"
 #include "schedule.h"
+#include "summary.h"
 #include "sysstat.h"
 #include "util.h"
 
@@ -49,6 +52,13 @@ struct run_state {
 	const char **variant_names;
 	struct progress prog;
 	struct judge *judge;
+	/* The comparison, made once when the run is over. */
+	struct compare_config ccfg;
+	struct metric_value *outputs;   /* the plan's metrics as compared, owned */
+	size_t noutputs;
+	struct compare_gate_def *gate_defs;
+	struct comparison cmp;
+	int compared;
 };
 
 static const char *signal_name(int sig)
@@ -138,7 +148,15 @@ static int write_state(struct run_state *st, int final)
 {
 	const struct plan *plan = st->plan;
 	enum run_status status = current_status(st, final);
-	struct run_header hdr = {
+	struct run_header hdr;
+	struct report_input rin;
+	int ret = 0;
+
+	if (final && !st->compared) {
+		compare_compute(&st->ccfg, st->invs, st->ninvs, &st->cmp);
+		st->compared = 1;
+	}
+	hdr = (struct run_header){
 		.plan_name = plan->name,
 		.plan_path = plan->path,
 		.order = plan_order_name(plan->order),
@@ -159,8 +177,15 @@ static int write_state(struct run_state *st, int final)
 		.abev_max_rss_bytes = self_max_rss(),
 		.notes = (const char *const *)st->notes,
 		.nnotes = st->nnotes,
+		.reproduce = st->opt->reproduce,
+		.evidence_dir = st->opt->out_dir,
+		.signed_evidence = st->opt->key != NULL,
+		.pubkey = st->opt->pubkey,
+		.comparison = st->compared ? &st->cmp : NULL,
+		.gate_defs = st->gate_defs,
+		.ngate_defs = st->plan->ngates,
 	};
-	struct report_input rin = {
+	rin = (struct report_input){
 		.plan_name = plan->name,
 		.status = run_status_name(status),
 		.started_utc = st->started,
@@ -179,8 +204,8 @@ static int write_state(struct run_state *st, int final)
 		.signed_evidence = st->opt->key != NULL,
 		.evidence_dir = st->opt->out_dir,
 		.pubkey = st->opt->pubkey,
+		.comparison = st->compared ? &st->cmp : NULL,
 	};
-	int ret = 0;
 
 	if (evidence_write_run(st->root, &hdr, status, st->invs, st->ninvs) < 0)
 		ret = -1;
@@ -350,8 +375,14 @@ static int run_one(struct run_state *st, const struct sched_slot *slot, unsigned
 		inv->foreign_cpu = sysstat_foreign_cpu(&cs_before, &cs_after,
 						       res.user_ns + res.sys_ns + res.self_cpu_ns,
 						       res.wall_ns);
-		if (inv->foreign_cpu >= 0)
+		/*
+		 * Kept as result.json keeps it (6 decimals), so that a report
+		 * rendered again from the evidence shows the same figures.
+		 */
+		if (inv->foreign_cpu >= 0) {
+			inv->foreign_cpu = round(inv->foreign_cpu * 1e6) / 1e6;
 			inv->foreign_cpu_resolution = sysstat_foreign_cpu_resolution(res.wall_ns);
+		}
 	}
 	if (!res.cgroup_reason) {
 		inv->cgroup_valid = 1;
@@ -373,7 +404,7 @@ static int run_one(struct run_state *st, const struct sched_slot *slot, unsigned
 	 * load is still a failure, and a warmup never counts anyway. An
 	 * unknown load (no /proc/stat) cannot be held against the run.
 	 */
-	if (!inv->warmup && inv->status == INV_OK) {
+	if (compare_counts(inv)) {
 		struct guard_result g = { 0 };
 		guard_load(inv->foreign_cpu, inv->foreign_cpu_resolution, plan->max_foreign_cpu, &g);
 		if (g.verdict == GUARD_FAIL) {
@@ -397,6 +428,53 @@ out:
 	free(err_path);
 	free(cg_name);
 	return ret;
+}
+
+/* What the comparison is made of, from the plan: borrowed names, owned arrays. */
+static void compare_setup(struct run_state *st)
+{
+	const struct plan *plan = st->plan;
+	struct compare_metric_def *defs;
+
+	metric_defs_outputs(plan->metrics, plan->nmetrics, &st->outputs, &st->noutputs);
+	defs = xcalloc(st->noutputs + 1, sizeof(*defs));
+	for (size_t i = 0, k = 0; i < plan->nmetrics; i++) {
+		const struct metric_def *d = &plan->metrics[i];
+		for (size_t j = 0; j < 1u + !!d->derive_rate; j++, k++) {
+			defs[k].name = st->outputs[k].name;
+			defs[k].unit = st->outputs[k].unit;
+			defs[k].better_higher = st->outputs[k].better_higher;
+			defs[k].source = j ? "derived" : metric_source_name(d->source);
+		}
+	}
+	st->gate_defs = xcalloc(plan->ngates + 1, sizeof(*st->gate_defs));
+	for (size_t i = 0; i < plan->ngates; i++) {
+		st->gate_defs[i].metric = plan->gates[i].metric;
+		st->gate_defs[i].kind = plan->gates[i].kind;
+		st->gate_defs[i].limit = plan->gates[i].limit;
+	}
+	st->ccfg = (struct compare_config){
+		.variants = st->variant_names,
+		.nvariants = plan->nvariants,
+		.reference = plan->reference,
+		.metrics = defs,
+		.nmetrics = st->noutputs,
+		.gates = st->gate_defs,
+		.ngates = plan->ngates,
+		.confidence = plan->confidence,
+		.resamples = plan->resamples,
+		.seed = plan->seed,
+		.acceptance = plan->acceptance,
+		.inconclusive_fails = plan->inconclusive_fails,
+	};
+}
+
+static void compare_teardown(struct run_state *st)
+{
+	comparison_release(&st->cmp);
+	free((void *)st->ccfg.metrics);
+	metric_values_free(st->outputs, st->noutputs);
+	free(st->gate_defs);
 }
 
 static int create_root(struct run_state *st, enum runner_outcome *why)
@@ -464,8 +542,48 @@ void runner_print_schedule(const struct plan *plan)
 	free(slots);
 }
 
+/*
+ * What the user sees at the end: where the evidence is and its status,
+ * then the decision and one line per metric and compared variant. With
+ * --json stdout carries the comparison alone and the rest goes to
+ * stderr; --quiet keeps the decision line and the evidence path.
+ */
+static void print_end(const struct run_state *st, enum run_status final, int sealed,
+		      int bundled)
+{
+	const struct runner_options *opt = st->opt;
+	FILE *f = opt->json ? stderr : stdout;
+	int quiet = opt->progress == PROGRESS_QUIET;
+
+	if (opt->json) {
+		char *doc = evidence_comparison_document(&st->cmp, st->gate_defs, st->plan->ngates);
+		fputs(doc, stdout);
+		free(doc);
+		fflush(stdout);
+	}
+	if (quiet) {
+		if (!opt->json)
+			summary_print(f, &st->cmp, 1);
+		fprintf(f, "evidence: %s\n", st->root);
+		fflush(f);
+		return;
+	}
+	fprintf(f, "evidence: %s\nreport:   %s/report.md\nstatus:   %s\n", st->root, st->root,
+		run_status_name(final));
+	if (!sealed)
+		fprintf(f, "sealed:   NO: the manifest could not be written (see the error above)\n");
+	else
+		fprintf(f, "sealed:   %s\n", opt->key ? "SHA256, signed in SHA256.sig"
+						   : "SHA256 (UNSIGNED: run with --key to sign)");
+	if (bundled)
+		fprintf(f, "bundle:   %s\n", opt->bundle);
+	fputc('\n', f);
+	summary_print(f, &st->cmp, 0);
+	fflush(f);
+}
+
 enum runner_outcome runner_run(const struct plan *plan, const struct runner_options *opt,
-			       int *signo)
+			       struct runner_result *res)
 {
 	struct run_state st;
 	struct sched_slot *slots = NULL;
@@ -481,7 +599,7 @@ enum runner_outcome runner_run(const struct plan *plan, const struct runner_opti
 	memset(&st, 0, sizeof(st));
 	st.plan = plan;
 	st.opt = opt;
-	*signo = 0;
+	memset(res, 0, sizeof(*res));
 
 	/* What is compared is pinned down before anything runs or is written. */
 	md = metadata_collect(plan);
@@ -507,6 +625,7 @@ enum runner_outcome runner_run(const struct plan *plan, const struct runner_opti
 	st.variant_names = xcalloc(plan->nvariants, sizeof(*st.variant_names));
 	for (size_t i = 0; i < plan->nvariants; i++)
 		st.variant_names[i] = plan->variants[i].name;
+	compare_setup(&st);
 	schedule_build(plan->order, plan->seed, plan->nvariants, plan->warmups, plan->runs, &slots,
 		       &nslots);
 	st.planned = nslots;
@@ -583,25 +702,15 @@ enum runner_outcome runner_run(const struct plan *plan, const struct runner_opti
 			bundled = opt->bundle != NULL;
 	}
 	if (st.interrupt) {
-		*signo = st.interrupt;
+		res->signo = st.interrupt;
 		outcome = RUNNER_INTERRUPTED;
 	} else if (st.runtime_error) {
 		outcome = RUNNER_ERROR;
 	} else {
 		outcome = final == RUN_COMPLETED ? RUNNER_PASSED : RUNNER_FAILED;
 	}
-	if (opt->progress != PROGRESS_QUIET) {
-		printf("evidence: %s\nreport:   %s/report.md\nstatus:   %s\n", st.root, st.root,
-		       run_status_name(final));
-		if (!sealed)
-			printf("sealed:   NO: the manifest could not be written (see the error above)\n");
-		else
-			printf("sealed:   %s\n", opt->key ? "SHA256, signed in SHA256.sig"
-							   : "SHA256 (UNSIGNED: run with --key to sign)");
-		if (bundled)
-			printf("bundle:   %s\n", opt->bundle);
-		fflush(stdout);
-	}
+	res->decision = st.cmp.decision;
+	print_end(&st, final, sealed, bundled);
 out:
 	for (size_t i = 0; i < st.ninvs; i++)
 		invocation_release(&st.invs[i]);
@@ -611,6 +720,7 @@ out:
 	free(st.notes);
 	free(st.variant_names);
 	judge_free(st.judge);
+	compare_teardown(&st);
 	metadata_free(md);
 	free(st.root);
 	free(slots);

@@ -9,6 +9,7 @@
 #ifndef ABEV_RUNNER_H
 #define ABEV_RUNNER_H
 
+#include "compare.h"
 #include "plan.h"
 #include "progress.h"
 #include "seal.h"
@@ -20,6 +21,12 @@ struct runner_options {
 	const struct seal_key *key;   /* signs SHA256 when set; NULL: --unsigned */
 	const char *pubkey;           /* the public key file to name in the report, or NULL */
 	const char *bundle;           /* also pack the evidence into this archive, or NULL */
+	int json;                     /* print the comparison as JSON on stdout */
+};
+
+struct runner_result {
+	int signo;                    /* RUNNER_INTERRUPTED: the signal received */
+	enum decision decision;       /* the comparison's, once the run is over */
 };
 
 enum runner_outcome {
@@ -31,11 +38,11 @@ enum runner_outcome {
 };
 
 /*
- * Runs the plan. On RUNNER_INTERRUPTED *signo is the signal received.
- * Prints the evidence and report locations on stdout unless quiet.
+ * Runs the plan. Prints where the evidence is, its status, the decision
+ * and one line per metric and compared variant (see print_end()).
  */
 enum runner_outcome runner_run(const struct plan *plan, const struct runner_options *opt,
-			       int *signo);
+			       struct runner_result *res);
 
 /* Prints the schedule, one slot a line, to stdout (for --dry-run). */
 void runner_print_schedule(const struct plan *plan);

@@ -505,3 +505,14 @@ out:
 	free(p);
 	return ret;
 }
+
+const char *double_text(char buf[DOUBLE_TEXT_LEN], double v)
+{
+	v += 0.0; /* -0.0 would print as "-0" */
+	for (int digits = 15; digits <= 17; digits++) {
+		snprintf(buf, DOUBLE_TEXT_LEN, "%.*g", digits, v);
+		if (strtod(buf, NULL) == v)
+			break;
+	}
+	return buf;
+}

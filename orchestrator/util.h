@@ -129,6 +129,14 @@ void strv_free(char **v);
  */
 const char *show_text(char *buf, size_t size, const char *s, size_t n);
 
+/*
+ * The shortest of v's %.15g, %.16g and %.17g that reads back as exactly
+ * v (and "0" for -0.0): the text of a figure that must survive a round
+ * trip through a file. Returns buf.
+ */
+#define DOUBLE_TEXT_LEN 32
+const char *double_text(char buf[DOUBLE_TEXT_LEN], double v);
+
 /* Joins dir and name with one '/'. Caller frees. */
 char *path_join(const char *dir, const char *name);
 /* Creates dir and missing parents with mode 0755. 0 or -1 with error(). */

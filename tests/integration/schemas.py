@@ -31,7 +31,7 @@ except ImportError as e:  # CI installs python3-jsonschema
 _src = os.environ.get("ABEV_SRC") or os.path.normpath(
     os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 SCHEMA_DIR = os.path.join(_src, "evidence-schema")
-KINDS = ("plan", "run", "invocation", "results", "metadata")
+KINDS = ("plan", "run", "invocation", "results", "metadata", "compare")
 
 _schemas = {}
 _validators = {}

@@ -33,7 +33,8 @@ class Cli(AbevTestCase):
 
     def test_every_command_has_help(self):
         main = self.abev("--help", check=0).stdout
-        for cmd in ("run", "results", "guard", "keygen", "verify", "pack"):
+        for cmd in ("run", "report", "compare", "export", "results", "guard", "keygen",
+                    "verify", "pack"):
             a = self.abev("help", cmd, check=0).stdout
             b = self.abev(cmd, "--help", check=0).stdout
             self.assertEqual(a, b, cmd)
@@ -41,12 +42,13 @@ class Cli(AbevTestCase):
             self.assertIn(cmd, main)
         with open(os.path.join(SRC, "abev.1")) as f:
             man = f.read()
-        for cmd in ("run", "results", "guard", "keygen", "verify", "pack", "help"):
+        for cmd in ("run", "report", "compare", "export", "results", "guard", "keygen",
+                    "verify", "pack", "help"):
             self.assertIn(f".B abev {cmd}", man.replace("\\-", "-"))
 
     def test_exit_codes_in_help(self):
         text = self.abev("--help", check=0).stdout
-        for code in ("0", "1", "2", "3", "4", "130", "143"):
+        for code in ("0", "1", "2", "3", "4", "5", "6", "130", "143"):
             self.assertRegex(text, rf"(?m)^\s+{code}\b")
 
     def test_usage_errors_exit_2(self):
@@ -75,5 +77,8 @@ class Cli(AbevTestCase):
         for code in ("130", "143"):
             self.assertIn(code, man)
             self.assertIn(code, readme)
-        for opt in ("--out", "--quiet", "--dry-run", "--help", "--version"):
+        for code in ("5", "6"):
+            self.assertRegex(man, rf"(?m)^\.B {code}$")
+            self.assertIn(f"| {code} |", readme)
+        for opt in ("--out", "--quiet", "--json", "--dry-run", "--format", "--help", "--version"):
             self.assertIn(opt, man)

@@ -145,10 +145,11 @@ class RunBasics(AbevTestCase):
         self.assertIn("already exists", cp.stderr)
         self.assertEqual(os.listdir(self.path("ev")), ["keep"])
 
-    def test_quiet_prints_nothing(self):
+    def test_quiet_prints_only_the_decision_and_the_evidence(self):
         p = self.write_plan(helper_plan([("a", ["exit", "0"])]))
         cp = self.abev("run", p, "--out", self.path("ev"), "--quiet", check=0)
-        self.assertEqual(cp.stdout, "")
+        self.assertEqual(cp.stdout, "decision: no decision: the plan sets no gate\n"
+                         f"evidence: {os.path.realpath(self.path('ev'))}\n")
         self.assertEqual(cp.stderr, "")
 
     def test_one_line_per_invocation_when_not_a_terminal(self):

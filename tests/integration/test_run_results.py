@@ -111,7 +111,7 @@ class RunWithResults(AbevTestCase):
             {"name": "peak", "source": "process", "field": "max_rss",
              "max_regression_pct": 10},
         ]
-        res = self.run_it(plan, 0)
+        res = self.run_it(plan, 5)
         for inv in res["invocations"]:
             m = inv["metrics"]
             self.assertEqual(list(m), ["sort (stdout)", "crc (trx stdout)",
@@ -130,8 +130,12 @@ class RunWithResults(AbevTestCase):
         self.assertIn("## Metrics", report)
         for name in ("sort (stdout)", "crc (trx stdout)", "sieve (duration)", "peak"):
             self.assertIn(f"| {name} |", report)
-        # The candidate trades memory for speed: +200 % peak RSS is over the 10 % limit.
-        self.assertIn("REGRESSION", report)
+        # The candidate trades memory for speed: +200 % peak RSS is over the 10 % limit,
+        # in both of its runs: the gate fails, and the run exits 5.
+        gate = res["comparison"]["gates"][0]
+        self.assertEqual((gate["metric"], gate["variant"], gate["verdict"]), ("peak", "b", "fail"))
+        self.assertEqual(res["comparison"]["decision"], "rejected")
+        self.assertIn("| peak | b | max\\_regression\\_pct | ≤ +10.00% |", report)
 
     def test_metric_not_yielded_fails_with_the_reason(self):
         plan = self.plan([("a", "baseline", [])], runs=1)

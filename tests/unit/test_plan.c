@@ -118,7 +118,7 @@ static const char full_plan[] =
 	"               'gap_seconds': 1.5, 'timeout_seconds': 30, 'kill_grace_seconds': 2},\n"
 	"  'results': {'files': '{run_dir}/*.trx', 'min_executed': 10},\n"
 	"  'metrics': [\n"
-	"    {'name': 'wall', 'source': 'process', 'field': 'wall', 'max_regression_pct': 5},\n"
+	"    {'name': 'wall time', 'source': 'process', 'field': 'wall', 'max_regression_pct': 5},\n"
 	"    {'name': 'rss', 'source': 'process', 'field': 'max_rss', 'better': 'lower'},\n"
 	"    {'name': 'switches', 'source': 'process', 'field': 'nivcsw'},\n"
 	"    {'name': 'rebuild', 'unit': 'ms', 'source': 'stdout',\n"
@@ -194,7 +194,7 @@ static void test_full_plan(void **state)
 	assert_int_equal(plan.min_executed, 10);
 	assert_int_equal(plan.nmetrics, 7);
 	m = plan.metrics;
-	assert_string_equal(m[0].name, "wall");
+	assert_string_equal(m[0].name, "wall time");
 	assert_int_equal(m[0].source, METRIC_PROCESS);
 	assert_string_equal(m[0].field, "wall");
 	assert_string_equal(m[0].unit, "ms");
@@ -405,7 +405,7 @@ static void test_variants_file(void **state)
 #define VA "{'name':'a','command':['true']}"
 #define VB "{'name':'b','command':['true']}"
 #define BASE "'base':{'command':['run']},'variants_file':'vars.txt'"
-#define MW "{'name':'wall','source':'process','field':'wall'}"
+#define MW "{'name':'wall time','source':'process','field':'wall'}"
 #define LONG64 "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 #define LONG129 LONG64 LONG64 "a"
 
@@ -420,7 +420,8 @@ static const struct broken broken_plans[] = {
 	/* unknown keys, at every level */
 	{ HEAD "'variants':[" VA "],'colour':1}", NULL, 0,
 	  { ": colour: unknown key (expected one of: schema, name, description, variants, base,"
-	    " variants_file, schedule, results, metrics, load, allowed_exit_codes, versions)" } },
+	    " variants_file, schedule, results, metrics, load, allowed_exit_codes, versions,"
+	    " reference, gates, decision)" } },
 	{ HEAD "'variants':[" VA "],'schedule':{'ordr':'reverse'}}", NULL, 0,
 	  { ": schedule.ordr: unknown key (expected one of: warmups, runs, order, seed,"
 	    " gap_seconds, timeout_seconds, kill_grace_seconds)" } },
@@ -573,7 +574,7 @@ static const struct broken broken_plans[] = {
 	{ HEAD "'variants':[" VA "],'metrics':[" MW ",{'name':'x','source':'process','field':'wall',"
 	  "'colour':1}]}", NULL, 0,
 	  { ": metrics[1].colour: unknown key (expected one of: name, unit, better, source, field,"
-	    " test, pattern, match, derive, max_regression_pct)" } },
+	    " test, pattern, match, derive, max_regression_pct, max_improvement_pct, budget)" } },
 	{ HEAD "'variants':[" VA "],'metrics':[{'name':'x','source':'process','field':'wall',"
 	  "'field':'cpu'}]}", NULL, 0, { ": metrics[0].field: key given twice" } },
 	/* metrics: name */
@@ -589,7 +590,51 @@ static const struct broken broken_plans[] = {
 	  NULL, 0, { ": metrics[0].name: control character in 'a\\x09b'" } },
 	{ HEAD "'variants':[" VA "],'metrics':[" MW ",{'name':'other','source':'process',"
 	  "'field':'cpu'}," MW "]}", NULL, 0,
-	  { ": metrics[2].name: duplicate metric name 'wall' (also metrics[0])" } },
+	  { ": metrics[2].name: duplicate metric name 'wall time' (also metrics[0])" } },
+	/* reference, gates, decision */
+	{ HEAD "'variants':[" VA "," VB "],'reference':'c'}", NULL, 0,
+	  { ": reference: no variant is called 'c' (the variants: a, b)" } },
+	{ HEAD "'variants':[" VA "],'reference':''}", NULL, 0,
+	  { ": reference: expected a non-empty string, found an empty string" } },
+	{ HEAD "'variants':[" VA "],'gates':{'wal':{'max_regression_pct':5}}}", NULL, 0,
+	  { ": gates.wal: no metric is called 'wal' (expected one of: wall, cpu, max_rss)" } },
+	{ HEAD "'variants':[" VA "],'metrics':[{'name':'t','source':'stdout','unit':'ms',"
+	  "'pattern':'t=([0-9]+)','derive':'rate'}],'gates':{'x':{'budget':1}}}", NULL, 0,
+	  { ": gates.x: no metric is called 'x' (expected one of: wall, cpu, max_rss, t, t (rate))" } },
+	{ HEAD "'variants':[" VA "],'gates':{'wall':5}}", NULL, 0,
+	  { ": gates.wall: expected an object of limits, found a number" } },
+	{ HEAD "'variants':[" VA "],'gates':{'wall':{}}}", NULL, 0,
+	  { ": gates.wall: empty: give max_regression_pct, max_improvement_pct or budget" } },
+	{ HEAD "'variants':[" VA "],'gates':{'wall':{'max_regresion_pct':5}}}", NULL, 0,
+	  { ": gates.wall.max_regresion_pct: unknown key (expected one of: max_regression_pct,"
+	    " max_improvement_pct, budget)" } },
+	{ HEAD "'variants':[" VA "],'gates':{'cpu':{'max_regression_pct':-1}}}", NULL, 0,
+	  { ": gates.cpu.max_regression_pct: expected a number >= 0 and <= 1e+06, found -1" } },
+	{ HEAD "'variants':[" VA "],'gates':{'cpu':{'budget':'1s'}}}", NULL, 0,
+	  { ": gates.cpu.budget: expected a number >= -1e+300 and <= 1e+300, found a string" } },
+	{ HEAD "'variants':[" VA "],'metrics':[" MW "],'gates':[]}", NULL, 0,
+	  { ": gates: expected an object, found an empty array" } },
+	{ HEAD "'variants':[" VA "],'metrics':[{'name':'w','source':'process','field':'wall',"
+	  "'max_improvement_pct':3}],'gates':{'w':{'max_improvement_pct':4}}}", NULL, 0,
+	  { ": gates.w.max_improvement_pct: the metric's own definition already sets "
+	    "max_improvement_pct; give it in one place" } },
+	{ HEAD "'variants':[" VA "],'gates':{'wall':{'budget':1},'wall':{'budget':2}}}", NULL, 0,
+	  { ": gates.wall: key given twice" } },
+	{ HEAD "'variants':[" VA "],'decision':{'inconclusive':'maybe'}}", NULL, 0,
+	  { ": decision.inconclusive: expected \"pass\" (exit 0) or \"fail\" (exit 6), found "
+	    "'maybe'" } },
+	{ HEAD "'variants':[" VA "],'decision':{'acceptance':'yes'}}", NULL, 0,
+	  { ": decision.acceptance: expected true or false, found a string" } },
+	{ HEAD "'variants':[" VA "],'decision':{'confidence':1}}", NULL, 0,
+	  { ": decision.confidence: expected a number >= 0.5 and <= 0.999, found 1" } },
+	{ HEAD "'variants':[" VA "],'decision':{'bootstrap_resamples':10}}", NULL, 0,
+	  { ": decision.bootstrap_resamples: expected an integer from 100 to 1000000, found 10" } },
+	{ HEAD "'variants':[" VA "],'decision':{'alpha':0.1}}", NULL, 0,
+	  { ": decision.alpha: unknown key (expected one of: acceptance, inconclusive, confidence,"
+	    " bootstrap_resamples)" } },
+	{ HEAD "'variants':[" VA "],'metrics':[{'name':'wall','source':'process','field':'wall'}]}",
+	  NULL, 0, { ": metrics[0].name: 'wall' is the name of a built-in metric (wall, cpu, "
+		     "max_rss); gate it in \"gates\" or choose another name" } },
 	{ HEAD "'variants':[" VA "],'metrics':[{'name':'w','source':'process','field':'wall',"
 	  "'derive':'rate'},{'name':'w (rate)','source':'process','field':'cpu'}]}", NULL, 0,
 	  { ": metrics[1].name: 'w (rate)' is also the name of the rate metrics[0] derives" } },
@@ -764,6 +809,55 @@ static void test_broken_plans(void **state)
 		free(named);
 		free(path);
 	}
+}
+
+/* Gates from a metric's own keys and from "gates", the reference and the decision. */
+static void test_gates_and_decision(void **state)
+{
+	struct plan plan = PLAN_INIT;
+	char *path = write_json("gates.json",
+		HEAD "'variants':[" VA "," VB "],'reference':'b',"
+		"'metrics':[{'name':'t','source':'stdout','unit':'ms','pattern':'t=([0-9]+)',"
+		"'derive':'rate','max_regression_pct':10,'budget':250.5},"
+		"{'name':'r','source':'process','field':'max_rss','max_improvement_pct':50}],"
+		"'gates':{'wall':{'max_regression_pct':15,'max_improvement_pct':40},"
+		"'t (rate)':{'budget':2}},"
+		"'decision':{'acceptance':true,'inconclusive':'fail','confidence':0.9,"
+		"'bootstrap_resamples':2000}}");
+	static const struct { const char *metric; enum gate_kind kind; double limit; } want[] = {
+		{ "t", GATE_MAX_REGRESSION, 10 }, { "t", GATE_BUDGET, 250.5 },
+		{ "r", GATE_MAX_IMPROVEMENT, 50 }, { "wall", GATE_MAX_REGRESSION, 15 },
+		{ "wall", GATE_MAX_IMPROVEMENT, 40 }, { "t (rate)", GATE_BUDGET, 2 },
+	};
+	(void)state;
+
+	reset_errors();
+	assert_int_equal(plan_load(&plan, path), 0);
+	assert_int_equal(plan.reference, 1);
+	assert_int_equal(plan.ngates, ARRAY_SIZE(want));
+	for (size_t i = 0; i < ARRAY_SIZE(want); i++) {
+		assert_string_equal(plan.gates[i].metric, want[i].metric);
+		assert_int_equal(plan.gates[i].kind, want[i].kind);
+		assert_true(plan.gates[i].limit == want[i].limit);
+	}
+	assert_int_equal(plan.acceptance, 1);
+	assert_int_equal(plan.inconclusive_fails, 1);
+	assert_true(plan.confidence == 0.9);
+	assert_int_equal(plan.resamples, 2000);
+	plan_release(&plan);
+	free(path);
+
+	/* The defaults: first variant, no gate, inconclusive passes. */
+	path = write_json("plain.json", HEAD "'variants':[" VA "," VB "]}");
+	assert_int_equal(plan_load(&plan, path), 0);
+	assert_int_equal(plan.reference, 0);
+	assert_int_equal(plan.ngates, 0);
+	assert_int_equal(plan.acceptance, 0);
+	assert_int_equal(plan.inconclusive_fails, 0);
+	assert_true(plan.confidence == COMPARE_CONFIDENCE);
+	assert_int_equal(plan.resamples, COMPARE_RESAMPLES);
+	plan_release(&plan);
+	free(path);
 }
 
 /* results.min_executed: 1 once there are result files to count, absent without. */
@@ -975,6 +1069,7 @@ int main(void)
 		cmocka_unit_test(test_variants_file),
 		cmocka_unit_test(test_broken_plans),
 		cmocka_unit_test(test_min_executed_default),
+		cmocka_unit_test(test_gates_and_decision),
 		cmocka_unit_test(test_pattern_regerror),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_unreadable),

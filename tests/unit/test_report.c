@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "report.h"
+#include "util.h"
 
 #define MS 1000000LL
 #define MIB_B (1024LL * 1024)
@@ -107,6 +108,33 @@ static void assert_lacks(const char *text, const char *needle)
 		fail_msg("report should not contain \"%s\"; report:\n%s", needle, text);
 }
 
+/*
+ * Renders f as abev run would at its end: the comparison computed from
+ * the fixture's invocations (reference: the first of in.variant_names),
+ * with the given gates, then the report.
+ */
+static char *render(struct fixture *f, const struct compare_gate_def *gates, size_t ngates)
+{
+	struct compare_config cfg = {
+		.variants = f->in.variant_names,
+		.nvariants = f->in.nvariants,
+		.gates = gates,
+		.ngates = ngates,
+		.confidence = 0.95,
+		.resamples = 1000,
+		.seed = 1,
+	};
+	struct comparison c;
+	char *r;
+
+	compare_compute(&cfg, f->in.invs, f->in.ninvs, &c);
+	f->in.comparison = &c;
+	r = report_render(&f->in);
+	f->in.comparison = NULL;
+	comparison_release(&c);
+	return r;
+}
+
 static void test_summary_rows(void **state)
 {
 	struct fixture f;
@@ -121,16 +149,28 @@ static void test_summary_rows(void **state)
 	f.invs[8].sys_ns = 0;
 	f.invs[8].signal = 0;
 	f.invs[8].exit_code = 0;
-	r = report_render(&f.in);
+	r = render(&f, NULL, 0);
 	/* baseline: wall 1.0 1.2 1.1, cpu 0.8 1.0 0.9, rss 100 110 105. */
-	assert_has(r, "| baseline | 3 | 1.100 | 1.000–1.200 | 0.900 | 0.800–1.000 "
-		   "| 105.0 | 100.0–110.0 | reference | reference | reference |");
-	/* candidate: wall 0.8 0.9 (median of two = mean), cpu 0.6 0.7, rss 200 220. */
-	assert_has(r, "| candidate | 2 | 0.850 | 0.800–0.900 | 0.650 | 0.600–0.700 "
-		   "| 210.0 | 200.0–220.0 | -22.7% | -27.8% | +100.0% |");
-	assert_has(r, "| empty | 0 | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a |");
-	assert_has(r, "fewer than 5 samples per variant a change is an observation, "
-		   "not a significance claim");
+	assert_has(r, "| wall | baseline | 3 | 1.10 s | 1.00 s–1.20 s | reference | reference | |");
+	assert_has(r, "| cpu | baseline | 3 | 900 ms | 800 ms–1.00 s | reference | reference | |");
+	assert_has(r, "| max\\_rss | baseline | 3 | 105 MiB | 100 MiB–110 MiB | reference | "
+		   "reference | |");
+	/*
+	 * candidate: wall 0.8 0.9 (median of two = mean), cpu 0.6 0.7, rss 200 220;
+	 * both of its values below all of the baseline's: U = 0, p = 2 / C(5, 2) = 0.2.
+	 */
+	assert_has(r, "| wall | candidate | 2 | 850 ms | 800 ms–900 ms | -22.73% | 0.773 \\[");
+	assert_has(r, "| cpu | candidate | 2 | 650 ms | 600 ms–700 ms | -27.78% | 0.722 \\[");
+	assert_has(r, "| max\\_rss | candidate | 2 | 210 MiB | 200 MiB–220 MiB | +100.00% | "
+		   "2.000 \\[");
+	assert_has(r, "\\] | 0.2 |");
+	assert_has(r, "| wall | empty | 0 | n/a (no counted run) | n/a | n/a (no counted run) | n/a | "
+		   "n/a (no counted run) |");
+	/* What 2 or 3 runs allow, said for the n at hand. */
+	assert_has(r, "With 3 runs of the reference and 2 of the fewest of another variant the "
+		   "smallest attainable two-sided p-value is 0.2 (exact Mann–Whitney), so no "
+		   "difference can reach p \\< 0.05; that needs at least 4 runs a side.");
+	assert_has(r, "The plan sets no gate: no decision is made.");
 	free(r);
 }
 
@@ -141,13 +181,14 @@ static void test_excluded_runs(void **state)
 
 	(void)state;
 	build(&f);
-	r = report_render(&f.in);
+	r = render(&f, NULL, 0);
 	/* Only seq 5 counts for candidate: the warmup, discarded, failed and timed-out do not. */
-	assert_has(r, "| candidate | 1 | 0.800 | 0.800–0.800 | 0.600 | 0.600–0.600 "
-		   "| 200.0 | 200.0–200.0 | -27.3% | -33.3% | +90.5% |");
-	assert_lacks(r, "9.000–");
-	assert_lacks(r, "–9.000");
-	assert_lacks(r, "–50.000");
+	assert_has(r, "| wall | candidate | 1 | 800 ms | 800 ms–800 ms | -27.27% | 0.727 (no "
+		   "interval: an interval needs at least 2 counted runs a side) | 0.5 |");
+	assert_has(r, "| max\\_rss | candidate | 1 | 200 MiB | 200 MiB–200 MiB | +90.48% |");
+	assert_lacks(r, "9.00 s–");
+	assert_lacks(r, "–9.00 s");
+	assert_lacks(r, "–50.0 s");
 	/* Every invocation is still listed, in execution order. */
 	assert_has(r, "| 1 | baseline | warmup | 1 | 1 | ok | 9.000 | 9.000 | 900.0 | 0.12 | exit 0 |");
 	assert_has(r, "| 4 | candidate | run | 1 | 1 | discarded | 50.000 | 50.000 | 5000.0 "
@@ -171,7 +212,7 @@ static void test_header_and_schedule(void **state)
 
 	(void)state;
 	build(&f);
-	r = report_render(&f.in);
+	r = render(&f, NULL, 0);
 	assert_has(r, "# abev report: sort\\|hash\n");
 	assert_has(r, "- Status: failed\n");
 	assert_has(r, "- Started (UTC): 2026-11-10T16:54:37.980941+00:00\n");
@@ -180,6 +221,39 @@ static void test_header_and_schedule(void **state)
 		   "gap 1 s between invocations.");
 	assert_has(r, "Variants: baseline (reference), candidate, empty.");
 	assert_has(r, "```sh\nabev run examples/demo/plan.json --out build/demo/x\n```");
+	free(r);
+}
+
+/* The decision at the top, every gate in its table, failed ones in words. */
+static void test_verdict_and_gates(void **state)
+{
+	static const struct compare_gate_def gates[] = {
+		{ "wall", GATE_MAX_REGRESSION, 10 },
+		{ "max_rss", GATE_MAX_REGRESSION, 25 },
+	};
+	struct fixture f;
+	char *r;
+
+	(void)state;
+	build(&f);
+	f.in.nvariants = 2;
+	/* A second counted candidate run, so that it has an interval. */
+	f.invs[8].status = INV_OK;
+	f.invs[8].wall_ns = 900 * MS;
+	f.invs[8].max_rss_bytes = 220 * MIB_B;
+	f.invs[8].signal = 0;
+	f.invs[8].exit_code = 0;
+	r = render(&f, gates, ARRAY_SIZE(gates));
+	/* rss doubled: every resampled ratio is at least 200/110, beyond +25 %. */
+	assert_has(r, "## Verdict\n\n**Decision: rejected: 1 of 2 gates failed.**\n\n- **FAIL**: "
+		   "candidate max\\_rss changed +100.00% \\[");
+	assert_has(r, "| max\\_rss | candidate | max\\_regression\\_pct | ≤ +25.00% | +100.00% \\[");
+	assert_has(r, "\\] | **FAIL** |");
+	/* wall went down 23 %: the whole interval is below +10 %. */
+	assert_has(r, "| wall | candidate | max\\_regression\\_pct | ≤ +10.00% | -22.73% \\[");
+	assert_has(r, "\\] | pass |");
+	assert_has(r, "This plan does not declare itself an acceptance plan");
+	assert_true(strstr(r, "## Verdict") < strstr(r, "## Schedule"));
 	free(r);
 }
 
@@ -192,7 +266,7 @@ static void test_escaping_and_placeholders(void **state)
 	(void)state;
 	build(&f);
 	f.invs[2].dir = s("runs/a|b/run-1");
-	r = report_render(&f.in);
+	r = render(&f, NULL, 0);
 	assert_has(r, "exited with status 1 \\| see test.log");
 	assert_lacks(r, "status 1 | see");
 	assert_has(r, "| runs/a\\|b/run-1 |");
@@ -200,7 +274,7 @@ static void test_escaping_and_placeholders(void **state)
 	assert_lacks(r, "}}");
 	/* Every table row has as many unescaped pipes as its header. */
 	for (line = r; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
-		static int cols_summary = 12, cols_invs = 13;
+		static int cols_comparison = 9, cols_invs = 13;
 		int pipes = 0;
 
 		if (*line != '|')
@@ -208,9 +282,9 @@ static void test_escaping_and_placeholders(void **state)
 		for (const char *p = line; *p && *p != '\n'; p++)
 			if (*p == '|' && (p == line || p[-1] != '\\'))
 				pipes++;
-		assert_true(pipes == cols_summary || pipes == cols_invs);
+		assert_true(pipes == cols_comparison || pipes == cols_invs);
 	}
-	again = report_render(&f.in);
+	again = render(&f, NULL, 0);
 	assert_string_equal(r, again);
 	free(again);
 	free(r);
@@ -226,17 +300,32 @@ static void test_reference_without_data(void **state)
 	build(&f);
 	f.in.variant_names = names;
 	f.in.nvariants = 2;
+	r = render(&f, NULL, 0);
+	assert_has(r, "| wall | empty | 0 | n/a (no counted run) | n/a | reference | reference | |");
+	assert_has(r, "| wall | baseline | 3 | 1.10 s | 1.00 s–1.20 s | n/a (no counted run of the "
+		   "reference) | n/a | n/a (no counted run of the reference) |");
+	assert_has(r, "Variants: empty (reference), baseline.");
+	assert_has(r, "No variant has counted runs on both sides of a comparison");
+	free(r);
+}
+
+/* While the run goes on, result.json has no comparison yet and the report says so. */
+static void test_running(void **state)
+{
+	struct fixture f;
+	char *r;
+
+	(void)state;
+	build(&f);
 	f.in.status = "running";
 	f.in.ended_utc = "";
 	f.in.reproduce = NULL;
 	r = report_render(&f.in);
-	assert_has(r, "| empty | 0 | n/a | n/a | n/a | n/a | n/a | n/a | reference | reference "
-		   "| reference |");
-	assert_has(r, "| baseline | 3 | 1.100 | 1.000–1.200 | 0.900 | 0.800–1.000 | 105.0 "
-		   "| 100.0–110.0 | n/a | n/a | n/a |");
 	assert_has(r, "- Status: running (");
 	assert_has(r, "- Ended (UTC): not ended");
 	assert_has(r, "The command line was not recorded.");
+	assert_has(r, "No decision yet: the comparison is made once the run is over");
+	assert_has(r, "## Summary\n\nNot computed yet (the run had not finished).");
 	assert_lacks(r, "{{");
 	free(r);
 }
@@ -250,8 +339,8 @@ static void test_no_invocations(void **state)
 	build(&f);
 	f.in.ninvs = 0;
 	f.in.invs = NULL;
-	r = report_render(&f.in);
-	assert_has(r, "| baseline | 0 | n/a |");
+	r = render(&f, NULL, 0);
+	assert_has(r, "| wall | baseline | 0 | n/a (no counted run) |");
 	assert_has(r, "No invocation was recorded.");
 	assert_has(r, "Invocations: 0 (0 warmup, 0 recorded).");
 	assert_lacks(r, "{{");
@@ -264,8 +353,10 @@ int main(void)
 		cmocka_unit_test(test_summary_rows),
 		cmocka_unit_test(test_excluded_runs),
 		cmocka_unit_test(test_header_and_schedule),
+		cmocka_unit_test(test_verdict_and_gates),
 		cmocka_unit_test(test_escaping_and_placeholders),
 		cmocka_unit_test(test_reference_without_data),
+		cmocka_unit_test(test_running),
 		cmocka_unit_test(test_no_invocations),
 	};
 

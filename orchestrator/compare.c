@@ -1,0 +1,661 @@
+/*
+ * compare: from the invocation records to the comparison. The steps, in
+ * order: place every recorded run in its round and slot; gather, per
+ * metric and variant, the values of the runs that count; describe each
+ * sample; set each against the reference (change, ratio, bootstrap
+ * interval, Mann–Whitney, round-paired Wilcoxon); check the order effect;
+ * judge the gates; decide. Statistics proper live in stats.c; this file
+ * only chooses what to feed them and words what cannot be said.
+ */
+#include "compare.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats.h"
+#include "util.h"
+
+static const struct compare_metric_def builtins[] = {
+	{ COMPARE_WALL, "ms", 0, "builtin" },
+	{ COMPARE_CPU, "ms", 0, "builtin" },
+	{ COMPARE_MAX_RSS, "bytes", 0, "builtin" },
+};
+enum { B_WALL, B_CPU, B_RSS, NBUILTINS };
+
+const char *gate_kind_name(enum gate_kind k)
+{
+	switch (k) {
+	case GATE_MAX_REGRESSION: return "max_regression_pct";
+	case GATE_MAX_IMPROVEMENT: return "max_improvement_pct";
+	case GATE_BUDGET: return "budget";
+	}
+	return "unknown";
+}
+
+const char *gate_verdict_word(enum gate_verdict v)
+{
+	switch (v) {
+	case GATE_PASS: return "pass";
+	case GATE_FAIL: return "fail";
+	case GATE_INCONCLUSIVE: return "inconclusive";
+	}
+	return "unknown";
+}
+
+const char *decision_name(enum decision d)
+{
+	switch (d) {
+	case DECISION_NONE: return "no decision";
+	case DECISION_ACCEPTED: return "accepted";
+	case DECISION_REJECTED: return "rejected";
+	case DECISION_INCONCLUSIVE: return "inconclusive";
+	}
+	return "unknown";
+}
+
+int compare_counts(const struct invocation *inv)
+{
+	int metrics_failed = 0;
+
+	if (inv->warmup || (inv->status != INV_OK && inv->status != INV_FAILED))
+		return 0;
+	if (inv->exit_code < 0 || inv->signal > 0)
+		return 0;
+	for (size_t i = 0; i < inv->nguards; i++) {
+		if (!strcmp(inv->guards[i].guard, "metrics"))
+			metrics_failed |= inv->guards[i].verdict != GUARD_PASS;
+		else if (inv->guards[i].verdict != GUARD_PASS)
+			return 0;
+	}
+	/* A failed run counts only when a missing metric is all that failed it. */
+	return inv->status == INV_OK || metrics_failed;
+}
+
+int compare_value(const struct comparison *c, size_t m, const struct invocation *inv,
+		  double *out)
+{
+	const char *name;
+
+	switch (m) {
+	case B_WALL:
+		*out = (double)inv->wall_ns / 1e6;
+		return 1;
+	case B_CPU:
+		*out = (double)(inv->user_ns + inv->sys_ns) / 1e6;
+		return 1;
+	case B_RSS:
+		*out = (double)inv->max_rss_bytes;
+		return 1;
+	}
+	if (m >= c->nmetrics)
+		return 0;
+	name = c->metrics[m].name;
+	for (size_t k = 0; k < inv->nmetrics; k++)
+		if (!strcmp(inv->metrics[k].name, name)) {
+			if (!inv->metrics[k].ok || !isfinite(inv->metrics[k].value))
+				return 0;
+			*out = inv->metrics[k].value;
+			return 1;
+		}
+	return 0;
+}
+
+static size_t variant_index(const struct compare_config *cfg, const char *name)
+{
+	for (size_t i = 0; name && i < cfg->nvariants; i++)
+		if (!strcmp(cfg->variants[i], name))
+			return i;
+	return SIZE_MAX;
+}
+
+/*
+ * Where each recorded run stood: its variant and the position of that
+ * variant within its round, by the first attempt of each slot (a repeat
+ * of a discarded slot keeps the slot's place).
+ */
+struct placement {
+	size_t *variant;   /* per invocation; SIZE_MAX: unknown variant or warmup */
+	unsigned *slot;    /* per invocation; 0 for warmups */
+};
+
+static void place(const struct compare_config *cfg, const struct invocation *invs, size_t n,
+		  struct placement *pl)
+{
+	unsigned maxround = 0;
+	unsigned *first; /* [round][variant]: seq of the slot's first attempt, 0 none */
+
+	pl->variant = xcalloc(n ? n : 1, sizeof(*pl->variant));
+	pl->slot = xcalloc(n ? n : 1, sizeof(*pl->slot));
+	for (size_t i = 0; i < n; i++) {
+		pl->variant[i] = invs[i].warmup ? SIZE_MAX : variant_index(cfg, invs[i].variant);
+		if (pl->variant[i] != SIZE_MAX && invs[i].round > maxround)
+			maxround = invs[i].round;
+	}
+	if (!cfg->nvariants)
+		return;
+	first = xcalloc(((size_t)maxround + 1) * cfg->nvariants, sizeof(*first));
+	for (size_t i = 0; i < n; i++) {
+		unsigned *f;
+		if (pl->variant[i] == SIZE_MAX)
+			continue;
+		f = &first[(size_t)invs[i].round * cfg->nvariants + pl->variant[i]];
+		if (!*f || invs[i].seq < *f)
+			*f = invs[i].seq;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const unsigned *row;
+		unsigned mine, slot = 1;
+		if (pl->variant[i] == SIZE_MAX)
+			continue;
+		row = &first[(size_t)invs[i].round * cfg->nvariants];
+		mine = row[pl->variant[i]];
+		for (size_t v = 0; v < cfg->nvariants; v++)
+			slot += row[v] && row[v] < mine;
+		pl->slot[i] = slot;
+	}
+	free(first);
+}
+
+static void placement_release(struct placement *pl)
+{
+	free(pl->variant);
+	free(pl->slot);
+}
+
+/* FNV-1a over s, folded into h: a per-sample seed that does not depend on list order. */
+static uint64_t mix(uint64_t h, const char *s)
+{
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= UINT64_C(0x100000001b3);
+	}
+	h ^= 0xff;
+	h *= UINT64_C(0x100000001b3);
+	return h;
+}
+
+static uint64_t sample_seed(uint64_t seed, const char *metric, const char *variant)
+{
+	return mix(mix(seed ^ UINT64_C(0xcbf29ce484222325), metric), variant);
+}
+
+static double *plain_values(const struct cmp_sample *s)
+{
+	double *v = xcalloc(s->n ? s->n : 1, sizeof(*v));
+	for (size_t i = 0; i < s->n; i++)
+		v[i] = s->values[i].value;
+	return v;
+}
+
+/* The counted values of variant v under metric m, in execution order, and their summary. */
+static void gather(const struct compare_config *cfg, const struct comparison *c, size_t m,
+		   size_t v,
+		   const struct invocation *invs, size_t n, const struct placement *pl,
+		   struct cmp_sample *s)
+{
+	struct stats_desc d;
+	unsigned char *flags;
+	double *vals;
+
+	s->variant = cfg->variants[v];
+	s->is_reference = v == cfg->reference;
+	s->values = xcalloc(n ? n : 1, sizeof(*s->values));
+	for (size_t i = 0; i < n; i++) {
+		double x;
+		if (pl->variant[i] != v)
+			continue;
+		if (!compare_counts(&invs[i]) || !compare_value(c, m, &invs[i], &x)) {
+			/* Discarded runs are repeated; only a run that stands is "excluded". */
+			s->excluded += invs[i].status != INV_DISCARDED;
+			continue;
+		}
+		s->values[s->n].value = x;
+		s->values[s->n].seq = invs[i].seq;
+		s->values[s->n].round = invs[i].round;
+		s->values[s->n].slot = pl->slot[i];
+		s->n++;
+	}
+	vals = plain_values(s);
+	stats_describe(vals, s->n, &d);
+	s->median = d.median;
+	s->min = d.min;
+	s->max = d.max;
+	s->mean = d.mean;
+	s->sd = d.sd;
+	s->mad = d.mad;
+	s->cv_pct = d.cv * 100;
+	s->noisy = s->n >= 2 && s->cv_pct > COMPARE_NOISY_CV_PCT;
+	flags = xcalloc(s->n ? s->n : 1, 1);
+	stats_outliers(vals, s->n, flags);
+	for (size_t i = 0; i < s->n; i++) {
+		s->values[i].outlier = flags[i];
+		s->outliers += flags[i];
+	}
+	free(flags);
+	free(vals);
+}
+
+static void against_reference(const struct compare_config *cfg, const struct cmp_metric *cm,
+			      const struct cmp_sample *ref, struct cmp_sample *s)
+{
+	double *rv, *sv;
+	struct stats_interval iv;
+	struct stats_mw mw;
+
+	if (!ref->n || !s->n) {
+		s->change_note = !ref->n ? "no counted run of the reference" : "no counted run";
+		s->ci_note = s->mw_note = s->change_note;
+		return;
+	}
+	if (ref->median == 0) {
+		s->change_note = "the reference median is 0";
+	} else {
+		s->has_change = 1;
+		s->change_pct = (s->median - ref->median) / fabs(ref->median) * 100;
+		s->ratio = s->median / ref->median;
+	}
+	rv = plain_values(ref);
+	sv = plain_values(s);
+	if (ref->n < 2 || s->n < 2) {
+		s->ci_note = "an interval needs at least 2 counted runs a side";
+	} else if (!s->has_change) {
+		s->ci_note = s->change_note;
+	} else if (stats_bootstrap_ratio(rv, ref->n, sv, s->n, cfg->confidence, cfg->resamples,
+					 sample_seed(cfg->seed, cm->name, s->variant), &iv) < 0) {
+		s->ci_note = stats_boot_status_name(iv.status);
+	} else {
+		s->has_ci = 1;
+		s->ci_lo = iv.lo;
+		s->ci_hi = iv.hi;
+	}
+	if (stats_mann_whitney(rv, ref->n, sv, s->n, &mw) == 0) {
+		s->has_mw = 1;
+		s->mw_u = mw.u;
+		s->mw_p = mw.p;
+		s->mw_exact = mw.exact;
+		s->mw_min_p = stats_mw_min_p(ref->n, s->n);
+		s->hl_shift = stats_hodges_lehmann(rv, ref->n, sv, s->n);
+	}
+	free(rv);
+	free(sv);
+}
+
+/* Per round, the ratio of s's value to the reference's in the same round. */
+static void paired(const struct compare_config *cfg, const struct cmp_sample *ref,
+		   struct cmp_sample *s)
+{
+	double *ratios, *logs;
+	size_t k = 0, skipped = 0;
+	struct stats_desc d;
+	struct stats_wsr w;
+
+	if (cfg->unpaired) {
+		s->paired_note = "the runs compared come from different evidence: no rounds to pair";
+		return;
+	}
+	ratios = xcalloc(s->n ? s->n : 1, sizeof(*ratios));
+	logs = xcalloc(s->n ? s->n : 1, sizeof(*logs));
+	for (size_t i = 0; i < s->n; i++) {
+		for (size_t j = 0; j < ref->n; j++) {
+			double a = ref->values[j].value, b = s->values[i].value;
+			if (ref->values[j].round != s->values[i].round)
+				continue;
+			if (a > 0 && b > 0) {
+				ratios[k] = b / a;
+				logs[k++] = log(b / a);
+			} else {
+				skipped++;
+			}
+			break;
+		}
+	}
+	s->pairs = k;
+	if (!k) {
+		s->paired_note = skipped ? "ratios need positive values in both runs of a round"
+					 : "no round has a counted run of both";
+	} else {
+		stats_describe(ratios, k, &d);
+		s->has_paired = 1;
+		s->pair_ratio_median = d.median;
+		s->pair_ratio_min = d.min;
+		s->pair_ratio_max = d.max;
+		stats_wilcoxon(logs, k, &w);
+		s->wsr_p = w.p;
+		s->wsr_exact = w.exact;
+		s->wsr_min_p = stats_wsr_min_p(w.n_used);
+		if (skipped)
+			s->paired_note = "rounds with a value of 0 or below were left out";
+	}
+	free(ratios);
+	free(logs);
+}
+
+/* Does running first in a round shift s's figures against running later? */
+static void order_effect(const struct comparison *c, struct cmp_sample *s)
+{
+	double *first = xcalloc(s->n ? s->n : 1, sizeof(*first));
+	double *later = xcalloc(s->n ? s->n : 1, sizeof(*later));
+	struct stats_mw mw;
+	size_t a = 0, b = 0;
+
+	for (size_t i = 0; i < s->n; i++) {
+		if (s->values[i].slot == 1)
+			first[a++] = s->values[i].value;
+		else
+			later[b++] = s->values[i].value;
+	}
+	s->order_n_first = a;
+	s->order_n_later = b;
+	if (c->unpaired) {
+		s->order_note = "runs from different evidence: slots are not comparable";
+	} else if (!a || !b) {
+		s->order_note = "it ran in the same slot of every round (order alternate), so the "
+				"slot's effect cannot be told from the variant's";
+	} else {
+		s->order_testable = 1;
+		s->order_first_median = stats_median(first, a);
+		s->order_later_median = stats_median(later, b);
+		if (s->order_first_median != 0)
+			s->order_shift_pct = (s->order_later_median - s->order_first_median) /
+					     fabs(s->order_first_median) * 100;
+		s->order_p = stats_mann_whitney(first, a, later, b, &mw) == 0 ? mw.p : 1;
+		s->order_warning = fabs(s->order_shift_pct) >= COMPARE_ORDER_SHIFT_PCT &&
+				   s->order_p < c->alpha;
+	}
+	free(first);
+	free(later);
+}
+
+static void warn(struct comparison *c, char *sentence)
+{
+	c->warnings = xrealloc(c->warnings, (c->nwarnings + 1) * sizeof(*c->warnings));
+	c->warnings[c->nwarnings++] = sentence;
+}
+
+/* "+12.3%" with the sign always shown and no "-0.0". */
+static char *pct_text(double v)
+{
+	if (fabs(v) < 0.005)
+		v = 0;
+	return xasprintf("%+.2f%%", v);
+}
+
+static size_t metric_index(const struct comparison *c, const char *name)
+{
+	for (size_t m = 0; m < c->nmetrics; m++)
+		if (!strcmp(c->metrics[m].name, name))
+			return m;
+	return SIZE_MAX;
+}
+
+/*
+ * Judges a limit against an interval [lo, hi] where "bad" is above the
+ * limit (bad_above) or below it: pass when the whole interval is on the
+ * good side, fail when all of it is on the bad side.
+ */
+static enum gate_verdict judge_interval(double lo, double hi, double limit, int bad_above)
+{
+	if (bad_above)
+		return hi <= limit ? GATE_PASS : lo > limit ? GATE_FAIL : GATE_INCONCLUSIVE;
+	return lo >= limit ? GATE_PASS : hi < limit ? GATE_FAIL : GATE_INCONCLUSIVE;
+}
+
+static const char *verdict_clause(enum gate_verdict v)
+{
+	switch (v) {
+	case GATE_PASS: return "the whole interval is within the limit";
+	case GATE_FAIL: return "the whole interval is beyond the limit";
+	case GATE_INCONCLUSIVE: break;
+	}
+	return "the interval straddles the limit";
+}
+
+/* A change gate: regression (worse than limit) or improvement (better than limit). */
+static void judge_change(const struct cmp_metric *cm, const struct cmp_sample *s,
+			 struct cmp_gate *g)
+{
+	int lower = !cm->better_higher;
+	/* In change-% terms the bad side of a regression limit L is +L (lower is better) or -L. */
+	int regression = g->kind == GATE_MAX_REGRESSION;
+	double limit = (regression == lower) ? g->limit : -g->limit;
+	int bad_above = regression == lower;
+	char *obs, *lo = NULL, *hi = NULL, *lim = pct_text(limit);
+
+	if (!s->has_change) {
+		g->verdict = GATE_INCONCLUSIVE;
+		g->reason = xasprintf("%s %s: no change can be computed (%s)", s->variant, cm->name,
+				      s->change_note);
+		free(lim);
+		return;
+	}
+	g->has_observed = 1;
+	g->observed = s->change_pct;
+	obs = pct_text(s->change_pct);
+	if (!s->has_ci) {
+		g->verdict = GATE_INCONCLUSIVE;
+		g->reason = xasprintf("%s %s changed %s, but without an interval (%s) no limit of "
+				      "%s can be judged", s->variant, cm->name, obs, s->ci_note, lim);
+	} else {
+		g->has_interval = 1;
+		g->lo = (s->ci_lo - 1) * 100;
+		g->hi = (s->ci_hi - 1) * 100;
+		g->verdict = judge_interval(g->lo, g->hi, limit, bad_above);
+		lo = pct_text(g->lo);
+		hi = pct_text(g->hi);
+		g->reason = xasprintf("%s %s changed %s [%s, %s] against a %s limit of %s: %s",
+				      s->variant, cm->name, obs, lo, hi,
+				      regression ? "regression" : "improvement", lim,
+				      verdict_clause(g->verdict));
+	}
+	free(obs);
+	free(lo);
+	free(hi);
+	free(lim);
+}
+
+static void judge_budget(const struct comparison *c, const struct cmp_metric *cm,
+			 const struct cmp_sample *s, struct cmp_gate *g)
+{
+	struct stats_interval iv;
+	double *v;
+
+	if (!s->n) {
+		g->verdict = GATE_INCONCLUSIVE;
+		g->reason = xasprintf("%s %s: no counted run to hold against the budget of %g %s",
+				      s->variant, cm->name, g->limit, cm->unit);
+		return;
+	}
+	g->has_observed = 1;
+	g->observed = s->median;
+	v = plain_values(s);
+	if (s->n < 2 || stats_bootstrap_median(v, s->n, c->confidence, c->resamples,
+					       sample_seed(c->seed, cm->name, s->variant), &iv) < 0) {
+		g->verdict = GATE_INCONCLUSIVE;
+		g->reason = xasprintf("%s %s median %g %s, but an interval needs at least 2 "
+				      "counted runs to judge the budget of %g %s", s->variant,
+				      cm->name, s->median, cm->unit, g->limit, cm->unit);
+	} else {
+		g->has_interval = 1;
+		g->lo = iv.lo;
+		g->hi = iv.hi;
+		g->verdict = judge_interval(iv.lo, iv.hi, g->limit, !cm->better_higher);
+		g->reason = xasprintf("%s %s median %g %s [%g, %g] against a budget of %s%g %s: %s",
+				      s->variant, cm->name, s->median, cm->unit, iv.lo, iv.hi,
+				      cm->better_higher ? "at least " : "at most ", g->limit,
+				      cm->unit, verdict_clause(g->verdict));
+	}
+	free(v);
+}
+
+static void judge_gates(const struct compare_config *cfg, struct comparison *c)
+{
+	size_t fail = 0, inconclusive = 0;
+
+	c->gates = xcalloc(cfg->ngates * cfg->nvariants + 1, sizeof(*c->gates));
+	for (size_t k = 0; k < cfg->ngates; k++) {
+		const struct compare_gate_def *gd = &cfg->gates[k];
+		size_t m = metric_index(c, gd->metric);
+
+		for (size_t v = 0; v < cfg->nvariants; v++) {
+			struct cmp_gate *g;
+			if (v == cfg->reference)
+				continue;
+			g = &c->gates[c->ngates++];
+			g->metric = gd->metric;
+			g->variant = cfg->variants[v];
+			g->kind = gd->kind;
+			g->limit = gd->limit;
+			if (m == SIZE_MAX) {
+				g->verdict = GATE_INCONCLUSIVE;
+				g->reason = xasprintf("metric '%s' was not recorded", gd->metric);
+			} else if (gd->kind == GATE_BUDGET) {
+				judge_budget(c, &c->metrics[m], &c->metrics[m].samples[v], g);
+			} else {
+				judge_change(&c->metrics[m], &c->metrics[m].samples[v], g);
+			}
+			fail += g->verdict == GATE_FAIL;
+			inconclusive += g->verdict == GATE_INCONCLUSIVE;
+		}
+	}
+	if (!c->ngates)
+		c->decision = DECISION_NONE;
+	else if (fail)
+		c->decision = DECISION_REJECTED;
+	else if (inconclusive)
+		c->decision = DECISION_INCONCLUSIVE;
+	else
+		c->decision = DECISION_ACCEPTED;
+}
+
+/* What the sample size allows: the worst case over the compared variants. */
+static void sample_size(const struct compare_config *cfg, struct comparison *c)
+{
+	const struct cmp_metric *wall = &c->metrics[B_WALL];
+	const struct cmp_sample *ref = &wall->samples[cfg->reference];
+	int first = 1;
+
+	c->mw_n_needed = stats_mw_n_needed(c->alpha);
+	c->wsr_n_needed = stats_wsr_n_needed(c->alpha);
+	c->mw_min_p = 0;
+	for (size_t v = 0; v < wall->nsamples; v++) {
+		const struct cmp_sample *s = &wall->samples[v];
+		size_t n = s->n < ref->n ? s->n : ref->n;
+		double p = stats_mw_min_p(ref->n, s->n);
+
+		/* A variant without counted runs has no comparison to qualify. */
+		if (v == cfg->reference || !n)
+			continue;
+		if (first || n < c->min_n)
+			c->min_n = n;
+		if (first || s->pairs < c->min_pairs)
+			c->min_pairs = s->pairs;
+		if (first || p > c->mw_min_p) {
+			c->mw_min_p = p;
+			c->min_n_ref = ref->n;
+			c->min_n_other = s->n;
+		}
+		first = 0;
+	}
+	if (first) {
+		c->mw_min_p = 1;
+		c->min_n = c->min_pairs = 0;
+	}
+	c->wsr_min_p = stats_wsr_min_p(c->min_pairs);
+}
+
+static void collect_warnings(struct comparison *c)
+{
+	for (size_t m = 0; m < c->nmetrics; m++) {
+		const struct cmp_metric *cm = &c->metrics[m];
+		for (size_t v = 0; v < cm->nsamples; v++) {
+			const struct cmp_sample *s = &cm->samples[v];
+			if (s->noisy)
+				warn(c, xasprintf("%s of %s is noisy: coefficient of variation %.1f%% "
+						  "(over %.0f%%)", cm->name, s->variant, s->cv_pct,
+						  COMPARE_NOISY_CV_PCT));
+			if (s->order_warning)
+				warn(c, xasprintf("%s of %s depends on its slot in the round: %+.2f%% "
+						  "when it ran after another variant (p = %.4g)",
+						  cm->name, s->variant, s->order_shift_pct, s->order_p));
+			if (s->outliers)
+				warn(c, xasprintf("%s of %s has %zu outlier%s (modified z-score over "
+						  "%.1f), flagged and kept", cm->name, s->variant,
+						  s->outliers, s->outliers == 1 ? "" : "s",
+						  COMPARE_OUTLIER_Z));
+		}
+	}
+}
+
+void compare_compute(const struct compare_config *cfg, const struct invocation *invs,
+		     size_t ninvs, struct comparison *out)
+{
+	struct placement pl;
+
+	memset(out, 0, sizeof(*out));
+	out->reference = cfg->nvariants ? cfg->variants[cfg->reference] : "";
+	out->confidence = cfg->confidence;
+	out->alpha = COMPARE_ALPHA;
+	out->resamples = cfg->resamples;
+	out->seed = cfg->seed;
+	out->acceptance = cfg->acceptance;
+	out->inconclusive_fails = cfg->inconclusive_fails;
+	out->unpaired = cfg->unpaired;
+	place(cfg, invs, ninvs, &pl);
+
+	out->nmetrics = NBUILTINS + cfg->nmetrics;
+	out->metrics = xcalloc(out->nmetrics, sizeof(*out->metrics));
+	for (size_t m = 0; m < out->nmetrics; m++) {
+		struct cmp_metric *cm = &out->metrics[m];
+		const struct compare_metric_def *d = m < NBUILTINS ? &builtins[m]
+								   : &cfg->metrics[m - NBUILTINS];
+
+		cm->name = d->name;
+		cm->unit = d->unit;
+		cm->source = d->source;
+		cm->better_higher = d->better_higher;
+		cm->nsamples = cfg->nvariants;
+		cm->samples = xcalloc(cfg->nvariants ? cfg->nvariants : 1, sizeof(*cm->samples));
+		for (size_t v = 0; v < cfg->nvariants; v++)
+			gather(cfg, out, m, v, invs, ninvs, &pl, &cm->samples[v]);
+		for (size_t v = 0; v < cfg->nvariants; v++) {
+			struct cmp_sample *s = &cm->samples[v];
+			if (v != cfg->reference) {
+				against_reference(cfg, cm, &cm->samples[cfg->reference], s);
+				paired(cfg, &cm->samples[cfg->reference], s);
+			}
+			order_effect(out, s);
+		}
+	}
+	placement_release(&pl);
+	if (cfg->nvariants)
+		sample_size(cfg, out);
+	judge_gates(cfg, out);
+	collect_warnings(out);
+}
+
+const struct cmp_sample *comparison_sample(const struct comparison *c, size_t m, size_t v)
+{
+	if (m >= c->nmetrics || v >= c->metrics[m].nsamples)
+		return NULL;
+	return &c->metrics[m].samples[v];
+}
+
+void comparison_release(struct comparison *c)
+{
+	if (!c)
+		return;
+	for (size_t m = 0; m < c->nmetrics; m++) {
+		for (size_t v = 0; v < c->metrics[m].nsamples; v++)
+			free(c->metrics[m].samples[v].values);
+		free(c->metrics[m].samples);
+	}
+	free(c->metrics);
+	for (size_t g = 0; g < c->ngates; g++)
+		free(c->gates[g].reason);
+	free(c->gates);
+	for (size_t i = 0; i < c->nwarnings; i++)
+		free(c->warnings[i]);
+	free(c->warnings);
+	memset(c, 0, sizeof(*c));
+}

@@ -1,0 +1,207 @@
+/*
+ * compare: the one place that turns recorded invocations into the
+ * comparison every output shows — per metric and variant the counted
+ * values in execution order and their summary, against the reference
+ * variant the change, the ratio with its bootstrap interval, the exact
+ * Mann–Whitney and (round-paired) Wilcoxon tests, an order-effect check,
+ * outliers and noise, then each gate's verdict and the decision.
+ *
+ * Pure computation over the records it is handed: no I/O, no clock, so
+ * the same invocations and configuration give the same comparison, bit
+ * for bit, in `abev run`, `abev report`, `abev export` and `abev compare`.
+ * Serialising it is evidence.c's job; rendering it is report.c's.
+ */
+#ifndef ABEV_COMPARE_H
+#define ABEV_COMPARE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "evidence.h"
+#include "stats.h"
+
+/* The built-in metrics every invocation yields, besides the plan's. */
+#define COMPARE_WALL "wall"       /* ms, monotonic wall time of the child */
+#define COMPARE_CPU "cpu"         /* ms, user + system CPU of the child's tree */
+#define COMPARE_MAX_RSS "max_rss" /* bytes, wait4() ru_maxrss */
+
+/* Defaults of the plan's "decision" object. */
+#define COMPARE_CONFIDENCE 0.95
+#define COMPARE_RESAMPLES 10000u
+#define COMPARE_ALPHA 0.05
+/* A metric whose coefficient of variation is over this (percent) is flagged noisy. */
+#define COMPARE_NOISY_CV_PCT 10.0
+/* Modified z-score (Iglewicz & Hoaglin) above which a value is an outlier. */
+#define COMPARE_OUTLIER_Z STATS_OUTLIER_Z
+/* A slot shift larger than this (percent of the median) is an order effect... */
+#define COMPARE_ORDER_SHIFT_PCT 5.0
+
+/* A metric as the comparison knows it. All strings borrowed by the config. */
+struct compare_metric_def {
+	const char *name;
+	const char *unit;
+	int better_higher;
+	const char *source;        /* "builtin", "process", "stdout", ... */
+};
+
+enum gate_kind {
+	GATE_MAX_REGRESSION,  /* change worse than limit % in the metric's direction */
+	GATE_MAX_IMPROVEMENT, /* change better than limit %: a gain that deserves a look */
+	GATE_BUDGET,          /* candidate's median beyond an absolute limit (metric's unit) */
+};
+
+struct compare_gate_def {
+	const char *metric;
+	enum gate_kind kind;
+	double limit;
+};
+
+enum gate_verdict { GATE_PASS, GATE_FAIL, GATE_INCONCLUSIVE };
+
+enum decision {
+	DECISION_NONE,         /* no gate: "no decision" */
+	DECISION_ACCEPTED,
+	DECISION_REJECTED,     /* a gate failed */
+	DECISION_INCONCLUSIVE, /* no gate failed, one could not be decided */
+};
+
+struct compare_config {
+	const char *const *variants;  /* plan order */
+	size_t nvariants;
+	size_t reference;             /* index into variants */
+	const struct compare_metric_def *metrics; /* the plan's, without the built-ins */
+	size_t nmetrics;
+	const struct compare_gate_def *gates;
+	size_t ngates;
+	double confidence;            /* of the bootstrap interval, e.g. 0.95 */
+	unsigned resamples;
+	uint64_t seed;
+	int acceptance;               /* the plan declares itself an acceptance plan */
+	int inconclusive_fails;       /* an inconclusive decision fails the run */
+	int unpaired;                 /* values of different runs (abev compare): no rounds */
+};
+
+/* One counted value. */
+struct cmp_value {
+	double value;
+	unsigned seq, round;
+	unsigned slot;         /* 1-based position of its variant within the round */
+	int outlier;
+};
+
+/* One variant under one metric. Notes are static strings or NULL. */
+struct cmp_sample {
+	const char *variant;   /* borrowed from the config */
+	int is_reference;
+	struct cmp_value *values;  /* counted runs in execution order */
+	size_t n;
+	size_t excluded;       /* recorded runs that did not count for this metric */
+	double median, min, max, mean, sd, mad, cv_pct;
+	size_t outliers;
+	int noisy;
+
+	/* Against the reference; has_* = 0 with a note saying why. */
+	int has_change;
+	double change_pct, ratio;
+	const char *change_note;
+	int has_ci;
+	double ci_lo, ci_hi;   /* of the ratio of medians */
+	const char *ci_note;
+	int has_mw;
+	double mw_u, mw_p, mw_min_p, hl_shift;
+	int mw_exact;
+	const char *mw_note;
+
+	/* Paired by round with the reference. */
+	size_t pairs;
+	int has_paired;
+	double pair_ratio_median, pair_ratio_min, pair_ratio_max;
+	double wsr_p, wsr_min_p;
+	int wsr_exact;
+	const char *paired_note;
+
+	/* Order effect: does running first in a round shift this variant's figures? */
+	int order_testable;
+	size_t order_n_first, order_n_later;
+	double order_first_median, order_later_median, order_shift_pct, order_p;
+	int order_warning;
+	const char *order_note;
+};
+
+struct cmp_metric {
+	const char *name, *unit, *source; /* borrowed from the config (built-ins: static) */
+	int better_higher;
+	struct cmp_sample *samples;       /* one per variant, plan order */
+	size_t nsamples;
+};
+
+struct cmp_gate {
+	const char *metric;    /* borrowed */
+	const char *variant;   /* borrowed */
+	enum gate_kind kind;
+	double limit;
+	int has_observed;
+	double observed;       /* change % (regression/improvement) or median (budget) */
+	int has_interval;
+	double lo, hi;         /* the interval in the same terms as observed */
+	enum gate_verdict verdict;
+	char *reason;          /* one sentence; owned */
+};
+
+struct comparison {
+	const char *reference;       /* borrowed */
+	double confidence, alpha;
+	unsigned resamples;
+	uint64_t seed;
+	int acceptance, inconclusive_fails, unpaired;
+	struct cmp_metric *metrics;  /* built-ins first, then the plan's */
+	size_t nmetrics;
+	struct cmp_gate *gates;      /* config order, then variant order */
+	size_t ngates;
+	enum decision decision;
+	/*
+	 * What the sample size allows one to say: the worst case over the
+	 * variants with counted runs on both sides (min_n 0: there is none).
+	 */
+	size_t min_n, min_pairs;
+	size_t min_n_ref, min_n_other;  /* the sizes of the pair with the largest mw_min_p */
+	double mw_min_p, wsr_min_p;
+	size_t mw_n_needed, wsr_n_needed;
+	char **warnings;             /* owned sentences: noisy metrics, order effects */
+	size_t nwarnings;
+};
+
+#define COMPARISON_INIT { 0 }
+
+/*
+ * Whether a recorded invocation's figures count: not a warmup, its
+ * process exited (status ok, or failed only by guards), and every guard
+ * but "metrics" passed. A metric it did not yield is left out of that
+ * metric alone.
+ */
+int compare_counts(const struct invocation *inv);
+
+/*
+ * The value of c's metric m in inv (wall and cpu in ms, max_rss in
+ * bytes, the plan's metrics as extracted): 1, or 0 when inv has none.
+ */
+int compare_value(const struct comparison *c, size_t m, const struct invocation *inv,
+		  double *out);
+
+/*
+ * Computes the comparison of invs[0..ninvs) (execution order) under cfg.
+ * cfg and invs must outlive out (names are borrowed). Never fails: what
+ * cannot be computed is absent with a note.
+ */
+void compare_compute(const struct compare_config *cfg, const struct invocation *invs,
+		     size_t ninvs, struct comparison *out);
+void comparison_release(struct comparison *c);
+
+const char *gate_kind_name(enum gate_kind k);      /* "max_regression_pct", ... */
+const char *gate_verdict_word(enum gate_verdict v); /* "pass", "fail", "inconclusive" */
+const char *decision_name(enum decision d);         /* "accepted", ..., "no decision" */
+
+/* The sample of variant v under metric m, or NULL. */
+const struct cmp_sample *comparison_sample(const struct comparison *c, size_t m, size_t v);
+
+#endif

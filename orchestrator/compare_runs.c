@@ -1,0 +1,178 @@
+/*
+ * compare_runs: for each shared variant a two-variant comparison is made
+ * over shallow copies of the invocation records relabelled "old" and
+ * "new" (the strings stay the evidence's), so compare.c needs no notion
+ * of two directories.
+ */
+#include "compare_runs.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "summary.h"
+#include "units.h"
+#include "util.h"
+
+static const char *const labels[] = { "old", "new" };
+
+static int has_variant(const struct evidence_run *r, const char *name)
+{
+	for (size_t i = 0; i < r->nvariants; i++)
+		if (!strcmp(r->variants[i], name))
+			return 1;
+	return 0;
+}
+
+static const struct compare_metric_def *find_metric(const struct evidence_run *r,
+						    const char *name)
+{
+	for (size_t i = 0; i < r->cfg.nmetrics; i++)
+		if (!strcmp(r->metric_defs[i].name, name))
+			return &r->metric_defs[i];
+	return NULL;
+}
+
+static void list_names(struct strbuf *sb, char *const *names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		strbuf_addf(sb, "%s%s", i ? ", " : "", names[i]);
+	if (!n)
+		strbuf_adds(sb, "none");
+}
+
+/* The relabelled records of variant name in r, appended to *v. */
+static void take(const struct evidence_run *r, const char *name, const char *label,
+		 struct invocation **v, size_t *n)
+{
+	for (size_t i = 0; i < r->ninvs; i++) {
+		if (strcmp(r->invs[i].variant, name))
+			continue;
+		*v = xrealloc(*v, (*n + 1) * sizeof(**v));
+		(*v)[*n] = r->invs[i];
+		(*v)[*n].variant = (char *)(uintptr_t)label;
+		(*v)[*n].seq = (unsigned)*n + 1;
+		(*n)++;
+	}
+}
+
+static void print_text(FILE *f, const char *variant, const struct comparison *c)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	fprintf(f, "\n%s\n", variant);
+	for (size_t m = 0; m < c->nmetrics; m++) {
+		const struct cmp_metric *cm = &c->metrics[m];
+		const struct cmp_sample *o = &cm->samples[0], *nw = &cm->samples[1];
+
+		strbuf_reset(&sb);
+		if (o->n)
+			units_add(&sb, o->median, cm->unit);
+		else
+			strbuf_adds(&sb, "n/a");
+		strbuf_adds(&sb, " \xe2\x86\x92 ");
+		if (nw->n)
+			units_add(&sb, nw->median, cm->unit);
+		else
+			strbuf_adds(&sb, "n/a");
+		fprintf(f, "  %-16s %-24s ", cm->name, sb.buf);
+		strbuf_reset(&sb);
+		summary_change(&sb, cm, nw);
+		fputs(sb.buf, f);
+		if (nw->has_mw)
+			fprintf(f, "  p = %.3g", nw->mw_p);
+		fprintf(f, "  (n %zu vs %zu)\n", o->n, nw->n);
+	}
+	strbuf_release(&sb);
+}
+
+int compare_runs(const struct evidence_run *old, const struct evidence_run *new, int json,
+		 FILE *f, char **err)
+{
+	struct compare_metric_def *defs = xcalloc(new->cfg.nmetrics + 1, sizeof(*defs));
+	char **shared = xcalloc(new->nvariants + 1, sizeof(*shared));
+	struct comparison *cmps;
+	struct strbuf skipped = STRBUF_INIT, sb = STRBUF_INIT;
+	size_t nshared = 0, ndefs = 0;
+	int ret = -1;
+
+	for (size_t i = 0; i < new->nvariants; i++)
+		if (has_variant(old, new->variants[i]))
+			shared[nshared++] = new->variants[i];
+	if (!nshared) {
+		strbuf_adds(&sb, "the two share no variant name: old has ");
+		list_names(&sb, old->variants, old->nvariants);
+		strbuf_adds(&sb, "; new has ");
+		list_names(&sb, new->variants, new->nvariants);
+		*err = strbuf_detach(&sb, NULL);
+		goto out;
+	}
+	for (size_t i = 0; i < new->cfg.nmetrics; i++) {
+		const struct compare_metric_def *d = &new->metric_defs[i];
+		const struct compare_metric_def *o = find_metric(old, d->name);
+		if (o && !strcmp(o->unit, d->unit) && o->better_higher == d->better_higher)
+			defs[ndefs++] = *d;
+		else
+			strbuf_addf(&skipped, "%s%s (%s)", skipped.len ? ", " : "", d->name,
+				    o ? "its unit or direction differs" : "only in new");
+	}
+	for (size_t i = 0; i < old->cfg.nmetrics; i++)
+		if (!find_metric(new, old->metric_defs[i].name))
+			strbuf_addf(&skipped, "%s%s (only in old)", skipped.len ? ", " : "",
+				    old->metric_defs[i].name);
+
+	cmps = xcalloc(nshared, sizeof(*cmps));
+	for (size_t v = 0; v < nshared; v++) {
+		struct invocation *invs = NULL;
+		size_t n = 0;
+		struct compare_config cfg = {
+			.variants = labels,
+			.nvariants = 2,
+			.reference = 0,
+			.metrics = defs,
+			.nmetrics = ndefs,
+			.confidence = new->cfg.confidence,
+			.resamples = new->cfg.resamples,
+			.seed = new->cfg.seed,
+			.unpaired = 1,
+		};
+		take(old, shared[v], labels[0], &invs, &n);
+		take(new, shared[v], labels[1], &invs, &n);
+		compare_compute(&cfg, invs, n, &cmps[v]);
+		/* The samples borrow the labels and defs, not the records: the copies can go. */
+		free(invs);
+	}
+	if (json) {
+		char *doc = evidence_compare_document(old->dir, new->dir,
+						      (const char *const *)shared, cmps, nshared,
+						      skipped.buf);
+		fputs(doc, f);
+		free(doc);
+	} else {
+		fprintf(f, "old: %s (plan '%s', started %s)\nnew: %s (plan '%s', started %s)\n",
+			old->dir, old->plan_name, old->started_utc, new->dir, new->plan_name,
+			new->started_utc);
+		fprintf(f, "shared variants: ");
+		for (size_t v = 0; v < nshared; v++)
+			fprintf(f, "%s%s", v ? ", " : "", shared[v]);
+		fprintf(f, "\nshared metrics: wall, cpu, max_rss");
+		for (size_t i = 0; i < ndefs; i++)
+			fprintf(f, ", %s", defs[i].name);
+		fprintf(f, "\nnot compared: %s\n", skipped.len ? skipped.buf : "nothing");
+		for (size_t v = 0; v < nshared; v++)
+			print_text(f, shared[v], &cmps[v]);
+		strbuf_reset(&sb);
+		summary_sample_size(&sb, &cmps[0]);
+		fprintf(f, "\nnote: old's runs are the reference, new's the candidate; runs of two "
+			"evidence directories are not paired and no gate is judged. %s\n", sb.buf);
+	}
+	for (size_t v = 0; v < nshared; v++)
+		comparison_release(&cmps[v]);
+	free(cmps);
+	ret = 0;
+out:
+	free(defs);
+	free(shared);
+	strbuf_release(&skipped);
+	strbuf_release(&sb);
+	return ret;
+}

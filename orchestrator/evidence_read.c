@@ -1,0 +1,643 @@
+/*
+ * evidence_read: the inverse of evidence.c for the top-level result.json.
+ * Only what the comparison, the report and the exports use is read back;
+ * the rest stays in the file. Numbers were written by cJSON at full
+ * precision (or rounded to 6 decimals where evidence.c says so), so what
+ * is read back is what was computed from.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "evidence_read.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json_out.h"
+#include "report.h"
+#include "util.h"
+
+struct reader {
+	const char *file;
+	char **err;
+};
+
+static int rerr(const struct reader *rd, const char *path, const char *fmt, ...)
+	ABEV_PRINTF(3, 4);
+static int rerr(const struct reader *rd, const char *path, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+
+	if (*rd->err)
+		return -1;
+	strbuf_addf(&sb, "%s: %s: ", rd->file, path);
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	*rd->err = strbuf_detach(&sb, NULL);
+	return -1;
+}
+
+static const cJSON *member(const cJSON *o, const char *key)
+{
+	return cJSON_GetObjectItemCaseSensitive(o, key);
+}
+
+/* A string member (copied) or null (NULL); required: absent is an error. */
+static int get_str(const struct reader *rd, const cJSON *o, const char *path, const char *key,
+		   int nullable, char **out)
+{
+	const cJSON *j = member(o, key);
+
+	*out = NULL;
+	if (cJSON_IsString(j)) {
+		*out = xstrdup(j->valuestring);
+		return 0;
+	}
+	if (nullable && cJSON_IsNull(j))
+		return 0;
+	return rerr(rd, path, "'%s' is %s, expected a string", key, j ? "not a string" : "missing");
+}
+
+static int get_num(const struct reader *rd, const cJSON *o, const char *path, const char *key,
+		   int nullable, double *out, int *present)
+{
+	const cJSON *j = member(o, key);
+
+	if (present)
+		*present = 0;
+	if (cJSON_IsNumber(j) && isfinite(j->valuedouble)) {
+		*out = j->valuedouble;
+		if (present)
+			*present = 1;
+		return 0;
+	}
+	if (nullable && cJSON_IsNull(j))
+		return 0;
+	return rerr(rd, path, "'%s' is %s, expected a number", key,
+		    j ? "not a number" : "missing");
+}
+
+/* An integer in [min, max]. */
+static int get_i64(const struct reader *rd, const cJSON *o, const char *path, const char *key,
+		   int64_t min, int64_t max, int nullable, int64_t *out, int *present)
+{
+	double d = 0;
+	int have = 0;
+
+	if (get_num(rd, o, path, key, nullable, &d, &have) < 0)
+		return -1;
+	if (present)
+		*present = have;
+	if (!have)
+		return 0;
+	if (d != floor(d) || d < (double)min || d > (double)max)
+		return rerr(rd, path, "'%s' is %.17g, expected an integer from %lld to %lld", key, d,
+			    (long long)min, (long long)max);
+	*out = (int64_t)d;
+	return 0;
+}
+
+static int get_bool(const struct reader *rd, const cJSON *o, const char *path, const char *key,
+		    int *out)
+{
+	const cJSON *j = member(o, key);
+	if (!cJSON_IsBool(j))
+		return rerr(rd, path, "'%s' is %s, expected true or false", key,
+			    j ? "not a boolean" : "missing");
+	*out = cJSON_IsTrue(j);
+	return 0;
+}
+
+static int get_strings(const struct reader *rd, const cJSON *o, const char *path,
+		       const char *key, char ***out, size_t *n)
+{
+	const cJSON *a = member(o, key), *e;
+
+	*out = NULL;
+	*n = 0;
+	if (!cJSON_IsArray(a))
+		return rerr(rd, path, "'%s' is %s, expected an array of strings", key,
+			    a ? "not an array" : "missing");
+	*out = xcalloc((size_t)cJSON_GetArraySize(a) + 1, sizeof(**out));
+	cJSON_ArrayForEach(e, a) {
+		if (!cJSON_IsString(e))
+			return rerr(rd, path, "'%s'[%zu] is not a string", key, *n);
+		(*out)[(*n)++] = xstrdup(e->valuestring);
+	}
+	return 0;
+}
+
+/* The static names guards carry (struct guard_result's guard is not owned). */
+static const char *const guard_names[] = {
+	"exit_code", "min_executed", "metrics", "test_set", "load",
+};
+
+static int read_guards(const struct reader *rd, const cJSON *o, const char *path,
+		       struct invocation *inv)
+{
+	const cJSON *a = member(o, "guards"), *e;
+
+	if (!cJSON_IsArray(a))
+		return rerr(rd, path, "'guards' is missing or not an array");
+	inv->guards = xcalloc((size_t)cJSON_GetArraySize(a) + 1, sizeof(*inv->guards));
+	cJSON_ArrayForEach(e, a) {
+		struct guard_result *g = &inv->guards[inv->nguards];
+		char *name = NULL, *verdict = NULL;
+		size_t k;
+		int ret = -1;
+
+		if (get_str(rd, e, path, "guard", 0, &name) < 0 ||
+		    get_str(rd, e, path, "verdict", 0, &verdict) < 0 ||
+		    get_str(rd, e, path, "reason", 1, &g->reason) < 0)
+			goto next;
+		for (k = 0; k < ARRAY_SIZE(guard_names) && strcmp(name, guard_names[k]); k++)
+			;
+		if (k == ARRAY_SIZE(guard_names)) {
+			rerr(rd, path, "unknown guard '%s'", name);
+			goto next;
+		}
+		g->guard = guard_names[k];
+		if (!strcmp(verdict, "pass"))
+			g->verdict = GUARD_PASS;
+		else if (!strcmp(verdict, "fail"))
+			g->verdict = GUARD_FAIL;
+		else if (!strcmp(verdict, guard_verdict_name(GUARD_UNCHECKED)))
+			g->verdict = GUARD_UNCHECKED;
+		else {
+			rerr(rd, path, "guard '%s': unknown verdict '%s'", name, verdict);
+			goto next;
+		}
+		ret = 0;
+next:
+		inv->nguards++;
+		free(name);
+		free(verdict);
+		if (ret < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int read_metrics(const struct reader *rd, const cJSON *o, const char *path,
+			struct invocation *inv)
+{
+	const cJSON *m = member(o, "metrics"), *e;
+
+	if (!cJSON_IsObject(m))
+		return rerr(rd, path, "'metrics' is missing or not an object");
+	inv->metrics = xcalloc((size_t)cJSON_GetArraySize(m) + 1, sizeof(*inv->metrics));
+	cJSON_ArrayForEach(e, m) {
+		struct metric_value *v = &inv->metrics[inv->nmetrics++];
+		v->name = xstrdup(e->string);
+		v->unit = xstrdup("");
+		v->max_regression_pct = -1;
+		if (cJSON_IsNumber(e) && isfinite(e->valuedouble)) {
+			v->ok = 1;
+			v->value = e->valuedouble;
+		} else if (!cJSON_IsNull(e)) {
+			return rerr(rd, path, "metric '%s' is neither a number nor null", e->string);
+		}
+	}
+	return 0;
+}
+
+static int read_tests(const struct reader *rd, const cJSON *o, const char *path,
+		      struct invocation *inv)
+{
+	const cJSON *t = member(o, "tests");
+	static const char *const keys[] = {
+		"total", "executed", "passed", "failed", "errors", "skipped", "other",
+	};
+	int64_t *fields[] = {
+		&inv->tests.total, &inv->tests.executed, &inv->tests.passed, &inv->tests.failed,
+		&inv->tests.errors, &inv->tests.skipped, &inv->tests.other,
+	};
+
+	if (cJSON_IsNull(t))
+		return 0;
+	if (!cJSON_IsObject(t))
+		return rerr(rd, path, "'tests' is missing or not an object");
+	inv->has_tests = 1;
+	for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
+		if (get_i64(rd, t, path, keys[i], 0, INT64_C(1) << 53, 0, fields[i], NULL) < 0)
+			return -1;
+	return 0;
+}
+
+static int read_status(const struct reader *rd, const char *path, const char *name,
+		       enum inv_status *out)
+{
+	for (int st = INV_OK; st <= INV_INTERRUPTED; st++)
+		if (!strcmp(name, inv_status_name((enum inv_status)st))) {
+			*out = (enum inv_status)st;
+			return 0;
+		}
+	return rerr(rd, path, "unknown status '%s'", name);
+}
+
+static int read_invocation(const struct reader *rd, const struct evidence_run *r,
+			   const cJSON *o, size_t i, struct invocation *inv)
+{
+	char path[64], *phase = NULL, *status = NULL;
+	char *start = NULL, *end = NULL;
+	int64_t v = 0;
+	double d = 0;
+	int have, ret = -1;
+	size_t k;
+
+	snprintf(path, sizeof(path), "invocations[%zu]", i);
+	memset(inv, 0, sizeof(*inv));
+	inv->exit_code = -1;
+	inv->foreign_cpu = -1;
+	inv->foreign_cpu_resolution = -1;
+	if (!cJSON_IsObject(o)) {
+		rerr(rd, path, "not an object");
+		goto out;
+	}
+	if (get_i64(rd, o, path, "seq", 1, UINT32_MAX, 0, &v, NULL) < 0)
+		goto out;
+	inv->seq = (unsigned)v;
+	if (get_str(rd, o, path, "variant", 0, &inv->variant) < 0 ||
+	    get_str(rd, o, path, "phase", 0, &phase) < 0 ||
+	    get_str(rd, o, path, "status", 0, &status) < 0 ||
+	    get_str(rd, o, path, "reason", 1, &inv->reason) < 0 ||
+	    get_str(rd, o, path, "dir", 0, &inv->dir) < 0 ||
+	    get_str(rd, o, path, "cwd", 1, &inv->cwd) < 0 ||
+	    get_str(rd, o, path, "exec_error", 1, &inv->exec_error) < 0 ||
+	    get_str(rd, o, path, "start_utc", 1, &start) < 0 ||
+	    get_str(rd, o, path, "end_utc", 1, &end) < 0 ||
+	    read_status(rd, path, status, &inv->status) < 0)
+		goto out;
+	for (k = 0; k < r->nvariants && strcmp(r->variants[k], inv->variant); k++)
+		;
+	if (k == r->nvariants) {
+		rerr(rd, path, "variant '%s' is not one of the run's variants", inv->variant);
+		goto out;
+	}
+	if (strcmp(phase, "warmup") && strcmp(phase, "run")) {
+		rerr(rd, path, "unknown phase '%s'", phase);
+		goto out;
+	}
+	inv->warmup = !strcmp(phase, "warmup");
+	snprintf(inv->start_utc, sizeof(inv->start_utc), "%s", start ? start : "");
+	snprintf(inv->end_utc, sizeof(inv->end_utc), "%s", end ? end : "");
+	if (get_i64(rd, o, path, "round", 1, UINT32_MAX, 0, &v, NULL) < 0)
+		goto out;
+	inv->round = (unsigned)v;
+	if (get_i64(rd, o, path, "attempt", 1, UINT32_MAX, 0, &v, NULL) < 0)
+		goto out;
+	inv->attempt = (unsigned)v;
+	if (get_i64(rd, o, path, "wall_ns", 0, INT64_C(1) << 62, 0, &inv->wall_ns, NULL) < 0 ||
+	    get_i64(rd, o, path, "user_ns", 0, INT64_C(1) << 62, 0, &inv->user_ns, NULL) < 0 ||
+	    get_i64(rd, o, path, "sys_ns", 0, INT64_C(1) << 62, 0, &inv->sys_ns, NULL) < 0 ||
+	    get_i64(rd, o, path, "max_rss_bytes", 0, INT64_C(1) << 62, 0, &inv->max_rss_bytes,
+		    NULL) < 0)
+		goto out;
+	if (get_i64(rd, o, path, "exit_code", 0, 255, 1, &v, &have) < 0)
+		goto out;
+	inv->exit_code = have ? (int)v : -1;
+	if (get_i64(rd, o, path, "signal", 1, 128, 1, &v, &have) < 0)
+		goto out;
+	inv->signal = have ? (int)v : 0;
+	if (get_bool(rd, o, path, "core_dumped", &inv->core_dumped) < 0 ||
+	    get_bool(rd, o, path, "timed_out", &inv->timed_out) < 0)
+		goto out;
+	if (get_num(rd, o, path, "foreign_cpu", 1, &d, &have) < 0)
+		goto out;
+	inv->foreign_cpu = have ? d : -1;
+	if (read_tests(rd, o, path, inv) < 0 || read_metrics(rd, o, path, inv) < 0 ||
+	    read_guards(rd, o, path, inv) < 0)
+		goto out;
+	ret = 0;
+out:
+	free(phase);
+	free(status);
+	free(start);
+	free(end);
+	return ret;
+}
+
+static char *keep(struct evidence_run *r, char *s)
+{
+	r->strings = xrealloc(r->strings, (r->nstrings + 1) * sizeof(*r->strings));
+	r->strings[r->nstrings++] = s;
+	return s;
+}
+
+static int read_gate_kind(const char *name, enum gate_kind *out)
+{
+	for (int k = GATE_MAX_REGRESSION; k <= GATE_BUDGET; k++)
+		if (!strcmp(name, gate_kind_name((enum gate_kind)k))) {
+			*out = (enum gate_kind)k;
+			return 0;
+		}
+	return -1;
+}
+
+/* The configuration the recorded comparison was made with. */
+static int read_comparison(const struct reader *rd, const cJSON *c, struct evidence_run *r)
+{
+	const cJSON *metrics = member(c, "metrics"), *gates = member(c, "gate_definitions"), *e;
+	struct compare_config *cfg = &r->cfg;
+	char *ref = NULL, *inconclusive = NULL;
+	int64_t v = 0;
+	size_t k, n = 0;
+	int paired = 1, ret = -1;
+
+	if (get_str(rd, c, "comparison", "reference", 0, &ref) < 0)
+		goto out;
+	for (k = 0; k < r->nvariants && strcmp(r->variants[k], ref); k++)
+		;
+	if (k == r->nvariants) {
+		rerr(rd, "comparison", "reference '%s' is not one of the run's variants", ref);
+		goto out;
+	}
+	cfg->reference = k;
+	cfg->variants = (const char *const *)r->variants;
+	cfg->nvariants = r->nvariants;
+	if (get_num(rd, c, "comparison", "confidence", 0, &cfg->confidence, NULL) < 0 ||
+	    get_i64(rd, c, "comparison", "bootstrap_resamples", 1, 100000000, 0, &v, NULL) < 0)
+		goto out;
+	if (cfg->confidence <= 0 || cfg->confidence >= 1) {
+		rerr(rd, "comparison", "confidence %g is not between 0 and 1", cfg->confidence);
+		goto out;
+	}
+	cfg->resamples = (unsigned)v;
+	if (get_i64(rd, c, "comparison", "seed", 0, INT64_MAX, 0, &v, NULL) < 0 ||
+	    get_bool(rd, c, "comparison", "acceptance", &cfg->acceptance) < 0 ||
+	    get_bool(rd, c, "comparison", "paired", &paired) < 0 ||
+	    get_str(rd, c, "comparison", "inconclusive", 0, &inconclusive) < 0)
+		goto out;
+	cfg->seed = (uint64_t)v;
+	cfg->unpaired = !paired;
+	cfg->inconclusive_fails = !strcmp(inconclusive, "fail");
+	if (!cJSON_IsArray(metrics) || !cJSON_IsArray(gates)) {
+		rerr(rd, "comparison", "'metrics' or 'gate_definitions' is missing");
+		goto out;
+	}
+	r->metric_defs = xcalloc((size_t)cJSON_GetArraySize(metrics) + 1, sizeof(*r->metric_defs));
+	cJSON_ArrayForEach(e, metrics) {
+		struct compare_metric_def *d = &r->metric_defs[n];
+		char *name = NULL, *unit = NULL, *better = NULL, *source = NULL;
+		int bad = get_str(rd, e, "comparison.metrics", "name", 0, &name) < 0 ||
+			  get_str(rd, e, "comparison.metrics", "unit", 0, &unit) < 0 ||
+			  get_str(rd, e, "comparison.metrics", "better", 0, &better) < 0 ||
+			  get_str(rd, e, "comparison.metrics", "source", 0, &source) < 0;
+		if (!bad && strcmp(source, "builtin")) {
+			d->name = keep(r, name);
+			d->unit = keep(r, unit);
+			d->source = keep(r, source);
+			d->better_higher = !strcmp(better, "higher");
+			name = unit = source = NULL;
+			n++;
+		}
+		free(name);
+		free(unit);
+		free(better);
+		free(source);
+		if (bad)
+			goto out;
+	}
+	cfg->metrics = r->metric_defs;
+	cfg->nmetrics = n;
+	n = 0;
+	r->gate_defs = xcalloc((size_t)cJSON_GetArraySize(gates) + 1, sizeof(*r->gate_defs));
+	cJSON_ArrayForEach(e, gates) {
+		struct compare_gate_def *g = &r->gate_defs[n];
+		char *metric = NULL, *kind = NULL;
+		int bad = get_str(rd, e, "comparison.gate_definitions", "metric", 0, &metric) < 0 ||
+			  get_str(rd, e, "comparison.gate_definitions", "kind", 0, &kind) < 0 ||
+			  get_num(rd, e, "comparison.gate_definitions", "limit", 0, &g->limit,
+				  NULL) < 0;
+		if (!bad && read_gate_kind(kind, &g->kind) < 0)
+			bad = rerr(rd, "comparison.gate_definitions", "unknown kind '%s'", kind);
+		free(kind);
+		if (bad) {
+			free(metric);
+			goto out;
+		}
+		g->metric = keep(r, metric);
+		n++;
+	}
+	cfg->gates = r->gate_defs;
+	cfg->ngates = n;
+	r->stored_comparison = cJSON_Duplicate(c, 1);
+	if (!r->stored_comparison)
+		die_oom();
+	r->has_comparison = 1;
+	ret = 0;
+out:
+	free(ref);
+	free(inconclusive);
+	return ret;
+}
+
+/* Units and directions of the plan's metrics, from the comparison's definitions. */
+static void annotate_metrics(struct evidence_run *r)
+{
+	for (size_t i = 0; i < r->ninvs; i++) {
+		for (size_t k = 0; k < r->invs[i].nmetrics; k++) {
+			struct metric_value *v = &r->invs[i].metrics[k];
+			for (size_t m = 0; m < r->cfg.nmetrics; m++) {
+				if (strcmp(v->name, r->metric_defs[m].name))
+					continue;
+				free(v->unit);
+				v->unit = xstrdup(r->metric_defs[m].unit);
+				v->better_higher = r->metric_defs[m].better_higher;
+			}
+		}
+	}
+}
+
+static int read_header(const struct reader *rd, const cJSON *root, struct evidence_run *r)
+{
+	const cJSON *plan = member(root, "plan"), *sched = member(root, "schedule");
+	const cJSON *rep = member(root, "report");
+	const cJSON *schema = member(root, "schema");
+	int64_t v = 0;
+
+	if (!cJSON_IsString(schema) || strcmp(schema->valuestring, EVIDENCE_RUN_SCHEMA))
+		return rerr(rd, "schema", "expected \"" EVIDENCE_RUN_SCHEMA "\"");
+	if (!cJSON_IsObject(plan) || !cJSON_IsObject(sched))
+		return rerr(rd, "plan", "'plan' or 'schedule' is missing");
+	if (!cJSON_IsObject(rep))
+		return rerr(rd, "report", "missing: this evidence was made by an abev that did not "
+			    "record what its report needs");
+	if (get_str(rd, plan, "plan", "name", 0, &r->plan_name) < 0 ||
+	    get_str(rd, plan, "plan", "source", 0, &r->plan_source) < 0 ||
+	    get_str(rd, root, "", "status", 0, &r->status) < 0 ||
+	    get_str(rd, root, "", "interrupt", 1, &r->interrupt) < 0 ||
+	    get_str(rd, root, "", "started_utc", 0, &r->started_utc) < 0 ||
+	    get_str(rd, root, "", "ended_utc", 1, &r->ended_utc) < 0 ||
+	    get_str(rd, sched, "schedule", "order", 0, &r->order) < 0 ||
+	    get_i64(rd, sched, "schedule", "seed", 0, INT64_MAX, 0, &v, NULL) < 0)
+		return -1;
+	r->seed = (uint64_t)v;
+	if (get_i64(rd, sched, "schedule", "warmups", 0, UINT32_MAX, 0, &v, NULL) < 0)
+		return -1;
+	r->warmups = (unsigned)v;
+	if (get_i64(rd, sched, "schedule", "runs", 0, UINT32_MAX, 0, &v, NULL) < 0)
+		return -1;
+	r->runs = (unsigned)v;
+	if (get_num(rd, sched, "schedule", "gap_seconds", 0, &r->gap_seconds, NULL) < 0 ||
+	    get_strings(rd, root, "", "variants", &r->variants, &r->nvariants) < 0 ||
+	    get_strings(rd, root, "", "notes", &r->notes, &r->nnotes) < 0 ||
+	    get_str(rd, rep, "report", "reproduce", 1, &r->reproduce) < 0 ||
+	    get_str(rd, rep, "report", "evidence_dir", 1, &r->evidence_dir) < 0 ||
+	    get_str(rd, rep, "report", "pubkey", 1, &r->pubkey) < 0 ||
+	    get_bool(rd, rep, "report", "signed", &r->signed_evidence) < 0)
+		return -1;
+	return 0;
+}
+
+int evidence_read(const char *dir, struct evidence_run *r, char **err)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *path = path_join(dir, "result.json");
+	struct reader rd = { path, err };
+	cJSON *root = NULL;
+	const cJSON *invs, *c, *e;
+	int ret = -1;
+
+	memset(r, 0, sizeof(*r));
+	*err = NULL;
+	r->dir = xstrdup(dir);
+	if (read_file_capped(&sb, path, EVIDENCE_READ_MAX) < 0) {
+		*err = xasprintf("%s: cannot be read (see above); is '%s' an evidence directory?",
+				 path, dir);
+		goto out;
+	}
+	root = cJSON_ParseWithLength(sb.buf, sb.len);
+	if (!root) {
+		*err = xasprintf("%s: not valid JSON", path);
+		goto out;
+	}
+	if (!cJSON_IsObject(root)) {
+		rerr(&rd, "(top)", "expected an object");
+		goto out;
+	}
+	if (read_header(&rd, root, r) < 0)
+		goto out;
+	invs = member(root, "invocations");
+	if (!cJSON_IsArray(invs)) {
+		rerr(&rd, "invocations", "missing or not an array");
+		goto out;
+	}
+	r->invs = xcalloc((size_t)cJSON_GetArraySize(invs) + 1, sizeof(*r->invs));
+	cJSON_ArrayForEach(e, invs) {
+		int rc = read_invocation(&rd, r, e, r->ninvs, &r->invs[r->ninvs]);
+		r->ninvs++;
+		if (rc < 0)
+			goto out;
+		if (r->ninvs > 1 && r->invs[r->ninvs - 1].seq <= r->invs[r->ninvs - 2].seq) {
+			rerr(&rd, "invocations", "seq %u after %u: not in execution order",
+			     r->invs[r->ninvs - 1].seq, r->invs[r->ninvs - 2].seq);
+			goto out;
+		}
+	}
+	c = member(root, "comparison");
+	if (c && !cJSON_IsNull(c)) {
+		if (!cJSON_IsObject(c)) {
+			rerr(&rd, "comparison", "expected an object or null");
+			goto out;
+		}
+		if (read_comparison(&rd, c, r) < 0)
+			goto out;
+		annotate_metrics(r);
+	}
+	ret = 0;
+out:
+	cJSON_Delete(root);
+	strbuf_release(&sb);
+	free(path);
+	if (ret < 0)
+		evidence_run_release(r);
+	return ret;
+}
+
+void evidence_run_release(struct evidence_run *r)
+{
+	if (!r)
+		return;
+	free(r->dir);
+	free(r->plan_name);
+	free(r->plan_source);
+	free(r->status);
+	free(r->interrupt);
+	free(r->started_utc);
+	free(r->ended_utc);
+	free(r->order);
+	strv_free(r->variants);
+	strv_free(r->notes);
+	free(r->reproduce);
+	free(r->evidence_dir);
+	free(r->pubkey);
+	for (size_t i = 0; i < r->ninvs; i++)
+		invocation_release(&r->invs[i]);
+	free(r->invs);
+	free(r->metric_defs);
+	free(r->gate_defs);
+	for (size_t i = 0; i < r->nstrings; i++)
+		free(r->strings[i]);
+	free(r->strings);
+	cJSON_Delete(r->stored_comparison);
+	memset(r, 0, sizeof(*r));
+}
+
+/* Equal JSON values, numbers compared exactly (cJSON_Compare allows an epsilon). */
+static int same_json(const cJSON *a, const cJSON *b)
+{
+	const cJSON *x, *y;
+
+	if ((a->type & 0xff) != (b->type & 0xff))
+		return 0;
+	if (cJSON_IsNumber(a))
+		return a->valuedouble == b->valuedouble;
+	if (cJSON_IsString(a))
+		return !strcmp(a->valuestring, b->valuestring);
+	if (cJSON_IsArray(a) || cJSON_IsObject(a)) {
+		for (x = a->child, y = b->child; x && y; x = x->next, y = y->next)
+			if ((cJSON_IsObject(a) && strcmp(x->string, y->string)) || !same_json(x, y))
+				return 0;
+		return !x && !y;
+	}
+	return 1;
+}
+
+int evidence_comparison_matches(const struct evidence_run *r, const char *doc)
+{
+	cJSON *j = cJSON_Parse(doc);
+	int same = j && r->stored_comparison && same_json(r->stored_comparison, j);
+
+	cJSON_Delete(j);
+	return same;
+}
+
+void evidence_report_input(const struct evidence_run *r, const struct comparison *c,
+			   struct report_input *in)
+{
+	memset(in, 0, sizeof(*in));
+	in->plan_name = r->plan_name;
+	in->status = r->status;
+	in->started_utc = r->started_utc;
+	in->ended_utc = r->ended_utc ? r->ended_utc : "";
+	in->order = r->order;
+	in->warmups = r->warmups;
+	in->runs = r->runs;
+	in->gap_seconds = r->gap_seconds;
+	in->variant_names = (const char *const *)r->variants;
+	in->nvariants = r->nvariants;
+	in->invs = r->invs;
+	in->ninvs = r->ninvs;
+	in->reproduce = r->reproduce;
+	in->notes = (const char *const *)r->notes;
+	in->nnotes = r->nnotes;
+	in->signed_evidence = r->signed_evidence;
+	in->evidence_dir = r->evidence_dir;
+	in->pubkey = r->pubkey;
+	in->comparison = c;
+}

@@ -1,0 +1,74 @@
+/*
+ * evidence_read: reads an evidence directory's top-level result.json
+ * (abev.run/1) back into the records abev wrote — the run's header, every
+ * invocation, and the configuration of its comparison — so that `abev
+ * report`, `abev export` and `abev compare` work from the evidence alone.
+ * The file is outside input: sizes are capped, every field's type is
+ * checked, and an unknown status, phase, guard or variant is an error
+ * naming the JSON path. It does not verify signatures (verify.c does) and
+ * computes nothing.
+ */
+#ifndef ABEV_EVIDENCE_READ_H
+#define ABEV_EVIDENCE_READ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "compare.h"
+#include "evidence.h"
+
+/* result.json larger than this is refused. */
+#define EVIDENCE_READ_MAX (512u << 20)
+
+struct evidence_run {
+	char *dir;                  /* as given */
+	char *plan_name, *plan_source, *status, *interrupt;
+	char *started_utc, *ended_utc;
+	char *order;
+	uint64_t seed;
+	unsigned warmups, runs;
+	double gap_seconds;
+	char **variants;
+	size_t nvariants;
+	char **notes;
+	size_t nnotes;
+	char *reproduce, *evidence_dir, *pubkey;
+	int signed_evidence;
+	struct invocation *invs;    /* execution order; strings owned */
+	size_t ninvs;
+
+	/*
+	 * The comparison's configuration as recorded; cfg points into the
+	 * arrays below. has_comparison is 0 for a run that never finished.
+	 */
+	int has_comparison;
+	struct compare_config cfg;
+	struct compare_metric_def *metric_defs; /* the plan's metrics (no built-ins) */
+	struct compare_gate_def *gate_defs;
+	char **strings;             /* owned strings the defs borrow */
+	size_t nstrings;
+	struct cJSON *stored_comparison; /* the recorded "comparison", private to evidence_read.c */
+};
+
+#define EVIDENCE_RUN_INIT { 0 }
+
+/*
+ * Reads DIR/result.json into *out. 0, or -1 with *err (caller frees)
+ * naming the file and what is wrong; *out is then released.
+ */
+int evidence_read(const char *dir, struct evidence_run *out, char **err);
+void evidence_run_release(struct evidence_run *r);
+
+/*
+ * Whether doc (an evidence_comparison_document()) says exactly what the
+ * recorded comparison says: the check that result.json's comparison does
+ * follow from its invocations.
+ */
+int evidence_comparison_matches(const struct evidence_run *r, const char *doc);
+
+/* The report input of the run, borrowing from r; comparison as given. */
+struct report_input;
+void evidence_report_input(const struct evidence_run *r, const struct comparison *c,
+			   struct report_input *in);
+
+#endif

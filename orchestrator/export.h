@@ -1,0 +1,25 @@
+/*
+ * export: an evidence directory's figures in the formats other tools
+ * read — hyperfine's --export-json shape (so its plotting scripts work on
+ * abev evidence), CSV with one row per invocation and metric, JUnit XML
+ * with one testcase per gate (for CI dashboards), and the comparison as
+ * JSON. It renders what evidence_read and compare give it; it reads no
+ * file and computes no statistic of its own (hyperfine's mean and
+ * standard deviation are the comparison's).
+ */
+#ifndef ABEV_EXPORT_H
+#define ABEV_EXPORT_H
+
+#include "compare.h"
+#include "evidence_read.h"
+
+enum export_format { EXPORT_HYPERFINE, EXPORT_CSV, EXPORT_JUNIT, EXPORT_JSON };
+
+/* "hyperfine", "csv", "junit", "json" -> *out; -1 for anything else. */
+int export_format_parse(const char *name, enum export_format *out);
+
+/* The document (caller frees): deterministic bytes for the same evidence. */
+char *export_render(enum export_format f, const struct evidence_run *r,
+		    const struct comparison *c);
+
+#endif

@@ -1,0 +1,119 @@
+/*
+ * json_out: cJSON with exhaustion made fatal. cJSON reports every failed
+ * allocation by a NULL; abev treats running out of memory as fatal
+ * (util.h), so these wrappers keep the serialisers free of checks.
+ */
+#include "json_out.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+cJSON *jnew_object(void)
+{
+	cJSON *o = cJSON_CreateObject();
+	if (!o)
+		die_oom();
+	return o;
+}
+
+cJSON *jnew_array(void)
+{
+	cJSON *a = cJSON_CreateArray();
+	if (!a)
+		die_oom();
+	return a;
+}
+
+cJSON *jnull(void)
+{
+	cJSON *n = cJSON_CreateNull();
+	if (!n)
+		die_oom();
+	return n;
+}
+
+void jadd(cJSON *obj, const char *key, cJSON *val)
+{
+	if (!val || !cJSON_AddItemToObject(obj, key, val))
+		die_oom();
+}
+
+void jadd_str(cJSON *obj, const char *key, const char *s)
+{
+	jadd(obj, key, s ? cJSON_CreateString(s) : cJSON_CreateNull());
+}
+
+void jadd_int(cJSON *obj, const char *key, int64_t v)
+{
+	jadd(obj, key, cJSON_CreateNumber((double)v));
+}
+
+void jadd_int_or_null(cJSON *obj, const char *key, int64_t v, int present)
+{
+	jadd(obj, key, present ? cJSON_CreateNumber((double)v) : cJSON_CreateNull());
+}
+
+void jadd_num(cJSON *obj, const char *key, double v)
+{
+	jadd(obj, key, cJSON_CreateNumber(round(v * 1e6) / 1e6));
+}
+
+/*
+ * cJSON prints 15 significant digits when they read back within an
+ * epsilon, which is not always the same double: a value read back from
+ * the evidence must be the one computed, so it is written as
+ * double_text() gives it.
+ */
+cJSON *jreal(double v)
+{
+	char buf[DOUBLE_TEXT_LEN];
+	cJSON *j;
+
+	if (!isfinite(v))
+		return jnull();
+	j = cJSON_CreateRaw(double_text(buf, v));
+	if (!j)
+		die_oom();
+	return j;
+}
+
+void jadd_real(cJSON *obj, const char *key, double v)
+{
+	jadd(obj, key, jreal(v));
+}
+
+void jadd_bool(cJSON *obj, const char *key, int b)
+{
+	jadd(obj, key, cJSON_CreateBool(b));
+}
+
+void jpush(cJSON *arr, cJSON *val)
+{
+	if (!val || !cJSON_AddItemToArray(arr, val))
+		die_oom();
+}
+
+char *json_print(const cJSON *o)
+{
+	char *text = cJSON_Print(o);
+	struct strbuf sb = STRBUF_INIT;
+
+	if (!text)
+		die_oom();
+	strbuf_adds(&sb, text);
+	strbuf_addch(&sb, '\n');
+	cJSON_free(text);
+	return strbuf_detach(&sb, NULL);
+}
+
+int json_write_file(const char *path, const cJSON *o)
+{
+	char *text = json_print(o);
+	int ret = write_file_atomic(path, text, strlen(text));
+
+	free(text);
+	return ret;
+}

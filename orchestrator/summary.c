@@ -1,0 +1,191 @@
+/*
+ * summary: ratios are told the way benchmark tools tell them (hyperfine's
+ * "1.19 times faster"): a ratio below 1 is turned over, so the number is
+ * always at least 1 and the word carries the direction. The interval is
+ * turned over with it.
+ */
+#include "summary.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "units.h"
+
+static const char *direction_word(const struct cmp_metric *m, int more)
+{
+	if (units_seconds(m->unit) > 0)
+		return more ? "slower" : "faster";
+	if (units_is_bytes(m->unit))
+		return more ? "larger" : "smaller";
+	return more ? "higher" : "lower";
+}
+
+void summary_change(struct strbuf *sb, const struct cmp_metric *m, const struct cmp_sample *s)
+{
+	int more;
+	double r, lo, hi;
+
+	if (!s->has_change) {
+		strbuf_addf(sb, "n/a (%s)", s->change_note ? s->change_note : "no change computed");
+		return;
+	}
+	more = s->ratio >= 1;
+	r = more ? s->ratio : 1 / s->ratio;
+	if (s->ratio == 1)
+		strbuf_adds(sb, "1.00\xc3\x97 (no change)");
+	else
+		strbuf_addf(sb, "%.2f\xc3\x97 %s", r, direction_word(m, more));
+	if (s->has_ci) {
+		lo = more ? s->ci_lo : 1 / s->ci_hi;
+		hi = more ? s->ci_hi : 1 / s->ci_lo;
+		strbuf_addf(sb, " [%.2f, %.2f]", lo, hi);
+	}
+	strbuf_adds(sb, " (");
+	units_add_pct(sb, s->change_pct);
+	strbuf_addch(sb, ')');
+}
+
+void summary_gate_limit(struct strbuf *sb, const struct cmp_metric *m, const struct cmp_gate *g)
+{
+	int lower = !m->better_higher;
+
+	if (g->kind == GATE_BUDGET) {
+		strbuf_adds(sb, lower ? "\xe2\x89\xa4 " : "\xe2\x89\xa5 ");
+		units_add(sb, g->limit, m->unit);
+		return;
+	}
+	/* Regression limits sit on the worse side, improvement limits on the better side. */
+	if ((g->kind == GATE_MAX_REGRESSION) == lower) {
+		strbuf_adds(sb, "\xe2\x89\xa4 ");
+		units_add_pct(sb, g->limit);
+	} else {
+		strbuf_adds(sb, "\xe2\x89\xa5 ");
+		units_add_pct(sb, -g->limit);
+	}
+}
+
+void summary_decision(struct strbuf *sb, const struct comparison *c)
+{
+	size_t fail = 0, inconclusive = 0;
+
+	for (size_t i = 0; i < c->ngates; i++) {
+		fail += c->gates[i].verdict == GATE_FAIL;
+		inconclusive += c->gates[i].verdict == GATE_INCONCLUSIVE;
+	}
+	strbuf_adds(sb, decision_name(c->decision));
+	switch (c->decision) {
+	case DECISION_NONE:
+		strbuf_adds(sb, ": the plan sets no gate");
+		break;
+	case DECISION_ACCEPTED:
+		strbuf_addf(sb, ": all %zu gate%s passed", c->ngates, c->ngates == 1 ? "" : "s");
+		break;
+	case DECISION_REJECTED:
+		strbuf_addf(sb, ": %zu of %zu gate%s failed", fail, c->ngates,
+			    c->ngates == 1 ? "" : "s");
+		if (inconclusive)
+			strbuf_addf(sb, ", %zu inconclusive", inconclusive);
+		break;
+	case DECISION_INCONCLUSIVE:
+		strbuf_addf(sb, ": %zu of %zu gate%s could not be decided (the interval straddles "
+			    "the limit, or there are too few runs)", inconclusive, c->ngates,
+			    c->ngates == 1 ? "" : "s");
+		break;
+	}
+}
+
+void summary_sample_size(struct strbuf *sb, const struct comparison *c)
+{
+	if (c->min_n == 0) {
+		strbuf_adds(sb, "No variant has counted runs on both sides of a comparison: "
+			    "no difference can be tested.");
+		return;
+	}
+	if (c->min_n_ref == c->min_n_other)
+		strbuf_addf(sb, "With %zu run%s a side", c->min_n_ref,
+			    c->min_n_ref == 1 ? "" : "s");
+	else
+		strbuf_addf(sb, "With %zu run%s of the reference and %zu of %s", c->min_n_ref,
+			    c->min_n_ref == 1 ? "" : "s", c->min_n_other,
+			    c->nmetrics && c->metrics[0].nsamples > 2 ? "the fewest of another variant"
+								       : "the other");
+	strbuf_addf(sb, " the smallest attainable two-sided p-value is %.3g (exact "
+		    "Mann\xe2\x80\x93Whitney)", c->mw_min_p);
+	if (c->mw_min_p >= c->alpha)
+		strbuf_addf(sb, ", so no difference can reach p < %.2g; that needs at least %zu "
+			    "runs a side", c->alpha, c->mw_n_needed);
+	if (!c->unpaired) {
+		strbuf_addf(sb, ". Paired by round (%zu pair%s), the smallest attainable p is %.3g "
+			    "(exact Wilcoxon signed-rank)", c->min_pairs,
+			    c->min_pairs == 1 ? "" : "s", c->wsr_min_p);
+		if (c->wsr_min_p >= c->alpha)
+			strbuf_addf(sb, "; reaching p < %.2g needs at least %zu rounds", c->alpha,
+				    c->wsr_n_needed);
+	}
+	strbuf_addf(sb, ". Gates judge the %d%% bootstrap interval of the ratio of medians "
+		    "(%u resamples), not a p-value", (int)lround(c->confidence * 100), c->resamples);
+	strbuf_addch(sb, '.');
+}
+
+const char *summary_acceptance_caveat(const struct comparison *c)
+{
+	if (c->acceptance)
+		return "";
+	return "This plan does not declare itself an acceptance plan (decision.acceptance): "
+	       "a pass here implies no acceptance decision.";
+}
+
+void summary_print(FILE *f, const struct comparison *c, int quiet)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	summary_decision(&sb, c);
+	fprintf(f, "decision: %s\n", sb.buf);
+	if (quiet)
+		goto out;
+	for (size_t m = 0; m < c->nmetrics; m++) {
+		const struct cmp_metric *cm = &c->metrics[m];
+		const struct cmp_sample *ref = NULL;
+
+		for (size_t v = 0; v < cm->nsamples; v++)
+			if (cm->samples[v].is_reference)
+				ref = &cm->samples[v];
+		for (size_t v = 0; v < cm->nsamples; v++) {
+			const struct cmp_sample *s = &cm->samples[v];
+			if (s->is_reference)
+				continue;
+			strbuf_reset(&sb);
+			if (s->n)
+				units_add(&sb, s->median, cm->unit);
+			else
+				strbuf_adds(&sb, "n/a");
+			strbuf_adds(&sb, " vs ");
+			if (ref && ref->n)
+				units_add(&sb, ref->median, cm->unit);
+			else
+				strbuf_adds(&sb, "n/a");
+			fprintf(f, "  %-12s %-16s %-22s ", s->variant, cm->name, sb.buf);
+			strbuf_reset(&sb);
+			summary_change(&sb, cm, s);
+			fputs(sb.buf, f);
+			for (size_t g = 0; g < c->ngates; g++) {
+				const struct cmp_gate *gt = &c->gates[g];
+				if (strcmp(gt->metric, cm->name) || strcmp(gt->variant, s->variant))
+					continue;
+				strbuf_reset(&sb);
+				summary_gate_limit(&sb, cm, gt);
+				fprintf(f, "  gate %s: %s", sb.buf,
+					gt->verdict == GATE_FAIL ? "FAIL"
+					: gt->verdict == GATE_PASS ? "pass" : "INCONCLUSIVE");
+			}
+			fputc('\n', f);
+		}
+	}
+	strbuf_reset(&sb);
+	summary_sample_size(&sb, c);
+	fprintf(f, "note: %s\n", sb.buf);
+	if (c->decision == DECISION_ACCEPTED && !c->acceptance)
+		fprintf(f, "note: %s\n", summary_acceptance_caveat(c));
+out:
+	strbuf_release(&sb);
+}

@@ -1,0 +1,38 @@
+/*
+ * summary: the words a comparison is told in — the decision line, one
+ * line per metric and compared variant ("candidate  wall  212 ms vs
+ * 178 ms  1.19× slower [1.15, 1.23] (+19.24%)  gate ≤ +15%: FAIL"), and
+ * what the sample size allows one to say. The terminal and report.md
+ * both take their sentences from here, so they cannot disagree. It
+ * computes nothing: every figure comes from the comparison.
+ */
+#ifndef ABEV_SUMMARY_H
+#define ABEV_SUMMARY_H
+
+#include <stdio.h>
+
+#include "compare.h"
+#include "util.h"
+
+/* "rejected: 1 of 4 gates failed" and the like, without a newline. */
+void summary_decision(struct strbuf *sb, const struct comparison *c);
+/* The change of sample s against the reference: "1.19× slower [1.15, 1.23] (+19.24%)". */
+void summary_change(struct strbuf *sb, const struct cmp_metric *m, const struct cmp_sample *s);
+/* A gate's limit in words: "≤ +15%", "≥ -10%", "≤ 1.50 s". */
+void summary_gate_limit(struct strbuf *sb, const struct cmp_metric *m, const struct cmp_gate *g);
+/*
+ * The sentence on what the number of runs allows: the smallest p-value
+ * attainable with them and how many runs (and paired rounds) reaching
+ * p < alpha would need, or that they suffice.
+ */
+void summary_sample_size(struct strbuf *sb, const struct comparison *c);
+/* The sentence that no acceptance decision is implied, for plans that do not declare one; "" otherwise. */
+const char *summary_acceptance_caveat(const struct comparison *c);
+
+/*
+ * Prints the end of a run to f: the decision, then (unless quiet) one
+ * line per metric and compared variant and the sample-size note.
+ */
+void summary_print(FILE *f, const struct comparison *c, int quiet);
+
+#endif

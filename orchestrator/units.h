@@ -1,0 +1,23 @@
+/*
+ * units: how abev writes a measured value for people — times scaled to
+ * ns/µs/ms/s, byte counts to B/KiB/MiB/GiB, any other unit left as it
+ * is — with three or four significant digits and never "-0". It formats;
+ * it does not round what is stored (evidence keeps full precision).
+ */
+#ifndef ABEV_UNITS_H
+#define ABEV_UNITS_H
+
+#include "util.h"
+
+/* Seconds per unit for a time unit (ns, us, µs, ms, s), or 0 for any other. */
+double units_seconds(const char *unit);
+/* Non-zero for "bytes" and "B". */
+int units_is_bytes(const char *unit);
+/* Appends v (in unit) scaled and with its unit: "17.2 ms", "98.4 MiB", "3.25 ops/s". */
+void units_add(struct strbuf *sb, double v, const char *unit);
+/* Appends v with three or four significant digits and no unit. */
+void units_add_plain(struct strbuf *sb, double v);
+/* Appends a change in percent with two decimals and its sign: "+19.24%", "-11.76%", "+0.00%". */
+void units_add_pct(struct strbuf *sb, double pct);
+
+#endif

@@ -1,0 +1,366 @@
+"""The verdict: the comparison in result.json and report.md recomputed here
+from the invocations' raw figures; gates that reject, accept and stay
+inconclusive, with their exit codes; --quiet and --json; and the commands
+over existing evidence (report, export, compare)."""
+import csv
+import io
+import json
+import math
+import os
+import statistics
+import subprocess
+import unittest
+
+from common import HELPER, AbevTestCase
+
+# The figures the plan's stdout metric "t" takes per round, in ms: deterministic,
+# so nothing here depends on how busy the machine is.
+T_BASE = [100, 104, 96, 100, 102]
+T_CAND = [110, 115, 105, 110, 112]
+
+
+def sh_plan(name, variants, runs=5, **extra):
+    """A plan whose variants are sh scripts; $ABEV_ROUND picks each round's figure."""
+    plan = {
+        "schema": "abev.plan/1", "name": name,
+        "variants": [{"name": n, "command": ["sh", "-c", script]} for n, script in variants],
+        "schedule": {"runs": runs, "order": "reverse"},
+        "load": {"max_foreign_cpu": 64, "max_repeats": 0},
+    }
+    plan.update(extra)
+    return plan
+
+
+def echo_round(values, skip_round=None):
+    """A script printing t=<value of this round> (nothing in skip_round)."""
+    vals = " ".join(str(v) for v in values)
+    skip = f'[ "$ABEV_ROUND" = {skip_round} ] && exit 0; ' if skip_round else ""
+    return f'{skip}set -- {vals}; shift $((ABEV_ROUND - 1)); echo "t=$1"'
+
+
+def sleep_round(values_ms):
+    """A script that sleeps this round's number of ms through the helper."""
+    vals = " ".join(str(v) for v in values_ms)
+    return f'set -- {vals}; shift $((ABEV_ROUND - 1)); exec "{HELPER}" sleep "$1"'
+
+
+T_METRIC = {"name": "t", "source": "stdout", "unit": "ms", "pattern": "t=([0-9.]+)"}
+
+
+def counts(inv):
+    """Whether a run counts, by the rule README states: a recorded run whose
+    process exited and whose guards other than metrics passed."""
+    if inv["phase"] != "run" or inv["status"] not in ("ok", "failed"):
+        return False
+    if inv["exit_code"] is None or inv["signal"] is not None:
+        return False
+    others = [g for g in inv["guards"] if g["guard"] != "metrics"]
+    if any(g["verdict"] != "pass" for g in others):
+        return False
+    return inv["status"] == "ok" or any(g["guard"] == "metrics" and g["verdict"] != "pass"
+                                        for g in inv["guards"])
+
+
+def raw_values(res, metric, variant):
+    out = []
+    for inv in res["invocations"]:
+        if inv["variant"] != variant or not counts(inv):
+            continue
+        if metric == "wall":
+            v = inv["wall_ns"] / 1e6
+        elif metric == "cpu":
+            v = (inv["user_ns"] + inv["sys_ns"]) / 1e6
+        elif metric == "max_rss":
+            v = float(inv["max_rss_bytes"])
+        else:
+            v = inv["metrics"].get(metric)
+            if v is None:
+                continue
+        out.append(v)
+    return out
+
+
+def fmt_plain(v):
+    """units.c's digits, reimplemented: 0 to 3 decimals by magnitude."""
+    a = abs(v)
+    if 0 < a < 0.001:
+        return f"{v:.3g}"
+    d = 0 if a >= 100 else 1 if a >= 10 else 2 if a >= 1 else 3
+    if round(a * 10 ** d) == 0:
+        v = 0.0
+    return f"{v:.{d}f}"
+
+
+def fmt_value(v, unit):
+    """units.c's scaling, reimplemented independently for the report check."""
+    secs = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
+    if unit in secs:
+        ns = v * secs[unit] * 1e9
+        names = ["ns", "µs", "ms", "s"]
+        k = 0
+        while k + 1 < len(names) and abs(ns) >= 1000:
+            ns /= 1000
+            k += 1
+        return f"{fmt_plain(ns)} {names[k]}"
+    if unit in ("bytes", "B"):
+        names = ["B", "KiB", "MiB", "GiB", "TiB"]
+        k = 0
+        while k + 1 < len(names) and abs(v) >= 1024:
+            v /= 1024
+            k += 1
+        return f"{v:.0f} B" if k == 0 else f"{fmt_plain(v)} {names[k]}"
+    return f"{fmt_plain(v)} {unit}" if unit else fmt_plain(v)
+
+
+def md(s):
+    """report.c's escaping of table cells."""
+    return "".join("\\" + c if c in "\\|*_`<>[]" else c for c in s)
+
+
+class Verdict(AbevTestCase):
+    def run_plan(self, plan, expect, *args, out="ev"):
+        p = self.write_plan(plan, name=f"{out}.json")
+        cp = self.abev("run", p, "--out", self.path(out), *args, check=expect)
+        return cp, self.load(out, "result.json")
+
+    def sample(self, cmp, metric, variant):
+        m = [m for m in cmp["metrics"] if m["name"] == metric]
+        self.assertEqual(len(m), 1, metric)
+        s = [s for s in m[0]["variants"] if s["variant"] == variant]
+        self.assertEqual(len(s), 1, variant)
+        return m[0], s[0]
+
+    def test_comparison_and_report_recomputed_from_the_invocations(self):
+        plan = sh_plan("figures", [("base", echo_round(T_BASE)),
+                                   ("cand", echo_round(T_CAND, skip_round=2))],
+                       metrics=[T_METRIC])
+        plan["schedule"]["warmups"] = 1
+        # Round 2 of cand prints no t: that run fails its metrics guard, exit 1.
+        _, res = self.run_plan(plan, 1)
+        cmp = res["comparison"]
+        self.assertEqual(res["status"], "failed")
+        self.assertEqual(cmp["reference"], "base")
+        report = open(self.path("ev", "report.md"), encoding="utf-8").read()
+        for metric in ("wall", "cpu", "max_rss", "t"):
+            ref = raw_values(res, metric, "base")
+            for variant in ("base", "cand"):
+                vals = raw_values(res, metric, variant)
+                m, s = self.sample(cmp, metric, variant)
+                with self.subTest(metric=metric, variant=variant):
+                    # The one run without t still counts for everything else.
+                    want_n = 4 if (metric, variant) == ("t", "cand") else 5
+                    self.assertEqual(s["n"], want_n)
+                    self.assertEqual(len(vals), want_n)
+                    self.assertEqual([v["value"] for v in s["values"]], vals)
+                    self.assertEqual(s["median"], statistics.median(vals))
+                    self.assertEqual(s["min"], min(vals))
+                    self.assertEqual(s["max"], max(vals))
+                    self.assertAlmostEqual(s["mean"], statistics.fmean(vals), delta=1e-9 * abs(s["mean"]))
+                    self.assertAlmostEqual(s["sd"], statistics.stdev(vals), delta=1e-9 * max(1, s["sd"]))
+                    row = (f"| {md(metric)} | {variant} | {want_n} | "
+                           f"{md(fmt_value(s['median'], m['unit']))} | "
+                           f"{md(fmt_value(min(vals), m['unit']))}–"
+                           f"{md(fmt_value(max(vals), m['unit']))} | ")
+                    if variant == "base":
+                        self.assertIn(row + "reference | reference | |", report)
+                        continue
+                    change = (statistics.median(vals) - statistics.median(ref)) / abs(
+                        statistics.median(ref)) * 100
+                    self.assertAlmostEqual(s["change_pct"], change, delta=1e-9)
+                    self.assertAlmostEqual(s["ratio"], statistics.median(vals) /
+                                           statistics.median(ref), delta=1e-12)
+                    self.assertIn(row + f"{0 if abs(change) < 0.005 else change:+.2f}% | "
+                                  f"{s['ratio']:.3f} \\[", report)
+                    lo, hi = s["ratio_ci"]
+                    self.assertLessEqual(lo, hi)
+        # t: cand is 10% above base in every round it printed.
+        _, t = self.sample(cmp, "t", "cand")
+        self.assertEqual(t["values"][0]["value"], 110.0)
+        self.assertEqual([v["round"] for v in t["values"]], [1, 3, 4, 5])
+        self.assertAlmostEqual(t["change_pct"], 10.0, delta=1e-9)
+        self.assertEqual(t["paired"]["pairs"], 4)
+        self.assertEqual(cmp["decision"], "no decision")
+        self.assertIn("The plan sets no gate: no decision is made.", report)
+        # 5 runs a side: the smallest exact two-sided p is 2 / C(10, 5).
+        self.assertAlmostEqual(cmp["sample_size"]["mann_whitney_min_p"], 2 / math.comb(10, 5))
+        # ABBA order: each variant ran first in some rounds, so slots can be told apart.
+        _, b = self.sample(cmp, "wall", "base")
+        self.assertEqual([v["slot"] for v in b["values"]], [1, 2, 1, 2, 1])
+        self.assertTrue(b["order_effect"]["testable"])
+
+    def gate_plan(self, name, cand_ms, **extra):
+        plan = sh_plan(name, [("base", sleep_round([200] * 5)),
+                              ("cand", sleep_round(cand_ms))],
+                       gates={"wall": {"max_regression_pct": 15}}, **extra)
+        plan["schedule"]["order"] = "alternate"
+        return plan
+
+    def test_a_slower_candidate_is_rejected_with_exit_5(self):
+        cp, res = self.run_plan(self.gate_plan("slower", [260] * 5), 5)
+        self.assertEqual(res["comparison"]["decision"], "rejected")
+        self.assertEqual(res["status"], "completed")
+        gate = res["comparison"]["gates"][0]
+        self.assertEqual((gate["metric"], gate["variant"], gate["kind"], gate["verdict"]),
+                         ("wall", "cand", "max_regression_pct", "fail"))
+        self.assertGreater(gate["interval"][0], 15)
+        self.assertIn("decision: rejected: 1 of 1 gate failed", cp.stdout)
+        line = [ln for ln in cp.stdout.splitlines() if ln.strip().startswith("cand") and " wall " in ln]
+        self.assertEqual(len(line), 1, cp.stdout)
+        self.assertIn("× slower [", line[0])
+        self.assertIn("gate ≤ +15.00%: FAIL", line[0])
+        report = open(self.path("ev", "report.md"), encoding="utf-8").read()
+        self.assertIn("**Decision: rejected: 1 of 1 gate failed.**", report)
+        self.assertIn("| wall | cand | max\\_regression\\_pct | ≤ +15.00% |", report)
+
+    def test_a_candidate_within_one_percent_is_accepted(self):
+        cp, res = self.run_plan(self.gate_plan("same", [201] * 5), 0)
+        self.assertEqual(res["comparison"]["decision"], "accepted")
+        self.assertEqual(res["comparison"]["gates"][0]["verdict"], "pass")
+        self.assertIn("decision: accepted: all 1 gate passed", cp.stdout)
+        # Not an acceptance plan: the report says that a pass decides nothing.
+        report = open(self.path("ev", "report.md"), encoding="utf-8").read()
+        self.assertIn("a pass here implies no acceptance decision", report)
+
+    def test_noise_straddling_the_limit_is_inconclusive(self):
+        # Median +15%, spread from 0% to +30%: the interval cannot be on one side.
+        cand = [200, 260, 210, 250, 230]
+        cp, res = self.run_plan(self.gate_plan("noisy", cand), 0)
+        self.assertEqual(res["comparison"]["decision"], "inconclusive")
+        self.assertEqual(res["comparison"]["gates"][0]["verdict"], "inconclusive")
+        lo, hi = res["comparison"]["gates"][0]["interval"]
+        self.assertLess(lo, 15)
+        self.assertGreater(hi, 15)
+        self.assertIn("decision: inconclusive", cp.stdout)
+        # A plan may make an inconclusive decision fail the run, with its own exit code.
+        plan = self.gate_plan("noisy-fails", cand, decision={"inconclusive": "fail",
+                                                             "acceptance": True})
+        _, res = self.run_plan(plan, 6, out="ev2")
+        self.assertEqual(res["comparison"]["decision"], "inconclusive")
+        self.assertTrue(res["comparison"]["acceptance"])
+        report = open(self.path("ev2", "report.md"), encoding="utf-8").read()
+        self.assertNotIn("implies no acceptance decision", report)
+
+    def test_quiet_and_json(self):
+        plan = sh_plan("quiet", [("base", echo_round(T_BASE)), ("cand", echo_round(T_CAND))],
+                       metrics=[T_METRIC], gates={"t": {"max_regression_pct": 5}})
+        cp, res = self.run_plan(plan, 5, "--quiet")
+        self.assertEqual(cp.stdout.splitlines(),
+                         ["decision: rejected: 1 of 1 gate failed",
+                          f"evidence: {os.path.realpath(self.path('ev'))}"])
+        cp, res = self.run_plan(plan, 5, "--json", out="ev2")
+        self.assertEqual(json.loads(cp.stdout), res["comparison"])
+        self.assertIn("decision: rejected", cp.stderr)
+
+    def signed_evidence(self):
+        self.abev("keygen", "--out", self.path("k"), check=0)
+        plan = sh_plan("signed", [("base", echo_round(T_BASE)), ("cand", echo_round(T_CAND))],
+                       metrics=[T_METRIC], gates={"t": {"max_regression_pct": 5},
+                                                  "wall": {"budget": 60000}})
+        self.run_plan(plan, 5, "--key", self.path("k.key"))
+        return self.path("ev")
+
+    def test_report_renders_the_same_bytes_and_never_writes_into_the_evidence(self):
+        ev = self.signed_evidence()
+        with open(os.path.join(ev, "report.md"), "rb") as f:
+            want = f.read()
+        cp = subprocess.run([os.environ["ABEV"], "report", ev], capture_output=True)
+        self.assertEqual(cp.returncode, 0, cp.stderr)
+        self.assertEqual(cp.stdout, want)
+        self.assertIn(b"was not verified", cp.stderr)
+        self.abev("report", ev, "--pubkey", self.path("k.pub"), "--out", self.path("r.md"),
+                  check=0)
+        with open(self.path("r.md"), "rb") as f:
+            self.assertEqual(f.read(), want)
+        cp = self.abev("report", ev, "--out", os.path.join(ev, "again.md"), check=2)
+        self.assertIn("never rewritten", cp.stderr)
+        self.assertFalse(os.path.exists(os.path.join(ev, "again.md")))
+        self.abev("verify", ev, "--pubkey", self.path("k.pub"), check=0)
+        # Tampered evidence is refused when a key is given.
+        with open(os.path.join(ev, "result.json"), "a") as f:
+            f.write(" ")
+        cp = self.abev("report", ev, "--pubkey", self.path("k.pub"), check=4)
+        self.assertIn("result.json", cp.stderr)
+        self.validate_evidence_on_teardown = False
+
+    def test_exports(self):
+        ev = self.signed_evidence()
+        res = self.load("ev", "result.json")
+        cmp = res["comparison"]
+        # hyperfine's shape, field by field, from the counted runs' wall times.
+        doc = json.loads(self.abev("export", ev, "--format", "hyperfine", check=0).stdout)
+        self.assertEqual([r["command"] for r in doc["results"]], ["base", "cand"])
+        for r in doc["results"]:
+            self.assertEqual(set(r), {"command", "mean", "stddev", "median", "min", "max",
+                                      "times", "user", "system", "exit_codes"})
+            invs = [i for i in res["invocations"] if i["variant"] == r["command"] and counts(i)]
+            times = [i["wall_ns"] / 1e9 for i in invs]
+            self.assertEqual(len(r["times"]), 5)
+            for got, want in zip(r["times"], times):
+                self.assertAlmostEqual(got, want, delta=1e-12)
+            self.assertAlmostEqual(r["mean"], statistics.fmean(times), delta=1e-9)
+            self.assertAlmostEqual(r["stddev"], statistics.stdev(times), delta=1e-9)
+            self.assertAlmostEqual(r["median"], statistics.median(times), delta=1e-12)
+            self.assertAlmostEqual(r["min"], min(times), delta=1e-12)
+            self.assertAlmostEqual(r["max"], max(times), delta=1e-12)
+            self.assertAlmostEqual(r["user"], statistics.fmean(i["user_ns"] / 1e9 for i in invs),
+                                   delta=1e-9)
+            self.assertAlmostEqual(r["system"],
+                                   statistics.fmean(i["sys_ns"] / 1e9 for i in invs), delta=1e-9)
+            self.assertEqual(r["exit_codes"], [0] * 5)
+        # CSV: one row per invocation and metric.
+        text = self.abev("export", ev, "--format", "csv", check=0).stdout
+        rows = list(csv.DictReader(io.StringIO(text)))
+        self.assertEqual(len(rows), len(res["invocations"]) * len(cmp["metrics"]))
+        self.assertEqual({r["metric"] for r in rows}, {"wall", "cpu", "max_rss", "t"})
+        for r in rows:
+            if r["metric"] == "t":
+                inv = [i for i in res["invocations"] if i["seq"] == int(r["seq"])][0]
+                self.assertEqual(float(r["value"]), inv["metrics"]["t"])
+        # JUnit: abev's own reader counts one testcase per gate, a failed gate a failure.
+        self.abev("export", ev, "--format", "junit", "--out", self.path("gates.xml"), check=0)
+        doc = json.loads(self.abev("results", self.path("gates.xml"), "--json", check=0).stdout)
+        failed = sum(g["verdict"] == "fail" for g in cmp["gates"])
+        self.assertEqual(doc["total"]["total"], len(cmp["gates"]))
+        self.assertEqual(doc["total"]["failed"] + doc["total"]["errors"], failed)
+        self.assertEqual(failed, 1)
+        # JSON: the comparison itself.
+        doc = json.loads(self.abev("export", ev, "--format", "json", check=0).stdout)
+        self.assertEqual(doc, cmp)
+        cp = self.abev("export", ev, "--format", "xml", check=2)
+        self.assertIn("unknown format 'xml'", cp.stderr)
+
+    def test_compare_two_evidence_directories(self):
+        old = sh_plan("old plan", [("base", echo_round(T_BASE)), ("cand", echo_round(T_BASE))],
+                      metrics=[T_METRIC, {"name": "only old", "source": "stdout", "unit": "ms",
+                                          "pattern": "t=([0-9]+)"}])
+        new = sh_plan("new plan", [("cand", echo_round(T_CAND)), ("extra", echo_round(T_CAND))],
+                      metrics=[T_METRIC])
+        self.run_plan(old, 0, out="old")
+        self.run_plan(new, 0, out="new")
+        cp = self.abev("compare", self.path("old"), self.path("new"), check=0)
+        self.assertIn("shared variants: cand\n", cp.stdout)
+        self.assertIn("shared metrics: wall, cpu, max_rss, t\n", cp.stdout)
+        self.assertIn("only old (only in old)", cp.stdout)
+        t_line = [ln for ln in cp.stdout.splitlines() if ln.strip().startswith("t ")]
+        self.assertEqual(len(t_line), 1, cp.stdout)
+        self.assertIn("100 ms → 110 ms", t_line[0])
+        self.assertIn("(+10.00%)", t_line[0])
+        doc = json.loads(self.abev("compare", self.path("old"), self.path("new"), "--json",
+                                   check=0).stdout)
+        import schemas
+        self.assertEqual(schemas.errors("compare", doc), [])
+        self.assertEqual([v["variant"] for v in doc["variants"]], ["cand"])
+        _, s = self.sample(doc["variants"][0]["comparison"], "t", "new")
+        self.assertAlmostEqual(s["change_pct"], 10.0, delta=1e-9)
+        self.assertEqual(s["paired"]["pairs"], 0)
+        # Nothing shared: refused, naming what each has.
+        other = sh_plan("other", [("x", echo_round(T_BASE))])
+        self.run_plan(other, 0, out="other")
+        cp = self.abev("compare", self.path("old"), self.path("other"), check=2)
+        self.assertIn("share no variant name: old has base, cand; new has x", cp.stderr)
+        cp = self.abev("compare", self.path("old"), self.path("nowhere"), check=2)
+        self.assertIn("nowhere", cp.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,471 @@
+/*
+ * Unit tests of compare: which runs count for which metric, the values
+ * in execution order with their round and slot, the change and ratio
+ * against the reference, each gate's verdict in both directions, the
+ * decision, the order effect, outliers and noise, and that the same
+ * records give the same comparison.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compare.h"
+#include "util.h"
+
+#define MS 1000000LL
+#define MAXI 64
+
+/* Strings in struct invocation are owned (char *); the tests only borrow literals. */
+static char *s(const char *lit)
+{
+	return (char *)(uintptr_t)lit;
+}
+
+struct fixture {
+	struct invocation invs[MAXI];
+	struct metric_value mv[MAXI];
+	struct guard_result guards[MAXI][2];
+	size_t n;
+	const char *names[3];
+	struct compare_metric_def defs[2];
+	struct compare_config cfg;
+};
+
+static void setup(struct fixture *f, size_t nvariants)
+{
+	static const char *const names[] = { "base", "cand", "third" };
+
+	memset(f, 0, sizeof(*f));
+	for (size_t i = 0; i < nvariants; i++)
+		f->names[i] = names[i];
+	f->defs[0] = (struct compare_metric_def){ "t", "ms", 0, "stdout" };
+	f->defs[1] = (struct compare_metric_def){ "ops", "1/s", 1, "stdout" };
+	f->cfg.variants = f->names;
+	f->cfg.nvariants = nvariants;
+	f->cfg.metrics = f->defs;
+	f->cfg.nmetrics = 1;
+	f->cfg.confidence = 0.95;
+	f->cfg.resamples = 2000;
+	f->cfg.seed = 7;
+}
+
+/* Appends a counted-looking run: exited 0, every guard passed, metric t = wall in ms. */
+static struct invocation *add(struct fixture *f, const char *variant, unsigned round,
+			      double wall_ms)
+{
+	struct invocation *v = &f->invs[f->n];
+	struct metric_value *m = &f->mv[f->n];
+
+	memset(v, 0, sizeof(*v));
+	v->seq = (unsigned)f->n + 1;
+	v->variant = s(variant);
+	v->round = round;
+	v->attempt = 1;
+	v->status = INV_OK;
+	v->exit_code = 0;
+	v->wall_ns = (int64_t)llround(wall_ms * MS);
+	v->user_ns = v->wall_ns / 2;
+	v->sys_ns = v->wall_ns / 4;
+	v->max_rss_bytes = 1 << 20;
+	m->name = s("t");
+	m->unit = s("ms");
+	m->ok = 1;
+	m->value = wall_ms;
+	v->metrics = m;
+	v->nmetrics = 1;
+	f->guards[f->n][0] = (struct guard_result){ "exit_code", GUARD_PASS, NULL };
+	v->guards = f->guards[f->n];
+	v->nguards = 1;
+	f->n++;
+	return v;
+}
+
+/* Alternating rounds of base and cand (ABAB), the given values in round order. */
+static void pairs(struct fixture *f, const double *base, const double *cand, size_t n)
+{
+	for (size_t r = 0; r < n; r++) {
+		add(f, "base", (unsigned)r + 1, base[r]);
+		add(f, "cand", (unsigned)r + 1, cand[r]);
+	}
+}
+
+static const struct cmp_sample *sample(const struct comparison *c, const char *metric,
+				       const char *variant)
+{
+	for (size_t m = 0; m < c->nmetrics; m++) {
+		if (strcmp(c->metrics[m].name, metric))
+			continue;
+		for (size_t v = 0; v < c->metrics[m].nsamples; v++)
+			if (!strcmp(c->metrics[m].samples[v].variant, variant))
+				return &c->metrics[m].samples[v];
+	}
+	fail_msg("no sample %s/%s", metric, variant);
+	return NULL;
+}
+
+/* Warmups, discarded, failed and timed-out runs do not count; a missing metric only for itself. */
+static void test_counting(void **state)
+{
+	struct fixture f;
+	struct comparison c;
+	const struct cmp_sample *w, *t;
+	struct invocation *v;
+
+	(void)state;
+	setup(&f, 2);
+	v = add(&f, "cand", 1, 900);
+	v->warmup = 1;
+	add(&f, "base", 1, 100);
+	add(&f, "cand", 1, 110);
+	v = add(&f, "base", 2, 5000);
+	v->status = INV_DISCARDED;
+	add(&f, "base", 2, 102);
+	/* Failed by its exit code: no figure of it counts. */
+	v = add(&f, "cand", 2, 7000);
+	v->status = INV_FAILED;
+	v->exit_code = 1;
+	f.guards[f.n - 1][0].verdict = GUARD_FAIL;
+	/* Failed only because metric t was not yielded: wall still counts, t does not. */
+	v = add(&f, "cand", 3, 120);
+	v->status = INV_FAILED;
+	f.mv[f.n - 1].ok = 0;
+	f.guards[f.n - 1][1] = (struct guard_result){ "metrics", GUARD_FAIL, NULL };
+	v->nguards = 2;
+	v = add(&f, "base", 3, 8000);
+	v->status = INV_TIMED_OUT;
+	v->exit_code = -1;
+	v->signal = 15;
+	/* Killed by a signal: status failed, no exit code. */
+	v = add(&f, "base", 4, 9000);
+	v->status = INV_FAILED;
+	v->exit_code = -1;
+	v->signal = 11;
+	v->nguards = 0;
+
+	compare_compute(&f.cfg, f.invs, f.n, &c);
+	assert_int_equal(c.nmetrics, 4);
+	assert_string_equal(c.metrics[0].name, "wall");
+	assert_string_equal(c.metrics[1].name, "cpu");
+	assert_string_equal(c.metrics[2].name, "max_rss");
+	assert_string_equal(c.metrics[3].name, "t");
+	w = sample(&c, "wall", "base");
+	assert_int_equal(w->n, 2);
+	assert_true(w->values[0].value == 100 && w->values[1].value == 102);
+	/* Excluded: the timed-out and the signalled run; the discarded one was repeated. */
+	assert_int_equal(w->excluded, 2);
+	w = sample(&c, "wall", "cand");
+	assert_int_equal(w->n, 2);
+	assert_true(w->values[0].value == 110 && w->values[1].value == 120);
+	assert_int_equal(w->values[1].seq, 7);
+	assert_int_equal(w->values[1].round, 3);
+	t = sample(&c, "t", "cand");
+	assert_int_equal(t->n, 1);
+	assert_true(t->values[0].value == 110);
+	/* cpu = user + sys in ms. */
+	assert_true(sample(&c, "cpu", "base")->values[0].value == 75);
+	assert_true(sample(&c, "max_rss", "base")->values[0].value == 1 << 20);
+	comparison_release(&c);
+}
+
+/* Medians, change and ratio, the summary figures and the round-paired ratios. */
+static void test_figures(void **state)
+{
+	static const double base[] = { 100, 104, 96, 100, 102 };
+	static const double cand[] = { 110, 115, 105, 110, 112 };
+	struct fixture f;
+	struct comparison c;
+	const struct cmp_sample *b, *x;
+
+	(void)state;
+	setup(&f, 2);
+	pairs(&f, base, cand, 5);
+	compare_compute(&f.cfg, f.invs, f.n, &c);
+	b = sample(&c, "t", "base");
+	x = sample(&c, "t", "cand");
+	assert_true(b->is_reference && !x->is_reference);
+	assert_true(b->median == 100 && b->min == 96 && b->max == 104);
+	assert_true(fabs(b->mean - 100.4) < 1e-12);
+	/* statistics.stdev([100, 104, 96, 100, 102]) = 2.966479394838265 */
+	assert_true(fabs(b->sd - 2.966479394838265) < 1e-12);
+	assert_true(b->mad == 2);
+	assert_true(x->has_change);
+	assert_true(fabs(x->change_pct - 10) < 1e-12);
+	assert_true(fabs(x->ratio - 1.1) < 1e-12);
+	assert_true(x->has_ci && x->ci_lo <= 1.1 && 1.1 <= x->ci_hi);
+	/* Every candidate value is above every baseline value: U = 25 of 25, p = 2 / C(10, 5). */
+	assert_true(x->has_mw);
+	assert_true(fabs(x->mw_p - 2.0 / 252) < 1e-12);
+	assert_true(fabs(x->mw_min_p - 2.0 / 252) < 1e-12);
+	/* Per-round ratios: 1.1, 115/104, 105/96, 1.1, 112/102. */
+	assert_int_equal(x->pairs, 5);
+	assert_true(fabs(x->pair_ratio_min - 105.0 / 96) < 1e-12);
+	assert_true(fabs(x->pair_ratio_max - 115.0 / 104) < 1e-12);
+	assert_true(fabs(x->pair_ratio_median - 1.1) < 1e-12);
+	/* All five rounds slower: the smallest Wilcoxon p for 5 pairs, 2 / 2^5. */
+	assert_true(fabs(x->wsr_p - 0.0625) < 1e-12);
+	/* ABAB: base always first, cand always second: no order effect can be told. */
+	assert_false(b->order_testable);
+	assert_false(x->order_testable);
+	assert_int_equal(x->values[0].slot, 2);
+	assert_int_equal(b->values[0].slot, 1);
+	/* What five runs allow. */
+	assert_int_equal(c.min_n, 5);
+	assert_true(fabs(c.mw_min_p - 2.0 / 252) < 1e-12);
+	assert_int_equal(c.mw_n_needed, 4);
+	assert_int_equal(c.wsr_n_needed, 6);
+	comparison_release(&c);
+}
+
+struct gate_case {
+	const char *what;
+	double cand[5];
+	int better_higher;
+	enum gate_kind kind;
+	double limit;
+	enum gate_verdict want;
+};
+
+/* The baseline is 100 ± 1 in every case; the candidate and the gate vary. */
+static const struct gate_case gate_cases[] = {
+	{ "30% slower fails a 15% regression gate", { 130, 131, 129, 130, 132 }, 0,
+	  GATE_MAX_REGRESSION, 15, GATE_FAIL },
+	{ "within 1% passes it", { 100.5, 101, 100, 100.8, 101.2 }, 0,
+	  GATE_MAX_REGRESSION, 15, GATE_PASS },
+	{ "noise straddling the limit is inconclusive", { 100, 130, 105, 125, 115 }, 0,
+	  GATE_MAX_REGRESSION, 15, GATE_INCONCLUSIVE },
+	{ "higher is better: 30% lower fails", { 70, 71, 69, 70, 72 }, 1,
+	  GATE_MAX_REGRESSION, 15, GATE_FAIL },
+	{ "higher is better: 30% higher passes", { 130, 131, 129, 130, 132 }, 1,
+	  GATE_MAX_REGRESSION, 15, GATE_PASS },
+	{ "a 30% gain fails a 20% improvement gate", { 70, 71, 69, 70, 72 }, 0,
+	  GATE_MAX_IMPROVEMENT, 20, GATE_FAIL },
+	{ "a 30% loss passes an improvement gate", { 130, 131, 129, 130, 132 }, 0,
+	  GATE_MAX_IMPROVEMENT, 20, GATE_PASS },
+	{ "budget: median 130 over 120 fails", { 130, 131, 129, 130, 132 }, 0,
+	  GATE_BUDGET, 120, GATE_FAIL },
+	{ "budget: median 130 within 140 passes", { 130, 131, 129, 130, 132 }, 0,
+	  GATE_BUDGET, 140, GATE_PASS },
+	{ "budget at least 100 for higher-is-better: 70 fails", { 70, 71, 69, 70, 72 }, 1,
+	  GATE_BUDGET, 100, GATE_FAIL },
+};
+
+static void test_gates(void **state)
+{
+	static const double base[] = { 100, 101, 99, 100, 100.5 };
+
+	(void)state;
+	for (size_t k = 0; k < ARRAY_SIZE(gate_cases); k++) {
+		const struct gate_case *gc = &gate_cases[k];
+		struct compare_gate_def g = { "t", gc->kind, gc->limit };
+		struct fixture f;
+		struct comparison c;
+
+		print_message("case: %s\n", gc->what);
+		setup(&f, 2);
+		f.defs[0].better_higher = gc->better_higher;
+		f.cfg.gates = &g;
+		f.cfg.ngates = 1;
+		pairs(&f, base, gc->cand, 5);
+		compare_compute(&f.cfg, f.invs, f.n, &c);
+		assert_int_equal(c.ngates, 1);
+		assert_string_equal(c.gates[0].variant, "cand");
+		assert_int_equal(c.gates[0].verdict, gc->want);
+		assert_true(c.gates[0].has_interval);
+		assert_true(c.gates[0].lo <= c.gates[0].observed &&
+			    c.gates[0].observed <= c.gates[0].hi);
+		assert_non_null(c.gates[0].reason);
+		assert_int_equal(c.decision, gc->want == GATE_FAIL   ? DECISION_REJECTED
+					     : gc->want == GATE_PASS ? DECISION_ACCEPTED
+								     : DECISION_INCONCLUSIVE);
+		comparison_release(&c);
+	}
+}
+
+/* No gate: no decision; one run a side: no interval, so inconclusive, never a pass. */
+static void test_decision_without_evidence(void **state)
+{
+	struct fixture f;
+	struct comparison c;
+	struct compare_gate_def g = { "wall", GATE_MAX_REGRESSION, 10 };
+
+	(void)state;
+	setup(&f, 2);
+	add(&f, "base", 1, 100);
+	add(&f, "cand", 1, 300);
+	compare_compute(&f.cfg, f.invs, f.n, &c);
+	assert_int_equal(c.decision, DECISION_NONE);
+	assert_int_equal(c.ngates, 0);
+	assert_false(sample(&c, "wall", "cand")->has_ci);
+	comparison_release(&c);
+
+	f.cfg.gates = &g;
+	f.cfg.ngates = 1;
+	compare_compute(&f.cfg, f.invs, f.n, &c);
+	assert_int_equal(c.gates[0].verdict, GATE_INCONCLUSIVE);
+	assert_true(c.gates[0].has_observed && !c.gates[0].has_interval);
+	assert_true(fabs(c.gates[0].observed - 200) < 1e-9);
+	assert_int_equal(c.decision, DECISION_INCONCLUSIVE);
+	comparison_release(&c);
+
+	/* A reference without counted runs: no change at all. */
+	f.invs[0].status = INV_DISCARDED;
+	compare_compute(&f.cfg, f.invs, f.n, &c);
+	assert_false(sample(&c, "wall", "cand")->has_change);
+	assert_string_equal(sample(&c, "wall", "cand")->change_note,
+			    "no counted run of the reference");
+	assert_int_equal(c.gates[0].verdict, GATE_INCONCLUSIVE);
+	assert_int_equal(c.min_n, 0);
+	comparison_release(&c);
+}
+
+/* The reference may be any variant; gates are judged for every other one. */
+static void test_reference_and_three_variants(void **state)
+{
+	struct fixture f;
+	struct comparison c;
+	struct compare_gate_def g = { "t", GATE_MAX_REGRESSION, 50 };
+
+	(void)state;
+	setup(&f, 3);
+	f.cfg.reference = 1;
+	f.cfg.gates = &g;
+	f.cfg.ngates = 1;
+	for (unsigned r = 1; r <= 4; r++) {
+		add(&f, "base", r, 100 + r);
+		add(&f, "cand", r, 200 + r);
+		add(&f, "third", r, 400 + r);
+	}
+	compare_compute(&f.cfg, f.invs, f.n, &c);
+	assert_string_equal(c.reference, "cand");
+	assert_true(sample(&c, "t", "cand")->is_reference);
+	assert_true(sample(&c, "t", "base")->change_pct < -40);
+	assert_int_equal(c.ngates, 2);
+	assert_string_equal(c.gates[0].variant, "base");
+	assert_int_equal(c.gates[0].verdict, GATE_PASS);
+	assert_string_equal(c.gates[1].variant, "third");
+	assert_int_equal(c.gates[1].verdict, GATE_FAIL);
+	assert_int_equal(c.decision, DECISION_REJECTED);
+	/* Slots: base first, cand second, third third in every round. */
+	assert_int_equal(sample(&c, "t", "third")->values[2].slot, 3);
+	comparison_release(&c);
+}
+
+/* In reverse order (ABBA) running first can be told apart, and a real effect warns. */
+static void test_order_effect(void **state)
+{
+	struct fixture f;
+	struct comparison c;
+	const struct cmp_sample *b;
+
+	(void)state;
+	setup(&f, 2);
+	for (unsigned r = 1; r <= 10; r++) {
+		/* Whoever runs first in a round is 20% slower (a cold cache, say). */
+		int base_first = r % 2 == 1;
+		if (base_first) {
+			add(&f, "base", r, 120 + r * 0.01);
+			add(&f, "cand", r, 100 + r * 0.01);
+		} else {
+			add(&f, "cand", r, 120 + r * 0.01);
+			add(&f, "base", r, 100 + r * 0.01);
+		}
+	}
+	compare_compute(&f.cfg, f.invs, f.n, &c);
+	b = sample(&c, "t", "base");
+	assert_true(b->order_testable);
+	assert_int_equal(b->order_n_first, 5);
+	assert_int_equal(b->order_n_later, 5);
+	assert_true(b->order_shift_pct < -15);
+	assert_true(fabs(b->order_p - 2.0 / 252) < 1e-12);
+	assert_true(b->order_warning);
+	assert_int_equal(b->values[1].slot, 2);
+	assert_true(c.nwarnings >= 2);
+	comparison_release(&c);
+
+	/* Without the effect, no warning. */
+	for (size_t i = 0; i < f.n; i++)
+		f.mv[i].value = 100 + (double)i * 0.01;
+	compare_compute(&f.cfg, f.invs, f.n, &c);
+	assert_true(sample(&c, "t", "base")->order_testable);
+	assert_false(sample(&c, "t", "base")->order_warning);
+	comparison_release(&c);
+}
+
+static void test_outliers_and_noise(void **state)
+{
+	static const double base[] = { 100, 101, 99, 100, 100, 101, 99, 300 };
+	static const double cand[] = { 100, 150, 80, 120, 60, 140, 90, 110 };
+	struct fixture f;
+	struct comparison c;
+	const struct cmp_sample *b, *x;
+
+	(void)state;
+	setup(&f, 2);
+	pairs(&f, base, cand, 8);
+	compare_compute(&f.cfg, f.invs, f.n, &c);
+	b = sample(&c, "t", "base");
+	x = sample(&c, "t", "cand");
+	/* 300 is flagged, and kept: n stays 8 and the max is 300. */
+	assert_int_equal(b->outliers, 1);
+	assert_true(b->values[7].outlier);
+	assert_int_equal(b->n, 8);
+	assert_true(b->max == 300);
+	assert_false(x->outliers);
+	/* The candidate's coefficient of variation is far over 10%. */
+	assert_true(x->noisy);
+	assert_true(x->cv_pct > 10);
+	comparison_release(&c);
+}
+
+/* The same records and seed give the same intervals; unpaired mode pairs nothing. */
+static void test_reproducible_and_unpaired(void **state)
+{
+	static const double base[] = { 100, 104, 96, 100, 102, 99 };
+	static const double cand[] = { 110, 115, 105, 110, 112, 101 };
+	struct fixture f;
+	struct comparison a, b;
+
+	(void)state;
+	setup(&f, 2);
+	pairs(&f, base, cand, 6);
+	compare_compute(&f.cfg, f.invs, f.n, &a);
+	compare_compute(&f.cfg, f.invs, f.n, &b);
+	assert_true(sample(&a, "t", "cand")->ci_lo == sample(&b, "t", "cand")->ci_lo);
+	assert_true(sample(&a, "t", "cand")->ci_hi == sample(&b, "t", "cand")->ci_hi);
+	comparison_release(&b);
+	f.cfg.seed = 8;
+	compare_compute(&f.cfg, f.invs, f.n, &b);
+	assert_true(sample(&a, "t", "cand")->ci_lo != sample(&b, "t", "cand")->ci_lo ||
+		    sample(&a, "t", "cand")->ci_hi != sample(&b, "t", "cand")->ci_hi);
+	comparison_release(&b);
+	f.cfg.unpaired = 1;
+	compare_compute(&f.cfg, f.invs, f.n, &b);
+	assert_int_equal(sample(&b, "t", "cand")->pairs, 0);
+	assert_false(sample(&b, "t", "cand")->has_paired);
+	assert_non_null(sample(&b, "t", "cand")->paired_note);
+	assert_false(sample(&b, "t", "base")->order_testable);
+	comparison_release(&b);
+	comparison_release(&a);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_counting),
+		cmocka_unit_test(test_figures),
+		cmocka_unit_test(test_gates),
+		cmocka_unit_test(test_decision_without_evidence),
+		cmocka_unit_test(test_reference_and_three_variants),
+		cmocka_unit_test(test_order_effect),
+		cmocka_unit_test(test_outliers_and_noise),
+		cmocka_unit_test(test_reproducible_and_unpaired),
+	};
+
+	return cmocka_run_group_tests_name("compare", tests, NULL, NULL);
+}
