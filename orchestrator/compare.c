@@ -296,19 +296,26 @@ static void paired(const struct compare_config *cfg, const struct cmp_sample *re
 	}
 	ratios = xcalloc(s->n ? s->n : 1, sizeof(*ratios));
 	logs = xcalloc(s->n ? s->n : 1, sizeof(*logs));
-	for (size_t i = 0; i < s->n; i++) {
-		for (size_t j = 0; j < ref->n; j++) {
-			double a = ref->values[j].value, b = s->values[i].value;
-			if (ref->values[j].round != s->values[i].round)
-				continue;
-			if (a > 0 && b > 0) {
-				ratios[k] = b / a;
-				logs[k++] = log(b / a);
-			} else {
-				skipped++;
-			}
-			break;
+	/* Both samples are in execution order, so their rounds ascend: one merge walk pairs them. */
+	for (size_t i = 0, j = 0; i < s->n && j < ref->n;) {
+		double a = ref->values[j].value, b = s->values[i].value;
+
+		if (ref->values[j].round < s->values[i].round) {
+			j++;
+			continue;
 		}
+		if (s->values[i].round < ref->values[j].round) {
+			i++;
+			continue;
+		}
+		if (a > 0 && b > 0) {
+			ratios[k] = b / a;
+			logs[k++] = log(b / a);
+		} else {
+			skipped++;
+		}
+		i++;
+		j++;
 	}
 	s->pairs = k;
 	if (!k) {

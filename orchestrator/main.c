@@ -234,12 +234,6 @@ static const char guard_usage[] =
 	"Exit codes: 0 pass; 1 fail; 2 a file could not be read or was refused, or a\n"
 	"usage error.\n";
 
-static void print_run_help(FILE *f)
-{
-	fputs(run_usage, f);
-	fputs(exit_codes_text, f);
-}
-
 static void print_main_help(FILE *f)
 {
 	fputs(main_usage, f);
@@ -565,11 +559,14 @@ static int verify_first(const char *path, const char *pubkey)
 }
 
 /*
- * Reads DIR's evidence and recomputes its comparison, after verifying it
- * when pubkey is given. 0, or an exit code after the message.
+ * Reads DIR's evidence and, when cmp is not NULL, recomputes its
+ * comparison, after verifying it when pubkey is given. Evidence of a
+ * run that never finished has no
+ * comparison: *have_cmp is then 0, which only `abev report` accepts
+ * (have_cmp NULL refuses it). 0, or an exit code after the message.
  */
 static int load_evidence(const char *dir, const char *pubkey, struct evidence_run *run,
-			 struct comparison *cmp)
+			 struct comparison *cmp, int *have_cmp)
 {
 	char *err = NULL, *doc;
 	int rc = verify_first(dir, pubkey);
@@ -581,12 +578,18 @@ static int load_evidence(const char *dir, const char *pubkey, struct evidence_ru
 		free(err);
 		return EXIT_USAGE;
 	}
+	if (have_cmp)
+		*have_cmp = run->has_comparison;
 	if (!run->has_comparison) {
+		if (have_cmp)
+			return 0;
 		error("'%s' holds no comparison: its run did not finish (status %s)", dir,
 		      run->status);
 		evidence_run_release(run);
 		return EXIT_USAGE;
 	}
+	if (!cmp)
+		return 0;
 	compare_compute(&run->cfg, run->invs, run->ninvs, cmp);
 	doc = evidence_comparison_document(cmp, run->cfg.gates, run->cfg.ngates);
 	if (!evidence_comparison_matches(run, doc))
@@ -638,7 +641,7 @@ static int cmd_report(int argc, char **argv)
 	struct comparison cmp = COMPARISON_INIT;
 	struct report_input in;
 	size_t npos;
-	int rc, helped;
+	int rc, helped, have_cmp;
 	char *text;
 
 	if (parse_args(argc, argv, 1, "report", report_usage, "", report_usage, opts,
@@ -653,10 +656,10 @@ static int cmd_report(int argc, char **argv)
 		return usage_error("--out lies inside the evidence directory, which is never "
 				   "rewritten: choose a file elsewhere", "usage: abev report DIR "
 				   "[--out FILE] [--pubkey KEY.pub]");
-	rc = load_evidence(dir, pubkey, &run, &cmp);
+	rc = load_evidence(dir, pubkey, &run, &cmp, &have_cmp);
 	if (rc)
 		return rc;
-	evidence_report_input(&run, &cmp, &in);
+	evidence_report_input(&run, have_cmp ? &cmp : NULL, &in);
 	text = report_render(&in);
 	rc = emit(out, text);
 	free(text);
@@ -696,7 +699,7 @@ static int cmd_export(int argc, char **argv)
 		return usage_error("--out lies inside the evidence directory, which is never "
 				   "rewritten: choose a file elsewhere",
 				   "usage: abev export DIR --format F [--out FILE]");
-	rc = load_evidence(dir, pubkey, &run, &cmp);
+	rc = load_evidence(dir, pubkey, &run, &cmp, NULL);
 	if (rc)
 		return rc;
 	text = export_render(f, &run, &cmp);
@@ -716,7 +719,6 @@ static int cmd_compare(int argc, char **argv)
 		{ "--pubkey", "-p", NULL, &pubkey },
 	};
 	struct evidence_run old, new;
-	struct comparison c1 = COMPARISON_INIT, c2 = COMPARISON_INIT;
 	char *err = NULL;
 	size_t npos;
 
@@ -728,12 +730,11 @@ static int cmd_compare(int argc, char **argv)
 	if (npos != 2)
 		return usage_error("abev compare needs two evidence directories",
 				   "usage: abev compare OLD NEW [--json] [--pubkey KEY.pub]");
-	rc = load_evidence(pos[0], pubkey, &old, &c1);
+	rc = load_evidence(pos[0], pubkey, &old, NULL, NULL);
 	if (rc)
 		return rc;
-	rc = load_evidence(pos[1], pubkey, &new, &c2);
+	rc = load_evidence(pos[1], pubkey, &new, NULL, NULL);
 	if (rc) {
-		comparison_release(&c1);
 		evidence_run_release(&old);
 		return rc;
 	}
@@ -743,8 +744,6 @@ static int cmd_compare(int argc, char **argv)
 		free(err);
 		rc = EXIT_USAGE;
 	}
-	comparison_release(&c1);
-	comparison_release(&c2);
 	evidence_run_release(&old);
 	evidence_run_release(&new);
 	return rc;
@@ -950,59 +949,61 @@ static int cmd_guard(int argc, char **argv)
 	return rc;
 }
 
+static int cmd_help(int argc, char **argv);
+
+/*
+ * The commands, git-style: the name, the verb, and the help that both
+ * `abev help NAME` and `abev NAME --help` print (usage, then tail).
+ */
+static const struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *usage;
+	const char *tail;
+} commands[] = {
+	{ "run", cmd_run, run_usage, exit_codes_text },
+	{ "report", cmd_report, report_usage, "" },
+	{ "compare", cmd_compare, compare_usage, "" },
+	{ "export", cmd_export, export_usage, "" },
+	{ "verify", cmd_verify, verify_usage, "" },
+	{ "keygen", cmd_keygen, keygen_usage, "" },
+	{ "pack", cmd_pack, pack_usage, "" },
+	{ "results", cmd_results, results_usage, "" },
+	{ "guard", cmd_guard, guard_usage, "" },
+	{ "help", cmd_help, "usage: abev help [COMMAND]\n", "" },
+};
+
+static const struct command *find_command(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
 static int cmd_help(int argc, char **argv)
 {
+	const struct command *c;
+
 	if (argc < 2) {
 		print_main_help(stdout);
 		return EXIT_PASSED;
 	}
-	if (!strcmp(argv[1], "run")) {
-		print_run_help(stdout);
-		return EXIT_PASSED;
+	c = find_command(argv[1]);
+	if (!c) {
+		error("no help for unknown command '%s'", argv[1]);
+		fputs(main_usage, stderr);
+		return EXIT_USAGE;
 	}
-	if (!strcmp(argv[1], "results")) {
-		fputs(results_usage, stdout);
-		return EXIT_PASSED;
-	}
-	if (!strcmp(argv[1], "keygen")) {
-		fputs(keygen_usage, stdout);
-		return EXIT_PASSED;
-	}
-	if (!strcmp(argv[1], "verify")) {
-		fputs(verify_usage, stdout);
-		return EXIT_PASSED;
-	}
-	if (!strcmp(argv[1], "pack")) {
-		fputs(pack_usage, stdout);
-		return EXIT_PASSED;
-	}
-	if (!strcmp(argv[1], "guard")) {
-		fputs(guard_usage, stdout);
-		return EXIT_PASSED;
-	}
-	if (!strcmp(argv[1], "report")) {
-		fputs(report_usage, stdout);
-		return EXIT_PASSED;
-	}
-	if (!strcmp(argv[1], "compare")) {
-		fputs(compare_usage, stdout);
-		return EXIT_PASSED;
-	}
-	if (!strcmp(argv[1], "export")) {
-		fputs(export_usage, stdout);
-		return EXIT_PASSED;
-	}
-	if (!strcmp(argv[1], "help")) {
-		fputs("usage: abev help [COMMAND]\n", stdout);
-		return EXIT_PASSED;
-	}
-	error("no help for unknown command '%s'", argv[1]);
-	fputs(main_usage, stderr);
-	return EXIT_USAGE;
+	fputs(c->usage, stdout);
+	fputs(c->tail, stdout);
+	return EXIT_PASSED;
 }
 
 int main(int argc, char **argv)
 {
+	const struct command *c;
+
 	if (argc < 2) {
 		print_main_help(stderr);
 		return EXIT_USAGE;
@@ -1013,26 +1014,9 @@ int main(int argc, char **argv)
 		printf("abev %s\n", ABEV_VERSION);
 		return EXIT_PASSED;
 	}
-	if (!strcmp(argv[1], "run"))
-		return cmd_run(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "results"))
-		return cmd_results(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "keygen"))
-		return cmd_keygen(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "verify"))
-		return cmd_verify(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "pack"))
-		return cmd_pack(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "guard"))
-		return cmd_guard(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "report"))
-		return cmd_report(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "compare"))
-		return cmd_compare(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "export"))
-		return cmd_export(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "help"))
-		return cmd_help(argc - 1, argv + 1);
+	c = find_command(argv[1]);
+	if (c)
+		return c->fn(argc - 1, argv + 1);
 	error("unknown command '%s'", argv[1]);
 	fputs("run 'abev --help' for the list of commands\n", stderr);
 	return EXIT_USAGE;

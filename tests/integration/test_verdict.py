@@ -282,6 +282,41 @@ class Verdict(AbevTestCase):
         self.assertIn("result.json", cp.stderr)
         self.validate_evidence_on_teardown = False
 
+    def test_report_of_a_run_that_never_finished(self):
+        """abev killed outright leaves status running and no comparison: report
+        re-renders what it left, export and compare refuse with the reason."""
+        import time
+        plan = sh_plan("killed", [("base", sleep_round([100] * 5)),
+                                  ("cand", sleep_round([100] * 5))])
+        p = self.write_plan(plan)
+        proc = subprocess.Popen([os.environ["ABEV"], "run", p, "--out", self.path("ev"),
+                                 "--unsigned"], stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+        try:
+            deadline = time.monotonic() + 120
+            while time.monotonic() < deadline:
+                try:
+                    if self.load("ev", "result.json")["invocations"]:
+                        break
+                except (OSError, ValueError):
+                    pass
+                time.sleep(0.02)
+            proc.kill()
+        finally:
+            proc.wait()
+        res = self.load("ev", "result.json")
+        self.assertEqual(res["status"], "running")
+        self.assertIsNone(res["comparison"])
+        with open(self.path("ev", "report.md"), "rb") as f:
+            want = f.read()
+        self.assertIn(b"No decision yet", want)
+        cp = subprocess.run([os.environ["ABEV"], "report", self.path("ev")],
+                            capture_output=True)
+        self.assertEqual(cp.returncode, 0, cp.stderr)
+        self.assertEqual(cp.stdout, want)
+        cp = self.abev("export", self.path("ev"), "--format", "csv", check=2)
+        self.assertIn("its run did not finish (status running)", cp.stderr)
+
     def test_exports(self):
         ev = self.signed_evidence()
         res = self.load("ev", "result.json")
