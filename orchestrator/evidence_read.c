@@ -584,7 +584,7 @@ void evidence_run_release(struct evidence_run *r)
 	for (size_t i = 0; i < r->nstrings; i++)
 		free(r->strings[i]);
 	free(r->strings);
-	cJSON_Delete(r->stored_comparison);
+	cJSON_Delete((cJSON *)r->stored_comparison);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -611,7 +611,8 @@ static int same_json(const cJSON *a, const cJSON *b)
 int evidence_comparison_matches(const struct evidence_run *r, const char *doc)
 {
 	cJSON *j = cJSON_Parse(doc);
-	int same = j && r->stored_comparison && same_json(r->stored_comparison, j);
+	int same = j && r->stored_comparison &&
+		   same_json((const cJSON *)r->stored_comparison, j);
 
 	cJSON_Delete(j);
 	return same;

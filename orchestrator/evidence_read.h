@@ -47,7 +47,7 @@ struct evidence_run {
 	struct compare_gate_def *gate_defs;
 	char **strings;             /* owned strings the defs borrow */
 	size_t nstrings;
-	struct cJSON *stored_comparison; /* the recorded "comparison", private to evidence_read.c */
+	void *stored_comparison;    /* the recorded "comparison" as parsed; evidence_read.c's own */
 };
 
 #define EVIDENCE_RUN_INIT { 0 }

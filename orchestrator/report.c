@@ -1,11 +1,12 @@
 /*
- * report: turns the recorded invocations of one evidence directory into
- * report.md. The layout lives in templates/report.md, compiled into the
- * binary; this file computes each {{section}} and pastes it in. Every
- * number comes from the invocations handed in — nothing is measured,
- * read from disk or stamped with the current time here, so the same
- * evidence always gives the same report. It does not decide what ran or
- * whether the run passed.
+ * report: turns one evidence directory's comparison and invocation
+ * records into report.md. The layout lives in templates/report.md,
+ * compiled into the binary; this file renders each {{section}} and
+ * pastes it in. Every figure comes from the comparison (compare.c) or
+ * the records as recorded — nothing is computed, measured, read from
+ * disk or stamped with the current time here, so the same evidence
+ * always gives the same report, and `abev report DIR` gives it again.
+ * It does not decide what ran or whether the run passed.
  */
 #include "report.h"
 
