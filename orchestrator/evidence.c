@@ -34,6 +34,9 @@ void invocation_release(struct invocation *inv)
 	for (size_t i = 0; i < inv->nresults; i++)
 		results_file_release(&inv->results[i]);
 	free(inv->results);
+	for (size_t i = 0; i < inv->nfailed_tests; i++)
+		free(inv->failed_tests[i]);
+	free(inv->failed_tests);
 	metric_values_free(inv->metrics, inv->nmetrics);
 	for (size_t i = 0; i < inv->nguards; i++)
 		guard_result_release(&inv->guards[i]);
@@ -215,6 +218,11 @@ static cJSON *invocation_json(const struct invocation *inv, int with_schema)
 	for (size_t i = 0; i < inv->nresults; i++)
 		jpush(files, results_file_json(&inv->results[i]));
 	jadd(o, "results", files);
+	cJSON *failed = jnew_array();
+	for (size_t i = 0; i < inv->nfailed_tests; i++)
+		jpush(failed, cJSON_CreateString(inv->failed_tests[i]));
+	jadd(o, "failed_tests", failed);
+	jadd_int(o, "failed_tests_omitted", (int64_t)inv->failed_tests_omitted);
 	cJSON *metrics = jnew_object();
 	for (size_t i = 0; i < inv->nmetrics; i++) {
 		const struct metric_value *m = &inv->metrics[i];
@@ -583,6 +591,8 @@ int evidence_write_run(const char *root, const struct run_header *hdr, enum run_
 	jadd(o, "notes", str_array(hdr->notes, hdr->nnotes));
 	rep = jnew_object();
 	jadd_str(rep, "reproduce", hdr->reproduce);
+	jadd_str(rep, "cwd", hdr->reproduce_cwd);
+	jadd_str(rep, "plan_sha256", hdr->plan_sha256);
 	jadd_str(rep, "evidence_dir", hdr->evidence_dir);
 	jadd_bool(rep, "signed", hdr->signed_evidence);
 	jadd_str(rep, "pubkey", hdr->pubkey);

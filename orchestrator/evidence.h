@@ -23,6 +23,8 @@ struct compare_gate_def;
 #define EVIDENCE_INVOCATION_SCHEMA "abev.invocation/1"
 #define EVIDENCE_RESULTS_SCHEMA "abev.results/1"
 #define EVIDENCE_COMPARE_SCHEMA "abev.compare/1"
+/* Failed test names kept per invocation; the rest are counted. */
+#define EVIDENCE_FAILED_TESTS_MAX 50
 
 enum inv_status {
 	INV_OK,
@@ -71,6 +73,9 @@ struct invocation {
 	struct results_counts tests;
 	struct results_file *results;   /* per file read; path relative to the evidence root */
 	size_t nresults;
+	char **failed_tests;     /* names of failed and errored tests, at most EVIDENCE_FAILED_TESTS_MAX */
+	size_t nfailed_tests;
+	size_t failed_tests_omitted; /* failed tests past that cap */
 	struct metric_value *metrics;   /* recorded runs only */
 	size_t nmetrics;
 	struct guard_result *guards;    /* in the order they ran */
@@ -109,6 +114,8 @@ struct run_header {
 	size_t nnotes;
 	/* What `abev report DIR` needs to render report.md again, byte for byte. */
 	const char *reproduce;      /* the command line that re-runs this, or NULL */
+	const char *reproduce_cwd;  /* the directory it was run from, or NULL */
+	const char *plan_sha256;    /* of the plan's bytes (plan.json), hex */
 	const char *evidence_dir;   /* as the user named it */
 	int signed_evidence;
 	const char *pubkey;         /* the signer's public key file, or NULL */

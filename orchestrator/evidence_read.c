@@ -310,8 +310,11 @@ static int read_invocation(const struct reader *rd, const struct evidence_run *r
 		goto out;
 	inv->foreign_cpu = have ? d : -1;
 	if (read_tests(rd, o, path, inv) < 0 || read_metrics(rd, o, path, inv) < 0 ||
-	    read_guards(rd, o, path, inv) < 0)
+	    read_guards(rd, o, path, inv) < 0 ||
+	    get_strings(rd, o, path, "failed_tests", &inv->failed_tests, &inv->nfailed_tests) < 0 ||
+	    get_i64(rd, o, path, "failed_tests_omitted", 0, INT64_C(1) << 53, 0, &v, NULL) < 0)
 		goto out;
+	inv->failed_tests_omitted = (size_t)v;
 	ret = 0;
 out:
 	free(phase);
@@ -487,6 +490,8 @@ static int read_header(const struct reader *rd, const cJSON *root, struct eviden
 	    get_strings(rd, root, "", "variants", &r->variants, &r->nvariants) < 0 ||
 	    get_strings(rd, root, "", "notes", &r->notes, &r->nnotes) < 0 ||
 	    get_str(rd, rep, "report", "reproduce", 1, &r->reproduce) < 0 ||
+	    get_str(rd, rep, "report", "cwd", 1, &r->reproduce_cwd) < 0 ||
+	    get_str(rd, rep, "report", "plan_sha256", 1, &r->plan_sha256) < 0 ||
 	    get_str(rd, rep, "report", "evidence_dir", 1, &r->evidence_dir) < 0 ||
 	    get_str(rd, rep, "report", "pubkey", 1, &r->pubkey) < 0 ||
 	    get_bool(rd, rep, "report", "signed", &r->signed_evidence) < 0)
@@ -574,6 +579,8 @@ void evidence_run_release(struct evidence_run *r)
 	strv_free(r->variants);
 	strv_free(r->notes);
 	free(r->reproduce);
+	free(r->reproduce_cwd);
+	free(r->plan_sha256);
 	free(r->evidence_dir);
 	free(r->pubkey);
 	for (size_t i = 0; i < r->ninvs; i++)
@@ -635,6 +642,9 @@ void evidence_report_input(const struct evidence_run *r, const struct comparison
 	in->invs = r->invs;
 	in->ninvs = r->ninvs;
 	in->reproduce = r->reproduce;
+	in->reproduce_cwd = r->reproduce_cwd;
+	in->plan_path = r->plan_source;
+	in->plan_sha256 = r->plan_sha256;
 	in->notes = (const char *const *)r->notes;
 	in->nnotes = r->nnotes;
 	in->signed_evidence = r->signed_evidence;

@@ -32,7 +32,7 @@ struct evidence_run {
 	size_t nvariants;
 	char **notes;
 	size_t nnotes;
-	char *reproduce, *evidence_dir, *pubkey;
+	char *reproduce, *reproduce_cwd, *plan_sha256, *evidence_dir, *pubkey;
 	int signed_evidence;
 	struct invocation *invs;    /* execution order; strings owned */
 	size_t ninvs;

@@ -130,6 +130,7 @@ static void push_guard(struct invocation *inv, struct guard_result *g)
 
 /* What the streaming callback keeps. */
 struct collect {
+	struct invocation *inv;  /* gets the names of failed tests */
 	struct test_set *names;
 	const struct metric_set *ms;
 	struct metric_test *tests;
@@ -142,6 +143,17 @@ static int collect_test(void *arg, const struct test_case *tc)
 	struct collect *c = arg;
 	struct metric_test *t;
 
+	if (c->inv && (tc->outcome == OUTCOME_FAILED || tc->outcome == OUTCOME_ERROR)) {
+		struct invocation *inv = c->inv;
+		if (inv->nfailed_tests < EVIDENCE_FAILED_TESTS_MAX) {
+			if (!inv->failed_tests)
+				inv->failed_tests = xcalloc(EVIDENCE_FAILED_TESTS_MAX,
+							    sizeof(*inv->failed_tests));
+			inv->failed_tests[inv->nfailed_tests++] = xstrdup(tc->name);
+		} else {
+			inv->failed_tests_omitted++;
+		}
+	}
 	/* The comparison is about what ran: a skipped test did not. */
 	if (c->names && tc->executed)
 		test_set_add(c->names, tc->name);
@@ -429,6 +441,7 @@ void judge_invocation(struct judge *j, struct invocation *inv, const char *root,
 		if (!inv->warmup)
 			c.names = test_set_new();
 		c.ms = inv->warmup ? NULL : j->metrics;
+		c.inv = inv;
 		inv->has_tests = 1;
 		read_results(j, inv, root, &c, &refused, &nfiles, note, ctx);
 		guard_min_executed(inv->tests.executed, inv->tests.total, plan->min_executed,

@@ -118,6 +118,8 @@ struct md_pattern {
 struct md_variant {
 	char *name;
 	char *cwd;
+	const struct plan_env *env;   /* borrowed from the plan, which outlives the metadata */
+	size_t nenv;
 	struct md_git git;
 	struct md_version *versions;
 	size_t nversions;
@@ -1348,6 +1350,8 @@ static int variant_collect(const struct plan *plan, size_t vi, struct metadata *
 
 	mv->name = xstrdup(v->name);
 	mv->cwd = xstrdup(v->cwd);
+	mv->env = v->env;
+	mv->nenv = v->env_len;
 	for (same = 0; same < vi; same++)
 		if (!strcmp(md->variants[same].cwd, v->cwd))
 			break;
@@ -1549,10 +1553,15 @@ static cJSON *host_json(const struct md_host *h)
 
 static cJSON *variant_json(const struct md_variant *v)
 {
-	cJSON *o = jcheck(cJSON_CreateObject()), *vers, *asm_arr;
+	cJSON *o = jcheck(cJSON_CreateObject()), *vers, *asm_arr, *env;
 
 	jadd(o, "name", jtext(v->name));
 	jadd(o, "cwd", jtext(v->cwd));
+	/* What the plan or the variants file set, as written (placeholders unexpanded). */
+	env = jcheck(cJSON_CreateObject());
+	for (size_t i = 0; i < v->nenv; i++)
+		jadd(env, v->env[i].key, jtext(v->env[i].value));
+	jadd(o, "env", env);
 	if (v->git.known) {
 		cJSON *g = jcheck(cJSON_CreateObject());
 		jadd(g, "head", jtext(v->git.head));

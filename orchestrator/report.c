@@ -509,14 +509,18 @@ static void render_verify(struct strbuf *sb, const struct report_input *in)
 	sh_quote(&qdir, dir);
 	sh_quote(&qkey, key);
 	sh_quote(&qpem, pem);
-	if (!in->signed_evidence)
+	if (!in->signed_evidence) {
+		/* Only what can pass: abev verify needs a signature to check. */
 		strbuf_adds(sb, "This evidence is unsigned: only the hashes can be checked, which "
-			    "shows that nothing changed by accident, not that nobody changed it.\n\n");
-	strbuf_adds(sb, "With abev (checks the signature, every hash, that no listed file is "
-		    "missing, that no file is unlisted, and that there is no link or special "
-		    "file):\n\n```sh\n");
-	strbuf_addf(sb, "abev verify %s --pubkey %s\n```\n\n", qdir.buf, qkey.buf);
-	strbuf_adds(sb, "Without abev, from inside the directory: the hashes,\n\n```sh\n");
+			    "shows that nothing changed by accident, not that nobody changed it. "
+			    "From inside the directory: the hashes,\n\n```sh\n");
+	} else {
+		strbuf_adds(sb, "With abev (checks the signature, every hash, that no listed file "
+			    "is missing, that no file is unlisted, and that there is no link or "
+			    "special file):\n\n```sh\n");
+		strbuf_addf(sb, "abev verify %s --pubkey %s\n```\n\n", qdir.buf, qkey.buf);
+		strbuf_adds(sb, "Without abev, from inside the directory: the hashes,\n\n```sh\n");
+	}
 	strbuf_addf(sb, "cd %s\nsha256sum -c --strict SHA256\n```\n\n", qdir.buf);
 	if (in->signed_evidence) {
 		strbuf_adds(sb, "the signature with OpenBSD signify (which also checks every hash "
@@ -564,12 +568,27 @@ static void render_reproduce(struct strbuf *sb, const struct report_input *in)
 		strbuf_adds(sb, "The command line was not recorded.");
 		return;
 	}
+	if (in->plan_path && in->plan_sha256) {
+		strbuf_adds(sb, "The plan: `");
+		md_text(sb, in->plan_path);
+		strbuf_adds(sb, "`, SHA-256 `");
+		md_text(sb, in->plan_sha256);
+		strbuf_adds(sb, "` (its bytes are this evidence's `plan.json`). ");
+	}
+	strbuf_adds(sb, in->reproduce_cwd ? "From the directory abev ran in:\n\n"
+					  : "The command:\n\n");
 	fence = longest_backticks(in->reproduce) + 1;
 	if (fence < 3)
 		fence = 3;
 	for (size_t i = 0; i < fence; i++)
 		strbuf_addch(sb, '`');
 	strbuf_adds(sb, "sh\n");
+	if (in->reproduce_cwd) {
+		struct strbuf q = STRBUF_INIT;
+		sh_quote(&q, in->reproduce_cwd);
+		strbuf_addf(sb, "cd %s\n", q.buf);
+		strbuf_release(&q);
+	}
 	strbuf_adds(sb, in->reproduce);
 	strbuf_addch(sb, '\n');
 	for (size_t i = 0; i < fence; i++)

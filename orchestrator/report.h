@@ -24,6 +24,9 @@ struct report_input {
 	const struct invocation *invs;   /* execution order */
 	size_t ninvs;
 	const char *reproduce;           /* the command line that re-runs this, or NULL */
+	const char *reproduce_cwd;       /* the directory it was run from, or NULL */
+	const char *plan_path;           /* the plan as given */
+	const char *plan_sha256;         /* hex, or NULL */
 	const char *const *notes;        /* run-level remarks (slots lost, leftovers), may be NULL */
 	size_t nnotes;
 	int signed_evidence;             /* SHA256.sig will be written */

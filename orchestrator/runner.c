@@ -21,9 +21,11 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "evidence.h"
 #include "guard.h"
+#include "hash.h"
 #include "judge.h"
 #include "bundle.h"
 #include "compare.h"
@@ -59,6 +61,8 @@ struct run_state {
 	struct compare_gate_def *gate_defs;
 	struct comparison cmp;
 	int compared;
+	char *cwd;                  /* where abev runs, for the reproduce command */
+	char plan_sha256[SHA256_HEX_LEN + 1];
 };
 
 static const char *signal_name(int sig)
@@ -178,6 +182,8 @@ static int write_state(struct run_state *st, int final)
 		.notes = (const char *const *)st->notes,
 		.nnotes = st->nnotes,
 		.reproduce = st->opt->reproduce,
+		.reproduce_cwd = st->cwd,
+		.plan_sha256 = st->plan_sha256,
 		.evidence_dir = st->opt->out_dir,
 		.signed_evidence = st->opt->key != NULL,
 		.pubkey = st->opt->pubkey,
@@ -199,6 +205,9 @@ static int write_state(struct run_state *st, int final)
 		.invs = st->invs,
 		.ninvs = st->ninvs,
 		.reproduce = st->opt->reproduce,
+		.reproduce_cwd = st->cwd,
+		.plan_path = plan->path,
+		.plan_sha256 = st->plan_sha256,
 		.notes = (const char *const *)st->notes,
 		.nnotes = st->nnotes,
 		.signed_evidence = st->opt->key != NULL,
@@ -626,6 +635,12 @@ enum runner_outcome runner_run(const struct plan *plan, const struct runner_opti
 	for (size_t i = 0; i < plan->nvariants; i++)
 		st.variant_names[i] = plan->variants[i].name;
 	compare_setup(&st);
+	st.cwd = getcwd(NULL, 0);
+	{
+		unsigned char d[SHA256_LEN];
+		sha256_buf(plan->raw, plan->raw_len, d);
+		sha256_hex(d, st.plan_sha256);
+	}
 	schedule_build(plan->order, plan->seed, plan->nvariants, plan->warmups, plan->runs, &slots,
 		       &nslots);
 	st.planned = nslots;
@@ -721,6 +736,7 @@ out:
 	free(st.variant_names);
 	judge_free(st.judge);
 	compare_teardown(&st);
+	free(st.cwd);
 	metadata_free(md);
 	free(st.root);
 	free(slots);

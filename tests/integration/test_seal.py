@@ -115,6 +115,17 @@ class Sealed(AbevTestCase):
         _, pub = self.keygen()
         out = self.verify(self.path("ev"), pub, 4)
         self.assertIn("SHA256.sig", out)
+        # The unsigned report offers only what can pass, and each command passes as printed.
+        verify = report.split("## Verify this evidence")[1]
+        self.assertNotIn("--pubkey", verify)
+        self.assertNotIn("signify", verify)
+        blocks = re.findall(r"```sh\n(.*?)```", verify, re.S)
+        self.assertEqual(len(blocks), 2, verify)
+        subprocess.run(["bash", "-ec", blocks[0]], cwd=self.tmp, check=True,
+                       stdout=subprocess.DEVNULL)
+        cp = subprocess.run(["bash", "-c", blocks[1]], cwd=self.path("ev"), capture_output=True,
+                            text=True)
+        self.assertEqual((cp.returncode, cp.stdout), (0, ""), cp.stderr)
 
     def tampered(self, mutate, pub, ev, expect_file):
         copy = self.path("copy")
