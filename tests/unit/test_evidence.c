@@ -79,7 +79,8 @@ static void test_invocation_file(void **state)
 		"core_dumped", "timed_out", "exec_error", "user_ns", "sys_ns", "cpu_ns",
 		"max_rss_bytes", "minflt", "majflt", "nvcsw", "nivcsw", "load_before",
 		"load_after", "foreign_cpu", "foreign_cpu_resolution", "max_foreign_cpu", "leftovers_killed", "cgroup",
-		"cgroup_note", "results_files", "tests", "results", "metrics", "guards",
+		"cgroup_note", "results_files", "tests", "results", "failed_tests", "failed_tests_omitted",
+		"metrics", "guards",
 	};
 	size_t i = 0;
 	for (cJSON *c = o->child; c; c = c->next, i++) {

@@ -228,7 +228,7 @@ static void test_collect(void **state)
 		"memory_bytes", "cgroup_version", "clock_resolution_ns", NULL,
 	};
 	static const char *const variant_keys[] = {
-		"name", "cwd", "git", "versions", "assemblies", NULL,
+		"name", "cwd", "env", "git", "versions", "assemblies", NULL,
 	};
 	static const char *const version_keys[] = { "argv", "exit_code", "output", "error", NULL };
 	struct plan plan = PLAN_INIT;
