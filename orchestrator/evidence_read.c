@@ -595,6 +595,164 @@ void evidence_run_release(struct evidence_run *r)
 	memset(r, 0, sizeof(*r));
 }
 
+static int read_env_variant(const struct reader *rd, const cJSON *o, size_t i,
+			    struct env_variant *v)
+{
+	const cJSON *git = member(o, "git"), *env = member(o, "env"), *vers = member(o, "versions");
+	const cJSON *asms = member(o, "assemblies"), *e, *p, *f;
+	char path[48];
+
+	snprintf(path, sizeof(path), "variants[%zu]", i);
+	if (get_str(rd, o, path, "name", 0, &v->name) < 0 ||
+	    get_str(rd, o, path, "cwd", 0, &v->cwd) < 0)
+		return -1;
+	if (cJSON_IsObject(git)) {
+		v->git_known = 1;
+		if (get_str(rd, git, path, "head", 0, &v->git_head) < 0 ||
+		    get_bool(rd, git, path, "dirty", &v->git_dirty) < 0)
+			return -1;
+	} else if (!cJSON_IsNull(git)) {
+		return rerr(rd, path, "'git' is neither an object nor null");
+	}
+	if (!cJSON_IsObject(env) || !cJSON_IsObject(vers) || !cJSON_IsArray(asms))
+		return rerr(rd, path, "'env', 'versions' or 'assemblies' is missing or mistyped");
+	v->env_keys = xcalloc((size_t)cJSON_GetArraySize(env) + 1, sizeof(*v->env_keys));
+	v->env_values = xcalloc((size_t)cJSON_GetArraySize(env) + 1, sizeof(*v->env_values));
+	cJSON_ArrayForEach(e, env) {
+		if (!cJSON_IsString(e))
+			return rerr(rd, path, "env '%s' is not a string", e->string);
+		v->env_keys[v->nenv] = xstrdup(e->string);
+		v->env_values[v->nenv++] = xstrdup(e->valuestring);
+	}
+	v->versions = xcalloc((size_t)cJSON_GetArraySize(vers) + 1, sizeof(*v->versions));
+	cJSON_ArrayForEach(e, vers) {
+		struct env_version *ver = &v->versions[v->nversions++];
+		int have;
+		ver->name = xstrdup(e->string);
+		ver->exit_code = -1;
+		if (get_str(rd, e, path, "output", 0, &ver->output) < 0 ||
+		    get_str(rd, e, path, "error", 1, &ver->error) < 0 ||
+		    get_i64(rd, e, path, "exit_code", 0, 255, 1, &ver->exit_code, &have) < 0)
+			return -1;
+		if (!have)
+			ver->exit_code = -1;
+	}
+	cJSON_ArrayForEach(p, asms) {
+		const cJSON *files = member(p, "files");
+		if (!cJSON_IsArray(files))
+			return rerr(rd, path, "an assemblies entry has no 'files' array");
+		cJSON_ArrayForEach(f, files) {
+			struct env_file *ef;
+			v->files = xrealloc(v->files, (v->nfiles + 1) * sizeof(*v->files));
+			ef = &v->files[v->nfiles++];
+			memset(ef, 0, sizeof(*ef));
+			if (get_str(rd, f, path, "path", 0, &ef->path) < 0 ||
+			    get_str(rd, f, path, "sha256", 0, &ef->sha256) < 0 ||
+			    get_i64(rd, f, path, "size", 0, INT64_MAX, 0, &ef->size, NULL) < 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+int evidence_read_environment(const char *dir, struct run_environment *e, char **err)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *path = path_join(dir, "metadata.json");
+	struct reader rd = { path, err };
+	cJSON *root = NULL;
+	const cJSON *host, *vars, *v;
+	int have, ret = -1;
+
+	memset(e, 0, sizeof(*e));
+	*err = NULL;
+	if (read_file_capped(&sb, path, EVIDENCE_READ_MAX) < 0) {
+		*err = xasprintf("%s: cannot be read (see above)", path);
+		goto out;
+	}
+	root = cJSON_ParseWithLength(sb.buf, sb.len);
+	host = root ? member(root, "host") : NULL;
+	vars = root ? member(root, "variants") : NULL;
+	if (!cJSON_IsObject(host) || !cJSON_IsArray(vars)) {
+		*err = xasprintf("%s: not an abev.metadata/1 document (no host or variants)", path);
+		goto out;
+	}
+	if (get_str(&rd, host, "host", "hostname", 1, &e->hostname) < 0 ||
+	    get_str(&rd, host, "host", "os_release", 1, &e->os_release) < 0 ||
+	    get_str(&rd, host, "host", "kernel", 1, &e->kernel) < 0 ||
+	    get_str(&rd, host, "host", "arch", 1, &e->arch) < 0 ||
+	    get_str(&rd, host, "host", "cpu_model", 1, &e->cpu_model) < 0 ||
+	    get_str(&rd, host, "host", "online_cpus", 1, &e->online_cpus) < 0 ||
+	    get_str(&rd, host, "host", "governor", 1, &e->governor) < 0 ||
+	    get_str(&rd, host, "host", "cgroup_version", 1, &e->cgroup_version) < 0 ||
+	    get_i64(&rd, host, "host", "logical_cpus", 0, INT64_MAX, 1, &e->logical_cpus, &have) < 0)
+		goto out;
+	if (!have)
+		e->logical_cpus = -1;
+	if (get_i64(&rd, host, "host", "physical_cores", 0, INT64_MAX, 1, &e->physical_cores,
+		    &have) < 0)
+		goto out;
+	if (!have)
+		e->physical_cores = -1;
+	if (get_i64(&rd, host, "host", "memory_bytes", 0, INT64_MAX, 1, &e->memory_bytes,
+		    &have) < 0)
+		goto out;
+	if (!have)
+		e->memory_bytes = -1;
+	e->boost = cJSON_IsBool(member(host, "boost")) ? cJSON_IsTrue(member(host, "boost")) : -1;
+	e->variants = xcalloc((size_t)cJSON_GetArraySize(vars) + 1, sizeof(*e->variants));
+	cJSON_ArrayForEach(v, vars) {
+		if (read_env_variant(&rd, v, e->nvariants, &e->variants[e->nvariants]) < 0) {
+			e->nvariants++;
+			goto out;
+		}
+		e->nvariants++;
+	}
+	ret = 0;
+out:
+	cJSON_Delete(root);
+	strbuf_release(&sb);
+	free(path);
+	if (ret < 0)
+		run_environment_release(e);
+	return ret;
+}
+
+void run_environment_release(struct run_environment *e)
+{
+	if (!e)
+		return;
+	free(e->hostname);
+	free(e->os_release);
+	free(e->kernel);
+	free(e->arch);
+	free(e->cpu_model);
+	free(e->online_cpus);
+	free(e->governor);
+	free(e->cgroup_version);
+	for (size_t i = 0; i < e->nvariants; i++) {
+		struct env_variant *v = &e->variants[i];
+		free(v->name);
+		free(v->cwd);
+		free(v->git_head);
+		strv_free(v->env_keys);
+		strv_free(v->env_values);
+		for (size_t k = 0; k < v->nversions; k++) {
+			free(v->versions[k].name);
+			free(v->versions[k].output);
+			free(v->versions[k].error);
+		}
+		free(v->versions);
+		for (size_t k = 0; k < v->nfiles; k++) {
+			free(v->files[k].path);
+			free(v->files[k].sha256);
+		}
+		free(v->files);
+	}
+	free(e->variants);
+	memset(e, 0, sizeof(*e));
+}
+
 /* Equal JSON values, numbers compared exactly (cJSON_Compare allows an epsilon). */
 static int same_json(const cJSON *a, const cJSON *b)
 {

@@ -66,6 +66,43 @@ void evidence_run_release(struct evidence_run *r);
  */
 int evidence_comparison_matches(const struct evidence_run *r, const char *doc);
 
+/*
+ * metadata.json (abev.metadata/1) as the report shows it: the host and,
+ * per variant, its cwd, git state, environment, versions and assemblies.
+ * Strings owned; -1 in an integer and NULL in a string mean unknown.
+ */
+struct env_version {
+	char *name, *output, *error;
+	int64_t exit_code;
+};
+struct env_file {
+	char *path, *sha256;
+	int64_t size;
+};
+struct env_variant {
+	char *name, *cwd;
+	int git_known, git_dirty;
+	char *git_head;
+	char **env_keys, **env_values;
+	size_t nenv;
+	struct env_version *versions;
+	size_t nversions;
+	struct env_file *files;       /* every assembly pattern's files, in pattern order */
+	size_t nfiles;
+};
+struct run_environment {
+	char *hostname, *os_release, *kernel, *arch, *cpu_model, *online_cpus, *governor;
+	char *cgroup_version;
+	int64_t logical_cpus, physical_cores, memory_bytes;
+	int boost;                    /* 1 on, 0 off, -1 unknown */
+	struct env_variant *variants;
+	size_t nvariants;
+};
+
+/* Reads DIR/metadata.json. 0, or -1 with *err (caller frees); *out is then released. */
+int evidence_read_environment(const char *dir, struct run_environment *out, char **err);
+void run_environment_release(struct run_environment *e);
+
 /* The report input of the run, borrowing from r; comparison as given. */
 struct report_input;
 void evidence_report_input(const struct evidence_run *r, const struct comparison *c,

@@ -38,7 +38,11 @@ void units_add_plain(struct strbuf *sb, double v)
 		strbuf_adds(sb, "n/a");
 		return;
 	}
-	if (a > 0 && a < 0.001) {
+	if (a == 0) {
+		strbuf_addch(sb, '0');
+		return;
+	}
+	if (a < 0.001) {
 		strbuf_addf(sb, "%.3g", v);
 		return;
 	}
@@ -56,6 +60,12 @@ void units_add(struct strbuf *sb, double v, const char *unit)
 
 	if (!isfinite(v)) {
 		strbuf_adds(sb, "n/a");
+		return;
+	}
+	if (v == 0) {
+		strbuf_addf(sb, "0 %s", units_is_bytes(unit) ? "B" : unit && *unit ? unit : "");
+		if (!unit || !*unit)
+			sb->buf[--sb->len] = '\0';
 		return;
 	}
 	if (sec > 0) {
@@ -97,4 +107,60 @@ void units_add_pct(struct strbuf *sb, double pct)
 	if (fabs(pct) < 0.005)
 		pct = 0;
 	strbuf_addf(sb, "%+.2f%%", pct + 0.0);
+}
+
+/* Decimals for three significant digits at magnitude a (0 from 100 up). */
+static int decimals_for(double a)
+{
+	return a >= 100 ? 0 : a >= 10 ? 1 : a >= 1 ? 2 : 3;
+}
+
+void units_pick(double v, const char *unit, struct units_scale *out)
+{
+	static const char *const times[] = { "ns", "\xc2\xb5s", "ms", "s" };
+	static const char *const bytes[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	double sec = units_seconds(unit), a = isfinite(v) ? fabs(v) : 0;
+	size_t k = 0;
+
+	out->divisor = 1;
+	out->name = unit ? unit : "";
+	if (sec > 0) {
+		/* From the unit to ns, then up by thousands. */
+		double ns_per_unit = sec * 1e9, x = a * ns_per_unit, div = 1;
+		while (k + 1 < ARRAY_SIZE(times) && x >= 1000) {
+			x /= 1000;
+			div *= 1000;
+			k++;
+		}
+		out->divisor = div / ns_per_unit;
+		out->name = times[k];
+		out->decimals = decimals_for(x);
+		return;
+	}
+	if (units_is_bytes(unit)) {
+		double x = a;
+		while (k + 1 < ARRAY_SIZE(bytes) && x >= 1024) {
+			x /= 1024;
+			out->divisor *= 1024;
+			k++;
+		}
+		out->name = bytes[k];
+		out->decimals = k == 0 ? 0 : decimals_for(x);
+		return;
+	}
+	out->decimals = decimals_for(a);
+}
+
+void units_add_in(struct strbuf *sb, double v, const struct units_scale *s)
+{
+	double x;
+
+	if (!isfinite(v)) {
+		strbuf_adds(sb, "n/a");
+		return;
+	}
+	x = v / s->divisor;
+	if (round(fabs(x) * pow(10, s->decimals)) == 0)
+		x = 0;
+	strbuf_addf(sb, "%.*f", s->decimals, x + 0.0);
 }

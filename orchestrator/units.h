@@ -13,6 +13,20 @@
 double units_seconds(const char *unit);
 /* Non-zero for "bytes" and "B". */
 int units_is_bytes(const char *unit);
+/*
+ * A display scale chosen once for a row of values, so that they share a
+ * unit and a number of decimals: units_pick() chooses it from the value
+ * that matters most (a median), units_add_in() writes any value in it.
+ */
+struct units_scale {
+	double divisor;      /* value in unit / divisor = value in name */
+	const char *name;    /* "ms", "MiB", or the unit itself */
+	int decimals;
+};
+void units_pick(double v, const char *unit, struct units_scale *out);
+/* Appends v (in the unit units_pick() saw) in scale s, without the unit's name. */
+void units_add_in(struct strbuf *sb, double v, const struct units_scale *s);
+
 /* Appends v (in unit) scaled and with its unit: "17.2 ms", "98.4 MiB", "3.25 ops/s". */
 void units_add(struct strbuf *sb, double v, const char *unit);
 /* Appends v with three or four significant digits and no unit. */

@@ -83,7 +83,9 @@ def raw_values(res, metric, variant):
 def fmt_plain(v):
     """units.c's digits, reimplemented: 0 to 3 decimals by magnitude."""
     a = abs(v)
-    if 0 < a < 0.001:
+    if a == 0:
+        return "0"
+    if a < 0.001:
         return f"{v:.3g}"
     d = 0 if a >= 100 else 1 if a >= 10 else 2 if a >= 1 else 3
     if round(a * 10 ** d) == 0:
@@ -94,6 +96,8 @@ def fmt_plain(v):
 def fmt_value(v, unit):
     """units.c's scaling, reimplemented independently for the report check."""
     secs = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
+    if v == 0:
+        return "0 B" if unit in ("bytes", "B") else f"0 {unit}" if unit else "0"
     if unit in secs:
         ns = v * secs[unit] * 1e9
         names = ["ns", "µs", "ms", "s"]
