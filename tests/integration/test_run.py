@@ -101,7 +101,9 @@ def procs_with_marker(marker):
     return found
 
 
-def wait_for_file(path, timeout=10):
+def wait_for_file(path, timeout=60):
+    """True once path exists; False after timeout seconds (a watchdog for a
+    hung abev, not a bound: a busy machine only makes it slower)."""
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         if os.path.exists(path):
