@@ -56,7 +56,8 @@ class Burners:
         self.procs = []
         try:
             for _ in range(n):
-                p = subprocess.Popen([HELPER, "spin", "600000"], stdout=subprocess.PIPE,
+                # Two minutes of CPU at most, should this test die before stop().
+                p = subprocess.Popen([HELPER, "spin", "120000"], stdout=subprocess.PIPE,
                                      stdin=subprocess.DEVNULL)
                 self.procs.append(p)
             for p in self.procs:
@@ -393,6 +394,10 @@ class Failures(AbevTestCase):
         inv = self.load("ev", "result.json")["invocations"][0]
         self.assertEqual(inv["status"], "timed_out")
         self.assertTrue(inv["timed_out"])
+        if not os.path.exists(pidfile):
+            # The pids are written once SIGTERM is ignored; not within the timeout.
+            self.skipTest(f"the helper was not set up within the 1 s timeout (it ended by "
+                          f"signal {inv['signal']}): the machine is too busy for this test")
         self.assertEqual(inv["signal"], 9)
         # Both ignore SIGTERM: only the SIGKILL, a grace period after it, ends them.
         self.assertGreaterEqual(inv["wall_ns"], 1.5e9)

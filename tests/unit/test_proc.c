@@ -460,14 +460,18 @@ static void test_timeout_kills_term_trapper(void **state)
 {
 	/*
 	 * The shell notes each SIGTERM and carries on; its sleep ignores it:
-	 * only the SIGKILL after the grace period ends them.
+	 * only the SIGKILL after the grace period ends them. "ready" says that
+	 * both were set up before the timeout came.
 	 */
 	const char *argv[] = { "sh", "-c", "trap 'echo TERM >> got-term' TERM; "
-			       "(trap '' TERM; exec sleep 30) & echo $! > pid; wait; wait", NULL };
+			       "(trap '' TERM; : > ready; exec sleep 30) & echo $! > pid; wait; wait",
+			       NULL };
 	struct proc_spec s = spec_for(argv);
 	struct proc_result res;
-	char *got_path = path_join(tmpdir, "got-term"), *got;
+	char *got_path = path_join(tmpdir, "got-term"), *ready = path_join(tmpdir, "ready");
+	char *got = NULL;
 	pid_t grandchild;
+	int was_ready;
 	(void)state;
 
 	s.timeout_ns = 300 * MS;
@@ -475,17 +479,31 @@ static void test_timeout_kills_term_trapper(void **state)
 	run_ok(&s, &res);
 	print_message("timeout 300 ms + grace 300 ms: wall_ns=%lld\n", (long long)res.wall_ns);
 	assert_int_equal(res.outcome, PROC_TIMED_OUT);
-	assert_int_equal(res.signal, SIGKILL);
-	/* SIGTERM first, at the timeout; SIGKILL no sooner than the grace period after it. */
-	got = slurp(got_path);
-	assert_string_equal(got, "TERM\n");
-	assert_true(res.wall_ns >= s.timeout_ns + s.grace_ns);
-	grandchild = read_pidfile();
-	assert_gone(grandchild);
+	was_ready = access(ready, F_OK) == 0;
+	if (was_ready) {
+		assert_int_equal(res.signal, SIGKILL);
+		/* SIGTERM first, at the timeout; SIGKILL no sooner than the grace period after it. */
+		got = slurp(got_path);
+		assert_string_equal(got, "TERM\n");
+		assert_true(res.wall_ns >= s.timeout_ns + s.grace_ns);
+		grandchild = read_pidfile();
+		assert_gone(grandchild);
+	} else {
+		/* Whatever had started got the SIGTERM at the timeout and is gone. */
+		char *path = path_join(tmpdir, "pid");
+		unlink(path);
+		free(path);
+		print_message("skipped: the shell was not set up %lld ns after it started; the "
+			      "machine is too busy for this test\n", (long long)s.timeout_ns);
+	}
+	unlink(ready);
 	unlink(got_path);
+	free(ready);
 	free(got_path);
 	free(got);
 	proc_result_release(&res);
+	if (!was_ready)
+		skip();
 }
 
 static void test_leftover_background(void **state)
