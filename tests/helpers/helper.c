@@ -5,6 +5,16 @@
  * Plain C, no dependencies; every mode prints its findings as key=value
  * lines so that tests can assert on them.
  *
+ * sleep and spin also say what they measured of themselves, so that a test
+ * compares abev's figures with the helper's own rather than with the clock
+ * on the wall (on a busy machine, a 200 ms sleep takes what it takes):
+ *   start_mono_ns=  printed and flushed first, once the mode has begun
+ *   end_mono_ns= start_real_ns= end_real_ns=  CLOCK_MONOTONIC / CLOCK_REALTIME
+ *   cpu_ns=  CLOCK_PROCESS_CPUTIME_ID at the end
+ *   user_ns= sys_ns=  getrusage(RUSAGE_SELF) at the end
+ * The start is taken on entry to main(), the end just before the report:
+ * the helper's whole measured life lies inside what abev sees of it.
+ *
  *   abev-helper sleep MS | spin MS | touch MIB | crash | exit N | hang
  *   abev-helper hang-with-child PIDFILE [--ignore-term] | daemonize PIDFILE
  *   abev-helper flood BYTES | env NAME... | pwd | stdin | stderr TEXT
@@ -19,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -67,11 +78,45 @@ static void sleep_ms(long long ms)
 		;
 }
 
-static int64_t cpu_ns(void)
+static int64_t clock_ns(clockid_t id)
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	clock_gettime(id, &ts);
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static int64_t cpu_ns(void)
+{
+	return clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+}
+
+static int64_t tv_ns(const struct timeval *tv)
+{
+	return (int64_t)tv->tv_sec * 1000000000 + (int64_t)tv->tv_usec * 1000;
+}
+
+/* The helper's own clocks at the start of main(). */
+static int64_t start_mono, start_real;
+
+/* Says that the mode has begun: a test may wait for this line. */
+static void report_start(void)
+{
+	printf("start_mono_ns=%lld\n", (long long)start_mono);
+	fflush(stdout);
+}
+
+/* What the helper measured of itself, taken before anything is printed. */
+static void report_end(void)
+{
+	int64_t end_mono = clock_ns(CLOCK_MONOTONIC), end_real = clock_ns(CLOCK_REALTIME);
+	int64_t cpu = cpu_ns();
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	printf("end_mono_ns=%lld\nstart_real_ns=%lld\nend_real_ns=%lld\ncpu_ns=%lld\n"
+	       "user_ns=%lld\nsys_ns=%lld\n", (long long)end_mono, (long long)start_real,
+	       (long long)end_real, (long long)cpu, (long long)tv_ns(&ru.ru_utime),
+	       (long long)tv_ns(&ru.ru_stime));
+	fflush(stdout);
 }
 
 /* Reads a "Name:   N kB" line of /proc/self/status, in bytes; -1 if absent. */
@@ -248,16 +293,26 @@ int main(int argc, char **argv)
 	const char *arg = argc > 2 ? argv[2] : NULL;
 	long long v;
 
+	start_mono = clock_ns(CLOCK_MONOTONIC);
+	start_real = clock_ns(CLOCK_REALTIME);
 	if (!strcmp(mode, "sleep") && number(arg, 86400000LL, &v) == 0) {
+		report_start();
 		sleep_ms(v);
+		report_end();
 		return 0;
 	}
 	if (!strcmp(mode, "spin") && number(arg, 86400000LL, &v) == 0) {
 		int64_t until = cpu_ns() + (int64_t)v * 1000000;
 		volatile unsigned long x = 0;
+		report_start();
+		/*
+		 * Reading a CPU-time clock is a system call: the spin spends part
+		 * of its time in the kernel, which report_end() shows as sys_ns.
+		 */
 		while (cpu_ns() < until)
 			for (int i = 0; i < 10000; i++)
 				x += (unsigned long)i;
+		report_end();
 		return 0;
 	}
 	if (!strcmp(mode, "touch") && number(arg, 1 << 20, &v) == 0)
