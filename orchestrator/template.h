@@ -13,7 +13,8 @@
  *   {{#name}}..{{/name}} a list: the body once per record, with that
  *                        record's names in scope (a name is looked up from
  *                        the innermost record out to the root); a flag or
- *                        a string: the body once when true / non-empty
+ *                        a string: the body once when true / non-empty;
+ *                        an absent name: nothing
  *   {{^name}}..{{/name}} the body once when name is absent, false, an empty
  *                        string or an empty list
  *   {{! comment }}       nothing (may span lines)
@@ -64,14 +65,15 @@ void tmpl_list(struct tmpl_ctx *c, const char *list);
  * c, appending to out. tmpl_name names the template in messages. Returns
  * 0, or -1 with *err set to "NAME:LINE: what" (caller frees; LINE is the
  * 1-based line of the tag at fault) and out as it was. The errors: a
- * template over TMPL_SIZE_MAX bytes; an unterminated "{{"; an empty,
+ * template over TMPL_SIZE_MAX bytes (the one message without a LINE); an
+ * unterminated "{{", or a "{{{" closed by "}}"; an empty,
  * over-long or malformed name; a section left open, closed by the wrong
  * name, or a closing tag with no section open; more than TMPL_DEPTH_MAX
  * sections open; a value tag whose name is not set in any enclosing
  * record, or names a list or a flag; output over TMPL_OUTPUT_MAX bytes.
  * The syntax is checked all through before anything is rendered; names
  * are checked where they are rendered, so a value tag in a section that
- * renders zero times is not looked up. c is only read.
+ * renders zero times is not looked up. c (not NULL) is only read.
  */
 int tmpl_render(const char *tmpl, size_t len, const char *tmpl_name,
 		const struct tmpl_ctx *c, struct strbuf *out, char **err);
