@@ -450,9 +450,9 @@ static void judge_change(const struct cmp_metric *cm, const struct cmp_sample *s
 		g->verdict = judge_interval(g->lo, g->hi, limit, bad_above);
 		lo = pct_text(g->lo);
 		hi = pct_text(g->hi);
-		g->reason = xasprintf("%s %s changed %s [%s, %s] against a %s limit of %s: %s",
+		g->reason = xasprintf("%s %s changed %s [%s, %s] against %s limit of %s: %s",
 				      s->variant, cm->name, obs, lo, hi,
-				      regression ? "regression" : "improvement", lim,
+				      regression ? "a regression" : "an improvement", lim,
 				      verdict_clause(g->verdict));
 	}
 	free(obs);

@@ -564,6 +564,7 @@ int evidence_write_run(const char *root, const struct run_header *hdr, enum run_
 	jadd_str(o, "abev_version", hdr->abev_version);
 	plan = jnew_object();
 	jadd_str(plan, "name", hdr->plan_name);
+	jadd_str(plan, "description", hdr->plan_description);
 	jadd_str(plan, "file", "plan.json");
 	jadd_str(plan, "source", hdr->plan_path);
 	jadd(o, "plan", plan);

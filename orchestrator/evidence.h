@@ -96,6 +96,7 @@ const char *run_status_name(enum run_status st);
 
 struct run_header {
 	const char *plan_name;
+	const char *plan_description; /* or NULL */
 	const char *plan_path;   /* as given */
 	const char *order;       /* plan_order_name() */
 	uint64_t seed;

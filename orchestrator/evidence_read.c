@@ -228,6 +228,57 @@ static int read_tests(const struct reader *rd, const cJSON *o, const char *path,
 	return 0;
 }
 
+static int read_load(const struct reader *rd, const cJSON *o, const char *path,
+		     const char *key, struct loadavg *l)
+{
+	const cJSON *j = member(o, key);
+	int64_t n = 0;
+
+	memset(l, 0, sizeof(*l));
+	if (cJSON_IsNull(j))
+		return 0;
+	if (!cJSON_IsObject(j))
+		return rerr(rd, path, "'%s' is neither an object nor null", key);
+	if (get_num(rd, j, path, "1m", 0, &l->m1, NULL) < 0 ||
+	    get_num(rd, j, path, "5m", 0, &l->m5, NULL) < 0 ||
+	    get_num(rd, j, path, "15m", 0, &l->m15, NULL) < 0 ||
+	    get_i64(rd, j, path, "runnable", 0, INT32_MAX, 0, &n, NULL) < 0)
+		return -1;
+	l->runnable = (long)n;
+	if (get_i64(rd, j, path, "total", 0, INT32_MAX, 0, &n, NULL) < 0)
+		return -1;
+	l->total = (long)n;
+	l->valid = 1;
+	return 0;
+}
+
+static int read_cgroup(const struct reader *rd, const cJSON *o, const char *path,
+		       struct invocation *inv)
+{
+	const cJSON *cg = member(o, "cgroup");
+	int have;
+
+	inv->cg_memory_peak_bytes = inv->cg_cpu_usage_ns = -1;
+	if (get_str(rd, o, path, "cgroup_note", 1, &inv->cgroup_note) < 0)
+		return -1;
+	if (cJSON_IsNull(cg))
+		return 0;
+	if (!cJSON_IsObject(cg))
+		return rerr(rd, path, "'cgroup' is neither an object nor null");
+	inv->cgroup_valid = 1;
+	if (get_i64(rd, cg, path, "memory_peak_bytes", 0, INT64_C(1) << 62, 1,
+		    &inv->cg_memory_peak_bytes, &have) < 0)
+		return -1;
+	if (!have)
+		inv->cg_memory_peak_bytes = -1;
+	if (get_i64(rd, cg, path, "cpu_usage_ns", 0, INT64_C(1) << 62, 1, &inv->cg_cpu_usage_ns,
+		    &have) < 0)
+		return -1;
+	if (!have)
+		inv->cg_cpu_usage_ns = -1;
+	return 0;
+}
+
 static int read_status(const struct reader *rd, const char *path, const char *name,
 		       enum inv_status *out)
 {
@@ -309,6 +360,10 @@ static int read_invocation(const struct reader *rd, const struct evidence_run *r
 	if (get_num(rd, o, path, "foreign_cpu", 1, &d, &have) < 0)
 		goto out;
 	inv->foreign_cpu = have ? d : -1;
+	if (read_load(rd, o, path, "load_before", &inv->load_before) < 0 ||
+	    read_load(rd, o, path, "load_after", &inv->load_after) < 0 ||
+	    read_cgroup(rd, o, path, inv) < 0)
+		goto out;
 	if (read_tests(rd, o, path, inv) < 0 || read_metrics(rd, o, path, inv) < 0 ||
 	    read_guards(rd, o, path, inv) < 0 ||
 	    get_strings(rd, o, path, "failed_tests", &inv->failed_tests, &inv->nfailed_tests) < 0 ||
@@ -471,6 +526,7 @@ static int read_header(const struct reader *rd, const cJSON *root, struct eviden
 		return rerr(rd, "report", "missing: this evidence was made by an abev that did not "
 			    "record what its report needs");
 	if (get_str(rd, plan, "plan", "name", 0, &r->plan_name) < 0 ||
+	    get_str(rd, plan, "plan", "description", 1, &r->plan_description) < 0 ||
 	    get_str(rd, plan, "plan", "source", 0, &r->plan_source) < 0 ||
 	    get_str(rd, root, "", "status", 0, &r->status) < 0 ||
 	    get_str(rd, root, "", "interrupt", 1, &r->interrupt) < 0 ||
@@ -486,7 +542,12 @@ static int read_header(const struct reader *rd, const cJSON *root, struct eviden
 	if (get_i64(rd, sched, "schedule", "runs", 0, UINT32_MAX, 0, &v, NULL) < 0)
 		return -1;
 	r->runs = (unsigned)v;
-	if (get_num(rd, sched, "schedule", "gap_seconds", 0, &r->gap_seconds, NULL) < 0 ||
+	if (get_i64(rd, sched, "schedule", "max_repeats", 0, UINT32_MAX, 0, &v, NULL) < 0)
+		return -1;
+	r->max_repeats = (unsigned)v;
+	if (get_num(rd, sched, "schedule", "timeout_seconds", 1, &r->timeout_seconds, NULL) < 0 ||
+	    get_num(rd, sched, "schedule", "max_foreign_cpu", 0, &r->max_foreign_cpu, NULL) < 0 ||
+	    get_num(rd, sched, "schedule", "gap_seconds", 0, &r->gap_seconds, NULL) < 0 ||
 	    get_strings(rd, root, "", "variants", &r->variants, &r->nvariants) < 0 ||
 	    get_strings(rd, root, "", "notes", &r->notes, &r->nnotes) < 0 ||
 	    get_str(rd, rep, "report", "reproduce", 1, &r->reproduce) < 0 ||
@@ -570,6 +631,7 @@ void evidence_run_release(struct evidence_run *r)
 		return;
 	free(r->dir);
 	free(r->plan_name);
+	free(r->plan_description);
 	free(r->plan_source);
 	free(r->status);
 	free(r->interrupt);
@@ -784,10 +846,16 @@ int evidence_comparison_matches(const struct evidence_run *r, const char *doc)
 }
 
 void evidence_report_input(const struct evidence_run *r, const struct comparison *c,
-			   struct report_input *in)
+			   const struct run_environment *env, struct report_input *in)
 {
 	memset(in, 0, sizeof(*in));
 	in->plan_name = r->plan_name;
+	in->description = r->plan_description;
+	in->seed = r->seed;
+	in->timeout_seconds = r->timeout_seconds;
+	in->max_foreign_cpu = r->max_foreign_cpu;
+	in->max_repeats = r->max_repeats;
+	in->environment = env;
 	in->status = r->status;
 	in->started_utc = r->started_utc;
 	in->ended_utc = r->ended_utc ? r->ended_utc : "";

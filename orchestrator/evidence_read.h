@@ -22,12 +22,12 @@
 
 struct evidence_run {
 	char *dir;                  /* as given */
-	char *plan_name, *plan_source, *status, *interrupt;
+	char *plan_name, *plan_description, *plan_source, *status, *interrupt;
 	char *started_utc, *ended_utc;
 	char *order;
 	uint64_t seed;
-	unsigned warmups, runs;
-	double gap_seconds;
+	unsigned warmups, runs, max_repeats;
+	double gap_seconds, timeout_seconds, max_foreign_cpu;
 	char **variants;
 	size_t nvariants;
 	char **notes;
@@ -103,9 +103,9 @@ struct run_environment {
 int evidence_read_environment(const char *dir, struct run_environment *out, char **err);
 void run_environment_release(struct run_environment *e);
 
-/* The report input of the run, borrowing from r; comparison as given. */
+/* The report input of the run, borrowing from r; comparison and environment as given. */
 struct report_input;
 void evidence_report_input(const struct evidence_run *r, const struct comparison *c,
-			   struct report_input *in);
+			   const struct run_environment *env, struct report_input *in);
 
 #endif

@@ -640,9 +640,10 @@ static int cmd_report(int argc, char **argv)
 	struct evidence_run run;
 	struct comparison cmp = COMPARISON_INIT;
 	struct report_input in;
+	struct run_environment env;
 	size_t npos;
-	int rc, helped, have_cmp;
-	char *text;
+	int rc, helped, have_cmp, have_env;
+	char *text, *err = NULL;
 
 	if (parse_args(argc, argv, 1, "report", report_usage, "", report_usage, opts,
 		       ARRAY_SIZE(opts), &dir, 1, &npos, &helped) < 0)
@@ -659,10 +660,18 @@ static int cmd_report(int argc, char **argv)
 	rc = load_evidence(dir, pubkey, &run, &cmp, &have_cmp);
 	if (rc)
 		return rc;
-	evidence_report_input(&run, have_cmp ? &cmp : NULL, &in);
+	/* A report without its environment is still a report: the section says why. */
+	have_env = evidence_read_environment(dir, &env, &err) == 0;
+	if (!have_env) {
+		warning("%s", err);
+		free(err);
+	}
+	evidence_report_input(&run, have_cmp ? &cmp : NULL, have_env ? &env : NULL, &in);
 	text = report_render(&in);
-	rc = emit(out, text);
+	rc = text ? emit(out, text) : EXIT_RUNTIME;
 	free(text);
+	if (have_env)
+		run_environment_release(&env);
 	comparison_release(&cmp);
 	evidence_run_release(&run);
 	return rc;

@@ -1597,7 +1597,7 @@ static int parse_top(struct loader *ld, const cJSON *root)
 	struct plan *plan = ld->plan;
 	struct plan_variant base = { 0 };
 	const cJSON *schema, *bj;
-	char *vfile = NULL, *description = NULL;
+	char *vfile = NULL;
 	char b[SHOW_MAX];
 	int ret = -1;
 
@@ -1623,7 +1623,7 @@ static int parse_top(struct loader *ld, const cJSON *root)
 	}
 	if (check_keys(ld, root, "", keys, ARRAY_SIZE(keys)) < 0 ||
 	    get_string(ld, root, "", "name", 1, 1, &plan->name) < 0 ||
-	    get_string(ld, root, "", "description", 0, 0, &description) < 0 ||
+	    get_string(ld, root, "", "description", 0, 0, &plan->description) < 0 ||
 	    parse_schedule(ld, root) < 0 || parse_results(ld, root) < 0 ||
 	    parse_load(ld, root) < 0 || parse_metrics(ld, root) < 0 ||
 	    parse_exit_codes(ld, root) < 0 || parse_versions(ld, root) < 0 ||
@@ -1660,7 +1660,6 @@ static int parse_top(struct loader *ld, const cJSON *root)
 	ret = 0;
 out:
 	variant_release(&base);
-	free(description);
 	free(vfile);
 	return ret;
 }
@@ -1818,6 +1817,7 @@ void plan_release(struct plan *plan)
 	free(plan->dir);
 	free(plan->raw);
 	free(plan->name);
+	free(plan->description);
 	for (size_t i = 0; i < plan->nvariants; i++)
 		variant_release(&plan->variants[i]);
 	free(plan->variants);

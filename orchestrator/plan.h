@@ -73,6 +73,7 @@ struct plan {
 	char *raw;             /* the plan file's exact bytes (copied to plan.json) */
 	size_t raw_len;
 	char *name;
+	char *description;     /* or NULL */
 	struct plan_variant *variants;
 	size_t nvariants;
 	char *variants_file;   /* absolute path, or NULL */

@@ -1,19 +1,22 @@
 /*
- * report: turns one evidence directory's comparison and invocation
- * records into report.md. The layout lives in templates/report.md,
- * compiled into the binary; this file renders each {{section}} and
- * pastes it in. Every figure comes from the comparison (compare.c) or
- * the records as recorded — nothing is computed, measured, read from
+ * report: turns one evidence directory's comparison, invocation records
+ * and environment into report.md. The words and the layout live in
+ * templates/report.md (compiled into the binary); this file only sets
+ * the template's values, one function per section of the report. Every
+ * figure comes from the comparison (compare.c), the records or
+ * metadata.json as recorded — nothing is computed, measured, read from
  * disk or stamped with the current time here, so the same evidence
  * always gives the same report, and `abev report DIR` gives it again.
  * It does not decide what ran or whether the run passed.
  */
 #include "report.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "summary.h"
+#include "template.h"
 #include "units.h"
 #include "util.h"
 
@@ -21,355 +24,583 @@
 extern const char report_template[];
 extern const unsigned long report_template_len;
 
-/* A placeholder name longer than this is not a placeholder. */
-#define PLACEHOLDER_MAX 32
+/* Names of failed tests listed per invocation; the report points at result.json for the rest. */
+#define REPORT_FAILED_NAMES 10
 
-struct section {
-	const char *name;
-	struct strbuf text;
-};
-
-/*
- * Appends s as inline Markdown text: control characters (a newline would
- * end a table row) become blanks, and the characters that would start
- * markup or split a table cell are backslash-escaped.
- */
-static void md_text(struct strbuf *sb, const char *s)
+/* A value built with a strbuf, then set: the buffer is released. */
+static void set_sb(struct tmpl_ctx *c, const char *name, struct strbuf *sb)
 {
-	if (!s)
-		return;
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c < 0x20 || c == 0x7f) {
-			strbuf_addch(sb, ' ');
-			continue;
-		}
-		if (strchr("\\|*_`<>[]", c))
-			strbuf_addch(sb, '\\');
-		strbuf_addch(sb, (char)c);
-	}
+	tmpl_set(c, name, sb->buf);
+	strbuf_release(sb);
 }
 
-static int is_failure(enum inv_status st)
+/* "run 2", "warmup 1", "run 2, attempt 3". */
+static void set_run(struct tmpl_ctx *c, const struct invocation *inv)
 {
-	return st != INV_OK && st != INV_DISCARDED;
+	if (inv->attempt > 1)
+		tmpl_setf(c, "run", "%s %u, attempt %u", inv->warmup ? "warmup" : "run", inv->round,
+			  inv->attempt);
+	else
+		tmpl_setf(c, "run", "%s %u", inv->warmup ? "warmup" : "run", inv->round);
 }
 
-#define MIB (1024.0 * 1024.0)
-#define NS_PER_S 1e9
-
-/* The three process measures of the invocations table, in seconds and MiB. */
-enum measure { M_WALL, M_CPU, M_RSS };
-
-static double measure_of(const struct invocation *inv, enum measure m)
+/* The fields every per-invocation row starts with. */
+static struct tmpl_ctx *inv_row(struct tmpl_ctx *c, const char *list,
+				const struct invocation *inv)
 {
-	switch (m) {
-	case M_WALL:
-		return (double)inv->wall_ns / NS_PER_S;
-	case M_CPU:
-		return (double)(inv->user_ns + inv->sys_ns) / NS_PER_S;
-	case M_RSS:
-		break;
-	}
-	return (double)inv->max_rss_bytes / MIB;
+	struct tmpl_ctx *r = tmpl_add(c, list);
+
+	tmpl_setf(r, "seq", "%u", inv->seq);
+	tmpl_set(r, "variant", inv->variant);
+	set_run(r, inv);
+	return r;
 }
 
-static void render_status(struct strbuf *sb, const struct report_input *in)
+static const struct cmp_metric *metric_named(const struct comparison *c, const char *name)
+{
+	for (size_t m = 0; m < c->nmetrics; m++)
+		if (!strcmp(c->metrics[m].name, name))
+			return &c->metrics[m];
+	return NULL;
+}
+
+static void set_header(struct tmpl_ctx *c, const struct report_input *in)
 {
 	const char *status = in->status ? in->status : "unknown";
+	struct strbuf sb = STRBUF_INIT;
 
-	strbuf_adds(sb, "- Status: ");
-	md_text(sb, status);
-	if (!strcmp(status, "running"))
-		strbuf_adds(sb, " (abev had not finished when this was written, or was killed)");
-	strbuf_adds(sb, "\n- Started (UTC): ");
-	md_text(sb, in->started_utc && *in->started_utc ? in->started_utc : "unknown");
-	strbuf_adds(sb, "\n- Ended (UTC): ");
-	md_text(sb, in->ended_utc && *in->ended_utc ? in->ended_utc : "not ended");
+	tmpl_set(c, "title", in->plan_name && *in->plan_name ? in->plan_name : "unnamed plan");
+	tmpl_set(c, "description", in->description);
+	tmpl_set_bool(c, "signed", in->signed_evidence);
+	tmpl_set(c, "status", status);
+	tmpl_set_bool(c, "running", !strcmp(status, "running"));
+	tmpl_set(c, "started", in->started_utc && *in->started_utc ? in->started_utc : "unknown");
+	tmpl_set(c, "ended", in->ended_utc && *in->ended_utc ? in->ended_utc : "not ended");
+	tmpl_set(c, "reference", in->comparison ? in->comparison->reference
+			   : in->nvariants ? in->variant_names[0] : "none");
+	for (size_t i = 0; i < in->nvariants; i++) {
+		if (in->comparison && !strcmp(in->variant_names[i], in->comparison->reference))
+			continue;
+		if (!in->comparison && i == 0)
+			continue;
+		strbuf_addf(&sb, "%s%s", sb.len ? ", " : "", in->variant_names[i]);
+	}
+	if (!sb.len)
+		strbuf_adds(&sb, "none");
+	set_sb(c, "others", &sb);
 }
 
-static void render_schedule(struct strbuf *sb, const struct report_input *in)
+static void set_verdict(struct tmpl_ctx *c, const struct comparison *cmp)
 {
-	const char *ref = in->comparison ? in->comparison->reference
-					 : in->nvariants ? in->variant_names[0] : NULL;
+	struct strbuf sb = STRBUF_INIT;
 
-	strbuf_adds(sb, "Order ");
-	md_text(sb, in->order ? in->order : "unknown");
-	strbuf_addf(sb, "; %u warmup round%s and %u recorded run%s per variant; "
-		    "gap %g s between invocations.\n\nVariants: ",
-		    in->warmups, in->warmups == 1 ? "" : "s", in->runs, in->runs == 1 ? "" : "s",
-		    in->gap_seconds);
-	for (size_t i = 0; i < in->nvariants; i++) {
-		if (i)
-			strbuf_adds(sb, ", ");
-		md_text(sb, in->variant_names[i]);
-		if (ref && !strcmp(in->variant_names[i], ref))
-			strbuf_adds(sb, " (reference)");
+	tmpl_set_bool(c, "compared", cmp != NULL);
+	if (!cmp)
+		return;
+	summary_decision(&sb, cmp);
+	set_sb(c, "decision", &sb);
+	tmpl_list(c, "gate_problems");
+	for (size_t g = 0; g < cmp->ngates; g++) {
+		struct tmpl_ctx *r;
+		if (cmp->gates[g].verdict == GATE_PASS)
+			continue;
+		r = tmpl_add(c, "gate_problems");
+		tmpl_set_bool(r, "failed", cmp->gates[g].verdict == GATE_FAIL);
+		tmpl_set(r, "reason", cmp->gates[g].reason);
 	}
-	if (!in->nvariants)
+	summary_sample_size(&sb, cmp);
+	set_sb(c, "sample_size", &sb);
+	tmpl_set_bool(c, "acceptance", cmp->acceptance);
+	tmpl_setf(c, "confidence", "%d%%", (int)lround(cmp->confidence * 100));
+	tmpl_setf(c, "resamples", "%u", cmp->resamples);
+	tmpl_setf(c, "seed", "%llu", (unsigned long long)cmp->seed);
+}
+
+static const char *metric_about(const struct cmp_metric *m)
+{
+	if (!strcmp(m->name, COMPARE_WALL) && !strcmp(m->source, "builtin"))
+		return "the child's wall time on the monotonic clock";
+	if (!strcmp(m->name, COMPARE_CPU) && !strcmp(m->source, "builtin"))
+		return "user + system CPU time of the child's process tree";
+	if (!strcmp(m->name, COMPARE_MAX_RSS) && !strcmp(m->source, "builtin"))
+		return "the child's peak resident memory (wait4)";
+	if (!strcmp(m->source, "derived"))
+		return "a rate derived from the plan's metric";
+	return NULL;
+}
+
+/* The gates on metric m for variant v, in words: "≤ +15.00%: FAIL; ≤ 1.50 s: pass". */
+static void gate_cell(struct strbuf *sb, const struct comparison *cmp, const struct cmp_metric *m,
+		      const char *variant)
+{
+	for (size_t g = 0; g < cmp->ngates; g++) {
+		const struct cmp_gate *gt = &cmp->gates[g];
+		if (strcmp(gt->metric, m->name) || strcmp(gt->variant, variant))
+			continue;
+		if (sb->len)
+			strbuf_adds(sb, "; ");
+		summary_gate_limit(sb, m, gt);
+		strbuf_addf(sb, ": %s", gt->verdict == GATE_FAIL ? "FAIL"
+					: gt->verdict == GATE_PASS ? "pass" : "inconclusive");
+	}
+	if (!sb->len)
 		strbuf_adds(sb, "none");
+}
+
+/* One row of a metric's table, in the scale of the row's median. */
+static void metric_row(struct tmpl_ctx *t, const struct comparison *cmp,
+		       const struct cmp_metric *m, const struct cmp_sample *s)
+{
+	struct tmpl_ctx *r = tmpl_add(t, "rows");
+	struct strbuf sb = STRBUF_INIT;
+	struct units_scale sc;
+
+	tmpl_set(r, "variant", s->variant);
+	tmpl_setf(r, "n", "%zu", s->n);
+	if (!s->n) {
+		tmpl_set(r, "median", "n/a (no counted run)");
+		tmpl_set(r, "range", "n/a");
+	} else {
+		units_pick(s->median, m->unit, &sc);
+		units_add_in(&sb, s->median, &sc);
+		strbuf_addf(&sb, " %s", sc.name);
+		set_sb(r, "median", &sb);
+		units_add_in(&sb, s->min, &sc);
+		strbuf_adds(&sb, "–");
+		units_add_in(&sb, s->max, &sc);
+		strbuf_addf(&sb, " %s", sc.name);
+		set_sb(r, "range", &sb);
+	}
+	if (s->is_reference) {
+		tmpl_set(r, "change", "reference");
+		tmpl_set(r, "ratio", "");
+		tmpl_set(r, "gate", "");
+		return;
+	}
+	if (s->has_change)
+		units_add_pct(&sb, s->change_pct);
+	else
+		strbuf_addf(&sb, "n/a (%s)", s->change_note);
+	set_sb(r, "change", &sb);
+	if (!s->has_change)
+		strbuf_adds(&sb, "n/a");
+	else if (s->has_ci)
+		strbuf_addf(&sb, "%.3f [%.3f, %.3f]", s->ratio, s->ci_lo, s->ci_hi);
+	else
+		strbuf_addf(&sb, "%.3f (no interval: %s)", s->ratio, s->ci_note);
+	set_sb(r, "ratio", &sb);
+	gate_cell(&sb, cmp, m, s->variant);
+	set_sb(r, "gate", &sb);
+}
+
+/* The counted values of s in execution order, in the scale of its median. */
+static void metric_runs(struct tmpl_ctx *t, const struct cmp_metric *m, const struct cmp_sample *s)
+{
+	struct tmpl_ctx *r = tmpl_add(t, "runs");
+	struct strbuf sb = STRBUF_INIT;
+	struct units_scale sc;
+
+	tmpl_set(r, "variant", s->variant);
+	units_pick(s->median, m->unit, &sc);
+	for (size_t i = 0; i < s->n; i++) {
+		if (i)
+			strbuf_adds(&sb, ", ");
+		units_add_in(&sb, s->values[i].value, &sc);
+		if (s->values[i].outlier)
+			strbuf_adds(&sb, " (outlier)");
+	}
+	if (s->n)
+		strbuf_addf(&sb, " %s", sc.name);
+	else
+		strbuf_adds(&sb, "none counted");
+	set_sb(r, "values", &sb);
+	if (s->excluded)
+		strbuf_addf(&sb, "%zu recorded run%s did not count", s->excluded,
+			    s->excluded == 1 ? "" : "s");
+	set_sb(r, "excluded", &sb);
+}
+
+/* The tests against the reference, in one sentence. */
+static void metric_tests(struct tmpl_ctx *t, const struct cmp_metric *m,
+			 const struct cmp_sample *s, const char *reference)
+{
+	struct tmpl_ctx *r = tmpl_add(t, "tests");
+	struct strbuf sb = STRBUF_INIT;
+
+	tmpl_set(r, "variant", s->variant);
+	tmpl_set(r, "reference", reference);
+	if (!s->has_mw) {
+		strbuf_addf(&sb, "no test (%s)", s->mw_note);
+	} else {
+		strbuf_addf(&sb, "Mann–Whitney p = %.3g (%s; the smallest attainable is %.3g), "
+			    "Hodges–Lehmann shift ", s->mw_p, s->mw_exact ? "exact" : "normal approximation",
+			    s->mw_min_p);
+		units_add(&sb, s->hl_shift, m->unit);
+	}
+	if (s->has_paired)
+		strbuf_addf(&sb, "; paired by round (%zu pair%s): ratio median %.3f, range %.3f–%.3f, "
+			    "Wilcoxon p = %.3g (smallest attainable %.3g)", s->pairs,
+			    s->pairs == 1 ? "" : "s", s->pair_ratio_median, s->pair_ratio_min,
+			    s->pair_ratio_max, s->wsr_p, s->wsr_min_p);
+	else if (s->paired_note)
+		strbuf_addf(&sb, "; not paired: %s", s->paired_note);
+	strbuf_addch(&sb, '.');
+	set_sb(r, "text", &sb);
+}
+
+static void set_metrics(struct tmpl_ctx *c, const struct report_input *in)
+{
+	const struct comparison *cmp = in->comparison;
+
+	if (!cmp)
+		return;
+	tmpl_list(c, "metrics");
+	for (size_t m = 0; m < cmp->nmetrics; m++) {
+		const struct cmp_metric *cm = &cmp->metrics[m];
+		struct tmpl_ctx *t = tmpl_add(c, "metrics");
+		const char *about = metric_about(cm);
+		struct strbuf sb = STRBUF_INIT;
+
+		tmpl_set(t, "name", cm->name);
+		strbuf_addf(&sb, "Unit %s; %s is better", *cm->unit ? cm->unit : "none",
+			    cm->better_higher ? "higher" : "lower");
+		if (about)
+			strbuf_addf(&sb, "; %s", about);
+		else
+			strbuf_addf(&sb, "; from %s", cm->source);
+		strbuf_addch(&sb, '.');
+		set_sb(t, "about", &sb);
+		if (in->plot_name)
+			tmpl_set(t, "plot", in->plot_name(in->plot_ctx, m));
+		tmpl_list(t, "rows");
+		tmpl_list(t, "runs");
+		tmpl_list(t, "tests");
+		for (size_t v = 0; v < cm->nsamples; v++) {
+			metric_row(t, cmp, cm, &cm->samples[v]);
+			metric_runs(t, cm, &cm->samples[v]);
+			if (!cm->samples[v].is_reference)
+				metric_tests(t, cm, &cm->samples[v], cmp->reference);
+		}
+	}
+}
+
+static void set_gates(struct tmpl_ctx *c, const struct comparison *cmp)
+{
+	if (!cmp)
+		return;
+	tmpl_set_bool(c, "gates", cmp->ngates > 0);
+	tmpl_list(c, "gate_rows");
+	for (size_t g = 0; g < cmp->ngates; g++) {
+		const struct cmp_gate *gt = &cmp->gates[g];
+		const struct cmp_metric *cm = metric_named(cmp, gt->metric);
+		struct tmpl_ctx *r = tmpl_add(c, "gate_rows");
+		struct strbuf sb = STRBUF_INIT;
+		int budget = gt->kind == GATE_BUDGET && cm;
+
+		tmpl_set(r, "metric", gt->metric);
+		tmpl_set(r, "variant", gt->variant);
+		tmpl_set(r, "kind", gate_kind_name(gt->kind));
+		if (cm)
+			summary_gate_limit(&sb, cm, gt);
+		else
+			strbuf_addf(&sb, "%g", gt->limit);
+		set_sb(r, "limit", &sb);
+		if (!gt->has_observed)
+			strbuf_adds(&sb, "n/a");
+		else if (budget)
+			units_add(&sb, gt->observed, cm->unit);
+		else
+			units_add_pct(&sb, gt->observed);
+		if (gt->has_interval) {
+			strbuf_adds(&sb, " [");
+			if (budget)
+				units_add(&sb, gt->lo, cm->unit);
+			else
+				units_add_pct(&sb, gt->lo);
+			strbuf_adds(&sb, ", ");
+			if (budget)
+				units_add(&sb, gt->hi, cm->unit);
+			else
+				units_add_pct(&sb, gt->hi);
+			strbuf_addch(&sb, ']');
+		}
+		set_sb(r, "observed", &sb);
+		tmpl_set_bool(r, "failed", gt->verdict == GATE_FAIL);
+		tmpl_set(r, "verdict", gate_verdict_word(gt->verdict));
+	}
+}
+
+static const char *guard_word(enum guard_verdict v)
+{
+	switch (v) {
+	case GUARD_PASS: return "pass";
+	case GUARD_FAIL: return "FAIL";
+	case GUARD_UNCHECKED: return "unchecked";
+	}
+	return "?";
+}
+
+/* Each invocation's test counts and guards; failed tests and guards that did not pass. */
+static void set_tests(struct tmpl_ctx *c, const struct report_input *in)
+{
+	struct strbuf names = STRBUF_INIT;
+	int has_tests = 0, has_failed = 0, has_guard_failures = 0;
+
+	for (size_t i = 0; i < in->ninvs; i++)
+		has_tests |= in->invs[i].has_tests;
+	tmpl_set_bool(c, "has_tests", has_tests);
+	tmpl_list(c, "test_rows");
+	tmpl_list(c, "failed_tests");
+	tmpl_list(c, "guard_failures");
+	for (size_t i = 0; i < in->ninvs; i++) {
+		const struct invocation *inv = &in->invs[i];
+		const struct results_counts *t = &inv->tests;
+		struct strbuf sb = STRBUF_INIT;
+
+		for (size_t k = 0; k < inv->nguards; k++) {
+			const struct guard_result *g = &inv->guards[k];
+			struct tmpl_ctx *r;
+
+			if (!strstr(names.buf, g->guard))
+				strbuf_addf(&names, "%s%s", names.len ? ", " : "", g->guard);
+			strbuf_addf(&sb, "%s%s %s", k ? ", " : "", g->guard, guard_word(g->verdict));
+			if (g->verdict == GUARD_PASS)
+				continue;
+			r = inv_row(c, "guard_failures", inv);
+			tmpl_set(r, "guard", g->guard);
+			tmpl_set(r, "verdict", g->verdict == GUARD_FAIL ? "failed" : "could not check");
+			tmpl_set(r, "reason", g->reason ? g->reason : "no reason recorded");
+			has_guard_failures = 1;
+		}
+		if (has_tests) {
+			struct tmpl_ctx *r = inv_row(c, "test_rows", inv);
+			if (!sb.len)
+				strbuf_adds(&sb, "none");
+			tmpl_set(r, "guards", sb.buf);
+			if (inv->has_tests) {
+				tmpl_setf(r, "executed", "%lld", (long long)t->executed);
+				tmpl_setf(r, "passed", "%lld", (long long)t->passed);
+				tmpl_setf(r, "failed", "%lld", (long long)(t->failed + t->errors));
+				tmpl_setf(r, "skipped", "%lld", (long long)t->skipped);
+			} else {
+				tmpl_set(r, "executed", "n/a (not read)");
+				tmpl_set(r, "passed", "n/a");
+				tmpl_set(r, "failed", "n/a");
+				tmpl_set(r, "skipped", "n/a");
+			}
+		}
+		strbuf_release(&sb);
+		if (inv->nfailed_tests) {
+			struct tmpl_ctx *r = inv_row(c, "failed_tests", inv);
+			size_t shown = inv->nfailed_tests < REPORT_FAILED_NAMES ? inv->nfailed_tests
+										 : REPORT_FAILED_NAMES;
+			size_t more = inv->nfailed_tests - shown + inv->failed_tests_omitted;
+
+			for (size_t k = 0; k < shown; k++)
+				strbuf_addf(&sb, "%s%s", k ? ", " : "", inv->failed_tests[k]);
+			if (more)
+				strbuf_addf(&sb, " and %zu more (see %s/result.json)", more, inv->dir);
+			set_sb(r, "names", &sb);
+			has_failed = 1;
+		}
+	}
+	tmpl_set_bool(c, "has_failed_tests", has_failed);
+	tmpl_set_bool(c, "has_guard_failures", has_guard_failures);
+	if (!names.len)
+		strbuf_adds(&names, "none");
+	set_sb(c, "guard_summary", &names);
+}
+
+static void load_text(struct strbuf *sb, const struct loadavg *l)
+{
+	if (l->valid)
+		strbuf_addf(sb, "%.2f %.2f %.2f", l->m1, l->m5, l->m15);
+	else
+		strbuf_adds(sb, "n/a (not readable)");
+}
+
+/* The cgroup sentence: which figures came from cgroups, and why not where not. */
+static void cgroup_sentence(struct strbuf *sb, const struct report_input *in)
+{
+	size_t valid = 0, peak = 0;
+	const char *why = NULL;
+
+	for (size_t i = 0; i < in->ninvs; i++) {
+		valid += in->invs[i].cgroup_valid;
+		peak += in->invs[i].cgroup_valid && in->invs[i].cg_memory_peak_bytes >= 0;
+		if (!why && in->invs[i].cgroup_note)
+			why = in->invs[i].cgroup_note;
+	}
+	if (!valid) {
+		strbuf_addf(sb, "No invocation had a cgroup of its own, so there are no whole-tree "
+			    "figures (%s).", why ? why : "none was available");
+		return;
+	}
+	strbuf_addf(sb, "%zu of %zu invocations ran in a cgroup of their own (whole-tree CPU "
+		    "in their records); memory.peak was read for %zu", valid, in->ninvs, peak);
+	if (peak < valid && why)
+		strbuf_addf(sb, " (%s)", why);
 	strbuf_addch(sb, '.');
 }
 
-/* Appends the text of summary.c's builders as Markdown text. */
-typedef void (*words_fn)(struct strbuf *sb, const struct comparison *c);
-static void md_words(struct strbuf *sb, words_fn fn, const struct comparison *c)
+static void set_conditions(struct tmpl_ctx *c, const struct report_input *in)
 {
-	struct strbuf w = STRBUF_INIT;
-	fn(&w, c);
-	md_text(sb, w.buf);
-	strbuf_release(&w);
-}
+	struct strbuf sb = STRBUF_INIT;
+	size_t warmups = 0, discarded = 0, failed = 0;
+	int notes = 0;
 
-static void render_verdict(struct strbuf *sb, const struct report_input *in)
-{
-	const struct comparison *c = in->comparison;
-	size_t shown = 0;
-
-	if (!c) {
-		strbuf_adds(sb, "No decision yet: the comparison is made once the run is over, "
-			    "and abev had not finished when this was written.");
-		return;
-	}
-	strbuf_adds(sb, "**Decision: ");
-	md_words(sb, summary_decision, c);
-	strbuf_adds(sb, ".**");
-	for (size_t g = 0; g < c->ngates; g++) {
-		if (c->gates[g].verdict == GATE_PASS)
-			continue;
-		strbuf_adds(sb, shown++ ? "\n- " : "\n\n- ");
-		strbuf_adds(sb, c->gates[g].verdict == GATE_FAIL ? "**FAIL**: " : "inconclusive: ");
-		md_text(sb, c->gates[g].reason);
-		strbuf_addch(sb, '.');
-	}
-	strbuf_adds(sb, "\n\n");
-	md_words(sb, summary_sample_size, c);
-	if (!c->acceptance) {
-		strbuf_adds(sb, "\n\n");
-		md_text(sb, summary_acceptance_caveat(c));
-	}
-}
-
-/* A value with its unit, or "n/a" when the sample is empty. */
-static void cell_value(struct strbuf *sb, const struct cmp_metric *m, int has, double v)
-{
-	struct strbuf w = STRBUF_INIT;
-	if (has)
-		units_add(&w, v, m->unit);
+	tmpl_set(c, "order", in->order ? in->order : "unknown");
+	tmpl_setf(c, "seed", "%llu", (unsigned long long)in->seed);
+	tmpl_setf(c, "warmups", "%u", in->warmups);
+	tmpl_setf(c, "runs", "%u", in->runs);
+	tmpl_setf(c, "gap", "%g s", in->gap_seconds);
+	if (in->timeout_seconds > 0)
+		tmpl_setf(c, "timeout", "%g s", in->timeout_seconds);
 	else
-		strbuf_adds(&w, "n/a (no counted run)");
-	md_text(sb, w.buf);
-	strbuf_release(&w);
-}
-
-/*
- * One row per metric and variant of metrics [from, to): n, median,
- * range, change and ratio against the reference with its interval, and
- * the Mann–Whitney p-value.
- */
-static void render_rows(struct strbuf *sb, const struct comparison *c, size_t from, size_t to)
-{
-	strbuf_adds(sb, "| Metric | Variant | n | Median | Min–max | Change | Ratio [CI] | p |\n"
-		    "|---|---|---:|---:|---:|---:|---:|---:|");
-	for (size_t m = from; m < to; m++) {
-		const struct cmp_metric *cm = &c->metrics[m];
-		for (size_t v = 0; v < cm->nsamples; v++) {
-			const struct cmp_sample *s = &cm->samples[v];
-			struct strbuf w = STRBUF_INIT;
-
-			strbuf_adds(sb, "\n| ");
-			md_text(sb, cm->name);
-			strbuf_adds(sb, " | ");
-			md_text(sb, s->variant);
-			strbuf_addf(sb, " | %zu | ", s->n);
-			cell_value(sb, cm, s->n > 0, s->median);
-			strbuf_adds(sb, " | ");
-			if (s->n) {
-				cell_value(sb, cm, 1, s->min);
-				strbuf_adds(sb, "–");
-				cell_value(sb, cm, 1, s->max);
-			} else {
-				strbuf_adds(sb, "n/a");
-			}
-			strbuf_adds(sb, " | ");
-			if (s->is_reference) {
-				strbuf_adds(sb, "reference | reference | |");
-				continue;
-			}
-			if (s->has_change)
-				units_add_pct(&w, s->change_pct);
-			else
-				strbuf_addf(&w, "n/a (%s)", s->change_note);
-			md_text(sb, w.buf);
-			strbuf_reset(&w);
-			strbuf_adds(sb, " | ");
-			if (s->has_change) {
-				strbuf_addf(&w, "%.3f", s->ratio);
-				if (s->has_ci)
-					strbuf_addf(&w, " [%.3f, %.3f]", s->ci_lo, s->ci_hi);
-				else
-					strbuf_addf(&w, " (no interval: %s)", s->ci_note);
-			} else {
-				strbuf_adds(&w, "n/a");
-			}
-			md_text(sb, w.buf);
-			strbuf_reset(&w);
-			strbuf_adds(sb, " | ");
-			if (s->has_mw)
-				strbuf_addf(&w, "%.3g", s->mw_p);
-			else
-				strbuf_addf(&w, "n/a (%s)", s->mw_note);
-			md_text(sb, w.buf);
-			strbuf_adds(sb, " |");
-			strbuf_release(&w);
-		}
-	}
-}
-
-/* Where the built-in metrics end: compare.c puts them first. */
-#define BUILTIN_METRICS 3
-
-static void render_summary(struct strbuf *sb, const struct report_input *in)
-{
-	if (!in->comparison) {
-		strbuf_adds(sb, "Not computed yet (the run had not finished).");
-		return;
-	}
-	render_rows(sb, in->comparison, 0, BUILTIN_METRICS);
-}
-
-static void render_summary_note(struct strbuf *sb, const struct report_input *in)
-{
-	const struct comparison *c = in->comparison;
-
-	strbuf_adds(sb, "Counted: recorded runs whose process exited and whose process and test "
-		    "guards passed (a metric a run did not yield is left out of that metric "
-		    "alone). Warmups, discarded and failed invocations are left out. wall is the "
-		    "child's monotonic wall time, cpu its user + system time, max_rss its maximum "
-		    "resident set as wait4() reports it (the largest single process of its tree, "
-		    "not a sum). Change compares each median with the reference's; the ratio's "
-		    "interval is a bootstrap percentile interval");
-	if (c)
-		strbuf_addf(sb, " (%d%%, %u resamples, seed %llu)",
-			    (int)(c->confidence * 100 + 0.5), c->resamples,
-			    (unsigned long long)c->seed);
-	strbuf_adds(sb, "; p is the exact two-sided Mann–Whitney p-value of the two samples.");
-}
-
-static void render_metrics(struct strbuf *sb, const struct report_input *in)
-{
-	const struct comparison *c = in->comparison;
-
-	if (!c) {
-		strbuf_adds(sb, "Not computed yet (the run had not finished).");
-		return;
-	}
-	if (c->nmetrics <= BUILTIN_METRICS) {
-		strbuf_adds(sb, "The plan defines no metric of its own.");
-		return;
-	}
-	render_rows(sb, c, BUILTIN_METRICS, c->nmetrics);
-}
-
-static void render_gates(struct strbuf *sb, const struct report_input *in)
-{
-	const struct comparison *c = in->comparison;
-
-	if (!c) {
-		strbuf_adds(sb, "Not judged yet (the run had not finished).");
-		return;
-	}
-	if (!c->ngates) {
-		strbuf_adds(sb, "The plan sets no gate: no decision is made.");
-		return;
-	}
-	strbuf_adds(sb, "| Metric | Variant | Gate | Limit | Observed [interval] | Verdict |\n"
-		    "|---|---|---|---:|---:|---|");
-	for (size_t g = 0; g < c->ngates; g++) {
-		const struct cmp_gate *gt = &c->gates[g];
-		const struct cmp_metric *cm = NULL;
-		struct strbuf w = STRBUF_INIT;
-
-		for (size_t m = 0; m < c->nmetrics && !cm; m++)
-			if (!strcmp(c->metrics[m].name, gt->metric))
-				cm = &c->metrics[m];
-		strbuf_adds(sb, "\n| ");
-		md_text(sb, gt->metric);
-		strbuf_adds(sb, " | ");
-		md_text(sb, gt->variant);
-		strbuf_adds(sb, " | ");
-		md_text(sb, gate_kind_name(gt->kind));
-		strbuf_adds(sb, " | ");
-		if (cm)
-			summary_gate_limit(&w, cm, gt);
-		else
-			strbuf_addf(&w, "%g", gt->limit);
-		md_text(sb, w.buf);
-		strbuf_reset(&w);
-		strbuf_adds(sb, " | ");
-		if (!gt->has_observed)
-			strbuf_adds(&w, "n/a");
-		else if (gt->kind == GATE_BUDGET && cm)
-			units_add(&w, gt->observed, cm->unit);
-		else
-			units_add_pct(&w, gt->observed);
-		if (gt->has_interval && gt->kind == GATE_BUDGET && cm) {
-			strbuf_adds(&w, " [");
-			units_add(&w, gt->lo, cm->unit);
-			strbuf_adds(&w, ", ");
-			units_add(&w, gt->hi, cm->unit);
-			strbuf_adds(&w, "]");
-		} else if (gt->has_interval) {
-			strbuf_adds(&w, " [");
-			units_add_pct(&w, gt->lo);
-			strbuf_adds(&w, ", ");
-			units_add_pct(&w, gt->hi);
-			strbuf_adds(&w, "]");
-		}
-		md_text(sb, w.buf);
-		strbuf_addf(sb, " | %s |", gt->verdict == GATE_FAIL ? "**FAIL**"
-					   : gt->verdict == GATE_PASS ? "pass" : "inconclusive");
-		strbuf_release(&w);
-	}
-}
-
-static void add_exit(struct strbuf *sb, const struct invocation *inv)
-{
-	if (inv->signal > 0)
-		strbuf_addf(sb, "signal %d%s", inv->signal, inv->core_dumped ? " (core)" : "");
-	else if (inv->exit_code >= 0)
-		strbuf_addf(sb, "exit %d", inv->exit_code);
-	else
-		strbuf_adds(sb, "n/a");
-}
-
-static void render_invocations(struct strbuf *sb, const struct report_input *in)
-{
-	strbuf_adds(sb, "| Seq | Variant | Phase | Round | Attempt | Status | Wall (s) | CPU (s) "
-		    "| Peak RSS (MiB) | Foreign CPU (cores) | Exit/signal | Directory |\n"
-		    "|---:|---|---|---:|---:|---|---:|---:|---:|---:|---|---|");
+		tmpl_set(c, "timeout", "none");
+	tmpl_setf(c, "max_foreign_cpu", "%.2f", in->max_foreign_cpu);
+	tmpl_setf(c, "max_repeats", "%u", in->max_repeats);
+	tmpl_list(c, "load_rows");
+	tmpl_list(c, "notes");
 	for (size_t i = 0; i < in->ninvs; i++) {
 		const struct invocation *inv = &in->invs[i];
+		struct tmpl_ctx *r = inv_row(c, "load_rows", inv);
 
-		strbuf_addf(sb, "\n| %u | ", inv->seq);
-		md_text(sb, inv->variant);
-		strbuf_addf(sb, " | %s | %u | %u | %s | %.3f | %.3f | %.1f | ",
-			    inv->warmup ? "warmup" : "run", inv->round, inv->attempt,
-			    inv_status_name(inv->status), measure_of(inv, M_WALL),
-			    measure_of(inv, M_CPU), measure_of(inv, M_RSS));
-		if (inv->foreign_cpu < 0)
-			strbuf_adds(sb, "n/a");
+		warmups += inv->warmup != 0;
+		discarded += inv->status == INV_DISCARDED;
+		failed += inv->status != INV_OK && inv->status != INV_DISCARDED;
+		load_text(&sb, &inv->load_before);
+		set_sb(r, "before", &sb);
+		load_text(&sb, &inv->load_after);
+		set_sb(r, "after", &sb);
+		if (inv->foreign_cpu >= 0)
+			tmpl_setf(r, "foreign", "%.2f", inv->foreign_cpu);
 		else
-			strbuf_addf(sb, "%.2f", inv->foreign_cpu);
-		strbuf_adds(sb, " | ");
-		add_exit(sb, inv);
-		strbuf_adds(sb, " | ");
-		md_text(sb, inv->dir);
-		strbuf_adds(sb, " |");
+			tmpl_set(r, "foreign", "n/a");
+		tmpl_set(r, "status", inv_status_name(inv->status));
 	}
-	if (!in->ninvs)
-		strbuf_adds(sb, "\n\nNo invocation was recorded.");
+	tmpl_setf(c, "ninvs", "%zu", in->ninvs);
+	tmpl_setf(c, "nwarmups", "%zu", warmups);
+	tmpl_setf(c, "nrecorded", "%zu", in->ninvs - warmups);
+	tmpl_setf(c, "ndiscarded", "%zu", discarded);
+	tmpl_setf(c, "nfailed", "%zu", failed);
+	cgroup_sentence(&sb, in);
+	set_sb(c, "cgroup", &sb);
+	for (size_t i = 0; i < in->nnotes; i++, notes = 1)
+		tmpl_set(tmpl_add(c, "notes"), "text", in->notes[i]);
+	for (size_t i = 0; in->comparison && i < in->comparison->nwarnings; i++, notes = 1)
+		tmpl_set(tmpl_add(c, "notes"), "text", in->comparison->warnings[i]);
+	for (size_t i = 0; i < in->ninvs; i++) {
+		const struct invocation *inv = &in->invs[i];
+		const char *why = inv->reason ? inv->reason : inv->exec_error;
+
+		if (inv->status == INV_OK)
+			continue;
+		strbuf_addf(&sb, "seq %u, %s %s %u attempt %u, %s: %s", inv->seq, inv->variant,
+			    inv->warmup ? "warmup" : "run", inv->round, inv->attempt,
+			    inv_status_name(inv->status), why ? why : "no reason recorded");
+		set_sb(tmpl_add(c, "notes"), "text", &sb);
+		notes = 1;
+	}
+	tmpl_set_bool(c, "has_notes", notes);
+}
+
+static void env_variant(struct tmpl_ctx *c, const struct env_variant *v)
+{
+	struct tmpl_ctx *r = tmpl_add(c, "env_variants");
+	struct strbuf sb = STRBUF_INIT;
+
+	tmpl_set(r, "name", v->name);
+	tmpl_set(r, "cwd", v->cwd);
+	if (v->git_known)
+		strbuf_addf(&sb, "HEAD %s%s", v->git_head, v->git_dirty ? " with local changes" : "");
+	else
+		strbuf_adds(&sb, "not known (not a git checkout)");
+	set_sb(r, "git", &sb);
+	for (size_t i = 0; i < v->nenv; i++)
+		strbuf_addf(&sb, "%s%s=%s", i ? ", " : "", v->env_keys[i], v->env_values[i]);
+	set_sb(r, "env", &sb);
+	tmpl_list(r, "versions");
+	for (size_t i = 0; i < v->nversions; i++) {
+		const struct env_version *ver = &v->versions[i];
+		struct tmpl_ctx *e = tmpl_add(r, "versions");
+
+		tmpl_set(e, "name", ver->name);
+		strbuf_adds(&sb, ver->output && *ver->output ? ver->output : "(no output)");
+		if (ver->error)
+			strbuf_addf(&sb, " (%s)", ver->error);
+		else if (ver->exit_code > 0)
+			strbuf_addf(&sb, " (exit %lld)", (long long)ver->exit_code);
+		set_sb(e, "output", &sb);
+	}
+	tmpl_list(r, "files");
+	for (size_t i = 0; i < v->nfiles; i++) {
+		struct tmpl_ctx *f = tmpl_add(r, "files");
+		tmpl_set(f, "path", v->files[i].path);
+		units_add(&sb, (double)v->files[i].size, "bytes");
+		set_sb(f, "size", &sb);
+		tmpl_set(f, "sha256", v->files[i].sha256);
+	}
+}
+
+static void set_environment(struct tmpl_ctx *c, const struct report_input *in)
+{
+	const struct run_environment *e = in->environment;
+	struct tmpl_ctx *h;
+	struct strbuf sb = STRBUF_INIT;
+
+	tmpl_list(c, "host");
+	tmpl_list(c, "env_variants");
+	if (!e) {
+		tmpl_set(c, "host_why", "metadata.json could not be read");
+		return;
+	}
+	h = tmpl_add(c, "host");
+	tmpl_set(h, "hostname", e->hostname ? e->hostname : "unknown");
+	tmpl_set(h, "os", e->os_release ? e->os_release : "OS unknown");
+	tmpl_set(h, "kernel", e->kernel ? e->kernel : "unknown");
+	tmpl_set(h, "arch", e->arch ? e->arch : "unknown");
+	tmpl_set(h, "cpu", e->cpu_model ? e->cpu_model : "model unknown");
+	if (e->logical_cpus >= 0)
+		strbuf_addf(&sb, "%lld logical CPUs", (long long)e->logical_cpus);
+	else
+		strbuf_adds(&sb, "CPU count unknown");
+	if (e->physical_cores >= 0)
+		strbuf_addf(&sb, " (%lld physical cores)", (long long)e->physical_cores);
+	if (e->online_cpus)
+		strbuf_addf(&sb, ", online %s", e->online_cpus);
+	set_sb(h, "cores", &sb);
+	if (e->memory_bytes >= 0)
+		units_add(&sb, (double)e->memory_bytes, "bytes");
+	else
+		strbuf_adds(&sb, "unknown");
+	set_sb(h, "memory", &sb);
+	strbuf_adds(&sb, e->governor ? e->governor : "not readable");
+	if (e->boost >= 0)
+		strbuf_addf(&sb, ", boost %s", e->boost ? "on" : "off");
+	set_sb(h, "governor", &sb);
+	tmpl_set(h, "cgroup_version", e->cgroup_version ? e->cgroup_version : "unknown");
+	for (size_t i = 0; i < e->nvariants; i++)
+		env_variant(c, &e->variants[i]);
+}
+
+static void set_invocations(struct tmpl_ctx *c, const struct report_input *in)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	tmpl_set_bool(c, "invocations", in->ninvs > 0);
+	tmpl_list(c, "inv_rows");
+	for (size_t i = 0; i < in->ninvs; i++) {
+		const struct invocation *inv = &in->invs[i];
+		struct tmpl_ctx *r = inv_row(c, "inv_rows", inv);
+
+		tmpl_set(r, "start", *inv->start_utc ? inv->start_utc : "n/a");
+		tmpl_set(r, "end", *inv->end_utc ? inv->end_utc : "n/a");
+		units_add(&sb, (double)inv->wall_ns / 1e6, "ms");
+		set_sb(r, "wall", &sb);
+		tmpl_set(r, "status", inv_status_name(inv->status));
+		tmpl_set(r, "dir", inv->dir);
+	}
 }
 
 /* Appends s quoted for sh: bare when it is made of safe characters, else in single quotes. */
@@ -396,157 +627,6 @@ static void sh_quote(struct strbuf *sb, const char *s)
 	strbuf_addch(sb, '\'');
 }
 
-static const char *verdict_word(enum guard_verdict v)
-{
-	switch (v) {
-	case GUARD_PASS: return "pass";
-	case GUARD_FAIL: return "FAIL";
-	case GUARD_UNCHECKED: return "unchecked";
-	}
-	return "?";
-}
-
-static void render_tests(struct strbuf *sb, const struct report_input *in)
-{
-	int any = 0;
-	for (size_t i = 0; i < in->ninvs && !any; i++)
-		any = in->invs[i].has_tests || in->invs[i].nguards;
-	if (!any) {
-		strbuf_adds(sb, "No test results were read and no guard ran.");
-		return;
-	}
-	strbuf_adds(sb, "| Seq | Variant | Phase | Round | Tests | Executed | Passed | Failed "
-		    "| Errors | Skipped | Guards |\n|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---|");
-	for (size_t i = 0; i < in->ninvs; i++) {
-		const struct invocation *inv = &in->invs[i];
-		const struct results_counts *c = &inv->tests;
-
-		strbuf_addf(sb, "\n| %u | ", inv->seq);
-		md_text(sb, inv->variant);
-		strbuf_addf(sb, " | %s | %u |", inv->warmup ? "warmup" : "run", inv->round);
-		if (inv->has_tests)
-			strbuf_addf(sb, " %lld | %lld | %lld | %lld | %lld | %lld |",
-				    (long long)c->total, (long long)c->executed,
-				    (long long)c->passed, (long long)c->failed,
-				    (long long)c->errors, (long long)c->skipped);
-		else
-			strbuf_adds(sb, " n/a | n/a | n/a | n/a | n/a | n/a |");
-		strbuf_addch(sb, ' ');
-		for (size_t k = 0; k < inv->nguards; k++) {
-			if (k)
-				strbuf_adds(sb, ", ");
-			md_text(sb, inv->guards[k].guard);
-			strbuf_addf(sb, " %s", verdict_word(inv->guards[k].verdict));
-		}
-		if (!inv->nguards)
-			strbuf_adds(sb, "none");
-		strbuf_adds(sb, " |");
-	}
-}
-
-static void render_notes(struct strbuf *sb, const struct report_input *in)
-{
-	size_t warmups = 0, discarded = 0, failed = 0;
-
-	for (size_t i = 0; i < in->ninvs; i++) {
-		warmups += in->invs[i].warmup != 0;
-		discarded += in->invs[i].status == INV_DISCARDED;
-		failed += is_failure(in->invs[i].status);
-	}
-	strbuf_addf(sb, "Invocations: %zu (%zu warmup, %zu recorded). Discarded for foreign "
-		    "load: %zu. Failed (failed, timed_out, exec_failed or interrupted): %zu.",
-		    in->ninvs, warmups, in->ninvs - warmups, discarded, failed);
-	for (size_t i = 0; i < in->nnotes; i++) {
-		strbuf_adds(sb, i ? "\n- " : "\n\n- ");
-		md_text(sb, in->notes[i]);
-	}
-	for (size_t i = 0; in->comparison && i < in->comparison->nwarnings; i++) {
-		strbuf_adds(sb, i || in->nnotes ? "\n- " : "\n\n- ");
-		md_text(sb, in->comparison->warnings[i]);
-	}
-	if (!discarded && !failed)
-		return;
-	strbuf_adds(sb, "\n");
-	for (size_t i = 0; i < in->ninvs; i++) {
-		const struct invocation *inv = &in->invs[i];
-		const char *why = inv->reason ? inv->reason : inv->exec_error;
-
-		if (inv->status == INV_OK)
-			continue;
-		strbuf_addf(sb, "\n- seq %u, ", inv->seq);
-		md_text(sb, inv->variant);
-		strbuf_addf(sb, " %s %u attempt %u, %s: ", inv->warmup ? "warmup" : "run",
-			    inv->round, inv->attempt, inv_status_name(inv->status));
-		md_text(sb, why ? why : "no reason recorded");
-	}
-}
-
-static void render_banner(struct strbuf *sb, const struct report_input *in)
-{
-	if (in->signed_evidence)
-		strbuf_adds(sb, "Signed: `SHA256` lists every file of this evidence with its "
-			    "SHA-256 and `SHA256.sig` is its Ed25519 signature (see the end of "
-			    "this report to check both).");
-	else
-		strbuf_adds(sb, "**UNSIGNED.** `SHA256` lists every file of this evidence with its "
-			    "SHA-256, but nobody signed it: anyone could have rewritten both. "
-			    "Run with `--key` to sign.");
-}
-
-/*
- * The commands that check this evidence, with abev and without it. The
- * directory and key names are quoted for sh; the openssl steps take the
- * raw 64-byte signature out of SHA256.sig (line 2 is base64 of "Ed", the
- * 8-byte key number and the signature; the signed message follows it).
- */
-static void render_verify(struct strbuf *sb, const struct report_input *in)
-{
-	const char *dir = in->evidence_dir && *in->evidence_dir ? in->evidence_dir : "DIR";
-	const char *key = in->pubkey && *in->pubkey ? in->pubkey : "KEY.pub";
-	struct strbuf qdir = STRBUF_INIT, qkey = STRBUF_INIT, qpem = STRBUF_INIT;
-	char *pem = xasprintf("%s.pem", key);
-
-	sh_quote(&qdir, dir);
-	sh_quote(&qkey, key);
-	sh_quote(&qpem, pem);
-	if (!in->signed_evidence) {
-		/* Only what can pass: abev verify needs a signature to check. */
-		strbuf_adds(sb, "This evidence is unsigned: only the hashes can be checked, which "
-			    "shows that nothing changed by accident, not that nobody changed it. "
-			    "From inside the directory: the hashes,\n\n```sh\n");
-	} else {
-		strbuf_adds(sb, "With abev (checks the signature, every hash, that no listed file "
-			    "is missing, that no file is unlisted, and that there is no link or "
-			    "special file):\n\n```sh\n");
-		strbuf_addf(sb, "abev verify %s --pubkey %s\n```\n\n", qdir.buf, qkey.buf);
-		strbuf_adds(sb, "Without abev, from inside the directory: the hashes,\n\n```sh\n");
-	}
-	strbuf_addf(sb, "cd %s\nsha256sum -c --strict SHA256\n```\n\n", qdir.buf);
-	if (in->signed_evidence) {
-		strbuf_adds(sb, "the signature with OpenBSD signify (which also checks every hash "
-			    "it lists),\n\n```sh\n");
-		strbuf_addf(sb, "signify-openbsd -C -p %s -x SHA256.sig\n```\n\n", qkey.buf);
-		strbuf_adds(sb, "the signature with OpenSSL: line 2 of SHA256.sig is base64 of "
-			    "\"Ed\", an 8-byte key number and the 64-byte signature; the signed "
-			    "message is everything after line 2 and must equal SHA256,\n\n```sh\n");
-		strbuf_adds(sb, "sed -n 2p SHA256.sig | base64 -d | tail -c 64 > /tmp/abev-sig.raw\n"
-			    "tail -n +3 SHA256.sig > /tmp/abev-msg\n"
-			    "cmp /tmp/abev-msg SHA256\n");
-		strbuf_addf(sb, "openssl pkeyutl -verify -pubin -inkey %s -rawin "
-			    "-in /tmp/abev-msg -sigfile /tmp/abev-sig.raw\n```\n\n", qpem.buf);
-	}
-	strbuf_adds(sb, "and, in bash, that the manifest names every file and nothing else is "
-		    "there (prints nothing when complete):\n\n```sh\n"
-		    "find . \\( -type f -o -type d \\) -o -printf 'special: %P\\n'; "
-		    "find . -type f ! -path ./SHA256 ! -path ./SHA256.sig -printf '%P\\n' | "
-		    "LC_ALL=C sort | LC_ALL=C comm -23 - "
-		    "<(sed -n 's/^SHA256 (\\(.*\\)) = [0-9a-f]\\{64\\}$/\\1/p' SHA256)\n```");
-	strbuf_release(&qdir);
-	strbuf_release(&qkey);
-	strbuf_release(&qpem);
-	free(pem);
-}
-
 /* Longest run of backticks in s, so that a fence around s can be longer. */
 static size_t longest_backticks(const char *s)
 {
@@ -560,126 +640,91 @@ static size_t longest_backticks(const char *s)
 	return best;
 }
 
-static void render_reproduce(struct strbuf *sb, const struct report_input *in)
+static void set_reproduce(struct tmpl_ctx *c, const struct report_input *in)
 {
+	struct strbuf sb = STRBUF_INIT;
 	size_t fence;
 
-	if (!in->reproduce || !*in->reproduce) {
-		strbuf_adds(sb, "The command line was not recorded.");
+	tmpl_set_bool(c, "reproduce", in->reproduce && *in->reproduce);
+	if (!in->reproduce || !*in->reproduce)
 		return;
-	}
-	if (in->plan_path && in->plan_sha256) {
-		strbuf_adds(sb, "The plan: `");
-		md_text(sb, in->plan_path);
-		strbuf_adds(sb, "`, SHA-256 `");
-		md_text(sb, in->plan_sha256);
-		strbuf_adds(sb, "` (its bytes are this evidence's `plan.json`). ");
-	}
-	strbuf_adds(sb, in->reproduce_cwd ? "From the directory abev ran in:\n\n"
-					  : "The command:\n\n");
+	tmpl_set(c, "plan_path", in->plan_path ? in->plan_path : "unknown");
+	tmpl_set(c, "plan_sha256", in->plan_sha256 ? in->plan_sha256 : "not recorded");
 	fence = longest_backticks(in->reproduce) + 1;
 	if (fence < 3)
 		fence = 3;
 	for (size_t i = 0; i < fence; i++)
-		strbuf_addch(sb, '`');
-	strbuf_adds(sb, "sh\n");
+		strbuf_addch(&sb, '`');
+	strbuf_adds(&sb, "sh\n");
 	if (in->reproduce_cwd) {
-		struct strbuf q = STRBUF_INIT;
-		sh_quote(&q, in->reproduce_cwd);
-		strbuf_addf(sb, "cd %s\n", q.buf);
-		strbuf_release(&q);
+		strbuf_adds(&sb, "cd ");
+		sh_quote(&sb, in->reproduce_cwd);
+		strbuf_addch(&sb, '\n');
 	}
-	strbuf_adds(sb, in->reproduce);
-	strbuf_addch(sb, '\n');
+	strbuf_adds(&sb, in->reproduce);
+	strbuf_addch(&sb, '\n');
 	for (size_t i = 0; i < fence; i++)
-		strbuf_addch(sb, '`');
+		strbuf_addch(&sb, '`');
+	set_sb(c, "reproduce_block", &sb);
 }
 
 /*
- * Replaces each {{name}} of tmpl with its section. An unknown name is a
- * bug in the template; it is copied through unchanged so that the unit
- * test, which looks for any "{{" left in the output, catches it.
+ * The names the verify commands take, quoted for sh: the directory as
+ * the user named it and the signer's key (made absolute by main.c, since
+ * the commands run inside the evidence).
  */
-static void fill_template(struct strbuf *out, const char *tmpl, size_t len,
-			  const struct section *secs, size_t nsecs)
+static void set_verify(struct tmpl_ctx *c, const struct report_input *in)
 {
-	size_t i = 0;
+	const char *dir = in->evidence_dir && *in->evidence_dir ? in->evidence_dir : "DIR";
+	const char *key = in->pubkey && *in->pubkey ? in->pubkey : "KEY.pub";
+	struct strbuf sb = STRBUF_INIT;
 
-	while (i < len) {
-		const char *open = i + 1 < len ? strstr(tmpl + i, "{{") : NULL;
-		const char *close;
-		const struct section *hit = NULL;
-		size_t name_len;
-
-		if (!open || (size_t)(open - tmpl) >= len) {
-			strbuf_add(out, tmpl + i, len - i);
-			break;
-		}
-		strbuf_add(out, tmpl + i, (size_t)(open - tmpl) - i);
-		i = (size_t)(open - tmpl) + 2;
-		close = strstr(open + 2, "}}");
-		name_len = close ? (size_t)(close - open - 2) : 0;
-		if (close && name_len <= PLACEHOLDER_MAX) {
-			for (size_t k = 0; k < nsecs && !hit; k++)
-				if (strlen(secs[k].name) == name_len &&
-				    !memcmp(secs[k].name, open + 2, name_len))
-					hit = &secs[k];
-		}
-		if (!hit) {
-			strbuf_adds(out, "{{");
-			continue;
-		}
-		strbuf_add(out, hit->text.buf, hit->text.len);
-		i += name_len + 2;
+	sh_quote(&sb, dir);
+	set_sb(c, "q_dir", &sb);
+	sh_quote(&sb, key);
+	set_sb(c, "q_key", &sb);
+	strbuf_addf(&sb, "%s.pem", key);
+	{
+		char *pem = strbuf_detach(&sb, NULL);
+		sh_quote(&sb, pem);
+		free(pem);
 	}
+	set_sb(c, "q_pem", &sb);
 }
 
 char *report_render(const struct report_input *in)
 {
-	struct section secs[] = {
-		{ "title", STRBUF_INIT },
-		{ "status_line", STRBUF_INIT },
-		{ "schedule", STRBUF_INIT },
-		{ "summary_table", STRBUF_INIT },
-		{ "summary_note", STRBUF_INIT },
-		{ "invocations_table", STRBUF_INIT },
-		{ "notes", STRBUF_INIT },
-		{ "reproduce", STRBUF_INIT },
-		{ "metrics_table", STRBUF_INIT },
-		{ "tests_table", STRBUF_INIT },
-		{ "signature_banner", STRBUF_INIT },
-		{ "verify", STRBUF_INIT },
-		{ "verdict", STRBUF_INIT },
-		{ "gates_table", STRBUF_INIT },
-	};
+	struct tmpl_ctx *c = tmpl_ctx_new();
 	struct strbuf out = STRBUF_INIT;
+	char *err = NULL, *text = NULL;
 
-	md_text(&secs[0].text, in->plan_name && *in->plan_name ? in->plan_name : "unnamed plan");
-	render_status(&secs[1].text, in);
-	render_schedule(&secs[2].text, in);
-	render_summary(&secs[3].text, in);
-	render_summary_note(&secs[4].text, in);
-	render_invocations(&secs[5].text, in);
-	render_notes(&secs[6].text, in);
-	render_reproduce(&secs[7].text, in);
-	render_metrics(&secs[8].text, in);
-	render_tests(&secs[9].text, in);
-	render_banner(&secs[10].text, in);
-	render_verify(&secs[11].text, in);
-	render_verdict(&secs[12].text, in);
-	render_gates(&secs[13].text, in);
-
-	fill_template(&out, report_template, (size_t)report_template_len, secs, ARRAY_SIZE(secs));
-	for (size_t k = 0; k < ARRAY_SIZE(secs); k++)
-		strbuf_release(&secs[k].text);
-	return strbuf_detach(&out, NULL);
+	set_header(c, in);
+	set_verdict(c, in->comparison);
+	set_metrics(c, in);
+	set_gates(c, in->comparison);
+	set_tests(c, in);
+	set_conditions(c, in);
+	set_environment(c, in);
+	set_invocations(c, in);
+	set_reproduce(c, in);
+	set_verify(c, in);
+	if (tmpl_render(report_template, (size_t)report_template_len, "templates/report.md", c,
+			&out, &err) < 0) {
+		error("cannot render the report: %s", err);
+		free(err);
+		strbuf_release(&out);
+	} else {
+		text = strbuf_detach(&out, NULL);
+	}
+	tmpl_ctx_free(c);
+	return text;
 }
 
 int report_write(const char *root, const struct report_input *in)
 {
 	char *text = report_render(in);
 	char *path = path_join(root, "report.md");
-	int ret = write_file_atomic(path, text, strlen(text));
+	int ret = text ? write_file_atomic(path, text, strlen(text)) : -1;
 
 	free(path);
 	free(text);

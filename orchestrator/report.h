@@ -1,8 +1,11 @@
 /*
- * report: renders report.md for an evidence directory from the plan and
- * the recorded invocations, through the template in templates/report.md
- * (compiled into the binary). It renders; every figure it shows comes
- * from the comparison (compare.c) or the invocation records as recorded.
+ * report: renders report.md for an evidence directory, through the
+ * template in templates/report.md (compiled into the binary): the
+ * decision, the comparison per metric, the gates, the tests and guards,
+ * the conditions of the run, the environment, every invocation, how to
+ * reproduce it and how to verify it. It renders; every figure it shows
+ * comes from the comparison (compare.c), the invocation records or
+ * metadata.json as recorded.
  */
 #ifndef ABEV_REPORT_H
 #define ABEV_REPORT_H
@@ -11,15 +14,21 @@
 
 #include "compare.h"
 #include "evidence.h"
+#include "evidence_read.h"
 
 struct report_input {
 	const char *plan_name;
+	const char *description;         /* the plan's, or NULL */
 	const char *status;              /* run_status_name() */
 	const char *started_utc, *ended_utc;
 	const char *order;
 	unsigned warmups, runs;
 	double gap_seconds;
-	const char *const *variant_names;/* in plan order; the first is the reference */
+	uint64_t seed;
+	double timeout_seconds;          /* 0: none */
+	double max_foreign_cpu;
+	unsigned max_repeats;
+	const char *const *variant_names;/* in plan order */
 	size_t nvariants;
 	const struct invocation *invs;   /* execution order */
 	size_t ninvs;
@@ -33,9 +42,13 @@ struct report_input {
 	const char *evidence_dir;        /* as the user named it, for the verify commands */
 	const char *pubkey;              /* the signer's public key file (KEY.pub), or NULL */
 	const struct comparison *comparison; /* NULL while the run is going */
+	const struct run_environment *environment; /* metadata.json as read, or NULL */
+	/* The relative path of metric m's plot (plots/...svg), or NULL: no plot links. */
+	const char *(*plot_name)(const void *ctx, size_t m);
+	const void *plot_ctx;
 };
 
-/* Renders into *out (caller frees). */
+/* The report's text (caller frees), or NULL after error() when the template fails. */
 char *report_render(const struct report_input *in);
 /* Renders and writes <root>/report.md atomically. 0 or -1 after error(). */
 int report_write(const char *root, const struct report_input *in);

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "evidence.h"
+#include "evidence_read.h"
 #include "guard.h"
 #include "hash.h"
 #include "judge.h"
@@ -62,6 +63,8 @@ struct run_state {
 	struct comparison cmp;
 	int compared;
 	char *cwd;                  /* where abev runs, for the reproduce command */
+	struct run_environment env; /* metadata.json as written, for the report */
+	int have_env;
 	char plan_sha256[SHA256_HEX_LEN + 1];
 };
 
@@ -162,6 +165,7 @@ static int write_state(struct run_state *st, int final)
 	}
 	hdr = (struct run_header){
 		.plan_name = plan->name,
+		.plan_description = plan->description,
 		.plan_path = plan->path,
 		.order = plan_order_name(plan->order),
 		.seed = plan->seed,
@@ -193,6 +197,7 @@ static int write_state(struct run_state *st, int final)
 	};
 	rin = (struct report_input){
 		.plan_name = plan->name,
+		.description = plan->description,
 		.status = run_status_name(status),
 		.started_utc = st->started,
 		.ended_utc = final ? st->ended : "",
@@ -200,6 +205,10 @@ static int write_state(struct run_state *st, int final)
 		.warmups = plan->warmups,
 		.runs = plan->runs,
 		.gap_seconds = plan->gap_seconds,
+		.seed = plan->seed,
+		.timeout_seconds = plan->timeout_seconds,
+		.max_foreign_cpu = plan->max_foreign_cpu,
+		.max_repeats = plan->max_repeats,
 		.variant_names = st->variant_names,
 		.nvariants = plan->nvariants,
 		.invs = st->invs,
@@ -214,6 +223,7 @@ static int write_state(struct run_state *st, int final)
 		.evidence_dir = st->opt->out_dir,
 		.pubkey = st->opt->pubkey,
 		.comparison = st->compared ? &st->cmp : NULL,
+		.environment = st->have_env ? &st->env : NULL,
 	};
 
 	if (evidence_write_run(st->root, &hdr, status, st->invs, st->ninvs) < 0)
@@ -622,6 +632,14 @@ enum runner_outcome runner_run(const struct plan *plan, const struct runner_opti
 	if (write_file_atomic(plan_copy, plan->raw, plan->raw_len) < 0 ||
 	    metadata_write(st.root, md) < 0)
 		goto out;
+	/* The report shows metadata.json as written, as `abev report DIR` will read it. */
+	if (evidence_read_environment(st.root, &st.env, &err) < 0) {
+		error("%s", err);
+		free(err);
+		err = NULL;
+		goto out;
+	}
+	st.have_env = 1;
 	if (proc_setup() < 0)
 		goto out;
 	st.judge = judge_new(plan, &err);
@@ -737,6 +755,7 @@ out:
 	judge_free(st.judge);
 	compare_teardown(&st);
 	free(st.cwd);
+	run_environment_release(&st.env);
 	metadata_free(md);
 	free(st.root);
 	free(slots);

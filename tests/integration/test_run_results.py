@@ -127,9 +127,10 @@ class RunWithResults(AbevTestCase):
             self.assertEqual(m["peak"], inv["max_rss_bytes"])
             self.assertEqual(self.guard(inv, "metrics")["verdict"], "pass")
         report = open(self.path("ev", "report.md")).read()
-        self.assertIn("## Metrics", report)
-        for name in ("sort (stdout)", "crc (trx stdout)", "sieve (duration)", "peak"):
-            self.assertIn(f"| {name} |", report)
+        self.assertIn("## Comparison", report)
+        for name in ("sort (stdout)", "crc (trx stdout)", "crc (trx stdout) (rate)",
+                     "sieve (duration)", "peak"):
+            self.assertIn(f"\n### {name}\n", report)
         # The candidate trades memory for speed: +200 % peak RSS is over the 10 % limit,
         # in both of its runs: the gate fails, and the run exits 5.
         gate = res["comparison"]["gates"][0]

@@ -116,6 +116,36 @@ def fmt_value(v, unit):
     return f"{fmt_plain(v)} {unit}" if unit else fmt_plain(v)
 
 
+def pick(v, unit):
+    """units.c's units_pick(), reimplemented: (divisor, name, decimals) of a row's scale."""
+    def decimals(a):
+        return 0 if a >= 100 else 1 if a >= 10 else 2 if a >= 1 else 3
+    secs = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
+    a = abs(v)
+    if unit in secs:
+        per = secs[unit] * 1e9
+        x, div, k = a * per, 1.0, 0
+        names = ["ns", "µs", "ms", "s"]
+        while k + 1 < len(names) and x >= 1000:
+            x, div, k = x / 1000, div * 1000, k + 1
+        return div / per, names[k], decimals(x)
+    if unit in ("bytes", "B"):
+        names = ["B", "KiB", "MiB", "GiB", "TiB"]
+        x, div, k = a, 1.0, 0
+        while k + 1 < len(names) and x >= 1024:
+            x, div, k = x / 1024, div * 1024, k + 1
+        return div, names[k], 0 if k == 0 else decimals(x)
+    return 1.0, unit, decimals(a)
+
+
+def in_scale(v, scale):
+    div, _, d = scale
+    x = v / div
+    if round(abs(x) * 10 ** d) == 0:
+        x = 0.0
+    return f"{x:.{d}f}"
+
+
 def md(s):
     """report.c's escaping of table cells."""
     return "".join("\\" + c if c in "\\|*_`<>[]" else c for c in s)
@@ -161,20 +191,26 @@ class Verdict(AbevTestCase):
                     self.assertEqual(s["max"], max(vals))
                     self.assertAlmostEqual(s["mean"], statistics.fmean(vals), delta=1e-9 * abs(s["mean"]))
                     self.assertAlmostEqual(s["sd"], statistics.stdev(vals), delta=1e-9 * max(1, s["sd"]))
-                    row = (f"| {md(metric)} | {variant} | {want_n} | "
-                           f"{md(fmt_value(s['median'], m['unit']))} | "
-                           f"{md(fmt_value(min(vals), m['unit']))}–"
-                           f"{md(fmt_value(max(vals), m['unit']))} | ")
+                    # The row, in the scale of its median, as units.c writes it.
+                    sc = pick(s["median"], m["unit"])
+                    section = report.split(f"\n### {md(metric)}\n")[1].split("\n### ")[0]
+                    row = (f"| {variant} | {want_n} | {in_scale(s['median'], sc)} {md(sc[1])} | "
+                           f"{in_scale(min(vals), sc)}–{in_scale(max(vals), sc)} {md(sc[1])} | ")
+                    self.assertIn(row, section)
+                    runs = f"- {variant}, in execution order: " + ", ".join(
+                        in_scale(v, sc) + (" (outlier)" if s["values"][i]["outlier"] else "")
+                        for i, v in enumerate(vals)) + f" {md(sc[1])}"
+                    self.assertIn(runs, section)
                     if variant == "base":
-                        self.assertIn(row + "reference | reference | |", report)
+                        self.assertIn(row + "reference |  |  |", section)
                         continue
                     change = (statistics.median(vals) - statistics.median(ref)) / abs(
                         statistics.median(ref)) * 100
                     self.assertAlmostEqual(s["change_pct"], change, delta=1e-9)
                     self.assertAlmostEqual(s["ratio"], statistics.median(vals) /
                                            statistics.median(ref), delta=1e-12)
-                    self.assertIn(row + f"{0 if abs(change) < 0.005 else change:+.2f}% | "
-                                  f"{s['ratio']:.3f} \\[", report)
+                    self.assertIn(f"| {0 if abs(change) < 0.005 else change:+.2f}% | "
+                                  f"{s['ratio']:.3f} \\[", section)
                     lo, hi = s["ratio_ci"]
                     self.assertLessEqual(lo, hi)
         # t: cand is 10% above base in every round it printed.
@@ -215,6 +251,7 @@ class Verdict(AbevTestCase):
         report = open(self.path("ev", "report.md"), encoding="utf-8").read()
         self.assertIn("**Decision: rejected: 1 of 1 gate failed.**", report)
         self.assertIn("| wall | cand | max\\_regression\\_pct | ≤ +15.00% |", report)
+        self.assertIn("| ≤ +15.00%: FAIL |", report)
 
     def test_a_candidate_within_one_percent_is_accepted(self):
         cp, res = self.run_plan(self.gate_plan("same", [201] * 5), 0)

@@ -150,27 +150,30 @@ static void test_summary_rows(void **state)
 	f.invs[8].signal = 0;
 	f.invs[8].exit_code = 0;
 	r = render(&f, NULL, 0);
-	/* baseline: wall 1.0 1.2 1.1, cpu 0.8 1.0 0.9, rss 100 110 105. */
-	assert_has(r, "| wall | baseline | 3 | 1.10 s | 1.00 s–1.20 s | reference | reference | |");
-	assert_has(r, "| cpu | baseline | 3 | 900 ms | 800 ms–1.00 s | reference | reference | |");
-	assert_has(r, "| max\\_rss | baseline | 3 | 105 MiB | 100 MiB–110 MiB | reference | "
-		   "reference | |");
+	/* baseline: wall 1.0 1.2 1.1, cpu 0.8 1.0 0.9, rss 100 110 105; one row scale each. */
+	assert_has(r, "### wall\n\nUnit ms; lower is better; the child's wall time on the "
+		   "monotonic clock.\n");
+	assert_has(r, "| baseline | 3 | 1.10 s | 1.00–1.20 s | reference |  |  |");
+	assert_has(r, "| baseline | 3 | 900 ms | 800–1000 ms | reference |  |  |");
+	assert_has(r, "| baseline | 3 | 105 MiB | 100–110 MiB | reference |  |  |");
+	assert_has(r, "- baseline, in execution order: 1.00, 1.20, 1.10 s\n");
 	/*
 	 * candidate: wall 0.8 0.9 (median of two = mean), cpu 0.6 0.7, rss 200 220;
 	 * both of its values below all of the baseline's: U = 0, p = 2 / C(5, 2) = 0.2.
 	 */
-	assert_has(r, "| wall | candidate | 2 | 850 ms | 800 ms–900 ms | -22.73% | 0.773 \\[");
-	assert_has(r, "| cpu | candidate | 2 | 650 ms | 600 ms–700 ms | -27.78% | 0.722 \\[");
-	assert_has(r, "| max\\_rss | candidate | 2 | 210 MiB | 200 MiB–220 MiB | +100.00% | "
-		   "2.000 \\[");
-	assert_has(r, "\\] | 0.2 |");
-	assert_has(r, "| wall | empty | 0 | n/a (no counted run) | n/a | n/a (no counted run) | n/a | "
-		   "n/a (no counted run) |");
+	assert_has(r, "| candidate | 2 | 850 ms | 800–900 ms | -22.73% | 0.773 \\[");
+	assert_has(r, "| candidate | 2 | 650 ms | 600–700 ms | -27.78% | 0.722 \\[");
+	assert_has(r, "| candidate | 2 | 210 MiB | 200–220 MiB | +100.00% | 2.000 \\[");
+	assert_has(r, "- candidate, in execution order: 800, 900 ms (1 recorded run did not count)\n");
+	assert_has(r, "- candidate against baseline: Mann–Whitney p = 0.2 (exact; the smallest "
+		   "attainable is 0.2), Hodges–Lehmann shift -250 ms; paired by round (2 pairs)");
+	assert_has(r, "| empty | 0 | n/a (no counted run) | n/a | n/a (no counted run) | n/a | none |");
+	assert_has(r, "- empty, in execution order: none counted\n");
 	/* What 2 or 3 runs allow, said for the n at hand. */
 	assert_has(r, "With 3 runs of the reference and 2 of the fewest of another variant the "
 		   "smallest attainable two-sided p-value is 0.2 (exact Mann–Whitney), so no "
 		   "difference can reach p \\< 0.05; that needs at least 4 runs a side.");
-	assert_has(r, "The plan sets no gate: no decision is made.");
+	assert_has(r, "## Gates\n\nThe plan sets no gate: no decision is made.\n");
 	free(r);
 }
 
@@ -183,43 +186,54 @@ static void test_excluded_runs(void **state)
 	build(&f);
 	r = render(&f, NULL, 0);
 	/* Only seq 5 counts for candidate: the warmup, discarded, failed and timed-out do not. */
-	assert_has(r, "| wall | candidate | 1 | 800 ms | 800 ms–800 ms | -27.27% | 0.727 (no "
-		   "interval: an interval needs at least 2 counted runs a side) | 0.5 |");
-	assert_has(r, "| max\\_rss | candidate | 1 | 200 MiB | 200 MiB–200 MiB | +90.48% |");
-	assert_lacks(r, "9.00 s–");
+	assert_has(r, "| candidate | 1 | 800 ms | 800–800 ms | -27.27% | 0.727 (no interval: an "
+		   "interval needs at least 2 counted runs a side) | none |");
+	assert_has(r, "| candidate | 1 | 200 MiB | 200–200 MiB | +90.48% |");
+	assert_has(r, "- candidate, in execution order: 800 ms (2 recorded runs did not count)\n");
 	assert_lacks(r, "–9.00 s");
 	assert_lacks(r, "–50.0 s");
-	/* Every invocation is still listed, in execution order. */
-	assert_has(r, "| 1 | baseline | warmup | 1 | 1 | ok | 9.000 | 9.000 | 900.0 | 0.12 | exit 0 |");
-	assert_has(r, "| 4 | candidate | run | 1 | 1 | discarded | 50.000 | 50.000 | 5000.0 "
-		   "| 1.50 | exit 1 |");
-	assert_has(r, "| 9 | candidate | run | 3 | 1 | timed_out | 70.000 | 0.100 | 220.0 "
-		   "| n/a | signal 9 |");
-	assert_true(strstr(r, "| 4 | candidate") < strstr(r, "| 5 | candidate"));
+	assert_lacks(r, ", 9.00");
+	/* Every invocation is still listed, in execution order, with its load. */
+	assert_has(r, "| 1 | baseline | warmup 1 | n/a | n/a | 9.00 s | ok | runs/x/run-1 |");
+	assert_has(r, "| 4 | candidate | run 1 | n/a | n/a | 50.0 s | discarded | runs/x/run-1 |");
+	assert_has(r, "| 9 | candidate | run 3 | n/a | n/a | 70.0 s | timed\\_out | runs/x/run-1 |");
+	assert_has(r, "| 4 | candidate | run 1 | n/a (not readable) | n/a (not readable) | 1.50 | "
+		   "discarded |");
+	assert_has(r, "| 9 | candidate | run 3 | n/a (not readable) | n/a (not readable) | n/a | "
+		   "timed\\_out |");
+	assert_true(strstr(r, "| 4 | candidate | run 1 | n/a | n/a") <
+		    strstr(r, "| 5 | candidate | run 1, attempt 2 | n/a | n/a"));
 	/* Counts and the reasons of the non-ok ones. */
 	assert_has(r, "Invocations: 9 (2 warmup, 7 recorded). Discarded for foreign load: 1. "
-		   "Failed (failed, timed_out, exec_failed or interrupted): 2.");
+		   "Failed (failed, timed\\_out, exec\\_failed or interrupted): 2.");
 	assert_has(r, "- seq 4, candidate run 1 attempt 1, discarded: foreign load 1.50 cores \\> 0.75");
-	assert_has(r, "- seq 9, candidate run 3 attempt 1, timed_out: timed out after 60 s");
+	assert_has(r, "- seq 9, candidate run 3 attempt 1, timed\\_out: timed out after 60 s");
 	assert_lacks(r, "- seq 5,");
 	free(r);
 }
 
-static void test_header_and_schedule(void **state)
+static void test_header_and_conditions(void **state)
 {
 	struct fixture f;
 	char *r;
 
 	(void)state;
 	build(&f);
+	f.in.description = "the *candidate* of 2.0";
+	f.in.timeout_seconds = 60;
+	f.in.max_foreign_cpu = 0.75;
+	f.in.max_repeats = 2;
+	f.in.seed = 42;
 	r = render(&f, NULL, 0);
-	assert_has(r, "# abev report: sort\\|hash\n");
+	assert_has(r, "# abev report: sort\\|hash\n\nthe \\*candidate\\* of 2.0\n");
 	assert_has(r, "- Status: failed\n");
 	assert_has(r, "- Started (UTC): 2026-11-10T16:54:37.980941+00:00\n");
 	assert_has(r, "- Ended (UTC): 2026-11-10T16:55:01.000001+00:00\n");
-	assert_has(r, "Order reverse; 1 warmup round and 3 recorded runs per variant; "
-		   "gap 1 s between invocations.");
-	assert_has(r, "Variants: baseline (reference), candidate, empty.");
+	assert_has(r, "- Reference: baseline; compared: candidate, empty\n");
+	assert_has(r, "Limits in force: order reverse, seed 42; 1 warmup round(s) and 3 recorded "
+		   "run(s) per variant; gap 1 s between invocations; timeout 60 s; at most 0.75 "
+		   "foreign cores during a recorded run, a discarded slot repeated at most 2 time(s).");
+	assert_has(r, "No invocation had a cgroup of its own");
 	assert_has(r, "```sh\nabev run examples/demo/plan.json --out build/demo/x\n```");
 	free(r);
 }
@@ -247,13 +261,95 @@ static void test_verdict_and_gates(void **state)
 	/* rss doubled: every resampled ratio is at least 200/110, beyond +25 %. */
 	assert_has(r, "## Verdict\n\n**Decision: rejected: 1 of 2 gates failed.**\n\n- **FAIL**: "
 		   "candidate max\\_rss changed +100.00% \\[");
+	assert_has(r, "against a regression limit of +25.00%: the whole interval is beyond the "
+		   "limit.\n");
 	assert_has(r, "| max\\_rss | candidate | max\\_regression\\_pct | ≤ +25.00% | +100.00% \\[");
 	assert_has(r, "\\] | **FAIL** |");
+	assert_has(r, "| 2.000 \\[");
+	assert_has(r, "\\] | ≤ +25.00%: FAIL |");
 	/* wall went down 23 %: the whole interval is below +10 %. */
 	assert_has(r, "| wall | candidate | max\\_regression\\_pct | ≤ +10.00% | -22.73% \\[");
 	assert_has(r, "\\] | pass |");
 	assert_has(r, "This plan does not declare itself an acceptance plan");
-	assert_true(strstr(r, "## Verdict") < strstr(r, "## Schedule"));
+	assert_true(strstr(r, "## Verdict") < strstr(r, "## Comparison"));
+	free(r);
+}
+
+/* Test counts per invocation, failed test names, and every guard that did not pass. */
+static void test_tests_and_guards(void **state)
+{
+	static char *names[12];
+	struct guard_result guards[2] = {
+		{ "exit_code", GUARD_FAIL, s("exited with code 1 (allowed: 0)") },
+		{ "min_executed", GUARD_PASS, s("6 of 6 test(s) executed") },
+	};
+	struct fixture f;
+	char *r;
+
+	(void)state;
+	build(&f);
+	r = render(&f, NULL, 0);
+	assert_has(r, "The plan reads no test result files (`results.files`), so no test was "
+		   "counted. Guards that ran: none.");
+	free(r);
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+		names[i] = s(i == 0 ? "Ns.Lock_test" : "t");
+	f.invs[5].has_tests = 1;
+	f.invs[5].tests.total = 14;
+	f.invs[5].tests.executed = 13;
+	f.invs[5].tests.passed = 1;
+	f.invs[5].tests.failed = 11;
+	f.invs[5].tests.errors = 1;
+	f.invs[5].tests.skipped = 1;
+	f.invs[5].failed_tests = names;
+	f.invs[5].nfailed_tests = 12;
+	f.invs[5].failed_tests_omitted = 3;
+	f.invs[5].guards = guards;
+	f.invs[5].nguards = 2;
+	r = render(&f, NULL, 0);
+	assert_has(r, "| Seq | Variant | Run | Executed | Passed | Failed | Skipped | Guards |");
+	assert_has(r, "| 6 | candidate | run 2 | 13 | 1 | 12 | 1 | exit\\_code FAIL, min\\_executed "
+		   "pass |");
+	assert_has(r, "| 3 | baseline | run 1 | n/a (not read) | n/a | n/a | n/a | none |");
+	assert_has(r, "Failed tests:\n\n- seq 6, candidate run 2: Ns.Lock\\_test, t, t, t, t, t, t, "
+		   "t, t, t and 5 more (see runs/x/run-1/result.json)\n");
+	assert_has(r, "Guards that did not pass:\n\n- seq 6, candidate run 2, exit\\_code failed: "
+		   "exited with code 1 (allowed: 0)\n");
+	free(r);
+}
+
+/* The host and, per variant, git, the plan's environment, versions and assemblies. */
+static void test_environment(void **state)
+{
+	char *keys[] = { s("SDK"), s("GC"), NULL }, *vals[] = { s("2.0"), s("server"), NULL };
+	struct env_version ver = { s("dotnet"), s("8.0.100"), NULL, 0 };
+	struct env_file file = { s("bin/App.dll"), s("ab12"), 1536 };
+	struct env_variant v = {
+		.name = s("candidate"), .cwd = s("/src/b"), .git_known = 1, .git_dirty = 1,
+		.git_head = s("83ed880e"), .env_keys = keys, .env_values = vals, .nenv = 2,
+		.versions = &ver, .nversions = 1, .files = &file, .nfiles = 1,
+	};
+	struct run_environment e = {
+		.hostname = s("ci-7"), .os_release = s("Debian 12"), .kernel = s("6.1.0"),
+		.arch = s("x86_64"), .cpu_model = s("EPYC"), .logical_cpus = 2, .physical_cores = -1,
+		.memory_bytes = 8LL << 30, .boost = -1, .variants = &v, .nvariants = 1,
+	};
+	struct fixture f;
+	char *r;
+
+	(void)state;
+	build(&f);
+	r = render(&f, NULL, 0);
+	assert_has(r, "The host was not recorded (metadata.json could not be read).");
+	free(r);
+	f.in.environment = &e;
+	r = render(&f, NULL, 0);
+	assert_has(r, "Host: ci-7, Debian 12, kernel 6.1.0 (x86\\_64); CPU EPYC, 2 logical CPUs; "
+		   "memory 8.00 GiB; frequency governor not readable; cgroup unknown.");
+	assert_has(r, "**candidate** in `/src/b`, git HEAD 83ed880e with local changes.\n"
+		   "- environment set by the plan: SDK=2.0, GC=server\n"
+		   "- dotnet: 8.0.100\n"
+		   "- `bin/App.dll`: 1.50 KiB, SHA-256 `ab12`\n");
 	free(r);
 }
 
@@ -274,7 +370,7 @@ static void test_escaping_and_placeholders(void **state)
 	assert_lacks(r, "}}");
 	/* Every table row has as many unescaped pipes as its header. */
 	for (line = r; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
-		static int cols_comparison = 9, cols_invs = 13;
+		static int cols_metric = 8, cols_invs = 9;
 		int pipes = 0;
 
 		if (*line != '|')
@@ -282,7 +378,7 @@ static void test_escaping_and_placeholders(void **state)
 		for (const char *p = line; *p && *p != '\n'; p++)
 			if (*p == '|' && (p == line || p[-1] != '\\'))
 				pipes++;
-		assert_true(pipes == cols_comparison || pipes == cols_invs);
+		assert_true(pipes == cols_metric || pipes == cols_invs);
 	}
 	again = render(&f, NULL, 0);
 	assert_string_equal(r, again);
@@ -301,10 +397,10 @@ static void test_reference_without_data(void **state)
 	f.in.variant_names = names;
 	f.in.nvariants = 2;
 	r = render(&f, NULL, 0);
-	assert_has(r, "| wall | empty | 0 | n/a (no counted run) | n/a | reference | reference | |");
-	assert_has(r, "| wall | baseline | 3 | 1.10 s | 1.00 s–1.20 s | n/a (no counted run of the "
-		   "reference) | n/a | n/a (no counted run of the reference) |");
-	assert_has(r, "Variants: empty (reference), baseline.");
+	assert_has(r, "| empty | 0 | n/a (no counted run) | n/a | reference |  |  |");
+	assert_has(r, "| baseline | 3 | 1.10 s | 1.00–1.20 s | n/a (no counted run of the "
+		   "reference) | n/a | none |");
+	assert_has(r, "- Reference: empty; compared: baseline\n");
 	assert_has(r, "No variant has counted runs on both sides of a comparison");
 	free(r);
 }
@@ -325,7 +421,7 @@ static void test_running(void **state)
 	assert_has(r, "- Ended (UTC): not ended");
 	assert_has(r, "The command line was not recorded.");
 	assert_has(r, "No decision yet: the comparison is made once the run is over");
-	assert_has(r, "## Summary\n\nNot computed yet (the run had not finished).");
+	assert_has(r, "## Comparison\n\nNot computed yet (the run had not finished).");
 	assert_lacks(r, "{{");
 	free(r);
 }
@@ -340,7 +436,7 @@ static void test_no_invocations(void **state)
 	f.in.ninvs = 0;
 	f.in.invs = NULL;
 	r = render(&f, NULL, 0);
-	assert_has(r, "| wall | baseline | 0 | n/a (no counted run) |");
+	assert_has(r, "| baseline | 0 | n/a (no counted run) |");
 	assert_has(r, "No invocation was recorded.");
 	assert_has(r, "Invocations: 0 (0 warmup, 0 recorded).");
 	assert_lacks(r, "{{");
@@ -352,8 +448,10 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_summary_rows),
 		cmocka_unit_test(test_excluded_runs),
-		cmocka_unit_test(test_header_and_schedule),
+		cmocka_unit_test(test_header_and_conditions),
 		cmocka_unit_test(test_verdict_and_gates),
+		cmocka_unit_test(test_tests_and_guards),
+		cmocka_unit_test(test_environment),
 		cmocka_unit_test(test_escaping_and_placeholders),
 		cmocka_unit_test(test_reference_without_data),
 		cmocka_unit_test(test_running),
