@@ -38,7 +38,8 @@ LDFLAGS += -fsanitize=address,undefined
 endif
 
 LIB_SRC   := $(filter-out orchestrator/main.c,$(wildcard orchestrator/*.c)) $(wildcard guards/*.c)
-LIB_OBJ   := $(patsubst %.c,$(B)/obj/%.o,$(LIB_SRC)) $(B)/obj/gen/report_template.o
+TEMPLATES := report_template hosts_template
+LIB_OBJ   := $(patsubst %.c,$(B)/obj/%.o,$(LIB_SRC)) $(patsubst %,$(B)/obj/gen/%.o,$(TEMPLATES))
 MAIN_OBJ  := $(B)/obj/orchestrator/main.o
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 UNIT_BIN  := $(patsubst tests/unit/%.c,$(B)/unit/%,$(UNIT_SRC))
@@ -66,11 +67,16 @@ $(B)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
 
+# The report templates, compiled into the binary.
 build/gen/report_template.c: templates/report.md mk/embed.sh
 	@mkdir -p $(dir $@)
 	sh mk/embed.sh report_template $< > $@
 
-$(B)/obj/gen/report_template.o: build/gen/report_template.c
+build/gen/hosts_template.c: templates/report-hosts.md mk/embed.sh
+	@mkdir -p $(dir $@)
+	sh mk/embed.sh hosts_template $< > $@
+
+$(B)/obj/gen/%.o: build/gen/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 

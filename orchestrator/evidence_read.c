@@ -739,6 +739,8 @@ int evidence_read_environment(const char *dir, struct run_environment *e, char *
 		*err = xasprintf("%s: not an abev.metadata/1 document (no host or variants)", path);
 		goto out;
 	}
+	if (cJSON_IsString(member(host, "label")))
+		e->label = xstrdup(member(host, "label")->valuestring);
 	if (get_str(&rd, host, "host", "hostname", 1, &e->hostname) < 0 ||
 	    get_str(&rd, host, "host", "os_release", 1, &e->os_release) < 0 ||
 	    get_str(&rd, host, "host", "kernel", 1, &e->kernel) < 0 ||
@@ -784,6 +786,7 @@ void run_environment_release(struct run_environment *e)
 {
 	if (!e)
 		return;
+	free(e->label);
 	free(e->hostname);
 	free(e->os_release);
 	free(e->kernel);

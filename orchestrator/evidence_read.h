@@ -91,6 +91,7 @@ struct env_variant {
 	size_t nfiles;
 };
 struct run_environment {
+	char *label;                  /* host.label (--host-label), NULL in older evidence */
 	char *hostname, *os_release, *kernel, *arch, *cpu_model, *online_cpus, *governor;
 	char *cgroup_version;
 	int64_t logical_cpus, physical_cores, memory_bytes;

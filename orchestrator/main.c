@@ -18,6 +18,7 @@
 #include "inspect.h"
 #include "plan.h"
 #include "report.h"
+#include "report_hosts.h"
 #include "runner.h"
 #include "seal.h"
 #include "summary.h"
@@ -64,8 +65,9 @@ static const char main_usage[] =
 	"  keygen --out PREFIX  make a signing key (PREFIX.key, .pub, .pub.pem)\n"
 	"  pack DIR --out FILE.tar.zst\n"
 	"                       pack evidence into a deterministic bundle\n"
-	"  report DIR [--out FILE]\n"
-	"                       render DIR's report.md again from its evidence\n"
+	"  report DIR... [--out FILE]\n"
+	"                       render DIR's report.md again from its evidence, or\n"
+	"                       several hosts' evidence of one plan side by side\n"
 	"  compare OLD NEW      compare two evidence directories variant by variant\n"
 	"  export DIR --format hyperfine|csv|junit|json\n"
 	"                       the evidence's figures for other tools\n"
@@ -130,17 +132,26 @@ static const char run_usage[] =
 	"\n";
 
 static const char report_usage[] =
-	"usage: abev report DIR [--out FILE] [--pubkey KEY.pub]\n"
+	"usage: abev report DIR... [--out FILE] [--pubkey KEY.pub]\n"
 	"\n"
-	"Renders DIR's report.md again from its evidence alone (result.json): the\n"
-	"comparison is recomputed from the recorded invocations, and the text is byte\n"
-	"for byte the report.md that abev run wrote. Prints it on stdout, or writes it\n"
-	"to FILE, which may not be inside DIR: sealed evidence is never rewritten.\n"
-	"With --pubkey the evidence is verified first (as abev verify does); without\n"
-	"it a note on stderr says that it was not.\n"
+	"With one DIR: renders DIR's report.md again from its evidence alone\n"
+	"(result.json, metadata.json): the comparison is recomputed from the recorded\n"
+	"invocations, and the text is byte for byte the report.md that abev run wrote.\n"
 	"\n"
-	"Exit codes: 0 rendered; 2 usage error, or DIR is not readable evidence;\n"
-	"4 verification failed.\n";
+	"With several: the same plan run on several hosts (abev run --host-label),\n"
+	"side by side: each host's decision and machine, per metric and variant a\n"
+	"column group per host, and the combined decision (rejected if any host\n"
+	"rejects, inconclusive if any is and none rejects). Directories made from\n"
+	"different plans (another plan SHA-256) are refused.\n"
+	"\n"
+	"Prints the report on stdout, or writes it to FILE, which may not be inside an\n"
+	"evidence directory: sealed evidence is never rewritten. With --pubkey every\n"
+	"directory is verified first (as abev verify does); without it a note on\n"
+	"stderr says that it was not.\n"
+	"\n"
+	"Exit codes: 0 rendered; 2 usage error, unreadable evidence or different plans;\n"
+	"4 verification failed; with several directories also 5 (the combined\n"
+	"decision is rejected) and 6 (inconclusive, in a plan that makes it fail).\n";
 
 static const char compare_usage[] =
 	"usage: abev compare OLD NEW [--json] [--pubkey KEY.pub]\n"
@@ -630,33 +641,19 @@ static int inside(const char *dir, const char *path)
 	return in;
 }
 
-static int cmd_report(int argc, char **argv)
+/* Most evidence directories one side-by-side report takes. */
+#define REPORT_HOSTS_MAX 64
+
+/* `abev report DIR`: report.md again, from the evidence alone. */
+static int report_one(const char *dir, const char *out, const char *pubkey)
 {
-	const char *dir = NULL, *out = NULL, *pubkey = NULL;
-	const struct cli_opt opts[] = {
-		{ "--out", "-o", NULL, &out },
-		{ "--pubkey", "-p", NULL, &pubkey },
-	};
 	struct evidence_run run;
 	struct comparison cmp = COMPARISON_INIT;
 	struct report_input in;
 	struct run_environment env;
-	size_t npos;
-	int rc, helped, have_cmp, have_env;
+	int rc, have_cmp, have_env;
 	char *text, *err = NULL;
 
-	if (parse_args(argc, argv, 1, "report", report_usage, "", report_usage, opts,
-		       ARRAY_SIZE(opts), &dir, 1, &npos, &helped) < 0)
-		return EXIT_USAGE;
-	if (helped)
-		return EXIT_PASSED;
-	if (!dir)
-		return usage_error("abev report needs an evidence directory",
-				   "usage: abev report DIR [--out FILE] [--pubkey KEY.pub]");
-	if (out && inside(dir, out))
-		return usage_error("--out lies inside the evidence directory, which is never "
-				   "rewritten: choose a file elsewhere", "usage: abev report DIR "
-				   "[--out FILE] [--pubkey KEY.pub]");
 	rc = load_evidence(dir, pubkey, &run, &cmp, &have_cmp);
 	if (rc)
 		return rc;
@@ -675,6 +672,98 @@ static int cmd_report(int argc, char **argv)
 	comparison_release(&cmp);
 	evidence_run_release(&run);
 	return rc;
+}
+
+/*
+ * `abev report DIR1 DIR2 ...`: one plan on several hosts, side by side.
+ * Exits with the combined decision, as abev run does with its own.
+ */
+static int report_hosts(const char **dirs, size_t n, const char *out, const char *pubkey)
+{
+	struct evidence_run *runs = xcalloc(n, sizeof(*runs));
+	struct comparison *cmps = xcalloc(n, sizeof(*cmps));
+	struct run_environment *envs = xcalloc(n, sizeof(*envs));
+	struct report_host *hosts = xcalloc(n, sizeof(*hosts));
+	size_t loaded = 0;
+	int rc = 0, inconclusive_fails = 1;
+	char *text, *err = NULL;
+
+	for (; loaded < n && !rc; loaded++) {
+		rc = load_evidence(dirs[loaded], pubkey, &runs[loaded], &cmps[loaded], NULL);
+		if (rc)
+			break;
+		if (evidence_read_environment(dirs[loaded], &envs[loaded], &err) < 0) {
+			warning("%s", err);
+			free(err);
+			err = NULL;
+		} else {
+			hosts[loaded].environment = &envs[loaded];
+		}
+		hosts[loaded].dir = dirs[loaded];
+		hosts[loaded].run = &runs[loaded];
+		hosts[loaded].comparison = &cmps[loaded];
+		inconclusive_fails &= cmps[loaded].inconclusive_fails;
+		if (!runs[loaded].plan_sha256) {
+			error("'%s' does not record its plan's SHA-256, so it cannot be shown to come "
+			      "from the same plan as the others", dirs[loaded]);
+			rc = EXIT_USAGE;
+		} else if (loaded && strcmp(runs[loaded].plan_sha256, runs[0].plan_sha256)) {
+			error("'%s' was made from another plan than '%s' (plan SHA-256 %.12s... and "
+			      "%.12s...): a side-by-side report compares one plan on several hosts",
+			      dirs[loaded], dirs[0], runs[loaded].plan_sha256, runs[0].plan_sha256);
+			rc = EXIT_USAGE;
+		}
+	}
+	if (!rc) {
+		text = report_hosts_render(hosts, n, pubkey != NULL);
+		rc = text ? emit(out, text) : EXIT_RUNTIME;
+		free(text);
+	}
+	if (!rc) {
+		enum decision d = report_hosts_decision(hosts, n);
+		if (d == DECISION_REJECTED)
+			rc = EXIT_REJECTED;
+		else if (d == DECISION_INCONCLUSIVE && inconclusive_fails)
+			rc = EXIT_INCONCLUSIVE;
+	}
+	for (size_t i = 0; i < loaded && i < n; i++) {
+		comparison_release(&cmps[i]);
+		evidence_run_release(&runs[i]);
+		run_environment_release(&envs[i]);
+	}
+	free(runs);
+	free(cmps);
+	free(envs);
+	free(hosts);
+	return rc;
+}
+
+static int cmd_report(int argc, char **argv)
+{
+	const char *dirs[REPORT_HOSTS_MAX], *out = NULL, *pubkey = NULL;
+	const struct cli_opt opts[] = {
+		{ "--out", "-o", NULL, &out },
+		{ "--pubkey", "-p", NULL, &pubkey },
+	};
+	size_t npos;
+	int helped;
+
+	if (parse_args(argc, argv, 1, "report", report_usage, "", report_usage, opts,
+		       ARRAY_SIZE(opts), dirs, REPORT_HOSTS_MAX, &npos, &helped) < 0)
+		return EXIT_USAGE;
+	if (helped)
+		return EXIT_PASSED;
+	if (!npos)
+		return usage_error("abev report needs an evidence directory",
+				   "usage: abev report DIR... [--out FILE] [--pubkey KEY.pub]");
+	for (size_t i = 0; out && i < npos; i++)
+		if (inside(dirs[i], out))
+			return usage_error("--out lies inside an evidence directory, which is never "
+					   "rewritten: choose a file elsewhere", "usage: abev report "
+					   "DIR... [--out FILE] [--pubkey KEY.pub]");
+	if (npos == 1)
+		return report_one(dirs[0], out, pubkey);
+	return report_hosts(dirs, npos, out, pubkey);
 }
 
 static int cmd_export(int argc, char **argv)

@@ -1,0 +1,206 @@
+/*
+ * report_hosts: the metrics and variants are those of the first host
+ * (every host ran the same plan); a host that lacks one shows "n/a".
+ * Table cells are escaped here with tmpl_md_text(), since a row's cells
+ * are joined before the template sees them.
+ */
+#include "report_hosts.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "summary.h"
+#include "template.h"
+#include "units.h"
+#include "util.h"
+
+/* Generated from templates/report-hosts.md by mk/embed.sh. */
+extern const char hosts_template[];
+extern const unsigned long hosts_template_len;
+
+static const char *label_of(const struct report_host *h)
+{
+	const struct run_environment *e = h->environment;
+	if (e && e->label)
+		return e->label;
+	if (e && e->hostname)
+		return e->hostname;
+	return h->dir;
+}
+
+enum decision report_hosts_decision(const struct report_host *hosts, size_t n)
+{
+	int rejected = 0, inconclusive = 0, accepted = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		rejected |= hosts[i].comparison->decision == DECISION_REJECTED;
+		inconclusive |= hosts[i].comparison->decision == DECISION_INCONCLUSIVE;
+		accepted |= hosts[i].comparison->decision == DECISION_ACCEPTED;
+	}
+	return rejected ? DECISION_REJECTED : inconclusive ? DECISION_INCONCLUSIVE
+		 : accepted ? DECISION_ACCEPTED : DECISION_NONE;
+}
+
+static const struct cmp_sample *find_sample(const struct comparison *c, const char *metric,
+					    const char *variant, const struct cmp_metric **m)
+{
+	for (size_t k = 0; k < c->nmetrics; k++) {
+		if (strcmp(c->metrics[k].name, metric))
+			continue;
+		*m = &c->metrics[k];
+		for (size_t v = 0; v < c->metrics[k].nsamples; v++)
+			if (!strcmp(c->metrics[k].samples[v].variant, variant))
+				return &c->metrics[k].samples[v];
+	}
+	return NULL;
+}
+
+/* One host's cell: the median, and against the reference the change, interval and gates. */
+static void cell(struct strbuf *row, const struct comparison *c, const char *metric,
+		 const char *variant)
+{
+	const struct cmp_metric *m = NULL;
+	const struct cmp_sample *s = find_sample(c, metric, variant, &m);
+	struct strbuf sb = STRBUF_INIT;
+
+	if (!s || !s->n) {
+		strbuf_adds(&sb, s ? "n/a (no counted run)" : "n/a (not recorded)");
+	} else {
+		units_add(&sb, s->median, m->unit);
+		if (!s->is_reference && s->has_change) {
+			strbuf_adds(&sb, ", ");
+			units_add_pct(&sb, s->change_pct);
+			if (s->has_ci)
+				strbuf_addf(&sb, " [%.3f, %.3f]", s->ci_lo, s->ci_hi);
+		}
+		for (size_t g = 0; g < c->ngates; g++) {
+			const struct cmp_gate *gt = &c->gates[g];
+			if (strcmp(gt->metric, metric) || strcmp(gt->variant, variant))
+				continue;
+			strbuf_adds(&sb, "; ");
+			summary_gate_limit(&sb, m, gt);
+			strbuf_addf(&sb, " %s", gt->verdict == GATE_FAIL ? "FAIL"
+						: gt->verdict == GATE_PASS ? "pass" : "inconclusive");
+		}
+	}
+	strbuf_adds(row, " ");
+	tmpl_md_text(row, sb.buf);
+	strbuf_adds(row, " |");
+	strbuf_release(&sb);
+}
+
+/* The tables of hosts [from, to): one per metric of the first host. */
+static void group(struct tmpl_ctx *c, const struct report_host *hosts, size_t n, size_t from,
+		  size_t to)
+{
+	const struct comparison *first = hosts[0].comparison;
+	struct tmpl_ctx *g = tmpl_add(c, "groups");
+
+	tmpl_list(g, "metrics");
+	for (size_t m = 0; m < first->nmetrics; m++) {
+		const struct cmp_metric *cm = &first->metrics[m];
+		struct tmpl_ctx *t = tmpl_add(g, "metrics");
+		struct strbuf sb = STRBUF_INIT;
+
+		tmpl_set(t, "name", cm->name);
+		if (n > REPORT_HOSTS_PER_TABLE)
+			tmpl_setf(t, "part", "hosts %zu to %zu of %zu", from + 1, to, n);
+		strbuf_adds(&sb, "| Variant |");
+		for (size_t h = from; h < to; h++) {
+			strbuf_addch(&sb, ' ');
+			tmpl_md_text(&sb, label_of(&hosts[h]));
+			strbuf_adds(&sb, " |");
+		}
+		tmpl_set(t, "header", sb.buf);
+		strbuf_reset(&sb);
+		strbuf_adds(&sb, "|---|");
+		for (size_t h = from; h < to; h++)
+			strbuf_adds(&sb, "---|");
+		tmpl_set(t, "separator", sb.buf);
+		tmpl_list(t, "rows");
+		for (size_t v = 0; v < cm->nsamples; v++) {
+			strbuf_reset(&sb);
+			strbuf_adds(&sb, "| ");
+			tmpl_md_text(&sb, cm->samples[v].variant);
+			strbuf_adds(&sb, " |");
+			for (size_t h = from; h < to; h++)
+				cell(&sb, hosts[h].comparison, cm->name, cm->samples[v].variant);
+			tmpl_set(tmpl_add(t, "rows"), "row", sb.buf);
+		}
+		strbuf_release(&sb);
+	}
+}
+
+static void host_rows(struct tmpl_ctx *c, const struct report_host *hosts, size_t n)
+{
+	int problems = 0;
+
+	tmpl_list(c, "hosts");
+	tmpl_list(c, "problems");
+	for (size_t i = 0; i < n; i++) {
+		const struct run_environment *e = hosts[i].environment;
+		const struct comparison *cmp = hosts[i].comparison;
+		struct tmpl_ctx *r = tmpl_add(c, "hosts");
+		struct strbuf sb = STRBUF_INIT;
+
+		tmpl_set(r, "label", label_of(&hosts[i]));
+		summary_decision(&sb, cmp);
+		tmpl_set(r, "decision", sb.buf);
+		strbuf_reset(&sb);
+		tmpl_set(r, "status", hosts[i].run->status);
+		if (e)
+			strbuf_addf(&sb, "%s, %s, %lld CPUs, %s", e->cpu_model ? e->cpu_model : "CPU unknown",
+				    e->os_release ? e->os_release : "OS unknown",
+				    (long long)e->logical_cpus, e->kernel ? e->kernel : "kernel unknown");
+		else
+			strbuf_adds(&sb, "not recorded");
+		tmpl_set(r, "machine", sb.buf);
+		strbuf_release(&sb);
+		tmpl_set(r, "dir", hosts[i].dir);
+		for (size_t g = 0; g < cmp->ngates; g++) {
+			struct tmpl_ctx *p;
+			if (cmp->gates[g].verdict == GATE_PASS)
+				continue;
+			p = tmpl_add(c, "problems");
+			tmpl_set(p, "label", label_of(&hosts[i]));
+			tmpl_set_bool(p, "failed", cmp->gates[g].verdict == GATE_FAIL);
+			tmpl_set(p, "reason", cmp->gates[g].reason);
+			problems = 1;
+		}
+	}
+	tmpl_set_bool(c, "has_problems", problems);
+}
+
+char *report_hosts_render(const struct report_host *hosts, size_t n, int verified)
+{
+	struct tmpl_ctx *c = tmpl_ctx_new();
+	struct strbuf out = STRBUF_INIT;
+	char *err = NULL, *text = NULL;
+	int acceptance = 1;
+
+	tmpl_set(c, "title", hosts[0].run->plan_name);
+	tmpl_setf(c, "nhosts", "%zu", n);
+	tmpl_set(c, "decision", decision_name(report_hosts_decision(hosts, n)));
+	for (size_t i = 0; i < n; i++)
+		acceptance &= hosts[i].comparison->acceptance;
+	tmpl_set_bool(c, "acceptance", acceptance);
+	tmpl_set(c, "reference", hosts[0].comparison->reference);
+	tmpl_set(c, "verified", verified ? "verified against the given key before it was read"
+				       : "not verified (no --pubkey was given)");
+	host_rows(c, hosts, n);
+	tmpl_list(c, "groups");
+	for (size_t from = 0; from < n; from += REPORT_HOSTS_PER_TABLE)
+		group(c, hosts, n, from,
+		      from + REPORT_HOSTS_PER_TABLE < n ? from + REPORT_HOSTS_PER_TABLE : n);
+	if (tmpl_render(hosts_template, (size_t)hosts_template_len, "templates/report-hosts.md", c,
+			&out, &err) < 0) {
+		error("cannot render the report: %s", err);
+		free(err);
+		strbuf_release(&out);
+	} else {
+		text = strbuf_detach(&out, NULL);
+	}
+	tmpl_ctx_free(c);
+	return text;
+}
