@@ -48,11 +48,45 @@ void units_add_plain(struct strbuf *sb, double v)
 	strbuf_addf(sb, "%.*f", decimals, v + 0.0);
 }
 
+static const char *const times[] = { "ns", "\xc2\xb5s", "ms", "s" };
+static const char *const bytes[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+
+/* How many times a (>= 0) is divided by base, at most max times, to fall below base. */
+static size_t steps(double a, double base, size_t max)
+{
+	size_t k = 0;
+	while (k < max && a >= base) {
+		a /= base;
+		k++;
+	}
+	return k;
+}
+
+const char *units_scale(const char *unit, double v, double *factor)
+{
+	double sec = units_seconds(unit);
+	size_t k;
+
+	*factor = 1;
+	if (!isfinite(v))
+		return unit ? unit : "";
+	if (sec > 0) {
+		k = steps(fabs(v * sec * 1e9), 1000, ARRAY_SIZE(times) - 1);
+		*factor = sec * 1e9 / pow(1000, (double)k);
+		return times[k];
+	}
+	if (units_is_bytes(unit)) {
+		k = steps(fabs(v), 1024, ARRAY_SIZE(bytes) - 1);
+		*factor = 1 / pow(1024, (double)k);
+		return bytes[k];
+	}
+	return unit ? unit : "";
+}
+
 void units_add(struct strbuf *sb, double v, const char *unit)
 {
-	static const char *const times[] = { "ns", "\xc2\xb5s", "ms", "s" };
-	static const char *const bytes[] = { "B", "KiB", "MiB", "GiB", "TiB" };
 	double sec = units_seconds(unit);
+	size_t k;
 
 	if (!isfinite(v)) {
 		strbuf_adds(sb, "n/a");
@@ -60,21 +94,17 @@ void units_add(struct strbuf *sb, double v, const char *unit)
 	}
 	if (sec > 0) {
 		double ns = v * sec * 1e9;
-		size_t k = 0;
-		while (k + 1 < ARRAY_SIZE(times) && fabs(ns) >= 1000) {
+		k = steps(fabs(ns), 1000, ARRAY_SIZE(times) - 1);
+		for (size_t i = 0; i < k; i++)
 			ns /= 1000;
-			k++;
-		}
 		units_add_plain(sb, ns);
 		strbuf_addf(sb, " %s", times[k]);
 		return;
 	}
 	if (units_is_bytes(unit)) {
-		size_t k = 0;
-		while (k + 1 < ARRAY_SIZE(bytes) && fabs(v) >= 1024) {
+		k = steps(fabs(v), 1024, ARRAY_SIZE(bytes) - 1);
+		for (size_t i = 0; i < k; i++)
 			v /= 1024;
-			k++;
-		}
 		if (k == 0)
 			strbuf_addf(sb, "%.0f B", v + 0.0);
 		else {
