@@ -297,9 +297,9 @@ static void axis_values(struct axis *a, double lo, double hi, double p0, double 
 {
 	double pad = (hi - lo) * 0.05;
 
-	if (!(hi - lo > fabs(hi) * 1e-9)) {
+	/* One value (or all alike): a tenth of it either side, or 1 around zero. */
+	if (!(hi - lo > fabs(hi) * 1e-9))
 		pad = lo != 0 ? fabs(lo) * 0.1 : 1;
-	}
 	lo -= pad;
 	hi += pad;
 	a->step = nice_step((hi - lo) / 5, 0);
