@@ -99,10 +99,11 @@ $(DEMO_BIN): examples/demo/demo-suite.c
 check-unit: $(UNIT_BIN) $(HELPER)
 	@ABEV_HELPER="$(abspath $(HELPER))" sh mk/run-unit.sh $(UNIT_BIN)
 
-check-integration: $(ABEV_BIN) $(HELPER) $(DEMO_BIN)
+# test_plots.py checks with stock tools the SVG files the plots unit test writes.
+check-integration: $(ABEV_BIN) $(HELPER) $(DEMO_BIN) $(B)/unit/test_plots
 	ABEV="$(abspath $(ABEV_BIN))" ABEV_HELPER="$(abspath $(HELPER))" \
 	ABEV_DEMO="$(abspath $(DEMO_BIN))" ABEV_SANITIZED="$(SANITIZE)" \
-	ABEV_SRC="$(CURDIR)" $(PYTHON) tests/integration/run.py
+	ABEV_UNIT="$(abspath $(B)/unit)" ABEV_SRC="$(CURDIR)" $(PYTHON) tests/integration/run.py
 
 check: deps
 	@$(MAKE) --no-print-directory check-unit check-integration

@@ -134,26 +134,6 @@ static char *render_csv(const struct evidence_run *r, const struct comparison *c
 	return strbuf_detach(&sb, NULL);
 }
 
-/* Text for XML attributes and content; what XML 1.0 cannot carry becomes '?'. */
-static void xml_text(struct strbuf *sb, const char *s)
-{
-	for (; s && *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-		switch (ch) {
-		case '&': strbuf_adds(sb, "&amp;"); break;
-		case '<': strbuf_adds(sb, "&lt;"); break;
-		case '>': strbuf_adds(sb, "&gt;"); break;
-		case '"': strbuf_adds(sb, "&quot;"); break;
-		case '\'': strbuf_adds(sb, "&apos;"); break;
-		default:
-			if (ch < 0x20 && ch != '\t' && ch != '\n' && ch != '\r')
-				strbuf_addch(sb, '?');
-			else
-				strbuf_addch(sb, (char)ch);
-		}
-	}
-}
-
 /* One testcase per gate and compared variant: fail = failure, inconclusive = skipped. */
 static char *render_junit(const struct evidence_run *r, const struct comparison *c)
 {
@@ -168,22 +148,22 @@ static char *render_junit(const struct evidence_run *r, const struct comparison 
 	strbuf_addf(&sb, "tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\">\n",
 		    c->ngates, fail, skipped);
 	strbuf_adds(&sb, "  <testsuite name=\"");
-	xml_text(&sb, r->plan_name);
+	strbuf_add_xml(&sb, r->plan_name);
 	strbuf_addf(&sb, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\">\n",
 		    c->ngates, fail, skipped);
 	strbuf_adds(&sb, "    <properties>\n      <property name=\"decision\" value=\"");
-	xml_text(&sb, decision_name(c->decision));
+	strbuf_add_xml(&sb, decision_name(c->decision));
 	strbuf_adds(&sb, "\"/>\n      <property name=\"reference\" value=\"");
-	xml_text(&sb, c->reference);
+	strbuf_add_xml(&sb, c->reference);
 	strbuf_adds(&sb, "\"/>\n    </properties>\n");
 	for (size_t g = 0; g < c->ngates; g++) {
 		const struct cmp_gate *gt = &c->gates[g];
 		char num[DOUBLE_TEXT_LEN];
 
 		strbuf_adds(&sb, "    <testcase classname=\"abev.gates.");
-		xml_text(&sb, gt->variant);
+		strbuf_add_xml(&sb, gt->variant);
 		strbuf_adds(&sb, "\" name=\"");
-		xml_text(&sb, gt->metric);
+		strbuf_add_xml(&sb, gt->metric);
 		strbuf_addf(&sb, " %s %s\" time=\"0\"", gate_kind_name(gt->kind),
 			    double_text(num, gt->limit));
 		if (gt->verdict == GATE_PASS) {
@@ -193,7 +173,7 @@ static char *render_junit(const struct evidence_run *r, const struct comparison 
 		strbuf_adds(&sb, ">\n      ");
 		strbuf_adds(&sb, gt->verdict == GATE_FAIL ? "<failure type=\"gate\" message=\""
 							  : "<skipped message=\"");
-		xml_text(&sb, gt->reason);
+		strbuf_add_xml(&sb, gt->reason);
 		strbuf_adds(&sb, "\"/>\n    </testcase>\n");
 	}
 	strbuf_adds(&sb, "  </testsuite>\n</testsuites>\n");

@@ -136,41 +136,6 @@ struct metadata {
 /* ---- text ---- */
 
 /*
- * Length of the valid UTF-8 sequence at s (at most n bytes), or 0. Overlong
- * forms, surrogates and code points above U+10FFFF are invalid.
- */
-static size_t utf8_seq(const unsigned char *s, size_t n)
-{
-	size_t len;
-	unsigned cp;
-	if (s[0] < 0x80)
-		return s[0] ? 1 : 0;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf) {
-		len = 2;
-		cp = s[0] & 0x1fu;
-	} else if (s[0] >= 0xe0 && s[0] <= 0xef) {
-		len = 3;
-		cp = s[0] & 0x0fu;
-	} else if (s[0] >= 0xf0 && s[0] <= 0xf4) {
-		len = 4;
-		cp = s[0] & 0x07u;
-	} else {
-		return 0;
-	}
-	if (len > n)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3fu);
-	}
-	if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) || cp > 0x10ffff ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return len;
-}
-
-/*
  * JSON strings must be UTF-8 and cJSON strings end at NUL: outside text
  * (command output, file names, /proc) gets U+FFFD for each byte that is
  * neither. Caller frees.
@@ -178,13 +143,12 @@ static size_t utf8_seq(const unsigned char *s, size_t n)
 static char *clean_text(const char *s, size_t n)
 {
 	struct strbuf sb = STRBUF_INIT;
-	const unsigned char *u = (const unsigned char *)s;
 	size_t i = 0;
 	strbuf_grow(&sb, n);
 	while (i < n) {
-		size_t len = utf8_seq(u + i, n - i);
+		size_t len = utf8_char_len(s + i, n - i);
 		if (len) {
-			strbuf_add(&sb, u + i, len);
+			strbuf_add(&sb, s + i, len);
 			i += len;
 		} else {
 			strbuf_adds(&sb, "\xef\xbf\xbd");

@@ -19,7 +19,7 @@ int units_is_bytes(const char *unit);
  * that matters most (a median), units_add_in() writes any value in it.
  */
 struct units_scale {
-	double divisor;      /* value in unit / divisor = value in name */
+	double factor;       /* value in unit * factor = value in name */
 	const char *name;    /* "ms", "MiB", or the unit itself */
 	int decimals;
 };
@@ -29,6 +29,13 @@ void units_add_in(struct strbuf *sb, double v, const struct units_scale *s);
 
 /* Appends v (in unit) scaled and with its unit: "17.2 ms", "98.4 MiB", "3.25 ops/s". */
 void units_add(struct strbuf *sb, double v, const char *unit);
+/*
+ * The unit units_add() would show v (in unit) in, and in *factor what a
+ * value in unit is multiplied by to be in that one: "ms" and 2.5e3 give
+ * "s" and 0.001, bytes scale by 1024 ("MiB"), any other unit is kept
+ * with factor 1. A plot scales a whole axis by its largest value.
+ */
+const char *units_scale(const char *unit, double v, double *factor);
 /* Appends v with three or four significant digits and no unit. */
 void units_add_plain(struct strbuf *sb, double v);
 /* Appends a change in percent with two decimals and its sign: "+19.24%", "-11.76%", "+0.00%". */

@@ -246,6 +246,75 @@ char *strbuf_detach(struct strbuf *sb, size_t *len)
 	return p;
 }
 
+size_t utf8_char_len(const char *s, size_t n)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t len;
+	unsigned cp;
+
+	if (!n || !u[0])
+		return 0;
+	if (u[0] < 0x80)
+		return 1;
+	if (u[0] >= 0xc2 && u[0] <= 0xdf) {
+		len = 2;
+		cp = u[0] & 0x1fu;
+	} else if (u[0] >= 0xe0 && u[0] <= 0xef) {
+		len = 3;
+		cp = u[0] & 0x0fu;
+	} else if (u[0] >= 0xf0 && u[0] <= 0xf4) {
+		len = 4;
+		cp = u[0] & 0x07u;
+	} else {
+		return 0;
+	}
+	if (len > n)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((u[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (u[i] & 0x3fu);
+	}
+	if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) || cp > 0x10ffff ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return len;
+}
+
+void strbuf_add_xml(struct strbuf *sb, const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+
+	for (size_t i = 0; i < n;) {
+		unsigned char c = (unsigned char)s[i];
+		size_t len = utf8_char_len(s + i, n - i);
+
+		if (!len) {
+			strbuf_adds(sb, "\xef\xbf\xbd");
+			i++;
+			continue;
+		}
+		switch (c) {
+		case '&': strbuf_adds(sb, "&amp;"); break;
+		case '<': strbuf_adds(sb, "&lt;"); break;
+		case '>': strbuf_adds(sb, "&gt;"); break;
+		case '"': strbuf_adds(sb, "&quot;"); break;
+		case '\'': strbuf_adds(sb, "&#39;"); break;
+		default:
+			/* C1 controls are U+0080..U+009F: 0xc2 0x80..0x9f. */
+			if (c < 0x20 || c == 0x7f || (c == 0xc2 && (unsigned char)s[i + 1] < 0xa0))
+				break;
+			/* U+FFFE and U+FFFF are not XML characters. */
+			if (len == 3 && c == 0xef && (unsigned char)s[i + 1] == 0xbf &&
+			    (unsigned char)s[i + 2] >= 0xbe)
+				strbuf_adds(sb, "\xef\xbf\xbd");
+			else
+				strbuf_add(sb, s + i, len);
+		}
+		i += len;
+	}
+}
+
 int read_fd_capped(struct strbuf *sb, int fd, size_t max)
 {
 	size_t start = sb->len;

@@ -70,6 +70,21 @@ void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
 char *strbuf_detach(struct strbuf *sb, size_t *len);
 
 /*
+ * The length of the valid UTF-8 sequence at s (at most n bytes), or 0 for
+ * a NUL or a byte that starts none: overlong forms, surrogates and code
+ * points above U+10FFFF are invalid.
+ */
+size_t utf8_char_len(const char *s, size_t n);
+/*
+ * Appends outside text s as XML 1.0 character data, fit for element
+ * content and for attribute values in either quotes: & < > " ' become
+ * references, control characters (C0 including tab and newline, DEL, C1)
+ * are dropped, and every byte that is not part of valid UTF-8, like
+ * U+FFFE and U+FFFF, becomes U+FFFD. s may be NULL.
+ */
+void strbuf_add_xml(struct strbuf *sb, const char *s);
+
+/*
  * Reads the whole file at path into sb (appending). Refuses files larger
  * than max bytes with an error naming the file. Returns 0 or -1.
  */

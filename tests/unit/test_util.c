@@ -1,6 +1,6 @@
 /* Unit tests of util: strbuf growth, bounded file reading, atomic writes,
  * strict number parsing, UTC formatting, error routing and the seeded
- * generator. */
+ * generator, and text for XML. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdarg.h>
 #include <stddef.h>
@@ -162,6 +162,43 @@ static void test_rng(void **state)
 	assert_true(st == 7 + 3 * UINT64_C(0x9e3779b97f4a7c15));
 }
 
+/* Outside text as XML: the five specials, controls dropped, broken UTF-8 repaired. */
+static void test_add_xml(void **state)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "plain", "plain" },
+		{ "<&>\"'", "&lt;&amp;&gt;&quot;&#39;" },
+		{ "a\tb\nc\rd\x01" "e\x7f", "abcde" },
+		/* U+0085 (C1) dropped; U+00E9 and U+00B5 kept. */
+		{ "\xc2\x85" "caf\xc3\xa9 \xc2\xb5s", "caf\xc3\xa9 \xc2\xb5s" },
+		/* A lone continuation byte, a cut sequence, an overlong '/', a surrogate. */
+		{ "x\x80y", "x\xef\xbf\xbdy" },
+		{ "z\xe2\x82", "z\xef\xbf\xbd\xef\xbf\xbd" },
+		{ "\xc0\xaf", "\xef\xbf\xbd\xef\xbf\xbd" },
+		{ "\xed\xa0\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd" },
+		/* U+FFFF is no XML character; U+1F600 is. */
+		{ "\xef\xbf\xbf\xf0\x9f\x98\x80", "\xef\xbf\xbd\xf0\x9f\x98\x80" },
+		{ "", "" },
+	};
+	struct strbuf sb = STRBUF_INIT;
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		strbuf_reset(&sb);
+		strbuf_add_xml(&sb, cases[i].in);
+		assert_string_equal(sb.buf, cases[i].out);
+	}
+	strbuf_reset(&sb);
+	strbuf_add_xml(&sb, NULL);
+	assert_int_equal(sb.len, 0);
+	assert_int_equal(utf8_char_len("\xc3\xa9!", 1), 0);
+	assert_int_equal(utf8_char_len("\xc3\xa9!", 3), 2);
+	assert_int_equal(utf8_char_len("", 1), 0);
+	strbuf_release(&sb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -171,6 +208,7 @@ int main(void)
 		cmocka_unit_test(test_utc_format),
 		cmocka_unit_test(test_mkdir_p_and_join),
 		cmocka_unit_test(test_rng),
+		cmocka_unit_test(test_add_xml),
 	};
 	return cmocka_run_group_tests_name("util", tests, NULL, NULL);
 }
