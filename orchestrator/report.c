@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plots.h"
 #include "summary.h"
 #include "template.h"
 #include "units.h"
@@ -270,8 +271,12 @@ static void set_metrics(struct tmpl_ctx *c, const struct report_input *in)
 			strbuf_addf(&sb, "; from %s", cm->source);
 		strbuf_addch(&sb, '.');
 		set_sb(t, "about", &sb);
-		if (in->plot_name)
-			tmpl_set(t, "plot", in->plot_name(in->plot_ctx, m));
+		{
+			/* abev run writes plots.c's figures beside the report; the names are its. */
+			char *file = plots_file_name(cmp, m);
+			tmpl_setf(t, "plot", "%s/%s", PLOTS_DIR, file);
+			free(file);
+		}
 		tmpl_list(t, "rows");
 		tmpl_list(t, "runs");
 		tmpl_list(t, "tests");
@@ -460,6 +465,7 @@ static void set_conditions(struct tmpl_ctx *c, const struct report_input *in)
 		tmpl_set(c, "timeout", "none");
 	tmpl_setf(c, "max_foreign_cpu", "%.2f", in->max_foreign_cpu);
 	tmpl_setf(c, "max_repeats", "%u", in->max_repeats);
+	tmpl_setf(c, "runs_plot", "%s/%s", PLOTS_DIR, PLOTS_RUNS_FILE);
 	tmpl_list(c, "load_rows");
 	tmpl_list(c, "notes");
 	for (size_t i = 0; i < in->ninvs; i++) {

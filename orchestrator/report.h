@@ -43,9 +43,6 @@ struct report_input {
 	const char *pubkey;              /* the signer's public key file (KEY.pub), or NULL */
 	const struct comparison *comparison; /* NULL while the run is going */
 	const struct run_environment *environment; /* metadata.json as read, or NULL */
-	/* The relative path of metric m's plot (plots/...svg), or NULL: no plot links. */
-	const char *(*plot_name)(const void *ctx, size_t m);
-	const void *plot_ctx;
 };
 
 /* The report's text (caller frees), or NULL after error() when the template fails. */

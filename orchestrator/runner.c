@@ -31,6 +31,7 @@
 #include "bundle.h"
 #include "compare.h"
 #include "metadata.h"
+#include "plots.h"
 #include "proc.h"
 #include "report.h"
 #include "schedule.h"
@@ -162,6 +163,8 @@ static int write_state(struct run_state *st, int final)
 	if (final && !st->compared) {
 		compare_compute(&st->ccfg, st->invs, st->ninvs, &st->cmp);
 		st->compared = 1;
+		if (plots_write(st->root, &st->cmp, st->invs, st->ninvs) < 0)
+			ret = -1;
 	}
 	hdr = (struct run_header){
 		.plan_name = plan->name,
