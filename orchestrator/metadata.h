@@ -1,13 +1,13 @@
 /*
  * metadata: what was compared, where. Collected once before the first
  * invocation and written as metadata.json (schema abev.metadata/1): abev's
- * version; the host (its label, hostname, OS release, kernel, architecture, CPU model,
- * logical and physical cores, online CPU list, frequency governor and
- * boost state where readable, memory, cgroup version, clock resolution);
- * and per variant its cwd, git HEAD and dirtiness where the cwd is in a
- * git checkout, the output of the plan's `versions` commands, and every
- * file its `assemblies` globs match (`**` crosses directories) with size
- * and SHA-256, hashed on every core.
+ * version; the host (its label, hostname, OS release, kernel,
+ * architecture, CPU model, logical and physical cores, online CPU list,
+ * frequency governor and boost state where readable, memory, cgroup
+ * version, clock resolution); and per variant its cwd, git HEAD and
+ * dirtiness where the cwd is in a git checkout, the output of the plan's
+ * `versions` commands, and every file its `assemblies` globs match (`**`
+ * crosses directories) with size and SHA-256, hashed on every core.
  */
 #ifndef ABEV_METADATA_H
 #define ABEV_METADATA_H
