@@ -2,6 +2,7 @@
 #   make            build ./abev
 #   make check      unit tests (cmocka) + integration tests of the real binary
 #   make check-asan the same under AddressSanitizer + UndefinedBehaviorSanitizer
+#   make check-slurm examples/multi-host/ as real Slurm jobs on a one-node cluster (root)
 #   make demo       a real A/B comparison of the bundled example
 #   make install    PREFIX=/usr/local DESTDIR=
 #   make deps       install missing -dev packages (root on Debian/Ubuntu) or print the command
@@ -51,7 +52,7 @@ else
 ABEV_BIN  := abev
 endif
 
-.PHONY: all check check-unit check-integration check-asan demo install clean deps
+.PHONY: all check check-unit check-integration check-asan check-slurm demo install clean deps
 .DELETE_ON_ERROR:
 
 all: $(ABEV_BIN)
@@ -110,6 +111,11 @@ check: deps
 
 check-asan: deps
 	@$(MAKE) --no-print-directory SANITIZE=1 check-unit check-integration
+
+# Starts munged, slurmctld and slurmd of its own in a temp directory, runs
+# examples/multi-host/abev-array.sbatch and combine.sh, and stops them again.
+check-slurm: abev
+	@ABEV="$(abspath abev)" sh mk/check-slurm.sh
 
 demo: deps
 	@$(MAKE) --no-print-directory abev $(DEMO_BIN)

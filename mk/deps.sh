@@ -3,7 +3,7 @@
 # is missing: installs it with apt-get when running as root on Debian or
 # Ubuntu, otherwise prints the exact command to run and fails.
 set -u
-PACKAGES="build-essential pkg-config libcjson-dev libxml2-dev libssl-dev libarchive-dev libcmocka-dev python3 python3-jsonschema signify-openbsd openssl"
+PACKAGES="build-essential pkg-config libcjson-dev libxml2-dev libssl-dev libarchive-dev libcmocka-dev python3 python3-jsonschema python3-yaml signify-openbsd openssl"
 missing=""
 for pc in libcjson libxml-2.0 libcrypto libarchive cmocka; do
 	pkg-config --exists "$pc" 2>/dev/null || missing="$missing $pc"
@@ -12,6 +12,8 @@ command -v cc >/dev/null 2>&1 || missing="$missing cc"
 command -v python3 >/dev/null 2>&1 || missing="$missing python3"
 # The tests validate evidence against its schemas and check signatures with stock tools.
 /usr/bin/python3 -c 'import jsonschema' >/dev/null 2>&1 || missing="$missing python3-jsonschema"
+# ...and the example GitHub Actions workflow with yaml.
+/usr/bin/python3 -c 'import yaml' >/dev/null 2>&1 || missing="$missing python3-yaml"
 command -v signify-openbsd >/dev/null 2>&1 || missing="$missing signify-openbsd"
 command -v openssl >/dev/null 2>&1 || missing="$missing openssl"
 [ -z "$missing" ] && exit 0

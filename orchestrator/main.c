@@ -16,6 +16,7 @@
 #include "evidence_read.h"
 #include "export.h"
 #include "inspect.h"
+#include "metadata.h"
 #include "plan.h"
 #include "report.h"
 #include "report_hosts.h"
@@ -84,13 +85,13 @@ static const char main_usage[] =
 
 static const char run_synopsis[] =
 	"usage: abev run PLAN --out DIR (--key KEY.key | --unsigned) [--bundle FILE]\n"
-	"                [--passphrase-file F | --passphrase-env VAR] [--quiet] [--json]\n"
-	"                [--dry-run]\n";
+	"                [--passphrase-file F | --passphrase-env VAR] [--host-label LABEL]\n"
+	"                [--quiet] [--json] [--dry-run]\n";
 
 static const char run_usage[] =
 	"usage: abev run PLAN --out DIR (--key KEY.key | --unsigned) [--bundle FILE]\n"
-	"                [--passphrase-file F | --passphrase-env VAR] [--quiet] [--json]\n"
-	"                [--dry-run]\n"
+	"                [--passphrase-file F | --passphrase-env VAR] [--host-label LABEL]\n"
+	"                [--quiet] [--json] [--dry-run]\n"
 	"\n"
 	"Runs every variant of PLAN (a JSON plan, schema \"abev.plan/1\") as fresh\n"
 	"processes: warmups first (never counted), then the recorded runs in the\n"
@@ -119,6 +120,9 @@ static const char run_usage[] =
 	"  --passphrase-file F, --passphrase-env VAR\n"
 	"                  the key's passphrase: first line of F, or $VAR (never argv)\n"
 	"  --bundle FILE   also pack the evidence into FILE (.tar.zst or .tar.gz)\n"
+	"  --host-label LABEL\n"
+	"                  name this machine in metadata.json (host.label) and in a\n"
+	"                  combined report: 1-64 of [A-Za-z0-9._-]; default: the hostname\n"
 	"  -q, --quiet     print only the decision line and the evidence path\n"
 	"  --json          print the comparison (result.json's \"comparison\") as JSON on\n"
 	"                  stdout; the other lines go to stderr\n"
@@ -453,7 +457,7 @@ static int run_exit(enum runner_outcome o, const struct runner_result *res,
 static int cmd_run(int argc, char **argv)
 {
 	const char *plan_path = NULL, *out = NULL, *key_path = NULL, *bundle = NULL;
-	const char *pass_file = NULL, *pass_env = NULL;
+	const char *pass_file = NULL, *pass_env = NULL, *host_label = NULL;
 	int quiet = 0, dry_run = 0, unsigned_ok = 0, json = 0, rc = EXIT_USAGE, helped;
 	const struct cli_opt opts[] = {
 		{ "--quiet", "-q", &quiet, NULL },
@@ -465,6 +469,7 @@ static int cmd_run(int argc, char **argv)
 		{ "--bundle", NULL, NULL, &bundle },
 		{ "--passphrase-file", NULL, NULL, &pass_file },
 		{ "--passphrase-env", NULL, NULL, &pass_env },
+		{ "--host-label", NULL, NULL, &host_label },
 	};
 	size_t npos;
 	struct plan plan = PLAN_INIT;
@@ -491,6 +496,9 @@ static int cmd_run(int argc, char **argv)
 				   run_synopsis);
 	if (key_path && unsigned_ok)
 		return usage_error("--key and --unsigned contradict each other", run_synopsis);
+	if (host_label && !metadata_label_valid(host_label))
+		return usage_error("'--host-label' must be 1 to 64 characters of [A-Za-z0-9._-]",
+				   run_synopsis);
 
 	if (plan_load(&plan, plan_path) < 0)
 		return EXIT_USAGE;
@@ -508,14 +516,16 @@ static int cmd_run(int argc, char **argv)
 		pub = pub_for_key(key_path);
 	}
 
-	reproduce = xasprintf("abev run %s --out NEW_DIR %s%s", plan_path,
-			      key_path ? "--key " : "--unsigned", key_path ? key_path : "");
+	reproduce = xasprintf("abev run %s --out NEW_DIR %s%s%s%s", plan_path,
+			      key_path ? "--key " : "--unsigned", key_path ? key_path : "",
+			      host_label ? " --host-label " : "", host_label ? host_label : "");
 	memset(&opt, 0, sizeof(opt));
 	opt.out_dir = out;
 	opt.reproduce = reproduce;
 	opt.key = key;
 	opt.pubkey = pub;
 	opt.bundle = bundle;
+	opt.host_label = host_label;
 	opt.json = json;
 	if (quiet)
 		opt.progress = PROGRESS_QUIET;

@@ -76,6 +76,7 @@ extern char **environ;
 #define WALK_DEPTH_MAX 64
 
 struct md_host {
+	char *label;                 /* --host-label, else the hostname */
 	char *hostname, *os_release, *kernel, *kernel_version, *arch, *cpu_model;
 	long logical_cpus;           /* -1: unknown */
 	long physical_cores;         /* -1: unknown */
@@ -491,7 +492,7 @@ static int boost_state(void)
 	return b;
 }
 
-static void host_collect(struct md_host *h)
+static void host_collect(struct md_host *h, const char *label)
 {
 	char name[HOST_NAME_MAX + 1];
 	struct utsname u;
@@ -507,6 +508,10 @@ static void host_collect(struct md_host *h)
 		name[sizeof(name) - 1] = '\0';
 		h->hostname = clean_text(name, strlen(name));
 	}
+	if (label)
+		h->label = xstrdup(label);
+	else if (h->hostname)
+		h->label = xstrdup(h->hostname);
 	h->os_release = os_release();
 	if (uname(&u) == 0) {
 		h->kernel = clean_text(u.release, strnlen(u.release, sizeof(u.release)));
@@ -528,6 +533,7 @@ static void host_collect(struct md_host *h)
 
 static void host_release(struct md_host *h)
 {
+	free(h->label);
 	free(h->hostname);
 	free(h->os_release);
 	free(h->kernel);
@@ -1424,11 +1430,25 @@ static int hash_all(const struct plan *plan, struct metadata *md)
 	return ret;
 }
 
-struct metadata *metadata_collect(const struct plan *plan)
+int metadata_label_valid(const char *label)
+{
+	size_t n = strlen(label);
+	if (!n || n > METADATA_LABEL_MAX)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		char c = label[i];
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		      (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-'))
+			return 0;
+	}
+	return 1;
+}
+
+struct metadata *metadata_collect(const struct plan *plan, const char *host_label)
 {
 	struct metadata *md = xcalloc(1, sizeof(*md));
 
-	host_collect(&md->host);
+	host_collect(&md->host, host_label);
 	md->variants = xcalloc(plan->nvariants ? plan->nvariants : 1, sizeof(*md->variants));
 	for (size_t i = 0; i < plan->nvariants; i++) {
 		md->nvariants = i + 1;
@@ -1498,6 +1518,7 @@ static cJSON *jint(int64_t v, int known)
 static cJSON *host_json(const struct md_host *h)
 {
 	cJSON *o = jcheck(cJSON_CreateObject());
+	jadd(o, "label", jtext(h->label));
 	jadd(o, "hostname", jtext(h->hostname));
 	jadd(o, "os_release", jtext(h->os_release));
 	jadd(o, "kernel", jtext(h->kernel));

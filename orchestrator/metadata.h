@@ -1,13 +1,13 @@
 /*
  * metadata: what was compared, where. Collected once before the first
  * invocation and written as metadata.json (schema abev.metadata/1): abev's
- * version; the host (hostname, OS release, kernel, architecture, CPU model,
- * logical and physical cores, online CPU list, frequency governor and
- * boost state where readable, memory, cgroup version, clock resolution);
- * and per variant its cwd, git HEAD and dirtiness where the cwd is in a
- * git checkout, the output of the plan's `versions` commands, and every
- * file its `assemblies` globs match (`**` crosses directories) with size
- * and SHA-256, hashed on every core.
+ * version; the host (its label, hostname, OS release, kernel,
+ * architecture, CPU model, logical and physical cores, online CPU list,
+ * frequency governor and boost state where readable, memory, cgroup
+ * version, clock resolution); and per variant its cwd, git HEAD and
+ * dirtiness where the cwd is in a git checkout, the output of the plan's
+ * `versions` commands, and every file its `assemblies` globs match (`**`
+ * crosses directories) with size and SHA-256, hashed on every core.
  */
 #ifndef ABEV_METADATA_H
 #define ABEV_METADATA_H
@@ -15,16 +15,24 @@
 #include "plan.h"
 
 #define METADATA_SCHEMA "abev.metadata/1"
+/* A host label: 1 to this many characters of [A-Za-z0-9._-]. */
+#define METADATA_LABEL_MAX 64
 
 struct metadata;
 
+/* 1 when label is a valid host label, 0 otherwise. */
+int metadata_label_valid(const char *label);
+
 /*
- * Collects everything. An assemblies pattern that matches nothing, or a
+ * Collects everything. host_label (borrowed; valid per
+ * metadata_label_valid(), which the caller checks) is recorded as
+ * host.label, the name of this machine in a combined report; NULL records
+ * the hostname there. An assemblies pattern that matches nothing, or a
  * file that cannot be hashed, is an error naming the variant and the
  * pattern (variants[0].assemblies[1]); a versions command that fails is
  * recorded with its exit status, not an error. NULL after error().
  */
-struct metadata *metadata_collect(const struct plan *plan);
+struct metadata *metadata_collect(const struct plan *plan, const char *host_label);
 /* Writes <root>/metadata.json. 0 or -1 after error(). */
 int metadata_write(const char *root, const struct metadata *md);
 void metadata_free(struct metadata *md);

@@ -624,7 +624,7 @@ enum runner_outcome runner_run(const struct plan *plan, const struct runner_opti
 	memset(res, 0, sizeof(*res));
 
 	/* What is compared is pinned down before anything runs or is written. */
-	md = metadata_collect(plan);
+	md = metadata_collect(plan, opt->host_label);
 	if (!md) {
 		outcome = RUNNER_USAGE;
 		goto out;

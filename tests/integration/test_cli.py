@@ -80,5 +80,10 @@ class Cli(AbevTestCase):
         for code in ("5", "6"):
             self.assertRegex(man, rf"(?m)^\.B {code}$")
             self.assertIn(f"| {code} |", readme)
-        for opt in ("--out", "--quiet", "--json", "--dry-run", "--format", "--help", "--version"):
+        for opt in ("--out", "--quiet", "--json", "--dry-run", "--format", "--help", "--version",
+                    "--host-label"):
             self.assertIn(opt, man)
+        run_help = self.abev("help", "run", check=0).stdout
+        for opt in ("--bundle", "--host-label"):
+            self.assertIn(opt, run_help)
+            self.assertIn(opt, readme)

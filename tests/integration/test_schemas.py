@@ -52,9 +52,9 @@ RUN = {
 
 METADATA = {
     "schema": "abev.metadata/1", "abev_version": "0.1.0",
-    "host": {"hostname": "h", "os_release": None, "kernel": "6.1.0", "kernel_version": "#1",
-             "arch": "x86_64", "cpu_model": None, "logical_cpus": 2, "physical_cores": None,
-             "online_cpus": "0-1", "governor": None, "boost": None,
+    "host": {"label": "h", "hostname": "h", "os_release": None, "kernel": "6.1.0",
+             "kernel_version": "#1", "arch": "x86_64", "cpu_model": None, "logical_cpus": 2,
+             "physical_cores": None, "online_cpus": "0-1", "governor": None, "boost": None,
              "memory_bytes": 1073741824, "cgroup_version": "2", "clock_resolution_ns": 1},
     "variants": [{"name": "baseline", "cwd": "/w", "env": {"SDK": "2.0"}, "git": None,
                   "versions": {}, "assemblies": []}],

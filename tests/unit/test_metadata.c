@@ -4,7 +4,7 @@
  * names, a symbolic link, sorting), each file's size and SHA-256; versions
  * commands (output, exit code, environment and cwd, a missing program);
  * git state of a plain directory and of a fresh repository, clean then
- * dirty; the host figures; the errors for a pattern that matches nothing
+ * dirty; the host figures and label; the errors for a pattern that matches nothing
  * and for a match that cannot be hashed; and that writing twice gives the
  * same bytes. Everything is built in a fresh mkdtemp directory and
  * metadata.json is read back with cJSON, as a user's tool would read it.
@@ -124,8 +124,11 @@ static int teardown(void **state)
 	return 0;
 }
 
-/* Collects with plan and writes metadata.json into a fresh directory; returns it parsed. */
-static cJSON *collect_json(const struct plan *plan, const char *outdir)
+/*
+ * Collects with plan and host label (NULL: the default) and writes
+ * metadata.json into a fresh directory; returns it parsed.
+ */
+static cJSON *collect_json(const struct plan *plan, const char *label, const char *outdir)
 {
 	struct strbuf sb = STRBUF_INIT;
 	struct metadata *md;
@@ -133,7 +136,7 @@ static cJSON *collect_json(const struct plan *plan, const char *outdir)
 	cJSON *root;
 
 	reset_errors();
-	md = metadata_collect(plan);
+	md = metadata_collect(plan, label);
 	if (!md)
 		fail_msg("metadata_collect: %s", last_error);
 	assert_int_equal(nerrors, 0);
@@ -223,7 +226,7 @@ static void test_collect(void **state)
 {
 	static const char *const top_keys[] = { "schema", "abev_version", "host", "variants", NULL };
 	static const char *const host_keys[] = {
-		"hostname", "os_release", "kernel", "kernel_version", "arch", "cpu_model",
+		"label", "hostname", "os_release", "kernel", "kernel_version", "arch", "cpu_model",
 		"logical_cpus", "physical_cores", "online_cpus", "governor", "boost",
 		"memory_bytes", "cgroup_version", "clock_resolution_ns", NULL,
 	};
@@ -250,7 +253,7 @@ static void test_collect(void **state)
 	reset_errors();
 	assert_int_equal(plan_load(&plan, path), 0);
 	cwd = path_join(realdir, "a");
-	root = collect_json(&plan, "out1");
+	root = collect_json(&plan, NULL, "out1");
 
 	assert_keys(root, top_keys);
 	assert_string_equal(get_str(root, "schema"), "abev.metadata/1");
@@ -259,6 +262,8 @@ static void test_collect(void **state)
 	host = get(root, "host");
 	assert_keys(host, host_keys);
 	assert_true(strlen(get_str(host, "hostname")) > 0);
+	/* Without --host-label the host is named by its hostname. */
+	assert_string_equal(get_str(host, "label"), get_str(host, "hostname"));
 	assert_true(strlen(get_str(host, "kernel")) > 0);
 	assert_true(strlen(get_str(host, "arch")) > 0);
 	assert_true(cJSON_IsNumber(get(host, "logical_cpus")));
@@ -353,8 +358,8 @@ static void test_deterministic(void **state)
 		" 'variants':[{'name':'x','cwd':'d','command':['true'],'assemblies':['**/*.dll']},\n"
 		"             {'name':'y','cwd':'d','command':['true'],'assemblies':['bin/**']}]}");
 	assert_int_equal(plan_load(&plan, path), 0);
-	cJSON_Delete(collect_json(&plan, "det1"));
-	r = collect_json(&plan, "det2");
+	cJSON_Delete(collect_json(&plan, NULL, "det1"));
+	r = collect_json(&plan, NULL, "det2");
 	f1 = path_join(realdir, "det1/metadata.json");
 	f2 = path_join(realdir, "det2/metadata.json");
 	assert_int_equal(read_file_capped(&one, f1, 1u << 24), 0);
@@ -381,6 +386,37 @@ static void test_deterministic(void **state)
 	free(path);
 }
 
+/* A given label replaces the hostname as host.label; the hostname stays. */
+static void test_label(void **state)
+{
+	static const struct { const char *label; int valid; } cases[] = {
+		{ "x86-runner_1.a", 1 }, { "A", 1 },
+		{ "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", 1 },
+		{ "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", 0 },
+		{ "", 0 }, { "two words", 0 }, { "a/b", 0 }, { "caf\xc3\xa9", 0 }, { "tab\t", 0 },
+	};
+	struct plan plan = PLAN_INIT;
+	char *path;
+	cJSON *r;
+	const cJSON *host;
+	(void)state;
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
+		if (metadata_label_valid(cases[i].label) != cases[i].valid)
+			fail_msg("metadata_label_valid(\"%s\") != %d", cases[i].label, cases[i].valid);
+
+	path = put_plan("label.json",
+		"{'schema':'abev.plan/1','name':'m','variants':[{'name':'x','command':['true']}]}");
+	assert_int_equal(plan_load(&plan, path), 0);
+	r = collect_json(&plan, "arm64-node.7", "label");
+	host = get(r, "host");
+	assert_string_equal(get_str(host, "label"), "arm64-node.7");
+	assert_true(strlen(get_str(host, "hostname")) > 0);
+	cJSON_Delete(r);
+	plan_release(&plan);
+	free(path);
+}
+
 /* Paths outside the cwd are absolute; ".." is resolved before matching. */
 static void test_outside_cwd(void **state)
 {
@@ -397,7 +433,7 @@ static void test_outside_cwd(void **state)
 		" 'variants':[{'name':'x','cwd':'o/cwd','command':['true'],\n"
 		"              'assemblies':['../shared/*.so','./keep']}]}");
 	assert_int_equal(plan_load(&plan, path), 0);
-	r = collect_json(&plan, "outside");
+	r = collect_json(&plan, NULL, "outside");
 	files = get(get(get(r, "variants")->child, "assemblies")->child, "files");
 	want = path_join(realdir, "o/shared/s.so");
 	assert_file(files->child, want, "shared");
@@ -426,7 +462,7 @@ static void test_no_match(void **state)
 	want = xasprintf("%s: variants[0].assemblies[1]: 'lib/*.so' matches no file in '%s'",
 			 path, cwd);
 	reset_errors();
-	assert_null(metadata_collect(&plan));
+	assert_null(metadata_collect(&plan, NULL));
 	assert_int_equal(nerrors, 1);
 	assert_string_equal(last_error, want);
 	plan_release(&plan);
@@ -468,7 +504,7 @@ static void test_unhashable(void **state)
 		path = put_plan("unhashable.json", fixture);
 		assert_int_equal(plan_load(&plan, path), 0);
 		reset_errors();
-		assert_null(metadata_collect(&plan));
+		assert_null(metadata_collect(&plan, NULL));
 		assert_int_equal(nerrors, 1);
 		assert_non_null(strstr(last_error, ": variants[0].assemblies[1]: 'bin/*.dll': '"));
 		if (!strstr(last_error, cases[i].want))
@@ -536,7 +572,7 @@ static void test_git(void **state)
 		"             {'name':'g2','cwd':'repo/src','command':['true']}]}");
 	assert_int_equal(plan_load(&plan, path), 0);
 
-	r = collect_json(&plan, "git1");
+	r = collect_json(&plan, NULL, "git1");
 	g = get(get(r, "variants")->child, "git");
 	assert_true(cJSON_IsObject(g));
 	assert_string_equal(get_str(g, "head"), head);
@@ -555,7 +591,7 @@ static void test_git(void **state)
 
 	/* a modified tracked file */
 	put("repo/src/main.c", "int main(void) { return 1; }\n");
-	r = collect_json(&plan, "git2");
+	r = collect_json(&plan, NULL, "git2");
 	g = get(get(r, "variants")->child, "git");
 	assert_string_equal(get_str(g, "head"), head);
 	assert_true(cJSON_IsTrue(get(g, "dirty")));
@@ -565,7 +601,7 @@ static void test_git(void **state)
 	/* an untracked file only */
 	run_in(repo, "git checkout -q -- src/main.c");
 	put("repo/new.txt", "untracked\n");
-	r = collect_json(&plan, "git3");
+	r = collect_json(&plan, NULL, "git3");
 	assert_true(cJSON_IsTrue(get(get(get(r, "variants")->child, "git"), "dirty")));
 	cJSON_Delete(r);
 
@@ -580,6 +616,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_collect),
 		cmocka_unit_test(test_deterministic),
+		cmocka_unit_test(test_label),
 		cmocka_unit_test(test_outside_cwd),
 		cmocka_unit_test(test_no_match),
 		cmocka_unit_test(test_unhashable),
