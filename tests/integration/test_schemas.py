@@ -36,7 +36,7 @@ INVOCATION = {
 
 RUN = {
     "schema": "abev.run/1", "abev_version": "0.1.0",
-    "plan": {"name": "t", "file": "plan.json", "source": "plan.json"},
+    "plan": {"name": "t", "description": None, "file": "plan.json", "source": "plan.json"},
     "status": "completed", "interrupt": None, "started_utc": UTC, "ended_utc": UTC,
     "schedule": {"order": "alternate", "seed": 1, "warmups": 0, "runs": 1,
                  "gap_seconds": 0, "timeout_seconds": None, "max_foreign_cpu": 0.5,
