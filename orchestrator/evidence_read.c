@@ -17,6 +17,7 @@
 
 #include "json_out.h"
 #include "report.h"
+#include "template.h"
 #include "util.h"
 
 struct reader {
@@ -511,6 +512,36 @@ static void annotate_metrics(struct evidence_run *r)
 	}
 }
 
+/* The plan's own report template, when result.json says the evidence keeps one. */
+static int read_template(const struct reader *rd, const cJSON *rep, struct evidence_run *r)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *name = NULL, *path;
+	int ret = -1;
+
+	if (get_str(rd, rep, "report", "template", 1, &name) < 0)
+		return -1;
+	if (!name)
+		return 0;
+	/* Only the one name abev writes: result.json must not point anywhere else. */
+	if (strcmp(name, REPORT_TEMPLATE_FILE)) {
+		rerr(rd, "report", "template '%s' is not '" REPORT_TEMPLATE_FILE "'", name);
+		free(name);
+		return -1;
+	}
+	path = path_join(r->dir, name);
+	if (read_file_capped(&sb, path, TMPL_SIZE_MAX) < 0)
+		rerr(rd, "report", "the plan's template '%s' cannot be read (see above)", path);
+	else {
+		r->template_text = strbuf_detach(&sb, &r->template_len);
+		ret = 0;
+	}
+	strbuf_release(&sb);
+	free(path);
+	free(name);
+	return ret;
+}
+
 static int read_header(const struct reader *rd, const cJSON *root, struct evidence_run *r)
 {
 	const cJSON *plan = member(root, "plan"), *sched = member(root, "schedule");
@@ -555,7 +586,8 @@ static int read_header(const struct reader *rd, const cJSON *root, struct eviden
 	    get_str(rd, rep, "report", "plan_sha256", 1, &r->plan_sha256) < 0 ||
 	    get_str(rd, rep, "report", "evidence_dir", 1, &r->evidence_dir) < 0 ||
 	    get_str(rd, rep, "report", "pubkey", 1, &r->pubkey) < 0 ||
-	    get_bool(rd, rep, "report", "signed", &r->signed_evidence) < 0)
+	    get_bool(rd, rep, "report", "signed", &r->signed_evidence) < 0 ||
+	    read_template(rd, rep, r) < 0)
 		return -1;
 	return 0;
 }
@@ -641,6 +673,7 @@ void evidence_run_release(struct evidence_run *r)
 	strv_free(r->variants);
 	strv_free(r->notes);
 	free(r->reproduce);
+	free(r->template_text);
 	free(r->reproduce_cwd);
 	free(r->plan_sha256);
 	free(r->evidence_dir);
@@ -859,6 +892,8 @@ void evidence_report_input(const struct evidence_run *r, const struct comparison
 	in->max_foreign_cpu = r->max_foreign_cpu;
 	in->max_repeats = r->max_repeats;
 	in->environment = env;
+	in->template_text = r->template_text;
+	in->template_len = r->template_len;
 	in->status = r->status;
 	in->started_utc = r->started_utc;
 	in->ended_utc = r->ended_utc ? r->ended_utc : "";

@@ -33,6 +33,8 @@ struct evidence_run {
 	char **notes;
 	size_t nnotes;
 	char *reproduce, *reproduce_cwd, *plan_sha256, *evidence_dir, *pubkey;
+	char *template_text;        /* DIR/REPORT_TEMPLATE_FILE when result.json names it, or NULL */
+	size_t template_len;
 	int signed_evidence;
 	struct invocation *invs;    /* execution order; strings owned */
 	size_t ninvs;

@@ -22,6 +22,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "template.h"
 #include "util.h"
 
 #define PLAN_SCHEMA "abev.plan/1"
@@ -1440,6 +1441,48 @@ out:
 	return ret;
 }
 
+/*
+ * "report": {"template": PATH}: the plan's own report.md template,
+ * relative to the plan. Read now, so that a missing file or a syntax
+ * error is a plan error before anything runs; names are checked when
+ * the report is rendered.
+ */
+static int parse_report(const struct loader *ld, const cJSON *root)
+{
+	static const char *const keys[] = { "template" };
+	struct plan *plan = ld->plan;
+	const cJSON *r;
+	struct strbuf sb = STRBUF_INIT;
+	char b[SHOW_MAX];
+	char *given = NULL, *abs = NULL, *err = NULL;
+	int ret = -1;
+
+	if (get_object(ld, root, "", "report", &r) < 0)
+		return -1;
+	if (!r)
+		return 0;
+	if (check_keys(ld, r, "report", keys, ARRAY_SIZE(keys)) < 0 ||
+	    get_string(ld, r, "report", "template", 1, 1, &given) < 0)
+		goto out;
+	abs = given[0] == '/' ? xstrdup(given) : path_join(plan->dir, given);
+	if (read_file_capped(&sb, abs, TMPL_SIZE_MAX) < 0) {
+		perr(ld, "report.template", "cannot read '%s' (see above)", show(b, given));
+		goto out;
+	}
+	if (tmpl_check(sb.buf, sb.len, given, &err) < 0) {
+		perr(ld, "report.template", "%s", err);
+		goto out;
+	}
+	plan->report_template = strbuf_detach(&sb, &plan->report_template_len);
+	ret = 0;
+out:
+	strbuf_release(&sb);
+	free(given);
+	free(abs);
+	free(err);
+	return ret;
+}
+
 static int parse_decision(const struct loader *ld, const cJSON *root)
 {
 	static const char *const keys[] = {
@@ -1592,7 +1635,7 @@ static int parse_top(struct loader *ld, const cJSON *root)
 	static const char *const keys[] = {
 		"schema", "name", "description", "variants", "base", "variants_file",
 		"schedule", "results", "metrics", "load", "allowed_exit_codes", "versions",
-		"reference", "gates", "decision",
+		"reference", "gates", "decision", "report",
 	};
 	struct plan *plan = ld->plan;
 	struct plan_variant base = { 0 };
@@ -1655,7 +1698,7 @@ static int parse_top(struct loader *ld, const cJSON *root)
 		goto out;
 	}
 	if (parse_reference(ld, root) < 0 || parse_gates(ld, root) < 0 ||
-	    parse_decision(ld, root) < 0)
+	    parse_decision(ld, root) < 0 || parse_report(ld, root) < 0)
 		goto out;
 	ret = 0;
 out:
@@ -1818,6 +1861,7 @@ void plan_release(struct plan *plan)
 	free(plan->raw);
 	free(plan->name);
 	free(plan->description);
+	free(plan->report_template);
 	for (size_t i = 0; i < plan->nvariants; i++)
 		variant_release(&plan->variants[i]);
 	free(plan->variants);

@@ -119,6 +119,10 @@ struct plan {
 	double confidence;     /* decision.confidence, default COMPARE_CONFIDENCE */
 	unsigned resamples;    /* decision.bootstrap_resamples, default COMPARE_RESAMPLES */
 
+	/* report.template: the plan's own report template, read at load, syntax checked */
+	char *report_template;  /* its bytes, or NULL for abev's own */
+	size_t report_template_len;
+
 	/* load */
 	double max_foreign_cpu;/* cores; default 0.5; negative never happens */
 	unsigned max_repeats;  /* default 2 */

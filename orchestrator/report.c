@@ -714,6 +714,17 @@ char *report_render(const struct report_input *in)
 	set_invocations(c, in);
 	set_reproduce(c, in);
 	set_verify(c, in);
+	if (in->template_text) {
+		if (tmpl_render(in->template_text, in->template_len, REPORT_TEMPLATE_FILE, c, &out,
+				&err) == 0) {
+			text = strbuf_detach(&out, NULL);
+			goto out;
+		}
+		/* The same evidence fails the same way, so `abev report DIR` falls back alike. */
+		tmpl_set(c, "template_error", err);
+		free(err);
+		err = NULL;
+	}
 	if (tmpl_render(report_template, (size_t)report_template_len, "templates/report.md", c,
 			&out, &err) < 0) {
 		error("cannot render the report: %s", err);
@@ -722,6 +733,7 @@ char *report_render(const struct report_input *in)
 	} else {
 		text = strbuf_detach(&out, NULL);
 	}
+out:
 	tmpl_ctx_free(c);
 	return text;
 }

@@ -43,9 +43,19 @@ struct report_input {
 	const char *pubkey;              /* the signer's public key file (KEY.pub), or NULL */
 	const struct comparison *comparison; /* NULL while the run is going */
 	const struct run_environment *environment; /* metadata.json as read, or NULL */
+	/* The plan's own template (REPORT_TEMPLATE_FILE in the evidence), or NULL for abev's. */
+	const char *template_text;
+	size_t template_len;
 };
 
-/* The report's text (caller frees), or NULL after error() when the template fails. */
+/* Where the evidence keeps a plan's own template, beside report.md. */
+#define REPORT_TEMPLATE_FILE "report-template.md"
+
+/*
+ * The report's text (caller frees). A plan's own template that cannot
+ * be rendered (an unknown name, say) gives abev's own report, which then
+ * opens with the reason; NULL after error() only if abev's own fails.
+ */
 char *report_render(const struct report_input *in);
 /* Renders and writes <root>/report.md atomically. 0 or -1 after error(). */
 int report_write(const char *root, const struct report_input *in);

@@ -194,6 +194,7 @@ static int write_state(struct run_state *st, int final)
 		.evidence_dir = st->opt->out_dir,
 		.signed_evidence = st->opt->key != NULL,
 		.pubkey = st->opt->pubkey,
+		.report_template = plan->report_template ? REPORT_TEMPLATE_FILE : NULL,
 		.comparison = st->compared ? &st->cmp : NULL,
 		.gate_defs = st->gate_defs,
 		.ngate_defs = st->plan->ngates,
@@ -227,6 +228,8 @@ static int write_state(struct run_state *st, int final)
 		.pubkey = st->opt->pubkey,
 		.comparison = st->compared ? &st->cmp : NULL,
 		.environment = st->have_env ? &st->env : NULL,
+		.template_text = plan->report_template,
+		.template_len = plan->report_template_len,
 	};
 
 	if (evidence_write_run(st->root, &hdr, status, st->invs, st->ninvs) < 0)
@@ -604,6 +607,20 @@ static void print_end(const struct run_state *st, enum run_status final, int sea
 	fflush(f);
 }
 
+/* The plan's own report template, kept in the evidence so that `abev report DIR` can use it. */
+static int write_template(const char *root, const struct plan *plan)
+{
+	char *path;
+	int ret;
+
+	if (!plan->report_template)
+		return 0;
+	path = path_join(root, REPORT_TEMPLATE_FILE);
+	ret = write_file_atomic(path, plan->report_template, plan->report_template_len);
+	free(path);
+	return ret;
+}
+
 enum runner_outcome runner_run(const struct plan *plan, const struct runner_options *opt,
 			       struct runner_result *res)
 {
@@ -633,7 +650,7 @@ enum runner_outcome runner_run(const struct plan *plan, const struct runner_opti
 		goto out;
 	plan_copy = path_join(st.root, "plan.json");
 	if (write_file_atomic(plan_copy, plan->raw, plan->raw_len) < 0 ||
-	    metadata_write(st.root, md) < 0)
+	    metadata_write(st.root, md) < 0 || write_template(st.root, plan) < 0)
 		goto out;
 	/* The report shows metadata.json as written, as `abev report DIR` will read it. */
 	if (evidence_read_environment(st.root, &st.env, &err) < 0) {

@@ -608,6 +608,33 @@ static int render_nodes(struct render *r, size_t from, size_t to)
 	return 0;
 }
 
+/* The size limit and the syntax, for tmpl_check() and tmpl_render(). 0, or -1 with *err. */
+static int parse_checked(struct parser *p, char **err)
+{
+	*err = NULL;
+	if (p->len > TMPL_SIZE_MAX) {
+		*err = xasprintf("%s: template of %zu bytes is larger than the limit of %d",
+				 p->name, p->len, TMPL_SIZE_MAX);
+		return -1;
+	}
+	if (parse(p)) {
+		*err = p->err;
+		return -1;
+	}
+	return 0;
+}
+
+int tmpl_check(const char *tmpl, size_t len, const char *tmpl_name, char **err)
+{
+	struct parser p = { .t = tmpl, .len = len, .line = 1 };
+	int ret;
+
+	p.name = tmpl_name ? tmpl_name : "template";
+	ret = parse_checked(&p, err);
+	free(p.nodes);
+	return ret;
+}
+
 int tmpl_render(const char *tmpl, size_t len, const char *tmpl_name,
 		const struct tmpl_ctx *c, struct strbuf *out, char **err)
 {
@@ -615,17 +642,9 @@ int tmpl_render(const char *tmpl, size_t len, const char *tmpl_name,
 	struct render r = { .out = out, .start = out->len };
 	int ret = -1;
 
-	*err = NULL;
 	p.name = r.name = tmpl_name ? tmpl_name : "template";
-	if (len > TMPL_SIZE_MAX) {
-		*err = xasprintf("%s: template of %zu bytes is larger than the limit of %d",
-				 p.name, len, TMPL_SIZE_MAX);
+	if (parse_checked(&p, err))
 		goto out;
-	}
-	if (parse(&p)) {
-		*err = p.err;
-		goto out;
-	}
 	r.nodes = p.nodes;
 	r.scope[r.nscope++] = c;
 	if (render_nodes(&r, 0, p.n)) {

@@ -79,6 +79,13 @@ int tmpl_render(const char *tmpl, size_t len, const char *tmpl_name,
 		const struct tmpl_ctx *c, struct strbuf *out, char **err);
 
 /*
+ * Checks tmpl's syntax only — everything tmpl_render() would refuse
+ * before looking at a value: 0, or -1 with *err as tmpl_render() words
+ * it. Names are not looked up (there are no values to look them in).
+ */
+int tmpl_check(const char *tmpl, size_t len, const char *tmpl_name, char **err);
+
+/*
  * Appends s as text for a Markdown table cell: control characters become
  * a blank, and each of \ | * _ ` < > [ ] gets a backslash. NULL adds
  * nothing. This is what {{name}} does to a value.

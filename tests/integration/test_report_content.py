@@ -62,3 +62,62 @@ class ReportContent(AbevTestCase):
         self.assertGreaterEqual(inv["tests"]["failed"] + inv["tests"]["errors"], 1, cp.stderr)
         self.assertIn("sort_uint32", inv["failed_tests"])
         self.assertEqual(inv["failed_tests_omitted"], 0)
+
+
+class CustomTemplate(AbevTestCase):
+    """A plan's own report template: rendered, kept in the evidence, rendered
+    again by abev report; a broken one refused before anything runs."""
+
+    TEMPLATE = ("# {{title}}: {{decision}}\n"
+                "{{#metrics}}\n"
+                "- {{name}}{{#rows}} {{variant}}={{median}}{{/rows}}\n"
+                "{{/metrics}}\n")
+
+    def plan(self, template_name="mine.md"):
+        plan = helper_plan([("a", ["exit", "0"]), ("b", ["exit", "0"])], runs=2,
+                           gates={"wall": {"budget": 60000}})
+        plan["report"] = {"template": template_name}
+        return self.write_plan(plan)
+
+    def test_the_plans_template_is_used_and_kept(self):
+        with open(self.path("mine.md"), "w") as f:
+            f.write(self.TEMPLATE)
+        self.abev("run", self.plan(), "--out", self.path("ev"), check=0)
+        report = open(self.path("ev", "report.md"), encoding="utf-8").read()
+        lines = report.splitlines()
+        self.assertEqual(lines[0], "# t: accepted: all 1 gate passed")
+        self.assertEqual([ln.split(" ")[1] for ln in lines[1:]], ["wall", "cpu", "max\\_rss"])
+        self.assertRegex(lines[1], r"^- wall a=\S+ \S+ b=\S+ \S+$")
+        with open(self.path("ev", "report-template.md")) as f:
+            self.assertEqual(f.read(), self.TEMPLATE)
+        self.assertEqual(self.load("ev", "result.json")["report"]["template"],
+                         "report-template.md")
+        cp = subprocess.run([ABEV, "report", self.path("ev")], capture_output=True)
+        self.assertEqual(cp.stdout.decode("utf-8"), report)
+
+    def test_a_broken_template_is_a_plan_error(self):
+        cases = [
+            ("{{#metrics}}\n{{name}}\n", "mine.md:1: '{{#metrics}}' is never closed"),
+            ("a\n\n{{#x}}{{/y}}\n", "mine.md:3:"),
+            ("{{", "mine.md:1:"),
+        ]
+        for text, want in cases:
+            with self.subTest(text=text):
+                with open(self.path("mine.md"), "w") as f:
+                    f.write(text)
+                cp = self.abev("run", self.plan(), "--out", self.path("ev"), check=2)
+                self.assertIn("report.template: " + want, cp.stderr)
+                self.assertFalse(os.path.exists(self.path("ev")))
+        cp = self.abev("run", self.plan("missing.md"), "--out", self.path("ev"), check=2)
+        self.assertIn("report.template: cannot read 'missing.md'", cp.stderr)
+
+    def test_an_unknown_name_falls_back_to_abevs_own_report(self):
+        with open(self.path("mine.md"), "w") as f:
+            f.write("# {{title}}\n\n{{colour}}\n")
+        self.abev("run", self.plan(), "--out", self.path("ev"), check=0)
+        report = open(self.path("ev", "report.md"), encoding="utf-8").read()
+        self.assertIn("**The plan's report template could not be used** (report-template.md:3: "
+                      "unknown name 'colour'", report)
+        self.assertIn("## Verdict", report)
+        cp = subprocess.run([ABEV, "report", self.path("ev")], capture_output=True)
+        self.assertEqual(cp.stdout.decode("utf-8"), report)

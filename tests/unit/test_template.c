@@ -210,6 +210,34 @@ static void test_errors(void **state)
 	tmpl_ctx_free(c);
 }
 
+/*
+ * tmpl_check() refuses what tmpl_render() refuses for its syntax, in the
+ * same words, and passes what only a value would make fail.
+ */
+static void test_check(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(error_cases); i++) {
+		const struct error_case *k = &error_cases[i];
+		char *err = NULL;
+		int rc = tmpl_check(k->tmpl, strlen(k->tmpl), "t.md", &err);
+
+		if (strstr(k->want, "unknown name") || strstr(k->want, "is a list") ||
+		    strstr(k->want, "is a flag") || strstr(k->want, "not set")) {
+			/* Names are looked up only when rendering. */
+			assert_int_equal(rc, 0);
+			assert_null(err);
+			continue;
+		}
+		if (rc != -1 || !err || strcmp(err, k->want)) {
+			print_error("case %zu ('%s'): rc %d, \"%s\", want \"%s\"\n", i, k->tmpl, rc,
+				    err ? err : "(none)", k->want);
+			fail();
+		}
+		free(err);
+	}
+}
+
 /* A name of exactly TMPL_NAME_MAX bytes is fine; TMPL_NAME_MAX + 1 is not. */
 static void test_name_length(void **state)
 {
@@ -414,6 +442,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_render),
 		cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_check),
 		cmocka_unit_test(test_name_length),
 		cmocka_unit_test(test_depth),
 		cmocka_unit_test(test_size_limits),
