@@ -421,7 +421,7 @@ static const struct broken broken_plans[] = {
 	{ HEAD "'variants':[" VA "],'colour':1}", NULL, 0,
 	  { ": colour: unknown key (expected one of: schema, name, description, variants, base,"
 	    " variants_file, schedule, results, metrics, load, allowed_exit_codes, versions,"
-	    " reference, gates, decision)" } },
+	    " reference, gates, decision, report)" } },
 	{ HEAD "'variants':[" VA "],'schedule':{'ordr':'reverse'}}", NULL, 0,
 	  { ": schedule.ordr: unknown key (expected one of: warmups, runs, order, seed,"
 	    " gap_seconds, timeout_seconds, kill_grace_seconds)" } },
