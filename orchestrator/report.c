@@ -160,7 +160,7 @@ static void metric_row(struct tmpl_ctx *t, const struct comparison *cmp,
 	tmpl_setf(r, "n", "%zu", s->n);
 	if (!s->n) {
 		tmpl_set(r, "median", "n/a (no counted run)");
-		tmpl_set(r, "range", "n/a");
+		tmpl_set(r, "range", "n/a (no counted run)");
 	} else {
 		units_pick(s->median, m->unit, &sc);
 		units_add_in(&sb, s->median, &sc);
@@ -184,7 +184,7 @@ static void metric_row(struct tmpl_ctx *t, const struct comparison *cmp,
 		strbuf_addf(&sb, "n/a (%s)", s->change_note);
 	set_sb(r, "change", &sb);
 	if (!s->has_change)
-		strbuf_adds(&sb, "n/a");
+		strbuf_addf(&sb, "n/a (%s)", s->change_note);
 	else if (s->has_ci)
 		strbuf_addf(&sb, "%.3f [%.3f, %.3f]", s->ratio, s->ci_lo, s->ci_hi);
 	else
@@ -210,11 +210,33 @@ static void metric_runs(struct tmpl_ctx *t, const struct cmp_metric *m, const st
 		if (s->values[i].outlier)
 			strbuf_adds(&sb, " (outlier)");
 	}
-	if (s->n)
+	if (s->n) {
+		strbuf_addf(&sb, " %s; mean ", sc.name);
+		units_add_in(&sb, s->mean, &sc);
+		if (s->n > 1) {
+			strbuf_adds(&sb, ", sd ");
+			units_add_in(&sb, s->sd, &sc);
+		}
+		strbuf_adds(&sb, ", MAD ");
+		units_add_in(&sb, s->mad, &sc);
 		strbuf_addf(&sb, " %s", sc.name);
-	else
+		if (s->n > 1)
+			strbuf_addf(&sb, ", coefficient of variation %.1f%%", s->cv_pct);
+	} else {
 		strbuf_adds(&sb, "none counted");
+	}
 	set_sb(r, "values", &sb);
+	if (s->order_testable) {
+		strbuf_adds(&sb, "median when first in its round ");
+		units_add_in(&sb, s->order_first_median, &sc);
+		strbuf_addf(&sb, " %s (n %zu), when later ", sc.name, s->order_n_first);
+		units_add_in(&sb, s->order_later_median, &sc);
+		strbuf_addf(&sb, " %s (n %zu): ", sc.name, s->order_n_later);
+		units_add_pct(&sb, s->order_shift_pct);
+		strbuf_addf(&sb, ", p = %.3g", s->order_p);
+	} else
+		strbuf_adds(&sb, s->order_note ? s->order_note : "");
+	set_sb(r, "order", &sb);
 	if (s->excluded)
 		strbuf_addf(&sb, "%zu recorded run%s did not count", s->excluded,
 			    s->excluded == 1 ? "" : "s");
@@ -482,7 +504,7 @@ static void set_conditions(struct tmpl_ctx *c, const struct report_input *in)
 		if (inv->foreign_cpu >= 0)
 			tmpl_setf(r, "foreign", "%.2f", inv->foreign_cpu);
 		else
-			tmpl_set(r, "foreign", "n/a");
+			tmpl_set(r, "foreign", "n/a (not measured)");
 		tmpl_set(r, "status", inv_status_name(inv->status));
 	}
 	tmpl_setf(c, "ninvs", "%zu", in->ninvs);
@@ -600,8 +622,8 @@ static void set_invocations(struct tmpl_ctx *c, const struct report_input *in)
 		const struct invocation *inv = &in->invs[i];
 		struct tmpl_ctx *r = inv_row(c, "inv_rows", inv);
 
-		tmpl_set(r, "start", *inv->start_utc ? inv->start_utc : "n/a");
-		tmpl_set(r, "end", *inv->end_utc ? inv->end_utc : "n/a");
+		tmpl_set(r, "start", *inv->start_utc ? inv->start_utc : "n/a (not started)");
+		tmpl_set(r, "end", *inv->end_utc ? inv->end_utc : "n/a (not started)");
 		units_add(&sb, (double)inv->wall_ns / 1e6, "ms");
 		set_sb(r, "wall", &sb);
 		tmpl_set(r, "status", inv_status_name(inv->status));

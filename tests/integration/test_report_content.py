@@ -25,6 +25,10 @@ class ReportContent(AbevTestCase):
         env = {v["name"]: v["env"] for v in md["variants"]}
         self.assertEqual(env["baseline"], {"MODE": "{variant}", "SDK": "1.5"})
         self.assertEqual(env["candidate"], {"MODE": "{variant}", "SDK": "2.0", "GC": "server"})
+        report = open(self.path("ev", "report.md"), encoding="utf-8").read()
+        self.assertIn("**candidate** in `", report)
+        self.assertIn("- environment set by the plan: MODE={variant}, SDK=2.0, GC=server\n",
+                      report)
 
     def test_reproduce_names_the_directory_and_the_plan(self):
         p = self.write_plan(helper_plan([("a", ["exit", "0"])]))
@@ -121,3 +125,51 @@ class CustomTemplate(AbevTestCase):
         self.assertIn("## Verdict", report)
         cp = subprocess.run([ABEV, "report", self.path("ev")], capture_output=True)
         self.assertEqual(cp.stdout.decode("utf-8"), report)
+
+
+class PlotsAndHosts(AbevTestCase):
+    def run_host(self, plan, label, out, expect=0):
+        self.abev("run", plan, "--out", self.path(out), "--host-label", label, check=expect)
+        return self.load(out, "result.json")
+
+    def test_a_plot_per_metric_and_one_of_the_runs(self):
+        import shutil
+        plan = helper_plan([("a", ["exit", "0"]), ("b", ["exit", "0"])], runs=2)
+        plan["metrics"] = [{"name": "p99 latency", "source": "process", "field": "wall"}]
+        res = self.run_host(self.write_plan(plan), "h", "ev")
+        files = sorted(os.listdir(self.path("ev", "plots")))
+        self.assertEqual(files, ["cpu.svg", "max_rss.svg", "p99_latency.svg", "runs.svg",
+                                 "wall.svg"])
+        report = open(self.path("ev", "report.md"), encoding="utf-8").read()
+        for f in files:
+            self.assertIn(f"](plots/{f})", report)
+            with open(self.path("ev", "plots", f), encoding="utf-8") as fh:
+                svg = fh.read()
+            self.assertTrue(svg.startswith("<svg") or svg.startswith("<?xml"), f)
+            if f != "runs.svg":
+                # Every recorded run is drawn: one mark per run of each variant.
+                self.assertEqual(svg.count('class="run counted'), 4, f)
+        if shutil.which("xmllint"):
+            cp = subprocess.run(["xmllint", "--noout", *[self.path("ev", "plots", f)
+                                                         for f in files]],
+                                capture_output=True, text=True)
+            self.assertEqual((cp.returncode, cp.stderr), (0, ""))
+        self.assertEqual(res["status"], "completed")
+
+    def test_two_hosts_side_by_side_and_other_plans_refused(self):
+        p = self.write_plan(helper_plan([("a", ["exit", "0"]), ("b", ["exit", "0"])], runs=2,
+                                        gates={"wall": {"budget": 600000}}))
+        self.run_host(p, "alpha", "ev1")
+        self.run_host(p, "beta", "ev2")
+        cp = self.abev("report", self.path("ev1"), self.path("ev2"), "--out",
+                       self.path("board.md"), check=0)
+        board = open(self.path("board.md"), encoding="utf-8").read()
+        self.assertIn("**Combined decision: accepted.**", board)
+        self.assertIn("| Variant | alpha | beta |", board)
+        for label in ("alpha", "beta"):
+            self.assertRegex(board, rf"\n\| {label} \| accepted: all 1 gate passed \| completed \|")
+        other = self.write_plan(helper_plan([("a", ["exit", "0"]), ("b", ["exit", "0"])],
+                                            runs=1), name="other.json")
+        self.run_host(other, "gamma", "ev3")
+        cp = self.abev("report", self.path("ev1"), self.path("ev3"), check=2)
+        self.assertIn("was made from another plan", cp.stderr)

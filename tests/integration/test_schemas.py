@@ -44,7 +44,8 @@ RUN = {
     "variants": ["baseline"], "planned": 1, "executed": 1, "abev_max_rss_bytes": 1 << 20,
     "notes": [],
     "report": {"reproduce": "abev run plan.json --out NEW_DIR --unsigned", "cwd": "/w",
-               "plan_sha256": "0" * 64, "evidence_dir": "ev", "signed": False, "pubkey": None},
+               "plan_sha256": "0" * 64, "evidence_dir": "ev", "signed": False, "pubkey": None,
+               "template": None},
     "comparison": None,
     "invocations": [INVOCATION],
 }

@@ -200,7 +200,22 @@ class Verdict(AbevTestCase):
                     runs = f"- {variant}, in execution order: " + ", ".join(
                         in_scale(v, sc) + (" (outlier)" if s["values"][i]["outlier"] else "")
                         for i, v in enumerate(vals)) + f" {md(sc[1])}"
+                    # The spread, in the row's scale, from the raw figures.
+                    runs += (f"; mean {in_scale(statistics.fmean(vals), sc)}, sd "
+                             f"{in_scale(statistics.stdev(vals), sc)}, MAD "
+                             f"{in_scale(statistics.median(abs(v - statistics.median(vals)) for v in vals), sc)}"
+                             f" {md(sc[1])}, coefficient of variation "
+                             f"{statistics.stdev(vals) / abs(statistics.fmean(vals)) * 100:.1f}%")
                     self.assertIn(runs, section)
+                    if variant == "cand":
+                        self.assertIn(f"- cand against base: Mann–Whitney p = "
+                                      f"{s['mann_whitney']['p']:.3g} (exact; the smallest "
+                                      f"attainable is {s['mann_whitney']['min_p']:.3g})", section)
+                        pr = s["paired"]
+                        self.assertIn(f"paired by round ({pr['pairs']} pairs): ratio median "
+                                      f"{pr['ratio_median']:.3f}, range {pr['ratio_min']:.3f}–"
+                                      f"{pr['ratio_max']:.3f}, Wilcoxon p = {pr['wilcoxon_p']:.3g}",
+                                      section)
                     if variant == "base":
                         self.assertIn(row + "reference |  |  |", section)
                         continue
@@ -213,6 +228,11 @@ class Verdict(AbevTestCase):
                                   f"{s['ratio']:.3f} \\[", section)
                     lo, hi = s["ratio_ci"]
                     self.assertLessEqual(lo, hi)
+        # No "-0.00%", and every n/a says why.
+        self.assertNotIn("-0.00%", report)
+        self.assertNotIn("-0.0%", report)
+        for cell in report.split("n/a")[1:]:
+            self.assertTrue(cell.startswith(" ("), f"an n/a without a reason: n/a{cell[:40]}")
         # t: cand is 10% above base in every round it printed.
         _, t = self.sample(cmp, "t", "cand")
         self.assertEqual(t["values"][0]["value"], 110.0)

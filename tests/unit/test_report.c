@@ -158,7 +158,12 @@ static void test_summary_rows(void **state)
 	assert_has(r, "| baseline | 3 | 1.10 s | 1.00–1.20 s | reference |  |  |");
 	assert_has(r, "| baseline | 3 | 900 ms | 800–1000 ms | reference |  |  |");
 	assert_has(r, "| baseline | 3 | 105 MiB | 100–110 MiB | reference |  |  |");
-	assert_has(r, "- baseline, in execution order: 1.00, 1.20, 1.10 s\n");
+	/* mean 1.1, sd 0.1, MAD 0.1 (s); cv 9.1 %. */
+	assert_has(r, "- baseline, in execution order: 1.00, 1.20, 1.10 s; mean 1.10, sd 0.10, "
+		   "MAD 0.10 s, coefficient of variation 9.1%\n");
+	/* baseline ran first in rounds 1 and 3 and second in round 2 (after seq 6). */
+	assert_has(r, "- baseline, order effect: median when first in its round 1.05 s (n 2), when "
+		   "later 1.20 s (n 1): +14.29%, p = 0.667\n");
 	/*
 	 * candidate: wall 0.8 0.9 (median of two = mean), cpu 0.6 0.7, rss 200 220;
 	 * both of its values below all of the baseline's: U = 0, p = 2 / C(5, 2) = 0.2.
@@ -166,10 +171,12 @@ static void test_summary_rows(void **state)
 	assert_has(r, "| candidate | 2 | 850 ms | 800–900 ms | -22.73% | 0.773 \\[");
 	assert_has(r, "| candidate | 2 | 650 ms | 600–700 ms | -27.78% | 0.722 \\[");
 	assert_has(r, "| candidate | 2 | 210 MiB | 200–220 MiB | +100.00% | 2.000 \\[");
-	assert_has(r, "- candidate, in execution order: 800, 900 ms (1 recorded run did not count)\n");
+	assert_has(r, "- candidate, in execution order: 800, 900 ms; mean 850, sd 71, MAD 50 ms, "
+		   "coefficient of variation 8.3% (1 recorded run did not count)\n");
 	assert_has(r, "- candidate against baseline: Mann–Whitney p = 0.2 (exact; the smallest "
 		   "attainable is 0.2), Hodges–Lehmann shift -250 ms; paired by round (2 pairs)");
-	assert_has(r, "| empty | 0 | n/a (no counted run) | n/a | n/a (no counted run) | n/a | none |");
+	assert_has(r, "| empty | 0 | n/a (no counted run) | n/a (no counted run) | n/a (no counted "
+		   "run) | n/a (no counted run) | none |");
 	assert_has(r, "- empty, in execution order: none counted\n");
 	/* What 2 or 3 runs allow, said for the n at hand. */
 	assert_has(r, "With 3 runs of the reference and 2 of the fewest of another variant the "
@@ -191,20 +198,24 @@ static void test_excluded_runs(void **state)
 	assert_has(r, "| candidate | 1 | 800 ms | 800–800 ms | -27.27% | 0.727 (no interval: an "
 		   "interval needs at least 2 counted runs a side) | none |");
 	assert_has(r, "| candidate | 1 | 200 MiB | 200–200 MiB | +90.48% |");
-	assert_has(r, "- candidate, in execution order: 800 ms (2 recorded runs did not count)\n");
+	assert_has(r, "- candidate, in execution order: 800 ms; mean 800, MAD 0 ms (2 recorded runs "
+		   "did not count)\n");
 	assert_lacks(r, "–9.00 s");
 	assert_lacks(r, "–50.0 s");
 	assert_lacks(r, ", 9.00");
 	/* Every invocation is still listed, in execution order, with its load. */
-	assert_has(r, "| 1 | baseline | warmup 1 | n/a | n/a | 9.00 s | ok | runs/x/run-1 |");
-	assert_has(r, "| 4 | candidate | run 1 | n/a | n/a | 50.0 s | discarded | runs/x/run-1 |");
-	assert_has(r, "| 9 | candidate | run 3 | n/a | n/a | 70.0 s | timed\\_out | runs/x/run-1 |");
+	assert_has(r, "| 1 | baseline | warmup 1 | n/a (not started) | n/a (not started) | 9.00 s | ok "
+		   "| runs/x/run-1 |");
+	assert_has(r, "| 4 | candidate | run 1 | n/a (not started) | n/a (not started) | 50.0 s | "
+		   "discarded | runs/x/run-1 |");
+	assert_has(r, "| 9 | candidate | run 3 | n/a (not started) | n/a (not started) | 70.0 s | "
+		   "timed\\_out | runs/x/run-1 |");
 	assert_has(r, "| 4 | candidate | run 1 | n/a (not readable) | n/a (not readable) | 1.50 | "
 		   "discarded |");
-	assert_has(r, "| 9 | candidate | run 3 | n/a (not readable) | n/a (not readable) | n/a | "
-		   "timed\\_out |");
-	assert_true(strstr(r, "| 4 | candidate | run 1 | n/a | n/a") <
-		    strstr(r, "| 5 | candidate | run 1, attempt 2 | n/a | n/a"));
+	assert_has(r, "| 9 | candidate | run 3 | n/a (not readable) | n/a (not readable) | n/a (not "
+		   "measured) | timed\\_out |");
+	assert_true(strstr(r, "| 4 | candidate | run 1 | n/a (not started)") <
+		    strstr(r, "| 5 | candidate | run 1, attempt 2 | n/a (not started)"));
 	/* Counts and the reasons of the non-ok ones. */
 	assert_has(r, "Invocations: 9 (2 warmup, 7 recorded). Discarded for foreign load: 1. "
 		   "Failed (failed, timed\\_out, exec\\_failed or interrupted): 2.");
@@ -399,9 +410,9 @@ static void test_reference_without_data(void **state)
 	f.in.variant_names = names;
 	f.in.nvariants = 2;
 	r = render(&f, NULL, 0);
-	assert_has(r, "| empty | 0 | n/a (no counted run) | n/a | reference |  |  |");
+	assert_has(r, "| empty | 0 | n/a (no counted run) | n/a (no counted run) | reference |  |  |");
 	assert_has(r, "| baseline | 3 | 1.10 s | 1.00–1.20 s | n/a (no counted run of the "
-		   "reference) | n/a | none |");
+		   "reference) | n/a (no counted run of the reference) | none |");
 	assert_has(r, "- Reference: empty; compared: baseline\n");
 	assert_has(r, "No variant has counted runs on both sides of a comparison");
 	free(r);
