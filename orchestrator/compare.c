@@ -271,7 +271,8 @@ static void against_reference(const struct compare_config *cfg, const struct cmp
 	}
 	if (stats_mann_whitney(rv, ref->n, sv, s->n, &mw) == 0) {
 		s->has_mw = 1;
-		s->mw_u = mw.u;
+		/* stats gives U of its first sample, the reference; this variant's is the rest. */
+		s->mw_u = (double)ref->n * (double)s->n - mw.u;
 		s->mw_p = mw.p;
 		s->mw_exact = mw.exact;
 		s->mw_min_p = stats_mw_min_p(ref->n, s->n);

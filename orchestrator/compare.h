@@ -108,7 +108,8 @@ struct cmp_sample {
 	double ci_lo, ci_hi;   /* of the ratio of medians */
 	const char *ci_note;
 	int has_mw;
-	double mw_u, mw_p, mw_min_p, hl_shift;
+	double mw_u;           /* U of this variant: pairs where it is larger, plus half the ties */
+	double mw_p, mw_min_p, hl_shift;
 	int mw_exact;
 	const char *mw_note;
 

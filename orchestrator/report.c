@@ -255,9 +255,9 @@ static void metric_tests(struct tmpl_ctx *t, const struct cmp_metric *m,
 	if (!s->has_mw) {
 		strbuf_addf(&sb, "no test (%s)", s->mw_note);
 	} else {
-		strbuf_addf(&sb, "Mann–Whitney p = %.3g (%s; the smallest attainable is %.3g), "
-			    "Hodges–Lehmann shift ", s->mw_p, s->mw_exact ? "exact" : "normal approximation",
-			    s->mw_min_p);
+		strbuf_addf(&sb, "Mann–Whitney U = %g, p = %.3g (%s; the smallest attainable is "
+			    "%.3g), Hodges–Lehmann shift ", s->mw_u, s->mw_p,
+			    s->mw_exact ? "exact" : "normal approximation", s->mw_min_p);
 		units_add(&sb, s->hl_shift, m->unit);
 	}
 	if (s->has_paired)
@@ -384,15 +384,20 @@ static void set_tests(struct tmpl_ctx *c, const struct report_input *in)
 		const struct results_counts *t = &inv->tests;
 		struct strbuf sb = STRBUF_INIT;
 
+		size_t passed = 0;
+
 		for (size_t k = 0; k < inv->nguards; k++) {
 			const struct guard_result *g = &inv->guards[k];
 			struct tmpl_ctx *r;
 
 			if (!strstr(names.buf, g->guard))
 				strbuf_addf(&names, "%s%s", names.len ? ", " : "", g->guard);
-			strbuf_addf(&sb, "%s%s %s", k ? ", " : "", g->guard, guard_word(g->verdict));
-			if (g->verdict == GUARD_PASS)
+			if (g->verdict == GUARD_PASS) {
+				passed++;
 				continue;
+			}
+			/* Only the guards that did not pass are named: the cell stays narrow. */
+			strbuf_addf(&sb, "%s%s %s", sb.len ? ", " : "", g->guard, guard_word(g->verdict));
 			r = inv_row(c, "guard_failures", inv);
 			tmpl_set(r, "guard", g->guard);
 			tmpl_set(r, "verdict", g->verdict == GUARD_FAIL ? "failed" : "could not check");
@@ -401,6 +406,8 @@ static void set_tests(struct tmpl_ctx *c, const struct report_input *in)
 		}
 		if (has_tests) {
 			struct tmpl_ctx *r = inv_row(c, "test_rows", inv);
+			if (passed)
+				strbuf_addf(&sb, "%s%zu pass", sb.len ? "; " : "", passed);
 			if (!sb.len)
 				strbuf_adds(&sb, "none");
 			tmpl_set(r, "guards", sb.buf);
@@ -612,18 +619,36 @@ static void set_environment(struct tmpl_ctx *c, const struct report_input *in)
 		env_variant(c, &e->variants[i]);
 }
 
+/*
+ * A UTC stamp, without its date when that is the day the run started (said
+ * once above the table), so that the table stays narrow.
+ */
+static void utc_cell(struct tmpl_ctx *r, const char *name, const char *stamp, const char *started)
+{
+	if (!*stamp)
+		tmpl_set(r, name, "n/a (not started)");
+	else if (started && strlen(stamp) > 11 && !strncmp(stamp, started, 11))
+		tmpl_set(r, name, stamp + 11);
+	else
+		tmpl_set(r, name, stamp);
+}
+
 static void set_invocations(struct tmpl_ctx *c, const struct report_input *in)
 {
 	struct strbuf sb = STRBUF_INIT;
 
 	tmpl_set_bool(c, "invocations", in->ninvs > 0);
+	if (in->started_utc && strlen(in->started_utc) > 10)
+		tmpl_setf(c, "day", "%.10s", in->started_utc);
+	else
+		tmpl_set(c, "day", "an unknown day");
 	tmpl_list(c, "inv_rows");
 	for (size_t i = 0; i < in->ninvs; i++) {
 		const struct invocation *inv = &in->invs[i];
 		struct tmpl_ctx *r = inv_row(c, "inv_rows", inv);
 
-		tmpl_set(r, "start", *inv->start_utc ? inv->start_utc : "n/a (not started)");
-		tmpl_set(r, "end", *inv->end_utc ? inv->end_utc : "n/a (not started)");
+		utc_cell(r, "start", inv->start_utc, in->started_utc);
+		utc_cell(r, "end", inv->end_utc, in->started_utc);
 		units_add(&sb, (double)inv->wall_ns / 1e6, "ms");
 		set_sb(r, "wall", &sb);
 		tmpl_set(r, "status", inv_status_name(inv->status));

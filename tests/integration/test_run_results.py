@@ -58,7 +58,8 @@ class RunWithResults(AbevTestCase):
                           "1 required", log)
         report = open(self.path("ev", "report.md")).read()
         self.assertIn("## Tests and guards", report)
-        self.assertIn("min\\_executed pass", report)
+        # Every guard of a recorded run passed: exit_code, min_executed, test_set, load.
+        self.assertIn(" | 4 pass |", report)
 
     def test_min_executed_above_the_test_count_fails_every_run(self):
         plan = self.plan([("a", "baseline", []), ("b", "candidate", [])])

@@ -208,7 +208,8 @@ class Verdict(AbevTestCase):
                              f"{statistics.stdev(vals) / abs(statistics.fmean(vals)) * 100:.1f}%")
                     self.assertIn(runs, section)
                     if variant == "cand":
-                        self.assertIn(f"- cand against base: Mann–Whitney p = "
+                        self.assertIn(f"- cand against base: Mann–Whitney U = "
+                                      f"{s['mann_whitney']['u']:g}, p = "
                                       f"{s['mann_whitney']['p']:.3g} (exact; the smallest "
                                       f"attainable is {s['mann_whitney']['min_p']:.3g})", section)
                         pr = s["paired"]

@@ -200,6 +200,7 @@ static void test_figures(void **state)
 	assert_true(x->has_ci && x->ci_lo <= 1.1 && 1.1 <= x->ci_hi);
 	/* Every candidate value is above every baseline value: U = 25 of 25, p = 2 / C(10, 5). */
 	assert_true(x->has_mw);
+	assert_true(x->mw_u == 25);
 	assert_true(fabs(x->mw_p - 2.0 / 252) < 1e-12);
 	assert_true(fabs(x->mw_min_p - 2.0 / 252) < 1e-12);
 	/* Per-round ratios: 1.1, 115/104, 105/96, 1.1, 112/102. */
