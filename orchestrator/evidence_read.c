@@ -592,9 +592,23 @@ static int read_header(const struct reader *rd, const cJSON *root, struct eviden
 	return 0;
 }
 
-int evidence_read(const char *dir, struct evidence_run *r, char **err)
+/* DIR/name parsed, or NULL with *err naming the file. */
+static cJSON *load_json(const char *dir, const char *path, char **err)
 {
 	struct strbuf sb = STRBUF_INIT;
+	cJSON *root = NULL;
+
+	if (read_file_capped(&sb, path, EVIDENCE_READ_MAX) < 0)
+		*err = xasprintf("%s: cannot be read (see above); is '%s' an evidence directory?",
+				 path, dir);
+	else if (!(root = cJSON_ParseWithLength(sb.buf, sb.len)))
+		*err = xasprintf("%s: not valid JSON", path);
+	strbuf_release(&sb);
+	return root;
+}
+
+int evidence_read(const char *dir, struct evidence_run *r, char **err)
+{
 	char *path = path_join(dir, "result.json");
 	struct reader rd = { path, err };
 	cJSON *root = NULL;
@@ -604,16 +618,9 @@ int evidence_read(const char *dir, struct evidence_run *r, char **err)
 	memset(r, 0, sizeof(*r));
 	*err = NULL;
 	r->dir = xstrdup(dir);
-	if (read_file_capped(&sb, path, EVIDENCE_READ_MAX) < 0) {
-		*err = xasprintf("%s: cannot be read (see above); is '%s' an evidence directory?",
-				 path, dir);
+	root = load_json(dir, path, err);
+	if (!root)
 		goto out;
-	}
-	root = cJSON_ParseWithLength(sb.buf, sb.len);
-	if (!root) {
-		*err = xasprintf("%s: not valid JSON", path);
-		goto out;
-	}
 	if (!cJSON_IsObject(root)) {
 		rerr(&rd, "(top)", "expected an object");
 		goto out;
@@ -650,7 +657,6 @@ int evidence_read(const char *dir, struct evidence_run *r, char **err)
 	ret = 0;
 out:
 	cJSON_Delete(root);
-	strbuf_release(&sb);
 	free(path);
 	if (ret < 0)
 		evidence_run_release(r);
@@ -752,7 +758,6 @@ static int read_env_variant(const struct reader *rd, const cJSON *o, size_t i,
 
 int evidence_read_environment(const char *dir, struct run_environment *e, char **err)
 {
-	struct strbuf sb = STRBUF_INIT;
 	char *path = path_join(dir, "metadata.json");
 	struct reader rd = { path, err };
 	cJSON *root = NULL;
@@ -761,13 +766,11 @@ int evidence_read_environment(const char *dir, struct run_environment *e, char *
 
 	memset(e, 0, sizeof(*e));
 	*err = NULL;
-	if (read_file_capped(&sb, path, EVIDENCE_READ_MAX) < 0) {
-		*err = xasprintf("%s: cannot be read (see above)", path);
+	root = load_json(dir, path, err);
+	if (!root)
 		goto out;
-	}
-	root = cJSON_ParseWithLength(sb.buf, sb.len);
-	host = root ? member(root, "host") : NULL;
-	vars = root ? member(root, "variants") : NULL;
+	host = member(root, "host");
+	vars = member(root, "variants");
 	if (!cJSON_IsObject(host) || !cJSON_IsArray(vars)) {
 		*err = xasprintf("%s: not an abev.metadata/1 document (no host or variants)", path);
 		goto out;
@@ -808,7 +811,6 @@ int evidence_read_environment(const char *dir, struct run_environment *e, char *
 	ret = 0;
 out:
 	cJSON_Delete(root);
-	strbuf_release(&sb);
 	free(path);
 	if (ret < 0)
 		run_environment_release(e);

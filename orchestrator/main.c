@@ -545,14 +545,31 @@ out:
 }
 
 /*
+ * Reads the signer's key and checks PATH against it into *res (release
+ * with verify_result_release()). 0, or non-zero after the message when
+ * the key cannot be read or PATH is neither evidence nor a bundle.
+ */
+static int verify_with(const char *path, const char *pubkey, struct verify_result *res)
+{
+	struct seal_pub pub;
+	char *err = NULL;
+
+	memset(res, 0, sizeof(*res));
+	if (seal_pub_read(pubkey, &pub, &err) < 0) {
+		error("%s", err);
+		free(err);
+		return -1;
+	}
+	return verify_path(path, &pub, res) < 0 ? -1 : 0;
+}
+
+/*
  * Checks PATH against KEY.pub when one is given, printing any problem;
  * otherwise says on stderr that nothing was verified. 0, or an exit code.
  */
 static int verify_first(const char *path, const char *pubkey)
 {
-	struct seal_pub pub;
 	struct verify_result res;
-	char *err = NULL;
 	int rc = 0;
 
 	if (!pubkey) {
@@ -560,13 +577,7 @@ static int verify_first(const char *path, const char *pubkey)
 			"KEY.pub to check it first)\n", path);
 		return 0;
 	}
-	if (seal_pub_read(pubkey, &pub, &err) < 0) {
-		error("%s", err);
-		free(err);
-		return EXIT_USAGE;
-	}
-	memset(&res, 0, sizeof(res));
-	if (verify_path(path, &pub, &res) < 0)
+	if (verify_with(path, pubkey, &res))
 		return EXIT_USAGE;
 	for (size_t i = 0; i < res.nproblems; i++)
 		fprintf(stderr, "abev: problem: %s: %s\n", res.problems[i].file,
@@ -894,9 +905,7 @@ static int cmd_verify(int argc, char **argv)
 {
 	const char *path = NULL, *pubkey = NULL;
 	const struct cli_opt opts[] = { { "--pubkey", "-p", NULL, &pubkey } };
-	struct seal_pub pub;
 	struct verify_result res;
-	char *err = NULL;
 	size_t npos;
 	int rc, helped;
 
@@ -908,13 +917,7 @@ static int cmd_verify(int argc, char **argv)
 	if (!path || !pubkey)
 		return usage_error("abev verify needs the evidence and the signer's public key",
 				   "usage: abev verify PATH --pubkey KEY.pub");
-	if (seal_pub_read(pubkey, &pub, &err) < 0) {
-		error("%s", err);
-		free(err);
-		return EXIT_USAGE;
-	}
-	memset(&res, 0, sizeof(res));
-	if (verify_path(path, &pub, &res) < 0)
+	if (verify_with(path, pubkey, &res))
 		return EXIT_USAGE;
 	printf("evidence:    %s (%s)\n", path, res.is_bundle ? "bundle" : "directory");
 	printf("key:         %s, fingerprint %s\n", pubkey, res.fingerprint);

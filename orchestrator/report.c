@@ -748,7 +748,6 @@ static void set_verify(struct tmpl_ctx *c, const struct report_input *in)
 char *report_render(const struct report_input *in)
 {
 	struct tmpl_ctx *c = tmpl_ctx_new();
-	struct strbuf out = STRBUF_INIT;
 	char *err = NULL, *text = NULL;
 
 	set_header(c, in);
@@ -762,23 +761,20 @@ char *report_render(const struct report_input *in)
 	set_reproduce(c, in);
 	set_verify(c, in);
 	if (in->template_text) {
-		if (tmpl_render(in->template_text, in->template_len, REPORT_TEMPLATE_FILE, c, &out,
-				&err) == 0) {
-			text = strbuf_detach(&out, NULL);
+		text = tmpl_render_text(in->template_text, in->template_len, REPORT_TEMPLATE_FILE,
+					c, &err);
+		if (text)
 			goto out;
-		}
 		/* The same evidence fails the same way, so `abev report DIR` falls back alike. */
 		tmpl_set(c, "template_error", err);
 		free(err);
 		err = NULL;
 	}
-	if (tmpl_render(report_template, (size_t)report_template_len, "templates/report.md", c,
-			&out, &err) < 0) {
+	text = tmpl_render_text(report_template, (size_t)report_template_len,
+				"templates/report.md", c, &err);
+	if (!text) {
 		error("cannot render the report: %s", err);
 		free(err);
-		strbuf_release(&out);
-	} else {
-		text = strbuf_detach(&out, NULL);
 	}
 out:
 	tmpl_ctx_free(c);

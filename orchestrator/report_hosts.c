@@ -175,8 +175,7 @@ static void host_rows(struct tmpl_ctx *c, const struct report_host *hosts, size_
 char *report_hosts_render(const struct report_host *hosts, size_t n, int verified)
 {
 	struct tmpl_ctx *c = tmpl_ctx_new();
-	struct strbuf out = STRBUF_INIT;
-	char *err = NULL, *text = NULL;
+	char *err = NULL, *text;
 	int acceptance = 1;
 
 	tmpl_set(c, "title", hosts[0].run->plan_name);
@@ -193,13 +192,11 @@ char *report_hosts_render(const struct report_host *hosts, size_t n, int verifie
 	for (size_t from = 0; from < n; from += REPORT_HOSTS_PER_TABLE)
 		group(c, hosts, n, from,
 		      from + REPORT_HOSTS_PER_TABLE < n ? from + REPORT_HOSTS_PER_TABLE : n);
-	if (tmpl_render(hosts_template, (size_t)hosts_template_len, "templates/report-hosts.md", c,
-			&out, &err) < 0) {
+	text = tmpl_render_text(hosts_template, (size_t)hosts_template_len,
+				"templates/report-hosts.md", c, &err);
+	if (!text) {
 		error("cannot render the report: %s", err);
 		free(err);
-		strbuf_release(&out);
-	} else {
-		text = strbuf_detach(&out, NULL);
 	}
 	tmpl_ctx_free(c);
 	return text;

@@ -624,6 +624,18 @@ static int parse_checked(struct parser *p, char **err)
 	return 0;
 }
 
+char *tmpl_render_text(const char *tmpl, size_t len, const char *tmpl_name,
+		       const struct tmpl_ctx *c, char **err)
+{
+	struct strbuf out = STRBUF_INIT;
+
+	if (tmpl_render(tmpl, len, tmpl_name, c, &out, err) < 0) {
+		strbuf_release(&out);
+		return NULL;
+	}
+	return strbuf_detach(&out, NULL);
+}
+
 int tmpl_check(const char *tmpl, size_t len, const char *tmpl_name, char **err)
 {
 	struct parser p = { .t = tmpl, .len = len, .line = 1 };

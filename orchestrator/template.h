@@ -78,6 +78,10 @@ void tmpl_list(struct tmpl_ctx *c, const char *list);
 int tmpl_render(const char *tmpl, size_t len, const char *tmpl_name,
 		const struct tmpl_ctx *c, struct strbuf *out, char **err);
 
+/* tmpl_render() into a new string (caller frees), or NULL with *err. */
+char *tmpl_render_text(const char *tmpl, size_t len, const char *tmpl_name,
+		       const struct tmpl_ctx *c, char **err);
+
 /*
  * Checks tmpl's syntax only — everything tmpl_render() would refuse
  * before looking at a value: 0, or -1 with *err as tmpl_render() words
