@@ -350,6 +350,10 @@ class Verdict(AbevTestCase):
         import time
         plan = sh_plan("killed", [("base", sleep_round([100] * 5)),
                                   ("cand", sleep_round([100] * 5))])
+        # A long gap after the first invocation: abev is killed while it waits, once
+        # result.json and report.md both say so (a kill between the two writes would
+        # leave them a step apart).
+        plan["schedule"]["gap_seconds"] = 60
         p = self.write_plan(plan)
         proc = subprocess.Popen([os.environ["ABEV"], "run", p, "--out", self.path("ev"),
                                  "--unsigned"], stdout=subprocess.DEVNULL,
@@ -358,8 +362,10 @@ class Verdict(AbevTestCase):
             deadline = time.monotonic() + 120
             while time.monotonic() < deadline:
                 try:
-                    if self.load("ev", "result.json")["invocations"]:
-                        break
+                    with open(self.path("ev", "report.md"), encoding="utf-8") as f:
+                        if (self.load("ev", "result.json")["invocations"]
+                                and "| 1 | base | run 1 |" in f.read()):
+                            break
                 except (OSError, ValueError):
                     pass
                 time.sleep(0.02)
