@@ -250,14 +250,16 @@ class Verdict(AbevTestCase):
         self.assertTrue(b["order_effect"]["testable"])
 
     def gate_plan(self, name, cand_ms, **extra):
-        plan = sh_plan(name, [("base", sleep_round([200] * 5)),
+        # 7 runs a side: one late wakeup among them cannot carry a resampled median
+        # (it would need 4 of 7 draws) far enough to move the interval's 2.5% end.
+        plan = sh_plan(name, [("base", sleep_round([200] * 7)),
                               ("cand", sleep_round(cand_ms))],
-                       gates={"wall": {"max_regression_pct": 15}}, **extra)
+                       gates={"wall": {"max_regression_pct": 15}}, runs=7, **extra)
         plan["schedule"]["order"] = "alternate"
         return plan
 
     def test_a_slower_candidate_is_rejected_with_exit_5(self):
-        cp, res = self.run_plan(self.gate_plan("slower", [260] * 5), 5)
+        cp, res = self.run_plan(self.gate_plan("slower", [260] * 7), 5)
         self.assertEqual(res["comparison"]["decision"], "rejected")
         self.assertEqual(res["status"], "completed")
         gate = res["comparison"]["gates"][0]
@@ -275,7 +277,7 @@ class Verdict(AbevTestCase):
         self.assertIn("| ≤ +15.00%: FAIL |", report)
 
     def test_a_candidate_within_one_percent_is_accepted(self):
-        cp, res = self.run_plan(self.gate_plan("same", [201] * 5), 0)
+        cp, res = self.run_plan(self.gate_plan("same", [201] * 7), 0)
         self.assertEqual(res["comparison"]["decision"], "accepted")
         self.assertEqual(res["comparison"]["gates"][0]["verdict"], "pass")
         self.assertIn("decision: accepted: all 1 gate passed", cp.stdout)
@@ -285,7 +287,7 @@ class Verdict(AbevTestCase):
 
     def test_noise_straddling_the_limit_is_inconclusive(self):
         # Median +15%, spread from 0% to +30%: the interval cannot be on one side.
-        cand = [200, 260, 210, 250, 230]
+        cand = [200, 260, 210, 250, 230, 220, 240]
         cp, res = self.run_plan(self.gate_plan("noisy", cand), 0)
         self.assertEqual(res["comparison"]["decision"], "inconclusive")
         self.assertEqual(res["comparison"]["gates"][0]["verdict"], "inconclusive")
