@@ -1007,7 +1007,9 @@ static int check_pattern(const struct loader *ld, const char *path, const char *
 		regerror(rc, &re, why, sizeof(why));
 		return perr(ld, path, "invalid regular expression '%s': %s", show(b, pattern), why);
 	}
-	if (re.re_nsub < 1)
+	if (metric_pattern_problem(pattern))
+		ret = perr(ld, path, "'%s': %s", show(b, pattern), metric_pattern_problem(pattern));
+	else if (re.re_nsub < 1)
 		ret = perr(ld, path, "'%s' has no capture group (put the number in parentheses, "
 			   "e.g. 'time=([0-9.]+)')", show(b, pattern));
 	regfree(&re);
