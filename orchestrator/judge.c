@@ -33,6 +33,12 @@
 #define JUDGE_METRIC_BYTES_MAX (64u << 20)
 /* Result files matched per invocation. */
 #define JUDGE_FILES_MAX 1000
+/*
+ * Room an evidence directory keeps, beyond what the runs' own files take,
+ * for abev's files: the top-level documents and plots, each run's two
+ * logs and the result files copied in.
+ */
+#define JUDGE_RESERVED_FILES (1000 + JUDGE_FILES_MAX)
 /* What a result file looked like before the invocation started. */
 struct file_id {
 	char *path;
@@ -49,6 +55,7 @@ struct judge {
 	char *ref_label;
 	struct file_id *before;     /* judge_before()'s snapshot */
 	size_t nbefore;
+	size_t files_total;         /* files kept by the invocations judged so far */
 };
 
 struct judge *judge_new(const struct plan *plan, char **err)
@@ -520,6 +527,92 @@ static void read_results(const struct judge *j, struct invocation *inv, const ch
 	free(abs_pattern);
 }
 
+/* The regular files a run left in its directory, but for abev's two logs. */
+struct file_list {
+	char **v;
+	size_t n, alloc;
+};
+
+static enum tree_step list_entry(void *ctx, const struct tree_entry *e)
+{
+	struct file_list *l = ctx;
+
+	if (S_ISDIR(e->st->st_mode))
+		return TREE_DESCEND;
+	if (!S_ISREG(e->st->st_mode))
+		return TREE_NEXT;
+	if (e->depth == 0 && (!strcmp(e->name, "test.log") || !strcmp(e->name, "stderr.log")))
+		return TREE_NEXT;
+	if (l->n == l->alloc) {
+		l->alloc = l->alloc ? 2 * l->alloc : 64;
+		l->v = xrealloc(l->v, l->alloc * sizeof(*l->v));
+	}
+	l->v[l->n++] = xstrdup(e->name);
+	return TREE_NEXT;
+}
+
+/* An unreadable directory is left for the seal to report. */
+static enum tree_step list_failed(void *ctx, const char *name, const char *what, int err)
+{
+	(void)ctx;
+	(void)name;
+	(void)what;
+	(void)err;
+	return TREE_NEXT;
+}
+
+static int by_string(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * Holds what inv left in its directory to limits.max_files, and to what
+ * the evidence directory has room for: past the limit, files are removed
+ * in name order from the end (the first ones kept, the same ones whatever
+ * readdir's order), so that the evidence can still be sealed. Returns
+ * NULL, or why the invocation failed (caller frees).
+ */
+static char *limit_files(struct judge *j, const struct invocation *inv, const char *root,
+			 judge_note_fn note, void *ctx)
+{
+	static const struct tree_ops ops = { list_entry, list_failed };
+	struct file_list l = { NULL, 0, 0 };
+	char *dir = path_join(root, inv->dir), *why = NULL;
+	size_t limit = j->plan->max_files, room = 0, removed = 0;
+	const char *which = "limits.max_files";
+
+	_Static_assert(SEAL_MAX_FILES == 100000, "the message below names SEAL_MAX_FILES");
+
+	if (j->files_total + JUDGE_RESERVED_FILES < SEAL_MAX_FILES)
+		room = SEAL_MAX_FILES - JUDGE_RESERVED_FILES - j->files_total;
+	if (room < limit) {
+		limit = room;
+		which = "the room left in the evidence directory (it holds at most "
+			"100000 files in all)";
+	}
+	if (tree_walk(dir, &ops, &l) < 0 || l.n <= limit)
+		goto out;
+	qsort(l.v, l.n, sizeof(*l.v), by_string);
+	for (size_t i = limit; i < l.n; i++) {
+		char *path = path_join(dir, l.v[i]);
+		if (unlink(path) == 0)
+			removed++;
+		free(path);
+	}
+	note(ctx, xasprintf("%s: left %zu files, more than %s of %zu: the %zu past the first %zu "
+			    "in name order were removed, so that the evidence can be sealed",
+			    inv->dir, l.n, which, limit, removed, limit));
+	why = xasprintf("left %zu files in its directory, more than %s of %zu", l.n, which, limit);
+out:
+	j->files_total += (l.n < limit ? l.n : limit) + 2;
+	for (size_t i = 0; i < l.n; i++)
+		free(l.v[i]);
+	free(l.v);
+	free(dir);
+	return why;
+}
+
 static void judge_metrics(struct judge *j, struct invocation *inv, const char *root,
 			  const struct collect *c)
 {
@@ -538,6 +631,7 @@ static void judge_metrics(struct judge *j, struct invocation *inv, const char *r
 		.nivcsw = inv->nivcsw,
 		.tests = c->tests,
 		.ntests = c->ntests,
+		.pattern_cpu_seconds = j->plan->pattern_cpu_seconds,
 	};
 	struct guard_result g = { "metrics", GUARD_PASS, NULL };
 	struct strbuf why = STRBUF_INIT;
@@ -575,8 +669,11 @@ void judge_invocation(struct judge *j, struct invocation *inv, const char *root,
 	int exited = inv->status == INV_OK && inv->exit_code >= 0;
 	int ran = exited || inv->status == INV_FAILED || inv->status == INV_TIMED_OUT;
 	size_t refused = 0, nfiles = 0;
+	char *too_many;
 
 	memset(&c, 0, sizeof(c));
+	/* First, so that every result file read is one the evidence keeps. */
+	too_many = limit_files(j, inv, root, note, ctx);
 	if (exited) {
 		guard_exit_code(inv->exit_code, plan->allowed_exit_codes,
 				plan->nallowed_exit_codes, &g);
@@ -589,6 +686,7 @@ void judge_invocation(struct judge *j, struct invocation *inv, const char *root,
 		c.inv = inv;
 		inv->has_tests = 1;
 		read_results(j, inv, root, &c, &refused, &nfiles, note, ctx);
+		j->files_total += nfiles + refused;   /* copies, at most */
 		guard_min_executed(inv->tests.executed, inv->tests.total, plan->min_executed,
 				   nfiles + refused, refused, inv->results_files, &g);
 		push_guard(inv, &g);
@@ -621,6 +719,21 @@ void judge_invocation(struct judge *j, struct invocation *inv, const char *root,
 	}
 	collect_release(&c);
 
+	/* Too many files fails the invocation whatever else happened, and says so first. */
+	if (too_many && inv->status == INV_OK) {
+		inv->status = INV_FAILED;
+		free(inv->reason);
+		inv->reason = too_many;
+		return;
+	}
+	if (too_many) {
+		char *r = inv->reason ? xasprintf("%s; %s", too_many, inv->reason) : too_many;
+		if (r != too_many)
+			free(too_many);
+		free(inv->reason);
+		inv->reason = r;
+		return;
+	}
 	/* The first guard that did not pass is the invocation's reason. */
 	if (inv->status != INV_OK)
 		return;
