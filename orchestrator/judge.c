@@ -4,9 +4,13 @@
  * Result files are read from the evidence directory, never from where the
  * test runner left them: a file outside the invocation's directory is
  * copied in first, so that what the counts come from is what an auditor
- * can re-read. Reading streams each test through a callback that keeps
- * only what the guards and metrics need: the test names (for test_set)
- * and the few tests a results/duration metric asks for.
+ * can re-read. A match is opened only when it is a regular file reached
+ * without a link (open_result()): a pattern that matches a FIFO must not
+ * block abev, and one that matches a link to /etc/shadow must not copy it
+ * into evidence that may be shared. Reading streams each test through a
+ * callback that keeps only what the guards and metrics need: the test
+ * names (for test_set) and the few tests a results/duration metric asks
+ * for.
  */
 #define _XOPEN_SOURCE 700
 #include "judge.h"
