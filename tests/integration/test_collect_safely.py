@@ -8,6 +8,7 @@ repetition ends within its CPU budget with a reason instead of stalling.
 
 Timeouts on the abev calls are a safety net against a hang only: no test
 asserts how long anything took."""
+import json
 import os
 import subprocess
 import sys
@@ -27,7 +28,6 @@ class CollectSafely(AbevTestCase):
         p = self.path("template.trx")
         out = subprocess.run([sys.executable, GEN, "trx", p, "--results", "5"], check=True,
                              capture_output=True, text=True).stdout
-        import json
         return p, json.loads(out)
 
     def plan(self, script, **extra):
@@ -90,7 +90,6 @@ class CollectSafely(AbevTestCase):
     def test_abev_results_counts_a_file_named_twice_once(self):
         tmpl, counts = self.template()
         cp = self.abev("results", "--json", tmpl, tmpl, check=0, timeout=HANG)
-        import json
         doc = json.loads(cp.stdout)
         self.assertEqual(len(doc["files"]), 1)
         self.assertEqual(doc["total"]["total"], counts["total"])
