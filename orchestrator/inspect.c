@@ -2,11 +2,16 @@
  * inspect: `abev results` and `abev guard min-executed`. Every file is
  * read even when an earlier one is refused, so that one bad file does not
  * hide the counts of the others; a refused file still makes the verb fail.
+ * A file named twice (the same path, or another name for the same device
+ * and inode) is counted once, with a warning. The paths are the user's
+ * own choice, so a link or a FIFO (`<(...)`) is read as cat(1) would; the
+ * stricter opening of files a run left is judge.c's.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "inspect.h"
 
 #include <stdio.h>
+#include <sys/stat.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,6 +48,8 @@ enum inspect_outcome inspect_results(const char *const *paths, int npaths,
 {
 	const struct results_limits limits = RESULTS_LIMITS_DEFAULT;
 	struct results_file *files = xcalloc((size_t)npaths, sizeof(*files));
+	struct stat *ids = xcalloc((size_t)npaths, sizeof(*ids));
+	unsigned char *has_id = xcalloc((size_t)npaths, 1);
 	struct results_counts total = { 0 };
 	struct guard_result guard = { 0 };
 	size_t nfiles = 0, refused = 0;
@@ -50,6 +57,19 @@ enum inspect_outcome inspect_results(const char *const *paths, int npaths,
 
 	for (int i = 0; i < npaths; i++) {
 		char *err = NULL;
+		int dup = -1;
+		/* stat() does not open: a FIFO named twice is not waited for twice. */
+		if (stat(paths[i], &ids[i]) == 0) {
+			has_id[i] = 1;
+			for (int k = 0; k < i && dup < 0; k++)
+				if (has_id[k] && ids[k].st_dev == ids[i].st_dev &&
+				    ids[k].st_ino == ids[i].st_ino)
+					dup = k;
+		}
+		if (dup >= 0) {
+			warning("'%s' is the same file as '%s': counted once", paths[i], paths[dup]);
+			continue;
+		}
 		if (results_parse(paths[i], &limits, NULL, NULL, &files[nfiles], &err) < 0) {
 			error("%s", err);
 			free(err);
@@ -96,6 +116,8 @@ enum inspect_outcome inspect_results(const char *const *paths, int npaths,
 	for (size_t i = 0; i < nfiles; i++)
 		results_file_release(&files[i]);
 	free(files);
+	free(ids);
+	free(has_id);
 	guard_result_release(&guard);
 	return outcome;
 }

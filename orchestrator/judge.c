@@ -4,9 +4,13 @@
  * Result files are read from the evidence directory, never from where the
  * test runner left them: a file outside the invocation's directory is
  * copied in first, so that what the counts come from is what an auditor
- * can re-read. Reading streams each test through a callback that keeps
- * only what the guards and metrics need: the test names (for test_set)
- * and the few tests a results/duration metric asks for.
+ * can re-read. A match is opened only when it is a regular file reached
+ * without a link (open_result()): a pattern that matches a FIFO must not
+ * block abev, and one that matches a link to /etc/shadow must not copy it
+ * into evidence that may be shared. Reading streams each test through a
+ * callback that keeps only what the guards and metrics need: the test
+ * names (for test_set) and the few tests a results/duration metric asks
+ * for.
  */
 #define _XOPEN_SOURCE 700
 #include "judge.h"
@@ -25,6 +29,7 @@
 #include "metrics.h"
 #include "results.h"
 #include "seal.h"
+#include "tree.h"
 #include "util.h"
 
 /* Bounds on what is kept of the tests a metric asks for. */
@@ -32,6 +37,12 @@
 #define JUDGE_METRIC_BYTES_MAX (64u << 20)
 /* Result files matched per invocation. */
 #define JUDGE_FILES_MAX 1000
+/*
+ * Room an evidence directory keeps, beyond what the runs' own files take,
+ * for abev's files: the top-level documents and plots, each run's two
+ * logs and the result files copied in.
+ */
+#define JUDGE_RESERVED_FILES (1000 + JUDGE_FILES_MAX)
 /* What a result file looked like before the invocation started. */
 struct file_id {
 	char *path;
@@ -48,6 +59,7 @@ struct judge {
 	char *ref_label;
 	struct file_id *before;     /* judge_before()'s snapshot */
 	size_t nbefore;
+	size_t files_total;         /* files kept by the invocations judged so far */
 };
 
 struct judge *judge_new(const struct plan *plan, char **err)
@@ -95,7 +107,7 @@ void judge_before(struct judge *j, const struct invocation *inv)
 		for (size_t i = 0; i < g.gl_pathc && i < JUDGE_FILES_MAX; i++) {
 			struct stat st;
 			struct file_id *f = &j->before[j->nbefore];
-			if (stat(g.gl_pathv[i], &st) < 0)
+			if (lstat(g.gl_pathv[i], &st) < 0 || !S_ISREG(st.st_mode))
 				continue;
 			f->path = xstrdup(g.gl_pathv[i]);
 			f->dev = st.st_dev;
@@ -188,18 +200,16 @@ static void collect_release(struct collect *c)
 	memset(c, 0, sizeof(*c));
 }
 
-/* Copies src to dst (created exclusively), at most max bytes. 0 or -1 with *err. */
-static int copy_file(const char *src, const char *dst, uint64_t max, char **err)
+/*
+ * Copies what in (borrowed, the opened src) holds to dst (created
+ * exclusively), at most max bytes. 0 or -1 with *err.
+ */
+static int copy_file(int in, const char *src, const char *dst, uint64_t max, char **err)
 {
 	char buf[65536];
-	int in = -1, out = -1, ret = -1;
+	int out = -1, ret = -1;
 	uint64_t total = 0;
 
-	in = open(src, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (in < 0) {
-		*err = xasprintf("cannot open '%s': %s", src, strerror(errno));
-		goto out;
-	}
 	out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	if (out < 0) {
 		*err = xasprintf("cannot create '%s': %s", dst, strerror(errno));
@@ -234,8 +244,6 @@ static int copy_file(const char *src, const char *dst, uint64_t max, char **err)
 	out = -1;
 	ret = 0;
 out:
-	if (in >= 0)
-		close(in);
 	if (out >= 0)
 		close(out);
 	if (ret < 0)
@@ -244,22 +252,93 @@ out:
 }
 
 /*
- * Brings the matched file into the invocation's directory if it is not
- * there yet. Returns the path relative to the evidence root (caller
- * frees), or NULL with *err.
+ * Opens a matched file only if it is a regular file reached without a
+ * link: lstat() first, so that a FIFO or a device is never opened (an
+ * open could block, or have effects); O_NOFOLLOW, so that a link swapped
+ * in after the lstat() is not followed; O_NONBLOCK, so that a FIFO swapped
+ * in does not block the open; and fstat() must then show the same file.
+ * Returns the descriptor, or -1 with *why (caller frees) saying what the
+ * path is instead.
  */
-static char *adopt_file(const char *root, const char *inv_dir, const char *path, char **err)
+static int open_result(const char *path, struct stat *st, char **why)
 {
-	char real[PATH_MAX], *abs_dir = path_join(root, inv_dir), *dst = NULL, *rel = NULL;
-	char *safe = NULL;
-	const char *base;
-	size_t dlen = strlen(abs_dir);
+	struct stat lst;
+	int fd;
 
-	if (!realpath(path, real)) {
-		*err = xasprintf("cannot resolve '%s': %s", path, strerror(errno));
+	if (lstat(path, &lst) < 0) {
+		*why = xasprintf("cannot stat '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	if (S_ISLNK(lst.st_mode)) {
+		char target[PATH_MAX];
+		ssize_t n = readlink(path, target, sizeof(target) - 1);
+		target[n < 0 ? 0 : n] = '\0';
+		*why = xasprintf("skipped '%s': a symlink to '%s', not a regular file (result files "
+				 "are not read through links)", path, target);
+		return -1;
+	}
+	if (!S_ISREG(lst.st_mode)) {
+		*why = xasprintf("skipped '%s': a %s, not a regular file (never opened)", path,
+				 tree_kind(lst.st_mode));
+		return -1;
+	}
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
+		*why = xasprintf("skipped '%s': cannot open: %s", path, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode) || st->st_dev != lst.st_dev ||
+	    st->st_ino != lst.st_ino) {
+		*why = xasprintf("skipped '%s': it changed while it was being opened", path);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * Where path (a regular file, not a link) really is: its directory
+ * resolved, its own name kept. Caller frees; NULL with *err.
+ */
+static char *real_location(const char *path, char **err)
+{
+	char dir[PATH_MAX], *parent;
+	const char *slash = strrchr(path, '/');
+	char *ret = NULL;
+
+	parent = slash ? xstrndup(path, slash == path ? 1 : (size_t)(slash - path)) : xstrdup(".");
+	if (!realpath(parent, dir))
+		*err = xasprintf("cannot resolve '%s': %s", parent, strerror(errno));
+	else
+		ret = path_join(dir, slash ? slash + 1 : path);
+	free(parent);
+	return ret;
+}
+
+/*
+ * Brings the matched file, open as fd (borrowed), into the invocation's
+ * directory if it is not there yet. Returns the path relative to the
+ * evidence root (caller frees), or NULL with *err; *copied says whether a
+ * copy was made.
+ */
+static char *adopt_file(const char *root, const char *inv_dir, const char *path, int fd,
+			int *copied, char **err)
+{
+	char real_dir[PATH_MAX], *abs_dir = path_join(root, inv_dir), *dst = NULL, *rel = NULL;
+	char *safe = NULL, *real = NULL;
+	const char *base;
+	size_t dlen;
+
+	*copied = 0;
+	if (!realpath(abs_dir, real_dir)) {
+		*err = xasprintf("cannot resolve '%s': %s", abs_dir, strerror(errno));
 		goto out;
 	}
-	if (!strncmp(real, abs_dir, dlen) && real[dlen] == '/') {
+	dlen = strlen(real_dir);
+	real = real_location(path, err);
+	if (!real)
+		goto out;
+	if (!strncmp(real, real_dir, dlen) && real[dlen] == '/') {
 		rel = xasprintf("%s/%s", inv_dir, real + dlen + 1);
 		goto out;
 	}
@@ -283,8 +362,10 @@ static char *adopt_file(const char *root, const char *inv_dir, const char *path,
 			free(name);
 			continue;
 		}
-		if (copy_file(real, dst, RESULTS_MAX_BYTES_DEFAULT, err) == 0)
+		if (copy_file(fd, real, dst, RESULTS_MAX_BYTES_DEFAULT, err) == 0) {
 			rel = xasprintf("%s/results/%s", inv_dir, name);
+			*copied = 1;
+		}
 		free(name);
 		break;
 	}
@@ -294,6 +375,7 @@ out:
 	free(abs_dir);
 	free(dst);
 	free(safe);
+	free(real);
 	return rel;
 }
 
@@ -302,28 +384,122 @@ static int same_time(const struct timespec *a, const struct timespec *b)
 	return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
 }
 
-/* Was path there, unchanged, before the invocation started? */
-static int is_stale(const struct judge *j, const char *path)
+/* Was path (whose file is st) there, unchanged, before the invocation started? */
+static int is_stale(const struct judge *j, const char *path, const struct stat *st)
 {
-	struct stat st;
-	if (stat(path, &st) < 0)
-		return 0;
 	for (size_t i = 0; i < j->nbefore; i++) {
 		const struct file_id *f = &j->before[i];
 		if (strcmp(f->path, path))
 			continue;
-		return f->dev == st.st_dev && f->ino == st.st_ino && f->size == st.st_size &&
-		       same_time(&f->mtime, &st.st_mtim) && same_time(&f->ctime, &st.st_ctim);
+		return f->dev == st->st_dev && f->ino == st->st_ino && f->size == st->st_size &&
+		       same_time(&f->mtime, &st->st_mtim) && same_time(&f->ctime, &st->st_ctim);
 	}
 	return 0;
+}
+
+/* The files read for one invocation, by device and inode: one file counts once. */
+struct seen {
+	dev_t dev;
+	ino_t ino;
+	char *path;
+};
+
+static const char *seen_before(const struct seen *v, size_t n, const struct stat *st)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i].dev == st->st_dev && v[i].ino == st->st_ino)
+			return v[i].path;
+	return NULL;
+}
+
+/*
+ * Reads one matched file: safely opened (open_result()), not stale, not
+ * seen before, brought into the evidence and parsed from there. Every
+ * outcome but READ_OK comes with its note.
+ */
+enum read_outcome { READ_OK, READ_REFUSED, READ_SKIPPED, READ_STALE };
+
+static enum read_outcome read_one(const struct judge *j, struct invocation *inv, const char *root,
+		    const char *p, struct collect *c, struct seen **seen, size_t *nseen,
+		    judge_note_fn note, void *ctx)
+{
+	const struct results_limits limits = RESULTS_LIMITS_DEFAULT;
+	struct results_file f = RESULTS_FILE_INIT;
+	char *rel = NULL, *err = NULL, *abs = NULL;
+	const char *first;
+	struct stat st, est;
+	int fd, efd = -1, copied = 0;
+	enum read_outcome ret = READ_REFUSED;
+
+	fd = open_result(p, &st, &err);
+	if (fd < 0) {
+		note(ctx, xasprintf("%s: %s", inv->dir, err));
+		free(err);
+		return READ_SKIPPED;
+	}
+	if (is_stale(j, p, &st)) {
+		note(ctx, xasprintf("%s: ignored '%s': it was there, unchanged, before this "
+				    "invocation started", inv->dir, p));
+		ret = READ_STALE;
+		goto out;
+	}
+	first = seen_before(*seen, *nseen, &st);
+	if (first) {
+		note(ctx, xasprintf("%s: '%s' is the same file as '%s' (matched twice, or under two "
+				    "names): counted once", inv->dir, p, first));
+		ret = READ_SKIPPED;
+		goto out;
+	}
+	*seen = xrealloc(*seen, (*nseen + 1) * sizeof(**seen));
+	(*seen)[*nseen].dev = st.st_dev;
+	(*seen)[*nseen].ino = st.st_ino;
+	(*seen)[*nseen].path = xstrdup(p);
+	(*nseen)++;
+
+	rel = adopt_file(root, inv->dir, p, fd, &copied, &err);
+	if (!rel) {
+		note(ctx, xasprintf("%s: %s", inv->dir, err));
+		goto out;
+	}
+	/* Read from the evidence: the copy, or the file itself if it was the same one. */
+	abs = path_join(root, rel);
+	efd = open_result(abs, &est, &err);
+	if (efd >= 0 && !copied && (est.st_dev != st.st_dev || est.st_ino != st.st_ino)) {
+		err = xasprintf("'%s' changed while it was being read", p);
+		close(efd);
+		efd = -1;
+	}
+	if (efd < 0) {
+		note(ctx, xasprintf("%s: refused result file: %s", inv->dir, err));
+		goto out;
+	}
+	if (results_parse_fd(efd, abs, &limits, collect_test, c, &f, &err) < 0) {
+		note(ctx, xasprintf("%s: refused result file: %s", inv->dir, err));
+		goto out;
+	}
+	free(f.path);
+	f.path = xstrdup(rel);
+	results_counts_add(&inv->tests, &f.counts);
+	inv->results = xrealloc(inv->results, (inv->nresults + 1) * sizeof(*inv->results));
+	inv->results[inv->nresults++] = f;
+	ret = READ_OK;
+out:
+	if (efd >= 0)
+		close(efd);
+	close(fd);
+	free(err);
+	free(abs);
+	free(rel);
+	return ret;
 }
 
 static void read_results(const struct judge *j, struct invocation *inv, const char *root,
 			 struct collect *c, size_t *refused, size_t *nfiles, judge_note_fn note,
 			 void *ctx)
 {
-	const struct results_limits limits = RESULTS_LIMITS_DEFAULT;
 	char *abs_pattern = absolute_pattern(inv);
+	struct seen *seen = NULL;
+	size_t nseen = 0, skipped = 0;
 	glob_t g;
 	int rc;
 
@@ -333,46 +509,112 @@ static void read_results(const struct judge *j, struct invocation *inv, const ch
 		note(ctx, xasprintf("%s: cannot expand '%s' (glob error %d)", inv->dir,
 				    abs_pattern, rc));
 	for (size_t i = 0; rc == 0 && i < g.gl_pathc; i++) {
-		const char *p = g.gl_pathv[i];
-		char *rel, *err = NULL, *abs;
-		struct results_file f = RESULTS_FILE_INIT;
-
-		if (*nfiles + *refused >= JUDGE_FILES_MAX) {
+		enum read_outcome r;
+		/* Stale files do not count: a shared results folder may hold many. */
+		if (*nfiles + *refused + skipped >= JUDGE_FILES_MAX) {
 			note(ctx, xasprintf("%s: more than %d result files matched; the rest were "
 					    "not read", inv->dir, JUDGE_FILES_MAX));
 			break;
 		}
-		if (is_stale(j, p)) {
-			note(ctx, xasprintf("%s: ignored '%s': it was there, unchanged, before this "
-					    "invocation started", inv->dir, p));
-			continue;
-		}
-		rel = adopt_file(root, inv->dir, p, &err);
-		if (!rel) {
-			note(ctx, xasprintf("%s: %s", inv->dir, err));
-			free(err);
-			(*refused)++;
-			continue;
-		}
-		abs = path_join(root, rel);
-		if (results_parse(abs, &limits, collect_test, c, &f, &err) < 0) {
-			note(ctx, xasprintf("%s: refused result file: %s", inv->dir, err));
-			free(err);
-			(*refused)++;
-		} else {
-			free(f.path);
-			f.path = xstrdup(rel);
-			results_counts_add(&inv->tests, &f.counts);
-			inv->results = xrealloc(inv->results,
-						(inv->nresults + 1) * sizeof(*inv->results));
-			inv->results[inv->nresults++] = f;
+		r = read_one(j, inv, root, g.gl_pathv[i], c, &seen, &nseen, note, ctx);
+		if (r == READ_OK)
 			(*nfiles)++;
-		}
-		free(abs);
-		free(rel);
+		else if (r == READ_REFUSED)
+			(*refused)++;
+		else if (r == READ_SKIPPED)
+			skipped++;
 	}
+	for (size_t i = 0; i < nseen; i++)
+		free(seen[i].path);
+	free(seen);
 	globfree(&g);
 	free(abs_pattern);
+}
+
+/* The regular files a run left in its directory, but for abev's two logs. */
+struct file_list {
+	char **v;
+	size_t n, alloc;
+};
+
+static enum tree_step list_entry(void *ctx, const struct tree_entry *e)
+{
+	struct file_list *l = ctx;
+
+	if (S_ISDIR(e->st->st_mode))
+		return TREE_DESCEND;
+	if (!S_ISREG(e->st->st_mode))
+		return TREE_NEXT;
+	if (e->depth == 0 && (!strcmp(e->name, "test.log") || !strcmp(e->name, "stderr.log")))
+		return TREE_NEXT;
+	if (l->n == l->alloc) {
+		l->alloc = l->alloc ? 2 * l->alloc : 64;
+		l->v = xrealloc(l->v, l->alloc * sizeof(*l->v));
+	}
+	l->v[l->n++] = xstrdup(e->name);
+	return TREE_NEXT;
+}
+
+/* An unreadable directory is left for the seal to report. */
+static enum tree_step list_failed(void *ctx, const char *name, const char *what, int err)
+{
+	(void)ctx;
+	(void)name;
+	(void)what;
+	(void)err;
+	return TREE_NEXT;
+}
+
+static int by_string(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * Holds what inv left in its directory to limits.max_files, and to what
+ * the evidence directory has room for: past the limit, files are removed
+ * in name order from the end (the first ones kept, the same ones whatever
+ * readdir's order), so that the evidence can still be sealed. Returns
+ * NULL, or why the invocation failed (caller frees).
+ */
+static char *limit_files(struct judge *j, const struct invocation *inv, const char *root,
+			 judge_note_fn note, void *ctx)
+{
+	static const struct tree_ops ops = { list_entry, list_failed };
+	struct file_list l = { NULL, 0, 0 };
+	char *dir = path_join(root, inv->dir), *why = NULL;
+	size_t limit = j->plan->max_files, room = 0, removed = 0;
+	const char *which = "limits.max_files";
+
+	_Static_assert(SEAL_MAX_FILES == 100000, "the message below names SEAL_MAX_FILES");
+
+	if (j->files_total + JUDGE_RESERVED_FILES < SEAL_MAX_FILES)
+		room = SEAL_MAX_FILES - JUDGE_RESERVED_FILES - j->files_total;
+	if (room < limit) {
+		limit = room;
+		which = "the room left in the evidence directory (it holds at most "
+			"100000 files in all)";
+	}
+	if (tree_walk(dir, &ops, &l) < 0 || l.n <= limit)
+		goto out;
+	qsort(l.v, l.n, sizeof(*l.v), by_string);
+	for (size_t i = limit; i < l.n; i++) {
+		char *path = path_join(dir, l.v[i]);
+		if (unlink(path) == 0)
+			removed++;
+		free(path);
+	}
+	note(ctx, xasprintf("%s: left %zu files, more than %s of %zu: the %zu past the first %zu "
+			    "in name order were removed, so that the evidence can be sealed",
+			    inv->dir, l.n, which, limit, removed, limit));
+	why = xasprintf("left %zu files in its directory, more than %s of %zu", l.n, which, limit);
+out:
+	j->files_total += (l.n < limit ? l.n : limit) + 2;
+	for (size_t i = 0; i < l.n; i++)
+		free(l.v[i]);
+	free(l.v);
+	free(dir);
+	return why;
 }
 
 static void judge_metrics(struct judge *j, struct invocation *inv, const char *root,
@@ -393,6 +635,7 @@ static void judge_metrics(struct judge *j, struct invocation *inv, const char *r
 		.nivcsw = inv->nivcsw,
 		.tests = c->tests,
 		.ntests = c->ntests,
+		.pattern_cpu_seconds = j->plan->pattern_cpu_seconds,
 	};
 	struct guard_result g = { "metrics", GUARD_PASS, NULL };
 	struct strbuf why = STRBUF_INIT;
@@ -430,8 +673,11 @@ void judge_invocation(struct judge *j, struct invocation *inv, const char *root,
 	int exited = inv->status == INV_OK && inv->exit_code >= 0;
 	int ran = exited || inv->status == INV_FAILED || inv->status == INV_TIMED_OUT;
 	size_t refused = 0, nfiles = 0;
+	char *too_many;
 
 	memset(&c, 0, sizeof(c));
+	/* First, so that every result file read is one the evidence keeps. */
+	too_many = limit_files(j, inv, root, note, ctx);
 	if (exited) {
 		guard_exit_code(inv->exit_code, plan->allowed_exit_codes,
 				plan->nallowed_exit_codes, &g);
@@ -444,6 +690,7 @@ void judge_invocation(struct judge *j, struct invocation *inv, const char *root,
 		c.inv = inv;
 		inv->has_tests = 1;
 		read_results(j, inv, root, &c, &refused, &nfiles, note, ctx);
+		j->files_total += nfiles + refused;   /* copies, at most */
 		guard_min_executed(inv->tests.executed, inv->tests.total, plan->min_executed,
 				   nfiles + refused, refused, inv->results_files, &g);
 		push_guard(inv, &g);
@@ -476,6 +723,21 @@ void judge_invocation(struct judge *j, struct invocation *inv, const char *root,
 	}
 	collect_release(&c);
 
+	/* Too many files fails the invocation whatever else happened, and says so first. */
+	if (too_many && inv->status == INV_OK) {
+		inv->status = INV_FAILED;
+		free(inv->reason);
+		inv->reason = too_many;
+		return;
+	}
+	if (too_many) {
+		char *r = inv->reason ? xasprintf("%s; %s", too_many, inv->reason) : too_many;
+		if (r != too_many)
+			free(too_many);
+		free(inv->reason);
+		inv->reason = r;
+		return;
+	}
 	/* The first guard that did not pass is the invocation's reason. */
 	if (inv->status != INV_OK)
 		return;

@@ -5,8 +5,10 @@
  * those written elsewhere), reads them, extracts the plan's metrics, and
  * runs the guards — exit_code, min_executed, metrics, test_set — filling
  * the invocation's tests, results, metrics and guards and turning its
- * status to failed when a guard does not pass. The load guard and the
- * repeats it causes stay with the runner.
+ * status to failed when a guard does not pass. It also holds what the run
+ * left in its directory to the plan's limits.max_files (failing the
+ * invocation past it). The load guard and the repeats it causes stay with
+ * the runner; links and odd names left by the run are seal_tidy()'s.
  */
 #ifndef ABEV_JUDGE_H
 #define ABEV_JUDGE_H
@@ -37,7 +39,12 @@ typedef void (*judge_note_fn)(void *ctx, char *note);
 /*
  * Judges inv, whose process figures and status are set (status INV_OK
  * for any process that exited, whatever its code). root is the evidence
- * directory. Stale result files (see judge_before()) are ignored with a note.
+ * directory. Stale result files (see judge_before()) are ignored with a note;
+ * so is a match that is not a regular file reached without a link (a
+ * symlink, FIFO, device or socket: never opened), and a file matched
+ * again under another name (same device and inode). Files past
+ * limits.max_files are removed before any result file is read, and the
+ * invocation fails with the count and the limit.
  */
 void judge_invocation(struct judge *j, struct invocation *inv, const char *root,
 		      judge_note_fn note, void *ctx);

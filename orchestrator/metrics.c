@@ -3,7 +3,8 @@
  * produced — its process figures, its stdout and stderr files, the
  * captured stdout and durations of its test results — and says for every
  * metric either its value or why there is none. Patterns are compiled
- * once per set and run over the whole text, so they may span lines.
+ * once per set and run over the text a window of METRICS_WINDOW bytes at
+ * a time, so they may span lines but not stall a run (see scan()).
  * It reads the two text files itself, bounded, and prints nothing: a
  * missing or oversize file is a reason on the metric, not a message.
  * It does not parse plans (plan.c does) or result files (results.c does).
@@ -20,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -104,6 +106,45 @@ static const char *show(char buf[SHOW_MAX], const char *s)
 	return show_n(buf, s, strlen(s));
 }
 
+/* Skips a bracket expression starting at p ('['): returns the byte after its ']'. */
+static const char *skip_bracket(const char *p)
+{
+	p++;
+	if (*p == '^')
+		p++;
+	if (*p == ']')
+		p++;
+	while (*p && *p != ']') {
+		/* [:class:], [=equiv=] and [.coll.] hold a ']' of their own. */
+		if (p[0] == '[' && (p[1] == ':' || p[1] == '=' || p[1] == '.')) {
+			const char *close = p + 2;
+			while (*close && !(close[0] == p[1] && close[1] == ']'))
+				close++;
+			p = *close ? close + 2 : close;
+			continue;
+		}
+		p++;
+	}
+	return *p ? p + 1 : p;
+}
+
+const char *metric_pattern_problem(const char *pattern)
+{
+	for (const char *p = pattern; *p;) {
+		if (*p == '[') {
+			p = skip_bracket(p);
+		} else if (*p == '\\') {
+			if (p[1] >= '1' && p[1] <= '9')
+				return "back-references (\\1 to \\9) are not allowed: their matching "
+				       "time has no bound";
+			p += p[1] ? 2 : 1;
+		} else {
+			p++;
+		}
+	}
+	return NULL;
+}
+
 struct metric_set *metric_set_compile(const struct metric_def *defs, size_t ndefs, char **err)
 {
 	struct metric_set *set = xcalloc(1, sizeof(*set));
@@ -143,6 +184,12 @@ struct metric_set *metric_set_compile(const struct metric_def *defs, size_t ndef
 		if (!d->pattern) {
 			*err = xasprintf("metric '%s': source %s needs a pattern", show(b, d->name),
 					 source_names[d->source]);
+			goto fail;
+		}
+		if (metric_pattern_problem(d->pattern)) {
+			char pb[SHOW_MAX];
+			*err = xasprintf("metric '%s': pattern '%s': %s", show(b, d->name),
+					 show(pb, d->pattern), metric_pattern_problem(d->pattern));
 			goto fail;
 		}
 		rc = regcomp(&set->re[i], d->pattern, REG_EXTENDED);
@@ -354,24 +401,97 @@ static int capture_number(const char *s, size_t len, double *out, char **why)
 	return -1;
 }
 
+/* The CPU time one metric's pattern may spend on one invocation's texts. */
+struct budget {
+	int64_t limit_ns;
+	int64_t start_ns;
+};
+
+static int64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) < 0)
+		return 0;
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void budget_start(struct budget *b, const struct metric_inputs *in)
+{
+	double s = in->pattern_cpu_seconds > 0 ? in->pattern_cpu_seconds
+					       : METRICS_PATTERN_CPU_SECONDS_DEFAULT;
+	b->limit_ns = (int64_t)(s * 1e9);
+	b->start_ns = thread_cpu_ns();
+}
+
 /*
- * Runs re over all of text[0..len), adding group 1 of every match (only
- * the first for MATCH_FIRST). Returns 0, or -1 with *why set when a
- * capture is not a number.
+ * One regexec() over text[off..end), which is made a string for the call
+ * and restored. '^' and '$' keep meaning the start and the end of the
+ * whole text: a window that starts later or ends earlier says so.
  */
-static int scan(const regex_t *re, enum metric_match match, const char *text, size_t len,
-		struct acc *acc, char **why)
+static int match_window(const regex_t *re, char *text, size_t len, size_t off, size_t end,
+			regmatch_t m[2])
+{
+	int eflags = (off ? REG_NOTBOL : 0) | (end < len ? REG_NOTEOL : 0);
+	char saved = text[end];
+	int rc;
+
+	/* text[len] is the buffer's NUL, which may be a shared empty string: never written. */
+	if (saved)
+		text[end] = '\0';
+	rc = regexec(re, text + off, 2, m, eflags);
+	if (saved)
+		text[end] = saved;
+	return rc;
+}
+
+/*
+ * Runs re over text[0..len), adding group 1 of every match (only the
+ * first for MATCH_FIRST). Returns 0, or -1 with *why set when a capture
+ * is not a number, a match is longer than a window, or the budget ran out.
+ *
+ * Why windows: glibc's regexec() takes time quadratic in the text for
+ * patterns such as (a|a)*b or (a)*b when they do not match (98 s on
+ * 200 KB), and one call cannot be interrupted. Each call sees at most
+ * METRICS_WINDOW bytes, so one call is short and the total grows with
+ * the text, not its square; the CPU budget is checked between calls, so
+ * no pattern stalls a run. A window without a match moves on by half its
+ * size, so every match up to half a window long is found whole; a match
+ * that reaches the end of its window is looked at again from its own
+ * start, so that a number cut by the window's end is never taken.
+ */
+static int scan(const regex_t *re, enum metric_match match, char *text, size_t len,
+		struct acc *acc, struct budget *budget, char **why)
 {
 	size_t off = 0;
-	int eflags = 0;
 
 	while (off <= len) {
+		size_t end = len - off > METRICS_WINDOW ? off + METRICS_WINDOW : len;
 		regmatch_t m[2];
 		double v;
 		size_t next;
 
-		if (regexec(re, text + off, ARRAY_SIZE(m), m, eflags) != 0)
-			break;
+		if (thread_cpu_ns() - budget->start_ns > budget->limit_ns) {
+			*why = xasprintf("matching stopped at byte %zu of %zu: the pattern used up its "
+					 "%g s of CPU time (limits.pattern_cpu_seconds); nested or "
+					 "overlapping repetition such as (a|a)* or (a*)* is slow, "
+					 "simplify the pattern", off, len, budget->limit_ns / 1e9);
+			return -1;
+		}
+		if (match_window(re, text, len, off, end, m) != 0) {
+			if (end == len)
+				break;
+			off += METRICS_WINDOW / 2;
+			continue;
+		}
+		if (end < len && off + (size_t)m[0].rm_eo == end) {
+			if (m[0].rm_so > 0) {
+				off += (size_t)m[0].rm_so;
+				continue;
+			}
+			*why = xasprintf("a match at byte %zu is longer than %u bytes, the most a "
+					 "pattern sees at a time", off, METRICS_WINDOW);
+			return -1;
+		}
 		if (m[1].rm_so < 0) {
 			*why = xasprintf("the first group took no part in the match at byte %zu",
 					 off + (size_t)m[0].rm_so);
@@ -392,17 +512,16 @@ static int scan(const regex_t *re, enum metric_match match, const char *text, si
 		if (m[0].rm_eo == m[0].rm_so)
 			next++;
 		off = next;
-		/* The rest of the text does not start a line for '^'. */
-		eflags = REG_NOTBOL;
 	}
 	return 0;
 }
 
 static void from_text(const struct metric_set *set, size_t i, struct text *t, const char *path,
-		      struct metric_value *v)
+		      const struct metric_inputs *in, struct metric_value *v)
 {
 	const struct metric_def *d = &set->defs[i];
 	struct acc acc = { 0 };
+	struct budget budget;
 	char b[SHOW_MAX];
 
 	if (!t->loaded)
@@ -411,7 +530,8 @@ static void from_text(const struct metric_set *set, size_t i, struct text *t, co
 		v->why = xstrdup(t->why);
 		return;
 	}
-	if (scan(&set->re[i], d->match, t->sb.buf, t->sb.len, &acc, &v->why) < 0) {
+	budget_start(&budget, in);
+	if (scan(&set->re[i], d->match, t->sb.buf, t->sb.len, &acc, &budget, &v->why) < 0) {
 		char *w = v->why;
 		v->why = xasprintf("%s: %s", t->label, w);
 		free(w);
@@ -431,8 +551,11 @@ static void from_results(const struct metric_set *set, size_t i, const struct me
 	const struct metric_def *d = &set->defs[i];
 	struct strbuf sb = STRBUF_INIT;
 	struct acc acc = { 0 };
+	struct budget budget;
 	char b[SHOW_MAX], tb[SHOW_MAX];
 	size_t ntests = 0;
+
+	budget_start(&budget, in);
 
 	for (size_t k = 0; k < in->ntests; k++) {
 		const struct metric_test *t = &in->tests[k];
@@ -447,7 +570,7 @@ static void from_results(const struct metric_set *set, size_t i, const struct me
 		strbuf_reset(&sb);
 		strbuf_add(&sb, t->stdout_text ? t->stdout_text : "", len);
 		replace_nuls(sb.buf, sb.len);
-		if (scan(&set->re[i], d->match, sb.buf, sb.len, &acc, &v->why) < 0) {
+		if (scan(&set->re[i], d->match, sb.buf, sb.len, &acc, &budget, &v->why) < 0) {
 			char *w = v->why;
 			v->why = xasprintf("test '%s': %s", show(tb, t->name), w);
 			free(w);
@@ -628,10 +751,10 @@ void metric_set_extract(const struct metric_set *set, const struct metric_inputs
 			from_process(d, in, mv);
 			break;
 		case METRIC_STDOUT:
-			from_text(set, i, &out_text, in->stdout_path, mv);
+			from_text(set, i, &out_text, in->stdout_path, in, mv);
 			break;
 		case METRIC_STDERR:
-			from_text(set, i, &err_text, in->stderr_path, mv);
+			from_text(set, i, &err_text, in->stderr_path, in, mv);
 			break;
 		case METRIC_RESULTS:
 			from_results(set, i, in, mv);

@@ -3,7 +3,8 @@
  * produced — its process figures, its stdout or stderr, the captured
  * stdout of individual test results, or a test's own duration — by the
  * plan's metric definitions. POSIX extended regular expressions over the
- * whole text (so they may span lines); the first capture group is the
+ * text, METRICS_WINDOW bytes at a time (so a match may span lines, up to
+ * half a window), within a CPU budget; the first capture group is the
  * number. A metric an invocation does not yield is reported with the
  * reason, never as a silent zero.
  *
@@ -55,6 +56,7 @@ struct metric_inputs {
 	long minflt, majflt, nvcsw, nivcsw;
 	const struct metric_test *tests;  /* the results tests that match some metric's test glob */
 	size_t ntests;
+	double pattern_cpu_seconds;  /* per metric and invocation; 0: the default */
 };
 
 /* One extracted value. */
@@ -77,6 +79,12 @@ struct metric_set;
  */
 struct metric_set *metric_set_compile(const struct metric_def *defs, size_t ndefs, char **err);
 void metric_set_free(struct metric_set *set);
+/*
+ * Why pattern may not be used although regcomp() takes it, or NULL: a
+ * back-reference (\1 .. \9, a GNU extension to EREs) makes matching time
+ * unbounded, even within a window.
+ */
+const char *metric_pattern_problem(const char *pattern);
 /* Non-zero when a test name is wanted by some results/duration metric. */
 int metric_set_wants_test(const struct metric_set *set, const char *name);
 /*
@@ -85,6 +93,14 @@ int metric_set_wants_test(const struct metric_set *set, const char *name);
  * METRICS_MAX_TEXT bytes; a larger file yields "not yielded" with the reason.
  */
 #define METRICS_MAX_TEXT (256u << 20)
+/*
+ * A pattern sees at most METRICS_WINDOW bytes of text per regexec() call,
+ * and one metric's pattern may spend at most in->pattern_cpu_seconds of
+ * CPU time (METRICS_PATTERN_CPU_SECONDS_DEFAULT when 0) on one
+ * invocation: past it the metric is not yielded, with the reason.
+ */
+#define METRICS_WINDOW (8u << 10)
+#define METRICS_PATTERN_CPU_SECONDS_DEFAULT 10.0
 void metric_set_extract(const struct metric_set *set, const struct metric_inputs *in,
 			struct metric_value **out, size_t *nout);
 void metric_values_free(struct metric_value *v, size_t n);

@@ -889,6 +889,26 @@ static int parse_load(const struct loader *ld, const cJSON *root)
 	return 0;
 }
 
+static int parse_limits(const struct loader *ld, const cJSON *root)
+{
+	static const char *const keys[] = { "max_files", "pattern_cpu_seconds" };
+	struct plan *plan = ld->plan;
+	const cJSON *l;
+	int64_t files = plan->max_files;
+
+	if (get_object(ld, root, "", "limits", &l) < 0)
+		return -1;
+	if (!l)
+		return 0;
+	if (check_keys(ld, l, "limits", keys, ARRAY_SIZE(keys)) < 0 ||
+	    get_int(ld, l, "limits", "max_files", 1, PLAN_MAX_FILES_CEILING, &files) < 0 ||
+	    get_number(ld, l, "limits", "pattern_cpu_seconds", 0, 1, 3600,
+		       &plan->pattern_cpu_seconds) < 0)
+		return -1;
+	plan->max_files = (unsigned)files;
+	return 0;
+}
+
 /* The process figures a metric may name, and the units they come in. */
 static const struct {
 	const char *field;
@@ -1007,7 +1027,9 @@ static int check_pattern(const struct loader *ld, const char *path, const char *
 		regerror(rc, &re, why, sizeof(why));
 		return perr(ld, path, "invalid regular expression '%s': %s", show(b, pattern), why);
 	}
-	if (re.re_nsub < 1)
+	if (metric_pattern_problem(pattern))
+		ret = perr(ld, path, "'%s': %s", show(b, pattern), metric_pattern_problem(pattern));
+	else if (re.re_nsub < 1)
 		ret = perr(ld, path, "'%s' has no capture group (put the number in parentheses, "
 			   "e.g. 'time=([0-9.]+)')", show(b, pattern));
 	regfree(&re);
@@ -1635,7 +1657,7 @@ static int parse_top(struct loader *ld, const cJSON *root)
 	static const char *const keys[] = {
 		"schema", "name", "description", "variants", "base", "variants_file",
 		"schedule", "results", "metrics", "load", "allowed_exit_codes", "versions",
-		"reference", "gates", "decision", "report",
+		"reference", "gates", "decision", "report", "limits",
 	};
 	struct plan *plan = ld->plan;
 	struct plan_variant base = { 0 };
@@ -1668,7 +1690,7 @@ static int parse_top(struct loader *ld, const cJSON *root)
 	    get_string(ld, root, "", "name", 1, 1, &plan->name) < 0 ||
 	    get_string(ld, root, "", "description", 0, 0, &plan->description) < 0 ||
 	    parse_schedule(ld, root) < 0 || parse_results(ld, root) < 0 ||
-	    parse_load(ld, root) < 0 || parse_metrics(ld, root) < 0 ||
+	    parse_load(ld, root) < 0 || parse_limits(ld, root) < 0 || parse_metrics(ld, root) < 0 ||
 	    parse_exit_codes(ld, root) < 0 || parse_versions(ld, root) < 0 ||
 	    parse_variants(ld, root) < 0 ||
 	    get_string(ld, root, "", "variants_file", 0, 1, &vfile) < 0)
@@ -1824,6 +1846,8 @@ int plan_load(struct plan *plan, const char *path)
 	plan->min_executed = -1;
 	plan->max_foreign_cpu = 0.5;
 	plan->max_repeats = 2;
+	plan->max_files = PLAN_MAX_FILES_DEFAULT;
+	plan->pattern_cpu_seconds = METRICS_PATTERN_CPU_SECONDS_DEFAULT;
 	plan->confidence = COMPARE_CONFIDENCE;
 	plan->resamples = COMPARE_RESAMPLES;
 

@@ -126,7 +126,21 @@ struct plan {
 	/* load */
 	double max_foreign_cpu;/* cores; default 0.5; negative never happens */
 	unsigned max_repeats;  /* default 2 */
+
+	/* limits */
+	unsigned max_files;    /* limits.max_files: regular files a run may leave in its directory;
+	                          1..PLAN_MAX_FILES_CEILING, default PLAN_MAX_FILES_DEFAULT */
+	double pattern_cpu_seconds; /* limits.pattern_cpu_seconds: > 0, <= 3600;
+	                               default METRICS_PATTERN_CPU_SECONDS_DEFAULT */
 };
+
+/*
+ * limits.max_files. The ceiling is what one evidence directory may hold
+ * in all (SEAL_MAX_FILES); the default leaves room for ten runs at the
+ * limit.
+ */
+#define PLAN_MAX_FILES_DEFAULT 10000
+#define PLAN_MAX_FILES_CEILING 100000
 
 #define PLAN_INIT { 0 }
 

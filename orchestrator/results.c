@@ -1296,8 +1296,9 @@ fail:
 	return -1;
 }
 
-int results_parse(const char *path, const struct results_limits *limits, results_test_fn fn,
-		  void *ctx, struct results_file *out, char **err)
+/* Parses what fd (borrowed, open for reading) gives; path names it in reasons. */
+static int parse_fd(int fd, const char *path, const struct results_limits *limits,
+		    results_test_fn fn, void *ctx, struct results_file *out, char **err)
 {
 	static const struct results_limits defaults = RESULTS_LIMITS_DEFAULT;
 	struct parser p = { 0 };
@@ -1331,10 +1332,7 @@ int results_parse(const char *path, const struct results_limits *limits, results
 		strbuf_init(&p.suites[i].name);
 	}
 
-	p.fd = open_input(path, p.lim.max_bytes, err);
-	if (p.fd < 0)
-		goto out;
-
+	p.fd = fd;
 	if (pthread_once(&xml_once, xml_setup) != 0) {
 		*err = xasprintf("%s: cannot initialise libxml2", path);
 		goto out;
@@ -1390,14 +1388,55 @@ out:
 		xmlSetGenericErrorFunc(old_generic_ctx, old_generic);
 		xmlSetStructuredErrorFunc(old_structured_ctx, old_structured);
 	}
-	if (p.fd >= 0 && close(p.fd) < 0 && ret == 0) {
-		*err = xasprintf("%s: cannot close: %s", path, strerror(errno));
-		ret = -1;
-	}
 	parser_release(&p);
 	if (ret < 0)
 		results_file_release(out);
 	return ret;
+}
+
+int results_parse(const char *path, const struct results_limits *limits, results_test_fn fn,
+		  void *ctx, struct results_file *out, char **err)
+{
+	static const struct results_limits defaults = RESULTS_LIMITS_DEFAULT;
+	int fd, ret;
+
+	*err = NULL;
+	memset(out, 0, sizeof(*out));
+	fd = open_input(path, (limits ? limits : &defaults)->max_bytes, err);
+	if (fd < 0)
+		return -1;
+	ret = parse_fd(fd, path, limits, fn, ctx, out, err);
+	if (close(fd) < 0 && ret == 0) {
+		*err = xasprintf("%s: cannot close: %s", path, strerror(errno));
+		results_file_release(out);
+		ret = -1;
+	}
+	return ret;
+}
+
+int results_parse_fd(int fd, const char *path, const struct results_limits *limits,
+		     results_test_fn fn, void *ctx, struct results_file *out, char **err)
+{
+	static const struct results_limits defaults = RESULTS_LIMITS_DEFAULT;
+	uint64_t max = (limits ? limits : &defaults)->max_bytes;
+	struct stat st;
+
+	*err = NULL;
+	memset(out, 0, sizeof(*out));
+	if (fstat(fd, &st) < 0) {
+		*err = xasprintf("%s: cannot stat: %s", path, strerror(errno));
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		*err = xasprintf("%s: not a regular file", path);
+		return -1;
+	}
+	if ((uint64_t)st.st_size > max) {
+		*err = xasprintf("%s: file is %lld bytes, over the limit of %llu", path,
+				 (long long)st.st_size, (unsigned long long)max);
+		return -1;
+	}
+	return parse_fd(fd, path, limits, fn, ctx, out, err);
 }
 
 void results_file_release(struct results_file *f)

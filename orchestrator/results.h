@@ -89,6 +89,14 @@ struct results_file {
  */
 int results_parse(const char *path, const struct results_limits *limits, results_test_fn fn,
 		  void *ctx, struct results_file *out, char **err);
+/*
+ * As results_parse(), from fd (borrowed: read from its current offset,
+ * not closed), which must be a regular file within limits->max_bytes:
+ * for callers that have opened the file themselves, with checks of their
+ * own (judge.c: no links, no FIFOs). path only names the file.
+ */
+int results_parse_fd(int fd, const char *path, const struct results_limits *limits,
+		     results_test_fn fn, void *ctx, struct results_file *out, char **err);
 void results_file_release(struct results_file *f);
 
 const char *results_format_name(enum results_format f);   /* "trx", "junit" */

@@ -41,7 +41,7 @@
 /* libcrypto hands password callbacks a buffer of PEM_BUFSIZE (1024). */
 #define PASSPHRASE_MAX 1023
 
-#define MANIFEST_MAX_ENTRIES 100000
+#define MANIFEST_MAX_ENTRIES SEAL_MAX_FILES
 #define MANIFEST_LINE_MAX 4200
 /* signify -C reads names with "%1023[^)]". */
 #define MANIFEST_NAME_MAX 1023

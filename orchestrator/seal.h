@@ -20,6 +20,8 @@
 #define SIGNIFY_KEYNUM_LEN 8
 #define ED25519_PUB_LEN 32
 #define ED25519_SIG_LEN 64
+/* The most files an evidence directory (and so its manifest) holds. */
+#define SEAL_MAX_FILES 100000
 
 /* A signing key (opaque; wraps an EVP_PKEY). */
 struct seal_key;

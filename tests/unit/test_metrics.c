@@ -544,6 +544,12 @@ static const struct compile_case compile_cases[] = {
 	{ METRIC_DURATION, NULL, "*", NULL, NULL },
 	{ METRIC_PROCESS, "rss", NULL, NULL, "metric 'm': unknown process field" },
 	{ METRIC_PROCESS, "max_rss", NULL, NULL, NULL },
+	/* back-references have no bound on matching time; in brackets '\\1' is two characters */
+	{ METRIC_STDOUT, NULL, NULL, "(a*)\\1=([0-9]+)",
+	  "metric 'm': pattern '(a*)\\1=([0-9]+)': back-references (\\1 to \\9) are not allowed" },
+	{ METRIC_STDOUT, NULL, NULL, "[\\1]x=([0-9]+)", NULL },
+	{ METRIC_STDOUT, NULL, NULL, "[[:digit:]\\]x\\.([0-9]+)", NULL },
+	{ METRIC_STDOUT, NULL, NULL, "\\\\1=([0-9]+)", NULL },
 };
 
 static void test_compile(void **state)
@@ -628,6 +634,121 @@ static void test_wants_test(void **state)
 		release_def(&d[i]);
 }
 
+/* One stdout metric over text: its value, or its reason (caller frees *why). */
+static int extract_stdout(const char *pattern, enum metric_match match, const char *text,
+			  size_t len, double cpu_seconds, double *value, char **why)
+{
+	struct metric_inputs in = base_inputs();
+	struct metric_def d = { 0 };
+	struct metric_set *set;
+	struct metric_value *v;
+	size_t n;
+	char *err = NULL;
+	int ok;
+
+	write_text(stdout_path, text, len);
+	d.name = xstrdup("m");
+	d.unit = xstrdup("ms");
+	d.source = METRIC_STDOUT;
+	d.pattern = xstrdup(pattern);
+	d.match = match;
+	in.stdout_path = stdout_path;
+	in.pattern_cpu_seconds = cpu_seconds;
+	set = metric_set_compile(&d, 1, &err);
+	if (!set)
+		fail_msg("compile: %s", err);
+	metric_set_extract(set, &in, &v, &n);
+	ok = v[0].ok;
+	*value = v[0].value;
+	*why = v[0].why ? xstrdup(v[0].why) : NULL;
+	metric_values_free(v, n);
+	metric_set_free(set);
+	release_def(&d);
+	unlink(stdout_path);
+	return ok;
+}
+
+/*
+ * Text longer than a window: every match is found once, whether it lies
+ * in one window, across two, or at the very end; a number the window's
+ * end cuts is read whole; '$' is still the end of the text.
+ */
+static void test_windows(void **state)
+{
+	size_t len = 5 * METRICS_WINDOW + 123, k = 0;
+	char *text = xmalloc(len + 1);
+	double value, want = 0;
+	char *why;
+	(void)state;
+
+	memset(text, '.', len);
+	/* v=NNNN every 1000 bytes, the first straddling no boundary in particular. */
+	for (size_t at = 500; at + 12 < len; at += 1000, k++) {
+		char num[16];
+		int w = snprintf(num, sizeof(num), "v=%04zu;", k);
+		memcpy(text + at, num, (size_t)w);
+		want += (double)k;
+	}
+	/* One number across the first window's end. */
+	memcpy(text + METRICS_WINDOW - 3, "v=123456;", 9);
+	want += 123456;
+	text[len] = '\0';
+	assert_true(extract_stdout("v=([0-9]+);", MATCH_SUM, text, len, 0, &value, &why));
+	assert_true(value == want);
+	assert_true(extract_stdout("v=([0-9]+);", MATCH_FIRST, text, len, 0, &value, &why));
+	assert_true(value == 0);
+	/* A match spanning lines, past the first window. */
+	memcpy(text + 2 * METRICS_WINDOW + 7, "begin\nsum\n=42!", 15);
+	assert_true(extract_stdout("begin[[:space:]]+sum[[:space:]]+=([0-9]+)!", MATCH_FIRST, text,
+				   len, 0, &value, &why));
+	assert_true(value == 42);
+	/* '$' is the end of the whole text, not of a window. */
+	memcpy(text + len - 6, "end=9;", 6);
+	assert_true(extract_stdout("end=([0-9]+);$", MATCH_FIRST, text, len, 0, &value, &why));
+	assert_true(value == 9);
+	memcpy(text + METRICS_WINDOW + 100, "end=8;", 6);
+	assert_true(extract_stdout("end=([0-9]+);$", MATCH_SUM, text, len, 0, &value, &why));
+	assert_true(value == 9);
+	/* A match longer than a window is refused, not cut. */
+	assert_false(extract_stdout("^([.v=0-9;]+)", MATCH_FIRST, text, len, 0, &value, &why));
+	assert_non_null(strstr(why, "longer than 8192 bytes"));
+	free(why);
+	free(text);
+}
+
+/*
+ * Nested repetition over ~200 KB that does not match: glibc's regexec()
+ * takes minutes over the whole text. The CPU budget ends it with a reason
+ * naming the limit; the outcome and the reason are checked, not the time.
+ */
+static void test_catastrophic_pattern(void **state)
+{
+	static const char *const patterns[] = { "(a|a)*b=([0-9]+)", "((a*)*)(b)=([0-9]+)" };
+	size_t len = 200 * 1024;
+	char *text = xmalloc(len + 1);
+	double value;
+	char *why;
+	(void)state;
+
+	memset(text, 'a', len);
+	text[len] = '\0';
+	for (size_t i = 0; i < ARRAY_SIZE(patterns); i++) {
+		/* A budget too small for the whole text, however fast the machine. */
+		assert_false(extract_stdout(patterns[i], MATCH_FIRST, text, len, 1e-6, &value, &why));
+		assert_non_null(why);
+		if (!strstr(why, "the pattern used up its 1e-06 s of CPU time "
+				 "(limits.pattern_cpu_seconds)"))
+			fail_msg("pattern %s: %s", patterns[i], why);
+		free(why);
+	}
+	/* Within its budget the same pattern still finds what is there. */
+	memcpy(text + len - 4, "b=7\n", 4);
+	assert_true(extract_stdout("b=([0-9]+)(a|a)*", MATCH_FIRST, text + len - 3000, 3000, 0,
+				   &value, &why));
+	assert_true(value == 7);
+	free(text);
+}
+
 static void test_names(void **state)
 {
 	(void)state;
@@ -654,6 +775,8 @@ int main(void)
 		cmocka_unit_test(test_oversize),
 		cmocka_unit_test(test_compile),
 		cmocka_unit_test(test_wants_test),
+		cmocka_unit_test(test_windows),
+		cmocka_unit_test(test_catastrophic_pattern),
 		cmocka_unit_test(test_names),
 	};
 	return cmocka_run_group_tests(t, setup, teardown);

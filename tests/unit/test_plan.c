@@ -131,7 +131,8 @@ static const char full_plan[] =
 	"  ],\n"
 	"  'allowed_exit_codes': [0, 1, 255],\n"
 	"  'versions': {'sdk': ['dotnet', '--version'], 'A.b_c-9': ['sh', '-c', 'echo {variant} ']},\n"
-	"  'load': {'max_foreign_cpu': 1.25, 'max_repeats': 4}\n"
+	"  'load': {'max_foreign_cpu': 1.25, 'max_repeats': 4},\n"
+	"  'limits': {'max_files': 250, 'pattern_cpu_seconds': 0.5}\n"
 	"}\n";
 
 static void test_full_plan(void **state)
@@ -238,6 +239,8 @@ static void test_full_plan(void **state)
 	assert_false(plan_exit_code_allowed(&plan, 2));
 	assert_true(plan.max_foreign_cpu == 1.25);
 	assert_int_equal(plan.max_repeats, 4);
+	assert_int_equal(plan.max_files, 250);
+	assert_true(plan.pattern_cpu_seconds == 0.5);
 	/* versions: file order, argv taken literally (braces are not placeholders there) */
 	assert_int_equal(plan.nversions, 2);
 	assert_string_equal(plan.versions[0].name, "sdk");
@@ -291,6 +294,8 @@ static void test_defaults(void **state)
 	assert_false(plan_exit_code_allowed(&plan, 1));
 	assert_true(plan.max_foreign_cpu == 0.5);
 	assert_int_equal(plan.max_repeats, 2);
+	assert_int_equal(plan.max_files, 10000);
+	assert_true(plan.pattern_cpu_seconds == 10);
 	assert_null(plan.versions);
 	assert_int_equal(plan.nversions, 0);
 	plan_release(&plan);
@@ -421,7 +426,7 @@ static const struct broken broken_plans[] = {
 	{ HEAD "'variants':[" VA "],'colour':1}", NULL, 0,
 	  { ": colour: unknown key (expected one of: schema, name, description, variants, base,"
 	    " variants_file, schedule, results, metrics, load, allowed_exit_codes, versions,"
-	    " reference, gates, decision, report)" } },
+	    " reference, gates, decision, report, limits)" } },
 	{ HEAD "'variants':[" VA "],'schedule':{'ordr':'reverse'}}", NULL, 0,
 	  { ": schedule.ordr: unknown key (expected one of: warmups, runs, order, seed,"
 	    " gap_seconds, timeout_seconds, kill_grace_seconds)" } },
@@ -429,6 +434,8 @@ static const struct broken broken_plans[] = {
 	  { ": variants[1].nmae: unknown key (expected one of: name, cwd, command, env, assemblies)" } },
 	{ HEAD "'variants':[" VA "],'load':{'max_cpu':1}}", NULL, 0,
 	  { ": load.max_cpu: unknown key (expected one of: max_foreign_cpu, max_repeats)" } },
+	{ HEAD "'variants':[" VA "],'limits':{'max_log_bytes':1}}", NULL, 0,
+	  { ": limits.max_log_bytes: unknown key (expected one of: max_files, pattern_cpu_seconds)" } },
 	{ HEAD "'variants':[" VA "],'results':{'file':'x'}}", NULL, 0,
 	  { ": results.file: unknown key (expected one of: files, min_executed)" } },
 	{ HEAD "'base':{'name':'x','command':['run']},'variants_file':'vars.txt'}", "a\n", 0,
@@ -558,6 +565,20 @@ static const struct broken broken_plans[] = {
 	  { ": load.max_foreign_cpu: expected a number >= 0" } },
 	{ HEAD "'variants':[" VA "],'load':{'max_repeats':2.5}}", NULL, 0,
 	  { ": load.max_repeats: expected an integer from 0 to 1000, found 2.5" } },
+	{ HEAD "'variants':[" VA "],'limits':[]}", NULL, 0, { ": limits: expected an object" } },
+	{ HEAD "'variants':[" VA "],'limits':{'max_files':0}}", NULL, 0,
+	  { ": limits.max_files: expected an integer from 1 to 100000, found 0" } },
+	{ HEAD "'variants':[" VA "],'limits':{'max_files':100001}}", NULL, 0,
+	  { ": limits.max_files: expected an integer from 1 to 100000, found 100001" } },
+	{ HEAD "'variants':[" VA "],'limits':{'max_files':'10'}}", NULL, 0,
+	  { ": limits.max_files: expected an integer from 1 to 100000, found a string" } },
+	{ HEAD "'variants':[" VA "],'limits':{'pattern_cpu_seconds':0}}", NULL, 0,
+	  { ": limits.pattern_cpu_seconds: expected a number > 0 and <= 3600, found 0" } },
+	{ HEAD "'variants':[" VA "],'limits':{'pattern_cpu_seconds':7200}}", NULL, 0,
+	  { ": limits.pattern_cpu_seconds: expected a number > 0 and <= 3600, found 7200" } },
+	{ HEAD "'variants':[" VA "],'metrics':[{'name':'x','unit':'ms','source':'stdout',"
+	  "'pattern':'(a+)\\\\1=([0-9]+)'}]}", NULL, 0,
+	  { ": metrics[0].pattern: '(a+)\\1=([0-9]+)': back-references (\\1 to \\9) are not allowed" } },
 	{ HEAD "'variants':[" VA "],'results':{'min_executed':-3}}", NULL, 0,
 	  { ": results.min_executed: expected an integer >= 0, found -3" } },
 	{ HEAD "'variants':[" VA "," VB "],'schedule':{'runs':1000000}}", NULL, 0,
