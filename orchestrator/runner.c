@@ -69,31 +69,6 @@ struct run_state {
 	char plan_sha256[SHA256_HEX_LEN + 1];
 };
 
-static const char *signal_name(int sig)
-{
-	switch (sig) {
-	case SIGHUP: return "SIGHUP";
-	case SIGINT: return "SIGINT";
-	case SIGQUIT: return "SIGQUIT";
-	case SIGILL: return "SIGILL";
-	case SIGTRAP: return "SIGTRAP";
-	case SIGABRT: return "SIGABRT";
-	case SIGBUS: return "SIGBUS";
-	case SIGFPE: return "SIGFPE";
-	case SIGKILL: return "SIGKILL";
-	case SIGUSR1: return "SIGUSR1";
-	case SIGSEGV: return "SIGSEGV";
-	case SIGUSR2: return "SIGUSR2";
-	case SIGPIPE: return "SIGPIPE";
-	case SIGALRM: return "SIGALRM";
-	case SIGTERM: return "SIGTERM";
-	case SIGXCPU: return "SIGXCPU";
-	case SIGXFSZ: return "SIGXFSZ";
-	case SIGSYS: return "SIGSYS";
-	}
-	return "signal";
-}
-
 static void add_note(struct run_state *st, char *note)
 {
 	st->notes = xrealloc(st->notes, (st->nnotes + 1) * sizeof(*st->notes));
@@ -184,7 +159,7 @@ static int write_state(struct run_state *st, int final)
 		.variant_names = st->variant_names,
 		.nvariants = plan->nvariants,
 		.planned = (unsigned)st->planned,
-		.interrupt = st->interrupt ? signal_name(st->interrupt) : NULL,
+		.interrupt = st->interrupt ? proc_signal_name(st->interrupt) : NULL,
 		.abev_max_rss_bytes = self_max_rss(),
 		.notes = (const char *const *)st->notes,
 		.nnotes = st->nnotes,
@@ -282,13 +257,13 @@ static void set_status(struct invocation *inv, const struct proc_result *res,
 	case PROC_SIGNALED:
 		inv->status = INV_FAILED;
 		inv->reason = xasprintf("killed by signal %d (%s)%s", res->signal,
-					signal_name(res->signal),
+					proc_signal_name(res->signal),
 					res->core_dumped ? ", core dumped" : "");
 		break;
 	case PROC_TIMED_OUT:
 		inv->status = INV_TIMED_OUT;
 		inv->reason = xasprintf("timed out after %g s; stopped with %s", plan->timeout_seconds,
-					signal_name(res->signal));
+					proc_signal_name(res->signal));
 		break;
 	case PROC_EXEC_FAILED:
 		inv->status = INV_EXEC_FAILED;
@@ -297,7 +272,7 @@ static void set_status(struct invocation *inv, const struct proc_result *res,
 	case PROC_INTERRUPTED:
 		inv->status = INV_INTERRUPTED;
 		inv->reason = xasprintf("abev received %s; the process group was stopped",
-					signal_name(res->interrupt_signal));
+					proc_signal_name(res->interrupt_signal));
 		break;
 	}
 }
