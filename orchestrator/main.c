@@ -534,6 +534,10 @@ static int cmd_run(int argc, char **argv)
 	else
 		opt.progress = PROGRESS_LINES;
 
+	if (runner_check_options(&opt) < 0) {
+		rc = EXIT_USAGE;
+		goto out;
+	}
 	rc = run_exit(runner_run(&plan, &opt, &res), &res, plan.inconclusive_fails);
 out:
 	seal_key_free(key);
