@@ -792,6 +792,7 @@ static void test_child_gets_default_signals(void **state)
 	struct strbuf out = STRBUF_INIT;
 	struct proc_result res;
 	struct sigaction sa;
+	unsigned long long mask;
 	const char *ign;
 	(void)state;
 
@@ -803,7 +804,10 @@ static void test_child_gets_default_signals(void **state)
 	assert_int_equal(res.outcome, PROC_EXITED);
 	ign = strstr(out.buf, "\nSigIgn:");
 	assert_non_null(ign);
-	assert_memory_equal(ign, "\nSigIgn:\t0000000000000000\n", 26);
+	/* Only these two: whoever started the test may ignore others, and that is inherited. */
+	mask = strtoull(ign + 9, NULL, 16);
+	assert_int_equal(mask & (1ULL << (SIGPIPE - 1)), 0);
+	assert_int_equal(mask & (1ULL << (SIGXFSZ - 1)), 0);
 	proc_result_release(&res);
 	strbuf_release(&out);
 }
