@@ -616,7 +616,7 @@ static int git_collect(const char *cwd, struct md_git *g)
 	}
 	if (cmd_run(status_argv, NULL, cwd, 0, GIT_OUTPUT_MAX, &out, &r) < 0)
 		goto out;
-	if (r.outcome == PROC_EXITED && r.exit_code == 0 && !r.capture_dropped) {
+	if (r.outcome == PROC_EXITED && r.exit_code == 0) {
 		g->known = 1;
 		memcpy(g->head, head, strlen(head) + 1);
 		g->dirty = out.len > 0;
