@@ -257,6 +257,40 @@ out:
 	return ret;
 }
 
+/* A writable directory: 0, or -1 after error() naming what for. */
+static int check_dir_writable(const char *dir, const char *out)
+{
+	struct stat st;
+
+	if (stat(dir, &st) < 0)
+		return error("cannot write bundle '%s': '%s': %s", out, dir, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return error("cannot write bundle '%s': '%s' is not a directory", out, dir);
+	if (access(dir, W_OK | X_OK) < 0)
+		return error("cannot write bundle '%s': '%s': %s", out, dir, strerror(errno));
+	return 0;
+}
+
+int bundle_check_target(const char *out)
+{
+	const char *slash = strrchr(out, '/');
+	struct stat st;
+	char *out_dir;
+	int ret;
+
+	if (!has_suffix(out, ".tar.zst") && !has_suffix(out, ".tar.gz"))
+		return error("cannot write bundle '%s': the name must end in .tar.zst or .tar.gz",
+			     out);
+	if (lstat(out, &st) == 0)
+		return error("cannot write bundle '%s': it already exists", out);
+	if (errno != ENOENT)
+		return error("cannot write bundle '%s': %s", out, strerror(errno));
+	out_dir = slash ? xstrndup(out, (size_t)(slash - out) + (slash == out)) : xstrdup(".");
+	ret = check_dir_writable(out_dir, out);
+	free(out_dir);
+	return ret;
+}
+
 int bundle_pack(const char *dir, const char *out)
 {
 	struct pack_list l = { NULL, 0, 0, 0 };
@@ -266,14 +300,9 @@ int bundle_pack(const char *dir, const char *out)
 	const char *slash;
 	int fd = -1, zst, ret = -1, linked = 0;
 
+	if (bundle_check_target(out) < 0)
+		return -1;
 	zst = has_suffix(out, ".tar.zst");
-	if (!zst && !has_suffix(out, ".tar.gz"))
-		return error("cannot write bundle '%s': the name must end in .tar.zst or .tar.gz",
-			     out);
-	if (lstat(out, &st) == 0)
-		return error("cannot write bundle '%s': it already exists", out);
-	if (errno != ENOENT)
-		return error("cannot write bundle '%s': %s", out, strerror(errno));
 	if (stat(dir, &st) < 0)
 		return error("cannot pack '%s': %s", dir, strerror(errno));
 	if (!S_ISDIR(st.st_mode))

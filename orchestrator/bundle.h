@@ -24,6 +24,12 @@
  * refused. 0 or -1 after error().
  */
 int bundle_pack(const char *dir, const char *out);
+/*
+ * What bundle_pack() checks of out before it packs anything: the name's
+ * extension, that it does not exist, that its directory is writable.
+ * For checking options before a run. 0 or -1 after error().
+ */
+int bundle_check_target(const char *out);
 
 /* Non-zero when path names a file that looks like a bundle (by its first bytes). */
 int bundle_is_bundle(const char *path);

@@ -11,6 +11,7 @@
 #include "cgroup.h"
 #include "util.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -26,8 +27,11 @@
 #define CGFILE_MAX (1u << 20)
 #define CG_PIDS_MAX 4096
 #define RELEASE_WAIT_NS 1000000000LL
+#define STALE_SCAN_MAX 100000
 
 static char memory_note[4200];
+
+static int cgroup_release_checked(struct cgroup *cg);
 
 /*
  * Reads at most max bytes of path into sb without reporting: errno tells
@@ -189,9 +193,78 @@ static char *component(const char *name)
 	return s;
 }
 
+/* The directory abev's groups are made in: abev's own group. Caller frees. */
+static char *groups_parent(char **reason)
+{
+	char *mount = find_cgroup2_mount(reason), *own = NULL, *parent = NULL;
+
+	if (!mount)
+		goto out;
+	own = find_own_group(reason);
+	if (!own)
+		goto out;
+	if (strcmp(own, "/") == 0)
+		parent = xstrdup(mount);
+	else
+		parent = xasprintf("%s%s", strcmp(mount, "/") == 0 ? "" : mount, own);
+out:
+	free(mount);
+	free(own);
+	return parent;
+}
+
+/* The owner's pid of a group named "abev-<pid>-<name>", or 0 for any other name. */
+static pid_t group_owner(const char *name)
+{
+	const char *p = name + 5, *dash;
+	int64_t pid;
+	char digits[24];
+
+	if (strncmp(name, "abev-", 5) != 0)
+		return 0;
+	dash = strchr(p, '-');
+	if (!dash || dash == p || (size_t)(dash - p) >= sizeof(digits))
+		return 0;
+	memcpy(digits, p, (size_t)(dash - p));
+	digits[dash - p] = '\0';
+	if (parse_int64(digits, &pid) < 0 || pid <= 0 || pid > INT32_MAX)
+		return 0;
+	return (pid_t)pid;
+}
+
+int cgroup_remove_stale(void)
+{
+	char *reason = NULL, *parent = groups_parent(&reason);
+	struct dirent *de;
+	unsigned seen = 0;
+	int removed = 0;
+	DIR *d;
+
+	free(reason);
+	if (!parent)
+		return 0;
+	d = opendir(parent);
+	while (d && (de = readdir(d)) != NULL && seen++ < STALE_SCAN_MAX) {
+		pid_t owner = group_owner(de->d_name);
+		struct cgroup cg = CGROUP_INIT;
+
+		/* A live owner (EPERM: alive, someone else's) keeps its groups. */
+		if (!owner || owner == getpid() || kill(owner, 0) == 0 || errno != ESRCH)
+			continue;
+		cg.path = path_join(parent, de->d_name);
+		cgroup_kill_all(&cg);
+		if (cgroup_release_checked(&cg) == 0)
+			removed++;
+	}
+	if (d)
+		closedir(d);
+	free(parent);
+	return removed;
+}
+
 int cgroup_create(struct cgroup *cg, const char *name, char **reason)
 {
-	char *mount = NULL, *own = NULL, *comp = NULL, *parent = NULL, *path = NULL;
+	char *comp = NULL, *parent = NULL, *path = NULL;
 	char *dummy = NULL;
 	int ret = -1;
 
@@ -200,17 +273,10 @@ int cgroup_create(struct cgroup *cg, const char *name, char **reason)
 	*reason = NULL;
 	cg->path = NULL;
 
-	mount = find_cgroup2_mount(reason);
-	if (!mount)
-		goto out;
-	own = find_own_group(reason);
-	if (!own)
+	parent = groups_parent(reason);
+	if (!parent)
 		goto out;
 	comp = component(name ? name : "run");
-	if (strcmp(own, "/") == 0)
-		parent = xstrdup(mount);
-	else
-		parent = xasprintf("%s%s", strcmp(mount, "/") == 0 ? "" : mount, own);
 	path = xasprintf("%s/abev-%ld-%s", parent, (long)getpid(), comp);
 
 	if (mkdir(path, 0755) < 0) {
@@ -226,8 +292,6 @@ made:
 	ret = 0;
 out:
 	free(dummy);
-	free(mount);
-	free(own);
 	free(comp);
 	free(parent);
 	free(path);
@@ -410,18 +474,20 @@ out:
 	return n;
 }
 
-void cgroup_release(struct cgroup *cg)
+/* Removes the directory, retrying briefly while it empties: 0, or -1 with errno. */
+static int cgroup_release_checked(struct cgroup *cg)
 {
 	int64_t deadline;
+	int ret = 0;
 
 	if (!cg || !cg->path)
-		return;
+		return 0;
 	deadline = mono_ns() + RELEASE_WAIT_NS;
 	/*
 	 * A group whose last process was just killed stays busy until the
 	 * kernel has finished tearing that process down: retry briefly.
 	 */
-	while (rmdir(cg->path) < 0) {
+	while ((ret = rmdir(cg->path)) < 0) {
 		struct timespec ts = { 0, 10 * 1000 * 1000 };
 		if (errno != EBUSY || mono_ns() >= deadline)
 			break;
@@ -429,4 +495,10 @@ void cgroup_release(struct cgroup *cg)
 	}
 	free(cg->path);
 	cg->path = NULL;
+	return ret;
+}
+
+void cgroup_release(struct cgroup *cg)
+{
+	(void)cgroup_release_checked(cg);
 }

@@ -3,7 +3,8 @@
  * writable cgroup v2 hierarchy: whole-tree memory peak and CPU time, and
  * cgroup.kill for processes the run left behind. Where there is none,
  * cgroup_create() fails softly and says why, and the runner records null
- * with that reason.
+ * with that reason. A group is named abev-<pid>-<name> after the abev
+ * process that made it, so that a later run can tell a stale one.
  */
 #ifndef ABEV_CGROUP_H
 #define ABEV_CGROUP_H
@@ -43,6 +44,13 @@ int cgroup_pids(const struct cgroup *cg, pid_t *pids, int max);
  * each pid of cgroup.procs) and returns how many were found, or -1.
  */
 int cgroup_kill_all(struct cgroup *cg);
+/*
+ * Removes the groups "abev-<pid>-*" beside abev's own whose owner process
+ * is gone (an abev killed with SIGKILL leaves them), killing whatever they
+ * still hold. Returns how many were removed; failures are silent, as for
+ * every cgroup operation.
+ */
+int cgroup_remove_stale(void);
 /* Removes the directory (retrying briefly while it empties) and frees. */
 void cgroup_release(struct cgroup *cg);
 

@@ -34,7 +34,7 @@ enum exit_code {
 	EXIT_VERIFY = 4,       /* abev verify found a problem */
 	EXIT_REJECTED = 5,     /* the decision: a gate failed */
 	EXIT_INCONCLUSIVE = 6, /* the decision is inconclusive and the plan says that fails */
-	EXIT_SIGNAL_BASE = 128 /* interrupted: 128 + signal (130 SIGINT, 143 SIGTERM) */
+	EXIT_SIGNAL_BASE = 128 /* interrupted: 128 + signal (proc.h's interrupt signals) */
 };
 
 static const char exit_codes_text[] =
@@ -48,7 +48,12 @@ static const char exit_codes_text[] =
 	"  4    verification failed (abev verify, or --pubkey of report/export/compare)\n"
 	"  5    rejected: a gate failed (its whole interval is beyond the limit)\n"
 	"  6    inconclusive, in a plan whose decision.inconclusive is \"fail\"\n"
-	"  130  interrupted by SIGINT: evidence is written and marked \"interrupted\"\n"
+	"  129  interrupted by SIGHUP, whenever it arrives: evidence is written, marked\n"
+	"       \"interrupted\" with the signal's name, and sealed\n"
+	"  130  interrupted by SIGINT: likewise\n"
+	"  131  interrupted by SIGQUIT: likewise\n"
+	"  138  interrupted by SIGUSR1: likewise\n"
+	"  140  interrupted by SIGUSR2: likewise\n"
 	"  143  interrupted by SIGTERM: likewise\n";
 
 static const char main_usage[] =
@@ -133,6 +138,22 @@ static const char run_usage[] =
 	"(abev.run/1), DIR/report.md, DIR/SHA256 and DIR/SHA256.sig, and per invocation\n"
 	"DIR/runs/<variant>/<phase>-<round>[-attempt-<k>]/ with test.log, stderr.log,\n"
 	"resource.log, guard.log and result.json (abev.invocation/1).\n"
+	"\n"
+	"--out and --bundle are checked before anything runs (exit 2). Before the\n"
+	"first invocation abev runs git and the plan's versions commands in each\n"
+	"variant's cwd; each may take 10 s, then its process group gets SIGTERM and a\n"
+	"second later SIGKILL, and metadata.json records \"timed out\".\n"
+	"\n"
+	"Signals: SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1 and SIGUSR2 each stop the\n"
+	"running process group (the plan's grace period, then SIGKILL), and the\n"
+	"evidence is written, marked \"interrupted\" with the signal's name, and sealed;\n"
+	"this holds at any point, also during the versions commands or after the last\n"
+	"invocation (while sealing or packing: then every invocation finished and a\n"
+	"note says so). abev exits 128+N. SIGPIPE and SIGXFSZ are ignored: a closed\n"
+	"stdout (abev run ... | head) is reported and the run goes on; a write over\n"
+	"the file-size limit is an error (exit 3), the evidence is still sealed and\n"
+	"result.json's notes name what is missing (status \"running\": result.json\n"
+	"itself could not be written).\n"
 	"\n";
 
 static const char report_usage[] =
@@ -534,6 +555,10 @@ static int cmd_run(int argc, char **argv)
 	else
 		opt.progress = PROGRESS_LINES;
 
+	if (runner_check_options(&opt) < 0) {
+		rc = EXIT_USAGE;
+		goto out;
+	}
 	rc = run_exit(runner_run(&plan, &opt, &res), &res, plan.inconclusive_fails);
 out:
 	seal_key_free(key);

@@ -34,28 +34,24 @@
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <limits.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/utsname.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
 
 #include "hash.h"
+#include "proc.h"
 #include "util.h"
 
 #ifndef ABEV_VERSION
 #error "ABEV_VERSION must be defined (the Makefile does)"
 #endif
-
-extern char **environ;
 
 /* Ceilings for what is read from /proc, /sys and /etc. */
 #define SYSFILE_MAX (64u << 10)
@@ -64,10 +60,10 @@ extern char **environ;
 /* A version string or a kernel version is a line, not a document. */
 #define TEXT_MAX 4096
 
-#define CMD_TIMEOUT_NS (10 * 1000000000LL)
+/* After METADATA_CMD_TIMEOUT_NS (metadata.h) a command gets SIGTERM, then SIGKILL. */
+#define CMD_GRACE_NS (1000000000LL)
 #define GIT_OUTPUT_MAX (1u << 20)
 #define VERSION_OUTPUT_MAX 4096
-#define DEFAULT_PATH "/usr/local/bin:/usr/bin:/bin"
 
 /* Per pattern: beyond these the pattern is too broad to be an assembly list. */
 #define MATCH_MAX 100000
@@ -547,262 +543,30 @@ static void host_release(struct md_host *h)
 
 /* ---- commands ---- */
 
-enum cmd_outcome {
-	CMD_EXITED,
-	CMD_SIGNALED,
-	CMD_TIMED_OUT,
-	CMD_EXEC_FAILED,
-};
-
-struct cmd_result {
-	enum cmd_outcome outcome;
-	int exit_code;       /* CMD_EXITED */
-	int signal;          /* CMD_SIGNALED */
-	int exec_errno;      /* CMD_EXEC_FAILED */
-	struct strbuf out;   /* the first `cap` bytes of the output */
-};
-
-static const char *env_get(char *const *envp, const char *key)
-{
-	size_t klen = strlen(key);
-	for (; *envp; envp++)
-		if (!strncmp(*envp, key, klen) && (*envp)[klen] == '=')
-			return *envp + klen + 1;
-	return NULL;
-}
-
 /*
- * Searches name in the child's PATH here, before fork, so that the child
- * only calls execve(). Relative PATH entries are relative to the child's
- * cwd, as they would be for execvp() there. NULL when not found.
+ * Runs argv in cwd with envp (NULL: abev's own) through proc, in capture
+ * mode: stdout (and stderr with merge_stderr, else /dev/null) into out,
+ * the first cap bytes kept, no cgroup, METADATA_CMD_TIMEOUT_NS then SIGTERM
+ * to its group and SIGKILL a grace period later; whatever it leaves behind
+ * is killed. An abev interrupt stops it like any child (PROC_INTERRUPTED).
+ * Returns 0 with the outcome in *res (exec failure included; release it),
+ * -1 after error() when abev could not run anything at all.
  */
-static char *find_program(const char *name, char *const *envp, const char *cwd)
+static int cmd_run(const char *const *argv, const char *const *envp, const char *cwd,
+		   int merge_stderr, size_t cap, struct strbuf *out, struct proc_result *res)
 {
-	const char *path = env_get(envp, "PATH"), *p;
+	struct proc_spec spec = {
+		.argv = argv,
+		.envp = envp,
+		.cwd = cwd,
+		.timeout_ns = METADATA_CMD_TIMEOUT_NS,
+		.grace_ns = CMD_GRACE_NS,
+		.capture = out,
+		.capture_max = cap,
+		.capture_stderr = merge_stderr,
+	};
 
-	if (strchr(name, '/'))
-		return xstrdup(name);
-	if (!path)
-		path = DEFAULT_PATH;
-	for (p = path;;) {
-		const char *colon = strchr(p, ':');
-		size_t len = colon ? (size_t)(colon - p) : strlen(p);
-		char *dir = len ? xstrndup(p, len) : xstrdup(".");
-		char *cand = path_join(dir, name);
-		struct stat st;
-		if (cand[0] != '/') {
-			char *abs = path_join(cwd, cand);
-			free(cand);
-			cand = abs;
-		}
-		free(dir);
-		if (stat(cand, &st) == 0 && S_ISREG(st.st_mode) && access(cand, X_OK) == 0)
-			return cand;
-		free(cand);
-		if (!colon)
-			return NULL;
-		p = colon + 1;
-	}
-}
-
-/* In the child, between fork() and execve(): async-signal-safe calls only. */
-ABEV_NORETURN static void child_exec(const char *prog, char *const *argv, char *const *envp,
-				     const char *cwd, int devnull, int out_w, int err_fd,
-				     int report_w, const struct sigaction *dfl,
-				     const sigset_t *none)
-{
-	int e;
-	ssize_t w;
-
-	(void)sigaction(SIGPIPE, dfl, NULL);
-	(void)sigprocmask(SIG_SETMASK, none, NULL);
-	(void)setpgid(0, 0);
-	if (dup2(devnull, 0) < 0 || dup2(out_w, 1) < 0 || dup2(err_fd, 2) < 0 || chdir(cwd) < 0)
-		goto fail;
-	execve(prog, argv, envp);
-fail:
-	e = errno;
-	w = write(report_w, &e, sizeof(e));
-	(void)w;
-	_exit(127);
-}
-
-/*
- * Reads what is there (at most 1 MiB per call, so that a flood cannot keep
- * the caller from its deadline), keeping the first cap bytes.
- * 1 at end of file, 0 when nothing more is ready, -1 on error.
- */
-static int drain(int fd, struct strbuf *out, size_t cap)
-{
-	char buf[16384];
-	for (size_t total = 0; total < (1u << 20);) {
-		ssize_t n = read(fd, buf, sizeof(buf));
-		if (n > 0) {
-			size_t keep = cap - out->len < (size_t)n ? cap - out->len : (size_t)n;
-			strbuf_add(out, buf, keep);
-			total += (size_t)n;
-			continue;
-		}
-		if (n == 0)
-			return 1;
-		if (errno == EINTR)
-			continue;
-		return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1;
-	}
-	return 0;
-}
-
-static void set_cloexec(int fd)
-{
-	int flags = fcntl(fd, F_GETFD);
-	if (flags >= 0)
-		(void)fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
-}
-
-/*
- * Runs argv in cwd with envp (complete), stdin from /dev/null, stdout (and
- * stderr with merge_stderr, else /dev/null) captured through a pipe, in
- * its own process group, killed with SIGKILL after CMD_TIMEOUT_NS. When
- * the child has exited but something it left behind still holds the pipe,
- * the leftovers are killed rather than waited for. Returns 0 with the
- * outcome in *res (exec failure included), -1 after error() when abev
- * could not run anything at all. res->out must be released.
- */
-static int cmd_run(char *const *argv, char *const *envp, const char *cwd, int merge_stderr,
-		   size_t cap, struct cmd_result *res)
-{
-	int out_pipe[2] = { -1, -1 }, report[2] = { -1, -1 }, devnull = -1;
-	int status = 0, reaped = 0, eof = 0, timed_out = 0, ret = -1, e;
-	struct sigaction dfl;
-	sigset_t none;
-	char *prog = NULL;
-	int64_t deadline;
-	pid_t pid;
-	ssize_t n;
-
-	memset(res, 0, sizeof(*res));
-	strbuf_init(&res->out);
-	res->exit_code = -1;
-	prog = find_program(argv[0], envp, cwd);
-	if (!prog) {
-		res->outcome = CMD_EXEC_FAILED;
-		res->exec_errno = ENOENT;
-		ret = 0;
-		goto out;
-	}
-	memset(&dfl, 0, sizeof(dfl));
-	dfl.sa_handler = SIG_DFL;
-	sigemptyset(&dfl.sa_mask);
-	sigemptyset(&none);
-	devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
-	if (devnull < 0) {
-		error("cannot open '/dev/null': %s", strerror(errno));
-		goto out;
-	}
-	if (pipe(out_pipe) < 0 || pipe(report) < 0) {
-		error("cannot create a pipe: %s", strerror(errno));
-		goto out;
-	}
-	set_cloexec(out_pipe[0]);
-	set_cloexec(out_pipe[1]);
-	set_cloexec(report[0]);
-	set_cloexec(report[1]);
-
-	pid = fork();
-	if (pid < 0) {
-		error("cannot fork to run '%s': %s", argv[0], strerror(errno));
-		goto out;
-	}
-	if (pid == 0)
-		child_exec(prog, argv, envp, cwd, devnull, out_pipe[1],
-			   merge_stderr ? out_pipe[1] : devnull, report[1], &dfl, &none);
-	/* Also here, so that the group exists before any kill(-pid) below. */
-	(void)setpgid(pid, pid);
-	close(out_pipe[1]);
-	out_pipe[1] = -1;
-	close(report[1]);
-	report[1] = -1;
-
-	/* The report pipe closes on a successful exec, or carries errno. */
-	do
-		n = read(report[0], &e, sizeof(e));
-	while (n < 0 && errno == EINTR);
-	if (n == (ssize_t)sizeof(e)) {
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-			;
-		res->outcome = CMD_EXEC_FAILED;
-		res->exec_errno = e;
-		ret = 0;
-		goto out;
-	}
-
-	(void)fcntl(out_pipe[0], F_SETFL, fcntl(out_pipe[0], F_GETFL) | O_NONBLOCK);
-	deadline = mono_ns() + CMD_TIMEOUT_NS;
-	for (;;) {
-		int64_t left;
-		if (!reaped && waitpid(pid, &status, WNOHANG) == pid)
-			reaped = 1;
-		if (reaped) {
-			if (!eof && drain(out_pipe[0], &res->out, cap) == 1)
-				eof = 1;
-			break;
-		}
-		left = deadline - mono_ns();
-		if (left <= 0) {
-			timed_out = 1;
-			break;
-		}
-		if (eof) {
-			/* Output closed, child still running: poll would return at once. */
-			struct timespec ts = { 0, 10000000 };
-			nanosleep(&ts, NULL);
-			continue;
-		} else {
-			struct pollfd pfd = { out_pipe[0], POLLIN, 0 };
-			int ms = left > 100000000 ? 100 : (int)(left / 1000000) + 1;
-			if (poll(&pfd, 1, ms) < 0 && errno != EINTR) {
-				error("cannot wait for '%s': %s", argv[0], strerror(errno));
-				kill(-pid, SIGKILL);
-				while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-					;
-				goto out;
-			}
-			e = drain(out_pipe[0], &res->out, cap);
-			if (e == 1)
-				eof = 1;
-			else if (e < 0)
-				eof = 1; /* unreadable: stop reading, still wait for the child */
-		}
-	}
-	/* A timeout, or leftovers of the child's group holding the pipe. */
-	if (timed_out || !eof)
-		kill(-pid, SIGKILL);
-	if (!reaped)
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-			;
-	if (timed_out) {
-		res->outcome = CMD_TIMED_OUT;
-	} else if (WIFEXITED(status)) {
-		res->outcome = CMD_EXITED;
-		res->exit_code = WEXITSTATUS(status);
-	} else {
-		res->outcome = CMD_SIGNALED;
-		res->signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
-	}
-	ret = 0;
-out:
-	if (out_pipe[0] >= 0)
-		close(out_pipe[0]);
-	if (out_pipe[1] >= 0)
-		close(out_pipe[1]);
-	if (report[0] >= 0)
-		close(report[0]);
-	if (report[1] >= 0)
-		close(report[1]);
-	if (devnull >= 0)
-		close(devnull);
-	free(prog);
-	return ret;
+	return proc_run(&spec, res);
 }
 
 /* ---- git ---- */
@@ -826,37 +590,43 @@ static int is_hex_id(const char *s)
  */
 static int git_collect(const char *cwd, struct md_git *g)
 {
-	char *head_argv[] = { (char *)"git", (char *)"-C", (char *)cwd, (char *)"rev-parse",
-			      (char *)"HEAD", NULL };
-	char *status_argv[] = { (char *)"git", (char *)"--no-optional-locks", (char *)"-C",
-				(char *)cwd, (char *)"status", (char *)"--porcelain",
-				(char *)"--untracked-files=normal", NULL };
-	struct cmd_result r;
+	const char *head_argv[] = { "git", "-C", cwd, "rev-parse", "HEAD", NULL };
+	const char *status_argv[] = { "git", "--no-optional-locks", "-C", cwd, "status",
+				      "--porcelain", "--untracked-files=normal", NULL };
+	struct strbuf out = STRBUF_INIT;
+	struct proc_result r;
 	char *head = NULL;
 	int ret = -1;
 
 	memset(g, 0, sizeof(*g));
-	if (cmd_run(head_argv, environ, cwd, 0, GIT_OUTPUT_MAX, &r) < 0)
-		return -1;
-	if (r.outcome == CMD_EXITED && r.exit_code == 0)
-		head = clean_trimmed(r.out.buf, r.out.len);
-	strbuf_release(&r.out);
+	memset(&r, 0, sizeof(r));
+	if (proc_interrupted()) {
+		ret = 0;
+		goto out;
+	}
+	if (cmd_run(head_argv, NULL, cwd, 0, GIT_OUTPUT_MAX, &out, &r) < 0)
+		goto out;
+	if (r.outcome == PROC_EXITED && r.exit_code == 0)
+		head = clean_trimmed(out.buf, out.len);
+	proc_result_release(&r);
+	strbuf_reset(&out);
 	if (!head || !is_hex_id(head)) {
 		ret = 0;
 		goto out;
 	}
-	if (cmd_run(status_argv, environ, cwd, 0, GIT_OUTPUT_MAX, &r) < 0)
+	if (cmd_run(status_argv, NULL, cwd, 0, GIT_OUTPUT_MAX, &out, &r) < 0)
 		goto out;
-	if (r.outcome == CMD_EXITED && r.exit_code == 0) {
+	if (r.outcome == PROC_EXITED && r.exit_code == 0) {
 		g->known = 1;
 		memcpy(g->head, head, strlen(head) + 1);
-		g->dirty = r.out.len > 0;
-	} else {
+		g->dirty = out.len > 0;
+	} else if (r.outcome != PROC_INTERRUPTED) {
 		warning("'git status' failed in '%s': its git state is not recorded", cwd);
 	}
-	strbuf_release(&r.out);
 	ret = 0;
 out:
+	proc_result_release(&r);
+	strbuf_release(&out);
 	free(head);
 	return ret;
 }
@@ -891,10 +661,12 @@ static void cut_utf8(char *s, size_t max)
 static int version_run(const struct plan_version *pv, const struct plan_variant *v,
 		       char *const *envp, struct md_version *mv)
 {
-	char **argv = xcalloc(pv->argc + 1, sizeof(*argv));
-	struct cmd_result r;
+	const char **argv = xcalloc(pv->argc + 1, sizeof(*argv));
+	struct strbuf out = STRBUF_INIT;
+	struct proc_result r;
 	int ret = -1;
 
+	memset(&r, 0, sizeof(r));
 	mv->name = xstrdup(pv->name);
 	mv->argv = xcalloc(pv->argc, sizeof(*mv->argv));
 	for (size_t i = 0; i < pv->argc; i++) {
@@ -903,30 +675,42 @@ static int version_run(const struct plan_version *pv, const struct plan_variant 
 	}
 	mv->argc = pv->argc;
 	mv->exit_code = -1;
-	if (cmd_run(argv, envp, v->cwd, 1, VERSION_OUTPUT_MAX, &r) < 0)
+	if (proc_interrupted()) {
+		/* The run is over before it began: say so rather than start more. */
+		mv->output = xstrdup("");
+		mv->error = xasprintf("not run: abev received %s", proc_signal_name(proc_interrupted()));
+		ret = 0;
+		goto out;
+	}
+	if (cmd_run(argv, (const char *const *)envp, v->cwd, 1, VERSION_OUTPUT_MAX, &out, &r) < 0)
 		goto out;
 	/* Cleaning may widen bytes into U+FFFD: cut again to keep the ceiling. */
-	mv->output = clean_trimmed(r.out.buf, r.out.len);
+	mv->output = clean_trimmed(out.buf, out.len);
 	cut_utf8(mv->output, VERSION_OUTPUT_MAX);
 	switch (r.outcome) {
-	case CMD_EXITED:
+	case PROC_EXITED:
 		mv->exit_code = r.exit_code;
 		break;
-	case CMD_SIGNALED:
-		mv->error = xasprintf("killed by signal %d", r.signal);
+	case PROC_SIGNALED:
+		mv->error = xasprintf("killed by signal %d (%s)", r.signal, proc_signal_name(r.signal));
 		break;
-	case CMD_TIMED_OUT:
-		mv->error = xasprintf("timed out after %lld s (killed)",
-				      (long long)(CMD_TIMEOUT_NS / 1000000000));
+	case PROC_TIMED_OUT:
+		mv->error = xasprintf("timed out after %lld s (stopped with %s)",
+				      (long long)(METADATA_CMD_TIMEOUT_NS / 1000000000),
+				      proc_signal_name(r.signal));
 		break;
-	case CMD_EXEC_FAILED:
-		mv->error = xasprintf("cannot execute '%s': %s", pv->argv[0],
-				      strerror(r.exec_errno));
+	case PROC_EXEC_FAILED:
+		mv->error = xstrdup(r.exec_error ? r.exec_error : "could not be executed");
+		break;
+	case PROC_INTERRUPTED:
+		mv->error = xasprintf("interrupted: abev received %s; the command was stopped",
+				      proc_signal_name(r.interrupt_signal));
 		break;
 	}
-	strbuf_release(&r.out);
 	ret = 0;
 out:
+	proc_result_release(&r);
+	strbuf_release(&out);
 	free(argv);
 	return ret;
 }

@@ -15,6 +15,12 @@
 #include "plan.h"
 
 #define METADATA_SCHEMA "abev.metadata/1"
+/*
+ * Each versions command and each git call may take this long; then its
+ * process group gets SIGTERM and, a second later, SIGKILL, and the
+ * version records "timed out". Fixed, documented in abev help run.
+ */
+#define METADATA_CMD_TIMEOUT_NS (10 * 1000000000LL)
 /* A host label: 1 to this many characters of [A-Za-z0-9._-]. */
 #define METADATA_LABEL_MAX 64
 
@@ -30,7 +36,10 @@ int metadata_label_valid(const char *label);
  * the hostname there. An assemblies pattern that matches nothing, or a
  * file that cannot be hashed, is an error naming the variant and the
  * pattern (variants[0].assemblies[1]); a versions command that fails is
- * recorded with its exit status, not an error. NULL after error().
+ * recorded with its exit status, not an error. Commands run through proc
+ * (proc_setup() first): once abev is interrupted the running one is
+ * stopped, the rest are not started, and each records why; the caller
+ * checks proc_interrupted(). NULL after error().
  */
 struct metadata *metadata_collect(const struct plan *plan, const char *host_label);
 /* Writes <root>/metadata.json. 0 or -1 after error(). */

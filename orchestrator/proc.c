@@ -6,8 +6,10 @@
  * in its process group and cgroup before it runs a single instruction of
  * the measured program, and an exec failure travels back over a
  * close-on-exec pipe. The parent sleeps in poll() on a self-pipe fed by
- * the SIGCHLD/SIGINT/SIGTERM handlers and reaps with wait4(), so the end
- * time is taken the moment the child is reaped.
+ * the SIGCHLD and interrupt handlers and reaps with wait4(), so the end
+ * time is taken the moment the child is reaped. In capture mode the same
+ * poll() also reads the child's output pipe, so that a chatty child never
+ * blocks on a full pipe.
  *
  * After the child, abev (a child subreaper) finds every process still in
  * the child's process group, its cgroup, or re-parented to abev, kills
@@ -58,10 +60,13 @@ struct child_error {
 static int sig_pipe[2] = { -1, -1 };
 static volatile sig_atomic_t interrupt_sig;
 
+/* The terminating signals a user or a supervisor sends: each one interrupts. */
+static const int interrupt_sigs[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2 };
+
 static void on_signal(int sig)
 {
 	int saved = errno;
-	if ((sig == SIGINT || sig == SIGTERM) && !interrupt_sig)
+	if (sig != SIGCHLD && !interrupt_sig)
 		interrupt_sig = sig;
 	if (sig_pipe[1] >= 0)
 		(void)!write(sig_pipe[1], "", 1);
@@ -70,7 +75,6 @@ static void on_signal(int sig)
 
 int proc_setup(void)
 {
-	static const int sigs[] = { SIGCHLD, SIGINT, SIGTERM };
 	struct sigaction sa;
 	size_t i;
 
@@ -84,12 +88,23 @@ int proc_setup(void)
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
 	/* No SA_RESTART: poll() and read() return EINTR and the loops re-check. */
-	for (i = 0; i < ARRAY_SIZE(sigs); i++) {
-		sa.sa_flags = sigs[i] == SIGCHLD ? SA_NOCLDSTOP : 0;
-		if (sigaction(sigs[i], &sa, NULL) < 0)
-			return error("cannot install handler for signal %d: %s", sigs[i],
-				     strerror(errno));
-	}
+	sa.sa_flags = SA_NOCLDSTOP;
+	if (sigaction(SIGCHLD, &sa, NULL) < 0)
+		return error("cannot install handler for SIGCHLD: %s", strerror(errno));
+	sa.sa_flags = 0;
+	for (i = 0; i < ARRAY_SIZE(interrupt_sigs); i++)
+		if (sigaction(interrupt_sigs[i], &sa, NULL) < 0)
+			return error("cannot install handler for signal %d: %s",
+				     interrupt_sigs[i], strerror(errno));
+	/*
+	 * A closed stdout (abev run ... | head) or a file-size limit must not
+	 * kill abev with its evidence half written: the write fails with
+	 * EPIPE or EFBIG instead and is reported where it happens. Children
+	 * get the default dispositions back before exec.
+	 */
+	sa.sa_handler = SIG_IGN;
+	if (sigaction(SIGPIPE, &sa, NULL) < 0 || sigaction(SIGXFSZ, &sa, NULL) < 0)
+		return error("cannot ignore SIGPIPE and SIGXFSZ: %s", strerror(errno));
 	/*
 	 * Orphans of the child come back to abev instead of init, so that a
 	 * daemonising grandchild can still be found, killed and reaped.
@@ -102,6 +117,31 @@ int proc_setup(void)
 int proc_interrupted(void)
 {
 	return interrupt_sig;
+}
+
+const char *proc_signal_name(int sig)
+{
+	switch (sig) {
+	case SIGHUP: return "SIGHUP";
+	case SIGINT: return "SIGINT";
+	case SIGQUIT: return "SIGQUIT";
+	case SIGILL: return "SIGILL";
+	case SIGTRAP: return "SIGTRAP";
+	case SIGABRT: return "SIGABRT";
+	case SIGBUS: return "SIGBUS";
+	case SIGFPE: return "SIGFPE";
+	case SIGKILL: return "SIGKILL";
+	case SIGUSR1: return "SIGUSR1";
+	case SIGSEGV: return "SIGSEGV";
+	case SIGUSR2: return "SIGUSR2";
+	case SIGPIPE: return "SIGPIPE";
+	case SIGALRM: return "SIGALRM";
+	case SIGTERM: return "SIGTERM";
+	case SIGXCPU: return "SIGXCPU";
+	case SIGXFSZ: return "SIGXFSZ";
+	case SIGSYS: return "SIGSYS";
+	}
+	return "signal";
 }
 
 static void drain_sig_pipe(void)
@@ -183,6 +223,30 @@ static int open_high(const char *path, int flags)
 	hi = fcntl(fd, F_DUPFD_CLOEXEC, 3);
 	close(fd);
 	return hi;
+}
+
+/*
+ * The capture pipe: its read end non-blocking for the parent, its write
+ * end at fd >= 3 for the child's dup2(). 0 or -1 after error().
+ */
+static int open_capture(int *rd, int *wr)
+{
+	int p[2];
+
+	if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0)
+		return error("cannot create a pipe: %s", strerror(errno));
+	/* The child's stdout blocks as a pipe normally does. */
+	if (fcntl(p[1], F_SETFL, 0) < 0 ||
+	    (*wr = p[1] > 2 ? p[1] : fcntl(p[1], F_DUPFD_CLOEXEC, 3)) < 0) {
+		int e = errno;
+		close(p[0]);
+		close(p[1]);
+		return error("cannot set up a pipe: %s", strerror(e));
+	}
+	if (*wr != p[1])
+		close(p[1]);
+	*rd = p[0];
+	return 0;
 }
 
 static char *getenv_from(const char *const *envp, const char *name)
@@ -320,7 +384,59 @@ struct run {
 	enum stop_reason reason;
 	int64_t kill_at;
 	struct proc_result *res;
+	int cap_fd;             /* capture mode: read end of the output pipe, else -1 */
+	struct strbuf *capture;
+	size_t capture_max;
 };
+
+/*
+ * Reads what the capture pipe holds, keeping the first capture_max bytes
+ * and counting the rest. At most 1 MiB per call, so that a flood cannot
+ * keep the caller from its deadline. Closes the pipe at end of file.
+ */
+static void capture_drain(struct run *r)
+{
+	char buf[16384];
+	size_t total = 0;
+
+	while (r->cap_fd >= 0 && total < (1u << 20)) {
+		ssize_t n = read(r->cap_fd, buf, sizeof(buf));
+		if (n > 0) {
+			size_t room = r->capture->len < r->capture_max
+					      ? r->capture_max - r->capture->len : 0;
+			size_t keep = room < (size_t)n ? room : (size_t)n;
+			strbuf_add(r->capture, buf, keep);
+			r->res->capture_dropped += (size_t)n - keep;
+			total += (size_t)n;
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return;
+		/* End of file, or an unreadable pipe: nothing more will come. */
+		close(r->cap_fd);
+		r->cap_fd = -1;
+	}
+}
+
+/*
+ * Sleeps until a signal arrives, captured output is ready, or ms pass;
+ * reads that output.
+ */
+static void wait_event(struct run *r, int ms)
+{
+	struct pollfd pfd[2] = {
+		{ .fd = sig_pipe[0], .events = POLLIN, .revents = 0 },
+		{ .fd = r->cap_fd, .events = POLLIN, .revents = 0 },
+	};
+	if (ms < 0)
+		ms = 0;
+	(void)poll(pfd, 2, ms);
+	drain_sig_pipe();
+	if (r->cap_fd >= 0 && pfd[1].revents)
+		capture_drain(r);
+}
 
 static void signal_cgroup(struct run *r, int sig)
 {
@@ -536,7 +652,7 @@ static void clean_leftovers(struct run *r)
 				"within 2 seconds", (long)r->pid);
 			break;
 		}
-		wait_signal(LEFTOVER_POLL_MS);
+		wait_event(r, LEFTOVER_POLL_MS);
 	}
 	free(list);
 }
@@ -622,7 +738,7 @@ static int wait_child(struct run *r, const struct proc_spec *spec, int64_t start
 		if (r->phase == TERM_SENT && r->kill_at < wake)
 			wake = r->kill_at;
 		/* A KILL_SENT child dies at once; still, do not spin if it is stuck in D state. */
-		wait_signal(ms_until(now, wake, 100));
+		wait_event(r, ms_until(now, wake, 100));
 	}
 }
 
@@ -644,7 +760,7 @@ static void finish_stop(struct run *r, const struct proc_spec *spec, int64_t sta
 		}
 		if (spec->tick)
 			spec->tick(spec->tick_arg, now - start);
-		wait_signal(ms_until(now, r->kill_at, 100));
+		wait_event(r, ms_until(now, r->kill_at, 100));
 	}
 }
 
@@ -656,7 +772,8 @@ int proc_run(const struct proc_spec *spec, struct proc_result *res)
 	char **cands = NULL;
 	int fd_in = -1, fd_out = -1, fd_err = -1;
 	int go[2] = { -1, -1 }, errp[2] = { -1, -1 };
-	struct run r = { 0, 0, CGROUP_INIT, RUNNING, STOP_NONE, 0, res };
+	struct run r = { 0, 0, CGROUP_INIT, RUNNING, STOP_NONE, 0, res, -1, spec->capture,
+			 spec->capture_max };
 	struct rusage self0, self1, ru;
 	struct child_error ce;
 	sigset_t all, old;
@@ -676,13 +793,18 @@ int proc_run(const struct proc_spec *spec, struct proc_result *res)
 		error("cannot open '/dev/null': %s", strerror(errno));
 		goto out;
 	}
-	fd_out = open_high(out_path, O_WRONLY | O_CREAT | O_TRUNC);
-	if (fd_out < 0) {
-		error("cannot open '%s': %s", out_path, strerror(errno));
-		goto out;
+	if (spec->capture) {
+		if (open_capture(&r.cap_fd, &fd_out) < 0)
+			goto out;
+	} else {
+		fd_out = open_high(out_path, O_WRONLY | O_CREAT | O_TRUNC);
+		if (fd_out < 0) {
+			error("cannot open '%s': %s", out_path, strerror(errno));
+			goto out;
+		}
 	}
 	/* One file for both: share the offset, or each stream overwrites the other. */
-	if (strcmp(err_path, out_path) == 0)
+	if (spec->capture ? spec->capture_stderr : strcmp(err_path, out_path) == 0)
 		fd_err = fcntl(fd_out, F_DUPFD_CLOEXEC, 3);
 	else
 		fd_err = open_high(err_path, O_WRONLY | O_CREAT | O_TRUNC);
@@ -716,6 +838,10 @@ int proc_run(const struct proc_spec *spec, struct proc_result *res)
 	close(go[0]);
 	close(errp[1]);
 	go[0] = errp[1] = -1;
+	/* Only the child may hold the capture pipe's write end: its end is our EOF. */
+	close(fd_out);
+	close(fd_err);
+	fd_out = fd_err = -1;
 	/* Both sides call setpgid(), so the group exists before either goes on. */
 	if (setpgid(pid, pid) < 0 && errno != EACCES && errno != ESRCH)
 		warning("cannot put process %ld in its own group: %s", (long)pid,
@@ -778,6 +904,8 @@ int proc_run(const struct proc_spec *spec, struct proc_result *res)
 
 	finish_stop(&r, spec, start);
 	clean_leftovers(&r);
+	/* Whatever the child wrote before it died is still in the pipe. */
+	capture_drain(&r);
 	ret = 0;
 out:
 	if (forked) {
@@ -812,6 +940,8 @@ out:
 		close(fd_out);
 	if (fd_err >= 0)
 		close(fd_err);
+	if (r.cap_fd >= 0)
+		close(r.cap_fd);
 	free_list(cands);
 	return ret;
 }

@@ -4,33 +4,51 @@
  * /dev/null, stdout/stderr into files, a chosen cwd and environment, an
  * optional cgroup joined before exec, a timeout (SIGTERM to the group,
  * SIGKILL after a grace period), wait4() rusage, and a record of every
- * descendant left behind and killed.
+ * descendant left behind and killed. In capture mode the child's stdout
+ * (and stderr, if asked) comes back in a bounded buffer instead of a file:
+ * that is how abev runs git and the plan's versions commands. It is the
+ * only module that starts processes.
  *
- * It owns SIGCHLD/SIGINT/SIGTERM handling while a child runs: an abev
- * interrupt stops the child's group and is reported as PROC_INTERRUPTED.
- * It does not know about plans or evidence.
+ * It owns abev's signal handling: SIGHUP, SIGINT, SIGQUIT, SIGTERM,
+ * SIGUSR1 and SIGUSR2 each set the interrupt flag (the first one wins),
+ * stop a running child's group and are reported as PROC_INTERRUPTED;
+ * SIGPIPE and SIGXFSZ are ignored, so that the write fails with EPIPE or
+ * EFBIG and is reported where it happens. It does not know about plans or
+ * evidence.
  */
 #ifndef ABEV_PROC_H
 #define ABEV_PROC_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include <time.h>
+
+struct strbuf;
 
 enum proc_outcome {
 	PROC_EXITED,       /* exit_code valid */
 	PROC_SIGNALED,     /* signal valid */
 	PROC_TIMED_OUT,    /* killed by abev at the timeout */
 	PROC_EXEC_FAILED,  /* never ran: exec_error says why */
-	PROC_INTERRUPTED,  /* abev got SIGINT/SIGTERM while the child ran */
+	PROC_INTERRUPTED,  /* abev got an interrupt signal while the child ran (or before) */
 };
 
 struct proc_spec {
 	const char *const *argv;   /* argv[0] searched in the child's PATH unless it has a '/' */
 	const char *const *envp;   /* complete environment of the child */
 	const char *cwd;
-	const char *stdout_path;   /* created/truncated, mode 0644 */
-	const char *stderr_path;
+	const char *stdout_path;   /* created/truncated, mode 0644; NULL: /dev/null */
+	const char *stderr_path;   /* likewise; unless capture_stderr */
+	/*
+	 * Capture mode when set (borrowed): stdout goes through a pipe into
+	 * *capture, which keeps its first capture_max bytes (the rest is read
+	 * and counted in capture_dropped); stdout_path is then unused.
+	 * capture_stderr sends stderr into the same pipe.
+	 */
+	struct strbuf *capture;
+	size_t capture_max;
+	int capture_stderr;
 	int64_t timeout_ns;        /* 0: none */
 	int64_t grace_ns;          /* SIGTERM -> SIGKILL delay */
 	const char *cgroup_name;   /* NULL: no cgroup attempted */
@@ -44,7 +62,7 @@ struct proc_result {
 	int exit_code;             /* -1 unless exited */
 	int signal;                /* 0 unless killed by a signal (also set for timeouts) */
 	int core_dumped;
-	int interrupt_signal;      /* SIGINT/SIGTERM received by abev, or 0 */
+	int interrupt_signal;      /* the interrupt signal received by abev, or 0 */
 	char *exec_error;          /* "cannot execute 'x': No such file or directory"; caller frees */
 	struct timespec start_real, end_real;
 	int64_t wall_ns;           /* CLOCK_MONOTONIC, from release of the child to its reaping */
@@ -58,18 +76,22 @@ struct proc_result {
 	int64_t cg_cpu_usage_ns;
 	char *cgroup_reason;       /* why there is no cgroup; caller frees */
 	const char *cg_memory_note;/* static: why memory_peak is -1, or NULL */
+	size_t capture_dropped;    /* capture mode: bytes beyond capture_max */
 };
 
 /*
- * Must be called once before the first proc_run(): installs the signal
- * handlers, makes abev a child subreaper so orphans come back to it.
- * Returns 0 or -1.
+ * Must be called once before the first proc_run(), as early as possible
+ * (a signal before it kills abev the default way): installs the signal
+ * handlers, ignores SIGPIPE and SIGXFSZ, makes abev a child subreaper so
+ * orphans come back to it. Returns 0 or -1. A second call does nothing.
  */
 int proc_setup(void);
-/* Non-zero once SIGINT or SIGTERM has reached abev (the signal number). */
+/* Non-zero once an interrupt signal has reached abev (the first one's number). */
 int proc_interrupted(void);
+/* "SIGTERM" and so on; "signal" for one without a name here. Static. */
+const char *proc_signal_name(int sig);
 /*
- * Sleeps ns, returning early with the signal number if SIGINT or SIGTERM
+ * Sleeps ns, returning early with the signal number if an interrupt signal
  * arrives; 0 otherwise. Calls tick as proc_run() does (elapsed counts up).
  */
 int proc_sleep(int64_t ns, void (*tick)(void *, int64_t), void *arg);

@@ -29,6 +29,7 @@
 #include "hash.h"
 #include "judge.h"
 #include "bundle.h"
+#include "cgroup.h"
 #include "compare.h"
 #include "metadata.h"
 #include "plots.h"
@@ -68,31 +69,6 @@ struct run_state {
 	int have_env;
 	char plan_sha256[SHA256_HEX_LEN + 1];
 };
-
-static const char *signal_name(int sig)
-{
-	switch (sig) {
-	case SIGHUP: return "SIGHUP";
-	case SIGINT: return "SIGINT";
-	case SIGQUIT: return "SIGQUIT";
-	case SIGILL: return "SIGILL";
-	case SIGTRAP: return "SIGTRAP";
-	case SIGABRT: return "SIGABRT";
-	case SIGBUS: return "SIGBUS";
-	case SIGFPE: return "SIGFPE";
-	case SIGKILL: return "SIGKILL";
-	case SIGUSR1: return "SIGUSR1";
-	case SIGSEGV: return "SIGSEGV";
-	case SIGUSR2: return "SIGUSR2";
-	case SIGPIPE: return "SIGPIPE";
-	case SIGALRM: return "SIGALRM";
-	case SIGTERM: return "SIGTERM";
-	case SIGXCPU: return "SIGXCPU";
-	case SIGXFSZ: return "SIGXFSZ";
-	case SIGSYS: return "SIGSYS";
-	}
-	return "signal";
-}
 
 static void add_note(struct run_state *st, char *note)
 {
@@ -184,7 +160,7 @@ static int write_state(struct run_state *st, int final)
 		.variant_names = st->variant_names,
 		.nvariants = plan->nvariants,
 		.planned = (unsigned)st->planned,
-		.interrupt = st->interrupt ? signal_name(st->interrupt) : NULL,
+		.interrupt = st->interrupt ? proc_signal_name(st->interrupt) : NULL,
 		.abev_max_rss_bytes = self_max_rss(),
 		.notes = (const char *const *)st->notes,
 		.nnotes = st->nnotes,
@@ -282,13 +258,13 @@ static void set_status(struct invocation *inv, const struct proc_result *res,
 	case PROC_SIGNALED:
 		inv->status = INV_FAILED;
 		inv->reason = xasprintf("killed by signal %d (%s)%s", res->signal,
-					signal_name(res->signal),
+					proc_signal_name(res->signal),
 					res->core_dumped ? ", core dumped" : "");
 		break;
 	case PROC_TIMED_OUT:
 		inv->status = INV_TIMED_OUT;
 		inv->reason = xasprintf("timed out after %g s; stopped with %s", plan->timeout_seconds,
-					signal_name(res->signal));
+					proc_signal_name(res->signal));
 		break;
 	case PROC_EXEC_FAILED:
 		inv->status = INV_EXEC_FAILED;
@@ -297,7 +273,7 @@ static void set_status(struct invocation *inv, const struct proc_result *res,
 	case PROC_INTERRUPTED:
 		inv->status = INV_INTERRUPTED;
 		inv->reason = xasprintf("abev received %s; the process group was stopped",
-					signal_name(res->interrupt_signal));
+					proc_signal_name(res->interrupt_signal));
 		break;
 	}
 }
@@ -502,6 +478,65 @@ static void compare_teardown(struct run_state *st)
 	free(st->gate_defs);
 }
 
+/*
+ * The nearest existing ancestor of path must be a directory abev can
+ * write: that is where create_root() will make the rest.
+ */
+static int check_out_parent(const char *out)
+{
+	char *dir = xstrdup(out), *slash;
+	struct stat sb;
+	int ret = -1;
+
+	for (;;) {
+		slash = strrchr(dir, '/');
+		if (!slash) {
+			free(dir);
+			dir = xstrdup(".");
+		} else if (slash == dir) {
+			dir[1] = '\0';
+		} else {
+			*slash = '\0';
+		}
+		if (stat(dir, &sb) == 0)
+			break;
+		if (errno != ENOENT || !slash || slash == dir) {
+			error("cannot create '%s': '%s': %s", out, dir, strerror(errno));
+			goto out;
+		}
+	}
+	if (!S_ISDIR(sb.st_mode)) {
+		error("cannot create '%s': '%s' is not a directory", out, dir);
+		goto out;
+	}
+	if (access(dir, W_OK | X_OK) < 0) {
+		error("cannot create '%s' in '%s': %s", out, dir, strerror(errno));
+		goto out;
+	}
+	ret = 0;
+out:
+	free(dir);
+	return ret;
+}
+
+int runner_check_options(const struct runner_options *opt)
+{
+	struct stat sb;
+	size_t n = strlen(opt->out_dir);
+
+	if (lstat(opt->out_dir, &sb) == 0)
+		return error("'%s' already exists; abev never writes into an existing "
+			     "directory: choose a new --out", opt->out_dir);
+	if (check_out_parent(opt->out_dir) < 0)
+		return -1;
+	if (!opt->bundle)
+		return 0;
+	if (!strncmp(opt->bundle, opt->out_dir, n) && opt->bundle[n] == '/')
+		return error("cannot write bundle '%s' inside the evidence directory it packs",
+			     opt->bundle);
+	return bundle_check_target(opt->bundle);
+}
+
 static int create_root(struct run_state *st, enum runner_outcome *why)
 {
 	const char *out = st->opt->out_dir;
@@ -621,6 +656,51 @@ static int write_template(const char *root, const struct plan *plan)
 	return ret;
 }
 
+/*
+ * The end of every run: result.json and report.md written as final,
+ * sealed, packed. A signal that arrives meanwhile is not lost: the
+ * evidence is written again as interrupted, sealed again and packed
+ * again. That happens at most once, since the interrupt flag only goes
+ * from 0 to a signal. *final is the status the evidence records.
+ */
+static void finish_evidence(struct run_state *st, enum run_status *final, int *sealed,
+			    int *bundled)
+{
+	const struct runner_options *opt = st->opt;
+
+	for (;;) {
+		now_utc(st->ended);
+		if (write_state(st, 1) < 0)
+			st->runtime_error = 1;
+		*final = current_status(st, 1);
+		*sealed = *bundled = 0;
+		/* Sealed whatever the outcome, an interrupted run included: it says so itself. */
+		if (seal_evidence(st->root, opt->key) < 0) {
+			st->runtime_error = 1;
+		} else {
+			*sealed = 1;
+			if (opt->bundle && bundle_pack(st->root, opt->bundle) < 0)
+				st->runtime_error = 1;
+			else
+				*bundled = opt->bundle != NULL;
+		}
+		if (st->interrupt || !proc_interrupted())
+			return;
+		st->interrupt = proc_interrupted();
+		add_note(st, xasprintf("abev received %s after the last invocation, while "
+				       "writing, sealing or packing the evidence; every "
+				       "invocation recorded here had finished",
+				       proc_signal_name(st->interrupt)));
+		/* bundle_pack() made it (it never replaces a file): it is made again. */
+		if (*bundled && unlink(opt->bundle) < 0) {
+			error("cannot remove '%s' to pack it again: %s", opt->bundle,
+			      strerror(errno));
+			st->runtime_error = 1;
+			*bundled = 0;
+		}
+	}
+}
+
 enum runner_outcome runner_run(const struct plan *plan, const struct runner_options *opt,
 			       struct runner_result *res)
 {
@@ -640,12 +720,21 @@ enum runner_outcome runner_run(const struct plan *plan, const struct runner_opti
 	st.opt = opt;
 	memset(res, 0, sizeof(*res));
 
+	/* From here on a signal is an interrupt, recorded in the evidence. */
+	if (proc_setup() < 0)
+		goto out;
+	cgroup_remove_stale();
 	/* What is compared is pinned down before anything runs or is written. */
 	md = metadata_collect(plan, opt->host_label);
 	if (!md) {
 		outcome = RUNNER_USAGE;
 		goto out;
 	}
+	st.interrupt = proc_interrupted();
+	if (st.interrupt)
+		add_note(&st, xasprintf("abev received %s before the first invocation, while "
+					"collecting metadata.json (git, versions commands); no "
+					"invocation ran", proc_signal_name(st.interrupt)));
 	if (create_root(&st, &outcome) < 0)
 		goto out;
 	plan_copy = path_join(st.root, "plan.json");
@@ -660,8 +749,6 @@ enum runner_outcome runner_run(const struct plan *plan, const struct runner_opti
 		goto out;
 	}
 	st.have_env = 1;
-	if (proc_setup() < 0)
-		goto out;
 	st.judge = judge_new(plan, &err);
 	if (!st.judge) {
 		error("%s", err);
@@ -720,6 +807,10 @@ enum runner_outcome runner_run(const struct plan *plan, const struct runner_opti
 			have_prev = 1;
 			if (evidence_write_invocation(st.root, inv) < 0 || write_state(&st, 0) < 0) {
 				st.runtime_error = 1;
+				add_note(&st, xasprintf("abev stopped: the files of %s could not be "
+							"written (see abev's error output); they may "
+							"be missing or incomplete here",
+							inv->dir));
 				break;
 			}
 			progress_done(&st.prog, inv);
@@ -739,21 +830,7 @@ enum runner_outcome runner_run(const struct plan *plan, const struct runner_opti
 	}
 
 	progress_clear(&st.prog);
-	now_utc(st.ended);
-	if (write_state(&st, 1) < 0)
-		st.runtime_error = 1;
-	/* The status the evidence records, before anything below can fail. */
-	final = current_status(&st, 1);
-	/* Sealed whatever the outcome, an interrupted run included: it says so itself. */
-	if (seal_evidence(st.root, opt->key) < 0) {
-		st.runtime_error = 1;
-	} else {
-		sealed = 1;
-		if (opt->bundle && bundle_pack(st.root, opt->bundle) < 0)
-			st.runtime_error = 1;
-		else
-			bundled = opt->bundle != NULL;
-	}
+	finish_evidence(&st, &final, &sealed, &bundled);
 	if (st.interrupt) {
 		res->signo = st.interrupt;
 		outcome = RUNNER_INTERRUPTED;
@@ -764,6 +841,10 @@ enum runner_outcome runner_run(const struct plan *plan, const struct runner_opti
 	}
 	res->decision = st.cmp.decision;
 	print_end(&st, final, sealed, bundled);
+	/* The run is over and sealed: a closed stdout is worth a message, not a failure. */
+	if (fflush(stdout) != 0 || ferror(stdout))
+		error("cannot write the summary to standard output: %s (the evidence in '%s' "
+		      "is complete)", errno ? strerror(errno) : "write error", st.root);
 out:
 	for (size_t i = 0; i < st.ninvs; i++)
 		invocation_release(&st.invs[i]);

@@ -33,10 +33,18 @@ struct runner_result {
 enum runner_outcome {
 	RUNNER_PASSED,       /* every invocation ran and passed */
 	RUNNER_FAILED,       /* evidence written; an invocation failed or a slot was lost */
-	RUNNER_INTERRUPTED,  /* SIGINT/SIGTERM: evidence written, marked interrupted */
+	RUNNER_INTERRUPTED,  /* a signal (proc.h), at any point: evidence written, marked interrupted, sealed */
 	RUNNER_USAGE,        /* the output directory exists, an assemblies pattern matches nothing (nothing written) */
 	RUNNER_ERROR,        /* runtime error: directory, spawning */
 };
+
+/*
+ * Checks what can be checked of opt before anything runs: --out does not
+ * exist and its nearest existing ancestor is a writable directory; the
+ * bundle's name, absence and directory (bundle_check_target()), and that
+ * it is not inside --out. 0, or -1 after error() (a usage error).
+ */
+int runner_check_options(const struct runner_options *opt);
 
 /*
  * Runs the plan. Prints where the evidence is, its status, the decision

@@ -675,6 +675,143 @@ static void test_bad_log_path(void **state)
 }
 
 /* Runs last: the interrupt flag stays set for the rest of the process. */
+/* Runs argv in capture mode into *out; the outcome in *res. */
+static void run_capture(const char *const *argv, int merge, size_t max, int64_t timeout_ns,
+			struct strbuf *out, struct proc_result *res)
+{
+	struct proc_spec s = spec_for(argv);
+	s.stdout_path = NULL;
+	s.capture = out;
+	s.capture_max = max;
+	s.capture_stderr = merge;
+	s.timeout_ns = timeout_ns;
+	s.grace_ns = 200 * MS;
+	assert_int_equal(proc_run(&s, res), 0);
+	assert_no_children();
+}
+
+static void test_capture_streams(void **state)
+{
+	const char *argv[] = { "sh", "-c", "echo out; echo err >&2; exit 3", NULL };
+	struct strbuf out = STRBUF_INIT;
+	struct proc_result res;
+	char *err;
+	(void)state;
+
+	/* stdout captured, stderr to its file. */
+	run_capture(argv, 0, 4096, 0, &out, &res);
+	assert_int_equal(res.outcome, PROC_EXITED);
+	assert_int_equal(res.exit_code, 3);
+	assert_string_equal(out.buf, "out\n");
+	assert_int_equal(res.capture_dropped, 0);
+	err = slurp(err_path);
+	assert_string_equal(err, "err\n");
+	free(err);
+	proc_result_release(&res);
+
+	/* Both into the buffer, in the order written. */
+	strbuf_reset(&out);
+	run_capture(argv, 1, 4096, 0, &out, &res);
+	assert_string_equal(out.buf, "out\nerr\n");
+	proc_result_release(&res);
+	strbuf_release(&out);
+}
+
+static void test_capture_bounded(void **state)
+{
+	/* Far more than a pipe holds: the child must never block on a full pipe. */
+	const char *argv[] = { "sh", "-c", "head -c 1000000 /dev/zero; echo end >&2", NULL };
+	struct strbuf out = STRBUF_INIT;
+	struct proc_result res;
+	(void)state;
+
+	run_capture(argv, 0, 100, 0, &out, &res);
+	assert_int_equal(res.outcome, PROC_EXITED);
+	assert_int_equal(res.exit_code, 0);
+	assert_int_equal(out.len, 100);
+	assert_int_equal(res.capture_dropped, 1000000 - 100);
+	proc_result_release(&res);
+	strbuf_release(&out);
+}
+
+static void test_capture_exec_failed(void **state)
+{
+	const char *argv[] = { "no-such-program-abev", "--version", NULL };
+	struct strbuf out = STRBUF_INIT;
+	struct proc_result res;
+	(void)state;
+
+	run_capture(argv, 1, 4096, 0, &out, &res);
+	assert_int_equal(res.outcome, PROC_EXEC_FAILED);
+	assert_non_null(strstr(res.exec_error, "no-such-program-abev"));
+	assert_non_null(strstr(res.exec_error, "No such file or directory"));
+	assert_int_equal(out.len, 0);
+	proc_result_release(&res);
+	strbuf_release(&out);
+}
+
+static void test_capture_timeout(void **state)
+{
+	const char *argv[] = { "sh", "-c", "echo partial; exec sleep 30", NULL };
+	struct strbuf out = STRBUF_INIT;
+	struct proc_result res;
+	(void)state;
+
+	run_capture(argv, 0, 4096, 300 * MS, &out, &res);
+	assert_int_equal(res.outcome, PROC_TIMED_OUT);
+	assert_int_equal(res.signal, SIGTERM);
+	/* What came before the timeout is kept. */
+	assert_string_equal(out.buf, "partial\n");
+	proc_result_release(&res);
+	strbuf_release(&out);
+}
+
+static void test_capture_leftover_holds_pipe(void **state)
+{
+	/* The background sleep keeps the pipe open after sh has exited. */
+	const char *argv[] = { "sh", "-c", "sleep 30 & echo $! > pid; echo done", NULL };
+	struct strbuf out = STRBUF_INIT;
+	struct proc_result res;
+	(void)state;
+
+	run_capture(argv, 0, 4096, 0, &out, &res);
+	assert_int_equal(res.outcome, PROC_EXITED);
+	assert_int_equal(res.exit_code, 0);
+	assert_string_equal(out.buf, "done\n");
+	assert_true(res.leftovers_killed >= 1);
+	assert_true(res.wall_ns < 10 * 1000 * MS);
+	assert_gone(read_pidfile());
+	proc_result_release(&res);
+	strbuf_release(&out);
+}
+
+static void test_child_gets_default_signals(void **state)
+{
+	/* abev ignores SIGPIPE and SIGXFSZ; its children must not inherit that. */
+	const char *argv[] = { "cat", "/proc/self/status", NULL };
+	struct strbuf out = STRBUF_INIT;
+	struct proc_result res;
+	struct sigaction sa;
+	unsigned long long mask;
+	const char *ign;
+	(void)state;
+
+	assert_int_equal(sigaction(SIGPIPE, NULL, &sa), 0);
+	assert_true(sa.sa_handler == SIG_IGN);
+	assert_int_equal(sigaction(SIGXFSZ, NULL, &sa), 0);
+	assert_true(sa.sa_handler == SIG_IGN);
+	run_capture(argv, 0, 1 << 16, 0, &out, &res);
+	assert_int_equal(res.outcome, PROC_EXITED);
+	ign = strstr(out.buf, "\nSigIgn:");
+	assert_non_null(ign);
+	/* Only these two: whoever started the test may ignore others, and that is inherited. */
+	mask = strtoull(ign + 9, NULL, 16);
+	assert_int_equal(mask & (1ULL << (SIGPIPE - 1)), 0);
+	assert_int_equal(mask & (1ULL << (SIGXFSZ - 1)), 0);
+	proc_result_release(&res);
+	strbuf_release(&out);
+}
+
 static void test_interrupt(void **state)
 {
 	const char *argv[] = { "sh", "-c", "sleep 30 & echo $! > pid; kill -TERM $PPID; wait",
@@ -695,6 +832,17 @@ static void test_interrupt(void **state)
 	proc_result_release(&res);
 	/* proc_sleep returns at once once abev has been interrupted. */
 	assert_int_equal(proc_sleep(10 * 1000 * MS, NULL, NULL), SIGTERM);
+	/* So does a capture that starts after the interrupt: it is stopped, not waited for. */
+	{
+		const char *hang[] = { "sleep", "30", NULL };
+		struct strbuf out = STRBUF_INIT;
+		run_capture(hang, 1, 4096, 0, &out, &res);
+		assert_int_equal(res.outcome, PROC_INTERRUPTED);
+		assert_int_equal(res.interrupt_signal, SIGTERM);
+		assert_true(res.wall_ns < 10 * 1000 * MS);
+		proc_result_release(&res);
+		strbuf_release(&out);
+	}
 }
 
 int main(void)
@@ -713,6 +861,13 @@ int main(void)
 		cmocka_unit_test(test_tick_and_sleep),
 		cmocka_unit_test(test_cgroup),
 		cmocka_unit_test(test_bad_log_path),
+		cmocka_unit_test(test_capture_streams),
+		cmocka_unit_test(test_capture_bounded),
+		cmocka_unit_test(test_capture_exec_failed),
+		cmocka_unit_test(test_capture_timeout),
+		cmocka_unit_test(test_capture_leftover_holds_pipe),
+		cmocka_unit_test(test_child_gets_default_signals),
+		/* Last: the interrupt flag stays set for the rest of the process. */
 		cmocka_unit_test(test_interrupt),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);

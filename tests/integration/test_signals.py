@@ -1,0 +1,252 @@
+"""Integration tests of every way out of `abev run`: each terminating signal
+(mid-run, during the versions commands, after the last invocation) ends in
+sealed evidence that says "interrupted" with the signal's name and leaves no
+process and no cgroup behind; a closed stdout does not stop a run; stale
+cgroups of a dead abev are removed; options are refused before anything
+runs.
+
+The machine is shared and may be busy: the only time bounds are watchdogs
+for a hung abev, far above what a slow machine needs."""
+import os
+import signal
+import subprocess
+import time
+import unittest
+
+from common import ABEV, HELPER, AbevTestCase, helper_plan
+from test_run import pid_alive, procs_with_marker, wait_for_file
+
+
+def cgroup_parent():
+    """The directory abev makes its cgroups in (its own cgroup v2 group), or None."""
+    mount = None
+    with open("/proc/self/mountinfo") as f:
+        for line in f:
+            pre, _, post = line.partition(" - ")
+            if post.startswith("cgroup2 "):
+                mount = pre.split()[4].replace("\\040", " ")
+                break
+    if mount is None:
+        return None
+    with open("/proc/self/cgroup") as f:
+        own = next((l.strip()[3:] for l in f if l.startswith("0::")), None)
+    if own is None:
+        return None
+    return mount if own == "/" else mount.rstrip("/") + own
+
+
+def cgroups_of(pid):
+    parent = cgroup_parent()
+    if parent is None or not os.path.isdir(parent):
+        return []
+    return [d for d in os.listdir(parent) if d.startswith(f"abev-{pid}-")]
+
+
+class Signals(AbevTestCase):
+    def keygen(self):
+        self.abev("keygen", "--out", self.path("key"), check=0)
+        return self.path("key.key"), self.path("key.pub")
+
+    def start(self, plan, *extra):
+        p = self.write_plan(plan)
+        return subprocess.Popen([ABEV, "run", p, "--out", self.path("ev"), *extra],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                stdin=subprocess.DEVNULL)
+
+    def finish(self, proc, sig):
+        try:
+            proc.send_signal(sig)
+            # A watchdog, not a bound.
+            out, err = proc.communicate(timeout=60)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+        return out.decode(errors="replace"), err.decode(errors="replace")
+
+    def check_sealed_interrupted(self, proc, sig, pub, err):
+        self.assertEqual(proc.returncode, 128 + sig, err)
+        res = self.load("ev", "result.json")
+        self.assertEqual(res["status"], "interrupted")
+        self.assertEqual(res["interrupt"], signal.Signals(sig).name)
+        cp = self.abev("verify", self.path("ev"), "--pubkey", pub)
+        self.assertEqual(cp.returncode, 0, cp.stdout + cp.stderr)
+        self.assertEqual(cgroups_of(proc.pid), [], "a cgroup of the run was left behind")
+        return res
+
+    def mid_run(self, sig):
+        key, pub = self.keygen()
+        pidfile = self.path("pids")
+        marker = os.path.basename(self.tmp)
+        plan = helper_plan([("a", ["hang-with-child", pidfile]), ("b", ["exit", "0"])], runs=2)
+        proc = self.start(plan, "--key", key)
+        try:
+            self.assertTrue(wait_for_file(pidfile), "the child never started")
+        finally:
+            _, err = self.finish(proc, sig)
+        res = self.check_sealed_interrupted(proc, sig, pub, err)
+        self.assertEqual([i["status"] for i in res["invocations"]], ["interrupted"])
+        with open(pidfile) as f:
+            for pid in map(int, f.read().split()):
+                self.assertFalse(pid_alive(pid), f"process {pid} survived")
+        self.assertEqual(procs_with_marker(marker), [])
+
+    def test_sighup_mid_run(self):
+        self.mid_run(signal.SIGHUP)
+
+    def test_sigquit_mid_run(self):
+        self.mid_run(signal.SIGQUIT)
+
+    def test_sigterm_mid_run(self):
+        self.mid_run(signal.SIGTERM)
+
+    def test_sigusr1_mid_run(self):
+        self.mid_run(signal.SIGUSR1)
+
+    def test_sigint_during_hanging_versions_command(self):
+        key, pub = self.keygen()
+        pidfile = self.path("versions-pid")
+        plan = helper_plan([("a", ["exit", "0"]), ("b", ["exit", "0"])])
+        plan["versions"] = {"hang": ["sh", "-c", f'echo $$ > "{pidfile}"; exec sleep 600']}
+        proc = self.start(plan, "--key", key)
+        try:
+            self.assertTrue(wait_for_file(pidfile), "the versions command never started")
+            t0 = time.monotonic()
+        finally:
+            _, err = self.finish(proc, signal.SIGINT)
+        # Generous: without the interrupt abev would wait out the 10 s timeout.
+        self.assertLess(time.monotonic() - t0, 9.5, "the versions command was waited for")
+        res = self.check_sealed_interrupted(proc, signal.SIGINT, pub, err)
+        self.assertEqual(res["invocations"], [])
+        self.assertTrue(any("before the first invocation" in n for n in res["notes"]),
+                        res["notes"])
+        with open(pidfile) as f:
+            self.assertFalse(pid_alive(int(f.read().split()[0])), "the versions command survived")
+        md = self.load("ev", "metadata.json")
+        hang = md["variants"][0]["versions"]["hang"]
+        self.assertIsNone(hang["exit_code"])
+        self.assertIn("interrupted", hang["error"])
+        self.assertIn("not run", md["variants"][1]["versions"]["hang"]["error"])
+
+    def test_signal_from_a_versions_command_is_not_lost(self):
+        # The command signals abev (its parent) and exits 0: the signal lands
+        # between processes, where nothing waits for it.
+        plan = helper_plan([("a", ["exit", "0"]), ("b", ["exit", "0"])])
+        plan["versions"] = {"v": ["sh", "-c", "kill -USR2 $PPID; echo 1.0"]}
+        p = self.write_plan(plan)
+        cp = self.abev("run", p, "--out", self.path("ev"), check=128 + signal.SIGUSR2)
+        res = self.load("ev", "result.json")
+        self.assertEqual(res["status"], "interrupted", cp.stderr)
+        self.assertEqual(res["interrupt"], "SIGUSR2")
+        self.assertTrue(os.path.isfile(self.path("ev", "SHA256")))
+
+    def test_signal_after_the_last_invocation(self):
+        key, pub = self.keygen()
+        # A large log keeps abev hashing for a while after the last invocation.
+        plan = helper_plan([("a", ["exit", "0"]), ("b", ["flood", str(512 * 1024 * 1024)])])
+        proc = self.start(plan, "--key", key, "--bundle", self.path("ev.tar.gz"))
+        try:
+            self.assertTrue(wait_for_file(self.path("ev", "runs", "b", "run-1", "result.json"),
+                                          timeout=120), "the last invocation never ended")
+            if proc.poll() is not None:
+                self.skipTest("abev had finished before the signal could be sent")
+        finally:
+            out, err = self.finish(proc, signal.SIGTERM)
+        if proc.returncode == 0:
+            self.skipTest("abev finished before the signal reached it")
+        res = self.check_sealed_interrupted(proc, signal.SIGTERM, pub, err)
+        self.assertEqual([i["status"] for i in res["invocations"]], ["ok", "ok"])
+        self.assertTrue(any("after the last invocation" in n for n in res["notes"]),
+                        res["notes"])
+        self.assertIn("interrupted", out)
+        # The bundle holds the evidence as sealed the second time.
+        if os.path.exists(self.path("ev.tar.gz")):
+            cp = self.abev("verify", self.path("ev.tar.gz"), "--pubkey", pub)
+            self.assertEqual(cp.returncode, 0, cp.stdout + cp.stderr)
+
+
+class Output(AbevTestCase):
+    def test_closed_stdout_does_not_stop_the_run(self):
+        p = self.write_plan(helper_plan([("a", ["exit", "0"]), ("b", ["exit", "0"])], runs=2))
+        cmd = f'"{ABEV}" run "{p}" --out "{self.path("ev")}" --unsigned | head -c 10'
+        cp = subprocess.run(["sh", "-c", cmd], capture_output=True, text=True, timeout=300,
+                            stdin=subprocess.DEVNULL)
+        self.assertEqual(cp.returncode, 0, cp.stderr)
+        self.assertEqual(len(cp.stdout), 10)
+        res = self.load("ev", "result.json")
+        self.assertEqual(res["status"], "completed")
+        self.assertEqual(len(res["invocations"]), 4)
+        self.assertTrue(os.path.isfile(self.path("ev", "SHA256")))
+
+    def test_stdout_closed_before_the_end_is_reported(self):
+        p = self.write_plan(helper_plan([("a", ["exit", "0"]), ("b", ["exit", "0"])]))
+        r, w = os.pipe()
+        os.close(r)
+        try:
+            cp = subprocess.run([ABEV, "run", p, "--out", self.path("ev"), "--unsigned"],
+                                stdout=w, stderr=subprocess.PIPE, text=True, timeout=300,
+                                stdin=subprocess.DEVNULL)
+        finally:
+            os.close(w)
+        self.assertEqual(cp.returncode, 0, cp.stderr)
+        self.assertIn("cannot write the summary to standard output: Broken pipe", cp.stderr)
+        self.assertEqual(self.load("ev", "result.json")["status"], "completed")
+        self.assertTrue(os.path.isfile(self.path("ev", "SHA256")))
+
+
+class StaleCgroups(AbevTestCase):
+    def test_group_of_a_dead_abev_is_removed(self):
+        parent = cgroup_parent()
+        if parent is None:
+            self.skipTest("no cgroup v2 group for abev here")
+        dead = subprocess.Popen(["true"])
+        dead.wait()
+        stale = os.path.join(parent, f"abev-{dead.pid}-1")
+        try:
+            os.mkdir(stale)
+        except OSError as e:
+            self.skipTest(f"cannot create a cgroup in {parent}: {e}")
+        try:
+            p = self.write_plan(helper_plan([("a", ["exit", "0"])]))
+            self.abev("run", p, "--out", self.path("ev"), check=0)
+            self.assertFalse(os.path.exists(stale), "the stale cgroup is still there")
+        finally:
+            if os.path.isdir(stale):
+                os.rmdir(stale)
+
+
+class OptionsFirst(AbevTestCase):
+    def test_bundle_with_a_wrong_extension_is_refused_before_anything_runs(self):
+        marker = self.path("ran")
+        plan = helper_plan([("a", ["exit", "0"])])
+        plan["versions"] = {"v": ["sh", "-c", f'touch "{marker}"']}
+        p = self.write_plan(plan)
+        cp = self.abev("run", p, "--out", self.path("ev"), "--bundle", self.path("x.zip"),
+                       check=2)
+        self.assertIn(".tar.zst or .tar.gz", cp.stderr)
+        self.assertFalse(os.path.exists(self.path("ev")))
+        self.assertFalse(os.path.exists(marker), "the versions command ran")
+
+    def test_bundle_in_a_missing_directory_is_refused(self):
+        p = self.write_plan(helper_plan([("a", ["exit", "0"])]))
+        cp = self.abev("run", p, "--out", self.path("ev"), "--bundle",
+                       self.path("no", "x.tar.zst"), check=2)
+        self.assertIn("No such file or directory", cp.stderr)
+        self.assertFalse(os.path.exists(self.path("ev")))
+
+    def test_bundle_inside_the_evidence_is_refused(self):
+        p = self.write_plan(helper_plan([("a", ["exit", "0"])]))
+        self.abev("run", p, "--out", self.path("ev"), "--bundle",
+                  self.path("ev", "x.tar.zst"), check=2)
+        self.assertFalse(os.path.exists(self.path("ev")))
+
+    def test_out_under_a_file_is_refused(self):
+        with open(self.path("f"), "w") as f:
+            f.write("x")
+        p = self.write_plan(helper_plan([("a", ["exit", "0"])]))
+        cp = self.abev("run", p, "--out", self.path("f", "ev"), check=2)
+        self.assertIn("not a directory", cp.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
