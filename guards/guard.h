@@ -26,14 +26,28 @@ const char *guard_verdict_name(enum guard_verdict v);
 void guard_result_release(struct guard_result *r);
 
 /*
- * load: the foreign-load check. foreign_cpu is the average number of
- * cores other processes kept busy during the run (< 0: unknown),
- * resolution how far off that figure can be (the run fails the guard only
- * when foreign_cpu - resolution is over the limit, so a short run is not
- * thrown away for a tick of noise), max_foreign_cpu the plan's limit.
+ * load: the contention check. What slows a run is time its processes
+ * spent ready to run but waiting for a CPU: cpu_wait_pct, that time as a
+ * percentage of the run's wall time (< 0: unknown), measured as
+ * cpu_wait_source says ("cgroup", "schedstat"). Over max_cpu_wait_pct
+ * fails.
+ *
+ * The foreign-load limit is a second, optional one (max_foreign_cpu < 0:
+ * none): foreign_cpu is the average number of cores other processes kept
+ * busy (< 0: unknown), resolution how far off that figure can be (the run
+ * fails only when foreign_cpu - resolution is over the limit, so a short
+ * run is not thrown away for a tick of noise).
+ *
+ * Unchecked when no limit in force could be judged.
  */
-void guard_load(double foreign_cpu, double resolution, double max_foreign_cpu,
-		struct guard_result *out);
+struct load_figures {
+	double cpu_wait_pct;
+	const char *cpu_wait_source;   /* borrowed, may be NULL */
+	double max_cpu_wait_pct;
+	double foreign_cpu, resolution;
+	double max_foreign_cpu;
+};
+void guard_load(const struct load_figures *f, struct guard_result *out);
 
 /*
  * min_executed: executed leaf results summed over the invocation's result

@@ -1,6 +1,7 @@
 /*
- * load guard: judges whether a run overlapped more foreign CPU load than
- * the plan allows. It only judges; repeating the slot is the runner's job.
+ * load guard: judges whether a run waited for a CPU longer than the plan
+ * allows, and, where the plan limits it, whether others kept more cores
+ * busy meanwhile. It only judges; repeating the slot is the runner's job.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "guard.h"
@@ -27,26 +28,38 @@ void guard_result_release(struct guard_result *r)
 	r->reason = NULL;
 }
 
-void guard_load(double foreign_cpu, double resolution, double max_foreign_cpu,
-		struct guard_result *out)
+void guard_load(const struct load_figures *f, struct guard_result *out)
 {
+	struct strbuf sb = STRBUF_INIT;
+	double resolution = f->resolution > 0 ? f->resolution : 0;
+	int wait_known = f->cpu_wait_pct >= 0;
+	int foreign_judged = f->max_foreign_cpu >= 0 && f->foreign_cpu >= 0;
+	int wait_over = wait_known && f->cpu_wait_pct > f->max_cpu_wait_pct;
+	int foreign_over = foreign_judged && f->foreign_cpu - resolution > f->max_foreign_cpu;
+
 	out->guard = "load";
-	if (resolution < 0)
-		resolution = 0;
-	if (foreign_cpu < 0) {
-		out->verdict = GUARD_UNCHECKED;
-		out->reason = xasprintf("foreign CPU load unknown (/proc/stat unreadable); limit %.2f "
-					"cores",
-					max_foreign_cpu);
-	} else if (foreign_cpu - resolution > max_foreign_cpu) {
+	if (wait_known)
+		strbuf_addf(&sb, "waited for a CPU %.1f %% of the run (%s), %s the limit of %g %% "
+			    "(load.max_cpu_wait_pct)",
+			    f->cpu_wait_pct, f->cpu_wait_source ? f->cpu_wait_source : "measured",
+			    wait_over ? "over" : "within", f->max_cpu_wait_pct);
+	else
+		strbuf_addf(&sb, "CPU wait unknown (no cgroup cpu.pressure or schedstat); limit %g %%",
+			    f->max_cpu_wait_pct);
+	if (foreign_judged)
+		strbuf_addf(&sb, "; other processes used %.2f cores (±%.2f), %s the limit of %.2f "
+			    "(load.max_foreign_cpu)",
+			    f->foreign_cpu, resolution, foreign_over ? "over" : "within",
+			    f->max_foreign_cpu);
+	else if (f->max_foreign_cpu >= 0)
+		strbuf_addf(&sb, "; foreign CPU load unknown (/proc/stat unreadable); limit %.2f "
+			    "cores",
+			    f->max_foreign_cpu);
+	if (wait_over || foreign_over)
 		out->verdict = GUARD_FAIL;
-		out->reason = xasprintf("other processes used %.2f cores (±%.2f) during the run, "
-					"over the limit of %.2f (load.max_foreign_cpu)",
-					foreign_cpu, resolution, max_foreign_cpu);
-	} else {
+	else if (wait_known || foreign_judged)
 		out->verdict = GUARD_PASS;
-		out->reason = xasprintf("other processes used %.2f cores (±%.2f), within the limit "
-					"of %.2f",
-					foreign_cpu, resolution, max_foreign_cpu);
-	}
+	else
+		out->verdict = GUARD_UNCHECKED;
+	out->reason = strbuf_detach(&sb, NULL);
 }

@@ -9,6 +9,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "cgroup.h"
+#include "sysstat.h"
 #include "util.h"
 
 #include <dirent.h>
@@ -367,6 +368,19 @@ static int64_t read_cpu_usage_ns(const char *dir)
 	free(path);
 	strbuf_release(&sb);
 	return v;
+}
+
+int64_t cgroup_cpu_pressure_us(const struct cgroup *cg)
+{
+	char *path;
+	int64_t us;
+
+	if (!cg || !cg->path)
+		return -1;
+	path = path_join(cg->path, "cpu.pressure");
+	us = psi_read_some_total(path);
+	free(path);
+	return us;
 }
 
 void cgroup_read(const struct cgroup *cg, struct cgroup_stats *st)

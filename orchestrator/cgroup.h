@@ -32,6 +32,13 @@ int cgroup_create(struct cgroup *cg, const char *name, char **reason);
 int cgroup_add(struct cgroup *cg, pid_t pid, char **reason);
 /* Reads the figures; fields that cannot be read are -1. */
 void cgroup_read(const struct cgroup *cg, struct cgroup_stats *st);
+/*
+ * The group's cpu.pressure "some total" (microseconds during which a task
+ * of the group was runnable but waiting for a CPU), or -1 when there is no
+ * group or no pressure file (kernel < 4.20, psi=0). The file exists in
+ * every cgroup v2 group, whether or not the cpu controller is enabled.
+ */
+int64_t cgroup_cpu_pressure_us(const struct cgroup *cg);
 /* Notes why memory_peak_bytes is -1 (static string) or NULL. */
 const char *cgroup_memory_note(const struct cgroup *cg);
 /*

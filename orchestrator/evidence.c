@@ -30,6 +30,9 @@ void invocation_release(struct invocation *inv)
 	free(inv->dir);
 	free(inv->exec_error);
 	free(inv->cgroup_note);
+	free(inv->cpu_wait_source);
+	free(inv->cpu_wait_note);
+	free(inv->cpus);
 	free(inv->results_files);
 	for (size_t i = 0; i < inv->nresults; i++)
 		results_file_release(&inv->results[i]);
@@ -42,6 +45,13 @@ void invocation_release(struct invocation *inv)
 		guard_result_release(&inv->guards[i]);
 	free(inv->guards);
 	memset(inv, 0, sizeof(*inv));
+}
+
+double invocation_cpu_wait_pct(const struct invocation *inv)
+{
+	if (inv->cpu_wait_ns < 0 || inv->wall_ns <= 0)
+		return -1;
+	return round((double)inv->cpu_wait_ns * 100.0 / (double)inv->wall_ns * 1e4) / 1e4;
 }
 
 const char *inv_status_name(enum inv_status st)
@@ -194,7 +204,21 @@ static cJSON *invocation_json(const struct invocation *inv, int with_schema)
 		jadd_num(o, "foreign_cpu_resolution", inv->foreign_cpu_resolution);
 	else
 		jadd(o, "foreign_cpu_resolution", cJSON_CreateNull());
-	jadd_num(o, "max_foreign_cpu", inv->max_foreign_cpu);
+	if (inv->max_foreign_cpu >= 0)
+		jadd_num(o, "max_foreign_cpu", inv->max_foreign_cpu);
+	else
+		jadd(o, "max_foreign_cpu", cJSON_CreateNull());
+	jadd_int_or_null(o, "cpu_wait_ns", inv->cpu_wait_ns, inv->cpu_wait_ns >= 0);
+	if (invocation_cpu_wait_pct(inv) >= 0)
+		jadd_num(o, "cpu_wait_pct", invocation_cpu_wait_pct(inv));
+	else
+		jadd(o, "cpu_wait_pct", cJSON_CreateNull());
+	jadd_str(o, "cpu_wait_source", inv->cpu_wait_source);
+	jadd_str(o, "cpu_wait_note", inv->cpu_wait_note);
+	jadd_num(o, "max_cpu_wait_pct", inv->max_cpu_wait_pct);
+	jadd_int_or_null(o, "system_cpu_wait_ns", inv->system_cpu_wait_ns,
+			 inv->system_cpu_wait_ns >= 0);
+	jadd_str(o, "cpus", inv->cpus);
 	jadd_int(o, "leftovers_killed", inv->leftovers_killed);
 	if (inv->cgroup_valid) {
 		cg = jnew_object();
@@ -273,9 +297,22 @@ static void resource_log(struct strbuf *sb, const struct invocation *inv)
 	fmt_load(sb, "load_after", &inv->load_after);
 	if (inv->foreign_cpu >= 0)
 		strbuf_addf(sb, "foreign_cpu: %.3f (resolution %.3f, limit %.3f)\n", inv->foreign_cpu,
-			    inv->foreign_cpu_resolution, inv->max_foreign_cpu);
+			    inv->foreign_cpu_resolution,
+			    inv->max_foreign_cpu >= 0 ? inv->max_foreign_cpu : -1.0);
 	else
 		strbuf_adds(sb, "foreign_cpu: unavailable\n");
+	if (inv->cpu_wait_ns >= 0)
+		strbuf_addf(sb, "cpu_wait_seconds: %.6f (%.2f %% of wall time, from %s, limit %.2f %%)\n",
+			    (double)inv->cpu_wait_ns / 1e9, invocation_cpu_wait_pct(inv),
+			    inv->cpu_wait_source ? inv->cpu_wait_source : "?", inv->max_cpu_wait_pct);
+	else
+		strbuf_addf(sb, "cpu_wait_seconds: unavailable (%s)\n",
+			    inv->cpu_wait_note ? inv->cpu_wait_note : "unknown");
+	if (inv->system_cpu_wait_ns >= 0)
+		strbuf_addf(sb, "system_cpu_wait_seconds: %.6f\n",
+			    (double)inv->system_cpu_wait_ns / 1e9);
+	if (inv->cpus)
+		strbuf_addf(sb, "cpus: %s\n", inv->cpus);
 	strbuf_addf(sb, "leftovers_killed: %u\n", inv->leftovers_killed);
 	if (inv->cgroup_valid) {
 		if (inv->cg_memory_peak_bytes >= 0)
@@ -582,7 +619,13 @@ int evidence_write_run(const char *root, const struct run_header *hdr, enum run_
 		jadd_num(sched, "timeout_seconds", hdr->timeout_seconds);
 	else
 		jadd(sched, "timeout_seconds", cJSON_CreateNull());
-	jadd_num(sched, "max_foreign_cpu", hdr->max_foreign_cpu);
+	if (hdr->max_foreign_cpu >= 0)
+		jadd_num(sched, "max_foreign_cpu", hdr->max_foreign_cpu);
+	else
+		jadd(sched, "max_foreign_cpu", cJSON_CreateNull());
+	jadd_num(sched, "max_cpu_wait_pct", hdr->max_cpu_wait_pct);
+	jadd_str(sched, "max_cpu_wait_pct_from", hdr->max_cpu_wait_pct_from);
+	jadd_str(sched, "cpus", hdr->cpus);
 	jadd_int(sched, "max_repeats", hdr->max_repeats);
 	jadd(o, "schedule", sched);
 	jadd(o, "variants", str_array(hdr->variant_names, hdr->nvariants));

@@ -62,7 +62,13 @@ struct invocation {
 	struct loadavg load_before, load_after;
 	double foreign_cpu;      /* < 0: null */
 	double foreign_cpu_resolution; /* < 0: null; how far off foreign_cpu can be */
-	double max_foreign_cpu;  /* the threshold it was judged by */
+	double max_foreign_cpu;  /* the threshold it was judged by (0: no limit) */
+	int64_t cpu_wait_ns;     /* -1: null; time the child's tree was runnable but not running */
+	char *cpu_wait_source;   /* "cgroup", "schedstat", or NULL with cpu_wait_note saying why */
+	char *cpu_wait_note;     /* why cpu_wait_ns is null, or what it leaves out; or NULL */
+	double max_cpu_wait_pct; /* the threshold it was judged by */
+	int64_t system_cpu_wait_ns; /* -1: null; /proc/pressure/cpu "some" during the run */
+	char *cpus;              /* the CPU list the child was pinned to, or NULL */
 	unsigned leftovers_killed;
 	int cgroup_valid;
 	int64_t cg_memory_peak_bytes;   /* -1: null */
@@ -83,6 +89,11 @@ struct invocation {
 };
 
 void invocation_release(struct invocation *inv);
+/*
+ * cpu_wait_ns as a percentage of wall_ns, to 4 decimals (what result.json
+ * records and the load guard judges), or -1 when either is unknown.
+ */
+double invocation_cpu_wait_pct(const struct invocation *inv);
 const char *inv_status_name(enum inv_status st);
 
 /* Overall status of the top-level result.json. */
@@ -102,6 +113,9 @@ struct run_header {
 	uint64_t seed;
 	unsigned warmups, runs;
 	double gap_seconds, timeout_seconds, max_foreign_cpu;
+	double max_cpu_wait_pct;
+	const char *max_cpu_wait_pct_from; /* "plan", "default" or "--max-cpu-wait-pct" */
+	const char *cpus;        /* schedule.cpus, or NULL */
 	unsigned max_repeats;
 	const char *abev_version;
 	const char *started_utc;

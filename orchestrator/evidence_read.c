@@ -306,6 +306,8 @@ static int read_invocation(const struct reader *rd, const struct evidence_run *r
 	inv->exit_code = -1;
 	inv->foreign_cpu = -1;
 	inv->foreign_cpu_resolution = -1;
+	inv->cpu_wait_ns = -1;
+	inv->system_cpu_wait_ns = -1;
 	if (!cJSON_IsObject(o)) {
 		rerr(rd, path, "not an object");
 		goto out;
@@ -361,6 +363,25 @@ static int read_invocation(const struct reader *rd, const struct evidence_run *r
 	if (get_num(rd, o, path, "foreign_cpu", 1, &d, &have) < 0)
 		goto out;
 	inv->foreign_cpu = have ? d : -1;
+	if (get_num(rd, o, path, "foreign_cpu_resolution", 1, &d, &have) < 0)
+		goto out;
+	inv->foreign_cpu_resolution = have ? d : -1;
+	if (get_num(rd, o, path, "max_foreign_cpu", 1, &inv->max_foreign_cpu, &have) < 0)
+		goto out;
+	if (!have)
+		inv->max_foreign_cpu = -1;
+	if (
+	    get_num(rd, o, path, "max_cpu_wait_pct", 0, &inv->max_cpu_wait_pct, NULL) < 0 ||
+	    get_i64(rd, o, path, "cpu_wait_ns", 0, INT64_C(1) << 62, 1, &v, &have) < 0)
+		goto out;
+	inv->cpu_wait_ns = have ? v : -1;
+	if (get_i64(rd, o, path, "system_cpu_wait_ns", 0, INT64_C(1) << 62, 1, &v, &have) < 0)
+		goto out;
+	inv->system_cpu_wait_ns = have ? v : -1;
+	if (get_str(rd, o, path, "cpu_wait_source", 1, &inv->cpu_wait_source) < 0 ||
+	    get_str(rd, o, path, "cpu_wait_note", 1, &inv->cpu_wait_note) < 0 ||
+	    get_str(rd, o, path, "cpus", 1, &inv->cpus) < 0)
+		goto out;
 	if (read_load(rd, o, path, "load_before", &inv->load_before) < 0 ||
 	    read_load(rd, o, path, "load_after", &inv->load_after) < 0 ||
 	    read_cgroup(rd, o, path, inv) < 0)
@@ -548,6 +569,7 @@ static int read_header(const struct reader *rd, const cJSON *root, struct eviden
 	const cJSON *rep = member(root, "report");
 	const cJSON *schema = member(root, "schema");
 	int64_t v = 0;
+	int have_foreign = 0;
 
 	if (!cJSON_IsString(schema) || strcmp(schema->valuestring, EVIDENCE_RUN_SCHEMA))
 		return rerr(rd, "schema", "expected \"" EVIDENCE_RUN_SCHEMA "\"");
@@ -577,7 +599,8 @@ static int read_header(const struct reader *rd, const cJSON *root, struct eviden
 		return -1;
 	r->max_repeats = (unsigned)v;
 	if (get_num(rd, sched, "schedule", "timeout_seconds", 1, &r->timeout_seconds, NULL) < 0 ||
-	    get_num(rd, sched, "schedule", "max_foreign_cpu", 0, &r->max_foreign_cpu, NULL) < 0 ||
+	    get_num(rd, sched, "schedule", "max_foreign_cpu", 1, &r->max_foreign_cpu, &have_foreign) < 0 ||
+	    get_num(rd, sched, "schedule", "max_cpu_wait_pct", 0, &r->max_cpu_wait_pct, NULL) < 0 ||
 	    get_num(rd, sched, "schedule", "gap_seconds", 0, &r->gap_seconds, NULL) < 0 ||
 	    get_strings(rd, root, "", "variants", &r->variants, &r->nvariants) < 0 ||
 	    get_strings(rd, root, "", "notes", &r->notes, &r->nnotes) < 0 ||
@@ -589,6 +612,8 @@ static int read_header(const struct reader *rd, const cJSON *root, struct eviden
 	    get_bool(rd, rep, "report", "signed", &r->signed_evidence) < 0 ||
 	    read_template(rd, rep, r) < 0)
 		return -1;
+	if (!have_foreign)
+		r->max_foreign_cpu = -1;
 	return 0;
 }
 
@@ -892,6 +917,7 @@ void evidence_report_input(const struct evidence_run *r, const struct comparison
 	in->seed = r->seed;
 	in->timeout_seconds = r->timeout_seconds;
 	in->max_foreign_cpu = r->max_foreign_cpu;
+	in->max_cpu_wait_pct = r->max_cpu_wait_pct;
 	in->max_repeats = r->max_repeats;
 	in->environment = env;
 	in->template_text = r->template_text;

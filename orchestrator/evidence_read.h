@@ -27,7 +27,7 @@ struct evidence_run {
 	char *order;
 	uint64_t seed;
 	unsigned warmups, runs, max_repeats;
-	double gap_seconds, timeout_seconds, max_foreign_cpu;
+	double gap_seconds, timeout_seconds, max_foreign_cpu, max_cpu_wait_pct;
 	char **variants;
 	size_t nvariants;
 	char **notes;

@@ -91,20 +91,22 @@ static const char main_usage[] =
 static const char run_synopsis[] =
 	"usage: abev run PLAN --out DIR (--key KEY.key | --unsigned) [--bundle FILE]\n"
 	"                [--passphrase-file F | --passphrase-env VAR] [--host-label LABEL]\n"
-	"                [--quiet] [--json] [--dry-run]\n";
+	"                [--max-cpu-wait-pct P] [--quiet] [--json] [--dry-run]\n";
 
 static const char run_usage[] =
 	"usage: abev run PLAN --out DIR (--key KEY.key | --unsigned) [--bundle FILE]\n"
 	"                [--passphrase-file F | --passphrase-env VAR] [--host-label LABEL]\n"
-	"                [--quiet] [--json] [--dry-run]\n"
+	"                [--max-cpu-wait-pct P] [--quiet] [--json] [--dry-run]\n"
 	"\n"
 	"Runs every variant of PLAN (a JSON plan, schema \"abev.plan/1\") as fresh\n"
 	"processes: warmups first (never counted), then the recorded runs in the\n"
 	"plan's order (alternate: AB AB..., reverse: AB BA AB..., shuffle: drawn from\n"
 	"the seed), with gap_seconds between the end of one process and the start of\n"
-	"the next. Each run is measured (wall, CPU, peak RSS, faults, load, foreign\n"
-	"CPU, cgroup figures where available); runs that overlapped foreign load are\n"
-	"kept as \"discarded\" and repeated.\n"
+	"the next. Each run is measured (wall, CPU, peak RSS, faults, load, the time\n"
+	"it waited for a CPU, foreign CPU, cgroup figures where available); a run\n"
+	"that waited for a CPU more than load.max_cpu_wait_pct (default 10 %) of its\n"
+	"wall time is kept as \"discarded\" and repeated. \"cpus\" (per variant or in\n"
+	"the schedule, e.g. \"0-1\") pins the child to those CPUs.\n"
 	"\n"
 	"When the runs are over abev compares every metric (the built-in wall, cpu and\n"
 	"max_rss, and the plan's) of each variant with the reference variant: medians,\n"
@@ -128,6 +130,10 @@ static const char run_usage[] =
 	"  --host-label LABEL\n"
 	"                  name this machine in metadata.json (host.label) and in a\n"
 	"                  combined report: 1-64 of [A-Za-z0-9._-]; default: the hostname\n"
+	"  --max-cpu-wait-pct P\n"
+	"                  discard a recorded run that waited for a CPU more than P %\n"
+	"                  (0-100) of its wall time; overrides load.max_cpu_wait_pct\n"
+	"                  and is recorded in result.json (schedule)\n"
 	"  -q, --quiet     print only the decision line and the evidence path\n"
 	"  --json          print the comparison (result.json's \"comparison\") as JSON on\n"
 	"                  stdout; the other lines go to stderr\n"
@@ -478,7 +484,8 @@ static int run_exit(enum runner_outcome o, const struct runner_result *res,
 static int cmd_run(int argc, char **argv)
 {
 	const char *plan_path = NULL, *out = NULL, *key_path = NULL, *bundle = NULL;
-	const char *pass_file = NULL, *pass_env = NULL, *host_label = NULL;
+	const char *pass_file = NULL, *pass_env = NULL, *host_label = NULL, *max_wait = NULL;
+	double max_wait_pct = 0;
 	int quiet = 0, dry_run = 0, unsigned_ok = 0, json = 0, rc = EXIT_USAGE, helped;
 	const struct cli_opt opts[] = {
 		{ "--quiet", "-q", &quiet, NULL },
@@ -491,6 +498,7 @@ static int cmd_run(int argc, char **argv)
 		{ "--passphrase-file", NULL, NULL, &pass_file },
 		{ "--passphrase-env", NULL, NULL, &pass_env },
 		{ "--host-label", NULL, NULL, &host_label },
+		{ "--max-cpu-wait-pct", NULL, NULL, &max_wait },
 	};
 	size_t npos;
 	struct plan plan = PLAN_INIT;
@@ -521,8 +529,18 @@ static int cmd_run(int argc, char **argv)
 		return usage_error("'--host-label' must be 1 to 64 characters of [A-Za-z0-9._-]",
 				   run_synopsis);
 
+	if (max_wait && (parse_double(max_wait, &max_wait_pct) < 0 || !(max_wait_pct >= 0) ||
+			 max_wait_pct > 100))
+		return usage_error("'--max-cpu-wait-pct' must be a number from 0 to 100 (percent of "
+				   "a run's wall time)",
+				   run_synopsis);
+
 	if (plan_load(&plan, plan_path) < 0)
 		return EXIT_USAGE;
+	if (max_wait) {
+		plan.max_cpu_wait_pct = max_wait_pct;
+		plan.max_cpu_wait_pct_from = "--max-cpu-wait-pct";
+	}
 	if (dry_run) {
 		runner_print_schedule(&plan);
 		plan_release(&plan);
@@ -537,9 +555,10 @@ static int cmd_run(int argc, char **argv)
 		pub = pub_for_key(key_path);
 	}
 
-	reproduce = xasprintf("abev run %s --out NEW_DIR %s%s%s%s", plan_path,
+	reproduce = xasprintf("abev run %s --out NEW_DIR %s%s%s%s%s%s", plan_path,
 			      key_path ? "--key " : "--unsigned", key_path ? key_path : "",
-			      host_label ? " --host-label " : "", host_label ? host_label : "");
+			      host_label ? " --host-label " : "", host_label ? host_label : "",
+			      max_wait ? " --max-cpu-wait-pct " : "", max_wait ? max_wait : "");
 	memset(&opt, 0, sizeof(opt));
 	opt.out_dir = out;
 	opt.reproduce = reproduce;

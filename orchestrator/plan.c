@@ -10,6 +10,7 @@
  */
 #define _XOPEN_SOURCE 700
 #include "plan.h"
+#include "cpulist.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -337,6 +338,7 @@ static void variant_release(struct plan_variant *v)
 	for (size_t i = 0; i < v->assemblies_len; i++)
 		free(v->assemblies[i]);
 	free(v->assemblies);
+	free(v->cpus);
 	memset(v, 0, sizeof(*v));
 }
 
@@ -495,11 +497,39 @@ out:
 	return ret;
 }
 
+/*
+ * "cpus": a CPU list ("0-1", "0,2") in *out, canonical (caller frees);
+ * left alone when absent.
+ */
+static int get_cpus(const struct loader *ld, const cJSON *obj, const char *path, char **out)
+{
+	struct cpulist cl;
+	char *text = NULL, *why = NULL, *p = NULL;
+	int ret = 0;
+
+	if (get_string(ld, obj, path, "cpus", 0, 1, &text) < 0)
+		return -1;
+	if (!text)
+		return 0;
+	if (cpulist_parse(text, &cl, &why) < 0) {
+		p = key_path(path, "cpus");
+		perr(ld, p, "%s", why);
+		ret = -1;
+	} else {
+		free(*out);
+		*out = cpulist_format(&cl);
+	}
+	free(p);
+	free(why);
+	free(text);
+	return ret;
+}
+
 /* A variant object, or the "base" object (no name) that variants-file lines build on. */
 static int parse_variant(const struct loader *ld, const cJSON *obj, const char *path,
 			 int is_base, struct plan_variant *v)
 {
-	static const char *const keys[] = { "name", "cwd", "command", "env", "assemblies" };
+	static const char *const keys[] = { "name", "cwd", "command", "env", "assemblies", "cpus" };
 	const cJSON *j;
 	char b[SHOW_MAX];
 	char *cwd = NULL, *p = NULL;
@@ -530,7 +560,7 @@ static int parse_variant(const struct loader *ld, const cJSON *obj, const char *
 	} else {
 		v->cwd = xstrdup(ld->plan->dir);
 	}
-	if (parse_command(ld, obj, path, v) < 0)
+	if (parse_command(ld, obj, path, v) < 0 || get_cpus(ld, obj, path, &v->cpus) < 0)
 		goto out;
 	if (parse_env(ld, obj, path, v) < 0)
 		goto out;
@@ -685,6 +715,7 @@ static int parse_variant_line(struct loader *ld, const char *line, size_t lineno
 	v.cwd = xstrdup(base->cwd);
 	copy_strings(&v.command, &v.command_len, base->command, base->command_len);
 	copy_strings(&v.assemblies, &v.assemblies_len, base->assemblies, base->assemblies_len);
+	v.cpus = base->cpus ? xstrdup(base->cpus) : NULL;
 	v.env = xcalloc(base->env_len, sizeof(*v.env));
 	for (size_t i = 0; i < base->env_len; i++) {
 		v.env[i].key = xstrdup(base->env[i].key);
@@ -795,7 +826,7 @@ static int parse_schedule(const struct loader *ld, const cJSON *root)
 {
 	static const char *const keys[] = {
 		"warmups", "runs", "order", "seed", "gap_seconds", "timeout_seconds",
-		"kill_grace_seconds",
+		"kill_grace_seconds", "cpus",
 	};
 	struct plan *plan = ld->plan;
 	const cJSON *s;
@@ -817,7 +848,8 @@ static int parse_schedule(const struct loader *ld, const cJSON *root)
 	    get_number(ld, s, "schedule", "timeout_seconds", 0, 1, 7 * 86400.0,
 		       &plan->timeout_seconds) < 0 ||
 	    get_number(ld, s, "schedule", "kill_grace_seconds", 0, 0, 3600,
-		       &plan->kill_grace_seconds) < 0)
+		       &plan->kill_grace_seconds) < 0 ||
+	    get_cpus(ld, s, "schedule", &plan->cpus) < 0)
 		goto out;
 	plan->warmups = (unsigned)warmups;
 	plan->runs = (unsigned)runs;
@@ -872,7 +904,7 @@ static int parse_results(const struct loader *ld, const cJSON *root)
 
 static int parse_load(const struct loader *ld, const cJSON *root)
 {
-	static const char *const keys[] = { "max_foreign_cpu", "max_repeats" };
+	static const char *const keys[] = { "max_cpu_wait_pct", "max_foreign_cpu", "max_repeats" };
 	struct plan *plan = ld->plan;
 	const cJSON *l;
 	int64_t repeats = plan->max_repeats;
@@ -883,9 +915,12 @@ static int parse_load(const struct loader *ld, const cJSON *root)
 		return 0;
 	if (check_keys(ld, l, "load", keys, ARRAY_SIZE(keys)) < 0 ||
 	    get_number(ld, l, "load", "max_foreign_cpu", 0, 0, 1e6, &plan->max_foreign_cpu) < 0 ||
+	    get_number(ld, l, "load", "max_cpu_wait_pct", 0, 0, 100, &plan->max_cpu_wait_pct) < 0 ||
 	    get_int(ld, l, "load", "max_repeats", 0, 1000, &repeats) < 0)
 		return -1;
 	plan->max_repeats = (unsigned)repeats;
+	if (cJSON_GetObjectItemCaseSensitive(l, "max_cpu_wait_pct"))
+		plan->max_cpu_wait_pct_from = "plan";
 	return 0;
 }
 
@@ -1844,7 +1879,9 @@ int plan_load(struct plan *plan, const char *path)
 	plan->timeout_seconds = 0;
 	plan->kill_grace_seconds = 5;
 	plan->min_executed = -1;
-	plan->max_foreign_cpu = 0.5;
+	plan->max_foreign_cpu = -1;
+	plan->max_cpu_wait_pct = PLAN_MAX_CPU_WAIT_PCT_DEFAULT;
+	plan->max_cpu_wait_pct_from = "default";
 	plan->max_repeats = 2;
 	plan->max_files = PLAN_MAX_FILES_DEFAULT;
 	plan->pattern_cpu_seconds = METRICS_PATTERN_CPU_SECONDS_DEFAULT;
@@ -1861,6 +1898,10 @@ int plan_load(struct plan *plan, const char *path)
 		goto out;
 	if (parse_top(&ld, root) < 0)
 		goto out;
+	/* A variant without its own "cpus" runs where the schedule says. */
+	for (size_t i = 0; plan->cpus && i < plan->nvariants; i++)
+		if (!plan->variants[i].cpus)
+			plan->variants[i].cpus = xstrdup(plan->cpus);
 	ret = 0;
 out:
 	cJSON_Delete(root);
@@ -1889,6 +1930,7 @@ void plan_release(struct plan *plan)
 	for (size_t i = 0; i < plan->nvariants; i++)
 		variant_release(&plan->variants[i]);
 	free(plan->variants);
+	free(plan->cpus);
 	free(plan->variants_file);
 	free(plan->results_files);
 	for (size_t i = 0; i < plan->nmetrics; i++)

@@ -45,6 +45,8 @@ struct plan_variant {
 	size_t env_len;
 	char **assemblies;     /* glob templates ({variant} only), matched by metadata.c */
 	size_t assemblies_len;
+	char *cpus;            /* "cpus": canonical CPU list the variant is pinned to (its own,
+	                          else schedule.cpus), or NULL: wherever abev may run */
 };
 
 /*
@@ -124,7 +126,10 @@ struct plan {
 	size_t report_template_len;
 
 	/* load */
-	double max_foreign_cpu;/* cores; default 0.5; negative never happens */
+	double max_cpu_wait_pct;/* load.max_cpu_wait_pct: 0..100, default PLAN_MAX_CPU_WAIT_PCT_DEFAULT */
+	const char *max_cpu_wait_pct_from; /* "default", "plan" or "--max-cpu-wait-pct" (static) */
+	double max_foreign_cpu;/* cores; < 0 (the default): no limit */
+	char *cpus;            /* schedule.cpus, canonical, or NULL */
 	unsigned max_repeats;  /* default 2 */
 
 	/* limits */
@@ -133,6 +138,15 @@ struct plan {
 	double pattern_cpu_seconds; /* limits.pattern_cpu_seconds: > 0, <= 3600;
 	                               default METRICS_PATTERN_CPU_SECONDS_DEFAULT */
 };
+
+/*
+ * load.max_cpu_wait_pct by default: a recorded run whose processes waited
+ * for a CPU more than this share of its wall time is discarded. Measured
+ * on a 2-core host (README, "Load"): a single-threaded run beside a busy
+ * loop on the other core waits about 1 %, one sharing the busy loop's core
+ * about 50 %.
+ */
+#define PLAN_MAX_CPU_WAIT_PCT_DEFAULT 10.0
 
 /*
  * limits.max_files. The ceiling is what one evidence directory may hold

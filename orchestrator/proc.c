@@ -19,12 +19,15 @@
 #define _GNU_SOURCE
 #include "proc.h"
 #include "cgroup.h"
+#include "cpulist.h"
+#include "sysstat.h"
 #include "util.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,7 +54,7 @@ extern char **environ;
 #define PROC_STAT_MAX 1024
 
 /* What the child reports over the error pipe before it gives up. */
-enum child_stage { STAGE_CHDIR = 1, STAGE_REDIRECT, STAGE_EXEC };
+enum child_stage { STAGE_CHDIR = 1, STAGE_REDIRECT, STAGE_AFFINITY, STAGE_EXEC };
 struct child_error {
 	int stage;
 	int err;
@@ -307,8 +310,9 @@ static void free_list(char **list)
  * arbitrary moment.
  */
 ABEV_NORETURN static void child_main(const struct proc_spec *spec, char *const *argv,
-				     char *const *envp, char *const *cands, int go_rd,
-				     int go_wr, int err_wr, int fd_in, int fd_out, int fd_err)
+				     char *const *envp, char *const *cands, const cpu_set_t *cpus,
+				     int go_rd, int go_wr, int err_wr, int fd_in, int fd_out,
+				     int fd_err)
 {
 	struct child_error ce = { 0, 0 };
 	struct sigaction sa;
@@ -343,6 +347,11 @@ ABEV_NORETURN static void child_main(const struct proc_spec *spec, char *const *
 	}
 	if (dup2(fd_in, 0) < 0 || dup2(fd_out, 1) < 0 || dup2(fd_err, 2) < 0) {
 		ce.stage = STAGE_REDIRECT;
+		ce.err = errno;
+		goto fail;
+	}
+	if (cpus && sched_setaffinity(0, sizeof(*cpus), cpus) < 0) {
+		ce.stage = STAGE_AFFINITY;
 		ce.err = errno;
 		goto fail;
 	}
@@ -384,6 +393,7 @@ struct run {
 	enum stop_reason reason;
 	int64_t kill_at;
 	struct proc_result *res;
+	int64_t run_delay_ns;   /* the child's threads' schedstat, read before reaping; -1 */
 	int cap_fd;             /* capture mode: read end of the output pipe, else -1 */
 	struct strbuf *capture;
 	size_t capture_max;
@@ -678,6 +688,7 @@ static void result_init(struct proc_result *res)
 	res->exit_code = -1;
 	res->cg_memory_peak_bytes = -1;
 	res->cg_cpu_usage_ns = -1;
+	res->cpu_wait_ns = -1;
 }
 
 static char *exec_error_text(const struct proc_spec *spec, const struct child_error *ce)
@@ -688,6 +699,8 @@ static char *exec_error_text(const struct proc_spec *spec, const struct child_er
 				 strerror(ce->err));
 	case STAGE_REDIRECT:
 		return xasprintf("cannot redirect standard streams: %s", strerror(ce->err));
+	case STAGE_AFFINITY:
+		return xasprintf("cannot run on the CPUs asked for (cpus): %s", strerror(ce->err));
 	default:
 		return xasprintf("cannot execute '%s': %s", spec->argv[0], strerror(ce->err));
 	}
@@ -705,10 +718,23 @@ static int wait_child(struct run *r, const struct proc_spec *spec, int64_t start
 
 	for (;;) {
 		int64_t now, wake;
-		pid_t w = wait4(r->pid, status, WNOHANG, ru);
-		if (w == r->pid) {
+		siginfo_t si;
+		int w;
+
+		/*
+		 * Observe the exit without reaping: a zombie's schedstat is still
+		 * readable, and once reaped it is gone.
+		 */
+		si.si_pid = 0;
+		w = waitid(P_PID, (id_t)r->pid, &si, WEXITED | WNOHANG | WNOWAIT);
+		if (w == 0 && si.si_pid == r->pid) {
 			*end = mono_ns();
 			clock_gettime(CLOCK_REALTIME, &r->res->end_real);
+			r->run_delay_ns = schedstat_run_delay(r->pid);
+			while (wait4(r->pid, status, 0, ru) < 0)
+				if (errno != EINTR)
+					return error("lost track of process %ld: %s", (long)r->pid,
+						     strerror(errno));
 			return 0;
 		}
 		if (w < 0 && errno != EINTR) {
@@ -764,6 +790,33 @@ static void finish_stop(struct run *r, const struct proc_spec *spec, int64_t sta
 	}
 }
 
+static void cpu_wait_from_cgroup(struct proc_result *res, int64_t before_us, int64_t after_us)
+{
+	if (before_us < 0 || after_us < before_us || after_us - before_us > INT64_MAX / 1000)
+		return;
+	res->cpu_wait_ns = (after_us - before_us) * 1000;
+	res->cpu_wait_source = "cgroup";
+	res->cpu_wait_note = NULL;
+}
+
+/* Without the cgroup's pressure: the child's own threads, or why there is nothing. */
+static void cpu_wait_fallback(struct proc_result *res, int64_t run_delay_ns)
+{
+	if (res->cpu_wait_source)
+		return;
+	if (res->outcome == PROC_EXEC_FAILED) {
+		res->cpu_wait_note = "the command was not executed";
+	} else if (run_delay_ns >= 0) {
+		res->cpu_wait_ns = run_delay_ns;
+		res->cpu_wait_source = "schedstat";
+		res->cpu_wait_note = "no cgroup CPU pressure: run_delay of the child's own threads, "
+				     "its descendants not included";
+	} else {
+		res->cpu_wait_note = "neither a cgroup's cpu.pressure nor /proc/PID/schedstat "
+				     "could be read (no cgroup v2, PSI off, or schedstats off)";
+	}
+}
+
 int proc_run(const struct proc_spec *spec, struct proc_result *res)
 {
 	const char *out_path = spec->stdout_path ? spec->stdout_path : "/dev/null";
@@ -772,8 +825,10 @@ int proc_run(const struct proc_spec *spec, struct proc_result *res)
 	char **cands = NULL;
 	int fd_in = -1, fd_out = -1, fd_err = -1;
 	int go[2] = { -1, -1 }, errp[2] = { -1, -1 };
-	struct run r = { 0, 0, CGROUP_INIT, RUNNING, STOP_NONE, 0, res, -1, spec->capture,
+	struct run r = { 0, 0, CGROUP_INIT, RUNNING, STOP_NONE, 0, res, -1, -1, spec->capture,
 			 spec->capture_max };
+	cpu_set_t cpus;
+	int64_t psi_before = -1;
 	struct rusage self0, self1, ru;
 	struct child_error ce;
 	sigset_t all, old;
@@ -817,6 +872,13 @@ int proc_run(const struct proc_spec *spec, struct proc_result *res)
 		goto out;
 	}
 
+	if (spec->cpus) {
+		CPU_ZERO(&cpus);
+		for (unsigned c = 0; c < CPULIST_MAX && c < CPU_SETSIZE; c++)
+			if (cpulist_has(spec->cpus, c))
+				CPU_SET(c, &cpus);
+	}
+
 	/*
 	 * Block signals across fork() so that the child cannot run abev's
 	 * handlers before it has reset them.
@@ -825,8 +887,8 @@ int proc_run(const struct proc_spec *spec, struct proc_result *res)
 	sigprocmask(SIG_SETMASK, &all, &old);
 	pid = fork();
 	if (pid == 0)
-		child_main(spec, (char *const *)spec->argv, envp, cands, go[0], go[1],
-			   errp[1], fd_in, fd_out, fd_err);
+		child_main(spec, (char *const *)spec->argv, envp, cands,
+			   spec->cpus ? &cpus : NULL, go[0], go[1], errp[1], fd_in, fd_out, fd_err);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (pid < 0) {
 		error("cannot fork: %s", strerror(errno));
@@ -854,6 +916,8 @@ int proc_run(const struct proc_spec *spec, struct proc_result *res)
 	} else {
 		res->cgroup_reason = xstrdup("no cgroup requested");
 	}
+	/* A new group starts at 0, but reading costs nothing and assumes nothing. */
+	psi_before = cgroup_cpu_pressure_us(&r.cg);
 
 	getrusage(RUSAGE_SELF, &self0);
 	clock_gettime(CLOCK_REALTIME, &res->start_real);
@@ -922,10 +986,13 @@ out:
 			res->cg_memory_peak_bytes = st.memory_peak_bytes;
 			res->cg_cpu_usage_ns = st.cpu_usage_ns;
 			res->cg_memory_note = cgroup_memory_note(&r.cg);
+			cpu_wait_from_cgroup(res, psi_before, cgroup_cpu_pressure_us(&r.cg));
 		}
 		cgroup_kill_all(&r.cg);
 		cgroup_release(&r.cg);
 	}
+	if (ret == 0)
+		cpu_wait_fallback(res, r.run_delay_ns);
 	if (go[0] >= 0)
 		close(go[0]);
 	if (go[1] >= 0)

@@ -2,7 +2,7 @@
  * proc: runs one child process the way a measurement needs it — argv
  * executed directly (no shell), its own process group, stdin from
  * /dev/null, stdout/stderr into files, a chosen cwd and environment, an
- * optional cgroup joined before exec, a timeout (SIGTERM to the group,
+ * optional cgroup joined and CPU affinity set before exec, a timeout (SIGTERM to the group,
  * SIGKILL after a grace period), wait4() rusage, and a record of every
  * descendant left behind and killed. In capture mode the child's stdout
  * (and stderr, if asked) comes back in a bounded buffer instead of a file:
@@ -25,6 +25,7 @@
 #include <time.h>
 
 struct strbuf;
+struct cpulist;
 
 enum proc_outcome {
 	PROC_EXITED,       /* exit_code valid */
@@ -52,6 +53,7 @@ struct proc_spec {
 	int64_t timeout_ns;        /* 0: none */
 	int64_t grace_ns;          /* SIGTERM -> SIGKILL delay */
 	const char *cgroup_name;   /* NULL: no cgroup attempted */
+	const struct cpulist *cpus;/* CPUs the child may run on (borrowed); NULL: abev's own */
 	/* Called about every 100 ms while the child runs (may be NULL). */
 	void (*tick)(void *arg, int64_t elapsed_ns);
 	void *tick_arg;
@@ -77,6 +79,16 @@ struct proc_result {
 	char *cgroup_reason;       /* why there is no cgroup; caller frees */
 	const char *cg_memory_note;/* static: why memory_peak is -1, or NULL */
 	size_t capture_dropped;    /* capture mode: bytes beyond capture_max */
+	/*
+	 * Time the child was runnable but waiting for a CPU: the cgroup's
+	 * cpu.pressure "some" over the run (the whole tree), else the
+	 * run_delay of the child's threads read before it was reaped (the
+	 * child alone, not its descendants). -1 when neither could be read;
+	 * cpu_wait_source is then NULL and cpu_wait_note says why. Static strings.
+	 */
+	int64_t cpu_wait_ns;
+	const char *cpu_wait_source;  /* "cgroup", "schedstat" or NULL */
+	const char *cpu_wait_note;    /* why unknown, or what the figure leaves out; or NULL */
 };
 
 /*

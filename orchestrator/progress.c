@@ -118,6 +118,8 @@ void progress_done(struct progress *p, const struct invocation *inv)
 		inv->variant, inv->warmup ? "warmup" : "run", inv->round,
 		inv->attempt > 1 ? " (repeat)" : "", inv_status_name(inv->status),
 		(double)inv->wall_ns / 1e9);
+	if (invocation_cpu_wait_pct(inv) >= 0)
+		fprintf(stderr, ", waited for a CPU %.1f %%", invocation_cpu_wait_pct(inv));
 	if (inv->foreign_cpu >= 0)
 		fprintf(stderr, ", foreign cpu %.2f", inv->foreign_cpu);
 	if (inv->reason)

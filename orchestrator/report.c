@@ -493,6 +493,11 @@ static void set_conditions(struct tmpl_ctx *c, const struct report_input *in)
 	else
 		tmpl_set(c, "timeout", "none");
 	tmpl_setf(c, "max_foreign_cpu", "%.2f", in->max_foreign_cpu);
+	tmpl_setf(c, "max_cpu_wait_pct", "%g", in->max_cpu_wait_pct);
+	if (in->max_foreign_cpu >= 0)
+		tmpl_setf(c, "foreign_limit", "; at most %.2f foreign cores", in->max_foreign_cpu);
+	else
+		tmpl_set(c, "foreign_limit", "; foreign cores not limited");
 	tmpl_setf(c, "max_repeats", "%u", in->max_repeats);
 	tmpl_setf(c, "runs_plot", "%s/%s", PLOTS_DIR, PLOTS_RUNS_FILE);
 	tmpl_list(c, "load_rows");
@@ -512,6 +517,12 @@ static void set_conditions(struct tmpl_ctx *c, const struct report_input *in)
 			tmpl_setf(r, "foreign", "%.2f", inv->foreign_cpu);
 		else
 			tmpl_set(r, "foreign", "n/a (not measured)");
+		if (invocation_cpu_wait_pct(inv) >= 0)
+			tmpl_setf(r, "cpu_wait", "%.1f %% (%s)", invocation_cpu_wait_pct(inv),
+				  inv->cpu_wait_source ? inv->cpu_wait_source : "?");
+		else
+			tmpl_set(r, "cpu_wait", "n/a (not measured)");
+		tmpl_set(r, "cpus", inv->cpus ? inv->cpus : "any");
 		tmpl_set(r, "status", inv_status_name(inv->status));
 	}
 	tmpl_setf(c, "ninvs", "%zu", in->ninvs);

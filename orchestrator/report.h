@@ -26,7 +26,8 @@ struct report_input {
 	double gap_seconds;
 	uint64_t seed;
 	double timeout_seconds;          /* 0: none */
-	double max_foreign_cpu;
+	double max_foreign_cpu;          /* 0: no limit */
+	double max_cpu_wait_pct;
 	unsigned max_repeats;
 	const char *const *variant_names;/* in plan order */
 	size_t nvariants;

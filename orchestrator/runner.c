@@ -30,6 +30,7 @@
 #include "judge.h"
 #include "bundle.h"
 #include "cgroup.h"
+#include "cpulist.h"
 #include "compare.h"
 #include "metadata.h"
 #include "plots.h"
@@ -153,6 +154,9 @@ static int write_state(struct run_state *st, int final)
 		.gap_seconds = plan->gap_seconds,
 		.timeout_seconds = plan->timeout_seconds,
 		.max_foreign_cpu = plan->max_foreign_cpu,
+		.max_cpu_wait_pct = plan->max_cpu_wait_pct,
+		.max_cpu_wait_pct_from = plan->max_cpu_wait_pct_from,
+		.cpus = plan->cpus,
 		.max_repeats = plan->max_repeats,
 		.abev_version = ABEV_VERSION,
 		.started_utc = st->started,
@@ -188,6 +192,7 @@ static int write_state(struct run_state *st, int final)
 		.seed = plan->seed,
 		.timeout_seconds = plan->timeout_seconds,
 		.max_foreign_cpu = plan->max_foreign_cpu,
+		.max_cpu_wait_pct = plan->max_cpu_wait_pct,
 		.max_repeats = plan->max_repeats,
 		.variant_names = st->variant_names,
 		.nvariants = plan->nvariants,
@@ -279,6 +284,26 @@ static void set_status(struct invocation *inv, const struct proc_result *res,
 }
 
 /*
+ * The contention figures of a run: the child tree's CPU wait as proc
+ * measured it, and the machine's (/proc/pressure/cpu) over the same window
+ * for context. A command that never ran waited for nothing.
+ */
+static void record_cpu_wait(struct invocation *inv, const struct proc_result *res,
+			    int64_t psi_before, int64_t psi_after)
+{
+	if (res->outcome == PROC_EXEC_FAILED) {
+		inv->cpu_wait_note = xstrdup("the command was not executed");
+		return;
+	}
+	inv->cpu_wait_ns = res->cpu_wait_ns;
+	inv->cpu_wait_source = res->cpu_wait_source ? xstrdup(res->cpu_wait_source) : NULL;
+	inv->cpu_wait_note = res->cpu_wait_note ? xstrdup(res->cpu_wait_note) : NULL;
+	if (psi_before >= 0 && psi_after >= psi_before &&
+	    psi_after - psi_before <= INT64_MAX / 1000)
+		inv->system_cpu_wait_ns = (psi_after - psi_before) * 1000;
+}
+
+/*
  * Runs one attempt of a slot and fills *inv. Returns 0 when the attempt
  * is recorded (whatever its status), -1 on a runtime error of abev's own.
  */
@@ -292,6 +317,8 @@ static int run_one(struct run_state *st, const struct sched_slot *slot, unsigned
 	char **env = NULL;
 	struct proc_result res;
 	struct cpustat cs_before, cs_after;
+	struct cpulist cpus = CPULIST_INIT;
+	int64_t psi_before, psi_after;
 	struct tick_ctx tick = { &st->prog, 0 };
 	int ret = -1;
 
@@ -306,6 +333,10 @@ static int run_one(struct run_state *st, const struct sched_slot *slot, unsigned
 	inv->foreign_cpu = -1;
 	inv->foreign_cpu_resolution = -1;
 	inv->max_foreign_cpu = plan->max_foreign_cpu;
+	inv->max_cpu_wait_pct = plan->max_cpu_wait_pct;
+	inv->cpu_wait_ns = -1;
+	inv->system_cpu_wait_ns = -1;
+	inv->cpus = v->cpus ? xstrdup(v->cpus) : NULL;
 	inv->cg_memory_peak_bytes = -1;
 	inv->cg_cpu_usage_ns = -1;
 	if (attempt == 1)
@@ -331,6 +362,15 @@ static int run_one(struct run_state *st, const struct sched_slot *slot, unsigned
 	out_path = path_join(abs_dir, "test.log");
 	err_path = path_join(abs_dir, "stderr.log");
 	cg_name = xasprintf("%u", inv->seq);
+	if (v->cpus) {
+		char *why = NULL;
+		/* The plan checked it; a failure here is abev's own. */
+		if (cpulist_parse(v->cpus, &cpus, &why) < 0) {
+			error("variant '%s': cpus %s", v->name, why);
+			free(why);
+			goto out;
+		}
+	}
 
 	struct proc_spec spec = {
 		.argv = (const char *const *)inv->argv,
@@ -341,6 +381,7 @@ static int run_one(struct run_state *st, const struct sched_slot *slot, unsigned
 		.timeout_ns = (int64_t)(plan->timeout_seconds * 1e9),
 		.grace_ns = (int64_t)(plan->kill_grace_seconds * 1e9),
 		.cgroup_name = cg_name,
+		.cpus = v->cpus ? &cpus : NULL,
 		.tick = run_tick,
 		.tick_arg = &tick,
 	};
@@ -348,8 +389,10 @@ static int run_one(struct run_state *st, const struct sched_slot *slot, unsigned
 	judge_before(st->judge, inv);
 	loadavg_read(&inv->load_before);
 	cpustat_read(&cs_before);
+	psi_before = psi_read_some_total(PSI_SYSTEM_CPU);
 	if (proc_run(&spec, &res) < 0)
 		goto out;
+	psi_after = psi_read_some_total(PSI_SYSTEM_CPU);
 	cpustat_read(&cs_after);
 	loadavg_read(&inv->load_after);
 	/* What the child left in its directory must be sealable: links and odd names go. */
@@ -385,6 +428,7 @@ static int run_one(struct run_state *st, const struct sched_slot *slot, unsigned
 			inv->foreign_cpu_resolution = sysstat_foreign_cpu_resolution(res.wall_ns);
 		}
 	}
+	record_cpu_wait(inv, &res, psi_before, psi_after);
 	if (!res.cgroup_reason) {
 		inv->cgroup_valid = 1;
 		inv->cg_memory_peak_bytes = res.cg_memory_peak_bytes;
@@ -407,7 +451,15 @@ static int run_one(struct run_state *st, const struct sched_slot *slot, unsigned
 	 */
 	if (compare_counts(inv)) {
 		struct guard_result g = { 0 };
-		guard_load(inv->foreign_cpu, inv->foreign_cpu_resolution, plan->max_foreign_cpu, &g);
+		struct load_figures f = {
+			.cpu_wait_pct = invocation_cpu_wait_pct(inv),
+			.cpu_wait_source = inv->cpu_wait_source,
+			.max_cpu_wait_pct = plan->max_cpu_wait_pct,
+			.foreign_cpu = inv->foreign_cpu,
+			.resolution = inv->foreign_cpu_resolution,
+			.max_foreign_cpu = plan->max_foreign_cpu,
+		};
+		guard_load(&f, &g);
 		if (g.verdict == GUARD_FAIL) {
 			inv->status = INV_DISCARDED;
 			inv->reason = xasprintf("%s; %s", g.reason,
@@ -608,6 +660,56 @@ void runner_print_schedule(const struct plan *plan)
  * --json stdout carries the comparison alone and the rest goes to
  * stderr; --quiet keeps the decision line and the evidence path.
  */
+/*
+ * How busy the machine was, from what the runs recorded: the range of
+ * their CPU wait and the machine's CPU pressure over their wall time; and,
+ * when runs were discarded for it, how many, why, and what to change.
+ */
+static void print_contention(FILE *f, const struct run_state *st)
+{
+	const struct plan *plan = st->plan;
+	double lo = -1, hi = -1;
+	int64_t sys_ns = 0, sys_wall_ns = 0;
+	size_t measured = 0, discarded = 0;
+
+	for (size_t i = 0; i < st->ninvs; i++) {
+		const struct invocation *inv = &st->invs[i];
+		double pct = invocation_cpu_wait_pct(inv);
+
+		discarded += inv->status == INV_DISCARDED;
+		if (pct >= 0) {
+			lo = measured && lo < pct ? lo : pct;
+			hi = measured && hi > pct ? hi : pct;
+			measured++;
+		}
+		if (inv->system_cpu_wait_ns >= 0 && inv->wall_ns > 0) {
+			sys_ns += inv->system_cpu_wait_ns;
+			sys_wall_ns += inv->wall_ns;
+		}
+	}
+	if (measured)
+		fprintf(f, "cpu wait: runs waited for a CPU %.1f-%.1f %% of their wall time "
+			   "(limit %g %%)",
+			lo, hi, plan->max_cpu_wait_pct);
+	else
+		fprintf(f, "cpu wait: not measured (no cgroup cpu.pressure or schedstat)");
+	if (sys_wall_ns > 0)
+		fprintf(f, "; machine-wide, some task waited for a CPU %.0f %% of that time",
+			100.0 * (double)sys_ns / (double)sys_wall_ns);
+	fputc('\n', f);
+	if (!discarded)
+		return;
+	fprintf(f, "discarded: %zu run(s) for contention%s", discarded,
+		st->lost ? "" : ", each repeated until it was kept\n");
+	if (st->lost)
+		fprintf(f, "; %u slot(s) lost after %u repeat(s) each.\n"
+			   "          To keep them: pin the variants to CPUs other work does not use "
+			   "(\"cpus\": \"1\" in the plan,\n"
+			   "          per variant or in schedule), raise load.max_cpu_wait_pct "
+			   "(or --max-cpu-wait-pct), or quiet the machine.\n",
+			st->lost, plan->max_repeats);
+}
+
 static void print_end(const struct run_state *st, enum run_status final, int sealed,
 		      int bundled)
 {
@@ -637,6 +739,7 @@ static void print_end(const struct run_state *st, enum run_status final, int sea
 						   : "SHA256 (UNSIGNED: run with --key to sign)");
 	if (bundled)
 		fprintf(f, "bundle:   %s\n", opt->bundle);
+	print_contention(f, st);
 	fputc('\n', f);
 	summary_print(f, &st->cmp, 0);
 	fflush(f);
@@ -818,11 +921,11 @@ enum runner_outcome runner_run(const struct plan *plan, const struct runner_opti
 				break;
 			if (attempt > plan->max_repeats) {
 				st.lost++;
-				add_note(&st, xasprintf("%s run %u: all %u attempt(s) exceeded the "
-							"foreign-load limit of %.2f cores; this slot has "
-							"no measurement",
+				add_note(&st, xasprintf("%s run %u: all %u attempt(s) were discarded "
+							"for contention (last: %s); this slot has no "
+							"measurement",
 							inv->variant, inv->round, attempt,
-							plan->max_foreign_cpu));
+							inv->guards[inv->nguards - 1].reason));
 				break;
 			}
 			st.prog.total++;

@@ -1,13 +1,17 @@
 /*
  * sysstat: machine-wide figures from /proc that frame a run — load
  * averages (/proc/loadavg) and busy CPU time (/proc/stat) — and the
- * foreign-load estimate computed from them. Parsing is split from reading
- * so that the parsers can be tested on fixed text.
+ * foreign-load estimate computed from them — and the kernel's own account
+ * of CPU contention: pressure stall information (/proc/pressure/cpu and a
+ * cgroup's cpu.pressure) and a task's run_delay (/proc/PID/schedstat).
+ * Parsing is split from reading so that the parsers can be tested on
+ * fixed text.
  */
 #ifndef ABEV_SYSSTAT_H
 #define ABEV_SYSSTAT_H
 
 #include <stdint.h>
+#include <sys/types.h>
 
 struct loadavg {
 	int valid;          /* 0 when /proc/loadavg could not be read */
@@ -44,5 +48,26 @@ double sysstat_foreign_cpu(const struct cpustat *before, const struct cpustat *a
  * figure can be off by online_cpus / (USER_HZ * seconds). -1 if wall_ns <= 0.
  */
 double sysstat_foreign_cpu_resolution(int64_t wall_ns);
+
+/*
+ * The "some ... total=N" of a pressure file: microseconds during which at
+ * least one task (of the machine, or of the group) was runnable but not
+ * running. 0, or -1 when the line is missing or malformed.
+ */
+int psi_parse_some_total(const char *text, int64_t *total_us);
+/* Reads path (a pressure file) and parses it; -1 when absent or unreadable. */
+int64_t psi_read_some_total(const char *path);
+/* /proc/pressure/cpu, machine-wide; -1 without PSI (kernel < 4.20, psi=0). */
+#define PSI_SYSTEM_CPU "/proc/pressure/cpu"
+
+/* The run_delay (ns, second field) of a schedstat line. 0 or -1. */
+int schedstat_parse_run_delay(const char *text, int64_t *run_delay_ns);
+/*
+ * The run_delay of every thread of pid, summed over /proc/PID/task/TID/schedstat
+ * (the leader is one of them; /proc/PID/schedstat alone when the task
+ * directory cannot be listed). Works on a zombie that is not yet reaped.
+ * -1 when nothing could be read (no schedstats in this kernel, pid gone).
+ */
+int64_t schedstat_run_delay(pid_t pid);
 
 #endif

@@ -86,7 +86,7 @@ def helper_plan(variants, runs=1, warmups=0, order="alternate", gap=0, timeout=N
         "variants": [{"name": n, "command": [HELPER, *a]} for n, a in variants],
         "schedule": sched,
         # Tests share a noisy machine: never discard unless a test asks to.
-        "load": load if load is not None else {"max_foreign_cpu": 64, "max_repeats": 0},
+        "load": load if load is not None else {"max_cpu_wait_pct": 100, "max_foreign_cpu": 64, "max_repeats": 0},
     }
     plan.update(extra)
     return plan

@@ -17,7 +17,7 @@ class HostLabel(AbevTestCase):
             "name": "label",
             "variants": [{"name": "a", "command": ["sh", "-c", f"touch '{marker}'"]}],
             "schedule": {"warmups": 0, "runs": 1, "gap_seconds": 0},
-            "load": {"max_foreign_cpu": 64, "max_repeats": 0},
+            "load": {"max_cpu_wait_pct": 100, "max_foreign_cpu": 64, "max_repeats": 0},
         }
         return self.write_plan(plan), marker
 

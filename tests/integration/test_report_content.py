@@ -17,7 +17,7 @@ class ReportContent(AbevTestCase):
             "base": {"command": [HELPER, "env", "SDK", "GC"], "env": {"MODE": "{variant}"}},
             "variants_file": "variants.txt",
             "schedule": {"runs": 1},
-            "load": {"max_foreign_cpu": 64, "max_repeats": 0},
+            "load": {"max_cpu_wait_pct": 100, "max_foreign_cpu": 64, "max_repeats": 0},
         }
         p = self.write_plan(plan)
         self.abev("run", p, "--out", self.path("ev"), check=0)
@@ -57,7 +57,7 @@ class ReportContent(AbevTestCase):
             "schedule": {"runs": 1},
             "results": {"files": "{run_dir}/*.trx"},
             "allowed_exit_codes": [0, 1],
-            "load": {"max_foreign_cpu": 64, "max_repeats": 0},
+            "load": {"max_cpu_wait_pct": 100, "max_foreign_cpu": 64, "max_repeats": 0},
         }
         p = self.write_plan(plan)
         cp = self.abev("run", p, "--out", self.path("ev"))

@@ -172,7 +172,7 @@ class RunBasics(AbevTestCase):
                                       "sh", "{run_dir}", "{variant}", "{phase}", "{round}"],
                           "env": {"X": "x-{variant}-{{lit}}"}}],
             "schedule": {"runs": 2},
-            "load": {"max_foreign_cpu": 64, "max_repeats": 0},
+            "load": {"max_cpu_wait_pct": 100, "max_foreign_cpu": 64, "max_repeats": 0},
         }
         out, res = self.run_plan(plan)
         inv = res["invocations"][1]
@@ -240,7 +240,7 @@ class VariantsFile(AbevTestCase):
                      "env": {"BASE": "b", "MODE": "base"}},
             "variants_file": "variants.txt",
             "schedule": {"runs": 1},
-            "load": {"max_foreign_cpu": 64, "max_repeats": 0},
+            "load": {"max_cpu_wait_pct": 100, "max_foreign_cpu": 64, "max_repeats": 0},
         }
         p = self.write_plan(plan)
         self.abev("run", p, "--out", self.path("ev"), check=0)

@@ -22,7 +22,7 @@ class RunWithResults(AbevTestCase):
             ],
             "schedule": {"runs": runs, "warmups": warmups},
             "results": {"files": "{run_dir}/*.trx"},
-            "load": {"max_foreign_cpu": 64, "max_repeats": 0},
+            "load": {"max_cpu_wait_pct": 100, "max_foreign_cpu": 64, "max_repeats": 0},
         }
         p.update(extra)
         return p
@@ -203,5 +203,6 @@ class GuardsWithoutResults(AbevTestCase):
         with open(self.path("ev", inv["dir"], "guard.log")) as f:
             lines = f.read().splitlines()
         self.assertEqual(lines[0], "exit_code: pass: exited with code 0 (allowed: 0)")
-        self.assertTrue(lines[1].startswith("load: pass: other processes used"))
+        self.assertTrue(lines[1].startswith("load: pass: waited for a CPU "), lines[1])
+        self.assertIn("; other processes used", lines[1])
         self.assertTrue(HELPER)

@@ -26,7 +26,9 @@ INVOCATION = {
     "max_rss_bytes": 4096, "minflt": 1, "majflt": 0, "nvcsw": 2, "nivcsw": 3,
     "load_before": {"1m": 0.5, "5m": 0.25, "15m": 0.1, "runnable": 1, "total": 300},
     "load_after": None, "foreign_cpu": 0.01, "foreign_cpu_resolution": 0.02,
-    "max_foreign_cpu": 0.5,
+    "max_foreign_cpu": 0.5, "cpu_wait_ns": 10, "cpu_wait_pct": 1.0,
+    "cpu_wait_source": "cgroup", "cpu_wait_note": None, "max_cpu_wait_pct": 10,
+    "system_cpu_wait_ns": 20, "cpus": None,
     "leftovers_killed": 0, "cgroup": {"memory_peak_bytes": None, "cpu_usage_ns": 30},
     "cgroup_note": "memory.peak is not available", "results_files": None,
     "tests": None, "results": [], "failed_tests": [], "failed_tests_omitted": 0,
@@ -40,6 +42,7 @@ RUN = {
     "status": "completed", "interrupt": None, "started_utc": UTC, "ended_utc": UTC,
     "schedule": {"order": "alternate", "seed": 1, "warmups": 0, "runs": 1,
                  "gap_seconds": 0, "timeout_seconds": None, "max_foreign_cpu": 0.5,
+                 "max_cpu_wait_pct": 10, "max_cpu_wait_pct_from": "default", "cpus": None,
                  "max_repeats": 2},
     "variants": ["baseline"], "planned": 1, "executed": 1, "abev_max_rss_bytes": 1 << 20,
     "notes": [],
@@ -230,7 +233,7 @@ class RealEvidenceTest(AbevTestCase):
             ],
             "schedule": {"warmups": 1, "runs": 2, "order": "reverse"},
             "results": {"files": "{run_dir}/*.trx", "min_executed": 0},
-            "load": {"max_foreign_cpu": 64, "max_repeats": 0},
+            "load": {"max_cpu_wait_pct": 100, "max_foreign_cpu": 64, "max_repeats": 0},
         })
         out = self.path("out")
         self.abev("run", plan, "--out", out, "--quiet", check=1)
@@ -247,7 +250,7 @@ class RealEvidenceTest(AbevTestCase):
                  "env": {"DEMO_IMPL": n}} for n in ("baseline", "candidate")],
             "schedule": {"runs": 1},
             "results": {"files": "{run_dir}/*.trx", "min_executed": 3},
-            "load": {"max_foreign_cpu": 64, "max_repeats": 0},
+            "load": {"max_cpu_wait_pct": 100, "max_foreign_cpu": 64, "max_repeats": 0},
         })
         out = self.path("out")
         self.abev("run", plan, "--out", out, "--quiet", check=0)

@@ -25,7 +25,7 @@ def sh_plan(name, variants, runs=5, **extra):
         "schema": "abev.plan/1", "name": name,
         "variants": [{"name": n, "command": ["sh", "-c", script]} for n, script in variants],
         "schedule": {"runs": runs, "order": "reverse"},
-        "load": {"max_foreign_cpu": 64, "max_repeats": 0},
+        "load": {"max_cpu_wait_pct": 100, "max_foreign_cpu": 64, "max_repeats": 0},
     }
     plan.update(extra)
     return plan

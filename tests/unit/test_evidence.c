@@ -45,6 +45,11 @@ static void fill(struct invocation *inv)
 	inv->foreign_cpu = 0.125;
 	inv->foreign_cpu_resolution = 0.25;
 	inv->max_foreign_cpu = 0.5;
+	inv->cpu_wait_ns = 952943;
+	inv->cpu_wait_source = xstrdup("cgroup");
+	inv->max_cpu_wait_pct = 10;
+	inv->system_cpu_wait_ns = -1;
+	inv->cpus = xstrdup("0-1");
 	inv->cgroup_valid = 1;
 	inv->cg_memory_peak_bytes = -1;
 	inv->cg_cpu_usage_ns = 5000;
@@ -78,7 +83,9 @@ static void test_invocation_file(void **state)
 		"argv", "cwd", "start_utc", "end_utc", "wall_ns", "exit_code", "signal",
 		"core_dumped", "timed_out", "exec_error", "user_ns", "sys_ns", "cpu_ns",
 		"max_rss_bytes", "minflt", "majflt", "nvcsw", "nivcsw", "load_before",
-		"load_after", "foreign_cpu", "foreign_cpu_resolution", "max_foreign_cpu", "leftovers_killed", "cgroup",
+		"load_after", "foreign_cpu", "foreign_cpu_resolution", "max_foreign_cpu", "cpu_wait_ns", "cpu_wait_pct",
+		"cpu_wait_source", "cpu_wait_note", "max_cpu_wait_pct", "system_cpu_wait_ns", "cpus",
+		"leftovers_killed", "cgroup",
 		"cgroup_note", "results_files", "tests", "results", "failed_tests", "failed_tests_omitted",
 		"metrics", "guards",
 	};
@@ -93,6 +100,11 @@ static void test_invocation_file(void **state)
 	assert_true(cJSON_IsNull(cJSON_GetObjectItem(o, "exit_code")));
 	assert_int_equal(cJSON_GetObjectItem(o, "signal")->valueint, 11);
 	assert_int_equal(cJSON_GetObjectItem(o, "cpu_ns")->valuedouble, 3000);
+	/* 952943 ns of 19058877 ns wall: 5 %, as the load guard judged it */
+	assert_float_equal(cJSON_GetObjectItem(o, "cpu_wait_pct")->valuedouble, 5.0, 1e-9);
+	assert_string_equal(cJSON_GetObjectItem(o, "cpu_wait_source")->valuestring, "cgroup");
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(o, "system_cpu_wait_ns")));
+	assert_string_equal(cJSON_GetObjectItem(o, "cpus")->valuestring, "0-1");
 	assert_true(cJSON_IsNull(cJSON_GetObjectItem(o, "load_after")));
 	cJSON *lb = cJSON_GetObjectItem(o, "load_before");
 	assert_true(cJSON_GetObjectItem(lb, "1m")->valuedouble == 0.5);

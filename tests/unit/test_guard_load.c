@@ -1,5 +1,6 @@
-/* Unit tests of the load guard: verdicts at, over and under the limit,
- * and an unknown figure, each with a reason carrying the numbers. */
+/* Unit tests of the load guard: verdicts at, over and under each limit,
+ * unknown figures and the optional foreign limit, each with a reason
+ * carrying the numbers. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -13,25 +14,38 @@
 static void test_verdicts(void **state)
 {
 	static const struct {
-		double foreign, resolution, limit;
+		double wait, wait_limit, foreign, resolution, limit;
 		enum guard_verdict want;
 		const char *needle;
 	} cases[] = {
-		{ 0.10, 0.01, 0.50, GUARD_PASS, "0.10 cores (±0.01), within the limit of 0.50" },
-		{ 0.50, 0.00, 0.50, GUARD_PASS, "within the limit" },
-		{ 0.93, 0.03, 0.50, GUARD_FAIL, "used 0.93 cores (±0.03) during the run, over the limit of 0.50" },
+		/* contention alone, the foreign limit off (the default) */
+		{ 1.2, 10, 1.00, 0.01, -1, GUARD_PASS, "waited for a CPU 1.2 % of the run (cgroup), within the limit of 10 %" },
+		{ 10.0, 10, -1, 0, -1, GUARD_PASS, "within the limit of 10 %" },
+		{ 48.6, 10, 0.9, 0.01, -1, GUARD_FAIL, "48.6 % of the run (cgroup), over the limit of 10 % (load.max_cpu_wait_pct)" },
+		/* one busy core of two: a foreign load that slowed nothing is kept */
+		{ 0.4, 10, 1.00, 0.02, -1, GUARD_PASS, "within" },
+		/* the second, optional limit */
+		{ 0.5, 10, 0.10, 0.01, 0.50, GUARD_PASS, "0.10 cores (±0.01), within the limit of 0.50" },
+		{ 0.5, 10, 0.93, 0.03, 0.50, GUARD_FAIL, "used 0.93 cores (±0.03), over the limit of 0.50" },
 		/* a 20 ms run on 2 CPUs at 100 Hz: one tick of noise is not load */
-		{ 0.90, 1.00, 0.50, GUARD_PASS, "(±1.00), within the limit" },
-		{ 0.60, -1.0, 0.50, GUARD_FAIL, "(±0.00)" },
-		{ -1.0, 0.01, 0.25, GUARD_UNCHECKED, "unknown" },
+		{ 0.5, 10, 0.90, 1.00, 0.50, GUARD_PASS, "(±1.00), within the limit" },
+		{ 0.5, 10, 0.60, -1.0, 0.50, GUARD_FAIL, "(±0.00)" },
+		/* unknown figures */
+		{ -1, 10, -1.0, 0.01, 0.25, GUARD_UNCHECKED, "foreign CPU load unknown" },
+		{ -1, 10, 0.9, 0.01, -1, GUARD_UNCHECKED, "CPU wait unknown" },
+		{ -1, 10, 0.10, 0.01, 0.25, GUARD_PASS, "CPU wait unknown" },
+		{ 20, 10, -1.0, 0.01, 0.25, GUARD_FAIL, "over the limit of 10 %" },
 	};
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct guard_result r = { 0 };
-		guard_load(cases[i].foreign, cases[i].resolution, cases[i].limit, &r);
+		struct load_figures f = { cases[i].wait, "cgroup", cases[i].wait_limit,
+					  cases[i].foreign, cases[i].resolution, cases[i].limit };
+		guard_load(&f, &r);
 		assert_string_equal(r.guard, "load");
 		assert_int_equal(r.verdict, cases[i].want);
-		assert_non_null(strstr(r.reason, cases[i].needle));
+		if (!strstr(r.reason, cases[i].needle))
+			fail_msg("case %zu: '%s' lacks '%s'", i, r.reason, cases[i].needle);
 		guard_result_release(&r);
 		guard_result_release(&r);
 	}

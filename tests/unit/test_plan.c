@@ -112,10 +112,11 @@ static const char full_plan[] =
 	"     'command': ['./bench', '--out', '{run_dir}/out.trx', '{{literal}}'],\n"
 	"     'env': {'MODE': 'fast', 'ROUND': '{round}'},\n"
 	"     'assemblies': ['bin/{variant}/*.dll']},\n"
-	"    {'name': 'b-2.x_Y', 'command': ['sh', '-c', 'exit 0']}\n"
+	"    {'name': 'b-2.x_Y', 'command': ['sh', '-c', 'exit 0'], 'cpus': ' 3, 1-2,2 '}\n"
 	"  ],\n"
 	"  'schedule': {'warmups': 2, 'runs': 5, 'order': 'shuffle', 'seed': 99,\n"
-	"               'gap_seconds': 1.5, 'timeout_seconds': 30, 'kill_grace_seconds': 2},\n"
+	"               'gap_seconds': 1.5, 'timeout_seconds': 30, 'kill_grace_seconds': 2,\n"
+	"               'cpus': '0'},\n"
 	"  'results': {'files': '{run_dir}/*.trx', 'min_executed': 10},\n"
 	"  'metrics': [\n"
 	"    {'name': 'wall time', 'source': 'process', 'field': 'wall', 'max_regression_pct': 5},\n"
@@ -131,7 +132,7 @@ static const char full_plan[] =
 	"  ],\n"
 	"  'allowed_exit_codes': [0, 1, 255],\n"
 	"  'versions': {'sdk': ['dotnet', '--version'], 'A.b_c-9': ['sh', '-c', 'echo {variant} ']},\n"
-	"  'load': {'max_foreign_cpu': 1.25, 'max_repeats': 4},\n"
+	"  'load': {'max_cpu_wait_pct': 25.5, 'max_foreign_cpu': 1.25, 'max_repeats': 4},\n"
 	"  'limits': {'max_files': 250, 'pattern_cpu_seconds': 0.5}\n"
 	"}\n";
 
@@ -238,6 +239,12 @@ static void test_full_plan(void **state)
 	assert_true(plan_exit_code_allowed(&plan, 1));
 	assert_false(plan_exit_code_allowed(&plan, 2));
 	assert_true(plan.max_foreign_cpu == 1.25);
+	assert_true(plan.max_cpu_wait_pct == 25.5);
+	assert_string_equal(plan.max_cpu_wait_pct_from, "plan");
+	/* cpus: canonical; a variant without its own runs where the schedule says */
+	assert_string_equal(plan.cpus, "0");
+	assert_string_equal(plan.variants[0].cpus, "0");
+	assert_string_equal(plan.variants[1].cpus, "1-3");
 	assert_int_equal(plan.max_repeats, 4);
 	assert_int_equal(plan.max_files, 250);
 	assert_true(plan.pattern_cpu_seconds == 0.5);
@@ -292,7 +299,12 @@ static void test_defaults(void **state)
 	assert_int_equal(plan.allowed_exit_codes[0], 0);
 	assert_true(plan_exit_code_allowed(&plan, 0));
 	assert_false(plan_exit_code_allowed(&plan, 1));
-	assert_true(plan.max_foreign_cpu == 0.5);
+	/* contention judged by CPU wait; foreign cores not limited */
+	assert_true(plan.max_cpu_wait_pct == 10);
+	assert_string_equal(plan.max_cpu_wait_pct_from, "default");
+	assert_true(plan.max_foreign_cpu < 0);
+	assert_null(plan.cpus);
+	assert_null(plan.variants[0].cpus);
 	assert_int_equal(plan.max_repeats, 2);
 	assert_int_equal(plan.max_files, 10000);
 	assert_true(plan.pattern_cpu_seconds == 10);
@@ -429,17 +441,17 @@ static const struct broken broken_plans[] = {
 	    " reference, gates, decision, report, limits)" } },
 	{ HEAD "'variants':[" VA "],'schedule':{'ordr':'reverse'}}", NULL, 0,
 	  { ": schedule.ordr: unknown key (expected one of: warmups, runs, order, seed,"
-	    " gap_seconds, timeout_seconds, kill_grace_seconds)" } },
+	    " gap_seconds, timeout_seconds, kill_grace_seconds, cpus)" } },
 	{ HEAD "'variants':[" VA ",{'name':'b','command':['x'],'nmae':'c'}]}", NULL, 0,
-	  { ": variants[1].nmae: unknown key (expected one of: name, cwd, command, env, assemblies)" } },
+	  { ": variants[1].nmae: unknown key (expected one of: name, cwd, command, env, assemblies, cpus)" } },
 	{ HEAD "'variants':[" VA "],'load':{'max_cpu':1}}", NULL, 0,
-	  { ": load.max_cpu: unknown key (expected one of: max_foreign_cpu, max_repeats)" } },
+	  { ": load.max_cpu: unknown key (expected one of: max_cpu_wait_pct, max_foreign_cpu, max_repeats)" } },
 	{ HEAD "'variants':[" VA "],'limits':{'max_log_bytes':1}}", NULL, 0,
 	  { ": limits.max_log_bytes: unknown key (expected one of: max_files, pattern_cpu_seconds)" } },
 	{ HEAD "'variants':[" VA "],'results':{'file':'x'}}", NULL, 0,
 	  { ": results.file: unknown key (expected one of: files, min_executed)" } },
 	{ HEAD "'base':{'name':'x','command':['run']},'variants_file':'vars.txt'}", "a\n", 0,
-	  { ": base.name: unknown key (expected one of: cwd, command, env, assemblies)" } },
+	  { ": base.name: unknown key (expected one of: cwd, command, env, assemblies, cpus)" } },
 	{ HEAD "'variants':[" VA "],'schedule':{'runs':2,'runs':3}}", NULL, 0,
 	  { ": schedule.runs: key given twice" } },
 	/* wrong types */
@@ -563,6 +575,18 @@ static const struct broken broken_plans[] = {
 	  { ": schedule.order: unknown order 'random' (expected one of: alternate, reverse, shuffle)" } },
 	{ HEAD "'variants':[" VA "],'load':{'max_foreign_cpu':-0.5}}", NULL, 0,
 	  { ": load.max_foreign_cpu: expected a number >= 0" } },
+	{ HEAD "'variants':[" VA "],'load':{'max_cpu_wait_pct':100.5}}", NULL, 0,
+	  { ": load.max_cpu_wait_pct: expected a number", "100" } },
+	{ HEAD "'variants':[" VA "],'load':{'max_cpu_wait_pct':'10'}}", NULL, 0,
+	  { ": load.max_cpu_wait_pct: expected a number" } },
+	{ HEAD "'variants':[" VA "],'schedule':{'cpus':'0-'}}", NULL, 0,
+	  { ": schedule.cpus: '0-' is not a CPU list" } },
+	{ HEAD "'variants':[" VA "],'schedule':{'cpus':3}}", NULL, 0,
+	  { ": schedule.cpus: expected a non-empty string" } },
+	{ HEAD "'variants':[{'name':'a','command':['true'],'cpus':'3-1'}]}", NULL, 0,
+	  { ": variants[0].cpus: '3-1': the range 3-1 runs backwards" } },
+	{ HEAD "'variants':[{'name':'a','command':['true'],'cpus':'1024'}]}", NULL, 0,
+	  { ": variants[0].cpus: '1024': CPUs are numbered below 1024" } },
 	{ HEAD "'variants':[" VA "],'load':{'max_repeats':2.5}}", NULL, 0,
 	  { ": load.max_repeats: expected an integer from 0 to 1000, found 2.5" } },
 	{ HEAD "'variants':[" VA "],'limits':[]}", NULL, 0, { ": limits: expected an object" } },

@@ -45,6 +45,9 @@ static struct invocation inv(unsigned seq, const char *variant, int warmup, unsi
 	v.max_rss_bytes = rss_mib * MIB_B;
 	v.exit_code = st == INV_OK ? 0 : 1;
 	v.foreign_cpu = 0.125;
+	v.cpu_wait_ns = v.wall_ns / 100;
+	v.cpu_wait_source = s("cgroup");
+	v.max_cpu_wait_pct = 10;
 	return v;
 }
 
@@ -66,6 +69,7 @@ static void build(struct fixture *f)
 	f->invs[n++] = inv(4, "candidate", 0, 1, 1, INV_DISCARDED, 50000, 50000, 5000);
 	f->invs[n - 1].reason = s("foreign load 1.50 cores > 0.75");
 	f->invs[n - 1].foreign_cpu = 1.5;
+	f->invs[n - 1].cpu_wait_ns = f->invs[n - 1].wall_ns / 2;
 	f->invs[n++] = inv(5, "candidate", 0, 1, 2, INV_OK, 800, 600, 200);
 	f->invs[n++] = inv(6, "candidate", 0, 2, 1, INV_FAILED, 100, 50, 3000);
 	f->invs[n - 1].reason = s("exited with status 1 | see test.log");
@@ -76,6 +80,7 @@ static void build(struct fixture *f)
 	f->invs[n - 1].exit_code = -1;
 	f->invs[n - 1].timed_out = 1;
 	f->invs[n - 1].foreign_cpu = -1;
+	f->invs[n - 1].cpu_wait_ns = -1;
 	f->invs[n - 1].reason = s("timed out after 60 s");
 
 	f->names[0] = "baseline";
@@ -210,14 +215,14 @@ static void test_excluded_runs(void **state)
 		   "discarded | runs/x/run-1 |");
 	assert_has(r, "| 9 | candidate | run 3 | n/a (not started) | n/a (not started) | 70.0 s | "
 		   "timed\\_out | runs/x/run-1 |");
-	assert_has(r, "| 4 | candidate | run 1 | n/a (not readable) | n/a (not readable) | 1.50 | "
-		   "discarded |");
-	assert_has(r, "| 9 | candidate | run 3 | n/a (not readable) | n/a (not readable) | n/a (not "
-		   "measured) | timed\\_out |");
+	assert_has(r, "| 4 | candidate | run 1 | any | n/a (not readable) | n/a (not readable) | "
+		   "50.0 % (cgroup) | 1.50 | discarded |");
+	assert_has(r, "| 9 | candidate | run 3 | any | n/a (not readable) | n/a (not readable) | "
+		   "n/a (not measured) | n/a (not measured) | timed\\_out |");
 	assert_true(strstr(r, "| 4 | candidate | run 1 | n/a (not started)") <
 		    strstr(r, "| 5 | candidate | run 1, attempt 2 | n/a (not started)"));
 	/* Counts and the reasons of the non-ok ones. */
-	assert_has(r, "Invocations: 9 (2 warmup, 7 recorded). Discarded for foreign load: 1. "
+	assert_has(r, "Invocations: 9 (2 warmup, 7 recorded). Discarded for contention: 1. "
 		   "Failed (failed, timed\\_out, exec\\_failed or interrupted): 2.");
 	assert_has(r, "- seq 4, candidate run 1 attempt 1, discarded: foreign load 1.50 cores \\> 0.75");
 	assert_has(r, "- seq 9, candidate run 3 attempt 1, timed\\_out: timed out after 60 s");
@@ -235,6 +240,7 @@ static void test_header_and_conditions(void **state)
 	f.in.description = "the *candidate* of 2.0";
 	f.in.timeout_seconds = 60;
 	f.in.max_foreign_cpu = 0.75;
+	f.in.max_cpu_wait_pct = 10;
 	f.in.max_repeats = 2;
 	f.in.seed = 42;
 	r = render(&f, NULL, 0);
@@ -244,8 +250,9 @@ static void test_header_and_conditions(void **state)
 	assert_has(r, "- Ended (UTC): 2026-11-10T16:55:01.000001+00:00\n");
 	assert_has(r, "- Reference: baseline; compared: candidate, empty\n");
 	assert_has(r, "Limits in force: order reverse, seed 42; 1 warmup round(s) and 3 recorded "
-		   "run(s) per variant; gap 1 s between invocations; timeout 60 s; at most 0.75 "
-		   "foreign cores during a recorded run, a discarded slot repeated at most 2 time(s).");
+		   "run(s) per variant; gap 1 s between invocations; timeout 60 s; a recorded run "
+		   "discarded when it waited for a CPU more than 10 % of its wall time; at most "
+		   "0.75 foreign cores, a discarded slot repeated at most 2 time(s).");
 	assert_has(r, "No invocation had a cgroup of its own");
 	assert_has(r, "```sh\nabev run examples/demo/plan.json --out build/demo/x\n```");
 	free(r);
@@ -382,7 +389,7 @@ static void test_escaping_and_placeholders(void **state)
 	assert_lacks(r, "}}");
 	/* Every table row has as many unescaped pipes as its header. */
 	for (line = r; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
-		static int cols_metric = 8, cols_invs = 9;
+		static int cols_metric = 8, cols_invs = 9, cols_load = 10;
 		int pipes = 0;
 
 		if (*line != '|')
@@ -390,7 +397,7 @@ static void test_escaping_and_placeholders(void **state)
 		for (const char *p = line; *p && *p != '\n'; p++)
 			if (*p == '|' && (p == line || p[-1] != '\\'))
 				pipes++;
-		assert_true(pipes == cols_metric || pipes == cols_invs);
+		assert_true(pipes == cols_metric || pipes == cols_invs || pipes == cols_load);
 	}
 	again = render(&f, NULL, 0);
 	assert_string_equal(r, again);

@@ -10,6 +10,8 @@
 
 #include "sysstat.h"
 
+#include <unistd.h>
+
 struct loadavg_case {
 	const char *text;
 	int ok;
@@ -134,6 +136,49 @@ static void test_foreign_cpu(void **state)
 	assert_float_equal(sysstat_foreign_cpu(&before, &backwards, 0, 1000000), -1.0, 1e-12);
 }
 
+static void test_psi_parse(void **state)
+{
+	static const struct {
+		const char *text;
+		int ok;
+		int64_t want;
+	} cases[] = {
+		{ "some avg10=8.00 avg60=2.86 avg300=8.92 total=640300197\n"
+		  "full avg10=0.00 avg60=0.00 avg300=0.00 total=0\n", 1, 640300197 },
+		/* the "full" line first, or alone: only "some" counts */
+		{ "full avg10=0.00 total=5\nsome avg10=0.00 total=7\n", 1, 7 },
+		{ "full avg10=0.00 total=5\n", 0, 0 },
+		{ "some avg10=0.00 total=\n", 0, 0 },
+		{ "some avg10=0.00 total=12x\n", 0, 0 },
+		{ "some avg10=0.00 total=99999999999999999999\n", 0, 0 },
+		{ "", 0, 0 },
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int64_t us = -5;
+		int r = psi_parse_some_total(cases[i].text, &us);
+		assert_int_equal(r, cases[i].ok ? 0 : -1);
+		if (cases[i].ok)
+			assert_int_equal(us, cases[i].want);
+	}
+	assert_int_equal(psi_read_some_total("/nonexistent/cpu.pressure"), -1);
+}
+
+static void test_schedstat(void **state)
+{
+	int64_t ns = -1;
+	(void)state;
+	assert_int_equal(schedstat_parse_run_delay("5000 72679 1\n", &ns), 0);
+	assert_int_equal(ns, 72679);
+	assert_int_equal(schedstat_parse_run_delay("5000\n", &ns), -1);
+	assert_int_equal(schedstat_parse_run_delay("x 1 2\n", &ns), -1);
+	assert_int_equal(schedstat_parse_run_delay("1 -2 3\n", &ns), -1);
+	/* Our own threads: readable where the kernel keeps schedstats. */
+	if (access("/proc/self/schedstat", R_OK) == 0)
+		assert_true(schedstat_run_delay(getpid()) >= 0);
+	assert_int_equal(schedstat_run_delay(0x7ffffff0), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -141,6 +186,8 @@ int main(void)
 		cmocka_unit_test(test_cpustat_parse),
 		cmocka_unit_test(test_read_live),
 		cmocka_unit_test(test_foreign_cpu),
+		cmocka_unit_test(test_psi_parse),
+		cmocka_unit_test(test_schedstat),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,97 @@
+"""Contention as the kernel measures it: a child pinned to the CPU of a
+busy loop waits for that CPU, and abev records the wait, discards the run
+and repeats it; pinned to another CPU it is kept. Asserts on the recorded
+figures and statuses, never on durations."""
+
+import os
+import subprocess
+
+from common import AbevTestCase, HELPER, helper_plan
+
+LIMIT = 25  # percent; a spinner sharing a CPU with another waits about half its wall time
+
+
+class Pinned(AbevTestCase):
+    def setUp(self):
+        super().setUp()
+        cpus = sorted(os.sched_getaffinity(0))
+        if len(cpus) < 2:
+            self.skipTest(f"one CPU available ({cpus}): no CPU to pin away from the busy loop")
+        self.busy, self.other = cpus[0], cpus[1]
+        # Two minutes of CPU at most, should the test die before tearDown().
+        self.burner = subprocess.Popen([HELPER, "spin", "120000"], stdout=subprocess.PIPE,
+                                       stdin=subprocess.DEVNULL)
+        self.addCleanup(self.stop_burner)
+        os.sched_setaffinity(self.burner.pid, {self.busy})
+        if not self.burner.stdout.readline().startswith(b"start_mono_ns="):
+            self.fail("the busy loop did not start")
+
+    def stop_burner(self):
+        if self.burner.poll() is None:
+            self.burner.kill()
+        self.burner.wait()
+        self.burner.stdout.close()
+
+    def run_pinned(self, cpu, repeats, check):
+        plan = helper_plan([("x", ["spin", "300"])], runs=1,
+                           load={"max_cpu_wait_pct": LIMIT, "max_repeats": repeats})
+        plan["variants"][0]["cpus"] = str(cpu)
+        cp = self.abev("run", self.write_plan(plan), "--out", self.path("ev"), "--unsigned",
+                       check=check)
+        res = self.load("ev", "result.json")
+        for inv in res["invocations"]:
+            self.assertEqual(inv["cpus"], str(cpu))
+            if inv["cpu_wait_pct"] is None:
+                self.skipTest(f"no CPU wait measured here: {inv['cpu_wait_note']}")
+            self.assertIn(inv["cpu_wait_source"], ("cgroup", "schedstat"))
+            self.assertEqual(inv["max_cpu_wait_pct"], LIMIT)
+            # The guard's verdict and the recorded figure agree.
+            self.assertEqual(inv["status"] == "discarded", inv["cpu_wait_pct"] > LIMIT, inv)
+        return cp, res
+
+    def test_same_cpu_as_busy_loop_is_discarded_and_repeated(self):
+        cp, res = self.run_pinned(self.busy, 1, 1)
+        invs = res["invocations"]
+        self.assertEqual([(i["attempt"], i["status"]) for i in invs],
+                         [(1, "discarded"), (2, "discarded")])
+        for inv in invs:
+            self.assertGreater(inv["cpu_wait_pct"], LIMIT)
+            self.assertIn("load.max_cpu_wait_pct", inv["reason"])
+        self.assertEqual(res["status"], "failed")
+        self.assertTrue(any("no measurement" in n for n in res["notes"]), res["notes"])
+        # The terminal says how many, why, and what to change.
+        self.assertIn("discarded: 2 run(s) for contention; 1 slot(s) lost", cp.stdout)
+        for hint in ('"cpus"', "max_cpu_wait_pct", "--max-cpu-wait-pct", "quiet the machine"):
+            self.assertIn(hint, cp.stdout)
+        with open(self.path("ev", "report.md"), encoding="utf-8") as f:
+            self.assertIn(f"| 1 | x | run 1 | {self.busy} |", f.read())
+
+    def test_other_cpu_is_kept(self):
+        cp, res = self.run_pinned(self.other, 0, None)
+        inv = res["invocations"][0]
+        if inv["cpu_wait_pct"] > LIMIT:
+            self.skipTest(f"CPU {self.other} was busy with other work too: the run waited "
+                          f"{inv['cpu_wait_pct']:.1f} % of its wall time")
+        self.assertEqual(cp.returncode, 0, cp.stderr)
+        self.assertEqual(inv["status"], "ok")
+        self.assertIn("cpu wait: runs waited for a CPU", cp.stdout)
+
+    def test_bad_cpu_list_is_a_usage_error(self):
+        plan = helper_plan([("x", ["exit", "0"])])
+        plan["variants"][0]["cpus"] = "1-0"
+        cp = self.abev("run", self.write_plan(plan), "--out", self.path("ev"), "--unsigned",
+                       check=2)
+        self.assertIn("variants[0].cpus: '1-0': the range 1-0 runs backwards", cp.stderr)
+
+    def test_command_line_overrides_plan_limit(self):
+        plan = helper_plan([("x", ["exit", "0"])])
+        cp = self.abev("run", self.write_plan(plan), "--out", self.path("ev"), "--unsigned",
+                       "--max-cpu-wait-pct", "55.5", check=0)
+        res = self.load("ev", "result.json")
+        self.assertEqual(res["schedule"]["max_cpu_wait_pct"], 55.5)
+        self.assertEqual(res["schedule"]["max_cpu_wait_pct_from"], "--max-cpu-wait-pct")
+        self.assertEqual(res["invocations"][0]["max_cpu_wait_pct"], 55.5)
+        self.assertIn("--max-cpu-wait-pct 55.5", res["report"]["reproduce"])
+        bad = self.abev("run", self.write_plan(plan), "--out", self.path("ev2"), "--unsigned",
+                        "--max-cpu-wait-pct", "101", check=2)
+        self.assertIn("'--max-cpu-wait-pct' must be a number from 0 to 100", bad.stderr)
