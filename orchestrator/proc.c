@@ -394,6 +394,8 @@ struct run {
 	int64_t kill_at;
 	struct proc_result *res;
 	int64_t run_delay_ns;   /* the child's threads' schedstat, read before reaping; -1 */
+	int64_t psi_after_us;   /* the cgroup's cpu.pressure when the child exited; -1 */
+	int64_t sys_psi_after_us; /* /proc/pressure/cpu then; -1 */
 	int cap_fd;             /* capture mode: read end of the output pipe, else -1 */
 	struct strbuf *capture;
 	size_t capture_max;
@@ -689,6 +691,7 @@ static void result_init(struct proc_result *res)
 	res->cg_memory_peak_bytes = -1;
 	res->cg_cpu_usage_ns = -1;
 	res->cpu_wait_ns = -1;
+	res->system_cpu_wait_ns = -1;
 }
 
 static char *exec_error_text(const struct proc_spec *spec, const struct child_error *ce)
@@ -730,6 +733,9 @@ static int wait_child(struct run *r, const struct proc_spec *spec, int64_t start
 		if (w == 0 && si.si_pid == r->pid) {
 			*end = mono_ns();
 			clock_gettime(CLOCK_REALTIME, &r->res->end_real);
+			/* The window closes with the child: what leftovers do later is not its wait. */
+			r->psi_after_us = cgroup_cpu_pressure_us(&r->cg);
+			r->sys_psi_after_us = psi_read_some_total(PSI_SYSTEM_CPU);
 			r->run_delay_ns = schedstat_run_delay(r->pid);
 			while (wait4(r->pid, status, 0, ru) < 0)
 				if (errno != EINTR)
@@ -790,11 +796,25 @@ static void finish_stop(struct run *r, const struct proc_spec *spec, int64_t sta
 	}
 }
 
+/*
+ * A pressure total's growth over the run in ns, or -1. At most the wall
+ * time: the kernel's per-CPU aggregation can round a short window up.
+ */
+static int64_t psi_delta_ns(int64_t before_us, int64_t after_us, int64_t wall_ns)
+{
+	int64_t ns;
+	if (before_us < 0 || after_us < before_us || after_us - before_us > INT64_MAX / 1000)
+		return -1;
+	ns = (after_us - before_us) * 1000;
+	return ns < wall_ns ? ns : wall_ns;
+}
+
 static void cpu_wait_from_cgroup(struct proc_result *res, int64_t before_us, int64_t after_us)
 {
-	if (before_us < 0 || after_us < before_us || after_us - before_us > INT64_MAX / 1000)
+	int64_t ns = psi_delta_ns(before_us, after_us, res->wall_ns);
+	if (ns < 0)
 		return;
-	res->cpu_wait_ns = (after_us - before_us) * 1000;
+	res->cpu_wait_ns = ns;
 	res->cpu_wait_source = "cgroup";
 	res->cpu_wait_note = NULL;
 }
@@ -807,7 +827,7 @@ static void cpu_wait_fallback(struct proc_result *res, int64_t run_delay_ns)
 	if (res->outcome == PROC_EXEC_FAILED) {
 		res->cpu_wait_note = "the command was not executed";
 	} else if (run_delay_ns >= 0) {
-		res->cpu_wait_ns = run_delay_ns;
+		res->cpu_wait_ns = run_delay_ns < res->wall_ns ? run_delay_ns : res->wall_ns;
 		res->cpu_wait_source = "schedstat";
 		res->cpu_wait_note = "no cgroup CPU pressure: run_delay of the child's own threads, "
 				     "its descendants not included";
@@ -825,10 +845,10 @@ int proc_run(const struct proc_spec *spec, struct proc_result *res)
 	char **cands = NULL;
 	int fd_in = -1, fd_out = -1, fd_err = -1;
 	int go[2] = { -1, -1 }, errp[2] = { -1, -1 };
-	struct run r = { 0, 0, CGROUP_INIT, RUNNING, STOP_NONE, 0, res, -1, -1, spec->capture,
-			 spec->capture_max };
+	struct run r = { 0, 0, CGROUP_INIT, RUNNING, STOP_NONE, 0, res, -1, -1, -1, -1,
+			 spec->capture, spec->capture_max };
 	cpu_set_t cpus;
-	int64_t psi_before = -1;
+	int64_t psi_before = -1, sys_psi_before;
 	struct rusage self0, self1, ru;
 	struct child_error ce;
 	sigset_t all, old;
@@ -918,6 +938,7 @@ int proc_run(const struct proc_spec *spec, struct proc_result *res)
 	}
 	/* A new group starts at 0, but reading costs nothing and assumes nothing. */
 	psi_before = cgroup_cpu_pressure_us(&r.cg);
+	sys_psi_before = psi_read_some_total(PSI_SYSTEM_CPU);
 
 	getrusage(RUSAGE_SELF, &self0);
 	clock_gettime(CLOCK_REALTIME, &res->start_real);
@@ -986,13 +1007,16 @@ out:
 			res->cg_memory_peak_bytes = st.memory_peak_bytes;
 			res->cg_cpu_usage_ns = st.cpu_usage_ns;
 			res->cg_memory_note = cgroup_memory_note(&r.cg);
-			cpu_wait_from_cgroup(res, psi_before, cgroup_cpu_pressure_us(&r.cg));
+			cpu_wait_from_cgroup(res, psi_before, r.psi_after_us);
 		}
 		cgroup_kill_all(&r.cg);
 		cgroup_release(&r.cg);
 	}
-	if (ret == 0)
+	if (ret == 0) {
 		cpu_wait_fallback(res, r.run_delay_ns);
+		res->system_cpu_wait_ns = psi_delta_ns(sys_psi_before, r.sys_psi_after_us,
+						       res->wall_ns);
+	}
 	if (go[0] >= 0)
 		close(go[0]);
 	if (go[1] >= 0)

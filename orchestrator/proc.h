@@ -83,12 +83,14 @@ struct proc_result {
 	 * Time the child was runnable but waiting for a CPU: the cgroup's
 	 * cpu.pressure "some" over the run (the whole tree), else the
 	 * run_delay of the child's threads read before it was reaped (the
-	 * child alone, not its descendants). -1 when neither could be read;
+	 * child alone, not its descendants), over the wall time (never more).
+	 * -1 when neither could be read;
 	 * cpu_wait_source is then NULL and cpu_wait_note says why. Static strings.
 	 */
 	int64_t cpu_wait_ns;
 	const char *cpu_wait_source;  /* "cgroup", "schedstat" or NULL */
 	const char *cpu_wait_note;    /* why unknown, or what the figure leaves out; or NULL */
+	int64_t system_cpu_wait_ns;   /* /proc/pressure/cpu "some" over the same window; -1 */
 };
 
 /*

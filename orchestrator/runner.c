@@ -284,12 +284,11 @@ static void set_status(struct invocation *inv, const struct proc_result *res,
 }
 
 /*
- * The contention figures of a run: the child tree's CPU wait as proc
- * measured it, and the machine's (/proc/pressure/cpu) over the same window
- * for context. A command that never ran waited for nothing.
+ * The contention figures of a run as proc measured them: the child tree's
+ * CPU wait, and the machine's (/proc/pressure/cpu) over the same window for
+ * context. A command that never ran waited for nothing.
  */
-static void record_cpu_wait(struct invocation *inv, const struct proc_result *res,
-			    int64_t psi_before, int64_t psi_after)
+static void record_cpu_wait(struct invocation *inv, const struct proc_result *res)
 {
 	if (res->outcome == PROC_EXEC_FAILED) {
 		inv->cpu_wait_note = xstrdup("the command was not executed");
@@ -298,9 +297,7 @@ static void record_cpu_wait(struct invocation *inv, const struct proc_result *re
 	inv->cpu_wait_ns = res->cpu_wait_ns;
 	inv->cpu_wait_source = res->cpu_wait_source ? xstrdup(res->cpu_wait_source) : NULL;
 	inv->cpu_wait_note = res->cpu_wait_note ? xstrdup(res->cpu_wait_note) : NULL;
-	if (psi_before >= 0 && psi_after >= psi_before &&
-	    psi_after - psi_before <= INT64_MAX / 1000)
-		inv->system_cpu_wait_ns = (psi_after - psi_before) * 1000;
+	inv->system_cpu_wait_ns = res->system_cpu_wait_ns;
 }
 
 /*
@@ -318,7 +315,6 @@ static int run_one(struct run_state *st, const struct sched_slot *slot, unsigned
 	struct proc_result res;
 	struct cpustat cs_before, cs_after;
 	struct cpulist cpus = CPULIST_INIT;
-	int64_t psi_before, psi_after;
 	struct tick_ctx tick = { &st->prog, 0 };
 	int ret = -1;
 
@@ -389,10 +385,8 @@ static int run_one(struct run_state *st, const struct sched_slot *slot, unsigned
 	judge_before(st->judge, inv);
 	loadavg_read(&inv->load_before);
 	cpustat_read(&cs_before);
-	psi_before = psi_read_some_total(PSI_SYSTEM_CPU);
 	if (proc_run(&spec, &res) < 0)
 		goto out;
-	psi_after = psi_read_some_total(PSI_SYSTEM_CPU);
 	cpustat_read(&cs_after);
 	loadavg_read(&inv->load_after);
 	/* What the child left in its directory must be sealable: links and odd names go. */
@@ -428,7 +422,7 @@ static int run_one(struct run_state *st, const struct sched_slot *slot, unsigned
 			inv->foreign_cpu_resolution = sysstat_foreign_cpu_resolution(res.wall_ns);
 		}
 	}
-	record_cpu_wait(inv, &res, psi_before, psi_after);
+	record_cpu_wait(inv, &res);
 	if (!res.cgroup_reason) {
 		inv->cgroup_valid = 1;
 		inv->cg_memory_peak_bytes = res.cg_memory_peak_bytes;

@@ -31,6 +31,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cpulist.h"
 #include "proc.h"
 #include "util.h"
 
@@ -651,6 +652,89 @@ static void test_cgroup(void **state)
 	proc_result_release(&res);
 }
 
+/*
+ * CPU wait: from the cgroup's cpu.pressure where there is a group, else
+ * from the child's schedstat read before reaping, else null with a note.
+ */
+static void test_cpu_wait_sources(void **state)
+{
+	const char *argv[] = { "sh", "-c", "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done",
+			       NULL };
+	struct proc_spec s = spec_for(argv);
+	struct proc_result res;
+	(void)state;
+
+	run_ok(&s, &res);
+	assert_int_equal(res.outcome, PROC_EXITED);
+	if (access("/proc/self/schedstat", R_OK) == 0) {
+		assert_string_equal(res.cpu_wait_source, "schedstat");
+		assert_true(res.cpu_wait_ns >= 0);
+		assert_non_null(strstr(res.cpu_wait_note, "descendants not included"));
+	} else {
+		assert_null(res.cpu_wait_source);
+		assert_int_equal(res.cpu_wait_ns, -1);
+		assert_non_null(res.cpu_wait_note);
+	}
+	proc_result_release(&res);
+
+	s.cgroup_name = "unit/wait";
+	run_ok(&s, &res);
+	print_message("cpu wait: %lld ns from %s (%s)\n", (long long)res.cpu_wait_ns,
+		      res.cpu_wait_source ? res.cpu_wait_source : "nothing",
+		      res.cgroup_reason ? res.cgroup_reason : "cgroup");
+	if (!res.cgroup_reason && access("/proc/pressure/cpu", R_OK) == 0) {
+		assert_string_equal(res.cpu_wait_source, "cgroup");
+		assert_null(res.cpu_wait_note);
+		assert_true(res.cpu_wait_ns >= 0);
+		assert_true(res.cpu_wait_ns <= res.wall_ns);
+	}
+	proc_result_release(&res);
+}
+
+/* "cpus": the child runs where it was told, and a set it cannot have is an exec failure. */
+static void test_cpu_affinity(void **state)
+{
+	const char *argv[] = { "sh", "-c", "grep '^Cpus_allowed_list:' /proc/self/status", NULL };
+	struct proc_spec s = spec_for(argv);
+	struct proc_result res;
+	struct cpulist cl = CPULIST_INIT;
+	char *why = NULL, *text, *mine, *line, want[64];
+	int cpu = -1;
+	(void)state;
+
+	/* The last CPU abev itself may run on. */
+	mine = slurp("/proc/self/status");
+	line = strstr(mine, "Cpus_allowed_list:\t");
+	assert_non_null(line);
+	line += strlen("Cpus_allowed_list:\t");
+	line[strcspn(line, "\n")] = '\0';
+	assert_int_equal(cpulist_parse(line, &cl, &why), 0);
+	free(mine);
+	for (int c = 0; c < CPULIST_MAX; c++)
+		if (cpulist_has(&cl, (unsigned)c))
+			cpu = c;
+	assert_true(cpu >= 0);
+	snprintf(want, sizeof(want), "%d", cpu);
+	assert_int_equal(cpulist_parse(want, &cl, &why), 0);
+	s.cpus = &cl;
+	run_ok(&s, &res);
+	assert_int_equal(res.outcome, PROC_EXITED);
+	assert_int_equal(res.exit_code, 0);
+	text = slurp(out_path);
+	snprintf(want, sizeof(want), ":\t%d\n", cpu);
+	if (!strstr(text, want))
+		fail_msg("pinned to CPU %d, the child says '%s'", cpu, text);
+	free(text);
+	proc_result_release(&res);
+
+	/* The highest CPU number there is: no machine this runs on has it online. */
+	assert_int_equal(cpulist_parse("1023", &cl, &why), 0);
+	run_ok(&s, &res);
+	assert_int_equal(res.outcome, PROC_EXEC_FAILED);
+	assert_non_null(strstr(res.exec_error, "cannot run on the CPUs asked for (cpus)"));
+	proc_result_release(&res);
+}
+
 static char captured[512];
 
 static void capture(const char *prefix, const char *msg)
@@ -860,6 +944,8 @@ int main(void)
 		cmocka_unit_test(test_leftover_new_session),
 		cmocka_unit_test(test_tick_and_sleep),
 		cmocka_unit_test(test_cgroup),
+		cmocka_unit_test(test_cpu_wait_sources),
+		cmocka_unit_test(test_cpu_affinity),
 		cmocka_unit_test(test_bad_log_path),
 		cmocka_unit_test(test_capture_streams),
 		cmocka_unit_test(test_capture_bounded),
