@@ -144,6 +144,22 @@ static cJSON *guard_json(const struct guard_result *g)
 	return o;
 }
 
+/* What was kept of the child's two streams and what was dropped past the cap. */
+static cJSON *logs_json(const struct invocation *inv)
+{
+	static const char *const names[2] = { "stdout", "stderr" };
+	cJSON *o = jnew_object();
+
+	for (int i = 0; i < 2; i++) {
+		cJSON *l = jnew_object();
+		jadd_int(l, "bytes_written", inv->logs[i].bytes_written);
+		jadd_int(l, "bytes_dropped", inv->logs[i].bytes_dropped);
+		jadd_bool(l, "truncated", inv->logs[i].bytes_dropped > 0);
+		jadd(o, names[i], l);
+	}
+	return o;
+}
+
 static cJSON *invocation_json(const struct invocation *inv, int with_schema)
 {
 	cJSON *o = jnew_object(), *argv, *cg;
@@ -196,6 +212,7 @@ static cJSON *invocation_json(const struct invocation *inv, int with_schema)
 		jadd(o, "foreign_cpu_resolution", cJSON_CreateNull());
 	jadd_num(o, "max_foreign_cpu", inv->max_foreign_cpu);
 	jadd_int(o, "leftovers_killed", inv->leftovers_killed);
+	jadd(o, "logs", logs_json(inv));
 	if (inv->cgroup_valid) {
 		cg = jnew_object();
 		jadd_int_or_null(cg, "memory_peak_bytes", inv->cg_memory_peak_bytes,
@@ -277,6 +294,12 @@ static void resource_log(struct strbuf *sb, const struct invocation *inv)
 	else
 		strbuf_adds(sb, "foreign_cpu: unavailable\n");
 	strbuf_addf(sb, "leftovers_killed: %u\n", inv->leftovers_killed);
+	for (int i = 0; i < 2; i++)
+		if (inv->logs[i].bytes_dropped > 0)
+			strbuf_addf(sb, "%s: truncated at %lld bytes, %lld bytes dropped\n",
+				    i ? "stderr.log" : "test.log",
+				    (long long)inv->logs[i].bytes_written,
+				    (long long)inv->logs[i].bytes_dropped);
 	if (inv->cgroup_valid) {
 		if (inv->cg_memory_peak_bytes >= 0)
 			strbuf_addf(sb, "cgroup_memory_peak_bytes: %lld\n",

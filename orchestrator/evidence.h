@@ -64,6 +64,10 @@ struct invocation {
 	double foreign_cpu_resolution; /* < 0: null; how far off foreign_cpu can be */
 	double max_foreign_cpu;  /* the threshold it was judged by */
 	unsigned leftovers_killed;
+	/* test.log [0] and stderr.log [1]: bytes kept, and read past limits.max_log_bytes */
+	struct invocation_log {
+		int64_t bytes_written, bytes_dropped;
+	} logs[2];
 	int cgroup_valid;
 	int64_t cg_memory_peak_bytes;   /* -1: null */
 	int64_t cg_cpu_usage_ns;        /* -1: null */

@@ -7,9 +7,10 @@
  * the measured program, and an exec failure travels back over a
  * close-on-exec pipe. The parent sleeps in poll() on a self-pipe fed by
  * the SIGCHLD and interrupt handlers and reaps with wait4(), so the end
- * time is taken the moment the child is reaped. In capture mode the same
- * poll() also reads the child's output pipe, so that a chatty child never
- * blocks on a full pipe.
+ * time is taken the moment the child is reaped. In capture and log mode
+ * the same poll() also reads the child's output pipes, so that a chatty
+ * child never blocks on a full pipe, and writes what it keeps of them:
+ * that work is abev's (its own CPU, self_cpu_ns), never the child's.
  *
  * After the child, abev (a child subreaper) finds every process still in
  * the child's process group, its cgroup, or re-parented to abev, kills
@@ -226,10 +227,11 @@ static int open_high(const char *path, int flags)
 }
 
 /*
- * The capture pipe: its read end non-blocking for the parent, its write
- * end at fd >= 3 for the child's dup2(). 0 or -1 after error().
+ * An output pipe: its read end non-blocking for the parent, its write
+ * end at fd >= 3 for the child's dup2(). size > 0 asks for that pipe
+ * size (best effort). 0 or -1 after error().
  */
-static int open_capture(int *rd, int *wr)
+static int open_pipe(int *rd, int *wr, int size)
 {
 	int p[2];
 
@@ -246,6 +248,8 @@ static int open_capture(int *rd, int *wr)
 	if (*wr != p[1])
 		close(p[1]);
 	*rd = p[0];
+	if (size > 0)
+		(void)fcntl(*rd, F_SETPIPE_SZ, size);
 	return 0;
 }
 
@@ -376,6 +380,21 @@ fail:
 enum stop_phase { RUNNING, TERM_SENT, KILL_SENT };
 enum stop_reason { STOP_NONE, STOP_TIMEOUT, STOP_INTERRUPT };
 
+/*
+ * Where one of the child's output pipes goes: into a strbuf (capture
+ * mode) or into a log file (log mode), at most max bytes either way.
+ */
+struct sink {
+	int rd;                 /* read end of the pipe, or -1 once at end of file */
+	int file;               /* log mode: the log file, else -1 */
+	const char *path;       /* log mode, for messages (borrowed) */
+	struct strbuf *buf;     /* capture mode (borrowed) */
+	int64_t max;
+	struct proc_stream *st; /* counts, in the caller's proc_result */
+};
+
+#define SINK_INIT { -1, -1, NULL, NULL, 0, NULL }
+
 struct run {
 	pid_t pid;              /* also the process group id */
 	pid_t self;
@@ -384,58 +403,95 @@ struct run {
 	enum stop_reason reason;
 	int64_t kill_at;
 	struct proc_result *res;
-	int cap_fd;             /* capture mode: read end of the output pipe, else -1 */
-	struct strbuf *capture;
-	size_t capture_max;
+	struct sink sinks[2];   /* stdout, stderr: pipes read in the wait loop */
 };
 
-/*
- * Reads what the capture pipe holds, keeping the first capture_max bytes
- * and counting the rest. At most 1 MiB per call, so that a flood cannot
- * keep the caller from its deadline. Closes the pipe at end of file.
- */
-static void capture_drain(struct run *r)
+/* Bytes of output read per sink and call, so that a flood cannot keep the caller from its deadline. */
+#define DRAIN_BUDGET (1 << 20)
+/* The pipe size asked for in log mode: fewer wake-ups, less blocking of a chatty child. */
+#define LOG_PIPE_SIZE (1 << 20)
+
+/* Keeps what fits of data under the sink's cap and counts the rest as dropped. */
+static void sink_keep(struct sink *s, const char *data, size_t n)
 {
-	char buf[16384];
+	int64_t room = s->max > s->st->bytes_written ? s->max - s->st->bytes_written : 0;
+	size_t keep = (int64_t)n < room ? n : (size_t)room;
+
+	if (keep && s->buf) {
+		strbuf_add(s->buf, data, keep);
+	} else if (keep && s->file >= 0 && write_all(s->file, data, keep) < 0) {
+		/* A full disk is reported once; what could not be written counts as dropped. */
+		warning("cannot write '%s': %s; the rest of the stream is dropped", s->path,
+			strerror(errno));
+		s->max = s->st->bytes_written;
+		keep = 0;
+	}
+	s->st->bytes_written += (int64_t)keep;
+	s->st->bytes_dropped += (int64_t)(n - keep);
+}
+
+/*
+ * Reads what the pipe holds, at most DRAIN_BUDGET bytes. Closes the pipe
+ * at end of file. Returns 1 when the budget ran out with more possibly
+ * waiting, 0 otherwise.
+ */
+static int sink_drain(struct sink *s)
+{
+	char buf[65536];
 	size_t total = 0;
 
-	while (r->cap_fd >= 0 && total < (1u << 20)) {
-		ssize_t n = read(r->cap_fd, buf, sizeof(buf));
+	while (s->rd >= 0) {
+		ssize_t n;
+		if (total >= DRAIN_BUDGET)
+			return 1;
+		n = read(s->rd, buf, sizeof(buf));
 		if (n > 0) {
-			size_t room = r->capture->len < r->capture_max
-					      ? r->capture_max - r->capture->len : 0;
-			size_t keep = room < (size_t)n ? room : (size_t)n;
-			strbuf_add(r->capture, buf, keep);
-			r->res->capture_dropped += (size_t)n - keep;
+			sink_keep(s, buf, (size_t)n);
 			total += (size_t)n;
 			continue;
 		}
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-			return;
+			return 0;
 		/* End of file, or an unreadable pipe: nothing more will come. */
-		close(r->cap_fd);
-		r->cap_fd = -1;
+		close(s->rd);
+		s->rd = -1;
 	}
+	return 0;
 }
 
 /*
- * Sleeps until a signal arrives, captured output is ready, or ms pass;
- * reads that output.
+ * Sleeps until a signal arrives, output is ready, or ms pass; reads that
+ * output.
  */
 static void wait_event(struct run *r, int ms)
 {
-	struct pollfd pfd[2] = {
+	struct pollfd pfd[3] = {
 		{ .fd = sig_pipe[0], .events = POLLIN, .revents = 0 },
-		{ .fd = r->cap_fd, .events = POLLIN, .revents = 0 },
+		{ .fd = r->sinks[0].rd, .events = POLLIN, .revents = 0 },
+		{ .fd = r->sinks[1].rd, .events = POLLIN, .revents = 0 },
 	};
 	if (ms < 0)
 		ms = 0;
-	(void)poll(pfd, 2, ms);
+	(void)poll(pfd, 3, ms);
 	drain_sig_pipe();
-	if (r->cap_fd >= 0 && pfd[1].revents)
-		capture_drain(r);
+	for (int i = 0; i < 2; i++)
+		if (r->sinks[i].rd >= 0 && pfd[i + 1].revents)
+			sink_drain(&r->sinks[i]);
+}
+
+/*
+ * After the child and its leftovers are gone, whatever they wrote is
+ * still in the pipes. Reads it to the end, or as far as a process that
+ * escaped the kill has written so far (bounded: such a process could
+ * write for ever).
+ */
+static void drain_rest(struct run *r)
+{
+	for (int i = 0; i < 2; i++)
+		for (int k = 0; k < 64 && sink_drain(&r->sinks[i]); k++)
+			;
 }
 
 static void signal_cgroup(struct run *r, int sig)
@@ -764,16 +820,67 @@ static void finish_stop(struct run *r, const struct proc_spec *spec, int64_t sta
 	}
 }
 
-int proc_run(const struct proc_spec *spec, struct proc_result *res)
+/*
+ * Opens what the child's stdout and stderr go to: its ends in *fd_out and
+ * *fd_err (abev closes them after fork), abev's ends in r->sinks. In
+ * capture mode stdout is a pipe into spec->capture; in log mode each log
+ * file is fed by abev from a pipe, so that the cap holds whatever the
+ * child writes; otherwise the child writes the files itself. 0 or -1
+ * after error().
+ */
+static int open_streams(const struct proc_spec *spec, struct run *r, int *fd_out, int *fd_err)
 {
 	const char *out_path = spec->stdout_path ? spec->stdout_path : "/dev/null";
 	const char *err_path = spec->stderr_path ? spec->stderr_path : "/dev/null";
+	const char *paths[2] = { spec->stdout_path, spec->stderr_path };
+	int *ends[2] = { fd_out, fd_err };
+	struct proc_stream *counts[2] = { &r->res->out, &r->res->err };
+	/* One file for both: share the offset (or the pipe), or each stream overwrites the other. */
+	int shared = spec->capture ? spec->capture_stderr : strcmp(err_path, out_path) == 0;
+
+	if (spec->capture) {
+		struct sink *s = &r->sinks[0];
+		s->buf = spec->capture;
+		s->max = (int64_t)spec->capture_max;
+		s->st = counts[0];
+		if (open_pipe(&s->rd, fd_out, 0) < 0)
+			return -1;
+	}
+	for (int i = spec->capture ? 1 : 0; i < 2 && !(i == 1 && shared); i++) {
+		const char *path = paths[i] ? paths[i] : "/dev/null";
+		struct sink *s = &r->sinks[i];
+
+		if (!spec->log_capped || !paths[i]) {
+			*ends[i] = open_high(path, O_WRONLY | O_CREAT | O_TRUNC);
+			if (*ends[i] < 0)
+				return error("cannot open '%s': %s", path, strerror(errno));
+			continue;
+		}
+		s->file = open_high(path, O_WRONLY | O_CREAT | O_TRUNC);
+		if (s->file < 0)
+			return error("cannot open '%s': %s", path, strerror(errno));
+		s->path = path;
+		s->max = spec->log_max_bytes;
+		s->st = counts[i];
+		if (open_pipe(&s->rd, ends[i], LOG_PIPE_SIZE) < 0)
+			return -1;
+	}
+	if (shared) {
+		*fd_err = fcntl(*fd_out, F_DUPFD_CLOEXEC, 3);
+		if (*fd_err < 0)
+			return error("cannot open '%s': %s", err_path, strerror(errno));
+	}
+	return 0;
+}
+
+int proc_run(const struct proc_spec *spec, struct proc_result *res)
+{
 	char *const *envp;
 	char **cands = NULL;
 	int fd_in = -1, fd_out = -1, fd_err = -1;
 	int go[2] = { -1, -1 }, errp[2] = { -1, -1 };
-	struct run r = { 0, 0, CGROUP_INIT, RUNNING, STOP_NONE, 0, res, -1, spec->capture,
-			 spec->capture_max };
+	struct run r = { 0, 0, CGROUP_INIT, RUNNING, STOP_NONE, 0, res,
+			 { SINK_INIT, SINK_INIT } };
 	struct rusage self0, self1, ru;
 	struct child_error ce;
 	sigset_t all, old;
@@ -793,25 +900,8 @@ int proc_run(const struct proc_spec *spec, struct proc_result *res)
 		error("cannot open '/dev/null': %s", strerror(errno));
 		goto out;
 	}
-	if (spec->capture) {
-		if (open_capture(&r.cap_fd, &fd_out) < 0)
-			goto out;
-	} else {
-		fd_out = open_high(out_path, O_WRONLY | O_CREAT | O_TRUNC);
-		if (fd_out < 0) {
-			error("cannot open '%s': %s", out_path, strerror(errno));
-			goto out;
-		}
-	}
-	/* One file for both: share the offset, or each stream overwrites the other. */
-	if (spec->capture ? spec->capture_stderr : strcmp(err_path, out_path) == 0)
-		fd_err = fcntl(fd_out, F_DUPFD_CLOEXEC, 3);
-	else
-		fd_err = open_high(err_path, O_WRONLY | O_CREAT | O_TRUNC);
-	if (fd_err < 0) {
-		error("cannot open '%s': %s", err_path, strerror(errno));
+	if (open_streams(spec, &r, &fd_out, &fd_err) < 0)
 		goto out;
-	}
 	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0) {
 		error("cannot create pipe: %s", strerror(errno));
 		goto out;
@@ -838,7 +928,7 @@ int proc_run(const struct proc_spec *spec, struct proc_result *res)
 	close(go[0]);
 	close(errp[1]);
 	go[0] = errp[1] = -1;
-	/* Only the child may hold the capture pipe's write end: its end is our EOF. */
+	/* Only the child may hold the output pipes' write ends: their end is our EOF. */
 	close(fd_out);
 	close(fd_err);
 	fd_out = fd_err = -1;
@@ -904,8 +994,7 @@ int proc_run(const struct proc_spec *spec, struct proc_result *res)
 
 	finish_stop(&r, spec, start);
 	clean_leftovers(&r);
-	/* Whatever the child wrote before it died is still in the pipe. */
-	capture_drain(&r);
+	drain_rest(&r);
 	ret = 0;
 out:
 	if (forked) {
@@ -940,8 +1029,12 @@ out:
 		close(fd_out);
 	if (fd_err >= 0)
 		close(fd_err);
-	if (r.cap_fd >= 0)
-		close(r.cap_fd);
+	for (int i = 0; i < 2; i++) {
+		if (r.sinks[i].rd >= 0)
+			close(r.sinks[i].rd);
+		if (r.sinks[i].file >= 0 && close(r.sinks[i].file) < 0 && ret == 0)
+			warning("cannot close '%s': %s", r.sinks[i].path, strerror(errno));
+	}
 	free_list(cands);
 	return ret;
 }

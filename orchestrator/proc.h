@@ -4,7 +4,8 @@
  * /dev/null, stdout/stderr into files, a chosen cwd and environment, an
  * optional cgroup joined before exec, a timeout (SIGTERM to the group,
  * SIGKILL after a grace period), wait4() rusage, and a record of every
- * descendant left behind and killed. In capture mode the child's stdout
+ * descendant left behind and killed. In log mode abev writes the log
+ * files itself from pipes, up to a cap per stream. In capture mode the child's stdout
  * (and stderr, if asked) comes back in a bounded buffer instead of a file:
  * that is how abev runs git and the plan's versions commands. It is the
  * only module that starts processes.
@@ -43,18 +44,32 @@ struct proc_spec {
 	/*
 	 * Capture mode when set (borrowed): stdout goes through a pipe into
 	 * *capture, which keeps its first capture_max bytes (the rest is read
-	 * and counted in capture_dropped); stdout_path is then unused.
-	 * capture_stderr sends stderr into the same pipe.
+	 * and counted in proc_result.out.bytes_dropped); stdout_path is then
+	 * unused. capture_stderr sends stderr into the same pipe.
 	 */
 	struct strbuf *capture;
 	size_t capture_max;
 	int capture_stderr;
+	/*
+	 * Log mode when set (and not capture mode): stdout_path and
+	 * stderr_path (those not NULL) are written by abev from pipes, at most
+	 * log_max_bytes each; the rest is read, so the child never blocks on
+	 * it, and counted in proc_result.out/err.bytes_dropped. Otherwise the
+	 * child writes the files itself, without a cap.
+	 */
+	int log_capped;
+	int64_t log_max_bytes;
 	int64_t timeout_ns;        /* 0: none */
 	int64_t grace_ns;          /* SIGTERM -> SIGKILL delay */
 	const char *cgroup_name;   /* NULL: no cgroup attempted */
 	/* Called about every 100 ms while the child runs (may be NULL). */
 	void (*tick)(void *arg, int64_t elapsed_ns);
 	void *tick_arg;
+};
+
+struct proc_stream {
+	int64_t bytes_written;     /* kept (written to the file or the capture) */
+	int64_t bytes_dropped;     /* read from the pipe and thrown away */
 };
 
 struct proc_result {
@@ -76,7 +91,8 @@ struct proc_result {
 	int64_t cg_cpu_usage_ns;
 	char *cgroup_reason;       /* why there is no cgroup; caller frees */
 	const char *cg_memory_note;/* static: why memory_peak is -1, or NULL */
-	size_t capture_dropped;    /* capture mode: bytes beyond capture_max */
+	/* capture and log mode: what was kept and what was read past the cap */
+	struct proc_stream out, err;
 };
 
 /*

@@ -340,6 +340,8 @@ static int run_one(struct run_state *st, const struct sched_slot *slot, unsigned
 		.stderr_path = err_path,
 		.timeout_ns = (int64_t)(plan->timeout_seconds * 1e9),
 		.grace_ns = (int64_t)(plan->kill_grace_seconds * 1e9),
+		.log_capped = 1,
+		.log_max_bytes = plan->max_log_bytes,
 		.cgroup_name = cg_name,
 		.tick = run_tick,
 		.tick_arg = &tick,
@@ -372,6 +374,8 @@ static int run_one(struct run_state *st, const struct sched_slot *slot, unsigned
 	inv->nvcsw = res.nvcsw;
 	inv->nivcsw = res.nivcsw;
 	inv->leftovers_killed = res.leftovers_killed;
+	inv->logs[0] = (struct invocation_log){ res.out.bytes_written, res.out.bytes_dropped };
+	inv->logs[1] = (struct invocation_log){ res.err.bytes_written, res.err.bytes_dropped };
 	if (res.outcome != PROC_EXEC_FAILED) {
 		inv->foreign_cpu = sysstat_foreign_cpu(&cs_before, &cs_after,
 						       res.user_ns + res.sys_ns + res.self_cpu_ns,
@@ -417,6 +421,13 @@ static int run_one(struct run_state *st, const struct sched_slot *slot, unsigned
 		inv->guards = xrealloc(inv->guards, (inv->nguards + 1) * sizeof(*inv->guards));
 		inv->guards[inv->nguards++] = g;
 	}
+	for (int i = 0; i < 2; i++)
+		if (inv->logs[i].bytes_dropped > 0)
+			add_note(st, xasprintf("%s: %s was truncated at limits.max_log_bytes: %lld "
+					       "bytes kept, %lld more read and dropped",
+					       inv->dir, i ? "stderr.log" : "test.log",
+					       (long long)inv->logs[i].bytes_written,
+					       (long long)inv->logs[i].bytes_dropped));
 	if (inv->leftovers_killed)
 		add_note(st, xasprintf("%s: %u process(es) left behind by the child were killed",
 				       inv->dir, inv->leftovers_killed));

@@ -78,7 +78,7 @@ static void test_invocation_file(void **state)
 		"argv", "cwd", "start_utc", "end_utc", "wall_ns", "exit_code", "signal",
 		"core_dumped", "timed_out", "exec_error", "user_ns", "sys_ns", "cpu_ns",
 		"max_rss_bytes", "minflt", "majflt", "nvcsw", "nivcsw", "load_before",
-		"load_after", "foreign_cpu", "foreign_cpu_resolution", "max_foreign_cpu", "leftovers_killed", "cgroup",
+		"load_after", "foreign_cpu", "foreign_cpu_resolution", "max_foreign_cpu", "leftovers_killed", "logs", "cgroup",
 		"cgroup_note", "results_files", "tests", "results", "failed_tests", "failed_tests_omitted",
 		"metrics", "guards",
 	};
