@@ -654,6 +654,20 @@ static size_t scan_leftovers(struct run *r, struct pinfo **out, size_t *alloc,
 }
 
 /*
+ * Whether abev has any child at all, alive or dead and unreaped. abev is
+ * a child subreaper, so every descendant of the run that is still alive
+ * has an ancestor (perhaps itself) that is abev's child: when there is
+ * none, nothing was left and the /proc scan can be skipped.
+ */
+static int any_child_left(void)
+{
+	siginfo_t si;
+
+	memset(&si, 0, sizeof(si));
+	return !(waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0 && errno == ECHILD);
+}
+
+/*
  * Kills and reaps everything the run left behind. After a timeout or an
  * interrupt, the group and the cgroup were already stopped by that
  * sequence: only processes that escaped both count as leftovers then.
@@ -675,6 +689,8 @@ static void clean_leftovers(struct run *r)
 		if (ncg < 0)
 			ncg = 0;
 		reap_group(r);
+		if (ncg == 0 && !any_child_left())
+			break;
 		m = scan_leftovers(r, &list, &alloc, cgpids, ncg);
 		if (m == 0 && ncg == 0)
 			break;
