@@ -23,9 +23,11 @@
 #include "util.h"
 
 #include <dirent.h>
+#include <linux/sched.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -333,27 +335,37 @@ ABEV_NORETURN static void child_main(const struct proc_spec *spec, char *const *
 	setpgid(0, 0);
 	/* Close our copy of the write end, so that a dead parent means EOF here. */
 	close(go_wr);
+	/*
+	 * Everything but execve() happens before the go byte, outside the
+	 * measured window. A failure is kept and reported after it, so that
+	 * the parent's side of the protocol is the same either way. The
+	 * pipes to abev move out of the way of dup2() first (abev may have
+	 * been started with 0, 1 or 2 closed).
+	 */
+	if (go_rd <= 2)
+		go_rd = fcntl(go_rd, F_DUPFD_CLOEXEC, 3);
+	if (err_wr <= 2)
+		err_wr = fcntl(err_wr, F_DUPFD_CLOEXEC, 3);
+	if (spec->cwd && chdir(spec->cwd) < 0) {
+		ce.stage = STAGE_CHDIR;
+		ce.err = errno;
+	} else if (dup2(fd_in, 0) < 0 || dup2(fd_out, 1) < 0 || dup2(fd_err, 2) < 0) {
+		ce.stage = STAGE_REDIRECT;
+		ce.err = errno;
+	}
+#ifdef SYS_close_range
+	/* Whatever else abev has open must not leak into the measured program. */
+	(void)syscall(SYS_close_range, 3U, ~0U, 4U /* CLOSE_RANGE_CLOEXEC */);
+#endif
 	do {
 		n = read(go_rd, &go, 1);
 	} while (n < 0 && errno == EINTR);
 	if (n != 1)
 		_exit(127);
 	close(go_rd);
+	if (ce.stage)
+		goto fail;
 
-	if (spec->cwd && chdir(spec->cwd) < 0) {
-		ce.stage = STAGE_CHDIR;
-		ce.err = errno;
-		goto fail;
-	}
-	if (dup2(fd_in, 0) < 0 || dup2(fd_out, 1) < 0 || dup2(fd_err, 2) < 0) {
-		ce.stage = STAGE_REDIRECT;
-		ce.err = errno;
-		goto fail;
-	}
-#ifdef SYS_close_range
-	/* Whatever else abev has open must not leak into the measured program. */
-	(void)syscall(SYS_close_range, 3U, ~0U, 4U /* CLOSE_RANGE_CLOEXEC */);
-#endif
 	ce.stage = STAGE_EXEC;
 	ce.err = ENOENT;
 	for (size_t i = 0; cands[i]; i++) {
@@ -837,6 +849,40 @@ static void finish_stop(struct run *r, const struct proc_spec *spec, int64_t sta
 }
 
 /*
+ * fork(), with the child born in the cgroup open at cg_fd when that is
+ * >= 0 (clone3() with CLONE_INTO_CGROUP, Linux 5.7). Moving a running
+ * process into a cgroup waits for the kernel's cgroup_threadgroup_rwsem
+ * (an RCU grace period, often 10 ms on a hybrid hierarchy); a process
+ * born there costs nothing extra. *placed says whether it was. Anything
+ * clone3() refuses falls back to fork(), and the caller moves the child.
+ * The child then runs only the async-signal-safe calls of child_main(),
+ * so skipping fork()'s libc bookkeeping is safe.
+ */
+static pid_t fork_into(int cg_fd, int *placed)
+{
+	*placed = 0;
+#if defined(SYS_clone3) && defined(CLONE_INTO_CGROUP)
+	if (cg_fd >= 0) {
+		struct clone_args ca;
+		long pid;
+
+		memset(&ca, 0, sizeof(ca));
+		ca.flags = CLONE_INTO_CGROUP;
+		ca.exit_signal = SIGCHLD;
+		ca.cgroup = (uint64_t)cg_fd;
+		pid = syscall(SYS_clone3, &ca, sizeof(ca));
+		if (pid >= 0) {
+			*placed = 1;
+			return (pid_t)pid;
+		}
+	}
+#else
+	(void)cg_fd;
+#endif
+	return fork();
+}
+
+/*
  * Opens what the child's stdout and stderr go to: its ends in *fd_out and
  * *fd_err (abev closes them after fork), abev's ends in r->sinks. In
  * capture mode stdout is a pipe into spec->capture; in log mode each log
@@ -901,7 +947,7 @@ int proc_run(const struct proc_spec *spec, struct proc_result *res)
 	struct child_error ce;
 	sigset_t all, old;
 	int64_t start = 0, end = 0;
-	int status = 0, ret = -1, forked = 0;
+	int status = 0, ret = -1, forked = 0, placed = 0, cg_fd = -1;
 	ssize_t n;
 	pid_t pid;
 
@@ -923,13 +969,21 @@ int proc_run(const struct proc_spec *spec, struct proc_result *res)
 		goto out;
 	}
 
+	/* The group exists before the child, so that the child can be born in it. */
+	if (spec->cgroup_name) {
+		if (cgroup_create(&r.cg, spec->cgroup_name, &res->cgroup_reason) == 0)
+			cg_fd = open(r.cg.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	} else {
+		res->cgroup_reason = xstrdup("no cgroup requested");
+	}
+
 	/*
 	 * Block signals across fork() so that the child cannot run abev's
 	 * handlers before it has reset them.
 	 */
 	sigfillset(&all);
 	sigprocmask(SIG_SETMASK, &all, &old);
-	pid = fork();
+	pid = fork_into(cg_fd, &placed);
 	if (pid == 0)
 		child_main(spec, (char *const *)spec->argv, envp, cands, go[0], go[1],
 			   errp[1], fd_in, fd_out, fd_err);
@@ -953,13 +1007,8 @@ int proc_run(const struct proc_spec *spec, struct proc_result *res)
 		warning("cannot put process %ld in its own group: %s", (long)pid,
 			strerror(errno));
 
-	if (spec->cgroup_name) {
-		if (cgroup_create(&r.cg, spec->cgroup_name, &res->cgroup_reason) == 0 &&
-		    cgroup_add(&r.cg, pid, &res->cgroup_reason) < 0)
-			cgroup_release(&r.cg);
-	} else {
-		res->cgroup_reason = xstrdup("no cgroup requested");
-	}
+	if (r.cg.path && !placed && cgroup_add(&r.cg, pid, &res->cgroup_reason) < 0)
+		cgroup_release(&r.cg);
 
 	getrusage(RUSAGE_SELF, &self0);
 	clock_gettime(CLOCK_REALTIME, &res->start_real);
@@ -1031,6 +1080,8 @@ out:
 		cgroup_kill_all(&r.cg);
 		cgroup_release(&r.cg);
 	}
+	if (cg_fd >= 0)
+		close(cg_fd);
 	if (go[0] >= 0)
 		close(go[0]);
 	if (go[1] >= 0)

@@ -80,7 +80,18 @@ struct proc_result {
 	int interrupt_signal;      /* the interrupt signal received by abev, or 0 */
 	char *exec_error;          /* "cannot execute 'x': No such file or directory"; caller frees */
 	struct timespec start_real, end_real;
-	int64_t wall_ns;           /* CLOCK_MONOTONIC, from release of the child to its reaping */
+	/*
+	 * CLOCK_MONOTONIC, from the "go" byte to the child's reaping. Before
+	 * the clock starts: fork, the child's signal reset and process group,
+	 * its cgroup (born in it, or moved), every pipe and log file. Inside
+	 * the window: the child's wake-up on the go pipe, chdir, dup2 of its
+	 * streams, execve (including the release of the address space it
+	 * shared with abev), the program itself, its exit and abev's wake-up
+	 * on SIGCHLD. After it: leftovers, the last of the output pipes,
+	 * cgroup figures. What abev does meanwhile (reading the pipes) is
+	 * abev's CPU (self_cpu_ns), not the child's.
+	 */
+	int64_t wall_ns;
 	int64_t user_ns, sys_ns;   /* child tree as waited, plus reaped orphans */
 	int64_t max_rss_bytes;
 	long minflt, majflt, nvcsw, nivcsw;
