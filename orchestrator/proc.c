@@ -403,9 +403,10 @@ struct sink {
 	struct strbuf *buf;     /* capture mode (borrowed) */
 	int64_t max;
 	struct proc_stream *st; /* counts, in the caller's proc_result */
+	int can_splice;         /* log mode: splice() into the file works */
 };
 
-#define SINK_INIT { -1, -1, NULL, NULL, 0, NULL }
+#define SINK_INIT { -1, -1, NULL, NULL, 0, NULL, 1 }
 
 struct run {
 	pid_t pid;              /* also the process group id */
@@ -443,6 +444,23 @@ static void sink_keep(struct sink *s, const char *data, size_t n)
 }
 
 /*
+ * Log mode, under the cap: moves what the pipe holds straight into the
+ * file (splice(), no copy through abev), so that abev keeps up with a
+ * child that writes as fast as it can and the child does not wait on a
+ * full pipe any longer than it would on the file. Returns the bytes
+ * moved, 0 at end of file, -1 with errno (EAGAIN: the pipe is empty;
+ * EINVAL: the file cannot take a splice, read() instead).
+ */
+static ssize_t sink_splice(struct sink *s, size_t max)
+{
+	ssize_t n = splice(s->rd, NULL, s->file, NULL, max, SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
+
+	if (n > 0)
+		s->st->bytes_written += n;
+	return n;
+}
+
+/*
  * Reads what the pipe holds, at most DRAIN_BUDGET bytes. Closes the pipe
  * at end of file. Returns 1 when the budget ran out with more possibly
  * waiting, 0 otherwise.
@@ -453,14 +471,32 @@ static int sink_drain(struct sink *s)
 	size_t total = 0;
 
 	while (s->rd >= 0) {
+		int64_t room = s->max - s->st->bytes_written;
 		ssize_t n;
 		if (total >= DRAIN_BUDGET)
 			return 1;
-		n = read(s->rd, buf, sizeof(buf));
-		if (n > 0) {
-			sink_keep(s, buf, (size_t)n);
-			total += (size_t)n;
-			continue;
+		if (s->file >= 0 && room > 0 && s->can_splice) {
+			n = sink_splice(s, room < DRAIN_BUDGET ? (size_t)room : DRAIN_BUDGET);
+			if (n > 0) {
+				total += (size_t)n;
+				continue;
+			}
+			if (n < 0 && (errno == EINVAL || errno == ENOSYS)) {
+				s->can_splice = 0;
+				continue;
+			}
+			if (n < 0 && errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK) {
+				/* The file refused (a full disk): read() and write() say so once. */
+				s->can_splice = 0;
+				continue;
+			}
+		} else {
+			n = read(s->rd, buf, sizeof(buf));
+			if (n > 0) {
+				sink_keep(s, buf, (size_t)n);
+				total += (size_t)n;
+				continue;
+			}
 		}
 		if (n < 0 && errno == EINTR)
 			continue;
