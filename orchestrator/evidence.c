@@ -154,6 +154,22 @@ static cJSON *guard_json(const struct guard_result *g)
 	return o;
 }
 
+/* What was kept of the child's two streams and what was dropped past the cap. */
+static cJSON *logs_json(const struct invocation *inv)
+{
+	static const char *const names[2] = { "stdout", "stderr" };
+	cJSON *o = jnew_object();
+
+	for (int i = 0; i < 2; i++) {
+		cJSON *l = jnew_object();
+		jadd_int(l, "bytes_written", inv->logs[i].bytes_written);
+		jadd_int(l, "bytes_dropped", inv->logs[i].bytes_dropped);
+		jadd_bool(l, "truncated", inv->logs[i].bytes_dropped > 0);
+		jadd(o, names[i], l);
+	}
+	return o;
+}
+
 static cJSON *invocation_json(const struct invocation *inv, int with_schema)
 {
 	cJSON *o = jnew_object(), *argv, *cg;
@@ -220,6 +236,7 @@ static cJSON *invocation_json(const struct invocation *inv, int with_schema)
 			 inv->system_cpu_wait_ns >= 0);
 	jadd_str(o, "cpus", inv->cpus);
 	jadd_int(o, "leftovers_killed", inv->leftovers_killed);
+	jadd(o, "logs", logs_json(inv));
 	if (inv->cgroup_valid) {
 		cg = jnew_object();
 		jadd_int_or_null(cg, "memory_peak_bytes", inv->cg_memory_peak_bytes,
@@ -314,6 +331,12 @@ static void resource_log(struct strbuf *sb, const struct invocation *inv)
 	if (inv->cpus)
 		strbuf_addf(sb, "cpus: %s\n", inv->cpus);
 	strbuf_addf(sb, "leftovers_killed: %u\n", inv->leftovers_killed);
+	for (int i = 0; i < 2; i++)
+		if (inv->logs[i].bytes_dropped > 0)
+			strbuf_addf(sb, "%s: truncated at %lld bytes, %lld bytes dropped\n",
+				    i ? "stderr.log" : "test.log",
+				    (long long)inv->logs[i].bytes_written,
+				    (long long)inv->logs[i].bytes_dropped);
 	if (inv->cgroup_valid) {
 		if (inv->cg_memory_peak_bytes >= 0)
 			strbuf_addf(sb, "cgroup_memory_peak_bytes: %lld\n",

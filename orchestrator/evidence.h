@@ -70,6 +70,10 @@ struct invocation {
 	int64_t system_cpu_wait_ns; /* -1: null; /proc/pressure/cpu "some" during the run */
 	char *cpus;              /* the CPU list the child was pinned to, or NULL */
 	unsigned leftovers_killed;
+	/* test.log [0] and stderr.log [1]: bytes kept, and read past limits.max_log_bytes */
+	struct invocation_log {
+		int64_t bytes_written, bytes_dropped;
+	} logs[2];
 	int cgroup_valid;
 	int64_t cg_memory_peak_bytes;   /* -1: null */
 	int64_t cg_cpu_usage_ns;        /* -1: null */

@@ -253,6 +253,31 @@ static int read_load(const struct reader *rd, const cJSON *o, const char *path,
 	return 0;
 }
 
+/* "logs" is optional: evidence written before abev capped the logs has none. */
+static int read_logs(const struct reader *rd, const cJSON *o, const char *path,
+		     struct invocation *inv)
+{
+	static const char *const names[2] = { "stdout", "stderr" };
+	const cJSON *logs = member(o, "logs");
+
+	if (!logs)
+		return 0;
+	if (!cJSON_IsObject(logs))
+		return rerr(rd, path, "'logs' is not an object");
+	for (int i = 0; i < 2; i++) {
+		const cJSON *l = member(logs, names[i]);
+		if (!cJSON_IsObject(l))
+			return rerr(rd, path, "'logs.%s' is %s, expected an object", names[i],
+				    l ? "not an object" : "missing");
+		if (get_i64(rd, l, path, "bytes_written", 0, INT64_C(1) << 53, 0,
+			    &inv->logs[i].bytes_written, NULL) < 0 ||
+		    get_i64(rd, l, path, "bytes_dropped", 0, INT64_C(1) << 53, 0,
+			    &inv->logs[i].bytes_dropped, NULL) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 static int read_cgroup(const struct reader *rd, const cJSON *o, const char *path,
 		       struct invocation *inv)
 {
@@ -384,7 +409,7 @@ static int read_invocation(const struct reader *rd, const struct evidence_run *r
 		goto out;
 	if (read_load(rd, o, path, "load_before", &inv->load_before) < 0 ||
 	    read_load(rd, o, path, "load_after", &inv->load_after) < 0 ||
-	    read_cgroup(rd, o, path, inv) < 0)
+	    read_logs(rd, o, path, inv) < 0 || read_cgroup(rd, o, path, inv) < 0)
 		goto out;
 	if (read_tests(rd, o, path, inv) < 0 || read_metrics(rd, o, path, inv) < 0 ||
 	    read_guards(rd, o, path, inv) < 0 ||

@@ -926,10 +926,11 @@ static int parse_load(const struct loader *ld, const cJSON *root)
 
 static int parse_limits(const struct loader *ld, const cJSON *root)
 {
-	static const char *const keys[] = { "max_files", "pattern_cpu_seconds" };
+	static const char *const keys[] = { "max_files", "pattern_cpu_seconds", "max_log_bytes" };
 	struct plan *plan = ld->plan;
 	const cJSON *l;
 	int64_t files = plan->max_files;
+	int64_t log_bytes = plan->max_log_bytes;
 
 	if (get_object(ld, root, "", "limits", &l) < 0)
 		return -1;
@@ -938,9 +939,11 @@ static int parse_limits(const struct loader *ld, const cJSON *root)
 	if (check_keys(ld, l, "limits", keys, ARRAY_SIZE(keys)) < 0 ||
 	    get_int(ld, l, "limits", "max_files", 1, PLAN_MAX_FILES_CEILING, &files) < 0 ||
 	    get_number(ld, l, "limits", "pattern_cpu_seconds", 0, 1, 3600,
-		       &plan->pattern_cpu_seconds) < 0)
+		       &plan->pattern_cpu_seconds) < 0 ||
+	    get_int(ld, l, "limits", "max_log_bytes", 0, JSON_INT_MAX, &log_bytes) < 0)
 		return -1;
 	plan->max_files = (unsigned)files;
+	plan->max_log_bytes = log_bytes;
 	return 0;
 }
 
@@ -1885,6 +1888,7 @@ int plan_load(struct plan *plan, const char *path)
 	plan->max_repeats = 2;
 	plan->max_files = PLAN_MAX_FILES_DEFAULT;
 	plan->pattern_cpu_seconds = METRICS_PATTERN_CPU_SECONDS_DEFAULT;
+	plan->max_log_bytes = PLAN_MAX_LOG_BYTES_DEFAULT;
 	plan->confidence = COMPARE_CONFIDENCE;
 	plan->resamples = COMPARE_RESAMPLES;
 

@@ -137,6 +137,8 @@ struct plan {
 	                          1..PLAN_MAX_FILES_CEILING, default PLAN_MAX_FILES_DEFAULT */
 	double pattern_cpu_seconds; /* limits.pattern_cpu_seconds: > 0, <= 3600;
 	                               default METRICS_PATTERN_CPU_SECONDS_DEFAULT */
+	int64_t max_log_bytes; /* limits.max_log_bytes: bytes kept of each of test.log and
+	                          stderr.log; >= 0, default PLAN_MAX_LOG_BYTES_DEFAULT */
 };
 
 /*
@@ -155,6 +157,11 @@ struct plan {
  */
 #define PLAN_MAX_FILES_DEFAULT 10000
 #define PLAN_MAX_FILES_CEILING 100000
+/*
+ * limits.max_log_bytes. Past it abev keeps reading the child's stream
+ * (the child never blocks) but writes no more of it.
+ */
+#define PLAN_MAX_LOG_BYTES_DEFAULT (256LL * 1024 * 1024)
 
 #define PLAN_INIT { 0 }
 

@@ -7,9 +7,10 @@
  * the measured program, and an exec failure travels back over a
  * close-on-exec pipe. The parent sleeps in poll() on a self-pipe fed by
  * the SIGCHLD and interrupt handlers and reaps with wait4(), so the end
- * time is taken the moment the child is reaped. In capture mode the same
- * poll() also reads the child's output pipe, so that a chatty child never
- * blocks on a full pipe.
+ * time is taken the moment the child is reaped. In capture and log mode
+ * the same poll() also reads the child's output pipes, so that a chatty
+ * child never blocks on a full pipe, and writes what it keeps of them:
+ * that work is abev's (its own CPU, self_cpu_ns), never the child's.
  *
  * After the child, abev (a child subreaper) finds every process still in
  * the child's process group, its cgroup, or re-parented to abev, kills
@@ -24,9 +25,11 @@
 #include "util.h"
 
 #include <dirent.h>
+#include <linux/sched.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -229,10 +232,11 @@ static int open_high(const char *path, int flags)
 }
 
 /*
- * The capture pipe: its read end non-blocking for the parent, its write
- * end at fd >= 3 for the child's dup2(). 0 or -1 after error().
+ * An output pipe: its read end non-blocking for the parent, its write
+ * end at fd >= 3 for the child's dup2(). size > 0 asks for that pipe
+ * size (best effort). 0 or -1 after error().
  */
-static int open_capture(int *rd, int *wr)
+static int open_pipe(int *rd, int *wr, int size)
 {
 	int p[2];
 
@@ -249,6 +253,8 @@ static int open_capture(int *rd, int *wr)
 	if (*wr != p[1])
 		close(p[1]);
 	*rd = p[0];
+	if (size > 0)
+		(void)fcntl(*rd, F_SETPIPE_SZ, size);
 	return 0;
 }
 
@@ -333,32 +339,40 @@ ABEV_NORETURN static void child_main(const struct proc_spec *spec, char *const *
 	setpgid(0, 0);
 	/* Close our copy of the write end, so that a dead parent means EOF here. */
 	close(go_wr);
+	/*
+	 * Everything but execve() happens before the go byte, outside the
+	 * measured window. A failure is kept and reported after it, so that
+	 * the parent's side of the protocol is the same either way. The
+	 * pipes to abev move out of the way of dup2() first (abev may have
+	 * been started with 0, 1 or 2 closed).
+	 */
+	if (go_rd <= 2)
+		go_rd = fcntl(go_rd, F_DUPFD_CLOEXEC, 3);
+	if (err_wr <= 2)
+		err_wr = fcntl(err_wr, F_DUPFD_CLOEXEC, 3);
+	if (spec->cwd && chdir(spec->cwd) < 0) {
+		ce.stage = STAGE_CHDIR;
+		ce.err = errno;
+	} else if (dup2(fd_in, 0) < 0 || dup2(fd_out, 1) < 0 || dup2(fd_err, 2) < 0) {
+		ce.stage = STAGE_REDIRECT;
+		ce.err = errno;
+	} else if (cpus && sched_setaffinity(0, sizeof(*cpus), cpus) < 0) {
+		ce.stage = STAGE_AFFINITY;
+		ce.err = errno;
+	}
+#ifdef SYS_close_range
+	/* Whatever else abev has open must not leak into the measured program. */
+	(void)syscall(SYS_close_range, 3U, ~0U, 4U /* CLOSE_RANGE_CLOEXEC */);
+#endif
 	do {
 		n = read(go_rd, &go, 1);
 	} while (n < 0 && errno == EINTR);
 	if (n != 1)
 		_exit(127);
 	close(go_rd);
+	if (ce.stage)
+		goto fail;
 
-	if (spec->cwd && chdir(spec->cwd) < 0) {
-		ce.stage = STAGE_CHDIR;
-		ce.err = errno;
-		goto fail;
-	}
-	if (dup2(fd_in, 0) < 0 || dup2(fd_out, 1) < 0 || dup2(fd_err, 2) < 0) {
-		ce.stage = STAGE_REDIRECT;
-		ce.err = errno;
-		goto fail;
-	}
-	if (cpus && sched_setaffinity(0, sizeof(*cpus), cpus) < 0) {
-		ce.stage = STAGE_AFFINITY;
-		ce.err = errno;
-		goto fail;
-	}
-#ifdef SYS_close_range
-	/* Whatever else abev has open must not leak into the measured program. */
-	(void)syscall(SYS_close_range, 3U, ~0U, 4U /* CLOSE_RANGE_CLOEXEC */);
-#endif
 	ce.stage = STAGE_EXEC;
 	ce.err = ENOENT;
 	for (size_t i = 0; cands[i]; i++) {
@@ -385,6 +399,22 @@ fail:
 enum stop_phase { RUNNING, TERM_SENT, KILL_SENT };
 enum stop_reason { STOP_NONE, STOP_TIMEOUT, STOP_INTERRUPT };
 
+/*
+ * Where one of the child's output pipes goes: into a strbuf (capture
+ * mode) or into a log file (log mode), at most max bytes either way.
+ */
+struct sink {
+	int rd;                 /* read end of the pipe, or -1 once at end of file */
+	int file;               /* log mode: the log file, else -1 */
+	const char *path;       /* log mode, for messages (borrowed) */
+	struct strbuf *buf;     /* capture mode (borrowed) */
+	int64_t max;
+	struct proc_stream *st; /* counts, in the caller's proc_result */
+	int can_splice;         /* log mode: splice() into the file works */
+};
+
+#define SINK_INIT { -1, -1, NULL, NULL, 0, NULL, 1 }
+
 struct run {
 	pid_t pid;              /* also the process group id */
 	pid_t self;
@@ -396,58 +426,130 @@ struct run {
 	int64_t run_delay_ns;   /* the child's threads' schedstat, read before reaping; -1 */
 	int64_t psi_after_us;   /* the cgroup's cpu.pressure when the child exited; -1 */
 	int64_t sys_psi_after_us; /* /proc/pressure/cpu then; -1 */
-	int cap_fd;             /* capture mode: read end of the output pipe, else -1 */
-	struct strbuf *capture;
-	size_t capture_max;
+	struct sink sinks[2];   /* stdout, stderr: pipes read in the wait loop */
 };
 
-/*
- * Reads what the capture pipe holds, keeping the first capture_max bytes
- * and counting the rest. At most 1 MiB per call, so that a flood cannot
- * keep the caller from its deadline. Closes the pipe at end of file.
- */
-static void capture_drain(struct run *r)
+/* Bytes of output read per sink and call, so that a flood cannot keep the caller from its deadline. */
+#define DRAIN_BUDGET (1 << 20)
+/* The pipe size asked for in log mode: fewer wake-ups, less blocking of a chatty child. */
+#define LOG_PIPE_SIZE (1 << 20)
+
+/* Keeps what fits of data under the sink's cap and counts the rest as dropped. */
+static void sink_keep(struct sink *s, const char *data, size_t n)
 {
-	char buf[16384];
+	int64_t room = s->max > s->st->bytes_written ? s->max - s->st->bytes_written : 0;
+	size_t keep = (int64_t)n < room ? n : (size_t)room;
+
+	if (keep && s->buf) {
+		strbuf_add(s->buf, data, keep);
+	} else if (keep && s->file >= 0 && write_all(s->file, data, keep) < 0) {
+		/* A full disk is reported once; what could not be written counts as dropped. */
+		warning("cannot write '%s': %s; the rest of the stream is dropped", s->path,
+			strerror(errno));
+		s->max = s->st->bytes_written;
+		keep = 0;
+	}
+	s->st->bytes_written += (int64_t)keep;
+	s->st->bytes_dropped += (int64_t)(n - keep);
+}
+
+/*
+ * Log mode, under the cap: moves what the pipe holds straight into the
+ * file (splice(), no copy through abev), so that abev keeps up with a
+ * child that writes as fast as it can and the child does not wait on a
+ * full pipe any longer than it would on the file. Returns the bytes
+ * moved, 0 at end of file, -1 with errno (EAGAIN: the pipe is empty;
+ * EINVAL: the file cannot take a splice, read() instead).
+ */
+static ssize_t sink_splice(struct sink *s, size_t max)
+{
+	ssize_t n = splice(s->rd, NULL, s->file, NULL, max, SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
+
+	if (n > 0)
+		s->st->bytes_written += n;
+	return n;
+}
+
+/*
+ * Reads what the pipe holds, at most DRAIN_BUDGET bytes. Closes the pipe
+ * at end of file. Returns 1 when the budget ran out with more possibly
+ * waiting, 0 otherwise.
+ */
+static int sink_drain(struct sink *s)
+{
+	char buf[65536];
 	size_t total = 0;
 
-	while (r->cap_fd >= 0 && total < (1u << 20)) {
-		ssize_t n = read(r->cap_fd, buf, sizeof(buf));
-		if (n > 0) {
-			size_t room = r->capture->len < r->capture_max
-					      ? r->capture_max - r->capture->len : 0;
-			size_t keep = room < (size_t)n ? room : (size_t)n;
-			strbuf_add(r->capture, buf, keep);
-			r->res->capture_dropped += (size_t)n - keep;
-			total += (size_t)n;
-			continue;
+	while (s->rd >= 0) {
+		int64_t room = s->max - s->st->bytes_written;
+		ssize_t n;
+		if (total >= DRAIN_BUDGET)
+			return 1;
+		if (s->file >= 0 && room > 0 && s->can_splice) {
+			n = sink_splice(s, room < DRAIN_BUDGET ? (size_t)room : DRAIN_BUDGET);
+			if (n > 0) {
+				total += (size_t)n;
+				continue;
+			}
+			if (n < 0 && (errno == EINVAL || errno == ENOSYS)) {
+				s->can_splice = 0;
+				continue;
+			}
+			if (n < 0 && errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK) {
+				/* The file refused (a full disk): read() and write() say so once. */
+				s->can_splice = 0;
+				continue;
+			}
+		} else {
+			n = read(s->rd, buf, sizeof(buf));
+			if (n > 0) {
+				sink_keep(s, buf, (size_t)n);
+				total += (size_t)n;
+				continue;
+			}
 		}
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-			return;
+			return 0;
 		/* End of file, or an unreadable pipe: nothing more will come. */
-		close(r->cap_fd);
-		r->cap_fd = -1;
+		close(s->rd);
+		s->rd = -1;
 	}
+	return 0;
 }
 
 /*
- * Sleeps until a signal arrives, captured output is ready, or ms pass;
- * reads that output.
+ * Sleeps until a signal arrives, output is ready, or ms pass; reads that
+ * output.
  */
 static void wait_event(struct run *r, int ms)
 {
-	struct pollfd pfd[2] = {
+	struct pollfd pfd[3] = {
 		{ .fd = sig_pipe[0], .events = POLLIN, .revents = 0 },
-		{ .fd = r->cap_fd, .events = POLLIN, .revents = 0 },
+		{ .fd = r->sinks[0].rd, .events = POLLIN, .revents = 0 },
+		{ .fd = r->sinks[1].rd, .events = POLLIN, .revents = 0 },
 	};
 	if (ms < 0)
 		ms = 0;
-	(void)poll(pfd, 2, ms);
+	(void)poll(pfd, 3, ms);
 	drain_sig_pipe();
-	if (r->cap_fd >= 0 && pfd[1].revents)
-		capture_drain(r);
+	for (int i = 0; i < 2; i++)
+		if (r->sinks[i].rd >= 0 && pfd[i + 1].revents)
+			sink_drain(&r->sinks[i]);
+}
+
+/*
+ * After the child and its leftovers are gone, whatever they wrote is
+ * still in the pipes. Reads it to the end, or as far as a process that
+ * escaped the kill has written so far (bounded: such a process could
+ * write for ever).
+ */
+static void drain_rest(struct run *r)
+{
+	for (int i = 0; i < 2; i++)
+		for (int k = 0; k < 64 && sink_drain(&r->sinks[i]); k++)
+			;
 }
 
 static void signal_cgroup(struct run *r, int sig)
@@ -610,6 +712,20 @@ static size_t scan_leftovers(struct run *r, struct pinfo **out, size_t *alloc,
 }
 
 /*
+ * Whether abev has any child at all, alive or dead and unreaped. abev is
+ * a child subreaper, so every descendant of the run that is still alive
+ * has an ancestor (perhaps itself) that is abev's child: when there is
+ * none, nothing was left and the /proc scan can be skipped.
+ */
+static int any_child_left(void)
+{
+	siginfo_t si;
+
+	memset(&si, 0, sizeof(si));
+	return !(waitid(P_ALL, 0, &si, WEXITED | WNOHANG | WNOWAIT) < 0 && errno == ECHILD);
+}
+
+/*
  * Kills and reaps everything the run left behind. After a timeout or an
  * interrupt, the group and the cgroup were already stopped by that
  * sequence: only processes that escaped both count as leftovers then.
@@ -631,6 +747,8 @@ static void clean_leftovers(struct run *r)
 		if (ncg < 0)
 			ncg = 0;
 		reap_group(r);
+		if (ncg == 0 && !any_child_left())
+			break;
 		m = scan_leftovers(r, &list, &alloc, cgpids, ncg);
 		if (m == 0 && ncg == 0)
 			break;
@@ -797,6 +915,93 @@ static void finish_stop(struct run *r, const struct proc_spec *spec, int64_t sta
 }
 
 /*
+ * fork(), with the child born in the cgroup open at cg_fd when that is
+ * >= 0 (clone3() with CLONE_INTO_CGROUP, Linux 5.7). Moving a running
+ * process into a cgroup waits for the kernel's cgroup_threadgroup_rwsem
+ * (an RCU grace period, often 10 ms on a hybrid hierarchy); a process
+ * born there costs nothing extra. *placed says whether it was. Anything
+ * clone3() refuses falls back to fork(), and the caller moves the child.
+ * The child then runs only the async-signal-safe calls of child_main(),
+ * so skipping fork()'s libc bookkeeping is safe.
+ */
+static pid_t fork_into(int cg_fd, int *placed)
+{
+	*placed = 0;
+#if defined(SYS_clone3) && defined(CLONE_INTO_CGROUP)
+	if (cg_fd >= 0) {
+		struct clone_args ca;
+		long pid;
+
+		memset(&ca, 0, sizeof(ca));
+		ca.flags = CLONE_INTO_CGROUP;
+		ca.exit_signal = SIGCHLD;
+		ca.cgroup = (uint64_t)cg_fd;
+		pid = syscall(SYS_clone3, &ca, sizeof(ca));
+		if (pid >= 0) {
+			*placed = 1;
+			return (pid_t)pid;
+		}
+	}
+#else
+	(void)cg_fd;
+#endif
+	return fork();
+}
+
+/*
+ * Opens what the child's stdout and stderr go to: its ends in *fd_out and
+ * *fd_err (abev closes them after fork), abev's ends in r->sinks. In
+ * capture mode stdout is a pipe into spec->capture; in log mode each log
+ * file is fed by abev from a pipe, so that the cap holds whatever the
+ * child writes; otherwise the child writes the files itself. 0 or -1
+ * after error().
+ */
+static int open_streams(const struct proc_spec *spec, struct run *r, int *fd_out, int *fd_err)
+{
+	const char *out_path = spec->stdout_path ? spec->stdout_path : "/dev/null";
+	const char *err_path = spec->stderr_path ? spec->stderr_path : "/dev/null";
+	const char *paths[2] = { spec->stdout_path, spec->stderr_path };
+	int *ends[2] = { fd_out, fd_err };
+	struct proc_stream *counts[2] = { &r->res->out, &r->res->err };
+	/* One file for both: share the offset (or the pipe), or each stream overwrites the other. */
+	int shared = spec->capture ? spec->capture_stderr : strcmp(err_path, out_path) == 0;
+
+	if (spec->capture) {
+		struct sink *s = &r->sinks[0];
+		s->buf = spec->capture;
+		s->max = (int64_t)spec->capture_max;
+		s->st = counts[0];
+		if (open_pipe(&s->rd, fd_out, 0) < 0)
+			return -1;
+	}
+	for (int i = spec->capture ? 1 : 0; i < 2 && !(i == 1 && shared); i++) {
+		const char *path = paths[i] ? paths[i] : "/dev/null";
+		struct sink *s = &r->sinks[i];
+
+		if (!spec->log_capped || !paths[i]) {
+			*ends[i] = open_high(path, O_WRONLY | O_CREAT | O_TRUNC);
+			if (*ends[i] < 0)
+				return error("cannot open '%s': %s", path, strerror(errno));
+			continue;
+		}
+		s->file = open_high(path, O_WRONLY | O_CREAT | O_TRUNC);
+		if (s->file < 0)
+			return error("cannot open '%s': %s", path, strerror(errno));
+		s->path = path;
+		s->max = spec->log_max_bytes;
+		s->st = counts[i];
+		if (open_pipe(&s->rd, ends[i], LOG_PIPE_SIZE) < 0)
+			return -1;
+	}
+	if (shared) {
+		*fd_err = fcntl(*fd_out, F_DUPFD_CLOEXEC, 3);
+		if (*fd_err < 0)
+			return error("cannot open '%s': %s", err_path, strerror(errno));
+	}
+	return 0;
+}
+
+/*
  * A pressure total's growth over the run in ns, or -1. At most the wall
  * time: the kernel's per-CPU aggregation can round a short window up.
  */
@@ -839,21 +1044,19 @@ static void cpu_wait_fallback(struct proc_result *res, int64_t run_delay_ns)
 
 int proc_run(const struct proc_spec *spec, struct proc_result *res)
 {
-	const char *out_path = spec->stdout_path ? spec->stdout_path : "/dev/null";
-	const char *err_path = spec->stderr_path ? spec->stderr_path : "/dev/null";
 	char *const *envp;
 	char **cands = NULL;
 	int fd_in = -1, fd_out = -1, fd_err = -1;
 	int go[2] = { -1, -1 }, errp[2] = { -1, -1 };
-	struct run r = { 0, 0, CGROUP_INIT, RUNNING, STOP_NONE, 0, res, -1, -1, -1, -1,
-			 spec->capture, spec->capture_max };
+	struct run r = { 0, 0, CGROUP_INIT, RUNNING, STOP_NONE, 0, res, -1, -1, -1,
+			 { SINK_INIT, SINK_INIT } };
 	cpu_set_t cpus;
-	int64_t psi_before = -1, sys_psi_before;
+	int64_t psi_before = -1, sys_psi_before = -1;
 	struct rusage self0, self1, ru;
 	struct child_error ce;
 	sigset_t all, old;
 	int64_t start = 0, end = 0;
-	int status = 0, ret = -1, forked = 0;
+	int status = 0, ret = -1, forked = 0, placed = 0, cg_fd = -1;
 	ssize_t n;
 	pid_t pid;
 
@@ -868,28 +1071,19 @@ int proc_run(const struct proc_spec *spec, struct proc_result *res)
 		error("cannot open '/dev/null': %s", strerror(errno));
 		goto out;
 	}
-	if (spec->capture) {
-		if (open_capture(&r.cap_fd, &fd_out) < 0)
-			goto out;
-	} else {
-		fd_out = open_high(out_path, O_WRONLY | O_CREAT | O_TRUNC);
-		if (fd_out < 0) {
-			error("cannot open '%s': %s", out_path, strerror(errno));
-			goto out;
-		}
-	}
-	/* One file for both: share the offset, or each stream overwrites the other. */
-	if (spec->capture ? spec->capture_stderr : strcmp(err_path, out_path) == 0)
-		fd_err = fcntl(fd_out, F_DUPFD_CLOEXEC, 3);
-	else
-		fd_err = open_high(err_path, O_WRONLY | O_CREAT | O_TRUNC);
-	if (fd_err < 0) {
-		error("cannot open '%s': %s", err_path, strerror(errno));
+	if (open_streams(spec, &r, &fd_out, &fd_err) < 0)
 		goto out;
-	}
 	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0) {
 		error("cannot create pipe: %s", strerror(errno));
 		goto out;
+	}
+
+	/* The group exists before the child, so that the child can be born in it. */
+	if (spec->cgroup_name) {
+		if (cgroup_create(&r.cg, spec->cgroup_name, &res->cgroup_reason) == 0)
+			cg_fd = open(r.cg.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	} else {
+		res->cgroup_reason = xstrdup("no cgroup requested");
 	}
 
 	if (spec->cpus) {
@@ -905,7 +1099,7 @@ int proc_run(const struct proc_spec *spec, struct proc_result *res)
 	 */
 	sigfillset(&all);
 	sigprocmask(SIG_SETMASK, &all, &old);
-	pid = fork();
+	pid = fork_into(cg_fd, &placed);
 	if (pid == 0)
 		child_main(spec, (char *const *)spec->argv, envp, cands,
 			   spec->cpus ? &cpus : NULL, go[0], go[1], errp[1], fd_in, fd_out, fd_err);
@@ -920,7 +1114,7 @@ int proc_run(const struct proc_spec *spec, struct proc_result *res)
 	close(go[0]);
 	close(errp[1]);
 	go[0] = errp[1] = -1;
-	/* Only the child may hold the capture pipe's write end: its end is our EOF. */
+	/* Only the child may hold the output pipes' write ends: their end is our EOF. */
 	close(fd_out);
 	close(fd_err);
 	fd_out = fd_err = -1;
@@ -929,13 +1123,8 @@ int proc_run(const struct proc_spec *spec, struct proc_result *res)
 		warning("cannot put process %ld in its own group: %s", (long)pid,
 			strerror(errno));
 
-	if (spec->cgroup_name) {
-		if (cgroup_create(&r.cg, spec->cgroup_name, &res->cgroup_reason) == 0 &&
-		    cgroup_add(&r.cg, pid, &res->cgroup_reason) < 0)
-			cgroup_release(&r.cg);
-	} else {
-		res->cgroup_reason = xstrdup("no cgroup requested");
-	}
+	if (r.cg.path && !placed && cgroup_add(&r.cg, pid, &res->cgroup_reason) < 0)
+		cgroup_release(&r.cg);
 	/* A new group starts at 0, but reading costs nothing and assumes nothing. */
 	psi_before = cgroup_cpu_pressure_us(&r.cg);
 	sys_psi_before = psi_read_some_total(PSI_SYSTEM_CPU);
@@ -989,8 +1178,7 @@ int proc_run(const struct proc_spec *spec, struct proc_result *res)
 
 	finish_stop(&r, spec, start);
 	clean_leftovers(&r);
-	/* Whatever the child wrote before it died is still in the pipe. */
-	capture_drain(&r);
+	drain_rest(&r);
 	ret = 0;
 out:
 	if (forked) {
@@ -1017,6 +1205,8 @@ out:
 		res->system_cpu_wait_ns = psi_delta_ns(sys_psi_before, r.sys_psi_after_us,
 						       res->wall_ns);
 	}
+	if (cg_fd >= 0)
+		close(cg_fd);
 	if (go[0] >= 0)
 		close(go[0]);
 	if (go[1] >= 0)
@@ -1031,8 +1221,12 @@ out:
 		close(fd_out);
 	if (fd_err >= 0)
 		close(fd_err);
-	if (r.cap_fd >= 0)
-		close(r.cap_fd);
+	for (int i = 0; i < 2; i++) {
+		if (r.sinks[i].rd >= 0)
+			close(r.sinks[i].rd);
+		if (r.sinks[i].file >= 0 && close(r.sinks[i].file) < 0 && ret == 0)
+			warning("cannot close '%s': %s", r.sinks[i].path, strerror(errno));
+	}
 	free_list(cands);
 	return ret;
 }

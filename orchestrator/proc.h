@@ -4,7 +4,8 @@
  * /dev/null, stdout/stderr into files, a chosen cwd and environment, an
  * optional cgroup joined and CPU affinity set before exec, a timeout (SIGTERM to the group,
  * SIGKILL after a grace period), wait4() rusage, and a record of every
- * descendant left behind and killed. In capture mode the child's stdout
+ * descendant left behind and killed. In log mode abev writes the log
+ * files itself from pipes, up to a cap per stream. In capture mode the child's stdout
  * (and stderr, if asked) comes back in a bounded buffer instead of a file:
  * that is how abev runs git and the plan's versions commands. It is the
  * only module that starts processes.
@@ -44,12 +45,21 @@ struct proc_spec {
 	/*
 	 * Capture mode when set (borrowed): stdout goes through a pipe into
 	 * *capture, which keeps its first capture_max bytes (the rest is read
-	 * and counted in capture_dropped); stdout_path is then unused.
-	 * capture_stderr sends stderr into the same pipe.
+	 * and counted in proc_result.out.bytes_dropped); stdout_path is then
+	 * unused. capture_stderr sends stderr into the same pipe.
 	 */
 	struct strbuf *capture;
 	size_t capture_max;
 	int capture_stderr;
+	/*
+	 * Log mode when set (and not capture mode): stdout_path and
+	 * stderr_path (those not NULL) are written by abev from pipes, at most
+	 * log_max_bytes each; the rest is read, so the child never blocks on
+	 * it, and counted in proc_result.out/err.bytes_dropped. Otherwise the
+	 * child writes the files itself, without a cap.
+	 */
+	int log_capped;
+	int64_t log_max_bytes;
 	int64_t timeout_ns;        /* 0: none */
 	int64_t grace_ns;          /* SIGTERM -> SIGKILL delay */
 	const char *cgroup_name;   /* NULL: no cgroup attempted */
@@ -57,6 +67,11 @@ struct proc_spec {
 	/* Called about every 100 ms while the child runs (may be NULL). */
 	void (*tick)(void *arg, int64_t elapsed_ns);
 	void *tick_arg;
+};
+
+struct proc_stream {
+	int64_t bytes_written;     /* kept (written to the file or the capture) */
+	int64_t bytes_dropped;     /* read from the pipe and thrown away */
 };
 
 struct proc_result {
@@ -67,7 +82,18 @@ struct proc_result {
 	int interrupt_signal;      /* the interrupt signal received by abev, or 0 */
 	char *exec_error;          /* "cannot execute 'x': No such file or directory"; caller frees */
 	struct timespec start_real, end_real;
-	int64_t wall_ns;           /* CLOCK_MONOTONIC, from release of the child to its reaping */
+	/*
+	 * CLOCK_MONOTONIC, from the "go" byte to the child's reaping. Before
+	 * the clock starts: fork, the child's signal reset and process group,
+	 * its cgroup (born in it, or moved), every pipe and log file. Inside
+	 * the window: the child's wake-up on the go pipe, chdir, dup2 of its
+	 * streams, execve (including the release of the address space it
+	 * shared with abev), the program itself, its exit and abev's wake-up
+	 * on SIGCHLD. After it: leftovers, the last of the output pipes,
+	 * cgroup figures. What abev does meanwhile (reading the pipes) is
+	 * abev's CPU (self_cpu_ns), not the child's.
+	 */
+	int64_t wall_ns;
 	int64_t user_ns, sys_ns;   /* child tree as waited, plus reaped orphans */
 	int64_t max_rss_bytes;
 	long minflt, majflt, nvcsw, nivcsw;
@@ -78,7 +104,6 @@ struct proc_result {
 	int64_t cg_cpu_usage_ns;
 	char *cgroup_reason;       /* why there is no cgroup; caller frees */
 	const char *cg_memory_note;/* static: why memory_peak is -1, or NULL */
-	size_t capture_dropped;    /* capture mode: bytes beyond capture_max */
 	/*
 	 * Time the child was runnable but waiting for a CPU: the cgroup's
 	 * cpu.pressure "some" over the run (the whole tree), else the
@@ -91,6 +116,8 @@ struct proc_result {
 	const char *cpu_wait_source;  /* "cgroup", "schedstat" or NULL */
 	const char *cpu_wait_note;    /* why unknown, or what the figure leaves out; or NULL */
 	int64_t system_cpu_wait_ns;   /* /proc/pressure/cpu "some" over the same window; -1 */
+	/* capture and log mode: what was kept and what was read past the cap */
+	struct proc_stream out, err;
 };
 
 /*

@@ -2,10 +2,10 @@
  * runner: the `abev run` loop. Order of work for each slot: wait out the
  * gap since the previous process ended, sample load and machine CPU,
  * run the child, sample again, judge foreign load, write the
- * invocation's files, then rewrite result.json and report.md. Because
- * the top-level files are rewritten after every invocation, a run killed
- * at any point leaves evidence whose status ("running", "interrupted")
- * says it is incomplete.
+ * invocation's files, then rewrite result.json (and report.md, at most
+ * once a second). Because result.json is rewritten after every
+ * invocation, a run killed at any point leaves evidence whose status
+ * ("running", "interrupted") says it is incomplete.
  */
 #define _XOPEN_SOURCE 700
 #include "runner.h"
@@ -69,7 +69,22 @@ struct run_state {
 	struct run_environment env; /* metadata.json as written, for the report */
 	int have_env;
 	char plan_sha256[SHA256_HEX_LEN + 1];
+	/* What is not redone after every invocation (see write_state()). */
+	int64_t max_rss_bytes;      /* abev's own, as last read */
+	int64_t state_read_at;      /* mono_ns() of that reading */
+	int64_t report_written_at;  /* mono_ns() of the last report.md, 0: never */
 };
+
+/*
+ * How stale report.md and abev_max_rss_bytes may get while back-to-back
+ * invocations (no gap) go on. result.json is rewritten after every
+ * invocation regardless: it is the record; the report can be rendered
+ * again from it (`abev report`), and a signal makes the final write
+ * anyway. With a gap the report is rewritten every time: abev is about
+ * to wait, so the work costs nothing, and abev killed in the gap leaves
+ * a report as current as result.json.
+ */
+#define STATE_REFRESH_NS (1000 * 1000 * 1000LL)
 
 static void add_note(struct run_state *st, char *note)
 {
@@ -128,13 +143,20 @@ static enum run_status current_status(const struct run_state *st, int final)
 	return RUN_COMPLETED;
 }
 
-/* Rewrites result.json and report.md; final says whether the run is over. */
+/*
+ * Rewrites result.json and, when final or STATE_REFRESH_NS have passed
+ * since it was last written, report.md; final says whether the run is
+ * over.
+ */
 static int write_state(struct run_state *st, int final)
 {
 	const struct plan *plan = st->plan;
 	enum run_status status = current_status(st, final);
 	struct run_header hdr;
 	struct report_input rin;
+	int64_t now = mono_ns();
+	int refresh = final || !st->report_written_at || plan->gap_seconds > 0 ||
+		      now - st->report_written_at >= STATE_REFRESH_NS;
 	int ret = 0;
 
 	if (final && !st->compared) {
@@ -142,6 +164,10 @@ static int write_state(struct run_state *st, int final)
 		st->compared = 1;
 		if (plots_write(st->root, &st->cmp, st->invs, st->ninvs) < 0)
 			ret = -1;
+	}
+	if (final || !st->state_read_at || now - st->state_read_at >= STATE_REFRESH_NS) {
+		st->max_rss_bytes = self_max_rss();
+		st->state_read_at = now;
 	}
 	hdr = (struct run_header){
 		.plan_name = plan->name,
@@ -165,7 +191,7 @@ static int write_state(struct run_state *st, int final)
 		.nvariants = plan->nvariants,
 		.planned = (unsigned)st->planned,
 		.interrupt = st->interrupt ? proc_signal_name(st->interrupt) : NULL,
-		.abev_max_rss_bytes = self_max_rss(),
+		.abev_max_rss_bytes = st->max_rss_bytes,
 		.notes = (const char *const *)st->notes,
 		.nnotes = st->nnotes,
 		.reproduce = st->opt->reproduce,
@@ -215,8 +241,11 @@ static int write_state(struct run_state *st, int final)
 
 	if (evidence_write_run(st->root, &hdr, status, st->invs, st->ninvs) < 0)
 		ret = -1;
-	if (report_write(st->root, &rin) < 0)
-		ret = -1;
+	if (refresh) {
+		if (report_write(st->root, &rin) < 0)
+			ret = -1;
+		st->report_written_at = now;
+	}
 	return ret;
 }
 
@@ -376,6 +405,8 @@ static int run_one(struct run_state *st, const struct sched_slot *slot, unsigned
 		.stderr_path = err_path,
 		.timeout_ns = (int64_t)(plan->timeout_seconds * 1e9),
 		.grace_ns = (int64_t)(plan->kill_grace_seconds * 1e9),
+		.log_capped = 1,
+		.log_max_bytes = plan->max_log_bytes,
 		.cgroup_name = cg_name,
 		.cpus = v->cpus ? &cpus : NULL,
 		.tick = run_tick,
@@ -409,6 +440,8 @@ static int run_one(struct run_state *st, const struct sched_slot *slot, unsigned
 	inv->nvcsw = res.nvcsw;
 	inv->nivcsw = res.nivcsw;
 	inv->leftovers_killed = res.leftovers_killed;
+	inv->logs[0] = (struct invocation_log){ res.out.bytes_written, res.out.bytes_dropped };
+	inv->logs[1] = (struct invocation_log){ res.err.bytes_written, res.err.bytes_dropped };
 	if (res.outcome != PROC_EXEC_FAILED) {
 		inv->foreign_cpu = sysstat_foreign_cpu(&cs_before, &cs_after,
 						       res.user_ns + res.sys_ns + res.self_cpu_ns,
@@ -463,6 +496,13 @@ static int run_one(struct run_state *st, const struct sched_slot *slot, unsigned
 		inv->guards = xrealloc(inv->guards, (inv->nguards + 1) * sizeof(*inv->guards));
 		inv->guards[inv->nguards++] = g;
 	}
+	for (int i = 0; i < 2; i++)
+		if (inv->logs[i].bytes_dropped > 0)
+			add_note(st, xasprintf("%s: %s was truncated at limits.max_log_bytes: %lld "
+					       "bytes kept, %lld more read and dropped",
+					       inv->dir, i ? "stderr.log" : "test.log",
+					       (long long)inv->logs[i].bytes_written,
+					       (long long)inv->logs[i].bytes_dropped));
 	if (inv->leftovers_killed)
 		add_note(st, xasprintf("%s: %u process(es) left behind by the child were killed",
 				       inv->dir, inv->leftovers_killed));

@@ -1041,6 +1041,13 @@ int seal_evidence(const char *root, const struct seal_key *key)
 	mpath = path_join(root, SEAL_MANIFEST);
 	spath = path_join(root, SEAL_SIGNATURE);
 	/*
+	 * The evidence files are written without fsync (write_file_atomic()):
+	 * they reach the disk here, once, before the manifest that names
+	 * them, and the manifest and signature after it.
+	 */
+	if (sync_filesystem(root) < 0)
+		goto out;
+	/*
 	 * Everything is computed before the directory changes. The old
 	 * signature goes first, so that no moment pairs it with the new
 	 * manifest: at worst the evidence is briefly unsigned.
@@ -1052,6 +1059,8 @@ int seal_evidence(const char *root, const struct seal_key *key)
 	if (write_file_atomic(mpath, text, tlen) < 0)
 		goto out;
 	if (sig && write_file_atomic(spath, sig, slen) < 0)
+		goto out;
+	if (sync_filesystem(root) < 0)
 		goto out;
 	ret = 0;
 out:

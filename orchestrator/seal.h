@@ -116,8 +116,9 @@ int seal_check(const struct seal_pub *pub, const char *sig, size_t sig_len, cons
 	       size_t *msg_len, char **err);
 
 /*
- * Writes root/SHA256 and, when key is non-NULL, root/SHA256.sig.
- * 0 or -1 after error().
+ * Writes root/SHA256 and, when key is non-NULL, root/SHA256.sig, with
+ * the evidence flushed to disk before the manifest and the seal after
+ * it. 0 or -1 after error().
  */
 int seal_evidence(const char *root, const struct seal_key *key);
 

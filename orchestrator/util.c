@@ -3,7 +3,7 @@
  * Everything here is policy-free: no module-specific knowledge, no exits
  * except on memory exhaustion (which abev treats as unrecoverable).
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* syncfs() */
 #include "util.h"
 
 #include <errno.h>
@@ -409,10 +409,12 @@ int write_file_atomic(const char *path, const void *data, size_t len)
 		error("cannot write '%s': %s", tmp, strerror(errno));
 		goto out;
 	}
-	if (fsync(fd) < 0 && errno != EINVAL) {
-		error("cannot sync '%s': %s", tmp, strerror(errno));
-		goto out;
-	}
+	/*
+	 * No fsync() here: a reader never sees a half-written file (the
+	 * rename does that), and a killed abev loses nothing the page cache
+	 * holds. Only a crash of the machine could, and sync_filesystem()
+	 * before sealing covers that once per run instead of once per file.
+	 */
 	if (close(fd) < 0) {
 		fd = -1;
 		error("cannot close '%s': %s", tmp, strerror(errno));
@@ -430,6 +432,18 @@ out:
 	if (ret < 0)
 		unlink(tmp);
 	free(tmp);
+	return ret;
+}
+
+int sync_filesystem(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), ret = 0;
+
+	if (fd < 0)
+		return error("cannot open '%s': %s", dir, strerror(errno));
+	if (syncfs(fd) < 0)
+		ret = error("cannot flush '%s' to disk: %s", dir, strerror(errno));
+	close(fd);
 	return ret;
 }
 

@@ -97,9 +97,15 @@ int read_file_capped(struct strbuf *sb, const char *path, size_t max);
 int read_fd_capped(struct strbuf *sb, int fd, size_t max);
 /*
  * Writes data to path atomically (temporary file in the same directory,
- * fsync, rename). Returns 0 or -1 with an error naming the file.
+ * rename). Not synced to disk: see sync_filesystem(). Returns 0 or -1
+ * with an error naming the file.
  */
 int write_file_atomic(const char *path, const void *data, size_t len);
+/*
+ * Flushes the file system that holds dir to disk (syncfs()): one call
+ * makes every file written there durable. 0 or -1 after error().
+ */
+int sync_filesystem(const char *dir);
 /* Writes all of len bytes to fd, retrying on EINTR. 0 or -1 (errno set). */
 int write_all(int fd, const void *data, size_t len);
 

@@ -510,10 +510,69 @@ class Footprint(AbevTestCase):
             time.sleep(0.05)
         self.assertEqual(proc.returncode, 0)
         res = self.load("ev", "result.json")
-        self.assertEqual(os.path.getsize(self.path("ev", "runs/f/run-1/test.log")), 1024 * MiB)
+        # The default limits.max_log_bytes (256 MiB) keeps the start of the flood.
+        self.assertEqual(os.path.getsize(self.path("ev", "runs/f/run-1/test.log")), 256 * MiB)
+        self.assertEqual(res["invocations"][0]["logs"]["stdout"],
+                         {"bytes_written": 256 * MiB, "bytes_dropped": 768 * MiB,
+                          "truncated": True})
         self.assertGreater(hwm, 0)
         self.assertLess(hwm, 20 * MiB)
         self.assertLess(res["abev_max_rss_bytes"], 20 * MiB)
+
+
+class LogCap(AbevTestCase):
+    """limits.max_log_bytes: past it abev reads the stream but keeps none of it."""
+
+    def test_flood_past_the_cap_is_truncated_and_the_run_completes(self):
+        p = self.write_plan(helper_plan([("f", ["flood", str(300 * MiB)])], runs=2,
+                                        limits={"max_log_bytes": MiB}))
+        r = self.abev("run", p, "--out", self.path("ev"), "--quiet")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        res = self.load("ev", "result.json")
+        self.assertEqual(res["status"], "completed")
+        self.assertEqual(len(res["invocations"]), 2)
+        for inv in res["invocations"]:
+            self.assertEqual(inv["exit_code"], 0)
+            log = self.path("ev", inv["dir"], "test.log")
+            self.assertEqual(os.path.getsize(log), MiB)
+            with open(log, "rb") as f:
+                self.assertEqual(f.read(65), b"x" * 64 + b"\n")
+            one = self.load("ev", inv["dir"], "result.json")
+            self.assertEqual(one["logs"]["stdout"],
+                             {"bytes_written": MiB, "bytes_dropped": 299 * MiB,
+                              "truncated": True})
+            self.assertEqual(one["logs"]["stderr"],
+                             {"bytes_written": 0, "bytes_dropped": 0, "truncated": False})
+            self.assertEqual(inv["logs"], one["logs"])
+        with open(self.path("ev", "report.md"), encoding="utf-8") as f:
+            report = f.read()
+        self.assertIn("runs/f/run-1: test.log was truncated at limits.max", report)
+        self.assertIn("runs/f/run-2: test.log was truncated at limits.max", report)
+
+    def test_output_under_the_cap_is_kept_whole(self):
+        p = self.write_plan(helper_plan([("f", ["flood", "100000"]), ("e", ["stderr", "oops"])],
+                                        limits={"max_log_bytes": MiB}))
+        r = self.abev("run", p, "--out", self.path("ev"), "--quiet")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        by = {i["variant"]: i for i in self.load("ev", "result.json")["invocations"]}
+        self.assertEqual(by["f"]["logs"]["stdout"],
+                         {"bytes_written": 100000, "bytes_dropped": 0, "truncated": False})
+        self.assertEqual(os.path.getsize(self.path("ev", by["f"]["dir"], "test.log")), 100000)
+        with open(self.path("ev", by["e"]["dir"], "stderr.log"), encoding="utf-8") as f:
+            text = f.read()
+        self.assertIn("oops", text)
+        self.assertEqual(by["e"]["logs"]["stderr"]["bytes_written"], len(text.encode()))
+        with open(self.path("ev", "report.md"), encoding="utf-8") as f:
+            self.assertNotIn("truncated at limits.max", f.read())
+
+    def test_a_cap_of_zero_keeps_nothing(self):
+        p = self.write_plan(helper_plan([("f", ["flood", "5000"])], limits={"max_log_bytes": 0}))
+        r = self.abev("run", p, "--out", self.path("ev"), "--quiet")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        inv = self.load("ev", "result.json")["invocations"][0]
+        self.assertEqual(os.path.getsize(self.path("ev", inv["dir"], "test.log")), 0)
+        self.assertEqual(inv["logs"]["stdout"],
+                         {"bytes_written": 0, "bytes_dropped": 5000, "truncated": True})
 
 
 class ForeignLoad(AbevTestCase):

@@ -787,7 +787,7 @@ static void test_capture_streams(void **state)
 	assert_int_equal(res.outcome, PROC_EXITED);
 	assert_int_equal(res.exit_code, 3);
 	assert_string_equal(out.buf, "out\n");
-	assert_int_equal(res.capture_dropped, 0);
+	assert_int_equal(res.out.bytes_dropped, 0);
 	err = slurp(err_path);
 	assert_string_equal(err, "err\n");
 	free(err);
@@ -813,9 +813,63 @@ static void test_capture_bounded(void **state)
 	assert_int_equal(res.outcome, PROC_EXITED);
 	assert_int_equal(res.exit_code, 0);
 	assert_int_equal(out.len, 100);
-	assert_int_equal(res.capture_dropped, 1000000 - 100);
+	assert_int_equal(res.out.bytes_dropped, 1000000 - 100);
 	proc_result_release(&res);
 	strbuf_release(&out);
+}
+
+static void file_size_is(const char *path, off_t size)
+{
+	struct stat sb;
+	assert_int_equal(stat(path, &sb), 0);
+	assert_int_equal(sb.st_size, size);
+}
+
+/* Log mode: each stream capped on its own; the child never blocks past the cap. */
+static void test_log_capped(void **state)
+{
+	const char *argv[] = { "sh", "-c", "head -c 3000000 /dev/zero; head -c 50 /dev/zero >&2",
+			       NULL };
+	struct proc_spec s = spec_for(argv);
+	struct proc_result res;
+	(void)state;
+
+	s.log_capped = 1;
+	s.log_max_bytes = 1000;
+	assert_int_equal(proc_run(&s, &res), 0);
+	assert_no_children();
+	assert_int_equal(res.outcome, PROC_EXITED);
+	assert_int_equal(res.exit_code, 0);
+	assert_int_equal(res.out.bytes_written, 1000);
+	assert_int_equal(res.out.bytes_dropped, 3000000 - 1000);
+	assert_int_equal(res.err.bytes_written, 50);
+	assert_int_equal(res.err.bytes_dropped, 0);
+	file_size_is(out_path, 1000);
+	file_size_is(err_path, 50);
+	proc_result_release(&res);
+}
+
+/*
+ * A grandchild that keeps the pipe open and writes on is a leftover like
+ * any other: killed, and what it wrote before counts against the cap.
+ */
+static void test_log_leftover_holds_pipe(void **state)
+{
+	const char *argv[] = { "sh", "-c", "(while :; do echo more; sleep 0.01; done) & echo first",
+			       NULL };
+	struct proc_spec s = spec_for(argv);
+	struct proc_result res;
+	(void)state;
+
+	s.log_capped = 1;
+	s.log_max_bytes = 6;
+	assert_int_equal(proc_run(&s, &res), 0);
+	assert_no_children();
+	assert_int_equal(res.outcome, PROC_EXITED);
+	assert_true(res.leftovers_killed >= 1);
+	assert_int_equal(res.out.bytes_written, 6);
+	file_size_is(out_path, 6);
+	proc_result_release(&res);
 }
 
 static void test_capture_exec_failed(void **state)
@@ -949,6 +1003,8 @@ int main(void)
 		cmocka_unit_test(test_bad_log_path),
 		cmocka_unit_test(test_capture_streams),
 		cmocka_unit_test(test_capture_bounded),
+		cmocka_unit_test(test_log_capped),
+		cmocka_unit_test(test_log_leftover_holds_pipe),
 		cmocka_unit_test(test_capture_exec_failed),
 		cmocka_unit_test(test_capture_timeout),
 		cmocka_unit_test(test_capture_leftover_holds_pipe),
