@@ -10,7 +10,6 @@
 #include <string.h>
 
 #include "summary.h"
-#include "units.h"
 #include "util.h"
 
 static const char *const labels[] = { "old", "new" };
@@ -65,15 +64,9 @@ static void print_text(FILE *f, const char *variant, const struct comparison *c)
 		const struct cmp_sample *o = &cm->samples[0], *nw = &cm->samples[1];
 
 		strbuf_reset(&sb);
-		if (o->n)
-			units_add(&sb, o->median, cm->unit);
-		else
-			strbuf_adds(&sb, "n/a");
+		summary_median(&sb, cm, o);
 		strbuf_adds(&sb, " \xe2\x86\x92 ");
-		if (nw->n)
-			units_add(&sb, nw->median, cm->unit);
-		else
-			strbuf_adds(&sb, "n/a");
+		summary_median(&sb, cm, nw);
 		fprintf(f, "  %-16s %-24s ", cm->name, sb.buf);
 		strbuf_reset(&sb);
 		summary_change(&sb, cm, nw);

@@ -20,6 +20,14 @@ static const char *direction_word(const struct cmp_metric *m, int more)
 	return more ? "higher" : "lower";
 }
 
+void summary_median(struct strbuf *sb, const struct cmp_metric *m, const struct cmp_sample *s)
+{
+	if (s && s->n)
+		units_add(sb, s->median, m->unit);
+	else
+		strbuf_adds(sb, "n/a");
+}
+
 void summary_change(struct strbuf *sb, const struct cmp_metric *m, const struct cmp_sample *s)
 {
 	int more;
@@ -155,15 +163,9 @@ void summary_print(FILE *f, const struct comparison *c, int quiet)
 			if (s->is_reference)
 				continue;
 			strbuf_reset(&sb);
-			if (s->n)
-				units_add(&sb, s->median, cm->unit);
-			else
-				strbuf_adds(&sb, "n/a");
+			summary_median(&sb, cm, s);
 			strbuf_adds(&sb, " vs ");
-			if (ref && ref->n)
-				units_add(&sb, ref->median, cm->unit);
-			else
-				strbuf_adds(&sb, "n/a");
+			summary_median(&sb, cm, ref);
 			fprintf(f, "  %-12s %-16s %-22s ", s->variant, cm->name, sb.buf);
 			strbuf_reset(&sb);
 			summary_change(&sb, cm, s);

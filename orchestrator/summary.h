@@ -16,6 +16,8 @@
 
 /* "rejected: 1 of 4 gates failed" and the like, without a newline. */
 void summary_decision(struct strbuf *sb, const struct comparison *c);
+/* Sample s's median with its unit, or "n/a" when it has no counted run. */
+void summary_median(struct strbuf *sb, const struct cmp_metric *m, const struct cmp_sample *s);
 /* The change of sample s against the reference: "1.19× slower [1.15, 1.23] (+19.24%)". */
 void summary_change(struct strbuf *sb, const struct cmp_metric *m, const struct cmp_sample *s);
 /* A gate's limit in words: "≤ +15%", "≥ -10%", "≤ 1.50 s". */
