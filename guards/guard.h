@@ -46,6 +46,8 @@ struct load_figures {
 	double max_cpu_wait_pct;
 	double foreign_cpu, resolution;
 	double max_foreign_cpu;
+	const char *overlap;           /* what else ran meanwhile (load.exclusive, another
+	                                  abev; overlap_describe()), or NULL: borrowed */
 };
 void guard_load(const struct load_figures *f, struct guard_result *out);
 

@@ -1,7 +1,8 @@
 /*
  * load guard: judges whether a run waited for a CPU longer than the plan
- * allows, and, where the plan limits it, whether others kept more cores
- * busy meanwhile. It only judges; repeating the slot is the runner's job.
+ * allows, where the plan limits it whether others kept more cores busy
+ * meanwhile, and whether a process the plan wants alone with the run
+ * (load.exclusive) or another abev run overlapped it. It only judges; repeating the slot is the runner's job.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "guard.h"
@@ -55,7 +56,9 @@ void guard_load(const struct load_figures *f, struct guard_result *out)
 		strbuf_addf(&sb, "; foreign CPU load unknown (/proc/stat unreadable); limit %.2f "
 			    "cores",
 			    f->max_foreign_cpu);
-	if (wait_over || foreign_over)
+	if (f->overlap)
+		strbuf_addf(&sb, "; %s", f->overlap);
+	if (wait_over || foreign_over || f->overlap)
 		out->verdict = GUARD_FAIL;
 	else if (wait_known || foreign_judged)
 		out->verdict = GUARD_PASS;

@@ -33,6 +33,7 @@ void invocation_release(struct invocation *inv)
 	free(inv->cpu_wait_source);
 	free(inv->cpu_wait_note);
 	free(inv->cpus);
+	overlap_hits_free(inv->overlaps, inv->noverlaps);
 	free(inv->results_files);
 	for (size_t i = 0; i < inv->nresults; i++)
 		results_file_release(&inv->results[i]);
@@ -155,6 +156,26 @@ static cJSON *guard_json(const struct guard_result *g)
 }
 
 /* What was kept of the child's two streams and what was dropped past the cap. */
+/* What else ran meanwhile, as the load guard saw it. */
+static cJSON *overlaps_json(const struct invocation *inv)
+{
+	cJSON *o = jnew_object(), *list = jnew_array();
+
+	for (size_t i = 0; i < inv->noverlaps; i++) {
+		const struct overlap_hit *h = &inv->overlaps[i];
+		cJSON *e = jnew_object();
+		jadd_str(e, "kind", overlap_kind_name(h->kind));
+		jadd_int_or_null(e, "pid", h->pid, h->pid > 0);
+		jadd_str(e, "command", h->command);
+		jadd_str(e, "pattern", h->pattern);
+		jadd_str(e, "evidence", h->evidence);
+		jpush(list, e);
+	}
+	jadd(o, "processes", list);
+	jadd_int(o, "unnamed", inv->overlaps_unnamed);
+	return o;
+}
+
 static cJSON *logs_json(const struct invocation *inv)
 {
 	static const char *const names[2] = { "stdout", "stderr" };
@@ -236,6 +257,7 @@ static cJSON *invocation_json(const struct invocation *inv, int with_schema)
 			 inv->system_cpu_wait_ns >= 0);
 	jadd_str(o, "cpus", inv->cpus);
 	jadd_int(o, "leftovers_killed", inv->leftovers_killed);
+	jadd(o, "overlaps", overlaps_json(inv));
 	jadd(o, "logs", logs_json(inv));
 	if (inv->cgroup_valid) {
 		cg = jnew_object();
@@ -616,7 +638,7 @@ char *evidence_compare_document(const char *old_dir, const char *new_dir,
 int evidence_write_run(const char *root, const struct run_header *hdr, enum run_status st,
 		       const struct invocation *invs, size_t ninvs)
 {
-	cJSON *o = jnew_object(), *plan, *sched, *list, *rep;
+	cJSON *o = jnew_object(), *plan, *sched, *list, *rep, *peers;
 	char *path = path_join(root, "result.json");
 	int ret;
 
@@ -650,7 +672,16 @@ int evidence_write_run(const char *root, const struct run_header *hdr, enum run_
 	jadd_str(sched, "max_cpu_wait_pct_from", hdr->max_cpu_wait_pct_from);
 	jadd_str(sched, "cpus", hdr->cpus);
 	jadd_int(sched, "max_repeats", hdr->max_repeats);
+	jadd(sched, "exclusive", str_array(hdr->exclusive, hdr->nexclusive));
 	jadd(o, "schedule", sched);
+	peers = jnew_object();
+	jadd_str(peers, "lock_dir", hdr->lock_dir);
+	jadd_bool(peers, "wait", hdr->wait);
+	if (hdr->waited_ns >= 0)
+		jadd_num(peers, "waited_seconds", round((double)hdr->waited_ns / 1e6) / 1e3);
+	else
+		jadd(peers, "waited_seconds", jnull());
+	jadd(o, "peers", peers);
 	jadd(o, "variants", str_array(hdr->variant_names, hdr->nvariants));
 	jadd_int(o, "planned", hdr->planned);
 	jadd_int(o, "executed", (int64_t)ninvs);

@@ -16,6 +16,7 @@
 struct comparison;
 struct compare_gate_def;
 #include "metrics.h"
+#include "overlap.h"
 #include "results.h"
 #include "sysstat.h"
 
@@ -70,6 +71,10 @@ struct invocation {
 	int64_t system_cpu_wait_ns; /* -1: null; /proc/pressure/cpu "some" during the run */
 	char *cpus;              /* the CPU list the child was pinned to, or NULL */
 	unsigned leftovers_killed;
+	/* What else ran meanwhile: load.exclusive matches and other abev runs (overlap.h) */
+	struct overlap_hit *overlaps;
+	size_t noverlaps;
+	unsigned overlaps_unnamed; /* past OVERLAP_HITS_MAX */
 	/* test.log [0] and stderr.log [1]: bytes kept, and read past limits.max_log_bytes */
 	struct invocation_log {
 		int64_t bytes_written, bytes_dropped;
@@ -121,6 +126,11 @@ struct run_header {
 	const char *max_cpu_wait_pct_from; /* "plan", "default" or "--max-cpu-wait-pct" */
 	const char *cpus;        /* schedule.cpus, or NULL */
 	unsigned max_repeats;
+	const char *const *exclusive; /* load.exclusive */
+	size_t nexclusive;
+	const char *lock_dir;    /* where other abev runs are seen (peers.h), or NULL */
+	int wait;                /* --wait */
+	int64_t waited_ns;       /* time spent waiting for them; -1: not asked to */
 	const char *abev_version;
 	const char *started_utc;
 	const char *ended_utc;   /* "" while running */

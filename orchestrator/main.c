@@ -91,12 +91,12 @@ static const char main_usage[] =
 static const char run_synopsis[] =
 	"usage: abev run PLAN --out DIR (--key KEY.key | --unsigned) [--bundle FILE]\n"
 	"                [--passphrase-file F | --passphrase-env VAR] [--host-label LABEL]\n"
-	"                [--max-cpu-wait-pct P] [--quiet] [--json] [--dry-run]\n";
+	"                [--max-cpu-wait-pct P] [--wait] [--quiet] [--json] [--dry-run]\n";
 
 static const char run_usage[] =
 	"usage: abev run PLAN --out DIR (--key KEY.key | --unsigned) [--bundle FILE]\n"
 	"                [--passphrase-file F | --passphrase-env VAR] [--host-label LABEL]\n"
-	"                [--max-cpu-wait-pct P] [--quiet] [--json] [--dry-run]\n"
+	"                [--max-cpu-wait-pct P] [--wait] [--quiet] [--json] [--dry-run]\n"
 	"\n"
 	"Runs every variant of PLAN (a JSON plan, schema \"abev.plan/1\") as fresh\n"
 	"processes: warmups first (never counted), then the recorded runs in the\n"
@@ -134,12 +134,18 @@ static const char run_usage[] =
 	"                  discard a recorded run that waited for a CPU more than P %\n"
 	"                  (0-100) of its wall time; overrides load.max_cpu_wait_pct\n"
 	"                  and is recorded in result.json (schedule)\n"
+	"  --wait          take turns with other abev runs on this host; without it a\n"
+	"                  recorded run that overlaps one (or a load.exclusive match)\n"
+	"                  is discarded and repeated (abev(1), OTHER RUNS)\n"
 	"  -q, --quiet     print only the decision line and the evidence path\n"
 	"  --json          print the comparison (result.json's \"comparison\") as JSON on\n"
 	"                  stdout; the other lines go to stderr\n"
 	"  -n, --dry-run   check the plan and print the schedule; run and write nothing\n"
 	"  -h, --help      show this help\n"
-	"\n"
+	"\n";
+
+/* The rest of `abev run --help` (one string may not hold it all). */
+static const char run_usage_tail[] =
 	"Evidence: DIR/plan.json, DIR/metadata.json (abev.metadata/1), DIR/result.json\n"
 	"(abev.run/1), DIR/report.md, DIR/SHA256 and DIR/SHA256.sig, and per invocation\n"
 	"DIR/runs/<variant>/<phase>-<round>[-attempt-<k>]/ with test.log, stderr.log,\n"
@@ -486,9 +492,10 @@ static int cmd_run(int argc, char **argv)
 	const char *plan_path = NULL, *out = NULL, *key_path = NULL, *bundle = NULL;
 	const char *pass_file = NULL, *pass_env = NULL, *host_label = NULL, *max_wait = NULL;
 	double max_wait_pct = 0;
-	int quiet = 0, dry_run = 0, unsigned_ok = 0, json = 0, rc = EXIT_USAGE, helped;
+	int quiet = 0, dry_run = 0, unsigned_ok = 0, json = 0, wait = 0, rc = EXIT_USAGE, helped;
 	const struct cli_opt opts[] = {
 		{ "--quiet", "-q", &quiet, NULL },
+		{ "--wait", NULL, &wait, NULL },
 		{ "--json", NULL, &json, NULL },
 		{ "--dry-run", "-n", &dry_run, NULL },
 		{ "--unsigned", NULL, &unsigned_ok, NULL },
@@ -507,11 +514,13 @@ static int cmd_run(int argc, char **argv)
 	struct seal_key *key = NULL;
 	char *reproduce = NULL, *pass = NULL, *pub = NULL;
 
-	if (parse_args(argc, argv, 1, "run", run_usage, exit_codes_text, run_synopsis, opts,
+	if (parse_args(argc, argv, 1, "run", run_usage, run_usage_tail, run_synopsis, opts,
 		       ARRAY_SIZE(opts), &plan_path, 1, &npos, &helped) < 0)
 		return EXIT_USAGE;
-	if (helped)
+	if (helped) {
+		fputs(exit_codes_text, stdout);
 		return EXIT_PASSED;
+	}
 	if (!plan_path)
 		return usage_error("no plan given", run_synopsis);
 	if (!out && !dry_run)
@@ -567,6 +576,7 @@ static int cmd_run(int argc, char **argv)
 	opt.bundle = bundle;
 	opt.host_label = host_label;
 	opt.json = json;
+	opt.wait = wait;
 	if (quiet)
 		opt.progress = PROGRESS_QUIET;
 	else if (isatty(STDERR_FILENO))

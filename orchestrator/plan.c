@@ -902,9 +902,48 @@ static int parse_results(const struct loader *ld, const cJSON *root)
 	return 0;
 }
 
+/*
+ * load.exclusive: fnmatch(3) patterns of command lines. Printable text
+ * only, so that what the evidence names is what the plan said.
+ */
+static int parse_exclusive(const struct loader *ld, const cJSON *l)
+{
+	const cJSON *j = cJSON_GetObjectItemCaseSensitive(l, "exclusive");
+	struct plan *plan = ld->plan;
+	const cJSON *e;
+	size_t i = 0;
+
+	if (!j)
+		return 0;
+	if (!cJSON_IsArray(j))
+		return perr(ld, "load.exclusive", "expected an array of command-line patterns, "
+			    "found %s", json_kind(j));
+	cJSON_ArrayForEach(e, j) {
+		char *p = index_path("load.exclusive", i++);
+		int bad = !cJSON_IsString(e) || !*e->valuestring ||
+			  strlen(e->valuestring) > PLAN_EXCLUSIVE_PATTERN_MAX;
+
+		for (const char *c = bad ? "" : e->valuestring; *c; c++)
+			bad |= (unsigned char)*c < 0x20 || *c == 0x7f;
+		if (bad) {
+			perr(ld, p, "expected a pattern of 1 to %d printable characters (e.g. "
+			     "\"dotnet test*\"), found %s",
+			     PLAN_EXCLUSIVE_PATTERN_MAX, cJSON_IsString(e) ? "other text" : json_kind(e));
+			free(p);
+			return -1;
+		}
+		free(p);
+		plan->exclusive = xrealloc(plan->exclusive,
+					   (plan->nexclusive + 1) * sizeof(*plan->exclusive));
+		plan->exclusive[plan->nexclusive++] = xstrdup(e->valuestring);
+	}
+	return 0;
+}
+
 static int parse_load(const struct loader *ld, const cJSON *root)
 {
-	static const char *const keys[] = { "max_cpu_wait_pct", "max_foreign_cpu", "max_repeats" };
+	static const char *const keys[] = { "max_cpu_wait_pct", "max_foreign_cpu", "max_repeats",
+					    "exclusive" };
 	struct plan *plan = ld->plan;
 	const cJSON *l;
 	int64_t repeats = plan->max_repeats;
@@ -916,7 +955,8 @@ static int parse_load(const struct loader *ld, const cJSON *root)
 	if (check_keys(ld, l, "load", keys, ARRAY_SIZE(keys)) < 0 ||
 	    get_number(ld, l, "load", "max_foreign_cpu", 0, 0, 1e6, &plan->max_foreign_cpu) < 0 ||
 	    get_number(ld, l, "load", "max_cpu_wait_pct", 0, 0, 100, &plan->max_cpu_wait_pct) < 0 ||
-	    get_int(ld, l, "load", "max_repeats", 0, 1000, &repeats) < 0)
+	    get_int(ld, l, "load", "max_repeats", 0, 1000, &repeats) < 0 ||
+	    parse_exclusive(ld, l) < 0)
 		return -1;
 	plan->max_repeats = (unsigned)repeats;
 	if (cJSON_GetObjectItemCaseSensitive(l, "max_cpu_wait_pct"))
@@ -1937,6 +1977,9 @@ void plan_release(struct plan *plan)
 	free(plan->cpus);
 	free(plan->variants_file);
 	free(plan->results_files);
+	for (size_t i = 0; i < plan->nexclusive; i++)
+		free(plan->exclusive[i]);
+	free(plan->exclusive);
 	for (size_t i = 0; i < plan->nmetrics; i++)
 		metric_def_release(&plan->metrics[i]);
 	free(plan->metrics);

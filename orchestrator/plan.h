@@ -131,6 +131,8 @@ struct plan {
 	double max_foreign_cpu;/* cores; < 0 (the default): no limit */
 	char *cpus;            /* schedule.cpus, canonical, or NULL */
 	unsigned max_repeats;  /* default 2 */
+	char **exclusive;      /* load.exclusive: command-line patterns (fnmatch) */
+	size_t nexclusive;
 
 	/* limits */
 	unsigned max_files;    /* limits.max_files: regular files a run may leave in its directory;
@@ -140,6 +142,9 @@ struct plan {
 	int64_t max_log_bytes; /* limits.max_log_bytes: bytes kept of each of test.log and
 	                          stderr.log; >= 0, default PLAN_MAX_LOG_BYTES_DEFAULT */
 };
+
+/* Longest load.exclusive pattern. */
+#define PLAN_EXCLUSIVE_PATTERN_MAX 256
 
 /*
  * load.max_cpu_wait_pct by default: a recorded run whose processes waited

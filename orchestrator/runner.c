@@ -33,6 +33,8 @@
 #include "cpulist.h"
 #include "compare.h"
 #include "metadata.h"
+#include "overlap.h"
+#include "peers.h"
 #include "plots.h"
 #include "proc.h"
 #include "report.h"
@@ -73,6 +75,10 @@ struct run_state {
 	int64_t max_rss_bytes;      /* abev's own, as last read */
 	int64_t state_read_at;      /* mono_ns() of that reading */
 	int64_t report_written_at;  /* mono_ns() of the last report.md, 0: never */
+	/* What else ran beside each invocation. */
+	struct overlap_watch watch; /* load.exclusive */
+	struct peers peers;         /* other abev runs on this host */
+	int64_t waited_ns;          /* --wait: time spent waiting for them, -1: not asked */
 };
 
 /*
@@ -184,6 +190,11 @@ static int write_state(struct run_state *st, int final)
 		.max_cpu_wait_pct_from = plan->max_cpu_wait_pct_from,
 		.cpus = plan->cpus,
 		.max_repeats = plan->max_repeats,
+		.exclusive = (const char *const *)plan->exclusive,
+		.nexclusive = plan->nexclusive,
+		.lock_dir = st->peers.dir,
+		.wait = st->opt->wait,
+		.waited_ns = st->waited_ns,
 		.abev_version = ABEV_VERSION,
 		.started_utc = st->started,
 		.ended_utc = final ? st->ended : "",
@@ -267,12 +278,15 @@ static char **build_env(const struct plan_variant *v, const struct plan_vars *va
 struct tick_ctx {
 	struct progress *prog;
 	int64_t gap_total_ns;
+	struct overlap_watch *watch;
 };
 
 static void run_tick(void *arg, int64_t elapsed_ns)
 {
 	struct tick_ctx *t = arg;
 	progress_tick(t->prog, elapsed_ns);
+	if (t->watch)
+		overlap_watch_scan(t->watch);
 }
 
 static void gap_tick(void *arg, int64_t elapsed_ns)
@@ -344,7 +358,8 @@ static int run_one(struct run_state *st, const struct sched_slot *slot, unsigned
 	struct proc_result res;
 	struct cpustat cs_before, cs_after;
 	struct cpulist cpus = CPULIST_INIT;
-	struct tick_ctx tick = { &st->prog, 0 };
+	struct tick_ctx tick = { &st->prog, 0, &st->watch };
+	struct peers_look look_before = PEERS_LOOK_INIT, look_after = PEERS_LOOK_INIT;
 	int ret = -1;
 
 	memset(&res, 0, sizeof(res));
@@ -415,10 +430,16 @@ static int run_one(struct run_state *st, const struct sched_slot *slot, unsigned
 
 	judge_before(st->judge, inv);
 	loadavg_read(&inv->load_before);
+	peers_look_now(&st->peers, &look_before);
+	overlap_watch_scan(&st->watch);
 	cpustat_read(&cs_before);
 	if (proc_run(&spec, &res) < 0)
 		goto out;
 	cpustat_read(&cs_after);
+	overlap_watch_scan(&st->watch);
+	peers_look_now(&st->peers, &look_after);
+	peers_overlap(&st->peers, &look_before, &look_after, &st->watch);
+	overlap_watch_take(&st->watch, &inv->overlaps, &inv->noverlaps, &inv->overlaps_unnamed);
 	loadavg_read(&inv->load_after);
 	/* What the child left in its directory must be sealable: links and odd names go. */
 	if (seal_tidy(st->root, inv->dir, note_cb, st) < 0)
@@ -477,6 +498,9 @@ static int run_one(struct run_state *st, const struct sched_slot *slot, unsigned
 	 * unknown load (no /proc/stat) cannot be held against the run.
 	 */
 	if (compare_counts(inv)) {
+		char *overlap = inv->noverlaps ? overlap_describe(inv->overlaps, inv->noverlaps,
+								   inv->overlaps_unnamed)
+					       : NULL;
 		struct guard_result g = { 0 };
 		struct load_figures f = {
 			.cpu_wait_pct = invocation_cpu_wait_pct(inv),
@@ -485,8 +509,10 @@ static int run_one(struct run_state *st, const struct sched_slot *slot, unsigned
 			.foreign_cpu = inv->foreign_cpu,
 			.resolution = inv->foreign_cpu_resolution,
 			.max_foreign_cpu = plan->max_foreign_cpu,
+			.overlap = overlap,
 		};
 		guard_load(&f, &g);
+		free(overlap);
 		if (g.verdict == GUARD_FAIL) {
 			inv->status = INV_DISCARDED;
 			inv->reason = xasprintf("%s; %s", g.reason,
@@ -508,6 +534,10 @@ static int run_one(struct run_state *st, const struct sched_slot *slot, unsigned
 				       inv->dir, inv->leftovers_killed));
 	ret = 0;
 out:
+	/* A run that never got as far as the watch leaves nothing for the next one. */
+	overlap_watch_release(&st->watch);
+	peers_look_release(&look_before);
+	peers_look_release(&look_after);
 	proc_result_release(&res);
 	strv_free(env);
 	free(abs_dir);
@@ -704,13 +734,22 @@ static void print_contention(FILE *f, const struct run_state *st)
 	const struct plan *plan = st->plan;
 	double lo = -1, hi = -1;
 	int64_t sys_ns = 0, sys_wall_ns = 0;
-	size_t measured = 0, discarded = 0;
+	size_t measured = 0, discarded = 0, by_abev = 0, by_exclusive = 0;
 
 	for (size_t i = 0; i < st->ninvs; i++) {
 		const struct invocation *inv = &st->invs[i];
 		double pct = invocation_cpu_wait_pct(inv);
 
 		discarded += inv->status == INV_DISCARDED;
+		if (inv->status == INV_DISCARDED) {
+			int abev = 0, excl = 0;
+			for (size_t k = 0; k < inv->noverlaps; k++) {
+				abev |= inv->overlaps[k].kind == OVERLAP_ABEV;
+				excl |= inv->overlaps[k].kind == OVERLAP_EXCLUSIVE;
+			}
+			by_abev += abev;
+			by_exclusive += excl;
+		}
 		if (pct >= 0) {
 			lo = measured && lo < pct ? lo : pct;
 			hi = measured && hi > pct ? hi : pct;
@@ -733,7 +772,13 @@ static void print_contention(FILE *f, const struct run_state *st)
 	fputc('\n', f);
 	if (!discarded)
 		return;
-	fprintf(f, "discarded: %zu run(s) for contention%s", discarded,
+	if (by_abev)
+		fprintf(f, "overlap: another abev run on this host overlapped %zu run(s); "
+			   "'abev run --wait' takes turns instead\n", by_abev);
+	if (by_exclusive)
+		fprintf(f, "overlap: a process matching load.exclusive overlapped %zu run(s) "
+			   "(result.json names it)\n", by_exclusive);
+	fprintf(f, "discarded: %zu run(s) for contention or overlap%s", discarded,
 		st->lost ? "" : ", each repeated until it was kept\n");
 	if (st->lost)
 		fprintf(f, "; %u slot(s) lost after %u repeat(s) each.\n"
@@ -838,6 +883,53 @@ static void finish_evidence(struct run_state *st, enum run_status *final, int *s
 	}
 }
 
+/* How often a run under --wait looks whether it may start. */
+#define PEERS_POLL_NS (250 * 1000 * 1000LL)
+
+/*
+ * Registers with the other abev runs on this host and, under --wait,
+ * waits until none runs and no earlier waiter is left — before the git
+ * and versions commands, which would disturb a run going on. A signal
+ * while waiting is an interrupt like any other: the evidence says so.
+ */
+static void join_peers(struct run_state *st)
+{
+	const char *out = st->opt->out_dir;
+	char *cwd = out[0] == '/' ? NULL : getcwd(NULL, 0);
+	char *abs = cwd ? path_join(cwd, out) : xstrdup(out);
+	struct overlap_hit who;
+	long last = 0;
+	int64_t t0 = mono_ns();
+
+	peers_join(&st->peers, abs);
+	free(abs);
+	free(cwd);
+	if (st->peers.note)
+		add_note(st, xstrdup(st->peers.note));
+	st->waited_ns = -1;
+	if (st->opt->wait) {
+		while (peers_blocker(&st->peers, &who)) {
+			if (who.pid != last && st->opt->progress != PROGRESS_QUIET)
+				fprintf(stderr, "abev: waiting for another abev run on this host to "
+						"finish (pid %ld%s%s%s) — --wait\n",
+					who.pid, who.evidence ? ", writing '" : "",
+					who.evidence ? who.evidence : "", who.evidence ? "'" : "");
+			last = who.pid;
+			overlap_hit_release(&who);
+			if (proc_sleep(PEERS_POLL_NS, NULL, NULL))
+				break;
+		}
+		st->waited_ns = mono_ns() - t0;
+		if (proc_interrupted()) {
+			add_note(st, xasprintf("abev received %s while waiting for another abev run "
+					       "on this host to finish (--wait); no invocation ran",
+					       proc_signal_name(proc_interrupted())));
+			return;
+		}
+	}
+	peers_start(&st->peers);
+}
+
 enum runner_outcome runner_run(const struct plan *plan, const struct runner_options *opt,
 			       struct runner_result *res)
 {
@@ -861,17 +953,22 @@ enum runner_outcome runner_run(const struct plan *plan, const struct runner_opti
 	if (proc_setup() < 0)
 		goto out;
 	cgroup_remove_stale();
+	overlap_watch_init(&st.watch, (const char *const *)plan->exclusive, plan->nexclusive);
+	join_peers(&st);
+	/* A signal while waiting under --wait: the note says so (join_peers()). */
+	st.interrupt = opt->wait ? proc_interrupted() : 0;
 	/* What is compared is pinned down before anything runs or is written. */
 	md = metadata_collect(plan, opt->host_label);
 	if (!md) {
 		outcome = RUNNER_USAGE;
 		goto out;
 	}
-	st.interrupt = proc_interrupted();
-	if (st.interrupt)
+	if (!st.interrupt && proc_interrupted()) {
+		st.interrupt = proc_interrupted();
 		add_note(&st, xasprintf("abev received %s before the first invocation, while "
 					"collecting metadata.json (git, versions commands); no "
 					"invocation ran", proc_signal_name(st.interrupt)));
+	}
 	if (create_root(&st, &outcome) < 0)
 		goto out;
 	plan_copy = path_join(st.root, "plan.json");
@@ -919,7 +1016,7 @@ enum runner_outcome runner_run(const struct plan *plan, const struct runner_opti
 				       slots[i].warmup, slots[i].round, attempt);
 			if (have_prev) {
 				int64_t wait = next_start - mono_ns();
-				struct tick_ctx t = { &st.prog, wait };
+				struct tick_ctx t = { &st.prog, wait, NULL };
 				if (wait > 0 && proc_sleep(wait, gap_tick, &t))
 					st.interrupt = proc_interrupted();
 			}
@@ -956,7 +1053,7 @@ enum runner_outcome runner_run(const struct plan *plan, const struct runner_opti
 			if (attempt > plan->max_repeats) {
 				st.lost++;
 				add_note(&st, xasprintf("%s run %u: all %u attempt(s) were discarded "
-							"for contention (last: %s); this slot has no "
+							"for contention or overlap (last: %s); this slot has no "
 							"measurement",
 							inv->variant, inv->round, attempt,
 							inv->guards[inv->nguards - 1].reason));
@@ -995,6 +1092,8 @@ out:
 	free(st.cwd);
 	run_environment_release(&st.env);
 	metadata_free(md);
+	overlap_watch_release(&st.watch);
+	peers_leave(&st.peers);
 	free(st.root);
 	free(slots);
 	free(plan_copy);

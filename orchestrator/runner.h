@@ -23,6 +23,7 @@ struct runner_options {
 	const char *bundle;           /* also pack the evidence into this archive, or NULL */
 	const char *host_label;       /* metadata.json's host.label; NULL: the hostname */
 	int json;                     /* print the comparison as JSON on stdout */
+	int wait;                     /* --wait: wait for other abev runs on this host */
 };
 
 struct runner_result {

@@ -64,7 +64,7 @@ class Pinned(AbevTestCase):
         self.assertEqual(res["status"], "failed")
         self.assertTrue(any("no measurement" in n for n in res["notes"]), res["notes"])
         # The terminal says how many, why, and what to change.
-        self.assertIn("discarded: 2 run(s) for contention; 1 slot(s) lost", cp.stdout)
+        self.assertIn("discarded: 2 run(s) for contention or overlap; 1 slot(s) lost", cp.stdout)
         for hint in ('"cpus"', "max_cpu_wait_pct", "--max-cpu-wait-pct", "quiet the machine"):
             self.assertIn(hint, cp.stdout)
         with open(self.path("ev", "report.md"), encoding="utf-8") as f:

@@ -222,7 +222,7 @@ static void test_excluded_runs(void **state)
 	assert_true(strstr(r, "| 4 | candidate | run 1 | n/a (not started)") <
 		    strstr(r, "| 5 | candidate | run 1, attempt 2 | n/a (not started)"));
 	/* Counts and the reasons of the non-ok ones. */
-	assert_has(r, "Invocations: 9 (2 warmup, 7 recorded). Discarded for contention: 1. "
+	assert_has(r, "Invocations: 9 (2 warmup, 7 recorded). Discarded for contention or overlap: 1. "
 		   "Failed (failed, timed\\_out, exec\\_failed or interrupted): 2.");
 	assert_has(r, "- seq 4, candidate run 1 attempt 1, discarded: foreign load 1.50 cores \\> 0.75");
 	assert_has(r, "- seq 9, candidate run 3 attempt 1, timed\\_out: timed out after 60 s");

@@ -1,0 +1,284 @@
+/*
+ * overlap: looks through /proc for processes whose command line matches
+ * load.exclusive, leaving out abev's own tree. abev is a child subreaper,
+ * so whatever the child starts — even a daemon that detaches — stays its
+ * descendant, and the parent chain tells the child's processes from
+ * foreign ones. A scan reads one cmdline file per process and a stat
+ * file per match: it only happens when the plan sets load.exclusive.
+ */
+#define _XOPEN_SOURCE 700
+#include "overlap.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util.h"
+
+/* Bytes of a command line read to match against. */
+#define CMDLINE_READ_MAX 4096
+/* Steps up the parent chain before giving up (pid_max is at most 2^22). */
+#define ANCESTRY_MAX 4096
+
+const char *overlap_kind_name(enum overlap_kind k)
+{
+	switch (k) {
+	case OVERLAP_EXCLUSIVE: return "exclusive";
+	case OVERLAP_ABEV: return "abev";
+	}
+	return "unknown";
+}
+
+void overlap_watch_init(struct overlap_watch *w, const char *const *patterns, size_t n)
+{
+	*w = (struct overlap_watch)OVERLAP_WATCH_INIT;
+	w->patterns = patterns;
+	w->npatterns = n;
+	w->self = getpid();
+}
+
+void overlap_hit_release(struct overlap_hit *h)
+{
+	if (!h)
+		return;
+	free(h->command);
+	free(h->pattern);
+	free(h->evidence);
+	h->command = h->pattern = h->evidence = NULL;
+}
+
+void overlap_hits_free(struct overlap_hit *hits, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		overlap_hit_release(&hits[i]);
+	free(hits);
+}
+
+void overlap_watch_release(struct overlap_watch *w)
+{
+	if (!w)
+		return;
+	overlap_hits_free(w->hits, w->nhits);
+	w->hits = NULL;
+	w->nhits = 0;
+	w->unnamed = 0;
+}
+
+/* Reads at most max bytes of a small /proc file; -1 when it is gone. */
+static ssize_t read_small(const char *path, char *buf, size_t max)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	do
+		n = read(fd, buf, max);
+	while (n < 0 && errno == EINTR);
+	close(fd);
+	return n;
+}
+
+/* The raw cmdline (NUL-separated) with NULs made spaces; its length, or -1. */
+static ssize_t read_cmdline(long pid, char *buf, size_t size)
+{
+	char path[64];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%ld/cmdline", pid);
+	n = read_small(path, buf, size - 1);
+	if (n <= 0)
+		return -1;
+	while (n > 0 && buf[n - 1] == '\0')
+		n--;
+	for (ssize_t i = 0; i < n; i++)
+		if (buf[i] == '\0' || buf[i] == '\n' || buf[i] == '\t')
+			buf[i] = ' ';
+	buf[n] = '\0';
+	return n;
+}
+
+char *overlap_command_line(long pid)
+{
+	char buf[CMDLINE_READ_MAX];
+	ssize_t n = read_cmdline(pid, buf, sizeof(buf));
+
+	if (n <= 0)
+		return NULL;
+	if ((size_t)n > OVERLAP_COMMAND_MAX) {
+		/* Cut on a UTF-8 boundary so that the evidence stays valid JSON text. */
+		size_t cut = OVERLAP_COMMAND_MAX - 3;
+		while (cut > 0 && ((unsigned char)buf[cut] & 0xC0) == 0x80)
+			cut--;
+		memcpy(buf + cut, "...", 4);
+	}
+	for (char *p = buf; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			*p = '?';
+	return xstrdup(buf);
+}
+
+/* The parent of pid from /proc/PID/stat (after the last ')'), or -1. */
+static long parent_of(long pid)
+{
+	char path[64], buf[1024];
+	const char *p;
+	long ppid;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	n = read_small(path, buf, sizeof(buf) - 1);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	if (!p || sscanf(p + 1, " %*c %ld", &ppid) != 1)
+		return -1;
+	return ppid;
+}
+
+/* 1: pid is self or descends from it; 0: it does not; -1: unknown (gone). */
+static int in_own_tree(long pid, long self)
+{
+	for (unsigned i = 0; i < ANCESTRY_MAX; i++) {
+		if (pid == self)
+			return 1;
+		if (pid <= 1)
+			return 0;
+		pid = parent_of(pid);
+		if (pid < 0)
+			return -1;
+	}
+	return -1;
+}
+
+/*
+ * The pattern cmd matches, as written or with the program's directory
+ * left out ("dotnet test*" matches "/usr/bin/dotnet test x.dll").
+ */
+static const char *match_pattern(const struct overlap_watch *w, const char *cmd)
+{
+	const char *space = strchr(cmd, ' ');
+	const char *slash = NULL;
+
+	for (const char *p = cmd; *p && p != space; p++)
+		if (*p == '/')
+			slash = p;
+	for (size_t i = 0; i < w->npatterns; i++) {
+		if (fnmatch(w->patterns[i], cmd, 0) == 0)
+			return w->patterns[i];
+		if (slash && fnmatch(w->patterns[i], slash + 1, 0) == 0)
+			return w->patterns[i];
+	}
+	return NULL;
+}
+
+void overlap_watch_add(struct overlap_watch *w, struct overlap_hit *hit)
+{
+	for (size_t i = 0; i < w->nhits; i++) {
+		if (w->hits[i].kind == hit->kind && w->hits[i].pid == hit->pid && hit->pid) {
+			overlap_hit_release(hit);
+			return;
+		}
+	}
+	if (w->nhits >= OVERLAP_HITS_MAX) {
+		w->unnamed++;
+		overlap_hit_release(hit);
+		return;
+	}
+	w->hits = xrealloc(w->hits, (w->nhits + 1) * sizeof(*w->hits));
+	w->hits[w->nhits++] = *hit;
+	memset(hit, 0, sizeof(*hit));
+}
+
+static int seen(const struct overlap_watch *w, long pid)
+{
+	for (size_t i = 0; i < w->nhits; i++)
+		if (w->hits[i].kind == OVERLAP_EXCLUSIVE && w->hits[i].pid == pid)
+			return 1;
+	return 0;
+}
+
+void overlap_watch_scan(struct overlap_watch *w)
+{
+	char buf[CMDLINE_READ_MAX];
+	struct dirent *de;
+	DIR *d;
+
+	if (!w->npatterns)
+		return;
+	d = opendir("/proc");
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		const char *pattern;
+		char *end;
+		long pid;
+
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		errno = 0;
+		pid = strtol(de->d_name, &end, 10);
+		if (*end || errno || pid <= 0 || pid == (long)w->self || seen(w, pid))
+			continue;
+		if (read_cmdline(pid, buf, sizeof(buf)) <= 0)
+			continue;
+		pattern = match_pattern(w, buf);
+		if (!pattern || in_own_tree(pid, (long)w->self) != 0)
+			continue;
+		{
+			struct overlap_hit hit = {
+				.kind = OVERLAP_EXCLUSIVE,
+				.pid = pid,
+				.command = overlap_command_line(pid),
+				.pattern = xstrdup(pattern),
+			};
+			if (!hit.command)
+				hit.command = xstrdup("?");
+			overlap_watch_add(w, &hit);
+		}
+	}
+	closedir(d);
+}
+
+void overlap_watch_take(struct overlap_watch *w, struct overlap_hit **hits, size_t *n,
+			unsigned *unnamed)
+{
+	*hits = w->hits;
+	*n = w->nhits;
+	*unnamed = w->unnamed;
+	w->hits = NULL;
+	w->nhits = 0;
+	w->unnamed = 0;
+}
+
+char *overlap_describe(const struct overlap_hit *hits, size_t n, unsigned unnamed)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct overlap_hit *h = &hits[i];
+
+		strbuf_adds(&sb, i ? "; " : "overlapped ");
+		if (h->kind == OVERLAP_EXCLUSIVE) {
+			strbuf_addf(&sb, "pid %ld '%s' (load.exclusive '%s')", h->pid,
+				    h->command ? h->command : "?", h->pattern ? h->pattern : "?");
+		} else if (h->pid) {
+			strbuf_addf(&sb, "another abev run on this host (pid %ld", h->pid);
+			if (h->evidence)
+				strbuf_addf(&sb, ", writing '%s'", h->evidence);
+			strbuf_adds(&sb, ")");
+		} else {
+			strbuf_adds(&sb, "another abev run that started and ended meanwhile");
+		}
+	}
+	if (unnamed)
+		strbuf_addf(&sb, "; and %u more", unnamed);
+	return strbuf_detach(&sb, NULL);
+}
