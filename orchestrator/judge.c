@@ -617,6 +617,20 @@ out:
 	return why;
 }
 
+void judge_limit_files(struct judge *j, struct invocation *inv, const char *root,
+		       judge_note_fn note, void *ctx)
+{
+	char *why = limit_files(j, inv, root, note, ctx);
+	char *reason;
+
+	if (!why)
+		return;
+	reason = inv->reason ? xasprintf("%s; %s", inv->reason, why) : xstrdup(why);
+	free(inv->reason);
+	inv->reason = reason;
+	free(why);
+}
+
 static void judge_metrics(struct judge *j, struct invocation *inv, const char *root,
 			  const struct collect *c)
 {

@@ -37,6 +37,15 @@ void judge_before(struct judge *j, const struct invocation *inv);
 typedef void (*judge_note_fn)(void *ctx, char *note);
 
 /*
+ * For an invocation that is not judged (interrupted): holds what it left
+ * in its directory to limits.max_files as judge_invocation() does, so that
+ * the evidence can still be sealed; the note names what was removed and
+ * inv->reason says so.
+ */
+void judge_limit_files(struct judge *j, struct invocation *inv, const char *root,
+		       judge_note_fn note, void *ctx);
+
+/*
  * Judges inv, whose process figures and status are set (status INV_OK
  * for any process that exited, whatever its code). root is the evidence
  * directory. Stale result files (see judge_before()) are ignored with a note;

@@ -911,7 +911,7 @@ struct runs_plot {
 	struct axis x, wall, cpu;
 	double wall_factor;
 	char *wall_unit;
-	double limit;          /* max_foreign_cpu shared by every run; 0: none to draw */
+	double limit;          /* max_cpu_wait_pct shared by every run; < 0: none to draw */
 	int limit_off_scale;
 };
 
@@ -946,7 +946,7 @@ static void runs_variants(struct runs_plot *r, const struct comparison *c)
 static void runs_axes(struct runs_plot *r)
 {
 	unsigned first = r->invs[0].seq, last = first;
-	double lo = INFINITY, hi = -INFINITY, cpu_hi = 0.05, limit = -1;
+	double lo = INFINITY, hi = -INFINITY, cpu_hi = 1, limit = -1;
 	int one_limit = 1;
 
 	for (size_t i = 0; i < r->ninvs; i++) {
@@ -959,11 +959,11 @@ static void runs_axes(struct runs_plot *r)
 			lo = fmin(lo, ms);
 			hi = fmax(hi, ms);
 		}
-		if (inv->foreign_cpu >= 0 && isfinite(inv->foreign_cpu))
-			cpu_hi = fmax(cpu_hi, inv->foreign_cpu);
-		if (isfinite(inv->max_foreign_cpu) && inv->max_foreign_cpu > 0) {
-			one_limit &= limit < 0 || limit == inv->max_foreign_cpu;
-			limit = inv->max_foreign_cpu;
+		if (invocation_cpu_wait_pct(inv) >= 0)
+			cpu_hi = fmax(cpu_hi, invocation_cpu_wait_pct(inv));
+		if (isfinite(inv->max_cpu_wait_pct) && inv->max_cpu_wait_pct >= 0) {
+			one_limit &= limit < 0 || limit == inv->max_cpu_wait_pct;
+			limit = inv->max_cpu_wait_pct;
 		}
 	}
 	axis_runs(&r->x, first, last, PLOT_L, PLOT_R);
@@ -972,7 +972,8 @@ static void runs_axes(struct runs_plot *r)
 	r->wall_unit = axis_unit("ms", fmax(fabs(lo), fabs(hi)), &r->wall_factor);
 	axis_values(&r->wall, lo * r->wall_factor, hi * r->wall_factor, WALL_B, WALL_T);
 	/* A limit far above what was seen would flatten every bar: name it instead. */
-	if (limit > 0 && one_limit) {
+	r->limit = -1;
+	if (limit >= 0 && one_limit) {
 		r->limit = limit;
 		r->limit_off_scale = limit > 2 * cpu_hi;
 		if (!r->limit_off_scale)
@@ -1062,32 +1063,40 @@ static void draw_contention(struct strbuf *sb, const struct runs_plot *r)
 		double px = axis_px(&r->x, inv->seq);
 		char *attrs;
 
+		double pct = invocation_cpu_wait_pct(inv);
+
 		strbuf_reset(&t);
-		strbuf_addf(&t, "run %u: foreign CPU ", inv->seq);
-		if (inv->foreign_cpu < 0 || !isfinite(inv->foreign_cpu)) {
-			strbuf_adds(&t, "unknown");
+		strbuf_addf(&t, "run %u: waited for a CPU ", inv->seq);
+		if (pct < 0) {
+			strbuf_adds(&t, "? (unknown");
+			if (inv->cpu_wait_note)
+				strbuf_addf(&t, ": %s", inv->cpu_wait_note);
+			strbuf_adds(&t, ")");
 			add_rect(sb, px - 2.5, base - 5, 5, 5,
-				 "class=\"foreign unknown\" fill=\"#ffffff\" stroke=\"#999999\"", t.buf);
+				 "class=\"wait unknown\" fill=\"#ffffff\" stroke=\"#999999\"", t.buf);
 			continue;
 		}
-		add_num(&t, inv->foreign_cpu, 3);
-		strbuf_adds(&t, " cores");
-		attrs = xasprintf("class=\"foreign\" fill=\"%s\"", colour(r->variant[i]));
-		add_rect(sb, px - w / 2, axis_px(&r->cpu, inv->foreign_cpu), w,
-			 base - axis_px(&r->cpu, inv->foreign_cpu), attrs, t.buf);
+		add_num(&t, pct, 3);
+		strbuf_adds(&t, " % of its wall time");
+		if (inv->cpu_wait_source)
+			strbuf_addf(&t, " (%s)", inv->cpu_wait_source);
+		attrs = xasprintf("class=\"wait\" fill=\"%s\"", colour(r->variant[i]));
+		add_rect(sb, px - w / 2, axis_px(&r->cpu, pct), w, base - axis_px(&r->cpu, pct),
+			 attrs, t.buf);
 		free(attrs);
 	}
 	strbuf_reset(&t);
-	strbuf_adds(&t, "max_foreign_cpu ");
+	strbuf_adds(&t, "max_cpu_wait_pct ");
 	add_num(&t, r->limit, 3);
-	if (r->limit > 0 && !r->limit_off_scale) {
+	strbuf_adds(&t, " %");
+	if (r->limit >= 0 && !r->limit_off_scale) {
 		double py = axis_px(&r->cpu, r->limit);
 		add_line(sb, PLOT_L, py, PLOT_R, py,
 			 "class=\"limit\" stroke=\"#9a0000\" stroke-width=\"1.5\" "
 			 "stroke-dasharray=\"2 3\"", t.buf);
 		add_text(sb, PLOT_R - 4, py - 4,
 			 "font-size=\"11\" fill=\"#9a0000\" text-anchor=\"end\"", t.buf);
-	} else if (r->limit > 0) {
+	} else if (r->limit >= 0) {
 		strbuf_adds(&t, " (above the scale)");
 		add_text(sb, PLOT_R - 4, CPU_T + 14,
 			 "font-size=\"11\" fill=\"#9a0000\" text-anchor=\"end\"", t.buf);
@@ -1132,7 +1141,7 @@ char *plots_runs_svg(const struct comparison *c, const struct invocation *invs, 
 	runs_variants(&r, c);
 	open_svg(&sb, RUNS_H, "Every invocation: wall time and contention",
 		 "Wall time of each invocation in execution order, warmups included; below it the "
-		 "status and the CPU others used meanwhile.");
+		 "status and the share of its wall time it waited for a CPU.");
 	if (!ninvs) {
 		draw_frame(&sb, WALL_T, CPU_B);
 		add_text(&sb, (PLOT_L + PLOT_R) / 2.0, (WALL_T + CPU_B) / 2.0,
@@ -1145,7 +1154,7 @@ char *plots_runs_svg(const struct comparison *c, const struct invocation *invs, 
 		draw_frame(&sb, WALL_T, WALL_B);
 		draw_walls(&sb, &r);
 		draw_statuses(&sb, &r);
-		draw_y_axis(&sb, &r.cpu, "foreign CPU (cores)");
+		draw_y_axis(&sb, &r.cpu, "CPU wait (% of wall)");
 		draw_frame(&sb, CPU_T, CPU_B);
 		draw_contention(&sb, &r);
 		draw_x_axis(&sb, &r.x, CPU_B);

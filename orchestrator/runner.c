@@ -487,10 +487,12 @@ static int run_one(struct run_state *st, const struct sched_slot *slot, unsigned
 		inv->cgroup_note = xstrdup(res.cgroup_reason);
 	}
 	set_status(inv, &res, plan);
-	if (res.outcome == PROC_INTERRUPTED)
+	if (res.outcome == PROC_INTERRUPTED) {
 		st->interrupt = res.interrupt_signal;
-	else
+		judge_limit_files(st->judge, inv, st->root, note_cb, st);
+	} else {
 		judge_invocation(st->judge, inv, st->root, note_cb, st);
+	}
 
 	/*
 	 * Only a run that would otherwise count is discarded: a failure under

@@ -10,8 +10,10 @@ Timeouts on the abev calls are a safety net against a hang only: no test
 asserts how long anything took."""
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 import unittest
 
 from common import HELPER, SRC, AbevTestCase, helper_plan
@@ -116,6 +118,47 @@ class CollectSafely(AbevTestCase):
             manifest = f.read()
         self.assertIn(f"({inv['dir']}/f12)", manifest)
         self.assertNotIn(f"({inv['dir']}/f8)", manifest)
+
+    def test_too_many_files_of_an_interrupted_run_are_held_to_the_limit(self):
+        # Interrupted mid-run, the invocation is not judged, but what it left
+        # is still held to limits.max_files, so that the evidence is sealed.
+        plan = self.plan("for i in 1 2 3 4 5 6 7 8 9 10 11 12; do "
+                         "echo $i > \"$ABEV_RUN_DIR/f$i\"; done; "
+                         "echo > \"$ABEV_RUN_DIR/ready\"; exec sleep 600",
+                         limits={"max_files": 5}, timeout=HANG)
+        proc = subprocess.Popen([os.environ["ABEV"], "run", self.write_plan(plan), "--out",
+                                 self.path("ev"), "--unsigned"], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
+        try:
+            ready = self.path("ev", "runs", "a", "run-1", "ready")
+            for _ in range(HANG * 50):
+                if os.path.exists(ready) or proc.poll() is not None:
+                    break
+                time.sleep(0.02)
+            proc.send_signal(signal.SIGTERM)
+            out, err = proc.communicate(timeout=HANG)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+        self.assertEqual(proc.returncode, 128 + signal.SIGTERM, out + err)
+        res = self.load("ev", "result.json")
+        self.assertEqual(res["status"], "interrupted")
+        inv = res["invocations"][0]
+        self.assertEqual(inv["status"], "interrupted")
+        self.assertIn("left 13 files in its directory, more than limits.max_files of 5",
+                      inv["reason"])
+        self.assertIn(f"{inv['dir']}: left 13 files, more than limits.max_files of 5",
+                      "\n".join(res["notes"]))
+        left = [n for n in os.listdir(self.path("ev", inv["dir"]))
+                if n not in ("test.log", "stderr.log", "result.json", "resource.log",
+                             "guard.log")]
+        self.assertEqual(len(left), 5, left)
+        self.assertTrue(os.path.exists(self.path("ev", "SHA256")))
+        # Every listed file is there and matches (stock tools: abev verify needs a key).
+        cp = subprocess.run(["sha256sum", "--check", "--strict", "--quiet", "SHA256"],
+                            cwd=self.path("ev"), capture_output=True, text=True, timeout=HANG)
+        self.assertEqual(cp.returncode, 0, cp.stdout + cp.stderr)
 
     def test_catastrophic_pattern_ends_with_the_reason(self):
         # 1 MiB of 'a' and no 'b': (a|a)* over it takes glibc minutes in one call.

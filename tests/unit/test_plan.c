@@ -447,7 +447,7 @@ static const struct broken broken_plans[] = {
 	{ HEAD "'variants':[" VA ",{'name':'b','command':['x'],'nmae':'c'}]}", NULL, 0,
 	  { ": variants[1].nmae: unknown key (expected one of: name, cwd, command, env, assemblies, cpus)" } },
 	{ HEAD "'variants':[" VA "],'load':{'max_cpu':1}}", NULL, 0,
-	  { ": load.max_cpu: unknown key (expected one of: max_cpu_wait_pct, max_foreign_cpu, max_repeats)" } },
+	  { ": load.max_cpu: unknown key (expected one of: max_cpu_wait_pct, max_foreign_cpu, max_repeats, exclusive)" } },
 	{ HEAD "'variants':[" VA "],'limits':{'max_log_byte':1}}", NULL, 0,
 	  { ": limits.max_log_byte: unknown key (expected one of: max_files, pattern_cpu_seconds,"
 	    " max_log_bytes)" } },

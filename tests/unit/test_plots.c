@@ -69,7 +69,7 @@ static void setup(struct fixture *f, size_t nvariants)
 	f->cfg.seed = 7;
 }
 
-/* A run that counts: exited 0, guards passed, wall = t ms, foreign CPU 0.05 cores. */
+/* A run that counts: exited 0, guards passed, wall = t ms, waited 0-3 % of it for a CPU. */
 static struct invocation *add(struct fixture *f, const char *variant, unsigned round, double t)
 {
 	struct invocation *v = &f->invs[f->n];
@@ -87,6 +87,9 @@ static struct invocation *add(struct fixture *f, const char *variant, unsigned r
 	v->max_rss_bytes = (int64_t)(3 << 20) + (int64_t)f->n * 4096;
 	v->foreign_cpu = 0.05 * (double)(f->n % 4);
 	v->max_foreign_cpu = 0.5;
+	v->cpu_wait_ns = v->wall_ns / 100 * (int64_t)(f->n % 4);
+	v->cpu_wait_source = s("cgroup");
+	v->max_cpu_wait_pct = 10;
 	m->name = s("t");
 	m->unit = s("ms");
 	m->ok = 1;
@@ -114,6 +117,7 @@ static struct invocation *discarded(struct fixture *f, const char *variant, unsi
 	v->status = INV_DISCARDED;
 	v->reason = s("foreign CPU 1.2 cores over 0.5");
 	v->foreign_cpu = 1.2;
+	v->cpu_wait_ns = v->wall_ns / 2;
 	f->guards[f->n - 1][0] = (struct guard_result){ "load", GUARD_FAIL, NULL };
 	return v;
 }
@@ -515,7 +519,7 @@ static void test_empty(void **state)
 	comparison_release(&c);
 }
 
-/* Every invocation, warmups included, with its status and its foreign CPU. */
+/* Every invocation, warmups included, with its status and its CPU wait. */
 static void test_runs(void **state)
 {
 	struct fixture f;
@@ -530,6 +534,9 @@ static void test_runs(void **state)
 	v->exit_code = -1;
 	v->reason = s("cannot execute 'x'");
 	v->foreign_cpu = -1;
+	v->cpu_wait_ns = -1;
+	v->cpu_wait_source = NULL;
+	v->cpu_wait_note = s("the command was not executed");
 	compare_compute(&f.cfg, f.invs, f.n, &c);
 	runs = plots_runs_svg(&c, f.invs, f.n);
 	check_svg(runs);
@@ -542,10 +549,14 @@ static void test_runs(void **state)
 	assert_int_equal(count(runs, "class=\"status discarded\""), 1);
 	assert_int_equal(count(runs, "class=\"status failed\""), 2);
 	assert_int_equal(count(runs, "class=\"status exec_failed\""), 1);
-	assert_int_equal(count(runs, "class=\"foreign\""), 15);
-	assert_int_equal(count(runs, "class=\"foreign unknown\""), 1);
+	assert_int_equal(count(runs, "class=\"wait\""), 15);
+	assert_int_equal(count(runs, "class=\"wait unknown\""), 1);
 	assert_int_equal(count(runs, "class=\"limit\""), 1);
-	assert_non_null(strstr(runs, ">foreign CPU (cores)</text>"));
+	assert_null(strstr(runs, "class=\"foreign"));
+	assert_non_null(strstr(runs, ">CPU wait (% of wall)</text>"));
+	assert_non_null(strstr(runs, ">max_cpu_wait_pct 10 %</text>"));
+	assert_non_null(strstr(runs, "waited for a CPU 50 % of its wall time (cgroup)"));
+	assert_non_null(strstr(runs, "waited for a CPU ? (unknown: the command was not executed)"));
 	assert_non_null(strstr(runs, ">warmup</text>"));
 	/* Warmups hollow; base keeps its colour and marker of the metric plots. */
 	assert_non_null(strstr(runs, "cand, run 2 (round 1): 150 ms, warmup"));
