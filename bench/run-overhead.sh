@@ -32,7 +32,7 @@ cat > "$work/true.json" <<JSON
 { "schema": "abev.plan/1", "name": "overhead",
   "variants": [ { "name": "true", "command": ["$TRUE"] } ],
   "schedule": { "runs": $N, "gap_seconds": 0 },
-  "load": { "max_foreign_cpu": 1000, "max_repeats": 0 } }
+  "load": { "max_cpu_wait_pct": 100, "max_repeats": 0 } }
 JSON
 
 now() { date +%s.%N; }

@@ -195,7 +195,7 @@ static char *component(const char *name)
 }
 
 /* The directory abev's groups are made in: abev's own group. Caller frees. */
-static char *groups_parent(char **reason)
+static char *find_groups_parent(char **reason)
 {
 	char *mount = find_cgroup2_mount(reason), *own = NULL, *parent = NULL;
 
@@ -212,6 +212,27 @@ out:
 	free(mount);
 	free(own);
 	return parent;
+}
+
+/*
+ * find_groups_parent() once per process: mountinfo and abev's own group do
+ * not change while it runs, and reading them for every invocation was
+ * most of the work between two of them. Caller frees.
+ */
+static char *groups_parent(char **reason)
+{
+	static int looked;
+	static char *parent, *why;
+
+	if (!looked) {
+		parent = find_groups_parent(&why);
+		looked = 1;
+	}
+	if (!parent) {
+		*reason = xstrdup(why ? why : "no cgroup v2 hierarchy");
+		return NULL;
+	}
+	return xstrdup(parent);
 }
 
 /* The owner's pid of a group named "abev-<pid>-<name>", or 0 for any other name. */

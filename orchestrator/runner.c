@@ -2,10 +2,10 @@
  * runner: the `abev run` loop. Order of work for each slot: wait out the
  * gap since the previous process ended, sample load and machine CPU,
  * run the child, sample again, judge foreign load, write the
- * invocation's files, then rewrite result.json (and report.md, at most
- * once a second). Because result.json is rewritten after every
- * invocation, a run killed at any point leaves evidence whose status
- * ("running", "interrupted") says it is incomplete.
+ * invocation's files, then rewrite result.json and report.md (back to
+ * back, at most once a second). Because result.json is written at the
+ * start and kept current, a run killed at any point leaves evidence whose
+ * status ("running", "interrupted") says it is incomplete.
  */
 #define _XOPEN_SOURCE 700
 #include "runner.h"
@@ -75,6 +75,7 @@ struct run_state {
 	int64_t max_rss_bytes;      /* abev's own, as last read */
 	int64_t state_read_at;      /* mono_ns() of that reading */
 	int64_t report_written_at;  /* mono_ns() of the last report.md, 0: never */
+	int64_t state_written_at;   /* mono_ns() of the last result.json, 0: never */
 	/* What else ran beside each invocation. */
 	struct overlap_watch watch; /* load.exclusive */
 	struct peers peers;         /* other abev runs on this host */
@@ -82,13 +83,11 @@ struct run_state {
 };
 
 /*
- * How stale report.md and abev_max_rss_bytes may get while back-to-back
- * invocations (no gap) go on. result.json is rewritten after every
- * invocation regardless: it is the record; the report can be rendered
- * again from it (`abev report`), and a signal makes the final write
- * anyway. With a gap the report is rewritten every time: abev is about
- * to wait, so the work costs nothing, and abev killed in the gap leaves
- * a report as current as result.json.
+ * How stale result.json, report.md and abev_max_rss_bytes may get while
+ * back-to-back invocations (no gap) go on: each invocation's own files
+ * are written at once, and a signal makes the final write anyway. With a
+ * gap both are rewritten every time: abev is about to wait, so the work
+ * costs nothing, and abev killed in the gap leaves them current.
  */
 #define STATE_REFRESH_NS (1000 * 1000 * 1000LL)
 
@@ -250,8 +249,20 @@ static int write_state(struct run_state *st, int final)
 		.template_len = plan->report_template_len,
 	};
 
-	if (evidence_write_run(st->root, &hdr, status, st->invs, st->ninvs) < 0)
-		ret = -1;
+	/*
+	 * Back to back (no gap), result.json too is rewritten at most once a
+	 * second: each rewrite serialises every invocation so far and creates
+	 * a file, which made the work between invocations grow with the run.
+	 * A run killed outright (SIGKILL) then leaves a result.json at most a
+	 * second behind, still "running"; each invocation's own result.json
+	 * is written at once.
+	 */
+	if (final || plan->gap_seconds > 0 || !st->state_written_at ||
+	    now - st->state_written_at >= STATE_REFRESH_NS) {
+		if (evidence_write_run(st->root, &hdr, status, st->invs, st->ninvs) < 0)
+			ret = -1;
+		st->state_written_at = now;
+	}
 	if (refresh) {
 		if (report_write(st->root, &rin) < 0)
 			ret = -1;

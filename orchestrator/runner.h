@@ -2,7 +2,7 @@
  * runner: carries out `abev run` — creates the evidence directory, walks
  * the schedule, runs each invocation through proc, judges its load,
  * repeats discarded slots, waits the gaps, and keeps result.json current
- * after every invocation (the report within a second) so that whatever
+ * after every invocation (back to back, within a second) so that whatever
  * stops abev leaves evidence that says how far it got. It decides nothing about exit
  * codes: it reports an outcome and main.c maps it.
  */

@@ -186,7 +186,11 @@ double sysstat_foreign_cpu(const struct cpustat *before, const struct cpustat *a
 
 double sysstat_foreign_cpu_resolution(int64_t wall_ns)
 {
-	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	/* Read once: glibc reads /sys/devices/system/cpu/online for it every time. */
+	static long ncpu;
+
+	if (!ncpu)
+		ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	if (wall_ns <= 0)
 		return -1;
 	if (ncpu < 1)
