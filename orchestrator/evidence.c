@@ -684,7 +684,7 @@ int evidence_write_run(const char *root, const struct run_header *hdr, enum run_
 	jadd(o, "peers", peers);
 	jadd(o, "variants", str_array(hdr->variant_names, hdr->nvariants));
 	jadd_int(o, "planned", hdr->planned);
-	jadd_int(o, "executed", (int64_t)ninvs);
+	jadd_int(o, "executed", (int64_t)(ninvs + hdr->left_out));
 	jadd_int(o, "abev_max_rss_bytes", hdr->abev_max_rss_bytes);
 	jadd(o, "notes", str_array(hdr->notes, hdr->nnotes));
 	rep = jnew_object();

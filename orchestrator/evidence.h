@@ -140,6 +140,7 @@ struct run_header {
 	const char *interrupt;   /* "SIGINT"/"SIGTERM" or NULL */
 	int64_t abev_max_rss_bytes; /* abev's own peak RSS so far */
 	const char *const *notes;   /* run-level remarks (e.g. a slot lost to load), may be NULL */
+	size_t left_out;            /* invocations executed but not in the record (a short one) */
 	size_t nnotes;
 	/* What `abev report DIR` needs to render report.md again, byte for byte. */
 	const char *reproduce;      /* the command line that re-runs this, or NULL */

@@ -37,24 +37,27 @@ enum exit_code {
 	EXIT_SIGNAL_BASE = 128 /* interrupted: 128 + signal (proc.h's interrupt signals) */
 };
 
-static const char exit_codes_text[] =
-	"Exit codes (the first that applies, in this order: 128+N, 3, 2, 1, 5, 6, 0):\n"
-	"  0    every invocation ran and passed, and the decision is accepted, no\n"
-	"       decision (the plan sets no gate), or inconclusive (by default)\n"
-	"  1    evidence was produced but an invocation failed (non-zero exit, signal,\n"
-	"       timeout, exec failure, a missing metric, or a slot lost to foreign load)\n"
-	"  2    usage or plan error (nothing is run, nothing is written)\n"
-	"  3    runtime error (cannot create the evidence directory, cannot spawn)\n"
-	"  4    verification failed (abev verify, or --pubkey of report/export/compare)\n"
-	"  5    rejected: a gate failed (its whole interval is beyond the limit)\n"
-	"  6    inconclusive, in a plan whose decision.inconclusive is \"fail\"\n"
-	"  129  interrupted by SIGHUP, whenever it arrives: evidence is written, marked\n"
-	"       \"interrupted\" with the signal's name, and sealed\n"
-	"  130  interrupted by SIGINT: likewise\n"
-	"  131  interrupted by SIGQUIT: likewise\n"
-	"  138  interrupted by SIGUSR1: likewise\n"
-	"  140  interrupted by SIGUSR2: likewise\n"
-	"  143  interrupted by SIGTERM: likewise\n";
+/* One text, two places: `abev --help` and the end of `abev run --help`. */
+#define EXIT_CODES_TEXT \
+	"Exit codes (the first that applies, in this order: 128+N, 3, 2, 1, 5, 6, 0):\n" \
+	"  0    every invocation ran and passed, and the decision is accepted, no\n" \
+	"       decision (the plan sets no gate), or inconclusive (by default)\n" \
+	"  1    evidence was produced but an invocation failed (non-zero exit, signal,\n" \
+	"       timeout, exec failure, a missing metric, or a slot lost to foreign load)\n" \
+	"  2    usage or plan error (nothing is run, nothing is written)\n" \
+	"  3    runtime error (cannot create the evidence directory, cannot spawn)\n" \
+	"  4    verification failed (abev verify, or --pubkey of report/export/compare)\n" \
+	"  5    rejected: a gate failed (its whole interval is beyond the limit)\n" \
+	"  6    inconclusive, in a plan whose decision.inconclusive is \"fail\"\n" \
+	"  129  interrupted by SIGHUP, whenever it arrives: evidence is written, marked\n" \
+	"       \"interrupted\" with the signal's name, and sealed\n" \
+	"  130  interrupted by SIGINT: likewise\n" \
+	"  131  interrupted by SIGQUIT: likewise\n" \
+	"  138  interrupted by SIGUSR1: likewise\n" \
+	"  140  interrupted by SIGUSR2: likewise\n" \
+	"  143  interrupted by SIGTERM: likewise\n"
+
+static const char exit_codes_text[] = EXIT_CODES_TEXT;
 
 static const char main_usage[] =
 	"usage: abev <command> [options]\n"
@@ -166,7 +169,7 @@ static const char run_usage_tail[] =
 	"the file-size limit is an error (exit 3), the evidence is still sealed and\n"
 	"result.json's notes name what is missing (status \"running\": result.json\n"
 	"itself could not be written).\n"
-	"\n";
+	"\n" EXIT_CODES_TEXT;
 
 static const char report_usage[] =
 	"usage: abev report DIR... [--out FILE] [--pubkey KEY.pub]\n"
@@ -517,10 +520,8 @@ static int cmd_run(int argc, char **argv)
 	if (parse_args(argc, argv, 1, "run", run_usage, run_usage_tail, run_synopsis, opts,
 		       ARRAY_SIZE(opts), &plan_path, 1, &npos, &helped) < 0)
 		return EXIT_USAGE;
-	if (helped) {
-		fputs(exit_codes_text, stdout);
+	if (helped)
 		return EXIT_PASSED;
-	}
 	if (!plan_path)
 		return usage_error("no plan given", run_synopsis);
 	if (!out && !dry_run)
@@ -1126,7 +1127,7 @@ static const struct command {
 	const char *usage;
 	const char *tail;
 } commands[] = {
-	{ "run", cmd_run, run_usage, exit_codes_text },
+	{ "run", cmd_run, run_usage, run_usage_tail },
 	{ "report", cmd_report, report_usage, "" },
 	{ "compare", cmd_compare, compare_usage, "" },
 	{ "export", cmd_export, export_usage, "" },

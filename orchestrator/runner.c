@@ -149,6 +149,39 @@ static enum run_status current_status(const struct run_state *st, int final)
 }
 
 /*
+ * The last result.json could not be written whole (the file-size limit,
+ * a full disk): a short one without the invocation records, which each
+ * invocation's own result.json keeps, so that the evidence does not say
+ * "running" as if abev had been killed, and says what is missing.
+ */
+static void write_short_state(struct run_state *st, struct run_header *hdr,
+			      enum run_status status, int err)
+{
+	const char **notes = xcalloc(st->nnotes + 1, sizeof(*notes));
+	char *why = xasprintf("result.json could not be written in full (%s%s); this shorter "
+			      "one leaves out the %zu invocation record(s): each invocation's "
+			      "own result.json under runs/ has its record",
+			      strerror(err), err == EFBIG ? ": the file-size limit, ulimit -f" : "",
+			      st->ninvs);
+
+	for (size_t i = 0; i < st->nnotes; i++)
+		notes[i] = st->notes[i];
+	notes[st->nnotes] = why;
+	hdr->notes = notes;
+	hdr->nnotes = st->nnotes + 1;
+	hdr->left_out = st->ninvs;
+	if (status == RUN_COMPLETED)
+		status = RUN_FAILED;
+	if (evidence_write_run(st->root, hdr, status, NULL, 0) == 0)
+		error("wrote a shorter result.json without the invocation records instead");
+	hdr->notes = (const char *const *)st->notes;
+	hdr->nnotes = st->nnotes;
+	hdr->left_out = 0;
+	free(why);
+	free(notes);
+}
+
+/*
  * Rewrites result.json and, when final or STATE_REFRESH_NS have passed
  * since it was last written, report.md; final says whether the run is
  * over.
@@ -259,8 +292,11 @@ static int write_state(struct run_state *st, int final)
 	 */
 	if (final || plan->gap_seconds > 0 || !st->state_written_at ||
 	    now - st->state_written_at >= STATE_REFRESH_NS) {
-		if (evidence_write_run(st->root, &hdr, status, st->invs, st->ninvs) < 0)
+		if (evidence_write_run(st->root, &hdr, status, st->invs, st->ninvs) < 0) {
 			ret = -1;
+			if (final)
+				write_short_state(st, &hdr, status, errno);
+		}
 		st->state_written_at = now;
 	}
 	if (refresh) {
@@ -535,13 +571,24 @@ static int run_one(struct run_state *st, const struct sched_slot *slot, unsigned
 		inv->guards = xrealloc(inv->guards, (inv->nguards + 1) * sizeof(*inv->guards));
 		inv->guards[inv->nguards++] = g;
 	}
-	for (int i = 0; i < 2; i++)
-		if (inv->logs[i].bytes_dropped > 0)
+	for (int i = 0; i < 2; i++) {
+		const struct invocation_log *lg = &inv->logs[i];
+		if (lg->bytes_dropped <= 0)
+			continue;
+		if (lg->bytes_written >= plan->max_log_bytes)
 			add_note(st, xasprintf("%s: %s was truncated at limits.max_log_bytes: %lld "
 					       "bytes kept, %lld more read and dropped",
 					       inv->dir, i ? "stderr.log" : "test.log",
-					       (long long)inv->logs[i].bytes_written,
-					       (long long)inv->logs[i].bytes_dropped));
+					       (long long)lg->bytes_written,
+					       (long long)lg->bytes_dropped));
+		else
+			add_note(st, xasprintf("%s: %s is incomplete: writing it failed after %lld "
+					       "bytes (see abev's error output, e.g. the file-size "
+					       "limit), %lld more read and dropped",
+					       inv->dir, i ? "stderr.log" : "test.log",
+					       (long long)lg->bytes_written,
+					       (long long)lg->bytes_dropped));
+	}
 	if (inv->leftovers_killed)
 		add_note(st, xasprintf("%s: %u process(es) left behind by the child were killed",
 				       inv->dir, inv->leftovers_killed));

@@ -398,14 +398,16 @@ int write_all(int fd, const void *data, size_t len)
 int write_file_atomic(const char *path, const void *data, size_t len)
 {
 	char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
-	int fd = -1, ret = -1;
+	int fd = -1, ret = -1, saved = 0;
 
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0) {
+		saved = errno;
 		error("cannot create '%s': %s", tmp, strerror(errno));
 		goto out;
 	}
 	if (write_all(fd, data, len) < 0) {
+		saved = errno;
 		error("cannot write '%s': %s", tmp, strerror(errno));
 		goto out;
 	}
@@ -417,11 +419,13 @@ int write_file_atomic(const char *path, const void *data, size_t len)
 	 */
 	if (close(fd) < 0) {
 		fd = -1;
+		saved = errno;
 		error("cannot close '%s': %s", tmp, strerror(errno));
 		goto out;
 	}
 	fd = -1;
 	if (rename(tmp, path) < 0) {
+		saved = errno;
 		error("cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
 		goto out;
 	}
@@ -432,6 +436,9 @@ out:
 	if (ret < 0)
 		unlink(tmp);
 	free(tmp);
+	/* The caller may tell a full disk or the file-size limit from other failures. */
+	if (ret < 0)
+		errno = saved;
 	return ret;
 }
 

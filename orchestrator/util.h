@@ -98,7 +98,7 @@ int read_fd_capped(struct strbuf *sb, int fd, size_t max);
 /*
  * Writes data to path atomically (temporary file in the same directory,
  * rename). Not synced to disk: see sync_filesystem(). Returns 0 or -1
- * with an error naming the file.
+ * with an error naming the file, errno telling why (EFBIG, ENOSPC, ...).
  */
 int write_file_atomic(const char *path, const void *data, size_t len);
 /*

@@ -8,6 +8,7 @@ runs.
 The machine is shared and may be busy: the only time bounds are watchdogs
 for a hung abev, far above what a slow machine needs."""
 import os
+import resource
 import signal
 import subprocess
 import time
@@ -192,6 +193,48 @@ class Output(AbevTestCase):
         self.assertIn("cannot write the summary to standard output: Broken pipe", cp.stderr)
         self.assertEqual(self.load("ev", "result.json")["status"], "completed")
         self.assertTrue(os.path.isfile(self.path("ev", "SHA256")))
+
+
+class FileSizeLimit(AbevTestCase):
+    """ulimit -f: SIGXFSZ is ignored, the failing write is an error, and the
+    evidence says what is missing instead of "running"."""
+
+    def run_limited(self, plan, kib):
+        def limit():
+            resource.setrlimit(resource.RLIMIT_FSIZE, (kib * 1024, kib * 1024))
+        return subprocess.run([ABEV, "run", self.write_plan(plan), "--out", self.path("ev"),
+                               "--unsigned"], capture_output=True, text=True, timeout=300,
+                              stdin=subprocess.DEVNULL, preexec_fn=limit)
+
+    def test_result_json_over_the_limit_leaves_a_short_record(self):
+        cp = self.run_limited(helper_plan([("a", ["exit", "0"])], runs=12), 12)
+        self.assertEqual(cp.returncode, 3, cp.stdout + cp.stderr)
+        self.assertIn("File too large", cp.stderr)
+        res = self.load("ev", "result.json")
+        self.assertEqual(res["status"], "failed")
+        self.assertEqual(res["invocations"], [])
+        self.assertEqual(res["executed"], 12)
+        self.assertTrue(any("result.json could not be written in full (File too large: the "
+                            "file-size limit" in n and "leaves out the 12 invocation" in n
+                            for n in res["notes"]), res["notes"])
+        # Each invocation's own record is there, and the manifest holds.
+        self.assertEqual(len(os.listdir(self.path("ev", "runs", "a"))), 12)
+        cp = subprocess.run(["sha256sum", "--check", "--strict", "--quiet", "SHA256"],
+                            cwd=self.path("ev"), capture_output=True, text=True, timeout=300)
+        self.assertEqual(cp.returncode, 0, cp.stdout + cp.stderr)
+
+    def test_log_over_the_limit_is_noted_as_incomplete(self):
+        plan = helper_plan([("a", [])], runs=1)
+        plan["variants"][0]["command"] = ["sh", "-c", "head -c 300000 /dev/zero"]
+        cp = self.run_limited(plan, 200)
+        self.assertEqual(cp.returncode, 0, cp.stdout + cp.stderr)
+        self.assertIn("File too large; the rest of the stream is dropped", cp.stderr)
+        res = self.load("ev", "result.json")
+        inv = res["invocations"][0]
+        self.assertEqual(inv["logs"]["stdout"]["bytes_written"], 200 * 1024)
+        self.assertEqual(inv["logs"]["stdout"]["bytes_dropped"], 300000 - 200 * 1024)
+        self.assertIn(f"{inv['dir']}: test.log is incomplete: writing it failed after 204800 "
+                      "bytes", "\n".join(res["notes"]))
 
 
 class StaleCgroups(AbevTestCase):
