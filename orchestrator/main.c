@@ -34,6 +34,7 @@ enum exit_code {
 	EXIT_VERIFY = 4,       /* abev verify found a problem */
 	EXIT_REJECTED = 5,     /* the decision: a gate failed */
 	EXIT_INCONCLUSIVE = 6, /* the decision is inconclusive and the plan says that fails */
+	EXIT_UNSIGNED = 7,     /* abev verify without --pubkey: contents match, nobody vouches */
 	EXIT_SIGNAL_BASE = 128 /* interrupted: 128 + signal (proc.h's interrupt signals) */
 };
 
@@ -48,6 +49,8 @@ static const char exit_codes_text[] =
 	"  4    verification failed (abev verify, or --pubkey of report/export/compare)\n"
 	"  5    rejected: a gate failed (its whole interval is beyond the limit)\n"
 	"  6    inconclusive, in a plan whose decision.inconclusive is \"fail\"\n"
+	"  7    abev verify without --pubkey: the contents match the manifest, but no\n"
+	"       signature was checked (UNSIGNED)\n"
 	"  129  interrupted by SIGHUP, whenever it arrives: evidence is written, marked\n"
 	"       \"interrupted\" with the signal's name, and sealed\n"
 	"  130  interrupted by SIGINT: likewise\n"
@@ -66,7 +69,7 @@ static const char main_usage[] =
 	"Commands:\n"
 	"  run PLAN --out DIR (--key KEY.key | --unsigned)\n"
 	"                       run the plan and write sealed evidence into DIR\n"
-	"  verify PATH --pubkey KEY.pub\n"
+	"  verify PATH [--pubkey KEY.pub]\n"
 	"                       check an evidence directory or bundle\n"
 	"  keygen --out PREFIX  make a signing key (PREFIX.key, .pub, .pub.pem)\n"
 	"  pack DIR --out FILE.tar.zst\n"
@@ -248,7 +251,7 @@ static const char keygen_usage[] =
 	"from the command line.\n";
 
 static const char verify_usage[] =
-	"usage: abev verify PATH --pubkey KEY.pub\n"
+	"usage: abev verify PATH [--pubkey KEY.pub]\n"
 	"\n"
 	"Checks an evidence directory or a bundle (.tar.zst, .tar.gz; read by streaming,\n"
 	"never extracted): the signature of SHA256 in SHA256.sig against KEY.pub, every\n"
@@ -256,8 +259,15 @@ static const char verify_usage[] =
 	"there is no symlink, hardlink, device or other special file and no unsafe name.\n"
 	"Prints what it checked and the signer's fingerprint.\n"
 	"\n"
-	"Exit codes: 0 verified; 4 a problem was found (each is named with its file);\n"
-	"2 usage error or unreadable key.\n";
+	"Without --pubkey the same checks run against SHA256 alone (and the copy of it\n"
+	"in SHA256.sig, when there is one, which is read but not checked); when they\n"
+	"pass the verdict is \"UNSIGNED: contents match the manifest, but nobody vouches\n"
+	"for it\" and the exit code 7: anyone could have written a matching manifest.\n"
+	"With --pubkey, evidence without SHA256.sig (abev run --unsigned) fails.\n"
+	"\n"
+	"Exit codes: 0 verified; 7 unsigned: the contents match, no signature was\n"
+	"checked; 4 a problem was found (each is named with its file); 2 usage error or\n"
+	"unreadable key.\n";
 
 static const char pack_usage[] =
 	"usage: abev pack DIR --out FILE.tar.zst|FILE.tar.gz\n"
@@ -590,7 +600,8 @@ out:
 
 /*
  * Reads the signer's key and checks PATH against it into *res (release
- * with verify_result_release()). 0, or non-zero after the message when
+ * with verify_result_release()); without pubkey, against its manifest
+ * alone. 0, or non-zero after the message when
  * the key cannot be read or PATH is neither evidence nor a bundle.
  */
 static int verify_with(const char *path, const char *pubkey, struct verify_result *res)
@@ -599,6 +610,8 @@ static int verify_with(const char *path, const char *pubkey, struct verify_resul
 	char *err = NULL;
 
 	memset(res, 0, sizeof(*res));
+	if (!pubkey)
+		return verify_path(path, NULL, res) < 0 ? -1 : 0;
 	if (seal_pub_read(pubkey, &pub, &err) < 0) {
 		error("%s", err);
 		free(err);
@@ -945,6 +958,21 @@ static int cmd_keygen(int argc, char **argv)
 	return rc;
 }
 
+/* The signature line of abev verify. */
+static void print_signature(const struct verify_result *res, const char *pubkey)
+{
+	if (pubkey && !res->signature_present)
+		printf("signature:   MISSING: no SHA256.sig (the evidence was sealed with "
+		       "--unsigned)\n");
+	else if (pubkey)
+		printf("signature:   %s\n", res->signature_ok ? "good" : "NOT VALID");
+	else if (res->signature_present)
+		printf("signature:   not checked: SHA256.sig is there, but no key was given (check "
+		       "it with --pubkey KEY.pub)\n");
+	else
+		printf("signature:   none: the evidence is unsigned (no SHA256.sig)\n");
+}
+
 static int cmd_verify(int argc, char **argv)
 {
 	const char *path = NULL, *pubkey = NULL;
@@ -958,14 +986,17 @@ static int cmd_verify(int argc, char **argv)
 		return EXIT_USAGE;
 	if (helped)
 		return EXIT_PASSED;
-	if (!path || !pubkey)
-		return usage_error("abev verify needs the evidence and the signer's public key",
-				   "usage: abev verify PATH --pubkey KEY.pub");
+	if (!path)
+		return usage_error("abev verify needs the evidence (a directory or a bundle)",
+				   "usage: abev verify PATH [--pubkey KEY.pub]");
 	if (verify_with(path, pubkey, &res))
 		return EXIT_USAGE;
 	printf("evidence:    %s (%s)\n", path, res.is_bundle ? "bundle" : "directory");
-	printf("key:         %s, fingerprint %s\n", pubkey, res.fingerprint);
-	printf("signature:   %s\n", res.signature_ok ? "good" : "NOT VALID");
+	if (pubkey)
+		printf("key:         %s, fingerprint %s\n", pubkey, res.fingerprint);
+	else
+		printf("key:         none given\n");
+	print_signature(&res, pubkey);
 	printf("files:       %zu of %zu listed files match their SHA-256\n", res.files_checked,
 	       res.files_listed);
 	for (size_t i = 0; i < res.nproblems; i++)
@@ -974,6 +1005,10 @@ static int cmd_verify(int argc, char **argv)
 		printf("verdict:     FAILED (%zu problem%s)\n", res.nproblems,
 		       res.nproblems == 1 ? "" : "s");
 		rc = EXIT_VERIFY;
+	} else if (!pubkey) {
+		printf("verdict:     UNSIGNED: contents match the manifest, but nobody vouches for "
+		       "it\n");
+		rc = EXIT_UNSIGNED;
 	} else {
 		printf("verdict:     verified\n");
 		rc = EXIT_PASSED;

@@ -551,6 +551,20 @@ out:
 	return out;
 }
 
+int seal_signed_text(const char *sig, size_t sig_len, const char **msg, size_t *msg_len,
+		     char **err)
+{
+	unsigned char blob[SIG_BLOB_LEN];
+	size_t used = 0;
+
+	*err = NULL;
+	if (signify_lines(SEAL_SIGNATURE, sig, sig_len, blob, sizeof(blob), &used, err) < 0)
+		return -1;
+	*msg = sig + used;
+	*msg_len = sig_len - used;
+	return 0;
+}
+
 int seal_check(const struct seal_pub *pub, const char *sig, size_t sig_len, const char **msg,
 	       size_t *msg_len, char **err)
 {
