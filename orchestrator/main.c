@@ -22,6 +22,7 @@
 #include "report_hosts.h"
 #include "runner.h"
 #include "seal.h"
+#include "signkey.h"
 #include "summary.h"
 #include "util.h"
 #include "verify.h"
@@ -38,26 +39,29 @@ enum exit_code {
 	EXIT_SIGNAL_BASE = 128 /* interrupted: 128 + signal (proc.h's interrupt signals) */
 };
 
-static const char exit_codes_text[] =
-	"Exit codes (the first that applies, in this order: 128+N, 3, 2, 1, 5, 6, 0):\n"
-	"  0    every invocation ran and passed, and the decision is accepted, no\n"
-	"       decision (the plan sets no gate), or inconclusive (by default)\n"
-	"  1    evidence was produced but an invocation failed (non-zero exit, signal,\n"
-	"       timeout, exec failure, a missing metric, or a slot lost to foreign load)\n"
-	"  2    usage or plan error (nothing is run, nothing is written)\n"
-	"  3    runtime error (cannot create the evidence directory, cannot spawn)\n"
-	"  4    verification failed (abev verify, or --pubkey of report/export/compare)\n"
-	"  5    rejected: a gate failed (its whole interval is beyond the limit)\n"
-	"  6    inconclusive, in a plan whose decision.inconclusive is \"fail\"\n"
-	"  7    abev verify without --pubkey: the contents match the manifest, but no\n"
-	"       signature was checked (UNSIGNED)\n"
-	"  129  interrupted by SIGHUP, whenever it arrives: evidence is written, marked\n"
-	"       \"interrupted\" with the signal's name, and sealed\n"
-	"  130  interrupted by SIGINT: likewise\n"
-	"  131  interrupted by SIGQUIT: likewise\n"
-	"  138  interrupted by SIGUSR1: likewise\n"
-	"  140  interrupted by SIGUSR2: likewise\n"
-	"  143  interrupted by SIGTERM: likewise\n";
+/* A macro, so that the run command's help can end with it too. */
+#define EXIT_CODES_TEXT \
+	"Exit codes (the first that applies, in this order: 128+N, 3, 2, 1, 5, 6, 0):\n" \
+	"  0    every invocation ran and passed, and the decision is accepted, no\n" \
+	"       decision (the plan sets no gate), or inconclusive (by default)\n" \
+	"  1    evidence was produced but an invocation failed (non-zero exit, signal,\n" \
+	"       timeout, exec failure, a missing metric, or a slot lost to foreign load)\n" \
+	"  2    usage or plan error (nothing is run, nothing is written)\n" \
+	"  3    runtime error (cannot create the evidence directory, cannot spawn)\n" \
+	"  4    verification failed (abev verify, or --pubkey of report/export/compare)\n" \
+	"  5    rejected: a gate failed (its whole interval is beyond the limit)\n" \
+	"  6    inconclusive, in a plan whose decision.inconclusive is \"fail\"\n" \
+	"  7    abev verify without --pubkey: the contents match the manifest, but no\n" \
+	"       signature was checked (UNSIGNED)\n" \
+	"  129  interrupted by SIGHUP, whenever it arrives: evidence is written, marked\n" \
+	"       \"interrupted\" with the signal's name, and sealed\n" \
+	"  130  interrupted by SIGINT: likewise\n" \
+	"  131  interrupted by SIGQUIT: likewise\n" \
+	"  138  interrupted by SIGUSR1: likewise\n" \
+	"  140  interrupted by SIGUSR2: likewise\n" \
+	"  143  interrupted by SIGTERM: likewise\n"
+
+static const char exit_codes_text[] = EXIT_CODES_TEXT;
 
 static const char main_usage[] =
 	"usage: abev <command> [options]\n"
@@ -93,13 +97,15 @@ static const char main_usage[] =
 
 static const char run_synopsis[] =
 	"usage: abev run PLAN --out DIR (--key KEY.key | --unsigned) [--bundle FILE]\n"
-	"                [--passphrase-file F | --passphrase-env VAR] [--host-label LABEL]\n"
-	"                [--max-cpu-wait-pct P] [--quiet] [--json] [--dry-run]\n";
+	"                [--passphrase-file F | --passphrase-env VAR] [--insecure-key-mode]\n"
+	"                [--host-label LABEL] [--max-cpu-wait-pct P] [--quiet] [--json]\n"
+	"                [--dry-run]\n";
 
 static const char run_usage[] =
 	"usage: abev run PLAN --out DIR (--key KEY.key | --unsigned) [--bundle FILE]\n"
-	"                [--passphrase-file F | --passphrase-env VAR] [--host-label LABEL]\n"
-	"                [--max-cpu-wait-pct P] [--quiet] [--json] [--dry-run]\n"
+	"                [--passphrase-file F | --passphrase-env VAR] [--insecure-key-mode]\n"
+	"                [--host-label LABEL] [--max-cpu-wait-pct P] [--quiet] [--json]\n"
+	"                [--dry-run]\n"
 	"\n"
 	"Runs every variant of PLAN (a JSON plan, schema \"abev.plan/1\") as fresh\n"
 	"processes: warmups first (never counted), then the recorded runs in the\n"
@@ -124,11 +130,18 @@ static const char run_usage[] =
 	"Options:\n"
 	"  -o, --out DIR   evidence directory to create (must not exist)\n"
 	"  -k, --key KEY.key\n"
-	"                  sign the evidence (SHA256.sig) with this key ('abev keygen')\n"
-	"  --unsigned      seal the evidence (SHA256) without signing it; the report\n"
-	"                  then says UNSIGNED. One of --key and --unsigned is required\n"
+	"                  sign the evidence (SHA256.sig) with this key ('abev keygen');\n"
+	"                  without it, the key named by $ABEV_SIGNING_KEY (a path) signs,\n"
+	"                  and result.json's report.key_source says which was used\n"
+	"  --unsigned      seal the evidence (SHA256) without signing it (even when\n"
+	"                  ABEV_SIGNING_KEY is set); the report then says UNSIGNED. One of\n"
+	"                  --key, ABEV_SIGNING_KEY and --unsigned is required\n"
 	"  --passphrase-file F, --passphrase-env VAR\n"
-	"                  the key's passphrase: first line of F, or $VAR (never argv)\n"
+	"                  the key's passphrase: first line of F, or $VAR (never argv);\n"
+	"                  an empty one is a usage error (exit 2)\n"
+	"  --insecure-key-mode\n"
+	"                  use a key file that its group or others can read (warns);\n"
+	"                  without it such a key is refused with the chmod 600 to run\n"
 	"  --bundle FILE   also pack the evidence into FILE (.tar.zst or .tar.gz)\n"
 	"  --host-label LABEL\n"
 	"                  name this machine in metadata.json (host.label) and in a\n"
@@ -142,7 +155,10 @@ static const char run_usage[] =
 	"                  stdout; the other lines go to stderr\n"
 	"  -n, --dry-run   check the plan and print the schedule; run and write nothing\n"
 	"  -h, --help      show this help\n"
-	"\n"
+	"\n";
+
+/* The rest of `abev run --help`: one literal would exceed what C99 compilers must take. */
+static const char run_tail[] =
 	"Evidence: DIR/plan.json, DIR/metadata.json (abev.metadata/1), DIR/result.json\n"
 	"(abev.run/1), DIR/report.md, DIR/SHA256 and DIR/SHA256.sig, and per invocation\n"
 	"DIR/runs/<variant>/<phase>-<round>[-attempt-<k>]/ with test.log, stderr.log,\n"
@@ -163,7 +179,7 @@ static const char run_usage[] =
 	"the file-size limit is an error (exit 3), the evidence is still sealed and\n"
 	"result.json's notes name what is missing (status \"running\": result.json\n"
 	"itself could not be written).\n"
-	"\n";
+	"\n" EXIT_CODES_TEXT;
 
 static const char report_usage[] =
 	"usage: abev report DIR... [--out FILE] [--pubkey KEY.pub]\n"
@@ -394,60 +410,6 @@ static int parse_args(int argc, char **argv, int first, const char *cmd, const c
 	return 0;
 }
 
-/* Longest passphrase abev reads. */
-#define PASSPHRASE_MAX 1024
-
-/*
- * The passphrase of a key: the first line of a file or the value of an
- * environment variable — never an argument, which other users can read
- * in the process table. NULL in *out when neither is given. 0 or -1.
- */
-static int read_passphrase(const char *file, const char *env, char **out)
-{
-	struct strbuf sb = STRBUF_INIT;
-	*out = NULL;
-	if (file && env) {
-		error("give the passphrase once: --passphrase-file or --passphrase-env");
-		return -1;
-	}
-	if (env) {
-		const char *v = getenv(env);
-		if (!v) {
-			error("environment variable '%s' (--passphrase-env) is not set", env);
-			return -1;
-		}
-		if (strlen(v) > PASSPHRASE_MAX) {
-			error("the passphrase in '%s' is longer than %d bytes", env, PASSPHRASE_MAX);
-			return -1;
-		}
-		*out = xstrdup(v);
-		return 0;
-	}
-	if (!file)
-		return 0;
-	if (read_file_capped(&sb, file, PASSPHRASE_MAX + 2) < 0)
-		return -1;
-	sb.buf[strcspn(sb.buf, "\r\n")] = '\0';
-	*out = strbuf_detach(&sb, NULL);
-	if (!**out) {
-		error("the passphrase file '%s' is empty", file);
-		free(*out);
-		*out = NULL;
-		return -1;
-	}
-	return 0;
-}
-
-/* Frees a passphrase, wiping it first. */
-static void free_passphrase(char *p)
-{
-	if (!p)
-		return;
-	for (volatile char *c = p; *c; c++)
-		*c = 0;
-	free(p);
-}
-
 /*
  * PREFIX.pub for PREFIX.key, the file a reviewer verifies with, made
  * absolute when it exists: the report's commands run from inside the
@@ -497,8 +459,11 @@ static int cmd_run(int argc, char **argv)
 	const char *pass_file = NULL, *pass_env = NULL, *host_label = NULL, *max_wait = NULL;
 	double max_wait_pct = 0;
 	int quiet = 0, dry_run = 0, unsigned_ok = 0, json = 0, rc = EXIT_USAGE, helped;
+	int insecure_key = 0;
+	enum signkey_source key_src = SIGNKEY_NONE;
 	const struct cli_opt opts[] = {
 		{ "--quiet", "-q", &quiet, NULL },
+		{ "--insecure-key-mode", NULL, &insecure_key, NULL },
 		{ "--json", NULL, &json, NULL },
 		{ "--dry-run", "-n", &dry_run, NULL },
 		{ "--unsigned", NULL, &unsigned_ok, NULL },
@@ -517,7 +482,7 @@ static int cmd_run(int argc, char **argv)
 	struct seal_key *key = NULL;
 	char *reproduce = NULL, *pass = NULL, *pub = NULL;
 
-	if (parse_args(argc, argv, 1, "run", run_usage, exit_codes_text, run_synopsis, opts,
+	if (parse_args(argc, argv, 1, "run", run_usage, run_tail, run_synopsis, opts,
 		       ARRAY_SIZE(opts), &plan_path, 1, &npos, &helped) < 0)
 		return EXIT_USAGE;
 	if (helped)
@@ -529,12 +494,16 @@ static int cmd_run(int argc, char **argv)
 				   run_synopsis);
 	if (out && !*out)
 		return usage_error("'--out' is empty", run_synopsis);
-	if (!dry_run && !key_path && !unsigned_ok)
-		return usage_error("evidence is signed: give --key KEY.key (make one with 'abev "
-				   "keygen'), or --unsigned to seal it without a signature",
-				   run_synopsis);
 	if (key_path && unsigned_ok)
 		return usage_error("--key and --unsigned contradict each other", run_synopsis);
+	/* --unsigned is explicit, so it beats a key in the environment. */
+	if (!unsigned_ok)
+		key_path = signkey_path(key_path, &key_src);
+	if (!dry_run && !key_path && !unsigned_ok)
+		return usage_error("evidence is signed: give --key KEY.key or set " SIGNKEY_ENV
+				   " (make a key with 'abev keygen'), or --unsigned to seal it "
+				   "without a signature",
+				   run_synopsis);
 	if (host_label && !metadata_label_valid(host_label))
 		return usage_error("'--host-label' must be 1 to 64 characters of [A-Za-z0-9._-]",
 				   run_synopsis);
@@ -557,16 +526,18 @@ static int cmd_run(int argc, char **argv)
 		return EXIT_PASSED;
 	}
 	if (key_path) {
-		if (read_passphrase(pass_file, pass_env, &pass) < 0)
+		if (signkey_passphrase(pass_file, pass_env, &pass) < 0)
 			goto out;
-		key = seal_key_load(key_path, pass);
+		key = signkey_load(key_path, key_src, pass, insecure_key);
 		if (!key)
 			goto out;
 		pub = pub_for_key(key_path);
 	}
 
-	reproduce = xasprintf("abev run %s --out NEW_DIR %s%s%s%s%s%s", plan_path,
-			      key_path ? "--key " : "--unsigned", key_path ? key_path : "",
+	/* A key from the environment stays there: the command names no key of its own. */
+	reproduce = xasprintf("abev run %s --out NEW_DIR%s%s%s%s%s%s", plan_path,
+			      key_src == SIGNKEY_OPTION ? " --key " : key_path ? "" : " --unsigned",
+			      key_src == SIGNKEY_OPTION ? key_path : "",
 			      host_label ? " --host-label " : "", host_label ? host_label : "",
 			      max_wait ? " --max-cpu-wait-pct " : "", max_wait ? max_wait : "");
 	memset(&opt, 0, sizeof(opt));
@@ -574,6 +545,7 @@ static int cmd_run(int argc, char **argv)
 	opt.reproduce = reproduce;
 	opt.key = key;
 	opt.pubkey = pub;
+	opt.key_source = signkey_source_name(key_src);
 	opt.bundle = bundle;
 	opt.host_label = host_label;
 	opt.json = json;
@@ -591,7 +563,7 @@ static int cmd_run(int argc, char **argv)
 	rc = run_exit(runner_run(&plan, &opt, &res), &res, plan.inconclusive_fails);
 out:
 	seal_key_free(key);
-	free_passphrase(pass);
+	signkey_passphrase_free(pass);
 	plan_release(&plan);
 	free(reproduce);
 	free(pub);
@@ -944,7 +916,7 @@ static int cmd_keygen(int argc, char **argv)
 		return EXIT_PASSED;
 	if (!prefix || !*prefix)
 		return usage_error("no key prefix given", "usage: abev keygen --out PREFIX");
-	if (read_passphrase(pass_file, pass_env, &pass) < 0)
+	if (signkey_passphrase(pass_file, pass_env, &pass) < 0)
 		return EXIT_USAGE;
 	if (seal_keygen(prefix, pass, fp) == 0) {
 		printf("private key: %s.key%s\npublic key:  %s.pub (signify), %s.pub.pem (openssl)\n"
@@ -954,7 +926,7 @@ static int cmd_keygen(int argc, char **argv)
 	} else {
 		rc = EXIT_RUNTIME;
 	}
-	free_passphrase(pass);
+	signkey_passphrase_free(pass);
 	return rc;
 }
 
@@ -1151,7 +1123,7 @@ static const struct command {
 	const char *usage;
 	const char *tail;
 } commands[] = {
-	{ "run", cmd_run, run_usage, exit_codes_text },
+	{ "run", cmd_run, run_usage, run_tail },
 	{ "report", cmd_report, report_usage, "" },
 	{ "compare", cmd_compare, compare_usage, "" },
 	{ "export", cmd_export, export_usage, "" },

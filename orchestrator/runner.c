@@ -200,6 +200,7 @@ static int write_state(struct run_state *st, int final)
 		.evidence_dir = st->opt->out_dir,
 		.signed_evidence = st->opt->key != NULL,
 		.pubkey = st->opt->pubkey,
+		.key_source = st->opt->key_source,
 		.report_template = plan->report_template ? REPORT_TEMPLATE_FILE : NULL,
 		.comparison = st->compared ? &st->cmp : NULL,
 		.gate_defs = st->gate_defs,

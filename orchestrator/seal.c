@@ -482,13 +482,16 @@ struct seal_key *seal_key_load(const char *path, const char *passphrase)
 		else if (pc.asked)
 			error("cannot decrypt '%s': wrong passphrase?", path);
 		else
-			error("cannot read a private key from '%s': %s", path,
-			      crypto_err(msg, sizeof(msg)));
+			error("%s is not a private key abev can read: expected the PKCS#8 PEM "
+			      "private key that 'abev keygen' writes (PREFIX.key, beginning "
+			      "'-----BEGIN PRIVATE KEY-----' or '-----BEGIN ENCRYPTED PRIVATE "
+			      "KEY-----')", path);
 		ERR_clear_error();
 		goto out;
 	}
 	if (EVP_PKEY_get_id(pkey) != EVP_PKEY_ED25519) {
-		error("'%s' is not an Ed25519 key", path);
+		error("%s is a private key, but not an Ed25519 one: abev signs with the Ed25519 "
+		      "key that 'abev keygen' writes (PREFIX.key)", path);
 		goto out;
 	}
 	k = xcalloc(1, sizeof(*k));

@@ -81,9 +81,9 @@ class Cli(AbevTestCase):
             self.assertRegex(man, rf"(?m)^\.B {code}$")
             self.assertIn(f"| {code} |", readme)
         for opt in ("--out", "--quiet", "--json", "--dry-run", "--format", "--help", "--version",
-                    "--host-label"):
+                    "--host-label", "--insecure-key-mode", "ABEV_SIGNING_KEY"):
             self.assertIn(opt, man)
         run_help = self.abev("help", "run", check=0).stdout
-        for opt in ("--bundle", "--host-label"):
+        for opt in ("--bundle", "--host-label", "--insecure-key-mode", "ABEV_SIGNING_KEY"):
             self.assertIn(opt, run_help)
             self.assertIn(opt, readme)

@@ -107,3 +107,123 @@ class KeysAndVerify(AbevTestCase):
         cp = self.abev("report", self.path("ev"), "--pubkey", pub)
         self.assertEqual(cp.returncode, EXIT_VERIFY, cp.stderr)
         self.assertIn("SHA256.sig", cp.stderr)
+
+    # ---- the signing key ------------------------------------------------------
+
+    def report_of(self, ev):
+        return self.load(os.path.basename(ev), "result.json")["report"]
+
+    def test_key_from_the_environment(self):
+        key, pub = self.keygen()
+        p = self.plan()
+        cp = self.run_abev("run", p, "--out", self.path("ev"), env={"ABEV_SIGNING_KEY": key})
+        self.assertEqual(cp.returncode, 0, cp.stderr)
+        self.assertTrue(os.path.isfile(self.path("ev", "SHA256.sig")))
+        rep = self.report_of(self.path("ev"))
+        self.assertEqual((rep["signed"], rep["key_source"]), (True, "environment"))
+        self.assertNotIn(key, rep["reproduce"])
+        self.assertNotIn("--unsigned", rep["reproduce"])
+        cp = self.abev("verify", self.path("ev"), "--pubkey", pub)
+        self.assertEqual(cp.returncode, 0, cp.stdout)
+        self.assertIn("verdict:     verified", cp.stdout)
+        # --key wins over the environment, which may even name nothing usable.
+        cp = self.run_abev("run", p, "--out", self.path("ev2"), "--key", key,
+                           env={"ABEV_SIGNING_KEY": self.path("nonexistent.key")})
+        self.assertEqual(cp.returncode, 0, cp.stderr)
+        rep = self.report_of(self.path("ev2"))
+        self.assertEqual(rep["key_source"], "option")
+        self.assertIn("--key " + key, rep["reproduce"])
+        # --unsigned is explicit: it beats the environment.
+        cp = self.run_abev("run", p, "--out", self.path("ev3"), "--unsigned",
+                           env={"ABEV_SIGNING_KEY": key})
+        self.assertEqual(cp.returncode, 0, cp.stderr)
+        self.assertFalse(os.path.exists(self.path("ev3", "SHA256.sig")))
+        rep = self.report_of(self.path("ev3"))
+        self.assertEqual((rep["signed"], rep["key_source"]), (False, None))
+        # Neither: the message names all three ways.
+        cp = self.run_abev("run", p, "--out", self.path("ev4"))
+        self.assertEqual(cp.returncode, EXIT_USAGE)
+        for word in ("--key", "ABEV_SIGNING_KEY", "--unsigned"):
+            self.assertIn(word, cp.stderr)
+        # An environment key is checked like any other, and named by the variable.
+        cp = self.run_abev("run", p, "--out", self.path("ev4"), env={"ABEV_SIGNING_KEY": pub})
+        self.assertEqual(cp.returncode, EXIT_USAGE)
+        self.assertIn(f"{pub} is a public key; ABEV_SIGNING_KEY needs the private key "
+                      f"({key})", cp.stderr)
+        self.assertFalse(os.path.exists(self.path("ev4")))
+
+    def test_public_key_as_key_is_named(self):
+        key, pub = self.keygen()
+        p = self.plan()
+        for given in (pub, pub + ".pem"):
+            cp = self.run_abev("run", p, "--out", self.path("ev"), "--key", given)
+            self.assertEqual(cp.returncode, EXIT_USAGE, cp.stderr)
+            self.assertIn(f"{given} is a public key; --key needs the private key ({key})",
+                          cp.stderr)
+            self.assertNotRegex(cp.stderr, r"error:[0-9A-F]{8}|DECODER|PEM routines")
+            self.assertFalse(os.path.exists(self.path("ev")))
+        # Anything else that is no key: a plain sentence naming the file and what was expected.
+        junk = self.path("junk.key")
+        with open(junk, "w") as f:
+            f.write("not a key\n")
+        os.chmod(junk, 0o600)
+        cp = self.run_abev("run", p, "--out", self.path("ev"), "--key", junk)
+        self.assertEqual(cp.returncode, EXIT_USAGE, cp.stderr)
+        self.assertIn(f"{junk} is not a private key abev can read", cp.stderr)
+        self.assertIn("PKCS#8 PEM private key", cp.stderr)
+        self.assertIn("abev keygen", cp.stderr)
+        self.assertNotRegex(cp.stderr, r"error:[0-9A-F]{8}|DECODER|PEM routines")
+
+    def test_key_readable_by_others_is_refused(self):
+        key, pub = self.keygen()
+        p = self.plan()
+        for mode in (0o644, 0o640, 0o604):
+            os.chmod(key, mode)
+            cp = self.run_abev("run", p, "--out", self.path("ev"), "--key", key)
+            self.assertEqual(cp.returncode, EXIT_USAGE, cp.stderr)
+            self.assertIn(f"chmod 600 {key}", cp.stderr)
+            self.assertIn(f"mode {mode:04o}", cp.stderr)
+            self.assertFalse(os.path.exists(self.path("ev")))
+        os.chmod(key, 0o644)
+        cp = self.run_abev("run", p, "--out", self.path("ev"), "--key", key,
+                           "--insecure-key-mode")
+        self.assertEqual(cp.returncode, 0, cp.stderr)
+        self.assertIn("warning", cp.stderr)
+        self.assertIn("--insecure-key-mode", cp.stderr)
+        self.abev("verify", self.path("ev"), "--pubkey", pub, check=0)
+        # A path that needs quoting gets it in the command to run.
+        odd = self.path("my key.key")
+        shutil.copy(key, odd)
+        os.chmod(odd, 0o644)
+        cp = self.run_abev("run", p, "--out", self.path("ev2"), "--key", odd)
+        self.assertEqual(cp.returncode, EXIT_USAGE, cp.stderr)
+        self.assertIn(f"chmod 600 '{odd}'", cp.stderr)
+        os.chmod(key, 0o600)
+        self.abev("run", p, "--out", self.path("ev3"), "--key", key, check=0)
+
+    def test_empty_passphrase_is_the_same_usage_error_both_ways(self):
+        with open(self.path("pass"), "w") as f:
+            f.write("secret\n")
+        key, _ = self.keygen("enc", "--passphrase-file", self.path("pass"))
+        plain, _ = self.keygen("plain")
+        with open(self.path("empty"), "w") as f:
+            f.write("\nsecond line\n")
+        p = self.plan()
+        for k in (key, plain):
+            by_file = self.run_abev("run", p, "--out", self.path("ev"), "--key", k,
+                                    "--passphrase-file", self.path("empty"))
+            by_env = self.run_abev("run", p, "--out", self.path("ev"), "--key", k,
+                                   "--passphrase-env", "ABEV_TEST_PASS",
+                                   env={"ABEV_TEST_PASS": ""})
+            self.assertEqual((by_file.returncode, by_env.returncode), (EXIT_USAGE, EXIT_USAGE),
+                             by_file.stderr + by_env.stderr)
+            self.assertIn("empty", by_file.stderr)
+            self.assertIn("empty", by_env.stderr)
+            self.assertFalse(os.path.exists(self.path("ev")))
+        for i, how in enumerate((["--passphrase-file", self.path("empty")],
+                                 ["--passphrase-env", "ABEV_TEST_PASS"])):
+            cp = self.run_abev("keygen", "--out", self.path(f"k{i}"), *how,
+                               env={"ABEV_TEST_PASS": ""})
+            self.assertEqual(cp.returncode, EXIT_USAGE, cp.stderr)
+            self.assertIn("empty", cp.stderr)
+            self.assertFalse(os.path.exists(self.path(f"k{i}.key")))
