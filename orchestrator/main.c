@@ -84,7 +84,8 @@ static const char main_usage[] =
 	"  compare OLD NEW      compare two evidence directories variant by variant\n"
 	"  export DIR --format hyperfine|csv|junit|json\n"
 	"                       the evidence's figures for other tools\n"
-	"  results FILE...      count the tests in TRX / JUnit result files\n"
+	"  results FILE... [--list]\n"
+	"                       count (or list) the tests in TRX / JUnit result files\n"
 	"  guard min-executed --min N FILE...\n"
 	"                       fail when fewer than N tests were executed\n"
 	"  help [COMMAND]       show help for abev or for one command\n"
@@ -238,7 +239,7 @@ static const char export_usage[] =
 	"failed.\n";
 
 static const char results_usage[] =
-	"usage: abev results FILE... [--json] [--min-executed N]\n"
+	"usage: abev results FILE... [--json | --list] [--min-executed N]\n"
 	"\n"
 	"Reads VSTest TRX and JUnit XML result files (the format is told from the root\n"
 	"element) and prints, per file and in total, the tests counted from the results\n"
@@ -249,6 +250,12 @@ static const char results_usage[] =
 	"\n"
 	"Options:\n"
 	"  --json             print an abev.results/1 document instead of the table\n"
+	"  --list             print every test instead of the table, one per line in\n"
+	"                     file order: NAME<TAB>OUTCOME<TAB>DURATION (\"12.345 ms\", or\n"
+	"                     \"-\"), with a FILE<TAB> column first when several files\n"
+	"                     are given. NAME is exactly what a metric's \"test\" glob\n"
+	"                     is matched against (TRX testName; JUnit classname.name),\n"
+	"                     but control characters are written \\t, \\n or \\xNN\n"
 	"  --min-executed N   fail (exit 1) when fewer than N tests were executed in all\n"
 	"                     the files together\n"
 	"  -h, --help         show this help\n"
@@ -1042,6 +1049,7 @@ static int inspect_args(int argc, char **argv, int first, const char *cmd, const
 	const struct cli_opt results_opts[] = {
 		{ "--json", NULL, &opt->json, NULL },
 		{ "--min-executed", NULL, NULL, &min },
+		{ "--list", NULL, &opt->list, NULL },
 	};
 	const struct cli_opt guard_opts[] = { { "--min", NULL, NULL, &min } };
 
@@ -1053,6 +1061,11 @@ static int inspect_args(int argc, char **argv, int first, const char *cmd, const
 		return -1;
 	if (*helped)
 		return 0;
+	if (opt->list && opt->json) {
+		error("--list and --json do not go together: --list prints lines, --json a document");
+		fputs(usage, stderr);
+		return -1;
+	}
 	if (min && parse_count(opt->guard_only ? "--min" : "--min-executed", min,
 			       &opt->min_executed) < 0)
 		return -1;
@@ -1066,7 +1079,7 @@ static int inspect_args(int argc, char **argv, int first, const char *cmd, const
 
 static int cmd_results(int argc, char **argv)
 {
-	struct inspect_options opt = { 0, -1, 0 };
+	struct inspect_options opt = { 0, -1, 0, 0 };
 	const char **files;
 	size_t nfiles;
 	int helped, rc = EXIT_USAGE;
@@ -1081,7 +1094,7 @@ static int cmd_results(int argc, char **argv)
 
 static int cmd_guard(int argc, char **argv)
 {
-	struct inspect_options opt = { 0, -1, 1 };
+	struct inspect_options opt = { 0, -1, 1, 0 };
 	const char **files;
 	size_t nfiles;
 	int helped, rc = EXIT_USAGE;

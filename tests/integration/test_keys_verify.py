@@ -4,11 +4,13 @@ unsigned evidence fails naming SHA256.sig; the signing key may come from
 ABEV_SIGNING_KEY, and the evidence records where it came from; key files
 that cannot be right (a public key, a key others can read, an empty
 passphrase) are refused with a sentence that says what to do."""
+import json
 import os
 import shutil
 import subprocess
+import unittest
 
-from common import ABEV, AbevTestCase, helper_plan
+from common import ABEV, DEMO, AbevTestCase, helper_plan
 
 EXIT_USAGE, EXIT_VERIFY, EXIT_UNSIGNED = 2, 4, 7
 UNSIGNED_LINE = "UNSIGNED: contents match the manifest, but nobody vouches for it"
@@ -227,3 +229,129 @@ class KeysAndVerify(AbevTestCase):
             self.assertEqual(cp.returncode, EXIT_USAGE, cp.stderr)
             self.assertIn("empty", cp.stderr)
             self.assertFalse(os.path.exists(self.path(f"k{i}.key")))
+
+
+CORPUS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "shared",
+                      "corpus")
+if not os.path.isdir(CORPUS):
+    CORPUS = "/work/shared/corpus"
+
+TRX = """\ufeff<?xml version="1.0" encoding="utf-8"?>
+<TestRun xmlns="http://microsoft.com/schemas/VisualStudio/TeamTest/2010">
+  <Results>
+    <UnitTestResult testName="Ns.Parse.Json" outcome="Passed" duration="00:00:00.0123450"/>
+    <UnitTestResult testName="Ns.Parse.Xml" outcome="Failed" duration="00:00:01.5000000"/>
+    <UnitTestResult testName="Ns.Lock" outcome="NotExecuted"/>
+    <UnitTestResult testName="Rows" resultType="DataDrivenTest" outcome="Passed">
+      <InnerResults>
+        <UnitTestResult testName="Rows (0)" resultType="DataDrivenDataRow" outcome="Passed"
+                        duration="00:00:00.0010000"/>
+        <UnitTestResult testName="Rows (1)" resultType="DataDrivenDataRow"
+                        duration="00:00:00.0020000"/>
+      </InnerResults>
+    </UnitTestResult>
+  </Results>
+</TestRun>
+"""
+
+JUNIT = """<?xml version="1.0"?>
+<testsuites>
+  <testsuite name="s">
+    <testcase classname="pkg.Cls" name="fast" time="0.25"/>
+    <testcase classname="pkg.Cls" name="tab&#9;in name" time="1,234.5"><failure/></testcase>
+    <testcase name="bare"><skipped/></testcase>
+  </testsuite>
+</testsuites>
+"""
+
+
+class ResultsList(AbevTestCase):
+    def fixture(self, name, text):
+        p = self.path(name)
+        with open(p, "w", encoding="utf-8") as f:
+            f.write(text)
+        return p
+
+    def test_list_own_fixtures(self):
+        trx = self.fixture("t.trx", TRX)
+        cp = self.abev("results", "--list", trx, check=0)
+        self.assertEqual(cp.stdout.splitlines(), [
+            "Ns.Parse.Json\tpassed\t12.345 ms",
+            "Ns.Parse.Xml\tfailed\t1500.000 ms",
+            "Ns.Lock\tskipped\t-",
+            "Rows (0)\tpassed\t1.000 ms",
+            "Rows (1)\terror\t2.000 ms",
+        ])
+        junit = self.fixture("j.xml", JUNIT)
+        cp = self.abev("results", "--list", trx, junit, check=0)
+        lines = cp.stdout.splitlines()
+        self.assertEqual(len(lines), 8)
+        self.assertTrue(all(l.startswith(trx + "\t") for l in lines[:5]), lines)
+        self.assertEqual(lines[5:], [
+            f"{junit}\tpkg.Cls.fast\tpassed\t250.000 ms",
+            f"{junit}\tpkg.Cls.tab\\tin name\tfailed\t1234500.000 ms",
+            f"{junit}\tbare\tskipped\t-",
+        ])
+        # Deterministic: the same bytes twice, and the file order is kept.
+        again = self.abev("results", "--list", trx, junit, check=0)
+        self.assertEqual(again.stdout, cp.stdout)
+        swapped = self.abev("results", "--list", junit, trx, check=0).stdout.splitlines()
+        self.assertTrue(swapped[0].startswith(junit + "\t"))
+        # The guard still works beside the list; --json does not.
+        cp = self.abev("results", "--list", "--min-executed", "99", trx)
+        self.assertEqual(cp.returncode, 1)
+        self.assertIn("min_executed: fail", cp.stdout)
+        cp = self.abev("results", "--list", "--json", trx)
+        self.assertEqual(cp.returncode, 2)
+        self.assertIn("--list", self.abev("results", "--help", check=0).stdout)
+
+    def test_list_corpus(self):
+        trx = os.path.join(CORPUS, "trx", "dorny-dotnet-xunit-vstest.trx")
+        junit = os.path.join(CORPUS, "junit", "dorny-pytest.xml")
+        if not (os.path.isfile(trx) and os.path.isfile(junit)):
+            self.skipTest(f"the shared corpus is not at {CORPUS}")
+        for path in (trx, junit):
+            counts = self.abev("results", "--json", path, check=0)
+            total = json.loads(counts.stdout)["total"]
+            lines = self.abev("results", "--list", path, check=0).stdout.splitlines()
+            self.assertEqual(len(lines), total["total"], path)
+            outcomes = [l.split("\t")[1] for l in lines]
+            self.assertEqual(outcomes.count("passed"), total["passed"], path)
+            self.assertEqual(outcomes.count("failed"), total["failed"], path)
+            self.assertEqual(outcomes.count("skipped"), total["skipped"], path)
+            for l in lines:
+                self.assertEqual(len(l.split("\t")), 3, l)
+                self.assertRegex(l.split("\t")[2], r"^(-|[0-9]+\.[0-9]{3} ms)$")
+        names = [l.split("\t")[0] for l in
+                 self.abev("results", "--list", trx, check=0).stdout.splitlines()]
+        self.assertIn("DotnetTests.XUnitTests.CalculatorTests.Passing_Test", names)
+        self.assertIn("Custom Name", names)
+
+    @unittest.skipUnless(DEMO and os.access(DEMO, os.X_OK), "the demo suite is not built")
+    def test_metric_matching_nothing_lists_nearest_names(self):
+        plan = {
+            "schema": "abev.plan/1", "name": "nearest",
+            "variants": [{"name": "a", "command": [DEMO, "--trx", "{run_dir}/suite.trx"],
+                          "env": {"DEMO_IMPL": "baseline"}}],
+            "schedule": {"runs": 1, "warmups": 0},
+            "results": {"files": "{run_dir}/*.trx"},
+            "load": {"max_cpu_wait_pct": 100, "max_foreign_cpu": 64, "max_repeats": 0},
+            "metrics": [{"name": "sieve", "source": "duration", "test": "prime_seive"},
+                        {"name": "crc", "source": "results", "test": "*CRC_32*",
+                         "unit": "ms", "pattern": "BENCH crc32_ms=([0-9.]+)"}],
+        }
+        p = self.write_plan(plan)
+        self.abev("run", p, "--out", self.path("ev"), check=1)
+        inv = self.load("ev", "result.json")["invocations"][0]
+        g = [g for g in inv["guards"] if g["guard"] == "metrics"][0]
+        self.assertEqual(g["verdict"], "fail")
+        self.assertRegex(g["reason"], r"'sieve': no test result matches 'prime_seive'; nearest "
+                                      r"test names: 'prime_sieve'")
+        self.assertRegex(g["reason"], r"'crc': no test result matches '\*CRC_32\*'; nearest "
+                                      r"test names: 'crc32'")
+        self.assertIn("abev results --list", g["reason"])
+        # The names abev lists for the copied file are the ones suggested.
+        listed = self.abev("results", "--list", self.path("ev", inv["dir"], "suite.trx"),
+                           check=0).stdout
+        self.assertIn("prime_sieve\t", listed)
+        self.assertIn("crc32\t", listed)
