@@ -992,6 +992,7 @@ out:
 	free(st.notes);
 	free(st.variant_names);
 	judge_free(st.judge);
+	progress_release(&st.prog);
 	compare_teardown(&st);
 	free(st.cwd);
 	run_environment_release(&st.env);
