@@ -74,6 +74,11 @@ struct test_set *test_set_new(void);
 void test_set_add(struct test_set *set, const char *name);
 void test_set_seal(struct test_set *set);       /* sorts and removes duplicates */
 size_t test_set_size(const struct test_set *set);
+/*
+ * The names added so far, in *n: sorted and unique once sealed, as added
+ * before. Borrowed: valid until the next add, seal or free.
+ */
+const char *const *test_set_names(const struct test_set *set, size_t *n);
 void test_set_free(struct test_set *set);
 /*
  * Passes when got holds exactly the names of ref; otherwise fails naming

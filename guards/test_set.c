@@ -64,6 +64,12 @@ size_t test_set_size(const struct test_set *set)
 	return set->n;
 }
 
+const char *const *test_set_names(const struct test_set *set, size_t *n)
+{
+	*n = set->n;
+	return (const char *const *)set->names;
+}
+
 void test_set_free(struct test_set *set)
 {
 	if (!set)

@@ -694,6 +694,7 @@ int evidence_write_run(const char *root, const struct run_header *hdr, enum run_
 	jadd_str(rep, "evidence_dir", hdr->evidence_dir);
 	jadd_bool(rep, "signed", hdr->signed_evidence);
 	jadd_str(rep, "pubkey", hdr->pubkey);
+	jadd_str(rep, "key_source", hdr->key_source);
 	jadd_str(rep, "template", hdr->report_template);
 	jadd(o, "report", rep);
 	jadd(o, "comparison", hdr->comparison ? evidence_comparison_json(hdr->comparison,

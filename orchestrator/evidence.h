@@ -149,6 +149,7 @@ struct run_header {
 	const char *evidence_dir;   /* as the user named it */
 	int signed_evidence;
 	const char *pubkey;         /* the signer's public key file, or NULL */
+	const char *key_source;     /* "option" (--key), "environment" (ABEV_SIGNING_KEY), or NULL */
 	const char *report_template; /* REPORT_TEMPLATE_FILE when the plan has its own, or NULL */
 	/* NULL while the run is going: the comparison is made once, at the end. */
 	const struct comparison *comparison;

@@ -33,6 +33,48 @@ static void print_row(int width, const char *name, const char *format,
 	       (long long)c->other);
 }
 
+/*
+ * --list: one line per leaf test as read, "[FILE<TAB>]NAME<TAB>OUTCOME<TAB>
+ * DURATION", the name exactly as a metric's test glob is matched against
+ * it, but for control characters (a tab would break the columns), which
+ * are written as \t, \n or \xNN.
+ */
+struct list_ctx {
+	const char *file;      /* NULL: one file, no file column */
+};
+
+static void put_listed(const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		if (c == '\t')
+			fputs("\\t", stdout);
+		else if (c == '\n')
+			fputs("\\n", stdout);
+		else if (c < 0x20 || c == 0x7f)
+			printf("\\x%02x", c);
+		else
+			putchar(c);
+	}
+}
+
+static int list_test(void *arg, const struct test_case *tc)
+{
+	const struct list_ctx *l = arg;
+
+	if (l->file) {
+		put_listed(l->file);
+		putchar('\t');
+	}
+	put_listed(tc->name ? tc->name : "");
+	printf("\t%s\t", test_outcome_name(tc->outcome));
+	if (tc->duration_s >= 0)
+		printf("%.3f ms\n", tc->duration_s * 1e3);
+	else
+		fputs("-\n", stdout);
+	return 0;
+}
+
 static const char *total_format(const struct results_file *files, size_t n)
 {
 	if (!n)
@@ -54,6 +96,7 @@ enum inspect_outcome inspect_results(const char *const *paths, int npaths,
 	struct guard_result guard = { 0 };
 	size_t nfiles = 0, refused = 0;
 	enum inspect_outcome outcome = INSPECT_OK;
+	struct list_ctx list = { NULL };
 
 	for (int i = 0; i < npaths; i++) {
 		char *err = NULL;
@@ -70,7 +113,9 @@ enum inspect_outcome inspect_results(const char *const *paths, int npaths,
 			warning("'%s' is the same file as '%s': counted once", paths[i], paths[dup]);
 			continue;
 		}
-		if (results_parse(paths[i], &limits, NULL, NULL, &files[nfiles], &err) < 0) {
+		list.file = npaths > 1 ? paths[i] : NULL;
+		if (results_parse(paths[i], &limits, opt->list ? list_test : NULL, &list,
+				  &files[nfiles], &err) < 0) {
 			error("%s", err);
 			free(err);
 			refused++;
@@ -89,7 +134,7 @@ enum inspect_outcome inspect_results(const char *const *paths, int npaths,
 						      opt->min_executed >= 0 ? &guard : NULL);
 		fputs(doc, stdout);
 		free(doc);
-	} else if (!opt->guard_only) {
+	} else if (!opt->guard_only && !opt->list) {
 		int width = NAME_COL_MIN;
 		for (size_t i = 0; i < nfiles; i++) {
 			size_t len = strlen(files[i].path);

@@ -655,6 +655,8 @@ static void judge_metrics(struct judge *j, struct invocation *inv, const char *r
 	struct strbuf why = STRBUF_INIT;
 	size_t missing = 0;
 
+	if (c->names)
+		in.test_names = test_set_names(c->names, &in.ntest_names);
 	metric_set_extract(j->metrics, &in, &inv->metrics, &inv->nmetrics);
 	for (size_t i = 0; i < inv->nmetrics; i++) {
 		const struct metric_value *m = &inv->metrics[i];

@@ -22,6 +22,7 @@
 #include "report_hosts.h"
 #include "runner.h"
 #include "seal.h"
+#include "signkey.h"
 #include "summary.h"
 #include "util.h"
 #include "verify.h"
@@ -34,6 +35,7 @@ enum exit_code {
 	EXIT_VERIFY = 4,       /* abev verify found a problem */
 	EXIT_REJECTED = 5,     /* the decision: a gate failed */
 	EXIT_INCONCLUSIVE = 6, /* the decision is inconclusive and the plan says that fails */
+	EXIT_UNSIGNED = 7,     /* abev verify without --pubkey: contents match, nobody vouches */
 	EXIT_SIGNAL_BASE = 128 /* interrupted: 128 + signal (proc.h's interrupt signals) */
 };
 
@@ -49,6 +51,8 @@ enum exit_code {
 	"  4    verification failed (abev verify, or --pubkey of report/export/compare)\n" \
 	"  5    rejected: a gate failed (its whole interval is beyond the limit)\n" \
 	"  6    inconclusive, in a plan whose decision.inconclusive is \"fail\"\n" \
+	"  7    abev verify without --pubkey: the contents match the manifest, but no\n" \
+	"       signature was checked (UNSIGNED)\n" \
 	"  129  interrupted by SIGHUP, whenever it arrives: evidence is written, marked\n" \
 	"       \"interrupted\" with the signal's name, and sealed\n" \
 	"  130  interrupted by SIGINT: likewise\n" \
@@ -69,7 +73,7 @@ static const char main_usage[] =
 	"Commands:\n"
 	"  run PLAN --out DIR (--key KEY.key | --unsigned)\n"
 	"                       run the plan and write sealed evidence into DIR\n"
-	"  verify PATH --pubkey KEY.pub\n"
+	"  verify PATH [--pubkey KEY.pub]\n"
 	"                       check an evidence directory or bundle\n"
 	"  keygen --out PREFIX  make a signing key (PREFIX.key, .pub, .pub.pem)\n"
 	"  pack DIR --out FILE.tar.zst\n"
@@ -80,7 +84,8 @@ static const char main_usage[] =
 	"  compare OLD NEW      compare two evidence directories variant by variant\n"
 	"  export DIR --format hyperfine|csv|junit|json\n"
 	"                       the evidence's figures for other tools\n"
-	"  results FILE...      count the tests in TRX / JUnit result files\n"
+	"  results FILE... [--list]\n"
+	"                       count (or list) the tests in TRX / JUnit result files\n"
 	"  guard min-executed --min N FILE...\n"
 	"                       fail when fewer than N tests were executed\n"
 	"  help [COMMAND]       show help for abev or for one command\n"
@@ -93,13 +98,15 @@ static const char main_usage[] =
 
 static const char run_synopsis[] =
 	"usage: abev run PLAN --out DIR (--key KEY.key | --unsigned) [--bundle FILE]\n"
-	"                [--passphrase-file F | --passphrase-env VAR] [--host-label LABEL]\n"
-	"                [--max-cpu-wait-pct P] [--wait] [--quiet] [--json] [--dry-run]\n";
+	"                [--passphrase-file F | --passphrase-env VAR] [--insecure-key-mode]\n"
+	"                [--host-label LABEL] [--max-cpu-wait-pct P] [--wait] [--quiet]\n"
+	"                [--json] [--dry-run]\n";
 
 static const char run_usage[] =
 	"usage: abev run PLAN --out DIR (--key KEY.key | --unsigned) [--bundle FILE]\n"
-	"                [--passphrase-file F | --passphrase-env VAR] [--host-label LABEL]\n"
-	"                [--max-cpu-wait-pct P] [--wait] [--quiet] [--json] [--dry-run]\n"
+	"                [--passphrase-file F | --passphrase-env VAR] [--insecure-key-mode]\n"
+	"                [--host-label LABEL] [--max-cpu-wait-pct P] [--wait] [--quiet]\n"
+	"                [--json] [--dry-run]\n"
 	"\n"
 	"Runs every variant of PLAN (a JSON plan, schema \"abev.plan/1\") as fresh\n"
 	"processes: warmups first (never counted), then the recorded runs in the\n"
@@ -124,11 +131,18 @@ static const char run_usage[] =
 	"Options:\n"
 	"  -o, --out DIR   evidence directory to create (must not exist)\n"
 	"  -k, --key KEY.key\n"
-	"                  sign the evidence (SHA256.sig) with this key ('abev keygen')\n"
-	"  --unsigned      seal the evidence (SHA256) without signing it; the report\n"
-	"                  then says UNSIGNED. One of --key and --unsigned is required\n"
+	"                  sign the evidence (SHA256.sig) with this key ('abev keygen');\n"
+	"                  without it, the key named by $ABEV_SIGNING_KEY (a path) signs,\n"
+	"                  and result.json's report.key_source says which was used\n"
+	"  --unsigned      seal the evidence (SHA256) without signing it (even when\n"
+	"                  ABEV_SIGNING_KEY is set); the report then says UNSIGNED. One of\n"
+	"                  --key, ABEV_SIGNING_KEY and --unsigned is required\n"
 	"  --passphrase-file F, --passphrase-env VAR\n"
-	"                  the key's passphrase: first line of F, or $VAR (never argv)\n"
+	"                  the key's passphrase: first line of F, or $VAR (never argv);\n"
+	"                  an empty one is a usage error (exit 2)\n"
+	"  --insecure-key-mode\n"
+	"                  use a key file that its group or others can read (warns);\n"
+	"                  without it such a key is refused with the chmod 600 to run\n"
 	"  --bundle FILE   also pack the evidence into FILE (.tar.zst or .tar.gz)\n"
 	"  --host-label LABEL\n"
 	"                  name this machine in metadata.json (host.label) and in a\n"
@@ -228,7 +242,7 @@ static const char export_usage[] =
 	"failed.\n";
 
 static const char results_usage[] =
-	"usage: abev results FILE... [--json] [--min-executed N]\n"
+	"usage: abev results FILE... [--json | --list] [--min-executed N]\n"
 	"\n"
 	"Reads VSTest TRX and JUnit XML result files (the format is told from the root\n"
 	"element) and prints, per file and in total, the tests counted from the results\n"
@@ -239,6 +253,12 @@ static const char results_usage[] =
 	"\n"
 	"Options:\n"
 	"  --json             print an abev.results/1 document instead of the table\n"
+	"  --list             print every test instead of the table, one per line in\n"
+	"                     file order: NAME<TAB>OUTCOME<TAB>DURATION (\"12.345 ms\", or\n"
+	"                     \"-\"), with a FILE<TAB> column first when several files\n"
+	"                     are given. NAME is exactly what a metric's \"test\" glob\n"
+	"                     is matched against (TRX testName; JUnit classname.name),\n"
+	"                     but control characters are written \\t, \\n or \\xNN\n"
 	"  --min-executed N   fail (exit 1) when fewer than N tests were executed in all\n"
 	"                     the files together\n"
 	"  -h, --help         show this help\n"
@@ -257,7 +277,7 @@ static const char keygen_usage[] =
 	"from the command line.\n";
 
 static const char verify_usage[] =
-	"usage: abev verify PATH --pubkey KEY.pub\n"
+	"usage: abev verify PATH [--pubkey KEY.pub]\n"
 	"\n"
 	"Checks an evidence directory or a bundle (.tar.zst, .tar.gz; read by streaming,\n"
 	"never extracted): the signature of SHA256 in SHA256.sig against KEY.pub, every\n"
@@ -265,8 +285,15 @@ static const char verify_usage[] =
 	"there is no symlink, hardlink, device or other special file and no unsafe name.\n"
 	"Prints what it checked and the signer's fingerprint.\n"
 	"\n"
-	"Exit codes: 0 verified; 4 a problem was found (each is named with its file);\n"
-	"2 usage error or unreadable key.\n";
+	"Without --pubkey the same checks run against SHA256 alone (and the copy of it\n"
+	"in SHA256.sig, when there is one, which is read but not checked); when they\n"
+	"pass the verdict is \"UNSIGNED: contents match the manifest, but nobody vouches\n"
+	"for it\" and the exit code 7: anyone could have written a matching manifest.\n"
+	"With --pubkey, evidence without SHA256.sig (abev run --unsigned) fails.\n"
+	"\n"
+	"Exit codes: 0 verified; 7 unsigned: the contents match, no signature was\n"
+	"checked; 4 a problem was found (each is named with its file); 2 usage error or\n"
+	"unreadable key.\n";
 
 static const char pack_usage[] =
 	"usage: abev pack DIR --out FILE.tar.zst|FILE.tar.gz\n"
@@ -393,60 +420,6 @@ static int parse_args(int argc, char **argv, int first, const char *cmd, const c
 	return 0;
 }
 
-/* Longest passphrase abev reads. */
-#define PASSPHRASE_MAX 1024
-
-/*
- * The passphrase of a key: the first line of a file or the value of an
- * environment variable — never an argument, which other users can read
- * in the process table. NULL in *out when neither is given. 0 or -1.
- */
-static int read_passphrase(const char *file, const char *env, char **out)
-{
-	struct strbuf sb = STRBUF_INIT;
-	*out = NULL;
-	if (file && env) {
-		error("give the passphrase once: --passphrase-file or --passphrase-env");
-		return -1;
-	}
-	if (env) {
-		const char *v = getenv(env);
-		if (!v) {
-			error("environment variable '%s' (--passphrase-env) is not set", env);
-			return -1;
-		}
-		if (strlen(v) > PASSPHRASE_MAX) {
-			error("the passphrase in '%s' is longer than %d bytes", env, PASSPHRASE_MAX);
-			return -1;
-		}
-		*out = xstrdup(v);
-		return 0;
-	}
-	if (!file)
-		return 0;
-	if (read_file_capped(&sb, file, PASSPHRASE_MAX + 2) < 0)
-		return -1;
-	sb.buf[strcspn(sb.buf, "\r\n")] = '\0';
-	*out = strbuf_detach(&sb, NULL);
-	if (!**out) {
-		error("the passphrase file '%s' is empty", file);
-		free(*out);
-		*out = NULL;
-		return -1;
-	}
-	return 0;
-}
-
-/* Frees a passphrase, wiping it first. */
-static void free_passphrase(char *p)
-{
-	if (!p)
-		return;
-	for (volatile char *c = p; *c; c++)
-		*c = 0;
-	free(p);
-}
-
 /*
  * PREFIX.pub for PREFIX.key, the file a reviewer verifies with, made
  * absolute when it exists: the report's commands run from inside the
@@ -496,9 +469,12 @@ static int cmd_run(int argc, char **argv)
 	const char *pass_file = NULL, *pass_env = NULL, *host_label = NULL, *max_wait = NULL;
 	double max_wait_pct = 0;
 	int quiet = 0, dry_run = 0, unsigned_ok = 0, json = 0, wait = 0, rc = EXIT_USAGE, helped;
+	int insecure_key = 0;
+	enum signkey_source key_src = SIGNKEY_NONE;
 	const struct cli_opt opts[] = {
 		{ "--quiet", "-q", &quiet, NULL },
 		{ "--wait", NULL, &wait, NULL },
+		{ "--insecure-key-mode", NULL, &insecure_key, NULL },
 		{ "--json", NULL, &json, NULL },
 		{ "--dry-run", "-n", &dry_run, NULL },
 		{ "--unsigned", NULL, &unsigned_ok, NULL },
@@ -529,12 +505,16 @@ static int cmd_run(int argc, char **argv)
 				   run_synopsis);
 	if (out && !*out)
 		return usage_error("'--out' is empty", run_synopsis);
-	if (!dry_run && !key_path && !unsigned_ok)
-		return usage_error("evidence is signed: give --key KEY.key (make one with 'abev "
-				   "keygen'), or --unsigned to seal it without a signature",
-				   run_synopsis);
 	if (key_path && unsigned_ok)
 		return usage_error("--key and --unsigned contradict each other", run_synopsis);
+	/* --unsigned is explicit, so it beats a key in the environment. */
+	if (!unsigned_ok)
+		key_path = signkey_path(key_path, &key_src);
+	if (!dry_run && !key_path && !unsigned_ok)
+		return usage_error("evidence is signed: give --key KEY.key or set " SIGNKEY_ENV
+				   " (make a key with 'abev keygen'), or --unsigned to seal it "
+				   "without a signature",
+				   run_synopsis);
 	if (host_label && !metadata_label_valid(host_label))
 		return usage_error("'--host-label' must be 1 to 64 characters of [A-Za-z0-9._-]",
 				   run_synopsis);
@@ -557,16 +537,18 @@ static int cmd_run(int argc, char **argv)
 		return EXIT_PASSED;
 	}
 	if (key_path) {
-		if (read_passphrase(pass_file, pass_env, &pass) < 0)
+		if (signkey_passphrase(pass_file, pass_env, &pass) < 0)
 			goto out;
-		key = seal_key_load(key_path, pass);
+		key = signkey_load(key_path, key_src, pass, insecure_key);
 		if (!key)
 			goto out;
 		pub = pub_for_key(key_path);
 	}
 
-	reproduce = xasprintf("abev run %s --out NEW_DIR %s%s%s%s%s%s", plan_path,
-			      key_path ? "--key " : "--unsigned", key_path ? key_path : "",
+	/* A key from the environment stays there: the command names no key of its own. */
+	reproduce = xasprintf("abev run %s --out NEW_DIR%s%s%s%s%s%s", plan_path,
+			      key_src == SIGNKEY_OPTION ? " --key " : key_path ? "" : " --unsigned",
+			      key_src == SIGNKEY_OPTION ? key_path : "",
 			      host_label ? " --host-label " : "", host_label ? host_label : "",
 			      max_wait ? " --max-cpu-wait-pct " : "", max_wait ? max_wait : "");
 	memset(&opt, 0, sizeof(opt));
@@ -574,6 +556,7 @@ static int cmd_run(int argc, char **argv)
 	opt.reproduce = reproduce;
 	opt.key = key;
 	opt.pubkey = pub;
+	opt.key_source = signkey_source_name(key_src);
 	opt.bundle = bundle;
 	opt.host_label = host_label;
 	opt.json = json;
@@ -592,7 +575,7 @@ static int cmd_run(int argc, char **argv)
 	rc = run_exit(runner_run(&plan, &opt, &res), &res, plan.inconclusive_fails);
 out:
 	seal_key_free(key);
-	free_passphrase(pass);
+	signkey_passphrase_free(pass);
 	plan_release(&plan);
 	free(reproduce);
 	free(pub);
@@ -601,7 +584,8 @@ out:
 
 /*
  * Reads the signer's key and checks PATH against it into *res (release
- * with verify_result_release()). 0, or non-zero after the message when
+ * with verify_result_release()); without pubkey, against its manifest
+ * alone. 0, or non-zero after the message when
  * the key cannot be read or PATH is neither evidence nor a bundle.
  */
 static int verify_with(const char *path, const char *pubkey, struct verify_result *res)
@@ -610,6 +594,8 @@ static int verify_with(const char *path, const char *pubkey, struct verify_resul
 	char *err = NULL;
 
 	memset(res, 0, sizeof(*res));
+	if (!pubkey)
+		return verify_path(path, NULL, res) < 0 ? -1 : 0;
 	if (seal_pub_read(pubkey, &pub, &err) < 0) {
 		error("%s", err);
 		free(err);
@@ -942,7 +928,7 @@ static int cmd_keygen(int argc, char **argv)
 		return EXIT_PASSED;
 	if (!prefix || !*prefix)
 		return usage_error("no key prefix given", "usage: abev keygen --out PREFIX");
-	if (read_passphrase(pass_file, pass_env, &pass) < 0)
+	if (signkey_passphrase(pass_file, pass_env, &pass) < 0)
 		return EXIT_USAGE;
 	if (seal_keygen(prefix, pass, fp) == 0) {
 		printf("private key: %s.key%s\npublic key:  %s.pub (signify), %s.pub.pem (openssl)\n"
@@ -952,8 +938,23 @@ static int cmd_keygen(int argc, char **argv)
 	} else {
 		rc = EXIT_RUNTIME;
 	}
-	free_passphrase(pass);
+	signkey_passphrase_free(pass);
 	return rc;
+}
+
+/* The signature line of abev verify. */
+static void print_signature(const struct verify_result *res, const char *pubkey)
+{
+	if (pubkey && !res->signature_present)
+		printf("signature:   MISSING: no SHA256.sig (the evidence was sealed with "
+		       "--unsigned)\n");
+	else if (pubkey)
+		printf("signature:   %s\n", res->signature_ok ? "good" : "NOT VALID");
+	else if (res->signature_present)
+		printf("signature:   not checked: SHA256.sig is there, but no key was given (check "
+		       "it with --pubkey KEY.pub)\n");
+	else
+		printf("signature:   none: the evidence is unsigned (no SHA256.sig)\n");
 }
 
 static int cmd_verify(int argc, char **argv)
@@ -969,14 +970,17 @@ static int cmd_verify(int argc, char **argv)
 		return EXIT_USAGE;
 	if (helped)
 		return EXIT_PASSED;
-	if (!path || !pubkey)
-		return usage_error("abev verify needs the evidence and the signer's public key",
-				   "usage: abev verify PATH --pubkey KEY.pub");
+	if (!path)
+		return usage_error("abev verify needs the evidence (a directory or a bundle)",
+				   "usage: abev verify PATH [--pubkey KEY.pub]");
 	if (verify_with(path, pubkey, &res))
 		return EXIT_USAGE;
 	printf("evidence:    %s (%s)\n", path, res.is_bundle ? "bundle" : "directory");
-	printf("key:         %s, fingerprint %s\n", pubkey, res.fingerprint);
-	printf("signature:   %s\n", res.signature_ok ? "good" : "NOT VALID");
+	if (pubkey)
+		printf("key:         %s, fingerprint %s\n", pubkey, res.fingerprint);
+	else
+		printf("key:         none given\n");
+	print_signature(&res, pubkey);
 	printf("files:       %zu of %zu listed files match their SHA-256\n", res.files_checked,
 	       res.files_listed);
 	for (size_t i = 0; i < res.nproblems; i++)
@@ -985,6 +989,10 @@ static int cmd_verify(int argc, char **argv)
 		printf("verdict:     FAILED (%zu problem%s)\n", res.nproblems,
 		       res.nproblems == 1 ? "" : "s");
 		rc = EXIT_VERIFY;
+	} else if (!pubkey) {
+		printf("verdict:     UNSIGNED: contents match the manifest, but nobody vouches for "
+		       "it\n");
+		rc = EXIT_UNSIGNED;
 	} else {
 		printf("verdict:     verified\n");
 		rc = EXIT_PASSED;
@@ -1046,6 +1054,7 @@ static int inspect_args(int argc, char **argv, int first, const char *cmd, const
 	const struct cli_opt results_opts[] = {
 		{ "--json", NULL, &opt->json, NULL },
 		{ "--min-executed", NULL, NULL, &min },
+		{ "--list", NULL, &opt->list, NULL },
 	};
 	const struct cli_opt guard_opts[] = { { "--min", NULL, NULL, &min } };
 
@@ -1057,6 +1066,11 @@ static int inspect_args(int argc, char **argv, int first, const char *cmd, const
 		return -1;
 	if (*helped)
 		return 0;
+	if (opt->list && opt->json) {
+		error("--list and --json do not go together: --list prints lines, --json a document");
+		fputs(usage, stderr);
+		return -1;
+	}
 	if (min && parse_count(opt->guard_only ? "--min" : "--min-executed", min,
 			       &opt->min_executed) < 0)
 		return -1;
@@ -1070,7 +1084,7 @@ static int inspect_args(int argc, char **argv, int first, const char *cmd, const
 
 static int cmd_results(int argc, char **argv)
 {
-	struct inspect_options opt = { 0, -1, 0 };
+	struct inspect_options opt = { 0, -1, 0, 0 };
 	const char **files;
 	size_t nfiles;
 	int helped, rc = EXIT_USAGE;
@@ -1085,7 +1099,7 @@ static int cmd_results(int argc, char **argv)
 
 static int cmd_guard(int argc, char **argv)
 {
-	struct inspect_options opt = { 0, -1, 1 };
+	struct inspect_options opt = { 0, -1, 1, 0 };
 	const char **files;
 	size_t nfiles;
 	int helped, rc = EXIT_USAGE;

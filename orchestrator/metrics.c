@@ -24,10 +24,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "nearest.h"
 #include "util.h"
 
 /* Room for a quoted piece of input (a pattern, a capture) in a reason. */
 #define SHOW_MAX 96
+/* Test names a metric that matched none suggests. */
+#define METRICS_NEAREST_MAX 5
 /* Longer captures are not numbers anyone writes. */
 #define NUMBER_MAX 64
 
@@ -238,6 +241,56 @@ int metric_set_wants_test(const struct metric_set *set, const char *name)
 		if (test_matches(&set->defs[i], name))
 			return 1;
 	return 0;
+}
+
+/* The literal text of a glob: what is left without its wildcards and bracket expressions. */
+static char *glob_literal(const char *glob, int *has_star)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	*has_star = 0;
+	for (const char *p = glob; *p;) {
+		if (*p == '[') {
+			p = skip_bracket(p);
+		} else if (*p == '*' || *p == '?') {
+			*has_star |= *p == '*';
+			p++;
+		} else {
+			if (*p == '\\' && p[1])
+				p++;
+			strbuf_addch(&sb, *p++);
+		}
+	}
+	return strbuf_detach(&sb, NULL);
+}
+
+/*
+ * Why a results or duration metric got nothing: its glob matched no test,
+ * with the names nearest to it, so that a typo or a name the producer
+ * writes differently ("Class.Method" in JUnit) is seen at once.
+ */
+static char *no_match(const struct metric_def *d, const struct metric_inputs *in)
+{
+	const char *near[METRICS_NEAREST_MAX];
+	struct strbuf sb = STRBUF_INIT;
+	char b[SHOW_MAX];
+	char *literal;
+	size_t n;
+	int has_star;
+
+	strbuf_addf(&sb, "no test result matches '%s'", show(b, d->test));
+	if (!in->ntest_names) {
+		strbuf_adds(&sb, " (no test was read)");
+		return strbuf_detach(&sb, NULL);
+	}
+	literal = glob_literal(d->test, &has_star);
+	n = nearest(literal, in->test_names, in->ntest_names, has_star, SIZE_MAX, near,
+		    METRICS_NEAREST_MAX);
+	free(literal);
+	for (size_t i = 0; i < n; i++)
+		strbuf_addf(&sb, "%s'%s'", i ? ", " : "; nearest test names: ", show(b, near[i]));
+	strbuf_adds(&sb, " ('abev results --list FILE' lists every name)");
+	return strbuf_detach(&sb, NULL);
 }
 
 /* A text a pattern runs over: NUL-free, so that regexec sees all of it. */
@@ -578,7 +631,7 @@ static void from_results(const struct metric_set *set, size_t i, const struct me
 		}
 	}
 	if (!ntests) {
-		v->why = xasprintf("no test result matches '%s'", show(b, d->test));
+		v->why = no_match(d, in);
 		goto out;
 	}
 	if (!acc.n) {
@@ -609,7 +662,7 @@ static void from_durations(const struct metric_def *d, const struct metric_input
 			acc_add(&acc, t->duration_s * 1000.0);
 	}
 	if (!ntests) {
-		v->why = xasprintf("no test result matches '%s'", show(b, d->test));
+		v->why = no_match(d, in);
 		return;
 	}
 	if (!acc.n) {

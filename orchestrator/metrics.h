@@ -56,6 +56,9 @@ struct metric_inputs {
 	long minflt, majflt, nvcsw, nivcsw;
 	const struct metric_test *tests;  /* the results tests that match some metric's test glob */
 	size_t ntests;
+	/* Every test name read (duplicates allowed), for the nearest names when a glob matches none. */
+	const char *const *test_names;
+	size_t ntest_names;
 	double pattern_cpu_seconds;  /* per metric and invocation; 0: the default */
 };
 

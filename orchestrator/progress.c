@@ -2,14 +2,20 @@
  * progress: renders the live line and the per-invocation lines. The ETA
  * is the mean wall time of the invocations finished so far times those
  * left, plus the gaps still to wait; before the first finishes there is
- * no ETA rather than a guess.
+ * no ETA rather than a guess. The median shown is of the runs the
+ * comparison will count (compare_counts()), so that what the line says
+ * is what the result will be made of.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "progress.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "compare.h"
+#include "stats.h"
+#include "units.h"
 #include "util.h"
 
 static void fmt_duration(char *out, size_t len, double s)
@@ -67,13 +73,69 @@ static void eta(const struct progress *p, double elapsed_s, int in_gap, double g
 	snprintf(out, len, "ETA %s", d);
 }
 
+static struct progress_variant *find_variant(const struct progress *p, const char *name)
+{
+	for (size_t i = 0; name && i < p->nvariants; i++)
+		if (!strcmp(p->variants[i].name, name))
+			return &p->variants[i];
+	return NULL;
+}
+
+void progress_line(const struct progress *p, const char *what, struct strbuf *sb)
+{
+	const struct progress_variant *v = find_variant(p, p->variant);
+
+	strbuf_addf(sb, "[%zu/%zu] %s %s %u%s %s | median ", p->index + 1, p->total,
+		    p->variant ? p->variant : "", p->warmup ? "warmup" : "run", p->round,
+		    p->attempt > 1 ? " (repeat)" : "", what);
+	if (v && v->n)
+		units_add(sb, stats_median(v->wall_ms, v->n), "ms");
+	else
+		strbuf_adds(sb, "--");
+	strbuf_addf(sb, " (n=%zu)", v ? v->n : 0);
+}
+
 static void live(struct progress *p, const char *what)
 {
-	fprintf(stderr, "\r\033[K[%zu/%zu] %s %s %u%s %s", p->index + 1, p->total,
-		p->variant ? p->variant : "", p->warmup ? "warmup" : "run", p->round,
-		p->attempt > 1 ? " (repeat)" : "", what);
+	struct strbuf sb = STRBUF_INIT;
+
+	progress_line(p, what, &sb);
+	fprintf(stderr, "\r\033[K%s", sb.buf);
 	fflush(stderr);
+	strbuf_release(&sb);
 	p->line_dirty = 1;
+}
+
+/* Keeps a counted run's wall time for its variant's median. */
+static void keep_wall(struct progress *p, const struct invocation *inv)
+{
+	struct progress_variant *v;
+
+	if (!p->variant || !compare_counts(inv))
+		return;
+	v = find_variant(p, p->variant);
+	if (!v) {
+		p->variants = xrealloc(p->variants, (p->nvariants + 1) * sizeof(*p->variants));
+		v = &p->variants[p->nvariants++];
+		memset(v, 0, sizeof(*v));
+		v->name = p->variant;
+	}
+	if (v->n == v->alloc) {
+		v->alloc = v->alloc ? 2 * v->alloc : 16;
+		v->wall_ms = xrealloc(v->wall_ms, v->alloc * sizeof(*v->wall_ms));
+	}
+	v->wall_ms[v->n++] = (double)inv->wall_ns / 1e6;
+}
+
+void progress_release(struct progress *p)
+{
+	if (!p)
+		return;
+	for (size_t i = 0; i < p->nvariants; i++)
+		free(p->variants[i].wall_ms);
+	free(p->variants);
+	p->variants = NULL;
+	p->nvariants = 0;
 }
 
 void progress_tick(struct progress *p, int64_t elapsed_ns)
@@ -111,6 +173,7 @@ void progress_done(struct progress *p, const struct invocation *inv)
 {
 	p->done++;
 	p->run_ns_sum += inv->wall_ns;
+	keep_wall(p, inv);
 	if (p->mode == PROGRESS_QUIET)
 		return;
 	progress_clear(p);

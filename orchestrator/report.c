@@ -667,30 +667,6 @@ static void set_invocations(struct tmpl_ctx *c, const struct report_input *in)
 	}
 }
 
-/* Appends s quoted for sh: bare when it is made of safe characters, else in single quotes. */
-static void sh_quote(struct strbuf *sb, const char *s)
-{
-	const char *p;
-	for (p = s; *p; p++)
-		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-			    "_-./:=+@%,", *p))
-			break;
-	if (!*p && *s) {
-		strbuf_adds(sb, s);
-		return;
-	}
-	strbuf_addch(sb, '\'');
-	for (p = s; *p; p++) {
-		if (*p == '\'')
-			strbuf_adds(sb, "'\\''");
-		else if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			strbuf_addch(sb, '?');
-		else
-			strbuf_addch(sb, *p);
-	}
-	strbuf_addch(sb, '\'');
-}
-
 /* Longest run of backticks in s, so that a fence around s can be longer. */
 static size_t longest_backticks(const char *s)
 {
@@ -722,7 +698,7 @@ static void set_reproduce(struct tmpl_ctx *c, const struct report_input *in)
 	strbuf_adds(&sb, "sh\n");
 	if (in->reproduce_cwd) {
 		strbuf_adds(&sb, "cd ");
-		sh_quote(&sb, in->reproduce_cwd);
+		strbuf_add_sh(&sb, in->reproduce_cwd);
 		strbuf_addch(&sb, '\n');
 	}
 	strbuf_adds(&sb, in->reproduce);
@@ -743,14 +719,14 @@ static void set_verify(struct tmpl_ctx *c, const struct report_input *in)
 	const char *key = in->pubkey && *in->pubkey ? in->pubkey : "KEY.pub";
 	struct strbuf sb = STRBUF_INIT;
 
-	sh_quote(&sb, dir);
+	strbuf_add_sh(&sb, dir);
 	set_sb(c, "q_dir", &sb);
-	sh_quote(&sb, key);
+	strbuf_add_sh(&sb, key);
 	set_sb(c, "q_key", &sb);
 	strbuf_addf(&sb, "%s.pem", key);
 	{
 		char *pem = strbuf_detach(&sb, NULL);
-		sh_quote(&sb, pem);
+		strbuf_add_sh(&sb, pem);
 		free(pem);
 	}
 	set_sb(c, "q_pem", &sb);

@@ -243,6 +243,7 @@ static int write_state(struct run_state *st, int final)
 		.evidence_dir = st->opt->out_dir,
 		.signed_evidence = st->opt->key != NULL,
 		.pubkey = st->opt->pubkey,
+		.key_source = st->opt->key_source,
 		.report_template = plan->report_template ? REPORT_TEMPLATE_FILE : NULL,
 		.comparison = st->compared ? &st->cmp : NULL,
 		.gate_defs = st->gate_defs,
@@ -1148,6 +1149,7 @@ out:
 	free(st.notes);
 	free(st.variant_names);
 	judge_free(st.judge);
+	progress_release(&st.prog);
 	compare_teardown(&st);
 	free(st.cwd);
 	run_environment_release(&st.env);

@@ -20,6 +20,7 @@ struct runner_options {
 	const char *reproduce;        /* command line to re-run, for the report */
 	const struct seal_key *key;   /* signs SHA256 when set; NULL: --unsigned */
 	const char *pubkey;           /* the public key file to name in the report, or NULL */
+	const char *key_source;       /* where key came from: "option", "environment"; NULL unsigned */
 	const char *bundle;           /* also pack the evidence into this archive, or NULL */
 	const char *host_label;       /* metadata.json's host.label; NULL: the hostname */
 	int json;                     /* print the comparison as JSON on stdout */

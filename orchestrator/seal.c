@@ -482,13 +482,16 @@ struct seal_key *seal_key_load(const char *path, const char *passphrase)
 		else if (pc.asked)
 			error("cannot decrypt '%s': wrong passphrase?", path);
 		else
-			error("cannot read a private key from '%s': %s", path,
-			      crypto_err(msg, sizeof(msg)));
+			error("%s is not a private key abev can read: expected the PKCS#8 PEM "
+			      "private key that 'abev keygen' writes (PREFIX.key, beginning "
+			      "'-----BEGIN PRIVATE KEY-----' or '-----BEGIN ENCRYPTED PRIVATE "
+			      "KEY-----')", path);
 		ERR_clear_error();
 		goto out;
 	}
 	if (EVP_PKEY_get_id(pkey) != EVP_PKEY_ED25519) {
-		error("'%s' is not an Ed25519 key", path);
+		error("%s is a private key, but not an Ed25519 one: abev signs with the Ed25519 "
+		      "key that 'abev keygen' writes (PREFIX.key)", path);
 		goto out;
 	}
 	k = xcalloc(1, sizeof(*k));
@@ -549,6 +552,20 @@ out:
 	free(b64);
 	strbuf_release(&sb);
 	return out;
+}
+
+int seal_signed_text(const char *sig, size_t sig_len, const char **msg, size_t *msg_len,
+		     char **err)
+{
+	unsigned char blob[SIG_BLOB_LEN];
+	size_t used = 0;
+
+	*err = NULL;
+	if (signify_lines(SEAL_SIGNATURE, sig, sig_len, blob, sizeof(blob), &used, err) < 0)
+		return -1;
+	*msg = sig + used;
+	*msg_len = sig_len - used;
+	return 0;
 }
 
 int seal_check(const struct seal_pub *pub, const char *sig, size_t sig_len, const char **msg,

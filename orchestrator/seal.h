@@ -107,6 +107,14 @@ int manifest_parse(const char *text, size_t len, struct manifest *m, char **err)
 char *seal_sign(const struct seal_key *k, const char *comment, const char *msg, size_t len,
 		size_t *out_len);
 /*
+ * The message an embedded signature file carries, read for its layout
+ * only: nothing is checked against a key, so the text is not vouched for.
+ * On success *msg and *msg_len point into sig. 0, or -1 with *err (caller
+ * frees) when the file is not a signify embedded signature.
+ */
+int seal_signed_text(const char *sig, size_t sig_len, const char **msg, size_t *msg_len,
+		     char **err);
+/*
  * Checks an embedded signature file against pub. On success *msg and *msg_len
  * point into sig (the signed message). 0, or -1 with *err (caller frees):
  * malformed file, key number mismatch ("signed with another key"), bad

@@ -281,6 +281,29 @@ size_t utf8_char_len(const char *s, size_t n)
 	return len;
 }
 
+void strbuf_add_sh(struct strbuf *sb, const char *s)
+{
+	const char *p;
+	for (p = s; *p; p++)
+		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+			    "_-./:=+@%,", *p))
+			break;
+	if (!*p && *s) {
+		strbuf_adds(sb, s);
+		return;
+	}
+	strbuf_addch(sb, '\'');
+	for (p = s; *p; p++) {
+		if (*p == '\'')
+			strbuf_adds(sb, "'\\''");
+		else if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			strbuf_addch(sb, '?');
+		else
+			strbuf_addch(sb, *p);
+	}
+	strbuf_addch(sb, '\'');
+}
+
 void strbuf_add_xml(struct strbuf *sb, const char *s)
 {
 	size_t n = s ? strlen(s) : 0;

@@ -83,6 +83,11 @@ size_t utf8_char_len(const char *s, size_t n);
  * U+FFFE and U+FFFF, becomes U+FFFD. s may be NULL.
  */
 void strbuf_add_xml(struct strbuf *sb, const char *s);
+/*
+ * Appends s quoted for sh: bare when it is made of safe characters, else
+ * in single quotes (control characters become '?').
+ */
+void strbuf_add_sh(struct strbuf *sb, const char *s);
 
 /*
  * Reads the whole file at path into sb (appending). Refuses files larger

@@ -313,7 +313,23 @@ static struct found *find(struct gather *g, const char *name)
 	return bsearch(&key, g->f, g->n, sizeof(*g->f), found_cmp);
 }
 
-/* Holds what was gathered against the signature and the manifest. */
+/*
+ * The manifest text SHA256.sig carries: checked against pub, or, without
+ * a key, only read, so that a SHA256 edited apart from its signature file
+ * is still caught.
+ */
+static int signed_text(const struct seal_pub *pub, const struct strbuf *sig, const char **text,
+		       size_t *len, char **err)
+{
+	if (pub)
+		return seal_check(pub, sig->buf, sig->len, text, len, err);
+	return seal_signed_text(sig->buf, sig->len, text, len, err);
+}
+
+/*
+ * Holds what was gathered against the signature and the manifest; with
+ * no key (pub NULL) against the manifest alone.
+ */
 static void judge(struct gather *g, const struct seal_pub *pub)
 {
 	struct verify_result *r = g->out;
@@ -328,24 +344,28 @@ static void judge(struct gather *g, const struct seal_pub *pub)
 		if (!strcmp(g->f[i - 1].name, g->f[i].name))
 			problem(r, g->f[i].name, "appears more than once in the bundle");
 
-	if (g->state[1] == META_ABSENT) {
-		problem(r, SEAL_SIGNATURE, "missing: the evidence is unsigned");
+	r->signature_present = g->state[1] != META_ABSENT;
+	if (g->state[1] == META_ABSENT && pub) {
+		problem(r, SEAL_SIGNATURE, "missing: the evidence is unsigned (sealed with "
+			"--unsigned), so no key vouches for it; 'abev verify' without --pubkey "
+			"checks its contents");
 	} else if (g->state[1] == META_PRESENT) {
-		if (seal_check(pub, g->meta[1].buf, g->meta[1].len, &text, &text_len, &err) < 0) {
+		if (signed_text(pub, &g->meta[1], &text, &text_len, &err) < 0) {
 			problem(r, SEAL_SIGNATURE, "%s", err ? err : "signature check failed");
 			free(err);
 			err = NULL;
 			text = NULL;
 		} else {
-			r->signature_ok = 1;
+			r->signature_ok = pub != NULL;
 			source = SEAL_SIGNATURE;
 		}
 	}
 	if (g->state[0] == META_ABSENT) {
 		problem(r, SEAL_MANIFEST, "missing");
-	} else if (g->state[0] == META_PRESENT && r->signature_ok &&
+	} else if (g->state[0] == META_PRESENT && text &&
 		   (g->meta[0].len != text_len || memcmp(g->meta[0].buf, text, text_len))) {
-		problem(r, SEAL_MANIFEST, "differs from the signed copy in SHA256.sig");
+		problem(r, SEAL_MANIFEST, "differs from the %s copy in SHA256.sig",
+			pub ? "signed" : "(unchecked)");
 	}
 	/*
 	 * Without a valid signature nothing is trusted and the verdict already
@@ -401,7 +421,8 @@ int verify_path(const char *path, const struct seal_pub *pub, struct verify_resu
 	g.out = out;
 	strbuf_init(&g.meta[0]);
 	strbuf_init(&g.meta[1]);
-	seal_fingerprint(pub, out->fingerprint);
+	if (pub)
+		seal_fingerprint(pub, out->fingerprint);
 
 	if (stat(path, &st) < 0)
 		return error("cannot verify '%s': %s", path, strerror(errno));

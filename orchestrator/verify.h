@@ -1,6 +1,7 @@
 /*
- * verify: checks an evidence directory or bundle against a public key —
- * the signature of SHA256, every listed hash, no listed file missing, no
+ * verify: checks an evidence directory or bundle against a public key (or,
+ * without one, against its manifest alone) — the signature of SHA256,
+ * every listed hash, no listed file missing, no
  * unlisted file, no symlink, device or other special file, no unsafe
  * name — and reports every problem with the file it concerns. A bundle
  * is read by streaming it (bundle.c), never extracted to disk.
@@ -22,14 +23,18 @@ struct verify_result {
 	int is_bundle;
 	size_t files_checked;        /* manifest entries whose hash matched */
 	size_t files_listed;         /* entries in the manifest */
+	int signature_present;       /* SHA256.sig is there (checked only with a key) */
 	int signature_ok;
-	char fingerprint[65];        /* of the key the signature was checked against */
+	char fingerprint[65];        /* of the key the signature was checked against; "" without */
 	struct verify_problem *problems;
 	size_t nproblems;
 };
 
 /*
- * Verifies path (a directory, or a .tar.zst / .tar.gz bundle). Returns 0
+ * Verifies path (a directory, or a .tar.zst / .tar.gz bundle) against
+ * pub, or, when pub is NULL, checks its contents against its manifest
+ * only: a missing SHA256.sig is then no problem, and a present one is read
+ * for the copy of SHA256 it carries but not checked. Returns 0
  * when the check could be carried out (the verdict is nproblems == 0), -1
  * when it could not start at all (path unreadable) after error().
  */

@@ -48,7 +48,7 @@ class Cli(AbevTestCase):
 
     def test_exit_codes_in_help(self):
         text = self.abev("--help", check=0).stdout
-        for code in ("0", "1", "2", "3", "4", "5", "6", "130", "143"):
+        for code in ("0", "1", "2", "3", "4", "5", "6", "7", "130", "143"):
             self.assertRegex(text, rf"(?m)^\s+{code}\b")
 
     def test_usage_errors_exit_2(self):
@@ -77,13 +77,13 @@ class Cli(AbevTestCase):
         for code in ("130", "143"):
             self.assertIn(code, man)
             self.assertIn(code, readme)
-        for code in ("5", "6"):
+        for code in ("5", "6", "7"):
             self.assertRegex(man, rf"(?m)^\.B {code}$")
             self.assertIn(f"| {code} |", readme)
         for opt in ("--out", "--quiet", "--json", "--dry-run", "--format", "--help", "--version",
-                    "--host-label"):
+                    "--host-label", "--insecure-key-mode", "ABEV_SIGNING_KEY"):
             self.assertIn(opt, man)
         run_help = self.abev("help", "run", check=0).stdout
-        for opt in ("--bundle", "--host-label"):
+        for opt in ("--bundle", "--host-label", "--insecure-key-mode", "ABEV_SIGNING_KEY"):
             self.assertIn(opt, run_help)
             self.assertIn(opt, readme)

@@ -52,7 +52,7 @@ RUN = {
     "notes": [],
     "report": {"reproduce": "abev run plan.json --out NEW_DIR --unsigned", "cwd": "/w",
                "plan_sha256": "0" * 64, "evidence_dir": "ev", "signed": False, "pubkey": None,
-               "template": None},
+               "key_source": None, "template": None},
     "comparison": None,
     "invocations": [INVOCATION],
 }
@@ -181,7 +181,16 @@ class SchemaTest(AbevTestCase):
              lambda r: r["invocations"][0].update(status="skipped")),
             ("an invocation without variant", lambda r: r["invocations"][0].pop("variant")),
             ("an unknown order", lambda r: r["schedule"].update(order="random")),
+            ("an unknown key source", lambda r: r["report"].update(key_source="argv")),
+            ("a key source on unsigned evidence",
+             lambda r: r["report"].update(key_source="option")),
+            ("signed evidence without a key source",
+             lambda r: r["report"].update(signed=True, pubkey="k.pub")),
+            ("no key source", lambda r: r["report"].pop("key_source")),
         ]
+        signed = copy.deepcopy(RUN)
+        signed["report"].update(signed=True, pubkey="k.pub", key_source="environment")
+        self.assertValid("run", signed)
         for what, change in cases:
             with self.subTest(what=what):
                 r = copy.deepcopy(RUN)

@@ -76,6 +76,12 @@ static const struct metric_test tests[] = {
 	{ "Ns.NoOutput", 3.0, NULL, 0 },
 };
 
+/* Every name read, as judge.c hands them over (duplicates and all). */
+static const char *const all_names[] = {
+	"Ns.LockTest", "Ns.LockTest(2)", "Ns.RebuildFolder", "Ns.Other", "Ns.Binary",
+	"Ns.NoOutput", "Ns.LockTest",
+};
+
 #define TXT(s) s, sizeof(s) - 1
 #define NO_TEXT NULL, 0
 #define FILE_ABSENT "\x01"   /* as stdout text: the file is not there */
@@ -198,7 +204,12 @@ static const struct extract_case extract_cases[] = {
 	{ "results NUL", METRIC_RESULTS, NULL, "*Binary", "BENCH ops=([0-9]+)", "ops",
 	  MATCH_SUM, NO_TEXT, NO_TEXT, 1, 3, NULL, NULL },
 	{ "results no test", METRIC_RESULTS, NULL, "*Nope*", "BENCH ops=([0-9]+)", "ops",
-	  MATCH_FIRST, NO_TEXT, NO_TEXT, 0, 0, "no test result matches '*Nope*'", NULL },
+	  MATCH_FIRST, NO_TEXT, NO_TEXT, 0, 0, "no test result matches '*Nope*'; nearest test "
+	  "names: 'Ns.NoOutput', 'Ns.LockTest', 'Ns.LockTest(2)', 'Ns.RebuildFolder', 'Ns.Other' "
+	  "('abev results --list FILE' lists every name)", NULL },
+	{ "results typo", METRIC_RESULTS, NULL, "Ns.LockTset*", "BENCH ops=([0-9]+)", "ops",
+	  MATCH_FIRST, NO_TEXT, NO_TEXT, 0, 0, "~nearest test names: 'Ns.LockTest', "
+	  "'Ns.LockTest(2)', ", NULL },
 	{ "results no match", METRIC_RESULTS, NULL, "*RebuildFolder*", "BENCH ops=([0-9]+)", "ops",
 	  MATCH_FIRST, NO_TEXT, NO_TEXT, 0, 0,
 	  "pattern 'BENCH ops=([0-9]+)' did not match the output of the 1 test result matching "
@@ -222,7 +233,8 @@ static const struct extract_case extract_cases[] = {
 	  NO_TEXT, NO_TEXT, 0, 0, "the 1 test result matching '*RebuildFolder*' gives no duration",
 	  NULL },
 	{ "duration no test", METRIC_DURATION, NULL, "[", NULL, NULL, MATCH_FIRST,
-	  NO_TEXT, NO_TEXT, 0, 0, "no test result matches '['", NULL },
+	  NO_TEXT, NO_TEXT, 0, 0, "~no test result matches '['; nearest test names: 'Ns.Other', "
+	  "'Ns.Binary', ", NULL },
 };
 
 static void fill_def(struct metric_def *d, const struct extract_case *c)
@@ -271,6 +283,8 @@ static struct metric_inputs base_inputs(void)
 	in.nivcsw = 14;
 	in.tests = tests;
 	in.ntests = ARRAY_SIZE(tests);
+	in.test_names = all_names;
+	in.ntest_names = ARRAY_SIZE(all_names);
 	return in;
 }
 

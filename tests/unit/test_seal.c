@@ -327,8 +327,8 @@ static void test_key_load_refuses(void **state)
 		const char *path;
 		const char *want;
 	} cases[] = {
-		{ ec, "is not an Ed25519 key" },
-		{ junk, "cannot read a private key from" },
+		{ ec, "is a private key, but not an Ed25519 one" },
+		{ junk, "is not a private key abev can read: expected the PKCS#8 PEM" },
 		{ missing, "cannot open" },
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {

@@ -372,6 +372,52 @@ static void test_tampered_dir(void **state)
 	}
 }
 
+/*
+ * Without a key the contents are still held against SHA256 (and against
+ * the copy SHA256.sig carries), but no signature is judged.
+ */
+static const struct {
+	const char *what;
+	void (*tamper)(const char *ev, struct fixture *fx);
+	int signature_present;
+	size_t nproblems;
+	const char *file, *reason;
+} keyless_cases[] = {
+	{ "untouched", NULL, 1, 0, NULL, NULL },
+	{ "unsigned", unsign, 0, 0, NULL, NULL },
+	{ "another key", other_key, 1, 0, NULL, NULL },
+	{ "one byte changed", flip_byte, 1, 1, "runs/b/run-1/trace.bin", "content changed" },
+	{ "file added", add_file, 1, 1, "runs/a/extra.txt", "not listed in SHA256" },
+	{ "SHA256 re-hashed", rehash_manifest, 1, 2, "SHA256",
+	  "differs from the (unchecked) copy in SHA256.sig" },
+	{ "SHA256.sig is a symlink", sig_as_symlink, 1, 1, "SHA256.sig", "symlink" },
+};
+
+static void test_without_key(void **state)
+{
+	struct fixture *fx = *state;
+	for (size_t i = 0; i < ARRAY_SIZE(keyless_cases); i++) {
+		struct verify_result r;
+		char *ev = make_evidence(fx);
+		if (keyless_cases[i].tamper)
+			keyless_cases[i].tamper(ev, fx);
+		assert_int_equal(verify_path(ev, NULL, &r), 0);
+		if (r.nproblems != keyless_cases[i].nproblems ||
+		    (keyless_cases[i].file &&
+		     !has_problem(&r, keyless_cases[i].file, keyless_cases[i].reason))) {
+			print_message("case '%s':\n", keyless_cases[i].what);
+			dump(&r);
+			fail();
+		}
+		assert_false(r.signature_ok);
+		assert_int_equal(r.signature_present, keyless_cases[i].signature_present);
+		assert_string_equal(r.fingerprint, "");
+		assert_int_equal(r.files_listed, NFILES);
+		verify_result_release(&r);
+		free(ev);
+	}
+}
+
 /* One extra entry appended to a copy of a good bundle. */
 struct extra {
 	const char *name;
@@ -483,6 +529,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_clean, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tampered_dir, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_without_key, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hostile_bundle, setup, teardown),
 	};
 	return cmocka_run_group_tests_name("verify", tests, NULL, NULL);
