@@ -481,31 +481,118 @@ static int run_exit(enum runner_outcome o, const struct runner_result *res,
 	return EXIT_PASSED;
 }
 
-static int cmd_run(int argc, char **argv)
+/* What `abev run` and `abev bench` share of their options. All borrowed. */
+struct run_args {
+	const char *out, *key_path, *bundle, *pass_file, *pass_env, *host_label, *max_wait;
+	int quiet, json, unsigned_ok, dry_run;
+	double max_wait_pct;   /* --max-cpu-wait-pct, once checked */
+};
+
+/* Checks the options of a run before the plan is read. 0 or EXIT_USAGE. */
+static int run_args_check(struct run_args *a, const char *synopsis)
 {
-	const char *plan_path = NULL, *out = NULL, *key_path = NULL, *bundle = NULL;
-	const char *pass_file = NULL, *pass_env = NULL, *host_label = NULL, *max_wait = NULL;
-	double max_wait_pct = 0;
-	int quiet = 0, dry_run = 0, unsigned_ok = 0, json = 0, rc = EXIT_USAGE, helped;
-	const struct cli_opt opts[] = {
-		{ "--quiet", "-q", &quiet, NULL },
-		{ "--json", NULL, &json, NULL },
-		{ "--dry-run", "-n", &dry_run, NULL },
-		{ "--unsigned", NULL, &unsigned_ok, NULL },
-		{ "--out", "-o", NULL, &out },
-		{ "--key", "-k", NULL, &key_path },
-		{ "--bundle", NULL, NULL, &bundle },
-		{ "--passphrase-file", NULL, NULL, &pass_file },
-		{ "--passphrase-env", NULL, NULL, &pass_env },
-		{ "--host-label", NULL, NULL, &host_label },
-		{ "--max-cpu-wait-pct", NULL, NULL, &max_wait },
-	};
-	size_t npos;
-	struct plan plan = PLAN_INIT;
+	if (!a->out && !a->dry_run)
+		return usage_error("no evidence directory given (--out DIR; DIR must not exist)",
+				   synopsis);
+	if (a->out && !*a->out)
+		return usage_error("'--out' is empty", synopsis);
+	if (!a->dry_run && !a->key_path && !a->unsigned_ok)
+		return usage_error("evidence is signed: give --key KEY.key (make one with 'abev "
+				   "keygen'), or --unsigned to seal it without a signature",
+				   synopsis);
+	if (a->key_path && a->unsigned_ok)
+		return usage_error("--key and --unsigned contradict each other", synopsis);
+	if (a->host_label && !metadata_label_valid(a->host_label))
+		return usage_error("'--host-label' must be 1 to 64 characters of [A-Za-z0-9._-]",
+				   synopsis);
+	if (a->max_wait && (parse_double(a->max_wait, &a->max_wait_pct) < 0 ||
+			    !(a->max_wait_pct >= 0) || a->max_wait_pct > 100))
+		return usage_error("'--max-cpu-wait-pct' must be a number from 0 to 100 (percent of "
+				   "a run's wall time)",
+				   synopsis);
+	return 0;
+}
+
+/*
+ * Runs a loaded plan as `abev run` does (abev bench too): the evidence,
+ * the decision and its exit code. plan_shown is the plan file the report's
+ * reproduce command names. The plan stays the caller's.
+ */
+static int run_plan(struct plan *plan, const struct run_args *a, const char *plan_shown)
+{
 	struct runner_options opt;
 	struct runner_result res;
 	struct seal_key *key = NULL;
 	char *reproduce = NULL, *pass = NULL, *pub = NULL;
+	int rc = EXIT_USAGE;
+
+	if (a->max_wait) {
+		plan->max_cpu_wait_pct = a->max_wait_pct;
+		plan->max_cpu_wait_pct_from = "--max-cpu-wait-pct";
+	}
+	if (a->dry_run) {
+		runner_print_schedule(plan);
+		return EXIT_PASSED;
+	}
+	if (a->key_path) {
+		if (read_passphrase(a->pass_file, a->pass_env, &pass) < 0)
+			goto out;
+		key = seal_key_load(a->key_path, pass);
+		if (!key)
+			goto out;
+		pub = pub_for_key(a->key_path);
+	}
+
+	reproduce = xasprintf("abev run %s --out NEW_DIR %s%s%s%s%s%s", plan_shown,
+			      a->key_path ? "--key " : "--unsigned", a->key_path ? a->key_path : "",
+			      a->host_label ? " --host-label " : "", a->host_label ? a->host_label : "",
+			      a->max_wait ? " --max-cpu-wait-pct " : "", a->max_wait ? a->max_wait : "");
+	memset(&opt, 0, sizeof(opt));
+	opt.out_dir = a->out;
+	opt.reproduce = reproduce;
+	opt.key = key;
+	opt.pubkey = pub;
+	opt.bundle = a->bundle;
+	opt.host_label = a->host_label;
+	opt.json = a->json;
+	if (a->quiet)
+		opt.progress = PROGRESS_QUIET;
+	else if (isatty(STDERR_FILENO))
+		opt.progress = PROGRESS_LIVE;
+	else
+		opt.progress = PROGRESS_LINES;
+
+	if (runner_check_options(&opt) < 0)
+		goto out;
+	rc = run_exit(runner_run(plan, &opt, &res), &res, plan->inconclusive_fails);
+out:
+	seal_key_free(key);
+	free_passphrase(pass);
+	free(reproduce);
+	free(pub);
+	return rc;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+	const char *plan_path = NULL;
+	struct run_args a = { 0 };
+	const struct cli_opt opts[] = {
+		{ "--quiet", "-q", &a.quiet, NULL },
+		{ "--json", NULL, &a.json, NULL },
+		{ "--dry-run", "-n", &a.dry_run, NULL },
+		{ "--unsigned", NULL, &a.unsigned_ok, NULL },
+		{ "--out", "-o", NULL, &a.out },
+		{ "--key", "-k", NULL, &a.key_path },
+		{ "--bundle", NULL, NULL, &a.bundle },
+		{ "--passphrase-file", NULL, NULL, &a.pass_file },
+		{ "--passphrase-env", NULL, NULL, &a.pass_env },
+		{ "--host-label", NULL, NULL, &a.host_label },
+		{ "--max-cpu-wait-pct", NULL, NULL, &a.max_wait },
+	};
+	size_t npos;
+	struct plan plan = PLAN_INIT;
+	int rc, helped;
 
 	if (parse_args(argc, argv, 1, "run", run_usage, exit_codes_text, run_synopsis, opts,
 		       ARRAY_SIZE(opts), &plan_path, 1, &npos, &helped) < 0)
@@ -514,77 +601,12 @@ static int cmd_run(int argc, char **argv)
 		return EXIT_PASSED;
 	if (!plan_path)
 		return usage_error("no plan given", run_synopsis);
-	if (!out && !dry_run)
-		return usage_error("no evidence directory given (--out DIR; DIR must not exist)",
-				   run_synopsis);
-	if (out && !*out)
-		return usage_error("'--out' is empty", run_synopsis);
-	if (!dry_run && !key_path && !unsigned_ok)
-		return usage_error("evidence is signed: give --key KEY.key (make one with 'abev "
-				   "keygen'), or --unsigned to seal it without a signature",
-				   run_synopsis);
-	if (key_path && unsigned_ok)
-		return usage_error("--key and --unsigned contradict each other", run_synopsis);
-	if (host_label && !metadata_label_valid(host_label))
-		return usage_error("'--host-label' must be 1 to 64 characters of [A-Za-z0-9._-]",
-				   run_synopsis);
-
-	if (max_wait && (parse_double(max_wait, &max_wait_pct) < 0 || !(max_wait_pct >= 0) ||
-			 max_wait_pct > 100))
-		return usage_error("'--max-cpu-wait-pct' must be a number from 0 to 100 (percent of "
-				   "a run's wall time)",
-				   run_synopsis);
-
+	if (run_args_check(&a, run_synopsis))
+		return EXIT_USAGE;
 	if (plan_load(&plan, plan_path) < 0)
 		return EXIT_USAGE;
-	if (max_wait) {
-		plan.max_cpu_wait_pct = max_wait_pct;
-		plan.max_cpu_wait_pct_from = "--max-cpu-wait-pct";
-	}
-	if (dry_run) {
-		runner_print_schedule(&plan);
-		plan_release(&plan);
-		return EXIT_PASSED;
-	}
-	if (key_path) {
-		if (read_passphrase(pass_file, pass_env, &pass) < 0)
-			goto out;
-		key = seal_key_load(key_path, pass);
-		if (!key)
-			goto out;
-		pub = pub_for_key(key_path);
-	}
-
-	reproduce = xasprintf("abev run %s --out NEW_DIR %s%s%s%s%s%s", plan_path,
-			      key_path ? "--key " : "--unsigned", key_path ? key_path : "",
-			      host_label ? " --host-label " : "", host_label ? host_label : "",
-			      max_wait ? " --max-cpu-wait-pct " : "", max_wait ? max_wait : "");
-	memset(&opt, 0, sizeof(opt));
-	opt.out_dir = out;
-	opt.reproduce = reproduce;
-	opt.key = key;
-	opt.pubkey = pub;
-	opt.bundle = bundle;
-	opt.host_label = host_label;
-	opt.json = json;
-	if (quiet)
-		opt.progress = PROGRESS_QUIET;
-	else if (isatty(STDERR_FILENO))
-		opt.progress = PROGRESS_LIVE;
-	else
-		opt.progress = PROGRESS_LINES;
-
-	if (runner_check_options(&opt) < 0) {
-		rc = EXIT_USAGE;
-		goto out;
-	}
-	rc = run_exit(runner_run(&plan, &opt, &res), &res, plan.inconclusive_fails);
-out:
-	seal_key_free(key);
-	free_passphrase(pass);
+	rc = run_plan(&plan, &a, plan_path);
 	plan_release(&plan);
-	free(reproduce);
-	free(pub);
 	return rc;
 }
 

@@ -1865,13 +1865,9 @@ static int plan_dir(struct plan *plan, const char *path)
 	return ret;
 }
 
-int plan_load(struct plan *plan, const char *path)
+/* Every default of a plan, before its file says otherwise. */
+static void plan_defaults(struct plan *plan, const char *path)
 {
-	struct loader ld = { plan, path, NULL, NULL };
-	struct strbuf sb = STRBUF_INIT;
-	cJSON *root = NULL;
-	int ret = -1;
-
 	memset(plan, 0, sizeof(*plan));
 	plan->path = xstrdup(path);
 	plan->warmups = 0;
@@ -1891,10 +1887,15 @@ int plan_load(struct plan *plan, const char *path)
 	plan->max_log_bytes = PLAN_MAX_LOG_BYTES_DEFAULT;
 	plan->confidence = COMPARE_CONFIDENCE;
 	plan->resamples = COMPARE_RESAMPLES;
+}
 
-	if (read_file_capped(&sb, path, PLAN_MAX_BYTES) < 0)
-		goto out;
-	plan->raw = strbuf_detach(&sb, &plan->raw_len);
+/* The plan in plan->raw, read from path (or named so): validated into *plan. */
+static int plan_parse_raw(struct plan *plan, const char *path)
+{
+	struct loader ld = { plan, path, NULL, NULL };
+	cJSON *root = NULL;
+	int ret = -1;
+
 	if (plan_dir(plan, path) < 0)
 		goto out;
 	root = parse_json(&ld);
@@ -1909,7 +1910,6 @@ int plan_load(struct plan *plan, const char *path)
 	ret = 0;
 out:
 	cJSON_Delete(root);
-	strbuf_release(&sb);
 	if (ld.origin) {
 		for (size_t i = 0; i < plan->nvariants; i++)
 			free(ld.origin[i]);
@@ -1919,6 +1919,34 @@ out:
 	if (ret < 0)
 		plan_release(plan);
 	return ret;
+}
+
+int plan_load(struct plan *plan, const char *path)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	plan_defaults(plan, path);
+	if (read_file_capped(&sb, path, PLAN_MAX_BYTES) < 0) {
+		strbuf_release(&sb);
+		plan_release(plan);
+		return -1;
+	}
+	plan->raw = strbuf_detach(&sb, &plan->raw_len);
+	return plan_parse_raw(plan, path);
+}
+
+int plan_parse(struct plan *plan, const char *path, const char *text, size_t len)
+{
+	plan_defaults(plan, path);
+	if (len > PLAN_MAX_BYTES) {
+		plan_release(plan);
+		return error("%s: the plan is larger than %u bytes", path, PLAN_MAX_BYTES);
+	}
+	plan->raw = xmalloc(len + 1);
+	memcpy(plan->raw, text, len);
+	plan->raw[len] = '\0';
+	plan->raw_len = len;
+	return plan_parse_raw(plan, path);
 }
 
 void plan_release(struct plan *plan)

@@ -172,6 +172,13 @@ struct plan {
  * until plan_release().
  */
 int plan_load(struct plan *plan, const char *path);
+/*
+ * plan_load() for a plan held in memory (abev bench builds one): path
+ * names it in messages and its directory is what relative paths in it
+ * resolve against; the len bytes of text (which need not end in a NUL
+ * and must hold none) become the plan's raw bytes.
+ */
+int plan_parse(struct plan *plan, const char *path, const char *text, size_t len);
 void plan_release(struct plan *plan);
 
 const char *plan_order_name(enum plan_order order);
