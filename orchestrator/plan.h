@@ -47,6 +47,10 @@ struct plan_variant {
 	size_t assemblies_len;
 	char *cpus;            /* "cpus": canonical CPU list the variant is pinned to (its own,
 	                          else schedule.cpus), or NULL: wherever abev may run */
+	char **prepare;        /* "prepare": argv templates run before each of the variant's
+	                          invocations, not measured (its own, else schedule.prepare);
+	                          NULL and 0 when there is none */
+	size_t prepare_len;
 };
 
 /*
@@ -88,6 +92,8 @@ struct plan {
 	double gap_seconds;    /* default 0, >= 0 */
 	double timeout_seconds;/* default 0 = none, else > 0 */
 	double kill_grace_seconds; /* default 5: SIGTERM -> SIGKILL */
+	char **prepare;        /* schedule.prepare (templates), or NULL; see plan_variant.prepare */
+	size_t prepare_len;
 
 	/* results */
 	char *results_files;   /* template or NULL */
