@@ -11,6 +11,8 @@ VERSION   := 0.1.0
 PREFIX    ?= /usr/local
 BINDIR    ?= $(PREFIX)/bin
 MANDIR    ?= $(PREFIX)/share/man
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR  ?= $(PREFIX)/share/zsh/vendor-completions
 CC        ?= cc
 # Debian's python3, which sees python3-jsonschema; any python3 elsewhere.
 PYTHON    ?= $(shell test -x /usr/bin/python3 && echo /usr/bin/python3 || echo python3)
@@ -128,6 +130,9 @@ install: abev
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1
 	install -m 0755 abev $(DESTDIR)$(BINDIR)/abev
 	install -m 0644 abev.1 $(DESTDIR)$(MANDIR)/man1/abev.1
+	install -d $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR)
+	install -m 0644 completions/abev.bash $(DESTDIR)$(BASHCOMPDIR)/abev
+	install -m 0644 completions/_abev $(DESTDIR)$(ZSHCOMPDIR)/_abev
 
 clean:
 	rm -rf build abev

@@ -45,7 +45,36 @@ void invocation_release(struct invocation *inv)
 	for (size_t i = 0; i < inv->nguards; i++)
 		guard_result_release(&inv->guards[i]);
 	free(inv->guards);
+	invocation_prepare_free(inv->prepare);
 	memset(inv, 0, sizeof(*inv));
+}
+
+void invocation_prepare_free(struct invocation_prepare *p)
+{
+	if (!p)
+		return;
+	strv_free(p->argv);
+	free(p->reason);
+	free(p);
+}
+
+static cJSON *prepare_json(const struct invocation_prepare *p)
+{
+	cJSON *o = jnew_object(), *argv = jnew_array(), *log = jnew_object();
+
+	for (size_t i = 0; i < p->argc; i++)
+		jpush(argv, cJSON_CreateString(p->argv[i]));
+	jadd(o, "argv", argv);
+	jadd_str(o, "status", p->status);
+	jadd_int_or_null(o, "exit_code", p->exit_code, p->exit_code >= 0);
+	jadd_int_or_null(o, "signal", p->signal, p->signal > 0);
+	jadd_int(o, "wall_ns", p->wall_ns);
+	jadd_str(o, "reason", p->reason);
+	jadd_int(log, "bytes_written", p->log_bytes);
+	jadd_int(log, "bytes_dropped", p->log_bytes_dropped);
+	jadd_bool(log, "truncated", p->log_bytes_dropped > 0);
+	jadd(o, "log", log);
+	return o;
 }
 
 double invocation_cpu_wait_pct(const struct invocation *inv)
@@ -259,6 +288,8 @@ static cJSON *invocation_json(const struct invocation *inv, int with_schema)
 	jadd_int(o, "leftovers_killed", inv->leftovers_killed);
 	jadd(o, "overlaps", overlaps_json(inv));
 	jadd(o, "logs", logs_json(inv));
+	if (inv->prepare)
+		jadd(o, "prepare", prepare_json(inv->prepare));
 	if (inv->cgroup_valid) {
 		cg = jnew_object();
 		jadd_int_or_null(cg, "memory_peak_bytes", inv->cg_memory_peak_bytes,

@@ -37,6 +37,21 @@ enum inv_status {
 };
 
 /* One process abev started. Strings are owned; release with invocation_release(). */
+/* What the plan's prepare command did before an invocation (prepare.c). */
+struct invocation_prepare {
+	char **argv;              /* as expanded */
+	size_t argc;
+	const char *status;       /* "ok", "failed", "timed_out", "exec_failed", "interrupted" (static) */
+	int exit_code;            /* -1: null */
+	int signal;               /* 0: null */
+	int interrupt_signal;     /* abev received it while the command ran; 0: none */
+	int64_t wall_ns;
+	char *reason;             /* why not ok, or NULL */
+	int64_t log_bytes, log_bytes_dropped; /* prepare.log: kept, read past the cap */
+};
+
+void invocation_prepare_free(struct invocation_prepare *p);
+
 struct invocation {
 	unsigned seq;            /* 1-based execution order */
 	char *variant;
@@ -95,6 +110,7 @@ struct invocation {
 	size_t nmetrics;
 	struct guard_result *guards;    /* in the order they ran */
 	size_t nguards;
+	struct invocation_prepare *prepare; /* the plan's prepare step, or NULL: none */
 };
 
 void invocation_release(struct invocation *inv);

@@ -14,6 +14,7 @@
  */
 #define _XOPEN_SOURCE 700
 #include "judge.h"
+#include "prepare.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -545,7 +546,8 @@ static enum tree_step list_entry(void *ctx, const struct tree_entry *e)
 		return TREE_DESCEND;
 	if (!S_ISREG(e->st->st_mode))
 		return TREE_NEXT;
-	if (e->depth == 0 && (!strcmp(e->name, "test.log") || !strcmp(e->name, "stderr.log")))
+	if (e->depth == 0 && (!strcmp(e->name, "test.log") || !strcmp(e->name, "stderr.log") ||
+			      !strcmp(e->name, PREPARE_LOG_FILE)))
 		return TREE_NEXT;
 	if (l->n == l->alloc) {
 		l->alloc = l->alloc ? 2 * l->alloc : 64;

@@ -4,10 +4,13 @@
  * and the only place that prints usage text.
  */
 #define _XOPEN_SOURCE 700
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "bundle.h"
@@ -18,6 +21,7 @@
 #include "inspect.h"
 #include "metadata.h"
 #include "plan.h"
+#include "quick.h"
 #include "report.h"
 #include "report_hosts.h"
 #include "runner.h"
@@ -73,6 +77,10 @@ static const char main_usage[] =
 	"Commands:\n"
 	"  run PLAN --out DIR (--key KEY.key | --unsigned)\n"
 	"                       run the plan and write sealed evidence into DIR\n"
+	"  bench COMMAND COMMAND... [-r N] [-w N] [-n NAME]...\n"
+	"                       compare shell commands without a plan file\n"
+	"  init [--from-bench COMMAND...] [--out plan.json]\n"
+	"                       write a starter plan\n"
 	"  verify PATH [--pubkey KEY.pub]\n"
 	"                       check an evidence directory or bundle\n"
 	"  keygen --out PREFIX  make a signing key (PREFIX.key, .pub, .pub.pem)\n"
@@ -184,6 +192,74 @@ static const char run_usage_tail[] =
 	"result.json's notes name what is missing (status \"running\": result.json\n"
 	"itself could not be written).\n"
 	"\n" EXIT_CODES_TEXT;
+
+static const char bench_synopsis[] =
+	"usage: abev bench [options] COMMAND COMMAND...\n"
+	"       (-r N, -w N, -n NAME, -N, --prepare CMD, --gap S, --order O, --out DIR,\n"
+	"        --key KEY.key, --save-plan FILE; 'abev help bench' lists them all)\n";
+
+static const char bench_usage[] =
+	"usage: abev bench [options] COMMAND COMMAND...\n"
+	"\n"
+	"Compares shell commands without a plan file, hyperfine style: e.g.\n"
+	"  abev bench 'gzip -1 -c f' 'gzip -9 -c f'\n"
+	"The first command is the reference (the baseline). abev makes a plan\n"
+	"(abev.plan/1) from the commands and options, runs it exactly as 'abev run'\n"
+	"does, writes the same evidence (the plan included, as plan.json) and ends\n"
+	"with the same decision and per-metric lines. Each command runs through\n"
+	"'sh -c' in the current directory, taken literally ({...} is no placeholder;\n"
+	"the run's own directory is $ABEV_RUN_DIR); the variants are named after\n"
+	"their commands ([A-Za-z0-9._-], other characters become '-') unless -n\n"
+	"names them.\n"
+	"\n"
+	"Options:\n"
+	"  -r, --runs N      recorded runs of each command (default 10)\n"
+	"  -w, --warmup N    warmup runs of each command, never counted (default 0)\n"
+	"  -n, --name NAME   name the next command (once per command, in order)\n"
+	"  -N, --no-shell    run each command without a shell: split into words at\n"
+	"                    blanks, '...' and \"...\" quote (\\\" and \\\\ inside \"...\"), a\n"
+	"                    backslash outside quotes keeps the next character; nothing\n"
+	"                    is expanded\n"
+	"  --prepare CMD     run CMD before every run of every command (once), or of\n"
+	"                    the command in the same position (once per command); not\n"
+	"                    measured; a run whose prepare command fails fails\n"
+	"  --gap SECONDS     pause between one process and the next (default 0)\n"
+	"  --order O         alternate (AB AB, default), reverse (AB BA) or shuffle\n"
+	"  --results GLOB    test-result files (TRX, JUnit) each run writes; {run_dir}\n"
+	"                    is the run's own directory\n"
+	"  --min-executed N  a run fails when fewer tests were executed (default 1)\n"
+	"  -o, --out DIR     evidence directory (must not exist); default\n"
+	"                    abev-evidence/<UTC time>-<names> in the current directory\n"
+	"  -k, --key KEY.key sign the evidence (or the key $ABEV_SIGNING_KEY names);\n"
+	"                    without either it is sealed but not signed (a note on\n"
+	"                    stderr says so; --unsigned silences it)\n"
+	"  --passphrase-file F, --passphrase-env VAR\n"
+	"                    the key's passphrase, as for abev run\n"
+	"  --save-plan FILE  also write the plan to FILE (must not exist), for\n"
+	"                    'abev run FILE' in a release pipeline\n"
+	"  --bundle FILE, --host-label LABEL, --max-cpu-wait-pct P, -q, --quiet, --json\n"
+	"                    as for abev run\n"
+	"  -h, --help        show this help\n"
+	"\n";
+
+static const char init_synopsis[] =
+	"usage: abev init [--out plan.json] [--from-bench [bench options] COMMAND...]\n";
+
+static const char init_usage[] =
+	"usage: abev init [--out plan.json] [--from-bench [bench options] COMMAND...]\n"
+	"\n"
+	"Writes a starter plan (default plan.json; an existing file is never\n"
+	"overwritten, exit 2) holding every commonly used key with its default: the\n"
+	"variants (name, cwd, command), the schedule (warmups, runs, order, seed,\n"
+	"gap_seconds, timeout_seconds, kill_grace_seconds), results (files,\n"
+	"min_executed), load (max_cpu_wait_pct, max_repeats), an example metric, an\n"
+	"example gate, allowed_exit_codes and decision. Without --from-bench its two\n"
+	"variants write a one-test JUnit file; replace their commands with yours.\n"
+	"With --from-bench the variants are the commands, made as 'abev bench' makes\n"
+	"them, with its options -r, -w, -n, -N, --prepare, --gap, --order, --results\n"
+	"and --min-executed. 'abev run PLAN --dry-run' checks the plan.\n"
+	"\n"
+	"Exit codes: 0 written; 2 usage error or the file exists; 3 cannot write.\n";
 
 static const char report_usage[] =
 	"usage: abev report DIR... [--out FILE] [--pubkey KEY.pub]\n"
@@ -463,35 +539,131 @@ static int run_exit(enum runner_outcome o, const struct runner_result *res,
 	return EXIT_PASSED;
 }
 
-static int cmd_run(int argc, char **argv)
+/* What `abev run` and `abev bench` share of their options. All borrowed. */
+struct run_args {
+	const char *out, *key_path, *bundle, *pass_file, *pass_env, *host_label, *max_wait;
+	int quiet, json, unsigned_ok, dry_run, wait, insecure_key;
+	double max_wait_pct;   /* --max-cpu-wait-pct, once checked */
+	enum signkey_source key_src; /* where key_path came from, once checked */
+};
+
+/* Checks the options of a run before the plan is read. 0 or EXIT_USAGE. */
+static int run_args_check(struct run_args *a, const char *synopsis)
 {
-	const char *plan_path = NULL, *out = NULL, *key_path = NULL, *bundle = NULL;
-	const char *pass_file = NULL, *pass_env = NULL, *host_label = NULL, *max_wait = NULL;
-	double max_wait_pct = 0;
-	int quiet = 0, dry_run = 0, unsigned_ok = 0, json = 0, wait = 0, rc = EXIT_USAGE, helped;
-	int insecure_key = 0;
-	enum signkey_source key_src = SIGNKEY_NONE;
-	const struct cli_opt opts[] = {
-		{ "--quiet", "-q", &quiet, NULL },
-		{ "--wait", NULL, &wait, NULL },
-		{ "--insecure-key-mode", NULL, &insecure_key, NULL },
-		{ "--json", NULL, &json, NULL },
-		{ "--dry-run", "-n", &dry_run, NULL },
-		{ "--unsigned", NULL, &unsigned_ok, NULL },
-		{ "--out", "-o", NULL, &out },
-		{ "--key", "-k", NULL, &key_path },
-		{ "--bundle", NULL, NULL, &bundle },
-		{ "--passphrase-file", NULL, NULL, &pass_file },
-		{ "--passphrase-env", NULL, NULL, &pass_env },
-		{ "--host-label", NULL, NULL, &host_label },
-		{ "--max-cpu-wait-pct", NULL, NULL, &max_wait },
-	};
-	size_t npos;
-	struct plan plan = PLAN_INIT;
+	if (!a->out && !a->dry_run)
+		return usage_error("no evidence directory given (--out DIR; DIR must not exist)",
+				   synopsis);
+	if (a->out && !*a->out)
+		return usage_error("'--out' is empty", synopsis);
+	if (a->key_path && a->unsigned_ok)
+		return usage_error("--key and --unsigned contradict each other", synopsis);
+	/* --unsigned is explicit, so it beats a key in the environment. */
+	if (!a->unsigned_ok)
+		a->key_path = signkey_path(a->key_path, &a->key_src);
+	if (!a->dry_run && !a->key_path && !a->unsigned_ok)
+		return usage_error("evidence is signed: give --key KEY.key or set " SIGNKEY_ENV
+				   " (make a key with 'abev keygen'), or --unsigned to seal it "
+				   "without a signature",
+				   synopsis);
+	if (a->host_label && !metadata_label_valid(a->host_label))
+		return usage_error("'--host-label' must be 1 to 64 characters of [A-Za-z0-9._-]",
+				   synopsis);
+	if (a->max_wait && (parse_double(a->max_wait, &a->max_wait_pct) < 0 ||
+			    !(a->max_wait_pct >= 0) || a->max_wait_pct > 100))
+		return usage_error("'--max-cpu-wait-pct' must be a number from 0 to 100 (percent of "
+				   "a run's wall time)",
+				   synopsis);
+	return 0;
+}
+
+/*
+ * Runs a loaded plan as `abev run` does (abev bench too): the evidence,
+ * the decision and its exit code. plan_shown is the plan file the report's
+ * reproduce command names. The plan stays the caller's.
+ */
+static int run_plan(struct plan *plan, const struct run_args *a, const char *plan_shown)
+{
 	struct runner_options opt;
 	struct runner_result res;
 	struct seal_key *key = NULL;
 	char *reproduce = NULL, *pass = NULL, *pub = NULL;
+	int rc = EXIT_USAGE;
+
+	if (a->max_wait) {
+		plan->max_cpu_wait_pct = a->max_wait_pct;
+		plan->max_cpu_wait_pct_from = "--max-cpu-wait-pct";
+	}
+	if (a->dry_run) {
+		runner_print_schedule(plan);
+		return EXIT_PASSED;
+	}
+	if (a->key_path) {
+		if (signkey_passphrase(a->pass_file, a->pass_env, &pass) < 0)
+			goto out;
+		key = signkey_load(a->key_path, a->key_src, pass, a->insecure_key);
+		if (!key)
+			goto out;
+		pub = pub_for_key(a->key_path);
+	}
+
+	/* A key from the environment stays there: the command names no key of its own. */
+	reproduce = xasprintf("abev run %s --out NEW_DIR%s%s%s%s%s%s", plan_shown,
+			      a->key_src == SIGNKEY_OPTION ? " --key "
+			      : a->key_path		   ? ""
+							   : " --unsigned",
+			      a->key_src == SIGNKEY_OPTION ? a->key_path : "",
+			      a->host_label ? " --host-label " : "", a->host_label ? a->host_label : "",
+			      a->max_wait ? " --max-cpu-wait-pct " : "", a->max_wait ? a->max_wait : "");
+	memset(&opt, 0, sizeof(opt));
+	opt.out_dir = a->out;
+	opt.reproduce = reproduce;
+	opt.key = key;
+	opt.pubkey = pub;
+	opt.bundle = a->bundle;
+	opt.host_label = a->host_label;
+	opt.json = a->json;
+	opt.wait = a->wait;
+	opt.key_source = signkey_source_name(a->key_src);
+	if (a->quiet)
+		opt.progress = PROGRESS_QUIET;
+	else if (isatty(STDERR_FILENO))
+		opt.progress = PROGRESS_LIVE;
+	else
+		opt.progress = PROGRESS_LINES;
+
+	if (runner_check_options(&opt) < 0)
+		goto out;
+	rc = run_exit(runner_run(plan, &opt, &res), &res, plan->inconclusive_fails);
+out:
+	seal_key_free(key);
+	signkey_passphrase_free(pass);
+	free(reproduce);
+	free(pub);
+	return rc;
+}
+
+static int cmd_run(int argc, char **argv)
+{
+	const char *plan_path = NULL;
+	struct run_args a = { 0 };
+	const struct cli_opt opts[] = {
+		{ "--quiet", "-q", &a.quiet, NULL },
+		{ "--wait", NULL, &a.wait, NULL },
+		{ "--insecure-key-mode", NULL, &a.insecure_key, NULL },
+		{ "--json", NULL, &a.json, NULL },
+		{ "--dry-run", "-n", &a.dry_run, NULL },
+		{ "--unsigned", NULL, &a.unsigned_ok, NULL },
+		{ "--out", "-o", NULL, &a.out },
+		{ "--key", "-k", NULL, &a.key_path },
+		{ "--bundle", NULL, NULL, &a.bundle },
+		{ "--passphrase-file", NULL, NULL, &a.pass_file },
+		{ "--passphrase-env", NULL, NULL, &a.pass_env },
+		{ "--host-label", NULL, NULL, &a.host_label },
+		{ "--max-cpu-wait-pct", NULL, NULL, &a.max_wait },
+	};
+	size_t npos;
+	struct plan plan = PLAN_INIT;
+	int rc, helped;
 
 	if (parse_args(argc, argv, 1, "run", run_usage, run_usage_tail, run_synopsis, opts,
 		       ARRAY_SIZE(opts), &plan_path, 1, &npos, &helped) < 0)
@@ -500,85 +672,271 @@ static int cmd_run(int argc, char **argv)
 		return EXIT_PASSED;
 	if (!plan_path)
 		return usage_error("no plan given", run_synopsis);
-	if (!out && !dry_run)
-		return usage_error("no evidence directory given (--out DIR; DIR must not exist)",
-				   run_synopsis);
-	if (out && !*out)
-		return usage_error("'--out' is empty", run_synopsis);
-	if (key_path && unsigned_ok)
-		return usage_error("--key and --unsigned contradict each other", run_synopsis);
-	/* --unsigned is explicit, so it beats a key in the environment. */
-	if (!unsigned_ok)
-		key_path = signkey_path(key_path, &key_src);
-	if (!dry_run && !key_path && !unsigned_ok)
-		return usage_error("evidence is signed: give --key KEY.key or set " SIGNKEY_ENV
-				   " (make a key with 'abev keygen'), or --unsigned to seal it "
-				   "without a signature",
-				   run_synopsis);
-	if (host_label && !metadata_label_valid(host_label))
-		return usage_error("'--host-label' must be 1 to 64 characters of [A-Za-z0-9._-]",
-				   run_synopsis);
-
-	if (max_wait && (parse_double(max_wait, &max_wait_pct) < 0 || !(max_wait_pct >= 0) ||
-			 max_wait_pct > 100))
-		return usage_error("'--max-cpu-wait-pct' must be a number from 0 to 100 (percent of "
-				   "a run's wall time)",
-				   run_synopsis);
-
+	if (run_args_check(&a, run_synopsis))
+		return EXIT_USAGE;
 	if (plan_load(&plan, plan_path) < 0)
 		return EXIT_USAGE;
-	if (max_wait) {
-		plan.max_cpu_wait_pct = max_wait_pct;
-		plan.max_cpu_wait_pct_from = "--max-cpu-wait-pct";
-	}
-	if (dry_run) {
-		runner_print_schedule(&plan);
-		plan_release(&plan);
-		return EXIT_PASSED;
-	}
-	if (key_path) {
-		if (signkey_passphrase(pass_file, pass_env, &pass) < 0)
-			goto out;
-		key = signkey_load(key_path, key_src, pass, insecure_key);
-		if (!key)
-			goto out;
-		pub = pub_for_key(key_path);
-	}
-
-	/* A key from the environment stays there: the command names no key of its own. */
-	reproduce = xasprintf("abev run %s --out NEW_DIR%s%s%s%s%s%s", plan_path,
-			      key_src == SIGNKEY_OPTION ? " --key " : key_path ? "" : " --unsigned",
-			      key_src == SIGNKEY_OPTION ? key_path : "",
-			      host_label ? " --host-label " : "", host_label ? host_label : "",
-			      max_wait ? " --max-cpu-wait-pct " : "", max_wait ? max_wait : "");
-	memset(&opt, 0, sizeof(opt));
-	opt.out_dir = out;
-	opt.reproduce = reproduce;
-	opt.key = key;
-	opt.pubkey = pub;
-	opt.key_source = signkey_source_name(key_src);
-	opt.bundle = bundle;
-	opt.host_label = host_label;
-	opt.json = json;
-	opt.wait = wait;
-	if (quiet)
-		opt.progress = PROGRESS_QUIET;
-	else if (isatty(STDERR_FILENO))
-		opt.progress = PROGRESS_LIVE;
-	else
-		opt.progress = PROGRESS_LINES;
-
-	if (runner_check_options(&opt) < 0) {
-		rc = EXIT_USAGE;
-		goto out;
-	}
-	rc = run_exit(runner_run(&plan, &opt, &res), &res, plan.inconclusive_fails);
-out:
-	seal_key_free(key);
-	signkey_passphrase_free(pass);
+	rc = run_plan(&plan, &a, plan_path);
 	plan_release(&plan);
-	free(reproduce);
-	free(pub);
+	return rc;
+}
+
+static int parse_count(const char *opt, const char *val, int64_t *out)
+{
+	if (!val || parse_int64(val, out) < 0 || *out < 0) {
+		error("option '%s' needs a non-negative integer, not '%s'", opt, val ? val : "");
+		return -1;
+	}
+	return 0;
+}
+
+/* A repeatable option (abev bench's -n and --prepare): its values in order, at most max. */
+struct cli_repeat {
+	const char *lng, *shrt;
+	const char **v;
+	size_t n, max;
+};
+
+/*
+ * Takes the repeatable options out of argv[first..argc) into rep, in
+ * order, and leaves the rest for parse_args(): the value of a value option
+ * in opts is skipped, and nothing after "--" is taken. 0 or -1 after error().
+ */
+static int take_repeated(int *argc, char **argv, int first, const struct cli_opt *opts,
+			 size_t nopts, struct cli_repeat *rep, size_t nrep)
+{
+	int out = first;
+
+	for (int i = first; i < *argc; i++) {
+		const char *a = argv[i], *val;
+		int taken = 0;
+
+		if (!strcmp(a, "--")) {
+			while (i < *argc)
+				argv[out++] = argv[i++];
+			break;
+		}
+		for (size_t r = 0; a[0] == '-' && r < nrep && !taken; r++) {
+			int m = opt_value(*argc, argv, &i, rep[r].lng, rep[r].shrt, &val);
+			if (m < 0)
+				return -1;
+			if (m && rep[r].n == rep[r].max)
+				return error("option '%s' given more than %zu times", rep[r].lng,
+					     rep[r].max);
+			if (m)
+				rep[r].v[rep[r].n++] = val;
+			taken = m;
+		}
+		for (size_t k = 0; a[0] == '-' && k < nopts && !taken; k++)
+			if (!opts[k].flag && i + 1 < *argc &&
+			    (!strcmp(a, opts[k].lng) || (opts[k].shrt && !strcmp(a, opts[k].shrt)))) {
+				argv[out++] = argv[i++];
+				argv[out++] = argv[i];
+				taken = 1;
+			}
+		if (!taken)
+			argv[out++] = argv[i];
+	}
+	*argc = out;
+	return 0;
+}
+
+/* The options abev bench and abev init share, as given. */
+struct quick_args {
+	const char *runs, *warmup, *gap, *order, *results, *min_executed;
+	int no_shell;
+	const char *names[QUICK_MAX_COMMANDS], *prepare[QUICK_MAX_COMMANDS];
+	const char *commands[QUICK_MAX_COMMANDS];
+	size_t ncommands;
+};
+
+#define QUICK_CLI_OPTS(q)                                       \
+	{ "--runs", "-r", NULL, &(q).runs },                    \
+	{ "--warmup", "-w", NULL, &(q).warmup },                \
+	{ "--gap", NULL, NULL, &(q).gap },                      \
+	{ "--order", NULL, NULL, &(q).order },                  \
+	{ "--results", NULL, NULL, &(q).results },              \
+	{ "--min-executed", NULL, NULL, &(q).min_executed },    \
+	{ "--no-shell", "-N", &(q).no_shell, NULL }
+
+/*
+ * Parses the arguments of abev bench or init: their own opts (which
+ * include QUICK_CLI_OPTS(*q)), -n/--name and --prepare, and the commands.
+ * 0 (help printed when *helped), or EXIT_USAGE after the message.
+ */
+static int quick_parse(int argc, char **argv, const char *cmd, const char *usage,
+		       const char *synopsis, const struct cli_opt *opts, size_t nopts,
+		       struct quick_args *q, struct quick_spec *spec, int *helped)
+{
+	struct cli_repeat rep[] = {
+		{ "--name", "-n", q->names, 0, QUICK_MAX_COMMANDS },
+		{ "--prepare", NULL, q->prepare, 0, QUICK_MAX_COMMANDS },
+	};
+	int64_t n;
+	double gap;
+
+	if (take_repeated(&argc, argv, 1, opts, nopts, rep, ARRAY_SIZE(rep)) < 0 ||
+	    parse_args(argc, argv, 1, cmd, usage, "", synopsis, opts, nopts, q->commands,
+		       QUICK_MAX_COMMANDS, &q->ncommands, helped) < 0)
+		return EXIT_USAGE;
+	spec->commands = q->commands;
+	spec->ncommands = q->ncommands;
+	spec->names = q->names;
+	spec->nnames = rep[0].n;
+	spec->prepare = q->prepare;
+	spec->nprepare = rep[1].n;
+	spec->no_shell = q->no_shell;
+	spec->order = q->order;
+	spec->results = q->results;
+	if (q->runs && (parse_count("--runs", q->runs, &n) < 0 || n < 1 || n > UINT_MAX))
+		return usage_error("'--runs' must be a whole number of at least 1", synopsis);
+	spec->runs = q->runs ? n : -1;
+	if (q->warmup && (parse_count("--warmup", q->warmup, &spec->warmups) < 0 ||
+			  spec->warmups > UINT_MAX))
+		return usage_error("'--warmup' must be a whole number of at least 0", synopsis);
+	if (q->min_executed && parse_count("--min-executed", q->min_executed,
+					   &spec->min_executed) < 0)
+		return EXIT_USAGE;
+	if (q->gap && (parse_double(q->gap, &gap) < 0 || !(gap >= 0) || gap > 86400))
+		return usage_error("'--gap' must be a number of seconds from 0 to 86400", synopsis);
+	spec->gap_seconds = q->gap ? gap : -1;
+	return 0;
+}
+
+/* The plan of spec as text, and parsed into *plan under the name label. 0 or EXIT_USAGE. */
+static int quick_plan_load(const struct quick_spec *spec, const char *label, char **text,
+			   struct plan *plan, const char *synopsis)
+{
+	char *err = NULL;
+
+	*text = quick_plan(spec, &err);
+	if (!*text) {
+		error("%s", err);
+		free(err);
+		fputs(synopsis, stderr);
+		return EXIT_USAGE;
+	}
+	if (plan_parse(plan, label, *text, strlen(*text)) < 0) {
+		free(*text);
+		*text = NULL;
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+static int cmd_bench(int argc, char **argv)
+{
+	struct quick_args q = { 0 };
+	struct quick_spec spec = QUICK_SPEC_INIT;
+	struct run_args a = { 0 };
+	const char *save = NULL;
+	const struct cli_opt opts[] = {
+		QUICK_CLI_OPTS(q),
+		{ "--quiet", "-q", &a.quiet, NULL },
+		{ "--wait", NULL, &a.wait, NULL },
+		{ "--insecure-key-mode", NULL, &a.insecure_key, NULL },
+		{ "--json", NULL, &a.json, NULL },
+		{ "--unsigned", NULL, &a.unsigned_ok, NULL },
+		{ "--out", "-o", NULL, &a.out },
+		{ "--key", "-k", NULL, &a.key_path },
+		{ "--bundle", NULL, NULL, &a.bundle },
+		{ "--passphrase-file", NULL, NULL, &a.pass_file },
+		{ "--passphrase-env", NULL, NULL, &a.pass_env },
+		{ "--host-label", NULL, NULL, &a.host_label },
+		{ "--max-cpu-wait-pct", NULL, NULL, &a.max_wait },
+		{ "--save-plan", NULL, NULL, &save },
+	};
+	struct plan plan = PLAN_INIT;
+	char *cwd = NULL, *out = NULL, *text = NULL, *shown = NULL;
+	int rc, helped;
+
+	rc = quick_parse(argc, argv, "bench", bench_usage, bench_synopsis, opts, ARRAY_SIZE(opts),
+			 &q, &spec, &helped);
+	if (rc || helped)
+		return rc;
+	if (!q.ncommands)
+		return usage_error("no command given", bench_synopsis);
+	cwd = getcwd(NULL, 0);
+	if (!cwd) {
+		error("cannot tell the current directory: %s", strerror(errno));
+		return EXIT_RUNTIME;
+	}
+	spec.cwd = cwd;
+	if (!a.out)
+		a.out = out = quick_out_dir(&spec, time(NULL));
+	/* Unsigned by default, unless a key is given or named by ABEV_SIGNING_KEY. */
+	if (!a.key_path && !a.unsigned_ok && !getenv(SIGNKEY_ENV)) {
+		a.unsigned_ok = 1;
+		if (!a.quiet)
+			fputs("abev: note: the evidence is sealed but not signed (give --key KEY.key "
+			      "or set " SIGNKEY_ENV " to sign it)\n", stderr);
+	}
+	rc = run_args_check(&a, bench_synopsis);
+	if (!rc)
+		rc = quick_plan_load(&spec, save ? save : "(abev bench)", &text, &plan,
+				     bench_synopsis);
+	if (!rc && save && write_file_new(save, 0644, text, strlen(text)) < 0)
+		rc = EXIT_USAGE;
+	if (!rc) {
+		shown = save ? xstrdup(save) : path_join(a.out, "plan.json");
+		rc = run_plan(&plan, &a, shown);
+	}
+	plan_release(&plan);
+	free(text);
+	free(shown);
+	free(out);
+	free(cwd);
+	return rc;
+}
+
+static int cmd_init(int argc, char **argv)
+{
+	struct quick_args q = { 0 };
+	struct quick_spec spec = QUICK_SPEC_INIT;
+	const char *out = "plan.json";
+	int from_bench = 0, rc, helped;
+	const struct cli_opt opts[] = {
+		QUICK_CLI_OPTS(q),
+		{ "--from-bench", NULL, &from_bench, NULL },
+		{ "--out", "-o", NULL, &out },
+	};
+	struct plan plan = PLAN_INIT;
+	struct stat sb;
+	char *cwd = NULL, *text = NULL;
+
+	rc = quick_parse(argc, argv, "init", init_usage, init_synopsis, opts, ARRAY_SIZE(opts),
+			 &q, &spec, &helped);
+	if (rc || helped)
+		return rc;
+	if (q.ncommands && !from_bench)
+		return usage_error("commands are given after --from-bench", init_synopsis);
+	if (from_bench && !q.ncommands)
+		return usage_error("--from-bench needs the commands to compare", init_synopsis);
+	if (!*out)
+		return usage_error("'--out' is empty", init_synopsis);
+	if (lstat(out, &sb) == 0)
+		return usage_error("the plan file already exists and abev init never overwrites "
+				   "one: choose another --out", init_synopsis);
+	spec.starter = 1;
+	spec.cwd = ".";
+	/* Commands run where abev init ran: said absolutely when the plan lives elsewhere. */
+	if (q.ncommands && strchr(out, '/')) {
+		cwd = getcwd(NULL, 0);
+		if (!cwd) {
+			error("cannot tell the current directory: %s", strerror(errno));
+			return EXIT_RUNTIME;
+		}
+		spec.cwd = cwd;
+	}
+	rc = quick_plan_load(&spec, out, &text, &plan, init_synopsis);
+	if (!rc && write_file_new(out, 0644, text, strlen(text)) < 0)
+		rc = EXIT_RUNTIME;
+	if (!rc)
+		printf("plan: %s\ncheck it: abev run %s --dry-run\nrun it:   abev run %s --out DIR "
+		       "--unsigned\n", out, out, out);
+	plan_release(&plan);
+	free(text);
+	free(cwd);
 	return rc;
 }
 
@@ -1022,15 +1380,6 @@ static int cmd_pack(int argc, char **argv)
 	return EXIT_PASSED;
 }
 
-static int parse_count(const char *opt, const char *val, int64_t *out)
-{
-	if (!val || parse_int64(val, out) < 0 || *out < 0) {
-		error("option '%s' needs a non-negative integer, not '%s'", opt, val ? val : "");
-		return -1;
-	}
-	return 0;
-}
-
 static int inspect_exit(enum inspect_outcome o)
 {
 	switch (o) {
@@ -1142,6 +1491,8 @@ static const struct command {
 	const char *tail;
 } commands[] = {
 	{ "run", cmd_run, run_usage, run_usage_tail },
+	{ "bench", cmd_bench, bench_usage, exit_codes_text },
+	{ "init", cmd_init, init_usage, "" },
 	{ "report", cmd_report, report_usage, "" },
 	{ "compare", cmd_compare, compare_usage, "" },
 	{ "export", cmd_export, export_usage, "" },

@@ -339,6 +339,9 @@ static void variant_release(struct plan_variant *v)
 		free(v->assemblies[i]);
 	free(v->assemblies);
 	free(v->cpus);
+	for (size_t i = 0; i < v->prepare_len; i++)
+		free(v->prepare[i]);
+	free(v->prepare);
 	memset(v, 0, sizeof(*v));
 }
 
@@ -411,14 +414,23 @@ out:
 	return ret;
 }
 
-static int parse_command(const struct loader *ld, const cJSON *obj, const char *path,
-			 struct plan_variant *v)
+/*
+ * An argv template array under key of obj ("command", "prepare"): a
+ * non-empty array of strings whose first is a program name. Absent is an
+ * error when required, else leaves *argv NULL.
+ */
+static int parse_argv(const struct loader *ld, const cJSON *obj, const char *path,
+		      const char *key, int required, char ***argv, size_t *argc)
 {
-	const cJSON *j = cJSON_GetObjectItemCaseSensitive(obj, "command");
-	char *p = key_path(path, "command");
+	const cJSON *j = cJSON_GetObjectItemCaseSensitive(obj, key);
+	char *p = key_path(path, key);
 	char *p0 = NULL;
 	int ret = -1;
 
+	if (!j && !required) {
+		ret = 0;
+		goto out;
+	}
 	if (!j) {
 		perr(ld, p, "missing (expected a non-empty array of strings)");
 		goto out;
@@ -427,9 +439,9 @@ static int parse_command(const struct loader *ld, const cJSON *obj, const char *
 		perr(ld, p, "expected a non-empty array of strings, found %s", json_kind(j));
 		goto out;
 	}
-	if (get_string_array(ld, j, p, PH_ALL, &v->command, &v->command_len) < 0)
+	if (get_string_array(ld, j, p, PH_ALL, argv, argc) < 0)
 		goto out;
-	if (!*v->command[0]) {
+	if (!*(*argv)[0]) {
 		p0 = index_path(p, 0);
 		perr(ld, p0, "expected a program name, found an empty string");
 		goto out;
@@ -439,6 +451,12 @@ out:
 	free(p0);
 	free(p);
 	return ret;
+}
+
+static int parse_command(const struct loader *ld, const cJSON *obj, const char *path,
+			 struct plan_variant *v)
+{
+	return parse_argv(ld, obj, path, "command", 1, &v->command, &v->command_len);
 }
 
 static int parse_env(const struct loader *ld, const cJSON *obj, const char *path,
@@ -529,7 +547,8 @@ static int get_cpus(const struct loader *ld, const cJSON *obj, const char *path,
 static int parse_variant(const struct loader *ld, const cJSON *obj, const char *path,
 			 int is_base, struct plan_variant *v)
 {
-	static const char *const keys[] = { "name", "cwd", "command", "env", "assemblies", "cpus" };
+	static const char *const keys[] = { "name", "cwd", "command", "env", "assemblies", "cpus",
+					    "prepare" };
 	const cJSON *j;
 	char b[SHOW_MAX];
 	char *cwd = NULL, *p = NULL;
@@ -539,8 +558,9 @@ static int parse_variant(const struct loader *ld, const cJSON *obj, const char *
 		perr(ld, path, "expected an object, found %s", json_kind(obj));
 		goto out;
 	}
+	/* The base has neither a name nor a prepare command of its own (schedule.prepare). */
 	if (check_keys(ld, obj, path, is_base ? keys + 1 : keys,
-		       is_base ? ARRAY_SIZE(keys) - 1 : ARRAY_SIZE(keys)) < 0)
+		       is_base ? ARRAY_SIZE(keys) - 2 : ARRAY_SIZE(keys)) < 0)
 		goto out;
 	if (!is_base) {
 		if (get_string(ld, obj, path, "name", 1, 1, &v->name) < 0)
@@ -560,7 +580,8 @@ static int parse_variant(const struct loader *ld, const cJSON *obj, const char *
 	} else {
 		v->cwd = xstrdup(ld->plan->dir);
 	}
-	if (parse_command(ld, obj, path, v) < 0 || get_cpus(ld, obj, path, &v->cpus) < 0)
+	if (parse_command(ld, obj, path, v) < 0 || get_cpus(ld, obj, path, &v->cpus) < 0 ||
+	    (!is_base && parse_argv(ld, obj, path, "prepare", 0, &v->prepare, &v->prepare_len) < 0))
 		goto out;
 	if (parse_env(ld, obj, path, v) < 0)
 		goto out;
@@ -826,7 +847,7 @@ static int parse_schedule(const struct loader *ld, const cJSON *root)
 {
 	static const char *const keys[] = {
 		"warmups", "runs", "order", "seed", "gap_seconds", "timeout_seconds",
-		"kill_grace_seconds", "cpus",
+		"kill_grace_seconds", "cpus", "prepare",
 	};
 	struct plan *plan = ld->plan;
 	const cJSON *s;
@@ -849,7 +870,8 @@ static int parse_schedule(const struct loader *ld, const cJSON *root)
 		       &plan->timeout_seconds) < 0 ||
 	    get_number(ld, s, "schedule", "kill_grace_seconds", 0, 0, 3600,
 		       &plan->kill_grace_seconds) < 0 ||
-	    get_cpus(ld, s, "schedule", &plan->cpus) < 0)
+	    get_cpus(ld, s, "schedule", &plan->cpus) < 0 ||
+	    parse_argv(ld, s, "schedule", "prepare", 0, &plan->prepare, &plan->prepare_len) < 0)
 		goto out;
 	plan->warmups = (unsigned)warmups;
 	plan->runs = (unsigned)runs;
@@ -1905,13 +1927,9 @@ static int plan_dir(struct plan *plan, const char *path)
 	return ret;
 }
 
-int plan_load(struct plan *plan, const char *path)
+/* Every default of a plan, before its file says otherwise. */
+static void plan_defaults(struct plan *plan, const char *path)
 {
-	struct loader ld = { plan, path, NULL, NULL };
-	struct strbuf sb = STRBUF_INIT;
-	cJSON *root = NULL;
-	int ret = -1;
-
 	memset(plan, 0, sizeof(*plan));
 	plan->path = xstrdup(path);
 	plan->warmups = 0;
@@ -1931,10 +1949,15 @@ int plan_load(struct plan *plan, const char *path)
 	plan->max_log_bytes = PLAN_MAX_LOG_BYTES_DEFAULT;
 	plan->confidence = COMPARE_CONFIDENCE;
 	plan->resamples = COMPARE_RESAMPLES;
+}
 
-	if (read_file_capped(&sb, path, PLAN_MAX_BYTES) < 0)
-		goto out;
-	plan->raw = strbuf_detach(&sb, &plan->raw_len);
+/* The plan in plan->raw, read from path (or named so): validated into *plan. */
+static int plan_parse_raw(struct plan *plan, const char *path)
+{
+	struct loader ld = { plan, path, NULL, NULL };
+	cJSON *root = NULL;
+	int ret = -1;
+
 	if (plan_dir(plan, path) < 0)
 		goto out;
 	root = parse_json(&ld);
@@ -1946,10 +1969,18 @@ int plan_load(struct plan *plan, const char *path)
 	for (size_t i = 0; plan->cpus && i < plan->nvariants; i++)
 		if (!plan->variants[i].cpus)
 			plan->variants[i].cpus = xstrdup(plan->cpus);
+	/* Nor without its own "prepare" is it prepared otherwise than the schedule says. */
+	for (size_t i = 0; plan->prepare && i < plan->nvariants; i++) {
+		struct plan_variant *v = &plan->variants[i];
+		if (v->prepare)
+			continue;
+		v->prepare = xcalloc(plan->prepare_len + 1, sizeof(*v->prepare));
+		for (v->prepare_len = 0; v->prepare_len < plan->prepare_len; v->prepare_len++)
+			v->prepare[v->prepare_len] = xstrdup(plan->prepare[v->prepare_len]);
+	}
 	ret = 0;
 out:
 	cJSON_Delete(root);
-	strbuf_release(&sb);
 	if (ld.origin) {
 		for (size_t i = 0; i < plan->nvariants; i++)
 			free(ld.origin[i]);
@@ -1959,6 +1990,34 @@ out:
 	if (ret < 0)
 		plan_release(plan);
 	return ret;
+}
+
+int plan_load(struct plan *plan, const char *path)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	plan_defaults(plan, path);
+	if (read_file_capped(&sb, path, PLAN_MAX_BYTES) < 0) {
+		strbuf_release(&sb);
+		plan_release(plan);
+		return -1;
+	}
+	plan->raw = strbuf_detach(&sb, &plan->raw_len);
+	return plan_parse_raw(plan, path);
+}
+
+int plan_parse(struct plan *plan, const char *path, const char *text, size_t len)
+{
+	plan_defaults(plan, path);
+	if (len > PLAN_MAX_BYTES) {
+		plan_release(plan);
+		return error("%s: the plan is larger than %u bytes", path, PLAN_MAX_BYTES);
+	}
+	plan->raw = xmalloc(len + 1);
+	memcpy(plan->raw, text, len);
+	plan->raw[len] = '\0';
+	plan->raw_len = len;
+	return plan_parse_raw(plan, path);
 }
 
 void plan_release(struct plan *plan)
@@ -1975,6 +2034,9 @@ void plan_release(struct plan *plan)
 		variant_release(&plan->variants[i]);
 	free(plan->variants);
 	free(plan->cpus);
+	for (size_t i = 0; i < plan->prepare_len; i++)
+		free(plan->prepare[i]);
+	free(plan->prepare);
 	free(plan->variants_file);
 	free(plan->results_files);
 	for (size_t i = 0; i < plan->nexclusive; i++)

@@ -47,6 +47,10 @@ struct plan_variant {
 	size_t assemblies_len;
 	char *cpus;            /* "cpus": canonical CPU list the variant is pinned to (its own,
 	                          else schedule.cpus), or NULL: wherever abev may run */
+	char **prepare;        /* "prepare": argv templates run before each of the variant's
+	                          invocations, not measured (its own, else schedule.prepare);
+	                          NULL and 0 when there is none */
+	size_t prepare_len;
 };
 
 /*
@@ -88,6 +92,8 @@ struct plan {
 	double gap_seconds;    /* default 0, >= 0 */
 	double timeout_seconds;/* default 0 = none, else > 0 */
 	double kill_grace_seconds; /* default 5: SIGTERM -> SIGKILL */
+	char **prepare;        /* schedule.prepare (templates), or NULL; see plan_variant.prepare */
+	size_t prepare_len;
 
 	/* results */
 	char *results_files;   /* template or NULL */
@@ -177,6 +183,13 @@ struct plan {
  * until plan_release().
  */
 int plan_load(struct plan *plan, const char *path);
+/*
+ * plan_load() for a plan held in memory (abev bench builds one): path
+ * names it in messages and its directory is what relative paths in it
+ * resolve against; the len bytes of text (which need not end in a NUL
+ * and must hold none) become the plan's raw bytes.
+ */
+int plan_parse(struct plan *plan, const char *path, const char *text, size_t len);
 void plan_release(struct plan *plan);
 
 const char *plan_order_name(enum plan_order order);

@@ -36,6 +36,7 @@
 #include "overlap.h"
 #include "peers.h"
 #include "plots.h"
+#include "prepare.h"
 #include "proc.h"
 #include "report.h"
 #include "schedule.h"
@@ -392,6 +393,27 @@ static void record_cpu_wait(struct invocation *inv, const struct proc_result *re
 }
 
 /*
+ * An invocation whose prepare command did not succeed: the measured
+ * command was not run, so the slot fails (or stops the run, when abev
+ * was interrupted) with the prepare step's reason.
+ */
+static void record_unprepared(struct run_state *st, struct invocation *inv)
+{
+	const struct invocation_prepare *p = inv->prepare;
+
+	now_utc(inv->start_utc);
+	memcpy(inv->end_utc, inv->start_utc, sizeof(inv->end_utc));
+	inv->cpu_wait_note = xstrdup("the command was not run: its prepare command failed");
+	if (p->interrupt_signal) {
+		inv->status = INV_INTERRUPTED;
+		st->interrupt = p->interrupt_signal;
+	} else {
+		inv->status = INV_FAILED;
+	}
+	inv->reason = xasprintf("not run: the prepare command %s", p->reason);
+}
+
+/*
  * Runs one attempt of a slot and fills *inv. Returns 0 when the attempt
  * is recorded (whatever its status), -1 on a runtime error of abev's own.
  */
@@ -447,6 +469,15 @@ static int run_one(struct run_state *st, const struct sched_slot *slot, unsigned
 	if (plan->results_files)
 		inv->results_files = plan_expand(plan->results_files, &vars);
 	env = build_env(v, &vars);
+	if (v->prepare_len) {
+		if (prepare_run(plan, v, &vars, env, abs_dir, &inv->prepare) < 0)
+			goto out;
+		if (strcmp(inv->prepare->status, "ok")) {
+			record_unprepared(st, inv);
+			ret = 0;
+			goto out;
+		}
+	}
 	out_path = path_join(abs_dir, "test.log");
 	err_path = path_join(abs_dir, "stderr.log");
 	cg_name = xasprintf("%u", inv->seq);

@@ -322,38 +322,6 @@ static char *bio_text(BIO *b, size_t *len)
 	return xstrndup(data ? data : "", (size_t)n);
 }
 
-/* Creates path (which must not exist) with mode and writes data; 0 or -1. */
-static int create_file(const char *path, mode_t mode, const char *data, size_t len)
-{
-	int fd, ret = -1;
-	fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, mode);
-	if (fd < 0) {
-		if (errno == EEXIST)
-			return error("'%s' already exists: choose another key name or remove it",
-				     path);
-		return error("cannot create '%s': %s", path, strerror(errno));
-	}
-	if (fchmod(fd, mode) < 0) {
-		error("cannot set the mode of '%s': %s", path, strerror(errno));
-		goto out;
-	}
-	if (write_all(fd, data, len) < 0) {
-		error("cannot write '%s': %s", path, strerror(errno));
-		goto out;
-	}
-	if (fsync(fd) < 0 && errno != EINVAL) {
-		error("cannot sync '%s': %s", path, strerror(errno));
-		goto out;
-	}
-	ret = 0;
-out:
-	if (close(fd) < 0 && ret == 0)
-		ret = error("cannot close '%s': %s", path, strerror(errno));
-	if (ret < 0)
-		unlink(path);
-	return ret;
-}
-
 int seal_keygen(const char *prefix, const char *passphrase, char fp[65])
 {
 	enum { KEY, PUB, PEM, NFILES };
@@ -434,7 +402,7 @@ int seal_keygen(const char *prefix, const char *passphrase, char fp[65])
 	len[PUB] = strlen(text[PUB]);
 
 	for (int i = 0; i < NFILES; i++) {
-		if (create_file(path[i], mode[i], text[i], len[i]) < 0)
+		if (write_file_new(path[i], mode[i], text[i], len[i]) < 0)
 			goto out;
 		created[i] = 1;
 	}

@@ -402,6 +402,37 @@ out:
 	return ret;
 }
 
+int write_file_new(const char *path, mode_t mode, const void *data, size_t len)
+{
+	int fd, ret = -1;
+	fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, mode);
+	if (fd < 0) {
+		if (errno == EEXIST)
+			return error("'%s' already exists: remove it or choose another name",
+				     path);
+		return error("cannot create '%s': %s", path, strerror(errno));
+	}
+	if (fchmod(fd, mode) < 0) {
+		error("cannot set the mode of '%s': %s", path, strerror(errno));
+		goto out;
+	}
+	if (write_all(fd, data, len) < 0) {
+		error("cannot write '%s': %s", path, strerror(errno));
+		goto out;
+	}
+	if (fsync(fd) < 0 && errno != EINVAL) {
+		error("cannot sync '%s': %s", path, strerror(errno));
+		goto out;
+	}
+	ret = 0;
+out:
+	if (close(fd) < 0 && ret == 0)
+		ret = error("cannot close '%s': %s", path, strerror(errno));
+	if (ret < 0)
+		unlink(path);
+	return ret;
+}
+
 int write_all(int fd, const void *data, size_t len)
 {
 	const char *p = data;

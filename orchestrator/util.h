@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <time.h>
 
 #if defined(__GNUC__)
@@ -106,6 +107,12 @@ int read_fd_capped(struct strbuf *sb, int fd, size_t max);
  * with an error naming the file, errno telling why (EFBIG, ENOSPC, ...).
  */
 int write_file_atomic(const char *path, const void *data, size_t len);
+/*
+ * Creates path, which must not exist (O_EXCL, no symlink followed), with
+ * mode, writes data and syncs it. 0, or -1 after an error naming the
+ * file (also when it exists); a half-written file is removed.
+ */
+int write_file_new(const char *path, mode_t mode, const void *data, size_t len);
 /*
  * Flushes the file system that holds dir to disk (syncfs()): one call
  * makes every file written there durable. 0 or -1 after error().

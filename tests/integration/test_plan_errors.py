@@ -41,7 +41,7 @@ CASES = [
      ["colour: unknown key (expected one of: schema, name,"]),
     ("unknown_key_schedule", plan(schedule={"runs": 1, "ordr": "reverse"}), None,
      ["schedule.ordr: unknown key (expected one of: warmups, runs, order, seed, "
-      "gap_seconds, timeout_seconds, kill_grace_seconds, cpus)"]),
+      "gap_seconds, timeout_seconds, kill_grace_seconds, cpus, prepare)"]),
     ("unknown_key_variant", plan(variants=[variant(), variant(name="b", nmae="c")]), None,
      ["variants[1].nmae: unknown key"]),
     ("wrong_type", plan(schedule={"runs": "3"}), None,

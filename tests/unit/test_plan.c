@@ -443,9 +443,9 @@ static const struct broken broken_plans[] = {
 	    " reference, gates, decision, report, limits)" } },
 	{ HEAD "'variants':[" VA "],'schedule':{'ordr':'reverse'}}", NULL, 0,
 	  { ": schedule.ordr: unknown key (expected one of: warmups, runs, order, seed,"
-	    " gap_seconds, timeout_seconds, kill_grace_seconds, cpus)" } },
+	    " gap_seconds, timeout_seconds, kill_grace_seconds, cpus, prepare)" } },
 	{ HEAD "'variants':[" VA ",{'name':'b','command':['x'],'nmae':'c'}]}", NULL, 0,
-	  { ": variants[1].nmae: unknown key (expected one of: name, cwd, command, env, assemblies, cpus)" } },
+	  { ": variants[1].nmae: unknown key (expected one of: name, cwd, command, env, assemblies, cpus, prepare)" } },
 	{ HEAD "'variants':[" VA "],'load':{'max_cpu':1}}", NULL, 0,
 	  { ": load.max_cpu: unknown key (expected one of: max_cpu_wait_pct, max_foreign_cpu, max_repeats, exclusive)" } },
 	{ HEAD "'variants':[" VA "],'limits':{'max_log_byte':1}}", NULL, 0,
@@ -512,6 +512,12 @@ static const struct broken broken_plans[] = {
 	  { ": variants[0].command[1]: expected a string, found a number" } },
 	{ HEAD "'variants':[{'name':'a','command':['','x']}]}", NULL, 0,
 	  { ": variants[0].command[0]: expected a program name, found an empty string" } },
+	{ HEAD "'variants':[" VA "],'schedule':{'prepare':'make clean'}}", NULL, 0,
+	  { ": schedule.prepare: expected a non-empty array of strings, found a string" } },
+	{ HEAD "'variants':[{'name':'a','command':['x'],'prepare':['']}]}", NULL, 0,
+	  { ": variants[0].prepare[0]: expected a program name, found an empty string" } },
+	{ HEAD "'variants':[{'name':'a','command':['x'],'prepare':['{nope}']}]}", NULL, 0,
+	  { ": variants[0].prepare[0]: unknown placeholder '{nope}'" } },
 	/* placeholders */
 	{ HEAD "'variants':[{'name':'a','command':['x','y','{foo}']}]}", NULL, 0,
 	  { ": variants[0].command[2]: unknown placeholder '{foo}' (known: {run_dir}, {variant},"

@@ -1,0 +1,99 @@
+/*
+ * prepare: runs a plan's prepare command before an invocation. Its
+ * output is captured (stderr into the same stream, as a terminal would
+ * show it) and written to prepare.log, so that a failing prepare step
+ * can be read in the evidence like the measured command's logs.
+ */
+#define _XOPEN_SOURCE 700
+#include "prepare.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "proc.h"
+#include "util.h"
+
+/* The outcome of the command in words, or NULL when it exited 0. */
+static char *prepare_reason(const struct proc_result *res, const struct plan *plan)
+{
+	switch (res->outcome) {
+	case PROC_EXITED:
+		return res->exit_code ? xasprintf("exited with code %d", res->exit_code) : NULL;
+	case PROC_SIGNALED:
+		return xasprintf("was killed by signal %d (%s)", res->signal,
+				 proc_signal_name(res->signal));
+	case PROC_TIMED_OUT:
+		return xasprintf("timed out after %g s", plan->timeout_seconds);
+	case PROC_EXEC_FAILED:
+		return xstrdup(res->exec_error ? res->exec_error : "could not be executed");
+	case PROC_INTERRUPTED:
+		return xasprintf("was stopped: abev received %s",
+				 proc_signal_name(res->interrupt_signal));
+	}
+	return xstrdup("ended in an unknown way");
+}
+
+static const char *prepare_status(const struct proc_result *res)
+{
+	switch (res->outcome) {
+	case PROC_EXITED: return res->exit_code ? "failed" : "ok";
+	case PROC_SIGNALED: return "failed";
+	case PROC_TIMED_OUT: return "timed_out";
+	case PROC_EXEC_FAILED: return "exec_failed";
+	case PROC_INTERRUPTED: return "interrupted";
+	}
+	return "failed";
+}
+
+int prepare_run(const struct plan *plan, const struct plan_variant *v,
+		const struct plan_vars *vars, char *const *env, const char *run_dir,
+		struct invocation_prepare **out)
+{
+	struct invocation_prepare *p = xcalloc(1, sizeof(*p));
+	struct strbuf log = STRBUF_INIT;
+	struct proc_result res;
+	char *log_path = NULL;
+	int ret = -1;
+
+	memset(&res, 0, sizeof(res));
+	p->argv = xcalloc(v->prepare_len + 1, sizeof(*p->argv));
+	for (; p->argc < v->prepare_len; p->argc++) {
+		p->argv[p->argc] = plan_expand(v->prepare[p->argc], vars);
+		if (!p->argv[p->argc])
+			goto out;
+	}
+	struct proc_spec spec = {
+		.argv = (const char *const *)p->argv,
+		.envp = (const char *const *)env,
+		.cwd = v->cwd,
+		.capture = &log,
+		.capture_max = PREPARE_LOG_MAX,
+		.capture_stderr = 1,
+		.timeout_ns = (int64_t)(plan->timeout_seconds * 1e9),
+		.grace_ns = (int64_t)(plan->kill_grace_seconds * 1e9),
+	};
+	if (proc_run(&spec, &res) < 0)
+		goto out;
+	p->status = prepare_status(&res);
+	p->exit_code = res.outcome == PROC_EXITED ? res.exit_code : -1;
+	p->signal = res.signal;
+	p->interrupt_signal = res.outcome == PROC_INTERRUPTED ? res.interrupt_signal : 0;
+	p->wall_ns = res.wall_ns;
+	p->reason = prepare_reason(&res, plan);
+	p->log_bytes = (int64_t)log.len;
+	p->log_bytes_dropped = res.out.bytes_dropped;
+	log_path = path_join(run_dir, PREPARE_LOG_FILE);
+	if (write_file_atomic(log_path, log.buf, log.len) < 0)
+		goto out;
+	ret = 0;
+out:
+	proc_result_release(&res);
+	strbuf_release(&log);
+	free(log_path);
+	if (ret < 0) {
+		invocation_prepare_free(p);
+		p = NULL;
+	}
+	*out = p;
+	return ret;
+}

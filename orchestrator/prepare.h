@@ -1,0 +1,32 @@
+/*
+ * prepare: the step a plan's "prepare" command (schedule.prepare or a
+ * variant's own) takes before each invocation — hyperfine's --prepare:
+ * clear a cache, reset a file. It runs through proc in the variant's cwd
+ * and environment, with the plan's timeout, its stdout and stderr kept
+ * together in the invocation's prepare.log (at most PREPARE_LOG_MAX
+ * bytes), and is not measured. It decides nothing about the invocation:
+ * the runner does not run the measured command after a prepare that did
+ * not exit 0.
+ */
+#ifndef ABEV_PREPARE_H
+#define ABEV_PREPARE_H
+
+#include "evidence.h"
+#include "plan.h"
+
+/* Bytes of a prepare command's output kept in prepare.log. */
+#define PREPARE_LOG_MAX (1024 * 1024)
+#define PREPARE_LOG_FILE "prepare.log"
+
+/*
+ * Runs v's prepare command (v->prepare_len > 0) with vars expanded, in
+ * env (borrowed), and writes run_dir/prepare.log. *out (release with
+ * invocation_prepare_free()) records what happened, also when the
+ * command failed or could not be executed. 0, or -1 after error() when
+ * abev itself could not go on (cannot fork, cannot write the log).
+ */
+int prepare_run(const struct plan *plan, const struct plan_variant *v,
+		const struct plan_vars *vars, char *const *env, const char *run_dir,
+		struct invocation_prepare **out);
+
+#endif

@@ -1,0 +1,421 @@
+/*
+ * quick: plan text for `abev bench` and `abev init`. The plan is built
+ * as a cJSON tree in the plan format's own key order and printed; it is
+ * then read by plan.c like any plan file, so nothing here decides what a
+ * key means. Variant names and the default evidence directory are
+ * derived here too, so that the unit tests can pin them.
+ */
+#define _XOPEN_SOURCE 700
+#include "quick.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json_out.h"
+#include "plan.h"
+#include "util.h"
+
+/* Longest evidence-directory slug. */
+#define QUICK_SLUG_MAX 60
+
+static int name_char(char c)
+{
+	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+	       c == '.' || c == '_' || c == '-';
+}
+
+/*
+ * s made a valid variant name of at most max characters: runs of dashes
+ * and other characters become one '-' between words, leading dots go
+ * ("gzip -1 f" -> "gzip-1-f"). Empty when nothing is left. Caller frees.
+ */
+static char *name_from(const char *s, size_t max)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int dash = 0;
+
+	strbuf_grow(&sb, max + 1);
+	for (; *s && sb.len < max; s++) {
+		if (name_char(*s) && *s != '-' && !(sb.len == 0 && *s == '.')) {
+			if (dash && sb.len)
+				strbuf_addch(&sb, '-');
+			dash = 0;
+			if (sb.len < max)
+				strbuf_addch(&sb, *s);
+		} else {
+			dash = 1;
+		}
+	}
+	while (sb.len && sb.buf[sb.len - 1] == '-')
+		sb.buf[--sb.len] = '\0';
+	return strbuf_detach(&sb, NULL);
+}
+
+static int name_taken(char **names, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(names[i], name))
+			return 1;
+	return 0;
+}
+
+void quick_names(const struct quick_spec *spec, char ***out)
+{
+	char **names = xcalloc(spec->ncommands + 1, sizeof(*names));
+
+	for (size_t i = 0; i < spec->ncommands; i++) {
+		char *base = i < spec->nnames ? name_from(spec->names[i], PLAN_NAME_MAX - 4)
+					      : name_from(spec->commands[i], QUICK_DERIVED_NAME_MAX);
+		char *name;
+
+		if (!*base) {
+			free(base);
+			base = xasprintf("cmd%zu", i + 1);
+		}
+		name = xstrdup(base);
+		for (unsigned k = 2; name_taken(names, i, name); k++) {
+			free(name);
+			name = xasprintf("%s-%u", base, k);
+		}
+		free(base);
+		names[i] = name;
+	}
+	*out = names;
+}
+
+char *quick_out_dir(const struct quick_spec *spec, time_t now)
+{
+	struct strbuf slug = STRBUF_INIT;
+	char stamp[32], **names;
+	struct tm tm;
+	char *dir;
+
+	quick_names(spec, &names);
+	for (size_t i = 0; i < spec->ncommands; i++)
+		strbuf_addf(&slug, "%s%s", i ? "-vs-" : "", names[i]);
+	if (slug.len > QUICK_SLUG_MAX)
+		slug.buf[slug.len = QUICK_SLUG_MAX] = '\0';
+	while (slug.len && (slug.buf[slug.len - 1] == '-' || slug.buf[slug.len - 1] == '.'))
+		slug.buf[--slug.len] = '\0';
+	if (!gmtime_r(&now, &tm) || !strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm))
+		snprintf(stamp, sizeof(stamp), "%lld", (long long)now);
+	dir = xasprintf("abev-evidence/%s%s%s", stamp, slug.len ? "-" : "", slug.buf ? slug.buf : "");
+	strbuf_release(&slug);
+	strv_free(names);
+	return dir;
+}
+
+/* Ends the current word of quick_split(). */
+static void word_end(struct strbuf *w, int *in_word, char ***words, size_t *n)
+{
+	if (!*in_word)
+		return;
+	*words = xrealloc(*words, (*n + 2) * sizeof(**words));
+	(*words)[(*n)++] = strbuf_detach(w, NULL);
+	(*words)[*n] = NULL;
+	*in_word = 0;
+}
+
+int quick_split(const char *cmd, char ***words, size_t *nwords, char **err)
+{
+	struct strbuf w = STRBUF_INIT;
+	int in_word = 0;
+	char quote = 0;
+	const char *p;
+
+	*words = NULL;
+	*nwords = 0;
+	*err = NULL;
+	for (p = cmd; *p && !*err; p++) {
+		char c = *p;
+
+		if (quote == '\'' && c != '\'') {
+			strbuf_addch(&w, c);
+		} else if (quote == '"' && c == '\\' && (p[1] == '"' || p[1] == '\\')) {
+			strbuf_addch(&w, *++p);
+		} else if (quote && c == quote) {
+			quote = 0;
+		} else if (quote) {
+			strbuf_addch(&w, c);
+		} else if (c == '\'' || c == '"') {
+			quote = c;
+			in_word = 1;
+		} else if (c == '\\') {
+			if (!p[1])
+				*err = xasprintf("'%s' ends with a backslash", cmd);
+			else
+				strbuf_addch(&w, *++p);
+			in_word = 1;
+		} else if (c == ' ' || c == '\t' || c == '\n') {
+			word_end(&w, &in_word, words, nwords);
+		} else {
+			strbuf_addch(&w, c);
+			in_word = 1;
+		}
+		if (*nwords >= QUICK_MAX_WORDS && !*err)
+			*err = xasprintf("'%.40s...' has more than %d words", cmd, QUICK_MAX_WORDS);
+	}
+	if (!*err && quote)
+		*err = xasprintf("'%s' has an unclosed %s quote", cmd,
+				 quote == '"' ? "double" : "single");
+	if (!*err)
+		word_end(&w, &in_word, words, nwords);
+	if (!*err && !*nwords)
+		*err = xasprintf("the command '%s' has no word to run", cmd);
+	strbuf_release(&w);
+	if (*err) {
+		strv_free(*words);
+		*words = NULL;
+		*nwords = 0;
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * s as a plan template that stands for s itself: a command is taken
+ * literally, so its braces (awk '{print}') are doubled rather than read
+ * as placeholders.
+ */
+static cJSON *literal(const char *s)
+{
+	struct strbuf sb = STRBUF_INIT;
+	cJSON *j;
+
+	for (; *s; s++) {
+		if (*s == '{' || *s == '}')
+			strbuf_addch(&sb, *s);
+		strbuf_addch(&sb, *s);
+	}
+	j = cJSON_CreateString(sb.buf);
+	strbuf_release(&sb);
+	if (!j)
+		die_oom();
+	return j;
+}
+
+/* cmd as a plan's command array: its words (-N) or sh -c cmd. NULL with *err. */
+static cJSON *command_array(const char *cmd, int no_shell, char **err)
+{
+	cJSON *arr = jnew_array();
+	char **words;
+	size_t n;
+
+	if (strlen(cmd) > QUICK_COMMAND_MAX) {
+		*err = xasprintf("a command is longer than %d bytes", QUICK_COMMAND_MAX);
+		cJSON_Delete(arr);
+		return NULL;
+	}
+	if (!no_shell) {
+		if (!*cmd) {
+			*err = xstrdup("a command is empty");
+			cJSON_Delete(arr);
+			return NULL;
+		}
+		jpush(arr, cJSON_CreateString("sh"));
+		jpush(arr, cJSON_CreateString("-c"));
+		jpush(arr, literal(cmd));
+		return arr;
+	}
+	if (quick_split(cmd, &words, &n, err) < 0) {
+		cJSON_Delete(arr);
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++)
+		jpush(arr, literal(words[i]));
+	strv_free(words);
+	return arr;
+}
+
+/* The example variants of a starter plan without commands. */
+static const char *const starter_names[] = { "baseline", "candidate" };
+static const char starter_command[] =
+	"printf '%s\\n' '<testsuite name=\"example\"><testcase name=\"replace-me\"/></testsuite>' "
+	"> '{run_dir}/results.xml'";
+
+static cJSON *variant_object(const char *name, const char *cwd, cJSON *command, cJSON *prepare)
+{
+	cJSON *v = jnew_object();
+
+	jadd_str(v, "name", name);
+	jadd_str(v, "cwd", cwd);
+	jadd(v, "command", command);
+	if (prepare)
+		jadd(v, "prepare", prepare);
+	return v;
+}
+
+/* The variants array (and schedule.prepare into *shared_prepare), or NULL with *err. */
+static cJSON *variants_array(const struct quick_spec *spec, cJSON **shared_prepare, char **err)
+{
+	cJSON *arr = jnew_array();
+	const char *cwd = spec->cwd ? spec->cwd : ".";
+	char **names = NULL;
+
+	*shared_prepare = NULL;
+	if (!spec->ncommands) {
+		for (size_t i = 0; i < ARRAY_SIZE(starter_names); i++) {
+			cJSON *cmd = jnew_array();
+			jpush(cmd, cJSON_CreateString("sh"));
+			jpush(cmd, cJSON_CreateString("-c"));
+			jpush(cmd, cJSON_CreateString(starter_command));
+			jpush(arr, variant_object(starter_names[i], cwd, cmd, NULL));
+		}
+		return arr;
+	}
+	if (spec->nprepare == 1 && !(*shared_prepare = command_array(spec->prepare[0],
+								      spec->no_shell, err)))
+		goto fail;
+	quick_names(spec, &names);
+	for (size_t i = 0; i < spec->ncommands; i++) {
+		cJSON *cmd = command_array(spec->commands[i], spec->no_shell, err), *prep = NULL;
+		if (!cmd)
+			goto fail;
+		if (spec->nprepare > 1 &&
+		    !(prep = command_array(spec->prepare[i], spec->no_shell, err))) {
+			cJSON_Delete(cmd);
+			goto fail;
+		}
+		jpush(arr, variant_object(names[i], cwd, cmd, prep));
+	}
+	strv_free(names);
+	return arr;
+fail:
+	strv_free(names);
+	cJSON_Delete(*shared_prepare);
+	*shared_prepare = NULL;
+	cJSON_Delete(arr);
+	return NULL;
+}
+
+static cJSON *schedule_object(const struct quick_spec *spec, const char *order, cJSON *prepare)
+{
+	cJSON *s = jnew_object();
+
+	jadd_int(s, "warmups", spec->warmups >= 0 ? spec->warmups : 0);
+	jadd_int(s, "runs", spec->runs >= 0 ? spec->runs : QUICK_DEFAULT_RUNS);
+	jadd_str(s, "order", order);
+	if (spec->starter || !strcmp(order, "shuffle"))
+		jadd_int(s, "seed", 1);
+	jadd_real(s, "gap_seconds", spec->gap_seconds >= 0 ? spec->gap_seconds : 0);
+	if (spec->starter) {
+		jadd_int(s, "timeout_seconds", 3600);
+		jadd_int(s, "kill_grace_seconds", 5);
+	}
+	if (prepare)
+		jadd(s, "prepare", prepare);
+	return s;
+}
+
+/* What only a starter plan has, after the schedule: results, load, metrics, gates, decision. */
+static void add_starter_keys(cJSON *plan, const struct quick_spec *spec)
+{
+	cJSON *o, *m, *g;
+
+	if (!spec->ncommands && !spec->results) {
+		o = jnew_object();
+		jadd_str(o, "files", "{run_dir}/results.xml");
+		jadd_int(o, "min_executed", 1);
+		jadd(plan, "results", o);
+	}
+	o = jnew_object();
+	jadd_int(o, "max_cpu_wait_pct", (int64_t)PLAN_MAX_CPU_WAIT_PCT_DEFAULT);
+	jadd_int(o, "max_repeats", 2);
+	jadd(plan, "load", o);
+	o = jnew_array();
+	m = jnew_object();
+	jadd_str(m, "name", "user_cpu");
+	jadd_str(m, "source", "process");
+	jadd_str(m, "field", "user");
+	jpush(o, m);
+	jadd(plan, "metrics", o);
+	o = jnew_array();
+	jpush(o, cJSON_CreateNumber(0));
+	jadd(plan, "allowed_exit_codes", o);
+	o = jnew_object();
+	g = jnew_object();
+	jadd_int(g, "max_regression_pct", 10);
+	jadd(o, "wall", g);
+	jadd(plan, "gates", o);
+	o = jnew_object();
+	jadd_bool(o, "acceptance", 0);
+	jadd_str(o, "inconclusive", "pass");
+	jadd_real(o, "confidence", 0.95);
+	jadd_int(o, "bootstrap_resamples", 10000);
+	jadd(plan, "decision", o);
+}
+
+/* The checks of quick_plan() that need no JSON. NULL, or the message. */
+static char *spec_problem(const struct quick_spec *spec, const char **order)
+{
+	*order = spec->order ? spec->order : "alternate";
+	if (!spec->ncommands && !spec->starter)
+		return xstrdup("no command given");
+	if (spec->ncommands > QUICK_MAX_COMMANDS)
+		return xasprintf("at most %d commands can be compared at once", QUICK_MAX_COMMANDS);
+	if (spec->nnames > spec->ncommands)
+		return xasprintf("%zu names (-n) for %zu command%s", spec->nnames, spec->ncommands,
+				 spec->ncommands == 1 ? "" : "s");
+	if (spec->nprepare > 1 && spec->nprepare != spec->ncommands)
+		return xasprintf("%zu --prepare commands for %zu commands: give one for all, or "
+				 "one per command", spec->nprepare, spec->ncommands);
+	if (strcmp(*order, "alternate") && strcmp(*order, "reverse") && strcmp(*order, "shuffle"))
+		return xasprintf("unknown order '%s' (expected alternate, reverse or shuffle)",
+				 *order);
+	if (spec->min_executed >= 0 && !spec->results)
+		return xstrdup("--min-executed needs --results (the files whose tests it counts)");
+	if (spec->results && !*spec->results)
+		return xstrdup("--results is empty");
+	return NULL;
+}
+
+char *quick_plan(const struct quick_spec *spec, char **err)
+{
+	cJSON *plan = NULL, *variants, *prepare, *o;
+	char **names = NULL, *text = NULL;
+	struct strbuf title = STRBUF_INIT;
+	const char *order;
+
+	*err = spec_problem(spec, &order);
+	if (*err)
+		return NULL;
+	variants = variants_array(spec, &prepare, err);
+	if (!variants)
+		return NULL;
+	if (spec->ncommands) {
+		quick_names(spec, &names);
+		strbuf_adds(&title, "bench:");
+		for (size_t i = 0; i < spec->ncommands; i++)
+			strbuf_addf(&title, "%s%s", i ? " vs " : " ", names[i]);
+	} else {
+		strbuf_adds(&title, "starter");
+	}
+	plan = jnew_object();
+	jadd_str(plan, "schema", "abev.plan/1");
+	jadd_str(plan, "name", title.buf);
+	if (spec->starter)
+		jadd_str(plan, "description",
+			 spec->ncommands
+				 ? "Written by abev init from commands: the first variant is the "
+				   "reference. Edit the schedule, metrics and gates; see abev(1)."
+				 : "Written by abev init: replace each variant's command with yours (the "
+				   "first variant is the reference; results.files names the test-result "
+				   "files a run writes). See abev(1) for every key.");
+	jadd(plan, "variants", variants);
+	jadd(plan, "schedule", schedule_object(spec, order, prepare));
+	if (spec->results) {
+		o = jnew_object();
+		jadd_str(o, "files", spec->results);
+		if (spec->min_executed >= 0)
+			jadd_int(o, "min_executed", spec->min_executed);
+		jadd(plan, "results", o);
+	}
+	if (spec->starter)
+		add_starter_keys(plan, spec);
+	text = json_print(plan);
+	cJSON_Delete(plan);
+	strbuf_release(&title);
+	strv_free(names);
+	return text;
+}

@@ -1,0 +1,93 @@
+/*
+ * quick: the plans that `abev bench` and `abev init` write. From a few
+ * shell commands and hyperfine-style settings it builds the text of an
+ * "abev.plan/1" plan — exactly what `abev run` reads — and the names and
+ * directory a quick comparison gets. Pure computation: no I/O, no clock,
+ * no process; it neither parses nor runs the plan (plan.c and runner.c
+ * do, as for any plan).
+ */
+#ifndef ABEV_QUICK_H
+#define ABEV_QUICK_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+/* Most commands one quick comparison takes. */
+#define QUICK_MAX_COMMANDS 16
+/* Longest command (or prepare command) accepted, in bytes. */
+#define QUICK_COMMAND_MAX 65536
+/* Most words a command split with -N may have. */
+#define QUICK_MAX_WORDS 4096
+/* Variant names made from a command are cut to this many characters. */
+#define QUICK_DERIVED_NAME_MAX 32
+/* Runs per variant when -r is not given (hyperfine's least number of runs). */
+#define QUICK_DEFAULT_RUNS 10
+
+/* What a quick comparison is made of. All strings borrowed. */
+struct quick_spec {
+	const char *const *commands; /* the first is the reference */
+	size_t ncommands;            /* 1..QUICK_MAX_COMMANDS */
+	const char *const *names;    /* -n NAME, in command order; fewer than the commands:
+	                                the rest are named after their command */
+	size_t nnames;
+	const char *const *prepare;  /* --prepare: none, one for every command, or one each */
+	size_t nprepare;
+	int no_shell;                /* -N: split commands into words (quick_split()),
+	                                else run each through `sh -c`; either way taken
+	                                literally (braces are no placeholders) */
+	const char *cwd;             /* every variant's cwd, as the plan records it */
+	int64_t runs, warmups;       /* -1: QUICK_DEFAULT_RUNS, 0 */
+	double gap_seconds;          /* < 0: 0 */
+	const char *order;           /* alternate, reverse or shuffle; NULL: alternate */
+	const char *results;         /* results.files template, or NULL */
+	int64_t min_executed;        /* -1: the plan's default (1 with results) */
+	/*
+	 * abev init: also write every commonly used key with its default
+	 * (seed, kill grace, load, allowed exit codes, decision), a timeout,
+	 * an example metric and an example gate; without commands, two
+	 * example variants that write a JUnit file the results check reads.
+	 */
+	int starter;
+};
+
+#define QUICK_SPEC_INIT { .runs = -1, .warmups = -1, .gap_seconds = -1, .min_executed = -1 }
+
+/*
+ * The plan's text (pretty JSON with a final newline; caller frees), or
+ * NULL with *err set (caller frees) when the spec cannot make a plan: no
+ * command (unless starter), too many names or commands, a prepare count
+ * other than 0, 1 or ncommands, an unknown order, a command -N cannot
+ * split, min_executed without results.
+ */
+char *quick_plan(const struct quick_spec *spec, char **err);
+
+/*
+ * Splits cmd into words for -N, the simple way: words are separated by
+ * blanks (space, tab, newline); '...' keeps everything up to the next
+ * quote literally; "..." too, except that \" and \\ stand for " and \;
+ * outside quotes a backslash keeps the next character. No expansion of
+ * any kind. *words (caller frees with strv_free()) is NULL-terminated and
+ * *nwords counts it. 0, or -1 with *err set (caller frees): an unclosed
+ * quote, a trailing backslash, no word, more than QUICK_MAX_WORDS.
+ */
+int quick_split(const char *cmd, char ***words, size_t *nwords, char **err);
+
+/*
+ * The variant names of spec: the given -n names first, the others made
+ * from their command ([A-Za-z0-9._-]; runs of dashes and anything else become one '-',
+ * at most QUICK_DERIVED_NAME_MAX characters, "cmdN" when nothing is
+ * left); given names are made valid the same way (at most 64
+ * characters); a name already taken gets "-2", "-3", ... *names (caller
+ * frees with strv_free()) has spec->ncommands entries.
+ */
+void quick_names(const struct quick_spec *spec, char ***names);
+
+/*
+ * The evidence directory of a bench without --out:
+ * "abev-evidence/<YYYYmmddTHHMMSSZ>-<slug>", the slug the variant names
+ * joined with "-vs-" (at most 60 characters). Caller frees.
+ */
+char *quick_out_dir(const struct quick_spec *spec, time_t now);
+
+#endif

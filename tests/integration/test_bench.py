@@ -1,0 +1,283 @@
+"""abev bench and abev init: comparisons without a plan file, and starter
+plans. A bench writes the evidence abev run writes (report, export and the
+SHA256 manifest accept it), its plan reruns with abev run, hyperfine's
+options reach the plan, a prepare step runs before every invocation, and
+abev init writes plans that --dry-run accepts and that run.
+
+Every bench passes --max-cpu-wait-pct 100: the machine is shared, and a
+slot discarded for contention is not what these tests are about."""
+import glob
+import json
+import os
+import re
+import shutil
+import subprocess
+import unittest
+
+from common import ABEV, AbevTestCase
+
+QUIET_LOAD = ("--max-cpu-wait-pct", "100")
+
+
+class BenchTestCase(AbevTestCase):
+    def run_in(self, *args, cwd=None, check=None, timeout=300):
+        """abev with args in cwd (default: the scratch directory)."""
+        cp = subprocess.run([ABEV, *args], capture_output=True, text=True, timeout=timeout,
+                            cwd=cwd or self.tmp, stdin=subprocess.DEVNULL)
+        if check is not None:
+            self.assertEqual(cp.returncode, check,
+                             f"abev {' '.join(args)} exited {cp.returncode}\n"
+                             f"stdout:\n{cp.stdout}\nstderr:\n{cp.stderr}")
+        return cp
+
+    def bench(self, *args, check=0):
+        return self.run_in("bench", *args, *QUIET_LOAD, check=check)
+
+    def invocations(self, d):
+        return self.load(d, "result.json")["invocations"]
+
+
+class TestBench(BenchTestCase):
+    def test_compares_commands_without_a_plan(self):
+        cp = self.bench("sleep 0.01", "sleep 0.012", "-r", "3", "--out", "ev")
+        self.assertRegex(cp.stdout, r"(?m)^decision: no decision")
+        self.assertRegex(cp.stdout, r"(?m)^  sleep-0\.012 +wall ")
+        self.assertIn("not signed", cp.stderr)
+        plan = self.load("ev", "plan.json")
+        self.assertEqual(plan["schema"], "abev.plan/1")
+        self.assertEqual([v["name"] for v in plan["variants"]], ["sleep-0.01", "sleep-0.012"])
+        self.assertEqual(plan["variants"][0]["command"], ["sh", "-c", "sleep 0.01"])
+        self.assertEqual(plan["variants"][0]["cwd"], os.path.realpath(self.tmp))
+        result = self.load("ev", "result.json")
+        self.assertEqual(result["status"], "completed")
+        self.assertEqual(result["comparison"]["reference"], "sleep-0.01")
+        invs = result["invocations"]
+        self.assertEqual([i["variant"] for i in invs], ["sleep-0.01", "sleep-0.012"] * 3)
+        self.assertTrue(all(i["status"] == "ok" and "prepare" not in i for i in invs))
+
+        # The evidence is abev run's: the manifest checks, report and export read it.
+        if shutil.which("sha256sum"):
+            cp = subprocess.run(["sha256sum", "--quiet", "-c", "SHA256"], cwd=self.path("ev"),
+                                capture_output=True, text=True)
+            self.assertEqual(cp.returncode, 0, cp.stdout + cp.stderr)
+        rep = self.run_in("report", "ev", check=0)
+        with open(self.path("ev", "report.md"), encoding="utf-8") as f:
+            self.assertEqual(rep.stdout, f.read())
+        csv = self.run_in("export", "ev", "--format", "csv", check=0)
+        self.assertIn("sleep-0.012", csv.stdout)
+        self.run_in("compare", "ev", "ev", check=0)
+
+    def test_default_out_is_named_after_the_commands(self):
+        self.bench("true", "sleep 0.01", "-r", "1", "--quiet")
+        dirs = glob.glob(self.path("abev-evidence", "*"))
+        self.assertEqual(len(dirs), 1, dirs)
+        self.assertRegex(os.path.basename(dirs[0]), r"^\d{8}T\d{6}Z-true-vs-sleep-0\.01$")
+        self.assertEqual(self.load(dirs[0], "result.json")["status"], "completed")
+
+    def test_saved_plan_reruns_with_abev_run(self):
+        self.bench("sleep 0.01", "sleep 0.012", "-r", "2", "--out", "a", "--save-plan", "p.json",
+                   "--unsigned")
+        with open(self.path("p.json"), "rb") as f:
+            saved = f.read()
+        with open(self.path("a", "plan.json"), "rb") as f:
+            self.assertEqual(f.read(), saved)
+        cp = self.run_in("run", "p.json", "--out", "b", "--unsigned", *QUIET_LOAD, check=0)
+        self.assertRegex(cp.stdout, r"(?m)^decision: ")
+        with open(self.path("b", "plan.json"), "rb") as f:
+            self.assertEqual(f.read(), saved)
+        self.assertEqual(len(self.invocations("b")), 4)
+        # The report's reproduce command names the saved plan.
+        with open(self.path("a", "report.md"), encoding="utf-8") as f:
+            self.assertIn("abev run p.json --out NEW_DIR --unsigned", f.read())
+        # --save-plan never overwrites.
+        self.bench("true", "true", "-r", "1", "--out", "c", "--save-plan", "p.json", check=2)
+        self.assertFalse(os.path.exists(self.path("c")))
+
+    def test_hyperfine_options_reach_the_plan(self):
+        self.bench("-N", "-n", "first", "-n", "second", "-r", "2", "-w", "1", "--order",
+                   "reverse", "--gap", "0.01", "--out", "ev", "--quiet",
+                   "sh -c 'exit 0'", "printf '%s' '{not a placeholder}'")
+        plan = self.load("ev", "plan.json")
+        self.assertEqual([v["name"] for v in plan["variants"]], ["first", "second"])
+        self.assertEqual(plan["variants"][0]["command"], ["sh", "-c", "exit 0"])
+        self.assertEqual(plan["variants"][1]["command"],
+                         ["printf", "%s", "{{not a placeholder}}"])
+        self.assertEqual(plan["schedule"], {"warmups": 1, "runs": 2, "order": "reverse",
+                                            "gap_seconds": 0.01})
+        invs = self.invocations("ev")
+        self.assertEqual([(i["variant"], i["phase"]) for i in invs],
+                         [("first", "warmup"), ("second", "warmup"), ("first", "run"),
+                          ("second", "run"), ("second", "run"), ("first", "run")])
+        # Braces are taken literally: the command printed them.
+        run = [i for i in invs if i["variant"] == "second"][0]
+        with open(self.path("ev", run["dir"], "test.log"), encoding="utf-8") as f:
+            self.assertEqual(f.read(), "{not a placeholder}")
+
+    def test_results_and_min_executed(self):
+        junit = ("printf '<testsuite><testcase name=\"a\"/><testcase name=\"b\"/></testsuite>'"
+                 " > \"$ABEV_RUN_DIR/r.xml\"")
+        self.bench(junit, junit, "-r", "1", "--results", "{run_dir}/r.xml",
+                   "--min-executed", "2", "--out", "ok", "--quiet")
+        self.assertEqual([i["tests"]["executed"] for i in self.invocations("ok")], [2, 2])
+        self.bench(junit, junit, "-r", "1", "--results", "{run_dir}/r.xml",
+                   "--min-executed", "3", "--out", "few", "--quiet", check=1)
+
+    def test_json(self):
+        cp = self.bench("true", "true", "-r", "2", "--out", "ev", "--json")
+        doc = json.loads(cp.stdout)
+        self.assertEqual(doc, self.load("ev", "result.json")["comparison"])
+
+
+class TestBenchPrepare(BenchTestCase):
+    def test_prepare_runs_before_every_invocation(self):
+        # Each measured run needs the marker that only the prepare step makes.
+        self.bench("rm marker", "rm marker", "--prepare", "echo x >> count; touch marker",
+                   "-w", "1", "-r", "2", "--out", "ev", "--quiet")
+        invs = self.invocations("ev")
+        self.assertEqual(len(invs), 6)
+        with open(self.path("count"), encoding="utf-8") as f:
+            self.assertEqual(len(f.read().splitlines()), 6)
+        for i in invs:
+            self.assertEqual(i["status"], "ok", i["reason"])
+            self.assertEqual(i["prepare"]["status"], "ok")
+            self.assertEqual(i["prepare"]["argv"][-1], "echo x >> count; touch marker")
+            self.assertTrue(os.path.isfile(self.path("ev", i["dir"], "prepare.log")))
+        self.assertEqual(self.load("ev", "plan.json")["schedule"]["prepare"],
+                         ["sh", "-c", "echo x >> count; touch marker"])
+
+    def test_prepare_per_command(self):
+        self.bench("test \"$(cat f)\" = a", "test \"$(cat f)\" = b", "--prepare", "echo a > f",
+                   "--prepare", "echo b > f", "-r", "2", "--out", "ev", "--quiet")
+        self.assertTrue(all(i["status"] == "ok" for i in self.invocations("ev")))
+        plan = self.load("ev", "plan.json")
+        self.assertEqual([v["prepare"][-1] for v in plan["variants"]], ["echo a > f", "echo b > f"])
+        self.bench("true", "true", "--prepare", "a", "--prepare", "b", "--prepare", "c",
+                   check=2)
+
+    def test_failed_prepare_fails_the_invocation(self):
+        cp = self.bench("echo measured", "true", "--prepare", "echo no; exit 3",
+                        "--prepare", "true", "-r", "1", "--out", "ev", check=1)
+        first = self.invocations("ev")[0]
+        self.assertEqual(first["status"], "failed")
+        self.assertIn("prepare command exited with code 3", first["reason"])
+        self.assertEqual(first["prepare"]["exit_code"], 3)
+        with open(self.path("ev", first["dir"], "prepare.log"), encoding="utf-8") as f:
+            self.assertEqual(f.read(), "no\n")
+        # The measured command did not run.
+        self.assertFalse(os.path.exists(self.path("ev", first["dir"], "test.log")))
+        self.assertEqual(self.invocations("ev")[1]["status"], "ok")
+        self.assertIn("evidence:", cp.stdout)
+
+    def test_plan_prepare_in_abev_run(self):
+        plan = {"schema": "abev.plan/1", "name": "p",
+                "variants": [{"name": "a", "command": ["sh", "-c", "rm m"]},
+                             {"name": "b", "command": ["sh", "-c", "rm m"],
+                              "prepare": ["sh", "-c", "touch m; echo own >> log"]}],
+                "schedule": {"runs": 2, "prepare": ["touch", "m"]},
+                "load": {"max_cpu_wait_pct": 100}}
+        self.write_plan(plan)
+        self.run_in("run", "plan.json", "--out", "ev", "--unsigned", "-q", check=0)
+        invs = self.invocations("ev")
+        self.assertEqual([i["prepare"]["argv"][0] for i in invs], ["touch", "sh"] * 2)
+        with open(self.path("log"), encoding="utf-8") as f:
+            self.assertEqual(f.read(), "own\nown\n")
+
+
+class TestBenchUsage(BenchTestCase):
+    def test_usage_errors(self):
+        for args, what in [((), "no command given"),
+                           (("a", "b", "-r", "0"), "--runs"),
+                           (("a", "b", "-r", "x"), "--runs"),
+                           (("a", "b", "--gap", "-1"), "--gap"),
+                           (("a", "b", "--order", "random"), "unknown order"),
+                           (("a", "b", "--min-executed", "1"), "needs --results"),
+                           (("a", "-n", "x", "-n", "y"), "2 names"),
+                           (("-N", "echo 'x", "b"), "unclosed"),
+                           (("a", "b", "--key", "k", "--unsigned"), "contradict"),
+                           (("a", "b", "--bogus"), "unknown option")]:
+            with self.subTest(args=args):
+                cp = self.run_in("bench", *args, check=2)
+                self.assertIn(what, cp.stderr)
+        self.assertEqual(os.listdir(self.tmp), [])
+
+    def test_out_must_not_exist(self):
+        os.mkdir(self.path("ev"))
+        cp = self.bench("true", "true", "--out", "ev", check=2)
+        self.assertIn("already exists", cp.stderr)
+
+    def test_help(self):
+        cp = self.run_in("bench", "--help", check=0)
+        for opt in ("--runs", "--warmup", "--name", "--no-shell", "--prepare", "--gap",
+                    "--order", "--results", "--min-executed", "--out", "--key", "--save-plan"):
+            self.assertIn(opt, cp.stdout)
+        self.assertIn("bench", self.run_in("--help", check=0).stdout)
+
+
+class TestInit(BenchTestCase):
+    KEYS = {"schema", "name", "description", "variants", "schedule", "results", "load",
+            "metrics", "allowed_exit_codes", "gates", "decision"}
+
+    def test_starter_plan_checks_and_runs(self):
+        cp = self.run_in("init", check=0)
+        self.assertIn("plan.json", cp.stdout)
+        plan = self.load("plan.json")
+        self.assertEqual(set(plan), self.KEYS)
+        self.assertEqual(set(plan["schedule"]), {"warmups", "runs", "order", "seed",
+                                                 "gap_seconds", "timeout_seconds",
+                                                 "kill_grace_seconds"})
+        self.assertEqual(set(plan["results"]), {"files", "min_executed"})
+        self.assertIn("max_cpu_wait_pct", plan["load"])
+        for v in plan["variants"]:
+            self.assertEqual(set(v), {"name", "cwd", "command"})
+        dry = self.run_in("run", "plan.json", "--dry-run", check=0)
+        self.assertIn("baseline", dry.stdout)
+        cp = self.run_in("run", "plan.json", "--out", "ev", "--unsigned", "-q", *QUIET_LOAD)
+        # The example gate may judge either way on a busy machine; the run itself must pass.
+        self.assertIn(cp.returncode, (0, 5), cp.stderr)
+        result = self.load("ev", "result.json")
+        self.assertEqual(result["status"], "completed")
+        self.assertTrue(all(i["tests"]["executed"] == 1 for i in result["invocations"]))
+
+    def test_refuses_to_overwrite(self):
+        with open(self.path("plan.json"), "w", encoding="utf-8") as f:
+            f.write("mine\n")
+        cp = self.run_in("init", check=2)
+        self.assertIn("already exists", cp.stderr)
+        with open(self.path("plan.json"), encoding="utf-8") as f:
+            self.assertEqual(f.read(), "mine\n")
+
+    def test_from_bench(self):
+        self.run_in("init", "--from-bench", "-r", "2", "-n", "old", "--prepare", "true",
+                    "sleep 0.01", "sleep 0.012", "--out", "b.json", check=0)
+        plan = self.load("b.json")
+        self.assertEqual([v["name"] for v in plan["variants"]], ["old", "sleep-0.012"])
+        self.assertEqual(plan["variants"][1]["command"], ["sh", "-c", "sleep 0.012"])
+        self.assertEqual(plan["schedule"]["runs"], 2)
+        self.assertEqual(plan["schedule"]["prepare"], ["sh", "-c", "true"])
+        self.assertNotIn("results", plan)
+        self.run_in("run", "b.json", "--dry-run", check=0)
+        cp = self.run_in("run", "b.json", "--out", "ev", "--unsigned", "-q", *QUIET_LOAD)
+        self.assertIn(cp.returncode, (0, 5, 6), cp.stderr)
+        self.assertEqual(len(self.invocations("ev")), 4)
+        # The same generator as abev bench: the same variants and schedule.
+        self.bench("-r", "2", "-n", "old", "--prepare", "true", "sleep 0.01", "sleep 0.012",
+                   "--out", "bev", "--quiet")
+        bench_plan = self.load("bev", "plan.json")
+        # The bench records where it ran; init writes "." beside the plan in the same place.
+        self.assertEqual([v["cwd"] for v in plan["variants"]], [".", "."])
+        for v in bench_plan["variants"]:
+            self.assertEqual(v.pop("cwd"), os.path.realpath(self.tmp))
+        self.assertEqual(bench_plan["variants"],
+                         [{k: v[k] for k in v if k != "cwd"} for v in plan["variants"]])
+        for k, v in bench_plan["schedule"].items():
+            self.assertEqual(plan["schedule"][k], v)
+
+    def test_usage(self):
+        self.run_in("init", "a", "b", check=2)
+        self.run_in("init", "--from-bench", check=2)
+        self.run_in("init", "--out", "no/such/dir/plan.json", check=2)
+        self.assertFalse(os.path.exists(self.path("plan.json")))
+
+
+if __name__ == "__main__":
+    unittest.main()
