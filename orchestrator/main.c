@@ -18,6 +18,9 @@
 #include "inspect.h"
 #include "metadata.h"
 #include "plan.h"
+#include "plan_check.h"
+#include "plan_doc.h"
+#include "plan_json.h"
 #include "report.h"
 #include "report_hosts.h"
 #include "runner.h"
@@ -541,10 +544,17 @@ static int cmd_run(int argc, char **argv)
 		plan.max_cpu_wait_pct = max_wait_pct;
 		plan.max_cpu_wait_pct_from = "--max-cpu-wait-pct";
 	}
-	if (dry_run) {
-		runner_print_schedule(&plan);
+	/* What the plan names on this machine: all of it for a dry run, cwd before a run. */
+	if (plan_check(&plan, dry_run ? PLAN_CHECK_ALL : 0) < 0) {
 		plan_release(&plan);
-		return EXIT_PASSED;
+		return EXIT_USAGE;
+	}
+	if (dry_run) {
+		/* With --json stdout carries the expanded plan alone. */
+		runner_print_schedule(&plan, json ? stderr : stdout);
+		rc = json && plan_json_print(&plan, stdout) < 0 ? EXIT_RUNTIME : EXIT_PASSED;
+		plan_release(&plan);
+		return rc;
 	}
 	if (key_path) {
 		if (read_passphrase(pass_file, pass_env, &pass) < 0)

@@ -38,7 +38,8 @@ struct plan_env {
 
 struct plan_variant {
 	char *name;
-	char *cwd;             /* absolute (relative cwd resolved against the plan's directory) */
+	char *cwd;             /* absolute (relative cwd resolved against the plan's directory),
+	                          canonical where it exists; plan_check() asks whether it does */
 	char **command;        /* templates; command_len >= 1 */
 	size_t command_len;
 	struct plan_env *env;  /* the plan's additions, in file order */
@@ -78,6 +79,7 @@ struct plan {
 	char *description;     /* or NULL */
 	struct plan_variant *variants;
 	size_t nvariants;
+	size_t nlisted;        /* variants[0..nlisted) come from "variants", the rest from the file */
 	char *variants_file;   /* absolute path, or NULL */
 
 	/* schedule */
@@ -123,6 +125,7 @@ struct plan {
 
 	/* report.template: the plan's own report template, read at load, syntax checked */
 	char *report_template;  /* its bytes, or NULL for abev's own */
+	char *report_template_path; /* absolute, or NULL */
 	size_t report_template_len;
 
 	/* load */
@@ -166,9 +169,12 @@ struct plan {
 #define PLAN_INIT { 0 }
 
 /*
- * Reads and validates the plan at path. On error prints one line through
- * error() ("<file>: <json path>: <what was expected>") and returns -1;
- * the plan is then released. On success the plan owns all its strings
+ * Reads and validates the plan at path. On error prints every problem
+ * found (at most ERRLIST_KEEP, then how many more), each one line through
+ * error() ("<file>: <json path>: <what was expected>"), and returns -1;
+ * the plan is then released. A JSON syntax error is one line with the
+ * line and column. Whether cwd, programs and files exist is plan_check()'s
+ * business, not this one's. On success the plan owns all its strings
  * until plan_release().
  */
 int plan_load(struct plan *plan, const char *path);
