@@ -204,7 +204,7 @@ static const char example_text[] =
 	"  \"allowed_exit_codes\": [0, 1],\n"
 	"  \"versions\": { \"sdk\": [\"dotnet\", \"--version\"] },\n"
 	"  \"reference\": \"baseline\",\n"
-	"  \"gates\": { \"wall\": { \"max_regression_pct\": 10 },\n"
+	"  \"gates\": { \"wall\": { \"max_regression_pct\": 10, \"max_improvement_pct\": 50 },\n"
 	"             \"rebuild (rate)\": { \"budget\": 0.01 } },\n"
 	"  \"decision\": { \"acceptance\": true, \"inconclusive\": \"fail\",\n"
 	"                \"confidence\": 0.95, \"bootstrap_resamples\": 10000 },\n"
