@@ -1,12 +1,16 @@
 /*
  * plan: turns a plan file (JSON, "abev.plan/1") and its optional variants
- * file into a struct plan, and expands the placeholders of its templates.
- * cJSON lives only here. The loader is strict because a plan mistake found
+ * file into a struct plan. cJSON lives only here (and in plan_json.c, which
+ * writes a plan back). The loader is strict because a plan mistake found
  * an hour into a benchmark wastes that hour: unknown keys, wrong types,
  * out-of-range numbers, bad placeholders and metric patterns that do not
  * compile are all refused up front, each with one line naming the file and
- * the JSON path (or the line).
- * It does not run anything and does not order the runs (schedule.c does).
+ * the JSON path (or the line) — all of them in one pass, collected in an
+ * errlist, with the nearest known name (suggest.c) for a misspelt key or
+ * value. The keys each object may have come from the reference, plan_doc.c.
+ * It does not run anything, does not look at what the plan names on this
+ * machine (plan_check.c does), does not expand templates (plan_expand.c)
+ * and does not order the runs (schedule.c does).
  */
 #define _XOPEN_SOURCE 700
 #include "plan.h"
@@ -49,13 +53,8 @@ struct loader {
 	struct errlist *errors; /* every problem found, reported together at the end */
 };
 
-static const char *const known_placeholders[] = { "run_dir", "variant", "phase", "round" };
-#define KNOWN_PLACEHOLDERS "{run_dir}, {variant}, {phase}, {round}"
-/* Bit i stands for known_placeholders[i]. */
-#define PH_ALL 0xfu
-/* Assemblies are matched before the first run, when only the variant is known. */
-#define PH_VARIANT 0x2u
-#define PH_VARIANT_NAME "{variant}"
+#define PH_ALL PLAN_PH_ALL
+#define PH_VARIANT PLAN_PH_VARIANT
 #define PLAN_VERSION_RULE "use letters, digits, '.', '_' and '-', at most 64 characters"
 
 static const char *const order_names[] = {
@@ -297,15 +296,12 @@ static int get_number(const struct loader *ld, const cJSON *obj, const char *pat
 	return -1;
 }
 
-static int template_walk(const char *tmpl, const struct plan_vars *vars, unsigned allowed,
-			 struct strbuf *out, char *why, size_t why_len);
-
 /* allowed: the placeholders the template may use (PH_ALL, PH_VARIANT). */
 static int check_template_only(const struct loader *ld, const char *path, const char *tmpl,
 			       unsigned allowed)
 {
 	char why[160];
-	if (template_walk(tmpl, NULL, allowed, NULL, why, sizeof(why)) < 0)
+	if (plan_template_check(tmpl, allowed, why, sizeof(why)) < 0)
 		return perr(ld, path, "%s", why);
 	return 0;
 }
@@ -1962,104 +1958,4 @@ void plan_release(struct plan *plan)
 		free(plan->gates[i].metric);
 	free(plan->gates);
 	memset(plan, 0, sizeof(*plan));
-}
-
-/*
- * One walk serves both checking and expanding: out is NULL when only
- * checking. Returns 0, or -1 with the reason in why.
- */
-static int template_walk(const char *tmpl, const struct plan_vars *vars, unsigned allowed,
-			 struct strbuf *out, char *why, size_t why_len)
-{
-	char b[SHOW_MAX];
-	const char *p = tmpl;
-
-	while (*p) {
-		const char *close;
-		size_t i, n;
-		if ((p[0] == '{' && p[1] == '{') || (p[0] == '}' && p[1] == '}')) {
-			if (out)
-				strbuf_addch(out, p[0]);
-			p += 2;
-			continue;
-		}
-		if (*p == '}') {
-			snprintf(why, why_len, "unbalanced '}' (write '}}' for a literal brace)");
-			return -1;
-		}
-		if (*p != '{') {
-			if (out)
-				strbuf_addch(out, *p);
-			p++;
-			continue;
-		}
-		close = strchr(p, '}');
-		if (!close) {
-			snprintf(why, why_len, "unterminated '{' (write '{{' for a literal brace)");
-			return -1;
-		}
-		n = (size_t)(close - p - 1);
-		for (i = 0; i < ARRAY_SIZE(known_placeholders); i++)
-			if (strlen(known_placeholders[i]) == n &&
-			    !memcmp(known_placeholders[i], p + 1, n))
-				break;
-		if (i == ARRAY_SIZE(known_placeholders)) {
-			snprintf(why, why_len, "unknown placeholder '{%s}' (known: " KNOWN_PLACEHOLDERS ")",
-				 show_n(b, p + 1, n));
-			return -1;
-		}
-		if (!(allowed & (1u << i))) {
-			snprintf(why, why_len, "placeholder '{%s}' cannot be used here (only "
-				 PH_VARIANT_NAME ": assemblies are matched before the first run)",
-				 known_placeholders[i]);
-			return -1;
-		}
-		if (out) {
-			switch (i) {
-			case 0:
-				strbuf_adds(out, vars->run_dir ? vars->run_dir : "");
-				break;
-			case 1:
-				strbuf_adds(out, vars->variant ? vars->variant : "");
-				break;
-			case 2:
-				strbuf_adds(out, vars->phase ? vars->phase : "");
-				break;
-			default:
-				strbuf_addf(out, "%u", vars->round);
-				break;
-			}
-		}
-		p = close + 1;
-	}
-	return 0;
-}
-
-int plan_check_template(const char *tmpl, char *why, size_t why_len)
-{
-	return template_walk(tmpl, NULL, PH_ALL, NULL, why, why_len);
-}
-
-char *plan_expand(const char *tmpl, const struct plan_vars *vars)
-{
-	struct strbuf sb = STRBUF_INIT;
-	char why[160], b[SHOW_MAX];
-
-	if (template_walk(tmpl, vars, PH_ALL, &sb, why, sizeof(why)) < 0) {
-		strbuf_release(&sb);
-		error("template '%s': %s", show(b, tmpl), why);
-		return NULL;
-	}
-	return strbuf_detach(&sb, NULL);
-}
-
-char **plan_variant_env(const struct plan_variant *v, const struct plan_vars *vars, size_t *n)
-{
-	char **env = env_inherit(n);
-	for (size_t i = 0; i < v->env_len; i++) {
-		char *val = plan_expand(v->env[i].value, vars);
-		env_set(&env, n, v->env[i].key, val ? val : "");
-		free(val);
-	}
-	return env;
 }

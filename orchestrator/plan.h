@@ -1,7 +1,8 @@
 /*
  * plan: reads and validates an abev plan (JSON, schema "abev.plan/1", and
- * optionally a pipe-separated variants file) into plain structs, and
- * expands the placeholders of command, env and pattern templates.
+ * optionally a pipe-separated variants file) into plain structs (plan.c),
+ * and expands the placeholders of command, env and pattern templates
+ * (plan_expand.c).
  * It does not run anything and does not decide the order of runs
  * (schedule.c does).
  *
@@ -207,6 +208,14 @@ char *plan_expand(const char *tmpl, const struct plan_vars *vars);
  * with strv_free(); *n counts the entries (for env_set()).
  */
 char **plan_variant_env(const struct plan_variant *v, const struct plan_vars *vars, size_t *n);
+
+/* Which placeholders a template may use: bit i for {run_dir}, {variant}, {phase}, {round}. */
+#define PLAN_PH_ALL 0xfu
+/* Assemblies are matched before the first run, when only the variant is known. */
+#define PLAN_PH_VARIANT 0x2u
+
+/* plan_check_template() for a template that may use only the allowed placeholders. */
+int plan_template_check(const char *tmpl, unsigned allowed, char *why, size_t why_len);
 
 /*
  * Checks a template without expanding it. Returns 0, or -1 and writes a
