@@ -102,11 +102,12 @@ const struct plan_doc_key plan_doc_keys[] = {
 	  "share of a recorded run's wall time (0–100 %) its processes may spend ready to run "
 	  "but waiting for a CPU before it is discarded; `abev run --max-cpu-wait-pct P` "
 	  "overrides it, and `result.json` records which applied "
-	  "(`schedule.max_cpu_wait_pct_from`)" },
+	  "(`schedule.max_cpu_wait_pct_from`); see README, **Contention**" },
 	{ "load.max_foreign_cpu", "number", "none",
 	  "a second, optional limit: cores other processes may keep busy during a recorded run "
 	  "before it is discarded. Busy cores slow a run only when they take its CPU, which "
-	  "`max_cpu_wait_pct` measures, so by default there is none" },
+	  "`max_cpu_wait_pct` measures, so by default there is none: on a 2-core machine with "
+	  "one busy core every run would otherwise be discarded" },
 	{ "load.max_repeats", "integer", "2", "how often a discarded slot is repeated, 0–1000" },
 	{ "allowed_exit_codes", "array of integers", "`[0]`",
 	  "exit codes (0–255, distinct) that do not fail an invocation" },
@@ -122,7 +123,7 @@ const struct plan_doc_key plan_doc_keys[] = {
 	{ "gates", "object", "none",
 	  "gates by metric name: the built-in `wall` (ms), `cpu` (ms) and `max_rss` (bytes), "
 	  "the plan's metrics and their rates (`\"<name> (rate)\"`); a gate also given in the "
-	  "metric's own definition is an error" },
+	  "metric's own definition is an error (see README, **The comparison and the decision**)" },
 	{ "gates.<metric>", "object", "none", "the metric's gates, at least one" },
 	{ "gates.<metric>.max_regression_pct", "number", "none",
 	  "fails when the whole interval of the change is worse than this, in percent (≥ 0)" },
@@ -144,21 +145,28 @@ const struct plan_doc_key plan_doc_keys[] = {
 	{ "report", "object", "none", "the report's own settings" },
 	{ "report.template", "string", "abev's own",
 	  "the plan's own template for `report.md`, relative to the plan; its syntax is checked "
-	  "when the plan is read, and it is kept in the evidence as `report-template.md`" },
+	  "when the plan is read, and it is kept in the evidence as `report-template.md` (see "
+	  "README, **The report**)" },
 	{ "limits", "object", "all defaults", "ceilings on what one invocation may leave or cost" },
 	{ "limits.max_files", "integer", "10000",
 	  "regular files one invocation may leave in its directory (`test.log` and "
 	  "`stderr.log` not counted), 1–100,000: past it the invocation fails, with the count "
 	  "and the limit as its reason, and the files after the first `max_files` in name "
-	  "order are removed (with a note) so that the evidence can still be sealed" },
+	  "order are removed (with a note) so that the evidence can still be sealed; an evidence "
+	  "directory holds at most 100,000 files in all, and a run that would go past that is "
+	  "held to what is left in the same way" },
 	{ "limits.pattern_cpu_seconds", "number", "10",
-	  "CPU seconds one metric's `pattern` may spend on one invocation's output, at most "
+	  "CPU seconds one metric's `pattern` may spend on one invocation's output (its "
+	  "`stdout`/`stderr` file, or the captured stdout of all its matching test results), at most "
 	  "3600: past it the metric is not yielded, with the reason, so the `metrics` guard "
 	  "fails" },
 	{ "limits.max_log_bytes", "integer", "268435456 (256 MiB)",
 	  "bytes kept of each of the child's streams, `test.log` (stdout) and `stderr.log` "
-	  "(stderr), 0 or more: past the cap abev keeps reading, so the child never blocks, "
-	  "but writes no more, and the invocation's `result.json` says what was dropped" },
+	  "(stderr), 0 or more: abev reads both through pipes and writes the files itself; past "
+	  "the cap it keeps reading, so the child never blocks and its wall time is not "
+	  "stretched by a full pipe, but writes no more; the invocation's `result.json` says "
+	  "what was kept and dropped (`logs.stdout`, `logs.stderr`: `bytes_written`, "
+	  "`bytes_dropped`, `truncated`) and the report notes each truncated log" },
 };
 
 const size_t plan_doc_nkeys = ARRAY_SIZE(plan_doc_keys);
@@ -245,12 +253,22 @@ size_t plan_doc_children(const char *parent, const char **names, size_t max)
 	return n;
 }
 
-/* s without backticks (the terminal shows names plainly). */
+/*
+ * s without backticks and, outside them, without the ** of emphasis (the
+ * terminal shows names plainly; a literal `**` glob stays).
+ */
 static void add_plain(struct strbuf *sb, const char *s)
 {
-	for (; *s; s++)
-		if (*s != '`')
+	int code = 0;
+
+	for (; *s; s++) {
+		if (*s == '`')
+			code = !code;
+		else if (!code && s[0] == '*' && s[1] == '*')
+			s++;
+		else
 			strbuf_addch(sb, *s);
+	}
 }
 
 /* Prints text wrapped at WRAP columns (counting UTF-8 characters), each line indented. */
