@@ -21,6 +21,9 @@
 #include "inspect.h"
 #include "metadata.h"
 #include "plan.h"
+#include "plan_check.h"
+#include "plan_doc.h"
+#include "plan_json.h"
 #include "quick.h"
 #include "report.h"
 #include "report_hosts.h"
@@ -97,12 +100,15 @@ static const char main_usage[] =
 	"  guard min-executed --min N FILE...\n"
 	"                       fail when fewer than N tests were executed\n"
 	"  help [COMMAND]       show help for abev or for one command\n"
+	"  help plan            the plan reference: every key, its type, default and\n"
+	"                       meaning, and a full example\n"
 	"\n"
 	"Options:\n"
 	"  -h, --help           show this help\n"
 	"  -V, --version        show abev's version\n"
 	"\n"
-	"See 'abev help run' for the plan format, and the abev(1) manual.\n";
+	"See 'abev help plan' for the plan format, 'abev help run' for how a plan runs,\n"
+	"and the abev(1) manual.\n";
 
 static const char run_synopsis[] =
 	"usage: abev run PLAN --out DIR (--key KEY.key | --unsigned) [--bundle FILE]\n"
@@ -165,7 +171,8 @@ static const char run_usage[] =
 	"  -q, --quiet     print only the decision line and the evidence path\n"
 	"  --json          print the comparison (result.json's \"comparison\") as JSON on\n"
 	"                  stdout; the other lines go to stderr\n"
-	"  -n, --dry-run   check the plan and print the schedule; run and write nothing\n"
+	"  -n, --dry-run   check the plan, its programs and files; print the schedule\n"
+	"                  (--json: the plan)\n"
 	"  -h, --help      show this help\n"
 	"\n";
 
@@ -593,9 +600,13 @@ static int run_plan(struct plan *plan, const struct run_args *a, const char *pla
 		plan->max_cpu_wait_pct = a->max_wait_pct;
 		plan->max_cpu_wait_pct_from = "--max-cpu-wait-pct";
 	}
+	/* What the plan names on this machine: all of it for a dry run, cwd before a run. */
+	if (plan_check(plan, a->dry_run ? PLAN_CHECK_ALL : 0) < 0)
+		return EXIT_USAGE;
 	if (a->dry_run) {
-		runner_print_schedule(plan);
-		return EXIT_PASSED;
+		/* With --json stdout carries the expanded plan alone. */
+		runner_print_schedule(plan, a->json ? stderr : stdout);
+		return a->json && plan_json_print(plan, stdout) < 0 ? EXIT_RUNTIME : EXIT_PASSED;
 	}
 	if (a->key_path) {
 		if (signkey_passphrase(a->pass_file, a->pass_env, &pass) < 0)
@@ -1501,7 +1512,7 @@ static const struct command {
 	{ "pack", cmd_pack, pack_usage, "" },
 	{ "results", cmd_results, results_usage, "" },
 	{ "guard", cmd_guard, guard_usage, "" },
-	{ "help", cmd_help, "usage: abev help [COMMAND]\n", "" },
+	{ "help", cmd_help, "usage: abev help [COMMAND | plan [--markdown]]\n", "" },
 };
 
 static const struct command *find_command(const char *name)
@@ -1512,6 +1523,20 @@ static const struct command *find_command(const char *name)
 	return NULL;
 }
 
+static const char help_plan_usage[] = "usage: abev help plan [--markdown]\n";
+
+/* abev help plan: the reference of plan_doc.c; --markdown is README's table. */
+static int help_plan(int argc, char **argv)
+{
+	if (argc > 2 || (argc == 2 && strcmp(argv[1], "--markdown"))) {
+		error("unknown argument '%s'", argv[argc > 2 ? 2 : 1]);
+		fputs(help_plan_usage, stderr);
+		return EXIT_USAGE;
+	}
+	plan_doc_print(stdout, argc == 2 ? PLAN_DOC_MARKDOWN : PLAN_DOC_TEXT);
+	return EXIT_PASSED;
+}
+
 static int cmd_help(int argc, char **argv)
 {
 	const struct command *c;
@@ -1520,6 +1545,8 @@ static int cmd_help(int argc, char **argv)
 		print_main_help(stdout);
 		return EXIT_PASSED;
 	}
+	if (!strcmp(argv[1], "plan"))
+		return help_plan(argc - 1, argv + 1);
 	c = find_command(argv[1]);
 	if (!c) {
 		error("no help for unknown command '%s'", argv[1]);

@@ -1073,6 +1073,18 @@ static void pattern_release(struct md_pattern *mp)
 	memset(mp, 0, sizeof(*mp));
 }
 
+int metadata_match_count(const char *cwd, const char *pattern, size_t *n, char **err)
+{
+	struct md_pattern mp;
+	int ret;
+
+	memset(&mp, 0, sizeof(mp));
+	ret = match_pattern(cwd, pattern, &mp, err);
+	*n = mp.nfiles;
+	pattern_release(&mp);
+	return ret;
+}
+
 /* ---- collect ---- */
 
 static void variant_release(struct md_variant *mv)

@@ -42,6 +42,13 @@ int metadata_label_valid(const char *label);
  * checks proc_interrupted(). NULL after error().
  */
 struct metadata *metadata_collect(const struct plan *plan, const char *host_label);
+/*
+ * How many files an assemblies pattern (placeholders already expanded)
+ * matches in cwd, matched as metadata_collect() matches them, for checks
+ * before a run. 0, or -1 with the reason in *err (caller frees) when the
+ * pattern is too broad or a match cannot be used.
+ */
+int metadata_match_count(const char *cwd, const char *pattern, size_t *n, char **err);
 /* Writes <root>/metadata.json. 0 or -1 after error(). */
 int metadata_write(const char *root, const struct metadata *md);
 void metadata_free(struct metadata *md);

@@ -1,12 +1,16 @@
 /*
  * plan: turns a plan file (JSON, "abev.plan/1") and its optional variants
- * file into a struct plan, and expands the placeholders of its templates.
- * cJSON lives only here. The loader is strict because a plan mistake found
+ * file into a struct plan. cJSON lives only here (and in plan_json.c, which
+ * writes a plan back). The loader is strict because a plan mistake found
  * an hour into a benchmark wastes that hour: unknown keys, wrong types,
  * out-of-range numbers, bad placeholders and metric patterns that do not
  * compile are all refused up front, each with one line naming the file and
- * the JSON path (or the line).
- * It does not run anything and does not order the runs (schedule.c does).
+ * the JSON path (or the line) — all of them in one pass, collected in an
+ * errlist, with the nearest known name (suggest.c) for a misspelt key or
+ * value. The keys each object may have come from the reference, plan_doc.c.
+ * It does not run anything, does not look at what the plan names on this
+ * machine (plan_check.c does), does not expand templates (plan_expand.c)
+ * and does not order the runs (schedule.c does).
  */
 #define _XOPEN_SOURCE 700
 #include "plan.h"
@@ -23,6 +27,9 @@
 
 #include <cjson/cJSON.h>
 
+#include "errlist.h"
+#include "plan_doc.h"
+#include "suggest.h"
 #include "template.h"
 #include "util.h"
 
@@ -43,15 +50,11 @@ struct loader {
 	const char *file;    /* the plan as given, for messages */
 	char *vfile_shown;   /* the variants file as messages name it */
 	char **origin;       /* per variant: "variants[1]" or "vars.txt:3" */
+	struct errlist *errors; /* every problem found, reported together at the end */
 };
 
-static const char *const known_placeholders[] = { "run_dir", "variant", "phase", "round" };
-#define KNOWN_PLACEHOLDERS "{run_dir}, {variant}, {phase}, {round}"
-/* Bit i stands for known_placeholders[i]. */
-#define PH_ALL 0xfu
-/* Assemblies are matched before the first run, when only the variant is known. */
-#define PH_VARIANT 0x2u
-#define PH_VARIANT_NAME "{variant}"
+#define PH_ALL PLAN_PH_ALL
+#define PH_VARIANT PLAN_PH_VARIANT
 #define PLAN_VERSION_RULE "use letters, digits, '.', '_' and '-', at most 64 characters"
 
 static const char *const order_names[] = {
@@ -119,7 +122,7 @@ static int perr(const struct loader *ld, const char *path, const char *fmt, ...)
 	va_start(ap, fmt);
 	strbuf_vaddf(&sb, fmt, ap);
 	va_end(ap);
-	error("%s: %s: %s", ld->file, path, sb.buf);
+	errlist_add(ld->errors, "%s: %s: %s", ld->file, path, sb.buf);
 	strbuf_release(&sb);
 	return -1;
 }
@@ -134,9 +137,15 @@ static int lerr(const struct loader *ld, size_t line, const char *fmt, ...)
 	va_start(ap, fmt);
 	strbuf_vaddf(&sb, fmt, ap);
 	va_end(ap);
-	error("%s:%zu: %s", ld->vfile_shown, line, sb.buf);
+	errlist_add(ld->errors, "%s:%zu: %s", ld->vfile_shown, line, sb.buf);
 	strbuf_release(&sb);
 	return -1;
+}
+
+/* Problems found so far: a step failed when this grew. */
+static size_t nerr(const struct loader *ld)
+{
+	return ld->errors->total;
 }
 
 /* "schedule" + "runs" -> "schedule.runs"; the top level has no prefix. Caller frees. */
@@ -154,12 +163,21 @@ static char *index_path(const char *path, size_t i)
 }
 
 /*
- * Refuses members not in known (naming them all) and members given twice,
- * which cJSON would otherwise keep silently with the first one winning.
+ * Refuses members that the reference (plan_doc.c) does not list under
+ * doc_parent (without "name" when skip_name: the base variant), naming
+ * the known ones and the nearest of them, and members given twice, which
+ * cJSON would otherwise keep silently with the first one winning. Every
+ * such member is reported.
  */
 static int check_keys(const struct loader *ld, const cJSON *obj, const char *path,
-		      const char *const *known, size_t nknown)
+		      const char *doc_parent, int skip_name)
 {
+	const char *known[PLAN_DOC_MAX_CHILDREN];
+	size_t nknown = plan_doc_children(doc_parent, known, ARRAY_SIZE(known));
+	size_t before = nerr(ld);
+
+	if (skip_name && nknown && !strcmp(known[0], "name"))
+		memmove(known, known + 1, --nknown * sizeof(*known));
 	for (const cJSON *c = obj->child; c; c = c->next) {
 		size_t i;
 		for (i = 0; i < nknown; i++)
@@ -167,24 +185,26 @@ static int check_keys(const struct loader *ld, const cJSON *obj, const char *pat
 				break;
 		if (i == nknown) {
 			struct strbuf list = STRBUF_INIT;
+			const char *near = suggest_nearest(c->string, known, nknown);
 			char *p = key_path(path, c->string);
 			for (i = 0; i < nknown; i++)
 				strbuf_addf(&list, "%s%s", i ? ", " : "", known[i]);
-			perr(ld, p, "unknown key (expected one of: %s)", list.buf);
+			perr(ld, p, "unknown key" SUGGEST_FMT " (expected one of: %s)",
+			     SUGGEST_ARGS(near), list.buf);
 			strbuf_release(&list);
 			free(p);
-			return -1;
+			continue;
 		}
 		for (const cJSON *d = obj->child; d != c; d = d->next) {
 			if (!strcmp(d->string, c->string)) {
 				char *p = key_path(path, c->string);
 				perr(ld, p, "key given twice");
 				free(p);
-				return -1;
+				break;
 			}
 		}
 	}
-	return 0;
+	return nerr(ld) > before ? -1 : 0;
 }
 
 /* Looks for an object member; *out is NULL when absent. Checks the object type. */
@@ -276,15 +296,12 @@ static int get_number(const struct loader *ld, const cJSON *obj, const char *pat
 	return -1;
 }
 
-static int template_walk(const char *tmpl, const struct plan_vars *vars, unsigned allowed,
-			 struct strbuf *out, char *why, size_t why_len);
-
 /* allowed: the placeholders the template may use (PH_ALL, PH_VARIANT). */
 static int check_template_only(const struct loader *ld, const char *path, const char *tmpl,
 			       unsigned allowed)
 {
 	char why[160];
-	if (template_walk(tmpl, NULL, allowed, NULL, why, sizeof(why)) < 0)
+	if (plan_template_check(tmpl, allowed, why, sizeof(why)) < 0)
 		return perr(ld, path, "%s", why);
 	return 0;
 }
@@ -346,72 +363,41 @@ static void variant_release(struct plan_variant *v)
 }
 
 /*
- * A typo in cwd would only show when the first run fails, possibly after
- * the warmups of every other variant: check that it is a directory now.
+ * The variant's directory, absolute: relative to the plan's directory, and
+ * canonical where it exists. Whether it exists is plan_check()'s question
+ * (what is on this machine), asked before anything runs.
  */
-static int resolve_dir(const struct loader *ld, const char *path, const char *dir, char **out)
+static char *resolve_dir(const struct loader *ld, const char *dir)
 {
-	char b[SHOW_MAX];
 	char *abs = dir[0] == '/' ? xstrdup(dir) : path_join(ld->plan->dir, dir);
-	char *real = NULL;
-	struct stat st;
-	int ret = -1;
+	char *real = realpath(abs, NULL);
 
-	real = realpath(abs, NULL);
-	if (!real) {
-		if (errno == ENOENT)
-			perr(ld, path, "directory '%s' does not exist", show(b, abs));
-		else
-			perr(ld, path, "cannot use directory '%s': %s", show(b, abs), strerror(errno));
-		goto out;
-	}
-	if (stat(real, &st) < 0) {
-		perr(ld, path, "cannot use directory '%s': %s", show(b, abs), strerror(errno));
-		goto out;
-	}
-	if (!S_ISDIR(st.st_mode)) {
-		perr(ld, path, "'%s' is not a directory", show(b, abs));
-		goto out;
-	}
-	*out = real;
-	real = NULL;
-	ret = 0;
-out:
-	free(real);
+	if (!real)
+		return abs;
 	free(abs);
-	return ret;
+	return real;
 }
 
 /* An array of strings (each a template) into a NULL-free vector. */
 static int get_string_array(const struct loader *ld, const cJSON *j, const char *path,
 			    unsigned allowed, char ***out, size_t *out_len)
 {
-	size_t n = 0, i = 0;
+	size_t n = 0, i = 0, before = nerr(ld);
 	const cJSON *e;
-	int ret = -1;
 
 	cJSON_ArrayForEach(e, j)
 		n++;
 	*out = xcalloc(n, sizeof(**out));
 	*out_len = 0;
 	cJSON_ArrayForEach(e, j) {
-		char *p = index_path(path, i);
-		if (!cJSON_IsString(e)) {
+		char *p = index_path(path, i++);
+		if (!cJSON_IsString(e))
 			perr(ld, p, "expected a string, found %s", json_kind(e));
-			free(p);
-			goto out;
-		}
-		if (check_template_only(ld, p, e->valuestring, allowed) < 0) {
-			free(p);
-			goto out;
-		}
+		else if (check_template_only(ld, p, e->valuestring, allowed) == 0)
+			(*out)[(*out_len)++] = xstrdup(e->valuestring);
 		free(p);
-		(*out)[i++] = xstrdup(e->valuestring);
-		*out_len = i;
 	}
-	ret = 0;
-out:
-	return ret;
+	return nerr(ld) > before ? -1 : 0;
 }
 
 /*
@@ -465,7 +451,7 @@ static int parse_env(const struct loader *ld, const cJSON *obj, const char *path
 	const cJSON *j, *e;
 	char b[SHOW_MAX];
 	char *p = key_path(path, "env");
-	size_t n = 0;
+	size_t n = 0, before = nerr(ld);
 	int ret = -1;
 
 	if (get_object(ld, obj, path, "env", &j) < 0)
@@ -483,33 +469,30 @@ static int parse_env(const struct loader *ld, const cJSON *obj, const char *path
 	v->env = xcalloc(n, sizeof(*v->env));
 	cJSON_ArrayForEach(e, j) {
 		char *pk;
+		size_t i;
 		if (!valid_env_key(e->string, strlen(e->string))) {
 			perr(ld, p, "invalid variable name '%s' (expected [A-Za-z_][A-Za-z0-9_]*)",
 			     show(b, e->string));
-			goto out;
+			continue;
 		}
-		for (size_t i = 0; i < v->env_len; i++) {
-			if (!strcmp(v->env[i].key, e->string)) {
-				perr(ld, p, "variable '%s' given twice", e->string);
-				goto out;
-			}
+		for (i = 0; i < v->env_len; i++)
+			if (!strcmp(v->env[i].key, e->string))
+				break;
+		if (i < v->env_len) {
+			perr(ld, p, "variable '%s' given twice", e->string);
+			continue;
 		}
 		pk = key_path(p, e->string);
 		if (!cJSON_IsString(e)) {
 			perr(ld, pk, "expected a string, found %s", json_kind(e));
-			free(pk);
-			goto out;
-		}
-		if (check_template(ld, pk, e->valuestring) < 0) {
-			free(pk);
-			goto out;
+		} else if (check_template(ld, pk, e->valuestring) == 0) {
+			v->env[v->env_len].key = xstrdup(e->string);
+			v->env[v->env_len].value = xstrdup(e->valuestring);
+			v->env_len++;
 		}
 		free(pk);
-		v->env[v->env_len].key = xstrdup(e->string);
-		v->env[v->env_len].value = xstrdup(e->valuestring);
-		v->env_len++;
 	}
-	ret = 0;
+	ret = nerr(ld) > before ? -1 : 0;
 out:
 	free(p);
 	return ret;
@@ -547,62 +530,48 @@ static int get_cpus(const struct loader *ld, const cJSON *obj, const char *path,
 static int parse_variant(const struct loader *ld, const cJSON *obj, const char *path,
 			 int is_base, struct plan_variant *v)
 {
-	static const char *const keys[] = { "name", "cwd", "command", "env", "assemblies", "cpus",
-					    "prepare" };
 	const cJSON *j;
 	char b[SHOW_MAX];
 	char *cwd = NULL, *p = NULL;
-	int ret = -1;
+	size_t before = nerr(ld);
 
-	if (!cJSON_IsObject(obj)) {
-		perr(ld, path, "expected an object, found %s", json_kind(obj));
-		goto out;
+	if (!cJSON_IsObject(obj))
+		return perr(ld, path, "expected an object, found %s", json_kind(obj));
+	check_keys(ld, obj, path, "variants[]", is_base);
+	if (!is_base && get_string(ld, obj, path, "name", 1, 1, &v->name) == 0 &&
+	    !valid_name(v->name)) {
+		p = key_path(path, "name");
+		perr(ld, p, "invalid variant name '%s' (" NAME_RULE ")", show(b, v->name));
+		free(p);
 	}
-	/* The base has neither a name nor a prepare command of its own (schedule.prepare). */
-	if (check_keys(ld, obj, path, is_base ? keys + 1 : keys,
-		       is_base ? ARRAY_SIZE(keys) - 2 : ARRAY_SIZE(keys)) < 0)
-		goto out;
+	if (get_string(ld, obj, path, "cwd", 0, 1, &cwd) == 0)
+		v->cwd = cwd ? resolve_dir(ld, cwd) : xstrdup(ld->plan->dir);
+	parse_command(ld, obj, path, v);
+	get_cpus(ld, obj, path, &v->cpus);
+	/* The base has no prepare command of its own: schedule.prepare is for every variant. */
 	if (!is_base) {
-		if (get_string(ld, obj, path, "name", 1, 1, &v->name) < 0)
-			goto out;
-		if (!valid_name(v->name)) {
-			p = key_path(path, "name");
-			perr(ld, p, "invalid variant name '%s' (" NAME_RULE ")", show(b, v->name));
-			goto out;
-		}
+		parse_argv(ld, obj, path, "prepare", 0, &v->prepare, &v->prepare_len);
+	} else if (cJSON_GetObjectItemCaseSensitive(obj, "prepare")) {
+		p = key_path(path, "prepare");
+		perr(ld, p, "not allowed in base: schedule.prepare prepares every variant");
+		free(p);
+		p = NULL;
 	}
-	if (get_string(ld, obj, path, "cwd", 0, 1, &cwd) < 0)
-		goto out;
-	if (cwd) {
-		p = key_path(path, "cwd");
-		if (resolve_dir(ld, p, cwd, &v->cwd) < 0)
-			goto out;
-	} else {
-		v->cwd = xstrdup(ld->plan->dir);
-	}
-	if (parse_command(ld, obj, path, v) < 0 || get_cpus(ld, obj, path, &v->cpus) < 0 ||
-	    (!is_base && parse_argv(ld, obj, path, "prepare", 0, &v->prepare, &v->prepare_len) < 0))
-		goto out;
-	if (parse_env(ld, obj, path, v) < 0)
-		goto out;
+	parse_env(ld, obj, path, v);
 	j = cJSON_GetObjectItemCaseSensitive(obj, "assemblies");
 	if (j) {
-		free(p);
 		p = key_path(path, "assemblies");
-		if (!cJSON_IsArray(j)) {
+		if (!cJSON_IsArray(j))
 			perr(ld, p, "expected an array of strings, found %s", json_kind(j));
-			goto out;
-		}
-		if (get_string_array(ld, j, p, PH_VARIANT, &v->assemblies, &v->assemblies_len) < 0)
-			goto out;
+		else
+			get_string_array(ld, j, p, PH_VARIANT, &v->assemblies, &v->assemblies_len);
+		free(p);
 	}
-	ret = 0;
-out:
-	free(p);
 	free(cwd);
-	if (ret < 0)
-		variant_release(v);
-	return ret;
+	if (nerr(ld) == before)
+		return 0;
+	variant_release(v);
+	return -1;
 }
 
 /*
@@ -823,7 +792,8 @@ static int load_variants_file(struct loader *ld, const char *given, const struct
 		lineno++;
 		if (memchr(p, '\0', len)) {
 			lerr(ld, lineno, "NUL byte in line");
-			goto out;
+			p = nl ? nl + 1 : end;
+			continue;
 		}
 		if (len && p[len - 1] == '\r')
 			len--;
@@ -831,10 +801,9 @@ static int load_variants_file(struct loader *ld, const char *given, const struct
 		p = nl ? nl + 1 : end;
 		for (t = line; *t == ' ' || *t == '\t'; t++)
 			;
-		if (*t && *t != '#' && parse_variant_line(ld, line, lineno, base) < 0) {
-			free(line);
-			goto out;
-		}
+		/* A bad line is reported and the next one read: all problems at once. */
+		if (*t && *t != '#')
+			parse_variant_line(ld, line, lineno, base);
 		free(line);
 	}
 	ret = 0;
@@ -845,14 +814,11 @@ out:
 
 static int parse_schedule(const struct loader *ld, const cJSON *root)
 {
-	static const char *const keys[] = {
-		"warmups", "runs", "order", "seed", "gap_seconds", "timeout_seconds",
-		"kill_grace_seconds", "cpus", "prepare",
-	};
 	struct plan *plan = ld->plan;
 	const cJSON *s;
 	char b[SHOW_MAX];
 	char *order = NULL;
+	size_t before = nerr(ld);
 	int64_t warmups = plan->warmups, runs = plan->runs, seed = (int64_t)plan->seed;
 	int ret = -1;
 
@@ -860,19 +826,16 @@ static int parse_schedule(const struct loader *ld, const cJSON *root)
 		goto out;
 	if (!s)
 		return 0;
-	if (check_keys(ld, s, "schedule", keys, ARRAY_SIZE(keys)) < 0 ||
-	    get_int(ld, s, "schedule", "warmups", 0, PLAN_MAX_ROUNDS, &warmups) < 0 ||
-	    get_int(ld, s, "schedule", "runs", 1, PLAN_MAX_ROUNDS, &runs) < 0 ||
-	    get_string(ld, s, "schedule", "order", 0, 0, &order) < 0 ||
-	    get_int(ld, s, "schedule", "seed", 0, JSON_INT_MAX, &seed) < 0 ||
-	    get_number(ld, s, "schedule", "gap_seconds", 0, 0, 86400, &plan->gap_seconds) < 0 ||
-	    get_number(ld, s, "schedule", "timeout_seconds", 0, 1, 7 * 86400.0,
-		       &plan->timeout_seconds) < 0 ||
-	    get_number(ld, s, "schedule", "kill_grace_seconds", 0, 0, 3600,
-		       &plan->kill_grace_seconds) < 0 ||
-	    get_cpus(ld, s, "schedule", &plan->cpus) < 0 ||
-	    parse_argv(ld, s, "schedule", "prepare", 0, &plan->prepare, &plan->prepare_len) < 0)
-		goto out;
+	check_keys(ld, s, "schedule", "schedule", 0);
+	get_int(ld, s, "schedule", "warmups", 0, PLAN_MAX_ROUNDS, &warmups);
+	get_int(ld, s, "schedule", "runs", 1, PLAN_MAX_ROUNDS, &runs);
+	get_string(ld, s, "schedule", "order", 0, 0, &order);
+	get_int(ld, s, "schedule", "seed", 0, JSON_INT_MAX, &seed);
+	get_number(ld, s, "schedule", "gap_seconds", 0, 0, 86400, &plan->gap_seconds);
+	get_number(ld, s, "schedule", "timeout_seconds", 0, 1, 7 * 86400.0, &plan->timeout_seconds);
+	get_number(ld, s, "schedule", "kill_grace_seconds", 0, 0, 3600, &plan->kill_grace_seconds);
+	get_cpus(ld, s, "schedule", &plan->cpus);
+	parse_argv(ld, s, "schedule", "prepare", 0, &plan->prepare, &plan->prepare_len);
 	plan->warmups = (unsigned)warmups;
 	plan->runs = (unsigned)runs;
 	plan->seed = (uint64_t)seed;
@@ -882,14 +845,15 @@ static int parse_schedule(const struct loader *ld, const cJSON *root)
 			if (!strcmp(order, order_names[i]))
 				break;
 		if (i == ARRAY_SIZE(order_names)) {
-			perr(ld, "schedule.order",
-			     "unknown order '%s' (expected one of: alternate, reverse, shuffle)",
-			     show(b, order));
+			const char *near = suggest_nearest(order, order_names, ARRAY_SIZE(order_names));
+			perr(ld, "schedule.order", "unknown order '%s'" SUGGEST_FMT
+			     " (expected one of: alternate, reverse, shuffle)", show(b, order),
+			     SUGGEST_ARGS(near));
 			goto out;
 		}
 		plan->order = (enum plan_order)i;
 	}
-	ret = 0;
+	ret = nerr(ld) > before ? -1 : 0;
 out:
 	free(order);
 	return ret;
@@ -897,17 +861,18 @@ out:
 
 static int parse_results(const struct loader *ld, const cJSON *root)
 {
-	static const char *const keys[] = { "files", "min_executed" };
 	struct plan *plan = ld->plan;
 	const cJSON *r;
+	size_t before = nerr(ld);
 
 	if (get_object(ld, root, "", "results", &r) < 0)
 		return -1;
 	if (!r)
 		return 0;
-	if (check_keys(ld, r, "results", keys, ARRAY_SIZE(keys)) < 0 ||
-	    get_string(ld, r, "results", "files", 0, 1, &plan->results_files) < 0 ||
-	    get_int(ld, r, "results", "min_executed", 0, JSON_INT_MAX, &plan->min_executed) < 0)
+	check_keys(ld, r, "results", "results", 0);
+	get_string(ld, r, "results", "files", 0, 1, &plan->results_files);
+	get_int(ld, r, "results", "min_executed", 0, JSON_INT_MAX, &plan->min_executed);
+	if (nerr(ld) > before)
 		return -1;
 	if (!plan->results_files) {
 		if (plan->min_executed >= 0)
@@ -964,21 +929,21 @@ static int parse_exclusive(const struct loader *ld, const cJSON *l)
 
 static int parse_load(const struct loader *ld, const cJSON *root)
 {
-	static const char *const keys[] = { "max_cpu_wait_pct", "max_foreign_cpu", "max_repeats",
-					    "exclusive" };
 	struct plan *plan = ld->plan;
 	const cJSON *l;
 	int64_t repeats = plan->max_repeats;
+	size_t before = nerr(ld);
 
 	if (get_object(ld, root, "", "load", &l) < 0)
 		return -1;
 	if (!l)
 		return 0;
-	if (check_keys(ld, l, "load", keys, ARRAY_SIZE(keys)) < 0 ||
-	    get_number(ld, l, "load", "max_foreign_cpu", 0, 0, 1e6, &plan->max_foreign_cpu) < 0 ||
-	    get_number(ld, l, "load", "max_cpu_wait_pct", 0, 0, 100, &plan->max_cpu_wait_pct) < 0 ||
-	    get_int(ld, l, "load", "max_repeats", 0, 1000, &repeats) < 0 ||
-	    parse_exclusive(ld, l) < 0)
+	check_keys(ld, l, "load", "load", 0);
+	get_number(ld, l, "load", "max_foreign_cpu", 0, 0, 1e6, &plan->max_foreign_cpu);
+	get_number(ld, l, "load", "max_cpu_wait_pct", 0, 0, 100, &plan->max_cpu_wait_pct);
+	get_int(ld, l, "load", "max_repeats", 0, 1000, &repeats);
+	parse_exclusive(ld, l);
+	if (nerr(ld) > before)
 		return -1;
 	plan->max_repeats = (unsigned)repeats;
 	if (cJSON_GetObjectItemCaseSensitive(l, "max_cpu_wait_pct"))
@@ -988,21 +953,21 @@ static int parse_load(const struct loader *ld, const cJSON *root)
 
 static int parse_limits(const struct loader *ld, const cJSON *root)
 {
-	static const char *const keys[] = { "max_files", "pattern_cpu_seconds", "max_log_bytes" };
 	struct plan *plan = ld->plan;
 	const cJSON *l;
 	int64_t files = plan->max_files;
 	int64_t log_bytes = plan->max_log_bytes;
+	size_t before = nerr(ld);
 
 	if (get_object(ld, root, "", "limits", &l) < 0)
 		return -1;
 	if (!l)
 		return 0;
-	if (check_keys(ld, l, "limits", keys, ARRAY_SIZE(keys)) < 0 ||
-	    get_int(ld, l, "limits", "max_files", 1, PLAN_MAX_FILES_CEILING, &files) < 0 ||
-	    get_number(ld, l, "limits", "pattern_cpu_seconds", 0, 1, 3600,
-		       &plan->pattern_cpu_seconds) < 0 ||
-	    get_int(ld, l, "limits", "max_log_bytes", 0, JSON_INT_MAX, &log_bytes) < 0)
+	check_keys(ld, l, "limits", "limits", 0);
+	get_int(ld, l, "limits", "max_files", 1, PLAN_MAX_FILES_CEILING, &files);
+	get_number(ld, l, "limits", "pattern_cpu_seconds", 0, 1, 3600, &plan->pattern_cpu_seconds);
+	get_int(ld, l, "limits", "max_log_bytes", 0, JSON_INT_MAX, &log_bytes);
+	if (nerr(ld) > before)
 		return -1;
 	plan->max_files = (unsigned)files;
 	plan->max_log_bytes = log_bytes;
@@ -1096,23 +1061,34 @@ static int key_rule(const struct loader *ld, const cJSON *obj, const char *path,
 	return -1;
 }
 
-/* Looks name up in names[0..n); -1 when it is not there. */
-static int lookup(const char *name, const char *(*name_of)(int), int n)
+/* Index of value in names[0..n), or -1. */
+static int name_index(const char *value, const char *const *names, size_t n)
 {
-	for (int i = 0; i < n; i++)
-		if (!strcmp(name, name_of(i)))
-			return i;
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(value, names[i]))
+			return (int)i;
 	return -1;
 }
 
-static const char *source_name_of(int i)
+/*
+ * value looked up in names; an unknown one is reported as "unknown <what>
+ * '<value>', did you mean ...? (expected one of: a, b, c)". Index or -1.
+ */
+static int get_enum(const struct loader *ld, const char *path, const char *what,
+		    const char *value, const char *const *names, size_t n)
 {
-	return metric_source_name((enum metric_source)i);
-}
+	struct strbuf list = STRBUF_INIT;
+	char b[SHOW_MAX];
+	int i = name_index(value, names, n);
 
-static const char *match_name_of(int i)
-{
-	return metric_match_name((enum metric_match)i);
+	if (i >= 0)
+		return i;
+	for (size_t k = 0; k < n; k++)
+		strbuf_addf(&list, "%s%s", k ? ", " : "", names[k]);
+	perr(ld, path, "unknown %s '%s'" SUGGEST_FMT " (expected one of: %s)", what,
+	     show(b, value), SUGGEST_ARGS(suggest_nearest(value, names, n)), list.buf);
+	strbuf_release(&list);
+	return -1;
 }
 
 /* Compiles the pattern as metrics.c will, so that a bad one fails before any run. */
@@ -1136,129 +1112,135 @@ static int check_pattern(const struct loader *ld, const char *path, const char *
 	return ret;
 }
 
-static int parse_metric(const struct loader *ld, const cJSON *obj, const char *path,
-			struct metric_def *d)
+/* Which of field, test, pattern and unit the metric's source wants, and the field's unit. */
+static void metric_source_rules(const struct loader *ld, const cJSON *obj, const char *path,
+				struct metric_def *d)
 {
-	static const char *const keys[] = {
-		"name", "unit", "better", "source", "field", "test", "pattern", "match",
-		"derive", "max_regression_pct", "max_improvement_pct", "budget",
-	};
-	char b[SHOW_MAX];
-	char *source = NULL, *better = NULL, *match = NULL, *derive = NULL, *p = NULL;
-	const char *src;
-	int i, is_process, is_text, has_test, ret = -1;
+	const char *src = metric_source_name(d->source);
+	int is_process = d->source == METRIC_PROCESS;
+	int is_text = d->source == METRIC_STDOUT || d->source == METRIC_STDERR ||
+		      d->source == METRIC_RESULTS;
+	int has_test = d->source == METRIC_RESULTS || d->source == METRIC_DURATION;
+	char *p = NULL;
 
-	d->max_regression_pct = -1;
-	d->max_improvement_pct = -1;
-	if (!cJSON_IsObject(obj)) {
-		perr(ld, path, "expected an object, found %s", json_kind(obj));
-		goto out;
-	}
-	if (check_keys(ld, obj, path, keys, ARRAY_SIZE(keys)) < 0 ||
-	    get_text(ld, obj, path, "name", 1, PLAN_METRIC_NAME_MAX, 0, &d->name) < 0 ||
-	    get_string(ld, obj, path, "source", 1, 1, &source) < 0)
-		goto out;
-	i = lookup(source, source_name_of, (int)METRIC_DURATION + 1);
-	if (i < 0) {
-		p = key_path(path, "source");
-		perr(ld, p, "unknown source '%s' (expected one of: " METRIC_SOURCES ")",
-		     show(b, source));
-		goto out;
-	}
-	d->source = (enum metric_source)i;
-	src = metric_source_name(d->source);
-	is_process = d->source == METRIC_PROCESS;
-	is_text = d->source == METRIC_STDOUT || d->source == METRIC_STDERR ||
-		  d->source == METRIC_RESULTS;
-	has_test = d->source == METRIC_RESULTS || d->source == METRIC_DURATION;
-	if (key_rule(ld, obj, path, "field", is_process, src,
-		     "a field: one of " PROCESS_FIELDS, "only process metrics have a field") < 0 ||
-	    key_rule(ld, obj, path, "test", has_test, src,
-		     "a test: a glob over test names, e.g. '*Rebuild*'",
-		     "only results and duration metrics name tests") < 0 ||
-	    key_rule(ld, obj, path, "pattern", is_text, src,
-		     "a pattern: an extended regular expression whose first group captures "
-		     "the number", "only stdout, stderr and results metrics have a pattern") < 0 ||
-	    key_rule(ld, obj, path, "unit", is_text, src, "a unit, e.g. \"ms\" or \"ops/s\"",
-		     is_process ? "the field implies it" : "durations are in ms") < 0)
-		goto out;
+	key_rule(ld, obj, path, "field", is_process, src,
+		 "a field: one of " PROCESS_FIELDS, "only process metrics have a field");
+	key_rule(ld, obj, path, "test", has_test, src,
+		 "a test: a glob over test names, e.g. '*Rebuild*'",
+		 "only results and duration metrics name tests");
+	key_rule(ld, obj, path, "pattern", is_text, src,
+		 "a pattern: an extended regular expression whose first group captures "
+		 "the number", "only stdout, stderr and results metrics have a pattern");
+	key_rule(ld, obj, path, "unit", is_text, src, "a unit, e.g. \"ms\" or \"ops/s\"",
+		 is_process ? "the field implies it" : "durations are in ms");
 	if (is_process && cJSON_GetObjectItemCaseSensitive(obj, "match")) {
 		p = key_path(path, "match");
 		perr(ld, p, "not used with source process (a process figure has one value)");
-		goto out;
-	}
-	if (get_text(ld, obj, path, "field", 0, METRIC_TEXT_MAX, 0, &d->field) < 0 ||
-	    get_text(ld, obj, path, "test", 0, METRIC_TEXT_MAX, 0, &d->test) < 0 ||
-	    get_text(ld, obj, path, "pattern", 0, METRIC_TEXT_MAX, 1, &d->pattern) < 0 ||
-	    get_text(ld, obj, path, "unit", 0, METRIC_UNIT_MAX, 0, &d->unit) < 0 ||
-	    get_string(ld, obj, path, "better", 0, 0, &better) < 0 ||
-	    get_string(ld, obj, path, "match", 0, 0, &match) < 0 ||
-	    get_string(ld, obj, path, "derive", 0, 0, &derive) < 0 ||
-	    get_number(ld, obj, path, "max_regression_pct", 0, 0, 1e6,
-		       &d->max_regression_pct) < 0 ||
-	    get_number(ld, obj, path, "max_improvement_pct", 0, 0, 1e6,
-		       &d->max_improvement_pct) < 0 ||
-	    get_number(ld, obj, path, "budget", -1e300, 0, 1e300, &d->budget) < 0)
-		goto out;
-	d->has_budget = cJSON_GetObjectItemCaseSensitive(obj, "budget") != NULL;
-	if (d->field) {
-		size_t k;
-		for (k = 0; k < ARRAY_SIZE(process_fields); k++)
-			if (!strcmp(d->field, process_fields[k].field))
-				break;
-		if (k == ARRAY_SIZE(process_fields)) {
-			p = key_path(path, "field");
-			perr(ld, p, "unknown field '%s' (expected one of: " PROCESS_FIELDS ")",
-			     show(b, d->field));
-			goto out;
-		}
-		d->unit = xstrdup(process_fields[k].unit);
-	}
-	if (d->source == METRIC_DURATION)
-		d->unit = xstrdup("ms");
-	if (d->pattern) {
-		p = key_path(path, "pattern");
-		if (check_pattern(ld, p, d->pattern) < 0)
-			goto out;
 		free(p);
-		p = NULL;
 	}
-	if (better) {
-		if (strcmp(better, "lower") && strcmp(better, "higher")) {
-			p = key_path(path, "better");
-			perr(ld, p, "expected \"lower\" or \"higher\", found '%s'", show(b, better));
-			goto out;
-		}
+	if (d->field) {
+		const char *fields[ARRAY_SIZE(process_fields)];
+		int k;
+		for (size_t i = 0; i < ARRAY_SIZE(process_fields); i++)
+			fields[i] = process_fields[i].field;
+		p = key_path(path, "field");
+		k = get_enum(ld, p, "field", d->field, fields, ARRAY_SIZE(fields));
+		free(p);
+		if (k >= 0 && !d->unit)
+			d->unit = xstrdup(process_fields[k].unit);
+	}
+	if (d->source == METRIC_DURATION && !d->unit)
+		d->unit = xstrdup("ms");
+}
+
+/* better, match and derive: one of a few words each. */
+static void metric_words(const struct loader *ld, const char *path, struct metric_def *d,
+			 const char *better, const char *match, const char *derive)
+{
+	static const char *const betters[] = { "lower", "higher" };
+	static const char *const derives[] = { "rate" };
+	const char *matches[MATCH_MEAN + 1];
+	char b[SHOW_MAX];
+	char *p = NULL;
+	int i;
+
+	for (i = 0; i <= MATCH_MEAN; i++)
+		matches[i] = metric_match_name((enum metric_match)i);
+	if (better && name_index(better, betters, 2) < 0) {
+		p = key_path(path, "better");
+		perr(ld, p, "expected \"lower\" or \"higher\", found '%s'" SUGGEST_FMT,
+		     show(b, better), SUGGEST_ARGS(suggest_nearest(better, betters, 2)));
+		free(p);
+	} else if (better) {
 		d->better_higher = !strcmp(better, "higher");
 	}
 	if (match) {
-		i = lookup(match, match_name_of, (int)MATCH_MEAN + 1);
-		if (i < 0) {
-			p = key_path(path, "match");
-			perr(ld, p, "unknown match '%s' (expected one of: " METRIC_MATCHES ")",
-			     show(b, match));
-			goto out;
-		}
-		d->match = (enum metric_match)i;
+		p = key_path(path, "match");
+		i = get_enum(ld, p, "match", match, matches, ARRAY_SIZE(matches));
+		free(p);
+		if (i >= 0)
+			d->match = (enum metric_match)i;
 	}
-	if (derive) {
-		if (strcmp(derive, "rate")) {
-			p = key_path(path, "derive");
-			perr(ld, p, "expected \"rate\", found '%s'", show(b, derive));
-			goto out;
-		}
+	if (derive && strcmp(derive, "rate")) {
+		p = key_path(path, "derive");
+		perr(ld, p, "expected \"rate\", found '%s'" SUGGEST_FMT, show(b, derive),
+		     SUGGEST_ARGS(suggest_nearest(derive, derives, 1)));
+		free(p);
+	} else if (derive) {
 		d->derive_rate = 1;
 	}
-	ret = 0;
-out:
-	free(p);
+}
+
+static int parse_metric(const struct loader *ld, const cJSON *obj, const char *path,
+			struct metric_def *d)
+{
+	const char *sources[METRIC_DURATION + 1];
+	char *source = NULL, *better = NULL, *match = NULL, *derive = NULL, *p = NULL;
+	size_t before = nerr(ld);
+	int i;
+
+	d->max_regression_pct = -1;
+	d->max_improvement_pct = -1;
+	if (!cJSON_IsObject(obj))
+		return perr(ld, path, "expected an object, found %s", json_kind(obj));
+	for (i = 0; i <= METRIC_DURATION; i++)
+		sources[i] = metric_source_name((enum metric_source)i);
+	check_keys(ld, obj, path, "metrics[]", 0);
+	get_text(ld, obj, path, "name", 1, PLAN_METRIC_NAME_MAX, 0, &d->name);
+	get_text(ld, obj, path, "field", 0, METRIC_TEXT_MAX, 0, &d->field);
+	get_text(ld, obj, path, "test", 0, METRIC_TEXT_MAX, 0, &d->test);
+	get_text(ld, obj, path, "pattern", 0, METRIC_TEXT_MAX, 1, &d->pattern);
+	get_text(ld, obj, path, "unit", 0, METRIC_UNIT_MAX, 0, &d->unit);
+	get_string(ld, obj, path, "better", 0, 0, &better);
+	get_string(ld, obj, path, "match", 0, 0, &match);
+	get_string(ld, obj, path, "derive", 0, 0, &derive);
+	get_number(ld, obj, path, "max_regression_pct", 0, 0, 1e6, &d->max_regression_pct);
+	get_number(ld, obj, path, "max_improvement_pct", 0, 0, 1e6, &d->max_improvement_pct);
+	get_number(ld, obj, path, "budget", -1e300, 0, 1e300, &d->budget);
+	d->has_budget = cJSON_GetObjectItemCaseSensitive(obj, "budget") != NULL;
+	if (get_string(ld, obj, path, "source", 1, 1, &source) == 0) {
+		p = key_path(path, "source");
+		i = get_enum(ld, p, "source", source, sources, ARRAY_SIZE(sources));
+		if (i >= 0) {
+			d->source = (enum metric_source)i;
+			metric_source_rules(ld, obj, path, d);
+		}
+		free(p);
+	}
+	if (d->pattern) {
+		p = key_path(path, "pattern");
+		check_pattern(ld, p, d->pattern);
+		free(p);
+	}
+	metric_words(ld, path, d, better, match, derive);
 	free(source);
 	free(better);
 	free(match);
 	free(derive);
-	if (ret < 0)
-		metric_def_release(d);
-	return ret;
+	if (nerr(ld) == before)
+		return 0;
+	metric_def_release(d);
+	return -1;
 }
 
 /* Non-zero when named's name is the "<name> (rate)" that deriving adds. */
@@ -1272,17 +1254,18 @@ static int is_rate_of(const struct metric_def *named, const struct metric_def *d
 /*
  * Metric names key the evidence's "metrics" object, so the newest metric
  * defs[i] may not repeat an earlier name, nor clash either way with the
- * "<name> (rate)" a derived rate adds.
+ * "<name> (rate)" a derived rate adds. at[k] is defs[k]'s index in the
+ * plan's "metrics" (they differ once a metric was refused).
  */
-static int check_metric_name(const struct loader *ld, const struct metric_def *defs, size_t i)
+static int check_metric_name(const struct loader *ld, const struct metric_def *defs,
+			     const size_t *at, size_t i)
 {
 	char b[SHOW_MAX];
-	char *p = NULL;
+	char *p = xasprintf("metrics[%zu].name", at[i]);
 	int ret = -1;
 
 	if (!strcmp(defs[i].name, COMPARE_WALL) || !strcmp(defs[i].name, COMPARE_CPU) ||
 	    !strcmp(defs[i].name, COMPARE_MAX_RSS)) {
-		p = xasprintf("metrics[%zu].name", i);
 		perr(ld, p, "'%s' is the name of a built-in metric (" COMPARE_WALL ", " COMPARE_CPU
 		     ", " COMPARE_MAX_RSS "); gate it in \"gates\" or choose another name",
 		     defs[i].name);
@@ -1290,16 +1273,16 @@ static int check_metric_name(const struct loader *ld, const struct metric_def *d
 	}
 	for (size_t j = 0; j < i; j++) {
 		if (!strcmp(defs[i].name, defs[j].name)) {
-			p = xasprintf("metrics[%zu].name", i);
 			perr(ld, p, "duplicate metric name '%s' (also metrics[%zu])",
-			     show(b, defs[i].name), j);
+			     show(b, defs[i].name), at[j]);
 			goto out;
 		}
 		if (is_rate_of(&defs[i], &defs[j]) || is_rate_of(&defs[j], &defs[i])) {
 			size_t named = is_rate_of(&defs[i], &defs[j]) ? i : j;
-			p = xasprintf("metrics[%zu].name", named);
+			free(p);
+			p = xasprintf("metrics[%zu].name", at[named]);
 			perr(ld, p, "'%s' is also the name of the rate metrics[%zu] derives",
-			     show(b, defs[named].name), named == i ? j : i);
+			     show(b, defs[named].name), at[named == i ? j : i]);
 			goto out;
 		}
 	}
@@ -1309,12 +1292,14 @@ out:
 	return ret;
 }
 
+/* Every metric is checked; a refused one is left out of plan->metrics. */
 static int parse_metrics(const struct loader *ld, const cJSON *root)
 {
 	struct plan *plan = ld->plan;
 	const cJSON *m = cJSON_GetObjectItemCaseSensitive(root, "metrics");
 	const cJSON *e;
-	size_t n = 0;
+	size_t n = 0, k = 0, before = nerr(ld);
+	size_t *at;
 
 	if (!m)
 		return 0;
@@ -1326,17 +1311,20 @@ static int parse_metrics(const struct loader *ld, const cJSON *root)
 	if (n > PLAN_MAX_METRICS)
 		return perr(ld, "metrics", "more than %d metrics", PLAN_MAX_METRICS);
 	plan->metrics = xcalloc(n ? n : 1, sizeof(*plan->metrics));
+	at = xcalloc(n ? n : 1, sizeof(*at));
 	cJSON_ArrayForEach(e, m) {
-		char *p = index_path("metrics", plan->nmetrics);
+		char *p = index_path("metrics", k);
 		int r = parse_metric(ld, e, p, &plan->metrics[plan->nmetrics]);
 		free(p);
+		at[plan->nmetrics] = k++;
 		if (r < 0)
-			return -1;
+			continue;
 		plan->nmetrics++;
-		if (check_metric_name(ld, plan->metrics, plan->nmetrics - 1) < 0)
-			return -1;
+		if (check_metric_name(ld, plan->metrics, at, plan->nmetrics - 1) < 0)
+			metric_def_release(&plan->metrics[--plan->nmetrics]);
 	}
-	return 0;
+	free(at);
+	return nerr(ld) > before ? -1 : 0;
 }
 
 static int parse_exit_codes(const struct loader *ld, const cJSON *root)
@@ -1346,7 +1334,7 @@ static int parse_exit_codes(const struct loader *ld, const cJSON *root)
 	const cJSON *e;
 	char b[SHOW_MAX];
 	size_t seen[256];
-	size_t n = 0;
+	size_t n = 0, i = 0, before = nerr(ld);
 
 	if (!a) {
 		plan->allowed_exit_codes = xmalloc(sizeof(*plan->allowed_exit_codes));
@@ -1365,27 +1353,29 @@ static int parse_exit_codes(const struct loader *ld, const cJSON *root)
 	memset(seen, 0, sizeof(seen));
 	n = 0;
 	cJSON_ArrayForEach(e, a) {
-		char *p = index_path("allowed_exit_codes", n);
+		char *p = index_path("allowed_exit_codes", i);
 		int code;
+		i++;
 		if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble) ||
 		    e->valuedouble != floor(e->valuedouble) || e->valuedouble < 0 ||
 		    e->valuedouble > 255) {
 			perr(ld, p, "expected an integer from 0 to 255, found %s", json_found(b, e));
 			free(p);
-			return -1;
+			continue;
 		}
 		code = (int)e->valuedouble;
+		free(p);
 		if (seen[code]) {
+			p = index_path("allowed_exit_codes", i - 1);
 			perr(ld, p, "exit code %d given twice (also allowed_exit_codes[%zu])", code,
 			     seen[code] - 1);
 			free(p);
-			return -1;
+			continue;
 		}
-		free(p);
-		seen[code] = ++n;
+		seen[code] = i;
 		plan->allowed_exit_codes[plan->nallowed_exit_codes++] = code;
 	}
-	return 0;
+	return nerr(ld) > before ? -1 : 0;
 }
 
 int plan_exit_code_allowed(const struct plan *plan, int code)
@@ -1462,7 +1452,7 @@ static int parse_versions(const struct loader *ld, const cJSON *root)
 	struct plan *plan = ld->plan;
 	const cJSON *vs, *e;
 	char b[SHOW_MAX];
-	size_t n = 0;
+	size_t n = 0, before = nerr(ld);
 
 	if (get_object(ld, root, "", "versions", &vs) < 0)
 		return -1;
@@ -1474,29 +1464,32 @@ static int parse_versions(const struct loader *ld, const cJSON *root)
 		return perr(ld, "versions", "more than %d commands", PLAN_MAX_VERSIONS);
 	plan->versions = xcalloc(n ? n : 1, sizeof(*plan->versions));
 	cJSON_ArrayForEach(e, vs) {
-		if (!valid_version_name(e->string))
-			return perr(ld, "versions", "invalid name '%s' (" PLAN_VERSION_RULE ")",
-				    show(b, e->string));
-		for (size_t i = 0; i < plan->nversions; i++) {
-			if (!strcmp(plan->versions[i].name, e->string)) {
-				char *p = key_path("versions", e->string);
-				perr(ld, p, "key given twice");
-				free(p);
-				return -1;
-			}
+		size_t i;
+		if (!valid_version_name(e->string)) {
+			perr(ld, "versions", "invalid name '%s' (" PLAN_VERSION_RULE ")",
+			     show(b, e->string));
+			continue;
 		}
-		if (parse_version(ld, e, &plan->versions[plan->nversions]) < 0)
-			return -1;
-		plan->nversions++;
+		for (i = 0; i < plan->nversions; i++)
+			if (!strcmp(plan->versions[i].name, e->string))
+				break;
+		if (i < plan->nversions) {
+			char *p = key_path("versions", e->string);
+			perr(ld, p, "key given twice");
+			free(p);
+			continue;
+		}
+		if (parse_version(ld, e, &plan->versions[plan->nversions]) == 0)
+			plan->nversions++;
 	}
-	return 0;
+	return nerr(ld) > before ? -1 : 0;
 }
 
 static int parse_variants(struct loader *ld, const cJSON *root)
 {
 	const cJSON *vs = cJSON_GetObjectItemCaseSensitive(root, "variants");
 	const cJSON *e;
-	size_t i = 0;
+	size_t i = 0, before = nerr(ld);
 
 	if (!vs)
 		return 0;
@@ -1508,12 +1501,11 @@ static int parse_variants(struct loader *ld, const cJSON *root)
 		char *p = index_path("variants", i++);
 		int r = parse_variant(ld, e, p, 0, &v);
 		if (!r)
-			r = add_variant(ld, &v, xstrdup(p), p, 0);
+			add_variant(ld, &v, xstrdup(p), p, 0);
 		free(p);
-		if (r < 0)
-			return -1;
 	}
-	return 0;
+	ld->plan->nlisted = ld->plan->nvariants;
+	return nerr(ld) > before ? -1 : 0;
 }
 
 
@@ -1540,24 +1532,27 @@ static int parse_reference(const struct loader *ld, const cJSON *root)
 	struct plan *plan = ld->plan;
 	char b[SHOW_MAX];
 	char *name = NULL;
+	const char **names;
 	struct strbuf list = STRBUF_INIT;
-	int ret = -1;
+	int i, ret = 0;
 
 	if (get_string(ld, root, "", "reference", 0, 1, &name) < 0)
 		return -1;
 	if (!name)
 		return 0;
-	for (size_t i = 0; i < plan->nvariants; i++) {
-		if (!strcmp(plan->variants[i].name, name)) {
-			plan->reference = i;
-			ret = 0;
-			goto out;
-		}
-		strbuf_addf(&list, "%s%s", i ? ", " : "", plan->variants[i].name);
+	names = xcalloc(plan->nvariants, sizeof(*names));
+	for (size_t k = 0; k < plan->nvariants; k++) {
+		names[k] = plan->variants[k].name;
+		strbuf_addf(&list, "%s%s", k ? ", " : "", names[k]);
 	}
-	perr(ld, "reference", "no variant is called '%s' (the variants: %s)", show(b, name),
-	     list.buf);
-out:
+	i = name_index(name, names, plan->nvariants);
+	if (i >= 0)
+		plan->reference = (size_t)i;
+	else
+		ret = perr(ld, "reference", "no variant is called '%s'" SUGGEST_FMT
+			   " (the variants: %s)", show(b, name),
+			   SUGGEST_ARGS(suggest_nearest(name, names, plan->nvariants)), list.buf);
+	free(names);
 	free(name);
 	strbuf_release(&list);
 	return ret;
@@ -1571,7 +1566,6 @@ out:
  */
 static int parse_report(const struct loader *ld, const cJSON *root)
 {
-	static const char *const keys[] = { "template" };
 	struct plan *plan = ld->plan;
 	const cJSON *r;
 	struct strbuf sb = STRBUF_INIT;
@@ -1583,7 +1577,7 @@ static int parse_report(const struct loader *ld, const cJSON *root)
 		return -1;
 	if (!r)
 		return 0;
-	if (check_keys(ld, r, "report", keys, ARRAY_SIZE(keys)) < 0 ||
+	if (check_keys(ld, r, "report", "report", 0) < 0 ||
 	    get_string(ld, r, "report", "template", 1, 1, &given) < 0)
 		goto out;
 	abs = given[0] == '/' ? xstrdup(given) : path_join(plan->dir, given);
@@ -1596,6 +1590,8 @@ static int parse_report(const struct loader *ld, const cJSON *root)
 		goto out;
 	}
 	plan->report_template = strbuf_detach(&sb, &plan->report_template_len);
+	plan->report_template_path = abs;
+	abs = NULL;
 	ret = 0;
 out:
 	strbuf_release(&sb);
@@ -1607,39 +1603,32 @@ out:
 
 static int parse_decision(const struct loader *ld, const cJSON *root)
 {
-	static const char *const keys[] = {
-		"acceptance", "inconclusive", "confidence", "bootstrap_resamples",
-	};
+	static const char *const words[] = { "pass", "fail" };
 	struct plan *plan = ld->plan;
 	const cJSON *d;
 	char b[SHOW_MAX];
 	char *inconclusive = NULL;
 	int64_t resamples = plan->resamples;
-	int ret = -1;
+	size_t before = nerr(ld);
 
 	if (get_object(ld, root, "", "decision", &d) < 0)
 		return -1;
 	if (!d)
 		return 0;
-	if (check_keys(ld, d, "decision", keys, ARRAY_SIZE(keys)) < 0 ||
-	    get_bool(ld, d, "decision", "acceptance", &plan->acceptance) < 0 ||
-	    get_string(ld, d, "decision", "inconclusive", 0, 1, &inconclusive) < 0 ||
-	    get_number(ld, d, "decision", "confidence", 0.5, 0, 0.999, &plan->confidence) < 0 ||
-	    get_int(ld, d, "decision", "bootstrap_resamples", 100, 1000000, &resamples) < 0)
-		goto out;
+	check_keys(ld, d, "decision", "decision", 0);
+	get_bool(ld, d, "decision", "acceptance", &plan->acceptance);
+	get_string(ld, d, "decision", "inconclusive", 0, 1, &inconclusive);
+	get_number(ld, d, "decision", "confidence", 0.5, 0, 0.999, &plan->confidence);
+	get_int(ld, d, "decision", "bootstrap_resamples", 100, 1000000, &resamples);
 	plan->resamples = (unsigned)resamples;
-	if (inconclusive) {
-		if (strcmp(inconclusive, "pass") && strcmp(inconclusive, "fail")) {
-			perr(ld, "decision.inconclusive", "expected \"pass\" (exit 0) or \"fail\" "
-			     "(exit 6), found '%s'", show(b, inconclusive));
-			goto out;
-		}
+	if (inconclusive && name_index(inconclusive, words, 2) < 0)
+		perr(ld, "decision.inconclusive", "expected \"pass\" (exit 0) or \"fail\" "
+		     "(exit 6), found '%s'" SUGGEST_FMT, show(b, inconclusive),
+		     SUGGEST_ARGS(suggest_nearest(inconclusive, words, 2)));
+	else if (inconclusive)
 		plan->inconclusive_fails = !strcmp(inconclusive, "fail");
-	}
-	ret = 0;
-out:
 	free(inconclusive);
-	return ret;
+	return nerr(ld) > before ? -1 : 0;
 }
 
 static void add_gate(struct plan *plan, const char *metric, enum gate_kind kind, double limit)
@@ -1665,15 +1654,45 @@ static int find_gate(const struct plan *plan, const char *metric, enum gate_kind
  * top-level "gates" object, whose names may also be the built-in metrics
  * and derived rates. The same gate given in both places is an error.
  */
-static int parse_gates(const struct loader *ld, const cJSON *root)
+/*
+ * Whether name is a metric a gate may name: built-in, the plan's or a
+ * derived rate. An unknown one is reported with the nearest name, unless
+ * some metric was refused (metrics_ok 0): it may be the one meant.
+ */
+static int gate_metric_known(const struct loader *ld, const char *path, const char *name,
+			     const struct metric_value *outs, size_t nouts, int metrics_ok)
+{
+	const char **names = xcalloc(nouts + 3, sizeof(*names));
+	struct strbuf list = STRBUF_INIT;
+	char b[SHOW_MAX];
+	size_t n = 0;
+	int known;
+
+	names[n++] = COMPARE_WALL;
+	names[n++] = COMPARE_CPU;
+	names[n++] = COMPARE_MAX_RSS;
+	for (size_t i = 0; i < nouts; i++)
+		names[n++] = outs[i].name;
+	known = name_index(name, names, n) >= 0;
+	if (!known && metrics_ok) {
+		for (size_t i = 0; i < n; i++)
+			strbuf_addf(&list, "%s%s", i ? ", " : "", names[i]);
+		perr(ld, path, "no metric is called '%s'" SUGGEST_FMT " (expected one of: %s)",
+		     show(b, name), SUGGEST_ARGS(suggest_nearest(name, names, n)), list.buf);
+	}
+	strbuf_release(&list);
+	free(names);
+	return known;
+}
+
+static int parse_gates(const struct loader *ld, const cJSON *root, int metrics_ok)
 {
 	static const char *const keys[] = { "max_regression_pct", "max_improvement_pct", "budget" };
 	struct plan *plan = ld->plan;
 	struct metric_value *outs = NULL;
 	size_t nouts = 0;
 	const cJSON *gates, *e;
-	char b[SHOW_MAX];
-	int ret = -1;
+	size_t before = nerr(ld);
 
 	for (size_t i = 0; i < plan->nmetrics; i++) {
 		const struct metric_def *d = &plan->metrics[i];
@@ -1691,28 +1710,15 @@ static int parse_gates(const struct loader *ld, const cJSON *root)
 	metric_defs_outputs(plan->metrics, plan->nmetrics, &outs, &nouts);
 	for (e = gates->child; e; e = e->next) {
 		char *path = key_path("gates", e->string);
-		int known = !strcmp(e->string, COMPARE_WALL) || !strcmp(e->string, COMPARE_CPU) ||
-			    !strcmp(e->string, COMPARE_MAX_RSS);
 		double limit;
-		int r = -1;
 
-		for (size_t i = 0; i < nouts && !known; i++)
-			known = !strcmp(outs[i].name, e->string);
 		for (const cJSON *d = gates->child; d != e; d = d->next)
 			if (!strcmp(d->string, e->string)) {
 				perr(ld, path, "key given twice");
 				goto next;
 			}
-		if (!known) {
-			struct strbuf list = STRBUF_INIT;
-			strbuf_adds(&list, COMPARE_WALL ", " COMPARE_CPU ", " COMPARE_MAX_RSS);
-			for (size_t i = 0; i < nouts; i++)
-				strbuf_addf(&list, ", %s", outs[i].name);
-			perr(ld, path, "no metric is called '%s' (expected one of: %s)",
-			     show(b, e->string), list.buf);
-			strbuf_release(&list);
+		if (!gate_metric_known(ld, path, e->string, outs, nouts, metrics_ok))
 			goto next;
-		}
 		if (!cJSON_IsObject(e)) {
 			perr(ld, path, "expected an object of limits, found %s", json_kind(e));
 			goto next;
@@ -1721,7 +1727,7 @@ static int parse_gates(const struct loader *ld, const cJSON *root)
 			perr(ld, path, "empty: give max_regression_pct, max_improvement_pct or budget");
 			goto next;
 		}
-		if (check_keys(ld, e, path, keys, ARRAY_SIZE(keys)) < 0)
+		if (check_keys(ld, e, path, "gates.<metric>", 0) < 0)
 			goto next;
 		for (size_t k = 0; k < ARRAY_SIZE(keys); k++) {
 			enum gate_kind kind = k == 0 ? GATE_MAX_REGRESSION
@@ -1740,93 +1746,98 @@ static int parse_gates(const struct loader *ld, const cJSON *root)
 			}
 			add_gate(plan, e->string, kind, limit);
 		}
-		r = 0;
 next:
 		free(path);
-		if (r < 0)
-			goto out;
 	}
-	ret = 0;
-out:
 	metric_values_free(outs, nouts);
-	return ret;
+	return nerr(ld) > before ? -1 : 0;
 }
 
-static int parse_top(struct loader *ld, const cJSON *root)
+/*
+ * The variants: "variants", then "base" with the lines of "variants_file".
+ * 0, or -1 when any of them (or their number) was refused.
+ */
+static int parse_all_variants(struct loader *ld, const cJSON *root)
 {
-	static const char *const keys[] = {
-		"schema", "name", "description", "variants", "base", "variants_file",
-		"schedule", "results", "metrics", "load", "allowed_exit_codes", "versions",
-		"reference", "gates", "decision", "report", "limits",
-	};
 	struct plan *plan = ld->plan;
 	struct plan_variant base = { 0 };
-	const cJSON *schema, *bj;
+	const cJSON *bj = cJSON_GetObjectItemCaseSensitive(root, "base");
 	char *vfile = NULL;
-	char b[SHOW_MAX];
-	int ret = -1;
+	size_t before = nerr(ld);
 
-	if (!cJSON_IsObject(root)) {
-		error("%s: expected a JSON object at the top level, found %s", ld->file,
-		      json_kind(root));
-		goto out;
-	}
-	/* The schema first: a plan for a later abev would otherwise fail on its new keys. */
-	schema = cJSON_GetObjectItemCaseSensitive(root, "schema");
-	if (!schema) {
-		perr(ld, "schema", "missing (expected \"" PLAN_SCHEMA "\")");
-		goto out;
-	}
-	if (!cJSON_IsString(schema)) {
-		perr(ld, "schema", "expected \"" PLAN_SCHEMA "\", found %s", json_kind(schema));
-		goto out;
-	}
-	if (strcmp(schema->valuestring, PLAN_SCHEMA)) {
-		perr(ld, "schema", "expected \"" PLAN_SCHEMA "\", found \"%s\"",
-		     show(b, schema->valuestring));
-		goto out;
-	}
-	if (check_keys(ld, root, "", keys, ARRAY_SIZE(keys)) < 0 ||
-	    get_string(ld, root, "", "name", 1, 1, &plan->name) < 0 ||
-	    get_string(ld, root, "", "description", 0, 0, &plan->description) < 0 ||
-	    parse_schedule(ld, root) < 0 || parse_results(ld, root) < 0 ||
-	    parse_load(ld, root) < 0 || parse_limits(ld, root) < 0 || parse_metrics(ld, root) < 0 ||
-	    parse_exit_codes(ld, root) < 0 || parse_versions(ld, root) < 0 ||
-	    parse_variants(ld, root) < 0 ||
-	    get_string(ld, root, "", "variants_file", 0, 1, &vfile) < 0)
-		goto out;
-	bj = cJSON_GetObjectItemCaseSensitive(root, "base");
-	if (bj && !vfile) {
+	parse_variants(ld, root);
+	get_string(ld, root, "", "variants_file", 0, 1, &vfile);
+	if (bj && !vfile && nerr(ld) == before)
 		perr(ld, "base", "only used with \"variants_file\" (add one, or move base into \"variants\")");
-		goto out;
-	}
-	if (vfile && !bj) {
+	if (vfile && !bj)
 		perr(ld, "variants_file", "needs \"base\", the variant its lines build on");
-		goto out;
-	}
-	if (bj && (parse_variant(ld, bj, "base", 1, &base) < 0 ||
-		   load_variants_file(ld, vfile, &base) < 0))
-		goto out;
-	if (!plan->nvariants) {
+	if (bj && vfile && parse_variant(ld, bj, "base", 1, &base) == 0)
+		load_variants_file(ld, vfile, &base);
+	if (!plan->nvariants && nerr(ld) == before) {
 		if (vfile)
-			error("%s: variants_file: '%s' defines no variant", ld->file, ld->vfile_shown);
+			errlist_add(ld->errors, "%s: variants_file: '%s' defines no variant", ld->file,
+				    ld->vfile_shown);
 		else
 			perr(ld, "variants", "missing (expected at least one variant)");
-		goto out;
 	}
-	if (((uint64_t)plan->warmups + plan->runs) * plan->nvariants > PLAN_MAX_SLOTS) {
-		perr(ld, "schedule", "(warmups + runs) x %zu variants is more than %d invocations",
-		     plan->nvariants, PLAN_MAX_SLOTS);
-		goto out;
-	}
-	if (parse_reference(ld, root) < 0 || parse_gates(ld, root) < 0 ||
-	    parse_decision(ld, root) < 0 || parse_report(ld, root) < 0)
-		goto out;
-	ret = 0;
-out:
 	variant_release(&base);
 	free(vfile);
-	return ret;
+	return nerr(ld) > before ? -1 : 0;
+}
+
+/* The schema first: a plan for a later abev would otherwise fail on its new keys. */
+static int check_schema(const struct loader *ld, const cJSON *root)
+{
+	const cJSON *schema = cJSON_GetObjectItemCaseSensitive(root, "schema");
+	char b[SHOW_MAX];
+
+	if (!schema)
+		return perr(ld, "schema", "missing (expected \"" PLAN_SCHEMA "\")");
+	if (!cJSON_IsString(schema))
+		return perr(ld, "schema", "expected \"" PLAN_SCHEMA "\", found %s", json_kind(schema));
+	if (strcmp(schema->valuestring, PLAN_SCHEMA))
+		return perr(ld, "schema", "expected \"" PLAN_SCHEMA "\", found \"%s\"",
+			    show(b, schema->valuestring));
+	return 0;
+}
+
+/*
+ * Every section is read even after another failed, so that one run names
+ * every problem; a check that builds on a section (the reference on the
+ * variants, gates on the metrics, the number of invocations on both) is
+ * left out when that section failed, rather than adding a follow-on error.
+ */
+static int parse_top(struct loader *ld, const cJSON *root)
+{
+	struct plan *plan = ld->plan;
+	int sched_ok, metrics_ok, variants_ok;
+
+	if (!cJSON_IsObject(root))
+		return errlist_add(ld->errors, "%s: expected a JSON object at the top level, found %s",
+				   ld->file, json_kind(root));
+	if (check_schema(ld, root) < 0)
+		return -1;
+	check_keys(ld, root, "", "", 0);
+	get_string(ld, root, "", "name", 1, 1, &plan->name);
+	get_string(ld, root, "", "description", 0, 0, &plan->description);
+	sched_ok = parse_schedule(ld, root) == 0;
+	parse_results(ld, root);
+	parse_load(ld, root);
+	parse_limits(ld, root);
+	metrics_ok = parse_metrics(ld, root) == 0;
+	parse_exit_codes(ld, root);
+	parse_versions(ld, root);
+	variants_ok = parse_all_variants(ld, root) == 0;
+	if (sched_ok && variants_ok &&
+	    ((uint64_t)plan->warmups + plan->runs) * plan->nvariants > PLAN_MAX_SLOTS)
+		perr(ld, "schedule", "(warmups + runs) x %zu variants is more than %d invocations",
+		     plan->nvariants, PLAN_MAX_SLOTS);
+	if (variants_ok)
+		parse_reference(ld, root);
+	parse_gates(ld, root, metrics_ok);
+	parse_decision(ld, root);
+	parse_report(ld, root);
+	return nerr(ld) ? -1 : 0;
 }
 
 static void line_col(const char *buf, size_t off, size_t *line, size_t *col)
@@ -1954,7 +1965,8 @@ static void plan_defaults(struct plan *plan, const char *path)
 /* The plan in plan->raw, read from path (or named so): validated into *plan. */
 static int plan_parse_raw(struct plan *plan, const char *path)
 {
-	struct loader ld = { plan, path, NULL, NULL };
+	struct errlist errors = ERRLIST_INIT;
+	struct loader ld = { plan, path, NULL, NULL, &errors };
 	cJSON *root = NULL;
 	int ret = -1;
 
@@ -1963,7 +1975,8 @@ static int plan_parse_raw(struct plan *plan, const char *path)
 	root = parse_json(&ld);
 	if (!root)
 		goto out;
-	if (parse_top(&ld, root) < 0)
+	/* Every problem of the plan, reported together. */
+	if (parse_top(&ld, root) < 0 || errlist_report(&errors) < 0)
 		goto out;
 	/* A variant without its own "cpus" runs where the schedule says. */
 	for (size_t i = 0; plan->cpus && i < plan->nvariants; i++)
@@ -1987,6 +2000,7 @@ out:
 		free(ld.origin);
 	}
 	free(ld.vfile_shown);
+	errlist_report(&errors);
 	if (ret < 0)
 		plan_release(plan);
 	return ret;
@@ -2030,6 +2044,7 @@ void plan_release(struct plan *plan)
 	free(plan->name);
 	free(plan->description);
 	free(plan->report_template);
+	free(plan->report_template_path);
 	for (size_t i = 0; i < plan->nvariants; i++)
 		variant_release(&plan->variants[i]);
 	free(plan->variants);
@@ -2053,104 +2068,4 @@ void plan_release(struct plan *plan)
 		free(plan->gates[i].metric);
 	free(plan->gates);
 	memset(plan, 0, sizeof(*plan));
-}
-
-/*
- * One walk serves both checking and expanding: out is NULL when only
- * checking. Returns 0, or -1 with the reason in why.
- */
-static int template_walk(const char *tmpl, const struct plan_vars *vars, unsigned allowed,
-			 struct strbuf *out, char *why, size_t why_len)
-{
-	char b[SHOW_MAX];
-	const char *p = tmpl;
-
-	while (*p) {
-		const char *close;
-		size_t i, n;
-		if ((p[0] == '{' && p[1] == '{') || (p[0] == '}' && p[1] == '}')) {
-			if (out)
-				strbuf_addch(out, p[0]);
-			p += 2;
-			continue;
-		}
-		if (*p == '}') {
-			snprintf(why, why_len, "unbalanced '}' (write '}}' for a literal brace)");
-			return -1;
-		}
-		if (*p != '{') {
-			if (out)
-				strbuf_addch(out, *p);
-			p++;
-			continue;
-		}
-		close = strchr(p, '}');
-		if (!close) {
-			snprintf(why, why_len, "unterminated '{' (write '{{' for a literal brace)");
-			return -1;
-		}
-		n = (size_t)(close - p - 1);
-		for (i = 0; i < ARRAY_SIZE(known_placeholders); i++)
-			if (strlen(known_placeholders[i]) == n &&
-			    !memcmp(known_placeholders[i], p + 1, n))
-				break;
-		if (i == ARRAY_SIZE(known_placeholders)) {
-			snprintf(why, why_len, "unknown placeholder '{%s}' (known: " KNOWN_PLACEHOLDERS ")",
-				 show_n(b, p + 1, n));
-			return -1;
-		}
-		if (!(allowed & (1u << i))) {
-			snprintf(why, why_len, "placeholder '{%s}' cannot be used here (only "
-				 PH_VARIANT_NAME ": assemblies are matched before the first run)",
-				 known_placeholders[i]);
-			return -1;
-		}
-		if (out) {
-			switch (i) {
-			case 0:
-				strbuf_adds(out, vars->run_dir ? vars->run_dir : "");
-				break;
-			case 1:
-				strbuf_adds(out, vars->variant ? vars->variant : "");
-				break;
-			case 2:
-				strbuf_adds(out, vars->phase ? vars->phase : "");
-				break;
-			default:
-				strbuf_addf(out, "%u", vars->round);
-				break;
-			}
-		}
-		p = close + 1;
-	}
-	return 0;
-}
-
-int plan_check_template(const char *tmpl, char *why, size_t why_len)
-{
-	return template_walk(tmpl, NULL, PH_ALL, NULL, why, why_len);
-}
-
-char *plan_expand(const char *tmpl, const struct plan_vars *vars)
-{
-	struct strbuf sb = STRBUF_INIT;
-	char why[160], b[SHOW_MAX];
-
-	if (template_walk(tmpl, vars, PH_ALL, &sb, why, sizeof(why)) < 0) {
-		strbuf_release(&sb);
-		error("template '%s': %s", show(b, tmpl), why);
-		return NULL;
-	}
-	return strbuf_detach(&sb, NULL);
-}
-
-char **plan_variant_env(const struct plan_variant *v, const struct plan_vars *vars, size_t *n)
-{
-	char **env = env_inherit(n);
-	for (size_t i = 0; i < v->env_len; i++) {
-		char *val = plan_expand(v->env[i].value, vars);
-		env_set(&env, n, v->env[i].key, val ? val : "");
-		free(val);
-	}
-	return env;
 }

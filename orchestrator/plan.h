@@ -1,7 +1,8 @@
 /*
  * plan: reads and validates an abev plan (JSON, schema "abev.plan/1", and
- * optionally a pipe-separated variants file) into plain structs, and
- * expands the placeholders of command, env and pattern templates.
+ * optionally a pipe-separated variants file) into plain structs (plan.c),
+ * and expands the placeholders of command, env and pattern templates
+ * (plan_expand.c).
  * It does not run anything and does not decide the order of runs
  * (schedule.c does).
  *
@@ -38,7 +39,8 @@ struct plan_env {
 
 struct plan_variant {
 	char *name;
-	char *cwd;             /* absolute (relative cwd resolved against the plan's directory) */
+	char *cwd;             /* absolute (relative cwd resolved against the plan's directory),
+	                          canonical where it exists; plan_check() asks whether it does */
 	char **command;        /* templates; command_len >= 1 */
 	size_t command_len;
 	struct plan_env *env;  /* the plan's additions, in file order */
@@ -82,6 +84,7 @@ struct plan {
 	char *description;     /* or NULL */
 	struct plan_variant *variants;
 	size_t nvariants;
+	size_t nlisted;        /* variants[0..nlisted) come from "variants", the rest from the file */
 	char *variants_file;   /* absolute path, or NULL */
 
 	/* schedule */
@@ -129,6 +132,7 @@ struct plan {
 
 	/* report.template: the plan's own report template, read at load, syntax checked */
 	char *report_template;  /* its bytes, or NULL for abev's own */
+	char *report_template_path; /* absolute, or NULL */
 	size_t report_template_len;
 
 	/* load */
@@ -177,9 +181,12 @@ struct plan {
 #define PLAN_INIT { 0 }
 
 /*
- * Reads and validates the plan at path. On error prints one line through
- * error() ("<file>: <json path>: <what was expected>") and returns -1;
- * the plan is then released. On success the plan owns all its strings
+ * Reads and validates the plan at path. On error prints every problem
+ * found (at most ERRLIST_KEEP, then how many more), each one line through
+ * error() ("<file>: <json path>: <what was expected>"), and returns -1;
+ * the plan is then released. A JSON syntax error is one line with the
+ * line and column. Whether cwd, programs and files exist is plan_check()'s
+ * business, not this one's. On success the plan owns all its strings
  * until plan_release().
  */
 int plan_load(struct plan *plan, const char *path);
@@ -219,6 +226,14 @@ char *plan_expand(const char *tmpl, const struct plan_vars *vars);
  * with strv_free(); *n counts the entries (for env_set()).
  */
 char **plan_variant_env(const struct plan_variant *v, const struct plan_vars *vars, size_t *n);
+
+/* Which placeholders a template may use: bit i for {run_dir}, {variant}, {phase}, {round}. */
+#define PLAN_PH_ALL 0xfu
+/* Assemblies are matched before the first run, when only the variant is known. */
+#define PLAN_PH_VARIANT 0x2u
+
+/* plan_check_template() for a template that may use only the allowed placeholders. */
+int plan_template_check(const char *tmpl, unsigned allowed, char *why, size_t why_len);
 
 /*
  * Checks a template without expanding it. Returns 0, or -1 and writes a

@@ -267,12 +267,7 @@ static char *getenv_from(const char *const *envp, const char *name)
 	return NULL;
 }
 
-/*
- * The paths the child tries, in order, like execvpe(): argv[0] itself when
- * it has a '/', else each PATH entry joined with it (an empty entry is the
- * child's cwd). NULL-terminated; caller frees each and the array.
- */
-static char **exec_candidates(const char *argv0, const char *const *envp)
+char **proc_exec_candidates(const char *argv0, const char *const *envp)
 {
 	char **list = xcalloc(PATH_ENTRIES_MAX + 1, sizeof(*list));
 	const char *path, *p;
@@ -1064,7 +1059,7 @@ int proc_run(const struct proc_spec *spec, struct proc_result *res)
 	if (!spec->argv || !spec->argv[0])
 		return error("no command to run");
 	envp = spec->envp ? (char *const *)spec->envp : environ;
-	cands = exec_candidates(spec->argv[0], (const char *const *)envp);
+	cands = proc_exec_candidates(spec->argv[0], (const char *const *)envp);
 
 	fd_in = open_high("/dev/null", O_RDONLY);
 	if (fd_in < 0) {

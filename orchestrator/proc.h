@@ -36,6 +36,14 @@ enum proc_outcome {
 	PROC_INTERRUPTED,  /* abev got an interrupt signal while the child ran (or before) */
 };
 
+/*
+ * The paths a child tries for argv0, in order, like execvpe(): argv0
+ * itself when it has a '/', else each entry of envp's PATH (or a default)
+ * joined with it; relative ones ("./x" for an empty entry) are relative to
+ * the child's cwd. NULL-terminated; caller frees with strv_free().
+ */
+char **proc_exec_candidates(const char *argv0, const char *const *envp);
+
 struct proc_spec {
 	const char *const *argv;   /* argv[0] searched in the child's PATH unless it has a '/' */
 	const char *const *envp;   /* complete environment of the child */

@@ -793,19 +793,19 @@ static void ensure_capacity(struct run_state *st)
 	st->invs = xrealloc(st->invs, st->alloc * sizeof(*st->invs));
 }
 
-void runner_print_schedule(const struct plan *plan)
+void runner_print_schedule(const struct plan *plan, FILE *f)
 {
 	struct sched_slot *slots = NULL;
 	size_t n = 0;
 
 	schedule_build(plan->order, plan->seed, plan->nvariants, plan->warmups, plan->runs, &slots,
 		       &n);
-	printf("# plan '%s': %zu variant(s), %u warmup round(s), %u recorded round(s), order %s, "
+	fprintf(f, "# plan '%s': %zu variant(s), %u warmup round(s), %u recorded round(s), order %s, "
 	       "seed %llu, gap %g s\n",
 	       plan->name, plan->nvariants, plan->warmups, plan->runs, plan_order_name(plan->order),
 	       (unsigned long long)plan->seed, plan->gap_seconds);
 	for (size_t i = 0; i < n; i++)
-		printf("%4zu  %-6s %3u  %s\n", i + 1, slots[i].warmup ? "warmup" : "run",
+		fprintf(f, "%4zu  %-6s %3u  %s\n", i + 1, slots[i].warmup ? "warmup" : "run",
 		       slots[i].round, plan->variants[slots[i].variant].name);
 	free(slots);
 }

@@ -9,6 +9,8 @@
 #ifndef ABEV_RUNNER_H
 #define ABEV_RUNNER_H
 
+#include <stdio.h>
+
 #include "compare.h"
 #include "plan.h"
 #include "progress.h"
@@ -55,7 +57,7 @@ int runner_check_options(const struct runner_options *opt);
 enum runner_outcome runner_run(const struct plan *plan, const struct runner_options *opt,
 			       struct runner_result *res);
 
-/* Prints the schedule, one slot a line, to stdout (for --dry-run). */
-void runner_print_schedule(const struct plan *plan);
+/* Prints the schedule, one slot a line, to f (for --dry-run). */
+void runner_print_schedule(const struct plan *plan, FILE *f);
 
 #endif

@@ -1,6 +1,7 @@
 """Broken plans: `abev run PLAN --out DIR` must refuse each one with exit
 code 2 and exactly one line on stderr that names the file and the JSON path
-(or file:line), and must not create DIR."""
+(or file:line), and must not create DIR. A plan with several problems gets
+them all in one run, each with the nearest known name where there is one."""
 import os
 
 from common import AbevTestCase
@@ -40,8 +41,8 @@ CASES = [
     ("unknown_key_top", plan(colour="red"), None,
      ["colour: unknown key (expected one of: schema, name,"]),
     ("unknown_key_schedule", plan(schedule={"runs": 1, "ordr": "reverse"}), None,
-     ["schedule.ordr: unknown key (expected one of: warmups, runs, order, seed, "
-      "gap_seconds, timeout_seconds, kill_grace_seconds, cpus, prepare)"]),
+     ["schedule.ordr: unknown key, did you mean 'order'? (expected one of: warmups, runs, "
+      "order, seed, gap_seconds, timeout_seconds, kill_grace_seconds, cpus, prepare)"]),
     ("unknown_key_variant", plan(variants=[variant(), variant(name="b", nmae="c")]), None,
      ["variants[1].nmae: unknown key"]),
     ("wrong_type", plan(schedule={"runs": "3"}), None,
@@ -160,3 +161,64 @@ class PlanErrorTest(AbevTestCase):
         finally:
             os.chdir(cp_cwd)
         self.assertIn("error: rel.json: colour:", line)
+
+
+class AllPlanErrorsTest(AbevTestCase):
+    def run_refused(self, p, *extra):
+        plan_path = self.write_plan(p)
+        out = self.path("evidence")
+        cp = self.abev("run", plan_path, "--out", out, *extra, timeout=60)
+        self.assertEqual(cp.returncode, 2, cp.stderr)
+        self.assertEqual(cp.stdout, "")
+        self.assertFalse(os.path.exists(out), f"{out} was created")
+        return plan_path, cp.stderr.splitlines()
+
+    def test_three_typos_in_one_run(self):
+        """Two misspelt keys in different objects and a misspelt enum value:
+        all three reported at once, each with the file, the JSON path and
+        the right suggestion, and nothing run."""
+        marker = self.path("ran")
+        p = plan(variants=[variant(command=["sh", "-c", f"touch {marker}"]),
+                           {"name": "b", "comand": ["true"], "command": ["true"]}],
+                 schedule={"runs": 1, "gap_secs": 1, "order": "alternat"})
+        plan_path, lines = self.run_refused(p)
+        want = [
+            f"abev: error: {plan_path}: schedule.gap_secs: unknown key, did you mean "
+            "'gap_seconds'?",
+            f"abev: error: {plan_path}: schedule.order: unknown order 'alternat', did you "
+            "mean 'alternate'?",
+            f"abev: error: {plan_path}: variants[1].comand: unknown key, did you mean "
+            "'command'?",
+        ]
+        self.assertEqual(len(lines), 3, "\n".join(lines))
+        for w in want:
+            self.assertEqual(sum(1 for line in lines if line.startswith(w)), 1,
+                             f"{w!r} not once in:\n" + "\n".join(lines))
+        self.assertFalse(os.path.exists(marker), "a variant ran")
+        # The same with --dry-run: the plan is refused before anything is checked.
+        cp = self.abev("run", plan_path, "--dry-run", timeout=60)
+        self.assertEqual(cp.returncode, 2)
+        self.assertEqual(len(cp.stderr.splitlines()), 3, cp.stderr)
+
+    def test_no_suggestion_for_a_far_name(self):
+        _, lines = self.run_refused(plan(colour="red", schedule={"runs": 1, "order": "random"}))
+        self.assertEqual(len(lines), 2, lines)
+        for line in lines:
+            self.assertNotIn("did you mean", line)
+
+    def test_many_errors_are_capped(self):
+        """Past 20 messages the rest are counted, not printed."""
+        p = plan(**{f"key{i:02}": i for i in range(25)})
+        _, lines = self.run_refused(p)
+        self.assertEqual(len(lines), 21, "\n".join(lines))
+        self.assertTrue(all("unknown key" in line for line in lines[:20]))
+        self.assertEqual(lines[20], "abev: error: ... and 5 more")
+
+    def test_errors_in_variants_file_lines_together(self):
+        with open(self.path("vars.txt"), "w", encoding="utf-8") as f:
+            f.write("a|FOO|\nb||'open\nc|X={nope}|\n")
+        _, lines = self.run_refused(plan(variants=None, base={"command": ["true"]},
+                                         variants_file="vars.txt"))
+        vars_path = self.path("vars.txt")
+        self.assertEqual([line.split(": ")[2] for line in lines],
+                         [f"{vars_path}:1", f"{vars_path}:2", f"{vars_path}:3"], lines)

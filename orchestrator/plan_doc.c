@@ -1,0 +1,381 @@
+/*
+ * plan_doc: the reference as data. The order of the rows is the order of
+ * the keys in messages ("expected one of: ...") and in the printed
+ * reference. Meanings are written for both the terminal and Markdown:
+ * `backticks` mark literal names and are dropped on the terminal.
+ */
+#include "plan_doc.h"
+
+#include <string.h>
+
+#include "util.h"
+
+#define WRAP 78
+
+const struct plan_doc_key plan_doc_keys[] = {
+	{ "schema", "string", "required", "must be `\"abev.plan/1\"`" },
+	{ "name", "string", "required", "the comparison's name, shown in the report" },
+	{ "description", "string", "none", "free text" },
+	{ "variants", "array of objects", "none",
+	  "the variants, in order; at least one variant overall (here or from `variants_file`)" },
+	{ "variants[].name", "string", "required",
+	  "`[A-Za-z0-9._-]`, not starting with `.`, at most 64 characters, unique" },
+	{ "variants[].cwd", "string", "the plan's directory",
+	  "working directory, relative to the plan file; must exist" },
+	{ "variants[].command", "array of strings", "required",
+	  "argv, executed directly — no shell unless you write `[\"sh\", \"-c\", \"...\"]`; a "
+	  "program name without `/` is looked up in the child's `PATH`; elements take "
+	  "placeholders" },
+	{ "variants[].env", "object of strings", "none",
+	  "variables added to the inherited environment; values take placeholders" },
+	{ "variants[].assemblies", "array of strings", "none",
+	  "glob patterns of the files under test, relative to `cwd`: `*`, `?` and `[...]` within "
+	  "a directory (not matching a leading dot, as in the shell), `**` for any number of "
+	  "directories (not entering hidden ones or following directory links); each matching "
+	  "file's size and SHA-256 go into `metadata.json` (a link to a file is recorded under "
+	  "its own path with its target's hash); a pattern that matches nothing is an error; "
+	  "only the `{variant}` placeholder" },
+	{ "variants[].cpus", "string", "`schedule.cpus`",
+	  "the CPUs the variant's child may run on, in the kernel's list syntax (`\"1\"`, "
+	  "`\"0-1\"`, `\"0,2-3\"`), set with `sched_setaffinity` before exec and recorded per "
+	  "invocation" },
+	{ "variants[].prepare", "array of strings", "`schedule.prepare`",
+	  "a command (argv, placeholders as in `command`) run before each of the variant's "
+	  "invocations, warmups included, in its `cwd` and `env` with the schedule's timeout, "
+	  "and not measured (hyperfine's `--prepare`); its output goes to the invocation's "
+	  "`prepare.log` (at most 1 MiB) and its `result.json` records it; when it does not "
+	  "exit 0 the measured command is not run and the invocation fails; not in `base`" },
+	{ "base", "object", "none",
+	  "a variant without `name` that the lines of `variants_file` build on; required with, "
+	  "and only with, `variants_file`" },
+	{ "variants_file", "string", "none",
+	  "a file of `name|ENV=V ENV2=W|extra args` lines, relative to the plan: each line is a "
+	  "variant with the base's environment plus the assignments and the base's command plus "
+	  "the extra arguments (split on blanks; quotes group); blank lines and `#` comments are "
+	  "skipped, CRLF is accepted; these variants follow those of `variants`" },
+	{ "schedule", "object", "all defaults", "how the runs are ordered and timed" },
+	{ "schedule.warmups", "integer", "0", "warmup rounds, run first and never counted" },
+	{ "schedule.runs", "integer", "3", "recorded rounds (each runs every variant once), at least 1" },
+	{ "schedule.order", "string", "`alternate`",
+	  "`alternate` (A B, A B, …), `reverse` (A B, B A, A B, …) or `shuffle` (each round "
+	  "drawn from `seed`)" },
+	{ "schedule.seed", "integer", "1", "seed of `shuffle`, recorded in the evidence" },
+	{ "schedule.gap_seconds", "number", "0",
+	  "pause between the end of one process and the start of the next, 0–86400" },
+	{ "schedule.timeout_seconds", "number", "none",
+	  "per-process limit (> 0): SIGTERM to the process group, SIGKILL after the grace period" },
+	{ "schedule.kill_grace_seconds", "number", "5",
+	  "SIGTERM-to-SIGKILL delay at a timeout or an interrupt, 0–3600" },
+	{ "schedule.cpus", "string", "any",
+	  "the CPUs every variant without its own `cpus` runs on (see `variants[].cpus`)" },
+	{ "schedule.prepare", "array of strings", "none",
+	  "the prepare command of every variant without its own (see `variants[].prepare`)" },
+	{ "results", "object", "none", "the test-result files each run writes" },
+	{ "results.files", "string", "none",
+	  "pattern (glob) of the TRX / JUnit files a run writes, relative to the variant's "
+	  "`cwd`; read after every invocation; takes placeholders" },
+	{ "results.min_executed", "integer", "1 with `results.files`",
+	  "fewest executed tests a run's result files must report; only with `results.files`" },
+	{ "metrics", "array of objects", "none",
+	  "the numbers taken from each run, in order (see README, **Metrics**)" },
+	{ "metrics[].name", "string", "required",
+	  "unique, at most 128 characters, no control characters; not `wall`, `cpu` or "
+	  "`max_rss` (the built-in metrics)" },
+	{ "metrics[].unit", "string", "implied by `source`",
+	  "`stdout`, `stderr` and `results` only, e.g. `\"ms\"` (`process` and `duration` imply "
+	  "theirs)" },
+	{ "metrics[].better", "string", "`lower`", "`lower` or `higher`" },
+	{ "metrics[].source", "string", "required",
+	  "`process`, `stdout`, `stderr`, `results` or `duration`" },
+	{ "metrics[].field", "string", "required for `process`",
+	  "`process` only: `wall`, `user`, `sys`, `cpu` (ms), `max_rss` (bytes), `minflt`, "
+	  "`majflt`, `nvcsw`, `nivcsw` (counts)" },
+	{ "metrics[].test", "string", "required for `results`, `duration`",
+	  "`results` and `duration` only: a glob over test names (`*`, `?`, `[...]`)" },
+	{ "metrics[].pattern", "string", "required for `stdout`, `stderr`, `results`",
+	  "`stdout`, `stderr` and `results` only: a POSIX extended regular expression whose "
+	  "first group captures the number" },
+	{ "metrics[].match", "string", "`first`",
+	  "how the matches combine: `first`, `last`, `sum` or `mean`; not for `process`" },
+	{ "metrics[].derive", "string", "none", "`rate`: also report `<name> (rate)`" },
+	{ "metrics[].max_regression_pct", "number", "none",
+	  "a gate: the largest regression tolerated, in percent (≥ 0)" },
+	{ "metrics[].max_improvement_pct", "number", "none",
+	  "a gate: the largest gain tolerated before someone looks, in percent (≥ 0)" },
+	{ "metrics[].budget", "number", "none",
+	  "a gate: an absolute limit on a candidate's median, in the metric's unit (at most for "
+	  "`lower`, at least for `higher`)" },
+	{ "load", "object", "all defaults", "when a recorded run is discarded and repeated" },
+	{ "load.max_cpu_wait_pct", "number", "10",
+	  "share of a recorded run's wall time (0–100 %) its processes may spend ready to run "
+	  "but waiting for a CPU before it is discarded; `abev run --max-cpu-wait-pct P` "
+	  "overrides it, and `result.json` records which applied "
+	  "(`schedule.max_cpu_wait_pct_from`); see README, **Contention**" },
+	{ "load.max_foreign_cpu", "number", "none",
+	  "a second, optional limit: cores other processes may keep busy during a recorded run "
+	  "before it is discarded. Busy cores slow a run only when they take its CPU, which "
+	  "`max_cpu_wait_pct` measures, so by default there is none: on a 2-core machine with "
+	  "one busy core every run would otherwise be discarded" },
+	{ "load.max_repeats", "integer", "2", "how often a discarded slot is repeated, 0–1000" },
+	{ "load.exclusive", "array of strings", "none",
+	  "command-line patterns (`fnmatch`: `*`, `?`, `[...]`) of processes a recorded run "
+	  "must not overlap, e.g. `[\"dotnet test*\", \"*k6 run*\"]`; matched against a "
+	  "process's whole command line and against it without the program's directory, never "
+	  "against abev's own tree; a recorded run that overlapped one is discarded and "
+	  "repeated, and its `result.json` names the process (see README, **Overlap**)" },
+	{ "allowed_exit_codes", "array of integers", "`[0]`",
+	  "exit codes (0–255, distinct) that do not fail an invocation" },
+	{ "versions", "object", "none",
+	  "commands whose output identifies what is compared, e.g. "
+	  "`{\"sdk\": [\"dotnet\", \"--version\"]}`, at most 32" },
+	{ "versions.<name>", "array of strings", "none",
+	  "one command, taken literally (no placeholders), run in each variant's `cwd` with its "
+	  "`env` and recorded in `metadata.json`; it may take 10 s, then its process group gets "
+	  "SIGTERM and SIGKILL a second later, and it is recorded as timed out" },
+	{ "reference", "string", "the first variant",
+	  "the name of the variant the others are compared with" },
+	{ "gates", "object", "none",
+	  "gates by metric name: the built-in `wall` (ms), `cpu` (ms) and `max_rss` (bytes), "
+	  "the plan's metrics and their rates (`\"<name> (rate)\"`); a gate also given in the "
+	  "metric's own definition is an error (see README, **The comparison and the decision**)" },
+	{ "gates.<metric>", "object", "none", "the metric's gates, at least one" },
+	{ "gates.<metric>.max_regression_pct", "number", "none",
+	  "fails when the whole interval of the change is worse than this, in percent (≥ 0)" },
+	{ "gates.<metric>.max_improvement_pct", "number", "none",
+	  "fails when the whole interval of the change is better than this, in percent (≥ 0)" },
+	{ "gates.<metric>.budget", "number", "none",
+	  "an absolute limit on a candidate's median, in the metric's unit" },
+	{ "decision", "object", "all defaults", "how gates make the decision" },
+	{ "decision.acceptance", "boolean", "`false`",
+	  "`true`: the plan is an acceptance plan; otherwise the report says that a pass "
+	  "implies no acceptance decision" },
+	{ "decision.inconclusive", "string", "`pass`",
+	  "what an inconclusive decision does: `pass` (exit 0, the word inconclusive in the "
+	  "summary) or `fail` (exit 6)" },
+	{ "decision.confidence", "number", "0.95",
+	  "of the bootstrap interval gates are judged by, 0.5–0.999" },
+	{ "decision.bootstrap_resamples", "integer", "10000",
+	  "resamples of that interval, 100–1,000,000" },
+	{ "report", "object", "none", "the report's own settings" },
+	{ "report.template", "string", "abev's own",
+	  "the plan's own template for `report.md`, relative to the plan; its syntax is checked "
+	  "when the plan is read, and it is kept in the evidence as `report-template.md` (see "
+	  "README, **The report**)" },
+	{ "limits", "object", "all defaults", "ceilings on what one invocation may leave or cost" },
+	{ "limits.max_files", "integer", "10000",
+	  "regular files one invocation may leave in its directory (`test.log`, "
+	  "`stderr.log` and `prepare.log` not counted), 1–100,000: past it the invocation fails, with the count "
+	  "and the limit as its reason, and the files after the first `max_files` in name "
+	  "order are removed (with a note) so that the evidence can still be sealed; an evidence "
+	  "directory holds at most 100,000 files in all, and a run that would go past that is "
+	  "held to what is left in the same way" },
+	{ "limits.pattern_cpu_seconds", "number", "10",
+	  "CPU seconds one metric's `pattern` may spend on one invocation's output (its "
+	  "`stdout`/`stderr` file, or the captured stdout of all its matching test results), at most "
+	  "3600: past it the metric is not yielded, with the reason, so the `metrics` guard "
+	  "fails" },
+	{ "limits.max_log_bytes", "integer", "268435456 (256 MiB)",
+	  "bytes kept of each of the child's streams, `test.log` (stdout) and `stderr.log` "
+	  "(stderr), 0 or more: abev reads both through pipes and writes the files itself; past "
+	  "the cap it keeps reading, so the child never blocks and its wall time is not "
+	  "stretched by a full pipe, but writes no more; the invocation's `result.json` says "
+	  "what was kept and dropped (`logs.stdout`, `logs.stderr`: `bytes_written`, "
+	  "`bytes_dropped`, `truncated`) and the report notes each truncated log" },
+};
+
+const size_t plan_doc_nkeys = ARRAY_SIZE(plan_doc_keys);
+
+static const char placeholders_text[] =
+	"Placeholders in `command` elements, `env` values and `results.files`: `{run_dir}` "
+	"(the invocation's own evidence directory, absolute), `{variant}`, `{phase}` (`warmup` "
+	"or `run`), `{round}` (1-based within the phase); `assemblies` take `{variant}` only. "
+	"`{{` and `}}` are literal braces; any other `{name}` is an error. Unknown keys are "
+	"errors at every level; every error names the file and the JSON path, and all of a "
+	"plan's errors are reported together.";
+
+static const char example_text[] =
+	"{\n"
+	"  \"schema\": \"abev.plan/1\",\n"
+	"  \"name\": \"lock-bench\",\n"
+	"  \"description\": \"The new lock against the old one.\",\n"
+	"  \"variants\": [\n"
+	"    { \"name\": \"baseline\", \"cwd\": \"../worktrees/old\",\n"
+	"      \"command\": [\"dotnet\", \"test\", \"--logger\", \"trx\",\n"
+	"                  \"--results-directory\", \"{run_dir}\"],\n"
+	"      \"env\": { \"BENCH\": \"1\" },\n"
+	"      \"assemblies\": [\"bin/Release/**/*.dll\"], \"cpus\": \"1\",\n"
+	"      \"prepare\": [\"dotnet\", \"build-server\", \"shutdown\"] },\n"
+	"    { \"name\": \"candidate\", \"cwd\": \"../worktrees/new\",\n"
+	"      \"command\": [\"dotnet\", \"test\", \"--logger\", \"trx\",\n"
+	"                  \"--results-directory\", \"{run_dir}\"],\n"
+	"      \"env\": { \"BENCH\": \"1\" },\n"
+	"      \"assemblies\": [\"bin/Release/**/*.dll\"] }\n"
+	"  ],\n"
+	"  \"schedule\": { \"warmups\": 1, \"runs\": 5, \"order\": \"reverse\", \"seed\": 1,\n"
+	"                \"gap_seconds\": 2, \"timeout_seconds\": 600,\n"
+	"                \"kill_grace_seconds\": 5, \"cpus\": \"0-1\",\n"
+	"                \"prepare\": [\"sync\"] },\n"
+	"  \"results\": { \"files\": \"{run_dir}/*.trx\", \"min_executed\": 3 },\n"
+	"  \"metrics\": [\n"
+	"    { \"name\": \"rebuild\", \"source\": \"results\", \"test\": \"*Rebuild*\",\n"
+	"      \"unit\": \"ms\", \"pattern\": \"rebuild_ms=([0-9.]+)\", \"match\": \"mean\",\n"
+	"      \"better\": \"lower\", \"derive\": \"rate\", \"max_regression_pct\": 15 },\n"
+	"    { \"name\": \"peak memory\", \"source\": \"process\", \"field\": \"max_rss\",\n"
+	"      \"max_improvement_pct\": 90, \"budget\": 536870912 },\n"
+	"    { \"name\": \"lock test\", \"source\": \"duration\", \"test\": \"*Lock*\" }\n"
+	"  ],\n"
+	"  \"load\": { \"max_cpu_wait_pct\": 10, \"max_foreign_cpu\": 0.5, \"max_repeats\": 2,\n"
+	"            \"exclusive\": [\"dotnet test*\", \"*k6 run*\"] },\n"
+	"  \"allowed_exit_codes\": [0, 1],\n"
+	"  \"versions\": { \"sdk\": [\"dotnet\", \"--version\"] },\n"
+	"  \"reference\": \"baseline\",\n"
+	"  \"gates\": { \"wall\": { \"max_regression_pct\": 10, \"max_improvement_pct\": 50 },\n"
+	"             \"rebuild (rate)\": { \"budget\": 0.01 } },\n"
+	"  \"decision\": { \"acceptance\": true, \"inconclusive\": \"fail\",\n"
+	"                \"confidence\": 0.95, \"bootstrap_resamples\": 10000 },\n"
+	"  \"report\": { \"template\": \"report.md\" },\n"
+	"  \"limits\": { \"max_files\": 10000, \"pattern_cpu_seconds\": 10,\n"
+	"              \"max_log_bytes\": 268435456 }\n"
+	"}\n"
+	"\n"
+	"With a variants file instead of (or after) \"variants\":\n"
+	"\n"
+	"  \"base\": { \"cwd\": \".\", \"command\": [\"./bench\"] },\n"
+	"  \"variants_file\": \"variants.txt\"\n"
+	"\n"
+	"where variants.txt holds lines such as\n"
+	"\n"
+	"  # name | environment | extra arguments\n"
+	"  baseline|SDK=1.5|\n"
+	"  candidate|SDK=2.0 GC=server|--filter \"Category=Lock\"\n";
+
+size_t plan_doc_children(const char *parent, const char **names, size_t max)
+{
+	size_t plen = strlen(parent), n = 0;
+
+	for (size_t i = 0; i < plan_doc_nkeys && n < max; i++) {
+		const char *k = plan_doc_keys[i].key, *leaf;
+		if (plen) {
+			if (strncmp(k, parent, plen) || k[plen] != '.')
+				continue;
+			leaf = k + plen + 1;
+		} else {
+			leaf = k;
+		}
+		/* Only direct children, and only fixed names. */
+		if (strchr(leaf, '.') || strchr(leaf, '[') || leaf[0] == '<')
+			continue;
+		names[n++] = leaf;
+	}
+	return n;
+}
+
+/*
+ * s without backticks and, outside them, without the ** of emphasis (the
+ * terminal shows names plainly; a literal `**` glob stays).
+ */
+static void add_plain(struct strbuf *sb, const char *s)
+{
+	int code = 0;
+
+	for (; *s; s++) {
+		if (*s == '`')
+			code = !code;
+		else if (!code && s[0] == '*' && s[1] == '*')
+			s++;
+		else
+			strbuf_addch(sb, *s);
+	}
+}
+
+/* Prints text wrapped at WRAP columns (counting UTF-8 characters), each line indented. */
+static void print_wrapped(FILE *f, const char *text, const char *indent)
+{
+	struct strbuf plain = STRBUF_INIT;
+	const char *p;
+	size_t col = 0, ind = strlen(indent);
+
+	add_plain(&plain, text);
+	p = plain.buf;
+	while (*p) {
+		const char *end = p;
+		size_t chars = 0;
+		while (*end && *end != ' ') {
+			chars += ((unsigned char)*end & 0xc0) != 0x80;
+			end++;
+		}
+		if (col && col + 1 + chars > WRAP) {
+			fputc('\n', f);
+			col = 0;
+		}
+		if (!col) {
+			fputs(indent, f);
+			col = ind;
+		} else {
+			fputc(' ', f);
+			col++;
+		}
+		fwrite(p, 1, (size_t)(end - p), f);
+		col += chars;
+		p = *end ? end + 1 : end;
+	}
+	if (col)
+		fputc('\n', f);
+	strbuf_release(&plain);
+}
+
+static void print_text(FILE *f)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	fputs("The plan (JSON, schema \"abev.plan/1\"): every key, its type, its default\n"
+	      "and its meaning. A key under \"variants[]\" belongs to each object of the\n"
+	      "array; <metric> and <name> are names the plan chooses.\n\n", f);
+	for (size_t i = 0; i < plan_doc_nkeys; i++) {
+		const struct plan_doc_key *k = &plan_doc_keys[i];
+		strbuf_reset(&sb);
+		add_plain(&sb, k->dflt);
+		fprintf(f, "%s\n    type: %s  default: %s\n", k->key, k->type, sb.buf);
+		print_wrapped(f, k->meaning, "    ");
+	}
+	fputc('\n', f);
+	print_wrapped(f, placeholders_text, "");
+	fputs("\nExample:\n\n", f);
+	fputs(example_text, f);
+	strbuf_release(&sb);
+}
+
+/* A table cell: '|' escaped, newlines cannot occur. */
+static void print_cell(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '|')
+			fputc('\\', f);
+		fputc(*s, f);
+	}
+}
+
+static void print_markdown(FILE *f)
+{
+	fputs("| key | type | default | meaning |\n|---|---|---|---|\n", f);
+	for (size_t i = 0; i < plan_doc_nkeys; i++) {
+		const struct plan_doc_key *k = &plan_doc_keys[i];
+		fputs("| `", f);
+		print_cell(f, k->key);
+		fputs("` | ", f);
+		print_cell(f, k->type);
+		fputs(" | ", f);
+		print_cell(f, k->dflt);
+		fputs(" | ", f);
+		print_cell(f, k->meaning);
+		fputs(" |\n", f);
+	}
+}
+
+void plan_doc_print(FILE *f, enum plan_doc_format format)
+{
+	if (format == PLAN_DOC_MARKDOWN)
+		print_markdown(f);
+	else
+		print_text(f);
+}

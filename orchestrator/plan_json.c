@@ -1,0 +1,182 @@
+/*
+ * plan_json: cJSON through json_out's helpers. A metric's own gates stay
+ * in its definition and only the others go into "gates", since a gate
+ * given in both places is refused when the plan is read again.
+ */
+#include "plan_json.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "json_out.h"
+#include "util.h"
+
+static cJSON *strings(char *const *v, size_t n)
+{
+	cJSON *a = jnew_array();
+	for (size_t i = 0; i < n; i++)
+		jpush(a, cJSON_CreateString(v[i]));
+	return a;
+}
+
+static cJSON *variant_json(const struct plan_variant *v)
+{
+	cJSON *o = jnew_object(), *env = jnew_object();
+
+	jadd_str(o, "name", v->name);
+	jadd_str(o, "cwd", v->cwd);
+	jadd(o, "command", strings(v->command, v->command_len));
+	for (size_t i = 0; i < v->env_len; i++)
+		jadd_str(env, v->env[i].key, v->env[i].value);
+	jadd(o, "env", env);
+	jadd(o, "assemblies", strings(v->assemblies, v->assemblies_len));
+	if (v->cpus)
+		jadd_str(o, "cpus", v->cpus);
+	return o;
+}
+
+static cJSON *metric_json(const struct metric_def *d)
+{
+	cJSON *o = jnew_object();
+
+	jadd_str(o, "name", d->name);
+	jadd_str(o, "source", metric_source_name(d->source));
+	/* process and duration metrics imply their unit, and a plan may not give it */
+	if (d->source != METRIC_PROCESS && d->source != METRIC_DURATION)
+		jadd_str(o, "unit", d->unit);
+	if (d->field)
+		jadd_str(o, "field", d->field);
+	if (d->test)
+		jadd_str(o, "test", d->test);
+	if (d->pattern)
+		jadd_str(o, "pattern", d->pattern);
+	if (d->source != METRIC_PROCESS)
+		jadd_str(o, "match", metric_match_name(d->match));
+	jadd_str(o, "better", d->better_higher ? "higher" : "lower");
+	if (d->derive_rate)
+		jadd_str(o, "derive", "rate");
+	if (d->max_regression_pct >= 0)
+		jadd_real(o, "max_regression_pct", d->max_regression_pct);
+	if (d->max_improvement_pct >= 0)
+		jadd_real(o, "max_improvement_pct", d->max_improvement_pct);
+	if (d->has_budget)
+		jadd_real(o, "budget", d->budget);
+	return o;
+}
+
+static const char *gate_key(enum gate_kind kind)
+{
+	return kind == GATE_MAX_REGRESSION ? "max_regression_pct"
+	       : kind == GATE_MAX_IMPROVEMENT ? "max_improvement_pct" : "budget";
+}
+
+/* The gates not set in a metric's own definition, by metric. */
+static cJSON *gates_json(const struct plan *plan)
+{
+	cJSON *o = jnew_object();
+
+	for (size_t i = 0; i < plan->ngates; i++) {
+		const struct plan_gate *g = &plan->gates[i];
+		cJSON *limits;
+		size_t k;
+		for (k = 0; k < plan->nmetrics; k++)
+			if (!strcmp(plan->metrics[k].name, g->metric))
+				break;
+		if (k < plan->nmetrics)
+			continue;
+		limits = cJSON_GetObjectItemCaseSensitive(o, g->metric);
+		if (!limits) {
+			limits = jnew_object();
+			jadd(o, g->metric, limits);
+		}
+		jadd_real(limits, gate_key(g->kind), g->limit);
+	}
+	return o;
+}
+
+static cJSON *schedule_json(const struct plan *plan)
+{
+	cJSON *o = jnew_object();
+
+	jadd_int(o, "warmups", plan->warmups);
+	jadd_int(o, "runs", plan->runs);
+	jadd_str(o, "order", plan_order_name(plan->order));
+	jadd_int(o, "seed", (int64_t)plan->seed);
+	jadd_real(o, "gap_seconds", plan->gap_seconds);
+	if (plan->timeout_seconds > 0)
+		jadd_real(o, "timeout_seconds", plan->timeout_seconds);
+	jadd_real(o, "kill_grace_seconds", plan->kill_grace_seconds);
+	if (plan->cpus)
+		jadd_str(o, "cpus", plan->cpus);
+	return o;
+}
+
+/* Everything outside variants, metrics and schedule. */
+static void add_rest(cJSON *o, const struct plan *plan)
+{
+	cJSON *load = jnew_object(), *limits = jnew_object(), *codes = jnew_array();
+	cJSON *versions = jnew_object(), *decision = jnew_object();
+
+	if (plan->results_files) {
+		cJSON *r = jnew_object();
+		jadd_str(r, "files", plan->results_files);
+		jadd_int(r, "min_executed", plan->min_executed);
+		jadd(o, "results", r);
+	}
+	jadd_real(load, "max_cpu_wait_pct", plan->max_cpu_wait_pct);
+	if (plan->max_foreign_cpu >= 0)
+		jadd_real(load, "max_foreign_cpu", plan->max_foreign_cpu);
+	jadd_int(load, "max_repeats", plan->max_repeats);
+	jadd(o, "load", load);
+	jadd_int(limits, "max_files", plan->max_files);
+	jadd_real(limits, "pattern_cpu_seconds", plan->pattern_cpu_seconds);
+	jadd_int(limits, "max_log_bytes", plan->max_log_bytes);
+	jadd(o, "limits", limits);
+	for (size_t i = 0; i < plan->nallowed_exit_codes; i++)
+		jpush(codes, cJSON_CreateNumber(plan->allowed_exit_codes[i]));
+	jadd(o, "allowed_exit_codes", codes);
+	for (size_t i = 0; i < plan->nversions; i++)
+		jadd(versions, plan->versions[i].name,
+		     strings(plan->versions[i].argv, plan->versions[i].argc));
+	jadd(o, "versions", versions);
+	jadd_str(o, "reference", plan->variants[plan->reference].name);
+	jadd(o, "gates", gates_json(plan));
+	jadd_bool(decision, "acceptance", plan->acceptance);
+	jadd_str(decision, "inconclusive", plan->inconclusive_fails ? "fail" : "pass");
+	jadd_real(decision, "confidence", plan->confidence);
+	jadd_int(decision, "bootstrap_resamples", plan->resamples);
+	jadd(o, "decision", decision);
+	if (plan->report_template_path) {
+		cJSON *r = jnew_object();
+		jadd_str(r, "template", plan->report_template_path);
+		jadd(o, "report", r);
+	}
+}
+
+int plan_json_print(const struct plan *plan, FILE *f)
+{
+	cJSON *o = jnew_object(), *vs = jnew_array(), *ms = jnew_array();
+	char *text;
+	int ret = 0;
+
+	jadd_str(o, "schema", "abev.plan/1");
+	jadd_str(o, "name", plan->name);
+	if (plan->description)
+		jadd_str(o, "description", plan->description);
+	for (size_t i = 0; i < plan->nvariants; i++)
+		jpush(vs, variant_json(&plan->variants[i]));
+	jadd(o, "variants", vs);
+	jadd(o, "schedule", schedule_json(plan));
+	for (size_t i = 0; i < plan->nmetrics; i++)
+		jpush(ms, metric_json(&plan->metrics[i]));
+	jadd(o, "metrics", ms);
+	add_rest(o, plan);
+	text = json_print(o);
+	if (fputs(text, f) == EOF || fflush(f) == EOF)
+		ret = error("cannot write the plan to stdout");
+	free(text);
+	cJSON_Delete(o);
+	return ret;
+}
