@@ -110,8 +110,9 @@ class DocExamples(AbevTestCase):
 
     def run_block(self, cmds):
         for cmd in cmds:
-            line = re.sub(r"^(\./)?abev ", shlex.quote(ABEV) + " ", cmd)
-            line = line.replace("/tmp/", os.path.join(self.box, "tmp") + "/")
+            # /tmp first: the binary's own path may be under /tmp too.
+            line = cmd.replace("/tmp/", os.path.join(self.box, "tmp") + "/")
+            line = re.sub(r"^(\./)?abev ", lambda m: shlex.quote(ABEV) + " ", line)
             with self.subTest(command=cmd):
                 self.sh(line)
 
