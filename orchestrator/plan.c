@@ -1,16 +1,20 @@
 /*
  * plan: turns a plan file (JSON, "abev.plan/1") and its optional variants
- * file into a struct plan. cJSON lives only here (and in plan_json.c, which
- * writes a plan back). The loader is strict because a plan mistake found
- * an hour into a benchmark wastes that hour: unknown keys, wrong types,
- * out-of-range numbers, bad placeholders and metric patterns that do not
- * compile are all refused up front, each with one line naming the file and
- * the JSON path (or the line) — all of them in one pass, collected in an
- * errlist, with the nearest known name (suggest.c) for a misspelt key or
- * value. The keys each object may have come from the reference, plan_doc.c.
- * It does not run anything, does not look at what the plan names on this
- * machine (plan_check.c does), does not expand templates (plan_expand.c)
- * and does not order the runs (schedule.c does).
+ * file into a struct plan. The loader is strict because a plan mistake
+ * found an hour into a benchmark wastes that hour: unknown keys, wrong
+ * types, out-of-range numbers, bad placeholders and metric patterns that
+ * do not compile are all refused up front, each with one line naming the
+ * file and the JSON path (or the line) — all of them in one pass,
+ * collected in an errlist (through json_in.c's getters), with the nearest
+ * known name (suggest.c) for a misspelt key or value. The keys each object
+ * may have come from the reference, plan_doc.c. This file reads the
+ * document, its schema and its small sections (schedule, results, load,
+ * limits, exit codes, versions, reference, decision, report);
+ * plan_variants.c reads the variants and plan_metrics.c the metrics and
+ * gates. cJSON stays within these and plan_json.c, which writes a plan
+ * back. It does not run anything, does not look at what the plan names
+ * on this machine (plan_check.c does), does not expand templates
+ * (plan_expand.c) and does not order the runs (schedule.c does).
  */
 #define _XOPEN_SOURCE 700
 #include "plan.h"
@@ -392,7 +396,8 @@ int plan_exit_code_allowed(const struct plan *plan, int code)
 	return 0;
 }
 
-static int valid_version_name(const char *s)
+/* Letters, digits, '.', '_' and '-', 1 to PLAN_NAME_MAX of them. */
+int plan_name_chars_ok(const char *s)
 {
 	size_t n = strlen(s);
 	if (!n || n > PLAN_NAME_MAX)
@@ -471,7 +476,7 @@ static int parse_versions(const struct plan_loader *ld, const cJSON *root)
 	plan->versions = xcalloc(n ? n : 1, sizeof(*plan->versions));
 	cJSON_ArrayForEach(e, vs) {
 		size_t i;
-		if (!valid_version_name(e->string)) {
+		if (!plan_name_chars_ok(e->string)) {
 			json_in_error(&ld->in, "versions", "invalid name '%s' (" PLAN_VERSION_RULE ")",
 			     show_str(b, sizeof(b), e->string));
 			continue;

@@ -53,6 +53,9 @@ int plan_loader_argv(const struct plan_loader *ld, const json_node *obj, const c
 int plan_loader_cpus(const struct plan_loader *ld, const json_node *obj, const char *path,
 		     char **out);
 
+/* Letters, digits, '.', '_' and '-', 1 to PLAN_NAME_MAX of them (variant and version names). */
+int plan_name_chars_ok(const char *s);
+
 /* Index of value in names[0..n), or -1. */
 static inline int plan_name_index(const char *value, const char *const *names, size_t n)
 {

@@ -37,18 +37,10 @@ static int lerr(const struct plan_loader *ld, size_t line, const char *fmt, ...)
 	return -1;
 }
 
+/* A variant name: also a directory name in the evidence, so not starting with '.'. */
 static int valid_name(const char *s)
 {
-	size_t n = strlen(s);
-	if (!n || n > PLAN_NAME_MAX || s[0] == '.')
-		return 0;
-	for (size_t i = 0; i < n; i++) {
-		char c = s[i];
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		      (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-'))
-			return 0;
-	}
-	return 1;
+	return s[0] != '.' && plan_name_chars_ok(s);
 }
 
 #define NAME_RULE "use letters, digits, '.', '_' and '-', not starting with '.', at most 64 characters"
