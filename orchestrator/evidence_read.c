@@ -15,135 +15,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_in.h"
 #include "json_out.h"
 #include "report.h"
 #include "template.h"
 #include "util.h"
-
-struct reader {
-	const char *file;
-	char **err;
-};
-
-static int rerr(const struct reader *rd, const char *path, const char *fmt, ...)
-	ABEV_PRINTF(3, 4);
-static int rerr(const struct reader *rd, const char *path, const char *fmt, ...)
-{
-	struct strbuf sb = STRBUF_INIT;
-	va_list ap;
-
-	if (*rd->err)
-		return -1;
-	strbuf_addf(&sb, "%s: %s: ", rd->file, path);
-	va_start(ap, fmt);
-	strbuf_vaddf(&sb, fmt, ap);
-	va_end(ap);
-	*rd->err = strbuf_detach(&sb, NULL);
-	return -1;
-}
-
-static const cJSON *member(const cJSON *o, const char *key)
-{
-	return cJSON_GetObjectItemCaseSensitive(o, key);
-}
-
-/* A string member (copied) or null (NULL); required: absent is an error. */
-static int get_str(const struct reader *rd, const cJSON *o, const char *path, const char *key,
-		   int nullable, char **out)
-{
-	const cJSON *j = member(o, key);
-
-	*out = NULL;
-	if (cJSON_IsString(j)) {
-		*out = xstrdup(j->valuestring);
-		return 0;
-	}
-	if (nullable && cJSON_IsNull(j))
-		return 0;
-	return rerr(rd, path, "'%s' is %s, expected a string", key, j ? "not a string" : "missing");
-}
-
-static int get_num(const struct reader *rd, const cJSON *o, const char *path, const char *key,
-		   int nullable, double *out, int *present)
-{
-	const cJSON *j = member(o, key);
-
-	if (present)
-		*present = 0;
-	if (cJSON_IsNumber(j) && isfinite(j->valuedouble)) {
-		*out = j->valuedouble;
-		if (present)
-			*present = 1;
-		return 0;
-	}
-	if (nullable && cJSON_IsNull(j))
-		return 0;
-	return rerr(rd, path, "'%s' is %s, expected a number", key,
-		    j ? "not a number" : "missing");
-}
-
-/* An integer in [min, max]. */
-static int get_i64(const struct reader *rd, const cJSON *o, const char *path, const char *key,
-		   int64_t min, int64_t max, int nullable, int64_t *out, int *present)
-{
-	double d = 0;
-	int have = 0;
-
-	if (get_num(rd, o, path, key, nullable, &d, &have) < 0)
-		return -1;
-	if (present)
-		*present = have;
-	if (!have)
-		return 0;
-	if (d != floor(d) || d < (double)min || d > (double)max)
-		return rerr(rd, path, "'%s' is %.17g, expected an integer from %lld to %lld", key, d,
-			    (long long)min, (long long)max);
-	*out = (int64_t)d;
-	return 0;
-}
-
-static int get_bool(const struct reader *rd, const cJSON *o, const char *path, const char *key,
-		    int *out)
-{
-	const cJSON *j = member(o, key);
-	if (!cJSON_IsBool(j))
-		return rerr(rd, path, "'%s' is %s, expected true or false", key,
-			    j ? "not a boolean" : "missing");
-	*out = cJSON_IsTrue(j);
-	return 0;
-}
-
-static int get_strings(const struct reader *rd, const cJSON *o, const char *path,
-		       const char *key, char ***out, size_t *n)
-{
-	const cJSON *a = member(o, key), *e;
-
-	*out = NULL;
-	*n = 0;
-	if (!cJSON_IsArray(a))
-		return rerr(rd, path, "'%s' is %s, expected an array of strings", key,
-			    a ? "not an array" : "missing");
-	*out = xcalloc((size_t)cJSON_GetArraySize(a) + 1, sizeof(**out));
-	cJSON_ArrayForEach(e, a) {
-		if (!cJSON_IsString(e))
-			return rerr(rd, path, "'%s'[%zu] is not a string", key, *n);
-		(*out)[(*n)++] = xstrdup(e->valuestring);
-	}
-	return 0;
-}
 
 /* The static names guards carry (struct guard_result's guard is not owned). */
 static const char *const guard_names[] = {
 	"exit_code", "min_executed", "metrics", "test_set", "load",
 };
 
-static int read_guards(const struct reader *rd, const cJSON *o, const char *path,
+static int read_guards(const struct json_in *rd, const cJSON *o, const char *path,
 		       struct invocation *inv)
 {
-	const cJSON *a = member(o, "guards"), *e;
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, "guards"), *e;
 
 	if (!cJSON_IsArray(a))
-		return rerr(rd, path, "'guards' is missing or not an array");
+		return json_in_error(rd, path, "'guards' is missing or not an array");
 	inv->guards = xcalloc((size_t)cJSON_GetArraySize(a) + 1, sizeof(*inv->guards));
 	cJSON_ArrayForEach(e, a) {
 		struct guard_result *g = &inv->guards[inv->nguards];
@@ -151,14 +40,14 @@ static int read_guards(const struct reader *rd, const cJSON *o, const char *path
 		size_t k;
 		int ret = -1;
 
-		if (get_str(rd, e, path, "guard", 0, &name) < 0 ||
-		    get_str(rd, e, path, "verdict", 0, &verdict) < 0 ||
-		    get_str(rd, e, path, "reason", 1, &g->reason) < 0)
+		if (json_get_string(rd, e, path, "guard", JSON_REQUIRED, &name) < 0 ||
+		    json_get_string(rd, e, path, "verdict", JSON_REQUIRED, &verdict) < 0 ||
+		    json_get_string(rd, e, path, "reason", JSON_REQUIRED | JSON_NULLABLE, &g->reason) < 0)
 			goto next;
 		for (k = 0; k < ARRAY_SIZE(guard_names) && strcmp(name, guard_names[k]); k++)
 			;
 		if (k == ARRAY_SIZE(guard_names)) {
-			rerr(rd, path, "unknown guard '%s'", name);
+			json_in_error(rd, path, "unknown guard '%s'", name);
 			goto next;
 		}
 		g->guard = guard_names[k];
@@ -169,7 +58,7 @@ static int read_guards(const struct reader *rd, const cJSON *o, const char *path
 		else if (!strcmp(verdict, guard_verdict_name(GUARD_UNCHECKED)))
 			g->verdict = GUARD_UNCHECKED;
 		else {
-			rerr(rd, path, "guard '%s': unknown verdict '%s'", name, verdict);
+			json_in_error(rd, path, "guard '%s': unknown verdict '%s'", name, verdict);
 			goto next;
 		}
 		ret = 0;
@@ -183,13 +72,13 @@ next:
 	return 0;
 }
 
-static int read_metrics(const struct reader *rd, const cJSON *o, const char *path,
+static int read_metrics(const struct json_in *rd, const cJSON *o, const char *path,
 			struct invocation *inv)
 {
-	const cJSON *m = member(o, "metrics"), *e;
+	const cJSON *m = cJSON_GetObjectItemCaseSensitive(o, "metrics"), *e;
 
 	if (!cJSON_IsObject(m))
-		return rerr(rd, path, "'metrics' is missing or not an object");
+		return json_in_error(rd, path, "'metrics' is missing or not an object");
 	inv->metrics = xcalloc((size_t)cJSON_GetArraySize(m) + 1, sizeof(*inv->metrics));
 	cJSON_ArrayForEach(e, m) {
 		struct metric_value *v = &inv->metrics[inv->nmetrics++];
@@ -200,16 +89,16 @@ static int read_metrics(const struct reader *rd, const cJSON *o, const char *pat
 			v->ok = 1;
 			v->value = e->valuedouble;
 		} else if (!cJSON_IsNull(e)) {
-			return rerr(rd, path, "metric '%s' is neither a number nor null", e->string);
+			return json_in_error(rd, path, "metric '%s' is neither a number nor null", e->string);
 		}
 	}
 	return 0;
 }
 
-static int read_tests(const struct reader *rd, const cJSON *o, const char *path,
+static int read_tests(const struct json_in *rd, const cJSON *o, const char *path,
 		      struct invocation *inv)
 {
-	const cJSON *t = member(o, "tests");
+	const cJSON *t = cJSON_GetObjectItemCaseSensitive(o, "tests");
 	static const char *const keys[] = {
 		"total", "executed", "passed", "failed", "errors", "skipped", "other",
 	};
@@ -221,32 +110,32 @@ static int read_tests(const struct reader *rd, const cJSON *o, const char *path,
 	if (cJSON_IsNull(t))
 		return 0;
 	if (!cJSON_IsObject(t))
-		return rerr(rd, path, "'tests' is missing or not an object");
+		return json_in_error(rd, path, "'tests' is missing or not an object");
 	inv->has_tests = 1;
 	for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
-		if (get_i64(rd, t, path, keys[i], 0, INT64_C(1) << 53, 0, fields[i], NULL) < 0)
+		if (json_get_int(rd, t, path, keys[i], JSON_REQUIRED, 0, INT64_C(1) << 53, fields[i]) < 0)
 			return -1;
 	return 0;
 }
 
-static int read_load(const struct reader *rd, const cJSON *o, const char *path,
+static int read_load(const struct json_in *rd, const cJSON *o, const char *path,
 		     const char *key, struct loadavg *l)
 {
-	const cJSON *j = member(o, key);
+	const cJSON *j = cJSON_GetObjectItemCaseSensitive(o, key);
 	int64_t n = 0;
 
 	memset(l, 0, sizeof(*l));
 	if (cJSON_IsNull(j))
 		return 0;
 	if (!cJSON_IsObject(j))
-		return rerr(rd, path, "'%s' is neither an object nor null", key);
-	if (get_num(rd, j, path, "1m", 0, &l->m1, NULL) < 0 ||
-	    get_num(rd, j, path, "5m", 0, &l->m5, NULL) < 0 ||
-	    get_num(rd, j, path, "15m", 0, &l->m15, NULL) < 0 ||
-	    get_i64(rd, j, path, "runnable", 0, INT32_MAX, 0, &n, NULL) < 0)
+		return json_in_error(rd, path, "'%s' is neither an object nor null", key);
+	if (json_get_number(rd, j, path, "1m", JSON_REQUIRED, -HUGE_VAL, 0, HUGE_VAL, &l->m1) < 0 ||
+	    json_get_number(rd, j, path, "5m", JSON_REQUIRED, -HUGE_VAL, 0, HUGE_VAL, &l->m5) < 0 ||
+	    json_get_number(rd, j, path, "15m", JSON_REQUIRED, -HUGE_VAL, 0, HUGE_VAL, &l->m15) < 0 ||
+	    json_get_int(rd, j, path, "runnable", JSON_REQUIRED, 0, INT32_MAX, &n) < 0)
 		return -1;
 	l->runnable = (long)n;
-	if (get_i64(rd, j, path, "total", 0, INT32_MAX, 0, &n, NULL) < 0)
+	if (json_get_int(rd, j, path, "total", JSON_REQUIRED, 0, INT32_MAX, &n) < 0)
 		return -1;
 	l->total = (long)n;
 	l->valid = 1;
@@ -254,58 +143,54 @@ static int read_load(const struct reader *rd, const cJSON *o, const char *path,
 }
 
 /* "logs" is optional: evidence written before abev capped the logs has none. */
-static int read_logs(const struct reader *rd, const cJSON *o, const char *path,
+static int read_logs(const struct json_in *rd, const cJSON *o, const char *path,
 		     struct invocation *inv)
 {
 	static const char *const names[2] = { "stdout", "stderr" };
-	const cJSON *logs = member(o, "logs");
+	const cJSON *logs = cJSON_GetObjectItemCaseSensitive(o, "logs");
 
 	if (!logs)
 		return 0;
 	if (!cJSON_IsObject(logs))
-		return rerr(rd, path, "'logs' is not an object");
+		return json_in_error(rd, path, "'logs' is not an object");
 	for (int i = 0; i < 2; i++) {
-		const cJSON *l = member(logs, names[i]);
+		const cJSON *l = cJSON_GetObjectItemCaseSensitive(logs, names[i]);
 		if (!cJSON_IsObject(l))
-			return rerr(rd, path, "'logs.%s' is %s, expected an object", names[i],
+			return json_in_error(rd, path, "'logs.%s' is %s, expected an object", names[i],
 				    l ? "not an object" : "missing");
-		if (get_i64(rd, l, path, "bytes_written", 0, INT64_C(1) << 53, 0,
-			    &inv->logs[i].bytes_written, NULL) < 0 ||
-		    get_i64(rd, l, path, "bytes_dropped", 0, INT64_C(1) << 53, 0,
-			    &inv->logs[i].bytes_dropped, NULL) < 0)
+		if (json_get_int(rd, l, path, "bytes_written", JSON_REQUIRED, 0, INT64_C(1) << 53, &inv->logs[i].bytes_written) < 0 ||
+		    json_get_int(rd, l, path, "bytes_dropped", JSON_REQUIRED, 0, INT64_C(1) << 53, &inv->logs[i].bytes_dropped) < 0)
 			return -1;
 	}
 	return 0;
 }
 
-static int read_cgroup(const struct reader *rd, const cJSON *o, const char *path,
+static int read_cgroup(const struct json_in *rd, const cJSON *o, const char *path,
 		       struct invocation *inv)
 {
-	const cJSON *cg = member(o, "cgroup");
+	const cJSON *cg = cJSON_GetObjectItemCaseSensitive(o, "cgroup");
 	int have;
 
 	inv->cg_memory_peak_bytes = inv->cg_cpu_usage_ns = -1;
-	if (get_str(rd, o, path, "cgroup_note", 1, &inv->cgroup_note) < 0)
+	if (json_get_string(rd, o, path, "cgroup_note", JSON_REQUIRED | JSON_NULLABLE, &inv->cgroup_note) < 0)
 		return -1;
 	if (cJSON_IsNull(cg))
 		return 0;
 	if (!cJSON_IsObject(cg))
-		return rerr(rd, path, "'cgroup' is neither an object nor null");
+		return json_in_error(rd, path, "'cgroup' is neither an object nor null");
 	inv->cgroup_valid = 1;
-	if (get_i64(rd, cg, path, "memory_peak_bytes", 0, INT64_C(1) << 62, 1,
-		    &inv->cg_memory_peak_bytes, &have) < 0)
+	if ((have = json_get_int(rd, cg, path, "memory_peak_bytes", JSON_REQUIRED | JSON_NULLABLE, 0, INT64_C(1) << 62, &inv->cg_memory_peak_bytes)) < 0)
 		return -1;
 	if (!have)
 		inv->cg_memory_peak_bytes = -1;
-	if (get_i64(rd, cg, path, "cpu_usage_ns", 0, INT64_C(1) << 62, 1, &inv->cg_cpu_usage_ns,
-		    &have) < 0)
+	if ((have = json_get_int(rd, cg, path, "cpu_usage_ns", JSON_REQUIRED | JSON_NULLABLE, 0, INT64_C(1) << 62, &inv->cg_cpu_usage_ns)) < 0)
 		return -1;
 	if (!have)
 		inv->cg_cpu_usage_ns = -1;
 	return 0;
 }
 
-static int read_status(const struct reader *rd, const char *path, const char *name,
+static int read_status(const struct json_in *rd, const char *path, const char *name,
 		       enum inv_status *out)
 {
 	for (int st = INV_OK; st <= INV_INTERRUPTED; st++)
@@ -313,10 +198,10 @@ static int read_status(const struct reader *rd, const char *path, const char *na
 			*out = (enum inv_status)st;
 			return 0;
 		}
-	return rerr(rd, path, "unknown status '%s'", name);
+	return json_in_error(rd, path, "unknown status '%s'", name);
 }
 
-static int read_invocation(const struct reader *rd, const struct evidence_run *r,
+static int read_invocation(const struct json_in *rd, const struct evidence_run *r,
 			   const cJSON *o, size_t i, struct invocation *inv)
 {
 	char path[64], *phase = NULL, *status = NULL;
@@ -334,78 +219,77 @@ static int read_invocation(const struct reader *rd, const struct evidence_run *r
 	inv->cpu_wait_ns = -1;
 	inv->system_cpu_wait_ns = -1;
 	if (!cJSON_IsObject(o)) {
-		rerr(rd, path, "not an object");
+		json_in_error(rd, path, "not an object");
 		goto out;
 	}
-	if (get_i64(rd, o, path, "seq", 1, UINT32_MAX, 0, &v, NULL) < 0)
+	if (json_get_int(rd, o, path, "seq", JSON_REQUIRED, 1, UINT32_MAX, &v) < 0)
 		goto out;
 	inv->seq = (unsigned)v;
-	if (get_str(rd, o, path, "variant", 0, &inv->variant) < 0 ||
-	    get_str(rd, o, path, "phase", 0, &phase) < 0 ||
-	    get_str(rd, o, path, "status", 0, &status) < 0 ||
-	    get_str(rd, o, path, "reason", 1, &inv->reason) < 0 ||
-	    get_str(rd, o, path, "dir", 0, &inv->dir) < 0 ||
-	    get_str(rd, o, path, "cwd", 1, &inv->cwd) < 0 ||
-	    get_str(rd, o, path, "exec_error", 1, &inv->exec_error) < 0 ||
-	    get_str(rd, o, path, "start_utc", 1, &start) < 0 ||
-	    get_str(rd, o, path, "end_utc", 1, &end) < 0 ||
+	if (json_get_string(rd, o, path, "variant", JSON_REQUIRED, &inv->variant) < 0 ||
+	    json_get_string(rd, o, path, "phase", JSON_REQUIRED, &phase) < 0 ||
+	    json_get_string(rd, o, path, "status", JSON_REQUIRED, &status) < 0 ||
+	    json_get_string(rd, o, path, "reason", JSON_REQUIRED | JSON_NULLABLE, &inv->reason) < 0 ||
+	    json_get_string(rd, o, path, "dir", JSON_REQUIRED, &inv->dir) < 0 ||
+	    json_get_string(rd, o, path, "cwd", JSON_REQUIRED | JSON_NULLABLE, &inv->cwd) < 0 ||
+	    json_get_string(rd, o, path, "exec_error", JSON_REQUIRED | JSON_NULLABLE, &inv->exec_error) < 0 ||
+	    json_get_string(rd, o, path, "start_utc", JSON_REQUIRED | JSON_NULLABLE, &start) < 0 ||
+	    json_get_string(rd, o, path, "end_utc", JSON_REQUIRED | JSON_NULLABLE, &end) < 0 ||
 	    read_status(rd, path, status, &inv->status) < 0)
 		goto out;
 	for (k = 0; k < r->nvariants && strcmp(r->variants[k], inv->variant); k++)
 		;
 	if (k == r->nvariants) {
-		rerr(rd, path, "variant '%s' is not one of the run's variants", inv->variant);
+		json_in_error(rd, path, "variant '%s' is not one of the run's variants", inv->variant);
 		goto out;
 	}
 	if (strcmp(phase, "warmup") && strcmp(phase, "run")) {
-		rerr(rd, path, "unknown phase '%s'", phase);
+		json_in_error(rd, path, "unknown phase '%s'", phase);
 		goto out;
 	}
 	inv->warmup = !strcmp(phase, "warmup");
 	snprintf(inv->start_utc, sizeof(inv->start_utc), "%s", start ? start : "");
 	snprintf(inv->end_utc, sizeof(inv->end_utc), "%s", end ? end : "");
-	if (get_i64(rd, o, path, "round", 1, UINT32_MAX, 0, &v, NULL) < 0)
+	if (json_get_int(rd, o, path, "round", JSON_REQUIRED, 1, UINT32_MAX, &v) < 0)
 		goto out;
 	inv->round = (unsigned)v;
-	if (get_i64(rd, o, path, "attempt", 1, UINT32_MAX, 0, &v, NULL) < 0)
+	if (json_get_int(rd, o, path, "attempt", JSON_REQUIRED, 1, UINT32_MAX, &v) < 0)
 		goto out;
 	inv->attempt = (unsigned)v;
-	if (get_i64(rd, o, path, "wall_ns", 0, INT64_C(1) << 62, 0, &inv->wall_ns, NULL) < 0 ||
-	    get_i64(rd, o, path, "user_ns", 0, INT64_C(1) << 62, 0, &inv->user_ns, NULL) < 0 ||
-	    get_i64(rd, o, path, "sys_ns", 0, INT64_C(1) << 62, 0, &inv->sys_ns, NULL) < 0 ||
-	    get_i64(rd, o, path, "max_rss_bytes", 0, INT64_C(1) << 62, 0, &inv->max_rss_bytes,
-		    NULL) < 0)
+	if (json_get_int(rd, o, path, "wall_ns", JSON_REQUIRED, 0, INT64_C(1) << 62, &inv->wall_ns) < 0 ||
+	    json_get_int(rd, o, path, "user_ns", JSON_REQUIRED, 0, INT64_C(1) << 62, &inv->user_ns) < 0 ||
+	    json_get_int(rd, o, path, "sys_ns", JSON_REQUIRED, 0, INT64_C(1) << 62, &inv->sys_ns) < 0 ||
+	    json_get_int(rd, o, path, "max_rss_bytes", JSON_REQUIRED, 0, INT64_C(1) << 62, &inv->max_rss_bytes) < 0)
 		goto out;
-	if (get_i64(rd, o, path, "exit_code", 0, 255, 1, &v, &have) < 0)
+	if ((have = json_get_int(rd, o, path, "exit_code", JSON_REQUIRED | JSON_NULLABLE, 0, 255, &v)) < 0)
 		goto out;
 	inv->exit_code = have ? (int)v : -1;
-	if (get_i64(rd, o, path, "signal", 1, 128, 1, &v, &have) < 0)
+	if ((have = json_get_int(rd, o, path, "signal", JSON_REQUIRED | JSON_NULLABLE, 1, 128, &v)) < 0)
 		goto out;
 	inv->signal = have ? (int)v : 0;
-	if (get_bool(rd, o, path, "core_dumped", &inv->core_dumped) < 0 ||
-	    get_bool(rd, o, path, "timed_out", &inv->timed_out) < 0)
+	if (json_get_bool(rd, o, path, "core_dumped", JSON_REQUIRED, &inv->core_dumped) < 0 ||
+	    json_get_bool(rd, o, path, "timed_out", JSON_REQUIRED, &inv->timed_out) < 0)
 		goto out;
-	if (get_num(rd, o, path, "foreign_cpu", 1, &d, &have) < 0)
+	if ((have = json_get_number(rd, o, path, "foreign_cpu", JSON_REQUIRED | JSON_NULLABLE, -HUGE_VAL, 0, HUGE_VAL, &d)) < 0)
 		goto out;
 	inv->foreign_cpu = have ? d : -1;
-	if (get_num(rd, o, path, "foreign_cpu_resolution", 1, &d, &have) < 0)
+	if ((have = json_get_number(rd, o, path, "foreign_cpu_resolution", JSON_REQUIRED | JSON_NULLABLE, -HUGE_VAL, 0, HUGE_VAL, &d)) < 0)
 		goto out;
 	inv->foreign_cpu_resolution = have ? d : -1;
-	if (get_num(rd, o, path, "max_foreign_cpu", 1, &inv->max_foreign_cpu, &have) < 0)
+	if ((have = json_get_number(rd, o, path, "max_foreign_cpu", JSON_REQUIRED | JSON_NULLABLE, -HUGE_VAL, 0, HUGE_VAL, &inv->max_foreign_cpu)) < 0)
 		goto out;
 	if (!have)
 		inv->max_foreign_cpu = -1;
 	if (
-	    get_num(rd, o, path, "max_cpu_wait_pct", 0, &inv->max_cpu_wait_pct, NULL) < 0 ||
-	    get_i64(rd, o, path, "cpu_wait_ns", 0, INT64_C(1) << 62, 1, &v, &have) < 0)
+	    json_get_number(rd, o, path, "max_cpu_wait_pct", JSON_REQUIRED, -HUGE_VAL, 0, HUGE_VAL, &inv->max_cpu_wait_pct) < 0 ||
+	    (have = json_get_int(rd, o, path, "cpu_wait_ns", JSON_REQUIRED | JSON_NULLABLE, 0, INT64_C(1) << 62, &v)) < 0)
 		goto out;
 	inv->cpu_wait_ns = have ? v : -1;
-	if (get_i64(rd, o, path, "system_cpu_wait_ns", 0, INT64_C(1) << 62, 1, &v, &have) < 0)
+	if ((have = json_get_int(rd, o, path, "system_cpu_wait_ns", JSON_REQUIRED | JSON_NULLABLE, 0, INT64_C(1) << 62, &v)) < 0)
 		goto out;
 	inv->system_cpu_wait_ns = have ? v : -1;
-	if (get_str(rd, o, path, "cpu_wait_source", 1, &inv->cpu_wait_source) < 0 ||
-	    get_str(rd, o, path, "cpu_wait_note", 1, &inv->cpu_wait_note) < 0 ||
-	    get_str(rd, o, path, "cpus", 1, &inv->cpus) < 0)
+	if (json_get_string(rd, o, path, "cpu_wait_source", JSON_REQUIRED | JSON_NULLABLE, &inv->cpu_wait_source) < 0 ||
+	    json_get_string(rd, o, path, "cpu_wait_note", JSON_REQUIRED | JSON_NULLABLE, &inv->cpu_wait_note) < 0 ||
+	    json_get_string(rd, o, path, "cpus", JSON_REQUIRED | JSON_NULLABLE, &inv->cpus) < 0)
 		goto out;
 	if (read_load(rd, o, path, "load_before", &inv->load_before) < 0 ||
 	    read_load(rd, o, path, "load_after", &inv->load_after) < 0 ||
@@ -413,8 +297,8 @@ static int read_invocation(const struct reader *rd, const struct evidence_run *r
 		goto out;
 	if (read_tests(rd, o, path, inv) < 0 || read_metrics(rd, o, path, inv) < 0 ||
 	    read_guards(rd, o, path, inv) < 0 ||
-	    get_strings(rd, o, path, "failed_tests", &inv->failed_tests, &inv->nfailed_tests) < 0 ||
-	    get_i64(rd, o, path, "failed_tests_omitted", 0, INT64_C(1) << 53, 0, &v, NULL) < 0)
+	    json_get_strings(rd, o, path, "failed_tests", JSON_REQUIRED, &inv->failed_tests, &inv->nfailed_tests) < 0 ||
+	    json_get_int(rd, o, path, "failed_tests_omitted", JSON_REQUIRED, 0, INT64_C(1) << 53, &v) < 0)
 		goto out;
 	inv->failed_tests_omitted = (size_t)v;
 	ret = 0;
@@ -444,54 +328,54 @@ static int read_gate_kind(const char *name, enum gate_kind *out)
 }
 
 /* The configuration the recorded comparison was made with. */
-static int read_comparison(const struct reader *rd, const cJSON *c, struct evidence_run *r)
+static int read_comparison(const struct json_in *rd, const cJSON *c, struct evidence_run *r)
 {
-	const cJSON *metrics = member(c, "metrics"), *gates = member(c, "gate_definitions"), *e;
+	const cJSON *metrics = cJSON_GetObjectItemCaseSensitive(c, "metrics"), *gates = cJSON_GetObjectItemCaseSensitive(c, "gate_definitions"), *e;
 	struct compare_config *cfg = &r->cfg;
 	char *ref = NULL, *inconclusive = NULL;
 	int64_t v = 0;
 	size_t k, n = 0;
 	int paired = 1, ret = -1;
 
-	if (get_str(rd, c, "comparison", "reference", 0, &ref) < 0)
+	if (json_get_string(rd, c, "comparison", "reference", JSON_REQUIRED, &ref) < 0)
 		goto out;
 	for (k = 0; k < r->nvariants && strcmp(r->variants[k], ref); k++)
 		;
 	if (k == r->nvariants) {
-		rerr(rd, "comparison", "reference '%s' is not one of the run's variants", ref);
+		json_in_error(rd, "comparison", "reference '%s' is not one of the run's variants", ref);
 		goto out;
 	}
 	cfg->reference = k;
 	cfg->variants = (const char *const *)r->variants;
 	cfg->nvariants = r->nvariants;
-	if (get_num(rd, c, "comparison", "confidence", 0, &cfg->confidence, NULL) < 0 ||
-	    get_i64(rd, c, "comparison", "bootstrap_resamples", 1, 100000000, 0, &v, NULL) < 0)
+	if (json_get_number(rd, c, "comparison", "confidence", JSON_REQUIRED, -HUGE_VAL, 0, HUGE_VAL, &cfg->confidence) < 0 ||
+	    json_get_int(rd, c, "comparison", "bootstrap_resamples", JSON_REQUIRED, 1, 100000000, &v) < 0)
 		goto out;
 	if (cfg->confidence <= 0 || cfg->confidence >= 1) {
-		rerr(rd, "comparison", "confidence %g is not between 0 and 1", cfg->confidence);
+		json_in_error(rd, "comparison", "confidence %g is not between 0 and 1", cfg->confidence);
 		goto out;
 	}
 	cfg->resamples = (unsigned)v;
-	if (get_i64(rd, c, "comparison", "seed", 0, INT64_MAX, 0, &v, NULL) < 0 ||
-	    get_bool(rd, c, "comparison", "acceptance", &cfg->acceptance) < 0 ||
-	    get_bool(rd, c, "comparison", "paired", &paired) < 0 ||
-	    get_str(rd, c, "comparison", "inconclusive", 0, &inconclusive) < 0)
+	if (json_get_int(rd, c, "comparison", "seed", JSON_REQUIRED, 0, INT64_MAX, &v) < 0 ||
+	    json_get_bool(rd, c, "comparison", "acceptance", JSON_REQUIRED, &cfg->acceptance) < 0 ||
+	    json_get_bool(rd, c, "comparison", "paired", JSON_REQUIRED, &paired) < 0 ||
+	    json_get_string(rd, c, "comparison", "inconclusive", JSON_REQUIRED, &inconclusive) < 0)
 		goto out;
 	cfg->seed = (uint64_t)v;
 	cfg->unpaired = !paired;
 	cfg->inconclusive_fails = !strcmp(inconclusive, "fail");
 	if (!cJSON_IsArray(metrics) || !cJSON_IsArray(gates)) {
-		rerr(rd, "comparison", "'metrics' or 'gate_definitions' is missing");
+		json_in_error(rd, "comparison", "'metrics' or 'gate_definitions' is missing");
 		goto out;
 	}
 	r->metric_defs = xcalloc((size_t)cJSON_GetArraySize(metrics) + 1, sizeof(*r->metric_defs));
 	cJSON_ArrayForEach(e, metrics) {
 		struct compare_metric_def *d = &r->metric_defs[n];
 		char *name = NULL, *unit = NULL, *better = NULL, *source = NULL;
-		int bad = get_str(rd, e, "comparison.metrics", "name", 0, &name) < 0 ||
-			  get_str(rd, e, "comparison.metrics", "unit", 0, &unit) < 0 ||
-			  get_str(rd, e, "comparison.metrics", "better", 0, &better) < 0 ||
-			  get_str(rd, e, "comparison.metrics", "source", 0, &source) < 0;
+		int bad = json_get_string(rd, e, "comparison.metrics", "name", JSON_REQUIRED, &name) < 0 ||
+			  json_get_string(rd, e, "comparison.metrics", "unit", JSON_REQUIRED, &unit) < 0 ||
+			  json_get_string(rd, e, "comparison.metrics", "better", JSON_REQUIRED, &better) < 0 ||
+			  json_get_string(rd, e, "comparison.metrics", "source", JSON_REQUIRED, &source) < 0;
 		if (!bad && strcmp(source, "builtin")) {
 			d->name = keep(r, name);
 			d->unit = keep(r, unit);
@@ -514,12 +398,11 @@ static int read_comparison(const struct reader *rd, const cJSON *c, struct evide
 	cJSON_ArrayForEach(e, gates) {
 		struct compare_gate_def *g = &r->gate_defs[n];
 		char *metric = NULL, *kind = NULL;
-		int bad = get_str(rd, e, "comparison.gate_definitions", "metric", 0, &metric) < 0 ||
-			  get_str(rd, e, "comparison.gate_definitions", "kind", 0, &kind) < 0 ||
-			  get_num(rd, e, "comparison.gate_definitions", "limit", 0, &g->limit,
-				  NULL) < 0;
+		int bad = json_get_string(rd, e, "comparison.gate_definitions", "metric", JSON_REQUIRED, &metric) < 0 ||
+			  json_get_string(rd, e, "comparison.gate_definitions", "kind", JSON_REQUIRED, &kind) < 0 ||
+			  json_get_number(rd, e, "comparison.gate_definitions", "limit", JSON_REQUIRED, -HUGE_VAL, 0, HUGE_VAL, &g->limit) < 0;
 		if (!bad && read_gate_kind(kind, &g->kind) < 0)
-			bad = rerr(rd, "comparison.gate_definitions", "unknown kind '%s'", kind);
+			bad = json_in_error(rd, "comparison.gate_definitions", "unknown kind '%s'", kind);
 		free(kind);
 		if (bad) {
 			free(metric);
@@ -559,25 +442,25 @@ static void annotate_metrics(struct evidence_run *r)
 }
 
 /* The plan's own report template, when result.json says the evidence keeps one. */
-static int read_template(const struct reader *rd, const cJSON *rep, struct evidence_run *r)
+static int read_template(const struct json_in *rd, const cJSON *rep, struct evidence_run *r)
 {
 	struct strbuf sb = STRBUF_INIT;
 	char *name = NULL, *path;
 	int ret = -1;
 
-	if (get_str(rd, rep, "report", "template", 1, &name) < 0)
+	if (json_get_string(rd, rep, "report", "template", JSON_REQUIRED | JSON_NULLABLE, &name) < 0)
 		return -1;
 	if (!name)
 		return 0;
 	/* Only the one name abev writes: result.json must not point anywhere else. */
 	if (strcmp(name, REPORT_TEMPLATE_FILE)) {
-		rerr(rd, "report", "template '%s' is not '" REPORT_TEMPLATE_FILE "'", name);
+		json_in_error(rd, "report", "template '%s' is not '" REPORT_TEMPLATE_FILE "'", name);
 		free(name);
 		return -1;
 	}
 	path = path_join(r->dir, name);
 	if (read_file_capped(&sb, path, TMPL_SIZE_MAX) < 0)
-		rerr(rd, "report", "the plan's template '%s' cannot be read (see above)", path);
+		json_in_error(rd, "report", "the plan's template '%s' cannot be read (see above)", path);
 	else {
 		r->template_text = strbuf_detach(&sb, &r->template_len);
 		ret = 0;
@@ -588,53 +471,53 @@ static int read_template(const struct reader *rd, const cJSON *rep, struct evide
 	return ret;
 }
 
-static int read_header(const struct reader *rd, const cJSON *root, struct evidence_run *r)
+static int read_header(const struct json_in *rd, const cJSON *root, struct evidence_run *r)
 {
-	const cJSON *plan = member(root, "plan"), *sched = member(root, "schedule");
-	const cJSON *rep = member(root, "report");
-	const cJSON *schema = member(root, "schema");
+	const cJSON *plan = cJSON_GetObjectItemCaseSensitive(root, "plan"), *sched = cJSON_GetObjectItemCaseSensitive(root, "schedule");
+	const cJSON *rep = cJSON_GetObjectItemCaseSensitive(root, "report");
+	const cJSON *schema = cJSON_GetObjectItemCaseSensitive(root, "schema");
 	int64_t v = 0;
 	int have_foreign = 0;
 
 	if (!cJSON_IsString(schema) || strcmp(schema->valuestring, EVIDENCE_RUN_SCHEMA))
-		return rerr(rd, "schema", "expected \"" EVIDENCE_RUN_SCHEMA "\"");
+		return json_in_error(rd, "schema", "expected \"" EVIDENCE_RUN_SCHEMA "\"");
 	if (!cJSON_IsObject(plan) || !cJSON_IsObject(sched))
-		return rerr(rd, "plan", "'plan' or 'schedule' is missing");
+		return json_in_error(rd, "plan", "'plan' or 'schedule' is missing");
 	if (!cJSON_IsObject(rep))
-		return rerr(rd, "report", "missing: this evidence was made by an abev that did not "
+		return json_in_error(rd, "report", "missing: this evidence was made by an abev that did not "
 			    "record what its report needs");
-	if (get_str(rd, plan, "plan", "name", 0, &r->plan_name) < 0 ||
-	    get_str(rd, plan, "plan", "description", 1, &r->plan_description) < 0 ||
-	    get_str(rd, plan, "plan", "source", 0, &r->plan_source) < 0 ||
-	    get_str(rd, root, "", "status", 0, &r->status) < 0 ||
-	    get_str(rd, root, "", "interrupt", 1, &r->interrupt) < 0 ||
-	    get_str(rd, root, "", "started_utc", 0, &r->started_utc) < 0 ||
-	    get_str(rd, root, "", "ended_utc", 1, &r->ended_utc) < 0 ||
-	    get_str(rd, sched, "schedule", "order", 0, &r->order) < 0 ||
-	    get_i64(rd, sched, "schedule", "seed", 0, INT64_MAX, 0, &v, NULL) < 0)
+	if (json_get_string(rd, plan, "plan", "name", JSON_REQUIRED, &r->plan_name) < 0 ||
+	    json_get_string(rd, plan, "plan", "description", JSON_REQUIRED | JSON_NULLABLE, &r->plan_description) < 0 ||
+	    json_get_string(rd, plan, "plan", "source", JSON_REQUIRED, &r->plan_source) < 0 ||
+	    json_get_string(rd, root, "", "status", JSON_REQUIRED, &r->status) < 0 ||
+	    json_get_string(rd, root, "", "interrupt", JSON_REQUIRED | JSON_NULLABLE, &r->interrupt) < 0 ||
+	    json_get_string(rd, root, "", "started_utc", JSON_REQUIRED, &r->started_utc) < 0 ||
+	    json_get_string(rd, root, "", "ended_utc", JSON_REQUIRED | JSON_NULLABLE, &r->ended_utc) < 0 ||
+	    json_get_string(rd, sched, "schedule", "order", JSON_REQUIRED, &r->order) < 0 ||
+	    json_get_int(rd, sched, "schedule", "seed", JSON_REQUIRED, 0, INT64_MAX, &v) < 0)
 		return -1;
 	r->seed = (uint64_t)v;
-	if (get_i64(rd, sched, "schedule", "warmups", 0, UINT32_MAX, 0, &v, NULL) < 0)
+	if (json_get_int(rd, sched, "schedule", "warmups", JSON_REQUIRED, 0, UINT32_MAX, &v) < 0)
 		return -1;
 	r->warmups = (unsigned)v;
-	if (get_i64(rd, sched, "schedule", "runs", 0, UINT32_MAX, 0, &v, NULL) < 0)
+	if (json_get_int(rd, sched, "schedule", "runs", JSON_REQUIRED, 0, UINT32_MAX, &v) < 0)
 		return -1;
 	r->runs = (unsigned)v;
-	if (get_i64(rd, sched, "schedule", "max_repeats", 0, UINT32_MAX, 0, &v, NULL) < 0)
+	if (json_get_int(rd, sched, "schedule", "max_repeats", JSON_REQUIRED, 0, UINT32_MAX, &v) < 0)
 		return -1;
 	r->max_repeats = (unsigned)v;
-	if (get_num(rd, sched, "schedule", "timeout_seconds", 1, &r->timeout_seconds, NULL) < 0 ||
-	    get_num(rd, sched, "schedule", "max_foreign_cpu", 1, &r->max_foreign_cpu, &have_foreign) < 0 ||
-	    get_num(rd, sched, "schedule", "max_cpu_wait_pct", 0, &r->max_cpu_wait_pct, NULL) < 0 ||
-	    get_num(rd, sched, "schedule", "gap_seconds", 0, &r->gap_seconds, NULL) < 0 ||
-	    get_strings(rd, root, "", "variants", &r->variants, &r->nvariants) < 0 ||
-	    get_strings(rd, root, "", "notes", &r->notes, &r->nnotes) < 0 ||
-	    get_str(rd, rep, "report", "reproduce", 1, &r->reproduce) < 0 ||
-	    get_str(rd, rep, "report", "cwd", 1, &r->reproduce_cwd) < 0 ||
-	    get_str(rd, rep, "report", "plan_sha256", 1, &r->plan_sha256) < 0 ||
-	    get_str(rd, rep, "report", "evidence_dir", 1, &r->evidence_dir) < 0 ||
-	    get_str(rd, rep, "report", "pubkey", 1, &r->pubkey) < 0 ||
-	    get_bool(rd, rep, "report", "signed", &r->signed_evidence) < 0 ||
+	if (json_get_number(rd, sched, "schedule", "timeout_seconds", JSON_REQUIRED | JSON_NULLABLE, -HUGE_VAL, 0, HUGE_VAL, &r->timeout_seconds) < 0 ||
+	    (have_foreign = json_get_number(rd, sched, "schedule", "max_foreign_cpu", JSON_REQUIRED | JSON_NULLABLE, -HUGE_VAL, 0, HUGE_VAL, &r->max_foreign_cpu)) < 0 ||
+	    json_get_number(rd, sched, "schedule", "max_cpu_wait_pct", JSON_REQUIRED, -HUGE_VAL, 0, HUGE_VAL, &r->max_cpu_wait_pct) < 0 ||
+	    json_get_number(rd, sched, "schedule", "gap_seconds", JSON_REQUIRED, -HUGE_VAL, 0, HUGE_VAL, &r->gap_seconds) < 0 ||
+	    json_get_strings(rd, root, "", "variants", JSON_REQUIRED, &r->variants, &r->nvariants) < 0 ||
+	    json_get_strings(rd, root, "", "notes", JSON_REQUIRED, &r->notes, &r->nnotes) < 0 ||
+	    json_get_string(rd, rep, "report", "reproduce", JSON_REQUIRED | JSON_NULLABLE, &r->reproduce) < 0 ||
+	    json_get_string(rd, rep, "report", "cwd", JSON_REQUIRED | JSON_NULLABLE, &r->reproduce_cwd) < 0 ||
+	    json_get_string(rd, rep, "report", "plan_sha256", JSON_REQUIRED | JSON_NULLABLE, &r->plan_sha256) < 0 ||
+	    json_get_string(rd, rep, "report", "evidence_dir", JSON_REQUIRED | JSON_NULLABLE, &r->evidence_dir) < 0 ||
+	    json_get_string(rd, rep, "report", "pubkey", JSON_REQUIRED | JSON_NULLABLE, &r->pubkey) < 0 ||
+	    json_get_bool(rd, rep, "report", "signed", JSON_REQUIRED, &r->signed_evidence) < 0 ||
 	    read_template(rd, rep, r) < 0)
 		return -1;
 	if (!have_foreign)
@@ -660,7 +543,7 @@ static cJSON *load_json(const char *dir, const char *path, char **err)
 int evidence_read(const char *dir, struct evidence_run *r, char **err)
 {
 	char *path = path_join(dir, "result.json");
-	struct reader rd = { path, err };
+	struct json_in rd = { path, NULL, err };
 	cJSON *root = NULL;
 	const cJSON *invs, *c, *e;
 	int ret = -1;
@@ -672,14 +555,14 @@ int evidence_read(const char *dir, struct evidence_run *r, char **err)
 	if (!root)
 		goto out;
 	if (!cJSON_IsObject(root)) {
-		rerr(&rd, "(top)", "expected an object");
+		json_in_error(&rd, "(top)", "expected an object");
 		goto out;
 	}
 	if (read_header(&rd, root, r) < 0)
 		goto out;
-	invs = member(root, "invocations");
+	invs = cJSON_GetObjectItemCaseSensitive(root, "invocations");
 	if (!cJSON_IsArray(invs)) {
-		rerr(&rd, "invocations", "missing or not an array");
+		json_in_error(&rd, "invocations", "missing or not an array");
 		goto out;
 	}
 	r->invs = xcalloc((size_t)cJSON_GetArraySize(invs) + 1, sizeof(*r->invs));
@@ -689,15 +572,15 @@ int evidence_read(const char *dir, struct evidence_run *r, char **err)
 		if (rc < 0)
 			goto out;
 		if (r->ninvs > 1 && r->invs[r->ninvs - 1].seq <= r->invs[r->ninvs - 2].seq) {
-			rerr(&rd, "invocations", "seq %u after %u: not in execution order",
+			json_in_error(&rd, "invocations", "seq %u after %u: not in execution order",
 			     r->invs[r->ninvs - 1].seq, r->invs[r->ninvs - 2].seq);
 			goto out;
 		}
 	}
-	c = member(root, "comparison");
+	c = cJSON_GetObjectItemCaseSensitive(root, "comparison");
 	if (c && !cJSON_IsNull(c)) {
 		if (!cJSON_IsObject(c)) {
-			rerr(&rd, "comparison", "expected an object or null");
+			json_in_error(&rd, "comparison", "expected an object or null");
 			goto out;
 		}
 		if (read_comparison(&rd, c, r) < 0)
@@ -746,32 +629,32 @@ void evidence_run_release(struct evidence_run *r)
 	memset(r, 0, sizeof(*r));
 }
 
-static int read_env_variant(const struct reader *rd, const cJSON *o, size_t i,
+static int read_env_variant(const struct json_in *rd, const cJSON *o, size_t i,
 			    struct env_variant *v)
 {
-	const cJSON *git = member(o, "git"), *env = member(o, "env"), *vers = member(o, "versions");
-	const cJSON *asms = member(o, "assemblies"), *e, *p, *f;
+	const cJSON *git = cJSON_GetObjectItemCaseSensitive(o, "git"), *env = cJSON_GetObjectItemCaseSensitive(o, "env"), *vers = cJSON_GetObjectItemCaseSensitive(o, "versions");
+	const cJSON *asms = cJSON_GetObjectItemCaseSensitive(o, "assemblies"), *e, *p, *f;
 	char path[48];
 
 	snprintf(path, sizeof(path), "variants[%zu]", i);
-	if (get_str(rd, o, path, "name", 0, &v->name) < 0 ||
-	    get_str(rd, o, path, "cwd", 0, &v->cwd) < 0)
+	if (json_get_string(rd, o, path, "name", JSON_REQUIRED, &v->name) < 0 ||
+	    json_get_string(rd, o, path, "cwd", JSON_REQUIRED, &v->cwd) < 0)
 		return -1;
 	if (cJSON_IsObject(git)) {
 		v->git_known = 1;
-		if (get_str(rd, git, path, "head", 0, &v->git_head) < 0 ||
-		    get_bool(rd, git, path, "dirty", &v->git_dirty) < 0)
+		if (json_get_string(rd, git, path, "head", JSON_REQUIRED, &v->git_head) < 0 ||
+		    json_get_bool(rd, git, path, "dirty", JSON_REQUIRED, &v->git_dirty) < 0)
 			return -1;
 	} else if (!cJSON_IsNull(git)) {
-		return rerr(rd, path, "'git' is neither an object nor null");
+		return json_in_error(rd, path, "'git' is neither an object nor null");
 	}
 	if (!cJSON_IsObject(env) || !cJSON_IsObject(vers) || !cJSON_IsArray(asms))
-		return rerr(rd, path, "'env', 'versions' or 'assemblies' is missing or mistyped");
+		return json_in_error(rd, path, "'env', 'versions' or 'assemblies' is missing or mistyped");
 	v->env_keys = xcalloc((size_t)cJSON_GetArraySize(env) + 1, sizeof(*v->env_keys));
 	v->env_values = xcalloc((size_t)cJSON_GetArraySize(env) + 1, sizeof(*v->env_values));
 	cJSON_ArrayForEach(e, env) {
 		if (!cJSON_IsString(e))
-			return rerr(rd, path, "env '%s' is not a string", e->string);
+			return json_in_error(rd, path, "env '%s' is not a string", e->string);
 		v->env_keys[v->nenv] = xstrdup(e->string);
 		v->env_values[v->nenv++] = xstrdup(e->valuestring);
 	}
@@ -781,25 +664,25 @@ static int read_env_variant(const struct reader *rd, const cJSON *o, size_t i,
 		int have;
 		ver->name = xstrdup(e->string);
 		ver->exit_code = -1;
-		if (get_str(rd, e, path, "output", 0, &ver->output) < 0 ||
-		    get_str(rd, e, path, "error", 1, &ver->error) < 0 ||
-		    get_i64(rd, e, path, "exit_code", 0, 255, 1, &ver->exit_code, &have) < 0)
+		if (json_get_string(rd, e, path, "output", JSON_REQUIRED, &ver->output) < 0 ||
+		    json_get_string(rd, e, path, "error", JSON_REQUIRED | JSON_NULLABLE, &ver->error) < 0 ||
+		    (have = json_get_int(rd, e, path, "exit_code", JSON_REQUIRED | JSON_NULLABLE, 0, 255, &ver->exit_code)) < 0)
 			return -1;
 		if (!have)
 			ver->exit_code = -1;
 	}
 	cJSON_ArrayForEach(p, asms) {
-		const cJSON *files = member(p, "files");
+		const cJSON *files = cJSON_GetObjectItemCaseSensitive(p, "files");
 		if (!cJSON_IsArray(files))
-			return rerr(rd, path, "an assemblies entry has no 'files' array");
+			return json_in_error(rd, path, "an assemblies entry has no 'files' array");
 		cJSON_ArrayForEach(f, files) {
 			struct env_file *ef;
 			v->files = xrealloc(v->files, (v->nfiles + 1) * sizeof(*v->files));
 			ef = &v->files[v->nfiles++];
 			memset(ef, 0, sizeof(*ef));
-			if (get_str(rd, f, path, "path", 0, &ef->path) < 0 ||
-			    get_str(rd, f, path, "sha256", 0, &ef->sha256) < 0 ||
-			    get_i64(rd, f, path, "size", 0, INT64_MAX, 0, &ef->size, NULL) < 0)
+			if (json_get_string(rd, f, path, "path", JSON_REQUIRED, &ef->path) < 0 ||
+			    json_get_string(rd, f, path, "sha256", JSON_REQUIRED, &ef->sha256) < 0 ||
+			    json_get_int(rd, f, path, "size", JSON_REQUIRED, 0, INT64_MAX, &ef->size) < 0)
 				return -1;
 		}
 	}
@@ -809,7 +692,7 @@ static int read_env_variant(const struct reader *rd, const cJSON *o, size_t i,
 int evidence_read_environment(const char *dir, struct run_environment *e, char **err)
 {
 	char *path = path_join(dir, "metadata.json");
-	struct reader rd = { path, err };
+	struct json_in rd = { path, NULL, err };
 	cJSON *root = NULL;
 	const cJSON *host, *vars, *v;
 	int have, ret = -1;
@@ -819,37 +702,35 @@ int evidence_read_environment(const char *dir, struct run_environment *e, char *
 	root = load_json(dir, path, err);
 	if (!root)
 		goto out;
-	host = member(root, "host");
-	vars = member(root, "variants");
+	host = cJSON_GetObjectItemCaseSensitive(root, "host");
+	vars = cJSON_GetObjectItemCaseSensitive(root, "variants");
 	if (!cJSON_IsObject(host) || !cJSON_IsArray(vars)) {
 		*err = xasprintf("%s: not an abev.metadata/1 document (no host or variants)", path);
 		goto out;
 	}
-	if (cJSON_IsString(member(host, "label")))
-		e->label = xstrdup(member(host, "label")->valuestring);
-	if (get_str(&rd, host, "host", "hostname", 1, &e->hostname) < 0 ||
-	    get_str(&rd, host, "host", "os_release", 1, &e->os_release) < 0 ||
-	    get_str(&rd, host, "host", "kernel", 1, &e->kernel) < 0 ||
-	    get_str(&rd, host, "host", "arch", 1, &e->arch) < 0 ||
-	    get_str(&rd, host, "host", "cpu_model", 1, &e->cpu_model) < 0 ||
-	    get_str(&rd, host, "host", "online_cpus", 1, &e->online_cpus) < 0 ||
-	    get_str(&rd, host, "host", "governor", 1, &e->governor) < 0 ||
-	    get_str(&rd, host, "host", "cgroup_version", 1, &e->cgroup_version) < 0 ||
-	    get_i64(&rd, host, "host", "logical_cpus", 0, INT64_MAX, 1, &e->logical_cpus, &have) < 0)
+	if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(host, "label")))
+		e->label = xstrdup(cJSON_GetObjectItemCaseSensitive(host, "label")->valuestring);
+	if (json_get_string(&rd, host, "host", "hostname", JSON_REQUIRED | JSON_NULLABLE, &e->hostname) < 0 ||
+	    json_get_string(&rd, host, "host", "os_release", JSON_REQUIRED | JSON_NULLABLE, &e->os_release) < 0 ||
+	    json_get_string(&rd, host, "host", "kernel", JSON_REQUIRED | JSON_NULLABLE, &e->kernel) < 0 ||
+	    json_get_string(&rd, host, "host", "arch", JSON_REQUIRED | JSON_NULLABLE, &e->arch) < 0 ||
+	    json_get_string(&rd, host, "host", "cpu_model", JSON_REQUIRED | JSON_NULLABLE, &e->cpu_model) < 0 ||
+	    json_get_string(&rd, host, "host", "online_cpus", JSON_REQUIRED | JSON_NULLABLE, &e->online_cpus) < 0 ||
+	    json_get_string(&rd, host, "host", "governor", JSON_REQUIRED | JSON_NULLABLE, &e->governor) < 0 ||
+	    json_get_string(&rd, host, "host", "cgroup_version", JSON_REQUIRED | JSON_NULLABLE, &e->cgroup_version) < 0 ||
+	    (have = json_get_int(&rd, host, "host", "logical_cpus", JSON_REQUIRED | JSON_NULLABLE, 0, INT64_MAX, &e->logical_cpus)) < 0)
 		goto out;
 	if (!have)
 		e->logical_cpus = -1;
-	if (get_i64(&rd, host, "host", "physical_cores", 0, INT64_MAX, 1, &e->physical_cores,
-		    &have) < 0)
+	if ((have = json_get_int(&rd, host, "host", "physical_cores", JSON_REQUIRED | JSON_NULLABLE, 0, INT64_MAX, &e->physical_cores)) < 0)
 		goto out;
 	if (!have)
 		e->physical_cores = -1;
-	if (get_i64(&rd, host, "host", "memory_bytes", 0, INT64_MAX, 1, &e->memory_bytes,
-		    &have) < 0)
+	if ((have = json_get_int(&rd, host, "host", "memory_bytes", JSON_REQUIRED | JSON_NULLABLE, 0, INT64_MAX, &e->memory_bytes)) < 0)
 		goto out;
 	if (!have)
 		e->memory_bytes = -1;
-	e->boost = cJSON_IsBool(member(host, "boost")) ? cJSON_IsTrue(member(host, "boost")) : -1;
+	e->boost = cJSON_IsBool(cJSON_GetObjectItemCaseSensitive(host, "boost")) ? cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(host, "boost")) : -1;
 	e->variants = xcalloc((size_t)cJSON_GetArraySize(vars) + 1, sizeof(*e->variants));
 	cJSON_ArrayForEach(v, vars) {
 		if (read_env_variant(&rd, v, e->nvariants, &e->variants[e->nvariants]) < 0) {

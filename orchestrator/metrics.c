@@ -24,7 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "nearest.h"
+#include "suggest.h"
 #include "util.h"
 
 /* Room for a quoted piece of input (a pattern, a capture) in a reason. */
@@ -87,7 +87,10 @@ static const struct {
 	[F_NIVCSW] = { "nivcsw", "count" },
 };
 
-static int process_field(const char *name)
+/* The enum, the table and METRIC_PROCESS_FIELDS in metrics.h go together. */
+_Static_assert(ARRAY_SIZE(process_fields) == METRIC_PROCESS_FIELDS, "process_fields");
+
+int metric_field_index(const char *name)
 {
 	for (size_t i = 0; name && i < ARRAY_SIZE(process_fields); i++)
 		if (!strcmp(name, process_fields[i].name))
@@ -95,18 +98,14 @@ static int process_field(const char *name)
 	return -1;
 }
 
-/*
- * Copies n bytes of s into buf for a one-line reason: control bytes
- * become \xNN and long input is cut with "...".
- */
-static const char *show_n(char buf[SHOW_MAX], const char *s, size_t n)
+const char *metric_field_name(size_t i)
 {
-	return show_text(buf, SHOW_MAX, s, n);
+	return i < ARRAY_SIZE(process_fields) ? process_fields[i].name : NULL;
 }
 
-static const char *show(char buf[SHOW_MAX], const char *s)
+const char *metric_field_unit(size_t i)
 {
-	return show_n(buf, s, strlen(s));
+	return i < ARRAY_SIZE(process_fields) ? process_fields[i].unit : NULL;
 }
 
 /* Skips a bracket expression starting at p ('['): returns the byte after its ']'. */
@@ -170,29 +169,29 @@ struct metric_set *metric_set_compile(const struct metric_def *defs, size_t ndef
 			goto fail;
 		}
 		if ((size_t)d->source >= ARRAY_SIZE(source_names)) {
-			*err = xasprintf("metric '%s': unknown source", show(b, d->name));
+			*err = xasprintf("metric '%s': unknown source", show_str(b, sizeof(b), d->name));
 			goto fail;
 		}
-		if (d->source == METRIC_PROCESS && process_field(d->field) < 0) {
-			*err = xasprintf("metric '%s': unknown process field", show(b, d->name));
+		if (d->source == METRIC_PROCESS && metric_field_index(d->field) < 0) {
+			*err = xasprintf("metric '%s': unknown process field", show_str(b, sizeof(b), d->name));
 			goto fail;
 		}
 		if (wants_test && !d->test) {
-			*err = xasprintf("metric '%s': source %s needs a test glob", show(b, d->name),
+			*err = xasprintf("metric '%s': source %s needs a test glob", show_str(b, sizeof(b), d->name),
 					 source_names[d->source]);
 			goto fail;
 		}
 		if (!wants_pattern)
 			continue;
 		if (!d->pattern) {
-			*err = xasprintf("metric '%s': source %s needs a pattern", show(b, d->name),
+			*err = xasprintf("metric '%s': source %s needs a pattern", show_str(b, sizeof(b), d->name),
 					 source_names[d->source]);
 			goto fail;
 		}
 		if (metric_pattern_problem(d->pattern)) {
 			char pb[SHOW_MAX];
-			*err = xasprintf("metric '%s': pattern '%s': %s", show(b, d->name),
-					 show(pb, d->pattern), metric_pattern_problem(d->pattern));
+			*err = xasprintf("metric '%s': pattern '%s': %s", show_str(b, sizeof(b), d->name),
+					 show_str(pb, sizeof(pb), d->pattern), metric_pattern_problem(d->pattern));
 			goto fail;
 		}
 		rc = regcomp(&set->re[i], d->pattern, REG_EXTENDED);
@@ -200,14 +199,14 @@ struct metric_set *metric_set_compile(const struct metric_def *defs, size_t ndef
 			char why[256], pb[SHOW_MAX];
 			regerror(rc, &set->re[i], why, sizeof(why));
 			*err = xasprintf("metric '%s': invalid regular expression '%s': %s",
-					 show(b, d->name), show(pb, d->pattern), why);
+					 show_str(b, sizeof(b), d->name), show_str(pb, sizeof(pb), d->pattern), why);
 			goto fail;
 		}
 		set->has_re[i] = 1;
 		if (set->re[i].re_nsub < 1) {
 			char pb[SHOW_MAX];
 			*err = xasprintf("metric '%s': pattern '%s' has no capture group",
-					 show(b, d->name), show(pb, d->pattern));
+					 show_str(b, sizeof(b), d->name), show_str(pb, sizeof(pb), d->pattern));
 			goto fail;
 		}
 	}
@@ -278,17 +277,18 @@ static char *no_match(const struct metric_def *d, const struct metric_inputs *in
 	size_t n;
 	int has_star;
 
-	strbuf_addf(&sb, "no test result matches '%s'", show(b, d->test));
+	strbuf_addf(&sb, "no test result matches '%s'", show_str(b, sizeof(b), d->test));
 	if (!in->ntest_names) {
 		strbuf_adds(&sb, " (no test was read)");
 		return strbuf_detach(&sb, NULL);
 	}
 	literal = glob_literal(d->test, &has_star);
-	n = nearest(literal, in->test_names, in->ntest_names, has_star, SIZE_MAX, near,
-		    METRICS_NEAREST_MAX);
+	n = suggest_list(literal, in->test_names, in->ntest_names,
+			 SUGGEST_ANY_CASE | (has_star ? SUGGEST_PART : 0), SIZE_MAX, near,
+			 METRICS_NEAREST_MAX);
 	free(literal);
 	for (size_t i = 0; i < n; i++)
-		strbuf_addf(&sb, "%s'%s'", i ? ", " : "; nearest test names: ", show(b, near[i]));
+		strbuf_addf(&sb, "%s'%s'", i ? ", " : "; nearest test names: ", show_str(b, sizeof(b), near[i]));
 	strbuf_adds(&sb, " ('abev results --list FILE' lists every name)");
 	return strbuf_detach(&sb, NULL);
 }
@@ -450,7 +450,7 @@ static int capture_number(const char *s, size_t len, double *out, char **why)
 		if (k == end && parse_double(num, out) == 0)
 			return 0;
 	}
-	*why = xasprintf("captured '%s', which is not a number", show_n(b, s, len));
+	*why = xasprintf("captured '%s', which is not a number", show_text(b, sizeof(b), s, len));
 	return -1;
 }
 
@@ -591,7 +591,7 @@ static void from_text(const struct metric_set *set, size_t i, struct text *t, co
 		return;
 	}
 	if (!acc.n) {
-		v->why = xasprintf("pattern '%s' did not match %s (%zu bytes)", show(b, d->pattern),
+		v->why = xasprintf("pattern '%s' did not match %s (%zu bytes)", show_str(b, sizeof(b), d->pattern),
 				   t->label, t->sb.len);
 		return;
 	}
@@ -625,7 +625,7 @@ static void from_results(const struct metric_set *set, size_t i, const struct me
 		replace_nuls(sb.buf, sb.len);
 		if (scan(&set->re[i], d->match, sb.buf, sb.len, &acc, &budget, &v->why) < 0) {
 			char *w = v->why;
-			v->why = xasprintf("test '%s': %s", show(tb, t->name), w);
+			v->why = xasprintf("test '%s': %s", show_str(tb, sizeof(tb), t->name), w);
 			free(w);
 			goto out;
 		}
@@ -636,8 +636,8 @@ static void from_results(const struct metric_set *set, size_t i, const struct me
 	}
 	if (!acc.n) {
 		v->why = xasprintf("pattern '%s' did not match the output of the %zu test result%s "
-				   "matching '%s'", show(b, d->pattern), ntests,
-				   ntests == 1 ? "" : "s", show(tb, d->test));
+				   "matching '%s'", show_str(b, sizeof(b), d->pattern), ntests,
+				   ntests == 1 ? "" : "s", show_str(tb, sizeof(tb), d->test));
 		goto out;
 	}
 	v->ok = acc_result(&acc, d->match, &v->value, &v->why) == 0;
@@ -667,7 +667,7 @@ static void from_durations(const struct metric_def *d, const struct metric_input
 	}
 	if (!acc.n) {
 		v->why = xasprintf("the %zu test result%s matching '%s' give%s no duration", ntests,
-				   ntests == 1 ? "" : "s", show(b, d->test), ntests == 1 ? "s" : "");
+				   ntests == 1 ? "" : "s", show_str(b, sizeof(b), d->test), ntests == 1 ? "s" : "");
 		return;
 	}
 	v->ok = acc_result(&acc, d->match, &v->value, &v->why) == 0;
@@ -676,7 +676,7 @@ static void from_durations(const struct metric_def *d, const struct metric_input
 static void from_process(const struct metric_def *d, const struct metric_inputs *in,
 			 struct metric_value *v)
 {
-	int f = process_field(d->field);
+	int f = metric_field_index(d->field);
 	int64_t n = -1;
 	double scale = 1;
 
@@ -775,7 +775,7 @@ static const char *implied_unit(const struct metric_def *d)
 	int f;
 	if (d->unit)
 		return d->unit;
-	f = process_field(d->field);
+	f = metric_field_index(d->field);
 	if (d->source == METRIC_PROCESS && f >= 0)
 		return process_fields[f].unit;
 	return d->source == METRIC_DURATION ? "ms" : "";

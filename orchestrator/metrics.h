@@ -115,6 +115,17 @@ void metric_values_free(struct metric_value *v, size_t n);
 void metric_defs_outputs(const struct metric_def *defs, size_t ndefs, struct metric_value **out,
 			 size_t *nout);
 
+/*
+ * The figures a process metric may name, the one table of them: field i
+ * (< METRIC_PROCESS_FIELDS) is called metric_field_name(i) and comes in
+ * metric_field_unit(i) ("ms", "bytes", "count"); both NULL past the end.
+ * metric_field_index() is the i of a name, or -1 (also for NULL).
+ */
+#define METRIC_PROCESS_FIELDS 9
+const char *metric_field_name(size_t i);
+const char *metric_field_unit(size_t i);
+int metric_field_index(const char *name);
+
 /* Names for the enums, as written in plans. */
 const char *metric_source_name(enum metric_source s);
 const char *metric_match_name(enum metric_match m);

@@ -621,6 +621,11 @@ const char *show_text(char *buf, size_t size, const char *s, size_t n)
 	return buf;
 }
 
+const char *show_str(char *buf, size_t size, const char *s)
+{
+	return show_text(buf, size, s, strlen(s));
+}
+
 char *path_join(const char *dir, const char *name)
 {
 	size_t n = strlen(dir);

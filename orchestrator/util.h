@@ -161,6 +161,8 @@ void strv_free(char **v);
  * fit in size bytes is cut with "...". Returns buf.
  */
 const char *show_text(char *buf, size_t size, const char *s, size_t n);
+/* show_text() of the whole of s: show_str(b, sizeof(b), name). */
+const char *show_str(char *buf, size_t size, const char *s);
 
 /*
  * The shortest of v's %.15g, %.16g and %.17g that reads back as exactly

@@ -454,9 +454,9 @@ static const struct broken broken_plans[] = {
 	{ HEAD "'variants':[" VA "],'results':{'file':'x'}}", NULL, 0,
 	  { ": results.file: unknown key, did you mean 'files'? (expected one of: files, min_executed)" } },
 	{ HEAD "'base':{'name':'x','command':['run']},'variants_file':'vars.txt'}", "a\n", 0,
-	  { ": base.name: unknown key (expected one of: cwd, command, env, assemblies, cpus)" } },
+	  { ": base.name: unknown key (expected one of: cwd, command, env, assemblies, cpus, prepare)" } },
 	{ HEAD "'base':{'command':['run'],'prepare':['x']},'variants_file':'vars.txt'}", "a\n", 0,
-	  { ": base.prepare: unknown key", "(expected one of: cwd, command, env, assemblies, cpus)" } },
+	  { ": base.prepare: not allowed in base: schedule.prepare prepares every variant" } },
 	{ HEAD "'variants':[" VA "],'schedule':{'runs':2,'runs':3}}", NULL, 0,
 	  { ": schedule.runs: key given twice" } },
 	/* wrong types */

@@ -61,6 +61,7 @@ static void test_children(void **state)
 	n = plan_doc_children("variants[]", names, ARRAY_SIZE(names));
 	assert_int_equal(n, 7);
 	assert_string_equal(names[0], "name");
+	assert_string_equal(names[6], "prepare");
 	n = plan_doc_children("gates.<metric>", names, ARRAY_SIZE(names));
 	assert_int_equal(n, 3);
 	assert_string_equal(names[2], "budget");

@@ -1,0 +1,77 @@
+/*
+ * plan_loader: what the modules that read a plan file share while one
+ * plan is loaded — the plan being filled, the names messages use, where
+ * problems go — and the few checks more than one of them makes. plan.c
+ * reads the document and its small sections, plan_variants.c the
+ * variants (with the variants file), plan_metrics.c the metric
+ * definitions and gates. Private to those three: nothing else includes it.
+ * Like json_in.h it takes cJSON's node as json_node; the readers include
+ * <cjson/cJSON.h> themselves.
+ */
+#ifndef ABEV_PLAN_LOADER_H
+#define ABEV_PLAN_LOADER_H
+
+#include <stddef.h>
+#include <string.h>
+
+#include "json_in.h"
+#include "plan.h"
+
+/* Across "variants" and the variants file together. */
+#define PLAN_MAX_VARIANTS 10000
+#define PLAN_MAX_ENV 4096
+
+struct plan_loader {
+	struct plan *plan;
+	const char *file;    /* the plan as given, for messages */
+	char *vfile_shown;   /* the variants file as messages name it */
+	char **origin;       /* per variant: "variants[1]" or "vars.txt:3" */
+	struct json_in in;   /* every problem found, reported together at the end */
+};
+
+/*
+ * Refuses members that the reference (plan_doc.c) does not list under
+ * doc_parent (without "name" when skip_name: the base variant); see
+ * json_check_keys().
+ */
+int plan_loader_keys(const struct plan_loader *ld, const json_node *obj, const char *path,
+		     const char *doc_parent, int skip_name);
+/* A template that may use the placeholders allowed (PLAN_PH_ALL, PLAN_PH_VARIANT). */
+int plan_loader_template(const struct plan_loader *ld, const char *path, const char *tmpl,
+			 unsigned allowed);
+/* An array j of strings (each a template) into a NULL-free vector. */
+int plan_loader_strings(const struct plan_loader *ld, const json_node *j, const char *path,
+			unsigned allowed, char ***out, size_t *out_len);
+/*
+ * An argv template array under key of obj ("command", "prepare"): a
+ * non-empty array of strings whose first is a program name. Absent is an
+ * error when required, else leaves *argv NULL.
+ */
+int plan_loader_argv(const struct plan_loader *ld, const json_node *obj, const char *path,
+		     const char *key, int required, char ***argv, size_t *argc);
+/* "cpus": a CPU list in *out, canonical (caller frees); left alone when absent. */
+int plan_loader_cpus(const struct plan_loader *ld, const json_node *obj, const char *path,
+		     char **out);
+
+/* Letters, digits, '.', '_' and '-', 1 to PLAN_NAME_MAX of them (variant and version names). */
+int plan_name_chars_ok(const char *s);
+
+/* Index of value in names[0..n), or -1. */
+static inline int plan_name_index(const char *value, const char *const *names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(value, names[i]))
+			return (int)i;
+	return -1;
+}
+
+/* plan_variants.c: "variants", "base" and "variants_file". 0, or -1 when any was refused. */
+int plan_loader_variants(struct plan_loader *ld, const json_node *root);
+void plan_variant_release(struct plan_variant *v);
+
+/* plan_metrics.c: "metrics" (a refused one is left out), then the gates. */
+int plan_loader_metrics(const struct plan_loader *ld, const json_node *root);
+int plan_loader_gates(const struct plan_loader *ld, const json_node *root, int metrics_ok);
+void plan_metric_def_release(struct metric_def *d);
+
+#endif

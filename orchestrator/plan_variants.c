@@ -1,0 +1,456 @@
+/*
+ * plan_variants: the variants of a plan — each "variants" object, and the
+ * "base" object whose copies the lines of a variants file change (one
+ * variant a line: "name|ENV=V ...|extra args", split by variants_file.c).
+ * It checks names, environment variables, placeholders and directories
+ * as written, and that every name is new; it does not look at what the
+ * variants name on this machine (plan_check.c does).
+ */
+#define _XOPEN_SOURCE 700
+#include "plan_loader.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include <cjson/cJSON.h>
+
+#include "util.h"
+#include "variants_file.h"
+
+#define VARIANTS_FILE_MAX_BYTES (1u << 20)
+
+/* error() for the variants file: "<file>:<line>: <msg>". */
+static int lerr(const struct plan_loader *ld, size_t line, const char *fmt, ...)
+	ABEV_PRINTF(3, 4);
+static int lerr(const struct plan_loader *ld, size_t line, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+	va_start(ap, fmt);
+	strbuf_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	errlist_add(ld->in.errors, "%s:%zu: %s", ld->vfile_shown, line, sb.buf);
+	strbuf_release(&sb);
+	return -1;
+}
+
+/* A variant name: also a directory name in the evidence, so not starting with '.'. */
+static int valid_name(const char *s)
+{
+	return s[0] != '.' && plan_name_chars_ok(s);
+}
+
+#define NAME_RULE "use letters, digits, '.', '_' and '-', not starting with '.', at most 64 characters"
+
+static int valid_env_key(const char *s, size_t n)
+{
+	if (!n || !((s[0] >= 'a' && s[0] <= 'z') || (s[0] >= 'A' && s[0] <= 'Z') || s[0] == '_'))
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		char c = s[i];
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		      (c >= '0' && c <= '9') || c == '_'))
+			return 0;
+	}
+	return 1;
+}
+
+void plan_variant_release(struct plan_variant *v)
+{
+	free(v->name);
+	free(v->cwd);
+	for (size_t i = 0; i < v->command_len; i++)
+		free(v->command[i]);
+	free(v->command);
+	for (size_t i = 0; i < v->env_len; i++) {
+		free(v->env[i].key);
+		free(v->env[i].value);
+	}
+	free(v->env);
+	for (size_t i = 0; i < v->assemblies_len; i++)
+		free(v->assemblies[i]);
+	free(v->assemblies);
+	free(v->cpus);
+	for (size_t i = 0; i < v->prepare_len; i++)
+		free(v->prepare[i]);
+	free(v->prepare);
+	memset(v, 0, sizeof(*v));
+}
+
+/*
+ * The variant's directory, absolute: relative to the plan's directory, and
+ * canonical where it exists. Whether it exists is plan_check()'s question
+ * (what is on this machine), asked before anything runs.
+ */
+static char *resolve_dir(const struct plan_loader *ld, const char *dir)
+{
+	char *abs = dir[0] == '/' ? xstrdup(dir) : path_join(ld->plan->dir, dir);
+	char *real = realpath(abs, NULL);
+
+	if (!real)
+		return abs;
+	free(abs);
+	return real;
+}
+
+static int parse_command(const struct plan_loader *ld, const cJSON *obj, const char *path,
+			 struct plan_variant *v)
+{
+	return plan_loader_argv(ld, obj, path, "command", 1, &v->command, &v->command_len);
+}
+
+static int parse_env(const struct plan_loader *ld, const cJSON *obj, const char *path,
+		     struct plan_variant *v)
+{
+	const cJSON *j, *e;
+	char b[SHOW_MAX];
+	char *p = json_key_path(path, "env");
+	size_t n = 0, before = json_in_count(&ld->in);
+	int ret = -1;
+
+	if (json_get_object(&ld->in, obj, path, "env", 0, &j) < 0)
+		goto out;
+	if (!j) {
+		ret = 0;
+		goto out;
+	}
+	cJSON_ArrayForEach(e, j)
+		n++;
+	if (n > PLAN_MAX_ENV) {
+		json_in_error(&ld->in, p, "more than %d variables", PLAN_MAX_ENV);
+		goto out;
+	}
+	v->env = xcalloc(n, sizeof(*v->env));
+	cJSON_ArrayForEach(e, j) {
+		char *pk;
+		size_t i;
+		if (!valid_env_key(e->string, strlen(e->string))) {
+			json_in_error(&ld->in, p, "invalid variable name '%s' (expected [A-Za-z_][A-Za-z0-9_]*)",
+			     show_str(b, sizeof(b), e->string));
+			continue;
+		}
+		for (i = 0; i < v->env_len; i++)
+			if (!strcmp(v->env[i].key, e->string))
+				break;
+		if (i < v->env_len) {
+			json_in_error(&ld->in, p, "variable '%s' given twice", e->string);
+			continue;
+		}
+		pk = json_key_path(p, e->string);
+		if (!cJSON_IsString(e)) {
+			json_in_error(&ld->in, pk, "expected a string, found %s", json_kind(e));
+		} else if (plan_loader_template(ld, pk, e->valuestring, PLAN_PH_ALL) == 0) {
+			v->env[v->env_len].key = xstrdup(e->string);
+			v->env[v->env_len].value = xstrdup(e->valuestring);
+			v->env_len++;
+		}
+		free(pk);
+	}
+	ret = json_in_count(&ld->in) > before ? -1 : 0;
+out:
+	free(p);
+	return ret;
+}
+
+/* A variant object, or the "base" object (no name) that variants-file lines build on. */
+static int parse_variant(const struct plan_loader *ld, const cJSON *obj, const char *path,
+			 int is_base, struct plan_variant *v)
+{
+	const cJSON *j;
+	char b[SHOW_MAX];
+	char *cwd = NULL, *p = NULL;
+	size_t before = json_in_count(&ld->in);
+
+	if (!cJSON_IsObject(obj))
+		return json_in_error(&ld->in, path, "expected an object, found %s", json_kind(obj));
+	plan_loader_keys(ld, obj, path, "variants[]", is_base);
+	if (!is_base && json_get_string(&ld->in, obj, path, "name", JSON_REQUIRED | JSON_NONEMPTY, &v->name) > 0 &&
+	    !valid_name(v->name)) {
+		p = json_key_path(path, "name");
+		json_in_error(&ld->in, p, "invalid variant name '%s' (" NAME_RULE ")", show_str(b, sizeof(b), v->name));
+		free(p);
+	}
+	if (json_get_string(&ld->in, obj, path, "cwd", JSON_NONEMPTY, &cwd) >= 0)
+		v->cwd = cwd ? resolve_dir(ld, cwd) : xstrdup(ld->plan->dir);
+	parse_command(ld, obj, path, v);
+	plan_loader_cpus(ld, obj, path, &v->cpus);
+	/* The base has no prepare command of its own: schedule.prepare is for every variant. */
+	if (!is_base) {
+		plan_loader_argv(ld, obj, path, "prepare", 0, &v->prepare, &v->prepare_len);
+	} else if (cJSON_GetObjectItemCaseSensitive(obj, "prepare")) {
+		p = json_key_path(path, "prepare");
+		json_in_error(&ld->in, p, "not allowed in base: schedule.prepare prepares every variant");
+		free(p);
+		p = NULL;
+	}
+	parse_env(ld, obj, path, v);
+	j = cJSON_GetObjectItemCaseSensitive(obj, "assemblies");
+	if (j) {
+		p = json_key_path(path, "assemblies");
+		if (!cJSON_IsArray(j))
+			json_in_error(&ld->in, p, "expected an array of strings, found %s", json_kind(j));
+		else
+			plan_loader_strings(ld, j, p, PLAN_PH_VARIANT, &v->assemblies, &v->assemblies_len);
+		free(p);
+	}
+	free(cwd);
+	if (json_in_count(&ld->in) == before)
+		return 0;
+	plan_variant_release(v);
+	return -1;
+}
+
+/*
+ * Appends v (taking it and origin over, also on failure) after checking
+ * that its name is new and that there is room.
+ */
+static int add_variant(struct plan_loader *ld, struct plan_variant *v, char *origin,
+		       const char *path, size_t line)
+{
+	struct plan *plan = ld->plan;
+	int ret = -1;
+
+	if (plan->nvariants >= PLAN_MAX_VARIANTS) {
+		if (path)
+			json_in_error(&ld->in, path, "more than %d variants", PLAN_MAX_VARIANTS);
+		else
+			lerr(ld, line, "more than %d variants", PLAN_MAX_VARIANTS);
+		goto out;
+	}
+	for (size_t i = 0; i < plan->nvariants; i++) {
+		if (strcmp(plan->variants[i].name, v->name))
+			continue;
+		if (path) {
+			char *p = json_key_path(path, "name");
+			json_in_error(&ld->in, p, "duplicate variant name '%s' (also %s)", v->name, ld->origin[i]);
+			free(p);
+		} else {
+			lerr(ld, line, "duplicate variant name '%s' (also %s)", v->name,
+			     ld->origin[i]);
+		}
+		goto out;
+	}
+	plan->variants = xrealloc(plan->variants, (plan->nvariants + 1) * sizeof(*plan->variants));
+	ld->origin = xrealloc(ld->origin, (plan->nvariants + 1) * sizeof(*ld->origin));
+	plan->variants[plan->nvariants] = *v;
+	ld->origin[plan->nvariants] = origin;
+	plan->nvariants++;
+	memset(v, 0, sizeof(*v));
+	origin = NULL;
+	ret = 0;
+out:
+	if (ret < 0)
+		plan_variant_release(v);
+	free(origin);
+	return ret;
+}
+
+static void variant_env_set(struct plan_variant *v, const char *key, size_t key_len, const char *value)
+{
+	for (size_t i = 0; i < v->env_len; i++) {
+		if (strlen(v->env[i].key) == key_len && !memcmp(v->env[i].key, key, key_len)) {
+			free(v->env[i].value);
+			v->env[i].value = xstrdup(value);
+			return;
+		}
+	}
+	v->env = xrealloc(v->env, (v->env_len + 1) * sizeof(*v->env));
+	v->env[v->env_len].key = xstrndup(key, key_len);
+	v->env[v->env_len].value = xstrdup(value);
+	v->env_len++;
+}
+
+static void copy_strings(char ***dst, size_t *dst_len, char *const *src, size_t n)
+{
+	*dst = xcalloc(n, sizeof(**dst));
+	for (size_t i = 0; i < n; i++)
+		(*dst)[i] = xstrdup(src[i]);
+	*dst_len = n;
+}
+
+/* One line "name|ENV=V ENV2=W|extra args" into a variant built from base. */
+static int parse_variant_line(struct plan_loader *ld, const char *line, size_t lineno,
+			      const struct plan_variant *base)
+{
+	struct plan_variant v = { 0 };
+	struct strbuf word = STRBUF_INIT;
+	char why[160], b[SHOW_MAX];
+	const char *s = line, *bar;
+	char quote = 0;
+	size_t name_len;
+	int r = 0, ret = -1;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	bar = strchr(s, '|');
+	name_len = bar ? (size_t)(bar - s) : strlen(s);
+	while (name_len && (s[name_len - 1] == ' ' || s[name_len - 1] == '\t'))
+		name_len--;
+	if (!name_len) {
+		lerr(ld, lineno, "missing variant name (expected 'name|ENV=V ...|extra args')");
+		goto out;
+	}
+	v.name = xstrndup(s, name_len);
+	if (!valid_name(v.name)) {
+		lerr(ld, lineno, "invalid variant name '%s' (" NAME_RULE ")", show_str(b, sizeof(b), v.name));
+		goto out;
+	}
+	v.cwd = xstrdup(base->cwd);
+	copy_strings(&v.command, &v.command_len, base->command, base->command_len);
+	copy_strings(&v.assemblies, &v.assemblies_len, base->assemblies, base->assemblies_len);
+	v.cpus = base->cpus ? xstrdup(base->cpus) : NULL;
+	v.env = xcalloc(base->env_len, sizeof(*v.env));
+	for (size_t i = 0; i < base->env_len; i++) {
+		v.env[i].key = xstrdup(base->env[i].key);
+		v.env[i].value = xstrdup(base->env[i].value);
+	}
+	v.env_len = base->env_len;
+
+	s = bar ? bar + 1 : s + name_len;
+	while (bar && (r = variants_file_word(&s, 1, &word, &quote)) == 1) {
+		const char *eq = strchr(word.buf, '=');
+		if (!eq || !valid_env_key(word.buf, (size_t)(eq - word.buf))) {
+			lerr(ld, lineno, "'%s' is not an ENV=VALUE assignment", show_str(b, sizeof(b), word.buf));
+			goto out;
+		}
+		if (plan_check_template(eq + 1, why, sizeof(why)) < 0) {
+			lerr(ld, lineno, "'%s': %s", show_str(b, sizeof(b), word.buf), why);
+			goto out;
+		}
+		variant_env_set(&v, word.buf, (size_t)(eq - word.buf), eq + 1);
+		if (v.env_len > PLAN_MAX_ENV) {
+			lerr(ld, lineno, "more than %d variables", PLAN_MAX_ENV);
+			goto out;
+		}
+	}
+	if (bar && r < 0)
+		goto unterminated;
+	if (*s == '|') {
+		s++;
+		while ((r = variants_file_word(&s, 0, &word, &quote)) == 1) {
+			if (plan_check_template(word.buf, why, sizeof(why)) < 0) {
+				lerr(ld, lineno, "argument '%s': %s", show_str(b, sizeof(b), word.buf), why);
+				goto out;
+			}
+			v.command = xrealloc(v.command, (v.command_len + 1) * sizeof(*v.command));
+			v.command[v.command_len++] = strbuf_detach(&word, NULL);
+		}
+		if (r < 0)
+			goto unterminated;
+	}
+	ret = add_variant(ld, &v, xasprintf("%s:%zu", ld->vfile_shown, lineno), NULL, lineno);
+	goto out;
+unterminated:
+	lerr(ld, lineno, "unterminated %c quote", quote);
+out:
+	strbuf_release(&word);
+	plan_variant_release(&v);
+	return ret;
+}
+
+struct variants_line_ctx {
+	struct plan_loader *ld;
+	const struct plan_variant *base;
+};
+
+static void variants_line(void *ctx, const char *line, size_t lineno)
+{
+	struct variants_line_ctx *vc = ctx;
+
+	if (!line)
+		lerr(vc->ld, lineno, "NUL byte in line");
+	else
+		parse_variant_line(vc->ld, line, lineno, vc->base);
+}
+
+/* The variants file as a user would type it: next to the plan as given. */
+static char *shown_beside_plan(const char *plan_path, const char *name)
+{
+	const char *slash = strrchr(plan_path, '/');
+	if (name[0] == '/' || !slash)
+		return xstrdup(name);
+	return xasprintf("%.*s/%s", (int)(slash - plan_path), plan_path, name);
+}
+
+static int load_variants_file(struct plan_loader *ld, const char *given, const struct plan_variant *base)
+{
+	struct plan *plan = ld->plan;
+	struct strbuf sb = STRBUF_INIT;
+	struct variants_line_ctx vc = { ld, base };
+	struct stat st;
+	int ret = -1;
+
+	plan->variants_file = given[0] == '/' ? xstrdup(given) : path_join(plan->dir, given);
+	ld->vfile_shown = shown_beside_plan(ld->file, given);
+	/* Name the plan key too: the user may not know which file this is. */
+	if (stat(plan->variants_file, &st) < 0) {
+		json_in_error(&ld->in, "variants_file", "cannot read '%s': %s", ld->vfile_shown, strerror(errno));
+		goto out;
+	}
+	if (read_file_capped(&sb, plan->variants_file, VARIANTS_FILE_MAX_BYTES) < 0)
+		goto out;
+	/* A bad line is reported and the next one read: all problems at once. */
+	variants_file_lines(sb.buf, sb.len, variants_line, &vc);
+	ret = 0;
+out:
+	strbuf_release(&sb);
+	return ret;
+}
+
+static int parse_variants(struct plan_loader *ld, const cJSON *root)
+{
+	const cJSON *vs = cJSON_GetObjectItemCaseSensitive(root, "variants");
+	const cJSON *e;
+	size_t i = 0, before = json_in_count(&ld->in);
+
+	if (!vs)
+		return 0;
+	if (!cJSON_IsArray(vs) || (!vs->child && !cJSON_GetObjectItemCaseSensitive(root, "variants_file")))
+		return json_in_error(&ld->in, "variants", "expected a non-empty array of variant objects, found %s",
+			    json_kind(vs));
+	cJSON_ArrayForEach(e, vs) {
+		struct plan_variant v = { 0 };
+		char *p = json_index_path("variants", i++);
+		int r = parse_variant(ld, e, p, 0, &v);
+		if (!r)
+			add_variant(ld, &v, xstrdup(p), p, 0);
+		free(p);
+	}
+	ld->plan->nlisted = ld->plan->nvariants;
+	return json_in_count(&ld->in) > before ? -1 : 0;
+}
+
+/*
+ * The variants: "variants", then "base" with the lines of "variants_file".
+ * 0, or -1 when any of them (or their number) was refused.
+ */
+int plan_loader_variants(struct plan_loader *ld, const cJSON *root)
+{
+	struct plan *plan = ld->plan;
+	struct plan_variant base = { 0 };
+	const cJSON *bj = cJSON_GetObjectItemCaseSensitive(root, "base");
+	char *vfile = NULL;
+	size_t before = json_in_count(&ld->in);
+
+	parse_variants(ld, root);
+	json_get_string(&ld->in, root, "", "variants_file", JSON_NONEMPTY, &vfile);
+	if (bj && !vfile && json_in_count(&ld->in) == before)
+		json_in_error(&ld->in, "base", "only used with \"variants_file\" (add one, or move base into \"variants\")");
+	if (vfile && !bj)
+		json_in_error(&ld->in, "variants_file", "needs \"base\", the variant its lines build on");
+	if (bj && vfile && parse_variant(ld, bj, "base", 1, &base) == 0)
+		load_variants_file(ld, vfile, &base);
+	if (!plan->nvariants && json_in_count(&ld->in) == before) {
+		if (vfile)
+			errlist_add(ld->in.errors, "%s: variants_file: '%s' defines no variant", ld->file,
+				    ld->vfile_shown);
+		else
+			json_in_error(&ld->in, "variants", "missing (expected at least one variant)");
+	}
+	plan_variant_release(&base);
+	free(vfile);
+	return json_in_count(&ld->in) > before ? -1 : 0;
+}
