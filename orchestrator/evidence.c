@@ -148,12 +148,11 @@ static cJSON *logs_json(const struct invocation *inv)
 	return o;
 }
 
-static cJSON *invocation_json(const struct invocation *inv, int with_schema)
+/* Which slot this is and what ran: seq, variant, phase, ..., argv, cwd. */
+static void identity_into(cJSON *o, const struct invocation *inv)
 {
-	cJSON *o = jnew_object(), *argv, *cg;
+	cJSON *argv;
 
-	if (with_schema)
-		jadd_str(o, "schema", EVIDENCE_INVOCATION_SCHEMA);
 	jadd_int(o, "seq", inv->seq);
 	jadd_str(o, "variant", inv->variant);
 	jadd_str(o, "phase", inv->warmup ? "warmup" : "run");
@@ -172,6 +171,11 @@ static cJSON *invocation_json(const struct invocation *inv, int with_schema)
 	}
 	jadd(o, "argv", argv);
 	jadd_str(o, "cwd", inv->cwd);
+}
+
+/* How the process went: clocks, exit, rusage. */
+static void process_into(cJSON *o, const struct invocation *inv)
+{
 	jadd_str(o, "start_utc", inv->start_utc);
 	jadd_str(o, "end_utc", inv->end_utc);
 	jadd_int(o, "wall_ns", inv->wall_ns);
@@ -188,6 +192,11 @@ static cJSON *invocation_json(const struct invocation *inv, int with_schema)
 	jadd_int(o, "majflt", inv->majflt);
 	jadd_int(o, "nvcsw", inv->nvcsw);
 	jadd_int(o, "nivcsw", inv->nivcsw);
+}
+
+/* The machine around it: load, foreign CPU, CPU wait, pinning. */
+static void load_into(cJSON *o, const struct invocation *inv)
+{
 	jadd(o, "load_before", load_json(&inv->load_before));
 	jadd(o, "load_after", load_json(&inv->load_after));
 	if (inv->foreign_cpu >= 0)
@@ -214,20 +223,11 @@ static cJSON *invocation_json(const struct invocation *inv, int with_schema)
 			 inv->system_cpu_wait_ns >= 0);
 	jadd_str(o, "cpus", inv->cpus);
 	jadd_int(o, "leftovers_killed", inv->leftovers_killed);
-	jadd(o, "overlaps", overlaps_json(inv));
-	jadd(o, "logs", logs_json(inv));
-	if (inv->prepare)
-		jadd(o, "prepare", prepare_json(inv->prepare));
-	if (inv->cgroup_valid) {
-		cg = jnew_object();
-		jadd_int_or_null(cg, "memory_peak_bytes", inv->cg_memory_peak_bytes,
-				 inv->cg_memory_peak_bytes >= 0);
-		jadd_int_or_null(cg, "cpu_usage_ns", inv->cg_cpu_usage_ns, inv->cg_cpu_usage_ns >= 0);
-		jadd(o, "cgroup", cg);
-	} else {
-		jadd(o, "cgroup", cJSON_CreateNull());
-	}
-	jadd_str(o, "cgroup_note", inv->cgroup_note);
+}
+
+/* Its test results: the pattern, the counts, each file, the failed names. */
+static void tests_into(cJSON *o, const struct invocation *inv)
+{
 	jadd_str(o, "results_files", inv->results_files);
 	if (inv->has_tests) {
 		cJSON *t = jnew_object();
@@ -245,6 +245,32 @@ static cJSON *invocation_json(const struct invocation *inv, int with_schema)
 		jpush(failed, cJSON_CreateString(inv->failed_tests[i]));
 	jadd(o, "failed_tests", failed);
 	jadd_int(o, "failed_tests_omitted", (int64_t)inv->failed_tests_omitted);
+}
+
+static cJSON *invocation_json(const struct invocation *inv, int with_schema)
+{
+	cJSON *o = jnew_object(), *cg;
+
+	if (with_schema)
+		jadd_str(o, "schema", EVIDENCE_INVOCATION_SCHEMA);
+	identity_into(o, inv);
+	process_into(o, inv);
+	load_into(o, inv);
+	jadd(o, "overlaps", overlaps_json(inv));
+	jadd(o, "logs", logs_json(inv));
+	if (inv->prepare)
+		jadd(o, "prepare", prepare_json(inv->prepare));
+	if (inv->cgroup_valid) {
+		cg = jnew_object();
+		jadd_int_or_null(cg, "memory_peak_bytes", inv->cg_memory_peak_bytes,
+				 inv->cg_memory_peak_bytes >= 0);
+		jadd_int_or_null(cg, "cpu_usage_ns", inv->cg_cpu_usage_ns, inv->cg_cpu_usage_ns >= 0);
+		jadd(o, "cgroup", cg);
+	} else {
+		jadd(o, "cgroup", cJSON_CreateNull());
+	}
+	jadd_str(o, "cgroup_note", inv->cgroup_note);
+	tests_into(o, inv);
 	cJSON *metrics = jnew_object();
 	for (size_t i = 0; i < inv->nmetrics; i++) {
 		const struct metric_value *m = &inv->metrics[i];

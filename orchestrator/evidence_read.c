@@ -316,14 +316,71 @@ static int read_status(const struct reader *rd, const char *path, const char *na
 	return rerr(rd, path, "unknown status '%s'", name);
 }
 
+/* How the process went: clocks, rusage, exit. 0 or -1 after rerr(). */
+static int read_process(const struct reader *rd, const cJSON *o, const char *path,
+			struct invocation *inv)
+{
+	int64_t v = 0;
+	int have;
+
+	if (get_i64(rd, o, path, "wall_ns", 0, INT64_C(1) << 62, 0, &inv->wall_ns, NULL) < 0 ||
+	    get_i64(rd, o, path, "user_ns", 0, INT64_C(1) << 62, 0, &inv->user_ns, NULL) < 0 ||
+	    get_i64(rd, o, path, "sys_ns", 0, INT64_C(1) << 62, 0, &inv->sys_ns, NULL) < 0 ||
+	    get_i64(rd, o, path, "max_rss_bytes", 0, INT64_C(1) << 62, 0, &inv->max_rss_bytes,
+		    NULL) < 0)
+		return -1;
+	if (get_i64(rd, o, path, "exit_code", 0, 255, 1, &v, &have) < 0)
+		return -1;
+	inv->exit_code = have ? (int)v : -1;
+	if (get_i64(rd, o, path, "signal", 1, 128, 1, &v, &have) < 0)
+		return -1;
+	inv->signal = have ? (int)v : 0;
+	if (get_bool(rd, o, path, "core_dumped", &inv->core_dumped) < 0 ||
+	    get_bool(rd, o, path, "timed_out", &inv->timed_out) < 0)
+		return -1;
+	return 0;
+}
+
+/* The machine around it: foreign CPU, CPU wait, pinning. 0 or -1 after rerr(). */
+static int read_contention(const struct reader *rd, const cJSON *o, const char *path,
+			   struct invocation *inv)
+{
+	int64_t v = 0;
+	double d = 0;
+	int have;
+
+	if (get_num(rd, o, path, "foreign_cpu", 1, &d, &have) < 0)
+		return -1;
+	inv->foreign_cpu = have ? d : -1;
+	if (get_num(rd, o, path, "foreign_cpu_resolution", 1, &d, &have) < 0)
+		return -1;
+	inv->foreign_cpu_resolution = have ? d : -1;
+	if (get_num(rd, o, path, "max_foreign_cpu", 1, &inv->max_foreign_cpu, &have) < 0)
+		return -1;
+	if (!have)
+		inv->max_foreign_cpu = -1;
+	if (
+	    get_num(rd, o, path, "max_cpu_wait_pct", 0, &inv->max_cpu_wait_pct, NULL) < 0 ||
+	    get_i64(rd, o, path, "cpu_wait_ns", 0, INT64_C(1) << 62, 1, &v, &have) < 0)
+		return -1;
+	inv->cpu_wait_ns = have ? v : -1;
+	if (get_i64(rd, o, path, "system_cpu_wait_ns", 0, INT64_C(1) << 62, 1, &v, &have) < 0)
+		return -1;
+	inv->system_cpu_wait_ns = have ? v : -1;
+	if (get_str(rd, o, path, "cpu_wait_source", 1, &inv->cpu_wait_source) < 0 ||
+	    get_str(rd, o, path, "cpu_wait_note", 1, &inv->cpu_wait_note) < 0 ||
+	    get_str(rd, o, path, "cpus", 1, &inv->cpus) < 0)
+		return -1;
+	return 0;
+}
+
 static int read_invocation(const struct reader *rd, const struct evidence_run *r,
 			   const cJSON *o, size_t i, struct invocation *inv)
 {
 	char path[64], *phase = NULL, *status = NULL;
 	char *start = NULL, *end = NULL;
 	int64_t v = 0;
-	double d = 0;
-	int have, ret = -1;
+	int ret = -1;
 	size_t k;
 
 	snprintf(path, sizeof(path), "invocations[%zu]", i);
@@ -370,42 +427,7 @@ static int read_invocation(const struct reader *rd, const struct evidence_run *r
 	if (get_i64(rd, o, path, "attempt", 1, UINT32_MAX, 0, &v, NULL) < 0)
 		goto out;
 	inv->attempt = (unsigned)v;
-	if (get_i64(rd, o, path, "wall_ns", 0, INT64_C(1) << 62, 0, &inv->wall_ns, NULL) < 0 ||
-	    get_i64(rd, o, path, "user_ns", 0, INT64_C(1) << 62, 0, &inv->user_ns, NULL) < 0 ||
-	    get_i64(rd, o, path, "sys_ns", 0, INT64_C(1) << 62, 0, &inv->sys_ns, NULL) < 0 ||
-	    get_i64(rd, o, path, "max_rss_bytes", 0, INT64_C(1) << 62, 0, &inv->max_rss_bytes,
-		    NULL) < 0)
-		goto out;
-	if (get_i64(rd, o, path, "exit_code", 0, 255, 1, &v, &have) < 0)
-		goto out;
-	inv->exit_code = have ? (int)v : -1;
-	if (get_i64(rd, o, path, "signal", 1, 128, 1, &v, &have) < 0)
-		goto out;
-	inv->signal = have ? (int)v : 0;
-	if (get_bool(rd, o, path, "core_dumped", &inv->core_dumped) < 0 ||
-	    get_bool(rd, o, path, "timed_out", &inv->timed_out) < 0)
-		goto out;
-	if (get_num(rd, o, path, "foreign_cpu", 1, &d, &have) < 0)
-		goto out;
-	inv->foreign_cpu = have ? d : -1;
-	if (get_num(rd, o, path, "foreign_cpu_resolution", 1, &d, &have) < 0)
-		goto out;
-	inv->foreign_cpu_resolution = have ? d : -1;
-	if (get_num(rd, o, path, "max_foreign_cpu", 1, &inv->max_foreign_cpu, &have) < 0)
-		goto out;
-	if (!have)
-		inv->max_foreign_cpu = -1;
-	if (
-	    get_num(rd, o, path, "max_cpu_wait_pct", 0, &inv->max_cpu_wait_pct, NULL) < 0 ||
-	    get_i64(rd, o, path, "cpu_wait_ns", 0, INT64_C(1) << 62, 1, &v, &have) < 0)
-		goto out;
-	inv->cpu_wait_ns = have ? v : -1;
-	if (get_i64(rd, o, path, "system_cpu_wait_ns", 0, INT64_C(1) << 62, 1, &v, &have) < 0)
-		goto out;
-	inv->system_cpu_wait_ns = have ? v : -1;
-	if (get_str(rd, o, path, "cpu_wait_source", 1, &inv->cpu_wait_source) < 0 ||
-	    get_str(rd, o, path, "cpu_wait_note", 1, &inv->cpu_wait_note) < 0 ||
-	    get_str(rd, o, path, "cpus", 1, &inv->cpus) < 0)
+	if (read_process(rd, o, path, inv) < 0 || read_contention(rd, o, path, inv) < 0)
 		goto out;
 	if (read_load(rd, o, path, "load_before", &inv->load_before) < 0 ||
 	    read_load(rd, o, path, "load_after", &inv->load_after) < 0 ||
