@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "evidence.h"
+#include "invocation.h"
 #include "stats.h"
 
 /* The built-in metrics every invocation yields, besides the plan's. */

@@ -17,47 +17,6 @@
 #include "json_out.h"
 #include "util.h"
 
-void invocation_release(struct invocation *inv)
-{
-	if (!inv)
-		return;
-	free(inv->variant);
-	free(inv->reason);
-	for (size_t i = 0; i < inv->argc; i++)
-		free(inv->argv[i]);
-	free(inv->argv);
-	free(inv->cwd);
-	free(inv->dir);
-	free(inv->exec_error);
-	free(inv->cgroup_note);
-	free(inv->cpu_wait_source);
-	free(inv->cpu_wait_note);
-	free(inv->cpus);
-	overlap_hits_free(inv->overlaps, inv->noverlaps);
-	free(inv->results_files);
-	for (size_t i = 0; i < inv->nresults; i++)
-		results_file_release(&inv->results[i]);
-	free(inv->results);
-	for (size_t i = 0; i < inv->nfailed_tests; i++)
-		free(inv->failed_tests[i]);
-	free(inv->failed_tests);
-	metric_values_free(inv->metrics, inv->nmetrics);
-	for (size_t i = 0; i < inv->nguards; i++)
-		guard_result_release(&inv->guards[i]);
-	free(inv->guards);
-	invocation_prepare_free(inv->prepare);
-	memset(inv, 0, sizeof(*inv));
-}
-
-void invocation_prepare_free(struct invocation_prepare *p)
-{
-	if (!p)
-		return;
-	strv_free(p->argv);
-	free(p->reason);
-	free(p);
-}
-
 static cJSON *prepare_json(const struct invocation_prepare *p)
 {
 	cJSON *o = jnew_object(), *argv = jnew_array(), *log = jnew_object();
@@ -75,37 +34,6 @@ static cJSON *prepare_json(const struct invocation_prepare *p)
 	jadd_bool(log, "truncated", p->log_bytes_dropped > 0);
 	jadd(o, "log", log);
 	return o;
-}
-
-double invocation_cpu_wait_pct(const struct invocation *inv)
-{
-	if (inv->cpu_wait_ns < 0 || inv->wall_ns <= 0)
-		return -1;
-	return round((double)inv->cpu_wait_ns * 100.0 / (double)inv->wall_ns * 1e4) / 1e4;
-}
-
-const char *inv_status_name(enum inv_status st)
-{
-	switch (st) {
-	case INV_OK: return "ok";
-	case INV_FAILED: return "failed";
-	case INV_TIMED_OUT: return "timed_out";
-	case INV_DISCARDED: return "discarded";
-	case INV_EXEC_FAILED: return "exec_failed";
-	case INV_INTERRUPTED: return "interrupted";
-	}
-	return "unknown";
-}
-
-const char *run_status_name(enum run_status st)
-{
-	switch (st) {
-	case RUN_RUNNING: return "running";
-	case RUN_COMPLETED: return "completed";
-	case RUN_FAILED: return "failed";
-	case RUN_INTERRUPTED: return "interrupted";
-	}
-	return "unknown";
 }
 
 static cJSON *load_json(const struct loadavg *l)
@@ -220,12 +148,11 @@ static cJSON *logs_json(const struct invocation *inv)
 	return o;
 }
 
-static cJSON *invocation_json(const struct invocation *inv, int with_schema)
+/* Which slot this is and what ran: seq, variant, phase, ..., argv, cwd. */
+static void identity_into(cJSON *o, const struct invocation *inv)
 {
-	cJSON *o = jnew_object(), *argv, *cg;
+	cJSON *argv;
 
-	if (with_schema)
-		jadd_str(o, "schema", EVIDENCE_INVOCATION_SCHEMA);
 	jadd_int(o, "seq", inv->seq);
 	jadd_str(o, "variant", inv->variant);
 	jadd_str(o, "phase", inv->warmup ? "warmup" : "run");
@@ -244,6 +171,11 @@ static cJSON *invocation_json(const struct invocation *inv, int with_schema)
 	}
 	jadd(o, "argv", argv);
 	jadd_str(o, "cwd", inv->cwd);
+}
+
+/* How the process went: clocks, exit, rusage. */
+static void process_into(cJSON *o, const struct invocation *inv)
+{
 	jadd_str(o, "start_utc", inv->start_utc);
 	jadd_str(o, "end_utc", inv->end_utc);
 	jadd_int(o, "wall_ns", inv->wall_ns);
@@ -260,6 +192,11 @@ static cJSON *invocation_json(const struct invocation *inv, int with_schema)
 	jadd_int(o, "majflt", inv->majflt);
 	jadd_int(o, "nvcsw", inv->nvcsw);
 	jadd_int(o, "nivcsw", inv->nivcsw);
+}
+
+/* The machine around it: load, foreign CPU, CPU wait, pinning. */
+static void load_into(cJSON *o, const struct invocation *inv)
+{
 	jadd(o, "load_before", load_json(&inv->load_before));
 	jadd(o, "load_after", load_json(&inv->load_after));
 	if (inv->foreign_cpu >= 0)
@@ -286,20 +223,11 @@ static cJSON *invocation_json(const struct invocation *inv, int with_schema)
 			 inv->system_cpu_wait_ns >= 0);
 	jadd_str(o, "cpus", inv->cpus);
 	jadd_int(o, "leftovers_killed", inv->leftovers_killed);
-	jadd(o, "overlaps", overlaps_json(inv));
-	jadd(o, "logs", logs_json(inv));
-	if (inv->prepare)
-		jadd(o, "prepare", prepare_json(inv->prepare));
-	if (inv->cgroup_valid) {
-		cg = jnew_object();
-		jadd_int_or_null(cg, "memory_peak_bytes", inv->cg_memory_peak_bytes,
-				 inv->cg_memory_peak_bytes >= 0);
-		jadd_int_or_null(cg, "cpu_usage_ns", inv->cg_cpu_usage_ns, inv->cg_cpu_usage_ns >= 0);
-		jadd(o, "cgroup", cg);
-	} else {
-		jadd(o, "cgroup", cJSON_CreateNull());
-	}
-	jadd_str(o, "cgroup_note", inv->cgroup_note);
+}
+
+/* Its test results: the pattern, the counts, each file, the failed names. */
+static void tests_into(cJSON *o, const struct invocation *inv)
+{
 	jadd_str(o, "results_files", inv->results_files);
 	if (inv->has_tests) {
 		cJSON *t = jnew_object();
@@ -317,6 +245,32 @@ static cJSON *invocation_json(const struct invocation *inv, int with_schema)
 		jpush(failed, cJSON_CreateString(inv->failed_tests[i]));
 	jadd(o, "failed_tests", failed);
 	jadd_int(o, "failed_tests_omitted", (int64_t)inv->failed_tests_omitted);
+}
+
+static cJSON *invocation_json(const struct invocation *inv, int with_schema)
+{
+	cJSON *o = jnew_object(), *cg;
+
+	if (with_schema)
+		jadd_str(o, "schema", EVIDENCE_INVOCATION_SCHEMA);
+	identity_into(o, inv);
+	process_into(o, inv);
+	load_into(o, inv);
+	jadd(o, "overlaps", overlaps_json(inv));
+	jadd(o, "logs", logs_json(inv));
+	if (inv->prepare)
+		jadd(o, "prepare", prepare_json(inv->prepare));
+	if (inv->cgroup_valid) {
+		cg = jnew_object();
+		jadd_int_or_null(cg, "memory_peak_bytes", inv->cg_memory_peak_bytes,
+				 inv->cg_memory_peak_bytes >= 0);
+		jadd_int_or_null(cg, "cpu_usage_ns", inv->cg_cpu_usage_ns, inv->cg_cpu_usage_ns >= 0);
+		jadd(o, "cgroup", cg);
+	} else {
+		jadd(o, "cgroup", cJSON_CreateNull());
+	}
+	jadd_str(o, "cgroup_note", inv->cgroup_note);
+	tests_into(o, inv);
 	cJSON *metrics = jnew_object();
 	for (size_t i = 0; i < inv->nmetrics; i++) {
 		const struct metric_value *m = &inv->metrics[i];

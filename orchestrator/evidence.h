@@ -3,7 +3,8 @@
  * each invocation's result.json and resource.log, and the top-level
  * result.json — written deterministically (fixed key order) and
  * atomically (a half-written file is never left under its final name).
- * It does not run anything and does not compute statistics.
+ * It does not run anything and does not compute statistics. The record
+ * it serialises, struct invocation, is invocation.h's.
  */
 #ifndef ABEV_EVIDENCE_H
 #define ABEV_EVIDENCE_H
@@ -12,123 +13,17 @@
 #include <stdint.h>
 
 #include "guard.h"
+#include "invocation.h"
+#include "results.h"
 
 struct comparison;
 struct compare_gate_def;
-#include "metrics.h"
-#include "overlap.h"
-#include "results.h"
-#include "sysstat.h"
 
 #define EVIDENCE_RUN_SCHEMA "abev.run/1"
 #define EVIDENCE_INVOCATION_SCHEMA "abev.invocation/1"
 #define EVIDENCE_RESULTS_SCHEMA "abev.results/1"
 #define EVIDENCE_COMPARE_SCHEMA "abev.compare/1"
-/* Failed test names kept per invocation; the rest are counted. */
-#define EVIDENCE_FAILED_TESTS_MAX 50
 
-enum inv_status {
-	INV_OK,
-	INV_FAILED,
-	INV_TIMED_OUT,
-	INV_DISCARDED,
-	INV_EXEC_FAILED,
-	INV_INTERRUPTED,
-};
-
-/* One process abev started. Strings are owned; release with invocation_release(). */
-/* What the plan's prepare command did before an invocation (prepare.c). */
-struct invocation_prepare {
-	char **argv;              /* as expanded */
-	size_t argc;
-	const char *status;       /* "ok", "failed", "timed_out", "exec_failed", "interrupted" (static) */
-	int exit_code;            /* -1: null */
-	int signal;               /* 0: null */
-	int interrupt_signal;     /* abev received it while the command ran; 0: none */
-	int64_t wall_ns;
-	char *reason;             /* why not ok, or NULL */
-	int64_t log_bytes, log_bytes_dropped; /* prepare.log: kept, read past the cap */
-};
-
-void invocation_prepare_free(struct invocation_prepare *p);
-
-struct invocation {
-	unsigned seq;            /* 1-based execution order */
-	char *variant;
-	int warmup;
-	unsigned round;          /* 1-based within the phase */
-	unsigned attempt;        /* 1, then 2.. for repeats of a discarded slot */
-	enum inv_status status;
-	char *reason;            /* one line on why the status is not ok, or NULL */
-	char **argv;
-	size_t argc;
-	char *cwd;
-	char *dir;               /* relative to the evidence root: runs/<variant>/<phase>-<round>[-attempt-<k>] */
-	char start_utc[40];
-	char end_utc[40];
-	int64_t wall_ns;
-	int exit_code;           /* -1: null */
-	int signal;              /* 0: null */
-	int core_dumped;
-	int timed_out;
-	char *exec_error;
-	int64_t user_ns, sys_ns;
-	int64_t max_rss_bytes;
-	long minflt, majflt, nvcsw, nivcsw;
-	struct loadavg load_before, load_after;
-	double foreign_cpu;      /* < 0: null */
-	double foreign_cpu_resolution; /* < 0: null; how far off foreign_cpu can be */
-	double max_foreign_cpu;  /* the threshold it was judged by (0: no limit) */
-	int64_t cpu_wait_ns;     /* -1: null; time the child's tree was runnable but not running */
-	char *cpu_wait_source;   /* "cgroup", "schedstat", or NULL with cpu_wait_note saying why */
-	char *cpu_wait_note;     /* why cpu_wait_ns is null, or what it leaves out; or NULL */
-	double max_cpu_wait_pct; /* the threshold it was judged by */
-	int64_t system_cpu_wait_ns; /* -1: null; /proc/pressure/cpu "some" during the run */
-	char *cpus;              /* the CPU list the child was pinned to, or NULL */
-	unsigned leftovers_killed;
-	/* What else ran meanwhile: load.exclusive matches and other abev runs (overlap.h) */
-	struct overlap_hit *overlaps;
-	size_t noverlaps;
-	unsigned overlaps_unnamed; /* past OVERLAP_HITS_MAX */
-	/* test.log [0] and stderr.log [1]: bytes kept, and read past limits.max_log_bytes */
-	struct invocation_log {
-		int64_t bytes_written, bytes_dropped;
-	} logs[2];
-	int cgroup_valid;
-	int64_t cg_memory_peak_bytes;   /* -1: null */
-	int64_t cg_cpu_usage_ns;        /* -1: null */
-	char *cgroup_note;       /* why cgroup is null, or why memory_peak is null */
-	char *results_files;     /* the expanded results pattern, or NULL */
-	int has_tests;           /* results were looked for: tests holds their sum */
-	struct results_counts tests;
-	struct results_file *results;   /* per file read; path relative to the evidence root */
-	size_t nresults;
-	char **failed_tests;     /* names of failed and errored tests, at most EVIDENCE_FAILED_TESTS_MAX */
-	size_t nfailed_tests;
-	size_t failed_tests_omitted; /* failed tests past that cap */
-	struct metric_value *metrics;   /* recorded runs only */
-	size_t nmetrics;
-	struct guard_result *guards;    /* in the order they ran */
-	size_t nguards;
-	struct invocation_prepare *prepare; /* the plan's prepare step, or NULL: none */
-};
-
-void invocation_release(struct invocation *inv);
-/*
- * cpu_wait_ns as a percentage of wall_ns, to 4 decimals (what result.json
- * records and the load guard judges), or -1 when either is unknown.
- */
-double invocation_cpu_wait_pct(const struct invocation *inv);
-const char *inv_status_name(enum inv_status st);
-
-/* Overall status of the top-level result.json. */
-enum run_status {
-	RUN_RUNNING,      /* abev has not finished (or was killed without a chance to say so) */
-	RUN_COMPLETED,
-	RUN_FAILED,
-	RUN_INTERRUPTED,
-};
-const char *run_status_name(enum run_status st);
 
 struct run_header {
 	const char *plan_name;

@@ -201,14 +201,69 @@ static int read_status(const struct json_in *rd, const char *path, const char *n
 	return json_in_error(rd, path, "unknown status '%s'", name);
 }
 
+/* How the process went: clocks, rusage, exit. 0 or -1 after the error. */
+static int read_process(const struct json_in *rd, const cJSON *o, const char *path,
+			struct invocation *inv)
+{
+	int64_t v = 0;
+	int have;
+
+	if (json_get_int(rd, o, path, "wall_ns", JSON_REQUIRED, 0, INT64_C(1) << 62, &inv->wall_ns) < 0 ||
+	    json_get_int(rd, o, path, "user_ns", JSON_REQUIRED, 0, INT64_C(1) << 62, &inv->user_ns) < 0 ||
+	    json_get_int(rd, o, path, "sys_ns", JSON_REQUIRED, 0, INT64_C(1) << 62, &inv->sys_ns) < 0 ||
+	    json_get_int(rd, o, path, "max_rss_bytes", JSON_REQUIRED, 0, INT64_C(1) << 62, &inv->max_rss_bytes) < 0)
+		return -1;
+	if ((have = json_get_int(rd, o, path, "exit_code", JSON_REQUIRED | JSON_NULLABLE, 0, 255, &v)) < 0)
+		return -1;
+	inv->exit_code = have ? (int)v : -1;
+	if ((have = json_get_int(rd, o, path, "signal", JSON_REQUIRED | JSON_NULLABLE, 1, 128, &v)) < 0)
+		return -1;
+	inv->signal = have ? (int)v : 0;
+	if (json_get_bool(rd, o, path, "core_dumped", JSON_REQUIRED, &inv->core_dumped) < 0 ||
+	    json_get_bool(rd, o, path, "timed_out", JSON_REQUIRED, &inv->timed_out) < 0)
+		return -1;
+	return 0;
+}
+
+/* The machine around it: foreign CPU, CPU wait, pinning. 0 or -1 after the error. */
+static int read_contention(const struct json_in *rd, const cJSON *o, const char *path,
+			   struct invocation *inv)
+{
+	int64_t v = 0;
+	double d = 0;
+	int have;
+
+	if ((have = json_get_number(rd, o, path, "foreign_cpu", JSON_REQUIRED | JSON_NULLABLE, -HUGE_VAL, 0, HUGE_VAL, &d)) < 0)
+		return -1;
+	inv->foreign_cpu = have ? d : -1;
+	if ((have = json_get_number(rd, o, path, "foreign_cpu_resolution", JSON_REQUIRED | JSON_NULLABLE, -HUGE_VAL, 0, HUGE_VAL, &d)) < 0)
+		return -1;
+	inv->foreign_cpu_resolution = have ? d : -1;
+	if ((have = json_get_number(rd, o, path, "max_foreign_cpu", JSON_REQUIRED | JSON_NULLABLE, -HUGE_VAL, 0, HUGE_VAL, &inv->max_foreign_cpu)) < 0)
+		return -1;
+	if (!have)
+		inv->max_foreign_cpu = -1;
+	if (json_get_number(rd, o, path, "max_cpu_wait_pct", JSON_REQUIRED, -HUGE_VAL, 0, HUGE_VAL, &inv->max_cpu_wait_pct) < 0 ||
+	    (have = json_get_int(rd, o, path, "cpu_wait_ns", JSON_REQUIRED | JSON_NULLABLE, 0, INT64_C(1) << 62, &v)) < 0)
+		return -1;
+	inv->cpu_wait_ns = have ? v : -1;
+	if ((have = json_get_int(rd, o, path, "system_cpu_wait_ns", JSON_REQUIRED | JSON_NULLABLE, 0, INT64_C(1) << 62, &v)) < 0)
+		return -1;
+	inv->system_cpu_wait_ns = have ? v : -1;
+	if (json_get_string(rd, o, path, "cpu_wait_source", JSON_REQUIRED | JSON_NULLABLE, &inv->cpu_wait_source) < 0 ||
+	    json_get_string(rd, o, path, "cpu_wait_note", JSON_REQUIRED | JSON_NULLABLE, &inv->cpu_wait_note) < 0 ||
+	    json_get_string(rd, o, path, "cpus", JSON_REQUIRED | JSON_NULLABLE, &inv->cpus) < 0)
+		return -1;
+	return 0;
+}
+
 static int read_invocation(const struct json_in *rd, const struct evidence_run *r,
 			   const cJSON *o, size_t i, struct invocation *inv)
 {
 	char path[64], *phase = NULL, *status = NULL;
 	char *start = NULL, *end = NULL;
 	int64_t v = 0;
-	double d = 0;
-	int have, ret = -1;
+	int ret = -1;
 	size_t k;
 
 	snprintf(path, sizeof(path), "invocations[%zu]", i);
@@ -255,41 +310,7 @@ static int read_invocation(const struct json_in *rd, const struct evidence_run *
 	if (json_get_int(rd, o, path, "attempt", JSON_REQUIRED, 1, UINT32_MAX, &v) < 0)
 		goto out;
 	inv->attempt = (unsigned)v;
-	if (json_get_int(rd, o, path, "wall_ns", JSON_REQUIRED, 0, INT64_C(1) << 62, &inv->wall_ns) < 0 ||
-	    json_get_int(rd, o, path, "user_ns", JSON_REQUIRED, 0, INT64_C(1) << 62, &inv->user_ns) < 0 ||
-	    json_get_int(rd, o, path, "sys_ns", JSON_REQUIRED, 0, INT64_C(1) << 62, &inv->sys_ns) < 0 ||
-	    json_get_int(rd, o, path, "max_rss_bytes", JSON_REQUIRED, 0, INT64_C(1) << 62, &inv->max_rss_bytes) < 0)
-		goto out;
-	if ((have = json_get_int(rd, o, path, "exit_code", JSON_REQUIRED | JSON_NULLABLE, 0, 255, &v)) < 0)
-		goto out;
-	inv->exit_code = have ? (int)v : -1;
-	if ((have = json_get_int(rd, o, path, "signal", JSON_REQUIRED | JSON_NULLABLE, 1, 128, &v)) < 0)
-		goto out;
-	inv->signal = have ? (int)v : 0;
-	if (json_get_bool(rd, o, path, "core_dumped", JSON_REQUIRED, &inv->core_dumped) < 0 ||
-	    json_get_bool(rd, o, path, "timed_out", JSON_REQUIRED, &inv->timed_out) < 0)
-		goto out;
-	if ((have = json_get_number(rd, o, path, "foreign_cpu", JSON_REQUIRED | JSON_NULLABLE, -HUGE_VAL, 0, HUGE_VAL, &d)) < 0)
-		goto out;
-	inv->foreign_cpu = have ? d : -1;
-	if ((have = json_get_number(rd, o, path, "foreign_cpu_resolution", JSON_REQUIRED | JSON_NULLABLE, -HUGE_VAL, 0, HUGE_VAL, &d)) < 0)
-		goto out;
-	inv->foreign_cpu_resolution = have ? d : -1;
-	if ((have = json_get_number(rd, o, path, "max_foreign_cpu", JSON_REQUIRED | JSON_NULLABLE, -HUGE_VAL, 0, HUGE_VAL, &inv->max_foreign_cpu)) < 0)
-		goto out;
-	if (!have)
-		inv->max_foreign_cpu = -1;
-	if (
-	    json_get_number(rd, o, path, "max_cpu_wait_pct", JSON_REQUIRED, -HUGE_VAL, 0, HUGE_VAL, &inv->max_cpu_wait_pct) < 0 ||
-	    (have = json_get_int(rd, o, path, "cpu_wait_ns", JSON_REQUIRED | JSON_NULLABLE, 0, INT64_C(1) << 62, &v)) < 0)
-		goto out;
-	inv->cpu_wait_ns = have ? v : -1;
-	if ((have = json_get_int(rd, o, path, "system_cpu_wait_ns", JSON_REQUIRED | JSON_NULLABLE, 0, INT64_C(1) << 62, &v)) < 0)
-		goto out;
-	inv->system_cpu_wait_ns = have ? v : -1;
-	if (json_get_string(rd, o, path, "cpu_wait_source", JSON_REQUIRED | JSON_NULLABLE, &inv->cpu_wait_source) < 0 ||
-	    json_get_string(rd, o, path, "cpu_wait_note", JSON_REQUIRED | JSON_NULLABLE, &inv->cpu_wait_note) < 0 ||
-	    json_get_string(rd, o, path, "cpus", JSON_REQUIRED | JSON_NULLABLE, &inv->cpus) < 0)
+	if (read_process(rd, o, path, inv) < 0 || read_contention(rd, o, path, inv) < 0)
 		goto out;
 	if (read_load(rd, o, path, "load_before", &inv->load_before) < 0 ||
 	    read_load(rd, o, path, "load_after", &inv->load_after) < 0 ||

@@ -14,7 +14,7 @@
 #ifndef ABEV_JUDGE_H
 #define ABEV_JUDGE_H
 
-#include "evidence.h"
+#include "invocation.h"
 #include "plan.h"
 
 struct judge;

@@ -325,62 +325,41 @@ static const char *base_name(const char *path)
 }
 
 /*
- * Like read_file_capped(), but the reason goes onto the metric instead of
- * through error(): an absent stderr.log is a property of the run, not an
- * error of abev.
+ * read_small(), with the reason on the metric instead of through error():
+ * an absent stderr.log is a property of the run, not an error of abev.
+ * The file may still be growing (a straggling grandchild): read_small()
+ * checks the limit as it reads.
  */
 static void text_load(struct text *t, const char *path)
 {
-	struct stat st;
-	int fd = -1;
-
 	t->loaded = 1;
 	if (!path) {
 		t->why = xstrdup("no output file was captured");
 		return;
 	}
 	t->label = base_name(path);
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0) {
-		t->why = xasprintf("cannot open %s: %s", t->label, strerror(errno));
+	switch (read_small(&t->sb, path, METRICS_MAX_TEXT, READ_REGULAR)) {
+	case READ_SMALL_OK:
+		replace_nuls(t->sb.buf, t->sb.len);
 		return;
-	}
-	if (fstat(fd, &st) < 0) {
+	case READ_SMALL_OPEN:
+		t->why = xasprintf("cannot open %s: %s", t->label, strerror(errno));
+		break;
+	case READ_SMALL_STAT:
 		t->why = xasprintf("cannot stat %s: %s", t->label, strerror(errno));
-		goto out;
-	}
-	if (!S_ISREG(st.st_mode)) {
+		break;
+	case READ_SMALL_TYPE:
 		t->why = xasprintf("%s is not a regular file", t->label);
-		goto out;
+		break;
+	case READ_SMALL_READ:
+		t->why = xasprintf("cannot read %s: %s", t->label, strerror(errno));
+		break;
+	case READ_SMALL_TOO_BIG:
+		t->why = xasprintf("%s is larger than the limit of %u bytes", t->label,
+				   METRICS_MAX_TEXT);
+		break;
 	}
-	if (st.st_size > (off_t)METRICS_MAX_TEXT)
-		goto too_big;
-	for (;;) {
-		ssize_t n;
-		strbuf_grow(&t->sb, 65536);
-		n = read(fd, t->sb.buf + t->sb.len, t->sb.alloc - t->sb.len - 1);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			t->why = xasprintf("cannot read %s: %s", t->label, strerror(errno));
-			goto out;
-		}
-		if (n == 0)
-			break;
-		t->sb.len += (size_t)n;
-		t->sb.buf[t->sb.len] = '\0';
-		/* The file may still be growing (a straggling grandchild): check as we go. */
-		if (t->sb.len > METRICS_MAX_TEXT)
-			goto too_big;
-	}
-	replace_nuls(t->sb.buf, t->sb.len);
-	goto out;
-too_big:
-	t->why = xasprintf("%s is larger than the limit of %u bytes", t->label, METRICS_MAX_TEXT);
-out:
-	if (t->why)
-		strbuf_release(&t->sb);
-	close(fd);
+	strbuf_release(&t->sb);
 }
 
 /* The values a metric's matches (or tests) gave, combined by its match mode. */

@@ -71,7 +71,7 @@ void overlap_watch_release(struct overlap_watch *w)
 }
 
 /* Reads at most max bytes of a small /proc file; -1 when it is gone. */
-static ssize_t read_small(const char *path, char *buf, size_t max)
+static ssize_t read_proc_small(const char *path, char *buf, size_t max)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	ssize_t n;
@@ -92,7 +92,7 @@ static ssize_t read_cmdline(long pid, char *buf, size_t size)
 	ssize_t n;
 
 	snprintf(path, sizeof(path), "/proc/%ld/cmdline", pid);
-	n = read_small(path, buf, size - 1);
+	n = read_proc_small(path, buf, size - 1);
 	if (n <= 0)
 		return -1;
 	while (n > 0 && buf[n - 1] == '\0')
@@ -133,7 +133,7 @@ static long parent_of(long pid)
 	ssize_t n;
 
 	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
-	n = read_small(path, buf, sizeof(buf) - 1);
+	n = read_proc_small(path, buf, sizeof(buf) - 1);
 	if (n <= 0)
 		return -1;
 	buf[n] = '\0';

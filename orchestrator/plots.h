@@ -31,7 +31,7 @@
 #include <stddef.h>
 
 #include "compare.h"
-#include "evidence.h"
+#include "invocation.h"
 
 /* The folder under the evidence root, and the file of the runs plot in it. */
 #define PLOTS_DIR "plots"

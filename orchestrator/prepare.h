@@ -11,7 +11,7 @@
 #ifndef ABEV_PREPARE_H
 #define ABEV_PREPARE_H
 
-#include "evidence.h"
+#include "invocation.h"
 #include "plan.h"
 
 /* Bytes of a prepare command's output kept in prepare.log. */

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "evidence.h"
+#include "invocation.h"
 #include "util.h"
 
 enum progress_mode { PROGRESS_QUIET, PROGRESS_LINES, PROGRESS_LIVE };

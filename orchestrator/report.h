@@ -13,7 +13,7 @@
 #include <stddef.h>
 
 #include "compare.h"
-#include "evidence.h"
+#include "invocation.h"
 #include "evidence_read.h"
 
 struct report_input {

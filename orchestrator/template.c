@@ -33,17 +33,6 @@ struct tmpl_ctx {
 	size_t n, alloc;
 };
 
-/* Makes room for one more element in the array *p of *alloc elements. */
-static void grow(void **p, size_t *alloc, size_t n, size_t size)
-{
-	if (n < *alloc)
-		return;
-	if (*alloc > SIZE_MAX / 2 / size)
-		die_oom();
-	*alloc = *alloc ? *alloc * 2 : 8;
-	*p = xrealloc(*p, *alloc * size);
-}
-
 struct tmpl_ctx *tmpl_ctx_new(void)
 {
 	return xcalloc(1, sizeof(struct tmpl_ctx));
@@ -95,7 +84,7 @@ static struct tmpl_value *slot(struct tmpl_ctx *c, const char *name, enum tv_kin
 		v = &c->v[i];
 		value_clear(v);
 	} else {
-		grow((void **)&c->v, &c->alloc, c->n, sizeof(*c->v));
+		ALLOC_GROW(c->v, c->n + 1, c->alloc);
 		v = &c->v[c->n++];
 		memset(v, 0, sizeof(*v));
 		v->name = xstrndup(name, len);
@@ -143,7 +132,7 @@ struct tmpl_ctx *tmpl_add(struct tmpl_ctx *c, const char *list)
 	else
 		v = slot(c, list, TV_LIST);
 
-	grow((void **)&v->items, &v->alloc, v->nitems, sizeof(*v->items));
+	ALLOC_GROW(v->items, v->nitems + 1, v->alloc);
 	v->items[v->nitems] = tmpl_ctx_new();
 	return v->items[v->nitems++];
 }
@@ -373,7 +362,7 @@ static struct node *add_node(struct parser *p, enum node_kind kind, const char *
 {
 	struct node *nd;
 
-	grow((void **)&p->nodes, &p->alloc, p->n, sizeof(*p->nodes));
+	ALLOC_GROW(p->nodes, p->n + 1, p->alloc);
 	nd = &p->nodes[p->n++];
 	nd->kind = kind;
 	nd->s = s;

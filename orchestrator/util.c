@@ -63,6 +63,24 @@ char *xstrndup(const char *s, size_t n)
 	return p;
 }
 
+void *alloc_grow(void *p, size_t elem_size, size_t nr, size_t *alloc)
+{
+	size_t cap = *alloc;
+
+	if (nr <= cap)
+		return p;
+	cap = cap ? cap : 16;
+	while (cap < nr) {
+		if (cap > SIZE_MAX / 2)
+			die_oom();
+		cap *= 2;
+	}
+	if (elem_size && cap > SIZE_MAX / elem_size)
+		die_oom();
+	*alloc = cap;
+	return xrealloc(p, cap * elem_size);
+}
+
 char *xasprintf(const char *fmt, ...)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -281,6 +299,40 @@ size_t utf8_char_len(const char *s, size_t n)
 	return len;
 }
 
+char *utf8_clean(const char *s, size_t n)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t i = 0;
+	strbuf_grow(&sb, n);
+	while (i < n) {
+		size_t len = utf8_char_len(s + i, n - i);
+		if (len) {
+			strbuf_add(&sb, s + i, len);
+			i += len;
+		} else {
+			strbuf_adds(&sb, "\xef\xbf\xbd");
+			i++;
+		}
+	}
+	return strbuf_detach(&sb, NULL);
+}
+
+static int is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
+}
+
+char *utf8_clean_trim(const char *s, size_t n)
+{
+	while (n && is_space(*s)) {
+		s++;
+		n--;
+	}
+	while (n && is_space(s[n - 1]))
+		n--;
+	return utf8_clean(s, n);
+}
+
 void strbuf_add_sh(struct strbuf *sb, const char *s)
 {
 	const char *p;
@@ -370,36 +422,55 @@ fail:
 	return -1;
 }
 
-int read_file_capped(struct strbuf *sb, const char *path, size_t max)
+enum read_small_result read_small(struct strbuf *sb, const char *path, size_t max,
+				  unsigned flags)
 {
-	int fd = -1, ret = -1;
+	int oflags = O_RDONLY | O_CLOEXEC | O_NOCTTY, fd, saved;
+	enum read_small_result ret = READ_SMALL_OK;
 	struct stat st;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0) {
-		error("cannot open '%s': %s", path, strerror(errno));
-		goto out;
-	}
+	if (flags & READ_REGULAR)
+		oflags |= O_NONBLOCK;
+	if (flags & READ_NOFOLLOW)
+		oflags |= O_NOFOLLOW;
+	fd = open(path, oflags);
+	if (fd < 0)
+		return READ_SMALL_OPEN;
 	if (fstat(fd, &st) < 0) {
-		error("cannot stat '%s': %s", path, strerror(errno));
-		goto out;
+		ret = READ_SMALL_STAT;
+	} else if (S_ISDIR(st.st_mode) || ((flags & READ_REGULAR) && !S_ISREG(st.st_mode))) {
+		errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+		ret = READ_SMALL_TYPE;
+	} else if (S_ISREG(st.st_mode) && st.st_size > 0 && (uintmax_t)st.st_size > max) {
+		/* Known too big before a byte is read; the read below still checks a growing file. */
+		errno = EFBIG;
+		ret = READ_SMALL_TOO_BIG;
+	} else if (read_fd_capped(sb, fd, max) < 0) {
+		ret = errno == EFBIG ? READ_SMALL_TOO_BIG : READ_SMALL_READ;
 	}
-	if (S_ISDIR(st.st_mode)) {
-		error("cannot read '%s': is a directory", path);
-		goto out;
-	}
-	if (read_fd_capped(sb, fd, max) < 0) {
-		if (errno == EFBIG)
-			error("'%s' is larger than the limit of %zu bytes", path, max);
-		else
-			error("cannot read '%s': %s", path, strerror(errno));
-		goto out;
-	}
-	ret = 0;
-out:
-	if (fd >= 0)
-		close(fd);
+	saved = errno;
+	close(fd);
+	errno = saved;
 	return ret;
+}
+
+int read_file_capped(struct strbuf *sb, const char *path, size_t max)
+{
+	switch (read_small(sb, path, max, 0)) {
+	case READ_SMALL_OK:
+		return 0;
+	case READ_SMALL_OPEN:
+		return error("cannot open '%s': %s", path, strerror(errno));
+	case READ_SMALL_STAT:
+		return error("cannot stat '%s': %s", path, strerror(errno));
+	case READ_SMALL_TYPE:
+		return error("cannot read '%s': is a directory", path);
+	case READ_SMALL_TOO_BIG:
+		return error("'%s' is larger than the limit of %zu bytes", path, max);
+	case READ_SMALL_READ:
+		break;
+	}
+	return error("cannot read '%s': %s", path, strerror(errno));
 }
 
 int write_file_new(const char *path, mode_t mode, const void *data, size_t len)

@@ -23,6 +23,18 @@
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
+/*
+ * ALLOC_GROW(x, nr, alloc): makes the array x (a pointer, NULL at first)
+ * hold at least nr elements, alloc (a size_t lvalue) being its capacity.
+ * The capacity doubles (from 16), so appending one at a time is amortised
+ * constant; a size that overflows aborts like exhaustion. The usual use:
+ *     ALLOC_GROW(v, n + 1, alloc);
+ *     v[n++] = item;
+ * (git's ALLOC_GROW.) New elements are not initialised.
+ */
+#define ALLOC_GROW(x, nr, alloc) ((x) = alloc_grow((x), sizeof(*(x)), (nr), &(alloc)))
+void *alloc_grow(void *p, size_t elem_size, size_t nr, size_t *alloc);
+
 /* Out of memory aborts with a message: callers never check for NULL. */
 void *xmalloc(size_t n);
 void *xcalloc(size_t nmemb, size_t size);
@@ -48,8 +60,9 @@ void set_error_routine(report_fn fn);
 /*
  * strbuf: a NUL-terminated growable buffer. buf is never NULL after
  * STRBUF_INIT (it points at a shared empty string until the first add).
- * Growth past `max` (0: no ceiling besides SIZE_MAX/2) aborts via
- * die_oom(); readers that take outside input pass their own limits.
+ * A strbuf has no ceiling of its own: growth past SIZE_MAX/2 aborts via
+ * die_oom(), and readers that take outside input pass their own limits
+ * (read_small()'s max, read_fd_capped()'s max).
  */
 struct strbuf {
 	char *buf;
@@ -77,6 +90,14 @@ char *strbuf_detach(struct strbuf *sb, size_t *len);
  */
 size_t utf8_char_len(const char *s, size_t n);
 /*
+ * Outside text (command output, file names, /proc) made fit for a JSON
+ * string: UTF-8 that ends at its NUL. Each byte of s[0..n) that starts
+ * no valid UTF-8 sequence (a NUL among them) becomes U+FFFD. Caller frees.
+ * utf8_clean_trim() first drops surrounding white space.
+ */
+char *utf8_clean(const char *s, size_t n);
+char *utf8_clean_trim(const char *s, size_t n);
+/*
  * Appends outside text s as XML 1.0 character data, fit for element
  * content and for attribute values in either quotes: & < > " ' become
  * references, control characters (C0 including tab and newline, DEL, C1)
@@ -91,8 +112,31 @@ void strbuf_add_xml(struct strbuf *sb, const char *s);
 void strbuf_add_sh(struct strbuf *sb, const char *s);
 
 /*
- * Reads the whole file at path into sb (appending). Refuses files larger
- * than max bytes with an error naming the file. Returns 0 or -1.
+ * read_small(): the one reader of small files, silent. Appends the whole
+ * file at path, at most max bytes, to sb; on failure sb keeps what it had
+ * before, errno says why and the result says at which step:
+ * READ_SMALL_OPEN, _STAT, _TYPE (a directory; with READ_REGULAR anything
+ * but a regular file), _READ, or _TOO_BIG (more than max bytes: errno
+ * EFBIG). Flags: READ_REGULAR opens with O_NONBLOCK, so that a FIFO
+ * planted under a known name (/proc, /sys, a run directory) cannot hang
+ * abev, and refuses what is not a regular file; READ_NOFOLLOW does not
+ * follow a symbolic link at path.
+ */
+#define READ_REGULAR 1u
+#define READ_NOFOLLOW 2u
+enum read_small_result {
+	READ_SMALL_OK = 0,
+	READ_SMALL_OPEN = -1,
+	READ_SMALL_STAT = -2,
+	READ_SMALL_TYPE = -3,
+	READ_SMALL_READ = -4,
+	READ_SMALL_TOO_BIG = -5,
+};
+enum read_small_result read_small(struct strbuf *sb, const char *path, size_t max,
+				  unsigned flags);
+/*
+ * read_small() (no flags) with an error naming the file: refuses files
+ * larger than max bytes and directories. Returns 0 or -1.
  */
 int read_file_capped(struct strbuf *sb, const char *path, size_t max);
 /*

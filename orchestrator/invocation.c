@@ -1,0 +1,84 @@
+/*
+ * invocation: releasing the record and naming its statuses
+ * (invocation.h). Serialising it is evidence.c's; reading it back is
+ * evidence_read.c's.
+ */
+#include "invocation.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+
+void invocation_release(struct invocation *inv)
+{
+	if (!inv)
+		return;
+	free(inv->variant);
+	free(inv->reason);
+	for (size_t i = 0; i < inv->argc; i++)
+		free(inv->argv[i]);
+	free(inv->argv);
+	free(inv->cwd);
+	free(inv->dir);
+	free(inv->exec_error);
+	free(inv->cgroup_note);
+	free(inv->cpu_wait_source);
+	free(inv->cpu_wait_note);
+	free(inv->cpus);
+	overlap_hits_free(inv->overlaps, inv->noverlaps);
+	free(inv->results_files);
+	for (size_t i = 0; i < inv->nresults; i++)
+		results_file_release(&inv->results[i]);
+	free(inv->results);
+	for (size_t i = 0; i < inv->nfailed_tests; i++)
+		free(inv->failed_tests[i]);
+	free(inv->failed_tests);
+	metric_values_free(inv->metrics, inv->nmetrics);
+	for (size_t i = 0; i < inv->nguards; i++)
+		guard_result_release(&inv->guards[i]);
+	free(inv->guards);
+	invocation_prepare_free(inv->prepare);
+	memset(inv, 0, sizeof(*inv));
+}
+
+void invocation_prepare_free(struct invocation_prepare *p)
+{
+	if (!p)
+		return;
+	strv_free(p->argv);
+	free(p->reason);
+	free(p);
+}
+
+double invocation_cpu_wait_pct(const struct invocation *inv)
+{
+	if (inv->cpu_wait_ns < 0 || inv->wall_ns <= 0)
+		return -1;
+	return round((double)inv->cpu_wait_ns * 100.0 / (double)inv->wall_ns * 1e4) / 1e4;
+}
+
+const char *inv_status_name(enum inv_status st)
+{
+	switch (st) {
+	case INV_OK: return "ok";
+	case INV_FAILED: return "failed";
+	case INV_TIMED_OUT: return "timed_out";
+	case INV_DISCARDED: return "discarded";
+	case INV_EXEC_FAILED: return "exec_failed";
+	case INV_INTERRUPTED: return "interrupted";
+	}
+	return "unknown";
+}
+
+const char *run_status_name(enum run_status st)
+{
+	switch (st) {
+	case RUN_RUNNING: return "running";
+	case RUN_COMPLETED: return "completed";
+	case RUN_FAILED: return "failed";
+	case RUN_INTERRUPTED: return "interrupted";
+	}
+	return "unknown";
+}
