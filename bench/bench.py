@@ -121,8 +121,9 @@ def machine(tmp):
         "tar": first_line(["tar", "--version"]),
         "openssl": first_line(["openssl", "version"]),
         "sha256sum": first_line(["sha256sum", "--version"]),
-        "libarchive (abev pack)": first_line(["sh", "-c", "dpkg-query -W -f '${Version}' "
-                                              "libarchive13 2>/dev/null || echo unknown"]),
+        "libarchive, libzstd (abev pack)": first_line(
+            ["sh", "-c", "dpkg-query -W -f '${Package} ${Version}  ' libarchive13 libzstd1 "
+             "2>/dev/null || echo unknown"]),
     }
 
 
@@ -463,22 +464,8 @@ def misses(oh, tr, evs, o, t, e, load0, load1):
     return out
 
 
-def report(m, oh, tr, evs, rounds, scales, started, elapsed, load0, load1):
-    L = []
-    add = L.append
-    add("# abev performance: `make bench`\n")
-    add(f"Written by `make bench` (bench/bench.py) on {started:%Y-%m-%d %H:%M} UTC in "
-        f"{elapsed:.0f} s. Medians over {rounds} rounds in which abev and the stock tools "
-        "take turns; ratios are abev / stock tool of those medians (below 1: abev is "
-        f"faster). Sizes: {', '.join(f'{s}x' for s in scales)} of each base. Page cache warm. "
-        "Timed from outside: fork to reaping, as `os.wait4()` in the driver sees it; peak RSS "
-        f"from GNU time ({GNU_TIME} -f %M), the larger of two runs apart from the timed ones.\n")
-    add("## Machine\n")
-    add(table(["", ""], [[k, v] for k, v in m.items()] +
-              [["load average before", load0], ["load average after", load1]]))
-    add("")
-
-    add("## Summary\n")
+def summary_rows(oh, tr, evs):
+    """The summary table: each goal at the size it names; also the figures it is judged at."""
     rows = []
     o = next((x for x in oh if x["n"] == 100), oh[-1])
     rows.append([f"1. {o['n']} x `true`: `abev run` vs `hyperfine -N`, elapsed",
@@ -517,6 +504,26 @@ def report(m, oh, tr, evs, rounds, scales, started, elapsed, load0, load1):
     rows.append([f"5. `abev pack` (fsyncs its bundle) vs `tar --zstd -cf` + fsync of the tarball",
                  fmt_s(p[0].wall()), fmt_s(p[1].wall() + e["tar_fsync"]),
                  f"{p[0].wall() / (p[1].wall() + e['tar_fsync']):.2f}x", "reported"])
+    return rows, o, t, e
+
+
+def report(m, oh, tr, evs, rounds, scales, started, elapsed, load0, load1):
+    L = []
+    add = L.append
+    add("# abev performance: `make bench`\n")
+    add(f"Written by `make bench` (bench/bench.py) on {started:%Y-%m-%d %H:%M} UTC in "
+        f"{elapsed:.0f} s. Medians over {rounds} rounds in which abev and the stock tools "
+        "take turns; ratios are abev / stock tool of those medians (below 1: abev is "
+        f"faster). Sizes: {', '.join(f'{s}x' for s in scales)} of each base. Page cache warm. "
+        "Timed from outside: fork to reaping, as `os.wait4()` in the driver sees it; peak RSS "
+        f"from GNU time ({GNU_TIME} -f %M), the larger of two runs apart from the timed ones.\n")
+    add("## Machine\n")
+    add(table(["", ""], [[k, v] for k, v in m.items()] +
+              [["load average before", load0], ["load average after", load1]]))
+    add("")
+
+    add("## Summary\n")
+    rows, o, t, e = summary_rows(oh, tr, evs)
     add(table(["measure", "abev", "stock tool", "ratio", "goal"], rows))
     add("")
 
