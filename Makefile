@@ -6,6 +6,7 @@
 #   make demo       a real A/B comparison of the bundled example
 #   make install    PREFIX=/usr/local DESTDIR=
 #   make deps       install missing -dev packages (root on Debian/Ubuntu) or print the command
+#   make bench      abev side by side with stock tools; writes bench/results.md (not CI)
 
 VERSION   := 0.1.0
 PREFIX    ?= /usr/local
@@ -54,7 +55,7 @@ else
 ABEV_BIN  := abev
 endif
 
-.PHONY: all check check-unit check-integration check-asan check-slurm demo install clean deps
+.PHONY: all check check-unit check-integration check-asan check-slurm demo install clean deps bench
 .DELETE_ON_ERROR:
 
 all: $(ABEV_BIN)
@@ -125,6 +126,21 @@ demo: deps
 
 deps:
 	@sh mk/deps.sh
+
+# Timings against stock tools, never part of make check (bench/README.md).
+# BENCH_SCALE: the largest multiple of the base sizes (1, 10, 100 by default);
+# BENCH_ROUNDS: alternating rounds per figure, whose median is reported.
+BENCH_HASH := $(B)/bench/bench-hash
+BENCH_SCALE ?= 100
+BENCH_ROUNDS ?= 5
+
+$(BENCH_HASH): bench/hash_files.c $(B)/libabev.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(B)/libabev.a $(DEP_LIBS) -lm -pthread $(LDFLAGS)
+
+bench: $(ABEV_BIN) $(BENCH_HASH)
+	ABEV="$(abspath $(ABEV_BIN))" BENCH_HASH="$(abspath $(BENCH_HASH))" \
+	BENCH_SCALE="$(BENCH_SCALE)" BENCH_ROUNDS="$(BENCH_ROUNDS)" $(PYTHON) bench/bench.py
 
 install: abev
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1

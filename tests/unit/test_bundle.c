@@ -225,6 +225,64 @@ static void seen_release(struct seen *s)
 	strbuf_release(&s->content);
 }
 
+/* Log-like text: compressible, but never the same line twice. */
+static char *log_text(size_t n)
+{
+	char *b = xmalloc(n);
+	size_t len = 0;
+	for (unsigned k = 0; len < n; k++) {
+		char line[96];
+		int m = snprintf(line, sizeof(line), "[%010u] iteration %u: %u ns/op, alloc %u B\n",
+				 k, k % 1000, (k * 7919u) % 100003u, (k * 31u) % 977u);
+		size_t take = (size_t)m < n - len ? (size_t)m : n - len;
+		memcpy(b + len, line, take);
+		len += take;
+	}
+	return b;
+}
+
+/*
+ * bundle.c compresses .tar.zst on zstd worker threads: the input is cut
+ * into jobs of a fixed size and compressed in parallel, and the frame must
+ * not depend on which job finished first. Tens of MiB make many jobs.
+ */
+static void test_pack_zstd_jobs_are_deterministic(void **state)
+{
+	char d[] = "/tmp/abev-bundle-XXXXXX";
+	size_t text_len = 24u << 20, noise_len = 4u << 20;
+	char *text = log_text(text_len), *bin = noise(noise_len, 7);
+	(void)state;
+
+	assert_non_null(mkdtemp(d));
+	char *src = path_join(d, "ev");
+	char *one = path_join(d, "one.tar.zst"), *two = path_join(d, "two.tar.zst");
+	put(src, "runs/a.log", text, text_len);
+	put(src, "runs/b.bin", bin, noise_len);
+	assert_int_equal(bundle_pack(src, one), 0);
+	assert_int_equal(bundle_pack(src, two), 0);
+	struct strbuf b1 = slurp(one), b2 = slurp(two);
+	assert_true(b1.len < text_len / 2 + noise_len);   /* it did compress */
+	assert_int_equal(b1.len, b2.len);
+	assert_memory_equal(b1.buf, b2.buf, b1.len);
+	strbuf_release(&b1);
+	strbuf_release(&b2);
+
+	struct seen s = { STRBUF_INIT, STRBUF_INIT, 0 };
+	char *err = NULL;
+	assert_int_equal(bundle_read(one, on_entry, on_data, &s, &err), 0);
+	assert_null(err);
+	assert_int_equal(s.content.len, text_len + noise_len + 2 * strlen("<end>"));
+	assert_memory_equal(s.content.buf, text, text_len);
+	assert_memory_equal(s.content.buf + text_len + strlen("<end>"), bin, noise_len);
+	seen_release(&s);
+	free(text);
+	free(bin);
+	free(src);
+	free(one);
+	free(two);
+	rm_rf(d);
+}
+
 static void test_read_round_trip(void **state)
 {
 	char d[] = "/tmp/abev-bundle-XXXXXX";
@@ -575,6 +633,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pack_is_deterministic),
 		cmocka_unit_test(test_read_round_trip),
+		cmocka_unit_test(test_pack_zstd_jobs_are_deterministic),
 		cmocka_unit_test(test_pack_refuses),
 		cmocka_unit_test(test_read_hostile_entries),
 		cmocka_unit_test(test_read_refuses),
