@@ -46,18 +46,6 @@ struct seal_key {
 	struct seal_pub pub;
 };
 
-/* The oldest libcrypto error as text; empties the (per-thread) queue. */
-static const char *crypto_err(char *buf, size_t len)
-{
-	unsigned long e = ERR_get_error();
-	if (e)
-		ERR_error_string_n(e, buf, len);
-	else
-		snprintf(buf, len, "unknown libcrypto error");
-	ERR_clear_error();
-	return buf;
-}
-
 static void hex_of(const unsigned char *d, size_t n, char *out)
 {
 	static const char digits[] = "0123456789abcdef";
@@ -76,7 +64,8 @@ static int pub_from_pkey(EVP_PKEY *pkey, struct seal_pub *pub)
 	unsigned char d[SHA256_LEN];
 	char msg[256];
 	if (EVP_PKEY_get_raw_public_key(pkey, pub->key, &len) != 1 || len != ED25519_PUB_LEN)
-		return error("cannot get the Ed25519 public key: %s", crypto_err(msg, sizeof(msg)));
+		return error("cannot get the Ed25519 public key: %s",
+			     hash_crypto_err(msg, sizeof(msg)));
 	sha256_buf(pub->key, ED25519_PUB_LEN, d);
 	memcpy(pub->keynum, d, SIGNIFY_KEYNUM_LEN);
 	return 0;
@@ -333,7 +322,7 @@ static int keygen_pem(const char *passphrase, char *text[KEYGEN_NFILES],
 
 	pctx = EVP_PKEY_CTX_new_id(EVP_PKEY_ED25519, NULL);
 	if (!pctx || EVP_PKEY_keygen_init(pctx) != 1 || EVP_PKEY_keygen(pctx, &pkey) != 1) {
-		error("cannot generate an Ed25519 key: %s", crypto_err(msg, sizeof(msg)));
+		error("cannot generate an Ed25519 key: %s", hash_crypto_err(msg, sizeof(msg)));
 		goto out;
 	}
 	if (pub_from_pkey(pkey, pub) < 0)
@@ -343,18 +332,18 @@ static int keygen_pem(const char *passphrase, char *text[KEYGEN_NFILES],
 	kbio = BIO_new(BIO_s_secmem());
 	pbio = BIO_new(BIO_s_mem());
 	if (!kbio || !pbio) {
-		error("cannot allocate a BIO: %s", crypto_err(msg, sizeof(msg)));
+		error("cannot allocate a BIO: %s", hash_crypto_err(msg, sizeof(msg)));
 		goto out;
 	}
 	/* PKCS#8, PBES2 with AES-256-CBC when encrypted; never a prompt. */
 	if (PEM_write_bio_PKCS8PrivateKey(kbio, pkey, passphrase ? EVP_aes_256_cbc() : NULL,
 					  passphrase, passphrase ? (int)strlen(passphrase) : 0, NULL,
 					  NULL) != 1) {
-		error("cannot encode the private key: %s", crypto_err(msg, sizeof(msg)));
+		error("cannot encode the private key: %s", hash_crypto_err(msg, sizeof(msg)));
 		goto out;
 	}
 	if (PEM_write_bio_PUBKEY(pbio, pkey) != 1) {
-		error("cannot encode the public key: %s", crypto_err(msg, sizeof(msg)));
+		error("cannot encode the public key: %s", hash_crypto_err(msg, sizeof(msg)));
 		goto out;
 	}
 	text[KEYGEN_KEY] = bio_text(kbio, &len[KEYGEN_KEY]);
@@ -436,7 +425,7 @@ struct seal_key *seal_key_load(const char *path, const char *passphrase)
 	}
 	bio = BIO_new_mem_buf(sb.buf, (int)sb.len);
 	if (!bio) {
-		error("cannot allocate a BIO: %s", crypto_err(msg, sizeof(msg)));
+		error("cannot allocate a BIO: %s", hash_crypto_err(msg, sizeof(msg)));
 		goto out;
 	}
 	pkey = PEM_read_bio_PrivateKey(bio, NULL, pass_cb, &pc);
@@ -501,7 +490,7 @@ char *seal_sign(const struct seal_key *k, const char *comment, const char *msg, 
 	    EVP_DigestSign(ctx, blob + 2 + SIGNIFY_KEYNUM_LEN, &siglen, (const unsigned char *)msg,
 			   len) != 1 ||
 	    siglen != ED25519_SIG_LEN) {
-		error("cannot sign: %s", crypto_err(err, sizeof(err)));
+		error("cannot sign: %s", hash_crypto_err(err, sizeof(err)));
 		goto out;
 	}
 	memcpy(blob, PKALG, 2);
@@ -556,7 +545,7 @@ int seal_check(const struct seal_pub *pub, const char *sig, size_t sig_len, cons
 	ctx = EVP_MD_CTX_new();
 	if (!pk || !ctx || EVP_DigestVerifyInit(ctx, NULL, NULL, NULL, pk) != 1) {
 		*err = xasprintf("cannot set up Ed25519 verification: %s",
-				 crypto_err(m, sizeof(m)));
+				 hash_crypto_err(m, sizeof(m)));
 		goto out;
 	}
 	r = EVP_DigestVerify(ctx, blob + 2 + SIGNIFY_KEYNUM_LEN, ED25519_SIG_LEN,
