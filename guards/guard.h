@@ -3,6 +3,8 @@
  * looks at what was measured and returns pass, fail, or could-not-check,
  * always with a one-line reason that carries the numbers it judged by.
  * Guards never run processes or write evidence; the runner does both.
+ * One file a guard in guards/ (guard.c holds what they share); judge.c
+ * decides which apply to an invocation and what their verdicts mean.
  */
 #ifndef ABEV_GUARD_H
 #define ABEV_GUARD_H
@@ -87,5 +89,20 @@ void test_set_free(struct test_set *set);
  */
 void guard_test_set(const struct test_set *ref, const char *ref_label,
 		    const struct test_set *got, struct guard_result *out);
+/*
+ * With no reference yet: got (sealed) becomes the reference when sound
+ * (the invocation passed everything else) — returns 1 and passes; else
+ * returns 0, unchecked.
+ */
+int guard_test_set_first(const struct test_set *got, int sound, struct guard_result *out);
+
+/*
+ * metrics: every one of values[0..n) (metric_set_extract()'s) must have
+ * been yielded; the reason names those that were not and why. capped
+ * says some tests were not kept (over the memory cap).
+ */
+struct metric_value;
+void guard_metrics(const struct metric_value *values, size_t n, int capped,
+		   struct guard_result *out);
 
 #endif

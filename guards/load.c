@@ -2,32 +2,13 @@
  * load guard: judges whether a run waited for a CPU longer than the plan
  * allows, where the plan limits it whether others kept more cores busy
  * meanwhile, and whether a process the plan wants alone with the run
- * (load.exclusive) or another abev run overlapped it. It only judges; repeating the slot is the runner's job.
+ * (load.exclusive) or another abev run overlapped it. It only judges:
+ * judge_load() applies it, and repeating the slot is the runner's job.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "guard.h"
 
-#include <stdlib.h>
-
 #include "util.h"
-
-const char *guard_verdict_name(enum guard_verdict v)
-{
-	switch (v) {
-	case GUARD_PASS: return "pass";
-	case GUARD_FAIL: return "fail";
-	case GUARD_UNCHECKED: return "unchecked";
-	}
-	return "unknown";
-}
-
-void guard_result_release(struct guard_result *r)
-{
-	if (!r)
-		return;
-	free(r->reason);
-	r->reason = NULL;
-}
 
 void guard_load(const struct load_figures *f, struct guard_result *out)
 {

@@ -26,7 +26,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "compare.h"
 #include "guard.h"
+#include "overlap.h"
 #include "metrics.h"
 #include "results.h"
 #include "seal.h"
@@ -653,33 +655,54 @@ static void judge_metrics(struct judge *j, struct invocation *inv, const char *r
 		.ntests = c->ntests,
 		.pattern_cpu_seconds = j->plan->pattern_cpu_seconds,
 	};
-	struct guard_result g = { "metrics", GUARD_PASS, NULL };
-	struct strbuf why = STRBUF_INIT;
-	size_t missing = 0;
+	struct guard_result g = { 0 };
 
 	if (c->names)
 		in.test_names = test_set_names(c->names, &in.ntest_names);
 	metric_set_extract(j->metrics, &in, &inv->metrics, &inv->nmetrics);
-	for (size_t i = 0; i < inv->nmetrics; i++) {
-		const struct metric_value *m = &inv->metrics[i];
-		if (m->ok)
-			continue;
-		strbuf_addf(&why, "%s'%s': %s", missing ? "; " : "", m->name, m->why);
-		missing++;
-	}
-	if (missing) {
-		g.verdict = GUARD_FAIL;
-		g.reason = xasprintf("%zu of %zu metric(s) not yielded: %s%s", missing,
-				     inv->nmetrics, why.buf,
-				     c->capped ? " (some tests were not kept: over the memory cap)" : "");
-	} else {
-		g.reason = xasprintf("all %zu metric(s) yielded", inv->nmetrics);
-	}
+	guard_metrics(inv->metrics, inv->nmetrics, c->capped, &g);
 	push_guard(inv, &g);
-	strbuf_release(&why);
 	free(dir);
 	free(out);
 	free(err);
+}
+
+/*
+ * The invocation's status and reason from its guards: too many files
+ * (too_many, taken over) fails it whatever else happened and says so
+ * first; otherwise the first guard that did not pass is its reason.
+ */
+static void settle_status(struct invocation *inv, char *too_many)
+{
+	/* Too many files fails the invocation whatever else happened, and says so first. */
+	if (too_many && inv->status == INV_OK) {
+		inv->status = INV_FAILED;
+		free(inv->reason);
+		inv->reason = too_many;
+		return;
+	}
+	if (too_many) {
+		char *r = inv->reason ? xasprintf("%s; %s", too_many, inv->reason) : too_many;
+		if (r != too_many)
+			free(too_many);
+		free(inv->reason);
+		inv->reason = r;
+		return;
+	}
+	/* The first guard that did not pass is the invocation's reason. */
+	if (inv->status != INV_OK)
+		return;
+	for (size_t i = 0; i < inv->nguards; i++) {
+		if (inv->guards[i].verdict == GUARD_PASS)
+			continue;
+		inv->status = INV_FAILED;
+		free(inv->reason);
+		inv->reason = xasprintf("%s guard %s: %s", inv->guards[i].guard,
+					inv->guards[i].verdict == GUARD_FAIL ? "failed"
+									     : "could not check",
+					inv->guards[i].reason);
+		break;
+	}
 }
 
 void judge_invocation(struct judge *j, struct invocation *inv, const char *root,
@@ -721,53 +744,53 @@ void judge_invocation(struct judge *j, struct invocation *inv, const char *root,
 		for (size_t i = 0; i < inv->nguards; i++)
 			sound &= inv->guards[i].verdict == GUARD_PASS;
 		test_set_seal(c.names);
-		if (!j->ref && !sound) {
-			g.guard = "test_set";
-			g.verdict = GUARD_UNCHECKED;
-			g.reason = xasprintf("ran %zu test(s); no reference set yet to compare with",
-					     test_set_size(c.names));
-		} else if (!j->ref) {
+		if (j->ref) {
+			guard_test_set(j->ref, j->ref_label, c.names, &g);
+		} else if (guard_test_set_first(c.names, sound, &g)) {
 			j->ref = c.names;
 			j->ref_label = xstrdup(inv->dir);
 			c.names = NULL;
-			g.guard = "test_set";
-			g.verdict = GUARD_PASS;
-			g.reason = xasprintf("ran %zu test(s); the reference set for the other "
-					     "invocations", test_set_size(j->ref));
-		} else {
-			guard_test_set(j->ref, j->ref_label, c.names, &g);
 		}
 		push_guard(inv, &g);
 	}
 	collect_release(&c);
+	settle_status(inv, too_many);
+}
 
-	/* Too many files fails the invocation whatever else happened, and says so first. */
-	if (too_many && inv->status == INV_OK) {
-		inv->status = INV_FAILED;
-		free(inv->reason);
-		inv->reason = too_many;
-		return;
+int judge_load(struct judge *j, struct invocation *inv, unsigned attempt)
+{
+	const struct plan *plan = j->plan;
+	char *overlap;
+	struct guard_result g = { 0 };
+	struct load_figures f;
+
+	/*
+	 * Only a run that would otherwise count is discarded: a failure under
+	 * load is still a failure, and a warmup never counts anyway. An
+	 * unknown load (no /proc/stat) cannot be held against the run.
+	 */
+	if (!compare_counts(inv))
+		return 0;
+	overlap = inv->noverlaps ? overlap_describe(inv->overlaps, inv->noverlaps,
+						   inv->overlaps_unnamed)
+				 : NULL;
+	f = (struct load_figures){
+		.cpu_wait_pct = invocation_cpu_wait_pct(inv),
+		.cpu_wait_source = inv->cpu_wait_source,
+		.max_cpu_wait_pct = plan->max_cpu_wait_pct,
+		.foreign_cpu = inv->foreign_cpu,
+		.resolution = inv->foreign_cpu_resolution,
+		.max_foreign_cpu = plan->max_foreign_cpu,
+		.overlap = overlap,
+	};
+	guard_load(&f, &g);
+	free(overlap);
+	if (g.verdict == GUARD_FAIL) {
+		inv->status = INV_DISCARDED;
+		inv->reason = xasprintf("%s; %s", g.reason,
+					attempt <= plan->max_repeats ? "the slot is repeated"
+								     : "no repeats left");
 	}
-	if (too_many) {
-		char *r = inv->reason ? xasprintf("%s; %s", too_many, inv->reason) : too_many;
-		if (r != too_many)
-			free(too_many);
-		free(inv->reason);
-		inv->reason = r;
-		return;
-	}
-	/* The first guard that did not pass is the invocation's reason. */
-	if (inv->status != INV_OK)
-		return;
-	for (size_t i = 0; i < inv->nguards; i++) {
-		if (inv->guards[i].verdict == GUARD_PASS)
-			continue;
-		inv->status = INV_FAILED;
-		free(inv->reason);
-		inv->reason = xasprintf("%s guard %s: %s", inv->guards[i].guard,
-					inv->guards[i].verdict == GUARD_FAIL ? "failed"
-									     : "could not check",
-					inv->guards[i].reason);
-		break;
-	}
+	push_guard(inv, &g);
+	return inv->status == INV_DISCARDED;
 }

@@ -7,8 +7,9 @@
  * the invocation's tests, results, metrics and guards and turning its
  * status to failed when a guard does not pass. It also holds what the run
  * left in its directory to the plan's limits.max_files (failing the
- * invocation past it). The load guard and the repeats it causes stay with
- * the runner; links and odd names left by the run are seal_tidy()'s.
+ * invocation past it), and applies the load guard (judge_load()), which
+ * discards a run that would otherwise count. Repeating a discarded slot is
+ * the runner's; links and odd names left by the run are seal_tidy()'s.
  */
 #ifndef ABEV_JUDGE_H
 #define ABEV_JUDGE_H
@@ -57,5 +58,14 @@ void judge_limit_files(struct judge *j, struct invocation *inv, const char *root
  */
 void judge_invocation(struct judge *j, struct invocation *inv, const char *root,
 		      judge_note_fn note, void *ctx);
+
+/*
+ * Applies the load guard to inv once it is judged: a recorded run that
+ * would otherwise count (compare_counts()) gets a load guard result, and
+ * when that fails, status INV_DISCARDED with the guard's reason and
+ * whether the slot is repeated (attempt, 1-based, against the plan's
+ * max_repeats). Returns 1 when inv is discarded, 0 when it stands.
+ */
+int judge_load(struct judge *j, struct invocation *inv, unsigned attempt);
 
 #endif

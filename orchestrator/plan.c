@@ -176,8 +176,15 @@ static int check_keys(const struct loader *ld, const cJSON *obj, const char *pat
 	size_t nknown = plan_doc_children(doc_parent, known, ARRAY_SIZE(known));
 	size_t before = nerr(ld);
 
-	if (skip_name && nknown && !strcmp(known[0], "name"))
-		memmove(known, known + 1, --nknown * sizeof(*known));
+	/* The base names no variant and prepares none (schedule.prepare does). */
+	for (size_t i = 0; skip_name && i < nknown;) {
+		if (strcmp(known[i], "name") && strcmp(known[i], "prepare")) {
+			i++;
+			continue;
+		}
+		nknown--;
+		memmove(known + i, known + i + 1, (nknown - i) * sizeof(*known));
+	}
 	for (const cJSON *c = obj->child; c; c = c->next) {
 		size_t i;
 		for (i = 0; i < nknown; i++)
@@ -549,14 +556,8 @@ static int parse_variant(const struct loader *ld, const cJSON *obj, const char *
 	parse_command(ld, obj, path, v);
 	get_cpus(ld, obj, path, &v->cpus);
 	/* The base has no prepare command of its own: schedule.prepare is for every variant. */
-	if (!is_base) {
+	if (!is_base)
 		parse_argv(ld, obj, path, "prepare", 0, &v->prepare, &v->prepare_len);
-	} else if (cJSON_GetObjectItemCaseSensitive(obj, "prepare")) {
-		p = key_path(path, "prepare");
-		perr(ld, p, "not allowed in base: schedule.prepare prepares every variant");
-		free(p);
-		p = NULL;
-	}
 	parse_env(ld, obj, path, v);
 	j = cJSON_GetObjectItemCaseSensitive(obj, "assemblies");
 	if (j) {

@@ -15,11 +15,17 @@
  * After the child, abev (a child subreaper) finds every process still in
  * the child's process group, its cgroup, or re-parented to abev, kills
  * them, reaps them and adds their rusage. It does not interpret outcomes:
- * the caller decides what a timeout or a non-zero exit means.
+ * the caller decides what a timeout or a non-zero exit means. The output
+ * streams are proc_io.c's, the CPU-wait figures cpuwait.c's and the
+ * signal self-pipe proc_signal.c's; starting a process is this file's
+ * alone (fork, clone3, execve).
  */
 #define _GNU_SOURCE
 #include "proc.h"
+#include "proc_io.h"
+#include "proc_signal.h"
 #include "cgroup.h"
+#include "cpuwait.h"
 #include "cpulist.h"
 #include "sysstat.h"
 #include "util.h"
@@ -46,7 +52,6 @@
 
 extern char **environ;
 
-#define TICK_NS (100 * 1000 * 1000LL)
 #define DEFAULT_PATH "/usr/local/bin:/usr/bin:/bin"
 #define PATH_ENTRIES_MAX 256
 #define PATH_VALUE_MAX 65536
@@ -62,144 +67,6 @@ struct child_error {
 	int stage;
 	int err;
 };
-
-static int sig_pipe[2] = { -1, -1 };
-static volatile sig_atomic_t interrupt_sig;
-
-/* The terminating signals a user or a supervisor sends: each one interrupts. */
-static const int interrupt_sigs[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2 };
-
-static void on_signal(int sig)
-{
-	int saved = errno;
-	if (sig != SIGCHLD && !interrupt_sig)
-		interrupt_sig = sig;
-	if (sig_pipe[1] >= 0)
-		(void)!write(sig_pipe[1], "", 1);
-	errno = saved;
-}
-
-int proc_setup(void)
-{
-	struct sigaction sa;
-	size_t i;
-
-	if (sig_pipe[0] >= 0)
-		return 0;
-	if (pipe2(sig_pipe, O_NONBLOCK | O_CLOEXEC) < 0) {
-		sig_pipe[0] = sig_pipe[1] = -1;
-		return error("cannot create signal pipe: %s", strerror(errno));
-	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	/* No SA_RESTART: poll() and read() return EINTR and the loops re-check. */
-	sa.sa_flags = SA_NOCLDSTOP;
-	if (sigaction(SIGCHLD, &sa, NULL) < 0)
-		return error("cannot install handler for SIGCHLD: %s", strerror(errno));
-	sa.sa_flags = 0;
-	for (i = 0; i < ARRAY_SIZE(interrupt_sigs); i++)
-		if (sigaction(interrupt_sigs[i], &sa, NULL) < 0)
-			return error("cannot install handler for signal %d: %s",
-				     interrupt_sigs[i], strerror(errno));
-	/*
-	 * A closed stdout (abev run ... | head) or a file-size limit must not
-	 * kill abev with its evidence half written: the write fails with
-	 * EPIPE or EFBIG instead and is reported where it happens. Children
-	 * get the default dispositions back before exec.
-	 */
-	sa.sa_handler = SIG_IGN;
-	if (sigaction(SIGPIPE, &sa, NULL) < 0 || sigaction(SIGXFSZ, &sa, NULL) < 0)
-		return error("cannot ignore SIGPIPE and SIGXFSZ: %s", strerror(errno));
-	/*
-	 * Orphans of the child come back to abev instead of init, so that a
-	 * daemonising grandchild can still be found, killed and reaped.
-	 */
-	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) < 0)
-		return error("cannot become a child subreaper: %s", strerror(errno));
-	return 0;
-}
-
-int proc_interrupted(void)
-{
-	return interrupt_sig;
-}
-
-const char *proc_signal_name(int sig)
-{
-	switch (sig) {
-	case SIGHUP: return "SIGHUP";
-	case SIGINT: return "SIGINT";
-	case SIGQUIT: return "SIGQUIT";
-	case SIGILL: return "SIGILL";
-	case SIGTRAP: return "SIGTRAP";
-	case SIGABRT: return "SIGABRT";
-	case SIGBUS: return "SIGBUS";
-	case SIGFPE: return "SIGFPE";
-	case SIGKILL: return "SIGKILL";
-	case SIGUSR1: return "SIGUSR1";
-	case SIGSEGV: return "SIGSEGV";
-	case SIGUSR2: return "SIGUSR2";
-	case SIGPIPE: return "SIGPIPE";
-	case SIGALRM: return "SIGALRM";
-	case SIGTERM: return "SIGTERM";
-	case SIGXCPU: return "SIGXCPU";
-	case SIGXFSZ: return "SIGXFSZ";
-	case SIGSYS: return "SIGSYS";
-	}
-	return "signal";
-}
-
-static void drain_sig_pipe(void)
-{
-	char buf[64];
-	if (sig_pipe[0] < 0)
-		return;
-	while (read(sig_pipe[0], buf, sizeof(buf)) > 0)
-		;
-}
-
-/* Sleeps until a signal arrives or ms pass (poll ignores a negative fd). */
-static void wait_signal(int ms)
-{
-	struct pollfd pfd = { .fd = sig_pipe[0], .events = POLLIN, .revents = 0 };
-	if (ms < 0)
-		ms = 0;
-	(void)poll(&pfd, 1, ms);
-	drain_sig_pipe();
-}
-
-/* Milliseconds until `when`, rounded up so that we do not wake early, capped. */
-static int ms_until(int64_t now, int64_t when, int cap)
-{
-	int64_t d;
-	if (when <= now)
-		return 0;
-	d = (when - now + 999999) / 1000000;
-	return d > cap ? cap : (int)d;
-}
-
-int proc_sleep(int64_t ns, void (*tick)(void *, int64_t), void *arg)
-{
-	int64_t start = mono_ns(), end = start + (ns > 0 ? ns : 0);
-	int64_t next_tick = start + TICK_NS;
-
-	for (;;) {
-		int64_t now;
-		if (interrupt_sig)
-			return interrupt_sig;
-		now = mono_ns();
-		if (now >= end)
-			return 0;
-		if (now >= next_tick) {
-			if (tick)
-				tick(arg, now - start);
-			while (next_tick <= now)
-				next_tick += TICK_NS;
-		}
-		wait_signal(ms_until(now, end < next_tick ? end : next_tick, 100));
-	}
-}
 
 static int64_t tv_ns(const struct timeval *tv)
 {
@@ -217,45 +84,6 @@ static void add_rusage(struct proc_result *res, const struct rusage *ru)
 	res->majflt += ru->ru_majflt;
 	res->nvcsw += ru->ru_nvcsw;
 	res->nivcsw += ru->ru_nivcsw;
-}
-
-/* Opens path with fd >= 3, so that dup2() onto 0/1/2 in the child never collides. */
-static int open_high(const char *path, int flags)
-{
-	int fd = open(path, flags | O_CLOEXEC | O_NOCTTY, 0644);
-	int hi;
-	if (fd < 0 || fd > 2)
-		return fd;
-	hi = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-	close(fd);
-	return hi;
-}
-
-/*
- * An output pipe: its read end non-blocking for the parent, its write
- * end at fd >= 3 for the child's dup2(). size > 0 asks for that pipe
- * size (best effort). 0 or -1 after error().
- */
-static int open_pipe(int *rd, int *wr, int size)
-{
-	int p[2];
-
-	if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0)
-		return error("cannot create a pipe: %s", strerror(errno));
-	/* The child's stdout blocks as a pipe normally does. */
-	if (fcntl(p[1], F_SETFL, 0) < 0 ||
-	    (*wr = p[1] > 2 ? p[1] : fcntl(p[1], F_DUPFD_CLOEXEC, 3)) < 0) {
-		int e = errno;
-		close(p[0]);
-		close(p[1]);
-		return error("cannot set up a pipe: %s", strerror(e));
-	}
-	if (*wr != p[1])
-		close(p[1]);
-	*rd = p[0];
-	if (size > 0)
-		(void)fcntl(*rd, F_SETPIPE_SZ, size);
-	return 0;
 }
 
 static char *getenv_from(const char *const *envp, const char *name)
@@ -296,13 +124,6 @@ char **proc_exec_candidates(const char *argv0, const char *const *envp)
 		p = colon + 1;
 	}
 	return list;
-}
-
-static void free_list(char **list)
-{
-	for (size_t i = 0; list && list[i]; i++)
-		free(list[i]);
-	free(list);
 }
 
 /*
@@ -394,22 +215,6 @@ fail:
 enum stop_phase { RUNNING, TERM_SENT, KILL_SENT };
 enum stop_reason { STOP_NONE, STOP_TIMEOUT, STOP_INTERRUPT };
 
-/*
- * Where one of the child's output pipes goes: into a strbuf (capture
- * mode) or into a log file (log mode), at most max bytes either way.
- */
-struct sink {
-	int rd;                 /* read end of the pipe, or -1 once at end of file */
-	int file;               /* log mode: the log file, else -1 */
-	const char *path;       /* log mode, for messages (borrowed) */
-	struct strbuf *buf;     /* capture mode (borrowed) */
-	int64_t max;
-	struct proc_stream *st; /* counts, in the caller's proc_result */
-	int can_splice;         /* log mode: splice() into the file works */
-};
-
-#define SINK_INIT { -1, -1, NULL, NULL, 0, NULL, 1 }
-
 struct run {
 	pid_t pid;              /* also the process group id */
 	pid_t self;
@@ -418,101 +223,19 @@ struct run {
 	enum stop_reason reason;
 	int64_t kill_at;
 	struct proc_result *res;
-	int64_t run_delay_ns;   /* the child's threads' schedstat, read before reaping; -1 */
-	int64_t psi_after_us;   /* the cgroup's cpu.pressure when the child exited; -1 */
-	int64_t sys_psi_after_us; /* /proc/pressure/cpu then; -1 */
-	struct sink sinks[2];   /* stdout, stderr: pipes read in the wait loop */
+	struct cpuwait wait;    /* its CPU wait, read around the run */
+	struct proc_sink sinks[2];   /* stdout, stderr: pipes read in the wait loop */
+	/* What the launch needs, all made before fork() (prepare_launch()). */
+	char *const *envp;      /* borrowed */
+	char **cands;           /* exec candidates */
+	cpu_set_t cpus;         /* valid when the spec asks for CPUs */
+	int fd_in, fd_out, fd_err;   /* the child's ends */
+	int go[2], errp[2];     /* the "go" pipe and the exec-error pipe */
+	int cg_fd;              /* the cgroup's directory, for clone3() */
+	int forked;             /* a child is running that abev has not reaped */
+	struct rusage self0;    /* abev's own usage at the start */
+	int64_t start, end;     /* CLOCK_MONOTONIC around the run */
 };
-
-/* Bytes of output read per sink and call, so that a flood cannot keep the caller from its deadline. */
-#define DRAIN_BUDGET (1 << 20)
-/* The pipe size asked for in log mode: fewer wake-ups, less blocking of a chatty child. */
-#define LOG_PIPE_SIZE (1 << 20)
-
-/* Keeps what fits of data under the sink's cap and counts the rest as dropped. */
-static void sink_keep(struct sink *s, const char *data, size_t n)
-{
-	int64_t room = s->max > s->st->bytes_written ? s->max - s->st->bytes_written : 0;
-	size_t keep = (int64_t)n < room ? n : (size_t)room;
-
-	if (keep && s->buf) {
-		strbuf_add(s->buf, data, keep);
-	} else if (keep && s->file >= 0 && write_all(s->file, data, keep) < 0) {
-		/* A full disk is reported once; what could not be written counts as dropped. */
-		warning("cannot write '%s': %s; the rest of the stream is dropped", s->path,
-			strerror(errno));
-		s->max = s->st->bytes_written;
-		keep = 0;
-	}
-	s->st->bytes_written += (int64_t)keep;
-	s->st->bytes_dropped += (int64_t)(n - keep);
-}
-
-/*
- * Log mode, under the cap: moves what the pipe holds straight into the
- * file (splice(), no copy through abev), so that abev keeps up with a
- * child that writes as fast as it can and the child does not wait on a
- * full pipe any longer than it would on the file. Returns the bytes
- * moved, 0 at end of file, -1 with errno (EAGAIN: the pipe is empty;
- * EINVAL: the file cannot take a splice, read() instead).
- */
-static ssize_t sink_splice(struct sink *s, size_t max)
-{
-	ssize_t n = splice(s->rd, NULL, s->file, NULL, max, SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
-
-	if (n > 0)
-		s->st->bytes_written += n;
-	return n;
-}
-
-/*
- * Reads what the pipe holds, at most DRAIN_BUDGET bytes. Closes the pipe
- * at end of file. Returns 1 when the budget ran out with more possibly
- * waiting, 0 otherwise.
- */
-static int sink_drain(struct sink *s)
-{
-	char buf[65536];
-	size_t total = 0;
-
-	while (s->rd >= 0) {
-		int64_t room = s->max - s->st->bytes_written;
-		ssize_t n;
-		if (total >= DRAIN_BUDGET)
-			return 1;
-		if (s->file >= 0 && room > 0 && s->can_splice) {
-			n = sink_splice(s, room < DRAIN_BUDGET ? (size_t)room : DRAIN_BUDGET);
-			if (n > 0) {
-				total += (size_t)n;
-				continue;
-			}
-			if (n < 0 && (errno == EINVAL || errno == ENOSYS)) {
-				s->can_splice = 0;
-				continue;
-			}
-			if (n < 0 && errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK) {
-				/* The file refused (a full disk): read() and write() say so once. */
-				s->can_splice = 0;
-				continue;
-			}
-		} else {
-			n = read(s->rd, buf, sizeof(buf));
-			if (n > 0) {
-				sink_keep(s, buf, (size_t)n);
-				total += (size_t)n;
-				continue;
-			}
-		}
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-			return 0;
-		/* End of file, or an unreadable pipe: nothing more will come. */
-		close(s->rd);
-		s->rd = -1;
-	}
-	return 0;
-}
 
 /*
  * Sleeps until a signal arrives, output is ready, or ms pass; reads that
@@ -521,30 +244,17 @@ static int sink_drain(struct sink *s)
 static void wait_event(struct run *r, int ms)
 {
 	struct pollfd pfd[3] = {
-		{ .fd = sig_pipe[0], .events = POLLIN, .revents = 0 },
+		{ .fd = proc_signal_fd(), .events = POLLIN, .revents = 0 },
 		{ .fd = r->sinks[0].rd, .events = POLLIN, .revents = 0 },
 		{ .fd = r->sinks[1].rd, .events = POLLIN, .revents = 0 },
 	};
 	if (ms < 0)
 		ms = 0;
 	(void)poll(pfd, 3, ms);
-	drain_sig_pipe();
+	proc_signal_drain();
 	for (int i = 0; i < 2; i++)
 		if (r->sinks[i].rd >= 0 && pfd[i + 1].revents)
-			sink_drain(&r->sinks[i]);
-}
-
-/*
- * After the child and its leftovers are gone, whatever they wrote is
- * still in the pipes. Reads it to the end, or as far as a process that
- * escaped the kill has written so far (bounded: such a process could
- * write for ever).
- */
-static void drain_rest(struct run *r)
-{
-	for (int i = 0; i < 2; i++)
-		for (int k = 0; k < 64 && sink_drain(&r->sinks[i]); k++)
-			;
+			proc_io_drain(&r->sinks[i]);
 }
 
 static void signal_cgroup(struct run *r, int sig)
@@ -830,7 +540,7 @@ static int wait_child(struct run *r, const struct proc_spec *spec, int64_t start
 		      int *status, struct rusage *ru, int64_t *end)
 {
 	int64_t deadline = spec->timeout_ns > 0 ? start + spec->timeout_ns : INT64_MAX;
-	int64_t next_tick = start + TICK_NS;
+	int64_t next_tick = start + PROC_TICK_NS;
 
 	for (;;) {
 		int64_t now, wake;
@@ -846,10 +556,7 @@ static int wait_child(struct run *r, const struct proc_spec *spec, int64_t start
 		if (w == 0 && si.si_pid == r->pid) {
 			*end = mono_ns();
 			clock_gettime(CLOCK_REALTIME, &r->res->end_real);
-			/* The window closes with the child: what leftovers do later is not its wait. */
-			r->psi_after_us = cgroup_cpu_pressure_us(&r->cg);
-			r->sys_psi_after_us = psi_read_some_total(PSI_SYSTEM_CPU);
-			r->run_delay_ns = schedstat_run_delay(r->pid);
+			cpuwait_stop(&r->wait, &r->cg, r->pid);
 			while (wait4(r->pid, status, 0, ru) < 0)
 				if (errno != EINTR)
 					return error("lost track of process %ld: %s", (long)r->pid,
@@ -864,7 +571,7 @@ static int wait_child(struct run *r, const struct proc_spec *spec, int64_t start
 		}
 		now = mono_ns();
 		if (r->phase == RUNNING) {
-			if (interrupt_sig)
+			if (proc_interrupted())
 				stop_term(r, STOP_INTERRUPT, now, spec->grace_ns);
 			else if (now >= deadline)
 				stop_term(r, STOP_TIMEOUT, now, spec->grace_ns);
@@ -875,7 +582,7 @@ static int wait_child(struct run *r, const struct proc_spec *spec, int64_t start
 			if (spec->tick)
 				spec->tick(spec->tick_arg, now - start);
 			while (next_tick <= now)
-				next_tick += TICK_NS;
+				next_tick += PROC_TICK_NS;
 		}
 		wake = next_tick;
 		if (r->phase == RUNNING && deadline < wake)
@@ -883,7 +590,7 @@ static int wait_child(struct run *r, const struct proc_spec *spec, int64_t start
 		if (r->phase == TERM_SENT && r->kill_at < wake)
 			wake = r->kill_at;
 		/* A KILL_SENT child dies at once; still, do not spin if it is stuck in D state. */
-		wait_event(r, ms_until(now, wake, 100));
+		wait_event(r, proc_ms_until(now, wake, 100));
 	}
 }
 
@@ -905,7 +612,7 @@ static void finish_stop(struct run *r, const struct proc_spec *spec, int64_t sta
 		}
 		if (spec->tick)
 			spec->tick(spec->tick_arg, now - start);
-		wait_event(r, ms_until(now, r->kill_at, 100));
+		wait_event(r, proc_ms_until(now, r->kill_at, 100));
 	}
 }
 
@@ -944,149 +651,52 @@ static pid_t fork_into(int cg_fd, int *placed)
 }
 
 /*
- * Opens what the child's stdout and stderr go to: its ends in *fd_out and
- * *fd_err (abev closes them after fork), abev's ends in r->sinks. In
- * capture mode stdout is a pipe into spec->capture; in log mode each log
- * file is fed by abev from a pipe, so that the cap holds whatever the
- * child writes; otherwise the child writes the files itself. 0 or -1
- * after error().
+ * Everything the child needs, before fork(): its exec candidates, stdin,
+ * output streams, the go and error pipes, its cgroup (created first, so
+ * that the child can be born in it) and CPU set. 0 or -1 after error().
  */
-static int open_streams(const struct proc_spec *spec, struct run *r, int *fd_out, int *fd_err)
+static int prepare_launch(const struct proc_spec *spec, struct run *r)
 {
-	const char *out_path = spec->stdout_path ? spec->stdout_path : "/dev/null";
-	const char *err_path = spec->stderr_path ? spec->stderr_path : "/dev/null";
-	const char *paths[2] = { spec->stdout_path, spec->stderr_path };
-	int *ends[2] = { fd_out, fd_err };
-	struct proc_stream *counts[2] = { &r->res->out, &r->res->err };
-	/* One file for both: share the offset (or the pipe), or each stream overwrites the other. */
-	int shared = spec->capture ? spec->capture_stderr : strcmp(err_path, out_path) == 0;
-
-	if (spec->capture) {
-		struct sink *s = &r->sinks[0];
-		s->buf = spec->capture;
-		s->max = (int64_t)spec->capture_max;
-		s->st = counts[0];
-		if (open_pipe(&s->rd, fd_out, 0) < 0)
-			return -1;
+	r->envp = spec->envp ? (char *const *)spec->envp : environ;
+	r->cands = proc_exec_candidates(spec->argv[0], (const char *const *)r->envp);
+	r->fd_in = proc_io_open_high("/dev/null", O_RDONLY);
+	if (r->fd_in < 0)
+		return error("cannot open '/dev/null': %s", strerror(errno));
+	if (proc_io_open_streams(spec, r->sinks, r->res, &r->fd_out, &r->fd_err) < 0)
+		return -1;
+	if (pipe2(r->go, O_CLOEXEC) < 0 || pipe2(r->errp, O_CLOEXEC) < 0)
+		return error("cannot create pipe: %s", strerror(errno));
+	if (spec->cgroup_name) {
+		if (cgroup_create(&r->cg, spec->cgroup_name, &r->res->cgroup_reason) == 0)
+			r->cg_fd = open(r->cg.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	} else {
+		r->res->cgroup_reason = xstrdup("no cgroup requested");
 	}
-	for (int i = spec->capture ? 1 : 0; i < 2 && !(i == 1 && shared); i++) {
-		const char *path = paths[i] ? paths[i] : "/dev/null";
-		struct sink *s = &r->sinks[i];
-
-		if (!spec->log_capped || !paths[i]) {
-			*ends[i] = open_high(path, O_WRONLY | O_CREAT | O_TRUNC);
-			if (*ends[i] < 0)
-				return error("cannot open '%s': %s", path, strerror(errno));
-			continue;
-		}
-		s->file = open_high(path, O_WRONLY | O_CREAT | O_TRUNC);
-		if (s->file < 0)
-			return error("cannot open '%s': %s", path, strerror(errno));
-		s->path = path;
-		s->max = spec->log_max_bytes;
-		s->st = counts[i];
-		if (open_pipe(&s->rd, ends[i], LOG_PIPE_SIZE) < 0)
-			return -1;
-	}
-	if (shared) {
-		*fd_err = fcntl(*fd_out, F_DUPFD_CLOEXEC, 3);
-		if (*fd_err < 0)
-			return error("cannot open '%s': %s", err_path, strerror(errno));
+	if (spec->cpus) {
+		CPU_ZERO(&r->cpus);
+		for (unsigned c = 0; c < CPULIST_MAX && c < CPU_SETSIZE; c++)
+			if (cpulist_has(spec->cpus, c))
+				CPU_SET(c, &r->cpus);
 	}
 	return 0;
 }
 
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
 /*
- * A pressure total's growth over the run in ns, or -1. At most the wall
- * time: the kernel's per-CPU aggregation can round a short window up.
+ * Forks the child into its process group (and cgroup), where it waits
+ * for the go byte. 0 or -1 after error().
  */
-static int64_t psi_delta_ns(int64_t before_us, int64_t after_us, int64_t wall_ns)
+static int spawn(const struct proc_spec *spec, struct run *r)
 {
-	int64_t ns;
-	if (before_us < 0 || after_us < before_us || after_us - before_us > INT64_MAX / 1000)
-		return -1;
-	ns = (after_us - before_us) * 1000;
-	return ns < wall_ns ? ns : wall_ns;
-}
-
-static void cpu_wait_from_cgroup(struct proc_result *res, int64_t before_us, int64_t after_us)
-{
-	int64_t ns = psi_delta_ns(before_us, after_us, res->wall_ns);
-	if (ns < 0)
-		return;
-	res->cpu_wait_ns = ns;
-	res->cpu_wait_source = "cgroup";
-	res->cpu_wait_note = NULL;
-}
-
-/* Without the cgroup's pressure: the child's own threads, or why there is nothing. */
-static void cpu_wait_fallback(struct proc_result *res, int64_t run_delay_ns)
-{
-	if (res->cpu_wait_source)
-		return;
-	if (res->outcome == PROC_EXEC_FAILED) {
-		res->cpu_wait_note = "the command was not executed";
-	} else if (run_delay_ns >= 0) {
-		res->cpu_wait_ns = run_delay_ns < res->wall_ns ? run_delay_ns : res->wall_ns;
-		res->cpu_wait_source = "schedstat";
-		res->cpu_wait_note = "no cgroup CPU pressure: run_delay of the child's own threads, "
-				     "its descendants not included";
-	} else {
-		res->cpu_wait_note = "neither a cgroup's cpu.pressure nor /proc/PID/schedstat "
-				     "could be read (no cgroup v2, PSI off, or schedstats off)";
-	}
-}
-
-int proc_run(const struct proc_spec *spec, struct proc_result *res)
-{
-	char *const *envp;
-	char **cands = NULL;
-	int fd_in = -1, fd_out = -1, fd_err = -1;
-	int go[2] = { -1, -1 }, errp[2] = { -1, -1 };
-	struct run r = { 0, 0, CGROUP_INIT, RUNNING, STOP_NONE, 0, res, -1, -1, -1,
-			 { SINK_INIT, SINK_INIT } };
-	cpu_set_t cpus;
-	int64_t psi_before = -1, sys_psi_before = -1;
-	struct rusage self0, self1, ru;
-	struct child_error ce;
 	sigset_t all, old;
-	int64_t start = 0, end = 0;
-	int status = 0, ret = -1, forked = 0, placed = 0, cg_fd = -1;
-	ssize_t n;
+	int placed = 0;
 	pid_t pid;
-
-	result_init(res);
-	if (!spec->argv || !spec->argv[0])
-		return error("no command to run");
-	envp = spec->envp ? (char *const *)spec->envp : environ;
-	cands = proc_exec_candidates(spec->argv[0], (const char *const *)envp);
-
-	fd_in = open_high("/dev/null", O_RDONLY);
-	if (fd_in < 0) {
-		error("cannot open '/dev/null': %s", strerror(errno));
-		goto out;
-	}
-	if (open_streams(spec, &r, &fd_out, &fd_err) < 0)
-		goto out;
-	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(errp, O_CLOEXEC) < 0) {
-		error("cannot create pipe: %s", strerror(errno));
-		goto out;
-	}
-
-	/* The group exists before the child, so that the child can be born in it. */
-	if (spec->cgroup_name) {
-		if (cgroup_create(&r.cg, spec->cgroup_name, &res->cgroup_reason) == 0)
-			cg_fd = open(r.cg.path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	} else {
-		res->cgroup_reason = xstrdup("no cgroup requested");
-	}
-
-	if (spec->cpus) {
-		CPU_ZERO(&cpus);
-		for (unsigned c = 0; c < CPULIST_MAX && c < CPU_SETSIZE; c++)
-			if (cpulist_has(spec->cpus, c))
-				CPU_SET(c, &cpus);
-	}
 
 	/*
 	 * Block signals across fork() so that the child cannot run abev's
@@ -1094,135 +704,180 @@ int proc_run(const struct proc_spec *spec, struct proc_result *res)
 	 */
 	sigfillset(&all);
 	sigprocmask(SIG_SETMASK, &all, &old);
-	pid = fork_into(cg_fd, &placed);
+	pid = fork_into(r->cg_fd, &placed);
 	if (pid == 0)
-		child_main(spec, (char *const *)spec->argv, envp, cands,
-			   spec->cpus ? &cpus : NULL, go[0], go[1], errp[1], fd_in, fd_out, fd_err);
+		child_main(spec, (char *const *)spec->argv, r->envp, r->cands,
+			   spec->cpus ? &r->cpus : NULL, r->go[0], r->go[1], r->errp[1], r->fd_in,
+			   r->fd_out, r->fd_err);
 	sigprocmask(SIG_SETMASK, &old, NULL);
-	if (pid < 0) {
-		error("cannot fork: %s", strerror(errno));
-		goto out;
-	}
-	forked = 1;
-	r.pid = pid;
-	r.self = getpid();
-	close(go[0]);
-	close(errp[1]);
-	go[0] = errp[1] = -1;
+	if (pid < 0)
+		return error("cannot fork: %s", strerror(errno));
+	r->forked = 1;
+	r->pid = pid;
+	r->self = getpid();
+	close_fd(&r->go[0]);
+	close_fd(&r->errp[1]);
 	/* Only the child may hold the output pipes' write ends: their end is our EOF. */
-	close(fd_out);
-	close(fd_err);
-	fd_out = fd_err = -1;
+	close_fd(&r->fd_out);
+	close_fd(&r->fd_err);
 	/* Both sides call setpgid(), so the group exists before either goes on. */
 	if (setpgid(pid, pid) < 0 && errno != EACCES && errno != ESRCH)
 		warning("cannot put process %ld in its own group: %s", (long)pid,
 			strerror(errno));
+	if (r->cg.path && !placed && cgroup_add(&r->cg, pid, &r->res->cgroup_reason) < 0)
+		cgroup_release(&r->cg);
+	return 0;
+}
 
-	if (r.cg.path && !placed && cgroup_add(&r.cg, pid, &res->cgroup_reason) < 0)
-		cgroup_release(&r.cg);
-	/* A new group starts at 0, but reading costs nothing and assumes nothing. */
-	psi_before = cgroup_cpu_pressure_us(&r.cg);
-	sys_psi_before = psi_read_some_total(PSI_SYSTEM_CPU);
-
-	getrusage(RUSAGE_SELF, &self0);
-	clock_gettime(CLOCK_REALTIME, &res->start_real);
-	start = mono_ns();
-	if (write_all(go[1], "g", 1) < 0) {
-		error("cannot start process %ld: %s", (long)pid, strerror(errno));
-		kill(pid, SIGKILL);
-		goto out;
+/* Starts the clock and lets the child go. 0 or -1 after error(). */
+static int release_child(struct run *r)
+{
+	cpuwait_start(&r->wait, &r->cg);
+	getrusage(RUSAGE_SELF, &r->self0);
+	clock_gettime(CLOCK_REALTIME, &r->res->start_real);
+	r->start = mono_ns();
+	if (write_all(r->go[1], "g", 1) < 0) {
+		error("cannot start process %ld: %s", (long)r->pid, strerror(errno));
+		kill(r->pid, SIGKILL);
+		return -1;
 	}
-	close(go[1]);
-	go[1] = -1;
+	close_fd(&r->go[1]);
+	return 0;
+}
 
-	/* EOF: the exec happened (the pipe is close-on-exec). Data: it did not. */
-	do {
-		n = read(errp[0], &ce, sizeof(ce));
-	} while (n < 0 && errno == EINTR);
-	if (n == (ssize_t)sizeof(ce)) {
-		while (wait4(pid, &status, 0, &ru) < 0 && errno == EINTR)
-			;
-		end = mono_ns();
-		clock_gettime(CLOCK_REALTIME, &res->end_real);
-		forked = 0;
-		res->outcome = PROC_EXEC_FAILED;
-		res->exec_error = exec_error_text(spec, &ce);
-		res->wall_ns = end - start;
-		getrusage(RUSAGE_SELF, &self1);
-		res->self_cpu_ns = tv_ns(&self1.ru_utime) + tv_ns(&self1.ru_stime) -
-				   tv_ns(&self0.ru_utime) - tv_ns(&self0.ru_stime);
-		ret = 0;
-		goto out;
-	}
+/* The window's wall time and abev's own CPU over it, once r->end is set. */
+static void record_window(struct run *r)
+{
+	struct rusage self1;
 
-	if (wait_child(&r, spec, start, &status, &ru, &end) < 0)
-		goto out;
-	forked = 0;
 	getrusage(RUSAGE_SELF, &self1);
-	res->wall_ns = end - start;
-	res->self_cpu_ns = tv_ns(&self1.ru_utime) + tv_ns(&self1.ru_stime) -
-			   tv_ns(&self0.ru_utime) - tv_ns(&self0.ru_stime);
+	r->res->wall_ns = r->end - r->start;
+	r->res->self_cpu_ns = tv_ns(&self1.ru_utime) + tv_ns(&self1.ru_stime) -
+			      tv_ns(&r->self0.ru_utime) - tv_ns(&r->self0.ru_stime);
+}
+
+/*
+ * Whether the exec failed: EOF on the error pipe means it happened (the
+ * pipe is close-on-exec), data that it did not — then the child is
+ * reaped and the outcome is PROC_EXEC_FAILED.
+ */
+static int exec_failed(const struct proc_spec *spec, struct run *r)
+{
+	struct child_error ce;
+	struct rusage ru;
+	int status;
+	ssize_t n;
+
+	do {
+		n = read(r->errp[0], &ce, sizeof(ce));
+	} while (n < 0 && errno == EINTR);
+	if (n != (ssize_t)sizeof(ce))
+		return 0;
+	while (wait4(r->pid, &status, 0, &ru) < 0 && errno == EINTR)
+		;
+	r->end = mono_ns();
+	clock_gettime(CLOCK_REALTIME, &r->res->end_real);
+	r->forked = 0;
+	r->res->outcome = PROC_EXEC_FAILED;
+	r->res->exec_error = exec_error_text(spec, &ce);
+	record_window(r);
+	return 1;
+}
+
+/* Waits for the child and records how it ended; then its leftovers go. 0 or -1. */
+static int follow_child(const struct proc_spec *spec, struct run *r)
+{
+	struct proc_result *res = r->res;
+	struct rusage ru;
+	int status = 0;
+
+	if (wait_child(r, spec, r->start, &status, &ru, &r->end) < 0)
+		return -1;
+	r->forked = 0;
+	record_window(r);
 	add_rusage(res, &ru);
 	set_status(res, status);
-	if (r.reason == STOP_TIMEOUT)
+	if (r->reason == STOP_TIMEOUT)
 		res->outcome = PROC_TIMED_OUT;
-	else if (r.reason == STOP_INTERRUPT)
+	else if (r->reason == STOP_INTERRUPT)
 		res->outcome = PROC_INTERRUPTED;
-	if (r.reason != STOP_NONE && interrupt_sig)
-		res->interrupt_signal = interrupt_sig;
+	if (r->reason != STOP_NONE && proc_interrupted())
+		res->interrupt_signal = proc_interrupted();
+	finish_stop(r, spec, r->start);
+	clean_leftovers(r);
+	proc_io_drain_rest(r->sinks);
+	return 0;
+}
 
-	finish_stop(&r, spec, start);
-	clean_leftovers(&r);
-	drain_rest(&r);
-	ret = 0;
-out:
-	if (forked) {
+/*
+ * Whatever happened: a child abev lost track of is killed, the cgroup's
+ * figures read (when the run was recorded) and the group removed, the CPU
+ * wait worked out, and every descriptor closed.
+ */
+static void finish_run(struct run *r, int recorded)
+{
+	struct proc_result *res = r->res;
+	int status;
+
+	if (r->forked) {
 		/* abev could not follow the child: it must not outlive this call. */
-		kill(-r.pid, SIGKILL);
-		kill(r.pid, SIGKILL);
-		while (waitpid(r.pid, &status, 0) < 0 && errno == EINTR)
+		kill(-r->pid, SIGKILL);
+		kill(r->pid, SIGKILL);
+		while (waitpid(r->pid, &status, 0) < 0 && errno == EINTR)
 			;
 	}
-	if (r.cg.path) {
+	if (r->cg.path) {
 		struct cgroup_stats st;
-		if (ret == 0) {
-			cgroup_read(&r.cg, &st);
+		if (recorded) {
+			cgroup_read(&r->cg, &st);
 			res->cg_memory_peak_bytes = st.memory_peak_bytes;
 			res->cg_cpu_usage_ns = st.cpu_usage_ns;
-			res->cg_memory_note = cgroup_memory_note(&r.cg);
-			cpu_wait_from_cgroup(res, psi_before, r.psi_after_us);
+			res->cg_memory_note = cgroup_memory_note(&r->cg);
+			cpuwait_from_cgroup(&r->wait, res);
 		}
-		cgroup_kill_all(&r.cg);
-		cgroup_release(&r.cg);
+		cgroup_kill_all(&r->cg);
+		cgroup_release(&r->cg);
 	}
-	if (ret == 0) {
-		cpu_wait_fallback(res, r.run_delay_ns);
-		res->system_cpu_wait_ns = psi_delta_ns(sys_psi_before, r.sys_psi_after_us,
-						       res->wall_ns);
-	}
-	if (cg_fd >= 0)
-		close(cg_fd);
-	if (go[0] >= 0)
-		close(go[0]);
-	if (go[1] >= 0)
-		close(go[1]);
-	if (errp[0] >= 0)
-		close(errp[0]);
-	if (errp[1] >= 0)
-		close(errp[1]);
-	if (fd_in >= 0)
-		close(fd_in);
-	if (fd_out >= 0)
-		close(fd_out);
-	if (fd_err >= 0)
-		close(fd_err);
+	if (recorded)
+		cpuwait_finish(&r->wait, res);
+	close_fd(&r->cg_fd);
 	for (int i = 0; i < 2; i++) {
-		if (r.sinks[i].rd >= 0)
-			close(r.sinks[i].rd);
-		if (r.sinks[i].file >= 0 && close(r.sinks[i].file) < 0 && ret == 0)
-			warning("cannot close '%s': %s", r.sinks[i].path, strerror(errno));
+		close_fd(&r->go[i]);
+		close_fd(&r->errp[i]);
 	}
-	free_list(cands);
+	close_fd(&r->fd_in);
+	close_fd(&r->fd_out);
+	close_fd(&r->fd_err);
+	proc_io_close(r->sinks, recorded);
+	strv_free(r->cands);
+	r->cands = NULL;
+}
+
+int proc_run(const struct proc_spec *spec, struct proc_result *res)
+{
+	struct run r = {
+		.cg = CGROUP_INIT,
+		.phase = RUNNING,
+		.reason = STOP_NONE,
+		.res = res,
+		.wait = CPUWAIT_INIT,
+		.sinks = { PROC_SINK_INIT, PROC_SINK_INIT },
+		.fd_in = -1, .fd_out = -1, .fd_err = -1,
+		.go = { -1, -1 }, .errp = { -1, -1 },
+		.cg_fd = -1,
+	};
+	int ret = -1;
+
+	result_init(res);
+	if (!spec->argv || !spec->argv[0])
+		return error("no command to run");
+	if (prepare_launch(spec, &r) < 0 || spawn(spec, &r) < 0 || release_child(&r) < 0)
+		goto out;
+	if (!exec_failed(spec, &r) && follow_child(spec, &r) < 0)
+		goto out;
+	ret = 0;
+out:
+	finish_run(&r, ret == 0);
 	return ret;
 }
 

@@ -1,4 +1,4 @@
-/* Unit tests of the min_executed, exit_code and test_set guards: each
+/* Unit tests of the min_executed, exit_code, test_set and metrics guards: each
  * verdict, and reasons that carry the numbers and the names. */
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "guard.h"
+#include "metrics.h"
 
 static void test_min_executed(void **state)
 {
@@ -126,6 +127,51 @@ static void test_test_set_many(void **state)
 	test_set_free(NULL);
 }
 
+static void test_test_set_first(void **state)
+{
+	static const char *const names[] = { "T.a", "T.b", NULL };
+	struct test_set *s = set_of(names);
+	struct guard_result r = { 0 };
+	(void)state;
+
+	assert_int_equal(guard_test_set_first(s, 0, &r), 0);
+	assert_string_equal(r.guard, "test_set");
+	assert_int_equal(r.verdict, GUARD_UNCHECKED);
+	assert_string_equal(r.reason, "ran 2 test(s); no reference set yet to compare with");
+	guard_result_release(&r);
+	assert_int_equal(guard_test_set_first(s, 1, &r), 1);
+	assert_int_equal(r.verdict, GUARD_PASS);
+	assert_string_equal(r.reason, "ran 2 test(s); the reference set for the other invocations");
+	guard_result_release(&r);
+	test_set_free(s);
+}
+
+static void test_metrics(void **state)
+{
+	struct metric_value v[3] = {
+		{ .name = (char *)"wall", .ok = 1, .value = 1 },
+		{ .name = (char *)"ops", .ok = 0, .why = (char *)"no match in test.log" },
+		{ .name = (char *)"lat", .ok = 0, .why = (char *)"test 'X' not found" },
+	};
+	struct guard_result r = { 0 };
+	(void)state;
+
+	guard_metrics(v, 1, 0, &r);
+	assert_string_equal(r.guard, "metrics");
+	assert_int_equal(r.verdict, GUARD_PASS);
+	assert_string_equal(r.reason, "all 1 metric(s) yielded");
+	guard_result_release(&r);
+	guard_metrics(v, 3, 0, &r);
+	assert_int_equal(r.verdict, GUARD_FAIL);
+	assert_string_equal(r.reason, "2 of 3 metric(s) not yielded: 'ops': no match in test.log; "
+				      "'lat': test 'X' not found");
+	guard_result_release(&r);
+	guard_metrics(v, 2, 1, &r);
+	assert_string_equal(r.reason, "1 of 2 metric(s) not yielded: 'ops': no match in test.log "
+				      "(some tests were not kept: over the memory cap)");
+	guard_result_release(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -133,6 +179,8 @@ int main(void)
 		cmocka_unit_test(test_exit_code),
 		cmocka_unit_test(test_test_set),
 		cmocka_unit_test(test_test_set_many),
+		cmocka_unit_test(test_test_set_first),
+		cmocka_unit_test(test_metrics),
 	};
 	return cmocka_run_group_tests_name("guards", tests, NULL, NULL);
 }

@@ -455,6 +455,8 @@ static const struct broken broken_plans[] = {
 	  { ": results.file: unknown key, did you mean 'files'? (expected one of: files, min_executed)" } },
 	{ HEAD "'base':{'name':'x','command':['run']},'variants_file':'vars.txt'}", "a\n", 0,
 	  { ": base.name: unknown key (expected one of: cwd, command, env, assemblies, cpus)" } },
+	{ HEAD "'base':{'command':['run'],'prepare':['x']},'variants_file':'vars.txt'}", "a\n", 0,
+	  { ": base.prepare: unknown key", "(expected one of: cwd, command, env, assemblies, cpus)" } },
 	{ HEAD "'variants':[" VA "],'schedule':{'runs':2,'runs':3}}", NULL, 0,
 	  { ": schedule.runs: key given twice" } },
 	/* wrong types */

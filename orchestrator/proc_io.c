@@ -1,0 +1,218 @@
+/*
+ * proc_io: where a child's output goes. In capture mode stdout (and
+ * stderr, if asked) comes back through a pipe into a bounded strbuf; in
+ * log mode abev writes each log file itself from a pipe, splice()ing
+ * straight into the file while under the cap and reading and dropping
+ * the rest, so that the child never blocks on a full pipe and the cap
+ * holds whatever it writes; otherwise the child writes its files itself.
+ * The pipes are read by proc.c's wait loop (proc_io_drain()); this module
+ * starts and waits for nothing.
+ */
+#define _GNU_SOURCE
+#include "proc_io.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util.h"
+
+/* Bytes of output read per sink and call, so that a flood cannot keep the caller from its deadline. */
+#define DRAIN_BUDGET (1 << 20)
+/* The pipe size asked for in log mode: fewer wake-ups, less blocking of a chatty child. */
+#define LOG_PIPE_SIZE (1 << 20)
+
+/* Keeps what fits of data under the sink's cap and counts the rest as dropped. */
+static void sink_keep(struct proc_sink *s, const char *data, size_t n)
+{
+	int64_t room = s->max > s->st->bytes_written ? s->max - s->st->bytes_written : 0;
+	size_t keep = (int64_t)n < room ? n : (size_t)room;
+
+	if (keep && s->buf) {
+		strbuf_add(s->buf, data, keep);
+	} else if (keep && s->file >= 0 && write_all(s->file, data, keep) < 0) {
+		/* A full disk is reported once; what could not be written counts as dropped. */
+		warning("cannot write '%s': %s; the rest of the stream is dropped", s->path,
+			strerror(errno));
+		s->max = s->st->bytes_written;
+		keep = 0;
+	}
+	s->st->bytes_written += (int64_t)keep;
+	s->st->bytes_dropped += (int64_t)(n - keep);
+}
+
+/*
+ * Log mode, under the cap: moves what the pipe holds straight into the
+ * file (splice(), no copy through abev), so that abev keeps up with a
+ * child that writes as fast as it can and the child does not wait on a
+ * full pipe any longer than it would on the file. Returns the bytes
+ * moved, 0 at end of file, -1 with errno (EAGAIN: the pipe is empty;
+ * EINVAL: the file cannot take a splice, read() instead).
+ */
+static ssize_t sink_splice(struct proc_sink *s, size_t max)
+{
+	ssize_t n = splice(s->rd, NULL, s->file, NULL, max, SPLICE_F_NONBLOCK | SPLICE_F_MOVE);
+
+	if (n > 0)
+		s->st->bytes_written += n;
+	return n;
+}
+
+/*
+ * Reads what the pipe holds, at most DRAIN_BUDGET bytes. Closes the pipe
+ * at end of file. Returns 1 when the budget ran out with more possibly
+ * waiting, 0 otherwise.
+ */
+int proc_io_drain(struct proc_sink *s)
+{
+	char buf[65536];
+	size_t total = 0;
+
+	while (s->rd >= 0) {
+		int64_t room = s->max - s->st->bytes_written;
+		ssize_t n;
+		if (total >= DRAIN_BUDGET)
+			return 1;
+		if (s->file >= 0 && room > 0 && s->can_splice) {
+			n = sink_splice(s, room < DRAIN_BUDGET ? (size_t)room : DRAIN_BUDGET);
+			if (n > 0) {
+				total += (size_t)n;
+				continue;
+			}
+			if (n < 0 && (errno == EINVAL || errno == ENOSYS)) {
+				s->can_splice = 0;
+				continue;
+			}
+			if (n < 0 && errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK) {
+				/* The file refused (a full disk): read() and write() say so once. */
+				s->can_splice = 0;
+				continue;
+			}
+		} else {
+			n = read(s->rd, buf, sizeof(buf));
+			if (n > 0) {
+				sink_keep(s, buf, (size_t)n);
+				total += (size_t)n;
+				continue;
+			}
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return 0;
+		/* End of file, or an unreadable pipe: nothing more will come. */
+		close(s->rd);
+		s->rd = -1;
+	}
+	return 0;
+}
+
+/*
+ * After the child and its leftovers are gone, whatever they wrote is
+ * still in the pipes. Reads it to the end, or as far as a process that
+ * escaped the kill has written so far (bounded: such a process could
+ * write for ever).
+ */
+void proc_io_drain_rest(struct proc_sink sinks[2])
+{
+	for (int i = 0; i < 2; i++)
+		for (int k = 0; k < 64 && proc_io_drain(&sinks[i]); k++)
+			;
+}
+
+int proc_io_open_high(const char *path, int flags)
+{
+	int fd = open(path, flags | O_CLOEXEC | O_NOCTTY, 0644);
+	int hi;
+	if (fd < 0 || fd > 2)
+		return fd;
+	hi = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	close(fd);
+	return hi;
+}
+
+/*
+ * An output pipe: its read end non-blocking for the parent, its write
+ * end at fd >= 3 for the child's dup2(). size > 0 asks for that pipe
+ * size (best effort). 0 or -1 after error().
+ */
+static int open_pipe(int *rd, int *wr, int size)
+{
+	int p[2];
+
+	if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0)
+		return error("cannot create a pipe: %s", strerror(errno));
+	/* The child's stdout blocks as a pipe normally does. */
+	if (fcntl(p[1], F_SETFL, 0) < 0 ||
+	    (*wr = p[1] > 2 ? p[1] : fcntl(p[1], F_DUPFD_CLOEXEC, 3)) < 0) {
+		int e = errno;
+		close(p[0]);
+		close(p[1]);
+		return error("cannot set up a pipe: %s", strerror(e));
+	}
+	if (*wr != p[1])
+		close(p[1]);
+	*rd = p[0];
+	if (size > 0)
+		(void)fcntl(*rd, F_SETPIPE_SZ, size);
+	return 0;
+}
+
+int proc_io_open_streams(const struct proc_spec *spec, struct proc_sink sinks[2],
+			 struct proc_result *res, int *fd_out, int *fd_err)
+{
+	const char *out_path = spec->stdout_path ? spec->stdout_path : "/dev/null";
+	const char *err_path = spec->stderr_path ? spec->stderr_path : "/dev/null";
+	const char *paths[2] = { spec->stdout_path, spec->stderr_path };
+	int *ends[2] = { fd_out, fd_err };
+	struct proc_stream *counts[2] = { &res->out, &res->err };
+	/* One file for both: share the offset (or the pipe), or each stream overwrites the other. */
+	int shared = spec->capture ? spec->capture_stderr : strcmp(err_path, out_path) == 0;
+
+	if (spec->capture) {
+		struct proc_sink *s = &sinks[0];
+		s->buf = spec->capture;
+		s->max = (int64_t)spec->capture_max;
+		s->st = counts[0];
+		if (open_pipe(&s->rd, fd_out, 0) < 0)
+			return -1;
+	}
+	for (int i = spec->capture ? 1 : 0; i < 2 && !(i == 1 && shared); i++) {
+		const char *path = paths[i] ? paths[i] : "/dev/null";
+		struct proc_sink *s = &sinks[i];
+
+		if (!spec->log_capped || !paths[i]) {
+			*ends[i] = proc_io_open_high(path, O_WRONLY | O_CREAT | O_TRUNC);
+			if (*ends[i] < 0)
+				return error("cannot open '%s': %s", path, strerror(errno));
+			continue;
+		}
+		s->file = proc_io_open_high(path, O_WRONLY | O_CREAT | O_TRUNC);
+		if (s->file < 0)
+			return error("cannot open '%s': %s", path, strerror(errno));
+		s->path = path;
+		s->max = spec->log_max_bytes;
+		s->st = counts[i];
+		if (open_pipe(&s->rd, ends[i], LOG_PIPE_SIZE) < 0)
+			return -1;
+	}
+	if (shared) {
+		*fd_err = fcntl(*fd_out, F_DUPFD_CLOEXEC, 3);
+		if (*fd_err < 0)
+			return error("cannot open '%s': %s", err_path, strerror(errno));
+	}
+	return 0;
+}
+
+void proc_io_close(struct proc_sink sinks[2], int report)
+{
+	for (int i = 0; i < 2; i++) {
+		if (sinks[i].rd >= 0)
+			close(sinks[i].rd);
+		sinks[i].rd = -1;
+		if (sinks[i].file >= 0 && close(sinks[i].file) < 0 && report)
+			warning("cannot close '%s': %s", sinks[i].path, strerror(errno));
+		sinks[i].file = -1;
+	}
+}

@@ -1,0 +1,470 @@
+/*
+ * run_slot: one slot of the schedule — each attempt waits out the gap,
+ * runs the prepare step and the measured command through proc with the
+ * samples around it that judge its load (machine CPU, load average, other
+ * abev runs, load.exclusive processes), records what was measured, has
+ * judge.c judge it, writes its files and result.json, and repeats the
+ * slot while judge_load() discards the attempt and repeats are left. It
+ * does not decide whether a run counts (judge.c) and does not set up or
+ * finish the run (runner.c).
+ */
+#define _XOPEN_SOURCE 700
+#include "run_slot.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpulist.h"
+#include "judge.h"
+#include "prepare.h"
+#include "proc.h"
+#include "seal.h"
+#include "sysstat.h"
+#include "util.h"
+
+/* The child's environment: abev's own, then the plan's, then ABEV_*. Caller frees. */
+static char **build_env(const struct plan_variant *v, const struct plan_vars *vars)
+{
+	size_t n;
+	char **env = plan_variant_env(v, vars, &n);
+	char round[16];
+
+	snprintf(round, sizeof(round), "%u", vars->round);
+	env_set(&env, &n, "ABEV_RUN_DIR", vars->run_dir);
+	env_set(&env, &n, "ABEV_VARIANT", vars->variant);
+	env_set(&env, &n, "ABEV_PHASE", vars->phase);
+	env_set(&env, &n, "ABEV_ROUND", round);
+	return env;
+}
+
+struct tick_ctx {
+	struct progress *prog;
+	int64_t gap_total_ns;
+	struct overlap_watch *watch;
+};
+
+static void run_tick(void *arg, int64_t elapsed_ns)
+{
+	struct tick_ctx *t = arg;
+	progress_tick(t->prog, elapsed_ns);
+	if (t->watch)
+		overlap_watch_scan(t->watch);
+}
+
+static void gap_tick(void *arg, int64_t elapsed_ns)
+{
+	struct tick_ctx *t = arg;
+	progress_gap(t->prog, t->gap_total_ns - elapsed_ns);
+}
+
+static void set_status(struct invocation *inv, const struct proc_result *res,
+		       const struct plan *plan)
+{
+	switch (res->outcome) {
+	case PROC_EXITED:
+		/* Whether the exit code is acceptable is the exit_code guard's call. */
+		inv->status = INV_OK;
+		break;
+	case PROC_SIGNALED:
+		inv->status = INV_FAILED;
+		inv->reason = xasprintf("killed by signal %d (%s)%s", res->signal,
+					proc_signal_name(res->signal),
+					res->core_dumped ? ", core dumped" : "");
+		break;
+	case PROC_TIMED_OUT:
+		inv->status = INV_TIMED_OUT;
+		inv->reason = xasprintf("timed out after %g s; stopped with %s", plan->timeout_seconds,
+					proc_signal_name(res->signal));
+		break;
+	case PROC_EXEC_FAILED:
+		inv->status = INV_EXEC_FAILED;
+		inv->reason = xstrdup(res->exec_error ? res->exec_error : "could not be executed");
+		break;
+	case PROC_INTERRUPTED:
+		inv->status = INV_INTERRUPTED;
+		inv->reason = xasprintf("abev received %s; the process group was stopped",
+					proc_signal_name(res->interrupt_signal));
+		break;
+	}
+}
+
+/*
+ * The contention figures of a run as proc measured them: the child tree's
+ * CPU wait, and the machine's (/proc/pressure/cpu) over the same window for
+ * context. A command that never ran waited for nothing.
+ */
+static void record_cpu_wait(struct invocation *inv, const struct proc_result *res)
+{
+	if (res->outcome == PROC_EXEC_FAILED) {
+		inv->cpu_wait_note = xstrdup("the command was not executed");
+		return;
+	}
+	inv->cpu_wait_ns = res->cpu_wait_ns;
+	inv->cpu_wait_source = res->cpu_wait_source ? xstrdup(res->cpu_wait_source) : NULL;
+	inv->cpu_wait_note = res->cpu_wait_note ? xstrdup(res->cpu_wait_note) : NULL;
+	inv->system_cpu_wait_ns = res->system_cpu_wait_ns;
+}
+
+/*
+ * An invocation whose prepare command did not succeed: the measured
+ * command was not run, so the slot fails (or stops the run, when abev
+ * was interrupted) with the prepare step's reason.
+ */
+static void record_unprepared(struct run_state *st, struct invocation *inv)
+{
+	const struct invocation_prepare *p = inv->prepare;
+
+	run_now_utc(inv->start_utc);
+	memcpy(inv->end_utc, inv->start_utc, sizeof(inv->end_utc));
+	inv->cpu_wait_note = xstrdup("the command was not run: its prepare command failed");
+	if (p->interrupt_signal) {
+		inv->status = INV_INTERRUPTED;
+		st->interrupt = p->interrupt_signal;
+	} else {
+		inv->status = INV_FAILED;
+	}
+	inv->reason = xasprintf("not run: the prepare command %s", p->reason);
+}
+
+/* An invocation of slot, attempt (1-based), before anything runs. */
+static void inv_init(const struct run_state *st, const struct sched_slot *slot,
+		     unsigned attempt, struct invocation *inv)
+{
+	const struct plan *plan = st->plan;
+	const struct plan_variant *v = &plan->variants[slot->variant];
+	const char *phase = slot->warmup ? "warmup" : "run";
+
+	memset(inv, 0, sizeof(*inv));
+	inv->seq = (unsigned)st->ninvs + 1;
+	inv->variant = xstrdup(v->name);
+	inv->warmup = slot->warmup;
+	inv->round = slot->round;
+	inv->attempt = attempt;
+	inv->exit_code = -1;
+	inv->foreign_cpu = -1;
+	inv->foreign_cpu_resolution = -1;
+	inv->max_foreign_cpu = plan->max_foreign_cpu;
+	inv->max_cpu_wait_pct = plan->max_cpu_wait_pct;
+	inv->cpu_wait_ns = -1;
+	inv->system_cpu_wait_ns = -1;
+	inv->cpus = v->cpus ? xstrdup(v->cpus) : NULL;
+	inv->cg_memory_peak_bytes = -1;
+	inv->cg_cpu_usage_ns = -1;
+	if (attempt == 1)
+		inv->dir = xasprintf("runs/%s/%s-%u", v->name, phase, slot->round);
+	else
+		inv->dir = xasprintf("runs/%s/%s-%u-attempt-%u", v->name, phase, slot->round, attempt);
+	inv->cwd = xstrdup(v->cwd);
+}
+
+/* The command and results pattern with the placeholders expanded. 0, or -1 after error(). */
+static int inv_expand(const struct plan *plan, const struct plan_variant *v,
+		      const struct plan_vars *vars, struct invocation *inv)
+{
+	inv->argv = xcalloc(v->command_len + 1, sizeof(*inv->argv));
+	for (size_t i = 0; i < v->command_len; i++) {
+		inv->argv[i] = plan_expand(v->command[i], vars);
+		if (!inv->argv[i])
+			return -1;
+		inv->argc++;
+	}
+	if (plan->results_files)
+		inv->results_files = plan_expand(plan->results_files, vars);
+	return 0;
+}
+
+/* What proc measured, as the invocation records it. */
+static void inv_record(struct invocation *inv, const struct proc_result *res,
+		       const struct cpustat *cs_before, const struct cpustat *cs_after,
+		       const struct plan *plan)
+{
+	utc_format(inv->start_utc, &res->start_real);
+	utc_format(inv->end_utc, &res->end_real);
+	inv->wall_ns = res->wall_ns;
+	inv->exit_code = res->outcome == PROC_EXITED ? res->exit_code : -1;
+	inv->signal = res->signal;
+	inv->core_dumped = res->core_dumped;
+	inv->timed_out = res->outcome == PROC_TIMED_OUT;
+	inv->exec_error = res->exec_error ? xstrdup(res->exec_error) : NULL;
+	inv->user_ns = res->user_ns;
+	inv->sys_ns = res->sys_ns;
+	inv->max_rss_bytes = res->max_rss_bytes;
+	inv->minflt = res->minflt;
+	inv->majflt = res->majflt;
+	inv->nvcsw = res->nvcsw;
+	inv->nivcsw = res->nivcsw;
+	inv->leftovers_killed = res->leftovers_killed;
+	inv->logs[0] = (struct invocation_log){ res->out.bytes_written, res->out.bytes_dropped };
+	inv->logs[1] = (struct invocation_log){ res->err.bytes_written, res->err.bytes_dropped };
+	if (res->outcome != PROC_EXEC_FAILED) {
+		inv->foreign_cpu = sysstat_foreign_cpu(cs_before, cs_after,
+						       res->user_ns + res->sys_ns + res->self_cpu_ns,
+						       res->wall_ns);
+		/*
+		 * Kept as result.json keeps it (6 decimals), so that a report
+		 * rendered again from the evidence shows the same figures.
+		 */
+		if (inv->foreign_cpu >= 0) {
+			inv->foreign_cpu = round(inv->foreign_cpu * 1e6) / 1e6;
+			inv->foreign_cpu_resolution = sysstat_foreign_cpu_resolution(res->wall_ns);
+		}
+	}
+	record_cpu_wait(inv, res);
+	if (!res->cgroup_reason) {
+		inv->cgroup_valid = 1;
+		inv->cg_memory_peak_bytes = res->cg_memory_peak_bytes;
+		inv->cg_cpu_usage_ns = res->cg_cpu_usage_ns;
+		if (res->cg_memory_note)
+			inv->cgroup_note = xstrdup(res->cg_memory_note);
+	} else {
+		inv->cgroup_note = xstrdup(res->cgroup_reason);
+	}
+	set_status(inv, res, plan);
+}
+
+/* Run-level notes on what the invocation's logs and leftovers lost. */
+static void note_losses(struct run_state *st, const struct invocation *inv)
+{
+	const struct plan *plan = st->plan;
+
+	for (int i = 0; i < 2; i++) {
+		const struct invocation_log *lg = &inv->logs[i];
+		if (lg->bytes_dropped <= 0)
+			continue;
+		if (lg->bytes_written >= plan->max_log_bytes)
+			run_state_note(st, xasprintf("%s: %s was truncated at limits.max_log_bytes: %lld "
+					       "bytes kept, %lld more read and dropped",
+					       inv->dir, i ? "stderr.log" : "test.log",
+					       (long long)lg->bytes_written,
+					       (long long)lg->bytes_dropped));
+		else
+			run_state_note(st, xasprintf("%s: %s is incomplete: writing it failed after %lld "
+					       "bytes (see abev's error output, e.g. the file-size "
+					       "limit), %lld more read and dropped",
+					       inv->dir, i ? "stderr.log" : "test.log",
+					       (long long)lg->bytes_written,
+					       (long long)lg->bytes_dropped));
+	}
+	if (inv->leftovers_killed)
+		run_state_note(st, xasprintf("%s: %u process(es) left behind by the child were killed",
+				       inv->dir, inv->leftovers_killed));
+}
+
+/*
+ * Runs proc with the samples around it that judge the run's load. 0, or
+ * -1 after error() when the process could not be run.
+ */
+static int measure(struct run_state *st, const struct proc_spec *spec, struct invocation *inv,
+		   struct proc_result *res, struct cpustat *cs_before, struct cpustat *cs_after)
+{
+	struct peers_look look_before = PEERS_LOOK_INIT, look_after = PEERS_LOOK_INIT;
+	int ret = -1;
+
+	judge_before(st->judge, inv);
+	loadavg_read(&inv->load_before);
+	peers_look_now(&st->peers, &look_before);
+	overlap_watch_scan(&st->watch);
+	cpustat_read(cs_before);
+	if (proc_run(spec, res) < 0)
+		goto out;
+	cpustat_read(cs_after);
+	overlap_watch_scan(&st->watch);
+	peers_look_now(&st->peers, &look_after);
+	peers_overlap(&st->peers, &look_before, &look_after, &st->watch);
+	overlap_watch_take(&st->watch, &inv->overlaps, &inv->noverlaps, &inv->overlaps_unnamed);
+	loadavg_read(&inv->load_after);
+	ret = 0;
+out:
+	peers_look_release(&look_before);
+	peers_look_release(&look_after);
+	return ret;
+}
+
+/*
+ * Runs the invocation's command in its directory abs_dir and records what
+ * was measured. *signo: the interrupt signal when abev was interrupted
+ * while it ran, else 0. 0, or -1 after error().
+ */
+static int run_process(struct run_state *st, const struct plan_variant *v, char **env,
+		       const char *abs_dir, struct invocation *inv, int *signo)
+{
+	const struct plan *plan = st->plan;
+	char *out_path = path_join(abs_dir, "test.log");
+	char *err_path = path_join(abs_dir, "stderr.log");
+	char *cg_name = xasprintf("%u", inv->seq);
+	struct cpulist cpus = CPULIST_INIT;
+	struct tick_ctx tick = { &st->prog, 0, &st->watch };
+	struct proc_result res;
+	struct cpustat cs_before, cs_after;
+	int ret = -1;
+
+	memset(&res, 0, sizeof(res));
+	if (v->cpus) {
+		char *why = NULL;
+		/* The plan checked it; a failure here is abev's own. */
+		if (cpulist_parse(v->cpus, &cpus, &why) < 0) {
+			error("variant '%s': cpus %s", v->name, why);
+			free(why);
+			goto out;
+		}
+	}
+
+	struct proc_spec spec = {
+		.argv = (const char *const *)inv->argv,
+		.envp = (const char *const *)env,
+		.cwd = v->cwd,
+		.stdout_path = out_path,
+		.stderr_path = err_path,
+		.timeout_ns = (int64_t)(plan->timeout_seconds * 1e9),
+		.grace_ns = (int64_t)(plan->kill_grace_seconds * 1e9),
+		.log_capped = 1,
+		.log_max_bytes = plan->max_log_bytes,
+		.cgroup_name = cg_name,
+		.cpus = v->cpus ? &cpus : NULL,
+		.tick = run_tick,
+		.tick_arg = &tick,
+	};
+
+	if (measure(st, &spec, inv, &res, &cs_before, &cs_after) < 0)
+		goto out;
+	/* What the child left in its directory must be sealable: links and odd names go. */
+	if (seal_tidy(st->root, inv->dir, run_state_note_cb, st) < 0)
+		goto out;
+	inv_record(inv, &res, &cs_before, &cs_after, plan);
+	*signo = res.outcome == PROC_INTERRUPTED ? res.interrupt_signal : 0;
+	ret = 0;
+out:
+	proc_result_release(&res);
+	free(out_path);
+	free(err_path);
+	free(cg_name);
+	return ret;
+}
+
+/*
+ * Runs one attempt of a slot and fills *inv. Returns 0 when the attempt
+ * is recorded (whatever its status), -1 on a runtime error of abev's own.
+ */
+static int run_one(struct run_state *st, const struct sched_slot *slot, unsigned attempt,
+		   struct invocation *inv)
+{
+	const struct plan *plan = st->plan;
+	const struct plan_variant *v = &plan->variants[slot->variant];
+	char *abs_dir;
+	char **env = NULL;
+	int signo = 0, ret = -1;
+
+	inv_init(st, slot, attempt, inv);
+	abs_dir = path_join(st->root, inv->dir);
+	if (mkdir_p(abs_dir) < 0)
+		goto out;
+	struct plan_vars vars = { abs_dir, v->name, slot->warmup ? "warmup" : "run", slot->round };
+	if (inv_expand(plan, v, &vars, inv) < 0)
+		goto out;
+	env = build_env(v, &vars);
+	if (v->prepare_len) {
+		if (prepare_run(plan, v, &vars, env, abs_dir, &inv->prepare) < 0)
+			goto out;
+		if (strcmp(inv->prepare->status, "ok")) {
+			record_unprepared(st, inv);
+			ret = 0;
+			goto out;
+		}
+	}
+	if (run_process(st, v, env, abs_dir, inv, &signo) < 0)
+		goto out;
+	if (inv->status == INV_INTERRUPTED) {
+		st->interrupt = signo;
+		judge_limit_files(st->judge, inv, st->root, run_state_note_cb, st);
+	} else {
+		judge_invocation(st->judge, inv, st->root, run_state_note_cb, st);
+	}
+	judge_load(st->judge, inv, attempt);
+	note_losses(st, inv);
+	ret = 0;
+out:
+	/* A run that never got as far as the watch leaves nothing for the next one. */
+	overlap_watch_release(&st->watch);
+	strv_free(env);
+	free(abs_dir);
+	return ret;
+}
+
+static void ensure_capacity(struct run_state *st)
+{
+	if (st->ninvs < st->alloc)
+		return;
+	st->alloc = st->alloc ? st->alloc * 2 : 16;
+	st->invs = xrealloc(st->invs, st->alloc * sizeof(*st->invs));
+}
+
+/* Waits out the gap since the previous process ended. The interrupt signal, or 0. */
+static int wait_gap(struct run_state *st)
+{
+	if (st->have_prev) {
+		int64_t wait = st->next_start - mono_ns();
+		struct tick_ctx t = { &st->prog, wait, NULL };
+		if (wait > 0 && proc_sleep(wait, gap_tick, &t))
+			st->interrupt = proc_interrupted();
+	}
+	if (!st->interrupt)
+		st->interrupt = proc_interrupted();
+	return st->interrupt;
+}
+
+/*
+ * One attempt of slot, recorded and written. Returns 1 when the slot is
+ * done (kept, failed, lost, or the run stops), 0 when it is repeated.
+ */
+static int run_attempt(struct run_state *st, const struct sched_slot *slot, unsigned attempt)
+{
+	const struct plan *plan = st->plan;
+	struct invocation *inv;
+
+	progress_start(&st->prog, st->ninvs, plan->variants[slot->variant].name, slot->warmup,
+		       slot->round, attempt);
+	if (wait_gap(st))
+		return 1;
+	ensure_capacity(st);
+	inv = &st->invs[st->ninvs];
+	if (run_one(st, slot, attempt, inv) < 0) {
+		invocation_release(inv);
+		st->runtime_error = 1;
+		run_state_note(st, xasprintf("abev stopped: could not start %s %s %u",
+					     plan->variants[slot->variant].name,
+					     slot->warmup ? "warmup" : "run", slot->round));
+		return 1;
+	}
+	st->ninvs++;
+	st->next_start = mono_ns() + (int64_t)(plan->gap_seconds * 1e9);
+	st->have_prev = 1;
+	if (evidence_write_invocation(st->root, inv) < 0 || run_state_write(st, 0) < 0) {
+		st->runtime_error = 1;
+		run_state_note(st, xasprintf("abev stopped: the files of %s could not be written "
+					     "(see abev's error output); they may be missing or "
+					     "incomplete here",
+					     inv->dir));
+		return 1;
+	}
+	progress_done(&st->prog, inv);
+	if (inv->status != INV_DISCARDED)
+		return 1;
+	if (attempt > plan->max_repeats) {
+		st->lost++;
+		run_state_note(st, xasprintf("%s run %u: all %u attempt(s) were discarded for "
+					     "contention or overlap (last: %s); this slot has no "
+					     "measurement",
+					     inv->variant, inv->round, attempt,
+					     inv->guards[inv->nguards - 1].reason));
+		return 1;
+	}
+	return 0;
+}
+
+void run_slot(struct run_state *st, const struct sched_slot *slot)
+{
+	for (unsigned attempt = 1; !run_attempt(st, slot, attempt); attempt++)
+		st->prog.total++;
+}

@@ -1,0 +1,349 @@
+/*
+ * run_state: the state of `abev run` and its writing as result.json and
+ * report.md. result.json is written at the start and kept current, so a
+ * run killed at any point leaves evidence whose status ("running",
+ * "interrupted") says it is incomplete; the cost of keeping it current is
+ * bounded (see STATE_REFRESH_NS). It starts no process and judges no
+ * invocation: the slot loop (run_slot.c) and judge.c do.
+ */
+#define _XOPEN_SOURCE 700
+#include "run_state.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "judge.h"
+#include "metadata.h"
+#include "plots.h"
+#include "proc.h"
+#include "report.h"
+#include "util.h"
+
+/*
+ * How stale result.json, report.md and abev_max_rss_bytes may get while
+ * back-to-back invocations (no gap) go on: each invocation's own files
+ * are written at once, and a signal makes the final write anyway. With a
+ * gap both are rewritten every time: abev is about to wait, so the work
+ * costs nothing, and abev killed in the gap leaves them current.
+ */
+#define STATE_REFRESH_NS (1000 * 1000 * 1000LL)
+
+void run_state_init(struct run_state *st, const struct plan *plan,
+		    const struct runner_options *opt)
+{
+	memset(st, 0, sizeof(*st));
+	st->plan = plan;
+	st->opt = opt;
+}
+
+void run_state_note(struct run_state *st, char *note)
+{
+	st->notes = xrealloc(st->notes, (st->nnotes + 1) * sizeof(*st->notes));
+	st->notes[st->nnotes++] = note;
+}
+
+void run_state_note_cb(void *ctx, char *note)
+{
+	run_state_note(ctx, note);
+}
+
+void run_now_utc(char out[UTC_STAMP_LEN])
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	utc_format(out, &ts);
+}
+
+/*
+ * abev's own peak RSS. VmHWM belongs to this process's address space
+ * alone; ru_maxrss would also carry the high-water mark of whatever
+ * process started abev (the kernel keeps it across execve), so it is the
+ * fallback only.
+ */
+static int64_t self_max_rss(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct rusage ru;
+	int64_t kib = -1;
+
+	if (read_file_capped(&sb, "/proc/self/status", 64 * 1024) == 0) {
+		const char *p = strstr(sb.buf, "\nVmHWM:");
+		if (p && sscanf(p + 7, "%" SCNd64, &kib) != 1)
+			kib = -1;
+	}
+	strbuf_release(&sb);
+	if (kib >= 0)
+		return kib * 1024;
+	if (getrusage(RUSAGE_SELF, &ru) < 0)
+		return 0;
+	return (int64_t)ru.ru_maxrss * 1024;
+}
+
+enum run_status run_state_status(const struct run_state *st, int final)
+{
+	if (!final)
+		return RUN_RUNNING;
+	if (st->interrupt)
+		return RUN_INTERRUPTED;
+	if (st->runtime_error || st->lost)
+		return RUN_FAILED;
+	for (size_t i = 0; i < st->ninvs; i++)
+		if (st->invs[i].status != INV_OK && st->invs[i].status != INV_DISCARDED)
+			return RUN_FAILED;
+	return RUN_COMPLETED;
+}
+
+/*
+ * The last result.json could not be written whole (the file-size limit,
+ * a full disk): a short one without the invocation records, which each
+ * invocation's own result.json keeps, so that the evidence does not say
+ * "running" as if abev had been killed, and says what is missing.
+ */
+static void write_short_state(struct run_state *st, struct run_header *hdr,
+			      enum run_status status, int err)
+{
+	const char **notes = xcalloc(st->nnotes + 1, sizeof(*notes));
+	char *why = xasprintf("result.json could not be written in full (%s%s); this shorter "
+			      "one leaves out the %zu invocation record(s): each invocation's "
+			      "own result.json under runs/ has its record",
+			      strerror(err), err == EFBIG ? ": the file-size limit, ulimit -f" : "",
+			      st->ninvs);
+
+	for (size_t i = 0; i < st->nnotes; i++)
+		notes[i] = st->notes[i];
+	notes[st->nnotes] = why;
+	hdr->notes = notes;
+	hdr->nnotes = st->nnotes + 1;
+	hdr->left_out = st->ninvs;
+	if (status == RUN_COMPLETED)
+		status = RUN_FAILED;
+	if (evidence_write_run(st->root, hdr, status, NULL, 0) == 0)
+		error("wrote a shorter result.json without the invocation records instead");
+	hdr->notes = (const char *const *)st->notes;
+	hdr->nnotes = st->nnotes;
+	hdr->left_out = 0;
+	free(why);
+	free(notes);
+}
+
+/* result.json's header, from the state as it is now. */
+static void fill_header(const struct run_state *st, int final, struct run_header *out)
+{
+	const struct plan *plan = st->plan;
+
+	*out = (struct run_header){
+		.plan_name = plan->name,
+		.plan_description = plan->description,
+		.plan_path = plan->path,
+		.order = plan_order_name(plan->order),
+		.seed = plan->seed,
+		.warmups = plan->warmups,
+		.runs = plan->runs,
+		.gap_seconds = plan->gap_seconds,
+		.timeout_seconds = plan->timeout_seconds,
+		.max_foreign_cpu = plan->max_foreign_cpu,
+		.max_cpu_wait_pct = plan->max_cpu_wait_pct,
+		.max_cpu_wait_pct_from = plan->max_cpu_wait_pct_from,
+		.cpus = plan->cpus,
+		.max_repeats = plan->max_repeats,
+		.exclusive = (const char *const *)plan->exclusive,
+		.nexclusive = plan->nexclusive,
+		.lock_dir = st->peers.dir,
+		.wait = st->opt->wait,
+		.waited_ns = st->waited_ns,
+		.abev_version = ABEV_VERSION,
+		.started_utc = st->started,
+		.ended_utc = final ? st->ended : "",
+		.variant_names = st->variant_names,
+		.nvariants = plan->nvariants,
+		.planned = (unsigned)st->planned,
+		.interrupt = st->interrupt ? proc_signal_name(st->interrupt) : NULL,
+		.abev_max_rss_bytes = st->max_rss_bytes,
+		.notes = (const char *const *)st->notes,
+		.nnotes = st->nnotes,
+		.reproduce = st->opt->reproduce,
+		.reproduce_cwd = st->cwd,
+		.plan_sha256 = st->plan_sha256,
+		.evidence_dir = st->opt->out_dir,
+		.signed_evidence = st->opt->key != NULL,
+		.pubkey = st->opt->pubkey,
+		.key_source = st->opt->key_source,
+		.report_template = plan->report_template ? REPORT_TEMPLATE_FILE : NULL,
+		.comparison = st->compared ? &st->cmp : NULL,
+		.gate_defs = st->gate_defs,
+		.ngate_defs = st->plan->ngates,
+	};
+}
+
+/* report.md's input, from the state as it is now. */
+static void fill_report(const struct run_state *st, enum run_status status, int final,
+			struct report_input *out)
+{
+	const struct plan *plan = st->plan;
+
+	*out = (struct report_input){
+		.plan_name = plan->name,
+		.description = plan->description,
+		.status = run_status_name(status),
+		.started_utc = st->started,
+		.ended_utc = final ? st->ended : "",
+		.order = plan_order_name(plan->order),
+		.warmups = plan->warmups,
+		.runs = plan->runs,
+		.gap_seconds = plan->gap_seconds,
+		.seed = plan->seed,
+		.timeout_seconds = plan->timeout_seconds,
+		.max_foreign_cpu = plan->max_foreign_cpu,
+		.max_cpu_wait_pct = plan->max_cpu_wait_pct,
+		.max_repeats = plan->max_repeats,
+		.variant_names = st->variant_names,
+		.nvariants = plan->nvariants,
+		.invs = st->invs,
+		.ninvs = st->ninvs,
+		.reproduce = st->opt->reproduce,
+		.reproduce_cwd = st->cwd,
+		.plan_path = plan->path,
+		.plan_sha256 = st->plan_sha256,
+		.notes = (const char *const *)st->notes,
+		.nnotes = st->nnotes,
+		.signed_evidence = st->opt->key != NULL,
+		.evidence_dir = st->opt->out_dir,
+		.pubkey = st->opt->pubkey,
+		.comparison = st->compared ? &st->cmp : NULL,
+		.environment = st->have_env ? &st->env : NULL,
+		.template_text = plan->report_template,
+		.template_len = plan->report_template_len,
+	};
+}
+
+/* STATE_REFRESH_NS is the "second" of run_state.h's contract. */
+int run_state_write(struct run_state *st, int final)
+{
+	const struct plan *plan = st->plan;
+	enum run_status status = run_state_status(st, final);
+	struct run_header hdr;
+	struct report_input rin;
+	int64_t now = mono_ns();
+	int refresh = final || !st->report_written_at || plan->gap_seconds > 0 ||
+		      now - st->report_written_at >= STATE_REFRESH_NS;
+	int ret = 0;
+
+	if (final && !st->compared) {
+		compare_compute(&st->ccfg, st->invs, st->ninvs, &st->cmp);
+		st->compared = 1;
+		if (plots_write(st->root, &st->cmp, st->invs, st->ninvs) < 0)
+			ret = -1;
+	}
+	if (final || !st->state_read_at || now - st->state_read_at >= STATE_REFRESH_NS) {
+		st->max_rss_bytes = self_max_rss();
+		st->state_read_at = now;
+	}
+	fill_header(st, final, &hdr);
+	fill_report(st, status, final, &rin);
+
+	/*
+	 * Back to back (no gap), result.json too is rewritten at most once a
+	 * second: each rewrite serialises every invocation so far and creates
+	 * a file, which made the work between invocations grow with the run.
+	 * A run killed outright (SIGKILL) then leaves a result.json at most a
+	 * second behind, still "running"; each invocation's own result.json
+	 * is written at once.
+	 */
+	if (final || plan->gap_seconds > 0 || !st->state_written_at ||
+	    now - st->state_written_at >= STATE_REFRESH_NS) {
+		if (evidence_write_run(st->root, &hdr, status, st->invs, st->ninvs) < 0) {
+			ret = -1;
+			if (final)
+				write_short_state(st, &hdr, status, errno);
+		}
+		st->state_written_at = now;
+	}
+	if (refresh) {
+		if (report_write(st->root, &rin) < 0)
+			ret = -1;
+		st->report_written_at = now;
+	}
+	return ret;
+}
+
+/* What the comparison is made of, from the plan: borrowed names, owned arrays. */
+void run_state_compare_setup(struct run_state *st)
+{
+	const struct plan *plan = st->plan;
+	struct compare_metric_def *defs;
+
+	metric_defs_outputs(plan->metrics, plan->nmetrics, &st->outputs, &st->noutputs);
+	defs = xcalloc(st->noutputs + 1, sizeof(*defs));
+	for (size_t i = 0, k = 0; i < plan->nmetrics; i++) {
+		const struct metric_def *d = &plan->metrics[i];
+		for (size_t j = 0; j < 1u + !!d->derive_rate; j++, k++) {
+			defs[k].name = st->outputs[k].name;
+			defs[k].unit = st->outputs[k].unit;
+			defs[k].better_higher = st->outputs[k].better_higher;
+			defs[k].source = j ? "derived" : metric_source_name(d->source);
+		}
+	}
+	st->gate_defs = xcalloc(plan->ngates + 1, sizeof(*st->gate_defs));
+	for (size_t i = 0; i < plan->ngates; i++) {
+		st->gate_defs[i].metric = plan->gates[i].metric;
+		st->gate_defs[i].kind = plan->gates[i].kind;
+		st->gate_defs[i].limit = plan->gates[i].limit;
+	}
+	st->ccfg = (struct compare_config){
+		.variants = st->variant_names,
+		.nvariants = plan->nvariants,
+		.reference = plan->reference,
+		.metrics = defs,
+		.nmetrics = st->noutputs,
+		.gates = st->gate_defs,
+		.ngates = plan->ngates,
+		.confidence = plan->confidence,
+		.resamples = plan->resamples,
+		.seed = plan->seed,
+		.acceptance = plan->acceptance,
+		.inconclusive_fails = plan->inconclusive_fails,
+	};
+}
+
+static void compare_release(struct run_state *st)
+{
+	comparison_release(&st->cmp);
+	free((void *)st->ccfg.metrics);
+	st->ccfg.metrics = NULL;
+	metric_values_free(st->outputs, st->noutputs);
+	st->outputs = NULL;
+	st->noutputs = 0;
+	free(st->gate_defs);
+	st->gate_defs = NULL;
+}
+
+void run_state_release(struct run_state *st)
+{
+	for (size_t i = 0; i < st->ninvs; i++)
+		invocation_release(&st->invs[i]);
+	free(st->invs);
+	st->invs = NULL;
+	st->ninvs = st->alloc = 0;
+	for (size_t i = 0; i < st->nnotes; i++)
+		free(st->notes[i]);
+	free(st->notes);
+	st->notes = NULL;
+	st->nnotes = 0;
+	free(st->variant_names);
+	st->variant_names = NULL;
+	judge_free(st->judge);
+	st->judge = NULL;
+	progress_release(&st->prog);
+	compare_release(st);
+	free(st->cwd);
+	st->cwd = NULL;
+	run_environment_release(&st->env);
+	overlap_watch_release(&st->watch);
+	free(st->root);
+	st->root = NULL;
+}

@@ -1,0 +1,102 @@
+/*
+ * run_state: what `abev run` knows while it runs — the plan and options,
+ * the invocations recorded so far, the run's notes, how it ended, and the
+ * comparison made once it is over — and the writing of that knowledge as
+ * result.json and report.md (run_state_write()). It runs nothing and
+ * decides nothing: runner.c sets the run up and finishes it, run_slot.c
+ * fills the invocations, judge.c judges them, run_summary.c prints the
+ * end. Internal to the runner: no other module sees struct run_state.
+ */
+#ifndef ABEV_RUN_STATE_H
+#define ABEV_RUN_STATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "compare.h"
+#include "evidence.h"
+#include "evidence_read.h"
+#include "hash.h"
+#include "overlap.h"
+#include "peers.h"
+#include "plan.h"
+#include "progress.h"
+#include "runner.h"
+
+struct judge;
+
+struct run_state {
+	const struct plan *plan;
+	const struct runner_options *opt;
+	char *root;                 /* absolute evidence directory */
+	struct invocation *invs;
+	size_t ninvs, alloc;
+	char **notes;
+	size_t nnotes;
+	size_t planned;
+	unsigned lost;              /* recorded slots with no valid measurement */
+	int interrupt;              /* signal number, or 0 */
+	int runtime_error;
+	char started[UTC_STAMP_LEN];
+	char ended[UTC_STAMP_LEN];
+	const char **variant_names;
+	struct progress prog;
+	struct judge *judge;
+	/* The comparison, made once when the run is over. */
+	struct compare_config ccfg;
+	struct metric_value *outputs;   /* the plan's metrics as compared, owned */
+	size_t noutputs;
+	struct compare_gate_def *gate_defs;
+	struct comparison cmp;
+	int compared;
+	char *cwd;                  /* where abev runs, for the reproduce command */
+	struct run_environment env; /* metadata.json as written, for the report */
+	int have_env;
+	char plan_sha256[SHA256_HEX_LEN + 1];
+	/* What is not redone after every invocation (see run_state_write()). */
+	int64_t max_rss_bytes;      /* abev's own, as last read */
+	int64_t state_read_at;      /* mono_ns() of that reading */
+	int64_t report_written_at;  /* mono_ns() of the last report.md, 0: never */
+	int64_t state_written_at;   /* mono_ns() of the last result.json, 0: never */
+	/* The gap: when the next process may start, once one has run. */
+	int64_t next_start;
+	int have_prev;
+	/* What else ran beside each invocation. */
+	struct overlap_watch watch; /* load.exclusive */
+	struct peers peers;         /* other abev runs on this host */
+	int64_t waited_ns;          /* --wait: time spent waiting for them, -1: not asked */
+};
+
+/* Empties *st and borrows plan and opt for its life. */
+void run_state_init(struct run_state *st, const struct plan *plan,
+		    const struct runner_options *opt);
+/* Frees what st owns (not plan, opt or the peers' registration). A second call does nothing. */
+void run_state_release(struct run_state *st);
+
+/* Adds a run-level note; takes ownership of note. */
+void run_state_note(struct run_state *st, char *note);
+/* run_state_note() as a judge_note_fn / seal_tidy() callback; ctx is the run_state. */
+void run_state_note_cb(void *ctx, char *note);
+
+/* The UTC wall clock now, as the evidence labels times. */
+void run_now_utc(char out[UTC_STAMP_LEN]);
+
+/* The run's status: running until final, then interrupted, failed or completed. */
+enum run_status run_state_status(const struct run_state *st, int final);
+
+/*
+ * What the comparison is made of, from the plan (run_state_compare_setup(),
+ * after variant_names is set); made when run_state_write() is first called
+ * with final set.
+ */
+void run_state_compare_setup(struct run_state *st);
+
+/*
+ * Rewrites result.json and, when final or a second has passed since it
+ * was last written, report.md; final says whether the run is over (and
+ * makes the comparison and its plots first). 0, or -1 after error() when
+ * a file could not be written.
+ */
+int run_state_write(struct run_state *st, int final);
+
+#endif

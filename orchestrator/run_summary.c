@@ -1,0 +1,121 @@
+/*
+ * run_summary: what `abev run` prints on the terminal when it is over —
+ * where the evidence is, its status, seal and bundle, how busy the
+ * machine was and what was discarded for it, then the decision (the
+ * comparison's summary, or its JSON document with --json). It writes no
+ * evidence and changes no state: run_state.c writes the files.
+ */
+#define _XOPEN_SOURCE 700
+#include "run_summary.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "evidence.h"
+#include "summary.h"
+
+/*
+ * How busy the machine was, from what the runs recorded: the range of
+ * their CPU wait and the machine's CPU pressure over their wall time; and,
+ * when runs were discarded for it, how many, why, and what to change.
+ */
+static void print_contention(FILE *f, const struct run_state *st)
+{
+	const struct plan *plan = st->plan;
+	double lo = -1, hi = -1;
+	int64_t sys_ns = 0, sys_wall_ns = 0;
+	size_t measured = 0, discarded = 0, by_abev = 0, by_exclusive = 0;
+
+	for (size_t i = 0; i < st->ninvs; i++) {
+		const struct invocation *inv = &st->invs[i];
+		double pct = invocation_cpu_wait_pct(inv);
+
+		discarded += inv->status == INV_DISCARDED;
+		if (inv->status == INV_DISCARDED) {
+			int abev = 0, excl = 0;
+			for (size_t k = 0; k < inv->noverlaps; k++) {
+				abev |= inv->overlaps[k].kind == OVERLAP_ABEV;
+				excl |= inv->overlaps[k].kind == OVERLAP_EXCLUSIVE;
+			}
+			by_abev += abev;
+			by_exclusive += excl;
+		}
+		if (pct >= 0) {
+			lo = measured && lo < pct ? lo : pct;
+			hi = measured && hi > pct ? hi : pct;
+			measured++;
+		}
+		if (inv->system_cpu_wait_ns >= 0 && inv->wall_ns > 0) {
+			sys_ns += inv->system_cpu_wait_ns;
+			sys_wall_ns += inv->wall_ns;
+		}
+	}
+	if (measured)
+		fprintf(f, "cpu wait: runs waited for a CPU %.1f-%.1f %% of their wall time "
+			   "(limit %g %%)",
+			lo, hi, plan->max_cpu_wait_pct);
+	else
+		fprintf(f, "cpu wait: not measured (no cgroup cpu.pressure or schedstat)");
+	if (sys_wall_ns > 0)
+		fprintf(f, "; machine-wide, some task waited for a CPU %.0f %% of that time",
+			100.0 * (double)sys_ns / (double)sys_wall_ns);
+	fputc('\n', f);
+	if (!discarded)
+		return;
+	if (by_abev)
+		fprintf(f, "overlap: another abev run on this host overlapped %zu run(s); "
+			   "'abev run --wait' takes turns instead\n", by_abev);
+	if (by_exclusive)
+		fprintf(f, "overlap: a process matching load.exclusive overlapped %zu run(s) "
+			   "(result.json names it)\n", by_exclusive);
+	fprintf(f, "discarded: %zu run(s) for contention or overlap%s", discarded,
+		st->lost ? "" : ", each repeated until it was kept\n");
+	if (st->lost)
+		fprintf(f, "; %u slot(s) lost after %u repeat(s) each.\n"
+			   "          To keep them: pin the variants to CPUs other work does not use "
+			   "(\"cpus\": \"1\" in the plan,\n"
+			   "          per variant or in schedule), raise load.max_cpu_wait_pct "
+			   "(or --max-cpu-wait-pct), or quiet the machine.\n",
+			st->lost, plan->max_repeats);
+}
+
+/*
+ * What the user sees at the end: where the evidence is and its status,
+ * then the decision and one line per metric and compared variant. With
+ * --json stdout carries the comparison alone and the rest goes to
+ * stderr; --quiet keeps the decision line and the evidence path.
+ */
+void run_summary_print(const struct run_state *st, enum run_status final, int sealed,
+		       int bundled)
+{
+	const struct runner_options *opt = st->opt;
+	FILE *f = opt->json ? stderr : stdout;
+	int quiet = opt->progress == PROGRESS_QUIET;
+
+	if (opt->json) {
+		char *doc = evidence_comparison_document(&st->cmp, st->gate_defs, st->plan->ngates);
+		fputs(doc, stdout);
+		free(doc);
+		fflush(stdout);
+	}
+	if (quiet) {
+		if (!opt->json)
+			summary_print(f, &st->cmp, 1);
+		fprintf(f, "evidence: %s\n", st->root);
+		fflush(f);
+		return;
+	}
+	fprintf(f, "evidence: %s\nreport:   %s/report.md\nstatus:   %s\n", st->root, st->root,
+		run_status_name(final));
+	if (!sealed)
+		fprintf(f, "sealed:   NO: the manifest could not be written (see the error above)\n");
+	else
+		fprintf(f, "sealed:   %s\n", opt->key ? "SHA256, signed in SHA256.sig"
+						   : "SHA256 (UNSIGNED: run with --key to sign)");
+	if (bundled)
+		fprintf(f, "bundle:   %s\n", opt->bundle);
+	print_contention(f, st);
+	fputc('\n', f);
+	summary_print(f, &st->cmp, 0);
+	fflush(f);
+}
