@@ -30,11 +30,7 @@ struct sha256 {
 	EVP_MD_CTX *ctx;
 };
 
-/*
- * The oldest libcrypto error as text, and an empty queue afterwards so
- * that a later failure is not blamed on this one. The queue is per thread.
- */
-static void crypto_err(char *buf, size_t len)
+const char *hash_crypto_err(char *buf, size_t len)
 {
 	unsigned long e = ERR_get_error();
 	if (e)
@@ -42,6 +38,7 @@ static void crypto_err(char *buf, size_t len)
 	else
 		snprintf(buf, len, "unknown libcrypto error");
 	ERR_clear_error();
+	return buf;
 }
 
 /*
@@ -52,7 +49,7 @@ static void crypto_err(char *buf, size_t len)
 ABEV_NORETURN static void crypto_die(const char *what)
 {
 	char msg[256];
-	crypto_err(msg, sizeof(msg));
+	hash_crypto_err(msg, sizeof(msg));
 	fprintf(stderr, "abev: fatal: %s: %s\n", what, msg);
 	fflush(stderr);
 	abort();
@@ -137,7 +134,7 @@ static int hash_one(EVP_MD_CTX *ctx, unsigned char *buf, const char *path,
 	/* Advice only: a failure costs speed, not correctness. */
 	(void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
 	if (EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1) {
-		crypto_err(msg, sizeof(msg));
+		hash_crypto_err(msg, sizeof(msg));
 		*err = xasprintf("cannot hash '%s': %s", path, msg);
 		goto out;
 	}
@@ -152,14 +149,14 @@ static int hash_one(EVP_MD_CTX *ctx, unsigned char *buf, const char *path,
 		if (r == 0)
 			break;
 		if (EVP_DigestUpdate(ctx, buf, (size_t)r) != 1) {
-			crypto_err(msg, sizeof(msg));
+			hash_crypto_err(msg, sizeof(msg));
 			*err = xasprintf("cannot hash '%s': %s", path, msg);
 			goto out;
 		}
 		total += (uint64_t)r;
 	}
 	if (EVP_DigestFinal_ex(ctx, out, &n) != 1 || n != SHA256_LEN) {
-		crypto_err(msg, sizeof(msg));
+		hash_crypto_err(msg, sizeof(msg));
 		*err = xasprintf("cannot hash '%s': %s", path, msg);
 		goto out;
 	}

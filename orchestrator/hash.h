@@ -43,4 +43,11 @@ struct hash_job {
  */
 size_t sha256_files(struct hash_job *jobs, size_t n, unsigned threads);
 
+/*
+ * The oldest libcrypto error as text in buf (for signify.c too), and an
+ * empty queue afterwards so that a later failure is not blamed on this
+ * one. The queue is per thread. Returns buf.
+ */
+const char *hash_crypto_err(char *buf, size_t len);
+
 #endif

@@ -67,6 +67,18 @@ class AbevTestCase(unittest.TestCase):
                              f"stdout:\n{cp.stdout}\nstderr:\n{cp.stderr}")
         return cp
 
+    def run_plan(self, plan, expect=0, *args, out="ev", plan_name="plan.json", env=None,
+                 timeout=300):
+        """Runs `abev run PLAN --out OUT ARGS...` and returns (cp, result): the
+        CompletedProcess and OUT's result.json, loaded. plan is a dict (written
+        to plan_name in the scratch directory) or the path of a plan file
+        already written; OUT is self.path(out). The exit code must be expect
+        (None: not checked)."""
+        p = plan if isinstance(plan, str) else self.write_plan(plan, name=plan_name)
+        cp = self.abev("run", p, "--out", self.path(out), *args, env=env, timeout=timeout,
+                       check=expect)
+        return cp, self.load(out, "result.json")
+
     def load(self, *parts):
         with open(self.path(*parts), encoding="utf-8") as f:
             return json.load(f)

@@ -38,11 +38,6 @@ class CollectSafely(AbevTestCase):
         p["variants"][0]["command"] = ["sh", "-c", script]
         return p
 
-    def run_plan(self, plan, expect):
-        cp = self.abev("run", self.write_plan(plan), "--out", self.path("ev"), check=expect,
-                       timeout=HANG)
-        return cp, self.load("ev", "result.json")
-
     def evidence_files(self):
         found = []
         for root, _, files in os.walk(self.path("ev")):
@@ -57,7 +52,7 @@ class CollectSafely(AbevTestCase):
         os.symlink("/etc/shadow", os.path.join(out, "shadow.trx"))
         os.symlink(tmpl, os.path.join(out, "link.trx"))
         plan = self.plan(f"cp '{tmpl}' '{out}/real.trx'", results={"files": out + "/*.trx"})
-        cp, res = self.run_plan(plan, 0)
+        cp, res = self.run_plan(plan, 0, timeout=HANG)
         self.assertIn("sealed:", cp.stdout)
         self.assertNotIn("sealed:   NO", cp.stdout)
         inv = res["invocations"][0]
@@ -80,7 +75,7 @@ class CollectSafely(AbevTestCase):
         plan = self.plan(f"cp '{tmpl}' \"$ABEV_RUN_DIR/a.trx\" && "
                          "ln \"$ABEV_RUN_DIR/a.trx\" \"$ABEV_RUN_DIR/b.trx\"",
                          results={"files": "{run_dir}/*.trx"})
-        _, res = self.run_plan(plan, 0)
+        _, res = self.run_plan(plan, 0, timeout=HANG)
         inv = res["invocations"][0]
         self.assertEqual(inv["status"], "ok", inv.get("reason"))
         self.assertEqual(len(inv["results"]), 1)
@@ -101,7 +96,7 @@ class CollectSafely(AbevTestCase):
         plan = self.plan("for i in 1 2 3 4 5 6 7 8 9 10 11 12; do "
                          "echo $i > \"$ABEV_RUN_DIR/f$i\"; done",
                          limits={"max_files": 10})
-        cp, res = self.run_plan(plan, 1)
+        cp, res = self.run_plan(plan, 1, timeout=HANG)
         self.assertEqual(res["status"], "failed")
         self.assertNotIn("sealed:   NO", cp.stdout)
         self.assertTrue(os.path.exists(self.path("ev", "SHA256")))
@@ -166,7 +161,7 @@ class CollectSafely(AbevTestCase):
                          metrics=[{"name": "slow", "source": "stdout", "unit": "ms",
                                    "pattern": "(a|a)*b=([0-9]+)"}],
                          limits={"pattern_cpu_seconds": 0.5})
-        _, res = self.run_plan(plan, 1)
+        _, res = self.run_plan(plan, 1, timeout=HANG)
         inv = res["invocations"][0]
         self.assertIsNone(inv["metrics"]["slow"])
         g = [g for g in inv["guards"] if g["guard"] == "metrics"][0]

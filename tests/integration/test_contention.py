@@ -36,9 +36,7 @@ class Pinned(AbevTestCase):
         plan = helper_plan([("x", ["spin", "300"])], runs=1,
                            load={"max_cpu_wait_pct": LIMIT, "max_repeats": repeats})
         plan["variants"][0]["cpus"] = str(cpu)
-        cp = self.abev("run", self.write_plan(plan), "--out", self.path("ev"), "--unsigned",
-                       check=check)
-        res = self.load("ev", "result.json")
+        cp, res = self.run_plan(plan, check, "--unsigned")
         for inv in res["invocations"]:
             self.assertEqual(inv["cpus"], str(cpu))
             if inv["cpu_wait_pct"] is None:
@@ -94,9 +92,7 @@ class Limits(AbevTestCase):
     def test_command_line_overrides_plan_limit(self):
         plan = helper_plan([("x", ["exit", "0"])])
         # Whatever the machine's load, the limit in force is recorded: no exit code asserted.
-        self.abev("run", self.write_plan(plan), "--out", self.path("ev"), "--unsigned",
-                  "--max-cpu-wait-pct", "55.5")
-        res = self.load("ev", "result.json")
+        _, res = self.run_plan(plan, None, "--unsigned", "--max-cpu-wait-pct", "55.5")
         self.assertEqual(res["schedule"]["max_cpu_wait_pct"], 55.5)
         self.assertEqual(res["schedule"]["max_cpu_wait_pct_from"], "--max-cpu-wait-pct")
         self.assertEqual(res["invocations"][0]["max_cpu_wait_pct"], 55.5)

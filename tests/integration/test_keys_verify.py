@@ -340,9 +340,8 @@ class ResultsList(AbevTestCase):
                         {"name": "crc", "source": "results", "test": "*CRC_32*",
                          "unit": "ms", "pattern": "BENCH crc32_ms=([0-9.]+)"}],
         }
-        p = self.write_plan(plan)
-        self.abev("run", p, "--out", self.path("ev"), check=1)
-        inv = self.load("ev", "result.json")["invocations"][0]
+        _, res = self.run_plan(plan, 1)
+        inv = res["invocations"][0]
         g = [g for g in inv["guards"] if g["guard"] == "metrics"][0]
         self.assertEqual(g["verdict"], "fail")
         self.assertRegex(g["reason"], r"'sieve': no test result matches 'prime_seive'; nearest "

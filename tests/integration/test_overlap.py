@@ -89,8 +89,7 @@ class Exclusive(AbevTestCase):
         plan = helper_plan([("a", ["sleep", "150"])], runs=2,
                            load={"max_cpu_wait_pct": 100, "max_repeats": 0,
                                  "exclusive": [HELPER + " sleep*"]})
-        cp = self.abev("run", self.write_plan(plan), "--out", self.path("ev"), check=0)
-        res = self.load("ev", "result.json")
+        cp, res = self.run_plan(plan)
         for inv in res["invocations"]:
             self.assertEqual(inv["status"], "ok", inv["reason"])
             self.assertEqual(overlaps(inv), [])
@@ -203,8 +202,8 @@ class Peers(AbevTestCase):
         with open(self.path("lock", f"{dead.pid}.run"), "w") as f:
             f.write(f"{1:20d} R /nowhere\n")
         plan = helper_plan([("a", ["exit", "0"])], runs=2)
-        self.abev("run", self.write_plan(plan), "--out", self.path("ev"), env=self.env, check=0)
-        for inv in self.load("ev", "result.json")["invocations"]:
+        _, res = self.run_plan(plan, env=self.env)
+        for inv in res["invocations"]:
             self.assertEqual(overlaps(inv), [])
         self.assertFalse(os.path.exists(self.path("lock", f"{dead.pid}.run")))
 
@@ -212,8 +211,7 @@ class Peers(AbevTestCase):
         with open(self.path("lock"), "w"):
             pass
         plan = helper_plan([("a", ["exit", "0"])], runs=1)
-        self.abev("run", self.write_plan(plan), "--out", self.path("ev"), env=self.env, check=0)
-        res = self.load("ev", "result.json")
+        _, res = self.run_plan(plan, env=self.env)
         self.assertIsNone(res["peers"]["lock_dir"])
         self.assertTrue(any("other abev runs on this host cannot be seen" in n and "not a directory" in n
                             for n in res["notes"]), res["notes"])

@@ -59,9 +59,7 @@ class ReportContent(AbevTestCase):
             "allowed_exit_codes": [0, 1],
             "load": {"max_cpu_wait_pct": 100, "max_foreign_cpu": 64, "max_repeats": 0},
         }
-        p = self.write_plan(plan)
-        cp = self.abev("run", p, "--out", self.path("ev"))
-        res = self.load("ev", "result.json")
+        cp, res = self.run_plan(plan, None)
         inv = res["invocations"][0]
         self.assertGreaterEqual(inv["tests"]["failed"] + inv["tests"]["errors"], 1, cp.stderr)
         self.assertIn("sort_uint32", inv["failed_tests"])
@@ -128,15 +126,11 @@ class CustomTemplate(AbevTestCase):
 
 
 class PlotsAndHosts(AbevTestCase):
-    def run_host(self, plan, label, out, expect=0):
-        self.abev("run", plan, "--out", self.path(out), "--host-label", label, check=expect)
-        return self.load(out, "result.json")
-
     def test_a_plot_per_metric_and_one_of_the_runs(self):
         import shutil
         plan = helper_plan([("a", ["exit", "0"]), ("b", ["exit", "0"])], runs=2)
         plan["metrics"] = [{"name": "p99 latency", "source": "process", "field": "wall"}]
-        res = self.run_host(self.write_plan(plan), "h", "ev")
+        _, res = self.run_plan(plan, 0, "--host-label", "h")
         files = sorted(os.listdir(self.path("ev", "plots")))
         self.assertEqual(files, ["cpu.svg", "max_rss.svg", "p99_latency.svg", "runs.svg",
                                  "wall.svg"])
@@ -159,8 +153,8 @@ class PlotsAndHosts(AbevTestCase):
     def test_two_hosts_side_by_side_and_other_plans_refused(self):
         p = self.write_plan(helper_plan([("a", ["exit", "0"]), ("b", ["exit", "0"])], runs=2,
                                         gates={"wall": {"budget": 600000}}))
-        self.run_host(p, "alpha", "ev1")
-        self.run_host(p, "beta", "ev2")
+        self.run_plan(p, 0, "--host-label", "alpha", out="ev1")
+        self.run_plan(p, 0, "--host-label", "beta", out="ev2")
         cp = self.abev("report", self.path("ev1"), self.path("ev2"), "--out",
                        self.path("board.md"), check=0)
         board = open(self.path("board.md"), encoding="utf-8").read()
@@ -170,6 +164,6 @@ class PlotsAndHosts(AbevTestCase):
             self.assertRegex(board, rf"\n\| {label} \| accepted: all 1 gate passed \| completed \|")
         other = self.write_plan(helper_plan([("a", ["exit", "0"]), ("b", ["exit", "0"])],
                                             runs=1), name="other.json")
-        self.run_host(other, "gamma", "ev3")
+        self.run_plan(other, 0, "--host-label", "gamma", out="ev3")
         cp = self.abev("report", self.path("ev1"), self.path("ev3"), check=2)
         self.assertIn("was made from another plan", cp.stderr)

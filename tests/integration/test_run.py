@@ -114,15 +114,10 @@ def wait_for_file(path, timeout=60):
 
 
 class RunBasics(AbevTestCase):
-    def run_plan(self, plan, expect=0, extra=()):
-        p = self.write_plan(plan)
-        out = self.path("ev")
-        self.abev("run", p, "--out", out, *extra, check=expect)
-        return out, self.load("ev", "result.json")
-
     def test_evidence_layout_and_records(self):
-        out, res = self.run_plan(helper_plan([("a", ["sleep", "10"]), ("b", ["sleep", "10"])],
-                                             runs=2, warmups=1))
+        _, res = self.run_plan(helper_plan([("a", ["sleep", "10"]), ("b", ["sleep", "10"])],
+                                           runs=2, warmups=1))
+        out = self.path("ev")
         self.assertEqual(res["schema"], "abev.run/1")
         self.assertEqual(res["status"], "completed")
         self.assertEqual(len(res["invocations"]), 6)
@@ -174,7 +169,8 @@ class RunBasics(AbevTestCase):
             "schedule": {"runs": 2},
             "load": {"max_cpu_wait_pct": 100, "max_foreign_cpu": 64, "max_repeats": 0},
         }
-        out, res = self.run_plan(plan)
+        _, res = self.run_plan(plan)
+        out = self.path("ev")
         inv = res["invocations"][1]
         with open(os.path.join(out, inv["dir"], "test.log")) as f:
             lines = f.read().splitlines()
@@ -187,7 +183,8 @@ class RunBasics(AbevTestCase):
         self.assertEqual(inv["argv"][4], f"{real_out}/runs/v1/run-2")
 
     def test_stderr_goes_to_its_own_file(self):
-        out, res = self.run_plan(helper_plan([("a", ["stderr", "oops"])]))
+        _, res = self.run_plan(helper_plan([("a", ["stderr", "oops"])]))
+        out = self.path("ev")
         d = os.path.join(out, res["invocations"][0]["dir"])
         with open(os.path.join(d, "stderr.log")) as f:
             self.assertIn("oops", f.read())
@@ -242,9 +239,7 @@ class VariantsFile(AbevTestCase):
             "schedule": {"runs": 1},
             "load": {"max_cpu_wait_pct": 100, "max_foreign_cpu": 64, "max_repeats": 0},
         }
-        p = self.write_plan(plan)
-        self.abev("run", p, "--out", self.path("ev"), check=0)
-        res = self.load("ev", "result.json")
+        _, res = self.run_plan(plan)
         self.assertEqual(res["variants"], ["fast", "slow"])
         out = {}
         for inv in res["invocations"]:

@@ -152,11 +152,6 @@ def md(s):
 
 
 class Verdict(AbevTestCase):
-    def run_plan(self, plan, expect, *args, out="ev"):
-        p = self.write_plan(plan, name=f"{out}.json")
-        cp = self.abev("run", p, "--out", self.path(out), *args, check=expect)
-        return cp, self.load(out, "result.json")
-
     def sample(self, cmp, metric, variant):
         m = [m for m in cmp["metrics"] if m["name"] == metric]
         self.assertEqual(len(m), 1, metric)
@@ -298,7 +293,7 @@ class Verdict(AbevTestCase):
         # A plan may make an inconclusive decision fail the run, with its own exit code.
         plan = self.gate_plan("noisy-fails", cand, decision={"inconclusive": "fail",
                                                              "acceptance": True})
-        _, res = self.run_plan(plan, 6, out="ev2")
+        _, res = self.run_plan(plan, 6, out="ev2", plan_name="ev2.json")
         self.assertEqual(res["comparison"]["decision"], "inconclusive")
         self.assertTrue(res["comparison"]["acceptance"])
         report = open(self.path("ev2", "report.md"), encoding="utf-8").read()
@@ -311,7 +306,7 @@ class Verdict(AbevTestCase):
         self.assertEqual(cp.stdout.splitlines(),
                          ["decision: rejected: 1 of 1 gate failed",
                           f"evidence: {os.path.realpath(self.path('ev'))}"])
-        cp, res = self.run_plan(plan, 5, "--json", out="ev2")
+        cp, res = self.run_plan(plan, 5, "--json", out="ev2", plan_name="ev2.json")
         self.assertEqual(json.loads(cp.stdout), res["comparison"])
         self.assertIn("decision: rejected", cp.stderr)
 
@@ -440,8 +435,8 @@ class Verdict(AbevTestCase):
                                           "pattern": "t=([0-9]+)"}])
         new = sh_plan("new plan", [("cand", echo_round(T_CAND)), ("extra", echo_round(T_CAND))],
                       metrics=[T_METRIC])
-        self.run_plan(old, 0, out="old")
-        self.run_plan(new, 0, out="new")
+        self.run_plan(old, 0, out="old", plan_name="old.json")
+        self.run_plan(new, 0, out="new", plan_name="new.json")
         cp = self.abev("compare", self.path("old"), self.path("new"), check=0)
         self.assertIn("shared variants: cand\n", cp.stdout)
         self.assertIn("shared metrics: wall, cpu, max_rss, t\n", cp.stdout)
@@ -460,7 +455,7 @@ class Verdict(AbevTestCase):
         self.assertEqual(s["paired"]["pairs"], 0)
         # Nothing shared: refused, naming what each has.
         other = sh_plan("other", [("x", echo_round(T_BASE))])
-        self.run_plan(other, 0, out="other")
+        self.run_plan(other, 0, out="other", plan_name="other.json")
         cp = self.abev("compare", self.path("old"), self.path("other"), check=2)
         self.assertIn("share no variant name: old has base, cand; new has x", cp.stderr)
         cp = self.abev("compare", self.path("old"), self.path("nowhere"), check=2)

@@ -20,28 +20,13 @@
 
 #include "bundle.h"
 #include "util.h"
+#include "testutil.h"
 
 static char last_error[1024];
 
 static void capture(const char *prefix, const char *msg)
 {
 	snprintf(last_error, sizeof(last_error), "%s: %s", prefix, msg);
-}
-
-static void put(const char *dir, const char *name, const void *data, size_t len)
-{
-	char *p = path_join(dir, name);
-	char *slash = strrchr(p, '/');
-	*slash = '\0';
-	assert_int_equal(mkdir_p(p), 0);
-	*slash = '/';
-	assert_int_equal(write_file_atomic(p, data, len), 0);
-	free(p);
-}
-
-static void puts_file(const char *dir, const char *name, const char *s)
-{
-	put(dir, name, s, strlen(s));
 }
 
 /* Incompressible content, so that cutting a bundle cuts into file data. */
@@ -67,24 +52,17 @@ static void make_tree(const char *dir)
 {
 	char *big = noise(300 * 1024, 1);
 	char *sub = path_join(dir, "runs/empty-dir");
-	puts_file(dir, "plan.json", "{\"schema\": \"abev-plan/1\"}\n");
-	puts_file(dir, "b-c", "dash sorts before slash\n");
-	puts_file(dir, "b/c", "child of b\n");
-	puts_file(dir, "runs/baseline/run-1/test.log", "baseline\n");
-	puts_file(dir, long_name, "long\n");
-	puts_file(dir, "caf\xc3\xa9.txt", "utf-8 name\n");
-	put(dir, "runs/big.bin", big, 300 * 1024);
-	put(dir, "empty", "", 0);
+	tu_puts(dir, "plan.json", "{\"schema\": \"abev-plan/1\"}\n");
+	tu_puts(dir, "b-c", "dash sorts before slash\n");
+	tu_puts(dir, "b/c", "child of b\n");
+	tu_puts(dir, "runs/baseline/run-1/test.log", "baseline\n");
+	tu_puts(dir, long_name, "long\n");
+	tu_puts(dir, "caf\xc3\xa9.txt", "utf-8 name\n");
+	tu_put(dir, "runs/big.bin", big, 300 * 1024);
+	tu_put(dir, "empty", "", 0);
 	assert_int_equal(mkdir_p(sub), 0);
 	free(sub);
 	free(big);
-}
-
-static void rm_rf(const char *path)
-{
-	char *cmd = xasprintf("rm -rf '%s'", path);
-	assert_int_equal(system(cmd), 0);
-	free(cmd);
 }
 
 static void copy_tree(const char *from, const char *to)
@@ -123,8 +101,8 @@ static int contains(const struct strbuf *sb, const char *needle)
 
 static void test_pack_is_deterministic(void **state)
 {
-	char d1[] = "/tmp/abev-bundle-XXXXXX", d2[] = "/tmp/abev-bundle-XXXXXX";
-	char out[] = "/tmp/abev-bundle-out-XXXXXX";
+	char *d1 = tu_tmpdir("bundle"), *d2 = tu_tmpdir("bundle");
+	char *out = tu_tmpdir("bundle-out");
 	static const char *const names[] = {
 		"plan.json", "b-c", "b/c", "b", "runs", "runs/empty-dir",
 		"runs/baseline/run-1/test.log", "runs/big.bin", "empty", long_name,
@@ -132,9 +110,6 @@ static void test_pack_is_deterministic(void **state)
 	static const char *const suffix[] = { ".tar.zst", ".tar.gz" };
 	(void)state;
 
-	assert_non_null(mkdtemp(d1));
-	assert_non_null(mkdtemp(d2));
-	assert_non_null(mkdtemp(out));
 	make_tree(d1);
 	copy_tree(d1, d2);
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
@@ -187,9 +162,12 @@ static void test_pack_is_deterministic(void **state)
 	assert_int_equal(system(cmd), 0);
 	free(cmd);
 	free(a);
-	rm_rf(d1);
-	rm_rf(d2);
-	rm_rf(out);
+	tu_rm_rf(d1);
+	free(d1);
+	tu_rm_rf(d2);
+	free(d2);
+	tu_rm_rf(out);
+	free(out);
 }
 
 struct seen {
@@ -285,17 +263,16 @@ static void test_pack_zstd_jobs_are_deterministic(void **state)
 
 static void test_read_round_trip(void **state)
 {
-	char d[] = "/tmp/abev-bundle-XXXXXX";
+	char *d = tu_tmpdir("bundle");
 	(void)state;
-	assert_non_null(mkdtemp(d));
 	char *src = path_join(d, "ev");
 	char *out = path_join(d, "ev.tar.zst");
 	assert_int_equal(mkdir(src, 0755), 0);
-	puts_file(src, "z", "last\n");
-	puts_file(src, "a/b", "nested\n");
-	puts_file(src, "a-b", "dash\n");
-	put(src, "e", "", 0);
-	puts_file(src, "\xff\xfe-not-utf8", "raw\n");
+	tu_puts(src, "z", "last\n");
+	tu_puts(src, "a/b", "nested\n");
+	tu_puts(src, "a-b", "dash\n");
+	tu_put(src, "e", "", 0);
+	tu_puts(src, "\xff\xfe-not-utf8", "raw\n");
 	assert_int_equal(bundle_pack(src, out), 0);
 
 	struct seen s = { STRBUF_INIT, STRBUF_INIT, 0 };
@@ -326,20 +303,20 @@ static void test_read_round_trip(void **state)
 	free(cmd);
 	free(src);
 	free(out);
-	rm_rf(d);
+	tu_rm_rf(d);
+	free(d);
 }
 
 static void test_pack_refuses(void **state)
 {
-	char d[] = "/tmp/abev-bundle-XXXXXX";
+	char *d = tu_tmpdir("bundle");
 	(void)state;
-	assert_non_null(mkdtemp(d));
 	char *src = path_join(d, "ev");
 	char *out = path_join(d, "ev.tar.zst");
 	char *link = path_join(src, "sub/link");
 	char *fifo = path_join(src, "fifo");
 	assert_int_equal(mkdir(src, 0755), 0);
-	puts_file(src, "sub/f", "x");
+	tu_puts(src, "sub/f", "x");
 	set_error_routine(capture);
 
 	assert_int_equal(symlink("/etc/passwd", link), 0);
@@ -353,7 +330,7 @@ static void test_pack_refuses(void **state)
 	assert_non_null(strstr(last_error, "'fifo' is a FIFO"));
 	assert_int_equal(unlink(fifo), 0);
 
-	puts_file(src, "bad)name", "x");
+	tu_puts(src, "bad)name", "x");
 	assert_int_equal(bundle_pack(src, out), -1);
 	assert_non_null(strstr(last_error, "unsafe name 'bad)name'"));
 	char *bad = path_join(src, "bad)name");
@@ -372,7 +349,7 @@ static void test_pack_refuses(void **state)
 
 	assert_int_equal(bundle_pack(src, out), 0);
 	struct strbuf before = slurp(out);
-	puts_file(src, "sub/g", "new");
+	tu_puts(src, "sub/g", "new");
 	assert_int_equal(bundle_pack(src, out), -1);
 	assert_non_null(strstr(last_error, "already exists"));
 	struct strbuf after = slurp(out);
@@ -391,7 +368,8 @@ static void test_pack_refuses(void **state)
 	free(out);
 	free(link);
 	free(fifo);
-	rm_rf(d);
+	tu_rm_rf(d);
+	free(d);
 }
 
 /* One entry of a hand-made, possibly hostile, bundle. */
@@ -450,9 +428,8 @@ static void test_read_hostile_entries(void **state)
 		{ { "pipe", AE_IFIFO, NULL, NULL, NULL }, "O pipe FIFO\n" },
 		{ { "./dot/ok", AE_IFREG, NULL, NULL, "x" }, "F dot/ok 1\n" },
 	};
-	char d[] = "/tmp/abev-bundle-XXXXXX";
+	char *d = tu_tmpdir("bundle");
 	(void)state;
-	assert_non_null(mkdtemp(d));
 	char *path = path_join(d, "hostile.tar.zst");
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		struct craft c[2] = { { "plan.json", AE_IFREG, NULL, NULL, "{}" }, cases[i].entry };
@@ -471,7 +448,8 @@ static void test_read_hostile_entries(void **state)
 		seen_release(&s);
 	}
 	free(path);
-	rm_rf(d);
+	tu_rm_rf(d);
+	free(d);
 }
 
 /* Hands a buffer to gzip through libarchive's raw writer: bytes as they are. */
@@ -513,15 +491,14 @@ static void ustar_header(unsigned char h[512], const char *name, uint64_t size)
 
 static void test_read_refuses(void **state)
 {
-	char d[] = "/tmp/abev-bundle-XXXXXX";
+	char *d = tu_tmpdir("bundle");
 	char *err = NULL;
 	struct seen s = { STRBUF_INIT, STRBUF_INIT, 0 };
 	(void)state;
-	assert_non_null(mkdtemp(d));
 
 	/* Not a bundle at all. */
 	char *text = path_join(d, "notes.txt");
-	puts_file(d, "notes.txt", "just text\n");
+	tu_puts(d, "notes.txt", "just text\n");
 	assert_false(bundle_is_bundle(text));
 	assert_false(bundle_is_bundle(d));
 	assert_int_equal(bundle_read(text, on_entry, on_data, &s, &err), -1);
@@ -560,8 +537,8 @@ static void test_read_refuses(void **state)
 	char *zst = path_join(d, "ev.tar.zst");
 	char *big = noise(256 * 1024, 7);
 	assert_int_equal(mkdir(src, 0755), 0);
-	put(src, "a.bin", big, 256 * 1024);
-	put(src, "b.bin", big, 1024);
+	tu_put(src, "a.bin", big, 256 * 1024);
+	tu_put(src, "b.bin", big, 1024);
 	assert_int_equal(bundle_pack(src, zst), 0);
 	struct strbuf whole = slurp(zst);
 	char *cut = path_join(d, "cut.tar.zst");
@@ -589,16 +566,16 @@ static void test_read_refuses(void **state)
 	free(big);
 	free(cut);
 	free(plain);
-	rm_rf(d);
+	tu_rm_rf(d);
+	free(d);
 }
 
 static void test_read_entry_cap(void **state)
 {
-	char d[] = "/tmp/abev-bundle-XXXXXX";
+	char *d = tu_tmpdir("bundle");
 	char *err = NULL;
 	struct seen s = { STRBUF_INIT, STRBUF_INIT, 0 };
 	(void)state;
-	assert_non_null(mkdtemp(d));
 	char *path = path_join(d, "many.tar.zst");
 	struct archive *a = archive_write_new();
 	struct archive_entry *e = archive_entry_new();
@@ -625,7 +602,8 @@ static void test_read_entry_cap(void **state)
 	free(err);
 	seen_release(&s);
 	free(path);
-	rm_rf(d);
+	tu_rm_rf(d);
+	free(d);
 }
 
 int main(void)

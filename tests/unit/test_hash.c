@@ -18,26 +18,7 @@
 
 #include "hash.h"
 #include "util.h"
-
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
-static void rm_rf(const char *dir)
-{
-	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-static char *make_tmpdir(void)
-{
-	char *d = xstrdup("/tmp/abev-hash-XXXXXX");
-	assert_non_null(mkdtemp(d));
-	return d;
-}
+#include "testutil.h"
 
 /* Writes len bytes of a deterministic pattern seeded by seed. */
 static void write_pattern(const char *path, size_t len, unsigned seed)
@@ -65,7 +46,7 @@ static const struct {
 static void test_vectors(void **state)
 {
 	(void)state;
-	char *dir = make_tmpdir();
+	char *dir = tu_tmpdir("hash");
 	for (size_t i = 0; i < ARRAY_SIZE(vectors); i++) {
 		unsigned char d[SHA256_LEN];
 		char hex[SHA256_HEX_LEN + 1];
@@ -95,7 +76,7 @@ static void test_vectors(void **state)
 		assert_string_equal(hex, vectors[i].hex);
 		free(p);
 	}
-	rm_rf(dir);
+	tu_rm_rf(dir);
 	free(dir);
 }
 
@@ -103,7 +84,7 @@ static void test_vectors(void **state)
 static void test_million_a(void **state)
 {
 	(void)state;
-	char *dir = make_tmpdir();
+	char *dir = tu_tmpdir("hash");
 	char *p = path_join(dir, "a");
 	char *buf = xmalloc(1000000);
 	unsigned char d[SHA256_LEN];
@@ -115,7 +96,7 @@ static void test_million_a(void **state)
 	assert_string_equal(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
 	free(buf);
 	free(p);
-	rm_rf(dir);
+	tu_rm_rf(dir);
 	free(dir);
 }
 
@@ -126,7 +107,7 @@ static void test_matches_sha256sum(void **state)
 		print_message("skipped: /usr/bin/sha256sum not installed\n");
 		skip();
 	}
-	char *dir = make_tmpdir();
+	char *dir = tu_tmpdir("hash");
 	char *p = path_join(dir, "big");
 	char *cmd = xasprintf("/usr/bin/sha256sum '%s'", p);
 	char line[256] = "";
@@ -146,7 +127,7 @@ static void test_matches_sha256sum(void **state)
 	assert_memory_equal(line, hex, SHA256_HEX_LEN);
 	free(cmd);
 	free(p);
-	rm_rf(dir);
+	tu_rm_rf(dir);
 	free(dir);
 }
 
@@ -155,7 +136,7 @@ static void test_pool_equals_sequential(void **state)
 	(void)state;
 	enum { N = 50 };
 	static const unsigned threads[] = { 4, 0, 1, 64 };
-	char *dir = make_tmpdir();
+	char *dir = tu_tmpdir("hash");
 	struct hash_job jobs[N];
 	unsigned char want[N][SHA256_LEN];
 	uint64_t want_size[N];
@@ -188,7 +169,7 @@ static void test_pool_equals_sequential(void **state)
 	assert_int_equal(sha256_files(jobs, 0, 4), 0);
 	for (size_t i = 0; i < N; i++)
 		free((char *)jobs[i].path);
-	rm_rf(dir);
+	tu_rm_rf(dir);
 	free(dir);
 }
 
@@ -196,7 +177,7 @@ static void test_pool_equals_sequential(void **state)
 static void test_refusals(void **state)
 {
 	(void)state;
-	char *dir = make_tmpdir();
+	char *dir = tu_tmpdir("hash");
 	char *reg = path_join(dir, "reg");
 	char *link = path_join(dir, "link");
 	char *fifo = path_join(dir, "fifo");
@@ -246,7 +227,7 @@ static void test_refusals(void **state)
 	free(fifo);
 	free(sub);
 	free(missing);
-	rm_rf(dir);
+	tu_rm_rf(dir);
 	free(dir);
 }
 

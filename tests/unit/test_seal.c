@@ -25,6 +25,7 @@
 
 #include "seal.h"
 #include "util.h"
+#include "testutil.h"
 
 /* ---- fixtures ------------------------------------------------------ */
 
@@ -33,37 +34,6 @@ static char last_error[4096];
 static void capture(const char *prefix, const char *msg)
 {
 	snprintf(last_error, sizeof(last_error), "%s: %s", prefix, msg);
-}
-
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
-static void rm_rf(const char *dir)
-{
-	nftw(dir, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-static char *make_tmpdir(void)
-{
-	char *d = xstrdup("/tmp/abev-seal-XXXXXX");
-	assert_non_null(mkdtemp(d));
-	return d;
-}
-
-static void put(const char *dir, const char *name, const char *content)
-{
-	char *p = path_join(dir, name);
-	char *slash = strrchr(p, '/');
-	*slash = '\0';
-	assert_int_equal(mkdir_p(p), 0);
-	*slash = '/';
-	assert_int_equal(write_file_atomic(p, content, strlen(content)), 0);
-	free(p);
 }
 
 static char *slurp(const char *path, size_t *len)
@@ -116,7 +86,7 @@ struct keyfix {
 static void keyfix_make(struct keyfix *f, const char *pass)
 {
 	char *path, *err = NULL;
-	f->dir = make_tmpdir();
+	f->dir = tu_tmpdir("seal");
 	f->prefix = path_join(f->dir, "k");
 	assert_int_equal(seal_keygen(f->prefix, pass, f->fp), 0);
 	path = xasprintf("%s.key", f->prefix);
@@ -131,7 +101,7 @@ static void keyfix_make(struct keyfix *f, const char *pass)
 static void keyfix_release(struct keyfix *f)
 {
 	seal_key_free(f->key);
-	rm_rf(f->dir);
+	tu_rm_rf(f->dir);
 	free(f->dir);
 	free(f->prefix);
 }
@@ -210,7 +180,7 @@ static void test_keygen_refuses(void **state)
 	static const char *const suffixes[] = { ".key", ".pub", ".pub.pem" };
 	for (size_t i = 0; i < ARRAY_SIZE(suffixes); i++) {
 		for (int dangling = 0; dangling < 2; dangling++) {
-			char *dir = make_tmpdir();
+			char *dir = tu_tmpdir("seal");
 			char *prefix = path_join(dir, "k");
 			char *there = xasprintf("%s%s", prefix, suffixes[i]);
 			char fp[65];
@@ -235,7 +205,7 @@ static void test_keygen_refuses(void **state)
 			}
 			free(there);
 			free(prefix);
-			rm_rf(dir);
+			tu_rm_rf(dir);
 			free(dir);
 		}
 	}
@@ -247,7 +217,7 @@ static void test_keygen_refuses(void **state)
 	assert_non_null(strstr(last_error, "/nonexistent-abev-dir/k.key"));
 
 	/* An empty passphrase would mean a prompt or no protection: refused. */
-	char *dir = make_tmpdir();
+	char *dir = tu_tmpdir("seal");
 	char *prefix = path_join(dir, "k");
 	assert_int_equal(seal_keygen(prefix, "", fp), -1);
 	assert_non_null(strstr(last_error, "empty passphrase"));
@@ -255,7 +225,7 @@ static void test_keygen_refuses(void **state)
 	assert_false(exists(p));
 	free(p);
 	free(prefix);
-	rm_rf(dir);
+	tu_rm_rf(dir);
 	free(dir);
 }
 
@@ -308,7 +278,7 @@ static void test_encrypted_key(void **state)
 static void test_key_load_refuses(void **state)
 {
 	(void)state;
-	char *dir = make_tmpdir();
+	char *dir = tu_tmpdir("seal");
 	char *ec = path_join(dir, "ec.key");
 	char *junk = path_join(dir, "junk.key");
 	char *missing = path_join(dir, "missing.key");
@@ -321,7 +291,7 @@ static void test_key_load_refuses(void **state)
 	assert_int_equal(PEM_write_PrivateKey(fp, pk, NULL, NULL, 0, NULL, NULL), 1);
 	assert_int_equal(fclose(fp), 0);
 	EVP_PKEY_free(pk);
-	put(dir, "junk.key", "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n");
+	tu_puts(dir, "junk.key", "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n");
 
 	const struct {
 		const char *path;
@@ -341,7 +311,7 @@ static void test_key_load_refuses(void **state)
 	free(ec);
 	free(junk);
 	free(missing);
-	rm_rf(dir);
+	tu_rm_rf(dir);
 	free(dir);
 }
 
@@ -631,7 +601,7 @@ static void test_name_problem(void **state)
 static void test_manifest_round_trip(void **state)
 {
 	(void)state;
-	char *dir = make_tmpdir();
+	char *dir = tu_tmpdir("seal");
 	static const struct {
 		const char *name;
 		const char *content;
@@ -645,9 +615,9 @@ static void test_manifest_round_trip(void **state)
 		{ "Z", "uppercase sorts first" },
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(files); i++)
-		put(dir, files[i].name, files[i].content);
-	put(dir, "SHA256", "old manifest, skipped");
-	put(dir, "SHA256.sig", "old signature, skipped");
+		tu_puts(dir, files[i].name, files[i].content);
+	tu_puts(dir, "SHA256", "old manifest, skipped");
+	tu_puts(dir, "SHA256.sig", "old signature, skipped");
 	char *empty_dir = path_join(dir, "empty/dir");
 	assert_int_equal(mkdir_p(empty_dir), 0);
 	free(empty_dir);
@@ -702,7 +672,7 @@ static void test_manifest_round_trip(void **state)
 	manifest_release(&back);
 	manifest_release(&m);
 	manifest_release(&m);
-	rm_rf(dir);
+	tu_rm_rf(dir);
 	free(dir);
 }
 
@@ -723,9 +693,9 @@ static void test_manifest_build_refuses(void **state)
 		{ "dirlink", "sub/d", "is a symbolic link" },
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
-		char *dir = make_tmpdir();
+		char *dir = tu_tmpdir("seal");
 		struct manifest m = { NULL, 0 };
-		put(dir, "sub/ok", "fine");
+		tu_puts(dir, "sub/ok", "fine");
 		char *p = path_join(dir, cases[i].name);
 		if (!strcmp(cases[i].what, "symlink"))
 			assert_int_equal(symlink("ok", p), 0);
@@ -734,7 +704,7 @@ static void test_manifest_build_refuses(void **state)
 		else if (!strcmp(cases[i].what, "fifo"))
 			assert_int_equal(mkfifo(p, 0600), 0);
 		else
-			put(dir, cases[i].name, "x");
+			tu_puts(dir, cases[i].name, "x");
 		last_error[0] = '\0';
 		assert_int_equal(manifest_build(dir, &m), -1);
 		assert_int_equal(m.n, 0);
@@ -749,7 +719,7 @@ static void test_manifest_build_refuses(void **state)
 			fail_msg("case %zu: error '%s' does not name '%s'", i, last_error, shown);
 		free(shown);
 		free(p);
-		rm_rf(dir);
+		tu_rm_rf(dir);
 		free(dir);
 	}
 	struct manifest m = { NULL, 0 };
@@ -843,10 +813,10 @@ static void sealed_make(struct sealed *s)
 {
 	keyfix_make(&s->key, "pw");
 	s->dir = path_join(s->key.dir, "evidence");
-	put(s->dir, "summary.json", "{\"schema\": \"abev\"}\n");
-	put(s->dir, "runs/a/run-1/stdout.log", "hello\n");
-	put(s->dir, "runs/b/run-1/stdout.log", "world\n");
-	put(s->dir, "with space.txt", "spaces are fine\n");
+	tu_puts(s->dir, "summary.json", "{\"schema\": \"abev\"}\n");
+	tu_puts(s->dir, "runs/a/run-1/stdout.log", "hello\n");
+	tu_puts(s->dir, "runs/b/run-1/stdout.log", "world\n");
+	tu_puts(s->dir, "with space.txt", "spaces are fine\n");
 	assert_int_equal(seal_evidence(s->dir, s->key.key), 0);
 }
 
@@ -892,7 +862,7 @@ static void test_seal_evidence(void **state)
 	free(sig_before);
 
 	/* Unsigned sealing removes the stale signature. */
-	put(s.dir, "late.txt", "added after signing\n");
+	tu_puts(s.dir, "late.txt", "added after signing\n");
 	assert_int_equal(seal_evidence(s.dir, NULL), 0);
 	assert_false(exists(spath));
 	free(manifest);
@@ -971,7 +941,7 @@ static void test_interop_signify(void **state)
 			     s.key.prefix, s.dir, s.key.dir),
 			 0);
 	/* ... and notices a changed file. */
-	put(s.dir, "runs/a/run-1/stdout.log", "hellO\n");
+	tu_puts(s.dir, "runs/a/run-1/stdout.log", "hellO\n");
 	assert_int_not_equal(run("cd '%s' && signify-openbsd -C -p '%s.pub' -x SHA256.sig", s.dir,
 				 s.key.prefix),
 			     0);
@@ -1016,7 +986,7 @@ static void test_interop_sha256sum(void **state)
 			     "cmp - SHA256",
 			     s.dir),
 			 0);
-	put(s.dir, "summary.json", "{}\n");
+	tu_puts(s.dir, "summary.json", "{}\n");
 	assert_int_not_equal(run("cd '%s' && sha256sum -c --strict SHA256", s.dir), 0);
 	sealed_release(&s);
 }

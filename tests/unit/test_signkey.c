@@ -3,7 +3,7 @@
  * key's likely name; a key the group or others can read is refused with
  * the chmod to run unless insecure mode is asked for; an empty passphrase
  * is refused from a file and from the environment alike. */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -18,6 +18,7 @@
 
 #include "signkey.h"
 #include "util.h"
+#include "testutil.h"
 
 static char last_error[1024];
 
@@ -52,9 +53,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fixture *fx = *state;
-	char *cmd = xasprintf("rm -rf '%s'", fx->dir);
-	assert_int_equal(system(cmd), 0);
-	free(cmd);
+	tu_rm_rf(fx->dir);
 	free(fx->key);
 	free(fx->pub);
 	free(fx->pem);

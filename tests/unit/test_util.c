@@ -1,7 +1,7 @@
 /* Unit tests of util: strbuf growth, bounded file reading, atomic writes,
  * strict number parsing, UTC formatting, error routing and the seeded
  * generator, and text for XML. */
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "util.h"
+#include "testutil.h"
 
 static char last_error[512];
 
@@ -121,9 +122,7 @@ static void test_mkdir_p_and_join(void **state)
 	j = path_join("x", "y");
 	assert_string_equal(j, "x/y");
 	free(j);
-	char *cmd = xasprintf("rm -rf '%s'", dir);
-	assert_int_equal(system(cmd), 0);
-	free(cmd);
+	tu_rm_rf(dir);
 	free(deep);
 }
 

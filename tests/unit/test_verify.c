@@ -22,6 +22,7 @@
 #include "bundle.h"
 #include "seal.h"
 #include "util.h"
+#include "testutil.h"
 #include "verify.h"
 
 static char last_error[1024];
@@ -39,22 +40,6 @@ struct fixture {
 	int serial;
 };
 
-static void put(const char *dir, const char *name, const void *data, size_t len)
-{
-	char *p = path_join(dir, name);
-	char *slash = strrchr(p, '/');
-	*slash = '\0';
-	assert_int_equal(mkdir_p(p), 0);
-	*slash = '/';
-	assert_int_equal(write_file_atomic(p, data, len), 0);
-	free(p);
-}
-
-static void puts_file(const char *dir, const char *name, const char *s)
-{
-	put(dir, name, s, strlen(s));
-}
-
 static struct strbuf slurp(const char *dir, const char *name)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -62,13 +47,6 @@ static struct strbuf slurp(const char *dir, const char *name)
 	assert_int_equal(read_file_capped(&sb, p, 64u << 20), 0);
 	free(p);
 	return sb;
-}
-
-static void rm_rf(const char *path)
-{
-	char *cmd = xasprintf("rm -rf '%s'", path);
-	assert_int_equal(system(cmd), 0);
-	free(cmd);
 }
 
 static int setup(void **state)
@@ -102,7 +80,7 @@ static int teardown(void **state)
 	struct fixture *fx = *state;
 	seal_key_free(fx->key);
 	seal_key_free(fx->other);
-	rm_rf(fx->root);
+	tu_rm_rf(fx->root);
 	free(fx);
 	return 0;
 }
@@ -115,13 +93,13 @@ static char *make_evidence(struct fixture *fx)
 	for (size_t i = 0; i < (1 << 20); i++)
 		big[i] = (char)(i * 7 + i / 251);
 	assert_int_equal(mkdir(ev, 0755), 0);
-	puts_file(ev, "plan.json", "{\"schema\": \"abev-plan/1\"}\n");
-	puts_file(ev, "notes.txt", "notes\n");
-	puts_file(ev, "report.md", "# Report\n");
-	puts_file(ev, "runs/a/run-1/test.log", "baseline run\n");
-	puts_file(ev, "runs/b/run-1/test.log", "candidate run\n");
-	put(ev, "runs/b/run-1/trace.bin", big, 1 << 20);
-	put(ev, "runs/b/run-1/empty", "", 0);
+	tu_puts(ev, "plan.json", "{\"schema\": \"abev-plan/1\"}\n");
+	tu_puts(ev, "notes.txt", "notes\n");
+	tu_puts(ev, "report.md", "# Report\n");
+	tu_puts(ev, "runs/a/run-1/test.log", "baseline run\n");
+	tu_puts(ev, "runs/b/run-1/test.log", "candidate run\n");
+	tu_put(ev, "runs/b/run-1/trace.bin", big, 1 << 20);
+	tu_put(ev, "runs/b/run-1/empty", "", 0);
 	assert_int_equal(seal_evidence(ev, fx->key), 0);
 	free(big);
 	return ev;
@@ -225,7 +203,7 @@ static void delete_file(const char *ev, struct fixture *fx)
 static void add_file(const char *ev, struct fixture *fx)
 {
 	(void)fx;
-	puts_file(ev, "runs/a/extra.txt", "not here before\n");
+	tu_puts(ev, "runs/a/extra.txt", "not here before\n");
 }
 
 static void rename_file(const char *ev, struct fixture *fx)
@@ -243,7 +221,7 @@ static void rehash_manifest(const char *ev, struct fixture *fx)
 	struct manifest m = { NULL, 0 };
 	size_t len;
 	(void)fx;
-	puts_file(ev, "report.md", "# Report (better numbers)\n");
+	tu_puts(ev, "report.md", "# Report (better numbers)\n");
 	assert_int_equal(manifest_build(ev, &m), 0);
 	char *text = manifest_text(&m, &len);
 	char *p = path_join(ev, SEAL_MANIFEST);

@@ -1,0 +1,551 @@
+/*
+ * cli_evidence: the commands that read or make evidence rather than run
+ * a plan — verify, keygen, pack, report (one directory, or several hosts
+ * side by side), compare and export — with their usage texts, and what
+ * they share: verifying first when --pubkey is given, loading evidence
+ * with its recomputed comparison, and writing a result to stdout or a file
+ * outside the evidence. The checks themselves are verify.c's, rendering is
+ * report.c's and export.c's; the exit code is cli_exit.c's.
+ */
+#define _XOPEN_SOURCE 700
+#include "cli.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bundle.h"
+#include "compare.h"
+#include "compare_runs.h"
+#include "evidence_read.h"
+#include "export.h"
+#include "report.h"
+#include "report_hosts.h"
+#include "seal.h"
+#include "signkey.h"
+#include "util.h"
+#include "verify.h"
+
+const char report_usage[] =
+	"usage: abev report DIR... [--out FILE] [--pubkey KEY.pub]\n"
+	"\n"
+	"With one DIR: renders DIR's report.md again from its evidence alone\n"
+	"(result.json, metadata.json): the comparison is recomputed from the recorded\n"
+	"invocations, and the text is byte for byte the report.md that abev run wrote.\n"
+	"\n"
+	"With several: the same plan run on several hosts (abev run --host-label),\n"
+	"side by side: each host's decision and machine, per metric and variant a\n"
+	"column group per host, and the combined decision (rejected if any host\n"
+	"rejects, inconclusive if any is and none rejects). Directories made from\n"
+	"different plans (another plan SHA-256) are refused.\n"
+	"\n"
+	"Prints the report on stdout, or writes it to FILE, which may not be inside an\n"
+	"evidence directory: sealed evidence is never rewritten. With --pubkey every\n"
+	"directory is verified first (as abev verify does); without it a note on\n"
+	"stderr says that it was not.\n"
+	"\n"
+	"Exit codes: 0 rendered; 2 usage error, unreadable evidence or different plans;\n"
+	"4 verification failed; with several directories also 5 (the combined\n"
+	"decision is rejected) and 6 (inconclusive, in a plan that makes it fail).\n";
+
+const char compare_usage[] =
+	"usage: abev compare OLD NEW [--json] [--pubkey KEY.pub]\n"
+	"\n"
+	"Compares two evidence directories, e.g. last month's baseline with today's\n"
+	"candidate, possibly from different plans: for every variant name both have\n"
+	"and every metric both recorded (the built-in wall, cpu and max_rss, and\n"
+	"plan metrics of the same name and unit), OLD's counted runs are the\n"
+	"reference and NEW's the candidate, with the statistics of abev run (median,\n"
+	"change %, ratio with its bootstrap interval, exact Mann-Whitney p). The runs\n"
+	"come from different schedules, so nothing is paired by round, and no gate is\n"
+	"judged. --json prints an abev.compare/1 document. With --pubkey both are\n"
+	"verified first.\n"
+	"\n"
+	"Exit codes: 0 compared; 2 usage error, unreadable evidence, or nothing shared\n"
+	"(the message names what each has); 4 verification failed.\n";
+
+const char export_usage[] =
+	"usage: abev export DIR --format hyperfine|csv|junit|json [--out FILE]\n"
+	"                   [--pubkey KEY.pub]\n"
+	"\n"
+	"Writes DIR's figures for other tools, on stdout or into FILE:\n"
+	"  hyperfine  hyperfine's --export-json shape: results[] per variant with\n"
+	"             command (the variant), mean, stddev, median, min, max and times\n"
+	"             (seconds, counted runs), user, system and exit_codes\n"
+	"  csv        one row per invocation and metric: seq, variant, phase, round,\n"
+	"             attempt, status, metric, unit, value, counted\n"
+	"  junit      JUnit XML with one testcase per gate and compared variant: a\n"
+	"             failed gate is a failure, an inconclusive one is skipped\n"
+	"  json       the comparison, as result.json records it\n"
+	"With --pubkey the evidence is verified first.\n"
+	"\n"
+	"Exit codes: 0 written; 2 usage error or unreadable evidence; 4 verification\n"
+	"failed.\n";
+
+const char keygen_usage[] =
+	"usage: abev keygen --out PREFIX [--passphrase-file F | --passphrase-env VAR]\n"
+	"\n"
+	"Makes an Ed25519 signing key: PREFIX.key (PKCS#8 PEM, mode 0600, encrypted\n"
+	"with the passphrase when one is given), PREFIX.pub (OpenBSD signify public key,\n"
+	"for abev verify and signify-openbsd -C) and PREFIX.pub.pem (for openssl), and\n"
+	"prints the key's fingerprint (SHA-256 of the raw public key). None of the files\n"
+	"may exist. The passphrase is read from a file or an environment variable, never\n"
+	"from the command line.\n";
+
+const char verify_usage[] =
+	"usage: abev verify PATH [--pubkey KEY.pub]\n"
+	"\n"
+	"Checks an evidence directory or a bundle (.tar.zst, .tar.gz; read by streaming,\n"
+	"never extracted): the signature of SHA256 in SHA256.sig against KEY.pub, every\n"
+	"listed hash, that no listed file is missing, that no file is unlisted, and that\n"
+	"there is no symlink, hardlink, device or other special file and no unsafe name.\n"
+	"Prints what it checked and the signer's fingerprint.\n"
+	"\n"
+	"Without --pubkey the same checks run against SHA256 alone (and the copy of it\n"
+	"in SHA256.sig, when there is one, which is read but not checked); when they\n"
+	"pass the verdict is \"UNSIGNED: contents match the manifest, but nobody vouches\n"
+	"for it\" and the exit code 7: anyone could have written a matching manifest.\n"
+	"With --pubkey, evidence without SHA256.sig (abev run --unsigned) fails.\n"
+	"\n"
+	"Exit codes: 0 verified; 7 unsigned: the contents match, no signature was\n"
+	"checked; 4 a problem was found (each is named with its file); 2 usage error or\n"
+	"unreadable key.\n";
+
+const char pack_usage[] =
+	"usage: abev pack DIR --out FILE.tar.zst|FILE.tar.gz\n"
+	"\n"
+	"Packs an evidence directory into a deterministic archive: the same evidence\n"
+	"gives the same bytes on any machine, whatever the files' times or owners\n"
+	"(sorted entries, fixed times, uid/gid 0, mode 0644/0755). abev verify reads it.\n";
+
+/*
+ * Reads the signer's key and checks PATH against it into *res (release
+ * with verify_result_release()); without pubkey, against its manifest
+ * alone. 0, or non-zero after the message when
+ * the key cannot be read or PATH is neither evidence nor a bundle.
+ */
+static int verify_with(const char *path, const char *pubkey, struct verify_result *res)
+{
+	struct seal_pub pub;
+	char *err = NULL;
+
+	memset(res, 0, sizeof(*res));
+	if (!pubkey)
+		return verify_path(path, NULL, res) < 0 ? -1 : 0;
+	if (seal_pub_read(pubkey, &pub, &err) < 0) {
+		error("%s", err);
+		free(err);
+		return -1;
+	}
+	return verify_path(path, &pub, res) < 0 ? -1 : 0;
+}
+
+/*
+ * Checks PATH against KEY.pub when one is given, printing any problem;
+ * otherwise says on stderr that nothing was verified. 0, or an exit code.
+ */
+static int verify_first(const char *path, const char *pubkey)
+{
+	struct verify_result res;
+	int rc = 0;
+
+	if (!pubkey) {
+		fprintf(stderr, "abev: note: the signature of '%s' was not verified (give --pubkey "
+			"KEY.pub to check it first)\n", path);
+		return 0;
+	}
+	if (verify_with(path, pubkey, &res))
+		return EXIT_USAGE;
+	for (size_t i = 0; i < res.nproblems; i++)
+		fprintf(stderr, "abev: problem: %s: %s\n", res.problems[i].file,
+			res.problems[i].reason);
+	if (res.nproblems || !res.signature_ok) {
+		error("'%s' failed verification against '%s'; nothing was rendered", path, pubkey);
+		rc = EXIT_VERIFY;
+	}
+	verify_result_release(&res);
+	return rc;
+}
+
+/*
+ * Reads DIR's evidence and, when cmp is not NULL, recomputes its
+ * comparison, after verifying it when pubkey is given. Evidence of a
+ * run that never finished has no
+ * comparison: *have_cmp is then 0, which only `abev report` accepts
+ * (have_cmp NULL refuses it). 0, or an exit code after the message.
+ */
+static int load_evidence(const char *dir, const char *pubkey, struct evidence_run *run,
+			 struct comparison *cmp, int *have_cmp)
+{
+	char *err = NULL, *doc;
+	int rc = verify_first(dir, pubkey);
+
+	if (rc)
+		return rc;
+	if (evidence_read(dir, run, &err) < 0) {
+		error("%s", err);
+		free(err);
+		return EXIT_USAGE;
+	}
+	if (have_cmp)
+		*have_cmp = run->has_comparison;
+	if (!run->has_comparison) {
+		if (have_cmp)
+			return 0;
+		error("'%s' holds no comparison: its run did not finish (status %s)", dir,
+		      run->status);
+		evidence_run_release(run);
+		return EXIT_USAGE;
+	}
+	if (!cmp)
+		return 0;
+	compare_compute(&run->cfg, run->invs, run->ninvs, cmp);
+	doc = evidence_comparison_document(cmp, run->cfg.gates, run->cfg.ngates);
+	if (!evidence_comparison_matches(run, doc))
+		warning("the comparison recorded in '%s/result.json' is not the one its "
+			"invocations give; what follows is recomputed from the invocations", dir);
+	free(doc);
+	return 0;
+}
+
+/* Writes text to out (a new file or stdout when NULL). 0 or EXIT_RUNTIME. */
+static int emit(const char *out, const char *text)
+{
+	if (!out) {
+		fputs(text, stdout);
+		return fflush(stdout) ? EXIT_RUNTIME : 0;
+	}
+	return write_file_atomic(out, text, strlen(text)) < 0 ? EXIT_RUNTIME : 0;
+}
+
+/* Non-zero when path (which need not exist) would lie inside dir. */
+static int inside(const char *dir, const char *path)
+{
+	char *d = realpath(dir, NULL), *parent, *slash, *p = NULL;
+	int in = 0;
+
+	parent = xstrdup(path);
+	slash = strrchr(parent, '/');
+	if (slash)
+		*slash = '\0';
+	p = realpath(slash ? (*parent ? parent : "/") : ".", NULL);
+	if (d && p) {
+		size_t n = strlen(d);
+		in = !strncmp(p, d, n) && (p[n] == '\0' || p[n] == '/');
+	}
+	free(d);
+	free(p);
+	free(parent);
+	return in;
+}
+
+/* Most evidence directories one side-by-side report takes. */
+#define REPORT_HOSTS_MAX 64
+
+/* `abev report DIR`: report.md again, from the evidence alone. */
+static int report_one(const char *dir, const char *out, const char *pubkey)
+{
+	struct evidence_run run;
+	struct comparison cmp = COMPARISON_INIT;
+	struct report_input in;
+	struct run_environment env;
+	int rc, have_cmp, have_env;
+	char *text, *err = NULL;
+
+	rc = load_evidence(dir, pubkey, &run, &cmp, &have_cmp);
+	if (rc)
+		return rc;
+	/* A report without its environment is still a report: the section says why. */
+	have_env = evidence_read_environment(dir, &env, &err) == 0;
+	if (!have_env) {
+		warning("%s", err);
+		free(err);
+	}
+	evidence_report_input(&run, have_cmp ? &cmp : NULL, have_env ? &env : NULL, &in);
+	text = report_render(&in);
+	rc = text ? emit(out, text) : EXIT_RUNTIME;
+	free(text);
+	if (have_env)
+		run_environment_release(&env);
+	comparison_release(&cmp);
+	evidence_run_release(&run);
+	return rc;
+}
+
+/*
+ * `abev report DIR1 DIR2 ...`: one plan on several hosts, side by side.
+ * Exits with the combined decision, as abev run does with its own.
+ */
+static int report_hosts(const char **dirs, size_t n, const char *out, const char *pubkey)
+{
+	struct evidence_run *runs = xcalloc(n, sizeof(*runs));
+	struct comparison *cmps = xcalloc(n, sizeof(*cmps));
+	struct run_environment *envs = xcalloc(n, sizeof(*envs));
+	struct report_host *hosts = xcalloc(n, sizeof(*hosts));
+	size_t loaded = 0;
+	int rc = 0, inconclusive_fails = 1;
+	char *text, *err = NULL;
+
+	for (; loaded < n && !rc; loaded++) {
+		rc = load_evidence(dirs[loaded], pubkey, &runs[loaded], &cmps[loaded], NULL);
+		if (rc)
+			break;
+		if (evidence_read_environment(dirs[loaded], &envs[loaded], &err) < 0) {
+			warning("%s", err);
+			free(err);
+			err = NULL;
+		} else {
+			hosts[loaded].environment = &envs[loaded];
+		}
+		hosts[loaded].dir = dirs[loaded];
+		hosts[loaded].run = &runs[loaded];
+		hosts[loaded].comparison = &cmps[loaded];
+		inconclusive_fails &= cmps[loaded].inconclusive_fails;
+		if (!runs[loaded].plan_sha256) {
+			error("'%s' does not record its plan's SHA-256, so it cannot be shown to come "
+			      "from the same plan as the others", dirs[loaded]);
+			rc = EXIT_USAGE;
+		} else if (loaded && strcmp(runs[loaded].plan_sha256, runs[0].plan_sha256)) {
+			error("'%s' was made from another plan than '%s' (plan SHA-256 %.12s... and "
+			      "%.12s...): a side-by-side report compares one plan on several hosts",
+			      dirs[loaded], dirs[0], runs[loaded].plan_sha256, runs[0].plan_sha256);
+			rc = EXIT_USAGE;
+		}
+	}
+	if (!rc) {
+		text = report_hosts_render(hosts, n, pubkey != NULL);
+		rc = text ? emit(out, text) : EXIT_RUNTIME;
+		free(text);
+	}
+	if (!rc)
+		rc = decision_exit(report_hosts_decision(hosts, n), inconclusive_fails);
+	for (size_t i = 0; i < loaded && i < n; i++) {
+		comparison_release(&cmps[i]);
+		evidence_run_release(&runs[i]);
+		run_environment_release(&envs[i]);
+	}
+	free(runs);
+	free(cmps);
+	free(envs);
+	free(hosts);
+	return rc;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	const char *dirs[REPORT_HOSTS_MAX], *out = NULL, *pubkey = NULL;
+	const struct cli_opt opts[] = {
+		{ "--out", "-o", NULL, &out },
+		{ "--pubkey", "-p", NULL, &pubkey },
+	};
+	size_t npos;
+	int helped;
+
+	if (parse_args(argc, argv, 1, "report", report_usage, "", report_usage, opts,
+		       ARRAY_SIZE(opts), dirs, REPORT_HOSTS_MAX, &npos, &helped) < 0)
+		return EXIT_USAGE;
+	if (helped)
+		return EXIT_PASSED;
+	if (!npos)
+		return usage_error("abev report needs an evidence directory",
+				   "usage: abev report DIR... [--out FILE] [--pubkey KEY.pub]");
+	for (size_t i = 0; out && i < npos; i++)
+		if (inside(dirs[i], out))
+			return usage_error("--out lies inside an evidence directory, which is never "
+					   "rewritten: choose a file elsewhere", "usage: abev report "
+					   "DIR... [--out FILE] [--pubkey KEY.pub]");
+	if (npos == 1)
+		return report_one(dirs[0], out, pubkey);
+	return report_hosts(dirs, npos, out, pubkey);
+}
+
+int cmd_export(int argc, char **argv)
+{
+	const char *dir = NULL, *out = NULL, *pubkey = NULL, *format = NULL;
+	const struct cli_opt opts[] = {
+		{ "--out", "-o", NULL, &out },
+		{ "--pubkey", "-p", NULL, &pubkey },
+		{ "--format", "-f", NULL, &format },
+	};
+	struct evidence_run run;
+	struct comparison cmp = COMPARISON_INIT;
+	enum export_format f;
+	size_t npos;
+	int rc, helped;
+	char *text;
+
+	if (parse_args(argc, argv, 1, "export", export_usage, "", export_usage, opts,
+		       ARRAY_SIZE(opts), &dir, 1, &npos, &helped) < 0)
+		return EXIT_USAGE;
+	if (helped)
+		return EXIT_PASSED;
+	if (!dir || !format)
+		return usage_error("abev export needs an evidence directory and --format",
+				   "usage: abev export DIR --format hyperfine|csv|junit|json");
+	if (export_format_parse(format, &f) < 0) {
+		error("unknown format '%s' (expected hyperfine, csv, junit or json)", format);
+		return EXIT_USAGE;
+	}
+	if (out && inside(dir, out))
+		return usage_error("--out lies inside the evidence directory, which is never "
+				   "rewritten: choose a file elsewhere",
+				   "usage: abev export DIR --format F [--out FILE]");
+	rc = load_evidence(dir, pubkey, &run, &cmp, NULL);
+	if (rc)
+		return rc;
+	text = export_render(f, &run, &cmp);
+	rc = emit(out, text);
+	free(text);
+	comparison_release(&cmp);
+	evidence_run_release(&run);
+	return rc;
+}
+
+int cmd_compare(int argc, char **argv)
+{
+	const char *pos[2] = { NULL, NULL }, *pubkey = NULL;
+	int json = 0, rc, helped;
+	const struct cli_opt opts[] = {
+		{ "--json", NULL, &json, NULL },
+		{ "--pubkey", "-p", NULL, &pubkey },
+	};
+	struct evidence_run old, new;
+	char *err = NULL;
+	size_t npos;
+
+	if (parse_args(argc, argv, 1, "compare", compare_usage, "", compare_usage, opts,
+		       ARRAY_SIZE(opts), pos, 2, &npos, &helped) < 0)
+		return EXIT_USAGE;
+	if (helped)
+		return EXIT_PASSED;
+	if (npos != 2)
+		return usage_error("abev compare needs two evidence directories",
+				   "usage: abev compare OLD NEW [--json] [--pubkey KEY.pub]");
+	rc = load_evidence(pos[0], pubkey, &old, NULL, NULL);
+	if (rc)
+		return rc;
+	rc = load_evidence(pos[1], pubkey, &new, NULL, NULL);
+	if (rc) {
+		evidence_run_release(&old);
+		return rc;
+	}
+	rc = EXIT_PASSED;
+	if (compare_runs(&old, &new, json, stdout, &err) < 0) {
+		error("cannot compare '%s' with '%s': %s", pos[0], pos[1], err);
+		free(err);
+		rc = EXIT_USAGE;
+	}
+	evidence_run_release(&old);
+	evidence_run_release(&new);
+	return rc;
+}
+
+int cmd_keygen(int argc, char **argv)
+{
+	const char *prefix = NULL, *pass_file = NULL, *pass_env = NULL;
+	char fp[65], *pass = NULL;
+	int rc = EXIT_USAGE, helped;
+	const struct cli_opt opts[] = {
+		{ "--out", "-o", NULL, &prefix },
+		{ "--passphrase-file", NULL, NULL, &pass_file },
+		{ "--passphrase-env", NULL, NULL, &pass_env },
+	};
+	size_t npos;
+
+	if (parse_args(argc, argv, 1, "keygen", keygen_usage, "", keygen_usage, opts,
+		       ARRAY_SIZE(opts), NULL, 0, &npos, &helped) < 0)
+		return EXIT_USAGE;
+	if (helped)
+		return EXIT_PASSED;
+	if (!prefix || !*prefix)
+		return usage_error("no key prefix given", "usage: abev keygen --out PREFIX");
+	if (signkey_passphrase(pass_file, pass_env, &pass) < 0)
+		return EXIT_USAGE;
+	if (seal_keygen(prefix, pass, fp) == 0) {
+		printf("private key: %s.key%s\npublic key:  %s.pub (signify), %s.pub.pem (openssl)\n"
+		       "fingerprint: %s\n",
+		       prefix, pass ? " (passphrase-protected)" : "", prefix, prefix, fp);
+		rc = EXIT_PASSED;
+	} else {
+		rc = EXIT_RUNTIME;
+	}
+	signkey_passphrase_free(pass);
+	return rc;
+}
+
+/* The signature line of abev verify. */
+static void print_signature(const struct verify_result *res, const char *pubkey)
+{
+	if (pubkey && !res->signature_present)
+		printf("signature:   MISSING: no SHA256.sig (the evidence was sealed with "
+		       "--unsigned)\n");
+	else if (pubkey)
+		printf("signature:   %s\n", res->signature_ok ? "good" : "NOT VALID");
+	else if (res->signature_present)
+		printf("signature:   not checked: SHA256.sig is there, but no key was given (check "
+		       "it with --pubkey KEY.pub)\n");
+	else
+		printf("signature:   none: the evidence is unsigned (no SHA256.sig)\n");
+}
+
+int cmd_verify(int argc, char **argv)
+{
+	const char *path = NULL, *pubkey = NULL;
+	const struct cli_opt opts[] = { { "--pubkey", "-p", NULL, &pubkey } };
+	struct verify_result res;
+	size_t npos;
+	int rc, helped;
+
+	if (parse_args(argc, argv, 1, "verify", verify_usage, "", verify_usage, opts,
+		       ARRAY_SIZE(opts), &path, 1, &npos, &helped) < 0)
+		return EXIT_USAGE;
+	if (helped)
+		return EXIT_PASSED;
+	if (!path)
+		return usage_error("abev verify needs the evidence (a directory or a bundle)",
+				   "usage: abev verify PATH [--pubkey KEY.pub]");
+	if (verify_with(path, pubkey, &res))
+		return EXIT_USAGE;
+	printf("evidence:    %s (%s)\n", path, res.is_bundle ? "bundle" : "directory");
+	if (pubkey)
+		printf("key:         %s, fingerprint %s\n", pubkey, res.fingerprint);
+	else
+		printf("key:         none given\n");
+	print_signature(&res, pubkey);
+	printf("files:       %zu of %zu listed files match their SHA-256\n", res.files_checked,
+	       res.files_listed);
+	for (size_t i = 0; i < res.nproblems; i++)
+		printf("problem:     %s: %s\n", res.problems[i].file, res.problems[i].reason);
+	if (res.nproblems)
+		printf("verdict:     FAILED (%zu problem%s)\n", res.nproblems,
+		       res.nproblems == 1 ? "" : "s");
+	else if (!pubkey)
+		printf("verdict:     UNSIGNED: contents match the manifest, but nobody vouches for "
+		       "it\n");
+	else
+		printf("verdict:     verified\n");
+	rc = verify_exit(res.nproblems, pubkey != NULL);
+	verify_result_release(&res);
+	return rc;
+}
+
+int cmd_pack(int argc, char **argv)
+{
+	const char *dir = NULL, *out = NULL;
+	const struct cli_opt opts[] = { { "--out", "-o", NULL, &out } };
+	size_t npos;
+	int helped;
+
+	if (parse_args(argc, argv, 1, "pack", pack_usage, "", pack_usage, opts, ARRAY_SIZE(opts),
+		       &dir, 1, &npos, &helped) < 0)
+		return EXIT_USAGE;
+	if (helped)
+		return EXIT_PASSED;
+	if (!dir || !out)
+		return usage_error("abev pack needs the evidence directory and --out",
+				   "usage: abev pack DIR --out FILE.tar.zst");
+	if (bundle_pack(dir, out) < 0)
+		return EXIT_RUNTIME;
+	printf("bundle: %s\n", out);
+	return EXIT_PASSED;
+}

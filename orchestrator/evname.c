@@ -1,0 +1,219 @@
+/*
+ * evname: which names evidence may hold, and making what a run left
+ * behind fit that rule. A name is safe when sha256sum and signify read it
+ * back from the manifest unchanged; a run's leftovers with other names
+ * are renamed, and its symlinks, FIFOs, sockets and devices removed, each
+ * change noted for the evidence. This file neither hashes nor lists files
+ * for the manifest (manifest.c).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "evname.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tree.h"
+#include "util.h"
+
+/*
+ * A copy of an outside string fit to quote in one line of an error:
+ * control characters become '?', and it is cut at 200 bytes.
+ */
+char *evname_printable(const char *s, size_t len)
+{
+	size_t n = len > 200 ? 200 : len;
+	char *p = xstrndup(s, n);
+	for (size_t i = 0; i < n && p[i]; i++)
+		if ((unsigned char)p[i] < 0x20 || p[i] == 0x7f)
+			p[i] = '?';
+	if (len > n) {
+		char *q = xasprintf("%s...", p);
+		free(p);
+		p = q;
+	}
+	return p;
+}
+
+const char *manifest_name_problem(const char *name)
+{
+	size_t comp = 0;
+	if (!*name)
+		return "empty name";
+	if (name[0] == '/')
+		return "absolute path";
+	if (strlen(name) > EVNAME_MAX)
+		return "longer than 1023 bytes";
+	for (const char *p = name;; p++) {
+		unsigned char c = (unsigned char)*p;
+		if (c == '/' || c == '\0') {
+			const char *start = p - comp;
+			if (comp == 0)
+				return "empty path component";
+			if (comp == 1 && start[0] == '.')
+				return "'.' component";
+			if (comp == 2 && start[0] == '.' && start[1] == '.')
+				return "'..' component";
+			if (c == '\0')
+				return NULL;
+			comp = 0;
+			continue;
+		}
+		if (c == '\n')
+			return "contains a newline";
+		if (c < 0x20 || c == 0x7f)
+			return "contains a control character";
+		if (c == ')')
+			return "contains ')', which signify cannot read";
+		if (c == '\\')
+			return "contains a backslash";
+		comp++;
+	}
+}
+
+/* What seal_tidy() will change, found first and done after the walk. */
+struct tidy_item {
+	char *name;        /* relative to the root */
+	int remove;        /* 1: not a file or directory; 0: rename */
+	char kind[16];
+	char *target;      /* a symlink's target, for the note */
+};
+struct tidy {
+	struct tidy_item *v;
+	size_t n, alloc;
+};
+
+static enum tree_step tidy_entry(void *ctx, const struct tree_entry *e)
+{
+	struct tidy *t = ctx;
+	mode_t mode = e->st->st_mode;
+	const char *base = strrchr(e->name, '/');
+	int bad_name, special = !S_ISREG(mode) && !S_ISDIR(mode);
+
+	base = base ? base + 1 : e->name;
+	bad_name = manifest_name_problem(base) != NULL;
+	if (special || bad_name) {
+		struct tidy_item *it;
+		if (t->n == t->alloc) {
+			t->alloc = t->alloc ? 2 * t->alloc : 8;
+			t->v = xrealloc(t->v, t->alloc * sizeof(*t->v));
+		}
+		it = &t->v[t->n++];
+		memset(it, 0, sizeof(*it));
+		it->name = xstrdup(e->name);
+		it->remove = special;
+		snprintf(it->kind, sizeof(it->kind), "%s", tree_kind(mode));
+		if (S_ISLNK(mode)) {
+			char buf[1024];
+			ssize_t n = readlink(e->path, buf, sizeof(buf) - 1);
+			if (n >= 0) {
+				buf[n] = '\0';
+				it->target = xstrdup(buf);
+			}
+		}
+	}
+	/* A renamed directory is walked under its old name first: inner names come first below. */
+	return S_ISDIR(mode) && e->depth < EVNAME_MAX_DEPTH ? TREE_DESCEND : TREE_NEXT;
+}
+
+static enum tree_step tidy_failed(void *ctx, const char *name, const char *what, int err)
+{
+	(void)ctx;
+	error("%s '%s': %s", what, name, strerror(err));
+	return TREE_STOP;
+}
+
+/* A safe form of one name component: offending bytes become '_', cut to fit. */
+char *seal_safe_component(const char *name)
+{
+	size_t n = strlen(name);
+	char *s;
+	if (n > 200)
+		n = 200;
+	s = xstrndup(name, n);
+	for (char *p = s; *p; p++) {
+		unsigned char c = (unsigned char)*p;
+		if (c < 0x20 || c == 0x7f || c == ')' || c == '\\' || c == '/')
+			*p = '_';
+	}
+	if (!*s || !strcmp(s, ".") || !strcmp(s, "..")) {
+		free(s);
+		s = xstrdup("_");
+	}
+	return s;
+}
+
+int seal_tidy(const char *root, const char *sub, void (*note)(void *ctx, char *line), void *ctx)
+{
+	static const struct tree_ops ops = { tidy_entry, tidy_failed };
+	char *dir = path_join(root, sub);
+	struct tidy t = { NULL, 0, 0 };
+	int ret = -1;
+
+	if (tree_walk(dir, &ops, &t) < 0)
+		goto out;
+	/* Deepest first, so that renaming a directory leaves the paths below it valid until then. */
+	for (size_t k = t.n; k-- > 0;) {
+		struct tidy_item *it = &t.v[k];
+		char *path = path_join(dir, it->name), *shown = evname_printable(it->name, strlen(it->name));
+		if (it->remove) {
+			if (unlink(path) < 0) {
+				error("cannot remove '%s': %s", path, strerror(errno));
+				free(path);
+				free(shown);
+				goto out;
+			}
+			if (it->target) {
+				char *tgt = evname_printable(it->target, strlen(it->target));
+				note(ctx, xasprintf("%s/%s: a symlink to '%s' left by the run was removed "
+						    "(evidence holds only regular files)", sub, shown, tgt));
+				free(tgt);
+			} else {
+				note(ctx, xasprintf("%s/%s: a %s left by the run was removed (evidence "
+						    "holds only regular files)", sub, shown, it->kind));
+			}
+		} else {
+			const char *slash = strrchr(it->name, '/');
+			size_t plen = slash ? (size_t)(slash - it->name) + 1 : 0;
+			char *safe = seal_safe_component(slash ? slash + 1 : it->name), *to = NULL, *rel = NULL;
+			struct stat st;
+			for (unsigned i = 1; i < 1000; i++) {
+				free(rel);
+				rel = i == 1 ? xasprintf("%.*s%s", (int)plen, it->name, safe)
+					     : xasprintf("%.*s%s-%u", (int)plen, it->name, safe, i);
+				free(to);
+				to = path_join(dir, rel);
+				if (lstat(to, &st) < 0)
+					break;
+			}
+			if (rename(path, to) < 0) {
+				error("cannot rename '%s': %s", path, strerror(errno));
+				free(safe);
+				free(to);
+				free(rel);
+				free(path);
+				free(shown);
+				goto out;
+			}
+			note(ctx, xasprintf("%s/%s: renamed to '%s/%s': its name cannot be listed in "
+					    "SHA256", sub, shown, sub, rel));
+			free(safe);
+			free(to);
+			free(rel);
+		}
+		free(path);
+		free(shown);
+	}
+	ret = (int)t.n;
+out:
+	for (size_t k = 0; k < t.n; k++) {
+		free(t.v[k].name);
+		free(t.v[k].target);
+	}
+	free(t.v);
+	free(dir);
+	return ret;
+}

@@ -1,0 +1,47 @@
+/*
+ * evname: the policy for names inside evidence. A name must be one that
+ * stock tools (sha256sum -c, signify -C) read back from the manifest;
+ * evname says which names are (manifest_name_problem), makes a safe one
+ * (seal_safe_component), and tidies what a run left behind so that it can
+ * be sealed without losing content (seal_tidy: used by runner, judge,
+ * bundle and verify). It does not hash or list files (manifest.c).
+ */
+#ifndef ABEV_EVNAME_H
+#define ABEV_EVNAME_H
+
+#include <stddef.h>
+
+/* signify -C reads names with "%1023[^)]". */
+#define EVNAME_MAX 1023
+/* The deepest directory nesting evidence holds. */
+#define EVNAME_MAX_DEPTH 64
+
+/*
+ * A name that stock tools can read back: relative, non-empty, no "." or
+ * ".." component, no empty component, no ')' (signify cannot parse it),
+ * no control character or newline, no backslash, valid UTF-8 not needed.
+ * Returns NULL when safe, else a static reason.
+ */
+const char *manifest_name_problem(const char *name);
+
+/*
+ * Makes what a run left under root/sub sealable without losing a byte of
+ * content: a symlink, FIFO, socket or device is removed (it holds no
+ * data of its own), a file or directory whose name stock tools cannot
+ * read is renamed to a safe one ("bad)name" -> "bad_name", with a numeric
+ * suffix when taken). Each change is handed to note(ctx, line) (ownership
+ * passes) so that the evidence says what was changed. Returns the number
+ * of changes, or -1 after error() when one could not be made.
+ */
+int seal_tidy(const char *root, const char *sub, void (*note)(void *ctx, char *line), void *ctx);
+/* A name component stock tools can read: offending bytes become '_'. Caller frees. */
+char *seal_safe_component(const char *name);
+
+/*
+ * A copy of len bytes of an outside string fit to quote in one line of an
+ * error: control characters become '?', and it is cut at 200 bytes.
+ * Caller frees.
+ */
+char *evname_printable(const char *s, size_t len);
+
+#endif

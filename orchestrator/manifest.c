@@ -1,0 +1,264 @@
+/*
+ * manifest: SHA256, the list of an evidence directory's files with their
+ * SHA-256, in `sha256sum --tag` form and byte order. Built by walking the
+ * directory (only regular files and directories with safe names) and
+ * hashing in parallel; parsed back strictly, as hostile input. Signing the
+ * manifest is signify.c's job, sealing a directory seal.c's, comparing a
+ * manifest with the files verify.c's.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "manifest.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "evname.h"
+#include "tree.h"
+#include "util.h"
+
+#define MANIFEST_MAX_ENTRIES SEAL_MAX_FILES
+#define MANIFEST_LINE_MAX 4200
+#define MANIFEST_PREFIX "SHA256 ("
+#define MANIFEST_MID ") = "
+
+void manifest_release(struct manifest *m)
+{
+	if (!m)
+		return;
+	for (size_t i = 0; i < m->n; i++)
+		free(m->e[i].name);
+	free(m->e);
+	m->e = NULL;
+	m->n = 0;
+}
+
+struct walk {
+	const char *root;
+	struct manifest_entry *e;
+	size_t n, alloc;
+};
+
+/* Evidence holds regular files and directories with safe names, and nothing else. */
+static enum tree_step walk_entry(void *ctx, const struct tree_entry *te)
+{
+	struct walk *w = ctx;
+	const char *why;
+
+	if (te->depth == 0 && (!strcmp(te->name, SEAL_MANIFEST) ||
+			       !strcmp(te->name, SEAL_SIGNATURE)))
+		return TREE_NEXT;
+	why = manifest_name_problem(te->name);
+	if (why) {
+		char *shown = evname_printable(te->name, strlen(te->name));
+		error("unsafe file name '%s' in '%s': %s", shown, w->root, why);
+		free(shown);
+		return TREE_STOP;
+	}
+	if (S_ISDIR(te->st->st_mode)) {
+		if (te->depth + 1 > EVNAME_MAX_DEPTH) {
+			error("'%s' is nested deeper than %d directories", te->path,
+			      EVNAME_MAX_DEPTH);
+			return TREE_STOP;
+		}
+		return TREE_DESCEND;
+	}
+	if (!S_ISREG(te->st->st_mode)) {
+		mode_t mode = te->st->st_mode;
+		const char *kind = S_ISLNK(mode)	? "a symbolic link"
+				   : S_ISFIFO(mode) ? "a FIFO"
+				   : S_ISSOCK(mode) ? "a socket"
+				   : S_ISCHR(mode)	? "a character device"
+				   : S_ISBLK(mode)	? "a block device"
+							: "not a regular file";
+		error("'%s' is %s: evidence holds only regular files and directories", te->path,
+		      kind);
+		return TREE_STOP;
+	}
+	if (w->n >= MANIFEST_MAX_ENTRIES) {
+		error("'%s' holds more than %d files", w->root, MANIFEST_MAX_ENTRIES);
+		return TREE_STOP;
+	}
+	if (w->n == w->alloc) {
+		w->alloc = w->alloc ? 2 * w->alloc : 64;
+		w->e = xrealloc(w->e, w->alloc * sizeof(*w->e));
+	}
+	memset(&w->e[w->n], 0, sizeof(w->e[w->n]));
+	w->e[w->n].name = xstrdup(te->name);
+	w->e[w->n].size = (uint64_t)te->st->st_size;
+	w->n++;
+	return TREE_NEXT;
+}
+
+static enum tree_step walk_failed(void *ctx, const char *name, const char *what, int err)
+{
+	struct walk *w = ctx;
+	error("%s '%s' in '%s': %s", what, name, w->root, strerror(err));
+	return TREE_STOP;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	const struct manifest_entry *x = a, *y = b;
+	return strcmp(x->name, y->name);
+}
+
+int manifest_build(const char *root, struct manifest *m)
+{
+	static const struct tree_ops ops = { walk_entry, walk_failed };
+	struct walk w = { root, NULL, 0, 0 };
+	struct hash_job *jobs = NULL;
+	size_t failed, njobs = 0;
+	int ret = -1;
+
+	m->e = NULL;
+	m->n = 0;
+	if (tree_walk(root, &ops, &w) < 0)
+		goto out;
+	njobs = w.n;
+	jobs = xcalloc(njobs, sizeof(*jobs));
+	for (size_t i = 0; i < njobs; i++)
+		jobs[i].path = path_join(root, w.e[i].name);
+	failed = sha256_files(jobs, njobs, 0);
+	for (size_t i = 0; i < w.n; i++) {
+		if (jobs[i].err) {
+			error("%s", jobs[i].err);
+			continue;
+		}
+		memcpy(w.e[i].digest, jobs[i].digest, SHA256_LEN);
+		w.e[i].size = jobs[i].size;
+	}
+	if (failed)
+		goto out;
+	qsort(w.e, w.n, sizeof(*w.e), by_name);
+	m->e = w.e;
+	m->n = w.n;
+	w.e = NULL;
+	w.n = 0;
+	ret = 0;
+out:
+	for (size_t i = 0; i < njobs; i++) {
+		free((char *)jobs[i].path);
+		free(jobs[i].err);
+	}
+	free(jobs);
+	for (size_t i = 0; i < w.n; i++)
+		free(w.e[i].name);
+	free(w.e);
+	return ret;
+}
+
+char *manifest_text(const struct manifest *m, size_t *len)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char hex[SHA256_HEX_LEN + 1];
+	for (size_t i = 0; i < m->n; i++) {
+		sha256_hex(m->e[i].digest, hex);
+		strbuf_addf(&sb, MANIFEST_PREFIX "%s" MANIFEST_MID "%s\n", m->e[i].name, hex);
+	}
+	return strbuf_detach(&sb, len);
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	return -1;
+}
+
+/* The manifest may not list itself or its signature: neither can match. */
+static int is_seal_file(const char *name)
+{
+	return !strcmp(name, SEAL_MANIFEST) || !strcmp(name, SEAL_SIGNATURE);
+}
+
+int manifest_parse(const char *text, size_t len, struct manifest *m, char **err)
+{
+	static const size_t fixed = sizeof(MANIFEST_PREFIX) - 1 + sizeof(MANIFEST_MID) - 1 +
+				    SHA256_HEX_LEN;
+	size_t alloc = 0, pos = 0, line = 0;
+	int ret = -1;
+
+	*err = NULL;
+	m->e = NULL;
+	m->n = 0;
+	while (pos < len) {
+		const char *s = text + pos, *nl, *name, *hex;
+		size_t scan = len - pos, llen, nlen;
+		struct manifest_entry *e;
+		const char *why;
+		char *nm;
+
+		line++;
+		if (m->n >= MANIFEST_MAX_ENTRIES) {
+			*err = xasprintf("%s: more than %d entries", SEAL_MANIFEST,
+					 MANIFEST_MAX_ENTRIES);
+			goto out;
+		}
+		if (scan > MANIFEST_LINE_MAX + 1)
+			scan = MANIFEST_LINE_MAX + 1;
+		nl = memchr(s, '\n', scan);
+		if (!nl) {
+			if (len - pos > MANIFEST_LINE_MAX)
+				*err = xasprintf("%s:%zu: line longer than %d bytes", SEAL_MANIFEST,
+						 line, MANIFEST_LINE_MAX);
+			else
+				*err = xasprintf("%s:%zu: missing newline at the end", SEAL_MANIFEST,
+						 line);
+			goto out;
+		}
+		llen = (size_t)(nl - s);
+		pos += llen + 1;
+		if (llen <= fixed || memcmp(s, MANIFEST_PREFIX, sizeof(MANIFEST_PREFIX) - 1) ||
+		    memcmp(s + llen - SHA256_HEX_LEN - (sizeof(MANIFEST_MID) - 1), MANIFEST_MID,
+			   sizeof(MANIFEST_MID) - 1))
+			goto bad_line;
+		name = s + sizeof(MANIFEST_PREFIX) - 1;
+		nlen = llen - fixed;
+		hex = s + llen - SHA256_HEX_LEN;
+		if (memchr(name, '\0', nlen))
+			goto bad_line;
+		for (size_t i = 0; i < SHA256_HEX_LEN; i++)
+			if (hexval(hex[i]) < 0)
+				goto bad_line;
+		nm = xstrndup(name, nlen);
+		why = manifest_name_problem(nm);
+		if (!why && is_seal_file(nm))
+			why = "the manifest cannot list itself or its signature";
+		if (why || (m->n && strcmp(m->e[m->n - 1].name, nm) >= 0)) {
+			char *shown = evname_printable(nm, nlen);
+			if (why)
+				*err = xasprintf("%s:%zu: unsafe name '%s': %s", SEAL_MANIFEST, line,
+						 shown, why);
+			else
+				*err = xasprintf("%s:%zu: '%s' is %s (names must be byte-sorted "
+						 "and unique)",
+						 SEAL_MANIFEST, line, shown,
+						 strcmp(m->e[m->n - 1].name, nm) ? "out of order"
+										 : "listed twice");
+			free(shown);
+			free(nm);
+			goto out;
+		}
+		if (m->n == alloc) {
+			alloc = alloc ? 2 * alloc : 64;
+			m->e = xrealloc(m->e, alloc * sizeof(*m->e));
+		}
+		e = &m->e[m->n++];
+		memset(e, 0, sizeof(*e));
+		e->name = nm;
+		for (size_t i = 0; i < SHA256_LEN; i++)
+			e->digest[i] = (unsigned char)(hexval(hex[2 * i]) << 4 | hexval(hex[2 * i + 1]));
+	}
+	ret = 0;
+	goto out;
+bad_line:
+	*err = xasprintf("%s:%zu: expected 'SHA256 (name) = <64 hex digits>'", SEAL_MANIFEST, line);
+out:
+	if (ret < 0)
+		manifest_release(m);
+	return ret;
+}

@@ -1,0 +1,48 @@
+/*
+ * manifest: the file SHA256 of an evidence directory, every other file in
+ * `sha256sum --tag` form ("SHA256 (name) = hex"), byte-sorted. It builds
+ * one from a directory (hashing in parallel through hash.c), writes its
+ * text, and parses one back strictly. It does not sign (signify.c), does
+ * not decide which names are safe (evname.c), and does not compare a
+ * manifest with files on disk (verify.c).
+ */
+#ifndef ABEV_MANIFEST_H
+#define ABEV_MANIFEST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hash.h"
+
+#define SEAL_MANIFEST "SHA256"
+#define SEAL_SIGNATURE "SHA256.sig"
+/* The most files an evidence directory (and so its manifest) holds. */
+#define SEAL_MAX_FILES 100000
+
+/* One line of the manifest. */
+struct manifest_entry {
+	char *name;                        /* relative path, '/'-separated */
+	unsigned char digest[SHA256_LEN];
+	uint64_t size;
+};
+struct manifest {
+	struct manifest_entry *e;
+	size_t n;
+};
+void manifest_release(struct manifest *m);
+
+/*
+ * Walks root (every regular file except SHA256 and SHA256.sig), hashes in
+ * parallel, and fills m sorted by name (byte order). A symlink, device,
+ * FIFO or socket, or an unsafe name, is an error. 0 or -1 after error().
+ */
+int manifest_build(const char *root, struct manifest *m);
+/* The manifest's text: "SHA256 (name) = hex\n" per entry. Caller frees. */
+char *manifest_text(const struct manifest *m, size_t *len);
+/*
+ * Parses manifest text strictly (exact format, sorted, unique, safe
+ * names). 0, or -1 with *err (caller frees) naming the line.
+ */
+int manifest_parse(const char *text, size_t len, struct manifest *m, char **err);
+
+#endif
