@@ -30,7 +30,7 @@ WARN      := -std=c11 -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wvl
 OPT       ?= -O2 -g
 CFLAGS    ?=
 LDFLAGS   ?=
-ALL_CFLAGS = $(WARN) $(OPT) -pthread -Iorchestrator -Iguards -Ibuild/gen $(DEP_CFLAGS) \
+ALL_CFLAGS = $(WARN) $(OPT) -pthread $(patsubst %/,-I%,$(SRC_DIRS)) -Iguards -Ibuild/gen $(DEP_CFLAGS) \
              -DABEV_VERSION='"$(VERSION)"' $(CFLAGS)
 
 # B is the build directory of a flavour: build (normal) or build/asan.
@@ -41,10 +41,12 @@ OPT := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize
 LDFLAGS += -fsanitize=address,undefined
 endif
 
-LIB_SRC   := $(filter-out orchestrator/main.c,$(wildcard orchestrator/*.c)) $(wildcard guards/*.c)
+# orchestrator/ is one folder per stage of the data (README.md, Architecture).
+SRC_DIRS  := $(sort $(dir $(wildcard orchestrator/*/*.c)))
+LIB_SRC   := $(filter-out orchestrator/cli/main.c,$(wildcard orchestrator/*/*.c)) $(wildcard guards/*.c)
 TEMPLATES := report_template hosts_template
 LIB_OBJ   := $(patsubst %.c,$(B)/obj/%.o,$(LIB_SRC)) $(patsubst %,$(B)/obj/gen/%.o,$(TEMPLATES))
-MAIN_OBJ  := $(B)/obj/orchestrator/main.o
+MAIN_OBJ  := $(B)/obj/orchestrator/cli/main.o
 UNIT_SRC  := $(wildcard tests/unit/test_*.c)
 UNIT_BIN  := $(patsubst tests/unit/%.c,$(B)/unit/%,$(UNIT_SRC))
 HELPER    := $(B)/helpers/abev-helper

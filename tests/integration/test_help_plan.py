@@ -1,4 +1,4 @@
-"""`abev help plan` is the one plan reference (orchestrator/plan_doc.c).
+"""`abev help plan` is the one plan reference (orchestrator/plan/plan_doc.c).
 README's plan table is its --markdown output, key for key with the same
 type and default; the man page's PLAN section names every key and no other;
 evidence-schema/plan.schema.json has exactly its keys; and its full example
