@@ -317,48 +317,11 @@ int bundle_check_target(const char *out)
 	return ret;
 }
 
-int bundle_pack(const char *dir, const char *out)
+/* The archive writer over fd: tar (pax restricted) under zstd or gzip, fixed settings. */
+static struct archive *pack_writer(int fd, int zst, const char *out)
 {
-	struct pack_list l = { NULL, 0, 0, 0 };
-	struct archive *a = NULL;
-	struct stat st;
-	char *tmp = NULL, *out_dir = NULL;
-	const char *slash;
-	int fd = -1, zst, ret = -1, linked = 0;
+	struct archive *a = archive_write_new();
 
-	if (bundle_check_target(out) < 0)
-		return -1;
-	zst = has_suffix(out, ".tar.zst");
-	if (stat(dir, &st) < 0)
-		return error("cannot pack '%s': %s", dir, strerror(errno));
-	if (!S_ISDIR(st.st_mode))
-		return error("cannot pack '%s': not a directory", dir);
-	slash = strrchr(out, '/');
-	out_dir = slash ? xstrndup(out, (size_t)(slash - out) + (slash == out)) : xstrdup(".");
-	if (out_inside_dir(dir, out_dir)) {
-		error("cannot write bundle '%s' inside the directory it packs", out);
-		goto out;
-	}
-
-	if (pack_walk(dir, &l) < 0)
-		goto out;
-	if (l.n)
-		qsort(l.v, l.n, sizeof(*l.v), item_cmp);
-
-	tmp = xasprintf("%s.tmp-XXXXXX", out);
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		error("cannot create a temporary file next to '%s': %s", out, strerror(errno));
-		free(tmp);
-		tmp = NULL;
-		goto out;
-	}
-	if (fchmod(fd, 0644) < 0) {
-		error("cannot set the mode of '%s': %s", tmp, strerror(errno));
-		goto out;
-	}
-
-	a = archive_write_new();
 	if (!a)
 		die_oom();
 	/*
@@ -375,55 +338,108 @@ int bundle_pack(const char *dir, const char *out)
 	    (!zst && archive_write_set_options(a, "gzip:!timestamp") != ARCHIVE_OK) ||
 	    archive_write_open_fd(a, fd) != ARCHIVE_OK) {
 		error("cannot set up bundle '%s': %s", out, archive_error_string(a));
-		goto out;
+		archive_write_free(a);
+		return NULL;
 	}
-	if (pack_entries(a, dir, &l) < 0)
+	return a;
+}
+
+/* Writes every entry of l into a temporary file's fd and closes the writer. 0 or -1. */
+static int pack_into(int fd, int zst, const char *dir, struct pack_list *l, const char *out)
+{
+	struct archive *a = pack_writer(fd, zst, out);
+	int ret = -1;
+
+	if (!a)
+		return -1;
+	if (pack_entries(a, dir, l) < 0)
 		goto out;
 	if (archive_write_close(a) != ARCHIVE_OK) {
 		error("cannot finish bundle '%s': %s", out, archive_error_string(a));
 		goto out;
 	}
-	if (archive_write_free(a) != ARCHIVE_OK) {
-		a = NULL;
-		error("cannot finish bundle '%s'", out);
-		goto out;
-	}
-	a = NULL;
-	if (fsync(fd) < 0) {
-		error("cannot write bundle '%s': %s", out, strerror(errno));
-		goto out;
-	}
-	if (close(fd) < 0) {
-		fd = -1;
-		error("cannot write bundle '%s': %s", out, strerror(errno));
-		goto out;
-	}
-	fd = -1;
+	ret = 0;
+out:
+	if (archive_write_free(a) != ARCHIVE_OK && ret == 0)
+		ret = error("cannot finish bundle '%s'", out);
+	return ret;
+}
+
+/* Checks dir and out before anything is written; *out_dir gets out's directory. */
+static int pack_check(const char *dir, const char *out, char **out_dir)
+{
+	struct stat st;
+	const char *slash;
+
+	*out_dir = NULL;
+	if (bundle_check_target(out) < 0)
+		return -1;
+	if (stat(dir, &st) < 0)
+		return error("cannot pack '%s': %s", dir, strerror(errno));
+	if (!S_ISDIR(st.st_mode))
+		return error("cannot pack '%s': not a directory", dir);
+	slash = strrchr(out, '/');
+	*out_dir = slash ? xstrndup(out, (size_t)(slash - out) + (slash == out)) : xstrdup(".");
+	if (out_inside_dir(dir, *out_dir))
+		return error("cannot write bundle '%s' inside the directory it packs", out);
+	return 0;
+}
+
+/* Makes the finished temporary file the bundle, durably; closes *fd. 0 or -1. */
+static int pack_publish(int *fd, const char *tmp, const char *out, const char *out_dir)
+{
+	int dfd, failed = fsync(*fd) < 0;
+
+	failed |= close(*fd) < 0;
+	*fd = -1;
+	if (failed)
+		return error("cannot write bundle '%s': %s", out, strerror(errno));
 	/*
 	 * link() rather than rename(): it fails when out appeared meanwhile, so
 	 * a bundle is never replaced (the O_EXCL promise of the contract).
 	 */
-	if (link(tmp, out) < 0) {
-		error("cannot write bundle '%s': %s", out, strerror(errno));
+	if (link(tmp, out) < 0)
+		return error("cannot write bundle '%s': %s", out, strerror(errno));
+	dfd = open(out_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0) {
+		(void)fsync(dfd);
+		close(dfd);
+	}
+	return 0;
+}
+
+int bundle_pack(const char *dir, const char *out)
+{
+	struct pack_list l = { NULL, 0, 0, 0 };
+	char *tmp = NULL, *out_dir = NULL;
+	int fd = -1, ret = -1;
+
+	if (pack_check(dir, out, &out_dir) < 0 || pack_walk(dir, &l) < 0)
+		goto out;
+	if (l.n)
+		qsort(l.v, l.n, sizeof(*l.v), item_cmp);
+	tmp = xasprintf("%s.tmp-XXXXXX", out);
+	fd = mkstemp(tmp);
+	if (fd < 0) {
+		error("cannot create a temporary file next to '%s': %s", out, strerror(errno));
+		free(tmp);
+		tmp = NULL;
 		goto out;
 	}
-	linked = 1;
+	if (fchmod(fd, 0644) < 0) {
+		error("cannot set the mode of '%s': %s", tmp, strerror(errno));
+		goto out;
+	}
+	if (pack_into(fd, has_suffix(out, ".tar.zst"), dir, &l, out) < 0 ||
+	    pack_publish(&fd, tmp, out, out_dir) < 0)
+		goto out;
 	ret = 0;
 out:
-	if (a)
-		archive_write_free(a);
 	if (fd >= 0)
 		close(fd);
 	if (tmp) {
 		unlink(tmp);
 		free(tmp);
-	}
-	if (ret == 0 && linked) {
-		int dfd = open(out_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (dfd >= 0) {
-			(void)fsync(dfd);
-			close(dfd);
-		}
 	}
 	free(out_dir);
 	pack_list_release(&l);
@@ -523,61 +539,128 @@ static void classify(struct reader *r, struct archive_entry *ae, struct bundle_e
 	}
 }
 
+/* Opens path as a tar under zstd or gzip. 0, or -1 with r->err set. */
+static int read_open(struct reader *r, const char *path)
+{
+	if (!bundle_is_bundle(path)) {
+		r->err = xasprintf("'%s' is not a bundle (not a zstd or gzip file)", path);
+		return -1;
+	}
+	r->a = archive_read_new();
+	if (!r->a)
+		die_oom();
+	if (archive_read_support_format_tar(r->a) != ARCHIVE_OK ||
+	    archive_read_support_filter_zstd(r->a) != ARCHIVE_OK ||
+	    archive_read_support_filter_gzip(r->a) != ARCHIVE_OK) {
+		r->err = xasprintf("cannot read '%s': %s", path, archive_error_string(r->a));
+		return -1;
+	}
+	if (archive_read_open_filename(r->a, path, CHUNK) != ARCHIVE_OK) {
+		r->err = xasprintf("cannot read bundle '%s': %s", path, archive_error_string(r->a));
+		return -1;
+	}
+	return 0;
+}
+
+/* One filter of ours over the tar stream, nothing stacked or missing. 0 or -1. */
+static int read_check_filter(struct reader *r, const char *path)
+{
+	int code = archive_filter_code(r->a, 0);
+
+	if (archive_filter_count(r->a) == 2 &&
+	    (code == ARCHIVE_FILTER_ZSTD || code == ARCHIVE_FILTER_GZIP))
+		return 0;
+	r->err = xasprintf("'%s' is not a bundle (expected one zstd or gzip layer over tar, "
+			   "found '%s')", path, archive_filter_name(r->a, 0));
+	return -1;
+}
+
+/*
+ * Streams one file entry's data to data(): counts the bytes that really
+ * arrive rather than trusting the header's size field. 0 or -1.
+ */
+static int read_entry_data(struct reader *r, char *buf, uint64_t *total,
+			   void (*data)(void *ctx, const void *buf, size_t len), void *ctx)
+{
+	uint64_t got = 0;
+
+	for (;;) {
+		la_ssize_t n = archive_read_data(r->a, buf, CHUNK);
+		if (n == 0)
+			break;
+		if (n < 0)
+			return read_fail(r, "reading entry data");
+		got += (uint64_t)n;
+		*total += (uint64_t)n;
+		if (got > BUNDLE_MAX_ENTRY_BYTES || *total > BUNDLE_MAX_TOTAL_BYTES) {
+			r->err = xasprintf("'%s': entry '%s' goes over the size cap of a bundle",
+					   r->path, r->name.buf);
+			return -1;
+		}
+		data(ctx, buf, (size_t)n);
+	}
+	data(ctx, NULL, 0);
+	return 0;
+}
+
+/* The next header: 1 read, 0 at the end, -1 on an error (r->err set). */
+static int read_header(struct reader *r, struct archive_entry **ae)
+{
+	int rc = archive_read_next_header(r->a, ae);
+
+	if (rc == ARCHIVE_EOF)
+		return 0;
+	/*
+	 * ARCHIVE_WARN is a header libarchive could read but not fully
+	 * convert (a name in another charset, an odd pax attribute); the
+	 * name checks judge the result. Anything worse is fatal.
+	 */
+	if (rc != ARCHIVE_OK && rc != ARCHIVE_WARN)
+		return read_fail(r, "reading an entry header");
+	return 1;
+}
+
+/* Closes and frees the reader; a failure there fails a read that went well. */
+static int read_close(struct reader *r, const char *path, int ret)
+{
+	if (!r->a)
+		return ret;
+	if (archive_read_close(r->a) != ARCHIVE_OK && ret == 0) {
+		read_fail(r, "closing");
+		ret = -1;
+	}
+	if (archive_read_free(r->a) != ARCHIVE_OK && ret == 0) {
+		r->err = xasprintf("cannot read bundle '%s'", path);
+		ret = -1;
+	}
+	r->a = NULL;
+	return ret;
+}
+
 int bundle_read(const char *path, void (*entry)(void *ctx, const struct bundle_entry *e),
 		void (*data)(void *ctx, const void *buf, size_t len), void *ctx, char **err)
 {
 	struct reader r = { NULL, path, STRBUF_INIT, STRBUF_INIT, NULL };
 	char *buf = NULL;
 	uint64_t nentries = 0, total = 0;
-	int ret = -1, checked_filter = 0;
+	int ret = -1, checked_filter = 0, more;
 
 	*err = NULL;
-	if (!bundle_is_bundle(path)) {
-		r.err = xasprintf("'%s' is not a bundle (not a zstd or gzip file)", path);
+	if (read_open(&r, path) < 0)
 		goto out;
-	}
-	r.a = archive_read_new();
-	if (!r.a)
-		die_oom();
-	if (archive_read_support_format_tar(r.a) != ARCHIVE_OK ||
-	    archive_read_support_filter_zstd(r.a) != ARCHIVE_OK ||
-	    archive_read_support_filter_gzip(r.a) != ARCHIVE_OK) {
-		r.err = xasprintf("cannot read '%s': %s", path, archive_error_string(r.a));
-		goto out;
-	}
-	if (archive_read_open_filename(r.a, path, CHUNK) != ARCHIVE_OK) {
-		r.err = xasprintf("cannot read bundle '%s': %s", path, archive_error_string(r.a));
-		goto out;
-	}
 	buf = xmalloc(CHUNK);
 	for (;;) {
 		struct archive_entry *ae;
 		struct bundle_entry e;
-		int rc = archive_read_next_header(r.a, &ae);
 
-		if (rc == ARCHIVE_EOF)
-			break;
-		/*
-		 * ARCHIVE_WARN is a header libarchive could read but not fully
-		 * convert (a name in another charset, an odd pax attribute); the
-		 * name checks below judge the result. Anything worse is fatal.
-		 */
-		if (rc != ARCHIVE_OK && rc != ARCHIVE_WARN) {
-			read_fail(&r, "reading an entry header");
-			goto out;
-		}
-		if (!checked_filter) {
-			/* One filter of ours over the tar stream, nothing stacked or missing. */
-			int code = archive_filter_code(r.a, 0);
-			checked_filter = 1;
-			if (archive_filter_count(r.a) != 2 ||
-			    (code != ARCHIVE_FILTER_ZSTD && code != ARCHIVE_FILTER_GZIP)) {
-				r.err = xasprintf("'%s' is not a bundle (expected one zstd or gzip "
-						  "layer over tar, found '%s')", path,
-						  archive_filter_name(r.a, 0));
+		more = read_header(&r, &ae);
+		if (more <= 0) {
+			if (more < 0)
 				goto out;
-			}
+			break;
 		}
+		if (!checked_filter++ && read_check_filter(&r, path) < 0)
+			goto out;
 		if (++nentries > BUNDLE_MAX_ENTRIES) {
 			r.err = xasprintf("'%s' has more than %d entries; refusing to read on",
 					  path, BUNDLE_MAX_ENTRIES);
@@ -587,64 +670,23 @@ int bundle_read(const char *path, void (*entry)(void *ctx, const struct bundle_e
 		/* The root directory ("./" or "/"-less ".") is the bundle itself, not an entry. */
 		if (e.type == BUNDLE_DIR && (r.name.len == 0 || !strcmp(r.name.buf, ".")))
 			continue;
-		/*
-		 * The declared size bounds the work even for an entry whose data
-		 * is skipped, so it is checked for every type before reading.
-		 */
+		/* The declared size bounds the work even for an entry whose data is skipped. */
 		if (e.size > BUNDLE_MAX_ENTRY_BYTES || e.size > BUNDLE_MAX_TOTAL_BYTES - total) {
 			r.err = xasprintf("'%s': entry '%s' is larger than a bundle may hold (%llu "
 					  "bytes)", path, e.name, (unsigned long long)e.size);
 			goto out;
 		}
 		entry(ctx, &e);
-		if (e.type != BUNDLE_FILE) {
+		if (e.type != BUNDLE_FILE)
 			total += e.size;
-			continue;
-		}
-		/*
-		 * Count the bytes that really arrive rather than trusting the
-		 * header's size field.
-		 */
-		uint64_t got = 0;
-		for (;;) {
-			la_ssize_t n = archive_read_data(r.a, buf, CHUNK);
-			if (n == 0)
-				break;
-			if (n < 0) {
-				read_fail(&r, "reading entry data");
-				goto out;
-			}
-			got += (uint64_t)n;
-			total += (uint64_t)n;
-			if (got > BUNDLE_MAX_ENTRY_BYTES || total > BUNDLE_MAX_TOTAL_BYTES) {
-				r.err = xasprintf("'%s': entry '%s' goes over the size cap of a bundle",
-						  path, r.name.buf);
-				goto out;
-			}
-			data(ctx, buf, (size_t)n);
-		}
-		data(ctx, NULL, 0);
-	}
-	if (!checked_filter) {
-		int code = archive_filter_code(r.a, 0);
-		if (archive_filter_count(r.a) != 2 ||
-		    (code != ARCHIVE_FILTER_ZSTD && code != ARCHIVE_FILTER_GZIP)) {
-			r.err = xasprintf("'%s' is not a bundle", path);
+		else if (read_entry_data(&r, buf, &total, data, ctx) < 0)
 			goto out;
-		}
 	}
+	if (!checked_filter && read_check_filter(&r, path) < 0)
+		goto out;
 	ret = 0;
 out:
-	if (r.a) {
-		if (archive_read_close(r.a) != ARCHIVE_OK && ret == 0) {
-			read_fail(&r, "closing");
-			ret = -1;
-		}
-		if (archive_read_free(r.a) != ARCHIVE_OK && ret == 0) {
-			r.err = xasprintf("cannot read bundle '%s'", path);
-			ret = -1;
-		}
-	}
+	ret = read_close(&r, path, ret);
 	free(buf);
 	strbuf_release(&r.name);
 	strbuf_release(&r.other);
