@@ -234,8 +234,8 @@ static void test_pack_zstd_jobs_are_deterministic(void **state)
 	assert_non_null(mkdtemp(d));
 	char *src = path_join(d, "ev");
 	char *one = path_join(d, "one.tar.zst"), *two = path_join(d, "two.tar.zst");
-	put(src, "runs/a.log", text, text_len);
-	put(src, "runs/b.bin", bin, noise_len);
+	tu_put(src, "runs/a.log", text, text_len);
+	tu_put(src, "runs/b.bin", bin, noise_len);
 	assert_int_equal(bundle_pack(src, one), 0);
 	assert_int_equal(bundle_pack(src, two), 0);
 	struct strbuf b1 = slurp(one), b2 = slurp(two);
@@ -258,7 +258,7 @@ static void test_pack_zstd_jobs_are_deterministic(void **state)
 	free(src);
 	free(one);
 	free(two);
-	rm_rf(d);
+	tu_rm_rf(d);
 }
 
 static void test_read_round_trip(void **state)
