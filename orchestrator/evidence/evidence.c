@@ -39,12 +39,8 @@ static cJSON *prepare_json(const struct invocation_prepare *p)
 static cJSON *load_json(const struct loadavg *l)
 {
 	cJSON *o;
-	if (!l->valid) {
-		o = cJSON_CreateNull();
-		if (!o)
-			die_oom();
-		return o;
-	}
+	if (!l->valid)
+		return jnull();
 	o = jnew_object();
 	jadd_num(o, "1m", l->m1);
 	jadd_num(o, "5m", l->m5);
@@ -70,12 +66,8 @@ static cJSON *declared_json(const struct results_file *f)
 {
 	const struct results_counts *c = &f->declared;
 	cJSON *o;
-	if (!f->has_declared) {
-		o = cJSON_CreateNull();
-		if (!o)
-			die_oom();
-		return o;
-	}
+	if (!f->has_declared)
+		return jnull();
 	o = jnew_object();
 	jadd_int_or_null(o, "total", c->total, c->total >= 0);
 	jadd_int_or_null(o, "executed", c->executed, c->executed >= 0);
@@ -202,20 +194,20 @@ static void load_into(cJSON *o, const struct invocation *inv)
 	if (inv->foreign_cpu >= 0)
 		jadd_num(o, "foreign_cpu", inv->foreign_cpu);
 	else
-		jadd(o, "foreign_cpu", cJSON_CreateNull());
+		jadd(o, "foreign_cpu", jnull());
 	if (inv->foreign_cpu_resolution >= 0)
 		jadd_num(o, "foreign_cpu_resolution", inv->foreign_cpu_resolution);
 	else
-		jadd(o, "foreign_cpu_resolution", cJSON_CreateNull());
+		jadd(o, "foreign_cpu_resolution", jnull());
 	if (inv->max_foreign_cpu >= 0)
 		jadd_num(o, "max_foreign_cpu", inv->max_foreign_cpu);
 	else
-		jadd(o, "max_foreign_cpu", cJSON_CreateNull());
+		jadd(o, "max_foreign_cpu", jnull());
 	jadd_int_or_null(o, "cpu_wait_ns", inv->cpu_wait_ns, inv->cpu_wait_ns >= 0);
 	if (invocation_cpu_wait_pct(inv) >= 0)
 		jadd_num(o, "cpu_wait_pct", invocation_cpu_wait_pct(inv));
 	else
-		jadd(o, "cpu_wait_pct", cJSON_CreateNull());
+		jadd(o, "cpu_wait_pct", jnull());
 	jadd_str(o, "cpu_wait_source", inv->cpu_wait_source);
 	jadd_str(o, "cpu_wait_note", inv->cpu_wait_note);
 	jadd_num(o, "max_cpu_wait_pct", inv->max_cpu_wait_pct);
@@ -234,7 +226,7 @@ static void tests_into(cJSON *o, const struct invocation *inv)
 		counts_into(t, &inv->tests);
 		jadd(o, "tests", t);
 	} else {
-		jadd(o, "tests", cJSON_CreateNull());
+		jadd(o, "tests", jnull());
 	}
 	cJSON *files = jnew_array();
 	for (size_t i = 0; i < inv->nresults; i++)
@@ -267,7 +259,7 @@ static cJSON *invocation_json(const struct invocation *inv, int with_schema)
 		jadd_int_or_null(cg, "cpu_usage_ns", inv->cg_cpu_usage_ns, inv->cg_cpu_usage_ns >= 0);
 		jadd(o, "cgroup", cg);
 	} else {
-		jadd(o, "cgroup", cJSON_CreateNull());
+		jadd(o, "cgroup", jnull());
 	}
 	jadd_str(o, "cgroup_note", inv->cgroup_note);
 	tests_into(o, inv);
@@ -414,7 +406,7 @@ char *evidence_results_document(const struct results_file *files, size_t n,
 	jadd_int(t, "files", (int64_t)n);
 	counts_into(t, total);
 	jadd(o, "total", t);
-	jadd(o, "guard", guard ? guard_json(guard) : cJSON_CreateNull());
+	jadd(o, "guard", guard ? guard_json(guard) : jnull());
 	text = json_print(o);
 	cJSON_Delete(o);
 	return text;
@@ -648,11 +640,11 @@ int evidence_write_run(const char *root, const struct run_header *hdr, enum run_
 	if (hdr->timeout_seconds > 0)
 		jadd_num(sched, "timeout_seconds", hdr->timeout_seconds);
 	else
-		jadd(sched, "timeout_seconds", cJSON_CreateNull());
+		jadd(sched, "timeout_seconds", jnull());
 	if (hdr->max_foreign_cpu >= 0)
 		jadd_num(sched, "max_foreign_cpu", hdr->max_foreign_cpu);
 	else
-		jadd(sched, "max_foreign_cpu", cJSON_CreateNull());
+		jadd(sched, "max_foreign_cpu", jnull());
 	jadd_num(sched, "max_cpu_wait_pct", hdr->max_cpu_wait_pct);
 	jadd_str(sched, "max_cpu_wait_pct_from", hdr->max_cpu_wait_pct_from);
 	jadd_str(sched, "cpus", hdr->cpus);
