@@ -34,41 +34,6 @@ static char memory_note[4200];
 
 static int cgroup_release_checked(struct cgroup *cg);
 
-/*
- * Reads at most max bytes of path into sb without reporting: errno tells
- * why on -1. More than max bytes is EFBIG.
- */
-static int read_quiet(struct strbuf *sb, const char *path, size_t max)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0)
-		return -1;
-	for (;;) {
-		ssize_t n;
-		strbuf_grow(sb, 4096);
-		n = read(fd, sb->buf + sb->len, sb->alloc - sb->len - 1);
-		if (n < 0) {
-			int e = errno;
-			if (e == EINTR)
-				continue;
-			close(fd);
-			errno = e;
-			return -1;
-		}
-		if (n == 0)
-			break;
-		sb->len += (size_t)n;
-		sb->buf[sb->len] = '\0';
-		if (sb->len > max) {
-			close(fd);
-			errno = EFBIG;
-			return -1;
-		}
-	}
-	close(fd);
-	return 0;
-}
-
 /* Writes s to an existing control file; 0 or -1 with errno. */
 static int write_quiet(const char *path, const char *s)
 {
@@ -113,7 +78,7 @@ static char *find_cgroup2_mount(char **reason)
 	char *found = NULL;
 	char *line, *next;
 
-	if (read_quiet(&sb, "/proc/self/mountinfo", MOUNTINFO_MAX) < 0) {
+	if (read_small(&sb, "/proc/self/mountinfo", MOUNTINFO_MAX, 0) < 0) {
 		*reason = xasprintf("cannot read /proc/self/mountinfo: %s", strerror(errno));
 		goto out;
 	}
@@ -156,7 +121,7 @@ static char *find_own_group(char **reason)
 	char *found = NULL;
 	char *line, *next;
 
-	if (read_quiet(&sb, "/proc/self/cgroup", CGFILE_MAX) < 0) {
+	if (read_small(&sb, "/proc/self/cgroup", CGFILE_MAX, 0) < 0) {
 		*reason = xasprintf("cannot read /proc/self/cgroup: %s", strerror(errno));
 		goto out;
 	}
@@ -353,7 +318,7 @@ static int64_t read_int_file(const char *dir, const char *name)
 	int64_t v = -1;
 	char *end;
 
-	if (read_quiet(&sb, path, 256) == 0) {
+	if (read_small(&sb, path, 256, 0) == 0) {
 		long long x;
 		errno = 0;
 		x = strtoll(sb.buf, &end, 10);
@@ -371,7 +336,7 @@ static int64_t read_cpu_usage_ns(const char *dir)
 	char *path = path_join(dir, "cpu.stat");
 	int64_t v = -1;
 
-	if (read_quiet(&sb, path, CGFILE_MAX) == 0) {
+	if (read_small(&sb, path, CGFILE_MAX, 0) == 0) {
 		char *line, *next;
 		for (line = sb.buf; line && *line; line = next) {
 			next = strchr(line, '\n');
@@ -459,7 +424,7 @@ static int read_pids(const char *dir, pid_t *pids, int max)
 	char *path = path_join(dir, "cgroup.procs");
 	int n = -1;
 
-	if (read_quiet(&sb, path, CGFILE_MAX) == 0) {
+	if (read_small(&sb, path, CGFILE_MAX, 0) == 0) {
 		char *line, *next;
 		n = 0;
 		for (line = sb.buf; line && *line && n < max; line = next) {
