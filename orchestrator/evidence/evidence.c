@@ -170,20 +170,20 @@ static void process_into(cJSON *o, const struct invocation *inv)
 {
 	jadd_str(o, "start_utc", inv->start_utc);
 	jadd_str(o, "end_utc", inv->end_utc);
-	jadd_int(o, "wall_ns", inv->wall_ns);
+	jadd_int(o, "wall_ns", inv->fig.wall_ns);
 	jadd_int_or_null(o, "exit_code", inv->exit_code, inv->exit_code >= 0);
 	jadd_int_or_null(o, "signal", inv->signal, inv->signal > 0);
 	jadd_bool(o, "core_dumped", inv->core_dumped);
 	jadd_bool(o, "timed_out", inv->timed_out);
 	jadd_str(o, "exec_error", inv->exec_error);
-	jadd_int(o, "user_ns", inv->user_ns);
-	jadd_int(o, "sys_ns", inv->sys_ns);
-	jadd_int(o, "cpu_ns", inv->user_ns + inv->sys_ns);
-	jadd_int(o, "max_rss_bytes", inv->max_rss_bytes);
-	jadd_int(o, "minflt", inv->minflt);
-	jadd_int(o, "majflt", inv->majflt);
-	jadd_int(o, "nvcsw", inv->nvcsw);
-	jadd_int(o, "nivcsw", inv->nivcsw);
+	jadd_int(o, "user_ns", inv->fig.user_ns);
+	jadd_int(o, "sys_ns", inv->fig.sys_ns);
+	jadd_int(o, "cpu_ns", inv->fig.user_ns + inv->fig.sys_ns);
+	jadd_int(o, "max_rss_bytes", inv->fig.max_rss_bytes);
+	jadd_int(o, "minflt", inv->fig.minflt);
+	jadd_int(o, "majflt", inv->fig.majflt);
+	jadd_int(o, "nvcsw", inv->fig.nvcsw);
+	jadd_int(o, "nivcsw", inv->fig.nivcsw);
 }
 
 /* The machine around it: load, foreign CPU, CPU wait, pinning. */
@@ -294,7 +294,7 @@ static void resource_log(struct strbuf *sb, const struct invocation *inv)
 	if (inv->reason)
 		strbuf_addf(sb, "reason: %s\n", inv->reason);
 	strbuf_addf(sb, "start_utc: %s\nend_utc: %s\n", inv->start_utc, inv->end_utc);
-	strbuf_addf(sb, "wall_seconds: %.6f\n", (double)inv->wall_ns / 1e9);
+	strbuf_addf(sb, "wall_seconds: %.6f\n", (double)inv->fig.wall_ns / 1e9);
 	if (inv->exit_code >= 0)
 		strbuf_addf(sb, "exit_code: %d\n", inv->exit_code);
 	if (inv->signal > 0)
@@ -303,12 +303,12 @@ static void resource_log(struct strbuf *sb, const struct invocation *inv)
 		strbuf_adds(sb, "timed_out: yes\n");
 	if (inv->exec_error)
 		strbuf_addf(sb, "exec_error: %s\n", inv->exec_error);
-	strbuf_addf(sb, "user_seconds: %.6f\nsys_seconds: %.6f\n", (double)inv->user_ns / 1e9,
-		    (double)inv->sys_ns / 1e9);
-	strbuf_addf(sb, "max_rss_bytes: %lld\n", (long long)inv->max_rss_bytes);
-	strbuf_addf(sb, "minor_faults: %ld\nmajor_faults: %ld\n", inv->minflt, inv->majflt);
-	strbuf_addf(sb, "voluntary_switches: %ld\ninvoluntary_switches: %ld\n", inv->nvcsw,
-		    inv->nivcsw);
+	strbuf_addf(sb, "user_seconds: %.6f\nsys_seconds: %.6f\n", (double)inv->fig.user_ns / 1e9,
+		    (double)inv->fig.sys_ns / 1e9);
+	strbuf_addf(sb, "max_rss_bytes: %lld\n", (long long)inv->fig.max_rss_bytes);
+	strbuf_addf(sb, "minor_faults: %ld\nmajor_faults: %ld\n", inv->fig.minflt, inv->fig.majflt);
+	strbuf_addf(sb, "voluntary_switches: %ld\ninvoluntary_switches: %ld\n", inv->fig.nvcsw,
+		    inv->fig.nivcsw);
 	fmt_load(sb, "load_before", &inv->load_before);
 	fmt_load(sb, "load_after", &inv->load_after);
 	if (inv->foreign_cpu >= 0)

@@ -208,10 +208,10 @@ static int read_process(const struct json_in *rd, const cJSON *o, const char *pa
 	int64_t v = 0;
 	int have;
 
-	if (json_get_int(rd, o, path, "wall_ns", JSON_REQUIRED, 0, INT64_C(1) << 62, &inv->wall_ns) < 0 ||
-	    json_get_int(rd, o, path, "user_ns", JSON_REQUIRED, 0, INT64_C(1) << 62, &inv->user_ns) < 0 ||
-	    json_get_int(rd, o, path, "sys_ns", JSON_REQUIRED, 0, INT64_C(1) << 62, &inv->sys_ns) < 0 ||
-	    json_get_int(rd, o, path, "max_rss_bytes", JSON_REQUIRED, 0, INT64_C(1) << 62, &inv->max_rss_bytes) < 0)
+	if (json_get_int(rd, o, path, "wall_ns", JSON_REQUIRED, 0, INT64_C(1) << 62, &inv->fig.wall_ns) < 0 ||
+	    json_get_int(rd, o, path, "user_ns", JSON_REQUIRED, 0, INT64_C(1) << 62, &inv->fig.user_ns) < 0 ||
+	    json_get_int(rd, o, path, "sys_ns", JSON_REQUIRED, 0, INT64_C(1) << 62, &inv->fig.sys_ns) < 0 ||
+	    json_get_int(rd, o, path, "max_rss_bytes", JSON_REQUIRED, 0, INT64_C(1) << 62, &inv->fig.max_rss_bytes) < 0)
 		return -1;
 	if ((have = json_get_int(rd, o, path, "exit_code", JSON_REQUIRED | JSON_NULLABLE, 0, 255, &v)) < 0)
 		return -1;

@@ -54,9 +54,9 @@ void invocation_prepare_free(struct invocation_prepare *p)
 
 double invocation_cpu_wait_pct(const struct invocation *inv)
 {
-	if (inv->cpu_wait_ns < 0 || inv->wall_ns <= 0)
+	if (inv->cpu_wait_ns < 0 || inv->fig.wall_ns <= 0)
 		return -1;
-	return round((double)inv->cpu_wait_ns * 100.0 / (double)inv->wall_ns * 1e4) / 1e4;
+	return round((double)inv->cpu_wait_ns * 100.0 / (double)inv->fig.wall_ns * 1e4) / 1e4;
 }
 
 const char *inv_status_name(enum inv_status st)

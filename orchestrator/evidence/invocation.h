@@ -59,15 +59,12 @@ struct invocation {
 	char *dir;               /* relative to the evidence root: runs/<variant>/<phase>-<round>[-attempt-<k>] */
 	char start_utc[40];
 	char end_utc[40];
-	int64_t wall_ns;
+	struct proc_figures fig; /* wall, CPU, peak RSS, faults, switches */
 	int exit_code;           /* -1: null */
 	int signal;              /* 0: null */
 	int core_dumped;
 	int timed_out;
 	char *exec_error;
-	int64_t user_ns, sys_ns;
-	int64_t max_rss_bytes;
-	long minflt, majflt, nvcsw, nivcsw;
 	struct loadavg load_before, load_after;
 	double foreign_cpu;      /* < 0: null */
 	double foreign_cpu_resolution; /* < 0: null; how far off foreign_cpu can be */

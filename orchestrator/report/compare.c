@@ -79,13 +79,13 @@ int compare_value(const struct comparison *c, size_t m, const struct invocation 
 
 	switch (m) {
 	case B_WALL:
-		*out = (double)inv->wall_ns / 1e6;
+		*out = (double)inv->fig.wall_ns / 1e6;
 		return 1;
 	case B_CPU:
-		*out = (double)(inv->user_ns + inv->sys_ns) / 1e6;
+		*out = (double)(inv->fig.user_ns + inv->fig.sys_ns) / 1e6;
 		return 1;
 	case B_RSS:
-		*out = (double)inv->max_rss_bytes;
+		*out = (double)inv->fig.max_rss_bytes;
 		return 1;
 	}
 	if (m >= c->nmetrics)

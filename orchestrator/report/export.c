@@ -60,8 +60,8 @@ static char *render_hyperfine(const struct evidence_run *r, const struct compari
 			jpush(times, seconds(s->values[i].value));
 			jpush(codes, cJSON_CreateNumber(inv ? inv->exit_code : 0));
 			if (inv) {
-				user += (double)inv->user_ns / 1e9;
-				sys += (double)inv->sys_ns / 1e9;
+				user += (double)inv->fig.user_ns / 1e9;
+				sys += (double)inv->fig.sys_ns / 1e9;
 			}
 		}
 		jadd_str(e, "command", s->variant);

@@ -87,7 +87,7 @@ static void runs_axes(struct runs_plot *r)
 
 	for (size_t i = 0; i < r->ninvs; i++) {
 		const struct invocation *inv = &r->invs[i];
-		double ms = (double)inv->wall_ns / 1e6;
+		double ms = (double)inv->fig.wall_ns / 1e6;
 
 		first = inv->seq < first ? inv->seq : first;
 		last = inv->seq > last ? inv->seq : last;
@@ -148,7 +148,7 @@ static void draw_walls(struct strbuf *sb, const struct runs_plot *r)
 
 	for (size_t i = 0; i < r->ninvs; i++) {
 		const struct invocation *inv = &r->invs[i];
-		double px = axis_px(&r->x, inv->seq), ms = (double)inv->wall_ns / 1e6;
+		double px = axis_px(&r->x, inv->seq), ms = (double)inv->fig.wall_ns / 1e6;
 		int counted = compare_counts(inv);
 		const char *cls = inv->warmup ? "inv warmup" : counted ? "inv counted" : "inv excluded";
 

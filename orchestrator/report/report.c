@@ -660,7 +660,7 @@ static void set_invocations(struct tmpl_ctx *c, const struct report_input *in)
 
 		utc_cell(r, "start", inv->start_utc, in->started_utc);
 		utc_cell(r, "end", inv->end_utc, in->started_utc);
-		units_add(&sb, (double)inv->wall_ns / 1e6, "ms");
+		units_add(&sb, (double)inv->fig.wall_ns / 1e6, "ms");
 		set_sb(r, "wall", &sb);
 		tmpl_set(r, "status", inv_status_name(inv->status));
 		tmpl_set(r, "dir", inv->dir);

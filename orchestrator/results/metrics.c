@@ -661,35 +661,35 @@ static void from_process(const struct metric_def *d, const struct metric_inputs 
 
 	switch (f) {
 	case F_WALL:
-		n = in->wall_ns;
+		n = in->fig.wall_ns;
 		scale = 1e-6;
 		break;
 	case F_USER:
-		n = in->user_ns;
+		n = in->fig.user_ns;
 		scale = 1e-6;
 		break;
 	case F_SYS:
-		n = in->sys_ns;
+		n = in->fig.sys_ns;
 		scale = 1e-6;
 		break;
 	case F_CPU:
-		n = in->user_ns < 0 || in->sys_ns < 0 ? -1 : in->user_ns + in->sys_ns;
+		n = in->fig.user_ns < 0 || in->fig.sys_ns < 0 ? -1 : in->fig.user_ns + in->fig.sys_ns;
 		scale = 1e-6;
 		break;
 	case F_MAX_RSS:
-		n = in->max_rss_bytes;
+		n = in->fig.max_rss_bytes;
 		break;
 	case F_MINFLT:
-		n = in->minflt;
+		n = in->fig.minflt;
 		break;
 	case F_MAJFLT:
-		n = in->majflt;
+		n = in->fig.majflt;
 		break;
 	case F_NVCSW:
-		n = in->nvcsw;
+		n = in->fig.nvcsw;
 		break;
 	case F_NIVCSW:
-		n = in->nivcsw;
+		n = in->fig.nivcsw;
 		break;
 	default:
 		break;

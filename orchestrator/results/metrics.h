@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "proc_figures.h"
+
 enum metric_source {
 	METRIC_PROCESS,   /* field: wall, user, sys, cpu, max_rss, minflt, majflt, nvcsw, nivcsw */
 	METRIC_STDOUT,    /* pattern over test.log */
@@ -52,8 +54,7 @@ struct metric_test {
 struct metric_inputs {
 	const char *stdout_path;   /* test.log */
 	const char *stderr_path;   /* stderr.log */
-	int64_t wall_ns, user_ns, sys_ns, max_rss_bytes;
-	long minflt, majflt, nvcsw, nivcsw;
+	struct proc_figures fig;
 	const struct metric_test *tests;  /* the results tests that match some metric's test glob */
 	size_t ntests;
 	/* Every test name read (duplicates allowed), for the nearest names when a glob matches none. */

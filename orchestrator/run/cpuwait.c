@@ -47,7 +47,7 @@ static int64_t psi_delta_ns(int64_t before_us, int64_t after_us, int64_t wall_ns
 
 void cpuwait_from_cgroup(const struct cpuwait *w, struct proc_result *res)
 {
-	int64_t ns = psi_delta_ns(w->psi_before_us, w->psi_after_us, res->wall_ns);
+	int64_t ns = psi_delta_ns(w->psi_before_us, w->psi_after_us, res->fig.wall_ns);
 	if (ns < 0)
 		return;
 	res->cpu_wait_ns = ns;
@@ -60,14 +60,14 @@ void cpuwait_finish(const struct cpuwait *w, struct proc_result *res)
 	int64_t run_delay_ns = w->run_delay_ns;
 
 	res->system_cpu_wait_ns = psi_delta_ns(w->sys_psi_before_us, w->sys_psi_after_us,
-					       res->wall_ns);
+					       res->fig.wall_ns);
 	/* Without the cgroup's pressure: the child's own threads, or why there is nothing. */
 	if (res->cpu_wait_source)
 		return;
 	if (res->outcome == PROC_EXEC_FAILED) {
 		res->cpu_wait_note = "the command was not executed";
 	} else if (run_delay_ns >= 0) {
-		res->cpu_wait_ns = run_delay_ns < res->wall_ns ? run_delay_ns : res->wall_ns;
+		res->cpu_wait_ns = run_delay_ns < res->fig.wall_ns ? run_delay_ns : res->fig.wall_ns;
 		res->cpu_wait_source = "schedstat";
 		res->cpu_wait_note = "no cgroup CPU pressure: run_delay of the child's own threads, "
 				     "its descendants not included";

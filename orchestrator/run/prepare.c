@@ -78,7 +78,7 @@ int prepare_run(const struct plan *plan, const struct plan_variant *v,
 	p->exit_code = res.outcome == PROC_EXITED ? res.exit_code : -1;
 	p->signal = res.signal;
 	p->interrupt_signal = res.outcome == PROC_INTERRUPTED ? res.interrupt_signal : 0;
-	p->wall_ns = res.wall_ns;
+	p->wall_ns = res.fig.wall_ns;
 	p->reason = prepare_reason(&res, plan);
 	p->log_bytes = (int64_t)log.len;
 	p->log_bytes_dropped = res.out.bytes_dropped;

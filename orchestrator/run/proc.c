@@ -76,14 +76,14 @@ static int64_t tv_ns(const struct timeval *tv)
 static void add_rusage(struct proc_result *res, const struct rusage *ru)
 {
 	int64_t rss = (int64_t)ru->ru_maxrss * 1024;
-	res->user_ns += tv_ns(&ru->ru_utime);
-	res->sys_ns += tv_ns(&ru->ru_stime);
-	if (rss > res->max_rss_bytes)
-		res->max_rss_bytes = rss;
-	res->minflt += ru->ru_minflt;
-	res->majflt += ru->ru_majflt;
-	res->nvcsw += ru->ru_nvcsw;
-	res->nivcsw += ru->ru_nivcsw;
+	res->fig.user_ns += tv_ns(&ru->ru_utime);
+	res->fig.sys_ns += tv_ns(&ru->ru_stime);
+	if (rss > res->fig.max_rss_bytes)
+		res->fig.max_rss_bytes = rss;
+	res->fig.minflt += ru->ru_minflt;
+	res->fig.majflt += ru->ru_majflt;
+	res->fig.nvcsw += ru->ru_nvcsw;
+	res->fig.nivcsw += ru->ru_nivcsw;
 }
 
 static char *getenv_from(const char *const *envp, const char *name)
@@ -751,7 +751,7 @@ static void record_window(struct run *r)
 	struct rusage self1;
 
 	getrusage(RUSAGE_SELF, &self1);
-	r->res->wall_ns = r->end - r->start;
+	r->res->fig.wall_ns = r->end - r->start;
 	r->res->self_cpu_ns = tv_ns(&self1.ru_utime) + tv_ns(&self1.ru_stime) -
 			      tv_ns(&r->self0.ru_utime) - tv_ns(&r->self0.ru_stime);
 }

@@ -25,6 +25,8 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "proc_figures.h"
+
 struct strbuf;
 struct cpulist;
 
@@ -101,10 +103,7 @@ struct proc_result {
 	 * cgroup figures. What abev does meanwhile (reading the pipes) is
 	 * abev's CPU (self_cpu_ns), not the child's.
 	 */
-	int64_t wall_ns;
-	int64_t user_ns, sys_ns;   /* child tree as waited, plus reaped orphans */
-	int64_t max_rss_bytes;
-	long minflt, majflt, nvcsw, nivcsw;
+	struct proc_figures fig;
 	int64_t self_cpu_ns;       /* abev's own CPU time during the window */
 	unsigned leftovers_killed; /* descendants still alive after the child exited */
 	/* cgroup figures: valid when cgroup_reason == NULL */

@@ -124,7 +124,7 @@ static void keep_wall(struct progress *p, const struct invocation *inv)
 		v->alloc = v->alloc ? 2 * v->alloc : 16;
 		v->wall_ms = xrealloc(v->wall_ms, v->alloc * sizeof(*v->wall_ms));
 	}
-	v->wall_ms[v->n++] = (double)inv->wall_ns / 1e6;
+	v->wall_ms[v->n++] = (double)inv->fig.wall_ns / 1e6;
 }
 
 void progress_release(struct progress *p)
@@ -172,7 +172,7 @@ void progress_clear(struct progress *p)
 void progress_done(struct progress *p, const struct invocation *inv)
 {
 	p->done++;
-	p->run_ns_sum += inv->wall_ns;
+	p->run_ns_sum += inv->fig.wall_ns;
 	keep_wall(p, inv);
 	if (p->mode == PROGRESS_QUIET)
 		return;
@@ -180,7 +180,7 @@ void progress_done(struct progress *p, const struct invocation *inv)
 	fprintf(stderr, "abev: [%zu/%zu] %s %s %u%s: %s, %.3f s", p->index + 1, p->total,
 		inv->variant, inv->warmup ? "warmup" : "run", inv->round,
 		inv->attempt > 1 ? " (repeat)" : "", inv_status_name(inv->status),
-		(double)inv->wall_ns / 1e9);
+		(double)inv->fig.wall_ns / 1e9);
 	if (invocation_cpu_wait_pct(inv) >= 0)
 		fprintf(stderr, ", waited for a CPU %.1f %%", invocation_cpu_wait_pct(inv));
 	if (inv->foreign_cpu >= 0)

@@ -182,33 +182,26 @@ static void inv_record(struct invocation *inv, const struct proc_result *res,
 {
 	utc_format(inv->start_utc, &res->start_real);
 	utc_format(inv->end_utc, &res->end_real);
-	inv->wall_ns = res->wall_ns;
+	inv->fig = res->fig;
 	inv->exit_code = res->outcome == PROC_EXITED ? res->exit_code : -1;
 	inv->signal = res->signal;
 	inv->core_dumped = res->core_dumped;
 	inv->timed_out = res->outcome == PROC_TIMED_OUT;
 	inv->exec_error = res->exec_error ? xstrdup(res->exec_error) : NULL;
-	inv->user_ns = res->user_ns;
-	inv->sys_ns = res->sys_ns;
-	inv->max_rss_bytes = res->max_rss_bytes;
-	inv->minflt = res->minflt;
-	inv->majflt = res->majflt;
-	inv->nvcsw = res->nvcsw;
-	inv->nivcsw = res->nivcsw;
 	inv->leftovers_killed = res->leftovers_killed;
 	inv->logs[0] = (struct invocation_log){ res->out.bytes_written, res->out.bytes_dropped };
 	inv->logs[1] = (struct invocation_log){ res->err.bytes_written, res->err.bytes_dropped };
 	if (res->outcome != PROC_EXEC_FAILED) {
 		inv->foreign_cpu = sysstat_foreign_cpu(cs_before, cs_after,
-						       res->user_ns + res->sys_ns + res->self_cpu_ns,
-						       res->wall_ns);
+						       res->fig.user_ns + res->fig.sys_ns + res->self_cpu_ns,
+						       res->fig.wall_ns);
 		/*
 		 * Kept as result.json keeps it (6 decimals), so that a report
 		 * rendered again from the evidence shows the same figures.
 		 */
 		if (inv->foreign_cpu >= 0) {
 			inv->foreign_cpu = round(inv->foreign_cpu * 1e6) / 1e6;
-			inv->foreign_cpu_resolution = sysstat_foreign_cpu_resolution(res->wall_ns);
+			inv->foreign_cpu_resolution = sysstat_foreign_cpu_resolution(res->fig.wall_ns);
 		}
 	}
 	record_cpu_wait(inv, res);

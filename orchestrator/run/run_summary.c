@@ -45,9 +45,9 @@ static void print_contention(FILE *f, const struct run_state *st)
 			hi = measured && hi > pct ? hi : pct;
 			measured++;
 		}
-		if (inv->system_cpu_wait_ns >= 0 && inv->wall_ns > 0) {
+		if (inv->system_cpu_wait_ns >= 0 && inv->fig.wall_ns > 0) {
 			sys_ns += inv->system_cpu_wait_ns;
-			sys_wall_ns += inv->wall_ns;
+			sys_wall_ns += inv->fig.wall_ns;
 		}
 	}
 	if (measured)

@@ -69,10 +69,10 @@ static struct invocation *add(struct fixture *f, const char *variant, unsigned r
 	v->attempt = 1;
 	v->status = INV_OK;
 	v->exit_code = 0;
-	v->wall_ns = (int64_t)llround(wall_ms * MS);
-	v->user_ns = v->wall_ns / 2;
-	v->sys_ns = v->wall_ns / 4;
-	v->max_rss_bytes = 1 << 20;
+	v->fig.wall_ns = (int64_t)llround(wall_ms * MS);
+	v->fig.user_ns = v->fig.wall_ns / 2;
+	v->fig.sys_ns = v->fig.wall_ns / 4;
+	v->fig.max_rss_bytes = 1 << 20;
 	m->name = s("t");
 	m->unit = s("ms");
 	m->ok = 1;

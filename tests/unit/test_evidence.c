@@ -34,12 +34,12 @@ static void fill(struct invocation *inv)
 	inv->dir = xstrdup("runs/candidate/run-2");
 	snprintf(inv->start_utc, sizeof(inv->start_utc), "2026-11-10T16:54:37.980941+00:00");
 	snprintf(inv->end_utc, sizeof(inv->end_utc), "2026-11-10T16:54:38.000000+00:00");
-	inv->wall_ns = 19058877;
+	inv->fig.wall_ns = 19058877;
 	inv->exit_code = -1;
 	inv->signal = 11;
-	inv->user_ns = 1000;
-	inv->sys_ns = 2000;
-	inv->max_rss_bytes = 4096 * 1024;
+	inv->fig.user_ns = 1000;
+	inv->fig.sys_ns = 2000;
+	inv->fig.max_rss_bytes = 4096 * 1024;
 	inv->load_before = (struct loadavg){ 1, 0.5, 0.25, 0.125, 2, 100 };
 	inv->load_after.valid = 0;
 	inv->foreign_cpu = 0.125;

@@ -273,14 +273,14 @@ static const char *prepare(const char *path, const char *text, size_t len)
 static struct metric_inputs base_inputs(void)
 {
 	struct metric_inputs in = { 0 };
-	in.wall_ns = 1500250000;
-	in.user_ns = 700000000;
-	in.sys_ns = 300500000;
-	in.max_rss_bytes = 50 << 20;
-	in.minflt = 11;
-	in.majflt = 0;
-	in.nvcsw = 13;
-	in.nivcsw = 14;
+	in.fig.wall_ns = 1500250000;
+	in.fig.user_ns = 700000000;
+	in.fig.sys_ns = 300500000;
+	in.fig.max_rss_bytes = 50 << 20;
+	in.fig.minflt = 11;
+	in.fig.majflt = 0;
+	in.fig.nvcsw = 13;
+	in.fig.nivcsw = 14;
 	in.tests = tests;
 	in.ntests = ARRAY_SIZE(tests);
 	in.test_names = all_names;
@@ -350,10 +350,10 @@ static void test_process_not_measured(void **state)
 		d[i].field = xstrdup(fields[i]);
 		d[i].source = METRIC_PROCESS;
 	}
-	in.wall_ns = -1;
-	in.sys_ns = -1;
-	in.max_rss_bytes = -1;
-	in.nvcsw = -1;
+	in.fig.wall_ns = -1;
+	in.fig.sys_ns = -1;
+	in.fig.max_rss_bytes = -1;
+	in.fig.nvcsw = -1;
 	set = metric_set_compile(d, ARRAY_SIZE(d), &err);
 	assert_non_null(set);
 	metric_set_extract(set, &in, &v, &n);

@@ -81,13 +81,13 @@ static struct invocation *add(struct fixture *f, const char *variant, unsigned r
 	v->round = round;
 	v->attempt = 1;
 	v->status = INV_OK;
-	v->wall_ns = (int64_t)llround(t * MS);
-	v->user_ns = v->wall_ns / 2;
-	v->sys_ns = v->wall_ns / 4;
-	v->max_rss_bytes = (int64_t)(3 << 20) + (int64_t)f->n * 4096;
+	v->fig.wall_ns = (int64_t)llround(t * MS);
+	v->fig.user_ns = v->fig.wall_ns / 2;
+	v->fig.sys_ns = v->fig.wall_ns / 4;
+	v->fig.max_rss_bytes = (int64_t)(3 << 20) + (int64_t)f->n * 4096;
 	v->foreign_cpu = 0.05 * (double)(f->n % 4);
 	v->max_foreign_cpu = 0.5;
-	v->cpu_wait_ns = v->wall_ns / 100 * (int64_t)(f->n % 4);
+	v->cpu_wait_ns = v->fig.wall_ns / 100 * (int64_t)(f->n % 4);
 	v->cpu_wait_source = s("cgroup");
 	v->max_cpu_wait_pct = 10;
 	m->name = s("t");
@@ -117,7 +117,7 @@ static struct invocation *discarded(struct fixture *f, const char *variant, unsi
 	v->status = INV_DISCARDED;
 	v->reason = s("foreign CPU 1.2 cores over 0.5");
 	v->foreign_cpu = 1.2;
-	v->cpu_wait_ns = v->wall_ns / 2;
+	v->cpu_wait_ns = v->fig.wall_ns / 2;
 	f->guards[f->n - 1][0] = (struct guard_result){ "load", GUARD_FAIL, NULL };
 	return v;
 }

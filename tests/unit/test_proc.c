@@ -330,18 +330,18 @@ static void test_sleep_wall_time(void **state)
 	own = h.end_mono_ns - h.start_mono_ns;
 	print_message("sleep 200: wall_ns=%lld, the helper's own %lld (+%.3f ms), proc_run() "
 		      "took %lld; user_ns=%lld sys_ns=%lld self_cpu_ns=%lld max_rss=%lld\n",
-		      (long long)res.wall_ns, (long long)own, (res.wall_ns - own) / 1e6,
-		      (long long)(mono1 - mono0), (long long)res.user_ns, (long long)res.sys_ns,
-		      (long long)res.self_cpu_ns, (long long)res.max_rss_bytes);
+		      (long long)res.fig.wall_ns, (long long)own, (res.fig.wall_ns - own) / 1e6,
+		      (long long)(mono1 - mono0), (long long)res.fig.user_ns, (long long)res.fig.sys_ns,
+		      (long long)res.self_cpu_ns, (long long)res.fig.max_rss_bytes);
 	assert_int_equal(res.outcome, PROC_EXITED);
 	assert_int_equal(res.exit_code, 0);
 	assert_true(own >= 200 * MS);
 	/* abev's window holds the helper's whole life and lies within proc_run(). */
-	assert_true(res.wall_ns >= own);
-	assert_true(res.wall_ns <= mono1 - mono0);
+	assert_true(res.fig.wall_ns >= own);
+	assert_true(res.fig.wall_ns <= mono1 - mono0);
 	/* A sleeper's CPU time and abev's own are small, however long it waited. */
-	assert_true(res.user_ns + res.sys_ns < 100 * MS);
-	assert_true(res.max_rss_bytes > 0);
+	assert_true(res.fig.user_ns + res.fig.sys_ns < 100 * MS);
+	assert_true(res.fig.max_rss_bytes > 0);
 	assert_true(res.self_cpu_ns >= 0 && res.self_cpu_ns < 100 * MS);
 	/*
 	 * The labels agree with the duration: they frame the helper's own
@@ -352,7 +352,7 @@ static void test_sleep_wall_time(void **state)
 	assert_true(ts_ns(&res.start_real) <= h.start_real_ns);
 	assert_true(ts_ns(&res.end_real) >= h.end_real_ns);
 	assert_true(ts_ns(&res.end_real) <= real1);
-	assert_true(ts_ns(&res.end_real) - ts_ns(&res.start_real) >= res.wall_ns);
+	assert_true(ts_ns(&res.end_real) - ts_ns(&res.start_real) >= res.fig.wall_ns);
 	proc_result_release(&res);
 }
 
@@ -370,11 +370,11 @@ static void test_cpu_time(void **state)
 	assert_int_equal(res.outcome, PROC_EXITED);
 	assert_int_equal(res.exit_code, 0);
 	read_report(&h);
-	cpu = res.user_ns + res.sys_ns;
+	cpu = res.fig.user_ns + res.fig.sys_ns;
 	print_message("spin 200: user_ns=%lld sys_ns=%lld (the helper's own %lld + %lld, "
-		      "cpu clock %lld) wall_ns=%lld self_cpu_ns=%lld\n", (long long)res.user_ns,
-		      (long long)res.sys_ns, (long long)h.user_ns, (long long)h.sys_ns,
-		      (long long)h.cpu_ns, (long long)res.wall_ns, (long long)res.self_cpu_ns);
+		      "cpu clock %lld) wall_ns=%lld self_cpu_ns=%lld\n", (long long)res.fig.user_ns,
+		      (long long)res.fig.sys_ns, (long long)h.user_ns, (long long)h.sys_ns,
+		      (long long)h.cpu_ns, (long long)res.fig.wall_ns, (long long)res.self_cpu_ns);
 	/* The helper burned what it was asked to, however long that took. */
 	assert_true(h.cpu_ns >= 200 * MS);
 	/*
@@ -382,14 +382,14 @@ static void test_cpu_time(void **state)
 	 * field (the kernel never lowers a reported user or system time; the
 	 * slack is the microsecond rounding), plus its exec and exit: little.
 	 */
-	assert_true(res.user_ns >= h.user_ns - MS);
-	assert_true(res.sys_ns >= h.sys_ns - MS);
+	assert_true(res.fig.user_ns >= h.user_ns - MS);
+	assert_true(res.fig.sys_ns >= h.sys_ns - MS);
 	assert_true(cpu >= h.cpu_ns - MS);
 	assert_true(cpu <= h.cpu_ns + 50 * MS);
 	/* A single-threaded child never gets more CPU than its wall time. */
-	assert_true(cpu <= res.wall_ns + 10 * MS);
+	assert_true(cpu <= res.fig.wall_ns + 10 * MS);
 	assert_true(res.self_cpu_ns < 50 * MS);
-	assert_true(res.minflt > 0);
+	assert_true(res.fig.minflt > 0);
 	proc_result_release(&res);
 }
 
@@ -447,12 +447,12 @@ static void test_timeout_term(void **state)
 	s.timeout_ns = 200 * MS;
 	s.grace_ns = 20 * 1000 * MS;
 	run_ok(&s, &res);
-	print_message("timeout 200 ms: wall_ns=%lld\n", (long long)res.wall_ns);
+	print_message("timeout 200 ms: wall_ns=%lld\n", (long long)res.fig.wall_ns);
 	assert_int_equal(res.outcome, PROC_TIMED_OUT);
 	assert_int_equal(res.signal, SIGTERM);
 	/* Not before the timeout; long before sleep's own end or the SIGKILL. */
-	assert_true(res.wall_ns >= s.timeout_ns);
-	assert_true(res.wall_ns < s.grace_ns);
+	assert_true(res.fig.wall_ns >= s.timeout_ns);
+	assert_true(res.fig.wall_ns < s.grace_ns);
 	assert_int_equal(res.interrupt_signal, 0);
 	proc_result_release(&res);
 }
@@ -478,7 +478,7 @@ static void test_timeout_kills_term_trapper(void **state)
 	s.timeout_ns = 300 * MS;
 	s.grace_ns = 300 * MS;
 	run_ok(&s, &res);
-	print_message("timeout 300 ms + grace 300 ms: wall_ns=%lld\n", (long long)res.wall_ns);
+	print_message("timeout 300 ms + grace 300 ms: wall_ns=%lld\n", (long long)res.fig.wall_ns);
 	assert_int_equal(res.outcome, PROC_TIMED_OUT);
 	was_ready = access(ready, F_OK) == 0;
 	if (was_ready) {
@@ -486,7 +486,7 @@ static void test_timeout_kills_term_trapper(void **state)
 		/* SIGTERM first, at the timeout; SIGKILL no sooner than the grace period after it. */
 		got = slurp(got_path);
 		assert_string_equal(got, "TERM\n");
-		assert_true(res.wall_ns >= s.timeout_ns + s.grace_ns);
+		assert_true(res.fig.wall_ns >= s.timeout_ns + s.grace_ns);
 		grandchild = read_pidfile();
 		assert_gone(grandchild);
 	} else {
@@ -520,7 +520,7 @@ static void test_leftover_background(void **state)
 	assert_int_equal(res.leftovers_killed, 1);
 	assert_gone(read_pidfile());
 	/* The wall time is the shell's, not the leftover's 30 s nor its cleanup's. */
-	assert_true(res.wall_ns < 10 * 1000 * MS);
+	assert_true(res.fig.wall_ns < 10 * 1000 * MS);
 	proc_result_release(&res);
 }
 
@@ -583,11 +583,11 @@ static void test_tick_and_sleep(void **state)
 	s.tick_arg = &t;
 	run_ok(&s, &res);
 	print_message("proc_run: %lld ticks, the last at %lld ns, wall_ns=%lld\n",
-		      (long long)t.count, (long long)t.last, (long long)res.wall_ns);
+		      (long long)t.count, (long long)t.last, (long long)res.fig.wall_ns);
 	assert_int_equal(res.outcome, PROC_SIGNALED);
 	assert_int_equal(res.signal, SIGUSR1);
 	assert_true(t.count >= 3);
-	assert_true(t.last <= res.wall_ns);
+	assert_true(t.last <= res.fig.wall_ns);
 	{
 		char *path = path_join(tmpdir, "pid");
 		unlink(path);
@@ -645,7 +645,7 @@ static void test_cgroup(void **state)
 			      "(rusage cpu %lld)\n", (long long)res.cg_cpu_usage_ns,
 			      (long long)res.cg_memory_peak_bytes,
 			      res.cg_memory_note ? res.cg_memory_note : "-",
-			      (long long)(res.user_ns + res.sys_ns));
+			      (long long)(res.fig.user_ns + res.fig.sys_ns));
 		assert_true(res.cg_cpu_usage_ns > 0);
 		assert_true(res.cg_memory_peak_bytes > 0 || res.cg_memory_note);
 	}
@@ -686,7 +686,7 @@ static void test_cpu_wait_sources(void **state)
 		assert_string_equal(res.cpu_wait_source, "cgroup");
 		assert_null(res.cpu_wait_note);
 		assert_true(res.cpu_wait_ns >= 0);
-		assert_true(res.cpu_wait_ns <= res.wall_ns);
+		assert_true(res.cpu_wait_ns <= res.fig.wall_ns);
 	}
 	proc_result_release(&res);
 }
@@ -917,7 +917,7 @@ static void test_capture_leftover_holds_pipe(void **state)
 	assert_int_equal(res.exit_code, 0);
 	assert_string_equal(out.buf, "done\n");
 	assert_true(res.leftovers_killed >= 1);
-	assert_true(res.wall_ns < 10 * 1000 * MS);
+	assert_true(res.fig.wall_ns < 10 * 1000 * MS);
 	assert_gone(read_pidfile());
 	proc_result_release(&res);
 	strbuf_release(&out);
@@ -965,7 +965,7 @@ static void test_interrupt(void **state)
 	assert_int_equal(res.interrupt_signal, SIGTERM);
 	assert_int_equal(proc_interrupted(), SIGTERM);
 	/* Stopped, not waited for: the sleep would have lasted 30 s. */
-	assert_true(res.wall_ns < 10 * 1000 * MS);
+	assert_true(res.fig.wall_ns < 10 * 1000 * MS);
 	assert_gone(read_pidfile());
 	proc_result_release(&res);
 	/* proc_sleep returns at once once abev has been interrupted. */
@@ -977,7 +977,7 @@ static void test_interrupt(void **state)
 		run_capture(hang, 1, 4096, 0, &out, &res);
 		assert_int_equal(res.outcome, PROC_INTERRUPTED);
 		assert_int_equal(res.interrupt_signal, SIGTERM);
-		assert_true(res.wall_ns < 10 * 1000 * MS);
+		assert_true(res.fig.wall_ns < 10 * 1000 * MS);
 		proc_result_release(&res);
 		strbuf_release(&out);
 	}

@@ -24,7 +24,7 @@ static void finish(struct progress *p, const char *variant, int warmup, enum inv
 	inv.warmup = warmup;
 	inv.status = status;
 	inv.exit_code = exit_code;
-	inv.wall_ns = wall_ms * 1000000;
+	inv.fig.wall_ns = wall_ms * 1000000;
 	progress_start(p, p->done, variant, warmup, 1, 1);
 	progress_done(p, &inv);
 }

@@ -39,13 +39,13 @@ static struct invocation inv(unsigned seq, const char *variant, int warmup, unsi
 	v.attempt = attempt;
 	v.status = st;
 	v.dir = s("runs/x/run-1");
-	v.wall_ns = wall_ms * MS;
-	v.user_ns = cpu_ms * MS * 3 / 4;
-	v.sys_ns = cpu_ms * MS - v.user_ns;
-	v.max_rss_bytes = rss_mib * MIB_B;
+	v.fig.wall_ns = wall_ms * MS;
+	v.fig.user_ns = cpu_ms * MS * 3 / 4;
+	v.fig.sys_ns = cpu_ms * MS - v.fig.user_ns;
+	v.fig.max_rss_bytes = rss_mib * MIB_B;
 	v.exit_code = st == INV_OK ? 0 : 1;
 	v.foreign_cpu = 0.125;
-	v.cpu_wait_ns = v.wall_ns / 100;
+	v.cpu_wait_ns = v.fig.wall_ns / 100;
 	v.cpu_wait_source = s("cgroup");
 	v.max_cpu_wait_pct = 10;
 	return v;
@@ -69,7 +69,7 @@ static void build(struct fixture *f)
 	f->invs[n++] = inv(4, "candidate", 0, 1, 1, INV_DISCARDED, 50000, 50000, 5000);
 	f->invs[n - 1].reason = s("foreign load 1.50 cores > 0.75");
 	f->invs[n - 1].foreign_cpu = 1.5;
-	f->invs[n - 1].cpu_wait_ns = f->invs[n - 1].wall_ns / 2;
+	f->invs[n - 1].cpu_wait_ns = f->invs[n - 1].fig.wall_ns / 2;
 	f->invs[n++] = inv(5, "candidate", 0, 1, 2, INV_OK, 800, 600, 200);
 	f->invs[n++] = inv(6, "candidate", 0, 2, 1, INV_FAILED, 100, 50, 3000);
 	f->invs[n - 1].reason = s("exited with status 1 | see test.log");
@@ -149,9 +149,9 @@ static void test_summary_rows(void **state)
 	build(&f);
 	/* The one candidate "ok" run that is not a warmup is the repeated slot. */
 	f.invs[8].status = INV_OK;
-	f.invs[8].wall_ns = 900 * MS;
-	f.invs[8].user_ns = 700 * MS;
-	f.invs[8].sys_ns = 0;
+	f.invs[8].fig.wall_ns = 900 * MS;
+	f.invs[8].fig.user_ns = 700 * MS;
+	f.invs[8].fig.sys_ns = 0;
 	f.invs[8].signal = 0;
 	f.invs[8].exit_code = 0;
 	r = render(&f, NULL, 0);
@@ -273,8 +273,8 @@ static void test_verdict_and_gates(void **state)
 	f.in.nvariants = 2;
 	/* A second counted candidate run, so that it has an interval. */
 	f.invs[8].status = INV_OK;
-	f.invs[8].wall_ns = 900 * MS;
-	f.invs[8].max_rss_bytes = 220 * MIB_B;
+	f.invs[8].fig.wall_ns = 900 * MS;
+	f.invs[8].fig.max_rss_bytes = 220 * MIB_B;
 	f.invs[8].signal = 0;
 	f.invs[8].exit_code = 0;
 	r = render(&f, gates, ARRAY_SIZE(gates));
