@@ -6,7 +6,8 @@
 # tests/fuzz/seeds/<t>, build-fuzz/seeds/<t> (make_seeds) and whatever
 # FUZZ_SEEDS_<t> names (e.g. ../shared/corpus/trx, read in place and
 # skipped with a message when absent; tests/fuzz/seeds/<t> and
-# build-fuzz/seeds/<t> need not exist for every target). A crash leaves its input in
+# build-fuzz/seeds/<t> need not exist for every target). tests/fuzz/fuzz_<t>.dict,
+# when there, is the target's libFuzzer dictionary. A crash leaves its input in
 # build-fuzz/crashes/ and fails the run.
 set -u
 B=${FUZZ_B:-build-fuzz}
@@ -29,12 +30,15 @@ for t in "$@"; do
 			echo "fuzz: $t: no seed directory '$d', skipped"
 		fi
 	done
+	dict=""
+	[ -f "tests/fuzz/fuzz_$t.dict" ] && dict="-dict=tests/fuzz/fuzz_$t.dict"
 	echo "fuzz: $t for ${secs}s (seeds:$dirs)"
-	# Temp files of the target go to a directory of its own under build-fuzz/.
+	# Temp files of the target go to a directory of its own under build-fuzz/;
+	# stdin is empty, as a plan may name /dev/stdin as a file to read.
 	# shellcheck disable=SC2086
 	if TMPDIR="$PWD/$B/tmp" "$B/fuzz_$t" -max_total_time="$secs" -timeout=30 \
-		-rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 \
-		-artifact_prefix="$B/crashes/$t-" "$corpus" $dirs >"$B/fuzz_$t.log" 2>&1; then
+		-rss_limit_mb=2048 -max_len=65536 -print_final_stats=1 $dict \
+		-artifact_prefix="$B/crashes/$t-" "$corpus" $dirs </dev/null >"$B/fuzz_$t.log" 2>&1; then
 		pass=$((pass + 1))
 		grep -E '^stat::number_of_executed_units|^Done ' "$B/fuzz_$t.log" | sed "s/^/fuzz: $t: /"
 	else
