@@ -14,6 +14,8 @@ B=${FUZZ_B:-build-fuzz}
 secs=${FUZZ_SECONDS:-120}
 pass=0
 fail=0
+# A target stopped by a signal leaves its temp directory behind: start afresh.
+rm -rf "$B/tmp"
 mkdir -p "$B/crashes" "$B/tmp"
 for t in "$@"; do
 	corpus="$B/corpus/$t"
