@@ -3,6 +3,7 @@
 #   make check      unit tests (cmocka) + integration tests of the real binary
 #   make check-asan the same under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make check-slurm examples/multi-host/ as real Slurm jobs on a one-node cluster (root)
+#   make check-valgrind, make fuzz, make fuzz-smoke: see mk/fuzz.mk
 #   make demo       a real A/B comparison of the bundled example
 #   make install    PREFIX=/usr/local DESTDIR=
 #   make deps       install missing -dev packages (root on Debian/Ubuntu) or print the command
@@ -153,6 +154,8 @@ install: abev
 	install -m 0644 completions/_abev $(DESTDIR)$(ZSHCOMPDIR)/_abev
 
 clean:
-	rm -rf build abev
+	rm -rf build build-fuzz abev
+
+include mk/fuzz.mk
 
 -include $(shell find build -name '*.d' 2>/dev/null)

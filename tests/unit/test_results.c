@@ -978,8 +978,14 @@ static void test_fifo(void **state)
 		/* over the limit within the first read, while the reader is being created */
 		{ "<testsuites>", "<testcase/>", ": more than 10 bytes, over the limit", 10 },
 	};
-	char *fifo = path_join(tmpdir, "results.fifo");
+	/*
+	 * On the stack, not the heap: the forked writers _exit() holding a
+	 * copy of the heap, where valgrind counts a path kept only in a
+	 * register as lost.
+	 */
+	char fifo[4096];
 	(void)state;
+	assert_true(snprintf(fifo, sizeof(fifo), "%s/results.fifo", tmpdir) < (int)sizeof(fifo));
 	assert_int_equal(mkfifo(fifo, 0600), 0);
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		struct results_limits lim = RESULTS_LIMITS_DEFAULT;
@@ -1018,7 +1024,7 @@ static void test_fifo(void **state)
 	 */
 	{
 		struct results_file f = RESULTS_FILE_INIT;
-		char *err = NULL, *want = xasprintf("%s: file is empty", fifo);
+		char *err = NULL, *want;
 		int64_t t0 = mono_ns();
 		int status;
 		pid_t pid = fork();
@@ -1031,13 +1037,13 @@ static void test_fifo(void **state)
 		}
 		assert_int_equal(results_parse(fifo, NULL, NULL, NULL, &f, &err), -1);
 		assert_true(mono_ns() - t0 >= 150000000);
+		want = xasprintf("%s: file is empty", fifo);
 		assert_string_equal(err, want);
 		assert_int_equal(waitpid(pid, &status, 0), pid);
 		free(err);
 		free(want);
 	}
 	unlink(fifo);
-	free(fifo);
 }
 
 static void test_names(void **state)
