@@ -127,16 +127,17 @@ static int check_pattern(const struct plan_loader *ld, const char *path, const c
 {
 	char b[SHOW_MAX], why[256];
 	regex_t re;
-	int rc = regcomp(&re, pattern, REG_EXTENDED);
-	int ret = 0;
+	int rc, ret = 0;
 
+	/* Before regcomp(): some patterns take gigabytes to compile. */
+	if (metric_pattern_problem(pattern))
+		return json_in_error(&ld->in, path, "'%s': %s", show_str(b, sizeof(b), pattern), metric_pattern_problem(pattern));
+	rc = regcomp(&re, pattern, REG_EXTENDED);
 	if (rc) {
 		regerror(rc, &re, why, sizeof(why));
 		return json_in_error(&ld->in, path, "invalid regular expression '%s': %s", show_str(b, sizeof(b), pattern), why);
 	}
-	if (metric_pattern_problem(pattern))
-		ret = json_in_error(&ld->in, path, "'%s': %s", show_str(b, sizeof(b), pattern), metric_pattern_problem(pattern));
-	else if (re.re_nsub < 1)
+	if (re.re_nsub < 1)
 		ret = json_in_error(&ld->in, path, "'%s' has no capture group (put the number in parentheses, "
 			   "e.g. 'time=([0-9.]+)')", show_str(b, sizeof(b), pattern));
 	regfree(&re);

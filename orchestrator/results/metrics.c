@@ -130,6 +130,78 @@ static const char *skip_bracket(const char *p)
 	return *p ? p + 1 : p;
 }
 
+/*
+ * glibc's regcomp() copies what a repetition repeats: x{m,n} becomes up
+ * to max(m, n) copies of x, and x+ two, so repetitions of repetitions
+ * ("b+++...", "((x{99}){99}){99}") multiply while the pattern is compiled:
+ * gigabytes for a hundred characters (found by the plan fuzzer). The
+ * estimate below follows that copying and PATTERN_NODES_MAX bounds it.
+ */
+#define PATTERN_NODES_MAX 20000.0
+#define PATTERN_GROUPS_MAX 32
+
+/* The copies a repetition at p makes (its largest count, at least 2); *end after it. */
+static double repeat_factor(const char *p, const char **end)
+{
+	double hi = 0, n;
+	char *e;
+
+	*end = p + 1;
+	if (*p != '{')
+		return 2;
+	n = strtod(p + 1, &e);
+	hi = n;
+	if (*e == ',') {
+		if (e[1] >= '0' && e[1] <= '9')
+			hi = strtod(e + 1, &e);
+		else
+			e++;
+	}
+	*end = *e == '}' ? e + 1 : e;
+	return hi > 2 ? hi : 2;
+}
+
+static const char *pattern_size_problem(const char *pattern)
+{
+	double outer[PATTERN_GROUPS_MAX], size = 0, last = 0;
+	int depth = 0;
+
+	for (const char *p = pattern; *p;) {
+		int is_repeat = *p == '*' || *p == '+' || *p == '?' ||
+				(*p == '{' && p[1] >= '0' && p[1] <= '9');
+		if (is_repeat) {
+			const char *end;
+			double f = repeat_factor(p, &end);
+			size += last * (f - 1);
+			last *= f;
+			p = end;
+		} else {
+			if (*p == '(') {
+				if (depth == PATTERN_GROUPS_MAX)
+					return "groups nested more than 32 deep are not allowed";
+				outer[depth++] = size;
+				size = last = 0;
+				p++;
+			} else if (*p == ')' && depth) {
+				last = size + 1;
+				size = outer[--depth] + last;
+				p++;
+			} else {
+				const char *next = *p == '[' ? skip_bracket(p)
+					     : p + (*p == '\\' && p[1] ? 2 : 1);
+				last = 1;
+				size += 1;
+				p = next;
+			}
+		}
+		if (size > PATTERN_NODES_MAX || last > PATTERN_NODES_MAX)
+			return "its repetitions multiply to more than 20000 copies of its parts "
+			       "(e.g. 'x++++++++++++++++' or '((x{99}){99}){99}'): too many to compile "
+			       "safely";
+	}
+	return NULL;
+}
+
 const char *metric_pattern_problem(const char *pattern)
 {
 	for (const char *p = pattern; *p;) {
@@ -144,7 +216,7 @@ const char *metric_pattern_problem(const char *pattern)
 			p++;
 		}
 	}
-	return NULL;
+	return pattern_size_problem(pattern);
 }
 
 struct metric_set *metric_set_compile(const struct metric_def *defs, size_t ndefs, char **err)

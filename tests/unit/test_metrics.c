@@ -564,6 +564,19 @@ static const struct compile_case compile_cases[] = {
 	{ METRIC_STDOUT, NULL, NULL, "[\\1]x=([0-9]+)", NULL },
 	{ METRIC_STDOUT, NULL, NULL, "[[:digit:]\\]x\\.([0-9]+)", NULL },
 	{ METRIC_STDOUT, NULL, NULL, "\\\\1=([0-9]+)", NULL },
+	/* repetitions that multiply when compiled: refused before regcomp() (found by fuzzing) */
+	{ METRIC_STDOUT, NULL, NULL, "b++++++++++++++++++++++++++++++++uild=([0-9]+)",
+	  "metric 'm': pattern 'b++++++++++++++++++++++++++++++++uild=([0-9]+)': its repetitions "
+	  "multiply to more than 20000 copies" },
+	{ METRIC_STDOUT, NULL, NULL, "((x{99}){99}){99}=([0-9]+)",
+	  "metric 'm': pattern '((x{99}){99}){99}=([0-9]+)': its repetitions multiply" },
+	{ METRIC_STDOUT, NULL, NULL, "((((((((((((((((((((((((((((((((((x))))))))))))))))))))))))))))))))))=([0-9]+)",
+	  "metric 'm': pattern '((((((((((((((((((((((((((((((((((x))))))))))))))))))))))))))))))))))"
+	  "=([0-9]+)': groups nested more than 32 deep" },
+	/* what plans write stays allowed: lazy-looking '.*?', bounded counts, a repeated group */
+	{ METRIC_STDOUT, NULL, NULL, "took .*? ([0-9]+)", NULL },
+	{ METRIC_STDOUT, NULL, NULL, "id=[0-9a-f]{32} t=([0-9]{1,9})", NULL },
+	{ METRIC_STDOUT, NULL, NULL, "(ab+)+ ([0-9]+)", NULL },
 };
 
 static void test_compile(void **state)

@@ -614,6 +614,10 @@ static const struct broken broken_plans[] = {
 	{ HEAD "'variants':[" VA "],'metrics':[{'name':'x','unit':'ms','source':'stdout',"
 	  "'pattern':'(a+)\\\\1=([0-9]+)'}]}", NULL, 0,
 	  { ": metrics[0].pattern: '(a+)\\1=([0-9]+)': back-references (\\1 to \\9) are not allowed" } },
+	/* checked before regcomp(), which took gigabytes for it (found by the plan fuzzer) */
+	{ HEAD "'variants':[" VA "],'metrics':[{'name':'x','unit':'ms','source':'stdout',"
+	  "'pattern':'b+++++++++++++++++++++++++++++++++++++++++++++++uild=([0-9]+)'}]}", NULL, 0,
+	  { ": metrics[0].pattern: 'b+++", "its repetitions multiply to more than 20000 copies" } },
 	{ HEAD "'variants':[" VA "],'results':{'min_executed':-3}}", NULL, 0,
 	  { ": results.min_executed: expected an integer >= 0, found -3" } },
 	{ HEAD "'variants':[" VA "," VB "],'schedule':{'runs':1000000}}", NULL, 0,
