@@ -168,7 +168,7 @@ static const char *pattern_size_problem(const char *pattern)
 
 	for (const char *p = pattern; *p;) {
 		int is_repeat = *p == '*' || *p == '+' || *p == '?' ||
-				(*p == '{' && p[1] >= '0' && p[1] <= '9');
+				(*p == '{' && ((p[1] >= '0' && p[1] <= '9') || p[1] == ','));
 		if (is_repeat) {
 			const char *end;
 			double f = repeat_factor(p, &end);

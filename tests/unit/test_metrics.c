@@ -568,6 +568,8 @@ static const struct compile_case compile_cases[] = {
 	{ METRIC_STDOUT, NULL, NULL, "b++++++++++++++++++++++++++++++++uild=([0-9]+)",
 	  "metric 'm': pattern 'b++++++++++++++++++++++++++++++++uild=([0-9]+)': its repetitions "
 	  "multiply to more than 20000 copies" },
+	{ METRIC_STDOUT, NULL, NULL, "x{,9}{,9}{,9}{,9}{,9}=([0-9]+)",
+	  "metric 'm': pattern 'x{,9}{,9}{,9}{,9}{,9}=([0-9]+)': its repetitions multiply" },
 	{ METRIC_STDOUT, NULL, NULL, "((x{99}){99}){99}=([0-9]+)",
 	  "metric 'm': pattern '((x{99}){99}){99}=([0-9]+)': its repetitions multiply" },
 	{ METRIC_STDOUT, NULL, NULL, "((((((((((((((((((((((((((((((((((x))))))))))))))))))))))))))))))))))=([0-9]+)",
