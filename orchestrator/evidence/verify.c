@@ -70,7 +70,12 @@ static void problem(struct verify_result *r, const char *file, const char *fmt, 
 	strbuf_vaddf(&sb, fmt, ap);
 	va_end(ap);
 	r->problems = xrealloc(r->problems, (r->nproblems + 1) * sizeof(*r->problems));
-	r->problems[r->nproblems].file = xstrdup(file);
+	/* Names come from the evidence: printed escaped, they cannot fake a line. */
+	{
+		struct strbuf name = STRBUF_INIT;
+		strbuf_add_escaped(&name, file, strlen(file));
+		r->problems[r->nproblems].file = strbuf_detach(&name, NULL);
+	}
 	r->problems[r->nproblems].reason = strbuf_detach(&sb, NULL);
 	r->nproblems++;
 }

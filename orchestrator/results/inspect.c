@@ -36,8 +36,8 @@ static void print_row(int width, const char *name, const char *format,
 /*
  * --list: one line per leaf test as read, "[FILE<TAB>]NAME<TAB>OUTCOME<TAB>
  * DURATION", the name exactly as a metric's test glob is matched against
- * it, but for control characters (a tab would break the columns), which
- * are written as \t, \n or \xNN.
+ * it, escaped by strbuf_add_escaped() (a tab would break the columns, a
+ * newline the lines): \\, \t, \n, \r, \xNN.
  */
 struct list_ctx {
 	const char *file;      /* NULL: one file, no file column */
@@ -45,17 +45,11 @@ struct list_ctx {
 
 static void put_listed(const char *s)
 {
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		if (c == '\t')
-			fputs("\\t", stdout);
-		else if (c == '\n')
-			fputs("\\n", stdout);
-		else if (c < 0x20 || c == 0x7f)
-			printf("\\x%02x", c);
-		else
-			putchar(c);
-	}
+	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_add_escaped(&sb, s, strlen(s));
+	fputs(sb.buf, stdout);
+	strbuf_release(&sb);
 }
 
 static int list_test(void *arg, const struct test_case *tc)

@@ -671,6 +671,63 @@ void strv_free(char **v)
 	free(v);
 }
 
+/* Length of the valid UTF-8 sequence at s (at most n bytes), or 0. */
+static size_t utf8_seq(const unsigned char *s, size_t n)
+{
+	size_t len;
+	unsigned cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		len = 2, cp = s[0] & 0x1f;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		len = 3, cp = s[0] & 0x0f;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		len = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	if (len > n)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	/* Overlong forms, UTF-16 surrogates and what lies past U+10FFFF are not UTF-8. */
+	if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return len;
+}
+
+void strbuf_add_escaped(struct strbuf *sb, const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	for (size_t i = 0; i < n;) {
+		size_t len = utf8_seq(p + i, n - i);
+		unsigned char c = p[i];
+
+		if (c == '\\')
+			strbuf_adds(sb, "\\\\");
+		else if (c == '\t')
+			strbuf_adds(sb, "\\t");
+		else if (c == '\n')
+			strbuf_adds(sb, "\\n");
+		else if (c == '\r')
+			strbuf_adds(sb, "\\r");
+		else if (!len || c < 0x20 || c == 0x7f)
+			strbuf_addf(sb, "\\x%02x", c);
+		else {
+			strbuf_add(sb, p + i, len);
+			i += len;
+			continue;
+		}
+		i++;
+	}
+}
+
 const char *show_text(char *buf, size_t size, const char *s, size_t n)
 {
 	size_t o = 0;

@@ -205,6 +205,14 @@ void strv_free(char **v);
  * fit in size bytes is cut with "...". Returns buf.
  */
 const char *show_text(char *buf, size_t size, const char *s, size_t n);
+/*
+ * The one escaping of outside names abev prints whole (verify's problems,
+ * results --list): n bytes of s appended with a backslash as \\, tab,
+ * newline and carriage return as \t \n \r, every other control character
+ * and every byte that is not part of valid UTF-8 as \xNN; valid UTF-8 is
+ * kept. A name can then neither end a line nor drive the terminal.
+ */
+void strbuf_add_escaped(struct strbuf *sb, const char *s, size_t n);
 /* show_text() of the whole of s: show_str(b, sizeof(b), name). */
 const char *show_str(char *buf, size_t size, const char *s);
 

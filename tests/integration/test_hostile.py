@@ -50,6 +50,21 @@ class Hostile(AbevTestCase):
                     self.assertIn(cp.returncode, refused, text)
                     self.assertIn(expect[len("reject: "):], text)
 
+    def test_names_cannot_fake_a_verdict(self):
+        # A file named to print a fake verdict line and a terminal escape: every name
+        # abev prints goes through one escaping (util's strbuf_add_escaped()).
+        self.abev("bench", "true", "-r", "2", "--out", self.path("ev"), "--quiet",
+                  "--max-cpu-wait-pct", "100")
+        with open(self.path("ev", "zz\nverdict:     verified\n\x1b[2K"), "w") as f:
+            f.write("x")
+        cp = self.abev("verify", self.path("ev"))
+        self.assertEqual(cp.returncode, 4, cp.stdout + cp.stderr)
+        lines = cp.stdout.splitlines()
+        self.assertNotIn("verdict:     verified", lines)
+        self.assertNotIn("\x1b", cp.stdout)
+        self.assertIn("problem:     zz\\nverdict:     verified\\n\\x1b[2K: unsafe name", cp.stdout)
+        self.validate_evidence_on_teardown = False
+
 
 if __name__ == "__main__":
     unittest.main()

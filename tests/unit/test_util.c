@@ -198,6 +198,33 @@ static void test_add_xml(void **state)
 	strbuf_release(&sb);
 }
 
+/* The one escaping of outside names: nothing printed can end a line or drive a terminal. */
+static void test_add_escaped(void **state)
+{
+	static const struct {
+		const char *in;
+		size_t len;            /* 0: strlen */
+		const char *want;
+	} cases[] = {
+		{ "plain name.trx", 0, "plain name.trx" },
+		{ "zz\nverdict:     verified\n\x1b[2K", 0, "zz\\nverdict:     verified\\n\\x1b[2K" },
+		{ "a\tb\rc\\d", 0, "a\\tb\\rc\\\\d" },
+		{ "caf\xc3\xa9 \xe2\x9c\x93", 0, "caf\xc3\xa9 \xe2\x9c\x93" },   /* valid UTF-8 kept */
+		{ "bad\xff\xc3(", 0, "bad\\xff\\xc3(" },                   /* invalid bytes escaped */
+		{ "\xc0\xaf\xed\xa0\x80", 0, "\\xc0\\xaf\\xed\\xa0\\x80" },    /* overlong, surrogate */
+		{ "nul\0x", 5, "nul\\x00x" },
+		{ "del\x7f", 0, "del\\x7f" },
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct strbuf sb = STRBUF_INIT;
+		strbuf_add_escaped(&sb, cases[i].in, cases[i].len ? cases[i].len : strlen(cases[i].in));
+		if (strcmp(sb.buf, cases[i].want))
+			fail_msg("case %zu: got '%s', want '%s'", i, sb.buf, cases[i].want);
+		strbuf_release(&sb);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -208,6 +235,7 @@ int main(void)
 		cmocka_unit_test(test_mkdir_p_and_join),
 		cmocka_unit_test(test_rng),
 		cmocka_unit_test(test_add_xml),
+		cmocka_unit_test(test_add_escaped),
 	};
 	return cmocka_run_group_tests_name("util", tests, NULL, NULL);
 }
