@@ -70,21 +70,6 @@ void overlap_watch_release(struct overlap_watch *w)
 	w->unnamed = 0;
 }
 
-/* Reads at most max bytes of a small /proc file; -1 when it is gone. */
-static ssize_t read_proc_small(const char *path, char *buf, size_t max)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	do
-		n = read(fd, buf, max);
-	while (n < 0 && errno == EINTR);
-	close(fd);
-	return n;
-}
-
 /* The raw cmdline (NUL-separated) with NULs made spaces; its length, or -1. */
 static ssize_t read_cmdline(long pid, char *buf, size_t size)
 {
@@ -92,7 +77,7 @@ static ssize_t read_cmdline(long pid, char *buf, size_t size)
 	ssize_t n;
 
 	snprintf(path, sizeof(path), "/proc/%ld/cmdline", pid);
-	n = read_proc_small(path, buf, size - 1);
+	n = read_head(path, buf, size);
 	if (n <= 0)
 		return -1;
 	while (n > 0 && buf[n - 1] == '\0')
@@ -133,10 +118,9 @@ static long parent_of(long pid)
 	ssize_t n;
 
 	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
-	n = read_proc_small(path, buf, sizeof(buf) - 1);
+	n = read_head(path, buf, sizeof(buf));
 	if (n <= 0)
 		return -1;
-	buf[n] = '\0';
 	p = strrchr(buf, ')');
 	if (!p || sscanf(p + 1, " %*c %ld", &ppid) != 1)
 		return -1;
@@ -179,13 +163,20 @@ static const char *match_pattern(const struct overlap_watch *w, const char *cmd)
 	return NULL;
 }
 
+/* Whether a process of that kind and pid is named already (pid 0 never is). */
+static int seen(const struct overlap_watch *w, enum overlap_kind kind, long pid)
+{
+	for (size_t i = 0; pid && i < w->nhits; i++)
+		if (w->hits[i].kind == kind && w->hits[i].pid == pid)
+			return 1;
+	return 0;
+}
+
 void overlap_watch_add(struct overlap_watch *w, struct overlap_hit *hit)
 {
-	for (size_t i = 0; i < w->nhits; i++) {
-		if (w->hits[i].kind == hit->kind && w->hits[i].pid == hit->pid && hit->pid) {
-			overlap_hit_release(hit);
-			return;
-		}
+	if (seen(w, hit->kind, hit->pid)) {
+		overlap_hit_release(hit);
+		return;
 	}
 	if (w->nhits >= OVERLAP_HITS_MAX) {
 		w->unnamed++;
@@ -195,14 +186,6 @@ void overlap_watch_add(struct overlap_watch *w, struct overlap_hit *hit)
 	w->hits = xrealloc(w->hits, (w->nhits + 1) * sizeof(*w->hits));
 	w->hits[w->nhits++] = *hit;
 	memset(hit, 0, sizeof(*hit));
-}
-
-static int seen(const struct overlap_watch *w, long pid)
-{
-	for (size_t i = 0; i < w->nhits; i++)
-		if (w->hits[i].kind == OVERLAP_EXCLUSIVE && w->hits[i].pid == pid)
-			return 1;
-	return 0;
 }
 
 void overlap_watch_scan(struct overlap_watch *w)
@@ -225,7 +208,7 @@ void overlap_watch_scan(struct overlap_watch *w)
 			continue;
 		errno = 0;
 		pid = strtol(de->d_name, &end, 10);
-		if (*end || errno || pid <= 0 || pid == (long)w->self || seen(w, pid))
+		if (*end || errno || pid <= 0 || pid == (long)w->self || seen(w, OVERLAP_EXCLUSIVE, pid))
 			continue;
 		if (read_cmdline(pid, buf, sizeof(buf)) <= 0)
 			continue;

@@ -16,36 +16,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "util.h"
+
 /* Both files are a few hundred bytes; the first line of /proc/stat is all we need. */
 #define SYSSTAT_READ_MAX 4096
-
-/*
- * Reads at most cap-1 bytes of path into buf, NUL-terminated. The /proc
- * files read here are generated on read, so one read() may return less
- * than the whole file: loop until EOF or the buffer is full.
- */
-static int read_head(const char *path, char *buf, size_t cap)
-{
-	size_t len = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0)
-		return -1;
-	while (len < cap - 1) {
-		ssize_t n = read(fd, buf + len, cap - 1 - len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			close(fd);
-			return -1;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	buf[len] = '\0';
-	close(fd);
-	return 0;
-}
 
 static const char *skip_blanks(const char *p)
 {

@@ -728,6 +728,32 @@ void strbuf_add_escaped(struct strbuf *sb, const char *s, size_t n)
 	}
 }
 
+ssize_t read_head(const char *path, char *buf, size_t cap)
+{
+	size_t len = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+
+	if (fd < 0)
+		return -1;
+	while (len < cap - 1) {
+		ssize_t n = read(fd, buf + len, cap - 1 - len);
+		if (n < 0) {
+			int e = errno;
+			if (e == EINTR)
+				continue;
+			close(fd);
+			errno = e;
+			return -1;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = '\0';
+	close(fd);
+	return (ssize_t)len;
+}
+
 const char *show_text(char *buf, size_t size, const char *s, size_t n)
 {
 	size_t o = 0;

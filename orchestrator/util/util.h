@@ -135,6 +135,14 @@ enum read_small_result {
 enum read_small_result read_small(struct strbuf *sb, const char *path, size_t max,
 				  unsigned flags);
 /*
+ * The head of a /proc or /sys file into a fixed buffer: at most cap-1
+ * bytes, NUL-terminated (the file may hold NULs itself: the length says
+ * where it ends). Such files are generated on read, so one read() may
+ * return less than there is: it reads until EOF or the buffer is full.
+ * The length read, or -1 with errno; silent.
+ */
+ssize_t read_head(const char *path, char *buf, size_t cap);
+/*
  * read_small() (no flags) with an error naming the file: refuses files
  * larger than max bytes and directories. Returns 0 or -1.
  */
