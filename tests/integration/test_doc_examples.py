@@ -8,6 +8,7 @@ memory gate) or 7 (verify without a key), and says no "error:". On a busy
 machine a run may also lose slots to contention (exit 1, documented):
 that is accepted when every invocation that did not pass was discarded,
 none failed."""
+import json
 import os
 import re
 import shlex
@@ -73,7 +74,6 @@ class DocExamples(AbevTestCase):
     def small_plan(self, name="plan.json"):
         plan = helper_plan([("baseline", ["exit", "0"]), ("candidate", ["exit", "0"])], runs=2)
         with open(os.path.join(self.box, name), "w") as f:
-            import json
             json.dump(plan, f)
 
     def evidence(self):
@@ -94,7 +94,6 @@ class DocExamples(AbevTestCase):
         m = re.search(r"^evidence: (.*)$", cp.stdout, re.M)
         if cp.returncode != 1 or not m or "slot(s) lost after" not in cp.stdout:
             return False
-        import json
         with open(os.path.join(self.box, m.group(1), "result.json"), encoding="utf-8") as f:
             invs = json.load(f)["invocations"]
         return all(i["status"] in ("ok", "discarded") for i in invs)
