@@ -21,21 +21,17 @@
 
 /*
  * A copy of an outside string fit to quote in one line of an error:
- * control characters become '?', and it is cut at 200 bytes.
+ * escaped by util's strbuf_add_escaped() (the one escaping of names), the
+ * first 200 bytes only.
  */
 char *evname_printable(const char *s, size_t len)
 {
-	size_t n = len > 200 ? 200 : len;
-	char *p = xstrndup(s, n);
-	for (size_t i = 0; i < n && p[i]; i++)
-		if ((unsigned char)p[i] < 0x20 || p[i] == 0x7f)
-			p[i] = '?';
-	if (len > n) {
-		char *q = xasprintf("%s...", p);
-		free(p);
-		p = q;
-	}
-	return p;
+	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_add_escaped(&sb, s, len > 200 ? 200 : len);
+	if (len > 200)
+		strbuf_adds(&sb, "...");
+	return strbuf_detach(&sb, NULL);
 }
 
 const char *manifest_name_problem(const char *name)

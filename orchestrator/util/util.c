@@ -671,34 +671,23 @@ void strv_free(char **v)
 	free(v);
 }
 
-/* Length of the valid UTF-8 sequence at s (at most n bytes), or 0. */
-static size_t utf8_seq(const unsigned char *s, size_t n)
+/*
+ * Valid UTF-8 that a terminal would not show, or would take as a line
+ * break or a control: C1 controls, zero-width and direction marks, line
+ * and paragraph separators, bidirectional overrides and isolates, word
+ * joiners, the byte order mark.
+ */
+static int invisible(const unsigned char *p, size_t len)
 {
-	size_t len;
 	unsigned cp;
 
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		len = 2, cp = s[0] & 0x1f;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		len = 3, cp = s[0] & 0x0f;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		len = 4, cp = s[0] & 0x07;
-	else
+	if (len == 2)
+		return p[0] == 0xc2 && p[1] < 0xa0;
+	if (len != 3)
 		return 0;
-	if (len > n)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	/* Overlong forms, UTF-16 surrogates and what lies past U+10FFFF are not UTF-8. */
-	if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return len;
+	cp = (p[0] & 0x0fu) << 12 | (p[1] & 0x3fu) << 6 | (p[2] & 0x3fu);
+	return (cp >= 0x200b && cp <= 0x200f) || (cp >= 0x2028 && cp <= 0x202e) ||
+	       (cp >= 0x2060 && cp <= 0x206f) || cp == 0xfeff;
 }
 
 void strbuf_add_escaped(struct strbuf *sb, const char *s, size_t n)
@@ -706,7 +695,7 @@ void strbuf_add_escaped(struct strbuf *sb, const char *s, size_t n)
 	const unsigned char *p = (const unsigned char *)s;
 
 	for (size_t i = 0; i < n;) {
-		size_t len = utf8_seq(p + i, n - i);
+		size_t len = utf8_char_len(s + i, n - i);
 		unsigned char c = p[i];
 
 		if (c == '\\')
@@ -719,6 +708,12 @@ void strbuf_add_escaped(struct strbuf *sb, const char *s, size_t n)
 			strbuf_adds(sb, "\\r");
 		else if (!len || c < 0x20 || c == 0x7f)
 			strbuf_addf(sb, "\\x%02x", c);
+		else if (invisible(p + i, len)) {
+			for (size_t k = 0; k < len; k++)
+				strbuf_addf(sb, "\\x%02x", p[i + k]);
+			i += len;
+			continue;
+		}
 		else {
 			strbuf_add(sb, p + i, len);
 			i += len;
@@ -756,22 +751,27 @@ ssize_t read_head(const char *path, char *buf, size_t cap)
 
 const char *show_text(char *buf, size_t size, const char *s, size_t n)
 {
-	size_t o = 0;
-	for (size_t i = 0; i < n && s[i]; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (o + 8 >= size) {
-			memcpy(buf + o, "...", 3);
-			o += 3;
-			break;
-		}
-		if (c < 0x20 || c == 0x7f) {
-			snprintf(buf + o, size - o, "\\x%02x", c);
-			o += 4;
-		} else {
-			buf[o++] = (char)c;
-		}
+	struct strbuf sb = STRBUF_INIT;
+	size_t i = 0, cut = 0;
+
+	/*
+	 * Escaped one character at a time, remembering the last place where
+	 * "..." still fits, until the whole is in or no longer fits.
+	 */
+	n = strnlen(s, n);
+	while (i < n && sb.len < size) {
+		size_t len = utf8_char_len(s + i, n - i);
+		if (sb.len + 4 <= size)
+			cut = sb.len;
+		strbuf_add_escaped(&sb, s + i, len ? len : 1);
+		i += len ? len : 1;
 	}
-	buf[o] = '\0';
+	if (sb.len + 1 > size) {
+		sb.len = cut;
+		strbuf_adds(&sb, "...");
+	}
+	snprintf(buf, size, "%s", sb.buf);
+	strbuf_release(&sb);
 	return buf;
 }
 

@@ -208,19 +208,24 @@ void env_set(char ***env, size_t *n, const char *key, const char *value);
 void strv_free(char **v);
 
 /*
- * Quotes outside text for a one-line message: control characters become
- * \xNN, the text stops at a NUL or after n bytes, and whatever does not
- * fit in size bytes is cut with "...". Returns buf.
- */
-const char *show_text(char *buf, size_t size, const char *s, size_t n);
-/*
- * The one escaping of outside names abev prints whole (verify's problems,
- * results --list): n bytes of s appended with a backslash as \\, tab,
- * newline and carriage return as \t \n \r, every other control character
- * and every byte that is not part of valid UTF-8 as \xNN; valid UTF-8 is
- * kept. A name can then neither end a line nor drive the terminal.
+ * The one escaping of outside names and text abev prints (messages
+ * through show_text(), evname_printable(), verify's problems, results
+ * --list): n bytes of s appended with a backslash as \\, tab, newline
+ * and carriage return as \t \n \r, every other control character
+ * and every byte that is not part of valid UTF-8 as \xNN, and so are the
+ * bytes of the code points a terminal does not show or takes as a break
+ * or a control (C1 controls, U+200B-U+200F, U+2028-U+202E,
+ * U+2060-U+206F, U+FEFF: a byte order mark shows as \xef\xbb\xbf); other
+ * valid UTF-8 is kept. A name can then neither end a line, nor hide a
+ * byte, nor drive the terminal.
  */
 void strbuf_add_escaped(struct strbuf *sb, const char *s, size_t n);
+/*
+ * Outside text quoted in a one-line message through strbuf_add_escaped():
+ * the text stops at a NUL or after n bytes, and whatever does not fit in
+ * size bytes is cut, between characters, with "...". Returns buf.
+ */
+const char *show_text(char *buf, size_t size, const char *s, size_t n);
 /* show_text() of the whole of s: show_str(b, sizeof(b), name). */
 const char *show_str(char *buf, size_t size, const char *s);
 

@@ -177,7 +177,7 @@ class CollectSafely(AbevTestCase):
                                            "pattern": "(a*)\\1=([0-9]+)"}])
         cp = self.abev("run", self.write_plan(plan), "--out", self.path("ev"), timeout=HANG)
         self.assertNotEqual(cp.returncode, 0)
-        self.assertIn("metrics[0].pattern: '(a*)\\1=([0-9]+)': back-references", cp.stderr)
+        self.assertIn("metrics[0].pattern: '(a*)\\\\1=([0-9]+)': back-references", cp.stderr)
 
 
 if __name__ == "__main__":

@@ -560,7 +560,7 @@ static const struct compile_case compile_cases[] = {
 	{ METRIC_PROCESS, "max_rss", NULL, NULL, NULL },
 	/* back-references have no bound on matching time; in brackets '\\1' is two characters */
 	{ METRIC_STDOUT, NULL, NULL, "(a*)\\1=([0-9]+)",
-	  "metric 'm': pattern '(a*)\\1=([0-9]+)': back-references (\\1 to \\9) are not allowed" },
+	  "metric 'm': pattern '(a*)\\\\1=([0-9]+)': back-references (\\1 to \\9) are not allowed" },
 	{ METRIC_STDOUT, NULL, NULL, "[\\1]x=([0-9]+)", NULL },
 	{ METRIC_STDOUT, NULL, NULL, "[[:digit:]\\]x\\.([0-9]+)", NULL },
 	{ METRIC_STDOUT, NULL, NULL, "\\\\1=([0-9]+)", NULL },

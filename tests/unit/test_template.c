@@ -168,7 +168,7 @@ static const struct error_case error_cases[] = {
 	{ "{{& }}", "t.md:1: empty name in a tag" },
 	{ "{{a b}}", "t.md:1: bad name 'a b': a name holds letters, digits, '_' and '-'" },
 	{ "{{a.b}}", "t.md:1: bad name 'a.b': a name holds letters, digits, '_' and '-'" },
-	{ "{{a\nb}}", "t.md:1: bad name 'a\\x0ab': a name holds letters, digits, '_' and '-'" },
+	{ "{{a\nb}}", "t.md:1: bad name 'a\\nb': a name holds letters, digits, '_' and '-'" },
 	{ "{{{#x}}}", "t.md:1: bad name '#x': a name holds letters, digits, '_' and '-'" },
 	{ "{{xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx}}",
 	  "t.md:1: name 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx' is longer "

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "evname.h"
 #include "util.h"
 #include "testutil.h"
 
@@ -214,6 +215,8 @@ static void test_add_escaped(void **state)
 		{ "\xc0\xaf\xed\xa0\x80", 0, "\\xc0\\xaf\\xed\\xa0\\x80" },    /* overlong, surrogate */
 		{ "nul\0x", 5, "nul\\x00x" },
 		{ "del\x7f", 0, "del\\x7f" },
+		{ "\xef\xbb\xbf" "a\xc2\x9b[2J\xe2\x80\xae", 0, "\\xef\\xbb\\xbfa\\xc2\\x9b[2J\\xe2\\x80\\xae" },
+		{ "\xc2\xa0\xe2\x80\x94", 0, "\xc2\xa0\xe2\x80\x94" },      /* no-break space, dash kept */
 	};
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -223,6 +226,36 @@ static void test_add_escaped(void **state)
 			fail_msg("case %zu: got '%s', want '%s'", i, sb.buf, cases[i].want);
 		strbuf_release(&sb);
 	}
+}
+
+/* show_text() and evname_printable() escape through strbuf_add_escaped() and cut between characters. */
+static void test_show_text(void **state)
+{
+	char b[16], big[300];
+	char *p;
+
+	(void)state;
+	assert_string_equal(show_str(b, sizeof(b), "a\\b\tc\xff"), "a\\\\b\\tc\\xff");
+	assert_string_equal(show_str(b, sizeof(b), "\xef\xbb\xbf" "a"), "\\xef\\xbb\\xbfa");
+	/* Exactly fits: 15 characters and the NUL. */
+	assert_string_equal(show_str(b, sizeof(b), "123456789012345"), "123456789012345");
+	/* Too long: cut with "...", never inside an escape or a character. */
+	assert_string_equal(show_str(b, sizeof(b), "1234567890123456"), "123456789012...");
+	assert_string_equal(show_str(b, sizeof(b), "12345678901\n3456"), "12345678901...");
+	assert_string_equal(show_str(b, sizeof(b), "1234567890\xc3\xa9\xc3\xa9\xc3\xa9"),
+			    "1234567890\xc3\xa9...");
+	/* It stops at a NUL, and after n bytes. */
+	assert_string_equal(show_text(b, sizeof(b), "ab\0cd", 5), "ab");
+	assert_string_equal(show_text(b, sizeof(b), "abcd", 2), "ab");
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	p = evname_printable("a\nb\x1b[2K\xff", 8);
+	assert_string_equal(p, "a\\nb\\x1b[2K\\xff");
+	free(p);
+	p = evname_printable(big, strlen(big));
+	assert_int_equal(strlen(p), 203);
+	assert_string_equal(p + 200, "...");
+	free(p);
 }
 
 int main(void)
@@ -236,6 +269,7 @@ int main(void)
 		cmocka_unit_test(test_rng),
 		cmocka_unit_test(test_add_xml),
 		cmocka_unit_test(test_add_escaped),
+		cmocka_unit_test(test_show_text),
 	};
 	return cmocka_run_group_tests_name("util", tests, NULL, NULL);
 }
