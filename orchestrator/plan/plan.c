@@ -34,6 +34,7 @@
 
 #include "errlist.h"
 #include "json_in.h"
+#include "json_text.h"
 #include "plan_doc.h"
 #include "suggest.h"
 #include "template.h"
@@ -655,20 +656,6 @@ static int parse_top(struct plan_loader *ld, const cJSON *root)
 	return json_in_count(&ld->in) ? -1 : 0;
 }
 
-static void line_col(const char *buf, size_t off, size_t *line, size_t *col)
-{
-	*line = 1;
-	*col = 1;
-	for (size_t i = 0; i < off; i++) {
-		if (buf[i] == '\n') {
-			++*line;
-			*col = 1;
-		} else {
-			++*col;
-		}
-	}
-}
-
 /*
  * "p.json:7:3: malformed JSON near '...'", pointing at where cJSON gave
  * up. cJSON sometimes gives up only at the end of the input (a trailing
@@ -683,12 +670,12 @@ static void report_malformed(const struct plan_loader *ld, const char *buf, size
 	if (off > len)
 		off = len;
 	if (what) {
-		line_col(buf, off, &line, &col);
+		json_text_line_col(buf, off, &line, &col);
 		error("%s:%zu:%zu: malformed JSON: %s", ld->file, line, col, what);
 		return;
 	}
 	if (off < len) {
-		line_col(buf, off, &line, &col);
+		json_text_line_col(buf, off, &line, &col);
 		for (n = 0; off + n < len && n < 24 && buf[off + n] != '\n' && buf[off + n] != '\r'; n++)
 			;
 		error("%s:%zu:%zu: malformed JSON near '%s'", ld->file, line, col,
@@ -704,7 +691,7 @@ static void report_malformed(const struct plan_loader *ld, const char *buf, size
 		error("%s:1:1: malformed JSON: the file is empty", ld->file);
 		return;
 	}
-	line_col(buf, last - 1, &line, &col);
+	json_text_line_col(buf, last - 1, &line, &col);
 	for (n = 0; n < 24 && n < last && buf[last - 1 - n] != '\n'; n++)
 		;
 	while (n > 1 && (buf[last - n] == ' ' || buf[last - n] == '\t'))
@@ -726,6 +713,9 @@ static cJSON *parse_json(const struct plan_loader *ld)
 				 "NUL byte");
 		return NULL;
 	}
+	/* Depth, UTF-8 and \u0000: what cJSON would call malformed, or let through. */
+	if (json_text_check(ld->file, plan->raw, plan->raw_len, JSON_TEXT_MAX_DEPTH) < 0)
+		return NULL;
 	/*
 	 * The length includes the terminating NUL: with require_null_terminated
 	 * cJSON insists on finding it after the value, which is how trailing

@@ -1,0 +1,29 @@
+/*
+ * json_text: the checks on JSON text that cJSON does not make, done on the
+ * raw bytes before it parses them, so that no key or value escapes them:
+ * no byte order mark, nesting no deeper than a limit (cJSON's own limit
+ * only says "malformed"), and every string — keys and values — strict
+ * UTF-8 without \u0000 (cJSON takes invalid UTF-8 as it comes, and keeps a
+ * string only up to its first NUL, so "a\u0000b" would read as "a").
+ * Each problem names the file, its line and column and the JSON path of
+ * the string. It parses no values: text that is malformed in another way
+ * is left to cJSON, which says so.
+ */
+#ifndef ABEV_JSON_TEXT_H
+#define ABEV_JSON_TEXT_H
+
+#include <stddef.h>
+
+/* The nesting of arrays and objects abev reads: its documents need a handful. */
+#define JSON_TEXT_MAX_DEPTH 64
+
+/*
+ * Checks text[0..len) (named file in messages) as above, max_depth nested
+ * arrays and objects at most. 0, or -1 after error() at the first problem.
+ */
+int json_text_check(const char *file, const char *text, size_t len, unsigned max_depth);
+
+/* The 1-based line and column (in bytes) of offset off in buf. */
+void json_text_line_col(const char *buf, size_t off, size_t *line, size_t *col);
+
+#endif
