@@ -271,6 +271,55 @@ static void copy_strings(char ***dst, size_t *dst_len, char *const *src, size_t 
 	*dst_len = n;
 }
 
+/*
+ * The ENV=V section of a variants-file line at *s (after the first '|'),
+ * each assignment set in v, which may override the base's but not one of
+ * the same line. 1 (*s at the '|' or the end), 0 for an unterminated quote
+ * (in *quote), -1 after lerr().
+ */
+static int line_env(const struct plan_loader *ld, size_t lineno, const char **s,
+		    struct plan_variant *v, struct strbuf *word, char *quote)
+{
+	char why[160], b[SHOW_MAX];
+	char **seen = NULL;
+	size_t nseen = 0, alloc = 0;
+	int r, ret = -1;
+
+	while ((r = variants_file_word(s, 1, word, quote)) == 1) {
+		const char *eq = strchr(word->buf, '=');
+		size_t klen = eq ? (size_t)(eq - word->buf) : 0;
+		size_t i;
+		if (!eq || !valid_env_key(word->buf, klen)) {
+			lerr(ld, lineno, "'%s' is not an ENV=VALUE assignment", show_str(b, sizeof(b), word->buf));
+			goto out;
+		}
+		for (i = 0; i < nseen; i++)
+			if (strlen(seen[i]) == klen && !memcmp(seen[i], word->buf, klen))
+				break;
+		if (i < nseen) {
+			lerr(ld, lineno, "variable '%s' given twice", seen[i]);
+			goto out;
+		}
+		if (plan_check_template(eq + 1, why, sizeof(why)) < 0) {
+			lerr(ld, lineno, "'%s': %s", show_str(b, sizeof(b), word->buf), why);
+			goto out;
+		}
+		variant_env_set(v, word->buf, klen, eq + 1);
+		if (v->env_len > PLAN_MAX_ENV) {
+			lerr(ld, lineno, "more than %d variables", PLAN_MAX_ENV);
+			goto out;
+		}
+		ALLOC_GROW(seen, nseen + 1, alloc);
+		seen[nseen++] = xstrndup(word->buf, klen);
+	}
+	ret = r < 0 ? 0 : 1;
+out:
+	for (size_t i = 0; i < nseen; i++)
+		free(seen[i]);
+	free(seen);
+	return ret;
+}
+
 /* One line "name|ENV=V ENV2=W|extra args" into a variant built from base. */
 static int parse_variant_line(struct plan_loader *ld, const char *line, size_t lineno,
 			      const struct plan_variant *base)
@@ -310,27 +359,13 @@ static int parse_variant_line(struct plan_loader *ld, const char *line, size_t l
 	v.env_len = base->env_len;
 
 	s = bar ? bar + 1 : s + name_len;
-	while (bar && (r = variants_file_word(&s, 1, &word, &quote)) == 1) {
-		const char *eq = strchr(word.buf, '=');
-		if (!eq || !valid_env_key(word.buf, (size_t)(eq - word.buf))) {
-			lerr(ld, lineno, "'%s' is not an ENV=VALUE assignment", show_str(b, sizeof(b), word.buf));
-			goto out;
-		}
-		if (plan_check_template(eq + 1, why, sizeof(why)) < 0) {
-			lerr(ld, lineno, "'%s': %s", show_str(b, sizeof(b), word.buf), why);
-			goto out;
-		}
-		variant_env_set(&v, word.buf, (size_t)(eq - word.buf), eq + 1);
-		if (v.env_len > PLAN_MAX_ENV) {
-			lerr(ld, lineno, "more than %d variables", PLAN_MAX_ENV);
-			goto out;
-		}
-	}
-	if (bar && r < 0)
+	if (bar && (r = line_env(ld, lineno, &s, &v, &word, &quote)) < 0)
+		goto out;
+	if (bar && r == 0)
 		goto unterminated;
 	if (*s == '|') {
 		s++;
-		while ((r = variants_file_word(&s, 0, &word, &quote)) == 1) {
+		while ((r = variants_file_word(&s, 1, &word, &quote)) == 1) {
 			if (plan_check_template(word.buf, why, sizeof(why)) < 0) {
 				lerr(ld, lineno, "argument '%s': %s", show_str(b, sizeof(b), word.buf), why);
 				goto out;
@@ -340,6 +375,12 @@ static int parse_variant_line(struct plan_loader *ld, const char *line, size_t l
 		}
 		if (r < 0)
 			goto unterminated;
+		if (*s == '|') {
+			lerr(ld, lineno, "a fourth field '%s' (expected at most three fields, "
+			     "'name|ENV=V ...|extra args'; quote a '|' that belongs to an argument)",
+			     show_str(b, sizeof(b), s));
+			goto out;
+		}
 	}
 	ret = add_variant(ld, &v, xasprintf("%s:%zu", ld->vfile_shown, lineno), NULL, lineno);
 	goto out;
@@ -356,12 +397,12 @@ struct variants_line_ctx {
 	const struct plan_variant *base;
 };
 
-static void variants_line(void *ctx, const char *line, size_t lineno)
+static void variants_line(void *ctx, const char *line, size_t lineno, const char *why)
 {
 	struct variants_line_ctx *vc = ctx;
 
 	if (!line)
-		lerr(vc->ld, lineno, "NUL byte in line");
+		lerr(vc->ld, lineno, "%s", why);
 	else
 		parse_variant_line(vc->ld, line, lineno, vc->base);
 }

@@ -1,18 +1,43 @@
 /*
- * variants_file: lines are cut before they are split, so that a NUL byte
- * or an unterminated quote costs one line, not the rest of the file.
+ * variants_file: lines are cut and checked before they are split, so that
+ * a NUL byte, a byte that is not UTF-8 or an unterminated quote costs one
+ * line, not the rest of the file.
  */
 #include "variants_file.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* Why the line p[0..n) cannot be read (why[] filled), or NULL. */
+static const char *line_problem(const char *p, size_t n, char *why, size_t size)
+{
+	for (size_t i = 0; i < n;) {
+		size_t len = utf8_char_len(p + i, n - i);
+		if (!p[i]) {
+			snprintf(why, size, "NUL byte at column %zu (expected text)", i + 1);
+			return why;
+		}
+		if (!len) {
+			snprintf(why, size, "byte 0x%02x at column %zu is not UTF-8 (expected UTF-8 text)",
+				 (unsigned char)p[i], i + 1);
+			return why;
+		}
+		i += len;
+	}
+	return NULL;
+}
+
 void variants_file_lines(const char *text, size_t len,
-			 void (*fn)(void *ctx, const char *line, size_t lineno), void *ctx)
+			 void (*fn)(void *ctx, const char *line, size_t lineno, const char *why),
+			 void *ctx)
 {
 	const char *p = text, *end = text + len;
 	size_t lineno = 0;
+	char why[96];
 
+	if (len >= 3 && !memcmp(p, "\xef\xbb\xbf", 3))
+		p += 3;
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
@@ -20,8 +45,8 @@ void variants_file_lines(const char *text, size_t len,
 		const char *t;
 
 		lineno++;
-		if (memchr(p, '\0', n)) {
-			fn(ctx, NULL, lineno);
+		if (line_problem(p, n, why, sizeof(why))) {
+			fn(ctx, NULL, lineno, why);
 			p = nl ? nl + 1 : end;
 			continue;
 		}
@@ -32,7 +57,7 @@ void variants_file_lines(const char *text, size_t len,
 		for (t = line; *t == ' ' || *t == '\t'; t++)
 			;
 		if (*t && *t != '#')
-			fn(ctx, line, lineno);
+			fn(ctx, line, lineno, NULL);
 		free(line);
 	}
 }

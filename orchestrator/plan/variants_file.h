@@ -13,12 +13,16 @@
 #include "util.h"
 
 /*
- * Calls fn(ctx, line, lineno) for every line of text[0..len) that is not
- * blank or a comment, lineno counting from 1; line is NULL for a line
- * holding a NUL byte. line is valid during the call only.
+ * Calls fn(ctx, line, lineno, why) for every line of text[0..len) that is
+ * not blank or a comment, lineno counting from 1. A leading UTF-8 byte
+ * order mark is skipped, as text editors write one. A line holding a NUL
+ * byte or a byte that is not strict UTF-8 comes as line NULL with why
+ * saying so ("byte 0xff at column 3 is not UTF-8 ..."); otherwise why is
+ * NULL. line and why are valid during the call only.
  */
 void variants_file_lines(const char *text, size_t len,
-			 void (*fn)(void *ctx, const char *line, size_t lineno), void *ctx);
+			 void (*fn)(void *ctx, const char *line, size_t lineno, const char *why),
+			 void *ctx);
 
 /*
  * Splits one word off *s: blanks end it, single and double quotes group

@@ -340,8 +340,9 @@ static void test_relative_path(void **state)
 
 static void test_variants_file(void **state)
 {
+	/* A byte order mark at the start is skipped; the line after it is a comment. */
 	static const char vars[] =
-		"# name|env|extra args\r\n"
+		"\xef\xbb\xbf# name|env|extra args\r\n"
 		"\r\n"
 		"fast|A=2 B=\"two words\" C='{variant}'|--flag 'single quoted' \"dq {phase}\" x\"y z\"w\r\n"
 		"   # an indented comment\n"
@@ -836,6 +837,15 @@ static const struct broken broken_plans[] = {
 	  { "vars.txt:2: duplicate variant name 'a' (also variants[0])" } },
 	{ HEAD BASE "}", "b\n\nb\n", 1,
 	  { "vars.txt:3: duplicate variant name 'b' (also ", "vars.txt:1)" } },
+	{ HEAD BASE "}", "a|||extra\n", 1,
+	  { "vars.txt:1: a fourth field '|extra' (expected at most three fields, 'name|ENV=V ...|extra args'" } },
+	{ HEAD BASE "}", "a|X=1|--y '|' z|w\n", 1, { "vars.txt:1: a fourth field '|w'" } },
+	{ HEAD BASE "}", "a|X=1 Y=2 X=3|\n", 1, { "vars.txt:1: variable 'X' given twice" } },
+	{ HEAD BASE "}", "a|X=1|\nb|X=\xff|\n", 1,
+	  { "vars.txt:2: byte 0xff at column 5 is not UTF-8 (expected UTF-8 text)" } },
+	{ HEAD BASE "}", "# caf\xc3\n", 1, { "vars.txt:1: byte 0xc3 at column 6 is not UTF-8" } },
+	/* a byte order mark is skipped only at the start of the file */
+	{ HEAD BASE "}", "a\n\xef\xbb\xbf" "b\n", 1, { "vars.txt:2: invalid variant name '\\xef\\xbb\\xbfb'" } },
 };
 
 static void test_broken_plans(void **state)
