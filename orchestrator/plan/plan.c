@@ -634,7 +634,8 @@ static int parse_top(struct plan_loader *ld, const cJSON *root)
 	if (check_schema(ld, root) < 0)
 		return -1;
 	plan_loader_keys(ld, root, "", "", 0);
-	json_get_string(&ld->in, root, "", "name", JSON_REQUIRED | JSON_NONEMPTY, &plan->name);
+	/* A one-line label: it heads the terminal's output and the report. */
+	plan_loader_text(ld, root, "", "name", 1, PLAN_NAME_TEXT_MAX, 0, &plan->name);
 	json_get_string(&ld->in, root, "", "description", 0, &plan->description);
 	sched_ok = parse_schedule(ld, root) == 0;
 	parse_results(ld, root);

@@ -24,6 +24,8 @@
 #define PLAN_NAME_MAX 64
 /* Metric names: any characters but control characters, at most this long. */
 #define PLAN_METRIC_NAME_MAX 128
+/* The plan's name: any characters but control characters, at most this long. */
+#define PLAN_NAME_TEXT_MAX 256
 #define PLAN_MAX_METRICS 1000
 
 enum plan_order {

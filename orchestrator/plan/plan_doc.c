@@ -14,7 +14,8 @@
 
 const struct plan_doc_key plan_doc_keys[] = {
 	{ "schema", "string", "required", "must be `\"abev.plan/1\"`" },
-	{ "name", "string", "required", "the comparison's name, shown in the report" },
+	{ "name", "string", "required",
+	  "the comparison's name, shown in the report; at most 256 characters, no control characters" },
 	{ "description", "string", "none", "free text" },
 	{ "variants", "array of objects", "none",
 	  "the variants, in order; at least one variant overall (here or from `variants_file`)" },

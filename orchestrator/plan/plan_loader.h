@@ -69,6 +69,13 @@ static inline int plan_name_index(const char *value, const char *const *names, s
 int plan_loader_variants(struct plan_loader *ld, const json_node *root);
 void plan_variant_release(struct plan_variant *v);
 
+/*
+ * plan_metrics.c: member key of obj, a non-empty string of at most max
+ * characters without control characters (unless allow_control: patterns
+ * may well match a newline) into *out; absent is an error when required.
+ */
+int plan_loader_text(const struct plan_loader *ld, const json_node *obj, const char *path,
+		     const char *key, int required, size_t max, int allow_control, char **out);
 /* plan_metrics.c: "metrics" (a refused one is left out), then the gates. */
 int plan_loader_metrics(const struct plan_loader *ld, const json_node *root);
 int plan_loader_gates(const struct plan_loader *ld, const json_node *root, int metrics_ok);

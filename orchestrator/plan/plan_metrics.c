@@ -56,12 +56,8 @@ static size_t utf8_len(const char *s)
 	return n;
 }
 
-/*
- * A non-empty string of at most max characters without control characters
- * (unless allow_control: patterns may well match a newline).
- */
-static int get_text(const struct plan_loader *ld, const cJSON *obj, const char *path,
-		    const char *key, int required, size_t max, int allow_control, char **out)
+int plan_loader_text(const struct plan_loader *ld, const cJSON *obj, const char *path,
+		     const char *key, int required, size_t max, int allow_control, char **out)
 {
 	char b[SHOW_MAX];
 	char *p;
@@ -242,11 +238,11 @@ static int parse_metric(const struct plan_loader *ld, const cJSON *obj, const ch
 	for (i = 0; i <= METRIC_DURATION; i++)
 		sources[i] = metric_source_name((enum metric_source)i);
 	plan_loader_keys(ld, obj, path, "metrics[]", 0);
-	get_text(ld, obj, path, "name", 1, PLAN_METRIC_NAME_MAX, 0, &d->name);
-	get_text(ld, obj, path, "field", 0, METRIC_TEXT_MAX, 0, &d->field);
-	get_text(ld, obj, path, "test", 0, METRIC_TEXT_MAX, 0, &d->test);
-	get_text(ld, obj, path, "pattern", 0, METRIC_TEXT_MAX, 1, &d->pattern);
-	get_text(ld, obj, path, "unit", 0, METRIC_UNIT_MAX, 0, &d->unit);
+	plan_loader_text(ld, obj, path, "name", 1, PLAN_METRIC_NAME_MAX, 0, &d->name);
+	plan_loader_text(ld, obj, path, "field", 0, METRIC_TEXT_MAX, 0, &d->field);
+	plan_loader_text(ld, obj, path, "test", 0, METRIC_TEXT_MAX, 0, &d->test);
+	plan_loader_text(ld, obj, path, "pattern", 0, METRIC_TEXT_MAX, 1, &d->pattern);
+	plan_loader_text(ld, obj, path, "unit", 0, METRIC_UNIT_MAX, 0, &d->unit);
 	json_get_string(&ld->in, obj, path, "better", 0, &better);
 	json_get_string(&ld->in, obj, path, "match", 0, &match);
 	json_get_string(&ld->in, obj, path, "derive", 0, &derive);

@@ -649,6 +649,8 @@ static const struct broken broken_plans[] = {
 	  "'field':'wall'}]}", NULL, 0, { ": metrics[0].name: longer than 128 characters" } },
 	{ HEAD "'variants':[" VA "],'metrics':[{'name':'a\\tb','source':'process','field':'wall'}]}",
 	  NULL, 0, { ": metrics[0].name: control character in 'a\\tb'" } },
+	{ "{'schema':'abev.plan/1','name':'x\\u001b[2J','variants':[" VA "]}", NULL, 0,
+	  { ": name: control character in 'x\\x1b[2J'" } },
 	{ HEAD "'variants':[" VA "],'metrics':[" MW ",{'name':'other','source':'process',"
 	  "'field':'cpu'}," MW "]}", NULL, 0,
 	  { ": metrics[2].name: duplicate metric name 'wall time' (also metrics[0])" } },
