@@ -52,8 +52,10 @@ const struct plan_doc_key plan_doc_keys[] = {
 	{ "variants_file", "string", "none",
 	  "a file of `name|ENV=V ENV2=W|extra args` lines, relative to the plan: each line is a "
 	  "variant with the base's environment plus the assignments and the base's command plus "
-	  "the extra arguments (split on blanks; quotes group); blank lines and `#` comments are "
-	  "skipped, CRLF is accepted; these variants follow those of `variants`" },
+	  "the extra arguments (split on blanks; quotes group); at most these three fields (quote "
+	  "a `|` in an argument), each variable once; UTF-8, a leading byte order mark skipped; "
+	  "blank lines and `#` comments are skipped, CRLF is accepted; these variants follow "
+	  "those of `variants`" },
 	{ "schedule", "object", "all defaults", "how the runs are ordered and timed" },
 	{ "schedule.warmups", "integer", "0", "warmup rounds, run first and never counted" },
 	{ "schedule.runs", "integer", "3", "recorded rounds (each runs every variant once), at least 1" },

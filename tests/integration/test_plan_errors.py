@@ -2,6 +2,7 @@
 code 2 and exactly one line on stderr that names the file and the JSON path
 (or file:line), and must not create DIR. A plan with several problems gets
 them all in one run, each with the nearest known name where there is one."""
+import json
 import os
 
 from common import AbevTestCase
@@ -93,6 +94,20 @@ CASES = [
      "fast||--x 'open\r\n", ["vars.txt:1: unterminated ' quote"]),
     ("variants_file_without_base", plan(variants_file="vars.txt"), "c\n",
      ["variants_file: needs \"base\""]),
+    # json.dump writes the NUL as the escape \u0000, which cJSON would cut the string at.
+    ("nul_in_command", plan(variants=[variant(command=["true", "a\u0000b"])]), None,
+     ["variants[0].command[1]: \\u0000 (a NUL character) in a string"]),
+    ("nul_in_env_key", plan(variants=[variant(env={"A\u0000B": "1"})]), None,
+     ["variants[0].env: a key: \\u0000 (a NUL character) in a string"]),
+    ("control_in_plan_name", plan(name="x\x1b[2J"), None,
+     ["name: control character in 'x\\x1b[2J'"]),
+    ("variants_line_fourth_field",
+     plan(variants=None, base={"command": ["true"]}, variants_file="vars.txt"),
+     "fast|A=1|--x|--y\n",
+     ["vars.txt:1: a fourth field '|--y' (expected at most three fields"]),
+    ("variants_line_variable_twice",
+     plan(variants=None, base={"command": ["true"], "env": {"A": "0"}}, variants_file="vars.txt"),
+     "fast|A=1 B=2 A=3|\n", ["vars.txt:1: variable 'A' given twice"]),
 ]
 
 
@@ -136,6 +151,15 @@ class PlanErrorTest(AbevTestCase):
     def test_trailing_garbage(self):
         plan_path = self.write_plan('{"schema": "abev.plan/1"}\n}\n')
         self.refuse(plan_path, plan_path + ":2:1:", ["malformed JSON near '}'"])
+
+    def test_invalid_utf8_is_refused_before_anything_runs(self):
+        # Byte 0xFF in the name went into result.json and report.md as it came.
+        plan_path = self.path("ff.json")
+        text = json.dumps(plan(name="nameXX"), indent=2).replace("XX", "\udcff")
+        with open(plan_path, "wb") as f:
+            f.write(text.encode("utf-8", errors="surrogateescape"))
+        self.refuse(plan_path, plan_path + ":3:16:",
+                    ["name: byte 0xff is not UTF-8 (expected UTF-8 text)"])
 
     def test_nonexistent_plan(self):
         plan_path = self.path("no-such-plan.json")
