@@ -2,7 +2,7 @@
  * variants_file: the text of a plan's variants file, one variant a line
  * ("name|ENV=V ENV2='two words'|extra args"), cut into lines and words.
  * Blank lines and lines starting with '#' are skipped; a trailing CR is
- * dropped. It knows nothing of variants, names or placeholders: the plan
+ * dropped; every line must be UTF-8. It knows nothing of variants, names or placeholders: the plan
  * loader (plan_variants.c) checks what the words say.
  */
 #ifndef ABEV_VARIANTS_FILE_H
