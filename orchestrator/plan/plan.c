@@ -772,7 +772,9 @@ static void plan_defaults(struct plan *plan, const char *path)
 static int plan_parse_raw(struct plan *plan, const char *path)
 {
 	struct errlist errors = ERRLIST_INIT;
-	struct plan_loader ld = { plan, path, NULL, NULL, { path, &errors, NULL } };
+	/* Messages name the plan as given, escaped: it may come from anywhere. */
+	char *shown = xstrdup_escaped(path);
+	struct plan_loader ld = { plan, shown, NULL, NULL, { shown, &errors, NULL } };
 	cJSON *root = NULL;
 	int ret = -1;
 
@@ -807,6 +809,7 @@ out:
 	}
 	free(ld.vfile_shown);
 	errlist_report(&errors);
+	free(shown);
 	if (ret < 0)
 		plan_release(plan);
 	return ret;

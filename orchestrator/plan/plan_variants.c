@@ -407,13 +407,18 @@ static void variants_line(void *ctx, const char *line, size_t lineno, const char
 		parse_variant_line(vc->ld, line, lineno, vc->base);
 }
 
-/* The variants file as a user would type it: next to the plan as given. */
+/* The variants file as a user would type it, next to the plan as given; escaped. */
 static char *shown_beside_plan(const char *plan_path, const char *name)
 {
 	const char *slash = strrchr(plan_path, '/');
+	char *joined, *shown;
+
 	if (name[0] == '/' || !slash)
-		return xstrdup(name);
-	return xasprintf("%.*s/%s", (int)(slash - plan_path), plan_path, name);
+		return xstrdup_escaped(name);
+	joined = xasprintf("%.*s/%s", (int)(slash - plan_path), plan_path, name);
+	shown = xstrdup_escaped(joined);
+	free(joined);
+	return shown;
 }
 
 static int load_variants_file(struct plan_loader *ld, const char *given, const struct plan_variant *base)
@@ -425,7 +430,7 @@ static int load_variants_file(struct plan_loader *ld, const char *given, const s
 	int ret = -1;
 
 	plan->variants_file = given[0] == '/' ? xstrdup(given) : path_join(plan->dir, given);
-	ld->vfile_shown = shown_beside_plan(ld->file, given);
+	ld->vfile_shown = shown_beside_plan(plan->path, given);
 	/* Name the plan key too: the user may not know which file this is. */
 	if (stat(plan->variants_file, &st) < 0) {
 		json_in_error(&ld->in, "variants_file", "cannot read '%s': %s", ld->vfile_shown, strerror(errno));

@@ -749,6 +749,14 @@ ssize_t read_head(const char *path, char *buf, size_t cap)
 	return (ssize_t)len;
 }
 
+char *xstrdup_escaped(const char *s)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_add_escaped(&sb, s, strlen(s));
+	return strbuf_detach(&sb, NULL);
+}
+
 const char *show_text(char *buf, size_t size, const char *s, size_t n)
 {
 	struct strbuf sb = STRBUF_INIT;

@@ -220,6 +220,8 @@ void strv_free(char **v);
  * byte, nor drive the terminal.
  */
 void strbuf_add_escaped(struct strbuf *sb, const char *s, size_t n);
+/* strbuf_add_escaped() of the whole of s into a new string. Caller frees. */
+char *xstrdup_escaped(const char *s);
 /*
  * Outside text quoted in a one-line message through strbuf_add_escaped():
  * the text stops at a NUL or after n bytes, and whatever does not fit in

@@ -161,6 +161,19 @@ class PlanErrorTest(AbevTestCase):
         self.refuse(plan_path, plan_path + ":3:16:",
                     ["name: byte 0xff is not UTF-8 (expected UTF-8 text)"])
 
+    def test_names_of_plan_and_variants_file_are_escaped(self):
+        # A newline or an ESC in a file name cannot split the one line of the refusal.
+        d = self.path("we\nird")
+        os.mkdir(d)
+        plan_path = os.path.join(d, "p.json")
+        with open(plan_path, "w", encoding="utf-8") as f:
+            json.dump(plan(variants=None, base={"command": ["true"]},
+                           variants_file="v\x1bx.txt"), f)
+        with open(os.path.join(d, "v\x1bx.txt"), "w", encoding="utf-8") as f:
+            f.write("a|||x\n")
+        line = self.refuse(plan_path, self.path("we\\nird/v\\x1bx.txt:1: a fourth field"), [])
+        self.assertNotIn("\x1b", line)
+
     def test_nonexistent_plan(self):
         plan_path = self.path("no-such-plan.json")
         self.refuse(plan_path, f"'{plan_path}'", ["No such file or directory"])

@@ -247,6 +247,9 @@ static void test_show_text(void **state)
 	/* It stops at a NUL, and after n bytes. */
 	assert_string_equal(show_text(b, sizeof(b), "ab\0cd", 5), "ab");
 	assert_string_equal(show_text(b, sizeof(b), "abcd", 2), "ab");
+	p = xstrdup_escaped("dir\n/v\x1bx.txt");
+	assert_string_equal(p, "dir\\n/v\\x1bx.txt");
+	free(p);
 	memset(big, 'x', sizeof(big) - 1);
 	big[sizeof(big) - 1] = '\0';
 	p = evname_printable("a\nb\x1b[2K\xff", 8);
