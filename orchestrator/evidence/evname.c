@@ -22,14 +22,18 @@
 /*
  * A copy of an outside string fit to quote in one line of an error:
  * escaped by util's strbuf_add_escaped() (the one escaping of names), the
- * first 200 bytes only.
+ * first 200 bytes only (cut between characters).
  */
 char *evname_printable(const char *s, size_t len)
 {
 	struct strbuf sb = STRBUF_INIT;
+	size_t n = len > 200 ? 200 : len;
 
-	strbuf_add_escaped(&sb, s, len > 200 ? 200 : len);
-	if (len > 200)
+	/* Not inside a UTF-8 character, which would show as escaped bytes. */
+	while (n < len && n > 190 && ((unsigned char)s[n] & 0xc0) == 0x80)
+		n--;
+	strbuf_add_escaped(&sb, s, n);
+	if (n < len)
 		strbuf_adds(&sb, "...");
 	return strbuf_detach(&sb, NULL);
 }

@@ -125,6 +125,20 @@ class DryRunTest(AbevTestCase):
         self.assertTrue(lines[0].endswith("(variant 'x')"), lines[0])
         self.assertTrue(lines[1].endswith("(variant 'y')"), lines[1])
 
+    def test_variants_file_with_bom_crlf_and_quoted_pipe(self):
+        # As a Windows editor saves it: a byte order mark (skipped, not part of the
+        # first name) and CRLF; a quoted '|' is an argument, not a fourth field.
+        with open(self.path("vars.txt"), "wb") as f:
+            f.write(b"\xef\xbb\xbfa|X=1|--sep '|'\r\nb|X=2|\r\n")
+        p = self.plan([], base={"command": ["true"]}, variants_file="vars.txt")
+        del p["variants"]
+        cp = self.dry(p, "--json")
+        self.assertEqual(cp.returncode, 0, cp.stderr)
+        doc = json.loads(cp.stdout)
+        self.assertEqual([v["name"] for v in doc["variants"]], ["a", "b"])
+        self.assertEqual(doc["variants"][0]["command"], ["true", "--sep", "|"])
+        self.assertEqual(doc["variants"][1]["env"], {"X": "2"})
+
     def test_run_refuses_a_missing_cwd_before_anything(self):
         """A real run checks cwd before it starts (not programs: a run
         records an exec failure as evidence)."""

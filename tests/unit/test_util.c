@@ -259,6 +259,11 @@ static void test_show_text(void **state)
 	assert_int_equal(strlen(p), 203);
 	assert_string_equal(p + 200, "...");
 	free(p);
+	memcpy(big + 199, "\xc3\xa9", 2);   /* an é across the cut: left out whole */
+	p = evname_printable(big, strlen(big));
+	assert_int_equal(strlen(p), 202);
+	assert_string_equal(p + 199, "...");
+	free(p);
 }
 
 int main(void)
