@@ -91,22 +91,17 @@ static ssize_t read_cmdline(long pid, char *buf, size_t size)
 
 char *overlap_command_line(long pid)
 {
-	char buf[CMDLINE_READ_MAX];
+	char buf[CMDLINE_READ_MAX], shown[OVERLAP_COMMAND_MAX + 1];
 	ssize_t n = read_cmdline(pid, buf, sizeof(buf));
 
 	if (n <= 0)
 		return NULL;
-	if ((size_t)n > OVERLAP_COMMAND_MAX) {
-		/* Cut on a UTF-8 boundary so that the evidence stays valid JSON text. */
-		size_t cut = OVERLAP_COMMAND_MAX - 3;
-		while (cut > 0 && ((unsigned char)buf[cut] & 0xC0) == 0x80)
-			cut--;
-		memcpy(buf + cut, "...", 4);
-	}
-	for (char *p = buf; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			*p = '?';
-	return xstrdup(buf);
+	/*
+	 * Escaped as every outside name abev shows (control bytes and invalid
+	 * UTF-8 as \xNN), so that the evidence stays valid JSON text, and cut
+	 * between characters.
+	 */
+	return xstrdup(show_text(shown, sizeof(shown), buf, (size_t)n));
 }
 
 /* The parent of pid from /proc/PID/stat (after the last ')'), or -1. */

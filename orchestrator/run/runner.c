@@ -137,12 +137,13 @@ void runner_print_schedule(const struct plan *plan, FILE *f)
 {
 	struct sched_slot *slots = NULL;
 	size_t n = 0;
+	char name[PLAN_NAME_TEXT_MAX * 4 + 8];
 
 	schedule_build(plan->order, plan->seed, plan->nvariants, plan->warmups, plan->runs, &slots,
 		       &n);
 	fprintf(f, "# plan '%s': %zu variant(s), %u warmup round(s), %u recorded round(s), order %s, "
 	       "seed %llu, gap %g s\n",
-	       plan->name, plan->nvariants, plan->warmups, plan->runs, plan_order_name(plan->order),
+	       show_str(name, sizeof(name), plan->name), plan->nvariants, plan->warmups, plan->runs, plan_order_name(plan->order),
 	       (unsigned long long)plan->seed, plan->gap_seconds);
 	for (size_t i = 0; i < n; i++)
 		fprintf(f, "%4zu  %-6s %3u  %s\n", i + 1, slots[i].warmup ? "warmup" : "run",

@@ -130,12 +130,23 @@ void set_error_routine(report_fn fn)
 	report_routine = fn ? fn : default_report;
 }
 
+static void add_escaped(struct strbuf *sb, const char *s, size_t n, int keep_backslash);
+
+/*
+ * A message is one line. Names in it should have been escaped by their
+ * caller (show_text() and the like); what was not, such as a path from
+ * the command line in a library's error, is made safe here by the same
+ * escaping, backslashes kept, so that no message can break its line, hide
+ * a byte or drive the terminal.
+ */
 static void vreport(const char *prefix, const char *fmt, va_list ap)
 {
-	struct strbuf sb = STRBUF_INIT;
+	struct strbuf sb = STRBUF_INIT, safe = STRBUF_INIT;
 	strbuf_vaddf(&sb, fmt, ap);
-	report_routine(prefix, sb.buf);
+	add_escaped(&safe, sb.buf, sb.len, 1);
+	report_routine(prefix, safe.buf);
 	strbuf_release(&sb);
+	strbuf_release(&safe);
 }
 
 int error(const char *fmt, ...)
@@ -690,7 +701,11 @@ static int invisible(const unsigned char *p, size_t len)
 	       (cp >= 0x2060 && cp <= 0x206f) || cp == 0xfeff;
 }
 
-void strbuf_add_escaped(struct strbuf *sb, const char *s, size_t n)
+/*
+ * keep_backslash: a whole message, whose names were escaped already (a
+ * backslash there is one of their escapes, not to be doubled).
+ */
+static void add_escaped(struct strbuf *sb, const char *s, size_t n, int keep_backslash)
 {
 	const unsigned char *p = (const unsigned char *)s;
 
@@ -698,7 +713,9 @@ void strbuf_add_escaped(struct strbuf *sb, const char *s, size_t n)
 		size_t len = utf8_char_len(s + i, n - i);
 		unsigned char c = p[i];
 
-		if (c == '\\')
+		if (c == '\\' && keep_backslash)
+			strbuf_addch(sb, '\\');
+		else if (c == '\\')
 			strbuf_adds(sb, "\\\\");
 		else if (c == '\t')
 			strbuf_adds(sb, "\\t");
@@ -721,6 +738,11 @@ void strbuf_add_escaped(struct strbuf *sb, const char *s, size_t n)
 		}
 		i++;
 	}
+}
+
+void strbuf_add_escaped(struct strbuf *sb, const char *s, size_t n)
+{
+	add_escaped(sb, s, n, 0);
 }
 
 ssize_t read_head(const char *path, char *buf, size_t cap)

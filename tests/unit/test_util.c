@@ -266,6 +266,25 @@ static void test_show_text(void **state)
 	free(p);
 }
 
+static char last_message[256];
+
+static void capture_message(const char *prefix, const char *msg)
+{
+	snprintf(last_message, sizeof(last_message), "%s: %s", prefix, msg);
+}
+
+/* error() keeps a message on one line whatever its arguments hold. */
+static void test_error_message_escaped(void **state)
+{
+	(void)state;
+	set_error_routine(capture_message);
+	assert_int_equal(error("cannot open '%s'", "a\nb\x1b[2K\\c\xff"), -1);
+	assert_string_equal(last_message, "error: cannot open 'a\\nb\\x1b[2K\\c\\xff'");
+	warning("'%s' kept", "caf\xc3\xa9 \\x41");
+	assert_string_equal(last_message, "warning: 'caf\xc3\xa9 \\x41' kept");
+	set_error_routine(NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -278,6 +297,7 @@ int main(void)
 		cmocka_unit_test(test_add_xml),
 		cmocka_unit_test(test_add_escaped),
 		cmocka_unit_test(test_show_text),
+		cmocka_unit_test(test_error_message_escaped),
 	};
 	return cmocka_run_group_tests_name("util", tests, NULL, NULL);
 }
