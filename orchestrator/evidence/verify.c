@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,6 +55,9 @@ struct gather {
 	int cur_meta;                      /* 0/1: into meta[], -1: hashed, -2: nowhere */
 	struct sha256 *h;
 	size_t walked;                     /* directory entries seen, of any kind */
+	size_t entries;                    /* bundle entries read */
+	char **dirs;                       /* directories below the root, relative */
+	size_t ndirs, dirs_alloc;
 };
 
 static const char *const meta_name[2] = { SEAL_MANIFEST, SEAL_SIGNATURE };
@@ -91,6 +95,12 @@ static struct found *add_found(struct gather *g, const char *name)
 	memset(f, 0, sizeof(*f));
 	f->name = xstrdup(name);
 	return f;
+}
+
+static void add_dir(struct gather *g, const char *name)
+{
+	ALLOC_GROW(g->dirs, g->ndirs + 1, g->dirs_alloc);
+	g->dirs[g->ndirs++] = xstrdup(name);
 }
 
 static int meta_index(const char *name)
@@ -171,6 +181,7 @@ static enum tree_step walk_entry(void *ctx, const struct tree_entry *e)
 				VERIFY_MAX_DEPTH);
 			return TREE_NEXT;
 		}
+		add_dir(g, e->name);
 		return TREE_DESCEND;
 	} else if (!S_ISREG(e->st->st_mode)) {
 		problem(g->out, e->name, "a %s; evidence holds only regular files",
@@ -178,6 +189,14 @@ static enum tree_step walk_entry(void *ctx, const struct tree_entry *e)
 	} else {
 		struct found *f = add_found(g, e->name);
 		f->path = xstrdup(e->path);
+		/*
+		 * Another name for the same file, inside the evidence or out,
+		 * changes it behind the manifest's back; a bundle refuses
+		 * hardlink entries for the same reason.
+		 */
+		if (e->st->st_nlink > 1)
+			problem(g->out, e->name, "a hardlink (the file has %ju names); evidence "
+				"holds only files with a single name", (uintmax_t)e->st->st_nlink);
 	}
 	return TREE_NEXT;
 }
@@ -226,8 +245,11 @@ static void on_entry(void *ctx, const struct bundle_entry *e)
 	int mi;
 
 	g->cur_meta = -2;
-	if (e->type == BUNDLE_DIR)
+	g->entries++;
+	if (e->type == BUNDLE_DIR) {
+		add_dir(g, e->name);
 		return;
+	}
 	if (e->type == BUNDLE_OTHER) {
 		const char *name = e->name[0] ? e->name : "(entry without a name)";
 		if (!strncmp(e->other, "unsafe name", 11))
@@ -277,7 +299,12 @@ static void on_data(void *ctx, const void *buf, size_t len)
 	}
 }
 
-static void gather_bundle(struct gather *g, const char *path)
+/*
+ * Streams the bundle. Returns 0 when something of it was read (judge
+ * that), -1 when nothing was: then the one problem says why, and a list
+ * of missing files would only bury it.
+ */
+static int gather_bundle(struct gather *g, const char *path)
 {
 	char *err = NULL;
 
@@ -293,7 +320,9 @@ static void gather_bundle(struct gather *g, const char *path)
 			g->f[g->n - 1].failed = 1;
 			problem(g->out, g->f[g->n - 1].name, "cut short: the bundle ends inside it");
 		}
+		return g->entries ? 0 : -1;
 	}
+	return 0;
 }
 
 static int found_cmp(const void *a, const void *b)
@@ -316,6 +345,81 @@ static struct found *find(struct gather *g, const char *name)
 	if (!g->n)
 		return NULL;
 	return bsearch(&key, g->f, g->n, sizeof(*g->f), found_cmp);
+}
+
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Non-zero when the sorted manifest m lists a file below directory dir. */
+static int lists_below(const struct manifest *m, const char *dir)
+{
+	size_t lo = 0, hi = m->n, len = strlen(dir);
+	char *prefix = xasprintf("%s/", dir);
+	int found;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (strcmp(m->e[mid].name, prefix) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	found = lo < m->n && !strncmp(m->e[lo].name, prefix, len + 1);
+	free(prefix);
+	return found;
+}
+
+/*
+ * Every directory must hold a listed file (m NULL: not known), and no
+ * name may stand for both a directory and a file, or for two entries:
+ * an extractor would keep one of them, or make the directory and fail on
+ * the file, and an auditor extracting must get exactly what was signed.
+ */
+static void judge_dirs(struct gather *g, const struct manifest *m)
+{
+	struct verify_result *r = g->out;
+
+	if (g->ndirs)
+		qsort(g->dirs, g->ndirs, sizeof(*g->dirs), str_cmp);
+	for (size_t i = 0; i < g->ndirs; i++) {
+		const char *d = g->dirs[i];
+		if (i && !strcmp(g->dirs[i - 1], d)) {
+			problem(r, d, "appears more than once in the bundle (as a directory)");
+			continue;
+		}
+		int mi = meta_index(d);
+		if (find(g, d) || (mi >= 0 && g->state[mi] != META_ABSENT))
+			problem(r, d, "both a directory and a file: extracting keeps only one of "
+				"them");
+		else if (m && !lists_below(m, d))
+			problem(r, d, "unlisted directory: SHA256 lists no file in it, and an "
+				"extracted copy must hold exactly what was signed");
+	}
+}
+
+/*
+ * SHA256 is missing at the top: when it sits one level down, the evidence
+ * was given (or packed) from the directory above it; say how to do it.
+ */
+static void missing_manifest(struct gather *g)
+{
+	for (size_t i = 0; i < g->n; i++) {
+		const char *slash = strchr(g->f[i].name, '/');
+		if (slash && !strcmp(slash + 1, SEAL_MANIFEST)) {
+			if (g->out->is_bundle)
+				problem(g->out, SEAL_MANIFEST, "not at the top level of the bundle: "
+					"found '%s'; entries must be at the top level (SHA256, "
+					"SHA256.sig, report.md, ...), as 'abev pack DIR --out FILE' "
+					"or 'tar -C DIR -czf FILE .' write them", g->f[i].name);
+			else
+				problem(g->out, SEAL_MANIFEST, "not at the top level: found '%s'; "
+					"give the directory that holds it", g->f[i].name);
+			return;
+		}
+	}
+	problem(g->out, SEAL_MANIFEST, "missing");
 }
 
 /*
@@ -366,7 +470,7 @@ static void judge(struct gather *g, const struct seal_pub *pub)
 		}
 	}
 	if (g->state[0] == META_ABSENT) {
-		problem(r, SEAL_MANIFEST, "missing");
+		missing_manifest(g);
 	} else if (g->state[0] == META_PRESENT && text &&
 		   (g->meta[0].len != text_len || memcmp(g->meta[0].buf, text, text_len))) {
 		problem(r, SEAL_MANIFEST, "differs from the %s copy in SHA256.sig",
@@ -382,13 +486,17 @@ static void judge(struct gather *g, const struct seal_pub *pub)
 		text_len = g->meta[0].len;
 		source = SEAL_MANIFEST;
 	}
-	if (!text)
+	if (!text) {
+		judge_dirs(g, NULL);
 		return;
+	}
 	if (manifest_parse(text, text_len, &m, &err) < 0) {
 		problem(r, source, "%s", err ? err : "malformed manifest");
 		free(err);
+		judge_dirs(g, NULL);
 		return;
 	}
+	judge_dirs(g, &m);
 	r->files_listed = m.n;
 	for (size_t i = 0; i < m.n; i++) {
 		struct found *f = find(g, m.e[i].name);
@@ -434,6 +542,12 @@ int verify_path(const char *path, const struct seal_pub *pub, struct verify_resu
 	if (S_ISDIR(st.st_mode)) {
 		if (gather_dir(&g, path) < 0)
 			goto out;
+	} else if (bundle_named_like(path) || bundle_is_bundle(path)) {
+		/* Meant as a bundle: whatever is wrong with it is a verdict, not a usage error. */
+		if (gather_bundle(&g, path) < 0) {
+			ret = 0;
+			goto out;
+		}
 	} else {
 		int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 		if (fd < 0) {
@@ -441,11 +555,8 @@ int verify_path(const char *path, const struct seal_pub *pub, struct verify_resu
 			goto out;
 		}
 		close(fd);
-		if (!bundle_is_bundle(path)) {
-			error("'%s' is neither an evidence directory nor a bundle", path);
-			goto out;
-		}
-		gather_bundle(&g, path);
+		error("'%s' is neither an evidence directory nor a bundle (.tar.zst, .tar.gz)", path);
+		goto out;
 	}
 	judge(&g, pub);
 	if (out->nproblems)
@@ -457,6 +568,9 @@ out:
 		free(g.f[i].path);
 	}
 	free(g.f);
+	for (size_t i = 0; i < g.ndirs; i++)
+		free(g.dirs[i]);
+	free(g.dirs);
 	strbuf_release(&g.meta[0]);
 	strbuf_release(&g.meta[1]);
 	if (ret < 0)
