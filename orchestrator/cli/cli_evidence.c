@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "bundle.h"
 #include "compare.h"
@@ -116,7 +117,16 @@ const char pack_usage[] =
 	"\n"
 	"Packs an evidence directory into a deterministic archive: the same evidence\n"
 	"gives the same bytes on any machine, whatever the files' times or owners\n"
-	"(sorted entries, fixed times, uid/gid 0, mode 0644/0755). abev verify reads it.\n";
+	"(sorted entries, fixed times, uid/gid 0, mode 0644/0755). abev verify reads it.\n"
+	"\n"
+	"DIR is checked first as abev verify without --pubkey checks it: evidence\n"
+	"that does not match its manifest (no SHA256, a changed, missing or unlisted\n"
+	"file, an empty directory, a symlink or hardlink) is refused with each problem\n"
+	"named, and nothing is written. Unsigned evidence is packed with a note that\n"
+	"nobody vouches for it.\n"
+	"\n"
+	"Exit codes: 0 packed; 2 usage error; 3 the bundle could not be written;\n"
+	"4 DIR does not verify against its manifest.\n";
 
 /*
  * Reads the signer's key and checks PATH against it into *res (release
@@ -529,12 +539,44 @@ int cmd_verify(int argc, char **argv)
 	return rc;
 }
 
+/*
+ * abev pack packs only what abev verify accepts, so that a bundle never
+ * carries more, or other, than was sealed: DIR is checked against its
+ * own manifest first. 0, or an exit code after the message.
+ */
+static int pack_check_sealed(const char *dir)
+{
+	struct verify_result res;
+	struct stat st;
+	int rc = 0;
+
+	/* Not a directory: bundle_pack() says so in its own words. */
+	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
+		return 0;
+	if (verify_path(dir, NULL, &res) < 0)
+		return EXIT_USAGE;
+	for (size_t i = 0; i < res.nproblems; i++)
+		fprintf(stderr, "abev: problem: %s: %s\n", res.problems[i].file,
+			res.problems[i].reason);
+	if (res.nproblems) {
+		error("'%s' does not verify against its manifest (%zu problem%s): abev pack packs "
+		      "only sealed evidence as it was sealed; nothing was written", dir,
+		      res.nproblems, res.nproblems == 1 ? "" : "s");
+		rc = EXIT_VERIFY;
+	} else if (!res.signature_present) {
+		fprintf(stderr, "abev: note: '%s' is unsigned (no SHA256.sig): its contents match "
+			"its manifest, but nobody vouches for them\n", dir);
+	}
+	verify_result_release(&res);
+	return rc;
+}
+
 int cmd_pack(int argc, char **argv)
 {
 	const char *dir = NULL, *out = NULL;
 	const struct cli_opt opts[] = { { "--out", "-o", NULL, &out } };
 	size_t npos;
-	int helped;
+	int helped, rc;
 
 	if (parse_args(argc, argv, 1, "pack", pack_usage, "", pack_usage, opts, ARRAY_SIZE(opts),
 		       &dir, 1, &npos, &helped) < 0)
@@ -544,6 +586,11 @@ int cmd_pack(int argc, char **argv)
 	if (!dir || !out)
 		return usage_error("abev pack needs the evidence directory and --out",
 				   "usage: abev pack DIR --out FILE.tar.zst");
+	if (bundle_check_target(out) < 0)
+		return EXIT_RUNTIME;
+	rc = pack_check_sealed(dir);
+	if (rc)
+		return rc;
 	if (bundle_pack(dir, out) < 0)
 		return EXIT_RUNTIME;
 	printf("bundle: %s\n", out);
