@@ -487,8 +487,8 @@ int cmd_keygen(int argc, char **argv)
 static void print_signature(const struct verify_result *res, const char *pubkey)
 {
 	if (pubkey && !res->signature_present)
-		printf("signature:   MISSING: no SHA256.sig (the evidence was sealed with "
-		       "--unsigned)\n");
+		printf("signature:   MISSING: no SHA256.sig (sealed with --unsigned, or not "
+		       "evidence as abev wrote it)\n");
 	else if (pubkey)
 		printf("signature:   %s\n", res->signature_ok ? "good" : "NOT VALID");
 	else if (res->signature_present)

@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -352,21 +353,30 @@ static int str_cmp(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Non-zero when the sorted manifest m lists a file below directory dir. */
-static int lists_below(const struct manifest *m, const char *dir)
+/*
+ * Non-zero when a sorted array of n records of size bytes, each starting
+ * with its char *name (struct found, struct manifest_entry), names
+ * something below directory dir.
+ */
+_Static_assert(offsetof(struct found, name) == 0, "any_below() reads the name first");
+_Static_assert(offsetof(struct manifest_entry, name) == 0, "any_below() reads the name first");
+
+static int any_below(const void *base, size_t n, size_t size, const char *dir)
 {
-	size_t lo = 0, hi = m->n, len = strlen(dir);
+	size_t lo = 0, hi = n, len = strlen(dir);
 	char *prefix = xasprintf("%s/", dir);
 	int found;
 
+#define NAME_AT(i) (*(char *const *)((const char *)base + (i) * size))
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		if (strcmp(m->e[mid].name, prefix) < 0)
+		if (strcmp(NAME_AT(mid), prefix) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	found = lo < m->n && !strncmp(m->e[lo].name, prefix, len + 1);
+	found = lo < n && !strncmp(NAME_AT(lo), prefix, len + 1);
+#undef NAME_AT
 	free(prefix);
 	return found;
 }
@@ -393,33 +403,36 @@ static void judge_dirs(struct gather *g, const struct manifest *m)
 		if (find(g, d) || (mi >= 0 && g->state[mi] != META_ABSENT))
 			problem(r, d, "both a directory and a file: extracting keeps only one of "
 				"them");
-		else if (m && !lists_below(m, d))
+		/* A directory of unlisted files: those files are named already. */
+		else if (m && !any_below(m->e, m->n, sizeof(*m->e), d) &&
+			 !any_below(g->f, g->n, sizeof(*g->f), d))
 			problem(r, d, "unlisted directory: SHA256 lists no file in it, and an "
 				"extracted copy must hold exactly what was signed");
 	}
 }
 
 /*
- * SHA256 is missing at the top: when it sits one level down, the evidence
- * was given (or packed) from the directory above it; say how to do it.
+ * SHA256 is missing at the top but sits one level down: the evidence was
+ * given (or packed) from the directory above it. Says how to do it, and
+ * returns 1; 0 when there is no such file.
  */
-static void missing_manifest(struct gather *g)
+static int nested_manifest(struct gather *g)
 {
 	for (size_t i = 0; i < g->n; i++) {
 		const char *slash = strchr(g->f[i].name, '/');
-		if (slash && !strcmp(slash + 1, SEAL_MANIFEST)) {
-			if (g->out->is_bundle)
-				problem(g->out, SEAL_MANIFEST, "not at the top level of the bundle: "
-					"found '%s'; entries must be at the top level (SHA256, "
-					"SHA256.sig, report.md, ...), as 'abev pack DIR --out FILE' "
-					"or 'tar -C DIR -czf FILE .' write them", g->f[i].name);
-			else
-				problem(g->out, SEAL_MANIFEST, "not at the top level: found '%s'; "
-					"give the directory that holds it", g->f[i].name);
-			return;
-		}
+		if (!slash || strcmp(slash + 1, SEAL_MANIFEST))
+			continue;
+		if (g->out->is_bundle)
+			problem(g->out, SEAL_MANIFEST, "not at the top level of the bundle: found "
+				"'%s'; entries must be at the top level (SHA256, SHA256.sig, "
+				"report.md, ...), as 'abev pack DIR --out FILE' or 'tar -C DIR "
+				"-czf FILE .' write them", g->f[i].name);
+		else
+			problem(g->out, SEAL_MANIFEST, "not at the top level: found '%s'; give the "
+				"directory that holds it", g->f[i].name);
+		return 1;
 	}
-	problem(g->out, SEAL_MANIFEST, "missing");
+	return 0;
 }
 
 /*
@@ -453,6 +466,9 @@ static void judge(struct gather *g, const struct seal_pub *pub)
 		if (!strcmp(g->f[i - 1].name, g->f[i].name))
 			problem(r, g->f[i].name, "appears more than once in the bundle");
 
+	/* Nothing else can be judged: every name is one level off. */
+	if (g->state[0] == META_ABSENT && g->state[1] == META_ABSENT && nested_manifest(g))
+		return;
 	r->signature_present = g->state[1] != META_ABSENT;
 	if (g->state[1] == META_ABSENT && pub) {
 		problem(r, SEAL_SIGNATURE, "missing: the evidence is unsigned (sealed with "
@@ -470,7 +486,7 @@ static void judge(struct gather *g, const struct seal_pub *pub)
 		}
 	}
 	if (g->state[0] == META_ABSENT) {
-		missing_manifest(g);
+		problem(r, SEAL_MANIFEST, "missing");
 	} else if (g->state[0] == META_PRESENT && text &&
 		   (g->meta[0].len != text_len || memcmp(g->meta[0].buf, text, text_len))) {
 		problem(r, SEAL_MANIFEST, "differs from the %s copy in SHA256.sig",
@@ -517,8 +533,10 @@ static void judge(struct gather *g, const struct seal_pub *pub)
 		}
 		r->files_checked++;
 	}
+	/* A name that appears twice is a problem already; one of its copies matched. */
 	for (size_t i = 0; i < g->n; i++)
-		if (!g->f[i].matched && (i == 0 || strcmp(g->f[i - 1].name, g->f[i].name)))
+		if (!g->f[i].matched && (i == 0 || strcmp(g->f[i - 1].name, g->f[i].name)) &&
+		    (i + 1 == g->n || strcmp(g->f[i + 1].name, g->f[i].name)))
 			problem(r, g->f[i].name, "not listed in SHA256");
 	manifest_release(&m);
 }
