@@ -26,6 +26,7 @@
 #include "seal.h"
 #include "util.h"
 #include "testutil.h"
+#include "verify.h"
 
 /* ---- fixtures ------------------------------------------------------ */
 
@@ -842,6 +843,52 @@ static void sealed_release(struct sealed *s)
 	keyfix_release(&s->key);
 }
 
+/*
+ * What a run may leave that abev verify refuses — empty directories, a
+ * file linked in from elsewhere — is settled by sealing, so that abev's
+ * own evidence verifies; the file outside keeps its bytes.
+ */
+static void test_seal_settles(void **state)
+{
+	char *d = tu_tmpdir("settle"), *ev = path_join(d, "ev");
+	char *outside = path_join(d, "outside.log"), *inside = path_join(ev, "runs/a/linked.log");
+	char *deep = path_join(ev, "runs/empty/deeper/still");
+	struct verify_result r;
+	struct stat st;
+	(void)state;
+
+	tu_puts(ev, "runs/a/test.log", "log\n");
+	tu_puts(d, "outside.log", "shared bytes\n");
+	assert_int_equal(link(outside, inside), 0);
+	assert_int_equal(mkdir_p(deep), 0);
+	assert_int_equal(seal_evidence(ev, NULL), 0);
+
+	assert_int_equal(verify_path(ev, NULL, &r), 0);
+	for (size_t i = 0; i < r.nproblems; i++)
+		print_message("problem: %s: %s\n", r.problems[i].file, r.problems[i].reason);
+	assert_int_equal(r.nproblems, 0);
+	assert_int_equal(r.files_checked, 2);
+	verify_result_release(&r);
+	char *empty = path_join(ev, "runs/empty");
+	assert_int_equal(lstat(empty, &st), -1);
+	assert_int_equal(errno, ENOENT);
+	assert_int_equal(lstat(inside, &st), 0);
+	assert_int_equal(st.st_nlink, 1);
+	assert_int_equal(lstat(outside, &st), 0);
+	assert_int_equal(st.st_nlink, 1);
+	size_t len;
+	char *text = slurp(inside, &len);
+	assert_string_equal(text, "shared bytes\n");
+	free(text);
+	free(empty);
+	free(deep);
+	free(inside);
+	free(outside);
+	free(ev);
+	tu_rm_rf(d);
+	free(d);
+}
+
 static void test_seal_evidence(void **state)
 {
 	(void)state;
@@ -1030,6 +1077,7 @@ int main(void)
 		cmocka_unit_test(test_manifest_build_refuses),
 		cmocka_unit_test(test_manifest_parse_refuses),
 		cmocka_unit_test(test_seal_evidence),
+		cmocka_unit_test(test_seal_settles),
 		cmocka_unit_test(test_interop_openssl),
 		cmocka_unit_test(test_interop_signify),
 		cmocka_unit_test(test_interop_sha256sum),
