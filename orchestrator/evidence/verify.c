@@ -148,6 +148,17 @@ struct walk_ctx {
 	const char *root;
 };
 
+/*
+ * Another name for the same file, inside the evidence or out, changes it
+ * behind the manifest's back; a bundle refuses hardlink entries for the
+ * same reason.
+ */
+static void hardlink_problem(struct gather *g, const struct tree_entry *e)
+{
+	problem(g->out, e->name, "a hardlink (the file has %ju names); evidence holds only "
+		"files with a single name", (uintmax_t)e->st->st_nlink);
+}
+
 static enum tree_step walk_entry(void *ctx, const struct tree_entry *e)
 {
 	struct walk_ctx *w = ctx;
@@ -175,6 +186,8 @@ static enum tree_step walk_entry(void *ctx, const struct tree_entry *e)
 			g->state[mi] = META_BAD;
 		} else {
 			g->state[mi] = META_PRESENT;
+			if (e->st->st_nlink > 1)
+				hardlink_problem(g, e);
 		}
 	} else if (S_ISDIR(e->st->st_mode)) {
 		if (e->depth >= VERIFY_MAX_DEPTH) {
@@ -190,14 +203,8 @@ static enum tree_step walk_entry(void *ctx, const struct tree_entry *e)
 	} else {
 		struct found *f = add_found(g, e->name);
 		f->path = xstrdup(e->path);
-		/*
-		 * Another name for the same file, inside the evidence or out,
-		 * changes it behind the manifest's back; a bundle refuses
-		 * hardlink entries for the same reason.
-		 */
 		if (e->st->st_nlink > 1)
-			problem(g->out, e->name, "a hardlink (the file has %ju names); evidence "
-				"holds only files with a single name", (uintmax_t)e->st->st_nlink);
+			hardlink_problem(g, e);
 	}
 	return TREE_NEXT;
 }
