@@ -730,6 +730,83 @@ static int read_close(struct reader *r, const char *path, int ret)
 	return ret;
 }
 
+/* The most decompressed bytes read past the tar's end blocks to find where the stream ends. */
+#define TRAILER_MAX_BYTES (64u << 20)
+
+/*
+ * Where the compressed stream of path ends, read raw (no tar): the bytes
+ * of the file its filter consumed, or -1 with r->err. Bounded, so that a
+ * bomb hidden after the tar's end costs no more than TRAILER_MAX_BYTES.
+ */
+static int64_t stream_end(struct reader *r, const char *path, int64_t tar_bytes, char *buf)
+{
+	struct archive *a = archive_read_new();
+	struct archive_entry *ae;
+	int64_t out = 0, end = -1;
+	la_ssize_t n;
+
+	if (!a)
+		die_oom();
+	if (archive_read_support_format_raw(a) != ARCHIVE_OK ||
+	    archive_read_support_filter_zstd(a) != ARCHIVE_OK ||
+	    archive_read_support_filter_gzip(a) != ARCHIVE_OK ||
+	    archive_read_open_filename(a, path, CHUNK) != ARCHIVE_OK ||
+	    archive_read_next_header(a, &ae) != ARCHIVE_OK) {
+		char why[WHY_MAX];
+		r->err = xasprintf("'%s' is a corrupt bundle (%s while reading to its end)", path,
+				   READ_WHY(a, why));
+		goto out;
+	}
+	while ((n = archive_read_data(a, buf, CHUNK)) > 0) {
+		out += n;
+		if (out - tar_bytes > (int64_t)TRAILER_MAX_BYTES) {
+			r->err = xasprintf("'%s' is a corrupt bundle: more than %u MiB of data after "
+					   "the end of its tar archive", path, TRAILER_MAX_BYTES >> 20);
+			goto out;
+		}
+	}
+	if (n < 0) {
+		char why[WHY_MAX];
+		r->err = xasprintf("'%s' is a corrupt bundle (%s while reading to its end)", path,
+				   READ_WHY(a, why));
+		goto out;
+	}
+	end = archive_filter_bytes(a, archive_filter_count(a) - 1);
+out:
+	archive_read_free(a);
+	return end;
+}
+
+/*
+ * Bytes after the compressed stream were not signed, and GNU tar (through
+ * gzip) fails on them; libarchive's gzip reader stops at them without a
+ * word. What the filter consumed is compared with the file's size; when
+ * the tar reader stopped early (record padding after its end blocks), the
+ * stream is read once more, raw, to find its end. 0, or -1 with r->err.
+ */
+static int read_check_end(struct reader *r, const char *path, char *buf)
+{
+	int64_t used = archive_filter_bytes(r->a, archive_filter_count(r->a) - 1);
+	struct stat st;
+
+	if (stat(path, &st) < 0) {
+		r->err = xasprintf("cannot stat '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	if (used >= (int64_t)st.st_size)
+		return 0;
+	used = stream_end(r, path, archive_filter_bytes(r->a, 0), buf);
+	if (used < 0)
+		return -1;
+	if (used < (int64_t)st.st_size) {
+		r->err = xasprintf("'%s' is a corrupt bundle: %lld bytes after the end of its "
+				   "compressed stream, which nobody signed", path,
+				   (long long)(st.st_size - used));
+		return -1;
+	}
+	return 0;
+}
+
 int bundle_read(const char *path, void (*entry)(void *ctx, const struct bundle_entry *e),
 		void (*data)(void *ctx, const void *buf, size_t len), void *ctx, char **err)
 {
@@ -775,6 +852,8 @@ int bundle_read(const char *path, void (*entry)(void *ctx, const struct bundle_e
 			goto out;
 	}
 	if (!checked_filter && read_check_filter(&r, path) < 0)
+		goto out;
+	if (read_check_end(&r, path, buf) < 0)
 		goto out;
 	ret = 0;
 out:

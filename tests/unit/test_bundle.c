@@ -586,6 +586,15 @@ static void test_read_refuses(void **state)
 	assert_int_equal(bundle_read(stock, on_entry, on_data, &s, &err), 0);
 	assert_string_equal(s.log.buf, "F a.bin 262144\nF b.bin 1024\n");
 	free(cmd);
+	/* Bytes after the gzip stream, which libarchive's reader would pass over in silence. */
+	whole = slurp(stock);
+	strbuf_adds(&whole, "appended\n");
+	unlink(stock);
+	assert_int_equal(write_file_atomic(stock, whole.buf, whole.len), 0);
+	assert_int_equal(bundle_read(stock, on_entry, on_data, &s, &err), -1);
+	assert_non_null(strstr(err, "9 bytes after the end of its compressed stream"));
+	free(err);
+	strbuf_release(&whole);
 	free(stock);
 
 	seen_release(&s);
