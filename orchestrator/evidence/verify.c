@@ -326,7 +326,8 @@ static int gather_bundle(struct gather *g, const char *path)
 			sha256_final(g->h, dummy);
 			g->h = NULL;
 			g->f[g->n - 1].failed = 1;
-			problem(g->out, g->f[g->n - 1].name, "cut short: the bundle ends inside it");
+			problem(g->out, g->f[g->n - 1].name, "not checked: the bundle breaks off "
+				"inside it");
 		}
 		return g->entries ? 0 : -1;
 	}
