@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "bundle.h"
 #include "compare.h"
@@ -96,10 +97,23 @@ const char verify_usage[] =
 	"usage: abev verify PATH [--pubkey KEY.pub]\n"
 	"\n"
 	"Checks an evidence directory or a bundle (.tar.zst, .tar.gz; read by streaming,\n"
-	"never extracted): the signature of SHA256 in SHA256.sig against KEY.pub, every\n"
-	"listed hash, that no listed file is missing, that no file is unlisted, and that\n"
-	"there is no symlink, hardlink, device or other special file and no unsafe name.\n"
-	"Prints what it checked and the signer's fingerprint.\n"
+	"never extracted): the signature of SHA256 in SHA256.sig against KEY.pub (the\n"
+	"signify key, or PREFIX.pub.pem), every listed hash, that no listed file is\n"
+	"missing, that no file is unlisted, and that there is no symlink, hardlink (a file\n"
+	"with a second name, inside the evidence or out), device or other special file and\n"
+	"no unsafe name. A directory must hold a listed file: an empty or otherwise\n"
+	"unlisted directory is a problem, since whoever extracts the evidence must get\n"
+	"exactly what was signed; so is a name that stands for two entries of a bundle\n"
+	"(a file and a directory, or a repeat). Prints what it checked and the signer's\n"
+	"fingerprint.\n"
+	"\n"
+	"Bundles: abev pack's, or stock tar's 'tar -C DIR -czf FILE.tar.gz .' and\n"
+	"'tar -C DIR --zstd -cf FILE.tar.zst .' (the './' prefix is fine); entries must be\n"
+	"at the top level, so 'tar -czf FILE DIR' is refused with how to make one. A\n"
+	"PATH named like a bundle (.tar.zst, .tar.gz, .tgz, .tar) or starting like one\n"
+	"that cannot be read fails (exit 4) with the reason: an empty file, not a zstd or\n"
+	"gzip stream, an uncompressed tar, cut short or corrupt, or bytes after the end\n"
+	"of the compressed stream.\n"
 	"\n"
 	"Without --pubkey the same checks run against SHA256 alone (and the copy of it\n"
 	"in SHA256.sig, when there is one, which is read but not checked); when they\n"
@@ -108,7 +122,8 @@ const char verify_usage[] =
 	"With --pubkey, evidence without SHA256.sig (abev run --unsigned) fails.\n"
 	"\n"
 	"Exit codes: 0 verified; 7 unsigned: the contents match, no signature was\n"
-	"checked; 4 a problem was found (each is named with its file); 2 usage error or\n"
+	"checked; 4 a problem was found (each is named with its file); 2 usage error, a\n"
+	"PATH that does not exist or is neither a directory nor a bundle, or an\n"
 	"unreadable key.\n";
 
 const char pack_usage[] =
@@ -116,7 +131,16 @@ const char pack_usage[] =
 	"\n"
 	"Packs an evidence directory into a deterministic archive: the same evidence\n"
 	"gives the same bytes on any machine, whatever the files' times or owners\n"
-	"(sorted entries, fixed times, uid/gid 0, mode 0644/0755). abev verify reads it.\n";
+	"(sorted entries, fixed times, uid/gid 0, mode 0644/0755). abev verify reads it.\n"
+	"\n"
+	"DIR is checked first as abev verify without --pubkey checks it: evidence\n"
+	"that does not match its manifest (no SHA256, a changed, missing or unlisted\n"
+	"file, an empty directory, a symlink or hardlink) is refused with each problem\n"
+	"named, and nothing is written. Unsigned evidence is packed with a note that\n"
+	"nobody vouches for it.\n"
+	"\n"
+	"Exit codes: 0 packed; 2 usage error; 3 the bundle could not be written;\n"
+	"4 DIR does not verify against its manifest.\n";
 
 /*
  * Reads the signer's key and checks PATH against it into *res (release
@@ -477,8 +501,8 @@ int cmd_keygen(int argc, char **argv)
 static void print_signature(const struct verify_result *res, const char *pubkey)
 {
 	if (pubkey && !res->signature_present)
-		printf("signature:   MISSING: no SHA256.sig (the evidence was sealed with "
-		       "--unsigned)\n");
+		printf("signature:   MISSING: no SHA256.sig (sealed with --unsigned, or not "
+		       "evidence as abev wrote it)\n");
 	else if (pubkey)
 		printf("signature:   %s\n", res->signature_ok ? "good" : "NOT VALID");
 	else if (res->signature_present)
@@ -529,12 +553,44 @@ int cmd_verify(int argc, char **argv)
 	return rc;
 }
 
+/*
+ * abev pack packs only what abev verify accepts, so that a bundle never
+ * carries more, or other, than was sealed: DIR is checked against its
+ * own manifest first. 0, or an exit code after the message.
+ */
+static int pack_check_sealed(const char *dir)
+{
+	struct verify_result res;
+	struct stat st;
+	int rc = 0;
+
+	/* Not a directory: bundle_pack() says so in its own words. */
+	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
+		return 0;
+	if (verify_path(dir, NULL, &res) < 0)
+		return EXIT_USAGE;
+	for (size_t i = 0; i < res.nproblems; i++)
+		fprintf(stderr, "abev: problem: %s: %s\n", res.problems[i].file,
+			res.problems[i].reason);
+	if (res.nproblems) {
+		error("'%s' does not verify against its manifest (%zu problem%s): abev pack packs "
+		      "only sealed evidence as it was sealed; nothing was written", dir,
+		      res.nproblems, res.nproblems == 1 ? "" : "s");
+		rc = EXIT_VERIFY;
+	} else if (!res.signature_present) {
+		fprintf(stderr, "abev: note: '%s' is unsigned (no SHA256.sig): its contents match "
+			"its manifest, but nobody vouches for them\n", dir);
+	}
+	verify_result_release(&res);
+	return rc;
+}
+
 int cmd_pack(int argc, char **argv)
 {
 	const char *dir = NULL, *out = NULL;
 	const struct cli_opt opts[] = { { "--out", "-o", NULL, &out } };
 	size_t npos;
-	int helped;
+	int helped, rc;
 
 	if (parse_args(argc, argv, 1, "pack", pack_usage, "", pack_usage, opts, ARRAY_SIZE(opts),
 		       &dir, 1, &npos, &helped) < 0)
@@ -544,6 +600,11 @@ int cmd_pack(int argc, char **argv)
 	if (!dir || !out)
 		return usage_error("abev pack needs the evidence directory and --out",
 				   "usage: abev pack DIR --out FILE.tar.zst");
+	if (bundle_check_target(out) < 0)
+		return EXIT_RUNTIME;
+	rc = pack_check_sealed(dir);
+	if (rc)
+		return rc;
 	if (bundle_pack(dir, out) < 0)
 		return EXIT_RUNTIME;
 	printf("bundle: %s\n", out);

@@ -33,6 +33,28 @@
 #include "util.h"
 
 #define CHUNK (64 * 1024)
+
+/*
+ * What libarchive says went wrong. archive_error_string() is NULL when a
+ * layer below it (zlib, libzstd, read()) failed without a message: then
+ * the errno libarchive kept, or the usual cause of a silent failure.
+ */
+#define WHY_MAX 256
+static const char *archive_why(struct archive *a, const char *fallback, char buf[WHY_MAX])
+{
+	const char *msg = archive_error_string(a);
+	int err = archive_errno(a);
+
+	if (msg && *msg)
+		return msg;
+	if (err > 0)
+		snprintf(buf, WHY_MAX, "%s (%s)", fallback, strerror(err));
+	else
+		snprintf(buf, WHY_MAX, "%s", fallback);
+	return buf;
+}
+#define READ_WHY(a, buf) archive_why((a), "truncated or corrupt compressed stream", (buf))
+#define WRITE_WHY(a, buf) archive_why((a), "write failed", (buf))
 /* The size of the writes of a bundle to its file. */
 #define WRITE_BLOCK (1024 * 1024)
 /* Deeper trees than this are not evidence; the bound keeps recursion finite. */
@@ -186,8 +208,9 @@ static int pack_file(struct archive *a, const char *full, const struct pack_item
 		}
 		la_ssize_t w = archive_write_data(a, buf, (size_t)n);
 		if (w < 0 || (size_t)w != (size_t)n) {
+			char why[WHY_MAX];
 			error("cannot write '%s' into the bundle: %s", full,
-			      archive_error_string(a) ? archive_error_string(a) : "short write");
+			      archive_why(a, "short write", why));
 			goto out;
 		}
 		done += (uint64_t)n;
@@ -235,8 +258,9 @@ static int pack_entries(struct archive *a, const char *dir, const struct pack_li
 		 */
 		int rc = archive_write_header(a, e);
 		if (rc != ARCHIVE_OK && !(rc == ARCHIVE_WARN && !is_ascii(it->name))) {
+			char why[WHY_MAX];
 			error("cannot write the header of '%s' into the bundle: %s", it->name,
-			      archive_error_string(a));
+			      WRITE_WHY(a, why));
 			goto out;
 		}
 		if (!it->is_dir) {
@@ -247,8 +271,8 @@ static int pack_entries(struct archive *a, const char *dir, const struct pack_li
 				goto out;
 		}
 		if (archive_write_finish_entry(a) != ARCHIVE_OK) {
-			error("cannot finish '%s' in the bundle: %s", it->name,
-			      archive_error_string(a));
+			char why[WHY_MAX];
+			error("cannot finish '%s' in the bundle: %s", it->name, WRITE_WHY(a, why));
 			goto out;
 		}
 	}
@@ -337,7 +361,8 @@ static struct archive *pack_writer(int fd, int zst, const char *out)
 	    (zst && set_zstd_options(a) < 0) ||
 	    (!zst && archive_write_set_options(a, "gzip:!timestamp") != ARCHIVE_OK) ||
 	    archive_write_open_fd(a, fd) != ARCHIVE_OK) {
-		error("cannot set up bundle '%s': %s", out, archive_error_string(a));
+		char why[WHY_MAX];
+		error("cannot set up bundle '%s': %s", out, WRITE_WHY(a, why));
 		archive_write_free(a);
 		return NULL;
 	}
@@ -355,7 +380,8 @@ static int pack_into(int fd, int zst, const char *dir, struct pack_list *l, cons
 	if (pack_entries(a, dir, l) < 0)
 		goto out;
 	if (archive_write_close(a) != ARCHIVE_OK) {
-		error("cannot finish bundle '%s': %s", out, archive_error_string(a));
+		char why[WHY_MAX];
+		error("cannot finish bundle '%s': %s", out, WRITE_WHY(a, why));
 		goto out;
 	}
 	ret = 0;
@@ -468,6 +494,16 @@ int bundle_is_bundle(const char *path)
 	return (n >= 4 && !memcmp(m, zstd_magic, 4)) || (n >= 2 && !memcmp(m, gzip_magic, 2));
 }
 
+int bundle_named_like(const char *path)
+{
+	static const char *const ext[] = { ".tar.zst", ".tar.gz", ".tgz", ".tar" };
+
+	for (size_t i = 0; i < ARRAY_SIZE(ext); i++)
+		if (has_suffix(path, ext[i]))
+			return 1;
+	return 0;
+}
+
 /* The state of one bundle_read(). */
 struct reader {
 	struct archive *a;
@@ -480,11 +516,19 @@ struct reader {
 static int read_fail(struct reader *r, const char *what)
 {
 	const char *msg = archive_error_string(r->a);
-	if (!msg)
-		msg = "unknown error";
+	int err = archive_errno(r->a);
+
+	if (!msg || !*msg)
+		/* zlib and libzstd failures (a cut gzip trailer) arrive without a message. */
+		r->err = xasprintf("'%s' is a truncated or corrupt bundle: its compressed stream "
+				   "ends early or fails its checksum (while %s%s%s)", r->path, what,
+				   err > 0 ? ": " : "", err > 0 ? strerror(err) : "");
 	/* libarchive says "Truncated tar archive", "Truncated zstd input", ... */
-	if (strstr(msg, "runcated") || strstr(msg, "premature end"))
+	else if (strstr(msg, "runcated") || strstr(msg, "premature end"))
 		r->err = xasprintf("'%s' is a truncated bundle (%s while %s)", r->path, msg, what);
+	else if (strstr(msg, "Unrecognized archive format"))
+		r->err = xasprintf("'%s' is not a bundle: the compressed stream holds no tar "
+				   "archive (it may be cut short)", r->path);
 	else
 		r->err = xasprintf("'%s' is a corrupt bundle (%s while %s)", r->path, msg, what);
 	return -1;
@@ -502,6 +546,7 @@ static void classify(struct reader *r, struct archive_entry *ae, struct bundle_e
 	if (!p)
 		p = archive_entry_pathname_utf8(ae);
 	if (p) {
+		/* Stock tar writes "./name" for `tar -C DIR -czf FILE .`. */
 		if (p[0] == '.' && p[1] == '/')
 			p += 2;
 		strbuf_adds(&r->name, p);
@@ -510,6 +555,8 @@ static void classify(struct reader *r, struct archive_entry *ae, struct bundle_e
 		r->name.buf[--r->name.len] = '\0';
 
 	e->name = r->name.buf;
+	/* The root directory ("./", "."): the bundle itself, whatever its metadata. */
+	e->is_root = type == AE_IFDIR && (r->name.len == 0 || !strcmp(r->name.buf, "."));
 	e->size = archive_entry_size_is_set(ae) && archive_entry_size(ae) > 0
 			  ? (uint64_t)archive_entry_size(ae) : 0;
 	e->other = NULL;
@@ -532,33 +579,79 @@ static void classify(struct reader *r, struct archive_entry *ae, struct bundle_e
 	/* A name problem outranks the type: the caller must see the name is unsafe. */
 	why = !p ? "not readable" : r->name.len > MAX_NAME ? "too long" :
 	      manifest_name_problem(r->name.buf);
-	if (why) {
+	if (why && !e->is_root) {
 		strbuf_addf(&r->other, "unsafe name: %s", why);
 		e->type = BUNDLE_OTHER;
 		e->other = r->other.buf;
 	}
 }
 
+/*
+ * Why the regular file at path cannot be a bundle, judged from its size
+ * and first bytes; NULL when it starts as a zstd or gzip stream does.
+ * Caller frees.
+ */
+static char *not_a_bundle(const char *path)
+{
+	static const struct { const char *magic; size_t len; const char *what; } kinds[] = {
+		{ "\xfd" "7zXZ", 6, "an xz stream" },
+		{ "BZh", 3, "a bzip2 stream" },
+		{ "\x04\x22\x4d\x18", 4, "an lz4 stream" },
+		{ "PK\x03\x04", 4, "a zip archive" },
+	};
+	unsigned char m[512];
+	struct stat st;
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+
+	if (fd < 0)
+		return xasprintf("cannot open '%s': %s", path, strerror(errno));
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return xasprintf("'%s' is not a bundle: not a regular file", path);
+	}
+	do
+		n = read(fd, m, sizeof(m));
+	while (n < 0 && errno == EINTR);
+	close(fd);
+	if (n < 0)
+		return xasprintf("cannot read '%s': %s", path, strerror(errno));
+	if (n == 0)
+		return xasprintf("'%s' is an empty file (0 bytes), not a bundle: a bundle is a "
+				 "tar archive under zstd or gzip, as 'abev pack' writes", path);
+	if (bundle_is_bundle(path))
+		return NULL;
+	if (n >= 262 && !memcmp(m + 257, "ustar", 5))
+		return xasprintf("'%s' is an uncompressed tar archive: abev reads bundles under "
+				 "zstd or gzip ('abev pack DIR --out FILE.tar.zst', or 'tar -C "
+				 "DIR -czf FILE.tar.gz .')", path);
+	for (size_t i = 0; i < ARRAY_SIZE(kinds); i++)
+		if ((size_t)n >= kinds[i].len && !memcmp(m, kinds[i].magic, kinds[i].len))
+			return xasprintf("'%s' is %s: abev reads bundles under zstd or gzip only",
+					 path, kinds[i].what);
+	return xasprintf("'%s' is not a bundle: not a zstd or gzip stream (its first bytes "
+			 "are %02x %02x%s)", path, m[0], n > 1 ? m[1] : 0, n > 2 ? " ..." : "");
+}
+
 /* Opens path as a tar under zstd or gzip. 0, or -1 with r->err set. */
 static int read_open(struct reader *r, const char *path)
 {
-	if (!bundle_is_bundle(path)) {
-		r->err = xasprintf("'%s' is not a bundle (not a zstd or gzip file)", path);
+	char why[WHY_MAX];
+
+	r->err = not_a_bundle(path);
+	if (r->err)
 		return -1;
-	}
 	r->a = archive_read_new();
 	if (!r->a)
 		die_oom();
 	if (archive_read_support_format_tar(r->a) != ARCHIVE_OK ||
 	    archive_read_support_filter_zstd(r->a) != ARCHIVE_OK ||
 	    archive_read_support_filter_gzip(r->a) != ARCHIVE_OK) {
-		r->err = xasprintf("cannot read '%s': %s", path, archive_error_string(r->a));
+		r->err = xasprintf("cannot read '%s': %s", path, READ_WHY(r->a, why));
 		return -1;
 	}
-	if (archive_read_open_filename(r->a, path, CHUNK) != ARCHIVE_OK) {
-		r->err = xasprintf("cannot read bundle '%s': %s", path, archive_error_string(r->a));
-		return -1;
-	}
+	if (archive_read_open_filename(r->a, path, CHUNK) != ARCHIVE_OK)
+		return read_fail(r, "opening it");
 	return 0;
 }
 
@@ -637,6 +730,83 @@ static int read_close(struct reader *r, const char *path, int ret)
 	return ret;
 }
 
+/* The most decompressed bytes read past the tar's end blocks to find where the stream ends. */
+#define TRAILER_MAX_BYTES (64u << 20)
+
+/*
+ * Where the compressed stream of path ends, read raw (no tar): the bytes
+ * of the file its filter consumed, or -1 with r->err. Bounded, so that a
+ * bomb hidden after the tar's end costs no more than TRAILER_MAX_BYTES.
+ */
+static int64_t stream_end(struct reader *r, const char *path, int64_t tar_bytes, char *buf)
+{
+	struct archive *a = archive_read_new();
+	struct archive_entry *ae;
+	int64_t out = 0, end = -1;
+	la_ssize_t n;
+
+	if (!a)
+		die_oom();
+	if (archive_read_support_format_raw(a) != ARCHIVE_OK ||
+	    archive_read_support_filter_zstd(a) != ARCHIVE_OK ||
+	    archive_read_support_filter_gzip(a) != ARCHIVE_OK ||
+	    archive_read_open_filename(a, path, CHUNK) != ARCHIVE_OK ||
+	    archive_read_next_header(a, &ae) != ARCHIVE_OK) {
+		char why[WHY_MAX];
+		r->err = xasprintf("'%s' is a corrupt bundle (%s while reading to its end)", path,
+				   READ_WHY(a, why));
+		goto out;
+	}
+	while ((n = archive_read_data(a, buf, CHUNK)) > 0) {
+		out += n;
+		if (out - tar_bytes > (int64_t)TRAILER_MAX_BYTES) {
+			r->err = xasprintf("'%s' is a corrupt bundle: more than %u MiB of data after "
+					   "the end of its tar archive", path, TRAILER_MAX_BYTES >> 20);
+			goto out;
+		}
+	}
+	if (n < 0) {
+		char why[WHY_MAX];
+		r->err = xasprintf("'%s' is a corrupt bundle (%s while reading to its end)", path,
+				   READ_WHY(a, why));
+		goto out;
+	}
+	end = archive_filter_bytes(a, archive_filter_count(a) - 1);
+out:
+	archive_read_free(a);
+	return end;
+}
+
+/*
+ * Bytes after the compressed stream were not signed, and GNU tar (through
+ * gzip) fails on them; libarchive's gzip reader stops at them without a
+ * word. What the filter consumed is compared with the file's size; when
+ * the tar reader stopped early (record padding after its end blocks), the
+ * stream is read once more, raw, to find its end. 0, or -1 with r->err.
+ */
+static int read_check_end(struct reader *r, const char *path, char *buf)
+{
+	int64_t used = archive_filter_bytes(r->a, archive_filter_count(r->a) - 1);
+	struct stat st;
+
+	if (stat(path, &st) < 0) {
+		r->err = xasprintf("cannot stat '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	if (used >= (int64_t)st.st_size)
+		return 0;
+	used = stream_end(r, path, archive_filter_bytes(r->a, 0), buf);
+	if (used < 0)
+		return -1;
+	if (used < (int64_t)st.st_size) {
+		r->err = xasprintf("'%s' is a corrupt bundle: %lld bytes after the end of its "
+				   "compressed stream, which nobody signed", path,
+				   (long long)(st.st_size - used));
+		return -1;
+	}
+	return 0;
+}
+
 int bundle_read(const char *path, void (*entry)(void *ctx, const struct bundle_entry *e),
 		void (*data)(void *ctx, const void *buf, size_t len), void *ctx, char **err)
 {
@@ -667,8 +837,7 @@ int bundle_read(const char *path, void (*entry)(void *ctx, const struct bundle_e
 			goto out;
 		}
 		classify(&r, ae, &e);
-		/* The root directory ("./" or "/"-less ".") is the bundle itself, not an entry. */
-		if (e.type == BUNDLE_DIR && (r.name.len == 0 || !strcmp(r.name.buf, ".")))
+		if (e.is_root)
 			continue;
 		/* The declared size bounds the work even for an entry whose data is skipped. */
 		if (e.size > BUNDLE_MAX_ENTRY_BYTES || e.size > BUNDLE_MAX_TOTAL_BYTES - total) {
@@ -683,6 +852,8 @@ int bundle_read(const char *path, void (*entry)(void *ctx, const struct bundle_e
 			goto out;
 	}
 	if (!checked_filter && read_check_filter(&r, path) < 0)
+		goto out;
+	if (read_check_end(&r, path, buf) < 0)
 		goto out;
 	ret = 0;
 out:

@@ -33,6 +33,11 @@ int bundle_check_target(const char *out);
 
 /* Non-zero when path names a file that looks like a bundle (by its first bytes). */
 int bundle_is_bundle(const char *path);
+/*
+ * Non-zero when path's name says it is meant as a bundle: it ends in
+ * .tar.zst, .tar.gz, .tgz or .tar. Whether it is a good one, bundle_read() tells.
+ */
+int bundle_named_like(const char *path);
 
 enum bundle_entry_type { BUNDLE_FILE, BUNDLE_DIR, BUNDLE_OTHER };
 
@@ -41,6 +46,7 @@ struct bundle_entry {
 	enum bundle_entry_type type;
 	const char *other;         /* for BUNDLE_OTHER: "symlink", "hardlink", "device", ... */
 	uint64_t size;
+	int is_root;               /* the "./" or "." entry: the bundle itself; never handed on */
 };
 
 /*
@@ -48,9 +54,11 @@ struct bundle_entry {
  * BUNDLE_FILE then data(ctx, buf, len) for its content in order, then
  * data(ctx, NULL, 0) at its end. An entry with an unsafe name (absolute,
  * "..", control characters) is reported with type BUNDLE_OTHER and other
- * "unsafe name" rather than skipped, so that the caller names it. Returns
- * 0, or -1 with *err (caller frees): not a bundle, truncated or corrupt,
- * over a cap.
+ * "unsafe name" rather than skipped, so that the caller names it. A
+ * leading "./" (stock tar's `tar -C DIR -czf FILE .`) is taken off every
+ * name, and the root entry itself is not handed on. Returns 0, or -1 with
+ * *err (caller frees) saying why: an empty file, not a zstd or gzip
+ * stream, truncated or corrupt, over a cap.
  */
 int bundle_read(const char *path, void (*entry)(void *ctx, const struct bundle_entry *e),
 		void (*data)(void *ctx, const void *buf, size_t len), void *ctx, char **err);

@@ -175,6 +175,30 @@ static int is_seal_file(const char *name)
 	return !strcmp(name, SEAL_MANIFEST) || !strcmp(name, SEAL_SIGNATURE);
 }
 
+/* What is wrong with a line that is not 'SHA256 (name) = <hex>', in words a user can act on. */
+static const char *bad_line_why(const char *s, size_t llen)
+{
+	size_t hexlen = 0;
+
+	if (!llen)
+		return "blank line";
+	if (s[llen - 1] == '\r')
+		return "CRLF line ending; the manifest ends its lines with LF only";
+	while (hexlen < llen && (hexval(s[hexlen]) >= 0 || (s[hexlen] >= 'A' && s[hexlen] <= 'F')))
+		hexlen++;
+	if (hexlen == SHA256_HEX_LEN && llen > hexlen + 2 && s[hexlen] == ' ' &&
+	    (s[hexlen + 1] == ' ' || s[hexlen + 1] == '*'))
+		return "the untagged sha256sum form ('<hex>  name' or '<hex> *name'); the "
+		       "manifest is in the --tag form";
+	if (llen > SHA256_HEX_LEN && !memcmp(s, MANIFEST_PREFIX, sizeof(MANIFEST_PREFIX) - 1)) {
+		const char *hex = s + llen - SHA256_HEX_LEN;
+		for (size_t i = 0; i < SHA256_HEX_LEN; i++)
+			if (hex[i] >= 'A' && hex[i] <= 'F')
+				return "uppercase hex digits; abev writes and reads lowercase only";
+	}
+	return NULL;
+}
+
 int manifest_parse(const char *text, size_t len, struct manifest *m, char **err)
 {
 	static const size_t fixed = sizeof(MANIFEST_PREFIX) - 1 + sizeof(MANIFEST_MID) - 1 +
@@ -212,6 +236,11 @@ int manifest_parse(const char *text, size_t len, struct manifest *m, char **err)
 		}
 		llen = (size_t)(nl - s);
 		pos += llen + 1;
+		if ((why = bad_line_why(s, llen))) {
+			*err = xasprintf("%s:%zu: %s; expected 'SHA256 (name) = <64 lowercase hex "
+					 "digits>'", SEAL_MANIFEST, line, why);
+			goto out;
+		}
 		if (llen <= fixed || memcmp(s, MANIFEST_PREFIX, sizeof(MANIFEST_PREFIX) - 1) ||
 		    memcmp(s + llen - SHA256_HEX_LEN - (sizeof(MANIFEST_MID) - 1), MANIFEST_MID,
 			   sizeof(MANIFEST_MID) - 1))

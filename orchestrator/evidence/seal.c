@@ -1,19 +1,137 @@
 /*
- * seal: seals an evidence directory — builds its manifest (manifest.c),
- * signs it when a key is given (signify.c), and writes SHA256 and
- * SHA256.sig after the evidence reached the disk. Checking a seal is
- * verify.c's job.
+ * seal: seals an evidence directory — settles what abev verify would
+ * refuse although it holds nothing (empty directories) or holds it under
+ * a second name (hardlinks), builds its manifest (manifest.c), signs it
+ * when a key is given (signify.c), and writes SHA256 and SHA256.sig after
+ * the evidence reached the disk. Checking a seal is verify.c's job.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "seal.h"
+#include "tree.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "util.h"
+
+/* As deep as manifest_build() goes. */
+#define SETTLE_MAX_DEPTH 64
+#define SETTLE_CHUNK (64 * 1024)
+
+/* Paths found by the walk: directories in walk order, files with more than one name. */
+struct settle {
+	char **dirs, **linked;
+	size_t ndirs, dirs_alloc, nlinked, linked_alloc;
+};
+
+static enum tree_step settle_entry(void *ctx, const struct tree_entry *e)
+{
+	struct settle *s = ctx;
+
+	if (S_ISDIR(e->st->st_mode)) {
+		ALLOC_GROW(s->dirs, s->ndirs + 1, s->dirs_alloc);
+		s->dirs[s->ndirs++] = xstrdup(e->path);
+		return e->depth < SETTLE_MAX_DEPTH ? TREE_DESCEND : TREE_NEXT;
+	}
+	if (S_ISREG(e->st->st_mode) && e->st->st_nlink > 1) {
+		ALLOC_GROW(s->linked, s->nlinked + 1, s->linked_alloc);
+		s->linked[s->nlinked++] = xstrdup(e->path);
+	}
+	return TREE_NEXT;
+}
+
+/* What cannot be read here, manifest_build() reports. */
+static enum tree_step settle_failed(void *ctx, const char *name, const char *what, int err)
+{
+	(void)ctx;
+	(void)name;
+	(void)what;
+	(void)err;
+	return TREE_NEXT;
+}
+
+/*
+ * Gives path an inode of its own: its bytes are copied beside it and
+ * renamed over it, so the other name (a test's `ln` into $ABEV_RUN_DIR)
+ * keeps the old inode. 0 or -1 after error().
+ */
+static int unshare(const char *path)
+{
+	char *tmp = xasprintf("%s.abev-unshare-XXXXXX", path), *buf = xmalloc(SETTLE_CHUNK);
+	int in = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY), out = -1, ret = -1;
+	struct stat st;
+	ssize_t n;
+
+	if (in < 0 || fstat(in, &st) < 0) {
+		error("cannot read '%s': %s", path, strerror(errno));
+		goto out;
+	}
+	out = mkstemp(tmp);
+	if (out < 0 || fchmod(out, st.st_mode & 0777) < 0) {
+		error("cannot copy '%s' to give it a name of its own: %s", path, strerror(errno));
+		goto out;
+	}
+	while ((n = read(in, buf, SETTLE_CHUNK)) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 || write_all(out, buf, (size_t)n) < 0) {
+			error("cannot copy '%s' to give it a name of its own: %s", path,
+			      strerror(errno));
+			goto out;
+		}
+	}
+	n = close(out);
+	out = -1;
+	if (n < 0 || rename(tmp, path) < 0) {
+		error("cannot replace '%s' by its copy: %s", path, strerror(errno));
+		goto out;
+	}
+	ret = 0;
+out:
+	if (in >= 0)
+		close(in);
+	if (out >= 0)
+		close(out);
+	if (ret < 0)
+		unlink(tmp);
+	free(tmp);
+	free(buf);
+	return ret;
+}
+
+/*
+ * What a run left that abev verify refuses, settled before the manifest
+ * is built: empty directories hold nothing a manifest can list and are
+ * removed (deepest first, so a tree of empty ones goes), and a file with
+ * a second name is given one of its own. 0 or -1 after error().
+ */
+static int seal_settle(const char *root)
+{
+	static const struct tree_ops ops = { settle_entry, settle_failed };
+	struct settle s = { NULL, NULL, 0, 0, 0, 0 };
+	int ret = tree_walk(root, &ops, &s);
+
+	for (size_t i = 0; i < s.nlinked; i++)
+		if (ret == 0 && unshare(s.linked[i]) < 0)
+			ret = -1;
+	/* Children come after their parent in the walk: backwards, they go first. */
+	for (size_t i = s.ndirs; i-- > 0;)
+		if (ret == 0 && rmdir(s.dirs[i]) < 0 && errno != ENOTEMPTY && errno != EEXIST)
+			ret = error("cannot remove the empty directory '%s': %s", s.dirs[i],
+				    strerror(errno));
+	for (size_t i = 0; i < s.ndirs; i++)
+		free(s.dirs[i]);
+	for (size_t i = 0; i < s.nlinked; i++)
+		free(s.linked[i]);
+	free(s.dirs);
+	free(s.linked);
+	return ret;
+}
 
 int seal_evidence(const char *root, const struct seal_key *key)
 {
@@ -22,7 +140,7 @@ int seal_evidence(const char *root, const struct seal_key *key)
 	size_t tlen = 0, slen = 0;
 	int ret = -1;
 
-	if (manifest_build(root, &m) < 0)
+	if (seal_settle(root) < 0 || manifest_build(root, &m) < 0)
 		goto out;
 	text = manifest_text(&m, &tlen);
 	if (key) {

@@ -17,7 +17,9 @@
 /*
  * Writes root/SHA256 and, when key is non-NULL, root/SHA256.sig, with
  * the evidence flushed to disk before the manifest and the seal after
- * it. 0 or -1 after error().
+ * it. First it settles what abev verify would refuse: empty directories
+ * are removed, and a file with a second name (a hardlink) is given an
+ * inode of its own. 0 or -1 after error().
  */
 int seal_evidence(const char *root, const struct seal_key *key);
 

@@ -151,6 +151,11 @@ static int signify_lines(const char *what, const char *buf, size_t len, unsigned
 	const char *nl1, *nl2, *b64;
 	size_t scan = len < COMMENT_LINE_MAX + 1 ? len : COMMENT_LINE_MAX + 1;
 
+	if (!len) {
+		*err = xasprintf("'%s': empty file; expected a signify file: '%s...' and a "
+				 "base64 line", what, COMMENT_HDR);
+		return -1;
+	}
 	nl1 = memchr(buf, '\n', scan);
 	if (!nl1) {
 		if (len > COMMENT_LINE_MAX)
@@ -167,6 +172,11 @@ static int signify_lines(const char *what, const char *buf, size_t len, unsigned
 	}
 	if (memchr(buf, '\0', (size_t)(nl1 - buf))) {
 		*err = xasprintf("'%s': NUL byte in the comment line", what);
+		return -1;
+	}
+	if (nl1[-1] == '\r') {
+		*err = xasprintf("'%s': CRLF line ending; signify files end their lines with LF "
+				 "only (convert it with dos2unix)", what);
 		return -1;
 	}
 	b64 = nl1 + 1;
@@ -228,6 +238,66 @@ out:
 	return ret;
 }
 
+#define PEM_PUB_HDR "-----BEGIN PUBLIC KEY-----"
+
+/*
+ * A PEM SubjectPublicKeyInfo (abev keygen's PREFIX.pub.pem, openssl's
+ * form). It carries no key number: abev numbers its keys by the public
+ * key itself (pub_from_pkey), so abev's signatures check, and a signify
+ * key's signatures report "signed with another key". 0, or -1 with *err.
+ */
+static int pub_read_pem(const char *path, const struct strbuf *sb, struct seal_pub *pub,
+			char **err)
+{
+	BIO *bio = BIO_new_mem_buf(sb->buf, (int)sb->len);
+	EVP_PKEY *pk = NULL;
+	char msg[256];
+	int ret = -1;
+
+	if (!bio)
+		die_oom();
+	pk = PEM_read_bio_PUBKEY(bio, NULL, NULL, NULL);
+	if (!pk) {
+		*err = xasprintf("'%s': not a PEM public key abev can read (%s)", path,
+				 hash_crypto_err(msg, sizeof(msg)));
+		goto out;
+	}
+	if (EVP_PKEY_id(pk) != EVP_PKEY_ED25519) {
+		*err = xasprintf("'%s': a public key, but not an Ed25519 one; abev signs with "
+				 "Ed25519 keys ('abev keygen')", path);
+		goto out;
+	}
+	if (pub_from_pkey(pk, pub) < 0) {
+		*err = xasprintf("'%s': cannot read the Ed25519 public key", path);
+		goto out;
+	}
+	ret = 0;
+out:
+	EVP_PKEY_free(pk);
+	BIO_free(bio);
+	return ret;
+}
+
+/* A private key or a signify secret key where a public key belongs: say so. */
+static int pub_is_secret(const char *path, const struct strbuf *sb, char **err)
+{
+	const char *nl = memchr(sb->buf, '\n', sb->len);
+	char *first = xstrndup(sb->buf, nl ? (size_t)(nl - sb->buf) : sb->len);
+	int secret = 1;
+
+	if (strstr(sb->buf, "PRIVATE KEY-----"))
+		*err = xasprintf("'%s' is a private key: --pubkey takes the public key (PREFIX.pub "
+				 "or PREFIX.pub.pem from 'abev keygen'); keep the private key to "
+				 "yourself", path);
+	else if (!strncmp(first, COMMENT_HDR, COMMENT_HDR_LEN) && strstr(first, "secret key"))
+		*err = xasprintf("'%s' is a signify secret key: --pubkey takes the public key "
+				 "(the .pub file)", path);
+	else
+		secret = 0;
+	free(first);
+	return secret;
+}
+
 int seal_pub_read(const char *path, struct seal_pub *pub, char **err)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -238,6 +308,13 @@ int seal_pub_read(const char *path, struct seal_pub *pub, char **err)
 	*err = NULL;
 	if (slurp(path, PUB_FILE_MAX, &sb, err) < 0)
 		goto out;
+	if (memchr(sb.buf, '\0', sb.len) == NULL && pub_is_secret(path, &sb, err))
+		goto out;
+	if (sb.len >= sizeof(PEM_PUB_HDR) - 1 &&
+	    !memcmp(sb.buf, PEM_PUB_HDR, sizeof(PEM_PUB_HDR) - 1)) {
+		ret = pub_read_pem(path, &sb, pub, err);
+		goto out;
+	}
 	if (signify_lines(path, sb.buf, sb.len, blob, sizeof(blob), &used, err) < 0)
 		goto out;
 	if (used != sb.len) {

@@ -41,7 +41,9 @@ struct seal_pub {
 void seal_pub_of(const struct seal_key *k, struct seal_pub *pub);
 /*
  * Reads a signify public key file (two lines: "untrusted comment: ...",
- * base64 of "Ed" + keynum + key). 0, or -1 with *err (caller frees).
+ * base64 of "Ed" + keynum + key), or a PEM Ed25519 public key (PREFIX.pub.pem;
+ * its key number is abev's, derived from the key). 0, or -1 with *err
+ * (caller frees), which names a private key given by mistake.
  */
 int seal_pub_read(const char *path, struct seal_pub *pub, char **err);
 /* Lowercase hex of SHA-256 over the 32 raw public key bytes. */

@@ -15,7 +15,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +56,9 @@ struct gather {
 	int cur_meta;                      /* 0/1: into meta[], -1: hashed, -2: nowhere */
 	struct sha256 *h;
 	size_t walked;                     /* directory entries seen, of any kind */
+	size_t entries;                    /* bundle entries read */
+	char **dirs;                       /* directories below the root, relative */
+	size_t ndirs, dirs_alloc;
 };
 
 static const char *const meta_name[2] = { SEAL_MANIFEST, SEAL_SIGNATURE };
@@ -91,6 +96,12 @@ static struct found *add_found(struct gather *g, const char *name)
 	memset(f, 0, sizeof(*f));
 	f->name = xstrdup(name);
 	return f;
+}
+
+static void add_dir(struct gather *g, const char *name)
+{
+	ALLOC_GROW(g->dirs, g->ndirs + 1, g->dirs_alloc);
+	g->dirs[g->ndirs++] = xstrdup(name);
 }
 
 static int meta_index(const char *name)
@@ -137,6 +148,17 @@ struct walk_ctx {
 	const char *root;
 };
 
+/*
+ * Another name for the same file, inside the evidence or out, changes it
+ * behind the manifest's back; a bundle refuses hardlink entries for the
+ * same reason.
+ */
+static void hardlink_problem(struct gather *g, const struct tree_entry *e)
+{
+	problem(g->out, e->name, "a hardlink (the file has %ju names); evidence holds only "
+		"files with a single name", (uintmax_t)e->st->st_nlink);
+}
+
 static enum tree_step walk_entry(void *ctx, const struct tree_entry *e)
 {
 	struct walk_ctx *w = ctx;
@@ -164,6 +186,8 @@ static enum tree_step walk_entry(void *ctx, const struct tree_entry *e)
 			g->state[mi] = META_BAD;
 		} else {
 			g->state[mi] = META_PRESENT;
+			if (e->st->st_nlink > 1)
+				hardlink_problem(g, e);
 		}
 	} else if (S_ISDIR(e->st->st_mode)) {
 		if (e->depth >= VERIFY_MAX_DEPTH) {
@@ -171,6 +195,7 @@ static enum tree_step walk_entry(void *ctx, const struct tree_entry *e)
 				VERIFY_MAX_DEPTH);
 			return TREE_NEXT;
 		}
+		add_dir(g, e->name);
 		return TREE_DESCEND;
 	} else if (!S_ISREG(e->st->st_mode)) {
 		problem(g->out, e->name, "a %s; evidence holds only regular files",
@@ -178,6 +203,8 @@ static enum tree_step walk_entry(void *ctx, const struct tree_entry *e)
 	} else {
 		struct found *f = add_found(g, e->name);
 		f->path = xstrdup(e->path);
+		if (e->st->st_nlink > 1)
+			hardlink_problem(g, e);
 	}
 	return TREE_NEXT;
 }
@@ -226,8 +253,11 @@ static void on_entry(void *ctx, const struct bundle_entry *e)
 	int mi;
 
 	g->cur_meta = -2;
-	if (e->type == BUNDLE_DIR)
+	g->entries++;
+	if (e->type == BUNDLE_DIR) {
+		add_dir(g, e->name);
 		return;
+	}
 	if (e->type == BUNDLE_OTHER) {
 		const char *name = e->name[0] ? e->name : "(entry without a name)";
 		if (!strncmp(e->other, "unsafe name", 11))
@@ -277,7 +307,12 @@ static void on_data(void *ctx, const void *buf, size_t len)
 	}
 }
 
-static void gather_bundle(struct gather *g, const char *path)
+/*
+ * Streams the bundle. Returns 0 when something of it was read (judge
+ * that), -1 when nothing was: then the one problem says why, and a list
+ * of missing files would only bury it.
+ */
+static int gather_bundle(struct gather *g, const char *path)
 {
 	char *err = NULL;
 
@@ -291,9 +326,12 @@ static void gather_bundle(struct gather *g, const char *path)
 			sha256_final(g->h, dummy);
 			g->h = NULL;
 			g->f[g->n - 1].failed = 1;
-			problem(g->out, g->f[g->n - 1].name, "cut short: the bundle ends inside it");
+			problem(g->out, g->f[g->n - 1].name, "not checked: the bundle breaks off "
+				"inside it");
 		}
+		return g->entries ? 0 : -1;
 	}
+	return 0;
 }
 
 static int found_cmp(const void *a, const void *b)
@@ -316,6 +354,93 @@ static struct found *find(struct gather *g, const char *name)
 	if (!g->n)
 		return NULL;
 	return bsearch(&key, g->f, g->n, sizeof(*g->f), found_cmp);
+}
+
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * Non-zero when a sorted array of n records of size bytes, each starting
+ * with its char *name (struct found, struct manifest_entry), names
+ * something below directory dir.
+ */
+_Static_assert(offsetof(struct found, name) == 0, "any_below() reads the name first");
+_Static_assert(offsetof(struct manifest_entry, name) == 0, "any_below() reads the name first");
+
+static int any_below(const void *base, size_t n, size_t size, const char *dir)
+{
+	size_t lo = 0, hi = n, len = strlen(dir);
+	char *prefix = xasprintf("%s/", dir);
+	int found;
+
+#define NAME_AT(i) (*(char *const *)((const char *)base + (i) * size))
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (strcmp(NAME_AT(mid), prefix) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	found = lo < n && !strncmp(NAME_AT(lo), prefix, len + 1);
+#undef NAME_AT
+	free(prefix);
+	return found;
+}
+
+/*
+ * Every directory must hold a listed file (m NULL: not known), and no
+ * name may stand for both a directory and a file, or for two entries:
+ * an extractor would keep one of them, or make the directory and fail on
+ * the file, and an auditor extracting must get exactly what was signed.
+ */
+static void judge_dirs(struct gather *g, const struct manifest *m)
+{
+	struct verify_result *r = g->out;
+
+	if (g->ndirs)
+		qsort(g->dirs, g->ndirs, sizeof(*g->dirs), str_cmp);
+	for (size_t i = 0; i < g->ndirs; i++) {
+		const char *d = g->dirs[i];
+		if (i && !strcmp(g->dirs[i - 1], d)) {
+			problem(r, d, "appears more than once in the bundle (as a directory)");
+			continue;
+		}
+		int mi = meta_index(d);
+		if (find(g, d) || (mi >= 0 && g->state[mi] != META_ABSENT))
+			problem(r, d, "both a directory and a file: extracting keeps only one of "
+				"them");
+		/* A directory of unlisted files: those files are named already. */
+		else if (m && !any_below(m->e, m->n, sizeof(*m->e), d) &&
+			 !any_below(g->f, g->n, sizeof(*g->f), d))
+			problem(r, d, "unlisted directory: SHA256 lists no file in it, and an "
+				"extracted copy must hold exactly what was signed");
+	}
+}
+
+/*
+ * SHA256 is missing at the top but sits one level down: the evidence was
+ * given (or packed) from the directory above it. Says how to do it, and
+ * returns 1; 0 when there is no such file.
+ */
+static int nested_manifest(struct gather *g)
+{
+	for (size_t i = 0; i < g->n; i++) {
+		const char *slash = strchr(g->f[i].name, '/');
+		if (!slash || strcmp(slash + 1, SEAL_MANIFEST))
+			continue;
+		if (g->out->is_bundle)
+			problem(g->out, SEAL_MANIFEST, "not at the top level of the bundle: found "
+				"'%s'; entries must be at the top level (SHA256, SHA256.sig, "
+				"report.md, ...), as 'abev pack DIR --out FILE' or 'tar -C DIR "
+				"-czf FILE .' write them", g->f[i].name);
+		else
+			problem(g->out, SEAL_MANIFEST, "not at the top level: found '%s'; give the "
+				"directory that holds it", g->f[i].name);
+		return 1;
+	}
+	return 0;
 }
 
 /*
@@ -349,6 +474,9 @@ static void judge(struct gather *g, const struct seal_pub *pub)
 		if (!strcmp(g->f[i - 1].name, g->f[i].name))
 			problem(r, g->f[i].name, "appears more than once in the bundle");
 
+	/* Nothing else can be judged: every name is one level off. */
+	if (g->state[0] == META_ABSENT && g->state[1] == META_ABSENT && nested_manifest(g))
+		return;
 	r->signature_present = g->state[1] != META_ABSENT;
 	if (g->state[1] == META_ABSENT && pub) {
 		problem(r, SEAL_SIGNATURE, "missing: the evidence is unsigned (sealed with "
@@ -382,13 +510,17 @@ static void judge(struct gather *g, const struct seal_pub *pub)
 		text_len = g->meta[0].len;
 		source = SEAL_MANIFEST;
 	}
-	if (!text)
+	if (!text) {
+		judge_dirs(g, NULL);
 		return;
+	}
 	if (manifest_parse(text, text_len, &m, &err) < 0) {
 		problem(r, source, "%s", err ? err : "malformed manifest");
 		free(err);
+		judge_dirs(g, NULL);
 		return;
 	}
+	judge_dirs(g, &m);
 	r->files_listed = m.n;
 	for (size_t i = 0; i < m.n; i++) {
 		struct found *f = find(g, m.e[i].name);
@@ -409,8 +541,10 @@ static void judge(struct gather *g, const struct seal_pub *pub)
 		}
 		r->files_checked++;
 	}
+	/* A name that appears twice is a problem already; one of its copies matched. */
 	for (size_t i = 0; i < g->n; i++)
-		if (!g->f[i].matched && (i == 0 || strcmp(g->f[i - 1].name, g->f[i].name)))
+		if (!g->f[i].matched && (i == 0 || strcmp(g->f[i - 1].name, g->f[i].name)) &&
+		    (i + 1 == g->n || strcmp(g->f[i + 1].name, g->f[i].name)))
 			problem(r, g->f[i].name, "not listed in SHA256");
 	manifest_release(&m);
 }
@@ -434,6 +568,12 @@ int verify_path(const char *path, const struct seal_pub *pub, struct verify_resu
 	if (S_ISDIR(st.st_mode)) {
 		if (gather_dir(&g, path) < 0)
 			goto out;
+	} else if (bundle_named_like(path) || bundle_is_bundle(path)) {
+		/* Meant as a bundle: whatever is wrong with it is a verdict, not a usage error. */
+		if (gather_bundle(&g, path) < 0) {
+			ret = 0;
+			goto out;
+		}
 	} else {
 		int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 		if (fd < 0) {
@@ -441,11 +581,8 @@ int verify_path(const char *path, const struct seal_pub *pub, struct verify_resu
 			goto out;
 		}
 		close(fd);
-		if (!bundle_is_bundle(path)) {
-			error("'%s' is neither an evidence directory nor a bundle", path);
-			goto out;
-		}
-		gather_bundle(&g, path);
+		error("'%s' is neither an evidence directory nor a bundle (.tar.zst, .tar.gz)", path);
+		goto out;
 	}
 	judge(&g, pub);
 	if (out->nproblems)
@@ -457,6 +594,9 @@ out:
 		free(g.f[i].path);
 	}
 	free(g.f);
+	for (size_t i = 0; i < g.ndirs; i++)
+		free(g.dirs[i]);
+	free(g.dirs);
 	strbuf_release(&g.meta[0]);
 	strbuf_release(&g.meta[1]);
 	if (ret < 0)

@@ -553,9 +553,49 @@ static void test_read_refuses(void **state)
 	char *cmd = xasprintf("tar -C '%s' -cf '%s' a.bin", src, plain);
 	assert_int_equal(system(cmd), 0);
 	assert_false(bundle_is_bundle(plain));
+	assert_true(bundle_named_like(plain));
 	assert_int_equal(bundle_read(plain, on_entry, on_data, &s, &err), -1);
+	assert_non_null(strstr(err, "is an uncompressed tar archive"));
 	free(err);
 	free(cmd);
+
+	/* Empty, and a gzip stream cut inside its 8-byte trailer (libarchive gives no message). */
+	char *empty = path_join(d, "empty.tar.zst");
+	assert_int_equal(write_file_atomic(empty, "", 0), 0);
+	assert_int_equal(bundle_read(empty, on_entry, on_data, &s, &err), -1);
+	assert_non_null(strstr(err, "is an empty file (0 bytes)"));
+	free(err);
+	char *gzb = path_join(d, "ev.tar.gz");
+	assert_int_equal(bundle_pack(src, gzb), 0);
+	whole = slurp(gzb);
+	unlink(cut);
+	assert_int_equal(write_file_atomic(cut, whole.buf, whole.len - 4), 0);
+	assert_int_equal(bundle_read(cut, on_entry, on_data, &s, &err), -1);
+	assert_null(strstr(err, "(null)"));
+	assert_non_null(strstr(err, "truncated"));
+	free(err);
+	strbuf_release(&whole);
+	free(empty);
+	free(gzb);
+
+	/* Stock tar's layout: a "./" root entry and "./" before every name. */
+	char *stock = path_join(d, "stock.tar.gz");
+	cmd = xasprintf("tar -C '%s' --sort=name -czf '%s' .", src, stock);
+	assert_int_equal(system(cmd), 0);
+	seen_release(&s);
+	assert_int_equal(bundle_read(stock, on_entry, on_data, &s, &err), 0);
+	assert_string_equal(s.log.buf, "F a.bin 262144\nF b.bin 1024\n");
+	free(cmd);
+	/* Bytes after the gzip stream, which libarchive's reader would pass over in silence. */
+	whole = slurp(stock);
+	strbuf_adds(&whole, "appended\n");
+	unlink(stock);
+	assert_int_equal(write_file_atomic(stock, whole.buf, whole.len), 0);
+	assert_int_equal(bundle_read(stock, on_entry, on_data, &s, &err), -1);
+	assert_non_null(strstr(err, "9 bytes after the end of its compressed stream"));
+	free(err);
+	strbuf_release(&whole);
+	free(stock);
 
 	seen_release(&s);
 	free(text);

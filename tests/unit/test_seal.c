@@ -26,6 +26,7 @@
 #include "seal.h"
 #include "util.h"
 #include "testutil.h"
+#include "verify.h"
 
 /* ---- fixtures ------------------------------------------------------ */
 
@@ -380,6 +381,18 @@ static void test_pub_read_refuses(void **state)
 	assert_int_equal(seal_pub_read(path, &pub, &err), 0);
 	assert_memory_equal(&pub, &f.pub, sizeof(pub));
 
+	/* The PEM form abev keygen writes beside it reads as the same key. */
+	char *pem = xasprintf("%s.pub.pem", f.prefix), *key = xasprintf("%s.key", f.prefix);
+	memset(&pub, 0, sizeof(pub));
+	assert_int_equal(seal_pub_read(pem, &pub, &err), 0);
+	assert_memory_equal(&pub, &f.pub, sizeof(pub));
+	/* The private key, given by mistake, is named as one. */
+	assert_int_equal(seal_pub_read(key, &pub, &err), -1);
+	assert_non_null(strstr(err, "is a private key"));
+	free(err);
+	free(pem);
+	free(key);
+
 	free(long_comment);
 	free(b64);
 	free(good);
@@ -509,7 +522,10 @@ static void test_check_refuses(void **state)
 	CASE("bad signature", xstrdup(sig), len - 1);
 	CASE("missing newline after the base64 line", xstrdup(sig), (size_t)(l2 - sig) + 50);
 	CASE("missing newline after the comment line", xstrdup(sig), 10);
-	CASE("missing newline after the comment line", xstrdup(sig), 0);
+	CASE("empty file", xstrdup(sig), 0);
+	/* CRLF line endings, as a Windows editor writes them. */
+	CASE("CRLF line ending", xasprintf("untrusted comment: c\r\n%s", l2),
+	     len - (size_t)(l2 - sig) + strlen("untrusted comment: c\r\n"));
 	/* Garbage base64 of the right length. */
 	char *g = xstrdup(sig);
 	memset(g + (l2 - sig), '!', 100);
@@ -746,18 +762,19 @@ static void test_manifest_parse_refuses(void **state)
 		const char *want;
 	} cases[] = {
 		{ "SHA256 (a) = " H64, "SHA256:1: missing newline at the end" },
-		{ "SHA256 (a) = " H64 "\n\n", "SHA256:2: expected 'SHA256 (name) = <64 hex digits>'" },
+		{ "SHA256 (a) = " H64 "\n\n", "SHA256:2: blank line; expected 'SHA256 (name) = " },
 		{ "SHA256 (a) = " H64 "\nSHA256 (b) = " H64 "\nSHA256 (c)= " H64 "\n",
 		  "SHA256:3: expected 'SHA256 (name) = <64 hex digits>'" },
 		{ "SHA256 (a) = " H64 "0\n", "SHA256:1: expected" },
 		{ "SHA256 (a) = BA7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad\n",
-		  "SHA256:1: expected" },
+		  "SHA256:1: uppercase hex digits" },
 		{ "SHA256 (a)  = " H64 "\n", "SHA256:1: expected" },
 		{ "SHA256  (a) = " H64 "\n", "SHA256:1: expected" },
 		{ "sha256 (a) = " H64 "\n", "SHA256:1: expected" },
 		{ "SHA256 () = " H64 "\n", "SHA256:1: expected" },
-		{ H64 "  a\n", "SHA256:1: expected" },
-		{ "SHA256 (a) = " H64 "\r\n", "SHA256:1: expected" },
+		{ H64 "  a\n", "SHA256:1: the untagged sha256sum form" },
+		{ H64 " *a\n", "SHA256:1: the untagged sha256sum form" },
+		{ "SHA256 (a) = " H64 "\r\n", "SHA256:1: CRLF line ending" },
 		{ "# comment\n", "SHA256:1: expected" },
 		{ "SHA256 (b) = " H64 "\nSHA256 (a) = " H64 "\n", "SHA256:2: 'a' is out of order" },
 		{ "SHA256 (a) = " H64 "\nSHA256 (a) = " H64 "\n", "SHA256:2: 'a' is listed twice" },
@@ -822,6 +839,52 @@ static void sealed_release(struct sealed *s)
 {
 	free(s->dir);
 	keyfix_release(&s->key);
+}
+
+/*
+ * What a run may leave that abev verify refuses — empty directories, a
+ * file linked in from elsewhere — is settled by sealing, so that abev's
+ * own evidence verifies; the file outside keeps its bytes.
+ */
+static void test_seal_settles(void **state)
+{
+	char *d = tu_tmpdir("settle"), *ev = path_join(d, "ev");
+	char *outside = path_join(d, "outside.log"), *inside = path_join(ev, "runs/a/linked.log");
+	char *deep = path_join(ev, "runs/empty/deeper/still");
+	struct verify_result r;
+	struct stat st;
+	(void)state;
+
+	tu_puts(ev, "runs/a/test.log", "log\n");
+	tu_puts(d, "outside.log", "shared bytes\n");
+	assert_int_equal(link(outside, inside), 0);
+	assert_int_equal(mkdir_p(deep), 0);
+	assert_int_equal(seal_evidence(ev, NULL), 0);
+
+	assert_int_equal(verify_path(ev, NULL, &r), 0);
+	for (size_t i = 0; i < r.nproblems; i++)
+		print_message("problem: %s: %s\n", r.problems[i].file, r.problems[i].reason);
+	assert_int_equal(r.nproblems, 0);
+	assert_int_equal(r.files_checked, 2);
+	verify_result_release(&r);
+	char *empty = path_join(ev, "runs/empty");
+	assert_int_equal(lstat(empty, &st), -1);
+	assert_int_equal(errno, ENOENT);
+	assert_int_equal(lstat(inside, &st), 0);
+	assert_int_equal(st.st_nlink, 1);
+	assert_int_equal(lstat(outside, &st), 0);
+	assert_int_equal(st.st_nlink, 1);
+	size_t len;
+	char *text = slurp(inside, &len);
+	assert_string_equal(text, "shared bytes\n");
+	free(text);
+	free(empty);
+	free(deep);
+	free(inside);
+	free(outside);
+	free(ev);
+	tu_rm_rf(d);
+	free(d);
 }
 
 static void test_seal_evidence(void **state)
@@ -1012,6 +1075,7 @@ int main(void)
 		cmocka_unit_test(test_manifest_build_refuses),
 		cmocka_unit_test(test_manifest_parse_refuses),
 		cmocka_unit_test(test_seal_evidence),
+		cmocka_unit_test(test_seal_settles),
 		cmocka_unit_test(test_interop_openssl),
 		cmocka_unit_test(test_interop_signify),
 		cmocka_unit_test(test_interop_sha256sum),

@@ -172,6 +172,17 @@ static void test_clean(void **state)
 	assert_int_equal(verify_path(missing, &fx->pub, &r), -1);
 	assert_non_null(strstr(last_error, "No such file"));
 	set_error_routine(NULL);
+	/* Named like a bundle, it is judged as one: a problem that says why, not -1. */
+	char *empty = path_join(fx->root, "empty.tar.gz");
+	assert_int_equal(write_file_atomic(empty, "", 0), 0);
+	assert_int_equal(verify_path(empty, &fx->pub, &r), 0);
+	assert_true(r.is_bundle);
+	if (r.nproblems != 1 || !has_problem(&r, empty, "is an empty file (0 bytes)")) {
+		dump(&r);
+		fail();
+	}
+	verify_result_release(&r);
+	free(empty);
 	free(notes);
 	free(missing);
 	free(ev);
@@ -282,6 +293,24 @@ static void sig_as_symlink(const char *ev, struct fixture *fx)
 	free(p);
 }
 
+/* A second name for a listed file, outside the evidence: its content still matches. */
+static void hardlink_outside(const char *ev, struct fixture *fx)
+{
+	char *p = path_join(ev, "notes.txt");
+	char *out = xasprintf("%s/outside-%d", fx->root, fx->serial);
+	assert_int_equal(link(p, out), 0);
+	free(p);
+	free(out);
+}
+
+static void empty_dir(const char *ev, struct fixture *fx)
+{
+	char *p = path_join(ev, "runs/extra");
+	(void)fx;
+	assert_int_equal(mkdir(p, 0755), 0);
+	free(p);
+}
+
 static const struct {
 	const char *what;
 	void (*tamper)(const char *ev, struct fixture *fx);
@@ -306,6 +335,10 @@ static const struct {
 	{ "symlink planted", plant_symlink, 0, 1, NFILES, 1, "runs/a/run-1/passwd", "symlink", NULL, NULL },
 	{ "FIFO planted", plant_fifo, 0, 1, NFILES, 1, "runs/fifo", "FIFO", NULL, NULL },
 	{ "SHA256.sig is a symlink", sig_as_symlink, 0, 0, NFILES, 1, "SHA256.sig", "symlink", NULL, NULL },
+	/* Packed, the link is a plain file again: only the directory shows it. */
+	{ "hardlink to outside", hardlink_outside, 0, 1, NFILES, 1, "notes.txt", "a hardlink (the file "
+	  "has 2 names)", NULL, NULL },
+	{ "empty directory", empty_dir, 1, 1, NFILES, 1, "runs/extra", "unlisted directory", NULL, NULL },
 };
 
 static void check_case(const struct verify_result *r, size_t i)
@@ -464,6 +497,12 @@ static void test_hostile_bundle(void **state)
 		  "appears more than once in the bundle" },
 		{ { "SHA256.sig", AE_IFREG, NULL, NULL, "forged\n" }, "SHA256.sig",
 		  "appears more than once in the bundle" },
+		/* GNU tar would make notes.txt a directory, or fail on it. */
+		{ { "notes.txt/", AE_IFDIR, NULL, NULL, NULL }, "notes.txt",
+		  "both a directory and a file" },
+		{ { "runs/", AE_IFDIR, NULL, NULL, NULL }, "runs",
+		  "appears more than once in the bundle (as a directory)" },
+		{ { "runs/empty/", AE_IFDIR, NULL, NULL, NULL }, "runs/empty", "unlisted directory" },
 	};
 	struct fixture *fx = *state;
 	char *ev = make_evidence(fx);

@@ -1,0 +1,2 @@
+untrusted comment: c
+RWQYmx6hJKcqrSmsL7I1uDu+QcRHyk3QU9ZZ3F/iZehr7nH0d/p9AIMGiQyPEpUYmx6hJKcqrTCzNrk8v0LFSMtO0VTXWt1g42Y=

@@ -1,0 +1,1 @@
+untrusted comment: c

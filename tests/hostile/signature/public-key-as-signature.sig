@@ -1,0 +1,2 @@
+untrusted comment: abev public key
+RWQYmx6hJKcqrTq9QMNGyUzPUtVY217hZOdq7XDzdvl8/4IFiAuOEZQX
