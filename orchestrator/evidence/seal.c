@@ -21,7 +21,6 @@
 
 /* As deep as manifest_build() goes. */
 #define SETTLE_MAX_DEPTH 64
-#define SETTLE_CHUNK (64 * 1024)
 
 /* Paths found by the walk: directories in walk order, files with more than one name. */
 struct settle {
@@ -62,7 +61,7 @@ static enum tree_step settle_failed(void *ctx, const char *name, const char *wha
  */
 static int unshare(const char *path)
 {
-	char *tmp = xasprintf("%s.abev-unshare-XXXXXX", path), *buf = xmalloc(SETTLE_CHUNK);
+	char *tmp = xasprintf("%s.abev-unshare-XXXXXX", path);
 	int in = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY), out = -1, ret = -1;
 	struct stat st;
 	ssize_t n;
@@ -76,14 +75,9 @@ static int unshare(const char *path)
 		error("cannot copy '%s' to give it a name of its own: %s", path, strerror(errno));
 		goto out;
 	}
-	while ((n = read(in, buf, SETTLE_CHUNK)) != 0) {
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 || write_all(out, buf, (size_t)n) < 0) {
-			error("cannot copy '%s' to give it a name of its own: %s", path,
-			      strerror(errno));
-			goto out;
-		}
+	if (copy_fd(in, out, UINT64_MAX) != COPY_OK) {
+		error("cannot copy '%s' to give it a name of its own: %s", path, strerror(errno));
+		goto out;
 	}
 	n = close(out);
 	out = -1;
@@ -100,7 +94,6 @@ out:
 	if (ret < 0)
 		unlink(tmp);
 	free(tmp);
-	free(buf);
 	return ret;
 }
 

@@ -209,35 +209,26 @@ static void collect_release(struct collect *c)
  */
 static int copy_file(int in, const char *src, const char *dst, uint64_t max, char **err)
 {
-	char buf[65536];
 	int out = -1, ret = -1;
-	uint64_t total = 0;
 
 	out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	if (out < 0) {
 		*err = xasprintf("cannot create '%s': %s", dst, strerror(errno));
 		goto out;
 	}
-	for (;;) {
-		ssize_t n = read(in, buf, sizeof(buf));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			*err = xasprintf("cannot read '%s': %s", src, strerror(errno));
-			goto out;
-		}
-		if (n == 0)
-			break;
-		total += (uint64_t)n;
-		if (total > max) {
-			*err = xasprintf("'%s' is larger than the limit of %llu bytes", src,
-					 (unsigned long long)max);
-			goto out;
-		}
-		if (write_all(out, buf, (size_t)n) < 0) {
-			*err = xasprintf("cannot write '%s': %s", dst, strerror(errno));
-			goto out;
-		}
+	switch (copy_fd(in, out, max)) {
+	case COPY_OK:
+		break;
+	case COPY_READ:
+		*err = xasprintf("cannot read '%s': %s", src, strerror(errno));
+		goto out;
+	case COPY_WRITE:
+		*err = xasprintf("cannot write '%s': %s", dst, strerror(errno));
+		goto out;
+	case COPY_TOO_BIG:
+		*err = xasprintf("'%s' is larger than the limit of %llu bytes", src,
+				 (unsigned long long)max);
+		goto out;
 	}
 	if (close(out) < 0) {
 		out = -1;

@@ -531,6 +531,27 @@ int write_all(int fd, const void *data, size_t len)
 	return 0;
 }
 
+enum copy_result copy_fd(int in, int out, uint64_t max)
+{
+	char buf[65536];
+	uint64_t total = 0;
+
+	for (;;) {
+		ssize_t n = read(in, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return COPY_READ;
+		if (n == 0)
+			return COPY_OK;
+		total += (uint64_t)n;
+		if (total > max)
+			return COPY_TOO_BIG;
+		if (write_all(out, buf, (size_t)n) < 0)
+			return COPY_WRITE;
+	}
+}
+
 int write_file_atomic(const char *path, const void *data, size_t len)
 {
 	char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());

@@ -172,6 +172,13 @@ int write_file_new(const char *path, mode_t mode, const void *data, size_t len);
 int sync_filesystem(const char *dir);
 /* Writes all of len bytes to fd, retrying on EINTR. 0 or -1 (errno set). */
 int write_all(int fd, const void *data, size_t len);
+/* What copy_fd() did; on COPY_READ and COPY_WRITE errno says why. */
+enum copy_result { COPY_OK, COPY_READ, COPY_WRITE, COPY_TOO_BIG };
+/*
+ * Copies what is left to read of in to out, at most max bytes (one more
+ * is COPY_TOO_BIG), retrying on EINTR. Closes neither descriptor.
+ */
+enum copy_result copy_fd(int in, int out, uint64_t max);
 
 /*
  * A seeded pseudo-random generator that gives the same stream on every
