@@ -26,15 +26,21 @@ struct results_dialect;
 #define LABEL_MAX 80         /* names quoted in notes */
 #define REASON_MAX 300
 /*
- * The longest piece of markup (a start tag with its attributes, a comment,
- * a processing instruction) libxml2 may hold unparsed while it waits for
- * its end: past it the file is refused in abev's words, well before
- * libxml2's own 10,000,000-byte "Huge input lookup". Real start tags are a
- * few KiB. It also bounds the attributes of one element, which libxml2
- * 2.9 checks for duplicates pairwise: 256 KiB hold some 40,000 ("a=''"),
- * 0.3 s of that check, where 1 MiB held 150,000 and took 5 s.
+ * The longest start or end tag libxml2 may hold unparsed while it waits
+ * for its end: past it the file is refused in abev's words. Real start
+ * tags are a few KiB. It also bounds the attributes of one element, which
+ * libxml2 2.9 checks for duplicates pairwise: 256 KiB hold some 40,000
+ * ("a=''"), 0.3 s of that check, where 1 MiB held 150,000 and took 5 s.
  */
 #define RESULTS_MARKUP_MAX (256 * 1024)
+/*
+ * The same for anything else libxml2 holds whole until its end — a CDATA
+ * section (libxml2 2.9's push parser hands one out 300 bytes per call, so
+ * a long one in a JUnit system-out is held), a comment, a PI: below
+ * libxml2's own "Huge input lookup" at 10,000,000 bytes, which the reader
+ * before this one ran into.
+ */
+#define RESULTS_HELD_MAX (8 * 1024 * 1024)
 /* Attributes on one element. */
 #define RESULTS_ATTRS_MAX 4096
 

@@ -21,8 +21,9 @@
  * RECOVER, with NONET, and a process-wide external entity loader refuses
  * everything (the document itself comes through the read loop).
  * libxml2 holds a piece of markup (a start tag with its attributes, a
- * comment) until it has seen its end; the read loop refuses one longer
- * than RESULTS_MARKUP_MAX, in abev's words, before libxml2 reaches its own
+ * comment, a CDATA section) until it has seen its end; the read loop
+ * refuses a tag longer than RESULTS_MARKUP_MAX and anything else longer
+ * than RESULTS_HELD_MAX, in abev's words, before libxml2 reaches its own
  * "Huge input lookup" at 10 MB.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -518,19 +519,39 @@ static ssize_t read_chunk(struct parser *p, char *buf, size_t len)
 	return n;
 }
 
-/* What the markup libxml2 holds unparsed at s (len bytes) is, for the refusal. */
-static void describe_markup(struct parser *p, const char *s, size_t len)
+/* The bytes libxml2 holds unparsed: the piece of markup it waits to see the end of. */
+static size_t held(const struct parser *p)
+{
+	xmlParserInputPtr in = p->ctxt->input;
+	return in && in->cur && in->end > in->cur ? (size_t)(in->end - in->cur) : 0;
+}
+
+/* How much libxml2 may hold unparsed in the state it is in. */
+static size_t held_max(const struct parser *p)
+{
+	switch (p->ctxt->instate) {
+	case XML_PARSER_START_TAG:
+	case XML_PARSER_END_TAG:
+		return RESULTS_MARKUP_MAX;
+	default:
+		return RESULTS_HELD_MAX;
+	}
+}
+
+/* Refuses the markup libxml2 holds unparsed at s (len bytes, at least max), saying what it is. */
+static void refuse_held(struct parser *p, const char *s, size_t len, size_t max)
 {
 	char name[LABEL_MAX];
 	size_t i = 1, k = 0;
 	char quote = 0;
+	const char *what = p->ctxt->instate == XML_PARSER_CDATA_SECTION ? "a CDATA section"
+			 : len >= 4 && !memcmp(s, "<!--", 4) ? "a comment"
+			 : len >= 2 && !memcmp(s, "<?", 2) ? "a processing instruction"
+			 : len >= 2 && !memcmp(s, "</", 2) ? "an end tag" : NULL;
 
-	if (len < 2 || s[0] != '<' || s[1] == '/' || s[1] == '!' || s[1] == '?') {
-		const char *what = len >= 4 && !memcmp(s, "<!--", 4) ? "a comment"
-				 : len >= 2 && !memcmp(s, "<?", 2) ? "a processing instruction"
-				 : len >= 2 && !memcmp(s, "</", 2) ? "an end tag" : "a piece of markup";
-		results_refuse(p, results_line(p), "%s longer than %d bytes (abev's limit): "
-			       "not a test-result file abev can read", what, RESULTS_MARKUP_MAX);
+	if (what || len < 2 || s[0] != '<') {
+		results_refuse(p, results_line(p), "%s longer than %zu bytes (abev's limit): "
+			       "not a test-result file abev can read", what ? what : "markup", max);
 		return;
 	}
 	while (i < len && k + 1 < sizeof(name) && !strchr(" \t\r\n/>", s[i]))
@@ -541,25 +562,46 @@ static void describe_markup(struct parser *p, const char *s, size_t len)
 	for (; i < len; i++)
 		if (quote ? s[i] == quote : (s[i] == '"' || s[i] == '\''))
 			quote = quote ? 0 : s[i];
-	results_refuse(p, results_line(p), "element '%s': %s longer than %d bytes (abev's limit): "
+	results_refuse(p, results_line(p), "element '%s': %s longer than %zu bytes (abev's limit): "
 		       "not a test-result file abev can read", name,
-		       quote ? "an attribute value" : "a start tag", RESULTS_MARKUP_MAX);
+		       quote ? "an attribute value" : "a start tag", max);
 }
 
-/* Gives libxml2 n bytes; -1 once the parse has stopped. */
-static int feed(struct parser *p, const char *buf, size_t n, int terminate)
+/* Gives libxml2 n bytes (none, with terminate, for the end); -1 once the parse has stopped. */
+static int feed_step(struct parser *p, const char *buf, size_t n, int terminate)
 {
 	xmlParserCtxtPtr ctxt = p->ctxt;
+	size_t h, max;
 	xmlParseChunk(ctxt, buf, (int)n, terminate);   /* its result is the error recorded below */
 	if (p->reason || p->xml_fatal)
 		return -1;
 	/* Halted before the end without an error of its own (it should not happen): stop too. */
 	if (ctxt->instate == XML_PARSER_EOF && !terminate)
 		return -1;
-	if (ctxt->input && ctxt->input->cur && ctxt->input->end - ctxt->input->cur > RESULTS_MARKUP_MAX) {
-		describe_markup(p, (const char *)ctxt->input->cur,
-				(size_t)(ctxt->input->end - ctxt->input->cur));
+	h = held(p);
+	max = held_max(p);
+	if (h >= max && !terminate) {
+		refuse_held(p, (const char *)ctxt->input->cur, h, max);
 		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Gives libxml2 n bytes in steps that leave it holding less than
+ * held_max() unparsed: a start tag of exactly RESULTS_MARKUP_MAX bytes
+ * passes, one byte more is refused, wherever the chunks fall.
+ */
+static int feed(struct parser *p, const char *buf, size_t n)
+{
+	while (n > 0) {
+		size_t h = held(p), max = held_max(p), step = n;
+		if (h + step > max)
+			step = max > h ? max - h : 1;
+		if (feed_step(p, buf, step, 0) < 0)
+			return -1;
+		buf += step;
+		n -= step;
 	}
 	return 0;
 }
@@ -611,16 +653,16 @@ int results_sax_read(struct parser *p)
 		goto out;
 	head = n < 4 ? (size_t)n : 4;
 	if (parser_create(p, buf, head) < 0 ||
-	    ((size_t)n > head && feed(p, buf + head, (size_t)n - head, 0) < 0))
+	    ((size_t)n > head && feed(p, buf + head, (size_t)n - head) < 0))
 		goto out;
 	/* Bounded: every round consumes input, and input stops at max_bytes. */
 	while ((n = read_chunk(p, buf, CHUNK)) > 0)
-		if (feed(p, buf, (size_t)n, 0) < 0)
+		if (feed(p, buf, (size_t)n) < 0)
 			goto out;
 	if (n < 0)
 		goto out;
 	p->eof = 1;
-	if (feed(p, NULL, 0, 1) < 0)
+	if (feed_step(p, NULL, 0, 1) < 0)
 		goto out;
 	ret = 0;
 out:
