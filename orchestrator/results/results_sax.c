@@ -261,11 +261,12 @@ static void on_start(void *ctx, const xmlChar *localname, const xmlChar *prefix,
 		/*
 		 * An unbound prefix (libxml2 has raised it, and it becomes a note):
 		 * the element is "x:name", as libxml2's tree names it. Cut to
-		 * LABEL_MAX, such a name still matches no element abev knows.
+		 * LABEL_MAX it still matches no element abev knows (their names
+		 * are short and have no ':').
 		 */
-		int n = snprintf(qname, sizeof(qname), "%s:%s", (const char *)prefix,
-				 (const char *)localname);
-		(void)n;
+		if (snprintf(qname, sizeof(qname), "%s:%s", (const char *)prefix,
+			     (const char *)localname) < 0)
+			memcpy(qname, ":", 2);
 		localname = (const xmlChar *)qname;
 	}
 	results_element_start(p, (const char *)localname);
