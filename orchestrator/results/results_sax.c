@@ -371,9 +371,14 @@ static void on_xml_error(void *arg, xmlErrorPtr e)
 {
 	struct parser *p = arg;
 	char line[REASON_MAX];
-	if (!e || e->level < XML_ERR_ERROR || p->xml_reason)
+	/*
+	 * The first error, unless a fatal one follows a recoverable one (a
+	 * namespace error): the fatal one is why the read stopped.
+	 */
+	if (!e || e->level < XML_ERR_ERROR || (p->xml_reason && (p->xml_fatal || e->level != XML_ERR_FATAL)))
 		return;
 	results_clean_line(line, sizeof(line), e->message ? e->message : "malformed XML");
+	free(p->xml_reason);
 	p->xml_reason = xstrdup(line[0] ? line : "malformed XML");
 	p->xml_line = e->line;
 	p->xml_code = e->code;
@@ -574,7 +579,8 @@ static int feed_step(struct parser *p, const char *buf, size_t n, int terminate)
 	xmlParserCtxtPtr ctxt = p->ctxt;
 	size_t h, max;
 	xmlParseChunk(ctxt, buf, (int)n, terminate);   /* its result is the error recorded below */
-	if (p->reason || p->xml_fatal)
+	/* Not well-formed and no longer reporting (its fatal errors): nothing more will be read. */
+	if (p->reason || p->xml_fatal || (!ctxt->wellFormed && ctxt->disableSAX))
 		return -1;
 	/* Halted before the end without an error of its own (it should not happen): stop too. */
 	if (ctxt->instate == XML_PARSER_EOF && !terminate)

@@ -194,6 +194,9 @@ static const struct refusal refusals[] = {
 	  ":1: a processing instruction longer than 8388608 bytes" },
 	{ "long-end-tag.xml", "<testsuites></testsuites", ' ', 300 * KIB, ">",
 	  ":1: an end tag longer than 262144 bytes" },
+	/* A namespace error is read on; a fatal error after it still stops the read. */
+	{ "namespace-then-fatal.xml", "<testsuite><x:testcase name=\"a\"/>\n<testcase>", ' ', 0,
+	  "</testsuite>", ":2: not well-formed XML: Opening and ending tag mismatch: testcase line 2 and testsuite" },
 	{ "control-char.xml", "<testsuite><testcase name=\"a\x01\"/>", ' ', 0, "</testsuite>",
 	  ":1: a character XML does not allow" },
 };
