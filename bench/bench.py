@@ -29,7 +29,8 @@ Asserts nothing about time; exits 2 when a tool is missing, 1 when a tool
 gave a wrong answer (abev's counts or digests differ from the generator's or
 sha256sum's, or bundles of the same evidence differ). Needs only Python 3's
 standard library. Environment: ABEV, BENCH_HASH (set by make), BENCH_SCALE,
-BENCH_ROUNDS, BENCH_OUT (default bench/results.md), TMPDIR.
+BENCH_ROUNDS, BENCH_OUT (default bench/results.md), TMPDIR; BENCH_ONLY=trx runs
+the TRX part alone and prints its lines of results.md instead of writing it.
 """
 import datetime
 import hashlib
@@ -399,6 +400,51 @@ def table(header, rows):
     return "\n".join(out)
 
 
+def trx_profile(t):
+    """A sentence on where `abev results` spent its cycles at the largest size, or ""."""
+    prof = t.get("profile")
+    if not prof:
+        return ""
+    xml = sum(v for k, v in prof.items() if k.startswith("libxml2"))
+    own = prof.get("abev", 0.0)
+    libc = sum(v for k, v in prof.items() if k.startswith("libc"))
+    kern = sum(v for k, v in prof.items() if "kernel" in k)
+    return (f"A perf profile of `abev results` on the {t['bytes'] / 1e6:.0f} MB file puts "
+            f"{xml:.0f}% of its cycles in libxml2, {own:.0f}% in abev's own code, {libc:.0f}% "
+            f"in libc and {kern:.0f}% in the kernel (reading the file).")
+
+
+def trx_why(t):
+    """The paragraph for a missed TRX goal: by how much, and what the profile says."""
+    return (f"**2. TRX parsing**: {t['ratio']:.2f}x xmllint --stream against 0.7x, "
+            f"{(t['ratio'] / 0.7 - 1) * 100:.0f}% over. abev reads result files with "
+            "libxml2's SAX2 push parser, which builds no node; `xmllint --stream` drives "
+            "xmlTextReader, which builds a node per element on the same parser, so the "
+            "difference between them is the node building abev does not do, less abev's "
+            "interpretation of each result (attributes, outcome) and the machine's noise. "
+            f"{trx_profile(t)} Peak RSS: abev {t['abev'].rss_mib():.1f} MiB, xmllint "
+            f"{t['xmllint'].rss_mib():.1f} MiB.")
+
+
+def trx_summary_rows(t):
+    return [[f"2. `abev results` vs `xmllint --stream --noout`, {t['results']:,} results, "
+             f"{t['bytes'] / 1e6:.0f} MB", fmt_s(t["abev"].wall()), fmt_s(t["xmllint"].wall()),
+             f"{t['ratio']:.2f}x", verdict(t["ratio"], 0.7)],
+            ["2. peak RSS, same file", f"{t['abev'].rss_mib():.1f} MiB",
+             f"{t['xmllint'].rss_mib():.1f} MiB",
+             f"{t['abev'].rss_mib() / t['xmllint'].rss_mib():.2f}x", "reported"]]
+
+
+def trx_table(tr):
+    return table(["results", "size", "abev results", "ms per MB", "xmllint --stream", "ms per MB",
+                  "ratio", "peak RSS abev", "peak RSS xmllint", "abev CPU"],
+                 [[f"{x['results']:,}", f"{x['bytes'] / 1e6:.1f} MB", fmt_s(x["abev"].wall()),
+                   f"{x['abev'].wall() * 1e9 / x['bytes']:.2f}", fmt_s(x["xmllint"].wall()),
+                   f"{x['xmllint'].wall() * 1e9 / x['bytes']:.2f}", f"{x['ratio']:.2f}x",
+                   f"{x['abev'].rss_mib():.1f} MiB", f"{x['xmllint'].rss_mib():.1f} MiB",
+                   fmt_s(x["abev"].cpu())] for x in tr])
+
+
 def misses(oh, tr, evs, o, t, e, load0, load1):
     """A paragraph for each goal missed: by how much, and what the figures say of why."""
     out = []
@@ -423,25 +469,7 @@ def misses(oh, tr, evs, o, t, e, load0, load1):
             "the child on another core is part of it, and a busy machine lengthens that "
             "wake-up. " + busy)
     if t["ratio"] > 0.7:
-        prof = t.get("profile")
-        share = ""
-        if prof:
-            xml = sum(v for k, v in prof.items() if k.startswith("libxml2"))
-            own = prof.get("abev", 0.0)
-            share = (f" A perf profile of `abev results` in this run puts {xml:.0f}% of its "
-                     f"cycles in libxml2, {own:.0f}% in abev's own code and the rest in libc "
-                     "and the kernel (reading the file).")
-        out.append(
-            f"**2. TRX parsing**: {t['ratio']:.2f}x xmllint --stream against 0.7x, "
-            f"{(t['ratio'] / 0.7 - 1) * 100:.0f}% over. abev reads result files with "
-            "libxml2's xmlTextReader, the same streaming reader `xmllint --stream` drives, "
-            "so the reader's own work is the same on both sides and abev adds its "
-            f"interpretation of each result (attributes, outcome, captured output).{share} "
-            "0.7x cannot be reached by tuning that interpretation: it needs less parsing "
-            "than xmlTextReader does (a push parser with SAX callbacks and no node "
-            "building, or a purpose-built scanner of the few elements abev reads), which "
-            "is the parser owner's call. Peak RSS: abev "
-            f"{t['abev'].rss_mib():.1f} MiB, xmllint {t['xmllint'].rss_mib():.1f} MiB.")
+        out.append(trx_why(t))
     h, p = e["hash"], e["pack"]
     if h[0].wall() / h[2].wall() > 0.5:
         out.append(
@@ -476,12 +504,7 @@ def summary_rows(oh, tr, evs):
                  f"{o['window_ms']:.3f} ms", f"{o['hf_mean_ms']:.3f} ms", f"{bias:+.3f} ms",
                  "met" if abs(bias) <= 0.3 else f"MISSED by {abs(bias) - 0.3:.3f} ms (goal within 0.3 ms)"])
     t = tr[-1]
-    rows.append([f"2. `abev results` vs `xmllint --stream --noout`, {t['results']:,} results, "
-                 f"{t['bytes'] / 1e6:.0f} MB", fmt_s(t["abev"].wall()), fmt_s(t["xmllint"].wall()),
-                 f"{t['ratio']:.2f}x", verdict(t["ratio"], 0.7)])
-    rows.append(["2. peak RSS, same file", f"{t['abev'].rss_mib():.1f} MiB",
-                 f"{t['xmllint'].rss_mib():.1f} MiB",
-                 f"{t['abev'].rss_mib() / t['xmllint'].rss_mib():.2f}x", "reported"])
+    rows += trx_summary_rows(t)
     e = evs[-1]
     h = e["hash"]
     size = size_label(e["bytes"])
@@ -542,14 +565,10 @@ def report(m, oh, tr, evs, rounds, scales, started, elapsed, load0, load1):
                 f"{x['bias_ms']:+.3f} ms", f"{x['create_ms']:.3f} ms"] for x in oh]))
     add("")
     add("### TRX parsing\n")
-    add(table(["results", "size", "abev results", "ms per MB", "xmllint --stream", "ms per MB",
-               "ratio", "peak RSS abev", "peak RSS xmllint", "abev CPU"],
-              [[f"{x['results']:,}", f"{x['bytes'] / 1e6:.1f} MB", fmt_s(x["abev"].wall()),
-                f"{x['abev'].wall() * 1e9 / x['bytes']:.2f}", fmt_s(x["xmllint"].wall()),
-                f"{x['xmllint'].wall() * 1e9 / x['bytes']:.2f}", f"{x['ratio']:.2f}x",
-                f"{x['abev'].rss_mib():.1f} MiB", f"{x['xmllint'].rss_mib():.1f} MiB",
-                fmt_s(x["abev"].cpu())] for x in tr]))
+    add(trx_table(tr))
     add("")
+    if trx_profile(tr[-1]):
+        add(trx_profile(tr[-1]) + "\n")
     add("### Evidence: hashing, verify, pack\n")
     add("16 files, half random bytes (binaries, dumps), half benchmark-log text, in an "
         "evidence directory made and signed by `abev run`; times in ms per MiB.\n")
@@ -578,6 +597,20 @@ def report(m, oh, tr, evs, rounds, scales, started, elapsed, load0, load1):
     return "\n".join(L)
 
 
+def trx_only(scales, rounds, tmp):
+    """BENCH_ONLY=trx: the TRX part alone, printed as the lines of results.md it
+    gives (summary rows, the growth table, the profile, the paragraph if the
+    goal is missed), for an update of those lines; results.md is not written."""
+    tr = [trx(s, rounds, tmp, profile=s == scales[-1]) for s in scales]
+    t = tr[-1]
+    print(f"load average {loadavg()}\n")
+    print(table(["measure", "abev", "stock tool", "ratio", "goal"], trx_summary_rows(t)) + "\n")
+    print(trx_table(tr) + "\n")
+    print(trx_profile(t) + "\n")
+    if t["ratio"] > 0.7:
+        print(trx_why(t))
+
+
 def main():
     check_tools()
     scale_max = int_env("BENCH_SCALE", 100, 1)
@@ -586,6 +619,10 @@ def main():
     tmp_root = tempfile.gettempdir()
     started, t0, load0 = datetime.datetime.now(datetime.timezone.utc), time.monotonic(), loadavg()
     print(f"bench: sizes {scales} x base, {rounds} rounds each, in {tmp_root}; load {load0}")
+    if os.environ.get("BENCH_ONLY") == "trx":
+        with tempfile.TemporaryDirectory(prefix="abev-bench-") as tmp:
+            trx_only(scales, rounds, tmp)
+        return
     with tempfile.TemporaryDirectory(prefix="abev-bench-") as tmp:
         m = machine(tmp_root)
         sh([ABEV, "keygen", "--out", os.path.join(tmp, "k")])

@@ -1,25 +1,15 @@
 /*
- * results: reads VSTest TRX and JUnit XML files with libxml2's streaming
- * reader (xmlTextReader) into counts, the file's own counters, one-line
- * notes and one callback per leaf test. It keeps no DOM and no test beyond
- * the one being read, so memory depends on the limits, not on the file.
- * It does not validate either format, decide what the counts mean for a
- * run (the guards do) or print anything (the caller reports). This file
- * is the reader core: input, hostility, the element loop and the shared
- * helpers; what TRX and JUnit elements mean is in results_trx.c and
- * results_junit.c, plugged in through the table in results_reader.h.
- *
- * Hostile input is handled in layers. The file is opened here (regular
- * files and FIFOs only) and fed to libxml2 through a read callback that
- * counts bytes, so a FIFO is capped like a file. The same callback follows
- * the prolog byte by byte and withholds the input as soon as "<!DOCTYPE"
- * appears there, so libxml2 never sees a DTD: no external entity, external
- * subset or entity loop can be expanded. A DOCTYPE node that slips past
- * the byte scan (UTF-16 input) is refused when the reader reports it. The
- * parser runs without NOENT, DTDLOAD, DTDATTR, DTDVALID, XINCLUDE, HUGE
- * and RECOVER, with NONET, and a process-wide external entity loader that
- * refuses everything (the main document comes through the callback, not
- * the loader).
+ * results: reads VSTest TRX and JUnit XML files into counts, the file's
+ * own counters, one-line notes and one callback per leaf test. It keeps no
+ * DOM and no test beyond the one being read, so memory depends on the
+ * limits, not on the file. It does not validate either format, decide what
+ * the counts mean for a run (the guards do) or print anything (the caller
+ * reports). This file is the reader core: opening the input, the element
+ * dispatch to the dialect the root chose, the shared helpers and the
+ * reasons for a refusal; libxml2's SAX2 push parser and the hardening
+ * around it are results_sax.c's; what TRX and JUnit elements mean is in
+ * results_trx.c and results_junit.c, plugged in through the table in
+ * results_reader.h.
  *
  * JUnit suite-level errors: a testsuite may declare errors (jest: a suite
  * that failed to run) without a testcase for them. Counts come from test
@@ -33,35 +23,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#include <libxml/parser.h>
-#include <libxml/tree.h>
-#include <libxml/xmlerror.h>
-#include <libxml/xmlreader.h>
-
-static pthread_once_t xml_once = PTHREAD_ONCE_INIT;
-
-static xmlParserInputPtr deny_entity_loader(const char *url, const char *id, xmlParserCtxtPtr ctxt)
-{
-	(void)url;
-	(void)id;
-	(void)ctxt;
-	return NULL;
-}
-
-static void xml_setup(void)
-{
-	xmlInitParser();
-	xmlSetExternalEntityLoader(deny_entity_loader);
-}
 
 /* Copies s into dst (size n) as one printable line. */
 void results_clean_line(char *dst, size_t n, const char *s)
@@ -115,16 +82,6 @@ void results_note(struct parser *p, const char *fmt, ...)
 	f->notes[f->nnotes++] = xstrdup(line);
 }
 
-long results_line(struct parser *p)
-{
-	xmlNodePtr n = xmlTextReaderCurrentNode(p->r);
-	long line = n ? xmlGetLineNo(n) : -1;
-	/* Element lines are stored in 16 bits: past 65535 the parser's position is closer. */
-	if (line <= 0 || line >= 65535)
-		line = xmlTextReaderGetParserLineNumber(p->r);
-	return line;
-}
-
 void results_refuse(struct parser *p, long line, const char *fmt, ...)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -136,209 +93,6 @@ void results_refuse(struct parser *p, long line, const char *fmt, ...)
 	va_end(ap);
 	p->reason = strbuf_detach(&sb, NULL);
 	p->reason_line = line;
-}
-
-static void on_xml_error(void *arg, xmlErrorPtr e)
-{
-	struct parser *p = arg;
-	char line[REASON_MAX];
-	if (!e || e->level < XML_ERR_ERROR || p->xml_reason)
-		return;
-	results_clean_line(line, sizeof(line), e->message ? e->message : "malformed XML");
-	p->xml_reason = xstrdup(line[0] ? line : "malformed XML");
-	p->xml_line = e->line;
-	p->xml_code = e->code;
-}
-
-/* libxml2 reports a few problems without a parser context; keep them off stderr. */
-static void on_generic_error(void *arg, const char *fmt, ...)
-{
-	struct parser *p = arg;
-	va_list ap;
-	char buf[REASON_MAX];
-	int n;
-	if (!p || p->generic.len >= REASON_MAX)
-		return;
-	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		strbuf_add(&p->generic, buf, strlen(buf));
-}
-
-/*
- * Follows the prolog (XML declaration, PIs, comments, whitespace) up to the
- * root's start tag. Returns 1 when "<!DOCTYPE" starts at buf[i].
- */
-static int prolog_scan(struct prolog *ps, const char *buf, size_t n)
-{
-	for (size_t i = 0; i < n && ps->state != PS_DONE; i++) {
-		char c = buf[i];
-		/* NUL is no XML character: skipping it reads UTF-16 and UTF-32 prologs too. */
-		if (c == '\0')
-			continue;
-		if (c == '\n')
-			ps->line++;
-		switch (ps->state) {
-		case PS_TEXT:
-			if (c == '<')
-				ps->state = PS_LT;
-			break;
-		case PS_LT:
-			if (c == '?') {
-				ps->state = PS_PI;
-				ps->sub = 0;
-			} else if (c == '!') {
-				ps->state = PS_BANG;
-				ps->want = NULL;
-				ps->sub = 0;
-			} else {
-				ps->state = PS_DONE;
-			}
-			break;
-		case PS_PI:
-			if (c == '>' && ps->sub)
-				ps->state = PS_TEXT;
-			else
-				ps->sub = c == '?';
-			break;
-		case PS_BANG:
-			if (!ps->want)
-				ps->want = c == '-' ? "--" : c == 'D' ? "DOCTYPE" : "";
-			if (c != ps->want[ps->sub]) {
-				ps->state = PS_DONE;   /* not a prolog construct: libxml2 will say so */
-				break;
-			}
-			if (ps->want[++ps->sub])
-				break;
-			if (ps->want[0] == 'D') {
-				ps->doctype_line = ps->line;
-				ps->state = PS_DONE;
-				return 1;
-			}
-			ps->state = PS_COMMENT;
-			ps->sub = 0;
-			break;
-		case PS_COMMENT:
-			if (c == '>' && ps->sub >= 2)
-				ps->state = PS_TEXT;
-			else
-				ps->sub = c == '-' ? ps->sub + 1 : 0;
-			break;
-		case PS_DONE:
-			break;
-		}
-	}
-	return 0;
-}
-
-static int io_read(void *arg, char *buf, int len)
-{
-	struct parser *p = arg;
-	uint64_t room;
-	size_t want;
-	ssize_t n;
-	if (p->oversize || p->read_errno || p->pro.doctype_line > 0)
-		return -1;
-	if (len <= 0)
-		return 0;
-	/* Read one byte past the limit so that a file of exactly max_bytes passes. */
-	room = p->lim.max_bytes - p->nread;
-	if (room < UINT64_MAX)
-		room++;
-	want = (uint64_t)len < room ? (size_t)len : (size_t)room;
-	do
-		n = read(p->fd, buf, want);
-	while (n < 0 && errno == EINTR);
-	if (n < 0) {
-		p->read_errno = errno ? errno : EIO;
-		return -1;
-	}
-	p->nread += (uint64_t)n;
-	if (p->nread > p->lim.max_bytes) {
-		p->oversize = 1;
-		return -1;
-	}
-	if (p->pro.state != PS_DONE && prolog_scan(&p->pro, buf, (size_t)n))
-		return -1;
-	return (int)n;
-}
-
-/*
- * The attribute called name (no namespace, as xmlTextReaderGetAttribute
- * matches it) of the current element; caller frees. The common case — a
- * plain text value — is read straight from the element's attribute list:
- * asking the reader walks the list and allocates on every call, which was
- * most of abev's own cost on a TRX of many small results.
- */
-char *results_attr(struct parser *p, const char *name)
-{
-	xmlNodePtr node = xmlTextReaderCurrentNode(p->r);
-	xmlChar *v;
-	char *s;
-
-	if (node && node->type == XML_ELEMENT_NODE) {
-		xmlAttrPtr a;
-		for (a = node->properties; a; a = a->next)
-			if (!a->ns && xmlStrEqual(a->name, (const xmlChar *)name))
-				break;
-		if (!a)
-			return NULL;
-		if (!a->children)
-			return xstrdup("");
-		if (a->children->type == XML_TEXT_NODE && !a->children->next)
-			return xstrdup(a->children->content ? (const char *)a->children->content : "");
-	}
-	v = xmlTextReaderGetAttribute(p->r, (const xmlChar *)name);
-	if (!v)
-		return NULL;
-	s = xstrdup((const char *)v);
-	xmlFree(v);
-	return s;
-}
-
-/*
- * Several attributes of the current element in one walk of its list, for
- * the per-test hot path. vals[i] is borrowed from the reader (valid until
- * the next read) or, for a value that is not plain text, a copy recorded
- * in owned[i]; NULL when absent. Release with results_attrs_release().
- */
-
-void results_attrs_get(struct parser *p, const char *const *names, size_t n,
-		      struct attr_vals *out)
-{
-	xmlNodePtr node = xmlTextReaderCurrentNode(p->r);
-
-	memset(out, 0, sizeof(*out));
-	if (!node || node->type != XML_ELEMENT_NODE) {
-		for (size_t i = 0; i < n; i++)
-			out->v[i] = out->owned[i] = results_attr(p, names[i]);
-		return;
-	}
-	for (xmlAttrPtr a = node->properties; a; a = a->next) {
-		size_t i;
-		if (a->ns)
-			continue;
-		/* The first byte rules out most names without a call. */
-		for (i = 0; i < n; i++)
-			if (a->name[0] == (xmlChar)names[i][0] &&
-			    xmlStrEqual(a->name, (const xmlChar *)names[i]))
-				break;
-		if (i == n || out->v[i])
-			continue;
-		if (!a->children)
-			out->v[i] = "";
-		else if (a->children->type == XML_TEXT_NODE && !a->children->next)
-			out->v[i] = a->children->content ? (const char *)a->children->content : "";
-		else
-			out->v[i] = out->owned[i] = results_attr(p, names[i]);
-	}
-}
-
-void results_attrs_release(struct attr_vals *a)
-{
-	for (size_t i = 0; i < ATTRS_WANT_MAX; i++)
-		free(a->owned[i]);
 }
 
 char *results_attr_field(struct parser *p, const char *name)
@@ -415,9 +169,9 @@ void results_frame_set_name(struct parser *p, struct test_frame *t, const char *
 		p->long_names++;
 }
 
-void results_capture_text(struct parser *p, struct test_frame *t, const char *s)
+void results_capture_text(struct parser *p, struct test_frame *t, const char *s, size_t len)
 {
-	size_t len = strlen(s), room;
+	size_t room;
 	if (t->out_truncated)
 		return;
 	room = p->lim.max_stdout - t->out.len;
@@ -505,73 +259,35 @@ static void element_end(struct parser *p, int depth)
 		p->root_closed = 1;
 }
 
-static void text_node(struct parser *p, int depth)
+void results_element_start(struct parser *p, const char *name)
 {
-	enum role role;
-	const xmlChar *v;
-	if (depth < 1)
-		return;
-	role = (enum role)p->roles[depth - 1];
-	if (role != R_TRX_STDOUT && role != R_JU_SYSOUT)
-		return;
-	v = xmlTextReaderConstValue(p->r);
-	if (!v) {
-		results_refuse(p, results_line(p), "cannot read a text node");
+	unsigned depth = p->depth;
+	if (depth >= p->depth_limit) {
+		results_refuse(p, results_line(p), "elements nested deeper than %u levels", p->depth_limit);
 		return;
 	}
-	results_capture_text(p, &p->tests[p->ntests - 1], (const char *)v);
+	p->depth++;
+	element_start(p, (int)depth, name);
 }
 
-/* Handles the reader's current node; 0, or -1 once a reason to stop is set. */
-static int handle_node(struct parser *p)
+void results_element_end(struct parser *p)
 {
-	int type = xmlTextReaderNodeType(p->r);
-	int depth = xmlTextReaderDepth(p->r);
-	int empty;
-	const xmlChar *name;
-	if (type < 0 || depth < 0) {
-		results_refuse(p, xmlTextReaderGetParserLineNumber(p->r), "the XML reader failed");
-		return -1;
-	}
-	switch (type) {
-	case XML_READER_TYPE_DOCUMENT_TYPE:
-		results_refuse(p, results_line(p), "DOCTYPE is not allowed in test results "
-		       "(possible external entity or entity expansion attack)");
-		break;
-	case XML_READER_TYPE_ENTITY_REFERENCE:
-	case XML_READER_TYPE_ENTITY:
-		results_refuse(p, results_line(p), "entity references are not allowed in test results");
-		break;
-	case XML_READER_TYPE_ELEMENT:
-		if ((unsigned)depth >= p->depth_limit) {
-			results_refuse(p, results_line(p), "elements nested deeper than %u levels", p->depth_limit);
-			break;
-		}
-		name = xmlTextReaderConstLocalName(p->r);
-		empty = xmlTextReaderIsEmptyElement(p->r);
-		if (!name || empty < 0) {
-			results_refuse(p, results_line(p), "the XML reader failed on an element");
-			break;
-		}
-		element_start(p, depth, (const char *)name);
-		if (empty && !p->reason)
-			element_end(p, depth);
-		break;
-	case XML_READER_TYPE_END_ELEMENT:
-		if ((unsigned)depth < p->depth_limit)
-			element_end(p, depth);
-		break;
-	case XML_READER_TYPE_TEXT:
-	case XML_READER_TYPE_CDATA:
-	case XML_READER_TYPE_WHITESPACE:
-	case XML_READER_TYPE_SIGNIFICANT_WHITESPACE:
-		if ((unsigned)depth <= p->depth_limit)
-			text_node(p, depth);
-		break;
-	default:
-		break;
-	}
-	return p->reason ? -1 : 0;
+	if (p->depth == 0)
+		return;
+	element_end(p, (int)--p->depth);
+}
+
+void results_text(struct parser *p, const char *s, size_t len)
+{
+	/* Captured output only ever reaches the callback: without one, none is kept. */
+	if (p->depth < 1 || !p->fn || !results_role_captures(p->roles[p->depth - 1]))
+		return;
+	results_capture_text(p, &p->tests[p->ntests - 1], s, len);
+}
+
+int results_role_captures(unsigned char role)
+{
+	return role == R_TRX_STDOUT || role == R_JU_SYSOUT;
 }
 
 static void finish_notes(struct parser *p)
@@ -605,19 +321,19 @@ static void parser_release(struct parser *p)
 	free(p->reason);
 	free(p->xml_reason);
 	strbuf_release(&p->generic);
+	strbuf_release(&p->attrbuf);
 }
 
 /*
- * The one-line reason why reading failed (caller frees), or NULL when it
- * did not. rc is the last xmlTextReaderRead() result. Our own findings come
- * before libxml2's, which are often consequences of them (the read callback
- * failing on a DOCTYPE or on the size limit).
+ * The one-line reason why reading failed (caller frees). Our own findings
+ * come before libxml2's, which are often consequences of them (input
+ * withheld on a DOCTYPE or at the size limit).
  */
-static char *failure_reason(struct parser *p, int rc)
+static char *failure_reason(struct parser *p)
 {
 	const char *path = p->path;
 	long at = p->xml_line > 0 ? p->xml_line : 1;
-	char line[REASON_MAX];
+	char *why, *line;
 
 	if (p->reason)
 		return p->reason_line > 0 ? xasprintf("%s:%ld: %s", path, p->reason_line, p->reason)
@@ -631,25 +347,12 @@ static char *failure_reason(struct parser *p, int rc)
 				 (unsigned long long)p->lim.max_bytes);
 	if (p->read_errno)
 		return xasprintf("%s: read error: %s", path, strerror(p->read_errno));
-	if (!p->r)
-		return NULL;
 	if (p->nread == 0)
 		return xasprintf("%s: file is empty", path);
-	if (rc < 0 && p->xml_code == XML_ERR_DOCUMENT_END && p->root_seen && !p->root_closed)
-		/* libxml2's reader reports a truncated document as "Extra content at the end". */
-		return xasprintf("%s:%ld: premature end of the document (truncated file?)", path, at);
-	if (rc < 0 && p->xml_code == XML_ERR_DOCUMENT_EMPTY)
-		/* libxml2 says "Document is empty" of any input that does not start with markup. */
-		return xasprintf("%s:%ld: not an XML document (no markup where it should begin)", path, at);
-	if (rc < 0) {
-		if (!p->xml_reason)
-			at = xmlTextReaderGetParserLineNumber(p->r);
-		results_clean_line(line, sizeof(line), p->xml_reason ? p->xml_reason : p->generic.buf);
-		return xasprintf("%s:%ld: %s", path, at > 0 ? at : 1, line[0] ? line : "not well-formed XML");
-	}
-	if (!p->root_seen)
-		return xasprintf("%s:1: no root element (empty document)", path);
-	return NULL;
+	why = results_sax_reason(p);
+	line = xasprintf("%s:%ld: %s", path, at, why);
+	free(why);
+	return line;
 }
 
 /* Opens path for reading: a regular file within the limit, or a FIFO. -1 with *err set. */
@@ -717,11 +420,7 @@ static int parse_fd(int fd, const char *path, const struct results_limits *limit
 {
 	static const struct results_limits defaults = RESULTS_LIMITS_DEFAULT;
 	struct parser p = { 0 };
-	xmlGenericErrorFunc old_generic = xmlGenericError;
-	void *old_generic_ctx = xmlGenericErrorContext;
-	xmlStructuredErrorFunc old_structured = xmlStructuredError;
-	void *old_structured_ctx = xmlStructuredErrorContext;
-	int handlers_set = 0, rc = 0, ret = -1;
+	int ret = -1;
 
 	*err = NULL;
 	memset(out, 0, sizeof(*out));
@@ -732,9 +431,10 @@ static int parse_fd(int fd, const char *path, const struct results_limits *limit
 	p.fn = fn;
 	p.ctx = ctx;
 	p.out = out;
-	p.fd = -1;
+	p.fd = fd;
 	p.pro.line = 1;
 	strbuf_init(&p.generic);
+	strbuf_init(&p.attrbuf);
 	for (int i = 0; i < JU_N; i++)
 		p.root_decl[i] = p.top_decl[i] = -1;
 	p.roles = xcalloc(p.depth_limit + 1, 1);
@@ -747,47 +447,15 @@ static int parse_fd(int fd, const char *path, const struct results_limits *limit
 		strbuf_init(&p.suites[i].name);
 	}
 
-	p.fd = fd;
-	if (pthread_once(&xml_once, xml_setup) != 0) {
-		*err = xasprintf("%s: cannot initialise libxml2", path);
+	if (results_sax_read(&p) < 0) {
+		*err = failure_reason(&p);
 		goto out;
 	}
-	/* Per-thread in libxml2: messages raised outside the parser context land here, not on stderr. */
-	xmlSetGenericErrorFunc(&p, on_generic_error);
-	xmlSetStructuredErrorFunc(&p, on_xml_error);
-	handlers_set = 1;
-
-	/*
-	 * COMPACT keeps small text nodes inside their node (fewer mallocs, as
-	 * xmllint does by default); NOBLANKS drops the indentation between
-	 * elements instead of making text nodes of it (3% fewer instructions
-	 * on a vstest TRX); BIG_LINES gives true line numbers past 65535 for
-	 * error messages. None of them loads or expands anything.
-	 */
-	p.r = xmlReaderForIO(io_read, NULL, &p, path, NULL,
-			     XML_PARSE_NONET | XML_PARSE_COMPACT | XML_PARSE_BIG_LINES | XML_PARSE_NOBLANKS);
-	if (!p.r) {
-		/* Creating the reader reads the first bytes: they may be the reason. */
-		*err = failure_reason(&p, -1);
-		if (!*err)
-			*err = xasprintf("%s: cannot create an XML reader", path);
+	if (!p.root_seen) {
+		*err = xasprintf("%s:1: no root element (empty document)", path);
 		goto out;
 	}
-	xmlTextReaderSetStructuredErrorHandler(p.r, on_xml_error, &p);
-
-	/* Bounded: every step consumes input, and input stops at max_bytes. */
-	while ((rc = xmlTextReaderRead(p.r)) == 1)
-		if (handle_node(&p) < 0)
-			break;
-
-	*err = failure_reason(&p, rc);
-	if (xmlTextReaderClose(p.r) < 0 && !*err)
-		*err = xasprintf("%s: cannot close the XML reader", path);
-	if (*err)
-		goto out;
-
-	/* Without a root the read has failed above; TRX is the format's zero value. */
-	(p.dialect ? p.dialect : &results_trx_dialect)->finish(&p);
+	p.dialect->finish(&p);
 	finish_notes(&p);
 	if (!out->has_declared) {
 		struct results_counts none = { -1, -1, -1, -1, -1, -1, -1 };
@@ -795,12 +463,6 @@ static int parse_fd(int fd, const char *path, const struct results_limits *limit
 	}
 	ret = 0;
 out:
-	if (p.r)
-		xmlFreeTextReader(p.r);   /* returns nothing */
-	if (handlers_set) {
-		xmlSetGenericErrorFunc(old_generic_ctx, old_generic);
-		xmlSetStructuredErrorFunc(old_structured_ctx, old_structured);
-	}
 	parser_release(&p);
 	if (ret < 0)
 		results_file_release(out);

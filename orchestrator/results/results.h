@@ -1,8 +1,8 @@
 /*
  * results: streaming readers of the test-result files a run writes —
  * VSTest TRX and JUnit XML in their common dialects, told apart by the
- * root element — through libxml2's reader API, in memory bounded by the
- * limits whatever the file's size. Counts come from the results
+ * root element — through libxml2's SAX2 push parser, in memory bounded by
+ * the limits whatever the file's size. Counts come from the results
  * themselves (leaf rows of data-driven tests, not their parents); the
  * file's own counters are kept as a cross-check and every disagreement is
  * noted. Each leaf test is handed to a callback as it is read, so callers
@@ -10,8 +10,10 @@
  *
  * Hostile input is refused with a one-line reason naming the file and the
  * line: a DOCTYPE (so no external entity, external DTD or entity loop is
- * ever expanded), non-XML, an unknown root, excessive depth, an oversize
- * file. It prints nothing: the caller decides how to report.
+ * ever expanded), non-XML, bytes XML does not allow, an unknown root,
+ * excessive depth, a tag over 256 KiB or with over 4096 attributes, a CDATA
+ * section or comment over 8 MiB, an oversize file. It prints nothing: the
+ * caller decides how to report.
  */
 #ifndef ABEV_RESULTS_H
 #define ABEV_RESULTS_H

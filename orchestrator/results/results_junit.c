@@ -5,7 +5,7 @@
  * skipped children, status attributes, times, and the cross-check of each
  * suite's counts as it closes. It reads through the core's helpers
  * (results_reader.h) and never touches libxml2; opening, hostility and
- * the element loop are results.c's.
+ * the element loop are results.c's and results_sax.c's.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -147,7 +147,6 @@ static void junit_case_start(struct parser *p)
 	} else if (status) {
 		results_frame_set_raw(t, status);
 	}
-	results_attrs_release(&a);
 }
 
 static void junit_case_end(struct parser *p)

@@ -6,7 +6,7 @@
  * "dialect") plugs into the core, one file per format as libarchive
  * registers its readers. Internal to the results module: nothing outside
  * results*.c includes it. The format files never touch libxml2: the
- * reader pointer below is the core's.
+ * parser context below is results_sax.c's alone.
  */
 #ifndef ABEV_RESULTS_READER_H
 #define ABEV_RESULTS_READER_H
@@ -17,7 +17,7 @@
 #include "results.h"
 #include "util.h"
 
-struct _xmlTextReader;
+struct _xmlParserCtxt;
 struct results_dialect;
 
 #define NOTES_MAX 20
@@ -25,6 +25,24 @@ struct results_dialect;
 #define FIELD_MAX 256        /* run outcome, timestamps */
 #define LABEL_MAX 80         /* names quoted in notes */
 #define REASON_MAX 300
+/*
+ * The longest start or end tag libxml2 may hold unparsed while it waits
+ * for its end: past it the file is refused in abev's words. Real start
+ * tags are a few KiB. It also bounds the attributes of one element, which
+ * libxml2 2.9 checks for duplicates pairwise: 256 KiB hold some 40,000
+ * ("a=''"), 0.3 s of that check, where 1 MiB held 150,000 and took 5 s.
+ */
+#define RESULTS_MARKUP_MAX (256 * 1024)
+/*
+ * The same for anything else libxml2 holds whole until its end — a CDATA
+ * section (libxml2 2.9's push parser hands one out 300 bytes per call, so
+ * a long one in a JUnit system-out is held), a comment, a PI: below
+ * libxml2's own "Huge input lookup" at 10,000,000 bytes, which the reader
+ * before this one ran into.
+ */
+#define RESULTS_HELD_MAX (8 * 1024 * 1024)
+/* Attributes on one element. */
+#define RESULTS_ATTRS_MAX 4096
 
 enum role {
 	R_OTHER,
@@ -74,8 +92,15 @@ struct parser {
 	results_test_fn fn;
 	void *ctx;
 	struct results_file *out;
-	struct _xmlTextReader *r; /* libxml2's reader: results.c's alone */
+	struct _xmlParserCtxt *ctxt; /* libxml2's push parser: results_sax.c's alone */
 	int fd;
+	unsigned depth;         /* elements open */
+	/* The attributes of the element being started (libxml2's 5-tuples), during start() only. */
+	const unsigned char *const *attrs;
+	int nattrs;
+	struct strbuf attrbuf;  /* NUL-terminated copies of the values asked for */
+	/* In the capturing element: text kept so far; a child other than text (see results_sax.c). */
+	int cap_text, cap_child;
 
 	uint64_t nread;
 	int oversize;
@@ -87,6 +112,10 @@ struct parser {
 	char *xml_reason;       /* libxml2's first error */
 	long xml_line;
 	int xml_code;
+	int xml_fatal;          /* that error stopped the parse */
+	int xml_at_end;         /* ... and was raised once all the input was given */
+	int eof;                /* all the input has been given to libxml2 */
+	char xml_str1[LABEL_MAX];   /* the name libxml2's error is about, if any */
 	struct strbuf generic;  /* libxml2's unstructured messages, if any */
 
 	int root_seen, root_closed;
@@ -106,7 +135,6 @@ struct parser {
 #define ATTRS_WANT_MAX 8
 struct attr_vals {
 	const char *v[ATTRS_WANT_MAX];
-	char *owned[ATTRS_WANT_MAX];
 };
 
 /*
@@ -134,16 +162,22 @@ void results_clean_line(char *dst, size_t n, const char *s);
 size_t results_utf8_cut(const char *s, size_t len, size_t max);
 /* A one-line note on the file (at most NOTES_MAX; the rest are counted). */
 void results_note(struct parser *p, const char *fmt, ...) ABEV_PRINTF(2, 3);
-/* The line of the current node. */
+/* The line the parser is at (in a start() callback: the element's). */
 long results_line(struct parser *p);
 /* Stops the read with a reason (the first one wins). */
 void results_refuse(struct parser *p, long line, const char *fmt, ...) ABEV_PRINTF(3, 4);
-/* The current element's attribute name, or NULL; caller frees. */
+/*
+ * The current element's attribute name (without a namespace), or NULL;
+ * caller frees. Only from a dialect's root() or start().
+ */
 char *results_attr(struct parser *p, const char *name);
-/* Several attributes in one walk (see results.c); release with results_attrs_release(). */
+/*
+ * Several attributes in one walk, for the per-test path: out->v[i] the
+ * value of names[i] (n <= ATTRS_WANT_MAX) or NULL, borrowed until the
+ * next call or the end of start().
+ */
 void results_attrs_get(struct parser *p, const char *const *names, size_t n,
 		       struct attr_vals *out);
-void results_attrs_release(struct attr_vals *a);
 /* results_attr() cut to FIELD_MAX bytes. */
 char *results_attr_field(struct parser *p, const char *name);
 /* A non-negative count attribute; -1 when absent, noted when unreadable. */
@@ -155,10 +189,28 @@ void results_frame_set_raw(struct test_frame *t, const char *v);
 /* "classname.name", cut to the name limit (counted in long_names). */
 void results_frame_set_name(struct parser *p, struct test_frame *t, const char *classname,
 			    const char *name);
-/* Appends captured output text, up to the stdout limit. */
-void results_capture_text(struct parser *p, struct test_frame *t, const char *s);
+/* Appends captured output text (len bytes of s), up to the stdout limit. */
+void results_capture_text(struct parser *p, struct test_frame *t, const char *s, size_t len);
 /* Counts a leaf test and hands it to the caller's callback. */
 void results_emit(struct parser *p, struct test_frame *t, const char *parent,
 		  enum test_outcome o, int executed);
+
+/* ---- between the core (results.c) and libxml2's side (results_sax.c) ---- */
+
+/* An element opened (its attributes in p->attrs), closed; text inside the open one. */
+void results_element_start(struct parser *p, const char *name);
+void results_element_end(struct parser *p);
+void results_text(struct parser *p, const char *s, size_t len);
+/* Whether the text directly inside an element of this role is captured output. */
+int results_role_captures(unsigned char role);
+/*
+ * Reads p->fd to its end through libxml2's push parser, calling the three
+ * functions above. 0 when libxml2 accepted the document; -1 when reading
+ * stopped: our reason in p->reason, or the input's state (oversize,
+ * read_errno, pro.doctype_line) or libxml2's error (xml_*).
+ */
+int results_sax_read(struct parser *p);
+/* The one-line reason (without the path) for libxml2's error, in abev's words; caller frees. */
+char *results_sax_reason(struct parser *p);
 
 #endif

@@ -4,7 +4,7 @@
  * output, how an outcome and a duration read, and the cross-check of the
  * ResultSummary counters with what was counted. It reads through the
  * core's helpers (results_reader.h) and never touches libxml2; opening,
- * hostility and the element loop are results.c's.
+ * hostility and the element loop are results.c's and results_sax.c's.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -96,7 +96,6 @@ static void trx_result_start(struct parser *p)
 		t->duration = -1;
 		p->bad_duration++;
 	}
-	results_attrs_release(&a);
 }
 
 static void trx_result_end(struct parser *p)

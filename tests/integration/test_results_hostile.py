@@ -379,6 +379,58 @@ class Hostile(HostileCase):
         self.abev("guard", "min-executed", "--min", "2", path, check=1)
 
 
+class LongMarkup(HostileCase):
+    def test_1gb_single_attribute_is_refused_in_abevs_words(self):
+        # <TestRun a="xxx...">, 1 GB long: 16 MiB of 'x' written, the rest a
+        # sparse hole, then the closing quote. libxml2 alone says "internal
+        # error: Huge input lookup" at 10 MB; abev stops at its own limit.
+        path = self.path("one-attribute.trx")
+        with open(path, "wb") as f:
+            f.write(b'<TestRun a="')
+            chunk = b"x" * MIB
+            for _ in range(16):
+                f.write(chunk)
+            f.seek(10 ** 9 - 3)
+            f.write(b'"/>')
+        self.assertEqual(os.path.getsize(path), 10 ** 9)
+        m = self.measure("results", path)
+        line, reason = self.assert_refused(path, m)
+        self.assertEqual(line, 1)
+        self.assertEqual(reason, "element 'TestRun': an attribute value longer than 262144 bytes "
+                                 "(abev's limit): not a test-result file abev can read")
+        self.assertNotIn("Huge input lookup", m.stderr)
+        self.assert_bounded(m, "1 GB attribute")
+
+    def test_a_megabyte_of_attributes_costs_little(self):
+        # 100,000 distinct attributes on the root (1.1 MB): libxml2 2.9
+        # compares each with every other (seconds); abev refuses the tag by its
+        # size before libxml2 parses it, within assert_refused's CPU budget.
+        path = self.path("attributes.trx")
+        with open(path, "w") as f:
+            f.write("<TestRun " + " ".join(f'a{i}=""' for i in range(100000)) + "/>\n")
+        m = self.measure("results", path)
+        self.assert_refused(path, m, r"^element 'TestRun': a start tag longer than 262144 bytes")
+
+
+class SameFile(HostileCase):
+    def test_one_file_under_three_names_counts_once(self):
+        # a.trx, ./a.trx and a symlink to it are one file (st_dev, st_ino).
+        self.gen("trx", self.path("a.trx"), "--results", "7")
+        os.symlink("a.trx", self.path("link.trx"))
+        one = json.loads(self.abev("results", "--json", self.path("a.trx"), check=0).stdout)
+        cp = subprocess.run([ABEV, "results", "--json", "a.trx", "./a.trx", "link.trx"],
+                            capture_output=True, text=True, cwd=self.tmp, timeout=HANG_SECONDS,
+                            stdin=subprocess.DEVNULL)
+        self.assertEqual(cp.returncode, 0, cp.stderr)
+        doc = json.loads(cp.stdout)
+        self.assertEqual(len(doc["files"]), 1)
+        self.assertEqual(doc["files"][0]["path"], "a.trx")
+        self.assertEqual(doc["total"], one["total"])
+        self.assertEqual(doc["total"]["total"], 7)
+        self.assertIn("'./a.trx' is the same file as 'a.trx': counted once", cp.stderr)
+        self.assertIn("'link.trx' is the same file as 'a.trx': counted once", cp.stderr)
+
+
 class LargeTrx(HostileCase):
     def test_large_trx_bounded_memory_exact_counts(self):
         path = self.path("big.trx")

@@ -748,7 +748,7 @@ static const struct hostile_case hostile_cases[] = {
 	  ":1: not an XML document (no markup where it should begin)", 0 },
 	{ "plain-text.txt", "total: 3 passed\n", 0, ":1: not an XML document (no markup where it should begin)", 0 },
 	{ "markup-then-garbage.xml", "<testsuites>\n<testcase name=\"a\" <<>>\n</testsuites>", 0,
-	  ":2: error parsing attribute name", 0 },
+	  ":2: not well-formed XML: error parsing attribute name", 0 },
 	{ "empty.xml", "", 0, ": file is empty", 0 },
 	{ "unknown-root.xml", "<?xml version=\"1.0\"?>\n\n<foo><testcase/></foo>\n", 0,
 	  ":3: unknown root element 'foo' (expected TestRun, testsuites or testsuite)", 0 },
@@ -757,9 +757,10 @@ static const struct hostile_case hostile_cases[] = {
 	{ "truncated.xml", "<testsuites>\n<testsuite name=\"a\">\n<testcase name=\"x\"/>\n", 0,
 	  ":3: premature end of the document (truncated file?)", 1 },
 	{ "undefined-entity.xml", "<testsuites>\n<testsuite name=\"&x;\"/></testsuites>", 0,
-	  ":2: Entity 'x' not defined", 0 },
+	  ":2: entity '&x;' is not defined: test results may use only &amp; &lt; &gt; &quot; &apos; "
+	  "and character references", 0 },
 	{ "mismatched.xml", "<testsuites>\n<testsuite>\n</testsuites>\n", 0,
-	  ":3: Opening and ending tag mismatch: testsuite line 2 and testsuites", 0 },
+	  ":3: not well-formed XML: Opening and ending tag mismatch: testsuite line 2 and testsuites", 0 },
 };
 
 static void test_hostile_table(void **state)
