@@ -3,10 +3,12 @@
 # one after the other, and prints one closing line with the totals.
 # Corpus directories, in libFuzzer's order: build-fuzz/corpus/<t> (where
 # new inputs are written; kept between runs), then the read-only seeds:
-# tests/fuzz/seeds/<t>, build-fuzz/seeds/<t> (make_seeds) and whatever
+# tests/fuzz/seeds/<t>, tests/hostile/<t> (the regression cases of the
+# reader; their .expect and README files are small extra inputs),
+# build-fuzz/seeds/<t> (make_seeds) and whatever
 # FUZZ_SEEDS_<t> names (e.g. ../shared/corpus/trx, read in place and
 # skipped with a message when absent; tests/fuzz/seeds/<t> and
-# build-fuzz/seeds/<t> need not exist for every target). tests/fuzz/fuzz_<t>.dict,
+# the other seed folders need not exist for every target). tests/fuzz/fuzz_<t>.dict,
 # when there, is the target's libFuzzer dictionary. A crash leaves its input in
 # build-fuzz/crashes/ and fails the run.
 set -u
@@ -22,7 +24,7 @@ for t in "$@"; do
 	mkdir -p "$corpus"
 	dirs=""
 	eval "extra=\${FUZZ_SEEDS_$t:-}"
-	for d in "tests/fuzz/seeds/$t" "$B/seeds/$t"; do
+	for d in "tests/fuzz/seeds/$t" "tests/hostile/$t" "$B/seeds/$t"; do
 		[ -d "$d" ] && dirs="$dirs $d"
 	done
 	for d in $extra; do
