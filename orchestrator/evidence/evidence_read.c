@@ -17,6 +17,7 @@
 
 #include "json_in.h"
 #include "json_out.h"
+#include "json_text.h"
 #include "report.h"
 #include "template.h"
 #include "util.h"
@@ -555,6 +556,8 @@ static cJSON *load_json(const char *dir, const char *path, char **err)
 	if (read_file_capped(&sb, path, EVIDENCE_READ_MAX) < 0)
 		*err = xasprintf("%s: cannot be read (see above); is '%s' an evidence directory?",
 				 path, dir);
+	else if (json_text_check(path, sb.buf, sb.len, JSON_TEXT_MAX_DEPTH) < 0)
+		*err = xasprintf("%s: not JSON as abev writes it (see above)", path);
 	else if (!(root = cJSON_ParseWithLength(sb.buf, sb.len)))
 		*err = xasprintf("%s: not valid JSON", path);
 	strbuf_release(&sb);
