@@ -3,7 +3,7 @@
 # is missing: installs it with apt-get when running as root on Debian or
 # Ubuntu, otherwise prints the exact command to run and fails.
 set -u
-PACKAGES="build-essential pkg-config libcjson-dev libxml2-dev libssl-dev libarchive-dev libcmocka-dev python3 python3-jsonschema python3-yaml signify-openbsd openssl"
+PACKAGES="build-essential pkg-config libcjson-dev libxml2-dev libssl-dev libarchive-dev libcmocka-dev python3 python3-jsonschema python3-yaml signify-openbsd openssl zstd"
 missing=""
 for pc in libcjson libxml-2.0 libcrypto libarchive cmocka; do
 	pkg-config --exists "$pc" 2>/dev/null || missing="$missing $pc"
@@ -16,6 +16,8 @@ command -v python3 >/dev/null 2>&1 || missing="$missing python3"
 /usr/bin/python3 -c 'import yaml' >/dev/null 2>&1 || missing="$missing python3-yaml"
 command -v signify-openbsd >/dev/null 2>&1 || missing="$missing signify-openbsd"
 command -v openssl >/dev/null 2>&1 || missing="$missing openssl"
+# Bundles made by stock `tar --zstd` are among the cases abev verify must read.
+command -v zstd >/dev/null 2>&1 || missing="$missing zstd"
 [ -z "$missing" ] && exit 0
 
 echo "abev: missing:$missing" >&2
