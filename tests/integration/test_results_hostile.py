@@ -431,6 +431,20 @@ class SameFile(HostileCase):
         self.assertIn("'link.trx' is the same file as 'a.trx': counted once", cp.stderr)
 
 
+class Refused(HostileCase):
+    def test_the_table_says_what_it_leaves_out(self):
+        # Nothing read: no table of zeros beside the error.
+        cp = self.abev("results", self.path("missing.trx"), check=2)
+        self.assertEqual(cp.stdout, "")
+        self.assertIn("missing.trx: cannot open", cp.stderr)
+        # One of two read: its row and a total that says it is partial.
+        self.gen("trx", self.path("a.trx"), "--results", "3")
+        cp = self.abev("results", self.path("a.trx"), self.path("missing.trx"), check=2)
+        self.assertIn("note: 1 of 2 files refused (their errors are on stderr): the total "
+                      "counts only the files read", cp.stdout)
+        self.assertRegex(cp.stdout, r"(?m)^total +trx +3 ")
+
+
 class LargeTrx(HostileCase):
     def test_large_trx_bounded_memory_exact_counts(self):
         path = self.path("big.trx")
