@@ -472,26 +472,51 @@ out:
 	return ret;
 }
 
-int bundle_is_bundle(const char *path)
+/* Whether the first n bytes at m start a zstd or a gzip stream. */
+static int magic_is_bundle(const unsigned char *m, size_t n)
 {
 	static const unsigned char zstd_magic[4] = { 0x28, 0xb5, 0x2f, 0xfd };
 	static const unsigned char gzip_magic[2] = { 0x1f, 0x8b };
-	unsigned char m[4];
+
+	return (n >= 4 && !memcmp(m, zstd_magic, 4)) || (n >= 2 && !memcmp(m, gzip_magic, 2));
+}
+
+/*
+ * The first bytes of the regular file at path into m[0..size): how many
+ * were read, -1 with errno when it cannot be opened or read, -2 when it
+ * is not a regular file. O_NONBLOCK: a FIFO is never waited for.
+ */
+static ssize_t read_start(const char *path, unsigned char *m, size_t size)
+{
 	struct stat st;
 	ssize_t n;
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 
 	if (fd < 0)
-		return 0;
+		return -1;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
-		return 0;
+		return -2;
 	}
 	do
-		n = read(fd, m, sizeof(m));
+		n = read(fd, m, size);
 	while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		int e = errno;
+		close(fd);
+		errno = e;
+		return -1;
+	}
 	close(fd);
-	return (n >= 4 && !memcmp(m, zstd_magic, 4)) || (n >= 2 && !memcmp(m, gzip_magic, 2));
+	return n;
+}
+
+int bundle_is_bundle(const char *path)
+{
+	unsigned char m[4];
+	ssize_t n = read_start(path, m, sizeof(m));
+
+	return n > 0 && magic_is_bundle(m, (size_t)n);
 }
 
 int bundle_named_like(const char *path)
@@ -600,26 +625,16 @@ static char *not_a_bundle(const char *path)
 		{ "PK\x03\x04", 4, "a zip archive" },
 	};
 	unsigned char m[512];
-	struct stat st;
-	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	ssize_t n = read_start(path, m, sizeof(m));
 
-	if (fd < 0)
-		return xasprintf("cannot open '%s': %s", path, strerror(errno));
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
+	if (n == -2)
 		return xasprintf("'%s' is not a bundle: not a regular file", path);
-	}
-	do
-		n = read(fd, m, sizeof(m));
-	while (n < 0 && errno == EINTR);
-	close(fd);
 	if (n < 0)
 		return xasprintf("cannot read '%s': %s", path, strerror(errno));
 	if (n == 0)
 		return xasprintf("'%s' is an empty file (0 bytes), not a bundle: a bundle is a "
 				 "tar archive under zstd or gzip, as 'abev pack' writes", path);
-	if (bundle_is_bundle(path))
+	if (magic_is_bundle(m, (size_t)n))
 		return NULL;
 	if (n >= 262 && !memcmp(m + 257, "ustar", 5))
 		return xasprintf("'%s' is an uncompressed tar archive: abev reads bundles under "
