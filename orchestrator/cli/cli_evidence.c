@@ -164,6 +164,14 @@ static int verify_with(const char *path, const char *pubkey, struct verify_resul
 	return verify_path(path, &pub, res) < 0 ? -1 : 0;
 }
 
+/* Each problem verify found, on stderr: for the commands that verify before they act. */
+static void print_problems_stderr(const struct verify_result *res)
+{
+	for (size_t i = 0; i < res->nproblems; i++)
+		fprintf(stderr, "abev: problem: %s: %s\n", res->problems[i].file,
+			res->problems[i].reason);
+}
+
 /*
  * Checks PATH against KEY.pub when one is given, printing any problem;
  * otherwise says on stderr that nothing was verified. 0, or an exit code.
@@ -180,9 +188,7 @@ static int verify_first(const char *path, const char *pubkey)
 	}
 	if (verify_with(path, pubkey, &res))
 		return EXIT_USAGE;
-	for (size_t i = 0; i < res.nproblems; i++)
-		fprintf(stderr, "abev: problem: %s: %s\n", res.problems[i].file,
-			res.problems[i].reason);
+	print_problems_stderr(&res);
 	if (res.nproblems || !res.signature_ok) {
 		error("'%s' failed verification against '%s'; nothing was rendered", path, pubkey);
 		rc = EXIT_VERIFY;
@@ -569,9 +575,7 @@ static int pack_check_sealed(const char *dir)
 		return 0;
 	if (verify_path(dir, NULL, &res) < 0)
 		return EXIT_USAGE;
-	for (size_t i = 0; i < res.nproblems; i++)
-		fprintf(stderr, "abev: problem: %s: %s\n", res.problems[i].file,
-			res.problems[i].reason);
+	print_problems_stderr(&res);
 	if (res.nproblems) {
 		error("'%s' does not verify against its manifest (%zu problem%s): abev pack packs "
 		      "only sealed evidence as it was sealed; nothing was written", dir,

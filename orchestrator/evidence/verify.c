@@ -76,11 +76,7 @@ static void problem(struct verify_result *r, const char *file, const char *fmt, 
 	va_end(ap);
 	r->problems = xrealloc(r->problems, (r->nproblems + 1) * sizeof(*r->problems));
 	/* Names come from the evidence: printed escaped, they cannot fake a line. */
-	{
-		struct strbuf name = STRBUF_INIT;
-		strbuf_add_escaped(&name, file, strlen(file));
-		r->problems[r->nproblems].file = strbuf_detach(&name, NULL);
-	}
+	r->problems[r->nproblems].file = xstrdup_escaped(file);
 	r->problems[r->nproblems].reason = strbuf_detach(&sb, NULL);
 	r->nproblems++;
 }
