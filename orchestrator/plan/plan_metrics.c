@@ -122,12 +122,14 @@ static int get_enum(const struct plan_loader *ld, const char *path, const char *
 static int check_pattern(const struct plan_loader *ld, const char *path, const char *pattern)
 {
 	char b[SHOW_MAX], why[256];
+	/* Before regcomp(): some patterns take gigabytes to compile. */
+	const char *problem = metric_pattern_problem(pattern);
 	regex_t re;
 	int rc, ret = 0;
 
-	/* Before regcomp(): some patterns take gigabytes to compile. */
-	if (metric_pattern_problem(pattern))
-		return json_in_error(&ld->in, path, "'%s': %s", show_str(b, sizeof(b), pattern), metric_pattern_problem(pattern));
+	if (problem)
+		return json_in_error(&ld->in, path, "'%s': %s", show_str(b, sizeof(b), pattern),
+				     problem);
 	rc = regcomp(&re, pattern, REG_EXTENDED);
 	if (rc) {
 		regerror(rc, &re, why, sizeof(why));
