@@ -89,19 +89,25 @@ static ssize_t read_cmdline(long pid, char *buf, size_t size)
 	return n;
 }
 
+/*
+ * A command line read by read_cmdline() as the evidence keeps it: escaped
+ * as every outside name abev shows (control bytes and invalid UTF-8 as
+ * \xNN), so that the evidence stays valid JSON text, and cut between
+ * characters at OVERLAP_COMMAND_MAX bytes.
+ */
+static char *command_shown(const char *cmd, size_t n)
+{
+	char shown[OVERLAP_COMMAND_MAX + 1];
+
+	return xstrdup(show_text(shown, sizeof(shown), cmd, n));
+}
+
 char *overlap_command_line(long pid)
 {
-	char buf[CMDLINE_READ_MAX], shown[OVERLAP_COMMAND_MAX + 1];
+	char buf[CMDLINE_READ_MAX];
 	ssize_t n = read_cmdline(pid, buf, sizeof(buf));
 
-	if (n <= 0)
-		return NULL;
-	/*
-	 * Escaped as every outside name abev shows (control bytes and invalid
-	 * UTF-8 as \xNN), so that the evidence stays valid JSON text, and cut
-	 * between characters.
-	 */
-	return xstrdup(show_text(shown, sizeof(shown), buf, (size_t)n));
+	return n > 0 ? command_shown(buf, (size_t)n) : NULL;
 }
 
 /* The parent of pid from /proc/PID/stat (after the last ')'), or -1. */
@@ -197,6 +203,7 @@ void overlap_watch_scan(struct overlap_watch *w)
 	while ((de = readdir(d))) {
 		const char *pattern;
 		char *end;
+		ssize_t n;
 		long pid;
 
 		if (!isdigit((unsigned char)de->d_name[0]))
@@ -205,20 +212,20 @@ void overlap_watch_scan(struct overlap_watch *w)
 		pid = strtol(de->d_name, &end, 10);
 		if (*end || errno || pid <= 0 || pid == (long)w->self || seen(w, OVERLAP_EXCLUSIVE, pid))
 			continue;
-		if (read_cmdline(pid, buf, sizeof(buf)) <= 0)
+		n = read_cmdline(pid, buf, sizeof(buf));
+		if (n <= 0)
 			continue;
 		pattern = match_pattern(w, buf);
 		if (!pattern || in_own_tree(pid, (long)w->self) != 0)
 			continue;
 		{
+			/* The command line just matched: the one the evidence names. */
 			struct overlap_hit hit = {
 				.kind = OVERLAP_EXCLUSIVE,
 				.pid = pid,
-				.command = overlap_command_line(pid),
+				.command = command_shown(buf, (size_t)n),
 				.pattern = xstrdup(pattern),
 			};
-			if (!hit.command)
-				hit.command = xstrdup("?");
 			overlap_watch_add(w, &hit);
 		}
 	}
