@@ -27,11 +27,9 @@
 char *evname_printable(const char *s, size_t len)
 {
 	struct strbuf sb = STRBUF_INIT;
-	size_t n = len > 200 ? 200 : len;
-
 	/* Not inside a UTF-8 character, which would show as escaped bytes. */
-	while (n < len && n > 190 && ((unsigned char)s[n] & 0xc0) == 0x80)
-		n--;
+	size_t n = utf8_cut(s, len, 200);
+
 	strbuf_add_escaped(&sb, s, n);
 	if (n < len)
 		strbuf_adds(&sb, "...");

@@ -120,17 +120,6 @@ char **version_env(const struct plan_variant *v)
 	return env;
 }
 
-/* Cuts s back to at most max bytes without splitting a UTF-8 sequence. */
-static void cut_utf8(char *s, size_t max)
-{
-	size_t n = strlen(s);
-	if (n <= max)
-		return;
-	while (max && ((unsigned char)s[max] & 0xc0) == 0x80)
-		max--;
-	s[max] = '\0';
-}
-
 int version_run(const struct plan_version *pv, const struct plan_variant *v,
 		char *const *envp, struct version_record *mv)
 {
@@ -159,7 +148,7 @@ int version_run(const struct plan_version *pv, const struct plan_variant *v,
 		goto out;
 	/* Cleaning may widen bytes into U+FFFD: cut again to keep the ceiling. */
 	mv->output = utf8_clean_trim(out.buf, out.len);
-	cut_utf8(mv->output, VERSION_OUTPUT_MAX);
+	mv->output[utf8_cut(mv->output, strlen(mv->output), VERSION_OUTPUT_MAX)] = '\0';
 	switch (r.outcome) {
 	case PROC_EXITED:
 		mv->exit_code = r.exit_code;

@@ -129,7 +129,7 @@ enum inspect_outcome inspect_results(const char *const *paths, int npaths,
 		fputs(doc, stdout);
 		free(doc);
 	} else if (!opt->guard_only && !opt->list && (nfiles || !refused)) {
-		/* (Nothing read and something refused: the errors say it all; a row of zeros would not.) */
+		/* Nothing read and something refused: the errors say it all, a row of zeros would not. */
 		int width = NAME_COL_MIN;
 		for (size_t i = 0; i < nfiles; i++) {
 			size_t len = strlen(files[i].path);
@@ -146,8 +146,8 @@ enum inspect_outcome inspect_results(const char *const *paths, int npaths,
 			for (size_t k = 0; k < files[i].nnotes; k++)
 				printf("note: %s: %s\n", files[i].path, files[i].notes[k]);
 		if (refused)
-			printf("note: %zu of %zu files refused (their errors are on stderr): the total counts only "
-			       "the files read\n", refused, nfiles + refused);
+			printf("note: %zu of %zu files refused (their errors are on stderr): the "
+			       "total counts only the files read\n", refused, nfiles + refused);
 	}
 	if (opt->min_executed >= 0 && !opt->json)
 		printf("%s: %s: %s\n", guard.guard, guard_verdict_name(guard.verdict), guard.reason);

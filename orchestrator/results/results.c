@@ -51,18 +51,6 @@ void results_clean_line(char *dst, size_t n, const char *s)
 	dst[j] = '\0';
 }
 
-/* The longest prefix of s (len bytes) of at most max bytes that does not split a UTF-8 sequence. */
-size_t results_utf8_cut(const char *s, size_t len, size_t max)
-{
-	size_t cut;
-	if (len <= max)
-		return len;
-	cut = max;
-	while (cut > 0 && ((unsigned char)s[cut] & 0xC0) == 0x80)
-		cut--;
-	return cut;
-}
-
 void results_note(struct parser *p, const char *fmt, ...)
 {
 	struct results_file *f = p->out;
@@ -99,7 +87,7 @@ char *results_attr_field(struct parser *p, const char *name)
 {
 	char *v = results_attr(p, name);
 	if (v && strlen(v) > FIELD_MAX)
-		v[results_utf8_cut(v, strlen(v), FIELD_MAX)] = '\0';
+		v[utf8_cut(v, strlen(v), FIELD_MAX)] = '\0';
 	return v;
 }
 
@@ -143,7 +131,7 @@ void results_frame_reset(struct test_frame *t)
 void results_frame_set_raw(struct test_frame *t, const char *v)
 {
 	strbuf_reset(&t->raw_buf);
-	strbuf_add(&t->raw_buf, v, results_utf8_cut(v, strlen(v), FIELD_MAX));
+	strbuf_add(&t->raw_buf, v, utf8_cut(v, strlen(v), FIELD_MAX));
 	t->raw = t->raw_buf.buf;
 }
 
@@ -160,7 +148,7 @@ void results_frame_set_name(struct parser *p, struct test_frame *t, const char *
 			continue;
 		len = strlen(parts[i]);
 		if (len > room) {
-			len = results_utf8_cut(parts[i], len, room);
+			len = utf8_cut(parts[i], len, room);
 			cut = 1;
 		}
 		strbuf_add(&t->name, parts[i], len);
@@ -176,7 +164,7 @@ void results_capture_text(struct parser *p, struct test_frame *t, const char *s,
 		return;
 	room = p->lim.max_stdout - t->out.len;
 	if (len > room) {
-		len = results_utf8_cut(s, len, room);
+		len = utf8_cut(s, len, room);
 		t->out_truncated = 1;
 	}
 	strbuf_add(&t->out, s, len);

@@ -81,7 +81,7 @@ static void junit_suite_start(struct parser *p)
 	char *name = results_attr(p, "name");
 	strbuf_reset(&s->name);
 	if (name)
-		strbuf_add(&s->name, name, results_utf8_cut(name, strlen(name), LABEL_MAX));
+		strbuf_add(&s->name, name, utf8_cut(name, strlen(name), LABEL_MAX));
 	free(name);
 	junit_read_counts(p, "testsuite", s->decl);
 	for (int i = 0; i < JU_N; i++)

@@ -158,8 +158,6 @@ extern const struct results_dialect results_junit_dialect;
 
 /* s as one printable line in dst (size n): blanks folded, controls '?'. */
 void results_clean_line(char *dst, size_t n, const char *s);
-/* The longest prefix of s (len bytes), at most max, that splits no UTF-8 sequence. */
-size_t results_utf8_cut(const char *s, size_t len, size_t max);
 /* A one-line note on the file (at most NOTES_MAX; the rest are counted). */
 void results_note(struct parser *p, const char *fmt, ...) ABEV_PRINTF(2, 3);
 /* The line the parser is at (in a start() callback: the element's). */

@@ -275,6 +275,17 @@ char *strbuf_detach(struct strbuf *sb, size_t *len)
 	return p;
 }
 
+size_t utf8_cut(const char *s, size_t len, size_t max)
+{
+	size_t cut = max;
+
+	if (len <= max)
+		return len;
+	while (cut > 0 && max - cut < 3 && ((unsigned char)s[cut] & 0xc0) == 0x80)
+		cut--;
+	return ((unsigned char)s[cut] & 0xc0) == 0x80 ? max : cut;
+}
+
 size_t utf8_char_len(const char *s, size_t n)
 {
 	const unsigned char *u = (const unsigned char *)s;
@@ -734,10 +745,8 @@ static void add_escaped(struct strbuf *sb, const char *s, size_t n, int keep_bac
 		size_t len = utf8_char_len(s + i, n - i);
 		unsigned char c = p[i];
 
-		if (c == '\\' && keep_backslash)
-			strbuf_addch(sb, '\\');
-		else if (c == '\\')
-			strbuf_adds(sb, "\\\\");
+		if (c == '\\')
+			strbuf_adds(sb, keep_backslash ? "\\" : "\\\\");
 		else if (c == '\t')
 			strbuf_adds(sb, "\\t");
 		else if (c == '\n')

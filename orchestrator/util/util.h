@@ -90,6 +90,12 @@ char *strbuf_detach(struct strbuf *sb, size_t *len);
  */
 size_t utf8_char_len(const char *s, size_t n);
 /*
+ * The longest prefix of s (len bytes) of at most max bytes that does not
+ * split a UTF-8 character. A character has at most three continuation
+ * bytes: a longer run of them is not UTF-8 and is cut where it falls.
+ */
+size_t utf8_cut(const char *s, size_t len, size_t max);
+/*
  * Outside text (command output, file names, /proc) made fit for a JSON
  * string: UTF-8 that ends at its NUL. Each byte of s[0..n) that starts
  * no valid UTF-8 sequence (a NUL among them) becomes U+FFFD. Caller frees.

@@ -266,6 +266,26 @@ static void test_show_text(void **state)
 	free(p);
 }
 
+/* Cut between characters: never inside one, and a run of stray continuation bytes where it falls. */
+static void test_utf8_cut(void **state)
+{
+	const char *e = "ab\xc3\xa9";           /* "abé": é is 2 bytes */
+	const char *euro = "a\xe2\x82\xac";      /* "a€": € is 3 bytes */
+	const char *g = "a\xf0\x9f\x98\x80";      /* a 4-byte character */
+	const char *stray = "a\x80\x80\x80\x80\x80"; /* not UTF-8 */
+
+	(void)state;
+	assert_int_equal(utf8_cut(e, 4, 10), 4);
+	assert_int_equal(utf8_cut(e, 4, 4), 4);
+	assert_int_equal(utf8_cut(e, 4, 3), 2);
+	assert_int_equal(utf8_cut(euro, 4, 3), 1);
+	assert_int_equal(utf8_cut(euro, 4, 2), 1);
+	assert_int_equal(utf8_cut(g, 5, 4), 1);
+	assert_int_equal(utf8_cut(g, 5, 2), 1);
+	assert_int_equal(utf8_cut(stray, 6, 5), 5);
+	assert_int_equal(utf8_cut(stray + 1, 5, 2), 2);
+}
+
 static char last_message[256];
 
 static void capture_message(const char *prefix, const char *msg)
@@ -298,6 +318,7 @@ int main(void)
 		cmocka_unit_test(test_add_escaped),
 		cmocka_unit_test(test_show_text),
 		cmocka_unit_test(test_error_message_escaped),
+		cmocka_unit_test(test_utf8_cut),
 	};
 	return cmocka_run_group_tests_name("util", tests, NULL, NULL);
 }
