@@ -14,6 +14,8 @@
 #include <string.h>
 
 #include "compare.h"
+#include "dirat.h"
+#include "ledger.h"
 #include "json_out.h"
 #include "util.h"
 
@@ -353,32 +355,33 @@ static void resource_log(struct strbuf *sb, const struct invocation *inv)
 		strbuf_addf(sb, "cgroup_note: %s\n", inv->cgroup_note);
 }
 
-int evidence_write_invocation(const char *root, const struct invocation *inv)
+int evidence_write_invocation(struct ledger *l, const struct dirat *root,
+			      const struct invocation *inv)
 {
-	char *dir = path_join(root, inv->dir);
-	char *json_path = path_join(dir, "result.json");
-	char *log_path = path_join(dir, "resource.log");
-	char *guard_path = path_join(dir, "guard.log");
+	char *json_path = path_join(inv->dir, "result.json");
+	char *log_path = path_join(inv->dir, "resource.log");
+	char *guard_path = path_join(inv->dir, "guard.log");
 	struct strbuf sb = STRBUF_INIT;
 	cJSON *o = invocation_json(inv, 1);
+	char *text = json_print(o);
 	int ret = -1;
 
-	if (json_write_file(json_path, o) < 0)
+	if (ledger_write(l, root, json_path, text, strlen(text)) < 0)
 		goto out;
 	resource_log(&sb, inv);
-	if (write_file_atomic(log_path, sb.buf, sb.len) < 0)
+	if (ledger_write(l, root, log_path, sb.buf, sb.len) < 0)
 		goto out;
 	strbuf_reset(&sb);
 	for (size_t i = 0; i < inv->nguards; i++)
 		strbuf_addf(&sb, "%s: %s: %s\n", inv->guards[i].guard,
 			    guard_verdict_name(inv->guards[i].verdict), inv->guards[i].reason);
-	if (write_file_atomic(guard_path, sb.buf, sb.len) < 0)
+	if (ledger_write(l, root, guard_path, sb.buf, sb.len) < 0)
 		goto out;
 	ret = 0;
 out:
 	cJSON_Delete(o);
+	free(text);
 	strbuf_release(&sb);
-	free(dir);
 	free(json_path);
 	free(log_path);
 	free(guard_path);
@@ -612,11 +615,11 @@ char *evidence_compare_document(const char *old_dir, const char *new_dir,
 	return text;
 }
 
-int evidence_write_run(const char *root, const struct run_header *hdr, enum run_status st,
+int evidence_write_run(const struct dirat *root, const struct run_header *hdr, enum run_status st,
 		       const struct invocation *invs, size_t ninvs)
 {
 	cJSON *o = jnew_object(), *plan, *sched, *list, *rep, *peers;
-	char *path = path_join(root, "result.json");
+	char *text;
 	int ret;
 
 	jadd_str(o, "schema", EVIDENCE_RUN_SCHEMA);
@@ -682,8 +685,9 @@ int evidence_write_run(const char *root, const struct run_header *hdr, enum run_
 	for (size_t i = 0; i < ninvs; i++)
 		jpush(list, invocation_json(&invs[i], 0));
 	jadd(o, "invocations", list);
-	ret = json_write_file(path, o);
+	text = json_print(o);
+	ret = dirat_write_atomic(root, "result.json", text, strlen(text));
+	free(text);
 	cJSON_Delete(o);
-	free(path);
 	return ret;
 }

@@ -17,6 +17,8 @@
 #include "results.h"
 
 struct comparison;
+struct dirat;
+struct ledger;
 struct compare_gate_def;
 
 #define EVIDENCE_RUN_SCHEMA "abev.run/1"
@@ -69,15 +71,17 @@ struct run_header {
 };
 
 /*
- * Writes <root>/<inv->dir>/result.json, resource.log and guard.log.
- * 0 or -1 after error().
+ * Writes <inv->dir>/result.json, resource.log and guard.log beneath root
+ * (no link followed), each noted in the ledger with its SHA-256. 0 or -1
+ * after error().
  */
-int evidence_write_invocation(const char *root, const struct invocation *inv);
+int evidence_write_invocation(struct ledger *l, const struct dirat *root,
+			      const struct invocation *inv);
 /*
- * Writes <root>/result.json: the header fields, status, and every
+ * Writes result.json beneath root: the header fields, status, and every
  * invocation in execution order. 0 or -1 after error().
  */
-int evidence_write_run(const char *root, const struct run_header *hdr, enum run_status st,
+int evidence_write_run(const struct dirat *root, const struct run_header *hdr, enum run_status st,
 		       const struct invocation *invs, size_t ninvs);
 
 /*

@@ -6,16 +6,19 @@
  * change noted for the evidence. This file neither hashes nor lists files
  * for the manifest (manifest.c).
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE
 #include "evname.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "dirat.h"
 #include "tree.h"
 #include "util.h"
 
@@ -75,13 +78,14 @@ const char *manifest_name_problem(const char *name)
 /* What seal_tidy() will change, found first and done after the walk. */
 struct tidy_item {
 	char *name;        /* relative to the root */
-	int remove;        /* 1: not a file or directory; 0: rename */
+	int remove;        /* 1: not a file or directory; 2: a directory too deep; 0: rename */
 	char kind[16];
 	char *target;      /* a symlink's target, for the note */
 };
 struct tidy {
 	struct tidy_item *v;
 	size_t n, alloc;
+	int max_depth;     /* a directory this deep below the walk's root is too deep */
 };
 
 static enum tree_step tidy_entry(void *ctx, const struct tree_entry *e)
@@ -93,6 +97,10 @@ static enum tree_step tidy_entry(void *ctx, const struct tree_entry *e)
 
 	base = base ? base + 1 : e->name;
 	bad_name = manifest_name_problem(base) != NULL;
+	if (S_ISDIR(mode) && e->depth >= t->max_depth) {
+		special = 2;
+		bad_name = 0;
+	}
 	if (special || bad_name) {
 		struct tidy_item *it;
 		if (t->n == t->alloc) {
@@ -106,7 +114,7 @@ static enum tree_step tidy_entry(void *ctx, const struct tree_entry *e)
 		snprintf(it->kind, sizeof(it->kind), "%s", tree_kind(mode));
 		if (S_ISLNK(mode)) {
 			char buf[1024];
-			ssize_t n = readlink(e->path, buf, sizeof(buf) - 1);
+			ssize_t n = readlinkat(e->dirfd, e->base, buf, sizeof(buf) - 1);
 			if (n >= 0) {
 				buf[n] = '\0';
 				it->target = xstrdup(buf);
@@ -114,7 +122,7 @@ static enum tree_step tidy_entry(void *ctx, const struct tree_entry *e)
 		}
 	}
 	/* A renamed directory is walked under its old name first: inner names come first below. */
-	return S_ISDIR(mode) && e->depth < EVNAME_MAX_DEPTH ? TREE_DESCEND : TREE_NEXT;
+	return S_ISDIR(mode) && special != 2 ? TREE_DESCEND : TREE_NEXT;
 }
 
 static enum tree_step tidy_failed(void *ctx, const char *name, const char *what, int err)
@@ -122,6 +130,85 @@ static enum tree_step tidy_failed(void *ctx, const char *name, const char *what,
 	(void)ctx;
 	error("%s '%s': %s", what, name, strerror(err));
 	return TREE_STOP;
+}
+
+/*
+ * Removes the directory name in parent and everything under it, however
+ * deep, holding two descriptors at a time: it goes down through the first
+ * subdirectory it finds, empties a directory that has none, and climbs
+ * back through "..", keeping only the names on the way. Nothing is
+ * followed. Counts what it removed. 0 or -1 with errno.
+ */
+static int trim_tree(int parent, const char *name, size_t *nfiles, size_t *ndirs)
+{
+	char **path = NULL;
+	size_t depth = 0, alloc = 0;
+	int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), ret = -1;
+
+	while (fd >= 0) {
+		DIR *d;
+		struct dirent *de;
+		char *sub = NULL;
+		int dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 3), up;
+
+		d = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
+		if (!d) {
+			if (dup_fd >= 0)
+				close(dup_fd);
+			goto out;
+		}
+		while (!sub && (de = readdir(d))) {
+			struct stat st;
+			if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+				continue;
+			if (fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+				continue;
+			if (S_ISDIR(st.st_mode))
+				sub = xstrdup(de->d_name);
+			else if (unlinkat(fd, de->d_name, 0) == 0)
+				(*nfiles)++;
+		}
+		closedir(d);
+		if (sub) {
+			int down = openat(fd, sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (down < 0) {
+				free(sub);
+				goto out;
+			}
+			ALLOC_GROW(path, depth + 1, alloc);
+			path[depth++] = sub;
+			close(fd);
+			fd = down;
+			continue;
+		}
+		/* Empty now: remove it from its parent. */
+		if (!depth) {
+			close(fd);
+			fd = -1;
+			if (unlinkat(parent, name, AT_REMOVEDIR) < 0)
+				goto out;
+			(*ndirs)++;
+			ret = 0;
+			break;
+		}
+		up = openat(fd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		close(fd);
+		fd = up;
+		if (fd < 0 || unlinkat(fd, path[--depth], AT_REMOVEDIR) < 0)
+			goto out;
+		free(path[depth]);
+		(*ndirs)++;
+	}
+out:
+	if (fd >= 0) {
+		int saved = errno;
+		close(fd);
+		errno = saved;
+	}
+	for (size_t i = 0; i < depth; i++)
+		free(path[i]);
+	free(path);
+	return ret;
 }
 
 /* A safe form of one name component: offending bytes become '_', cut to fit. */
@@ -144,21 +231,50 @@ char *seal_safe_component(const char *name)
 	return s;
 }
 
-int seal_tidy(const char *root, const char *sub, void (*note)(void *ctx, char *line), void *ctx)
+int seal_tidy(const struct dirat *root, const char *sub,
+	      void (*note)(void *ctx, char *line), void *ctx)
 {
 	static const struct tree_ops ops = { tidy_entry, tidy_failed };
-	char *dir = path_join(root, sub);
-	struct tidy t = { NULL, 0, 0 };
+	struct dirat dir = DIRAT_INIT;
+	struct tidy t = { NULL, 0, 0, EVNAME_MAX_DEPTH };
 	int ret = -1;
 
-	if (tree_walk(dir, &ops, &t) < 0)
+	/* The manifest holds directories up to EVNAME_MAX_DEPTH below the evidence root. */
+	for (const char *p = sub; *p; p++)
+		t.max_depth -= *p == '/';
+	t.max_depth--;
+
+	if (dirat_sub(root, sub, &dir) < 0) {
+		error("cannot open directory '%s/%s': %s", root->path, sub, strerror(errno));
+		goto out;
+	}
+	if (tree_walk_at(&dir, "", &ops, &t) < 0)
 		goto out;
 	/* Deepest first, so that renaming a directory leaves the paths below it valid until then. */
 	for (size_t k = t.n; k-- > 0;) {
 		struct tidy_item *it = &t.v[k];
-		char *path = path_join(dir, it->name), *shown = evname_printable(it->name, strlen(it->name));
-		if (it->remove) {
-			if (unlink(path) < 0) {
+		char *path = path_join(dir.path, it->name);
+		char *shown = evname_printable(it->name, strlen(it->name));
+		if (it->remove == 2) {
+			const char *base;
+			size_t nfiles = 0, ndirs = 0;
+			int pfd = dirat_parent(&dir, it->name, &base);
+			if (pfd < 0 || trim_tree(pfd, base, &nfiles, &ndirs) < 0) {
+				error("cannot remove '%s': %s", path, strerror(errno));
+				if (pfd >= 0)
+					close(pfd);
+				free(path);
+				free(shown);
+				goto out;
+			}
+			close(pfd);
+			note(ctx, xasprintf("%s/%s: nested deeper than %d directories below the "
+					    "evidence root, which a manifest holds: removed with the "
+					    "%zu file(s) and %zu director(ies) under it, so that the "
+					    "evidence can be sealed", sub, shown, EVNAME_MAX_DEPTH,
+					    nfiles, ndirs - 1));
+		} else if (it->remove) {
+			if (dirat_unlink(&dir, it->name, 0) < 0) {
 				error("cannot remove '%s': %s", path, strerror(errno));
 				free(path);
 				free(shown);
@@ -176,21 +292,18 @@ int seal_tidy(const char *root, const char *sub, void (*note)(void *ctx, char *l
 		} else {
 			const char *slash = strrchr(it->name, '/');
 			size_t plen = slash ? (size_t)(slash - it->name) + 1 : 0;
-			char *safe = seal_safe_component(slash ? slash + 1 : it->name), *to = NULL, *rel = NULL;
+			char *safe = seal_safe_component(slash ? slash + 1 : it->name), *rel = NULL;
 			struct stat st;
 			for (unsigned i = 1; i < 1000; i++) {
 				free(rel);
 				rel = i == 1 ? xasprintf("%.*s%s", (int)plen, it->name, safe)
 					     : xasprintf("%.*s%s-%u", (int)plen, it->name, safe, i);
-				free(to);
-				to = path_join(dir, rel);
-				if (lstat(to, &st) < 0)
+				if (dirat_lstat(&dir, rel, &st) < 0)
 					break;
 			}
-			if (rename(path, to) < 0) {
+			if (dirat_rename(&dir, it->name, rel) < 0) {
 				error("cannot rename '%s': %s", path, strerror(errno));
 				free(safe);
-				free(to);
 				free(rel);
 				free(path);
 				free(shown);
@@ -199,7 +312,6 @@ int seal_tidy(const char *root, const char *sub, void (*note)(void *ctx, char *l
 			note(ctx, xasprintf("%s/%s: renamed to '%s/%s': its name cannot be listed in "
 					    "SHA256", sub, shown, sub, rel));
 			free(safe);
-			free(to);
 			free(rel);
 		}
 		free(path);
@@ -212,6 +324,6 @@ out:
 		free(t.v[k].target);
 	}
 	free(t.v);
-	free(dir);
+	dirat_release(&dir);
 	return ret;
 }

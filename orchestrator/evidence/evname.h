@@ -33,7 +33,9 @@ const char *manifest_name_problem(const char *name);
  * passes) so that the evidence says what was changed. Returns the number
  * of changes, or -1 after error() when one could not be made.
  */
-int seal_tidy(const char *root, const char *sub, void (*note)(void *ctx, char *line), void *ctx);
+struct dirat;
+int seal_tidy(const struct dirat *root, const char *sub,
+	      void (*note)(void *ctx, char *line), void *ctx);
 /* A name component stock tools can read: offending bytes become '_'. Caller frees. */
 char *seal_safe_component(const char *name);
 

@@ -22,6 +22,7 @@
 #include <openssl/err.h>
 #include <openssl/evp.h>
 
+#include "dirat.h"
 #include "util.h"
 
 #define HASH_READ_SIZE (1u << 20)
@@ -102,9 +103,11 @@ void sha256_hex(const unsigned char d[SHA256_LEN], char out[SHA256_HEX_LEN + 1])
  * Hashes path with a caller-owned context and read buffer, so that a
  * worker thread reuses both across its files.
  */
-static int hash_one(EVP_MD_CTX *ctx, unsigned char *buf, const char *path,
-		    unsigned char out[SHA256_LEN], uint64_t *size, char **err)
+static int hash_one(EVP_MD_CTX *ctx, unsigned char *buf, const struct dirat *root,
+		    const char *name, unsigned char out[SHA256_LEN], uint64_t *size, char **err)
 {
+	char *joined = root ? path_join(root->path, name) : NULL;
+	const char *path = joined ? joined : name;
 	int fd = -1, ret = -1;
 	struct stat st;
 	uint64_t total = 0;
@@ -115,7 +118,8 @@ static int hash_one(EVP_MD_CTX *ctx, unsigned char *buf, const char *path,
 	 * O_NONBLOCK keeps open() from waiting for a writer when path names a
 	 * FIFO; fstat() then refuses it. It changes nothing for regular files.
 	 */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK);
+	fd = root ? dirat_openat(root, name, O_RDONLY | O_NONBLOCK, 0)
+		  : open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0) {
 		if (errno == ELOOP)
 			*err = xasprintf("cannot hash '%s': is a symbolic link", path);
@@ -166,6 +170,7 @@ static int hash_one(EVP_MD_CTX *ctx, unsigned char *buf, const char *path,
 out:
 	if (fd >= 0)
 		close(fd);
+	free(joined);
 	return ret;
 }
 
@@ -196,7 +201,7 @@ int sha256_file(const char *path, unsigned char out[SHA256_LEN], uint64_t *size,
 	int ret;
 	*err = NULL;
 	tools_init(&t);
-	ret = hash_one(t.ctx, t.buf, path, out, size, err);
+	ret = hash_one(t.ctx, t.buf, NULL, path, out, size, err);
 	tools_release(&t);
 	return ret;
 }
@@ -222,7 +227,7 @@ static void *worker(void *arg)
 			break;
 		j = &p->jobs[p->order[i]];
 		j->err = NULL;
-		if (hash_one(t.ctx, t.buf, j->path, j->digest, &j->size, &j->err) < 0)
+		if (hash_one(t.ctx, t.buf, j->root, j->path, j->digest, &j->size, &j->err) < 0)
 			atomic_fetch_add(&p->failed, 1);
 	}
 	tools_release(&t);

@@ -31,8 +31,10 @@ void sha256_hex(const unsigned char d[SHA256_LEN], char out[SHA256_HEX_LEN + 1])
 int sha256_file(const char *path, unsigned char out[SHA256_LEN], uint64_t *size, char **err);
 
 /* One file of a parallel job. */
+struct dirat;
 struct hash_job {
-	const char *path;              /* borrowed */
+	const char *path;              /* borrowed; beneath root when root is set */
+	const struct dirat *root;      /* borrowed, or NULL */
 	unsigned char digest[SHA256_LEN];
 	uint64_t size;
 	char *err;                     /* set on failure; caller frees */

@@ -9,11 +9,13 @@
 #define _POSIX_C_SOURCE 200809L
 #include "manifest.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "dirat.h"
 #include "evname.h"
 #include "tree.h"
 #include "util.h"
@@ -106,20 +108,36 @@ static int by_name(const void *a, const void *b)
 
 int manifest_build(const char *root, struct manifest *m)
 {
+	struct dirat d = DIRAT_INIT;
+	int ret;
+
+	m->e = NULL;
+	m->n = 0;
+	if (dirat_open_path(&d, root) < 0)
+		return error("cannot open directory '%s': %s", root, strerror(errno));
+	ret = manifest_build_at(&d, m);
+	dirat_release(&d);
+	return ret;
+}
+
+int manifest_build_at(const struct dirat *root, struct manifest *m)
+{
 	static const struct tree_ops ops = { walk_entry, walk_failed };
-	struct walk w = { root, NULL, 0, 0 };
+	struct walk w = { root->path, NULL, 0, 0 };
 	struct hash_job *jobs = NULL;
 	size_t failed, njobs = 0;
 	int ret = -1;
 
 	m->e = NULL;
 	m->n = 0;
-	if (tree_walk(root, &ops, &w) < 0)
+	if (tree_walk_at(root, "", &ops, &w) < 0)
 		goto out;
 	njobs = w.n;
 	jobs = xcalloc(njobs, sizeof(*jobs));
-	for (size_t i = 0; i < njobs; i++)
-		jobs[i].path = path_join(root, w.e[i].name);
+	for (size_t i = 0; i < njobs; i++) {
+		jobs[i].path = w.e[i].name;
+		jobs[i].root = root;
+	}
 	failed = sha256_files(jobs, njobs, 0);
 	for (size_t i = 0; i < w.n; i++) {
 		if (jobs[i].err) {
@@ -138,10 +156,8 @@ int manifest_build(const char *root, struct manifest *m)
 	w.n = 0;
 	ret = 0;
 out:
-	for (size_t i = 0; i < njobs; i++) {
-		free((char *)jobs[i].path);
+	for (size_t i = 0; i < njobs; i++)
 		free(jobs[i].err);
-	}
 	free(jobs);
 	for (size_t i = 0; i < w.n; i++)
 		free(w.e[i].name);

@@ -37,6 +37,9 @@ void manifest_release(struct manifest *m);
  * FIFO or socket, or an unsafe name, is an error. 0 or -1 after error().
  */
 int manifest_build(const char *root, struct manifest *m);
+/* manifest_build() of the directory open as root (dirat.h: no link followed beneath it). */
+struct dirat;
+int manifest_build_at(const struct dirat *root, struct manifest *m);
 /* The manifest's text: "SHA256 (name) = hex\n" per entry. Caller frees. */
 char *manifest_text(const struct manifest *m, size_t *len);
 /*

@@ -301,11 +301,10 @@ static cJSON *variant_json(const struct md_variant *v)
 	return o;
 }
 
-int metadata_write(const char *root, const struct metadata *md)
+char *metadata_text(const struct metadata *md)
 {
 	cJSON *o = jnew_object(), *vars = jnew_array();
-	char *path = path_join(root, "metadata.json");
-	int ret;
+	char *text;
 
 	jadd_text(o, "schema", METADATA_SCHEMA);
 	jadd_text(o, "abev_version", ABEV_VERSION);
@@ -313,8 +312,17 @@ int metadata_write(const char *root, const struct metadata *md)
 	for (size_t i = 0; i < md->nvariants; i++)
 		jpush(vars, variant_json(&md->variants[i]));
 	jadd(o, "variants", vars);
-	ret = json_write_file(path, o);
+	text = json_print(o);
 	cJSON_Delete(o);
+	return text;
+}
+
+int metadata_write(const char *root, const struct metadata *md)
+{
+	char *path = path_join(root, "metadata.json"), *text = metadata_text(md);
+	int ret = write_file_atomic(path, text, strlen(text));
+
 	free(path);
+	free(text);
 	return ret;
 }

@@ -49,6 +49,8 @@ struct metadata *metadata_collect(const struct plan *plan, const char *host_labe
  * pattern is too broad or a match cannot be used.
  */
 int metadata_match_count(const char *cwd, const char *pattern, size_t *n, char **err);
+/* metadata.json's text. Caller frees. */
+char *metadata_text(const struct metadata *md);
 /* Writes <root>/metadata.json. 0 or -1 after error(). */
 int metadata_write(const char *root, const struct metadata *md);
 void metadata_free(struct metadata *md);

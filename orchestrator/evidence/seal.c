@@ -5,8 +5,9 @@
  * when a key is given (signify.c), and writes SHA256 and SHA256.sig after
  * the evidence reached the disk. Checking a seal is verify.c's job.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE
 #include "seal.h"
+#include "dirat.h"
 #include "tree.h"
 
 #include <errno.h>
@@ -34,12 +35,12 @@ static enum tree_step settle_entry(void *ctx, const struct tree_entry *e)
 
 	if (S_ISDIR(e->st->st_mode)) {
 		ALLOC_GROW(s->dirs, s->ndirs + 1, s->dirs_alloc);
-		s->dirs[s->ndirs++] = xstrdup(e->path);
+		s->dirs[s->ndirs++] = xstrdup(e->name);
 		return e->depth < SETTLE_MAX_DEPTH ? TREE_DESCEND : TREE_NEXT;
 	}
 	if (S_ISREG(e->st->st_mode) && e->st->st_nlink > 1) {
 		ALLOC_GROW(s->linked, s->nlinked + 1, s->linked_alloc);
-		s->linked[s->nlinked++] = xstrdup(e->path);
+		s->linked[s->nlinked++] = xstrdup(e->name);
 	}
 	return TREE_NEXT;
 }
@@ -55,34 +56,33 @@ static enum tree_step settle_failed(void *ctx, const char *name, const char *wha
 }
 
 /*
- * Gives path an inode of its own: its bytes are copied beside it and
- * renamed over it, so the other name (a test's `ln` into $ABEV_RUN_DIR)
- * keeps the old inode. 0 or -1 after error().
+ * Gives rel (beneath root) an inode of its own: its bytes are copied
+ * beside it and renamed over it, so that the other name (a test's `ln`
+ * into $ABEV_RUN_DIR) keeps the old inode. 0 or -1 after error().
  */
-static int unshare(const char *path)
+static int unshare(const struct dirat *root, const char *rel)
 {
-	char *tmp = xasprintf("%s.abev-unshare-XXXXXX", path);
-	int in = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY), out = -1, ret = -1;
+	char *shown = path_join(root->path, rel), *tmp = NULL;
+	const char *base;
+	int dfd = dirat_parent(root, rel, &base), in = -1, out = -1, ret = -1;
 	struct stat st;
-	ssize_t n;
 
-	if (in < 0 || fstat(in, &st) < 0) {
-		error("cannot read '%s': %s", path, strerror(errno));
+	if (dfd >= 0)
+		in = openat(dfd, base, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (in < 0 || fstat(in, &st) < 0 || !S_ISREG(st.st_mode)) {
+		error("cannot read '%s': %s", shown, in < 0 || errno ? strerror(errno) : "not a regular file");
 		goto out;
 	}
-	out = mkstemp(tmp);
-	if (out < 0 || fchmod(out, st.st_mode & 0777) < 0) {
-		error("cannot copy '%s' to give it a name of its own: %s", path, strerror(errno));
+	tmp = xasprintf(".%s.abev-unshare.%ld", base, (long)getpid());
+	out = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, st.st_mode & 0777);
+	if (out < 0 || copy_fd(in, out, UINT64_MAX) != COPY_OK) {
+		error("cannot copy '%s' to give it a name of its own: %s", shown, strerror(errno));
 		goto out;
 	}
-	if (copy_fd(in, out, UINT64_MAX) != COPY_OK) {
-		error("cannot copy '%s' to give it a name of its own: %s", path, strerror(errno));
-		goto out;
-	}
-	n = close(out);
+	ret = close(out);
 	out = -1;
-	if (n < 0 || rename(tmp, path) < 0) {
-		error("cannot replace '%s' by its copy: %s", path, strerror(errno));
+	if (ret < 0 || renameat(dfd, tmp, dfd, base) < 0) {
+		ret = error("cannot replace '%s' by its copy: %s", shown, strerror(errno));
 		goto out;
 	}
 	ret = 0;
@@ -91,9 +91,12 @@ out:
 		close(in);
 	if (out >= 0)
 		close(out);
-	if (ret < 0)
-		unlink(tmp);
+	if (ret < 0 && tmp && dfd >= 0)
+		unlinkat(dfd, tmp, 0);
+	if (dfd >= 0)
+		close(dfd);
 	free(tmp);
+	free(shown);
 	return ret;
 }
 
@@ -103,20 +106,21 @@ out:
  * removed (deepest first, so a tree of empty ones goes), and a file with
  * a second name is given one of its own. 0 or -1 after error().
  */
-static int seal_settle(const char *root)
+static int seal_settle(const struct dirat *root)
 {
 	static const struct tree_ops ops = { settle_entry, settle_failed };
 	struct settle s = { NULL, NULL, 0, 0, 0, 0 };
-	int ret = tree_walk(root, &ops, &s);
+	int ret = tree_walk_at(root, "", &ops, &s);
 
 	for (size_t i = 0; i < s.nlinked; i++)
-		if (ret == 0 && unshare(s.linked[i]) < 0)
+		if (ret == 0 && unshare(root, s.linked[i]) < 0)
 			ret = -1;
 	/* Children come after their parent in the walk: backwards, they go first. */
 	for (size_t i = s.ndirs; i-- > 0;)
-		if (ret == 0 && rmdir(s.dirs[i]) < 0 && errno != ENOTEMPTY && errno != EEXIST)
-			ret = error("cannot remove the empty directory '%s': %s", s.dirs[i],
-				    strerror(errno));
+		if (ret == 0 && dirat_unlink(root, s.dirs[i], AT_REMOVEDIR) < 0 &&
+		    errno != ENOTEMPTY && errno != EEXIST)
+			ret = error("cannot remove the empty directory '%s/%s': %s", root->path,
+				    s.dirs[i], strerror(errno));
 	for (size_t i = 0; i < s.ndirs; i++)
 		free(s.dirs[i]);
 	for (size_t i = 0; i < s.nlinked; i++)
@@ -128,12 +132,24 @@ static int seal_settle(const char *root)
 
 int seal_evidence(const char *root, const struct seal_key *key)
 {
+	struct dirat d = DIRAT_INIT;
+	int ret;
+
+	if (dirat_open_path(&d, root) < 0)
+		return error("cannot open directory '%s': %s", root, strerror(errno));
+	ret = seal_evidence_at(&d, key);
+	dirat_release(&d);
+	return ret;
+}
+
+int seal_evidence_at(const struct dirat *root, const struct seal_key *key)
+{
 	struct manifest m = { NULL, 0 };
-	char *text = NULL, *sig = NULL, *mpath = NULL, *spath = NULL;
+	char *text = NULL, *sig = NULL;
 	size_t tlen = 0, slen = 0;
 	int ret = -1;
 
-	if (seal_settle(root) < 0 || manifest_build(root, &m) < 0)
+	if (seal_settle(root) < 0 || manifest_build_at(root, &m) < 0)
 		goto out;
 	text = manifest_text(&m, &tlen);
 	if (key) {
@@ -147,37 +163,34 @@ int seal_evidence(const char *root, const struct seal_key *key)
 		if (!sig)
 			goto out;
 	}
-	mpath = path_join(root, SEAL_MANIFEST);
-	spath = path_join(root, SEAL_SIGNATURE);
 	/*
 	 * The evidence files are written without fsync (write_file_atomic()):
 	 * they reach the disk here, once, before the manifest that names
 	 * them, and the manifest and signature after it.
 	 */
-	if (sync_filesystem(root) < 0)
+	if (dirat_sync(root) < 0)
 		goto out;
 	/*
 	 * Everything is computed before the directory changes. The old
 	 * signature goes first, so that no moment pairs it with the new
 	 * manifest: at worst the evidence is briefly unsigned.
 	 */
-	if (unlink(spath) < 0 && errno != ENOENT) {
-		error("cannot remove the old signature '%s': %s", spath, strerror(errno));
+	if (dirat_unlink(root, SEAL_SIGNATURE, 0) < 0 && errno != ENOENT) {
+		error("cannot remove the old signature '%s/%s': %s", root->path, SEAL_SIGNATURE,
+		      strerror(errno));
 		goto out;
 	}
-	if (write_file_atomic(mpath, text, tlen) < 0)
+	if (dirat_write_atomic(root, SEAL_MANIFEST, text, tlen) < 0)
 		goto out;
-	if (sig && write_file_atomic(spath, sig, slen) < 0)
+	if (sig && dirat_write_atomic(root, SEAL_SIGNATURE, sig, slen) < 0)
 		goto out;
-	if (sync_filesystem(root) < 0)
+	if (dirat_sync(root) < 0)
 		goto out;
 	ret = 0;
 out:
 	manifest_release(&m);
 	free(text);
 	free(sig);
-	free(mpath);
-	free(spath);
 	return ret;
 }
 

@@ -22,5 +22,8 @@
  * inode of its own. 0 or -1 after error().
  */
 int seal_evidence(const char *root, const struct seal_key *key);
+/* seal_evidence() of the directory open as root: no link beneath it is followed. */
+struct dirat;
+int seal_evidence_at(const struct dirat *root, const struct seal_key *key);
 
 #endif

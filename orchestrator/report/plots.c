@@ -20,6 +20,7 @@
 
 #include "svg.h"
 #include "units.h"
+#include "dirat.h"
 #include "util.h"
 
 #define FILE_BASE_MAX 64
@@ -103,32 +104,30 @@ char *plots_file_name(const struct comparison *c, size_t m)
 	return out;
 }
 
-static int write_plot(const char *dir, const char *name, char *svg)
+static int write_plot(const struct dirat *dir, const char *name, char *svg)
 {
-	char *path = path_join(dir, name);
-	int ret = write_file_atomic(path, svg, strlen(svg));
+	int ret = dirat_write_atomic(dir, name, svg, strlen(svg));
 
-	free(path);
 	free(svg);
 	return ret;
 }
 
-int plots_write(const char *root, const struct comparison *c, const struct invocation *invs,
-		size_t ninvs)
+int plots_write(const struct dirat *root, const struct comparison *c,
+		const struct invocation *invs, size_t ninvs)
 {
-	char *dir = path_join(root, PLOTS_DIR);
+	struct dirat dir = DIRAT_INIT;
 	char **names = file_bases(c);
-	int ret = mkdir_p(dir);
+	int ret = dirat_mkdirs(root, PLOTS_DIR, &dir);
 
 	for (size_t m = 0; !ret && m < c->nmetrics; m++) {
 		char *name = xasprintf("%s.svg", names[m]);
-		ret = write_plot(dir, name, plots_metric_svg(c, m, invs, ninvs));
+		ret = write_plot(&dir, name, plots_metric_svg(c, m, invs, ninvs));
 		free(name);
 	}
 	if (!ret)
-		ret = write_plot(dir, PLOTS_RUNS_FILE, plots_runs_svg(c, invs, ninvs));
+		ret = write_plot(&dir, PLOTS_RUNS_FILE, plots_runs_svg(c, invs, ninvs));
 	strv_free(names);
-	free(dir);
+	dirat_release(&dir);
 	return ret;
 }
 

@@ -79,7 +79,8 @@ char *plots_runs_svg(const struct comparison *c, const struct invocation *invs, 
  * root/PLOTS_DIR/PLOTS_RUNS_FILE, each atomically, creating the folder.
  * 0, or -1 after error() at the first file that could not be written.
  */
-int plots_write(const char *root, const struct comparison *c, const struct invocation *invs,
+struct dirat;
+int plots_write(const struct dirat *root, const struct comparison *c, const struct invocation *invs,
 		size_t ninvs);
 
 #endif

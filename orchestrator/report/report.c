@@ -19,6 +19,7 @@
 #include "summary.h"
 #include "template.h"
 #include "units.h"
+#include "dirat.h"
 #include "util.h"
 
 /* Generated from templates/report.md by mk/embed.sh. */
@@ -768,13 +769,11 @@ out:
 	return text;
 }
 
-int report_write(const char *root, const struct report_input *in)
+int report_write(const struct dirat *root, const struct report_input *in)
 {
 	char *text = report_render(in);
-	char *path = path_join(root, "report.md");
-	int ret = text ? write_file_atomic(path, text, strlen(text)) : -1;
+	int ret = text ? dirat_write_atomic(root, "report.md", text, strlen(text)) : -1;
 
-	free(path);
 	free(text);
 	return ret;
 }

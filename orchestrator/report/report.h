@@ -58,7 +58,8 @@ struct report_input {
  * opens with the reason; NULL after error() only if abev's own fails.
  */
 char *report_render(const struct report_input *in);
-/* Renders and writes <root>/report.md atomically. 0 or -1 after error(). */
-int report_write(const char *root, const struct report_input *in);
+struct dirat;
+/* Renders and writes report.md beneath root atomically. 0 or -1 after error(). */
+int report_write(const struct dirat *root, const struct report_input *in);
 
 #endif

@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "compare.h"
+#include "dirat.h"
 #include "guard.h"
 #include "overlap.h"
 #include "metrics.h"
@@ -204,14 +205,16 @@ static void collect_release(struct collect *c)
 }
 
 /*
- * Copies what in (borrowed, the opened src) holds to dst (created
- * exclusively), at most max bytes. 0 or -1 with *err.
+ * Copies what in (borrowed, the opened src) holds to name in dir
+ * (created exclusively, no link followed; dst names it in messages), at
+ * most max bytes. 0 or -1 with *err.
  */
-static int copy_file(int in, const char *src, const char *dst, uint64_t max, char **err)
+static int copy_file(int in, const char *src, const struct dirat *dir, const char *name,
+		     const char *dst, uint64_t max, char **err)
 {
 	int out = -1, ret = -1;
 
-	out = open(dst, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	out = openat(dir->fd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (out < 0) {
 		*err = xasprintf("cannot create '%s': %s", dst, strerror(errno));
 		goto out;
@@ -241,7 +244,7 @@ out:
 	if (out >= 0)
 		close(out);
 	if (ret < 0)
-		unlink(dst);
+		unlinkat(dir->fd, name, 0);
 	return ret;
 }
 
@@ -315,11 +318,12 @@ static char *real_location(const char *path, char **err)
  * evidence root (caller frees), or NULL with *err; *copied says whether a
  * copy was made.
  */
-static char *adopt_file(const char *root, const char *inv_dir, const char *path, int fd,
+static char *adopt_file(const struct dirat *root, const char *inv_dir, const char *path, int fd,
 			int *copied, char **err)
 {
-	char real_dir[PATH_MAX], *abs_dir = path_join(root, inv_dir), *dst = NULL, *rel = NULL;
-	char *safe = NULL, *real = NULL;
+	char real_dir[PATH_MAX], *abs_dir = path_join(root->path, inv_dir), *dst = NULL, *rel = NULL;
+	char *safe = NULL, *real = NULL, *results_rel = path_join(inv_dir, "results");
+	struct dirat results = DIRAT_INIT;
 	const char *base;
 	size_t dlen;
 
@@ -340,23 +344,21 @@ static char *adopt_file(const char *root, const char *inv_dir, const char *path,
 	/* The copy's name must be one the manifest can list. */
 	safe = seal_safe_component(base ? base + 1 : real);
 	base = safe;
-	dst = xasprintf("%s/results", abs_dir);
-	if (mkdir(dst, 0755) < 0 && errno != EEXIST) {
-		*err = xasprintf("cannot create '%s': %s", dst, strerror(errno));
+	/* Beneath the evidence root, no link followed: a run cannot aim the copy elsewhere. */
+	if (dirat_mkdirs(root, results_rel, &results) < 0) {
+		*err = xasprintf("cannot create '%s/results': %s", abs_dir, strerror(errno));
 		goto out;
 	}
-	free(dst);
-	dst = NULL;
 	for (unsigned k = 1; k < 1000 && !rel; k++) {
 		struct stat st;
 		char *name = k == 1 ? xstrdup(base) : xasprintf("%u-%s", k, base);
 		free(dst);
 		dst = xasprintf("%s/results/%s", abs_dir, name);
-		if (lstat(dst, &st) == 0) {
+		if (fstatat(results.fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
 			free(name);
 			continue;
 		}
-		if (copy_file(fd, real, dst, RESULTS_MAX_BYTES_DEFAULT, err) == 0) {
+		if (copy_file(fd, real, &results, name, dst, RESULTS_MAX_BYTES_DEFAULT, err) == 0) {
 			rel = xasprintf("%s/results/%s", inv_dir, name);
 			*copied = 1;
 		}
@@ -366,6 +368,8 @@ static char *adopt_file(const char *root, const char *inv_dir, const char *path,
 	if (!rel && !*err)
 		*err = xasprintf("cannot find a free name for '%s' in '%s/results'", base, abs_dir);
 out:
+	dirat_release(&results);
+	free(results_rel);
 	free(abs_dir);
 	free(dst);
 	free(safe);
@@ -413,7 +417,8 @@ static const char *seen_before(const struct seen *v, size_t n, const struct stat
  */
 enum read_outcome { READ_OK, READ_REFUSED, READ_SKIPPED, READ_STALE };
 
-static enum read_outcome read_one(const struct judge *j, struct invocation *inv, const char *root,
+static enum read_outcome read_one(const struct judge *j, struct invocation *inv,
+				  const struct dirat *root,
 		    const char *p, struct collect *c, struct seen **seen, size_t *nseen,
 		    judge_note_fn note, void *ctx)
 {
@@ -456,9 +461,15 @@ static enum read_outcome read_one(const struct judge *j, struct invocation *inv,
 		goto out;
 	}
 	/* Read from the evidence: the copy, or the file itself if it was the same one. */
-	abs = path_join(root, rel);
-	efd = open_result(abs, &est, &err);
-	if (efd >= 0 && !copied && (est.st_dev != st.st_dev || est.st_ino != st.st_ino)) {
+	abs = path_join(root->path, rel);
+	efd = dirat_openat(root, rel, O_RDONLY | O_NONBLOCK, 0);
+	if (efd < 0) {
+		err = xasprintf("cannot open '%s': %s", abs, strerror(errno));
+	} else if (fstat(efd, &est) < 0 || !S_ISREG(est.st_mode)) {
+		err = xasprintf("'%s' is not a regular file", abs);
+		close(efd);
+		efd = -1;
+	} else if (!copied && (est.st_dev != st.st_dev || est.st_ino != st.st_ino)) {
 		err = xasprintf("'%s' changed while it was being read", p);
 		close(efd);
 		efd = -1;
@@ -487,7 +498,7 @@ out:
 	return ret;
 }
 
-static void read_results(const struct judge *j, struct invocation *inv, const char *root,
+static void read_results(const struct judge *j, struct invocation *inv, const struct dirat *root,
 			 struct collect *c, size_t *refused, size_t *nfiles, judge_note_fn note,
 			 void *ctx)
 {
@@ -572,12 +583,12 @@ static int by_string(const void *a, const void *b)
  * readdir's order), so that the evidence can still be sealed. Returns
  * NULL, or why the invocation failed (caller frees).
  */
-static char *limit_files(struct judge *j, const struct invocation *inv, const char *root,
+static char *limit_files(struct judge *j, const struct invocation *inv, const struct dirat *root,
 			 judge_note_fn note, void *ctx)
 {
 	static const struct tree_ops ops = { list_entry, list_failed };
 	struct file_list l = { NULL, 0, 0 };
-	char *dir = path_join(root, inv->dir), *why = NULL;
+	char *why = NULL;
 	size_t limit = j->plan->max_files, room = 0, removed = 0;
 	const char *which = "limits.max_files";
 
@@ -590,14 +601,15 @@ static char *limit_files(struct judge *j, const struct invocation *inv, const ch
 		which = "the room left in the evidence directory (it holds at most "
 			"100000 files in all)";
 	}
-	if (tree_walk(dir, &ops, &l) < 0 || l.n <= limit)
+	if (tree_walk_at(root, inv->dir, &ops, &l) < 0 || l.n <= limit)
 		goto out;
 	qsort(l.v, l.n, sizeof(*l.v), by_string);
+	/* Beneath the evidence root, no link followed: only the run's own files go. */
 	for (size_t i = limit; i < l.n; i++) {
-		char *path = path_join(dir, l.v[i]);
-		if (unlink(path) == 0)
+		char *rel = path_join(inv->dir, l.v[i]);
+		if (dirat_unlink(root, rel, 0) == 0)
 			removed++;
-		free(path);
+		free(rel);
 	}
 	note(ctx, xasprintf("%s: left %zu files, more than %s of %zu: the %zu past the first %zu "
 			    "in name order were removed, so that the evidence can be sealed",
@@ -608,11 +620,10 @@ out:
 	for (size_t i = 0; i < l.n; i++)
 		free(l.v[i]);
 	free(l.v);
-	free(dir);
 	return why;
 }
 
-void judge_limit_files(struct judge *j, struct invocation *inv, const char *root,
+void judge_limit_files(struct judge *j, struct invocation *inv, const struct dirat *root,
 		       judge_note_fn note, void *ctx)
 {
 	char *why = limit_files(j, inv, root, note, ctx);
@@ -626,10 +637,10 @@ void judge_limit_files(struct judge *j, struct invocation *inv, const char *root
 	free(why);
 }
 
-static void judge_metrics(struct judge *j, struct invocation *inv, const char *root,
+static void judge_metrics(struct judge *j, struct invocation *inv, const struct dirat *root,
 			  const struct collect *c)
 {
-	char *dir = path_join(root, inv->dir);
+	char *dir = path_join(root->path, inv->dir);
 	char *out = path_join(dir, "test.log"), *err = path_join(dir, "stderr.log");
 	struct metric_inputs in = {
 		.stdout_path = out,
@@ -689,7 +700,7 @@ static void settle_status(struct invocation *inv, char *too_many)
 	}
 }
 
-void judge_invocation(struct judge *j, struct invocation *inv, const char *root,
+void judge_invocation(struct judge *j, struct invocation *inv, const struct dirat *root,
 		      judge_note_fn note, void *ctx)
 {
 	const struct plan *plan = j->plan;

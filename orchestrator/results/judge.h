@@ -18,6 +18,7 @@
 #include "plan.h"
 
 struct judge;
+struct dirat;
 
 /* The plan is borrowed for the judge's life. NULL with *err (caller frees) on failure. */
 struct judge *judge_new(const struct plan *plan, char **err);
@@ -43,7 +44,7 @@ typedef void (*judge_note_fn)(void *ctx, char *note);
  * the evidence can still be sealed; the note names what was removed and
  * inv->reason says so.
  */
-void judge_limit_files(struct judge *j, struct invocation *inv, const char *root,
+void judge_limit_files(struct judge *j, struct invocation *inv, const struct dirat *root,
 		       judge_note_fn note, void *ctx);
 
 /*
@@ -56,7 +57,7 @@ void judge_limit_files(struct judge *j, struct invocation *inv, const char *root
  * limits.max_files are removed before any result file is read, and the
  * invocation fails with the count and the limit.
  */
-void judge_invocation(struct judge *j, struct invocation *inv, const char *root,
+void judge_invocation(struct judge *j, struct invocation *inv, const struct dirat *root,
 		      judge_note_fn note, void *ctx);
 
 /*

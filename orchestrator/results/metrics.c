@@ -410,7 +410,7 @@ static void text_load(struct text *t, const char *path)
 		return;
 	}
 	t->label = base_name(path);
-	switch (read_small(&t->sb, path, METRICS_MAX_TEXT, READ_REGULAR)) {
+	switch (read_small(&t->sb, path, METRICS_MAX_TEXT, READ_REGULAR | READ_NOFOLLOW)) {
 	case READ_SMALL_OK:
 		replace_nuls(t->sb.buf, t->sb.len);
 		return;

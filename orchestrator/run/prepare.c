@@ -46,13 +46,11 @@ static const char *prepare_status(const struct proc_result *res)
 }
 
 int prepare_run(const struct plan *plan, const struct plan_variant *v,
-		const struct plan_vars *vars, char *const *env, const char *run_dir,
+		const struct plan_vars *vars, char *const *env, struct strbuf *log,
 		struct invocation_prepare **out)
 {
 	struct invocation_prepare *p = xcalloc(1, sizeof(*p));
-	struct strbuf log = STRBUF_INIT;
 	struct proc_result res;
-	char *log_path = NULL;
 	int ret = -1;
 
 	memset(&res, 0, sizeof(res));
@@ -66,7 +64,7 @@ int prepare_run(const struct plan *plan, const struct plan_variant *v,
 		.argv = (const char *const *)p->argv,
 		.envp = (const char *const *)env,
 		.cwd = v->cwd,
-		.capture = &log,
+		.capture = log,
 		.capture_max = PREPARE_LOG_MAX,
 		.capture_stderr = 1,
 		.timeout_ns = (int64_t)(plan->timeout_seconds * 1e9),
@@ -80,16 +78,11 @@ int prepare_run(const struct plan *plan, const struct plan_variant *v,
 	p->interrupt_signal = res.outcome == PROC_INTERRUPTED ? res.interrupt_signal : 0;
 	p->wall_ns = res.fig.wall_ns;
 	p->reason = prepare_reason(&res, plan);
-	p->log_bytes = (int64_t)log.len;
+	p->log_bytes = (int64_t)log->len;
 	p->log_bytes_dropped = res.out.bytes_dropped;
-	log_path = path_join(run_dir, PREPARE_LOG_FILE);
-	if (write_file_atomic(log_path, log.buf, log.len) < 0)
-		goto out;
 	ret = 0;
 out:
 	proc_result_release(&res);
-	strbuf_release(&log);
-	free(log_path);
 	if (ret < 0) {
 		invocation_prepare_free(p);
 		p = NULL;

@@ -20,13 +20,15 @@
 
 /*
  * Runs v's prepare command (v->prepare_len > 0) with vars expanded, in
- * env (borrowed), and writes run_dir/prepare.log. *out (release with
- * invocation_prepare_free()) records what happened, also when the
- * command failed or could not be executed. 0, or -1 after error() when
- * abev itself could not go on (cannot fork, cannot write the log).
+ * env (borrowed), its output appended to log (at most PREPARE_LOG_MAX
+ * bytes), which the caller writes to the invocation's prepare.log. *out
+ * (release with invocation_prepare_free()) records what happened, also
+ * when the command failed or could not be executed. 0, or -1 after
+ * error() when abev itself could not go on (cannot fork).
  */
+struct strbuf;
 int prepare_run(const struct plan *plan, const struct plan_variant *v,
-		const struct plan_vars *vars, char *const *env, const char *run_dir,
+		const struct plan_vars *vars, char *const *env, struct strbuf *log,
 		struct invocation_prepare **out);
 
 #endif

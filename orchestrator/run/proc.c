@@ -659,7 +659,7 @@ static int prepare_launch(const struct proc_spec *spec, struct run *r)
 {
 	r->envp = spec->envp ? (char *const *)spec->envp : environ;
 	r->cands = proc_exec_candidates(spec->argv[0], (const char *const *)r->envp);
-	r->fd_in = proc_io_open_high("/dev/null", O_RDONLY);
+	r->fd_in = proc_io_open_high(NULL, "/dev/null", O_RDONLY);
 	if (r->fd_in < 0)
 		return error("cannot open '/dev/null': %s", strerror(errno));
 	if (proc_io_open_streams(spec, r->sinks, r->res, &r->fd_out, &r->fd_err) < 0)

@@ -29,6 +29,7 @@
 
 struct strbuf;
 struct cpulist;
+struct dirat;
 
 enum proc_outcome {
 	PROC_EXITED,       /* exit_code valid */
@@ -51,6 +52,12 @@ struct proc_spec {
 	const char *const *envp;   /* complete environment of the child */
 	const char *cwd;
 	const char *stdout_path;   /* created/truncated, mode 0644; NULL: /dev/null */
+	/*
+	 * When set (borrowed), stdout_path and stderr_path are names beneath
+	 * this directory (dirat.h: opened with no link followed), so that a
+	 * run cannot make abev create or truncate a file elsewhere.
+	 */
+	const struct dirat *log_dir;
 	const char *stderr_path;   /* likewise; unless capture_stderr */
 	/*
 	 * Capture mode when set (borrowed): stdout goes through a pipe into

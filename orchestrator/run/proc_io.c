@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "dirat.h"
 #include "util.h"
 
 /* Bytes of output read per sink and call, so that a flood cannot keep the caller from its deadline. */
@@ -121,9 +122,10 @@ void proc_io_drain_rest(struct proc_sink sinks[2])
 			;
 }
 
-int proc_io_open_high(const char *path, int flags)
+int proc_io_open_high(const struct dirat *dir, const char *path, int flags)
 {
-	int fd = open(path, flags | O_CLOEXEC | O_NOCTTY, 0644);
+	int fd = dir ? dirat_openat(dir, path, flags, 0644)
+		     : open(path, flags | O_CLOEXEC | O_NOCTTY, 0644);
 	int hi;
 	if (fd < 0 || fd > 2)
 		return fd;
@@ -183,12 +185,13 @@ int proc_io_open_streams(const struct proc_spec *spec, struct proc_sink sinks[2]
 		struct proc_sink *s = &sinks[i];
 
 		if (!spec->log_capped || !paths[i]) {
-			*ends[i] = proc_io_open_high(path, O_WRONLY | O_CREAT | O_TRUNC);
+			*ends[i] = proc_io_open_high(paths[i] ? spec->log_dir : NULL, path,
+						     O_WRONLY | O_CREAT | O_TRUNC);
 			if (*ends[i] < 0)
 				return error("cannot open '%s': %s", path, strerror(errno));
 			continue;
 		}
-		s->file = proc_io_open_high(path, O_WRONLY | O_CREAT | O_TRUNC);
+		s->file = proc_io_open_high(spec->log_dir, path, O_WRONLY | O_CREAT | O_TRUNC);
 		if (s->file < 0)
 			return error("cannot open '%s': %s", path, strerror(errno));
 		s->path = path;

@@ -48,7 +48,11 @@ int proc_io_drain(struct proc_sink *s);
 void proc_io_drain_rest(struct proc_sink sinks[2]);
 /* Closes the pipes and files; report: warn when a log file's close fails. */
 void proc_io_close(struct proc_sink sinks[2], int report);
-/* Opens path with fd >= 3, so that dup2() onto 0/1/2 in the child never collides. */
-int proc_io_open_high(const char *path, int flags);
+/*
+ * Opens path (beneath dir when dir is set, no link followed) with fd >= 3,
+ * so that dup2() onto 0/1/2 in the child never collides.
+ */
+struct dirat;
+int proc_io_open_high(const struct dirat *dir, const char *path, int flags);
 
 #endif

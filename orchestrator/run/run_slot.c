@@ -11,17 +11,23 @@
 #define _XOPEN_SOURCE 700
 #include "run_slot.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "cpulist.h"
+#include "dirat.h"
 #include "judge.h"
+#include "ledger.h"
 #include "prepare.h"
 #include "proc.h"
 #include "seal.h"
 #include "sysstat.h"
+#include "tree.h"
 #include "util.h"
 
 /* The child's environment: abev's own, then the plan's, then ABEV_*. Caller frees. */
@@ -276,16 +282,140 @@ out:
 }
 
 /*
+ * Whether the invocation's directory is still the one abev made (made:
+ * its identity then). A run may have deleted it, or replaced it (or a
+ * directory above it) by a link to elsewhere, another directory or a
+ * file: abev follows nothing, removes only the link or file that stands
+ * at the run directory's own name, makes the directory again for the
+ * record, and says what it found. Returns NULL when it is intact, else
+ * the reason the invocation fails (caller frees); -1 in *err when the
+ * record has no place (a directory above it is not abev's).
+ */
+static char *run_dir_check(struct run_state *st, const struct invocation *inv,
+			   const struct stat *made, int *err)
+{
+	struct stat now;
+	struct dirat again = DIRAT_INIT;
+	char *what = NULL, *reason = NULL;
+	int r = dirat_lstat(&st->ev, inv->dir, &now);
+
+	*err = 0;
+	if (r == 0 && S_ISDIR(now.st_mode) && now.st_dev == made->st_dev &&
+	    now.st_ino == made->st_ino)
+		return NULL;
+	if (r < 0 && errno == ENOENT) {
+		what = xstrdup("deleted it");
+	} else if (r < 0) {
+		*err = error("%s: a directory above the run directory was replaced during the "
+			     "run (%s); abev did not follow it", inv->dir, strerror(errno));
+		return NULL;
+	} else if (S_ISLNK(now.st_mode)) {
+		char target[1024];
+		const char *base;
+		int dfd = dirat_parent(&st->ev, inv->dir, &base);
+		ssize_t n = dfd >= 0 ? readlinkat(dfd, base, target, sizeof(target) - 1) : -1;
+		char *shown;
+		if (dfd >= 0)
+			close(dfd);
+		target[n < 0 ? 0 : n] = '\0';
+		shown = evname_printable(target, strlen(target));
+		what = xasprintf("replaced it by a symbolic link to '%s'", shown);
+		free(shown);
+	} else if (S_ISDIR(now.st_mode)) {
+		what = xstrdup("replaced it by another directory");
+	} else {
+		what = xasprintf("replaced it by a %s", tree_kind(now.st_mode));
+	}
+	/* Only the link or file at the run directory's own name goes: never what it points to. */
+	if (r == 0 && !S_ISDIR(now.st_mode) && dirat_unlink(&st->ev, inv->dir, 0) < 0) {
+		*err = error("cannot remove '%s/%s': %s", st->root, inv->dir, strerror(errno));
+		goto out;
+	}
+	if (dirat_mkdirs(&st->ev, inv->dir, &again) < 0) {
+		*err = -1;
+		goto out;
+	}
+	reason = xasprintf("the run %s during the run (abev followed nothing there; what the "
+			   "run wrote in its directory is not in the evidence)", what);
+	run_state_note(st, xasprintf("%s: %s", inv->dir, reason));
+out:
+	dirat_release(&again);
+	free(what);
+	return reason;
+}
+
+/*
+ * What an earlier run planted where this invocation's directory is to be
+ * made (runs/, runs/<variant>/ or the directory itself): a link or other
+ * non-directory at one of those names is removed (the link itself, never
+ * what it points to), a directory at the invocation's own name is moved
+ * aside. Either makes the evidence failed: the notes say what was found.
+ * 0, or -1 after error().
+ */
+static int clear_planted(struct run_state *st, const char *dir)
+{
+	char *prefix = xstrdup(dir);
+	int ret = 0;
+
+	for (char *p = prefix;; p++) {
+		struct stat now;
+		char c = *p;
+		if (c && c != '/')
+			continue;
+		*p = '\0';
+		if (dirat_lstat(&st->ev, prefix, &now) == 0 && (!S_ISDIR(now.st_mode) || !c)) {
+			char *aside = NULL;
+			if (!S_ISDIR(now.st_mode)) {
+				if (dirat_unlink(&st->ev, prefix, 0) < 0)
+					ret = error("cannot remove '%s/%s': %s", st->root, prefix,
+						    strerror(errno));
+			} else {
+				aside = xasprintf("%s-planted", prefix);
+				if (dirat_rename(&st->ev, prefix, aside) < 0)
+					ret = error("cannot move '%s/%s' aside: %s", st->root, prefix,
+						    strerror(errno));
+			}
+			run_state_note(st, xasprintf("%s: a %s planted by an earlier run stood where abev "
+						     "makes this directory; %s", prefix,
+						     tree_kind(now.st_mode),
+						     aside ? "it was moved aside, and is not abev's record"
+							   : "it was removed (not followed)"));
+			st->tampered++;
+			free(aside);
+		}
+		*p = c;
+		if (!c || ret < 0)
+			break;
+	}
+	free(prefix);
+	return ret;
+}
+
+/* A run directory that was swapped fails its invocation, whatever else happened. */
+static void fail_swapped(struct invocation *inv, char *why)
+{
+	char *reason = inv->reason ? xasprintf("%s; %s", why, inv->reason) : xstrdup(why);
+
+	if (inv->status != INV_INTERRUPTED)
+		inv->status = INV_FAILED;
+	free(inv->reason);
+	inv->reason = reason;
+	free(why);
+}
+
+/*
  * Runs the invocation's command in its directory abs_dir and records what
  * was measured. *signo: the interrupt signal when abev was interrupted
  * while it ran, else 0. 0, or -1 after error().
  */
 static int run_process(struct run_state *st, const struct plan_variant *v, char **env,
-		       const char *abs_dir, struct invocation *inv, int *signo)
+		       const struct stat *made, struct invocation *inv, int *signo, int *swapped)
 {
 	const struct plan *plan = st->plan;
-	char *out_path = path_join(abs_dir, "test.log");
-	char *err_path = path_join(abs_dir, "stderr.log");
+	char *out_path = path_join(inv->dir, "test.log");
+	char *err_path = path_join(inv->dir, "stderr.log");
+	char *why = NULL;
+	int err = 0;
 	char *cg_name = xasprintf("%u", inv->seq);
 	struct cpulist cpus = CPULIST_INIT;
 	struct tick_ctx tick = { &st->prog, 0, &st->watch };
@@ -295,11 +425,11 @@ static int run_process(struct run_state *st, const struct plan_variant *v, char 
 
 	memset(&res, 0, sizeof(res));
 	if (v->cpus) {
-		char *why = NULL;
+		char *bad = NULL;
 		/* The plan checked it; a failure here is abev's own. */
-		if (cpulist_parse(v->cpus, &cpus, &why) < 0) {
-			error("variant '%s': cpus %s", v->name, why);
-			free(why);
+		if (cpulist_parse(v->cpus, &cpus, &bad) < 0) {
+			error("variant '%s': cpus %s", v->name, bad);
+			free(bad);
 			goto out;
 		}
 	}
@@ -310,6 +440,7 @@ static int run_process(struct run_state *st, const struct plan_variant *v, char 
 		.cwd = v->cwd,
 		.stdout_path = out_path,
 		.stderr_path = err_path,
+		.log_dir = &st->ev,
 		.timeout_ns = (int64_t)(plan->timeout_seconds * 1e9),
 		.grace_ns = (int64_t)(plan->kill_grace_seconds * 1e9),
 		.log_capped = 1,
@@ -322,10 +453,17 @@ static int run_process(struct run_state *st, const struct plan_variant *v, char 
 
 	if (measure(st, &spec, inv, &res, &cs_before, &cs_after) < 0)
 		goto out;
+	why = run_dir_check(st, inv, made, &err);
+	if (err < 0)
+		goto out;
 	/* What the child left in its directory must be sealable: links and odd names go. */
-	if (seal_tidy(st->root, inv->dir, run_state_note_cb, st) < 0)
+	if (!why && seal_tidy(&st->ev, inv->dir, run_state_note_cb, st) < 0)
 		goto out;
 	inv_record(inv, &res, &cs_before, &cs_after, plan);
+	*swapped = why != NULL;
+	if (why)
+		fail_swapped(inv, why);
+	why = NULL;
 	*signo = res.outcome == PROC_INTERRUPTED ? res.interrupt_signal : 0;
 	ret = 0;
 out:
@@ -333,6 +471,41 @@ out:
 	free(out_path);
 	free(err_path);
 	free(cg_name);
+	free(why);
+	return ret;
+}
+
+/*
+ * The variant's prepare command, its log kept in the invocation's
+ * directory once that is known to be abev's still. 0, or -1 after
+ * error() when abev itself could not go on.
+ */
+static int run_prepare(struct run_state *st, const struct plan_variant *v,
+		       const struct plan_vars *vars, char **env, const struct stat *made,
+		       struct invocation *inv, int *swapped)
+{
+	struct strbuf log = STRBUF_INIT;
+	char *why = NULL, *log_rel = NULL;
+	int err = 0, ret = -1;
+
+	if (prepare_run(st->plan, v, vars, env, &log, &inv->prepare) < 0)
+		goto out;
+	why = run_dir_check(st, inv, made, &err);
+	if (err < 0)
+		goto out;
+	if (why) {
+		*swapped = 1;
+		free(inv->prepare->reason);
+		inv->prepare->reason = xasprintf("left its run directory changed: %s", why);
+		ret = 0;
+		goto out;
+	}
+	log_rel = path_join(inv->dir, PREPARE_LOG_FILE);
+	ret = ledger_write(&st->ledger, &st->ev, log_rel, log.buf, log.len);
+out:
+	strbuf_release(&log);
+	free(log_rel);
+	free(why);
 	return ret;
 }
 
@@ -345,34 +518,41 @@ static int run_one(struct run_state *st, const struct sched_slot *slot, unsigned
 {
 	const struct plan *plan = st->plan;
 	const struct plan_variant *v = &plan->variants[slot->variant];
+	struct dirat made_dir = DIRAT_INIT;
+	struct stat made;
 	char *abs_dir;
 	char **env = NULL;
-	int signo = 0, ret = -1;
+	int signo = 0, swapped = 0, ret = -1;
 
 	inv_init(st, slot, attempt, inv);
 	abs_dir = path_join(st->root, inv->dir);
-	if (mkdir_p(abs_dir) < 0)
+	/* Made beneath the evidence root, with no link followed: what is there already is not abev's. */
+	if (clear_planted(st, inv->dir) < 0 || dirat_mkdirs(&st->ev, inv->dir, &made_dir) < 0)
 		goto out;
+	if (fstat(made_dir.fd, &made) < 0) {
+		error("cannot stat '%s': %s", abs_dir, strerror(errno));
+		goto out;
+	}
 	struct plan_vars vars = { abs_dir, v->name, slot->warmup ? "warmup" : "run", slot->round };
 	if (inv_expand(plan, v, &vars, inv) < 0)
 		goto out;
 	env = build_env(v, &vars);
-	if (v->prepare_len) {
-		if (prepare_run(plan, v, &vars, env, abs_dir, &inv->prepare) < 0)
-			goto out;
-		if (strcmp(inv->prepare->status, "ok")) {
-			record_unprepared(st, inv);
-			ret = 0;
-			goto out;
-		}
-	}
-	if (run_process(st, v, env, abs_dir, inv, &signo) < 0)
+	if (v->prepare_len && run_prepare(st, v, &vars, env, &made, inv, &swapped) < 0)
 		goto out;
-	if (inv->status == INV_INTERRUPTED) {
+	if (v->prepare_len && (swapped || strcmp(inv->prepare->status, "ok"))) {
+		record_unprepared(st, inv);
+		ret = 0;
+		goto out;
+	}
+	if (run_process(st, v, env, &made, inv, &signo, &swapped) < 0)
+		goto out;
+	if (swapped) {
+		judge_limit_files(st->judge, inv, &st->ev, run_state_note_cb, st);
+	} else if (inv->status == INV_INTERRUPTED) {
 		st->interrupt = signo;
-		judge_limit_files(st->judge, inv, st->root, run_state_note_cb, st);
+		judge_limit_files(st->judge, inv, &st->ev, run_state_note_cb, st);
 	} else {
-		judge_invocation(st->judge, inv, st->root, run_state_note_cb, st);
+		judge_invocation(st->judge, inv, &st->ev, run_state_note_cb, st);
 	}
 	judge_load(st->judge, inv, attempt);
 	note_losses(st, inv);
@@ -381,6 +561,7 @@ out:
 	/* A run that never got as far as the watch leaves nothing for the next one. */
 	overlap_watch_release(&st->watch);
 	strv_free(env);
+	dirat_release(&made_dir);
 	free(abs_dir);
 	return ret;
 }
@@ -423,6 +604,9 @@ static int run_attempt(struct run_state *st, const struct sched_slot *slot, unsi
 	ensure_capacity(st);
 	inv = &st->invs[st->ninvs];
 	if (run_one(st, slot, attempt, inv) < 0) {
+		/* What it left is not abev's record, but it is no stranger's either. */
+		if (inv->dir)
+			(void)ledger_keep_tree(&st->ledger, &st->ev, inv->dir);
 		invocation_release(inv);
 		st->runtime_error = 1;
 		run_state_note(st, xasprintf("abev stopped: could not start %s %s %u",
@@ -433,7 +617,9 @@ static int run_attempt(struct run_state *st, const struct sched_slot *slot, unsi
 	st->ninvs++;
 	st->next_start = mono_ns() + (int64_t)(plan->gap_seconds * 1e9);
 	st->have_prev = 1;
-	if (evidence_write_invocation(st->root, inv) < 0 || run_state_write(st, 0) < 0) {
+	/* Once its files are written, the invocation's directory is final: the ledger keeps it. */
+	if (evidence_write_invocation(&st->ledger, &st->ev, inv) < 0 ||
+	    ledger_keep_tree(&st->ledger, &st->ev, inv->dir) < 0 || run_state_write(st, 0) < 0) {
 		st->runtime_error = 1;
 		run_state_note(st, xasprintf("abev stopped: the files of %s could not be written "
 					     "(see abev's error output); they may be missing or "

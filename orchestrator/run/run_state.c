@@ -39,6 +39,8 @@ void run_state_init(struct run_state *st, const struct plan *plan,
 	memset(st, 0, sizeof(*st));
 	st->plan = plan;
 	st->opt = opt;
+	st->ev = (struct dirat)DIRAT_INIT;
+	st->ledger = (struct ledger)LEDGER_INIT;
 }
 
 void run_state_note(struct run_state *st, char *note)
@@ -90,7 +92,7 @@ enum run_status run_state_status(const struct run_state *st, int final)
 		return RUN_RUNNING;
 	if (st->interrupt)
 		return RUN_INTERRUPTED;
-	if (st->runtime_error || st->lost)
+	if (st->runtime_error || st->lost || st->tampered)
 		return RUN_FAILED;
 	for (size_t i = 0; i < st->ninvs; i++)
 		if (st->invs[i].status != INV_OK && st->invs[i].status != INV_DISCARDED)
@@ -122,7 +124,7 @@ static void write_short_state(struct run_state *st, struct run_header *hdr,
 	hdr->left_out = st->ninvs;
 	if (status == RUN_COMPLETED)
 		status = RUN_FAILED;
-	if (evidence_write_run(st->root, hdr, status, NULL, 0) == 0)
+	if (evidence_write_run(&st->ev, hdr, status, NULL, 0) == 0)
 		error("wrote a shorter result.json without the invocation records instead");
 	hdr->notes = (const char *const *)st->notes;
 	hdr->nnotes = st->nnotes;
@@ -236,7 +238,7 @@ int run_state_write(struct run_state *st, int final)
 	if (final && !st->compared) {
 		compare_compute(&st->ccfg, st->invs, st->ninvs, &st->cmp);
 		st->compared = 1;
-		if (plots_write(st->root, &st->cmp, st->invs, st->ninvs) < 0)
+		if (plots_write(&st->ev, &st->cmp, st->invs, st->ninvs) < 0)
 			ret = -1;
 	}
 	if (final || !st->state_read_at || now - st->state_read_at >= STATE_REFRESH_NS) {
@@ -256,7 +258,7 @@ int run_state_write(struct run_state *st, int final)
 	 */
 	if (final || plan->gap_seconds > 0 || !st->state_written_at ||
 	    now - st->state_written_at >= STATE_REFRESH_NS) {
-		if (evidence_write_run(st->root, &hdr, status, st->invs, st->ninvs) < 0) {
+		if (evidence_write_run(&st->ev, &hdr, status, st->invs, st->ninvs) < 0) {
 			ret = -1;
 			if (final)
 				write_short_state(st, &hdr, status, errno);
@@ -264,7 +266,7 @@ int run_state_write(struct run_state *st, int final)
 		st->state_written_at = now;
 	}
 	if (refresh) {
-		if (report_write(st->root, &rin) < 0)
+		if (report_write(&st->ev, &rin) < 0)
 			ret = -1;
 		st->report_written_at = now;
 	}
@@ -346,4 +348,6 @@ void run_state_release(struct run_state *st)
 	overlap_watch_release(&st->watch);
 	free(st->root);
 	st->root = NULL;
+	dirat_release(&st->ev);
+	ledger_release(&st->ledger);
 }

@@ -16,7 +16,9 @@
 #include "compare.h"
 #include "evidence.h"
 #include "evidence_read.h"
+#include "dirat.h"
 #include "hash.h"
+#include "ledger.h"
 #include "overlap.h"
 #include "peers.h"
 #include "plan.h"
@@ -28,7 +30,10 @@ struct judge;
 struct run_state {
 	const struct plan *plan;
 	const struct runner_options *opt;
-	char *root;                 /* absolute evidence directory */
+	char *root;                 /* absolute evidence directory, for messages and the runs */
+	struct dirat ev;            /* the evidence directory, as abev created it */
+	struct ledger ledger;       /* what abev wrote there (ledger.h) */
+	long tampered;              /* differences ledger_check() found before sealing */
 	struct invocation *invs;
 	size_t ninvs, alloc;
 	char **notes;

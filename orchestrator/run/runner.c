@@ -21,10 +21,12 @@
 
 #include "bundle.h"
 #include "cgroup.h"
+#include "dirat.h"
 #include "evidence.h"
 #include "evidence_read.h"
 #include "hash.h"
 #include "judge.h"
+#include "ledger.h"
 #include "metadata.h"
 #include "proc.h"
 #include "report.h"
@@ -96,41 +98,26 @@ int runner_check_options(const struct runner_options *opt)
 static int create_root(struct run_state *st, enum runner_outcome *why)
 {
 	const char *out = st->opt->out_dir;
-	char *parent = xstrdup(out), *slash;
 	char resolved[PATH_MAX];
 	struct stat sb;
-	int ret = -1;
 
 	if (lstat(out, &sb) == 0) {
 		*why = RUNNER_USAGE;
-		error("'%s' already exists; abev never writes into an existing directory: "
-		      "choose a new --out", out);
-		goto out;
+		return error("'%s' already exists; abev never writes into an existing directory: "
+			     "choose a new --out", out);
 	}
-	slash = strrchr(parent, '/');
-	if (slash && slash != parent) {
-		*slash = '\0';
-		if (mkdir_p(parent) < 0)
-			goto out;
-	}
-	if (mkdir(out, 0755) < 0) {
-		if (errno == EEXIST) {
+	/* From here on the evidence is reached through this descriptor, never by its name. */
+	if (dirat_create(&st->ev, out) < 0) {
+		if (errno == EEXIST)
 			*why = RUNNER_USAGE;
-			error("'%s' already exists; choose a new --out", out);
-		} else {
-			error("cannot create '%s': %s", out, strerror(errno));
-		}
-		goto out;
+		return -1;
 	}
-	if (!realpath(out, resolved)) {
-		error("cannot resolve '%s': %s", out, strerror(errno));
-		goto out;
-	}
+	if (!realpath(out, resolved))
+		return error("cannot resolve '%s': %s", out, strerror(errno));
 	st->root = xstrdup(resolved);
-	ret = 0;
-out:
-	free(parent);
-	return ret;
+	free(st->ev.path);
+	st->ev.path = xstrdup(resolved);
+	return 0;
 }
 
 void runner_print_schedule(const struct plan *plan, FILE *f)
@@ -152,17 +139,59 @@ void runner_print_schedule(const struct plan *plan, FILE *f)
 }
 
 /* The plan's own report template, kept in the evidence so that `abev report DIR` can use it. */
-static int write_template(const char *root, const struct plan *plan)
+static int write_template(struct run_state *st, const struct plan *plan)
 {
-	char *path;
-	int ret;
-
 	if (!plan->report_template)
 		return 0;
-	path = path_join(root, REPORT_TEMPLATE_FILE);
-	ret = write_file_atomic(path, plan->report_template, plan->report_template_len);
-	free(path);
-	return ret;
+	return ledger_write(&st->ledger, &st->ev, REPORT_TEMPLATE_FILE, plan->report_template,
+			    plan->report_template_len);
+}
+
+/* The names abev writes again at the end, which a run's changes to do not survive. */
+static const char *const final_names[] = { "result.json", "report.md", SEAL_MANIFEST,
+					   SEAL_SIGNATURE, NULL };
+
+/*
+ * Before the evidence is written as final: is everything abev wrote
+ * still as written, with nothing beside it (ledger.h), and is the
+ * evidence directory still where the user named it? Each difference is
+ * a note, and makes the run failed: what a run changed is never sealed
+ * as abev's record.
+ */
+static void check_evidence(struct run_state *st)
+{
+	long n;
+
+	if (!dirat_still_at(&st->ev, st->root)) {
+		char *where = NULL, link[64];
+		char buf[PATH_MAX];
+		ssize_t len;
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", st->ev.fd);
+		len = readlink(link, buf, sizeof(buf) - 1);
+		if (len > 0) {
+			buf[len] = '\0';
+			where = evname_printable(buf, (size_t)len);
+		}
+		run_state_note(st, xasprintf("the evidence directory '%s' was moved or replaced "
+					     "during the run; abev went on writing only into the "
+					     "directory it had made%s%s%s",
+					     st->root, where ? ", now '" : "", where ? where : "",
+					     where ? "'" : ""));
+		free(where);
+		st->tampered++;
+	}
+	n = ledger_check(&st->ledger, &st->ev, final_names, run_state_note_cb, st);
+	if (n < 0) {
+		st->runtime_error = 1;
+		return;
+	}
+	if (n > 0) {
+		st->tampered += n;
+		run_state_note(st, xasprintf("the evidence is failed: %ld file(s) were changed, "
+					     "removed or added after abev wrote them or outside the "
+					     "run directories (above); they are not abev's record",
+					     n));
+	}
 }
 
 /*
@@ -177,6 +206,7 @@ static void finish_evidence(struct run_state *st, enum run_status *final, int *s
 {
 	const struct runner_options *opt = st->opt;
 
+	check_evidence(st);
 	for (;;) {
 		run_now_utc(st->ended);
 		if (run_state_write(st, 1) < 0)
@@ -184,7 +214,7 @@ static void finish_evidence(struct run_state *st, enum run_status *final, int *s
 		*final = run_state_status(st, 1);
 		*sealed = *bundled = 0;
 		/* Sealed whatever the outcome, an interrupted run included: it says so itself. */
-		if (seal_evidence(st->root, opt->key) < 0) {
+		if (seal_evidence_at(&st->ev, opt->key) < 0) {
 			st->runtime_error = 1;
 		} else {
 			*sealed = 1;
@@ -301,14 +331,15 @@ static int open_evidence(struct run_state *st, const struct metadata *md,
 			 enum runner_outcome *why)
 {
 	const struct plan *plan = st->plan;
-	char *plan_copy, *err = NULL;
+	char *md_text = NULL, *err = NULL;
 	int ret = -1;
 
 	if (create_root(st, why) < 0)
 		return -1;
-	plan_copy = path_join(st->root, "plan.json");
-	if (write_file_atomic(plan_copy, plan->raw, plan->raw_len) < 0 ||
-	    metadata_write(st->root, md) < 0 || write_template(st->root, plan) < 0)
+	md_text = metadata_text(md);
+	if (ledger_write(&st->ledger, &st->ev, "plan.json", plan->raw, plan->raw_len) < 0 ||
+	    ledger_write(&st->ledger, &st->ev, "metadata.json", md_text, strlen(md_text)) < 0 ||
+	    write_template(st, plan) < 0)
 		goto out;
 	/* The report shows metadata.json as written, as `abev report DIR` will read it. */
 	if (evidence_read_environment(st->root, &st->env, &err) < 0) {
@@ -324,7 +355,7 @@ static int open_evidence(struct run_state *st, const struct metadata *md,
 	ret = 0;
 out:
 	free(err);
-	free(plan_copy);
+	free(md_text);
 	return ret;
 }
 

@@ -4,15 +4,21 @@
  * what to do with a link, a device or an unsafe name is the caller's
  * decision, taken in its callback.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE
 #include "tree.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "dirat.h"
 #include "util.h"
+
+static int descend(const char *root, int parent, const char *base, const char *name,
+		   const struct stat *st, int depth, const struct tree_ops *ops, void *ctx);
 
 const char *tree_kind(mode_t mode)
 {
@@ -31,19 +37,26 @@ const char *tree_kind(mode_t mode)
 	return "special file";
 }
 
-static int walk(const char *root, const char *rel, int depth, const struct tree_ops *ops,
+/*
+ * Walks the directory open as dfd (its name rel, "" for the root): every
+ * entry lstat()ed through dfd, every directory entered through a
+ * descriptor opened with O_NOFOLLOW and checked to be the one that was
+ * stat'ed, so that a directory swapped for a link meanwhile is never
+ * followed. Takes dfd over and closes it.
+ */
+static int walk(const char *root, int dfd, const char *rel, int depth, const struct tree_ops *ops,
 		void *ctx)
 {
-	char *dirpath = rel[0] ? path_join(root, rel) : xstrdup(root);
-	DIR *d = opendir(dirpath);
+	DIR *d = fdopendir(dfd);
 	int ret = -1;
 
 	if (!d) {
+		close(dfd);
 		if (!rel[0])
 			error("cannot open directory '%s': %s", root, strerror(errno));
 		else if (ops->failed(ctx, rel, "cannot read directory", errno) != TREE_STOP)
 			ret = 0;
-		goto out;
+		return ret;
 	}
 	for (;;) {
 		struct dirent *de;
@@ -64,16 +77,18 @@ static int walk(const char *root, const char *rel, int depth, const struct tree_
 			continue;
 		name = rel[0] ? xasprintf("%s/%s", rel, de->d_name) : xstrdup(de->d_name);
 		full = path_join(root, name);
-		if (lstat(full, &st) < 0) {
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
 			step = ops->failed(ctx, name, "cannot stat", errno);
 		} else {
 			e.name = name;
+			e.base = de->d_name;
 			e.path = full;
+			e.dirfd = dirfd(d);
 			e.st = &st;
 			e.depth = depth;
 			step = ops->entry(ctx, &e);
 			if (step == TREE_DESCEND && S_ISDIR(st.st_mode) &&
-			    walk(root, name, depth + 1, ops, ctx) < 0)
+			    descend(root, dirfd(d), de->d_name, name, &st, depth, ops, ctx) < 0)
 				step = TREE_STOP;
 		}
 		free(full);
@@ -83,13 +98,48 @@ static int walk(const char *root, const char *rel, int depth, const struct tree_
 	}
 	ret = 0;
 out:
-	if (d && closedir(d) < 0 && ret == 0)
-		ret = error("cannot close directory '%s': %s", dirpath, strerror(errno));
-	free(dirpath);
+	if (closedir(d) < 0 && ret == 0)
+		ret = error("cannot close directory '%s%s%s': %s", root, rel[0] ? "/" : "", rel,
+			    strerror(errno));
 	return ret;
+}
+
+static int descend(const char *root, int parent, const char *base, const char *name,
+		   const struct stat *st, int depth, const struct tree_ops *ops, void *ctx)
+{
+	struct stat now;
+	int fd = openat(parent, base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+
+	if (fd < 0)
+		return ops->failed(ctx, name, "cannot read directory", errno) == TREE_STOP ? -1 : 0;
+	if (fstat(fd, &now) < 0 || now.st_dev != st->st_dev || now.st_ino != st->st_ino) {
+		close(fd);
+		return ops->failed(ctx, name, "cannot read directory", ESTALE) == TREE_STOP ? -1
+											  : 0;
+	}
+	return walk(root, fd, name, depth + 1, ops, ctx);
 }
 
 int tree_walk(const char *root, const struct tree_ops *ops, void *ctx)
 {
-	return walk(root, "", 0, ops, ctx);
+	int fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK);
+
+	if (fd < 0)
+		return error("cannot open directory '%s': %s", root, strerror(errno));
+	return walk(root, fd, "", 0, ops, ctx);
+}
+
+int tree_walk_at(const struct dirat *d, const char *rel, const struct tree_ops *ops, void *ctx)
+{
+	struct dirat sub = DIRAT_INIT;
+	int fd, ret;
+
+	if (dirat_sub(d, rel, &sub) < 0)
+		return error("cannot open directory '%s/%s': %s", d->path, rel,
+			     errno == ELOOP || errno == ENOTDIR ? "not a directory abev made" : strerror(errno));
+	fd = sub.fd;
+	sub.fd = -1;
+	ret = walk(sub.path, fd, "", 0, ops, ctx);
+	dirat_release(&sub);
+	return ret;
 }

@@ -13,7 +13,9 @@
 
 struct tree_entry {
 	const char *name;        /* relative to the root, '/'-separated */
-	const char *path;        /* the root joined with name */
+	const char *base;        /* the last component of name */
+	const char *path;        /* the root joined with name: for messages */
+	int dirfd;               /* the directory that holds it: base is reached from here */
 	const struct stat *st;   /* from lstat() */
 	int depth;               /* 0 for the root's own entries */
 };
@@ -41,6 +43,13 @@ struct tree_ops {
  * error()) or a callback said TREE_STOP.
  */
 int tree_walk(const char *root, const struct tree_ops *ops, void *ctx);
+
+struct dirat;
+/*
+ * Walks rel beneath d (dirat.h: no link followed on the way to it either).
+ * Names are relative to rel; path is d's path joined with rel and name.
+ */
+int tree_walk_at(const struct dirat *d, const char *rel, const struct tree_ops *ops, void *ctx);
 
 /* A word for what a non-regular, non-directory file is: "symlink", "device", ... */
 const char *tree_kind(mode_t mode);

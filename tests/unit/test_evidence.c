@@ -12,7 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dirat.h"
 #include "evidence.h"
+#include "ledger.h"
 #include "util.h"
 
 static char root[] = "/tmp/abev-evidence-XXXXXX";
@@ -73,8 +75,17 @@ static void test_invocation_file(void **state)
 	(void)state;
 	fill(&inv);
 	char *dir = path_join(root, inv.dir);
+	struct dirat d = DIRAT_INIT;
+	struct ledger l = LEDGER_INIT;
 	assert_int_equal(mkdir_p(dir), 0);
-	assert_int_equal(evidence_write_invocation(root, &inv), 0);
+	assert_int_equal(dirat_open_path(&d, root), 0);
+	assert_int_equal(evidence_write_invocation(&l, &d, &inv), 0);
+	/* Each file abev wrote is in the ledger with its SHA-256. */
+	assert_int_equal(l.n, 3);
+	for (size_t i = 0; i < l.n; i++)
+		assert_true(l.v[i].hashed);
+	ledger_release(&l);
+	dirat_release(&d);
 	char *p = path_join(dir, "result.json");
 	cJSON *o = load_json(p);
 
@@ -146,7 +157,10 @@ static void test_run_file(void **state)
 		.planned = 8, .interrupt = "SIGINT", .abev_max_rss_bytes = 1, .notes = notes,
 		.nnotes = 1,
 	};
-	assert_int_equal(evidence_write_run(root, &hdr, RUN_INTERRUPTED, inv, 2), 0);
+	struct dirat d = DIRAT_INIT;
+	assert_int_equal(dirat_open_path(&d, root), 0);
+	assert_int_equal(evidence_write_run(&d, &hdr, RUN_INTERRUPTED, inv, 2), 0);
+	dirat_release(&d);
 	char *p = path_join(root, "result.json");
 	cJSON *o = load_json(p);
 	assert_string_equal(cJSON_GetObjectItem(o, "schema")->valuestring, "abev.run/1");

@@ -137,7 +137,7 @@ static void test_pool_equals_sequential(void **state)
 	enum { N = 50 };
 	static const unsigned threads[] = { 4, 0, 1, 64 };
 	char *dir = tu_tmpdir("hash");
-	struct hash_job jobs[N];
+	struct hash_job jobs[N] = { { 0 } };
 	unsigned char want[N][SHA256_LEN];
 	uint64_t want_size[N];
 
@@ -192,7 +192,7 @@ static void test_refusals(void **state)
 		{ sub, "not a regular file" },
 		{ missing, "No such file" },
 	};
-	struct hash_job jobs[ARRAY_SIZE(cases) + 1];
+	struct hash_job jobs[ARRAY_SIZE(cases) + 1] = { { 0 } };
 
 	assert_int_equal(write_file_atomic(reg, "abc", 3), 0);
 	assert_int_equal(symlink("reg", link), 0);

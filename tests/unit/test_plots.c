@@ -29,6 +29,7 @@
 #include <libxml/tree.h>
 
 #include "compare.h"
+#include "dirat.h"
 #include "plots.h"
 #include "util.h"
 
@@ -646,7 +647,10 @@ static void test_write(void **state)
 	assert_non_null(root);
 	sample_runs(&f);
 	compare_compute(&f.cfg, f.invs, f.n, &c);
-	assert_int_equal(plots_write(root, &c, f.invs, f.n), 0);
+	struct dirat d = DIRAT_INIT;
+	assert_int_equal(dirat_open_path(&d, root), 0);
+	assert_int_equal(plots_write(&d, &c, f.invs, f.n), 0);
+	dirat_release(&d);
 	dir = path_join(root, PLOTS_DIR);
 	for (size_t m = 0; m < c.nmetrics; m++) {
 		char *name = plots_file_name(&c, m);

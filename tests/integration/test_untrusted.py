@@ -1,0 +1,168 @@
+"""The program under test is untrusted. A run that replaces its own run
+directory, or the evidence directory, by a link to elsewhere makes abev
+touch nothing there: abev reaches the evidence only through the
+directories it created (no link followed). A run that rewrites a file abev
+wrote, or adds one outside its own run directory, does not get it sealed as
+abev's record: the evidence is failed and the notes name each file.
+
+Each attack aims at a scratch directory holding files, links and a FIFO;
+the test asserts it is byte for byte as it was. Timeouts on the abev calls
+are a safety net against a hang only."""
+import json
+import os
+import stat
+import subprocess
+import unittest
+
+from common import HELPER, AbevTestCase, helper_plan
+
+HANG = 240
+
+
+def snapshot(root):
+    """Everything under root, links not followed: type, mode, bytes or target."""
+    seen = {}
+    for dirpath, dirs, files in os.walk(root, followlinks=False):
+        for name in dirs + files:
+            p = os.path.join(dirpath, name)
+            st = os.lstat(p)
+            rel = os.path.relpath(p, root)
+            if stat.S_ISLNK(st.st_mode):
+                seen[rel] = ("link", os.readlink(p))
+            elif stat.S_ISREG(st.st_mode):
+                with open(p, "rb") as f:
+                    seen[rel] = ("file", stat.S_IMODE(st.st_mode), f.read())
+            elif stat.S_ISDIR(st.st_mode):
+                seen[rel] = ("dir", stat.S_IMODE(st.st_mode))
+            else:
+                seen[rel] = ("other", stat.S_IFMT(st.st_mode))
+    return seen
+
+
+@unittest.skipUnless(HELPER, "the helper is not known")
+class Untrusted(AbevTestCase):
+    def setUp(self):
+        super().setUp()
+        # What a hostile run aims abev at: files, a link, a FIFO, an empty directory.
+        self.target = self.path("target")
+        os.makedirs(os.path.join(self.target, "sub", "empty"))
+        for i in range(12):
+            with open(os.path.join(self.target, f"f{i:02d}.txt"), "w") as f:
+                f.write(f"precious {i}\n")
+        with open(os.path.join(self.target, "bad)name"), "w") as f:
+            f.write("odd name\n")
+        os.symlink("/bin/sh", os.path.join(self.target, "cc"))
+        os.mkfifo(os.path.join(self.target, "pipe"))
+        self.before = snapshot(self.target)
+
+    def plan(self, scripts, **extra):
+        """Variants a, b, ... in that order, each a shell script."""
+        p = helper_plan([(chr(ord("a") + i), []) for i in range(len(scripts))],
+                        order="alternate", **extra)
+        for v, script in zip(p["variants"], scripts):
+            v["command"] = ["sh", "-c", script]
+        return p
+
+    def assert_target_untouched(self):
+        self.assertEqual(snapshot(self.target), self.before,
+                         "abev changed files outside the evidence")
+
+    def assert_verifies(self):
+        cp = self.abev("verify", self.path("ev"))
+        self.assertEqual(cp.returncode, 7, cp.stdout + cp.stderr)
+
+    def test_run_directory_swapped_for_a_link(self):
+        # The run moves its directory away and leaves a link to the target in
+        # its place; limits.max_files would trim, tidying would remove links
+        # and rename odd names, and abev would write its records there.
+        script = ('mv "$ABEV_RUN_DIR" "$ABEV_RUN_DIR.moved" && '
+                  f'ln -s "{self.target}" "$ABEV_RUN_DIR"')
+        cp, res = self.run_plan(self.plan([script, "true"], limits={"max_files": 3}), 1,
+                                timeout=HANG)
+        self.assert_target_untouched()
+        inv = res["invocations"][0]
+        self.assertEqual(inv["status"], "failed")
+        self.assertIn("replaced it by a symbolic link to", inv["reason"])
+        self.assertTrue(any("runs/a/run-1: the run replaced it by a symbolic link" in n
+                            for n in res["notes"]), res["notes"])
+        # The record is kept in a directory abev made again.
+        self.assertTrue(os.path.isfile(self.path("ev", "runs", "a", "run-1", "result.json")))
+        self.assertFalse(os.path.islink(self.path("ev", "runs", "a", "run-1")))
+        self.assertEqual(res["invocations"][1]["status"], "ok")
+
+    def test_run_directory_deleted(self):
+        cp, res = self.run_plan(self.plan(['rm -rf "$ABEV_RUN_DIR"']), 1, timeout=HANG)
+        inv = res["invocations"][0]
+        self.assertEqual(inv["status"], "failed")
+        self.assertIn("the run deleted it during the run", inv["reason"])
+        with open(self.path("ev", "runs", "a", "run-1", "result.json")) as f:
+            self.assertEqual(json.load(f)["status"], "failed")
+        self.assert_verifies()
+
+    def test_evidence_root_swapped_for_a_link(self):
+        script = ('root=$(dirname "$(dirname "$(dirname "$ABEV_RUN_DIR")")") && '
+                  f'mv "$root" "$root.moved" && ln -s "{self.target}" "$root"')
+        cp = self.abev("run", self.write_plan(self.plan([script, "true"])), "--out",
+                       self.path("ev"), "--unsigned", timeout=HANG)
+        self.assertEqual(cp.returncode, 1, cp.stdout + cp.stderr)
+        self.assert_target_untouched()
+        self.assertTrue(os.path.islink(self.path("ev")))
+        with open(self.path("ev.moved", "result.json")) as f:
+            res = json.load(f)
+        self.assertEqual(res["status"], "failed")
+        self.assertTrue(any("was moved or replaced during the run" in n for n in res["notes"]),
+                        res["notes"])
+        self.assertTrue(os.path.isfile(self.path("ev.moved", "SHA256")))
+
+    def test_future_run_directory_planted_as_a_link(self):
+        # Run a/run-1 plants a link where b/run-1 will be made.
+        script = (f'mkdir -p "$ABEV_RUN_DIR/../../b" && '
+                  f'ln -s "{self.target}" "$ABEV_RUN_DIR/../../b/run-1"')
+        cp, res = self.run_plan(self.plan([script, "true"]), 1, timeout=HANG)
+        self.assert_target_untouched()
+        self.assertEqual(res["status"], "failed")
+        self.assertTrue(any("runs/b/run-1" in n and "planted" in n for n in res["notes"]),
+                        res["notes"])
+
+    def test_abevs_files_rewritten_and_a_file_added_are_not_sealed_as_abevs(self):
+        # The forged plan.json is no plan: the evidence is failed on purpose.
+        self.validate_evidence_on_teardown = False
+        script = ('root=$(dirname "$(dirname "$(dirname "$ABEV_RUN_DIR")")") && '
+                  'printf "[]" > "$root/plan.json" && echo evil > "$root/evil.txt" && '
+                  'echo forged > "$root/runs/a/run-1/guard.log"')
+        cp, res = self.run_plan(self.plan(["true", script]), 1, timeout=HANG)
+        self.assertEqual(res["status"], "failed")
+        notes = "\n".join(res["notes"])
+        self.assertIn("plan.json: changed after abev wrote it", notes)
+        self.assertIn("evil.txt: a regular file abev did not write appeared", notes)
+        self.assertIn("runs/a/run-1/guard.log: changed after abev wrote it", notes)
+        self.assertIn("the evidence is failed", notes)
+        for inv in res["invocations"]:
+            self.assertEqual(inv["status"], "ok", inv.get("reason"))
+        self.assertIn("status:   failed", cp.stdout)
+        with open(self.path("ev", "report.md")) as f:
+            self.assertIn("evil.txt", f.read())
+
+    def test_a_run_directory_nested_too_deep_is_trimmed_and_sealed(self):
+        # 70 levels below the run directory, 73 below the evidence root: deeper than
+        # a manifest holds (64). What is too deep goes, with a note; the rest is sealed.
+        script = ('d="$ABEV_RUN_DIR"; i=0; while [ $i -lt 70 ]; do d="$d/d$i"; i=$((i+1)); '
+                  'done; mkdir -p "$d" && echo deep > "$d/file" && echo top > "$ABEV_RUN_DIR/top"')
+        cp, res = self.run_plan(self.plan([script]), 0, timeout=HANG)
+        self.assertEqual(res["status"], "completed", res["notes"])
+        self.assertTrue(any("nested deeper than 64 directories" in n and "removed with the 1 "
+                            "file(s) and 8 director(ies) under it" in n for n in res["notes"]),
+                        res["notes"])
+        self.assertTrue(os.path.isfile(self.path("ev", "runs", "a", "run-1", "top")))
+        self.assert_verifies()
+
+    def test_a_run_that_writes_only_its_own_directory_is_completed(self):
+        script = ('mkdir -p "$ABEV_RUN_DIR/out/deep" && echo data > "$ABEV_RUN_DIR/out/deep/x" '
+                  '&& ln -s /etc/passwd "$ABEV_RUN_DIR/link"')
+        cp, res = self.run_plan(self.plan([script, script]), 0, timeout=HANG)
+        self.assertEqual(res["status"], "completed", res["notes"])
+        self.assert_verifies()
+
+
+if __name__ == "__main__":
+    unittest.main()
