@@ -78,6 +78,11 @@ out:
 /* 1 while openat2() may work here, 0 once the kernel (or a filter) refused it. */
 static int have_openat2 = 1;
 
+void dirat_use_openat2(int on)
+{
+	have_openat2 = on;
+}
+
 static int open_beneath2(int dirfd, const char *rel, int flags, mode_t mode)
 {
 #ifdef SYS_openat2
@@ -114,8 +119,6 @@ static int open_by_components(int dirfd, const char *rel, int flags, mode_t mode
 		while (*p == '/')
 			p++;
 		slash = strchr(p, '/');
-		while (slash && slash[1] == '/')
-			slash++;
 		if (slash && !slash[1])
 			slash = NULL, p[strcspn(p, "/")] = '\0';
 		if (!strcmp(p, "..") || ++depth > DIRAT_MAX_DEPTH) {

@@ -44,6 +44,8 @@ int dirat_open_path(struct dirat *d, const char *path);
  * has it, else opens one component at a time.
  */
 int dirat_openat(const struct dirat *d, const char *rel, int flags, mode_t mode);
+/* Whether dirat_openat() tries openat2() first (the default); tests turn it off to check the fallback. */
+void dirat_use_openat2(int on);
 /* The directory rel beneath d as a dirat of its own (path joined for messages). 0 or -1, errno set, silent. */
 int dirat_sub(const struct dirat *d, const char *rel, struct dirat *out);
 /*
