@@ -34,6 +34,7 @@ struct run_state {
 	struct dirat ev;            /* the evidence directory, as abev created it */
 	struct ledger ledger;       /* what abev wrote there (ledger.h) */
 	long tampered;              /* differences ledger_check() found before sealing */
+	int root_moved;             /* root no longer names the directory open as ev */
 	struct invocation *invs;
 	size_t ninvs, alloc;
 	char **notes;

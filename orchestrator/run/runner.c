@@ -179,6 +179,7 @@ static void check_evidence(struct run_state *st)
 					     where ? "'" : ""));
 		free(where);
 		st->tampered++;
+		st->root_moved = 1;
 	}
 	n = ledger_check(&st->ledger, &st->ev, final_names, run_state_note_cb, st);
 	if (n < 0) {
@@ -218,10 +219,16 @@ static void finish_evidence(struct run_state *st, enum run_status *final, int *s
 			st->runtime_error = 1;
 		} else {
 			*sealed = 1;
-			if (opt->bundle && bundle_pack(st->root, opt->bundle) < 0)
+			/* Packed by its name: not when that name is no longer the evidence. */
+			if (opt->bundle && st->root_moved) {
+				error("'%s' was not packed: the evidence directory was moved or "
+				      "replaced during the run", opt->bundle);
 				st->runtime_error = 1;
-			else
+			} else if (opt->bundle && bundle_pack(st->root, opt->bundle) < 0)
+				st->runtime_error = 1;
+			} else {
 				*bundled = opt->bundle != NULL;
+			}
 		}
 		if (st->interrupt || !proc_interrupted())
 			return;
