@@ -224,7 +224,7 @@ static void finish_evidence(struct run_state *st, enum run_status *final, int *s
 				error("'%s' was not packed: the evidence directory was moved or "
 				      "replaced during the run", opt->bundle);
 				st->runtime_error = 1;
-			} else if (opt->bundle && bundle_pack(st->root, opt->bundle) < 0)
+			} else if (opt->bundle && bundle_pack(st->root, opt->bundle) < 0) {
 				st->runtime_error = 1;
 			} else {
 				*bundled = opt->bundle != NULL;
