@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "evname.h"
+#include "json_out.h"
 #include "util.h"
 #include "testutil.h"
 
@@ -372,6 +373,26 @@ static void test_unshown_classes(void **state)
 	assert_int_equal(utf8_code_point("\xf0\x9f\x98\x80", 4), 0x1f600);
 }
 
+/* JSON output: what a viewer would act on goes out as \u escapes, and reads back as it was. */
+static void test_json_print_escapes(void **state)
+{
+	cJSON *o = jnew_object(), *back;
+	char *text;
+
+	(void)state;
+	jadd_str(o, "k\xe2\x80\xae", "a\x7f\xc2\x9b\xe2\x80\xae\xe2\x80\xa8\xe2\x81\xa9\xc3\xa9\xff\x1b");
+	text = json_print(o);
+	assert_string_equal(text, "{\n\t\"k\\u202e\":\t\"a\\u007f\\u009b\\u202e\\u2028\\u2069\xc3\xa9\\ufffd"
+			    "\\u001b\"\n}\n");
+	back = cJSON_Parse(text);
+	assert_non_null(back);
+	assert_string_equal(cJSON_GetObjectItemCaseSensitive(back, "k\xe2\x80\xae")->valuestring,
+			    "a\x7f\xc2\x9b\xe2\x80\xae\xe2\x80\xa8\xe2\x81\xa9\xc3\xa9\xef\xbf\xbd\x1b");
+	cJSON_Delete(back);
+	cJSON_Delete(o);
+	free(text);
+}
+
 /* A line abev composed: escaped like a name, but its backslashes kept. */
 static void test_add_escaped_line(void **state)
 {
@@ -409,6 +430,7 @@ int main(void)
 		cmocka_unit_test(test_error_message_escaped),
 		cmocka_unit_test(test_unshown_classes),
 		cmocka_unit_test(test_add_escaped_line),
+		cmocka_unit_test(test_json_print_escapes),
 		cmocka_unit_test(test_utf8_cut),
 	};
 	return cmocka_run_group_tests_name("util", tests, NULL, NULL);
