@@ -40,10 +40,12 @@ def junit_writer():
     return f"printf '%s' '{xml}' > \"$ABEV_RUN_DIR/r.xml\"; echo \"score: 5 $1\"; exit 1"
 
 
-class NothingRaw(AbevTestCase):
+class CleanCase(AbevTestCase):
     def assert_clean(self, what, data):
         self.assertEqual(raw_chars(data), [], f"{what} holds raw controls:\n{data!r}")
 
+
+class NothingRaw(CleanCase):
     def hostile_plan(self):
         wd = self.path("wd" + HOSTILE)
         os.mkdir(wd)
@@ -145,6 +147,36 @@ class NothingRaw(AbevTestCase):
         self.assertIn(cp.returncode, (0, 1), cp.stderr)
         self.assert_clean("bench", cp.stdout + cp.stderr)
         self.assertIn(b"\\x9b2J\\x1b[31m", cp.stdout)
+
+
+class FromDisk(CleanCase):
+    # The evidence is edited on purpose: its names no longer match the schema.
+    validate_evidence_on_teardown = False
+
+    def test_names_from_evidence_on_disk(self):
+        """Evidence written elsewhere (or edited) may hold names a plan now refuses:
+        whatever reads it back escapes them; CSV writes U+FFFD."""
+        ev = self.path("ev")
+        cp = subprocess.run([ABEV, "bench", "true", "sleep 0", "-r", "1", "--max-cpu-wait-pct",
+                             "100", "--out", ev], capture_output=True, stdin=subprocess.DEVNULL)
+        self.assertIn(cp.returncode, (0, 1), cp.stderr)
+        with open(os.path.join(ev, "result.json"), encoding="utf-8") as f:
+            text = f.read()
+        self.assertIn('"sleep-0"', text)
+        hostile = json.dumps("sl" + HOSTILE)
+        with open(os.path.join(ev, "result.json"), "w", encoding="utf-8") as f:
+            f.write(text.replace('"sleep-0"', hostile))
+        for args in (["compare", ev, ev], ["report", ev], ["export", ev, "--format", "junit"],
+                     ["export", ev, "--format", "hyperfine"], ["export", ev, "--format", "json"]):
+            cp = subprocess.run([ABEV, *args], capture_output=True)
+            self.assertEqual(cp.returncode, 0, cp.stderr)
+            self.assert_clean(f"abev {' '.join(args[:1] + args[2:])}", cp.stdout + cp.stderr)
+            if "junit" not in args:          # (no gate: no variant named there)
+                self.assertIn(b"PWNED", cp.stdout)
+        cp = subprocess.run([ABEV, "export", ev, "--format", "csv"], capture_output=True)
+        self.assertEqual(cp.returncode, 0, cp.stderr)
+        self.assert_clean("export --format csv", cp.stdout.replace(b"\r\n", b"\n"))
+        self.assertIn('"sl\ufffd]0;PWNED\ufffd\ufffd2J\ufffdevil\ufffdline"'.encode(), cp.stdout)
 
 
 class NamesRefused(AbevTestCase):
