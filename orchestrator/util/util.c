@@ -368,7 +368,7 @@ void strbuf_add_sh(struct strbuf *sb, const char *s)
 	}
 	strbuf_addch(sb, '\'');
 	for (p = s; *p;) {
-		size_t len = utf8_char_len(p, strlen(p));
+		size_t len = utf8_char_len(p, 4);
 
 		if (*p == '\'')
 			strbuf_adds(sb, "'\\''");
@@ -776,7 +776,7 @@ int unicode_hidden(uint32_t cp)
 size_t text_unshown(const char *s, size_t n, char desc[UNSHOWN_DESC_LEN])
 {
 	for (size_t i = 0; i < n;) {
-		size_t len = utf8_char_len(s + i, n - i);
+		size_t len = s[i] ? utf8_char_len(s + i, n - i) : 1;
 		uint32_t cp = utf8_code_point(s + i, len);
 		const char *kind = len ? hidden_kind(cp) : NULL;
 

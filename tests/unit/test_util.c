@@ -366,6 +366,8 @@ static void test_unshown_classes(void **state)
 		strbuf_release(&esc);
 		strbuf_release(&want);
 	}
+	assert_int_equal(text_unshown("a\0b", 3, desc), 1);
+	assert_string_equal(desc, "U+0000 (a control character)");
 	assert_int_equal(text_unshown("plain", 5, desc), 5);
 	assert_string_equal(desc, "");
 	assert_int_equal(unicode_hidden(0x1b), 0);            /* C0 is every writer's own business */
