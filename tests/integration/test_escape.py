@@ -107,6 +107,33 @@ class NothingRaw(CleanCase):
             self.assert_clean(name, data)
             self.assertIn("\u202e", json.dumps(json.loads(data), ensure_ascii=False))
 
+    def test_guard_reasons(self):
+        """A guard's reason names tests (test_set) and the result pattern, with the
+        --out path in it (min_executed): the progress lines and guard.log show them
+        escaped."""
+        name = "t\u009b2J\u202eevil\u2028line"
+        def writes(test):
+            xml = f'<testsuite name="s"><testcase name="{test}"/></testsuite>'
+            return ["sh", "-c", f"printf '%s' '{xml}' > \"$ABEV_RUN_DIR/r.xml\""]
+        plan = helper_plan([("a", []), ("b", []), ("c", [])], runs=1)
+        plan["variants"][0]["command"] = writes(name + "-1")
+        plan["variants"][1]["command"] = writes(name + "-2")
+        plan["variants"][2]["command"] = ["true"]
+        plan["results"] = {"files": "{run_dir}/r.xml"}
+        out = self.path("ev" + HOSTILE)
+        cp = subprocess.run([ABEV, "run", self.write_plan(plan), "--out", out, "--unsigned"],
+                            capture_output=True, stdin=subprocess.DEVNULL)
+        self.assertIn(cp.returncode, (0, 1, 5, 6), cp.stderr)
+        self.assertIn(b"missing 1: 't\\xc2\\x9b2J\\xe2\\x80\\xaeevil", cp.stderr)
+        self.assertIn(b"no result file matched '", cp.stderr)
+        self.assert_clean("abev run's stderr", cp.stderr)
+        self.assert_clean("abev run's stdout", cp.stdout)
+        for root, _, files in os.walk(out):
+            for f in files:
+                if f.endswith((".log", ".md", ".json", ".svg")):
+                    with open(os.path.join(root, f), "rb") as fh:
+                        self.assert_clean(os.path.join(root, f), fh.read())
+
     def test_bench_and_keygen_paths(self):
         out = self.path("ev" + HOSTILE)
         cp = subprocess.run([ABEV, "bench", "true '" + HOSTILE + "'", "true", "-r", "1",
