@@ -8,6 +8,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "guard.h"
 
+#include <stdlib.h>
+
 #include "util.h"
 
 void guard_min_executed(int64_t executed, int64_t total, int64_t required, size_t nfiles,
@@ -20,9 +22,12 @@ void guard_min_executed(int64_t executed, int64_t total, int64_t required, size_
 					"in the rest, %lld required",
 					refused, nfiles, (long long)executed, (long long)required);
 	} else if (nfiles == 0) {
+		/* The pattern holds the run's directory, and so the --out path as given. */
+		char *shown = xstrdup_escaped(pattern ? pattern : "");
 		out->verdict = GUARD_FAIL;
 		out->reason = xasprintf("no result file matched '%s'; %lld executed test(s) required",
-					pattern ? pattern : "", (long long)required);
+					shown, (long long)required);
+		free(shown);
 	} else if (executed < required) {
 		out->verdict = GUARD_FAIL;
 		out->reason = xasprintf("%lld of %lld test(s) executed in %zu file(s), fewer than the "

@@ -15,7 +15,7 @@
 
 /* How many differing names a reason lists before it says "and N more". */
 #define TEST_SET_SHOW 5
-/* Longest name quoted in a reason. */
+/* Longest name quoted in a reason, escaped, before "...". */
 #define TEST_SET_NAME_SHOW 200
 
 struct test_set {
@@ -83,14 +83,12 @@ void test_set_free(struct test_set *set)
 static void list_add(struct strbuf *sb, size_t *shown, size_t *more, const char *name)
 {
 	if (*shown < TEST_SET_SHOW) {
-		size_t k;
-		/* Names come from result files: keep the reason on one line. */
-		strbuf_adds(sb, *shown ? ", '" : "'");
-		for (k = 0; name[k] && k < TEST_SET_NAME_SHOW; k++) {
-			unsigned char c = (unsigned char)name[k];
-			strbuf_addch(sb, c < 0x20 || c == 0x7f ? '?' : (char)c);
-		}
-		strbuf_adds(sb, name[k] ? "...'" : "'");
+		char b[TEST_SET_NAME_SHOW + 4];
+		/*
+		 * Names come from result files: escaped, so that the reason stays
+		 * on one line and no terminal or viewer acts on it.
+		 */
+		strbuf_addf(sb, "%s'%s'", *shown ? ", " : "", show_str(b, sizeof(b), name));
 		(*shown)++;
 	} else {
 		(*more)++;

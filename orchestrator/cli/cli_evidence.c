@@ -74,7 +74,8 @@ const char export_usage[] =
 	"             command (the variant), mean, stddev, median, min, max and times\n"
 	"             (seconds, counted runs), user, system and exit_codes\n"
 	"  csv        one row per invocation and metric: seq, variant, phase, round,\n"
-	"             attempt, status, metric, unit, value, counted\n"
+	"             attempt, status, metric, unit, value, counted (text quoted; a\n"
+	"             control, bidirectional or invisible character written as U+FFFD)\n"
 	"  junit      JUnit XML with one testcase per gate and compared variant: a\n"
 	"             failed gate is a failure, an inconclusive one is skipped\n"
 	"  json       the comparison, as result.json records it\n"
@@ -182,8 +183,10 @@ static int verify_first(const char *path, const char *pubkey)
 	int rc = 0;
 
 	if (!pubkey) {
+		char *shown = xstrdup_escaped(path);
 		fprintf(stderr, "abev: note: the signature of '%s' was not verified (give --pubkey "
-			"KEY.pub to check it first)\n", path);
+			"KEY.pub to check it first)\n", shown);
+		free(shown);
 		return 0;
 	}
 	if (verify_with(path, pubkey, &res))
@@ -492,9 +495,11 @@ int cmd_keygen(int argc, char **argv)
 	if (signkey_passphrase(pass_file, pass_env, &pass) < 0)
 		return EXIT_USAGE;
 	if (seal_keygen(prefix, pass, fp) == 0) {
+		char *shown = xstrdup_escaped(prefix);
 		printf("private key: %s.key%s\npublic key:  %s.pub (signify), %s.pub.pem (openssl)\n"
 		       "fingerprint: %s\n",
-		       prefix, pass ? " (passphrase-protected)" : "", prefix, prefix, fp);
+		       shown, pass ? " (passphrase-protected)" : "", shown, shown, fp);
+		free(shown);
 		rc = EXIT_PASSED;
 	} else {
 		rc = EXIT_RUNTIME;
@@ -523,6 +528,7 @@ int cmd_verify(int argc, char **argv)
 	const char *path = NULL, *pubkey = NULL;
 	const struct cli_opt opts[] = { { "--pubkey", "-p", NULL, &pubkey } };
 	struct verify_result res;
+	char *shown;
 	size_t npos;
 	int rc, helped;
 
@@ -536,10 +542,14 @@ int cmd_verify(int argc, char **argv)
 				   "usage: abev verify PATH [--pubkey KEY.pub]");
 	if (verify_with(path, pubkey, &res))
 		return EXIT_USAGE;
-	printf("evidence:    %s (%s)\n", path, res.is_bundle ? "bundle" : "directory");
-	if (pubkey)
-		printf("key:         %s, fingerprint %s\n", pubkey, res.fingerprint);
-	else
+	shown = xstrdup_escaped(path);
+	printf("evidence:    %s (%s)\n", shown, res.is_bundle ? "bundle" : "directory");
+	free(shown);
+	if (pubkey) {
+		shown = xstrdup_escaped(pubkey);
+		printf("key:         %s, fingerprint %s\n", shown, res.fingerprint);
+		free(shown);
+	} else
 		printf("key:         none given\n");
 	print_signature(&res, pubkey);
 	printf("files:       %zu of %zu listed files match their SHA-256\n", res.files_checked,
@@ -582,8 +592,10 @@ static int pack_check_sealed(const char *dir)
 		      res.nproblems, res.nproblems == 1 ? "" : "s");
 		rc = EXIT_VERIFY;
 	} else if (!res.signature_present) {
+		char *shown = xstrdup_escaped(dir);
 		fprintf(stderr, "abev: note: '%s' is unsigned (no SHA256.sig): its contents match "
-			"its manifest, but nobody vouches for them\n", dir);
+			"its manifest, but nobody vouches for them\n", shown);
+		free(shown);
 	}
 	verify_result_release(&res);
 	return rc;
@@ -593,6 +605,7 @@ int cmd_pack(int argc, char **argv)
 {
 	const char *dir = NULL, *out = NULL;
 	const struct cli_opt opts[] = { { "--out", "-o", NULL, &out } };
+	char *shown;
 	size_t npos;
 	int helped, rc;
 
@@ -611,6 +624,8 @@ int cmd_pack(int argc, char **argv)
 		return rc;
 	if (bundle_pack(dir, out) < 0)
 		return EXIT_RUNTIME;
-	printf("bundle: %s\n", out);
+	shown = xstrdup_escaped(out);
+	printf("bundle: %s\n", shown);
+	free(shown);
 	return EXIT_PASSED;
 }

@@ -279,14 +279,28 @@ static int run_plan(struct plan *plan, const struct run_args *a, const char *pla
 		pub = pub_for_key(a->key_path);
 	}
 
-	/* A key from the environment stays there: the command names no key of its own. */
-	reproduce = xasprintf("abev run %s --out NEW_DIR%s%s%s%s%s%s", plan_shown,
-			      a->key_src == SIGNKEY_OPTION ? " --key "
-			      : a->key_path		   ? ""
-							   : " --unsigned",
-			      a->key_src == SIGNKEY_OPTION ? a->key_path : "",
-			      a->host_label ? " --host-label " : "", a->host_label ? a->host_label : "",
-			      a->max_wait ? " --max-cpu-wait-pct " : "", a->max_wait ? a->max_wait : "");
+	/*
+	 * A key from the environment stays there: the command names no key of
+	 * its own. Paths are quoted for sh (the label and the percentage were
+	 * checked above).
+	 */
+	{
+		struct strbuf cmd = STRBUF_INIT;
+		strbuf_adds(&cmd, "abev run ");
+		strbuf_add_sh(&cmd, plan_shown);
+		strbuf_adds(&cmd, " --out NEW_DIR");
+		if (a->key_src == SIGNKEY_OPTION) {
+			strbuf_adds(&cmd, " --key ");
+			strbuf_add_sh(&cmd, a->key_path);
+		} else if (!a->key_path) {
+			strbuf_adds(&cmd, " --unsigned");
+		}
+		if (a->host_label)
+			strbuf_addf(&cmd, " --host-label %s", a->host_label);
+		if (a->max_wait)
+			strbuf_addf(&cmd, " --max-cpu-wait-pct %s", a->max_wait);
+		reproduce = strbuf_detach(&cmd, NULL);
+	}
 	memset(&opt, 0, sizeof(opt));
 	opt.out_dir = a->out;
 	opt.reproduce = reproduce;
@@ -544,9 +558,15 @@ int cmd_init(int argc, char **argv)
 	rc = quick_plan_load(&spec, out, &text, &plan, init_synopsis);
 	if (!rc && write_file_new(out, 0644, text, strlen(text)) < 0)
 		rc = EXIT_RUNTIME;
-	if (!rc)
+	if (!rc) {
+		struct strbuf quoted = STRBUF_INIT;
+		char *shown = xstrdup_escaped(out);
+		strbuf_add_sh(&quoted, out);
 		printf("plan: %s\ncheck it: abev run %s --dry-run\nrun it:   abev run %s --out DIR "
-		       "--unsigned\n", out, out, out);
+		       "--unsigned\n", shown, quoted.buf, quoted.buf);
+		strbuf_release(&quoted);
+		free(shown);
+	}
 	plan_release(&plan);
 	free(text);
 	free(cwd);

@@ -15,7 +15,7 @@
 const struct plan_doc_key plan_doc_keys[] = {
 	{ "schema", "string", "required", "must be `\"abev.plan/1\"`" },
 	{ "name", "string", "required",
-	  "the comparison's name, shown in the report; at most 256 characters, no control characters" },
+	  "the comparison's name, shown in the report; at most 256 characters, no control, bidirectional, invisible or line-separator characters" },
 	{ "description", "string", "none", "free text" },
 	{ "variants", "array of objects", "none",
 	  "the variants, in order; at least one variant overall (here or from `variants_file`)" },
@@ -82,7 +82,7 @@ const struct plan_doc_key plan_doc_keys[] = {
 	{ "metrics", "array of objects", "none",
 	  "the numbers taken from each run, in order (see README, **Metrics**)" },
 	{ "metrics[].name", "string", "required",
-	  "unique, at most 128 characters, no control characters; not `wall`, `cpu` or "
+	  "unique, at most 128 characters, no control, bidirectional, invisible or line-separator characters; not `wall`, `cpu` or "
 	  "`max_rss` (the built-in metrics)" },
 	{ "metrics[].unit", "string", "implied by `source`",
 	  "`stdout`, `stderr` and `results` only, e.g. `\"ms\"` (`process` and `duration` imply "

@@ -71,9 +71,13 @@ void plan_variant_release(struct plan_variant *v);
 
 /*
  * plan_metrics.c: member key of obj, a non-empty string of at most max
- * characters without control characters (unless allow_control: patterns
- * may well match a newline) into *out; absent is an error when required.
+ * characters into *out; absent is an error when required. Unless
+ * allow_control (patterns may well match a newline), it may hold no
+ * character a terminal would act on or not show (text_unshown(): C0, DEL,
+ * C1, bidirectional controls, line separators, zero-width characters),
+ * and the refusal names the first as U+XXXX.
  */
+#define PLAN_TEXT_RULE "no control, bidirectional, invisible or line-separator characters"
 int plan_loader_text(const struct plan_loader *ld, const json_node *obj, const char *path,
 		     const char *key, int required, size_t max, int allow_control, char **out);
 /* plan_metrics.c: "metrics" (a refused one is left out), then the gates. */

@@ -38,15 +38,6 @@ void plan_metric_def_release(struct metric_def *d)
 	memset(d, 0, sizeof(*d));
 }
 
-/* A string without control characters (hostile names would break evidence lines). */
-static int has_control(const char *s)
-{
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || (unsigned char)*s == 0x7f)
-			return 1;
-	return 0;
-}
-
 /* Characters, not bytes: continuation bytes of UTF-8 are not counted. */
 static size_t utf8_len(const char *s)
 {
@@ -59,7 +50,7 @@ static size_t utf8_len(const char *s)
 int plan_loader_text(const struct plan_loader *ld, const cJSON *obj, const char *path,
 		     const char *key, int required, size_t max, int allow_control, char **out)
 {
-	char b[SHOW_MAX];
+	char b[SHOW_MAX], desc[UNSHOWN_DESC_LEN];
 	char *p;
 	int ret = -1;
 
@@ -71,8 +62,9 @@ int plan_loader_text(const struct plan_loader *ld, const cJSON *obj, const char 
 	p = json_key_path(path, key);
 	if (utf8_len(*out) > max)
 		json_in_error(&ld->in, p, "longer than %zu characters", max);
-	else if (!allow_control && has_control(*out))
-		json_in_error(&ld->in, p, "control character in '%s'", show_str(b, sizeof(b), *out));
+	else if (!allow_control && text_unshown(*out, strlen(*out), desc) < strlen(*out))
+		json_in_error(&ld->in, p, "%s in '%s' (" PLAN_TEXT_RULE ")", desc,
+			      show_str(b, sizeof(b), *out));
 	else
 		ret = 0;
 	free(p);

@@ -43,6 +43,22 @@ static int valid_name(const char *s)
 	return s[0] != '.' && plan_name_chars_ok(s);
 }
 
+/*
+ * ": U+202E (a bidirectional control)" when name holds a character a
+ * terminal would act on or not show, so that a refusal names what the
+ * escaped name only shows as bytes; else "".
+ */
+static const char *unshown_in(const char *name, char desc[UNSHOWN_DESC_LEN + 2])
+{
+	size_t n = strlen(name);
+
+	if (text_unshown(name, n, desc + 2) == n)
+		return "";
+	desc[0] = ':';
+	desc[1] = ' ';
+	return desc;
+}
+
 #define NAME_RULE "use letters, digits, '.', '_' and '-', not starting with '.', at most 64 characters"
 
 static int valid_env_key(const char *s, size_t n)
@@ -160,7 +176,7 @@ static int parse_variant(const struct plan_loader *ld, const cJSON *obj, const c
 			 int is_base, struct plan_variant *v)
 {
 	const cJSON *j;
-	char b[SHOW_MAX];
+	char b[SHOW_MAX], desc[UNSHOWN_DESC_LEN + 2];
 	char *cwd = NULL, *p = NULL;
 	size_t before = json_in_count(&ld->in);
 
@@ -170,7 +186,8 @@ static int parse_variant(const struct plan_loader *ld, const cJSON *obj, const c
 	if (!is_base && json_get_string(&ld->in, obj, path, "name", JSON_REQUIRED | JSON_NONEMPTY, &v->name) > 0 &&
 	    !valid_name(v->name)) {
 		p = json_key_path(path, "name");
-		json_in_error(&ld->in, p, "invalid variant name '%s' (" NAME_RULE ")", show_str(b, sizeof(b), v->name));
+		json_in_error(&ld->in, p, "invalid variant name '%s'%s (" NAME_RULE ")",
+			      show_str(b, sizeof(b), v->name), unshown_in(v->name, desc));
 		free(p);
 	}
 	if (json_get_string(&ld->in, obj, path, "cwd", JSON_NONEMPTY, &cwd) >= 0)
@@ -326,7 +343,7 @@ static int parse_variant_line(struct plan_loader *ld, const char *line, size_t l
 {
 	struct plan_variant v = { 0 };
 	struct strbuf word = STRBUF_INIT;
-	char why[160], b[SHOW_MAX];
+	char why[160], b[SHOW_MAX], desc[UNSHOWN_DESC_LEN + 2];
 	const char *s = line, *bar;
 	char quote = 0;
 	size_t name_len;
@@ -344,7 +361,8 @@ static int parse_variant_line(struct plan_loader *ld, const char *line, size_t l
 	}
 	v.name = xstrndup(s, name_len);
 	if (!valid_name(v.name)) {
-		lerr(ld, lineno, "invalid variant name '%s' (" NAME_RULE ")", show_str(b, sizeof(b), v.name));
+		lerr(ld, lineno, "invalid variant name '%s'%s (" NAME_RULE ")", show_str(b, sizeof(b), v.name),
+		     unshown_in(v.name, desc));
 		goto out;
 	}
 	v.cwd = xstrdup(base->cwd);

@@ -357,6 +357,18 @@ static char *spec_problem(const struct quick_spec *spec, const char **order)
 	if (spec->nnames > spec->ncommands)
 		return xasprintf("%zu names (-n) for %zu command%s", spec->nnames, spec->ncommands,
 				 spec->ncommands == 1 ? "" : "s");
+	for (size_t i = 0; i < spec->nnames; i++) {
+		/* Made into a variant name these would vanish; said, rather than dropped silently. */
+		size_t n = strlen(spec->names[i]);
+		char desc[UNSHOWN_DESC_LEN];
+		if (text_unshown(spec->names[i], n, desc) < n) {
+			char *shown = xstrdup_escaped(spec->names[i]);
+			char *msg = xasprintf("-n '%s': %s (a name may hold no control, bidirectional, "
+					      "invisible or line-separator characters)", shown, desc);
+			free(shown);
+			return msg;
+		}
+	}
 	if (spec->nprepare > 1 && spec->nprepare != spec->ncommands)
 		return xasprintf("%zu --prepare commands for %zu commands: give one for all, or "
 				 "one per command", spec->nprepare, spec->ncommands);

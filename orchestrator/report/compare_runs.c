@@ -56,9 +56,11 @@ static void take(const struct evidence_run *r, const char *name, const char *lab
 
 static void print_text(FILE *f, const char *variant, const struct comparison *c)
 {
-	struct strbuf sb = STRBUF_INIT;
+	struct strbuf sb = STRBUF_INIT, line = STRBUF_INIT;
 
-	fprintf(f, "\n%s\n", variant);
+	fputc('\n', f);
+	strbuf_adds(&line, variant);
+	summary_put_line(f, &line);
 	for (size_t m = 0; m < c->nmetrics; m++) {
 		const struct cmp_metric *cm = &c->metrics[m];
 		const struct cmp_sample *o = &cm->samples[0], *nw = &cm->samples[1];
@@ -67,15 +69,15 @@ static void print_text(FILE *f, const char *variant, const struct comparison *c)
 		summary_median(&sb, cm, o);
 		strbuf_adds(&sb, " \xe2\x86\x92 ");
 		summary_median(&sb, cm, nw);
-		fprintf(f, "  %-16s %-24s ", cm->name, sb.buf);
-		strbuf_reset(&sb);
-		summary_change(&sb, cm, nw);
-		fputs(sb.buf, f);
+		strbuf_addf(&line, "  %-16s %-24s ", cm->name, sb.buf);
+		summary_change(&line, cm, nw);
 		if (nw->has_mw)
-			fprintf(f, "  p = %.3g", nw->mw_p);
-		fprintf(f, "  (n %zu vs %zu)\n", o->n, nw->n);
+			strbuf_addf(&line, "  p = %.3g", nw->mw_p);
+		strbuf_addf(&line, "  (n %zu vs %zu)", o->n, nw->n);
+		summary_put_line(f, &line);
 	}
 	strbuf_release(&sb);
+	strbuf_release(&line);
 }
 
 int compare_runs(const struct evidence_run *old, const struct evidence_run *new, int json,
@@ -141,16 +143,24 @@ int compare_runs(const struct evidence_run *old, const struct evidence_run *new,
 		fputs(doc, f);
 		free(doc);
 	} else {
-		fprintf(f, "old: %s (plan '%s', started %s)\nnew: %s (plan '%s', started %s)\n",
-			old->dir, old->plan_name, old->started_utc, new->dir, new->plan_name,
-			new->started_utc);
-		fprintf(f, "shared variants: ");
+		/* Paths from the command line, names from evidence: each line escaped. */
+		strbuf_reset(&sb);
+		strbuf_addf(&sb, "old: %s (plan '%s', started %s)", old->dir, old->plan_name,
+			    old->started_utc);
+		summary_put_line(f, &sb);
+		strbuf_addf(&sb, "new: %s (plan '%s', started %s)", new->dir, new->plan_name,
+			    new->started_utc);
+		summary_put_line(f, &sb);
+		strbuf_adds(&sb, "shared variants: ");
 		for (size_t v = 0; v < nshared; v++)
-			fprintf(f, "%s%s", v ? ", " : "", shared[v]);
-		fprintf(f, "\nshared metrics: wall, cpu, max_rss");
+			strbuf_addf(&sb, "%s%s", v ? ", " : "", shared[v]);
+		summary_put_line(f, &sb);
+		strbuf_adds(&sb, "shared metrics: wall, cpu, max_rss");
 		for (size_t i = 0; i < ndefs; i++)
-			fprintf(f, ", %s", defs[i].name);
-		fprintf(f, "\nnot compared: %s\n", skipped.len ? skipped.buf : "nothing");
+			strbuf_addf(&sb, ", %s", defs[i].name);
+		summary_put_line(f, &sb);
+		strbuf_addf(&sb, "not compared: %s", skipped.len ? skipped.buf : "nothing");
+		summary_put_line(f, &sb);
 		for (size_t v = 0; v < nshared; v++)
 			print_text(f, shared[v], &cmps[v]);
 		strbuf_reset(&sb);

@@ -1,8 +1,9 @@
 /*
  * export: each format is one function over the same inputs. Times in the
  * hyperfine shape are seconds, as hyperfine writes them; CSV quotes every
- * text field (RFC 4180); JUnit escapes for XML attributes and text, and
- * control characters that XML 1.0 cannot carry are replaced.
+ * text field (RFC 4180) and writes a control, bidirectional or invisible
+ * character as U+FFFD; JUnit escapes for XML attributes and text with
+ * strbuf_add_xml(); JSON is json_print()'s, \u-escaping the same set.
  */
 #include "export.h"
 
@@ -82,13 +83,31 @@ static char *render_hyperfine(const struct evidence_run *r, const struct compari
 	return text;
 }
 
+/*
+ * A quoted text field. A name from evidence on disk may hold what a plan
+ * now refuses: a control character, a code point unicode_hidden() names
+ * or a byte that is not UTF-8 becomes U+FFFD, so that neither a terminal
+ * nor a spreadsheet acts on it, and every other name (backslashes
+ * included) reads back exactly.
+ */
 static void csv_field(struct strbuf *sb, const char *s)
 {
+	size_t n = s ? strlen(s) : 0;
+
 	strbuf_addch(sb, '"');
-	for (; s && *s; s++) {
-		if (*s == '"')
+	for (size_t i = 0; i < n;) {
+		size_t len = utf8_char_len(s + i, n - i);
+		unsigned char c = (unsigned char)s[i];
+
+		if (!len || c < 0x20 || c == 0x7f || unicode_hidden(utf8_code_point(s + i, len))) {
+			strbuf_adds(sb, "\xef\xbf\xbd");
+			i += len ? len : 1;
+			continue;
+		}
+		if (c == '"')
 			strbuf_addch(sb, '"');
-		strbuf_addch(sb, *s);
+		strbuf_add(sb, s + i, len);
+		i += len;
 	}
 	strbuf_addch(sb, '"');
 }

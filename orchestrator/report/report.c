@@ -702,7 +702,11 @@ static void set_reproduce(struct tmpl_ctx *c, const struct report_input *in)
 		strbuf_add_sh(&sb, in->reproduce_cwd);
 		strbuf_addch(&sb, '\n');
 	}
-	strbuf_adds(&sb, in->reproduce);
+	/*
+	 * abev quotes what it writes there for sh, but the line is read back
+	 * from evidence: escaped, its backslashes (sh's own) kept.
+	 */
+	strbuf_add_escaped_line(&sb, in->reproduce, strlen(in->reproduce));
 	strbuf_addch(&sb, '\n');
 	for (size_t i = 0; i < fence; i++)
 		strbuf_addch(&sb, '`');

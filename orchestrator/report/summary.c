@@ -143,9 +143,20 @@ const char *summary_acceptance_caveat(const struct comparison *c)
 	       "a pass here implies no acceptance decision.";
 }
 
+void summary_put_line(FILE *f, struct strbuf *line)
+{
+	struct strbuf out = STRBUF_INIT;
+
+	strbuf_add_escaped_line(&out, line->buf, line->len);
+	strbuf_addch(&out, '\n');
+	fputs(out.buf, f);
+	strbuf_release(&out);
+	strbuf_reset(line);
+}
+
 void summary_print(FILE *f, const struct comparison *c, int quiet)
 {
-	struct strbuf sb = STRBUF_INIT;
+	struct strbuf sb = STRBUF_INIT, line = STRBUF_INIT;
 
 	summary_decision(&sb, c);
 	fprintf(f, "decision: %s\n", sb.buf);
@@ -166,21 +177,19 @@ void summary_print(FILE *f, const struct comparison *c, int quiet)
 			summary_median(&sb, cm, s);
 			strbuf_adds(&sb, " vs ");
 			summary_median(&sb, cm, ref);
-			fprintf(f, "  %-12s %-16s %-22s ", s->variant, cm->name, sb.buf);
-			strbuf_reset(&sb);
-			summary_change(&sb, cm, s);
-			fputs(sb.buf, f);
+			strbuf_addf(&line, "  %-12s %-16s %-22s ", s->variant, cm->name, sb.buf);
+			summary_change(&line, cm, s);
 			for (size_t g = 0; g < c->ngates; g++) {
 				const struct cmp_gate *gt = &c->gates[g];
 				if (strcmp(gt->metric, cm->name) || strcmp(gt->variant, s->variant))
 					continue;
-				strbuf_reset(&sb);
-				summary_gate_limit(&sb, cm, gt);
-				fprintf(f, "  gate %s: %s", sb.buf,
-					gt->verdict == GATE_FAIL ? "FAIL"
-					: gt->verdict == GATE_PASS ? "pass" : "INCONCLUSIVE");
+				strbuf_adds(&line, "  gate ");
+				summary_gate_limit(&line, cm, gt);
+				strbuf_addf(&line, ": %s",
+					    gt->verdict == GATE_FAIL ? "FAIL"
+					    : gt->verdict == GATE_PASS ? "pass" : "INCONCLUSIVE");
 			}
-			fputc('\n', f);
+			summary_put_line(f, &line);
 		}
 	}
 	strbuf_reset(&sb);
@@ -190,4 +199,5 @@ void summary_print(FILE *f, const struct comparison *c, int quiet)
 		fprintf(f, "note: %s\n", summary_acceptance_caveat(c));
 out:
 	strbuf_release(&sb);
+	strbuf_release(&line);
 }

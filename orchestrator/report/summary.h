@@ -32,6 +32,12 @@ void summary_sample_size(struct strbuf *sb, const struct comparison *c);
 const char *summary_acceptance_caveat(const struct comparison *c);
 
 /*
+ * Prints line and a newline to f, the line made safe by
+ * strbuf_add_escaped_line(): names, units and notes from a plan or from
+ * evidence on disk cannot drive or reorder the terminal. Resets line.
+ */
+void summary_put_line(FILE *f, struct strbuf *line);
+/*
  * Prints the end of a run to f: the decision, then (unless quiet) one
  * line per metric and compared variant and the sample-size note.
  */

@@ -142,35 +142,40 @@ static int md_special(unsigned char c)
 	return c && strchr("\\|*_`<>[]", c) != NULL;
 }
 
-static int md_control(unsigned char c)
-{
-	return c < 0x20 || c == 0x7f;
-}
-
+/*
+ * Markdown's own specials get a backslash; every other character goes
+ * through the one escaping of outside text, so that report.md holds no
+ * control, invisible or direction-changing character a viewer would act
+ * on (CommonMark gives "\x1b" no meaning: it shows as written).
+ */
 void tmpl_md_text(struct strbuf *sb, const char *s)
 {
-	if (!s)
-		return;
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	size_t n = s ? strlen(s) : 0;
 
-		if (md_control(c)) {
-			strbuf_addch(sb, ' ');
-			continue;
-		}
-		if (md_special(c))
+	for (size_t i = 0; i < n;) {
+		size_t len = utf8_char_len(s + i, n - i);
+
+		if (!len)
+			len = 1;
+		if (len == 1 && md_special((unsigned char)s[i])) {
 			strbuf_addch(sb, '\\');
-		strbuf_addch(sb, (char)c);
+			strbuf_addch(sb, s[i]);
+		} else {
+			strbuf_add_escaped(sb, s + i, len);
+		}
+		i += len;
 	}
 }
 
 /* The length of tmpl_md_text()'s rendering of s. */
 static size_t md_text_len(const char *s)
 {
-	size_t n = 0;
+	struct strbuf sb = STRBUF_INIT;
+	size_t n;
 
-	for (; *s; s++)
-		n += 1 + md_special((unsigned char)*s);
+	tmpl_md_text(&sb, s);
+	n = sb.len;
+	strbuf_release(&sb);
 	return n;
 }
 

@@ -90,9 +90,12 @@ char *tmpl_render_text(const char *tmpl, size_t len, const char *tmpl_name,
 int tmpl_check(const char *tmpl, size_t len, const char *tmpl_name, char **err);
 
 /*
- * Appends s as text for a Markdown table cell: control characters become
- * a blank, and each of \ | * _ ` < > [ ] gets a backslash. NULL adds
- * nothing. This is what {{name}} does to a value.
+ * Appends s as text for a Markdown table cell: each of \ | * _ ` < > [ ]
+ * gets a backslash, and every other character goes through
+ * strbuf_add_escaped(), so that control characters (a newline among
+ * them), C1, bidirectional controls, line separators and bytes that are
+ * not UTF-8 show as \xNN (\n, \t). NULL adds nothing. This is what
+ * {{name}} does to a value.
  */
 void tmpl_md_text(struct strbuf *sb, const char *s);
 

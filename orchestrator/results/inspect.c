@@ -24,13 +24,17 @@
 #define NAME_COL_MIN 5
 #define NAME_COL_MAX 80
 
+/* name is a path from the command line: escaped, like every name abev prints. */
 static void print_row(int width, const char *name, const char *format,
 		      const struct results_counts *c)
 {
-	printf("%-*s  %-6s %8lld %8lld %8lld %8lld %8lld %8lld %8lld\n", width, name, format,
+	char *shown = xstrdup_escaped(name);
+
+	printf("%-*s  %-6s %8lld %8lld %8lld %8lld %8lld %8lld %8lld\n", width, shown, format,
 	       (long long)c->total, (long long)c->executed, (long long)c->passed,
 	       (long long)c->failed, (long long)c->errors, (long long)c->skipped,
 	       (long long)c->other);
+	free(shown);
 }
 
 /*
@@ -143,8 +147,11 @@ enum inspect_outcome inspect_results(const char *const *paths, int npaths,
 				  &files[i].counts);
 		print_row(width, "total", total_format(files, nfiles), &total);
 		for (size_t i = 0; i < nfiles; i++)
-			for (size_t k = 0; k < files[i].nnotes; k++)
-				printf("note: %s: %s\n", files[i].path, files[i].notes[k]);
+			for (size_t k = 0; k < files[i].nnotes; k++) {
+				char *shown = xstrdup_escaped(files[i].path);
+				printf("note: %s: %s\n", shown, files[i].notes[k]);
+				free(shown);
+			}
 		if (refused)
 			printf("note: %zu of %zu files refused (their errors are on stderr): the "
 			       "total counts only the files read\n", refused, nfiles + refused);

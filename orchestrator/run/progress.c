@@ -185,8 +185,13 @@ void progress_done(struct progress *p, const struct invocation *inv)
 		fprintf(stderr, ", waited for a CPU %.1f %%", invocation_cpu_wait_pct(inv));
 	if (inv->foreign_cpu >= 0)
 		fprintf(stderr, ", foreign cpu %.2f", inv->foreign_cpu);
-	if (inv->reason)
-		fprintf(stderr, " (%s)", inv->reason);
+	if (inv->reason) {
+		/* Reasons quote outside text (test names, paths, signals' words): escaped here too. */
+		struct strbuf sb = STRBUF_INIT;
+		strbuf_add_escaped_line(&sb, inv->reason, strlen(inv->reason));
+		fprintf(stderr, " (%s)", sb.buf);
+		strbuf_release(&sb);
+	}
 	fputc('\n', stderr);
 	fflush(stderr);
 }

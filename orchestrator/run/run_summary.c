@@ -91,6 +91,7 @@ void run_summary_print(const struct run_state *st, enum run_status final, int se
 	const struct runner_options *opt = st->opt;
 	FILE *f = opt->json ? stderr : stdout;
 	int quiet = opt->progress == PROGRESS_QUIET;
+	char *root = xstrdup_escaped(st->root);
 
 	if (opt->json) {
 		char *doc = evidence_comparison_document(&st->cmp, st->gate_defs, st->plan->ngates);
@@ -101,19 +102,24 @@ void run_summary_print(const struct run_state *st, enum run_status final, int se
 	if (quiet) {
 		if (!opt->json)
 			summary_print(f, &st->cmp, 1);
-		fprintf(f, "evidence: %s\n", st->root);
+		fprintf(f, "evidence: %s\n", root);
 		fflush(f);
+		free(root);
 		return;
 	}
-	fprintf(f, "evidence: %s\nreport:   %s/report.md\nstatus:   %s\n", st->root, st->root,
+	fprintf(f, "evidence: %s\nreport:   %s/report.md\nstatus:   %s\n", root, root,
 		run_status_name(final));
+	free(root);
 	if (!sealed)
 		fprintf(f, "sealed:   NO: the manifest could not be written (see the error above)\n");
 	else
 		fprintf(f, "sealed:   %s\n", opt->key ? "SHA256, signed in SHA256.sig"
 						   : "SHA256 (UNSIGNED: run with --key to sign)");
-	if (bundled)
-		fprintf(f, "bundle:   %s\n", opt->bundle);
+	if (bundled) {
+		char *bundle = xstrdup_escaped(opt->bundle);
+		fprintf(f, "bundle:   %s\n", bundle);
+		free(bundle);
+	}
 	print_contention(f, st);
 	fputc('\n', f);
 	summary_print(f, &st->cmp, 0);

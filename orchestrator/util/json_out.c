@@ -1,7 +1,9 @@
 /*
  * json_out: cJSON with exhaustion made fatal. cJSON reports every failed
  * allocation by a NULL; abev treats running out of memory as fatal
- * (util.h), so these wrappers keep the serialisers free of checks.
+ * (util.h), so these wrappers keep the serialisers free of checks. What
+ * they print is UTF-8 with every character a terminal or a viewer would
+ * act on written as a \u escape.
  */
 #include "json_out.h"
 
@@ -96,6 +98,31 @@ void jpush(cJSON *arr, cJSON *val)
 		die_oom();
 }
 
+/*
+ * cJSON writes a string's characters as they come, C0 aside. The ones a
+ * terminal or a viewer would act on or not show (DEL and unicode_hidden()'s:
+ * C1, bidirectional controls, line separators...) go out as \uXXXX
+ * escapes instead, and a byte that is not UTF-8 as \ufffd, so that the
+ * document is UTF-8 and shows what it holds wherever it is looked at.
+ * Outside strings cJSON writes only ASCII, so no structure is touched.
+ */
+static void add_json_text(struct strbuf *sb, const char *text)
+{
+	size_t n = strlen(text);
+
+	strbuf_grow(sb, n + 1);
+	for (size_t i = 0; i < n;) {
+		size_t len = utf8_char_len(text + i, n - i);
+		uint32_t cp = len ? utf8_code_point(text + i, len) : 0xfffd;
+
+		if (!len || cp == 0x7f || unicode_hidden(cp))
+			strbuf_addf(sb, "\\u%04x", (unsigned)cp);
+		else
+			strbuf_add(sb, text + i, len);
+		i += len ? len : 1;
+	}
+}
+
 char *json_print(const cJSON *o)
 {
 	char *text = cJSON_Print(o);
@@ -103,7 +130,7 @@ char *json_print(const cJSON *o)
 
 	if (!text)
 		die_oom();
-	strbuf_adds(&sb, text);
+	add_json_text(&sb, text);
 	strbuf_addch(&sb, '\n');
 	cJSON_free(text);
 	return strbuf_detach(&sb, NULL);

@@ -29,7 +29,13 @@ cJSON *jreal(double v);
 void jadd_bool(cJSON *obj, const char *key, int b);
 /* Appends val to arr (which then owns it). */
 void jpush(cJSON *arr, cJSON *val);
-/* o formatted, plus a newline. Caller frees. o stays the caller's. */
+/*
+ * o formatted, plus a newline. Caller frees. o stays the caller's. DEL,
+ * C1 controls, bidirectional controls, line separators and the other
+ * code points unicode_hidden() names are written as \uXXXX (as cJSON
+ * writes C0), and a byte that is not UTF-8 as \ufffd: the text is UTF-8
+ * that no terminal or viewer reorders or acts on.
+ */
 char *json_print(const cJSON *o);
 /* json_print(o) written atomically to path. 0 or -1 after error(). */
 int json_write_file(const char *path, const cJSON *o);

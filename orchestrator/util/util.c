@@ -367,13 +367,17 @@ void strbuf_add_sh(struct strbuf *sb, const char *s)
 		return;
 	}
 	strbuf_addch(sb, '\'');
-	for (p = s; *p; p++) {
+	for (p = s; *p;) {
+		size_t len = utf8_char_len(p, 4);
+
 		if (*p == '\'')
 			strbuf_adds(sb, "'\\''");
-		else if ((unsigned char)*p < 0x20 || *p == 0x7f)
+		else if (!len || (unsigned char)*p < 0x20 || *p == 0x7f ||
+			 unicode_hidden(utf8_code_point(p, len)))
 			strbuf_addch(sb, '?');
 		else
-			strbuf_addch(sb, *p);
+			strbuf_add(sb, p, len);
+		p += len ? len : 1;
 	}
 	strbuf_addch(sb, '\'');
 }
@@ -398,11 +402,13 @@ void strbuf_add_xml(struct strbuf *sb, const char *s)
 		case '"': strbuf_adds(sb, "&quot;"); break;
 		case '\'': strbuf_adds(sb, "&#39;"); break;
 		default:
-			/* C1 controls are U+0080..U+009F: 0xc2 0x80..0x9f. */
-			if (c < 0x20 || c == 0x7f || (c == 0xc2 && (unsigned char)s[i + 1] < 0xa0))
+			if (c < 0x20 || c == 0x7f)
 				break;
+			/* Shown as the terminal shows them, not left for a viewer to act on. */
+			if (unicode_hidden(utf8_code_point(s + i, len)))
+				strbuf_add_escaped(sb, s + i, len);
 			/* U+FFFE and U+FFFF are not XML characters. */
-			if (len == 3 && c == 0xef && (unsigned char)s[i + 1] == 0xbf &&
+			else if (len == 3 && c == 0xef && (unsigned char)s[i + 1] == 0xbf &&
 			    (unsigned char)s[i + 2] >= 0xbe)
 				strbuf_adds(sb, "\xef\xbf\xbd");
 			else
@@ -714,23 +720,78 @@ void strv_free(char **v)
 	free(v);
 }
 
-/*
- * Valid UTF-8 that a terminal would not show, or would take as a line
- * break or a control: C1 controls, zero-width and direction marks, line
- * and paragraph separators, bidirectional overrides and isolates, word
- * joiners, the byte order mark.
- */
-static int invisible(const unsigned char *p, size_t len)
+uint32_t utf8_code_point(const char *s, size_t len)
 {
-	unsigned cp;
+	const unsigned char *u = (const unsigned char *)s;
+	static const unsigned char lead_mask[] = { 0, 0x7f, 0x1f, 0x0f, 0x07 };
+	uint32_t cp;
 
-	if (len == 2)
-		return p[0] == 0xc2 && p[1] < 0xa0;
-	if (len != 3)
+	if (len < 1 || len > 4)
 		return 0;
-	cp = (p[0] & 0x0fu) << 12 | (p[1] & 0x3fu) << 6 | (p[2] & 0x3fu);
-	return (cp >= 0x200b && cp <= 0x200f) || (cp >= 0x2028 && cp <= 0x202e) ||
-	       (cp >= 0x2060 && cp <= 0x206f) || cp == 0xfeff;
+	cp = u[0] & lead_mask[len];
+	for (size_t i = 1; i < len; i++)
+		cp = (cp << 6) | (u[i] & 0x3fu);
+	return cp;
+}
+
+/*
+ * What a terminal, an editor or a Markdown viewer does with each range:
+ * hides it, breaks the line, changes the direction of what follows (the
+ * "Trojan Source" reordering) or, for C1, takes it as a control (U+009B
+ * is an 8-bit CSI). The first phrase that applies names the character in
+ * a message.
+ */
+static const struct {
+	uint32_t lo, hi;
+	const char *kind;
+} hidden_ranges[] = {
+	{ 0x0000, 0x001f, "a control character" },
+	{ 0x007f, 0x007f, "a control character" },
+	{ 0x0080, 0x009f, "a C1 control" },
+	{ 0x200b, 0x200d, "an invisible character" },
+	{ 0x200e, 0x200f, "a direction mark" },
+	{ 0x2028, 0x2028, "a line separator" },
+	{ 0x2029, 0x2029, "a paragraph separator" },
+	{ 0x202a, 0x202e, "a bidirectional control" },
+	{ 0x2060, 0x2065, "an invisible character" },
+	{ 0x2066, 0x2069, "a bidirectional control" },
+	{ 0x206a, 0x206f, "an invisible character" },
+	{ 0xfeff, 0xfeff, "a byte order mark" },
+};
+
+/* The phrase for cp, or NULL when cp shows as itself. */
+static const char *hidden_kind(uint32_t cp)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(hidden_ranges); i++)
+		if (cp >= hidden_ranges[i].lo && cp <= hidden_ranges[i].hi)
+			return hidden_ranges[i].kind;
+	return NULL;
+}
+
+int unicode_hidden(uint32_t cp)
+{
+	return cp >= 0x80 && hidden_kind(cp) != NULL;
+}
+
+size_t text_unshown(const char *s, size_t n, char desc[UNSHOWN_DESC_LEN])
+{
+	for (size_t i = 0; i < n;) {
+		size_t len = s[i] ? utf8_char_len(s + i, n - i) : 1;
+		uint32_t cp = utf8_code_point(s + i, len);
+		const char *kind = len ? hidden_kind(cp) : NULL;
+
+		if (!len) {
+			snprintf(desc, UNSHOWN_DESC_LEN, "byte 0x%02x (not UTF-8)", (unsigned char)s[i]);
+			return i;
+		}
+		if (kind) {
+			snprintf(desc, UNSHOWN_DESC_LEN, "U+%04X (%s)", (unsigned)cp, kind);
+			return i;
+		}
+		i += len;
+	}
+	desc[0] = '\0';
+	return n;
 }
 
 /*
@@ -755,7 +816,7 @@ static void add_escaped(struct strbuf *sb, const char *s, size_t n, int keep_bac
 			strbuf_adds(sb, "\\r");
 		else if (!len || c < 0x20 || c == 0x7f)
 			strbuf_addf(sb, "\\x%02x", c);
-		else if (invisible(p + i, len)) {
+		else if (unicode_hidden(utf8_code_point(s + i, len))) {
 			for (size_t k = 0; k < len; k++)
 				strbuf_addf(sb, "\\x%02x", p[i + k]);
 			i += len;
@@ -773,6 +834,11 @@ static void add_escaped(struct strbuf *sb, const char *s, size_t n, int keep_bac
 void strbuf_add_escaped(struct strbuf *sb, const char *s, size_t n)
 {
 	add_escaped(sb, s, n, 0);
+}
+
+void strbuf_add_escaped_line(struct strbuf *sb, const char *s, size_t n)
+{
+	add_escaped(sb, s, n, 1);
 }
 
 ssize_t read_head(const char *path, char *buf, size_t cap)

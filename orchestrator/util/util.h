@@ -95,6 +95,29 @@ size_t utf8_char_len(const char *s, size_t n);
  * bytes: a longer run of them is not UTF-8 and is cut where it falls.
  */
 size_t utf8_cut(const char *s, size_t len, size_t max);
+/* The code point of the character s[0..len), len being utf8_char_len()'s non-zero answer. */
+uint32_t utf8_code_point(const char *s, size_t len);
+/*
+ * Non-zero for a code point above U+007F that a terminal, an editor or a
+ * viewer would not show as itself: C1 controls (U+0080-U+009F; U+009B is
+ * an 8-bit CSI), zero-width and invisible characters (U+200B-U+200D,
+ * U+2060-U+2065, U+206A-U+206F), direction marks (U+200E, U+200F), the
+ * line and paragraph separators (U+2028, U+2029), the bidirectional
+ * embeddings, overrides and isolates (U+202A-U+202E, U+2066-U+2069) and
+ * the byte order mark (U+FEFF). With C0 and DEL, these are what the one
+ * escaping below writes as \xNN, what JSON output writes as \uNNNN, and
+ * what a name in a plan may not hold.
+ */
+int unicode_hidden(uint32_t cp);
+/*
+ * The offset of the first character of s[0..n) that strbuf_add_escaped()
+ * writes as \xNN (a C0 control or DEL, a code point unicode_hidden()
+ * names, a byte that is not UTF-8), n when there is none; desc then
+ * names it for a message: "U+202E (a bidirectional control)", "byte 0x9b
+ * (not UTF-8)", or "" when there is none.
+ */
+#define UNSHOWN_DESC_LEN 48
+size_t text_unshown(const char *s, size_t n, char desc[UNSHOWN_DESC_LEN]);
 /*
  * Outside text (command output, file names, /proc) made fit for a JSON
  * string: UTF-8 that ends at its NUL. Each byte of s[0..n) that starts
@@ -106,14 +129,18 @@ char *utf8_clean_trim(const char *s, size_t n);
 /*
  * Appends outside text s as XML 1.0 character data, fit for element
  * content and for attribute values in either quotes: & < > " ' become
- * references, control characters (C0 including tab and newline, DEL, C1)
- * are dropped, and every byte that is not part of valid UTF-8, like
- * U+FFFE and U+FFFF, becomes U+FFFD. s may be NULL.
+ * references, C0 control characters (tab and newline among them) and DEL
+ * are dropped, the code points unicode_hidden() names (C1 controls,
+ * bidirectional controls, line separators...) are written as
+ * strbuf_add_escaped() writes them (\xe2\x80\xae), so that no viewer acts on
+ * them, and every byte that is not part of valid UTF-8, like U+FFFE and
+ * U+FFFF, becomes U+FFFD. s may be NULL.
  */
 void strbuf_add_xml(struct strbuf *sb, const char *s);
 /*
  * Appends s quoted for sh: bare when it is made of safe characters, else
- * in single quotes (control characters become '?').
+ * in single quotes (a control character, a code point unicode_hidden()
+ * names and a byte that is not UTF-8 each become '?').
  */
 void strbuf_add_sh(struct strbuf *sb, const char *s);
 
@@ -223,16 +250,22 @@ void strv_free(char **v);
 /*
  * The one escaping of outside names and text abev prints (messages
  * through show_text(), evname_printable(), verify's problems, results
- * --list): n bytes of s appended with a backslash as \\, tab, newline
- * and carriage return as \t \n \r, every other control character
- * and every byte that is not part of valid UTF-8 as \xNN, and so are the
- * bytes of the code points a terminal does not show or takes as a break
- * or a control (C1 controls, U+200B-U+200F, U+2028-U+202E,
- * U+2060-U+206F, U+FEFF: a byte order mark shows as \xef\xbb\xbf); other
+ * --list, the terminal summaries, report.md's text through the template's
+ * Markdown escaping, the CSV export): n bytes of s appended with a
+ * backslash as \\, tab, newline and carriage return as \t \n \r, every
+ * other control character and every byte that is not part of valid UTF-8
+ * as \xNN, and so are the bytes of the code points unicode_hidden() names
+ * (U+202E shows as \xe2\x80\xae, a byte order mark as \xef\xbb\xbf); other
  * valid UTF-8 is kept. A name can then neither end a line, nor hide a
- * byte, nor drive the terminal.
+ * byte, nor reorder or drive the terminal.
  */
 void strbuf_add_escaped(struct strbuf *sb, const char *s, size_t n);
+/*
+ * The same for a line abev composed around outside text (error()'s
+ * messages, the run summary): a backslash is kept, since one there is
+ * abev's own or part of an escape already made.
+ */
+void strbuf_add_escaped_line(struct strbuf *sb, const char *s, size_t n);
 /* strbuf_add_escaped() of the whole of s into a new string. Caller frees. */
 char *xstrdup_escaped(const char *s);
 /*

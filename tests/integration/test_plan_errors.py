@@ -100,7 +100,7 @@ CASES = [
     ("nul_in_env_key", plan(variants=[variant(env={"A\u0000B": "1"})]), None,
      ["variants[0].env: a key: \\u0000 (a NUL character) in a string"]),
     ("control_in_plan_name", plan(name="x\x1b[2J"), None,
-     ["name: control character in 'x\\x1b[2J'"]),
+     ["name: U+001B (a control character) in 'x\\x1b[2J'"]),
     ("variants_line_fourth_field",
      plan(variants=None, base={"command": ["true"]}, variants_file="vars.txt"),
      "fast|A=1|--x|--y\n",

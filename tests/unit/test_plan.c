@@ -648,9 +648,9 @@ static const struct broken broken_plans[] = {
 	{ HEAD "'variants':[" VA "],'metrics':[{'name':'" LONG129 "','source':'process',"
 	  "'field':'wall'}]}", NULL, 0, { ": metrics[0].name: longer than 128 characters" } },
 	{ HEAD "'variants':[" VA "],'metrics':[{'name':'a\\tb','source':'process','field':'wall'}]}",
-	  NULL, 0, { ": metrics[0].name: control character in 'a\\tb'" } },
+	  NULL, 0, { ": metrics[0].name: U+0009 (a control character) in 'a\\tb'" } },
 	{ "{'schema':'abev.plan/1','name':'x\\u001b[2J','variants':[" VA "]}", NULL, 0,
-	  { ": name: control character in 'x\\x1b[2J'" } },
+	  { ": name: U+001B (a control character) in 'x\\x1b[2J'" } },
 	{ HEAD "'variants':[" VA "],'metrics':[" MW ",{'name':'other','source':'process',"
 	  "'field':'cpu'}," MW "]}", NULL, 0,
 	  { ": metrics[2].name: duplicate metric name 'wall time' (also metrics[0])" } },
@@ -761,7 +761,7 @@ static const struct broken broken_plans[] = {
 	  "'unit':''}]}", NULL, 0,
 	  { ": metrics[0].unit: expected a non-empty string, found an empty string" } },
 	{ HEAD "'variants':[" VA "],'metrics':[{'name':'x','source':'stdout','pattern':'([0-9]+)',"
-	  "'unit':'m\\ns'}]}", NULL, 0, { ": metrics[0].unit: control character in 'm\\ns'" } },
+	  "'unit':'m\\ns'}]}", NULL, 0, { ": metrics[0].unit: U+000A (a control character) in 'm\\ns'" } },
 	/* metrics: patterns */
 	{ HEAD "'variants':[" VA "],'metrics':[" MW ",{'name':'x','source':'stdout','unit':'ms',"
 	  "'pattern':'BENCH ([0-9]+'}]}", NULL, 0,

@@ -384,7 +384,8 @@ static void test_gate_positions(void **state)
 /* Names from the plan are outside text: escaped, cleaned, cut in the legend. */
 static void test_hostile_names(void **state)
 {
-	static const char *const hostile[] = { "<&>\"' base", "cand\x01\xff</text><script>" };
+	static const char *const hostile[] = { "<&>\"' base\xe2\x80\xae\xc2\x9b\xe2\x80\xa8",
+					       "cand\x01\xff</text><script>" };
 	struct fixture f;
 	struct comparison c;
 	char *t, *runs;
@@ -411,7 +412,12 @@ static void test_hostile_names(void **state)
 	assert_null(strstr(t, "<script"));
 	assert_null(strstr(t, "<b>"));
 	assert_null(strstr(runs, "<script"));
-	assert_non_null(strstr(t, ">&lt;&amp;&gt;&quot;&#39; base</text>"));
+	/* A bidirectional override, the 8-bit CSI and a line separator show as their bytes. */
+	assert_non_null(strstr(t, ">&lt;&amp;&gt;&quot;&#39; base\\xe2\\x80\\xae\\xc2\\x9b\\xe2\\x80\\xa8</text>"));
+	assert_null(strstr(t, "\xe2\x80\xae"));
+	assert_null(strstr(runs, "\xe2\x80\xae"));
+	assert_null(strstr(t, "\xc2\x9b"));
+	assert_null(strstr(t, "\xe2\x80\xa8"));
 	assert_non_null(strstr(t, ">&lt;b&gt;t&amp;amp;&quot;&#39;&lt;/b&gt; (&lt;ms&gt;)</text>"));
 	/* The control character is dropped, the stray byte replaced. */
 	assert_non_null(strstr(t, "cand\xef\xbf\xbd&lt;/text&gt;&lt;script&gt;"));

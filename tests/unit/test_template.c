@@ -68,10 +68,10 @@ static const struct render_case render_cases[] = {
 	{ "printf value", "{{num}}", "42-x" },
 	{ "empty value", "[{{empty}}]", "[]" },
 	{ "escaped value", "{{esc}}", "a\\\\\\|\\*\\_\\`\\<\\>\\[\\]b" },
-	{ "control characters", "{{ctl}}", "a b c d e" },
+	{ "control characters", "{{ctl}}", "a\\tb\\nc\\x7fd\\re" },
 	{ "raw triple", "{{{esc}}}", "a\\|*_`<>[]b" },
 	{ "raw ampersand", "{{&esc}}|{{& md }}", "a\\|*_`<>[]b|**bold**\n```\ncode\n```" },
-	{ "escaped markdown", "{{md}}", "\\*\\*bold\\*\\* \\`\\`\\` code \\`\\`\\`" },
+	{ "escaped markdown", "{{md}}", "\\*\\*bold\\*\\*\\n\\`\\`\\`\\ncode\\n\\`\\`\\`" },
 	{ "list", "{{#rows}}<{{name}}>{{/rows}}", "<r1><r2><r3>" },
 	{ "empty list", "a{{#none}}x{{/none}}b", "ab" },
 	{ "nested lists, outer names",
@@ -433,7 +433,16 @@ static void test_md_text(void **state)
 	tmpl_md_text(&sb, NULL);
 	assert_int_equal(sb.len, 0);
 	tmpl_md_text(&sb, "x|y\x01z_");
-	assert_string_equal(sb.buf, "x\\|y z\\_");
+	assert_string_equal(sb.buf, "x\\|y\\x01z\\_");
+	/*
+	 * The one escaping's policy: ESC, C1 (U+009B, the 8-bit CSI), a
+	 * bidirectional override, a line separator and a byte that is not
+	 * UTF-8 show as \xNN; Markdown's specials keep their backslash, and
+	 * other UTF-8 is kept.
+	 */
+	strbuf_reset(&sb);
+	tmpl_md_text(&sb, "\x1b[2J\xc2\x9b" "1m\xe2\x80\xae" "a\xe2\x80\xa8" "b\x9b\\*\xc3\xa9");
+	assert_string_equal(sb.buf, "\\x1b\\[2J\\xc2\\x9b1m\\xe2\\x80\\xaea\\xe2\\x80\\xa8" "b\\x9b\\\\\\*\xc3\xa9");
 	strbuf_release(&sb);
 }
 

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "evname.h"
+#include "json_out.h"
 #include "util.h"
 #include "testutil.h"
 
@@ -171,8 +172,10 @@ static void test_add_xml(void **state)
 		{ "plain", "plain" },
 		{ "<&>\"'", "&lt;&amp;&gt;&quot;&#39;" },
 		{ "a\tb\nc\rd\x01" "e\x7f", "abcde" },
-		/* U+0085 (C1) dropped; U+00E9 and U+00B5 kept. */
-		{ "\xc2\x85" "caf\xc3\xa9 \xc2\xb5s", "caf\xc3\xa9 \xc2\xb5s" },
+		/* U+0085 (C1) shown escaped, not acted on; U+00E9 and U+00B5 kept. */
+		{ "\xc2\x85" "caf\xc3\xa9 \xc2\xb5s", "\\xc2\\x85caf\xc3\xa9 \xc2\xb5s" },
+		/* A bidirectional override and a line separator, likewise. */
+		{ "a\xe2\x80\xae" "b\xe2\x80\xa8", "a\\xe2\\x80\\xaeb\\xe2\\x80\\xa8" },
 		/* A lone continuation byte, a cut sequence, an overlong '/', a surrogate. */
 		{ "x\x80y", "x\xef\xbf\xbdy" },
 		{ "z\xe2\x82", "z\xef\xbf\xbd\xef\xbf\xbd" },
@@ -294,6 +297,115 @@ static void capture_message(const char *prefix, const char *msg)
 }
 
 /* error() keeps a message on one line whatever its arguments hold. */
+/*
+ * Each class of character a terminal would act on, at the edges of its
+ * range, against its neighbours that show as themselves: escaped by the
+ * one escaping, named by text_unshown(), '?' in sh quoting, \xNN in XML.
+ */
+static void test_unshown_classes(void **state)
+{
+	static const struct {
+		const char *ch;
+		const char *desc;      /* text_unshown(); "" when it shows as itself */
+	} cases[] = {
+		{ "\x1b", "U+001B (a control character)" },
+		{ "\x7f", "U+007F (a control character)" },
+		{ "\xc2\x80", "U+0080 (a C1 control)" },
+		{ "\xc2\x9b", "U+009B (a C1 control)" },
+		{ "\xc2\x9f", "U+009F (a C1 control)" },
+		{ "\xc2\xa0", "" },                                   /* no-break space */
+		{ "\xe2\x80\x8a", "" },                               /* hair space */
+		{ "\xe2\x80\x8b", "U+200B (an invisible character)" },
+		{ "\xe2\x80\x8f", "U+200F (a direction mark)" },
+		{ "\xe2\x80\xa7", "" },                               /* hyphenation point */
+		{ "\xe2\x80\xa8", "U+2028 (a line separator)" },
+		{ "\xe2\x80\xa9", "U+2029 (a paragraph separator)" },
+		{ "\xe2\x80\xaa", "U+202A (a bidirectional control)" },
+		{ "\xe2\x80\xae", "U+202E (a bidirectional control)" },
+		{ "\xe2\x80\xaf", "" },                               /* narrow no-break space */
+		{ "\xe2\x81\xa0", "U+2060 (an invisible character)" },
+		{ "\xe2\x81\xa6", "U+2066 (a bidirectional control)" },
+		{ "\xe2\x81\xa9", "U+2069 (a bidirectional control)" },
+		{ "\xe2\x81\xaf", "U+206F (an invisible character)" },
+		{ "\xe2\x81\xb0", "" },                               /* superscript zero */
+		{ "\xef\xbb\xbf", "U+FEFF (a byte order mark)" },
+		{ "\x9b", "byte 0x9b (not UTF-8)" },
+	};
+	char desc[UNSHOWN_DESC_LEN];
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		const char *ch = cases[i].ch;
+		int shown = !cases[i].desc[0];
+		struct strbuf in = STRBUF_INIT, esc = STRBUF_INIT, want = STRBUF_INIT;
+
+		strbuf_addf(&in, "a%sb", ch);
+		assert_int_equal(text_unshown(in.buf, in.len, desc), shown ? in.len : 1);
+		assert_string_equal(desc, cases[i].desc);
+		strbuf_add_escaped(&esc, in.buf, in.len);
+		strbuf_addch(&want, 'a');
+		for (const char *p = ch; *p; p++)
+			if (shown)
+				strbuf_addch(&want, *p);
+			else
+				strbuf_addf(&want, "\\x%02x", (unsigned char)*p);
+		strbuf_addch(&want, 'b');
+		if (strcmp(esc.buf, want.buf))
+			fail_msg("case %zu: escaped '%s', want '%s'", i, esc.buf, want.buf);
+		/* The same character policy in sh quoting and in XML. */
+		strbuf_reset(&esc);
+		strbuf_add_sh(&esc, in.buf);
+		strbuf_reset(&want);
+		strbuf_addf(&want, "'a%sb'", shown ? ch : "?");
+		if (strcmp(esc.buf, want.buf))
+			fail_msg("case %zu: sh '%s', want '%s'", i, esc.buf, want.buf);
+		strbuf_reset(&esc);
+		strbuf_add_xml(&esc, in.buf);
+		assert_int_equal(strstr(esc.buf, ch) != NULL, shown);
+		strbuf_release(&in);
+		strbuf_release(&esc);
+		strbuf_release(&want);
+	}
+	assert_int_equal(text_unshown("a\0b", 3, desc), 1);
+	assert_string_equal(desc, "U+0000 (a control character)");
+	assert_int_equal(text_unshown("plain", 5, desc), 5);
+	assert_string_equal(desc, "");
+	assert_int_equal(unicode_hidden(0x1b), 0);            /* C0 is every writer's own business */
+	assert_int_equal(unicode_hidden(0x202e), 1);
+	assert_int_equal(utf8_code_point("\xf0\x9f\x98\x80", 4), 0x1f600);
+}
+
+/* JSON output: what a viewer would act on goes out as \u escapes, and reads back as it was. */
+static void test_json_print_escapes(void **state)
+{
+	cJSON *o = jnew_object(), *back;
+	char *text;
+
+	(void)state;
+	jadd_str(o, "k\xe2\x80\xae", "a\x7f\xc2\x9b\xe2\x80\xae\xe2\x80\xa8\xe2\x81\xa9\xc3\xa9\xff\x1b");
+	text = json_print(o);
+	assert_string_equal(text, "{\n\t\"k\\u202e\":\t\"a\\u007f\\u009b\\u202e\\u2028\\u2069\xc3\xa9\\ufffd"
+			    "\\u001b\"\n}\n");
+	back = cJSON_Parse(text);
+	assert_non_null(back);
+	assert_string_equal(cJSON_GetObjectItemCaseSensitive(back, "k\xe2\x80\xae")->valuestring,
+			    "a\x7f\xc2\x9b\xe2\x80\xae\xe2\x80\xa8\xe2\x81\xa9\xc3\xa9\xef\xbf\xbd\x1b");
+	cJSON_Delete(back);
+	cJSON_Delete(o);
+	free(text);
+}
+
+/* A line abev composed: escaped like a name, but its backslashes kept. */
+static void test_add_escaped_line(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	(void)state;
+	strbuf_add_escaped_line(&sb, "ev\\x1b \x1b]0;t\x07\xe2\x80\xae\xc3\x97", 18);
+	assert_string_equal(sb.buf, "ev\\x1b \\x1b]0;t\\x07\\xe2\\x80\\xae\xc3\x97");
+	strbuf_release(&sb);
+}
+
 static void test_error_message_escaped(void **state)
 {
 	(void)state;
@@ -318,6 +430,9 @@ int main(void)
 		cmocka_unit_test(test_add_escaped),
 		cmocka_unit_test(test_show_text),
 		cmocka_unit_test(test_error_message_escaped),
+		cmocka_unit_test(test_unshown_classes),
+		cmocka_unit_test(test_add_escaped_line),
+		cmocka_unit_test(test_json_print_escapes),
 		cmocka_unit_test(test_utf8_cut),
 	};
 	return cmocka_run_group_tests_name("util", tests, NULL, NULL);
