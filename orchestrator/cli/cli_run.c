@@ -359,7 +359,7 @@ struct quick_args {
 	const char *runs, *warmup, *gap, *order, *results, *min_executed;
 	int no_shell;
 	const char *names[QUICK_MAX_COMMANDS], *prepare[QUICK_MAX_COMMANDS];
-	const char *commands[QUICK_MAX_COMMANDS];
+	const char **commands;  /* in argv (quick_parse()) */
 	size_t ncommands;
 };
 
@@ -388,9 +388,17 @@ static int quick_parse(int argc, char **argv, const char *cmd, const char *usage
 	int64_t n;
 	double gap;
 
-	if (take_repeated(&argc, argv, 1, opts, nopts, rep, ARRAY_SIZE(rep)) < 0 ||
-	    parse_args(argc, argv, 1, cmd, usage, "", synopsis, opts, nopts, q->commands,
-		       QUICK_MAX_COMMANDS, &q->ncommands, helped) < 0)
+	if (take_repeated(&argc, argv, 1, opts, nopts, rep, ARRAY_SIZE(rep)) < 0)
+		return EXIT_USAGE;
+	/*
+	 * Every command is taken, however many, so that quick_plan() can say
+	 * what the limit is; they are kept in argv itself, which holds them
+	 * all: the k-th command is stored at argv[1 + k], never ahead of the
+	 * argument being read.
+	 */
+	q->commands = (const char **)(argv + 1);
+	if (parse_args(argc, argv, 1, cmd, usage, "", synopsis, opts, nopts, q->commands,
+		       (size_t)argc - 1, &q->ncommands, helped) < 0)
 		return EXIT_USAGE;
 	spec->commands = q->commands;
 	spec->ncommands = q->ncommands;
