@@ -80,13 +80,16 @@ static int open_dir(const char *dir, char **why, int *found)
 	/* Not followed: in a shared /run/lock anyone could plant a link where the directory goes. */
 	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
-		*found = errno == ELOOP || errno == ENOTDIR;
+		int e = errno;
+		*found = e == ELOOP || e == ENOTDIR;
 		if (lstat(dir, &sb) == 0 && S_ISLNK(sb.st_mode))
 			*why = xasprintf("'%s' is a symbolic link (owner uid %ld), not a directory: not "
 					 "followed, as anyone could have planted it (remove it, or set "
 					 ABEV_LOCK_DIR_ENV ")", dir, (long)sb.st_uid);
+		else if (e == ENOTDIR)
+			*why = xasprintf("'%s' is not a directory", dir);
 		else
-			*why = xasprintf("cannot open '%s': %s", dir, strerror(errno));
+			*why = xasprintf("cannot open '%s': %s", dir, strerror(e));
 		return -1;
 	}
 	if (fstat(fd, &sb) < 0) {
