@@ -634,6 +634,8 @@ int cmd_pack(int argc, char **argv)
 	if (!dir || !out)
 		return usage_error("abev pack needs the evidence directory and --out",
 				   "usage: abev pack DIR --out FILE.tar.zst");
+	if (outpath_check_evidence("--out", out) < 0)
+		return EXIT_USAGE;
 	if (bundle_check_target(out) < 0)
 		return EXIT_RUNTIME;
 	rc = pack_check_sealed(dir);

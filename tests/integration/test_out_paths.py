@@ -36,6 +36,7 @@ class OutPaths(AbevTestCase):
                      ("bench", "true", "true", *QUICK, "--out", self.path("b3"),
                       "--save-plan", self.path("ev", "p.json")),
                      ("keygen", "--out", self.path("ev", "k")),
+                     ("pack", self.ev, "--out", self.path("ev", "runs", "ev.tar.gz")),
                      ("init", "--out", self.path("ev", "plots", "p.json")),
                      ("report", self.ev, "--out", self.path("ev", "runs", "r.md"))):
             with self.subTest(args[0]):
