@@ -5,7 +5,7 @@
  * (git's builtin.h). main.c holds the command table; each cli_*.c holds a
  * group of commands with their usage texts: cli_run.c (run, bench, init),
  * cli_evidence.c (verify, keygen, pack, report, compare, export),
- * cli_results.c (results, guard). Exit codes come from cli_exit.h: a
+ * cli_results.c (results, guard); cli_out.h checks the paths they create. Exit codes come from cli_exit.h: a
  * command returns one of its codes, never a number of its own.
  */
 #ifndef ABEV_CLI_H

@@ -9,6 +9,7 @@
  */
 #define _XOPEN_SOURCE 700
 #include "cli.h"
+#include "cli_out.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,10 +41,10 @@ const char report_usage[] =
 	"rejects, inconclusive if any is and none rejects). Directories made from\n"
 	"different plans (another plan SHA-256) are refused.\n"
 	"\n"
-	"Prints the report on stdout, or writes it to FILE, which may not be inside an\n"
-	"evidence directory: sealed evidence is never rewritten. With --pubkey every\n"
-	"directory is verified first (as abev verify does); without it a note on\n"
-	"stderr says that it was not.\n"
+	"Prints the report on stdout, or writes it to FILE, which must not exist (abev\n"
+	"never overwrites a file) nor be inside an evidence directory: sealed evidence\n"
+	"is never rewritten. With --pubkey every directory is verified first (as abev\n"
+	"verify does); without it a note on stderr says that it was not.\n"
 	"\n"
 	"Exit codes: 0 rendered; 2 usage error, unreadable evidence or different plans;\n"
 	"4 verification failed; with several directories also 5 (the combined\n"
@@ -79,10 +80,11 @@ const char export_usage[] =
 	"  junit      JUnit XML with one testcase per gate and compared variant: a\n"
 	"             failed gate is a failure, an inconclusive one is skipped\n"
 	"  json       the comparison, as result.json records it\n"
-	"With --pubkey the evidence is verified first.\n"
+	"With --pubkey the evidence is verified first. FILE must not exist (abev never\n"
+	"overwrites a file) nor lie inside evidence.\n"
 	"\n"
-	"Exit codes: 0 written; 2 usage error or unreadable evidence; 4 verification\n"
-	"failed.\n";
+	"Exit codes: 0 written; 2 usage error, FILE exists or unreadable evidence;\n"
+	"4 verification failed.\n";
 
 const char keygen_usage[] =
 	"usage: abev keygen --out PREFIX [--passphrase-file F | --passphrase-env VAR]\n"
@@ -248,7 +250,28 @@ static int emit(const char *out, const char *text)
 		fputs(text, stdout);
 		return fflush(stdout) ? EXIT_RUNTIME : 0;
 	}
-	return write_file_atomic(out, text, strlen(text)) < 0 ? EXIT_RUNTIME : 0;
+	/* Created, never replaced: out_refused() checked first, and O_EXCL holds in a race. */
+	return write_file_new(out, 0644, text, strlen(text)) < 0 ? EXIT_RUNTIME : 0;
+}
+
+/*
+ * --out of report and export: a file that exists is not overwritten (abev
+ * never replaces what it or anyone wrote), nor one inside evidence.
+ * 0, or EXIT_USAGE after the message.
+ */
+static int out_refused(const char *out, const char *usage)
+{
+	struct stat sb;
+	char *msg;
+	int rc;
+
+	if (lstat(out, &sb) < 0)
+		return outpath_check_evidence("--out", out) < 0 ? EXIT_USAGE : 0;
+	msg = xasprintf("'%s' already exists: abev never overwrites a file (remove it, or "
+			"choose another --out)", out);
+	rc = usage_error(msg, usage);
+	free(msg);
+	return rc;
 }
 
 /* Non-zero when path (which need not exist) would lie inside dir. */
@@ -372,7 +395,7 @@ int cmd_report(int argc, char **argv)
 		{ "--pubkey", "-p", NULL, &pubkey },
 	};
 	size_t npos;
-	int helped;
+	int helped, rc;
 
 	if (parse_args(argc, argv, 1, "report", report_usage, "", report_usage, opts,
 		       ARRAY_SIZE(opts), dirs, REPORT_HOSTS_MAX, &npos, &helped) < 0)
@@ -387,6 +410,9 @@ int cmd_report(int argc, char **argv)
 			return usage_error("--out lies inside an evidence directory, which is never "
 					   "rewritten: choose a file elsewhere", "usage: abev report "
 					   "DIR... [--out FILE] [--pubkey KEY.pub]");
+	if (out && (rc = out_refused(out, "usage: abev report DIR... [--out FILE] [--pubkey "
+				    "KEY.pub]")))
+		return rc;
 	if (npos == 1)
 		return report_one(dirs[0], out, pubkey);
 	return report_hosts(dirs, npos, out, pubkey);
@@ -423,6 +449,8 @@ int cmd_export(int argc, char **argv)
 		return usage_error("--out lies inside the evidence directory, which is never "
 				   "rewritten: choose a file elsewhere",
 				   "usage: abev export DIR --format F [--out FILE]");
+	if (out && (rc = out_refused(out, "usage: abev export DIR --format F [--out FILE]")))
+		return rc;
 	rc = load_evidence(dir, pubkey, &run, &cmp, NULL);
 	if (rc)
 		return rc;
@@ -492,6 +520,8 @@ int cmd_keygen(int argc, char **argv)
 		return EXIT_PASSED;
 	if (!prefix || !*prefix)
 		return usage_error("no key prefix given", "usage: abev keygen --out PREFIX");
+	if (outpath_check_evidence("--out", prefix) < 0)
+		return EXIT_USAGE;
 	if (signkey_passphrase(pass_file, pass_env, &pass) < 0)
 		return EXIT_USAGE;
 	if (seal_keygen(prefix, pass, fp) == 0) {
@@ -617,6 +647,8 @@ int cmd_pack(int argc, char **argv)
 	if (!dir || !out)
 		return usage_error("abev pack needs the evidence directory and --out",
 				   "usage: abev pack DIR --out FILE.tar.zst");
+	if (outpath_check_evidence("--out", out) < 0)
+		return EXIT_USAGE;
 	if (bundle_check_target(out) < 0)
 		return EXIT_RUNTIME;
 	rc = pack_check_sealed(dir);

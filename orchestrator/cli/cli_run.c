@@ -8,6 +8,7 @@
  */
 #define _XOPEN_SOURCE 700
 #include "cli.h"
+#include "cli_out.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -101,7 +102,8 @@ const char run_usage_tail[] =
 	"DIR/runs/<variant>/<phase>-<round>[-attempt-<k>]/ with test.log, stderr.log,\n"
 	"resource.log, guard.log and result.json (abev.invocation/1).\n"
 	"\n"
-	"--out and --bundle are checked before anything runs (exit 2). Before the\n"
+	"--out and --bundle are checked before anything runs (exit 2): neither may lie\n"
+	"inside evidence, nor --bundle be DIR itself; DIR/ is DIR. Before the\n"
 	"first invocation abev runs git and the plan's versions commands in each\n"
 	"variant's cwd; each may take 10 s, then its process group gets SIGTERM and a\n"
 	"second later SIGKILL, and metadata.json records \"timed out\".\n"
@@ -135,12 +137,14 @@ const char bench_usage[] =
 	"'sh -c' in the current directory, taken literally ({...} is no placeholder;\n"
 	"the run's own directory is $ABEV_RUN_DIR); the variants are named after\n"
 	"their commands ([A-Za-z0-9._-], other characters become '-') unless -n\n"
-	"names them.\n"
+	"names them. At most 16 commands are compared at once.\n"
 	"\n"
 	"Options:\n"
 	"  -r, --runs N      recorded runs of each command (default 10)\n"
 	"  -w, --warmup N    warmup runs of each command, never counted (default 0)\n"
-	"  -n, --name NAME   name the next command (once per command, in order)\n"
+	"  -n, --name NAME   name the next command (once per command, in order): a\n"
+	"                    variant name, used as it is ([A-Za-z0-9._-], not starting\n"
+	"                    with '.', at most 64 characters, unique ignoring case)\n"
 	"  -N, --no-shell    run each command without a shell: split into words at\n"
 	"                    blanks, '...' and \"...\" quote (\\\" and \\\\ inside \"...\"), a\n"
 	"                    backslash outside quotes keeps the next character; nothing\n"
@@ -155,6 +159,7 @@ const char bench_usage[] =
 	"  --min-executed N  a run fails when fewer tests were executed (default 1)\n"
 	"  -o, --out DIR     evidence directory (must not exist); default\n"
 	"                    abev-evidence/<UTC time>-<names> in the current directory\n"
+	"                    (-2, -3, ... added when another bench took that name)\n"
 	"  -k, --key KEY.key sign the evidence (or the key $ABEV_SIGNING_KEY names);\n"
 	"                    without either it is sealed but not signed (a note on\n"
 	"                    stderr says so; --unsigned silences it)\n"
@@ -212,6 +217,8 @@ static char *pub_for_key(const char *key)
 struct run_args {
 	const char *out, *key_path, *bundle, *pass_file, *pass_env, *host_label, *max_wait;
 	int quiet, json, unsigned_ok, dry_run, wait, insecure_key;
+	char *out_owned;       /* out as checked (run_args_check()); freed by the command */
+	int out_made;          /* out was made by the command (abev bench's default) */
 	double max_wait_pct;   /* --max-cpu-wait-pct, once checked */
 	enum signkey_source key_src; /* where key_path came from, once checked */
 };
@@ -224,6 +231,16 @@ static int run_args_check(struct run_args *a, const char *synopsis)
 				   synopsis);
 	if (a->out && !*a->out)
 		return usage_error("'--out' is empty", synopsis);
+	/* "ev/" is the directory ev, which abev creates: not "ev" made first, then found to exist. */
+	if (a->out && !a->out_owned)
+		a->out = a->out_owned = outpath_clean(a->out);
+	if (!a->dry_run && outpath_check_evidence("--out", a->out) < 0)
+		return EXIT_USAGE;
+	if (!a->dry_run && a->bundle && outpath_check_evidence("--bundle", a->bundle) < 0)
+		return EXIT_USAGE;
+	if (!a->dry_run && a->bundle && outpath_same(a->bundle, a->out))
+		return usage_error("--bundle names the --out directory itself: the bundle is a file "
+				   "beside the evidence (e.g. DIR.tar.zst)", synopsis);
 	if (a->key_path && a->unsigned_ok)
 		return usage_error("--key and --unsigned contradict each other", synopsis);
 	/* --unsigned is explicit, so it beats a key in the environment. */
@@ -263,7 +280,8 @@ static int run_plan(struct plan *plan, const struct run_args *a, const char *pla
 		plan->max_cpu_wait_pct_from = "--max-cpu-wait-pct";
 	}
 	/* What the plan names on this machine: all of it for a dry run, cwd before a run. */
-	if (plan_check(plan, a->dry_run ? PLAN_CHECK_ALL : 0) < 0)
+	/* Assemblies too: one that matches nothing is the plan's error, not the machine's. */
+	if (plan_check(plan, a->dry_run ? PLAN_CHECK_ALL : PLAN_CHECK_ASSEMBLIES) < 0)
 		return EXIT_USAGE;
 	if (a->dry_run) {
 		/* With --json stdout carries the expanded plan alone. */
@@ -303,6 +321,7 @@ static int run_plan(struct plan *plan, const struct run_args *a, const char *pla
 	}
 	memset(&opt, 0, sizeof(opt));
 	opt.out_dir = a->out;
+	opt.out_made = a->out_made;
 	opt.reproduce = reproduce;
 	opt.key = key;
 	opt.pubkey = pub;
@@ -359,12 +378,13 @@ int cmd_run(int argc, char **argv)
 		return EXIT_PASSED;
 	if (!plan_path)
 		return usage_error("no plan given", run_synopsis);
-	if (run_args_check(&a, run_synopsis))
+	if (run_args_check(&a, run_synopsis) || plan_load(&plan, plan_path) < 0) {
+		free(a.out_owned);
 		return EXIT_USAGE;
-	if (plan_load(&plan, plan_path) < 0)
-		return EXIT_USAGE;
+	}
 	rc = run_plan(&plan, &a, plan_path);
 	plan_release(&plan);
+	free(a.out_owned);
 	return rc;
 }
 
@@ -373,7 +393,7 @@ struct quick_args {
 	const char *runs, *warmup, *gap, *order, *results, *min_executed;
 	int no_shell;
 	const char *names[QUICK_MAX_COMMANDS], *prepare[QUICK_MAX_COMMANDS];
-	const char *commands[QUICK_MAX_COMMANDS];
+	const char **commands;  /* in argv (quick_parse()) */
 	size_t ncommands;
 };
 
@@ -402,9 +422,17 @@ static int quick_parse(int argc, char **argv, const char *cmd, const char *usage
 	int64_t n;
 	double gap;
 
-	if (take_repeated(&argc, argv, 1, opts, nopts, rep, ARRAY_SIZE(rep)) < 0 ||
-	    parse_args(argc, argv, 1, cmd, usage, "", synopsis, opts, nopts, q->commands,
-		       QUICK_MAX_COMMANDS, &q->ncommands, helped) < 0)
+	if (take_repeated(&argc, argv, 1, opts, nopts, rep, ARRAY_SIZE(rep)) < 0)
+		return EXIT_USAGE;
+	/*
+	 * Every command is taken, however many, so that quick_plan() can say
+	 * what the limit is; they are kept in argv itself, which holds them
+	 * all: the k-th command is stored at argv[1 + k], never ahead of the
+	 * argument being read.
+	 */
+	q->commands = (const char **)(argv + 1);
+	if (parse_args(argc, argv, 1, cmd, usage, "", synopsis, opts, nopts, q->commands,
+		       (size_t)argc - 1, &q->ncommands, helped) < 0)
 		return EXIT_USAGE;
 	spec->commands = q->commands;
 	spec->ncommands = q->ncommands;
@@ -499,15 +527,31 @@ int cmd_bench(int argc, char **argv)
 			      "or set " SIGNKEY_ENV " to sign it)\n", stderr);
 	}
 	rc = run_args_check(&a, bench_synopsis);
+	if (!rc && save && outpath_check_evidence("--save-plan", save) < 0)
+		rc = EXIT_USAGE;
 	if (!rc)
 		rc = quick_plan_load(&spec, save ? save : "(abev bench)", &text, &plan,
 				     bench_synopsis);
+	/* The default is made now, under a name no other bench took (even in the same second). */
+	if (!rc && out) {
+		char *made = outpath_make_unique(a.out);
+		rc = made ? 0 : EXIT_RUNTIME;
+		if (made) {
+			free(a.out_owned);
+			a.out = a.out_owned = made;
+			a.out_made = 1;
+		}
+	}
 	if (!rc && save && write_file_new(save, 0644, text, strlen(text)) < 0)
 		rc = EXIT_USAGE;
 	if (!rc) {
 		shown = save ? xstrdup(save) : path_join(a.out, "plan.json");
 		rc = run_plan(&plan, &a, shown);
 	}
+	/* A refusal leaves nothing behind: the directory made above goes while still empty. */
+	if (a.out_made && (rc == EXIT_USAGE || rc == EXIT_RUNTIME))
+		(void)rmdir(a.out);
+	free(a.out_owned);
 	plan_release(&plan);
 	free(text);
 	free(shown);
@@ -544,6 +588,8 @@ int cmd_init(int argc, char **argv)
 	if (lstat(out, &sb) == 0)
 		return usage_error("the plan file already exists and abev init never overwrites "
 				   "one: choose another --out", init_synopsis);
+	if (outpath_check_evidence("--out", out) < 0)
+		return EXIT_USAGE;
 	spec.starter = 1;
 	spec.cwd = ".";
 	/* Commands run where abev init ran: said absolutely when the plan lives elsewhere. */

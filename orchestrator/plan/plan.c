@@ -537,22 +537,27 @@ static int parse_reference(const struct plan_loader *ld, const cJSON *root)
 static int parse_report(const struct plan_loader *ld, const cJSON *root)
 {
 	struct plan *plan = ld->plan;
-	const cJSON *r;
+	const cJSON *rep;
 	struct strbuf sb = STRBUF_INIT;
 	char b[SHOW_MAX];
 	char *given = NULL, *abs = NULL, *err = NULL;
+	enum read_small_result r;
 	int ret = -1;
 
-	if (json_get_object(&ld->in, root, "", "report", 0, &r) < 0)
+	if (json_get_object(&ld->in, root, "", "report", 0, &rep) < 0)
 		return -1;
-	if (!r)
+	if (!rep)
 		return 0;
-	if (plan_loader_keys(ld, r, "report", "report", 0) < 0 ||
-	    json_get_string(&ld->in, r, "report", "template", JSON_REQUIRED | JSON_NONEMPTY, &given) < 0)
+	if (plan_loader_keys(ld, rep, "report", "report", 0) < 0 ||
+	    json_get_string(&ld->in, rep, "report", "template", JSON_REQUIRED | JSON_NONEMPTY, &given) < 0)
 		goto out;
 	abs = given[0] == '/' ? xstrdup(given) : path_join(plan->dir, given);
-	if (read_file_capped(&sb, abs, TMPL_SIZE_MAX) < 0) {
-		json_in_error(&ld->in, "report.template", "cannot read '%s' (see above)", show_str(b, sizeof(b), given));
+	/* A regular file (a symbolic link the plan names is followed), never a FIFO to block on. */
+	r = read_small(&sb, abs, TMPL_SIZE_MAX, READ_REGULAR);
+	if (r != READ_SMALL_OK) {
+		err = read_small_why(r, errno, TMPL_SIZE_MAX);
+		json_in_error(&ld->in, "report.template", "cannot read '%s': %s",
+			      show_str(b, sizeof(b), given), err);
 		goto out;
 	}
 	if (tmpl_check(sb.buf, sb.len, given, &err) < 0) {

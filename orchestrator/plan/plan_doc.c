@@ -20,7 +20,8 @@ const struct plan_doc_key plan_doc_keys[] = {
 	{ "variants", "array of objects", "none",
 	  "the variants, in order; at least one variant overall (here or from `variants_file`)" },
 	{ "variants[].name", "string", "required",
-	  "`[A-Za-z0-9._-]`, not starting with `.`, at most 64 characters, unique" },
+	  "`[A-Za-z0-9._-]`, not starting with `.`, at most 64 characters, unique also ignoring "
+	  "case" },
 	{ "variants[].cwd", "string", "the plan's directory",
 	  "working directory, relative to the plan file; must exist" },
 	{ "variants[].command", "array of strings", "required",
@@ -50,7 +51,8 @@ const struct plan_doc_key plan_doc_keys[] = {
 	  "a variant without `name` that the lines of `variants_file` build on; required with, "
 	  "and only with, `variants_file`" },
 	{ "variants_file", "string", "none",
-	  "a file of `name|ENV=V ENV2=W|extra args` lines, relative to the plan: each line is a "
+	  "a regular file (a symbolic link is followed) of `name|ENV=V ENV2=W|extra args` lines, "
+	  "relative to the plan: each line is a "
 	  "variant with the base's environment plus the assignments and the base's command plus "
 	  "the extra arguments (split on blanks; quotes group); at most these three fields (quote "
 	  "a `|` in an argument), each variable once; UTF-8, a leading byte order mark skipped; "
@@ -161,7 +163,8 @@ const struct plan_doc_key plan_doc_keys[] = {
 	  "resamples of that interval, 100–1,000,000" },
 	{ "report", "object", "none", "the report's own settings" },
 	{ "report.template", "string", "abev's own",
-	  "the plan's own template for `report.md`, relative to the plan; its syntax is checked "
+	  "the plan's own template for `report.md`, relative to the plan (a regular file; a "
+	  "symbolic link is followed); its syntax is checked "
 	  "when the plan is read, and it is kept in the evidence as `report-template.md` (see "
 	  "README, **The report**)" },
 	{ "limits", "object", "all defaults", "ceilings on what one invocation may leave or cost" },

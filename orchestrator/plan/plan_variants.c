@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include <cjson/cJSON.h>
@@ -238,14 +239,21 @@ static int add_variant(struct plan_loader *ld, struct plan_variant *v, char *ori
 		goto out;
 	}
 	for (size_t i = 0; i < plan->nvariants; i++) {
-		if (strcmp(plan->variants[i].name, v->name))
+		/* Names become directories: a file system that ignores case would mix 'a' and 'A'. */
+		const char *why = !strcmp(plan->variants[i].name, v->name) ? "" : " ignoring case";
+		char other[PLAN_NAME_MAX + 64];
+
+		if (strcasecmp(plan->variants[i].name, v->name))
 			continue;
+		snprintf(other, sizeof(other), "%s%s%s", *why ? "'" : "",
+			 *why ? plan->variants[i].name : "", *why ? "' at " : "");
 		if (path) {
 			char *p = json_key_path(path, "name");
-			json_in_error(&ld->in, p, "duplicate variant name '%s' (also %s)", v->name, ld->origin[i]);
+			json_in_error(&ld->in, p, "duplicate variant name '%s'%s (also %s%s)", v->name,
+				      why, other, ld->origin[i]);
 			free(p);
 		} else {
-			lerr(ld, line, "duplicate variant name '%s' (also %s)", v->name,
+			lerr(ld, line, "duplicate variant name '%s'%s (also %s%s)", v->name, why, other,
 			     ld->origin[i]);
 		}
 		goto out;
@@ -444,18 +452,24 @@ static int load_variants_file(struct plan_loader *ld, const char *given, const s
 	struct plan *plan = ld->plan;
 	struct strbuf sb = STRBUF_INIT;
 	struct variants_line_ctx vc = { ld, base };
-	struct stat st;
+	enum read_small_result r;
+	char *why;
 	int ret = -1;
 
 	plan->variants_file = given[0] == '/' ? xstrdup(given) : path_join(plan->dir, given);
 	ld->vfile_shown = shown_beside_plan(plan->path, given);
-	/* Name the plan key too: the user may not know which file this is. */
-	if (stat(plan->variants_file, &st) < 0) {
-		json_in_error(&ld->in, "variants_file", "cannot read '%s': %s", ld->vfile_shown, strerror(errno));
+	/*
+	 * A regular file (a symbolic link the plan names is followed), never a
+	 * FIFO to block on; one message, naming the plan key too: the user may
+	 * not know which file this is.
+	 */
+	r = read_small(&sb, plan->variants_file, VARIANTS_FILE_MAX_BYTES, READ_REGULAR);
+	if (r != READ_SMALL_OK) {
+		why = read_small_why(r, errno, VARIANTS_FILE_MAX_BYTES);
+		json_in_error(&ld->in, "variants_file", "cannot read '%s': %s", ld->vfile_shown, why);
+		free(why);
 		goto out;
 	}
-	if (read_file_capped(&sb, plan->variants_file, VARIANTS_FILE_MAX_BYTES) < 0)
-		goto out;
 	/* A bad line is reported and the next one read: all problems at once. */
 	variants_file_lines(sb.buf, sb.len, variants_line, &vc);
 	ret = 0;

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "json_out.h"
 #include "plan.h"
@@ -18,6 +19,10 @@
 
 /* Longest evidence-directory slug. */
 #define QUICK_SLUG_MAX 60
+/* Room for a name quoted in a message. */
+#define SHOW_NAME_MAX 80
+#define QUICK_NAME_RULE "use letters, digits, '.', '_' and '-', not starting with '.', at most 64 " \
+	"characters"
 
 static int name_char(char c)
 {
@@ -52,12 +57,52 @@ static char *name_from(const char *s, size_t max)
 	return strbuf_detach(&sb, NULL);
 }
 
+/* Taken ignoring case, as the plan loader compares names. */
 static int name_taken(char **names, size_t n, const char *name)
 {
 	for (size_t i = 0; i < n; i++)
-		if (!strcmp(names[i], name))
+		if (!strcasecmp(names[i], name))
 			return 1;
 	return 0;
+}
+
+/* A name given with -n is used as it is: a valid variant name (plan_variants.c's rule). */
+static int name_valid(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (!n || n > PLAN_NAME_MAX || s[0] == '.')
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!name_char(s[i]))
+			return 0;
+	return 1;
+}
+
+/* Why the -n names cannot be used as they are, or NULL. */
+static char *names_problem(const struct quick_spec *spec)
+{
+	char b[SHOW_NAME_MAX], c[SHOW_NAME_MAX];
+
+	for (size_t i = 0; i < spec->nnames; i++) {
+		size_t n = strlen(spec->names[i]);
+		char desc[UNSHOWN_DESC_LEN];
+		/* The character is named: a terminal would not show it in the name. */
+		if (text_unshown(spec->names[i], n, desc) < n)
+			return xasprintf("-n '%s': %s (a name may hold no control, bidirectional, "
+					 "invisible or line-separator characters)",
+					 show_str(b, sizeof(b), spec->names[i]), desc);
+		if (!name_valid(spec->names[i]))
+			return xasprintf("-n '%s' is not a valid variant name (" QUICK_NAME_RULE ")",
+					 show_str(b, sizeof(b), spec->names[i]));
+		for (size_t k = 0; k < i; k++)
+			if (!strcasecmp(spec->names[k], spec->names[i]))
+				return xasprintf("-n '%s' and -n '%s' name two commands alike (variant "
+						 "names must differ, also ignoring case)",
+						 show_str(c, sizeof(c), spec->names[k]),
+						 show_str(b, sizeof(b), spec->names[i]));
+	}
+	return NULL;
 }
 
 void quick_names(const struct quick_spec *spec, char ***out)
@@ -65,9 +110,15 @@ void quick_names(const struct quick_spec *spec, char ***out)
 	char **names = xcalloc(spec->ncommands + 1, sizeof(*names));
 
 	for (size_t i = 0; i < spec->ncommands; i++) {
-		char *base = i < spec->nnames ? name_from(spec->names[i], PLAN_NAME_MAX - 4)
-					      : name_from(spec->commands[i], QUICK_DERIVED_NAME_MAX);
-		char *name;
+		char *base, *name;
+
+		/* A valid given name is used as it is (quick_plan() refuses the others). */
+		if (i < spec->nnames && name_valid(spec->names[i]))
+			base = xstrdup(spec->names[i]);
+		else if (i < spec->nnames)
+			base = name_from(spec->names[i], PLAN_NAME_MAX - 4);
+		else
+			base = name_from(spec->commands[i], QUICK_DERIVED_NAME_MAX);
 
 		if (!*base) {
 			free(base);
@@ -349,26 +400,20 @@ static void add_starter_keys(cJSON *plan, const struct quick_spec *spec)
 /* The checks of quick_plan() that need no JSON. NULL, or the message. */
 static char *spec_problem(const struct quick_spec *spec, const char **order)
 {
+	char *why;
+
 	*order = spec->order ? spec->order : "alternate";
 	if (!spec->ncommands && !spec->starter)
 		return xstrdup("no command given");
 	if (spec->ncommands > QUICK_MAX_COMMANDS)
-		return xasprintf("at most %d commands can be compared at once", QUICK_MAX_COMMANDS);
+		return xasprintf("more than %d commands given: abev bench compares at most %d at "
+				 "once (a plan's variants_file holds more)",
+				 QUICK_MAX_COMMANDS, QUICK_MAX_COMMANDS);
 	if (spec->nnames > spec->ncommands)
 		return xasprintf("%zu names (-n) for %zu command%s", spec->nnames, spec->ncommands,
 				 spec->ncommands == 1 ? "" : "s");
-	for (size_t i = 0; i < spec->nnames; i++) {
-		/* Made into a variant name these would vanish; said, rather than dropped silently. */
-		size_t n = strlen(spec->names[i]);
-		char desc[UNSHOWN_DESC_LEN];
-		if (text_unshown(spec->names[i], n, desc) < n) {
-			char *shown = xstrdup_escaped(spec->names[i]);
-			char *msg = xasprintf("-n '%s': %s (a name may hold no control, bidirectional, "
-					      "invisible or line-separator characters)", shown, desc);
-			free(shown);
-			return msg;
-		}
-	}
+	if ((why = names_problem(spec)))
+		return why;
 	if (spec->nprepare > 1 && spec->nprepare != spec->ncommands)
 		return xasprintf("%zu --prepare commands for %zu commands: give one for all, or "
 				 "one per command", spec->nprepare, spec->ncommands);

@@ -77,9 +77,11 @@ int quick_split(const char *cmd, char ***words, size_t *nwords, char **err);
  * The variant names of spec: the given -n names first, the others made
  * from their command ([A-Za-z0-9._-]; runs of dashes and anything else become one '-',
  * at most QUICK_DERIVED_NAME_MAX characters, "cmdN" when nothing is
- * left); given names are made valid the same way (at most 64
- * characters); a name already taken gets "-2", "-3", ... *names (caller
- * frees with strv_free()) has spec->ncommands entries.
+ * left); a valid given name is used as it is (quick_plan() refuses the
+ * others, and two given names equal ignoring case), an invalid one is
+ * made valid the same way; a made name already taken (ignoring case, as
+ * the plan loader compares) gets "-2", "-3", ... *names (caller frees
+ * with strv_free()) has spec->ncommands entries.
  */
 void quick_names(const struct quick_spec *spec, char ***names);
 

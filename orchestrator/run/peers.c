@@ -6,6 +6,12 @@
  * offset and is switched with a one-byte pwrite(). flock() locks belong
  * to the open file, not the name, and go when the process dies — however
  * it dies — so a dead run never looks alive.
+ *
+ * Every local user can write in the lock directory, so whatever stands
+ * there may have been planted: the directory is opened once, without
+ * following a link, and every file in it is reached from that descriptor,
+ * never through a link, and read only when it is a regular file, opened
+ * non-blocking (a FIFO named "events" or "<pid>.run" cannot hang a run).
  */
 #define _GNU_SOURCE
 #include "peers.h"
@@ -32,101 +38,208 @@
 #define EVENTS_READ_MAX 4096
 /* Peers looked at per look (files past it are ignored). */
 #define PEERS_MAX 256
+#define ABEV_LOCK_DIR_ENV "ABEV_LOCK_DIR"
+/* The file every run appends its pid to when it starts to run. */
+#define EVENTS_NAME "events"
 
-/* A usable lock directory: ours to create, or an existing real directory. */
-static int use_dir(const char *dir, char **why)
+/*
+ * Why the lock directory dir, open as st describes, may not be shared, or
+ * NULL. Anyone who can write in a directory without the sticky bit can
+ * remove or replace the files of the runs in it.
+ */
+static char *unsafe_dir(const char *dir, const struct stat *st)
+{
+	if (!S_ISDIR(st->st_mode))
+		return xasprintf("'%s' is not a directory", dir);
+	if ((st->st_mode & (S_IWGRP | S_IWOTH)) && !(st->st_mode & S_ISVTX))
+		return xasprintf("'%s' (owner uid %ld, mode %04o) lets others write in it without "
+				 "the sticky bit, so they could remove or replace this run's files: "
+				 "not used (remove it, or chmod 1777 it)",
+				 dir, (long)st->st_uid, (unsigned)(st->st_mode & 07777));
+	return NULL;
+}
+
+/*
+ * Opens the lock directory dir, creating it (mode 1777) when it is
+ * missing. A descriptor, or -1 with *why set; *found says that something
+ * stands at dir that was refused (a symbolic link, a file, a directory
+ * others could tamper with), as opposed to a dir that cannot be made.
+ */
+static int open_dir(const char *dir, char **why, int *found)
 {
 	struct stat sb;
+	int created = 0, fd;
 
-	if (mkdir(dir, 01777) == 0) {
-		/* mkdir() is subject to the umask; every user's runs must meet here. */
-		if (chmod(dir, 01777) < 0) {
-			*why = xasprintf("cannot make '%s' shared: %s", dir, strerror(errno));
-			return -1;
-		}
-		return 0;
-	}
-	if (errno != EEXIST) {
+	*found = 0;
+	if (mkdir(dir, 01777) == 0)
+		created = 1;
+	else if (errno != EEXIST) {
 		*why = xasprintf("cannot create '%s': %s", dir, strerror(errno));
 		return -1;
 	}
-	if (lstat(dir, &sb) < 0 || !S_ISDIR(sb.st_mode)) {
-		*why = xasprintf("'%s' is not a directory", dir);
+	/* Not followed: in a shared /run/lock anyone could plant a link where the directory goes. */
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		int e = errno;
+		*found = e == ELOOP || e == ENOTDIR;
+		if (lstat(dir, &sb) == 0 && S_ISLNK(sb.st_mode))
+			*why = xasprintf("'%s' is a symbolic link (owner uid %ld), not a directory: not "
+					 "followed, as anyone could have planted it (remove it, or set "
+					 ABEV_LOCK_DIR_ENV ")", dir, (long)sb.st_uid);
+		else if (e == ENOTDIR)
+			*why = xasprintf("'%s' is not a directory", dir);
+		else
+			*why = xasprintf("cannot open '%s': %s", dir, strerror(e));
 		return -1;
 	}
-	if (access(dir, W_OK | X_OK) < 0) {
+	if (fstat(fd, &sb) < 0) {
+		*why = xasprintf("cannot stat '%s': %s", dir, strerror(errno));
+		goto fail;
+	}
+	/* mkdir() is subject to the umask; every user's runs must meet here. */
+	if (created && sb.st_uid == geteuid() && fchmod(fd, 01777) == 0)
+		sb.st_mode |= 01777;
+	*why = unsafe_dir(dir, &sb);
+	if (*why) {
+		*found = 1;
+		goto fail;
+	}
+	if (faccessat(fd, ".", W_OK | X_OK, 0) < 0) {
 		*why = xasprintf("cannot write in '%s': %s", dir, strerror(errno));
-		return -1;
+		goto fail;
 	}
-	return 0;
+	return fd;
+fail:
+	close(fd);
+	return -1;
 }
 
-static char *pick_dir(char **why)
+/*
+ * The lock directory's descriptor and its path in *dir (caller frees), or
+ * -1 with *why. /run/lock/abev, when something is refused there, is not
+ * traded for the fallback: the runs that use the fallback would not see
+ * the others, and the note says why neither are seen.
+ */
+static int pick_dir(char **dir, char **why)
 {
-	const char *env = getenv("ABEV_LOCK_DIR");
+	const char *env = getenv(ABEV_LOCK_DIR_ENV);
 	const char *tmp = getenv("TMPDIR");
-	char *dir;
 	struct stat sb;
+	int fd, found;
 
+	*dir = NULL;
 	if (env && *env) {
-		if (use_dir(env, why) < 0)
-			return NULL;
-		return xstrdup(env);
+		fd = open_dir(env, why, &found);
+		if (fd >= 0)
+			*dir = xstrdup(env);
+		return fd;
 	}
 	if (stat("/run/lock", &sb) == 0 && S_ISDIR(sb.st_mode) && access("/run/lock", W_OK) == 0) {
-		char *ignored = NULL;
-		if (use_dir("/run/lock/abev", &ignored) == 0)
-			return xstrdup("/run/lock/abev");
-		free(ignored);
+		fd = open_dir("/run/lock/abev", why, &found);
+		if (fd >= 0) {
+			*dir = xstrdup("/run/lock/abev");
+			return fd;
+		}
+		if (found)
+			return -1;
+		free(*why);
+		*why = NULL;
 	}
-	dir = path_join(tmp && *tmp == '/' ? tmp : "/tmp", "abev-lock");
-	if (use_dir(dir, why) < 0) {
-		free(dir);
-		return NULL;
+	*dir = path_join(tmp && *tmp == '/' ? tmp : "/tmp", "abev-lock");
+	fd = open_dir(*dir, why, &found);
+	if (fd < 0) {
+		free(*dir);
+		*dir = NULL;
 	}
-	return dir;
+	return fd;
+}
+
+/*
+ * "events", opened once for appending and reading: a regular file only
+ * (not followed, never blocking on a FIFO). -1 with *why set.
+ */
+static int open_events(struct peers *p, char **why)
+{
+	struct stat sb;
+	int fd = openat(p->dfd, EVENTS_NAME, O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW |
+			O_NONBLOCK | O_CLOEXEC, 0666);
+
+	if (fd < 0 && errno == ELOOP) {
+		*why = xasprintf("'%s/" EVENTS_NAME "' is a symbolic link: not followed", p->dir);
+		return -1;
+	}
+	if (fd < 0) {
+		*why = xasprintf("cannot open '%s/" EVENTS_NAME "': %s", p->dir, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &sb) < 0) {
+		*why = xasprintf("cannot stat '%s/" EVENTS_NAME "': %s", p->dir, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (!S_ISREG(sb.st_mode)) {
+		*why = xasprintf("'%s/" EVENTS_NAME "' is not a regular file (owner uid %ld): not used",
+				 p->dir, (long)sb.st_uid);
+		close(fd);
+		return -1;
+	}
+	/* Whoever made it, every user's runs append to it (the umask took 0666 apart). */
+	if (sb.st_uid == geteuid())
+		(void)fchmod(fd, 0666);
+	return fd;
 }
 
 void peers_join(struct peers *p, const char *evidence_dir)
 {
-	char *why = NULL, *tmp = NULL, *line = NULL;
+	char *why = NULL, *line = NULL;
+	char tmp[32], name[32];
 	int fd = -1;
 
 	*p = (struct peers)PEERS_INIT;
 	p->ticket = mono_ns();
-	p->dir = pick_dir(&why);
-	if (!p->dir)
+	p->dfd = pick_dir(&p->dir, &why);
+	if (p->dfd < 0)
 		goto fail;
-	tmp = xasprintf("%s/.%ld.tmp", p->dir, (long)getpid());
-	p->path = xasprintf("%s/%ld.run", p->dir, (long)getpid());
-	unlink(tmp);
-	fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	snprintf(tmp, sizeof(tmp), ".%ld.tmp", (long)getpid());
+	snprintf(name, sizeof(name), "%ld.run", (long)getpid());
+	p->path = path_join(p->dir, name);
+	unlinkat(p->dfd, tmp, 0);
+	fd = openat(p->dfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0) {
-		why = xasprintf("cannot create '%s': %s", tmp, strerror(errno));
+		why = xasprintf("cannot create '%s/%s': %s", p->dir, tmp, strerror(errno));
 		goto fail;
 	}
 	line = xasprintf("%20" PRId64 " W %s\n", p->ticket, evidence_dir);
 	if (flock(fd, LOCK_EX | LOCK_NB) < 0 || write_all(fd, line, strlen(line)) < 0 ||
-	    rename(tmp, p->path) < 0) {
+	    renameat(p->dfd, tmp, p->dfd, name) < 0) {
 		why = xasprintf("cannot register in '%s': %s", p->dir, strerror(errno));
-		unlink(tmp);
+		unlinkat(p->dfd, tmp, 0);
 		goto fail;
 	}
 	p->fd = fd;
-	free(tmp);
 	free(line);
+	p->events_fd = open_events(p, &why);
+	if (p->events_fd < 0) {
+		p->note = xasprintf("another abev run that starts and ends within one invocation "
+				    "is not seen: %s", why);
+		warning("%s", p->note);
+		free(why);
+	}
 	return;
 fail:
 	if (fd >= 0)
 		close(fd);
+	if (p->dfd >= 0)
+		close(p->dfd);
 	p->note = xasprintf("other abev runs on this host cannot be seen: %s",
 			    why ? why : "no lock directory");
+	warning("%s", p->note);
 	free(why);
-	free(tmp);
 	free(line);
 	free(p->dir);
 	free(p->path);
 	p->dir = p->path = NULL;
+	p->dfd = -1;
 }
 
 /* One other run's file, read while it is locked. */
@@ -143,7 +256,8 @@ struct peer_entry {
  */
 static int read_peer(struct peers *p, const char *name, struct peer_entry *e)
 {
-	char buf[PEER_FILE_MAX + 1], *path, *end, *nl;
+	char buf[PEER_FILE_MAX + 1], *end, *nl;
+	struct stat sb;
 	long pid;
 	int fd, ret = -1;
 	ssize_t n;
@@ -152,13 +266,13 @@ static int read_peer(struct peers *p, const char *name, struct peer_entry *e)
 	pid = strtol(name, &end, 10);
 	if (pid <= 0 || errno || strcmp(end, ".run") != 0 || pid == (long)getpid())
 		return -1;
-	path = path_join(p->dir, name);
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0)
+	/* Anyone can put a file here: a link is not followed, and only a regular file is read. */
+	fd = openat(p->dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode))
 		goto out;
 	if (flock(fd, LOCK_SH | LOCK_NB) == 0) {
 		/* Nobody holds it: its run is dead. A sticky directory may refuse: fine. */
-		unlink(path);
+		unlinkat(p->dfd, name, 0);
 		ret = 0;
 		goto out;
 	}
@@ -185,7 +299,6 @@ static int read_peer(struct peers *p, const char *name, struct peer_entry *e)
 out:
 	if (fd >= 0)
 		close(fd);
-	free(path);
 	return ret;
 }
 
@@ -196,13 +309,18 @@ static size_t list_peers(struct peers *p, struct peer_entry **out)
 	struct dirent *de;
 	size_t n = 0;
 	DIR *d;
+	int fd;
 
 	*out = NULL;
-	if (!p->dir)
+	if (p->dfd < 0)
 		return 0;
-	d = opendir(p->dir);
-	if (!d)
+	fd = openat(p->dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	d = fd < 0 ? NULL : fdopendir(fd);
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
 		return 0;
+	}
 	while ((de = readdir(d)) && n < PEERS_MAX) {
 		struct peer_entry e;
 		if (!isdigit((unsigned char)de->d_name[0]) || read_peer(p, de->d_name, &e) != 1)
@@ -249,46 +367,28 @@ int peers_blocker(struct peers *p, struct overlap_hit *who)
 	return found;
 }
 
-static char *events_path(const struct peers *p)
-{
-	return path_join(p->dir, "events");
-}
-
 void peers_start(struct peers *p)
 {
-	char *path, line[32];
 	struct peer_entry *list;
+	char line[32];
 	size_t n;
-	int fd;
 
 	if (!p->dir || p->running)
 		return;
 	p->running = 1;
 	if (pwrite(p->fd, "R", 1, STATE_OFFSET) != 1)
 		warning("cannot mark '%s' as running: %s", p->path, strerror(errno));
-	path = events_path(p);
-	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
-	if (fd < 0) {
-		free(p->note);
-		p->note = xasprintf("cannot append to '%s' (%s): another abev run that starts and "
-				    "ends within one invocation is not seen",
-				    path, strerror(errno));
-		free(path);
+	if (p->events_fd < 0)
 		return;
-	}
-	/* Whoever made it, every user's runs append to it (the umask took 0666 apart). */
-	(void)fchmod(fd, 0666);
 	/* Alone on the host: nobody compares against the old events; start them afresh. */
 	n = list_peers(p, &list);
 	free_peers(list, n);
 	/* A failure is harmless: only growth is compared, and appending still works. */
 	if (!n)
-		(void)!ftruncate(fd, 0);
+		(void)!ftruncate(p->events_fd, 0);
 	snprintf(line, sizeof(line), "%ld\n", (long)getpid());
-	if (write_all(fd, line, strlen(line)) < 0)
-		warning("cannot append to '%s': %s", path, strerror(errno));
-	close(fd);
-	free(path);
+	if (write_all(p->events_fd, line, strlen(line)) < 0)
+		warning("cannot append to '%s/" EVENTS_NAME "': %s", p->dir, strerror(errno));
 }
 
 void peers_look_now(struct peers *p, struct peers_look *out)
@@ -296,15 +396,12 @@ void peers_look_now(struct peers *p, struct peers_look *out)
 	struct peer_entry *list;
 	struct stat sb;
 	size_t n;
-	char *path;
 
 	*out = (struct peers_look)PEERS_LOOK_INIT;
 	if (!p->dir)
 		return;
-	path = events_path(p);
-	if (stat(path, &sb) == 0)
+	if (p->events_fd >= 0 && fstat(p->events_fd, &sb) == 0)
 		out->events = (uint64_t)sb.st_size;
-	free(path);
 	n = list_peers(p, &list);
 	for (size_t i = 0; i < n; i++) {
 		if (!list[i].running)
@@ -336,15 +433,11 @@ static void add_copy(struct overlap_watch *w, const struct overlap_hit *h)
 /* The pids appended to "events" between offsets from and to. */
 static void events_between(struct peers *p, uint64_t from, uint64_t to, struct overlap_watch *w)
 {
-	char buf[EVENTS_READ_MAX + 1], *path = events_path(p), *s;
+	char buf[EVENTS_READ_MAX + 1], *s;
 	size_t len = to - from > EVENTS_READ_MAX ? EVENTS_READ_MAX : (size_t)(to - from);
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	ssize_t n = fd < 0 ? -1 : pread(fd, buf, len, (off_t)from);
+	ssize_t n = p->events_fd < 0 ? -1 : pread(p->events_fd, buf, len, (off_t)from);
 	int named = 0;
 
-	if (fd >= 0)
-		close(fd);
-	free(path);
 	buf[n > 0 ? n : 0] = '\0';
 	for (s = buf; n > 0 && *s;) {
 		char *end;
@@ -388,10 +481,14 @@ void peers_leave(struct peers *p)
 {
 	if (!p)
 		return;
-	if (p->path)
-		unlink(p->path);
+	if (p->path && p->dfd >= 0)
+		unlinkat(p->dfd, strrchr(p->path, '/') + 1, 0);
 	if (p->fd >= 0)
 		close(p->fd);
+	if (p->events_fd >= 0)
+		close(p->events_fd);
+	if (p->dfd >= 0)
+		close(p->dfd);
 	free(p->dir);
 	free(p->path);
 	free(p->note);

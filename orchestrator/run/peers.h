@@ -8,10 +8,14 @@
  * invocation, tell whether another abev ran at any moment in between.
  * A file whose lock is free belongs to a dead run and is removed.
  *
- * The directory: $ABEV_LOCK_DIR, else /run/lock/abev, else
- * ${TMPDIR:-/tmp}/abev-lock (mode 1777: every user's runs see each
- * other). When none can be used, peers_join() says why in p->note and
- * every look finds nobody. This module does not sleep or judge: the
+ * The directory: $ABEV_LOCK_DIR, else /run/lock/abev, else (when
+ * /run/lock/abev cannot be made) ${TMPDIR:-/tmp}/abev-lock (mode 1777:
+ * every user's runs see each other). A symbolic link there is not
+ * followed, and a directory that others can write in without the sticky
+ * bit is not used; a planted /run/lock/abev is not traded for the
+ * fallback. When no directory can be used, peers_join() says why in
+ * p->note and every look finds nobody; when "events" cannot be (it is a
+ * FIFO, a link), p->note says so and only the runs' own files are seen. This module does not sleep or judge: the
  * runner waits and the load guard discards.
  */
 #ifndef ABEV_PEERS_H
@@ -29,9 +33,11 @@ struct peers {
 	int64_t ticket;   /* CLOCK_MONOTONIC at joining: the order of waiters */
 	int running;      /* we told the others we run */
 	char *note;       /* why other runs cannot be seen (or only in part), or NULL */
+	int dfd;          /* the lock directory, opened once: every file in it is reached from here */
+	int events_fd;    /* "events", a regular file opened at joining; -1 */
 };
 
-#define PEERS_INIT { NULL, NULL, -1, 0, 0, NULL }
+#define PEERS_INIT { NULL, NULL, -1, 0, 0, NULL, -1, -1 }
 
 /* What one look saw. */
 struct peers_look {
@@ -45,7 +51,8 @@ struct peers_look {
 /*
  * Registers this run as waiting, writing evidence_dir (absolute or as
  * given). Never fails: a directory that cannot be used leaves p->dir NULL
- * and p->note set, and abev goes on without seeing other runs.
+ * and p->note set (also printed as a warning), and abev goes on without
+ * seeing other runs.
  */
 void peers_join(struct peers *p, const char *evidence_dir);
 

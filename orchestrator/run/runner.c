@@ -82,7 +82,7 @@ int runner_check_options(const struct runner_options *opt)
 	struct stat sb;
 	size_t n = strlen(opt->out_dir);
 
-	if (lstat(opt->out_dir, &sb) == 0)
+	if (!opt->out_made && lstat(opt->out_dir, &sb) == 0)
 		return error("'%s' already exists; abev never writes into an existing "
 			     "directory: choose a new --out", opt->out_dir);
 	if (check_out_parent(opt->out_dir) < 0)
@@ -101,16 +101,22 @@ static int create_root(struct run_state *st, enum runner_outcome *why)
 	char resolved[PATH_MAX];
 	struct stat sb;
 
-	if (lstat(out, &sb) == 0) {
-		*why = RUNNER_USAGE;
-		return error("'%s' already exists; abev never writes into an existing directory: "
-			     "choose a new --out", out);
-	}
-	/* From here on the evidence is reached through this descriptor, never by its name. */
-	if (dirat_create(&st->ev, out) < 0) {
-		if (errno == EEXIST)
+	if (st->opt->out_made) {
+		/* Made a moment ago under a name of its own (abev bench's default): opened as made. */
+		if (dirat_open_path(&st->ev, out) < 0)
+			return error("cannot open '%s': %s", out, strerror(errno));
+	} else {
+		if (lstat(out, &sb) == 0) {
 			*why = RUNNER_USAGE;
-		return -1;
+			return error("'%s' already exists; abev never writes into an existing "
+				     "directory: choose a new --out", out);
+		}
+		/* From here on the evidence is reached through this descriptor, never by its name. */
+		if (dirat_create(&st->ev, out) < 0) {
+			if (errno == EEXIST)
+				*why = RUNNER_USAGE;
+			return -1;
+		}
 	}
 	if (!realpath(out, resolved))
 		return error("cannot resolve '%s': %s", out, strerror(errno));
@@ -298,10 +304,10 @@ static void join_peers(struct run_state *st)
  * Before anything is written: signals become interrupts, stale cgroups
  * go, the other abev runs on this host are joined (and waited for under
  * --wait), and metadata.json's content is collected into *md. 0, or -1
- * after error(), with *why RUNNER_USAGE when the plan's metadata cannot
- * be collected.
+ * after error() (a runtime error: an assemblies pattern that matches
+ * nothing was refused before, by plan_check()).
  */
-static int run_begin(struct run_state *st, struct metadata **md, enum runner_outcome *why)
+static int run_begin(struct run_state *st, struct metadata **md)
 {
 	const struct plan *plan = st->plan;
 
@@ -314,11 +320,10 @@ static int run_begin(struct run_state *st, struct metadata **md, enum runner_out
 	/* A signal while waiting under --wait: the note says so (join_peers()). */
 	st->interrupt = st->opt->wait ? proc_interrupted() : 0;
 	/* What is compared is pinned down before anything runs or is written. */
+	/* The assemblies were checked before (plan_check()): what fails now is the machine. */
 	*md = metadata_collect(plan, st->opt->host_label);
-	if (!*md) {
-		*why = RUNNER_USAGE;
+	if (!*md)
 		return -1;
-	}
 	if (!st->interrupt && proc_interrupted()) {
 		st->interrupt = proc_interrupted();
 		run_state_note(st, xasprintf("abev received %s before the first invocation, while "
@@ -432,7 +437,7 @@ enum runner_outcome runner_run(const struct plan *plan, const struct runner_opti
 
 	run_state_init(&st, plan, opt);
 	memset(res, 0, sizeof(*res));
-	if (run_begin(&st, &md, &outcome) < 0 || open_evidence(&st, md, &outcome) < 0 || run_setup(&st, &slots, &nslots) < 0)
+	if (run_begin(&st, &md) < 0 || open_evidence(&st, md, &outcome) < 0 || run_setup(&st, &slots, &nslots) < 0)
 		goto out;
 	for (size_t i = 0; i < nslots && !st.interrupt && !st.runtime_error; i++)
 		run_slot(&st, &slots[i]);

@@ -17,7 +17,8 @@
 #include "seal.h"
 
 struct runner_options {
-	const char *out_dir;          /* must not exist */
+	const char *out_dir;          /* must not exist, unless out_made */
+	int out_made;                 /* out_dir was just made, empty, by the caller */
 	enum progress_mode progress;
 	const char *reproduce;        /* command line to re-run, for the report */
 	const struct seal_key *key;   /* signs SHA256 when set; NULL: --unsigned */
@@ -38,13 +39,14 @@ enum runner_outcome {
 	RUNNER_PASSED,       /* every invocation ran and passed */
 	RUNNER_FAILED,       /* evidence written; an invocation failed or a slot was lost */
 	RUNNER_INTERRUPTED,  /* a signal (proc.h), at any point: evidence written, marked interrupted, sealed */
-	RUNNER_USAGE,        /* the output directory exists, an assemblies pattern matches nothing (nothing written) */
+	RUNNER_USAGE,        /* the output directory exists (nothing written) */
 	RUNNER_ERROR,        /* runtime error: directory, spawning */
 };
 
 /*
  * Checks what can be checked of opt before anything runs: --out does not
- * exist and its nearest existing ancestor is a writable directory; the
+ * exist (or was just made: out_made) and its nearest existing ancestor is
+ * a writable directory; the
  * bundle's name, absence and directory (bundle_check_target()), and that
  * it is not inside --out. 0, or -1 after error() (a usage error).
  */

@@ -14,6 +14,8 @@
 
 /* Levels of a path named in a message. */
 #define JSON_TEXT_PATH_SHOWN 8
+/* Room for a bad number quoted in a message. */
+#define SHOW_WORD_MAX 40
 
 struct frame {
 	int is_object;
@@ -113,6 +115,99 @@ static int scan_string(struct scan *sc, size_t *pos, int in_key, size_t *start, 
 	return 0;
 }
 
+/* Characters of a bare word: a number, true, false, null, or a mistake. */
+static int word_char(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       c == '+' || c == '-' || c == '.' || c == '_';
+}
+
+static int is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static int word_is(const char *w, size_t n, const char *s)
+{
+	size_t k = strlen(s);
+
+	if (n != k)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if ((w[i] | 0x20) != s[i])
+			return 0;
+	return 1;
+}
+
+/*
+ * Why the word w[0..n) is not a JSON number (RFC 8259:
+ * -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?), or NULL when it is one.
+ */
+static const char *number_problem(const char *w, size_t n)
+{
+	size_t i = 0;
+
+	if (w[0] == '+')
+		return "a leading '+'";
+	if (w[0] == '-')
+		i++;
+	if (word_is(w + i, n - i, "nan") || word_is(w + i, n - i, "inf") ||
+	    word_is(w + i, n - i, "infinity"))
+		return "NaN and Infinity are not numbers in JSON";
+	if (i < n && w[i] == '.')
+		return "no digit before '.'";
+	if (i == n || !is_digit(w[i]))
+		return "no digit";
+	if (w[i] == '0' && i + 1 < n && (w[i + 1] == 'x' || w[i + 1] == 'X'))
+		return "a hexadecimal number";
+	if (w[i] == '0' && i + 1 < n && is_digit(w[i + 1]))
+		return "a leading zero";
+	while (i < n && is_digit(w[i]))
+		i++;
+	if (i < n && w[i] == '.') {
+		if (++i == n || !is_digit(w[i]))
+			return "no digit after '.'";
+		while (i < n && is_digit(w[i]))
+			i++;
+	}
+	if (i < n && (w[i] == 'e' || w[i] == 'E')) {
+		if (++i < n && (w[i] == '+' || w[i] == '-'))
+			i++;
+		if (i == n || !is_digit(w[i]))
+			return "no digit in the exponent";
+		while (i < n && is_digit(w[i]))
+			i++;
+	}
+	return i == n ? NULL : "characters after the number";
+}
+
+/*
+ * A bare word where a value goes, at *pos: a number is checked, since
+ * cJSON reads what strtod() reads (01, 1., -.5 pass as numbers there).
+ * Words that start no number (a misspelt true) are left to cJSON.
+ */
+static int scan_word(struct scan *sc, size_t *pos)
+{
+	const char *w = sc->text + *pos;
+	size_t n = 0;
+	const char *why;
+	char shown[SHOW_WORD_MAX], what[160];
+
+	while (*pos + n < sc->len && word_char(w[n]))
+		n++;
+	*pos += n;
+	if (!(is_digit(w[0]) || w[0] == '-' || w[0] == '+' || w[0] == '.' ||
+	      word_is(w, n, "nan") || word_is(w, n, "infinity")))
+		return 0;
+	why = number_problem(w, n);
+	if (!why)
+		return 0;
+	snprintf(what, sizeof(what), "'%s' is not a JSON number: %s (expected a number as JSON "
+		 "writes it, such as 1, 0.5, -2 or 1e3)", show_text(shown, sizeof(shown), w, n),
+		 why);
+	return scan_error(sc, (size_t)(w - sc->text), 0, what);
+}
+
 /* A '[' or '{' at off: one more level, if the limit allows. */
 static int scan_open(struct scan *sc, size_t off, unsigned max_depth)
 {
@@ -154,6 +249,10 @@ int json_text_check(const char *file, const char *text, size_t len, unsigned max
 				top->key_len = end - start;
 				top->want_key = 0;
 			}
+			continue;
+		}
+		if (word_char(c) && !(top && top->want_key)) {
+			ret = scan_word(&sc, &i);
 			continue;
 		}
 		if (c == '[' || c == '{')

@@ -4,10 +4,12 @@
  * no byte order mark, nesting no deeper than a limit (cJSON's own limit
  * only says "malformed"), and every string — keys and values — strict
  * UTF-8 without \u0000 (cJSON takes invalid UTF-8 as it comes, and keeps a
- * string only up to its first NUL, so "a\u0000b" would read as "a").
- * Each problem names the file, its line and column and the JSON path of
- * the string. It parses no values: text that is malformed in another way
- * is left to cJSON, which says so.
+ * string only up to its first NUL, so "a\u0000b" would read as "a"), and
+ * every number as JSON writes it (cJSON reads what strtod() reads, so 01,
+ * 1. and -.5 would pass; +1, .5, 0x1, NaN and Infinity are named here
+ * rather than called malformed). Each problem names the file, its line and
+ * column and the JSON path of the string or number. It parses no values:
+ * text that is malformed in another way is left to cJSON, which says so.
  */
 #ifndef ABEV_JSON_TEXT_H
 #define ABEV_JSON_TEXT_H

@@ -482,6 +482,19 @@ enum read_small_result read_small(struct strbuf *sb, const char *path, size_t ma
 	return ret;
 }
 
+char *read_small_why(enum read_small_result r, int err, size_t max)
+{
+	switch (r) {
+	case READ_SMALL_TYPE:
+		return xstrdup(err == EISDIR ? "it is a directory"
+					     : "it is not a regular file (a FIFO, a device, ...)");
+	case READ_SMALL_TOO_BIG:
+		return xasprintf("it is larger than the limit of %zu bytes", max);
+	default:
+		return xstrdup(strerror(err));
+	}
+}
+
 int read_file_capped(struct strbuf *sb, const char *path, size_t max)
 {
 	switch (read_small(sb, path, max, 0)) {

@@ -168,6 +168,13 @@ enum read_small_result {
 enum read_small_result read_small(struct strbuf *sb, const char *path, size_t max,
 				  unsigned flags);
 /*
+ * Why read_small() failed with r, errno err and limit max, to end "cannot
+ * read 'F': ...": "it is a directory", "it is not a regular file (a FIFO,
+ * a device, ...)", "it is larger than the limit of N bytes", or
+ * strerror(err). Caller frees.
+ */
+char *read_small_why(enum read_small_result r, int err, size_t max);
+/*
  * The head of a /proc or /sys file into a fixed buffer: at most cap-1
  * bytes, NUL-terminated (the file may hold NULs itself: the length says
  * where it ends). Such files are generated on read, so one read() may

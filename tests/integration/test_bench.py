@@ -194,7 +194,18 @@ class TestBenchUsage(BenchTestCase):
                            (("a", "-n", "x", "-n", "y"), "2 names"),
                            (("-N", "echo 'x", "b"), "unclosed"),
                            (("a", "b", "--key", "k", "--unsigned"), "contradict"),
-                           (("a", "b", "--bogus"), "unknown option")]:
+                           (("a", "b", "--bogus"), "unknown option"),
+                           # The 17th command was an "unexpected argument".
+                           (("true",) * 17, "more than 16 commands given: abev bench "
+                            "compares at most 16"),
+                           (("true",) * 40, "more than 16 commands given"),
+                           # Was renamed to "x" silently.
+                           (("-n", "../x", "true", "true"), "-n '../x' is not a valid "
+                            "variant name (use letters, digits"),
+                           (("-n", ".x", "true", "true"), "-n '.x' is not a valid"),
+                           # Was accepted: 'a' and 'A' are one directory where case is ignored.
+                           (("-n", "a", "true", "-n", "A", "true"),
+                            "-n 'a' and -n 'A' name two commands alike")]:
             with self.subTest(args=args):
                 cp = self.run_in("bench", *args, check=2)
                 self.assertIn(what, cp.stderr)

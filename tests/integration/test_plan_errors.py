@@ -105,6 +105,9 @@ CASES = [
      plan(variants=None, base={"command": ["true"]}, variants_file="vars.txt"),
      "fast|A=1|--x|--y\n",
      ["vars.txt:1: a fourth field '|--y' (expected at most three fields"]),
+    # Names become directories: 'a' and 'A' are one directory where case is ignored.
+    ("names_equal_ignoring_case", plan(variants=[variant(), variant(name="A")]), None,
+     ["variants[1].name: duplicate variant name 'A' ignoring case (also 'a' at variants[0])"]),
     ("variants_line_variable_twice",
      plan(variants=None, base={"command": ["true"], "env": {"A": "0"}}, variants_file="vars.txt"),
      "fast|A=1 B=2 A=3|\n", ["vars.txt:1: variable 'A' given twice"]),
@@ -173,6 +176,40 @@ class PlanErrorTest(AbevTestCase):
             f.write("a|||x\n")
         line = self.refuse(plan_path, self.path("we\\nird/v\\x1bx.txt:1: a fourth field"), [])
         self.assertNotIn("\x1b", line)
+
+    def test_plan_named_fifo_is_refused_without_blocking(self):
+        # A FIFO named as variants_file or report.template hung --dry-run (and a run)
+        # in open(): plan-named files are opened non-blocking, regular files only.
+        os.mkfifo(self.path("fifo"))
+        for key, p in (("variants_file", plan(variants=None, base={"command": ["true"]},
+                                                variants_file="fifo")),
+                       ("report.template", plan(report={"template": "fifo"}))):
+            with self.subTest(key):
+                plan_path = self.write_plan(p, name=f"fifo-{key}.json")
+                self.refuse(plan_path, plan_path, [f"{key}: cannot read '", "fifo': it is not "
+                                                   "a regular file"])
+
+    def test_variants_file_not_a_file_gets_one_error(self):
+        # A directory, or /dev/zero, as variants_file gave its own error and then a
+        # second, wrong one ("defines no variant"): one line now, naming the key.
+        os.mkdir(self.path("vdir"))
+        for given, why in ((self.path("vdir"), "it is a directory"),
+                           ("/dev/zero", "it is not a regular file")):
+            with self.subTest(given):
+                plan_path = self.write_plan(plan(variants=None, base={"command": ["true"]},
+                                                 variants_file=given), name="v.json")
+                line = self.refuse(plan_path, plan_path,
+                                   [f"variants_file: cannot read '{given}': {why}"])
+                self.assertNotIn("defines no variant", line)
+
+    def test_plan_named_symlink_is_followed(self):
+        # The plan's author named the link (a template shared in a repository, say):
+        # followed, as long as it leads to a regular file.
+        with open(self.path("real.md"), "w", encoding="utf-8") as f:
+            f.write("# report\n")
+        os.symlink("real.md", self.path("link.md"))
+        plan_path = self.write_plan(plan(report={"template": "link.md"}))
+        self.abev("run", plan_path, "--dry-run", check=0)
 
     def test_nonexistent_plan(self):
         plan_path = self.path("no-such-plan.json")

@@ -3,7 +3,7 @@
  * must give (file, line:column, JSON path and what is wrong) or none —
  * strings in keys and values, escapes that look like \u0000 but are not,
  * brackets inside strings, the depth limit at and past its edge, a byte
- * order mark — and the line and column of an offset.
+ * order mark, numbers JSON forbids — and the line and column of an offset.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdarg.h>
@@ -56,6 +56,26 @@ static void test_check(void **state)
 		{ "[[[[\"x\"]]]]", NULL },
 		{ "[[[[[\"x\"]]]]]", "p.json:1:5: [0][0][0][0]: nesting deeper than 4 levels" },
 		{ "{\"a\":{\"b\":[{\"c\":{}}]}}", "p.json:1:17: a.b[0].c: nesting deeper than 4 levels" },
+		/* numbers as JSON writes them; cJSON would read 01, 1. and -.5 (strtod) */
+		{ "{\"a\":[0,-0,1,-12,0.5,1e3,1E+2,-1.25e-3,true,false,null]}", NULL },
+		{ "{\"s\":{\"runs\":01}}", "p.json:1:14: s.runs: '01' is not a JSON number: a leading zero" },
+		{ "[1,-00]", "p.json:1:4: [1]: '-00' is not a JSON number: a leading zero" },
+		{ "{\"a\":+1}", "p.json:1:6: a: '+1' is not a JSON number: a leading '+'" },
+		{ "{\"a\":.5}", "a: '.5' is not a JSON number: no digit before '.'" },
+		{ "{\"a\":-.5}", "a: '-.5' is not a JSON number: no digit before '.'" },
+		{ "{\"a\":1.}", "a: '1.' is not a JSON number: no digit after '.'" },
+		{ "{\"a\":1.e5}", "a: '1.e5' is not a JSON number: no digit after '.'" },
+		{ "{\"a\":0x1F}", "a: '0x1F' is not a JSON number: a hexadecimal number" },
+		{ "{\"a\":1e}", "a: '1e' is not a JSON number: no digit in the exponent" },
+		{ "{\"a\":1e+}", "a: '1e+' is not a JSON number: no digit in the exponent" },
+		{ "{\"a\":NaN}", "a: 'NaN' is not a JSON number: NaN and Infinity" },
+		{ "{\"a\":-Infinity}", "a: '-Infinity' is not a JSON number: NaN and Infinity" },
+		{ "{\"a\":-}", "a: '-' is not a JSON number: no digit" },
+		{ "{\"a\":12ab}", "a: '12ab' is not a JSON number: characters after the number" },
+		{ "{\"a\":\"01\"}", NULL },
+		/* a word that starts no number, and a bare word as a key: left to cJSON */
+		{ "{\"a\":tru}", NULL },
+		{ "{01:1}", NULL },
 		/* malformed otherwise: left to cJSON */
 		{ "{\"a\":\"unterminated", NULL },
 		{ "]]]}}}", NULL },

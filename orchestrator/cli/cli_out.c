@@ -1,0 +1,152 @@
+/*
+ * cli_out: evidence is told from its result.json, whose schema line abev
+ * writes first, so that a look at the head of the file is enough: the
+ * file may be large, and it is read as anything found on the way up is
+ * read, a regular file only, non-blocking, no link followed.
+ */
+#define _XOPEN_SOURCE 700
+#include "cli_out.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util.h"
+
+/* Bytes of a result.json looked at for its schema. */
+#define SCHEMA_HEAD_MAX 256
+/* Names tried by outpath_make_unique(): base, base-2, ... base-<this>. */
+#define UNIQUE_TRIES 1000
+
+char *outpath_clean(const char *path)
+{
+	size_t n = strlen(path);
+
+	while (n > 1 && path[n - 1] == '/')
+		n--;
+	return xstrndup(path, n);
+}
+
+/* Non-zero when dir holds a result.json of schema abev.run/... */
+static int holds_evidence(const char *dir)
+{
+	char *path = path_join(dir, "result.json"), head[SCHEMA_HEAD_MAX + 1], *p;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
+	struct stat sb;
+	ssize_t n = -1;
+
+	free(path);
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &sb) == 0 && S_ISREG(sb.st_mode))
+		n = pread(fd, head, SCHEMA_HEAD_MAX, 0);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	head[n] = '\0';
+	p = strstr(head, "\"schema\"");
+	if (!p)
+		return 0;
+	p += strlen("\"schema\"");
+	p += strspn(p, " \t\r\n");
+	if (*p++ != ':')
+		return 0;
+	p += strspn(p, " \t\r\n");
+	return !strncmp(p, "\"abev.run/", strlen("\"abev.run/"));
+}
+
+/* The nearest existing directory above path, resolved. NULL when none resolves. */
+static char *existing_parent(const char *path)
+{
+	char *dir = outpath_clean(path), *slash, *real = NULL;
+
+	for (;;) {
+		slash = strrchr(dir, '/');
+		if (!slash) {
+			real = realpath(".", NULL);
+			break;
+		}
+		if (slash == dir)
+			dir[1] = '\0';
+		else
+			*slash = '\0';
+		real = realpath(dir, NULL);
+		if (real || slash == dir || errno != ENOENT)
+			break;
+	}
+	free(dir);
+	return real;
+}
+
+int outpath_check_evidence(const char *opt, const char *path)
+{
+	char *dir = existing_parent(path), *slash;
+	int ret = 0;
+
+	for (char *d = dir; d && *d && !ret;) {
+		if (holds_evidence(d)) {
+			ret = error("%s '%s' lies inside the evidence directory '%s', which abev "
+				    "never rewrites: choose a path elsewhere", opt, path, d);
+			break;
+		}
+		slash = strrchr(d, '/');
+		if (!slash || !slash[1])
+			break;
+		slash[slash == d ? 1 : 0] = '\0';
+	}
+	free(dir);
+	return ret;
+}
+
+int outpath_same(const char *a, const char *b)
+{
+	char *ca = outpath_clean(a), *cb = outpath_clean(b);
+	char *pa = existing_parent(ca), *pb = existing_parent(cb);
+	const char *na = strrchr(ca, '/'), *nb = strrchr(cb, '/');
+	int same;
+
+	na = na ? na + 1 : ca;
+	nb = nb ? nb + 1 : cb;
+	/* Resolved as far as they exist: "ev" and "./ev", or "x/../ev", are one. */
+	same = !strcmp(ca, cb) || (pa && pb && !strcmp(pa, pb) && !strcmp(na, nb) &&
+				    strcmp(na, ".") && strcmp(na, ".."));
+	free(ca);
+	free(cb);
+	free(pa);
+	free(pb);
+	return same;
+}
+
+char *outpath_make_unique(const char *base)
+{
+	char *parent = outpath_clean(base), *slash = strrchr(parent, '/'), *path = NULL;
+
+	if (slash && slash != parent) {
+		*slash = '\0';
+		if (mkdir_p(parent) < 0)
+			goto out;
+	}
+	for (unsigned k = 1; k <= UNIQUE_TRIES; k++) {
+		path = k == 1 ? xstrdup(base) : xasprintf("%s-%u", base, k);
+		if (mkdir(path, 0755) == 0)
+			goto out;
+		if (errno != EEXIST) {
+			error("cannot create '%s': %s", path, strerror(errno));
+			break;
+		}
+		free(path);
+		path = NULL;
+	}
+	if (!path)
+		error("cannot create '%s': it and %d more names with -2, -3, ... exist already",
+		      base, UNIQUE_TRIES - 1);
+	free(path);
+	path = NULL;
+out:
+	free(parent);
+	return path;
+}

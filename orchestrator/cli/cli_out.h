@@ -1,0 +1,34 @@
+/*
+ * cli_out: the paths a command is told to create (--out, --bundle,
+ * --save-plan, a key prefix), checked before anything is written: a
+ * trailing '/' taken off, no path inside sealed evidence (which is never
+ * rewritten), two options not naming one file, and the default evidence
+ * directory of abev bench made under a name nobody else took. It writes
+ * none of the files itself; the exit code stays the command's.
+ */
+#ifndef ABEV_CLI_OUT_H
+#define ABEV_CLI_OUT_H
+
+/* path without trailing slashes ("ev/" -> "ev", "/" stays). Caller frees. */
+char *outpath_clean(const char *path);
+
+/*
+ * Refuses path (of option opt, for the message) when a directory above it
+ * holds abev evidence — a result.json whose schema is abev.run/...: a file
+ * written there would change evidence that is, or will be, sealed.
+ * 0, or -1 after error() naming the evidence directory.
+ */
+int outpath_check_evidence(const char *opt, const char *path);
+
+/* Non-zero when a and b (which need not exist) name the same file. */
+int outpath_same(const char *a, const char *b);
+
+/*
+ * Makes the directory base, or when that name is taken base-2, base-3,
+ * ... (each attempt one mkdir(), so that two abev runs started at once
+ * never get the same one), and its missing parents. The path made
+ * (caller frees), or NULL after error().
+ */
+char *outpath_make_unique(const char *base);
+
+#endif

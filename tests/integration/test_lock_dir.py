@@ -1,0 +1,75 @@
+"""The lock directory that abev runs on one host share (abev(1), OTHER RUNS).
+Every local user can write in it, so anything may stand there: a FIFO named
+"events" hung every run, and a link or a directory others can tamper with was
+used as it came. Each test plants something in a private ABEV_LOCK_DIR; the
+run must finish (within the timeout), and say in a warning and in result.json's
+notes what it did not use."""
+import os
+
+from common import AbevTestCase
+
+
+class LockDirTest(AbevTestCase):
+    def bench(self, lock):
+        """A short bench with ABEV_LOCK_DIR=lock; returns (cp, the run's notes)."""
+        out = self.path("ev")
+        cp = self.abev("bench", "true", "true", "-r", "1", "--out", out, "--quiet",
+                       "--unsigned", "--max-cpu-wait-pct", "100", timeout=60,
+                       env={"ABEV_LOCK_DIR": lock}, check=0)
+        return cp, self.load("ev", "result.json")["notes"]
+
+    def lock(self, mode=0o1777):
+        d = self.path("lock")
+        os.mkdir(d)
+        os.chmod(d, mode)
+        return d
+
+    def assert_said(self, cp, notes, text):
+        self.assertTrue(any(text in n for n in notes), notes)
+        self.assertIn("abev: warning: ", cp.stderr)
+        self.assertIn(text, cp.stderr)
+
+    def test_fifo_named_events_does_not_hang_a_run(self):
+        d = self.lock()
+        os.mkfifo(os.path.join(d, "events"))
+        cp, notes = self.bench(d)
+        self.assert_said(cp, notes, f"'{d}/events' is not a regular file")
+
+    def test_symlink_named_events_is_not_followed(self):
+        d = self.lock()
+        target = self.path("target")
+        with open(target, "w", encoding="utf-8") as f:
+            f.write("keep\n")
+        os.symlink(target, os.path.join(d, "events"))
+        cp, notes = self.bench(d)
+        self.assert_said(cp, notes, f"'{d}/events' is a symbolic link: not followed")
+        with open(target, encoding="utf-8") as f:
+            self.assertEqual(f.read(), "keep\n")
+
+    def test_symlink_as_lock_directory_is_not_used(self):
+        target = self.lock()
+        link = self.path("link")
+        os.symlink(target, link)
+        cp, notes = self.bench(link)
+        self.assert_said(cp, notes, f"'{link}' is a symbolic link")
+        self.assertEqual(os.listdir(target), [])
+
+    def test_directory_others_can_write_without_sticky_bit_is_not_used(self):
+        d = self.lock(0o777)
+        cp, notes = self.bench(d)
+        self.assert_said(cp, notes, "lets others write in it without the sticky bit")
+        self.assertEqual(os.listdir(d), [])
+
+    def test_planted_run_files_are_neither_followed_nor_waited_on(self):
+        # A FIFO and a link under the names of other runs' files are skipped: not
+        # read (a FIFO would block), not followed, and not taken for a run.
+        d = self.lock()
+        target = self.path("target")
+        with open(target, "w", encoding="utf-8") as f:
+            f.write("keep\n")
+        os.mkfifo(os.path.join(d, "999999.run"))
+        os.symlink(target, os.path.join(d, "999998.run"))
+        cp, notes = self.bench(d)
+        self.assertFalse([n for n in notes if "abev run" in n], notes)
+        self.assertTrue(os.path.exists(target))
+        self.assertTrue(os.path.islink(os.path.join(d, "999998.run")))
