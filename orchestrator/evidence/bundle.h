@@ -45,8 +45,10 @@ struct bundle_entry {
 	const char *name;          /* normalised: no leading "./", no trailing '/' */
 	enum bundle_entry_type type;
 	const char *other;         /* for BUNDLE_OTHER: "symlink", "hardlink", "device", ... */
+	const char *unsafe_mode;   /* "unsafe mode 4755 (setuid)" and the like, or NULL */
 	uint64_t size;
-	int is_root;               /* the "./" or "." entry: the bundle itself; never handed on */
+	int is_root;               /* the "./" or "." entry: the bundle itself; handed on
+				    * (named ".") only when its mode is unsafe */
 };
 
 /*
@@ -54,9 +56,14 @@ struct bundle_entry {
  * BUNDLE_FILE then data(ctx, buf, len) for its content in order, then
  * data(ctx, NULL, 0) at its end. An entry with an unsafe name (absolute,
  * "..", control characters) is reported with type BUNDLE_OTHER and other
- * "unsafe name" rather than skipped, so that the caller names it. A
- * leading "./" (stock tar's `tar -C DIR -czf FILE .`) is taken off every
- * name, and the root entry itself is not handed on. Returns 0, or -1 with
+ * "unsafe name" rather than skipped, so that the caller names it. An
+ * entry whose mode would be dangerous to extract as root (setuid, setgid,
+ * sticky, world-writable) carries unsafe_mode. A leading "./" (stock
+ * tar's `tar -C DIR -czf FILE .`) is taken off every name, and the root
+ * entry itself is not handed on unless its mode is unsafe. Nothing after
+ * the archive is accepted: not a second zstd frame or gzip member, not a
+ * skippable frame, not data after the tar's end-of-archive marker other
+ * than zero padding, nor a gzip header comment or extra field. Returns 0, or -1 with
  * *err (caller frees) saying why: an empty file, not a zstd or gzip
  * stream, truncated or corrupt, over a cap.
  */
