@@ -10,6 +10,7 @@
 #define _XOPEN_SOURCE 700
 #include "cli.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,8 @@
 #include "compare_runs.h"
 #include "evidence_read.h"
 #include "export.h"
+#include "manifest.h"
+#include "proc.h"
 #include "report.h"
 #include "report_hosts.h"
 #include "seal.h"
@@ -172,26 +175,53 @@ static void print_problems_stderr(const struct verify_result *res)
 			res->problems[i].reason);
 }
 
+/* Whether the directory dir holds neither SHA256 nor SHA256.sig: evidence never sealed. */
+static int never_sealed(const char *dir)
+{
+	char *m = path_join(dir, SEAL_MANIFEST), *sig = path_join(dir, SEAL_SIGNATURE);
+	struct stat st;
+	int none = lstat(m, &st) < 0 && errno == ENOENT && lstat(sig, &st) < 0 && errno == ENOENT;
+
+	free(m);
+	free(sig);
+	return none;
+}
+
 /*
- * Checks PATH against KEY.pub when one is given, printing any problem;
- * otherwise says on stderr that nothing was verified. 0, or an exit code.
+ * Checks PATH before a command reads it: against KEY.pub when one is
+ * given; otherwise against its manifest alone, as abev verify without a
+ * key does, since that needs no key — then a note says that the signature
+ * was not checked. Evidence that was never sealed (a run killed outright)
+ * is read with a note. Any problem is printed and refuses PATH. 0, or an
+ * exit code.
  */
 static int verify_first(const char *path, const char *pubkey)
 {
 	struct verify_result res;
 	int rc = 0;
 
-	if (!pubkey) {
-		fprintf(stderr, "abev: note: the signature of '%s' was not verified (give --pubkey "
-			"KEY.pub to check it first)\n", path);
+	if (!pubkey && never_sealed(path)) {
+		fprintf(stderr, "abev: note: '%s' was never sealed (no %s): nothing vouches for its "
+			"contents\n", path, SEAL_MANIFEST);
 		return 0;
 	}
 	if (verify_with(path, pubkey, &res))
 		return EXIT_USAGE;
 	print_problems_stderr(&res);
-	if (res.nproblems || !res.signature_ok) {
+	if (pubkey && (res.nproblems || !res.signature_ok)) {
 		error("'%s' failed verification against '%s'; nothing was rendered", path, pubkey);
 		rc = EXIT_VERIFY;
+	} else if (res.nproblems) {
+		error("'%s' does not match its manifest %s; nothing was rendered ('abev verify' "
+		      "says the same)", path, SEAL_MANIFEST);
+		rc = EXIT_VERIFY;
+	} else if (!pubkey && res.signature_present) {
+		fprintf(stderr, "abev: note: '%s' matches its manifest %s but is not "
+			"signature-checked (give --pubkey KEY.pub to check its signature)\n", path,
+			SEAL_MANIFEST);
+	} else if (!pubkey) {
+		fprintf(stderr, "abev: note: '%s' matches its manifest %s and is unsigned (no %s): "
+			"nobody vouches for it\n", path, SEAL_MANIFEST, SEAL_SIGNATURE);
 	}
 	verify_result_release(&res);
 	return rc;
@@ -292,6 +322,7 @@ static int report_one(const char *dir, const char *out, const char *pubkey)
 		free(err);
 	}
 	evidence_report_input(&run, have_cmp ? &cmp : NULL, have_env ? &env : NULL, &in);
+	in.signature_unchecked = !pubkey;
 	text = report_render(&in);
 	rc = text ? emit(out, text) : EXIT_RUNTIME;
 	free(text);
@@ -609,8 +640,16 @@ int cmd_pack(int argc, char **argv)
 	rc = pack_check_sealed(dir);
 	if (rc)
 		return rc;
-	if (bundle_pack(dir, out) < 0)
+	/*
+	 * proc_setup(): SIGINT, SIGTERM, SIGHUP (and the rest of abev's
+	 * interrupt signals) are recorded and stop the pack, which removes its
+	 * temporary file; SIGXFSZ is ignored, so that a file-size limit fails
+	 * the write (EFBIG) instead of killing abev with the file left behind.
+	 */
+	if (proc_setup() < 0)
 		return EXIT_RUNTIME;
+	if (bundle_pack_until(dir, out, proc_interrupted) < 0)
+		return proc_interrupted() ? EXIT_SIGNAL_BASE + proc_interrupted() : EXIT_RUNTIME;
 	printf("bundle: %s\n", out);
 	return EXIT_PASSED;
 }

@@ -21,10 +21,12 @@
 
 #include <archive.h>
 #include <archive_entry.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +49,11 @@ static const char *archive_why(struct archive *a, const char *fallback, char buf
 	const char *msg = archive_error_string(a);
 	int err = archive_errno(a);
 
+	if (msg && *msg && err > 0) {
+		/* "Write error" says little; the errno says why (EFBIG, ENOSPC, ...). */
+		snprintf(buf, WHY_MAX, "%s (%s)", msg, strerror(err));
+		return buf;
+	}
 	if (msg && *msg)
 		return msg;
 	if (err > 0)
@@ -177,6 +184,16 @@ static int out_inside_dir(const char *dir, const char *out_dir)
 	return inside;
 }
 
+/* Set by bundle_pack_until() for the pack under way: non-zero once it must stop (may be NULL). */
+static int (*pack_stop)(void);
+
+static int pack_stopped(void)
+{
+	if (!pack_stop || !pack_stop())
+		return 0;
+	return error("interrupted by a signal; the bundle was not written");
+}
+
 static int pack_file(struct archive *a, const char *full, const struct pack_item *it,
 		     char *buf)
 {
@@ -197,7 +214,11 @@ static int pack_file(struct archive *a, const char *full, const struct pack_item
 	}
 	while (done < it->size) {
 		size_t want = it->size - done < CHUNK ? (size_t)(it->size - done) : CHUNK;
-		ssize_t n = read(fd, buf, want);
+		ssize_t n;
+
+		if (pack_stopped())
+			goto out;
+		n = read(fd, buf, want);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -241,6 +262,8 @@ static int pack_entries(struct archive *a, const char *dir, const struct pack_li
 		die_oom();
 	for (size_t i = 0; i < l->n; i++) {
 		const struct pack_item *it = &l->v[i];
+		if (pack_stopped())
+			goto out;
 		archive_entry_clear(e);
 		archive_entry_set_pathname(e, it->name);
 		archive_entry_set_filetype(e, it->is_dir ? AE_IFDIR : AE_IFREG);
@@ -436,7 +459,60 @@ static int pack_publish(int *fd, const char *tmp, const char *out, const char *o
 	return 0;
 }
 
+/*
+ * The temporary file's name is OUT.tmp-PID-XXXXXX, so that a pack killed
+ * outright (SIGKILL, a power cut: nothing runs to remove its file) leaves
+ * a name that says whose it was. The next pack to the same OUT removes
+ * such files whose process is gone; one whose pid is alive (another pack
+ * under way, or a reused pid) is left alone. A named temporary file
+ * rather than O_TMPFILE: it works on every filesystem, and the pid in its
+ * name is what makes a leftover safe to remove.
+ */
+#define TMP_INFIX ".tmp-"
+/* Directory entries looked at for leftovers: bounded, even in a huge directory. */
+#define STALE_SCAN_MAX 100000
+
+/* The pid in name, if name is base + TMP_INFIX + PID + "-XXXXXX"; else 0. */
+static long tmp_owner(const char *name, const char *base)
+{
+	size_t n = strlen(base), k = strlen(TMP_INFIX);
+	const char *p;
+	long pid = 0;
+
+	if (strncmp(name, base, n) || strncmp(name + n, TMP_INFIX, k))
+		return 0;
+	for (p = name + n + k; *p >= '0' && *p <= '9' && pid < 10000000; p++)
+		pid = pid * 10 + (*p - '0');
+	return p > name + n + k && *p == '-' && strlen(p + 1) == 6 ? pid : 0;
+}
+
+static void remove_stale_tmps(const char *out_dir, const char *out)
+{
+	const char *slash = strrchr(out, '/');
+	const char *base = slash ? slash + 1 : out;
+	DIR *d = opendir(out_dir);
+	struct dirent *de;
+	size_t seen = 0;
+
+	if (!d)
+		return;
+	while ((de = readdir(d)) && seen++ < STALE_SCAN_MAX) {
+		long pid = tmp_owner(de->d_name, base);
+		if (pid <= 0 || pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		if (unlinkat(dirfd(d), de->d_name, 0) == 0)
+			warning("removed '%s/%s', left by an abev pack (pid %ld) that was killed",
+				out_dir, de->d_name, pid);
+	}
+	closedir(d);
+}
+
 int bundle_pack(const char *dir, const char *out)
+{
+	return bundle_pack_until(dir, out, NULL);
+}
+
+int bundle_pack_until(const char *dir, const char *out, int (*stop)(void))
 {
 	struct pack_list l = { NULL, 0, 0, 0 };
 	char *tmp = NULL, *out_dir = NULL;
@@ -446,7 +522,8 @@ int bundle_pack(const char *dir, const char *out)
 		goto out;
 	if (l.n)
 		qsort(l.v, l.n, sizeof(*l.v), item_cmp);
-	tmp = xasprintf("%s.tmp-XXXXXX", out);
+	remove_stale_tmps(out_dir, out);
+	tmp = xasprintf("%s" TMP_INFIX "%ld-XXXXXX", out, (long)getpid());
 	fd = mkstemp(tmp);
 	if (fd < 0) {
 		error("cannot create a temporary file next to '%s': %s", out, strerror(errno));
@@ -458,11 +535,13 @@ int bundle_pack(const char *dir, const char *out)
 		error("cannot set the mode of '%s': %s", tmp, strerror(errno));
 		goto out;
 	}
-	if (pack_into(fd, has_suffix(out, ".tar.zst"), dir, &l, out) < 0 ||
+	pack_stop = stop;
+	if (pack_into(fd, has_suffix(out, ".tar.zst"), dir, &l, out) < 0 || pack_stopped() ||
 	    pack_publish(&fd, tmp, out, out_dir) < 0)
 		goto out;
 	ret = 0;
 out:
+	pack_stop = NULL;
 	if (fd >= 0)
 		close(fd);
 	if (tmp) {

@@ -25,6 +25,15 @@
  */
 int bundle_pack(const char *dir, const char *out);
 /*
+ * bundle_pack() that stops, removing what it wrote, as soon as stop()
+ * (NULL: never) returns non-zero — for a caller whose signal handler
+ * records an interruption (proc_interrupted()). The temporary file beside
+ * out is removed on every way out that runs code; one left by a pack that
+ * was killed outright (its name holds the pid) is removed by the next pack
+ * to the same out once that pid is gone. 0 or -1 after error().
+ */
+int bundle_pack_until(const char *dir, const char *out, int (*stop)(void));
+/*
  * What bundle_pack() checks of out before it packs anything: the name's
  * extension, that it does not exist, that its directory is writable.
  * For checking options before a run. 0 or -1 after error().
