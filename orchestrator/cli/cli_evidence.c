@@ -2,7 +2,8 @@
  * cli_evidence: the commands that read or make evidence rather than run
  * a plan — verify, keygen, pack, report (one directory, or several hosts
  * side by side), compare and export — with their usage texts, and what
- * they share: verifying first when --pubkey is given, loading evidence
+ * they share: checking the evidence first (its signature when --pubkey is
+ * given, its manifest always), loading evidence
  * with its recomputed comparison, and writing a result to stdout or a file
  * outside the evidence. The checks themselves are verify.c's, rendering is
  * report.c's and export.c's; the exit code is cli_exit.c's.
@@ -35,7 +36,8 @@ const char report_usage[] =
 	"\n"
 	"With one DIR: renders DIR's report.md again from its evidence alone\n"
 	"(result.json, metadata.json): the comparison is recomputed from the recorded\n"
-	"invocations, and the text is byte for byte the report.md that abev run wrote.\n"
+	"invocations, and with --pubkey the text is byte for byte the report.md that\n"
+	"abev run wrote (without it, its \"Signed\" line says \"not signature-checked\").\n"
 	"\n"
 	"With several: the same plan run on several hosts (abev run --host-label),\n"
 	"side by side: each host's decision and machine, per metric and variant a\n"
@@ -44,9 +46,10 @@ const char report_usage[] =
 	"different plans (another plan SHA-256) are refused.\n"
 	"\n"
 	"Prints the report on stdout, or writes it to FILE, which may not be inside an\n"
-	"evidence directory: sealed evidence is never rewritten. With --pubkey every\n"
-	"directory is verified first (as abev verify does); without it a note on\n"
-	"stderr says that it was not.\n"
+	"evidence directory: sealed evidence is never rewritten. Every directory is\n"
+	"checked first: with --pubkey as abev verify does, without it against its\n"
+	"manifest SHA256 alone (no key needed), with a note that it is not\n"
+	"signature-checked. Evidence that fails is refused and nothing is rendered.\n"
 	"\n"
 	"Exit codes: 0 rendered; 2 usage error, unreadable evidence or different plans;\n"
 	"4 verification failed; with several directories also 5 (the combined\n"
@@ -62,8 +65,8 @@ const char compare_usage[] =
 	"reference and NEW's the candidate, with the statistics of abev run (median,\n"
 	"change %, ratio with its bootstrap interval, exact Mann-Whitney p). The runs\n"
 	"come from different schedules, so nothing is paired by round, and no gate is\n"
-	"judged. --json prints an abev.compare/1 document. With --pubkey both are\n"
-	"verified first.\n"
+	"judged. --json prints an abev.compare/1 document. Both are checked first:\n"
+	"with --pubkey as abev verify does, without it against their manifests alone.\n"
 	"\n"
 	"Exit codes: 0 compared; 2 usage error, unreadable evidence, or nothing shared\n"
 	"(the message names what each has); 4 verification failed.\n";
@@ -81,7 +84,8 @@ const char export_usage[] =
 	"  junit      JUnit XML with one testcase per gate and compared variant: a\n"
 	"             failed gate is a failure, an inconclusive one is skipped\n"
 	"  json       the comparison, as result.json records it\n"
-	"With --pubkey the evidence is verified first.\n"
+	"The evidence is checked first: with --pubkey as abev verify does, without it\n"
+	"against its manifest alone.\n"
 	"\n"
 	"Exit codes: 0 written; 2 usage error or unreadable evidence; 4 verification\n"
 	"failed.\n";
@@ -116,7 +120,11 @@ const char verify_usage[] =
 	"PATH named like a bundle (.tar.zst, .tar.gz, .tgz, .tar) or starting like one\n"
 	"that cannot be read fails (exit 4) with the reason: an empty file, not a zstd or\n"
 	"gzip stream, an uncompressed tar, cut short or corrupt, or bytes after the end\n"
-	"of the compressed stream.\n"
+	"of the compressed stream. A bundle holds one zstd frame or gzip member and one\n"
+	"tar archive: a second frame or member, a zstd skippable frame, data after the\n"
+	"tar end-of-archive marker other than zero padding, or a gzip header comment\n"
+	"or extra field is refused by name, as is a setuid, setgid, sticky or\n"
+	"world-writable entry (the './' entry included).\n"
 	"\n"
 	"Without --pubkey the same checks run against SHA256 alone (and the copy of it\n"
 	"in SHA256.sig, when there is one, which is read but not checked); when they\n"
@@ -142,8 +150,14 @@ const char pack_usage[] =
 	"named, and nothing is written. Unsigned evidence is packed with a note that\n"
 	"nobody vouches for it.\n"
 	"\n"
+	"The bundle is written into FILE.tmp-PID-XXXXXX and linked to FILE when\n"
+	"complete; that file is removed when a write fails (a file-size limit fails\n"
+	"the write: exit 3) and on SIGINT, SIGTERM or SIGHUP (exit 128+N). One left by\n"
+	"a pack killed with SIGKILL is removed by the next pack to the same FILE once\n"
+	"its process is gone.\n"
+	"\n"
 	"Exit codes: 0 packed; 2 usage error; 3 the bundle could not be written;\n"
-	"4 DIR does not verify against its manifest.\n";
+	"4 DIR does not verify against its manifest; 128+N interrupted by signal N.\n";
 
 /*
  * Reads the signer's key and checks PATH against it into *res (release
