@@ -793,6 +793,8 @@ static char *not_a_bundle(const char *path)
 /* Appends the last bytes of buf[0..len) to r->tail, which keeps the last TAIL_MAX. */
 static void tail_keep(struct reader *r, const unsigned char *buf, size_t len)
 {
+	if (!len)
+		return;
 	if (len >= TAIL_MAX) {
 		memcpy(r->tail, buf + len - TAIL_MAX, TAIL_MAX);
 		r->tail_len = TAIL_MAX;

@@ -607,10 +607,13 @@ int framing_scan(int fd, uint64_t size, struct framing *f, char **why)
 	if (m[0] == 0x1f && m[1] == 0x8b) {
 		if (gzip_member(&s, &f->end, why) < 0)
 			goto out;
-	} else {
+	} else if (s.len >= 4 && !memcmp(s.buf, "\x28\xb5\x2f\xfd", 4)) {
 		if (zstd_frame(&s, why) < 0)
 			goto out;
 		f->end = src_tell(&s);
+	} else {
+		*why = xstrdup("it starts as neither a zstd frame nor a gzip member");
+		goto out;
 	}
 	if (f->end < size)
 		f->after = what_follows(fd, f->end, size);
