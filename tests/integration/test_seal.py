@@ -249,7 +249,7 @@ class Sealed(AbevTestCase):
         self.assertEqual(self.leftovers(), [])
 
     def test_pack_interrupted_or_killed_leaves_nothing(self):
-        ev = self.big_evidence(256)
+        ev = self.big_evidence(128)
         out = self.path("ev.tar.zst")
         for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGKILL):
             with self.subTest(sig=sig.name):
