@@ -184,18 +184,16 @@ static int out_inside_dir(const char *dir, const char *out_dir)
 	return inside;
 }
 
-/* Set by bundle_pack_until() for the pack under way: non-zero once it must stop (may be NULL). */
-static int (*pack_stop)(void);
-
-static int pack_stopped(void)
+/* Whether the pack must stop (stop may be NULL: never); -1 after error() when it must. */
+static int pack_stopped(int (*stop)(void))
 {
-	if (!pack_stop || !pack_stop())
+	if (!stop || !stop())
 		return 0;
 	return error("interrupted by a signal; the bundle was not written");
 }
 
 static int pack_file(struct archive *a, const char *full, const struct pack_item *it,
-		     char *buf)
+		     char *buf, int (*stop)(void))
 {
 	int fd, ret = -1;
 	struct stat st;
@@ -216,7 +214,7 @@ static int pack_file(struct archive *a, const char *full, const struct pack_item
 		size_t want = it->size - done < CHUNK ? (size_t)(it->size - done) : CHUNK;
 		ssize_t n;
 
-		if (pack_stopped())
+		if (pack_stopped(stop))
 			goto out;
 		n = read(fd, buf, want);
 		if (n < 0) {
@@ -252,7 +250,8 @@ static int is_ascii(const char *s)
 	return 1;
 }
 
-static int pack_entries(struct archive *a, const char *dir, const struct pack_list *l)
+static int pack_entries(struct archive *a, const char *dir, const struct pack_list *l,
+			int (*stop)(void))
 {
 	struct archive_entry *e = archive_entry_new();
 	char *buf = xmalloc(CHUNK);
@@ -262,7 +261,7 @@ static int pack_entries(struct archive *a, const char *dir, const struct pack_li
 		die_oom();
 	for (size_t i = 0; i < l->n; i++) {
 		const struct pack_item *it = &l->v[i];
-		if (pack_stopped())
+		if (pack_stopped(stop))
 			goto out;
 		archive_entry_clear(e);
 		archive_entry_set_pathname(e, it->name);
@@ -290,7 +289,7 @@ static int pack_entries(struct archive *a, const char *dir, const struct pack_li
 		}
 		if (!it->is_dir) {
 			char *full = path_join(dir, it->name);
-			int r = pack_file(a, full, it, buf);
+			int r = pack_file(a, full, it, buf, stop);
 			free(full);
 			if (r < 0)
 				goto out;
@@ -394,15 +393,19 @@ static struct archive *pack_writer(int fd, int zst, const char *out)
 	return a;
 }
 
-/* Writes every entry of l into a temporary file's fd and closes the writer. 0 or -1. */
-static int pack_into(int fd, int zst, const char *dir, struct pack_list *l, const char *out)
+/*
+ * Writes every entry of l into a temporary file's fd and closes the writer;
+ * stops as soon as stop() says. 0 or -1.
+ */
+static int pack_into(int fd, int zst, const char *dir, struct pack_list *l, const char *out,
+		     int (*stop)(void))
 {
 	struct archive *a = pack_writer(fd, zst, out);
 	int ret = -1;
 
 	if (!a)
 		return -1;
-	if (pack_entries(a, dir, l) < 0)
+	if (pack_entries(a, dir, l, stop) < 0)
 		goto out;
 	if (archive_write_close(a) != ARCHIVE_OK) {
 		char why[WHY_MAX];
@@ -535,13 +538,12 @@ int bundle_pack_until(const char *dir, const char *out, int (*stop)(void))
 		error("cannot set the mode of '%s': %s", tmp, strerror(errno));
 		goto out;
 	}
-	pack_stop = stop;
-	if (pack_into(fd, has_suffix(out, ".tar.zst"), dir, &l, out) < 0 || pack_stopped() ||
+	if (pack_into(fd, has_suffix(out, ".tar.zst"), dir, &l, out, stop) < 0 ||
+	    pack_stopped(stop) ||
 	    pack_publish(&fd, tmp, out, out_dir) < 0)
 		goto out;
 	ret = 0;
 out:
-	pack_stop = NULL;
 	if (fd >= 0)
 		close(fd);
 	if (tmp) {
@@ -742,7 +744,6 @@ static void classify(struct reader *r, struct archive_entry *ae, struct bundle_e
 	 * gives the directory it extracts into the root entry's mode. (Other
 	 * kinds are refused whatever their mode; a symlink's is always 0777.)
 	 */
-	e->unsafe_mode = NULL;
 	bad_mode = e->type == BUNDLE_OTHER ? NULL : mode_problem(perm);
 	if (bad_mode) {
 		if (!r->name.len)
