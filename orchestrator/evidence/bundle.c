@@ -625,7 +625,7 @@ int bundle_named_like(const char *path)
  * but did not consume is in that block and in those bytes.
  */
 #define TAIL_MAX 4096
-/* The most zero bytes accepted after the tar's end blocks (record padding: GNU tar -b 2048 pads to 1 MiB). */
+/* The most zero bytes accepted after the tar's end blocks: record padding (tar -b 2048: 1 MiB). */
 #define TRAILER_MAX_BYTES (64u << 20)
 
 /* The state of one bundle_read(). */

@@ -113,7 +113,7 @@ static void expect_whole(const char *dir, const struct strbuf *sb)
 	assert_null(s.after);
 }
 
-/* sb, then tail: the scan ends where sb does and names what follows as want (NULL: unknown bytes). */
+/* sb, then tail: the scan ends where sb does and names what follows want (NULL: unknown). */
 static void expect_after(const char *dir, const struct strbuf *sb, const void *tail, size_t n,
 			 const char *want)
 {
