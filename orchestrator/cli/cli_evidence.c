@@ -2,7 +2,8 @@
  * cli_evidence: the commands that read or make evidence rather than run
  * a plan — verify, keygen, pack, report (one directory, or several hosts
  * side by side), compare and export — with their usage texts, and what
- * they share: verifying first when --pubkey is given, loading evidence
+ * they share: checking the evidence first (its signature when --pubkey is
+ * given, its manifest always), loading evidence
  * with its recomputed comparison, and writing a result to stdout or a file
  * outside the evidence. The checks themselves are verify.c's, rendering is
  * report.c's and export.c's; the exit code is cli_exit.c's.
@@ -11,6 +12,7 @@
 #include "cli.h"
 #include "cli_out.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +23,8 @@
 #include "compare_runs.h"
 #include "evidence_read.h"
 #include "export.h"
+#include "manifest.h"
+#include "proc.h"
 #include "report.h"
 #include "report_hosts.h"
 #include "seal.h"
@@ -33,7 +37,8 @@ const char report_usage[] =
 	"\n"
 	"With one DIR: renders DIR's report.md again from its evidence alone\n"
 	"(result.json, metadata.json): the comparison is recomputed from the recorded\n"
-	"invocations, and the text is byte for byte the report.md that abev run wrote.\n"
+	"invocations, and with --pubkey the text is byte for byte the report.md that\n"
+	"abev run wrote (without it, its \"Signed\" line says \"not signature-checked\").\n"
 	"\n"
 	"With several: the same plan run on several hosts (abev run --host-label),\n"
 	"side by side: each host's decision and machine, per metric and variant a\n"
@@ -43,8 +48,10 @@ const char report_usage[] =
 	"\n"
 	"Prints the report on stdout, or writes it to FILE, which must not exist (abev\n"
 	"never overwrites a file) nor be inside an evidence directory: sealed evidence\n"
-	"is never rewritten. With --pubkey every directory is verified first (as abev\n"
-	"verify does); without it a note on stderr says that it was not.\n"
+	"is never rewritten. Every directory is checked first: with --pubkey as abev\n"
+	"verify does, without it against its manifest SHA256 alone (no key needed),\n"
+	"with a note that it is not signature-checked. Evidence that fails is refused\n"
+	"and nothing is rendered.\n"
 	"\n"
 	"Exit codes: 0 rendered; 2 usage error, unreadable evidence or different plans;\n"
 	"4 verification failed; with several directories also 5 (the combined\n"
@@ -60,8 +67,8 @@ const char compare_usage[] =
 	"reference and NEW's the candidate, with the statistics of abev run (median,\n"
 	"change %, ratio with its bootstrap interval, exact Mann-Whitney p). The runs\n"
 	"come from different schedules, so nothing is paired by round, and no gate is\n"
-	"judged. --json prints an abev.compare/1 document. With --pubkey both are\n"
-	"verified first.\n"
+	"judged. --json prints an abev.compare/1 document. Both are checked first:\n"
+	"with --pubkey as abev verify does, without it against their manifests alone.\n"
 	"\n"
 	"Exit codes: 0 compared; 2 usage error, unreadable evidence, or nothing shared\n"
 	"(the message names what each has); 4 verification failed.\n";
@@ -80,8 +87,9 @@ const char export_usage[] =
 	"  junit      JUnit XML with one testcase per gate and compared variant: a\n"
 	"             failed gate is a failure, an inconclusive one is skipped\n"
 	"  json       the comparison, as result.json records it\n"
-	"With --pubkey the evidence is verified first. FILE must not exist (abev never\n"
-	"overwrites a file) nor lie inside evidence.\n"
+	"The evidence is checked first: with --pubkey as abev verify does, without it\n"
+	"against its manifest alone. FILE must not exist (abev never overwrites a file)\n"
+	"nor lie inside evidence.\n"
 	"\n"
 	"Exit codes: 0 written; 2 usage error, FILE exists or unreadable evidence;\n"
 	"4 verification failed.\n";
@@ -116,7 +124,11 @@ const char verify_usage[] =
 	"PATH named like a bundle (.tar.zst, .tar.gz, .tgz, .tar) or starting like one\n"
 	"that cannot be read fails (exit 4) with the reason: an empty file, not a zstd or\n"
 	"gzip stream, an uncompressed tar, cut short or corrupt, or bytes after the end\n"
-	"of the compressed stream.\n"
+	"of the compressed stream. A bundle holds one zstd frame or gzip member and one\n"
+	"tar archive: a second frame or member, a zstd skippable frame, data after the\n"
+	"tar end-of-archive marker other than zero padding, or a gzip header comment\n"
+	"or extra field is refused by name, as is a setuid, setgid, sticky or\n"
+	"world-writable entry (the './' entry included).\n"
 	"\n"
 	"Without --pubkey the same checks run against SHA256 alone (and the copy of it\n"
 	"in SHA256.sig, when there is one, which is read but not checked); when they\n"
@@ -142,8 +154,14 @@ const char pack_usage[] =
 	"named, and nothing is written. Unsigned evidence is packed with a note that\n"
 	"nobody vouches for it.\n"
 	"\n"
+	"The bundle is written into FILE.tmp-PID-XXXXXX and linked to FILE when\n"
+	"complete; that file is removed when a write fails (a file-size limit fails\n"
+	"the write: exit 3) and on SIGINT, SIGTERM or SIGHUP (exit 128+N). One left by\n"
+	"a pack killed with SIGKILL is removed by the next pack to the same FILE once\n"
+	"its process is gone.\n"
+	"\n"
 	"Exit codes: 0 packed; 2 usage error; 3 the bundle could not be written;\n"
-	"4 DIR does not verify against its manifest.\n";
+	"4 DIR does not verify against its manifest; 128+N interrupted by signal N.\n";
 
 /*
  * Reads the signer's key and checks PATH against it into *res (release
@@ -175,28 +193,59 @@ static void print_problems_stderr(const struct verify_result *res)
 			res->problems[i].reason);
 }
 
+/* Whether the directory dir holds neither SHA256 nor SHA256.sig: evidence never sealed. */
+static int never_sealed(const char *dir)
+{
+	char *m = path_join(dir, SEAL_MANIFEST), *sig = path_join(dir, SEAL_SIGNATURE);
+	struct stat st;
+	int none = lstat(m, &st) < 0 && errno == ENOENT && lstat(sig, &st) < 0 && errno == ENOENT;
+
+	free(m);
+	free(sig);
+	return none;
+}
+
 /*
- * Checks PATH against KEY.pub when one is given, printing any problem;
- * otherwise says on stderr that nothing was verified. 0, or an exit code.
+ * Checks PATH before a command reads it: against KEY.pub when one is
+ * given; otherwise against its manifest alone, as abev verify without a
+ * key does, since that needs no key — then a note says that the signature
+ * was not checked. Evidence that was never sealed (a run killed outright)
+ * is read with a note. Any problem is printed and refuses PATH. 0, or an
+ * exit code.
  */
 static int verify_first(const char *path, const char *pubkey)
 {
 	struct verify_result res;
 	int rc = 0;
 
-	if (!pubkey) {
+	if (!pubkey && never_sealed(path)) {
 		char *shown = xstrdup_escaped(path);
-		fprintf(stderr, "abev: note: the signature of '%s' was not verified (give --pubkey "
-			"KEY.pub to check it first)\n", shown);
+		fprintf(stderr, "abev: note: '%s' was never sealed (no %s): nothing vouches for its "
+			"contents\n", shown, SEAL_MANIFEST);
 		free(shown);
 		return 0;
 	}
 	if (verify_with(path, pubkey, &res))
 		return EXIT_USAGE;
 	print_problems_stderr(&res);
-	if (res.nproblems || !res.signature_ok) {
+	if (pubkey && (res.nproblems || !res.signature_ok)) {
 		error("'%s' failed verification against '%s'; nothing was rendered", path, pubkey);
 		rc = EXIT_VERIFY;
+	} else if (res.nproblems) {
+		error("'%s' does not match its manifest %s; nothing was rendered ('abev verify' "
+		      "says the same)", path, SEAL_MANIFEST);
+		rc = EXIT_VERIFY;
+	} else if (!pubkey && res.signature_present) {
+		char *shown = xstrdup_escaped(path);
+		fprintf(stderr, "abev: note: '%s' matches its manifest %s but is not "
+			"signature-checked (give --pubkey KEY.pub to check its signature)\n", shown,
+			SEAL_MANIFEST);
+		free(shown);
+	} else if (!pubkey) {
+		char *shown = xstrdup_escaped(path);
+		fprintf(stderr, "abev: note: '%s' matches its manifest %s and is unsigned (no %s): "
+			"nobody vouches for it\n", shown, SEAL_MANIFEST, SEAL_SIGNATURE);
+		free(shown);
 	}
 	verify_result_release(&res);
 	return rc;
@@ -318,6 +367,7 @@ static int report_one(const char *dir, const char *out, const char *pubkey)
 		free(err);
 	}
 	evidence_report_input(&run, have_cmp ? &cmp : NULL, have_env ? &env : NULL, &in);
+	in.signature_unchecked = !pubkey;
 	text = report_render(&in);
 	rc = text ? emit(out, text) : EXIT_RUNTIME;
 	free(text);
@@ -654,8 +704,16 @@ int cmd_pack(int argc, char **argv)
 	rc = pack_check_sealed(dir);
 	if (rc)
 		return rc;
-	if (bundle_pack(dir, out) < 0)
+	/*
+	 * proc_setup(): SIGINT, SIGTERM, SIGHUP (and the rest of abev's
+	 * interrupt signals) are recorded and stop the pack, which removes its
+	 * temporary file; SIGXFSZ is ignored, so that a file-size limit fails
+	 * the write (EFBIG) instead of killing abev with the file left behind.
+	 */
+	if (proc_setup() < 0)
 		return EXIT_RUNTIME;
+	if (bundle_pack_until(dir, out, proc_interrupted) < 0)
+		return proc_interrupted() ? EXIT_SIGNAL_BASE + proc_interrupted() : EXIT_RUNTIME;
 	shown = xstrdup_escaped(out);
 	printf("bundle: %s\n", shown);
 	free(shown);

@@ -16,13 +16,17 @@
  */
 #define _XOPEN_SOURCE 700
 #include "bundle.h"
+#include "framing.h"
 #include "tree.h"
 
 #include <archive.h>
 #include <archive_entry.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +49,11 @@ static const char *archive_why(struct archive *a, const char *fallback, char buf
 	const char *msg = archive_error_string(a);
 	int err = archive_errno(a);
 
+	if (msg && *msg && err > 0) {
+		/* "Write error" says little; the errno says why (EFBIG, ENOSPC, ...). */
+		snprintf(buf, WHY_MAX, "%s (%s)", msg, strerror(err));
+		return buf;
+	}
 	if (msg && *msg)
 		return msg;
 	if (err > 0)
@@ -175,8 +184,16 @@ static int out_inside_dir(const char *dir, const char *out_dir)
 	return inside;
 }
 
+/* Whether the pack must stop (stop may be NULL: never); -1 after error() when it must. */
+static int pack_stopped(int (*stop)(void))
+{
+	if (!stop || !stop())
+		return 0;
+	return error("interrupted by a signal; the bundle was not written");
+}
+
 static int pack_file(struct archive *a, const char *full, const struct pack_item *it,
-		     char *buf)
+		     char *buf, int (*stop)(void))
 {
 	int fd, ret = -1;
 	struct stat st;
@@ -195,7 +212,11 @@ static int pack_file(struct archive *a, const char *full, const struct pack_item
 	}
 	while (done < it->size) {
 		size_t want = it->size - done < CHUNK ? (size_t)(it->size - done) : CHUNK;
-		ssize_t n = read(fd, buf, want);
+		ssize_t n;
+
+		if (pack_stopped(stop))
+			goto out;
+		n = read(fd, buf, want);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -229,7 +250,8 @@ static int is_ascii(const char *s)
 	return 1;
 }
 
-static int pack_entries(struct archive *a, const char *dir, const struct pack_list *l)
+static int pack_entries(struct archive *a, const char *dir, const struct pack_list *l,
+			int (*stop)(void))
 {
 	struct archive_entry *e = archive_entry_new();
 	char *buf = xmalloc(CHUNK);
@@ -239,6 +261,8 @@ static int pack_entries(struct archive *a, const char *dir, const struct pack_li
 		die_oom();
 	for (size_t i = 0; i < l->n; i++) {
 		const struct pack_item *it = &l->v[i];
+		if (pack_stopped(stop))
+			goto out;
 		archive_entry_clear(e);
 		archive_entry_set_pathname(e, it->name);
 		archive_entry_set_filetype(e, it->is_dir ? AE_IFDIR : AE_IFREG);
@@ -265,7 +289,7 @@ static int pack_entries(struct archive *a, const char *dir, const struct pack_li
 		}
 		if (!it->is_dir) {
 			char *full = path_join(dir, it->name);
-			int r = pack_file(a, full, it, buf);
+			int r = pack_file(a, full, it, buf, stop);
 			free(full);
 			if (r < 0)
 				goto out;
@@ -369,15 +393,19 @@ static struct archive *pack_writer(int fd, int zst, const char *out)
 	return a;
 }
 
-/* Writes every entry of l into a temporary file's fd and closes the writer. 0 or -1. */
-static int pack_into(int fd, int zst, const char *dir, struct pack_list *l, const char *out)
+/*
+ * Writes every entry of l into a temporary file's fd and closes the writer;
+ * stops as soon as stop() says. 0 or -1.
+ */
+static int pack_into(int fd, int zst, const char *dir, struct pack_list *l, const char *out,
+		     int (*stop)(void))
 {
 	struct archive *a = pack_writer(fd, zst, out);
 	int ret = -1;
 
 	if (!a)
 		return -1;
-	if (pack_entries(a, dir, l) < 0)
+	if (pack_entries(a, dir, l, stop) < 0)
 		goto out;
 	if (archive_write_close(a) != ARCHIVE_OK) {
 		char why[WHY_MAX];
@@ -434,7 +462,60 @@ static int pack_publish(int *fd, const char *tmp, const char *out, const char *o
 	return 0;
 }
 
+/*
+ * The temporary file's name is OUT.tmp-PID-XXXXXX, so that a pack killed
+ * outright (SIGKILL, a power cut: nothing runs to remove its file) leaves
+ * a name that says whose it was. The next pack to the same OUT removes
+ * such files whose process is gone; one whose pid is alive (another pack
+ * under way, or a reused pid) is left alone. A named temporary file
+ * rather than O_TMPFILE: it works on every filesystem, and the pid in its
+ * name is what makes a leftover safe to remove.
+ */
+#define TMP_INFIX ".tmp-"
+/* Directory entries looked at for leftovers: bounded, even in a huge directory. */
+#define STALE_SCAN_MAX 100000
+
+/* The pid in name, if name is base + TMP_INFIX + PID + "-XXXXXX"; else 0. */
+static long tmp_owner(const char *name, const char *base)
+{
+	size_t n = strlen(base), k = strlen(TMP_INFIX);
+	const char *p;
+	long pid = 0;
+
+	if (strncmp(name, base, n) || strncmp(name + n, TMP_INFIX, k))
+		return 0;
+	for (p = name + n + k; *p >= '0' && *p <= '9' && pid < 10000000; p++)
+		pid = pid * 10 + (*p - '0');
+	return p > name + n + k && *p == '-' && strlen(p + 1) == 6 ? pid : 0;
+}
+
+static void remove_stale_tmps(const char *out_dir, const char *out)
+{
+	const char *slash = strrchr(out, '/');
+	const char *base = slash ? slash + 1 : out;
+	DIR *d = opendir(out_dir);
+	struct dirent *de;
+	size_t seen = 0;
+
+	if (!d)
+		return;
+	while ((de = readdir(d)) && seen++ < STALE_SCAN_MAX) {
+		long pid = tmp_owner(de->d_name, base);
+		if (pid <= 0 || pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		if (unlinkat(dirfd(d), de->d_name, 0) == 0)
+			warning("removed '%s/%s', left by an abev pack (pid %ld) that was killed",
+				out_dir, de->d_name, pid);
+	}
+	closedir(d);
+}
+
 int bundle_pack(const char *dir, const char *out)
+{
+	return bundle_pack_until(dir, out, NULL);
+}
+
+int bundle_pack_until(const char *dir, const char *out, int (*stop)(void))
 {
 	struct pack_list l = { NULL, 0, 0, 0 };
 	char *tmp = NULL, *out_dir = NULL;
@@ -444,7 +525,8 @@ int bundle_pack(const char *dir, const char *out)
 		goto out;
 	if (l.n)
 		qsort(l.v, l.n, sizeof(*l.v), item_cmp);
-	tmp = xasprintf("%s.tmp-XXXXXX", out);
+	remove_stale_tmps(out_dir, out);
+	tmp = xasprintf("%s" TMP_INFIX "%ld-XXXXXX", out, (long)getpid());
 	fd = mkstemp(tmp);
 	if (fd < 0) {
 		error("cannot create a temporary file next to '%s': %s", out, strerror(errno));
@@ -456,7 +538,8 @@ int bundle_pack(const char *dir, const char *out)
 		error("cannot set the mode of '%s': %s", tmp, strerror(errno));
 		goto out;
 	}
-	if (pack_into(fd, has_suffix(out, ".tar.zst"), dir, &l, out) < 0 ||
+	if (pack_into(fd, has_suffix(out, ".tar.zst"), dir, &l, out, stop) < 0 ||
+	    pack_stopped(stop) ||
 	    pack_publish(&fd, tmp, out, out_dir) < 0)
 		goto out;
 	ret = 0;
@@ -528,21 +611,46 @@ int bundle_named_like(const char *path)
 			return 1;
 	return 0;
 }
+/*
+ * How a bundle is read: libarchive reads the file, through its one zstd or
+ * gzip filter, as one raw stream (raw); the tar reader (a) reads that
+ * stream through tar_feed(). Two readers rather than one, so that once
+ * the tar reader has stopped at its end-of-archive marker, the rest of
+ * the decompressed stream can still be read — and must be zeros: GNU
+ * tar's -i (--ignore-zeros), or a second tar archive appended, would
+ * otherwise find entries there that nobody signed. tar_feed() hands on
+ * raw's own buffers (no copy) and keeps a copy of the last TAIL_MAX bytes
+ * it handed on before its current block: the tar reader reads ahead at
+ * most a 512-byte header across a block boundary, so what it looked at
+ * but did not consume is in that block and in those bytes.
+ */
+#define TAIL_MAX 4096
+/* The most zero bytes accepted after the tar's end blocks: record padding (tar -b 2048: 1 MiB). */
+#define TRAILER_MAX_BYTES (64u << 20)
 
 /* The state of one bundle_read(). */
 struct reader {
+	struct archive *raw;
 	struct archive *a;
 	const char *path;
 	struct strbuf name;
 	struct strbuf other;
 	char *err;
+	int raw_failed;                 /* the last failure was raw's */
+	uint64_t handed;                /* decompressed bytes handed to the tar reader */
+	const unsigned char *cur;       /* the last block handed (raw's buffer, still valid) */
+	size_t cur_len;
+	unsigned char tail[TAIL_MAX];   /* the last tail_len bytes handed before it */
+	size_t tail_len;
 };
 
 static int read_fail(struct reader *r, const char *what)
 {
-	const char *msg = archive_error_string(r->a);
-	int err = archive_errno(r->a);
+	struct archive *src = r->raw_failed ? r->raw : r->a;
+	const char *msg = archive_error_string(src);
+	int err = archive_errno(src);
 
+	free(r->err);
 	if (!msg || !*msg)
 		/* zlib and libzstd failures (a cut gzip trailer) arrive without a message. */
 		r->err = xasprintf("'%s' is a truncated or corrupt bundle: its compressed stream "
@@ -559,12 +667,32 @@ static int read_fail(struct reader *r, const char *what)
 	return -1;
 }
 
+/*
+ * Modes that extracting as root would make dangerous: setuid and setgid
+ * (a program that runs as its owner or group), sticky, and world-writable
+ * (anyone may change or plant files). Group-writable and executable
+ * entries are left to the owner's umask: stock tar carries them.
+ */
+static const char *mode_problem(mode_t perm)
+{
+	if (perm & S_ISUID)
+		return "setuid";
+	if (perm & S_ISGID)
+		return "setgid";
+	if (perm & S_ISVTX)
+		return "sticky";
+	if (perm & S_IWOTH)
+		return "world-writable";
+	return NULL;
+}
+
 /* Fills e from the header libarchive just read. */
 static void classify(struct reader *r, struct archive_entry *ae, struct bundle_entry *e)
 {
 	const char *p = archive_entry_pathname(ae);
 	mode_t type = archive_entry_filetype(ae);
-	const char *why;
+	mode_t perm = archive_entry_perm(ae);
+	const char *why, *bad_mode;
 
 	strbuf_reset(&r->name);
 	strbuf_reset(&r->other);
@@ -604,10 +732,25 @@ static void classify(struct reader *r, struct archive_entry *ae, struct bundle_e
 	/* A name problem outranks the type: the caller must see the name is unsafe. */
 	why = !p ? "not readable" : r->name.len > MAX_NAME ? "too long" :
 	      manifest_name_problem(r->name.buf);
+	e->unsafe_mode = NULL;
 	if (why && !e->is_root) {
 		strbuf_addf(&r->other, "unsafe name: %s", why);
 		e->type = BUNDLE_OTHER;
 		e->other = r->other.buf;
+		return;
+	}
+	/*
+	 * A dangerous mode is named even on the root entry: `tar -x` as root
+	 * gives the directory it extracts into the root entry's mode. (Other
+	 * kinds are refused whatever their mode; a symlink's is always 0777.)
+	 */
+	bad_mode = e->type == BUNDLE_OTHER ? NULL : mode_problem(perm);
+	if (bad_mode) {
+		if (!r->name.len)
+			strbuf_adds(&r->name, ".");
+		e->name = r->name.buf;
+		strbuf_addf(&r->other, "unsafe mode %04o (%s)", (unsigned)perm, bad_mode);
+		e->unsafe_mode = r->other.buf;
 	}
 }
 
@@ -648,39 +791,97 @@ static char *not_a_bundle(const char *path)
 			 "are %02x %02x%s)", path, m[0], n > 1 ? m[1] : 0, n > 2 ? " ..." : "");
 }
 
-/* Opens path as a tar under zstd or gzip. 0, or -1 with r->err set. */
+/* Appends the last bytes of buf[0..len) to r->tail, which keeps the last TAIL_MAX. */
+static void tail_keep(struct reader *r, const unsigned char *buf, size_t len)
+{
+	if (!len)
+		return;
+	if (len >= TAIL_MAX) {
+		memcpy(r->tail, buf + len - TAIL_MAX, TAIL_MAX);
+		r->tail_len = TAIL_MAX;
+	} else {
+		size_t keep = r->tail_len < TAIL_MAX - len ? r->tail_len : TAIL_MAX - len;
+		memmove(r->tail, r->tail + r->tail_len - keep, keep);
+		memcpy(r->tail + keep, buf, len);
+		r->tail_len = keep + len;
+	}
+}
+
+/* What the tar reader reads: raw's next block, handed on as it is. */
+static la_ssize_t tar_feed(struct archive *a, void *ctx, const void **out)
+{
+	struct reader *r = ctx;
+	const void *buf;
+	size_t len;
+	la_int64_t off;
+	int rc = archive_read_data_block(r->raw, &buf, &len, &off);
+
+	(void)a;
+	/* raw's previous block is gone from now on: keep its end. */
+	tail_keep(r, r->cur, r->cur_len);
+	r->cur = NULL;
+	r->cur_len = 0;
+	if (rc == ARCHIVE_EOF || (rc == ARCHIVE_OK && len == 0))
+		return 0;
+	if (rc != ARCHIVE_OK) {
+		r->raw_failed = 1;
+		return ARCHIVE_FATAL;
+	}
+	r->cur = buf;
+	r->cur_len = len;
+	r->handed += len;
+	*out = buf;
+	return (la_ssize_t)len;
+}
+
+/* One filter of ours over the stream, nothing stacked or missing. 0 or -1. */
+static int read_check_filter(struct reader *r, const char *path)
+{
+	int code = archive_filter_code(r->raw, 0);
+
+	if (archive_filter_count(r->raw) == 2 &&
+	    (code == ARCHIVE_FILTER_ZSTD || code == ARCHIVE_FILTER_GZIP))
+		return 0;
+	if (archive_filter_count(r->raw) < 2)
+		/* The magic said zstd or gzip, but too little follows for libarchive to take it. */
+		r->err = xasprintf("'%s' is not a bundle: the compressed stream holds no tar "
+				   "archive (it may be cut short)", path);
+	else
+		r->err = xasprintf("'%s' is not a bundle (expected one zstd or gzip layer over "
+				   "tar, found '%s')", path, archive_filter_name(r->raw, 0));
+	return -1;
+}
+
+/* Opens path, a zstd or gzip stream, as a tar under it. 0, or -1 with r->err set. */
 static int read_open(struct reader *r, const char *path)
 {
+	struct archive_entry *ae;
 	char why[WHY_MAX];
 
-	r->err = not_a_bundle(path);
-	if (r->err)
-		return -1;
+	r->raw = archive_read_new();
 	r->a = archive_read_new();
-	if (!r->a)
+	if (!r->raw || !r->a)
 		die_oom();
-	if (archive_read_support_format_tar(r->a) != ARCHIVE_OK ||
-	    archive_read_support_filter_zstd(r->a) != ARCHIVE_OK ||
-	    archive_read_support_filter_gzip(r->a) != ARCHIVE_OK) {
+	if (archive_read_support_format_raw(r->raw) != ARCHIVE_OK ||
+	    archive_read_support_filter_zstd(r->raw) != ARCHIVE_OK ||
+	    archive_read_support_filter_gzip(r->raw) != ARCHIVE_OK) {
+		r->err = xasprintf("cannot read '%s': %s", path, READ_WHY(r->raw, why));
+		return -1;
+	}
+	if (archive_read_support_format_tar(r->a) != ARCHIVE_OK) {
 		r->err = xasprintf("cannot read '%s': %s", path, READ_WHY(r->a, why));
 		return -1;
 	}
-	if (archive_read_open_filename(r->a, path, CHUNK) != ARCHIVE_OK)
+	r->raw_failed = 1;
+	if (archive_read_open_filename(r->raw, path, CHUNK) != ARCHIVE_OK ||
+	    archive_read_next_header(r->raw, &ae) != ARCHIVE_OK)
+		return read_fail(r, "opening it");
+	r->raw_failed = 0;
+	if (read_check_filter(r, path) < 0)
+		return -1;
+	if (archive_read_open(r->a, r, NULL, tar_feed, NULL) != ARCHIVE_OK)
 		return read_fail(r, "opening it");
 	return 0;
-}
-
-/* One filter of ours over the tar stream, nothing stacked or missing. 0 or -1. */
-static int read_check_filter(struct reader *r, const char *path)
-{
-	int code = archive_filter_code(r->a, 0);
-
-	if (archive_filter_count(r->a) == 2 &&
-	    (code == ARCHIVE_FILTER_ZSTD || code == ARCHIVE_FILTER_GZIP))
-		return 0;
-	r->err = xasprintf("'%s' is not a bundle (expected one zstd or gzip layer over tar, "
-			   "found '%s')", path, archive_filter_name(r->a, 0));
-	return -1;
 }
 
 /*
@@ -728,157 +929,256 @@ static int read_header(struct reader *r, struct archive_entry **ae)
 	return 1;
 }
 
-/* Closes and frees the reader; a failure there fails a read that went well. */
+/* Closes and frees both readers; a failure there fails a read that went well. */
 static int read_close(struct reader *r, const char *path, int ret)
 {
-	if (!r->a)
-		return ret;
-	if (archive_read_close(r->a) != ARCHIVE_OK && ret == 0) {
-		read_fail(r, "closing");
-		ret = -1;
+	struct archive *both[2] = { r->a, r->raw };
+
+	for (size_t i = 0; i < ARRAY_SIZE(both); i++) {
+		if (!both[i])
+			continue;
+		r->raw_failed = both[i] == r->raw;
+		if (archive_read_close(both[i]) != ARCHIVE_OK && ret == 0) {
+			read_fail(r, "closing");
+			ret = -1;
+		}
+		if (archive_read_free(both[i]) != ARCHIVE_OK && ret == 0) {
+			free(r->err);
+			r->err = xasprintf("cannot read bundle '%s'", path);
+			ret = -1;
+		}
 	}
-	if (archive_read_free(r->a) != ARCHIVE_OK && ret == 0) {
-		r->err = xasprintf("cannot read bundle '%s'", path);
-		ret = -1;
-	}
-	r->a = NULL;
+	r->a = r->raw = NULL;
 	return ret;
 }
 
-/* The most decompressed bytes read past the tar's end blocks to find where the stream ends. */
-#define TRAILER_MAX_BYTES (64u << 20)
-
-/*
- * Where the compressed stream of path ends, read raw (no tar): the bytes
- * of the file its filter consumed, or -1 with r->err. Bounded, so that a
- * bomb hidden after the tar's end costs no more than TRAILER_MAX_BYTES.
- */
-static int64_t stream_end(struct reader *r, const char *path, int64_t tar_bytes, char *buf)
+/* How many of p[0..n) are zeros before the first other byte (n when all are). */
+static size_t zeros_at(const unsigned char *p, size_t n)
 {
-	struct archive *a = archive_read_new();
-	struct archive_entry *ae;
-	int64_t out = 0, end = -1;
-	la_ssize_t n;
+	size_t i = 0;
 
-	if (!a)
-		die_oom();
-	if (archive_read_support_format_raw(a) != ARCHIVE_OK ||
-	    archive_read_support_filter_zstd(a) != ARCHIVE_OK ||
-	    archive_read_support_filter_gzip(a) != ARCHIVE_OK ||
-	    archive_read_open_filename(a, path, CHUNK) != ARCHIVE_OK ||
-	    archive_read_next_header(a, &ae) != ARCHIVE_OK) {
-		char why[WHY_MAX];
-		r->err = xasprintf("'%s' is a corrupt bundle (%s while reading to its end)", path,
-				   READ_WHY(a, why));
-		goto out;
-	}
-	while ((n = archive_read_data(a, buf, CHUNK)) > 0) {
-		out += n;
-		if (out - tar_bytes > (int64_t)TRAILER_MAX_BYTES) {
-			r->err = xasprintf("'%s' is a corrupt bundle: more than %u MiB of data after "
-					   "the end of its tar archive", path, TRAILER_MAX_BYTES >> 20);
-			goto out;
-		}
-	}
-	if (n < 0) {
-		char why[WHY_MAX];
-		r->err = xasprintf("'%s' is a corrupt bundle (%s while reading to its end)", path,
-				   READ_WHY(a, why));
-		goto out;
-	}
-	end = archive_filter_bytes(a, archive_filter_count(a) - 1);
-out:
-	archive_read_free(a);
-	return end;
+	if (n && p[0] == 0 && !memcmp(p, p + 1, n - 1))
+		return n;
+	while (i < n && p[i] == 0)
+		i++;
+	return i;
 }
 
 /*
- * Bytes after the compressed stream were not signed, and GNU tar (through
- * gzip) fails on them; libarchive's gzip reader stops at them without a
- * word. What the filter consumed is compared with the file's size; when
- * the tar reader stopped early (record padding after its end blocks), the
- * stream is read once more, raw, to find its end. 0, or -1 with r->err.
+ * Once the tar reader has read its end-of-archive marker: the rest of the
+ * decompressed stream, which must be zeros (record padding), at most
+ * TRAILER_MAX_BYTES of them. 0, or -1 with r->err.
  */
-static int read_check_end(struct reader *r, const char *path, char *buf)
+static int read_after_tar(struct reader *r, const char *path)
 {
-	int64_t used = archive_filter_bytes(r->a, archive_filter_count(r->a) - 1);
-	struct stat st;
+	la_int64_t consumed = archive_filter_bytes(r->a, 0);
+	uint64_t at, seen;
+	const void *buf;
+	size_t len;
+	la_int64_t off;
+	uint64_t cur_start = r->handed - r->cur_len;
+	int rc;
 
-	if (stat(path, &st) < 0) {
-		r->err = xasprintf("cannot stat '%s': %s", path, strerror(errno));
+	if (consumed < 0 || (uint64_t)consumed > r->handed ||
+	    (uint64_t)consumed + r->tail_len < cur_start) {
+		r->err = xasprintf("'%s': cannot check what follows its tar end-of-archive marker",
+				   path);
 		return -1;
 	}
-	if (used >= (int64_t)st.st_size)
-		return 0;
-	used = stream_end(r, path, archive_filter_bytes(r->a, 0), buf);
-	if (used < 0)
-		return -1;
-	if (used < (int64_t)st.st_size) {
-		r->err = xasprintf("'%s' is a corrupt bundle: %lld bytes after the end of its "
-				   "compressed stream, which nobody signed", path,
-				   (long long)(st.st_size - used));
-		return -1;
+	at = (uint64_t)consumed;
+	if (at < cur_start) {
+		size_t n = (size_t)(cur_start - at);
+		size_t z = zeros_at(r->tail + r->tail_len - n, n);
+		if (z < n) {
+			at += z;
+			goto data;
+		}
+		at = cur_start;
+	}
+	if (r->cur_len) {
+		size_t n = (size_t)(r->handed - at);
+		size_t z = zeros_at(r->cur + (at - cur_start), n);
+		at += z;
+		if (z < n)
+			goto data;
+	}
+	seen = at - (uint64_t)consumed;
+	while ((rc = archive_read_data_block(r->raw, &buf, &len, &off)) == ARCHIVE_OK && len) {
+		size_t z = zeros_at(buf, len);
+		at += z;
+		if (z < len)
+			goto data;
+		seen += len;
+		if (seen > TRAILER_MAX_BYTES) {
+			r->err = xasprintf("'%s' is a corrupt bundle: more than %u MiB after the end "
+					   "of its tar archive", path, TRAILER_MAX_BYTES >> 20);
+			return -1;
+		}
+	}
+	if (rc != ARCHIVE_OK && rc != ARCHIVE_EOF) {
+		r->raw_failed = 1;
+		return read_fail(r, "reading to its end");
 	}
 	return 0;
+data:
+	r->err = xasprintf("'%s' is a corrupt bundle: data after the tar end-of-archive marker "
+			   "(at byte %llu of the tar stream), which nobody signed; 'tar -i' would "
+			   "extract it", path, (unsigned long long)at);
+	return -1;
+}
+
+/*
+ * framing_scan() of one bundle. A gzip member can be walked only symbol by
+ * symbol (framing.c), which costs about a third of inflating it; so for
+ * gzip the walk runs on a thread of its own beside the reading, and on two
+ * cores adds little to the wall time. A zstd frame is walked by its block
+ * headers in a moment, before anything is decompressed.
+ */
+struct framing_job {
+	int fd;
+	uint64_t size;
+	int threaded;           /* running on tid */
+	pthread_t tid;
+	int ret;                /* framing_scan()'s */
+	struct framing f;
+	char *why;
+};
+#define FRAMING_JOB_INIT { .fd = -1 }
+
+static void *framing_worker(void *arg)
+{
+	struct framing_job *j = arg;
+
+	j->ret = framing_scan(j->fd, j->size, &j->f, &j->why);
+	return NULL;
+}
+
+/* Starts the scan of path, a zstd or gzip stream. 0, or -1 with r->err. */
+static int framing_start(struct reader *r, const char *path, struct framing_job *j)
+{
+	struct stat st;
+	unsigned char m = 0;
+
+	j->fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (j->fd < 0 || fstat(j->fd, &st) < 0 || pread(j->fd, &m, 1, 0) != 1) {
+		r->err = xasprintf("cannot read '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		r->err = xasprintf("'%s' is not a bundle: not a regular file", path);
+		return -1;
+	}
+	j->size = (uint64_t)st.st_size;
+	if (m == 0x1f && pthread_create(&j->tid, NULL, framing_worker, j) == 0)
+		j->threaded = 1;
+	else
+		framing_worker(j);
+	return 0;
+}
+
+/* The scan's word, once it has finished: what follows the stream, which outranks any other. */
+static const char *framing_found(struct framing_job *j)
+{
+	return !j->threaded && j->ret == 0 && j->f.end < j->size ? "found" : NULL;
+}
+
+/*
+ * Waits for the scan and ends it. Anything after the first zstd frame or
+ * gzip member replaces whatever else went wrong (or right): it is the
+ * finding. A scan that failed (a cut or malformed stream) counts only
+ * when the reading went well: the decompressor names such a stream
+ * better. Returns ret, or -1 with r->err.
+ */
+static int framing_finish(struct reader *r, const char *path, struct framing_job *j, int ret)
+{
+	char *msg = NULL;
+
+	if (j->threaded)
+		pthread_join(j->tid, NULL);
+	j->threaded = 0;
+	if (j->fd >= 0)
+		close(j->fd);
+	j->fd = -1;
+	if (j->ret < 0 && ret == 0)
+		msg = xasprintf("'%s' is a corrupt bundle: %s", path, j->why);
+	else if (j->ret == 0 && j->f.end < j->size && j->f.after)
+		msg = xasprintf("'%s' is a corrupt bundle: %s after the end of the archive (at "
+				"byte %llu of %llu), which nobody signed", path, j->f.after,
+				(unsigned long long)j->f.end, (unsigned long long)j->size);
+	else if (j->ret == 0 && j->f.end < j->size)
+		msg = xasprintf("'%s' is a corrupt bundle: %llu bytes after the end of its "
+				"compressed stream, which nobody signed", path,
+				(unsigned long long)(j->size - j->f.end));
+	free(j->why);
+	j->why = NULL;
+	if (!msg)
+		return ret;
+	free(r->err);
+	r->err = msg;
+	return -1;
 }
 
 int bundle_read(const char *path, void (*entry)(void *ctx, const struct bundle_entry *e),
 		void (*data)(void *ctx, const void *buf, size_t len), void *ctx, char **err)
 {
-	struct reader r = { NULL, path, STRBUF_INIT, STRBUF_INIT, NULL };
+	struct reader *r = xcalloc(1, sizeof(*r));
+	struct framing_job job = FRAMING_JOB_INIT;
 	char *buf = NULL;
 	uint64_t nentries = 0, total = 0;
-	int ret = -1, checked_filter = 0, more;
+	int ret = -1, more;
 
 	*err = NULL;
-	if (read_open(&r, path) < 0)
+	r->path = path;
+	strbuf_init(&r->name);
+	strbuf_init(&r->other);
+	r->err = not_a_bundle(path);
+	if (r->err || framing_start(r, path, &job) < 0 || framing_found(&job) ||
+	    read_open(r, path) < 0)
 		goto out;
 	buf = xmalloc(CHUNK);
 	for (;;) {
 		struct archive_entry *ae;
 		struct bundle_entry e;
 
-		more = read_header(&r, &ae);
+		more = read_header(r, &ae);
 		if (more <= 0) {
 			if (more < 0)
 				goto out;
 			break;
 		}
-		if (!checked_filter++ && read_check_filter(&r, path) < 0)
-			goto out;
 		if (++nentries > BUNDLE_MAX_ENTRIES) {
-			r.err = xasprintf("'%s' has more than %d entries; refusing to read on",
-					  path, BUNDLE_MAX_ENTRIES);
+			r->err = xasprintf("'%s' has more than %d entries; refusing to read on",
+					   path, BUNDLE_MAX_ENTRIES);
 			goto out;
 		}
-		classify(&r, ae, &e);
-		if (e.is_root)
+		classify(r, ae, &e);
+		if (e.is_root && !e.unsafe_mode)
 			continue;
 		/* The declared size bounds the work even for an entry whose data is skipped. */
 		if (e.size > BUNDLE_MAX_ENTRY_BYTES || e.size > BUNDLE_MAX_TOTAL_BYTES - total) {
-			r.err = xasprintf("'%s': entry '%s' is larger than a bundle may hold (%llu "
-					  "bytes)", path, e.name, (unsigned long long)e.size);
+			r->err = xasprintf("'%s': entry '%s' is larger than a bundle may hold (%llu "
+					   "bytes)", path, e.name, (unsigned long long)e.size);
 			goto out;
 		}
 		entry(ctx, &e);
 		if (e.type != BUNDLE_FILE)
 			total += e.size;
-		else if (read_entry_data(&r, buf, &total, data, ctx) < 0)
+		else if (read_entry_data(r, buf, &total, data, ctx) < 0)
 			goto out;
 	}
-	if (!checked_filter && read_check_filter(&r, path) < 0)
-		goto out;
-	if (read_check_end(&r, path, buf) < 0)
+	if (read_after_tar(r, path) < 0)
 		goto out;
 	ret = 0;
 out:
-	ret = read_close(&r, path, ret);
+	ret = read_close(r, path, ret);
+	ret = framing_finish(r, path, &job, ret);
 	free(buf);
-	strbuf_release(&r.name);
-	strbuf_release(&r.other);
+	strbuf_release(&r->name);
+	strbuf_release(&r->other);
 	if (ret < 0)
-		*err = r.err ? r.err : xasprintf("cannot read bundle '%s'", path);
+		*err = r->err ? r->err : xasprintf("cannot read bundle '%s'", path);
 	else
-		free(r.err);
+		free(r->err);
+	free(r);
 	return ret;
 }

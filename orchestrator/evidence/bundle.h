@@ -25,6 +25,15 @@
  */
 int bundle_pack(const char *dir, const char *out);
 /*
+ * bundle_pack() that stops, removing what it wrote, as soon as stop()
+ * (NULL: never) returns non-zero — for a caller whose signal handler
+ * records an interruption (proc_interrupted()). The temporary file beside
+ * out is removed on every way out that runs code; one left by a pack that
+ * was killed outright (its name holds the pid) is removed by the next pack
+ * to the same out once that pid is gone. 0 or -1 after error().
+ */
+int bundle_pack_until(const char *dir, const char *out, int (*stop)(void));
+/*
  * What bundle_pack() checks of out before it packs anything: the name's
  * extension, that it does not exist, that its directory is writable.
  * For checking options before a run. 0 or -1 after error().
@@ -45,8 +54,10 @@ struct bundle_entry {
 	const char *name;          /* normalised: no leading "./", no trailing '/' */
 	enum bundle_entry_type type;
 	const char *other;         /* for BUNDLE_OTHER: "symlink", "hardlink", "device", ... */
+	const char *unsafe_mode;   /* "unsafe mode 4755 (setuid)" and the like, or NULL */
 	uint64_t size;
-	int is_root;               /* the "./" or "." entry: the bundle itself; never handed on */
+	int is_root;               /* the "./" or "." entry: the bundle itself; handed on
+				    * (named ".") only when its mode is unsafe */
 };
 
 /*
@@ -54,9 +65,14 @@ struct bundle_entry {
  * BUNDLE_FILE then data(ctx, buf, len) for its content in order, then
  * data(ctx, NULL, 0) at its end. An entry with an unsafe name (absolute,
  * "..", control characters) is reported with type BUNDLE_OTHER and other
- * "unsafe name" rather than skipped, so that the caller names it. A
- * leading "./" (stock tar's `tar -C DIR -czf FILE .`) is taken off every
- * name, and the root entry itself is not handed on. Returns 0, or -1 with
+ * "unsafe name" rather than skipped, so that the caller names it. An
+ * entry whose mode would be dangerous to extract as root (setuid, setgid,
+ * sticky, world-writable) carries unsafe_mode. A leading "./" (stock
+ * tar's `tar -C DIR -czf FILE .`) is taken off every name, and the root
+ * entry itself is not handed on unless its mode is unsafe. Nothing after
+ * the archive is accepted: not a second zstd frame or gzip member, not a
+ * skippable frame, not data after the tar's end-of-archive marker other
+ * than zero padding, nor a gzip header comment or extra field. Returns 0, or -1 with
  * *err (caller frees) saying why: an empty file, not a zstd or gzip
  * stream, truncated or corrupt, over a cap.
  */

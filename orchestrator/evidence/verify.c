@@ -250,6 +250,11 @@ static void on_entry(void *ctx, const struct bundle_entry *e)
 
 	g->cur_meta = -2;
 	g->entries++;
+	if (e->unsafe_mode)
+		problem(g->out, e->name, "%s: extracting it as root would be dangerous",
+			e->unsafe_mode);
+	if (e->is_root)
+		return;
 	if (e->type == BUNDLE_DIR) {
 		add_dir(g, e->name);
 		return;

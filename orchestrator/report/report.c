@@ -74,6 +74,7 @@ static void set_header(struct tmpl_ctx *c, const struct report_input *in)
 	tmpl_set(c, "title", in->plan_name && *in->plan_name ? in->plan_name : "unnamed plan");
 	tmpl_set(c, "description", in->description);
 	tmpl_set_bool(c, "signed", in->signed_evidence);
+	tmpl_set_bool(c, "signature_unchecked", in->signature_unchecked);
 	tmpl_set(c, "status", status);
 	tmpl_set_bool(c, "running", !strcmp(status, "running"));
 	tmpl_set(c, "started", in->started_utc && *in->started_utc ? in->started_utc : "unknown");

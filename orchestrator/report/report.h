@@ -40,6 +40,7 @@ struct report_input {
 	const char *const *notes;        /* run-level remarks (slots lost, leftovers), may be NULL */
 	size_t nnotes;
 	int signed_evidence;             /* SHA256.sig will be written */
+	int signature_unchecked;         /* rendered again without checking the signature */
 	const char *evidence_dir;        /* as the user named it, for the verify commands */
 	const char *pubkey;              /* the signer's public key file (KEY.pub), or NULL */
 	const struct comparison *comparison; /* NULL while the run is going */

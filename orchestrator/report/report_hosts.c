@@ -186,7 +186,8 @@ char *report_hosts_render(const struct report_host *hosts, size_t n, int verifie
 	tmpl_set_bool(c, "acceptance", acceptance);
 	tmpl_set(c, "reference", hosts[0].comparison->reference);
 	tmpl_set(c, "verified", verified ? "verified against the given key before it was read"
-				       : "not verified (no --pubkey was given)");
+				       : "checked against its manifest SHA256 but not "
+					 "signature-checked (no --pubkey was given)");
 	host_rows(c, hosts, n);
 	tmpl_list(c, "groups");
 	for (size_t from = 0; from < n; from += REPORT_HOSTS_PER_TABLE)

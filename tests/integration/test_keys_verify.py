@@ -105,10 +105,46 @@ class KeysAndVerify(AbevTestCase):
         self.abev("run", self.plan(), "--out", self.path("ev"), "--unsigned", check=0)
         cp = self.abev("report", self.path("ev"))
         self.assertEqual(cp.returncode, 0, cp.stderr)
-        self.assertIn("was not verified", cp.stderr)
+        self.assertIn("matches its manifest SHA256 and is unsigned", cp.stderr)
         cp = self.abev("report", self.path("ev"), "--pubkey", pub)
         self.assertEqual(cp.returncode, EXIT_VERIFY, cp.stderr)
         self.assertIn("SHA256.sig", cp.stderr)
+
+    def test_report_export_compare_check_the_manifest_without_a_key(self):
+        """Without --pubkey the manifest is still checked (it needs no key):
+        tampered evidence is refused with exit 4 naming the file, intact signed
+        evidence is read with a note, and report.md says it was not
+        signature-checked where it says "Signed"."""
+        key, pub = self.keygen()
+        self.abev("run", self.plan(), "--out", self.path("ev"), "--key", key, check=0)
+        ev = self.path("ev")
+        with open(os.path.join(ev, "report.md"), encoding="utf-8") as f:
+            sealed = f.read()
+        cp = self.abev("report", ev)
+        self.assertEqual(cp.returncode, 0, cp.stderr)
+        self.assertIn("is not signature-checked", cp.stderr)
+        self.assertIn("Signed (not signature-checked: rendered again by `abev report` without "
+                      "`--pubkey`): `SHA256` lists", cp.stdout)
+        self.assertNotIn("Signed (not", sealed)
+        self.assertEqual(cp.stdout.replace(
+            " (not signature-checked: rendered again by `abev report` without `--pubkey`)", ""),
+            sealed)
+        self.assertEqual(self.abev("report", ev, "--pubkey", pub).stdout, sealed)
+        self.abev("compare", ev, ev, check=0)
+        shutil.copytree(ev, self.path("bad"))
+        bad = self.path("bad")
+        with open(os.path.join(bad, "result.json"), "a") as f:
+            f.write(" ")
+        for args in (("report", bad), ("export", bad, "--format", "csv"),
+                     ("export", bad, "--format", "hyperfine"), ("compare", ev, bad),
+                     ("compare", bad, ev)):
+            with self.subTest(args=args):
+                cp = self.abev(*args)
+                self.assertEqual(cp.returncode, EXIT_VERIFY, cp.stdout + cp.stderr)
+                self.assertIn("problem: result.json: content changed", cp.stderr)
+                self.assertIn("does not match its manifest SHA256", cp.stderr)
+                self.assertNotIn("Signed", cp.stdout)
+                self.assertEqual(cp.stdout, "")
 
     # ---- the signing key ------------------------------------------------------
 

@@ -212,6 +212,71 @@ class Sealed(AbevTestCase):
         cp = self.abev("pack", ev, "--out", self.path("a.tar.zst"))
         self.assertNotEqual(cp.returncode, 0, "pack overwrote an existing bundle")
 
+    def big_evidence(self, mib):
+        """Signed evidence plus an incompressible file of mib MiB, its manifest
+        remade without a signature (it verifies as unsigned)."""
+        ev = self.signed_run()
+        os.remove(os.path.join(ev, "SHA256.sig"))
+        with open(os.path.join(ev, "big.bin"), "wb") as f:
+            for _ in range(mib):
+                f.write(os.urandom(1 << 20))
+        names = []
+        for root, _, files in os.walk(ev):
+            names += [os.path.relpath(os.path.join(root, n), ev) for n in files
+                      if n != "SHA256"]
+        with open(os.path.join(ev, "SHA256"), "w") as m:
+            for n in sorted(names, key=lambda n: n.encode()):
+                with open(os.path.join(ev, n), "rb") as f:
+                    m.write(f"SHA256 ({n}) = {hashlib.sha256(f.read()).hexdigest()}\n")
+        self.abev("verify", ev, check=7)
+        return ev
+
+    def leftovers(self):
+        return [n for n in os.listdir(self.tmp) if ".tmp-" in n]
+
+    def test_pack_over_a_file_size_limit_leaves_nothing(self):
+        import resource
+        ev = self.big_evidence(4)
+        out = self.path("ev.tar.zst")
+
+        def limit():
+            resource.setrlimit(resource.RLIMIT_FSIZE, (256 * 1024, 256 * 1024))
+        cp = subprocess.run([ABEV, "pack", ev, "--out", out], capture_output=True, text=True,
+                            preexec_fn=limit, timeout=300)
+        self.assertEqual(cp.returncode, 3, cp.stderr)
+        self.assertIn("File too large", cp.stderr)
+        self.assertFalse(os.path.exists(out))
+        self.assertEqual(self.leftovers(), [])
+
+    def test_pack_interrupted_or_killed_leaves_nothing(self):
+        ev = self.big_evidence(128)
+        out = self.path("ev.tar.zst")
+        for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGKILL):
+            with self.subTest(sig=sig.name):
+                proc = subprocess.Popen([ABEV, "pack", ev, "--out", out], stdin=subprocess.DEVNULL,
+                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                deadline = time.monotonic() + 240
+                while not self.leftovers() and proc.poll() is None and time.monotonic() < deadline:
+                    time.sleep(0.005)
+                if proc.poll() is not None:
+                    proc.communicate()
+                    self.skipTest("the pack finished before it could be interrupted")
+                proc.send_signal(sig)
+                _, err = proc.communicate(timeout=240)
+                if sig == signal.SIGKILL:
+                    self.assertEqual(proc.returncode, -sig)
+                    self.assertEqual(len(self.leftovers()), 1)
+                    # The next pack to the same OUT removes it: its process is gone.
+                    cp = self.abev("pack", ev, "--out", out, check=0)
+                    self.assertIn("left by an abev pack (pid %d) that was killed" % proc.pid,
+                                  cp.stderr)
+                    self.abev("verify", out, check=7)
+                else:
+                    self.assertEqual(proc.returncode, 128 + sig, err)
+                    self.assertIn("interrupted", err)
+                    self.assertFalse(os.path.exists(out))
+                self.assertEqual(self.leftovers(), [])
+
     def test_run_bundle_option(self):
         key, pub = self.keygen()
         p = self.write_plan(helper_plan([("a", ["exit", "0"])]))
