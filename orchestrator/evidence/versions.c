@@ -21,7 +21,9 @@
 /*
  * Runs argv in cwd with envp (NULL: abev's own) through proc, in capture
  * mode: stdout (and stderr with merge_stderr, else /dev/null) into out,
- * the first cap bytes kept, no cgroup, METADATA_CMD_TIMEOUT_NS then SIGTERM
+ * the first cap bytes kept, in a cgroup of its own where the machine has
+ * cgroups (so that what it leaves behind is found and killed, also by the
+ * watchdog if abev dies), METADATA_CMD_TIMEOUT_NS then SIGTERM
  * to its group and SIGKILL a grace period later; whatever it leaves behind
  * is killed. An abev interrupt stops it like any child (PROC_INTERRUPTED).
  * Returns 0 with the outcome in *res (exec failure included; release it),
@@ -39,6 +41,7 @@ static int cmd_run(const char *const *argv, const char *const *envp, const char 
 		.capture = out,
 		.capture_max = cap,
 		.capture_stderr = merge_stderr,
+		.cgroup_name = "versions",
 	};
 
 	return proc_run(&spec, res);

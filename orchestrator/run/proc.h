@@ -106,6 +106,17 @@ struct proc_result {
 	struct proc_figures fig;
 	int64_t self_cpu_ns;       /* abev's own CPU time during the window */
 	unsigned leftovers_killed; /* descendants still alive after the child exited */
+	/*
+	 * Pauses inside the window, which its figures then include: how often
+	 * abev itself was stopped and continued (Ctrl-Z, SIGSTOP: it reaps
+	 * late), how often the child was (SIGSTOP or SIGTSTP to its group),
+	 * and how long the machine was suspended (CLOCK_BOOTTIME against
+	 * CLOCK_MONOTONIC; 0 under a millisecond).
+	 */
+	unsigned stops_abev, stops_child;
+	int64_t suspended_ns;
+	/* A second interrupt (or one during a timeout's grace) killed the group at once. */
+	int killed_early;
 	/* cgroup figures: valid when cgroup_reason == NULL */
 	int64_t cg_memory_peak_bytes; /* -1: not available (see cg_memory_note) */
 	int64_t cg_cpu_usage_ns;
