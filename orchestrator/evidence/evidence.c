@@ -215,6 +215,15 @@ static void load_into(cJSON *o, const struct invocation *inv)
 			 inv->system_cpu_wait_ns >= 0);
 	jadd_str(o, "cpus", inv->cpus);
 	jadd_int(o, "leftovers_killed", inv->leftovers_killed);
+	if (inv->stops_abev || inv->stops_child || inv->suspended_ns > 0) {
+		cJSON *p = jnew_object();
+		jadd_int(p, "abev_stops", inv->stops_abev);
+		jadd_int(p, "child_stops", inv->stops_child);
+		jadd_int(p, "suspended_ns", inv->suspended_ns);
+		jadd(o, "paused", p);
+	} else {
+		jadd(o, "paused", jnull());
+	}
 }
 
 /* Its test results: the pattern, the counts, each file, the failed names. */
@@ -330,6 +339,10 @@ static void resource_log(struct strbuf *sb, const struct invocation *inv)
 	if (inv->cpus)
 		strbuf_addf(sb, "cpus: %s\n", inv->cpus);
 	strbuf_addf(sb, "leftovers_killed: %u\n", inv->leftovers_killed);
+	if (inv->stops_abev || inv->stops_child || inv->suspended_ns > 0)
+		strbuf_addf(sb, "paused: abev stopped %u time(s), the command %u time(s), machine "
+			    "suspended %.3f s\n",
+			    inv->stops_abev, inv->stops_child, (double)inv->suspended_ns / 1e9);
 	for (int i = 0; i < 2; i++)
 		if (inv->logs[i].bytes_dropped > 0)
 			strbuf_addf(sb, "%s: truncated at %lld bytes, %lld bytes dropped\n",

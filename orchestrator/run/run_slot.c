@@ -189,6 +189,9 @@ static void inv_record(struct invocation *inv, const struct proc_result *res,
 	inv->timed_out = res->outcome == PROC_TIMED_OUT;
 	inv->exec_error = res->exec_error ? xstrdup(res->exec_error) : NULL;
 	inv->leftovers_killed = res->leftovers_killed;
+	inv->stops_abev = res->stops_abev;
+	inv->stops_child = res->stops_child;
+	inv->suspended_ns = res->suspended_ns;
 	inv->logs[0] = (struct invocation_log){ res->out.bytes_written, res->out.bytes_dropped };
 	inv->logs[1] = (struct invocation_log){ res->err.bytes_written, res->err.bytes_dropped };
 	if (res->outcome != PROC_EXEC_FAILED) {

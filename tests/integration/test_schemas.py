@@ -29,7 +29,7 @@ INVOCATION = {
     "max_foreign_cpu": 0.5, "cpu_wait_ns": 10, "cpu_wait_pct": 1.0,
     "cpu_wait_source": "cgroup", "cpu_wait_note": None, "max_cpu_wait_pct": 10,
     "system_cpu_wait_ns": 20, "cpus": None,
-    "leftovers_killed": 0,
+    "leftovers_killed": 0, "paused": None,
     "overlaps": {"processes": [{"kind": "exclusive", "pid": 812, "command": "dotnet test x.dll",
                                 "pattern": "dotnet test*", "evidence": None}], "unnamed": 0},
     "cgroup": {"memory_peak_bytes": None, "cpu_usage_ns": 30},

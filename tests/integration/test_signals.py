@@ -258,6 +258,65 @@ class SecondInterrupt(AbevTestCase):
                 self.assertFalse(pid_alive(pid), f"process {pid} survived")
 
 
+class Pauses(AbevTestCase):
+    """A run whose window holds a stop (Ctrl-Z of abev, SIGSTOP/SIGTSTP of
+    the command) measured the pause too: it is discarded and repeated, and
+    its record says why."""
+
+    def run_paused(self, pause):
+        pidfile = self.path("pid")
+        plan = helper_plan([("a", ["sleep-pid", pidfile, "2000"])],
+                           load={"max_cpu_wait_pct": 100, "max_foreign_cpu": 64,
+                                 "max_repeats": 1})
+        p = self.write_plan(plan)
+        proc = subprocess.Popen([ABEV, "run", p, "--out", self.path("ev"), "--unsigned"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                stdin=subprocess.DEVNULL)
+        try:
+            self.assertTrue(wait_for_file(pidfile), "the command never started")
+            with open(pidfile) as f:
+                child = int(f.read())
+            pause(proc.pid, child)
+            out, err = proc.communicate(timeout=300)
+        finally:
+            if proc.poll() is None:
+                os.kill(proc.pid, signal.SIGCONT)
+                proc.kill()
+                proc.communicate()
+        err = err.decode(errors="replace")
+        self.assertEqual(proc.returncode, 0, err)
+        res = self.load("ev", "result.json")
+        invs = res["invocations"]
+        self.assertEqual([(i["status"], i["attempt"]) for i in invs],
+                         [("discarded", 1), ("ok", 2)], err)
+        self.assertIn("paused during the run", invs[0]["reason"])
+        self.assertIsNone(invs[1]["paused"])
+        load = [g for g in invs[0]["guards"] if g["guard"] == "load"][0]
+        self.assertEqual(load["verdict"], "fail")
+        self.assertIn("its figures include the pause", load["reason"])
+        return invs[0]
+
+    def test_abev_stopped_and_continued(self):
+        def pause(abev, child):
+            # SIGSTOP: a SIGTSTP to a process group without a terminal may be discarded.
+            os.kill(abev, signal.SIGSTOP)
+            time.sleep(0.3)
+            os.kill(abev, signal.SIGCONT)
+        inv = self.run_paused(pause)
+        self.assertGreaterEqual(inv["paused"]["abev_stops"], 1)
+        self.assertIn("abev was stopped and continued", inv["reason"])
+
+    def test_command_stopped_and_continued(self):
+        def pause(abev, child):
+            os.killpg(child, signal.SIGTSTP)
+            time.sleep(0.3)
+            os.killpg(child, signal.SIGCONT)
+        inv = self.run_paused(pause)
+        self.assertGreaterEqual(inv["paused"]["child_stops"], 1)
+        self.assertEqual(inv["paused"]["abev_stops"], 0)
+        self.assertIn("the command was stopped", inv["reason"])
+
+
 class Output(AbevTestCase):
     def test_closed_stdout_does_not_stop_the_run(self):
         p = self.write_plan(helper_plan([("a", ["exit", "0"]), ("b", ["exit", "0"])], runs=2))
