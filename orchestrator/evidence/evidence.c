@@ -672,6 +672,16 @@ int evidence_write_run(const char *root, const struct run_header *hdr, enum run_
 	else
 		jadd(peers, "waited_seconds", jnull());
 	jadd(o, "peers", peers);
+	if (hdr->run_as_user) {
+		cJSON *ra = jnew_object();
+		jadd_str(ra, "user", hdr->run_as_user);
+		jadd_int(ra, "uid", hdr->run_as_uid);
+		jadd_int(ra, "gid", hdr->run_as_gid);
+		jadd_str(ra, "from", hdr->run_as_from);
+		jadd(o, "run_as", ra);
+	} else {
+		jadd(o, "run_as", jnull());
+	}
 	jadd(o, "variants", str_array(hdr->variant_names, hdr->nvariants));
 	jadd_int(o, "planned", hdr->planned);
 	jadd_int(o, "executed", (int64_t)(ninvs + hdr->left_out));

@@ -24,6 +24,7 @@
 #include "proc.h"
 #include "proc_io.h"
 #include "proc_signal.h"
+#include "proc_user.h"
 #include "cgroup.h"
 #include "cpuwait.h"
 #include "cpulist.h"
@@ -62,7 +63,7 @@ extern char **environ;
 #define PROC_STAT_MAX 1024
 
 /* What the child reports over the error pipe before it gives up. */
-enum child_stage { STAGE_CHDIR = 1, STAGE_REDIRECT, STAGE_AFFINITY, STAGE_EXEC };
+enum child_stage { STAGE_USER = 1, STAGE_CHDIR, STAGE_REDIRECT, STAGE_AFFINITY, STAGE_EXEC };
 struct child_error {
 	int stage;
 	int err;
@@ -133,7 +134,7 @@ char **proc_exec_candidates(const char *argv0, const char *const *envp)
  */
 ABEV_NORETURN static void child_main(const struct proc_spec *spec, char *const *argv,
 				     char *const *envp, char *const *cands, const cpu_set_t *cpus,
-				     pid_t parent, int go_rd, int go_wr, int err_wr, int fd_in,
+				     const struct proc_user *user, pid_t parent, int go_rd, int go_wr, int err_wr, int fd_in,
 				     int fd_out, int fd_err)
 {
 	struct child_error ce = { 0, 0 };
@@ -153,13 +154,6 @@ ABEV_NORETURN static void child_main(const struct proc_spec *spec, char *const *
 	sigprocmask(SIG_SETMASK, &none, NULL);
 
 	setpgid(0, 0);
-	/*
-	 * The child dies with abev, however abev dies (the watchdog takes care
-	 * of the child's own children). Had abev died before the prctl(), the
-	 * child was re-parented already and would never get the signal: look.
-	 */
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid() != parent)
-		_exit(127);
 	/* Close our copy of the write end, so that a dead parent means EOF here. */
 	close(go_wr);
 	/*
@@ -173,7 +167,10 @@ ABEV_NORETURN static void child_main(const struct proc_spec *spec, char *const *
 		go_rd = fcntl(go_rd, F_DUPFD_CLOEXEC, 3);
 	if (err_wr <= 2)
 		err_wr = fcntl(err_wr, F_DUPFD_CLOEXEC, 3);
-	if (spec->cwd && chdir(spec->cwd) < 0) {
+	if (user && proc_user_switch(user) < 0) {
+		ce.stage = STAGE_USER;
+		ce.err = errno;
+	} else if (spec->cwd && chdir(spec->cwd) < 0) {
 		ce.stage = STAGE_CHDIR;
 		ce.err = errno;
 	} else if (dup2(fd_in, 0) < 0 || dup2(fd_out, 1) < 0 || dup2(fd_err, 2) < 0) {
@@ -183,6 +180,14 @@ ABEV_NORETURN static void child_main(const struct proc_spec *spec, char *const *
 		ce.stage = STAGE_AFFINITY;
 		ce.err = errno;
 	}
+	/*
+	 * The child dies with abev, however abev dies (the watchdog takes care
+	 * of the child's own children). After the switch of user, which clears
+	 * the setting. Had abev died before the prctl(), the child was
+	 * re-parented already and would never get the signal: look.
+	 */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid() != parent)
+		_exit(127);
 #ifdef SYS_close_range
 	/* Whatever else abev has open must not leak into the measured program. */
 	(void)syscall(SYS_close_range, 3U, ~0U, 4U /* CLOSE_RANGE_CLOEXEC */);
@@ -589,7 +594,12 @@ static void result_init(struct proc_result *res)
 
 static char *exec_error_text(const struct proc_spec *spec, const struct child_error *ce)
 {
+	const struct proc_user *u = proc_run_as_user();
+
 	switch (ce->stage) {
+	case STAGE_USER:
+		return xasprintf("cannot run as user '%s' (run_as): %s", u ? u->name : "?",
+				 strerror(ce->err));
 	case STAGE_CHDIR:
 		return xasprintf("cannot change directory to '%s': %s", spec->cwd,
 				 strerror(ce->err));
@@ -783,7 +793,8 @@ static int spawn(const struct proc_spec *spec, struct run *r)
 	pid = fork_into(r->cg_fd, &placed);
 	if (pid == 0)
 		child_main(spec, (char *const *)spec->argv, r->envp, r->cands,
-			   spec->cpus ? &r->cpus : NULL, r->self, r->go[0], r->go[1], r->errp[1],
+			   spec->cpus ? &r->cpus : NULL, spec->as_abev ? NULL : proc_run_as_user(),
+			   r->self, r->go[0], r->go[1], r->errp[1],
 			   r->fd_in, r->fd_out, r->fd_err);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (pid < 0)

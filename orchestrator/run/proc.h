@@ -74,6 +74,11 @@ struct proc_spec {
 	int64_t grace_ns;          /* SIGTERM -> SIGKILL delay */
 	const char *cgroup_name;   /* NULL: no cgroup attempted */
 	const struct cpulist *cpus;/* CPUs the child may run on (borrowed); NULL: abev's own */
+	/*
+	 * Run as abev itself even when proc_run_as() set a user: for abev's
+	 * own look at the checkout (git), never for the plan's commands.
+	 */
+	int as_abev;
 	/* Called about every 100 ms while the child runs (may be NULL). */
 	void (*tick)(void *arg, int64_t elapsed_ns);
 	void *tick_arg;
@@ -154,6 +159,42 @@ const char *proc_signal_name(int sig);
  * arrives; 0 otherwise. Calls tick as proc_run() does (elapsed counts up).
  */
 int proc_sleep(int64_t ns, void (*tick)(void *, int64_t), void *arg);
+
+/*
+ * The user the children run as (`run_as`): looked up before anything
+ * runs, switched to in the child before exec (setgroups with the user's
+ * groups, setgid, setuid), so that the commands cannot read what only
+ * root may (the signing key) nor write the evidence outside their run
+ * directory.
+ */
+struct proc_user {
+	char *name;
+	uid_t uid;
+	gid_t gid;
+	gid_t *groups;     /* supplementary groups, as initgroups() would set them */
+	int ngroups;
+};
+#define PROC_USER_INIT { NULL, 0, 0, NULL, 0 }
+
+/* Looks name up (getpwnam, getgrouplist). 0, or -1 without a message: no such user. */
+int proc_user_lookup(struct proc_user *u, const char *name);
+void proc_user_release(struct proc_user *u);
+/*
+ * From now on every child proc_run() starts (but those with as_abev) runs
+ * as u (copied); NULL: as abev. Only root can: otherwise -1 after error().
+ */
+int proc_run_as(const struct proc_user *u);
+/* The user set by proc_run_as(), or NULL. Borrowed, valid until the next call. */
+const struct proc_user *proc_run_as_user(void);
+/*
+ * Hands a run directory to that user (fchown of the directory itself,
+ * opened without following a link) so that its child can write there,
+ * and back to abev once the child is gone (revoke: what the child made
+ * inside stays its own). Both do nothing without a user. 0 or -1 after
+ * error().
+ */
+int proc_run_as_grant(const char *dir);
+int proc_run_as_revoke(const char *dir);
 
 /*
  * Runs the child to completion. Returns 0 when the outcome is recorded in

@@ -354,7 +354,8 @@ static int run_one(struct run_state *st, const struct sched_slot *slot, unsigned
 
 	inv_init(st, slot, attempt, inv);
 	abs_dir = path_join(st->root, inv->dir);
-	if (mkdir_p(abs_dir) < 0)
+	/* Under run_as the child may write its own directory, and nothing else of the evidence. */
+	if (mkdir_p(abs_dir) < 0 || proc_run_as_grant(abs_dir) < 0)
 		goto out;
 	struct plan_vars vars = { abs_dir, v->name, slot->warmup ? "warmup" : "run", slot->round };
 	if (inv_expand(plan, v, &vars, inv) < 0)
@@ -369,7 +370,7 @@ static int run_one(struct run_state *st, const struct sched_slot *slot, unsigned
 			goto out;
 		}
 	}
-	if (run_process(st, v, env, abs_dir, inv, &signo) < 0)
+	if (run_process(st, v, env, abs_dir, inv, &signo) < 0 || proc_run_as_revoke(abs_dir) < 0)
 		goto out;
 	if (inv->status == INV_INTERRUPTED) {
 		st->interrupt = signo;
