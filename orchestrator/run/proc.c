@@ -895,9 +895,10 @@ static int follow_child(const struct proc_spec *spec, struct run *r)
 		res->interrupt_signal = proc_interrupted();
 	finish_stop(r, spec, r->start);
 	if (r->killed_early)
-		warning("%s again: process group %ld was killed (SIGKILL) without waiting out "
+		warning("%s: process group %ld was killed at once (SIGKILL), without waiting out "
 			"the grace period",
-			proc_signal_name(proc_interrupted()), (long)r->pid);
+			r->reason == STOP_TIMEOUT ? "interrupted during a timeout" : "interrupted again",
+			(long)r->pid);
 	res->killed_early = r->killed_early;
 	clean_leftovers(r);
 	proc_io_drain_rest(r->sinks);
