@@ -235,6 +235,7 @@ static const char example_text[] =
 	"  ],\n"
 	"  \"load\": { \"max_cpu_wait_pct\": 10, \"max_foreign_cpu\": 0.5, \"max_repeats\": 2,\n"
 	"            \"exclusive\": [\"dotnet test*\", \"*k6 run*\"] },\n"
+	"  \"run_as\": \"nobody\",\n"
 	"  \"allowed_exit_codes\": [0, 1],\n"
 	"  \"versions\": { \"sdk\": [\"dotnet\", \"--version\"] },\n"
 	"  \"reference\": \"baseline\",\n"

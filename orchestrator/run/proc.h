@@ -12,9 +12,12 @@
  *
  * It owns abev's signal handling: SIGHUP, SIGINT, SIGQUIT, SIGTERM,
  * SIGUSR1 and SIGUSR2 each set the interrupt flag (the first one wins),
- * stop a running child's group and are reported as PROC_INTERRUPTED;
+ * stop a running child's group and are reported as PROC_INTERRUPTED (a
+ * second one kills the group at once); SIGCONT counts abev's own stops;
  * SIGPIPE and SIGXFSZ are ignored, so that the write fails with EPIPE or
- * EFBIG and is reported where it happens. It does not know about plans or
+ * EFBIG and is reported where it happens. Every child dies with abev
+ * (PR_SET_PDEATHSIG, and a watchdog for the rest of its tree) and runs as
+ * the run_as user when one is set. It does not know about plans or
  * evidence.
  */
 #ifndef ABEV_PROC_H
@@ -146,8 +149,10 @@ struct proc_result {
 /*
  * Must be called once before the first proc_run(), as early as possible
  * (a signal before it kills abev the default way): installs the signal
- * handlers, ignores SIGPIPE and SIGXFSZ, makes abev a child subreaper so
- * orphans come back to it. Returns 0 or -1. A second call does nothing.
+ * handlers, ignores SIGPIPE and SIGXFSZ, forks the watchdog (abev waits
+ * for it at exit; without one a warning says so and the run goes on),
+ * makes abev a child subreaper so orphans come back to it. Returns 0 or
+ * -1. A second call does nothing.
  */
 int proc_setup(void);
 /* Non-zero once an interrupt signal has reached abev (the first one's number). */
