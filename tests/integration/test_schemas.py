@@ -48,6 +48,7 @@ RUN = {
                  "max_cpu_wait_pct": 10, "max_cpu_wait_pct_from": "default", "cpus": None,
                  "max_repeats": 2, "exclusive": ["dotnet test*"]},
     "peers": {"lock_dir": "/run/lock/abev", "wait": False, "waited_seconds": None},
+    "run_as": None,
     "variants": ["baseline"], "planned": 1, "executed": 1, "abev_max_rss_bytes": 1 << 20,
     "notes": [],
     "report": {"reproduce": "abev run plan.json --out NEW_DIR --unsigned", "cwd": "/w",
