@@ -50,6 +50,8 @@ struct load_figures {
 	double max_foreign_cpu;
 	const char *overlap;           /* what else ran meanwhile (load.exclusive, another
 	                                  abev; overlap_describe()), or NULL: borrowed */
+	const char *paused;            /* the run's pauses (invocation_pauses_describe()),
+	                                  or NULL: borrowed */
 };
 void guard_load(const struct load_figures *f, struct guard_result *out);
 

@@ -39,7 +39,9 @@ void guard_load(const struct load_figures *f, struct guard_result *out)
 			    f->max_foreign_cpu);
 	if (f->overlap)
 		strbuf_addf(&sb, "; %s", f->overlap);
-	if (wait_over || foreign_over || f->overlap)
+	if (f->paused)
+		strbuf_addf(&sb, "; %s", f->paused);
+	if (wait_over || foreign_over || f->overlap || f->paused)
 		out->verdict = GUARD_FAIL;
 	else if (wait_known || foreign_judged)
 		out->verdict = GUARD_PASS;

@@ -23,6 +23,7 @@
 #include "plan.h"
 #include "plan_check.h"
 #include "plan_json.h"
+#include "proc.h"
 #include "quick.h"
 #include "runner.h"
 #include "seal.h"
@@ -33,13 +34,13 @@ static const char run_synopsis[] =
 	"usage: abev run PLAN --out DIR (--key KEY.key | --unsigned) [--bundle FILE]\n"
 	"                [--passphrase-file F | --passphrase-env VAR] [--insecure-key-mode]\n"
 	"                [--host-label LABEL] [--max-cpu-wait-pct P] [--wait] [--quiet]\n"
-	"                [--json] [--dry-run]\n";
+	"                [--run-as USER] [--json] [--dry-run]\n";
 
 const char run_usage[] =
 	"usage: abev run PLAN --out DIR (--key KEY.key | --unsigned) [--bundle FILE]\n"
 	"                [--passphrase-file F | --passphrase-env VAR] [--insecure-key-mode]\n"
 	"                [--host-label LABEL] [--max-cpu-wait-pct P] [--wait] [--quiet]\n"
-	"                [--json] [--dry-run]\n"
+	"                [--run-as USER] [--json] [--dry-run]\n"
 	"\n"
 	"Runs every variant of PLAN (a JSON plan, schema \"abev.plan/1\") as fresh\n"
 	"processes: warmups first (never counted), then the recorded runs in the\n"
@@ -87,6 +88,8 @@ const char run_usage[] =
 	"  --wait          take turns with other abev runs on this host; without it a\n"
 	"                  recorded run that overlaps one (or a load.exclusive match)\n"
 	"                  is discarded and repeated (abev(1), OTHER RUNS)\n"
+	"  --run-as USER   run every command of the plan as USER, with its groups\n"
+	"                  (abev must run as root); overrides the plan's run_as\n"
 	"  -q, --quiet     print only the decision line and the evidence path\n"
 	"  --json          print the comparison (result.json's \"comparison\") as JSON on\n"
 	"                  stdout; the other lines go to stderr\n"
@@ -109,15 +112,18 @@ const char run_usage_tail[] =
 	"second later SIGKILL, and metadata.json records \"timed out\".\n"
 	"\n"
 	"Signals: SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1 and SIGUSR2 each stop the\n"
-	"running process group (the plan's grace period, then SIGKILL), and the\n"
-	"evidence is written, marked \"interrupted\" with the signal's name, and sealed;\n"
-	"this holds at any point, also during the versions commands or after the last\n"
-	"invocation (while sealing or packing: then every invocation finished and a\n"
-	"note says so). abev exits 128+N. SIGPIPE and SIGXFSZ are ignored: a closed\n"
-	"stdout (abev run ... | head) is reported and the run goes on; a write over\n"
-	"the file-size limit is an error (exit 3), the evidence is still sealed and\n"
-	"result.json's notes name what is missing (status \"running\": result.json\n"
-	"itself could not be written).\n"
+	"running process group (the plan's grace period, then SIGKILL; a second signal\n"
+	"kills it at once), and the evidence is written, marked \"interrupted\" with\n"
+	"the signal's name, and sealed; this holds at any point, also during the\n"
+	"versions commands or after the last invocation (while sealing or packing:\n"
+	"then every invocation finished and a note says so). abev exits 128+N.\n"
+	"SIGPIPE and SIGXFSZ are ignored: a closed stdout (abev run ... | head) is\n"
+	"reported and the run goes on; a write over the file-size limit is an error\n"
+	"(exit 3), the evidence is still sealed and result.json's notes name what is\n"
+	"missing (status \"running\": result.json itself could not be written). abev\n"
+	"killed by SIGKILL takes its commands along (a watchdog process kills their\n"
+	"process group and cgroups); a run during which abev or its command was\n"
+	"stopped (Ctrl-Z, SIGSTOP) is discarded and repeated.\n"
 	"\n" EXIT_CODES_TEXT;
 
 static const char bench_synopsis[] =
@@ -216,6 +222,7 @@ static char *pub_for_key(const char *key)
 /* What `abev run` and `abev bench` share of their options. All borrowed. */
 struct run_args {
 	const char *out, *key_path, *bundle, *pass_file, *pass_env, *host_label, *max_wait;
+	const char *run_as;    /* --run-as USER */
 	int quiet, json, unsigned_ok, dry_run, wait, insecure_key;
 	char *out_owned;       /* out as checked (run_args_check()); freed by the command */
 	int out_made;          /* out was made by the command (abev bench's default) */
@@ -262,6 +269,21 @@ static int run_args_check(struct run_args *a, const char *synopsis)
 	return 0;
 }
 
+/* Every command of the plan runs as its run_as user (checked by plan_check()). 0 or -1. */
+static int set_run_as(const struct plan *plan)
+{
+	struct proc_user u = PROC_USER_INIT;
+	int ret;
+
+	if (!plan->run_as)
+		return proc_run_as(NULL);
+	if (proc_user_lookup(&u, plan->run_as) < 0)
+		return error("run_as: no user '%s' on this machine", plan->run_as);
+	ret = proc_run_as(&u);
+	proc_user_release(&u);
+	return ret;
+}
+
 /*
  * Runs a loaded plan as `abev run` does (abev bench too): the evidence,
  * the decision and its exit code. plan_shown is the plan file the report's
@@ -279,9 +301,15 @@ static int run_plan(struct plan *plan, const struct run_args *a, const char *pla
 		plan->max_cpu_wait_pct = a->max_wait_pct;
 		plan->max_cpu_wait_pct_from = "--max-cpu-wait-pct";
 	}
+	if (a->run_as) {
+		free(plan->run_as);
+		plan->run_as = xstrdup(a->run_as);
+		plan->run_as_from = "--run-as";
+	}
 	/* What the plan names on this machine: all of it for a dry run, cwd before a run. */
 	/* Assemblies too: one that matches nothing is the plan's error, not the machine's. */
-	if (plan_check(plan, a->dry_run ? PLAN_CHECK_ALL : PLAN_CHECK_ASSEMBLIES) < 0)
+	if (plan_check(plan, a->dry_run ? PLAN_CHECK_ALL : PLAN_CHECK_ASSEMBLIES) < 0 ||
+	    set_run_as(plan) < 0)
 		return EXIT_USAGE;
 	if (a->dry_run) {
 		/* With --json stdout carries the expanded plan alone. */
@@ -317,6 +345,10 @@ static int run_plan(struct plan *plan, const struct run_args *a, const char *pla
 			strbuf_addf(&cmd, " --host-label %s", a->host_label);
 		if (a->max_wait)
 			strbuf_addf(&cmd, " --max-cpu-wait-pct %s", a->max_wait);
+		if (a->run_as) {
+			strbuf_adds(&cmd, " --run-as ");
+			strbuf_add_sh(&cmd, a->run_as);
+		}
 		reproduce = strbuf_detach(&cmd, NULL);
 	}
 	memset(&opt, 0, sizeof(opt));
@@ -366,6 +398,7 @@ int cmd_run(int argc, char **argv)
 		{ "--passphrase-env", NULL, NULL, &a.pass_env },
 		{ "--host-label", NULL, NULL, &a.host_label },
 		{ "--max-cpu-wait-pct", NULL, NULL, &a.max_wait },
+		{ "--run-as", NULL, NULL, &a.run_as },
 	};
 	size_t npos;
 	struct plan plan = PLAN_INIT;

@@ -217,6 +217,15 @@ static void load_into(cJSON *o, const struct invocation *inv)
 			 inv->system_cpu_wait_ns >= 0);
 	jadd_str(o, "cpus", inv->cpus);
 	jadd_int(o, "leftovers_killed", inv->leftovers_killed);
+	if (inv->stops_abev || inv->stops_child || inv->suspended_ns > 0) {
+		cJSON *p = jnew_object();
+		jadd_int(p, "abev_stops", inv->stops_abev);
+		jadd_int(p, "child_stops", inv->stops_child);
+		jadd_int(p, "suspended_ns", inv->suspended_ns);
+		jadd(o, "paused", p);
+	} else {
+		jadd(o, "paused", jnull());
+	}
 }
 
 /* Its test results: the pattern, the counts, each file, the failed names. */
@@ -332,6 +341,10 @@ static void resource_log(struct strbuf *sb, const struct invocation *inv)
 	if (inv->cpus)
 		strbuf_addf(sb, "cpus: %s\n", inv->cpus);
 	strbuf_addf(sb, "leftovers_killed: %u\n", inv->leftovers_killed);
+	if (inv->stops_abev || inv->stops_child || inv->suspended_ns > 0)
+		strbuf_addf(sb, "paused: abev stopped %u time(s), the command %u time(s), machine "
+			    "suspended %.3f s\n",
+			    inv->stops_abev, inv->stops_child, (double)inv->suspended_ns / 1e9);
 	for (int i = 0; i < 2; i++)
 		if (inv->logs[i].bytes_dropped > 0)
 			strbuf_addf(sb, "%s: truncated at %lld bytes, %lld bytes dropped\n",
@@ -662,6 +675,16 @@ int evidence_write_run(const struct dirat *root, const struct run_header *hdr, e
 	else
 		jadd(peers, "waited_seconds", jnull());
 	jadd(o, "peers", peers);
+	if (hdr->run_as_user) {
+		cJSON *ra = jnew_object();
+		jadd_str(ra, "user", hdr->run_as_user);
+		jadd_int(ra, "uid", hdr->run_as_uid);
+		jadd_int(ra, "gid", hdr->run_as_gid);
+		jadd_str(ra, "from", hdr->run_as_from);
+		jadd(o, "run_as", ra);
+	} else {
+		jadd(o, "run_as", jnull());
+	}
 	jadd(o, "variants", str_array(hdr->variant_names, hdr->nvariants));
 	jadd_int(o, "planned", hdr->planned);
 	jadd_int(o, "executed", (int64_t)(ninvs + hdr->left_out));

@@ -44,6 +44,9 @@ struct run_header {
 	const char *lock_dir;    /* where other abev runs are seen (peers.h), or NULL */
 	int wait;                /* --wait */
 	int64_t waited_ns;       /* time spent waiting for them; -1: not asked to */
+	const char *run_as_user; /* the user the commands ran as (run_as), or NULL */
+	const char *run_as_from; /* "plan" or "--run-as" */
+	int64_t run_as_uid, run_as_gid;
 	const char *abev_version;
 	const char *started_utc;
 	const char *ended_utc;   /* "" while running */

@@ -59,6 +59,26 @@ double invocation_cpu_wait_pct(const struct invocation *inv)
 	return round((double)inv->cpu_wait_ns * 100.0 / (double)inv->fig.wall_ns * 1e4) / 1e4;
 }
 
+char *invocation_pauses_describe(const struct invocation *inv)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	if (!inv->stops_abev && !inv->stops_child && inv->suspended_ns <= 0)
+		return NULL;
+	strbuf_adds(&sb, "paused during the run:");
+	if (inv->stops_abev)
+		strbuf_addf(&sb, " abev was stopped and continued %u time(s) (Ctrl-Z, SIGTSTP, "
+			    "SIGSTOP);", inv->stops_abev);
+	if (inv->stops_child)
+		strbuf_addf(&sb, " the command was stopped %u time(s) (SIGSTOP, SIGTSTP);",
+			    inv->stops_child);
+	if (inv->suspended_ns > 0)
+		strbuf_addf(&sb, " the machine was suspended for %.3f s;",
+			    (double)inv->suspended_ns / 1e9);
+	strbuf_adds(&sb, " its figures include the pause");
+	return strbuf_detach(&sb, NULL);
+}
+
 const char *inv_status_name(enum inv_status st)
 {
 	switch (st) {

@@ -76,6 +76,9 @@ struct invocation {
 	int64_t system_cpu_wait_ns; /* -1: null; /proc/pressure/cpu "some" during the run */
 	char *cpus;              /* the CPU list the child was pinned to, or NULL */
 	unsigned leftovers_killed;
+	/* Pauses inside the measured window (proc.h): its figures include them. */
+	unsigned stops_abev, stops_child;
+	int64_t suspended_ns;
 	/* What else ran meanwhile: load.exclusive matches and other abev runs (overlap.h) */
 	struct overlap_hit *overlaps;
 	size_t noverlaps;
@@ -110,6 +113,12 @@ void invocation_release(struct invocation *inv);
  */
 double invocation_cpu_wait_pct(const struct invocation *inv);
 const char *inv_status_name(enum inv_status st);
+/*
+ * One line on the pauses inside the invocation's window (abev or the
+ * child stopped and continued, the machine suspended), or NULL when there
+ * were none. Caller frees.
+ */
+char *invocation_pauses_describe(const struct invocation *inv);
 
 /* Overall status of the top-level result.json. */
 enum run_status {

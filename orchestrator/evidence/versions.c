@@ -21,14 +21,19 @@
 /*
  * Runs argv in cwd with envp (NULL: abev's own) through proc, in capture
  * mode: stdout (and stderr with merge_stderr, else /dev/null) into out,
- * the first cap bytes kept, no cgroup, METADATA_CMD_TIMEOUT_NS then SIGTERM
+ * the first cap bytes kept, in a cgroup of its own where the machine has
+ * cgroups (so that what it leaves behind is found and killed, also by the
+ * watchdog if abev dies), METADATA_CMD_TIMEOUT_NS then SIGTERM
  * to its group and SIGKILL a grace period later; whatever it leaves behind
  * is killed. An abev interrupt stops it like any child (PROC_INTERRUPTED).
+ * as_abev: as abev itself even under run_as (git: abev's own look at the
+ * checkout); the plan's versions commands run as the plan's commands do.
  * Returns 0 with the outcome in *res (exec failure included; release it),
  * -1 after error() when abev could not run anything at all.
  */
 static int cmd_run(const char *const *argv, const char *const *envp, const char *cwd,
-		   int merge_stderr, size_t cap, struct strbuf *out, struct proc_result *res)
+		   int merge_stderr, int as_abev, size_t cap, struct strbuf *out,
+		   struct proc_result *res)
 {
 	struct proc_spec spec = {
 		.argv = argv,
@@ -39,6 +44,8 @@ static int cmd_run(const char *const *argv, const char *const *envp, const char 
 		.capture = out,
 		.capture_max = cap,
 		.capture_stderr = merge_stderr,
+		.cgroup_name = "versions",
+		.as_abev = as_abev,
 	};
 
 	return proc_run(&spec, res);
@@ -78,7 +85,7 @@ int git_state_collect(const char *cwd, struct git_state *g)
 		ret = 0;
 		goto out;
 	}
-	if (cmd_run(head_argv, NULL, cwd, 0, GIT_OUTPUT_MAX, &out, &r) < 0)
+	if (cmd_run(head_argv, NULL, cwd, 0, 1, GIT_OUTPUT_MAX, &out, &r) < 0)
 		goto out;
 	if (r.outcome == PROC_EXITED && r.exit_code == 0)
 		head = utf8_clean_trim(out.buf, out.len);
@@ -88,7 +95,7 @@ int git_state_collect(const char *cwd, struct git_state *g)
 		ret = 0;
 		goto out;
 	}
-	if (cmd_run(status_argv, NULL, cwd, 0, GIT_OUTPUT_MAX, &out, &r) < 0)
+	if (cmd_run(status_argv, NULL, cwd, 0, 1, GIT_OUTPUT_MAX, &out, &r) < 0)
 		goto out;
 	if (r.outcome == PROC_EXITED && r.exit_code == 0) {
 		g->known = 1;
@@ -144,7 +151,7 @@ int version_run(const struct plan_version *pv, const struct plan_variant *v,
 		ret = 0;
 		goto out;
 	}
-	if (cmd_run(argv, (const char *const *)envp, v->cwd, 1, VERSION_OUTPUT_MAX, &out, &r) < 0)
+	if (cmd_run(argv, (const char *const *)envp, v->cwd, 1, 0, VERSION_OUTPUT_MAX, &out, &r) < 0)
 		goto out;
 	/* Cleaning may widen bytes into U+FFFD: cut again to keep the ceiling. */
 	mv->output = utf8_clean_trim(out.buf, out.len);

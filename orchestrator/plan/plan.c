@@ -642,6 +642,10 @@ static int parse_top(struct plan_loader *ld, const cJSON *root)
 	/* A one-line label: it heads the terminal's output and the report. */
 	plan_loader_text(ld, root, "", "name", 1, PLAN_NAME_TEXT_MAX, 0, &plan->name);
 	json_get_string(&ld->in, root, "", "description", 0, &plan->description);
+	/* A user name: 32 characters is what useradd allows. */
+	plan_loader_text(ld, root, "", "run_as", 0, 32, 0, &plan->run_as);
+	if (plan->run_as)
+		plan->run_as_from = "plan";
 	sched_ok = parse_schedule(ld, root) == 0;
 	parse_results(ld, root);
 	parse_load(ld, root);
@@ -857,6 +861,7 @@ void plan_release(struct plan *plan)
 	free(plan->raw);
 	free(plan->name);
 	free(plan->description);
+	free(plan->run_as);
 	free(plan->report_template);
 	free(plan->report_template_path);
 	for (size_t i = 0; i < plan->nvariants; i++)

@@ -97,6 +97,8 @@ struct plan {
 	double gap_seconds;    /* default 0, >= 0 */
 	double timeout_seconds;/* default 0 = none, else > 0 */
 	double kill_grace_seconds; /* default 5: SIGTERM -> SIGKILL */
+	char *run_as;          /* run_as (or --run-as): the user every command runs as, or NULL */
+	const char *run_as_from; /* "plan" or "--run-as" (static), NULL without run_as */
 	char **prepare;        /* schedule.prepare (templates), or NULL; see plan_variant.prepare */
 	size_t prepare_len;
 

@@ -221,9 +221,28 @@ static int same_cwd_before(const struct plan *plan, size_t vi)
 	return 0;
 }
 
+/* run_as must name a user of this machine. */
+static void check_run_as(struct checker *ck)
+{
+	struct proc_user u = PROC_USER_INIT;
+	char b[SHOW_MAX];
+
+	if (!ck->plan->run_as)
+		return;
+	if (proc_user_lookup(&u, ck->plan->run_as) < 0)
+		errlist_add(&ck->errors, "%s: run_as%s: no user '%s' on this machine",
+			    ck->plan->path,
+			    ck->plan->run_as_from && strcmp(ck->plan->run_as_from, "plan")
+				    ? " (--run-as)" : "",
+			    show_str(b, sizeof(b), ck->plan->run_as));
+	proc_user_release(&u);
+}
+
 int plan_check(const struct plan *plan, unsigned what)
 {
 	struct checker ck = { plan, ERRLIST_INIT };
+
+	check_run_as(&ck);
 
 	for (size_t vi = 0; vi < plan->nvariants; vi++) {
 		if (check_cwd(&ck, vi) < 0)

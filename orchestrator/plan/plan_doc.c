@@ -128,6 +128,12 @@ const struct plan_doc_key plan_doc_keys[] = {
 	  "process's whole command line and against it without the program's directory, never "
 	  "against abev's own tree; a recorded run that overlapped one is discarded and "
 	  "repeated, and its `result.json` names the process (see README, **Overlap**)" },
+	{ "run_as", "string", "none",
+	  "a user name: every command of the plan (invocations, prepare, versions) runs as "
+	  "that user, with its groups (abev must run as root; git runs as abev), so that it "
+	  "can neither read the signing key nor write the evidence outside its own run "
+	  "directory, which abev hands to the user for the invocation; an unknown user is an "
+	  "error; `abev run --run-as USER` overrides it; `result.json` records it (`run_as`)" },
 	{ "allowed_exit_codes", "array of integers", "`[0]`",
 	  "exit codes (0–255, distinct) that do not fail an invocation" },
 	{ "versions", "object", "none",
@@ -232,6 +238,7 @@ static const char example_text[] =
 	"  ],\n"
 	"  \"load\": { \"max_cpu_wait_pct\": 10, \"max_foreign_cpu\": 0.5, \"max_repeats\": 2,\n"
 	"            \"exclusive\": [\"dotnet test*\", \"*k6 run*\"] },\n"
+	"  \"run_as\": \"nobody\",\n"
 	"  \"allowed_exit_codes\": [0, 1],\n"
 	"  \"versions\": { \"sdk\": [\"dotnet\", \"--version\"] },\n"
 	"  \"reference\": \"baseline\",\n"

@@ -165,6 +165,8 @@ int plan_json_print(const struct plan *plan, FILE *f)
 	jadd_str(o, "name", plan->name);
 	if (plan->description)
 		jadd_str(o, "description", plan->description);
+	if (plan->run_as)
+		jadd_str(o, "run_as", plan->run_as);
 	for (size_t i = 0; i < plan->nvariants; i++)
 		jpush(vs, variant_json(&plan->variants[i]));
 	jadd(o, "variants", vs);

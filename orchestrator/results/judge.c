@@ -755,7 +755,7 @@ void judge_invocation(struct judge *j, struct invocation *inv, const struct dira
 int judge_load(struct judge *j, struct invocation *inv, unsigned attempt)
 {
 	const struct plan *plan = j->plan;
-	char *overlap;
+	char *overlap, *paused;
 	struct guard_result g = { 0 };
 	struct load_figures f;
 
@@ -777,9 +777,11 @@ int judge_load(struct judge *j, struct invocation *inv, unsigned attempt)
 		.resolution = inv->foreign_cpu_resolution,
 		.max_foreign_cpu = plan->max_foreign_cpu,
 		.overlap = overlap,
+		.paused = paused = invocation_pauses_describe(inv),
 	};
 	guard_load(&f, &g);
 	free(overlap);
+	free(paused);
 	if (g.verdict == GUARD_FAIL) {
 		inv->status = INV_DISCARDED;
 		inv->reason = xasprintf("%s; %s", g.reason,

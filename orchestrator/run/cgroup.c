@@ -219,7 +219,12 @@ static pid_t group_owner(const char *name)
 	return (pid_t)pid;
 }
 
-int cgroup_remove_stale(void)
+/*
+ * Kills and removes the groups "abev-<pid>-*" in abev's parent group whose
+ * owner is `owner`, or, when owner is 0, whose owner process is gone.
+ * Returns how many were removed.
+ */
+static int remove_groups(pid_t owner)
 {
 	char *reason = NULL, *parent = groups_parent(&reason);
 	struct dirent *de;
@@ -232,11 +237,15 @@ int cgroup_remove_stale(void)
 		return 0;
 	d = opendir(parent);
 	while (d && (de = readdir(d)) != NULL && seen++ < STALE_SCAN_MAX) {
-		pid_t owner = group_owner(de->d_name);
+		pid_t pid = group_owner(de->d_name);
 		struct cgroup cg = CGROUP_INIT;
 
+		if (!pid)
+			continue;
+		if (owner && pid != owner)
+			continue;
 		/* A live owner (EPERM: alive, someone else's) keeps its groups. */
-		if (!owner || owner == getpid() || kill(owner, 0) == 0 || errno != ESRCH)
+		if (!owner && (pid == getpid() || kill(pid, 0) == 0 || errno != ESRCH))
 			continue;
 		cg.path = path_join(parent, de->d_name);
 		cgroup_kill_all(&cg);
@@ -247,6 +256,16 @@ int cgroup_remove_stale(void)
 		closedir(d);
 	free(parent);
 	return removed;
+}
+
+int cgroup_remove_stale(void)
+{
+	return remove_groups(0);
+}
+
+int cgroup_remove_owned(pid_t owner)
+{
+	return owner > 0 ? remove_groups(owner) : 0;
 }
 
 int cgroup_create(struct cgroup *cg, const char *name, char **reason)

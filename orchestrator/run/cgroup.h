@@ -58,6 +58,12 @@ int cgroup_kill_all(struct cgroup *cg);
  * every cgroup operation.
  */
 int cgroup_remove_stale(void);
+/*
+ * Kills what the groups "abev-<owner>-*" hold and removes them, whether
+ * or not owner is alive (abev's watchdog, once abev is gone). Returns how
+ * many were removed; failures are silent.
+ */
+int cgroup_remove_owned(pid_t owner);
 /* Removes the directory (retrying briefly while it empties) and frees. */
 void cgroup_release(struct cgroup *cg);
 

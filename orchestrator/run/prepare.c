@@ -69,6 +69,8 @@ int prepare_run(const struct plan *plan, const struct plan_variant *v,
 		.capture_stderr = 1,
 		.timeout_ns = (int64_t)(plan->timeout_seconds * 1e9),
 		.grace_ns = (int64_t)(plan->kill_grace_seconds * 1e9),
+		/* In a cgroup of its own, so that whatever it leaves behind is found and killed. */
+		.cgroup_name = "prepare",
 	};
 	if (proc_run(&spec, &res) < 0)
 		goto out;

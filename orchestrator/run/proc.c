@@ -24,6 +24,7 @@
 #include "proc.h"
 #include "proc_io.h"
 #include "proc_signal.h"
+#include "proc_user.h"
 #include "cgroup.h"
 #include "cpuwait.h"
 #include "cpulist.h"
@@ -62,7 +63,7 @@ extern char **environ;
 #define PROC_STAT_MAX 1024
 
 /* What the child reports over the error pipe before it gives up. */
-enum child_stage { STAGE_CHDIR = 1, STAGE_REDIRECT, STAGE_AFFINITY, STAGE_EXEC };
+enum child_stage { STAGE_USER = 1, STAGE_CHDIR, STAGE_REDIRECT, STAGE_AFFINITY, STAGE_EXEC };
 struct child_error {
 	int stage;
 	int err;
@@ -133,8 +134,8 @@ char **proc_exec_candidates(const char *argv0, const char *const *envp)
  */
 ABEV_NORETURN static void child_main(const struct proc_spec *spec, char *const *argv,
 				     char *const *envp, char *const *cands, const cpu_set_t *cpus,
-				     int go_rd, int go_wr, int err_wr, int fd_in, int fd_out,
-				     int fd_err)
+				     const struct proc_user *user, pid_t parent, int go_rd, int go_wr, int err_wr, int fd_in,
+				     int fd_out, int fd_err)
 {
 	struct child_error ce = { 0, 0 };
 	struct sigaction sa;
@@ -166,7 +167,10 @@ ABEV_NORETURN static void child_main(const struct proc_spec *spec, char *const *
 		go_rd = fcntl(go_rd, F_DUPFD_CLOEXEC, 3);
 	if (err_wr <= 2)
 		err_wr = fcntl(err_wr, F_DUPFD_CLOEXEC, 3);
-	if (spec->cwd && chdir(spec->cwd) < 0) {
+	if (user && proc_user_switch(user) < 0) {
+		ce.stage = STAGE_USER;
+		ce.err = errno;
+	} else if (spec->cwd && chdir(spec->cwd) < 0) {
 		ce.stage = STAGE_CHDIR;
 		ce.err = errno;
 	} else if (dup2(fd_in, 0) < 0 || dup2(fd_out, 1) < 0 || dup2(fd_err, 2) < 0) {
@@ -176,6 +180,14 @@ ABEV_NORETURN static void child_main(const struct proc_spec *spec, char *const *
 		ce.stage = STAGE_AFFINITY;
 		ce.err = errno;
 	}
+	/*
+	 * The child dies with abev, however abev dies (the watchdog takes care
+	 * of the child's own children). After the switch of user, which clears
+	 * the setting. Had abev died before the prctl(), the child was
+	 * re-parented already and would never get the signal: look.
+	 */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid() != parent)
+		_exit(127);
 #ifdef SYS_close_range
 	/* Whatever else abev has open must not leak into the measured program. */
 	(void)syscall(SYS_close_range, 3U, ~0U, 4U /* CLOSE_RANGE_CLOEXEC */);
@@ -235,6 +247,11 @@ struct run {
 	int forked;             /* a child is running that abev has not reaped */
 	struct rusage self0;    /* abev's own usage at the start */
 	int64_t start, end;     /* CLOCK_MONOTONIC around the run */
+	/* Pauses inside the window (see watch_stops()). */
+	unsigned cont0;         /* proc_cont_count() at the start */
+	int64_t boot_off0;      /* CLOCK_BOOTTIME - CLOCK_MONOTONIC at the start */
+	int child_stopped;      /* the child's last reported state was stopped */
+	int killed_early;       /* a second stop request cut the grace period short */
 };
 
 /*
@@ -274,6 +291,64 @@ static void stop_term(struct run *r, enum stop_reason why, int64_t now, int64_t 
 	signal_cgroup(r, SIGTERM);
 	/* A stopped process would keep the SIGTERM pending until the SIGKILL. */
 	kill(-r->pid, SIGCONT);
+}
+
+/* CLOCK_BOOTTIME minus CLOCK_MONOTONIC: grows by the time the machine was suspended. */
+static int64_t boot_offset(void)
+{
+	struct timespec b;
+	int64_t m = mono_ns();
+
+	if (clock_gettime(CLOCK_BOOTTIME, &b) < 0)
+		return 0;
+	return (int64_t)b.tv_sec * 1000000000 + b.tv_nsec - m;
+}
+
+/*
+ * Counts the child's stops (SIGSTOP, SIGTSTP to its group) as the kernel
+ * reports them; a stop and continue between two looks shows as a
+ * continue alone, which counts as one stop too.
+ */
+static void watch_stops(struct run *r)
+{
+	for (int i = 0; i < 64; i++) {
+		siginfo_t si;
+		si.si_pid = 0;
+		if (waitid(P_PID, (id_t)r->pid, &si, WSTOPPED | WCONTINUED | WNOHANG) < 0 ||
+		    si.si_pid != r->pid)
+			return;
+		if (si.si_code == CLD_STOPPED || si.si_code == CLD_TRAPPED) {
+			r->res->stops_child++;
+			r->child_stopped = 1;
+		} else if (si.si_code == CLD_CONTINUED) {
+			if (!r->child_stopped)
+				r->res->stops_child++;
+			r->child_stopped = 0;
+		} else {
+			return;
+		}
+	}
+}
+
+/* abev's own stops and the machine's suspends during the window, once it ended. */
+static void record_pauses(struct run *r)
+{
+	int64_t suspended = boot_offset() - r->boot_off0;
+
+	r->res->stops_abev = proc_cont_count() - r->cont0;
+	/* The two clocks are read one after the other: a millisecond is noise. */
+	r->res->suspended_ns = suspended > 1000000 ? suspended : 0;
+}
+
+/*
+ * A stop request on top of a stop under way (a second interrupt signal,
+ * or an interrupt during a timeout's grace period) does not wait out
+ * kill_grace_seconds: the user asked twice.
+ */
+static int asked_twice(const struct run *r)
+{
+	int n = proc_interrupt_count();
+	return r->phase == TERM_SENT && (n >= 2 || (n >= 1 && r->reason == STOP_TIMEOUT));
 }
 
 static void stop_kill(struct run *r)
@@ -519,7 +594,12 @@ static void result_init(struct proc_result *res)
 
 static char *exec_error_text(const struct proc_spec *spec, const struct child_error *ce)
 {
+	const struct proc_user *u = proc_run_as_user();
+
 	switch (ce->stage) {
+	case STAGE_USER:
+		return xasprintf("cannot run as user '%s' (run_as): %s", u ? u->name : "?",
+				 strerror(ce->err));
 	case STAGE_CHDIR:
 		return xasprintf("cannot change directory to '%s': %s", spec->cwd,
 				 strerror(ce->err));
@@ -556,6 +636,7 @@ static int wait_child(struct run *r, const struct proc_spec *spec, int64_t start
 		if (w == 0 && si.si_pid == r->pid) {
 			*end = mono_ns();
 			clock_gettime(CLOCK_REALTIME, &r->res->end_real);
+			record_pauses(r);
 			cpuwait_stop(&r->wait, &r->cg, r->pid);
 			while (wait4(r->pid, status, 0, ru) < 0)
 				if (errno != EINTR)
@@ -576,8 +657,11 @@ static int wait_child(struct run *r, const struct proc_spec *spec, int64_t start
 			else if (now >= deadline)
 				stop_term(r, STOP_TIMEOUT, now, spec->grace_ns);
 		}
-		if (r->phase == TERM_SENT && now >= r->kill_at)
+		if (r->phase == TERM_SENT && (now >= r->kill_at || asked_twice(r))) {
+			r->killed_early = now < r->kill_at;
 			stop_kill(r);
+		}
+		watch_stops(r);
 		if (now >= next_tick) {
 			if (spec->tick)
 				spec->tick(spec->tick_arg, now - start);
@@ -606,7 +690,8 @@ static void finish_stop(struct run *r, const struct proc_spec *spec, int64_t sta
 		if (kill(-r->pid, 0) < 0 && errno == ESRCH)
 			return;
 		now = mono_ns();
-		if (now >= r->kill_at) {
+		if (now >= r->kill_at || asked_twice(r)) {
+			r->killed_early = now < r->kill_at;
 			stop_kill(r);
 			return;
 		}
@@ -703,18 +788,20 @@ static int spawn(const struct proc_spec *spec, struct run *r)
 	 * handlers before it has reset them.
 	 */
 	sigfillset(&all);
+	r->self = getpid();
 	sigprocmask(SIG_SETMASK, &all, &old);
 	pid = fork_into(r->cg_fd, &placed);
 	if (pid == 0)
 		child_main(spec, (char *const *)spec->argv, r->envp, r->cands,
-			   spec->cpus ? &r->cpus : NULL, r->go[0], r->go[1], r->errp[1], r->fd_in,
-			   r->fd_out, r->fd_err);
+			   spec->cpus ? &r->cpus : NULL, spec->as_abev ? NULL : proc_run_as_user(),
+			   r->self, r->go[0], r->go[1], r->errp[1],
+			   r->fd_in, r->fd_out, r->fd_err);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (pid < 0)
 		return error("cannot fork: %s", strerror(errno));
 	r->forked = 1;
 	r->pid = pid;
-	r->self = getpid();
+	proc_watchdog_follow(pid);
 	close_fd(&r->go[0]);
 	close_fd(&r->errp[1]);
 	/* Only the child may hold the output pipes' write ends: their end is our EOF. */
@@ -735,6 +822,8 @@ static int release_child(struct run *r)
 	cpuwait_start(&r->wait, &r->cg);
 	getrusage(RUSAGE_SELF, &r->self0);
 	clock_gettime(CLOCK_REALTIME, &r->res->start_real);
+	r->cont0 = proc_cont_count();
+	r->boot_off0 = boot_offset();
 	r->start = mono_ns();
 	if (write_all(r->go[1], "g", 1) < 0) {
 		error("cannot start process %ld: %s", (long)r->pid, strerror(errno));
@@ -777,6 +866,7 @@ static int exec_failed(const struct proc_spec *spec, struct run *r)
 		;
 	r->end = mono_ns();
 	clock_gettime(CLOCK_REALTIME, &r->res->end_real);
+	record_pauses(r);
 	r->forked = 0;
 	r->res->outcome = PROC_EXEC_FAILED;
 	r->res->exec_error = exec_error_text(spec, &ce);
@@ -804,6 +894,12 @@ static int follow_child(const struct proc_spec *spec, struct run *r)
 	if (r->reason != STOP_NONE && proc_interrupted())
 		res->interrupt_signal = proc_interrupted();
 	finish_stop(r, spec, r->start);
+	if (r->killed_early)
+		warning("%s: process group %ld was killed at once (SIGKILL), without waiting out "
+			"the grace period",
+			r->reason == STOP_TIMEOUT ? "interrupted during a timeout" : "interrupted again",
+			(long)r->pid);
+	res->killed_early = r->killed_early;
 	clean_leftovers(r);
 	proc_io_drain_rest(r->sinks);
 	return 0;
@@ -851,6 +947,8 @@ static void finish_run(struct run *r, int recorded)
 	proc_io_close(r->sinks, recorded);
 	strv_free(r->cands);
 	r->cands = NULL;
+	if (r->self)
+		proc_watchdog_follow(0);
 }
 
 int proc_run(const struct proc_spec *spec, struct proc_result *res)

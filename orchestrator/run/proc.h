@@ -12,9 +12,12 @@
  *
  * It owns abev's signal handling: SIGHUP, SIGINT, SIGQUIT, SIGTERM,
  * SIGUSR1 and SIGUSR2 each set the interrupt flag (the first one wins),
- * stop a running child's group and are reported as PROC_INTERRUPTED;
+ * stop a running child's group and are reported as PROC_INTERRUPTED (a
+ * second one kills the group at once); SIGCONT counts abev's own stops;
  * SIGPIPE and SIGXFSZ are ignored, so that the write fails with EPIPE or
- * EFBIG and is reported where it happens. It does not know about plans or
+ * EFBIG and is reported where it happens. Every child dies with abev
+ * (PR_SET_PDEATHSIG, and a watchdog for the rest of its tree) and runs as
+ * the run_as user when one is set. It does not know about plans or
  * evidence.
  */
 #ifndef ABEV_PROC_H
@@ -81,6 +84,11 @@ struct proc_spec {
 	int64_t grace_ns;          /* SIGTERM -> SIGKILL delay */
 	const char *cgroup_name;   /* NULL: no cgroup attempted */
 	const struct cpulist *cpus;/* CPUs the child may run on (borrowed); NULL: abev's own */
+	/*
+	 * Run as abev itself even when proc_run_as() set a user: for abev's
+	 * own look at the checkout (git), never for the plan's commands.
+	 */
+	int as_abev;
 	/* Called about every 100 ms while the child runs (may be NULL). */
 	void (*tick)(void *arg, int64_t elapsed_ns);
 	void *tick_arg;
@@ -113,6 +121,17 @@ struct proc_result {
 	struct proc_figures fig;
 	int64_t self_cpu_ns;       /* abev's own CPU time during the window */
 	unsigned leftovers_killed; /* descendants still alive after the child exited */
+	/*
+	 * Pauses inside the window, which its figures then include: how often
+	 * abev itself was stopped and continued (Ctrl-Z, SIGSTOP: it reaps
+	 * late), how often the child was (SIGSTOP or SIGTSTP to its group),
+	 * and how long the machine was suspended (CLOCK_BOOTTIME against
+	 * CLOCK_MONOTONIC; 0 under a millisecond).
+	 */
+	unsigned stops_abev, stops_child;
+	int64_t suspended_ns;
+	/* A second interrupt (or one during a timeout's grace) killed the group at once. */
+	int killed_early;
 	/* cgroup figures: valid when cgroup_reason == NULL */
 	int64_t cg_memory_peak_bytes; /* -1: not available (see cg_memory_note) */
 	int64_t cg_cpu_usage_ns;
@@ -137,8 +156,10 @@ struct proc_result {
 /*
  * Must be called once before the first proc_run(), as early as possible
  * (a signal before it kills abev the default way): installs the signal
- * handlers, ignores SIGPIPE and SIGXFSZ, makes abev a child subreaper so
- * orphans come back to it. Returns 0 or -1. A second call does nothing.
+ * handlers, ignores SIGPIPE and SIGXFSZ, forks the watchdog (abev waits
+ * for it at exit; without one a warning says so and the run goes on),
+ * makes abev a child subreaper so orphans come back to it. Returns 0 or
+ * -1. A second call does nothing.
  */
 int proc_setup(void);
 /* Non-zero once an interrupt signal has reached abev (the first one's number). */
@@ -150,6 +171,41 @@ const char *proc_signal_name(int sig);
  * arrives; 0 otherwise. Calls tick as proc_run() does (elapsed counts up).
  */
 int proc_sleep(int64_t ns, void (*tick)(void *, int64_t), void *arg);
+
+/*
+ * The user the children run as (`run_as`): looked up before anything
+ * runs, switched to in the child before exec (setgroups with the user's
+ * groups, setgid, setuid), so that the commands cannot read what only
+ * root may (the signing key) nor write the evidence outside their run
+ * directory.
+ */
+struct proc_user {
+	char *name;
+	uid_t uid;
+	gid_t gid;
+	gid_t *groups;     /* supplementary groups, as initgroups() would set them */
+	int ngroups;
+};
+#define PROC_USER_INIT { NULL, 0, 0, NULL, 0 }
+
+/* Looks name up (getpwnam, getgrouplist). 0, or -1 without a message: no such user. */
+int proc_user_lookup(struct proc_user *u, const char *name);
+void proc_user_release(struct proc_user *u);
+/*
+ * From now on every child proc_run() starts (but those with as_abev) runs
+ * as u (copied); NULL: as abev. Only root can: otherwise -1 after error().
+ */
+int proc_run_as(const struct proc_user *u);
+/* The user set by proc_run_as(), or NULL. Borrowed, valid until the next call. */
+const struct proc_user *proc_run_as_user(void);
+/*
+ * Hands a run directory, open as fd (dir names it in messages), to that
+ * user so that its child can write there, and back to abev once the
+ * child is gone (revoke: what the child made inside stays its own). Both
+ * do nothing without a user. 0 or -1 after error().
+ */
+int proc_run_as_grant(int fd, const char *dir);
+int proc_run_as_revoke(int fd, const char *dir);
 
 /*
  * Runs the child to completion. Returns 0 when the outcome is recorded in

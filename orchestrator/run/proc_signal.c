@@ -1,10 +1,11 @@
 /*
  * proc_signal: abev's signal handling and the sleeps that notice it. The
- * handlers of SIGCHLD and the interrupt signals write a byte into a
- * self-pipe, so that proc's poll() loops wake at once; the first
- * interrupt signal is kept (proc_interrupted()). proc_setup() also
- * ignores SIGPIPE and SIGXFSZ and makes abev a child subreaper. It starts
- * no process: that is proc.c's alone.
+ * handlers of SIGCHLD, SIGCONT and the interrupt signals write a byte
+ * into a self-pipe, so that proc's poll() loops wake at once; the first
+ * interrupt signal is kept (proc_interrupted()), the interrupts and
+ * continues are counted. proc_setup() also ignores SIGPIPE and SIGXFSZ,
+ * starts the watchdog (proc_watchdog.c) and makes abev a child subreaper.
+ * It starts no measured process: that is proc.c's alone.
  */
 #define _GNU_SOURCE
 #include "proc.h"
@@ -15,12 +16,15 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
 static int sig_pipe[2] = { -1, -1 };
 static volatile sig_atomic_t interrupt_sig;
+static volatile sig_atomic_t interrupt_count;
+static volatile sig_atomic_t cont_count;
 
 /* The terminating signals a user or a supervisor sends: each one interrupts. */
 static const int interrupt_sigs[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2 };
@@ -28,8 +32,14 @@ static const int interrupt_sigs[] = { SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1,
 static void on_signal(int sig)
 {
 	int saved = errno;
-	if (sig != SIGCHLD && !interrupt_sig)
-		interrupt_sig = sig;
+	if (sig == SIGCONT) {
+		cont_count++;
+	} else if (sig != SIGCHLD) {
+		if (!interrupt_sig)
+			interrupt_sig = sig;
+		if (interrupt_count < 1000)
+			interrupt_count++;
+	}
 	if (sig_pipe[1] >= 0)
 		(void)!write(sig_pipe[1], "", 1);
 	errno = saved;
@@ -49,11 +59,15 @@ int proc_setup(void)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
-	/* No SA_RESTART: poll() and read() return EINTR and the loops re-check. */
-	sa.sa_flags = SA_NOCLDSTOP;
-	if (sigaction(SIGCHLD, &sa, NULL) < 0)
-		return error("cannot install handler for SIGCHLD: %s", strerror(errno));
+	/*
+	 * No SA_RESTART: poll() and read() return EINTR and the loops re-check.
+	 * No SA_NOCLDSTOP either: a child stopped or continued wakes the wait
+	 * loop, which records it. SIGCONT counts abev's own stops (SIGTSTP,
+	 * SIGSTOP): a run's window that holds one measured the pause too.
+	 */
 	sa.sa_flags = 0;
+	if (sigaction(SIGCHLD, &sa, NULL) < 0 || sigaction(SIGCONT, &sa, NULL) < 0)
+		return error("cannot install handlers for SIGCHLD and SIGCONT: %s", strerror(errno));
 	for (i = 0; i < ARRAY_SIZE(interrupt_sigs); i++)
 		if (sigaction(interrupt_sigs[i], &sa, NULL) < 0)
 			return error("cannot install handler for signal %d: %s",
@@ -68,6 +82,15 @@ int proc_setup(void)
 	if (sigaction(SIGPIPE, &sa, NULL) < 0 || sigaction(SIGXFSZ, &sa, NULL) < 0)
 		return error("cannot ignore SIGPIPE and SIGXFSZ: %s", strerror(errno));
 	/*
+	 * The watchdog first, while abev is small and not yet a subreaper (it
+	 * must not come back to abev as an orphan). Without it the children
+	 * still die with abev (PR_SET_PDEATHSIG), their descendants not.
+	 */
+	if (proc_watchdog_start() == 0)
+		atexit(proc_watchdog_stop);
+	else
+		warning("without a watchdog, what a run started outlives abev if abev is killed");
+	/*
 	 * Orphans of the child come back to abev instead of init, so that a
 	 * daemonising grandchild can still be found, killed and reaped.
 	 */
@@ -79,6 +102,16 @@ int proc_setup(void)
 int proc_interrupted(void)
 {
 	return interrupt_sig;
+}
+
+int proc_interrupt_count(void)
+{
+	return interrupt_count;
+}
+
+unsigned proc_cont_count(void)
+{
+	return (unsigned)cont_count;
 }
 
 const char *proc_signal_name(int sig)

@@ -7,6 +7,7 @@
 #define ABEV_PROC_SIGNAL_H
 
 #include <stdint.h>
+#include <sys/types.h>
 
 /* How often the tick callbacks of proc_run() and proc_sleep() are called. */
 #define PROC_TICK_NS (100 * 1000 * 1000LL)
@@ -17,5 +18,21 @@ int proc_signal_fd(void);
 void proc_signal_drain(void);
 /* Milliseconds until `when`, rounded up so that a sleep does not wake early, capped. */
 int proc_ms_until(int64_t now, int64_t when, int cap);
+
+/* How many interrupt signals have reached abev (a second one kills at once). */
+int proc_interrupt_count(void);
+/* How many times abev was continued after a stop (SIGCONT); compare two readings. */
+unsigned proc_cont_count(void);
+
+/*
+ * The watchdog (proc_watchdog.c). start: forks it (once); 0 or -1 after
+ * error(). follow: names the process group of the child that runs now, 0
+ * when none does. stop: an orderly exit — tells the watchdog, closes the
+ * pipe and waits (briefly) until it is gone. Each does nothing without a
+ * watchdog.
+ */
+int proc_watchdog_start(void);
+void proc_watchdog_follow(pid_t pgid);
+void proc_watchdog_stop(void);
 
 #endif

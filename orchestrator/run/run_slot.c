@@ -195,6 +195,9 @@ static void inv_record(struct invocation *inv, const struct proc_result *res,
 	inv->timed_out = res->outcome == PROC_TIMED_OUT;
 	inv->exec_error = res->exec_error ? xstrdup(res->exec_error) : NULL;
 	inv->leftovers_killed = res->leftovers_killed;
+	inv->stops_abev = res->stops_abev;
+	inv->stops_child = res->stops_child;
+	inv->suspended_ns = res->suspended_ns;
 	inv->logs[0] = (struct invocation_log){ res->out.bytes_written, res->out.bytes_dropped };
 	inv->logs[1] = (struct invocation_log){ res->err.bytes_written, res->err.bytes_dropped };
 	if (res->outcome != PROC_EXEC_FAILED) {
@@ -529,6 +532,9 @@ static int run_one(struct run_state *st, const struct sched_slot *slot, unsigned
 	/* Made beneath the evidence root, with no link followed: what is there already is not abev's. */
 	if (clear_planted(st, inv->dir) < 0 || dirat_mkdirs(&st->ev, inv->dir, &made_dir) < 0)
 		goto out;
+	/* Under run_as the child may write its own directory, and nothing else of the evidence. */
+	if (proc_run_as_grant(made_dir.fd, abs_dir) < 0)
+		goto out;
 	if (fstat(made_dir.fd, &made) < 0) {
 		error("cannot stat '%s': %s", abs_dir, strerror(errno));
 		goto out;
@@ -558,6 +564,9 @@ static int run_one(struct run_state *st, const struct sched_slot *slot, unsigned
 	note_losses(st, inv);
 	ret = 0;
 out:
+	/* Back to abev, whatever ran: the directory it made is abev's again. */
+	if (made_dir.fd >= 0 && proc_run_as_revoke(made_dir.fd, abs_dir) < 0)
+		ret = -1;
 	/* A run that never got as far as the watch leaves nothing for the next one. */
 	overlap_watch_release(&st->watch);
 	strv_free(env);

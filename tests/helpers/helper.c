@@ -18,6 +18,9 @@
  *   abev-helper sleep MS | spin MS | touch MIB | crash | exit N | hang
  *   abev-helper hang-with-child PIDFILE [--ignore-term] | daemonize PIDFILE
  *   abev-helper flood BYTES | env NAME... | pwd | stdin | stderr TEXT
+ *   abev-helper sleep-pid PIDFILE MS   writes its pid, then sleeps MS
+ *   abev-helper fds                    lists its open descriptors (fds=0,1,2)
+ *   abev-helper ids                    its uid, gid and groups
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -29,7 +32,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <grp.h>
 #include <sys/resource.h>
+#include <sys/types.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -37,7 +43,8 @@ static int usage(void)
 {
 	fputs("usage: abev-helper sleep MS | spin MS | touch MIB | crash | exit N | hang |\n"
 	      "       hang-with-child PIDFILE [--ignore-term] | daemonize PIDFILE |\n"
-	      "       flood BYTES | env NAME... | pwd | stdin | stderr TEXT\n",
+	      "       flood BYTES | env NAME... | pwd | stdin | stderr TEXT |\n"
+	      "       sleep-pid PIDFILE MS | fds | ids\n",
 	      stderr);
 	return 2;
 }
@@ -287,6 +294,40 @@ static int mode_stdin(void)
 	return 0;
 }
 
+/* Lists the descriptors open in this process, but the one that reads the list. */
+static int mode_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+	int first = 1;
+	if (!d) {
+		perror("abev-helper: /proc/self/fd");
+		return 1;
+	}
+	fputs("fds=", stdout);
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.' || atoi(de->d_name) == dirfd(d))
+			continue;
+		printf("%s%s", first ? "" : ",", de->d_name);
+		first = 0;
+	}
+	putchar('\n');
+	closedir(d);
+	return 0;
+}
+
+static int mode_ids(void)
+{
+	gid_t groups[256];
+	int n = getgroups(256, groups);
+	printf("uid=%ld\neuid=%ld\ngid=%ld\negid=%ld\ngroups=", (long)getuid(), (long)geteuid(),
+	       (long)getgid(), (long)getegid());
+	for (int i = 0; i < n; i++)
+		printf("%s%ld", i ? "," : "", (long)groups[i]);
+	putchar('\n');
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -333,6 +374,23 @@ int main(int argc, char **argv)
 		return mode_hang_with_child(arg, argc == 4);
 	if (!strcmp(mode, "daemonize") && arg && argc == 3)
 		return mode_daemonize(arg);
+	if (!strcmp(mode, "sleep-pid") && arg && argc == 4 &&
+	    number(argv[3], 86400000LL, &v) == 0) {
+		char text[32];
+		snprintf(text, sizeof(text), "%ld\n", (long)getpid());
+		if (write_pidfile(arg, text) < 0) {
+			perror("abev-helper: pidfile");
+			return 1;
+		}
+		report_start();
+		sleep_ms(v);
+		report_end();
+		return 0;
+	}
+	if (!strcmp(mode, "fds") && argc == 2)
+		return mode_fds();
+	if (!strcmp(mode, "ids") && argc == 2)
+		return mode_ids();
 	if (!strcmp(mode, "flood") && number(arg, LLONG_MAX, &v) == 0)
 		return mode_flood(v);
 	if (!strcmp(mode, "env") && argc > 2) {

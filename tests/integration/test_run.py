@@ -13,6 +13,7 @@ import datetime
 import glob
 import json
 import os
+import pwd
 import signal
 import subprocess
 import time
@@ -650,6 +651,101 @@ class ForeignLoad(AbevTestCase):
         self.assertEqual([i["status"] for i in res["invocations"]], ["discarded", "discarded"])
         self.assertEqual(res["status"], "failed")
         self.assertTrue(any("no measurement" in n for n in res["notes"]))
+
+
+class RunAs(AbevTestCase):
+    """run_as: as root, every command of the plan runs as another user,
+    which can neither read the signing key nor write the evidence outside
+    its own run directory; the run itself passes."""
+
+    def setUp(self):
+        super().setUp()
+        if os.geteuid() != 0:
+            self.skipTest("run_as needs abev to run as root; these tests run as uid "
+                          f"{os.geteuid()}")
+        try:
+            self.user = pwd.getpwnam("nobody")
+        except KeyError:
+            self.skipTest("no user 'nobody' on this machine")
+        # The user must reach the plan's directory and the evidence root's run directories.
+        os.chmod(self.tmp, 0o755)
+
+    def test_commands_run_as_the_user(self):
+        self.abev("keygen", "--out", self.path("key"), check=0)
+        key = self.path("key.key")
+        ev = self.path("ev")
+        script = ('if cat "$1" >/dev/null 2>&1; then echo key=read; else echo key=refused; fi; '
+                  'if touch "$2/intruder" 2>/dev/null; then echo root=written; '
+                  'else echo root=refused; fi; '
+                  'if touch "$ABEV_RUN_DIR/own" 2>/dev/null; then echo own=written; '
+                  'else echo own=refused; fi; '
+                  'echo uid=$(id -u)')
+        plan = helper_plan([("a", []), ("b", ["fds"])], run_as="nobody")
+        plan["variants"][0]["command"] = ["sh", "-c", script, "sh", key, ev]
+        plan["variants"][0]["prepare"] = ["sh", "-c", "echo prepare_uid=$(id -u)"]
+        plan["versions"] = {"uid": ["id", "-u"]}
+        cp, res = self.run_plan(plan, 0, "--key", key)
+        self.assertEqual(res["status"], "completed", cp.stderr)
+        self.assertEqual(res["run_as"], {"user": "nobody", "uid": self.user.pw_uid,
+                                         "gid": self.user.pw_gid, "from": "plan"})
+        a = helper_said(self.path("ev", "runs", "a", "run-1", "test.log"))
+        self.assertEqual(a, {"key": "refused", "root": "refused", "own": "written",
+                             "uid": str(self.user.pw_uid)})
+        self.assertFalse(os.path.exists(os.path.join(ev, "intruder")))
+        with open(self.path("ev", "runs", "a", "run-1", "prepare.log")) as f:
+            self.assertEqual(f.read().strip(), f"prepare_uid={self.user.pw_uid}")
+        md = self.load("ev", "metadata.json")
+        self.assertEqual(md["variants"][0]["versions"]["uid"]["output"], str(self.user.pw_uid))
+        # After the invocation its directory is abev's again.
+        self.assertEqual(os.stat(self.path("ev", "runs", "a", "run-1")).st_uid, 0)
+        # Nothing of abev's (the key, the evidence) is open in the child.
+        self.assertEqual(helper_said(self.path("ev", "runs", "b", "run-1", "test.log")),
+                         {"fds": "0,1,2"})
+        cp = self.abev("verify", ev, "--pubkey", self.path("key.pub"))
+        self.assertEqual(cp.returncode, 0, cp.stdout + cp.stderr)
+
+    def test_option_overrides_the_plan_and_is_recorded(self):
+        plan = helper_plan([("a", ["ids"])], run_as="root")
+        cp, res = self.run_plan(plan, 0, "--run-as", "nobody")
+        self.assertEqual(res["run_as"]["user"], "nobody")
+        self.assertEqual(res["run_as"]["from"], "--run-as")
+        ids = helper_said(self.path("ev", "runs", "a", "run-1", "test.log"))
+        self.assertEqual(ids["uid"], str(self.user.pw_uid))
+        self.assertEqual(ids["euid"], str(self.user.pw_uid))
+        self.assertEqual(ids["gid"], str(self.user.pw_gid))
+        self.assertNotIn("0", ids["groups"].split(","), "root's groups were kept")
+
+    def test_unknown_user_is_refused_before_anything_runs(self):
+        plan = helper_plan([("a", ["exit", "0"])], run_as="no-such-user-abev")
+        cp = self.abev("run", self.write_plan(plan), "--out", self.path("ev"), check=2)
+        self.assertIn("run_as: no user 'no-such-user-abev' on this machine", cp.stderr)
+        self.assertFalse(os.path.exists(self.path("ev")))
+        plan = helper_plan([("a", ["exit", "0"])])
+        cp = self.abev("run", self.write_plan(plan), "--out", self.path("ev"), "--run-as",
+                       "no-such-user-abev", check=2)
+        self.assertIn("run_as (--run-as): no user 'no-such-user-abev'", cp.stderr)
+
+    def test_refused_when_abev_is_not_root(self):
+        plan = helper_plan([("a", ["exit", "0"])], run_as="nobody")
+        p = self.write_plan(plan)
+        cp = subprocess.run([ABEV, "run", p, "--dry-run"], capture_output=True, text=True,
+                            timeout=300, stdin=subprocess.DEVNULL,
+                            preexec_fn=lambda: (os.setgroups([]), os.setgid(self.user.pw_gid),
+                                                os.setuid(self.user.pw_uid)))
+        self.assertEqual(cp.returncode, 2, cp.stdout + cp.stderr)
+        self.assertIn("abev must run as root", cp.stderr)
+
+
+class NoDescriptorLeaks(AbevTestCase):
+    def test_child_has_only_its_standard_streams(self):
+        self.abev("keygen", "--out", self.path("key"), check=0)
+        plan = helper_plan([("a", ["fds"])])
+        plan["schedule"]["prepare"] = [HELPER, "fds"]
+        self.run_plan(plan, 0, "--key", self.path("key.key"))
+        self.assertEqual(helper_said(self.path("ev", "runs", "a", "run-1", "test.log")),
+                         {"fds": "0,1,2"})
+        with open(self.path("ev", "runs", "a", "run-1", "prepare.log")) as f:
+            self.assertEqual(f.read().strip(), "fds=0,1,2")
 
 
 if __name__ == "__main__":

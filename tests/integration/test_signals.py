@@ -166,6 +166,157 @@ class Signals(AbevTestCase):
             self.assertEqual(cp.returncode, 0, cp.stdout + cp.stderr)
 
 
+class DiesWithAbev(AbevTestCase):
+    """abev killed with SIGKILL takes its children along: the child by
+    PR_SET_PDEATHSIG, the rest of its tree by the watchdog."""
+
+    def wait_gone(self, pids, timeout=30):
+        """Polls until none of pids is alive; the bound is a watchdog."""
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            if not any(pid_alive(p) for p in pids):
+                return True
+            time.sleep(0.05)
+        return False
+
+    def kill_abev_during(self, plan, pidfile):
+        p = self.write_plan(plan)
+        proc = subprocess.Popen([ABEV, "run", p, "--out", self.path("ev"), "--unsigned"],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                stdin=subprocess.DEVNULL)
+        pids = []
+        try:
+            self.assertTrue(wait_for_file(pidfile), "the child never started")
+            with open(pidfile) as f:
+                pids = [int(x) for x in f.read().split()]
+            proc.kill()
+            proc.wait(timeout=60)
+            gone = self.wait_gone(pids)
+        finally:
+            for pid in pids:
+                if pid_alive(pid):
+                    os.kill(pid, signal.SIGKILL)
+        self.assertTrue(gone, f"processes {pids} outlived abev (SIGKILL)")
+        # The watchdog also removed the run's cgroups.
+        end = time.monotonic() + 30
+        while cgroups_of(proc.pid) and time.monotonic() < end:
+            time.sleep(0.05)
+        self.assertEqual(cgroups_of(proc.pid), [], "a cgroup of the killed abev was left")
+
+    def test_child_and_grandchild_die_with_abev(self):
+        pidfile = self.path("pids")
+        plan = helper_plan([("a", ["hang-with-child", pidfile])])
+        self.kill_abev_during(plan, pidfile)
+
+    def test_prepare_command_and_its_child_die_with_abev(self):
+        pidfile = self.path("pids")
+        plan = helper_plan([("a", ["exit", "0"])])
+        plan["schedule"]["prepare"] = [HELPER, "hang-with-child", pidfile]
+        self.kill_abev_during(plan, pidfile)
+
+    def test_versions_command_and_its_child_die_with_abev(self):
+        pidfile = self.path("pids")
+        plan = helper_plan([("a", ["exit", "0"])])
+        plan["versions"] = {"v": [HELPER, "hang-with-child", pidfile]}
+        self.kill_abev_during(plan, pidfile)
+
+
+class SecondInterrupt(AbevTestCase):
+    def test_second_sigint_kills_without_the_grace_period(self):
+        pidfile = self.path("pids")
+        plan = helper_plan([("a", ["hang-with-child", pidfile, "--ignore-term"])])
+        plan["schedule"]["kill_grace_seconds"] = 3600
+        p = self.write_plan(plan)
+        proc = subprocess.Popen([ABEV, "run", p, "--out", self.path("ev"), "--unsigned"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                stdin=subprocess.DEVNULL)
+        try:
+            self.assertTrue(wait_for_file(pidfile), "the child never started")
+            proc.send_signal(signal.SIGINT)
+            # The child ignores SIGTERM: abev now waits out the grace period ...
+            time.sleep(0.5)
+            self.assertIsNone(proc.poll(), "abev did not wait for the child")
+            # ... until the second interrupt, which kills the group at once.
+            proc.send_signal(signal.SIGINT)
+            # A watchdog, not a bound: without the second interrupt it is 3600 s.
+            out, err = proc.communicate(timeout=120)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+        err = err.decode(errors="replace")
+        self.assertEqual(proc.returncode, 130, err)
+        self.assertIn("without waiting out the grace period", err)
+        res = self.load("ev", "result.json")
+        self.assertEqual(res["status"], "interrupted")
+        self.assertEqual(res["interrupt"], "SIGINT")
+        self.assertEqual([i["status"] for i in res["invocations"]], ["interrupted"])
+        self.assertEqual(res["invocations"][0]["signal"], signal.SIGKILL)
+        self.assertTrue(os.path.isfile(self.path("ev", "SHA256")))
+        with open(pidfile) as f:
+            for pid in map(int, f.read().split()):
+                self.assertFalse(pid_alive(pid), f"process {pid} survived")
+
+
+class Pauses(AbevTestCase):
+    """A run whose window holds a stop (Ctrl-Z of abev, SIGSTOP/SIGTSTP of
+    the command) measured the pause too: it is discarded and repeated, and
+    its record says why."""
+
+    def run_paused(self, pause):
+        pidfile = self.path("pid")
+        plan = helper_plan([("a", ["sleep-pid", pidfile, "2000"])],
+                           load={"max_cpu_wait_pct": 100, "max_foreign_cpu": 64,
+                                 "max_repeats": 1})
+        p = self.write_plan(plan)
+        proc = subprocess.Popen([ABEV, "run", p, "--out", self.path("ev"), "--unsigned"],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                stdin=subprocess.DEVNULL)
+        try:
+            self.assertTrue(wait_for_file(pidfile), "the command never started")
+            with open(pidfile) as f:
+                child = int(f.read())
+            pause(proc.pid, child)
+            out, err = proc.communicate(timeout=300)
+        finally:
+            if proc.poll() is None:
+                os.kill(proc.pid, signal.SIGCONT)
+                proc.kill()
+                proc.communicate()
+        err = err.decode(errors="replace")
+        self.assertEqual(proc.returncode, 0, err)
+        res = self.load("ev", "result.json")
+        invs = res["invocations"]
+        self.assertEqual([(i["status"], i["attempt"]) for i in invs],
+                         [("discarded", 1), ("ok", 2)], err)
+        self.assertIn("paused during the run", invs[0]["reason"])
+        self.assertIsNone(invs[1]["paused"])
+        load = [g for g in invs[0]["guards"] if g["guard"] == "load"][0]
+        self.assertEqual(load["verdict"], "fail")
+        self.assertIn("its figures include the pause", load["reason"])
+        return invs[0]
+
+    def test_abev_stopped_and_continued(self):
+        def pause(abev, child):
+            # SIGSTOP: a SIGTSTP to a process group without a terminal may be discarded.
+            os.kill(abev, signal.SIGSTOP)
+            time.sleep(0.3)
+            os.kill(abev, signal.SIGCONT)
+        inv = self.run_paused(pause)
+        self.assertGreaterEqual(inv["paused"]["abev_stops"], 1)
+        self.assertIn("abev was stopped and continued", inv["reason"])
+
+    def test_command_stopped_and_continued(self):
+        def pause(abev, child):
+            os.killpg(child, signal.SIGTSTP)
+            time.sleep(0.3)
+            os.killpg(child, signal.SIGCONT)
+        inv = self.run_paused(pause)
+        self.assertGreaterEqual(inv["paused"]["child_stops"], 1)
+        self.assertEqual(inv["paused"]["abev_stops"], 0)
+        self.assertIn("the command was stopped", inv["reason"])
+
+
 class Output(AbevTestCase):
     def test_closed_stdout_does_not_stop_the_run(self):
         p = self.write_plan(helper_plan([("a", ["exit", "0"]), ("b", ["exit", "0"])], runs=2))

@@ -96,7 +96,7 @@ static void test_invocation_file(void **state)
 		"max_rss_bytes", "minflt", "majflt", "nvcsw", "nivcsw", "load_before",
 		"load_after", "foreign_cpu", "foreign_cpu_resolution", "max_foreign_cpu", "cpu_wait_ns", "cpu_wait_pct",
 		"cpu_wait_source", "cpu_wait_note", "max_cpu_wait_pct", "system_cpu_wait_ns", "cpus",
-		"leftovers_killed", "overlaps", "logs", "cgroup",
+		"leftovers_killed", "paused", "overlaps", "logs", "cgroup",
 		"cgroup_note", "results_files", "tests", "results", "failed_tests", "failed_tests_omitted",
 		"metrics", "guards",
 	};

@@ -1,6 +1,6 @@
 /* Unit tests of the load guard: verdicts at, over and under each limit,
- * unknown figures and the optional foreign limit, each with a reason
- * carrying the numbers. */
+ * unknown figures and the optional foreign limit, overlaps and pauses,
+ * each with a reason carrying the numbers. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -18,35 +18,39 @@ static void test_verdicts(void **state)
 		enum guard_verdict want;
 		const char *needle;
 		const char *overlap;
+		const char *paused;
 	} cases[] = {
 		/* contention alone, the foreign limit off (the default) */
-		{ 1.2, 10, 1.00, 0.01, -1, GUARD_PASS, "waited for a CPU 1.2 % of the run (cgroup), within the limit of 10 %", NULL },
-		{ 10.0, 10, -1, 0, -1, GUARD_PASS, "within the limit of 10 %", NULL },
-		{ 48.6, 10, 0.9, 0.01, -1, GUARD_FAIL, "48.6 % of the run (cgroup), over the limit of 10 % (load.max_cpu_wait_pct)", NULL },
+		{ 1.2, 10, 1.00, 0.01, -1, GUARD_PASS, "waited for a CPU 1.2 % of the run (cgroup), within the limit of 10 %", NULL, NULL },
+		{ 10.0, 10, -1, 0, -1, GUARD_PASS, "within the limit of 10 %", NULL, NULL },
+		{ 48.6, 10, 0.9, 0.01, -1, GUARD_FAIL, "48.6 % of the run (cgroup), over the limit of 10 % (load.max_cpu_wait_pct)", NULL, NULL },
 		/* one busy core of two: a foreign load that slowed nothing is kept */
-		{ 0.4, 10, 1.00, 0.02, -1, GUARD_PASS, "within", NULL },
+		{ 0.4, 10, 1.00, 0.02, -1, GUARD_PASS, "within", NULL, NULL },
 		/* the second, optional limit */
-		{ 0.5, 10, 0.10, 0.01, 0.50, GUARD_PASS, "0.10 cores (±0.01), within the limit of 0.50", NULL },
-		{ 0.5, 10, 0.93, 0.03, 0.50, GUARD_FAIL, "used 0.93 cores (±0.03), over the limit of 0.50", NULL },
+		{ 0.5, 10, 0.10, 0.01, 0.50, GUARD_PASS, "0.10 cores (±0.01), within the limit of 0.50", NULL, NULL },
+		{ 0.5, 10, 0.93, 0.03, 0.50, GUARD_FAIL, "used 0.93 cores (±0.03), over the limit of 0.50", NULL, NULL },
 		/* a 20 ms run on 2 CPUs at 100 Hz: one tick of noise is not load */
-		{ 0.5, 10, 0.90, 1.00, 0.50, GUARD_PASS, "(±1.00), within the limit", NULL },
-		{ 0.5, 10, 0.60, -1.0, 0.50, GUARD_FAIL, "(±0.00)", NULL },
+		{ 0.5, 10, 0.90, 1.00, 0.50, GUARD_PASS, "(±1.00), within the limit", NULL, NULL },
+		{ 0.5, 10, 0.60, -1.0, 0.50, GUARD_FAIL, "(±0.00)", NULL, NULL },
 		/* unknown figures */
-		{ -1, 10, -1.0, 0.01, 0.25, GUARD_UNCHECKED, "foreign CPU load unknown", NULL },
-		{ -1, 10, 0.9, 0.01, -1, GUARD_UNCHECKED, "CPU wait unknown", NULL },
-		{ -1, 10, 0.10, 0.01, 0.25, GUARD_PASS, "CPU wait unknown", NULL },
-		{ 20, 10, -1.0, 0.01, 0.25, GUARD_FAIL, "over the limit of 10 %", NULL },
+		{ -1, 10, -1.0, 0.01, 0.25, GUARD_UNCHECKED, "foreign CPU load unknown", NULL, NULL },
+		{ -1, 10, 0.9, 0.01, -1, GUARD_UNCHECKED, "CPU wait unknown", NULL, NULL },
+		{ -1, 10, 0.10, 0.01, 0.25, GUARD_PASS, "CPU wait unknown", NULL, NULL },
+		{ 20, 10, -1.0, 0.01, 0.25, GUARD_FAIL, "over the limit of 10 %", NULL, NULL },
 		/* something the plan wants the run alone with: fails whatever the figures */
 		{ 0.1, 10, 0.0, 0.01, -1, GUARD_FAIL, "within the limit of 10 % (load.max_cpu_wait_pct); overlapped pid 7",
-		  "overlapped pid 7 'k6 run x' (load.exclusive '*k6 run*')" },
-		{ -1, 10, -1.0, 0.01, -1, GUARD_FAIL, "CPU wait unknown", "overlapped another abev run" },
+		  "overlapped pid 7 'k6 run x' (load.exclusive '*k6 run*')", NULL },
+		{ -1, 10, -1.0, 0.01, -1, GUARD_FAIL, "CPU wait unknown", "overlapped another abev run", NULL },
+		/* a pause inside the window: fails whatever the figures */
+		{ 0.1, 10, 0.0, 0.01, -1, GUARD_FAIL, "within the limit of 10 % (load.max_cpu_wait_pct); paused during the run",
+		  NULL, "paused during the run: abev was stopped and continued 1 time(s)" },
 	};
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct guard_result r = { 0 };
 		struct load_figures f = { cases[i].wait, "cgroup", cases[i].wait_limit,
 					  cases[i].foreign, cases[i].resolution, cases[i].limit,
-					  cases[i].overlap };
+					  cases[i].overlap, cases[i].paused };
 		guard_load(&f, &r);
 		assert_string_equal(r.guard, "load");
 		assert_int_equal(r.verdict, cases[i].want);

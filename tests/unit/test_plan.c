@@ -440,7 +440,7 @@ static const struct broken broken_plans[] = {
 	/* unknown keys, at every level */
 	{ HEAD "'variants':[" VA "],'colour':1}", NULL, 0,
 	  { ": colour: unknown key (expected one of: schema, name, description, variants, base,"
-	    " variants_file, schedule, results, metrics, load, allowed_exit_codes, versions,"
+	    " variants_file, schedule, results, metrics, load, run_as, allowed_exit_codes, versions,"
 	    " reference, gates, decision, report, limits)" } },
 	{ HEAD "'variants':[" VA "],'schedule':{'ordr':'reverse'}}", NULL, 0,
 	  { ": schedule.ordr: unknown key, did you mean 'order'? (expected one of: warmups, runs, order, seed,"

@@ -3,8 +3,9 @@
  * test helper) run through proc_run(), checking what a user of the evidence
  * would check: outcome, exit code and signal, exec failures and their
  * reasons, timeouts that reach a TERM-ignoring child (SIGTERM first, SIGKILL
- * after the grace period), redirections, cwd, environment, and that nothing
- * the child started survives it.
+ * after the grace period; a second interrupt at once), redirections, cwd,
+ * environment, stops of the child counted, and that nothing the child
+ * started survives it.
  *
  * The machine is shared and may be busy: durations and CPU times are
  * compared with what the helper measured of itself ($ABEV_HELPER, see
@@ -983,6 +984,83 @@ static void test_interrupt(void **state)
 	}
 }
 
+static void test_child_stop_counted(void **state)
+{
+	/* The shell stops itself; its background subshell continues it. */
+	const char *argv[] = { "sh", "-c", "(sleep 0.2; kill -CONT $$) & kill -STOP $$; wait",
+			       NULL };
+	struct proc_spec s = spec_for(argv);
+	struct proc_result res;
+	(void)state;
+
+	run_ok(&s, &res);
+	assert_int_equal(res.outcome, PROC_EXITED);
+	assert_int_equal(res.exit_code, 0);
+	assert_true(res.stops_child >= 1);
+	assert_int_equal(res.stops_abev, 0);
+	assert_int_equal(res.suspended_ns, 0);
+	proc_result_release(&res);
+	/* A run without a stop says so. */
+	{
+		const char *plain[] = { "true", NULL };
+		struct proc_spec p = spec_for(plain);
+		run_ok(&p, &res);
+		assert_int_equal(res.stops_child, 0);
+		assert_int_equal(res.stops_abev, 0);
+		proc_result_release(&res);
+	}
+}
+
+static void test_user_lookup(void **state)
+{
+	struct proc_user u = PROC_USER_INIT;
+	int has_root_group = 0;
+	(void)state;
+
+	assert_int_equal(proc_user_lookup(&u, "root"), 0);
+	assert_string_equal(u.name, "root");
+	assert_int_equal(u.uid, 0);
+	assert_int_equal(u.gid, 0);
+	assert_true(u.ngroups >= 1);
+	for (int i = 0; i < u.ngroups; i++)
+		has_root_group |= u.groups[i] == 0;
+	assert_true(has_root_group);
+	assert_int_equal(proc_user_lookup(&u, "no-such-user-abev-unit"), -1);
+	assert_null(u.name);
+	assert_int_equal(proc_user_lookup(&u, ""), -1);
+	proc_user_release(&u);
+	proc_user_release(&u);
+	/* No user set: nothing to hand over. */
+	assert_null(proc_run_as_user());
+	assert_int_equal(proc_run_as_grant(tmpdir), 0);
+}
+
+/* After test_interrupt: abev was interrupted once already, so this is the second time. */
+static void test_second_interrupt_kills_at_once(void **state)
+{
+	/* TERM ignored, and a grace period no test waits out: only a SIGKILL ends it early. */
+	const char *argv[] = { "sh", "-c", "trap '' TERM; kill -INT $PPID; exec sleep 30", NULL };
+	struct proc_spec s = spec_for(argv);
+	struct proc_result res;
+	(void)state;
+
+	assert_int_equal(proc_interrupted(), SIGTERM);
+	s.grace_ns = 3600 * 1000 * MS;
+	run_ok(&s, &res);
+	assert_int_equal(res.outcome, PROC_INTERRUPTED);
+	/* The first interrupt signal is the one recorded. */
+	assert_int_equal(res.interrupt_signal, SIGTERM);
+	/* The SIGTERM alone did not end it; the second interrupt's SIGKILL did. */
+	if (res.signal == SIGKILL) {
+		assert_true(res.killed_early);
+		assert_true(res.fig.wall_ns < 30 * 1000 * MS);
+	} else {
+		/* The group's SIGTERM reached the shell before its trap: nothing to test. */
+		assert_int_equal(res.signal, SIGTERM);
+	}
+	proc_result_release(&res);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1009,8 +1087,11 @@ int main(void)
 		cmocka_unit_test(test_capture_timeout),
 		cmocka_unit_test(test_capture_leftover_holds_pipe),
 		cmocka_unit_test(test_child_gets_default_signals),
+		cmocka_unit_test(test_child_stop_counted),
+		cmocka_unit_test(test_user_lookup),
 		/* Last: the interrupt flag stays set for the rest of the process. */
 		cmocka_unit_test(test_interrupt),
+		cmocka_unit_test(test_second_interrupt_kills_at_once),
 	};
 	return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }
