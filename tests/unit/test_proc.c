@@ -1032,7 +1032,7 @@ static void test_user_lookup(void **state)
 	proc_user_release(&u);
 	/* No user set: nothing to hand over. */
 	assert_null(proc_run_as_user());
-	assert_int_equal(proc_run_as_grant(tmpdir), 0);
+	assert_int_equal(proc_run_as_grant(-1, tmpdir), 0);
 }
 
 /* After test_interrupt: abev was interrupted once already, so this is the second time. */
