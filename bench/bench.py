@@ -241,6 +241,89 @@ def overhead(n, rounds, tmp):
     return got
 
 
+# --- 7. scale: the time between invocations as a run grows ----------------------
+
+SCALE_SIZES = (100, 10_000, 100_000)
+SCALE_WINDOW = 50
+STAMP_RE = re.compile(r'"(start|end)_utc":\s*"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6})\+00:00"')
+
+
+def stamp_s(text):
+    t = datetime.datetime.strptime(text, "%Y-%m-%dT%H:%M:%S.%f")
+    return t.replace(tzinfo=datetime.timezone.utc).timestamp()
+
+
+def invocation_gaps(result_json):
+    """The time from each invocation's end_utc to the next one's start_utc, in
+    seconds, read line by line (a result.json of 100,000 invocations is too
+    large to parse whole in Python)."""
+    starts, ends = [], []
+    with open(result_json) as f:
+        for line in f:
+            m = STAMP_RE.search(line)
+            if m:
+                (starts if m.group(1) == "start" else ends).append(stamp_s(m.group(2)))
+    return [starts[i + 1] - ends[i] for i in range(min(len(starts) - 1, len(ends)))]
+
+
+def scale(n, tmp):
+    """`abev bench -N true -r N` (gap 0, no warmup) under GNU time: the median
+    time between invocations around invocation 100, 10,000 and 100,000 (the
+    SCALE_WINDOW gaps before it), abev's elapsed time and peak RSS."""
+    out = os.path.join(tmp, f"scale-{n}")
+    shutil.rmtree(out, ignore_errors=True)
+    t0 = time.monotonic()
+    # No slot is repeated for contention: the run has exactly n invocations.
+    p = subprocess.run([GNU_TIME, "-f", "%x %M", "--", ABEV, "bench", "-N", "true", "-r", str(n),
+                        "--max-cpu-wait-pct", "100", "--out", out, "--quiet"],
+                       stdin=subprocess.DEVNULL,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    elapsed = time.monotonic() - t0
+    last = p.stderr.strip().splitlines()[-1].split() if p.stderr.strip() else []
+    if len(last) != 2 or last[0] != "0" or not last[1].isdigit():
+        fail(f"abev bench -r {n} under {GNU_TIME}: {p.stderr.strip()}", 1)
+    gaps = invocation_gaps(os.path.join(out, "result.json"))
+    if len(gaps) != n - 1:
+        fail(f"abev bench -r {n}: result.json holds {len(gaps) + 1} invocations", 1)
+    at = {}
+    for k in SCALE_SIZES:
+        if k <= n:
+            w = gaps[max(0, k - 1 - SCALE_WINDOW):k - 1]
+            at[k] = statistics.median(w) * 1e3
+    shutil.rmtree(out, ignore_errors=True)
+    return {"n": n, "elapsed": elapsed, "rss_mib": int(last[1]) / 1024, "gap_ms": at,
+            "max_gap_ms": max(gaps) * 1e3 if gaps else 0.0,
+            "median_gap_ms": statistics.median(gaps) * 1e3 if gaps else 0.0}
+
+
+def scale_line(x):
+    at = ", ".join(f"at {k:,}: {v:.2f} ms" for k, v in x["gap_ms"].items())
+    return (f"7. {x['n']:,} x true: between invocations {at} (median {x['median_gap_ms']:.2f} ms, "
+            f"max {x['max_gap_ms']:.1f} ms); elapsed {fmt_s(x['elapsed'])}, abev peak RSS "
+            f"{x['rss_mib']:.1f} MiB")
+
+
+def scale_table(sc):
+    rows = [[f"{x['n']:,}"] + [f"{x['gap_ms'][k]:.2f} ms" if k in x["gap_ms"] else "" for k in
+                               SCALE_SIZES] +
+            [f"{x['median_gap_ms']:.2f} ms", f"{x['max_gap_ms']:.1f} ms", fmt_s(x["elapsed"]),
+             f"{x['rss_mib']:.1f} MiB"] for x in sc]
+    return table(["invocations"] + [f"gap at {k:,}" for k in SCALE_SIZES] +
+                 ["median gap", "max gap", "elapsed", "abev peak RSS"], rows)
+
+
+def scale_only(tmp):
+    """BENCH_ONLY=scale: the scale part alone (BENCH_SCALE_MAX invocations at
+    most, default 100,000), printed; results.md is not written."""
+    top = int_env("BENCH_SCALE_MAX", SCALE_SIZES[-1], 2)
+    sc = []
+    for n in sorted({k for k in SCALE_SIZES if k <= top} | {top}):
+        sc.append(scale(n, tmp))
+        print(scale_line(sc[-1]), flush=True)
+    print(f"load average {loadavg()}\n")
+    print(scale_table(sc))
+
+
 # --- 2. TRX parsing ----------------------------------------------------------
 
 def dso_profile(argv, tmp):
@@ -625,6 +708,10 @@ def main():
     if os.environ.get("BENCH_ONLY") == "trx":
         with tempfile.TemporaryDirectory(prefix="abev-bench-") as tmp:
             trx_only(scales, rounds, tmp)
+        return
+    if os.environ.get("BENCH_ONLY") == "scale":
+        with tempfile.TemporaryDirectory(prefix="abev-bench-") as tmp:
+            scale_only(tmp)
         return
     with tempfile.TemporaryDirectory(prefix="abev-bench-") as tmp:
         m = machine(tmp_root)

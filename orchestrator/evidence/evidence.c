@@ -612,10 +612,99 @@ char *evidence_compare_document(const char *old_dir, const char *new_dir,
 	return text;
 }
 
+/*
+ * Appends text (one cJSON_Print()ed value) to sb as it reads printed at
+ * depth tabs: a tab per level after every line break. No string holds a
+ * raw line break (cJSON escapes it), so every '\n' is the printer's own.
+ */
+static void add_indented(struct strbuf *sb, const char *text, int depth)
+{
+	for (const char *p = text, *nl; *p; p = nl + 1) {
+		nl = strchr(p, '\n');
+		if (!nl) {
+			strbuf_adds(sb, p);
+			return;
+		}
+		strbuf_add(sb, p, (size_t)(nl - p) + 1);
+		for (int i = 0; i < depth; i++)
+			strbuf_addch(sb, '\t');
+	}
+}
+
+/* Written out once the buffer holds this much: few writes, little memory. */
+#define RUN_FILE_CHUNK (256u * 1024)
+
+/*
+ * result.json from its header o, whose last key is an empty "invocations"
+ * array, and the invocations, each turned into JSON and printed on its
+ * own: the same bytes as printing the whole document at once, without
+ * ever holding every invocation's JSON (hundreds of bytes per value, a
+ * run of a million invocations would need gigabytes).
+ */
+static int write_run_file(const char *path, const cJSON *o, const struct invocation *invs,
+			  size_t ninvs)
+{
+	static const char tail[] = "[]\n}\n";
+	struct atomic_file f = ATOMIC_FILE_INIT;
+	struct strbuf sb = STRBUF_INIT;
+	char *head = json_print(o);
+	size_t len = strlen(head);
+	int ret = -1;
+
+	if (len < sizeof(tail) - 1 || strcmp(head + len - (sizeof(tail) - 1), tail)) {
+		error("cannot write '%s': its header does not end with the invocations", path);
+		goto out;
+	}
+	strbuf_add(&sb, head, len - (sizeof(tail) - 1));
+	strbuf_addch(&sb, '[');
+	if (atomic_file_open(&f, path) < 0)
+		goto out;
+	for (size_t i = 0; i < ninvs; i++) {
+		cJSON *inv = invocation_json(&invs[i], 0);
+		char *text = cJSON_Print(inv);
+
+		if (!text)
+			die_oom();
+		if (i)
+			strbuf_adds(&sb, ", ");
+		add_indented(&sb, text, 2);
+		cJSON_free(text);
+		cJSON_Delete(inv);
+		if (sb.len >= RUN_FILE_CHUNK) {
+			if (atomic_file_write(&f, sb.buf, sb.len) < 0)
+				goto out;
+			strbuf_reset(&sb);
+		}
+	}
+	strbuf_adds(&sb, "]\n}\n");
+	if (atomic_file_write(&f, sb.buf, sb.len) < 0 || atomic_file_commit(&f) < 0)
+		goto out;
+	ret = 0;
+out:
+	atomic_file_abort(&f);
+	strbuf_release(&sb);
+	free(head);
+	return ret;
+}
+
+char *evidence_invocation_line(const struct invocation *inv)
+{
+	cJSON *o = invocation_json(inv, 1);
+	char *text = cJSON_PrintUnformatted(o);
+	char *line;
+
+	if (!text)
+		die_oom();
+	line = xasprintf("%s\n", text);
+	cJSON_free(text);
+	cJSON_Delete(o);
+	return line;
+}
+
 int evidence_write_run(const char *root, const struct run_header *hdr, enum run_status st,
 		       const struct invocation *invs, size_t ninvs)
 {
-	cJSON *o = jnew_object(), *plan, *sched, *list, *rep, *peers;
+	cJSON *o = jnew_object(), *plan, *sched, *rep, *peers;
 	char *path = path_join(root, "result.json");
 	int ret;
 
@@ -678,11 +767,9 @@ int evidence_write_run(const char *root, const struct run_header *hdr, enum run_
 									 hdr->gate_defs,
 									 hdr->ngate_defs)
 					      : jnull());
-	list = jnew_array();
-	for (size_t i = 0; i < ninvs; i++)
-		jpush(list, invocation_json(&invs[i], 0));
-	jadd(o, "invocations", list);
-	ret = json_write_file(path, o);
+	/* Last, so that the invocations can follow the rest as it is printed. */
+	jadd(o, "invocations", jnew_array());
+	ret = write_run_file(path, o, invs, ninvs);
 	cJSON_Delete(o);
 	free(path);
 	return ret;

@@ -563,51 +563,90 @@ enum copy_result copy_fd(int in, int out, uint64_t max)
 	}
 }
 
-int write_file_atomic(const char *path, const void *data, size_t len)
+int atomic_file_open(struct atomic_file *f, const char *path)
 {
-	char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
-	int fd = -1, ret = -1, saved = 0;
+	f->path = xstrdup(path);
+	f->tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
+	f->fd = open(f->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (f->fd < 0) {
+		int saved = errno;
+		error("cannot create '%s': %s", f->tmp, strerror(errno));
+		free(f->tmp);
+		f->tmp = NULL;
+		errno = saved;
+		return -1;
+	}
+	return 0;
+}
 
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		saved = errno;
-		error("cannot create '%s': %s", tmp, strerror(errno));
-		goto out;
+int atomic_file_write(struct atomic_file *f, const void *data, size_t len)
+{
+	if (write_all(f->fd, data, len) < 0) {
+		int saved = errno;
+		error("cannot write '%s': %s", f->tmp, strerror(errno));
+		errno = saved;
+		return -1;
 	}
-	if (write_all(fd, data, len) < 0) {
-		saved = errno;
-		error("cannot write '%s': %s", tmp, strerror(errno));
-		goto out;
-	}
+	return 0;
+}
+
+int atomic_file_commit(struct atomic_file *f)
+{
+	int fd = f->fd, saved;
+
 	/*
 	 * No fsync() here: a reader never sees a half-written file (the
 	 * rename does that), and a killed abev loses nothing the page cache
 	 * holds. Only a crash of the machine could, and sync_filesystem()
 	 * before sealing covers that once per run instead of once per file.
 	 */
+	f->fd = -1;
 	if (close(fd) < 0) {
-		fd = -1;
 		saved = errno;
-		error("cannot close '%s': %s", tmp, strerror(errno));
-		goto out;
-	}
-	fd = -1;
-	if (rename(tmp, path) < 0) {
-		saved = errno;
-		error("cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
-		goto out;
-	}
-	ret = 0;
-out:
-	if (fd >= 0)
-		close(fd);
-	if (ret < 0)
-		unlink(tmp);
-	free(tmp);
-	/* The caller may tell a full disk or the file-size limit from other failures. */
-	if (ret < 0)
+		error("cannot close '%s': %s", f->tmp, strerror(errno));
 		errno = saved;
-	return ret;
+		return -1;
+	}
+	if (rename(f->tmp, f->path) < 0) {
+		saved = errno;
+		error("cannot rename '%s' to '%s': %s", f->tmp, f->path, strerror(errno));
+		errno = saved;
+		return -1;
+	}
+	free(f->tmp);
+	f->tmp = NULL;
+	free(f->path);
+	f->path = NULL;
+	return 0;
+}
+
+void atomic_file_abort(struct atomic_file *f)
+{
+	/* The caller may tell a full disk or the file-size limit from other failures. */
+	int saved = errno;
+
+	if (f->fd >= 0)
+		close(f->fd);
+	f->fd = -1;
+	if (f->tmp)
+		unlink(f->tmp);
+	free(f->tmp);
+	f->tmp = NULL;
+	free(f->path);
+	f->path = NULL;
+	errno = saved;
+}
+
+int write_file_atomic(const char *path, const void *data, size_t len)
+{
+	struct atomic_file f = ATOMIC_FILE_INIT;
+
+	if (atomic_file_open(&f, path) < 0 || atomic_file_write(&f, data, len) < 0 ||
+	    atomic_file_commit(&f) < 0) {
+		atomic_file_abort(&f);
+		return -1;
+	}
+	return 0;
 }
 
 int sync_filesystem(const char *dir)
