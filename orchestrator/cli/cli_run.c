@@ -114,8 +114,14 @@ const char run_usage_tail[] =
 	"note says so). abev exits 128+N. SIGPIPE and SIGXFSZ are ignored: a closed\n"
 	"stdout (abev run ... | head) is reported and the run goes on; a write over\n"
 	"the file-size limit is an error (exit 3), the evidence is still sealed and\n"
-	"result.json's notes name what is missing (status \"running\": result.json\n"
-	"itself could not be written).\n"
+	"result.json's notes name what is missing (a result.json that could not be\n"
+	"written in full is replaced by a shorter one without the invocation records).\n"
+	"While the run goes on, each finished invocation is appended to the journal\n"
+	"invocations.jsonl; result.json is written at the start and at the end. abev\n"
+	"killed outright leaves result.json \"running\" and the journal, which 'abev\n"
+	"report' reads. A disk that fills up stops the run: abev gives back the space it\n"
+	"held in abev-reserve, and writes and seals the evidence as failed (\"the disk\n"
+	"is full\").\n"
 	"\n" EXIT_CODES_TEXT;
 
 static const char bench_synopsis[] =

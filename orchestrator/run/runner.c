@@ -3,9 +3,9 @@
  * what is compared and opens the evidence directory, run_slot() (one a
  * slot of the schedule) runs and records, run_finish() writes the
  * evidence as final, seals and packs it and prints the end. Because
- * result.json is written at the start and kept current (run_state.c), a
- * run killed at any point leaves evidence whose status ("running",
- * "interrupted") says it is incomplete. Judging an invocation is
+ * result.json is written at the start and each invocation is journaled as
+ * it ends (run_state.c), a run killed at any point leaves evidence whose
+ * status ("running", "interrupted") says it is incomplete, and what ran. Judging an invocation is
  * judge.c's, the terminal summary run_summary.c's.
  */
 #define _XOPEN_SOURCE 700
