@@ -440,22 +440,71 @@ static cJSON *interval_json(int has, double lo, double hi)
 	return a;
 }
 
-static cJSON *sample_json(const struct cmp_sample *s)
+/*
+ * Appends text (one cJSON_Print()ed value) to sb as it reads printed at
+ * depth tabs: a tab per level after every line break. No string holds a
+ * raw line break (cJSON escapes it), so every '\n' is the printer's own.
+ */
+static void add_indented(struct strbuf *sb, const char *text, int depth)
 {
-	cJSON *o = jnew_object(), *vals = jnew_array(), *x;
+	for (const char *p = text, *nl; *p; p = nl + 1) {
+		nl = strchr(p, '\n');
+		if (!nl) {
+			strbuf_adds(sb, p);
+			return;
+		}
+		strbuf_add(sb, p, (size_t)(nl - p) + 1);
+		for (int i = 0; i < depth; i++)
+			strbuf_addch(sb, '\t');
+	}
+}
 
-	jadd_str(o, "variant", s->variant);
-	jadd_bool(o, "reference", s->is_reference);
+/*
+ * A sample's values, printed as they read in the document whose sample
+ * object has its keys depth tabs in: one value at a time, as a raw item.
+ * A cJSON object per value would hold a run's every value at hundreds of
+ * bytes each until the document is printed.
+ */
+static cJSON *values_json(const struct cmp_sample *s, int depth)
+{
+	struct strbuf sb = STRBUF_INIT;
+	cJSON *raw;
+
+	strbuf_addch(&sb, '[');
 	for (size_t i = 0; i < s->n; i++) {
 		cJSON *v = jnew_object();
+		char *text;
+
 		jadd_real(v, "value", s->values[i].value);
 		jadd_int(v, "seq", s->values[i].seq);
 		jadd_int(v, "round", s->values[i].round);
 		jadd_int(v, "slot", s->values[i].slot);
 		jadd_bool(v, "outlier", s->values[i].outlier);
-		jpush(vals, v);
+		text = cJSON_Print(v);
+		if (!text)
+			die_oom();
+		if (i)
+			strbuf_adds(&sb, ", ");
+		add_indented(&sb, text, depth + 1);
+		cJSON_free(text);
+		cJSON_Delete(v);
 	}
-	jadd(o, "values", vals);
+	strbuf_addch(&sb, ']');
+	raw = cJSON_CreateRaw(sb.buf);
+	if (!raw)
+		die_oom();
+	strbuf_release(&sb);
+	return raw;
+}
+
+/* One variant under one metric; its keys are depth tabs in when printed. */
+static cJSON *sample_json(const struct cmp_sample *s, int depth)
+{
+	cJSON *o = jnew_object(), *x;
+
+	jadd_str(o, "variant", s->variant);
+	jadd_bool(o, "reference", s->is_reference);
+	jadd(o, "values", values_json(s, depth));
 	jadd_int(o, "n", (int64_t)s->n);
 	jadd_int(o, "excluded", (int64_t)s->excluded);
 	jadd_opt(o, "median", s->n > 0, s->median, NULL, NULL);
@@ -526,8 +575,9 @@ static cJSON *gate_json(const struct cmp_gate *g)
 	return o;
 }
 
+/* The comparison object, whose keys are depth tabs in when printed. */
 static cJSON *evidence_comparison_json(const struct comparison *c, const struct compare_gate_def *defs,
-				size_t ndefs)
+				size_t ndefs, int depth)
 {
 	cJSON *o = jnew_object(), *arr, *x;
 
@@ -557,7 +607,7 @@ static cJSON *evidence_comparison_json(const struct comparison *c, const struct 
 		jadd_str(mo, "better", cm->better_higher ? "higher" : "lower");
 		jadd_str(mo, "source", cm->source);
 		for (size_t v = 0; v < cm->nsamples; v++)
-			jpush(vs, sample_json(&cm->samples[v]));
+			jpush(vs, sample_json(&cm->samples[v], depth + 4));
 		jadd(mo, "variants", vs);
 		jpush(arr, mo);
 	}
@@ -582,7 +632,7 @@ static cJSON *evidence_comparison_json(const struct comparison *c, const struct 
 char *evidence_comparison_document(const struct comparison *c,
 				   const struct compare_gate_def *defs, size_t ndefs)
 {
-	cJSON *o = evidence_comparison_json(c, defs, ndefs);
+	cJSON *o = evidence_comparison_json(c, defs, ndefs, 1);
 	char *text = json_print(o);
 
 	cJSON_Delete(o);
@@ -602,7 +652,7 @@ char *evidence_compare_document(const char *old_dir, const char *new_dir,
 	for (size_t i = 0; i < n; i++) {
 		cJSON *v = jnew_object();
 		jadd_str(v, "variant", variants[i]);
-		jadd(v, "comparison", evidence_comparison_json(&cmps[i], NULL, 0));
+		jadd(v, "comparison", evidence_comparison_json(&cmps[i], NULL, 0, 4));
 		jpush(arr, v);
 	}
 	jadd(o, "variants", arr);
@@ -610,25 +660,6 @@ char *evidence_compare_document(const char *old_dir, const char *new_dir,
 	text = json_print(o);
 	cJSON_Delete(o);
 	return text;
-}
-
-/*
- * Appends text (one cJSON_Print()ed value) to sb as it reads printed at
- * depth tabs: a tab per level after every line break. No string holds a
- * raw line break (cJSON escapes it), so every '\n' is the printer's own.
- */
-static void add_indented(struct strbuf *sb, const char *text, int depth)
-{
-	for (const char *p = text, *nl; *p; p = nl + 1) {
-		nl = strchr(p, '\n');
-		if (!nl) {
-			strbuf_adds(sb, p);
-			return;
-		}
-		strbuf_add(sb, p, (size_t)(nl - p) + 1);
-		for (int i = 0; i < depth; i++)
-			strbuf_addch(sb, '\t');
-	}
 }
 
 /* Written out once the buffer holds this much: few writes, little memory. */
@@ -765,7 +796,7 @@ int evidence_write_run(const char *root, const struct run_header *hdr, enum run_
 	jadd(o, "report", rep);
 	jadd(o, "comparison", hdr->comparison ? evidence_comparison_json(hdr->comparison,
 									 hdr->gate_defs,
-									 hdr->ngate_defs)
+									 hdr->ngate_defs, 2)
 					      : jnull());
 	/* Last, so that the invocations can follow the rest as it is printed. */
 	jadd(o, "invocations", jnew_array());
