@@ -73,16 +73,25 @@ static cJSON *load_json(const char *path)
 	return o;
 }
 
+/* fill()'s invocation written as its own files; *dir is their directory (caller frees). */
+static cJSON *written(struct invocation *inv, char **dir)
+{
+	fill(inv);
+	*dir = path_join(root, inv->dir);
+	assert_int_equal(mkdir_p(*dir), 0);
+	assert_int_equal(evidence_write_invocation(root, inv), 0);
+	char *p = path_join(*dir, "result.json");
+	cJSON *o = load_json(p);
+	free(p);
+	return o;
+}
+
 static void test_invocation_file(void **state)
 {
 	struct invocation inv;
+	char *dir;
 	(void)state;
-	fill(&inv);
-	char *dir = path_join(root, inv.dir);
-	assert_int_equal(mkdir_p(dir), 0);
-	assert_int_equal(evidence_write_invocation(root, &inv), 0);
-	char *p = path_join(dir, "result.json");
-	cJSON *o = load_json(p);
+	cJSON *o = written(&inv, &dir);
 
 	static const char *const order[] = {
 		"schema", "seq", "variant", "phase", "round", "attempt", "status", "reason", "dir",
@@ -129,7 +138,6 @@ static void test_invocation_file(void **state)
 	strbuf_release(&sb);
 
 	free(log);
-	free(p);
 	free(dir);
 	invocation_release(&inv);
 	invocation_release(&inv);
@@ -217,13 +225,9 @@ static void test_run_file_bytes(void **state)
 static void test_invocation_line(void **state)
 {
 	struct invocation inv;
+	char *dir;
 	(void)state;
-	fill(&inv);
-	char *dir = path_join(root, inv.dir);
-	assert_int_equal(mkdir_p(dir), 0);
-	assert_int_equal(evidence_write_invocation(root, &inv), 0);
-	char *p = path_join(dir, "result.json");
-	cJSON *file = load_json(p);
+	cJSON *file = written(&inv, &dir);
 	char *line = evidence_invocation_line(&inv);
 	size_t len = strlen(line);
 	assert_true(len > 1 && line[len - 1] == '\n');
@@ -234,7 +238,6 @@ static void test_invocation_line(void **state)
 	cJSON_Delete(o);
 	cJSON_Delete(file);
 	free(line);
-	free(p);
 	free(dir);
 	invocation_release(&inv);
 }
