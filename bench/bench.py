@@ -24,13 +24,19 @@ reader sees how the cost grows; the goal is judged at the size it names.
   5. abev pack against tar --zstd -cf of the same evidence; goal at 1 GiB:
      at most 1.0x. Every bundle of a size must have the same bytes.
   6. the growth: per-unit cost at each size.
+  7. a long run: `abev bench -N true -r N` for N = 100, 10,000 and 100,000
+     (BENCH_SCALE_MAX, default 100,000; gap 0, no warmup): the median time
+     between one invocation's end and the next one's start around invocation
+     100, 10,000 and 100,000, from result.json's stamps, and abev's peak RSS.
+     The 100,000 run takes several minutes.
 
 Asserts nothing about time; exits 2 when a tool is missing, 1 when a tool
 gave a wrong answer (abev's counts or digests differ from the generator's or
 sha256sum's, or bundles of the same evidence differ). Needs only Python 3's
 standard library. Environment: ABEV, BENCH_HASH (set by make), BENCH_SCALE,
-BENCH_ROUNDS, BENCH_OUT (default bench/results.md), TMPDIR; BENCH_ONLY=trx runs
-the TRX part alone and prints its lines of results.md instead of writing it.
+BENCH_ROUNDS, BENCH_SCALE_MAX, BENCH_OUT (default bench/results.md), TMPDIR;
+BENCH_ONLY=trx runs the TRX part alone and prints its lines of results.md instead
+of writing it, BENCH_ONLY=scale likewise part 7.
 """
 import datetime
 import hashlib
@@ -239,6 +245,102 @@ def overhead(n, rounds, tmp):
     got["bias_ms"] = got["window_ms"] - got["hf_mean_ms"]
     got["ratio"] = got["abev_ms"] / got["hf_ms"]
     return got
+
+
+# --- 7. scale: the time between invocations as a run grows ----------------------
+
+SCALE_SIZES = (100, 10_000, 100_000)
+SCALE_WINDOW = 50
+STAMP_RE = re.compile(r'"(start|end)_utc":\s*"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6})\+00:00"')
+
+
+def stamp_s(text):
+    t = datetime.datetime.strptime(text, "%Y-%m-%dT%H:%M:%S.%f")
+    return t.replace(tzinfo=datetime.timezone.utc).timestamp()
+
+
+def invocation_gaps(result_json):
+    """The time from each invocation's end_utc to the next one's start_utc, in
+    seconds, read line by line (a result.json of 100,000 invocations is too
+    large to parse whole in Python)."""
+    starts, ends = [], []
+    with open(result_json) as f:
+        for line in f:
+            m = STAMP_RE.search(line)
+            if m:
+                (starts if m.group(1) == "start" else ends).append(stamp_s(m.group(2)))
+    return [starts[i + 1] - ends[i] for i in range(min(len(starts) - 1, len(ends)))]
+
+
+def scale(n, tmp):
+    """`abev bench -N true -r N` (gap 0, no warmup) under GNU time: the median
+    time between invocations around invocation 100, 10,000 and 100,000 (the
+    SCALE_WINDOW gaps before it), abev's elapsed time and peak RSS."""
+    out = os.path.join(tmp, f"scale-{n}")
+    shutil.rmtree(out, ignore_errors=True)
+    t0 = time.monotonic()
+    # No slot is repeated for CPU wait; one discarded for foreign load on a busy
+    # machine is repeated (exit 1 when a slot is lost): each is an invocation too.
+    p = subprocess.run([GNU_TIME, "-f", "%x %M", "--", ABEV, "bench", "-N", "true", "-r", str(n),
+                        "--max-cpu-wait-pct", "100", "--out", out, "--quiet"],
+                       stdin=subprocess.DEVNULL,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    elapsed = time.monotonic() - t0
+    last = p.stderr.strip().splitlines()[-1].split() if p.stderr.strip() else []
+    # Exit 3 with a result.json: the run was recorded, but not sealed (a
+    # manifest holds at most 100,000 files, five per invocation); said beside
+    # the figures.
+    errs = [x for x in p.stderr.splitlines() if x.startswith("abev: error:")]
+    if len(last) != 2 or last[0] not in ("0", "1", "3") or not last[1].isdigit() or \
+            (last[0] == "3" and not os.path.isfile(os.path.join(out, "result.json"))):
+        fail(f"abev bench -r {n} under {GNU_TIME}: {p.stderr.strip()}", 1)
+    gaps = invocation_gaps(os.path.join(out, "result.json"))
+    if len(gaps) < n - 1:
+        fail(f"abev bench -r {n}: result.json holds {len(gaps) + 1} invocations", 1)
+    at, mean_at = {}, {}
+    for k in SCALE_SIZES:
+        if k <= n:
+            w = gaps[max(0, k - 1 - SCALE_WINDOW):k - 1]
+            at[k] = statistics.median(w) * 1e3
+            # The mean over the 10 % of the run before K: a rewrite of the whole
+            # record now and then shows here, not in the median.
+            w = gaps[max(0, k - 1 - max(SCALE_WINDOW, k // 10)):k - 1]
+            mean_at[k] = statistics.fmean(w) * 1e3
+    shutil.rmtree(out, ignore_errors=True)
+    return {"n": n, "elapsed": elapsed, "rss_mib": int(last[1]) / 1024, "gap_ms": at,
+            "error": errs[-1][len("abev: error: "):] if last[0] == "3" and errs else None,
+            "mean_gap_ms": mean_at, "max_gap_ms": max(gaps) * 1e3 if gaps else 0.0,
+            "median_gap_ms": statistics.median(gaps) * 1e3 if gaps else 0.0}
+
+
+def scale_line(x):
+    at = ", ".join(f"at {k:,}: {v:.2f} ms (mean {x['mean_gap_ms'][k]:.2f} ms)"
+                   for k, v in x["gap_ms"].items())
+    return (f"7. {x['n']:,} x true: between invocations {at} (median {x['median_gap_ms']:.2f} ms, "
+            f"max {x['max_gap_ms']:.1f} ms); elapsed {fmt_s(x['elapsed'])}, abev peak RSS "
+            f"{x['rss_mib']:.1f} MiB" + (f"; not sealed: {x['error']}" if x["error"] else ""))
+
+
+def scale_table(sc):
+    rows = [[f"{x['n']:,}"] + [f"{x['gap_ms'][k]:.2f} / {x['mean_gap_ms'][k]:.2f} ms"
+                               if k in x["gap_ms"] else "" for k in SCALE_SIZES] +
+            [f"{x['median_gap_ms']:.2f} ms", f"{x['max_gap_ms']:.1f} ms", fmt_s(x["elapsed"]),
+             f"{x['rss_mib']:.1f} MiB" + (" (not sealed: exit 3)" if x["error"] else "")]
+            for x in sc]
+    return table(["invocations"] + [f"gap at {k:,}: median / mean" for k in SCALE_SIZES] +
+                 ["median gap", "max gap", "elapsed", "abev peak RSS"], rows)
+
+
+def scale_only(tmp):
+    """BENCH_ONLY=scale: the scale part alone (BENCH_SCALE_MAX invocations at
+    most, default 100,000), printed; results.md is not written."""
+    top = int_env("BENCH_SCALE_MAX", SCALE_SIZES[-1], 2)
+    sc = []
+    for n in sorted({k for k in SCALE_SIZES if k <= top} | {top}):
+        sc.append(scale(n, tmp))
+        print(scale_line(sc[-1]), flush=True)
+    print(f"load average {loadavg()}\n")
+    print(scale_table(sc))
 
 
 # --- 2. TRX parsing ----------------------------------------------------------
@@ -533,7 +635,7 @@ def summary_rows(oh, tr, evs):
     return rows, o, t, e
 
 
-def report(m, oh, tr, evs, rounds, scales, started, elapsed, load0, load1):
+def report(m, oh, tr, evs, sc, rounds, scales, started, elapsed, load0, load1):
     L = []
     add = L.append
     add("# abev performance: `make bench`\n")
@@ -591,6 +693,14 @@ def report(m, oh, tr, evs, rounds, scales, started, elapsed, load0, load1):
                "verify: abev / sha256sum -c", "ratio", "pack: abev / tar --zstd", "ratio",
                "compressed size: bundle / tarball"], rows))
     add("")
+    add("## 7. A long run: the time between invocations, abev's memory\n")
+    add("`abev bench -N true -r N` (gap 0, no warmup), once per N under GNU time. \"gap at "
+        f"K\" is the time from one invocation's `end_utc` to the next one's `start_utc` "
+        f"(result.json): the median of the {SCALE_WINDOW} gaps before invocation K, and the "
+        "mean of the gaps over the tenth of the run before K (where a rewrite of the whole "
+        "record now and then shows); neither may grow with K. Peak RSS is abev's own.\n")
+    add(scale_table(sc))
+    add("")
     add("Every bundle of the same evidence had the same bytes across the rounds "
         f"(at {size_label(evs[-1]['bytes'])}: sha256 {evs[-1]['bundle_sha256'][:16]}...). "
         "abev's CPU time (user + system, median): " +
@@ -626,6 +736,10 @@ def main():
         with tempfile.TemporaryDirectory(prefix="abev-bench-") as tmp:
             trx_only(scales, rounds, tmp)
         return
+    if os.environ.get("BENCH_ONLY") == "scale":
+        with tempfile.TemporaryDirectory(prefix="abev-bench-") as tmp:
+            scale_only(tmp)
+        return
     with tempfile.TemporaryDirectory(prefix="abev-bench-") as tmp:
         m = machine(tmp_root)
         sh([ABEV, "keygen", "--out", os.path.join(tmp, "k")])
@@ -650,7 +764,13 @@ def main():
             print(f"3-5. {size_label(x['bytes'])}: " + "; ".join(
                 f"{s.label} {fmt_s(s.wall())}" for s in x["hash"] + x["verify"] + x["pack"]) +
                 f"; tar's fsync {fmt_s(x['tar_fsync'])}", flush=True)
-    text = report(m, oh, tr, evs, rounds, scales, started, time.monotonic() - t0, load0, loadavg())
+        sc = []
+        top = int_env("BENCH_SCALE_MAX", SCALE_SIZES[-1], 2)
+        for n in sorted({k for k in SCALE_SIZES if k <= top} | {top}):
+            sc.append(scale(n, tmp))
+            print(scale_line(sc[-1]), flush=True)
+    text = report(m, oh, tr, evs, sc, rounds, scales, started, time.monotonic() - t0, load0,
+                  loadavg())
     with open(OUT, "w") as f:
         f.write(text)
     print(f"bench: wrote {OUT}")

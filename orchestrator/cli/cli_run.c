@@ -120,10 +120,16 @@ const char run_usage_tail[] =
 	"SIGPIPE and SIGXFSZ are ignored: a closed stdout (abev run ... | head) is\n"
 	"reported and the run goes on; a write over the file-size limit is an error\n"
 	"(exit 3), the evidence is still sealed and result.json's notes name what is\n"
-	"missing (status \"running\": result.json itself could not be written). abev\n"
-	"killed by SIGKILL takes its commands along (a watchdog process kills their\n"
-	"process group and cgroups); a run during which abev or its command was\n"
-	"stopped (Ctrl-Z, SIGSTOP) is discarded and repeated.\n"
+	"missing (a result.json that could not be written in full is replaced by a\n"
+	"shorter one without the invocation records). abev killed by SIGKILL takes its\n"
+	"commands along (a watchdog process kills their process group and cgroups); a\n"
+	"run during which abev or its command was stopped (Ctrl-Z, SIGSTOP) is\n"
+	"discarded and repeated. While the run goes on, each finished invocation is\n"
+	"appended to the journal invocations.jsonl; result.json is written at the\n"
+	"start and at the end. abev killed outright leaves result.json \"running\" and\n"
+	"the journal, which 'abev report' reads. A disk that fills up stops the run:\n"
+	"abev gives back the space it held in abev-reserve, and writes and seals the\n"
+	"evidence as failed (\"the disk is full\").\n"
 	"\n" EXIT_CODES_TEXT;
 
 static const char bench_synopsis[] =

@@ -456,22 +456,71 @@ static cJSON *interval_json(int has, double lo, double hi)
 	return a;
 }
 
-static cJSON *sample_json(const struct cmp_sample *s)
+/*
+ * Appends text (one cJSON_Print()ed value) to sb as it reads printed at
+ * depth tabs: a tab per level after every line break. No string holds a
+ * raw line break (cJSON escapes it), so every '\n' is the printer's own.
+ */
+static void add_indented(struct strbuf *sb, const char *text, int depth)
 {
-	cJSON *o = jnew_object(), *vals = jnew_array(), *x;
+	for (const char *p = text, *nl; *p; p = nl + 1) {
+		nl = strchr(p, '\n');
+		if (!nl) {
+			strbuf_adds(sb, p);
+			return;
+		}
+		strbuf_add(sb, p, (size_t)(nl - p) + 1);
+		for (int i = 0; i < depth; i++)
+			strbuf_addch(sb, '\t');
+	}
+}
 
-	jadd_str(o, "variant", s->variant);
-	jadd_bool(o, "reference", s->is_reference);
+/*
+ * A sample's values, printed as they read in the document whose sample
+ * object has its keys depth tabs in: one value at a time, as a raw item.
+ * A cJSON object per value would hold a run's every value at hundreds of
+ * bytes each until the document is printed.
+ */
+static cJSON *values_json(const struct cmp_sample *s, int depth)
+{
+	struct strbuf sb = STRBUF_INIT;
+	cJSON *raw;
+
+	strbuf_addch(&sb, '[');
 	for (size_t i = 0; i < s->n; i++) {
 		cJSON *v = jnew_object();
+		char *text;
+
 		jadd_real(v, "value", s->values[i].value);
 		jadd_int(v, "seq", s->values[i].seq);
 		jadd_int(v, "round", s->values[i].round);
 		jadd_int(v, "slot", s->values[i].slot);
 		jadd_bool(v, "outlier", s->values[i].outlier);
-		jpush(vals, v);
+		text = cJSON_Print(v);
+		if (!text)
+			die_oom();
+		if (i)
+			strbuf_adds(&sb, ", ");
+		add_indented(&sb, text, depth + 1);
+		cJSON_free(text);
+		cJSON_Delete(v);
 	}
-	jadd(o, "values", vals);
+	strbuf_addch(&sb, ']');
+	raw = cJSON_CreateRaw(sb.buf);
+	if (!raw)
+		die_oom();
+	strbuf_release(&sb);
+	return raw;
+}
+
+/* One variant under one metric; its keys are depth tabs in when printed. */
+static cJSON *sample_json(const struct cmp_sample *s, int depth)
+{
+	cJSON *o = jnew_object(), *x;
+
+	jadd_str(o, "variant", s->variant);
+	jadd_bool(o, "reference", s->is_reference);
+	jadd(o, "values", values_json(s, depth));
 	jadd_int(o, "n", (int64_t)s->n);
 	jadd_int(o, "excluded", (int64_t)s->excluded);
 	jadd_opt(o, "median", s->n > 0, s->median, NULL, NULL);
@@ -542,8 +591,9 @@ static cJSON *gate_json(const struct cmp_gate *g)
 	return o;
 }
 
+/* The comparison object, whose keys are depth tabs in when printed. */
 static cJSON *evidence_comparison_json(const struct comparison *c, const struct compare_gate_def *defs,
-				size_t ndefs)
+				size_t ndefs, int depth)
 {
 	cJSON *o = jnew_object(), *arr, *x;
 
@@ -573,7 +623,7 @@ static cJSON *evidence_comparison_json(const struct comparison *c, const struct 
 		jadd_str(mo, "better", cm->better_higher ? "higher" : "lower");
 		jadd_str(mo, "source", cm->source);
 		for (size_t v = 0; v < cm->nsamples; v++)
-			jpush(vs, sample_json(&cm->samples[v]));
+			jpush(vs, sample_json(&cm->samples[v], depth + 4));
 		jadd(mo, "variants", vs);
 		jpush(arr, mo);
 	}
@@ -598,7 +648,7 @@ static cJSON *evidence_comparison_json(const struct comparison *c, const struct 
 char *evidence_comparison_document(const struct comparison *c,
 				   const struct compare_gate_def *defs, size_t ndefs)
 {
-	cJSON *o = evidence_comparison_json(c, defs, ndefs);
+	cJSON *o = evidence_comparison_json(c, defs, ndefs, 1);
 	char *text = json_print(o);
 
 	cJSON_Delete(o);
@@ -618,7 +668,7 @@ char *evidence_compare_document(const char *old_dir, const char *new_dir,
 	for (size_t i = 0; i < n; i++) {
 		cJSON *v = jnew_object();
 		jadd_str(v, "variant", variants[i]);
-		jadd(v, "comparison", evidence_comparison_json(&cmps[i], NULL, 0));
+		jadd(v, "comparison", evidence_comparison_json(&cmps[i], NULL, 0, 4));
 		jpush(arr, v);
 	}
 	jadd(o, "variants", arr);
@@ -628,11 +678,81 @@ char *evidence_compare_document(const char *old_dir, const char *new_dir,
 	return text;
 }
 
+/* Written out once the buffer holds this much: few writes, little memory. */
+#define RUN_FILE_CHUNK (256u * 1024)
+
+/*
+ * result.json from its header o, whose last key is an empty "invocations"
+ * array, and the invocations, each turned into JSON and printed on its
+ * own: the same bytes as printing the whole document at once, without
+ * ever holding every invocation's JSON (hundreds of bytes per value, a
+ * run of a million invocations would need gigabytes).
+ */
+static int write_run_file(const struct dirat *root, const cJSON *o, const struct invocation *invs,
+			  size_t ninvs)
+{
+	static const char tail[] = "[]\n}\n";
+	struct atomic_file f = ATOMIC_FILE_INIT;
+	struct strbuf sb = STRBUF_INIT;
+	char *head = json_print(o);
+	size_t len = strlen(head);
+	int ret = -1;
+
+	if (len < sizeof(tail) - 1 || strcmp(head + len - (sizeof(tail) - 1), tail)) {
+		error("cannot write '%s/result.json': its header does not end with the invocations",
+		      root->path);
+		goto out;
+	}
+	strbuf_add(&sb, head, len - (sizeof(tail) - 1));
+	strbuf_addch(&sb, '[');
+	if (atomic_file_open_at(&f, root, "result.json") < 0)
+		goto out;
+	for (size_t i = 0; i < ninvs; i++) {
+		cJSON *inv = invocation_json(&invs[i], 0);
+		char *text = cJSON_Print(inv);
+
+		if (!text)
+			die_oom();
+		if (i)
+			strbuf_adds(&sb, ", ");
+		add_indented(&sb, text, 2);
+		cJSON_free(text);
+		cJSON_Delete(inv);
+		if (sb.len >= RUN_FILE_CHUNK) {
+			if (atomic_file_write(&f, sb.buf, sb.len) < 0)
+				goto out;
+			strbuf_reset(&sb);
+		}
+	}
+	strbuf_adds(&sb, "]\n}\n");
+	if (atomic_file_write(&f, sb.buf, sb.len) < 0 || atomic_file_commit(&f) < 0)
+		goto out;
+	ret = 0;
+out:
+	atomic_file_abort(&f);
+	strbuf_release(&sb);
+	free(head);
+	return ret;
+}
+
+char *evidence_invocation_line(const struct invocation *inv)
+{
+	cJSON *o = invocation_json(inv, 1);
+	char *text = cJSON_PrintUnformatted(o);
+	char *line;
+
+	if (!text)
+		die_oom();
+	line = xasprintf("%s\n", text);
+	cJSON_free(text);
+	cJSON_Delete(o);
+	return line;
+}
+
 int evidence_write_run(const struct dirat *root, const struct run_header *hdr, enum run_status st,
 		       const struct invocation *invs, size_t ninvs)
 {
-	cJSON *o = jnew_object(), *plan, *sched, *list, *rep, *peers;
-	char *text;
+	cJSON *o = jnew_object(), *plan, *sched, *rep, *peers;
 	int ret;
 
 	jadd_str(o, "schema", EVIDENCE_RUN_SCHEMA);
@@ -702,15 +822,11 @@ int evidence_write_run(const struct dirat *root, const struct run_header *hdr, e
 	jadd(o, "report", rep);
 	jadd(o, "comparison", hdr->comparison ? evidence_comparison_json(hdr->comparison,
 									 hdr->gate_defs,
-									 hdr->ngate_defs)
+									 hdr->ngate_defs, 2)
 					      : jnull());
-	list = jnew_array();
-	for (size_t i = 0; i < ninvs; i++)
-		jpush(list, invocation_json(&invs[i], 0));
-	jadd(o, "invocations", list);
-	text = json_print(o);
-	ret = dirat_write_atomic(root, "result.json", text, strlen(text));
-	free(text);
+	/* Last, so that the invocations can follow the rest as it is printed. */
+	jadd(o, "invocations", jnew_array());
+	ret = write_run_file(root, o, invs, ninvs);
 	cJSON_Delete(o);
 	return ret;
 }

@@ -82,10 +82,17 @@ int evidence_write_invocation(struct ledger *l, const struct dirat *root,
 			      const struct invocation *inv);
 /*
  * Writes result.json beneath root: the header fields, status, and every
- * invocation in execution order. 0 or -1 after error().
+ * invocation in execution order, one at a time (its size is not held in
+ * memory). 0 or -1 after error(), errno saying why (ENOSPC, EFBIG, ...).
  */
 int evidence_write_run(const struct dirat *root, const struct run_header *hdr, enum run_status st,
 		       const struct invocation *invs, size_t ninvs);
+
+/*
+ * inv's own result.json document (abev.invocation/1) on one line, ending
+ * with a newline: a line of the run's journal (journal.h). Caller frees.
+ */
+char *evidence_invocation_line(const struct invocation *inv);
 
 /*
  * The "comparison" object of result.json, alone, as `abev run --json` and

@@ -9,12 +9,17 @@
 #include "evidence_read.h"
 
 #include <cjson/cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "journal.h"
 #include "json_in.h"
 #include "json_out.h"
 #include "json_text.h"
@@ -547,6 +552,118 @@ static int read_header(const struct json_in *rd, const cJSON *root, struct evide
 	return 0;
 }
 
+/* A journal line longer than this is not abev's. */
+#define JOURNAL_LINE_MAX (16u << 20)
+
+static void add_note(struct evidence_run *r, char *note)
+{
+	r->notes = xrealloc(r->notes, (r->nnotes + 2) * sizeof(*r->notes));
+	r->notes[r->nnotes++] = note;
+	r->notes[r->nnotes] = NULL;
+}
+
+/* One line of the journal, an invocation's own document, into r->invs. */
+static int read_journal_line(const struct json_in *rd, struct evidence_run *r, const char *line,
+			     size_t len, size_t *alloc)
+{
+	cJSON *o;
+	int rc;
+
+	if (json_text_check(rd->file, line, len, JSON_TEXT_MAX_DEPTH) < 0)
+		return json_in_error(rd, "invocations", "line %zu: not JSON as abev writes it (see above)",
+				     r->ninvs + 1);
+	o = cJSON_ParseWithLength(line, len);
+	if (!o)
+		return json_in_error(rd, "invocations", "line %zu: not valid JSON", r->ninvs + 1);
+	if (r->ninvs == *alloc) {
+		*alloc = *alloc ? 2 * *alloc : 64;
+		r->invs = xrealloc(r->invs, *alloc * sizeof(*r->invs));
+	}
+	rc = read_invocation(rd, r, o, r->ninvs, &r->invs[r->ninvs]);
+	r->ninvs++;
+	cJSON_Delete(o);
+	if (rc == 0 && r->ninvs > 1 && r->invs[r->ninvs - 1].seq <= r->invs[r->ninvs - 2].seq)
+		rc = json_in_error(rd, "invocations", "line %zu: seq %u after %u: not in execution order",
+				   r->ninvs, r->invs[r->ninvs - 1].seq, r->invs[r->ninvs - 2].seq);
+	return rc;
+}
+
+/*
+ * The invocations of a run that never finished, from DIR/JOURNAL_FILE
+ * (journal.h): result.json ("running", or a short one) holds none. Each
+ * line is one invocation; a last line without its newline (abev stopped
+ * while writing it) is left out with a note. 0, also when there is no
+ * journal; -1 after json_in_error().
+ */
+static int read_journal(const char *dir, struct evidence_run *r, char **err)
+{
+	char *path = path_join(dir, JOURNAL_FILE);
+	struct json_in rd = { path, NULL, err };
+	struct strbuf sb = STRBUF_INIT;
+	size_t alloc = 0, done = 0;
+	char chunk[16 * 1024];
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY), ret = -1;
+	struct stat st;
+
+	if (fd < 0) {
+		ret = errno == ENOENT ? 0 : json_in_error(&rd, "(file)", "cannot open: %s", strerror(errno));
+		goto out;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		json_in_error(&rd, "(file)", "not a regular file");
+		goto out;
+	}
+	for (;;) {
+		char *nl;
+
+		if (sb.len - done > JOURNAL_LINE_MAX) {
+			json_in_error(&rd, "invocations", "line %zu: longer than %u bytes", r->ninvs + 1,
+				      JOURNAL_LINE_MAX);
+			goto out;
+		}
+		nl = memchr(sb.buf + done, '\n', sb.len - done);
+		if (nl) {
+			if (read_journal_line(&rd, r, sb.buf + done, (size_t)(nl - sb.buf) - done,
+					      &alloc) < 0)
+				goto out;
+			done = (size_t)(nl - sb.buf) + 1;
+			continue;
+		}
+		/* What is left is the start of the next line: it moves to the front. */
+		if (done) {
+			memmove(sb.buf, sb.buf + done, sb.len - done);
+			sb.len -= done;
+			sb.buf[sb.len] = '\0';
+			done = 0;
+		}
+		n = read(fd, chunk, sizeof(chunk));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			json_in_error(&rd, "(file)", "cannot read: %s", strerror(errno));
+			goto out;
+		}
+		if (n == 0)
+			break;
+		strbuf_add(&sb, chunk, (size_t)n);
+	}
+	add_note(r, xasprintf("result.json holds no invocation record (status %s): the %zu below "
+			      "are read from %s, where abev recorded each invocation as it ended",
+			      r->status, r->ninvs, JOURNAL_FILE));
+	if (sb.len)
+		add_note(r, xasprintf("%s ends in %zu bytes without a line break: abev stopped while "
+				      "writing that invocation's record, left out here (its own "
+				      "result.json under runs/ may hold it)", JOURNAL_FILE, sb.len));
+	ret = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	strbuf_release(&sb);
+	free(path);
+	return ret;
+}
+
 /* DIR/name parsed, or NULL with *err naming the file. */
 static cJSON *load_json(const char *dir, const char *path, char **err)
 {
@@ -601,6 +718,8 @@ int evidence_read(const char *dir, struct evidence_run *r, char **err)
 			goto out;
 		}
 	}
+	if (!r->ninvs && strcmp(r->status, "completed") && read_journal(dir, r, err) < 0)
+		goto out;
 	c = cJSON_GetObjectItemCaseSensitive(root, "comparison");
 	if (c && !cJSON_IsNull(c)) {
 		if (!cJSON_IsObject(c)) {
@@ -618,6 +737,30 @@ out:
 	if (ret < 0)
 		evidence_run_release(r);
 	return ret;
+}
+
+const char *evidence_read_status(const char *path)
+{
+	static const enum run_status all[] = { RUN_RUNNING, RUN_COMPLETED, RUN_FAILED,
+					       RUN_INTERRUPTED };
+	struct strbuf sb = STRBUF_INIT;
+	const char *status = NULL;
+	const cJSON *s;
+	cJSON *root = NULL;
+
+	if (read_small(&sb, path, 4u << 20, READ_REGULAR) != READ_SMALL_OK)
+		goto out;
+	root = cJSON_ParseWithLength(sb.buf, sb.len);
+	s = cJSON_IsObject(root) ? cJSON_GetObjectItemCaseSensitive(root, "status") : NULL;
+	if (!cJSON_IsString(s))
+		goto out;
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		if (!strcmp(s->valuestring, run_status_name(all[i])))
+			status = run_status_name(all[i]);
+out:
+	cJSON_Delete(root);
+	strbuf_release(&sb);
+	return status;
 }
 
 void evidence_run_release(struct evidence_run *r)

@@ -102,6 +102,15 @@ struct run_environment {
 	size_t nvariants;
 };
 
+/*
+ * The status recorded in the result.json at path ("running", "completed",
+ * "failed", "interrupted"), as a static string, or NULL when the file
+ * cannot be read, is over 4 MiB, or names no such status. For messages
+ * about evidence that cannot be read otherwise (`abev verify` of evidence
+ * that was never sealed).
+ */
+const char *evidence_read_status(const char *path);
+
 /* Reads DIR/metadata.json. 0, or -1 with *err (caller frees); *out is then released. */
 int evidence_read_environment(const char *dir, struct run_environment *out, char **err);
 void run_environment_release(struct run_environment *e);

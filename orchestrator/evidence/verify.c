@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "bundle.h"
+#include "evidence_read.h"
 #include "hash.h"
 #include "util.h"
 
@@ -458,6 +459,24 @@ static int signed_text(const struct seal_pub *pub, const struct strbuf *sig, con
 }
 
 /*
+ * Neither SHA256 nor SHA256.sig: abev never got as far as sealing (it was
+ * killed, or could not finish). result.json's status says how far it got;
+ * the missing signature is no sign of --unsigned then.
+ */
+static void never_sealed(struct gather *g)
+{
+	struct found *rj = find(g, "result.json");
+	const char *status = rj && rj->path ? evidence_read_status(rj->path) : NULL;
+
+	if (status)
+		problem(g->out, SEAL_MANIFEST, "missing: the evidence was never sealed "
+			"(result.json status: %s)", status);
+	else
+		problem(g->out, SEAL_MANIFEST, "missing: the evidence was never sealed "
+			"(result.json: %s)", !rj ? "missing" : rj->path ? "unreadable" : "in the bundle");
+}
+
+/*
  * Holds what was gathered against the signature and the manifest; with
  * no key (pub NULL) against the manifest alone.
  */
@@ -479,7 +498,9 @@ static void judge(struct gather *g, const struct seal_pub *pub)
 	if (g->state[0] == META_ABSENT && g->state[1] == META_ABSENT && nested_manifest(g))
 		return;
 	r->signature_present = g->state[1] != META_ABSENT;
-	if (g->state[1] == META_ABSENT && pub) {
+	if (g->state[0] == META_ABSENT && g->state[1] == META_ABSENT) {
+		never_sealed(g);
+	} else if (g->state[1] == META_ABSENT && pub) {
 		problem(r, SEAL_SIGNATURE, "missing: the evidence is unsigned (sealed with "
 			"--unsigned), so no key vouches for it; 'abev verify' without --pubkey "
 			"checks its contents");
@@ -494,7 +515,7 @@ static void judge(struct gather *g, const struct seal_pub *pub)
 			source = SEAL_SIGNATURE;
 		}
 	}
-	if (g->state[0] == META_ABSENT) {
+	if (g->state[0] == META_ABSENT && g->state[1] != META_ABSENT) {
 		problem(r, SEAL_MANIFEST, "missing");
 	} else if (g->state[0] == META_PRESENT && text &&
 		   (g->meta[0].len != text_len || memcmp(g->meta[0].buf, text, text_len))) {

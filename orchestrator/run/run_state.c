@@ -1,10 +1,11 @@
 /*
  * run_state: the state of `abev run` and its writing as result.json and
- * report.md. result.json is written at the start and kept current, so a
- * run killed at any point leaves evidence whose status ("running",
- * "interrupted") says it is incomplete; the cost of keeping it current is
- * bounded (see STATE_REFRESH_NS). It starts no process and judges no
- * invocation: the slot loop (run_slot.c) and judge.c do.
+ * report.md. result.json is written at the start ("running") and at the
+ * end; between the two each finished invocation is appended to the
+ * journal (journal.h), so that a run killed at any point leaves evidence
+ * that says it is incomplete and what ran, and the work between two
+ * invocations does not grow with the run. It starts no process and
+ * judges no invocation: the slot loop (run_slot.c) and judge.c do.
  */
 #define _XOPEN_SOURCE 700
 #include "run_state.h"
@@ -15,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/statvfs.h>
 #include <time.h>
 
 #include "judge.h"
@@ -25,13 +27,10 @@
 #include "util.h"
 
 /*
- * How stale result.json, report.md and abev_max_rss_bytes may get while
- * back-to-back invocations (no gap) go on: each invocation's own files
- * are written at once, and a signal makes the final write anyway. With a
- * gap both are rewritten every time: abev is about to wait, so the work
- * costs nothing, and abev killed in the gap leaves them current.
+ * Less free space than this on the evidence's file system at the end of
+ * a run is a full disk: abev's own writes failed or were about to.
  */
-#define STATE_REFRESH_NS (1000 * 1000 * 1000LL)
+#define DISK_FULL_BYTES (64u * 1024)
 
 void run_state_init(struct run_state *st, const struct plan *plan,
 		    const struct runner_options *opt)
@@ -41,6 +40,7 @@ void run_state_init(struct run_state *st, const struct plan *plan,
 	st->opt = opt;
 	st->ev = (struct dirat)DIRAT_INIT;
 	st->ledger = (struct ledger)LEDGER_INIT;
+	st->journal = (struct journal)JOURNAL_INIT;
 }
 
 void run_state_note(struct run_state *st, char *note)
@@ -111,10 +111,10 @@ static void write_short_state(struct run_state *st, struct run_header *hdr,
 {
 	const char **notes = xcalloc(st->nnotes + 1, sizeof(*notes));
 	char *why = xasprintf("result.json could not be written in full (%s%s); this shorter "
-			      "one leaves out the %zu invocation record(s): each invocation's "
-			      "own result.json under runs/ has its record",
+			      "one leaves out the %zu invocation record(s): %s and each "
+			      "invocation's own result.json under runs/ hold them",
 			      strerror(err), err == EFBIG ? ": the file-size limit, ulimit -f" : "",
-			      st->ninvs);
+			      st->ninvs, JOURNAL_FILE);
 
 	for (size_t i = 0; i < st->nnotes; i++)
 		notes[i] = st->notes[i];
@@ -227,54 +227,114 @@ static void fill_report(const struct run_state *st, enum run_status status, int 
 	};
 }
 
-/* STATE_REFRESH_NS is the "second" of run_state.h's contract. */
-int run_state_write(struct run_state *st, int final)
+/*
+ * At the end of a run, before the reserve is given back: a full file
+ * system is why abev's writes failed (or the child's logs were cut), and
+ * the evidence says so and counts as failed.
+ */
+static void check_disk(struct run_state *st)
 {
-	const struct plan *plan = st->plan;
-	enum run_status status = run_state_status(st, final);
+	struct statvfs sv;
+	uint64_t avail;
+
+	if (st->disk_checked)
+		return;
+	st->disk_checked = 1;
+	if (fstatvfs(st->ev.fd, &sv) < 0)
+		return;
+	avail = (uint64_t)sv.f_bavail * sv.f_frsize;
+	if (avail >= DISK_FULL_BYTES)
+		return;
+	st->runtime_error = 1;
+	run_state_note(st, xasprintf("the disk is full: the file system of the evidence had %" PRIu64
+				     " bytes free at the end of the run; abev stopped, gave back the "
+				     "%" PRIu64 " bytes it had held in reserve (%s) and finished "
+				     "and sealed this evidence with them; files that could not be "
+				     "written, or logs cut short, are named in abev's error output "
+				     "and in the invocations' records",
+				     avail, st->journal.reserved, JOURNAL_RESERVE_FILE));
+}
+
+/* A reserve that stopped growing is part of the record (journal.h). */
+static void note_reserve(struct run_state *st)
+{
+	if (!st->journal.reserve_problem)
+		return;
+	run_state_note(st, st->journal.reserve_problem);
+	st->journal.reserve_problem = NULL;
+}
+
+/* The first write: result.json and report.md say "running"; the journal opens. */
+static int write_start(struct run_state *st)
+{
 	struct run_header hdr;
 	struct report_input rin;
-	int64_t now = mono_ns();
-	int refresh = final || !st->report_written_at || plan->gap_seconds > 0 ||
-		      now - st->report_written_at >= STATE_REFRESH_NS;
 	int ret = 0;
 
-	if (final && !st->compared) {
+	st->opened = 1;
+	st->max_rss_bytes = self_max_rss();
+	fill_header(st, 0, &hdr);
+	fill_report(st, RUN_RUNNING, 0, &rin);
+	if (evidence_write_run(&st->ev, &hdr, RUN_RUNNING, st->invs, st->ninvs) < 0 ||
+	    report_write(&st->ev, &rin) < 0 || journal_open(&st->journal, &st->ev) < 0)
+		ret = -1;
+	note_reserve(st);
+	return ret;
+}
+
+/* The last write, once the run is over: everything in result.json, the journal gone. */
+static int write_final(struct run_state *st)
+{
+	enum run_status status;
+	struct run_header hdr;
+	struct report_input rin;
+	int ret = 0, shortened = 0;
+
+	check_disk(st);
+	journal_release_reserve(&st->journal);
+	status = run_state_status(st, 1);
+	if (!st->compared) {
 		compare_compute(&st->ccfg, st->invs, st->ninvs, &st->cmp);
 		st->compared = 1;
 		if (plots_write(&st->ev, &st->cmp, st->invs, st->ninvs) < 0)
 			ret = -1;
 	}
-	if (final || !st->state_read_at || now - st->state_read_at >= STATE_REFRESH_NS) {
-		st->max_rss_bytes = self_max_rss();
-		st->state_read_at = now;
+	st->max_rss_bytes = self_max_rss();
+	fill_header(st, 1, &hdr);
+	if (evidence_write_run(&st->ev, &hdr, status, st->invs, st->ninvs) < 0) {
+		ret = -1;
+		shortened = 1;
+		write_short_state(st, &hdr, status, errno);
+	} else if (journal_remove(&st->journal) < 0) {
+		ret = -1;
 	}
-	fill_header(st, final, &hdr);
-	fill_report(st, status, final, &rin);
-
-	/*
-	 * Back to back (no gap), result.json too is rewritten at most once a
-	 * second: each rewrite serialises every invocation so far and creates
-	 * a file, which made the work between invocations grow with the run.
-	 * A run killed outright (SIGKILL) then leaves a result.json at most a
-	 * second behind, still "running"; each invocation's own result.json
-	 * is written at once.
-	 */
-	if (final || plan->gap_seconds > 0 || !st->state_written_at ||
-	    now - st->state_written_at >= STATE_REFRESH_NS) {
-		if (evidence_write_run(&st->ev, &hdr, status, st->invs, st->ninvs) < 0) {
-			ret = -1;
-			if (final)
-				write_short_state(st, &hdr, status, errno);
-		}
-		st->state_written_at = now;
-	}
-	if (refresh) {
-		if (report_write(&st->ev, &rin) < 0)
-			ret = -1;
-		st->report_written_at = now;
-	}
+	/* A short result.json says failed (write_short_state()): the report says the same. */
+	fill_report(st, shortened && status == RUN_COMPLETED ? RUN_FAILED : status, 1, &rin);
+	if (report_write(&st->ev, &rin) < 0)
+		ret = -1;
 	return ret;
+}
+
+int run_state_write(struct run_state *st, int final)
+{
+	if (final)
+		return write_final(st);
+	if (!st->opened)
+		return write_start(st);
+	/*
+	 * A journal that cannot be written (ulimit -f, a full disk) stops the
+	 * journal, not the run: the final result.json is made from memory,
+	 * and each invocation's own files are written apart.
+	 */
+	for (; st->journaled < st->ninvs; st->journaled++)
+		if (journal_append(&st->journal, &st->invs[st->journaled]) < 0)
+			run_state_note(st, xasprintf("%s stops after %u invocation record(s): "
+						     "it could not be written (%s); a result.json "
+						     "that is still \"running\" then lacks the rest",
+						     JOURNAL_FILE, st->journal.lines,
+						     strerror(errno)));
+	note_reserve(st);
+	return 0;
 }
 
 /* What the comparison is made of, from the plan: borrowed names, owned arrays. */
@@ -350,6 +410,7 @@ void run_state_release(struct run_state *st)
 	st->cwd = NULL;
 	run_environment_release(&st->env);
 	overlap_watch_release(&st->watch);
+	journal_release(&st->journal);
 	free(st->root);
 	st->root = NULL;
 	dirat_release(&st->ev);

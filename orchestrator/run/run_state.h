@@ -19,6 +19,7 @@
 #include "dirat.h"
 #include "hash.h"
 #include "ledger.h"
+#include "journal.h"
 #include "overlap.h"
 #include "peers.h"
 #include "plan.h"
@@ -59,11 +60,12 @@ struct run_state {
 	struct run_environment env; /* metadata.json as written, for the report */
 	int have_env;
 	char plan_sha256[SHA256_HEX_LEN + 1];
-	/* What is not redone after every invocation (see run_state_write()). */
-	int64_t max_rss_bytes;      /* abev's own, as last read */
-	int64_t state_read_at;      /* mono_ns() of that reading */
-	int64_t report_written_at;  /* mono_ns() of the last report.md, 0: never */
-	int64_t state_written_at;   /* mono_ns() of the last result.json, 0: never */
+	/* The record while the run goes on (see run_state_write()). */
+	struct journal journal;
+	size_t journaled;           /* invs[0..journaled) are in the journal */
+	int opened;                 /* the first result.json is written, the journal open */
+	int disk_checked;           /* the final write looked whether the disk is full */
+	int64_t max_rss_bytes;      /* abev's own, read for the final result.json */
 	/* The gap: when the next process may start, once one has run. */
 	int64_t next_start;
 	int have_prev;
@@ -98,10 +100,14 @@ enum run_status run_state_status(const struct run_state *st, int final);
 void run_state_compare_setup(struct run_state *st);
 
 /*
- * Rewrites result.json and, when final or a second has passed since it
- * was last written, report.md; final says whether the run is over (and
- * makes the comparison and its plots first). 0, or -1 after error() when
- * a file could not be written.
+ * Writes the run down. The first call (final 0) writes result.json and
+ * report.md as "running" and opens the journal with its reserve
+ * (journal.h); each later one with final 0 appends the invocations
+ * recorded since to the journal, and nothing else: its cost does not
+ * grow with the run. With final set (the run is over) it gives the
+ * reserve back, makes the comparison and its plots, writes result.json
+ * with every invocation and report.md, and removes the journal. 0, or -1
+ * after error() when a file could not be written.
  */
 int run_state_write(struct run_state *st, int final);
 

@@ -3,9 +3,9 @@
  * what is compared and opens the evidence directory, run_slot() (one a
  * slot of the schedule) runs and records, run_finish() writes the
  * evidence as final, seals and packs it and prints the end. Because
- * result.json is written at the start and kept current (run_state.c), a
- * run killed at any point leaves evidence whose status ("running",
- * "interrupted") says it is incomplete. Judging an invocation is
+ * result.json is written at the start and each invocation is journaled as
+ * it ends (run_state.c), a run killed at any point leaves evidence whose
+ * status ("running", "interrupted") says it is incomplete, and what ran. Judging an invocation is
  * judge.c's, the terminal summary run_summary.c's.
  */
 #define _XOPEN_SOURCE 700
@@ -25,6 +25,7 @@
 #include "evidence.h"
 #include "evidence_read.h"
 #include "hash.h"
+#include "journal.h"
 #include "judge.h"
 #include "ledger.h"
 #include "metadata.h"
@@ -155,7 +156,8 @@ static int write_template(struct run_state *st, const struct plan *plan)
 
 /* The names abev writes again at the end, which a run's changes to do not survive. */
 static const char *const final_names[] = { "result.json", "report.md", SEAL_MANIFEST,
-					   SEAL_SIGNATURE, NULL };
+					   SEAL_SIGNATURE, JOURNAL_FILE, JOURNAL_RESERVE_FILE,
+					   NULL };
 
 /*
  * Before the evidence is written as final: is everything abev wrote

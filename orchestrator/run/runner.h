@@ -1,9 +1,9 @@
 /*
  * runner: carries out `abev run` — creates the evidence directory, walks
  * the schedule, runs each invocation through proc, judges its load,
- * repeats discarded slots, waits the gaps, and keeps result.json current
- * after every invocation (back to back, within a second) so that whatever
- * stops abev leaves evidence that says how far it got. It decides nothing about exit
+ * repeats discarded slots, waits the gaps, and journals every invocation
+ * as it ends (run_state.h) so that whatever stops abev leaves evidence
+ * that says how far it got. It decides nothing about exit
  * codes: it reports an outcome and main.c maps it.
  */
 #ifndef ABEV_RUNNER_H

@@ -291,57 +291,14 @@ int dirat_rename(const struct dirat *d, const char *from, const char *to)
 
 int dirat_write_atomic(const struct dirat *d, const char *rel, const void *data, size_t len)
 {
-	const char *base;
-	char *tmp = NULL, *shown = path_join(d->path, rel);
-	int dfd = dirat_parent(d, rel, &base), fd = -1, ret = -1, saved = 0;
+	struct atomic_file f = ATOMIC_FILE_INIT;
 
-	if (dfd < 0) {
-		saved = errno;
-		error("cannot write '%s': %s", shown,
-		      saved == ELOOP || saved == ENOTDIR ? "a directory on its way is not one abev "
-							    "made (a symbolic link)"
-							  : strerror(saved));
-		goto out;
+	if (atomic_file_open_at(&f, d, rel) < 0 || atomic_file_write(&f, data, len) < 0 ||
+	    atomic_file_commit(&f) < 0) {
+		atomic_file_abort(&f);
+		return -1;
 	}
-	tmp = xasprintf(".%s.tmp.%ld", base, (long)getpid());
-	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY,
-		    0644);
-	if (fd < 0) {
-		saved = errno;
-		error("cannot create a file beside '%s': %s", shown, strerror(errno));
-		goto out;
-	}
-	if (write_all(fd, data, len) < 0) {
-		saved = errno;
-		error("cannot write '%s': %s", shown, strerror(errno));
-		goto out;
-	}
-	/* No fsync(): sealing flushes the whole file system once (dirat_sync()). */
-	if (close(fd) < 0) {
-		fd = -1;
-		saved = errno;
-		error("cannot close '%s': %s", shown, strerror(errno));
-		goto out;
-	}
-	fd = -1;
-	if (renameat(dfd, tmp, dfd, base) < 0) {
-		saved = errno;
-		error("cannot rename a file to '%s': %s", shown, strerror(errno));
-		goto out;
-	}
-	ret = 0;
-out:
-	if (fd >= 0)
-		close(fd);
-	if (ret < 0 && tmp && dfd >= 0)
-		unlinkat(dfd, tmp, 0);
-	if (dfd >= 0)
-		close(dfd);
-	free(tmp);
-	free(shown);
-	if (ret < 0)
-		errno = saved;
-	return ret;
+	return 0;
 }
 
 int dirat_read(const struct dirat *d, const char *rel, struct strbuf *sb, size_t max)

@@ -6,6 +6,8 @@
 #define _GNU_SOURCE /* syncfs() */
 #include "util.h"
 
+#include "dirat.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -582,51 +584,128 @@ enum copy_result copy_fd(int in, int out, uint64_t max)
 	}
 }
 
-int write_file_atomic(const char *path, const void *data, size_t len)
+/* Creates f->tmp in f->dir; f->path, name and tmp are set. 0 or -1 after error(). */
+static int atomic_file_create(struct atomic_file *f)
 {
-	char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
-	int fd = -1, ret = -1, saved = 0;
+	f->fd = openat(f->dir, f->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW |
+					     O_NOCTTY, 0644);
+	if (f->fd < 0) {
+		int saved = errno;
+		error("cannot create a file beside '%s': %s", f->path, strerror(errno));
+		free(f->tmp);
+		f->tmp = NULL;
+		errno = saved;
+		return -1;
+	}
+	return 0;
+}
 
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0) {
-		saved = errno;
-		error("cannot create '%s': %s", tmp, strerror(errno));
-		goto out;
+int atomic_file_open(struct atomic_file *f, const char *path)
+{
+	f->dir = AT_FDCWD;
+	f->path = xstrdup(path);
+	f->name = xstrdup(path);
+	f->tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
+	return atomic_file_create(f);
+}
+
+int atomic_file_open_at(struct atomic_file *f, const struct dirat *d, const char *rel)
+{
+	const char *base;
+
+	f->path = path_join(d->path, rel);
+	f->dir = dirat_parent(d, rel, &base);
+	if (f->dir < 0) {
+		int saved = errno;
+		f->dir = AT_FDCWD;
+		error("cannot write '%s': %s", f->path,
+		      saved == ELOOP || saved == ENOTDIR ? "a directory on its way is not one abev "
+							    "made (a symbolic link)"
+							  : strerror(saved));
+		errno = saved;
+		return -1;
 	}
-	if (write_all(fd, data, len) < 0) {
-		saved = errno;
-		error("cannot write '%s': %s", tmp, strerror(errno));
-		goto out;
+	f->name = xstrdup(base);
+	f->tmp = xasprintf(".%s.tmp.%ld", base, (long)getpid());
+	return atomic_file_create(f);
+}
+
+int atomic_file_write(struct atomic_file *f, const void *data, size_t len)
+{
+	if (write_all(f->fd, data, len) < 0) {
+		int saved = errno;
+		error("cannot write '%s': %s", f->path, strerror(errno));
+		errno = saved;
+		return -1;
 	}
+	return 0;
+}
+
+/* Frees what f holds, closing its directory; the temporary file is the caller's business. */
+static void atomic_file_clear(struct atomic_file *f)
+{
+	if (f->dir >= 0)
+		close(f->dir);
+	f->dir = AT_FDCWD;
+	free(f->tmp);
+	f->tmp = NULL;
+	free(f->name);
+	f->name = NULL;
+	free(f->path);
+	f->path = NULL;
+}
+
+int atomic_file_commit(struct atomic_file *f)
+{
+	int fd = f->fd, saved;
+
 	/*
 	 * No fsync() here: a reader never sees a half-written file (the
 	 * rename does that), and a killed abev loses nothing the page cache
 	 * holds. Only a crash of the machine could, and sync_filesystem()
 	 * before sealing covers that once per run instead of once per file.
 	 */
+	f->fd = -1;
 	if (close(fd) < 0) {
-		fd = -1;
 		saved = errno;
-		error("cannot close '%s': %s", tmp, strerror(errno));
-		goto out;
-	}
-	fd = -1;
-	if (rename(tmp, path) < 0) {
-		saved = errno;
-		error("cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
-		goto out;
-	}
-	ret = 0;
-out:
-	if (fd >= 0)
-		close(fd);
-	if (ret < 0)
-		unlink(tmp);
-	free(tmp);
-	/* The caller may tell a full disk or the file-size limit from other failures. */
-	if (ret < 0)
+		error("cannot close '%s': %s", f->path, strerror(errno));
 		errno = saved;
-	return ret;
+		return -1;
+	}
+	if (renameat(f->dir, f->tmp, f->dir, f->name) < 0) {
+		saved = errno;
+		error("cannot rename a file to '%s': %s", f->path, strerror(errno));
+		errno = saved;
+		return -1;
+	}
+	atomic_file_clear(f);
+	return 0;
+}
+
+void atomic_file_abort(struct atomic_file *f)
+{
+	/* The caller may tell a full disk or the file-size limit from other failures. */
+	int saved = errno;
+
+	if (f->fd >= 0)
+		close(f->fd);
+	f->fd = -1;
+	if (f->tmp)
+		unlinkat(f->dir, f->tmp, 0);
+	atomic_file_clear(f);
+	errno = saved;
+}
+
+int write_file_atomic(const char *path, const void *data, size_t len)
+{
+	struct atomic_file f = ATOMIC_FILE_INIT;
+
+	if (atomic_file_open(&f, path) < 0 || atomic_file_write(&f, data, len) < 0 ||
+	    atomic_file_commit(&f) < 0) {
+		atomic_file_abort(&f);
+		return -1;
+	}
+	return 0;
 }
 
 int sync_filesystem(const char *dir)

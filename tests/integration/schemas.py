@@ -31,7 +31,7 @@ except ImportError as e:  # CI installs python3-jsonschema
 _src = os.environ.get("ABEV_SRC") or os.path.normpath(
     os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
 SCHEMA_DIR = os.path.join(_src, "evidence-schema")
-KINDS = ("plan", "run", "invocation", "results", "metadata", "compare")
+KINDS = ("plan", "run", "invocation", "journal", "results", "metadata", "compare")
 
 _schemas = {}
 _validators = {}
@@ -88,6 +88,24 @@ def _check_file(kind, path, problems):
         problems.append(f"{path}: {line}")
 
 
+def _check_journal(path, problems):
+    """Each whole line of a journal left behind (a last line without its line
+    break was cut short when abev stopped)."""
+    try:
+        with open(path, "rb") as f:
+            lines = f.read().split(b"\n")[:-1]
+    except FileNotFoundError:
+        return
+    for n, line in enumerate(lines, 1):
+        try:
+            doc = json.loads(line)
+        except ValueError as e:
+            problems.append(f"{path}: line {n}: cannot read as JSON: {e}")
+            continue
+        for err in errors("journal", doc):
+            problems.append(f"{path}: line {n}: {err}")
+
+
 def validate_evidence(testcase, evidence_dir):
     """Fails testcase unless every JSON document of evidence_dir matches its
     schema. Returns True when validated, False when jsonschema is missing."""
@@ -105,6 +123,7 @@ def validate_evidence(testcase, evidence_dir):
                             recursive=True))
     for path in runs:
         _check_file("invocation", path, problems)
+    _check_journal(os.path.join(evidence_dir, "invocations.jsonl"), problems)
     if problems:
         testcase.fail(f"evidence in {evidence_dir} does not match evidence-schema/:\n  "
                       + "\n  ".join(problems))

@@ -1,5 +1,7 @@
 /* Unit tests of evidence: key order, nulls, and that the files written
- * are complete JSON documents with the documented schema names. */
+ * are complete JSON documents with the documented schema names; result.json
+ * printed one invocation at a time is the document printed whole; the
+ * journal's lines and its reserve. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,8 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "dirat.h"
 #include "evidence.h"
+#include "journal.h"
 #include "ledger.h"
 #include "util.h"
 
@@ -69,25 +75,35 @@ static cJSON *load_json(const char *path)
 	return o;
 }
 
-static void test_invocation_file(void **state)
+/* fill()'s invocation written as its own files; *dir is their directory (caller frees). */
+static cJSON *written(struct invocation *inv, char **dir)
 {
-	struct invocation inv;
-	(void)state;
-	fill(&inv);
-	char *dir = path_join(root, inv.dir);
 	struct dirat d = DIRAT_INIT;
 	struct ledger l = LEDGER_INIT;
-	assert_int_equal(mkdir_p(dir), 0);
+
+	fill(inv);
+	*dir = path_join(root, inv->dir);
+	assert_int_equal(mkdir_p(*dir), 0);
 	assert_int_equal(dirat_open_path(&d, root), 0);
-	assert_int_equal(evidence_write_invocation(&l, &d, &inv), 0);
+	assert_int_equal(evidence_write_invocation(&l, &d, inv), 0);
 	/* Each file abev wrote is in the ledger with its SHA-256. */
 	assert_int_equal(l.n, 3);
 	for (size_t i = 0; i < l.n; i++)
 		assert_true(l.v[i].hashed);
 	ledger_release(&l);
 	dirat_release(&d);
-	char *p = path_join(dir, "result.json");
+	char *p = path_join(*dir, "result.json");
 	cJSON *o = load_json(p);
+	free(p);
+	return o;
+}
+
+static void test_invocation_file(void **state)
+{
+	struct invocation inv;
+	char *dir;
+	(void)state;
+	cJSON *o = written(&inv, &dir);
 
 	static const char *const order[] = {
 		"schema", "seq", "variant", "phase", "round", "attempt", "status", "reason", "dir",
@@ -134,7 +150,6 @@ static void test_invocation_file(void **state)
 	strbuf_release(&sb);
 
 	free(log);
-	free(p);
 	free(dir);
 	invocation_release(&inv);
 	invocation_release(&inv);
@@ -181,6 +196,118 @@ static void test_run_file(void **state)
 	invocation_release(&inv[1]);
 }
 
+/*
+ * result.json is printed piece by piece (the invocations one at a time):
+ * its bytes are those of the whole document printed at once, as parsing
+ * and printing it again gives them, for no invocation, one and several.
+ */
+static void test_run_file_bytes(void **state)
+{
+	struct invocation inv[3];
+	const char *names[] = { "baseline", "candidate" };
+	(void)state;
+	for (size_t i = 0; i < 3; i++) {
+		fill(&inv[i]);
+		inv[i].seq = (unsigned)i + 1;
+	}
+	struct run_header hdr = {
+		.plan_name = "p", .plan_path = "plan.json", .order = "alternate", .runs = 3,
+		.abev_version = "0.0.0", .started_utc = "s", .ended_utc = "e",
+		.variant_names = names, .nvariants = 2, .planned = 3,
+	};
+	struct dirat d = DIRAT_INIT;
+	assert_int_equal(dirat_open_path(&d, root), 0);
+	for (size_t n = 0; n <= 3; n++) {
+		char *p = path_join(root, "result.json");
+		struct strbuf sb = STRBUF_INIT;
+		assert_int_equal(evidence_write_run(&d, &hdr, RUN_COMPLETED, inv, n), 0);
+		assert_int_equal(read_file_capped(&sb, p, 1 << 20), 0);
+		cJSON *o = cJSON_Parse(sb.buf);
+		assert_non_null(o);
+		assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(o, "invocations")), (int)n);
+		char *again = cJSON_Print(o);
+		assert_int_equal(strlen(again) + 1, sb.len);
+		assert_memory_equal(again, sb.buf, sb.len - 1);
+		assert_int_equal(sb.buf[sb.len - 1], '\n');
+		cJSON_free(again);
+		cJSON_Delete(o);
+		strbuf_release(&sb);
+		free(p);
+	}
+	dirat_release(&d);
+	for (size_t i = 0; i < 3; i++)
+		invocation_release(&inv[i]);
+}
+
+/* A journal line is the invocation's own result.json, on one line. */
+static void test_invocation_line(void **state)
+{
+	struct invocation inv;
+	char *dir;
+	(void)state;
+	cJSON *file = written(&inv, &dir);
+	char *line = evidence_invocation_line(&inv);
+	size_t len = strlen(line);
+	assert_true(len > 1 && line[len - 1] == '\n');
+	assert_null(memchr(line, '\n', len - 1));
+	cJSON *o = cJSON_Parse(line);
+	assert_non_null(o);
+	assert_true(cJSON_Compare(o, file, 1));
+	cJSON_Delete(o);
+	cJSON_Delete(file);
+	free(line);
+	free(dir);
+	invocation_release(&inv);
+}
+
+static off_t file_size(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 ? st.st_size : -1;
+}
+
+/* The journal: one line per append, the reserve beside it, both removed. */
+static void test_journal(void **state)
+{
+	struct journal j = JOURNAL_INIT, again = JOURNAL_INIT;
+	struct invocation inv;
+	struct strbuf sb = STRBUF_INIT;
+	char *jp = path_join(root, JOURNAL_FILE), *rp = path_join(root, JOURNAL_RESERVE_FILE);
+	struct dirat d = DIRAT_INIT;
+	(void)state;
+	fill(&inv);
+	assert_int_equal(dirat_open_path(&d, root), 0);
+	assert_int_equal(journal_open(&j, &d), 0);
+	assert_true(file_size(rp) >= (off_t)JOURNAL_RESERVE_BASE);
+	/* Neither file is ever taken over. */
+	assert_int_equal(journal_open(&again, &d), -1);
+	assert_int_equal(file_size(jp), 0);
+	assert_int_equal(journal_append(&j, &inv), 0);
+	inv.seq = 4;
+	assert_int_equal(journal_append(&j, &inv), 0);
+	assert_int_equal(j.lines, 2);
+	assert_int_equal(read_file_capped(&sb, jp, 1 << 20), 0);
+	assert_int_equal(sb.len, j.bytes);
+	char *nl = strchr(sb.buf, '\n');
+	assert_non_null(nl);
+	assert_int_equal(nl - sb.buf + 1 + (ptrdiff_t)strlen(nl + 1), (ptrdiff_t)sb.len);
+	assert_int_equal(sb.buf[sb.len - 1], '\n');
+	assert_non_null(strstr(nl + 1, "\"seq\":4,"));
+	assert_true((uint64_t)file_size(rp) >= JOURNAL_RESERVE_BASE + 2 * j.bytes);
+	assert_true(journal_release_reserve(&j) >= JOURNAL_RESERVE_BASE);
+	assert_int_equal(file_size(rp), -1);
+	assert_int_equal(journal_release_reserve(&j), 0);
+	assert_int_equal(journal_remove(&j), 0);
+	assert_int_equal(file_size(jp), -1);
+	journal_release(&j);
+	journal_release(&j);
+	dirat_release(&d);
+	strbuf_release(&sb);
+	free(jp);
+	free(rp);
+	invocation_release(&inv);
+}
+
 static void test_status_names(void **state)
 {
 	(void)state;
@@ -194,6 +321,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_invocation_file),
 		cmocka_unit_test(test_run_file),
+		cmocka_unit_test(test_run_file_bytes),
+		cmocka_unit_test(test_invocation_line),
+		cmocka_unit_test(test_journal),
 		cmocka_unit_test(test_status_names),
 	};
 	if (!mkdtemp(root))

@@ -1,0 +1,150 @@
+/*
+ * journal: appending invocation records to invocations.jsonl and holding
+ * the reserve (journal.h). Each line is written with one write() on a
+ * descriptor opened O_APPEND, so that a reader sees whole lines, and at
+ * most the last one cut short when abev was killed in the middle of it.
+ * The lines are evidence.c's; this file only keeps them.
+ */
+#define _XOPEN_SOURCE 700
+#include "journal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "dirat.h"
+#include "evidence.h"
+#include "util.h"
+
+/* Created beneath the evidence root, no link followed (dirat.h); path names it in messages. */
+static int create(const struct dirat *root, const char *name, const char *path)
+{
+	int fd = dirat_openat(root, name, O_WRONLY | O_CREAT | O_EXCL | O_APPEND, 0644);
+
+	if (fd < 0)
+		error("cannot create '%s': %s", path, strerror(errno));
+	return fd;
+}
+
+/*
+ * The reserve holds at least JOURNAL_RESERVE_BASE + 2 x the journal. When
+ * the file system cannot give that, the reserve keeps what it has, and
+ * reserve_problem says why (once): the run goes on, as it would have
+ * without a reserve.
+ */
+static void grow_reserve(struct journal *j)
+{
+	uint64_t want = JOURNAL_RESERVE_BASE + 2 * j->bytes;
+	int rc;
+
+	if (want <= j->reserved || j->reserve_stuck || j->reserve_fd < 0)
+		return;
+	want = (want + JOURNAL_RESERVE_BASE - 1) / JOURNAL_RESERVE_BASE * JOURNAL_RESERVE_BASE;
+	rc = posix_fallocate(j->reserve_fd, 0, (off_t)want);
+	if (!rc) {
+		j->reserved = want;
+		return;
+	}
+	j->reserve_stuck = 1;
+	j->reserve_problem = xasprintf("abev could hold back only %llu of the %llu bytes it keeps "
+				       "in reserve (%s) to finish the evidence with should the disk "
+				       "fill up: %s%s",
+				       (unsigned long long)j->reserved, (unsigned long long)want,
+				       JOURNAL_RESERVE_FILE, strerror(rc),
+				       rc == EFBIG ? " (the file-size limit, ulimit -f)" : "");
+	warning("%s", j->reserve_problem);
+}
+
+int journal_open(struct journal *j, const struct dirat *root)
+{
+	*j = (struct journal)JOURNAL_INIT;
+	j->root = root;
+	j->path = path_join(root->path, JOURNAL_FILE);
+	j->reserve_path = path_join(root->path, JOURNAL_RESERVE_FILE);
+	j->fd = create(root, JOURNAL_FILE, j->path);
+	if (j->fd < 0) {
+		free(j->path);
+		j->path = NULL;
+		journal_release(j);
+		return -1;
+	}
+	j->reserve_fd = create(root, JOURNAL_RESERVE_FILE, j->reserve_path);
+	if (j->reserve_fd < 0) {
+		int saved = errno;
+		journal_remove(j);
+		errno = saved;
+		return -1;
+	}
+	grow_reserve(j);
+	return 0;
+}
+
+int journal_append(struct journal *j, const struct invocation *inv)
+{
+	char *line;
+	size_t len;
+	int ret = 0;
+
+	if (j->fd < 0)
+		return 0;
+	line = evidence_invocation_line(inv);
+	len = strlen(line);
+	if (write_all(j->fd, line, len) < 0) {
+		int saved = errno;
+		ret = error("cannot write '%s': %s", j->path, strerror(errno));
+		close(j->fd);
+		j->fd = -1;
+		errno = saved;
+	} else {
+		j->bytes += len;
+		j->lines++;
+		grow_reserve(j);
+	}
+	free(line);
+	return ret;
+}
+
+uint64_t journal_release_reserve(struct journal *j)
+{
+	uint64_t freed = j->reserved;
+
+	if (j->reserve_fd >= 0)
+		close(j->reserve_fd);
+	j->reserve_fd = -1;
+	if (j->reserve_path && dirat_unlink(j->root, JOURNAL_RESERVE_FILE, 0) < 0 &&
+	    errno != ENOENT)
+		warning("cannot remove '%s': %s", j->reserve_path, strerror(errno));
+	free(j->reserve_path);
+	j->reserve_path = NULL;
+	j->reserved = 0;
+	return freed;
+}
+
+int journal_remove(struct journal *j)
+{
+	int ret = 0;
+
+	journal_release_reserve(j);
+	if (j->fd >= 0)
+		close(j->fd);
+	j->fd = -1;
+	if (j->path && dirat_unlink(j->root, JOURNAL_FILE, 0) < 0 && errno != ENOENT)
+		ret = error("cannot remove '%s': %s", j->path, strerror(errno));
+	free(j->path);
+	j->path = NULL;
+	return ret;
+}
+
+void journal_release(struct journal *j)
+{
+	journal_release_reserve(j);
+	free(j->reserve_problem);
+	j->reserve_problem = NULL;
+	if (j->fd >= 0)
+		close(j->fd);
+	j->fd = -1;
+	free(j->path);
+	j->path = NULL;
+}

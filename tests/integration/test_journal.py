@@ -1,0 +1,143 @@
+"""The journal and the reserve: result.json is written when a run starts and
+when it ends, each finished invocation is appended to invocations.jsonl in
+between (what a killed run leaves is read back from it by `abev report`, and
+`abev verify` says the evidence was never sealed), and a file system that
+fills up during the run still leaves room to finish and seal the evidence,
+which says that the disk was full."""
+import json
+import os
+import signal
+import subprocess
+import time
+
+import schemas
+from common import ABEV, AbevTestCase, helper_plan
+
+
+class Journal(AbevTestCase):
+    def start_killed_run(self, runs=200):
+        """A run of `sleep` killed with SIGKILL once the journal holds three
+        invocations; returns the evidence directory."""
+        plan = helper_plan([("a", ["sleep", "20"]), ("b", ["sleep", "20"])], runs=runs)
+        ev = self.path("ev")
+        p = subprocess.Popen([ABEV, "run", self.write_plan(plan), "--out", ev, "--unsigned"],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        journal = os.path.join(ev, "invocations.jsonl")
+        try:
+            deadline = time.monotonic() + 120
+            while time.monotonic() < deadline:
+                try:
+                    with open(journal, "rb") as f:
+                        if f.read().count(b"\n") >= 3:
+                            break
+                except OSError:
+                    pass
+                time.sleep(0.01)
+            p.send_signal(signal.SIGKILL)
+        finally:
+            p.wait()
+        return ev
+
+    def test_completed_run_has_every_invocation_and_no_journal(self):
+        plan = helper_plan([("a", ["exit", "0"]), ("b", ["exit", "0"])], runs=3)
+        _, res = self.run_plan(plan)
+        self.assertEqual(res["status"], "completed")
+        self.assertEqual([i["seq"] for i in res["invocations"]], list(range(1, 7)))
+        self.assertEqual(res["executed"], 6)
+        names = os.listdir(self.path("ev"))
+        self.assertNotIn("invocations.jsonl", names)
+        self.assertNotIn("abev-reserve", names)
+        # The sealed evidence verifies (nothing of the journal was left out of it).
+        self.abev("verify", self.path("ev"), check=7)
+
+    def test_killed_run_leaves_the_journal_as_its_record(self):
+        ev = self.start_killed_run()
+        res = self.load("ev", "result.json")
+        self.assertEqual(res["status"], "running")
+        self.assertEqual(res["invocations"], [])
+        with open(os.path.join(ev, "invocations.jsonl"), "rb") as f:
+            data = f.read()
+        lines = [json.loads(x) for x in data.split(b"\n")[:-1]]
+        self.assertGreaterEqual(len(lines), 3)
+        # Execution order, each the invocation's own result.json document.
+        self.assertEqual([x["seq"] for x in lines], list(range(1, len(lines) + 1)))
+        for x in lines:
+            self.assertEqual(x["schema"], "abev.invocation/1")
+            self.assertEqual(x, self.load("ev", x["dir"], "result.json"))
+        # verify: never sealed, not "unsigned".
+        cp = self.abev("verify", ev, check=4)
+        self.assertIn("SHA256: missing: the evidence was never sealed (result.json status: "
+                      "running)", cp.stdout)
+        self.assertNotIn("unsigned", cp.stdout.replace("the evidence is unsigned (no "
+                                                       "SHA256.sig)", ""))
+        # report reads the journal: every journaled invocation, and a note that says so.
+        cp = self.abev("report", ev, check=0)
+        self.assertIn(f"the {len(lines)} below are read from invocations.jsonl", cp.stdout)
+        for x in lines:
+            self.assertIn(f"| {x['seq']} | {x['variant']} | run {x['round']} |", cp.stdout)
+        self.assertIn("its run did not finish (status running)",
+                      self.abev("export", ev, "--format", "csv", check=2).stderr)
+
+    def test_a_cut_last_line_is_left_out_with_a_note(self):
+        ev = self.start_killed_run()
+        journal = os.path.join(ev, "invocations.jsonl")
+        with open(journal, "rb") as f:
+            whole = f.read().count(b"\n")
+        with open(journal, "ab") as f:
+            f.write(b'{"schema":"abev.invocation/1","seq":')
+        cp = self.abev("report", ev, check=0)
+        self.assertIn(f"the {whole} below are read from invocations.jsonl", cp.stdout)
+        self.assertIn("ends in 36 bytes without a line break", cp.stdout)
+
+    def test_a_broken_journal_line_is_refused_with_its_line(self):
+        ev = self.start_killed_run()
+        self.validate_evidence_on_teardown = False
+        journal = os.path.join(ev, "invocations.jsonl")
+        with open(journal, "ab") as f:
+            f.write(b'{"seq": "one"}\n')
+        cp = self.abev("report", ev, check=2)
+        self.assertIn("invocations.jsonl", cp.stderr)
+        self.assertIn("seq", cp.stderr)
+
+
+class DiskFull(AbevTestCase):
+    """A child floods a 3 MiB file system with 5 MB of output."""
+
+    def setUp(self):
+        super().setUp()
+        self.mnt = self.path("mnt")
+        os.mkdir(self.mnt)
+        cp = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=3m", "tmpfs", self.mnt],
+                            capture_output=True, text=True)
+        if cp.returncode != 0:
+            self.skipTest(f"cannot mount a 3 MiB tmpfs here (needs root): "
+                          f"{cp.stderr.strip()}")
+        self.mounted = True
+
+    def tearDown(self):
+        if getattr(self, "mounted", False):
+            subprocess.run(["umount", "-l", self.mnt], capture_output=True)
+        super().tearDown()
+
+    def test_evidence_is_finished_and_sealed_with_the_reason(self):
+        key, pub = self.path("key.key"), self.path("key.pub")
+        self.abev("keygen", "--out", self.path("key"), check=0)
+        plan = helper_plan([("flood", ["flood", "5000000"])], runs=1)
+        ev = os.path.join(self.mnt, "ev")
+        cp = self.abev("run", self.write_plan(plan), "--out", ev, "--key", key)
+        self.assertEqual(cp.returncode, 3, cp.stdout + cp.stderr)
+        self.assertIn("No space left on device", cp.stderr)
+        with open(os.path.join(ev, "result.json"), encoding="utf-8") as f:
+            res = json.load(f)
+        self.assertEqual(res["status"], "failed")
+        self.assertTrue(any(n.startswith("the disk is full") for n in res["notes"]),
+                        res["notes"])
+        self.assertEqual(len(res["invocations"]), 1)
+        names = os.listdir(ev)
+        self.assertIn("SHA256.sig", names)
+        self.assertNotIn("abev-reserve", names)
+        cp = self.abev("verify", ev, "--pubkey", pub, check=0)
+        self.assertIn("verdict:     verified", cp.stdout)
+        schemas.validate_evidence(self, ev)
+        with open(os.path.join(ev, "report.md"), encoding="utf-8") as f:
+            self.assertIn("the disk is full", f.read())
