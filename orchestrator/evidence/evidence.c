@@ -709,14 +709,12 @@ static int write_run_file(const struct dirat *root, const cJSON *o, const struct
 		goto out;
 	for (size_t i = 0; i < ninvs; i++) {
 		cJSON *inv = invocation_json(&invs[i], 0);
-		char *text = cJSON_Print(inv);
+		char *text = json_print_bare(inv, 1);
 
-		if (!text)
-			die_oom();
 		if (i)
 			strbuf_adds(&sb, ", ");
 		add_indented(&sb, text, 2);
-		cJSON_free(text);
+		free(text);
 		cJSON_Delete(inv);
 		if (sb.len >= RUN_FILE_CHUNK) {
 			if (atomic_file_write(&f, sb.buf, sb.len) < 0)
@@ -738,13 +736,11 @@ out:
 char *evidence_invocation_line(const struct invocation *inv)
 {
 	cJSON *o = invocation_json(inv, 1);
-	char *text = cJSON_PrintUnformatted(o);
+	char *text = json_print_bare(o, 0);
 	char *line;
 
-	if (!text)
-		die_oom();
 	line = xasprintf("%s\n", text);
-	cJSON_free(text);
+	free(text);
 	cJSON_Delete(o);
 	return line;
 }

@@ -123,17 +123,24 @@ static void add_json_text(struct strbuf *sb, const char *text)
 	}
 }
 
-char *json_print(const cJSON *o)
+char *json_print_bare(const cJSON *o, int formatted)
 {
-	char *text = cJSON_Print(o);
+	char *text = formatted ? cJSON_Print(o) : cJSON_PrintUnformatted(o);
 	struct strbuf sb = STRBUF_INIT;
 
 	if (!text)
 		die_oom();
 	add_json_text(&sb, text);
-	strbuf_addch(&sb, '\n');
 	cJSON_free(text);
 	return strbuf_detach(&sb, NULL);
+}
+
+char *json_print(const cJSON *o)
+{
+	char *text = json_print_bare(o, 1), *line = xasprintf("%s\n", text);
+
+	free(text);
+	return line;
 }
 
 int json_write_file(const char *path, const cJSON *o)
