@@ -22,7 +22,16 @@ for t in "$@"; do
 			--log-file="$logs/$name.%p.log" "$t"
 		rc=$?
 		# -q leaves a log empty unless something was wrong, in any process.
+		# But for one known gap: valgrind 3.19 has no openat2 (syscall 437),
+		# answers ENOSYS and says so; dirat then opens one component at a
+		# time, which these runs check too. Any other unhandled syscall's
+		# WARNING line stays and fails the program.
 		for log in "$logs/$name".*.log; do
+			sed -i -e '/WARNING: unhandled amd64-linux syscall: 437$/d' \
+				-e '/You may be able to write your own handler\.$/d' \
+				-e '/Read the file README_MISSING_SYSCALL_OR_IOCTL\.$/d' \
+				-e '/Nevertheless we consider this a bug\.  Please report$/d' \
+				-e '/it at http:\/\/valgrind\.org\/support\/bug_reports\.html\.$/d' "$log"
 			if [ -s "$log" ]; then
 				cat "$log"
 				rc=1
