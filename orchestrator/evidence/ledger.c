@@ -9,12 +9,10 @@
 #include "ledger.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "dirat.h"
 #include "evname.h"
@@ -152,35 +150,6 @@ static int same_time(const struct timespec *a, const struct timespec *b)
 	return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
 }
 
-/* The SHA-256 of the regular file rel beneath root. 0, or -1 with errno. */
-static int hash_at(const struct dirat *root, const char *rel, unsigned char out[SHA256_LEN])
-{
-	char buf[65536];
-	struct stat st;
-	struct sha256 *h;
-	int fd = dirat_openat(root, rel, O_RDONLY | O_NONBLOCK, 0);
-
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		errno = EINVAL;
-		return -1;
-	}
-	h = sha256_new();
-	for (;;) {
-		ssize_t n = read(fd, buf, sizeof(buf));
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			sha256_final(h, out);
-			close(fd);
-			return n < 0 ? -1 : 0;
-		}
-		sha256_update(h, buf, (size_t)n);
-	}
-}
-
 struct check {
 	struct ledger *l;
 	const struct dirat *root;
@@ -188,6 +157,9 @@ struct check {
 	void (*note)(void *ctx, char *line);
 	void *ctx;
 	long problems;
+	/* Files abev wrote, hashed once the walk is over (in parallel, as the manifest is). */
+	const struct ledger_entry **hashed;
+	size_t nhashed, hashed_alloc;
 };
 
 /* Past this many, differences are counted, not each noted. */
@@ -199,6 +171,16 @@ static void problem(struct check *c, char *line)
 		c->note(c->ctx, line);
 	else
 		free(line);
+}
+
+static void changed(struct check *c, const struct ledger_entry *e)
+{
+	char hex[SHA256_HEX_LEN + 1], *shown = evname_printable(e->name, strlen(e->name));
+
+	sha256_hex(e->digest, hex);
+	problem(c, xasprintf("%s: changed after abev wrote it (SHA-256 %.16s… when written); it "
+			     "is not abev's record", shown, hex));
+	free(shown);
 }
 
 static int is_own(const struct check *c, const struct tree_entry *te)
@@ -234,17 +216,12 @@ static enum tree_step check_entry(void *ctx, const struct tree_entry *te)
 		return TREE_NEXT;
 	}
 	for (; e < c->l->v + c->l->n && !strcmp(e->name, te->name); e++) {
-		if (e->hashed) {
-			unsigned char d[SHA256_LEN];
-			if (!S_ISREG(st->st_mode) || hash_at(c->root, te->name, d) < 0 ||
-			    memcmp(d, e->digest, SHA256_LEN)) {
-				char hex[SHA256_HEX_LEN + 1];
-				sha256_hex(e->digest, hex);
-				problem(c, xasprintf("%s: changed after abev wrote it (SHA-256 %.16s… "
-						     "when written); it is not abev's record",
-						     shown, hex));
-				break;
-			}
+		if (e->hashed && S_ISREG(st->st_mode)) {
+			ALLOC_GROW(c->hashed, c->nhashed + 1, c->hashed_alloc);
+			c->hashed[c->nhashed++] = e;
+		} else if (e->hashed) {
+			changed(c, e);
+			break;
 		} else if (e->is_dir != dir || e->dev != st->st_dev || e->ino != st->st_ino ||
 			   (!dir && (e->size != st->st_size || !same_time(&e->mtime, &st->st_mtim) ||
 				     !same_time(&e->ctime, &st->st_ctim)))) {
@@ -255,6 +232,24 @@ static enum tree_step check_entry(void *ctx, const struct tree_entry *te)
 	}
 	free(shown);
 	return dir && te->depth < EVNAME_MAX_DEPTH ? TREE_DESCEND : TREE_NEXT;
+}
+
+/* The files abev wrote that the walk met, hashed now and compared with their notes. */
+static void check_hashes(struct check *c)
+{
+	struct hash_job *jobs = xcalloc(c->nhashed + 1, sizeof(*jobs));
+
+	for (size_t i = 0; i < c->nhashed; i++) {
+		jobs[i].path = c->hashed[i]->name;
+		jobs[i].root = c->root;
+	}
+	sha256_files(jobs, c->nhashed, 0);
+	for (size_t i = 0; i < c->nhashed; i++) {
+		if (jobs[i].err || memcmp(jobs[i].digest, c->hashed[i]->digest, SHA256_LEN))
+			changed(c, c->hashed[i]);
+		free(jobs[i].err);
+	}
+	free(jobs);
 }
 
 static enum tree_step check_failed(void *ctx, const char *name, const char *what, int err)
@@ -271,11 +266,15 @@ long ledger_check(struct ledger *l, const struct dirat *root, const char *const 
 		  void (*note)(void *ctx, char *line), void *ctx)
 {
 	static const struct tree_ops ops = { check_entry, check_failed };
-	struct check c = { l, root, own, note, ctx, 0 };
+	struct check c = { l, root, own, note, ctx, 0, NULL, 0, 0 };
 
 	qsort(l->v, l->n, sizeof(*l->v), by_name);
-	if (tree_walk_at(root, "", &ops, &c) < 0)
+	if (tree_walk_at(root, "", &ops, &c) < 0) {
+		free(c.hashed);
 		return -1;
+	}
+	check_hashes(&c);
+	free(c.hashed);
 	/* What the ledger knows and the walk did not meet is gone. */
 	for (size_t i = 0; i < l->n; i++) {
 		struct stat st;
