@@ -192,9 +192,61 @@ static int pack_stopped(int (*stop)(void))
 	return error("interrupted by a signal; the bundle was not written");
 }
 
-static int pack_file(struct archive *a, const char *full, const struct pack_item *it,
-		     char *buf, int (*stop)(void))
+/*
+ * Where the bundle's bytes go. libarchive 3.6 leaks its output buffer when
+ * it is freed after a failed header write (it then skips the close that
+ * frees it), so a failed write() is not passed up: the sink keeps the
+ * errno, swallows what follows, and the packer asks sink_failed() after
+ * every call and stops there; the writer is then closed and freed the
+ * ordinary way.
+ */
+struct pack_sink {
+	int fd;
+	int err;
+};
+
+static la_ssize_t sink_write(struct archive *a, void *ctx, const void *buf, size_t len)
 {
+	struct pack_sink *s = ctx;
+	const char *p = buf;
+	size_t left = len;
+
+	(void)a;
+	while (!s->err && left > 0) {
+		ssize_t n = write(s->fd, p, left);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			s->err = n < 0 ? errno : EIO;
+			break;
+		}
+		p += n;
+		left -= (size_t)n;
+	}
+	return (la_ssize_t)len;
+}
+
+/* One pack in progress: the writer, its sink, the bundle's name, a read buffer. */
+struct packer {
+	struct archive *a;
+	struct pack_sink sink;
+	const char *out;
+	char *buf;
+	int (*stop)(void);
+};
+
+/* 0, or -1 after error() saying why the bundle could not be written. */
+static int sink_failed(const struct packer *p)
+{
+	if (!p->sink.err)
+		return 0;
+	return error("cannot write bundle '%s': %s", p->out, strerror(p->sink.err));
+}
+
+static int pack_file(struct packer *p, const char *full, const struct pack_item *it)
+{
+	struct archive *a = p->a;
+	char *buf = p->buf;
 	int fd, ret = -1;
 	struct stat st;
 	uint64_t done = 0;
@@ -214,7 +266,7 @@ static int pack_file(struct archive *a, const char *full, const struct pack_item
 		size_t want = it->size - done < CHUNK ? (size_t)(it->size - done) : CHUNK;
 		ssize_t n;
 
-		if (pack_stopped(stop))
+		if (pack_stopped(p->stop))
 			goto out;
 		n = read(fd, buf, want);
 		if (n < 0) {
@@ -228,6 +280,8 @@ static int pack_file(struct archive *a, const char *full, const struct pack_item
 			goto out;
 		}
 		la_ssize_t w = archive_write_data(a, buf, (size_t)n);
+		if (sink_failed(p) < 0)
+			goto out;
 		if (w < 0 || (size_t)w != (size_t)n) {
 			char why[WHY_MAX];
 			error("cannot write '%s' into the bundle: %s", full,
@@ -250,18 +304,17 @@ static int is_ascii(const char *s)
 	return 1;
 }
 
-static int pack_entries(struct archive *a, const char *dir, const struct pack_list *l,
-			int (*stop)(void))
+static int pack_entries(struct packer *p, const char *dir, const struct pack_list *l)
 {
 	struct archive_entry *e = archive_entry_new();
-	char *buf = xmalloc(CHUNK);
+	struct archive *a = p->a;
 	int ret = -1;
 
 	if (!e)
 		die_oom();
 	for (size_t i = 0; i < l->n; i++) {
 		const struct pack_item *it = &l->v[i];
-		if (pack_stopped(stop))
+		if (pack_stopped(p->stop))
 			goto out;
 		archive_entry_clear(e);
 		archive_entry_set_pathname(e, it->name);
@@ -281,6 +334,8 @@ static int pack_entries(struct archive *a, const char *dir, const struct pack_li
 		 * else and is an error.
 		 */
 		int rc = archive_write_header(a, e);
+		if (sink_failed(p) < 0)
+			goto out;
 		if (rc != ARCHIVE_OK && !(rc == ARCHIVE_WARN && !is_ascii(it->name))) {
 			char why[WHY_MAX];
 			error("cannot write the header of '%s' into the bundle: %s", it->name,
@@ -289,12 +344,15 @@ static int pack_entries(struct archive *a, const char *dir, const struct pack_li
 		}
 		if (!it->is_dir) {
 			char *full = path_join(dir, it->name);
-			int r = pack_file(a, full, it, buf, stop);
+			int r = pack_file(p, full, it);
 			free(full);
 			if (r < 0)
 				goto out;
 		}
-		if (archive_write_finish_entry(a) != ARCHIVE_OK) {
+		rc = archive_write_finish_entry(a);
+		if (sink_failed(p) < 0)
+			goto out;
+		if (rc != ARCHIVE_OK) {
 			char why[WHY_MAX];
 			error("cannot finish '%s' in the bundle: %s", it->name, WRITE_WHY(a, why));
 			goto out;
@@ -302,7 +360,6 @@ static int pack_entries(struct archive *a, const char *dir, const struct pack_li
 	}
 	ret = 0;
 out:
-	free(buf);
 	archive_entry_free(e);
 	return ret;
 }
@@ -365,8 +422,8 @@ int bundle_check_target(const char *out)
 	return ret;
 }
 
-/* The archive writer over fd: tar (pax restricted) under zstd or gzip, fixed settings. */
-static struct archive *pack_writer(int fd, int zst, const char *out)
+/* The archive writer into sink: tar (pax restricted) under zstd or gzip, fixed settings. */
+static struct archive *pack_writer(struct pack_sink *sink, int zst, const char *out)
 {
 	struct archive *a = archive_write_new();
 
@@ -384,7 +441,7 @@ static struct archive *pack_writer(int fd, int zst, const char *out)
 		    ARCHIVE_OK ||
 	    (zst && set_zstd_options(a) < 0) ||
 	    (!zst && archive_write_set_options(a, "gzip:!timestamp") != ARCHIVE_OK) ||
-	    archive_write_open_fd(a, fd) != ARCHIVE_OK) {
+	    archive_write_open2(a, sink, NULL, sink_write, NULL, NULL) != ARCHIVE_OK) {
 		char why[WHY_MAX];
 		error("cannot set up bundle '%s': %s", out, WRITE_WHY(a, why));
 		archive_write_free(a);
@@ -400,22 +457,28 @@ static struct archive *pack_writer(int fd, int zst, const char *out)
 static int pack_into(int fd, int zst, const char *dir, struct pack_list *l, const char *out,
 		     int (*stop)(void))
 {
-	struct archive *a = pack_writer(fd, zst, out);
+	struct packer p = { .sink = { .fd = fd }, .out = out, .stop = stop };
 	int ret = -1;
 
-	if (!a)
+	p.a = pack_writer(&p.sink, zst, out);
+	if (!p.a)
 		return -1;
-	if (pack_entries(a, dir, l, stop) < 0)
+	p.buf = xmalloc(CHUNK);
+	if (pack_entries(&p, dir, l) < 0)
 		goto out;
-	if (archive_write_close(a) != ARCHIVE_OK) {
+	int rc = archive_write_close(p.a);
+	if (sink_failed(&p) < 0)
+		goto out;
+	if (rc != ARCHIVE_OK) {
 		char why[WHY_MAX];
-		error("cannot finish bundle '%s': %s", out, WRITE_WHY(a, why));
+		error("cannot finish bundle '%s': %s", out, WRITE_WHY(p.a, why));
 		goto out;
 	}
 	ret = 0;
 out:
-	if (archive_write_free(a) != ARCHIVE_OK && ret == 0)
+	if (archive_write_free(p.a) != ARCHIVE_OK && ret == 0)
 		ret = error("cannot finish bundle '%s'", out);
+	free(p.buf);
 	return ret;
 }
 
