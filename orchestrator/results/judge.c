@@ -640,9 +640,9 @@ void judge_limit_files(struct judge *j, struct invocation *inv, const struct dir
 static void judge_metrics(struct judge *j, struct invocation *inv, const struct dirat *root,
 			  const struct collect *c)
 {
-	char *dir = path_join(root->path, inv->dir);
-	char *out = path_join(dir, "test.log"), *err = path_join(dir, "stderr.log");
+	char *out = path_join(inv->dir, "test.log"), *err = path_join(inv->dir, "stderr.log");
 	struct metric_inputs in = {
+		.dir = root,
 		.stdout_path = out,
 		.stderr_path = err,
 		.fig = inv->fig,
@@ -657,7 +657,6 @@ static void judge_metrics(struct judge *j, struct invocation *inv, const struct 
 	metric_set_extract(j->metrics, &in, &inv->metrics, &inv->nmetrics);
 	guard_metrics(inv->metrics, inv->nmetrics, c->capped, &g);
 	push_guard(inv, &g);
-	free(dir);
 	free(out);
 	free(err);
 }

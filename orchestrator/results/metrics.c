@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dirat.h"
 #include "suggest.h"
 #include "util.h"
 
@@ -402,20 +403,48 @@ static const char *base_name(const char *path)
  * The file may still be growing (a straggling grandchild): read_small()
  * checks the limit as it reads.
  */
-static void text_load(struct text *t, const char *path)
+/* read_small() of path beneath dir: a regular file only, opened non-blocking. */
+static enum read_small_result read_beneath(struct strbuf *sb, const struct dirat *dir,
+					   const char *path, size_t max)
 {
+	enum read_small_result r = READ_SMALL_OK;
+	struct stat st;
+	int fd = dirat_openat(dir, path, O_RDONLY | O_NONBLOCK, 0), err;
+
+	if (fd < 0)
+		return READ_SMALL_OPEN;
+	if (fstat(fd, &st) < 0)
+		r = READ_SMALL_STAT;
+	else if (!S_ISREG(st.st_mode))
+		r = READ_SMALL_TYPE;
+	else if (read_fd_capped(sb, fd, max) < 0)
+		r = errno == EFBIG ? READ_SMALL_TOO_BIG : READ_SMALL_READ;
+	err = errno;
+	close(fd);
+	errno = err;
+	return r;
+}
+
+static void text_load(struct text *t, const struct dirat *dir, const char *path)
+{
+	enum read_small_result r;
+
 	t->loaded = 1;
 	if (!path) {
 		t->why = xstrdup("no output file was captured");
 		return;
 	}
 	t->label = base_name(path);
-	switch (read_small(&t->sb, path, METRICS_MAX_TEXT, READ_REGULAR | READ_NOFOLLOW)) {
+	r = dir ? read_beneath(&t->sb, dir, path, METRICS_MAX_TEXT)
+		: read_small(&t->sb, path, METRICS_MAX_TEXT, READ_REGULAR | READ_NOFOLLOW);
+	switch (r) {
 	case READ_SMALL_OK:
 		replace_nuls(t->sb.buf, t->sb.len);
 		return;
 	case READ_SMALL_OPEN:
-		t->why = xasprintf("cannot open %s: %s", t->label, strerror(errno));
+		t->why = xasprintf("cannot open %s: %s", t->label,
+				   errno == ELOOP || errno == EXDEV ? "it is a symbolic link"
+								    : strerror(errno));
 		break;
 	case READ_SMALL_STAT:
 		t->why = xasprintf("cannot stat %s: %s", t->label, strerror(errno));
@@ -629,7 +658,7 @@ static void from_text(const struct metric_set *set, size_t i, struct text *t, co
 	char b[SHOW_MAX];
 
 	if (!t->loaded)
-		text_load(t, path);
+		text_load(t, in->dir, path);
 	if (t->why) {
 		v->why = xstrdup(t->why);
 		return;

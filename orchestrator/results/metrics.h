@@ -51,7 +51,15 @@ struct metric_test {
 	const char *stdout_text;
 	size_t stdout_len;
 };
+struct dirat;
 struct metric_inputs {
+	/*
+	 * When dir is set, the two paths are names beneath it, opened through
+	 * it without following any link (a run cannot redirect abev's read
+	 * to a file elsewhere); else plain paths, not followed at their last
+	 * component.
+	 */
+	const struct dirat *dir;
 	const char *stdout_path;   /* test.log */
 	const char *stderr_path;   /* stderr.log */
 	struct proc_figures fig;

@@ -114,6 +114,28 @@ class Untrusted(AbevTestCase):
                         res["notes"])
         self.assertTrue(os.path.isfile(self.path("ev.moved", "SHA256")))
 
+    def test_output_read_through_a_replaced_evidence_root_is_abevs_own(self):
+        # The run replaces the evidence root by a link to a tree where its
+        # own run directory's test.log says something else: the metric is
+        # read from the log abev wrote, beneath the directory it made.
+        forged = os.path.join(self.target, "runs", "a", "run-1")
+        os.makedirs(forged)
+        with open(os.path.join(forged, "test.log"), "w") as f:
+            f.write("score=999\n")
+        self.before = snapshot(self.target)
+        script = ('echo score=1 && root=$(dirname "$(dirname "$(dirname "$ABEV_RUN_DIR")")") && '
+                  f'mv "$root" "$root.moved" && ln -s "{self.target}" "$root"')
+        p = self.plan([script, "echo score=2"])
+        p["metrics"] = [{"name": "score", "source": "stdout", "unit": "ms",
+                         "pattern": "score=([0-9]+)"}]
+        cp = self.abev("run", self.write_plan(p), "--out", self.path("ev"), "--unsigned",
+                       timeout=HANG)
+        self.assertEqual(cp.returncode, 1, cp.stdout + cp.stderr)
+        self.assert_target_untouched()
+        with open(self.path("ev.moved", "result.json")) as f:
+            res = json.load(f)
+        self.assertEqual(res["invocations"][0]["metrics"]["score"], 1, res["invocations"][0])
+
     def test_future_run_directory_planted_as_a_link(self):
         # Run a/run-1 plants a link where b/run-1 will be made.
         script = (f'mkdir -p "$ABEV_RUN_DIR/../../b" && '
