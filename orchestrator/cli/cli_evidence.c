@@ -136,6 +136,12 @@ const char verify_usage[] =
 	"for it\" and the exit code 7: anyone could have written a matching manifest.\n"
 	"With --pubkey, evidence without SHA256.sig (abev run --unsigned) fails.\n"
 	"\n"
+	"Evidence that abev run left when it was stopped while sealing (killed, or the\n"
+	"machine lost) still holds result.json.sealing or report.md.sealing, the final\n"
+	"files that abev renames into place only after SHA256 and SHA256.sig are on\n"
+	"disk; its result.json still says \"running\". The verdict is then \"UNFINISHED\"\n"
+	"(exit 4), and each file left is named.\n"
+	"\n"
 	"Exit codes: 0 verified; 7 unsigned: the contents match, no signature was\n"
 	"checked; 4 a problem was found (each is named with its file); 2 usage error, a\n"
 	"PATH that does not exist or is neither a directory nor a bundle, or an\n"
@@ -228,7 +234,11 @@ static int verify_first(const char *path, const char *pubkey)
 	if (verify_with(path, pubkey, &res))
 		return EXIT_USAGE;
 	print_problems_stderr(&res);
-	if (pubkey && (res.nproblems || !res.signature_ok)) {
+	if (res.unfinished) {
+		error("'%s' is unfinished: abev stopped while sealing it (the files named above "
+		      "are left); nothing was rendered", path);
+		rc = EXIT_VERIFY;
+	} else if (pubkey && (res.nproblems || !res.signature_ok)) {
 		error("'%s' failed verification against '%s'; nothing was rendered", path, pubkey);
 		rc = EXIT_VERIFY;
 	} else if (res.nproblems) {
@@ -636,7 +646,10 @@ int cmd_verify(int argc, char **argv)
 	       res.files_listed);
 	for (size_t i = 0; i < res.nproblems; i++)
 		printf("problem:     %s: %s\n", res.problems[i].file, res.problems[i].reason);
-	if (res.nproblems)
+	if (res.unfinished)
+		printf("verdict:     UNFINISHED: abev stopped while sealing this evidence; it "
+		       "is not sealed\n");
+	else if (res.nproblems)
 		printf("verdict:     FAILED (%zu problem%s)\n", res.nproblems,
 		       res.nproblems == 1 ? "" : "s");
 	else if (!pubkey)

@@ -688,8 +688,8 @@ char *evidence_compare_document(const char *old_dir, const char *new_dir,
  * ever holding every invocation's JSON (hundreds of bytes per value, a
  * run of a million invocations would need gigabytes).
  */
-static int write_run_file(const struct dirat *root, const cJSON *o, const struct invocation *invs,
-			  size_t ninvs)
+static int write_run_file(const struct dirat *root, const char *name, const cJSON *o,
+			  const struct invocation *invs, size_t ninvs)
 {
 	static const char tail[] = "[]\n}\n";
 	struct atomic_file f = ATOMIC_FILE_INIT;
@@ -699,13 +699,13 @@ static int write_run_file(const struct dirat *root, const cJSON *o, const struct
 	int ret = -1;
 
 	if (len < sizeof(tail) - 1 || strcmp(head + len - (sizeof(tail) - 1), tail)) {
-		error("cannot write '%s/result.json': its header does not end with the invocations",
-		      root->path);
+		error("cannot write '%s/%s': its header does not end with the invocations",
+		      root->path, name);
 		goto out;
 	}
 	strbuf_add(&sb, head, len - (sizeof(tail) - 1));
 	strbuf_addch(&sb, '[');
-	if (atomic_file_open_at(&f, root, "result.json") < 0)
+	if (atomic_file_open_at(&f, root, name) < 0)
 		goto out;
 	for (size_t i = 0; i < ninvs; i++) {
 		cJSON *inv = invocation_json(&invs[i], 0);
@@ -822,7 +822,7 @@ int evidence_write_run(const struct dirat *root, const struct run_header *hdr, e
 					      : jnull());
 	/* Last, so that the invocations can follow the rest as it is printed. */
 	jadd(o, "invocations", jnew_array());
-	ret = write_run_file(root, o, invs, ninvs);
+	ret = write_run_file(root, hdr->file ? hdr->file : "result.json", o, invs, ninvs);
 	cJSON_Delete(o);
 	return ret;
 }

@@ -28,6 +28,7 @@ struct compare_gate_def;
 
 
 struct run_header {
+	const char *file;         /* the name written beneath root; NULL: "result.json" */
 	const char *plan_name;
 	const char *plan_description; /* or NULL */
 	const char *plan_path;   /* as given */
@@ -81,7 +82,7 @@ struct run_header {
 int evidence_write_invocation(struct ledger *l, const struct dirat *root,
 			      const struct invocation *inv);
 /*
- * Writes result.json beneath root: the header fields, status, and every
+ * Writes result.json (or hdr->file) beneath root: the header fields, status, and every
  * invocation in execution order, one at a time (its size is not held in
  * memory). 0 or -1 after error(), errno saying why (ENOSPC, EFBIG, ...).
  */

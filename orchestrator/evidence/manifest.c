@@ -38,9 +38,37 @@ void manifest_release(struct manifest *m)
 
 struct walk {
 	const char *root;
+	const char *const *staged;   /* top-level names whose staged copy stands in */
 	struct manifest_entry *e;
+	char **from;                 /* per entry: the name hashed, when not its own */
 	size_t n, alloc;
 };
+
+/* The staged name that stands in for name: "name.sealing", when name is one of w->staged. */
+static int is_staged(const struct walk *w, const char *name)
+{
+	for (size_t i = 0; w->staged && w->staged[i]; i++)
+		if (!strcmp(name, w->staged[i]))
+			return 1;
+	return 0;
+}
+
+static int add_entry(struct walk *w, const char *name, const char *from, uint64_t size)
+{
+	if (w->n >= MANIFEST_MAX_ENTRIES)
+		return error("'%s' holds more than %d files", w->root, MANIFEST_MAX_ENTRIES);
+	if (w->n == w->alloc) {
+		w->alloc = w->alloc ? 2 * w->alloc : 64;
+		w->e = xrealloc(w->e, w->alloc * sizeof(*w->e));
+		w->from = xrealloc(w->from, w->alloc * sizeof(*w->from));
+	}
+	memset(&w->e[w->n], 0, sizeof(w->e[w->n]));
+	w->e[w->n].name = xstrdup(name);
+	w->e[w->n].size = size;
+	w->from[w->n] = from ? xstrdup(from) : NULL;
+	w->n++;
+	return 0;
+}
 
 /* Evidence holds regular files and directories with safe names, and nothing else. */
 static enum tree_step walk_entry(void *ctx, const struct tree_entry *te)
@@ -51,6 +79,18 @@ static enum tree_step walk_entry(void *ctx, const struct tree_entry *te)
 	if (te->depth == 0 && (!strcmp(te->name, SEAL_MANIFEST) ||
 			       !strcmp(te->name, SEAL_SIGNATURE)))
 		return TREE_NEXT;
+	if (te->depth == 0 && is_staged(w, te->name))
+		return TREE_NEXT; /* added after the walk, from its staged copy or itself */
+	if (te->depth == 0 && w->staged) {
+		size_t len = strlen(te->name), sl = strlen(SEAL_STAGED_SUFFIX);
+		if (len > sl && !strcmp(te->name + len - sl, SEAL_STAGED_SUFFIX)) {
+			char *base = xstrndup(te->name, len - sl);
+			int staged = is_staged(w, base);
+			free(base);
+			if (staged)
+				return TREE_NEXT;
+		}
+	}
 	why = manifest_name_problem(te->name);
 	if (why) {
 		char *shown = evname_printable(te->name, strlen(te->name));
@@ -78,19 +118,8 @@ static enum tree_step walk_entry(void *ctx, const struct tree_entry *te)
 		      kind);
 		return TREE_STOP;
 	}
-	if (w->n >= MANIFEST_MAX_ENTRIES) {
-		error("'%s' holds more than %d files", w->root, MANIFEST_MAX_ENTRIES);
-		return TREE_STOP;
-	}
-	if (w->n == w->alloc) {
-		w->alloc = w->alloc ? 2 * w->alloc : 64;
-		w->e = xrealloc(w->e, w->alloc * sizeof(*w->e));
-	}
-	memset(&w->e[w->n], 0, sizeof(w->e[w->n]));
-	w->e[w->n].name = xstrdup(te->name);
-	w->e[w->n].size = (uint64_t)te->st->st_size;
-	w->n++;
-	return TREE_NEXT;
+	return add_entry(w, te->name, NULL, (uint64_t)te->st->st_size) < 0 ? TREE_STOP
+									     : TREE_NEXT;
 }
 
 static enum tree_step walk_failed(void *ctx, const char *name, const char *what, int err)
@@ -122,20 +151,66 @@ int manifest_build(const char *root, struct manifest *m)
 
 int manifest_build_at(const struct dirat *root, struct manifest *m)
 {
+	return manifest_build_staged(root, NULL, m);
+}
+
+/*
+ * The staged names, after the walk: each one's staged copy when it is
+ * there, else the name itself when it is. Either must be a regular file.
+ */
+static int add_staged(const struct dirat *root, struct walk *w)
+{
+	for (size_t i = 0; w->staged && w->staged[i]; i++) {
+		const char *name = w->staged[i];
+		char *from = xasprintf("%s%s", name, SEAL_STAGED_SUFFIX);
+		struct stat st;
+		int ret = 0;
+
+		if (dirat_lstat(root, from, &st) < 0) {
+			if (errno != ENOENT) {
+				ret = error("cannot stat '%s/%s': %s", root->path, from,
+					    strerror(errno));
+				free(from);
+				return ret;
+			}
+			free(from);
+			from = NULL;
+			if (dirat_lstat(root, name, &st) < 0) {
+				if (errno == ENOENT)
+					continue;
+				return error("cannot stat '%s/%s': %s", root->path, name,
+					     strerror(errno));
+			}
+		}
+		if (!S_ISREG(st.st_mode))
+			ret = error("'%s/%s' is not a regular file: evidence holds only regular "
+				    "files and directories", root->path, from ? from : name);
+		else
+			ret = add_entry(w, name, from, (uint64_t)st.st_size);
+		free(from);
+		if (ret < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int manifest_build_staged(const struct dirat *root, const char *const *staged,
+			  struct manifest *m)
+{
 	static const struct tree_ops ops = { walk_entry, walk_failed };
-	struct walk w = { root->path, NULL, 0, 0 };
+	struct walk w = { root->path, staged, NULL, NULL, 0, 0 };
 	struct hash_job *jobs = NULL;
 	size_t failed, njobs = 0;
 	int ret = -1;
 
 	m->e = NULL;
 	m->n = 0;
-	if (tree_walk_at(root, "", &ops, &w) < 0)
+	if (tree_walk_at(root, "", &ops, &w) < 0 || add_staged(root, &w) < 0)
 		goto out;
 	njobs = w.n;
 	jobs = xcalloc(njobs, sizeof(*jobs));
 	for (size_t i = 0; i < njobs; i++) {
-		jobs[i].path = w.e[i].name;
+		jobs[i].path = w.from[i] ? w.from[i] : w.e[i].name;
 		jobs[i].root = root;
 	}
 	failed = sha256_files(jobs, njobs, 0);
@@ -149,6 +224,11 @@ int manifest_build_at(const struct dirat *root, struct manifest *m)
 	}
 	if (failed)
 		goto out;
+	/* Hashed: the staged names are no longer needed, and the sort would part them. */
+	for (size_t i = 0; i < w.n; i++) {
+		free(w.from[i]);
+		w.from[i] = NULL;
+	}
 	qsort(w.e, w.n, sizeof(*w.e), by_name);
 	m->e = w.e;
 	m->n = w.n;
@@ -160,8 +240,11 @@ out:
 		free(jobs[i].err);
 	free(jobs);
 	for (size_t i = 0; i < w.n; i++)
+		free(w.from[i]);
+	for (size_t i = 0; i < w.n; i++)
 		free(w.e[i].name);
 	free(w.e);
+	free(w.from);
 	return ret;
 }
 

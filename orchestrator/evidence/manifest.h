@@ -16,6 +16,12 @@
 
 #define SEAL_MANIFEST "SHA256"
 #define SEAL_SIGNATURE "SHA256.sig"
+/*
+ * A file abev has written but not yet put in place: it stands in for its
+ * name without the suffix in a manifest made before the rename
+ * (manifest_build_staged(), seal_evidence_final()).
+ */
+#define SEAL_STAGED_SUFFIX ".sealing"
 /* The most files an evidence directory (and so its manifest) holds. */
 #define SEAL_MAX_FILES 100000
 
@@ -40,6 +46,14 @@ int manifest_build(const char *root, struct manifest *m);
 /* manifest_build() of the directory open as root (dirat.h: no link followed beneath it). */
 struct dirat;
 int manifest_build_at(const struct dirat *root, struct manifest *m);
+/*
+ * manifest_build_at() in which, for each top-level name of staged (NULL
+ * terminated, or NULL), "name.sealing" when it exists is hashed and listed
+ * as name, and name itself is left out: the manifest of the evidence as it
+ * will be once each is renamed into place.
+ */
+int manifest_build_staged(const struct dirat *root, const char *const *staged,
+			  struct manifest *m);
 /* The manifest's text: "SHA256 (name) = hex\n" per entry. Caller frees. */
 char *manifest_text(const struct manifest *m, size_t *len);
 /*

@@ -142,14 +142,22 @@ int seal_evidence(const char *root, const struct seal_key *key)
 	return ret;
 }
 
-int seal_evidence_at(const struct dirat *root, const struct seal_key *key)
+const char *const seal_staged_names[] = { "report.md", "result.json", NULL };
+
+/*
+ * Seals root, listing each name of staged (or NULL) by its staged copy,
+ * which is then renamed into place in staged's order, after the seal is
+ * on disk. Everything is computed before the directory changes.
+ */
+static int seal_staged(const struct dirat *root, const struct seal_key *key,
+		       const char *const *staged)
 {
 	struct manifest m = { NULL, 0 };
 	char *text = NULL, *sig = NULL;
 	size_t tlen = 0, slen = 0;
 	int ret = -1;
 
-	if (seal_settle(root) < 0 || manifest_build_at(root, &m) < 0)
+	if (seal_settle(root) < 0 || manifest_build_staged(root, staged, &m) < 0)
 		goto out;
 	text = manifest_text(&m, &tlen);
 	if (key) {
@@ -171,9 +179,8 @@ int seal_evidence_at(const struct dirat *root, const struct seal_key *key)
 	if (dirat_sync(root) < 0)
 		goto out;
 	/*
-	 * Everything is computed before the directory changes. The old
-	 * signature goes first, so that no moment pairs it with the new
-	 * manifest: at worst the evidence is briefly unsigned.
+	 * The old signature goes first, so that no moment pairs it with the
+	 * new manifest: at worst the evidence is briefly unsigned.
 	 */
 	if (dirat_unlink(root, SEAL_SIGNATURE, 0) < 0 && errno != ENOENT) {
 		error("cannot remove the old signature '%s/%s': %s", root->path, SEAL_SIGNATURE,
@@ -186,6 +193,8 @@ int seal_evidence_at(const struct dirat *root, const struct seal_key *key)
 		goto out;
 	if (dirat_sync(root) < 0)
 		goto out;
+	if (seal_put_staged(root, staged) < 0)
+		goto out;
 	ret = 0;
 out:
 	manifest_release(&m);
@@ -194,3 +203,31 @@ out:
 	return ret;
 }
 
+int seal_put_staged(const struct dirat *root, const char *const *staged)
+{
+	int moved = 0;
+
+	for (size_t i = 0; staged && staged[i]; i++) {
+		char *from = xasprintf("%s%s", staged[i], SEAL_STAGED_SUFFIX);
+		int r = dirat_rename(root, from, staged[i]);
+
+		if (r < 0 && errno != ENOENT) {
+			error("cannot put '%s/%s' in place: %s", root->path, from, strerror(errno));
+			free(from);
+			return -1;
+		}
+		moved += r == 0;
+		free(from);
+	}
+	return moved ? dirat_sync(root) : 0;
+}
+
+int seal_evidence_at(const struct dirat *root, const struct seal_key *key)
+{
+	return seal_staged(root, key, NULL);
+}
+
+int seal_evidence_final(const struct dirat *root, const struct seal_key *key)
+{
+	return seal_staged(root, key, seal_staged_names);
+}

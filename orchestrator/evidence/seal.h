@@ -26,4 +26,28 @@ int seal_evidence(const char *root, const struct seal_key *key);
 struct dirat;
 int seal_evidence_at(const struct dirat *root, const struct seal_key *key);
 
+/*
+ * The names abev writes last, staged: abev run writes its final
+ * report.md and result.json as "report.md.sealing" and
+ * "result.json.sealing" (SEAL_STAGED_SUFFIX), and they take their names
+ * only once the seal that lists them is on disk, in this order — so that
+ * result.json never shows a final status in evidence whose seal is not
+ * there. NULL-terminated.
+ */
+extern const char *const seal_staged_names[];
+/*
+ * seal_evidence_at() of a run's evidence at its end: the manifest lists
+ * each staged name's staged copy, if there, under its own name; after
+ * SHA256 and SHA256.sig are on disk the copies are renamed into place
+ * (seal_put_staged()). Killed before the renames, the evidence is
+ * unfinished: result.json still says "running", and `abev verify` names
+ * the staged files left. 0 or -1 after error().
+ */
+int seal_evidence_final(const struct dirat *root, const struct seal_key *key);
+/*
+ * Renames each staged copy of staged (NULL-terminated) that exists into
+ * place, in order, and flushes them to disk. 0 or -1 after error().
+ */
+int seal_put_staged(const struct dirat *root, const char *const *staged);
+
 #endif

@@ -459,6 +459,50 @@ static int signed_text(const struct seal_pub *pub, const struct strbuf *sig, con
 }
 
 /*
+ * The copies abev run stages for its seal to put in place (seal.h), left
+ * behind: abev stopped (was killed, or lost its machine) while sealing.
+ * The first one found, or NULL.
+ */
+static struct found *staged_left(struct gather *g)
+{
+	for (size_t i = 0; seal_staged_names[i]; i++) {
+		char *name = xasprintf("%s%s", seal_staged_names[i], SEAL_STAGED_SUFFIX);
+		struct found *f = find(g, name);
+
+		free(name);
+		if (f)
+			return f;
+	}
+	return NULL;
+}
+
+/*
+ * Says that the evidence is unfinished when abev stopped while sealing
+ * it: each staged copy left is named, with the status the run would have
+ * recorded, so that nobody mistakes the files for tampering.
+ */
+static void stopped_while_sealing(struct gather *g)
+{
+	for (size_t i = 0; seal_staged_names[i]; i++) {
+		char *name = xasprintf("%s%s", seal_staged_names[i], SEAL_STAGED_SUFFIX);
+		struct found *f = find(g, name);
+		const char *status = f && f->path && !strcmp(seal_staged_names[i], "result.json")
+					     ? evidence_read_status(f->path)
+					     : NULL;
+
+		if (f) {
+			g->out->unfinished = 1;
+			problem(g->out, name, "left by abev stopped while sealing: it holds the final "
+				"%s%s%s%s, which abev puts in place only once the seal is written; "
+				"the evidence is unfinished and not sealed",
+				seal_staged_names[i], status ? " (status: " : "",
+				status ? status : "", status ? ")" : "");
+		}
+		free(name);
+	}
+}
+
+/*
  * Neither SHA256 nor SHA256.sig: abev never got as far as sealing (it was
  * killed, or could not finish). result.json's status says how far it got;
  * the missing signature is no sign of --unsigned then.
@@ -468,7 +512,10 @@ static void never_sealed(struct gather *g)
 	struct found *rj = find(g, "result.json");
 	const char *status = rj && rj->path ? evidence_read_status(rj->path) : NULL;
 
-	if (status)
+	if (staged_left(g))
+		problem(g->out, SEAL_MANIFEST, "missing: abev stopped while sealing, before "
+			"the manifest was written");
+	else if (status)
 		problem(g->out, SEAL_MANIFEST, "missing: the evidence was never sealed "
 			"(result.json status: %s)", status);
 	else
@@ -498,6 +545,7 @@ static void judge(struct gather *g, const struct seal_pub *pub)
 	if (g->state[0] == META_ABSENT && g->state[1] == META_ABSENT && nested_manifest(g))
 		return;
 	r->signature_present = g->state[1] != META_ABSENT;
+	stopped_while_sealing(g);
 	if (g->state[0] == META_ABSENT && g->state[1] == META_ABSENT) {
 		never_sealed(g);
 	} else if (g->state[1] == META_ABSENT && pub) {

@@ -25,6 +25,7 @@ struct verify_result {
 	size_t files_listed;         /* entries in the manifest */
 	int signature_present;       /* SHA256.sig is there (checked only with a key) */
 	int signature_ok;
+	int unfinished;              /* abev stopped while sealing: staged copies are left (seal.h) */
 	char fingerprint[65];        /* of the key the signature was checked against; "" without */
 	struct verify_problem *problems;
 	size_t nproblems;

@@ -777,7 +777,7 @@ out:
 int report_write(const struct dirat *root, const struct report_input *in)
 {
 	char *text = report_render(in);
-	int ret = text ? dirat_write_atomic(root, "report.md", text, strlen(text)) : -1;
+	int ret = text ? dirat_write_atomic(root, in->file ? in->file : "report.md", text, strlen(text)) : -1;
 
 	free(text);
 	return ret;

@@ -17,6 +17,7 @@
 #include "evidence_read.h"
 
 struct report_input {
+	const char *file;                /* the name written beneath root; NULL: "report.md" */
 	const char *plan_name;
 	const char *description;         /* the plan's, or NULL */
 	const char *status;              /* run_status_name() */
@@ -60,7 +61,7 @@ struct report_input {
  */
 char *report_render(const struct report_input *in);
 struct dirat;
-/* Renders and writes report.md beneath root atomically. 0 or -1 after error(). */
+/* Renders and writes report.md (or in->file) beneath root atomically. 0 or -1 after error(). */
 int report_write(const struct dirat *root, const struct report_input *in);
 
 #endif

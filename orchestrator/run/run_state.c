@@ -24,6 +24,7 @@
 #include "plots.h"
 #include "proc.h"
 #include "report.h"
+#include "seal.h"
 #include "util.h"
 
 /*
@@ -139,6 +140,7 @@ static void fill_header(const struct run_state *st, int final, struct run_header
 	const struct plan *plan = st->plan;
 
 	*out = (struct run_header){
+		.file = final && !st->unsealed ? "result.json" SEAL_STAGED_SUFFIX : NULL,
 		.plan_name = plan->name,
 		.plan_description = plan->description,
 		.plan_path = plan->path,
@@ -193,6 +195,7 @@ static void fill_report(const struct run_state *st, enum run_status status, int 
 	const struct plan *plan = st->plan;
 
 	*out = (struct report_input){
+		.file = final && !st->unsealed ? "report.md" SEAL_STAGED_SUFFIX : NULL,
 		.plan_name = plan->name,
 		.description = plan->description,
 		.status = run_status_name(status),

@@ -65,6 +65,7 @@ struct run_state {
 	size_t journaled;           /* invs[0..journaled) are in the journal */
 	int opened;                 /* the first result.json is written, the journal open */
 	int disk_checked;           /* the final write looked whether the disk is full */
+	int unsealed;               /* the seal failed: the final files take their own names */
 	int64_t max_rss_bytes;      /* abev's own, read for the final result.json */
 	/* The gap: when the next process may start, once one has run. */
 	int64_t next_start;
@@ -106,8 +107,10 @@ void run_state_compare_setup(struct run_state *st);
  * recorded since to the journal, and nothing else: its cost does not
  * grow with the run. With final set (the run is over) it gives the
  * reserve back, makes the comparison and its plots, writes result.json
- * with every invocation and report.md, and removes the journal. 0, or -1
- * after error() when a file could not be written.
+ * with every invocation and report.md, and removes the journal. The
+ * final result.json and report.md are staged (seal.h: "result.json.sealing")
+ * for seal_evidence_final() to put in place, unless st->unsealed is set.
+ * 0, or -1 after error() when a file could not be written.
  */
 int run_state_write(struct run_state *st, int final);
 

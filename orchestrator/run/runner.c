@@ -204,6 +204,33 @@ static void check_evidence(struct run_state *st)
 }
 
 /*
+ * The seal failed with abev alive: the evidence says so in the files a
+ * reader opens first. result.json and report.md are written again under
+ * their own names, as failed with the reason; the staged copies the seal
+ * would have put in place, and whatever part of the seal was written, are
+ * removed.
+ */
+static void unsealed(struct run_state *st)
+{
+	run_state_note(st, xstrdup("the evidence could not be sealed (the error is above, on "
+				   "abev's standard error): it has no SHA256 manifest and no "
+				   "signature, and abev verify refuses it"));
+	st->unsealed = 1;
+	if (run_state_write(st, 1) < 0)
+		return;
+	for (size_t i = 0; seal_staged_names[i]; i++) {
+		char *staged = xasprintf("%s%s", seal_staged_names[i], SEAL_STAGED_SUFFIX);
+		if (dirat_unlink(&st->ev, staged, 0) < 0 && errno != ENOENT)
+			error("cannot remove '%s/%s': %s", st->root, staged, strerror(errno));
+		free(staged);
+	}
+	if ((dirat_unlink(&st->ev, SEAL_SIGNATURE, 0) < 0 && errno != ENOENT) ||
+	    (dirat_unlink(&st->ev, SEAL_MANIFEST, 0) < 0 && errno != ENOENT))
+		error("cannot remove the seal left by the failed sealing in '%s': %s", st->root,
+		      strerror(errno));
+}
+
+/*
  * The end of every run: result.json and report.md written as final,
  * sealed, packed. A signal that arrives meanwhile is not lost: the
  * evidence is written again as interrupted, sealed again and packed
@@ -223,8 +250,10 @@ static void finish_evidence(struct run_state *st, enum run_status *final, int *s
 		*final = run_state_status(st, 1);
 		*sealed = *bundled = 0;
 		/* Sealed whatever the outcome, an interrupted run included: it says so itself. */
-		if (seal_evidence_at(&st->ev, opt->key) < 0) {
+		if (seal_evidence_final(&st->ev, opt->key) < 0) {
 			st->runtime_error = 1;
+			unsealed(st);
+			*final = run_state_status(st, 1);
 		} else {
 			*sealed = 1;
 			/* Packed by its name: not when that name is no longer the evidence. */

@@ -23,6 +23,7 @@
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 
+#include "dirat.h"
 #include "seal.h"
 #include "util.h"
 #include "testutil.h"
@@ -887,6 +888,78 @@ static void test_seal_settles(void **state)
 	free(d);
 }
 
+static int exists_in(const char *dir, const char *name)
+{
+	char *p = path_join(dir, name);
+	int yes = exists(p);
+	free(p);
+	return yes;
+}
+
+/*
+ * The final seal of a run: the staged copies are what the manifest lists
+ * under the final names, and are renamed into place after it; the old
+ * files of those names are not listed. The same directory sealed plainly
+ * afterwards gives the same manifest.
+ */
+static void test_seal_staged(void **state)
+{
+	char *d = tu_tmpdir("staged"), *ev = path_join(d, "ev");
+	char *mpath = path_join(ev, "SHA256"), *text, *again;
+	struct dirat root = DIRAT_INIT;
+	struct verify_result r;
+	size_t len;
+	(void)state;
+
+	tu_puts(ev, "result.json", "{\"status\": \"running\"}\n");
+	tu_puts(ev, "result.json.sealing", "{\"status\": \"completed\"}\n");
+	tu_puts(ev, "report.md.sealing", "- Status: completed\n");
+	tu_puts(ev, "runs/a/run-1/result.json.sealing", "a run's own file, not staged\n");
+	assert_int_equal(dirat_open_path(&root, ev), 0);
+	assert_int_equal(seal_evidence_final(&root, NULL), 0);
+	text = slurp(mpath, &len);
+	assert_non_null(strstr(text, "SHA256 (result.json) = "));
+	assert_non_null(strstr(text, "SHA256 (report.md) = "));
+	assert_non_null(strstr(text, "SHA256 (runs/a/run-1/result.json.sealing) = "));
+	assert_null(strstr(text, "SHA256 (result.json.sealing)"));
+	assert_false(exists_in(ev, "result.json.sealing"));
+	assert_false(exists_in(ev, "report.md.sealing"));
+	assert_true(exists_in(ev, "result.json"));
+	assert_int_equal(verify_path(ev, NULL, &r), 0);
+	assert_int_equal(r.nproblems, 0);
+	assert_int_equal(r.files_listed, 3);
+	verify_result_release(&r);
+	assert_int_equal(seal_evidence(ev, NULL), 0);
+	again = slurp(mpath, &len);
+	assert_string_equal(again, text);
+	free(again);
+	free(text);
+
+	/* A staged copy left beside a seal: verify says unfinished and names it. */
+	tu_puts(ev, "result.json.sealing", "{\"status\": \"failed\"}\n");
+	assert_int_equal(verify_path(ev, NULL, &r), 0);
+	assert_true(r.unfinished);
+	assert_true(r.nproblems >= 1);
+	assert_string_equal(r.problems[0].file, "result.json.sealing");
+	assert_non_null(strstr(r.problems[0].reason, "left by abev stopped while sealing"));
+	verify_result_release(&r);
+
+	/* Nothing staged: the final seal is the plain one. */
+	again = path_join(ev, "result.json.sealing");
+	assert_int_equal(unlink(again), 0);
+	free(again);
+	assert_int_equal(seal_evidence_final(&root, NULL), 0);
+	assert_int_equal(verify_path(ev, NULL, &r), 0);
+	assert_int_equal(r.nproblems, 0);
+	assert_false(r.unfinished);
+	verify_result_release(&r);
+	dirat_release(&root);
+	free(mpath);
+	free(ev);
+	tu_rm_rf(d);
+	free(d);
+}
+
 static void test_seal_evidence(void **state)
 {
 	(void)state;
@@ -1075,6 +1148,7 @@ int main(void)
 		cmocka_unit_test(test_manifest_build_refuses),
 		cmocka_unit_test(test_manifest_parse_refuses),
 		cmocka_unit_test(test_seal_evidence),
+		cmocka_unit_test(test_seal_staged),
 		cmocka_unit_test(test_seal_settles),
 		cmocka_unit_test(test_interop_openssl),
 		cmocka_unit_test(test_interop_signify),
