@@ -14,7 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define BUNDLE_MAX_ENTRIES 100000
+/* The files of SEAL_MAX_FILES and a directory for each, at most. */
+#define BUNDLE_MAX_ENTRIES 2000000
 #define BUNDLE_MAX_ENTRY_BYTES (4ull << 30)
 #define BUNDLE_MAX_TOTAL_BYTES (16ull << 30)
 

@@ -22,8 +22,13 @@
  * (manifest_build_staged(), seal_evidence_final()).
  */
 #define SEAL_STAGED_SUFFIX ".sealing"
-/* The most files an evidence directory (and so its manifest) holds. */
-#define SEAL_MAX_FILES 100000
+/*
+ * The most files an evidence directory (and so its manifest) holds: a run
+ * of 200,000 invocations at five files each. Its manifest is then about
+ * 130 MB (VERIFY_MAX_META leaves room for it).
+ */
+#define SEAL_MAX_FILES 1000000
+#define SEAL_MAX_FILES_TEXT "1,000,000"
 
 /* One line of the manifest. */
 struct manifest_entry {

@@ -30,7 +30,7 @@
 #include "util.h"
 
 /* SHA256 and SHA256.sig are small text; anything bigger is not ours. */
-#define VERIFY_MAX_META (64u << 20)
+#define VERIFY_MAX_META (256u << 20)
 /* Bounds of a directory walk, matching what a bundle may hold. */
 #define VERIFY_MAX_FILES BUNDLE_MAX_ENTRIES
 #define VERIFY_MAX_DEPTH 64

@@ -171,8 +171,8 @@ struct plan {
 
 /*
  * limits.max_files. The ceiling is what one evidence directory may hold
- * in all (SEAL_MAX_FILES); the default leaves room for ten runs at the
- * limit.
+ * in all (SEAL_MAX_FILES is ten times it); the default leaves room for a
+ * hundred runs at the limit.
  */
 #define PLAN_MAX_FILES_DEFAULT 10000
 #define PLAN_MAX_FILES_CEILING 100000

@@ -179,7 +179,7 @@ const struct plan_doc_key plan_doc_keys[] = {
 	  "`stderr.log` and `prepare.log` not counted), 1–100,000: past it the invocation fails, with the count "
 	  "and the limit as its reason, and the files after the first `max_files` in name "
 	  "order are removed (with a note) so that the evidence can still be sealed; an evidence "
-	  "directory holds at most 100,000 files in all, and a run that would go past that is "
+	  "directory holds at most 1,000,000 files in all (five per invocation of `true`), and a run that would go past that is "
 	  "held to what is left in the same way" },
 	{ "limits.pattern_cpu_seconds", "number", "10",
 	  "CPU seconds one metric's `pattern` may spend on one invocation's output (its "

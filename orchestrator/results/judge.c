@@ -592,14 +592,12 @@ static char *limit_files(struct judge *j, const struct invocation *inv, const st
 	size_t limit = j->plan->max_files, room = 0, removed = 0;
 	const char *which = "limits.max_files";
 
-	_Static_assert(SEAL_MAX_FILES == 100000, "the message below names SEAL_MAX_FILES");
-
 	if (j->files_total + JUDGE_RESERVED_FILES < SEAL_MAX_FILES)
 		room = SEAL_MAX_FILES - JUDGE_RESERVED_FILES - j->files_total;
 	if (room < limit) {
 		limit = room;
 		which = "the room left in the evidence directory (it holds at most "
-			"100000 files in all)";
+			SEAL_MAX_FILES_TEXT " files in all)";
 	}
 	if (tree_walk_at(root, inv->dir, &ops, &l) < 0 || l.n <= limit)
 		goto out;

@@ -114,6 +114,25 @@ class CollectSafely(AbevTestCase):
         self.assertIn(f"({inv['dir']}/f12)", manifest)
         self.assertNotIn(f"({inv['dir']}/f8)", manifest)
 
+    def test_more_than_100000_files_in_all_are_kept_and_sealed(self):
+        # Two runs of 60,000 files each: an evidence directory held 100,000
+        # files at most, so the second run was cut to the room left and
+        # failed; it now holds a million (a run of 200,000 invocations).
+        script = ("import os\nd = os.environ['ABEV_RUN_DIR']\n"
+                  "for i in range(60000):\n    open(os.path.join(d, 'f%05d' % i), 'w').close()\n")
+        plan = helper_plan([("a", []), ("b", [])], limits={"max_files": 100000})
+        for v in plan["variants"]:
+            v["command"] = [sys.executable, "-c", script]
+        cp, res = self.run_plan(plan, 0, timeout=HANG)
+        self.assertEqual(res["status"], "completed", res["notes"])
+        self.assertEqual([i["status"] for i in res["invocations"]], ["ok", "ok"])
+        with open(self.path("ev", "SHA256")) as f:
+            listed = sum(1 for _ in f)
+        self.assertEqual(listed, len(self.evidence_files()) - 1)
+        self.assertGreater(listed, 120000)
+        v = self.abev("verify", self.path("ev"))
+        self.assertEqual(v.returncode, 7, v.stdout)
+
     def test_too_many_files_of_an_interrupted_run_are_held_to_the_limit(self):
         # Interrupted mid-run, the invocation is not judged, but what it left
         # is still held to limits.max_files, so that the evidence is sealed.
