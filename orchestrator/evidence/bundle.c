@@ -71,6 +71,14 @@ static const char *archive_why(struct archive *a, const char *fallback, char buf
 /* Longer names than this are refused when packing and flagged when reading. */
 #define MAX_NAME 4096
 
+/* BUNDLE_MAX_ENTRIES, unless a test lowered it (bundle_set_max_entries()). */
+static size_t bundle_max_entries = BUNDLE_MAX_ENTRIES;
+
+void bundle_set_max_entries(size_t n)
+{
+	bundle_max_entries = n ? n : BUNDLE_MAX_ENTRIES;
+}
+
 struct pack_item {
 	char *name;        /* relative; directories end in '/' */
 	int is_dir;
@@ -118,8 +126,8 @@ static enum tree_step pack_entry(void *ctx, const struct tree_entry *e)
 		      why ? why : "too long");
 		return TREE_STOP;
 	}
-	if (l->n >= BUNDLE_MAX_ENTRIES) {
-		error("cannot pack '%s': more than %d entries", w->root, BUNDLE_MAX_ENTRIES);
+	if (l->n >= bundle_max_entries) {
+		error("cannot pack '%s': more than %zu entries", w->root, bundle_max_entries);
 		return TREE_STOP;
 	}
 	if (S_ISREG(mode)) {
@@ -1209,9 +1217,9 @@ int bundle_read(const char *path, void (*entry)(void *ctx, const struct bundle_e
 				goto out;
 			break;
 		}
-		if (++nentries > BUNDLE_MAX_ENTRIES) {
-			r->err = xasprintf("'%s' has more than %d entries; refusing to read on",
-					   path, BUNDLE_MAX_ENTRIES);
+		if (++nentries > bundle_max_entries) {
+			r->err = xasprintf("'%s' has more than %zu entries; refusing to read on",
+					   path, bundle_max_entries);
 			goto out;
 		}
 		classify(r, ae, &e);

@@ -25,6 +25,8 @@
  * refused. 0 or -1 after error().
  */
 int bundle_pack(const char *dir, const char *out);
+/* Lowers the most entries packed or read (0: BUNDLE_MAX_ENTRIES again), for tests of the cap. */
+void bundle_set_max_entries(size_t n);
 /*
  * bundle_pack() that stops, removing what it wrote, as soon as stop()
  * (NULL: never) returns non-zero — for a caller whose signal handler

@@ -21,6 +21,14 @@
 #include "util.h"
 
 #define MANIFEST_MAX_ENTRIES SEAL_MAX_FILES
+
+/* MANIFEST_MAX_ENTRIES, unless a test lowered it (manifest_set_max_entries()). */
+static size_t max_entries = MANIFEST_MAX_ENTRIES;
+
+void manifest_set_max_entries(size_t n)
+{
+	max_entries = n ? n : MANIFEST_MAX_ENTRIES;
+}
 #define MANIFEST_LINE_MAX 4200
 #define MANIFEST_PREFIX "SHA256 ("
 #define MANIFEST_MID ") = "
@@ -55,8 +63,8 @@ static int is_staged(const struct walk *w, const char *name)
 
 static int add_entry(struct walk *w, const char *name, const char *from, uint64_t size)
 {
-	if (w->n >= MANIFEST_MAX_ENTRIES)
-		return error("'%s' holds more than %d files", w->root, MANIFEST_MAX_ENTRIES);
+	if (w->n >= max_entries)
+		return error("'%s' holds more than %zu files", w->root, max_entries);
 	if (w->n == w->alloc) {
 		w->alloc = w->alloc ? 2 * w->alloc : 64;
 		w->e = xrealloc(w->e, w->alloc * sizeof(*w->e));
@@ -316,9 +324,8 @@ int manifest_parse(const char *text, size_t len, struct manifest *m, char **err)
 		char *nm;
 
 		line++;
-		if (m->n >= MANIFEST_MAX_ENTRIES) {
-			*err = xasprintf("%s: more than %d entries", SEAL_MANIFEST,
-					 MANIFEST_MAX_ENTRIES);
+		if (m->n >= max_entries) {
+			*err = xasprintf("%s: more than %zu entries", SEAL_MANIFEST, max_entries);
 			goto out;
 		}
 		if (scan > MANIFEST_LINE_MAX + 1)

@@ -66,5 +66,7 @@ char *manifest_text(const struct manifest *m, size_t *len);
  * names). 0, or -1 with *err (caller frees) naming the line.
  */
 int manifest_parse(const char *text, size_t len, struct manifest *m, char **err);
+/* Lowers the most entries built or parsed (0: SEAL_MAX_FILES again), for tests of the cap. */
+void manifest_set_max_entries(size_t n);
 
 #endif
