@@ -66,7 +66,8 @@ const char run_usage[] =
 	"  -o, --out DIR   evidence directory to create (must not exist)\n"
 	"  -k, --key KEY.key\n"
 	"                  sign the evidence (SHA256.sig) with this key ('abev keygen');\n"
-	"                  without it, the key named by $ABEV_SIGNING_KEY (a path) signs,\n"
+	"                  without it, $ABEV_SIGNING_KEY signs (a path, or the key's PEM\n"
+	"                  text, never printed); --dry-run checks the key\n"
 	"                  and result.json's report.key_source says which was used\n"
 	"  --unsigned      seal the evidence (SHA256) without signing it (even when\n"
 	"                  ABEV_SIGNING_KEY is set); the report then says UNSIGNED. One of\n"
@@ -275,6 +276,27 @@ static int run_args_check(struct run_args *a, const char *synopsis)
 	return 0;
 }
 
+/* The key a dry run checked, if any: where it came from and its fingerprint, never its text. */
+static void print_dry_run_key(FILE *f, const struct run_args *a, const struct seal_key *key)
+{
+	struct seal_pub pub;
+	char fp[65], *shown;
+
+	if (!key)
+		return;
+	seal_pub_of(key, &pub);
+	seal_fingerprint(&pub, fp);
+	if (signkey_is_text(a->key_path)) {
+		fprintf(f, "key:      the key text in %s (not shown), checked: fingerprint %s\n",
+			SIGNKEY_ENV, fp);
+		return;
+	}
+	shown = xstrdup_escaped(a->key_path);
+	fprintf(f, "key:      %s (%s), checked: fingerprint %s\n", shown,
+		a->key_src == SIGNKEY_ENVIRONMENT ? SIGNKEY_ENV : "--key", fp);
+	free(shown);
+}
+
 /* Every command of the plan runs as its run_as user (checked by plan_check()). 0 or -1. */
 static int set_run_as(const struct plan *plan)
 {
@@ -317,18 +339,23 @@ static int run_plan(struct plan *plan, const struct run_args *a, const char *pla
 	if (plan_check(plan, a->dry_run ? PLAN_CHECK_ALL : PLAN_CHECK_ASSEMBLIES) < 0 ||
 	    set_run_as(plan) < 0)
 		return EXIT_USAGE;
-	if (a->dry_run) {
-		/* With --json stdout carries the expanded plan alone. */
-		runner_print_schedule(plan, a->json ? stderr : stdout);
-		return a->json && plan_json_print(plan, stdout) < 0 ? EXIT_RUNTIME : EXIT_PASSED;
-	}
+	/* The key is checked by a dry run too: a run should not fail on it after the fact. */
 	if (a->key_path) {
 		if (signkey_passphrase(a->pass_file, a->pass_env, &pass) < 0)
 			goto out;
 		key = signkey_load(a->key_path, a->key_src, pass, a->insecure_key);
 		if (!key)
 			goto out;
-		pub = pub_for_key(a->key_path);
+		/* Key text has no file beside it: the evidence names the fingerprint alone. */
+		pub = signkey_is_text(a->key_path) ? NULL : pub_for_key(a->key_path);
+	}
+	if (a->dry_run) {
+		/* With --json stdout carries the expanded plan alone. */
+		FILE *f = a->json ? stderr : stdout;
+		runner_print_schedule(plan, f);
+		print_dry_run_key(f, a, key);
+		rc = a->json && plan_json_print(plan, stdout) < 0 ? EXIT_RUNTIME : EXIT_PASSED;
+		goto out;
 	}
 
 	/*

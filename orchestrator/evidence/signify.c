@@ -490,17 +490,36 @@ out:
 struct seal_key *seal_key_load(const char *path, const char *passphrase)
 {
 	struct strbuf sb = STRBUF_INIT;
-	struct pass_ctx pc = { passphrase, 0 };
 	struct seal_key *k = NULL;
-	EVP_PKEY *pkey = NULL;
-	BIO *bio = NULL;
-	char *err = NULL, msg[256];
+	char *err = NULL;
 
 	if (slurp(path, KEY_FILE_MAX, &sb, &err) < 0) {
 		error("%s", err);
 		goto out;
 	}
-	bio = BIO_new_mem_buf(sb.buf, (int)sb.len);
+	k = seal_key_parse(sb.buf, sb.len, path, passphrase);
+out:
+	if (sb.alloc)
+		OPENSSL_cleanse(sb.buf, sb.alloc);
+	strbuf_release(&sb);
+	free(err);
+	return k;
+}
+
+struct seal_key *seal_key_parse(const char *text, size_t len, const char *what,
+				const char *passphrase)
+{
+	struct pass_ctx pc = { passphrase, 0 };
+	struct seal_key *k = NULL;
+	EVP_PKEY *pkey = NULL;
+	BIO *bio = NULL;
+	char msg[256];
+
+	if (len > KEY_FILE_MAX) {
+		error("%s is larger than a key (%zu bytes)", what, len);
+		goto out;
+	}
+	bio = BIO_new_mem_buf(text, (int)len);
 	if (!bio) {
 		error("cannot allocate a BIO: %s", hash_crypto_err(msg, sizeof(msg)));
 		goto out;
@@ -508,20 +527,20 @@ struct seal_key *seal_key_load(const char *path, const char *passphrase)
 	pkey = PEM_read_bio_PrivateKey(bio, NULL, pass_cb, &pc);
 	if (!pkey) {
 		if (pc.asked && !passphrase)
-			error("'%s' is encrypted: give its passphrase", path);
+			error("%s is encrypted: give its passphrase", what);
 		else if (pc.asked)
-			error("cannot decrypt '%s': wrong passphrase?", path);
+			error("cannot decrypt %s: wrong passphrase?", what);
 		else
 			error("%s is not a private key abev can read: expected the PKCS#8 PEM "
 			      "private key that 'abev keygen' writes (PREFIX.key, beginning "
 			      "'-----BEGIN PRIVATE KEY-----' or '-----BEGIN ENCRYPTED PRIVATE "
-			      "KEY-----')", path);
+			      "KEY-----')", what);
 		ERR_clear_error();
 		goto out;
 	}
 	if (EVP_PKEY_get_id(pkey) != EVP_PKEY_ED25519) {
 		error("%s is a private key, but not an Ed25519 one: abev signs with the Ed25519 "
-		      "key that 'abev keygen' writes (PREFIX.key)", path);
+		      "key that 'abev keygen' writes (PREFIX.key)", what);
 		goto out;
 	}
 	k = xcalloc(1, sizeof(*k));
@@ -535,10 +554,6 @@ struct seal_key *seal_key_load(const char *path, const char *passphrase)
 out:
 	EVP_PKEY_free(pkey);
 	BIO_free(bio);
-	if (sb.alloc)
-		OPENSSL_cleanse(sb.buf, sb.alloc);
-	strbuf_release(&sb);
-	free(err);
 	return k;
 }
 

@@ -30,6 +30,13 @@ struct seal_key;
 int seal_keygen(const char *prefix, const char *passphrase, char fp[65]);
 /* Loads PREFIX.key (PEM, possibly encrypted). NULL after error(). */
 struct seal_key *seal_key_load(const char *path, const char *passphrase);
+/*
+ * The same from the key's text (len bytes, borrowed; the caller wipes it).
+ * what names the key in messages ("k.key", "the key text in
+ * ABEV_SIGNING_KEY"): the text itself is never printed. NULL after error().
+ */
+struct seal_key *seal_key_parse(const char *text, size_t len, const char *what,
+				const char *passphrase);
 void seal_key_free(struct seal_key *k);
 
 /* A public key as signify files carry it. */

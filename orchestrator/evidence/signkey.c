@@ -165,9 +165,45 @@ out:
 	return ret;
 }
 
+int signkey_is_text(const char *value)
+{
+	return strchr(value, '\n') || strstr(value, "-----BEGIN") || strstr(value, "PRIVATE KEY") ||
+	       !strncmp(value, SIGNIFY_HEAD, sizeof(SIGNIFY_HEAD) - 1);
+}
+
+/*
+ * The key's text itself, as a CI secret holds it, from $ABEV_SIGNING_KEY:
+ * judged like a file's head, parsed from memory, never shown. NULL after
+ * error().
+ */
+static struct seal_key *load_text(const char *text, const char *passphrase)
+{
+	static const char what[] = "the key text in " SIGNKEY_ENV;
+
+	if (strstr(text, "-----BEGIN PUBLIC KEY-----")) {
+		error("%s is a public key (not shown); it needs the private key, the text of the "
+		      "PREFIX.key that 'abev keygen' writes", what);
+		return NULL;
+	}
+	if (!strncmp(text, SIGNIFY_HEAD, sizeof(SIGNIFY_HEAD) - 1)) {
+		error("%s is a signify file (not shown), not a key abev signs with; it needs the "
+		      "PKCS#8 PEM private key that 'abev keygen' writes (PREFIX.key)", what);
+		return NULL;
+	}
+	return seal_key_parse(text, strlen(text), what, passphrase);
+}
+
 struct seal_key *signkey_load(const char *path, enum signkey_source src, const char *passphrase,
 			      int insecure_mode)
 {
+	if (signkey_is_text(path)) {
+		if (src == SIGNKEY_ENVIRONMENT)
+			return load_text(path, passphrase);
+		error("--key names a key file, but was given text that looks like a key (not "
+		      "shown): write it to a file readable by you alone and name that, or hand "
+		      "the text over in " SIGNKEY_ENV);
+		return NULL;
+	}
 	if (check_file(path, src, insecure_mode) < 0)
 		return NULL;
 	return seal_key_load(path, passphrase);

@@ -1,8 +1,9 @@
 /*
  * signkey: where `abev run` gets its signing key, and whether the file may
  * be used. The key is named by --key or, so that a CI secret needs no
- * argument, by the ABEV_SIGNING_KEY environment variable (a path); the
- * option wins. Before the key is loaded its file is checked: a public key
+ * argument, by the ABEV_SIGNING_KEY environment variable (a path, or the
+ * key's PEM text itself, as CI secrets hold it); the option wins. Key text
+ * is never printed. Before the key is loaded its file is checked: a public key
  * given in its place is named as such (with the private key's likely
  * name), and a private key that the group or others can read is refused,
  * as ssh refuses one, with the chmod to run. The passphrase comes from the
@@ -34,13 +35,20 @@ const char *signkey_source_name(enum signkey_source src);
 
 /*
  * Checks the key file at path (from src, which names it in messages) and
- * loads it with passphrase (may be NULL). A public key, an unreadable or
+ * loads it with passphrase (may be NULL); or, when path is key text
+ * (signkey_is_text()) from the environment, loads the text. A public key, an unreadable or
  * undecodable file, and a file whose mode lets the group or others read
  * it (unless insecure_mode, which only warns) are refused. NULL after
  * error(); free with seal_key_free().
  */
 struct seal_key *signkey_load(const char *path, enum signkey_source src, const char *passphrase,
 			      int insecure_mode);
+/*
+ * Whether a value naming a key is the key's text rather than a path (a
+ * newline, a PEM or signify header): such a value is never printed.
+ * signkey_load() parses it from $ABEV_SIGNING_KEY and refuses it from --key.
+ */
+int signkey_is_text(const char *value);
 
 /*
  * A key's passphrase: the first line of file, or the value of the

@@ -190,6 +190,69 @@ class KeysAndVerify(AbevTestCase):
                       f"({key})", cp.stderr)
         self.assertFalse(os.path.exists(self.path("ev4")))
 
+    def evidence_text(self, ev):
+        """Every file of ev, as one string."""
+        parts = []
+        for root, _, files in os.walk(ev):
+            for f in files:
+                with open(os.path.join(root, f), "rb") as fh:
+                    parts.append(fh.read().decode("utf-8", "replace"))
+        return "\n".join(parts)
+
+    def assert_no_key_material(self, text, key_text, what):
+        # Every line of the key's base64 body, and the body joined, is absent.
+        body = [l for l in key_text.splitlines() if l and not l.startswith("-----")]
+        self.assertTrue(body)
+        for line in body + ["".join(body)]:
+            self.assertNotIn(line, text, f"key material in {what}")
+            self.assertNotIn(line[:24], text, f"key material in {what}")
+
+    def test_key_text_in_the_environment_signs_and_is_never_echoed(self):
+        key, pub = self.keygen()
+        with open(key) as f:
+            text = f.read()
+        p = self.plan()
+        # The key's text, as a CI secret holds it, signs.
+        cp = self.run_abev("run", p, "--out", self.path("ev"), env={"ABEV_SIGNING_KEY": text})
+        self.assertEqual(cp.returncode, 0, cp.stderr)
+        rep = self.report_of(self.path("ev"))
+        self.assertEqual((rep["signed"], rep["key_source"]), (True, "environment"))
+        v = self.abev("verify", self.path("ev"), "--pubkey", pub)
+        self.assertEqual(v.returncode, 0, v.stdout)
+        self.assert_no_key_material(cp.stdout + cp.stderr, text, "the run's output")
+        self.assert_no_key_material(self.evidence_text(self.path("ev")), text, "the evidence")
+        # A dry run checks it and names its fingerprint, not its text.
+        cp = self.run_abev("run", p, "--dry-run", env={"ABEV_SIGNING_KEY": text})
+        self.assertEqual(cp.returncode, 0, cp.stderr)
+        self.assertIn("key:      the key text in ABEV_SIGNING_KEY (not shown), checked: "
+                      "fingerprint ", cp.stdout)
+        self.assert_no_key_material(cp.stdout + cp.stderr, text, "the dry run's output")
+        # Broken text, a public key's text, key text given to --key: refused, never shown.
+        body = [l for l in text.splitlines() if l and not l.startswith("-----")]
+        broken = text.replace(body[0], body[0][:20])
+        with open(pub + ".pem") as f:
+            pub_text = f.read()
+        cases = [
+            (("run", p, "--out", self.path("x1")), {"ABEV_SIGNING_KEY": broken},
+             "the key text in ABEV_SIGNING_KEY is not a private key abev can read"),
+            (("run", p, "--dry-run"), {"ABEV_SIGNING_KEY": broken},
+             "the key text in ABEV_SIGNING_KEY is not a private key abev can read"),
+            (("run", p, "--out", self.path("x2")), {"ABEV_SIGNING_KEY": pub_text},
+             "the key text in ABEV_SIGNING_KEY is a public key (not shown)"),
+            (("run", p, "--out", self.path("x3"), "--key", text), {},
+             "--key names a key file, but was given text that looks like a key (not shown)"),
+            (("bench", "-r", "1", "--out", self.path("x4"), "true", "false"),
+             {"ABEV_SIGNING_KEY": broken},
+             "the key text in ABEV_SIGNING_KEY is not a private key abev can read"),
+        ]
+        for args, env, want in cases:
+            cp = self.run_abev(*args, env=env)
+            self.assertEqual(cp.returncode, EXIT_USAGE, (args[:2], cp.stderr))
+            self.assertIn(want, cp.stderr)
+            self.assert_no_key_material(cp.stdout + cp.stderr, broken, f"{args[:2]}")
+            self.assert_no_key_material(cp.stdout + cp.stderr, text, f"{args[:2]}")
+            self.assert_no_key_material(cp.stdout + cp.stderr, pub_text, f"{args[:2]}")
+
     def test_public_key_as_key_is_named(self):
         key, pub = self.keygen()
         p = self.plan()

@@ -268,7 +268,7 @@ static void test_encrypted_key(void **state)
 		assert_null(k);
 		assert_non_null(strstr(last_error, cases[i].want));
 		if (cases[i].pass) {
-			char *want = xasprintf("cannot decrypt '%s'", path);
+			char *want = xasprintf("cannot decrypt %s", path);
 			assert_non_null(strstr(last_error, want));
 			free(want);
 		}
