@@ -392,6 +392,35 @@ static int report_one(const char *dir, const char *out, const char *pubkey)
  * `abev report DIR1 DIR2 ...`: one plan on several hosts, side by side.
  * Exits with the combined decision, as abev run does with its own.
  */
+/*
+ * Warns, on stderr, of every variable known to change a runtime whose
+ * value differs between the evidence in dir_a and dir_b (envnames.h): an
+ * inherited NODE_OPTIONS can change a result as surely as the SDK under
+ * test. Each value is shown escaped.
+ */
+static void warn_runtime_diff(const char *dir_a, const struct run_environment *a,
+			      const char *dir_b, const struct run_environment *b)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *la = xstrdup_escaped(dir_a), *lb = xstrdup_escaped(dir_b);
+	size_t n = run_environment_runtime_diff(a, la, b, lb, &sb);
+
+	if (n) {
+		const char *line = sb.buf, *nl;
+		fprintf(stderr, "abev: warning: %zu runtime variable(s) differ between '%s' and "
+			"'%s', which can change what was measured:\n", n, la, lb);
+		for (; (nl = strchr(line, '\n')); line = nl + 1) {
+			struct strbuf one = STRBUF_INIT;
+			strbuf_add_escaped_line(&one, line, (size_t)(nl - line));
+			fprintf(stderr, "abev: warning:   %s\n", one.buf);
+			strbuf_release(&one);
+		}
+	}
+	free(la);
+	free(lb);
+	strbuf_release(&sb);
+}
+
 static int report_hosts(const char **dirs, size_t n, const char *out, const char *pubkey)
 {
 	struct evidence_run *runs = xcalloc(n, sizeof(*runs));
@@ -428,6 +457,10 @@ static int report_hosts(const char **dirs, size_t n, const char *out, const char
 			rc = EXIT_USAGE;
 		}
 	}
+	for (size_t i = 1; !rc && i < n; i++)
+		if (hosts[0].environment && hosts[i].environment)
+			warn_runtime_diff(dirs[0], hosts[0].environment, dirs[i],
+					  hosts[i].environment);
 	if (!rc) {
 		text = report_hosts_render(hosts, n, pubkey != NULL);
 		rc = text ? emit(out, text) : EXIT_RUNTIME;
@@ -551,6 +584,20 @@ int cmd_compare(int argc, char **argv)
 		return rc;
 	}
 	rc = EXIT_PASSED;
+	{
+		struct run_environment eo, en;
+		char *eerr = NULL;
+		int have = evidence_read_environment(pos[0], &eo, &eerr) == 0;
+		free(eerr);
+		eerr = NULL;
+		if (have && evidence_read_environment(pos[1], &en, &eerr) == 0) {
+			warn_runtime_diff(pos[0], &eo, pos[1], &en);
+			run_environment_release(&en);
+		}
+		free(eerr);
+		if (have)
+			run_environment_release(&eo);
+	}
 	if (compare_runs(&old, &new, json, stdout, &err) < 0) {
 		error("cannot compare '%s' with '%s': %s", pos[0], pos[1], err);
 		free(err);

@@ -392,6 +392,7 @@ static int run_plan(struct plan *plan, const struct run_args *a, const char *pla
 	opt.pubkey = pub;
 	opt.bundle = a->bundle;
 	opt.host_label = a->host_label;
+	opt.passphrase_env = a->pass_env;
 	opt.json = a->json;
 	opt.wait = a->wait;
 	opt.key_source = signkey_source_name(a->key_src);

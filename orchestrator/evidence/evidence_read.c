@@ -7,6 +7,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include "evidence_read.h"
+#include "envnames.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -796,6 +797,108 @@ void evidence_run_release(struct evidence_run *r)
 	memset(r, 0, sizeof(*r));
 }
 
+/* The runtime variables of an "environment" object, when there is one. */
+static int read_runtime(const struct json_in *rd, const cJSON *env, const char *path,
+			struct env_runtime *rt)
+{
+	const cJSON *e;
+
+	if (!env)
+		return 0;
+	if (!cJSON_IsObject(env))
+		return json_in_error(rd, path, "'environment' is not an object");
+	rt->known = 1;
+	cJSON_ArrayForEach(e, env) {
+		const cJSON *h = cJSON_GetObjectItemCaseSensitive(e, "sha256");
+		char *value;
+
+		if (!e->string || !envname_runtime(e->string))
+			continue;
+		if (cJSON_IsString(e))
+			value = xstrdup(e->valuestring);
+		else if (cJSON_IsObject(e) && cJSON_IsString(h))
+			value = xasprintf("(secret, SHA-256 %.12s\xe2\x80\xa6)", h->valuestring);
+		else
+			return json_in_error(rd, path, "environment '%s' is neither text nor a hash",
+					     e->string);
+		rt->keys = xrealloc(rt->keys, (rt->n + 2) * sizeof(*rt->keys));
+		rt->values = xrealloc(rt->values, (rt->n + 2) * sizeof(*rt->values));
+		rt->keys[rt->n] = xstrdup(e->string);
+		rt->values[rt->n++] = value;
+		rt->keys[rt->n] = rt->values[rt->n] = NULL;
+	}
+	return 0;
+}
+
+static void env_runtime_release(struct env_runtime *rt)
+{
+	for (size_t i = 0; i < rt->n; i++) {
+		free(rt->keys[i]);
+		free(rt->values[i]);
+	}
+	free(rt->keys);
+	free(rt->values);
+	memset(rt, 0, sizeof(*rt));
+}
+
+static const char *runtime_value(const struct env_runtime *rt, const char *key)
+{
+	for (size_t i = 0; i < rt->n; i++)
+		if (!strcmp(rt->keys[i], key))
+			return rt->values[i];
+	return NULL;
+}
+
+/* One line per runtime variable that differs between a and b (each side's names). */
+static size_t runtime_diff(const struct env_runtime *a, const char *la,
+			   const struct env_runtime *b, const char *lb, const char *where,
+			   struct strbuf *out)
+{
+	size_t lines = 0;
+
+	if (!a->known || !b->known)
+		return 0;
+	for (int side = 0; side < 2; side++) {
+		const struct env_runtime *x = side ? b : a, *y = side ? a : b;
+		for (size_t i = 0; i < x->n; i++) {
+			const char *vx = x->values[i], *vy = runtime_value(y, x->keys[i]);
+			const char *va = side ? vy : vx, *vb = side ? vx : vy;
+			if (vy && (side || !strcmp(vx, vy)))
+				continue; /* the same, or a difference already said from a's side */
+			strbuf_addf(out, "%s%s: ", where, x->keys[i]);
+			if (va)
+				strbuf_addf(out, "'%s' in %s, ", va, la);
+			else
+				strbuf_addf(out, "unset in %s, ", la);
+			if (vb)
+				strbuf_addf(out, "'%s' in %s\n", vb, lb);
+			else
+				strbuf_addf(out, "unset in %s\n", lb);
+			lines++;
+		}
+	}
+	return lines;
+}
+
+size_t run_environment_runtime_diff(const struct run_environment *a, const char *la,
+				    const struct run_environment *b, const char *lb,
+				    struct strbuf *out)
+{
+	size_t lines = runtime_diff(&a->runtime, la, &b->runtime, lb, "abev's environment, ", out);
+
+	for (size_t i = 0; i < a->nvariants; i++)
+		for (size_t k = 0; k < b->nvariants; k++) {
+			char *where;
+			if (strcmp(a->variants[i].name, b->variants[k].name))
+				continue;
+			where = xasprintf("variant '%s', ", a->variants[i].name);
+			lines += runtime_diff(&a->variants[i].runtime, la, &b->variants[k].runtime,
+					      lb, where, out);
+			free(where);
+		}
+	return lines;
+}
+
 static int read_env_variant(const struct json_in *rd, const cJSON *o, size_t i,
 			    struct env_variant *v)
 {
@@ -805,7 +908,9 @@ static int read_env_variant(const struct json_in *rd, const cJSON *o, size_t i,
 
 	snprintf(path, sizeof(path), "variants[%zu]", i);
 	if (json_get_string(rd, o, path, "name", JSON_REQUIRED, &v->name) < 0 ||
-	    json_get_string(rd, o, path, "cwd", JSON_REQUIRED, &v->cwd) < 0)
+	    json_get_string(rd, o, path, "cwd", JSON_REQUIRED, &v->cwd) < 0 ||
+	    read_runtime(rd, cJSON_GetObjectItemCaseSensitive(o, "environment"), path,
+			 &v->runtime) < 0)
 		return -1;
 	if (cJSON_IsObject(git)) {
 		v->git_known = 1;
@@ -898,6 +1003,9 @@ int evidence_read_environment(const char *dir, struct run_environment *e, char *
 	if (!have)
 		e->memory_bytes = -1;
 	e->boost = cJSON_IsBool(cJSON_GetObjectItemCaseSensitive(host, "boost")) ? cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(host, "boost")) : -1;
+	if (read_runtime(&rd, cJSON_GetObjectItemCaseSensitive(root, "environment"), "environment",
+			 &e->runtime) < 0)
+		goto out;
 	e->variants = xcalloc((size_t)cJSON_GetArraySize(vars) + 1, sizeof(*e->variants));
 	cJSON_ArrayForEach(v, vars) {
 		if (read_env_variant(&rd, v, e->nvariants, &e->variants[e->nvariants]) < 0) {
@@ -946,8 +1054,10 @@ void run_environment_release(struct run_environment *e)
 			free(v->files[k].sha256);
 		}
 		free(v->files);
+		env_runtime_release(&v->runtime);
 	}
 	free(e->variants);
+	env_runtime_release(&e->runtime);
 	memset(e, 0, sizeof(*e));
 }
 

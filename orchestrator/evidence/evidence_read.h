@@ -81,6 +81,17 @@ struct env_file {
 	char *path, *sha256;
 	int64_t size;
 };
+/*
+ * The variables of a recorded environment known to change a runtime
+ * (envnames.h), by name in byte order; a hashed value reads
+ * "(secret, SHA-256 0123456789ab…)". known: metadata.json recorded the
+ * environment (older evidence did not).
+ */
+struct env_runtime {
+	int known;
+	char **keys, **values;
+	size_t n;
+};
 struct env_variant {
 	char *name, *cwd;
 	int git_known, git_dirty;
@@ -91,6 +102,7 @@ struct env_variant {
 	size_t nversions;
 	struct env_file *files;       /* every assembly pattern's files, in pattern order */
 	size_t nfiles;
+	struct env_runtime runtime;   /* of its environment */
 };
 struct run_environment {
 	char *label;                  /* host.label (--host-label), NULL in older evidence */
@@ -100,6 +112,7 @@ struct run_environment {
 	int boost;                    /* 1 on, 0 off, -1 unknown */
 	struct env_variant *variants;
 	size_t nvariants;
+	struct env_runtime runtime;   /* of abev's own environment */
 };
 
 /*
@@ -114,6 +127,16 @@ const char *evidence_read_status(const char *path);
 /* Reads DIR/metadata.json. 0, or -1 with *err (caller frees); *out is then released. */
 int evidence_read_environment(const char *dir, struct run_environment *out, char **err);
 void run_environment_release(struct run_environment *e);
+/*
+ * Adds to out one line ("NODE_OPTIONS: '--x' in OLD, unset in NEW") per
+ * runtime variable whose value differs between a and b, labelled with
+ * la and lb: abev's own environment, and each variant both name. Nothing
+ * when either did not record its environment. Returns the lines added.
+ */
+struct strbuf;
+size_t run_environment_runtime_diff(const struct run_environment *a, const char *la,
+				    const struct run_environment *b, const char *lb,
+				    struct strbuf *out);
 
 /* The report input of the run, borrowing from r; comparison and environment as given. */
 struct report_input;

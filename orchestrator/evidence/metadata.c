@@ -19,6 +19,8 @@
 #include <cjson/cJSON.h>
 
 #include "assemblies.h"
+#include "envnames.h"
+#include "hash.h"
 #include "host.h"
 #include "json_out.h"
 #include "util.h"
@@ -38,10 +40,13 @@ struct md_variant {
 	size_t nversions;
 	struct assembly_pattern *patterns;
 	size_t npatterns;
+	char **environ;               /* the environment its commands get (version_env()) */
 };
 
 struct metadata {
 	struct host_facts host;
+	char **environ;               /* abev's own, when metadata was collected */
+	char *secret_name;            /* a variable whose value is hashed whatever its name */
 	struct md_variant *variants;
 	size_t nvariants;
 };
@@ -70,6 +75,7 @@ static void variant_release(struct md_variant *mv)
 	for (size_t i = 0; i < mv->npatterns; i++)
 		assembly_pattern_release(&mv->patterns[i]);
 	free(mv->patterns);
+	strv_free(mv->environ);
 	memset(mv, 0, sizeof(*mv));
 }
 
@@ -89,6 +95,7 @@ static int variant_collect(const struct plan *plan, size_t vi, struct metadata *
 
 	mv->name = xstrdup(v->name);
 	mv->cwd = xstrdup(v->cwd);
+	mv->environ = version_env(v);
 	mv->env = v->env;
 	mv->nenv = v->env_len;
 	for (same = 0; same < vi; same++)
@@ -170,11 +177,15 @@ int metadata_label_valid(const char *label)
 	return 1;
 }
 
-struct metadata *metadata_collect(const struct plan *plan, const char *host_label)
+struct metadata *metadata_collect(const struct plan *plan, const char *host_label,
+				  const char *secret_name)
 {
 	struct metadata *md = xcalloc(1, sizeof(*md));
+	size_t n;
 
 	host_collect(&md->host, host_label);
+	md->environ = env_inherit(&n);
+	md->secret_name = secret_name ? xstrdup(secret_name) : NULL;
 	md->variants = xcalloc(plan->nvariants ? plan->nvariants : 1, sizeof(*md->variants));
 	for (size_t i = 0; i < plan->nvariants; i++) {
 		md->nvariants = i + 1;
@@ -197,6 +208,8 @@ void metadata_free(struct metadata *md)
 	for (size_t i = 0; i < md->nvariants; i++)
 		variant_release(&md->variants[i]);
 	free(md->variants);
+	strv_free(md->environ);
+	free(md->secret_name);
 	free(md);
 }
 
@@ -277,7 +290,73 @@ static cJSON *assemblies_json(const struct md_variant *v)
 	return arr;
 }
 
-static cJSON *variant_json(const struct md_variant *v)
+struct env_entry {
+	const char *text;             /* "NAME=VALUE" */
+	size_t name_len, index;
+};
+
+static int env_entry_cmp(const void *a, const void *b)
+{
+	const struct env_entry *x = a, *y = b;
+	size_t n = x->name_len < y->name_len ? x->name_len : y->name_len;
+	int c = memcmp(x->text, y->text, n);
+
+	if (c)
+		return c;
+	if (x->name_len != y->name_len)
+		return x->name_len < y->name_len ? -1 : 1;
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/*
+ * An environment as metadata.json records it: every variable by name in
+ * byte order (the first of a name given twice, as getenv() finds it), its
+ * value as text, or {"sha256": hex} of the value when the name looks
+ * secret (envnames.h) or is secret_name — so that two runs can still be
+ * told apart without the secret being written down.
+ */
+static cJSON *environment_json(char *const *env, const char *secret_name)
+{
+	cJSON *o = jnew_object();
+	struct env_entry *e;
+	size_t n = 0;
+
+	while (env && env[n])
+		n++;
+	e = xcalloc(n ? n : 1, sizeof(*e));
+	for (size_t i = 0; i < n; i++) {
+		const char *eq = strchr(env[i], '=');
+		e[i].text = env[i];
+		e[i].name_len = eq ? (size_t)(eq - env[i]) : strlen(env[i]);
+		e[i].index = i;
+	}
+	qsort(e, n, sizeof(*e), env_entry_cmp);
+	for (size_t i = 0; i < n; i++) {
+		const char *value = e[i].text + e[i].name_len + (e[i].text[e[i].name_len] == '=');
+		char *name;
+
+		if (i && e[i].name_len == e[i - 1].name_len &&
+		    !memcmp(e[i].text, e[i - 1].text, e[i].name_len))
+			continue;
+		name = utf8_clean(e[i].text, e[i].name_len);
+		if (envname_secret(name) || (secret_name && !strcmp(name, secret_name))) {
+			unsigned char d[SHA256_LEN];
+			char hex[SHA256_HEX_LEN + 1];
+			cJSON *h = jnew_object();
+			sha256_buf(value, strlen(value), d);
+			sha256_hex(d, hex);
+			jadd_str(h, "sha256", hex);
+			jadd(o, name, h);
+		} else {
+			jadd_text(o, name, value);
+		}
+		free(name);
+	}
+	free(e);
+	return o;
+}
+
+static cJSON *variant_json(const struct md_variant *v, const char *secret_name)
 {
 	cJSON *o = jnew_object(), *env;
 
@@ -298,6 +377,7 @@ static cJSON *variant_json(const struct md_variant *v)
 	}
 	jadd(o, "versions", versions_json(v));
 	jadd(o, "assemblies", assemblies_json(v));
+	jadd(o, "environment", environment_json(v->environ, secret_name));
 	return o;
 }
 
@@ -309,8 +389,9 @@ char *metadata_text(const struct metadata *md)
 	jadd_text(o, "schema", METADATA_SCHEMA);
 	jadd_text(o, "abev_version", ABEV_VERSION);
 	jadd(o, "host", host_json(&md->host));
+	jadd(o, "environment", environment_json(md->environ, md->secret_name));
 	for (size_t i = 0; i < md->nvariants; i++)
-		jpush(vars, variant_json(&md->variants[i]));
+		jpush(vars, variant_json(&md->variants[i], md->secret_name));
 	jadd(o, "variants", vars);
 	text = json_print(o);
 	cJSON_Delete(o);

@@ -4,7 +4,8 @@
  * version; the host (its label, hostname, OS release, kernel,
  * architecture, CPU model, logical and physical cores, online CPU list,
  * frequency governor and boost state where readable, memory, cgroup
- * version, clock resolution); and per variant its cwd, git HEAD and
+ * version, clock resolution); abev's environment; and per variant its
+ * environment, cwd, git HEAD and
  * dirtiness where the cwd is in a git checkout, the output of the plan's
  * `versions` commands, and every file its `assemblies` globs match (`**`
  * crosses directories) with size and SHA-256, hashed on every core.
@@ -39,9 +40,14 @@ int metadata_label_valid(const char *label);
  * recorded with its exit status, not an error. Commands run through proc
  * (proc_setup() first): once abev is interrupted the running one is
  * stopped, the rest are not started, and each records why; the caller
- * checks proc_interrupted(). NULL after error().
+ * checks proc_interrupted(). abev's own environment and each variant's
+ * (as its commands get it, but for the per-invocation ABEV_RUN_DIR,
+ * ABEV_PHASE and ABEV_ROUND) are recorded, the values of names that look
+ * secret (envnames.h) and of secret_name (the --passphrase-env variable,
+ * or NULL) as their SHA-256 only. NULL after error().
  */
-struct metadata *metadata_collect(const struct plan *plan, const char *host_label);
+struct metadata *metadata_collect(const struct plan *plan, const char *host_label,
+				  const char *secret_name);
 /*
  * How many files an assemblies pattern (placeholders already expanded)
  * matches in cwd, matched as metadata_collect() matches them, for checks

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "envnames.h"
 #include "plots.h"
 #include "summary.h"
 #include "template.h"
@@ -568,6 +569,12 @@ static void env_variant(struct tmpl_ctx *c, const struct env_variant *v)
 	for (size_t i = 0; i < v->nenv; i++)
 		strbuf_addf(&sb, "%s%s=%s", i ? ", " : "", v->env_keys[i], v->env_values[i]);
 	set_sb(r, "env", &sb);
+	/* What the variant's commands got of the variables that change a runtime, whoever set them. */
+	for (size_t i = 0; i < v->runtime.n; i++)
+		strbuf_addf(&sb, "%s%s=%s", i ? ", " : "", v->runtime.keys[i], v->runtime.values[i]);
+	if (v->runtime.known && !v->runtime.n)
+		strbuf_addf(&sb, "none of %s is set", envname_runtime_list());
+	set_sb(r, "runtime", &sb);
 	tmpl_list(r, "versions");
 	for (size_t i = 0; i < v->nversions; i++) {
 		const struct env_version *ver = &v->versions[i];

@@ -352,7 +352,7 @@ static int run_begin(struct run_state *st, struct metadata **md)
 	st->interrupt = st->opt->wait ? proc_interrupted() : 0;
 	/* What is compared is pinned down before anything runs or is written. */
 	/* The assemblies were checked before (plan_check()): what fails now is the machine. */
-	*md = metadata_collect(plan, st->opt->host_label);
+	*md = metadata_collect(plan, st->opt->host_label, st->opt->passphrase_env);
 	if (!*md)
 		return -1;
 	if (!st->interrupt && proc_interrupted()) {

@@ -26,6 +26,7 @@ struct runner_options {
 	const char *key_source;       /* where key came from: "option", "environment"; NULL unsigned */
 	const char *bundle;           /* also pack the evidence into this archive, or NULL */
 	const char *host_label;       /* metadata.json's host.label; NULL: the hostname */
+	const char *passphrase_env;   /* --passphrase-env: its value is recorded hashed, or NULL */
 	int json;                     /* print the comparison as JSON on stdout */
 	int wait;                     /* --wait: wait for other abev runs on this host */
 };

@@ -136,7 +136,7 @@ static cJSON *collect_json(const struct plan *plan, const char *label, const cha
 	cJSON *root;
 
 	reset_errors();
-	md = metadata_collect(plan, label);
+	md = metadata_collect(plan, label, NULL);
 	if (!md)
 		fail_msg("metadata_collect: %s", last_error);
 	assert_int_equal(nerrors, 0);
@@ -224,14 +224,15 @@ static void build_tree(void)
 
 static void test_collect(void **state)
 {
-	static const char *const top_keys[] = { "schema", "abev_version", "host", "variants", NULL };
+	static const char *const top_keys[] = { "schema", "abev_version", "host", "environment",
+						"variants", NULL };
 	static const char *const host_keys[] = {
 		"label", "hostname", "os_release", "kernel", "kernel_version", "arch", "cpu_model",
 		"logical_cpus", "physical_cores", "online_cpus", "governor", "boost",
 		"memory_bytes", "cgroup_version", "clock_resolution_ns", NULL,
 	};
 	static const char *const variant_keys[] = {
-		"name", "cwd", "env", "git", "versions", "assemblies", NULL,
+		"name", "cwd", "env", "git", "versions", "assemblies", "environment", NULL,
 	};
 	static const char *const version_keys[] = { "argv", "exit_code", "output", "error", NULL };
 	struct plan plan = PLAN_INIT;
@@ -462,7 +463,7 @@ static void test_no_match(void **state)
 	want = xasprintf("%s: variants[0].assemblies[1]: 'lib/*.so' matches no file in '%s'",
 			 path, cwd);
 	reset_errors();
-	assert_null(metadata_collect(&plan, NULL));
+	assert_null(metadata_collect(&plan, NULL, NULL));
 	assert_int_equal(nerrors, 1);
 	assert_string_equal(last_error, want);
 	plan_release(&plan);
@@ -504,7 +505,7 @@ static void test_unhashable(void **state)
 		path = put_plan("unhashable.json", fixture);
 		assert_int_equal(plan_load(&plan, path), 0);
 		reset_errors();
-		assert_null(metadata_collect(&plan, NULL));
+		assert_null(metadata_collect(&plan, NULL, NULL));
 		assert_int_equal(nerrors, 1);
 		assert_non_null(strstr(last_error, ": variants[0].assemblies[1]: 'bin/*.dll': '"));
 		if (!strstr(last_error, cases[i].want))

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "envnames.h"
 #include "evname.h"
 #include "json_out.h"
 #include "util.h"
@@ -417,6 +418,47 @@ static void test_error_message_escaped(void **state)
 	set_error_routine(NULL);
 }
 
+/* Which names are hashed when an environment is recorded, and which the report lists. */
+static void test_envnames(void **state)
+{
+	static const struct {
+		const char *name;
+		int secret, runtime;
+	} cases[] = {
+		{ "PATH", 0, 0 },
+		{ "HOME", 0, 0 },
+		{ "GITHUB_TOKEN", 1, 0 },
+		{ "aws_secret_access_key", 1, 0 },
+		{ "ABEV_SIGNING_KEY", 1, 0 },
+		{ "DB_PASSWORD", 1, 0 },
+		{ "NPM_CONFIG__AUTH", 1, 0 },
+		{ "AZURE_CREDENTIALS", 1, 0 },
+		{ "NODE_OPTIONS", 0, 1 },
+		{ "NODE_AUTH_TOKEN", 1, 1 },
+		{ "NODE", 0, 0 },
+		{ "DOTNET_gcServer", 0, 1 },
+		{ "COMPlus_TieredCompilation", 0, 1 },
+		{ "complus_x", 0, 0 },
+		{ "PYTHONHASHSEED", 0, 1 },
+		{ "LD_PRELOAD", 0, 1 },
+		{ "MALLOC_ARENA_MAX", 0, 1 },
+		{ "GOGC", 0, 1 },
+		{ "GOGCX", 0, 0 },
+		{ "JAVA_TOOL_OPTIONS", 0, 1 },
+	};
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		if (envname_secret(cases[i].name) != cases[i].secret)
+			fail_msg("%s: secret %d, want %d", cases[i].name,
+				 envname_secret(cases[i].name), cases[i].secret);
+		if (envname_runtime(cases[i].name) != cases[i].runtime)
+			fail_msg("%s: runtime %d, want %d", cases[i].name,
+				 envname_runtime(cases[i].name), cases[i].runtime);
+	}
+	assert_non_null(strstr(envname_runtime_list(), "NODE_OPTIONS, "));
+	assert_non_null(strstr(envname_runtime_list(), ", PERL5OPT"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -434,6 +476,7 @@ int main(void)
 		cmocka_unit_test(test_add_escaped_line),
 		cmocka_unit_test(test_json_print_escapes),
 		cmocka_unit_test(test_utf8_cut),
+		cmocka_unit_test(test_envnames),
 	};
 	return cmocka_run_group_tests_name("util", tests, NULL, NULL);
 }
