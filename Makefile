@@ -3,6 +3,7 @@
 #   make check      unit tests (cmocka) + integration tests of the real binary
 #   make check-asan the same under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make check-slurm examples/multi-host/ as real Slurm jobs on a one-node cluster (root)
+#   make check-dotnet real `dotnet test` of an xunit suite under abev (skipped without dotnet)
 #   make check-valgrind, make fuzz, make fuzz-smoke: see mk/fuzz.mk
 #   make demo       a real A/B comparison of the bundled example
 #   make install    PREFIX=/usr/local DESTDIR=
@@ -58,7 +59,8 @@ else
 ABEV_BIN  := abev
 endif
 
-.PHONY: all check check-unit check-integration check-asan check-slurm demo install clean deps bench
+.PHONY: all check check-unit check-integration check-asan check-slurm check-dotnet demo install \
+	clean deps bench
 .DELETE_ON_ERROR:
 
 all: $(ABEV_BIN)
@@ -122,6 +124,10 @@ check-asan: deps
 # examples/multi-host/abev-array.sbatch and combine.sh, and stops them again.
 check-slurm: abev
 	@ABEV="$(abspath abev)" sh mk/check-slurm.sh
+
+# Builds tests/dotnet/Suite into build/dotnet/ and runs tests/integration/test_dotnet.py.
+check-dotnet: abev $(HELPER)
+	@sh mk/check-dotnet.sh
 
 demo: deps
 	@$(MAKE) --no-print-directory abev $(DEMO_BIN)

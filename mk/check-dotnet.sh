@@ -1,0 +1,39 @@
+#!/bin/sh
+# `make check-dotnet`: builds the xunit suite of tests/dotnet/Suite twice
+# into build/dotnet/ (as it is, and with -p:AbevDropOne=1, one test
+# compiled out) from the machine's NuGet packages, then runs
+# tests/integration/test_dotnet.py, which runs real `dotnet test` under
+# abev. Without dotnet on PATH it says so in one line and skips (exit 0).
+# Run from the repository root after ./abev is built.
+set -u
+if ! command -v dotnet >/dev/null 2>&1; then
+	echo "check-dotnet: skipped: dotnet is not on PATH (the .NET SDK is not installed)"
+	exit 0
+fi
+export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1
+export MSBUILDDISABLENODEREUSE=1 DOTNET_CLI_USE_MSBUILD_SERVER=0
+# Offline where the machine has a package folder; else the configured registry.
+source=
+if [ -d "${NUGET_FOLDER:-/opt/nuget/packages}" ]; then
+	source="--source ${NUGET_FOLDER:-/opt/nuget/packages}"
+fi
+out=build/dotnet
+rm -rf "$out"
+for v in base cand; do
+	mkdir -p "$out/$v" || exit 1
+	cp -R tests/dotnet/Suite "$out/$v/Suite" || exit 1
+	drop=0
+	[ "$v" = cand ] && drop=1
+	# shellcheck disable=SC2086
+	dotnet restore "$out/$v/Suite" $source -p:AbevDropOne=$drop >"$out/$v/build.log" 2>&1 &&
+		dotnet build "$out/$v/Suite" -c Release --no-restore -p:AbevDropOne=$drop \
+			>>"$out/$v/build.log" 2>&1 || {
+		echo "check-dotnet: building the $v suite failed:" >&2
+		tail -20 "$out/$v/build.log" >&2
+		exit 1
+	}
+done
+dotnet build-server shutdown >/dev/null 2>&1
+ABEV_DOTNET_FIXTURES="$(pwd)/$out" ABEV_TESTS=test_dotnet.py \
+	ABEV="$(pwd)/abev" ABEV_SRC="$(pwd)" ABEV_HELPER="$(pwd)/build/helpers/abev-helper" \
+	python3 tests/integration/run.py

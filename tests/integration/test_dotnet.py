@@ -1,0 +1,153 @@
+"""Real `dotnet test` under abev (`make check-dotnet`, which builds the
+xunit suite of tests/dotnet/Suite twice into build/dotnet/ first: `base`
+as it is, `cand` with one test compiled out). abev's counts equal the
+console summary of `dotnet test` itself, a skipped test and a [Theory]
+are counted right, the BENCH line a test prints lands in a metric, the
+assemblies are hashed as sha256sum hashes them, a candidate that quietly
+loses a test is failed by the test-set guard, and nothing is left running.
+
+Skipped unless ABEV_DOTNET_FIXTURES names the built fixtures and dotnet is
+on PATH: `make check` does not build them."""
+import glob
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import unittest
+
+from common import AbevTestCase
+
+FIX = os.environ.get("ABEV_DOTNET_FIXTURES", "")
+DOTNET = shutil.which("dotnet")
+QUIET = {"DOTNET_CLI_TELEMETRY_OPTOUT": "1", "DOTNET_NOLOGO": "1",
+         "DOTNET_SKIP_FIRST_TIME_EXPERIENCE": "1", "MSBUILDDISABLENODEREUSE": "1",
+         "DOTNET_CLI_USE_MSBUILD_SERVER": "0"}
+# What the console prints at the end: "Passed!  - Failed: 0, Passed: 6, Skipped: 1, Total: 7".
+SUMMARY = re.compile(r"Failed:\s*(\d+), Passed:\s*(\d+), Skipped:\s*(\d+), Total:\s*(\d+)")
+
+
+def sha256sum(path):
+    out = subprocess.run(["sha256sum", path], capture_output=True, text=True, check=True)
+    return out.stdout.split()[0]
+
+
+def processes_under(path):
+    """Processes whose command line names path (the fixtures' testhost, dotnet)."""
+    found = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                cmd = f.read().replace(b"\0", b" ").decode("utf-8", "replace")
+        except OSError:
+            continue
+        if path in cmd:
+            found.append((int(pid), cmd))
+    return found
+
+
+@unittest.skipUnless(FIX and DOTNET, "run by make check-dotnet (needs dotnet and the fixtures "
+                     "it builds into build/dotnet/)")
+class DotnetTest(AbevTestCase):
+    def variant(self, name, build):
+        return {
+            "name": name,
+            "cwd": os.path.join(FIX, build, "Suite"),
+            "command": ["dotnet", "test", "--no-build", "-c", "Release",
+                        "--logger", "trx;LogFileName={run_dir}/suite.trx"],
+            "env": QUIET,
+            "assemblies": ["bin/Release/net*/Suite.dll"],
+        }
+
+    def plan(self, variants, runs, warmups=0, load=None, default_load=False):
+        return {
+            "schema": "abev.plan/1",
+            "name": "dotnet",
+            "variants": variants,
+            "schedule": {"warmups": warmups, "runs": runs, "order": "alternate", "seed": 1,
+                         "gap_seconds": 0, "timeout_seconds": 300},
+            "results": {"files": "{run_dir}/*.trx", "min_executed": 5},
+            "metrics": [{"name": "sum", "source": "results", "test": "SuiteTests.SumBench",
+                         "unit": "ms", "pattern": "BENCH sum_ms=([0-9.]+)"}],
+            "versions": {"dotnet": ["dotnet", "--version"]},
+            **({} if default_load else {"load": load or {
+                "max_cpu_wait_pct": 100, "max_foreign_cpu": 64, "max_repeats": 0}}),
+        }
+
+    def tearDown(self):
+        # Nothing of the fixtures' dotnet test may outlive abev.
+        left = processes_under(FIX)
+        for pid, _ in left:
+            try:
+                os.kill(pid, 9)
+            except OSError:
+                pass
+        super().tearDown()
+        self.assertEqual(left, [], "processes left running after abev")
+
+    def test_counts_metrics_assemblies_as_dotnet_test_reports_them(self):
+        plan = self.plan([self.variant("old", "base"), self.variant("new", "base")],
+                         runs=3, warmups=1)
+        cp, res = self.run_plan(plan, None, timeout=900)
+        self.assertIn(cp.returncode, (0, 6), cp.stderr)
+        invs = res["invocations"]
+        self.assertEqual(len(invs), 8)
+        for inv in invs:
+            self.assertEqual(inv["status"], "ok", inv.get("reason"))
+            with open(self.path("ev", inv["dir"], "test.log"), encoding="utf-8") as f:
+                console = SUMMARY.search(f.read())
+            self.assertIsNotNone(console, inv["dir"])
+            failed, passed, skipped, total = map(int, console.groups())
+            t = inv["tests"]
+            # dotnet test's own summary: 7 results (3 of them the [Theory]), 1 skipped.
+            self.assertEqual((t["total"], t["passed"], t["failed"], t["skipped"]),
+                             (total, passed, failed, skipped))
+            self.assertEqual((total, passed, skipped), (7, 6, 1))
+            self.assertEqual(t["executed"], 6)
+            if inv["phase"] == "run":
+                self.assertGreater(inv["metrics"]["sum"], 0)
+        md = self.load("ev", "metadata.json")
+        version = subprocess.run(["dotnet", "--version"], capture_output=True, text=True,
+                                 env={**os.environ, **QUIET}).stdout.strip()
+        dll = glob.glob(os.path.join(FIX, "base", "Suite", "bin", "Release", "net*",
+                                     "Suite.dll"))[0]
+        for v in md["variants"]:
+            self.assertEqual(v["versions"]["dotnet"]["output"].strip(), version)
+            files = v["assemblies"][0]["files"]
+            self.assertEqual(len(files), 1)
+            self.assertEqual(files[0]["sha256"], sha256sum(dll))
+            self.assertEqual(v["environment"]["MSBUILDDISABLENODEREUSE"], "1")
+        ver = self.abev("verify", self.path("ev"))
+        self.assertEqual(ver.returncode, 7, ver.stdout)
+
+    def test_a_candidate_that_loses_a_test_fails_the_test_set_guard(self):
+        plan = self.plan([self.variant("baseline", "base"), self.variant("candidate", "cand")],
+                         runs=2)
+        cp, res = self.run_plan(plan, None, timeout=900)
+        self.assertNotEqual(cp.returncode, 0, cp.stdout)
+        self.assertEqual(res["status"], "failed")
+        cand = [i for i in res["invocations"] if i["variant"] == "candidate"]
+        self.assertEqual(len(cand), 2)
+        for inv in cand:
+            self.assertEqual(inv["status"], "failed")
+            self.assertIn("SuiteTests.OnlyInTheBaseline", inv["reason"])
+            self.assertEqual(inv["tests"]["total"], 6)
+        base = [i for i in res["invocations"] if i["variant"] == "baseline"]
+        self.assertEqual([i["status"] for i in base], ["ok", "ok"])
+
+    def test_a_quiet_machine_discards_no_dotnet_test_run(self):
+        # abev's default load limits: the CLR's own threads (JIT, GC, thread
+        # pool) waiting on each other are not foreign contention.
+        plan = self.plan([self.variant("old", "base"), self.variant("new", "base")],
+                         runs=2, default_load=True)
+        cp, res = self.run_plan(plan, None, timeout=900)
+        invs = res["invocations"]
+        busy = [i for i in invs if (i.get("foreign_cpu") or 0) > 0.25]
+        if busy:
+            self.skipTest(f"the machine was busy (foreign CPU up to "
+                          f"{max(i['foreign_cpu'] for i in busy):.2f} cores): not quiet")
+        self.assertEqual([i["status"] for i in invs], ["ok"] * 4,
+                         [(i["status"], i.get("reason")) for i in invs])
+        self.assertEqual(res["status"], "completed", cp.stderr)
