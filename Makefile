@@ -6,6 +6,7 @@
 #   make check-dotnet real `dotnet test` of an xunit suite under abev (skipped without dotnet)
 #   make check-valgrind, make fuzz, make fuzz-smoke: see mk/fuzz.mk
 #   make demo       a real A/B comparison of the bundled example
+#   make demo-dotnet the .NET worked example: real dotnet test of two library versions
 #   make install    PREFIX=/usr/local DESTDIR=
 #   make deps       install missing -dev packages (root on Debian/Ubuntu) or print the command
 #   make bench      abev side by side with stock tools; writes bench/results.md (not CI)
@@ -59,7 +60,7 @@ else
 ABEV_BIN  := abev
 endif
 
-.PHONY: all check check-unit check-integration check-asan check-slurm check-dotnet demo install \
+.PHONY: all check check-unit check-integration check-asan check-slurm check-dotnet demo demo-dotnet install \
 	clean deps bench
 .DELETE_ON_ERROR:
 
@@ -124,6 +125,11 @@ check-asan: deps
 # examples/multi-host/abev-array.sbatch and combine.sh, and stops them again.
 check-slurm: abev
 	@ABEV="$(abspath abev)" sh mk/check-slurm.sh
+
+# The .NET worked example (examples/dotnet-sdk-upgrade/): builds it and runs its plan.
+demo-dotnet: deps
+	@$(MAKE) --no-print-directory abev
+	@sh mk/demo-dotnet.sh
 
 # Builds tests/dotnet/Suite into build/dotnet/ and runs tests/integration/test_dotnet.py.
 check-dotnet: abev $(HELPER)

@@ -9,7 +9,7 @@ loses a test is failed by the test-set guard, and nothing is left running.
 Skipped unless ABEV_DOTNET_FIXTURES names the built fixtures and dotnet is
 on PATH: `make check` does not build them."""
 import glob
-import hashlib
+import json
 import os
 import re
 import shutil
@@ -151,3 +151,32 @@ class DotnetTest(AbevTestCase):
         self.assertEqual([i["status"] for i in invs], ["ok"] * 4,
                          [(i["status"], i.get("reason")) for i in invs])
         self.assertEqual(res["status"], "completed", cp.stderr)
+
+    def test_the_worked_example_decides_and_verifies(self):
+        # examples/dotnet-sdk-upgrade/plan.json as make demo-dotnet runs it,
+        # built by check-dotnet.sh, with two rounds instead of six.
+        src = os.environ.get("ABEV_SRC", "")
+        with open(os.path.join(src, "examples", "dotnet-sdk-upgrade", "plan.json")) as f:
+            plan = json.load(f)
+        for v in plan["variants"]:
+            v["cwd"] = os.path.normpath(os.path.join(src, "examples", "dotnet-sdk-upgrade",
+                                                     v["cwd"]))
+            if not os.path.isdir(v["cwd"]):
+                self.skipTest(f"the example is not built ({v['cwd']})")
+        plan["schedule"].update({"warmups": 0, "runs": 2, "gap_seconds": 0})
+        self.abev("keygen", "--out", self.path("k"), check=0)
+        cp, res = self.run_plan(plan, None, "--key", self.path("k.key"), timeout=900)
+        self.assertIn(cp.returncode, (0, 5, 6), cp.stderr)
+        self.assertIn(res["comparison"]["decision"], ("accepted", "rejected", "inconclusive"))
+        for inv in res["invocations"]:
+            self.assertEqual(inv["status"], "ok", inv.get("reason"))
+            self.assertEqual((inv["tests"]["total"], inv["tests"]["executed"]), (8, 8))
+            self.assertGreater(inv["metrics"]["parallel reads"], 0)
+        md = self.load("ev", "metadata.json")
+        versions = [v["assemblies"][0]["files"] for v in md["variants"]]
+        self.assertNotEqual(versions[0], versions[1])
+        ver = self.abev("verify", self.path("ev"), "--pubkey", self.path("k.pub"))
+        self.assertEqual(ver.returncode, 0, ver.stdout)
+        sums = subprocess.run(["sha256sum", "--quiet", "-c", "SHA256"], cwd=self.path("ev"),
+                              capture_output=True, text=True)
+        self.assertEqual(sums.returncode, 0, sums.stdout + sums.stderr)
