@@ -32,7 +32,7 @@ for v in baseline candidate; do
 	cp -R "$src/Cache" "$src/Cache.Tests" "$out/$v/" || exit 3
 	echo "demo-dotnet: building the $v (LookupCache $version.0.0)"
 	# shellcheck disable=SC2086
-	dotnet restore "$out/$v/Cache.Tests" $source >"$out/$v/build.log" 2>&1 &&
+	dotnet restore "$out/$v/Cache.Tests" $source -p:CacheVersion=$version >"$out/$v/build.log" 2>&1 &&
 		dotnet build "$out/$v/Cache.Tests" -c Release --no-restore -p:CacheVersion=$version \
 			>>"$out/$v/build.log" 2>&1 || {
 		echo "demo-dotnet: building the $v failed:" >&2

@@ -173,8 +173,10 @@ class DotnetTest(AbevTestCase):
             self.assertEqual((inv["tests"]["total"], inv["tests"]["executed"]), (8, 8))
             self.assertGreater(inv["metrics"]["parallel reads"], 0)
         md = self.load("ev", "metadata.json")
-        versions = [v["assemblies"][0]["files"] for v in md["variants"]]
-        self.assertNotEqual(versions[0], versions[1])
+        hashes = [v["assemblies"][0]["files"] for v in md["variants"]]
+        self.assertNotEqual(hashes[0], hashes[1])
+        self.assertEqual([v["versions"]["cache"]["output"].strip() for v in md["variants"]],
+                         ['"Cache/1.0.0"', '"Cache/2.0.0"'])
         ver = self.abev("verify", self.path("ev"), "--pubkey", self.path("k.pub"))
         self.assertEqual(ver.returncode, 0, ver.stdout)
         sums = subprocess.run(["sha256sum", "--quiet", "-c", "SHA256"], cwd=self.path("ev"),
