@@ -1,7 +1,8 @@
 #!/bin/sh
 # `make check-dotnet`: builds the xunit suite of tests/dotnet/Suite twice
 # into build/dotnet/ (as it is, and with -p:AbevDropOne=1, one test
-# compiled out) from the machine's NuGet packages, then runs
+# compiled out), tests/dotnet/Crash once, and the worked example
+# (mk/demo-dotnet.sh --build-only), from the machine's NuGet packages, then runs
 # tests/integration/test_dotnet.py, which runs real `dotnet test` under
 # abev. Without dotnet on PATH it says so in one line and skips (exit 0).
 # Run from the repository root after ./abev is built.
@@ -33,6 +34,15 @@ for v in base cand; do
 		exit 1
 	}
 done
+mkdir -p "$out/crash" || exit 1
+cp -R tests/dotnet/Crash "$out/crash/Crash" || exit 1
+# shellcheck disable=SC2086
+dotnet restore "$out/crash/Crash" $source >"$out/crash/build.log" 2>&1 &&
+	dotnet build "$out/crash/Crash" -c Release --no-restore >>"$out/crash/build.log" 2>&1 || {
+	echo "check-dotnet: building the crash suite failed:" >&2
+	tail -20 "$out/crash/build.log" >&2
+	exit 1
+}
 dotnet build-server shutdown >/dev/null 2>&1
 # The worked example's two builds, which test_dotnet.py runs with fewer rounds.
 sh mk/demo-dotnet.sh --build-only || exit 1

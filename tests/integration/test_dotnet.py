@@ -184,3 +184,48 @@ class DotnetTest(AbevTestCase):
         sums = subprocess.run(["sha256sum", "--quiet", "-c", "SHA256"], cwd=self.path("ev"),
                               capture_output=True, text=True)
         self.assertEqual(sums.returncode, 0, sums.stdout + sums.stderr)
+
+    def test_failures_crashes_and_hangs_are_read_as_dotnet_test_reports_them(self):
+        def crash_variant(name, env, *extra):
+            return {"name": name, "cwd": os.path.join(FIX, "crash", "Crash"),
+                    "command": ["dotnet", "test", "--no-build", "-c", "Release", *extra,
+                                "--logger", "trx;LogFileName={run_dir}/crash.trx"],
+                    "env": {**QUIET, **env}}
+        plan = self.plan([crash_variant("ok", {}), crash_variant("fail", {"FAIL": "1"}),
+                          crash_variant("crash", {"CRASH": "1"}),
+                          crash_variant("hang", {"HANG": "1"}, "--blame-hang-timeout", "5s")],
+                         runs=1)
+        plan["metrics"] = []
+        plan["results"]["min_executed"] = 1
+        cp, res = self.run_plan(plan, None, timeout=900)
+        by = {i["variant"]: i for i in res["invocations"]}
+        consoles = {}
+        for name, inv in by.items():
+            consoles[name] = ""
+            for log in ("test.log", "stderr.log"):
+                with open(self.path("ev", inv["dir"], log), encoding="utf-8") as f:
+                    consoles[name] += f.read()
+        t = lambda n: (by[n]["tests"]["total"], by[n]["tests"]["passed"],  # noqa: E731
+                       by[n]["tests"]["failed"])
+        self.assertEqual(by["ok"]["status"], "ok")
+        self.assertEqual(t("ok"), (4, 4, 0))
+        # A failed assertion: the console's counts, and dotnet test's exit code 1.
+        self.assertEqual(by["fail"]["status"], "failed")
+        self.assertEqual(by["fail"]["exit_code"], 1)
+        f, p, s, total = map(int, SUMMARY.search(consoles["fail"]).groups())
+        self.assertEqual(t("fail"), (total, p, f))
+        self.assertEqual(t("fail"), (4, 3, 1))
+        # A crashed test host: the console says "Test Run Aborted" and counts
+        # nothing; the TRX holds no result; the run fails, and says why.
+        self.assertIn("Test Run Aborted", consoles["crash"])
+        self.assertEqual(by["crash"]["status"], "failed")
+        self.assertEqual(by["crash"]["tests"]["total"], 0)
+        self.assertIn("exit", by["crash"]["reason"])
+        # A hang stopped by --blame-hang-timeout: the tests that finished are
+        # in the TRX, the rest are missing, and the test set names them.
+        self.assertEqual(by["hang"]["status"], "failed")
+        self.assertLess(by["hang"]["tests"]["total"], 4)
+        self.assertEqual(by["hang"]["exit_code"], 1)
+        sets = [g for g in by["hang"]["guards"] if g["guard"] == "test_set"]
+        self.assertEqual([g["verdict"] for g in sets], ["fail"], by["hang"]["guards"])
+        self.assertIn("CrashTests.C_Hangs", sets[0]["reason"])
