@@ -288,8 +288,8 @@ def scale(n, tmp):
     elapsed = time.monotonic() - t0
     last = p.stderr.strip().splitlines()[-1].split() if p.stderr.strip() else []
     # Exit 3 with a result.json: the run was recorded, but not sealed (a
-    # manifest holds at most 100,000 files, five per invocation); said beside
-    # the figures.
+    # manifest holds at most 1,000,000 files, five per invocation); said
+    # beside the figures.
     errs = [x for x in p.stderr.splitlines() if x.startswith("abev: error:")]
     if len(last) != 2 or last[0] not in ("0", "1", "3") or not last[1].isdigit() or \
             (last[0] == "3" and not os.path.isfile(os.path.join(out, "result.json"))):

@@ -22,6 +22,7 @@
  */
 #define _GNU_SOURCE
 #include "proc.h"
+#include "proc_fork.h"
 #include "proc_io.h"
 #include "proc_signal.h"
 #include "proc_user.h"
@@ -130,9 +131,11 @@ char **proc_exec_candidates(const char *argv0, const char *const *envp)
 /*
  * The child between fork() and execve(): async-signal-safe calls only,
  * because abev's memory (malloc locks, stdio) is a snapshot of an
- * arbitrary moment.
+ * arbitrary moment. abev's heap is not there at all (proc_fork.h): the
+ * child reads only its stack, static data and the copy its arguments
+ * point into.
  */
-ABEV_NORETURN static void child_main(const struct proc_spec *spec, char *const *argv,
+ABEV_NORETURN static void child_main(const char *cwd, char *const *argv,
 				     char *const *envp, char *const *cands, const cpu_set_t *cpus,
 				     const struct proc_user *user, pid_t parent, int go_rd, int go_wr, int err_wr, int fd_in,
 				     int fd_out, int fd_err)
@@ -170,7 +173,7 @@ ABEV_NORETURN static void child_main(const struct proc_spec *spec, char *const *
 	if (user && proc_user_switch(user) < 0) {
 		ce.stage = STAGE_USER;
 		ce.err = errno;
-	} else if (spec->cwd && chdir(spec->cwd) < 0) {
+	} else if (cwd && chdir(cwd) < 0) {
 		ce.stage = STAGE_CHDIR;
 		ce.err = errno;
 	} else if (dup2(fd_in, 0) < 0 || dup2(fd_out, 1) < 0 || dup2(fd_err, 2) < 0) {
@@ -245,6 +248,7 @@ struct run {
 	int go[2], errp[2];     /* the "go" pipe and the exec-error pipe */
 	int cg_fd;              /* the cgroup's directory, for clone3() */
 	int forked;             /* a child is running that abev has not reaped */
+	struct fork_copy fc;    /* what the child reads, outside the heap (proc_fork.h) */
 	struct rusage self0;    /* abev's own usage at the start */
 	int64_t start, end;     /* CLOCK_MONOTONIC around the run */
 	/* Pauses inside the window (see watch_stops()). */
@@ -744,6 +748,10 @@ static int prepare_launch(const struct proc_spec *spec, struct run *r)
 {
 	r->envp = spec->envp ? (char *const *)spec->envp : environ;
 	r->cands = proc_exec_candidates(spec->argv[0], (const char *const *)r->envp);
+	if (fork_copy_make(&r->fc, spec->argv, (const char *const *)r->envp,
+			   (const char *const *)r->cands, spec->cwd,
+			   spec->as_abev ? NULL : proc_run_as_user()) < 0)
+		return -1;
 	r->fd_in = proc_io_open_high(NULL, "/dev/null", O_RDONLY);
 	if (r->fd_in < 0)
 		return error("cannot open '/dev/null': %s", strerror(errno));
@@ -790,13 +798,15 @@ static int spawn(const struct proc_spec *spec, struct run *r)
 	sigfillset(&all);
 	r->self = getpid();
 	sigprocmask(SIG_SETMASK, &all, &old);
+	fork_heap_withhold(1);
 	pid = fork_into(r->cg_fd, &placed);
 	if (pid == 0)
-		child_main(spec, (char *const *)spec->argv, r->envp, r->cands,
-			   spec->cpus ? &r->cpus : NULL, spec->as_abev ? NULL : proc_run_as_user(),
-			   r->self, r->go[0], r->go[1], r->errp[1],
-			   r->fd_in, r->fd_out, r->fd_err);
+		child_main(r->fc.cwd, r->fc.argv, r->fc.envp, r->fc.cands,
+			   spec->cpus ? &r->cpus : NULL, r->fc.user, r->self, r->go[0], r->go[1],
+			   r->errp[1], r->fd_in, r->fd_out, r->fd_err);
+	fork_heap_withhold(0);
 	sigprocmask(SIG_SETMASK, &old, NULL);
+	fork_copy_release(&r->fc);
 	if (pid < 0)
 		return error("cannot fork: %s", strerror(errno));
 	r->forked = 1;
@@ -915,6 +925,7 @@ static void finish_run(struct run *r, int recorded)
 	struct proc_result *res = r->res;
 	int status;
 
+	fork_copy_release(&r->fc);
 	if (r->forked) {
 		/* abev could not follow the child: it must not outlive this call. */
 		kill(-r->pid, SIGKILL);
@@ -962,6 +973,7 @@ int proc_run(const struct proc_spec *spec, struct proc_result *res)
 		.sinks = { PROC_SINK_INIT, PROC_SINK_INIT },
 		.fd_in = -1, .fd_out = -1, .fd_err = -1,
 		.go = { -1, -1 }, .errp = { -1, -1 },
+		.fc = FORK_COPY_INIT,
 		.cg_fd = -1,
 	};
 	int ret = -1;

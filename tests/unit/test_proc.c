@@ -34,6 +34,7 @@
 
 #include "cpulist.h"
 #include "proc.h"
+#include "proc_fork.h"
 #include "util.h"
 
 #define MS (1000 * 1000LL)
@@ -242,6 +243,41 @@ static void test_exit_and_signal(void **state)
 		proc_result_release(&res);
 		proc_result_release(&res);
 	}
+}
+
+/*
+ * A child's peak RSS is its own however large abev has grown: abev's heap
+ * is not copied into it (proc_fork.h). With 256 MiB on the heap, touched,
+ * `true` peaks at a few MiB (forked with the heap, it reported 256 MiB).
+ */
+static void test_child_rss_is_its_own(void **state)
+{
+	const char *argv[] = { "true", NULL };
+	struct proc_spec s = spec_for(argv);
+	struct proc_result res;
+	char *blocks[256];
+	(void)state;
+
+	fork_heap_setup();
+	for (size_t i = 0; i < ARRAY_SIZE(blocks); i++) {
+		blocks[i] = xmalloc(1u << 20);
+		memset(blocks[i], (int)i, 1u << 20);
+	}
+	if (!fork_heap_holds(blocks[0]) || !fork_heap_holds(blocks[ARRAY_SIZE(blocks) - 1])) {
+		for (size_t i = 0; i < ARRAY_SIZE(blocks); i++)
+			free(blocks[i]);
+		print_message("skipped: malloc does not use the heap here (a sanitizer or valgrind)\n");
+		skip();
+	}
+	run_ok(&s, &res);
+	assert_int_equal(res.outcome, PROC_EXITED);
+	assert_int_equal(res.exit_code, 0);
+	if (res.fig.max_rss_bytes >= 64 << 20)
+		fail_msg("true peaked at %lld bytes with 256 MiB on abev's heap",
+			 (long long)res.fig.max_rss_bytes);
+	proc_result_release(&res);
+	for (size_t i = 0; i < ARRAY_SIZE(blocks); i++)
+		free(blocks[i]);
 }
 
 static void test_exec_failed(void **state)
@@ -1065,6 +1101,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_exit_and_signal),
+		cmocka_unit_test(test_child_rss_is_its_own),
 		cmocka_unit_test(test_exec_failed),
 		cmocka_unit_test(test_sleep_wall_time),
 		cmocka_unit_test(test_cpu_time),

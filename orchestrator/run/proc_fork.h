@@ -1,0 +1,50 @@
+/*
+ * proc_fork: starting a child costs the same however large abev has grown.
+ * fork() copies the page tables of every anonymous page abev holds — its
+ * heap grows with a run, a few KiB per invocation — and the child's peak
+ * RSS (ru_maxrss) starts from that copy. So the child is forked without
+ * abev's heap (MADV_DONTFORK across the fork, with malloc keeping what
+ * abev allocates there), and what the child reads between fork() and
+ * execve() is first copied into a mapping of its own. Internal to proc.
+ */
+#ifndef ABEV_PROC_FORK_H
+#define ABEV_PROC_FORK_H
+
+#include <stddef.h>
+
+struct proc_user;
+
+/* What child_main() reads, outside abev's heap. */
+struct fork_copy {
+	void *base;
+	size_t size;
+	char **argv, **envp, **cands;
+	char *cwd;                    /* NULL: none */
+	struct proc_user *user;       /* NULL: none */
+};
+#define FORK_COPY_INIT { NULL, 0, NULL, NULL, NULL, NULL, NULL }
+
+/*
+ * Copies the NULL-terminated argv, envp and cands, cwd and user (each may
+ * be NULL where the child needs none) into one private mapping. 0, or -1
+ * after error().
+ */
+int fork_copy_make(struct fork_copy *fc, const char *const *argv, const char *const *envp,
+		   const char *const *cands, const char *cwd, const struct proc_user *user);
+/* Unmaps the copy (the parent's, after the fork). A second call does nothing. */
+void fork_copy_release(struct fork_copy *fc);
+
+/*
+ * Once, before the first fork: malloc keeps allocations below 32 MiB on
+ * the heap (brk), where fork_heap_withhold() can find them.
+ */
+void fork_heap_setup(void);
+/*
+ * on: the heap is not copied into a child forked from now on; off: it is
+ * again (every other fork of abev needs it). Around one fork.
+ */
+void fork_heap_withhold(int on);
+/* Whether p lies in the heap fork_heap_withhold() withholds (not so under a sanitizer's malloc). */
+int fork_heap_holds(const void *p);
+
+#endif
