@@ -13,11 +13,6 @@ if ! command -v dotnet >/dev/null 2>&1; then
 fi
 export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 DOTNET_SKIP_FIRST_TIME_EXPERIENCE=1
 export MSBUILDDISABLENODEREUSE=1 DOTNET_CLI_USE_MSBUILD_SERVER=0
-# Offline where the machine has a package folder; else the configured registry.
-source=
-if [ -d "${NUGET_FOLDER:-/opt/nuget/packages}" ]; then
-	source="--source ${NUGET_FOLDER:-/opt/nuget/packages}"
-fi
 out=build/dotnet
 rm -rf "$out"
 for v in base cand; do
@@ -25,24 +20,11 @@ for v in base cand; do
 	cp -R tests/dotnet/Suite "$out/$v/Suite" || exit 1
 	drop=0
 	[ "$v" = cand ] && drop=1
-	# shellcheck disable=SC2086
-	dotnet restore "$out/$v/Suite" $source -p:AbevDropOne=$drop >"$out/$v/build.log" 2>&1 &&
-		dotnet build "$out/$v/Suite" -c Release --no-restore -p:AbevDropOne=$drop \
-			>>"$out/$v/build.log" 2>&1 || {
-		echo "check-dotnet: building the $v suite failed:" >&2
-		tail -20 "$out/$v/build.log" >&2
-		exit 1
-	}
+	sh mk/dotnet-build.sh "$out/$v/Suite" "$out/$v/build.log" -p:AbevDropOne=$drop || exit 1
 done
 mkdir -p "$out/crash" || exit 1
 cp -R tests/dotnet/Crash "$out/crash/Crash" || exit 1
-# shellcheck disable=SC2086
-dotnet restore "$out/crash/Crash" $source >"$out/crash/build.log" 2>&1 &&
-	dotnet build "$out/crash/Crash" -c Release --no-restore >>"$out/crash/build.log" 2>&1 || {
-	echo "check-dotnet: building the crash suite failed:" >&2
-	tail -20 "$out/crash/build.log" >&2
-	exit 1
-}
+sh mk/dotnet-build.sh "$out/crash/Crash" "$out/crash/build.log" || exit 1
 dotnet build-server shutdown >/dev/null 2>&1
 # The worked example's two builds, which test_dotnet.py runs with fewer rounds.
 sh mk/demo-dotnet.sh --build-only || exit 1

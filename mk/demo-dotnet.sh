@@ -20,10 +20,6 @@ export DOTNET_CLI_TELEMETRY_OPTOUT=1 DOTNET_NOLOGO=1 DOTNET_SKIP_FIRST_TIME_EXPE
 export MSBUILDDISABLENODEREUSE=1 DOTNET_CLI_USE_MSBUILD_SERVER=0
 src=examples/dotnet-sdk-upgrade
 out=build/examples/dotnet-sdk-upgrade
-source=
-if [ -d "${NUGET_FOLDER:-/opt/nuget/packages}" ]; then
-	source="--source ${NUGET_FOLDER:-/opt/nuget/packages}"
-fi
 for v in baseline candidate; do
 	version=1
 	[ "$v" = candidate ] && version=2
@@ -31,14 +27,8 @@ for v in baseline candidate; do
 	mkdir -p "$out/$v" || exit 3
 	cp -R "$src/Cache" "$src/Cache.Tests" "$out/$v/" || exit 3
 	echo "demo-dotnet: building the $v (LookupCache $version.0.0)"
-	# shellcheck disable=SC2086
-	dotnet restore "$out/$v/Cache.Tests" $source -p:CacheVersion=$version >"$out/$v/build.log" 2>&1 &&
-		dotnet build "$out/$v/Cache.Tests" -c Release --no-restore -p:CacheVersion=$version \
-			>>"$out/$v/build.log" 2>&1 || {
-		echo "demo-dotnet: building the $v failed:" >&2
-		tail -20 "$out/$v/build.log" >&2
+	sh mk/dotnet-build.sh "$out/$v/Cache.Tests" "$out/$v/build.log" -p:CacheVersion=$version ||
 		exit 3
-	}
 done
 dotnet build-server shutdown >/dev/null 2>&1
 [ "$build_only" = 1 ] && exit 0

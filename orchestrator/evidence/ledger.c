@@ -25,7 +25,7 @@ void ledger_release(struct ledger *l)
 		return;
 	for (size_t i = 0; i < l->n; i++)
 		free(l->v[i].name);
-	free(l->v);
+	unforked_free(l->v, l->alloc, sizeof(*l->v));
 	l->v = NULL;
 	l->n = l->alloc = 0;
 }
@@ -34,7 +34,8 @@ static struct ledger_entry *add(struct ledger *l, const char *name)
 {
 	struct ledger_entry *e;
 
-	ALLOC_GROW(l->v, l->n + 1, l->alloc);
+	/* Five entries per invocation: kept out of every child's fork (util.h). */
+	UNFORKED_GROW(l->v, l->n + 1, l->alloc);
 	e = &l->v[l->n++];
 	memset(e, 0, sizeof(*e));
 	e->name = xstrdup(name);

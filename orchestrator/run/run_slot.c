@@ -577,10 +577,8 @@ out:
 
 static void ensure_capacity(struct run_state *st)
 {
-	if (st->ninvs < st->alloc)
-		return;
-	st->alloc = st->alloc ? st->alloc * 2 : 16;
-	st->invs = xrealloc(st->invs, st->alloc * sizeof(*st->invs));
+	/* Kept out of every child's fork (util.h): the records grow with the run. */
+	UNFORKED_GROW(st->invs, st->ninvs + 1, st->alloc);
 }
 
 /* Waits out the gap since the previous process ended. The interrupt signal, or 0. */

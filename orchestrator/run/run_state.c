@@ -395,7 +395,7 @@ void run_state_release(struct run_state *st)
 {
 	for (size_t i = 0; i < st->ninvs; i++)
 		invocation_release(&st->invs[i]);
-	free(st->invs);
+	unforked_free(st->invs, st->alloc, sizeof(*st->invs));
 	st->invs = NULL;
 	st->ninvs = st->alloc = 0;
 	for (size_t i = 0; i < st->nnotes; i++)

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -49,6 +50,46 @@ void *xrealloc(void *p, size_t n)
 	if (!q)
 		die_oom();
 	return q;
+}
+
+/* The bytes of a mapping that holds n elements of elem_size: whole pages. */
+static size_t unforked_bytes(size_t n, size_t elem_size)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+
+	if (elem_size && n > (SIZE_MAX - page) / elem_size)
+		die_oom();
+	return (n * elem_size + page - 1) / page * page;
+}
+
+void *unforked_grow(void *p, size_t elem_size, size_t nr, size_t *alloc)
+{
+	size_t want = *alloc ? *alloc : 256, old = unforked_bytes(*alloc, elem_size);
+	void *q;
+
+	if (nr <= *alloc)
+		return p;
+	while (want < nr) {
+		if (want > SIZE_MAX / 2)
+			die_oom();
+		want *= 2;
+	}
+	if (p)
+		q = mremap(p, old, unforked_bytes(want, elem_size), MREMAP_MAYMOVE);
+	else
+		q = mmap(NULL, unforked_bytes(want, elem_size), PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (q == MAP_FAILED)
+		die_oom();
+	(void)madvise(q, unforked_bytes(want, elem_size), MADV_DONTFORK);
+	*alloc = want;
+	return q;
+}
+
+void unforked_free(void *p, size_t alloc, size_t elem_size)
+{
+	if (p)
+		munmap(p, unforked_bytes(alloc, elem_size));
 }
 
 char *xstrdup(const char *s)

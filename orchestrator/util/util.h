@@ -34,6 +34,16 @@
  */
 #define ALLOC_GROW(x, nr, alloc) ((x) = alloc_grow((x), sizeof(*(x)), (nr), &(alloc)))
 void *alloc_grow(void *p, size_t elem_size, size_t nr, size_t *alloc);
+/*
+ * ALLOC_GROW() for an array that abev keeps per invocation and no child
+ * process ever needs: it lives in a mapping of its own that fork() does
+ * not copy (MADV_DONTFORK), so that starting a process costs the same
+ * after a million invocations as after ten. Free with unforked_free(x,
+ * alloc, sizeof(*x)).
+ */
+#define UNFORKED_GROW(x, nr, alloc) ((x) = unforked_grow((x), sizeof(*(x)), (nr), &(alloc)))
+void *unforked_grow(void *p, size_t elem_size, size_t nr, size_t *alloc);
+void unforked_free(void *p, size_t alloc, size_t elem_size);
 
 /* Out of memory aborts with a message: callers never check for NULL. */
 void *xmalloc(size_t n);
