@@ -711,31 +711,38 @@ static void finish_stop(struct run *r, const struct proc_spec *spec, int64_t sta
  * process into a cgroup waits for the kernel's cgroup_threadgroup_rwsem
  * (an RCU grace period, often 10 ms on a hybrid hierarchy); a process
  * born there costs nothing extra. *placed says whether it was. Anything
- * clone3() refuses falls back to fork(), and the caller moves the child.
- * The child then runs only the async-signal-safe calls of child_main(),
- * so skipping fork()'s libc bookkeeping is safe.
+ * clone3() refuses is tried again without a cgroup, and the caller moves
+ * the child. The child then runs only the async-signal-safe calls of
+ * child_main(), so skipping fork()'s libc bookkeeping is safe — and
+ * needed: abev's heap is withheld from the child (proc_fork.h), and the C
+ * library's fork() handlers walk lists on the heap (its open FILEs). Only
+ * where the kernel has no clone3() (before 5.3) is fork() used, with the
+ * heap given back first.
  */
 static pid_t fork_into(int cg_fd, int *placed)
 {
 	*placed = 0;
 #if defined(SYS_clone3) && defined(CLONE_INTO_CGROUP)
-	if (cg_fd >= 0) {
+	for (int into = cg_fd >= 0; into >= 0; into--) {
 		struct clone_args ca;
 		long pid;
 
 		memset(&ca, 0, sizeof(ca));
-		ca.flags = CLONE_INTO_CGROUP;
+		ca.flags = into ? CLONE_INTO_CGROUP : 0;
 		ca.exit_signal = SIGCHLD;
-		ca.cgroup = (uint64_t)cg_fd;
+		ca.cgroup = into ? (uint64_t)cg_fd : 0;
 		pid = syscall(SYS_clone3, &ca, sizeof(ca));
 		if (pid >= 0) {
-			*placed = 1;
+			*placed = into;
 			return (pid_t)pid;
 		}
+		if (errno == ENOSYS)
+			break;
 	}
 #else
 	(void)cg_fd;
 #endif
+	fork_heap_withhold(0);
 	return fork();
 }
 
