@@ -69,7 +69,7 @@ _abev()
 	bench) opts="--runs --warmup --name --no-shell --prepare --gap --order --results
 		     --min-executed --out --key --unsigned --passphrase-file --passphrase-env
 		     --save-plan --bundle --host-label --max-cpu-wait-pct --quiet --json --help" ;;
-	init) opts="--from-bench --out --runs --warmup --name --no-shell --prepare --gap
+	init) opts="--dotnet --from-bench --out --runs --warmup --name --no-shell --prepare --gap
 		    --order --results --min-executed --help" ;;
 	verify) opts="--pubkey --help" ;;
 	keygen) opts="--out --passphrase-file --passphrase-env --help" ;;

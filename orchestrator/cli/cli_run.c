@@ -186,10 +186,10 @@ const char bench_usage[] =
 	"\n";
 
 static const char init_synopsis[] =
-	"usage: abev init [--out plan.json] [--from-bench [bench options] COMMAND...]\n";
+	"usage: abev init [--out plan.json] [--dotnet | --from-bench [bench options] COMMAND...]\n";
 
 const char init_usage[] =
-	"usage: abev init [--out plan.json] [--from-bench [bench options] COMMAND...]\n"
+	"usage: abev init [--out plan.json] [--dotnet | --from-bench [bench options] COMMAND...]\n"
 	"\n"
 	"Writes a starter plan (default plan.json; an existing file is never\n"
 	"overwritten, exit 2) holding every commonly used key with its default: the\n"
@@ -200,7 +200,14 @@ const char init_usage[] =
 	"variants write a one-test JUnit file; replace their commands with yours.\n"
 	"With --from-bench the variants are the commands, made as 'abev bench' makes\n"
 	"them, with its options -r, -w, -n, -N, --prepare, --gap, --order, --results\n"
-	"and --min-executed. 'abev run PLAN --dry-run' checks the plan.\n"
+	"and --min-executed. With --dotnet the variants are `dotnet test --no-build -c\n"
+	"Release` of a test project built once beforehand, one TRX per run in\n"
+	"{run_dir}, with DOTNET_CLI_TELEMETRY_OPTOUT=1, DOTNET_NOLOGO=1,\n"
+	"MSBUILDDISABLENODEREUSE=1 and DOTNET_CLI_USE_MSBUILD_SERVER=0 (no build server\n"
+	"or MSBuild node outlives a run), the built assemblies hashed\n"
+	"(bin/Release/net*/*.dll), `dotnet --version` recorded, and runs allowed to wait\n"
+	"for a CPU 25 % of their wall time (the CLR's own threads wait 5-11 %); set each\n"
+	"variant's cwd to its test project. 'abev run PLAN --dry-run' checks the plan.\n"
 	"\n"
 	"Exit codes: 0 written; 2 usage error or the file exists; 3 cannot write.\n";
 
@@ -632,10 +639,11 @@ int cmd_init(int argc, char **argv)
 	struct quick_args q = { 0 };
 	struct quick_spec spec = QUICK_SPEC_INIT;
 	const char *out = "plan.json";
-	int from_bench = 0, rc, helped;
+	int from_bench = 0, dotnet = 0, rc, helped;
 	const struct cli_opt opts[] = {
 		QUICK_CLI_OPTS(q),
 		{ "--from-bench", NULL, &from_bench, NULL },
+		{ "--dotnet", NULL, &dotnet, NULL },
 		{ "--out", "-o", NULL, &out },
 	};
 	struct plan plan = PLAN_INIT;
@@ -650,6 +658,9 @@ int cmd_init(int argc, char **argv)
 		return usage_error("commands are given after --from-bench", init_synopsis);
 	if (from_bench && !q.ncommands)
 		return usage_error("--from-bench needs the commands to compare", init_synopsis);
+	if (dotnet && from_bench)
+		return usage_error("--dotnet writes a starter of its own: not with --from-bench",
+				   init_synopsis);
 	if (!*out)
 		return usage_error("'--out' is empty", init_synopsis);
 	if (lstat(out, &sb) == 0)
@@ -658,6 +669,7 @@ int cmd_init(int argc, char **argv)
 	if (outpath_check_evidence("--out", out) < 0)
 		return EXIT_USAGE;
 	spec.starter = 1;
+	spec.dotnet = dotnet;
 	spec.cwd = ".";
 	/* Commands run where abev init ran: said absolutely when the plan lives elsewhere. */
 	if (q.ncommands && strchr(out, '/')) {

@@ -49,6 +49,13 @@ struct quick_spec {
 	 * example variants that write a JUnit file the results check reads.
 	 */
 	int starter;
+	/*
+	 * abev init --dotnet: the starter's variants are `dotnet test` of a
+	 * test project built once beforehand (--no-build, a TRX per run),
+	 * with the environment, assemblies, versions and load settings a
+	 * .NET comparison needs.
+	 */
+	int dotnet;
 };
 
 #define QUICK_SPEC_INIT { .runs = -1, .warmups = -1, .gap_seconds = -1, .min_executed = -1 }

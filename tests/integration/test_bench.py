@@ -283,6 +283,26 @@ class TestInit(BenchTestCase):
         for k, v in bench_plan["schedule"].items():
             self.assertEqual(plan["schedule"][k], v)
 
+    def test_dotnet_starter(self):
+        # Checked against real dotnet test in test_dotnet.py; here its shape.
+        self.run_in("init", "--dotnet", "--out", "d.json", check=0)
+        plan = self.load("d.json")
+        self.assertEqual(set(plan), self.KEYS | {"versions"})
+        self.assertEqual(plan["versions"], {"dotnet": ["dotnet", "--version"]})
+        self.assertEqual(plan["results"], {"files": "{run_dir}/*.trx", "min_executed": 1})
+        for v in plan["variants"]:
+            self.assertEqual(v["command"][:3], ["dotnet", "test", "--no-build"])
+            self.assertIn("trx;LogFileName={run_dir}/tests.trx", v["command"])
+            self.assertEqual(v["env"]["MSBUILDDISABLENODEREUSE"], "1")
+            self.assertEqual(v["env"]["DOTNET_CLI_USE_MSBUILD_SERVER"], "0")
+            self.assertEqual(v["assemblies"], ["bin/Release/net*/*.dll"])
+        self.assertEqual((plan["schedule"]["warmups"], plan["schedule"]["runs"]), (1, 8))
+        self.assertEqual(set(plan["gates"]), {"wall", "max_rss"})
+        # Its variants' directories are the user's to fill in: the dry run names them.
+        dry = self.run_in("run", "d.json", "--dry-run", check=2)
+        self.assertIn("variants[0].cwd", dry.stderr)
+        self.run_in("init", "--dotnet", "--from-bench", "true", "--out", "e.json", check=2)
+
     def test_usage(self):
         self.run_in("init", "a", "b", check=2)
         self.run_in("init", "--from-bench", check=2)

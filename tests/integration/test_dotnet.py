@@ -217,3 +217,20 @@ class DotnetTest(AbevTestCase):
         sets = [g for g in by["hang"]["guards"] if g["guard"] == "test_set"]
         self.assertEqual([g["verdict"] for g in sets], ["fail"], by["hang"]["guards"])
         self.assertIn("CrashTests.C_Hangs", sets[0]["reason"])
+
+    def test_the_init_starter_runs_real_dotnet_test(self):
+        cp = self.abev("init", "--dotnet", "--out", self.path("starter.json"), check=0)
+        with open(self.path("starter.json")) as f:
+            plan = json.load(f)
+        for v in plan["variants"]:
+            v["cwd"] = os.path.join(FIX, "base", "Suite")
+        plan["schedule"].update({"warmups": 0, "runs": 2, "gap_seconds": 0})
+        cp, res = self.run_plan(plan, None, timeout=900)
+        self.assertIn(cp.returncode, (0, 5, 6), cp.stderr)
+        self.assertEqual(res["status"], "completed", res["notes"])
+        counted = [i for i in res["invocations"] if i["status"] != "discarded"]
+        self.assertEqual([i["tests"]["executed"] for i in counted], [6] * 4)
+        md = self.load("ev", "metadata.json")
+        names = {os.path.basename(f["path"]) for f in md["variants"][0]["assemblies"][0]["files"]}
+        self.assertIn("Suite.dll", names)
+        self.assertTrue(md["variants"][0]["versions"]["dotnet"]["output"].strip())
