@@ -398,15 +398,28 @@ static size_t metric_index(const struct comparison *c, const char *name)
 }
 
 /*
+ * How far an interval's end may lie past a limit and still count as at
+ * it: a relative 1e-9. A change computed as (1.05 - 1) x 100 is
+ * 5.000000000000004, which a limit of 5 % must take as 5 % — "at the
+ * limit passes" — while no difference a measurement can show is this
+ * small.
+ */
+#define COMPARE_LIMIT_REL_EPS 1e-9
+
+/*
  * Judges a limit against an interval [lo, hi] where "bad" is above the
  * limit (bad_above) or below it: pass when the whole interval is on the
- * good side, fail when all of it is on the bad side.
+ * good side (an end at the limit, within COMPARE_LIMIT_REL_EPS, is on
+ * it), fail when all of it is on the bad side.
  */
 static enum gate_verdict judge_interval(double lo, double hi, double limit, int bad_above)
 {
+	double eps = COMPARE_LIMIT_REL_EPS * (fabs(limit) > 1 ? fabs(limit) : 1);
+
 	if (bad_above)
-		return hi <= limit ? GATE_PASS : lo > limit ? GATE_FAIL : GATE_INCONCLUSIVE;
-	return lo >= limit ? GATE_PASS : hi < limit ? GATE_FAIL : GATE_INCONCLUSIVE;
+		return hi <= limit + eps ? GATE_PASS : lo > limit + eps ? GATE_FAIL
+									: GATE_INCONCLUSIVE;
+	return lo >= limit - eps ? GATE_PASS : hi < limit - eps ? GATE_FAIL : GATE_INCONCLUSIVE;
 }
 
 static const char *verdict_clause(enum gate_verdict v)
