@@ -236,6 +236,14 @@ static void gather(const struct compare_config *cfg, const struct comparison *c,
 	free(vals);
 }
 
+static int all_positive(const double *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!(v[i] > 0))
+			return 0;
+	return 1;
+}
+
 static void against_reference(const struct compare_config *cfg, const struct cmp_metric *cm,
 			      const struct cmp_sample *ref, struct cmp_sample *s)
 {
@@ -253,7 +261,12 @@ static void against_reference(const struct compare_config *cfg, const struct cmp
 	} else {
 		s->has_change = 1;
 		s->change_pct = (s->median - ref->median) / fabs(ref->median) * 100;
-		s->ratio = s->median / ref->median;
+		/*
+		 * The ratio says the change: s / ref where both are positive, and
+		 * 1 + change where they are not, so that -100 to -80 (+20 %) reads
+		 * 1.20x as the change does, not 0.80x the other way.
+		 */
+		s->ratio = ref->median > 0 ? s->median / ref->median : 1 + s->change_pct / 100;
 	}
 	rv = plain_values(ref);
 	sv = plain_values(s);
@@ -261,6 +274,14 @@ static void against_reference(const struct compare_config *cfg, const struct cmp
 		s->ci_note = "an interval needs at least 2 counted runs a side";
 	} else if (!s->has_change) {
 		s->ci_note = s->change_note;
+	} else if (!all_positive(rv, ref->n) || !all_positive(sv, s->n)) {
+		/*
+		 * A ratio of medians orders positive values only: with a value of 0
+		 * or below, its interval would run the wrong way or through 0.
+		 */
+		s->ci_note = "values of 0 or below: the interval of a ratio of medians needs positive "
+			     "values, so no change gate can be judged on this metric (a budget gate, "
+			     "max or min, can)";
 	} else if (stats_bootstrap_ratio(rv, ref->n, sv, s->n, cfg->confidence, cfg->resamples,
 					 sample_seed(cfg->seed, cm->name, s->variant), &iv) < 0) {
 		s->ci_note = stats_boot_status_name(iv.status);

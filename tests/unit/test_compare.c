@@ -332,6 +332,47 @@ static void test_at_the_limit(void **state)
 	}
 }
 
+/*
+ * A negative reference no longer inverts the gates: -100 to -80 (lower is
+ * better) is a 20 % regression; it printed "+20.07 % [-20.52 %, -19.64 %]"
+ * and passed a 5 % gate, and -100 to -120 was rejected. The change and
+ * the ratio now agree (+20 %, 1.20x), and no change gate is judged on
+ * values of 0 or below: inconclusive, saying why.
+ */
+static void test_negative_reference(void **state)
+{
+	static const double base[] = { -100, -100.5, -99.5, -100, -100.2, -99.8 };
+	static const struct {
+		double factor, change;
+	} cases[] = { { 0.8, 20 }, { 1.2, -20 } };
+	(void)state;
+	for (size_t k = 0; k < ARRAY_SIZE(cases); k++) {
+		double cand[6];
+		struct compare_gate_def g = { "t", GATE_MAX_REGRESSION, 5 };
+		struct fixture f;
+		struct comparison c;
+		const struct cmp_sample *cs;
+
+		for (size_t i = 0; i < 6; i++)
+			cand[i] = base[i] * cases[k].factor;
+		setup(&f, 2);
+		f.cfg.gates = &g;
+		f.cfg.ngates = 1;
+		pairs(&f, base, cand, 6);
+		compare_compute(&f.cfg, f.invs, f.n, &c);
+		cs = sample(&c, "t", "cand");
+		assert_true(cs->has_change);
+		assert_true(fabs(cs->change_pct - cases[k].change) < 0.5);
+		assert_true(fabs(cs->ratio - (1 + cases[k].change / 100)) < 0.005);
+		assert_false(cs->has_ci);
+		assert_non_null(strstr(cs->ci_note, "values of 0 or below"));
+		assert_int_equal(c.gates[0].verdict, GATE_INCONCLUSIVE);
+		assert_non_null(strstr(c.gates[0].reason, "values of 0 or below"));
+		assert_int_equal(c.decision, DECISION_INCONCLUSIVE);
+		comparison_release(&c);
+	}
+}
+
 /* No gate: no decision; one run a side: no interval, so inconclusive, never a pass. */
 static void test_decision_without_evidence(void **state)
 {
@@ -506,6 +547,7 @@ int main(void)
 		cmocka_unit_test(test_figures),
 		cmocka_unit_test(test_gates),
 		cmocka_unit_test(test_at_the_limit),
+		cmocka_unit_test(test_negative_reference),
 		cmocka_unit_test(test_decision_without_evidence),
 		cmocka_unit_test(test_reference_and_three_variants),
 		cmocka_unit_test(test_order_effect),
