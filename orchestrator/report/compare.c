@@ -379,8 +379,13 @@ static void order_effect(const struct comparison *c, struct cmp_sample *s)
 	if (c->unpaired) {
 		s->order_note = "runs from different evidence: slots are not comparable";
 	} else if (!a || !b) {
-		s->order_note = "it ran in the same slot of every round (order alternate), so the "
-				"slot's effect cannot be told from the variant's";
+		/* What the schedule did, not what it usually does: reverse can end so too. */
+		s->order_note = c->order && !strcmp(c->order, "alternate")
+					? "it ran in the same slot of every round (order alternate), so "
+					  "the slot's effect cannot be told from the variant's"
+					: "it ran in the same slot of every counted round (the rounds in "
+					  "which it ran first or later were lost or too few), so the slot's "
+					  "effect cannot be told from the variant's";
 	} else {
 		s->order_testable = 1;
 		s->order_first_median = stats_median(first, a);
@@ -643,6 +648,7 @@ void compare_compute(const struct compare_config *cfg, const struct invocation *
 	out->acceptance = cfg->acceptance;
 	out->inconclusive_fails = cfg->inconclusive_fails;
 	out->unpaired = cfg->unpaired;
+	out->order = cfg->order;
 	place(cfg, invs, ninvs, &pl);
 
 	out->nmetrics = NBUILTINS + cfg->nmetrics;

@@ -373,6 +373,35 @@ static void test_negative_reference(void **state)
 	}
 }
 
+/*
+ * The order-effect sentence says what the schedule did: a reverse-order
+ * plan whose variant ran in one slot only (here: one round) was told
+ * "same slot of every round (order alternate)".
+ */
+static void test_order_note_names_what_happened(void **state)
+{
+	static const double base[] = { 100 }, cand[] = { 101 };
+	static const char *const orders[] = { "alternate", "reverse", NULL };
+	(void)state;
+	for (size_t k = 0; k < ARRAY_SIZE(orders); k++) {
+		struct fixture f;
+		struct comparison c;
+		const struct cmp_sample *cs;
+
+		setup(&f, 2);
+		f.cfg.order = orders[k];
+		pairs(&f, base, cand, 1);
+		compare_compute(&f.cfg, f.invs, f.n, &c);
+		cs = sample(&c, "t", "cand");
+		assert_non_null(cs->order_note);
+		if (orders[k] && !strcmp(orders[k], "alternate"))
+			assert_non_null(strstr(cs->order_note, "(order alternate)"));
+		else
+			assert_null(strstr(cs->order_note, "alternate"));
+		comparison_release(&c);
+	}
+}
+
 /* No gate: no decision; one run a side: no interval, so inconclusive, never a pass. */
 static void test_decision_without_evidence(void **state)
 {
@@ -548,6 +577,7 @@ int main(void)
 		cmocka_unit_test(test_gates),
 		cmocka_unit_test(test_at_the_limit),
 		cmocka_unit_test(test_negative_reference),
+		cmocka_unit_test(test_order_note_names_what_happened),
 		cmocka_unit_test(test_decision_without_evidence),
 		cmocka_unit_test(test_reference_and_three_variants),
 		cmocka_unit_test(test_order_effect),
