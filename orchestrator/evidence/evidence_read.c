@@ -525,6 +525,7 @@ static int read_header(const struct json_in *rd, const cJSON *root, struct evide
 	    json_get_int(rd, sched, "schedule", "seed", JSON_REQUIRED, 0, INT64_MAX, &v) < 0)
 		return -1;
 	r->seed = (uint64_t)v;
+	r->cfg.order = r->order;
 	if (json_get_int(rd, sched, "schedule", "warmups", JSON_REQUIRED, 0, UINT32_MAX, &v) < 0)
 		return -1;
 	r->warmups = (unsigned)v;

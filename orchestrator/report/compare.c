@@ -236,6 +236,14 @@ static void gather(const struct compare_config *cfg, const struct comparison *c,
 	free(vals);
 }
 
+static int all_positive(const double *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!(v[i] > 0))
+			return 0;
+	return 1;
+}
+
 static void against_reference(const struct compare_config *cfg, const struct cmp_metric *cm,
 			      const struct cmp_sample *ref, struct cmp_sample *s)
 {
@@ -253,7 +261,12 @@ static void against_reference(const struct compare_config *cfg, const struct cmp
 	} else {
 		s->has_change = 1;
 		s->change_pct = (s->median - ref->median) / fabs(ref->median) * 100;
-		s->ratio = s->median / ref->median;
+		/*
+		 * The ratio says the change: s / ref where both are positive, and
+		 * 1 + change where they are not, so that -100 to -80 (+20 %) reads
+		 * 1.20x as the change does, not 0.80x the other way.
+		 */
+		s->ratio = ref->median > 0 ? s->median / ref->median : 1 + s->change_pct / 100;
 	}
 	rv = plain_values(ref);
 	sv = plain_values(s);
@@ -261,6 +274,14 @@ static void against_reference(const struct compare_config *cfg, const struct cmp
 		s->ci_note = "an interval needs at least 2 counted runs a side";
 	} else if (!s->has_change) {
 		s->ci_note = s->change_note;
+	} else if (!all_positive(rv, ref->n) || !all_positive(sv, s->n)) {
+		/*
+		 * A ratio of medians orders positive values only: with a value of 0
+		 * or below, its interval would run the wrong way or through 0.
+		 */
+		s->ci_note = "values of 0 or below: the interval of a ratio of medians needs positive "
+			     "values, so no change gate can be judged on this metric (a budget gate, "
+			     "max or min, can)";
 	} else if (stats_bootstrap_ratio(rv, ref->n, sv, s->n, cfg->confidence, cfg->resamples,
 					 sample_seed(cfg->seed, cm->name, s->variant), &iv) < 0) {
 		s->ci_note = stats_boot_status_name(iv.status);
@@ -358,8 +379,13 @@ static void order_effect(const struct comparison *c, struct cmp_sample *s)
 	if (c->unpaired) {
 		s->order_note = "runs from different evidence: slots are not comparable";
 	} else if (!a || !b) {
-		s->order_note = "it ran in the same slot of every round (order alternate), so the "
-				"slot's effect cannot be told from the variant's";
+		/* What the schedule did, not what it usually does: reverse can end so too. */
+		s->order_note = c->order && !strcmp(c->order, "alternate")
+					? "it ran in the same slot of every round (order alternate), so "
+					  "the slot's effect cannot be told from the variant's"
+					: "it ran in the same slot of every counted round (the rounds in "
+					  "which it ran first or later were lost or too few), so the slot's "
+					  "effect cannot be told from the variant's";
 	} else {
 		s->order_testable = 1;
 		s->order_first_median = stats_median(first, a);
@@ -398,15 +424,28 @@ static size_t metric_index(const struct comparison *c, const char *name)
 }
 
 /*
+ * How far an interval's end may lie past a limit and still count as at
+ * it: a relative 1e-9. A change computed as (1.05 - 1) x 100 is
+ * 5.000000000000004, which a limit of 5 % must take as 5 % — "at the
+ * limit passes" — while no difference a measurement can show is this
+ * small.
+ */
+#define COMPARE_LIMIT_REL_EPS 1e-9
+
+/*
  * Judges a limit against an interval [lo, hi] where "bad" is above the
  * limit (bad_above) or below it: pass when the whole interval is on the
- * good side, fail when all of it is on the bad side.
+ * good side (an end at the limit, within COMPARE_LIMIT_REL_EPS, is on
+ * it), fail when all of it is on the bad side.
  */
 static enum gate_verdict judge_interval(double lo, double hi, double limit, int bad_above)
 {
+	double eps = COMPARE_LIMIT_REL_EPS * (fabs(limit) > 1 ? fabs(limit) : 1);
+
 	if (bad_above)
-		return hi <= limit ? GATE_PASS : lo > limit ? GATE_FAIL : GATE_INCONCLUSIVE;
-	return lo >= limit ? GATE_PASS : hi < limit ? GATE_FAIL : GATE_INCONCLUSIVE;
+		return hi <= limit + eps ? GATE_PASS : lo > limit + eps ? GATE_FAIL
+									: GATE_INCONCLUSIVE;
+	return lo >= limit - eps ? GATE_PASS : hi < limit - eps ? GATE_FAIL : GATE_INCONCLUSIVE;
 }
 
 static const char *verdict_clause(enum gate_verdict v)
@@ -609,6 +648,7 @@ void compare_compute(const struct compare_config *cfg, const struct invocation *
 	out->acceptance = cfg->acceptance;
 	out->inconclusive_fails = cfg->inconclusive_fails;
 	out->unpaired = cfg->unpaired;
+	out->order = cfg->order;
 	place(cfg, invs, ninvs, &pl);
 
 	out->nmetrics = NBUILTINS + cfg->nmetrics;

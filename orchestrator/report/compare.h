@@ -79,6 +79,7 @@ struct compare_config {
 	int acceptance;               /* the plan declares itself an acceptance plan */
 	int inconclusive_fails;       /* an inconclusive decision fails the run */
 	int unpaired;                 /* values of different runs (abev compare): no rounds */
+	const char *order;            /* the schedule's order ("alternate", ...), or NULL */
 };
 
 /* One counted value. */
@@ -155,6 +156,7 @@ struct comparison {
 	unsigned resamples;
 	uint64_t seed;
 	int acceptance, inconclusive_fails, unpaired;
+	const char *order;           /* the config's (borrowed), or NULL */
 	struct cmp_metric *metrics;  /* built-ins first, then the plan's */
 	size_t nmetrics;
 	struct cmp_gate *gates;      /* config order, then variant order */

@@ -570,6 +570,17 @@ static double wsr_exact_p(const size_t *w, size_t n, size_t obs)
 	return p;
 }
 
+/* |x| rounded to digits significant digits (0 stays 0). */
+static double round_significant(double x, int digits)
+{
+	double a = fabs(x), scale;
+
+	if (a == 0 || !isfinite(a))
+		return a;
+	scale = pow(10, digits - 1 - (int)floor(log10(a)));
+	return round(a * scale) / scale;
+}
+
 int stats_wilcoxon(const double *d, size_t n, struct stats_wsr *out)
 {
 	struct pooled *p = xcalloc(n, sizeof(*p));
@@ -577,9 +588,11 @@ int stats_wilcoxon(const double *d, size_t n, struct stats_wsr *out)
 	size_t m = 0;
 	double ties, w2 = 0;
 
-	for (size_t i = 0; i < n; i++)
-		if (isfinite(d[i]) && d[i] != 0)
-			p[m++] = (struct pooled){ fabs(d[i]), d[i] > 0 };
+	for (size_t i = 0; i < n; i++) {
+		double mag = isfinite(d[i]) ? round_significant(d[i], STATS_WSR_DIGITS) : 0;
+		if (mag != 0)
+			p[m++] = (struct pooled){ mag, d[i] > 0 };
+	}
 	out->n_used = m;
 	out->w_plus = 0;
 	out->p = 1;

@@ -132,7 +132,11 @@ struct stats_wsr {
 
 /*
  * Two-sided Wilcoxon signed-rank test of d[0..n) against 0 (differences
- * or log-ratios of paired rounds). Zeros are dropped before ranking
+ * or log-ratios of paired rounds). Each |d| is ranked as rounded to
+ * STATS_WSR_DIGITS significant digits, so that magnitudes equal but for
+ * floating-point error tie (log 1.1 and -log(1/1.1) differ in the last
+ * bit: ranked apart, 15 rounds up 10 % and 15 down 10 % gave p = 0.016
+ * instead of 1). Zeros (after rounding) are dropped before ranking
  * (Wilcoxon's convention: a zero has no sign to count), so they change
  * neither n_used nor the ranks of the others; ties among |d| get
  * mid-ranks. Exact (n_used <= STATS_WSR_EXACT_MAX): W+ over all 2^n_used
@@ -141,6 +145,7 @@ struct stats_wsr {
  * a continuity correction of 1/2 (libm's erfc). n_used == 0 gives
  * w_plus = 0, p = 1, exact = 1. Negating d gives the same p. Returns 0.
  */
+#define STATS_WSR_DIGITS 12
 int stats_wilcoxon(const double *d, size_t n, struct stats_wsr *out);
 
 /*

@@ -376,6 +376,7 @@ void run_state_compare_setup(struct run_state *st)
 		.seed = plan->seed,
 		.acceptance = plan->acceptance,
 		.inconclusive_fails = plan->inconclusive_fails,
+		.order = plan_order_name(plan->order),
 	};
 }
 

@@ -288,6 +288,120 @@ static void test_gates(void **state)
 	}
 }
 
+/*
+ * Constant data exactly at a limit passes, as README promises: +5 % against
+ * a 5 % regression limit was "fail: the whole interval is beyond the limit"
+ * because (1.05 - 1) x 100 = 5.000000000000004. Below, above and an
+ * improvement too, for a lower-is-better and a higher-is-better metric.
+ */
+static void test_at_the_limit(void **state)
+{
+	static const struct {
+		double factor;
+		int better_higher;
+		enum gate_verdict want;
+	} cases[] = {
+		{ 1.03, 0, GATE_PASS }, { 1.05, 0, GATE_PASS }, { 1.07, 0, GATE_FAIL },
+		{ 0.90, 0, GATE_PASS }, { 0.97, 1, GATE_PASS }, { 0.95, 1, GATE_PASS },
+		{ 0.93, 1, GATE_FAIL }, { 1.10, 1, GATE_PASS },
+	};
+	(void)state;
+	for (size_t k = 0; k < ARRAY_SIZE(cases); k++) {
+		double base[6], cand[6];
+		struct compare_gate_def g = { "t", GATE_MAX_REGRESSION, 5 };
+		struct fixture f;
+		struct comparison c;
+
+		for (size_t i = 0; i < 6; i++) {
+			base[i] = 100;
+			cand[i] = 100 * cases[k].factor;
+		}
+		setup(&f, 2);
+		f.defs[0].better_higher = cases[k].better_higher;
+		f.cfg.gates = &g;
+		f.cfg.ngates = 1;
+		pairs(&f, base, cand, 6);
+		compare_compute(&f.cfg, f.invs, f.n, &c);
+		assert_int_equal(c.ngates, 1);
+		if (c.gates[0].verdict != cases[k].want)
+			fail_msg("x%g (%s is better): %s, want %s: %s", cases[k].factor,
+				 cases[k].better_higher ? "higher" : "lower",
+				 gate_verdict_word(c.gates[0].verdict),
+				 gate_verdict_word(cases[k].want), c.gates[0].reason);
+		comparison_release(&c);
+	}
+}
+
+/*
+ * A negative reference no longer inverts the gates: -100 to -80 (lower is
+ * better) is a 20 % regression; it printed "+20.07 % [-20.52 %, -19.64 %]"
+ * and passed a 5 % gate, and -100 to -120 was rejected. The change and
+ * the ratio now agree (+20 %, 1.20x), and no change gate is judged on
+ * values of 0 or below: inconclusive, saying why.
+ */
+static void test_negative_reference(void **state)
+{
+	static const double base[] = { -100, -100.5, -99.5, -100, -100.2, -99.8 };
+	static const struct {
+		double factor, change;
+	} cases[] = { { 0.8, 20 }, { 1.2, -20 } };
+	(void)state;
+	for (size_t k = 0; k < ARRAY_SIZE(cases); k++) {
+		double cand[6];
+		struct compare_gate_def g = { "t", GATE_MAX_REGRESSION, 5 };
+		struct fixture f;
+		struct comparison c;
+		const struct cmp_sample *cs;
+
+		for (size_t i = 0; i < 6; i++)
+			cand[i] = base[i] * cases[k].factor;
+		setup(&f, 2);
+		f.cfg.gates = &g;
+		f.cfg.ngates = 1;
+		pairs(&f, base, cand, 6);
+		compare_compute(&f.cfg, f.invs, f.n, &c);
+		cs = sample(&c, "t", "cand");
+		assert_true(cs->has_change);
+		assert_true(fabs(cs->change_pct - cases[k].change) < 0.5);
+		assert_true(fabs(cs->ratio - (1 + cases[k].change / 100)) < 0.005);
+		assert_false(cs->has_ci);
+		assert_non_null(strstr(cs->ci_note, "values of 0 or below"));
+		assert_int_equal(c.gates[0].verdict, GATE_INCONCLUSIVE);
+		assert_non_null(strstr(c.gates[0].reason, "values of 0 or below"));
+		assert_int_equal(c.decision, DECISION_INCONCLUSIVE);
+		comparison_release(&c);
+	}
+}
+
+/*
+ * The order-effect sentence says what the schedule did: a reverse-order
+ * plan whose variant ran in one slot only (here: one round) was told
+ * "same slot of every round (order alternate)".
+ */
+static void test_order_note_names_what_happened(void **state)
+{
+	static const double base[] = { 100 }, cand[] = { 101 };
+	static const char *const orders[] = { "alternate", "reverse", NULL };
+	(void)state;
+	for (size_t k = 0; k < ARRAY_SIZE(orders); k++) {
+		struct fixture f;
+		struct comparison c;
+		const struct cmp_sample *cs;
+
+		setup(&f, 2);
+		f.cfg.order = orders[k];
+		pairs(&f, base, cand, 1);
+		compare_compute(&f.cfg, f.invs, f.n, &c);
+		cs = sample(&c, "t", "cand");
+		assert_non_null(cs->order_note);
+		if (orders[k] && !strcmp(orders[k], "alternate"))
+			assert_non_null(strstr(cs->order_note, "(order alternate)"));
+		else
+			assert_null(strstr(cs->order_note, "alternate"));
+		comparison_release(&c);
+	}
+}
+
 /* No gate: no decision; one run a side: no interval, so inconclusive, never a pass. */
 static void test_decision_without_evidence(void **state)
 {
@@ -461,6 +575,9 @@ int main(void)
 		cmocka_unit_test(test_counting),
 		cmocka_unit_test(test_figures),
 		cmocka_unit_test(test_gates),
+		cmocka_unit_test(test_at_the_limit),
+		cmocka_unit_test(test_negative_reference),
+		cmocka_unit_test(test_order_note_names_what_happened),
 		cmocka_unit_test(test_decision_without_evidence),
 		cmocka_unit_test(test_reference_and_three_variants),
 		cmocka_unit_test(test_order_effect),

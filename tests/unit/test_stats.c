@@ -810,9 +810,37 @@ static void test_bootstrap_refusals(void **state)
 				stats_boot_status_name(STATS_BOOT_ZERO_REF));
 }
 
+/*
+ * Symmetric data cannot look significant: 15 rounds up 10 % and 15 down
+ * 10 % (ratios 1.1 and 1/1.1) are 30 ties of |log| in exact arithmetic,
+ * and W+ is then exactly its mean: p = 1. Ranked on the raw doubles, whose
+ * last bits differ, p was 0.0163.
+ */
+static void test_wilcoxon_ties_survive_rounding(void **state)
+{
+	double d[30];
+	struct stats_wsr w;
+	(void)state;
+
+	for (size_t i = 0; i < 15; i++) {
+		d[2 * i] = log(110.0 / 100.0);
+		d[2 * i + 1] = log((100.0 / 1.1) / 100.0);
+	}
+	assert_true(fabs(d[0]) != fabs(d[1])); /* the floating-point split the test is about */
+	assert_int_equal(stats_wilcoxon(d, 30, &w), 0);
+	assert_int_equal(w.n_used, 30);
+	assert_true(w.p > 0.999);
+	/* A real difference still counts: all 30 up. */
+	for (size_t i = 0; i < 30; i++)
+		d[i] = log(1.1);
+	assert_int_equal(stats_wilcoxon(d, 30, &w), 0);
+	assert_true(w.p < 0.001);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_wilcoxon_ties_survive_rounding),
 		cmocka_unit_test(test_median_table),
 		cmocka_unit_test(test_median_empty),
 		cmocka_unit_test(test_median_large),
