@@ -642,6 +642,8 @@ static cJSON *evidence_comparison_json(const struct comparison *c, const struct 
 		jpush(arr, gate_json(&c->gates[g]));
 	jadd(o, "gates", arr);
 	jadd(o, "warnings", str_array((const char *const *)c->warnings, c->nwarnings));
+	jadd(o, "blocking", str_array((const char *const *)c->blocking, c->nblocking));
+	jadd_int(o, "blocking_omitted", (int64_t)c->blocking_omitted);
 	return o;
 }
 

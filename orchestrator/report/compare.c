@@ -611,6 +611,40 @@ static void sample_size(const struct compare_config *cfg, struct comparison *c)
 	c->wsr_min_p = stats_wsr_min_p(c->min_pairs);
 }
 
+/*
+ * The test guards that block acceptance: a recorded run (not a warmup,
+ * not a discarded attempt) whose test_set or min_executed guard failed.
+ * Its figures do not count, so without this the decision would only be
+ * "inconclusive: too few runs"; a candidate that quietly skips a test is
+ * rejected instead, and the sentence names the guard and its reason
+ * (which names the tests).
+ */
+static void collect_blocking(const struct invocation *invs, size_t ninvs, struct comparison *c)
+{
+	for (size_t i = 0; i < ninvs; i++) {
+		const struct invocation *inv = &invs[i];
+
+		if (inv->warmup || inv->status == INV_DISCARDED)
+			continue;
+		for (size_t k = 0; k < inv->nguards; k++) {
+			const struct guard_result *g = &inv->guards[k];
+			if (g->verdict != GUARD_FAIL ||
+			    (strcmp(g->guard, "test_set") && strcmp(g->guard, "min_executed")))
+				continue;
+			if (c->nblocking == COMPARE_BLOCKING_MAX) {
+				c->blocking_omitted++;
+				continue;
+			}
+			c->blocking = xrealloc(c->blocking, (c->nblocking + 1) * sizeof(*c->blocking));
+			c->blocking[c->nblocking++] =
+				xasprintf("%s run %u failed the %s guard: %s", inv->variant, inv->round,
+					  g->guard, g->reason ? g->reason : "no reason recorded");
+		}
+	}
+	if (c->nblocking)
+		c->decision = DECISION_REJECTED;
+}
+
 static void collect_warnings(struct comparison *c)
 {
 	for (size_t m = 0; m < c->nmetrics; m++) {
@@ -679,6 +713,7 @@ void compare_compute(const struct compare_config *cfg, const struct invocation *
 	if (cfg->nvariants)
 		sample_size(cfg, out);
 	judge_gates(cfg, out);
+	collect_blocking(invs, ninvs, out);
 	collect_warnings(out);
 }
 
@@ -705,5 +740,8 @@ void comparison_release(struct comparison *c)
 	for (size_t i = 0; i < c->nwarnings; i++)
 		free(c->warnings[i]);
 	free(c->warnings);
+	for (size_t i = 0; i < c->nblocking; i++)
+		free(c->blocking[i]);
+	free(c->blocking);
 	memset(c, 0, sizeof(*c));
 }

@@ -172,7 +172,16 @@ struct comparison {
 	size_t mw_n_needed, wsr_n_needed;
 	char **warnings;             /* owned sentences: noisy metrics, order effects */
 	size_t nwarnings;
+	/*
+	 * Recorded runs whose tests fail acceptance whatever the figures: a
+	 * failed test_set or min_executed guard (a candidate that ran fewer
+	 * tests, or none). Each makes the decision rejected. Owned sentences,
+	 * at most COMPARE_BLOCKING_MAX (blocking_omitted counts the rest).
+	 */
+	char **blocking;
+	size_t nblocking, blocking_omitted;
 };
+#define COMPARE_BLOCKING_MAX 10
 
 #define COMPARISON_INIT { 0 }
 

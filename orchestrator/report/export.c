@@ -163,18 +163,26 @@ static char *render_junit(const struct evidence_run *r, const struct comparison 
 		fail += c->gates[g].verdict == GATE_FAIL;
 		skipped += c->gates[g].verdict == GATE_INCONCLUSIVE;
 	}
+	/* Each run that failed a test guard is a failed testcase of its own (abev.tests). */
+	fail += c->nblocking;
 	strbuf_adds(&sb, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"abev\" ");
 	strbuf_addf(&sb, "tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\">\n",
-		    c->ngates, fail, skipped);
+		    c->ngates + c->nblocking, fail, skipped);
 	strbuf_adds(&sb, "  <testsuite name=\"");
 	strbuf_add_xml(&sb, r->plan_name);
 	strbuf_addf(&sb, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\">\n",
-		    c->ngates, fail, skipped);
+		    c->ngates + c->nblocking, fail, skipped);
 	strbuf_adds(&sb, "    <properties>\n      <property name=\"decision\" value=\"");
 	strbuf_add_xml(&sb, decision_name(c->decision));
 	strbuf_adds(&sb, "\"/>\n      <property name=\"reference\" value=\"");
 	strbuf_add_xml(&sb, c->reference);
 	strbuf_adds(&sb, "\"/>\n    </properties>\n");
+	for (size_t i = 0; i < c->nblocking; i++) {
+		strbuf_addf(&sb, "    <testcase classname=\"abev.tests\" name=\"test guard %zu\" "
+			    "time=\"0\">\n      <failure type=\"tests\" message=\"", i + 1);
+		strbuf_add_xml(&sb, c->blocking[i]);
+		strbuf_adds(&sb, "\"/>\n    </testcase>\n");
+	}
 	for (size_t g = 0; g < c->ngates; g++) {
 		const struct cmp_gate *gt = &c->gates[g];
 		char num[DOUBLE_TEXT_LEN];

@@ -104,6 +104,11 @@ static void set_verdict(struct tmpl_ctx *c, const struct comparison *cmp)
 	summary_decision(&sb, cmp);
 	set_sb(c, "decision", &sb);
 	tmpl_list(c, "gate_problems");
+	for (size_t i = 0; i < cmp->nblocking; i++) {
+		struct tmpl_ctx *r = tmpl_add(c, "gate_problems");
+		tmpl_set_bool(r, "failed", 1);
+		tmpl_set(r, "reason", cmp->blocking[i]);
+	}
 	for (size_t g = 0; g < cmp->ngates; g++) {
 		struct tmpl_ctx *r;
 		if (cmp->gates[g].verdict == GATE_PASS)

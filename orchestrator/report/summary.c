@@ -89,6 +89,18 @@ void summary_decision(struct strbuf *sb, const struct comparison *c)
 		strbuf_addf(sb, ": all %zu gate%s passed", c->ngates, c->ngates == 1 ? "" : "s");
 		break;
 	case DECISION_REJECTED:
+		if (c->nblocking) {
+			/* The tests came first: figures of runs that skipped tests prove nothing. */
+			strbuf_addf(sb, ": %s", c->blocking[0]);
+			if (c->nblocking + c->blocking_omitted > 1)
+				strbuf_addf(sb, " (and %zu more run%s failing a test guard)",
+					    c->nblocking + c->blocking_omitted - 1,
+					    c->nblocking + c->blocking_omitted == 2 ? "" : "s");
+			if (fail)
+				strbuf_addf(sb, "; %zu of %zu gate%s failed", fail, c->ngates,
+					    c->ngates == 1 ? "" : "s");
+			break;
+		}
 		strbuf_addf(sb, ": %zu of %zu gate%s failed", fail, c->ngates,
 			    c->ngates == 1 ? "" : "s");
 		if (inconclusive)

@@ -139,6 +139,22 @@ class DotnetTest(AbevTestCase):
             self.assertEqual(inv["tests"]["total"], 6)
         base = [i for i in res["invocations"] if i["variant"] == "baseline"]
         self.assertEqual([i["status"] for i in base], ["ok", "ok"])
+        # Not accepted, and the decision says which run, which guard, which test.
+        cmp = res["comparison"]
+        self.assertEqual(cmp["decision"], "rejected")
+        self.assertEqual(cp.returncode, 5, cp.stdout)
+        self.assertEqual(len(cmp["blocking"]), 2)
+        self.assertIn("candidate run 1 failed the test_set guard", cmp["blocking"][0])
+        self.assertIn("SuiteTests.OnlyInTheBaseline", cmp["blocking"][0])
+        self.assertIn("decision: rejected: candidate run 1 failed the test_set guard",
+                      cp.stdout)
+        junit = self.abev("export", self.path("ev"), "--format", "junit")
+        self.assertIn('failures="2"', junit.stdout)
+        self.assertIn("SuiteTests.OnlyInTheBaseline", junit.stdout)
+        with open(self.path("ev", "report.md"), encoding="utf-8") as f:
+            report = f.read()
+        self.assertIn("**Decision: rejected: candidate run 1 failed the test\\_set guard",
+                      report)
 
     def test_the_worked_example_decides_and_verifies(self):
         # examples/dotnet-sdk-upgrade/plan.json as make demo-dotnet runs it,

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "compare.h"
+#include "summary.h"
 #include "util.h"
 
 #define MS 1000000LL
@@ -402,6 +403,49 @@ static void test_order_note_names_what_happened(void **state)
 	}
 }
 
+/*
+ * A candidate that skipped a test is rejected, and the decision says which
+ * run, which guard and why — it said "inconclusive ... too few runs" (its
+ * runs do not count) and never named the test. Without any gate too.
+ */
+static void test_test_guard_failure_rejects(void **state)
+{
+	static const double base[] = { 100, 101, 99, 100, 100, 101 };
+	static const char why[] = "ran 7 tests, 1 fewer than base run 1: missing S.OnlyInBase";
+	for (int gated = 0; gated < 2; gated++) {
+		struct compare_gate_def g = { "t", GATE_MAX_REGRESSION, 50 };
+		struct fixture f;
+		struct comparison c;
+		struct strbuf sb = STRBUF_INIT;
+		(void)state;
+
+		setup(&f, 2);
+		if (gated) {
+			f.cfg.gates = &g;
+			f.cfg.ngates = 1;
+		}
+		pairs(&f, base, base, 6);
+		for (size_t i = 0; i < f.n; i++) {
+			if (strcmp(f.invs[i].variant, "cand"))
+				continue;
+			f.guards[i][1] = (struct guard_result){ "test_set", GUARD_FAIL, s(why) };
+			f.invs[i].nguards = 2;
+			f.invs[i].status = INV_FAILED;
+		}
+		compare_compute(&f.cfg, f.invs, f.n, &c);
+		assert_int_equal(c.decision, DECISION_REJECTED);
+		assert_int_equal(c.nblocking, 6);
+		assert_string_equal(c.blocking[0], "cand run 1 failed the test_set guard: ran 7 tests, "
+						   "1 fewer than base run 1: missing S.OnlyInBase");
+		summary_decision(&sb, &c);
+		assert_non_null(strstr(sb.buf, "rejected: cand run 1 failed the test_set guard"));
+		assert_non_null(strstr(sb.buf, "missing S.OnlyInBase"));
+		assert_non_null(strstr(sb.buf, "and 5 more runs"));
+		strbuf_release(&sb);
+		comparison_release(&c);
+	}
+}
+
 /* No gate: no decision; one run a side: no interval, so inconclusive, never a pass. */
 static void test_decision_without_evidence(void **state)
 {
@@ -578,6 +622,7 @@ int main(void)
 		cmocka_unit_test(test_at_the_limit),
 		cmocka_unit_test(test_negative_reference),
 		cmocka_unit_test(test_order_note_names_what_happened),
+		cmocka_unit_test(test_test_guard_failure_rejects),
 		cmocka_unit_test(test_decision_without_evidence),
 		cmocka_unit_test(test_reference_and_three_variants),
 		cmocka_unit_test(test_order_effect),
