@@ -17,6 +17,9 @@ from common import HELPER, AbevTestCase
 # so nothing here depends on how busy the machine is.
 T_BASE = [100, 104, 96, 100, 102]
 T_CAND = [110, 115, 105, 110, 112]
+# 20 % slower in every round: beyond a 5 % limit whatever the resample (T_CAND's
+# interval starts at exactly +5 %, which is at the limit, not beyond it).
+T_CAND_FAR = [120, 125, 115, 120, 122]
 
 
 def sh_plan(name, variants, runs=5, **extra):
@@ -300,7 +303,7 @@ class Verdict(AbevTestCase):
         self.assertNotIn("implies no acceptance decision", report)
 
     def test_quiet_and_json(self):
-        plan = sh_plan("quiet", [("base", echo_round(T_BASE)), ("cand", echo_round(T_CAND))],
+        plan = sh_plan("quiet", [("base", echo_round(T_BASE)), ("cand", echo_round(T_CAND_FAR))],
                        metrics=[T_METRIC], gates={"t": {"max_regression_pct": 5}})
         cp, res = self.run_plan(plan, 5, "--quiet")
         self.assertEqual(cp.stdout.splitlines(),
@@ -312,7 +315,8 @@ class Verdict(AbevTestCase):
 
     def signed_evidence(self):
         self.abev("keygen", "--out", self.path("k"), check=0)
-        plan = sh_plan("signed", [("base", echo_round(T_BASE)), ("cand", echo_round(T_CAND))],
+        plan = sh_plan("signed", [("base", echo_round(T_BASE)),
+                                  ("cand", echo_round(T_CAND_FAR))],
                        metrics=[T_METRIC], gates={"t": {"max_regression_pct": 5},
                                                   "wall": {"budget": 60000}})
         self.run_plan(plan, 5, "--key", self.path("k.key"))
