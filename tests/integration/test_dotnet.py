@@ -17,6 +17,7 @@ import subprocess
 import unittest
 
 from common import AbevTestCase
+from test_run import procs_with_marker
 
 FIX = os.environ.get("ABEV_DOTNET_FIXTURES", "")
 DOTNET = shutil.which("dotnet")
@@ -30,22 +31,6 @@ SUMMARY = re.compile(r"Failed:\s*(\d+), Passed:\s*(\d+), Skipped:\s*(\d+), Total
 def sha256sum(path):
     out = subprocess.run(["sha256sum", path], capture_output=True, text=True, check=True)
     return out.stdout.split()[0]
-
-
-def processes_under(path):
-    """Processes whose command line names path (the fixtures' testhost, dotnet)."""
-    found = []
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit():
-            continue
-        try:
-            with open(f"/proc/{pid}/cmdline", "rb") as f:
-                cmd = f.read().replace(b"\0", b" ").decode("utf-8", "replace")
-        except OSError:
-            continue
-        if path in cmd:
-            found.append((int(pid), cmd))
-    return found
 
 
 @unittest.skipUnless(FIX and DOTNET, "run by make check-dotnet (needs dotnet and the fixtures "
@@ -81,8 +66,8 @@ class DotnetTest(AbevTestCase):
 
     def tearDown(self):
         # Nothing of the fixtures' dotnet test may outlive abev.
-        left = processes_under(FIX)
-        for pid, _ in left:
+        left = procs_with_marker(FIX)
+        for pid in left:
             try:
                 os.kill(pid, 9)
             except OSError:
