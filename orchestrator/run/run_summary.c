@@ -14,6 +14,47 @@
 #include "evidence.h"
 #include "summary.h"
 
+/* Whether any variant of the plan is pinned to CPUs (its own cpus or schedule.cpus). */
+static int plan_pins(const struct plan *plan)
+{
+	for (size_t v = 0; v < plan->nvariants; v++)
+		if (plan->variants[v].cpus)
+			return 1;
+	return plan->cpus != NULL;
+}
+
+/*
+ * What to change when slots were lost, from the figures: when other
+ * processes kept less than a quarter of a core busy during every
+ * discarded run, the wait was the run's own threads waiting for each
+ * other (a multi-threaded runtime), and pinning to fewer CPUs would make
+ * it longer; pinning is suggested only where foreign load was there and
+ * the plan does not pin already.
+ */
+static void print_advice(FILE *f, const struct run_state *st, double foreign_max)
+{
+	const struct plan *plan = st->plan;
+	int pinned = plan_pins(plan);
+
+	if (foreign_max >= 0 && foreign_max < 0.25) {
+		fprintf(f, "          Other processes kept at most %.2f cores busy during the "
+			   "discarded runs: the wait was the runs' own threads waiting for each "
+			   "other,\n          which pinning to fewer CPUs would lengthen. To keep "
+			   "them: raise load.max_cpu_wait_pct (or --max-cpu-wait-pct).\n",
+			foreign_max);
+		return;
+	}
+	if (pinned)
+		fprintf(f, "          The plan pins its variants already: give them CPUs other work "
+			   "does not use, raise load.max_cpu_wait_pct (or --max-cpu-wait-pct), or "
+			   "quiet the machine.\n");
+	else
+		fprintf(f, "          To keep them: pin the variants to CPUs other work does not use "
+			   "(\"cpus\": \"1\" in the plan,\n          per variant or in schedule), "
+			   "raise load.max_cpu_wait_pct (or --max-cpu-wait-pct), or quiet the "
+			   "machine.\n");
+}
+
 /*
  * How busy the machine was, from what the runs recorded: the range of
  * their CPU wait and the machine's CPU pressure over their wall time; and,
@@ -25,12 +66,15 @@ static void print_contention(FILE *f, const struct run_state *st)
 	double lo = -1, hi = -1;
 	int64_t sys_ns = 0, sys_wall_ns = 0;
 	size_t measured = 0, discarded = 0, by_abev = 0, by_exclusive = 0;
+	double foreign_max = -1;    /* the most foreign CPU of a discarded run; -1: unknown */
 
 	for (size_t i = 0; i < st->ninvs; i++) {
 		const struct invocation *inv = &st->invs[i];
 		double pct = invocation_cpu_wait_pct(inv);
 
 		discarded += inv->status == INV_DISCARDED;
+		if (inv->status == INV_DISCARDED && inv->foreign_cpu > foreign_max)
+			foreign_max = inv->foreign_cpu;
 		if (inv->status == INV_DISCARDED) {
 			int abev = 0, excl = 0;
 			for (size_t k = 0; k < inv->noverlaps; k++) {
@@ -70,13 +114,11 @@ static void print_contention(FILE *f, const struct run_state *st)
 			   "(result.json names it)\n", by_exclusive);
 	fprintf(f, "discarded: %zu run(s) for contention or overlap%s", discarded,
 		st->lost ? "" : ", each repeated until it was kept\n");
-	if (st->lost)
-		fprintf(f, "; %u slot(s) lost after %u repeat(s) each.\n"
-			   "          To keep them: pin the variants to CPUs other work does not use "
-			   "(\"cpus\": \"1\" in the plan,\n"
-			   "          per variant or in schedule), raise load.max_cpu_wait_pct "
-			   "(or --max-cpu-wait-pct), or quiet the machine.\n",
-			st->lost, plan->max_repeats);
+	if (st->lost) {
+		fprintf(f, "; %u slot(s) lost after %u repeat(s) each.\n", st->lost,
+			plan->max_repeats);
+		print_advice(f, st, foreign_max);
+	}
 }
 
 /*

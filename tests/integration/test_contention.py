@@ -63,8 +63,11 @@ class Pinned(AbevTestCase):
         self.assertTrue(any("no measurement" in n for n in res["notes"]), res["notes"])
         # The terminal says how many, why, and what to change.
         self.assertIn("discarded: 2 run(s) for contention or overlap; 1 slot(s) lost", cp.stdout)
-        for hint in ('"cpus"', "max_cpu_wait_pct", "--max-cpu-wait-pct", "quiet the machine"):
+        # The plan pins already: the advice says so instead of suggesting it.
+        for hint in ("pins its variants already", "CPUs other work does not use",
+                     "max_cpu_wait_pct", "--max-cpu-wait-pct", "quiet the machine"):
             self.assertIn(hint, cp.stdout)
+        self.assertNotIn('"cpus": "1" in the plan', cp.stdout)
         with open(self.path("ev", "report.md"), encoding="utf-8") as f:
             self.assertIn(f"| 1 | x | run 1 | {self.busy} |", f.read())
 
@@ -100,3 +103,28 @@ class Limits(AbevTestCase):
         bad = self.abev("run", self.write_plan(plan), "--out", self.path("ev2"), "--unsigned",
                         "--max-cpu-wait-pct", "101", check=2)
         self.assertIn("'--max-cpu-wait-pct' must be a number from 0 to 100", bad.stderr)
+
+
+class Advice(AbevTestCase):
+    def test_advice_when_slots_are_lost_never_repeats_what_the_plan_does(self):
+        # Two spinners pinned to one CPU wait for each other: slots are lost
+        # to the run's own waiting. The plan pins already, so "pin the
+        # variants" is never the advice; with no foreign load it says the
+        # wait was the runs' own threads.
+        cpu = sorted(os.sched_getaffinity(0))[0]
+        plan = helper_plan([("x", [])], runs=1,
+                           load={"max_cpu_wait_pct": 5, "max_repeats": 0})
+        plan["variants"][0]["command"] = [
+            "sh", "-c", f'"{HELPER}" spin 300 >/dev/null & "{HELPER}" spin 300 >/dev/null; wait']
+        plan["variants"][0]["cpus"] = str(cpu)
+        cp, res = self.run_plan(plan, None, "--unsigned")
+        inv = res["invocations"][0]
+        if inv["status"] != "discarded":
+            self.skipTest(f"the two spinners did not wait for each other: {inv['status']}, "
+                          f"cpu wait {inv.get('cpu_wait_pct')} %")
+        self.assertIn("slot(s) lost", cp.stdout)
+        self.assertNotIn("pin the variants to CPUs", cp.stdout)
+        if inv["foreign_cpu"] is not None and inv["foreign_cpu"] < 0.25:
+            self.assertIn("the wait was the runs' own threads waiting for each other", cp.stdout)
+        else:
+            self.assertIn("The plan pins its variants already", cp.stdout)
