@@ -595,6 +595,16 @@ static int wait_gap(struct run_state *st)
 	return st->interrupt;
 }
 
+/* Whether variant has a recorded run (not a warmup) that was not discarded. */
+static int has_kept_run(const struct run_state *st, const char *variant)
+{
+	for (size_t i = 0; i < st->ninvs; i++)
+		if (!st->invs[i].warmup && st->invs[i].status != INV_DISCARDED &&
+		    !strcmp(st->invs[i].variant, variant))
+			return 1;
+	return 0;
+}
+
 /*
  * One attempt of slot, recorded and written. Returns 1 when the slot is
  * done (kept, failed, lost, or the run stops), 0 when it is repeated.
@@ -644,6 +654,16 @@ static int run_attempt(struct run_state *st, const struct sched_slot *slot, unsi
 					     "measurement",
 					     inv->variant, inv->round, attempt,
 					     inv->guards[inv->nguards - 1].reason));
+		/*
+		 * Fail fast: a variant that has not had one counted run within the
+		 * repeat budget will not get its comparison from the slots left,
+		 * so the plan stops now rather than minutes later.
+		 */
+		if (!has_kept_run(st, inv->variant))
+			st->gave_up = xasprintf("abev stopped the plan after %s run %u: all %u "
+						"attempt(s) were discarded and %s has no counted run "
+						"yet, so no comparison could be made of the rest",
+						inv->variant, inv->round, attempt, inv->variant);
 		return 1;
 	}
 	return 0;

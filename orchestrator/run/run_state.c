@@ -398,6 +398,8 @@ void run_state_release(struct run_state *st)
 		invocation_release(&st->invs[i]);
 	unforked_free(st->invs, st->alloc, sizeof(*st->invs));
 	st->invs = NULL;
+	free(st->gave_up);
+	st->gave_up = NULL;
 	st->ninvs = st->alloc = 0;
 	for (size_t i = 0; i < st->nnotes; i++)
 		free(st->notes[i]);

@@ -42,6 +42,7 @@ struct run_state {
 	size_t nnotes;
 	size_t planned;
 	unsigned lost;              /* recorded slots with no valid measurement */
+	char *gave_up;              /* why the plan was stopped early (fail fast), or NULL */
 	int interrupt;              /* signal number, or 0 */
 	int runtime_error;
 	char started[UTC_STAMP_LEN];

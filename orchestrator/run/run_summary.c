@@ -29,13 +29,21 @@ static int plan_pins(const struct plan *plan)
  * discarded run, the wait was the run's own threads waiting for each
  * other (a multi-threaded runtime), and pinning to fewer CPUs would make
  * it longer; pinning is suggested only where foreign load was there and
- * the plan does not pin already.
+ * the plan does not pin already. Runs discarded for an overlap get advice
+ * about the overlap alone.
  */
-static void print_advice(FILE *f, const struct run_state *st, double foreign_max)
+static void print_advice(FILE *f, const struct run_state *st, double foreign_max,
+			 int all_overlaps)
 {
 	const struct plan *plan = st->plan;
 	int pinned = plan_pins(plan);
 
+	if (all_overlaps) {
+		fprintf(f, "          Every discarded run overlapped another abev run or a process "
+			   "matching load.exclusive (named above and in result.json): to keep them, "
+			   "stop it first, or take turns with 'abev run --wait'.\n");
+		return;
+	}
 	if (foreign_max >= 0 && foreign_max < 0.25) {
 		fprintf(f, "          Other processes kept at most %.2f cores busy during the "
 			   "discarded runs: the wait was the runs' own threads waiting for each "
@@ -65,7 +73,7 @@ static void print_contention(FILE *f, const struct run_state *st)
 	const struct plan *plan = st->plan;
 	double lo = -1, hi = -1;
 	int64_t sys_ns = 0, sys_wall_ns = 0;
-	size_t measured = 0, discarded = 0, by_abev = 0, by_exclusive = 0;
+	size_t measured = 0, discarded = 0, by_abev = 0, by_exclusive = 0, by_overlap = 0;
 	double foreign_max = -1;    /* the most foreign CPU of a discarded run; -1: unknown */
 
 	for (size_t i = 0; i < st->ninvs; i++) {
@@ -83,6 +91,7 @@ static void print_contention(FILE *f, const struct run_state *st)
 			}
 			by_abev += abev;
 			by_exclusive += excl;
+			by_overlap += abev || excl;
 		}
 		if (pct >= 0) {
 			lo = measured && lo < pct ? lo : pct;
@@ -117,8 +126,10 @@ static void print_contention(FILE *f, const struct run_state *st)
 	if (st->lost) {
 		fprintf(f, "; %u slot(s) lost after %u repeat(s) each.\n", st->lost,
 			plan->max_repeats);
-		print_advice(f, st, foreign_max);
+		print_advice(f, st, foreign_max, by_overlap == discarded);
 	}
+	if (st->gave_up)
+		fprintf(f, "stopped:  %s.\n", st->gave_up);
 }
 
 /*

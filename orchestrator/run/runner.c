@@ -470,8 +470,12 @@ enum runner_outcome runner_run(const struct plan *plan, const struct runner_opti
 	memset(res, 0, sizeof(*res));
 	if (run_begin(&st, &md) < 0 || open_evidence(&st, md, &outcome) < 0 || run_setup(&st, &slots, &nslots) < 0)
 		goto out;
-	for (size_t i = 0; i < nslots && !st.interrupt && !st.runtime_error; i++)
+	for (size_t i = 0; i < nslots && !st.interrupt && !st.runtime_error && !st.gave_up; i++) {
 		run_slot(&st, &slots[i]);
+		if (st.gave_up && i + 1 < nslots)
+			run_state_note(&st, xasprintf("%s; the %zu slot(s) after it were not run",
+						      st.gave_up, nslots - i - 1));
+	}
 	outcome = run_finish(&st, res);
 out:
 	run_state_release(&st);

@@ -128,3 +128,28 @@ class Advice(AbevTestCase):
             self.assertIn("the wait was the runs' own threads waiting for each other", cp.stdout)
         else:
             self.assertIn("The plan pins its variants already", cp.stdout)
+
+
+class FailFast(AbevTestCase):
+    def test_a_variant_without_a_counted_run_stops_the_plan_at_once(self):
+        # Pinned beside its own second spinner, every attempt of x waits far
+        # over a 5 % limit: after its first slot's attempts (1 + 1 repeat) the
+        # plan stops instead of running the 4 slots left.
+        cpu = sorted(os.sched_getaffinity(0))[0]
+        plan = helper_plan([("x", []), ("y", ["exit", "0"])], runs=3,
+                           load={"max_cpu_wait_pct": 5, "max_repeats": 1})
+        plan["variants"][0]["command"] = [
+            "sh", "-c", f'"{HELPER}" spin 300 >/dev/null & "{HELPER}" spin 300 >/dev/null; wait']
+        plan["variants"][0]["cpus"] = str(cpu)
+        cp, res = self.run_plan(plan, None, "--unsigned")
+        invs = res["invocations"]
+        if invs[0]["status"] != "discarded":
+            self.skipTest(f"the two spinners did not wait for each other: {invs[0]['status']}")
+        self.assertEqual(cp.returncode, 1)
+        self.assertEqual(res["status"], "failed")
+        # x run 1, twice, and nothing after it.
+        self.assertEqual([(i["variant"], i["round"]) for i in invs], [("x", 1), ("x", 1)])
+        self.assertIn("stopped:  abev stopped the plan after x run 1: all 2 attempt(s) were "
+                      "discarded and x has no counted run yet", cp.stdout)
+        self.assertTrue(any("the 5 slot(s) after it were not run" in n for n in res["notes"]),
+                        res["notes"])

@@ -68,11 +68,15 @@ class Exclusive(AbevTestCase):
                                                os.path.basename(HELPER) + " sleep 600000"]})
         cp = self.abev("run", self.write_plan(plan), "--out", self.path("ev"))
         self.assertEqual(cp.returncode, 1, cp.stdout + cp.stderr)
-        self.assertIn("a process matching load.exclusive overlapped 4 run(s)", cp.stdout)
+        # a's slot is lost (1 + 1 repeat), and the plan stops there: fail fast.
+        self.assertIn("a process matching load.exclusive overlapped 2 run(s)", cp.stdout)
+        self.assertIn("stopped:  abev stopped the plan after a run 1", cp.stdout)
+        self.assertIn("stop it first, or take turns with 'abev run --wait'", cp.stdout)
+        self.assertNotIn("pin the variants", cp.stdout)
         res = self.load("ev", "result.json")
         self.assertEqual(res["schedule"]["exclusive"][1],
                          os.path.basename(HELPER) + " sleep 600000")
-        self.assertEqual(len(res["invocations"]), 4)
+        self.assertEqual(len(res["invocations"]), 2)
         for inv in res["invocations"]:
             self.assertEqual(inv["status"], "discarded")
             hits = overlaps(inv)
