@@ -459,27 +459,11 @@ static int signed_text(const struct seal_pub *pub, const struct strbuf *sig, con
 }
 
 /*
- * The copies abev run stages for its seal to put in place (seal.h), left
- * behind: abev stopped (was killed, or lost its machine) while sealing.
- * The first one found, or NULL.
- */
-static struct found *staged_left(struct gather *g)
-{
-	for (size_t i = 0; seal_staged_names[i]; i++) {
-		char *name = xasprintf("%s%s", seal_staged_names[i], SEAL_STAGED_SUFFIX);
-		struct found *f = find(g, name);
-
-		free(name);
-		if (f)
-			return f;
-	}
-	return NULL;
-}
-
-/*
- * Says that the evidence is unfinished when abev stopped while sealing
- * it: each staged copy left is named, with the status the run would have
- * recorded, so that nobody mistakes the files for tampering.
+ * Says that the evidence is unfinished when abev stopped (was killed, or
+ * lost its machine) while sealing it: each copy abev run staged for its
+ * seal to put in place (seal.h) and left behind is named, with the status
+ * the run would have recorded, so that nobody mistakes the files for
+ * tampering; out->unfinished is set.
  */
 static void stopped_while_sealing(struct gather *g)
 {
@@ -512,7 +496,7 @@ static void never_sealed(struct gather *g)
 	struct found *rj = find(g, "result.json");
 	const char *status = rj && rj->path ? evidence_read_status(rj->path) : NULL;
 
-	if (staged_left(g))
+	if (g->out->unfinished)
 		problem(g->out, SEAL_MANIFEST, "missing: abev stopped while sealing, before "
 			"the manifest was written");
 	else if (status)
