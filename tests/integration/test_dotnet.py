@@ -24,6 +24,9 @@ DOTNET = shutil.which("dotnet")
 QUIET = {"DOTNET_CLI_TELEMETRY_OPTOUT": "1", "DOTNET_NOLOGO": "1",
          "DOTNET_SKIP_FIRST_TIME_EXPERIENCE": "1", "MSBUILDDISABLENODEREUSE": "1",
          "DOTNET_CLI_USE_MSBUILD_SERVER": "0"}
+# The load limits set aside: these tests check what dotnet test brings, on a machine
+# that may be busy with other work.
+LOAD_ASIDE = {"max_cpu_wait_pct": 100, "max_foreign_cpu": 64, "max_repeats": 0}
 # What the console prints at the end: "Passed!  - Failed: 0, Passed: 6, Skipped: 1, Total: 7".
 SUMMARY = re.compile(r"Failed:\s*(\d+), Passed:\s*(\d+), Skipped:\s*(\d+), Total:\s*(\d+)")
 
@@ -60,8 +63,7 @@ class DotnetTest(AbevTestCase):
             # The CLR's own threads wait on each other for up to about 11 % of a run
             # here: judged as contention until the load guard judges only foreign
             # wait, they would be discarded under abev's default 10 %.
-            "load": load or {"max_cpu_wait_pct": 100, "max_foreign_cpu": 64,
-                             "max_repeats": 0},
+            "load": load or LOAD_ASIDE,
         }
 
     def tearDown(self):
@@ -154,6 +156,9 @@ class DotnetTest(AbevTestCase):
             if not os.path.isdir(v["cwd"]):
                 self.skipTest(f"the example is not built ({v['cwd']})")
         plan["schedule"].update({"warmups": 0, "runs": 2, "gap_seconds": 0})
+        # What is checked is the decision and the evidence, not the machine's load
+        # (a shared CI machine may be busy): nothing is discarded.
+        plan["load"] = LOAD_ASIDE
         self.abev("keygen", "--out", self.path("k"), check=0)
         cp, res = self.run_plan(plan, None, "--key", self.path("k.key"), timeout=900)
         self.assertIn(cp.returncode, (0, 5, 6), cp.stderr)
@@ -227,6 +232,7 @@ class DotnetTest(AbevTestCase):
         for v in plan["variants"]:
             v["cwd"] = os.path.join(FIX, "base", "Suite")
         plan["schedule"].update({"warmups": 0, "runs": 2, "gap_seconds": 0})
+        plan["load"] = LOAD_ASIDE
         cp, res = self.run_plan(plan, None, timeout=900)
         self.assertIn(cp.returncode, (0, 5, 6), cp.stderr)
         self.assertEqual(res["status"], "completed", res["notes"])
