@@ -21,6 +21,9 @@
 #include "util.h"
 
 #define MANIFEST_MAX_ENTRIES SEAL_MAX_FILES
+#define MANIFEST_LINE_MAX 4200
+#define MANIFEST_PREFIX "SHA256 ("
+#define MANIFEST_MID ") = "
 
 /* MANIFEST_MAX_ENTRIES, unless a test lowered it (manifest_set_max_entries()). */
 static size_t max_entries = MANIFEST_MAX_ENTRIES;
@@ -29,9 +32,11 @@ void manifest_set_max_entries(size_t n)
 {
 	max_entries = n ? n : MANIFEST_MAX_ENTRIES;
 }
-#define MANIFEST_LINE_MAX 4200
-#define MANIFEST_PREFIX "SHA256 ("
-#define MANIFEST_MID ") = "
+
+char *seal_staged_name(const char *name)
+{
+	return xasprintf("%s%s", name, SEAL_STAGED_SUFFIX);
+}
 
 void manifest_release(struct manifest *m)
 {
@@ -52,12 +57,18 @@ struct walk {
 	size_t n, alloc;
 };
 
-/* The staged name that stands in for name: "name.sealing", when name is one of w->staged. */
+/*
+ * Whether the top-level name is one of w->staged or a staged copy of one:
+ * either is added after the walk (add_staged()), not by it.
+ */
 static int is_staged(const struct walk *w, const char *name)
 {
-	for (size_t i = 0; w->staged && w->staged[i]; i++)
-		if (!strcmp(name, w->staged[i]))
+	for (size_t i = 0; w->staged && w->staged[i]; i++) {
+		size_t n = strlen(w->staged[i]);
+		if (!strncmp(name, w->staged[i], n) &&
+		    (!name[n] || !strcmp(name + n, SEAL_STAGED_SUFFIX)))
 			return 1;
+	}
 	return 0;
 }
 
@@ -88,17 +99,7 @@ static enum tree_step walk_entry(void *ctx, const struct tree_entry *te)
 			       !strcmp(te->name, SEAL_SIGNATURE)))
 		return TREE_NEXT;
 	if (te->depth == 0 && is_staged(w, te->name))
-		return TREE_NEXT; /* added after the walk, from its staged copy or itself */
-	if (te->depth == 0 && w->staged) {
-		size_t len = strlen(te->name), sl = strlen(SEAL_STAGED_SUFFIX);
-		if (len > sl && !strcmp(te->name + len - sl, SEAL_STAGED_SUFFIX)) {
-			char *base = xstrndup(te->name, len - sl);
-			int staged = is_staged(w, base);
-			free(base);
-			if (staged)
-				return TREE_NEXT;
-		}
-	}
+		return TREE_NEXT;
 	why = manifest_name_problem(te->name);
 	if (why) {
 		char *shown = evname_printable(te->name, strlen(te->name));
@@ -170,7 +171,7 @@ static int add_staged(const struct dirat *root, struct walk *w)
 {
 	for (size_t i = 0; w->staged && w->staged[i]; i++) {
 		const char *name = w->staged[i];
-		char *from = xasprintf("%s%s", name, SEAL_STAGED_SUFFIX);
+		char *from = seal_staged_name(name);
 		struct stat st;
 		int ret = 0;
 

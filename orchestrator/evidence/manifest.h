@@ -22,6 +22,8 @@
  * (manifest_build_staged(), seal_evidence_final()).
  */
 #define SEAL_STAGED_SUFFIX ".sealing"
+/* name's staged copy: "name" SEAL_STAGED_SUFFIX. Caller frees. */
+char *seal_staged_name(const char *name);
 /*
  * The most files an evidence directory (and so its manifest) holds: a run
  * of 200,000 invocations at five files each. Its manifest is then about

@@ -208,7 +208,7 @@ int seal_put_staged(const struct dirat *root, const char *const *staged)
 	int moved = 0;
 
 	for (size_t i = 0; staged && staged[i]; i++) {
-		char *from = xasprintf("%s%s", staged[i], SEAL_STAGED_SUFFIX);
+		char *from = seal_staged_name(staged[i]);
 		int r = dirat_rename(root, from, staged[i]);
 
 		if (r < 0 && errno != ENOENT) {

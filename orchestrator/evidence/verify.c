@@ -468,7 +468,7 @@ static int signed_text(const struct seal_pub *pub, const struct strbuf *sig, con
 static void stopped_while_sealing(struct gather *g)
 {
 	for (size_t i = 0; seal_staged_names[i]; i++) {
-		char *name = xasprintf("%s%s", seal_staged_names[i], SEAL_STAGED_SUFFIX);
+		char *name = seal_staged_name(seal_staged_names[i]);
 		struct found *f = find(g, name);
 		const char *status = f && f->path && !strcmp(seal_staged_names[i], "result.json")
 					     ? evidence_read_status(f->path)
