@@ -99,7 +99,7 @@ $(B)/unit/%: tests/unit/%.c $(B)/libabev.a
 
 $(HELPER): tests/helpers/helper.c
 	@mkdir -p $(dir $@)
-	$(CC) $(WARN) -O1 -g -o $@ $<
+	$(CC) $(WARN) -O1 -g -pthread -o $@ $<
 
 $(DEMO_BIN): examples/demo/demo-suite.c
 	@mkdir -p $(dir $@)

@@ -31,8 +31,13 @@ void guard_result_release(struct guard_result *r);
  * load: the contention check. What slows a run is time its processes
  * spent ready to run but waiting for a CPU: cpu_wait_pct, that time as a
  * percentage of the run's wall time (< 0: unknown), measured as
- * cpu_wait_source says ("cgroup", "schedstat"). Over max_cpu_wait_pct
- * fails.
+ * cpu_wait_source says ("cgroup", "schedstat"). Only the part of it that
+ * other processes can have caused counts against the run:
+ * foreign_wait_pct (sysstat_foreign_wait_ns(); < 0: unknown), bounded by
+ * the CPU time they used on the run's CPUs — a multi-threaded run's own
+ * threads waiting for each other are the workload, not contention. Over
+ * max_cpu_wait_pct fails; when foreign_wait_pct is unknown the whole
+ * cpu_wait_pct is judged, and the reason says so.
  *
  * The foreign-load limit is a second, optional one (max_foreign_cpu < 0:
  * none): foreign_cpu is the average number of cores other processes kept
@@ -45,6 +50,9 @@ void guard_result_release(struct guard_result *r);
 struct load_figures {
 	double cpu_wait_pct;
 	const char *cpu_wait_source;   /* borrowed, may be NULL */
+	double foreign_wait_pct;
+	double foreign_busy_cores;     /* others' CPU on the run's CPUs, in cores; < 0: unknown */
+	unsigned run_cpus;
 	double max_cpu_wait_pct;
 	double foreign_cpu, resolution;
 	double max_foreign_cpu;

@@ -15,14 +15,24 @@ void guard_load(const struct load_figures *f, struct guard_result *out)
 	struct strbuf sb = STRBUF_INIT;
 	double resolution = f->resolution > 0 ? f->resolution : 0;
 	int wait_known = f->cpu_wait_pct >= 0;
+	int split = wait_known && f->foreign_wait_pct >= 0;
+	double judged = split ? f->foreign_wait_pct : f->cpu_wait_pct;
 	int foreign_judged = f->max_foreign_cpu >= 0 && f->foreign_cpu >= 0;
-	int wait_over = wait_known && f->cpu_wait_pct > f->max_cpu_wait_pct;
+	int wait_over = wait_known && judged > f->max_cpu_wait_pct;
 	int foreign_over = foreign_judged && f->foreign_cpu - resolution > f->max_foreign_cpu;
 
 	out->guard = "load";
-	if (wait_known)
-		strbuf_addf(&sb, "waited for a CPU %.1f %% of the run (%s), %s the limit of %g %% "
-			    "(load.max_cpu_wait_pct)",
+	if (split)
+		strbuf_addf(&sb, "waited for a CPU %.1f %% of the run (%s), at most %.1f %% of it "
+			    "on other processes (they used %.2f cores of its %u CPU(s)), %s the "
+			    "limit of %g %% (load.max_cpu_wait_pct)",
+			    f->cpu_wait_pct, f->cpu_wait_source ? f->cpu_wait_source : "measured",
+			    f->foreign_wait_pct, f->foreign_busy_cores, f->run_cpus,
+			    wait_over ? "over" : "within", f->max_cpu_wait_pct);
+	else if (wait_known)
+		strbuf_addf(&sb, "waited for a CPU %.1f %% of the run (%s; what other processes "
+			    "used of its CPUs is unknown, so all of it is judged), %s the limit of "
+			    "%g %% (load.max_cpu_wait_pct)",
 			    f->cpu_wait_pct, f->cpu_wait_source ? f->cpu_wait_source : "measured",
 			    wait_over ? "over" : "within", f->max_cpu_wait_pct);
 	else

@@ -215,6 +215,13 @@ static void load_into(cJSON *o, const struct invocation *inv)
 	jadd_num(o, "max_cpu_wait_pct", inv->max_cpu_wait_pct);
 	jadd_int_or_null(o, "system_cpu_wait_ns", inv->system_cpu_wait_ns,
 			 inv->system_cpu_wait_ns >= 0);
+	jadd_int_or_null(o, "run_cpus", inv->run_cpus, inv->run_cpus > 0);
+	jadd_int_or_null(o, "foreign_busy_ns", inv->foreign_busy_ns, inv->foreign_busy_ns >= 0);
+	jadd_int_or_null(o, "foreign_wait_ns", inv->foreign_wait_ns, inv->foreign_wait_ns >= 0);
+	if (invocation_foreign_wait_pct(inv) >= 0)
+		jadd_num(o, "foreign_wait_pct", invocation_foreign_wait_pct(inv));
+	else
+		jadd(o, "foreign_wait_pct", jnull());
 	jadd_str(o, "cpus", inv->cpus);
 	jadd_int(o, "leftovers_killed", inv->leftovers_killed);
 	if (inv->stops_abev || inv->stops_child || inv->suspended_ns > 0) {
@@ -338,6 +345,17 @@ static void resource_log(struct strbuf *sb, const struct invocation *inv)
 	if (inv->system_cpu_wait_ns >= 0)
 		strbuf_addf(sb, "system_cpu_wait_seconds: %.6f\n",
 			    (double)inv->system_cpu_wait_ns / 1e9);
+	if (inv->foreign_busy_ns >= 0)
+		strbuf_addf(sb, "foreign_busy_seconds: %.6f (on the run's %u CPU(s))\n",
+			    (double)inv->foreign_busy_ns / 1e9, inv->run_cpus);
+	else
+		strbuf_adds(sb, "foreign_busy_seconds: unavailable\n");
+	if (inv->foreign_wait_ns >= 0)
+		strbuf_addf(sb, "foreign_wait_seconds: %.6f (%.2f %% of wall time, judged against "
+			    "the limit)\n",
+			    (double)inv->foreign_wait_ns / 1e9, invocation_foreign_wait_pct(inv));
+	else
+		strbuf_adds(sb, "foreign_wait_seconds: unavailable (the whole CPU wait is judged)\n");
 	if (inv->cpus)
 		strbuf_addf(sb, "cpus: %s\n", inv->cpus);
 	strbuf_addf(sb, "leftovers_killed: %u\n", inv->leftovers_killed);

@@ -254,6 +254,15 @@ static int read_contention(const struct json_in *rd, const cJSON *o, const char 
 	    (have = json_get_int(rd, o, path, "cpu_wait_ns", JSON_REQUIRED | JSON_NULLABLE, 0, INT64_C(1) << 62, &v)) < 0)
 		return -1;
 	inv->cpu_wait_ns = have ? v : -1;
+	if ((have = json_get_int(rd, o, path, "run_cpus", JSON_REQUIRED | JSON_NULLABLE, 1, INT64_C(1) << 20, &v)) < 0)
+		return -1;
+	inv->run_cpus = have ? (unsigned)v : 0;
+	if ((have = json_get_int(rd, o, path, "foreign_busy_ns", JSON_REQUIRED | JSON_NULLABLE, 0, INT64_C(1) << 62, &v)) < 0)
+		return -1;
+	inv->foreign_busy_ns = have ? v : -1;
+	if ((have = json_get_int(rd, o, path, "foreign_wait_ns", JSON_REQUIRED | JSON_NULLABLE, 0, INT64_C(1) << 62, &v)) < 0)
+		return -1;
+	inv->foreign_wait_ns = have ? v : -1;
 	if ((have = json_get_int(rd, o, path, "system_cpu_wait_ns", JSON_REQUIRED | JSON_NULLABLE, 0, INT64_C(1) << 62, &v)) < 0)
 		return -1;
 	inv->system_cpu_wait_ns = have ? v : -1;
@@ -280,6 +289,8 @@ static int read_invocation(const struct json_in *rd, const struct evidence_run *
 	inv->foreign_cpu_resolution = -1;
 	inv->cpu_wait_ns = -1;
 	inv->system_cpu_wait_ns = -1;
+	inv->foreign_busy_ns = -1;
+	inv->foreign_wait_ns = -1;
 	if (!cJSON_IsObject(o)) {
 		json_in_error(rd, path, "not an object");
 		goto out;

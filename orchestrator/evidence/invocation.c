@@ -52,11 +52,28 @@ void invocation_prepare_free(struct invocation_prepare *p)
 	free(p);
 }
 
+/* ns as a percentage of the invocation's wall time, to 4 decimals; -1 when unknown. */
+static double pct_of_wall(const struct invocation *inv, int64_t ns)
+{
+	if (ns < 0 || inv->fig.wall_ns <= 0)
+		return -1;
+	return round((double)ns * 100.0 / (double)inv->fig.wall_ns * 1e4) / 1e4;
+}
+
 double invocation_cpu_wait_pct(const struct invocation *inv)
 {
-	if (inv->cpu_wait_ns < 0 || inv->fig.wall_ns <= 0)
-		return -1;
-	return round((double)inv->cpu_wait_ns * 100.0 / (double)inv->fig.wall_ns * 1e4) / 1e4;
+	return pct_of_wall(inv, inv->cpu_wait_ns);
+}
+
+double invocation_foreign_wait_pct(const struct invocation *inv)
+{
+	return pct_of_wall(inv, inv->foreign_wait_ns);
+}
+
+double invocation_judged_wait_pct(const struct invocation *inv)
+{
+	double f = invocation_foreign_wait_pct(inv);
+	return f >= 0 ? f : invocation_cpu_wait_pct(inv);
 }
 
 char *invocation_pauses_describe(const struct invocation *inv)

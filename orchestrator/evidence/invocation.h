@@ -74,6 +74,15 @@ struct invocation {
 	char *cpu_wait_note;     /* why cpu_wait_ns is null, or what it leaves out; or NULL */
 	double max_cpu_wait_pct; /* the threshold it was judged by */
 	int64_t system_cpu_wait_ns; /* -1: null; /proc/pressure/cpu "some" during the run */
+	/*
+	 * The CPUs the run could use (its cpus, else abev's own) and the CPU
+	 * time other processes used on them meanwhile (-1: null); the part of
+	 * cpu_wait_ns that foreign work can have caused (sysstat_foreign_wait_ns(),
+	 * -1: null) is what the load guard judges.
+	 */
+	unsigned run_cpus;       /* 0: unknown */
+	int64_t foreign_busy_ns;
+	int64_t foreign_wait_ns;
 	char *cpus;              /* the CPU list the child was pinned to, or NULL */
 	unsigned leftovers_killed;
 	/* Pauses inside the measured window (proc.h): its figures include them. */
@@ -112,6 +121,13 @@ void invocation_release(struct invocation *inv);
  * records and the load guard judges), or -1 when either is unknown.
  */
 double invocation_cpu_wait_pct(const struct invocation *inv);
+/* foreign_wait_ns likewise. */
+double invocation_foreign_wait_pct(const struct invocation *inv);
+/*
+ * The wait the load guard judges: invocation_foreign_wait_pct(), or the
+ * whole invocation_cpu_wait_pct() when that is unknown; -1 when neither is known.
+ */
+double invocation_judged_wait_pct(const struct invocation *inv);
 const char *inv_status_name(enum inv_status st);
 /*
  * One line on the pauses inside the invocation's window (abev or the

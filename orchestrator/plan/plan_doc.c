@@ -113,7 +113,9 @@ const struct plan_doc_key plan_doc_keys[] = {
 	{ "load", "object", "all defaults", "when a recorded run is discarded and repeated" },
 	{ "load.max_cpu_wait_pct", "number", "10",
 	  "share of a recorded run's wall time (0–100 %) its processes may spend ready to run "
-	  "but waiting for a CPU before it is discarded; `abev run --max-cpu-wait-pct P` "
+	  "but waiting for CPUs other processes held (`foreign_wait_pct`; its own threads "
+	  "waiting for each other do not count) before it is discarded; "
+	  "`abev run --max-cpu-wait-pct P` "
 	  "overrides it, and `result.json` records which applied "
 	  "(`schedule.max_cpu_wait_pct_from`); see README, **Contention**" },
 	{ "load.max_foreign_cpu", "number", "none",

@@ -95,8 +95,8 @@ static void runs_axes(struct runs_plot *r)
 			lo = fmin(lo, ms);
 			hi = fmax(hi, ms);
 		}
-		if (invocation_cpu_wait_pct(inv) >= 0)
-			cpu_hi = fmax(cpu_hi, invocation_cpu_wait_pct(inv));
+		if (invocation_judged_wait_pct(inv) >= 0)
+			cpu_hi = fmax(cpu_hi, invocation_judged_wait_pct(inv));
 		if (isfinite(inv->max_cpu_wait_pct) && inv->max_cpu_wait_pct >= 0) {
 			one_limit &= limit < 0 || limit == inv->max_cpu_wait_pct;
 			limit = inv->max_cpu_wait_pct;
@@ -199,7 +199,8 @@ static void draw_contention(struct strbuf *sb, const struct runs_plot *r)
 		double px = axis_px(&r->x, inv->seq);
 		char *attrs;
 
-		double pct = invocation_cpu_wait_pct(inv);
+		double pct = invocation_judged_wait_pct(inv);
+		double all = invocation_cpu_wait_pct(inv);
 
 		strbuf_reset(&t);
 		strbuf_addf(&t, "run %u: waited for a CPU ", inv->seq);
@@ -212,10 +213,15 @@ static void draw_contention(struct strbuf *sb, const struct runs_plot *r)
 				 "class=\"wait unknown\" fill=\"#ffffff\" stroke=\"#999999\"", t.buf);
 			continue;
 		}
-		svg_add_num(&t, pct, 3);
+		svg_add_num(&t, all, 3);
 		strbuf_adds(&t, " % of its wall time");
 		if (inv->cpu_wait_source)
 			strbuf_addf(&t, " (%s)", inv->cpu_wait_source);
+		if (invocation_foreign_wait_pct(inv) >= 0) {
+			strbuf_adds(&t, ", at most ");
+			svg_add_num(&t, pct, 3);
+			strbuf_adds(&t, " % on other processes");
+		}
 		attrs = xasprintf("class=\"wait\" fill=\"%s\"", svg_colour(r->variant[i]));
 		svg_add_rect(sb, px - w / 2, axis_px(&r->cpu, pct), w, base - axis_px(&r->cpu, pct),
 			 attrs, t.buf);
@@ -290,7 +296,7 @@ char *plots_runs_svg(const struct comparison *c, const struct invocation *invs, 
 		svg_draw_frame(&sb, WALL_T, WALL_B);
 		draw_walls(&sb, &r);
 		draw_statuses(&sb, &r);
-		svg_draw_y_axis(&sb, &r.cpu, "CPU wait (% of wall)");
+		svg_draw_y_axis(&sb, &r.cpu, "CPU wait on others (% of wall)");
 		svg_draw_frame(&sb, CPU_T, CPU_B);
 		draw_contention(&sb, &r);
 		svg_draw_x_axis(&sb, &r.x, CPU_B);

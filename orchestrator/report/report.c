@@ -530,6 +530,10 @@ static void set_conditions(struct tmpl_ctx *c, const struct report_input *in)
 				  inv->cpu_wait_source ? inv->cpu_wait_source : "?");
 		else
 			tmpl_set(r, "cpu_wait", "n/a (not measured)");
+		if (invocation_foreign_wait_pct(inv) >= 0)
+			tmpl_setf(r, "foreign_wait", "%.1f %%", invocation_foreign_wait_pct(inv));
+		else
+			tmpl_set(r, "foreign_wait", "n/a (all the wait judged)");
 		tmpl_set(r, "cpus", inv->cpus ? inv->cpus : "any");
 		tmpl_set(r, "status", inv_status_name(inv->status));
 	}

@@ -8,9 +8,9 @@
 
 #include <string.h>
 
-static void set_bit(struct cpulist *cl, unsigned cpu)
+void cpulist_add(struct cpulist *cl, unsigned cpu)
 {
-	if (!cpulist_has(cl, cpu)) {
+	if (cpu < CPULIST_MAX && !cpulist_has(cl, cpu)) {
 		cl->bits[cpu / 8] |= (unsigned char)(1u << (cpu % 8));
 		cl->count++;
 	}
@@ -81,7 +81,7 @@ int cpulist_parse(const char *text, struct cpulist *out, char **why)
 			return -1;
 		}
 		for (unsigned c = lo; c <= hi; c++)
-			set_bit(&cl, c);
+			cpulist_add(&cl, c);
 		if (*p == '\0')
 			break;
 		p++;

@@ -27,6 +27,8 @@ struct cpulist {
  * past CPULIST_MAX.
  */
 int cpulist_parse(const char *text, struct cpulist *out, char **why);
+/* Adds cpu to the set (nothing past CPULIST_MAX-1). */
+void cpulist_add(struct cpulist *cl, unsigned cpu);
 /* Whether cpu is in the set. */
 int cpulist_has(const struct cpulist *cl, unsigned cpu);
 /* Canonical form, ranges merged: "0-2,5". Caller frees. */

@@ -183,6 +183,8 @@ void progress_done(struct progress *p, const struct invocation *inv)
 		(double)inv->fig.wall_ns / 1e9);
 	if (invocation_cpu_wait_pct(inv) >= 0)
 		fprintf(stderr, ", waited for a CPU %.1f %%", invocation_cpu_wait_pct(inv));
+	if (invocation_foreign_wait_pct(inv) >= 0)
+		fprintf(stderr, " (%.1f %% on others)", invocation_foreign_wait_pct(inv));
 	if (inv->foreign_cpu >= 0)
 		fprintf(stderr, ", foreign cpu %.2f", inv->foreign_cpu);
 	if (inv->reason) {

@@ -155,6 +155,8 @@ static void inv_init(const struct run_state *st, const struct sched_slot *slot,
 	inv->max_cpu_wait_pct = plan->max_cpu_wait_pct;
 	inv->cpu_wait_ns = -1;
 	inv->system_cpu_wait_ns = -1;
+	inv->foreign_busy_ns = -1;
+	inv->foreign_wait_ns = -1;
 	inv->cpus = v->cpus ? xstrdup(v->cpus) : NULL;
 	inv->cg_memory_peak_bytes = -1;
 	inv->cg_cpu_usage_ns = -1;
@@ -212,8 +214,16 @@ static void inv_record(struct invocation *inv, const struct proc_result *res,
 			inv->foreign_cpu = round(inv->foreign_cpu * 1e6) / 1e6;
 			inv->foreign_cpu_resolution = sysstat_foreign_cpu_resolution(res->fig.wall_ns);
 		}
+		inv->foreign_busy_ns = sysstat_foreign_busy_ns(cs_before, cs_after,
+							       res->fig.user_ns + res->fig.sys_ns +
+							       res->self_cpu_ns,
+							       res->fig.wall_ns);
+		if (inv->foreign_busy_ns >= 0)
+			inv->run_cpus = cs_before->set_cpus;
 	}
 	record_cpu_wait(inv, res);
+	inv->foreign_wait_ns = sysstat_foreign_wait_ns(inv->cpu_wait_ns, inv->foreign_busy_ns,
+						       inv->run_cpus);
 	if (!res->cgroup_reason) {
 		inv->cgroup_valid = 1;
 		inv->cg_memory_peak_bytes = res->cg_memory_peak_bytes;
@@ -259,7 +269,8 @@ static void note_losses(struct run_state *st, const struct invocation *inv)
  * -1 after error() when the process could not be run.
  */
 static int measure(struct run_state *st, const struct proc_spec *spec, struct invocation *inv,
-		   struct proc_result *res, struct cpustat *cs_before, struct cpustat *cs_after)
+		   struct proc_result *res, const struct cpulist *run_cpus,
+		   struct cpustat *cs_before, struct cpustat *cs_after)
 {
 	struct peers_look look_before = PEERS_LOOK_INIT, look_after = PEERS_LOOK_INIT;
 	int ret = -1;
@@ -268,10 +279,10 @@ static int measure(struct run_state *st, const struct proc_spec *spec, struct in
 	loadavg_read(&inv->load_before);
 	peers_look_now(&st->peers, &look_before);
 	overlap_watch_scan(&st->watch);
-	cpustat_read(cs_before);
+	cpustat_read_set(run_cpus, cs_before);
 	if (proc_run(spec, res) < 0)
 		goto out;
-	cpustat_read(cs_after);
+	cpustat_read_set(run_cpus, cs_after);
 	overlap_watch_scan(&st->watch);
 	peers_look_now(&st->peers, &look_after);
 	peers_overlap(&st->peers, &look_before, &look_after, &st->watch);
@@ -454,7 +465,9 @@ static int run_process(struct run_state *st, const struct plan_variant *v, char 
 		.tick_arg = &tick,
 	};
 
-	if (measure(st, &spec, inv, &res, &cs_before, &cs_after) < 0)
+	if (!v->cpus)
+		sysstat_affinity(&cpus);
+	if (measure(st, &spec, inv, &res, &cpus, &cs_before, &cs_after) < 0)
 		goto out;
 	why = run_dir_check(st, inv, made, &err);
 	if (err < 0)

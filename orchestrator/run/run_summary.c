@@ -24,11 +24,13 @@ static int plan_pins(const struct plan *plan)
 }
 
 /*
- * What to change when slots were lost, from the figures: when other
- * processes kept less than a quarter of a core busy during every
- * discarded run, the wait was the run's own threads waiting for each
- * other (a multi-threaded runtime), and pinning to fewer CPUs would make
- * it longer; pinning is suggested only where foreign load was there and
+ * What to change when slots were lost, from the figures. A run is
+ * discarded for the wait other processes can have caused on its CPUs;
+ * where that share could not be measured the whole wait was judged, and
+ * when other processes kept less than a quarter of a core busy during
+ * every such run, the wait was the run's own threads waiting for each
+ * other (a multi-threaded runtime), which pinning to fewer CPUs would
+ * lengthen. Pinning is suggested only where foreign load was there and
  * the plan does not pin already. Runs discarded for an overlap get advice
  * about the overlap alone.
  */
@@ -45,10 +47,11 @@ static void print_advice(FILE *f, const struct run_state *st, double foreign_max
 		return;
 	}
 	if (foreign_max >= 0 && foreign_max < 0.25) {
-		fprintf(f, "          Other processes kept at most %.2f cores busy during the "
-			   "discarded runs: the wait was the runs' own threads waiting for each "
-			   "other,\n          which pinning to fewer CPUs would lengthen. To keep "
-			   "them: raise load.max_cpu_wait_pct (or --max-cpu-wait-pct).\n",
+		fprintf(f, "          What other processes used of the runs' CPUs could not be "
+			   "measured here, so all the wait was judged; they kept at most %.2f cores "
+			   "busy: the wait was the runs' own threads waiting for each other,\n"
+			   "          which pinning to fewer CPUs would lengthen. To keep them: raise "
+			   "load.max_cpu_wait_pct (or --max-cpu-wait-pct).\n",
 			foreign_max);
 		return;
 	}
@@ -71,18 +74,28 @@ static void print_advice(FILE *f, const struct run_state *st, double foreign_max
 static void print_contention(FILE *f, const struct run_state *st)
 {
 	const struct plan *plan = st->plan;
-	double lo = -1, hi = -1;
+	double lo = -1, hi = -1, fhi = -1;
 	int64_t sys_ns = 0, sys_wall_ns = 0;
-	size_t measured = 0, discarded = 0, by_abev = 0, by_exclusive = 0, by_overlap = 0;
-	double foreign_max = -1;    /* the most foreign CPU of a discarded run; -1: unknown */
+	size_t measured = 0, fmeasured = 0, discarded = 0, by_abev = 0, by_exclusive = 0,
+	       by_overlap = 0, judged_whole = 0;
+	/* the most foreign CPU of a run discarded on its whole wait; -1: unknown */
+	double foreign_max = -1;
 
 	for (size_t i = 0; i < st->ninvs; i++) {
 		const struct invocation *inv = &st->invs[i];
 		double pct = invocation_cpu_wait_pct(inv);
+		double fpct = invocation_foreign_wait_pct(inv);
 
 		discarded += inv->status == INV_DISCARDED;
-		if (inv->status == INV_DISCARDED && inv->foreign_cpu > foreign_max)
-			foreign_max = inv->foreign_cpu;
+		if (inv->status == INV_DISCARDED && fpct < 0 && pct > plan->max_cpu_wait_pct) {
+			judged_whole++;
+			if (inv->foreign_cpu > foreign_max)
+				foreign_max = inv->foreign_cpu;
+		}
+		if (fpct >= 0) {
+			fhi = fmeasured && fhi > fpct ? fhi : fpct;
+			fmeasured++;
+		}
 		if (inv->status == INV_DISCARDED) {
 			int abev = 0, excl = 0;
 			for (size_t k = 0; k < inv->noverlaps; k++) {
@@ -103,7 +116,11 @@ static void print_contention(FILE *f, const struct run_state *st)
 			sys_wall_ns += inv->fig.wall_ns;
 		}
 	}
-	if (measured)
+	if (measured && fmeasured)
+		fprintf(f, "cpu wait: runs waited for a CPU %.1f-%.1f %% of their wall time, "
+			   "at most %.1f %% on other processes (limit %g %%)",
+			lo, hi, fhi, plan->max_cpu_wait_pct);
+	else if (measured)
 		fprintf(f, "cpu wait: runs waited for a CPU %.1f-%.1f %% of their wall time "
 			   "(limit %g %%)",
 			lo, hi, plan->max_cpu_wait_pct);
@@ -126,7 +143,8 @@ static void print_contention(FILE *f, const struct run_state *st)
 	if (st->lost) {
 		fprintf(f, "; %u slot(s) lost after %u repeat(s) each.\n", st->lost,
 			plan->max_repeats);
-		print_advice(f, st, foreign_max, by_overlap == discarded);
+		print_advice(f, st, judged_whole + by_overlap >= discarded ? foreign_max : -1,
+			     by_overlap == discarded);
 	}
 	if (st->gave_up)
 		fprintf(f, "stopped:  %s.\n", st->gave_up);

@@ -1,25 +1,35 @@
 /*
- * sysstat: reads /proc/loadavg and the first line of /proc/stat, and turns
- * two /proc/stat samples into an estimate of the CPU that other processes
- * used during a run. It never reports errors: a figure that cannot be read
+ * sysstat: reads /proc/loadavg and /proc/stat (the machine's line, and the
+ * lines of the CPUs a run may use), and turns two /proc/stat samples into
+ * estimates of the CPU that other processes used during a run: on the
+ * whole machine, and on the run's own CPUs — the bound on how long the
+ * run can have waited for them. It never reports errors: a figure that cannot be read
  * is marked invalid and the caller records it as null.
  */
-#define _POSIX_C_SOURCE 200809L
+#define _GNU_SOURCE /* sched_getaffinity() */
 #include "sysstat.h"
 
 #include <dirent.h>
+#include <sched.h>
 #include <errno.h>
 #include <stdio.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "cpulist.h"
 #include "util.h"
 
-/* Both files are a few hundred bytes; the first line of /proc/stat is all we need. */
+/* /proc/loadavg is a line; the first line of /proc/stat is all cpustat_read() needs. */
 #define SYSSTAT_READ_MAX 4096
+/*
+ * /proc/stat up to the last cpuN line of CPULIST_MAX CPUs: each line is at
+ * most 10 numbers of 20 digits, its name and blanks.
+ */
+#define SYSSTAT_STAT_MAX (256 * (CPULIST_MAX + 1))
 
 static const char *skip_blanks(const char *p)
 {
@@ -95,23 +105,18 @@ int loadavg_read(struct loadavg *out)
 	return loadavg_parse(buf, out);
 }
 
-int cpustat_parse(const char *text, struct cpustat *out)
+/*
+ * The fields of one "cpu..." line from just after its name: busy and total
+ * ticks. Old kernels print fewer columns (no steal before 2.6.11); the
+ * first four are always there, the rest count as 0 when the line ends.
+ */
+static int cpu_fields(const char *p, uint64_t *busy, uint64_t *total)
 {
-	/* First line: "cpu  user nice system idle iowait irq softirq steal guest guest_nice" */
+	/* "user nice system idle iowait irq softirq steal guest guest_nice" */
 	enum { USER, NICE, SYSTEM, IDLE, IOWAIT, IRQ, SOFTIRQ, STEAL, NFIELDS };
 	uint64_t f[NFIELDS] = { 0 };
-	const char *p = text;
-	size_t i;
 
-	out->valid = 0;
-	if (strncmp(p, "cpu", 3) != 0 || (p[3] != ' ' && p[3] != '\t'))
-		return -1;
-	p += 3;
-	/*
-	 * Old kernels print fewer columns (no steal before 2.6.11); the first
-	 * four are always there, the rest count as 0 when the line ends.
-	 */
-	for (i = 0; i < NFIELDS; i++) {
+	for (size_t i = 0; i < NFIELDS; i++) {
 		p = skip_blanks(p);
 		if (*p == '\n' || *p == '\0') {
 			if (i <= IDLE)
@@ -121,20 +126,88 @@ int cpustat_parse(const char *text, struct cpustat *out)
 		if (take_u64(&p, &f[i], 0) < 0)
 			return -1;
 	}
-	uint64_t busy = f[USER] + f[NICE] + f[SYSTEM] + f[IRQ] + f[SOFTIRQ] + f[STEAL];
-	out->busy_ticks = busy;
-	out->total_ticks = busy + f[IDLE] + f[IOWAIT];
-	out->valid = 1;
+	*busy = f[USER] + f[NICE] + f[SYSTEM] + f[IRQ] + f[SOFTIRQ] + f[STEAL];
+	*total = *busy + f[IDLE] + f[IOWAIT];
 	return 0;
+}
+
+/*
+ * The "cpuN" lines after the first: busy ticks summed over the CPUs of
+ * set. Only whole lines count (a read cut short ends mid-line); the sum is
+ * valid when every CPU of the set had its line.
+ */
+static void cpu_lines_of_set(const char *text, const struct cpulist *set, struct cpustat *out)
+{
+	const char *line = strchr(text, '\n');
+	uint64_t busy = 0;
+	unsigned seen = 0;
+
+	while (line && strncmp(++line, "cpu", 3) == 0) {
+		const char *eol = strchr(line, '\n');
+		const char *p = line + 3;
+		uint64_t n, b, t;
+
+		if (!eol)
+			break;
+		if (*p < '0' || *p > '9' || take_u64(&p, &n, 0) < 0 || cpu_fields(p, &b, &t) < 0)
+			return;
+		if (n < CPULIST_MAX && cpulist_has(set, (unsigned)n)) {
+			busy += b;
+			seen++;
+		}
+		line = eol;
+	}
+	if (seen && seen == set->count) {
+		out->set_busy_ticks = busy;
+		out->set_cpus = seen;
+	}
+}
+
+int cpustat_parse_set(const char *text, const struct cpulist *set, struct cpustat *out)
+{
+	uint64_t busy, total;
+
+	memset(out, 0, sizeof(*out));
+	/* First line: "cpu  user nice system idle ..." */
+	if (strncmp(text, "cpu", 3) != 0 || (text[3] != ' ' && text[3] != '\t') ||
+	    cpu_fields(text + 3, &busy, &total) < 0)
+		return -1;
+	out->busy_ticks = busy;
+	out->total_ticks = total;
+	out->valid = 1;
+	if (set && set->count)
+		cpu_lines_of_set(text, set, out);
+	return 0;
+}
+
+int cpustat_parse(const char *text, struct cpustat *out)
+{
+	return cpustat_parse_set(text, NULL, out);
 }
 
 int cpustat_read(struct cpustat *out)
 {
 	char buf[SYSSTAT_READ_MAX];
-	out->valid = 0;
+	memset(out, 0, sizeof(*out));
 	if (read_head("/proc/stat", buf, sizeof(buf)) < 0)
 		return -1;
 	return cpustat_parse(buf, out);
+}
+
+int cpustat_read_set(const struct cpulist *set, struct cpustat *out)
+{
+	char *buf;
+	int ret = -1;
+
+	if (!set || !set->count)
+		return cpustat_read(out);
+	/* The cpuN lines come first: a CPU past its set's highest is never needed. */
+	buf = xmalloc(SYSSTAT_STAT_MAX);
+	memset(out, 0, sizeof(*out));
+	if (read_head("/proc/stat", buf, SYSSTAT_STAT_MAX) >= 0)
+		ret = cpustat_parse_set(buf, set, out);
+	free(buf);
+	return ret;
 }
 
 long sysstat_ticks_per_second(void)
@@ -189,6 +262,58 @@ double sysstat_foreign_cpu_resolution(int64_t wall_ns)
 	 * off by up to one tick over the window: ncpu ticks in all.
 	 */
 	return (double)ncpu * 1e9 / (double)sysstat_ticks_per_second() / (double)wall_ns;
+}
+
+void sysstat_affinity(struct cpulist *out)
+{
+	cpu_set_t set;
+
+	*out = (struct cpulist)CPULIST_INIT;
+	if (sched_getaffinity(0, sizeof(set), &set) < 0)
+		return;
+	for (unsigned c = 0; c < CPULIST_MAX && c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &set))
+			cpulist_add(out, c);
+}
+
+int64_t sysstat_foreign_busy_ns(const struct cpustat *before, const struct cpustat *after,
+				int64_t own_cpu_ns, int64_t wall_ns)
+{
+	double busy_ns, cap;
+
+	if (!before || !after || !before->set_cpus || before->set_cpus != after->set_cpus ||
+	    wall_ns <= 0 || after->set_busy_ticks < before->set_busy_ticks)
+		return -1;
+	busy_ns = (double)(after->set_busy_ticks - before->set_busy_ticks) * 1e9 /
+		  (double)sysstat_ticks_per_second();
+	busy_ns -= (double)(own_cpu_ns > 0 ? own_cpu_ns : 0);
+	/* As for sysstat_foreign_cpu(): no more than every CPU of the set, all the time. */
+	cap = (double)before->set_cpus * (double)wall_ns;
+	if (busy_ns > cap)
+		busy_ns = cap;
+	return busy_ns > 0 ? (int64_t)llround(busy_ns) : 0;
+}
+
+int64_t sysstat_set_resolution_ns(unsigned set_cpus)
+{
+	/*
+	 * Each CPU's user and system counters are whole ticks, and each can
+	 * be a tick off at either end of the window: two ticks a CPU.
+	 */
+	return (int64_t)set_cpus * 2 * (int64_t)(1000000000 / sysstat_ticks_per_second());
+}
+
+int64_t sysstat_foreign_wait_ns(int64_t cpu_wait_ns, int64_t foreign_busy_ns,
+				unsigned set_cpus)
+{
+	int64_t attributable;
+
+	if (cpu_wait_ns < 0 || foreign_busy_ns < 0)
+		return -1;
+	attributable = foreign_busy_ns - sysstat_set_resolution_ns(set_cpus);
+	if (attributable < 0)
+		attributable = 0;
+	return cpu_wait_ns < attributable ? cpu_wait_ns : attributable;
 }
 
 int psi_parse_some_total(const char *text, int64_t *total_us)

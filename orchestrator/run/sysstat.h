@@ -19,16 +19,29 @@ struct loadavg {
 	long runnable, total;
 };
 
+struct cpulist;
+
 struct cpustat {
-	int valid;
-	uint64_t busy_ticks;  /* user+nice+system+irq+softirq+steal */
-	uint64_t total_ticks; /* busy + idle + iowait */
+	int valid;              /* the machine's line was read */
+	uint64_t busy_ticks;    /* user+nice+system+irq+softirq+steal, every CPU */
+	uint64_t total_ticks;   /* busy + idle + iowait */
+	uint64_t set_busy_ticks;/* busy, summed over the CPUs of a set (cpustat_*_set) */
+	unsigned set_cpus;      /* CPUs summed; 0 when no set, or a CPU of it had no line */
 };
 
 int loadavg_parse(const char *text, struct loadavg *out);
 int loadavg_read(struct loadavg *out);       /* never calls error(): sets valid=0 */
+/*
+ * The machine's line (the first); with a set (not NULL, not empty), also
+ * the cpuN lines of its CPUs. A set one of whose CPUs has no whole line
+ * (offline, or past what was read) leaves set_cpus 0. 0, or -1 when the
+ * first line is malformed (valid 0).
+ */
+int cpustat_parse_set(const char *text, const struct cpulist *set, struct cpustat *out);
 int cpustat_parse(const char *text, struct cpustat *out);
 int cpustat_read(struct cpustat *out);
+/* Reads /proc/stat as far as a set of up to CPULIST_MAX CPUs needs. */
+int cpustat_read_set(const struct cpulist *set, struct cpustat *out);
 
 /* USER_HZ, the unit of /proc/stat (sysconf(_SC_CLK_TCK)). */
 long sysstat_ticks_per_second(void);
@@ -48,6 +61,34 @@ double sysstat_foreign_cpu(const struct cpustat *before, const struct cpustat *a
  * figure can be off by online_cpus / (USER_HZ * seconds). -1 if wall_ns <= 0.
  */
 double sysstat_foreign_cpu_resolution(int64_t wall_ns);
+
+/*
+ * The CPUs abev may run on (its affinity, which a child inherits): the
+ * set of a run that is not pinned. Empty when it cannot be read.
+ */
+void sysstat_affinity(struct cpulist *out);
+
+/*
+ * CPU time others used on the run's CPUs (the set both samples summed)
+ * during a window of wall_ns: their busy time between before and after,
+ * minus own_cpu_ns, clamped to [0, set_cpus * wall_ns]. -1 when a sample
+ * has no set figure, the sets differ, a counter went backwards or wall_ns
+ * <= 0.
+ */
+int64_t sysstat_foreign_busy_ns(const struct cpustat *before, const struct cpustat *after,
+				int64_t own_cpu_ns, int64_t wall_ns);
+/* How far off that figure can be: two ticks for each CPU of the set. */
+int64_t sysstat_set_resolution_ns(unsigned set_cpus);
+/*
+ * The part of a run's CPU wait that other processes can have caused: a
+ * run cannot have waited on foreign work longer than foreign work ran on
+ * its CPUs, so min(cpu_wait_ns, foreign_busy_ns - resolution), at least 0.
+ * The bound is exact for a wait measured as "some" pressure (time during
+ * which at least one of the run's tasks waited), the cgroup's figure.
+ * -1 when either figure is unknown (< 0).
+ */
+int64_t sysstat_foreign_wait_ns(int64_t cpu_wait_ns, int64_t foreign_busy_ns,
+				unsigned set_cpus);
 
 /*
  * The "some ... total=N" of a pressure file: microseconds during which at

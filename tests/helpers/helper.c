@@ -16,6 +16,9 @@
  * the helper's whole measured life lies inside what abev sees of it.
  *
  *   abev-helper sleep MS | spin MS | touch MIB | crash | exit N | hang
+ *   abev-helper threads N MS           N threads busy for MS ms of wall time
+ *                                      each (a multi-threaded runtime's own
+ *                                      threads contending for the CPUs)
  *   abev-helper hang-with-child PIDFILE [--ignore-term] | daemonize PIDFILE
  *   abev-helper flood BYTES | env NAME... | pwd | stdin | stderr TEXT
  *   abev-helper sleep-pid PIDFILE MS   writes its pid, then sleeps MS
@@ -25,6 +28,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
@@ -41,7 +45,8 @@
 
 static int usage(void)
 {
-	fputs("usage: abev-helper sleep MS | spin MS | touch MIB | crash | exit N | hang |\n"
+	fputs("usage: abev-helper sleep MS | spin MS | threads N MS | touch MIB | crash |\n"
+	      "       exit N | hang |\n"
 	      "       hang-with-child PIDFILE [--ignore-term] | daemonize PIDFILE |\n"
 	      "       flood BYTES | env NAME... | pwd | stdin | stderr TEXT |\n"
 	      "       sleep-pid PIDFILE MS | fds | ids\n",
@@ -328,6 +333,39 @@ static int mode_ids(void)
 	return 0;
 }
 
+static void *busy_thread(void *arg)
+{
+	int64_t until = *(const int64_t *)arg;
+	volatile unsigned long x = 0;
+
+	while (clock_ns(CLOCK_MONOTONIC) < until)
+		for (int i = 0; i < 10000; i++)
+			x += (unsigned long)i;
+	return NULL;
+}
+
+/* n threads (the main one among them) busy until ms of wall time have passed. */
+static int mode_threads(long long n, long long ms)
+{
+	pthread_t tid[64];
+	int64_t until;
+	long long started = 0;
+
+	report_start();
+	until = clock_ns(CLOCK_MONOTONIC) + (int64_t)ms * 1000000;
+	for (; started < n - 1; started++)
+		if (pthread_create(&tid[started], NULL, busy_thread, &until) != 0) {
+			fprintf(stderr, "abev-helper: cannot start a thread\n");
+			break;
+		}
+	busy_thread(&until);
+	for (long long i = 0; i < started; i++)
+		pthread_join(tid[i], NULL);
+	printf("threads=%lld\n", started + 1);
+	report_end();
+	return started == n - 1 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -355,6 +393,11 @@ int main(int argc, char **argv)
 				x += (unsigned long)i;
 		report_end();
 		return 0;
+	}
+	if (!strcmp(mode, "threads") && number(arg, 64, &v) == 0 && v >= 1 && argc == 4) {
+		long long ms;
+		if (number(argv[3], 86400000LL, &ms) == 0)
+			return mode_threads(v, ms);
 	}
 	if (!strcmp(mode, "touch") && number(arg, 1 << 20, &v) == 0)
 		return mode_touch(v);

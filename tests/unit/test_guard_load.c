@@ -14,43 +14,60 @@
 static void test_verdicts(void **state)
 {
 	static const struct {
-		double wait, wait_limit, foreign, resolution, limit;
+		double wait, fwait, wait_limit, foreign, resolution, limit;
 		enum guard_verdict want;
 		const char *needle;
 		const char *overlap;
 		const char *paused;
 	} cases[] = {
 		/* contention alone, the foreign limit off (the default) */
-		{ 1.2, 10, 1.00, 0.01, -1, GUARD_PASS, "waited for a CPU 1.2 % of the run (cgroup), within the limit of 10 %", NULL, NULL },
-		{ 10.0, 10, -1, 0, -1, GUARD_PASS, "within the limit of 10 %", NULL, NULL },
-		{ 48.6, 10, 0.9, 0.01, -1, GUARD_FAIL, "48.6 % of the run (cgroup), over the limit of 10 % (load.max_cpu_wait_pct)", NULL, NULL },
+		{ 1.2, -1, 10, 1.00, 0.01, -1, GUARD_PASS, "waited for a CPU 1.2 % of the run (cgroup; what other processes used of its CPUs is unknown, so all of it is judged), within the limit of 10 %", NULL, NULL },
+		{ 10.0, -1, 10, -1, 0, -1, GUARD_PASS, "within the limit of 10 %", NULL, NULL },
+		{ 48.6, -1, 10, 0.9, 0.01, -1, GUARD_FAIL, "48.6 % of the run (cgroup; what other processes used of its CPUs is unknown, so all of it is judged), over the limit of 10 % (load.max_cpu_wait_pct)", NULL, NULL },
+		/* a multi-threaded run's own threads: the wait is theirs, not others' */
+		{ 100.0, 0.3, 10, 0.01, 0.02, -1, GUARD_PASS, "waited for a CPU 100.0 % of the run (cgroup), at most 0.3 % of it on other processes (they used 0.01 cores of its 2 CPU(s)), within the limit of 10 %", NULL, NULL },
+		{ 27.0, 0.0, 10, 0.00, 0.02, -1, GUARD_PASS, "at most 0.0 % of it on other processes", NULL, NULL },
+		/* a burner on its CPUs: the wait others caused is over the limit */
+		{ 60.0, 40.0, 10, 0.40, 0.02, -1, GUARD_FAIL, "at most 40.0 % of it on other processes (they used 0.40 cores of its 2 CPU(s)), over the limit of 10 %", NULL, NULL },
+		{ 10.5, 10.0, 10, 0.40, 0.02, -1, GUARD_PASS, "within the limit of 10 %", NULL, NULL },
 		/* one busy core of two: a foreign load that slowed nothing is kept */
-		{ 0.4, 10, 1.00, 0.02, -1, GUARD_PASS, "within", NULL, NULL },
+		{ 0.4, -1, 10, 1.00, 0.02, -1, GUARD_PASS, "within", NULL, NULL },
 		/* the second, optional limit */
-		{ 0.5, 10, 0.10, 0.01, 0.50, GUARD_PASS, "0.10 cores (±0.01), within the limit of 0.50", NULL, NULL },
-		{ 0.5, 10, 0.93, 0.03, 0.50, GUARD_FAIL, "used 0.93 cores (±0.03), over the limit of 0.50", NULL, NULL },
+		{ 0.5, -1, 10, 0.10, 0.01, 0.50, GUARD_PASS, "0.10 cores (±0.01), within the limit of 0.50", NULL, NULL },
+		{ 0.5, -1, 10, 0.93, 0.03, 0.50, GUARD_FAIL, "used 0.93 cores (±0.03), over the limit of 0.50", NULL, NULL },
 		/* a 20 ms run on 2 CPUs at 100 Hz: one tick of noise is not load */
-		{ 0.5, 10, 0.90, 1.00, 0.50, GUARD_PASS, "(±1.00), within the limit", NULL, NULL },
-		{ 0.5, 10, 0.60, -1.0, 0.50, GUARD_FAIL, "(±0.00)", NULL, NULL },
+		{ 0.5, -1, 10, 0.90, 1.00, 0.50, GUARD_PASS, "(±1.00), within the limit", NULL, NULL },
+		{ 0.5, -1, 10, 0.60, -1.0, 0.50, GUARD_FAIL, "(±0.00)", NULL, NULL },
 		/* unknown figures */
-		{ -1, 10, -1.0, 0.01, 0.25, GUARD_UNCHECKED, "foreign CPU load unknown", NULL, NULL },
-		{ -1, 10, 0.9, 0.01, -1, GUARD_UNCHECKED, "CPU wait unknown", NULL, NULL },
-		{ -1, 10, 0.10, 0.01, 0.25, GUARD_PASS, "CPU wait unknown", NULL, NULL },
-		{ 20, 10, -1.0, 0.01, 0.25, GUARD_FAIL, "over the limit of 10 %", NULL, NULL },
+		{ -1, -1, 10, -1.0, 0.01, 0.25, GUARD_UNCHECKED, "foreign CPU load unknown", NULL, NULL },
+		{ -1, -1, 10, 0.9, 0.01, -1, GUARD_UNCHECKED, "CPU wait unknown", NULL, NULL },
+		{ -1, -1, 10, 0.10, 0.01, 0.25, GUARD_PASS, "CPU wait unknown", NULL, NULL },
+		{ 20, -1, 10, -1.0, 0.01, 0.25, GUARD_FAIL, "over the limit of 10 %", NULL, NULL },
 		/* something the plan wants the run alone with: fails whatever the figures */
-		{ 0.1, 10, 0.0, 0.01, -1, GUARD_FAIL, "within the limit of 10 % (load.max_cpu_wait_pct); overlapped pid 7",
+		{ 0.1, -1, 10, 0.0, 0.01, -1, GUARD_FAIL, "within the limit of 10 % (load.max_cpu_wait_pct); overlapped pid 7",
 		  "overlapped pid 7 'k6 run x' (load.exclusive '*k6 run*')", NULL },
-		{ -1, 10, -1.0, 0.01, -1, GUARD_FAIL, "CPU wait unknown", "overlapped another abev run", NULL },
+		{ -1, -1, 10, -1.0, 0.01, -1, GUARD_FAIL, "CPU wait unknown", "overlapped another abev run", NULL },
 		/* a pause inside the window: fails whatever the figures */
-		{ 0.1, 10, 0.0, 0.01, -1, GUARD_FAIL, "within the limit of 10 % (load.max_cpu_wait_pct); paused during the run",
+		{ 0.1, -1, 10, 0.0, 0.01, -1, GUARD_FAIL, "within the limit of 10 % (load.max_cpu_wait_pct); paused during the run",
 		  NULL, "paused during the run: abev was stopped and continued 1 time(s)" },
 	};
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct guard_result r = { 0 };
-		struct load_figures f = { cases[i].wait, "cgroup", cases[i].wait_limit,
-					  cases[i].foreign, cases[i].resolution, cases[i].limit,
-					  cases[i].overlap, cases[i].paused };
+		struct load_figures f = {
+			.cpu_wait_pct = cases[i].wait,
+			.cpu_wait_source = "cgroup",
+			.foreign_wait_pct = cases[i].fwait,
+			/* the cores others used on the run's CPUs: the foreign column */
+			.foreign_busy_cores = cases[i].foreign,
+			.run_cpus = 2,
+			.max_cpu_wait_pct = cases[i].wait_limit,
+			.foreign_cpu = cases[i].foreign,
+			.resolution = cases[i].resolution,
+			.max_foreign_cpu = cases[i].limit,
+			.overlap = cases[i].overlap,
+			.paused = cases[i].paused,
+		};
 		guard_load(&f, &r);
 		assert_string_equal(r.guard, "load");
 		assert_int_equal(r.verdict, cases[i].want);

@@ -89,6 +89,10 @@ static struct invocation *add(struct fixture *f, const char *variant, unsigned r
 	v->foreign_cpu = 0.05 * (double)(f->n % 4);
 	v->max_foreign_cpu = 0.5;
 	v->cpu_wait_ns = v->fig.wall_ns / 100 * (int64_t)(f->n % 4);
+	/* the last of every four (3 % wait) waited on its own threads only */
+	v->run_cpus = 2;
+	v->foreign_busy_ns = f->n % 4 == 3 ? 0 : v->cpu_wait_ns;
+	v->foreign_wait_ns = v->foreign_busy_ns;
 	v->cpu_wait_source = s("cgroup");
 	v->max_cpu_wait_pct = 10;
 	m->name = s("t");
@@ -119,6 +123,8 @@ static struct invocation *discarded(struct fixture *f, const char *variant, unsi
 	v->reason = s("foreign CPU 1.2 cores over 0.5");
 	v->foreign_cpu = 1.2;
 	v->cpu_wait_ns = v->fig.wall_ns / 2;
+	v->foreign_busy_ns = v->cpu_wait_ns;
+	v->foreign_wait_ns = v->cpu_wait_ns;
 	f->guards[f->n - 1][0] = (struct guard_result){ "load", GUARD_FAIL, NULL };
 	return v;
 }
@@ -542,6 +548,8 @@ static void test_runs(void **state)
 	v->reason = s("cannot execute 'x'");
 	v->foreign_cpu = -1;
 	v->cpu_wait_ns = -1;
+	v->foreign_busy_ns = -1;
+	v->foreign_wait_ns = -1;
 	v->cpu_wait_source = NULL;
 	v->cpu_wait_note = s("the command was not executed");
 	compare_compute(&f.cfg, f.invs, f.n, &c);
@@ -560,9 +568,11 @@ static void test_runs(void **state)
 	assert_int_equal(count(runs, "class=\"wait unknown\""), 1);
 	assert_int_equal(count(runs, "class=\"limit\""), 1);
 	assert_null(strstr(runs, "class=\"foreign"));
-	assert_non_null(strstr(runs, ">CPU wait (% of wall)</text>"));
+	assert_non_null(strstr(runs, ">CPU wait on others (% of wall)</text>"));
 	assert_non_null(strstr(runs, ">max_cpu_wait_pct 10 %</text>"));
-	assert_non_null(strstr(runs, "waited for a CPU 50 % of its wall time (cgroup)"));
+	assert_non_null(strstr(runs, "waited for a CPU 50 % of its wall time (cgroup), at most 50 % on other processes"));
+	/* a run whose threads waited for each other: the whole wait, none of it on others */
+	assert_non_null(strstr(runs, "waited for a CPU 3 % of its wall time (cgroup), at most 0 % on other processes"));
 	assert_non_null(strstr(runs, "waited for a CPU ? (unknown: the command was not executed)"));
 	assert_non_null(strstr(runs, ">warmup</text>"));
 	/* Warmups hollow; base keeps its colour and marker of the metric plots. */

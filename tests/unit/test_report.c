@@ -46,6 +46,9 @@ static struct invocation inv(unsigned seq, const char *variant, int warmup, unsi
 	v.exit_code = st == INV_OK ? 0 : 1;
 	v.foreign_cpu = 0.125;
 	v.cpu_wait_ns = v.fig.wall_ns / 100;
+	v.run_cpus = 2;
+	v.foreign_busy_ns = 0;
+	v.foreign_wait_ns = 0;
 	v.cpu_wait_source = s("cgroup");
 	v.max_cpu_wait_pct = 10;
 	return v;
@@ -70,6 +73,8 @@ static void build(struct fixture *f)
 	f->invs[n - 1].reason = s("foreign load 1.50 cores > 0.75");
 	f->invs[n - 1].foreign_cpu = 1.5;
 	f->invs[n - 1].cpu_wait_ns = f->invs[n - 1].fig.wall_ns / 2;
+	f->invs[n - 1].foreign_busy_ns = f->invs[n - 1].fig.wall_ns / 2;
+	f->invs[n - 1].foreign_wait_ns = f->invs[n - 1].fig.wall_ns / 4;
 	f->invs[n++] = inv(5, "candidate", 0, 1, 2, INV_OK, 800, 600, 200);
 	f->invs[n++] = inv(6, "candidate", 0, 2, 1, INV_FAILED, 100, 50, 3000);
 	f->invs[n - 1].reason = s("exited with status 1 | see test.log");
@@ -81,6 +86,8 @@ static void build(struct fixture *f)
 	f->invs[n - 1].timed_out = 1;
 	f->invs[n - 1].foreign_cpu = -1;
 	f->invs[n - 1].cpu_wait_ns = -1;
+	f->invs[n - 1].foreign_busy_ns = -1;
+	f->invs[n - 1].foreign_wait_ns = -1;
 	f->invs[n - 1].reason = s("timed out after 60 s");
 
 	f->names[0] = "baseline";
@@ -216,9 +223,9 @@ static void test_excluded_runs(void **state)
 	assert_has(r, "| 9 | candidate | run 3 | n/a (not started) | n/a (not started) | 70.0 s | "
 		   "timed\\_out | runs/x/run-1 |");
 	assert_has(r, "| 4 | candidate | run 1 | any | n/a (not readable) | n/a (not readable) | "
-		   "50.0 % (cgroup) | 1.50 | discarded |");
+		   "50.0 % (cgroup) | 25.0 % | 1.50 | discarded |");
 	assert_has(r, "| 9 | candidate | run 3 | any | n/a (not readable) | n/a (not readable) | "
-		   "n/a (not measured) | n/a (not measured) | timed\\_out |");
+		   "n/a (not measured) | n/a (all the wait judged) | n/a (not measured) | timed\\_out |");
 	assert_true(strstr(r, "| 4 | candidate | run 1 | n/a (not started)") <
 		    strstr(r, "| 5 | candidate | run 1, attempt 2 | n/a (not started)"));
 	/* Counts and the reasons of the non-ok ones. */
@@ -251,7 +258,7 @@ static void test_header_and_conditions(void **state)
 	assert_has(r, "- Reference: baseline; compared: candidate, empty\n");
 	assert_has(r, "Limits in force: order reverse, seed 42; 1 warmup round(s) and 3 recorded "
 		   "run(s) per variant; gap 1 s between invocations; timeout 60 s; a recorded run "
-		   "discarded when it waited for a CPU more than 10 % of its wall time; at most "
+		   "discarded when it waited for CPUs other processes held more than 10 % of its wall time; at most "
 		   "0.75 foreign cores, a discarded slot repeated at most 2 time(s).");
 	assert_has(r, "No invocation had a cgroup of its own");
 	assert_has(r, "```sh\nabev run examples/demo/plan.json --out build/demo/x\n```");
@@ -389,7 +396,7 @@ static void test_escaping_and_placeholders(void **state)
 	assert_lacks(r, "}}");
 	/* Every table row has as many unescaped pipes as its header. */
 	for (line = r; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
-		static int cols_metric = 8, cols_invs = 9, cols_load = 10;
+		static int cols_metric = 8, cols_invs = 9, cols_load = 11;
 		int pipes = 0;
 
 		if (*line != '|')

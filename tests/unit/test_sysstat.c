@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "cpulist.h"
 #include "sysstat.h"
 
 #include <unistd.h>
@@ -82,7 +83,7 @@ static void test_cpustat_parse(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(cpustat_cases) / sizeof(cpustat_cases[0]); i++) {
 		const struct cpustat_case *c = &cpustat_cases[i];
-		struct cpustat cs = { 1, 7, 7 };
+		struct cpustat cs = { .valid = 1, .busy_ticks = 7, .total_ticks = 7 };
 		int rc = cpustat_parse(c->text, &cs);
 		if (c->ok) {
 			assert_int_equal(rc, 0);
@@ -115,10 +116,10 @@ static void test_read_live(void **state)
 static void test_foreign_cpu(void **state)
 {
 	long hz = sysstat_ticks_per_second();
-	struct cpustat before = { 1, 1000, 5000 };
-	struct cpustat after = { 1, 1000 + (uint64_t)hz * 3, 9000 };
-	struct cpustat invalid = { 0, 0, 0 };
-	struct cpustat backwards = { 1, 999, 9000 };
+	struct cpustat before = { .valid = 1, .busy_ticks = 1000, .total_ticks = 5000 };
+	struct cpustat after = { .valid = 1, .busy_ticks = 1000 + (uint64_t)hz * 3, .total_ticks = 9000 };
+	struct cpustat invalid = { .valid = 0 };
+	struct cpustat backwards = { .valid = 1, .busy_ticks = 999, .total_ticks = 9000 };
 	double ncpu = (double)sysconf(_SC_NPROCESSORS_ONLN);
 	(void)state;
 	/* 3 s of machine busy time in a 2 s window, 1 s of it ours: 1 core foreign. */
@@ -138,6 +139,102 @@ static void test_foreign_cpu(void **state)
 	assert_float_equal(sysstat_foreign_cpu(&before, &after, 0, 0), -1.0, 1e-12);
 	assert_float_equal(sysstat_foreign_cpu(&before, &after, 0, -5), -1.0, 1e-12);
 	assert_float_equal(sysstat_foreign_cpu(&before, &backwards, 0, 1000000), -1.0, 1e-12);
+}
+
+static void test_cpustat_parse_set(void **state)
+{
+	static const char text[] =
+		"cpu  300 0 300 9000 0 0 0 0 0 0\n"
+		"cpu0 100 0 100 3000 0 0 0 0 0 0\n"
+		"cpu1 150 0 50 3000 0 0 0 0 0 0\n"
+		"cpu3 50 0 150 3000 0 0 0 5 0 0\n"
+		"intr 1 2 3\n"
+		"cpu9 999 0 0 0\n";   /* not a CPU line: the cpuN lines end at intr */
+	struct cpulist set = CPULIST_INIT;
+	struct cpustat cs;
+	char *why = NULL;
+	(void)state;
+
+	assert_int_equal(cpulist_parse("0,3", &set, &why), 0);
+	assert_int_equal(cpustat_parse_set(text, &set, &cs), 0);
+	assert_int_equal(cs.valid, 1);
+	assert_true(cs.busy_ticks == 600);
+	assert_int_equal(cs.set_cpus, 2);
+	assert_true(cs.set_busy_ticks == 200 + 205);
+	/* CPU 2 has no line (offline): the set's figure is unknown, the machine's is not */
+	assert_int_equal(cpulist_parse("1-2", &set, &why), 0);
+	assert_int_equal(cpustat_parse_set(text, &set, &cs), 0);
+	assert_int_equal(cs.valid, 1);
+	assert_int_equal(cs.set_cpus, 0);
+	/* CPU 9's line comes after intr: not read as a CPU */
+	assert_int_equal(cpulist_parse("9", &set, &why), 0);
+	assert_int_equal(cpustat_parse_set(text, &set, &cs), 0);
+	assert_int_equal(cs.set_cpus, 0);
+	/* a read cut short mid-line: the cut line does not count */
+	assert_int_equal(cpulist_parse("3", &set, &why), 0);
+	assert_int_equal(cpustat_parse_set("cpu 1 2 3 4\ncpu3 50 0 150 3000\n", &set, &cs), 0);
+	assert_int_equal(cs.set_cpus, 1);
+	assert_int_equal(cpustat_parse_set("cpu 1 2 3 4\ncpu3 50 0 150 30", &set, &cs), 0);
+	assert_int_equal(cs.set_cpus, 0);
+	/* a malformed CPU line leaves the set unknown */
+	assert_int_equal(cpustat_parse_set("cpu 1 2 3 4\ncpu3 50 x\n", &set, &cs), 0);
+	assert_int_equal(cs.set_cpus, 0);
+	/* no set: the machine's line only */
+	assert_int_equal(cpustat_parse_set(text, NULL, &cs), 0);
+	assert_int_equal(cs.set_cpus, 0);
+	assert_int_equal(cpustat_parse_set("cpu0 1 2 3 4\n", &set, &cs), -1);
+	assert_int_equal(cs.valid, 0);
+}
+
+static void test_read_live_set(void **state)
+{
+	struct cpulist set;
+	struct cpustat cs;
+	(void)state;
+
+	sysstat_affinity(&set);
+	assert_true(set.count >= 1);
+	assert_int_equal(cpustat_read_set(&set, &cs), 0);
+	assert_int_equal(cs.valid, 1);
+	assert_int_equal(cs.set_cpus, set.count);
+	assert_true(cs.set_busy_ticks <= cs.busy_ticks);
+}
+
+static void test_foreign_wait(void **state)
+{
+	long hz = sysstat_ticks_per_second();
+	int64_t tick = 1000000000 / hz;
+	/* two CPUs: 1.5 s of busy time on them in a 1 s window */
+	struct cpustat before = { .valid = 1, .set_busy_ticks = 100, .set_cpus = 2 };
+	struct cpustat after = { .valid = 1, .set_busy_ticks = 100 + (uint64_t)hz * 3 / 2, .set_cpus = 2 };
+	struct cpustat one = { .valid = 1, .set_busy_ticks = 200, .set_cpus = 1 };
+	struct cpustat none = { .valid = 1 };
+	(void)state;
+
+	/* 1.2 s of it the run's own: 0.3 s foreign */
+	assert_true(sysstat_foreign_busy_ns(&before, &after, 1200000000, 1000000000) ==
+		    300000000);
+	/* the run's own exceeds the ticks: 0 */
+	assert_true(sysstat_foreign_busy_ns(&before, &after, 1600000000, 1000000000) == 0);
+	/* a tickless lump: never more than every CPU of the set the whole window */
+	assert_true(sysstat_foreign_busy_ns(&before, &after, 0, 100000) == 200000);
+	/* unknown: no set, different sets, backwards, no window */
+	assert_true(sysstat_foreign_busy_ns(&none, &after, 0, 1000000000) == -1);
+	assert_true(sysstat_foreign_busy_ns(&before, &one, 0, 1000000000) == -1);
+	assert_true(sysstat_foreign_busy_ns(&after, &before, 0, 1000000000) == -1);
+	assert_true(sysstat_foreign_busy_ns(&before, &after, 0, 0) == -1);
+
+	assert_true(sysstat_set_resolution_ns(2) == 4 * tick);
+	/* own threads waiting for each other, no foreign work: nothing attributable */
+	assert_true(sysstat_foreign_wait_ns(900000000, 0, 2) == 0);
+	/* foreign work within the resolution: noise, not load */
+	assert_true(sysstat_foreign_wait_ns(900000000, 4 * tick, 2) == 0);
+	/* bounded by what foreign work ran ... */
+	assert_true(sysstat_foreign_wait_ns(900000000, 300000000 + 4 * tick, 2) == 300000000);
+	/* ... and by the wait itself */
+	assert_true(sysstat_foreign_wait_ns(100000000, 300000000, 2) == 100000000);
+	assert_true(sysstat_foreign_wait_ns(-1, 300000000, 2) == -1);
+	assert_true(sysstat_foreign_wait_ns(100000000, -1, 2) == -1);
 }
 
 static void test_psi_parse(void **state)
@@ -190,6 +287,9 @@ int main(void)
 		cmocka_unit_test(test_cpustat_parse),
 		cmocka_unit_test(test_read_live),
 		cmocka_unit_test(test_foreign_cpu),
+		cmocka_unit_test(test_cpustat_parse_set),
+		cmocka_unit_test(test_read_live_set),
+		cmocka_unit_test(test_foreign_wait),
 		cmocka_unit_test(test_psi_parse),
 		cmocka_unit_test(test_schedstat),
 	};
