@@ -10,6 +10,7 @@
 #   make install    PREFIX=/usr/local DESTDIR=
 #   make deps       install missing -dev packages (root on Debian/Ubuntu) or print the command
 #   make bench      abev side by side with stock tools; writes bench/results.md (not CI)
+#   make bench-calibration  the change gate's A/A and power rates by simulation (bench/README.md)
 
 VERSION   := 0.1.0
 PREFIX    ?= /usr/local
@@ -61,7 +62,7 @@ ABEV_BIN  := abev
 endif
 
 .PHONY: all check check-unit check-integration check-asan check-slurm check-dotnet demo demo-dotnet install \
-	clean deps bench
+	clean deps bench bench-calibration
 .DELETE_ON_ERROR:
 
 all: $(ABEV_BIN)
@@ -96,6 +97,8 @@ $(B)/unit/%: tests/unit/%.c $(B)/libabev.a
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(CMOCKA_CFLAGS) -Wno-strict-prototypes -o $@ $< $(B)/libabev.a \
 	    $(CMOCKA_LIBS) $(DEP_LIBS) -lm -pthread $(LDFLAGS)
+# The simulation the calibration test and make bench-calibration share.
+$(B)/unit/test_calibration: tests/unit/calibration_sim.h
 
 $(HELPER): tests/helpers/helper.c
 	@mkdir -p $(dir $@)
@@ -156,6 +159,18 @@ $(BENCH_HASH): bench/hash_files.c $(B)/libabev.a
 bench: $(ABEV_BIN) $(BENCH_HASH)
 	ABEV="$(abspath $(ABEV_BIN))" BENCH_HASH="$(abspath $(BENCH_HASH))" \
 	BENCH_SCALE="$(BENCH_SCALE)" BENCH_ROUNDS="$(BENCH_ROUNDS)" $(PYTHON) bench/bench.py
+
+# The gate's calibration by seeded simulation: prints a Markdown table. The
+# simulation is the unit test's (tests/unit/calibration_sim.h).
+# ABEV_CALIBRATION_DATASETS and ABEV_CALIBRATION_RESAMPLES scale it.
+BENCH_CALIBRATION := $(B)/bench/bench-calibration
+
+$(BENCH_CALIBRATION): bench/calibration.c tests/unit/calibration_sim.h $(B)/libabev.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Itests/unit -o $@ $< $(B)/libabev.a $(DEP_LIBS) -lm -pthread $(LDFLAGS)
+
+bench-calibration: $(BENCH_CALIBRATION)
+	$(BENCH_CALIBRATION)
 
 install: abev
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1

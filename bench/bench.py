@@ -771,9 +771,25 @@ def main():
             print(scale_line(sc[-1]), flush=True)
     text = report(m, oh, tr, evs, sc, rounds, scales, started, time.monotonic() - t0, load0,
                   loadavg())
+    text += kept_calibration()
     with open(OUT, "w") as f:
         f.write(text)
     print(f"bench: wrote {OUT}")
+
+
+CALIBRATION_HEADING = "\n## Gate calibration (simulation)\n"
+
+
+def kept_calibration():
+    """The calibration section of the results.md being replaced (make
+    bench-calibration's table, which this script does not rerun), or ""."""
+    try:
+        with open(OUT, encoding="utf-8") as f:
+            old = f.read()
+    except OSError:
+        return ""
+    at = old.find(CALIBRATION_HEADING)
+    return old[at:] if at >= 0 else ""
 
 
 if __name__ == "__main__":

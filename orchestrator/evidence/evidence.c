@@ -579,6 +579,15 @@ static cJSON *sample_json(const struct cmp_sample *s, int depth)
 		jadd_opt(x, "min_p", s->has_paired, s->wsr_min_p, NULL, NULL);
 		jadd_str(x, "note", s->paired_note);
 		jadd(o, "paired", x);
+		x = jnew_object();
+		jadd_str(x, "method", s->has_gi ? s->gi_method : NULL);
+		jadd_opt(x, "point", s->has_gi, s->gi_point, NULL, NULL);
+		jadd(x, "ratio", interval_json(s->has_gi, s->gi_lo, s->gi_hi));
+		jadd_opt(x, "coverage", s->has_gi, s->gi_coverage, NULL, NULL);
+		jadd_int(x, "n", (int64_t)(s->has_gi ? s->gi_n : 0));
+		jadd_int(x, "needed", (int64_t)s->gi_needed);
+		jadd_str(x, "note", s->has_gi ? NULL : s->gi_note);
+		jadd(o, "gate_interval", x);
 	}
 	x = jnew_object();
 	jadd_bool(x, "testable", s->order_testable);
@@ -604,8 +613,40 @@ static cJSON *gate_json(const struct cmp_gate *g)
 	jadd_real(o, "limit", g->limit);
 	jadd_opt(o, "observed", g->has_observed, g->observed, NULL, NULL);
 	jadd(o, "interval", interval_json(g->has_interval, g->lo, g->hi));
+	jadd_str(o, "method", g->method);
+	jadd_opt(o, "coverage", g->method != NULL, g->coverage, NULL, NULL);
 	jadd_str(o, "verdict", gate_verdict_word(g->verdict));
 	jadd_str(o, "reason", g->reason);
+	return o;
+}
+
+/* schedule.until "decided": the design and the looks taken; null for a fixed number of rounds. */
+static cJSON *sequential_json(const struct compare_sequential *q)
+{
+	cJSON *o, *arr;
+
+	if (!q)
+		return jnull();
+	o = jnew_object();
+	jadd_str(o, "until", "decided");
+	jadd_str(o, "correction", "bonferroni");
+	jadd_real(o, "confidence", q->confidence);
+	jadd_real(o, "look_confidence", q->look_confidence);
+	jadd_int(o, "min_rounds", q->min_rounds);
+	jadd_int(o, "max_rounds", q->max_rounds);
+	arr = jnew_array();
+	for (size_t i = 0; i < q->nlooks; i++)
+		jpush(arr, jreal((double)q->looks[i]));
+	jadd(o, "looks", arr);
+	arr = jnew_array();
+	for (size_t i = 0; i < q->ntaken; i++) {
+		cJSON *t = jnew_object();
+		jadd_int(t, "round", q->taken[i].round);
+		jadd_str(t, "decision", decision_name(q->taken[i].decision));
+		jpush(arr, t);
+	}
+	jadd(o, "taken", arr);
+	jadd_int_or_null(o, "decided_after_round", q->decided_round, q->decided_round > 0);
 	return o;
 }
 
@@ -631,7 +672,11 @@ static cJSON *evidence_comparison_json(const struct comparison *c, const struct 
 	jadd_int(x, "min_pairs", (int64_t)c->min_pairs);
 	jadd_real(x, "wilcoxon_min_p", c->wsr_min_p);
 	jadd_int(x, "pairs_needed", (int64_t)c->wsr_n_needed);
+	jadd_str(x, "metric", c->size_metric);
+	jadd_int(x, "interval_rounds_needed", (int64_t)c->pairs_needed_ci);
+	jadd_int(x, "interval_runs_needed", (int64_t)c->runs_needed_ci);
 	jadd(o, "sample_size", x);
+	jadd(o, "sequential", sequential_json(c->sequential));
 	arr = jnew_array();
 	for (size_t m = 0; m < c->nmetrics; m++) {
 		const struct cmp_metric *cm = &c->metrics[m];

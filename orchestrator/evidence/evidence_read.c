@@ -367,6 +367,59 @@ static int read_gate_kind(const char *name, enum gate_kind *out)
 }
 
 /* The configuration the recorded comparison was made with. */
+/* comparison.sequential (null, or schedule.until "decided") into r->sequential. 0 or -1. */
+static int read_sequential(const struct json_in *rd, const cJSON *c, struct evidence_run *r)
+{
+	const cJSON *s, *looks, *taken, *e;
+	struct compare_sequential *q;
+	unsigned *lk;
+	struct compare_look *tk;
+	int64_t v;
+	const char *path = "comparison.sequential";
+
+	if (json_get_object(rd, c, "comparison", "sequential", JSON_REQUIRED | JSON_NULLABLE, &s) < 0)
+		return -1;
+	if (!s)
+		return 0;
+	q = r->sequential = xcalloc(1, sizeof(*q));
+	if (json_get_number(rd, s, path, "confidence", JSON_REQUIRED, 0, 1, 1, &q->confidence) < 0 ||
+	    json_get_number(rd, s, path, "look_confidence", JSON_REQUIRED, 0, 1, 1, &q->look_confidence) < 0 ||
+	    json_get_int(rd, s, path, "min_rounds", JSON_REQUIRED, 1, UINT32_MAX, &v) < 0)
+		return -1;
+	q->min_rounds = (unsigned)v;
+	if (json_get_int(rd, s, path, "max_rounds", JSON_REQUIRED, 1, UINT32_MAX, &v) < 0)
+		return -1;
+	q->max_rounds = (unsigned)v;
+	if (json_get_array(rd, s, path, "looks", JSON_REQUIRED, &looks) < 0 ||
+	    json_get_array(rd, s, path, "taken", JSON_REQUIRED, &taken) < 0)
+		return -1;
+	q->looks = lk = xcalloc((size_t)cJSON_GetArraySize(looks) + 1, sizeof(*lk));
+	cJSON_ArrayForEach(e, looks) {
+		if (!cJSON_IsNumber(e) || !(e->valuedouble >= 1 && e->valuedouble <= UINT32_MAX))
+			return json_in_error(rd, path, "looks[%zu] is not a round number", q->nlooks);
+		lk[q->nlooks++] = (unsigned)e->valuedouble;
+	}
+	q->taken = tk = xcalloc((size_t)cJSON_GetArraySize(taken) + 1, sizeof(*tk));
+	cJSON_ArrayForEach(e, taken) {
+		char *d = NULL;
+		size_t k;
+		if (json_get_int(rd, e, "comparison.sequential.taken", "round", JSON_REQUIRED, 1, UINT32_MAX, &v) < 0 ||
+		    json_get_string(rd, e, "comparison.sequential.taken", "decision", JSON_REQUIRED, &d) < 0)
+			return -1;
+		for (k = DECISION_NONE; k <= DECISION_INCONCLUSIVE && strcmp(d, decision_name((enum decision)k)); k++)
+			;
+		free(d);
+		if (k > DECISION_INCONCLUSIVE)
+			return json_in_error(rd, "comparison.sequential.taken", "unknown decision");
+		tk[q->ntaken++] = (struct compare_look){ (unsigned)v, (enum decision)k };
+	}
+	if (json_get_int(rd, s, path, "decided_after_round", JSON_REQUIRED | JSON_NULLABLE, 1, UINT32_MAX, &v) < 0)
+		return -1;
+	q->decided_round = cJSON_IsNull(cJSON_GetObjectItemCaseSensitive(s, "decided_after_round"))
+				   ? 0 : (unsigned)v;
+	return 0;
+}
+
 static int read_comparison(const struct json_in *rd, const cJSON *c, struct evidence_run *r)
 {
 	const cJSON *metrics = cJSON_GetObjectItemCaseSensitive(c, "metrics"), *gates = cJSON_GetObjectItemCaseSensitive(c, "gate_definitions"), *e;
@@ -452,6 +505,9 @@ static int read_comparison(const struct json_in *rd, const cJSON *c, struct evid
 	}
 	cfg->gates = r->gate_defs;
 	cfg->ngates = n;
+	if (read_sequential(rd, c, r) < 0)
+		goto out;
+	cfg->sequential = r->sequential;
 	r->stored_comparison = cJSON_Duplicate(c, 1);
 	if (!r->stored_comparison)
 		die_oom();
@@ -802,6 +858,11 @@ void evidence_run_release(struct evidence_run *r)
 	free(r->invs);
 	free(r->metric_defs);
 	free(r->gate_defs);
+	if (r->sequential) {
+		free((void *)r->sequential->looks);
+		free((void *)r->sequential->taken);
+		free(r->sequential);
+	}
 	for (size_t i = 0; i < r->nstrings; i++)
 		free(r->strings[i]);
 	free(r->strings);

@@ -47,6 +47,7 @@ struct evidence_run {
 	struct compare_config cfg;
 	struct compare_metric_def *metric_defs; /* the plan's metrics (no built-ins) */
 	struct compare_gate_def *gate_defs;
+	struct compare_sequential *sequential; /* cfg.sequential: its looks and taken, or NULL */
 	char **strings;             /* owned strings the defs borrow */
 	size_t nstrings;
 	void *stored_comparison;    /* the recorded "comparison" as parsed; evidence_read.c's own */

@@ -43,6 +43,7 @@
 #define PLAN_SCHEMA "abev.plan/1"
 #define PLAN_MAX_SLOTS 1000000
 #define PLAN_MAX_ROUNDS 1000000
+#define PLAN_MAX_LOOKS 64
 
 #define PLAN_VERSION_RULE "use letters, digits, '.', '_' and '-', at most 64 characters"
 
@@ -176,6 +177,149 @@ int plan_loader_cpus(const struct plan_loader *ld, const cJSON *obj, const char 
 	return ret;
 }
 
+/* schedule.looks: ascending round numbers within [min_rounds, max_rounds]. */
+static int parse_looks(const struct plan_loader *ld, const cJSON *looks)
+{
+	struct plan *plan = ld->plan;
+	const cJSON *e;
+	size_t n = 0;
+
+	cJSON_ArrayForEach(e, looks)
+		n++;
+	if (!n || n > PLAN_MAX_LOOKS)
+		return json_in_error(&ld->in, "schedule.looks", "%zu looks: give 1 to %d round "
+				     "numbers", n, PLAN_MAX_LOOKS);
+	plan->looks = xcalloc(n + 1, sizeof(*plan->looks));
+	cJSON_ArrayForEach(e, looks) {
+		double v = cJSON_IsNumber(e) ? e->valuedouble : -1;
+		unsigned prev = plan->nlooks ? plan->looks[plan->nlooks - 1] : 0;
+
+		if (!(v >= plan->min_rounds && v <= plan->max_rounds) || v != floor(v))
+			return json_in_error(&ld->in, "schedule.looks",
+					     "[%zu] must be a whole number of rounds from min_rounds "
+					     "%u to max_rounds %u", plan->nlooks, plan->min_rounds,
+					     plan->max_rounds);
+		if ((unsigned)v <= prev)
+			return json_in_error(&ld->in, "schedule.looks", "[%zu] %u: the looks must "
+					     "ascend", plan->nlooks, (unsigned)v);
+		plan->looks[plan->nlooks++] = (unsigned)v;
+	}
+	/* The last look is at max_rounds: the run ends there anyway. */
+	if (plan->looks[plan->nlooks - 1] != plan->max_rounds)
+		plan->looks[plan->nlooks++] = plan->max_rounds;
+	plan->looks_from_plan = 1;
+	return 0;
+}
+
+/*
+ * schedule.until: "runs" (the default: a fixed number of rounds) or
+ * "decided" (rounds until every gate is decided, from min_rounds to
+ * max_rounds; the default looks are fixed once the decision's confidence
+ * is known, plan_default_looks()).
+ */
+static int parse_until(const struct plan_loader *ld, const cJSON *s, const char *until,
+		       int64_t min_rounds, int64_t max_rounds, const cJSON *looks)
+{
+	struct plan *plan = ld->plan;
+	char b[SHOW_MAX];
+
+	if (!until || !strcmp(until, "runs")) {
+		if (min_rounds || max_rounds || looks)
+			return json_in_error(&ld->in, "schedule", "min_rounds, max_rounds and looks "
+					     "are for until \"decided\" (add \"until\": "
+					     "\"decided\", or leave them out)");
+		return 0;
+	}
+	if (strcmp(until, "decided"))
+		return json_in_error(&ld->in, "schedule.until", "unknown value '%s' (expected "
+				     "\"runs\" or \"decided\")", show_str(b, sizeof(b), until));
+	if (cJSON_GetObjectItemCaseSensitive(s, "runs"))
+		return json_in_error(&ld->in, "schedule.runs", "with until \"decided\" the number "
+				     "of rounds is min_rounds to max_rounds: leave runs out");
+	if (!max_rounds)
+		return json_in_error(&ld->in, "schedule.max_rounds", "required with until "
+				     "\"decided\": the most rounds to run before giving up");
+	if (min_rounds > max_rounds)
+		return json_in_error(&ld->in, "schedule.min_rounds", "%lld is more than max_rounds "
+				     "%lld", (long long)min_rounds, (long long)max_rounds);
+	plan->until_decided = 1;
+	plan->min_rounds = (unsigned)min_rounds;
+	plan->max_rounds = (unsigned)max_rounds;
+	plan->runs = plan->max_rounds;
+	if (looks) {
+		if (!plan->min_rounds)
+			plan->min_rounds = 1;
+		return parse_looks(ld, looks);
+	}
+	return 0;
+}
+
+/*
+ * The fewest rounds an exact paired interval (Wilcoxon signed-rank) can
+ * give conf with: its widest, [smallest, largest] Walsh average, covers
+ * 1 - 2 / 2^n. The same rule as stats_wsr_interval_n_needed(), which the
+ * plan stage cannot call (test_plan checks they agree).
+ */
+unsigned plan_rounds_needed(double conf)
+{
+	unsigned n = 1;
+
+	while (n < 64 && ldexp(2.0, -(int)n) > (1 - conf) * (1 + 1e-12))
+		n++;
+	return n;
+}
+
+/* The default looks from start: start, then half as many again (at least 2 more), then max. */
+static void default_looks(struct plan *plan, unsigned start)
+{
+	unsigned r = start;
+
+	plan->nlooks = 0;
+	while (r < plan->max_rounds && plan->nlooks + 1 < PLAN_MAX_LOOKS) {
+		unsigned next = r + (r + 1) / 2;
+		plan->looks[plan->nlooks++] = r;
+		r = next > r + 2 ? next : r + 2;
+	}
+	plan->looks[plan->nlooks++] = plan->max_rounds;
+}
+
+/*
+ * With until "decided", once the confidence is known: the looks (the
+ * plan's, or from the first round at which one can decide: 6, 9, 14, 21,
+ * 32, ... max_rounds), min_rounds, and the confidence of each look. The
+ * first default look is where the per-look confidence can be reached,
+ * which depends on how many looks there are: a few passes settle it.
+ */
+static void plan_fix_looks(const struct plan_loader *ld)
+{
+	struct plan *plan = ld->plan;
+	double alpha = 1 - plan->confidence;
+
+	if (!plan->ngates)
+		json_in_error(&ld->in, "schedule.until", "\"decided\" needs a gate to decide (add "
+			      "one to \"gates\", or run a fixed number of rounds)");
+	if (!plan->looks_from_plan) {
+		unsigned start = plan_rounds_needed(plan->confidence);
+
+		plan->looks = xcalloc(PLAN_MAX_LOOKS, sizeof(*plan->looks));
+		if (start < plan->min_rounds)
+			start = plan->min_rounds;
+		for (int pass = 0; pass < 8; pass++) {
+			unsigned need;
+			default_looks(plan, start < plan->max_rounds ? start : plan->max_rounds);
+			need = plan_rounds_needed(1 - alpha / (double)plan->nlooks);
+			if (need < plan->min_rounds)
+				need = plan->min_rounds;
+			if (need <= start)
+				break;
+			start = need;
+		}
+		if (!plan->min_rounds)
+			plan->min_rounds = plan->looks[0];
+	}
+	plan->look_confidence = 1 - alpha / (double)plan->nlooks;
+}
+
 static int parse_schedule(const struct plan_loader *ld, const cJSON *root)
 {
 	struct plan *plan = ld->plan;
@@ -184,6 +328,9 @@ static int parse_schedule(const struct plan_loader *ld, const cJSON *root)
 	char *order = NULL;
 	size_t before = json_in_count(&ld->in);
 	int64_t warmups = plan->warmups, runs = plan->runs, seed = (int64_t)plan->seed;
+	int64_t min_rounds = 0, max_rounds = 0;
+	const cJSON *looks = NULL;
+	char *until = NULL;
 	int ret = -1;
 
 	if (json_get_object(&ld->in, root, "", "schedule", 0, &s) < 0)
@@ -193,6 +340,10 @@ static int parse_schedule(const struct plan_loader *ld, const cJSON *root)
 	plan_loader_keys(ld, s, "schedule", "schedule", 0);
 	json_get_int(&ld->in, s, "schedule", "warmups", 0, 0, PLAN_MAX_ROUNDS, &warmups);
 	json_get_int(&ld->in, s, "schedule", "runs", 0, 1, PLAN_MAX_ROUNDS, &runs);
+	json_get_string(&ld->in, s, "schedule", "until", 0, &until);
+	json_get_int(&ld->in, s, "schedule", "min_rounds", 0, 1, PLAN_MAX_ROUNDS, &min_rounds);
+	json_get_int(&ld->in, s, "schedule", "max_rounds", 0, 1, PLAN_MAX_ROUNDS, &max_rounds);
+	json_get_array(&ld->in, s, "schedule", "looks", 0, &looks);
 	json_get_string(&ld->in, s, "schedule", "order", 0, &order);
 	json_get_int(&ld->in, s, "schedule", "seed", 0, 0, JSON_INT_MAX, &seed);
 	json_get_number(&ld->in, s, "schedule", "gap_seconds", 0, 0, 0, 86400, &plan->gap_seconds);
@@ -203,6 +354,8 @@ static int parse_schedule(const struct plan_loader *ld, const cJSON *root)
 	plan->warmups = (unsigned)warmups;
 	plan->runs = (unsigned)runs;
 	plan->seed = (uint64_t)seed;
+	if (parse_until(ld, s, until, min_rounds, max_rounds, looks) < 0)
+		goto out;
 	if (order) {
 		size_t i;
 		for (i = 0; i < ARRAY_SIZE(order_names); i++)
@@ -220,6 +373,7 @@ static int parse_schedule(const struct plan_loader *ld, const cJSON *root)
 	ret = json_in_count(&ld->in) > before ? -1 : 0;
 out:
 	free(order);
+	free(until);
 	return ret;
 }
 
@@ -662,6 +816,8 @@ static int parse_top(struct plan_loader *ld, const cJSON *root)
 		parse_reference(ld, root);
 	plan_loader_gates(ld, root, metrics_ok);
 	parse_decision(ld, root);
+	if (plan->until_decided && sched_ok)
+		plan_fix_looks(ld);
 	parse_report(ld, root);
 	return json_in_count(&ld->in) ? -1 : 0;
 }
@@ -871,6 +1027,7 @@ void plan_release(struct plan *plan)
 	for (size_t i = 0; i < plan->prepare_len; i++)
 		free(plan->prepare[i]);
 	free(plan->prepare);
+	free(plan->looks);
 	free(plan->variants_file);
 	free(plan->results_files);
 	for (size_t i = 0; i < plan->nexclusive; i++)

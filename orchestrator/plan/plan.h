@@ -91,7 +91,21 @@ struct plan {
 
 	/* schedule */
 	unsigned warmups;      /* default 0 */
-	unsigned runs;         /* default 3, >= 1 */
+	unsigned runs;         /* default 3, >= 1; with until_decided, max_rounds */
+	/*
+	 * schedule.until "decided": rounds are added until every gate is
+	 * decided or max_rounds is reached. The gates are looked at after the
+	 * rounds in looks[] (ascending, the last is max_rounds), each at
+	 * look_confidence = 1 - (1 - confidence) / nlooks, so that the chance
+	 * of a wrong pass or fail over all the looks stays within 1 -
+	 * confidence (Bonferroni).
+	 */
+	int until_decided;
+	unsigned min_rounds, max_rounds;
+	unsigned *looks;
+	size_t nlooks;
+	int looks_from_plan;   /* schedule.looks was given (else the default sequence) */
+	double look_confidence;    /* 1 - (1 - confidence) / nlooks */
 	enum plan_order order; /* default alternate */
 	uint64_t seed;         /* default 1 */
 	double gap_seconds;    /* default 0, >= 0 */
@@ -194,6 +208,11 @@ struct plan {
  * until plan_release().
  */
 int plan_load(struct plan *plan, const char *path);
+/*
+ * The fewest rounds an exact paired 2-sided interval can reach conf with
+ * (6 for 0.95): what schedule.until "decided" starts looking at.
+ */
+unsigned plan_rounds_needed(double conf);
 /*
  * plan_load() for a plan held in memory (abev bench builds one): path
  * names it in messages and its directory is what relative paths in it

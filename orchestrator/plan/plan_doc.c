@@ -61,6 +61,19 @@ const struct plan_doc_key plan_doc_keys[] = {
 	{ "schedule", "object", "all defaults", "how the runs are ordered and timed" },
 	{ "schedule.warmups", "integer", "0", "warmup rounds, run first and never counted" },
 	{ "schedule.runs", "integer", "3", "recorded rounds (each runs every variant once), at least 1" },
+	{ "schedule.until", "string", "`runs`",
+	  "`runs` (a fixed number of rounds) or `decided`: rounds are added until every gate is "
+	  "pass or fail, or `max_rounds` is reached; the gates are looked at after the rounds in "
+	  "`looks`, each at confidence 1 − (1 − `decision.confidence`) / looks (Bonferroni), and "
+	  "the report states the design and the looks taken; needs a gate, and no `runs`" },
+	{ "schedule.min_rounds", "integer", "the first look",
+	  "with `until` `decided`: rounds always run before the first look" },
+	{ "schedule.max_rounds", "integer", "none",
+	  "with `until` `decided` (required): the most rounds, the last look" },
+	{ "schedule.looks", "array of integers", "6, 9, 14, 21, … from the rounds the per-look "
+	  "confidence needs",
+	  "with `until` `decided`: the rounds after which the gates are looked at, ascending, from "
+	  "`min_rounds` to `max_rounds` (which is always the last look); at most 64" },
 	{ "schedule.order", "string", "`alternate`",
 	  "`alternate` (A B, A B, …), `reverse` (A B, B A, A B, …) or `shuffle` (each round "
 	  "drawn from `seed`)" },
@@ -262,7 +275,12 @@ static const char example_text[] =
 	"\n"
 	"  # name | environment | extra arguments\n"
 	"  baseline|SDK=1.5|\n"
-	"  candidate|SDK=2.0 GC=server|--filter \"Category=Lock\"\n";
+	"  candidate|SDK=2.0 GC=server|--filter \"Category=Lock\"\n"
+	"\n"
+	"A schedule that adds rounds until every gate is decided (instead of \"runs\"):\n"
+	"\n"
+	"  \"schedule\": { \"until\": \"decided\", \"min_rounds\": 8, \"max_rounds\": 32,\n"
+	"                \"looks\": [8, 12, 16, 24, 32] }\n";
 
 size_t plan_doc_children(const char *parent, const char **names, size_t max)
 {

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "stats.h"
+#include "stats_exact.h"
 #include "util.h"
 
 static const struct compare_metric_def builtins[] = {
@@ -236,6 +237,52 @@ static void gather(const struct compare_config *cfg, const struct comparison *c,
 	free(vals);
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/*
+ * The smallest two-sided p Mann–Whitney can give for these values with
+ * their ties as they are: the p of the most extreme assignment of the
+ * pooled values (a's count of the smallest to a, or of the largest).
+ * Without ties it is stats_mw_min_p(); with ties it can be larger
+ * ([10, 10, 11] against [11, 12, 12] cannot reach 0.1).
+ */
+static double mw_min_p_observed(const double *a, size_t na, const double *b, size_t nb)
+{
+	size_t n = na + nb;
+	double *pool = xcalloc(n ? n : 1, sizeof(*pool));
+	struct stats_mw lo, hi;
+	double p = 1;
+
+	memcpy(pool, a, na * sizeof(*a));
+	memcpy(pool + na, b, nb * sizeof(*b));
+	qsort(pool, n, sizeof(*pool), cmp_double);
+	if (stats_mann_whitney(pool, na, pool + na, nb, &lo) == 0 &&
+	    stats_mann_whitney(pool + nb, na, pool, nb, &hi) == 0)
+		p = lo.p < hi.p ? lo.p : hi.p;
+	free(pool);
+	return p;
+}
+
+/*
+ * Likewise for Wilcoxon on the rounds' log-ratios: every sign the same,
+ * with the observed magnitudes (ties and zeros as they are).
+ */
+static double wsr_min_p_observed(const double *d, size_t n)
+{
+	double *a = xcalloc(n ? n : 1, sizeof(*a));
+	struct stats_wsr w;
+
+	for (size_t i = 0; i < n; i++)
+		a[i] = fabs(d[i]);
+	stats_wilcoxon(a, n, &w);
+	free(a);
+	return w.p;
+}
+
 static int all_positive(const double *v, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -296,11 +343,88 @@ static void against_reference(const struct compare_config *cfg, const struct cmp
 		s->mw_u = (double)ref->n * (double)s->n - mw.u;
 		s->mw_p = mw.p;
 		s->mw_exact = mw.exact;
-		s->mw_min_p = stats_mw_min_p(ref->n, s->n);
+		s->mw_min_p = mw_min_p_observed(rv, ref->n, sv, s->n);
 		s->hl_shift = stats_hodges_lehmann(rv, ref->n, sv, s->n);
 	}
 	free(rv);
 	free(sv);
+}
+
+/* s's gate interval from an exact interval of log values: back to a ratio. */
+static void take_interval(struct cmp_sample *s, const char *method,
+			  const struct stats_exact_interval *iv, size_t n)
+{
+	s->has_gi = 1;
+	s->gi_method = method;
+	s->gi_point = exp(iv->point);
+	s->gi_lo = exp(iv->lo);
+	s->gi_hi = exp(iv->hi);
+	s->gi_coverage = iv->coverage;
+	s->gi_n = n;
+}
+
+/*
+ * The interval s's change gates judge (compare.h). Paired by round when
+ * the schedule pairs runs: the exact Wilcoxon signed-rank interval of
+ * logs[0..k), the rounds' log-ratios, which needs
+ * stats_wsr_interval_n_needed() rounds. When discards broke rounds (fewer
+ * pairs than that, but as many counted runs a side), the exact
+ * Mann–Whitney interval of the log values instead. Runs from different
+ * evidence (abev compare) have no rounds: Mann–Whitney alone. Values of 0
+ * or below have no log: no interval (ci_note says so already).
+ */
+static void gate_interval(const struct compare_config *cfg, const struct cmp_sample *ref,
+			  struct cmp_sample *s, const double *logs, size_t k)
+{
+	double conf = cfg->confidence;
+	size_t pairs_needed = stats_wsr_interval_n_needed(conf);
+	size_t runs_needed = stats_mw_interval_n_needed(conf);
+	size_t fewer = ref->n < s->n ? ref->n : s->n;
+	struct stats_exact_interval iv;
+	double *rl = NULL, *sl = NULL;
+
+	if (!ref->n || !s->n || !s->has_change) {
+		s->gi_note = xstrdup(!ref->n ? "no counted run of the reference"
+				     : !s->n ? "no counted run" : s->change_note);
+		return;
+	}
+	if (!cfg->unpaired) {
+		s->gi_needed = pairs_needed;
+		if (k >= pairs_needed && stats_wsr_interval(logs, k, conf, &iv) == 0 && iv.ok) {
+			take_interval(s, "wilcoxon_paired", &iv, k);
+			return;
+		}
+		if (fewer < pairs_needed) {
+			s->gi_note = xasprintf("needs at least %zu rounds for %g %% (has %zu)",
+					       pairs_needed, conf * 100, k);
+			return;
+		}
+	} else {
+		s->gi_needed = runs_needed;
+	}
+	rl = plain_values(ref);
+	sl = plain_values(s);
+	if (!all_positive(rl, ref->n) || !all_positive(sl, s->n)) {
+		s->gi_note = xstrdup("values of 0 or below: the interval of a ratio needs positive "
+				     "values");
+		goto out;
+	}
+	for (size_t i = 0; i < ref->n; i++)
+		rl[i] = log(rl[i]);
+	for (size_t i = 0; i < s->n; i++)
+		sl[i] = log(sl[i]);
+	if (stats_mw_interval(rl, ref->n, sl, s->n, conf, &iv) == 0 && iv.ok)
+		take_interval(s, "mann_whitney", &iv, fewer);
+	else if (cfg->unpaired)
+		s->gi_note = xasprintf("needs at least %zu runs a side for %g %% (has %zu and %zu)",
+				       runs_needed, conf * 100, ref->n, s->n);
+	else
+		s->gi_note = xasprintf("needs at least %zu rounds for %g %% (has %zu; the %zu and "
+				       "%zu counted runs cannot give it unpaired either)",
+				       pairs_needed, conf * 100, k, ref->n, s->n);
+out:
+	free(rl);
+	free(sl);
 }
 
 /* Per round, the ratio of s's value to the reference's in the same round. */
@@ -314,6 +438,7 @@ static void paired(const struct compare_config *cfg, const struct cmp_sample *re
 
 	if (cfg->unpaired) {
 		s->paired_note = "the runs compared come from different evidence: no rounds to pair";
+		gate_interval(cfg, ref, s, NULL, 0);
 		return;
 	}
 	ratios = xcalloc(s->n ? s->n : 1, sizeof(*ratios));
@@ -352,10 +477,11 @@ static void paired(const struct compare_config *cfg, const struct cmp_sample *re
 		stats_wilcoxon(logs, k, &w);
 		s->wsr_p = w.p;
 		s->wsr_exact = w.exact;
-		s->wsr_min_p = stats_wsr_min_p(w.n_used);
+		s->wsr_min_p = wsr_min_p_observed(logs, k);
 		if (skipped)
 			s->paired_note = "rounds with a value of 0 or below were left out";
 	}
+	gate_interval(cfg, ref, s, logs, k);
 	free(ratios);
 	free(logs);
 }
@@ -458,6 +584,15 @@ static const char *verdict_clause(enum gate_verdict v)
 	return "the interval straddles the limit";
 }
 
+/* How a gate interval was found, for its reason: "paired by round, 8 rounds, exact 96.1 %". */
+static char *interval_words(const struct cmp_sample *s)
+{
+	int paired = !strcmp(s->gi_method, "wilcoxon_paired");
+
+	return xasprintf("%s, %zu %s, exact %.1f %%", paired ? "paired by round" : "unpaired",
+			 s->gi_n, paired ? "rounds" : "runs a side", s->gi_coverage * 100);
+}
+
 /* A change gate: regression (worse than limit) or improvement (better than limit). */
 static void judge_change(const struct cmp_metric *cm, const struct cmp_sample *s,
 			 struct cmp_gate *g)
@@ -467,7 +602,7 @@ static void judge_change(const struct cmp_metric *cm, const struct cmp_sample *s
 	int regression = g->kind == GATE_MAX_REGRESSION;
 	double limit = (regression == lower) ? g->limit : -g->limit;
 	int bad_above = regression == lower;
-	char *obs, *lo = NULL, *hi = NULL, *lim = pct_text(limit);
+	char *obs, *lo = NULL, *hi = NULL, *how = NULL, *lim = pct_text(limit);
 
 	if (!s->has_change) {
 		g->verdict = GATE_INCONCLUSIVE;
@@ -479,32 +614,36 @@ static void judge_change(const struct cmp_metric *cm, const struct cmp_sample *s
 	g->has_observed = 1;
 	g->observed = s->change_pct;
 	obs = pct_text(s->change_pct);
-	if (!s->has_ci) {
+	if (!s->has_gi) {
 		g->verdict = GATE_INCONCLUSIVE;
 		g->reason = xasprintf("%s %s changed %s, but without an interval (%s) no limit of "
-				      "%s can be judged", s->variant, cm->name, obs, s->ci_note, lim);
+				      "%s can be judged", s->variant, cm->name, obs, s->gi_note, lim);
 	} else {
 		g->has_interval = 1;
-		g->lo = (s->ci_lo - 1) * 100;
-		g->hi = (s->ci_hi - 1) * 100;
+		g->method = s->gi_method;
+		g->coverage = s->gi_coverage;
+		g->lo = (s->gi_lo - 1) * 100;
+		g->hi = (s->gi_hi - 1) * 100;
 		g->verdict = judge_interval(g->lo, g->hi, limit, bad_above);
 		lo = pct_text(g->lo);
 		hi = pct_text(g->hi);
-		g->reason = xasprintf("%s %s changed %s [%s, %s] against %s limit of %s: %s",
-				      s->variant, cm->name, obs, lo, hi,
+		how = interval_words(s);
+		g->reason = xasprintf("%s %s changed %s [%s, %s] (%s) against %s limit of %s: %s",
+				      s->variant, cm->name, obs, lo, hi, how,
 				      regression ? "a regression" : "an improvement", lim,
 				      verdict_clause(g->verdict));
 	}
 	free(obs);
 	free(lo);
 	free(hi);
+	free(how);
 	free(lim);
 }
 
 static void judge_budget(const struct comparison *c, const struct cmp_metric *cm,
 			 const struct cmp_sample *s, struct cmp_gate *g)
 {
-	struct stats_interval iv;
+	struct stats_median_ci iv;
 	double *v;
 
 	if (!s->n) {
@@ -516,21 +655,30 @@ static void judge_budget(const struct comparison *c, const struct cmp_metric *cm
 	g->has_observed = 1;
 	g->observed = s->median;
 	v = plain_values(s);
-	if (s->n < 2 || stats_bootstrap_median(v, s->n, c->confidence, c->resamples,
-					       sample_seed(c->seed, cm->name, s->variant), &iv) < 0) {
+	/*
+	 * The median's order-statistic interval: exact coverage for any
+	 * distribution, where a bootstrap of 2 or 3 runs claims 95 % and
+	 * gives less.
+	 */
+	if (stats_median_ci(v, s->n, c->confidence, &iv) < 0 || !iv.ok) {
 		g->verdict = GATE_INCONCLUSIVE;
-		g->reason = xasprintf("%s %s median %g %s, but an interval needs at least 2 "
-				      "counted runs to judge the budget of %g %s", s->variant,
-				      cm->name, s->median, cm->unit, g->limit, cm->unit);
+		g->reason = xasprintf("%s %s median %g %s, but the budget of %g %s needs at least "
+				      "%zu counted runs for %g %% (has %zu)", s->variant, cm->name,
+				      s->median, cm->unit, g->limit, cm->unit,
+				      stats_median_ci_n_needed(c->confidence), c->confidence * 100,
+				      s->n);
 	} else {
 		g->has_interval = 1;
+		g->method = "median_order_statistics";
+		g->coverage = iv.coverage;
 		g->lo = iv.lo;
 		g->hi = iv.hi;
 		g->verdict = judge_interval(iv.lo, iv.hi, g->limit, !cm->better_higher);
-		g->reason = xasprintf("%s %s median %g %s [%g, %g] against a budget of %s%g %s: %s",
-				      s->variant, cm->name, s->median, cm->unit, iv.lo, iv.hi,
-				      cm->better_higher ? "at least " : "at most ", g->limit,
-				      cm->unit, verdict_clause(g->verdict));
+		g->reason = xasprintf("%s %s median %g %s [%g, %g] (%zu runs, exact %.1f %%) "
+				      "against a budget of %s%g %s: %s",
+				      s->variant, cm->name, s->median, cm->unit, iv.lo, iv.hi, s->n,
+				      iv.coverage * 100, cm->better_higher ? "at least " : "at most ",
+				      g->limit, cm->unit, verdict_clause(g->verdict));
 	}
 	free(v);
 }
@@ -575,40 +723,68 @@ static void judge_gates(const struct compare_config *cfg, struct comparison *c)
 		c->decision = DECISION_ACCEPTED;
 }
 
-/* What the sample size allows: the worst case over the compared variants. */
+/* Whether metric name is gated by cfg (any kind), or there are no gates and it is wall. */
+static int sized(const struct compare_config *cfg, const char *name)
+{
+	if (!cfg->ngates)
+		return !strcmp(name, COMPARE_WALL);
+	for (size_t k = 0; k < cfg->ngates; k++)
+		if (!strcmp(cfg->gates[k].metric, name))
+			return 1;
+	return 0;
+}
+
+/*
+ * What the sample size allows: the worst case over the gated metrics
+ * (wall when nothing is gated) and the compared variants — the fewest
+ * counted runs and pairs, and the largest of the smallest p each test
+ * can give with the values' ties as they are.
+ */
 static void sample_size(const struct compare_config *cfg, struct comparison *c)
 {
-	const struct cmp_metric *wall = &c->metrics[B_WALL];
-	const struct cmp_sample *ref = &wall->samples[cfg->reference];
 	int first = 1;
 
 	c->mw_n_needed = stats_mw_n_needed(c->alpha);
 	c->wsr_n_needed = stats_wsr_n_needed(c->alpha);
 	c->mw_min_p = 0;
-	for (size_t v = 0; v < wall->nsamples; v++) {
-		const struct cmp_sample *s = &wall->samples[v];
-		size_t n = s->n < ref->n ? s->n : ref->n;
-		double p = stats_mw_min_p(ref->n, s->n);
+	c->wsr_min_p = 0;
+	for (size_t m = 0; m < c->nmetrics; m++) {
+		const struct cmp_metric *cm = &c->metrics[m];
+		const struct cmp_sample *ref = &cm->samples[cfg->reference];
 
-		/* A variant without counted runs has no comparison to qualify. */
-		if (v == cfg->reference || !n)
+		if (!sized(cfg, cm->name))
 			continue;
-		if (first || n < c->min_n)
-			c->min_n = n;
-		if (first || s->pairs < c->min_pairs)
-			c->min_pairs = s->pairs;
-		if (first || p > c->mw_min_p) {
-			c->mw_min_p = p;
-			c->min_n_ref = ref->n;
-			c->min_n_other = s->n;
+		for (size_t v = 0; v < cm->nsamples; v++) {
+			const struct cmp_sample *s = &cm->samples[v];
+			size_t n = s->n < ref->n ? s->n : ref->n;
+			double p = s->has_mw ? s->mw_min_p : stats_mw_min_p(ref->n, s->n);
+			double wp = s->has_paired ? s->wsr_min_p : 1;
+
+			/* A variant without counted runs has no comparison to qualify. */
+			if (v == cfg->reference || !n)
+				continue;
+			if (first || n < c->min_n)
+				c->min_n = n;
+			if (first || s->pairs < c->min_pairs)
+				c->min_pairs = s->pairs;
+			if (first || wp > c->wsr_min_p)
+				c->wsr_min_p = wp;
+			if (first || p > c->mw_min_p) {
+				c->mw_min_p = p;
+				c->min_n_ref = ref->n;
+				c->min_n_other = s->n;
+				c->size_metric = cm->name;
+			}
+			first = 0;
 		}
-		first = 0;
 	}
 	if (first) {
 		c->mw_min_p = 1;
+		c->wsr_min_p = 1;
 		c->min_n = c->min_pairs = 0;
 	}
-	c->wsr_min_p = stats_wsr_min_p(c->min_pairs);
+	c->pairs_needed_ci = stats_wsr_interval_n_needed(c->confidence);
+	c->runs_needed_ci = stats_mw_interval_n_needed(c->confidence);
 }
 
 /*
@@ -683,6 +859,7 @@ void compare_compute(const struct compare_config *cfg, const struct invocation *
 	out->inconclusive_fails = cfg->inconclusive_fails;
 	out->unpaired = cfg->unpaired;
 	out->order = cfg->order;
+	out->sequential = cfg->sequential;
 	place(cfg, invs, ninvs, &pl);
 
 	out->nmetrics = NBUILTINS + cfg->nmetrics;
@@ -729,8 +906,10 @@ void comparison_release(struct comparison *c)
 	if (!c)
 		return;
 	for (size_t m = 0; m < c->nmetrics; m++) {
-		for (size_t v = 0; v < c->metrics[m].nsamples; v++)
+		for (size_t v = 0; v < c->metrics[m].nsamples; v++) {
 			free(c->metrics[m].samples[v].values);
+			free(c->metrics[m].samples[v].gi_note);
+		}
 		free(c->metrics[m].samples);
 	}
 	free(c->metrics);

@@ -65,6 +65,29 @@ enum decision {
 	DECISION_INCONCLUSIVE, /* no gate failed, one could not be decided */
 };
 
+/*
+ * A sequential design (schedule.until "decided"): the gates were looked
+ * at after the rounds in looks[], each look at look_confidence so that
+ * the error over all of them stays within 1 - confidence (Bonferroni),
+ * and the run stopped at the first look that decided every gate. The
+ * comparison is made at look_confidence.
+ */
+struct compare_look {
+	unsigned round;
+	enum decision decision;
+};
+
+struct compare_sequential {
+	double confidence;         /* overall: the plan's decision.confidence */
+	double look_confidence;    /* each look's: 1 - (1 - confidence) / nlooks */
+	unsigned min_rounds, max_rounds;
+	const unsigned *looks;     /* pre-registered, ascending; borrowed */
+	size_t nlooks;
+	const struct compare_look *taken; /* in order; borrowed */
+	size_t ntaken;
+	unsigned decided_round;    /* the round of the look that decided every gate, or 0 */
+};
+
 struct compare_config {
 	const char *const *variants;  /* plan order */
 	size_t nvariants;
@@ -80,6 +103,7 @@ struct compare_config {
 	int inconclusive_fails;       /* an inconclusive decision fails the run */
 	int unpaired;                 /* values of different runs (abev compare): no rounds */
 	const char *order;            /* the schedule's order ("alternate", ...), or NULL */
+	const struct compare_sequential *sequential; /* borrowed; NULL: a fixed number of rounds */
 };
 
 /* One counted value. */
@@ -122,6 +146,23 @@ struct cmp_sample {
 	int wsr_exact;
 	const char *paired_note;
 
+	/*
+	 * The interval the change gates judge, with exact coverage (ratio
+	 * terms, like ratio): the Wilcoxon signed-rank interval of the
+	 * rounds' log-ratios when the schedule pairs them ("wilcoxon_paired"),
+	 * else the Mann–Whitney interval of the Hodges–Lehmann shift of the
+	 * log values ("mann_whitney"). gi_point is that estimate; gi_coverage
+	 * the coverage its order statistics give (at least the confidence);
+	 * gi_n the pairs, or the runs of the smaller side, it used; gi_needed
+	 * how many the method needs at the confidence. has_gi = 0 with
+	 * gi_note (owned) saying why.
+	 */
+	int has_gi;
+	const char *gi_method;
+	double gi_point, gi_lo, gi_hi, gi_coverage;
+	size_t gi_n, gi_needed;
+	char *gi_note;
+
 	/* Order effect: does running first in a round shift this variant's figures? */
 	int order_testable;
 	size_t order_n_first, order_n_later;
@@ -146,6 +187,9 @@ struct cmp_gate {
 	double observed;       /* change % (regression/improvement) or median (budget) */
 	int has_interval;
 	double lo, hi;         /* the interval in the same terms as observed */
+	const char *method;    /* what judged it: "wilcoxon_paired", "mann_whitney",
+	                          "median_order_statistics" (budget), or NULL: none */
+	double coverage;       /* the interval's exact coverage; valid with method */
 	enum gate_verdict verdict;
 	char *reason;          /* one sentence; owned */
 };
@@ -157,6 +201,7 @@ struct comparison {
 	uint64_t seed;
 	int acceptance, inconclusive_fails, unpaired;
 	const char *order;           /* the config's (borrowed), or NULL */
+	const struct compare_sequential *sequential; /* the config's (borrowed), or NULL */
 	struct cmp_metric *metrics;  /* built-ins first, then the plan's */
 	size_t nmetrics;
 	struct cmp_gate *gates;      /* config order, then variant order */
@@ -164,12 +209,17 @@ struct comparison {
 	enum decision decision;
 	/*
 	 * What the sample size allows one to say: the worst case over the
-	 * variants with counted runs on both sides (min_n 0: there is none).
+	 * gated metrics (wall when none is gated) and the variants with
+	 * counted runs on both sides (min_n 0: there is none); the smallest
+	 * attainable p with the values' ties as they are.
 	 */
 	size_t min_n, min_pairs;
 	size_t min_n_ref, min_n_other;  /* the sizes of the pair with the largest mw_min_p */
 	double mw_min_p, wsr_min_p;
 	size_t mw_n_needed, wsr_n_needed;
+	const char *size_metric;     /* the metric of that worst case (borrowed), or NULL */
+	/* What the gates' exact intervals need at the confidence: rounds, or runs a side. */
+	size_t pairs_needed_ci, runs_needed_ci;
 	char **warnings;             /* owned sentences: noisy metrics, order effects */
 	size_t nwarnings;
 	/*

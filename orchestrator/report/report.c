@@ -119,8 +119,11 @@ static void set_verdict(struct tmpl_ctx *c, const struct comparison *cmp)
 	}
 	summary_sample_size(&sb, cmp);
 	set_sb(c, "sample_size", &sb);
+	summary_sequential(&sb, cmp);
+	tmpl_set_bool(c, "sequential", cmp->sequential != NULL);
+	set_sb(c, "sequential_text", &sb);
 	tmpl_set_bool(c, "acceptance", cmp->acceptance);
-	tmpl_setf(c, "confidence", "%d%%", (int)lround(cmp->confidence * 100));
+	tmpl_setf(c, "confidence", "%g%%", cmp->confidence * 100);
 	tmpl_setf(c, "resamples", "%u", cmp->resamples);
 	tmpl_setf(c, "seed", "%llu", (unsigned long long)cmp->seed);
 }
@@ -193,10 +196,12 @@ static void metric_row(struct tmpl_ctx *t, const struct comparison *cmp,
 	set_sb(r, "change", &sb);
 	if (!s->has_change)
 		strbuf_addf(&sb, "n/a (%s)", s->change_note);
-	else if (s->has_ci)
-		strbuf_addf(&sb, "%.3f [%.3f, %.3f]", s->ratio, s->ci_lo, s->ci_hi);
+	else if (s->has_gi)
+		strbuf_addf(&sb, "%.3f [%.3f, %.3f] (%s, exact %.1f %%)", s->ratio, s->gi_lo,
+			    s->gi_hi, !strcmp(s->gi_method, "wilcoxon_paired") ? "paired" : "unpaired",
+			    s->gi_coverage * 100);
 	else
-		strbuf_addf(&sb, "%.3f (no interval: %s)", s->ratio, s->ci_note);
+		strbuf_addf(&sb, "%.3f (no interval: %s)", s->ratio, s->gi_note);
 	set_sb(r, "ratio", &sb);
 	gate_cell(&sb, cmp, m, s->variant);
 	set_sb(r, "gate", &sb);
@@ -275,6 +280,9 @@ static void metric_tests(struct tmpl_ctx *t, const struct cmp_metric *m,
 			    s->pair_ratio_max, s->wsr_p, s->wsr_min_p);
 	else if (s->paired_note)
 		strbuf_addf(&sb, "; not paired: %s", s->paired_note);
+	if (s->has_ci)
+		strbuf_addf(&sb, "; bootstrap interval of the ratio of medians [%.3f, %.3f] "
+			    "(context, not judged)", s->ci_lo, s->ci_hi);
 	strbuf_addch(&sb, '.');
 	set_sb(r, "text", &sb);
 }

@@ -71,8 +71,8 @@ static void cell(struct strbuf *row, const struct comparison *c, const char *met
 		if (!s->is_reference && s->has_change) {
 			strbuf_adds(&sb, ", ");
 			units_add_pct(&sb, s->change_pct);
-			if (s->has_ci)
-				strbuf_addf(&sb, " [%.3f, %.3f]", s->ci_lo, s->ci_hi);
+			if (s->has_gi)
+				strbuf_addf(&sb, " [%.3f, %.3f]", s->gi_lo, s->gi_hi);
 		}
 		for (size_t g = 0; g < c->ngates; g++) {
 			const struct cmp_gate *gt = &c->gates[g];

@@ -776,3 +776,67 @@ int stats_bootstrap_median(const double *x, size_t nx, double level, unsigned re
 {
 	return bootstrap(NULL, 0, x, nx, level, resamples, seed, out);
 }
+
+/*
+ * The largest k with P(Bin(n, 1/2) <= k - 1) <= tail, and that
+ * probability in *cdf; 0 when even P(Bin = 0) = 2^-n is over it. Summed
+ * in log space (lgamma), so any n works.
+ */
+static size_t binom_half_k(size_t n, double tail, double *cdf)
+{
+	double lnorm = lgamma((double)n + 1) - (double)n * log(2.0);
+	double acc = 0;
+	size_t k = 0;
+
+	*cdf = 0;
+	for (size_t j = 0; j <= n / 2; j++) {
+		double pmf = exp(lnorm - lgamma((double)j + 1) - lgamma((double)(n - j) + 1));
+		if (acc + pmf > tail * (1 + 1e-12))
+			break;
+		acc += pmf;
+		k = j + 1;
+		*cdf = acc;
+	}
+	return k;
+}
+
+int stats_median_ci(const double *x, size_t n, double level, struct stats_median_ci *out)
+{
+	double *v, cdf;
+	size_t m = 0, k;
+
+	out->ok = 0;
+	out->lo = out->hi = out->coverage = NAN;
+	out->k = 0;
+	out->n = 0;
+	if (!(level > 0 && level < 1))
+		return -1;
+	v = xcalloc(n ? n : 1, sizeof(*v));
+	for (size_t i = 0; i < n; i++)
+		if (isfinite(x[i]))
+			v[m++] = x[i];
+	out->n = m;
+	k = m ? binom_half_k(m, (1 - level) / 2, &cdf) : 0;
+	if (k >= 1) {
+		qsort(v, m, sizeof(*v), cmp_double);
+		out->ok = 1;
+		out->k = k;
+		out->lo = v[k - 1];
+		out->hi = v[m - k];
+		out->coverage = 1 - 2 * cdf;
+	}
+	free(v);
+	return 0;
+}
+
+size_t stats_median_ci_n_needed(double level)
+{
+	double cdf;
+
+	if (!(level > 0 && level < 1))
+		return 0;
+	for (size_t n = 1; n <= 64; n++)
+		if (binom_half_k(n, (1 - level) / 2, &cdf) >= 1)
+			return n;
+	return 0;
+}

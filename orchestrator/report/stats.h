@@ -214,4 +214,24 @@ int stats_bootstrap_ratio(const double *ref, size_t nref, const double *x, size_
 int stats_bootstrap_median(const double *x, size_t nx, double level, unsigned resamples,
 			   uint64_t seed, struct stats_interval *out);
 
+/* ---- Distribution-free interval of a median ---- */
+
+struct stats_median_ci {
+	int ok;           /* 0: too few values for the level (lo, hi NaN) */
+	double lo, hi;    /* the k-th smallest and the k-th largest finite value */
+	size_t k;         /* 1-based; 0 unless ok */
+	double coverage;  /* 1 - 2 P(Bin(n, 1/2) <= k - 1): at least level */
+	size_t n;         /* finite values */
+};
+
+/*
+ * The order-statistic interval of the median of x (binomial, exact for
+ * any continuous distribution): k is the largest with P(Bin(n, 1/2) <=
+ * k - 1) <= (1 - level) / 2. Needs stats_median_ci_n_needed(level) finite
+ * values (6 for 0.95: 2/64 = 0.031). Returns 0, or -1 when level is not
+ * in (0, 1).
+ */
+int stats_median_ci(const double *x, size_t n, double level, struct stats_median_ci *out);
+size_t stats_median_ci_n_needed(double level);
+
 #endif

@@ -43,9 +43,9 @@ void summary_change(struct strbuf *sb, const struct cmp_metric *m, const struct 
 		strbuf_adds(sb, "1.00\xc3\x97 (no change)");
 	else
 		strbuf_addf(sb, "%.2f\xc3\x97 %s", r, direction_word(m, more));
-	if (s->has_ci) {
-		lo = more ? s->ci_lo : 1 / s->ci_hi;
-		hi = more ? s->ci_hi : 1 / s->ci_lo;
+	if (s->has_gi) {
+		lo = more ? s->gi_lo : 1 / s->gi_hi;
+		hi = more ? s->gi_hi : 1 / s->gi_lo;
 		strbuf_addf(sb, " [%.2f, %.2f]", lo, hi);
 	}
 	strbuf_adds(sb, " (");
@@ -121,16 +121,20 @@ void summary_sample_size(struct strbuf *sb, const struct comparison *c)
 			    "no difference can be tested.");
 		return;
 	}
+	if (c->size_metric)
+		strbuf_addf(sb, "For %s%s: ", c->size_metric,
+			    c->ngates ? " (of the gated metrics, the one with the least to go on)"
+				      : "");
 	if (c->min_n_ref == c->min_n_other)
-		strbuf_addf(sb, "With %zu run%s a side", c->min_n_ref,
+		strbuf_addf(sb, "with %zu run%s a side", c->min_n_ref,
 			    c->min_n_ref == 1 ? "" : "s");
 	else
-		strbuf_addf(sb, "With %zu run%s of the reference and %zu of %s", c->min_n_ref,
+		strbuf_addf(sb, "with %zu run%s of the reference and %zu of %s", c->min_n_ref,
 			    c->min_n_ref == 1 ? "" : "s", c->min_n_other,
 			    c->nmetrics && c->metrics[0].nsamples > 2 ? "the fewest of another variant"
 								       : "the other");
 	strbuf_addf(sb, " the smallest attainable two-sided p-value is %.3g (exact "
-		    "Mann\xe2\x80\x93Whitney)", c->mw_min_p);
+		    "Mann\xe2\x80\x93Whitney, ties as observed)", c->mw_min_p);
 	if (c->mw_min_p >= c->alpha)
 		strbuf_addf(sb, ", so no difference can reach p < %.2g; that needs at least %zu "
 			    "runs a side", c->alpha, c->mw_n_needed);
@@ -142,9 +146,50 @@ void summary_sample_size(struct strbuf *sb, const struct comparison *c)
 			strbuf_addf(sb, "; reaching p < %.2g needs at least %zu rounds", c->alpha,
 				    c->wsr_n_needed);
 	}
-	strbuf_addf(sb, ". Gates judge the %d%% bootstrap interval of the ratio of medians "
-		    "(%u resamples), not a p-value", (int)lround(c->confidence * 100), c->resamples);
+	if (c->unpaired)
+		strbuf_addf(sb, ". Change gates judge the exact %g%% Mann\xe2\x80\x93Whitney "
+			    "interval of the Hodges\xe2\x80\x93Lehmann ratio (at least %zu runs a "
+			    "side)",
+			    c->confidence * 100, c->runs_needed_ci);
+	else
+		strbuf_addf(sb, ". Change gates judge the exact %g%% Wilcoxon signed-rank interval "
+			    "of the rounds' paired ratios (at least %zu rounds; unpaired "
+			    "Mann\xe2\x80\x93Whitney when discards broke rounds)",
+			    c->confidence * 100, c->pairs_needed_ci);
+	strbuf_addf(sb, ", not a p-value; the %g%% bootstrap interval of the ratio of medians "
+		    "(%u resamples) is context", c->confidence * 100, c->resamples);
 	strbuf_addch(sb, '.');
+}
+
+void summary_sequential(struct strbuf *sb, const struct comparison *c)
+{
+	const struct compare_sequential *q = c->sequential;
+
+	if (!q)
+		return;
+	strbuf_adds(sb, "Sequential design (schedule.until decided): the gates were to be looked "
+		    "at after round");
+	strbuf_adds(sb, q->nlooks == 1 ? " " : "s ");
+	for (size_t i = 0; i < q->nlooks; i++)
+		strbuf_addf(sb, "%s%u", !i ? "" : i + 1 == q->nlooks ? " and " : ", ", q->looks[i]);
+	strbuf_addf(sb, " (%zu look%s), each at %.4g%% confidence (Bonferroni: 1 \xe2\x88\x92 "
+		    "%.4g%% / %zu), so that the chance of a wrong pass or fail over all the looks "
+		    "stays within %.4g%%. Looks taken: ", q->nlooks, q->nlooks == 1 ? "" : "s",
+		    q->look_confidence * 100, (1 - q->confidence) * 100, q->nlooks,
+		    (1 - q->confidence) * 100);
+	if (!q->ntaken)
+		strbuf_adds(sb, "none (the run ended before the first)");
+	for (size_t i = 0; i < q->ntaken; i++)
+		strbuf_addf(sb, "%safter round %u %s", i ? ", " : "", q->taken[i].round,
+			    decision_name(q->taken[i].decision));
+	if (q->decided_round)
+		strbuf_addf(sb, "; every gate was decided after round %u, and the run stopped there "
+			    "(of at most %u rounds).", q->decided_round, q->max_rounds);
+	else
+		strbuf_addf(sb, "; no look decided every gate%s: the decision is made on the rounds "
+			    "run, at the looks' confidence.",
+			    q->ntaken && q->taken[q->ntaken - 1].round == q->max_rounds
+				    ? " by max_rounds" : "");
 }
 
 const char *summary_acceptance_caveat(const struct comparison *c)
@@ -174,6 +219,16 @@ void summary_print(FILE *f, const struct comparison *c, int quiet)
 	fprintf(f, "decision: %s\n", sb.buf);
 	if (quiet)
 		goto out;
+	if (c->sequential) {
+		const struct compare_sequential *q = c->sequential;
+		strbuf_reset(&sb);
+		for (size_t i = 0; i < q->ntaken; i++)
+			strbuf_addf(&sb, "%s%u %s", i ? ", " : "", q->taken[i].round,
+				    decision_name(q->taken[i].decision));
+		fprintf(f, "looks:    after round %s (each at %.4g%%, %zu planned up to round %u)%s\n",
+			q->ntaken ? sb.buf : "- (none taken)", q->look_confidence * 100, q->nlooks,
+			q->max_rounds, q->decided_round ? "; stopped: decided" : "");
+	}
 	for (size_t m = 0; m < c->nmetrics; m++) {
 		const struct cmp_metric *cm = &c->metrics[m];
 		const struct cmp_sample *ref = NULL;

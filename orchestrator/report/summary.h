@@ -28,6 +28,12 @@ void summary_gate_limit(struct strbuf *sb, const struct cmp_metric *m, const str
  * p < alpha would need, or that they suffice.
  */
 void summary_sample_size(struct strbuf *sb, const struct comparison *c);
+/*
+ * schedule.until "decided": the looks planned, each look's confidence,
+ * the looks taken and where the run stopped; nothing for a fixed number
+ * of rounds.
+ */
+void summary_sequential(struct strbuf *sb, const struct comparison *c);
 /* The sentence that no acceptance decision is implied, for plans that do not declare one; "" otherwise. */
 const char *summary_acceptance_caveat(const struct comparison *c);
 

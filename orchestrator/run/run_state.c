@@ -378,6 +378,40 @@ void run_state_compare_setup(struct run_state *st)
 		.inconclusive_fails = plan->inconclusive_fails,
 		.order = plan_order_name(plan->order),
 	};
+	if (plan->until_decided) {
+		st->looks_taken = xcalloc(plan->nlooks + 1, sizeof(*st->looks_taken));
+		st->seq = (struct compare_sequential){
+			.confidence = plan->confidence,
+			.look_confidence = plan->look_confidence,
+			.min_rounds = plan->min_rounds,
+			.max_rounds = plan->max_rounds,
+			.looks = plan->looks,
+			.nlooks = plan->nlooks,
+			.taken = st->looks_taken,
+		};
+		st->ccfg.sequential = &st->seq;
+		st->ccfg.confidence = plan->look_confidence;
+	}
+}
+
+/*
+ * A look of schedule.until "decided" after round: the comparison of what
+ * is recorded so far, at each look's confidence. Returns 1 when it
+ * decides every gate (pass or fail, or a failed test guard rejects), and
+ * then records that the run stops there.
+ */
+int run_state_look(struct run_state *st, unsigned round)
+{
+	struct comparison c;
+	int decided;
+
+	compare_compute(&st->ccfg, st->invs, st->ninvs, &c);
+	decided = c.decision == DECISION_ACCEPTED || c.decision == DECISION_REJECTED;
+	st->looks_taken[st->seq.ntaken++] = (struct compare_look){ round, c.decision };
+	if (decided)
+		st->seq.decided_round = round;
+	comparison_release(&c);
+	return decided;
 }
 
 static void compare_release(struct run_state *st)
@@ -400,6 +434,8 @@ void run_state_release(struct run_state *st)
 	st->invs = NULL;
 	free(st->gave_up);
 	st->gave_up = NULL;
+	free(st->looks_taken);
+	st->looks_taken = NULL;
 	st->ninvs = st->alloc = 0;
 	for (size_t i = 0; i < st->nnotes; i++)
 		free(st->notes[i]);

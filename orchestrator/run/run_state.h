@@ -57,6 +57,9 @@ struct run_state {
 	struct compare_gate_def *gate_defs;
 	struct comparison cmp;
 	int compared;
+	/* schedule.until "decided": the design and the looks taken so far (ccfg.sequential). */
+	struct compare_sequential seq;
+	struct compare_look *looks_taken;
 	char *cwd;                  /* where abev runs, for the reproduce command */
 	struct run_environment env; /* metadata.json as written, for the report */
 	int have_env;
@@ -100,6 +103,11 @@ enum run_status run_state_status(const struct run_state *st, int final);
  * with final set.
  */
 void run_state_compare_setup(struct run_state *st);
+/*
+ * schedule.until "decided": looks at the gates after round (one of the
+ * plan's looks). 1 when every gate is decided: the plan stops there.
+ */
+int run_state_look(struct run_state *st, unsigned round);
 
 /*
  * Writes the run down. The first call (final 0) writes result.json and

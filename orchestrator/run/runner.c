@@ -457,6 +457,24 @@ static enum runner_outcome run_finish(struct run_state *st, struct runner_result
 	return outcome;
 }
 
+/*
+ * Whether slots[i] ends a recorded round after which schedule.until
+ * "decided" looks at the gates.
+ */
+static int look_due(const struct plan *plan, const struct sched_slot *slots, size_t nslots,
+		    size_t i)
+{
+	unsigned round = slots[i].round;
+
+	if (!plan->until_decided || slots[i].warmup ||
+	    (i + 1 < nslots && !slots[i + 1].warmup && slots[i + 1].round == round))
+		return 0;
+	for (size_t k = 0; k < plan->nlooks; k++)
+		if (plan->looks[k] == round)
+			return 1;
+	return 0;
+}
+
 enum runner_outcome runner_run(const struct plan *plan, const struct runner_options *opt,
 			       struct runner_result *res)
 {
@@ -475,6 +493,16 @@ enum runner_outcome runner_run(const struct plan *plan, const struct runner_opti
 		if (st.gave_up && i + 1 < nslots)
 			run_state_note(&st, xasprintf("%s; the %zu slot(s) after it were not run",
 						      st.gave_up, nslots - i - 1));
+		if (!st.gave_up && !st.interrupt && !st.runtime_error &&
+		    look_due(plan, slots, nslots, i) && run_state_look(&st, slots[i].round)) {
+			if (i + 1 < nslots)
+				run_state_note(&st, xasprintf("decided after round %u (look %zu of %zu): "
+							      "every gate is pass or fail; the %zu "
+							      "slot(s) after it were not run",
+							      slots[i].round, st.seq.ntaken,
+							      plan->nlooks, nslots - i - 1));
+			break;
+		}
 	}
 	outcome = run_finish(&st, res);
 out:

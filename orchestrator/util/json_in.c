@@ -125,6 +125,21 @@ int json_get_object(const struct json_in *in, const json_node *obj, const char *
 	return 1;
 }
 
+int json_get_array(const struct json_in *in, const json_node *obj, const char *path,
+		   const char *key, unsigned flags, const json_node **out)
+{
+	int ret;
+	const cJSON *j = member(in, obj, path, key, flags, "an array", &ret);
+
+	*out = NULL;
+	if (!j)
+		return ret;
+	if (!cJSON_IsArray(j))
+		return wrong(in, path, key, "an array", j, 0);
+	*out = j;
+	return 1;
+}
+
 int json_get_string(const struct json_in *in, const json_node *obj, const char *path,
 		    const char *key, unsigned flags, char **out)
 {

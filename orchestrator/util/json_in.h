@@ -65,6 +65,9 @@ enum {
 /* *out is borrowed from obj; NULL unless 1 is returned. */
 int json_get_object(const struct json_in *in, const json_node *obj, const char *path,
 		    const char *key, unsigned flags, const json_node **out);
+/* Likewise for an array. */
+int json_get_array(const struct json_in *in, const json_node *obj, const char *path,
+		   const char *key, unsigned flags, const json_node **out);
 /* *out is a copy (caller frees); an earlier *out is freed. */
 int json_get_string(const struct json_in *in, const json_node *obj, const char *path,
 		    const char *key, unsigned flags, char **out);

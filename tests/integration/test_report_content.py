@@ -76,7 +76,8 @@ class CustomTemplate(AbevTestCase):
                 "{{/metrics}}\n")
 
     def plan(self, template_name="mine.md"):
-        plan = helper_plan([("a", ["exit", "0"]), ("b", ["exit", "0"])], runs=2,
+        # 6 runs: the fewest a budget's 95 % interval of the median allows.
+        plan = helper_plan([("a", ["exit", "0"]), ("b", ["exit", "0"])], runs=6,
                            gates={"wall": {"budget": 60000}})
         plan["report"] = {"template": template_name}
         return self.write_plan(plan)
@@ -151,7 +152,7 @@ class PlotsAndHosts(AbevTestCase):
         self.assertEqual(res["status"], "completed")
 
     def test_two_hosts_side_by_side_and_other_plans_refused(self):
-        p = self.write_plan(helper_plan([("a", ["exit", "0"]), ("b", ["exit", "0"])], runs=2,
+        p = self.write_plan(helper_plan([("a", ["exit", "0"]), ("b", ["exit", "0"])], runs=6,
                                         gates={"wall": {"budget": 600000}}))
         self.run_plan(p, 0, "--host-label", "alpha", out="ev1")
         self.run_plan(p, 0, "--host-label", "beta", out="ev2")

@@ -102,7 +102,8 @@ class RunWithResults(AbevTestCase):
                 self.assertEqual(inv["status"], "failed")
 
     def test_metrics_from_stdout_results_and_durations(self):
-        plan = self.plan([("a", "baseline", []), ("b", "candidate", [])])
+        # 6 rounds: the fewest a 95 % paired interval allows, so that the gate decides.
+        plan = self.plan([("a", "baseline", []), ("b", "candidate", [])], runs=6)
         plan["metrics"] = [
             {"name": "sort (stdout)", "source": "stdout", "unit": "ms",
              "pattern": "BENCH sort_uint32_ms=([0-9.]+)"},
@@ -133,7 +134,7 @@ class RunWithResults(AbevTestCase):
                      "sieve (duration)", "peak"):
             self.assertIn(f"\n### {name}\n", report)
         # The candidate trades memory for speed: +200 % peak RSS is over the 10 % limit,
-        # in both of its runs: the gate fails, and the run exits 5.
+        # in every round: the gate fails, and the run exits 5.
         gate = res["comparison"]["gates"][0]
         self.assertEqual((gate["metric"], gate["variant"], gate["verdict"]), ("peak", "b", "fail"))
         self.assertEqual(res["comparison"]["decision"], "rejected")

@@ -15,11 +15,12 @@ from common import HELPER, AbevTestCase
 
 # The figures the plan's stdout metric "t" takes per round, in ms: deterministic,
 # so nothing here depends on how busy the machine is.
-T_BASE = [100, 104, 96, 100, 102]
-T_CAND = [110, 115, 105, 110, 112]
+# Six rounds each, the fewest a 95 % paired interval allows; plans of 5 use the first 5.
+T_BASE = [100, 104, 96, 100, 102, 101]
+T_CAND = [110, 115, 105, 110, 112, 111]
 # 20 % slower in every round: beyond a 5 % limit whatever the resample (T_CAND's
 # interval starts at exactly +5 %, which is at the limit, not beyond it).
-T_CAND_FAR = [120, 125, 115, 120, 122]
+T_CAND_FAR = [120, 125, 115, 120, 122, 121]
 
 
 def sh_plan(name, variants, runs=5, **extra):
@@ -62,6 +63,22 @@ def counts(inv):
         return False
     return inv["status"] == "ok" or any(g["guard"] == "metrics" and g["verdict"] != "pass"
                                         for g in inv["guards"])
+
+
+def wsr_interval(d, conf):
+    """The exact Wilcoxon signed-rank interval of d's centre at conf: the k-th
+    smallest and largest Walsh average, k from W+'s null distribution over all
+    2^n sign patterns (counted, not approximated). (lo, hi, coverage)."""
+    n = len(d)
+    walsh = sorted((d[i] + d[j]) / 2 for i in range(n) for j in range(i, n))
+    counts = [1] + [0] * (n * (n + 1) // 2)
+    for r in range(1, n + 1):
+        counts = [counts[w] + (counts[w - r] if w >= r else 0) for w in range(len(counts))]
+    total, cdf, k = 2 ** n, 0, 0
+    while cdf + counts[k] <= (1 - conf) / 2 * total:
+        cdf += counts[k]
+        k += 1
+    return walsh[k - 1], walsh[len(walsh) - k], 1 - 2 * cdf / total
 
 
 def raw_values(res, metric, variant):
@@ -223,8 +240,14 @@ class Verdict(AbevTestCase):
                     self.assertAlmostEqual(s["change_pct"], change, delta=1e-9)
                     self.assertAlmostEqual(s["ratio"], statistics.median(vals) /
                                            statistics.median(ref), delta=1e-12)
+                    # 5 rounds (4 for t): no exact 95 % interval, and the cell says why.
+                    gi = s["gate_interval"]
+                    self.assertIsNone(gi["method"])
                     self.assertIn(f"| {0 if abs(change) < 0.005 else change:+.2f}% | "
-                                  f"{s['ratio']:.3f} \\[", section)
+                                  f"{s['ratio']:.3f} (no interval: {md(gi['note'])}) |",
+                                  section)
+                    self.assertEqual(gi["note"], f"needs at least 6 rounds for 95 % "
+                                                 f"(has {s['paired']['pairs']})")
                     lo, hi = s["ratio_ci"]
                     self.assertLessEqual(lo, hi)
         # No "-0.00%", and every n/a says why.
@@ -264,6 +287,15 @@ class Verdict(AbevTestCase):
         self.assertEqual((gate["metric"], gate["variant"], gate["kind"], gate["verdict"]),
                          ("wall", "cand", "max_regression_pct", "fail"))
         self.assertGreater(gate["interval"][0], 15)
+        # The gate's interval, recomputed from the raw figures: the exact Wilcoxon
+        # signed-rank interval of the rounds' log-ratios (Walsh averages).
+        ref = raw_values(res, "wall", "base")
+        cand = raw_values(res, "wall", "cand")
+        lo, hi, coverage = wsr_interval([math.log(c / r) for r, c in zip(ref, cand)], 0.95)
+        self.assertEqual((gate["method"], len(ref)), ("wilcoxon_paired", 7))
+        self.assertAlmostEqual(gate["coverage"], coverage, delta=1e-12)
+        self.assertAlmostEqual(gate["interval"][0], (math.exp(lo) - 1) * 100, delta=1e-9)
+        self.assertAlmostEqual(gate["interval"][1], (math.exp(hi) - 1) * 100, delta=1e-9)
         self.assertIn("decision: rejected: 1 of 1 gate failed", cp.stdout)
         line = [ln for ln in cp.stdout.splitlines() if ln.strip().startswith("cand") and " wall " in ln]
         self.assertEqual(len(line), 1, cp.stdout)
@@ -304,7 +336,7 @@ class Verdict(AbevTestCase):
 
     def test_quiet_and_json(self):
         plan = sh_plan("quiet", [("base", echo_round(T_BASE)), ("cand", echo_round(T_CAND_FAR))],
-                       metrics=[T_METRIC], gates={"t": {"max_regression_pct": 5}})
+                       metrics=[T_METRIC], gates={"t": {"max_regression_pct": 5}}, runs=6)
         cp, res = self.run_plan(plan, 5, "--quiet")
         self.assertEqual(cp.stdout.splitlines(),
                          ["decision: rejected: 1 of 1 gate failed",
@@ -318,7 +350,7 @@ class Verdict(AbevTestCase):
         plan = sh_plan("signed", [("base", echo_round(T_BASE)),
                                   ("cand", echo_round(T_CAND_FAR))],
                        metrics=[T_METRIC], gates={"t": {"max_regression_pct": 5},
-                                                  "wall": {"budget": 60000}})
+                                                  "wall": {"budget": 60000}}, runs=6)
         self.run_plan(plan, 5, "--key", self.path("k.key"))
         return self.path("ev")
 
@@ -399,7 +431,7 @@ class Verdict(AbevTestCase):
                                       "times", "user", "system", "exit_codes"})
             invs = [i for i in res["invocations"] if i["variant"] == r["command"] and counts(i)]
             times = [i["wall_ns"] / 1e9 for i in invs]
-            self.assertEqual(len(r["times"]), 5)
+            self.assertEqual(len(r["times"]), 6)
             for got, want in zip(r["times"], times):
                 self.assertAlmostEqual(got, want, delta=1e-12)
             self.assertAlmostEqual(r["mean"], statistics.fmean(times), delta=1e-9)
@@ -411,7 +443,7 @@ class Verdict(AbevTestCase):
                                    delta=1e-9)
             self.assertAlmostEqual(r["system"],
                                    statistics.fmean(i["sys_ns"] / 1e9 for i in invs), delta=1e-9)
-            self.assertEqual(r["exit_codes"], [0] * 5)
+            self.assertEqual(r["exit_codes"], [0] * 6)
         # CSV: one row per invocation and metric.
         text = self.abev("export", ev, "--format", "csv", check=0).stdout
         rows = list(csv.DictReader(io.StringIO(text)))

@@ -16,6 +16,8 @@
 #include <string.h>
 
 #include "compare.h"
+#include "plan.h"
+#include "stats_exact.h"
 #include "summary.h"
 #include "util.h"
 
@@ -226,40 +228,40 @@ static void test_figures(void **state)
 
 struct gate_case {
 	const char *what;
-	double cand[5];
+	double cand[6];
 	int better_higher;
 	enum gate_kind kind;
 	double limit;
 	enum gate_verdict want;
 };
 
-/* The baseline is 100 ± 1 in every case; the candidate and the gate vary. */
+/* The baseline is 100 ± 1 in every case (6 rounds, the fewest a 95 % paired interval allows); the candidate and the gate vary. */
 static const struct gate_case gate_cases[] = {
-	{ "30% slower fails a 15% regression gate", { 130, 131, 129, 130, 132 }, 0,
+	{ "30% slower fails a 15% regression gate", { 130, 131, 129, 130, 132, 130.5 }, 0,
 	  GATE_MAX_REGRESSION, 15, GATE_FAIL },
-	{ "within 1% passes it", { 100.5, 101, 100, 100.8, 101.2 }, 0,
+	{ "within 1% passes it", { 100.5, 101, 100, 100.8, 101.2, 100.7 }, 0,
 	  GATE_MAX_REGRESSION, 15, GATE_PASS },
-	{ "noise straddling the limit is inconclusive", { 100, 130, 105, 125, 115 }, 0,
+	{ "noise straddling the limit is inconclusive", { 100, 130, 105, 125, 115, 120 }, 0,
 	  GATE_MAX_REGRESSION, 15, GATE_INCONCLUSIVE },
-	{ "higher is better: 30% lower fails", { 70, 71, 69, 70, 72 }, 1,
+	{ "higher is better: 30% lower fails", { 70, 71, 69, 70, 72, 70.5 }, 1,
 	  GATE_MAX_REGRESSION, 15, GATE_FAIL },
-	{ "higher is better: 30% higher passes", { 130, 131, 129, 130, 132 }, 1,
+	{ "higher is better: 30% higher passes", { 130, 131, 129, 130, 132, 130.5 }, 1,
 	  GATE_MAX_REGRESSION, 15, GATE_PASS },
-	{ "a 30% gain fails a 20% improvement gate", { 70, 71, 69, 70, 72 }, 0,
+	{ "a 30% gain fails a 20% improvement gate", { 70, 71, 69, 70, 72, 70.5 }, 0,
 	  GATE_MAX_IMPROVEMENT, 20, GATE_FAIL },
-	{ "a 30% loss passes an improvement gate", { 130, 131, 129, 130, 132 }, 0,
+	{ "a 30% loss passes an improvement gate", { 130, 131, 129, 130, 132, 130.5 }, 0,
 	  GATE_MAX_IMPROVEMENT, 20, GATE_PASS },
-	{ "budget: median 130 over 120 fails", { 130, 131, 129, 130, 132 }, 0,
+	{ "budget: median 130 over 120 fails", { 130, 131, 129, 130, 132, 130.5 }, 0,
 	  GATE_BUDGET, 120, GATE_FAIL },
-	{ "budget: median 130 within 140 passes", { 130, 131, 129, 130, 132 }, 0,
+	{ "budget: median 130 within 140 passes", { 130, 131, 129, 130, 132, 130.5 }, 0,
 	  GATE_BUDGET, 140, GATE_PASS },
-	{ "budget at least 100 for higher-is-better: 70 fails", { 70, 71, 69, 70, 72 }, 1,
+	{ "budget at least 100 for higher-is-better: 70 fails", { 70, 71, 69, 70, 72, 70.5 }, 1,
 	  GATE_BUDGET, 100, GATE_FAIL },
 };
 
 static void test_gates(void **state)
 {
-	static const double base[] = { 100, 101, 99, 100, 100.5 };
+	static const double base[] = { 100, 101, 99, 100, 100.5, 99.5 };
 
 	(void)state;
 	for (size_t k = 0; k < ARRAY_SIZE(gate_cases); k++) {
@@ -273,7 +275,7 @@ static void test_gates(void **state)
 		f.defs[0].better_higher = gc->better_higher;
 		f.cfg.gates = &g;
 		f.cfg.ngates = 1;
-		pairs(&f, base, gc->cand, 5);
+		pairs(&f, base, gc->cand, 6);
 		compare_compute(&f.cfg, f.invs, f.n, &c);
 		assert_int_equal(c.ngates, 1);
 		assert_string_equal(c.gates[0].variant, "cand");
@@ -287,6 +289,164 @@ static void test_gates(void **state)
 								     : DECISION_INCONCLUSIVE);
 		comparison_release(&c);
 	}
+}
+
+/*
+ * Gates judged on the exact interval the design gives (issue: decisions
+ * that hold on real workloads). Each case failed before: the gate was
+ * judged on an unpaired percentile bootstrap of the ratio of medians.
+ */
+static void test_exact_gates(void **state)
+{
+	/* Case B: a 17-36 % regression in every one of 8 rounds, rounds far apart. */
+	static const double ref8[] = { 100, 150, 80, 200, 120, 90, 170, 110 };
+	static const double ratio8[] = { 1.17, 1.36, 1.25, 1.30, 1.20, 1.33, 1.22, 1.28 };
+	struct compare_gate_def g = { "t", GATE_MAX_REGRESSION, 5 };
+	struct fixture f;
+	struct comparison c;
+	const struct cmp_sample *x;
+	double cand8[8];
+
+	(void)state;
+	for (size_t i = 0; i < 8; i++)
+		cand8[i] = ref8[i] * ratio8[i];
+	setup(&f, 2);
+	f.cfg.gates = &g;
+	f.cfg.ngates = 1;
+	pairs(&f, ref8, cand8, 8);
+	compare_compute(&f.cfg, f.invs, f.n, &c);
+	x = sample(&c, "t", "cand");
+	/* The unpaired bootstrap straddles the limit: it could not decide. */
+	assert_true(x->has_ci && x->ci_lo < 1.05 && x->ci_hi > 1.05);
+	/* Paired: the exact 96.1 % interval of 8 rounds, [4th, 33rd] of 36 Walsh averages. */
+	assert_true(x->has_gi);
+	assert_string_equal(x->gi_method, "wilcoxon_paired");
+	assert_int_equal(x->gi_n, 8);
+	assert_true(fabs(x->gi_coverage - (1 - 2 * 5.0 / 256)) < 1e-12);
+	assert_true(x->gi_lo > 1.17 && x->gi_hi < 1.36);
+	assert_int_equal(c.gates[0].verdict, GATE_FAIL);
+	assert_string_equal(c.gates[0].method, "wilcoxon_paired");
+	assert_non_null(strstr(c.gates[0].reason, "(paired by round, 8 rounds, exact 96.1 %)"));
+	assert_int_equal(c.decision, DECISION_REJECTED);
+	comparison_release(&c);
+
+	/* A/A with 2 runs a side: no interval reaches 95 %: inconclusive, with what it needs. */
+	{
+		static const double a[] = { 100, 90 }, b[] = { 60, 70 };
+		setup(&f, 2);
+		f.cfg.gates = &g;
+		f.cfg.ngates = 1;
+		pairs(&f, a, b, 2);
+		compare_compute(&f.cfg, f.invs, f.n, &c);
+		assert_int_equal(c.gates[0].verdict, GATE_INCONCLUSIVE);
+		assert_null(c.gates[0].method);
+		assert_non_null(strstr(c.gates[0].reason, "needs at least 6 rounds for 95 % (has 2)"));
+		assert_int_equal(c.decision, DECISION_INCONCLUSIVE);
+		comparison_release(&c);
+	}
+	/* [10, 11, 12] against [13, 14, 15]: p = 0.1 can reject nothing, and now nothing is. */
+	{
+		static const double a[] = { 10, 11, 12 }, b[] = { 13, 14, 15 };
+		setup(&f, 2);
+		f.cfg.gates = &g;
+		f.cfg.ngates = 1;
+		pairs(&f, a, b, 3);
+		compare_compute(&f.cfg, f.invs, f.n, &c);
+		assert_int_equal(c.gates[0].verdict, GATE_INCONCLUSIVE);
+		comparison_release(&c);
+	}
+	/* Runs from different evidence: unpaired Mann–Whitney, 4 a side at least. */
+	{
+		static const double a[] = { 100, 101, 99, 100 }, b[] = { 130, 131, 129, 132 };
+		setup(&f, 2);
+		f.cfg.gates = &g;
+		f.cfg.ngates = 1;
+		f.cfg.unpaired = 1;
+		pairs(&f, a, b, 4);
+		compare_compute(&f.cfg, f.invs, f.n, &c);
+		x = sample(&c, "t", "cand");
+		assert_string_equal(x->gi_method, "mann_whitney");
+		assert_int_equal(c.gates[0].verdict, GATE_FAIL);
+		assert_non_null(strstr(c.gates[0].reason, "(unpaired, 4 runs a side, exact"));
+		comparison_release(&c);
+		setup(&f, 2);
+		f.cfg.gates = &g;
+		f.cfg.ngates = 1;
+		f.cfg.unpaired = 1;
+		pairs(&f, a, b, 3);
+		compare_compute(&f.cfg, f.invs, f.n, &c);
+		assert_int_equal(c.gates[0].verdict, GATE_INCONCLUSIVE);
+		assert_non_null(strstr(c.gates[0].reason,
+				       "needs at least 4 runs a side for 95 % (has 3 and 3)"));
+		comparison_release(&c);
+	}
+	/* Rounds broken by discards: 7 runs a side but only 5 in the same rounds: unpaired. */
+	{
+		setup(&f, 2);
+		f.cfg.gates = &g;
+		f.cfg.ngates = 1;
+		for (unsigned r = 1; r <= 7; r++) {
+			add(&f, "base", r, 100 + r);
+			add(&f, "cand", r + (r > 5 ? 2 : 0), 130 + r);
+		}
+		compare_compute(&f.cfg, f.invs, f.n, &c);
+		x = sample(&c, "t", "cand");
+		assert_int_equal(x->pairs, 5);
+		assert_string_equal(x->gi_method, "mann_whitney");
+		assert_int_equal(c.gates[0].verdict, GATE_FAIL);
+		comparison_release(&c);
+	}
+	/* A budget needs 6 runs for its median's interval at 95 %. */
+	{
+		static const double a[] = { 100, 101, 99, 100, 100 };
+		struct compare_gate_def budget = { "t", GATE_BUDGET, 120 };
+		setup(&f, 2);
+		f.cfg.gates = &budget;
+		f.cfg.ngates = 1;
+		pairs(&f, a, a, 5);
+		compare_compute(&f.cfg, f.invs, f.n, &c);
+		assert_int_equal(c.gates[0].verdict, GATE_INCONCLUSIVE);
+		assert_non_null(strstr(c.gates[0].reason, "needs at least 6 counted runs for 95 % (has 5)"));
+		comparison_release(&c);
+	}
+}
+
+/* The plan's rule for the rounds a look needs is the exact interval's own. */
+static void test_rounds_needed_agree(void **state)
+{
+	static const double conf[] = { 0.5, 0.8, 0.9, 0.95, 0.975, 0.98, 0.99, 0.995, 0.999 };
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(conf); i++)
+		assert_int_equal(plan_rounds_needed(conf[i]), stats_wsr_interval_n_needed(conf[i]));
+}
+
+/*
+ * The sample-size figures are those of the gated metric, and the smallest
+ * attainable p takes the values' ties as they are.
+ */
+static void test_sample_size_per_gated_metric(void **state)
+{
+	struct compare_gate_def g = { "t", GATE_MAX_REGRESSION, 5 };
+	struct fixture f;
+	struct comparison c;
+
+	(void)state;
+	setup(&f, 2);
+	f.cfg.gates = &g;
+	f.cfg.ngates = 1;
+	/* [10, 10, 11] against [11, 12, 12]: ties keep p above 0.1 (it is 0.2 here). */
+	add(&f, "base", 1, 10);
+	add(&f, "cand", 1, 11);
+	add(&f, "base", 2, 10);
+	add(&f, "cand", 2, 12);
+	add(&f, "base", 3, 11);
+	add(&f, "cand", 3, 12);
+	compare_compute(&f.cfg, f.invs, f.n, &c);
+	assert_string_equal(c.size_metric, "t");
+	assert_true(c.mw_min_p > 0.1 + 1e-9);
+	assert_true(fabs(sample(&c, "t", "cand")->mw_min_p - c.mw_min_p) < 1e-12);
+	comparison_release(&c);
 }
 
 /*
@@ -495,7 +655,7 @@ static void test_reference_and_three_variants(void **state)
 	f.cfg.reference = 1;
 	f.cfg.gates = &g;
 	f.cfg.ngates = 1;
-	for (unsigned r = 1; r <= 4; r++) {
+	for (unsigned r = 1; r <= 6; r++) {
 		add(&f, "base", r, 100 + r);
 		add(&f, "cand", r, 200 + r);
 		add(&f, "third", r, 400 + r);
@@ -619,6 +779,9 @@ int main(void)
 		cmocka_unit_test(test_counting),
 		cmocka_unit_test(test_figures),
 		cmocka_unit_test(test_gates),
+		cmocka_unit_test(test_exact_gates),
+		cmocka_unit_test(test_rounds_needed_agree),
+		cmocka_unit_test(test_sample_size_per_gated_metric),
 		cmocka_unit_test(test_at_the_limit),
 		cmocka_unit_test(test_negative_reference),
 		cmocka_unit_test(test_order_note_names_what_happened),

@@ -14,6 +14,7 @@
 
 #include <ftw.h>
 #include <limits.h>
+#include <math.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -443,7 +444,7 @@ static const struct broken broken_plans[] = {
 	    " variants_file, schedule, results, metrics, load, run_as, allowed_exit_codes, versions,"
 	    " reference, gates, decision, report, limits)" } },
 	{ HEAD "'variants':[" VA "],'schedule':{'ordr':'reverse'}}", NULL, 0,
-	  { ": schedule.ordr: unknown key, did you mean 'order'? (expected one of: warmups, runs, order, seed,"
+	  { ": schedule.ordr: unknown key, did you mean 'order'? (expected one of: warmups, runs, until, min_rounds, max_rounds, looks, order, seed,"
 	    " gap_seconds, timeout_seconds, kill_grace_seconds, cpus, prepare)" } },
 	{ HEAD "'variants':[" VA ",{'name':'b','command':['x'],'nmae':'c'}]}", NULL, 0,
 	  { ": variants[1].nmae: unknown key, did you mean 'name'? (expected one of: name, cwd, command, env, assemblies, cpus, prepare)" } },
@@ -884,6 +885,56 @@ static void test_broken_plans(void **state)
 }
 
 /* Gates from a metric's own keys and from "gates", the reference and the decision. */
+/* schedule.until "decided": the default looks and each look's confidence. */
+static void test_until_decided(void **state)
+{
+	static const struct {
+		const char *schedule;
+		unsigned looks[8];
+		size_t nlooks;
+		unsigned min_rounds;
+	} cases[] = {
+		/* 6 rounds reach 95 %; 6, 9, 14, 21, 32 would be 5 looks at 99 %, which
+		 * needs 8: from 8, 8 12 18 27 32 */
+		{ "'until':'decided','max_rounds':32", { 8, 12, 18, 27, 32 }, 5, 8 },
+		{ "'until':'decided','max_rounds':16", { 8, 12, 16 }, 3, 8 },
+		{ "'until':'decided','max_rounds':10", { 7, 10 }, 2, 7 },
+		/* fewer rounds than any look needs: the one look at max_rounds */
+		{ "'until':'decided','max_rounds':4", { 4 }, 1, 4 },
+		{ "'until':'decided','min_rounds':10,'max_rounds':20", { 10, 15, 20 }, 3, 10 },
+		{ "'until':'decided','min_rounds':4,'max_rounds':12,'looks':[4,8]", { 4, 8, 12 }, 3, 4 },
+	};
+	(void)state;
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct plan plan = PLAN_INIT;
+		char *text = xasprintf(HEAD "'variants':[" VA "," VB "],'schedule':{%s},"
+				       "'gates':{'wall':{'max_regression_pct':5}}}", cases[i].schedule);
+		char *path = write_json("until.json", text);
+
+		reset_errors();
+		if (plan_load(&plan, path) != 0)
+			fail_msg("case %zu: refused", i);
+		assert_int_equal(plan.until_decided, 1);
+		if (plan.nlooks != cases[i].nlooks)
+			fail_msg("case %zu: %zu looks", i, plan.nlooks);
+		for (size_t k = 0; k < plan.nlooks; k++)
+			assert_int_equal(plan.looks[k], cases[i].looks[k]);
+		assert_int_equal(plan.min_rounds, cases[i].min_rounds);
+		assert_int_equal(plan.runs, plan.max_rounds);
+		assert_true(fabs(plan.look_confidence - (1 - 0.05 / (double)plan.nlooks)) < 1e-12);
+		/* Every default look but the last can reach the per-look confidence. */
+		if (i < 4 && plan.nlooks > 1)
+			assert_true(plan.looks[0] >= plan_rounds_needed(plan.look_confidence));
+		plan_release(&plan);
+		free(text);
+		free(path);
+	}
+	assert_int_equal(plan_rounds_needed(0.95), 6);
+	assert_int_equal(plan_rounds_needed(0.99), 8);
+	assert_int_equal(plan_rounds_needed(0.90), 5);
+}
+
 static void test_gates_and_decision(void **state)
 {
 	struct plan plan = PLAN_INIT;
@@ -1184,6 +1235,7 @@ int main(void)
 		cmocka_unit_test(test_broken_plans),
 		cmocka_unit_test(test_min_executed_default),
 		cmocka_unit_test(test_gates_and_decision),
+		cmocka_unit_test(test_until_decided),
 		cmocka_unit_test(test_pattern_regerror),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_unreadable),

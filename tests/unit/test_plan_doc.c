@@ -53,11 +53,12 @@ static void test_children(void **state)
 	size_t n;
 	(void)state;
 	n = plan_doc_children("schedule", names, ARRAY_SIZE(names));
-	assert_int_equal(n, 9);
+	assert_int_equal(n, 13);
 	assert_string_equal(names[0], "warmups");
-	assert_string_equal(names[4], "gap_seconds");
-	assert_string_equal(names[7], "cpus");
-	assert_string_equal(names[8], "prepare");
+	assert_string_equal(names[2], "until");
+	assert_string_equal(names[8], "gap_seconds");
+	assert_string_equal(names[11], "cpus");
+	assert_string_equal(names[12], "prepare");
 	n = plan_doc_children("variants[]", names, ARRAY_SIZE(names));
 	assert_int_equal(n, 7);
 	assert_string_equal(names[0], "name");

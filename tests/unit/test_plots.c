@@ -331,9 +331,9 @@ static void test_marks(void **state)
  */
 static void test_gate_positions(void **state)
 {
-	static const double base[] = { 100, 98, 102, 100, 99 };
-	static const double cand[] = { 110, 108, 112, 110, 111 };
-	static const double third[] = { 95, 96, 94, 95, 97 };
+	static const double base[] = { 100, 98, 102, 100, 99, 101 };
+	static const double cand[] = { 110, 108, 112, 110, 111, 109 };
+	static const double third[] = { 95, 96, 94, 95, 97, 96 };
 	struct fixture f;
 	struct comparison c;
 	char *t, *ops;
@@ -341,7 +341,7 @@ static void test_gate_positions(void **state)
 
 	(void)state;
 	setup(&f, 3);
-	for (unsigned r = 1; r <= 5; r++) {
+	for (unsigned r = 1; r <= 6; r++) {
 		add(&f, "base", r, base[r - 1]);
 		add(&f, "cand", r, cand[r - 1]);
 		add(&f, "third", r, third[r - 1]);

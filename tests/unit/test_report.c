@@ -55,7 +55,7 @@ static struct invocation inv(unsigned seq, const char *variant, int warmup, unsi
 }
 
 struct fixture {
-	struct invocation invs[9];
+	struct invocation invs[16];
 	const char *names[3];
 	struct report_input in;
 };
@@ -180,9 +180,11 @@ static void test_summary_rows(void **state)
 	 * candidate: wall 0.8 0.9 (median of two = mean), cpu 0.6 0.7, rss 200 220;
 	 * both of its values below all of the baseline's: U = 0, p = 2 / C(5, 2) = 0.2.
 	 */
-	assert_has(r, "| candidate | 2 | 850 ms | 800–900 ms | -22.73% | 0.773 \\[");
-	assert_has(r, "| candidate | 2 | 650 ms | 600–700 ms | -27.78% | 0.722 \\[");
-	assert_has(r, "| candidate | 2 | 210 MiB | 200–220 MiB | +100.00% | 2.000 \\[");
+	/* Two rounds: no exact interval reaches 95 %, and the row says what it needs. */
+	assert_has(r, "| candidate | 2 | 850 ms | 800–900 ms | -22.73% | 0.773 (no interval: needs "
+		   "at least 6 rounds for 95 % (has 2)) |");
+	assert_has(r, "| candidate | 2 | 650 ms | 600–700 ms | -27.78% | 0.722 (no interval: ");
+	assert_has(r, "| candidate | 2 | 210 MiB | 200–220 MiB | +100.00% | 2.000 (no interval: ");
 	assert_has(r, "- candidate, in execution order: 800, 900 ms; mean 850, sd 71, MAD 50 ms, "
 		   "coefficient of variation 8.3% (1 recorded run did not count)\n");
 	assert_has(r, "- candidate against baseline: Mann–Whitney U = 0, p = 0.2 (exact; the "
@@ -191,9 +193,14 @@ static void test_summary_rows(void **state)
 		   "run) | n/a (no counted run) | none |");
 	assert_has(r, "- empty, in execution order: none counted\n");
 	/* What 2 or 3 runs allow, said for the n at hand. */
-	assert_has(r, "With 3 runs of the reference and 2 of the fewest of another variant the "
-		   "smallest attainable two-sided p-value is 0.2 (exact Mann–Whitney), so no "
-		   "difference can reach p \\< 0.05; that needs at least 4 runs a side.");
+	assert_has(r, "For wall: with 3 runs of the reference and 2 of the fewest of another variant "
+		   "the smallest attainable two-sided p-value is 0.2 (exact Mann–Whitney, ties as "
+		   "observed), so no difference can reach p \\< 0.05; that needs at least 4 runs a "
+		   "side.");
+	assert_has(r, "Change gates judge the exact 95% Wilcoxon signed-rank interval of the rounds' "
+		   "paired ratios (at least 6 rounds; unpaired Mann–Whitney when discards broke "
+		   "rounds), not a p-value; the 95% bootstrap interval of the ratio of medians (1000 "
+		   "resamples) is context.");
 	assert_has(r, "## Gates\n\nThe plan sets no gate: no decision is made.\n");
 	free(r);
 }
@@ -207,8 +214,8 @@ static void test_excluded_runs(void **state)
 	build(&f);
 	r = render(&f, NULL, 0);
 	/* Only seq 5 counts for candidate: the warmup, discarded, failed and timed-out do not. */
-	assert_has(r, "| candidate | 1 | 800 ms | 800–800 ms | -27.27% | 0.727 (no interval: an "
-		   "interval needs at least 2 counted runs a side) | none |");
+	assert_has(r, "| candidate | 1 | 800 ms | 800–800 ms | -27.27% | 0.727 (no interval: needs "
+		   "at least 6 rounds for 95 % (has 1)) | none |");
 	assert_has(r, "| candidate | 1 | 200 MiB | 200–200 MiB | +90.48% |");
 	assert_has(r, "- candidate, in execution order: 800 ms; mean 800, MAD 0 ms (2 recorded runs "
 		   "did not count)\n");
@@ -278,24 +285,42 @@ static void test_verdict_and_gates(void **state)
 	(void)state;
 	build(&f);
 	f.in.nvariants = 2;
-	/* A second counted candidate run, so that it has an interval. */
+	/*
+	 * Six rounds of both, the fewest a 95 % paired interval allows: the
+	 * fixture's counted ones (rounds 1-3, candidate in round 1 only) and
+	 * rounds 2-6 of the candidate, 4-6 of the baseline.
+	 */
 	f.invs[8].status = INV_OK;
 	f.invs[8].fig.wall_ns = 900 * MS;
 	f.invs[8].fig.max_rss_bytes = 220 * MIB_B;
 	f.invs[8].signal = 0;
 	f.invs[8].exit_code = 0;
+	f.invs[8].timed_out = 0;
+	f.invs[5].status = INV_OK;
+	f.invs[5].fig.wall_ns = 850 * MS;
+	f.invs[5].fig.max_rss_bytes = 210 * MIB_B;
+	f.invs[5].exit_code = 0;
+	for (unsigned r6 = 4; r6 <= 6; r6++) {
+		f.invs[f.in.ninvs] = inv((unsigned)f.in.ninvs + 1, "baseline", 0, r6, 1, INV_OK,
+					 1100 + r6 * 10, 900, 105);
+		f.in.ninvs++;
+		f.invs[f.in.ninvs] = inv((unsigned)f.in.ninvs + 1, "candidate", 0, r6, 1, INV_OK,
+					 820 + r6 * 10, 600, 215);
+		f.in.ninvs++;
+	}
 	r = render(&f, gates, ARRAY_SIZE(gates));
-	/* rss doubled: every resampled ratio is at least 200/110, beyond +25 %. */
+	/* rss doubled: the whole paired interval is beyond +25 %. */
 	assert_has(r, "## Verdict\n\n**Decision: rejected: 1 of 2 gates failed.**\n\n- **FAIL**: "
-		   "candidate max\\_rss changed +100.00% \\[");
+		   "candidate max\\_rss changed +104.76% \\[+90.91%, +109.52%\\] (paired by round, "
+		   "6 rounds, exact 96.9 %) against");
 	assert_has(r, "against a regression limit of +25.00%: the whole interval is beyond the "
 		   "limit.\n");
-	assert_has(r, "| max\\_rss | candidate | max\\_regression\\_pct | ≤ +25.00% | +100.00% \\[");
+	assert_has(r, "| max\\_rss | candidate | max\\_regression\\_pct | ≤ +25.00% | +104.76% \\[");
 	assert_has(r, "\\] | **FAIL** |");
-	assert_has(r, "| 2.000 \\[");
-	assert_has(r, "\\] | ≤ +25.00%: FAIL |");
-	/* wall went down 23 %: the whole interval is below +10 %. */
-	assert_has(r, "| wall | candidate | max\\_regression\\_pct | ≤ +10.00% | -22.73% \\[");
+	assert_has(r, "| 2.048 \\[");
+	assert_has(r, "(paired, exact 96.9 %) | ≤ +25.00%: FAIL |");
+	/* wall went down 24 %: the whole interval is below +10 %. */
+	assert_has(r, "| wall | candidate | max\\_regression\\_pct | ≤ +10.00% | -24.45% \\[");
 	assert_has(r, "\\] | pass |");
 	assert_has(r, "This plan does not declare itself an acceptance plan");
 	assert_true(strstr(r, "## Verdict") < strstr(r, "## Comparison"));

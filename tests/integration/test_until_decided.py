@@ -1,0 +1,89 @@
+"""schedule.until "decided": rounds are added until every gate is pass or
+fail, looking only after the pre-registered rounds, each look at the
+Bonferroni share of the confidence; the run stops at the first look that
+decides, and the evidence and the report state the design and the looks."""
+
+from common import AbevTestCase
+
+
+def plan(name, base, cand, schedule, gate_pct=5):
+    """Variants print t=<this round's value> from their lists ($ABEV_ROUND)."""
+    def script(values):
+        return (f'set -- {" ".join(str(v) for v in values)}; '
+                f'shift $((ABEV_ROUND - 1)); echo "t=$1"')
+    return {
+        "schema": "abev.plan/1", "name": name,
+        "variants": [{"name": "base", "command": ["sh", "-c", script(base)]},
+                     {"name": "cand", "command": ["sh", "-c", script(cand)]}],
+        "schedule": dict(schedule, order="reverse"),
+        "metrics": [{"name": "t", "source": "stdout", "unit": "ms", "pattern": "t=([0-9.]+)"}],
+        "gates": {"t": {"max_regression_pct": gate_pct}},
+        "load": {"max_cpu_wait_pct": 100, "max_foreign_cpu": 64, "max_repeats": 0},
+    }
+
+
+BASE = [100, 104, 96, 100, 102, 101, 99, 103, 98, 100, 105, 97, 101, 100, 102, 99]
+
+
+class UntilDecided(AbevTestCase):
+    def test_a_clear_regression_stops_at_the_first_look(self):
+        # 20 % slower in every round. Default looks for 16 rounds at 95 %: 8, 12, 16
+        # (3 looks, each at 1 - 0.05 / 3); the first already decides.
+        cand = [round(v * 1.2, 3) for v in BASE]
+        cp, res = self.run_plan(plan("clear", BASE, cand,
+                                     {"until": "decided", "max_rounds": 16}), 5)
+        cmp = res["comparison"]
+        seq = cmp["sequential"]
+        self.assertEqual(seq["looks"], [8, 12, 16])
+        self.assertAlmostEqual(seq["look_confidence"], 1 - 0.05 / 3, delta=1e-12)
+        self.assertAlmostEqual(cmp["confidence"], 1 - 0.05 / 3, delta=1e-12)
+        self.assertEqual(seq["taken"], [{"round": 8, "decision": "rejected"}])
+        self.assertEqual(seq["decided_after_round"], 8)
+        self.assertEqual(seq["min_rounds"], 8)
+        # 8 rounds of 2 variants ran, not 16.
+        self.assertEqual(len(res["invocations"]), 16)
+        self.assertEqual(max(i["round"] for i in res["invocations"]), 8)
+        self.assertEqual(res["status"], "completed")
+        self.assertTrue(any("decided after round 8 (look 1 of 3): every gate is pass or fail; "
+                            "the 16 slot(s) after it were not run" in n for n in res["notes"]),
+                        res["notes"])
+        gate = cmp["gates"][0]
+        self.assertEqual((gate["verdict"], gate["method"]), ("fail", "wilcoxon_paired"))
+        self.assertIn("looks:    after round 8 rejected", cp.stdout)
+        report = open(self.path("ev", "report.md"), encoding="utf-8").read()
+        self.assertIn("Sequential design (schedule.until decided): the gates were to be looked "
+                      "at after rounds 8, 12 and 16 (3 looks), each at 98.33% confidence "
+                      "(Bonferroni: 1 − 5% / 3)", report)
+        self.assertIn("Looks taken: after round 8 rejected; every gate was decided after "
+                      "round 8, and the run stopped there (of at most 16 rounds).", report)
+        # The report renders again from the evidence alone, byte for byte.
+        again = self.abev("report", self.path("ev"), check=0).stdout
+        self.assertEqual(again, report)
+
+    def test_no_difference_inside_the_limit_runs_to_max_rounds(self):
+        # A/A within ±5 % noise against a 1 % gate: no look can decide; every
+        # pre-registered look is taken and the run ends at max_rounds.
+        cp, res = self.run_plan(plan("same", BASE[:10], BASE[:10][::-1],
+                                     {"until": "decided", "max_rounds": 10}, gate_pct=1), 0)
+        seq = res["comparison"]["sequential"]
+        self.assertEqual(seq["looks"], [7, 10])
+        self.assertEqual([t["round"] for t in seq["taken"]], [7, 10])
+        self.assertEqual({t["decision"] for t in seq["taken"]}, {"inconclusive"})
+        self.assertIsNone(seq["decided_after_round"])
+        self.assertEqual(len(res["invocations"]), 20)
+        self.assertEqual(res["comparison"]["decision"], "inconclusive")
+        report = open(self.path("ev", "report.md"), encoding="utf-8").read()
+        self.assertIn("no look decided every gate by max\\_rounds", report)
+
+    def test_the_plans_looks_are_used(self):
+        cand = [round(v * 1.5, 3) for v in BASE]
+        _, res = self.run_plan(plan("own", BASE, cand, {"until": "decided", "min_rounds": 6,
+                                                        "max_rounds": 12, "looks": [6, 9]}), 5)
+        seq = res["comparison"]["sequential"]
+        # max_rounds is always the last look: 3 looks, each at 1 - 0.05 / 3.
+        self.assertEqual(seq["looks"], [6, 9, 12])
+        # At 98.3 % six rounds cannot give an interval (2 / 64 > 1.67 %): undecided.
+        self.assertEqual(seq["taken"][0], {"round": 6, "decision": "inconclusive"})
+        self.assertEqual(seq["taken"][1], {"round": 9, "decision": "rejected"})
+        self.assertEqual(seq["decided_after_round"], 9)
+        self.assertEqual(len(res["invocations"]), 18)

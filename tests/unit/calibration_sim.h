@@ -1,0 +1,283 @@
+/*
+ * calibration_sim: a seeded simulation of how often abev's change gate
+ * ("higher is worse, limit L %") fails, passes or cannot decide, on
+ * synthetic benchmark runs whose truth is known: the same distribution for
+ * baseline and candidate (A/A), or a candidate slower by a set factor.
+ * Two ways of judging are simulated on the same datasets: the paired
+ * exact Wilcoxon signed-rank interval of the rounds' log-ratios
+ * (stats_wsr_interval(), what the gates use), and the unpaired percentile
+ * bootstrap of the ratio of medians (stats_bootstrap_ratio(), what they
+ * used before).
+ *
+ * Shared by tests/unit/test_calibration.c, which asserts the acceptance
+ * criteria on a few cells, and bench/calibration.c, which prints the whole
+ * table: one generator and one verdict rule, so both give the same figures
+ * for the same cell and number of datasets. Header-only (static inline
+ * functions). Pure computation but for reading two environment variables
+ * (cal_env_unsigned()): no I/O, no clock; every draw comes from util.h's
+ * seeded rng_next(), so a cell's figures are the same on every run.
+ */
+#ifndef ABEV_CALIBRATION_SIM_H
+#define ABEV_CALIBRATION_SIM_H
+
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stats.h"
+#include "stats_exact.h"
+#include "util.h"
+
+/* The data models: each run's time is base * noise (cal_round()). */
+enum cal_model {
+	CAL_LOGNORMAL,  /* independent lognormal noise of CV cv per run */
+	CAL_HEAVY,      /* the same, times a slow outlier 1 + 3 cv |t3| in 10 % of runs */
+	CAL_DRIFT,      /* the same, times exp(0.02 r / n) shared by both runs of round r */
+	CAL_ROUND,      /* a lognormal round factor of CV cv shared by both runs, times
+			 * independent lognormal noise of CV cv / 2 per run */
+	CAL_MODELS
+};
+
+static const char *const cal_model_names[CAL_MODELS] = {
+	"lognormal", "heavy-tailed", "drift", "round factor",
+};
+
+enum cal_method { CAL_PAIRED, CAL_BOOTSTRAP, CAL_METHODS };
+
+static const char *const cal_method_names[CAL_METHODS] = {
+	"paired exact WSR", "unpaired bootstrap",
+};
+
+enum cal_verdict { CAL_PASS, CAL_FAIL, CAL_INCONCLUSIVE, CAL_VERDICTS };
+
+/* The interval's level and the gate limits (percent) every dataset is judged at. */
+#define CAL_LEVEL 0.95
+#define CAL_LIMITS 2
+static const double cal_limits[CAL_LIMITS] = { 0, 5 };
+
+#define CAL_MAX_ROUNDS 64
+
+struct cal_cell {
+	enum cal_model model;
+	double cv;        /* coefficient of variation of the noise (see enum cal_model) */
+	size_t rounds;    /* paired rounds: one reference and one candidate run each */
+	double effect;    /* candidate's base over the reference's: 1 for A/A */
+};
+
+struct cal_options {
+	unsigned datasets;    /* datasets simulated for the cell */
+	unsigned resamples;   /* bootstrap resamples per dataset */
+	unsigned methods;     /* bit mask of 1 << enum cal_method */
+};
+
+struct cal_result {
+	unsigned datasets;
+	/* verdicts[method][limit index][verdict]: datasets with that verdict */
+	unsigned verdicts[CAL_METHODS][CAL_LIMITS][CAL_VERDICTS];
+	/*
+	 * fail_alone[method][limit index]: datasets that method FAILs and the
+	 * other does not (both asked for), to compare the methods on the same
+	 * datasets (McNemar).
+	 */
+	unsigned fail_alone[CAL_METHODS][CAL_LIMITS];
+};
+
+/*
+ * Environment variables that scale the simulation: datasets per cell,
+ * bootstrap resamples per dataset.
+ */
+#define CAL_ENV_DATASETS "ABEV_CALIBRATION_DATASETS"
+#define CAL_ENV_RESAMPLES "ABEV_CALIBRATION_RESAMPLES"
+
+/*
+ * The value of environment variable name: dflt when it is unset or empty,
+ * 0 when it is not a decimal number from 1 to max (the caller says so).
+ */
+static inline unsigned cal_env_unsigned(const char *name, unsigned dflt, unsigned max)
+{
+	const char *s = getenv(name);
+	char *end;
+	unsigned long v;
+
+	if (!s || !*s)
+		return dflt;
+	v = strtoul(s, &end, 10);
+	if (*end || *s < '0' || *s > '9' || v < 1 || v > max)
+		return 0;
+	return (unsigned)v;
+}
+
+/*
+ * The rule a gate "higher is worse, limit L %" applies to a ratio
+ * interval [lo, hi] (candidate over reference): FAIL when the whole
+ * interval's change is above L, PASS when the whole of it is at or below
+ * L, INCONCLUSIVE otherwise.
+ */
+static inline enum cal_verdict cal_verdict(double ratio_lo, double ratio_hi, double limit_pct)
+{
+	if ((ratio_lo - 1) * 100 > limit_pct)
+		return CAL_FAIL;
+	if ((ratio_hi - 1) * 100 <= limit_pct)
+		return CAL_PASS;
+	return CAL_INCONCLUSIVE;
+}
+
+/* A standard normal deviate: the inverse normal of a uniform in (0, 1). */
+static inline double cal_normal(uint64_t *rng)
+{
+	return stats_normal_quantile(((double)(rng_next(rng) >> 11) + 0.5) * 0x1p-53);
+}
+
+/* Lognormal noise of mean 1 and coefficient of variation cv. */
+static inline double cal_lognormal(uint64_t *rng, double cv)
+{
+	double s = sqrt(log1p(cv * cv));
+
+	return exp(s * cal_normal(rng) - s * s / 2);
+}
+
+/* Student's t with 3 degrees of freedom. */
+static inline double cal_t3(uint64_t *rng)
+{
+	double chi2 = 0;
+
+	for (int i = 0; i < 3; i++) {
+		double z = cal_normal(rng);
+		chi2 += z * z;
+	}
+	return cal_normal(rng) / sqrt(chi2 / 3);
+}
+
+/* One run's noise under the model, its round's shared factor given. */
+static inline double cal_noise(const struct cal_cell *c, uint64_t *rng, double shared)
+{
+	double v = shared;
+
+	switch (c->model) {
+	case CAL_ROUND:
+		return v * cal_lognormal(rng, c->cv / 2);
+	case CAL_HEAVY:
+		v *= cal_lognormal(rng, c->cv);
+		if (rng_below(rng, 10) == 0)
+			v *= 1 + 3 * c->cv * fabs(cal_t3(rng));
+		return v;
+	default:
+		return v * cal_lognormal(rng, c->cv);
+	}
+}
+
+/* Round r of n: the reference's run, then the candidate's. */
+static inline void cal_round(const struct cal_cell *c, uint64_t *rng, size_t r, double *ref,
+		      double *cand)
+{
+	double shared = 1;
+
+	if (c->model == CAL_DRIFT)
+		shared = exp(0.02 * (double)r / (double)c->rounds);
+	else if (c->model == CAL_ROUND)
+		shared = cal_lognormal(rng, c->cv);
+	*ref = cal_noise(c, rng, shared);
+	*cand = c->effect * cal_noise(c, rng, shared);
+}
+
+/* A cell's seed: a different stream for each model, noise, size and effect. */
+static inline uint64_t cal_seed(const struct cal_cell *c)
+{
+	uint64_t s = UINT64_C(0xabe7ca11b7a7e000) ^ (uint64_t)c->model << 56 ^
+		     (uint64_t)llround(c->cv * 1e4) << 32 ^ (uint64_t)c->rounds << 16 ^
+		     (uint64_t)llround(c->effect * 1e3);
+
+	return rng_next(&s);
+}
+
+/*
+ * Simulates o->datasets datasets of cell c and counts each method's
+ * verdict at each of cal_limits. The data stream does not depend on the
+ * methods asked for, nor on the resamples: each dataset's bootstrap has a
+ * seed of its own. A method that gives no interval (too few rounds, a
+ * bootstrap failure) counts as INCONCLUSIVE.
+ */
+static inline void cal_run(const struct cal_cell *c, const struct cal_options *o,
+			   struct cal_result *res)
+{
+	uint64_t seed = cal_seed(c), rng = seed;
+	double ref[CAL_MAX_ROUNDS], cand[CAL_MAX_ROUNDS], d[CAL_MAX_ROUNDS];
+	size_t n = c->rounds < CAL_MAX_ROUNDS ? c->rounds : CAL_MAX_ROUNDS;
+
+	memset(res, 0, sizeof(*res));
+	res->datasets = o->datasets;
+	for (unsigned t = 0; t < o->datasets; t++) {
+		double lo[CAL_METHODS] = { NAN, NAN }, hi[CAL_METHODS] = { NAN, NAN };
+		int ok[CAL_METHODS] = { 0 };
+
+		for (size_t r = 0; r < n; r++) {
+			cal_round(c, &rng, r, &ref[r], &cand[r]);
+			d[r] = log(cand[r] / ref[r]);
+		}
+		if (o->methods & 1u << CAL_PAIRED) {
+			struct stats_exact_interval iv;
+
+			if (stats_wsr_interval(d, n, CAL_LEVEL, &iv) == 0 && iv.ok) {
+				ok[CAL_PAIRED] = 1;
+				lo[CAL_PAIRED] = exp(iv.lo);
+				hi[CAL_PAIRED] = exp(iv.hi);
+			}
+		}
+		if (o->methods & 1u << CAL_BOOTSTRAP) {
+			struct stats_interval iv;
+			uint64_t bseed = seed + (uint64_t)(t + 1) * UINT64_C(0x9e3779b97f4a7c15);
+
+			if (stats_bootstrap_ratio(ref, n, cand, n, CAL_LEVEL, o->resamples, bseed,
+						  &iv) == 0) {
+				ok[CAL_BOOTSTRAP] = 1;
+				lo[CAL_BOOTSTRAP] = iv.lo;
+				hi[CAL_BOOTSTRAP] = iv.hi;
+			}
+		}
+		for (int l = 0; l < CAL_LIMITS; l++) {
+			enum cal_verdict v[CAL_METHODS];
+
+			for (int m = 0; m < CAL_METHODS; m++) {
+				v[m] = ok[m] ? cal_verdict(lo[m], hi[m], cal_limits[l])
+					     : CAL_INCONCLUSIVE;
+				if (o->methods & 1u << m)
+					res->verdicts[m][l][v[m]]++;
+			}
+			if (o->methods == (1u << CAL_METHODS) - 1 &&
+			    (v[CAL_PAIRED] == CAL_FAIL) != (v[CAL_BOOTSTRAP] == CAL_FAIL))
+				res->fail_alone[v[CAL_PAIRED] == CAL_FAIL ? CAL_PAIRED
+									  : CAL_BOOTSTRAP][l]++;
+		}
+	}
+}
+
+/* The share (0..1) of a result's datasets with verdict v for method m at limit index l. */
+static inline double cal_share(const struct cal_result *res, enum cal_method m, int l,
+			       enum cal_verdict v)
+{
+	return res->datasets ? (double)res->verdicts[m][l][v] / res->datasets : 0;
+}
+
+/* The standard error of a share p estimated from n datasets. */
+static inline double cal_se(double p, unsigned n)
+{
+	return n ? sqrt(p * (1 - p) / n) : 0;
+}
+
+/*
+ * The paired method's FAIL share minus the bootstrap's at limit index l,
+ * on the same datasets, and its standard error in *se (from the
+ * discordant datasets, as McNemar's test takes it).
+ */
+static inline double cal_fail_diff(const struct cal_result *res, int l, double *se)
+{
+	double n = res->datasets, b = res->fail_alone[CAL_PAIRED][l];
+	double c = res->fail_alone[CAL_BOOTSTRAP][l];
+
+	*se = n > 0 ? sqrt(b + c - (b - c) * (b - c) / n) / n : 0;
+	return n > 0 ? (b - c) / n : 0;
+}
+
+#endif
