@@ -110,6 +110,37 @@ static void print_acceptance(void)
 		}
 }
 
+/*
+ * schedule.until "decided" with the default looks for 32 rounds at 95 %
+ * (8, 12, 18, 27, 32; each at 99 %): the final verdict over all the looks,
+ * and the rounds run on average.
+ */
+static void print_sequential(unsigned n)
+{
+	static const size_t looks[] = { 8, 12, 18, 27, 32 };
+
+	printf("\nschedule.until \"decided\", looks after rounds 8, 12, 18, 27, 32, each at 99 %% "
+	       "(Bonferroni), paired exact WSR:\n\n");
+	printf("| model | CV | A/A FAIL %% (L=0) | A/A FAIL %% (L=5) | +20 %% FAIL %% (L=5) | "
+	       "mean rounds (+20 %%) | +20 %% INCONCLUSIVE %% |\n");
+	printf("|---|---:|---:|---:|---:|---:|---:|\n");
+	for (int mo = 0; mo < CAL_MODELS; mo++)
+		for (size_t c = 1; c < ARRAY_SIZE(cvs); c++) {
+			struct cal_cell same = { (enum cal_model)mo, cvs[c], 32, 1 };
+			struct cal_cell slow = { (enum cal_model)mo, cvs[c], 32, EFFECT };
+			struct cal_seq_result a0, a5, p5;
+
+			cal_run_sequential(&same, looks, ARRAY_SIZE(looks), 0, n, &a0);
+			cal_run_sequential(&same, looks, ARRAY_SIZE(looks), 5, n, &a5);
+			cal_run_sequential(&slow, looks, ARRAY_SIZE(looks), 5, n, &p5);
+			printf("| %s | %g %% | %.2f | %.2f | %.1f | %.1f | %.1f |\n",
+			       cal_model_names[mo], cvs[c] * 100,
+			       100.0 * a0.verdicts[CAL_FAIL] / n, 100.0 * a5.verdicts[CAL_FAIL] / n,
+			       100.0 * p5.verdicts[CAL_FAIL] / n, (double)p5.rounds / n,
+			       100.0 * p5.verdicts[CAL_INCONCLUSIVE] / n);
+		}
+}
+
 int main(void)
 {
 	unsigned n = cal_env_unsigned(CAL_ENV_DATASETS, DEFAULT_DATASETS, MAX_DATASETS);
@@ -136,5 +167,6 @@ int main(void)
 	       "level 95 %%.\n\n", n, b);
 	print_table(n);
 	print_acceptance();
+	print_sequential(n);
 	return 0;
 }

@@ -175,6 +175,12 @@ const char bench_usage[] =
 	"  --results GLOB    test-result files (TRX, JUnit) each run writes; {run_dir}\n"
 	"                    is the run's own directory\n"
 	"  --min-executed N  a run fails when fewer tests were executed (default 1)\n"
+	"  --max-regression-pct P\n"
+	"                    gate: each command's wall time may be at most P % slower\n"
+	"                    than the reference's (judged on the exact paired interval)\n"
+	"  --until-decided N add rounds until the gate is pass or fail, at most N\n"
+	"                    (schedule.until \"decided\"; needs --max-regression-pct,\n"
+	"                    not --runs)\n"
 	"  -o, --out DIR     evidence directory (must not exist); default\n"
 	"                    abev-evidence/<UTC time>-<names> in the current directory\n"
 	"                    (-2, -3, ... added when another bench took that name)\n"
@@ -470,6 +476,7 @@ int cmd_run(int argc, char **argv)
 /* The options abev bench and abev init share, as given. */
 struct quick_args {
 	const char *runs, *warmup, *gap, *order, *results, *min_executed;
+	const char *max_regression, *until_decided;
 	int no_shell;
 	const char *names[QUICK_MAX_COMMANDS], *prepare[QUICK_MAX_COMMANDS];
 	const char **commands;  /* in argv (quick_parse()) */
@@ -483,6 +490,8 @@ struct quick_args {
 	{ "--order", NULL, NULL, &(q).order },                  \
 	{ "--results", NULL, NULL, &(q).results },              \
 	{ "--min-executed", NULL, NULL, &(q).min_executed },    \
+	{ "--max-regression-pct", NULL, NULL, &(q).max_regression }, \
+	{ "--until-decided", NULL, NULL, &(q).until_decided },  \
 	{ "--no-shell", "-N", &(q).no_shell, NULL }
 
 /*
@@ -534,6 +543,24 @@ static int quick_parse(int argc, char **argv, const char *cmd, const char *usage
 	if (q->gap && (parse_double(q->gap, &gap) < 0 || !(gap >= 0) || gap > 86400))
 		return usage_error("'--gap' must be a number of seconds from 0 to 86400", synopsis);
 	spec->gap_seconds = q->gap ? gap : -1;
+	if (q->max_regression &&
+	    (parse_double(q->max_regression, &spec->max_regression_pct) < 0 ||
+	     !(spec->max_regression_pct >= 0) || spec->max_regression_pct > 1e6))
+		return usage_error("'--max-regression-pct' must be a number of percent from 0",
+				   synopsis);
+	if (q->until_decided) {
+		if (parse_count("--until-decided", q->until_decided, &n) < 0 || n < 1 ||
+		    n > UINT_MAX)
+			return usage_error("'--until-decided' must be a whole number of rounds of at "
+					   "least 1", synopsis);
+		if (q->runs)
+			return usage_error("'--until-decided N' runs up to N rounds: leave out "
+					   "'--runs'", synopsis);
+		if (!q->max_regression)
+			return usage_error("'--until-decided' needs a gate to decide: add "
+					   "'--max-regression-pct P'", synopsis);
+		spec->until_decided = n;
+	}
 	return 0;
 }
 

@@ -255,6 +255,15 @@ static void tests_into(cJSON *o, const struct invocation *inv)
 		jpush(failed, cJSON_CreateString(inv->failed_tests[i]));
 	jadd(o, "failed_tests", failed);
 	jadd_int(o, "failed_tests_omitted", (int64_t)inv->failed_tests_omitted);
+	cJSON *times = jnew_array();
+	for (size_t i = 0; i < inv->ntest_times; i++) {
+		cJSON *pair = jnew_array();
+		jpush(pair, cJSON_CreateString(inv->test_times[i].name));
+		jpush(pair, jreal(inv->test_times[i].ms));
+		jpush(times, pair);
+	}
+	jadd(o, "test_times", times);
+	jadd_int(o, "test_times_omitted", (int64_t)inv->test_times_omitted);
 }
 
 static cJSON *invocation_json(const struct invocation *inv, int with_schema)
@@ -707,6 +716,24 @@ static cJSON *evidence_comparison_json(const struct comparison *c, const struct 
 	jadd(o, "warnings", str_array((const char *const *)c->warnings, c->nwarnings));
 	jadd(o, "blocking", str_array((const char *const *)c->blocking, c->nblocking));
 	jadd_int(o, "blocking_omitted", (int64_t)c->blocking_omitted);
+	jadd_int(o, "tests_timed", (int64_t)c->tests_timed);
+	arr = jnew_array();
+	for (size_t i = 0; i < c->ntest_changes; i++) {
+		const struct cmp_test_change *t = &c->test_changes[i];
+		x = jnew_object();
+		jadd_str(x, "variant", t->variant);
+		jadd_str(x, "test", t->test);
+		jadd_int(x, "n_reference", (int64_t)t->n_ref);
+		jadd_int(x, "n", (int64_t)t->n);
+		jadd_real(x, "reference_median_ms", t->ref_median_ms);
+		jadd_real(x, "median_ms", t->median_ms);
+		jadd_real(x, "change_pct", t->change_pct);
+		jadd_opt(x, "mann_whitney_p", t->has_mw, t->mw_p, NULL, NULL);
+		jadd_str(x, "interval_method", t->has_gi ? t->gi_method : NULL);
+		jadd(x, "ratio_interval", interval_json(t->has_gi, t->gi_lo, t->gi_hi));
+		jpush(arr, x);
+	}
+	jadd(o, "test_changes", arr);
 	return o;
 }
 

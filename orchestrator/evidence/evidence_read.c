@@ -273,6 +273,32 @@ static int read_contention(const struct json_in *rd, const cJSON *o, const char 
 	return 0;
 }
 
+/* test_times: [[name, ms], ...] and test_times_omitted. 0 or -1 after the error. */
+static int read_test_times(const struct json_in *rd, const cJSON *o, const char *path,
+			   struct invocation *inv)
+{
+	const cJSON *arr, *e;
+	int64_t v;
+	size_t i = 0;
+
+	if (json_get_array(rd, o, path, "test_times", JSON_REQUIRED, &arr) < 0 ||
+	    json_get_int(rd, o, path, "test_times_omitted", JSON_REQUIRED, 0, INT64_C(1) << 53, &v) < 0)
+		return -1;
+	cJSON_ArrayForEach(e, arr) {
+		const cJSON *name = cJSON_GetArrayItem(e, 0), *ms = cJSON_GetArrayItem(e, 1);
+
+		if (!cJSON_IsArray(e) || cJSON_GetArraySize(e) != 2 || !cJSON_IsString(name) ||
+		    !cJSON_IsNumber(ms) || !(ms->valuedouble >= 0) || !isfinite(ms->valuedouble))
+			return json_in_error(rd, path, "test_times[%zu] is not [name, milliseconds]", i);
+		if (i++ == EVIDENCE_TEST_TIMES_MAX)
+			return json_in_error(rd, path, "test_times holds more than %d tests",
+					     EVIDENCE_TEST_TIMES_MAX);
+		invocation_add_test_time(inv, name->valuestring, ms->valuedouble);
+	}
+	inv->test_times_omitted = (size_t)v;
+	return 0;
+}
+
 static int read_invocation(const struct json_in *rd, const struct evidence_run *r,
 			   const cJSON *o, size_t i, struct invocation *inv)
 {
@@ -340,6 +366,8 @@ static int read_invocation(const struct json_in *rd, const struct evidence_run *
 	    json_get_int(rd, o, path, "failed_tests_omitted", JSON_REQUIRED, 0, INT64_C(1) << 53, &v) < 0)
 		goto out;
 	inv->failed_tests_omitted = (size_t)v;
+	if (read_test_times(rd, o, path, inv) < 0)
+		goto out;
 	ret = 0;
 out:
 	free(phase);

@@ -35,6 +35,9 @@ void invocation_release(struct invocation *inv)
 	for (size_t i = 0; i < inv->nfailed_tests; i++)
 		free(inv->failed_tests[i]);
 	free(inv->failed_tests);
+	for (size_t i = 0; i < inv->ntest_times; i++)
+		free(inv->test_times[i].name);
+	free(inv->test_times);
 	metric_values_free(inv->metrics, inv->nmetrics);
 	for (size_t i = 0; i < inv->nguards; i++)
 		guard_result_release(&inv->guards[i]);
@@ -58,6 +61,23 @@ static double pct_of_wall(const struct invocation *inv, int64_t ns)
 	if (ns < 0 || inv->fig.wall_ns <= 0)
 		return -1;
 	return round((double)ns * 100.0 / (double)inv->fig.wall_ns * 1e4) / 1e4;
+}
+
+void invocation_add_test_time(struct invocation *inv, const char *name, double ms)
+{
+	if (inv->ntest_times == EVIDENCE_TEST_TIMES_MAX) {
+		inv->test_times_omitted++;
+		return;
+	}
+	if (inv->ntest_times == inv->test_times_alloc) {
+		inv->test_times_alloc = inv->test_times_alloc ? inv->test_times_alloc * 2 : 64;
+		inv->test_times = xrealloc(inv->test_times,
+					   inv->test_times_alloc * sizeof(*inv->test_times));
+	}
+	inv->test_times[inv->ntest_times].name = xstrdup(name);
+	/* As result.json keeps it (6 decimals), so that a report rendered again agrees. */
+	inv->test_times[inv->ntest_times].ms = round(ms * 1e6) / 1e6;
+	inv->ntest_times++;
 }
 
 double invocation_cpu_wait_pct(const struct invocation *inv)

@@ -19,6 +19,8 @@
 
 /* Failed test names kept per invocation; the rest are counted. */
 #define EVIDENCE_FAILED_TESTS_MAX 50
+/* Executed tests whose duration an invocation keeps, in the order read; the rest are counted. */
+#define EVIDENCE_TEST_TIMES_MAX 20000
 
 enum inv_status {
 	INV_OK,
@@ -108,6 +110,17 @@ struct invocation {
 	char **failed_tests;     /* names of failed and errored tests, at most EVIDENCE_FAILED_TESTS_MAX */
 	size_t nfailed_tests;
 	size_t failed_tests_omitted; /* failed tests past that cap */
+	/*
+	 * The duration of each executed test the result files give one for
+	 * (TRX duration, JUnit time), in the order read: the report's
+	 * per-test changes. At most EVIDENCE_TEST_TIMES_MAX; test_times_omitted
+	 * counts the rest.
+	 */
+	struct invocation_test_time {
+		char *name;
+		double ms;
+	} *test_times;
+	size_t ntest_times, test_times_alloc, test_times_omitted;
 	struct metric_value *metrics;   /* recorded runs only */
 	size_t nmetrics;
 	struct guard_result *guards;    /* in the order they ran */
@@ -116,6 +129,8 @@ struct invocation {
 };
 
 void invocation_release(struct invocation *inv);
+/* Keeps a test's duration (ms), or counts it past EVIDENCE_TEST_TIMES_MAX. */
+void invocation_add_test_time(struct invocation *inv, const char *name, double ms);
 /*
  * cpu_wait_ns as a percentage of wall_ns, to 4 decimals (what result.json
  * records and the load guard judges), or -1 when either is unknown.

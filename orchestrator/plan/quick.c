@@ -388,7 +388,13 @@ static cJSON *schedule_object(const struct quick_spec *spec, const char *order, 
 	 * 5 s between processes for what a test host leaves behind to settle.
 	 */
 	jadd_int(s, "warmups", spec->warmups >= 0 ? spec->warmups : spec->dotnet ? 1 : 0);
-	jadd_int(s, "runs", spec->runs >= 0 ? spec->runs : spec->dotnet ? 8 : QUICK_DEFAULT_RUNS);
+	if (spec->until_decided > 0) {
+		jadd_str(s, "until", "decided");
+		jadd_int(s, "max_rounds", spec->until_decided);
+	} else {
+		jadd_int(s, "runs", spec->runs >= 0 ? spec->runs
+				    : spec->dotnet ? 8 : QUICK_DEFAULT_RUNS);
+	}
 	jadd_str(s, "order", order);
 	if (spec->starter || !strcmp(order, "shuffle"))
 		jadd_int(s, "seed", 1);
@@ -443,7 +449,8 @@ static void add_starter_keys(cJSON *plan, const struct quick_spec *spec)
 	jadd(plan, "allowed_exit_codes", o);
 	o = jnew_object();
 	g = jnew_object();
-	jadd_int(g, "max_regression_pct", 10);
+	jadd_real(g, "max_regression_pct", spec->max_regression_pct >= 0 ? spec->max_regression_pct
+									  : 10);
 	jadd(o, "wall", g);
 	if (spec->dotnet) {
 		g = jnew_object();
@@ -536,8 +543,15 @@ char *quick_plan(const struct quick_spec *spec, char **err)
 			jadd_int(o, "min_executed", spec->min_executed);
 		jadd(plan, "results", o);
 	}
-	if (spec->starter)
+	if (spec->starter) {
 		add_starter_keys(plan, spec);
+	} else if (spec->max_regression_pct >= 0) {
+		cJSON *g = jnew_object();
+		o = jnew_object();
+		jadd_real(g, "max_regression_pct", spec->max_regression_pct);
+		jadd(o, "wall", g);
+		jadd(plan, "gates", o);
+	}
 	text = json_print(plan);
 	cJSON_Delete(plan);
 	strbuf_release(&title);

@@ -42,6 +42,8 @@ struct quick_spec {
 	const char *order;           /* alternate, reverse or shuffle; NULL: alternate */
 	const char *results;         /* results.files template, or NULL */
 	int64_t min_executed;        /* -1: the plan's default (1 with results) */
+	double max_regression_pct;   /* a wall gate, max_regression_pct; < 0: none */
+	int64_t until_decided;       /* schedule.until "decided" up to this many rounds; 0: no */
 	/*
 	 * abev init: also write every commonly used key with its default
 	 * (seed, kill grace, load, allowed exit codes, decision), a timeout,
@@ -58,7 +60,8 @@ struct quick_spec {
 	int dotnet;
 };
 
-#define QUICK_SPEC_INIT { .runs = -1, .warmups = -1, .gap_seconds = -1, .min_executed = -1 }
+#define QUICK_SPEC_INIT { .runs = -1, .warmups = -1, .gap_seconds = -1, .min_executed = -1, \
+			  .max_regression_pct = -1 }
 
 /*
  * The plan's text (pretty JSON with a final newline; caller frees), or

@@ -821,6 +821,188 @@ static void collect_blocking(const struct invocation *invs, size_t ninvs, struct
 		c->decision = DECISION_REJECTED;
 }
 
+/* One test's duration in one counted run: what test_changes() sorts and groups. */
+struct test_time_entry {
+	const char *name;      /* borrowed from the invocation */
+	size_t variant;
+	unsigned seq, round;
+	double ms;
+};
+
+static int cmp_entry(const void *a, const void *b)
+{
+	const struct test_time_entry *x = a, *y = b;
+	int n = strcmp(x->name, y->name);
+
+	if (n)
+		return n;
+	if (x->variant != y->variant)
+		return x->variant < y->variant ? -1 : 1;
+	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+static int cmp_change(const void *a, const void *b)
+{
+	const struct cmp_test_change *x = a, *y = b;
+	double ax = fabs(x->change_pct), ay = fabs(y->change_pct);
+
+	if (ax != ay)
+		return ax < ay ? 1 : -1;
+	return strcmp(x->test, y->test);
+}
+
+/*
+ * A test's values for one variant, from e[0..n) (one name, sorted by
+ * variant then seq): the durations of its counted runs in execution order,
+ * a run that named the test twice counting once with the sum.
+ */
+static void test_sample(const struct test_time_entry *e, size_t n, size_t variant,
+			struct cmp_sample *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->values = xcalloc(n ? n : 1, sizeof(*s->values));
+	for (size_t i = 0; i < n; i++) {
+		if (e[i].variant != variant)
+			continue;
+		if (s->n && s->values[s->n - 1].seq == e[i].seq) {
+			s->values[s->n - 1].value += e[i].ms;
+			continue;
+		}
+		s->values[s->n].value = e[i].ms;
+		s->values[s->n].seq = e[i].seq;
+		s->values[s->n].round = e[i].round;
+		s->n++;
+	}
+	if (s->n) {
+		double *v = plain_values(s);
+		s->median = stats_median(v, s->n);
+		free(v);
+	}
+}
+
+/* The change of one test for variant v, when it can be ranked: 1 and *out filled. */
+static int test_change(const struct compare_config *cfg, const struct test_time_entry *e,
+		       size_t n, size_t v, struct cmp_test_change *out)
+{
+	struct cmp_sample ref, s;
+	double *rv, *sv, *logs;
+	struct stats_mw mw;
+	size_t k = 0;
+	int ranked = 0;
+
+	test_sample(e, n, cfg->reference, &ref);
+	test_sample(e, n, v, &s);
+	if (!ref.n || !s.n || !(ref.median > 0) ||
+	    (ref.median < COMPARE_TEST_MIN_MS && s.median < COMPARE_TEST_MIN_MS))
+		goto out;
+	ranked = 1;
+	s.variant = cfg->variants[v];
+	s.has_change = 1;
+	s.change_pct = (s.median - ref.median) / ref.median * 100;
+	*out = (struct cmp_test_change){
+		.test = xstrdup(e[0].name), .variant = cfg->variants[v], .n_ref = ref.n, .n = s.n,
+		.ref_median_ms = ref.median, .median_ms = s.median, .change_pct = s.change_pct,
+	};
+	rv = plain_values(&ref);
+	sv = plain_values(&s);
+	if (stats_mann_whitney(rv, ref.n, sv, s.n, &mw) == 0) {
+		out->has_mw = 1;
+		out->mw_p = mw.p;
+	}
+	/* The rounds' log-ratios, both runs of a round positive: the change gates' interval. */
+	logs = xcalloc(s.n, sizeof(*logs));
+	for (size_t i = 0, j = 0; !cfg->unpaired && i < s.n && j < ref.n;) {
+		if (ref.values[j].round != s.values[i].round) {
+			if (ref.values[j].round < s.values[i].round)
+				j++;
+			else
+				i++;
+			continue;
+		}
+		if (ref.values[j].value > 0 && s.values[i].value > 0)
+			logs[k++] = log(s.values[i].value / ref.values[j].value);
+		i++;
+		j++;
+	}
+	gate_interval(cfg, &ref, &s, logs, k);
+	if (s.has_gi) {
+		out->has_gi = 1;
+		out->gi_method = s.gi_method;
+		out->gi_lo = s.gi_lo;
+		out->gi_hi = s.gi_hi;
+	}
+	free(logs);
+	free(rv);
+	free(sv);
+out:
+	free(ref.values);
+	free(s.values);
+	free(s.gi_note);
+	return ranked;
+}
+
+/*
+ * The tests whose duration changed most, per compared variant, from the
+ * test_times of the counted runs (struct comparison).
+ */
+static void test_changes(const struct compare_config *cfg, const struct invocation *invs,
+			 size_t ninvs, const struct placement *pl, struct comparison *c)
+{
+	struct test_time_entry *e;
+	struct cmp_test_change *all = NULL;
+	size_t n = 0, nall = 0, alloc = 0;
+
+	for (size_t i = 0; i < ninvs; i++)
+		if (pl->variant[i] != SIZE_MAX && compare_counts(&invs[i]))
+			n += invs[i].ntest_times;
+	if (!n)
+		return;
+	e = xcalloc(n, sizeof(*e));
+	n = 0;
+	for (size_t i = 0; i < ninvs; i++) {
+		if (pl->variant[i] == SIZE_MAX || !compare_counts(&invs[i]))
+			continue;
+		for (size_t t = 0; t < invs[i].ntest_times; t++)
+			e[n++] = (struct test_time_entry){ invs[i].test_times[t].name, pl->variant[i],
+							   invs[i].seq, invs[i].round,
+							   invs[i].test_times[t].ms };
+	}
+	qsort(e, n, sizeof(*e), cmp_entry);
+	for (size_t a = 0, b; a < n; a = b) {
+		for (b = a + 1; b < n && !strcmp(e[b].name, e[a].name); b++)
+			;
+		c->tests_timed++;
+		for (size_t v = 0; v < cfg->nvariants; v++) {
+			struct cmp_test_change ch;
+			if (v == cfg->reference || !test_change(cfg, e + a, b - a, v, &ch))
+				continue;
+			if (nall == alloc) {
+				alloc = alloc ? alloc * 2 : 64;
+				all = xrealloc(all, alloc * sizeof(*all));
+			}
+			all[nall++] = ch;
+		}
+	}
+	free(e);
+	/* Per variant in plan order, the largest changes first. */
+	c->test_changes = xcalloc(cfg->nvariants * COMPARE_TEST_CHANGES_MAX + 1,
+				  sizeof(*c->test_changes));
+	qsort(all, nall, sizeof(*all), cmp_change);
+	for (size_t v = 0; v < cfg->nvariants; v++) {
+		size_t kept = 0;
+		for (size_t i = 0; i < nall && kept < COMPARE_TEST_CHANGES_MAX; i++) {
+			if (all[i].variant != cfg->variants[v])
+				continue;
+			c->test_changes[c->ntest_changes++] = all[i];
+			all[i].test = NULL;
+			kept++;
+		}
+	}
+	for (size_t i = 0; i < nall; i++)
+		free(all[i].test);
+	free(all);
+}
+
 static void collect_warnings(struct comparison *c)
 {
 	for (size_t m = 0; m < c->nmetrics; m++) {
@@ -886,6 +1068,8 @@ void compare_compute(const struct compare_config *cfg, const struct invocation *
 			order_effect(out, s);
 		}
 	}
+	if (cfg->nvariants)
+		test_changes(cfg, invs, ninvs, &pl, out);
 	placement_release(&pl);
 	if (cfg->nvariants)
 		sample_size(cfg, out);
@@ -922,5 +1106,8 @@ void comparison_release(struct comparison *c)
 	for (size_t i = 0; i < c->nblocking; i++)
 		free(c->blocking[i]);
 	free(c->blocking);
+	for (size_t i = 0; i < c->ntest_changes; i++)
+		free(c->test_changes[i].test);
+	free(c->test_changes);
 	memset(c, 0, sizeof(*c));
 }

@@ -194,6 +194,28 @@ struct cmp_gate {
 	char *reason;          /* one sentence; owned */
 };
 
+/*
+ * How much one test's duration changed against the reference: the tests
+ * of each compared variant whose median duration over its counted runs
+ * moved most, from the durations the result files give (TRX, JUnit). The
+ * interval is the change gates' (gate_interval): paired by round when it
+ * can be.
+ */
+struct cmp_test_change {
+	char *test;                 /* owned */
+	const char *variant;        /* borrowed */
+	size_t n_ref, n;            /* counted runs that gave the test a duration */
+	double ref_median_ms, median_ms, change_pct;
+	int has_mw;
+	double mw_p;
+	int has_gi;
+	const char *gi_method;      /* static, with has_gi */
+	double gi_lo, gi_hi;        /* ratio */
+};
+/* The most tests listed per compared variant, and the floor below which a test is not ranked. */
+#define COMPARE_TEST_CHANGES_MAX 10
+#define COMPARE_TEST_MIN_MS 1.0
+
 struct comparison {
 	const char *reference;       /* borrowed */
 	double confidence, alpha;
@@ -230,6 +252,15 @@ struct comparison {
 	 */
 	char **blocking;
 	size_t nblocking, blocking_omitted;
+	/*
+	 * Per compared variant (plan order), the COMPARE_TEST_CHANGES_MAX tests
+	 * whose median duration changed most (largest |change_pct| first, then
+	 * by name), among the tests with a duration on both sides and a median
+	 * of at least COMPARE_TEST_MIN_MS on one; tests_timed counts the
+	 * distinct tests that had a duration in a counted run.
+	 */
+	struct cmp_test_change *test_changes;
+	size_t ntest_changes, tests_timed;
 };
 #define COMPARE_BLOCKING_MAX 10
 

@@ -384,6 +384,46 @@ static const char *guard_word(enum guard_verdict v)
 }
 
 /* Each invocation's test counts and guards; failed tests and guards that did not pass. */
+/* The tests whose duration changed most: the comparison's test_changes, a row each. */
+static void set_test_changes(struct tmpl_ctx *c, const struct comparison *cmp)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	tmpl_set_bool(c, "has_test_changes", cmp && cmp->ntest_changes);
+	tmpl_list(c, "test_changes");
+	if (!cmp)
+		return;
+	tmpl_setf(c, "tests_timed", "%zu", cmp->tests_timed);
+	tmpl_setf(c, "test_changes_max", "%d", COMPARE_TEST_CHANGES_MAX);
+	tmpl_setf(c, "test_min_ms", "%g", COMPARE_TEST_MIN_MS);
+	for (size_t i = 0; i < cmp->ntest_changes; i++) {
+		const struct cmp_test_change *t = &cmp->test_changes[i];
+		struct tmpl_ctx *r = tmpl_add(c, "test_changes");
+
+		tmpl_set(r, "variant", t->variant);
+		tmpl_set(r, "test", t->test);
+		tmpl_setf(r, "n", "%zu / %zu", t->n_ref, t->n);
+		units_add(&sb, t->ref_median_ms, "ms");
+		set_sb(r, "reference", &sb);
+		units_add(&sb, t->median_ms, "ms");
+		set_sb(r, "median", &sb);
+		units_add_pct(&sb, t->change_pct);
+		set_sb(r, "change", &sb);
+		if (t->has_gi)
+			strbuf_addf(&sb, "[%.3f, %.3f] (%s)", t->gi_lo, t->gi_hi,
+				    !strcmp(t->gi_method, "wilcoxon_paired") ? "paired" : "unpaired");
+		else
+			strbuf_adds(&sb, "n/a (too few rounds)");
+		set_sb(r, "interval", &sb);
+		if (t->has_mw)
+			strbuf_addf(&sb, "%.3g", t->mw_p);
+		else
+			strbuf_adds(&sb, "n/a (no test)");
+		set_sb(r, "p", &sb);
+	}
+	strbuf_release(&sb);
+}
+
 static void set_tests(struct tmpl_ctx *c, const struct report_input *in)
 {
 	struct strbuf names = STRBUF_INIT;
@@ -459,6 +499,7 @@ static void set_tests(struct tmpl_ctx *c, const struct report_input *in)
 	if (!names.len)
 		strbuf_adds(&names, "none");
 	set_sb(c, "guard_summary", &names);
+	set_test_changes(c, in->comparison);
 }
 
 static void load_text(struct strbuf *sb, const struct loadavg *l)

@@ -16,6 +16,7 @@
 #include "judge.h"
 #include "prepare.h"
 
+#include <math.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
@@ -173,6 +174,8 @@ static int collect_test(void *arg, const struct test_case *tc)
 	/* The comparison is about what ran: a skipped test did not. */
 	if (c->names && tc->executed)
 		test_set_add(c->names, tc->name);
+	if (c->inv && tc->executed && tc->duration_s >= 0 && isfinite(tc->duration_s))
+		invocation_add_test_time(c->inv, tc->name, tc->duration_s * 1000.0);
 	if (!c->ms || !metric_set_wants_test(c->ms, tc->name))
 		return 0;
 	if (c->ntests >= JUDGE_METRIC_TESTS_MAX ||

@@ -67,6 +67,26 @@ class TestBench(BenchTestCase):
         self.assertIn("sleep-0.012", csv.stdout)
         self.run_in("compare", "ev", "ev", check=0)
 
+    def test_until_decided_stops_when_the_gate_decides(self):
+        # A command three times as slow against a 5 % gate on wall time: decided at a
+        # look well before the 24 rounds allowed, and rejected.
+        cp = self.bench("sleep 0.01", "sleep 0.03", "--until-decided", "24",
+                        "--max-regression-pct", "5", "--unsigned", "--out", "ev", check=5)
+        plan = self.load("ev", "plan.json")
+        self.assertEqual(plan["schedule"]["until"], "decided")
+        self.assertEqual(plan["schedule"]["max_rounds"], 24)
+        self.assertNotIn("runs", plan["schedule"])
+        self.assertEqual(plan["gates"], {"wall": {"max_regression_pct": 5}})
+        result = self.load("ev", "result.json")
+        seq = result["comparison"]["sequential"]
+        self.assertIsNotNone(seq["decided_after_round"])
+        self.assertLess(seq["decided_after_round"], 24)
+        self.assertEqual(seq["taken"][-1]["decision"], "rejected")
+        rounds = {i["round"] for i in result["invocations"] if i["phase"] == "run"}
+        self.assertEqual(max(rounds), seq["decided_after_round"])
+        self.assertIn("looks:    after round", cp.stdout)
+        self.assertRegex(cp.stdout, r"(?m)^decision: rejected")
+
     def test_default_out_is_named_after_the_commands(self):
         self.bench("true", "sleep 0.01", "-r", "1", "--quiet")
         dirs = glob.glob(self.path("abev-evidence", "*"))
@@ -205,7 +225,15 @@ class TestBenchUsage(BenchTestCase):
                            (("-n", ".x", "true", "true"), "-n '.x' is not a valid"),
                            # Was accepted: 'a' and 'A' are one directory where case is ignored.
                            (("-n", "a", "true", "-n", "A", "true"),
-                            "-n 'a' and -n 'A' name two commands alike")]:
+                            "-n 'a' and -n 'A' name two commands alike"),
+                           (("a", "b", "--until-decided", "8"), "needs a gate to decide: add "
+                            "'--max-regression-pct P'"),
+                           (("a", "b", "--until-decided", "8", "-r", "3",
+                             "--max-regression-pct", "5"), "leave out '--runs'"),
+                           (("a", "b", "--until-decided", "0", "--max-regression-pct", "5"),
+                            "'--until-decided' must be a whole number"),
+                           (("a", "b", "--max-regression-pct", "-3"),
+                            "'--max-regression-pct' must be")]:
             with self.subTest(args=args):
                 cp = self.run_in("bench", *args, check=2)
                 self.assertIn(what, cp.stderr)

@@ -4,6 +4,7 @@ verdicts with their numbers, and the metrics from stdout, from the TRX
 results' stdout and from test durations."""
 import json
 import os
+import statistics
 import time
 import unittest
 
@@ -139,6 +140,30 @@ class RunWithResults(AbevTestCase):
         self.assertEqual((gate["metric"], gate["variant"], gate["verdict"]), ("peak", "b", "fail"))
         self.assertEqual(res["comparison"]["decision"], "rejected")
         self.assertIn("| peak | b | max\\_regression\\_pct | ≤ +10.00% |", report)
+        # Per-test durations from the TRX: every executed test's, and the changes
+        # recomputed from them (median over the counted runs, change against a's).
+        times = {}
+        for inv in res["invocations"]:
+            self.assertEqual(len(inv["test_times"]), inv["tests"]["executed"])
+            for name, ms in inv["test_times"]:
+                times.setdefault((inv["variant"], name), []).append(ms)
+        cmp = res["comparison"]
+        self.assertEqual(cmp["tests_timed"], len({n for _, n in times}))
+        changes = cmp["test_changes"]
+        self.assertTrue(changes)
+        self.assertEqual([abs(c["change_pct"]) for c in changes],
+                         sorted((abs(c["change_pct"]) for c in changes), reverse=True))
+        for c in changes:
+            ref = statistics.median(times[("a", c["test"])])
+            med = statistics.median(times[("b", c["test"])])
+            self.assertEqual(c["variant"], "b")
+            self.assertAlmostEqual(c["reference_median_ms"], ref, delta=1e-9)
+            self.assertAlmostEqual(c["median_ms"], med, delta=1e-9)
+            self.assertAlmostEqual(c["change_pct"], (med - ref) / ref * 100, delta=1e-6)
+        self.assertIn("Tests whose duration changed most: of the "
+                      f"{cmp['tests_timed']} tests the result files timed", report)
+        self.assertIn(f"| b | {changes[0]['test'].replace('_', chr(92) + '_')} | 6 / 6 |",
+                      report)
 
     def test_metric_not_yielded_fails_with_the_reason(self):
         plan = self.plan([("a", "baseline", [])], runs=1)

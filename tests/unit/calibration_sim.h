@@ -253,6 +253,55 @@ static inline void cal_run(const struct cal_cell *c, const struct cal_options *o
 	}
 }
 
+/*
+ * schedule.until "decided": the paired gate looked at after looks[0..nlooks)
+ * rounds (ascending, the last at most CAL_MAX_ROUNDS), each look at
+ * 1 - (1 - CAL_LEVEL) / nlooks (Bonferroni), stopping at the first PASS or
+ * FAIL; c->rounds is ignored (the data of each dataset run to the last
+ * look). verdicts[v] counts the final verdict at limit limit_pct, rounds
+ * the rounds the datasets ran in all.
+ */
+struct cal_seq_result {
+	unsigned datasets;
+	unsigned verdicts[CAL_VERDICTS];
+	unsigned long long rounds;
+};
+
+static inline void cal_run_sequential(const struct cal_cell *c, const size_t *looks,
+				      size_t nlooks, double limit_pct, unsigned datasets,
+				      struct cal_seq_result *res)
+{
+	struct cal_cell cell = *c;
+	double level = 1 - (1 - CAL_LEVEL) / (double)nlooks;
+	double ref[CAL_MAX_ROUNDS], cand[CAL_MAX_ROUNDS], d[CAL_MAX_ROUNDS];
+	size_t n = looks[nlooks - 1] < CAL_MAX_ROUNDS ? looks[nlooks - 1] : CAL_MAX_ROUNDS;
+	uint64_t rng;
+
+	cell.rounds = n;
+	rng = cal_seed(&cell) ^ UINT64_C(0x5e9e7c1a15);
+	memset(res, 0, sizeof(*res));
+	res->datasets = datasets;
+	for (unsigned t = 0; t < datasets; t++) {
+		enum cal_verdict v = CAL_INCONCLUSIVE;
+		size_t used = n;
+
+		for (size_t r = 0; r < n; r++) {
+			cal_round(&cell, &rng, r, &ref[r], &cand[r]);
+			d[r] = log(cand[r] / ref[r]);
+		}
+		for (size_t k = 0; k < nlooks && v == CAL_INCONCLUSIVE; k++) {
+			struct stats_exact_interval iv;
+			size_t m = looks[k] < n ? looks[k] : n;
+
+			if (stats_wsr_interval(d, m, level, &iv) == 0 && iv.ok)
+				v = cal_verdict(exp(iv.lo), exp(iv.hi), limit_pct);
+			used = m;
+		}
+		res->verdicts[v]++;
+		res->rounds += used;
+	}
+}
+
 /* The share (0..1) of a result's datasets with verdict v for method m at limit index l. */
 static inline double cal_share(const struct cal_result *res, enum cal_method m, int l,
 			       enum cal_verdict v)

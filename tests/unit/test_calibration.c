@@ -188,12 +188,47 @@ static void test_power(void **state)
 		}
 }
 
+/*
+ * schedule.until "decided" with abev's default looks for 32 rounds at 95 %
+ * (8, 12, 18, 27, 32), each at 99 %: over all the looks, an A/A gate at
+ * L = 0 FAILs at most the nominal 2.5 % (plus 3 SE), and a true +20 % at
+ * L = 5 and CV 10 % is rejected in at least 90 % of datasets, on fewer
+ * rounds on average than the 32 a fixed design would run.
+ */
+static void test_sequential(void **state)
+{
+	static const size_t looks[] = { 8, 12, 18, 27, 32 };
+	static const enum cal_model models[] = { CAL_LOGNORMAL, CAL_DRIFT };
+	unsigned n = datasets();
+
+	(void)state;
+	for (size_t m = 0; m < ARRAY_SIZE(models); m++) {
+		struct cal_cell aa = { models[m], 0.10, 32, 1.0 }, slow = { models[m], 0.10, 32, 1.2 };
+		struct cal_seq_result r;
+		double fail, limit = 0.025 + 3 * cal_se(0.025, n);
+
+		cal_run_sequential(&aa, looks, ARRAY_SIZE(looks), 0, n, &r);
+		fail = (double)r.verdicts[CAL_FAIL] / n;
+		if (fail > limit)
+			fail_msg("sequential A/A %s: FAIL %.2f %% over 5 looks, above %.2f %%",
+				 cal_model_names[models[m]], fail * 100, limit * 100);
+		cal_run_sequential(&slow, looks, ARRAY_SIZE(looks), 5, n, &r);
+		fail = (double)r.verdicts[CAL_FAIL] / n;
+		if (fail < 0.90 - 3 * cal_se(0.90, n))
+			fail_msg("sequential +20 %% %s: rejected in %.2f %%", cal_model_names[models[m]],
+				 fail * 100);
+		/* It stops early: on average well before the last look. */
+		assert_true((double)r.rounds / n < 24);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_verdict_rule),
 		cmocka_unit_test(test_aa_fail_rate),
 		cmocka_unit_test(test_power),
+		cmocka_unit_test(test_sequential),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -411,6 +411,62 @@ static void test_exact_gates(void **state)
 	}
 }
 
+/*
+ * The tests whose duration changed most, from the runs' test_times: ranked
+ * by |change|, a test named twice in a run summed, tests under 1 ms on both
+ * sides and tests of one side only left out, runs that do not count
+ * ignored.
+ */
+static void test_test_changes(void **state)
+{
+	static struct invocation_test_time base_t[] = {
+		{ (char *)"A.Slow", 10 }, { (char *)"A.Same", 50 }, { (char *)"A.Tiny", 0.1 },
+		{ (char *)"A.Dup", 10 }, { (char *)"A.OnlyBase", 7 },
+	};
+	static struct invocation_test_time cand_t[] = {
+		{ (char *)"A.Slow", 20 }, { (char *)"A.Same", 50.5 }, { (char *)"A.Tiny", 0.5 },
+		{ (char *)"A.Dup", 5 }, { (char *)"A.Dup", 5 },
+	};
+	static struct invocation_test_time wild_t[] = { { (char *)"A.Same", 9999 } };
+	struct fixture f;
+	struct comparison c;
+	const struct cmp_test_change *t;
+
+	(void)state;
+	setup(&f, 2);
+	for (unsigned r = 1; r <= 6; r++) {
+		struct invocation *b = add(&f, "base", r, 100), *x = add(&f, "cand", r, 100);
+		b->test_times = base_t;
+		b->ntest_times = ARRAY_SIZE(base_t);
+		x->test_times = cand_t;
+		x->ntest_times = ARRAY_SIZE(cand_t);
+	}
+	/* A discarded attempt's figures count for nothing. */
+	add(&f, "cand", 6, 100)->status = INV_DISCARDED;
+	f.invs[f.n - 1].test_times = wild_t;
+	f.invs[f.n - 1].ntest_times = 1;
+	compare_compute(&f.cfg, f.invs, f.n, &c);
+	assert_int_equal(c.tests_timed, 5);
+	assert_int_equal(c.ntest_changes, 3);
+	t = &c.test_changes[0];
+	assert_string_equal(t->test, "A.Slow");
+	assert_string_equal(t->variant, "cand");
+	assert_int_equal(t->n_ref, 6);
+	assert_int_equal(t->n, 6);
+	assert_true(t->ref_median_ms == 10 && t->median_ms == 20);
+	assert_true(fabs(t->change_pct - 100) < 1e-12);
+	assert_true(t->has_gi);
+	assert_string_equal(t->gi_method, "wilcoxon_paired");
+	assert_true(fabs(t->gi_lo - 2) < 1e-12 && fabs(t->gi_hi - 2) < 1e-12);
+	assert_true(t->has_mw && t->mw_p < 0.01);
+	assert_string_equal(c.test_changes[1].test, "A.Same");
+	assert_true(fabs(c.test_changes[1].change_pct - 1) < 1e-9);
+	assert_string_equal(c.test_changes[2].test, "A.Dup");
+	assert_true(c.test_changes[2].median_ms == 10);
+	assert_true(c.test_changes[2].change_pct == 0);
+	comparison_release(&c);
+}
+
 /* The plan's rule for the rounds a look needs is the exact interval's own. */
 static void test_rounds_needed_agree(void **state)
 {
@@ -781,6 +837,7 @@ int main(void)
 		cmocka_unit_test(test_gates),
 		cmocka_unit_test(test_exact_gates),
 		cmocka_unit_test(test_rounds_needed_agree),
+		cmocka_unit_test(test_test_changes),
 		cmocka_unit_test(test_sample_size_per_gated_metric),
 		cmocka_unit_test(test_at_the_limit),
 		cmocka_unit_test(test_negative_reference),

@@ -115,6 +115,7 @@ static void test_invocation_file(void **state)
 		"foreign_busy_ns", "foreign_wait_ns", "foreign_wait_pct", "cpus",
 		"leftovers_killed", "paused", "overlaps", "logs", "cgroup",
 		"cgroup_note", "results_files", "tests", "results", "failed_tests", "failed_tests_omitted",
+		"test_times", "test_times_omitted",
 		"metrics", "guards",
 	};
 	size_t i = 0;
