@@ -59,7 +59,7 @@ _abev()
 		esac
 		return 0 ;;
 	--passphrase-env|--host-label|--max-cpu-wait-pct|--runs|-r|--warmup|-w|--name|-n|\
-	--prepare|--gap|--results|--min-executed|--min|--max-regression-pct|--until-decided)
+	--prepare|--gap|--results|--min-executed|--min|--max-regression|--until-decided)
 		return 0 ;;
 	esac
 
@@ -67,10 +67,10 @@ _abev()
 	run) opts="--out --key --unsigned --bundle --passphrase-file --passphrase-env
 		   --host-label --max-cpu-wait-pct --quiet --json --dry-run --help" ;;
 	bench) opts="--runs --warmup --name --no-shell --prepare --gap --order --results
-		     --min-executed --max-regression-pct --until-decided --out --key --unsigned --passphrase-file --passphrase-env
+		     --min-executed --max-regression --until-decided --out --key --unsigned --passphrase-file --passphrase-env
 		     --save-plan --bundle --host-label --max-cpu-wait-pct --quiet --json --help" ;;
 	init) opts="--dotnet --from-bench --out --runs --warmup --name --no-shell --prepare --gap
-		    --order --results --min-executed --max-regression-pct --until-decided --help" ;;
+		    --order --results --min-executed --max-regression --until-decided --help" ;;
 	verify) opts="--pubkey --help" ;;
 	keygen) opts="--out --passphrase-file --passphrase-env --help" ;;
 	pack) opts="--out --help" ;;

@@ -175,12 +175,13 @@ const char bench_usage[] =
 	"  --results GLOB    test-result files (TRX, JUnit) each run writes; {run_dir}\n"
 	"                    is the run's own directory\n"
 	"  --min-executed N  a run fails when fewer tests were executed (default 1)\n"
-	"  --max-regression-pct P\n"
-	"                    gate: each command's wall time may be at most P % slower\n"
-	"                    than the reference's (judged on the exact paired interval)\n"
-	"  --until-decided N add rounds until the gate is pass or fail, at most N\n"
-	"                    (schedule.until \"decided\"; needs --max-regression-pct,\n"
-	"                    not --runs)\n"
+	"  --max-regression [METRIC=]P\n"
+	"                    gate: METRIC (wall, cpu, max_rss; default wall) of each\n"
+	"                    command may be at most P % worse than the reference's\n"
+	"                    (judged on the exact paired interval); once per metric\n"
+	"  --until-decided N add rounds until every gate is pass or fail, at most N\n"
+	"                    (schedule.until \"decided\"; needs --max-regression, not\n"
+	"                    --runs)\n"
 	"  -o, --out DIR     evidence directory (must not exist); default\n"
 	"                    abev-evidence/<UTC time>-<names> in the current directory\n"
 	"                    (-2, -3, ... added when another bench took that name)\n"
@@ -476,7 +477,8 @@ int cmd_run(int argc, char **argv)
 /* The options abev bench and abev init share, as given. */
 struct quick_args {
 	const char *runs, *warmup, *gap, *order, *results, *min_executed;
-	const char *max_regression, *until_decided;
+	const char *until_decided;
+	const char *gates[QUICK_MAX_GATES];
 	int no_shell;
 	const char *names[QUICK_MAX_COMMANDS], *prepare[QUICK_MAX_COMMANDS];
 	const char **commands;  /* in argv (quick_parse()) */
@@ -490,7 +492,6 @@ struct quick_args {
 	{ "--order", NULL, NULL, &(q).order },                  \
 	{ "--results", NULL, NULL, &(q).results },              \
 	{ "--min-executed", NULL, NULL, &(q).min_executed },    \
-	{ "--max-regression-pct", NULL, NULL, &(q).max_regression }, \
 	{ "--until-decided", NULL, NULL, &(q).until_decided },  \
 	{ "--no-shell", "-N", &(q).no_shell, NULL }
 
@@ -506,6 +507,7 @@ static int quick_parse(int argc, char **argv, const char *cmd, const char *usage
 	struct cli_repeat rep[] = {
 		{ "--name", "-n", q->names, 0, QUICK_MAX_COMMANDS },
 		{ "--prepare", NULL, q->prepare, 0, QUICK_MAX_COMMANDS },
+		{ "--max-regression", NULL, q->gates, 0, QUICK_MAX_GATES },
 	};
 	int64_t n;
 	double gap;
@@ -543,11 +545,8 @@ static int quick_parse(int argc, char **argv, const char *cmd, const char *usage
 	if (q->gap && (parse_double(q->gap, &gap) < 0 || !(gap >= 0) || gap > 86400))
 		return usage_error("'--gap' must be a number of seconds from 0 to 86400", synopsis);
 	spec->gap_seconds = q->gap ? gap : -1;
-	if (q->max_regression &&
-	    (parse_double(q->max_regression, &spec->max_regression_pct) < 0 ||
-	     !(spec->max_regression_pct >= 0) || spec->max_regression_pct > 1e6))
-		return usage_error("'--max-regression-pct' must be a number of percent from 0",
-				   synopsis);
+	spec->gates = q->gates;
+	spec->ngates = rep[2].n;
 	if (q->until_decided) {
 		if (parse_count("--until-decided", q->until_decided, &n) < 0 || n < 1 ||
 		    n > UINT_MAX)
@@ -556,9 +555,9 @@ static int quick_parse(int argc, char **argv, const char *cmd, const char *usage
 		if (q->runs)
 			return usage_error("'--until-decided N' runs up to N rounds: leave out "
 					   "'--runs'", synopsis);
-		if (!q->max_regression)
+		if (!spec->ngates)
 			return usage_error("'--until-decided' needs a gate to decide: add "
-					   "'--max-regression-pct P'", synopsis);
+					   "'--max-regression [METRIC=]P'", synopsis);
 		spec->until_decided = n;
 	}
 	return 0;

@@ -9,6 +9,7 @@
 #include "quick.h"
 
 #include <stdio.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -409,6 +410,43 @@ static cJSON *schedule_object(const struct quick_spec *spec, const char *order, 
 	return s;
 }
 
+/*
+ * "[METRIC=]P" of --max-regression: the metric (wall when absent) and P.
+ * NULL, or why not (caller frees).
+ */
+static char *gate_spec(const char *text, char **metric, double *pct)
+{
+	const char *eq = strrchr(text, '=');
+	const char *num = eq ? eq + 1 : text;
+	char *end;
+
+	*metric = eq ? xstrndup(text, (size_t)(eq - text)) : xstrdup("wall");
+	errno = 0;
+	*pct = strtod(num, &end);
+	if (!*num || *end || errno || !(*pct >= 0) || *pct > 1e6 || !**metric) {
+		free(*metric);
+		*metric = NULL;
+		return xasprintf("--max-regression '%s': expected [METRIC=]P, P a number of "
+				 "percent from 0 (e.g. wall=10)", text);
+	}
+	return NULL;
+}
+
+/* The --max-regression gates into the plan's gates object o (checked by spec_problem()). */
+static void add_gates(cJSON *o, const struct quick_spec *spec)
+{
+	for (size_t i = 0; i < spec->ngates; i++) {
+		char *metric;
+		double pct;
+		cJSON *g = jnew_object();
+
+		free(gate_spec(spec->gates[i], &metric, &pct));
+		jadd_real(g, "max_regression_pct", pct);
+		jadd(o, metric, g);
+		free(metric);
+	}
+}
+
 /* What only a starter plan has, after the schedule: results, load, metrics, gates, decision. */
 static void add_starter_keys(cJSON *plan, const struct quick_spec *spec)
 {
@@ -448,15 +486,17 @@ static void add_starter_keys(cJSON *plan, const struct quick_spec *spec)
 	jpush(o, cJSON_CreateNumber(0));
 	jadd(plan, "allowed_exit_codes", o);
 	o = jnew_object();
-	g = jnew_object();
-	jadd_real(g, "max_regression_pct", spec->max_regression_pct >= 0 ? spec->max_regression_pct
-									  : 10);
-	jadd(o, "wall", g);
+	if (!spec->ngates) {
+		g = jnew_object();
+		jadd_int(g, "max_regression_pct", 10);
+		jadd(o, "wall", g);
+	}
 	if (spec->dotnet) {
 		g = jnew_object();
 		jadd_int(g, "max_regression_pct", 15);
 		jadd(o, "max_rss", g);
 	}
+	add_gates(o, spec);
 	jadd(plan, "gates", o);
 	o = jnew_object();
 	jadd_bool(o, "acceptance", 0);
@@ -493,6 +533,22 @@ static char *spec_problem(const struct quick_spec *spec, const char **order)
 		return xstrdup("--min-executed needs --results (the files whose tests it counts)");
 	if (spec->results && !*spec->results)
 		return xstrdup("--results is empty");
+	for (size_t i = 0; i < spec->ngates; i++) {
+		char *metric, *other;
+		double pct;
+
+		if ((why = gate_spec(spec->gates[i], &metric, &pct)))
+			return why;
+		for (size_t k = 0; k < i; k++) {
+			gate_spec(spec->gates[k], &other, &pct);
+			if (!strcmp(metric, other))
+				why = xasprintf("--max-regression given twice for '%s'", metric);
+			free(other);
+		}
+		free(metric);
+		if (why)
+			return why;
+	}
 	return NULL;
 }
 
@@ -545,11 +601,9 @@ char *quick_plan(const struct quick_spec *spec, char **err)
 	}
 	if (spec->starter) {
 		add_starter_keys(plan, spec);
-	} else if (spec->max_regression_pct >= 0) {
-		cJSON *g = jnew_object();
+	} else if (spec->ngates) {
 		o = jnew_object();
-		jadd_real(g, "max_regression_pct", spec->max_regression_pct);
-		jadd(o, "wall", g);
+		add_gates(o, spec);
 		jadd(plan, "gates", o);
 	}
 	text = json_print(plan);

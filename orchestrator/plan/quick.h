@@ -15,6 +15,8 @@
 
 /* Most commands one quick comparison takes. */
 #define QUICK_MAX_COMMANDS 16
+/* --max-regression given at most this often (a metric each). */
+#define QUICK_MAX_GATES 16
 /* Longest command (or prepare command) accepted, in bytes. */
 #define QUICK_COMMAND_MAX 65536
 /* Most words a command split with -N may have. */
@@ -42,7 +44,8 @@ struct quick_spec {
 	const char *order;           /* alternate, reverse or shuffle; NULL: alternate */
 	const char *results;         /* results.files template, or NULL */
 	int64_t min_executed;        /* -1: the plan's default (1 with results) */
-	double max_regression_pct;   /* a wall gate, max_regression_pct; < 0: none */
+	const char *const *gates;    /* --max-regression: "[METRIC=]P", METRIC wall by default */
+	size_t ngates;               /* 0..QUICK_MAX_GATES */
 	int64_t until_decided;       /* schedule.until "decided" up to this many rounds; 0: no */
 	/*
 	 * abev init: also write every commonly used key with its default
@@ -60,8 +63,7 @@ struct quick_spec {
 	int dotnet;
 };
 
-#define QUICK_SPEC_INIT { .runs = -1, .warmups = -1, .gap_seconds = -1, .min_executed = -1, \
-			  .max_regression_pct = -1 }
+#define QUICK_SPEC_INIT { .runs = -1, .warmups = -1, .gap_seconds = -1, .min_executed = -1 }
 
 /*
  * The plan's text (pretty JSON with a final newline; caller frees), or

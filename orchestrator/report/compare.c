@@ -395,7 +395,7 @@ static void gate_interval(const struct compare_config *cfg, const struct cmp_sam
 			return;
 		}
 		if (fewer < pairs_needed) {
-			s->gi_note = xasprintf("needs at least %zu rounds for %g %% (has %zu)",
+			s->gi_note = xasprintf("needs at least %zu rounds for %.4g %% (has %zu)",
 					       pairs_needed, conf * 100, k);
 			return;
 		}
@@ -416,10 +416,10 @@ static void gate_interval(const struct compare_config *cfg, const struct cmp_sam
 	if (stats_mw_interval(rl, ref->n, sl, s->n, conf, &iv) == 0 && iv.ok)
 		take_interval(s, "mann_whitney", &iv, fewer);
 	else if (cfg->unpaired)
-		s->gi_note = xasprintf("needs at least %zu runs a side for %g %% (has %zu and %zu)",
+		s->gi_note = xasprintf("needs at least %zu runs a side for %.4g %% (has %zu and %zu)",
 				       runs_needed, conf * 100, ref->n, s->n);
 	else
-		s->gi_note = xasprintf("needs at least %zu rounds for %g %% (has %zu; the %zu and "
+		s->gi_note = xasprintf("needs at least %zu rounds for %.4g %% (has %zu; the %zu and "
 				       "%zu counted runs cannot give it unpaired either)",
 				       pairs_needed, conf * 100, k, ref->n, s->n);
 out:
@@ -663,7 +663,7 @@ static void judge_budget(const struct comparison *c, const struct cmp_metric *cm
 	if (stats_median_ci(v, s->n, c->confidence, &iv) < 0 || !iv.ok) {
 		g->verdict = GATE_INCONCLUSIVE;
 		g->reason = xasprintf("%s %s median %g %s, but the budget of %g %s needs at least "
-				      "%zu counted runs for %g %% (has %zu)", s->variant, cm->name,
+				      "%zu counted runs for %.4g %% (has %zu)", s->variant, cm->name,
 				      s->median, cm->unit, g->limit, cm->unit,
 				      stats_median_ci_n_needed(c->confidence), c->confidence * 100,
 				      s->n);

@@ -123,7 +123,7 @@ static void set_verdict(struct tmpl_ctx *c, const struct comparison *cmp)
 	tmpl_set_bool(c, "sequential", cmp->sequential != NULL);
 	set_sb(c, "sequential_text", &sb);
 	tmpl_set_bool(c, "acceptance", cmp->acceptance);
-	tmpl_setf(c, "confidence", "%g%%", cmp->confidence * 100);
+	tmpl_setf(c, "confidence", "%.4g%%", cmp->confidence * 100);
 	tmpl_setf(c, "resamples", "%u", cmp->resamples);
 	tmpl_setf(c, "seed", "%llu", (unsigned long long)cmp->seed);
 }

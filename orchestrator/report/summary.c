@@ -147,16 +147,16 @@ void summary_sample_size(struct strbuf *sb, const struct comparison *c)
 				    c->wsr_n_needed);
 	}
 	if (c->unpaired)
-		strbuf_addf(sb, ". Change gates judge the exact %g%% Mann\xe2\x80\x93Whitney "
+		strbuf_addf(sb, ". Change gates judge the exact %.4g%% Mann\xe2\x80\x93Whitney "
 			    "interval of the Hodges\xe2\x80\x93Lehmann ratio (at least %zu runs a "
 			    "side)",
 			    c->confidence * 100, c->runs_needed_ci);
 	else
-		strbuf_addf(sb, ". Change gates judge the exact %g%% Wilcoxon signed-rank interval "
+		strbuf_addf(sb, ". Change gates judge the exact %.4g%% Wilcoxon signed-rank interval "
 			    "of the rounds' paired ratios (at least %zu rounds; unpaired "
 			    "Mann\xe2\x80\x93Whitney when discards broke rounds)",
 			    c->confidence * 100, c->pairs_needed_ci);
-	strbuf_addf(sb, ", not a p-value; the %g%% bootstrap interval of the ratio of medians "
+	strbuf_addf(sb, ", not a p-value; the %.4g%% bootstrap interval of the ratio of medians "
 		    "(%u resamples) is context", c->confidence * 100, c->resamples);
 	strbuf_addch(sb, '.');
 }

@@ -71,12 +71,14 @@ class TestBench(BenchTestCase):
         # A command three times as slow against a 5 % gate on wall time: decided at a
         # look well before the 24 rounds allowed, and rejected.
         cp = self.bench("sleep 0.01", "sleep 0.03", "--until-decided", "24",
-                        "--max-regression-pct", "5", "--unsigned", "--out", "ev", check=5)
+                        "--max-regression", "wall=5", "--max-regression", "max_rss=50",
+                        "--unsigned", "--out", "ev", check=5)
         plan = self.load("ev", "plan.json")
         self.assertEqual(plan["schedule"]["until"], "decided")
         self.assertEqual(plan["schedule"]["max_rounds"], 24)
         self.assertNotIn("runs", plan["schedule"])
-        self.assertEqual(plan["gates"], {"wall": {"max_regression_pct": 5}})
+        self.assertEqual(plan["gates"], {"wall": {"max_regression_pct": 5},
+                                         "max_rss": {"max_regression_pct": 50}})
         result = self.load("ev", "result.json")
         seq = result["comparison"]["sequential"]
         self.assertIsNotNone(seq["decided_after_round"])
@@ -227,13 +229,15 @@ class TestBenchUsage(BenchTestCase):
                            (("-n", "a", "true", "-n", "A", "true"),
                             "-n 'a' and -n 'A' name two commands alike"),
                            (("a", "b", "--until-decided", "8"), "needs a gate to decide: add "
-                            "'--max-regression-pct P'"),
+                            "'--max-regression [METRIC=]P'"),
                            (("a", "b", "--until-decided", "8", "-r", "3",
-                             "--max-regression-pct", "5"), "leave out '--runs'"),
-                           (("a", "b", "--until-decided", "0", "--max-regression-pct", "5"),
+                             "--max-regression", "5"), "leave out '--runs'"),
+                           (("a", "b", "--until-decided", "0", "--max-regression", "5"),
                             "'--until-decided' must be a whole number"),
-                           (("a", "b", "--max-regression-pct", "-3"),
-                            "'--max-regression-pct' must be")]:
+                           (("a", "b", "--max-regression", "wall=-3"),
+                            "--max-regression 'wall=-3': expected [METRIC=]P"),
+                           (("a", "b", "--max-regression", "5", "--max-regression", "wall=7"),
+                            "--max-regression given twice for 'wall'")]:
             with self.subTest(args=args):
                 cp = self.run_in("bench", *args, check=2)
                 self.assertIn(what, cp.stderr)
