@@ -462,8 +462,7 @@ size_t stats_mw_n_needed(double alpha)
 
 /* ---- Hodges-Lehmann ---- */
 
-/* Maps doubles (not NaN) to unsigned integers in the same order; -0 just below +0. */
-static uint64_t order_key(double d)
+uint64_t stats_order_key(double d)
 {
 	uint64_t b;
 
@@ -471,7 +470,7 @@ static uint64_t order_key(double d)
 	return b >> 63 ? ~b : b | UINT64_C(1) << 63;
 }
 
-static double key_value(uint64_t k)
+double stats_key_value(uint64_t k)
 {
 	uint64_t b = k >> 63 ? k & ~(UINT64_C(1) << 63) : ~k;
 	double d;
@@ -506,17 +505,17 @@ static uint64_t pairs_at_most(const double *x, size_t nx, const double *y, size_
  */
 static double kth_difference(const double *x, size_t nx, const double *y, size_t ny, uint64_t k)
 {
-	uint64_t lo = order_key(y[0] - x[nx - 1]), hi = order_key(y[ny - 1] - x[0]);
+	uint64_t lo = stats_order_key(y[0] - x[nx - 1]), hi = stats_order_key(y[ny - 1] - x[0]);
 
 	while (lo < hi) {
 		uint64_t mid = lo + (hi - lo) / 2;
 
-		if (pairs_at_most(x, nx, y, ny, key_value(mid)) >= k)
+		if (pairs_at_most(x, nx, y, ny, stats_key_value(mid)) >= k)
 			hi = mid;
 		else
 			lo = mid + 1;
 	}
-	return key_value(lo) + 0.0;   /* + 0.0 turns a -0 into 0 */
+	return stats_key_value(lo) + 0.0;   /* + 0.0 turns a -0 into 0 */
 }
 
 double stats_hodges_lehmann(const double *x, size_t nx, const double *y, size_t ny)

@@ -118,6 +118,14 @@ double stats_mw_min_p(size_t nx, size_t ny);
  */
 double stats_hodges_lehmann(const double *x, size_t nx, const double *y, size_t ny);
 
+/*
+ * Doubles (not NaN) mapped to unsigned integers in the same order (-0 just
+ * below +0), and back: the bisection on a value's bits by which the order
+ * statistics of pairwise differences and Walsh averages are found.
+ */
+uint64_t stats_order_key(double d);
+double stats_key_value(uint64_t k);
+
 /* ---- Paired: Wilcoxon signed-rank ---- */
 
 /* Wilcoxon uses its exact distribution while n_used is at most this. */

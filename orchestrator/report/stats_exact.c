@@ -272,24 +272,6 @@ static uint64_t pairs_at_most(const struct pairs *p, double t, double *best)
 	return count;
 }
 
-/* Maps doubles (not NaN) to unsigned integers in the same order; -0 just below +0. */
-static uint64_t order_key(double v)
-{
-	uint64_t b;
-
-	memcpy(&b, &v, sizeof(b));
-	return b >> 63 ? ~b : b | UINT64_C(1) << 63;
-}
-
-static double key_value(uint64_t k)
-{
-	uint64_t b = k >> 63 ? k & ~(UINT64_C(1) << 63) : ~k;
-	double v;
-
-	memcpy(&v, &b, sizeof(v));
-	return v;
-}
-
 /*
  * The k-th smallest value (1 <= k <= count): the smallest double t with k
  * values at or below it, found by bisecting the ordered doubles between
@@ -304,21 +286,21 @@ static double pairs_kth(const struct pairs *p, uint64_t k)
 	double best;
 
 	if (!p->y) {
-		lo = order_key(walsh(p->x, 0, 0));
-		hi = order_key(walsh(p->x, p->nx - 1, p->nx - 1));
+		lo = stats_order_key(walsh(p->x, 0, 0));
+		hi = stats_order_key(walsh(p->x, p->nx - 1, p->nx - 1));
 	} else {
-		lo = order_key(p->y[0] - p->x[p->nx - 1]);
-		hi = order_key(p->y[p->ny - 1] - p->x[0]);
+		lo = stats_order_key(p->y[0] - p->x[p->nx - 1]);
+		hi = stats_order_key(p->y[p->ny - 1] - p->x[0]);
 	}
 	while (lo < hi) {
 		uint64_t mid = lo + (hi - lo) / 2;
 
-		if (pairs_at_most(p, key_value(mid), &best) >= k)
+		if (pairs_at_most(p, stats_key_value(mid), &best) >= k)
 			hi = mid;
 		else
 			lo = mid + 1;
 	}
-	pairs_at_most(p, key_value(lo), &best);
+	pairs_at_most(p, stats_key_value(lo), &best);
 	return best + 0.0;   /* + 0.0 turns a -0 into 0 */
 }
 
