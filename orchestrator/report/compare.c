@@ -987,7 +987,8 @@ static void test_changes(const struct compare_config *cfg, const struct invocati
 	/* Per variant in plan order, the largest changes first. */
 	c->test_changes = xcalloc(cfg->nvariants * COMPARE_TEST_CHANGES_MAX + 1,
 				  sizeof(*c->test_changes));
-	qsort(all, nall, sizeof(*all), cmp_change);
+	if (nall)
+		qsort(all, nall, sizeof(*all), cmp_change);
 	for (size_t v = 0; v < cfg->nvariants; v++) {
 		size_t kept = 0;
 		for (size_t i = 0; i < nall && kept < COMPARE_TEST_CHANGES_MAX; i++) {
