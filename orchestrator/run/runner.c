@@ -497,10 +497,11 @@ enum runner_outcome runner_run(const struct plan *plan, const struct runner_opti
 		    look_due(plan, slots, nslots, i) && run_state_look(&st, slots[i].round)) {
 			if (i + 1 < nslots)
 				run_state_note(&st, xasprintf("decided after round %u (look %zu of %zu): "
-							      "every gate is pass or fail; the %zu "
-							      "slot(s) after it were not run",
+							      "%s; the %zu slot(s) after it were not run",
 							      slots[i].round, st.seq.ntaken,
-							      plan->nlooks, nslots - i - 1));
+							      plan->nlooks,
+							      decision_name(st.looks_taken[st.seq.ntaken - 1].decision),
+							      nslots - i - 1));
 			break;
 		}
 	}
