@@ -37,6 +37,15 @@ void summary_change(struct strbuf *sb, const struct cmp_metric *m, const struct 
 		strbuf_addf(sb, "n/a (%s)", s->change_note ? s->change_note : "no change computed");
 		return;
 	}
+	/*
+	 * An interval that holds 1 shows no direction: "1.32x slower [0.74,
+	 * 1.91]" read as a finding when the data could not tell.
+	 */
+	if (s->has_gi && s->gi_lo <= 1 && 1 <= s->gi_hi) {
+		strbuf_addf(sb, "no clear difference: %.2f\xc3\x97 [%.2f, %.2f]", s->ratio,
+			    s->gi_lo, s->gi_hi);
+		goto pct;
+	}
 	more = s->ratio >= 1;
 	r = more ? s->ratio : 1 / s->ratio;
 	if (s->ratio == 1)
@@ -48,6 +57,7 @@ void summary_change(struct strbuf *sb, const struct cmp_metric *m, const struct 
 		hi = more ? s->gi_hi : 1 / s->gi_lo;
 		strbuf_addf(sb, " [%.2f, %.2f]", lo, hi);
 	}
+pct:
 	strbuf_adds(sb, " (");
 	units_add_pct(sb, s->change_pct);
 	strbuf_addch(sb, ')');

@@ -467,6 +467,36 @@ static void test_test_changes(void **state)
 	comparison_release(&c);
 }
 
+/* The terminal's change: a direction only where the interval shows one. */
+static void test_summary_change_words(void **state)
+{
+	static const double base[] = { 100, 101, 99, 100, 100.5, 99.5 };
+	static const double same[] = { 101, 99, 100, 100.5, 99, 100.8 };
+	static const double slow[] = { 130, 131, 129, 130, 132, 130.5 };
+	struct strbuf sb = STRBUF_INIT;
+	struct fixture f;
+	struct comparison c;
+
+	(void)state;
+	setup(&f, 2);
+	pairs(&f, base, same, 6);
+	compare_compute(&f.cfg, f.invs, f.n, &c);
+	summary_change(&sb, &c.metrics[3], sample(&c, "t", "cand"));
+	assert_non_null(strstr(sb.buf, "no clear difference: "));
+	assert_null(strstr(sb.buf, "slower"));
+	assert_null(strstr(sb.buf, "faster"));
+	comparison_release(&c);
+	strbuf_reset(&sb);
+	setup(&f, 2);
+	pairs(&f, base, slow, 6);
+	compare_compute(&f.cfg, f.invs, f.n, &c);
+	summary_change(&sb, &c.metrics[3], sample(&c, "t", "cand"));
+	assert_non_null(strstr(sb.buf, "\xc3\x97 slower ["));
+	assert_null(strstr(sb.buf, "no clear difference"));
+	comparison_release(&c);
+	strbuf_release(&sb);
+}
+
 /* The plan's rule for the rounds a look needs is the exact interval's own. */
 static void test_rounds_needed_agree(void **state)
 {
@@ -838,6 +868,7 @@ int main(void)
 		cmocka_unit_test(test_exact_gates),
 		cmocka_unit_test(test_rounds_needed_agree),
 		cmocka_unit_test(test_test_changes),
+		cmocka_unit_test(test_summary_change_words),
 		cmocka_unit_test(test_sample_size_per_gated_metric),
 		cmocka_unit_test(test_at_the_limit),
 		cmocka_unit_test(test_negative_reference),
