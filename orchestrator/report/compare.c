@@ -880,29 +880,65 @@ static void test_sample(const struct test_time_entry *e, size_t n, size_t varian
 	}
 }
 
-/* The change of one test for variant v, when it can be ranked: 1 and *out filled. */
-static int test_change(const struct compare_config *cfg, const struct test_time_entry *e,
+/* A test's change for one variant before it is ranked, and where its entries are. */
+struct test_candidate {
+	struct cmp_test_change ch;
+	size_t first, n;           /* its entries in the sorted list */
+	size_t variant;
+};
+
+static int cmp_candidate(const void *a, const void *b)
+{
+	return cmp_change(&((const struct test_candidate *)a)->ch,
+			  &((const struct test_candidate *)b)->ch);
+}
+
+/*
+ * The medians and change of one test for variant v, from e[0..n) (one
+ * name): 1 with *out filled when it can be ranked (a duration on both
+ * sides, a positive reference median, one side at COMPARE_TEST_MIN_MS at
+ * least). out->test is borrowed from the entries until the test is kept.
+ */
+static int test_medians(const struct compare_config *cfg, const struct test_time_entry *e,
+			size_t n, size_t v, struct cmp_test_change *out)
+{
+	struct cmp_sample ref, s;
+	int ranked;
+
+	test_sample(e, n, cfg->reference, &ref);
+	test_sample(e, n, v, &s);
+	ranked = ref.n && s.n && ref.median > 0 &&
+		 (ref.median >= COMPARE_TEST_MIN_MS || s.median >= COMPARE_TEST_MIN_MS);
+	if (ranked)
+		*out = (struct cmp_test_change){
+			.test = (char *)e[0].name, .variant = cfg->variants[v],
+			.n_ref = ref.n, .n = s.n, .ref_median_ms = ref.median,
+			.median_ms = s.median,
+			.change_pct = (s.median - ref.median) / ref.median * 100,
+		};
+	free(ref.values);
+	free(s.values);
+	return ranked;
+}
+
+/*
+ * A kept test's statistics, those of the metrics: the exact Mann–Whitney
+ * p, and the change gates' interval of the ratio (paired by round when it
+ * can be).
+ */
+static void test_stats(const struct compare_config *cfg, const struct test_time_entry *e,
 		       size_t n, size_t v, struct cmp_test_change *out)
 {
 	struct cmp_sample ref, s;
 	double *rv, *sv, *logs;
 	struct stats_mw mw;
 	size_t k = 0;
-	int ranked = 0;
 
 	test_sample(e, n, cfg->reference, &ref);
 	test_sample(e, n, v, &s);
-	if (!ref.n || !s.n || !(ref.median > 0) ||
-	    (ref.median < COMPARE_TEST_MIN_MS && s.median < COMPARE_TEST_MIN_MS))
-		goto out;
-	ranked = 1;
 	s.variant = cfg->variants[v];
 	s.has_change = 1;
-	s.change_pct = (s.median - ref.median) / ref.median * 100;
-	*out = (struct cmp_test_change){
-		.test = xstrdup(e[0].name), .variant = cfg->variants[v], .n_ref = ref.n, .n = s.n,
-		.ref_median_ms = ref.median, .median_ms = s.median, .change_pct = s.change_pct,
-	};
+	s.change_pct = out->change_pct;
 	rv = plain_values(&ref);
 	sv = plain_values(&s);
 	if (stats_mann_whitney(rv, ref.n, sv, s.n, &mw) == 0) {
@@ -934,22 +970,22 @@ static int test_change(const struct compare_config *cfg, const struct test_time_
 	free(logs);
 	free(rv);
 	free(sv);
-out:
 	free(ref.values);
 	free(s.values);
 	free(s.gi_note);
-	return ranked;
 }
 
 /*
  * The tests whose duration changed most, per compared variant, from the
- * test_times of the counted runs (struct comparison).
+ * test_times of the counted runs (struct comparison). Every test is ranked
+ * on its medians; the tests are computed only for the ones kept, so that a
+ * suite of thousands of tests costs a sort, not thousands of exact tests.
  */
 static void test_changes(const struct compare_config *cfg, const struct invocation *invs,
 			 size_t ninvs, const struct placement *pl, struct comparison *c)
 {
 	struct test_time_entry *e;
-	struct cmp_test_change *all = NULL;
+	struct test_candidate *all = NULL;
 	size_t n = 0, nall = 0, alloc = 0;
 
 	for (size_t i = 0; i < ninvs; i++)
@@ -974,34 +1010,35 @@ static void test_changes(const struct compare_config *cfg, const struct invocati
 		c->tests_timed++;
 		for (size_t v = 0; v < cfg->nvariants; v++) {
 			struct cmp_test_change ch;
-			if (v == cfg->reference || !test_change(cfg, e + a, b - a, v, &ch))
+			if (v == cfg->reference || !test_medians(cfg, e + a, b - a, v, &ch))
 				continue;
 			if (nall == alloc) {
 				alloc = alloc ? alloc * 2 : 64;
 				all = xrealloc(all, alloc * sizeof(*all));
 			}
-			all[nall++] = ch;
+			all[nall++] = (struct test_candidate){ ch, a, b - a, v };
 		}
 	}
-	free(e);
 	/* Per variant in plan order, the largest changes first. */
 	c->test_changes = xcalloc(cfg->nvariants * COMPARE_TEST_CHANGES_MAX + 1,
 				  sizeof(*c->test_changes));
 	if (nall)
-		qsort(all, nall, sizeof(*all), cmp_change);
+		qsort(all, nall, sizeof(*all), cmp_candidate);
 	for (size_t v = 0; v < cfg->nvariants; v++) {
 		size_t kept = 0;
 		for (size_t i = 0; i < nall && kept < COMPARE_TEST_CHANGES_MAX; i++) {
-			if (all[i].variant != cfg->variants[v])
+			struct cmp_test_change *t;
+			if (all[i].variant != v)
 				continue;
-			c->test_changes[c->ntest_changes++] = all[i];
-			all[i].test = NULL;
+			t = &c->test_changes[c->ntest_changes++];
+			*t = all[i].ch;
+			t->test = xstrdup(all[i].ch.test);
+			test_stats(cfg, e + all[i].first, all[i].n, v, t);
 			kept++;
 		}
 	}
-	for (size_t i = 0; i < nall; i++)
-		free(all[i].test);
 	free(all);
+	free(e);
 }
 
 static void collect_warnings(struct comparison *c)
