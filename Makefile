@@ -34,7 +34,11 @@ WARN      := -std=c11 -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wvl
 OPT       ?= -O2 -g
 CFLAGS    ?=
 LDFLAGS   ?=
-ALL_CFLAGS = $(WARN) $(OPT) -pthread $(patsubst %/,-I%,$(SRC_DIRS)) -Iguards -Ibuild/gen $(DEP_CFLAGS) \
+# The one feature-test setting of the build: abev is a Linux program
+# (wait4, pipe2, syncfs, sched_getaffinity, /proc), so glibc's full set,
+# for every file, test, fuzz target and helper alike; no source defines its own.
+FEATURES  := -D_GNU_SOURCE
+ALL_CFLAGS = $(WARN) $(FEATURES) $(OPT) -pthread $(INCLUDES) $(DEP_CFLAGS) \
              -DABEV_VERSION='"$(VERSION)"' $(CFLAGS)
 
 # B is the build directory of a flavour: build (normal) or build/asan.
@@ -46,7 +50,10 @@ LDFLAGS += -fsanitize=address,undefined
 endif
 
 # orchestrator/ is one folder per stage of the data (README.md, Architecture).
-SRC_DIRS  := $(sort $(dir $(wildcard orchestrator/*/*.c)))
+# Includes name their folder ("run/proc.h", "guards/guard.h"): the two
+# roots are orchestrator/ and the top, for guards/. make check-layers
+# holds every include line to the order in mk/layers.
+INCLUDES  := -Iorchestrator -I.
 LIB_SRC   := $(filter-out orchestrator/cli/main.c,$(wildcard orchestrator/*/*.c)) $(wildcard guards/*.c)
 TEMPLATES := report_template hosts_template
 LIB_OBJ   := $(patsubst %.c,$(B)/obj/%.o,$(LIB_SRC)) $(patsubst %,$(B)/obj/gen/%.o,$(TEMPLATES))
@@ -61,7 +68,7 @@ else
 ABEV_BIN  := abev
 endif
 
-.PHONY: all check check-unit check-integration check-asan check-slurm check-dotnet demo demo-dotnet install \
+.PHONY: all check check-layers check-headers check-unit check-integration check-asan check-slurm check-dotnet demo demo-dotnet install \
 	clean deps bench bench-calibration
 .DELETE_ON_ERROR:
 
@@ -102,11 +109,11 @@ $(B)/unit/test_calibration: tests/unit/calibration_sim.h
 
 $(HELPER): tests/helpers/helper.c
 	@mkdir -p $(dir $@)
-	$(CC) $(WARN) -O1 -g -pthread -o $@ $<
+	$(CC) $(WARN) $(FEATURES) -O1 -g -pthread -o $@ $<
 
 $(DEMO_BIN): examples/demo/demo-suite.c
 	@mkdir -p $(dir $@)
-	$(CC) $(WARN) -O2 -o $@ $< -lm
+	$(CC) $(WARN) $(FEATURES) -O2 -o $@ $< -lm
 
 # Unit tests that run children measure them against the helper's own report.
 check-unit: $(UNIT_BIN) $(HELPER)
@@ -119,7 +126,15 @@ check-integration: $(ABEV_BIN) $(HELPER) $(DEMO_BIN) $(B)/unit/test_plots
 	ABEV_UNIT="$(abspath $(B)/unit)" ABEV_SRC="$(CURDIR)" $(PYTHON) tests/integration/run.py
 
 check: deps
-	@$(MAKE) --no-print-directory check-unit check-integration
+	@$(MAKE) --no-print-directory check-layers check-headers check-unit check-integration
+
+# The folders' order (mk/layers): every include line looks down or stays home.
+check-layers:
+	@$(PYTHON) mk/check-layers.py
+
+# Every header compiles on its own with the build's flags.
+check-headers:
+	@sh mk/check-headers.sh $(CC) $(filter-out -MMD -MP,$(ALL_CFLAGS))
 
 check-asan: deps
 	@$(MAKE) --no-print-directory SANITIZE=1 check-unit check-integration

@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hash.h"
-#include "util.h"
+#include "evidence/hash.h"
+#include "util/util.h"
 
 int main(int argc, char **argv)
 {

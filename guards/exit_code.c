@@ -3,10 +3,9 @@
  * lists the code in allowed_exit_codes (a benchmark suite may exit 1 when
  * a known test fails and still be worth timing).
  */
-#define _POSIX_C_SOURCE 200809L
-#include "guard.h"
+#include "guards/guard.h"
 
-#include "util.h"
+#include "util/util.h"
 
 void guard_exit_code(int exit_code, const int *allowed, size_t nallowed,
 		     struct guard_result *out)

@@ -12,20 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum guard_verdict {
-	GUARD_PASS,
-	GUARD_FAIL,
-	GUARD_UNCHECKED, /* the figure needed was not available */
-};
+#include "record/guard_result.h"
 
-struct guard_result {
-	const char *guard;       /* the guard's name, static */
-	enum guard_verdict verdict;
-	char *reason;            /* one line, caller frees */
-};
-
-const char *guard_verdict_name(enum guard_verdict v);
-void guard_result_release(struct guard_result *r);
 
 /*
  * load: the contention check. What slows a run is time its processes

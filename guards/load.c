@@ -5,10 +5,9 @@
  * (load.exclusive) or another abev run overlapped it. It only judges:
  * judge_load() applies it, and repeating the slot is the runner's job.
  */
-#define _POSIX_C_SOURCE 200809L
-#include "guard.h"
+#include "guards/guard.h"
 
-#include "util.h"
+#include "util/util.h"
 
 void guard_load(const struct load_figures *f, struct guard_result *out)
 {

@@ -4,11 +4,10 @@
  * judges the values metric_set_extract() produced; extracting them is
  * metrics.c's job and applying the guard judge.c's.
  */
-#define _POSIX_C_SOURCE 200809L
-#include "guard.h"
+#include "guards/guard.h"
 
-#include "metrics.h"
-#include "util.h"
+#include "results/metrics.h"
+#include "util/util.h"
 
 void guard_metrics(const struct metric_value *values, size_t n, int capped,
 		   struct guard_result *out)

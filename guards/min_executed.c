@@ -5,12 +5,11 @@
  * minimum. No result file at all is a failure: a runner that crashed
  * before writing one must not pass.
  */
-#define _POSIX_C_SOURCE 200809L
-#include "guard.h"
+#include "guards/guard.h"
 
 #include <stdlib.h>
 
-#include "util.h"
+#include "util/util.h"
 
 void guard_min_executed(int64_t executed, int64_t total, int64_t required, size_t nfiles,
 			size_t refused, const char *pattern, struct guard_result *out)

@@ -5,13 +5,12 @@
  * the reason names the tests that differ. Sets are sorted arrays of
  * unique names, compared by a merge walk.
  */
-#define _POSIX_C_SOURCE 200809L
-#include "guard.h"
+#include "guards/guard.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "util.h"
+#include "util/util.h"
 
 /* How many differing names a reason lists before it says "and N more". */
 #define TEST_SET_SHOW 5

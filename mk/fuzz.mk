@@ -33,7 +33,7 @@ fuzz-lib:
 
 $(FUZZ_B)/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_common.c tests/fuzz/fuzz_common.h $(FUZZ_B)/libabev.a
 	$(FUZZ_CC) $(WARN) -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer $(FUZZ_SAN) \
-	    $(patsubst %/,-I%,$(SRC_DIRS)) -Iguards $(DEP_CFLAGS) -o $@ $< tests/fuzz/fuzz_common.c \
+	    $(FEATURES) $(INCLUDES) $(DEP_CFLAGS) -o $@ $< tests/fuzz/fuzz_common.c \
 	    $(FUZZ_B)/libabev.a $(DEP_LIBS) -lm -pthread
 
 $(FUZZ_B)/make_seeds: tests/fuzz/make_seeds.c build/libabev.a

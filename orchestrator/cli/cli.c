@@ -5,12 +5,12 @@
  * command's business (cli_*.c); which exit code a failure gives is
  * cli_exit.c's.
  */
-#include "cli.h"
+#include "cli/cli.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "util.h"
+#include "util/util.h"
 
 int usage_error(const char *msg, const char *hint)
 {

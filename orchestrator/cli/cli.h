@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cli_exit.h"
+#include "cli/cli_exit.h"
 
 /* One option of a command: a flag (sets *flag to 1) or one that takes a value (*val). */
 struct cli_opt {

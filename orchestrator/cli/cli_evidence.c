@@ -8,9 +8,8 @@
  * outside the evidence. The checks themselves are verify.c's, rendering is
  * report.c's and export.c's; the exit code is cli_exit.c's.
  */
-#define _XOPEN_SOURCE 700
-#include "cli.h"
-#include "cli_out.h"
+#include "cli/cli.h"
+#include "cli/cli_out.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -18,19 +17,19 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "bundle.h"
-#include "compare.h"
-#include "compare_runs.h"
-#include "evidence_read.h"
-#include "export.h"
-#include "manifest.h"
-#include "proc.h"
-#include "report.h"
-#include "report_hosts.h"
-#include "seal.h"
-#include "signkey.h"
-#include "util.h"
-#include "verify.h"
+#include "evidence/bundle.h"
+#include "decide/compare.h"
+#include "report/compare_runs.h"
+#include "evidence/evidence_read.h"
+#include "report/export.h"
+#include "evidence/manifest.h"
+#include "run/proc.h"
+#include "report/report.h"
+#include "report/report_hosts.h"
+#include "evidence/seal.h"
+#include "evidence/signkey.h"
+#include "util/util.h"
+#include "evidence/verify.h"
 
 const char report_usage[] =
 	"usage: abev report DIR... [--out FILE] [--pubkey KEY.pub]\n"
@@ -202,7 +201,7 @@ static void print_problems_stderr(const struct verify_result *res)
 /* Whether the directory dir holds neither SHA256 nor SHA256.sig: evidence never sealed. */
 static int never_sealed(const char *dir)
 {
-	char *m = path_join(dir, SEAL_MANIFEST), *sig = path_join(dir, SEAL_SIGNATURE);
+	char *m = path_join(dir, EVIDENCE_MANIFEST_FILE), *sig = path_join(dir, EVIDENCE_SIGNATURE_FILE);
 	struct stat st;
 	int none = lstat(m, &st) < 0 && errno == ENOENT && lstat(sig, &st) < 0 && errno == ENOENT;
 
@@ -227,7 +226,7 @@ static int verify_first(const char *path, const char *pubkey)
 	if (!pubkey && never_sealed(path)) {
 		char *shown = xstrdup_escaped(path);
 		fprintf(stderr, "abev: note: '%s' was never sealed (no %s): nothing vouches for its "
-			"contents\n", shown, SEAL_MANIFEST);
+			"contents\n", shown, EVIDENCE_MANIFEST_FILE);
 		free(shown);
 		return 0;
 	}
@@ -243,18 +242,18 @@ static int verify_first(const char *path, const char *pubkey)
 		rc = EXIT_VERIFY;
 	} else if (res.nproblems) {
 		error("'%s' does not match its manifest %s; nothing was rendered ('abev verify' "
-		      "says the same)", path, SEAL_MANIFEST);
+		      "says the same)", path, EVIDENCE_MANIFEST_FILE);
 		rc = EXIT_VERIFY;
 	} else if (!pubkey && res.signature_present) {
 		char *shown = xstrdup_escaped(path);
 		fprintf(stderr, "abev: note: '%s' matches its manifest %s but is not "
 			"signature-checked (give --pubkey KEY.pub to check its signature)\n", shown,
-			SEAL_MANIFEST);
+			EVIDENCE_MANIFEST_FILE);
 		free(shown);
 	} else if (!pubkey) {
 		char *shown = xstrdup_escaped(path);
 		fprintf(stderr, "abev: note: '%s' matches its manifest %s and is unsigned (no %s): "
-			"nobody vouches for it\n", shown, SEAL_MANIFEST, SEAL_SIGNATURE);
+			"nobody vouches for it\n", shown, EVIDENCE_MANIFEST_FILE, EVIDENCE_SIGNATURE_FILE);
 		free(shown);
 	}
 	verify_result_release(&res);
@@ -376,7 +375,7 @@ static int report_one(const char *dir, const char *out, const char *pubkey)
 		warning("%s", err);
 		free(err);
 	}
-	evidence_report_input(&run, have_cmp ? &cmp : NULL, have_env ? &env : NULL, &in);
+	report_input_from_evidence(&run, have_cmp ? &cmp : NULL, have_env ? &env : NULL, &in);
 	in.signature_unchecked = !pubkey;
 	text = report_render(&in);
 	rc = text ? emit(out, text) : EXIT_RUNTIME;
@@ -611,7 +610,7 @@ int cmd_compare(int argc, char **argv)
 int cmd_keygen(int argc, char **argv)
 {
 	const char *prefix = NULL, *pass_file = NULL, *pass_env = NULL;
-	char fp[65], *pass = NULL;
+	char fp[SHA256_HEX_LEN + 1], *pass = NULL;
 	int rc = EXIT_USAGE, helped;
 	const struct cli_opt opts[] = {
 		{ "--out", "-o", NULL, &prefix },

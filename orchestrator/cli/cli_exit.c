@@ -3,7 +3,7 @@
  * EXIT_CODES_TEXT gives. Only main.c and the commands (cli_*.c) call it;
  * nothing here prints or parses.
  */
-#include "cli_exit.h"
+#include "cli/cli_exit.h"
 
 const char exit_codes_text[] = EXIT_CODES_TEXT;
 

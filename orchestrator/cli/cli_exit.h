@@ -11,9 +11,9 @@
 
 #include <stddef.h>
 
-#include "compare.h"
-#include "inspect.h"
-#include "runner.h"
+#include "decide/compare.h"
+#include "cli/inspect.h"
+#include "pipeline/runner.h"
 
 enum exit_code {
 	EXIT_PASSED = 0,       /* every invocation ran and passed */

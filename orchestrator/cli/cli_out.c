@@ -4,8 +4,7 @@
  * file may be large, and it is read as anything found on the way up is
  * read, a regular file only, non-blocking, no link followed.
  */
-#define _XOPEN_SOURCE 700
-#include "cli_out.h"
+#include "cli/cli_out.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,7 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "record/layout.h"
+#include "util/util.h"
 
 /* Bytes of a result.json looked at for its schema. */
 #define SCHEMA_HEAD_MAX 256
@@ -34,7 +34,7 @@ char *outpath_clean(const char *path)
 /* Non-zero when dir holds a result.json of schema abev.run/... */
 static int holds_evidence(const char *dir)
 {
-	char *path = path_join(dir, "result.json"), head[SCHEMA_HEAD_MAX + 1], *p;
+	char *path = path_join(dir, EVIDENCE_RESULT_FILE), head[SCHEMA_HEAD_MAX + 1], *p;
 	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
 	struct stat sb;
 	ssize_t n = -1;

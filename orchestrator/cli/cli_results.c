@@ -4,14 +4,14 @@
  * its own), with their usage texts and the arguments they share. Reading
  * the files is inspect.c's job; the exit code is cli_exit.c's.
  */
-#include "cli.h"
+#include "cli/cli.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "inspect.h"
-#include "util.h"
+#include "cli/inspect.h"
+#include "util/util.h"
 
 const char results_usage[] =
 	"usage: abev results FILE... [--json | --list] [--min-executed N]\n"

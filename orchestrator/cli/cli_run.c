@@ -6,9 +6,8 @@
  * the signing key, and run_plan(), which hands the plan to runner.c. The
  * plan itself is plan.c's and quick.c's; the exit code is cli_exit.c's.
  */
-#define _XOPEN_SOURCE 700
-#include "cli.h"
-#include "cli_out.h"
+#include "cli/cli.h"
+#include "cli/cli_out.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -19,16 +18,17 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "metadata.h"
-#include "plan.h"
-#include "plan_check.h"
-#include "plan_json.h"
-#include "proc.h"
-#include "quick.h"
-#include "runner.h"
-#include "seal.h"
-#include "signkey.h"
-#include "util.h"
+#include "evidence/metadata.h"
+#include "plan/plan.h"
+#include "pipeline/plan_check.h"
+#include "plan/plan_json.h"
+#include "run/proc.h"
+#include "plan/quick.h"
+#include "pipeline/runner.h"
+#include "evidence/seal.h"
+#include "evidence/signkey.h"
+#include "util/name_rule.h"
+#include "util/util.h"
 
 static const char run_synopsis[] =
 	"usage: abev run PLAN --out DIR (--key KEY.key | --unsigned) [--bundle FILE]\n"
@@ -284,7 +284,7 @@ static int run_args_check(struct run_args *a, const char *synopsis)
 				   " (make a key with 'abev keygen'), or --unsigned to seal it "
 				   "without a signature",
 				   synopsis);
-	if (a->host_label && !metadata_label_valid(a->host_label))
+	if (a->host_label && !name_rule_ok(a->host_label))
 		return usage_error("'--host-label' must be 1 to 64 characters of [A-Za-z0-9._-]",
 				   synopsis);
 	if (a->max_wait && (parse_double(a->max_wait, &a->max_wait_pct) < 0 ||
@@ -299,7 +299,7 @@ static int run_args_check(struct run_args *a, const char *synopsis)
 static void print_dry_run_key(FILE *f, const struct run_args *a, const struct seal_key *key)
 {
 	struct seal_pub pub;
-	char fp[65], *shown;
+	char fp[SHA256_HEX_LEN + 1], *shown;
 
 	if (!key)
 		return;
@@ -650,7 +650,7 @@ int cmd_bench(int argc, char **argv)
 	if (!rc && save && write_file_new(save, 0644, text, strlen(text)) < 0)
 		rc = EXIT_USAGE;
 	if (!rc) {
-		shown = save ? xstrdup(save) : path_join(a.out, "plan.json");
+		shown = save ? xstrdup(save) : path_join(a.out, EVIDENCE_PLAN_FILE);
 		rc = run_plan(&plan, &a, shown);
 	}
 	/* A refusal leaves nothing behind: the directory made above goes while still empty. */
@@ -669,7 +669,7 @@ int cmd_init(int argc, char **argv)
 {
 	struct quick_args q = { 0 };
 	struct quick_spec spec = QUICK_SPEC_INIT;
-	const char *out = "plan.json";
+	const char *out = EVIDENCE_PLAN_FILE;
 	int from_bench = 0, dotnet = 0, rc, helped;
 	const struct cli_opt opts[] = {
 		QUICK_CLI_OPTS(q),

@@ -8,9 +8,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cli.h"
-#include "plan_doc.h"
-#include "util.h"
+#include "cli/cli.h"
+#include "plan/plan_doc.h"
+#include "util/util.h"
 
 static const char main_usage[] =
 	"usage: abev <command> [options]\n"

@@ -18,8 +18,7 @@
  *   realpath(3), since hashing refuses to follow links itself); a dangling
  *   link, a FIFO, a device or a socket is an error rather than a guess.
  */
-#define _XOPEN_SOURCE 700
-#include "assemblies.h"
+#include "evidence/assemblies.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -29,7 +28,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
-#include "util.h"
+#include "util/util.h"
 
 /* Per pattern: beyond these the pattern is too broad to be an assembly list. */
 #define MATCH_MAX 100000

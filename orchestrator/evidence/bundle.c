@@ -14,10 +14,9 @@
  * mtime 0 (the Unix epoch), uid/gid 0, owner "root":"root", mode 0644 for
  * files and 0755 for directories, and no atime, ctime or birthtime.
  */
-#define _XOPEN_SOURCE 700
-#include "bundle.h"
-#include "framing.h"
-#include "tree.h"
+#include "evidence/bundle.h"
+#include "evidence/framing.h"
+#include "util/tree.h"
 
 #include <archive.h>
 #include <archive_entry.h>
@@ -33,8 +32,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "seal.h"
-#include "util.h"
+#include "evidence/seal.h"
+#include "util/util.h"
 
 #define CHUNK (64 * 1024)
 

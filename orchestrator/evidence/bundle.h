@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The files of SEAL_MAX_FILES and a directory for each, at most. */
+/* The files of EVIDENCE_MAX_FILES and a directory for each, at most. */
 #define BUNDLE_MAX_ENTRIES 2000000
 #define BUNDLE_MAX_ENTRY_BYTES (4ull << 30)
 #define BUNDLE_MAX_TOTAL_BYTES (16ull << 30)

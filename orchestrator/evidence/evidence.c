@@ -4,8 +4,7 @@
  * resource.log beside each result.json carries the same figures as
  * readable "key: value" lines for people who grep rather than parse.
  */
-#define _POSIX_C_SOURCE 200809L
-#include "evidence.h"
+#include "evidence/evidence.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -13,11 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compare.h"
-#include "dirat.h"
-#include "ledger.h"
-#include "json_out.h"
-#include "util.h"
+#include "decide/compare.h"
+#include "util/dirat.h"
+#include "evidence/ledger.h"
+#include "util/json_out.h"
+#include "util/util.h"
 
 static cJSON *prepare_json(const struct invocation_prepare *p)
 {
@@ -375,7 +374,7 @@ static void resource_log(struct strbuf *sb, const struct invocation *inv)
 	for (int i = 0; i < 2; i++)
 		if (inv->logs[i].bytes_dropped > 0)
 			strbuf_addf(sb, "%s: truncated at %lld bytes, %lld bytes dropped\n",
-				    i ? "stderr.log" : "test.log",
+				    i ? EVIDENCE_STDERR_LOG : EVIDENCE_STDOUT_LOG,
 				    (long long)inv->logs[i].bytes_written,
 				    (long long)inv->logs[i].bytes_dropped);
 	if (inv->cgroup_valid) {
@@ -398,9 +397,9 @@ static void resource_log(struct strbuf *sb, const struct invocation *inv)
 int evidence_write_invocation(struct ledger *l, const struct dirat *root,
 			      const struct invocation *inv)
 {
-	char *json_path = path_join(inv->dir, "result.json");
-	char *log_path = path_join(inv->dir, "resource.log");
-	char *guard_path = path_join(inv->dir, "guard.log");
+	char *json_path = path_join(inv->dir, EVIDENCE_RESULT_FILE);
+	char *log_path = path_join(inv->dir, EVIDENCE_RESOURCE_LOG);
+	char *guard_path = path_join(inv->dir, EVIDENCE_GUARD_LOG);
 	struct strbuf sb = STRBUF_INIT;
 	cJSON *o = invocation_json(inv, 1);
 	char *text = json_print(o);
@@ -848,7 +847,7 @@ int evidence_write_run(const struct dirat *root, const struct run_header *hdr, e
 	plan = jnew_object();
 	jadd_str(plan, "name", hdr->plan_name);
 	jadd_str(plan, "description", hdr->plan_description);
-	jadd_str(plan, "file", "plan.json");
+	jadd_str(plan, "file", EVIDENCE_PLAN_FILE);
 	jadd_str(plan, "source", hdr->plan_path);
 	jadd(o, "plan", plan);
 	jadd_str(o, "status", run_status_name(st));
@@ -914,7 +913,7 @@ int evidence_write_run(const struct dirat *root, const struct run_header *hdr, e
 					      : jnull());
 	/* Last, so that the invocations can follow the rest as it is printed. */
 	jadd(o, "invocations", jnew_array());
-	ret = write_run_file(root, hdr->file ? hdr->file : "result.json", o, invs, ninvs);
+	ret = write_run_file(root, hdr->file ? hdr->file : EVIDENCE_RESULT_FILE, o, invs, ninvs);
 	cJSON_Delete(o);
 	return ret;
 }

@@ -12,9 +12,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "guard.h"
-#include "invocation.h"
-#include "results.h"
+#include "guards/guard.h"
+#include "record/invocation.h"
+#include "results/results.h"
 
 struct comparison;
 struct dirat;
@@ -28,7 +28,7 @@ struct compare_gate_def;
 
 
 struct run_header {
-	const char *file;         /* the name written beneath root; NULL: "result.json" */
+	const char *file;         /* the name written beneath root; NULL: EVIDENCE_RESULT_FILE */
 	const char *plan_name;
 	const char *plan_description; /* or NULL */
 	const char *plan_path;   /* as given */
@@ -67,7 +67,7 @@ struct run_header {
 	int signed_evidence;
 	const char *pubkey;         /* the signer's public key file, or NULL */
 	const char *key_source;     /* "option" (--key), "environment" (ABEV_SIGNING_KEY), or NULL */
-	const char *report_template; /* REPORT_TEMPLATE_FILE when the plan has its own, or NULL */
+	const char *report_template; /* EVIDENCE_TEMPLATE_FILE when the plan has its own, or NULL */
 	/* NULL while the run is going: the comparison is made once, at the end. */
 	const struct comparison *comparison;
 	const struct compare_gate_def *gate_defs;

@@ -5,9 +5,8 @@
  * precision (or rounded to 6 decimals where evidence.c says so), so what
  * is read back is what was computed from.
  */
-#define _POSIX_C_SOURCE 200809L
-#include "evidence_read.h"
-#include "envnames.h"
+#include "evidence/evidence_read.h"
+#include "util/envnames.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -20,13 +19,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "journal.h"
-#include "json_in.h"
-#include "json_out.h"
-#include "json_text.h"
-#include "report.h"
-#include "template.h"
-#include "util.h"
+#include "evidence/journal.h"
+#include "util/json_in.h"
+#include "util/json_out.h"
+#include "util/json_text.h"
+#include "util/template.h"
+#include "util/util.h"
 
 /* The static names guards carry (struct guard_result's guard is not owned). */
 static const char *const guard_names[] = {
@@ -576,8 +574,8 @@ static int read_template(const struct json_in *rd, const cJSON *rep, struct evid
 	if (!name)
 		return 0;
 	/* Only the one name abev writes: result.json must not point anywhere else. */
-	if (strcmp(name, REPORT_TEMPLATE_FILE)) {
-		json_in_error(rd, "report", "template '%s' is not '" REPORT_TEMPLATE_FILE "'", name);
+	if (strcmp(name, EVIDENCE_TEMPLATE_FILE)) {
+		json_in_error(rd, "report", "template '%s' is not '" EVIDENCE_TEMPLATE_FILE "'", name);
 		free(name);
 		return -1;
 	}
@@ -686,7 +684,7 @@ static int read_journal_line(const struct json_in *rd, struct evidence_run *r, c
 }
 
 /*
- * The invocations of a run that never finished, from DIR/JOURNAL_FILE
+ * The invocations of a run that never finished, from DIR/EVIDENCE_JOURNAL_FILE
  * (journal.h): result.json ("running", or a short one) holds none. Each
  * line is one invocation; a last line without its newline (abev stopped
  * while writing it) is left out with a note. 0, also when there is no
@@ -694,7 +692,7 @@ static int read_journal_line(const struct json_in *rd, struct evidence_run *r, c
  */
 static int read_journal(const char *dir, struct evidence_run *r, char **err)
 {
-	char *path = path_join(dir, JOURNAL_FILE);
+	char *path = path_join(dir, EVIDENCE_JOURNAL_FILE);
 	struct json_in rd = { path, NULL, err };
 	struct strbuf sb = STRBUF_INIT;
 	size_t alloc = 0, done = 0;
@@ -747,11 +745,11 @@ static int read_journal(const char *dir, struct evidence_run *r, char **err)
 	}
 	add_note(r, xasprintf("result.json holds no invocation record (status %s): the %zu below "
 			      "are read from %s, where abev recorded each invocation as it ended",
-			      r->status, r->ninvs, JOURNAL_FILE));
+			      r->status, r->ninvs, EVIDENCE_JOURNAL_FILE));
 	if (sb.len)
 		add_note(r, xasprintf("%s ends in %zu bytes without a line break: abev stopped while "
 				      "writing that invocation's record, left out here (its own "
-				      "result.json under runs/ may hold it)", JOURNAL_FILE, sb.len));
+				      "result.json under runs/ may hold it)", EVIDENCE_JOURNAL_FILE, sb.len));
 	ret = 0;
 out:
 	if (fd >= 0)
@@ -780,7 +778,7 @@ static cJSON *load_json(const char *dir, const char *path, char **err)
 
 int evidence_read(const char *dir, struct evidence_run *r, char **err)
 {
-	char *path = path_join(dir, "result.json");
+	char *path = path_join(dir, EVIDENCE_RESULT_FILE);
 	struct json_in rd = { path, NULL, err };
 	cJSON *root = NULL;
 	const cJSON *invs, *c, *e;
@@ -1064,7 +1062,7 @@ static int read_env_variant(const struct json_in *rd, const cJSON *o, size_t i,
 
 int evidence_read_environment(const char *dir, struct run_environment *e, char **err)
 {
-	char *path = path_join(dir, "metadata.json");
+	char *path = path_join(dir, EVIDENCE_METADATA_FILE);
 	struct json_in rd = { path, NULL, err };
 	cJSON *root = NULL;
 	const cJSON *host, *vars, *v;
@@ -1190,41 +1188,4 @@ int evidence_comparison_matches(const struct evidence_run *r, const char *doc)
 
 	cJSON_Delete(j);
 	return same;
-}
-
-void evidence_report_input(const struct evidence_run *r, const struct comparison *c,
-			   const struct run_environment *env, struct report_input *in)
-{
-	memset(in, 0, sizeof(*in));
-	in->plan_name = r->plan_name;
-	in->description = r->plan_description;
-	in->seed = r->seed;
-	in->timeout_seconds = r->timeout_seconds;
-	in->max_foreign_cpu = r->max_foreign_cpu;
-	in->max_cpu_wait_pct = r->max_cpu_wait_pct;
-	in->max_repeats = r->max_repeats;
-	in->environment = env;
-	in->template_text = r->template_text;
-	in->template_len = r->template_len;
-	in->status = r->status;
-	in->started_utc = r->started_utc;
-	in->ended_utc = r->ended_utc ? r->ended_utc : "";
-	in->order = r->order;
-	in->warmups = r->warmups;
-	in->runs = r->runs;
-	in->gap_seconds = r->gap_seconds;
-	in->variant_names = (const char *const *)r->variants;
-	in->nvariants = r->nvariants;
-	in->invs = r->invs;
-	in->ninvs = r->ninvs;
-	in->reproduce = r->reproduce;
-	in->reproduce_cwd = r->reproduce_cwd;
-	in->plan_path = r->plan_source;
-	in->plan_sha256 = r->plan_sha256;
-	in->notes = (const char *const *)r->notes;
-	in->nnotes = r->nnotes;
-	in->signed_evidence = r->signed_evidence;
-	in->evidence_dir = r->evidence_dir;
-	in->pubkey = r->pubkey;
-	in->comparison = c;
 }

@@ -14,8 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "compare.h"
-#include "evidence.h"
+#include "decide/compare.h"
+#include "evidence/evidence.h"
 
 /* result.json larger than this is refused. */
 #define EVIDENCE_READ_MAX (512u << 20)
@@ -33,7 +33,7 @@ struct evidence_run {
 	char **notes;
 	size_t nnotes;
 	char *reproduce, *reproduce_cwd, *plan_sha256, *evidence_dir, *pubkey;
-	char *template_text;        /* DIR/REPORT_TEMPLATE_FILE when result.json names it, or NULL */
+	char *template_text;        /* DIR/EVIDENCE_TEMPLATE_FILE when result.json names it, or NULL */
 	size_t template_len;
 	int signed_evidence;
 	struct invocation *invs;    /* execution order; strings owned */
@@ -138,10 +138,5 @@ struct strbuf;
 size_t run_environment_runtime_diff(const struct run_environment *a, const char *la,
 				    const struct run_environment *b, const char *lb,
 				    struct strbuf *out);
-
-/* The report input of the run, borrowing from r; comparison and environment as given. */
-struct report_input;
-void evidence_report_input(const struct evidence_run *r, const struct comparison *c,
-			   const struct run_environment *env, struct report_input *in);
 
 #endif

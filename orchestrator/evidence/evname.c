@@ -6,8 +6,7 @@
  * change noted for the evidence. This file neither hashes nor lists files
  * for the manifest (manifest.c).
  */
-#define _GNU_SOURCE
-#include "evname.h"
+#include "evidence/evname.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -18,9 +17,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "dirat.h"
-#include "tree.h"
-#include "util.h"
+#include "util/dirat.h"
+#include "util/tree.h"
+#include "util/util.h"
 
 /*
  * A copy of an outside string fit to quote in one line of an error:
@@ -46,7 +45,7 @@ const char *manifest_name_problem(const char *name)
 		return "empty name";
 	if (name[0] == '/')
 		return "absolute path";
-	if (strlen(name) > EVNAME_MAX)
+	if (strlen(name) > EVIDENCE_NAME_MAX)
 		return "longer than 1023 bytes";
 	for (const char *p = name;; p++) {
 		unsigned char c = (unsigned char)*p;
@@ -236,10 +235,10 @@ int seal_tidy(const struct dirat *root, const char *sub,
 {
 	static const struct tree_ops ops = { tidy_entry, tidy_failed };
 	struct dirat dir = DIRAT_INIT;
-	struct tidy t = { NULL, 0, 0, EVNAME_MAX_DEPTH };
+	struct tidy t = { NULL, 0, 0, EVIDENCE_MAX_DEPTH };
 	int ret = -1;
 
-	/* The manifest holds directories up to EVNAME_MAX_DEPTH below the evidence root. */
+	/* The manifest holds directories up to EVIDENCE_MAX_DEPTH below the evidence root. */
 	for (const char *p = sub; *p; p++)
 		t.max_depth -= *p == '/';
 	t.max_depth--;
@@ -271,7 +270,7 @@ int seal_tidy(const struct dirat *root, const char *sub,
 			note(ctx, xasprintf("%s/%s: nested deeper than %d directories below the "
 					    "evidence root, which a manifest holds: removed with the "
 					    "%zu file(s) and %zu director(ies) under it, so that the "
-					    "evidence can be sealed", sub, shown, EVNAME_MAX_DEPTH,
+					    "evidence can be sealed", sub, shown, EVIDENCE_MAX_DEPTH,
 					    nfiles, ndirs - 1));
 		} else if (it->remove) {
 			if (dirat_unlink(&dir, it->name, 0) < 0) {
@@ -310,7 +309,7 @@ int seal_tidy(const struct dirat *root, const char *sub,
 				goto out;
 			}
 			note(ctx, xasprintf("%s/%s: renamed to '%s/%s': its name cannot be listed in "
-					    "SHA256", sub, shown, sub, rel));
+					    EVIDENCE_MANIFEST_FILE, sub, shown, sub, rel));
 			free(safe);
 			free(rel);
 		}

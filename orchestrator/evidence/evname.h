@@ -11,10 +11,7 @@
 
 #include <stddef.h>
 
-/* signify -C reads names with "%1023[^)]". */
-#define EVNAME_MAX 1023
-/* The deepest directory nesting evidence holds. */
-#define EVNAME_MAX_DEPTH 64
+#include "record/layout.h"
 
 /*
  * A name that stock tools can read back: relative, non-empty, no "." or

@@ -23,15 +23,14 @@
  * reading past the end (more than the few bytes of zero padding the bit
  * reader adds at the end of the file) is an error.
  */
-#define _XOPEN_SOURCE 700
-#include "framing.h"
+#include "evidence/framing.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "util/util.h"
 
 #define CHUNK (64 * 1024)
 /* A gzip header's file name longer than this is refused: a name is short, a payload is not. */

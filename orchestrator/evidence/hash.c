@@ -6,8 +6,7 @@
  * only regular files and never follows a symlink. It does not walk
  * directories or know what the digests are for (seal.c does).
  */
-#define _POSIX_C_SOURCE 200809L
-#include "hash.h"
+#include "evidence/hash.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -22,8 +21,8 @@
 #include <openssl/err.h>
 #include <openssl/evp.h>
 
-#include "dirat.h"
-#include "util.h"
+#include "util/dirat.h"
+#include "util/util.h"
 
 #define HASH_READ_SIZE (1u << 20)
 

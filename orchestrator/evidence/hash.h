@@ -10,8 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SHA256_LEN 32
-#define SHA256_HEX_LEN 64
+#include "record/layout.h"
 
 /* A running SHA-256 (opaque; wraps an EVP_MD_CTX). */
 struct sha256;

@@ -3,8 +3,7 @@
  * takes a ceiling and is silent; parsing follows the files' own formats
  * (os-release(5), proc(5)). What abev does with the facts is not here.
  */
-#define _XOPEN_SOURCE 700
-#include "host.h"
+#include "evidence/host.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -13,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "util/util.h"
 
 /* Ceilings for what is read from /proc, /sys and /etc. */
 #define SYSFILE_MAX (64u << 10)

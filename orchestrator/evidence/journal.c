@@ -5,8 +5,7 @@
  * most the last one cut short when abev was killed in the middle of it.
  * The lines are evidence.c's; this file only keeps them.
  */
-#define _XOPEN_SOURCE 700
-#include "journal.h"
+#include "evidence/journal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,9 +13,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "dirat.h"
-#include "evidence.h"
-#include "util.h"
+#include "util/dirat.h"
+#include "evidence/evidence.h"
+#include "util/util.h"
 
 /* Created beneath the evidence root, no link followed (dirat.h); path names it in messages. */
 static int create(const struct dirat *root, const char *name, const char *path)
@@ -52,7 +51,7 @@ static void grow_reserve(struct journal *j)
 				       "in reserve (%s) to finish the evidence with should the disk "
 				       "fill up: %s%s",
 				       (unsigned long long)j->reserved, (unsigned long long)want,
-				       JOURNAL_RESERVE_FILE, strerror(rc),
+				       EVIDENCE_RESERVE_FILE, strerror(rc),
 				       rc == EFBIG ? " (the file-size limit, ulimit -f)" : "");
 	warning("%s", j->reserve_problem);
 }
@@ -61,16 +60,16 @@ int journal_open(struct journal *j, const struct dirat *root)
 {
 	*j = (struct journal)JOURNAL_INIT;
 	j->root = root;
-	j->path = path_join(root->path, JOURNAL_FILE);
-	j->reserve_path = path_join(root->path, JOURNAL_RESERVE_FILE);
-	j->fd = create(root, JOURNAL_FILE, j->path);
+	j->path = path_join(root->path, EVIDENCE_JOURNAL_FILE);
+	j->reserve_path = path_join(root->path, EVIDENCE_RESERVE_FILE);
+	j->fd = create(root, EVIDENCE_JOURNAL_FILE, j->path);
 	if (j->fd < 0) {
 		free(j->path);
 		j->path = NULL;
 		journal_release(j);
 		return -1;
 	}
-	j->reserve_fd = create(root, JOURNAL_RESERVE_FILE, j->reserve_path);
+	j->reserve_fd = create(root, EVIDENCE_RESERVE_FILE, j->reserve_path);
 	if (j->reserve_fd < 0) {
 		int saved = errno;
 		journal_remove(j);
@@ -113,7 +112,7 @@ uint64_t journal_release_reserve(struct journal *j)
 	if (j->reserve_fd >= 0)
 		close(j->reserve_fd);
 	j->reserve_fd = -1;
-	if (j->reserve_path && dirat_unlink(j->root, JOURNAL_RESERVE_FILE, 0) < 0 &&
+	if (j->reserve_path && dirat_unlink(j->root, EVIDENCE_RESERVE_FILE, 0) < 0 &&
 	    errno != ENOENT)
 		warning("cannot remove '%s': %s", j->reserve_path, strerror(errno));
 	free(j->reserve_path);
@@ -130,7 +129,7 @@ int journal_remove(struct journal *j)
 	if (j->fd >= 0)
 		close(j->fd);
 	j->fd = -1;
-	if (j->path && dirat_unlink(j->root, JOURNAL_FILE, 0) < 0 && errno != ENOENT)
+	if (j->path && dirat_unlink(j->root, EVIDENCE_JOURNAL_FILE, 0) < 0 && errno != ENOENT)
 		ret = error("cannot remove '%s': %s", j->path, strerror(errno));
 	free(j->path);
 	j->path = NULL;

@@ -14,10 +14,9 @@
 
 #include <stdint.h>
 
-#include "invocation.h"
+#include "record/invocation.h"
+#include "record/layout.h"
 
-#define JOURNAL_FILE "invocations.jsonl"
-#define JOURNAL_RESERVE_FILE "abev-reserve"
 /*
  * The reserve: this much, plus twice what the journal holds (the final
  * result.json prints the same records with indentation, and the manifest
@@ -43,7 +42,7 @@ struct journal {
 #define JOURNAL_INIT { NULL, NULL, NULL, -1, -1, 0, 0, 0, NULL, 0 }
 
 /*
- * Creates JOURNAL_FILE and the reserve JOURNAL_RESERVE_FILE beneath root
+ * Creates EVIDENCE_JOURNAL_FILE and the reserve EVIDENCE_RESERVE_FILE beneath root
  * (borrowed for the journal's life; neither may exist, no link followed). 0, or -1 after error() with nothing left behind.
  * A reserve that cannot be had in full (a nearly full disk, ulimit -f) is
  * no failure: reserve_problem says so and the run goes on.

@@ -5,8 +5,7 @@
  * hashed when written, then kept with its run directory) is checked
  * both ways.
  */
-#define _GNU_SOURCE
-#include "ledger.h"
+#include "evidence/ledger.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -14,10 +13,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "dirat.h"
-#include "evname.h"
-#include "tree.h"
-#include "util.h"
+#include "util/dirat.h"
+#include "evidence/evname.h"
+#include "util/tree.h"
+#include "util/util.h"
 
 void ledger_release(struct ledger *l)
 {
@@ -88,7 +87,7 @@ static enum tree_step keep_entry(void *ctx, const struct tree_entry *e)
 
 	keep_stat(add(k->l, name), e->st);
 	free(name);
-	return S_ISDIR(e->st->st_mode) && e->depth < EVNAME_MAX_DEPTH ? TREE_DESCEND : TREE_NEXT;
+	return S_ISDIR(e->st->st_mode) && e->depth < EVIDENCE_MAX_DEPTH ? TREE_DESCEND : TREE_NEXT;
 }
 
 /* What cannot be read now is reported by the check and by the seal. */
@@ -232,7 +231,7 @@ static enum tree_step check_entry(void *ctx, const struct tree_entry *te)
 		}
 	}
 	free(shown);
-	return dir && te->depth < EVNAME_MAX_DEPTH ? TREE_DESCEND : TREE_NEXT;
+	return dir && te->depth < EVIDENCE_MAX_DEPTH ? TREE_DESCEND : TREE_NEXT;
 }
 
 /* The files abev wrote that the walk met, hashed now and compared with their notes. */

@@ -20,7 +20,7 @@
 #include <sys/types.h>
 #include <time.h>
 
-#include "hash.h"
+#include "evidence/hash.h"
 
 struct dirat;
 

@@ -6,8 +6,7 @@
  * manifest is signify.c's job, sealing a directory seal.c's, comparing a
  * manifest with the files verify.c's.
  */
-#define _POSIX_C_SOURCE 200809L
-#include "manifest.h"
+#include "evidence/manifest.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -15,12 +14,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "dirat.h"
-#include "evname.h"
-#include "tree.h"
-#include "util.h"
+#include "util/dirat.h"
+#include "evidence/evname.h"
+#include "util/tree.h"
+#include "util/util.h"
 
-#define MANIFEST_MAX_ENTRIES SEAL_MAX_FILES
+#define MANIFEST_MAX_ENTRIES EVIDENCE_MAX_FILES
 #define MANIFEST_LINE_MAX 4200
 #define MANIFEST_PREFIX "SHA256 ("
 #define MANIFEST_MID ") = "
@@ -35,7 +34,7 @@ void manifest_set_max_entries(size_t n)
 
 char *seal_staged_name(const char *name)
 {
-	return xasprintf("%s%s", name, SEAL_STAGED_SUFFIX);
+	return xasprintf("%s%s", name, EVIDENCE_STAGED_SUFFIX);
 }
 
 void manifest_release(struct manifest *m)
@@ -66,7 +65,7 @@ static int is_staged(const struct walk *w, const char *name)
 	for (size_t i = 0; w->staged && w->staged[i]; i++) {
 		size_t n = strlen(w->staged[i]);
 		if (!strncmp(name, w->staged[i], n) &&
-		    (!name[n] || !strcmp(name + n, SEAL_STAGED_SUFFIX)))
+		    (!name[n] || !strcmp(name + n, EVIDENCE_STAGED_SUFFIX)))
 			return 1;
 	}
 	return 0;
@@ -95,8 +94,8 @@ static enum tree_step walk_entry(void *ctx, const struct tree_entry *te)
 	struct walk *w = ctx;
 	const char *why;
 
-	if (te->depth == 0 && (!strcmp(te->name, SEAL_MANIFEST) ||
-			       !strcmp(te->name, SEAL_SIGNATURE)))
+	if (te->depth == 0 && (!strcmp(te->name, EVIDENCE_MANIFEST_FILE) ||
+			       !strcmp(te->name, EVIDENCE_SIGNATURE_FILE)))
 		return TREE_NEXT;
 	if (te->depth == 0 && is_staged(w, te->name))
 		return TREE_NEXT;
@@ -108,9 +107,9 @@ static enum tree_step walk_entry(void *ctx, const struct tree_entry *te)
 		return TREE_STOP;
 	}
 	if (S_ISDIR(te->st->st_mode)) {
-		if (te->depth + 1 > EVNAME_MAX_DEPTH) {
+		if (te->depth + 1 > EVIDENCE_MAX_DEPTH) {
 			error("'%s' is nested deeper than %d directories", te->path,
-			      EVNAME_MAX_DEPTH);
+			      EVIDENCE_MAX_DEPTH);
 			return TREE_STOP;
 		}
 		return TREE_DESCEND;
@@ -280,7 +279,7 @@ static int hexval(char c)
 /* The manifest may not list itself or its signature: neither can match. */
 static int is_seal_file(const char *name)
 {
-	return !strcmp(name, SEAL_MANIFEST) || !strcmp(name, SEAL_SIGNATURE);
+	return !strcmp(name, EVIDENCE_MANIFEST_FILE) || !strcmp(name, EVIDENCE_SIGNATURE_FILE);
 }
 
 /* What is wrong with a line that is not 'SHA256 (name) = <hex>', in words a user can act on. */
@@ -326,7 +325,7 @@ int manifest_parse(const char *text, size_t len, struct manifest *m, char **err)
 
 		line++;
 		if (m->n >= max_entries) {
-			*err = xasprintf("%s: more than %zu entries", SEAL_MANIFEST, max_entries);
+			*err = xasprintf("%s: more than %zu entries", EVIDENCE_MANIFEST_FILE, max_entries);
 			goto out;
 		}
 		if (scan > MANIFEST_LINE_MAX + 1)
@@ -334,10 +333,10 @@ int manifest_parse(const char *text, size_t len, struct manifest *m, char **err)
 		nl = memchr(s, '\n', scan);
 		if (!nl) {
 			if (len - pos > MANIFEST_LINE_MAX)
-				*err = xasprintf("%s:%zu: line longer than %d bytes", SEAL_MANIFEST,
+				*err = xasprintf("%s:%zu: line longer than %d bytes", EVIDENCE_MANIFEST_FILE,
 						 line, MANIFEST_LINE_MAX);
 			else
-				*err = xasprintf("%s:%zu: missing newline at the end", SEAL_MANIFEST,
+				*err = xasprintf("%s:%zu: missing newline at the end", EVIDENCE_MANIFEST_FILE,
 						 line);
 			goto out;
 		}
@@ -345,7 +344,7 @@ int manifest_parse(const char *text, size_t len, struct manifest *m, char **err)
 		pos += llen + 1;
 		if ((why = bad_line_why(s, llen))) {
 			*err = xasprintf("%s:%zu: %s; expected 'SHA256 (name) = <64 lowercase hex "
-					 "digits>'", SEAL_MANIFEST, line, why);
+					 "digits>'", EVIDENCE_MANIFEST_FILE, line, why);
 			goto out;
 		}
 		if (llen <= fixed || memcmp(s, MANIFEST_PREFIX, sizeof(MANIFEST_PREFIX) - 1) ||
@@ -367,12 +366,12 @@ int manifest_parse(const char *text, size_t len, struct manifest *m, char **err)
 		if (why || (m->n && strcmp(m->e[m->n - 1].name, nm) >= 0)) {
 			char *shown = evname_printable(nm, nlen);
 			if (why)
-				*err = xasprintf("%s:%zu: unsafe name '%s': %s", SEAL_MANIFEST, line,
+				*err = xasprintf("%s:%zu: unsafe name '%s': %s", EVIDENCE_MANIFEST_FILE, line,
 						 shown, why);
 			else
 				*err = xasprintf("%s:%zu: '%s' is %s (names must be byte-sorted "
 						 "and unique)",
-						 SEAL_MANIFEST, line, shown,
+						 EVIDENCE_MANIFEST_FILE, line, shown,
 						 strcmp(m->e[m->n - 1].name, nm) ? "out of order"
 										 : "listed twice");
 			free(shown);
@@ -392,7 +391,7 @@ int manifest_parse(const char *text, size_t len, struct manifest *m, char **err)
 	ret = 0;
 	goto out;
 bad_line:
-	*err = xasprintf("%s:%zu: expected 'SHA256 (name) = <64 hex digits>'", SEAL_MANIFEST, line);
+	*err = xasprintf("%s:%zu: expected 'SHA256 (name) = <64 hex digits>'", EVIDENCE_MANIFEST_FILE, line);
 out:
 	if (ret < 0)
 		manifest_release(m);

@@ -12,25 +12,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "hash.h"
+#include "evidence/hash.h"
+#include "record/layout.h"
 
-#define SEAL_MANIFEST "SHA256"
-#define SEAL_SIGNATURE "SHA256.sig"
-/*
- * A file abev has written but not yet put in place: it stands in for its
- * name without the suffix in a manifest made before the rename
- * (manifest_build_staged(), seal_evidence_final()).
- */
-#define SEAL_STAGED_SUFFIX ".sealing"
-/* name's staged copy: "name" SEAL_STAGED_SUFFIX. Caller frees. */
+/* name's staged copy: "name" EVIDENCE_STAGED_SUFFIX. Caller frees. */
 char *seal_staged_name(const char *name);
-/*
- * The most files an evidence directory (and so its manifest) holds: a run
- * of 200,000 invocations at five files each. Its manifest is then about
- * 130 MB (VERIFY_MAX_META leaves room for it).
- */
-#define SEAL_MAX_FILES 1000000
-#define SEAL_MAX_FILES_TEXT "1,000,000"
 
 /* One line of the manifest. */
 struct manifest_entry {
@@ -68,7 +54,7 @@ char *manifest_text(const struct manifest *m, size_t *len);
  * names). 0, or -1 with *err (caller frees) naming the line.
  */
 int manifest_parse(const char *text, size_t len, struct manifest *m, char **err);
-/* Lowers the most entries built or parsed (0: SEAL_MAX_FILES again), for tests of the cap. */
+/* Lowers the most entries built or parsed (0: EVIDENCE_MAX_FILES again), for tests of the cap. */
 void manifest_set_max_entries(size_t n);
 
 #endif

@@ -10,21 +10,20 @@
  * Unknown host figures are null, never an error. What the plan asks for
  * (assemblies) must be found.
  */
-#define _XOPEN_SOURCE 700
-#include "metadata.h"
+#include "evidence/metadata.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include <cjson/cJSON.h>
 
-#include "assemblies.h"
-#include "envnames.h"
-#include "hash.h"
-#include "host.h"
-#include "json_out.h"
-#include "util.h"
-#include "versions.h"
+#include "evidence/assemblies.h"
+#include "util/envnames.h"
+#include "evidence/hash.h"
+#include "evidence/host.h"
+#include "util/json_out.h"
+#include "util/util.h"
+#include "evidence/versions.h"
 
 #ifndef ABEV_VERSION
 #error "ABEV_VERSION must be defined (the Makefile does)"
@@ -161,20 +160,6 @@ static int hash_all(const struct plan *plan, struct metadata *md)
 	free(patterns);
 	free(npatterns);
 	return ret;
-}
-
-int metadata_label_valid(const char *label)
-{
-	size_t n = strlen(label);
-	if (!n || n > METADATA_LABEL_MAX)
-		return 0;
-	for (size_t i = 0; i < n; i++) {
-		char c = label[i];
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		      (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-'))
-			return 0;
-	}
-	return 1;
 }
 
 struct metadata *metadata_collect(const struct plan *plan, const char *host_label,
@@ -400,7 +385,7 @@ char *metadata_text(const struct metadata *md)
 
 int metadata_write(const char *root, const struct metadata *md)
 {
-	char *path = path_join(root, "metadata.json"), *text = metadata_text(md);
+	char *path = path_join(root, EVIDENCE_METADATA_FILE), *text = metadata_text(md);
 	int ret = write_file_atomic(path, text, strlen(text));
 
 	free(path);

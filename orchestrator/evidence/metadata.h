@@ -13,7 +13,7 @@
 #ifndef ABEV_METADATA_H
 #define ABEV_METADATA_H
 
-#include "plan.h"
+#include "plan/plan.h"
 
 #define METADATA_SCHEMA "abev.metadata/1"
 /*
@@ -22,17 +22,11 @@
  * version records "timed out". Fixed, documented in abev help run.
  */
 #define METADATA_CMD_TIMEOUT_NS (10 * 1000000000LL)
-/* A host label: 1 to this many characters of [A-Za-z0-9._-]. */
-#define METADATA_LABEL_MAX 64
-
 struct metadata;
-
-/* 1 when label is a valid host label, 0 otherwise. */
-int metadata_label_valid(const char *label);
 
 /*
  * Collects everything. host_label (borrowed; valid per
- * metadata_label_valid(), which the caller checks) is recorded as
+ * name_rule_ok(), which the caller checks) is recorded as
  * host.label, the name of this machine in a combined report; NULL records
  * the hostname there. An assemblies pattern that matches nothing, or a
  * file that cannot be hashed, is an error naming the variant and the

@@ -5,10 +5,9 @@
  * when a key is given (signify.c), and writes SHA256 and SHA256.sig after
  * the evidence reached the disk. Checking a seal is verify.c's job.
  */
-#define _GNU_SOURCE
-#include "seal.h"
-#include "dirat.h"
-#include "tree.h"
+#include "evidence/seal.h"
+#include "util/dirat.h"
+#include "util/tree.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -18,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "util/util.h"
 
 /* As deep as manifest_build() goes. */
 #define SETTLE_MAX_DEPTH 64
@@ -142,7 +141,7 @@ int seal_evidence(const char *root, const struct seal_key *key)
 	return ret;
 }
 
-const char *const seal_staged_names[] = { "report.md", "result.json", NULL };
+const char *const seal_staged_names[] = { EVIDENCE_REPORT_FILE, EVIDENCE_RESULT_FILE, NULL };
 
 /*
  * Seals root, listing each name of staged (or NULL) by its staged copy,
@@ -161,7 +160,7 @@ static int seal_staged(const struct dirat *root, const struct seal_key *key,
 		goto out;
 	text = manifest_text(&m, &tlen);
 	if (key) {
-		char fp[65], *comment;
+		char fp[SHA256_HEX_LEN + 1], *comment;
 		struct seal_pub pub;
 		seal_pub_of(key, &pub);
 		seal_fingerprint(&pub, fp);
@@ -182,14 +181,14 @@ static int seal_staged(const struct dirat *root, const struct seal_key *key,
 	 * The old signature goes first, so that no moment pairs it with the
 	 * new manifest: at worst the evidence is briefly unsigned.
 	 */
-	if (dirat_unlink(root, SEAL_SIGNATURE, 0) < 0 && errno != ENOENT) {
-		error("cannot remove the old signature '%s/%s': %s", root->path, SEAL_SIGNATURE,
+	if (dirat_unlink(root, EVIDENCE_SIGNATURE_FILE, 0) < 0 && errno != ENOENT) {
+		error("cannot remove the old signature '%s/%s': %s", root->path, EVIDENCE_SIGNATURE_FILE,
 		      strerror(errno));
 		goto out;
 	}
-	if (dirat_write_atomic(root, SEAL_MANIFEST, text, tlen) < 0)
+	if (dirat_write_atomic(root, EVIDENCE_MANIFEST_FILE, text, tlen) < 0)
 		goto out;
-	if (sig && dirat_write_atomic(root, SEAL_SIGNATURE, sig, slen) < 0)
+	if (sig && dirat_write_atomic(root, EVIDENCE_SIGNATURE_FILE, sig, slen) < 0)
 		goto out;
 	if (dirat_sync(root) < 0)
 		goto out;

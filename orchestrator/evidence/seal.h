@@ -10,9 +10,9 @@
 #ifndef ABEV_SEAL_H
 #define ABEV_SEAL_H
 
-#include "evname.h"
-#include "manifest.h"
-#include "signify.h"
+#include "evidence/evname.h"
+#include "evidence/manifest.h"
+#include "evidence/signify.h"
 
 /*
  * Writes root/SHA256 and, when key is non-NULL, root/SHA256.sig, with
@@ -29,7 +29,7 @@ int seal_evidence_at(const struct dirat *root, const struct seal_key *key);
 /*
  * The names abev writes last, staged: abev run writes its final
  * report.md and result.json as "report.md.sealing" and
- * "result.json.sealing" (SEAL_STAGED_SUFFIX), and they take their names
+ * "result.json.sealing" (EVIDENCE_STAGED_SUFFIX), and they take their names
  * only once the seal that lists them is on disk, in this order — so that
  * result.json never shows a final status in evidence whose seal is not
  * there. NULL-terminated.

@@ -7,8 +7,7 @@
  * signature covers (seal.c signs the manifest) nor where keys come from
  * (signkey.c).
  */
-#define _POSIX_C_SOURCE 200809L
-#include "signify.h"
+#include "evidence/signify.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -23,9 +22,9 @@
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 
-#include "hash.h"
-#include "manifest.h"
-#include "util.h"
+#include "evidence/hash.h"
+#include "evidence/manifest.h"
+#include "util/util.h"
 
 #define COMMENT_HDR "untrusted comment: "
 #define COMMENT_HDR_LEN (sizeof(COMMENT_HDR) - 1)
@@ -76,7 +75,7 @@ void seal_pub_of(const struct seal_key *k, struct seal_pub *pub)
 	*pub = k->pub;
 }
 
-void seal_fingerprint(const struct seal_pub *pub, char out[65])
+void seal_fingerprint(const struct seal_pub *pub, char out[SHA256_HEX_LEN + 1])
 {
 	unsigned char d[SHA256_LEN];
 	sha256_buf(pub->key, ED25519_PUB_LEN, d);
@@ -439,7 +438,7 @@ out:
 }
 
 /* The signify public key file of pub, and its fingerprint in fp. Caller frees. */
-static char *signify_pub_text(const struct seal_pub *pub, char fp[65])
+static char *signify_pub_text(const struct seal_pub *pub, char fp[SHA256_HEX_LEN + 1])
 {
 	unsigned char blob[PUB_BLOB_LEN];
 	char *b64, *text;
@@ -454,7 +453,7 @@ static char *signify_pub_text(const struct seal_pub *pub, char fp[65])
 	return text;
 }
 
-int seal_keygen(const char *prefix, const char *passphrase, char fp[65])
+int seal_keygen(const char *prefix, const char *passphrase, char fp[SHA256_HEX_LEN + 1])
 {
 	static const mode_t mode[KEYGEN_NFILES] = { 0600, 0644, 0644 };
 	char *path[KEYGEN_NFILES] = { NULL, NULL, NULL };
@@ -606,7 +605,7 @@ int seal_signed_text(const char *sig, size_t sig_len, const char **msg, size_t *
 	size_t used = 0;
 
 	*err = NULL;
-	if (signify_lines(SEAL_SIGNATURE, sig, sig_len, blob, sizeof(blob), &used, err) < 0)
+	if (signify_lines(EVIDENCE_SIGNATURE_FILE, sig, sig_len, blob, sizeof(blob), &used, err) < 0)
 		return -1;
 	*msg = sig + used;
 	*msg_len = sig_len - used;
@@ -624,7 +623,7 @@ int seal_check(const struct seal_pub *pub, const char *sig, size_t sig_len, cons
 	int ret = -1, r;
 
 	*err = NULL;
-	if (signify_lines(SEAL_SIGNATURE, sig, sig_len, blob, sizeof(blob), &used, err) < 0)
+	if (signify_lines(EVIDENCE_SIGNATURE_FILE, sig, sig_len, blob, sizeof(blob), &used, err) < 0)
 		goto out;
 	if (memcmp(blob + 2, pub->keynum, SIGNIFY_KEYNUM_LEN)) {
 		char got[2 * SIGNIFY_KEYNUM_LEN + 1], want[2 * SIGNIFY_KEYNUM_LEN + 1];
@@ -645,7 +644,7 @@ int seal_check(const struct seal_pub *pub, const char *sig, size_t sig_len, cons
 	ERR_clear_error();
 	if (r != 1) {
 		*err = xasprintf("bad signature: %s does not match the signed data "
-				 "(changed after signing, or a forged signature)", SEAL_SIGNATURE);
+				 "(changed after signing, or a forged signature)", EVIDENCE_SIGNATURE_FILE);
 		goto out;
 	}
 	*msg = sig + used;

@@ -14,6 +14,8 @@
 
 #include <stddef.h>
 
+#include "record/layout.h"
+
 #define SIGNIFY_KEYNUM_LEN 8
 #define ED25519_PUB_LEN 32
 #define ED25519_SIG_LEN 64
@@ -27,7 +29,7 @@ struct seal_key;
  * (signify public key) and PREFIX.pub.pem. None of them may exist. Puts
  * the key's fingerprint (see seal_fingerprint) in fp. 0 or -1 after error().
  */
-int seal_keygen(const char *prefix, const char *passphrase, char fp[65]);
+int seal_keygen(const char *prefix, const char *passphrase, char fp[SHA256_HEX_LEN + 1]);
 /* Loads PREFIX.key (PEM, possibly encrypted). NULL after error(). */
 struct seal_key *seal_key_load(const char *path, const char *passphrase);
 /*
@@ -54,7 +56,7 @@ void seal_pub_of(const struct seal_key *k, struct seal_pub *pub);
  */
 int seal_pub_read(const char *path, struct seal_pub *pub, char **err);
 /* Lowercase hex of SHA-256 over the 32 raw public key bytes. */
-void seal_fingerprint(const struct seal_pub *pub, char out[65]);
+void seal_fingerprint(const struct seal_pub *pub, char out[SHA256_HEX_LEN + 1]);
 
 /*
  * Signs msg (the manifest text) and returns the embedded signature file

@@ -7,8 +7,7 @@
  * sent to chmod. The mode rule is ssh's: a private key the group or others
  * can read is not a secret any more.
  */
-#define _POSIX_C_SOURCE 200809L
-#include "signkey.h"
+#include "evidence/signkey.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -17,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "util/util.h"
 
 /* Enough of a key file to tell what it is. */
 #define SIGNKEY_HEAD_MAX 4096

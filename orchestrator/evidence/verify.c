@@ -9,9 +9,8 @@
  * print anything or decide exit codes (main.c does), and it does not know
  * the manifest format or the signature layout (seal.c does).
  */
-#define _POSIX_C_SOURCE 200809L
-#include "verify.h"
-#include "tree.h"
+#include "evidence/verify.h"
+#include "util/tree.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -24,10 +23,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "bundle.h"
-#include "evidence_read.h"
-#include "hash.h"
-#include "util.h"
+#include "evidence/bundle.h"
+#include "evidence/evidence_read.h"
+#include "evidence/hash.h"
+#include "util/util.h"
 
 /* SHA256 and SHA256.sig are small text; anything bigger is not ours. */
 #define VERIFY_MAX_META (256u << 20)
@@ -62,7 +61,7 @@ struct gather {
 	size_t ndirs, dirs_alloc;
 };
 
-static const char *const meta_name[2] = { SEAL_MANIFEST, SEAL_SIGNATURE };
+static const char *const meta_name[2] = { EVIDENCE_MANIFEST_FILE, EVIDENCE_SIGNATURE_FILE };
 
 static void problem(struct verify_result *r, const char *file, const char *fmt, ...)
 	ABEV_PRINTF(3, 4);
@@ -430,15 +429,15 @@ static int nested_manifest(struct gather *g)
 {
 	for (size_t i = 0; i < g->n; i++) {
 		const char *slash = strchr(g->f[i].name, '/');
-		if (!slash || strcmp(slash + 1, SEAL_MANIFEST))
+		if (!slash || strcmp(slash + 1, EVIDENCE_MANIFEST_FILE))
 			continue;
 		if (g->out->is_bundle)
-			problem(g->out, SEAL_MANIFEST, "not at the top level of the bundle: found "
+			problem(g->out, EVIDENCE_MANIFEST_FILE, "not at the top level of the bundle: found "
 				"'%s'; entries must be at the top level (SHA256, SHA256.sig, "
 				"report.md, ...), as 'abev pack DIR --out FILE' or 'tar -C DIR "
 				"-czf FILE .' write them", g->f[i].name);
 		else
-			problem(g->out, SEAL_MANIFEST, "not at the top level: found '%s'; give the "
+			problem(g->out, EVIDENCE_MANIFEST_FILE, "not at the top level: found '%s'; give the "
 				"directory that holds it", g->f[i].name);
 		return 1;
 	}
@@ -470,7 +469,7 @@ static void stopped_while_sealing(struct gather *g)
 	for (size_t i = 0; seal_staged_names[i]; i++) {
 		char *name = seal_staged_name(seal_staged_names[i]);
 		struct found *f = find(g, name);
-		const char *status = f && f->path && !strcmp(seal_staged_names[i], "result.json")
+		const char *status = f && f->path && !strcmp(seal_staged_names[i], EVIDENCE_RESULT_FILE)
 					     ? evidence_read_status(f->path)
 					     : NULL;
 
@@ -493,17 +492,17 @@ static void stopped_while_sealing(struct gather *g)
  */
 static void never_sealed(struct gather *g)
 {
-	struct found *rj = find(g, "result.json");
+	struct found *rj = find(g, EVIDENCE_RESULT_FILE);
 	const char *status = rj && rj->path ? evidence_read_status(rj->path) : NULL;
 
 	if (g->out->unfinished)
-		problem(g->out, SEAL_MANIFEST, "missing: abev stopped while sealing, before "
+		problem(g->out, EVIDENCE_MANIFEST_FILE, "missing: abev stopped while sealing, before "
 			"the manifest was written");
 	else if (status)
-		problem(g->out, SEAL_MANIFEST, "missing: the evidence was never sealed "
+		problem(g->out, EVIDENCE_MANIFEST_FILE, "missing: the evidence was never sealed "
 			"(result.json status: %s)", status);
 	else
-		problem(g->out, SEAL_MANIFEST, "missing: the evidence was never sealed "
+		problem(g->out, EVIDENCE_MANIFEST_FILE, "missing: the evidence was never sealed "
 			"(result.json: %s)", !rj ? "missing" : rj->path ? "unreadable" : "in the bundle");
 }
 
@@ -533,25 +532,25 @@ static void judge(struct gather *g, const struct seal_pub *pub)
 	if (g->state[0] == META_ABSENT && g->state[1] == META_ABSENT) {
 		never_sealed(g);
 	} else if (g->state[1] == META_ABSENT && pub) {
-		problem(r, SEAL_SIGNATURE, "missing: the evidence is unsigned (sealed with "
+		problem(r, EVIDENCE_SIGNATURE_FILE, "missing: the evidence is unsigned (sealed with "
 			"--unsigned), so no key vouches for it; 'abev verify' without --pubkey "
 			"checks its contents");
 	} else if (g->state[1] == META_PRESENT) {
 		if (signed_text(pub, &g->meta[1], &text, &text_len, &err) < 0) {
-			problem(r, SEAL_SIGNATURE, "%s", err ? err : "signature check failed");
+			problem(r, EVIDENCE_SIGNATURE_FILE, "%s", err ? err : "signature check failed");
 			free(err);
 			err = NULL;
 			text = NULL;
 		} else {
 			r->signature_ok = pub != NULL;
-			source = SEAL_SIGNATURE;
+			source = EVIDENCE_SIGNATURE_FILE;
 		}
 	}
 	if (g->state[0] == META_ABSENT && g->state[1] != META_ABSENT) {
-		problem(r, SEAL_MANIFEST, "missing");
+		problem(r, EVIDENCE_MANIFEST_FILE, "missing");
 	} else if (g->state[0] == META_PRESENT && text &&
 		   (g->meta[0].len != text_len || memcmp(g->meta[0].buf, text, text_len))) {
-		problem(r, SEAL_MANIFEST, "differs from the %s copy in SHA256.sig",
+		problem(r, EVIDENCE_MANIFEST_FILE, "differs from the %s copy in SHA256.sig",
 			pub ? "signed" : "(unchecked)");
 	}
 	/*
@@ -562,7 +561,7 @@ static void judge(struct gather *g, const struct seal_pub *pub)
 	if (!text && g->state[0] == META_PRESENT) {
 		text = g->meta[0].buf;
 		text_len = g->meta[0].len;
-		source = SEAL_MANIFEST;
+		source = EVIDENCE_MANIFEST_FILE;
 	}
 	if (!text) {
 		judge_dirs(g, NULL);

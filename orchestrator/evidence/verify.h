@@ -12,7 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "seal.h"
+#include "evidence/seal.h"
+#include "record/layout.h"
 
 struct verify_problem {
 	char *file;     /* path inside the evidence ("SHA256.sig", "runs/a/run-1/test.log") */
@@ -26,7 +27,7 @@ struct verify_result {
 	int signature_present;       /* SHA256.sig is there (checked only with a key) */
 	int signature_ok;
 	int unfinished;              /* abev stopped while sealing: staged copies are left (seal.h) */
-	char fingerprint[65];        /* of the key the signature was checked against; "" without */
+	char fingerprint[SHA256_HEX_LEN + 1];        /* of the key the signature was checked against; "" without */
 	struct verify_problem *problems;
 	size_t nproblems;
 };

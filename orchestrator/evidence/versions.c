@@ -3,15 +3,14 @@
  * run through proc_run() in capture mode. Output is cleaned to UTF-8 and
  * cut to VERSION_OUTPUT_MAX bytes here; serialising it is metadata.c's.
  */
-#define _XOPEN_SOURCE 700
-#include "versions.h"
+#include "evidence/versions.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "metadata.h"
-#include "proc.h"
-#include "util.h"
+#include "evidence/metadata.h"
+#include "run/proc.h"
+#include "util/util.h"
 
 /* After METADATA_CMD_TIMEOUT_NS (metadata.h) a command gets SIGTERM, then SIGKILL. */
 #define CMD_GRACE_NS (1000000000LL)

@@ -13,8 +13,8 @@
 
 #include <stddef.h>
 
-#include "hash.h"
-#include "plan.h"
+#include "evidence/hash.h"
+#include "plan/plan.h"
 
 struct git_state {
 	int known;                   /* 0: not a checkout, or git missing */

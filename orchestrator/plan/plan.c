@@ -16,10 +16,9 @@
  * on this machine (plan_check.c does), does not expand templates
  * (plan_expand.c) and does not order the runs (schedule.c does).
  */
-#define _XOPEN_SOURCE 700
-#include "plan.h"
-#include "plan_loader.h"
-#include "cpulist.h"
+#include "plan/plan.h"
+#include "plan/plan_loader.h"
+#include "util/cpulist.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -32,13 +31,14 @@
 
 #include <cjson/cJSON.h>
 
-#include "errlist.h"
-#include "json_in.h"
-#include "json_text.h"
-#include "plan_doc.h"
-#include "suggest.h"
-#include "template.h"
-#include "util.h"
+#include "util/errlist.h"
+#include "util/json_in.h"
+#include "util/json_text.h"
+#include "plan/plan_doc.h"
+#include "util/name_rule.h"
+#include "util/suggest.h"
+#include "util/template.h"
+#include "util/util.h"
 
 #define PLAN_SCHEMA "abev.plan/1"
 #define PLAN_MAX_SLOTS 1000000
@@ -551,21 +551,6 @@ int plan_exit_code_allowed(const struct plan *plan, int code)
 	return 0;
 }
 
-/* Letters, digits, '.', '_' and '-', 1 to PLAN_NAME_MAX of them. */
-int plan_name_chars_ok(const char *s)
-{
-	size_t n = strlen(s);
-	if (!n || n > PLAN_NAME_MAX)
-		return 0;
-	for (size_t i = 0; i < n; i++) {
-		char c = s[i];
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-		      (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-'))
-			return 0;
-	}
-	return 1;
-}
-
 static void version_release(struct plan_version *v)
 {
 	free(v->name);
@@ -631,7 +616,7 @@ static int parse_versions(const struct plan_loader *ld, const cJSON *root)
 	plan->versions = xcalloc(n ? n : 1, sizeof(*plan->versions));
 	cJSON_ArrayForEach(e, vs) {
 		size_t i;
-		if (!plan_name_chars_ok(e->string)) {
+		if (!name_rule_ok(e->string)) {
 			json_in_error(&ld->in, "versions", "invalid name '%s' (" PLAN_VERSION_RULE ")",
 			     show_str(b, sizeof(b), e->string));
 			continue;

@@ -15,13 +15,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "compare.h"
-#include "metrics.h"
+#include "record/gate_def.h"
+#include "results/metrics.h"
 
 /* A plan file larger than this is refused. */
 #define PLAN_MAX_BYTES (4u << 20)
-/* Variant names: [A-Za-z0-9._-], not starting with '.', at most this long. */
-#define PLAN_NAME_MAX 64
+/* Variant names: util/name_rule.h's rule, as a path component (not starting with '.'). */
 /* Metric names: any characters but control characters, at most this long. */
 #define PLAN_METRIC_NAME_MAX 128
 /* The plan's name: any characters but control characters, at most this long. */
@@ -70,7 +69,7 @@ struct plan_gate {
 
 /* A command whose output records a tool's version, e.g. ["dotnet", "--version"]. */
 struct plan_version {
-	char *name;            /* [A-Za-z0-9._-], 1 to PLAN_NAME_MAX characters */
+	char *name;            /* [A-Za-z0-9._-], 1 to NAME_RULE_MAX characters */
 	char **argv;           /* taken literally (no placeholders); argc >= 1, argv[0] non-empty */
 	size_t argc;
 };
@@ -185,7 +184,7 @@ struct plan {
 
 /*
  * limits.max_files. The ceiling is what one evidence directory may hold
- * in all (SEAL_MAX_FILES is ten times it); the default leaves room for a
+ * in all (EVIDENCE_MAX_FILES is ten times it); the default leaves room for a
  * hundred runs at the limit.
  */
 #define PLAN_MAX_FILES_DEFAULT 10000

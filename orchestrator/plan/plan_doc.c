@@ -4,11 +4,11 @@
  * reference. Meanings are written for both the terminal and Markdown:
  * `backticks` mark literal names and are dropped on the terminal.
  */
-#include "plan_doc.h"
+#include "plan/plan_doc.h"
 
 #include <string.h>
 
-#include "util.h"
+#include "util/util.h"
 
 #define WRAP 78
 

@@ -5,13 +5,13 @@
  * variant's processes get. One walk over a template serves both, so that
  * what is checked is exactly what is expanded. No I/O.
  */
-#include "plan.h"
+#include "plan/plan.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "util.h"
+#include "util/util.h"
 
 #define SHOW_MAX 64
 

@@ -3,15 +3,15 @@
  * in its definition and only the others go into "gates", since a gate
  * given in both places is refused when the plan is read again.
  */
-#include "plan_json.h"
+#include "plan/plan_json.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include <cjson/cJSON.h>
 
-#include "json_out.h"
-#include "util.h"
+#include "util/json_out.h"
+#include "util/util.h"
 
 static cJSON *strings(char *const *v, size_t n)
 {

@@ -12,7 +12,7 @@
 
 #include <stdio.h>
 
-#include "plan.h"
+#include "plan/plan.h"
 
 /* Prints the document to f. 0, or -1 after error() when it cannot be written. */
 int plan_json_print(const struct plan *plan, FILE *f);

@@ -14,8 +14,8 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "json_in.h"
-#include "plan.h"
+#include "util/json_in.h"
+#include "plan/plan.h"
 
 /* Across "variants" and the variants file together. */
 #define PLAN_MAX_VARIANTS 10000
@@ -53,8 +53,6 @@ int plan_loader_argv(const struct plan_loader *ld, const json_node *obj, const c
 int plan_loader_cpus(const struct plan_loader *ld, const json_node *obj, const char *path,
 		     char **out);
 
-/* Letters, digits, '.', '_' and '-', 1 to PLAN_NAME_MAX of them (variant and version names). */
-int plan_name_chars_ok(const char *s);
 
 /* Index of value in names[0..n), or -1. */
 static inline int plan_name_index(const char *value, const char *const *names, size_t n)

@@ -7,8 +7,7 @@
  * before anything runs. It does not extract values (metrics.c does) or
  * judge gates (judge.c does).
  */
-#define _XOPEN_SOURCE 700
-#include "plan_loader.h"
+#include "plan/plan_loader.h"
 
 #include <regex.h>
 #include <stdio.h>
@@ -17,10 +16,10 @@
 
 #include <cjson/cJSON.h>
 
-#include "compare.h"
-#include "metrics.h"
-#include "suggest.h"
-#include "util.h"
+#include "record/gate_def.h"
+#include "results/metrics.h"
+#include "util/suggest.h"
+#include "util/util.h"
 
 
 #define METRIC_SOURCES "process, stdout, stderr, results, duration"

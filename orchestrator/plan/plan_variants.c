@@ -6,8 +6,7 @@
  * as written, and that every name is new; it does not look at what the
  * variants name on this machine (plan_check.c does).
  */
-#define _XOPEN_SOURCE 700
-#include "plan_loader.h"
+#include "plan/plan_loader.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -18,8 +17,9 @@
 
 #include <cjson/cJSON.h>
 
-#include "util.h"
-#include "variants_file.h"
+#include "util/name_rule.h"
+#include "util/util.h"
+#include "plan/variants_file.h"
 
 #define VARIANTS_FILE_MAX_BYTES (1u << 20)
 
@@ -36,12 +36,6 @@ static int lerr(const struct plan_loader *ld, size_t line, const char *fmt, ...)
 	errlist_add(ld->in.errors, "%s:%zu: %s", ld->vfile_shown, line, sb.buf);
 	strbuf_release(&sb);
 	return -1;
-}
-
-/* A variant name: also a directory name in the evidence, so not starting with '.'. */
-static int valid_name(const char *s)
-{
-	return s[0] != '.' && plan_name_chars_ok(s);
 }
 
 /*
@@ -185,7 +179,7 @@ static int parse_variant(const struct plan_loader *ld, const cJSON *obj, const c
 		return json_in_error(&ld->in, path, "expected an object, found %s", json_kind(obj));
 	plan_loader_keys(ld, obj, path, "variants[]", is_base);
 	if (!is_base && json_get_string(&ld->in, obj, path, "name", JSON_REQUIRED | JSON_NONEMPTY, &v->name) > 0 &&
-	    !valid_name(v->name)) {
+	    !name_rule_component_ok(v->name)) {
 		p = json_key_path(path, "name");
 		json_in_error(&ld->in, p, "invalid variant name '%s'%s (" NAME_RULE ")",
 			      show_str(b, sizeof(b), v->name), unshown_in(v->name, desc));
@@ -241,7 +235,7 @@ static int add_variant(struct plan_loader *ld, struct plan_variant *v, char *ori
 	for (size_t i = 0; i < plan->nvariants; i++) {
 		/* Names become directories: a file system that ignores case would mix 'a' and 'A'. */
 		const char *why = !strcmp(plan->variants[i].name, v->name) ? "" : " ignoring case";
-		char other[PLAN_NAME_MAX + 64];
+		char other[NAME_RULE_MAX + 64];
 
 		if (strcasecmp(plan->variants[i].name, v->name))
 			continue;
@@ -368,7 +362,7 @@ static int parse_variant_line(struct plan_loader *ld, const char *line, size_t l
 		goto out;
 	}
 	v.name = xstrndup(s, name_len);
-	if (!valid_name(v.name)) {
+	if (!name_rule_component_ok(v.name)) {
 		lerr(ld, lineno, "invalid variant name '%s'%s (" NAME_RULE ")", show_str(b, sizeof(b), v.name),
 		     unshown_in(v.name, desc));
 		goto out;

@@ -5,8 +5,7 @@
  * key means. Variant names and the default evidence directory are
  * derived here too, so that the unit tests can pin them.
  */
-#define _XOPEN_SOURCE 700
-#include "quick.h"
+#include "plan/quick.h"
 
 #include <stdio.h>
 #include <errno.h>
@@ -14,9 +13,10 @@
 #include <string.h>
 #include <strings.h>
 
-#include "json_out.h"
-#include "plan.h"
-#include "util.h"
+#include "util/json_out.h"
+#include "plan/plan.h"
+#include "util/name_rule.h"
+#include "util/util.h"
 
 /* Longest evidence-directory slug. */
 #define QUICK_SLUG_MAX 60
@@ -24,12 +24,6 @@
 #define SHOW_NAME_MAX 80
 #define QUICK_NAME_RULE "use letters, digits, '.', '_' and '-', not starting with '.', at most 64 " \
 	"characters"
-
-static int name_char(char c)
-{
-	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-	       c == '.' || c == '_' || c == '-';
-}
 
 /*
  * s made a valid variant name of at most max characters: runs of dashes
@@ -43,7 +37,7 @@ static char *name_from(const char *s, size_t max)
 
 	strbuf_grow(&sb, max + 1);
 	for (; *s && sb.len < max; s++) {
-		if (name_char(*s) && *s != '-' && !(sb.len == 0 && *s == '.')) {
+		if (name_rule_char((unsigned char)*s) && *s != '-' && !(sb.len == 0 && *s == '.')) {
 			if (dash && sb.len)
 				strbuf_addch(&sb, '-');
 			dash = 0;
@@ -67,19 +61,6 @@ static int name_taken(char **names, size_t n, const char *name)
 	return 0;
 }
 
-/* A name given with -n is used as it is: a valid variant name (plan_variants.c's rule). */
-static int name_valid(const char *s)
-{
-	size_t n = strlen(s);
-
-	if (!n || n > PLAN_NAME_MAX || s[0] == '.')
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		if (!name_char(s[i]))
-			return 0;
-	return 1;
-}
-
 /* Why the -n names cannot be used as they are, or NULL. */
 static char *names_problem(const struct quick_spec *spec)
 {
@@ -93,7 +74,7 @@ static char *names_problem(const struct quick_spec *spec)
 			return xasprintf("-n '%s': %s (a name may hold no control, bidirectional, "
 					 "invisible or line-separator characters)",
 					 show_str(b, sizeof(b), spec->names[i]), desc);
-		if (!name_valid(spec->names[i]))
+		if (!name_rule_component_ok(spec->names[i]))
 			return xasprintf("-n '%s' is not a valid variant name (" QUICK_NAME_RULE ")",
 					 show_str(b, sizeof(b), spec->names[i]));
 		for (size_t k = 0; k < i; k++)
@@ -114,10 +95,10 @@ void quick_names(const struct quick_spec *spec, char ***out)
 		char *base, *name;
 
 		/* A valid given name is used as it is (quick_plan() refuses the others). */
-		if (i < spec->nnames && name_valid(spec->names[i]))
+		if (i < spec->nnames && name_rule_component_ok(spec->names[i]))
 			base = xstrdup(spec->names[i]);
 		else if (i < spec->nnames)
-			base = name_from(spec->names[i], PLAN_NAME_MAX - 4);
+			base = name_from(spec->names[i], NAME_RULE_MAX - 4);
 		else
 			base = name_from(spec->commands[i], QUICK_DERIVED_NAME_MAX);
 

@@ -3,7 +3,7 @@
  * a NUL byte, a byte that is not UTF-8 or an unterminated quote costs one
  * line, not the rest of the file.
  */
-#include "variants_file.h"
+#include "plan/variants_file.h"
 
 #include <stdio.h>
 #include <stdlib.h>

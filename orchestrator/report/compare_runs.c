@@ -4,13 +4,13 @@
  * "new" (the strings stay the evidence's), so compare.c needs no notion
  * of two directories.
  */
-#include "compare_runs.h"
+#include "report/compare_runs.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "summary.h"
-#include "util.h"
+#include "report/summary.h"
+#include "util/util.h"
 
 static const char *const labels[] = { "old", "new" };
 

@@ -11,7 +11,7 @@
 
 #include <stdio.h>
 
-#include "evidence_read.h"
+#include "evidence/evidence_read.h"
 
 /*
  * Compares and prints to f (text, or an abev.compare/1 document with

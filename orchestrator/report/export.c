@@ -5,15 +5,15 @@
  * character as U+FFFD; JUnit escapes for XML attributes and text with
  * strbuf_add_xml(); JSON is json_print()'s, \u-escaping the same set.
  */
-#include "export.h"
+#include "report/export.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "json_out.h"
-#include "util.h"
+#include "util/json_out.h"
+#include "util/util.h"
 
 int export_format_parse(const char *name, enum export_format *out)
 {

@@ -10,8 +10,8 @@
 #ifndef ABEV_EXPORT_H
 #define ABEV_EXPORT_H
 
-#include "compare.h"
-#include "evidence_read.h"
+#include "decide/compare.h"
+#include "evidence/evidence_read.h"
 
 enum export_format { EXPORT_HYPERFINE, EXPORT_CSV, EXPORT_JUNIT, EXPORT_JSON };
 

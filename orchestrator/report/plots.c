@@ -10,7 +10,7 @@
  * names the plot files and writes them; the primitives are svg.c's, the
  * plots plots_metric.c's and plots_runs.c's.
  */
-#include "plots.h"
+#include "report/plots.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -18,34 +18,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "svg.h"
-#include "units.h"
-#include "dirat.h"
-#include "util.h"
-
-#define FILE_BASE_MAX 64
+#include "report/svg.h"
+#include "decide/units.h"
+#include "util/dirat.h"
+#include "util/name_rule.h"
+#include "util/util.h"
 
 /* ---- file names and writing ---- */
 
 /* The metric's name made safe for a file: see plots.h. Caller frees. */
 static char *file_base(const char *name)
 {
-	size_t n = name ? strlen(name) : 0;
-	char *b;
-
-	if (n > FILE_BASE_MAX)
-		n = FILE_BASE_MAX;
-	if (!n)
-		return xstrdup("_");
-	b = xstrndup(name, n);
-	for (size_t i = 0; i < n; i++) {
-		unsigned char ch = (unsigned char)b[i];
-		int ok = (ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z') ||
-			 (ch >= '0' && ch <= '9') || ch == '.' || ch == '_' || ch == '-';
-		if (!ok || (i == 0 && ch == '.'))
-			b[i] = '_';
-	}
-	return b;
+	return name_rule_sanitize(name ? name : "", NAME_RULE_MAX);
 }
 
 static int same_ignoring_case(const char *a, const char *b)
@@ -117,7 +101,7 @@ int plots_write(const struct dirat *root, const struct comparison *c,
 {
 	struct dirat dir = DIRAT_INIT;
 	char **names = file_bases(c);
-	int ret = dirat_mkdirs(root, PLOTS_DIR, &dir);
+	int ret = dirat_mkdirs(root, EVIDENCE_PLOTS_DIR, &dir);
 
 	for (size_t m = 0; !ret && m < c->nmetrics; m++) {
 		char *name = xasprintf("%s.svg", names[m]);
@@ -125,7 +109,7 @@ int plots_write(const struct dirat *root, const struct comparison *c,
 		free(name);
 	}
 	if (!ret)
-		ret = write_plot(&dir, PLOTS_RUNS_FILE, plots_runs_svg(c, invs, ninvs));
+		ret = write_plot(&dir, EVIDENCE_PLOTS_RUNS_FILE, plots_runs_svg(c, invs, ninvs));
 	strv_free(names);
 	dirat_release(&dir);
 	return ret;

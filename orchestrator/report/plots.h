@@ -30,16 +30,14 @@
 
 #include <stddef.h>
 
-#include "compare.h"
-#include "invocation.h"
+#include "decide/compare.h"
+#include "record/invocation.h"
+#include "record/layout.h"
 
-/* The folder under the evidence root, and the file of the runs plot in it. */
-#define PLOTS_DIR "plots"
-#define PLOTS_RUNS_FILE "runs.svg"
 
 /*
  * The file name (no folder) of metric m's plot, which the report links as
- * PLOTS_DIR "/" name. The rule:
+ * EVIDENCE_PLOTS_DIR "/" name. The rule:
  *   - each byte of the metric's name outside [A-Za-z0-9._-] becomes '_'
  *     (a multi-byte character becomes several), a leading '.' becomes
  *     '_', an empty name is "_", and the result is cut to 64 bytes;
@@ -75,8 +73,8 @@ char *plots_metric_svg(const struct comparison *c, size_t m, const struct invoca
 char *plots_runs_svg(const struct comparison *c, const struct invocation *invs, size_t ninvs);
 
 /*
- * Writes root/PLOTS_DIR/<plots_file_name()> for every metric of c and
- * root/PLOTS_DIR/PLOTS_RUNS_FILE, each atomically, creating the folder.
+ * Writes root/EVIDENCE_PLOTS_DIR/<plots_file_name()> for every metric of c and
+ * root/EVIDENCE_PLOTS_DIR/EVIDENCE_PLOTS_RUNS_FILE, each atomically, creating the folder.
  * 0, or -1 after error() at the first file that could not be written.
  */
 struct dirat;

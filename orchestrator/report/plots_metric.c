@@ -5,7 +5,7 @@
  * gate lines, medians, runs, gate labels) and the legend. The drawing
  * primitives are svg.c's; file names and writing are plots.c's.
  */
-#include "plots.h"
+#include "report/plots.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -13,10 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plots_parts.h"
-#include "svg.h"
-#include "units.h"
-#include "util.h"
+#include "report/plots_parts.h"
+#include "report/svg.h"
+#include "decide/units.h"
+#include "util/util.h"
 
 
 enum run_kind { RUN_COUNTED, RUN_EXCLUDED, RUN_NOVALUE };

@@ -6,8 +6,8 @@
 #ifndef ABEV_PLOTS_PARTS_H
 #define ABEV_PLOTS_PARTS_H
 
-#include "plots.h"
-#include "util.h"
+#include "report/plots.h"
+#include "util/util.h"
 
 int plots_measured(const struct invocation *inv);
 void plots_run_title(struct strbuf *t, const struct invocation *inv, int has, double value,

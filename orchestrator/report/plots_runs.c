@@ -4,7 +4,7 @@
  * CPU). The drawing primitives are svg.c's; file names and writing are
  * plots.c's.
  */
-#include "plots.h"
+#include "report/plots.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -12,10 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plots_parts.h"
-#include "svg.h"
-#include "units.h"
-#include "util.h"
+#include "report/plots_parts.h"
+#include "report/svg.h"
+#include "decide/units.h"
+#include "util/util.h"
 
 
 static const struct {

@@ -9,19 +9,19 @@
  * always gives the same report, and `abev report DIR` gives it again.
  * It does not decide what ran or whether the run passed.
  */
-#include "report.h"
+#include "report/report.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "envnames.h"
-#include "plots.h"
-#include "summary.h"
-#include "template.h"
-#include "units.h"
-#include "dirat.h"
-#include "util.h"
+#include "util/envnames.h"
+#include "report/plots.h"
+#include "report/summary.h"
+#include "util/template.h"
+#include "decide/units.h"
+#include "util/dirat.h"
+#include "util/util.h"
 
 /* Generated from templates/report.md by mk/embed.sh. */
 extern const char report_template[];
@@ -312,7 +312,7 @@ static void set_metrics(struct tmpl_ctx *c, const struct report_input *in)
 		{
 			/* abev run writes plots.c's figures beside the report; the names are its. */
 			char *file = plots_file_name(cmp, m);
-			tmpl_setf(t, "plot", "%s/%s", PLOTS_DIR, file);
+			tmpl_setf(t, "plot", "%s/%s", EVIDENCE_PLOTS_DIR, file);
 			free(file);
 		}
 		tmpl_list(t, "rows");
@@ -556,7 +556,7 @@ static void set_conditions(struct tmpl_ctx *c, const struct report_input *in)
 	else
 		tmpl_set(c, "foreign_limit", "; foreign cores not limited");
 	tmpl_setf(c, "max_repeats", "%u", in->max_repeats);
-	tmpl_setf(c, "runs_plot", "%s/%s", PLOTS_DIR, PLOTS_RUNS_FILE);
+	tmpl_setf(c, "runs_plot", "%s/%s", EVIDENCE_PLOTS_DIR, EVIDENCE_PLOTS_RUNS_FILE);
 	tmpl_list(c, "load_rows");
 	tmpl_list(c, "notes");
 	for (size_t i = 0; i < in->ninvs; i++) {
@@ -819,7 +819,7 @@ char *report_render(const struct report_input *in)
 	set_reproduce(c, in);
 	set_verify(c, in);
 	if (in->template_text) {
-		text = tmpl_render_text(in->template_text, in->template_len, REPORT_TEMPLATE_FILE,
+		text = tmpl_render_text(in->template_text, in->template_len, EVIDENCE_TEMPLATE_FILE,
 					c, &err);
 		if (text)
 			goto out;
@@ -842,8 +842,45 @@ out:
 int report_write(const struct dirat *root, const struct report_input *in)
 {
 	char *text = report_render(in);
-	int ret = text ? dirat_write_atomic(root, in->file ? in->file : "report.md", text, strlen(text)) : -1;
+	int ret = text ? dirat_write_atomic(root, in->file ? in->file : EVIDENCE_REPORT_FILE, text, strlen(text)) : -1;
 
 	free(text);
 	return ret;
+}
+
+void report_input_from_evidence(const struct evidence_run *r, const struct comparison *c,
+				 const struct run_environment *env, struct report_input *in)
+{
+	memset(in, 0, sizeof(*in));
+	in->plan_name = r->plan_name;
+	in->description = r->plan_description;
+	in->seed = r->seed;
+	in->timeout_seconds = r->timeout_seconds;
+	in->max_foreign_cpu = r->max_foreign_cpu;
+	in->max_cpu_wait_pct = r->max_cpu_wait_pct;
+	in->max_repeats = r->max_repeats;
+	in->environment = env;
+	in->template_text = r->template_text;
+	in->template_len = r->template_len;
+	in->status = r->status;
+	in->started_utc = r->started_utc;
+	in->ended_utc = r->ended_utc ? r->ended_utc : "";
+	in->order = r->order;
+	in->warmups = r->warmups;
+	in->runs = r->runs;
+	in->gap_seconds = r->gap_seconds;
+	in->variant_names = (const char *const *)r->variants;
+	in->nvariants = r->nvariants;
+	in->invs = r->invs;
+	in->ninvs = r->ninvs;
+	in->reproduce = r->reproduce;
+	in->reproduce_cwd = r->reproduce_cwd;
+	in->plan_path = r->plan_source;
+	in->plan_sha256 = r->plan_sha256;
+	in->notes = (const char *const *)r->notes;
+	in->nnotes = r->nnotes;
+	in->signed_evidence = r->signed_evidence;
+	in->evidence_dir = r->evidence_dir;
+	in->pubkey = r->pubkey;
+	in->comparison = c;
 }

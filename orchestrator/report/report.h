@@ -12,12 +12,12 @@
 
 #include <stddef.h>
 
-#include "compare.h"
-#include "invocation.h"
-#include "evidence_read.h"
+#include "decide/compare.h"
+#include "record/invocation.h"
+#include "evidence/evidence_read.h"
 
 struct report_input {
-	const char *file;                /* the name written beneath root; NULL: "report.md" */
+	const char *file;                /* the name written beneath root; NULL: EVIDENCE_REPORT_FILE */
 	const char *plan_name;
 	const char *description;         /* the plan's, or NULL */
 	const char *status;              /* run_status_name() */
@@ -46,13 +46,11 @@ struct report_input {
 	const char *pubkey;              /* the signer's public key file (KEY.pub), or NULL */
 	const struct comparison *comparison; /* NULL while the run is going */
 	const struct run_environment *environment; /* metadata.json as read, or NULL */
-	/* The plan's own template (REPORT_TEMPLATE_FILE in the evidence), or NULL for abev's. */
+	/* The plan's own template (EVIDENCE_TEMPLATE_FILE in the evidence), or NULL for abev's. */
 	const char *template_text;
 	size_t template_len;
 };
 
-/* Where the evidence keeps a plan's own template, beside report.md. */
-#define REPORT_TEMPLATE_FILE "report-template.md"
 
 /*
  * The report's text (caller frees). A plan's own template that cannot
@@ -60,6 +58,9 @@ struct report_input {
  * opens with the reason; NULL after error() only if abev's own fails.
  */
 char *report_render(const struct report_input *in);
+/* The report input of evidence read back, borrowing from r; comparison and environment as given. */
+void report_input_from_evidence(const struct evidence_run *r, const struct comparison *c,
+				 const struct run_environment *env, struct report_input *in);
 struct dirat;
 /* Renders and writes report.md (or in->file) beneath root atomically. 0 or -1 after error(). */
 int report_write(const struct dirat *root, const struct report_input *in);

@@ -4,16 +4,16 @@
  * Table cells are escaped here with tmpl_md_text(), since a row's cells
  * are joined before the template sees them.
  */
-#include "report_hosts.h"
+#include "report/report_hosts.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "summary.h"
-#include "template.h"
-#include "units.h"
-#include "util.h"
+#include "report/summary.h"
+#include "util/template.h"
+#include "decide/units.h"
+#include "util/util.h"
 
 /* Generated from templates/report-hosts.md by mk/embed.sh. */
 extern const char hosts_template[];

@@ -11,8 +11,8 @@
 
 #include <stddef.h>
 
-#include "compare.h"
-#include "evidence_read.h"
+#include "decide/compare.h"
+#include "evidence/evidence_read.h"
 
 /* Hosts side by side in one table; more are split into further tables. */
 #define REPORT_HOSTS_PER_TABLE 3

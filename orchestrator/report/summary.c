@@ -4,12 +4,12 @@
  * always at least 1 and the word carries the direction. The interval is
  * turned over with it.
  */
-#include "summary.h"
+#include "report/summary.h"
 
 #include <math.h>
 #include <string.h>
 
-#include "units.h"
+#include "decide/units.h"
 
 static const char *direction_word(const struct cmp_metric *m, int more)
 {

@@ -11,8 +11,8 @@
 
 #include <stdio.h>
 
-#include "compare.h"
-#include "util.h"
+#include "decide/compare.h"
+#include "util/util.h"
 
 /* "rejected: 1 of 4 gates failed" and the like, without a newline. */
 void summary_decision(struct strbuf *sb, const struct comparison *c);

@@ -3,7 +3,7 @@
  * through add_decimal(), which prints fixed-point decimals from an
  * integer, so printf's choice of notation cannot change a byte.
  */
-#include "svg.h"
+#include "report/svg.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "units.h"
+#include "decide/units.h"
 
 /* Okabe and Ito's colours, which stay apart for colour-blind readers; yellow left out. */
 static const char *const palette[] = {

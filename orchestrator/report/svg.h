@@ -11,7 +11,7 @@
 
 #include <stddef.h>
 
-#include "util.h"
+#include "util/util.h"
 
 /* The frame in px of the viewBox. */
 enum {

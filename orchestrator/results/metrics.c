@@ -9,8 +9,7 @@
  * missing or oversize file is a reason on the metric, not a message.
  * It does not parse plans (plan.c does) or result files (results.c does).
  */
-#define _XOPEN_SOURCE 700
-#include "metrics.h"
+#include "results/metrics.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -24,9 +23,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "dirat.h"
-#include "suggest.h"
-#include "util.h"
+#include "util/dirat.h"
+#include "util/suggest.h"
+#include "util/util.h"
 
 /* Room for a quoted piece of input (a pattern, a capture) in a reason. */
 #define SHOW_MAX 96
@@ -42,72 +41,6 @@ struct metric_set {
 	unsigned char *has_re;
 };
 
-static const char *const source_names[] = {
-	[METRIC_PROCESS] = "process",
-	[METRIC_STDOUT] = "stdout",
-	[METRIC_STDERR] = "stderr",
-	[METRIC_RESULTS] = "results",
-	[METRIC_DURATION] = "duration",
-};
-
-static const char *const match_names[] = {
-	[MATCH_FIRST] = "first",
-	[MATCH_LAST] = "last",
-	[MATCH_SUM] = "sum",
-	[MATCH_MEAN] = "mean",
-};
-
-const char *metric_source_name(enum metric_source s)
-{
-	if ((size_t)s < ARRAY_SIZE(source_names))
-		return source_names[s];
-	return "unknown";
-}
-
-const char *metric_match_name(enum metric_match m)
-{
-	if ((size_t)m < ARRAY_SIZE(match_names))
-		return match_names[m];
-	return "unknown";
-}
-
-enum process_field { F_WALL, F_USER, F_SYS, F_CPU, F_MAX_RSS, F_MINFLT, F_MAJFLT, F_NVCSW, F_NIVCSW };
-
-static const struct {
-	const char *name;
-	const char *unit;
-} process_fields[] = {
-	[F_WALL] = { "wall", "ms" },
-	[F_USER] = { "user", "ms" },
-	[F_SYS] = { "sys", "ms" },
-	[F_CPU] = { "cpu", "ms" },
-	[F_MAX_RSS] = { "max_rss", "bytes" },
-	[F_MINFLT] = { "minflt", "count" },
-	[F_MAJFLT] = { "majflt", "count" },
-	[F_NVCSW] = { "nvcsw", "count" },
-	[F_NIVCSW] = { "nivcsw", "count" },
-};
-
-/* The enum, the table and METRIC_PROCESS_FIELDS in metrics.h go together. */
-_Static_assert(ARRAY_SIZE(process_fields) == METRIC_PROCESS_FIELDS, "process_fields");
-
-int metric_field_index(const char *name)
-{
-	for (size_t i = 0; name && i < ARRAY_SIZE(process_fields); i++)
-		if (!strcmp(name, process_fields[i].name))
-			return (int)i;
-	return -1;
-}
-
-const char *metric_field_name(size_t i)
-{
-	return i < ARRAY_SIZE(process_fields) ? process_fields[i].name : NULL;
-}
-
-const char *metric_field_unit(size_t i)
-{
-	return i < ARRAY_SIZE(process_fields) ? process_fields[i].unit : NULL;
-}
 
 /* Skips a bracket expression starting at p ('['): returns the byte after its ']'. */
 static const char *skip_bracket(const char *p)
@@ -241,7 +174,7 @@ struct metric_set *metric_set_compile(const struct metric_def *defs, size_t ndef
 			*err = xasprintf("metric %zu has no name", i + 1);
 			goto fail;
 		}
-		if ((size_t)d->source >= ARRAY_SIZE(source_names)) {
+		if ((size_t)d->source >= METRIC_SOURCE_COUNT) {
 			*err = xasprintf("metric '%s': unknown source", show_str(b, sizeof(b), d->name));
 			goto fail;
 		}
@@ -251,14 +184,14 @@ struct metric_set *metric_set_compile(const struct metric_def *defs, size_t ndef
 		}
 		if (wants_test && !d->test) {
 			*err = xasprintf("metric '%s': source %s needs a test glob", show_str(b, sizeof(b), d->name),
-					 source_names[d->source]);
+					 metric_source_name(d->source));
 			goto fail;
 		}
 		if (!wants_pattern)
 			continue;
 		if (!d->pattern) {
 			*err = xasprintf("metric '%s': source %s needs a pattern", show_str(b, sizeof(b), d->name),
-					 source_names[d->source]);
+					 metric_source_name(d->source));
 			goto fail;
 		}
 		if (metric_pattern_problem(d->pattern)) {
@@ -761,35 +694,35 @@ static void from_process(const struct metric_def *d, const struct metric_inputs 
 	double scale = 1;
 
 	switch (f) {
-	case F_WALL:
+	case METRIC_FIELD_WALL:
 		n = in->fig.wall_ns;
 		scale = 1e-6;
 		break;
-	case F_USER:
+	case METRIC_FIELD_USER:
 		n = in->fig.user_ns;
 		scale = 1e-6;
 		break;
-	case F_SYS:
+	case METRIC_FIELD_SYS:
 		n = in->fig.sys_ns;
 		scale = 1e-6;
 		break;
-	case F_CPU:
+	case METRIC_FIELD_CPU:
 		n = in->fig.user_ns < 0 || in->fig.sys_ns < 0 ? -1 : in->fig.user_ns + in->fig.sys_ns;
 		scale = 1e-6;
 		break;
-	case F_MAX_RSS:
+	case METRIC_FIELD_MAX_RSS:
 		n = in->fig.max_rss_bytes;
 		break;
-	case F_MINFLT:
+	case METRIC_FIELD_MINFLT:
 		n = in->fig.minflt;
 		break;
-	case F_MAJFLT:
+	case METRIC_FIELD_MAJFLT:
 		n = in->fig.majflt;
 		break;
-	case F_NVCSW:
+	case METRIC_FIELD_NVCSW:
 		n = in->fig.nvcsw;
 		break;
-	case F_NIVCSW:
+	case METRIC_FIELD_NIVCSW:
 		n = in->fig.nivcsw;
 		break;
 	default:
@@ -797,7 +730,7 @@ static void from_process(const struct metric_def *d, const struct metric_inputs 
 	}
 	/* Negative figures are how the runner says "not measured" (no child ran). */
 	if (n < 0) {
-		v->why = xasprintf("%s was not measured", f >= 0 ? process_fields[f].name : "?");
+		v->why = xasprintf("%s was not measured", f >= 0 ? metric_field_name((size_t)f) : "?");
 		return;
 	}
 	v->ok = 1;
@@ -857,7 +790,7 @@ static const char *implied_unit(const struct metric_def *d)
 		return d->unit;
 	f = metric_field_index(d->field);
 	if (d->source == METRIC_PROCESS && f >= 0)
-		return process_fields[f].unit;
+		return metric_field_unit((size_t)f);
 	return d->source == METRIC_DURATION ? "ms" : "";
 }
 
@@ -931,14 +864,3 @@ void metric_defs_outputs(const struct metric_def *defs, size_t ndefs, struct met
 	*nout = n;
 }
 
-void metric_values_free(struct metric_value *v, size_t n)
-{
-	if (!v)
-		return;
-	for (size_t i = 0; i < n; i++) {
-		free(v[i].name);
-		free(v[i].unit);
-		free(v[i].why);
-	}
-	free(v);
-}

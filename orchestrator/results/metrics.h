@@ -17,32 +17,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "proc_figures.h"
+#include "record/metric_def.h"
+#include "record/proc_figures.h"
 
-enum metric_source {
-	METRIC_PROCESS,   /* field: wall, user, sys, cpu, max_rss, minflt, majflt, nvcsw, nivcsw */
-	METRIC_STDOUT,    /* pattern over test.log */
-	METRIC_STDERR,    /* pattern over stderr.log */
-	METRIC_RESULTS,   /* pattern over the captured stdout of results whose name matches test */
-	METRIC_DURATION,  /* duration of the results whose name matches test */
-};
-enum metric_match { MATCH_FIRST, MATCH_LAST, MATCH_SUM, MATCH_MEAN };
-
-struct metric_def {
-	char *name;             /* unique within the plan */
-	char *unit;             /* "ms", "ops/s", ...; for process and duration sources implied and set by plan.c */
-	int better_higher;      /* 0: lower is better (default) */
-	enum metric_source source;
-	char *field;            /* process source only */
-	char *test;             /* fnmatch glob over test names (results, duration); NULL otherwise */
-	char *pattern;          /* ERE with one capture group (stdout, stderr, results) */
-	enum metric_match match;/* default first */
-	int derive_rate;        /* "derive": "rate" */
-	double max_regression_pct; /* < 0: none */
-	double max_improvement_pct;/* < 0: none */
-	int has_budget;
-	double budget;          /* absolute limit on a candidate's median, in unit */
-};
 
 /* What one invocation produced, as metrics see it. All borrowed. */
 struct metric_test {
@@ -71,16 +48,6 @@ struct metric_inputs {
 	double pattern_cpu_seconds;  /* per metric and invocation; 0: the default */
 };
 
-/* One extracted value. */
-struct metric_value {
-	char *name;             /* the def's name, or "<name> (rate)" for a derived rate */
-	char *unit;
-	int better_higher;
-	double max_regression_pct;
-	int ok;                 /* 0: not yielded; why says why */
-	double value;
-	char *why;
-};
 
 /* Compiled definitions. */
 struct metric_set;
@@ -115,7 +82,6 @@ int metric_set_wants_test(const struct metric_set *set, const char *name);
 #define METRICS_PATTERN_CPU_SECONDS_DEFAULT 10.0
 void metric_set_extract(const struct metric_set *set, const struct metric_inputs *in,
 			struct metric_value **out, size_t *nout);
-void metric_values_free(struct metric_value *v, size_t n);
 /*
  * The metrics defs yield, in the order metric_set_extract() gives them,
  * without values: name, unit and direction of each, derived rates
@@ -124,19 +90,6 @@ void metric_values_free(struct metric_value *v, size_t n);
 void metric_defs_outputs(const struct metric_def *defs, size_t ndefs, struct metric_value **out,
 			 size_t *nout);
 
-/*
- * The figures a process metric may name, the one table of them: field i
- * (< METRIC_PROCESS_FIELDS) is called metric_field_name(i) and comes in
- * metric_field_unit(i) ("ms", "bytes", "count"); both NULL past the end.
- * metric_field_index() is the i of a name, or -1 (also for NULL).
- */
-#define METRIC_PROCESS_FIELDS 9
-const char *metric_field_name(size_t i);
-const char *metric_field_unit(size_t i);
-int metric_field_index(const char *name);
 
-/* Names for the enums, as written in plans. */
-const char *metric_source_name(enum metric_source s);
-const char *metric_match_name(enum metric_match m);
 
 #endif

@@ -16,10 +16,9 @@
  * cases only, so such errors are not counted; the suite's disagreement
  * with what was counted inside it becomes a note.
  */
-#define _POSIX_C_SOURCE 200809L
-#include "results.h"
-#include "results_reader.h"
-#include "util.h"
+#include "results/results.h"
+#include "results/results_reader.h"
+#include "util/util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -502,28 +501,7 @@ int results_parse_fd(int fd, const char *path, const struct results_limits *limi
 	return parse_fd(fd, path, limits, fn, ctx, out, err);
 }
 
-void results_file_release(struct results_file *f)
-{
-	if (!f)
-		return;
-	free(f->path);
-	free(f->outcome);
-	free(f->start);
-	free(f->finish);
-	for (size_t i = 0; i < f->nnotes; i++)
-		free(f->notes[i]);
-	free(f->notes);
-	memset(f, 0, sizeof(*f));
-}
 
-const char *results_format_name(enum results_format f)
-{
-	switch (f) {
-	case RESULTS_TRX: return "trx";
-	case RESULTS_JUNIT: return "junit";
-	}
-	return "unknown";
-}
 
 const char *test_outcome_name(enum test_outcome o)
 {
@@ -537,14 +515,4 @@ const char *test_outcome_name(enum test_outcome o)
 	return "unknown";
 }
 
-void results_counts_add(struct results_counts *sum, const struct results_counts *c)
-{
-	sum->total += c->total;
-	sum->executed += c->executed;
-	sum->passed += c->passed;
-	sum->failed += c->failed;
-	sum->errors += c->errors;
-	sum->skipped += c->skipped;
-	sum->other += c->other;
-}
 

@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum results_format { RESULTS_TRX, RESULTS_JUNIT };
+#include "record/results_file.h"
 
 enum test_outcome {
 	OUTCOME_PASSED,
@@ -31,15 +31,6 @@ enum test_outcome {
 	OUTCOME_OTHER,    /* executed, neither passed nor failed: Inconclusive, Warning, PassedButRunAborted, ... */
 };
 
-struct results_counts {
-	int64_t total;     /* leaf results */
-	int64_t executed;  /* total minus skipped minus results without an outcome */
-	int64_t passed;
-	int64_t failed;
-	int64_t errors;
-	int64_t skipped;
-	int64_t other;
-};
 
 /* One leaf test as read; every pointer is borrowed for the callback's duration. */
 struct test_case {
@@ -66,18 +57,6 @@ struct results_limits {
 #define RESULTS_MAX_BYTES_DEFAULT (1024ull << 20)
 #define RESULTS_LIMITS_DEFAULT { RESULTS_MAX_BYTES_DEFAULT, 64 * 1024, 64, 4096 }
 
-struct results_file {
-	char *path;
-	enum results_format format;
-	char *outcome;             /* TRX ResultSummary@outcome; NULL for JUnit or when absent */
-	char *start, *finish;      /* TRX Times@start/@finish; JUnit first testsuite@timestamp (start); NULL if absent */
-	struct results_counts counts;    /* from the results themselves */
-	int has_declared;
-	struct results_counts declared;  /* the file's own counters (TRX Counters; JUnit root or summed top suites), -1 where absent */
-	char **notes;              /* cross-check disagreements and oddities, one line each */
-	size_t nnotes;
-};
-#define RESULTS_FILE_INIT { 0 }
 
 /*
  * Reads the file at path (a regular file or a FIFO; at most
@@ -99,10 +78,7 @@ int results_parse(const char *path, const struct results_limits *limits, results
  */
 int results_parse_fd(int fd, const char *path, const struct results_limits *limits,
 		     results_test_fn fn, void *ctx, struct results_file *out, char **err);
-void results_file_release(struct results_file *f);
 
-const char *results_format_name(enum results_format f);   /* "trx", "junit" */
 const char *test_outcome_name(enum test_outcome o);        /* "passed", "failed", "error", "skipped", "other" */
-void results_counts_add(struct results_counts *sum, const struct results_counts *c);
 
 #endif

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "results_reader.h"
+#include "results/results_reader.h"
 
 /*
  * Seconds, possibly with thousands separators as Maven Surefire writes them

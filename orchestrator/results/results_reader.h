@@ -14,8 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "results.h"
-#include "util.h"
+#include "results/results.h"
+#include "util/util.h"
 
 struct _xmlParserCtxt;
 struct results_dialect;

@@ -26,10 +26,9 @@
  * than RESULTS_HELD_MAX, in abev's words, before libxml2 reaches its own
  * "Huge input lookup" at 10 MB.
  */
-#define _POSIX_C_SOURCE 200809L
-#include "results.h"
-#include "results_reader.h"
-#include "util.h"
+#include "results/results.h"
+#include "results/results_reader.h"
+#include "util/util.h"
 
 #include <errno.h>
 #include <pthread.h>

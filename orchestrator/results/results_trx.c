@@ -10,7 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "results_reader.h"
+#include "results/results_reader.h"
 
 /* Up to 9 digits at *s; advances *s. -1 when there is none. */
 static int read_digits(const char **s, long long *v)

@@ -7,10 +7,10 @@
  * because a machine without a writable cgroup v2 hierarchy is a fact to
  * record. It knows nothing of processes beyond pids.
  */
-#define _POSIX_C_SOURCE 200809L
-#include "cgroup.h"
-#include "sysstat.h"
-#include "util.h"
+#include "run/cgroup.h"
+#include "run/sysstat.h"
+#include "util/name_rule.h"
+#include "util/util.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -146,19 +146,6 @@ out:
 	return found;
 }
 
-/* The name becomes one path component: anything unusual turns into '_'. */
-static char *component(const char *name)
-{
-	char *s = xstrndup(name, 128);
-	for (char *p = s; *p; p++) {
-		char c = *p;
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-		      c == '-' || c == '_' || c == '.'))
-			*p = '_';
-	}
-	return s;
-}
-
 /* The directory abev's groups are made in: abev's own group. Caller frees. */
 static char *find_groups_parent(char **reason)
 {
@@ -282,7 +269,7 @@ int cgroup_create(struct cgroup *cg, const char *name, char **reason)
 	parent = groups_parent(reason);
 	if (!parent)
 		goto out;
-	comp = component(name ? name : "run");
+	comp = name_rule_sanitize(name ? name : "run", 128);
 	path = xasprintf("%s/abev-%ld-%s", parent, (long)getpid(), comp);
 
 	if (mkdir(path, 0755) < 0) {

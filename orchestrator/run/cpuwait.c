@@ -8,14 +8,13 @@
  * beside it for context. It reads figures only: running and reaping the
  * child are proc.c's, the files themselves cgroup.c's and sysstat.c's.
  */
-#define _GNU_SOURCE
-#include "cpuwait.h"
+#include "run/cpuwait.h"
 
 #include <stdint.h>
 
-#include "cgroup.h"
-#include "proc.h"
-#include "sysstat.h"
+#include "run/cgroup.h"
+#include "run/proc.h"
+#include "run/sysstat.h"
 
 void cpuwait_start(struct cpuwait *w, const struct cgroup *cg)
 {

@@ -6,8 +6,7 @@
  * foreign ones. A scan reads one cmdline file per process and a stat
  * file per match: it only happens when the plan sets load.exclusive.
  */
-#define _XOPEN_SOURCE 700
-#include "overlap.h"
+#include "run/overlap.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -19,21 +18,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "util/util.h"
 
 /* Bytes of a command line read to match against. */
 #define CMDLINE_READ_MAX 4096
 /* Steps up the parent chain before giving up (pid_max is at most 2^22). */
 #define ANCESTRY_MAX 4096
 
-const char *overlap_kind_name(enum overlap_kind k)
-{
-	switch (k) {
-	case OVERLAP_EXCLUSIVE: return "exclusive";
-	case OVERLAP_ABEV: return "abev";
-	}
-	return "unknown";
-}
 
 void overlap_watch_init(struct overlap_watch *w, const char *const *patterns, size_t n)
 {
@@ -43,22 +34,6 @@ void overlap_watch_init(struct overlap_watch *w, const char *const *patterns, si
 	w->self = getpid();
 }
 
-void overlap_hit_release(struct overlap_hit *h)
-{
-	if (!h)
-		return;
-	free(h->command);
-	free(h->pattern);
-	free(h->evidence);
-	h->command = h->pattern = h->evidence = NULL;
-}
-
-void overlap_hits_free(struct overlap_hit *hits, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		overlap_hit_release(&hits[i]);
-	free(hits);
-}
 
 void overlap_watch_release(struct overlap_watch *w)
 {

@@ -14,23 +14,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-/* Bytes of a command line kept in the evidence (the rest is cut, "..." added). */
-#define OVERLAP_COMMAND_MAX 256
-/* Processes named per invocation; more are counted, not named. */
-#define OVERLAP_HITS_MAX 16
+#include "record/overlap_hit.h"
 
-enum overlap_kind {
-	OVERLAP_EXCLUSIVE, /* a process matching a load.exclusive pattern */
-	OVERLAP_ABEV,      /* another abev run on this host (peers.c) */
-};
-
-struct overlap_hit {
-	enum overlap_kind kind;
-	long pid;          /* 0: unknown (an abev run that came and went unseen) */
-	char *command;     /* its command line, arguments joined by spaces; owned */
-	char *pattern;     /* OVERLAP_EXCLUSIVE: the pattern it matched; owned */
-	char *evidence;    /* OVERLAP_ABEV: the directory that run writes, or NULL; owned */
-};
 
 struct overlap_watch {
 	const char *const *patterns; /* borrowed, fnmatch(3) patterns on the whole command line */
@@ -43,7 +28,6 @@ struct overlap_watch {
 
 #define OVERLAP_WATCH_INIT { NULL, 0, 0, NULL, 0, 0 }
 
-const char *overlap_kind_name(enum overlap_kind k);
 
 /* Watches for patterns (borrowed; n may be 0: then scans do nothing). */
 void overlap_watch_init(struct overlap_watch *w, const char *const *patterns, size_t n);
@@ -65,8 +49,6 @@ void overlap_watch_take(struct overlap_watch *w, struct overlap_hit **hits, size
 
 void overlap_watch_release(struct overlap_watch *w);
 
-void overlap_hit_release(struct overlap_hit *h);
-void overlap_hits_free(struct overlap_hit *hits, size_t n);
 
 /*
  * One sentence naming what overlapped, for the load guard's reason:

@@ -13,8 +13,7 @@
  * never through a link, and read only when it is a regular file, opened
  * non-blocking (a FIFO named "events" or "<pid>.run" cannot hang a run).
  */
-#define _GNU_SOURCE
-#include "peers.h"
+#include "run/peers.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -28,7 +27,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "util/util.h"
 
 /* "%20" PRId64 " " then the state byte. */
 #define STATE_OFFSET 21

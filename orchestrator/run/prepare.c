@@ -4,14 +4,13 @@
  * show it) and written to prepare.log, so that a failing prepare step
  * can be read in the evidence like the measured command's logs.
  */
-#define _XOPEN_SOURCE 700
-#include "prepare.h"
+#include "run/prepare.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "proc.h"
-#include "util.h"
+#include "run/proc.h"
+#include "util/util.h"
 
 /* The outcome of the command in words, or NULL when it exited 0. */
 static char *prepare_reason(const struct proc_result *res, const struct plan *plan)

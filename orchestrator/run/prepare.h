@@ -11,12 +11,11 @@
 #ifndef ABEV_PREPARE_H
 #define ABEV_PREPARE_H
 
-#include "invocation.h"
-#include "plan.h"
+#include "record/invocation.h"
+#include "plan/plan.h"
 
 /* Bytes of a prepare command's output kept in prepare.log. */
 #define PREPARE_LOG_MAX (1024 * 1024)
-#define PREPARE_LOG_FILE "prepare.log"
 
 /*
  * Runs v's prepare command (v->prepare_len > 0) with vars expanded, in

@@ -20,17 +20,16 @@
  * signal self-pipe proc_signal.c's; starting a process is this file's
  * alone (fork, clone3, execve).
  */
-#define _GNU_SOURCE
-#include "proc.h"
-#include "proc_fork.h"
-#include "proc_io.h"
-#include "proc_signal.h"
-#include "proc_user.h"
-#include "cgroup.h"
-#include "cpuwait.h"
-#include "cpulist.h"
-#include "sysstat.h"
-#include "util.h"
+#include "run/proc.h"
+#include "run/proc_fork.h"
+#include "run/proc_io.h"
+#include "run/proc_signal.h"
+#include "run/proc_user.h"
+#include "run/cgroup.h"
+#include "run/cpuwait.h"
+#include "util/cpulist.h"
+#include "run/sysstat.h"
+#include "util/util.h"
 
 #include <dirent.h>
 #include <linux/sched.h>

@@ -28,7 +28,7 @@
 #include <sys/types.h>
 #include <time.h>
 
-#include "proc_figures.h"
+#include "record/proc_figures.h"
 
 struct strbuf;
 struct cpulist;

@@ -5,9 +5,8 @@
  * break now; both are rounded inwards to pages, so that no page of the
  * program's own data (next to the heap's start) is ever withheld.
  */
-#define _GNU_SOURCE
-#include "proc_fork.h"
-#include "proc.h"
+#include "run/proc_fork.h"
+#include "run/proc.h"
 
 #include <errno.h>
 #include <malloc.h>
@@ -17,7 +16,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "util/util.h"
 
 /* malloc's ceiling for the heap: anything larger is mapped on its own. */
 #define FORK_MMAP_THRESHOLD (32u << 20)

@@ -8,16 +8,15 @@
  * The pipes are read by proc.c's wait loop (proc_io_drain()); this module
  * starts and waits for nothing.
  */
-#define _GNU_SOURCE
-#include "proc_io.h"
+#include "run/proc_io.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "dirat.h"
-#include "util.h"
+#include "util/dirat.h"
+#include "util/util.h"
 
 /* Bytes of output read per sink and call, so that a flood cannot keep the caller from its deadline. */
 #define DRAIN_BUDGET (1 << 20)

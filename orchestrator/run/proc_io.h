@@ -7,7 +7,7 @@
 
 #include <stdint.h>
 
-#include "proc.h"
+#include "run/proc.h"
 
 /*
  * Where one of the child's output pipes goes: into a strbuf (capture

@@ -7,11 +7,10 @@
  * starts the watchdog (proc_watchdog.c) and makes abev a child subreaper.
  * It starts no measured process: that is proc.c's alone.
  */
-#define _GNU_SOURCE
-#include "proc.h"
-#include "proc_signal.h"
-#include "proc_fork.h"
-#include "util.h"
+#include "run/proc.h"
+#include "run/proc_signal.h"
+#include "run/proc_fork.h"
+#include "util/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -7,10 +7,9 @@
  * It decides nothing about plans: the plan names the user, the runner
  * says which directories its children may write.
  */
-#define _GNU_SOURCE
-#include "proc.h"
-#include "proc_user.h"
-#include "util.h"
+#include "run/proc.h"
+#include "run/proc_user.h"
+#include "util/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -5,7 +5,7 @@
 #ifndef ABEV_PROC_USER_H
 #define ABEV_PROC_USER_H
 
-#include "proc.h"
+#include "run/proc.h"
 
 /*
  * In the child, before exec: setgroups, setgid, setuid to u, with raw

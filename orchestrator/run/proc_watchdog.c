@@ -13,10 +13,9 @@
  * that no process of abev's outlives it. The watchdog knows nothing of
  * runs or evidence, and starts no program.
  */
-#define _GNU_SOURCE
-#include "proc_signal.h"
-#include "cgroup.h"
-#include "util.h"
+#include "run/proc_signal.h"
+#include "run/cgroup.h"
+#include "util/util.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -4,11 +4,11 @@
  * the same plan gives the same schedule on every machine. Repeating
  * discarded slots is the runner's business.
  */
-#include "schedule.h"
+#include "run/schedule.h"
 
 #include <stdlib.h>
 
-#include "util.h"
+#include "util/util.h"
 
 /* One round's order into perm: every round starts from 0..n-1. */
 static void round_order(enum plan_order order, uint64_t *state, unsigned r,

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "plan.h"
+#include "plan/plan.h"
 
 struct sched_slot {
 	size_t variant;   /* index into plan->variants */

@@ -6,8 +6,7 @@
  * run can have waited for them. It never reports errors: a figure that cannot be read
  * is marked invalid and the caller records it as null.
  */
-#define _GNU_SOURCE /* sched_getaffinity() */
-#include "sysstat.h"
+#include "run/sysstat.h"
 
 #include <dirent.h>
 #include <sched.h>
@@ -20,8 +19,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cpulist.h"
-#include "util.h"
+#include "util/cpulist.h"
+#include "util/util.h"
 
 /* /proc/loadavg is a line; the first line of /proc/stat is all cpustat_read() needs. */
 #define SYSSTAT_READ_MAX 4096

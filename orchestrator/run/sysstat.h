@@ -13,11 +13,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-struct loadavg {
-	int valid;          /* 0 when /proc/loadavg could not be read */
-	double m1, m5, m15;
-	long runnable, total;
-};
+#include "record/loadavg.h"
+
 
 struct cpulist;
 

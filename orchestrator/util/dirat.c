@@ -5,8 +5,7 @@
  * component is opened in turn with O_NOFOLLOW, which is the same rule
  * at the cost of a system call per component.
  */
-#define _GNU_SOURCE
-#include "dirat.h"
+#include "util/dirat.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -21,7 +20,7 @@
 #include <linux/openat2.h>
 #endif
 
-#include "util.h"
+#include "util/util.h"
 
 /* A name beneath a directory has at most this many components. */
 #define DIRAT_MAX_DEPTH 256

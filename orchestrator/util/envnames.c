@@ -4,7 +4,7 @@
  * NPM_AUTH, ABEV_SIGNING_KEY); a false positive costs only a readable
  * value. Runtime names are exact or prefixes ending in '*'.
  */
-#include "envnames.h"
+#include "util/envnames.h"
 
 #include <stddef.h>
 #include <stdio.h>

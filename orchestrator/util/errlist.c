@@ -3,7 +3,7 @@
  * (a plan generated wrong, a variants file of the wrong format) would
  * only bury the first, most useful lines.
  */
-#include "errlist.h"
+#include "util/errlist.h"
 
 #include <stdlib.h>
 

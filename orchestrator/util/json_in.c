@@ -4,7 +4,7 @@
  * every reader's messages read alike. Nothing here keeps state: the
  * struct json_in only says where messages go.
  */
-#include "json_in.h"
+#include "util/json_in.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "suggest.h"
+#include "util/suggest.h"
 
 int json_in_error(const struct json_in *in, const char *path, const char *fmt, ...)
 {

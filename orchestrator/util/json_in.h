@@ -18,8 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "errlist.h"
-#include "util.h"
+#include "util/errlist.h"
+#include "util/util.h"
 
 typedef struct cJSON json_node;
 

@@ -5,13 +5,13 @@
  * they print is UTF-8 with every character a terminal or a viewer would
  * act on written as a \u escape.
  */
-#include "json_out.h"
+#include "util/json_out.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "util.h"
+#include "util/util.h"
 
 cJSON *jnew_object(void)
 {

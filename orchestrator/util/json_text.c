@@ -4,13 +4,13 @@
  * to name the path of a string. Brackets and quotes inside strings are
  * skipped with the string, so they neither nest nor end anything.
  */
-#include "json_text.h"
+#include "util/json_text.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "util.h"
+#include "util/util.h"
 
 /* Levels of a path named in a message. */
 #define JSON_TEXT_PATH_SHOWN 8

@@ -7,8 +7,7 @@
  * (a key is spelt one way), test names without (the fix a reader needs is
  * often just that).
  */
-#define _POSIX_C_SOURCE 200809L
-#include "suggest.h"
+#include "util/suggest.h"
 
 #include <ctype.h>
 #include <stdint.h>

@@ -4,8 +4,7 @@
  * what to do with a link, a device or an unsafe name is the caller's
  * decision, taken in its callback.
  */
-#define _GNU_SOURCE
-#include "tree.h"
+#include "util/tree.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -14,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dirat.h"
-#include "util.h"
+#include "util/dirat.h"
+#include "util/util.h"
 
 static int descend(const char *root, int parent, const char *base, const char *name,
 		   const struct stat *st, int depth, const struct tree_ops *ops, void *ctx);

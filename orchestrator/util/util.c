@@ -3,10 +3,9 @@
  * Everything here is policy-free: no module-specific knowledge, no exits
  * except on memory exhaustion (which abev treats as unrecoverable).
  */
-#define _GNU_SOURCE /* syncfs() */
-#include "util.h"
+#include "util/util.h"
 
-#include "dirat.h"
+#include "util/dirat.h"
 
 #include <errno.h>
 #include <fcntl.h>

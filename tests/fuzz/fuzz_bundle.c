@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bundle.h"
+#include "evidence/bundle.h"
 #include "fuzz_common.h"
-#include "verify.h"
+#include "evidence/verify.h"
 
 struct sink {
 	size_t entries;

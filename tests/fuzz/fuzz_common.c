@@ -2,7 +2,6 @@
  * fuzz_common: the temp directory and quiet error routine the fuzz
  * targets share (see fuzz_common.h).
  */
-#define _XOPEN_SOURCE 700
 #include "fuzz_common.h"
 
 #include <errno.h>
@@ -13,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "util/util.h"
 
 static char *dir;
 

@@ -8,8 +8,8 @@
 #include <sys/stat.h>
 
 #include "fuzz_common.h"
-#include "plan.h"
-#include "util.h"
+#include "plan/plan.h"
+#include "util/util.h"
 
 static void expand_all(const struct plan *plan)
 {

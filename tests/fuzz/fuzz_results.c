@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "fuzz_common.h"
-#include "results.h"
+#include "results/results.h"
 
 struct sink {
 	size_t cases;

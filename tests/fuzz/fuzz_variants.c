@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "fuzz_common.h"
-#include "plan.h"
-#include "util.h"
+#include "plan/plan.h"
+#include "util/util.h"
 
 static const char fixed_plan[] =
 	"{\"schema\": \"abev.plan/1\", \"name\": \"fuzz\",\n"

@@ -7,15 +7,14 @@
  *
  * Usage: make_seeds OUT   (OUT/seal and OUT/bundle are made; OUT/work is scratch)
  */
-#define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#include "bundle.h"
-#include "seal.h"
-#include "util.h"
+#include "evidence/bundle.h"
+#include "evidence/seal.h"
+#include "util/util.h"
 
 static int put(const char *dir, const char *name, const char *data, size_t len)
 {
@@ -68,7 +67,7 @@ static int make_seeds(const char *out)
 	if (seal_keygen(prefix, NULL, fp) < 0 || !(key = seal_key_load(keyfile, NULL)))
 		goto out;
 	if (make_evidence(ev, key) < 0 || slurp(work, "key.pub", &pub) < 0 ||
-	    slurp(ev, SEAL_SIGNATURE, &sig) < 0 || slurp(ev, SEAL_MANIFEST, &man) < 0)
+	    slurp(ev, EVIDENCE_SIGNATURE_FILE, &sig) < 0 || slurp(ev, EVIDENCE_MANIFEST_FILE, &man) < 0)
 		goto out;
 	strbuf_add(&both, pub.buf, pub.len);
 	strbuf_add(&both, sig.buf, sig.len);

@@ -26,9 +26,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stats.h"
-#include "stats_exact.h"
-#include "util.h"
+#include "decide/stats.h"
+#include "decide/stats_exact.h"
+#include "util/util.h"
 
 /* The data models: each run's time is base * noise (cal_round()). */
 enum cal_model {

@@ -1,7 +1,6 @@
 /* Unit tests of bundle: the same directory gives the same bytes whatever
  * its mtimes, modes and owners; a bundle reads back entry for entry; hostile
  * bundles (built here with libarchive's writer) are named, not trusted. */
-#define _XOPEN_SOURCE 700
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -18,8 +17,8 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "bundle.h"
-#include "util.h"
+#include "evidence/bundle.h"
+#include "util/util.h"
 #include "testutil.h"
 
 static char last_error[1024];

@@ -15,11 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compare.h"
-#include "plan.h"
-#include "stats_exact.h"
-#include "summary.h"
-#include "util.h"
+#include "decide/compare.h"
+#include "plan/plan.h"
+#include "decide/stats_exact.h"
+#include "report/summary.h"
+#include "util/util.h"
 
 #define MS 1000000LL
 #define MAXI 64

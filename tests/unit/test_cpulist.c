@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpulist.h"
+#include "util/cpulist.h"
 
 static void test_parse_and_format(void **state)
 {

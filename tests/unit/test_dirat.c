@@ -4,7 +4,6 @@
  * time fallback alike; and the ledger finds a file abev wrote that changed,
  * one that went, and one that appeared.
  */
-#define _XOPEN_SOURCE 700
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
@@ -16,9 +15,9 @@
 
 #include <cmocka.h>
 
-#include "dirat.h"
-#include "ledger.h"
-#include "util.h"
+#include "util/dirat.h"
+#include "evidence/ledger.h"
+#include "util/util.h"
 #include "testutil.h"
 
 /* dir/real/x, dir/link -> dir/outside, dir/outside/x */

@@ -2,7 +2,6 @@
  * are complete JSON documents with the documented schema names; result.json
  * printed one invocation at a time is the document printed whole; the
  * journal's lines and its reserve. */
-#define _POSIX_C_SOURCE 200809L
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -17,11 +16,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "dirat.h"
-#include "evidence.h"
-#include "journal.h"
-#include "ledger.h"
-#include "util.h"
+#include "util/dirat.h"
+#include "evidence/evidence.h"
+#include "evidence/journal.h"
+#include "evidence/ledger.h"
+#include "util/util.h"
 
 static char root[] = "/tmp/abev-evidence-XXXXXX";
 
@@ -274,7 +273,7 @@ static void test_journal(void **state)
 	struct journal j = JOURNAL_INIT, again = JOURNAL_INIT;
 	struct invocation inv;
 	struct strbuf sb = STRBUF_INIT;
-	char *jp = path_join(root, JOURNAL_FILE), *rp = path_join(root, JOURNAL_RESERVE_FILE);
+	char *jp = path_join(root, EVIDENCE_JOURNAL_FILE), *rp = path_join(root, EVIDENCE_RESERVE_FILE);
 	struct dirat d = DIRAT_INIT;
 	(void)state;
 	fill(&inv);

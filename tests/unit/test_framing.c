@@ -4,7 +4,6 @@
  * its checksum; what follows is named (a second frame or member, a skippable
  * frame, other bytes); a cut stream, a gzip header comment, extra field or
  * overlong name are refused. */
-#define _XOPEN_SOURCE 700
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -19,8 +18,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "framing.h"
-#include "util.h"
+#include "evidence/framing.h"
+#include "util/util.h"
 #include "testutil.h"
 
 /* Text-like content with runs, literals and repeats: every kind of deflate symbol. */

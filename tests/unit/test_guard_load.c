@@ -9,7 +9,7 @@
 
 #include <string.h>
 
-#include "guard.h"
+#include "guards/guard.h"
 
 static void test_verdicts(void **state)
 {

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "guard.h"
-#include "metrics.h"
+#include "guards/guard.h"
+#include "results/metrics.h"
 
 static void test_min_executed(void **state)
 {

@@ -1,7 +1,6 @@
 /* Unit tests of hash: known SHA-256 vectors, streaming over chunk
  * boundaries, agreement with sha256sum, the thread pool against the
  * sequential path, and refusal of anything but a regular file. */
-#define _XOPEN_SOURCE 700
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -16,8 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "hash.h"
-#include "util.h"
+#include "evidence/hash.h"
+#include "util/util.h"
 #include "testutil.h"
 
 /* Writes len bytes of a deterministic pattern seeded by seed. */

@@ -5,7 +5,6 @@
  * brackets inside strings, the depth limit at and past its edge, a byte
  * order mark, numbers JSON forbids — and the line and column of an offset.
  */
-#define _POSIX_C_SOURCE 200809L
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -15,8 +14,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "json_text.h"
-#include "util.h"
+#include "util/json_text.h"
+#include "util/util.h"
 
 static char last_error[512];
 static int nerrors;

@@ -10,7 +10,6 @@
  * metadata.json is read back with cJSON, as a user's tool would read it.
  * In plan fixtures ' stands for ".
  */
-#define _XOPEN_SOURCE 700
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -27,10 +26,11 @@
 
 #include <cjson/cJSON.h>
 
-#include "hash.h"
-#include "metadata.h"
-#include "plan.h"
-#include "util.h"
+#include "evidence/hash.h"
+#include "evidence/metadata.h"
+#include "plan/plan.h"
+#include "util/name_rule.h"
+#include "util/util.h"
 
 static char tmpdir[PATH_MAX];
 static char *realdir;
@@ -403,8 +403,8 @@ static void test_label(void **state)
 	(void)state;
 
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
-		if (metadata_label_valid(cases[i].label) != cases[i].valid)
-			fail_msg("metadata_label_valid(\"%s\") != %d", cases[i].label, cases[i].valid);
+		if (name_rule_ok(cases[i].label) != cases[i].valid)
+			fail_msg("name_rule_ok(\"%s\") != %d", cases[i].label, cases[i].valid);
 
 	path = put_plan("label.json",
 		"{'schema':'abev.plan/1','name':'m','variants':[{'name':'x','command':['true']}]}");

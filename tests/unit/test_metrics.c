@@ -5,7 +5,6 @@
  * The stdout and stderr of each case are written as files into a fresh
  * mkdtemp directory, as the runner leaves them.
  */
-#define _XOPEN_SOURCE 700
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -21,8 +20,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "metrics.h"
-#include "util.h"
+#include "results/metrics.h"
+#include "util/util.h"
 
 static char tmpdir[PATH_MAX];
 static char *stdout_path, *stderr_path;

@@ -1,7 +1,6 @@
 /* Unit tests of overlap (load.exclusive matching, abev's own tree left
  * out, the evidence's wording) and peers (the lock directory: join, look,
  * what overlapped between two looks, dead runs' files). */
-#define _GNU_SOURCE
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -17,9 +16,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "overlap.h"
-#include "peers.h"
-#include "util.h"
+#include "run/overlap.h"
+#include "run/peers.h"
+#include "util/util.h"
 
 /* A process that is not ours: its parent exits, so it is nobody's child here. */
 static pid_t start_orphan(const char *word)

@@ -5,7 +5,6 @@
  * files, and template expansion. Fixtures are written into a fresh
  * mkdtemp directory; in plan fixtures ' stands for " to keep them legible.
  */
-#define _XOPEN_SOURCE 700
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -22,8 +21,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "plan.h"
-#include "util.h"
+#include "plan/plan.h"
+#include "util/util.h"
 
 static char tmpdir[PATH_MAX];
 static char *realdir;

@@ -4,7 +4,6 @@
  * gives plan.c the keys of each object in reference order, without the
  * names a plan chooses.
  */
-#define _XOPEN_SOURCE 700
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -15,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan_doc.h"
-#include "util.h"
+#include "plan/plan_doc.h"
+#include "util/util.h"
 
 static int documented(const char *key, size_t len)
 {

@@ -12,7 +12,6 @@
  * them: tests/integration/test_plots.py checks them with xmllint and
  * rsvg-convert.
  */
-#define _POSIX_C_SOURCE 200809L
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -28,10 +27,10 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
-#include "compare.h"
-#include "dirat.h"
-#include "plots.h"
-#include "util.h"
+#include "decide/compare.h"
+#include "util/dirat.h"
+#include "report/plots.h"
+#include "util/util.h"
 
 #define MS 1000000LL
 #define MAXI 64
@@ -667,7 +666,7 @@ static void test_write(void **state)
 	assert_int_equal(dirat_open_path(&d, root), 0);
 	assert_int_equal(plots_write(&d, &c, f.invs, f.n), 0);
 	dirat_release(&d);
-	dir = path_join(root, PLOTS_DIR);
+	dir = path_join(root, EVIDENCE_PLOTS_DIR);
 	for (size_t m = 0; m < c.nmetrics; m++) {
 		char *name = plots_file_name(&c, m);
 		svg = plots_metric_svg(&c, m, f.invs, f.n);
@@ -681,10 +680,10 @@ static void test_write(void **state)
 		free(name);
 	}
 	svg = plots_runs_svg(&c, f.invs, f.n);
-	check_file(dir, PLOTS_RUNS_FILE, svg);
+	check_file(dir, EVIDENCE_PLOTS_RUNS_FILE, svg);
 	free(svg);
 	if (!keep || !*keep) {
-		char *path = path_join(dir, PLOTS_RUNS_FILE);
+		char *path = path_join(dir, EVIDENCE_PLOTS_RUNS_FILE);
 		unlink(path);
 		free(path);
 		assert_int_equal(rmdir(dir), 0);

@@ -13,7 +13,6 @@
  * with the clock on the wall. How close abev gets to the clock is
  * bench/clock-accuracy.sh's business.
  */
-#define _POSIX_C_SOURCE 200809L
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -32,10 +31,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cpulist.h"
-#include "proc.h"
-#include "proc_fork.h"
-#include "util.h"
+#include "util/cpulist.h"
+#include "run/proc.h"
+#include "run/proc_fork.h"
+#include "util/util.h"
 
 #define MS (1000 * 1000LL)
 /* proc's tick period (proc.h: "about every 100 ms"). */

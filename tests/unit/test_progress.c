@@ -1,7 +1,6 @@
 /* Unit tests of progress: the live line's running median and n count only
  * the runs the comparison counts (no warmups, no discarded or crashed
  * runs), per variant, and say "--" before there is one. */
-#define _POSIX_C_SOURCE 200809L
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -10,9 +9,9 @@
 
 #include <string.h>
 
-#include "evidence.h"
-#include "progress.h"
-#include "util.h"
+#include "evidence/evidence.h"
+#include "pipeline/progress.h"
+#include "util/util.h"
 
 static void finish(struct progress *p, const char *variant, int warmup, enum inv_status status,
 		   int exit_code, int64_t wall_ms)

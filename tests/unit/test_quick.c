@@ -6,7 +6,6 @@
  * that abev run accepts them (a bench plan, a prepare step in both
  * places, a starter plan with and without commands).
  */
-#define _XOPEN_SOURCE 700
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -18,9 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plan.h"
-#include "quick.h"
-#include "util.h"
+#include "plan/plan.h"
+#include "plan/quick.h"
+#include "util/util.h"
 
 static char last_error[4096];
 

@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
-#include "util.h"
+#include "report/report.h"
+#include "util/util.h"
 
 #define MS 1000000LL
 #define MIB_B (1024LL * 1024)

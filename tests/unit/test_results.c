@@ -5,7 +5,6 @@
  * every file of the real corpus (ABEV_CORPUS, default ../shared/corpus)
  * pinned to counts verified by reading the files.
  */
-#define _POSIX_C_SOURCE 200809L
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -29,8 +28,8 @@
 
 #include <libxml/parser.h>
 
-#include "results.h"
-#include "util.h"
+#include "results/results.h"
+#include "util/util.h"
 
 static char tmpdir[] = "/tmp/abev-results-XXXXXX";
 

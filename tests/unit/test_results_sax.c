@@ -6,7 +6,6 @@
  * abev's limit, too many attributes, bytes XML does not allow. Inputs are
  * inline; a test of the core's counting lives in test_results.c.
  */
-#define _XOPEN_SOURCE 700
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,8 +17,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "results.h"
-#include "util.h"
+#include "results/results.h"
+#include "util/util.h"
 #include "testutil.h"
 
 static char *tmp;

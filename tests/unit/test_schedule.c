@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "schedule.h"
-#include "util.h"
+#include "run/schedule.h"
+#include "util/util.h"
 
 #define MAX_EXPECT 32
 

@@ -3,7 +3,6 @@
  * manifest build/text/parse and unsafe names, sealing a directory, and
  * interoperability with openssl, signify-openbsd and sha256sum when they
  * are installed (skipped with a message when not). */
-#define _XOPEN_SOURCE 700
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -23,11 +22,11 @@
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 
-#include "dirat.h"
-#include "seal.h"
-#include "util.h"
+#include "util/dirat.h"
+#include "evidence/seal.h"
+#include "util/util.h"
 #include "testutil.h"
-#include "verify.h"
+#include "evidence/verify.h"
 
 /* ---- fixtures ------------------------------------------------------ */
 

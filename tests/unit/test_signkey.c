@@ -3,7 +3,6 @@
  * key's likely name; a key the group or others can read is refused with
  * the chmod to run unless insecure mode is asked for; an empty passphrase
  * is refused from a file and from the environment alike. */
-#define _XOPEN_SOURCE 700
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -16,8 +15,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "signkey.h"
-#include "util.h"
+#include "evidence/signkey.h"
+#include "util/util.h"
 #include "testutil.h"
 
 static char last_error[1024];

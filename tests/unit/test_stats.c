@@ -21,8 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stats.h"
-#include "util.h"
+#include "decide/stats.h"
+#include "util/util.h"
 
 /* Relative closeness; both zero counts as close. */
 static void check_close(const char *what, const char *field, double got, double want, double rel)

@@ -23,9 +23,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stats.h"
-#include "stats_exact.h"
-#include "util.h"
+#include "decide/stats.h"
+#include "decide/stats_exact.h"
+#include "util/util.h"
 
 static const double levels[] = { 0.5, 0.8, 0.9, 0.95, 0.98, 0.99 };
 

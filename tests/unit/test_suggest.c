@@ -4,7 +4,6 @@
  * bound), a table of misspellings with the name each should bring up —
  * or none — and the order, ties, limits and duplicates of suggest_list().
  */
-#define _POSIX_C_SOURCE 200809L
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -14,8 +13,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "suggest.h"
-#include "util.h"
+#include "util/suggest.h"
+#include "util/util.h"
 
 /* As plan keys are compared: swaps are one edit, case counts. */
 static void test_distance_typo(void **state)

@@ -8,8 +8,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "cpulist.h"
-#include "sysstat.h"
+#include "util/cpulist.h"
+#include "run/sysstat.h"
 
 #include <unistd.h>
 

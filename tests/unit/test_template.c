@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "template.h"
-#include "util.h"
+#include "util/template.h"
+#include "util/util.h"
 
 /*
  * The fixture: root names, a list "rows" of three records (the second

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "units.h"
+#include "decide/units.h"
 
 struct value_case {
 	double v;

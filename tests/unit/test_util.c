@@ -1,7 +1,6 @@
 /* Unit tests of util: strbuf growth, bounded file reading, atomic writes,
  * strict number parsing, UTC formatting, error routing and the seeded
  * generator, and text for XML. */
-#define _XOPEN_SOURCE 700
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -14,10 +13,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "envnames.h"
-#include "evname.h"
-#include "json_out.h"
-#include "util.h"
+#include "util/envnames.h"
+#include "evidence/evname.h"
+#include "util/json_out.h"
+#include "util/util.h"
 #include "testutil.h"
 
 static char last_error[512];

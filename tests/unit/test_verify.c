@@ -3,7 +3,6 @@
  * renamed files, a re-hashed SHA256, a broken or foreign signature,
  * planted symlinks and FIFOs, hostile bundle entries, a cut bundle — is
  * reported against the file it concerns. */
-#define _XOPEN_SOURCE 700
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -19,11 +18,11 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "bundle.h"
-#include "seal.h"
-#include "util.h"
+#include "evidence/bundle.h"
+#include "evidence/seal.h"
+#include "util/util.h"
 #include "testutil.h"
-#include "verify.h"
+#include "evidence/verify.h"
 
 static char last_error[1024];
 
@@ -235,7 +234,7 @@ static void rehash_manifest(const char *ev, struct fixture *fx)
 	tu_puts(ev, "report.md", "# Report (better numbers)\n");
 	assert_int_equal(manifest_build(ev, &m), 0);
 	char *text = manifest_text(&m, &len);
-	char *p = path_join(ev, SEAL_MANIFEST);
+	char *p = path_join(ev, EVIDENCE_MANIFEST_FILE);
 	assert_int_equal(write_file_atomic(p, text, len), 0);
 	free(p);
 	free(text);
@@ -244,12 +243,12 @@ static void rehash_manifest(const char *ev, struct fixture *fx)
 
 static void corrupt_signature(const char *ev, struct fixture *fx)
 {
-	struct strbuf sb = slurp(ev, SEAL_SIGNATURE);
+	struct strbuf sb = slurp(ev, EVIDENCE_SIGNATURE_FILE);
 	char *line2 = strchr(sb.buf, '\n') + 1;
 	(void)fx;
 	/* Swap one base64 digit of the signature bytes for another. */
 	line2[40] = line2[40] == 'A' ? 'B' : 'A';
-	char *p = path_join(ev, SEAL_SIGNATURE);
+	char *p = path_join(ev, EVIDENCE_SIGNATURE_FILE);
 	assert_int_equal(write_file_atomic(p, sb.buf, sb.len), 0);
 	free(p);
 	strbuf_release(&sb);
@@ -262,7 +261,7 @@ static void other_key(const char *ev, struct fixture *fx)
 
 static void unsign(const char *ev, struct fixture *fx)
 {
-	char *p = path_join(ev, SEAL_SIGNATURE);
+	char *p = path_join(ev, EVIDENCE_SIGNATURE_FILE);
 	(void)fx;
 	assert_int_equal(unlink(p), 0);
 	free(p);
@@ -286,7 +285,7 @@ static void plant_fifo(const char *ev, struct fixture *fx)
 
 static void sig_as_symlink(const char *ev, struct fixture *fx)
 {
-	char *p = path_join(ev, SEAL_SIGNATURE);
+	char *p = path_join(ev, EVIDENCE_SIGNATURE_FILE);
 	(void)fx;
 	assert_int_equal(unlink(p), 0);
 	assert_int_equal(symlink("/etc/passwd", p), 0);

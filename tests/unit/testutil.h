@@ -1,8 +1,8 @@
 /*
  * testutil: the fixtures unit tests share for files on disk — a fresh
  * temporary directory, writing a file (its parent directories made), and
- * removing a tree again. Include it after <cmocka.h> and util.h, in a
- * file that defines _XOPEN_SOURCE 700 (nftw, mkdtemp). A test that cannot
+ * removing a tree again. Include it after <cmocka.h> and util.h (nftw and mkdtemp come with
+ * the build's -D_GNU_SOURCE). A test that cannot
  * set up its files fails right there (cmocka asserts). No test logic
  * lives here: what a test checks stays in the test.
  */

@@ -1,0 +1,288 @@
+/*
+ * compare: the one place that turns recorded invocations into the
+ * comparison every output shows — per metric and variant the counted
+ * values in execution order and their summary, against the reference
+ * variant the change, the ratio with its bootstrap interval, the exact
+ * Mann–Whitney and (round-paired) Wilcoxon tests, an order-effect check,
+ * outliers and noise, then each gate's verdict and the decision.
+ *
+ * Pure computation over the records it is handed: no I/O, no clock, so
+ * the same invocations and configuration give the same comparison, bit
+ * for bit, in `abev run`, `abev report`, `abev export` and `abev compare`.
+ * Serialising it is evidence.c's job; rendering it is report.c's.
+ */
+#ifndef ABEV_COMPARE_H
+#define ABEV_COMPARE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "record/gate_def.h"
+#include "record/invocation.h"
+#include "decide/stats.h"
+
+/* Defaults of the plan's "decision" object (record/gate_def.h has the rest). */
+#define COMPARE_ALPHA 0.05
+/* A metric whose coefficient of variation is over this (percent) is flagged noisy. */
+#define COMPARE_NOISY_CV_PCT 10.0
+/* Modified z-score (Iglewicz & Hoaglin) above which a value is an outlier. */
+#define COMPARE_OUTLIER_Z STATS_OUTLIER_Z
+/* A slot shift larger than this (percent of the median) is an order effect... */
+#define COMPARE_ORDER_SHIFT_PCT 5.0
+
+/* A metric as the comparison knows it. All strings borrowed by the config. */
+struct compare_metric_def {
+	const char *name;
+	const char *unit;
+	int better_higher;
+	const char *source;        /* "builtin", "process", "stdout", ... */
+};
+
+struct compare_gate_def {
+	const char *metric;
+	enum gate_kind kind;
+	double limit;
+};
+
+enum gate_verdict { GATE_PASS, GATE_FAIL, GATE_INCONCLUSIVE };
+
+enum decision {
+	DECISION_NONE,         /* no gate: "no decision" */
+	DECISION_ACCEPTED,
+	DECISION_REJECTED,     /* a gate failed */
+	DECISION_INCONCLUSIVE, /* no gate failed, one could not be decided */
+};
+
+/*
+ * A sequential design (schedule.until "decided"): the gates were looked
+ * at after the rounds in looks[], each look at look_confidence so that
+ * the error over all of them stays within 1 - confidence (Bonferroni),
+ * and the run stopped at the first look that decided every gate. The
+ * comparison is made at look_confidence.
+ */
+struct compare_look {
+	unsigned round;
+	enum decision decision;
+};
+
+struct compare_sequential {
+	double confidence;         /* overall: the plan's decision.confidence */
+	double look_confidence;    /* each look's: 1 - (1 - confidence) / nlooks */
+	unsigned min_rounds, max_rounds;
+	const unsigned *looks;     /* pre-registered, ascending; borrowed */
+	size_t nlooks;
+	const struct compare_look *taken; /* in order; borrowed */
+	size_t ntaken;
+	unsigned decided_round;    /* the round of the look that decided every gate, or 0 */
+};
+
+struct compare_config {
+	const char *const *variants;  /* plan order */
+	size_t nvariants;
+	size_t reference;             /* index into variants */
+	const struct compare_metric_def *metrics; /* the plan's, without the built-ins */
+	size_t nmetrics;
+	const struct compare_gate_def *gates;
+	size_t ngates;
+	double confidence;            /* of the bootstrap interval, e.g. 0.95 */
+	unsigned resamples;
+	uint64_t seed;
+	int acceptance;               /* the plan declares itself an acceptance plan */
+	int inconclusive_fails;       /* an inconclusive decision fails the run */
+	int unpaired;                 /* values of different runs (abev compare): no rounds */
+	const char *order;            /* the schedule's order ("alternate", ...), or NULL */
+	const struct compare_sequential *sequential; /* borrowed; NULL: a fixed number of rounds */
+};
+
+/* One counted value. */
+struct cmp_value {
+	double value;
+	unsigned seq, round;
+	unsigned slot;         /* 1-based position of its variant within the round */
+	int outlier;
+};
+
+/* One variant under one metric. Notes are static strings or NULL. */
+struct cmp_sample {
+	const char *variant;   /* borrowed from the config */
+	int is_reference;
+	struct cmp_value *values;  /* counted runs in execution order */
+	size_t n;
+	size_t excluded;       /* recorded runs that did not count for this metric */
+	double median, min, max, mean, sd, mad, cv_pct;
+	size_t outliers;
+	int noisy;
+
+	/* Against the reference; has_* = 0 with a note saying why. */
+	int has_change;
+	double change_pct, ratio;
+	const char *change_note;
+	int has_ci;
+	double ci_lo, ci_hi;   /* of the ratio of medians */
+	const char *ci_note;
+	int has_mw;
+	double mw_u;           /* U of this variant: pairs where it is larger, plus half the ties */
+	double mw_p, mw_min_p, hl_shift;
+	int mw_exact;
+	const char *mw_note;
+
+	/* Paired by round with the reference. */
+	size_t pairs;
+	int has_paired;
+	double pair_ratio_median, pair_ratio_min, pair_ratio_max;
+	double wsr_p, wsr_min_p;
+	int wsr_exact;
+	const char *paired_note;
+
+	/*
+	 * The interval the change gates judge, with exact coverage (ratio
+	 * terms, like ratio): the Wilcoxon signed-rank interval of the
+	 * rounds' log-ratios when the schedule pairs them ("wilcoxon_paired"),
+	 * else the Mann–Whitney interval of the Hodges–Lehmann shift of the
+	 * log values ("mann_whitney"). gi_point is that estimate; gi_coverage
+	 * the coverage its order statistics give (at least the confidence);
+	 * gi_n the pairs, or the runs of the smaller side, it used; gi_needed
+	 * how many the method needs at the confidence. has_gi = 0 with
+	 * gi_note (owned) saying why.
+	 */
+	int has_gi;
+	const char *gi_method;
+	double gi_point, gi_lo, gi_hi, gi_coverage;
+	size_t gi_n, gi_needed;
+	char *gi_note;
+
+	/* Order effect: does running first in a round shift this variant's figures? */
+	int order_testable;
+	size_t order_n_first, order_n_later;
+	double order_first_median, order_later_median, order_shift_pct, order_p;
+	int order_warning;
+	const char *order_note;
+};
+
+struct cmp_metric {
+	const char *name, *unit, *source; /* borrowed from the config (built-ins: static) */
+	int better_higher;
+	struct cmp_sample *samples;       /* one per variant, plan order */
+	size_t nsamples;
+};
+
+struct cmp_gate {
+	const char *metric;    /* borrowed */
+	const char *variant;   /* borrowed */
+	enum gate_kind kind;
+	double limit;
+	int has_observed;
+	double observed;       /* change % (regression/improvement) or median (budget) */
+	int has_interval;
+	double lo, hi;         /* the interval in the same terms as observed */
+	const char *method;    /* what judged it: "wilcoxon_paired", "mann_whitney",
+	                          "median_order_statistics" (budget), or NULL: none */
+	double coverage;       /* the interval's exact coverage; valid with method */
+	enum gate_verdict verdict;
+	char *reason;          /* one sentence; owned */
+};
+
+/*
+ * How much one test's duration changed against the reference: the tests
+ * of each compared variant whose median duration over its counted runs
+ * moved most, from the durations the result files give (TRX, JUnit). The
+ * interval is the change gates' (gate_interval): paired by round when it
+ * can be.
+ */
+struct cmp_test_change {
+	char *test;                 /* owned */
+	const char *variant;        /* borrowed */
+	size_t n_ref, n;            /* counted runs that gave the test a duration */
+	double ref_median_ms, median_ms, change_pct;
+	int has_mw;
+	double mw_p;
+	int has_gi;
+	const char *gi_method;      /* static, with has_gi */
+	double gi_lo, gi_hi;        /* ratio */
+};
+/* The most tests listed per compared variant, and the floor below which a test is not ranked. */
+#define COMPARE_TEST_CHANGES_MAX 10
+#define COMPARE_TEST_MIN_MS 1.0
+
+struct comparison {
+	const char *reference;       /* borrowed */
+	double confidence, alpha;
+	unsigned resamples;
+	uint64_t seed;
+	int acceptance, inconclusive_fails, unpaired;
+	const char *order;           /* the config's (borrowed), or NULL */
+	const struct compare_sequential *sequential; /* the config's (borrowed), or NULL */
+	struct cmp_metric *metrics;  /* built-ins first, then the plan's */
+	size_t nmetrics;
+	struct cmp_gate *gates;      /* config order, then variant order */
+	size_t ngates;
+	enum decision decision;
+	/*
+	 * What the sample size allows one to say: the worst case over the
+	 * gated metrics (wall when none is gated) and the variants with
+	 * counted runs on both sides (min_n 0: there is none); the smallest
+	 * attainable p with the values' ties as they are.
+	 */
+	size_t min_n, min_pairs;
+	size_t min_n_ref, min_n_other;  /* the sizes of the pair with the largest mw_min_p */
+	double mw_min_p, wsr_min_p;
+	size_t mw_n_needed, wsr_n_needed;
+	const char *size_metric;     /* the metric of that worst case (borrowed), or NULL */
+	/* What the gates' exact intervals need at the confidence: rounds, or runs a side. */
+	size_t pairs_needed_ci, runs_needed_ci;
+	char **warnings;             /* owned sentences: noisy metrics, order effects */
+	size_t nwarnings;
+	/*
+	 * Recorded runs whose tests fail acceptance whatever the figures: a
+	 * failed test_set or min_executed guard (a candidate that ran fewer
+	 * tests, or none). Each makes the decision rejected. Owned sentences,
+	 * at most COMPARE_BLOCKING_MAX (blocking_omitted counts the rest).
+	 */
+	char **blocking;
+	size_t nblocking, blocking_omitted;
+	/*
+	 * Per compared variant (plan order), the COMPARE_TEST_CHANGES_MAX tests
+	 * whose median duration changed most (largest |change_pct| first, then
+	 * by name), among the tests with a duration on both sides and a median
+	 * of at least COMPARE_TEST_MIN_MS on one; tests_timed counts the
+	 * distinct tests that had a duration in a counted run.
+	 */
+	struct cmp_test_change *test_changes;
+	size_t ntest_changes, tests_timed;
+};
+#define COMPARE_BLOCKING_MAX 10
+
+#define COMPARISON_INIT { 0 }
+
+/*
+ * Whether a recorded invocation's figures count: not a warmup, its
+ * process exited (status ok, or failed only by guards), and every guard
+ * but "metrics" passed. A metric it did not yield is left out of that
+ * metric alone.
+ */
+int compare_counts(const struct invocation *inv);
+
+/*
+ * The value of c's metric m in inv (wall and cpu in ms, max_rss in
+ * bytes, the plan's metrics as extracted): 1, or 0 when inv has none.
+ */
+int compare_value(const struct comparison *c, size_t m, const struct invocation *inv,
+		  double *out);
+
+/*
+ * Computes the comparison of invs[0..ninvs) (execution order) under cfg.
+ * cfg and invs must outlive out (names are borrowed). Never fails: what
+ * cannot be computed is absent with a note.
+ */
+void compare_compute(const struct compare_config *cfg, const struct invocation *invs,
+		     size_t ninvs, struct comparison *out);
+void comparison_release(struct comparison *c);
+
+const char *gate_kind_name(enum gate_kind k);      /* "max_regression_pct", ... */
+const char *gate_verdict_word(enum gate_verdict v); /* "pass", "fail", "inconclusive" */
+const char *decision_name(enum decision d);         /* "accepted", ..., "no decision" */
+
+/* The sample of variant v under metric m, or NULL. */
+const struct cmp_sample *comparison_sample(const struct comparison *c, size_t m, size_t v);
+
+#endif

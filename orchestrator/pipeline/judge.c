@@ -1,0 +1,797 @@
+/*
+ * judge: result files, metrics and guards for one invocation.
+ *
+ * Result files are read from the evidence directory, never from where the
+ * test runner left them: a file outside the invocation's directory is
+ * copied in first, so that what the counts come from is what an auditor
+ * can re-read. A match is opened only when it is a regular file reached
+ * without a link (open_result()): a pattern that matches a FIFO must not
+ * block abev, and one that matches a link to /etc/shadow must not copy it
+ * into evidence that may be shared. Reading streams each test through a
+ * callback that keeps only what the guards and metrics need: the test
+ * names (for test_set) and the few tests a results/duration metric asks
+ * for.
+ */
+#include "pipeline/judge.h"
+#include "run/prepare.h"
+
+#include <math.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "decide/compare.h"
+#include "util/dirat.h"
+#include "guards/guard.h"
+#include "run/overlap.h"
+#include "results/metrics.h"
+#include "results/results.h"
+#include "evidence/seal.h"
+#include "util/tree.h"
+#include "util/util.h"
+
+/* Bounds on what is kept of the tests a metric asks for. */
+#define JUDGE_METRIC_TESTS_MAX 100000
+#define JUDGE_METRIC_BYTES_MAX (64u << 20)
+/* Result files matched per invocation. */
+#define JUDGE_FILES_MAX 1000
+/*
+ * Room an evidence directory keeps, beyond what the runs' own files take,
+ * for abev's files: the top-level documents and plots, each run's two
+ * logs and the result files copied in.
+ */
+#define JUDGE_RESERVED_FILES (1000 + JUDGE_FILES_MAX)
+/* What a result file looked like before the invocation started. */
+struct file_id {
+	char *path;
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime, ctime;
+};
+
+struct judge {
+	const struct plan *plan;
+	struct metric_set *metrics;
+	struct test_set *ref;       /* test names of the first recorded invocation with results */
+	char *ref_label;
+	struct file_id *before;     /* judge_before()'s snapshot */
+	size_t nbefore;
+	size_t files_total;         /* files kept by the invocations judged so far */
+};
+
+struct judge *judge_new(const struct plan *plan, char **err)
+{
+	struct judge *j = xcalloc(1, sizeof(*j));
+	j->plan = plan;
+	if (plan->nmetrics) {
+		j->metrics = metric_set_compile(plan->metrics, plan->nmetrics, err);
+		if (!j->metrics) {
+			free(j);
+			return NULL;
+		}
+	}
+	return j;
+}
+
+static void snapshot_clear(struct judge *j)
+{
+	for (size_t i = 0; i < j->nbefore; i++)
+		free(j->before[i].path);
+	free(j->before);
+	j->before = NULL;
+	j->nbefore = 0;
+}
+
+/* The pattern as glob(3) needs it: relative patterns are relative to the variant's cwd. */
+static char *absolute_pattern(const struct invocation *inv)
+{
+	return inv->results_files[0] == '/' ? xstrdup(inv->results_files)
+					    : path_join(inv->cwd, inv->results_files);
+}
+
+void judge_before(struct judge *j, const struct invocation *inv)
+{
+	char *pattern;
+	glob_t g;
+
+	snapshot_clear(j);
+	if (!inv->results_files)
+		return;
+	memset(&g, 0, sizeof(g));
+	pattern = absolute_pattern(inv);
+	if (glob(pattern, 0, NULL, &g) == 0) {
+		j->before = xcalloc(g.gl_pathc, sizeof(*j->before));
+		for (size_t i = 0; i < g.gl_pathc && i < JUDGE_FILES_MAX; i++) {
+			struct stat st;
+			struct file_id *f = &j->before[j->nbefore];
+			if (lstat(g.gl_pathv[i], &st) < 0 || !S_ISREG(st.st_mode))
+				continue;
+			f->path = xstrdup(g.gl_pathv[i]);
+			f->dev = st.st_dev;
+			f->ino = st.st_ino;
+			f->size = st.st_size;
+			f->mtime = st.st_mtim;
+			f->ctime = st.st_ctim;
+			j->nbefore++;
+		}
+	}
+	globfree(&g);
+	free(pattern);
+}
+
+void judge_free(struct judge *j)
+{
+	if (!j)
+		return;
+	snapshot_clear(j);
+	metric_set_free(j->metrics);
+	test_set_free(j->ref);
+	free(j->ref_label);
+	free(j);
+}
+
+static void push_guard(struct invocation *inv, struct guard_result *g)
+{
+	inv->guards = xrealloc(inv->guards, (inv->nguards + 1) * sizeof(*inv->guards));
+	inv->guards[inv->nguards++] = *g;
+	memset(g, 0, sizeof(*g));
+}
+
+/* What the streaming callback keeps. */
+struct collect {
+	struct invocation *inv;  /* gets the names of failed tests */
+	struct test_set *names;
+	const struct metric_set *ms;
+	struct metric_test *tests;
+	size_t ntests, alloc, bytes;
+	int capped;
+};
+
+static int collect_test(void *arg, const struct test_case *tc)
+{
+	struct collect *c = arg;
+	struct metric_test *t;
+
+	if (c->inv && (tc->outcome == OUTCOME_FAILED || tc->outcome == OUTCOME_ERROR)) {
+		struct invocation *inv = c->inv;
+		if (inv->nfailed_tests < EVIDENCE_FAILED_TESTS_MAX) {
+			if (!inv->failed_tests)
+				inv->failed_tests = xcalloc(EVIDENCE_FAILED_TESTS_MAX,
+							    sizeof(*inv->failed_tests));
+			inv->failed_tests[inv->nfailed_tests++] = xstrdup(tc->name);
+		} else {
+			inv->failed_tests_omitted++;
+		}
+	}
+	/* The comparison is about what ran: a skipped test did not. */
+	if (c->names && tc->executed)
+		test_set_add(c->names, tc->name);
+	if (c->inv && tc->executed && tc->duration_s >= 0 && isfinite(tc->duration_s))
+		invocation_add_test_time(c->inv, tc->name, tc->duration_s * 1000.0);
+	if (!c->ms || !metric_set_wants_test(c->ms, tc->name))
+		return 0;
+	if (c->ntests >= JUDGE_METRIC_TESTS_MAX ||
+	    c->bytes + tc->stdout_len > JUDGE_METRIC_BYTES_MAX) {
+		c->capped = 1;
+		return 0;
+	}
+	if (c->ntests == c->alloc) {
+		c->alloc = c->alloc ? c->alloc * 2 : 16;
+		c->tests = xrealloc(c->tests, c->alloc * sizeof(*c->tests));
+	}
+	t = &c->tests[c->ntests++];
+	t->name = xstrdup(tc->name);
+	t->duration_s = tc->duration_s;
+	t->stdout_text = xstrndup(tc->stdout_text, tc->stdout_len);
+	t->stdout_len = tc->stdout_len;
+	c->bytes += tc->stdout_len;
+	return 0;
+}
+
+static void collect_release(struct collect *c)
+{
+	for (size_t i = 0; i < c->ntests; i++) {
+		free((char *)c->tests[i].name);
+		free((char *)c->tests[i].stdout_text);
+	}
+	free(c->tests);
+	test_set_free(c->names);
+	memset(c, 0, sizeof(*c));
+}
+
+/*
+ * Copies what in (borrowed, the opened src) holds to name in dir
+ * (created exclusively, no link followed; dst names it in messages), at
+ * most max bytes. 0 or -1 with *err.
+ */
+static int copy_file(int in, const char *src, const struct dirat *dir, const char *name,
+		     const char *dst, uint64_t max, char **err)
+{
+	int out = -1, ret = -1;
+
+	out = openat(dir->fd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (out < 0) {
+		*err = xasprintf("cannot create '%s': %s", dst, strerror(errno));
+		goto out;
+	}
+	switch (copy_fd(in, out, max)) {
+	case COPY_OK:
+		break;
+	case COPY_READ:
+		*err = xasprintf("cannot read '%s': %s", src, strerror(errno));
+		goto out;
+	case COPY_WRITE:
+		*err = xasprintf("cannot write '%s': %s", dst, strerror(errno));
+		goto out;
+	case COPY_TOO_BIG:
+		*err = xasprintf("'%s' is larger than the limit of %llu bytes", src,
+				 (unsigned long long)max);
+		goto out;
+	}
+	if (close(out) < 0) {
+		out = -1;
+		*err = xasprintf("cannot close '%s': %s", dst, strerror(errno));
+		goto out;
+	}
+	out = -1;
+	ret = 0;
+out:
+	if (out >= 0)
+		close(out);
+	if (ret < 0)
+		unlinkat(dir->fd, name, 0);
+	return ret;
+}
+
+/*
+ * Opens a matched file only if it is a regular file reached without a
+ * link: lstat() first, so that a FIFO or a device is never opened (an
+ * open could block, or have effects); O_NOFOLLOW, so that a link swapped
+ * in after the lstat() is not followed; O_NONBLOCK, so that a FIFO swapped
+ * in does not block the open; and fstat() must then show the same file.
+ * Returns the descriptor, or -1 with *why (caller frees) saying what the
+ * path is instead.
+ */
+static int open_result(const char *path, struct stat *st, char **why)
+{
+	struct stat lst;
+	int fd;
+
+	if (lstat(path, &lst) < 0) {
+		*why = xasprintf("cannot stat '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	if (S_ISLNK(lst.st_mode)) {
+		char target[PATH_MAX];
+		ssize_t n = readlink(path, target, sizeof(target) - 1);
+		target[n < 0 ? 0 : n] = '\0';
+		*why = xasprintf("skipped '%s': a symlink to '%s', not a regular file (result files "
+				 "are not read through links)", path, target);
+		return -1;
+	}
+	if (!S_ISREG(lst.st_mode)) {
+		*why = xasprintf("skipped '%s': a %s, not a regular file (never opened)", path,
+				 tree_kind(lst.st_mode));
+		return -1;
+	}
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
+		*why = xasprintf("skipped '%s': cannot open: %s", path, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode) || st->st_dev != lst.st_dev ||
+	    st->st_ino != lst.st_ino) {
+		*why = xasprintf("skipped '%s': it changed while it was being opened", path);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * Where path (a regular file, not a link) really is: its directory
+ * resolved, its own name kept. Caller frees; NULL with *err.
+ */
+static char *real_location(const char *path, char **err)
+{
+	char dir[PATH_MAX], *parent;
+	const char *slash = strrchr(path, '/');
+	char *ret = NULL;
+
+	parent = slash ? xstrndup(path, slash == path ? 1 : (size_t)(slash - path)) : xstrdup(".");
+	if (!realpath(parent, dir))
+		*err = xasprintf("cannot resolve '%s': %s", parent, strerror(errno));
+	else
+		ret = path_join(dir, slash ? slash + 1 : path);
+	free(parent);
+	return ret;
+}
+
+/*
+ * Brings the matched file, open as fd (borrowed), into the invocation's
+ * directory if it is not there yet. Returns the path relative to the
+ * evidence root (caller frees), or NULL with *err; *copied says whether a
+ * copy was made.
+ */
+static char *adopt_file(const struct dirat *root, const char *inv_dir, const char *path, int fd,
+			int *copied, char **err)
+{
+	char real_dir[PATH_MAX], *abs_dir = path_join(root->path, inv_dir), *dst = NULL, *rel = NULL;
+	char *safe = NULL, *real = NULL, *results_rel = path_join(inv_dir, "results");
+	struct dirat results = DIRAT_INIT;
+	const char *base;
+	size_t dlen;
+
+	*copied = 0;
+	if (!realpath(abs_dir, real_dir)) {
+		*err = xasprintf("cannot resolve '%s': %s", abs_dir, strerror(errno));
+		goto out;
+	}
+	dlen = strlen(real_dir);
+	real = real_location(path, err);
+	if (!real)
+		goto out;
+	if (!strncmp(real, real_dir, dlen) && real[dlen] == '/') {
+		rel = xasprintf("%s/%s", inv_dir, real + dlen + 1);
+		goto out;
+	}
+	base = strrchr(real, '/');
+	/* The copy's name must be one the manifest can list. */
+	safe = seal_safe_component(base ? base + 1 : real);
+	base = safe;
+	/* Beneath the evidence root, no link followed: a run cannot aim the copy elsewhere. */
+	if (dirat_mkdirs(root, results_rel, &results) < 0) {
+		*err = xasprintf("cannot create '%s/results': %s", abs_dir, strerror(errno));
+		goto out;
+	}
+	for (unsigned k = 1; k < 1000 && !rel; k++) {
+		struct stat st;
+		char *name = k == 1 ? xstrdup(base) : xasprintf("%u-%s", k, base);
+		free(dst);
+		dst = xasprintf("%s/results/%s", abs_dir, name);
+		if (fstatat(results.fd, name, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+			free(name);
+			continue;
+		}
+		if (copy_file(fd, real, &results, name, dst, RESULTS_MAX_BYTES_DEFAULT, err) == 0) {
+			rel = xasprintf("%s/results/%s", inv_dir, name);
+			*copied = 1;
+		}
+		free(name);
+		break;
+	}
+	if (!rel && !*err)
+		*err = xasprintf("cannot find a free name for '%s' in '%s/results'", base, abs_dir);
+out:
+	dirat_release(&results);
+	free(results_rel);
+	free(abs_dir);
+	free(dst);
+	free(safe);
+	free(real);
+	return rel;
+}
+
+static int same_time(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
+}
+
+/* Was path (whose file is st) there, unchanged, before the invocation started? */
+static int is_stale(const struct judge *j, const char *path, const struct stat *st)
+{
+	for (size_t i = 0; i < j->nbefore; i++) {
+		const struct file_id *f = &j->before[i];
+		if (strcmp(f->path, path))
+			continue;
+		return f->dev == st->st_dev && f->ino == st->st_ino && f->size == st->st_size &&
+		       same_time(&f->mtime, &st->st_mtim) && same_time(&f->ctime, &st->st_ctim);
+	}
+	return 0;
+}
+
+/* The files read for one invocation, by device and inode: one file counts once. */
+struct seen {
+	dev_t dev;
+	ino_t ino;
+	char *path;
+};
+
+static const char *seen_before(const struct seen *v, size_t n, const struct stat *st)
+{
+	for (size_t i = 0; i < n; i++)
+		if (v[i].dev == st->st_dev && v[i].ino == st->st_ino)
+			return v[i].path;
+	return NULL;
+}
+
+/*
+ * Reads one matched file: safely opened (open_result()), not stale, not
+ * seen before, brought into the evidence and parsed from there. Every
+ * outcome but READ_OK comes with its note.
+ */
+enum read_outcome { READ_OK, READ_REFUSED, READ_SKIPPED, READ_STALE };
+
+static enum read_outcome read_one(const struct judge *j, struct invocation *inv,
+				  const struct dirat *root,
+		    const char *p, struct collect *c, struct seen **seen, size_t *nseen,
+		    judge_note_fn note, void *ctx)
+{
+	const struct results_limits limits = RESULTS_LIMITS_DEFAULT;
+	struct results_file f = RESULTS_FILE_INIT;
+	char *rel = NULL, *err = NULL, *abs = NULL;
+	const char *first;
+	struct stat st, est;
+	int fd, efd = -1, copied = 0;
+	enum read_outcome ret = READ_REFUSED;
+
+	fd = open_result(p, &st, &err);
+	if (fd < 0) {
+		note(ctx, xasprintf("%s: %s", inv->dir, err));
+		free(err);
+		return READ_SKIPPED;
+	}
+	if (is_stale(j, p, &st)) {
+		note(ctx, xasprintf("%s: ignored '%s': it was there, unchanged, before this "
+				    "invocation started", inv->dir, p));
+		ret = READ_STALE;
+		goto out;
+	}
+	first = seen_before(*seen, *nseen, &st);
+	if (first) {
+		note(ctx, xasprintf("%s: '%s' is the same file as '%s' (matched twice, or under two "
+				    "names): counted once", inv->dir, p, first));
+		ret = READ_SKIPPED;
+		goto out;
+	}
+	*seen = xrealloc(*seen, (*nseen + 1) * sizeof(**seen));
+	(*seen)[*nseen].dev = st.st_dev;
+	(*seen)[*nseen].ino = st.st_ino;
+	(*seen)[*nseen].path = xstrdup(p);
+	(*nseen)++;
+
+	rel = adopt_file(root, inv->dir, p, fd, &copied, &err);
+	if (!rel) {
+		note(ctx, xasprintf("%s: %s", inv->dir, err));
+		goto out;
+	}
+	/* Read from the evidence: the copy, or the file itself if it was the same one. */
+	abs = path_join(root->path, rel);
+	efd = dirat_openat(root, rel, O_RDONLY | O_NONBLOCK, 0);
+	if (efd < 0) {
+		err = xasprintf("cannot open '%s': %s", abs, strerror(errno));
+	} else if (fstat(efd, &est) < 0 || !S_ISREG(est.st_mode)) {
+		err = xasprintf("'%s' is not a regular file", abs);
+		close(efd);
+		efd = -1;
+	} else if (!copied && (est.st_dev != st.st_dev || est.st_ino != st.st_ino)) {
+		err = xasprintf("'%s' changed while it was being read", p);
+		close(efd);
+		efd = -1;
+	}
+	if (efd < 0) {
+		note(ctx, xasprintf("%s: refused result file: %s", inv->dir, err));
+		goto out;
+	}
+	if (results_parse_fd(efd, abs, &limits, collect_test, c, &f, &err) < 0) {
+		note(ctx, xasprintf("%s: refused result file: %s", inv->dir, err));
+		goto out;
+	}
+	free(f.path);
+	f.path = xstrdup(rel);
+	results_counts_add(&inv->tests, &f.counts);
+	inv->results = xrealloc(inv->results, (inv->nresults + 1) * sizeof(*inv->results));
+	inv->results[inv->nresults++] = f;
+	ret = READ_OK;
+out:
+	if (efd >= 0)
+		close(efd);
+	close(fd);
+	free(err);
+	free(abs);
+	free(rel);
+	return ret;
+}
+
+static void read_results(const struct judge *j, struct invocation *inv, const struct dirat *root,
+			 struct collect *c, size_t *refused, size_t *nfiles, judge_note_fn note,
+			 void *ctx)
+{
+	char *abs_pattern = absolute_pattern(inv);
+	struct seen *seen = NULL;
+	size_t nseen = 0, skipped = 0;
+	glob_t g;
+	int rc;
+
+	memset(&g, 0, sizeof(g));
+	rc = glob(abs_pattern, GLOB_ERR, NULL, &g);
+	if (rc != 0 && rc != GLOB_NOMATCH)
+		note(ctx, xasprintf("%s: cannot expand '%s' (glob error %d)", inv->dir,
+				    abs_pattern, rc));
+	for (size_t i = 0; rc == 0 && i < g.gl_pathc; i++) {
+		enum read_outcome r;
+		/* Stale files do not count: a shared results folder may hold many. */
+		if (*nfiles + *refused + skipped >= JUDGE_FILES_MAX) {
+			note(ctx, xasprintf("%s: more than %d result files matched; the rest were "
+					    "not read", inv->dir, JUDGE_FILES_MAX));
+			break;
+		}
+		r = read_one(j, inv, root, g.gl_pathv[i], c, &seen, &nseen, note, ctx);
+		if (r == READ_OK)
+			(*nfiles)++;
+		else if (r == READ_REFUSED)
+			(*refused)++;
+		else if (r == READ_SKIPPED)
+			skipped++;
+	}
+	for (size_t i = 0; i < nseen; i++)
+		free(seen[i].path);
+	free(seen);
+	globfree(&g);
+	free(abs_pattern);
+}
+
+/* The regular files a run left in its directory, but for abev's two logs. */
+struct file_list {
+	char **v;
+	size_t n, alloc;
+};
+
+static enum tree_step list_entry(void *ctx, const struct tree_entry *e)
+{
+	struct file_list *l = ctx;
+
+	if (S_ISDIR(e->st->st_mode))
+		return TREE_DESCEND;
+	if (!S_ISREG(e->st->st_mode))
+		return TREE_NEXT;
+	if (e->depth == 0 && (!strcmp(e->name, EVIDENCE_STDOUT_LOG) || !strcmp(e->name, EVIDENCE_STDERR_LOG) ||
+			      !strcmp(e->name, EVIDENCE_PREPARE_LOG)))
+		return TREE_NEXT;
+	if (l->n == l->alloc) {
+		l->alloc = l->alloc ? 2 * l->alloc : 64;
+		l->v = xrealloc(l->v, l->alloc * sizeof(*l->v));
+	}
+	l->v[l->n++] = xstrdup(e->name);
+	return TREE_NEXT;
+}
+
+/* An unreadable directory is left for the seal to report. */
+static enum tree_step list_failed(void *ctx, const char *name, const char *what, int err)
+{
+	(void)ctx;
+	(void)name;
+	(void)what;
+	(void)err;
+	return TREE_NEXT;
+}
+
+static int by_string(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * Holds what inv left in its directory to limits.max_files, and to what
+ * the evidence directory has room for: past the limit, files are removed
+ * in name order from the end (the first ones kept, the same ones whatever
+ * readdir's order), so that the evidence can still be sealed. Returns
+ * NULL, or why the invocation failed (caller frees).
+ */
+static char *limit_files(struct judge *j, const struct invocation *inv, const struct dirat *root,
+			 judge_note_fn note, void *ctx)
+{
+	static const struct tree_ops ops = { list_entry, list_failed };
+	struct file_list l = { NULL, 0, 0 };
+	char *why = NULL;
+	size_t limit = j->plan->max_files, room = 0, removed = 0;
+	const char *which = "limits.max_files";
+
+	if (j->files_total + JUDGE_RESERVED_FILES < EVIDENCE_MAX_FILES)
+		room = EVIDENCE_MAX_FILES - JUDGE_RESERVED_FILES - j->files_total;
+	if (room < limit) {
+		limit = room;
+		which = "the room left in the evidence directory (it holds at most "
+			EVIDENCE_MAX_FILES_TEXT " files in all)";
+	}
+	if (tree_walk_at(root, inv->dir, &ops, &l) < 0 || l.n <= limit)
+		goto out;
+	qsort(l.v, l.n, sizeof(*l.v), by_string);
+	/* Beneath the evidence root, no link followed: only the run's own files go. */
+	for (size_t i = limit; i < l.n; i++) {
+		char *rel = path_join(inv->dir, l.v[i]);
+		if (dirat_unlink(root, rel, 0) == 0)
+			removed++;
+		free(rel);
+	}
+	note(ctx, xasprintf("%s: left %zu files, more than %s of %zu: the %zu past the first %zu "
+			    "in name order were removed, so that the evidence can be sealed",
+			    inv->dir, l.n, which, limit, removed, limit));
+	why = xasprintf("left %zu files in its directory, more than %s of %zu", l.n, which, limit);
+out:
+	j->files_total += (l.n < limit ? l.n : limit) + 2;
+	for (size_t i = 0; i < l.n; i++)
+		free(l.v[i]);
+	free(l.v);
+	return why;
+}
+
+void judge_limit_files(struct judge *j, struct invocation *inv, const struct dirat *root,
+		       judge_note_fn note, void *ctx)
+{
+	char *why = limit_files(j, inv, root, note, ctx);
+	char *reason;
+
+	if (!why)
+		return;
+	reason = inv->reason ? xasprintf("%s; %s", inv->reason, why) : xstrdup(why);
+	free(inv->reason);
+	inv->reason = reason;
+	free(why);
+}
+
+static void judge_metrics(struct judge *j, struct invocation *inv, const struct dirat *root,
+			  const struct collect *c)
+{
+	char *out = path_join(inv->dir, EVIDENCE_STDOUT_LOG), *err = path_join(inv->dir, EVIDENCE_STDERR_LOG);
+	struct metric_inputs in = {
+		.dir = root,
+		.stdout_path = out,
+		.stderr_path = err,
+		.fig = inv->fig,
+		.tests = c->tests,
+		.ntests = c->ntests,
+		.pattern_cpu_seconds = j->plan->pattern_cpu_seconds,
+	};
+	struct guard_result g = { 0 };
+
+	if (c->names)
+		in.test_names = test_set_names(c->names, &in.ntest_names);
+	metric_set_extract(j->metrics, &in, &inv->metrics, &inv->nmetrics);
+	guard_metrics(inv->metrics, inv->nmetrics, c->capped, &g);
+	push_guard(inv, &g);
+	free(out);
+	free(err);
+}
+
+/*
+ * The invocation's status and reason from its guards: too many files
+ * (too_many, taken over) fails it whatever else happened and says so
+ * first; otherwise the first guard that did not pass is its reason.
+ */
+static void settle_status(struct invocation *inv, char *too_many)
+{
+	/* Too many files fails the invocation whatever else happened, and says so first. */
+	if (too_many && inv->status == INV_OK) {
+		inv->status = INV_FAILED;
+		free(inv->reason);
+		inv->reason = too_many;
+		return;
+	}
+	if (too_many) {
+		char *r = inv->reason ? xasprintf("%s; %s", too_many, inv->reason) : too_many;
+		if (r != too_many)
+			free(too_many);
+		free(inv->reason);
+		inv->reason = r;
+		return;
+	}
+	/* The first guard that did not pass is the invocation's reason. */
+	if (inv->status != INV_OK)
+		return;
+	for (size_t i = 0; i < inv->nguards; i++) {
+		if (inv->guards[i].verdict == GUARD_PASS)
+			continue;
+		inv->status = INV_FAILED;
+		free(inv->reason);
+		inv->reason = xasprintf("%s guard %s: %s", inv->guards[i].guard,
+					inv->guards[i].verdict == GUARD_FAIL ? "failed"
+									     : "could not check",
+					inv->guards[i].reason);
+		break;
+	}
+}
+
+void judge_invocation(struct judge *j, struct invocation *inv, const struct dirat *root,
+		      judge_note_fn note, void *ctx)
+{
+	const struct plan *plan = j->plan;
+	struct collect c;
+	struct guard_result g = { 0 };
+	int exited = inv->status == INV_OK && inv->exit_code >= 0;
+	int ran = exited || inv->status == INV_FAILED || inv->status == INV_TIMED_OUT;
+	size_t refused = 0, nfiles = 0;
+	char *too_many;
+
+	memset(&c, 0, sizeof(c));
+	/* First, so that every result file read is one the evidence keeps. */
+	too_many = limit_files(j, inv, root, note, ctx);
+	if (exited) {
+		guard_exit_code(inv->exit_code, plan->allowed_exit_codes,
+				plan->nallowed_exit_codes, &g);
+		push_guard(inv, &g);
+	}
+	if (ran && inv->results_files) {
+		if (!inv->warmup)
+			c.names = test_set_new();
+		c.ms = inv->warmup ? NULL : j->metrics;
+		c.inv = inv;
+		inv->has_tests = 1;
+		read_results(j, inv, root, &c, &refused, &nfiles, note, ctx);
+		j->files_total += nfiles + refused;   /* copies, at most */
+		guard_min_executed(inv->tests.executed, inv->tests.total, plan->min_executed,
+				   nfiles + refused, refused, inv->results_files, &g);
+		push_guard(inv, &g);
+	}
+	if (ran && !inv->warmup && j->metrics)
+		judge_metrics(j, inv, root, &c);
+	if (c.names && !refused && nfiles) {
+		/* Only an invocation that passed everything else may set the reference. */
+		int sound = inv->status == INV_OK;
+		for (size_t i = 0; i < inv->nguards; i++)
+			sound &= inv->guards[i].verdict == GUARD_PASS;
+		test_set_seal(c.names);
+		if (j->ref) {
+			guard_test_set(j->ref, j->ref_label, c.names, &g);
+		} else if (guard_test_set_first(c.names, sound, &g)) {
+			j->ref = c.names;
+			j->ref_label = xstrdup(inv->dir);
+			c.names = NULL;
+		}
+		push_guard(inv, &g);
+	}
+	collect_release(&c);
+	settle_status(inv, too_many);
+}
+
+int judge_load(struct judge *j, struct invocation *inv, unsigned attempt)
+{
+	const struct plan *plan = j->plan;
+	char *overlap, *paused;
+	struct guard_result g = { 0 };
+	struct load_figures f;
+
+	/*
+	 * Only a run that would otherwise count is discarded: a failure under
+	 * load is still a failure, and a warmup never counts anyway. An
+	 * unknown load (no /proc/stat) cannot be held against the run.
+	 */
+	if (!compare_counts(inv))
+		return 0;
+	overlap = inv->noverlaps ? overlap_describe(inv->overlaps, inv->noverlaps,
+						   inv->overlaps_unnamed)
+				 : NULL;
+	f = (struct load_figures){
+		.cpu_wait_pct = invocation_cpu_wait_pct(inv),
+		.cpu_wait_source = inv->cpu_wait_source,
+		.foreign_wait_pct = invocation_foreign_wait_pct(inv),
+		.foreign_busy_cores = inv->foreign_busy_ns >= 0 && inv->fig.wall_ns > 0
+					      ? (double)inv->foreign_busy_ns / (double)inv->fig.wall_ns
+					      : -1,
+		.run_cpus = inv->run_cpus,
+		.max_cpu_wait_pct = plan->max_cpu_wait_pct,
+		.foreign_cpu = inv->foreign_cpu,
+		.resolution = inv->foreign_cpu_resolution,
+		.max_foreign_cpu = plan->max_foreign_cpu,
+		.overlap = overlap,
+		.paused = paused = invocation_pauses_describe(inv),
+	};
+	guard_load(&f, &g);
+	free(overlap);
+	free(paused);
+	if (g.verdict == GUARD_FAIL) {
+		inv->status = INV_DISCARDED;
+		inv->reason = xasprintf("%s; %s", g.reason,
+					attempt <= plan->max_repeats ? "the slot is repeated"
+								     : "no repeats left");
+	}
+	push_guard(inv, &g);
+	return inv->status == INV_DISCARDED;
+}

@@ -1,0 +1,257 @@
+/*
+ * plan_check: templates are expanded twice, as for two different runs
+ * (another run directory, phase and round); what comes out the same both
+ * times does not depend on the run and can be checked now, and what
+ * differs is left alone. A command run through `sh -c ...` is thus
+ * checked as far as `sh`.
+ */
+#include "pipeline/plan_check.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/errlist.h"
+#include "evidence/metadata.h"
+#include "run/proc.h"
+#include "util/util.h"
+
+/* The two run directories of the double expansion; the second one never exists. */
+#define RUN_DIR_A "/nonexistent/abev-run-dir-a"
+#define RUN_DIR_B "/nonexistent/abev-run-dir-b"
+#define SHOW_MAX 128
+
+struct checker {
+	const struct plan *plan;
+	struct errlist errors;
+};
+
+/* "variants[1].cwd" for a listed variant, "base.cwd" for one from the variants file. */
+static char *key_of(const struct plan *plan, size_t vi, const char *key)
+{
+	if (vi < plan->nlisted)
+		return xasprintf("variants[%zu].%s", vi, key);
+	return xasprintf("base.%s", key);
+}
+
+static void problem(struct checker *ck, size_t vi, const char *key, const char *what)
+{
+	char *k = key_of(ck->plan, vi, key);
+	errlist_add(&ck->errors, "%s: %s: %s (variant '%s')", ck->plan->path, k, what,
+		    ck->plan->variants[vi].name);
+	free(k);
+}
+
+/* The template expanded for two runs; NULL when the two differ (it depends on the run). */
+static char *expand_fixed(const char *tmpl, const char *variant)
+{
+	struct plan_vars a = { RUN_DIR_A, variant, "run", 1 };
+	struct plan_vars b = { RUN_DIR_B, variant, "warmup", 2 };
+	char *x = plan_expand(tmpl, &a), *y = plan_expand(tmpl, &b);
+
+	if (x && y && !strcmp(x, y)) {
+		free(y);
+		return x;
+	}
+	free(x);
+	free(y);
+	return NULL;
+}
+
+static int check_cwd(struct checker *ck, size_t vi)
+{
+	const char *cwd = ck->plan->variants[vi].cwd;
+	char b[SHOW_MAX], *why;
+	struct stat st;
+	int r = stat(cwd, &st);
+
+	if (r == 0 && S_ISDIR(st.st_mode))
+		return 0;
+	show_text(b, sizeof(b), cwd, strlen(cwd));
+	if (r == 0)
+		why = xasprintf("'%s' is not a directory", b);
+	else if (errno == ENOENT)
+		why = xasprintf("directory '%s' does not exist", b);
+	else
+		why = xasprintf("cannot use directory '%s': %s", b, strerror(errno));
+	problem(ck, vi, "cwd", why);
+	free(why);
+	return -1;
+}
+
+/* 1 when path (relative to cwd unless absolute) is a regular file abev may execute. */
+static int executable(const char *cwd, const char *path, int *exists)
+{
+	char *abs = path[0] == '/' ? xstrdup(path) : path_join(cwd, path);
+	struct stat st;
+	int ok = 0;
+
+	if (stat(abs, &st) == 0) {
+		*exists = 1;
+		ok = S_ISREG(st.st_mode) && access(abs, X_OK) == 0;
+	}
+	free(abs);
+	return ok;
+}
+
+/*
+ * command[0] looked up as the child will look it up: in the PATH of the
+ * variant's environment (abev's own, plus the plan's env), relative
+ * entries from the variant's cwd.
+ */
+static void check_program(struct checker *ck, size_t vi)
+{
+	const struct plan_variant *v = &ck->plan->variants[vi];
+	struct plan_vars a = { RUN_DIR_A, v->name, "run", 1 };
+	struct plan_vars b = { RUN_DIR_B, v->name, "warmup", 2 };
+	char *prog = expand_fixed(v->command[0], v->name);
+	char **env = NULL, **env_b = NULL, **cands = NULL;
+	const char *path_a = NULL, *path_b = NULL;
+	char shown[SHOW_MAX], *why = NULL;
+	size_t n = 0, nb = 0;
+	int found = 0, exists = 0;
+
+	if (!prog || !*prog)
+		goto out;
+	env = plan_variant_env(v, &a, &n);
+	env_b = plan_variant_env(v, &b, &nb);
+	for (size_t i = 0; i < n; i++)
+		if (!strncmp(env[i], "PATH=", 5))
+			path_a = env[i] + 5;
+	for (size_t i = 0; i < nb; i++)
+		if (!strncmp(env_b[i], "PATH=", 5))
+			path_b = env_b[i] + 5;
+	/* A PATH that names the run's own directory is looked in during the run. */
+	if ((path_a || path_b) && (!path_a || !path_b || strcmp(path_a, path_b)))
+		goto out;
+	cands = proc_exec_candidates(prog, (const char *const *)env);
+	for (size_t i = 0; cands[i] && !found; i++)
+		found = executable(v->cwd, cands[i], &exists);
+	if (found)
+		goto out;
+	show_text(shown, sizeof(shown), prog, strlen(prog));
+	if (exists)
+		why = xasprintf("program '%s' is not an executable file", shown);
+	else if (strchr(prog, '/'))
+		why = xasprintf("program '%s' does not exist", shown);
+	else
+		why = xasprintf("program '%s' is not on the PATH (%.200s)", shown,
+				path_a ? path_a : "abev's default");
+	problem(ck, vi, "command[0]", why);
+out:
+	free(why);
+	strv_free(cands);
+	strv_free(env);
+	strv_free(env_b);
+	free(prog);
+}
+
+static void check_assemblies(struct checker *ck, size_t vi)
+{
+	const struct plan_variant *v = &ck->plan->variants[vi];
+
+	for (size_t k = 0; k < v->assemblies_len; k++) {
+		char *pattern = expand_fixed(v->assemblies[k], v->name);
+		char *key = xasprintf("assemblies[%zu]", k), *err = NULL, *why = NULL;
+		char shown[SHOW_MAX], dir[SHOW_MAX];
+		size_t n = 0;
+
+		if (!pattern)
+			goto next;
+		show_text(shown, sizeof(shown), v->assemblies[k], strlen(v->assemblies[k]));
+		show_text(dir, sizeof(dir), v->cwd, strlen(v->cwd));
+		if (metadata_match_count(v->cwd, pattern, &n, &err) < 0)
+			why = xasprintf("'%s': %s", shown, err);
+		else if (!n)
+			why = xasprintf("'%s' matches no file in '%s'", shown, dir);
+		if (why)
+			problem(ck, vi, key, why);
+next:
+		free(why);
+		free(err);
+		free(key);
+		free(pattern);
+	}
+}
+
+/*
+ * The directory results.files reads from: the pattern up to the last '/'
+ * before its first wildcard. Under the run's own directory it is made by
+ * abev (or the run); anywhere else it has to exist now.
+ */
+static void check_results(struct checker *ck, size_t vi)
+{
+	const struct plan_variant *v = &ck->plan->variants[vi];
+	char *pattern = expand_fixed(ck->plan->results_files, v->name);
+	char *dir = NULL, *abs = NULL, *why = NULL;
+	char shown[SHOW_MAX];
+	size_t wild, slash;
+	struct stat st;
+
+	if (!pattern)
+		goto out;
+	wild = strcspn(pattern, "*?[");
+	for (slash = wild; slash > 0 && pattern[slash - 1] != '/'; slash--)
+		;
+	dir = slash > 1 ? xstrndup(pattern, slash - 1) : slash ? xstrdup("/") : xstrdup(".");
+	abs = dir[0] == '/' ? xstrdup(dir) : path_join(v->cwd, dir);
+	if (stat(abs, &st) == 0 && S_ISDIR(st.st_mode))
+		goto out;
+	show_text(shown, sizeof(shown), abs, strlen(abs));
+	why = xasprintf("directory '%s' does not exist (write the results into {run_dir}, or "
+			"create it)", shown);
+	errlist_add(&ck->errors, "%s: results.files: %s (variant '%s')", ck->plan->path, why,
+		    v->name);
+out:
+	free(why);
+	free(abs);
+	free(dir);
+	free(pattern);
+}
+
+/* results.files is the same for variants sharing a cwd: say so once. */
+static int same_cwd_before(const struct plan *plan, size_t vi)
+{
+	for (size_t i = 0; i < vi; i++)
+		if (!strcmp(plan->variants[i].cwd, plan->variants[vi].cwd))
+			return 1;
+	return 0;
+}
+
+/* run_as must name a user of this machine. */
+static void check_run_as(struct checker *ck)
+{
+	struct proc_user u = PROC_USER_INIT;
+	char b[SHOW_MAX];
+
+	if (!ck->plan->run_as)
+		return;
+	if (proc_user_lookup(&u, ck->plan->run_as) < 0)
+		errlist_add(&ck->errors, "%s: run_as%s: no user '%s' on this machine",
+			    ck->plan->path,
+			    ck->plan->run_as_from && strcmp(ck->plan->run_as_from, "plan")
+				    ? " (--run-as)" : "",
+			    show_str(b, sizeof(b), ck->plan->run_as));
+	proc_user_release(&u);
+}
+
+int plan_check(const struct plan *plan, unsigned what)
+{
+	struct checker ck = { plan, ERRLIST_INIT };
+
+	check_run_as(&ck);
+
+	for (size_t vi = 0; vi < plan->nvariants; vi++) {
+		if (check_cwd(&ck, vi) < 0)
+			continue;
+		if (what & PLAN_CHECK_PROGRAMS)
+			check_program(&ck, vi);
+		if (what & PLAN_CHECK_ASSEMBLIES)
+			check_assemblies(&ck, vi);
+		if ((what & PLAN_CHECK_RESULTS) && plan->results_files && !same_cwd_before(plan, vi))
+			check_results(&ck, vi);
+	}
+	return errlist_report(&ck.errors);
+}

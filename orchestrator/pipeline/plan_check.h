@@ -1,0 +1,30 @@
+/*
+ * plan_check: what a loaded plan names on this machine, checked before
+ * anything runs — each variant's cwd is a directory, its program
+ * (command[0], where it does not depend on a run) is found on the PATH
+ * its child will have and is executable, its assemblies patterns match a
+ * file, and the directory of results.files exists or lies in the run's
+ * own directory. Every problem is reported (through errlist), each naming
+ * the variant and the key. It runs nothing; plan.c has already checked
+ * the document itself (and read the variants file).
+ */
+#ifndef ABEV_PLAN_CHECK_H
+#define ABEV_PLAN_CHECK_H
+
+#include "plan/plan.h"
+
+/* Each variant's cwd is always checked; these add to it. */
+enum plan_check_what {
+	PLAN_CHECK_PROGRAMS = 1u << 1,
+	PLAN_CHECK_ASSEMBLIES = 1u << 2,
+	PLAN_CHECK_RESULTS = 1u << 3,
+	PLAN_CHECK_ALL = 0xeu,
+};
+
+/*
+ * Checks what (PLAN_CHECK_* bits). Returns 0, or -1 after error() for
+ * every problem (at most ERRLIST_KEEP, then how many more).
+ */
+int plan_check(const struct plan *plan, unsigned what);
+
+#endif

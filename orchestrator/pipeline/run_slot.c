@@ -1,0 +1,688 @@
+/*
+ * run_slot: one slot of the schedule — each attempt waits out the gap,
+ * runs the prepare step and the measured command through proc with the
+ * samples around it that judge its load (machine CPU, load average, other
+ * abev runs, load.exclusive processes), records what was measured, has
+ * judge.c judge it, writes its files and result.json, and repeats the
+ * slot while judge_load() discards the attempt and repeats are left. It
+ * does not decide whether a run counts (judge.c) and does not set up or
+ * finish the run (runner.c).
+ */
+#include "pipeline/run_slot.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/cpulist.h"
+#include "util/dirat.h"
+#include "pipeline/judge.h"
+#include "evidence/ledger.h"
+#include "run/prepare.h"
+#include "run/proc.h"
+#include "evidence/seal.h"
+#include "run/sysstat.h"
+#include "util/tree.h"
+#include "util/util.h"
+
+/* The child's environment: abev's own, then the plan's, then ABEV_*. Caller frees. */
+static char **build_env(const struct plan_variant *v, const struct plan_vars *vars)
+{
+	size_t n;
+	char **env = plan_variant_env(v, vars, &n);
+	char round[16];
+
+	snprintf(round, sizeof(round), "%u", vars->round);
+	env_set(&env, &n, "ABEV_RUN_DIR", vars->run_dir);
+	env_set(&env, &n, "ABEV_VARIANT", vars->variant);
+	env_set(&env, &n, "ABEV_PHASE", vars->phase);
+	env_set(&env, &n, "ABEV_ROUND", round);
+	return env;
+}
+
+struct tick_ctx {
+	struct progress *prog;
+	int64_t gap_total_ns;
+	struct overlap_watch *watch;
+};
+
+static void run_tick(void *arg, int64_t elapsed_ns)
+{
+	struct tick_ctx *t = arg;
+	progress_tick(t->prog, elapsed_ns);
+	if (t->watch)
+		overlap_watch_scan(t->watch);
+}
+
+static void gap_tick(void *arg, int64_t elapsed_ns)
+{
+	struct tick_ctx *t = arg;
+	progress_gap(t->prog, t->gap_total_ns - elapsed_ns);
+}
+
+static void set_status(struct invocation *inv, const struct proc_result *res,
+		       const struct plan *plan)
+{
+	switch (res->outcome) {
+	case PROC_EXITED:
+		/* Whether the exit code is acceptable is the exit_code guard's call. */
+		inv->status = INV_OK;
+		break;
+	case PROC_SIGNALED:
+		inv->status = INV_FAILED;
+		inv->reason = xasprintf("killed by signal %d (%s)%s", res->signal,
+					proc_signal_name(res->signal),
+					res->core_dumped ? ", core dumped" : "");
+		break;
+	case PROC_TIMED_OUT:
+		inv->status = INV_TIMED_OUT;
+		inv->reason = xasprintf("timed out after %g s; stopped with %s", plan->timeout_seconds,
+					proc_signal_name(res->signal));
+		break;
+	case PROC_EXEC_FAILED:
+		inv->status = INV_EXEC_FAILED;
+		inv->reason = xstrdup(res->exec_error ? res->exec_error : "could not be executed");
+		break;
+	case PROC_INTERRUPTED:
+		inv->status = INV_INTERRUPTED;
+		inv->reason = xasprintf("abev received %s; the process group was stopped",
+					proc_signal_name(res->interrupt_signal));
+		break;
+	}
+}
+
+/*
+ * The contention figures of a run as proc measured them: the child tree's
+ * CPU wait, and the machine's (/proc/pressure/cpu) over the same window for
+ * context. A command that never ran waited for nothing.
+ */
+static void record_cpu_wait(struct invocation *inv, const struct proc_result *res)
+{
+	if (res->outcome == PROC_EXEC_FAILED) {
+		inv->cpu_wait_note = xstrdup("the command was not executed");
+		return;
+	}
+	inv->cpu_wait_ns = res->cpu_wait_ns;
+	inv->cpu_wait_source = res->cpu_wait_source ? xstrdup(res->cpu_wait_source) : NULL;
+	inv->cpu_wait_note = res->cpu_wait_note ? xstrdup(res->cpu_wait_note) : NULL;
+	inv->system_cpu_wait_ns = res->system_cpu_wait_ns;
+}
+
+/*
+ * An invocation whose prepare command did not succeed: the measured
+ * command was not run, so the slot fails (or stops the run, when abev
+ * was interrupted) with the prepare step's reason.
+ */
+static void record_unprepared(struct run_state *st, struct invocation *inv)
+{
+	const struct invocation_prepare *p = inv->prepare;
+
+	run_now_utc(inv->start_utc);
+	memcpy(inv->end_utc, inv->start_utc, sizeof(inv->end_utc));
+	inv->cpu_wait_note = xstrdup("the command was not run: its prepare command failed");
+	if (p->interrupt_signal) {
+		inv->status = INV_INTERRUPTED;
+		st->interrupt = p->interrupt_signal;
+	} else {
+		inv->status = INV_FAILED;
+	}
+	inv->reason = xasprintf("not run: the prepare command %s", p->reason);
+}
+
+/* An invocation of slot, attempt (1-based), before anything runs. */
+static void inv_init(const struct run_state *st, const struct sched_slot *slot,
+		     unsigned attempt, struct invocation *inv)
+{
+	const struct plan *plan = st->plan;
+	const struct plan_variant *v = &plan->variants[slot->variant];
+	const char *phase = slot->warmup ? "warmup" : "run";
+
+	memset(inv, 0, sizeof(*inv));
+	inv->seq = (unsigned)st->ninvs + 1;
+	inv->variant = xstrdup(v->name);
+	inv->warmup = slot->warmup;
+	inv->round = slot->round;
+	inv->attempt = attempt;
+	inv->exit_code = -1;
+	inv->foreign_cpu = -1;
+	inv->foreign_cpu_resolution = -1;
+	inv->max_foreign_cpu = plan->max_foreign_cpu;
+	inv->max_cpu_wait_pct = plan->max_cpu_wait_pct;
+	inv->cpu_wait_ns = -1;
+	inv->system_cpu_wait_ns = -1;
+	inv->foreign_busy_ns = -1;
+	inv->foreign_wait_ns = -1;
+	inv->cpus = v->cpus ? xstrdup(v->cpus) : NULL;
+	inv->cg_memory_peak_bytes = -1;
+	inv->cg_cpu_usage_ns = -1;
+	if (attempt == 1)
+		inv->dir = xasprintf(EVIDENCE_RUNS_DIR "/%s/%s-%u", v->name, phase, slot->round);
+	else
+		inv->dir = xasprintf(EVIDENCE_RUNS_DIR "/%s/%s-%u-attempt-%u", v->name, phase, slot->round, attempt);
+	inv->cwd = xstrdup(v->cwd);
+}
+
+/* The command and results pattern with the placeholders expanded. 0, or -1 after error(). */
+static int inv_expand(const struct plan *plan, const struct plan_variant *v,
+		      const struct plan_vars *vars, struct invocation *inv)
+{
+	inv->argv = xcalloc(v->command_len + 1, sizeof(*inv->argv));
+	for (size_t i = 0; i < v->command_len; i++) {
+		inv->argv[i] = plan_expand(v->command[i], vars);
+		if (!inv->argv[i])
+			return -1;
+		inv->argc++;
+	}
+	if (plan->results_files)
+		inv->results_files = plan_expand(plan->results_files, vars);
+	return 0;
+}
+
+/* What proc measured, as the invocation records it. */
+static void inv_record(struct invocation *inv, const struct proc_result *res,
+		       const struct cpustat *cs_before, const struct cpustat *cs_after,
+		       const struct plan *plan)
+{
+	utc_format(inv->start_utc, &res->start_real);
+	utc_format(inv->end_utc, &res->end_real);
+	inv->fig = res->fig;
+	inv->exit_code = res->outcome == PROC_EXITED ? res->exit_code : -1;
+	inv->signal = res->signal;
+	inv->core_dumped = res->core_dumped;
+	inv->timed_out = res->outcome == PROC_TIMED_OUT;
+	inv->exec_error = res->exec_error ? xstrdup(res->exec_error) : NULL;
+	inv->leftovers_killed = res->leftovers_killed;
+	inv->stops_abev = res->stops_abev;
+	inv->stops_child = res->stops_child;
+	inv->suspended_ns = res->suspended_ns;
+	inv->logs[0] = (struct invocation_log){ res->out.bytes_written, res->out.bytes_dropped };
+	inv->logs[1] = (struct invocation_log){ res->err.bytes_written, res->err.bytes_dropped };
+	if (res->outcome != PROC_EXEC_FAILED) {
+		inv->foreign_cpu = sysstat_foreign_cpu(cs_before, cs_after,
+						       res->fig.user_ns + res->fig.sys_ns + res->self_cpu_ns,
+						       res->fig.wall_ns);
+		/*
+		 * Kept as result.json keeps it (6 decimals), so that a report
+		 * rendered again from the evidence shows the same figures.
+		 */
+		if (inv->foreign_cpu >= 0) {
+			inv->foreign_cpu = round(inv->foreign_cpu * 1e6) / 1e6;
+			inv->foreign_cpu_resolution = sysstat_foreign_cpu_resolution(res->fig.wall_ns);
+		}
+		inv->foreign_busy_ns = sysstat_foreign_busy_ns(cs_before, cs_after,
+							       res->fig.user_ns + res->fig.sys_ns +
+							       res->self_cpu_ns,
+							       res->fig.wall_ns);
+		if (inv->foreign_busy_ns >= 0)
+			inv->run_cpus = cs_before->set_cpus;
+	}
+	record_cpu_wait(inv, res);
+	inv->foreign_wait_ns = sysstat_foreign_wait_ns(inv->cpu_wait_ns, inv->foreign_busy_ns,
+						       inv->run_cpus);
+	if (!res->cgroup_reason) {
+		inv->cgroup_valid = 1;
+		inv->cg_memory_peak_bytes = res->cg_memory_peak_bytes;
+		inv->cg_cpu_usage_ns = res->cg_cpu_usage_ns;
+		if (res->cg_memory_note)
+			inv->cgroup_note = xstrdup(res->cg_memory_note);
+	} else {
+		inv->cgroup_note = xstrdup(res->cgroup_reason);
+	}
+	set_status(inv, res, plan);
+}
+
+/* Run-level notes on what the invocation's logs and leftovers lost. */
+static void note_losses(struct run_state *st, const struct invocation *inv)
+{
+	const struct plan *plan = st->plan;
+
+	for (int i = 0; i < 2; i++) {
+		const struct invocation_log *lg = &inv->logs[i];
+		if (lg->bytes_dropped <= 0)
+			continue;
+		if (lg->bytes_written >= plan->max_log_bytes)
+			run_state_note(st, xasprintf("%s: %s was truncated at limits.max_log_bytes: %lld "
+					       "bytes kept, %lld more read and dropped",
+					       inv->dir, i ? EVIDENCE_STDERR_LOG : EVIDENCE_STDOUT_LOG,
+					       (long long)lg->bytes_written,
+					       (long long)lg->bytes_dropped));
+		else
+			run_state_note(st, xasprintf("%s: %s is incomplete: writing it failed after %lld "
+					       "bytes (see abev's error output, e.g. the file-size "
+					       "limit), %lld more read and dropped",
+					       inv->dir, i ? EVIDENCE_STDERR_LOG : EVIDENCE_STDOUT_LOG,
+					       (long long)lg->bytes_written,
+					       (long long)lg->bytes_dropped));
+	}
+	if (inv->leftovers_killed)
+		run_state_note(st, xasprintf("%s: %u process(es) left behind by the child were killed",
+				       inv->dir, inv->leftovers_killed));
+}
+
+/*
+ * Runs proc with the samples around it that judge the run's load. 0, or
+ * -1 after error() when the process could not be run.
+ */
+static int measure(struct run_state *st, const struct proc_spec *spec, struct invocation *inv,
+		   struct proc_result *res, const struct cpulist *run_cpus,
+		   struct cpustat *cs_before, struct cpustat *cs_after)
+{
+	struct peers_look look_before = PEERS_LOOK_INIT, look_after = PEERS_LOOK_INIT;
+	int ret = -1;
+
+	judge_before(st->judge, inv);
+	loadavg_read(&inv->load_before);
+	peers_look_now(&st->peers, &look_before);
+	overlap_watch_scan(&st->watch);
+	cpustat_read_set(run_cpus, cs_before);
+	if (proc_run(spec, res) < 0)
+		goto out;
+	cpustat_read_set(run_cpus, cs_after);
+	overlap_watch_scan(&st->watch);
+	peers_look_now(&st->peers, &look_after);
+	peers_overlap(&st->peers, &look_before, &look_after, &st->watch);
+	overlap_watch_take(&st->watch, &inv->overlaps, &inv->noverlaps, &inv->overlaps_unnamed);
+	loadavg_read(&inv->load_after);
+	ret = 0;
+out:
+	peers_look_release(&look_before);
+	peers_look_release(&look_after);
+	return ret;
+}
+
+/*
+ * Whether the invocation's directory is still the one abev made (made:
+ * its identity then). A run may have deleted it, or replaced it (or a
+ * directory above it) by a link to elsewhere, another directory or a
+ * file: abev follows nothing, removes only the link or file that stands
+ * at the run directory's own name, makes the directory again for the
+ * record, and says what it found. Returns NULL when it is intact, else
+ * the reason the invocation fails (caller frees); -1 in *err when the
+ * record has no place (a directory above it is not abev's).
+ */
+static char *run_dir_check(struct run_state *st, const struct invocation *inv,
+			   const struct stat *made, int *err)
+{
+	struct stat now;
+	struct dirat again = DIRAT_INIT;
+	char *what = NULL, *reason = NULL;
+	int r = dirat_lstat(&st->ev, inv->dir, &now);
+
+	*err = 0;
+	if (r == 0 && S_ISDIR(now.st_mode) && now.st_dev == made->st_dev &&
+	    now.st_ino == made->st_ino)
+		return NULL;
+	if (r < 0 && errno == ENOENT) {
+		what = xstrdup("deleted it");
+	} else if (r < 0) {
+		*err = error("%s: a directory above the run directory was replaced during the "
+			     "run (%s); abev did not follow it", inv->dir, strerror(errno));
+		return NULL;
+	} else if (S_ISLNK(now.st_mode)) {
+		char target[1024];
+		const char *base;
+		int dfd = dirat_parent(&st->ev, inv->dir, &base);
+		ssize_t n = dfd >= 0 ? readlinkat(dfd, base, target, sizeof(target) - 1) : -1;
+		char *shown;
+		if (dfd >= 0)
+			close(dfd);
+		target[n < 0 ? 0 : n] = '\0';
+		shown = evname_printable(target, strlen(target));
+		what = xasprintf("replaced it by a symbolic link to '%s'", shown);
+		free(shown);
+	} else if (S_ISDIR(now.st_mode)) {
+		what = xstrdup("replaced it by another directory");
+	} else {
+		what = xasprintf("replaced it by a %s", tree_kind(now.st_mode));
+	}
+	/* Only the link or file at the run directory's own name goes: never what it points to. */
+	if (r == 0 && !S_ISDIR(now.st_mode) && dirat_unlink(&st->ev, inv->dir, 0) < 0) {
+		*err = error("cannot remove '%s/%s': %s", st->root, inv->dir, strerror(errno));
+		goto out;
+	}
+	if (dirat_mkdirs(&st->ev, inv->dir, &again) < 0) {
+		*err = -1;
+		goto out;
+	}
+	reason = xasprintf("the run %s during the run (abev followed nothing there; what the "
+			   "run wrote in its directory is not in the evidence)", what);
+	run_state_note(st, xasprintf("%s: %s", inv->dir, reason));
+out:
+	dirat_release(&again);
+	free(what);
+	return reason;
+}
+
+/*
+ * What an earlier run planted where this invocation's directory is to be
+ * made (runs/, runs/<variant>/ or the directory itself): a link or other
+ * non-directory at one of those names is removed (the link itself, never
+ * what it points to), a directory at the invocation's own name is moved
+ * aside. Either makes the evidence failed: the notes say what was found.
+ * 0, or -1 after error().
+ */
+static int clear_planted(struct run_state *st, const char *dir)
+{
+	char *prefix = xstrdup(dir);
+	int ret = 0;
+
+	for (char *p = prefix;; p++) {
+		struct stat now;
+		char c = *p;
+		if (c && c != '/')
+			continue;
+		*p = '\0';
+		if (dirat_lstat(&st->ev, prefix, &now) == 0 && (!S_ISDIR(now.st_mode) || !c)) {
+			char *aside = NULL;
+			if (!S_ISDIR(now.st_mode)) {
+				if (dirat_unlink(&st->ev, prefix, 0) < 0)
+					ret = error("cannot remove '%s/%s': %s", st->root, prefix,
+						    strerror(errno));
+			} else {
+				aside = xasprintf("%s-planted", prefix);
+				if (dirat_rename(&st->ev, prefix, aside) < 0)
+					ret = error("cannot move '%s/%s' aside: %s", st->root, prefix,
+						    strerror(errno));
+			}
+			run_state_note(st, xasprintf("%s: a %s planted by an earlier run stood where abev "
+						     "makes this directory; %s", prefix,
+						     tree_kind(now.st_mode),
+						     aside ? "it was moved aside, and is not abev's record"
+							   : "it was removed (not followed)"));
+			st->tampered++;
+			free(aside);
+		}
+		*p = c;
+		if (!c || ret < 0)
+			break;
+	}
+	free(prefix);
+	return ret;
+}
+
+/* A run directory that was swapped fails its invocation, whatever else happened. */
+static void fail_swapped(struct invocation *inv, char *why)
+{
+	char *reason = inv->reason ? xasprintf("%s; %s", why, inv->reason) : xstrdup(why);
+
+	if (inv->status != INV_INTERRUPTED)
+		inv->status = INV_FAILED;
+	free(inv->reason);
+	inv->reason = reason;
+	free(why);
+}
+
+/*
+ * Runs the invocation's command in its directory abs_dir and records what
+ * was measured. *signo: the interrupt signal when abev was interrupted
+ * while it ran, else 0. 0, or -1 after error().
+ */
+static int run_process(struct run_state *st, const struct plan_variant *v, char **env,
+		       const struct stat *made, struct invocation *inv, int *signo, int *swapped)
+{
+	const struct plan *plan = st->plan;
+	char *out_path = path_join(inv->dir, EVIDENCE_STDOUT_LOG);
+	char *err_path = path_join(inv->dir, EVIDENCE_STDERR_LOG);
+	char *why = NULL;
+	int err = 0;
+	char *cg_name = xasprintf("%u", inv->seq);
+	struct cpulist cpus = CPULIST_INIT;
+	struct tick_ctx tick = { &st->prog, 0, &st->watch };
+	struct proc_result res;
+	struct cpustat cs_before, cs_after;
+	int ret = -1;
+
+	memset(&res, 0, sizeof(res));
+	if (v->cpus) {
+		char *bad = NULL;
+		/* The plan checked it; a failure here is abev's own. */
+		if (cpulist_parse(v->cpus, &cpus, &bad) < 0) {
+			error("variant '%s': cpus %s", v->name, bad);
+			free(bad);
+			goto out;
+		}
+	}
+
+	struct proc_spec spec = {
+		.argv = (const char *const *)inv->argv,
+		.envp = (const char *const *)env,
+		.cwd = v->cwd,
+		.stdout_path = out_path,
+		.stderr_path = err_path,
+		.log_dir = &st->ev,
+		.timeout_ns = (int64_t)(plan->timeout_seconds * 1e9),
+		.grace_ns = (int64_t)(plan->kill_grace_seconds * 1e9),
+		.log_capped = 1,
+		.log_max_bytes = plan->max_log_bytes,
+		.cgroup_name = cg_name,
+		.cpus = v->cpus ? &cpus : NULL,
+		.tick = run_tick,
+		.tick_arg = &tick,
+	};
+
+	if (!v->cpus)
+		sysstat_affinity(&cpus);
+	if (measure(st, &spec, inv, &res, &cpus, &cs_before, &cs_after) < 0)
+		goto out;
+	why = run_dir_check(st, inv, made, &err);
+	if (err < 0)
+		goto out;
+	/* What the child left in its directory must be sealable: links and odd names go. */
+	if (!why && seal_tidy(&st->ev, inv->dir, run_state_note_cb, st) < 0)
+		goto out;
+	inv_record(inv, &res, &cs_before, &cs_after, plan);
+	*swapped = why != NULL;
+	if (why)
+		fail_swapped(inv, why);
+	why = NULL;
+	*signo = res.outcome == PROC_INTERRUPTED ? res.interrupt_signal : 0;
+	ret = 0;
+out:
+	proc_result_release(&res);
+	free(out_path);
+	free(err_path);
+	free(cg_name);
+	free(why);
+	return ret;
+}
+
+/*
+ * The variant's prepare command, its log kept in the invocation's
+ * directory once that is known to be abev's still. 0, or -1 after
+ * error() when abev itself could not go on.
+ */
+static int run_prepare(struct run_state *st, const struct plan_variant *v,
+		       const struct plan_vars *vars, char **env, const struct stat *made,
+		       struct invocation *inv, int *swapped)
+{
+	struct strbuf log = STRBUF_INIT;
+	char *why = NULL, *log_rel = NULL;
+	int err = 0, ret = -1;
+
+	if (prepare_run(st->plan, v, vars, env, &log, &inv->prepare) < 0)
+		goto out;
+	why = run_dir_check(st, inv, made, &err);
+	if (err < 0)
+		goto out;
+	if (why) {
+		*swapped = 1;
+		free(inv->prepare->reason);
+		inv->prepare->reason = xasprintf("left its run directory changed: %s", why);
+		ret = 0;
+		goto out;
+	}
+	log_rel = path_join(inv->dir, EVIDENCE_PREPARE_LOG);
+	ret = ledger_write(&st->ledger, &st->ev, log_rel, log.buf, log.len);
+out:
+	strbuf_release(&log);
+	free(log_rel);
+	free(why);
+	return ret;
+}
+
+/*
+ * Runs one attempt of a slot and fills *inv. Returns 0 when the attempt
+ * is recorded (whatever its status), -1 on a runtime error of abev's own.
+ */
+static int run_one(struct run_state *st, const struct sched_slot *slot, unsigned attempt,
+		   struct invocation *inv)
+{
+	const struct plan *plan = st->plan;
+	const struct plan_variant *v = &plan->variants[slot->variant];
+	struct dirat made_dir = DIRAT_INIT;
+	struct stat made;
+	char *abs_dir;
+	char **env = NULL;
+	int signo = 0, swapped = 0, ret = -1;
+
+	inv_init(st, slot, attempt, inv);
+	abs_dir = path_join(st->root, inv->dir);
+	/* Made beneath the evidence root, with no link followed: what is there already is not abev's. */
+	if (clear_planted(st, inv->dir) < 0 || dirat_mkdirs(&st->ev, inv->dir, &made_dir) < 0)
+		goto out;
+	/* Under run_as the child may write its own directory, and nothing else of the evidence. */
+	if (proc_run_as_grant(made_dir.fd, abs_dir) < 0)
+		goto out;
+	if (fstat(made_dir.fd, &made) < 0) {
+		error("cannot stat '%s': %s", abs_dir, strerror(errno));
+		goto out;
+	}
+	struct plan_vars vars = { abs_dir, v->name, slot->warmup ? "warmup" : "run", slot->round };
+	if (inv_expand(plan, v, &vars, inv) < 0)
+		goto out;
+	env = build_env(v, &vars);
+	if (v->prepare_len && run_prepare(st, v, &vars, env, &made, inv, &swapped) < 0)
+		goto out;
+	if (v->prepare_len && (swapped || strcmp(inv->prepare->status, "ok"))) {
+		record_unprepared(st, inv);
+		ret = 0;
+		goto out;
+	}
+	if (run_process(st, v, env, &made, inv, &signo, &swapped) < 0)
+		goto out;
+	if (swapped) {
+		judge_limit_files(st->judge, inv, &st->ev, run_state_note_cb, st);
+	} else if (inv->status == INV_INTERRUPTED) {
+		st->interrupt = signo;
+		judge_limit_files(st->judge, inv, &st->ev, run_state_note_cb, st);
+	} else {
+		judge_invocation(st->judge, inv, &st->ev, run_state_note_cb, st);
+	}
+	judge_load(st->judge, inv, attempt);
+	note_losses(st, inv);
+	ret = 0;
+out:
+	/* Back to abev, whatever ran: the directory it made is abev's again. */
+	if (made_dir.fd >= 0 && proc_run_as_revoke(made_dir.fd, abs_dir) < 0)
+		ret = -1;
+	/* A run that never got as far as the watch leaves nothing for the next one. */
+	overlap_watch_release(&st->watch);
+	strv_free(env);
+	dirat_release(&made_dir);
+	free(abs_dir);
+	return ret;
+}
+
+static void ensure_capacity(struct run_state *st)
+{
+	/* Kept out of every child's fork (util.h): the records grow with the run. */
+	UNFORKED_GROW(st->invs, st->ninvs + 1, st->alloc);
+}
+
+/* Waits out the gap since the previous process ended. The interrupt signal, or 0. */
+static int wait_gap(struct run_state *st)
+{
+	if (st->have_prev) {
+		int64_t wait = st->next_start - mono_ns();
+		struct tick_ctx t = { &st->prog, wait, NULL };
+		if (wait > 0 && proc_sleep(wait, gap_tick, &t))
+			st->interrupt = proc_interrupted();
+	}
+	if (!st->interrupt)
+		st->interrupt = proc_interrupted();
+	return st->interrupt;
+}
+
+/* Whether variant has a recorded run (not a warmup) that was not discarded. */
+static int has_kept_run(const struct run_state *st, const char *variant)
+{
+	for (size_t i = 0; i < st->ninvs; i++)
+		if (!st->invs[i].warmup && st->invs[i].status != INV_DISCARDED &&
+		    !strcmp(st->invs[i].variant, variant))
+			return 1;
+	return 0;
+}
+
+/*
+ * One attempt of slot, recorded and written. Returns 1 when the slot is
+ * done (kept, failed, lost, or the run stops), 0 when it is repeated.
+ */
+static int run_attempt(struct run_state *st, const struct sched_slot *slot, unsigned attempt)
+{
+	const struct plan *plan = st->plan;
+	struct invocation *inv;
+
+	progress_start(&st->prog, st->ninvs, plan->variants[slot->variant].name, slot->warmup,
+		       slot->round, attempt);
+	if (wait_gap(st))
+		return 1;
+	ensure_capacity(st);
+	inv = &st->invs[st->ninvs];
+	if (run_one(st, slot, attempt, inv) < 0) {
+		/* What it left is not abev's record, but it is no stranger's either. */
+		if (inv->dir)
+			(void)ledger_keep_tree(&st->ledger, &st->ev, inv->dir);
+		invocation_release(inv);
+		st->runtime_error = 1;
+		run_state_note(st, xasprintf("abev stopped: could not start %s %s %u",
+					     plan->variants[slot->variant].name,
+					     slot->warmup ? "warmup" : "run", slot->round));
+		return 1;
+	}
+	st->ninvs++;
+	st->next_start = mono_ns() + (int64_t)(plan->gap_seconds * 1e9);
+	st->have_prev = 1;
+	/* Once its files are written, the invocation's directory is final: the ledger keeps it. */
+	if (evidence_write_invocation(&st->ledger, &st->ev, inv) < 0 ||
+	    ledger_keep_tree(&st->ledger, &st->ev, inv->dir) < 0 || run_state_write(st, 0) < 0) {
+		st->runtime_error = 1;
+		run_state_note(st, xasprintf("abev stopped: the files of %s could not be written "
+					     "(see abev's error output); they may be missing or "
+					     "incomplete here",
+					     inv->dir));
+		return 1;
+	}
+	progress_done(&st->prog, inv);
+	if (inv->status != INV_DISCARDED)
+		return 1;
+	if (attempt > plan->max_repeats) {
+		st->lost++;
+		run_state_note(st, xasprintf("%s run %u: all %u attempt(s) were discarded for "
+					     "contention or overlap (last: %s); this slot has no "
+					     "measurement",
+					     inv->variant, inv->round, attempt,
+					     inv->guards[inv->nguards - 1].reason));
+		/*
+		 * Fail fast: a variant that has not had one counted run within the
+		 * repeat budget will not get its comparison from the slots left,
+		 * so the plan stops now rather than minutes later.
+		 */
+		if (!has_kept_run(st, inv->variant))
+			st->gave_up = xasprintf("abev stopped the plan after %s run %u: all %u "
+						"attempt(s) were discarded and %s has no counted run "
+						"yet, so no comparison could be made of the rest",
+						inv->variant, inv->round, attempt, inv->variant);
+		return 1;
+	}
+	return 0;
+}
+
+void run_slot(struct run_state *st, const struct sched_slot *slot)
+{
+	for (unsigned attempt = 1; !run_attempt(st, slot, attempt); attempt++)
+		st->prog.total++;
+}

@@ -1,0 +1,459 @@
+/*
+ * run_state: the state of `abev run` and its writing as result.json and
+ * report.md. result.json is written at the start ("running") and at the
+ * end; between the two each finished invocation is appended to the
+ * journal (journal.h), so that a run killed at any point leaves evidence
+ * that says it is incomplete and what ran, and the work between two
+ * invocations does not grow with the run. It starts no process and
+ * judges no invocation: the slot loop (run_slot.c) and judge.c do.
+ */
+#include "pipeline/run_state.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/statvfs.h>
+#include <time.h>
+
+#include "pipeline/judge.h"
+#include "evidence/metadata.h"
+#include "report/plots.h"
+#include "run/proc.h"
+#include "report/report.h"
+#include "evidence/seal.h"
+#include "util/util.h"
+
+/*
+ * Less free space than this on the evidence's file system at the end of
+ * a run is a full disk: abev's own writes failed or were about to.
+ */
+#define DISK_FULL_BYTES (64u * 1024)
+
+void run_state_init(struct run_state *st, const struct plan *plan,
+		    const struct runner_options *opt)
+{
+	memset(st, 0, sizeof(*st));
+	st->plan = plan;
+	st->opt = opt;
+	st->ev = (struct dirat)DIRAT_INIT;
+	st->ledger = (struct ledger)LEDGER_INIT;
+	st->journal = (struct journal)JOURNAL_INIT;
+}
+
+void run_state_note(struct run_state *st, char *note)
+{
+	st->notes = xrealloc(st->notes, (st->nnotes + 1) * sizeof(*st->notes));
+	st->notes[st->nnotes++] = note;
+}
+
+void run_state_note_cb(void *ctx, char *note)
+{
+	run_state_note(ctx, note);
+}
+
+void run_now_utc(char out[UTC_STAMP_LEN])
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	utc_format(out, &ts);
+}
+
+/*
+ * abev's own peak RSS. VmHWM belongs to this process's address space
+ * alone; ru_maxrss would also carry the high-water mark of whatever
+ * process started abev (the kernel keeps it across execve), so it is the
+ * fallback only.
+ */
+static int64_t self_max_rss(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct rusage ru;
+	int64_t kib = -1;
+
+	if (read_file_capped(&sb, "/proc/self/status", 64 * 1024) == 0) {
+		const char *p = strstr(sb.buf, "\nVmHWM:");
+		if (p && sscanf(p + 7, "%" SCNd64, &kib) != 1)
+			kib = -1;
+	}
+	strbuf_release(&sb);
+	if (kib >= 0)
+		return kib * 1024;
+	if (getrusage(RUSAGE_SELF, &ru) < 0)
+		return 0;
+	return (int64_t)ru.ru_maxrss * 1024;
+}
+
+enum run_status run_state_status(const struct run_state *st, int final)
+{
+	if (!final)
+		return RUN_RUNNING;
+	if (st->interrupt)
+		return RUN_INTERRUPTED;
+	if (st->runtime_error || st->lost || st->tampered)
+		return RUN_FAILED;
+	for (size_t i = 0; i < st->ninvs; i++)
+		if (st->invs[i].status != INV_OK && st->invs[i].status != INV_DISCARDED)
+			return RUN_FAILED;
+	return RUN_COMPLETED;
+}
+
+/*
+ * The last result.json could not be written whole (the file-size limit,
+ * a full disk): a short one without the invocation records, which each
+ * invocation's own result.json keeps, so that the evidence does not say
+ * "running" as if abev had been killed, and says what is missing.
+ */
+static void write_short_state(struct run_state *st, struct run_header *hdr,
+			      enum run_status status, int err)
+{
+	const char **notes = xcalloc(st->nnotes + 1, sizeof(*notes));
+	char *why = xasprintf("result.json could not be written in full (%s%s); this shorter "
+			      "one leaves out the %zu invocation record(s): %s and each "
+			      "invocation's own result.json under runs/ hold them",
+			      strerror(err), err == EFBIG ? ": the file-size limit, ulimit -f" : "",
+			      st->ninvs, EVIDENCE_JOURNAL_FILE);
+
+	for (size_t i = 0; i < st->nnotes; i++)
+		notes[i] = st->notes[i];
+	notes[st->nnotes] = why;
+	hdr->notes = notes;
+	hdr->nnotes = st->nnotes + 1;
+	hdr->left_out = st->ninvs;
+	if (status == RUN_COMPLETED)
+		status = RUN_FAILED;
+	if (evidence_write_run(&st->ev, hdr, status, NULL, 0) == 0)
+		error("wrote a shorter result.json without the invocation records instead");
+	hdr->notes = (const char *const *)st->notes;
+	hdr->nnotes = st->nnotes;
+	hdr->left_out = 0;
+	free(why);
+	free(notes);
+}
+
+/* result.json's header, from the state as it is now. */
+static void fill_header(const struct run_state *st, int final, struct run_header *out)
+{
+	const struct plan *plan = st->plan;
+
+	*out = (struct run_header){
+		.file = final && !st->unsealed ? EVIDENCE_RESULT_FILE EVIDENCE_STAGED_SUFFIX : NULL,
+		.plan_name = plan->name,
+		.plan_description = plan->description,
+		.plan_path = plan->path,
+		.order = plan_order_name(plan->order),
+		.seed = plan->seed,
+		.warmups = plan->warmups,
+		.runs = plan->runs,
+		.gap_seconds = plan->gap_seconds,
+		.timeout_seconds = plan->timeout_seconds,
+		.max_foreign_cpu = plan->max_foreign_cpu,
+		.max_cpu_wait_pct = plan->max_cpu_wait_pct,
+		.max_cpu_wait_pct_from = plan->max_cpu_wait_pct_from,
+		.cpus = plan->cpus,
+		.max_repeats = plan->max_repeats,
+		.exclusive = (const char *const *)plan->exclusive,
+		.nexclusive = plan->nexclusive,
+		.lock_dir = st->peers.dir,
+		.wait = st->opt->wait,
+		.waited_ns = st->waited_ns,
+		.run_as_user = proc_run_as_user() ? proc_run_as_user()->name : NULL,
+		.run_as_from = plan->run_as_from,
+		.run_as_uid = proc_run_as_user() ? (int64_t)proc_run_as_user()->uid : -1,
+		.run_as_gid = proc_run_as_user() ? (int64_t)proc_run_as_user()->gid : -1,
+		.abev_version = ABEV_VERSION,
+		.started_utc = st->started,
+		.ended_utc = final ? st->ended : "",
+		.variant_names = st->variant_names,
+		.nvariants = plan->nvariants,
+		.planned = (unsigned)st->planned,
+		.interrupt = st->interrupt ? proc_signal_name(st->interrupt) : NULL,
+		.abev_max_rss_bytes = st->max_rss_bytes,
+		.notes = (const char *const *)st->notes,
+		.nnotes = st->nnotes,
+		.reproduce = st->opt->reproduce,
+		.reproduce_cwd = st->cwd,
+		.plan_sha256 = st->plan_sha256,
+		.evidence_dir = st->opt->out_dir,
+		.signed_evidence = st->opt->key != NULL,
+		.pubkey = st->opt->pubkey,
+		.key_source = st->opt->key_source,
+		.report_template = plan->report_template ? EVIDENCE_TEMPLATE_FILE : NULL,
+		.comparison = st->compared ? &st->cmp : NULL,
+		.gate_defs = st->gate_defs,
+		.ngate_defs = st->plan->ngates,
+	};
+}
+
+/* report.md's input, from the state as it is now. */
+static void fill_report(const struct run_state *st, enum run_status status, int final,
+			struct report_input *out)
+{
+	const struct plan *plan = st->plan;
+
+	*out = (struct report_input){
+		.file = final && !st->unsealed ? EVIDENCE_REPORT_FILE EVIDENCE_STAGED_SUFFIX : NULL,
+		.plan_name = plan->name,
+		.description = plan->description,
+		.status = run_status_name(status),
+		.started_utc = st->started,
+		.ended_utc = final ? st->ended : "",
+		.order = plan_order_name(plan->order),
+		.warmups = plan->warmups,
+		.runs = plan->runs,
+		.gap_seconds = plan->gap_seconds,
+		.seed = plan->seed,
+		.timeout_seconds = plan->timeout_seconds,
+		.max_foreign_cpu = plan->max_foreign_cpu,
+		.max_cpu_wait_pct = plan->max_cpu_wait_pct,
+		.max_repeats = plan->max_repeats,
+		.variant_names = st->variant_names,
+		.nvariants = plan->nvariants,
+		.invs = st->invs,
+		.ninvs = st->ninvs,
+		.reproduce = st->opt->reproduce,
+		.reproduce_cwd = st->cwd,
+		.plan_path = plan->path,
+		.plan_sha256 = st->plan_sha256,
+		.notes = (const char *const *)st->notes,
+		.nnotes = st->nnotes,
+		.signed_evidence = st->opt->key != NULL,
+		.evidence_dir = st->opt->out_dir,
+		.pubkey = st->opt->pubkey,
+		.comparison = st->compared ? &st->cmp : NULL,
+		.environment = st->have_env ? &st->env : NULL,
+		.template_text = plan->report_template,
+		.template_len = plan->report_template_len,
+	};
+}
+
+/*
+ * At the end of a run, before the reserve is given back: a full file
+ * system is why abev's writes failed (or the child's logs were cut), and
+ * the evidence says so and counts as failed.
+ */
+static void check_disk(struct run_state *st)
+{
+	struct statvfs sv;
+	uint64_t avail;
+
+	if (st->disk_checked)
+		return;
+	st->disk_checked = 1;
+	if (fstatvfs(st->ev.fd, &sv) < 0)
+		return;
+	avail = (uint64_t)sv.f_bavail * sv.f_frsize;
+	if (avail >= DISK_FULL_BYTES)
+		return;
+	st->runtime_error = 1;
+	run_state_note(st, xasprintf("the disk is full: the file system of the evidence had %" PRIu64
+				     " bytes free at the end of the run; abev stopped, gave back the "
+				     "%" PRIu64 " bytes it had held in reserve (%s) and finished "
+				     "and sealed this evidence with them; files that could not be "
+				     "written, or logs cut short, are named in abev's error output "
+				     "and in the invocations' records",
+				     avail, st->journal.reserved, EVIDENCE_RESERVE_FILE));
+}
+
+/* A reserve that stopped growing is part of the record (journal.h). */
+static void note_reserve(struct run_state *st)
+{
+	if (!st->journal.reserve_problem)
+		return;
+	run_state_note(st, st->journal.reserve_problem);
+	st->journal.reserve_problem = NULL;
+}
+
+/* The first write: result.json and report.md say "running"; the journal opens. */
+static int write_start(struct run_state *st)
+{
+	struct run_header hdr;
+	struct report_input rin;
+	int ret = 0;
+
+	st->opened = 1;
+	st->max_rss_bytes = self_max_rss();
+	fill_header(st, 0, &hdr);
+	fill_report(st, RUN_RUNNING, 0, &rin);
+	if (evidence_write_run(&st->ev, &hdr, RUN_RUNNING, st->invs, st->ninvs) < 0 ||
+	    report_write(&st->ev, &rin) < 0 || journal_open(&st->journal, &st->ev) < 0)
+		ret = -1;
+	note_reserve(st);
+	return ret;
+}
+
+/* The last write, once the run is over: everything in result.json, the journal gone. */
+static int write_final(struct run_state *st)
+{
+	enum run_status status;
+	struct run_header hdr;
+	struct report_input rin;
+	int ret = 0, shortened = 0;
+
+	check_disk(st);
+	journal_release_reserve(&st->journal);
+	status = run_state_status(st, 1);
+	if (!st->compared) {
+		compare_compute(&st->ccfg, st->invs, st->ninvs, &st->cmp);
+		st->compared = 1;
+		if (plots_write(&st->ev, &st->cmp, st->invs, st->ninvs) < 0)
+			ret = -1;
+	}
+	st->max_rss_bytes = self_max_rss();
+	fill_header(st, 1, &hdr);
+	if (evidence_write_run(&st->ev, &hdr, status, st->invs, st->ninvs) < 0) {
+		ret = -1;
+		shortened = 1;
+		write_short_state(st, &hdr, status, errno);
+	} else if (journal_remove(&st->journal) < 0) {
+		ret = -1;
+	}
+	/* A short result.json says failed (write_short_state()): the report says the same. */
+	fill_report(st, shortened && status == RUN_COMPLETED ? RUN_FAILED : status, 1, &rin);
+	if (report_write(&st->ev, &rin) < 0)
+		ret = -1;
+	return ret;
+}
+
+int run_state_write(struct run_state *st, int final)
+{
+	if (final)
+		return write_final(st);
+	if (!st->opened)
+		return write_start(st);
+	/*
+	 * A journal that cannot be written (ulimit -f, a full disk) stops the
+	 * journal, not the run: the final result.json is made from memory,
+	 * and each invocation's own files are written apart.
+	 */
+	for (; st->journaled < st->ninvs; st->journaled++)
+		if (journal_append(&st->journal, &st->invs[st->journaled]) < 0)
+			run_state_note(st, xasprintf("%s stops after %u invocation record(s): "
+						     "it could not be written (%s); a result.json "
+						     "that is still \"running\" then lacks the rest",
+						     EVIDENCE_JOURNAL_FILE, st->journal.lines,
+						     strerror(errno)));
+	note_reserve(st);
+	return 0;
+}
+
+/* What the comparison is made of, from the plan: borrowed names, owned arrays. */
+void run_state_compare_setup(struct run_state *st)
+{
+	const struct plan *plan = st->plan;
+	struct compare_metric_def *defs;
+
+	metric_defs_outputs(plan->metrics, plan->nmetrics, &st->outputs, &st->noutputs);
+	defs = xcalloc(st->noutputs + 1, sizeof(*defs));
+	for (size_t i = 0, k = 0; i < plan->nmetrics; i++) {
+		const struct metric_def *d = &plan->metrics[i];
+		for (size_t j = 0; j < 1u + !!d->derive_rate; j++, k++) {
+			defs[k].name = st->outputs[k].name;
+			defs[k].unit = st->outputs[k].unit;
+			defs[k].better_higher = st->outputs[k].better_higher;
+			defs[k].source = j ? "derived" : metric_source_name(d->source);
+		}
+	}
+	st->gate_defs = xcalloc(plan->ngates + 1, sizeof(*st->gate_defs));
+	for (size_t i = 0; i < plan->ngates; i++) {
+		st->gate_defs[i].metric = plan->gates[i].metric;
+		st->gate_defs[i].kind = plan->gates[i].kind;
+		st->gate_defs[i].limit = plan->gates[i].limit;
+	}
+	st->ccfg = (struct compare_config){
+		.variants = st->variant_names,
+		.nvariants = plan->nvariants,
+		.reference = plan->reference,
+		.metrics = defs,
+		.nmetrics = st->noutputs,
+		.gates = st->gate_defs,
+		.ngates = plan->ngates,
+		.confidence = plan->confidence,
+		.resamples = plan->resamples,
+		.seed = plan->seed,
+		.acceptance = plan->acceptance,
+		.inconclusive_fails = plan->inconclusive_fails,
+		.order = plan_order_name(plan->order),
+	};
+	if (plan->until_decided) {
+		st->looks_taken = xcalloc(plan->nlooks + 1, sizeof(*st->looks_taken));
+		st->seq = (struct compare_sequential){
+			.confidence = plan->confidence,
+			.look_confidence = plan->look_confidence,
+			.min_rounds = plan->min_rounds,
+			.max_rounds = plan->max_rounds,
+			.looks = plan->looks,
+			.nlooks = plan->nlooks,
+			.taken = st->looks_taken,
+		};
+		st->ccfg.sequential = &st->seq;
+		st->ccfg.confidence = plan->look_confidence;
+	}
+}
+
+/*
+ * A look of schedule.until "decided" after round: the comparison of what
+ * is recorded so far, at each look's confidence. Returns 1 when it
+ * decides every gate (pass or fail, or a failed test guard rejects), and
+ * then records that the run stops there.
+ */
+int run_state_look(struct run_state *st, unsigned round)
+{
+	struct comparison c;
+	int decided;
+
+	compare_compute(&st->ccfg, st->invs, st->ninvs, &c);
+	decided = c.decision == DECISION_ACCEPTED || c.decision == DECISION_REJECTED;
+	st->looks_taken[st->seq.ntaken++] = (struct compare_look){ round, c.decision };
+	if (decided)
+		st->seq.decided_round = round;
+	comparison_release(&c);
+	return decided;
+}
+
+static void compare_release(struct run_state *st)
+{
+	comparison_release(&st->cmp);
+	free((void *)st->ccfg.metrics);
+	st->ccfg.metrics = NULL;
+	metric_values_free(st->outputs, st->noutputs);
+	st->outputs = NULL;
+	st->noutputs = 0;
+	free(st->gate_defs);
+	st->gate_defs = NULL;
+}
+
+void run_state_release(struct run_state *st)
+{
+	for (size_t i = 0; i < st->ninvs; i++)
+		invocation_release(&st->invs[i]);
+	unforked_free(st->invs, st->alloc, sizeof(*st->invs));
+	st->invs = NULL;
+	free(st->gave_up);
+	st->gave_up = NULL;
+	free(st->looks_taken);
+	st->looks_taken = NULL;
+	st->ninvs = st->alloc = 0;
+	for (size_t i = 0; i < st->nnotes; i++)
+		free(st->notes[i]);
+	free(st->notes);
+	st->notes = NULL;
+	st->nnotes = 0;
+	free(st->variant_names);
+	st->variant_names = NULL;
+	judge_free(st->judge);
+	st->judge = NULL;
+	progress_release(&st->prog);
+	compare_release(st);
+	free(st->cwd);
+	st->cwd = NULL;
+	run_environment_release(&st->env);
+	overlap_watch_release(&st->watch);
+	journal_release(&st->journal);
+	free(st->root);
+	st->root = NULL;
+	dirat_release(&st->ev);
+	ledger_release(&st->ledger);
+}

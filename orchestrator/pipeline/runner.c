@@ -1,0 +1,514 @@
+/*
+ * runner: carries out `abev run` as three steps — run_setup() pins down
+ * what is compared and opens the evidence directory, run_slot() (one a
+ * slot of the schedule) runs and records, run_finish() writes the
+ * evidence as final, seals and packs it and prints the end. Because
+ * result.json is written at the start and each invocation is journaled as
+ * it ends (run_state.c), a run killed at any point leaves evidence whose
+ * status ("running", "interrupted") says it is incomplete, and what ran. Judging an invocation is
+ * judge.c's, the terminal summary run_summary.c's.
+ */
+#include "pipeline/runner.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "evidence/bundle.h"
+#include "run/cgroup.h"
+#include "util/dirat.h"
+#include "evidence/evidence.h"
+#include "evidence/evidence_read.h"
+#include "evidence/hash.h"
+#include "evidence/journal.h"
+#include "pipeline/judge.h"
+#include "evidence/ledger.h"
+#include "evidence/metadata.h"
+#include "run/proc.h"
+#include "report/report.h"
+#include "pipeline/run_slot.h"
+#include "pipeline/run_state.h"
+#include "pipeline/run_summary.h"
+#include "run/schedule.h"
+#include "util/util.h"
+
+/*
+ * The nearest existing ancestor of path must be a directory abev can
+ * write: that is where create_root() will make the rest.
+ */
+static int check_out_parent(const char *out)
+{
+	char *dir = xstrdup(out), *slash;
+	struct stat sb;
+	int ret = -1;
+
+	for (;;) {
+		slash = strrchr(dir, '/');
+		if (!slash) {
+			free(dir);
+			dir = xstrdup(".");
+		} else if (slash == dir) {
+			dir[1] = '\0';
+		} else {
+			*slash = '\0';
+		}
+		if (stat(dir, &sb) == 0)
+			break;
+		if (errno != ENOENT || !slash || slash == dir) {
+			error("cannot create '%s': '%s': %s", out, dir, strerror(errno));
+			goto out;
+		}
+	}
+	if (!S_ISDIR(sb.st_mode)) {
+		error("cannot create '%s': '%s' is not a directory", out, dir);
+		goto out;
+	}
+	if (access(dir, W_OK | X_OK) < 0) {
+		error("cannot create '%s' in '%s': %s", out, dir, strerror(errno));
+		goto out;
+	}
+	ret = 0;
+out:
+	free(dir);
+	return ret;
+}
+
+int runner_check_options(const struct runner_options *opt)
+{
+	struct stat sb;
+	size_t n = strlen(opt->out_dir);
+
+	if (!opt->out_made && lstat(opt->out_dir, &sb) == 0)
+		return error("'%s' already exists; abev never writes into an existing "
+			     "directory: choose a new --out", opt->out_dir);
+	if (check_out_parent(opt->out_dir) < 0)
+		return -1;
+	if (!opt->bundle)
+		return 0;
+	if (!strncmp(opt->bundle, opt->out_dir, n) && opt->bundle[n] == '/')
+		return error("cannot write bundle '%s' inside the evidence directory it packs",
+			     opt->bundle);
+	return bundle_check_target(opt->bundle);
+}
+
+static int create_root(struct run_state *st, enum runner_outcome *why)
+{
+	const char *out = st->opt->out_dir;
+	char resolved[PATH_MAX];
+	struct stat sb;
+
+	if (st->opt->out_made) {
+		/* Made a moment ago under a name of its own (abev bench's default): opened as made. */
+		if (dirat_open_path(&st->ev, out) < 0)
+			return error("cannot open '%s': %s", out, strerror(errno));
+	} else {
+		if (lstat(out, &sb) == 0) {
+			*why = RUNNER_USAGE;
+			return error("'%s' already exists; abev never writes into an existing "
+				     "directory: choose a new --out", out);
+		}
+		/* From here on the evidence is reached through this descriptor, never by its name. */
+		if (dirat_create(&st->ev, out) < 0) {
+			if (errno == EEXIST)
+				*why = RUNNER_USAGE;
+			return -1;
+		}
+	}
+	if (!realpath(out, resolved))
+		return error("cannot resolve '%s': %s", out, strerror(errno));
+	st->root = xstrdup(resolved);
+	free(st->ev.path);
+	st->ev.path = xstrdup(resolved);
+	return 0;
+}
+
+void runner_print_schedule(const struct plan *plan, FILE *f)
+{
+	struct sched_slot *slots = NULL;
+	size_t n = 0;
+	char name[PLAN_NAME_TEXT_MAX * 4 + 8];
+
+	schedule_build(plan->order, plan->seed, plan->nvariants, plan->warmups, plan->runs, &slots,
+		       &n);
+	fprintf(f, "# plan '%s': %zu variant(s), %u warmup round(s), %u recorded round(s), order %s, "
+	       "seed %llu, gap %g s\n",
+	       show_str(name, sizeof(name), plan->name), plan->nvariants, plan->warmups, plan->runs, plan_order_name(plan->order),
+	       (unsigned long long)plan->seed, plan->gap_seconds);
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%4zu  %-6s %3u  %s\n", i + 1, slots[i].warmup ? "warmup" : "run",
+		       slots[i].round, plan->variants[slots[i].variant].name);
+	free(slots);
+}
+
+/* The plan's own report template, kept in the evidence so that `abev report DIR` can use it. */
+static int write_template(struct run_state *st, const struct plan *plan)
+{
+	if (!plan->report_template)
+		return 0;
+	return ledger_write(&st->ledger, &st->ev, EVIDENCE_TEMPLATE_FILE, plan->report_template,
+			    plan->report_template_len);
+}
+
+/* The names abev writes again at the end, which a run's changes to do not survive. */
+static const char *const final_names[] = { EVIDENCE_RESULT_FILE, EVIDENCE_REPORT_FILE, EVIDENCE_MANIFEST_FILE,
+					   EVIDENCE_SIGNATURE_FILE, EVIDENCE_JOURNAL_FILE, EVIDENCE_RESERVE_FILE,
+					   NULL };
+
+/*
+ * Before the evidence is written as final: is everything abev wrote
+ * still as written, with nothing beside it (ledger.h), and is the
+ * evidence directory still where the user named it? Each difference is
+ * a note, and makes the run failed: what a run changed is never sealed
+ * as abev's record.
+ */
+static void check_evidence(struct run_state *st)
+{
+	long n;
+
+	if (!dirat_still_at(&st->ev, st->root)) {
+		char *where = NULL, link[64];
+		char buf[PATH_MAX];
+		ssize_t len;
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", st->ev.fd);
+		len = readlink(link, buf, sizeof(buf) - 1);
+		if (len > 0) {
+			buf[len] = '\0';
+			where = evname_printable(buf, (size_t)len);
+		}
+		run_state_note(st, xasprintf("the evidence directory '%s' was moved or replaced "
+					     "during the run; abev went on writing only into the "
+					     "directory it had made%s%s%s",
+					     st->root, where ? ", now '" : "", where ? where : "",
+					     where ? "'" : ""));
+		free(where);
+		st->tampered++;
+		st->root_moved = 1;
+	}
+	n = ledger_check(&st->ledger, &st->ev, final_names, run_state_note_cb, st);
+	if (n < 0) {
+		st->runtime_error = 1;
+		return;
+	}
+	if (n > 0) {
+		st->tampered += n;
+		run_state_note(st, xasprintf("the evidence is failed: %ld file(s) were changed, "
+					     "removed or added after abev wrote them or outside the "
+					     "run directories (above); they are not abev's record",
+					     n));
+	}
+}
+
+/*
+ * The seal failed with abev alive: the evidence says so in the files a
+ * reader opens first. result.json and report.md are written again under
+ * their own names, as failed with the reason; the staged copies the seal
+ * would have put in place, and whatever part of the seal was written, are
+ * removed.
+ */
+static void unsealed(struct run_state *st)
+{
+	run_state_note(st, xstrdup("the evidence could not be sealed (the error is above, on "
+				   "abev's standard error): it has no SHA256 manifest and no "
+				   "signature, and abev verify refuses it"));
+	st->unsealed = 1;
+	if (run_state_write(st, 1) < 0)
+		return;
+	for (size_t i = 0; seal_staged_names[i]; i++) {
+		char *staged = seal_staged_name(seal_staged_names[i]);
+		if (dirat_unlink(&st->ev, staged, 0) < 0 && errno != ENOENT)
+			error("cannot remove '%s/%s': %s", st->root, staged, strerror(errno));
+		free(staged);
+	}
+	if ((dirat_unlink(&st->ev, EVIDENCE_SIGNATURE_FILE, 0) < 0 && errno != ENOENT) ||
+	    (dirat_unlink(&st->ev, EVIDENCE_MANIFEST_FILE, 0) < 0 && errno != ENOENT))
+		error("cannot remove the seal left by the failed sealing in '%s': %s", st->root,
+		      strerror(errno));
+}
+
+/*
+ * The end of every run: result.json and report.md written as final,
+ * sealed, packed. A signal that arrives meanwhile is not lost: the
+ * evidence is written again as interrupted, sealed again and packed
+ * again. That happens at most once, since the interrupt flag only goes
+ * from 0 to a signal. *final is the status the evidence records.
+ */
+static void finish_evidence(struct run_state *st, enum run_status *final, int *sealed,
+			    int *bundled)
+{
+	const struct runner_options *opt = st->opt;
+
+	check_evidence(st);
+	for (;;) {
+		run_now_utc(st->ended);
+		if (run_state_write(st, 1) < 0)
+			st->runtime_error = 1;
+		*final = run_state_status(st, 1);
+		*sealed = *bundled = 0;
+		/* Sealed whatever the outcome, an interrupted run included: it says so itself. */
+		if (seal_evidence_final(&st->ev, opt->key) < 0) {
+			st->runtime_error = 1;
+			unsealed(st);
+			*final = run_state_status(st, 1);
+		} else {
+			*sealed = 1;
+			/* Packed by its name: not when that name is no longer the evidence. */
+			if (opt->bundle && st->root_moved) {
+				error("'%s' was not packed: the evidence directory was moved or "
+				      "replaced during the run", opt->bundle);
+				st->runtime_error = 1;
+			} else if (opt->bundle && bundle_pack(st->root, opt->bundle) < 0) {
+				st->runtime_error = 1;
+			} else {
+				*bundled = opt->bundle != NULL;
+			}
+		}
+		if (st->interrupt || !proc_interrupted())
+			return;
+		st->interrupt = proc_interrupted();
+		run_state_note(st, xasprintf("abev received %s after the last invocation, while "
+				       "writing, sealing or packing the evidence; every "
+				       "invocation recorded here had finished",
+				       proc_signal_name(st->interrupt)));
+		/* bundle_pack() made it (it never replaces a file): it is made again. */
+		if (*bundled && unlink(opt->bundle) < 0) {
+			error("cannot remove '%s' to pack it again: %s", opt->bundle,
+			      strerror(errno));
+			st->runtime_error = 1;
+			*bundled = 0;
+		}
+	}
+}
+
+/* How often a run under --wait looks whether it may start. */
+#define PEERS_POLL_NS (250 * 1000 * 1000LL)
+
+/*
+ * Registers with the other abev runs on this host and, under --wait,
+ * waits until none runs and no earlier waiter is left — before the git
+ * and versions commands, which would disturb a run going on. A signal
+ * while waiting is an interrupt like any other: the evidence says so.
+ */
+static void join_peers(struct run_state *st)
+{
+	const char *out = st->opt->out_dir;
+	char *cwd = out[0] == '/' ? NULL : getcwd(NULL, 0);
+	char *abs = cwd ? path_join(cwd, out) : xstrdup(out);
+	struct overlap_hit who;
+	long last = 0;
+	int64_t t0 = mono_ns();
+
+	peers_join(&st->peers, abs);
+	free(abs);
+	free(cwd);
+	if (st->peers.note)
+		run_state_note(st, xstrdup(st->peers.note));
+	st->waited_ns = -1;
+	if (st->opt->wait) {
+		while (peers_blocker(&st->peers, &who)) {
+			if (who.pid != last && st->opt->progress != PROGRESS_QUIET)
+				fprintf(stderr, "abev: waiting for another abev run on this host to "
+						"finish (pid %ld%s%s%s) — --wait\n",
+					who.pid, who.evidence ? ", writing '" : "",
+					who.evidence ? who.evidence : "", who.evidence ? "'" : "");
+			last = who.pid;
+			overlap_hit_release(&who);
+			if (proc_sleep(PEERS_POLL_NS, NULL, NULL))
+				break;
+		}
+		st->waited_ns = mono_ns() - t0;
+		if (proc_interrupted()) {
+			run_state_note(st, xasprintf("abev received %s while waiting for another abev run "
+					       "on this host to finish (--wait); no invocation ran",
+					       proc_signal_name(proc_interrupted())));
+			return;
+		}
+	}
+	peers_start(&st->peers);
+}
+
+/*
+ * Before anything is written: signals become interrupts, stale cgroups
+ * go, the other abev runs on this host are joined (and waited for under
+ * --wait), and metadata.json's content is collected into *md. 0, or -1
+ * after error() (a runtime error: an assemblies pattern that matches
+ * nothing was refused before, by plan_check()).
+ */
+static int run_begin(struct run_state *st, struct metadata **md)
+{
+	const struct plan *plan = st->plan;
+
+	/* From here on a signal is an interrupt, recorded in the evidence. */
+	if (proc_setup() < 0)
+		return -1;
+	cgroup_remove_stale();
+	overlap_watch_init(&st->watch, (const char *const *)plan->exclusive, plan->nexclusive);
+	join_peers(st);
+	/* A signal while waiting under --wait: the note says so (join_peers()). */
+	st->interrupt = st->opt->wait ? proc_interrupted() : 0;
+	/* What is compared is pinned down before anything runs or is written. */
+	/* The assemblies were checked before (plan_check()): what fails now is the machine. */
+	*md = metadata_collect(plan, st->opt->host_label, st->opt->passphrase_env);
+	if (!*md)
+		return -1;
+	if (!st->interrupt && proc_interrupted()) {
+		st->interrupt = proc_interrupted();
+		run_state_note(st, xasprintf("abev received %s before the first invocation, while "
+					     "collecting metadata.json (git, versions commands); "
+					     "no invocation ran",
+					     proc_signal_name(st->interrupt)));
+	}
+	return 0;
+}
+
+/*
+ * The evidence directory and what it holds before the first invocation:
+ * plan.json, metadata.json, the plan's report template; then the judge.
+ * 0, or -1 after error() (*why says whether it is a usage error).
+ */
+static int open_evidence(struct run_state *st, const struct metadata *md,
+			 enum runner_outcome *why)
+{
+	const struct plan *plan = st->plan;
+	char *md_text = NULL, *err = NULL;
+	int ret = -1;
+
+	if (create_root(st, why) < 0)
+		return -1;
+	md_text = metadata_text(md);
+	if (ledger_write(&st->ledger, &st->ev, EVIDENCE_PLAN_FILE, plan->raw, plan->raw_len) < 0 ||
+	    ledger_write(&st->ledger, &st->ev, EVIDENCE_METADATA_FILE, md_text, strlen(md_text)) < 0 ||
+	    write_template(st, plan) < 0)
+		goto out;
+	/* The report shows metadata.json as written, as `abev report DIR` will read it. */
+	if (evidence_read_environment(st->root, &st->env, &err) < 0) {
+		error("%s", err);
+		goto out;
+	}
+	st->have_env = 1;
+	st->judge = judge_new(plan, &err);
+	if (!st->judge) {
+		error("%s", err);
+		goto out;
+	}
+	ret = 0;
+out:
+	free(err);
+	free(md_text);
+	return ret;
+}
+
+/*
+ * What the run records about itself, the schedule in *slots, and the
+ * first result.json ("running"). 0, or -1 after error().
+ */
+static int run_setup(struct run_state *st, struct sched_slot **slots, size_t *nslots)
+{
+	const struct plan *plan = st->plan;
+	unsigned char d[SHA256_LEN];
+
+	st->variant_names = xcalloc(plan->nvariants, sizeof(*st->variant_names));
+	for (size_t i = 0; i < plan->nvariants; i++)
+		st->variant_names[i] = plan->variants[i].name;
+	run_state_compare_setup(st);
+	st->cwd = getcwd(NULL, 0);
+	sha256_buf(plan->raw, plan->raw_len, d);
+	sha256_hex(d, st->plan_sha256);
+	schedule_build(plan->order, plan->seed, plan->nvariants, plan->warmups, plan->runs, slots,
+		       nslots);
+	st->planned = *nslots;
+	run_now_utc(st->started);
+	if (run_state_write(st, 0) < 0)
+		return -1;
+	progress_init(&st->prog, st->opt->progress, *nslots, plan->gap_seconds);
+	return 0;
+}
+
+/*
+ * The evidence written as final, sealed and packed, the end printed; the
+ * outcome main.c maps to an exit code.
+ */
+static enum runner_outcome run_finish(struct run_state *st, struct runner_result *res)
+{
+	enum runner_outcome outcome;
+	enum run_status final;
+	int sealed = 0, bundled = 0;
+
+	progress_clear(&st->prog);
+	finish_evidence(st, &final, &sealed, &bundled);
+	if (st->interrupt) {
+		res->signo = st->interrupt;
+		outcome = RUNNER_INTERRUPTED;
+	} else if (st->runtime_error) {
+		outcome = RUNNER_ERROR;
+	} else {
+		outcome = final == RUN_COMPLETED ? RUNNER_PASSED : RUNNER_FAILED;
+	}
+	res->decision = st->cmp.decision;
+	run_summary_print(st, final, sealed, bundled);
+	/* The run is over and sealed: a closed stdout is worth a message, not a failure. */
+	if (fflush(stdout) != 0 || ferror(stdout))
+		error("cannot write the summary to standard output: %s (the evidence in '%s' "
+		      "is complete)", errno ? strerror(errno) : "write error", st->root);
+	return outcome;
+}
+
+/*
+ * Whether slots[i] ends a recorded round after which schedule.until
+ * "decided" looks at the gates.
+ */
+static int look_due(const struct plan *plan, const struct sched_slot *slots, size_t nslots,
+		    size_t i)
+{
+	unsigned round = slots[i].round;
+
+	if (!plan->until_decided || slots[i].warmup ||
+	    (i + 1 < nslots && !slots[i + 1].warmup && slots[i + 1].round == round))
+		return 0;
+	for (size_t k = 0; k < plan->nlooks; k++)
+		if (plan->looks[k] == round)
+			return 1;
+	return 0;
+}
+
+enum runner_outcome runner_run(const struct plan *plan, const struct runner_options *opt,
+			       struct runner_result *res)
+{
+	struct run_state st;
+	struct sched_slot *slots = NULL;
+	size_t nslots = 0;
+	enum runner_outcome outcome = RUNNER_ERROR;
+	struct metadata *md = NULL;
+
+	run_state_init(&st, plan, opt);
+	memset(res, 0, sizeof(*res));
+	if (run_begin(&st, &md) < 0 || open_evidence(&st, md, &outcome) < 0 || run_setup(&st, &slots, &nslots) < 0)
+		goto out;
+	for (size_t i = 0; i < nslots && !st.interrupt && !st.runtime_error && !st.gave_up; i++) {
+		run_slot(&st, &slots[i]);
+		if (st.gave_up && i + 1 < nslots)
+			run_state_note(&st, xasprintf("%s; the %zu slot(s) after it were not run",
+						      st.gave_up, nslots - i - 1));
+		if (!st.gave_up && !st.interrupt && !st.runtime_error &&
+		    look_due(plan, slots, nslots, i) && run_state_look(&st, slots[i].round)) {
+			if (i + 1 < nslots)
+				run_state_note(&st, xasprintf("decided after round %u (look %zu of %zu): "
+							      "%s; the %zu slot(s) after it were not run",
+							      slots[i].round, st.seq.ntaken,
+							      plan->nlooks,
+							      decision_name(st.looks_taken[st.seq.ntaken - 1].decision),
+							      nslots - i - 1));
+			break;
+		}
+	}
+	outcome = run_finish(&st, res);
+out:
+	run_state_release(&st);
+	metadata_free(md);
+	peers_leave(&st.peers);
+	free(slots);
+	return outcome;
+}

@@ -1,0 +1,25 @@
+/*
+ * gate_def: what a plan may ask of the decision — the kinds of gate, the
+ * names of the metrics every invocation yields, and the defaults of the
+ * plan's "decision" object — shared by plan/, which reads them, and
+ * decide/, which applies them.
+ */
+#ifndef ABEV_GATE_DEF_H
+#define ABEV_GATE_DEF_H
+
+/* The built-in metrics every invocation yields, besides the plan's. */
+#define COMPARE_WALL "wall"       /* ms, monotonic wall time of the child */
+#define COMPARE_CPU "cpu"         /* ms, user + system CPU of the child's tree */
+#define COMPARE_MAX_RSS "max_rss" /* bytes, wait4() ru_maxrss */
+
+/* Defaults of the plan's "decision" object. */
+#define COMPARE_CONFIDENCE 0.95
+#define COMPARE_RESAMPLES 10000u
+
+enum gate_kind {
+	GATE_MAX_REGRESSION,  /* change worse than limit % in the metric's direction */
+	GATE_MAX_IMPROVEMENT, /* change better than limit %: a gain that deserves a look */
+	GATE_BUDGET,          /* candidate's median beyond an absolute limit (metric's unit) */
+};
+
+#endif
