@@ -36,7 +36,9 @@ CFLAGS    ?=
 LDFLAGS   ?=
 # The one feature-test setting of the build: abev is a Linux program
 # (wait4, pipe2, syncfs, sched_getaffinity, /proc), so glibc's full set,
-# for every file, test, fuzz target and helper alike; no source defines its own.
+# for every file of abev, its tests, fuzz targets and benches; no source of
+# abev defines its own. (The demo suite and the test helper are programs of
+# their own, built standalone, and keep theirs.)
 FEATURES  := -D_GNU_SOURCE
 ALL_CFLAGS = $(WARN) $(FEATURES) $(OPT) -pthread $(INCLUDES) $(DEP_CFLAGS) \
              -DABEV_VERSION='"$(VERSION)"' $(CFLAGS)
@@ -109,11 +111,11 @@ $(B)/unit/test_calibration: tests/unit/calibration_sim.h
 
 $(HELPER): tests/helpers/helper.c
 	@mkdir -p $(dir $@)
-	$(CC) $(WARN) $(FEATURES) -O1 -g -pthread -o $@ $<
+	$(CC) $(WARN) -O1 -g -pthread -o $@ $<
 
 $(DEMO_BIN): examples/demo/demo-suite.c
 	@mkdir -p $(dir $@)
-	$(CC) $(WARN) $(FEATURES) -O2 -o $@ $< -lm
+	$(CC) $(WARN) -O2 -o $@ $< -lm
 
 # Unit tests that run children measure them against the helper's own report.
 check-unit: $(UNIT_BIN) $(HELPER)

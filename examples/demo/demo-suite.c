@@ -18,6 +18,7 @@
  * Exit status: 0 all executed tests passed, 1 a test failed, 2 usage or
  * I/O error. Plain C11 and POSIX, no dependencies.
  */
+#define _POSIX_C_SOURCE 200809L
 
 #include <errno.h>
 #include <stdint.h>

@@ -25,6 +25,7 @@
  *   abev-helper fds                    lists its open descriptors (fds=0,1,2)
  *   abev-helper ids                    its uid, gid and groups
  */
+#define _POSIX_C_SOURCE 200809L
 
 #include <errno.h>
 #include <pthread.h>
