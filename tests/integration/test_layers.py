@@ -1,0 +1,105 @@
+"""make check-layers (mk/check-layers.py) holds abev's include lines to the
+folder order of mk/layers. These tests run it on the real tree, then on a
+copy of it with one offence planted at a time, and check that each is
+refused with the file and line named."""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+SRC = os.environ["ABEV_SRC"]
+
+
+def check(root):
+    p = subprocess.run([sys.executable, os.path.join(SRC, "mk", "check-layers.py"), root],
+                       capture_output=True, text=True, timeout=120)
+    return p.returncode, p.stdout + p.stderr
+
+
+class Layers(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="abev-layers.")
+        shutil.copytree(os.path.join(SRC, "orchestrator"), os.path.join(self.tmp, "orchestrator"))
+        shutil.copytree(os.path.join(SRC, "guards"), os.path.join(self.tmp, "guards"))
+        os.mkdir(os.path.join(self.tmp, "mk"))
+        shutil.copy(os.path.join(SRC, "mk", "layers"), os.path.join(self.tmp, "mk", "layers"))
+        with open(os.path.join(self.tmp, "mk", "layers")) as f:
+            self.order = [l.strip() for l in f if l.strip() and not l.startswith("#")]
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def plant(self, rel, line, after="#include"):
+        """Adds line before the first line of rel that starts with after; returns its line number."""
+        path = os.path.join(self.tmp, rel)
+        with open(path) as f:
+            lines = f.read().split("\n")
+        at = next(i for i, l in enumerate(lines) if l.startswith(after))
+        lines.insert(at, line)
+        with open(path, "w") as f:
+            f.write("\n".join(lines))
+        return at + 1
+
+    def test_the_tree_obeys_its_order_and_has_no_cycle(self):
+        rc, out = check(SRC)
+        self.assertEqual(rc, 0, out)
+        self.assertIn("no upward include, no cycle", out)
+        # One line per declared folder, bottom first, each naming only folders before it.
+        rows = [l.split() for l in out.splitlines() if l and l.split()[0] in self.order]
+        self.assertEqual([r[0] for r in rows], self.order)
+        for r in rows:
+            for below in r[1:]:
+                if below != "-":
+                    self.assertLess(self.order.index(below), self.order.index(r[0]), r)
+
+    def test_the_copy_passes_before_anything_is_planted(self):
+        rc, out = check(self.tmp)
+        self.assertEqual(rc, 0, out)
+
+    def test_an_upward_include_is_refused_with_file_and_line(self):
+        line = self.plant("orchestrator/util/dirat.c", '#include "cli/cli.h"')
+        rc, out = check(self.tmp)
+        self.assertEqual(rc, 1, out)
+        self.assertIn('orchestrator/util/dirat.c:%d: includes "cli/cli.h"' % line, out)
+        self.assertIn("orchestrator/cli comes after orchestrator/util", out)
+        # util -> cli and cli -> util: the folder graph now has a cycle, and says so.
+        self.assertIn("folder include cycle:", out)
+
+    def test_a_sideways_include_between_neighbours_is_refused(self):
+        # guards/ sits below plan/: a guard that reaches into the plan looks up.
+        line = self.plant("guards/load.c", '#include "plan/plan.h"')
+        rc, out = check(self.tmp)
+        self.assertEqual(rc, 1, out)
+        self.assertIn('guards/load.c:%d: includes "plan/plan.h"' % line, out)
+
+    def test_an_include_without_its_folder_is_refused(self):
+        line = self.plant("orchestrator/report/report.c", '#include "proc.h"')
+        rc, out = check(self.tmp)
+        self.assertEqual(rc, 1, out)
+        self.assertIn('orchestrator/report/report.c:%d: "proc.h" names no folder: write "run/proc.h"' % line, out)
+
+    def test_a_header_that_does_not_exist_is_refused(self):
+        line = self.plant("orchestrator/plan/plan.c", '#include "util/nonesuch.h"')
+        rc, out = check(self.tmp)
+        self.assertEqual(rc, 1, out)
+        self.assertIn('orchestrator/plan/plan.c:%d: "util/nonesuch.h": no such header' % line, out)
+
+    def test_a_feature_macro_of_its_own_is_refused(self):
+        line = self.plant("orchestrator/run/proc.c", "#define _GNU_SOURCE")
+        rc, out = check(self.tmp)
+        self.assertEqual(rc, 1, out)
+        self.assertIn("orchestrator/run/proc.c:%d: a feature-test macro of its own" % line, out)
+
+    def test_a_folder_the_order_does_not_place_is_refused(self):
+        os.mkdir(os.path.join(self.tmp, "orchestrator", "extra"))
+        with open(os.path.join(self.tmp, "orchestrator", "extra", "x.c"), "w") as f:
+            f.write('#include "util/util.h"\n')
+        rc, out = check(self.tmp)
+        self.assertEqual(rc, 1, out)
+        self.assertIn("orchestrator/extra/: a source folder mk/layers does not place", out)
+
+
+if __name__ == "__main__":
+    unittest.main()
