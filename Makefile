@@ -70,7 +70,7 @@ else
 ABEV_BIN  := abev
 endif
 
-.PHONY: all check check-layers check-headers check-unit check-integration check-asan check-slurm check-dotnet demo demo-dotnet install \
+.PHONY: all check check-layers check-headers check-names check-unit check-integration check-asan check-slurm check-dotnet demo demo-dotnet install \
 	clean deps bench bench-calibration
 .DELETE_ON_ERROR:
 
@@ -128,11 +128,15 @@ check-integration: $(ABEV_BIN) $(HELPER) $(DEMO_BIN) $(B)/unit/test_plots
 	ABEV_UNIT="$(abspath $(B)/unit)" ABEV_SRC="$(CURDIR)" $(PYTHON) tests/integration/run.py
 
 check: deps
-	@$(MAKE) --no-print-directory check-layers check-headers check-unit check-integration
+	@$(MAKE) --no-print-directory check-layers check-headers check-names check-unit check-integration
 
 # The folders' order (mk/layers): every include line looks down or stays home.
 check-layers:
 	@$(PYTHON) mk/check-layers.py
+
+# No static function named like another file's public one; no file name twice.
+check-names: $(B)/libabev.a
+	@$(PYTHON) mk/check-names.py $(B)/libabev.a
 
 # Every header compiles on its own with the build's flags.
 check-headers:

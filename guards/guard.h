@@ -3,8 +3,9 @@
  * looks at what was measured and returns pass, fail, or could-not-check,
  * always with a one-line reason that carries the numbers it judged by.
  * Guards never run processes or write evidence; the runner does both.
- * One file a guard in guards/ (guard.c holds what they share); judge.c
- * decides which apply to an invocation and what their verdicts mean.
+ * One file a guard in guards/ (the result type is record/guard_result.h);
+ * pipeline/judge.c decides which apply to an invocation and what their
+ * verdicts mean.
  */
 #ifndef ABEV_GUARD_H
 #define ABEV_GUARD_H

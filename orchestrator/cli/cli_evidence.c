@@ -286,7 +286,7 @@ static int load_evidence(const char *dir, const char *pubkey, struct evidence_ru
 		if (have_cmp)
 			return 0;
 		error("'%s' holds no comparison: its run did not finish (status %s)", dir,
-		      run->status);
+		      run->hdr.status);
 		evidence_run_release(run);
 		return EXIT_USAGE;
 	}
@@ -445,14 +445,14 @@ static int report_hosts(const char **dirs, size_t n, const char *out, const char
 		hosts[loaded].run = &runs[loaded];
 		hosts[loaded].comparison = &cmps[loaded];
 		inconclusive_fails &= cmps[loaded].inconclusive_fails;
-		if (!runs[loaded].plan_sha256) {
+		if (!runs[loaded].hdr.plan_sha256) {
 			error("'%s' does not record its plan's SHA-256, so it cannot be shown to come "
 			      "from the same plan as the others", dirs[loaded]);
 			rc = EXIT_USAGE;
-		} else if (loaded && strcmp(runs[loaded].plan_sha256, runs[0].plan_sha256)) {
+		} else if (loaded && strcmp(runs[loaded].hdr.plan_sha256, runs[0].hdr.plan_sha256)) {
 			error("'%s' was made from another plan than '%s' (plan SHA-256 %.12s... and "
 			      "%.12s...): a side-by-side report compares one plan on several hosts",
-			      dirs[loaded], dirs[0], runs[loaded].plan_sha256, runs[0].plan_sha256);
+			      dirs[loaded], dirs[0], runs[loaded].hdr.plan_sha256, runs[0].hdr.plan_sha256);
 			rc = EXIT_USAGE;
 		}
 	}

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "decide/compare.h"
+#include "evidence/run_fields.h"
 #include "util/dirat.h"
 #include "evidence/ledger.h"
 #include "util/json_out.h"
@@ -454,13 +455,6 @@ char *evidence_results_document(const struct results_file *files, size_t n,
 	return text;
 }
 
-static cJSON *str_array(const char *const *v, size_t n)
-{
-	cJSON *arr = jnew_array();
-	for (size_t i = 0; i < n; i++)
-		jpush(arr, cJSON_CreateString(v[i]));
-	return arr;
-}
 
 /* A value, or null with the reason beside it under note_key. */
 static void jadd_opt(cJSON *o, const char *key, int has, double v, const char *note_key,
@@ -712,8 +706,8 @@ static cJSON *evidence_comparison_json(const struct comparison *c, const struct 
 	for (size_t g = 0; g < c->ngates; g++)
 		jpush(arr, gate_json(&c->gates[g]));
 	jadd(o, "gates", arr);
-	jadd(o, "warnings", str_array((const char *const *)c->warnings, c->nwarnings));
-	jadd(o, "blocking", str_array((const char *const *)c->blocking, c->nblocking));
+	jadd(o, "warnings", jstrings((const char *const *)c->warnings, c->nwarnings));
+	jadd(o, "blocking", jstrings((const char *const *)c->blocking, c->nblocking));
 	jadd_int(o, "blocking_omitted", (int64_t)c->blocking_omitted);
 	jadd_int(o, "tests_timed", (int64_t)c->tests_timed);
 	arr = jnew_array();
@@ -836,84 +830,21 @@ char *evidence_invocation_line(const struct invocation *inv)
 	return line;
 }
 
-int evidence_write_run(const struct dirat *root, const struct run_header *hdr, enum run_status st,
-		       const struct invocation *invs, size_t ninvs)
+int evidence_write_run(const struct dirat *root, const char *file, const struct run_header *hdr,
+		       const struct evidence_decision *dec, const struct invocation *invs,
+		       size_t ninvs)
 {
-	cJSON *o = jnew_object(), *plan, *sched, *rep, *peers;
+	cJSON *o = jnew_object();
 	int ret;
 
-	jadd_str(o, "schema", EVIDENCE_RUN_SCHEMA);
-	jadd_str(o, "abev_version", hdr->abev_version);
-	plan = jnew_object();
-	jadd_str(plan, "name", hdr->plan_name);
-	jadd_str(plan, "description", hdr->plan_description);
-	jadd_str(plan, "file", EVIDENCE_PLAN_FILE);
-	jadd_str(plan, "source", hdr->plan_path);
-	jadd(o, "plan", plan);
-	jadd_str(o, "status", run_status_name(st));
-	jadd_str(o, "interrupt", hdr->interrupt);
-	jadd_str(o, "started_utc", hdr->started_utc);
-	jadd_str(o, "ended_utc", hdr->ended_utc && *hdr->ended_utc ? hdr->ended_utc : NULL);
-	sched = jnew_object();
-	jadd_str(sched, "order", hdr->order);
-	jadd_int(sched, "seed", (int64_t)hdr->seed);
-	jadd_int(sched, "warmups", hdr->warmups);
-	jadd_int(sched, "runs", hdr->runs);
-	jadd_num(sched, "gap_seconds", hdr->gap_seconds);
-	if (hdr->timeout_seconds > 0)
-		jadd_num(sched, "timeout_seconds", hdr->timeout_seconds);
-	else
-		jadd(sched, "timeout_seconds", jnull());
-	if (hdr->max_foreign_cpu >= 0)
-		jadd_num(sched, "max_foreign_cpu", hdr->max_foreign_cpu);
-	else
-		jadd(sched, "max_foreign_cpu", jnull());
-	jadd_num(sched, "max_cpu_wait_pct", hdr->max_cpu_wait_pct);
-	jadd_str(sched, "max_cpu_wait_pct_from", hdr->max_cpu_wait_pct_from);
-	jadd_str(sched, "cpus", hdr->cpus);
-	jadd_int(sched, "max_repeats", hdr->max_repeats);
-	jadd(sched, "exclusive", str_array(hdr->exclusive, hdr->nexclusive));
-	jadd(o, "schedule", sched);
-	peers = jnew_object();
-	jadd_str(peers, "lock_dir", hdr->lock_dir);
-	jadd_bool(peers, "wait", hdr->wait);
-	if (hdr->waited_ns >= 0)
-		jadd_num(peers, "waited_seconds", round((double)hdr->waited_ns / 1e6) / 1e3);
-	else
-		jadd(peers, "waited_seconds", jnull());
-	jadd(o, "peers", peers);
-	if (hdr->run_as_user) {
-		cJSON *ra = jnew_object();
-		jadd_str(ra, "user", hdr->run_as_user);
-		jadd_int(ra, "uid", hdr->run_as_uid);
-		jadd_int(ra, "gid", hdr->run_as_gid);
-		jadd_str(ra, "from", hdr->run_as_from);
-		jadd(o, "run_as", ra);
-	} else {
-		jadd(o, "run_as", jnull());
-	}
-	jadd(o, "variants", str_array(hdr->variant_names, hdr->nvariants));
-	jadd_int(o, "planned", hdr->planned);
-	jadd_int(o, "executed", (int64_t)(ninvs + hdr->left_out));
-	jadd_int(o, "abev_max_rss_bytes", hdr->abev_max_rss_bytes);
-	jadd(o, "notes", str_array(hdr->notes, hdr->nnotes));
-	rep = jnew_object();
-	jadd_str(rep, "reproduce", hdr->reproduce);
-	jadd_str(rep, "cwd", hdr->reproduce_cwd);
-	jadd_str(rep, "plan_sha256", hdr->plan_sha256);
-	jadd_str(rep, "evidence_dir", hdr->evidence_dir);
-	jadd_bool(rep, "signed", hdr->signed_evidence);
-	jadd_str(rep, "pubkey", hdr->pubkey);
-	jadd_str(rep, "key_source", hdr->key_source);
-	jadd_str(rep, "template", hdr->report_template);
-	jadd(o, "report", rep);
-	jadd(o, "comparison", hdr->comparison ? evidence_comparison_json(hdr->comparison,
-									 hdr->gate_defs,
-									 hdr->ngate_defs, 2)
-					      : jnull());
+	run_fields_write(o, hdr);
+	jadd(o, "comparison", dec && dec->comparison
+				      ? evidence_comparison_json(dec->comparison, dec->gate_defs,
+								 dec->ngate_defs, 2)
+				      : jnull());
 	/* Last, so that the invocations can follow the rest as it is printed. */
 	jadd(o, "invocations", jnew_array());
-	ret = write_run_file(root, hdr->file ? hdr->file : EVIDENCE_RESULT_FILE, o, invs, ninvs);
+	ret = write_run_file(root, file ? file : EVIDENCE_RESULT_FILE, o, invs, ninvs);
 	cJSON_Delete(o);
 	return ret;
 }

@@ -14,6 +14,7 @@
 
 #include "guards/guard.h"
 #include "record/invocation.h"
+#include "record/run_header.h"
 #include "results/results.h"
 
 struct comparison;
@@ -27,53 +28,6 @@ struct compare_gate_def;
 #define EVIDENCE_COMPARE_SCHEMA "abev.compare/1"
 
 
-struct run_header {
-	const char *file;         /* the name written beneath root; NULL: EVIDENCE_RESULT_FILE */
-	const char *plan_name;
-	const char *plan_description; /* or NULL */
-	const char *plan_path;   /* as given */
-	const char *order;       /* plan_order_name() */
-	uint64_t seed;
-	unsigned warmups, runs;
-	double gap_seconds, timeout_seconds, max_foreign_cpu;
-	double max_cpu_wait_pct;
-	const char *max_cpu_wait_pct_from; /* "plan", "default" or "--max-cpu-wait-pct" */
-	const char *cpus;        /* schedule.cpus, or NULL */
-	unsigned max_repeats;
-	const char *const *exclusive; /* load.exclusive */
-	size_t nexclusive;
-	const char *lock_dir;    /* where other abev runs are seen (peers.h), or NULL */
-	int wait;                /* --wait */
-	int64_t waited_ns;       /* time spent waiting for them; -1: not asked to */
-	const char *run_as_user; /* the user the commands ran as (run_as), or NULL */
-	const char *run_as_from; /* "plan" or "--run-as" */
-	int64_t run_as_uid, run_as_gid;
-	const char *abev_version;
-	const char *started_utc;
-	const char *ended_utc;   /* "" while running */
-	const char *const *variant_names;
-	size_t nvariants;
-	unsigned planned;        /* slots in the schedule (warmups + runs) */
-	const char *interrupt;   /* "SIGINT"/"SIGTERM" or NULL */
-	int64_t abev_max_rss_bytes; /* abev's own peak RSS so far */
-	const char *const *notes;   /* run-level remarks (e.g. a slot lost to load), may be NULL */
-	size_t left_out;            /* invocations executed but not in the record (a short one) */
-	size_t nnotes;
-	/* What `abev report DIR` needs to render report.md again, byte for byte. */
-	const char *reproduce;      /* the command line that re-runs this, or NULL */
-	const char *reproduce_cwd;  /* the directory it was run from, or NULL */
-	const char *plan_sha256;    /* of the plan's bytes (plan.json), hex */
-	const char *evidence_dir;   /* as the user named it */
-	int signed_evidence;
-	const char *pubkey;         /* the signer's public key file, or NULL */
-	const char *key_source;     /* "option" (--key), "environment" (ABEV_SIGNING_KEY), or NULL */
-	const char *report_template; /* EVIDENCE_TEMPLATE_FILE when the plan has its own, or NULL */
-	/* NULL while the run is going: the comparison is made once, at the end. */
-	const struct comparison *comparison;
-	const struct compare_gate_def *gate_defs;
-	size_t ngate_defs;
-};
-
 /*
  * Writes <inv->dir>/result.json, resource.log and guard.log beneath root
  * (no link followed), each noted in the ledger with its SHA-256. 0 or -1
@@ -81,13 +35,22 @@ struct run_header {
  */
 int evidence_write_invocation(struct ledger *l, const struct dirat *root,
 			      const struct invocation *inv);
+/* The decision result.json records after the header. */
+struct evidence_decision {
+	const struct comparison *comparison;
+	const struct compare_gate_def *gate_defs;
+	size_t ngate_defs;
+};
 /*
- * Writes result.json (or hdr->file) beneath root: the header fields, status, and every
- * invocation in execution order, one at a time (its size is not held in
- * memory). 0 or -1 after error(), errno saying why (ENOSPC, EFBIG, ...).
+ * Writes result.json (or file, when not NULL) beneath root: the header
+ * fields (run_fields.h), the decision (NULL while the run is going: the
+ * comparison is made once, at the end) and every invocation in execution
+ * order, one at a time (its size is not held in memory). 0 or -1 after
+ * error(), errno saying why (ENOSPC, EFBIG, ...).
  */
-int evidence_write_run(const struct dirat *root, const struct run_header *hdr, enum run_status st,
-		       const struct invocation *invs, size_t ninvs);
+int evidence_write_run(const struct dirat *root, const char *file, const struct run_header *hdr,
+		       const struct evidence_decision *dec, const struct invocation *invs,
+		       size_t ninvs);
 
 /*
  * inv's own result.json document (abev.invocation/1) on one line, ending

@@ -6,6 +6,7 @@
  * is read back is what was computed from.
  */
 #include "evidence/evidence_read.h"
+#include "evidence/run_fields.h"
 #include "util/envnames.h"
 
 #include <cjson/cJSON.h>
@@ -333,9 +334,9 @@ static int read_invocation(const struct json_in *rd, const struct evidence_run *
 	    json_get_string(rd, o, path, "end_utc", JSON_REQUIRED | JSON_NULLABLE, &end) < 0 ||
 	    read_status(rd, path, status, &inv->status) < 0)
 		goto out;
-	for (k = 0; k < r->nvariants && strcmp(r->variants[k], inv->variant); k++)
+	for (k = 0; k < r->hdr.nvariants && strcmp(r->hdr.variant_names[k], inv->variant); k++)
 		;
-	if (k == r->nvariants) {
+	if (k == r->hdr.nvariants) {
 		json_in_error(rd, path, "variant '%s' is not one of the run's variants", inv->variant);
 		goto out;
 	}
@@ -377,9 +378,18 @@ out:
 
 static char *keep(struct evidence_run *r, char *s)
 {
-	r->strings = xrealloc(r->strings, (r->nstrings + 1) * sizeof(*r->strings));
+	ALLOC_GROW(r->strings, r->nstrings + 1, r->strings_alloc);
 	r->strings[r->nstrings++] = s;
 	return s;
+}
+
+/* keep() for run_fields_read(). */
+static void keep_any(void *ctx, void *p)
+{
+	struct evidence_run *r = ctx;
+
+	ALLOC_GROW(r->strings, r->nstrings + 1, r->strings_alloc);
+	r->strings[r->nstrings++] = p;
 }
 
 static int read_gate_kind(const char *name, enum gate_kind *out)
@@ -457,15 +467,15 @@ static int read_comparison(const struct json_in *rd, const cJSON *c, struct evid
 
 	if (json_get_string(rd, c, "comparison", "reference", JSON_REQUIRED, &ref) < 0)
 		goto out;
-	for (k = 0; k < r->nvariants && strcmp(r->variants[k], ref); k++)
+	for (k = 0; k < r->hdr.nvariants && strcmp(r->hdr.variant_names[k], ref); k++)
 		;
-	if (k == r->nvariants) {
+	if (k == r->hdr.nvariants) {
 		json_in_error(rd, "comparison", "reference '%s' is not one of the run's variants", ref);
 		goto out;
 	}
 	cfg->reference = k;
-	cfg->variants = (const char *const *)r->variants;
-	cfg->nvariants = r->nvariants;
+	cfg->variants = r->hdr.variant_names;
+	cfg->nvariants = r->hdr.nvariants;
 	if (json_get_number(rd, c, "comparison", "confidence", JSON_REQUIRED, -HUGE_VAL, 0, HUGE_VAL, &cfg->confidence) < 0 ||
 	    json_get_int(rd, c, "comparison", "bootstrap_resamples", JSON_REQUIRED, 1, 100000000, &v) < 0)
 		goto out;
@@ -563,20 +573,18 @@ static void annotate_metrics(struct evidence_run *r)
 }
 
 /* The plan's own report template, when result.json says the evidence keeps one. */
-static int read_template(const struct json_in *rd, const cJSON *rep, struct evidence_run *r)
+static int read_template(const struct json_in *rd, struct evidence_run *r)
 {
 	struct strbuf sb = STRBUF_INIT;
-	char *name = NULL, *path;
+	const char *name = r->hdr.report_template;
+	char *path;
 	int ret = -1;
 
-	if (json_get_string(rd, rep, "report", "template", JSON_REQUIRED | JSON_NULLABLE, &name) < 0)
-		return -1;
 	if (!name)
 		return 0;
 	/* Only the one name abev writes: result.json must not point anywhere else. */
 	if (strcmp(name, EVIDENCE_TEMPLATE_FILE)) {
 		json_in_error(rd, "report", "template '%s' is not '" EVIDENCE_TEMPLATE_FILE "'", name);
-		free(name);
 		return -1;
 	}
 	path = path_join(r->dir, name);
@@ -588,73 +596,33 @@ static int read_template(const struct json_in *rd, const cJSON *rep, struct evid
 	}
 	strbuf_release(&sb);
 	free(path);
-	free(name);
 	return ret;
 }
 
 static int read_header(const struct json_in *rd, const cJSON *root, struct evidence_run *r)
 {
-	const cJSON *plan = cJSON_GetObjectItemCaseSensitive(root, "plan"), *sched = cJSON_GetObjectItemCaseSensitive(root, "schedule");
-	const cJSON *rep = cJSON_GetObjectItemCaseSensitive(root, "report");
-	const cJSON *schema = cJSON_GetObjectItemCaseSensitive(root, "schema");
-	int64_t v = 0;
-	int have_foreign = 0;
-
-	if (!cJSON_IsString(schema) || strcmp(schema->valuestring, EVIDENCE_RUN_SCHEMA))
-		return json_in_error(rd, "schema", "expected \"" EVIDENCE_RUN_SCHEMA "\"");
-	if (!cJSON_IsObject(plan) || !cJSON_IsObject(sched))
-		return json_in_error(rd, "plan", "'plan' or 'schedule' is missing");
-	if (!cJSON_IsObject(rep))
-		return json_in_error(rd, "report", "missing: this evidence was made by an abev that did not "
-			    "record what its report needs");
-	if (json_get_string(rd, plan, "plan", "name", JSON_REQUIRED, &r->plan_name) < 0 ||
-	    json_get_string(rd, plan, "plan", "description", JSON_REQUIRED | JSON_NULLABLE, &r->plan_description) < 0 ||
-	    json_get_string(rd, plan, "plan", "source", JSON_REQUIRED, &r->plan_source) < 0 ||
-	    json_get_string(rd, root, "", "status", JSON_REQUIRED, &r->status) < 0 ||
-	    json_get_string(rd, root, "", "interrupt", JSON_REQUIRED | JSON_NULLABLE, &r->interrupt) < 0 ||
-	    json_get_string(rd, root, "", "started_utc", JSON_REQUIRED, &r->started_utc) < 0 ||
-	    json_get_string(rd, root, "", "ended_utc", JSON_REQUIRED | JSON_NULLABLE, &r->ended_utc) < 0 ||
-	    json_get_string(rd, sched, "schedule", "order", JSON_REQUIRED, &r->order) < 0 ||
-	    json_get_int(rd, sched, "schedule", "seed", JSON_REQUIRED, 0, INT64_MAX, &v) < 0)
+	run_fields_unset(&r->hdr);
+	if (run_fields_read(rd, root, &r->hdr, keep_any, r) < 0 ||
+	    read_template(rd, r) < 0)
 		return -1;
-	r->seed = (uint64_t)v;
-	r->cfg.order = r->order;
-	if (json_get_int(rd, sched, "schedule", "warmups", JSON_REQUIRED, 0, UINT32_MAX, &v) < 0)
-		return -1;
-	r->warmups = (unsigned)v;
-	if (json_get_int(rd, sched, "schedule", "runs", JSON_REQUIRED, 0, UINT32_MAX, &v) < 0)
-		return -1;
-	r->runs = (unsigned)v;
-	if (json_get_int(rd, sched, "schedule", "max_repeats", JSON_REQUIRED, 0, UINT32_MAX, &v) < 0)
-		return -1;
-	r->max_repeats = (unsigned)v;
-	if (json_get_number(rd, sched, "schedule", "timeout_seconds", JSON_REQUIRED | JSON_NULLABLE, -HUGE_VAL, 0, HUGE_VAL, &r->timeout_seconds) < 0 ||
-	    (have_foreign = json_get_number(rd, sched, "schedule", "max_foreign_cpu", JSON_REQUIRED | JSON_NULLABLE, -HUGE_VAL, 0, HUGE_VAL, &r->max_foreign_cpu)) < 0 ||
-	    json_get_number(rd, sched, "schedule", "max_cpu_wait_pct", JSON_REQUIRED, -HUGE_VAL, 0, HUGE_VAL, &r->max_cpu_wait_pct) < 0 ||
-	    json_get_number(rd, sched, "schedule", "gap_seconds", JSON_REQUIRED, -HUGE_VAL, 0, HUGE_VAL, &r->gap_seconds) < 0 ||
-	    json_get_strings(rd, root, "", "variants", JSON_REQUIRED, &r->variants, &r->nvariants) < 0 ||
-	    json_get_strings(rd, root, "", "notes", JSON_REQUIRED, &r->notes, &r->nnotes) < 0 ||
-	    json_get_string(rd, rep, "report", "reproduce", JSON_REQUIRED | JSON_NULLABLE, &r->reproduce) < 0 ||
-	    json_get_string(rd, rep, "report", "cwd", JSON_REQUIRED | JSON_NULLABLE, &r->reproduce_cwd) < 0 ||
-	    json_get_string(rd, rep, "report", "plan_sha256", JSON_REQUIRED | JSON_NULLABLE, &r->plan_sha256) < 0 ||
-	    json_get_string(rd, rep, "report", "evidence_dir", JSON_REQUIRED | JSON_NULLABLE, &r->evidence_dir) < 0 ||
-	    json_get_string(rd, rep, "report", "pubkey", JSON_REQUIRED | JSON_NULLABLE, &r->pubkey) < 0 ||
-	    json_get_bool(rd, rep, "report", "signed", JSON_REQUIRED, &r->signed_evidence) < 0 ||
-	    read_template(rd, rep, r) < 0)
-		return -1;
-	if (!have_foreign)
-		r->max_foreign_cpu = -1;
+	r->cfg.order = r->hdr.order;
 	return 0;
 }
 
 /* A journal line longer than this is not abev's. */
 #define JOURNAL_LINE_MAX (16u << 20)
 
+/* Adds a note to the header's: a new vector of them, the old one kept till release. */
 static void add_note(struct evidence_run *r, char *note)
 {
-	r->notes = xrealloc(r->notes, (r->nnotes + 2) * sizeof(*r->notes));
-	r->notes[r->nnotes++] = note;
-	r->notes[r->nnotes] = NULL;
+	const char **notes = xcalloc(r->hdr.nnotes + 2, sizeof(*notes));
+
+	for (size_t i = 0; i < r->hdr.nnotes; i++)
+		notes[i] = r->hdr.notes[i];
+	notes[r->hdr.nnotes] = keep(r, note);
+	keep_any(r, notes);
+	r->hdr.notes = notes;
+	r->hdr.nnotes++;
 }
 
 /* One line of the journal, an invocation's own document, into r->invs. */
@@ -745,7 +713,7 @@ static int read_journal(const char *dir, struct evidence_run *r, char **err)
 	}
 	add_note(r, xasprintf("result.json holds no invocation record (status %s): the %zu below "
 			      "are read from %s, where abev recorded each invocation as it ended",
-			      r->status, r->ninvs, EVIDENCE_JOURNAL_FILE));
+			      r->hdr.status, r->ninvs, EVIDENCE_JOURNAL_FILE));
 	if (sb.len)
 		add_note(r, xasprintf("%s ends in %zu bytes without a line break: abev stopped while "
 				      "writing that invocation's record, left out here (its own "
@@ -813,7 +781,7 @@ int evidence_read(const char *dir, struct evidence_run *r, char **err)
 			goto out;
 		}
 	}
-	if (!r->ninvs && strcmp(r->status, "completed") && read_journal(dir, r, err) < 0)
+	if (!r->ninvs && strcmp(r->hdr.status, "completed") && read_journal(dir, r, err) < 0)
 		goto out;
 	c = cJSON_GetObjectItemCaseSensitive(root, "comparison");
 	if (c && !cJSON_IsNull(c)) {
@@ -863,22 +831,7 @@ void evidence_run_release(struct evidence_run *r)
 	if (!r)
 		return;
 	free(r->dir);
-	free(r->plan_name);
-	free(r->plan_description);
-	free(r->plan_source);
-	free(r->status);
-	free(r->interrupt);
-	free(r->started_utc);
-	free(r->ended_utc);
-	free(r->order);
-	strv_free(r->variants);
-	strv_free(r->notes);
-	free(r->reproduce);
 	free(r->template_text);
-	free(r->reproduce_cwd);
-	free(r->plan_sha256);
-	free(r->evidence_dir);
-	free(r->pubkey);
 	for (size_t i = 0; i < r->ninvs; i++)
 		invocation_release(&r->invs[i]);
 	free(r->invs);

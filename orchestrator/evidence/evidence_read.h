@@ -16,26 +16,16 @@
 
 #include "decide/compare.h"
 #include "evidence/evidence.h"
+#include "record/run_header.h"
 
 /* result.json larger than this is refused. */
 #define EVIDENCE_READ_MAX (512u << 20)
 
 struct evidence_run {
 	char *dir;                  /* as given */
-	char *plan_name, *plan_description, *plan_source, *status, *interrupt;
-	char *started_utc, *ended_utc;
-	char *order;
-	uint64_t seed;
-	unsigned warmups, runs, max_repeats;
-	double gap_seconds, timeout_seconds, max_foreign_cpu, max_cpu_wait_pct;
-	char **variants;
-	size_t nvariants;
-	char **notes;
-	size_t nnotes;
-	char *reproduce, *reproduce_cwd, *plan_sha256, *evidence_dir, *pubkey;
+	struct run_header hdr;      /* its strings and lists owned here (strings) */
 	char *template_text;        /* DIR/EVIDENCE_TEMPLATE_FILE when result.json names it, or NULL */
 	size_t template_len;
-	int signed_evidence;
 	struct invocation *invs;    /* execution order; strings owned */
 	size_t ninvs;
 
@@ -48,8 +38,8 @@ struct evidence_run {
 	struct compare_metric_def *metric_defs; /* the plan's metrics (no built-ins) */
 	struct compare_gate_def *gate_defs;
 	struct compare_sequential *sequential; /* cfg.sequential: its looks and taken, or NULL */
-	char **strings;             /* owned strings the defs borrow */
-	size_t nstrings;
+	void **strings;             /* owned allocations the header and the defs borrow */
+	size_t nstrings, strings_alloc;
 	void *stored_comparison;    /* the recorded "comparison" as parsed; evidence_read.c's own */
 };
 

@@ -100,49 +100,33 @@ enum run_status run_state_status(const struct run_state *st, int final)
 	return RUN_COMPLETED;
 }
 
-/*
- * The last result.json could not be written whole (the file-size limit,
- * a full disk): a short one without the invocation records, which each
- * invocation's own result.json keeps, so that the evidence does not say
- * "running" as if abev had been killed, and says what is missing.
- */
-static void write_short_state(struct run_state *st, struct run_header *hdr,
-			      enum run_status status, int err)
+/* The name result.json is written under: staged before sealing (seal.h). */
+static const char *result_file(const struct run_state *st, int final)
 {
-	const char **notes = xcalloc(st->nnotes + 1, sizeof(*notes));
-	char *why = xasprintf("result.json could not be written in full (%s%s); this shorter "
-			      "one leaves out the %zu invocation record(s): %s and each "
-			      "invocation's own result.json under runs/ hold them",
-			      strerror(err), err == EFBIG ? ": the file-size limit, ulimit -f" : "",
-			      st->ninvs, EVIDENCE_JOURNAL_FILE);
-
-	for (size_t i = 0; i < st->nnotes; i++)
-		notes[i] = st->notes[i];
-	notes[st->nnotes] = why;
-	hdr->notes = notes;
-	hdr->nnotes = st->nnotes + 1;
-	hdr->left_out = st->ninvs;
-	if (status == RUN_COMPLETED)
-		status = RUN_FAILED;
-	if (evidence_write_run(&st->ev, hdr, status, NULL, 0) == 0)
-		error("wrote a shorter result.json without the invocation records instead");
-	hdr->notes = (const char *const *)st->notes;
-	hdr->nnotes = st->nnotes;
-	hdr->left_out = 0;
-	free(why);
-	free(notes);
+	return final && !st->unsealed ? EVIDENCE_RESULT_FILE EVIDENCE_STAGED_SUFFIX : NULL;
 }
 
-/* result.json's header, from the state as it is now. */
-static void fill_header(const struct run_state *st, int final, struct run_header *out)
+/* The decision result.json records: none until the comparison is made. */
+static struct evidence_decision decision_of(const struct run_state *st)
+{
+	return (struct evidence_decision){
+		.comparison = st->compared ? &st->cmp : NULL,
+		.gate_defs = st->gate_defs,
+		.ngate_defs = st->plan->ngates,
+	};
+}
+
+/* The run's header, from the state as it is now: what result.json and report.md both say. */
+static void fill_header(const struct run_state *st, enum run_status status, int final,
+			struct run_header *out)
 {
 	const struct plan *plan = st->plan;
 
 	*out = (struct run_header){
-		.file = final && !st->unsealed ? EVIDENCE_RESULT_FILE EVIDENCE_STAGED_SUFFIX : NULL,
 		.plan_name = plan->name,
 		.plan_description = plan->description,
 		.plan_path = plan->path,
+		.status = run_status_name(status),
 		.order = plan_order_name(plan->order),
 		.seed = plan->seed,
 		.warmups = plan->warmups,
@@ -169,6 +153,7 @@ static void fill_header(const struct run_state *st, int final, struct run_header
 		.variant_names = st->variant_names,
 		.nvariants = plan->nvariants,
 		.planned = (unsigned)st->planned,
+		.executed = st->ninvs,
 		.interrupt = st->interrupt ? proc_signal_name(st->interrupt) : NULL,
 		.abev_max_rss_bytes = st->max_rss_bytes,
 		.notes = (const char *const *)st->notes,
@@ -181,52 +166,55 @@ static void fill_header(const struct run_state *st, int final, struct run_header
 		.pubkey = st->opt->pubkey,
 		.key_source = st->opt->key_source,
 		.report_template = plan->report_template ? EVIDENCE_TEMPLATE_FILE : NULL,
-		.comparison = st->compared ? &st->cmp : NULL,
-		.gate_defs = st->gate_defs,
-		.ngate_defs = st->plan->ngates,
 	};
 }
 
-/* report.md's input, from the state as it is now. */
-static void fill_report(const struct run_state *st, enum run_status status, int final,
+/* report.md's input: the header as result.json has it, and what only the report shows. */
+static void fill_report(const struct run_state *st, const struct run_header *hdr, int final,
 			struct report_input *out)
 {
-	const struct plan *plan = st->plan;
-
 	*out = (struct report_input){
 		.file = final && !st->unsealed ? EVIDENCE_REPORT_FILE EVIDENCE_STAGED_SUFFIX : NULL,
-		.plan_name = plan->name,
-		.description = plan->description,
-		.status = run_status_name(status),
-		.started_utc = st->started,
-		.ended_utc = final ? st->ended : "",
-		.order = plan_order_name(plan->order),
-		.warmups = plan->warmups,
-		.runs = plan->runs,
-		.gap_seconds = plan->gap_seconds,
-		.seed = plan->seed,
-		.timeout_seconds = plan->timeout_seconds,
-		.max_foreign_cpu = plan->max_foreign_cpu,
-		.max_cpu_wait_pct = plan->max_cpu_wait_pct,
-		.max_repeats = plan->max_repeats,
-		.variant_names = st->variant_names,
-		.nvariants = plan->nvariants,
+		.run = hdr,
 		.invs = st->invs,
 		.ninvs = st->ninvs,
-		.reproduce = st->opt->reproduce,
-		.reproduce_cwd = st->cwd,
-		.plan_path = plan->path,
-		.plan_sha256 = st->plan_sha256,
-		.notes = (const char *const *)st->notes,
-		.nnotes = st->nnotes,
-		.signed_evidence = st->opt->key != NULL,
-		.evidence_dir = st->opt->out_dir,
-		.pubkey = st->opt->pubkey,
 		.comparison = st->compared ? &st->cmp : NULL,
 		.environment = st->have_env ? &st->env : NULL,
-		.template_text = plan->report_template,
-		.template_len = plan->report_template_len,
+		.template_text = st->plan->report_template,
+		.template_len = st->plan->report_template_len,
 	};
+}
+
+/*
+ * The last result.json could not be written whole (the file-size limit,
+ * a full disk): a short one without the invocation records, which each
+ * invocation's own result.json keeps, so that the evidence does not say
+ * "running" as if abev had been killed, and says what is missing.
+ */
+static void write_short_state(struct run_state *st, struct run_header *hdr, int err)
+{
+	struct evidence_decision dec = decision_of(st);
+	const char **notes = xcalloc(st->nnotes + 1, sizeof(*notes));
+	char *why = xasprintf("result.json could not be written in full (%s%s); this shorter "
+			      "one leaves out the %zu invocation record(s): %s and each "
+			      "invocation's own result.json under runs/ hold them",
+			      strerror(err), err == EFBIG ? ": the file-size limit, ulimit -f" : "",
+			      st->ninvs, EVIDENCE_JOURNAL_FILE);
+
+	for (size_t i = 0; i < st->nnotes; i++)
+		notes[i] = st->notes[i];
+	notes[st->nnotes] = why;
+	hdr->notes = notes;
+	hdr->nnotes = st->nnotes + 1;
+	hdr->executed = st->ninvs;   /* none of them in this file */
+	if (!strcmp(hdr->status, run_status_name(RUN_COMPLETED)))
+		hdr->status = run_status_name(RUN_FAILED);
+	if (evidence_write_run(&st->ev, result_file(st, 1), hdr, &dec, NULL, 0) == 0)
+		error("wrote a shorter result.json without the invocation records instead");
+	hdr->notes = (const char *const *)st->notes;
+	hdr->nnotes = st->nnotes;
+	free(why);
+	free(notes);
 }
 
 /*
@@ -275,9 +263,11 @@ static int write_start(struct run_state *st)
 
 	st->opened = 1;
 	st->max_rss_bytes = self_max_rss();
-	fill_header(st, 0, &hdr);
-	fill_report(st, RUN_RUNNING, 0, &rin);
-	if (evidence_write_run(&st->ev, &hdr, RUN_RUNNING, st->invs, st->ninvs) < 0 ||
+	struct evidence_decision dec = decision_of(st);
+
+	fill_header(st, RUN_RUNNING, 0, &hdr);
+	fill_report(st, &hdr, 0, &rin);
+	if (evidence_write_run(&st->ev, NULL, &hdr, &dec, st->invs, st->ninvs) < 0 ||
 	    report_write(&st->ev, &rin) < 0 || journal_open(&st->journal, &st->ev) < 0)
 		ret = -1;
 	note_reserve(st);
@@ -290,7 +280,8 @@ static int write_final(struct run_state *st)
 	enum run_status status;
 	struct run_header hdr;
 	struct report_input rin;
-	int ret = 0, shortened = 0;
+	struct evidence_decision dec;
+	int ret = 0;
 
 	check_disk(st);
 	journal_release_reserve(&st->journal);
@@ -302,16 +293,16 @@ static int write_final(struct run_state *st)
 			ret = -1;
 	}
 	st->max_rss_bytes = self_max_rss();
-	fill_header(st, 1, &hdr);
-	if (evidence_write_run(&st->ev, &hdr, status, st->invs, st->ninvs) < 0) {
+	fill_header(st, status, 1, &hdr);
+	dec = decision_of(st);
+	if (evidence_write_run(&st->ev, result_file(st, 1), &hdr, &dec, st->invs, st->ninvs) < 0) {
 		ret = -1;
-		shortened = 1;
-		write_short_state(st, &hdr, status, errno);
+		write_short_state(st, &hdr, errno);
 	} else if (journal_remove(&st->journal) < 0) {
 		ret = -1;
 	}
 	/* A short result.json says failed (write_short_state()): the report says the same. */
-	fill_report(st, shortened && status == RUN_COMPLETED ? RUN_FAILED : status, 1, &rin);
+	fill_report(st, &hdr, 1, &rin);
 	if (report_write(&st->ev, &rin) < 0)
 		ret = -1;
 	return ret;

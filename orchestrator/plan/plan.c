@@ -551,7 +551,7 @@ int plan_exit_code_allowed(const struct plan *plan, int code)
 	return 0;
 }
 
-static void version_release(struct plan_version *v)
+static void plan_version_release(struct plan_version *v)
 {
 	free(v->name);
 	for (size_t i = 0; i < v->argc; i++)
@@ -594,7 +594,7 @@ out:
 	free(pi);
 	free(p);
 	if (ret < 0)
-		version_release(v);
+		plan_version_release(v);
 	return ret;
 }
 
@@ -1023,7 +1023,7 @@ void plan_release(struct plan *plan)
 	free(plan->metrics);
 	free(plan->allowed_exit_codes);
 	for (size_t i = 0; i < plan->nversions; i++)
-		version_release(&plan->versions[i]);
+		plan_version_release(&plan->versions[i]);
 	free(plan->versions);
 	for (size_t i = 0; i < plan->ngates; i++)
 		free(plan->gates[i].metric);

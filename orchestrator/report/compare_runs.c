@@ -16,8 +16,8 @@ static const char *const labels[] = { "old", "new" };
 
 static int has_variant(const struct evidence_run *r, const char *name)
 {
-	for (size_t i = 0; i < r->nvariants; i++)
-		if (!strcmp(r->variants[i], name))
+	for (size_t i = 0; i < r->hdr.nvariants; i++)
+		if (!strcmp(r->hdr.variant_names[i], name))
 			return 1;
 	return 0;
 }
@@ -31,7 +31,7 @@ static const struct compare_metric_def *find_metric(const struct evidence_run *r
 	return NULL;
 }
 
-static void list_names(struct strbuf *sb, char *const *names, size_t n)
+static void list_names(struct strbuf *sb, const char *const *names, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		strbuf_addf(sb, "%s%s", i ? ", " : "", names[i]);
@@ -84,20 +84,20 @@ int compare_runs(const struct evidence_run *old, const struct evidence_run *new,
 		 FILE *f, char **err)
 {
 	struct compare_metric_def *defs = xcalloc(new->cfg.nmetrics + 1, sizeof(*defs));
-	char **shared = xcalloc(new->nvariants + 1, sizeof(*shared));
+	const char **shared = xcalloc(new->hdr.nvariants + 1, sizeof(*shared));
 	struct comparison *cmps;
 	struct strbuf skipped = STRBUF_INIT, sb = STRBUF_INIT;
 	size_t nshared = 0, ndefs = 0;
 	int ret = -1;
 
-	for (size_t i = 0; i < new->nvariants; i++)
-		if (has_variant(old, new->variants[i]))
-			shared[nshared++] = new->variants[i];
+	for (size_t i = 0; i < new->hdr.nvariants; i++)
+		if (has_variant(old, new->hdr.variant_names[i]))
+			shared[nshared++] = new->hdr.variant_names[i];
 	if (!nshared) {
 		strbuf_adds(&sb, "the two share no variant name: old has ");
-		list_names(&sb, old->variants, old->nvariants);
+		list_names(&sb, old->hdr.variant_names, old->hdr.nvariants);
 		strbuf_adds(&sb, "; new has ");
-		list_names(&sb, new->variants, new->nvariants);
+		list_names(&sb, new->hdr.variant_names, new->hdr.nvariants);
 		*err = strbuf_detach(&sb, NULL);
 		goto out;
 	}
@@ -138,18 +138,18 @@ int compare_runs(const struct evidence_run *old, const struct evidence_run *new,
 	}
 	if (json) {
 		char *doc = evidence_compare_document(old->dir, new->dir,
-						      (const char *const *)shared, cmps, nshared,
+						      shared, cmps, nshared,
 						      skipped.buf);
 		fputs(doc, f);
 		free(doc);
 	} else {
 		/* Paths from the command line, names from evidence: each line escaped. */
 		strbuf_reset(&sb);
-		strbuf_addf(&sb, "old: %s (plan '%s', started %s)", old->dir, old->plan_name,
-			    old->started_utc);
+		strbuf_addf(&sb, "old: %s (plan '%s', started %s)", old->dir, old->hdr.plan_name,
+			    old->hdr.started_utc);
 		summary_put_line(f, &sb);
-		strbuf_addf(&sb, "new: %s (plan '%s', started %s)", new->dir, new->plan_name,
-			    new->started_utc);
+		strbuf_addf(&sb, "new: %s (plan '%s', started %s)", new->dir, new->hdr.plan_name,
+			    new->hdr.started_utc);
 		summary_put_line(f, &sb);
 		strbuf_adds(&sb, "shared variants: ");
 		for (size_t v = 0; v < nshared; v++)

@@ -169,7 +169,7 @@ static char *render_junit(const struct evidence_run *r, const struct comparison 
 	strbuf_addf(&sb, "tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\">\n",
 		    c->ngates + c->nblocking, fail, skipped);
 	strbuf_adds(&sb, "  <testsuite name=\"");
-	strbuf_add_xml(&sb, r->plan_name);
+	strbuf_add_xml(&sb, r->hdr.plan_name);
 	strbuf_addf(&sb, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\">\n",
 		    c->ngates + c->nblocking, fail, skipped);
 	strbuf_adds(&sb, "    <properties>\n      <property name=\"decision\" value=\"");

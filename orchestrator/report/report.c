@@ -69,25 +69,25 @@ static const struct cmp_metric *metric_named(const struct comparison *c, const c
 
 static void set_header(struct tmpl_ctx *c, const struct report_input *in)
 {
-	const char *status = in->status ? in->status : "unknown";
+	const char *status = in->run->status ? in->run->status : "unknown";
 	struct strbuf sb = STRBUF_INIT;
 
-	tmpl_set(c, "title", in->plan_name && *in->plan_name ? in->plan_name : "unnamed plan");
-	tmpl_set(c, "description", in->description);
-	tmpl_set_bool(c, "signed", in->signed_evidence);
+	tmpl_set(c, "title", in->run->plan_name && *in->run->plan_name ? in->run->plan_name : "unnamed plan");
+	tmpl_set(c, "description", in->run->plan_description);
+	tmpl_set_bool(c, "signed", in->run->signed_evidence);
 	tmpl_set_bool(c, "signature_unchecked", in->signature_unchecked);
 	tmpl_set(c, "status", status);
 	tmpl_set_bool(c, "running", !strcmp(status, "running"));
-	tmpl_set(c, "started", in->started_utc && *in->started_utc ? in->started_utc : "unknown");
-	tmpl_set(c, "ended", in->ended_utc && *in->ended_utc ? in->ended_utc : "not ended");
+	tmpl_set(c, "started", in->run->started_utc && *in->run->started_utc ? in->run->started_utc : "unknown");
+	tmpl_set(c, "ended", in->run->ended_utc && *in->run->ended_utc ? in->run->ended_utc : "not ended");
 	tmpl_set(c, "reference", in->comparison ? in->comparison->reference
-			   : in->nvariants ? in->variant_names[0] : "none");
-	for (size_t i = 0; i < in->nvariants; i++) {
-		if (in->comparison && !strcmp(in->variant_names[i], in->comparison->reference))
+			   : in->run->nvariants ? in->run->variant_names[0] : "none");
+	for (size_t i = 0; i < in->run->nvariants; i++) {
+		if (in->comparison && !strcmp(in->run->variant_names[i], in->comparison->reference))
 			continue;
 		if (!in->comparison && i == 0)
 			continue;
-		strbuf_addf(&sb, "%s%s", sb.len ? ", " : "", in->variant_names[i]);
+		strbuf_addf(&sb, "%s%s", sb.len ? ", " : "", in->run->variant_names[i]);
 	}
 	if (!sb.len)
 		strbuf_adds(&sb, "none");
@@ -540,22 +540,22 @@ static void set_conditions(struct tmpl_ctx *c, const struct report_input *in)
 	size_t warmups = 0, discarded = 0, failed = 0;
 	int notes = 0;
 
-	tmpl_set(c, "order", in->order ? in->order : "unknown");
-	tmpl_setf(c, "seed", "%llu", (unsigned long long)in->seed);
-	tmpl_setf(c, "warmups", "%u", in->warmups);
-	tmpl_setf(c, "runs", "%u", in->runs);
-	tmpl_setf(c, "gap", "%g s", in->gap_seconds);
-	if (in->timeout_seconds > 0)
-		tmpl_setf(c, "timeout", "%g s", in->timeout_seconds);
+	tmpl_set(c, "order", in->run->order ? in->run->order : "unknown");
+	tmpl_setf(c, "seed", "%llu", (unsigned long long)in->run->seed);
+	tmpl_setf(c, "warmups", "%u", in->run->warmups);
+	tmpl_setf(c, "runs", "%u", in->run->runs);
+	tmpl_setf(c, "gap", "%g s", in->run->gap_seconds);
+	if (in->run->timeout_seconds > 0)
+		tmpl_setf(c, "timeout", "%g s", in->run->timeout_seconds);
 	else
 		tmpl_set(c, "timeout", "none");
-	tmpl_setf(c, "max_foreign_cpu", "%.2f", in->max_foreign_cpu);
-	tmpl_setf(c, "max_cpu_wait_pct", "%g", in->max_cpu_wait_pct);
-	if (in->max_foreign_cpu >= 0)
-		tmpl_setf(c, "foreign_limit", "; at most %.2f foreign cores", in->max_foreign_cpu);
+	tmpl_setf(c, "max_foreign_cpu", "%.2f", in->run->max_foreign_cpu);
+	tmpl_setf(c, "max_cpu_wait_pct", "%g", in->run->max_cpu_wait_pct);
+	if (in->run->max_foreign_cpu >= 0)
+		tmpl_setf(c, "foreign_limit", "; at most %.2f foreign cores", in->run->max_foreign_cpu);
 	else
 		tmpl_set(c, "foreign_limit", "; foreign cores not limited");
-	tmpl_setf(c, "max_repeats", "%u", in->max_repeats);
+	tmpl_setf(c, "max_repeats", "%u", in->run->max_repeats);
 	tmpl_setf(c, "runs_plot", "%s/%s", EVIDENCE_PLOTS_DIR, EVIDENCE_PLOTS_RUNS_FILE);
 	tmpl_list(c, "load_rows");
 	tmpl_list(c, "notes");
@@ -593,8 +593,8 @@ static void set_conditions(struct tmpl_ctx *c, const struct report_input *in)
 	tmpl_setf(c, "nfailed", "%zu", failed);
 	cgroup_sentence(&sb, in);
 	set_sb(c, "cgroup", &sb);
-	for (size_t i = 0; i < in->nnotes; i++, notes = 1)
-		tmpl_set(tmpl_add(c, "notes"), "text", in->notes[i]);
+	for (size_t i = 0; i < in->run->nnotes; i++, notes = 1)
+		tmpl_set(tmpl_add(c, "notes"), "text", in->run->notes[i]);
 	for (size_t i = 0; in->comparison && i < in->comparison->nwarnings; i++, notes = 1)
 		tmpl_set(tmpl_add(c, "notes"), "text", in->comparison->warnings[i]);
 	for (size_t i = 0; i < in->ninvs; i++) {
@@ -716,8 +716,8 @@ static void set_invocations(struct tmpl_ctx *c, const struct report_input *in)
 	struct strbuf sb = STRBUF_INIT;
 
 	tmpl_set_bool(c, "invocations", in->ninvs > 0);
-	if (in->started_utc && strlen(in->started_utc) > 10)
-		tmpl_setf(c, "day", "%.10s", in->started_utc);
+	if (in->run->started_utc && strlen(in->run->started_utc) > 10)
+		tmpl_setf(c, "day", "%.10s", in->run->started_utc);
 	else
 		tmpl_set(c, "day", "an unknown day");
 	tmpl_list(c, "inv_rows");
@@ -725,8 +725,8 @@ static void set_invocations(struct tmpl_ctx *c, const struct report_input *in)
 		const struct invocation *inv = &in->invs[i];
 		struct tmpl_ctx *r = inv_row(c, "inv_rows", inv);
 
-		utc_cell(r, "start", inv->start_utc, in->started_utc);
-		utc_cell(r, "end", inv->end_utc, in->started_utc);
+		utc_cell(r, "start", inv->start_utc, in->run->started_utc);
+		utc_cell(r, "end", inv->end_utc, in->run->started_utc);
 		units_add(&sb, (double)inv->fig.wall_ns / 1e6, "ms");
 		set_sb(r, "wall", &sb);
 		tmpl_set(r, "status", inv_status_name(inv->status));
@@ -752,27 +752,27 @@ static void set_reproduce(struct tmpl_ctx *c, const struct report_input *in)
 	struct strbuf sb = STRBUF_INIT;
 	size_t fence;
 
-	tmpl_set_bool(c, "reproduce", in->reproduce && *in->reproduce);
-	if (!in->reproduce || !*in->reproduce)
+	tmpl_set_bool(c, "reproduce", in->run->reproduce && *in->run->reproduce);
+	if (!in->run->reproduce || !*in->run->reproduce)
 		return;
-	tmpl_set(c, "plan_path", in->plan_path ? in->plan_path : "unknown");
-	tmpl_set(c, "plan_sha256", in->plan_sha256 ? in->plan_sha256 : "not recorded");
-	fence = longest_backticks(in->reproduce) + 1;
+	tmpl_set(c, "plan_path", in->run->plan_path ? in->run->plan_path : "unknown");
+	tmpl_set(c, "plan_sha256", in->run->plan_sha256 ? in->run->plan_sha256 : "not recorded");
+	fence = longest_backticks(in->run->reproduce) + 1;
 	if (fence < 3)
 		fence = 3;
 	for (size_t i = 0; i < fence; i++)
 		strbuf_addch(&sb, '`');
 	strbuf_adds(&sb, "sh\n");
-	if (in->reproduce_cwd) {
+	if (in->run->reproduce_cwd) {
 		strbuf_adds(&sb, "cd ");
-		strbuf_add_sh(&sb, in->reproduce_cwd);
+		strbuf_add_sh(&sb, in->run->reproduce_cwd);
 		strbuf_addch(&sb, '\n');
 	}
 	/*
 	 * abev quotes what it writes there for sh, but the line is read back
 	 * from evidence: escaped, its backslashes (sh's own) kept.
 	 */
-	strbuf_add_escaped_line(&sb, in->reproduce, strlen(in->reproduce));
+	strbuf_add_escaped_line(&sb, in->run->reproduce, strlen(in->run->reproduce));
 	strbuf_addch(&sb, '\n');
 	for (size_t i = 0; i < fence; i++)
 		strbuf_addch(&sb, '`');
@@ -786,8 +786,8 @@ static void set_reproduce(struct tmpl_ctx *c, const struct report_input *in)
  */
 static void set_verify(struct tmpl_ctx *c, const struct report_input *in)
 {
-	const char *dir = in->evidence_dir && *in->evidence_dir ? in->evidence_dir : "DIR";
-	const char *key = in->pubkey && *in->pubkey ? in->pubkey : "KEY.pub";
+	const char *dir = in->run->evidence_dir && *in->run->evidence_dir ? in->run->evidence_dir : "DIR";
+	const char *key = in->run->pubkey && *in->run->pubkey ? in->run->pubkey : "KEY.pub";
 	struct strbuf sb = STRBUF_INIT;
 
 	strbuf_add_sh(&sb, dir);
@@ -851,36 +851,13 @@ int report_write(const struct dirat *root, const struct report_input *in)
 void report_input_from_evidence(const struct evidence_run *r, const struct comparison *c,
 				 const struct run_environment *env, struct report_input *in)
 {
-	memset(in, 0, sizeof(*in));
-	in->plan_name = r->plan_name;
-	in->description = r->plan_description;
-	in->seed = r->seed;
-	in->timeout_seconds = r->timeout_seconds;
-	in->max_foreign_cpu = r->max_foreign_cpu;
-	in->max_cpu_wait_pct = r->max_cpu_wait_pct;
-	in->max_repeats = r->max_repeats;
-	in->environment = env;
-	in->template_text = r->template_text;
-	in->template_len = r->template_len;
-	in->status = r->status;
-	in->started_utc = r->started_utc;
-	in->ended_utc = r->ended_utc ? r->ended_utc : "";
-	in->order = r->order;
-	in->warmups = r->warmups;
-	in->runs = r->runs;
-	in->gap_seconds = r->gap_seconds;
-	in->variant_names = (const char *const *)r->variants;
-	in->nvariants = r->nvariants;
-	in->invs = r->invs;
-	in->ninvs = r->ninvs;
-	in->reproduce = r->reproduce;
-	in->reproduce_cwd = r->reproduce_cwd;
-	in->plan_path = r->plan_source;
-	in->plan_sha256 = r->plan_sha256;
-	in->notes = (const char *const *)r->notes;
-	in->nnotes = r->nnotes;
-	in->signed_evidence = r->signed_evidence;
-	in->evidence_dir = r->evidence_dir;
-	in->pubkey = r->pubkey;
-	in->comparison = c;
+	*in = (struct report_input){
+		.run = &r->hdr,
+		.invs = r->invs,
+		.ninvs = r->ninvs,
+		.comparison = c,
+		.environment = env,
+		.template_text = r->template_text,
+		.template_len = r->template_len,
+	};
 }

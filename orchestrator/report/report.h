@@ -14,36 +14,15 @@
 
 #include "decide/compare.h"
 #include "record/invocation.h"
+#include "record/run_header.h"
 #include "evidence/evidence_read.h"
 
 struct report_input {
 	const char *file;                /* the name written beneath root; NULL: EVIDENCE_REPORT_FILE */
-	const char *plan_name;
-	const char *description;         /* the plan's, or NULL */
-	const char *status;              /* run_status_name() */
-	const char *started_utc, *ended_utc;
-	const char *order;
-	unsigned warmups, runs;
-	double gap_seconds;
-	uint64_t seed;
-	double timeout_seconds;          /* 0: none */
-	double max_foreign_cpu;          /* 0: no limit */
-	double max_cpu_wait_pct;
-	unsigned max_repeats;
-	const char *const *variant_names;/* in plan order */
-	size_t nvariants;
+	const struct run_header *run;    /* the run as result.json has it */
 	const struct invocation *invs;   /* execution order */
 	size_t ninvs;
-	const char *reproduce;           /* the command line that re-runs this, or NULL */
-	const char *reproduce_cwd;       /* the directory it was run from, or NULL */
-	const char *plan_path;           /* the plan as given */
-	const char *plan_sha256;         /* hex, or NULL */
-	const char *const *notes;        /* run-level remarks (slots lost, leftovers), may be NULL */
-	size_t nnotes;
-	int signed_evidence;             /* SHA256.sig will be written */
 	int signature_unchecked;         /* rendered again without checking the signature */
-	const char *evidence_dir;        /* as the user named it, for the verify commands */
-	const char *pubkey;              /* the signer's public key file (KEY.pub), or NULL */
 	const struct comparison *comparison; /* NULL while the run is going */
 	const struct run_environment *environment; /* metadata.json as read, or NULL */
 	/* The plan's own template (EVIDENCE_TEMPLATE_FILE in the evidence), or NULL for abev's. */

@@ -148,7 +148,7 @@ static void host_rows(struct tmpl_ctx *c, const struct report_host *hosts, size_
 		summary_decision(&sb, cmp);
 		tmpl_set(r, "decision", sb.buf);
 		strbuf_reset(&sb);
-		tmpl_set(r, "status", hosts[i].run->status);
+		tmpl_set(r, "status", hosts[i].run->hdr.status);
 		if (e)
 			strbuf_addf(&sb, "%s, %s, %lld CPUs, %s", e->cpu_model ? e->cpu_model : "CPU unknown",
 				    e->os_release ? e->os_release : "OS unknown",
@@ -178,7 +178,7 @@ char *report_hosts_render(const struct report_host *hosts, size_t n, int verifie
 	char *err = NULL, *text;
 	int acceptance = 1;
 
-	tmpl_set(c, "title", hosts[0].run->plan_name);
+	tmpl_set(c, "title", hosts[0].run->hdr.plan_name);
 	tmpl_setf(c, "nhosts", "%zu", n);
 	tmpl_set(c, "decision", decision_name(report_hosts_decision(hosts, n)));
 	for (size_t i = 0; i < n; i++)

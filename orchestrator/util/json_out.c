@@ -151,3 +151,11 @@ int json_write_file(const char *path, const cJSON *o)
 	free(text);
 	return ret;
 }
+
+cJSON *jstrings(const char *const *v, size_t n)
+{
+	cJSON *arr = jnew_array();
+	for (size_t i = 0; i < n; i++)
+		jpush(arr, cJSON_CreateString(v[i]));
+	return arr;
+}

@@ -10,6 +10,7 @@
 #define ABEV_JSON_OUT_H
 
 #include <cjson/cJSON.h>
+#include <stddef.h>
 #include <stdint.h>
 
 cJSON *jnew_object(void);
@@ -29,6 +30,8 @@ cJSON *jreal(double v);
 void jadd_bool(cJSON *obj, const char *key, int b);
 /* Appends val to arr (which then owns it). */
 void jpush(cJSON *arr, cJSON *val);
+/* An array of the n strings of v. */
+cJSON *jstrings(const char *const *v, size_t n);
 /*
  * o formatted, plus a newline. Caller frees. o stays the caller's. DEL,
  * C1 controls, bidirectional controls, line separators and the other

@@ -101,5 +101,50 @@ class Layers(unittest.TestCase):
         self.assertIn("orchestrator/extra/: a source folder mk/layers does not place", out)
 
 
+class Names(unittest.TestCase):
+    """mk/check-names.py: no static function named like another file's public one."""
+
+    def test_the_library_passes(self):
+        here = os.path.dirname(os.path.abspath(os.environ["ABEV"]))
+        # build/asan/abev beside build/asan/libabev.a; ./abev beside build/libabev.a
+        libs = [os.path.join(here, "libabev.a"), os.path.join(here, "build", "libabev.a")]
+        lib = next((l for l in libs if os.path.exists(l)), None)
+        if not lib:
+            self.skipTest("no libabev.a beside $ABEV")
+        p = subprocess.run([sys.executable, os.path.join(SRC, "mk", "check-names.py"), lib, SRC],
+                           capture_output=True, text=True, timeout=120)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+
+    def test_a_static_twin_and_a_file_named_twice_are_refused(self):
+        cc = shutil.which("cc")
+        if not cc or not shutil.which("nm") or not shutil.which("ar"):
+            self.skipTest("needs cc, nm and ar")
+        with tempfile.TemporaryDirectory(prefix="abev-names.") as tmp:
+            for d in ("mk", "a", "b"):
+                os.mkdir(os.path.join(tmp, d))
+            with open(os.path.join(tmp, "mk", "layers"), "w") as f:
+                f.write("a\nb\n")
+            with open(os.path.join(tmp, "a", "one.c"), "w") as f:
+                f.write("int shared_name(void) { return 1; }\n")
+            with open(os.path.join(tmp, "b", "two.c"), "w") as f:
+                f.write("static int shared_name(void) { return 2; }\n"
+                        "int two(void) { return shared_name(); }\n")
+            with open(os.path.join(tmp, "b", "one.c"), "w") as f:
+                f.write("int one_more(void) { return 3; }\n")
+            objs = []
+            for src in ("a/one.c", "b/two.c"):
+                obj = os.path.join(tmp, os.path.basename(src)[:-2] + ".o")
+                subprocess.run([cc, "-O0", "-c", "-o", obj, os.path.join(tmp, src)], check=True)
+                objs.append(obj)
+            subprocess.run(["ar", "rcs", os.path.join(tmp, "lib.a")] + objs, check=True)
+            p = subprocess.run([sys.executable, os.path.join(SRC, "mk", "check-names.py"),
+                                os.path.join(tmp, "lib.a"), tmp],
+                               capture_output=True, text=True, timeout=120)
+            self.assertEqual(p.returncode, 1, p.stdout)
+            self.assertIn("two.o: static shared_name is named like the function one.o exports",
+                          p.stdout)
+            self.assertIn("one.c: a file of this name in a and b", p.stdout)
+
+
 if __name__ == "__main__":
     unittest.main()

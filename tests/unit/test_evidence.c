@@ -20,6 +20,8 @@
 #include "evidence/evidence.h"
 #include "evidence/journal.h"
 #include "evidence/ledger.h"
+#include "evidence/run_fields.h"
+#include "util/json_out.h"
 #include "util/util.h"
 
 static char root[] = "/tmp/abev-evidence-XXXXXX";
@@ -171,11 +173,11 @@ static void test_run_file(void **state)
 		.max_foreign_cpu = 0.5, .max_repeats = 2, .abev_version = "0.0.0",
 		.started_utc = "s", .ended_utc = "", .variant_names = names, .nvariants = 2,
 		.planned = 8, .interrupt = "SIGINT", .abev_max_rss_bytes = 1, .notes = notes,
-		.nnotes = 1,
+		.nnotes = 1, .status = "interrupted", .executed = 2,
 	};
 	struct dirat d = DIRAT_INIT;
 	assert_int_equal(dirat_open_path(&d, root), 0);
-	assert_int_equal(evidence_write_run(&d, &hdr, RUN_INTERRUPTED, inv, 2), 0);
+	assert_int_equal(evidence_write_run(&d, NULL, &hdr, NULL, inv, 2), 0);
 	dirat_release(&d);
 	char *p = path_join(root, "result.json");
 	cJSON *o = load_json(p);
@@ -214,14 +216,15 @@ static void test_run_file_bytes(void **state)
 	struct run_header hdr = {
 		.plan_name = "p", .plan_path = "plan.json", .order = "alternate", .runs = 3,
 		.abev_version = "0.0.0", .started_utc = "s", .ended_utc = "e",
-		.variant_names = names, .nvariants = 2, .planned = 3,
+		.variant_names = names, .nvariants = 2, .planned = 3, .status = "completed",
 	};
 	struct dirat d = DIRAT_INIT;
 	assert_int_equal(dirat_open_path(&d, root), 0);
 	for (size_t n = 0; n <= 3; n++) {
 		char *p = path_join(root, "result.json");
 		struct strbuf sb = STRBUF_INIT;
-		assert_int_equal(evidence_write_run(&d, &hdr, RUN_COMPLETED, inv, n), 0);
+		hdr.executed = n;
+		assert_int_equal(evidence_write_run(&d, NULL, &hdr, NULL, inv, n), 0);
 		assert_int_equal(read_file_capped(&sb, p, 1 << 20), 0);
 		cJSON *o = cJSON_Parse(sb.buf);
 		assert_non_null(o);
@@ -317,12 +320,256 @@ static void test_status_names(void **state)
 	assert_string_equal(run_status_name(RUN_RUNNING), "running");
 }
 
+/* The JSON types a schema node allows, as bits: from type, enum, const and anyOf. */
+enum { T_STRING = 1, T_NULL = 2, T_INTEGER = 4, T_NUMBER = 8, T_BOOLEAN = 16, T_ARRAY = 32,
+       T_OBJECT = 64 };
+
+static unsigned json_type_bit(const cJSON *v)
+{
+	if (cJSON_IsString(v))
+		return T_STRING;
+	if (cJSON_IsNull(v))
+		return T_NULL;
+	if (cJSON_IsBool(v))
+		return T_BOOLEAN;
+	if (cJSON_IsNumber(v))
+		return v->valuedouble == (double)(int64_t)v->valuedouble ? T_INTEGER : T_NUMBER;
+	if (cJSON_IsArray(v))
+		return T_ARRAY;
+	return T_OBJECT;
+}
+
+static unsigned type_name_bit(const char *t)
+{
+	static const struct { const char *name; unsigned bit; } names[] = {
+		{ "string", T_STRING }, { "null", T_NULL }, { "integer", T_INTEGER },
+		{ "number", T_NUMBER }, { "boolean", T_BOOLEAN }, { "array", T_ARRAY },
+		{ "object", T_OBJECT },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
+		if (!strcmp(t, names[i].name))
+			return names[i].bit;
+	fail_msg("unknown schema type '%s'", t);
+	return 0;
+}
+
+static unsigned schema_types(const cJSON *node)
+{
+	const cJSON *t = cJSON_GetObjectItem(node, "type"), *e;
+	unsigned bits = 0;
+
+	if (cJSON_IsString(t))
+		bits |= type_name_bit(t->valuestring);
+	if (cJSON_IsArray(t))
+		cJSON_ArrayForEach(e, t)
+			bits |= type_name_bit(e->valuestring);
+	cJSON_ArrayForEach(e, cJSON_GetObjectItem(node, "enum"))
+		bits |= json_type_bit(e);
+	if (cJSON_GetObjectItem(node, "const"))
+		bits |= json_type_bit(cJSON_GetObjectItem(node, "const"));
+	cJSON_ArrayForEach(e, cJSON_GetObjectItem(node, "anyOf"))
+		bits |= schema_types(e);
+	t = cJSON_GetObjectItem(node, "$ref");
+	if (cJSON_IsString(t)) {
+		/* The one kind of reference run.schema.json makes: a UTC time stamp. */
+		if (strcmp(t->valuestring, "invocation.schema.json#/$defs/utc"))
+			fail_msg("unexpected $ref '%s'", t->valuestring);
+		bits |= T_STRING;
+	}
+	return bits;
+}
+
+/* What a table row says its key may hold. */
+static unsigned row_types(const struct run_field *f)
+{
+	unsigned null = (f->flags & (RUN_FIELD_NULLABLE | RUN_FIELD_NULL_EMPTY |
+				     RUN_FIELD_NULL_NEGATIVE | RUN_FIELD_NULL_NONPOSITIVE |
+				     RUN_FIELD_NULL_UNLESS)) ? T_NULL : 0;
+	switch (f->type) {
+	case RUN_FIELD_OBJECT: return T_OBJECT | null;
+	case RUN_FIELD_CONST: return T_STRING;
+	case RUN_FIELD_STRING: return T_STRING | null;
+	case RUN_FIELD_STRINGS: return T_ARRAY | null;
+	case RUN_FIELD_U64:
+	case RUN_FIELD_UNSIGNED:
+	case RUN_FIELD_I64: return T_INTEGER | null;
+	case RUN_FIELD_NUMBER:
+	case RUN_FIELD_NS_SECONDS: return T_NUMBER | null;
+	case RUN_FIELD_BOOL: return T_BOOLEAN | null;
+	}
+	return 0;
+}
+
+static int in_required(const cJSON *obj, const char *key)
+{
+	const cJSON *e;
+	cJSON_ArrayForEach(e, cJSON_GetObjectItem(obj, "required"))
+		if (!strcmp(e->valuestring, key))
+			return 1;
+	return 0;
+}
+
+/*
+ * The header table and evidence-schema/run.schema.json say the same: a row
+ * for every property of the header (the comparison and the invocations
+ * are not the header's), each with the schema's types, nullability and
+ * required-ness, in the schema's objects; and no row the schema lacks.
+ */
+static void test_run_fields_match_the_schema(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+	cJSON *schema, *prop;
+	size_t rows_seen = 0, props = 0;
+	(void)state;
+
+	assert_int_equal(read_file_capped(&sb, "evidence-schema/run.schema.json", 1 << 20), 0);
+	schema = cJSON_Parse(sb.buf);
+	assert_non_null(schema);
+	for (size_t i = 0; i < run_fields_count; i++) {
+		const struct run_field *f = &run_fields[i];
+		const char *dot = strchr(f->key, '.');
+		const cJSON *obj = schema, *node;
+		char top[64];
+
+		if (dot) {
+			snprintf(top, sizeof(top), "%.*s", (int)(dot - f->key), f->key);
+			obj = cJSON_GetObjectItem(cJSON_GetObjectItem(schema, "properties"), top);
+			assert_non_null(obj);
+		}
+		node = cJSON_GetObjectItem(cJSON_GetObjectItem(obj, "properties"), dot ? dot + 1 : f->key);
+		if (!node)
+			fail_msg("row '%s': not in run.schema.json", f->key);
+		if (schema_types(node) != row_types(f))
+			fail_msg("row '%s': the schema allows types %#x, the table %#x", f->key,
+				 schema_types(node), row_types(f));
+		if (!!in_required(obj, dot ? dot + 1 : f->key) != !!(f->flags & RUN_FIELD_REQUIRED))
+			fail_msg("row '%s': required in the schema %d, in the table %d", f->key,
+				 in_required(obj, dot ? dot + 1 : f->key),
+				 !!(f->flags & RUN_FIELD_REQUIRED));
+		if (f->type == RUN_FIELD_CONST && cJSON_GetObjectItem(node, "const"))
+			assert_string_equal(cJSON_GetObjectItem(node, "const")->valuestring, f->value);
+		rows_seen++;
+	}
+	/* Every property of the header and of its objects has its row. */
+	cJSON_ArrayForEach(prop, cJSON_GetObjectItem(schema, "properties")) {
+		const cJSON *sub;
+		int found = 0;
+
+		if (!strcmp(prop->string, "comparison") || !strcmp(prop->string, "invocations"))
+			continue;
+		props++;
+		for (size_t i = 0; i < run_fields_count; i++)
+			found |= !strcmp(run_fields[i].key, prop->string);
+		if (!found)
+			fail_msg("run.schema.json's '%s' has no row in run_fields", prop->string);
+		cJSON_ArrayForEach(sub, cJSON_GetObjectItem(prop, "properties")) {
+			char key[128];
+			found = 0;
+			snprintf(key, sizeof(key), "%s.%s", prop->string, sub->string);
+			props++;
+			for (size_t i = 0; i < run_fields_count; i++)
+				found |= !strcmp(run_fields[i].key, key);
+			if (!found)
+				fail_msg("run.schema.json's '%s' has no row in run_fields", key);
+		}
+	}
+	assert_int_equal(rows_seen, props);
+	cJSON_Delete(schema);
+	strbuf_release(&sb);
+}
+
+/*
+ * What the table writes it reads back the same, field by field, unset
+ * values included; and a file without a field the reader needs is
+ * refused naming it.
+ */
+static void keep_free(void *ctx, void *p)
+{
+	void ***list = ctx;
+	size_t n = 0;
+
+	while ((*list)[n])
+		n++;
+	*list = realloc(*list, (n + 2) * sizeof(**list));
+	(*list)[n] = p;
+	(*list)[n + 1] = NULL;
+}
+
+static void test_run_fields_round_trip(void **state)
+{
+	const char *names[] = { "a", "b" }, *notes[] = { "n1" }, *excl[] = { "x*" };
+	struct run_header in = {
+		.abev_version = "1.2.3", .plan_name = "p", .plan_description = NULL,
+		.plan_path = "dir/plan.json", .status = "completed", .interrupt = NULL,
+		.started_utc = "s", .ended_utc = "e", .order = "reverse", .seed = 12345,
+		.warmups = 1, .runs = 6, .gap_seconds = 0.25, .timeout_seconds = 0,
+		.max_foreign_cpu = -1, .max_cpu_wait_pct = 10, .max_cpu_wait_pct_from = "default",
+		.cpus = "0-1", .max_repeats = 3, .exclusive = excl, .nexclusive = 1,
+		.lock_dir = "/tmp/l", .wait = 1, .waited_ns = 1500000000, .run_as_user = "u",
+		.run_as_uid = 1000, .run_as_gid = 1001, .run_as_from = "plan",
+		.variant_names = names, .nvariants = 2, .planned = 14, .executed = 13,
+		.abev_max_rss_bytes = 4096, .notes = notes, .nnotes = 1, .reproduce = "abev run",
+		.reproduce_cwd = "/w", .plan_sha256 = "ab", .evidence_dir = "ev",
+		.signed_evidence = 1, .pubkey = "k.pub", .key_source = "option",
+		.report_template = NULL,
+	};
+	struct run_header out;
+	cJSON *o = jnew_object();
+	void **owned = calloc(1, sizeof(*owned));
+	char *err = NULL;
+	struct json_in rd = { "result.json", NULL, &err };
+	(void)state;
+
+	run_fields_write(o, &in);
+	run_fields_unset(&out);
+	assert_int_equal(run_fields_read(&rd, o, &out, keep_free, &owned), 0);
+	assert_string_equal(out.plan_path, in.plan_path);
+	assert_null(out.plan_description);
+	assert_true(out.seed == in.seed && out.warmups == 1 && out.runs == 6);
+	assert_true(out.timeout_seconds == 0 && out.max_foreign_cpu == -1);
+	assert_true(out.waited_ns == 1500000000 && out.wait == 1);
+	assert_string_equal(out.run_as_user, "u");
+	assert_true(out.run_as_uid == 1000 && out.run_as_gid == 1001);
+	assert_int_equal(out.nvariants, 2);
+	assert_string_equal(out.variant_names[1], "b");
+	assert_int_equal(out.nexclusive, 1);
+	assert_string_equal(out.exclusive[0], "x*");
+	assert_true(out.executed == 13 && out.planned == 14 && out.abev_max_rss_bytes == 4096);
+	assert_string_equal(out.key_source, "option");
+	assert_int_equal(out.signed_evidence, 1);
+
+	/* No run_as: null, read back as no user and unknown ids. */
+	cJSON_Delete(o);
+	o = jnew_object();
+	in.run_as_user = NULL;
+	run_fields_write(o, &in);
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(o, "run_as")));
+	run_fields_unset(&out);
+	assert_int_equal(run_fields_read(&rd, o, &out, keep_free, &owned), 0);
+	assert_null(out.run_as_user);
+	assert_true(out.run_as_uid == -1);
+
+	/* A field the reader needs, gone: refused, naming it. */
+	cJSON_DeleteItemFromObject(cJSON_GetObjectItem(o, "schedule"), "runs");
+	run_fields_unset(&out);
+	assert_int_equal(run_fields_read(&rd, o, &out, keep_free, &owned), -1);
+	assert_non_null(err);
+	assert_non_null(strstr(err, "runs"));
+	free(err);
+	cJSON_Delete(o);
+	for (size_t i = 0; owned[i]; i++)
+		free(owned[i]);
+	free(owned);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_invocation_file),
 		cmocka_unit_test(test_run_file),
 		cmocka_unit_test(test_run_file_bytes),
+		cmocka_unit_test(test_run_fields_match_the_schema),
+		cmocka_unit_test(test_run_fields_round_trip),
 		cmocka_unit_test(test_invocation_line),
 		cmocka_unit_test(test_journal),
 		cmocka_unit_test(test_status_names),

@@ -57,6 +57,7 @@ static struct invocation inv(unsigned seq, const char *variant, int warmup, unsi
 struct fixture {
 	struct invocation invs[16];
 	const char *names[3];
+	struct run_header hdr;
 	struct report_input in;
 };
 
@@ -93,19 +94,20 @@ static void build(struct fixture *f)
 	f->names[0] = "baseline";
 	f->names[1] = "candidate";
 	f->names[2] = "empty";
-	f->in.plan_name = "sort|hash";
-	f->in.status = "failed";
-	f->in.started_utc = "2026-11-10T16:54:37.980941+00:00";
-	f->in.ended_utc = "2026-11-10T16:55:01.000001+00:00";
-	f->in.order = "reverse";
-	f->in.warmups = 1;
-	f->in.runs = 3;
-	f->in.gap_seconds = 1;
-	f->in.variant_names = f->names;
-	f->in.nvariants = 3;
+	f->hdr.plan_name = "sort|hash";
+	f->hdr.status = "failed";
+	f->hdr.started_utc = "2026-11-10T16:54:37.980941+00:00";
+	f->hdr.ended_utc = "2026-11-10T16:55:01.000001+00:00";
+	f->hdr.order = "reverse";
+	f->hdr.warmups = 1;
+	f->hdr.runs = 3;
+	f->hdr.gap_seconds = 1;
+	f->in.run = &f->hdr;
+	f->hdr.variant_names = f->names;
+	f->hdr.nvariants = 3;
 	f->in.invs = f->invs;
 	f->in.ninvs = n;
-	f->in.reproduce = "abev run examples/demo/plan.json --out build/demo/x";
+	f->hdr.reproduce = "abev run examples/demo/plan.json --out build/demo/x";
 }
 
 static void assert_has(const char *text, const char *needle)
@@ -122,14 +124,14 @@ static void assert_lacks(const char *text, const char *needle)
 
 /*
  * Renders f as abev run would at its end: the comparison computed from
- * the fixture's invocations (reference: the first of in.variant_names),
+ * the fixture's invocations (reference: the first of hdr.variant_names),
  * with the given gates, then the report.
  */
 static char *render(struct fixture *f, const struct compare_gate_def *gates, size_t ngates)
 {
 	struct compare_config cfg = {
-		.variants = f->in.variant_names,
-		.nvariants = f->in.nvariants,
+		.variants = f->hdr.variant_names,
+		.nvariants = f->hdr.nvariants,
 		.gates = gates,
 		.ngates = ngates,
 		.confidence = 0.95,
@@ -251,12 +253,12 @@ static void test_header_and_conditions(void **state)
 
 	(void)state;
 	build(&f);
-	f.in.description = "the *candidate* of 2.0";
-	f.in.timeout_seconds = 60;
-	f.in.max_foreign_cpu = 0.75;
-	f.in.max_cpu_wait_pct = 10;
-	f.in.max_repeats = 2;
-	f.in.seed = 42;
+	f.hdr.plan_description = "the *candidate* of 2.0";
+	f.hdr.timeout_seconds = 60;
+	f.hdr.max_foreign_cpu = 0.75;
+	f.hdr.max_cpu_wait_pct = 10;
+	f.hdr.max_repeats = 2;
+	f.hdr.seed = 42;
 	r = render(&f, NULL, 0);
 	assert_has(r, "# abev report: sort\\|hash\n\nthe \\*candidate\\* of 2.0\n");
 	assert_has(r, "- Status: failed\n");
@@ -284,7 +286,7 @@ static void test_verdict_and_gates(void **state)
 
 	(void)state;
 	build(&f);
-	f.in.nvariants = 2;
+	f.hdr.nvariants = 2;
 	/*
 	 * Six rounds of both, the fewest a 95 % paired interval allows: the
 	 * fixture's counted ones (rounds 1-3, candidate in round 1 only) and
@@ -445,8 +447,8 @@ static void test_reference_without_data(void **state)
 
 	(void)state;
 	build(&f);
-	f.in.variant_names = names;
-	f.in.nvariants = 2;
+	f.hdr.variant_names = names;
+	f.hdr.nvariants = 2;
 	r = render(&f, NULL, 0);
 	assert_has(r, "| empty | 0 | n/a (no counted run) | n/a (no counted run) | reference |  |  |");
 	assert_has(r, "| baseline | 3 | 1.10 s | 1.00–1.20 s | n/a (no counted run of the "
@@ -464,9 +466,9 @@ static void test_running(void **state)
 
 	(void)state;
 	build(&f);
-	f.in.status = "running";
-	f.in.ended_utc = "";
-	f.in.reproduce = NULL;
+	f.hdr.status = "running";
+	f.hdr.ended_utc = "";
+	f.hdr.reproduce = NULL;
 	r = report_render(&f.in);
 	assert_has(r, "- Status: running (");
 	assert_has(r, "- Ended (UTC): not ended");

@@ -1,0 +1,67 @@
+/*
+ * run_header: the run as a whole — what plan ran how, when, on whose
+ * behalf, with what result so far — the header of the top-level
+ * result.json. One type for every stage: the pipeline fills it from the
+ * plan and its own state, evidence/ writes and reads it through one
+ * table of fields (evidence/run_fields.h), report/ renders it. Strings
+ * and lists are borrowed: from the plan and the run's state when written,
+ * from the struct evidence_run that read them back (evidence_read.h).
+ */
+#ifndef ABEV_RUN_HEADER_H
+#define ABEV_RUN_HEADER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct run_header {
+	const char *abev_version;
+	/* The plan ("plan" in result.json). */
+	const char *plan_name;
+	const char *plan_description;  /* or NULL */
+	const char *plan_path;         /* as given */
+	const char *status;            /* run_status_name() */
+	const char *interrupt;         /* "SIGINT"/"SIGTERM" or NULL */
+	const char *started_utc;
+	const char *ended_utc;         /* NULL or "" while running */
+	/* The schedule. */
+	const char *order;             /* plan_order_name() */
+	uint64_t seed;
+	unsigned warmups, runs;
+	double gap_seconds;
+	double timeout_seconds;        /* <= 0: none */
+	double max_foreign_cpu;        /* < 0: no limit */
+	double max_cpu_wait_pct;
+	const char *max_cpu_wait_pct_from; /* "plan", "default" or "--max-cpu-wait-pct" */
+	const char *cpus;              /* schedule.cpus, or NULL */
+	unsigned max_repeats;
+	const char *const *exclusive;  /* load.exclusive */
+	size_t nexclusive;
+	/* Other abev runs (peers.h). */
+	const char *lock_dir;          /* where they are seen, or NULL */
+	int wait;                      /* --wait */
+	int64_t waited_ns;             /* time spent waiting for them; -1: not asked to */
+	/* The user the commands ran as (run_as), or NULL. */
+	const char *run_as_user;
+	int64_t run_as_uid, run_as_gid;
+	const char *run_as_from;       /* "plan" or "--run-as" */
+	const char *const *variant_names; /* in plan order */
+	size_t nvariants;
+	unsigned planned;              /* slots in the schedule (warmups + runs) */
+	uint64_t executed;             /* invocations started, in the record or not */
+	int64_t abev_max_rss_bytes;    /* abev's own peak RSS so far */
+	const char *const *notes;      /* run-level remarks (e.g. a slot lost to load) */
+	size_t nnotes;
+	/* What `abev report DIR` needs to render report.md again, byte for byte. */
+	const char *reproduce;         /* the command line that re-runs this, or NULL */
+	const char *reproduce_cwd;     /* the directory it was run from, or NULL */
+	const char *plan_sha256;       /* of the plan's bytes (plan.json), hex */
+	const char *evidence_dir;      /* as the user named it */
+	int signed_evidence;
+	const char *pubkey;            /* the signer's public key file, or NULL */
+	const char *key_source;        /* "option" (--key), "environment" (ABEV_SIGNING_KEY), or NULL */
+	const char *report_template;   /* EVIDENCE_TEMPLATE_FILE when the plan has its own, or NULL */
+};
+
+#define RUN_HEADER_INIT { 0 }
+
+#endif
