@@ -13,296 +13,12 @@
 #include <string.h>
 
 #include "decide/compare.h"
+#include "evidence/invocation_fields.h"
 #include "evidence/run_fields.h"
 #include "util/dirat.h"
 #include "evidence/ledger.h"
 #include "util/json_out.h"
 #include "util/util.h"
-
-static cJSON *prepare_json(const struct invocation_prepare *p)
-{
-	cJSON *o = jnew_object(), *argv = jnew_array(), *log = jnew_object();
-
-	for (size_t i = 0; i < p->argc; i++)
-		jpush(argv, cJSON_CreateString(p->argv[i]));
-	jadd(o, "argv", argv);
-	jadd_str(o, "status", p->status);
-	jadd_int_or_null(o, "exit_code", p->exit_code, p->exit_code >= 0);
-	jadd_int_or_null(o, "signal", p->signal, p->signal > 0);
-	jadd_int(o, "wall_ns", p->wall_ns);
-	jadd_str(o, "reason", p->reason);
-	jadd_int(log, "bytes_written", p->log_bytes);
-	jadd_int(log, "bytes_dropped", p->log_bytes_dropped);
-	jadd_bool(log, "truncated", p->log_bytes_dropped > 0);
-	jadd(o, "log", log);
-	return o;
-}
-
-static cJSON *load_json(const struct loadavg *l)
-{
-	cJSON *o;
-	if (!l->valid)
-		return jnull();
-	o = jnew_object();
-	jadd_num(o, "1m", l->m1);
-	jadd_num(o, "5m", l->m5);
-	jadd_num(o, "15m", l->m15);
-	jadd_int(o, "runnable", l->runnable);
-	jadd_int(o, "total", l->total);
-	return o;
-}
-
-static void counts_into(cJSON *o, const struct results_counts *c)
-{
-	jadd_int(o, "total", c->total);
-	jadd_int(o, "executed", c->executed);
-	jadd_int(o, "passed", c->passed);
-	jadd_int(o, "failed", c->failed);
-	jadd_int(o, "errors", c->errors);
-	jadd_int(o, "skipped", c->skipped);
-	jadd_int(o, "other", c->other);
-}
-
-/* Declared counters: -1 means the file did not say. */
-static cJSON *declared_json(const struct results_file *f)
-{
-	const struct results_counts *c = &f->declared;
-	cJSON *o;
-	if (!f->has_declared)
-		return jnull();
-	o = jnew_object();
-	jadd_int_or_null(o, "total", c->total, c->total >= 0);
-	jadd_int_or_null(o, "executed", c->executed, c->executed >= 0);
-	jadd_int_or_null(o, "passed", c->passed, c->passed >= 0);
-	jadd_int_or_null(o, "failed", c->failed, c->failed >= 0);
-	jadd_int_or_null(o, "errors", c->errors, c->errors >= 0);
-	jadd_int_or_null(o, "skipped", c->skipped, c->skipped >= 0);
-	jadd_int_or_null(o, "other", c->other, c->other >= 0);
-	return o;
-}
-
-static cJSON *results_file_json(const struct results_file *f)
-{
-	cJSON *o = jnew_object(), *notes = jnew_array();
-	jadd_str(o, "path", f->path);
-	jadd_str(o, "format", results_format_name(f->format));
-	jadd_str(o, "outcome", f->outcome);
-	jadd_str(o, "start", f->start);
-	jadd_str(o, "finish", f->finish);
-	counts_into(o, &f->counts);
-	jadd(o, "declared", declared_json(f));
-	for (size_t i = 0; i < f->nnotes; i++)
-		jpush(notes, cJSON_CreateString(f->notes[i]));
-	jadd(o, "notes", notes);
-	return o;
-}
-
-static cJSON *guard_json(const struct guard_result *g)
-{
-	cJSON *o = jnew_object();
-	jadd_str(o, "guard", g->guard);
-	jadd_str(o, "verdict", guard_verdict_name(g->verdict));
-	jadd_str(o, "reason", g->reason);
-	return o;
-}
-
-/* What was kept of the child's two streams and what was dropped past the cap. */
-/* What else ran meanwhile, as the load guard saw it. */
-static cJSON *overlaps_json(const struct invocation *inv)
-{
-	cJSON *o = jnew_object(), *list = jnew_array();
-
-	for (size_t i = 0; i < inv->noverlaps; i++) {
-		const struct overlap_hit *h = &inv->overlaps[i];
-		cJSON *e = jnew_object();
-		jadd_str(e, "kind", overlap_kind_name(h->kind));
-		jadd_int_or_null(e, "pid", h->pid, h->pid > 0);
-		jadd_str(e, "command", h->command);
-		jadd_str(e, "pattern", h->pattern);
-		jadd_str(e, "evidence", h->evidence);
-		jpush(list, e);
-	}
-	jadd(o, "processes", list);
-	jadd_int(o, "unnamed", inv->overlaps_unnamed);
-	return o;
-}
-
-static cJSON *logs_json(const struct invocation *inv)
-{
-	static const char *const names[2] = { "stdout", "stderr" };
-	cJSON *o = jnew_object();
-
-	for (int i = 0; i < 2; i++) {
-		cJSON *l = jnew_object();
-		jadd_int(l, "bytes_written", inv->logs[i].bytes_written);
-		jadd_int(l, "bytes_dropped", inv->logs[i].bytes_dropped);
-		jadd_bool(l, "truncated", inv->logs[i].bytes_dropped > 0);
-		jadd(o, names[i], l);
-	}
-	return o;
-}
-
-/* Which slot this is and what ran: seq, variant, phase, ..., argv, cwd. */
-static void identity_into(cJSON *o, const struct invocation *inv)
-{
-	cJSON *argv;
-
-	jadd_int(o, "seq", inv->seq);
-	jadd_str(o, "variant", inv->variant);
-	jadd_str(o, "phase", inv->warmup ? "warmup" : "run");
-	jadd_int(o, "round", inv->round);
-	jadd_int(o, "attempt", inv->attempt);
-	jadd_str(o, "status", inv_status_name(inv->status));
-	jadd_str(o, "reason", inv->reason);
-	jadd_str(o, "dir", inv->dir);
-	argv = cJSON_CreateArray();
-	if (!argv)
-		die_oom();
-	for (size_t i = 0; i < inv->argc; i++) {
-		cJSON *s = cJSON_CreateString(inv->argv[i]);
-		if (!s || !cJSON_AddItemToArray(argv, s))
-			die_oom();
-	}
-	jadd(o, "argv", argv);
-	jadd_str(o, "cwd", inv->cwd);
-}
-
-/* How the process went: clocks, exit, rusage. */
-static void process_into(cJSON *o, const struct invocation *inv)
-{
-	jadd_str(o, "start_utc", inv->start_utc);
-	jadd_str(o, "end_utc", inv->end_utc);
-	jadd_int(o, "wall_ns", inv->fig.wall_ns);
-	jadd_int_or_null(o, "exit_code", inv->exit_code, inv->exit_code >= 0);
-	jadd_int_or_null(o, "signal", inv->signal, inv->signal > 0);
-	jadd_bool(o, "core_dumped", inv->core_dumped);
-	jadd_bool(o, "timed_out", inv->timed_out);
-	jadd_str(o, "exec_error", inv->exec_error);
-	jadd_int(o, "user_ns", inv->fig.user_ns);
-	jadd_int(o, "sys_ns", inv->fig.sys_ns);
-	jadd_int(o, "cpu_ns", inv->fig.user_ns + inv->fig.sys_ns);
-	jadd_int(o, "max_rss_bytes", inv->fig.max_rss_bytes);
-	jadd_int(o, "minflt", inv->fig.minflt);
-	jadd_int(o, "majflt", inv->fig.majflt);
-	jadd_int(o, "nvcsw", inv->fig.nvcsw);
-	jadd_int(o, "nivcsw", inv->fig.nivcsw);
-}
-
-/* The machine around it: load, foreign CPU, CPU wait, pinning. */
-static void load_into(cJSON *o, const struct invocation *inv)
-{
-	jadd(o, "load_before", load_json(&inv->load_before));
-	jadd(o, "load_after", load_json(&inv->load_after));
-	if (inv->foreign_cpu >= 0)
-		jadd_num(o, "foreign_cpu", inv->foreign_cpu);
-	else
-		jadd(o, "foreign_cpu", jnull());
-	if (inv->foreign_cpu_resolution >= 0)
-		jadd_num(o, "foreign_cpu_resolution", inv->foreign_cpu_resolution);
-	else
-		jadd(o, "foreign_cpu_resolution", jnull());
-	if (inv->max_foreign_cpu >= 0)
-		jadd_num(o, "max_foreign_cpu", inv->max_foreign_cpu);
-	else
-		jadd(o, "max_foreign_cpu", jnull());
-	jadd_int_or_null(o, "cpu_wait_ns", inv->cpu_wait_ns, inv->cpu_wait_ns >= 0);
-	if (invocation_cpu_wait_pct(inv) >= 0)
-		jadd_num(o, "cpu_wait_pct", invocation_cpu_wait_pct(inv));
-	else
-		jadd(o, "cpu_wait_pct", jnull());
-	jadd_str(o, "cpu_wait_source", inv->cpu_wait_source);
-	jadd_str(o, "cpu_wait_note", inv->cpu_wait_note);
-	jadd_num(o, "max_cpu_wait_pct", inv->max_cpu_wait_pct);
-	jadd_int_or_null(o, "system_cpu_wait_ns", inv->system_cpu_wait_ns,
-			 inv->system_cpu_wait_ns >= 0);
-	jadd_int_or_null(o, "run_cpus", inv->run_cpus, inv->run_cpus > 0);
-	jadd_int_or_null(o, "foreign_busy_ns", inv->foreign_busy_ns, inv->foreign_busy_ns >= 0);
-	jadd_int_or_null(o, "foreign_wait_ns", inv->foreign_wait_ns, inv->foreign_wait_ns >= 0);
-	if (invocation_foreign_wait_pct(inv) >= 0)
-		jadd_num(o, "foreign_wait_pct", invocation_foreign_wait_pct(inv));
-	else
-		jadd(o, "foreign_wait_pct", jnull());
-	jadd_str(o, "cpus", inv->cpus);
-	jadd_int(o, "leftovers_killed", inv->leftovers_killed);
-	if (inv->stops_abev || inv->stops_child || inv->suspended_ns > 0) {
-		cJSON *p = jnew_object();
-		jadd_int(p, "abev_stops", inv->stops_abev);
-		jadd_int(p, "child_stops", inv->stops_child);
-		jadd_int(p, "suspended_ns", inv->suspended_ns);
-		jadd(o, "paused", p);
-	} else {
-		jadd(o, "paused", jnull());
-	}
-}
-
-/* Its test results: the pattern, the counts, each file, the failed names. */
-static void tests_into(cJSON *o, const struct invocation *inv)
-{
-	jadd_str(o, "results_files", inv->results_files);
-	if (inv->has_tests) {
-		cJSON *t = jnew_object();
-		counts_into(t, &inv->tests);
-		jadd(o, "tests", t);
-	} else {
-		jadd(o, "tests", jnull());
-	}
-	cJSON *files = jnew_array();
-	for (size_t i = 0; i < inv->nresults; i++)
-		jpush(files, results_file_json(&inv->results[i]));
-	jadd(o, "results", files);
-	cJSON *failed = jnew_array();
-	for (size_t i = 0; i < inv->nfailed_tests; i++)
-		jpush(failed, cJSON_CreateString(inv->failed_tests[i]));
-	jadd(o, "failed_tests", failed);
-	jadd_int(o, "failed_tests_omitted", (int64_t)inv->failed_tests_omitted);
-	cJSON *times = jnew_array();
-	for (size_t i = 0; i < inv->ntest_times; i++) {
-		cJSON *pair = jnew_array();
-		jpush(pair, cJSON_CreateString(inv->test_times[i].name));
-		jpush(pair, jreal(inv->test_times[i].ms));
-		jpush(times, pair);
-	}
-	jadd(o, "test_times", times);
-	jadd_int(o, "test_times_omitted", (int64_t)inv->test_times_omitted);
-}
-
-static cJSON *invocation_json(const struct invocation *inv, int with_schema)
-{
-	cJSON *o = jnew_object(), *cg;
-
-	if (with_schema)
-		jadd_str(o, "schema", EVIDENCE_INVOCATION_SCHEMA);
-	identity_into(o, inv);
-	process_into(o, inv);
-	load_into(o, inv);
-	jadd(o, "overlaps", overlaps_json(inv));
-	jadd(o, "logs", logs_json(inv));
-	if (inv->prepare)
-		jadd(o, "prepare", prepare_json(inv->prepare));
-	if (inv->cgroup_valid) {
-		cg = jnew_object();
-		jadd_int_or_null(cg, "memory_peak_bytes", inv->cg_memory_peak_bytes,
-				 inv->cg_memory_peak_bytes >= 0);
-		jadd_int_or_null(cg, "cpu_usage_ns", inv->cg_cpu_usage_ns, inv->cg_cpu_usage_ns >= 0);
-		jadd(o, "cgroup", cg);
-	} else {
-		jadd(o, "cgroup", jnull());
-	}
-	jadd_str(o, "cgroup_note", inv->cgroup_note);
-	tests_into(o, inv);
-	cJSON *metrics = jnew_object();
-	for (size_t i = 0; i < inv->nmetrics; i++) {
-		const struct metric_value *m = &inv->metrics[i];
-		/* Values keep their full precision: they are what comparisons are made of. */
-		jadd(metrics, m->name, m->ok ? jreal(m->value) : jnull());
-	}
-	jadd(o, "metrics", metrics);
-	cJSON *guards = jnew_array();
-	for (size_t i = 0; i < inv->nguards; i++)
-		jpush(guards, guard_json(&inv->guards[i]));
-	jadd(o, "guards", guards);
-	return o;
-}
 
 static void fmt_load(struct strbuf *sb, const char *key, const struct loadavg *l)
 {
@@ -402,7 +118,7 @@ int evidence_write_invocation(struct ledger *l, const struct dirat *root,
 	char *log_path = path_join(inv->dir, EVIDENCE_RESOURCE_LOG);
 	char *guard_path = path_join(inv->dir, EVIDENCE_GUARD_LOG);
 	struct strbuf sb = STRBUF_INIT;
-	cJSON *o = invocation_json(inv, 1);
+	cJSON *o = invocation_fields_json(inv, 1);
 	char *text = json_print(o);
 	int ret = -1;
 
@@ -438,7 +154,7 @@ char *evidence_results_document(const struct results_file *files, size_t n,
 
 	jadd_str(o, "schema", EVIDENCE_RESULTS_SCHEMA);
 	for (size_t i = 0; i < n; i++) {
-		jpush(arr, results_file_json(&files[i]));
+		jpush(arr, invocation_fields_results_file(&files[i]));
 		if (i == 0)
 			format = results_format_name(files[0].format);
 		else if (files[i].format != files[0].format)
@@ -447,9 +163,9 @@ char *evidence_results_document(const struct results_file *files, size_t n,
 	jadd(o, "files", arr);
 	jadd_str(t, "format", format);
 	jadd_int(t, "files", (int64_t)n);
-	counts_into(t, total);
+	invocation_fields_counts(t, total);
 	jadd(o, "total", t);
-	jadd(o, "guard", guard ? guard_json(guard) : jnull());
+	jadd(o, "guard", guard ? invocation_fields_guard(guard) : jnull());
 	text = json_print(o);
 	cJSON_Delete(o);
 	return text;
@@ -793,7 +509,7 @@ static int write_run_file(const struct dirat *root, const char *name, const cJSO
 	if (atomic_file_open_at(&f, root, name) < 0)
 		goto out;
 	for (size_t i = 0; i < ninvs; i++) {
-		cJSON *inv = invocation_json(&invs[i], 0);
+		cJSON *inv = invocation_fields_json(&invs[i], 0);
 		char *text = json_print_bare(inv, 1);
 
 		if (i)
@@ -820,7 +536,7 @@ out:
 
 char *evidence_invocation_line(const struct invocation *inv)
 {
-	cJSON *o = invocation_json(inv, 1);
+	cJSON *o = invocation_fields_json(inv, 1);
 	char *text = json_print_bare(o, 0);
 	char *line;
 

@@ -6,6 +6,7 @@
  * is read back is what was computed from.
  */
 #include "evidence/evidence_read.h"
+#include "evidence/invocation_fields.h"
 #include "evidence/run_fields.h"
 #include "util/envnames.h"
 
@@ -27,353 +28,22 @@
 #include "util/template.h"
 #include "util/util.h"
 
-/* The static names guards carry (struct guard_result's guard is not owned). */
-static const char *const guard_names[] = {
-	"exit_code", "min_executed", "metrics", "test_set", "load",
-};
-
-static int read_guards(const struct json_in *rd, const cJSON *o, const char *path,
-		       struct invocation *inv)
-{
-	const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, "guards"), *e;
-
-	if (!cJSON_IsArray(a))
-		return json_in_error(rd, path, "'guards' is missing or not an array");
-	inv->guards = xcalloc((size_t)cJSON_GetArraySize(a) + 1, sizeof(*inv->guards));
-	cJSON_ArrayForEach(e, a) {
-		struct guard_result *g = &inv->guards[inv->nguards];
-		char *name = NULL, *verdict = NULL;
-		size_t k;
-		int ret = -1;
-
-		if (json_get_string(rd, e, path, "guard", JSON_REQUIRED, &name) < 0 ||
-		    json_get_string(rd, e, path, "verdict", JSON_REQUIRED, &verdict) < 0 ||
-		    json_get_string(rd, e, path, "reason", JSON_REQUIRED | JSON_NULLABLE, &g->reason) < 0)
-			goto next;
-		for (k = 0; k < ARRAY_SIZE(guard_names) && strcmp(name, guard_names[k]); k++)
-			;
-		if (k == ARRAY_SIZE(guard_names)) {
-			json_in_error(rd, path, "unknown guard '%s'", name);
-			goto next;
-		}
-		g->guard = guard_names[k];
-		if (!strcmp(verdict, "pass"))
-			g->verdict = GUARD_PASS;
-		else if (!strcmp(verdict, "fail"))
-			g->verdict = GUARD_FAIL;
-		else if (!strcmp(verdict, guard_verdict_name(GUARD_UNCHECKED)))
-			g->verdict = GUARD_UNCHECKED;
-		else {
-			json_in_error(rd, path, "guard '%s': unknown verdict '%s'", name, verdict);
-			goto next;
-		}
-		ret = 0;
-next:
-		inv->nguards++;
-		free(name);
-		free(verdict);
-		if (ret < 0)
-			return -1;
-	}
-	return 0;
-}
-
-static int read_metrics(const struct json_in *rd, const cJSON *o, const char *path,
-			struct invocation *inv)
-{
-	const cJSON *m = cJSON_GetObjectItemCaseSensitive(o, "metrics"), *e;
-
-	if (!cJSON_IsObject(m))
-		return json_in_error(rd, path, "'metrics' is missing or not an object");
-	inv->metrics = xcalloc((size_t)cJSON_GetArraySize(m) + 1, sizeof(*inv->metrics));
-	cJSON_ArrayForEach(e, m) {
-		struct metric_value *v = &inv->metrics[inv->nmetrics++];
-		v->name = xstrdup(e->string);
-		v->unit = xstrdup("");
-		v->max_regression_pct = -1;
-		if (cJSON_IsNumber(e) && isfinite(e->valuedouble)) {
-			v->ok = 1;
-			v->value = e->valuedouble;
-		} else if (!cJSON_IsNull(e)) {
-			return json_in_error(rd, path, "metric '%s' is neither a number nor null", e->string);
-		}
-	}
-	return 0;
-}
-
-static int read_tests(const struct json_in *rd, const cJSON *o, const char *path,
-		      struct invocation *inv)
-{
-	const cJSON *t = cJSON_GetObjectItemCaseSensitive(o, "tests");
-	static const char *const keys[] = {
-		"total", "executed", "passed", "failed", "errors", "skipped", "other",
-	};
-	int64_t *fields[] = {
-		&inv->tests.total, &inv->tests.executed, &inv->tests.passed, &inv->tests.failed,
-		&inv->tests.errors, &inv->tests.skipped, &inv->tests.other,
-	};
-
-	if (cJSON_IsNull(t))
-		return 0;
-	if (!cJSON_IsObject(t))
-		return json_in_error(rd, path, "'tests' is missing or not an object");
-	inv->has_tests = 1;
-	for (size_t i = 0; i < ARRAY_SIZE(keys); i++)
-		if (json_get_int(rd, t, path, keys[i], JSON_REQUIRED, 0, INT64_C(1) << 53, fields[i]) < 0)
-			return -1;
-	return 0;
-}
-
-static int read_load(const struct json_in *rd, const cJSON *o, const char *path,
-		     const char *key, struct loadavg *l)
-{
-	const cJSON *j = cJSON_GetObjectItemCaseSensitive(o, key);
-	int64_t n = 0;
-
-	memset(l, 0, sizeof(*l));
-	if (cJSON_IsNull(j))
-		return 0;
-	if (!cJSON_IsObject(j))
-		return json_in_error(rd, path, "'%s' is neither an object nor null", key);
-	if (json_get_number(rd, j, path, "1m", JSON_REQUIRED, -HUGE_VAL, 0, HUGE_VAL, &l->m1) < 0 ||
-	    json_get_number(rd, j, path, "5m", JSON_REQUIRED, -HUGE_VAL, 0, HUGE_VAL, &l->m5) < 0 ||
-	    json_get_number(rd, j, path, "15m", JSON_REQUIRED, -HUGE_VAL, 0, HUGE_VAL, &l->m15) < 0 ||
-	    json_get_int(rd, j, path, "runnable", JSON_REQUIRED, 0, INT32_MAX, &n) < 0)
-		return -1;
-	l->runnable = (long)n;
-	if (json_get_int(rd, j, path, "total", JSON_REQUIRED, 0, INT32_MAX, &n) < 0)
-		return -1;
-	l->total = (long)n;
-	l->valid = 1;
-	return 0;
-}
-
-/* "logs" is optional: evidence written before abev capped the logs has none. */
-static int read_logs(const struct json_in *rd, const cJSON *o, const char *path,
-		     struct invocation *inv)
-{
-	static const char *const names[2] = { "stdout", "stderr" };
-	const cJSON *logs = cJSON_GetObjectItemCaseSensitive(o, "logs");
-
-	if (!logs)
-		return 0;
-	if (!cJSON_IsObject(logs))
-		return json_in_error(rd, path, "'logs' is not an object");
-	for (int i = 0; i < 2; i++) {
-		const cJSON *l = cJSON_GetObjectItemCaseSensitive(logs, names[i]);
-		if (!cJSON_IsObject(l))
-			return json_in_error(rd, path, "'logs.%s' is %s, expected an object", names[i],
-				    l ? "not an object" : "missing");
-		if (json_get_int(rd, l, path, "bytes_written", JSON_REQUIRED, 0, INT64_C(1) << 53, &inv->logs[i].bytes_written) < 0 ||
-		    json_get_int(rd, l, path, "bytes_dropped", JSON_REQUIRED, 0, INT64_C(1) << 53, &inv->logs[i].bytes_dropped) < 0)
-			return -1;
-	}
-	return 0;
-}
-
-static int read_cgroup(const struct json_in *rd, const cJSON *o, const char *path,
-		       struct invocation *inv)
-{
-	const cJSON *cg = cJSON_GetObjectItemCaseSensitive(o, "cgroup");
-	int have;
-
-	inv->cg_memory_peak_bytes = inv->cg_cpu_usage_ns = -1;
-	if (json_get_string(rd, o, path, "cgroup_note", JSON_REQUIRED | JSON_NULLABLE, &inv->cgroup_note) < 0)
-		return -1;
-	if (cJSON_IsNull(cg))
-		return 0;
-	if (!cJSON_IsObject(cg))
-		return json_in_error(rd, path, "'cgroup' is neither an object nor null");
-	inv->cgroup_valid = 1;
-	if ((have = json_get_int(rd, cg, path, "memory_peak_bytes", JSON_REQUIRED | JSON_NULLABLE, 0, INT64_C(1) << 62, &inv->cg_memory_peak_bytes)) < 0)
-		return -1;
-	if (!have)
-		inv->cg_memory_peak_bytes = -1;
-	if ((have = json_get_int(rd, cg, path, "cpu_usage_ns", JSON_REQUIRED | JSON_NULLABLE, 0, INT64_C(1) << 62, &inv->cg_cpu_usage_ns)) < 0)
-		return -1;
-	if (!have)
-		inv->cg_cpu_usage_ns = -1;
-	return 0;
-}
-
-static int read_status(const struct json_in *rd, const char *path, const char *name,
-		       enum inv_status *out)
-{
-	for (int st = INV_OK; st <= INV_INTERRUPTED; st++)
-		if (!strcmp(name, inv_status_name((enum inv_status)st))) {
-			*out = (enum inv_status)st;
-			return 0;
-		}
-	return json_in_error(rd, path, "unknown status '%s'", name);
-}
-
-/* How the process went: clocks, rusage, exit. 0 or -1 after the error. */
-static int read_process(const struct json_in *rd, const cJSON *o, const char *path,
-			struct invocation *inv)
-{
-	int64_t v = 0;
-	int have;
-
-	if (json_get_int(rd, o, path, "wall_ns", JSON_REQUIRED, 0, INT64_C(1) << 62, &inv->fig.wall_ns) < 0 ||
-	    json_get_int(rd, o, path, "user_ns", JSON_REQUIRED, 0, INT64_C(1) << 62, &inv->fig.user_ns) < 0 ||
-	    json_get_int(rd, o, path, "sys_ns", JSON_REQUIRED, 0, INT64_C(1) << 62, &inv->fig.sys_ns) < 0 ||
-	    json_get_int(rd, o, path, "max_rss_bytes", JSON_REQUIRED, 0, INT64_C(1) << 62, &inv->fig.max_rss_bytes) < 0)
-		return -1;
-	if ((have = json_get_int(rd, o, path, "exit_code", JSON_REQUIRED | JSON_NULLABLE, 0, 255, &v)) < 0)
-		return -1;
-	inv->exit_code = have ? (int)v : -1;
-	if ((have = json_get_int(rd, o, path, "signal", JSON_REQUIRED | JSON_NULLABLE, 1, 128, &v)) < 0)
-		return -1;
-	inv->signal = have ? (int)v : 0;
-	if (json_get_bool(rd, o, path, "core_dumped", JSON_REQUIRED, &inv->core_dumped) < 0 ||
-	    json_get_bool(rd, o, path, "timed_out", JSON_REQUIRED, &inv->timed_out) < 0)
-		return -1;
-	return 0;
-}
-
-/* The machine around it: foreign CPU, CPU wait, pinning. 0 or -1 after the error. */
-static int read_contention(const struct json_in *rd, const cJSON *o, const char *path,
-			   struct invocation *inv)
-{
-	int64_t v = 0;
-	double d = 0;
-	int have;
-
-	if ((have = json_get_number(rd, o, path, "foreign_cpu", JSON_REQUIRED | JSON_NULLABLE, -HUGE_VAL, 0, HUGE_VAL, &d)) < 0)
-		return -1;
-	inv->foreign_cpu = have ? d : -1;
-	if ((have = json_get_number(rd, o, path, "foreign_cpu_resolution", JSON_REQUIRED | JSON_NULLABLE, -HUGE_VAL, 0, HUGE_VAL, &d)) < 0)
-		return -1;
-	inv->foreign_cpu_resolution = have ? d : -1;
-	if ((have = json_get_number(rd, o, path, "max_foreign_cpu", JSON_REQUIRED | JSON_NULLABLE, -HUGE_VAL, 0, HUGE_VAL, &inv->max_foreign_cpu)) < 0)
-		return -1;
-	if (!have)
-		inv->max_foreign_cpu = -1;
-	if (json_get_number(rd, o, path, "max_cpu_wait_pct", JSON_REQUIRED, -HUGE_VAL, 0, HUGE_VAL, &inv->max_cpu_wait_pct) < 0 ||
-	    (have = json_get_int(rd, o, path, "cpu_wait_ns", JSON_REQUIRED | JSON_NULLABLE, 0, INT64_C(1) << 62, &v)) < 0)
-		return -1;
-	inv->cpu_wait_ns = have ? v : -1;
-	if ((have = json_get_int(rd, o, path, "run_cpus", JSON_REQUIRED | JSON_NULLABLE, 1, INT64_C(1) << 20, &v)) < 0)
-		return -1;
-	inv->run_cpus = have ? (unsigned)v : 0;
-	if ((have = json_get_int(rd, o, path, "foreign_busy_ns", JSON_REQUIRED | JSON_NULLABLE, 0, INT64_C(1) << 62, &v)) < 0)
-		return -1;
-	inv->foreign_busy_ns = have ? v : -1;
-	if ((have = json_get_int(rd, o, path, "foreign_wait_ns", JSON_REQUIRED | JSON_NULLABLE, 0, INT64_C(1) << 62, &v)) < 0)
-		return -1;
-	inv->foreign_wait_ns = have ? v : -1;
-	if ((have = json_get_int(rd, o, path, "system_cpu_wait_ns", JSON_REQUIRED | JSON_NULLABLE, 0, INT64_C(1) << 62, &v)) < 0)
-		return -1;
-	inv->system_cpu_wait_ns = have ? v : -1;
-	if (json_get_string(rd, o, path, "cpu_wait_source", JSON_REQUIRED | JSON_NULLABLE, &inv->cpu_wait_source) < 0 ||
-	    json_get_string(rd, o, path, "cpu_wait_note", JSON_REQUIRED | JSON_NULLABLE, &inv->cpu_wait_note) < 0 ||
-	    json_get_string(rd, o, path, "cpus", JSON_REQUIRED | JSON_NULLABLE, &inv->cpus) < 0)
-		return -1;
-	return 0;
-}
-
-/* test_times: [[name, ms], ...] and test_times_omitted. 0 or -1 after the error. */
-static int read_test_times(const struct json_in *rd, const cJSON *o, const char *path,
-			   struct invocation *inv)
-{
-	const cJSON *arr, *e;
-	int64_t v;
-	size_t i = 0;
-
-	if (json_get_array(rd, o, path, "test_times", JSON_REQUIRED, &arr) < 0 ||
-	    json_get_int(rd, o, path, "test_times_omitted", JSON_REQUIRED, 0, INT64_C(1) << 53, &v) < 0)
-		return -1;
-	cJSON_ArrayForEach(e, arr) {
-		const cJSON *name = cJSON_GetArrayItem(e, 0), *ms = cJSON_GetArrayItem(e, 1);
-
-		if (!cJSON_IsArray(e) || cJSON_GetArraySize(e) != 2 || !cJSON_IsString(name) ||
-		    !cJSON_IsNumber(ms) || !(ms->valuedouble >= 0) || !isfinite(ms->valuedouble))
-			return json_in_error(rd, path, "test_times[%zu] is not [name, milliseconds]", i);
-		if (i++ == EVIDENCE_TEST_TIMES_MAX)
-			return json_in_error(rd, path, "test_times holds more than %d tests",
-					     EVIDENCE_TEST_TIMES_MAX);
-		invocation_add_test_time(inv, name->valuestring, ms->valuedouble);
-	}
-	inv->test_times_omitted = (size_t)v;
-	return 0;
-}
 
 static int read_invocation(const struct json_in *rd, const struct evidence_run *r,
 			   const cJSON *o, size_t i, struct invocation *inv)
 {
-	char path[64], *phase = NULL, *status = NULL;
-	char *start = NULL, *end = NULL;
-	int64_t v = 0;
-	int ret = -1;
+	char path[64];
 	size_t k;
 
 	snprintf(path, sizeof(path), "invocations[%zu]", i);
-	memset(inv, 0, sizeof(*inv));
-	inv->exit_code = -1;
-	inv->foreign_cpu = -1;
-	inv->foreign_cpu_resolution = -1;
-	inv->cpu_wait_ns = -1;
-	inv->system_cpu_wait_ns = -1;
-	inv->foreign_busy_ns = -1;
-	inv->foreign_wait_ns = -1;
-	if (!cJSON_IsObject(o)) {
-		json_in_error(rd, path, "not an object");
-		goto out;
-	}
-	if (json_get_int(rd, o, path, "seq", JSON_REQUIRED, 1, UINT32_MAX, &v) < 0)
-		goto out;
-	inv->seq = (unsigned)v;
-	if (json_get_string(rd, o, path, "variant", JSON_REQUIRED, &inv->variant) < 0 ||
-	    json_get_string(rd, o, path, "phase", JSON_REQUIRED, &phase) < 0 ||
-	    json_get_string(rd, o, path, "status", JSON_REQUIRED, &status) < 0 ||
-	    json_get_string(rd, o, path, "reason", JSON_REQUIRED | JSON_NULLABLE, &inv->reason) < 0 ||
-	    json_get_string(rd, o, path, "dir", JSON_REQUIRED, &inv->dir) < 0 ||
-	    json_get_string(rd, o, path, "cwd", JSON_REQUIRED | JSON_NULLABLE, &inv->cwd) < 0 ||
-	    json_get_string(rd, o, path, "exec_error", JSON_REQUIRED | JSON_NULLABLE, &inv->exec_error) < 0 ||
-	    json_get_string(rd, o, path, "start_utc", JSON_REQUIRED | JSON_NULLABLE, &start) < 0 ||
-	    json_get_string(rd, o, path, "end_utc", JSON_REQUIRED | JSON_NULLABLE, &end) < 0 ||
-	    read_status(rd, path, status, &inv->status) < 0)
-		goto out;
+	if (invocation_fields_read(rd, o, path, inv) < 0)
+		return -1;
 	for (k = 0; k < r->hdr.nvariants && strcmp(r->hdr.variant_names[k], inv->variant); k++)
 		;
-	if (k == r->hdr.nvariants) {
-		json_in_error(rd, path, "variant '%s' is not one of the run's variants", inv->variant);
-		goto out;
-	}
-	if (strcmp(phase, "warmup") && strcmp(phase, "run")) {
-		json_in_error(rd, path, "unknown phase '%s'", phase);
-		goto out;
-	}
-	inv->warmup = !strcmp(phase, "warmup");
-	snprintf(inv->start_utc, sizeof(inv->start_utc), "%s", start ? start : "");
-	snprintf(inv->end_utc, sizeof(inv->end_utc), "%s", end ? end : "");
-	if (json_get_int(rd, o, path, "round", JSON_REQUIRED, 1, UINT32_MAX, &v) < 0)
-		goto out;
-	inv->round = (unsigned)v;
-	if (json_get_int(rd, o, path, "attempt", JSON_REQUIRED, 1, UINT32_MAX, &v) < 0)
-		goto out;
-	inv->attempt = (unsigned)v;
-	if (read_process(rd, o, path, inv) < 0 || read_contention(rd, o, path, inv) < 0)
-		goto out;
-	if (read_load(rd, o, path, "load_before", &inv->load_before) < 0 ||
-	    read_load(rd, o, path, "load_after", &inv->load_after) < 0 ||
-	    read_logs(rd, o, path, inv) < 0 || read_cgroup(rd, o, path, inv) < 0)
-		goto out;
-	if (read_tests(rd, o, path, inv) < 0 || read_metrics(rd, o, path, inv) < 0 ||
-	    read_guards(rd, o, path, inv) < 0 ||
-	    json_get_strings(rd, o, path, "failed_tests", JSON_REQUIRED, &inv->failed_tests, &inv->nfailed_tests) < 0 ||
-	    json_get_int(rd, o, path, "failed_tests_omitted", JSON_REQUIRED, 0, INT64_C(1) << 53, &v) < 0)
-		goto out;
-	inv->failed_tests_omitted = (size_t)v;
-	if (read_test_times(rd, o, path, inv) < 0)
-		goto out;
-	ret = 0;
-out:
-	free(phase);
-	free(status);
-	free(start);
-	free(end);
-	return ret;
+	if (k == r->hdr.nvariants)
+		return json_in_error(rd, path, "variant '%s' is not one of the run's variants",
+				     inv->variant);
+	return 0;
 }
 
 static char *keep(struct evidence_run *r, char *s)
@@ -1013,19 +683,14 @@ static int read_env_variant(const struct json_in *rd, const cJSON *o, size_t i,
 	return 0;
 }
 
-int evidence_read_environment(const char *dir, struct run_environment *e, char **err)
+/* The document root of metadata.json (named path) into *e. 0, or -1 with *err. */
+static int parse_environment(const cJSON *root, const char *path, struct run_environment *e,
+			     char **err)
 {
-	char *path = path_join(dir, EVIDENCE_METADATA_FILE);
 	struct json_in rd = { path, NULL, err };
-	cJSON *root = NULL;
 	const cJSON *host, *vars, *v;
 	int have, ret = -1;
 
-	memset(e, 0, sizeof(*e));
-	*err = NULL;
-	root = load_json(dir, path, err);
-	if (!root)
-		goto out;
 	host = cJSON_GetObjectItemCaseSensitive(root, "host");
 	vars = cJSON_GetObjectItemCaseSensitive(root, "variants");
 	if (!cJSON_IsObject(host) || !cJSON_IsArray(vars)) {
@@ -1068,8 +733,42 @@ int evidence_read_environment(const char *dir, struct run_environment *e, char *
 	}
 	ret = 0;
 out:
+	return ret;
+}
+
+int evidence_read_environment(const char *dir, struct run_environment *e, char **err)
+{
+	char *path = path_join(dir, EVIDENCE_METADATA_FILE);
+	cJSON *root;
+	int ret = -1;
+
+	memset(e, 0, sizeof(*e));
+	*err = NULL;
+	root = load_json(dir, path, err);
+	if (root)
+		ret = parse_environment(root, path, e, err);
 	cJSON_Delete(root);
 	free(path);
+	if (ret < 0)
+		run_environment_release(e);
+	return ret;
+}
+
+int evidence_parse_environment(const char *text, size_t len, struct run_environment *e,
+			       char **err)
+{
+	cJSON *root = NULL;
+	int ret = -1;
+
+	memset(e, 0, sizeof(*e));
+	*err = NULL;
+	if (json_text_check(EVIDENCE_METADATA_FILE, text, len, JSON_TEXT_MAX_DEPTH) < 0)
+		*err = xasprintf("%s: not JSON as abev writes it (see above)", EVIDENCE_METADATA_FILE);
+	else if (!(root = cJSON_ParseWithLength(text, len)))
+		*err = xasprintf("%s: not valid JSON", EVIDENCE_METADATA_FILE);
+	else
+		ret = parse_environment(root, EVIDENCE_METADATA_FILE, e, err);
+	cJSON_Delete(root);
 	if (ret < 0)
 		run_environment_release(e);
 	return ret;

@@ -117,6 +117,13 @@ const char *evidence_read_status(const char *path);
 
 /* Reads DIR/metadata.json. 0, or -1 with *err (caller frees); *out is then released. */
 int evidence_read_environment(const char *dir, struct run_environment *out, char **err);
+/*
+ * The same from metadata.json's text, as abev run has just made it: the
+ * report shows what the file says, without reading back from disk what
+ * the run itself wrote.
+ */
+int evidence_parse_environment(const char *text, size_t len, struct run_environment *out,
+			       char **err);
 void run_environment_release(struct run_environment *e);
 /*
  * Adds to out one line ("NODE_OPTIONS: '--x' in OLD, unset in NEW") per

@@ -383,8 +383,8 @@ static int open_evidence(struct run_state *st, const struct metadata *md,
 	    ledger_write(&st->ledger, &st->ev, EVIDENCE_METADATA_FILE, md_text, strlen(md_text)) < 0 ||
 	    write_template(st, plan) < 0)
 		goto out;
-	/* The report shows metadata.json as written, as `abev report DIR` will read it. */
-	if (evidence_read_environment(st->root, &st->env, &err) < 0) {
+	/* The report shows metadata.json's text, as `abev report DIR` will read it. */
+	if (evidence_parse_environment(md_text, strlen(md_text), &st->env, &err) < 0) {
 		error("%s", err);
 		goto out;
 	}

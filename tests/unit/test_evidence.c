@@ -20,6 +20,7 @@
 #include "evidence/evidence.h"
 #include "evidence/journal.h"
 #include "evidence/ledger.h"
+#include "evidence/invocation_fields.h"
 #include "evidence/run_fields.h"
 #include "util/json_out.h"
 #include "util/util.h"
@@ -379,23 +380,29 @@ static unsigned schema_types(const cJSON *node)
 	return bits;
 }
 
-/* What a table row says its key may hold. */
-static unsigned row_types(const struct run_field *f)
+/* What a table row says its key may hold; 0 for a row whose functions decide. */
+static unsigned row_types(const struct field *f)
 {
-	unsigned null = (f->flags & (RUN_FIELD_NULLABLE | RUN_FIELD_NULL_EMPTY |
-				     RUN_FIELD_NULL_NEGATIVE | RUN_FIELD_NULL_NONPOSITIVE |
-				     RUN_FIELD_NULL_UNLESS)) ? T_NULL : 0;
+	unsigned null = (f->flags & (FIELD_NULLABLE | FIELD_NULL_EMPTY | FIELD_NULL_NEGATIVE |
+				     FIELD_NULL_NONPOSITIVE | FIELD_NULL_UNLESS)) ? T_NULL : 0;
 	switch (f->type) {
-	case RUN_FIELD_OBJECT: return T_OBJECT | null;
-	case RUN_FIELD_CONST: return T_STRING;
-	case RUN_FIELD_STRING: return T_STRING | null;
-	case RUN_FIELD_STRINGS: return T_ARRAY | null;
-	case RUN_FIELD_U64:
-	case RUN_FIELD_UNSIGNED:
-	case RUN_FIELD_I64: return T_INTEGER | null;
-	case RUN_FIELD_NUMBER:
-	case RUN_FIELD_NS_SECONDS: return T_NUMBER | null;
-	case RUN_FIELD_BOOL: return T_BOOLEAN | null;
+	case FIELD_OBJECT: return T_OBJECT | null;
+	case FIELD_CONST: return T_STRING;
+	case FIELD_STRING:
+	case FIELD_OWNED:
+	case FIELD_CHARS: return T_STRING | null;
+	case FIELD_STRINGS:
+	case FIELD_OWNED_STRINGS: return T_ARRAY | null;
+	case FIELD_U64:
+	case FIELD_UNSIGNED:
+	case FIELD_INT:
+	case FIELD_LONG:
+	case FIELD_I64:
+	case FIELD_SIZE: return T_INTEGER | null;
+	case FIELD_NUMBER:
+	case FIELD_NS_SECONDS: return T_NUMBER | null;
+	case FIELD_BOOL: return T_BOOLEAN | null;
+	case FIELD_CUSTOM: return 0;
 	}
 	return 0;
 }
@@ -409,73 +416,108 @@ static int in_required(const cJSON *obj, const char *key)
 	return 0;
 }
 
-/*
- * The header table and evidence-schema/run.schema.json say the same: a row
- * for every property of the header (the comparison and the invocations
- * are not the header's), each with the schema's types, nullability and
- * required-ness, in the schema's objects; and no row the schema lacks.
- */
-static void test_run_fields_match_the_schema(void **state)
+static int has_row(const struct field *rows, size_t n, const char *key)
 {
-	struct strbuf sb = STRBUF_INIT;
-	cJSON *schema, *prop;
-	size_t rows_seen = 0, props = 0;
-	(void)state;
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(rows[i].key, key))
+			return 1;
+	return 0;
+}
 
-	assert_int_equal(read_file_capped(&sb, "evidence-schema/run.schema.json", 1 << 20), 0);
-	schema = cJSON_Parse(sb.buf);
-	assert_non_null(schema);
-	for (size_t i = 0; i < run_fields_count; i++) {
-		const struct run_field *f = &run_fields[i];
+/*
+ * A field table and the object of a schema that describes its record say
+ * the same: a row for every property (but those in skip, NULL-ended),
+ * each with the schema's types, nullability and required-ness, in the
+ * schema's objects; and no row the schema lacks.
+ */
+static void check_table(const char *file, const cJSON *top, const struct field *rows, size_t n,
+			const char *const *skip)
+{
+	size_t props = 0;
+	const cJSON *prop;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct field *f = &rows[i];
 		const char *dot = strchr(f->key, '.');
-		const cJSON *obj = schema, *node;
-		char top[64];
+		const cJSON *obj = top, *node;
+		char sub[64];
 
 		if (dot) {
-			snprintf(top, sizeof(top), "%.*s", (int)(dot - f->key), f->key);
-			obj = cJSON_GetObjectItem(cJSON_GetObjectItem(schema, "properties"), top);
+			snprintf(sub, sizeof(sub), "%.*s", (int)(dot - f->key), f->key);
+			obj = cJSON_GetObjectItem(cJSON_GetObjectItem(top, "properties"), sub);
 			assert_non_null(obj);
 		}
 		node = cJSON_GetObjectItem(cJSON_GetObjectItem(obj, "properties"), dot ? dot + 1 : f->key);
 		if (!node)
-			fail_msg("row '%s': not in run.schema.json", f->key);
-		if (schema_types(node) != row_types(f))
-			fail_msg("row '%s': the schema allows types %#x, the table %#x", f->key,
+			fail_msg("%s: row '%s' is not in the schema", file, f->key);
+		if (row_types(f) && schema_types(node) != row_types(f))
+			fail_msg("%s: row '%s': the schema allows types %#x, the table %#x", file, f->key,
 				 schema_types(node), row_types(f));
-		if (!!in_required(obj, dot ? dot + 1 : f->key) != !!(f->flags & RUN_FIELD_REQUIRED))
-			fail_msg("row '%s': required in the schema %d, in the table %d", f->key,
-				 in_required(obj, dot ? dot + 1 : f->key),
-				 !!(f->flags & RUN_FIELD_REQUIRED));
-		if (f->type == RUN_FIELD_CONST && cJSON_GetObjectItem(node, "const"))
+		if (!!in_required(obj, dot ? dot + 1 : f->key) != !!(f->flags & FIELD_REQUIRED))
+			fail_msg("%s: row '%s': required in the schema %d, in the table %d", file, f->key,
+				 in_required(obj, dot ? dot + 1 : f->key), !!(f->flags & FIELD_REQUIRED));
+		if (f->type == FIELD_CONST && cJSON_GetObjectItem(node, "const"))
 			assert_string_equal(cJSON_GetObjectItem(node, "const")->valuestring, f->value);
-		rows_seen++;
 	}
-	/* Every property of the header and of its objects has its row. */
-	cJSON_ArrayForEach(prop, cJSON_GetObjectItem(schema, "properties")) {
+	cJSON_ArrayForEach(prop, cJSON_GetObjectItem(top, "properties")) {
 		const cJSON *sub;
-		int found = 0;
+		int skipped = 0;
 
-		if (!strcmp(prop->string, "comparison") || !strcmp(prop->string, "invocations"))
+		for (size_t k = 0; skip[k]; k++)
+			skipped |= !strcmp(prop->string, skip[k]);
+		if (skipped)
 			continue;
 		props++;
-		for (size_t i = 0; i < run_fields_count; i++)
-			found |= !strcmp(run_fields[i].key, prop->string);
-		if (!found)
-			fail_msg("run.schema.json's '%s' has no row in run_fields", prop->string);
-		cJSON_ArrayForEach(sub, cJSON_GetObjectItem(prop, "properties")) {
-			char key[128];
-			found = 0;
-			snprintf(key, sizeof(key), "%s.%s", prop->string, sub->string);
-			props++;
-			for (size_t i = 0; i < run_fields_count; i++)
-				found |= !strcmp(run_fields[i].key, key);
-			if (!found)
-				fail_msg("run.schema.json's '%s' has no row in run_fields", key);
-		}
+		if (!has_row(rows, n, prop->string))
+			fail_msg("%s: '%s' has no row in the table", file, prop->string);
+		/* The members of an object the table opens (a custom row's are its functions'). */
+		for (size_t i = 0; i < n; i++)
+			if (!strcmp(rows[i].key, prop->string) && rows[i].type == FIELD_OBJECT)
+				cJSON_ArrayForEach(sub, cJSON_GetObjectItem(prop, "properties")) {
+					char key[128];
+					snprintf(key, sizeof(key), "%s.%s", prop->string, sub->string);
+					props++;
+					if (!has_row(rows, n, key))
+						fail_msg("%s: '%s' has no row in the table", file, key);
+				}
 	}
-	assert_int_equal(rows_seen, props);
-	cJSON_Delete(schema);
+	assert_int_equal(n, props);
+}
+
+static cJSON *load_schema(const char *file)
+{
+	struct strbuf sb = STRBUF_INIT;
+	cJSON *schema;
+
+	assert_int_equal(read_file_capped(&sb, file, 1 << 20), 0);
+	schema = cJSON_Parse(sb.buf);
+	assert_non_null(schema);
 	strbuf_release(&sb);
+	return schema;
+}
+
+/* result.json's header: every property but the comparison and the invocations. */
+static void test_run_fields_match_the_schema(void **state)
+{
+	static const char *const skip[] = { "comparison", "invocations", NULL };
+	cJSON *schema = load_schema("evidence-schema/run.schema.json");
+	(void)state;
+
+	check_table("run.schema.json", schema, run_fields, run_fields_count, skip);
+	cJSON_Delete(schema);
+}
+
+/* An invocation's record: $defs/fields, every property ("schema" is written apart). */
+static void test_invocation_fields_match_the_schema(void **state)
+{
+	static const char *const skip[] = { NULL };
+	cJSON *schema = load_schema("evidence-schema/invocation.schema.json");
+	const cJSON *fields = cJSON_GetObjectItem(cJSON_GetObjectItem(schema, "$defs"), "fields");
+	(void)state;
+
+	assert_non_null(fields);
+	check_table("invocation.schema.json", fields, invocation_fields, invocation_fields_count, skip);
+	cJSON_Delete(schema);
 }
 
 /*
@@ -562,6 +604,79 @@ static void test_run_fields_round_trip(void **state)
 	free(owned);
 }
 
+/*
+ * An invocation written through its table reads back the same, field by
+ * field, unset figures included; and writing what was read gives the
+ * same JSON again (what the report rendered again relies on).
+ */
+static void test_invocation_fields_round_trip(void **state)
+{
+	struct invocation in, out;
+	cJSON *o, *again;
+	char *err = NULL, *a, *b;
+	struct json_in rd = { "result.json", NULL, &err };
+	(void)state;
+
+	fill(&in);
+	in.warmup = 1;
+	in.foreign_busy_ns = -1;
+	in.foreign_wait_ns = 7;
+	in.run_cpus = 2;
+	in.failed_tests = xcalloc(2, sizeof(char *));
+	in.failed_tests[0] = xstrdup("T.one");
+	in.nfailed_tests = 1;
+	in.failed_tests_omitted = 4;
+	invocation_add_test_time(&in, "T.two", 12.5);
+	/* Read from the text, as evidence is (json_out writes some numbers raw). */
+	again = invocation_fields_json(&in, 0);
+	a = cJSON_PrintUnformatted(again);
+	o = cJSON_Parse(a);
+	free(a);
+	cJSON_Delete(again);
+	if (invocation_fields_read(&rd, o, "invocations[0]", &out) < 0)
+		fail_msg("%s", err);
+	assert_int_equal(out.seq, 3);
+	assert_string_equal(out.variant, "candidate");
+	assert_int_equal(out.warmup, 1);
+	assert_int_equal(out.status, INV_FAILED);
+	assert_string_equal(out.start_utc, in.start_utc);
+	assert_int_equal(out.exit_code, -1);
+	assert_int_equal(out.signal, 11);
+	assert_true(out.fig.wall_ns == in.fig.wall_ns && out.fig.user_ns == 1000);
+	assert_true(out.load_before.valid && !out.load_after.valid);
+	assert_true(out.foreign_cpu == 0.125 && out.system_cpu_wait_ns == -1);
+	assert_true(out.foreign_busy_ns == -1 && out.foreign_wait_ns == 7 && out.run_cpus == 2);
+	assert_true(out.cgroup_valid && out.cg_memory_peak_bytes == -1 && out.cg_cpu_usage_ns == 5000);
+	assert_int_equal(out.nfailed_tests, 1);
+	assert_string_equal(out.failed_tests[0], "T.one");
+	assert_int_equal(out.failed_tests_omitted, 4);
+	assert_int_equal(out.ntest_times, 1);
+	assert_true(out.test_times[0].ms == 12.5);
+	/* What is read back is written the same, but for what is not read (argv, rusage counts). */
+	out.argv = in.argv;
+	out.argc = in.argc;
+	again = invocation_fields_json(&out, 0);
+	out.argv = NULL;
+	out.argc = 0;
+	a = cJSON_PrintUnformatted(o);
+	b = cJSON_PrintUnformatted(again);
+	assert_string_equal(a, b);
+	free(a);
+	free(b);
+	cJSON_Delete(again);
+
+	/* A figure out of its range is refused, naming the field. */
+	cJSON_ReplaceItemInObject(o, "exit_code", cJSON_CreateNumber(300));
+	invocation_release(&out);
+	assert_int_equal(invocation_fields_read(&rd, o, "invocations[0]", &out), -1);
+	assert_non_null(err);
+	assert_non_null(strstr(err, "exit_code"));
+	free(err);
+	invocation_release(&out);
+	invocation_release(&in);
+	cJSON_Delete(o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -569,6 +684,8 @@ int main(void)
 		cmocka_unit_test(test_run_file),
 		cmocka_unit_test(test_run_file_bytes),
 		cmocka_unit_test(test_run_fields_match_the_schema),
+		cmocka_unit_test(test_invocation_fields_match_the_schema),
+		cmocka_unit_test(test_invocation_fields_round_trip),
 		cmocka_unit_test(test_run_fields_round_trip),
 		cmocka_unit_test(test_invocation_line),
 		cmocka_unit_test(test_journal),
