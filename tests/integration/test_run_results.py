@@ -176,6 +176,25 @@ class RunWithResults(AbevTestCase):
         self.assertEqual(g["verdict"], "fail")
         self.assertIn("did not match test.log", g["reason"])
 
+    def test_a_glob_matching_no_test_leaves_the_built_in_metrics(self):
+        # One wrong test glob: that metric is missing from every run, every run fails
+        # its metrics guard, and still counts for wall, cpu and max_rss (README), with
+        # the test set judged as usual.
+        plan = self.plan([("a", "baseline", []), ("b", "candidate", [])], runs=3)
+        plan["metrics"] = [{"name": "sieve", "source": "duration", "test": "prime_seive"}]
+        res = self.run_it(plan, 1)
+        for inv in res["invocations"]:
+            self.assertIsNone(inv["metrics"]["sieve"])
+            self.assertEqual(self.guard(inv, "metrics")["verdict"], "fail")
+            self.assertIn("prime_sieve", self.guard(inv, "metrics")["reason"])
+            self.assertEqual(self.guard(inv, "test_set")["verdict"], "pass")
+        by_name = {m["name"]: m for m in res["comparison"]["metrics"]}
+        for name in ("wall", "cpu", "max_rss"):
+            for s in by_name[name]["variants"]:
+                self.assertEqual(s["n"], 3, (name, s))
+        for s in by_name["sieve"]["variants"]:
+            self.assertEqual(s["n"], 0)
+
     def test_result_files_written_elsewhere_are_copied_and_stale_ones_ignored(self):
         outdir = self.path("elsewhere")
         os.mkdir(outdir)
