@@ -593,6 +593,44 @@ static char *interval_words(const struct cmp_sample *s)
 			 s->gi_n, paired ? "rounds" : "runs a side", s->gi_coverage * 100);
 }
 
+/*
+ * An inconclusive gate's interval, at the noise observed: its half-width
+ * (log-ratio terms) shrinks about as 1/sqrt(n), so it clears the limit
+ * once it is narrower than the distance from the estimate to the limit.
+ * A rough guide, not a promise: the noise of more rounds is not known.
+ * Sets g->n_needed (0 when the estimate sits on the limit: no number of
+ * rounds is likely to decide it).
+ */
+static void estimate_needed(const struct cmp_sample *s, double limit_pct, struct cmp_gate *g)
+{
+	double rl = 1 + limit_pct / 100, h, d, n;
+
+	g->n_needed_paired = !strcmp(s->gi_method, "wilcoxon_paired");
+	if (rl <= 0 || s->gi_lo <= 0 || s->gi_point <= 0)
+		return;
+	h = (log(s->gi_hi) - log(s->gi_lo)) / 2;
+	d = fabs(log(s->gi_point) - log(rl));
+	if (h <= 0 || d < h / COMPARE_NEEDED_MAX_FACTOR)
+		return;
+	n = ceil((double)s->gi_n * (h / d) * (h / d));
+	g->n_needed = n > (double)s->gi_n ? (size_t)n : s->gi_n + 1;
+}
+
+/* The gate's reason, and what would decide it: "...; about 76 rounds would decide it at this noise". */
+static void append_needed(struct cmp_gate *g)
+{
+	char *r;
+
+	if (g->n_needed)
+		r = xasprintf("%s; about %zu %s would decide it at this noise", g->reason,
+			      g->n_needed, g->n_needed_paired ? "rounds" : "runs a side");
+	else
+		r = xasprintf("%s; the estimate sits on the limit: more rounds are unlikely to "
+			      "decide it", g->reason);
+	free(g->reason);
+	g->reason = r;
+}
+
 /* A change gate: regression (worse than limit) or improvement (better than limit). */
 static void judge_change(const struct cmp_metric *cm, const struct cmp_sample *s,
 			 struct cmp_gate *g)
@@ -618,6 +656,8 @@ static void judge_change(const struct cmp_metric *cm, const struct cmp_sample *s
 		g->verdict = GATE_INCONCLUSIVE;
 		g->reason = xasprintf("%s %s changed %s, but without an interval (%s) no limit of "
 				      "%s can be judged", s->variant, cm->name, obs, s->gi_note, lim);
+		g->n_needed = s->gi_needed;
+		g->n_needed_paired = s->pairs > 0;
 	} else {
 		g->has_interval = 1;
 		g->method = s->gi_method;
@@ -632,6 +672,10 @@ static void judge_change(const struct cmp_metric *cm, const struct cmp_sample *s
 				      s->variant, cm->name, obs, lo, hi, how,
 				      regression ? "a regression" : "an improvement", lim,
 				      verdict_clause(g->verdict));
+		if (g->verdict == GATE_INCONCLUSIVE) {
+			estimate_needed(s, limit, g);
+			append_needed(g);
+		}
 	}
 	free(obs);
 	free(lo);
@@ -819,6 +863,119 @@ static void collect_blocking(const struct invocation *invs, size_t ninvs, struct
 	}
 	if (c->nblocking)
 		c->decision = DECISION_REJECTED;
+}
+
+/* What happened to runs of a status, as a sentence says it. */
+static const char *status_words(enum inv_status st)
+{
+	switch (st) {
+	case INV_OK: return "did not count";
+	case INV_FAILED: return "failed";
+	case INV_TIMED_OUT: return "timed out";
+	case INV_DISCARDED: return "were discarded";
+	case INV_EXEC_FAILED: return "could not start";
+	case INV_INTERRUPTED: return "were interrupted";
+	}
+	return "did not count";
+}
+
+/* The reason of inv's status: its first failing guard's, or its status. */
+static const char *status_reason(const struct invocation *inv)
+{
+	return inv->reason ? inv->reason : inv_status_name(inv->status);
+}
+
+/*
+ * Why variant v has no counted run: the reason most of its recorded runs
+ * share (the first seen among equals), how many share it, and what its
+ * stderr said last.
+ */
+static char *why_uncounted(const char *v, const struct invocation *invs, size_t ninvs)
+{
+	const struct invocation *best = NULL;
+	size_t recorded = 0, best_n = 0;
+	struct strbuf sb = STRBUF_INIT;
+
+	for (size_t i = 0; i < ninvs; i++) {
+		const struct invocation *a = &invs[i];
+		size_t n = 0;
+
+		if (a->warmup || a->status == INV_DISCARDED || strcmp(a->variant, v))
+			continue;
+		recorded++;
+		for (size_t k = 0; k < ninvs; k++) {
+			const struct invocation *b = &invs[k];
+			n += !b->warmup && b->status != INV_DISCARDED && !strcmp(b->variant, v) &&
+			     !strcmp(status_reason(a), status_reason(b));
+		}
+		if (n > best_n) {
+			best = a;
+			best_n = n;
+		}
+	}
+	if (!recorded)
+		return xasprintf("'%s' has no recorded run", v);
+	strbuf_addf(&sb, "'%s' has no counted run: ", v);
+	if (recorded == 1)
+		strbuf_adds(&sb, "its one run");
+	else if (best_n == recorded)
+		strbuf_addf(&sb, "all %zu runs", recorded);
+	else
+		strbuf_addf(&sb, "%zu of %zu runs", best_n, recorded);
+	strbuf_addf(&sb, " %s: %s", status_words(best->status), status_reason(best));
+	if (best_n < recorded)
+		strbuf_addf(&sb, ", %zu for other reasons", recorded - best_n);
+	if (best->stderr_tail)
+		strbuf_addf(&sb, "; its stderr ends: %s", best->stderr_tail);
+	return strbuf_detach(&sb, NULL);
+}
+
+/* The metrics guard's reason in v's first counted run that failed it, or NULL. */
+static const char *metrics_reason(const char *v, const struct invocation *invs, size_t ninvs)
+{
+	for (size_t i = 0; i < ninvs; i++) {
+		if (strcmp(invs[i].variant, v) || !compare_counts(&invs[i]))
+			continue;
+		for (size_t k = 0; k < invs[i].nguards; k++)
+			if (!strcmp(invs[i].guards[k].guard, "metrics") &&
+			    invs[i].guards[k].verdict != GUARD_PASS && invs[i].guards[k].reason)
+				return invs[i].guards[k].reason;
+	}
+	return NULL;
+}
+
+static void add_missing(struct comparison *c, const char *variant, const char *metric, char *why)
+{
+	c->missing = xrealloc(c->missing, (c->nmissing + 1) * sizeof(*c->missing));
+	c->missing[c->nmissing++] = (struct cmp_missing){ variant, metric, why };
+}
+
+/* Why figures are missing (struct comparison's missing), variant by variant. */
+static void collect_missing(const struct compare_config *cfg, const struct invocation *invs,
+			    size_t ninvs, struct comparison *c)
+{
+	for (size_t v = 0; v < cfg->nvariants; v++) {
+		const char *name = cfg->variants[v];
+		size_t counted = 0;
+
+		for (size_t i = 0; i < ninvs; i++)
+			counted += !strcmp(invs[i].variant, name) && compare_counts(&invs[i]);
+		if (!counted) {
+			add_missing(c, name, NULL, why_uncounted(name, invs, ninvs));
+			continue;
+		}
+		for (size_t m = NBUILTINS; m < c->nmetrics; m++) {
+			const char *reason;
+
+			if (c->metrics[m].samples[v].n)
+				continue;
+			reason = metrics_reason(name, invs, ninvs);
+			add_missing(c, name, c->metrics[m].name,
+				    xasprintf("metric '%s' has no value in any counted run of '%s'%s%s",
+					      c->metrics[m].name, name, reason ? ": " : "",
+					      reason ? reason : ""));
+		}
+	}
 }
 
 /* One test's duration in one counted run: what test_changes() sorts and groups. */
@@ -1113,6 +1270,7 @@ void compare_compute(const struct compare_config *cfg, const struct invocation *
 		sample_size(cfg, out);
 	judge_gates(cfg, out);
 	collect_blocking(invs, ninvs, out);
+	collect_missing(cfg, invs, ninvs, out);
 	collect_warnings(out);
 }
 
@@ -1147,5 +1305,8 @@ void comparison_release(struct comparison *c)
 	for (size_t i = 0; i < c->ntest_changes; i++)
 		free(c->test_changes[i].test);
 	free(c->test_changes);
+	for (size_t i = 0; i < c->nmissing; i++)
+		free(c->missing[i].why);
+	free(c->missing);
 	memset(c, 0, sizeof(*c));
 }

@@ -180,6 +180,15 @@ struct cmp_gate {
 	double coverage;       /* the interval's exact coverage; valid with method */
 	enum gate_verdict verdict;
 	char *reason;          /* one sentence; owned */
+	/*
+	 * An inconclusive change gate: about how many rounds (paired) or runs
+	 * a side (unpaired) would decide it at the noise observed — the
+	 * method's minimum when there were too few, else the interval's
+	 * half-width scaled as 1/sqrt(n) until it clears the limit. 0: none
+	 * (decided, a budget, or the change sits on the limit).
+	 */
+	size_t n_needed;
+	int n_needed_paired;   /* n_needed counts rounds (else runs a side) */
 };
 
 /*
@@ -201,6 +210,19 @@ struct cmp_test_change {
 	double gi_lo, gi_hi;        /* ratio */
 };
 /* The most tests listed per compared variant, and the floor below which a test is not ranked. */
+/* Why a variant, or one metric of it, has no counted value. */
+struct cmp_missing {
+	const char *variant;   /* borrowed from the config */
+	const char *metric;    /* NULL: no run of the variant counted; else the metric (borrowed) */
+	char *why;             /* one sentence, owned */
+};
+
+/*
+ * An inconclusive gate whose estimate is closer to its limit than the
+ * interval's half-width over this gets no estimate of the rounds needed
+ * (it would be over this squared times the rounds run).
+ */
+#define COMPARE_NEEDED_MAX_FACTOR 30.0
 #define COMPARE_TEST_CHANGES_MAX 10
 #define COMPARE_TEST_MIN_MS 1.0
 
@@ -249,6 +271,14 @@ struct comparison {
 	 */
 	struct cmp_test_change *test_changes;
 	size_t ntest_changes, tests_timed;
+	/*
+	 * Why a figure is missing, one owned sentence each, plan order: a
+	 * variant none of whose recorded runs counted (the most common
+	 * reason, with the end of its stderr), and a plan metric a variant's
+	 * counted runs all failed to yield (the metrics guard's reason).
+	 */
+	struct cmp_missing *missing;
+	size_t nmissing;
 };
 #define COMPARE_BLOCKING_MAX 10
 

@@ -335,6 +335,9 @@ static cJSON *gate_json(const struct cmp_gate *g)
 	jadd_opt(o, "coverage", g->method != NULL, g->coverage, NULL, NULL);
 	jadd_str(o, "verdict", gate_verdict_word(g->verdict));
 	jadd_str(o, "reason", g->reason);
+	jadd_int_or_null(o, "n_needed", (int64_t)g->n_needed, g->n_needed > 0);
+	jadd_str(o, "n_needed_unit", g->n_needed ? (g->n_needed_paired ? "rounds" : "runs a side")
+						 : NULL);
 	return o;
 }
 
@@ -443,6 +446,15 @@ static cJSON *evidence_comparison_json(const struct comparison *c, const struct 
 		jpush(arr, x);
 	}
 	jadd(o, "test_changes", arr);
+	arr = jnew_array();
+	for (size_t i = 0; i < c->nmissing; i++) {
+		x = jnew_object();
+		jadd_str(x, "variant", c->missing[i].variant);
+		jadd_str(x, "metric", c->missing[i].metric);
+		jadd_str(x, "why", c->missing[i].why);
+		jpush(arr, x);
+	}
+	jadd(o, "missing", arr);
 	return o;
 }
 

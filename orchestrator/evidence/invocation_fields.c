@@ -613,6 +613,7 @@ const struct field invocation_fields[] = {
 	{ .key = "core_dumped", .type = FIELD_BOOL, .off = OFF(core_dumped), .flags = REQ | RD },
 	{ .key = "timed_out", .type = FIELD_BOOL, .off = OFF(timed_out), .flags = REQ | RD },
 	{ .key = "exec_error", .type = FIELD_OWNED, .off = OFF(exec_error), .flags = REQ | RD | NUL },
+	{ .key = "stderr_tail", .type = FIELD_OWNED, .off = OFF(stderr_tail), .flags = RD | FIELD_OPTIONAL | NUL },
 	{ .key = "user_ns", .type = FIELD_I64, .off = OFF(fig.user_ns), .flags = REQ | RD, .unit = "ns", .min = 0, .max = BIG },
 	{ .key = "sys_ns", .type = FIELD_I64, .off = OFF(fig.sys_ns), .flags = REQ | RD, .unit = "ns", .min = 0, .max = BIG },
 	{ .key = "cpu_ns", CUSTOM(w_cpu_ns, NULL), .flags = REQ, .unit = "ns" },

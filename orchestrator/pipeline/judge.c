@@ -13,6 +13,7 @@
  * for.
  */
 #include "pipeline/judge.h"
+#include "record/layout.h"
 #include "run/prepare.h"
 
 #include <math.h>
@@ -699,6 +700,61 @@ static void settle_status(struct invocation *inv, char *too_many)
 	}
 }
 
+/*
+ * The last lines of the invocation's stderr.log, opened beneath the
+ * evidence root without following a link: at most
+ * INVOCATION_STDERR_TAIL_LINES non-empty lines and
+ * INVOCATION_STDERR_TAIL_BYTES bytes (the end kept), as valid UTF-8.
+ * NULL when there is none or it cannot be read.
+ */
+static char *stderr_tail(const struct dirat *root, const char *dir)
+{
+	char *rel = path_join(dir, EVIDENCE_STDERR_LOG), buf[1024], *tail = NULL;
+	int fd = dirat_openat(root, rel, O_RDONLY | O_NONBLOCK, 0);
+	struct stat st;
+	ssize_t n = 0;
+	size_t end, start, lines = 0;
+
+	free(rel);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+		off_t from = st.st_size > (off_t)sizeof(buf) ? st.st_size - (off_t)sizeof(buf) : 0;
+		n = pread(fd, buf, sizeof(buf), from);
+	}
+	close(fd);
+	if (n <= 0)
+		return NULL;
+	end = (size_t)n;
+	while (end && (buf[end - 1] == '\n' || buf[end - 1] == '\r' || buf[end - 1] == ' ' ||
+		       buf[end - 1] == '\t'))
+		end--;
+	/* Back over whole lines: the last few, within the byte limit. */
+	start = end;
+	while (start && lines < INVOCATION_STDERR_TAIL_LINES) {
+		size_t s = start;
+		while (s && buf[s - 1] != '\n')
+			s--;
+		if (end - s > INVOCATION_STDERR_TAIL_BYTES)
+			break;
+		start = s;
+		lines++;
+		while (start && buf[start - 1] == '\n')
+			start--;
+	}
+	while (start < end && buf[start] == '\n')
+		start++;
+	if (start == end) {
+		/* One line longer than the limit: its end, from a character's start. */
+		start = end - INVOCATION_STDERR_TAIL_BYTES;
+		while (start < end && ((unsigned char)buf[start] & 0xc0) == 0x80)
+			start++;
+	}
+	if (end > start)
+		tail = utf8_clean(buf + start, end - start);
+	return tail;
+}
+
 void judge_invocation(struct judge *j, struct invocation *inv, const struct dirat *root,
 		      judge_note_fn note, void *ctx)
 {
@@ -755,6 +811,9 @@ void judge_invocation(struct judge *j, struct invocation *inv, const struct dira
 	}
 	collect_release(&c);
 	settle_status(inv, too_many);
+	/* What the command said last, for the decision to say why the run did not count. */
+	if (inv->status != INV_OK && !inv->stderr_tail)
+		inv->stderr_tail = stderr_tail(root, inv->dir);
 }
 
 int judge_load(struct judge *j, struct invocation *inv, unsigned attempt)

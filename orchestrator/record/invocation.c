@@ -23,6 +23,7 @@ void invocation_release(struct invocation *inv)
 	free(inv->cwd);
 	free(inv->dir);
 	free(inv->exec_error);
+	free(inv->stderr_tail);
 	free(inv->cgroup_note);
 	free(inv->cpu_wait_source);
 	free(inv->cpu_wait_note);

@@ -20,6 +20,9 @@
 
 /* Failed test names kept per invocation; the rest are counted. */
 #define EVIDENCE_FAILED_TESTS_MAX 50
+/* What of stderr.log a failed invocation's record keeps: its last lines, this much at most. */
+#define INVOCATION_STDERR_TAIL_LINES 3
+#define INVOCATION_STDERR_TAIL_BYTES 300
 /* Executed tests whose duration an invocation keeps, in the order read; the rest are counted. */
 #define EVIDENCE_TEST_TIMES_MAX 20000
 
@@ -68,6 +71,12 @@ struct invocation {
 	int core_dumped;
 	int timed_out;
 	char *exec_error;
+	/*
+	 * The last lines of stderr.log (at most INVOCATION_STDERR_TAIL_LINES
+	 * and _BYTES, valid UTF-8) when the invocation did not pass, for the
+	 * decision to say why; NULL when it passed or wrote nothing there.
+	 */
+	char *stderr_tail;
 	struct loadavg load_before, load_after;
 	double foreign_cpu;      /* < 0: null */
 	double foreign_cpu_resolution; /* < 0: null; how far off foreign_cpu can be */

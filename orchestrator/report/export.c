@@ -163,15 +163,19 @@ static char *render_junit(const struct evidence_run *r, const struct comparison 
 		fail += c->gates[g].verdict == GATE_FAIL;
 		skipped += c->gates[g].verdict == GATE_INCONCLUSIVE;
 	}
-	/* Each run that failed a test guard is a failed testcase of its own (abev.tests). */
-	fail += c->nblocking;
+	/*
+	 * Each run that failed a test guard is a failed testcase of its own
+	 * (abev.tests), and so is each variant or metric without a counted
+	 * value (abev.runs): a CI page shows why there is nothing to compare.
+	 */
+	fail += c->nblocking + c->nmissing;
 	strbuf_adds(&sb, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"abev\" ");
 	strbuf_addf(&sb, "tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\">\n",
-		    c->ngates + c->nblocking, fail, skipped);
+		    c->ngates + c->nblocking + c->nmissing, fail, skipped);
 	strbuf_adds(&sb, "  <testsuite name=\"");
 	strbuf_add_xml(&sb, r->hdr.plan_name);
 	strbuf_addf(&sb, "\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\">\n",
-		    c->ngates + c->nblocking, fail, skipped);
+		    c->ngates + c->nblocking + c->nmissing, fail, skipped);
 	strbuf_adds(&sb, "    <properties>\n      <property name=\"decision\" value=\"");
 	strbuf_add_xml(&sb, decision_name(c->decision));
 	strbuf_adds(&sb, "\"/>\n      <property name=\"reference\" value=\"");
@@ -181,6 +185,20 @@ static char *render_junit(const struct evidence_run *r, const struct comparison 
 		strbuf_addf(&sb, "    <testcase classname=\"abev.tests\" name=\"test guard %zu\" "
 			    "time=\"0\">\n      <failure type=\"tests\" message=\"", i + 1);
 		strbuf_add_xml(&sb, c->blocking[i]);
+		strbuf_adds(&sb, "\"/>\n    </testcase>\n");
+	}
+	for (size_t i = 0; i < c->nmissing; i++) {
+		strbuf_adds(&sb, "    <testcase classname=\"abev.runs.");
+		strbuf_add_xml(&sb, c->missing[i].variant);
+		strbuf_adds(&sb, "\" name=\"");
+		if (c->missing[i].metric) {
+			strbuf_adds(&sb, "metric ");
+			strbuf_add_xml(&sb, c->missing[i].metric);
+		} else {
+			strbuf_adds(&sb, "counted runs");
+		}
+		strbuf_adds(&sb, "\" time=\"0\">\n      <failure type=\"no counted value\" message=\"");
+		strbuf_add_xml(&sb, c->missing[i].why);
 		strbuf_adds(&sb, "\"/>\n    </testcase>\n");
 	}
 	for (size_t g = 0; g < c->ngates; g++) {

@@ -122,6 +122,9 @@ void summary_decision(struct strbuf *sb, const struct comparison *c)
 			    c->ngates == 1 ? "" : "s");
 		break;
 	}
+	/* What no figure can say: why a variant, or a metric of it, has none. */
+	for (size_t i = 0; i < c->nmissing; i++)
+		strbuf_addf(sb, "; %s", c->missing[i].why);
 }
 
 void summary_sample_size(struct strbuf *sb, const struct comparison *c)
@@ -221,12 +224,40 @@ void summary_put_line(FILE *f, struct strbuf *line)
 	strbuf_reset(line);
 }
 
+/*
+ * The p-value of the test computed for s against the reference: the
+ * round-paired Wilcoxon signed-rank test when the runs pair by round,
+ * else Mann–Whitney; nothing without one.
+ */
+static void summary_p(struct strbuf *sb, const struct comparison *c, const struct cmp_sample *s)
+{
+	if (!c->unpaired && s->has_paired)
+		strbuf_addf(sb, "  p=%.2g (paired)", s->wsr_p);
+	else if (s->has_mw)
+		strbuf_addf(sb, "  p=%.2g", s->mw_p);
+}
+
+/* What would decide an inconclusive gate: " (needs about 24 rounds at this noise)". */
+static void summary_needed(struct strbuf *sb, const struct cmp_gate *g)
+{
+	const char *unit = g->n_needed_paired ? "rounds" : "runs a side";
+
+	if (g->verdict != GATE_INCONCLUSIVE || !g->n_needed)
+		return;
+	if (g->has_interval)
+		strbuf_addf(sb, " (needs about %zu %s at this noise)", g->n_needed, unit);
+	else
+		strbuf_addf(sb, " (needs at least %zu %s)", g->n_needed, unit);
+}
+
 void summary_print(FILE *f, const struct comparison *c, int quiet)
 {
 	struct strbuf sb = STRBUF_INIT, line = STRBUF_INIT;
 
-	summary_decision(&sb, c);
-	fprintf(f, "decision: %s\n", sb.buf);
+	/* The decision can quote a command's stderr: escaped like every line of outside text. */
+	strbuf_adds(&line, "decision: ");
+	summary_decision(&line, c);
+	summary_put_line(f, &line);
 	if (quiet)
 		goto out;
 	if (c->sequential) {
@@ -256,6 +287,7 @@ void summary_print(FILE *f, const struct comparison *c, int quiet)
 			summary_median(&sb, cm, ref);
 			strbuf_addf(&line, "  %-12s %-16s %-22s ", s->variant, cm->name, sb.buf);
 			summary_change(&line, cm, s);
+			summary_p(&line, c, s);
 			for (size_t g = 0; g < c->ngates; g++) {
 				const struct cmp_gate *gt = &c->gates[g];
 				if (strcmp(gt->metric, cm->name) || strcmp(gt->variant, s->variant))
@@ -265,6 +297,7 @@ void summary_print(FILE *f, const struct comparison *c, int quiet)
 				strbuf_addf(&line, ": %s",
 					    gt->verdict == GATE_FAIL ? "FAIL"
 					    : gt->verdict == GATE_PASS ? "pass" : "INCONCLUSIVE");
+				summary_needed(&line, gt);
 			}
 			summary_put_line(f, &line);
 		}

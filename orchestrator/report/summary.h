@@ -14,7 +14,12 @@
 #include "decide/compare.h"
 #include "util/util.h"
 
-/* "rejected: 1 of 4 gates failed" and the like, without a newline. */
+/*
+ * "rejected: 1 of 4 gates failed" and the like, then why any variant, or
+ * metric of one, has no counted value ("; 'b' has no counted run: ...",
+ * which may quote a command's stderr: escape it for a terminal), without
+ * a newline.
+ */
 void summary_decision(struct strbuf *sb, const struct comparison *c);
 /* Sample s's median with its unit, or "n/a" when it has no counted run. */
 void summary_median(struct strbuf *sb, const struct cmp_metric *m, const struct cmp_sample *s);

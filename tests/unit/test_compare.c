@@ -859,10 +859,126 @@ static void test_reproducible_and_unpaired(void **state)
 	comparison_release(&a);
 }
 
+/*
+ * Why figures are missing: a variant none of whose runs counted gets the
+ * reason most of them share, how many, and its stderr's end; a plan metric
+ * a variant's counted runs all lacked gets the metrics guard's reason; a
+ * variant with counted runs and every metric gets nothing.
+ */
+static void test_missing_says_why(void **state)
+{
+	static const double v[] = { 10, 11, 12 };
+	struct fixture f;
+	struct comparison c;
+	struct strbuf sb = STRBUF_INIT;
+	(void)state;
+
+	setup(&f, 3);
+	for (unsigned r = 1; r <= 3; r++) {
+		struct invocation *cand, *third;
+
+		add(&f, "base", r, v[r - 1]);
+		cand = add(&f, "cand", r, v[r - 1]);
+		cand->status = INV_FAILED;
+		cand->exit_code = r == 3 ? 2 : 1;
+		cand->reason = s(r == 3 ? "exit_code guard failed: exited with code 2 (allowed: 0)"
+					: "exit_code guard failed: exited with code 1 (allowed: 0)");
+		cand->stderr_tail = s("boom");
+		f.guards[f.n - 1][0].verdict = GUARD_FAIL;
+		third = add(&f, "third", r, v[r - 1]);
+		third->status = INV_FAILED;
+		third->metrics[0].ok = 0;
+		f.guards[f.n - 1][1] = (struct guard_result){ "metrics", GUARD_FAIL,
+							      s("metric 't' did not match test.log") };
+		third->nguards = 2;
+	}
+	compare_compute(&f.cfg, f.invs, f.n, &c);
+	assert_int_equal(c.nmissing, 2);
+	assert_string_equal(c.missing[0].variant, "cand");
+	assert_null(c.missing[0].metric);
+	assert_string_equal(c.missing[0].why,
+			    "'cand' has no counted run: 2 of 3 runs failed: exit_code guard failed: "
+			    "exited with code 1 (allowed: 0), 1 for other reasons; its stderr ends: boom");
+	assert_string_equal(c.missing[1].variant, "third");
+	assert_string_equal(c.missing[1].metric, "t");
+	assert_string_equal(c.missing[1].why, "metric 't' has no value in any counted run of "
+					      "'third': metric 't' did not match test.log");
+	/* third's runs count for the built-ins: a missing metric is left out alone. */
+	assert_int_equal(sample(&c, "wall", "third")->n, 3);
+	summary_decision(&sb, &c);
+	assert_string_equal(sb.buf, "no decision: the plan sets no gate; 'cand' has no counted run: "
+				    "2 of 3 runs failed: exit_code guard failed: exited with code 1 "
+				    "(allowed: 0), 1 for other reasons; its stderr ends: boom; metric 't' "
+				    "has no value in any counted run of 'third': metric 't' did not "
+				    "match test.log");
+	strbuf_release(&sb);
+	comparison_release(&c);
+}
+
+/*
+ * An inconclusive change gate says about how many rounds would decide it
+ * at the noise seen: the interval's log half-width shrunk as 1/sqrt(n)
+ * until it clears the limit; with too few rounds, the method's minimum;
+ * a decided gate, none.
+ */
+static void test_rounds_needed(void **state)
+{
+	static const double base[] = { 100, 104, 97, 101, 99, 103, 98, 102 };
+	static const double cand[] = { 103, 101, 104, 99, 106, 100, 105, 102 };
+	struct compare_gate_def g = { "wall", GATE_MAX_REGRESSION, 5 };
+	struct fixture f;
+	struct comparison c;
+	const struct cmp_sample *sm;
+	double h, d, want;
+	(void)state;
+
+	setup(&f, 2);
+	f.cfg.gates = &g;
+	f.cfg.ngates = 1;
+	pairs(&f, base, cand, 8);
+	compare_compute(&f.cfg, f.invs, f.n, &c);
+	assert_int_equal(c.gates[0].verdict, GATE_INCONCLUSIVE);
+	sm = sample(&c, "wall", "cand");
+	h = (log(sm->gi_hi) - log(sm->gi_lo)) / 2;
+	d = fabs(log(sm->gi_point) - log(1.05));
+	want = ceil(8 * (h / d) * (h / d));
+	assert_true(c.gates[0].n_needed_paired);
+	assert_int_equal(c.gates[0].n_needed, (size_t)want);
+	assert_true(c.gates[0].n_needed > 8);
+	comparison_release(&c);
+
+	/* Two rounds: the paired interval's minimum at 95 %. */
+	setup(&f, 2);
+	f.cfg.gates = &g;
+	f.cfg.ngates = 1;
+	pairs(&f, base, cand, 2);
+	compare_compute(&f.cfg, f.invs, f.n, &c);
+	assert_int_equal(c.gates[0].verdict, GATE_INCONCLUSIVE);
+	assert_int_equal(c.gates[0].n_needed, 6);
+	comparison_release(&c);
+
+	/* A clear regression: decided, nothing needed. */
+	setup(&f, 2);
+	f.cfg.gates = &g;
+	f.cfg.ngates = 1;
+	{
+		double worse[8];
+		for (size_t i = 0; i < 8; i++)
+			worse[i] = base[i] * 1.5;
+		pairs(&f, base, worse, 8);
+	}
+	compare_compute(&f.cfg, f.invs, f.n, &c);
+	assert_int_equal(c.gates[0].verdict, GATE_FAIL);
+	assert_int_equal(c.gates[0].n_needed, 0);
+	comparison_release(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_counting),
+		cmocka_unit_test(test_missing_says_why),
+		cmocka_unit_test(test_rounds_needed),
 		cmocka_unit_test(test_figures),
 		cmocka_unit_test(test_gates),
 		cmocka_unit_test(test_exact_gates),

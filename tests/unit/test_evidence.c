@@ -110,7 +110,7 @@ static void test_invocation_file(void **state)
 	static const char *const order[] = {
 		"schema", "seq", "variant", "phase", "round", "attempt", "status", "reason", "dir",
 		"argv", "cwd", "start_utc", "end_utc", "wall_ns", "exit_code", "signal",
-		"core_dumped", "timed_out", "exec_error", "user_ns", "sys_ns", "cpu_ns",
+		"core_dumped", "timed_out", "exec_error", "stderr_tail", "user_ns", "sys_ns", "cpu_ns",
 		"max_rss_bytes", "minflt", "majflt", "nvcsw", "nivcsw", "load_before",
 		"load_after", "foreign_cpu", "foreign_cpu_resolution", "max_foreign_cpu", "cpu_wait_ns", "cpu_wait_pct",
 		"cpu_wait_source", "cpu_wait_note", "max_cpu_wait_pct", "system_cpu_wait_ns", "run_cpus",

@@ -1,0 +1,111 @@
+"""The decision says why there is nothing to compare (issue 21 §1): the four
+failure shapes a new user meets first — a failing command, a command that
+is not found, tests that were all skipped, a metric glob that matches no
+test — each end with a decision line that names the cause, the report's
+verdict says the same, and the JUnit export shows it as a failure. The
+comparison in result.json carries the sentences ("missing")."""
+import glob
+import os
+import xml.etree.ElementTree as ET
+
+from common import DEMO, AbevTestCase
+
+
+class Why(AbevTestCase):
+    def bench(self, *commands, runs=2, expect=1):
+        out = self.path("ev")
+        p = self.abev("bench", *commands, "-r", str(runs), "--out", out, check=expect)
+        return p, out
+
+    def decision_line(self, p):
+        lines = [l for l in (p.stdout + p.stderr).splitlines() if l.startswith("decision:")]
+        self.assertEqual(len(lines), 1, p.stdout + p.stderr)
+        return lines[0]
+
+    def junit_failures(self, ev):
+        p = self.abev("export", "--format", "junit", ev, check=None)
+        self.assertNotIn("is not the one its invocations give", p.stderr)
+        root = ET.fromstring(p.stdout)
+        return [(tc.get("classname"), tc.get("name"), tc.find("failure").get("message"))
+                for tc in root.iter("testcase") if tc.find("failure") is not None]
+
+    def report(self, ev):
+        with open(os.path.join(ev, "report.md"), encoding="utf-8") as f:
+            return f.read()
+
+    def test_a_failing_command(self):
+        p, ev = self.bench("true", "false")
+        why = "'false' has no counted run: all 2 runs failed: exit_code guard failed: " \
+              "exited with code 1 (allowed: 0)"
+        self.assertIn(why, self.decision_line(p))
+        # The report's verdict says the same, in Markdown.
+        self.assertIn("**Decision: no decision: the plan sets no gate; "
+                      + why.replace("_", "\\_"), self.report(ev))
+        fails = self.junit_failures(ev)
+        self.assertIn(("abev.runs.false", "counted runs"), [(c, n) for c, n, _ in fails])
+        self.assertTrue(any(why in m for _, _, m in fails), fails)
+
+    def test_a_command_not_found(self):
+        p, ev = self.bench("true", "abev-no-such-command-x")
+        line = self.decision_line(p)
+        self.assertIn("'abev-no-such-command-x' has no counted run", line)
+        self.assertIn("exited with code 127", line)
+        # The shell's own words, from the end of the run's stderr.log.
+        self.assertIn("its stderr ends:", line)
+        self.assertIn("not found", line.split("its stderr ends:")[1])
+        self.assertTrue(any("not found" in m for _, _, m in self.junit_failures(ev)))
+
+    def test_stderr_is_quoted_escaped_and_short(self):
+        # Control characters are shown, not obeyed; only the last lines are kept.
+        cmd = "sh -c 'for i in 1 2 3 4 5; do echo line$i >&2; done; printf \"\\033[2J\\n\" >&2; exit 3'"
+        p, ev = self.bench("true", cmd)
+        line = self.decision_line(p)
+        self.assertNotIn("\x1b", line)
+        self.assertIn("line4\\nline5", line)
+        self.assertNotIn("line2", line)
+
+    def test_tests_all_skipped(self):
+        plan = {
+            "schema": "abev.plan/1", "name": "skipped",
+            "variants": [
+                {"name": "base", "command": [DEMO, "--trx", "{run_dir}/suite.trx"]},
+                {"name": "cand", "command": [DEMO, "--trx", "{run_dir}/suite.trx",
+                                             "--only", "no_such_test"]},
+            ],
+            "schedule": {"runs": 2},
+            "results": {"files": "{run_dir}/*.trx"},
+            "load": {"max_cpu_wait_pct": 100, "max_foreign_cpu": 64, "max_repeats": 0},
+        }
+        ev = self.path("ev")
+        p = self.abev("run", self.write_plan(plan), "--out", ev, check=None)
+        self.assertNotEqual(p.returncode, 0)
+        line = self.decision_line(p)
+        self.assertIn("min_executed guard", line)
+        self.assertIn("'cand' has no counted run", line)
+        fails = self.junit_failures(ev)
+        self.assertTrue(any(c == "abev.tests" for c, _, _ in fails), fails)
+        self.assertTrue(any(c == "abev.runs.cand" for c, _, _ in fails), fails)
+
+    def test_a_metric_glob_that_matches_no_test(self):
+        plan = {
+            "schema": "abev.plan/1", "name": "glob",
+            "variants": [
+                {"name": "base", "command": [DEMO, "--trx", "{run_dir}/suite.trx"]},
+                {"name": "cand", "command": [DEMO, "--trx", "{run_dir}/suite.trx"],
+                 "env": {"DEMO_IMPL": "candidate"}},
+            ],
+            "schedule": {"runs": 2},
+            "results": {"files": "{run_dir}/*.trx"},
+            "metrics": [{"name": "sieve", "source": "duration", "test": "prime_seive"}],
+            "load": {"max_cpu_wait_pct": 100, "max_foreign_cpu": 64, "max_repeats": 0},
+        }
+        ev = self.path("ev")
+        p = self.abev("run", self.write_plan(plan), "--out", ev, check=None)
+        line = self.decision_line(p)
+        self.assertIn("metric 'sieve' has no value in any counted run of 'cand'", line)
+        # The metrics guard's reason names the nearest test names.
+        self.assertIn("prime_sieve", line)
+        # wall, cpu and max_rss are still compared.
+        self.assertNotIn("n/a (no counted run)", p.stdout + p.stderr)
+        fails = self.junit_failures(ev)
+        self.assertIn(("abev.runs.cand", "metric sieve"), [(c, n) for c, n, _ in fails])
