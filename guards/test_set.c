@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/escape.h"
+#include "util/strbuf.h"
 
 /* How many differing names a reason lists before it says "and N more". */
 #define TEST_SET_SHOW 5

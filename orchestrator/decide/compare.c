@@ -15,7 +15,8 @@
 
 #include "decide/stats.h"
 #include "decide/stats_exact.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/strbuf.h"
 
 static const struct compare_metric_def builtins[] = {
 	{ COMPARE_WALL, "ms", 0, "builtin" },

@@ -28,7 +28,9 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/strbuf.h"
+#include "util/usage.h"
 
 /* Per pattern: beyond these the pattern is too broad to be an assembly list. */
 #define MATCH_MAX 100000

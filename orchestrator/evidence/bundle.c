@@ -33,7 +33,11 @@
 #include <unistd.h>
 
 #include "evidence/seal.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/compiler.h"
+#include "util/path.h"
+#include "util/strbuf.h"
+#include "util/usage.h"
 
 #define CHUNK (64 * 1024)
 

@@ -17,7 +17,11 @@
 #include "util/dirat.h"
 #include "evidence/ledger.h"
 #include "util/json_out.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/atomic_file.h"
+#include "util/path.h"
+#include "util/strbuf.h"
+#include "util/usage.h"
 
 static cJSON *prepare_json(const struct invocation_prepare *p)
 {

@@ -25,7 +25,12 @@
 #include "util/json_out.h"
 #include "util/json_text.h"
 #include "util/template.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/compiler.h"
+#include "util/env.h"
+#include "util/path.h"
+#include "util/readfile.h"
+#include "util/strbuf.h"
 
 /* The static names guards carry (struct guard_result's guard is not owned). */
 static const char *const guard_names[] = {

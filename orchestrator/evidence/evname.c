@@ -19,7 +19,12 @@
 
 #include "util/dirat.h"
 #include "util/tree.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/escape.h"
+#include "util/path.h"
+#include "util/strbuf.h"
+#include "util/usage.h"
+#include "util/utf8.h"
 
 /*
  * A copy of an outside string fit to quote in one line of an error:

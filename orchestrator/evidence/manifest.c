@@ -17,7 +17,9 @@
 #include "util/dirat.h"
 #include "evidence/evname.h"
 #include "util/tree.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/strbuf.h"
+#include "util/usage.h"
 
 #define MANIFEST_MAX_ENTRIES EVIDENCE_MAX_FILES
 #define MANIFEST_LINE_MAX 4200

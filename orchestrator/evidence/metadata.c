@@ -22,7 +22,12 @@
 #include "evidence/hash.h"
 #include "evidence/host.h"
 #include "util/json_out.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/atomic_file.h"
+#include "util/env.h"
+#include "util/path.h"
+#include "util/usage.h"
+#include "util/utf8.h"
 #include "evidence/versions.h"
 
 #ifndef ABEV_VERSION

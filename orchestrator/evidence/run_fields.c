@@ -14,7 +14,6 @@
 #include "evidence/evidence.h"
 #include "record/layout.h"
 #include "util/json_out.h"
-#include "util/util.h"
 
 #define OFF(f) offsetof(struct run_header, f)
 #define REQ RUN_FIELD_REQUIRED

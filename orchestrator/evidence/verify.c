@@ -26,7 +26,12 @@
 #include "evidence/bundle.h"
 #include "evidence/evidence_read.h"
 #include "evidence/hash.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/compiler.h"
+#include "util/escape.h"
+#include "util/readfile.h"
+#include "util/strbuf.h"
+#include "util/usage.h"
 
 /* SHA256 and SHA256.sig are small text; anything bigger is not ours. */
 #define VERIFY_MAX_META (256u << 20)

@@ -10,7 +10,11 @@
 
 #include "evidence/metadata.h"
 #include "run/proc.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/env.h"
+#include "util/strbuf.h"
+#include "util/usage.h"
+#include "util/utf8.h"
 
 /* After METADATA_CMD_TIMEOUT_NS (metadata.h) a command gets SIGTERM, then SIGKILL. */
 #define CMD_GRACE_NS (1000000000LL)

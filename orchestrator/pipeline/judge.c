@@ -34,7 +34,10 @@
 #include "results/results.h"
 #include "evidence/seal.h"
 #include "util/tree.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/path.h"
+#include "util/strbuf.h"
+#include "util/writefile.h"
 
 /* Bounds on what is kept of the tests a metric asks for. */
 #define JUDGE_METRIC_TESTS_MAX 100000

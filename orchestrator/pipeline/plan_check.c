@@ -16,7 +16,11 @@
 #include "util/errlist.h"
 #include "evidence/metadata.h"
 #include "run/proc.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/env.h"
+#include "util/escape.h"
+#include "util/path.h"
+#include "util/strbuf.h"
 
 /* The two run directories of the double expansion; the second one never exists. */
 #define RUN_DIR_A "/nonexistent/abev-run-dir-a"

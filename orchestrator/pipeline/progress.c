@@ -15,7 +15,9 @@
 #include "decide/compare.h"
 #include "decide/stats.h"
 #include "decide/units.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/escape.h"
+#include "util/strbuf.h"
 
 static void fmt_duration(char *out, size_t len, double s)
 {

@@ -13,7 +13,8 @@
 #include <stdint.h>
 
 #include "record/invocation.h"
-#include "util/util.h"
+
+struct strbuf;
 
 enum progress_mode { PROGRESS_QUIET, PROGRESS_LINES, PROGRESS_LIVE };
 

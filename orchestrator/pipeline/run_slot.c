@@ -27,7 +27,12 @@
 #include "evidence/seal.h"
 #include "run/sysstat.h"
 #include "util/tree.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/clock.h"
+#include "util/env.h"
+#include "util/path.h"
+#include "util/strbuf.h"
+#include "util/usage.h"
 
 /* The child's environment: abev's own, then the plan's, then ABEV_*. Caller frees. */
 static char **build_env(const struct plan_variant *v, const struct plan_vars *vars)
@@ -589,7 +594,7 @@ out:
 
 static void ensure_capacity(struct run_state *st)
 {
-	/* Kept out of every child's fork (util.h): the records grow with the run. */
+	/* Kept out of every child's fork (util/alloc.h): the records grow with the run. */
 	UNFORKED_GROW(st->invs, st->ninvs + 1, st->alloc);
 }
 

@@ -24,7 +24,11 @@
 #include "run/proc.h"
 #include "report/report.h"
 #include "evidence/seal.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/clock.h"
+#include "util/readfile.h"
+#include "util/strbuf.h"
+#include "util/usage.h"
 
 /*
  * Less free space than this on the evidence's file system at the end of

@@ -17,6 +17,7 @@
 #include "evidence/evidence.h"
 #include "evidence/evidence_read.h"
 #include "util/dirat.h"
+#include "util/clock.h"
 #include "evidence/hash.h"
 #include "evidence/ledger.h"
 #include "evidence/journal.h"

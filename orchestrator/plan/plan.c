@@ -38,7 +38,13 @@
 #include "util/name_rule.h"
 #include "util/suggest.h"
 #include "util/template.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/compiler.h"
+#include "util/escape.h"
+#include "util/path.h"
+#include "util/readfile.h"
+#include "util/strbuf.h"
+#include "util/usage.h"
 
 #define PLAN_SCHEMA "abev.plan/1"
 #define PLAN_MAX_SLOTS 1000000

@@ -11,7 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/util.h"
+#include "util/compiler.h"
+#include "util/env.h"
+#include "util/escape.h"
+#include "util/strbuf.h"
+#include "util/usage.h"
 
 #define SHOW_MAX 64
 

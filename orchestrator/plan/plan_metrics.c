@@ -19,7 +19,11 @@
 #include "record/gate_def.h"
 #include "results/metrics.h"
 #include "util/suggest.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/compiler.h"
+#include "util/escape.h"
+#include "util/strbuf.h"
+#include "util/utf8.h"
 
 
 #define METRIC_SOURCES "process, stdout, stderr, results, duration"

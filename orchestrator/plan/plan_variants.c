@@ -18,7 +18,13 @@
 #include <cjson/cJSON.h>
 
 #include "util/name_rule.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/compiler.h"
+#include "util/escape.h"
+#include "util/path.h"
+#include "util/readfile.h"
+#include "util/strbuf.h"
+#include "util/utf8.h"
 #include "plan/variants_file.h"
 
 #define VARIANTS_FILE_MAX_BYTES (1u << 20)

@@ -16,7 +16,12 @@
 #include "util/json_out.h"
 #include "plan/plan.h"
 #include "util/name_rule.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/compiler.h"
+#include "util/env.h"
+#include "util/escape.h"
+#include "util/strbuf.h"
+#include "util/utf8.h"
 
 /* Longest evidence-directory slug. */
 #define QUICK_SLUG_MAX 60

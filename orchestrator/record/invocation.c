@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/env.h"
+#include "util/strbuf.h"
 
 void invocation_release(struct invocation *inv)
 {

@@ -10,7 +10,8 @@
 #include <string.h>
 
 #include "report/summary.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/strbuf.h"
 
 static const char *const labels[] = { "old", "new" };
 

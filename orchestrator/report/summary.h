@@ -12,7 +12,8 @@
 #include <stdio.h>
 
 #include "decide/compare.h"
-#include "util/util.h"
+
+struct strbuf;
 
 /* "rejected: 1 of 4 gates failed" and the like, without a newline. */
 void summary_decision(struct strbuf *sb, const struct comparison *c);

@@ -18,7 +18,11 @@
  */
 #include "results/results.h"
 #include "results/results_reader.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/compiler.h"
+#include "util/number.h"
+#include "util/strbuf.h"
+#include "util/utf8.h"
 
 #include <errno.h>
 #include <fcntl.h>

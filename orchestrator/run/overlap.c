@@ -18,7 +18,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/escape.h"
+#include "util/readfile.h"
+#include "util/strbuf.h"
 
 /* Bytes of a command line read to match against. */
 #define CMDLINE_READ_MAX 4096

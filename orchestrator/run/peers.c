@@ -27,7 +27,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/clock.h"
+#include "util/path.h"
+#include "util/strbuf.h"
+#include "util/usage.h"
+#include "util/writefile.h"
 
 /* "%20" PRId64 " " then the state byte. */
 #define STATE_OFFSET 21

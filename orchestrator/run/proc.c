@@ -29,7 +29,14 @@
 #include "run/cpuwait.h"
 #include "util/cpulist.h"
 #include "run/sysstat.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/clock.h"
+#include "util/compiler.h"
+#include "util/env.h"
+#include "util/number.h"
+#include "util/strbuf.h"
+#include "util/usage.h"
+#include "util/writefile.h"
 
 #include <dirent.h>
 #include <linux/sched.h>

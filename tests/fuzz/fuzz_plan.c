@@ -9,7 +9,7 @@
 
 #include "fuzz_common.h"
 #include "plan/plan.h"
-#include "util/util.h"
+#include "util/env.h"
 
 static void expand_all(const struct plan *plan)
 {

@@ -9,7 +9,7 @@
 
 #include "fuzz_common.h"
 #include "plan/plan.h"
-#include "util/util.h"
+#include "util/env.h"
 
 static const char fixed_plan[] =
 	"{\"schema\": \"abev.plan/1\", \"name\": \"fuzz\",\n"
