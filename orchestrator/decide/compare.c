@@ -1013,10 +1013,7 @@ static void test_changes(const struct compare_config *cfg, const struct invocati
 			struct cmp_test_change ch;
 			if (v == cfg->reference || !test_medians(cfg, e + a, b - a, v, &ch))
 				continue;
-			if (nall == alloc) {
-				alloc = alloc ? alloc * 2 : 64;
-				all = xrealloc(all, alloc * sizeof(*all));
-			}
+			ALLOC_GROW(all, nall + 1, alloc);
 			all[nall++] = (struct test_candidate){ ch, a, b - a, v };
 		}
 	}

@@ -643,10 +643,7 @@ static int read_journal_line(const struct json_in *rd, struct evidence_run *r, c
 	o = cJSON_ParseWithLength(line, len);
 	if (!o)
 		return json_in_error(rd, "invocations", "line %zu: not valid JSON", r->ninvs + 1);
-	if (r->ninvs == *alloc) {
-		*alloc = *alloc ? 2 * *alloc : 64;
-		r->invs = xrealloc(r->invs, *alloc * sizeof(*r->invs));
-	}
+	ALLOC_GROW(r->invs, r->ninvs + 1, *alloc);
 	rc = read_invocation(rd, r, o, r->ninvs, &r->invs[r->ninvs]);
 	r->ninvs++;
 	cJSON_Delete(o);

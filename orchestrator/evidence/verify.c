@@ -89,10 +89,7 @@ static void problem(struct verify_result *r, const char *file, const char *fmt, 
 static struct found *add_found(struct gather *g, const char *name)
 {
 	struct found *f;
-	if (g->n == g->alloc) {
-		g->alloc = g->alloc ? 2 * g->alloc : 64;
-		g->f = xrealloc(g->f, g->alloc * sizeof(*g->f));
-	}
+	ALLOC_GROW(g->f, g->n + 1, g->alloc);
 	f = &g->f[g->n++];
 	memset(f, 0, sizeof(*f));
 	f->name = xstrdup(name);

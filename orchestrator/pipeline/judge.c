@@ -185,10 +185,7 @@ static int collect_test(void *arg, const struct test_case *tc)
 		c->capped = 1;
 		return 0;
 	}
-	if (c->ntests == c->alloc) {
-		c->alloc = c->alloc ? c->alloc * 2 : 16;
-		c->tests = xrealloc(c->tests, c->alloc * sizeof(*c->tests));
-	}
+	ALLOC_GROW(c->tests, c->ntests + 1, c->alloc);
 	t = &c->tests[c->ntests++];
 	t->name = xstrdup(tc->name);
 	t->duration_s = tc->duration_s;
@@ -558,10 +555,7 @@ static enum tree_step list_entry(void *ctx, const struct tree_entry *e)
 	if (e->depth == 0 && (!strcmp(e->name, EVIDENCE_STDOUT_LOG) || !strcmp(e->name, EVIDENCE_STDERR_LOG) ||
 			      !strcmp(e->name, EVIDENCE_PREPARE_LOG)))
 		return TREE_NEXT;
-	if (l->n == l->alloc) {
-		l->alloc = l->alloc ? 2 * l->alloc : 64;
-		l->v = xrealloc(l->v, l->alloc * sizeof(*l->v));
-	}
+	ALLOC_GROW(l->v, l->n + 1, l->alloc);
 	l->v[l->n++] = xstrdup(e->name);
 	return TREE_NEXT;
 }

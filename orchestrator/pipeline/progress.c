@@ -121,10 +121,7 @@ static void keep_wall(struct progress *p, const struct invocation *inv)
 		memset(v, 0, sizeof(*v));
 		v->name = p->variant;
 	}
-	if (v->n == v->alloc) {
-		v->alloc = v->alloc ? 2 * v->alloc : 16;
-		v->wall_ms = xrealloc(v->wall_ms, v->alloc * sizeof(*v->wall_ms));
-	}
+	ALLOC_GROW(v->wall_ms, v->n + 1, v->alloc);
 	v->wall_ms[v->n++] = (double)inv->fig.wall_ns / 1e6;
 }
 

@@ -457,10 +457,7 @@ static size_t scan_leftovers(struct run *r, struct pinfo **out, size_t *alloc,
 			continue;
 		if (parse_int64(de->d_name, &pid) < 0 || pid <= 0 || pid > INT32_MAX)
 			continue;
-		if (n == *alloc) {
-			*alloc = *alloc ? *alloc * 2 : 256;
-			*out = xrealloc(*out, *alloc * sizeof(**out));
-		}
+		ALLOC_GROW(*out, n + 1, *alloc);
 		if (read_pinfo((pid_t)pid, &(*out)[n]) < 0)
 			continue;
 		if ((pid_t)pid == r->self)

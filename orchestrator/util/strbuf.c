@@ -35,22 +35,16 @@ void strbuf_reset(struct strbuf *sb)
 
 void strbuf_grow(struct strbuf *sb, size_t extra)
 {
-	size_t need;
+	/* Until the first add, buf is the shared strbuf_empty: not ours to realloc. */
+	int new_buf = !sb->alloc;
+
 	if (extra > SIZE_MAX / 2 - sb->len)
 		die_oom();
-	need = sb->len + extra + 1;
-	if (need <= sb->alloc)
-		return;
-	size_t cap = sb->alloc ? sb->alloc : 64;
-	while (cap < need)
-		cap *= 2;
-	if (!sb->alloc) {
-		sb->buf = xmalloc(cap);
+	if (new_buf)
+		sb->buf = NULL;
+	ALLOC_GROW(sb->buf, sb->len + extra + 1, sb->alloc);
+	if (new_buf)
 		sb->buf[0] = '\0';
-	} else {
-		sb->buf = xrealloc(sb->buf, cap);
-	}
-	sb->alloc = cap;
 }
 
 void strbuf_add(struct strbuf *sb, const void *data, size_t len)
