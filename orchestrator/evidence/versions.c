@@ -123,11 +123,11 @@ out:
 char **version_env(const struct plan_variant *v)
 {
 	struct plan_vars vars = { NULL, v->name, NULL, 0 };
-	size_t n;
-	char **env = plan_variant_env(v, &vars, &n);
+	struct env_array env = ENV_ARRAY_INIT;
 
-	env_set(&env, &n, "ABEV_VARIANT", v->name);
-	return env;
+	plan_variant_env(v, &vars, &env);
+	env_set(&env, "ABEV_VARIANT", v->name);
+	return env.v;
 }
 
 int version_run(const struct plan_version *pv, const struct plan_variant *v,

@@ -9,36 +9,34 @@
 
 extern char **environ;
 
-char **env_inherit(size_t *n)
+void env_inherit(struct env_array *e)
 {
 	size_t count = 0;
-	char **env;
 
-	for (char **e = environ; e && *e; e++)
+	for (char **p = environ; p && *p; p++)
 		count++;
-	env = xcalloc(count + 1, sizeof(*env));
-	*n = 0;
-	for (char **e = environ; e && *e; e++)
-		if (strchr(*e, '='))
-			env[(*n)++] = xstrdup(*e);
-	env[*n] = NULL;
-	return env;
+	/* One allocation for the whole copy, and the terminator. */
+	ALLOC_GROW(e->v, e->n + count + 1, e->alloc);
+	for (char **p = environ; p && *p; p++)
+		if (strchr(*p, '='))
+			e->v[e->n++] = xstrdup(*p);
+	e->v[e->n] = NULL;
 }
 
-void env_set(char ***env, size_t *n, const char *key, const char *value)
+void env_set(struct env_array *e, const char *key, const char *value)
 {
 	size_t klen = strlen(key);
 	char *entry = xasprintf("%s=%s", key, value);
-	for (size_t i = 0; i < *n; i++) {
-		if (!strncmp((*env)[i], key, klen) && (*env)[i][klen] == '=') {
-			free((*env)[i]);
-			(*env)[i] = entry;
+	for (size_t i = 0; i < e->n; i++) {
+		if (!strncmp(e->v[i], key, klen) && e->v[i][klen] == '=') {
+			free(e->v[i]);
+			e->v[i] = entry;
 			return;
 		}
 	}
-	*env = xrealloc(*env, (*n + 2) * sizeof(**env));
-	(*env)[(*n)++] = entry;
-	(*env)[*n] = NULL;
+	ALLOC_GROW(e->v, e->n + 2, e->alloc);
+	e->v[e->n++] = entry;
+	e->v[e->n] = NULL;
 }
 
 void strv_free(char **v)

@@ -9,11 +9,21 @@
 #include <stddef.h>
 
 /*
- * env_inherit() copies abev's own environment; env_set() adds or replaces
- * KEY (n is the count, kept in step); strv_free() frees either.
+ * v is NULL until the first env_inherit() or env_set(), then a
+ * NULL-terminated array of n entries (alloc: its capacity, ALLOC_GROW's).
+ * Free it with strv_free(e.v); a caller may take v over instead.
  */
-char **env_inherit(size_t *n);
-void env_set(char ***env, size_t *n, const char *key, const char *value);
+struct env_array {
+	char **v;
+	size_t n, alloc;
+};
+#define ENV_ARRAY_INIT { NULL, 0, 0 }
+
+/* Appends a copy of abev's own environment (an entry without '=' is left out). */
+void env_inherit(struct env_array *e);
+/* Sets KEY to value: replaces the entry for KEY where there is one, else appends one. */
+void env_set(struct env_array *e, const char *key, const char *value);
+/* Frees a NULL-terminated array of strings and its strings; v may be NULL. */
 void strv_free(char **v);
 
 #endif
