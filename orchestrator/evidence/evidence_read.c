@@ -875,8 +875,8 @@ static int read_runtime(const struct json_in *rd, const cJSON *env, const char *
 		else
 			return json_in_error(rd, path, "environment '%s' is neither text nor a hash",
 					     e->string);
-		rt->keys = xrealloc(rt->keys, (rt->n + 2) * sizeof(*rt->keys));
-		rt->values = xrealloc(rt->values, (rt->n + 2) * sizeof(*rt->values));
+		ALLOC_GROW(rt->keys, rt->n + 2, rt->keys_alloc);
+		ALLOC_GROW(rt->values, rt->n + 2, rt->values_alloc);
 		rt->keys[rt->n] = xstrdup(e->string);
 		rt->values[rt->n++] = value;
 		rt->keys[rt->n] = rt->values[rt->n] = NULL;
@@ -1003,7 +1003,7 @@ static int read_env_variant(const struct json_in *rd, const cJSON *o, size_t i,
 			return json_in_error(rd, path, "an assemblies entry has no 'files' array");
 		cJSON_ArrayForEach(f, files) {
 			struct env_file *ef;
-			v->files = xrealloc(v->files, (v->nfiles + 1) * sizeof(*v->files));
+			ALLOC_GROW(v->files, v->nfiles + 1, v->files_alloc);
 			ef = &v->files[v->nfiles++];
 			memset(ef, 0, sizeof(*ef));
 			if (json_get_string(rd, f, path, "path", JSON_REQUIRED, &ef->path) < 0 ||
