@@ -530,7 +530,7 @@ static void order_effect(const struct comparison *c, struct cmp_sample *s)
 
 static void warn(struct comparison *c, char *sentence)
 {
-	c->warnings = xrealloc(c->warnings, (c->nwarnings + 1) * sizeof(*c->warnings));
+	ALLOC_GROW(c->warnings, c->nwarnings + 1, c->warnings_alloc);
 	c->warnings[c->nwarnings++] = sentence;
 }
 
@@ -812,7 +812,7 @@ static void collect_blocking(const struct invocation *invs, size_t ninvs, struct
 				c->blocking_omitted++;
 				continue;
 			}
-			c->blocking = xrealloc(c->blocking, (c->nblocking + 1) * sizeof(*c->blocking));
+			ALLOC_GROW(c->blocking, c->nblocking + 1, c->blocking_alloc);
 			c->blocking[c->nblocking++] =
 				xasprintf("%s run %u failed the %s guard: %s", inv->variant, inv->round,
 					  g->guard, g->reason ? g->reason : "no reason recorded");

@@ -79,7 +79,7 @@ static void problem(struct verify_result *r, const char *file, const char *fmt, 
 	va_start(ap, fmt);
 	strbuf_vaddf(&sb, fmt, ap);
 	va_end(ap);
-	r->problems = xrealloc(r->problems, (r->nproblems + 1) * sizeof(*r->problems));
+	ALLOC_GROW(r->problems, r->nproblems + 1, r->problems_alloc);
 	/* Names come from the evidence: printed escaped, they cannot fake a line. */
 	r->problems[r->nproblems].file = xstrdup_escaped(file);
 	r->problems[r->nproblems].reason = strbuf_detach(&sb, NULL);

@@ -116,7 +116,7 @@ static void keep_wall(struct progress *p, const struct invocation *inv)
 		return;
 	v = find_variant(p, p->variant);
 	if (!v) {
-		p->variants = xrealloc(p->variants, (p->nvariants + 1) * sizeof(*p->variants));
+		ALLOC_GROW(p->variants, p->nvariants + 1, p->variants_alloc);
 		v = &p->variants[p->nvariants++];
 		memset(v, 0, sizeof(*v));
 		v->name = p->variant;
@@ -133,7 +133,7 @@ void progress_release(struct progress *p)
 		free(p->variants[i].wall_ms);
 	free(p->variants);
 	p->variants = NULL;
-	p->nvariants = 0;
+	p->nvariants = p->variants_alloc = 0;
 }
 
 void progress_tick(struct progress *p, int64_t elapsed_ns)
