@@ -18,6 +18,7 @@
 #include <stdio.h>
 
 #include "calibration_sim.h"
+#include "util/compiler.h"
 
 #define DEFAULT_DATASETS 2000u
 #define DEFAULT_RESAMPLES 999u

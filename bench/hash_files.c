@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "evidence/hash.h"
-#include "util/util.h"
+#include "util/alloc.h"
 
 int main(int argc, char **argv)
 {

@@ -5,7 +5,7 @@
  */
 #include "guards/guard.h"
 
-#include "util/util.h"
+#include "util/strbuf.h"
 
 void guard_exit_code(int exit_code, const int *allowed, size_t nallowed,
 		     struct guard_result *out)

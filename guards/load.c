@@ -7,7 +7,7 @@
  */
 #include "guards/guard.h"
 
-#include "util/util.h"
+#include "util/strbuf.h"
 
 void guard_load(const struct load_figures *f, struct guard_result *out)
 {

@@ -7,7 +7,7 @@
 #include "guards/guard.h"
 
 #include "results/metrics.h"
-#include "util/util.h"
+#include "util/strbuf.h"
 
 void guard_metrics(const struct metric_value *values, size_t n, int capped,
 		   struct guard_result *out)

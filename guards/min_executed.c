@@ -9,7 +9,8 @@
 
 #include <stdlib.h>
 
-#include "util/util.h"
+#include "util/escape.h"
+#include "util/strbuf.h"
 
 void guard_min_executed(int64_t executed, int64_t total, int64_t required, size_t nfiles,
 			size_t refused, const char *pattern, struct guard_result *out)

@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/escape.h"
+#include "util/strbuf.h"
 
 /* How many differing names a reason lists before it says "and N more". */
 #define TEST_SET_SHOW 5
@@ -30,10 +32,7 @@ struct test_set *test_set_new(void)
 
 void test_set_add(struct test_set *set, const char *name)
 {
-	if (set->n == set->alloc) {
-		set->alloc = set->alloc ? set->alloc * 2 : 64;
-		set->names = xrealloc(set->names, set->alloc * sizeof(*set->names));
-	}
+	ALLOC_GROW(set->names, set->n + 1, set->alloc);
 	set->names[set->n++] = xstrdup(name);
 	set->sealed = 0;
 }

@@ -10,7 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "util/util.h"
+#include "util/number.h"
+#include "util/usage.h"
 
 int usage_error(const char *msg, const char *hint)
 {

@@ -28,7 +28,13 @@
 #include "report/report_hosts.h"
 #include "evidence/seal.h"
 #include "evidence/signkey.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/compiler.h"
+#include "util/escape.h"
+#include "util/path.h"
+#include "util/strbuf.h"
+#include "util/usage.h"
+#include "util/writefile.h"
 #include "evidence/verify.h"
 
 const char report_usage[] =

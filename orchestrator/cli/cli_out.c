@@ -15,7 +15,10 @@
 #include <unistd.h>
 
 #include "record/layout.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/path.h"
+#include "util/strbuf.h"
+#include "util/usage.h"
 
 /* Bytes of a result.json looked at for its schema. */
 #define SCHEMA_HEAD_MAX 256

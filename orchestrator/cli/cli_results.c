@@ -11,7 +11,9 @@
 #include <string.h>
 
 #include "cli/inspect.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/compiler.h"
+#include "util/usage.h"
 
 const char results_usage[] =
 	"usage: abev results FILE... [--json | --list] [--min-executed N]\n"

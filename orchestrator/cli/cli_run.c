@@ -28,7 +28,15 @@
 #include "evidence/seal.h"
 #include "evidence/signkey.h"
 #include "util/name_rule.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/compiler.h"
+#include "util/escape.h"
+#include "util/number.h"
+#include "util/path.h"
+#include "util/quote.h"
+#include "util/strbuf.h"
+#include "util/usage.h"
+#include "util/writefile.h"
 
 static const char run_synopsis[] =
 	"usage: abev run PLAN --out DIR (--key KEY.key | --unsigned) [--bundle FILE]\n"

@@ -17,7 +17,10 @@
 #include "evidence/evidence.h"
 #include "guards/guard.h"
 #include "results/results.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/escape.h"
+#include "util/strbuf.h"
+#include "util/usage.h"
 
 /* The file column is as wide as the longest name, within reason. */
 #define NAME_COL_MIN 5

@@ -10,7 +10,8 @@
 
 #include "cli/cli.h"
 #include "plan/plan_doc.h"
-#include "util/util.h"
+#include "util/compiler.h"
+#include "util/usage.h"
 
 static const char main_usage[] =
 	"usage: abev <command> [options]\n"

@@ -15,7 +15,8 @@
 
 #include "decide/stats.h"
 #include "decide/stats_exact.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/strbuf.h"
 
 static const struct compare_metric_def builtins[] = {
 	{ COMPARE_WALL, "ms", 0, "builtin" },
@@ -529,7 +530,7 @@ static void order_effect(const struct comparison *c, struct cmp_sample *s)
 
 static void warn(struct comparison *c, char *sentence)
 {
-	c->warnings = xrealloc(c->warnings, (c->nwarnings + 1) * sizeof(*c->warnings));
+	ALLOC_GROW(c->warnings, c->nwarnings + 1, c->warnings_alloc);
 	c->warnings[c->nwarnings++] = sentence;
 }
 
@@ -855,7 +856,7 @@ static void collect_blocking(const struct invocation *invs, size_t ninvs, struct
 				c->blocking_omitted++;
 				continue;
 			}
-			c->blocking = xrealloc(c->blocking, (c->nblocking + 1) * sizeof(*c->blocking));
+			ALLOC_GROW(c->blocking, c->nblocking + 1, c->blocking_alloc);
 			c->blocking[c->nblocking++] =
 				xasprintf("%s run %u failed the %s guard: %s", inv->variant, inv->round,
 					  g->guard, g->reason ? g->reason : "no reason recorded");
@@ -946,7 +947,7 @@ static const char *metrics_reason(const char *v, const struct invocation *invs, 
 
 static void add_missing(struct comparison *c, const char *variant, const char *metric, char *why)
 {
-	c->missing = xrealloc(c->missing, (c->nmissing + 1) * sizeof(*c->missing));
+	ALLOC_GROW(c->missing, c->nmissing + 1, c->missing_alloc);
 	c->missing[c->nmissing++] = (struct cmp_missing){ variant, metric, why };
 }
 
@@ -1169,10 +1170,7 @@ static void test_changes(const struct compare_config *cfg, const struct invocati
 			struct cmp_test_change ch;
 			if (v == cfg->reference || !test_medians(cfg, e + a, b - a, v, &ch))
 				continue;
-			if (nall == alloc) {
-				alloc = alloc ? alloc * 2 : 64;
-				all = xrealloc(all, alloc * sizeof(*all));
-			}
+			ALLOC_GROW(all, nall + 1, alloc);
 			all[nall++] = (struct test_candidate){ ch, a, b - a, v };
 		}
 	}

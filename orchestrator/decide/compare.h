@@ -253,7 +253,7 @@ struct comparison {
 	/* What the gates' exact intervals need at the confidence: rounds, or runs a side. */
 	size_t pairs_needed_ci, runs_needed_ci;
 	char **warnings;             /* owned sentences: noisy metrics, order effects */
-	size_t nwarnings;
+	size_t nwarnings, warnings_alloc;
 	/*
 	 * Recorded runs whose tests fail acceptance whatever the figures: a
 	 * failed test_set or min_executed guard (a candidate that ran fewer
@@ -261,7 +261,7 @@ struct comparison {
 	 * at most COMPARE_BLOCKING_MAX (blocking_omitted counts the rest).
 	 */
 	char **blocking;
-	size_t nblocking, blocking_omitted;
+	size_t nblocking, blocking_alloc, blocking_omitted;
 	/*
 	 * Per compared variant (plan order), the COMPARE_TEST_CHANGES_MAX tests
 	 * whose median duration changed most (largest |change_pct| first, then
@@ -278,7 +278,7 @@ struct comparison {
 	 * counted runs all failed to yield (the metrics guard's reason).
 	 */
 	struct cmp_missing *missing;
-	size_t nmissing;
+	size_t nmissing, missing_alloc;
 };
 #define COMPARE_BLOCKING_MAX 10
 

@@ -17,7 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/rng.h"
 
 /* Orders NaN after every number so that qsort sees a consistent order. */
 static int cmp_double(const void *a, const void *b)

@@ -202,7 +202,7 @@ const char *stats_boot_status_name(enum stats_boot_status s);
  * ratio of their medians. lo and hi are the (1 - level) / 2 and
  * (1 + level) / 2 quantiles of the sorted ratios, interpolated linearly
  * between order statistics (R's type 7: position (B - 1) * q from 0).
- * The draws come from rng_next()/rng_below() (util.h) seeded with seed,
+ * The draws come from rng_next()/rng_below() (util/rng.h) seeded with seed,
  * in the order above, each an index into the sample's finite values
  * sorted ascending: the same arguments give a bit-identical interval on
  * every platform, and the order the values were recorded in does not

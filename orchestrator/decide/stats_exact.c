@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "decide/stats.h"
-#include "util/util.h"
+#include "util/alloc.h"
 
 /*
  * A tail probability is taken as at most the allowed one when within

@@ -9,6 +9,9 @@
 #include <math.h>
 #include <string.h>
 
+#include "util/compiler.h"
+#include "util/strbuf.h"
+
 static const struct {
 	const char *unit;
 	double seconds;

@@ -7,7 +7,7 @@
 #ifndef ABEV_UNITS_H
 #define ABEV_UNITS_H
 
-#include "util/util.h"
+struct strbuf;
 
 /* Seconds per unit for a time unit (ns, us, µs, ms, s), or 0 for any other. */
 double units_seconds(const char *unit);

@@ -28,7 +28,9 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/strbuf.h"
+#include "util/usage.h"
 
 /* Per pattern: beyond these the pattern is too broad to be an assembly list. */
 #define MATCH_MAX 100000
@@ -43,7 +45,7 @@ struct comp {
 
 struct walk {
 	struct comp *comps;
-	size_t ncomps;
+	size_t ncomps, comps_alloc;
 	struct strbuf path;          /* the directory being read */
 	struct assembly_file *files;
 	size_t nfiles, alloc;
@@ -51,9 +53,10 @@ struct walk {
 	char *err;                   /* why the walk stopped; caller frees */
 };
 
-static void comps_push(struct comp **c, size_t *n, const char *s, size_t len, int literal)
+static void comps_push(struct comp **c, size_t *n, size_t *alloc, const char *s, size_t len,
+		       int literal)
 {
-	*c = xrealloc(*c, (*n + 1) * sizeof(**c));
+	ALLOC_GROW(*c, *n + 1, *alloc);
 	(*c)[*n].s = xstrndup(s, len);
 	(*c)[*n].literal = literal;
 	++*n;
@@ -64,11 +67,12 @@ static void comps_push(struct comp **c, size_t *n, const char *s, size_t len, in
  * ".." lexically, folding repeated `**` (they would only find the same
  * files again) and completing a trailing `**` with `*`.
  */
-static void split_pattern(const char *cwd, const char *pattern, struct comp **out, size_t *nout)
+static void split_pattern(const char *cwd, const char *pattern, struct comp **out, size_t *nout,
+			  size_t *alloc)
 {
 	const char *parts[2] = { pattern[0] == '/' ? "" : cwd, pattern };
 	*out = NULL;
-	*nout = 0;
+	*nout = *alloc = 0;
 	for (size_t k = 0; k < 2; k++) {
 		const char *p = parts[k];
 		while (*p) {
@@ -89,7 +93,7 @@ static void split_pattern(const char *cwd, const char *pattern, struct comp **ou
 				   !(*out)[*nout - 1].literal && !strcmp((*out)[*nout - 1].s, "**")) {
 				/* a second `**` in a row */
 			} else {
-				comps_push(out, nout, p, len, literal);
+				comps_push(out, nout, alloc, p, len, literal);
 			}
 			p += len;
 			if (*p == '/')
@@ -97,7 +101,7 @@ static void split_pattern(const char *cwd, const char *pattern, struct comp **ou
 		}
 	}
 	if (*nout && !(*out)[*nout - 1].literal && !strcmp((*out)[*nout - 1].s, "**"))
-		comps_push(out, nout, "*", 1, 0);
+		comps_push(out, nout, alloc, "*", 1, 0);
 }
 
 static int is_globstar(const struct comp *c)
@@ -326,7 +330,7 @@ int assemblies_match(const char *cwd, const char *pattern, struct assembly_patte
 
 	memset(&w, 0, sizeof(w));
 	strbuf_init(&w.path);
-	split_pattern(cwd, pattern, &w.comps, &w.ncomps);
+	split_pattern(cwd, pattern, &w.comps, &w.ncomps, &w.comps_alloc);
 	strbuf_addch(&w.path, '/');
 	if (w.ncomps && walk_dir(&w, 0, 0) < 0) {
 		*err = w.err;

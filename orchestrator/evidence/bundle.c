@@ -33,7 +33,11 @@
 #include <unistd.h>
 
 #include "evidence/seal.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/compiler.h"
+#include "util/path.h"
+#include "util/strbuf.h"
+#include "util/usage.h"
 
 #define CHUNK (64 * 1024)
 
@@ -146,10 +150,7 @@ static enum tree_step pack_entry(void *ctx, const struct tree_entry *e)
 		      e->name, MAX_DEPTH);
 		return TREE_STOP;
 	}
-	if (l->n == l->alloc) {
-		l->alloc = l->alloc ? 2 * l->alloc : 64;
-		l->v = xrealloc(l->v, l->alloc * sizeof(*l->v));
-	}
+	ALLOC_GROW(l->v, l->n + 1, l->alloc);
 	l->v[l->n].is_dir = S_ISDIR(mode);
 	l->v[l->n].size = S_ISREG(mode) ? (uint64_t)e->st->st_size : 0;
 	l->v[l->n].name = S_ISDIR(mode) ? xasprintf("%s/", e->name) : xstrdup(e->name);

@@ -18,7 +18,11 @@
 #include "util/dirat.h"
 #include "evidence/ledger.h"
 #include "util/json_out.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/atomic_file.h"
+#include "util/path.h"
+#include "util/strbuf.h"
+#include "util/usage.h"
 
 static void fmt_load(struct strbuf *sb, const char *key, const struct loadavg *l)
 {

@@ -26,7 +26,12 @@
 #include "util/json_out.h"
 #include "util/json_text.h"
 #include "util/template.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/compiler.h"
+#include "util/env.h"
+#include "util/path.h"
+#include "util/readfile.h"
+#include "util/strbuf.h"
 
 
 static int read_invocation(const struct json_in *rd, const struct evidence_run *r,
@@ -308,10 +313,7 @@ static int read_journal_line(const struct json_in *rd, struct evidence_run *r, c
 	o = cJSON_ParseWithLength(line, len);
 	if (!o)
 		return json_in_error(rd, "invocations", "line %zu: not valid JSON", r->ninvs + 1);
-	if (r->ninvs == *alloc) {
-		*alloc = *alloc ? 2 * *alloc : 64;
-		r->invs = xrealloc(r->invs, *alloc * sizeof(*r->invs));
-	}
+	ALLOC_GROW(r->invs, r->ninvs + 1, *alloc);
 	rc = read_invocation(rd, r, o, r->ninvs, &r->invs[r->ninvs]);
 	r->ninvs++;
 	cJSON_Delete(o);
@@ -543,8 +545,8 @@ static int read_runtime(const struct json_in *rd, const cJSON *env, const char *
 		else
 			return json_in_error(rd, path, "environment '%s' is neither text nor a hash",
 					     e->string);
-		rt->keys = xrealloc(rt->keys, (rt->n + 2) * sizeof(*rt->keys));
-		rt->values = xrealloc(rt->values, (rt->n + 2) * sizeof(*rt->values));
+		ALLOC_GROW(rt->keys, rt->n + 2, rt->keys_alloc);
+		ALLOC_GROW(rt->values, rt->n + 2, rt->values_alloc);
 		rt->keys[rt->n] = xstrdup(e->string);
 		rt->values[rt->n++] = value;
 		rt->keys[rt->n] = rt->values[rt->n] = NULL;
@@ -671,7 +673,7 @@ static int read_env_variant(const struct json_in *rd, const cJSON *o, size_t i,
 			return json_in_error(rd, path, "an assemblies entry has no 'files' array");
 		cJSON_ArrayForEach(f, files) {
 			struct env_file *ef;
-			v->files = xrealloc(v->files, (v->nfiles + 1) * sizeof(*v->files));
+			ALLOC_GROW(v->files, v->nfiles + 1, v->files_alloc);
 			ef = &v->files[v->nfiles++];
 			memset(ef, 0, sizeof(*ef));
 			if (json_get_string(rd, f, path, "path", JSON_REQUIRED, &ef->path) < 0 ||

@@ -80,8 +80,8 @@ struct env_file {
  */
 struct env_runtime {
 	int known;
-	char **keys, **values;
-	size_t n;
+	char **keys, **values;        /* NULL-terminated */
+	size_t n, keys_alloc, values_alloc;
 };
 struct env_variant {
 	char *name, *cwd;
@@ -92,7 +92,7 @@ struct env_variant {
 	struct env_version *versions;
 	size_t nversions;
 	struct env_file *files;       /* every assembly pattern's files, in pattern order */
-	size_t nfiles;
+	size_t nfiles, files_alloc;
 	struct env_runtime runtime;   /* of its environment */
 };
 struct run_environment {

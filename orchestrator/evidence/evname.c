@@ -19,7 +19,12 @@
 
 #include "util/dirat.h"
 #include "util/tree.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/escape.h"
+#include "util/path.h"
+#include "util/strbuf.h"
+#include "util/usage.h"
+#include "util/utf8.h"
 
 /*
  * A copy of an outside string fit to quote in one line of an error:
@@ -102,10 +107,7 @@ static enum tree_step tidy_entry(void *ctx, const struct tree_entry *e)
 	}
 	if (special || bad_name) {
 		struct tidy_item *it;
-		if (t->n == t->alloc) {
-			t->alloc = t->alloc ? 2 * t->alloc : 8;
-			t->v = xrealloc(t->v, t->alloc * sizeof(*t->v));
-		}
+		ALLOC_GROW(t->v, t->n + 1, t->alloc);
 		it = &t->v[t->n++];
 		memset(it, 0, sizeof(*it));
 		it->name = xstrdup(e->name);

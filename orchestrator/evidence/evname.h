@@ -38,7 +38,7 @@ char *seal_safe_component(const char *name);
 
 /*
  * A copy of len bytes of an outside string fit to quote in one line of an
- * error: escaped by strbuf_add_escaped() (util.h), cut at 200 bytes with
+ * error: escaped by strbuf_add_escaped() (util/escape.h), cut at 200 bytes with
  * "...". Caller frees.
  */
 char *evname_printable(const char *s, size_t len);

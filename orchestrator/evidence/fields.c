@@ -11,7 +11,8 @@
 #include <string.h>
 
 #include "util/json_out.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/compiler.h"
 
 #define AT(rec, f, type) ((type *)((char *)(rec) + (f)->off))
 #define CAT(rec, f, type) ((const type *)((const char *)(rec) + (f)->off))

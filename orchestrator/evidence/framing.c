@@ -30,7 +30,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/strbuf.h"
 
 #define CHUNK (64 * 1024)
 /* A gzip header's file name longer than this is refused: a name is short, a payload is not. */

@@ -22,7 +22,10 @@
 #include <openssl/evp.h>
 
 #include "util/dirat.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/compiler.h"
+#include "util/path.h"
+#include "util/strbuf.h"
 
 #define HASH_READ_SIZE (1u << 20)
 

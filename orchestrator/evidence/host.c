@@ -12,7 +12,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/compiler.h"
+#include "util/number.h"
+#include "util/readfile.h"
+#include "util/strbuf.h"
+#include "util/utf8.h"
 
 /* Ceilings for what is read from /proc, /sys and /etc. */
 #define SYSFILE_MAX (64u << 10)

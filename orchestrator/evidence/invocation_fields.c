@@ -17,7 +17,8 @@
 #include <string.h>
 
 #include "util/json_out.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/compiler.h"
 
 #define OFF(f) offsetof(struct invocation, f)
 #define REQ FIELD_REQUIRED

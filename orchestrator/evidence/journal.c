@@ -15,7 +15,10 @@
 
 #include "util/dirat.h"
 #include "evidence/evidence.h"
-#include "util/util.h"
+#include "util/path.h"
+#include "util/strbuf.h"
+#include "util/usage.h"
+#include "util/writefile.h"
 
 /* Created beneath the evidence root, no link followed (dirat.h); path names it in messages. */
 static int create(const struct dirat *root, const char *name, const char *path)

@@ -16,7 +16,9 @@
 #include "util/dirat.h"
 #include "evidence/evname.h"
 #include "util/tree.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/strbuf.h"
+#include "util/usage.h"
 
 void ledger_release(struct ledger *l)
 {
@@ -33,7 +35,7 @@ static struct ledger_entry *add(struct ledger *l, const char *name)
 {
 	struct ledger_entry *e;
 
-	/* Five entries per invocation: kept out of every child's fork (util.h). */
+	/* Five entries per invocation: kept out of every child's fork (util/alloc.h). */
 	UNFORKED_GROW(l->v, l->n + 1, l->alloc);
 	e = &l->v[l->n++];
 	memset(e, 0, sizeof(*e));

@@ -17,7 +17,9 @@
 #include "util/dirat.h"
 #include "evidence/evname.h"
 #include "util/tree.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/strbuf.h"
+#include "util/usage.h"
 
 #define MANIFEST_MAX_ENTRIES EVIDENCE_MAX_FILES
 #define MANIFEST_LINE_MAX 4200
@@ -53,7 +55,7 @@ struct walk {
 	const char *const *staged;   /* top-level names whose staged copy stands in */
 	struct manifest_entry *e;
 	char **from;                 /* per entry: the name hashed, when not its own */
-	size_t n, alloc;
+	size_t n, alloc, from_alloc;
 };
 
 /*
@@ -75,11 +77,8 @@ static int add_entry(struct walk *w, const char *name, const char *from, uint64_
 {
 	if (w->n >= max_entries)
 		return error("'%s' holds more than %zu files", w->root, max_entries);
-	if (w->n == w->alloc) {
-		w->alloc = w->alloc ? 2 * w->alloc : 64;
-		w->e = xrealloc(w->e, w->alloc * sizeof(*w->e));
-		w->from = xrealloc(w->from, w->alloc * sizeof(*w->from));
-	}
+	ALLOC_GROW(w->e, w->n + 1, w->alloc);
+	ALLOC_GROW(w->from, w->n + 1, w->from_alloc);
 	memset(&w->e[w->n], 0, sizeof(w->e[w->n]));
 	w->e[w->n].name = xstrdup(name);
 	w->e[w->n].size = size;
@@ -206,7 +205,7 @@ int manifest_build_staged(const struct dirat *root, const char *const *staged,
 			  struct manifest *m)
 {
 	static const struct tree_ops ops = { walk_entry, walk_failed };
-	struct walk w = { root->path, staged, NULL, NULL, 0, 0 };
+	struct walk w = { root->path, staged, NULL, NULL, 0, 0, 0 };
 	struct hash_job *jobs = NULL;
 	size_t failed, njobs = 0;
 	int ret = -1;
@@ -378,10 +377,7 @@ int manifest_parse(const char *text, size_t len, struct manifest *m, char **err)
 			free(nm);
 			goto out;
 		}
-		if (m->n == alloc) {
-			alloc = alloc ? 2 * alloc : 64;
-			m->e = xrealloc(m->e, alloc * sizeof(*m->e));
-		}
+		ALLOC_GROW(m->e, m->n + 1, alloc);
 		e = &m->e[m->n++];
 		memset(e, 0, sizeof(*e));
 		e->name = nm;

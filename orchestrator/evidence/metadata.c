@@ -22,7 +22,12 @@
 #include "evidence/hash.h"
 #include "evidence/host.h"
 #include "util/json_out.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/atomic_file.h"
+#include "util/env.h"
+#include "util/path.h"
+#include "util/usage.h"
+#include "util/utf8.h"
 #include "evidence/versions.h"
 
 #ifndef ABEV_VERSION
@@ -166,10 +171,11 @@ struct metadata *metadata_collect(const struct plan *plan, const char *host_labe
 				  const char *secret_name)
 {
 	struct metadata *md = xcalloc(1, sizeof(*md));
-	size_t n;
+	struct env_array env = ENV_ARRAY_INIT;
 
 	host_collect(&md->host, host_label);
-	md->environ = env_inherit(&n);
+	env_inherit(&env);
+	md->environ = env.v;
 	md->secret_name = secret_name ? xstrdup(secret_name) : NULL;
 	md->variants = xcalloc(plan->nvariants ? plan->nvariants : 1, sizeof(*md->variants));
 	for (size_t i = 0; i < plan->nvariants; i++) {

@@ -7,7 +7,7 @@
 
 #include "evidence/evidence.h"
 #include "record/layout.h"
-#include "util/util.h"
+#include "util/compiler.h"
 
 #define OFF(f) offsetof(struct run_header, f)
 #define REQ FIELD_REQUIRED

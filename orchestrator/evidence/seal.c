@@ -17,7 +17,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/path.h"
+#include "util/strbuf.h"
+#include "util/usage.h"
+#include "util/writefile.h"
 
 /* As deep as manifest_build() goes. */
 #define SETTLE_MAX_DEPTH 64

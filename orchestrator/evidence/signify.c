@@ -24,7 +24,11 @@
 
 #include "evidence/hash.h"
 #include "evidence/manifest.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/readfile.h"
+#include "util/strbuf.h"
+#include "util/usage.h"
+#include "util/writefile.h"
 
 #define COMMENT_HDR "untrusted comment: "
 #define COMMENT_HDR_LEN (sizeof(COMMENT_HDR) - 1)

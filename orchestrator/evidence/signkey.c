@@ -16,7 +16,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/quote.h"
+#include "util/readfile.h"
+#include "util/strbuf.h"
+#include "util/usage.h"
 
 /* Enough of a key file to tell what it is. */
 #define SIGNKEY_HEAD_MAX 4096

@@ -26,7 +26,12 @@
 #include "evidence/bundle.h"
 #include "evidence/evidence_read.h"
 #include "evidence/hash.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/compiler.h"
+#include "util/escape.h"
+#include "util/readfile.h"
+#include "util/strbuf.h"
+#include "util/usage.h"
 
 /* SHA256 and SHA256.sig are small text; anything bigger is not ours. */
 #define VERIFY_MAX_META (256u << 20)
@@ -74,7 +79,7 @@ static void problem(struct verify_result *r, const char *file, const char *fmt, 
 	va_start(ap, fmt);
 	strbuf_vaddf(&sb, fmt, ap);
 	va_end(ap);
-	r->problems = xrealloc(r->problems, (r->nproblems + 1) * sizeof(*r->problems));
+	ALLOC_GROW(r->problems, r->nproblems + 1, r->problems_alloc);
 	/* Names come from the evidence: printed escaped, they cannot fake a line. */
 	r->problems[r->nproblems].file = xstrdup_escaped(file);
 	r->problems[r->nproblems].reason = strbuf_detach(&sb, NULL);
@@ -84,10 +89,7 @@ static void problem(struct verify_result *r, const char *file, const char *fmt, 
 static struct found *add_found(struct gather *g, const char *name)
 {
 	struct found *f;
-	if (g->n == g->alloc) {
-		g->alloc = g->alloc ? 2 * g->alloc : 64;
-		g->f = xrealloc(g->f, g->alloc * sizeof(*g->f));
-	}
+	ALLOC_GROW(g->f, g->n + 1, g->alloc);
 	f = &g->f[g->n++];
 	memset(f, 0, sizeof(*f));
 	f->name = xstrdup(name);

@@ -29,7 +29,7 @@ struct verify_result {
 	int unfinished;              /* abev stopped while sealing: staged copies are left (seal.h) */
 	char fingerprint[SHA256_HEX_LEN + 1];        /* of the key the signature was checked against; "" without */
 	struct verify_problem *problems;
-	size_t nproblems;
+	size_t nproblems, problems_alloc;
 };
 
 /*

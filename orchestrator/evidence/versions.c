@@ -10,7 +10,11 @@
 
 #include "evidence/metadata.h"
 #include "run/proc.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/env.h"
+#include "util/strbuf.h"
+#include "util/usage.h"
+#include "util/utf8.h"
 
 /* After METADATA_CMD_TIMEOUT_NS (metadata.h) a command gets SIGTERM, then SIGKILL. */
 #define CMD_GRACE_NS (1000000000LL)
@@ -119,11 +123,11 @@ out:
 char **version_env(const struct plan_variant *v)
 {
 	struct plan_vars vars = { NULL, v->name, NULL, 0 };
-	size_t n;
-	char **env = plan_variant_env(v, &vars, &n);
+	struct env_array env = ENV_ARRAY_INIT;
 
-	env_set(&env, &n, "ABEV_VARIANT", v->name);
-	return env;
+	plan_variant_env(v, &vars, &env);
+	env_set(&env, "ABEV_VARIANT", v->name);
+	return env.v;
 }
 
 int version_run(const struct plan_version *pv, const struct plan_variant *v,

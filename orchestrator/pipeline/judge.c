@@ -35,7 +35,11 @@
 #include "results/results.h"
 #include "evidence/seal.h"
 #include "util/tree.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/path.h"
+#include "util/strbuf.h"
+#include "util/utf8.h"
+#include "util/writefile.h"
 
 /* Bounds on what is kept of the tests a metric asks for. */
 #define JUDGE_METRIC_TESTS_MAX 100000
@@ -140,7 +144,7 @@ void judge_free(struct judge *j)
 
 static void push_guard(struct invocation *inv, struct guard_result *g)
 {
-	inv->guards = xrealloc(inv->guards, (inv->nguards + 1) * sizeof(*inv->guards));
+	ALLOC_GROW(inv->guards, inv->nguards + 1, inv->guards_alloc);
 	inv->guards[inv->nguards++] = *g;
 	memset(g, 0, sizeof(*g));
 }
@@ -183,10 +187,7 @@ static int collect_test(void *arg, const struct test_case *tc)
 		c->capped = 1;
 		return 0;
 	}
-	if (c->ntests == c->alloc) {
-		c->alloc = c->alloc ? c->alloc * 2 : 16;
-		c->tests = xrealloc(c->tests, c->alloc * sizeof(*c->tests));
-	}
+	ALLOC_GROW(c->tests, c->ntests + 1, c->alloc);
 	t = &c->tests[c->ntests++];
 	t->name = xstrdup(tc->name);
 	t->duration_s = tc->duration_s;
@@ -400,16 +401,19 @@ static int is_stale(const struct judge *j, const char *path, const struct stat *
 
 /* The files read for one invocation, by device and inode: one file counts once. */
 struct seen {
-	dev_t dev;
-	ino_t ino;
-	char *path;
+	struct seen_file {
+		dev_t dev;
+		ino_t ino;
+		char *path;
+	} *v;
+	size_t n, alloc;
 };
 
-static const char *seen_before(const struct seen *v, size_t n, const struct stat *st)
+static const char *seen_before(const struct seen *s, const struct stat *st)
 {
-	for (size_t i = 0; i < n; i++)
-		if (v[i].dev == st->st_dev && v[i].ino == st->st_ino)
-			return v[i].path;
+	for (size_t i = 0; i < s->n; i++)
+		if (s->v[i].dev == st->st_dev && s->v[i].ino == st->st_ino)
+			return s->v[i].path;
 	return NULL;
 }
 
@@ -422,7 +426,7 @@ enum read_outcome { READ_OK, READ_REFUSED, READ_SKIPPED, READ_STALE };
 
 static enum read_outcome read_one(const struct judge *j, struct invocation *inv,
 				  const struct dirat *root,
-		    const char *p, struct collect *c, struct seen **seen, size_t *nseen,
+		    const char *p, struct collect *c, struct seen *seen,
 		    judge_note_fn note, void *ctx)
 {
 	const struct results_limits limits = RESULTS_LIMITS_DEFAULT;
@@ -445,18 +449,18 @@ static enum read_outcome read_one(const struct judge *j, struct invocation *inv,
 		ret = READ_STALE;
 		goto out;
 	}
-	first = seen_before(*seen, *nseen, &st);
+	first = seen_before(seen, &st);
 	if (first) {
 		note(ctx, xasprintf("%s: '%s' is the same file as '%s' (matched twice, or under two "
 				    "names): counted once", inv->dir, p, first));
 		ret = READ_SKIPPED;
 		goto out;
 	}
-	*seen = xrealloc(*seen, (*nseen + 1) * sizeof(**seen));
-	(*seen)[*nseen].dev = st.st_dev;
-	(*seen)[*nseen].ino = st.st_ino;
-	(*seen)[*nseen].path = xstrdup(p);
-	(*nseen)++;
+	ALLOC_GROW(seen->v, seen->n + 1, seen->alloc);
+	seen->v[seen->n].dev = st.st_dev;
+	seen->v[seen->n].ino = st.st_ino;
+	seen->v[seen->n].path = xstrdup(p);
+	seen->n++;
 
 	rel = adopt_file(root, inv->dir, p, fd, &copied, &err);
 	if (!rel) {
@@ -488,7 +492,7 @@ static enum read_outcome read_one(const struct judge *j, struct invocation *inv,
 	free(f.path);
 	f.path = xstrdup(rel);
 	results_counts_add(&inv->tests, &f.counts);
-	inv->results = xrealloc(inv->results, (inv->nresults + 1) * sizeof(*inv->results));
+	ALLOC_GROW(inv->results, inv->nresults + 1, inv->results_alloc);
 	inv->results[inv->nresults++] = f;
 	ret = READ_OK;
 out:
@@ -506,8 +510,8 @@ static void read_results(const struct judge *j, struct invocation *inv, const st
 			 void *ctx)
 {
 	char *abs_pattern = absolute_pattern(inv);
-	struct seen *seen = NULL;
-	size_t nseen = 0, skipped = 0;
+	struct seen seen = { NULL, 0, 0 };
+	size_t skipped = 0;
 	glob_t g;
 	int rc;
 
@@ -524,7 +528,7 @@ static void read_results(const struct judge *j, struct invocation *inv, const st
 					    "not read", inv->dir, JUDGE_FILES_MAX));
 			break;
 		}
-		r = read_one(j, inv, root, g.gl_pathv[i], c, &seen, &nseen, note, ctx);
+		r = read_one(j, inv, root, g.gl_pathv[i], c, &seen, note, ctx);
 		if (r == READ_OK)
 			(*nfiles)++;
 		else if (r == READ_REFUSED)
@@ -532,9 +536,9 @@ static void read_results(const struct judge *j, struct invocation *inv, const st
 		else if (r == READ_SKIPPED)
 			skipped++;
 	}
-	for (size_t i = 0; i < nseen; i++)
-		free(seen[i].path);
-	free(seen);
+	for (size_t i = 0; i < seen.n; i++)
+		free(seen.v[i].path);
+	free(seen.v);
 	globfree(&g);
 	free(abs_pattern);
 }
@@ -556,10 +560,7 @@ static enum tree_step list_entry(void *ctx, const struct tree_entry *e)
 	if (e->depth == 0 && (!strcmp(e->name, EVIDENCE_STDOUT_LOG) || !strcmp(e->name, EVIDENCE_STDERR_LOG) ||
 			      !strcmp(e->name, EVIDENCE_PREPARE_LOG)))
 		return TREE_NEXT;
-	if (l->n == l->alloc) {
-		l->alloc = l->alloc ? 2 * l->alloc : 64;
-		l->v = xrealloc(l->v, l->alloc * sizeof(*l->v));
-	}
+	ALLOC_GROW(l->v, l->n + 1, l->alloc);
 	l->v[l->n++] = xstrdup(e->name);
 	return TREE_NEXT;
 }

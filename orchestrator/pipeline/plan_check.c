@@ -16,7 +16,11 @@
 #include "util/errlist.h"
 #include "evidence/metadata.h"
 #include "run/proc.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/env.h"
+#include "util/escape.h"
+#include "util/path.h"
+#include "util/strbuf.h"
 
 /* The two run directories of the double expansion; the second one never exists. */
 #define RUN_DIR_A "/nonexistent/abev-run-dir-a"
@@ -107,26 +111,25 @@ static void check_program(struct checker *ck, size_t vi)
 	struct plan_vars a = { RUN_DIR_A, v->name, "run", 1 };
 	struct plan_vars b = { RUN_DIR_B, v->name, "warmup", 2 };
 	char *prog = expand_fixed(v->command[0], v->name);
-	char **env = NULL, **env_b = NULL, **cands = NULL;
+	struct env_array env = ENV_ARRAY_INIT, env_b = ENV_ARRAY_INIT;
 	const char *path_a = NULL, *path_b = NULL;
-	char shown[SHOW_MAX], *why = NULL;
-	size_t n = 0, nb = 0;
+	char shown[SHOW_MAX], *why = NULL, **cands = NULL;
 	int found = 0, exists = 0;
 
 	if (!prog || !*prog)
 		goto out;
-	env = plan_variant_env(v, &a, &n);
-	env_b = plan_variant_env(v, &b, &nb);
-	for (size_t i = 0; i < n; i++)
-		if (!strncmp(env[i], "PATH=", 5))
-			path_a = env[i] + 5;
-	for (size_t i = 0; i < nb; i++)
-		if (!strncmp(env_b[i], "PATH=", 5))
-			path_b = env_b[i] + 5;
+	plan_variant_env(v, &a, &env);
+	plan_variant_env(v, &b, &env_b);
+	for (size_t i = 0; i < env.n; i++)
+		if (!strncmp(env.v[i], "PATH=", 5))
+			path_a = env.v[i] + 5;
+	for (size_t i = 0; i < env_b.n; i++)
+		if (!strncmp(env_b.v[i], "PATH=", 5))
+			path_b = env_b.v[i] + 5;
 	/* A PATH that names the run's own directory is looked in during the run. */
 	if ((path_a || path_b) && (!path_a || !path_b || strcmp(path_a, path_b)))
 		goto out;
-	cands = proc_exec_candidates(prog, (const char *const *)env);
+	cands = proc_exec_candidates(prog, (const char *const *)env.v);
 	for (size_t i = 0; cands[i] && !found; i++)
 		found = executable(v->cwd, cands[i], &exists);
 	if (found)
@@ -143,8 +146,8 @@ static void check_program(struct checker *ck, size_t vi)
 out:
 	free(why);
 	strv_free(cands);
-	strv_free(env);
-	strv_free(env_b);
+	strv_free(env.v);
+	strv_free(env_b.v);
 	free(prog);
 }
 

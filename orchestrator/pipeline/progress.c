@@ -15,7 +15,9 @@
 #include "decide/compare.h"
 #include "decide/stats.h"
 #include "decide/units.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/escape.h"
+#include "util/strbuf.h"
 
 static void fmt_duration(char *out, size_t len, double s)
 {
@@ -114,15 +116,12 @@ static void keep_wall(struct progress *p, const struct invocation *inv)
 		return;
 	v = find_variant(p, p->variant);
 	if (!v) {
-		p->variants = xrealloc(p->variants, (p->nvariants + 1) * sizeof(*p->variants));
+		ALLOC_GROW(p->variants, p->nvariants + 1, p->variants_alloc);
 		v = &p->variants[p->nvariants++];
 		memset(v, 0, sizeof(*v));
 		v->name = p->variant;
 	}
-	if (v->n == v->alloc) {
-		v->alloc = v->alloc ? 2 * v->alloc : 16;
-		v->wall_ms = xrealloc(v->wall_ms, v->alloc * sizeof(*v->wall_ms));
-	}
+	ALLOC_GROW(v->wall_ms, v->n + 1, v->alloc);
 	v->wall_ms[v->n++] = (double)inv->fig.wall_ns / 1e6;
 }
 
@@ -134,7 +133,7 @@ void progress_release(struct progress *p)
 		free(p->variants[i].wall_ms);
 	free(p->variants);
 	p->variants = NULL;
-	p->nvariants = 0;
+	p->nvariants = p->variants_alloc = 0;
 }
 
 void progress_tick(struct progress *p, int64_t elapsed_ns)

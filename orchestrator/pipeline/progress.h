@@ -13,7 +13,8 @@
 #include <stdint.h>
 
 #include "record/invocation.h"
-#include "util/util.h"
+
+struct strbuf;
 
 enum progress_mode { PROGRESS_QUIET, PROGRESS_LINES, PROGRESS_LIVE };
 
@@ -37,7 +38,7 @@ struct progress {
 	unsigned round, attempt;
 	int line_dirty;        /* a live line is on screen */
 	struct progress_variant *variants;
-	size_t nvariants;
+	size_t nvariants, variants_alloc;
 };
 
 void progress_init(struct progress *p, enum progress_mode mode, size_t total, double gap_seconds);

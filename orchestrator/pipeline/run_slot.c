@@ -27,21 +27,26 @@
 #include "evidence/seal.h"
 #include "run/sysstat.h"
 #include "util/tree.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/clock.h"
+#include "util/env.h"
+#include "util/path.h"
+#include "util/strbuf.h"
+#include "util/usage.h"
 
 /* The child's environment: abev's own, then the plan's, then ABEV_*. Caller frees. */
 static char **build_env(const struct plan_variant *v, const struct plan_vars *vars)
 {
-	size_t n;
-	char **env = plan_variant_env(v, vars, &n);
+	struct env_array env = ENV_ARRAY_INIT;
 	char round[16];
 
+	plan_variant_env(v, vars, &env);
 	snprintf(round, sizeof(round), "%u", vars->round);
-	env_set(&env, &n, "ABEV_RUN_DIR", vars->run_dir);
-	env_set(&env, &n, "ABEV_VARIANT", vars->variant);
-	env_set(&env, &n, "ABEV_PHASE", vars->phase);
-	env_set(&env, &n, "ABEV_ROUND", round);
-	return env;
+	env_set(&env, "ABEV_RUN_DIR", vars->run_dir);
+	env_set(&env, "ABEV_VARIANT", vars->variant);
+	env_set(&env, "ABEV_PHASE", vars->phase);
+	env_set(&env, "ABEV_ROUND", round);
+	return env.v;
 }
 
 struct tick_ctx {
@@ -589,7 +594,7 @@ out:
 
 static void ensure_capacity(struct run_state *st)
 {
-	/* Kept out of every child's fork (util.h): the records grow with the run. */
+	/* Kept out of every child's fork (util/alloc.h): the records grow with the run. */
 	UNFORKED_GROW(st->invs, st->ninvs + 1, st->alloc);
 }
 

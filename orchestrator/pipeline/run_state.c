@@ -24,7 +24,11 @@
 #include "run/proc.h"
 #include "report/report.h"
 #include "evidence/seal.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/clock.h"
+#include "util/readfile.h"
+#include "util/strbuf.h"
+#include "util/usage.h"
 
 /*
  * Less free space than this on the evidence's file system at the end of
@@ -45,7 +49,7 @@ void run_state_init(struct run_state *st, const struct plan *plan,
 
 void run_state_note(struct run_state *st, char *note)
 {
-	st->notes = xrealloc(st->notes, (st->nnotes + 1) * sizeof(*st->notes));
+	ALLOC_GROW(st->notes, st->nnotes + 1, st->notes_alloc);
 	st->notes[st->nnotes++] = note;
 }
 
@@ -431,7 +435,7 @@ void run_state_release(struct run_state *st)
 		free(st->notes[i]);
 	free(st->notes);
 	st->notes = NULL;
-	st->nnotes = 0;
+	st->nnotes = st->notes_alloc = 0;
 	free(st->variant_names);
 	st->variant_names = NULL;
 	judge_free(st->judge);

@@ -17,6 +17,7 @@
 #include "evidence/evidence.h"
 #include "evidence/evidence_read.h"
 #include "util/dirat.h"
+#include "util/clock.h"
 #include "evidence/hash.h"
 #include "evidence/ledger.h"
 #include "evidence/journal.h"
@@ -39,7 +40,7 @@ struct run_state {
 	struct invocation *invs;
 	size_t ninvs, alloc;
 	char **notes;
-	size_t nnotes;
+	size_t nnotes, notes_alloc;
 	size_t planned;
 	unsigned lost;              /* recorded slots with no valid measurement */
 	char *gave_up;              /* why the plan was stopped early (fail fast), or NULL */

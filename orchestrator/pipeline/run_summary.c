@@ -12,6 +12,7 @@
 
 #include "evidence/evidence.h"
 #include "report/summary.h"
+#include "util/escape.h"
 
 /* Whether any variant of the plan is pinned to CPUs (its own cpus or schedule.cpus). */
 static int plan_pins(const struct plan *plan)

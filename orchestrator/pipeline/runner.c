@@ -34,7 +34,12 @@
 #include "pipeline/run_state.h"
 #include "pipeline/run_summary.h"
 #include "run/schedule.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/clock.h"
+#include "util/escape.h"
+#include "util/path.h"
+#include "util/strbuf.h"
+#include "util/usage.h"
 
 /*
  * The nearest existing ancestor of path must be a directory abev can

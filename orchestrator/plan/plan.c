@@ -38,7 +38,13 @@
 #include "util/name_rule.h"
 #include "util/suggest.h"
 #include "util/template.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/compiler.h"
+#include "util/escape.h"
+#include "util/path.h"
+#include "util/readfile.h"
+#include "util/strbuf.h"
+#include "util/usage.h"
 
 #define PLAN_SCHEMA "abev.plan/1"
 #define PLAN_MAX_SLOTS 1000000
@@ -438,8 +444,7 @@ static int parse_exclusive(const struct plan_loader *ld, const cJSON *l)
 			return -1;
 		}
 		free(p);
-		plan->exclusive = xrealloc(plan->exclusive,
-					   (plan->nexclusive + 1) * sizeof(*plan->exclusive));
+		ALLOC_GROW(plan->exclusive, plan->nexclusive + 1, plan->exclusive_alloc);
 		plan->exclusive[plan->nexclusive++] = xstrdup(e->valuestring);
 	}
 	return 0;
@@ -924,7 +929,7 @@ static int plan_parse_raw(struct plan *plan, const char *path)
 	struct errlist errors = ERRLIST_INIT;
 	/* Messages name the plan as given, escaped: it may come from anywhere. */
 	char *shown = xstrdup_escaped(path);
-	struct plan_loader ld = { plan, shown, NULL, NULL, { shown, &errors, NULL } };
+	struct plan_loader ld = { plan, shown, NULL, NULL, 0, { shown, &errors, NULL } };
 	cJSON *root = NULL;
 	int ret = -1;
 

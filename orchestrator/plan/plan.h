@@ -18,6 +18,8 @@
 #include "record/gate_def.h"
 #include "results/metrics.h"
 
+struct env_array;
+
 /* A plan file larger than this is refused. */
 #define PLAN_MAX_BYTES (4u << 20)
 /* Variant names: util/name_rule.h's rule, as a path component (not starting with '.'). */
@@ -43,9 +45,9 @@ struct plan_variant {
 	char *cwd;             /* absolute (relative cwd resolved against the plan's directory),
 	                          canonical where it exists; plan_check() asks whether it does */
 	char **command;        /* templates; command_len >= 1 */
-	size_t command_len;
+	size_t command_len, command_alloc;
 	struct plan_env *env;  /* the plan's additions, in file order */
-	size_t env_len;
+	size_t env_len, env_alloc;
 	char **assemblies;     /* glob templates ({variant} only), matched by metadata.c */
 	size_t assemblies_len;
 	char *cpus;            /* "cpus": canonical CPU list the variant is pinned to (its own,
@@ -84,7 +86,7 @@ struct plan {
 	char *name;
 	char *description;     /* or NULL */
 	struct plan_variant *variants;
-	size_t nvariants;
+	size_t nvariants, variants_alloc;
 	size_t nlisted;        /* variants[0..nlisted) come from "variants", the rest from the file */
 	char *variants_file;   /* absolute path, or NULL */
 
@@ -141,7 +143,7 @@ struct plan {
 	/* comparison and decision */
 	size_t reference;      /* index of the reference variant; default 0 (the first) */
 	struct plan_gate *gates;
-	size_t ngates;
+	size_t ngates, gates_alloc;
 	int acceptance;        /* decision.acceptance: the plan is an acceptance plan */
 	int inconclusive_fails;/* decision.inconclusive: "fail" (exit 6) or "pass" (default) */
 	double confidence;     /* decision.confidence, default COMPARE_CONFIDENCE */
@@ -159,7 +161,7 @@ struct plan {
 	char *cpus;            /* schedule.cpus, canonical, or NULL */
 	unsigned max_repeats;  /* default 2 */
 	char **exclusive;      /* load.exclusive: command-line patterns (fnmatch) */
-	size_t nexclusive;
+	size_t nexclusive, exclusive_alloc;
 
 	/* limits */
 	unsigned max_files;    /* limits.max_files: regular files a run may leave in its directory;
@@ -244,10 +246,12 @@ char *plan_expand(const char *tmpl, const struct plan_vars *vars);
 
 /*
  * The environment of a variant's processes: abev's own, then the plan's
- * env with placeholders expanded from vars, in file order. Caller frees
- * with strv_free(); *n counts the entries (for env_set()).
+ * env with placeholders expanded from vars, in file order, added to env
+ * (ENV_ARRAY_INIT at first; util/env.h). Caller frees env->v with
+ * strv_free().
  */
-char **plan_variant_env(const struct plan_variant *v, const struct plan_vars *vars, size_t *n);
+void plan_variant_env(const struct plan_variant *v, const struct plan_vars *vars,
+		      struct env_array *env);
 
 /* Which placeholders a template may use: bit i for {run_dir}, {variant}, {phase}, {round}. */
 #define PLAN_PH_ALL 0xfu

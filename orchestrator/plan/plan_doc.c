@@ -8,7 +8,8 @@
 
 #include <string.h>
 
-#include "util/util.h"
+#include "util/compiler.h"
+#include "util/strbuf.h"
 
 #define WRAP 78
 

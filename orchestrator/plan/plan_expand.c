@@ -11,7 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/util.h"
+#include "util/compiler.h"
+#include "util/env.h"
+#include "util/escape.h"
+#include "util/strbuf.h"
+#include "util/usage.h"
 
 #define SHOW_MAX 64
 
@@ -115,13 +119,13 @@ char *plan_expand(const char *tmpl, const struct plan_vars *vars)
 	return strbuf_detach(&sb, NULL);
 }
 
-char **plan_variant_env(const struct plan_variant *v, const struct plan_vars *vars, size_t *n)
+void plan_variant_env(const struct plan_variant *v, const struct plan_vars *vars,
+		      struct env_array *env)
 {
-	char **env = env_inherit(n);
+	env_inherit(env);
 	for (size_t i = 0; i < v->env_len; i++) {
 		char *val = plan_expand(v->env[i].value, vars);
-		env_set(&env, n, v->env[i].key, val ? val : "");
+		env_set(env, v->env[i].key, val ? val : "");
 		free(val);
 	}
-	return env;
 }

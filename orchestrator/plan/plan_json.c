@@ -11,7 +11,7 @@
 #include <cjson/cJSON.h>
 
 #include "util/json_out.h"
-#include "util/util.h"
+#include "util/usage.h"
 
 static cJSON *strings(char *const *v, size_t n)
 {

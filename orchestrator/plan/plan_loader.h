@@ -26,6 +26,7 @@ struct plan_loader {
 	const char *file;    /* the plan as given, for messages */
 	char *vfile_shown;   /* the variants file as messages name it */
 	char **origin;       /* per variant: "variants[1]" or "vars.txt:3" */
+	size_t origin_alloc;
 	struct json_in in;   /* every problem found, reported together at the end */
 };
 

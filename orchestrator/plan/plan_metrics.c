@@ -19,7 +19,11 @@
 #include "record/gate_def.h"
 #include "results/metrics.h"
 #include "util/suggest.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/compiler.h"
+#include "util/escape.h"
+#include "util/strbuf.h"
+#include "util/utf8.h"
 
 
 #define METRIC_SOURCES "process, stdout, stderr, results, duration"
@@ -354,7 +358,7 @@ int plan_loader_metrics(const struct plan_loader *ld, const cJSON *root)
 
 static void add_gate(struct plan *plan, const char *metric, enum gate_kind kind, double limit)
 {
-	plan->gates = xrealloc(plan->gates, (plan->ngates + 1) * sizeof(*plan->gates));
+	ALLOC_GROW(plan->gates, plan->ngates + 1, plan->gates_alloc);
 	plan->gates[plan->ngates].metric = xstrdup(metric);
 	plan->gates[plan->ngates].kind = kind;
 	plan->gates[plan->ngates].limit = limit;

@@ -18,7 +18,13 @@
 #include <cjson/cJSON.h>
 
 #include "util/name_rule.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/compiler.h"
+#include "util/escape.h"
+#include "util/path.h"
+#include "util/readfile.h"
+#include "util/strbuf.h"
+#include "util/utf8.h"
 #include "plan/variants_file.h"
 
 #define VARIANTS_FILE_MAX_BYTES (1u << 20)
@@ -252,8 +258,8 @@ static int add_variant(struct plan_loader *ld, struct plan_variant *v, char *ori
 		}
 		goto out;
 	}
-	plan->variants = xrealloc(plan->variants, (plan->nvariants + 1) * sizeof(*plan->variants));
-	ld->origin = xrealloc(ld->origin, (plan->nvariants + 1) * sizeof(*ld->origin));
+	ALLOC_GROW(plan->variants, plan->nvariants + 1, plan->variants_alloc);
+	ALLOC_GROW(ld->origin, plan->nvariants + 1, ld->origin_alloc);
 	plan->variants[plan->nvariants] = *v;
 	ld->origin[plan->nvariants] = origin;
 	plan->nvariants++;
@@ -276,7 +282,7 @@ static void variant_env_set(struct plan_variant *v, const char *key, size_t key_
 			return;
 		}
 	}
-	v->env = xrealloc(v->env, (v->env_len + 1) * sizeof(*v->env));
+	ALLOC_GROW(v->env, v->env_len + 1, v->env_alloc);
 	v->env[v->env_len].key = xstrndup(key, key_len);
 	v->env[v->env_len].value = xstrdup(value);
 	v->env_len++;
@@ -390,7 +396,7 @@ static int parse_variant_line(struct plan_loader *ld, const char *line, size_t l
 				lerr(ld, lineno, "argument '%s': %s", show_str(b, sizeof(b), word.buf), why);
 				goto out;
 			}
-			v.command = xrealloc(v.command, (v.command_len + 1) * sizeof(*v.command));
+			ALLOC_GROW(v.command, v.command_len + 1, v.command_alloc);
 			v.command[v.command_len++] = strbuf_detach(&word, NULL);
 		}
 		if (r < 0)

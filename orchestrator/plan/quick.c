@@ -16,7 +16,12 @@
 #include "util/json_out.h"
 #include "plan/plan.h"
 #include "util/name_rule.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/compiler.h"
+#include "util/env.h"
+#include "util/escape.h"
+#include "util/strbuf.h"
+#include "util/utf8.h"
 
 /* Longest evidence-directory slug. */
 #define QUICK_SLUG_MAX 60
@@ -140,11 +145,11 @@ char *quick_out_dir(const struct quick_spec *spec, time_t now)
 }
 
 /* Ends the current word of quick_split(). */
-static void word_end(struct strbuf *w, int *in_word, char ***words, size_t *n)
+static void word_end(struct strbuf *w, int *in_word, char ***words, size_t *n, size_t *alloc)
 {
 	if (!*in_word)
 		return;
-	*words = xrealloc(*words, (*n + 2) * sizeof(**words));
+	ALLOC_GROW(*words, *n + 2, *alloc);
 	(*words)[(*n)++] = strbuf_detach(w, NULL);
 	(*words)[*n] = NULL;
 	*in_word = 0;
@@ -156,6 +161,7 @@ int quick_split(const char *cmd, char ***words, size_t *nwords, char **err)
 	int in_word = 0;
 	char quote = 0;
 	const char *p;
+	size_t alloc = 0;
 
 	*words = NULL;
 	*nwords = 0;
@@ -181,7 +187,7 @@ int quick_split(const char *cmd, char ***words, size_t *nwords, char **err)
 				strbuf_addch(&w, *++p);
 			in_word = 1;
 		} else if (c == ' ' || c == '\t' || c == '\n') {
-			word_end(&w, &in_word, words, nwords);
+			word_end(&w, &in_word, words, nwords, &alloc);
 		} else {
 			strbuf_addch(&w, c);
 			in_word = 1;
@@ -193,7 +199,7 @@ int quick_split(const char *cmd, char ***words, size_t *nwords, char **err)
 		*err = xasprintf("'%s' has an unclosed %s quote", cmd,
 				 quote == '"' ? "double" : "single");
 	if (!*err)
-		word_end(&w, &in_word, words, nwords);
+		word_end(&w, &in_word, words, nwords, &alloc);
 	if (!*err && !*nwords)
 		*err = xasprintf("the command '%s' has no word to run", cmd);
 	strbuf_release(&w);

@@ -9,6 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/alloc.h"
+#include "util/strbuf.h"
+#include "util/utf8.h"
+
 /* Why the line p[0..n) cannot be read (why[] filled), or NULL. */
 static const char *line_problem(const char *p, size_t n, char *why, size_t size)
 {

@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 
-#include "util/util.h"
+struct strbuf;
 
 /*
  * Calls fn(ctx, line, lineno, why) for every line of text[0..len) that is

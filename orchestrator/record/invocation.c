@@ -9,7 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/env.h"
+#include "util/strbuf.h"
 
 void invocation_release(struct invocation *inv)
 {
@@ -70,11 +72,7 @@ void invocation_add_test_time(struct invocation *inv, const char *name, double m
 		inv->test_times_omitted++;
 		return;
 	}
-	if (inv->ntest_times == inv->test_times_alloc) {
-		inv->test_times_alloc = inv->test_times_alloc ? inv->test_times_alloc * 2 : 64;
-		inv->test_times = xrealloc(inv->test_times,
-					   inv->test_times_alloc * sizeof(*inv->test_times));
-	}
+	ALLOC_GROW(inv->test_times, inv->ntest_times + 1, inv->test_times_alloc);
 	inv->test_times[inv->ntest_times].name = xstrdup(name);
 	/* As result.json keeps it (6 decimals), so that a report rendered again agrees. */
 	inv->test_times[inv->ntest_times].ms = round(ms * 1e6) / 1e6;

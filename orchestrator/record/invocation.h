@@ -116,7 +116,7 @@ struct invocation {
 	int has_tests;           /* results were looked for: tests holds their sum */
 	struct results_counts tests;
 	struct results_file *results;   /* per file read; path relative to the evidence root */
-	size_t nresults;
+	size_t nresults, results_alloc;
 	char **failed_tests;     /* names of failed and errored tests, at most EVIDENCE_FAILED_TESTS_MAX */
 	size_t nfailed_tests;
 	size_t failed_tests_omitted; /* failed tests past that cap */
@@ -134,7 +134,7 @@ struct invocation {
 	struct metric_value *metrics;   /* recorded runs only */
 	size_t nmetrics;
 	struct guard_result *guards;    /* in the order they ran */
-	size_t nguards;
+	size_t nguards, guards_alloc;
 	struct invocation_prepare *prepare; /* the plan's prepare step, or NULL: none */
 };
 

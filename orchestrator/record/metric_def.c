@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/util.h"
+#include "util/compiler.h"
 
 static const char *const source_names[] = {
 	[METRIC_PROCESS] = "process",

@@ -31,7 +31,7 @@ struct results_file {
 	int has_declared;
 	struct results_counts declared;  /* the file's own counters (TRX Counters; JUnit root or summed top suites), -1 where absent */
 	char **notes;              /* cross-check disagreements and oddities, one line each */
-	size_t nnotes;
+	size_t nnotes, notes_alloc;
 };
 #define RESULTS_FILE_INIT { 0 }
 

@@ -10,7 +10,8 @@
 #include <string.h>
 
 #include "report/summary.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/strbuf.h"
 
 static const char *const labels[] = { "old", "new" };
 
@@ -41,12 +42,12 @@ static void list_names(struct strbuf *sb, const char *const *names, size_t n)
 
 /* The relabelled records of variant name in r, appended to *v. */
 static void take(const struct evidence_run *r, const char *name, const char *label,
-		 struct invocation **v, size_t *n)
+		 struct invocation **v, size_t *n, size_t *alloc)
 {
 	for (size_t i = 0; i < r->ninvs; i++) {
 		if (strcmp(r->invs[i].variant, name))
 			continue;
-		*v = xrealloc(*v, (*n + 1) * sizeof(**v));
+		ALLOC_GROW(*v, *n + 1, *alloc);
 		(*v)[*n] = r->invs[i];
 		(*v)[*n].variant = (char *)(uintptr_t)label;
 		(*v)[*n].seq = (unsigned)*n + 1;
@@ -118,7 +119,7 @@ int compare_runs(const struct evidence_run *old, const struct evidence_run *new,
 	cmps = xcalloc(nshared, sizeof(*cmps));
 	for (size_t v = 0; v < nshared; v++) {
 		struct invocation *invs = NULL;
-		size_t n = 0;
+		size_t n = 0, alloc = 0;
 		struct compare_config cfg = {
 			.variants = labels,
 			.nvariants = 2,
@@ -130,8 +131,8 @@ int compare_runs(const struct evidence_run *old, const struct evidence_run *new,
 			.seed = new->cfg.seed,
 			.unpaired = 1,
 		};
-		take(old, shared[v], labels[0], &invs, &n);
-		take(new, shared[v], labels[1], &invs, &n);
+		take(old, shared[v], labels[0], &invs, &n, &alloc);
+		take(new, shared[v], labels[1], &invs, &n, &alloc);
 		compare_compute(&cfg, invs, n, &cmps[v]);
 		/* The samples borrow the labels and defs, not the records: the copies can go. */
 		free(invs);

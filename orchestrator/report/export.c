@@ -13,7 +13,11 @@
 #include <string.h>
 
 #include "util/json_out.h"
-#include "util/util.h"
+#include "util/compiler.h"
+#include "util/number.h"
+#include "util/quote.h"
+#include "util/strbuf.h"
+#include "util/utf8.h"
 
 int export_format_parse(const char *name, enum export_format *out)
 {

@@ -22,7 +22,9 @@
 #include "decide/units.h"
 #include "util/dirat.h"
 #include "util/name_rule.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/env.h"
+#include "util/strbuf.h"
 
 /* ---- file names and writing ---- */
 

@@ -16,7 +16,9 @@
 #include "report/plots_parts.h"
 #include "report/svg.h"
 #include "decide/units.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/compiler.h"
+#include "util/strbuf.h"
 
 
 enum run_kind { RUN_COUNTED, RUN_EXCLUDED, RUN_NOVALUE };

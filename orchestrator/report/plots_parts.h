@@ -7,7 +7,8 @@
 #define ABEV_PLOTS_PARTS_H
 
 #include "report/plots.h"
-#include "util/util.h"
+
+struct strbuf;
 
 int plots_measured(const struct invocation *inv);
 void plots_run_title(struct strbuf *t, const struct invocation *inv, int has, double value,

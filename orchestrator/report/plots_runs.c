@@ -15,7 +15,9 @@
 #include "report/plots_parts.h"
 #include "report/svg.h"
 #include "decide/units.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/compiler.h"
+#include "util/strbuf.h"
 
 
 static const struct {

@@ -21,7 +21,10 @@
 #include "util/template.h"
 #include "decide/units.h"
 #include "util/dirat.h"
-#include "util/util.h"
+#include "util/escape.h"
+#include "util/quote.h"
+#include "util/strbuf.h"
+#include "util/usage.h"
 
 /* Generated from templates/report.md by mk/embed.sh. */
 extern const char report_template[];

@@ -13,7 +13,8 @@
 #include "report/summary.h"
 #include "util/template.h"
 #include "decide/units.h"
-#include "util/util.h"
+#include "util/strbuf.h"
+#include "util/usage.h"
 
 /* Generated from templates/report-hosts.md by mk/embed.sh. */
 extern const char hosts_template[];

@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "decide/units.h"
+#include "util/escape.h"
+#include "util/strbuf.h"
 
 static const char *direction_word(const struct cmp_metric *m, int more)
 {

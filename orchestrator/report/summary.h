@@ -12,7 +12,8 @@
 #include <stdio.h>
 
 #include "decide/compare.h"
-#include "util/util.h"
+
+struct strbuf;
 
 /*
  * "rejected: 1 of 4 gates failed" and the like, then why any variant, or

@@ -12,6 +12,11 @@
 #include <string.h>
 
 #include "decide/units.h"
+#include "util/alloc.h"
+#include "util/compiler.h"
+#include "util/quote.h"
+#include "util/strbuf.h"
+#include "util/utf8.h"
 
 /* Okabe and Ito's colours, which stay apart for colour-blind readers; yellow left out. */
 static const char *const palette[] = {

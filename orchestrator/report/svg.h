@@ -11,7 +11,7 @@
 
 #include <stddef.h>
 
-#include "util/util.h"
+struct strbuf;
 
 /* The frame in px of the viewBox. */
 enum {

@@ -25,7 +25,12 @@
 
 #include "util/dirat.h"
 #include "util/suggest.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/compiler.h"
+#include "util/escape.h"
+#include "util/number.h"
+#include "util/readfile.h"
+#include "util/strbuf.h"
 
 /* Room for a quoted piece of input (a pattern, a capture) in a reason. */
 #define SHOW_MAX 96

@@ -18,7 +18,11 @@
  */
 #include "results/results.h"
 #include "results/results_reader.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/compiler.h"
+#include "util/number.h"
+#include "util/strbuf.h"
+#include "util/utf8.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -65,7 +69,7 @@ void results_note(struct parser *p, const char *fmt, ...)
 	va_end(ap);
 	results_clean_line(line, sizeof(line), sb.buf);
 	strbuf_release(&sb);
-	f->notes = xrealloc(f->notes, (f->nnotes + 1) * sizeof(*f->notes));
+	ALLOC_GROW(f->notes, f->nnotes + 1, f->notes_alloc);
 	f->notes[f->nnotes++] = xstrdup(line);
 }
 

@@ -12,6 +12,10 @@
 #include <strings.h>
 
 #include "results/results_reader.h"
+#include "util/compiler.h"
+#include "util/number.h"
+#include "util/strbuf.h"
+#include "util/utf8.h"
 
 /*
  * Seconds, possibly with thousands separators as Maven Surefire writes them

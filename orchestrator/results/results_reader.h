@@ -15,7 +15,8 @@
 #include <stdint.h>
 
 #include "results/results.h"
-#include "util/util.h"
+#include "util/compiler.h"
+#include "util/strbuf.h"
 
 struct _xmlParserCtxt;
 struct results_dialect;

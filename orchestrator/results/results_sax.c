@@ -28,7 +28,8 @@
  */
 #include "results/results.h"
 #include "results/results_reader.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/strbuf.h"
 
 #include <errno.h>
 #include <pthread.h>

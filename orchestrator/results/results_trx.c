@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include "results/results_reader.h"
+#include "util/compiler.h"
 
 /* Up to 9 digits at *s; advances *s. -1 when there is none. */
 static int read_digits(const char **s, long long *v)

@@ -10,7 +10,14 @@
 #include "run/cgroup.h"
 #include "run/sysstat.h"
 #include "util/name_rule.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/clock.h"
+#include "util/compiler.h"
+#include "util/number.h"
+#include "util/path.h"
+#include "util/readfile.h"
+#include "util/strbuf.h"
+#include "util/writefile.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -18,7 +18,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/escape.h"
+#include "util/readfile.h"
+#include "util/strbuf.h"
 
 /* Bytes of a command line read to match against. */
 #define CMDLINE_READ_MAX 4096
@@ -41,7 +44,7 @@ void overlap_watch_release(struct overlap_watch *w)
 		return;
 	overlap_hits_free(w->hits, w->nhits);
 	w->hits = NULL;
-	w->nhits = 0;
+	w->nhits = w->hits_alloc = 0;
 	w->unnamed = 0;
 }
 
@@ -159,7 +162,7 @@ void overlap_watch_add(struct overlap_watch *w, struct overlap_hit *hit)
 		overlap_hit_release(hit);
 		return;
 	}
-	w->hits = xrealloc(w->hits, (w->nhits + 1) * sizeof(*w->hits));
+	ALLOC_GROW(w->hits, w->nhits + 1, w->hits_alloc);
 	w->hits[w->nhits++] = *hit;
 	memset(hit, 0, sizeof(*hit));
 }
@@ -214,7 +217,7 @@ void overlap_watch_take(struct overlap_watch *w, struct overlap_hit **hits, size
 	*n = w->nhits;
 	*unnamed = w->unnamed;
 	w->hits = NULL;
-	w->nhits = 0;
+	w->nhits = w->hits_alloc = 0;
 	w->unnamed = 0;
 }
 

@@ -22,11 +22,11 @@ struct overlap_watch {
 	size_t npatterns;
 	pid_t self;                  /* abev: it and its descendants are never foreign */
 	struct overlap_hit *hits;    /* what was seen since the last overlap_watch_take() */
-	size_t nhits;
+	size_t nhits, hits_alloc;
 	unsigned unnamed;            /* matches past OVERLAP_HITS_MAX */
 };
 
-#define OVERLAP_WATCH_INIT { NULL, 0, 0, NULL, 0, 0 }
+#define OVERLAP_WATCH_INIT { NULL, 0, 0, NULL, 0, 0, 0 }
 
 
 /* Watches for patterns (borrowed; n may be 0: then scans do nothing). */

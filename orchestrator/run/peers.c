@@ -27,7 +27,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/clock.h"
+#include "util/path.h"
+#include "util/strbuf.h"
+#include "util/usage.h"
+#include "util/writefile.h"
 
 /* "%20" PRId64 " " then the state byte. */
 #define STATE_OFFSET 21
@@ -306,7 +311,7 @@ static size_t list_peers(struct peers *p, struct peer_entry **out)
 {
 	struct peer_entry *list = NULL;
 	struct dirent *de;
-	size_t n = 0;
+	size_t n = 0, alloc = 0;
 	DIR *d;
 	int fd;
 
@@ -324,7 +329,7 @@ static size_t list_peers(struct peers *p, struct peer_entry **out)
 		struct peer_entry e;
 		if (!isdigit((unsigned char)de->d_name[0]) || read_peer(p, de->d_name, &e) != 1)
 			continue;
-		list = xrealloc(list, (n + 1) * sizeof(*list));
+		ALLOC_GROW(list, n + 1, alloc);
 		list[n++] = e;
 	}
 	closedir(d);
@@ -405,7 +410,7 @@ void peers_look_now(struct peers *p, struct peers_look *out)
 	for (size_t i = 0; i < n; i++) {
 		if (!list[i].running)
 			continue;
-		out->running = xrealloc(out->running, (out->nrunning + 1) * sizeof(*out->running));
+		ALLOC_GROW(out->running, out->nrunning + 1, out->running_alloc);
 		out->running[out->nrunning++] = peer_hit(&list[i]);
 	}
 	free_peers(list, n);

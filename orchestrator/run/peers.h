@@ -43,10 +43,10 @@ struct peers {
 struct peers_look {
 	uint64_t events;          /* size of "events"; UINT64_MAX: unknown */
 	struct overlap_hit *running; /* the other runs running now (kind OVERLAP_ABEV) */
-	size_t nrunning;
+	size_t nrunning, running_alloc;
 };
 
-#define PEERS_LOOK_INIT { UINT64_MAX, NULL, 0 }
+#define PEERS_LOOK_INIT { UINT64_MAX, NULL, 0, 0 }
 
 /*
  * Registers this run as waiting, writing evidence_dir (absolute or as

@@ -10,7 +10,8 @@
 #include <string.h>
 
 #include "run/proc.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/strbuf.h"
 
 /* The outcome of the command in words, or NULL when it exited 0. */
 static char *prepare_reason(const struct proc_result *res, const struct plan *plan)

@@ -29,7 +29,14 @@
 #include "run/cpuwait.h"
 #include "util/cpulist.h"
 #include "run/sysstat.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/clock.h"
+#include "util/compiler.h"
+#include "util/env.h"
+#include "util/number.h"
+#include "util/strbuf.h"
+#include "util/usage.h"
+#include "util/writefile.h"
 
 #include <dirent.h>
 #include <linux/sched.h>
@@ -450,10 +457,7 @@ static size_t scan_leftovers(struct run *r, struct pinfo **out, size_t *alloc,
 			continue;
 		if (parse_int64(de->d_name, &pid) < 0 || pid <= 0 || pid > INT32_MAX)
 			continue;
-		if (n == *alloc) {
-			*alloc = *alloc ? *alloc * 2 : 256;
-			*out = xrealloc(*out, *alloc * sizeof(**out));
-		}
+		ALLOC_GROW(*out, n + 1, *alloc);
 		if (read_pinfo((pid_t)pid, &(*out)[n]) < 0)
 			continue;
 		if ((pid_t)pid == r->self)

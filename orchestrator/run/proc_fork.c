@@ -16,7 +16,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "util/util.h"
+#include "util/usage.h"
 
 /* malloc's ceiling for the heap: anything larger is mapped on its own. */
 #define FORK_MMAP_THRESHOLD (32u << 20)

@@ -16,7 +16,9 @@
 #include <unistd.h>
 
 #include "util/dirat.h"
-#include "util/util.h"
+#include "util/strbuf.h"
+#include "util/usage.h"
+#include "util/writefile.h"
 
 /* Bytes of output read per sink and call, so that a flood cannot keep the caller from its deadline. */
 #define DRAIN_BUDGET (1 << 20)

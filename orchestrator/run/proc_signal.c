@@ -10,7 +10,9 @@
 #include "run/proc.h"
 #include "run/proc_signal.h"
 #include "run/proc_fork.h"
-#include "util/util.h"
+#include "util/clock.h"
+#include "util/compiler.h"
+#include "util/usage.h"
 
 #include <errno.h>
 #include <fcntl.h>

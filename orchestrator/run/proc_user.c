@@ -9,7 +9,8 @@
  */
 #include "run/proc.h"
 #include "run/proc_user.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/usage.h"
 
 #include <errno.h>
 #include <fcntl.h>

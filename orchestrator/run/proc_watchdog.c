@@ -15,7 +15,9 @@
  */
 #include "run/proc_signal.h"
 #include "run/cgroup.h"
-#include "util/util.h"
+#include "util/clock.h"
+#include "util/compiler.h"
+#include "util/usage.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -8,7 +8,8 @@
 
 #include <stdlib.h>
 
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/rng.h"
 
 /* One round's order into perm: every round starts from 0..n-1. */
 static void round_order(enum plan_order order, uint64_t *state, unsigned r,

@@ -20,7 +20,8 @@
 #include <unistd.h>
 
 #include "util/cpulist.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/readfile.h"
 
 /* /proc/loadavg is a line; the first line of /proc/stat is all cpustat_read() needs. */
 #define SYSSTAT_READ_MAX 4096

@@ -3,7 +3,7 @@
  * number is bounded and every character checked.
  */
 #include "util/cpulist.h"
-#include "util/util.h"
+#include "util/strbuf.h"
 
 #include <string.h>
 

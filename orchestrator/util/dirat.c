@@ -20,7 +20,12 @@
 #include <linux/openat2.h>
 #endif
 
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/atomic_file.h"
+#include "util/path.h"
+#include "util/readfile.h"
+#include "util/strbuf.h"
+#include "util/usage.h"
 
 /* A name beneath a directory has at most this many components. */
 #define DIRAT_MAX_DEPTH 256

@@ -7,6 +7,10 @@
 
 #include <stdlib.h>
 
+#include "util/alloc.h"
+#include "util/strbuf.h"
+#include "util/usage.h"
+
 int errlist_vadd(struct errlist *el, const char *fmt, va_list ap)
 {
 	struct strbuf sb = STRBUF_INIT;

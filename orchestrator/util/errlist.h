@@ -11,7 +11,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 
-#include "util/util.h"
+#include "util/compiler.h"
 
 /* Messages kept for printing; those past it are only counted. */
 #define ERRLIST_KEEP 20

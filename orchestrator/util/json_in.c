@@ -14,6 +14,10 @@
 #include <string.h>
 
 #include "util/suggest.h"
+#include "util/alloc.h"
+#include "util/env.h"
+#include "util/escape.h"
+#include "util/strbuf.h"
 
 int json_in_error(const struct json_in *in, const char *path, const char *fmt, ...)
 {

@@ -19,7 +19,7 @@
 #include <stdint.h>
 
 #include "util/errlist.h"
-#include "util/util.h"
+#include "util/compiler.h"
 
 typedef struct cJSON json_node;
 

@@ -1,7 +1,7 @@
 /*
  * json_out: cJSON with exhaustion made fatal. cJSON reports every failed
  * allocation by a NULL; abev treats running out of memory as fatal
- * (util.h), so these wrappers keep the serialisers free of checks. What
+ * (alloc.h), so these wrappers keep the serialisers free of checks. What
  * they print is UTF-8 with every character a terminal or a viewer would
  * act on written as a \u escape.
  */
@@ -11,7 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/atomic_file.h"
+#include "util/number.h"
+#include "util/strbuf.h"
+#include "util/utf8.h"
 
 cJSON *jnew_object(void)
 {

@@ -10,7 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/escape.h"
+#include "util/strbuf.h"
+#include "util/usage.h"
+#include "util/utf8.h"
 
 /* Levels of a path named in a message. */
 #define JSON_TEXT_PATH_SHOWN 8

@@ -13,6 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/alloc.h"
+#include "util/compiler.h"
+#include "util/escape.h"
+#include "util/strbuf.h"
+#include "util/utf8.h"
+
 /* Room for a quoted name in a message. */
 #define SHOW_MAX 96
 

@@ -28,7 +28,9 @@
 
 #include <stddef.h>
 
-#include "util/util.h"
+#include "util/compiler.h"
+
+struct strbuf;
 
 #define TMPL_NAME_MAX 64                  /* bytes in a name */
 #define TMPL_DEPTH_MAX 16                 /* sections open at once */

@@ -14,7 +14,10 @@
 #include <string.h>
 
 #include "util/dirat.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/path.h"
+#include "util/strbuf.h"
+#include "util/usage.h"
 
 static int descend(const char *root, int parent, const char *base, const char *name,
 		   const struct stat *st, int depth, const struct tree_ops *ops, void *ctx);

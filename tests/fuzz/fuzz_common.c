@@ -12,7 +12,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "util/util.h"
+#include "util/path.h"
+#include "util/strbuf.h"
+#include "util/usage.h"
+#include "util/writefile.h"
 
 static char *dir;
 

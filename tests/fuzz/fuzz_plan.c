@@ -9,7 +9,7 @@
 
 #include "fuzz_common.h"
 #include "plan/plan.h"
-#include "util/util.h"
+#include "util/env.h"
 
 static void expand_all(const struct plan *plan)
 {
@@ -17,14 +17,13 @@ static void expand_all(const struct plan *plan)
 
 	for (size_t i = 0; i < plan->nvariants; i++) {
 		const struct plan_variant *v = &plan->variants[i];
-		size_t n = 0;
-		char **env;
+		struct env_array env = ENV_ARRAY_INIT;
 
 		vars.variant = v->name;
 		for (size_t k = 0; k < v->command_len; k++)
 			free(plan_expand(v->command[k], &vars));
-		env = plan_variant_env(v, &vars, &n);
-		strv_free(env);
+		plan_variant_env(v, &vars, &env);
+		strv_free(env.v);
 	}
 	if (plan->results_files)
 		free(plan_expand(plan->results_files, &vars));

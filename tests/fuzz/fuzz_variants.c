@@ -9,7 +9,7 @@
 
 #include "fuzz_common.h"
 #include "plan/plan.h"
-#include "util/util.h"
+#include "util/env.h"
 
 static const char fixed_plan[] =
 	"{\"schema\": \"abev.plan/1\", \"name\": \"fuzz\",\n"
@@ -32,11 +32,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (plan_load(&plan, path) == 0) {
 		for (size_t i = 0; i < plan.nvariants; i++) {
 			const struct plan_variant *v = &plan.variants[i];
-			size_t n = 0;
+			struct env_array env = ENV_ARRAY_INIT;
 			vars.variant = v->name;
 			for (size_t k = 0; k < v->command_len; k++)
 				free(plan_expand(v->command[k], &vars));
-			strv_free(plan_variant_env(v, &vars, &n));
+			plan_variant_env(v, &vars, &env);
+			strv_free(env.v);
 		}
 	}
 	plan_release(&plan);

@@ -14,7 +14,10 @@
 
 #include "evidence/bundle.h"
 #include "evidence/seal.h"
-#include "util/util.h"
+#include "util/atomic_file.h"
+#include "util/path.h"
+#include "util/readfile.h"
+#include "util/strbuf.h"
 
 static int put(const char *dir, const char *name, const char *data, size_t len)
 {

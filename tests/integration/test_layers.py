@@ -95,7 +95,7 @@ class Layers(unittest.TestCase):
     def test_a_folder_the_order_does_not_place_is_refused(self):
         os.mkdir(os.path.join(self.tmp, "orchestrator", "extra"))
         with open(os.path.join(self.tmp, "orchestrator", "extra", "x.c"), "w") as f:
-            f.write('#include "util/util.h"\n')
+            f.write('#include "util/strbuf.h"\n')
         rc, out = check(self.tmp)
         self.assertEqual(rc, 1, out)
         self.assertIn("orchestrator/extra/: a source folder mk/layers does not place", out)

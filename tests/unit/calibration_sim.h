@@ -28,7 +28,7 @@
 
 #include "decide/stats.h"
 #include "decide/stats_exact.h"
-#include "util/util.h"
+#include "util/rng.h"
 
 /* The data models: each run's time is base * noise (cal_round()). */
 enum cal_model {

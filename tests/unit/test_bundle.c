@@ -18,7 +18,13 @@
 #include <unistd.h>
 
 #include "evidence/bundle.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/atomic_file.h"
+#include "util/compiler.h"
+#include "util/path.h"
+#include "util/readfile.h"
+#include "util/strbuf.h"
+#include "util/usage.h"
 #include "testutil.h"
 
 static char last_error[1024];

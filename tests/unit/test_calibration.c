@@ -35,6 +35,7 @@
 #include <cmocka.h>
 
 #include "calibration_sim.h"
+#include "util/compiler.h"
 
 #define DEFAULT_DATASETS 2000u
 #define DEFAULT_RESAMPLES 999u

@@ -19,7 +19,8 @@
 #include "plan/plan.h"
 #include "decide/stats_exact.h"
 #include "report/summary.h"
-#include "util/util.h"
+#include "util/compiler.h"
+#include "util/strbuf.h"
 
 #define MS 1000000LL
 #define MAXI 64

@@ -17,7 +17,9 @@
 
 #include "util/dirat.h"
 #include "evidence/ledger.h"
-#include "util/util.h"
+#include "util/path.h"
+#include "util/readfile.h"
+#include "util/strbuf.h"
 #include "testutil.h"
 
 /* dir/real/x, dir/link -> dir/outside, dir/outside/x */

@@ -23,7 +23,11 @@
 #include "evidence/invocation_fields.h"
 #include "evidence/run_fields.h"
 #include "util/json_out.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/compiler.h"
+#include "util/path.h"
+#include "util/readfile.h"
+#include "util/strbuf.h"
 
 static char root[] = "/tmp/abev-evidence-XXXXXX";
 

@@ -19,7 +19,11 @@
 #include <unistd.h>
 
 #include "evidence/framing.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/atomic_file.h"
+#include "util/compiler.h"
+#include "util/path.h"
+#include "util/strbuf.h"
 #include "testutil.h"
 
 /* Text-like content with runs, literals and repeats: every kind of deflate symbol. */

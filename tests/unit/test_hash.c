@@ -16,7 +16,11 @@
 #include <unistd.h>
 
 #include "evidence/hash.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/atomic_file.h"
+#include "util/compiler.h"
+#include "util/path.h"
+#include "util/strbuf.h"
 #include "testutil.h"
 
 /* Writes len bytes of a deterministic pattern seeded by seed. */

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "util/json_text.h"
-#include "util/util.h"
+#include "util/usage.h"
 
 static char last_error[512];
 static int nerrors;

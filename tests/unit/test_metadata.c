@@ -30,7 +30,12 @@
 #include "evidence/metadata.h"
 #include "plan/plan.h"
 #include "util/name_rule.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/compiler.h"
+#include "util/path.h"
+#include "util/readfile.h"
+#include "util/strbuf.h"
+#include "util/usage.h"
 
 static char tmpdir[PATH_MAX];
 static char *realdir;

@@ -21,7 +21,10 @@
 #include <unistd.h>
 
 #include "results/metrics.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/compiler.h"
+#include "util/path.h"
+#include "util/strbuf.h"
 
 static char tmpdir[PATH_MAX];
 static char *stdout_path, *stderr_path;

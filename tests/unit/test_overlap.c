@@ -18,7 +18,8 @@
 
 #include "run/overlap.h"
 #include "run/peers.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/strbuf.h"
 
 /* A process that is not ours: its parent exits, so it is nobody's child here. */
 static pid_t start_orphan(const char *word)

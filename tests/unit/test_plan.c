@@ -22,7 +22,11 @@
 #include <unistd.h>
 
 #include "plan/plan.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/compiler.h"
+#include "util/path.h"
+#include "util/strbuf.h"
+#include "util/usage.h"
 
 static char tmpdir[PATH_MAX];
 static char *realdir;

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "plan/plan_doc.h"
-#include "util/util.h"
+#include "util/compiler.h"
 
 static int documented(const char *key, size_t len)
 {

@@ -30,7 +30,11 @@
 #include "decide/compare.h"
 #include "util/dirat.h"
 #include "report/plots.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/compiler.h"
+#include "util/path.h"
+#include "util/readfile.h"
+#include "util/strbuf.h"
 
 #define MS 1000000LL
 #define MAXI 64

@@ -34,7 +34,15 @@
 #include "util/cpulist.h"
 #include "run/proc.h"
 #include "run/proc_fork.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/atomic_file.h"
+#include "util/clock.h"
+#include "util/compiler.h"
+#include "util/number.h"
+#include "util/path.h"
+#include "util/readfile.h"
+#include "util/strbuf.h"
+#include "util/usage.h"
 
 #define MS (1000 * 1000LL)
 /* proc's tick period (proc.h: "about every 100 ms"). */

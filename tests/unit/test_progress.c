@@ -11,7 +11,7 @@
 
 #include "evidence/evidence.h"
 #include "pipeline/progress.h"
-#include "util/util.h"
+#include "util/strbuf.h"
 
 static void finish(struct progress *p, const char *variant, int warmup, enum inv_status status,
 		   int exit_code, int64_t wall_ms)

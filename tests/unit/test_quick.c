@@ -19,7 +19,9 @@
 
 #include "plan/plan.h"
 #include "plan/quick.h"
-#include "util/util.h"
+#include "util/compiler.h"
+#include "util/env.h"
+#include "util/usage.h"
 
 static char last_error[4096];
 

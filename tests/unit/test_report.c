@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "report/report.h"
-#include "util/util.h"
+#include "util/compiler.h"
 
 #define MS 1000000LL
 #define MIB_B (1024LL * 1024)

@@ -29,7 +29,13 @@
 #include <libxml/parser.h>
 
 #include "results/results.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/clock.h"
+#include "util/compiler.h"
+#include "util/path.h"
+#include "util/readfile.h"
+#include "util/strbuf.h"
+#include "util/writefile.h"
 
 static char tmpdir[] = "/tmp/abev-results-XXXXXX";
 

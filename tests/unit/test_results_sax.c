@@ -18,7 +18,10 @@
 #include <time.h>
 
 #include "results/results.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/compiler.h"
+#include "util/path.h"
+#include "util/strbuf.h"
 #include "testutil.h"
 
 static char *tmp;

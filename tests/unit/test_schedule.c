@@ -14,7 +14,8 @@
 #include <string.h>
 
 #include "run/schedule.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/compiler.h"
 
 #define MAX_EXPECT 32
 

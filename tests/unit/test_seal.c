@@ -24,7 +24,14 @@
 
 #include "util/dirat.h"
 #include "evidence/seal.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/atomic_file.h"
+#include "util/compiler.h"
+#include "util/escape.h"
+#include "util/path.h"
+#include "util/readfile.h"
+#include "util/strbuf.h"
+#include "util/usage.h"
 #include "testutil.h"
 #include "evidence/verify.h"
 

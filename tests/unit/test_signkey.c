@@ -16,7 +16,12 @@
 #include <unistd.h>
 
 #include "evidence/signkey.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/atomic_file.h"
+#include "util/compiler.h"
+#include "util/path.h"
+#include "util/strbuf.h"
+#include "util/usage.h"
 #include "testutil.h"
 
 static char last_error[1024];

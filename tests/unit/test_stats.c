@@ -22,7 +22,9 @@
 #include <string.h>
 
 #include "decide/stats.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/compiler.h"
+#include "util/rng.h"
 
 /* Relative closeness; both zero counts as close. */
 static void check_close(const char *what, const char *field, double got, double want, double rel)

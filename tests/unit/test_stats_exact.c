@@ -25,7 +25,9 @@
 
 #include "decide/stats.h"
 #include "decide/stats_exact.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/compiler.h"
+#include "util/rng.h"
 
 static const double levels[] = { 0.5, 0.8, 0.9, 0.95, 0.98, 0.99 };
 

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "util/suggest.h"
-#include "util/util.h"
+#include "util/compiler.h"
 
 /* As plan keys are compared: swaps are one edit, case counts. */
 static void test_distance_typo(void **state)

@@ -13,7 +13,8 @@
 #include <string.h>
 
 #include "util/template.h"
-#include "util/util.h"
+#include "util/compiler.h"
+#include "util/strbuf.h"
 
 /*
  * The fixture: root names, a list "rows" of three records (the second

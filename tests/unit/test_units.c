@@ -15,6 +15,8 @@
 #include <string.h>
 
 #include "decide/units.h"
+#include "util/compiler.h"
+#include "util/strbuf.h"
 
 struct value_case {
 	double v;

@@ -1,22 +1,37 @@
-/* Unit tests of util: strbuf growth, bounded file reading, atomic writes,
- * strict number parsing, UTC formatting, error routing and the seeded
- * generator, and text for XML. */
+/* Unit tests of util: array and strbuf growth, bounded file reading,
+ * atomic writes, strict number parsing, UTC formatting, error routing and
+ * the seeded generator, and text for XML. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "util/envnames.h"
 #include "evidence/evname.h"
 #include "util/json_out.h"
-#include "util/util.h"
+#include "util/alloc.h"
+#include "util/atomic_file.h"
+#include "util/clock.h"
+#include "util/compiler.h"
+#include "util/escape.h"
+#include "util/number.h"
+#include "util/path.h"
+#include "util/quote.h"
+#include "util/readfile.h"
+#include "util/rng.h"
+#include "util/strbuf.h"
+#include "util/usage.h"
+#include "util/utf8.h"
 #include "testutil.h"
 
 static char last_error[512];
@@ -24,6 +39,85 @@ static char last_error[512];
 static void capture(const char *prefix, const char *msg)
 {
 	snprintf(last_error, sizeof(last_error), "%s: %s", prefix, msg);
+}
+
+/*
+ * ALLOC_GROW: appending one at a time, the capacity doubles from 16 (so
+ * 10000 appends move the array 10 times, not 10000), what was stored
+ * survives every move, and asking for less never shrinks it.
+ */
+static void test_alloc_grow(void **state)
+{
+	size_t *v = NULL, n = 0, alloc = 0, grows = 0;
+	(void)state;
+
+	for (size_t i = 0; i < 10000; i++) {
+		size_t before = alloc;
+
+		ALLOC_GROW(v, n + 1, alloc);
+		if (alloc != before) {
+			assert_int_equal(alloc, before ? 2 * before : 16);
+			grows++;
+		}
+		v[n++] = i * 7;
+	}
+	assert_int_equal(grows, 11);
+	assert_int_equal(alloc, 16384);
+	ALLOC_GROW(v, 3, alloc);
+	assert_int_equal(alloc, 16384);
+	/* A jump past the next doubling goes there at once. */
+	ALLOC_GROW(v, 100000, alloc);
+	assert_int_equal(alloc, 131072);
+	for (size_t i = 0; i < n; i++)
+		if (v[i] != i * 7)
+			fail_msg("element %zu is %zu after growing, want %zu", i, v[i], i * 7);
+	free(v);
+}
+
+/*
+ * alloc_grow() of nr elements of elem_size in a child: it must abort
+ * (SIGABRT) with die_oom()'s message rather than wrap the byte count
+ * around and hand back a buffer smaller than asked for.
+ */
+static void expect_grow_aborts(size_t elem_size, size_t nr)
+{
+	char msg[128];
+	ssize_t len = 0, r;
+	int fds[2], status;
+	pid_t pid;
+
+	assert_int_equal(pipe(fds), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct rlimit no_core = { 0, 0 };
+		size_t alloc = 0;
+
+		(void)setrlimit(RLIMIT_CORE, &no_core);
+		dup2(fds[1], STDERR_FILENO);
+		(void)alloc_grow(NULL, elem_size, nr, &alloc);
+		_exit(0);
+	}
+	close(fds[1]);
+	while (len < (ssize_t)sizeof(msg) - 1 &&
+	       (r = read(fds[0], msg + len, sizeof(msg) - 1 - (size_t)len)) > 0)
+		len += r;
+	msg[len] = '\0';
+	close(fds[0]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGABRT)
+		fail_msg("alloc_grow(%zu x %zu) did not abort (status 0x%x)", nr, elem_size, status);
+	assert_string_equal(msg, "abev: fatal: out of memory\n");
+}
+
+static void test_alloc_grow_overflow(void **state)
+{
+	(void)state;
+	/* The count fits, its size in bytes does not. */
+	expect_grow_aborts(8, SIZE_MAX / 8 + 1);
+	expect_grow_aborts(sizeof(struct strbuf), SIZE_MAX / sizeof(struct strbuf) + 1);
+	/* The doubling itself would pass SIZE_MAX. */
+	expect_grow_aborts(1, SIZE_MAX);
 }
 
 static void test_strbuf(void **state)
@@ -461,6 +555,8 @@ static void test_envnames(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_alloc_grow),
+		cmocka_unit_test(test_alloc_grow_overflow),
 		cmocka_unit_test(test_strbuf),
 		cmocka_unit_test(test_read_file_capped),
 		cmocka_unit_test(test_parse_numbers),

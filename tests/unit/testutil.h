@@ -1,7 +1,7 @@
 /*
  * testutil: the fixtures unit tests share for files on disk — a fresh
  * temporary directory, writing a file (its parent directories made), and
- * removing a tree again. Include it after <cmocka.h> and util.h (nftw and mkdtemp come with
+ * removing a tree again. Include it after <cmocka.h> (nftw and mkdtemp come with
  * the build's -D_GNU_SOURCE). A test that cannot
  * set up its files fails right there (cmocka asserts). No test logic
  * lives here: what a test checks stays in the test.
@@ -13,6 +13,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "util/atomic_file.h"
+#include "util/path.h"
+#include "util/strbuf.h"
 
 /* A new directory /tmp/abev-TAG-XXXXXX. Caller frees (and removes it with tu_rm_rf()). */
 static inline char *tu_tmpdir(const char *tag)

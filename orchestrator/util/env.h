@@ -1,0 +1,29 @@
+/*
+ * env: environment arrays — "KEY=VALUE" strings, NULL-terminated, owned —
+ * as abev builds them for a child before it forks. Which names are secret
+ * or change a runtime is envnames.h's; starting the child is run/'s.
+ */
+#ifndef ABEV_ENV_H
+#define ABEV_ENV_H
+
+#include <stddef.h>
+
+/*
+ * v is NULL until the first env_inherit() or env_set(), then a
+ * NULL-terminated array of n entries (alloc: its capacity, ALLOC_GROW's).
+ * Free it with strv_free(e.v); a caller may take v over instead.
+ */
+struct env_array {
+	char **v;
+	size_t n, alloc;
+};
+#define ENV_ARRAY_INIT { NULL, 0, 0 }
+
+/* Appends a copy of abev's own environment (an entry without '=' is left out). */
+void env_inherit(struct env_array *e);
+/* Sets KEY to value: replaces the entry for KEY where there is one, else appends one. */
+void env_set(struct env_array *e, const char *key, const char *value);
+/* Frees a NULL-terminated array of strings and its strings; v may be NULL. */
+void strv_free(char **v);
+
+#endif

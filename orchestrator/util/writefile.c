@@ -1,0 +1,90 @@
+/* writefile: whole writes, bounded copies, exclusive new files, syncfs(). */
+#include "util/writefile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/usage.h"
+
+int write_all(int fd, const void *data, size_t len)
+{
+	const char *p = data;
+	while (len) {
+		ssize_t n = write(fd, p, len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+enum copy_result copy_fd(int in, int out, uint64_t max)
+{
+	char buf[65536];
+	uint64_t total = 0;
+
+	for (;;) {
+		ssize_t n = read(in, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return COPY_READ;
+		if (n == 0)
+			return COPY_OK;
+		total += (uint64_t)n;
+		if (total > max)
+			return COPY_TOO_BIG;
+		if (write_all(out, buf, (size_t)n) < 0)
+			return COPY_WRITE;
+	}
+}
+
+int write_file_new(const char *path, mode_t mode, const void *data, size_t len)
+{
+	int fd, ret = -1;
+	fd = open(path, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC | O_NOFOLLOW, mode);
+	if (fd < 0) {
+		if (errno == EEXIST)
+			return error("'%s' already exists: remove it or choose another name",
+				     path);
+		return error("cannot create '%s': %s", path, strerror(errno));
+	}
+	if (fchmod(fd, mode) < 0) {
+		error("cannot set the mode of '%s': %s", path, strerror(errno));
+		goto out;
+	}
+	if (write_all(fd, data, len) < 0) {
+		error("cannot write '%s': %s", path, strerror(errno));
+		goto out;
+	}
+	if (fsync(fd) < 0 && errno != EINVAL) {
+		error("cannot sync '%s': %s", path, strerror(errno));
+		goto out;
+	}
+	ret = 0;
+out:
+	if (close(fd) < 0 && ret == 0)
+		ret = error("cannot close '%s': %s", path, strerror(errno));
+	if (ret < 0)
+		unlink(path);
+	return ret;
+}
+
+int sync_filesystem(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), ret = 0;
+
+	if (fd < 0)
+		return error("cannot open '%s': %s", dir, strerror(errno));
+	if (syncfs(fd) < 0)
+		ret = error("cannot flush '%s' to disk: %s", dir, strerror(errno));
+	close(fd);
+	return ret;
+}
