@@ -343,6 +343,36 @@ def scale_only(tmp):
     print(scale_table(sc))
 
 
+# --- 8. the child's own peak RSS ----------------------------------------------
+
+CHILD_RSS_RUNS = 100
+
+
+def child_rss(tmp):
+    """`abev bench -N true -r 100`: the peak RSS abev records for each invocation
+    (wait4's ru_maxrss of the child), against GNU time's figure for `true`; the
+    figure must be the child's own: flat over the run, and within 10 % of GNU
+    time's (goal)."""
+    out = os.path.join(tmp, "child-rss")
+    shutil.rmtree(out, ignore_errors=True)
+    sh([ABEV, "bench", "-N", "true", "-r", str(CHILD_RSS_RUNS), "--max-cpu-wait-pct", "100",
+        "--out", out, "--quiet"], ok=(0, 1))
+    with open(os.path.join(out, "result.json")) as f:
+        invs = [i for i in json.load(f)["invocations"] if i["phase"] == "run"]
+    rss = [i["max_rss_bytes"] / 1024 for i in invs]
+    shutil.rmtree(out, ignore_errors=True)
+    gnu = statistics.median(peak_rss_mib(["true"]) * 1024 for _ in range(9))
+    first, last = statistics.median(rss[:10]), statistics.median(rss[-10:])
+    return {"n": len(rss), "first_kib": first, "last_kib": last, "max_kib": max(rss),
+            "gnu_kib": gnu, "ratio": statistics.median(rss) / gnu}
+
+
+def child_rss_line(c):
+    return (f"8. peak RSS of true over {c['n']} invocations: first 10 {c['first_kib']:.0f} KiB, "
+            f"last 10 {c['last_kib']:.0f} KiB (max {c['max_kib']:.0f}); GNU time "
+            f"{c['gnu_kib']:.0f} KiB; ratio {c['ratio']:.2f} (goal: flat, within 10 %)")
+
+
 # --- 2. TRX parsing ----------------------------------------------------------
 
 def dso_profile(argv, tmp):
@@ -635,7 +665,7 @@ def summary_rows(oh, tr, evs):
     return rows, o, t, e
 
 
-def report(m, oh, tr, evs, sc, rounds, scales, started, elapsed, load0, load1):
+def report(m, oh, tr, evs, sc, rounds, scales, started, elapsed, load0, load1, cr):
     L = []
     add = L.append
     add("# abev performance: `make bench`\n")
@@ -701,6 +731,18 @@ def report(m, oh, tr, evs, sc, rounds, scales, started, elapsed, load0, load1):
         "record now and then shows); neither may grow with K. Peak RSS is abev's own.\n")
     add(scale_table(sc))
     add("")
+    add("## 8. The child's own peak RSS\n")
+    add(f"`abev bench -N true -r {cr['n']}`: the `max_rss_bytes` abev records for each "
+        "invocation (the child's `ru_maxrss` from wait4, started by vfork-style clone so that "
+        "none of abev's pages count) against GNU time's figure for `true` (median of 9). The "
+        "figure must not grow with the run, nor with abev's size, and must be within 10 % of "
+        "GNU time's.\n")
+    ok = abs(cr["ratio"] - 1) <= 0.10 and cr["last_kib"] <= cr["first_kib"] * 1.10
+    add(table(["first 10 (median)", "last 10 (median)", "max", "GNU time", "ratio", "goal"],
+              [[f"{cr['first_kib']:.0f} KiB", f"{cr['last_kib']:.0f} KiB",
+                f"{cr['max_kib']:.0f} KiB", f"{cr['gnu_kib']:.0f} KiB", f"{cr['ratio']:.2f}",
+                "flat, within 10 %: " + ("met" if ok else "MISSED")]]))
+    add("")
     add("Every bundle of the same evidence had the same bytes across the rounds "
         f"(at {size_label(evs[-1]['bytes'])}: sha256 {evs[-1]['bundle_sha256'][:16]}...). "
         "abev's CPU time (user + system, median): " +
@@ -736,6 +778,10 @@ def main():
         with tempfile.TemporaryDirectory(prefix="abev-bench-") as tmp:
             trx_only(scales, rounds, tmp)
         return
+    if os.environ.get("BENCH_ONLY") == "child_rss":
+        with tempfile.TemporaryDirectory(prefix="abev-bench-") as tmp:
+            print(child_rss_line(child_rss(tmp)))
+        return
     if os.environ.get("BENCH_ONLY") == "scale":
         with tempfile.TemporaryDirectory(prefix="abev-bench-") as tmp:
             scale_only(tmp)
@@ -769,8 +815,10 @@ def main():
         for n in sorted({k for k in SCALE_SIZES if k <= top} | {top}):
             sc.append(scale(n, tmp))
             print(scale_line(sc[-1]), flush=True)
+        cr = child_rss(tmp)
+        print(child_rss_line(cr), flush=True)
     text = report(m, oh, tr, evs, sc, rounds, scales, started, time.monotonic() - t0, load0,
-                  loadavg())
+                  loadavg(), cr)
     text += kept_calibration()
     with open(OUT, "w") as f:
         f.write(text)

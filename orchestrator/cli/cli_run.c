@@ -361,9 +361,12 @@ static int run_plan(struct plan *plan, const struct run_args *a, const char *pla
 		plan->run_as = xstrdup(a->run_as);
 		plan->run_as_from = "--run-as";
 	}
-	/* What the plan names on this machine: all of it for a dry run, cwd before a run. */
-	/* Assemblies too: one that matches nothing is the plan's error, not the machine's. */
-	if (plan_check(plan, a->dry_run ? PLAN_CHECK_ALL : PLAN_CHECK_ASSEMBLIES) < 0 ||
+	/*
+	 * What the plan names on this machine, before anything runs, in every
+	 * mode: a program that is not there or a results directory that does
+	 * not exist fails every run, and is better said now (issue 21).
+	 */
+	if (plan_check(plan, a->dry_run ? PLAN_CHECK_ALL : PLAN_CHECK_RUN) < 0 ||
 	    set_run_as(plan) < 0)
 		return EXIT_USAGE;
 	/* The key is checked by a dry run too: a run should not fail on it after the fact. */

@@ -101,6 +101,49 @@ static int executable(const char *cwd, const char *path, int *exists)
 }
 
 /*
+ * The program a shell command line runs first, when that can be told
+ * without running a shell: `sh -c 'CMD ...'` (sh, bash, dash, zsh) whose
+ * first word is a plain word — no quote, expansion, redirection or
+ * assignment — and no shell keyword or builtin. Caller frees; NULL when
+ * there is none to check.
+ */
+static char *shell_first_program(const struct plan_variant *v, const char *prog)
+{
+	static const char *const shells[] = { "sh", "bash", "dash", "zsh" };
+	static const char *const builtins[] = {
+		"!", "{", "}", "case", "do", "done", "elif", "else", "esac", "fi", "for", "if",
+		"in", "then", "until", "while", "function", "select", "time", "[[",
+		".", ":", "break", "continue", "eval", "exec", "exit", "export", "readonly",
+		"return", "set", "shift", "times", "trap", "unset", "cd", "alias", "bg",
+		"command", "false", "fc", "fg", "getopts", "jobs", "kill", "newgrp", "pwd",
+		"read", "true", "type", "ulimit", "umask", "unalias", "wait", "echo", "printf",
+		"test", "[", "source", "builtin", "local", "declare", "typeset", "let",
+		"shopt", "hash", "history", "pushd", "popd", "dirs", "disown", "enable", "help",
+		"logout", "mapfile", "readarray", "suspend", "caller", "compgen", "complete",
+	};
+	const char *base = strrchr(prog, '/'), *cmd, *end;
+	int shell = 0;
+
+	base = base ? base + 1 : prog;
+	for (size_t i = 0; i < ARRAY_SIZE(shells); i++)
+		shell |= !strcmp(base, shells[i]);
+	if (!shell || v->command_len < 3 || strcmp(v->command[1], "-c"))
+		return NULL;
+	cmd = v->command[2];
+	cmd += strspn(cmd, " \t\n");
+	end = cmd + strcspn(cmd, " \t\n;&|");
+	if (end == cmd)
+		return NULL;
+	for (const char *p = cmd; p < end; p++)
+		if (strchr("'\"\\$`<>(){}=*?[]~#", *p))
+			return NULL;
+	for (size_t i = 0; i < ARRAY_SIZE(builtins); i++)
+		if (strlen(builtins[i]) == (size_t)(end - cmd) && !strncmp(cmd, builtins[i], (size_t)(end - cmd)))
+			return NULL;
+	return xstrndup(cmd, (size_t)(end - cmd));
+}
+
+/*
  * command[0] looked up as the child will look it up: in the PATH of the
  * variant's environment (abev's own, plus the plan's env), relative
  * entries from the variant's cwd.
@@ -113,11 +156,19 @@ static void check_program(struct checker *ck, size_t vi)
 	char *prog = expand_fixed(v->command[0], v->name);
 	struct env_array env = ENV_ARRAY_INIT, env_b = ENV_ARRAY_INIT;
 	const char *path_a = NULL, *path_b = NULL;
-	char shown[SHOW_MAX], *why = NULL, **cands = NULL;
+	char shown[SHOW_MAX], *why = NULL, **cands = NULL, *inner;
+	const char *key = "command[0]";
 	int found = 0, exists = 0;
 
 	if (!prog || !*prog)
 		goto out;
+	/* A shell is there; what counts is the program its command line starts. */
+	inner = shell_first_program(v, prog);
+	if (inner) {
+		free(prog);
+		prog = inner;
+		key = "command[2]";
+	}
 	plan_variant_env(v, &a, &env);
 	plan_variant_env(v, &b, &env_b);
 	for (size_t i = 0; i < env.n; i++)
@@ -140,9 +191,10 @@ static void check_program(struct checker *ck, size_t vi)
 	else if (strchr(prog, '/'))
 		why = xasprintf("program '%s' does not exist", shown);
 	else
-		why = xasprintf("program '%s' is not on the PATH (%.200s)", shown,
-				path_a ? path_a : "abev's default");
-	problem(ck, vi, "command[0]", why);
+		why = xasprintf("program '%s' is not on the PATH (%.200s)%s", shown,
+				path_a ? path_a : "abev's default",
+				inner ? ": the shell would say 'not found' and exit 127" : "");
+	problem(ck, vi, key, why);
 out:
 	free(why);
 	strv_free(cands);
@@ -249,7 +301,8 @@ int plan_check(const struct plan *plan, unsigned what)
 	for (size_t vi = 0; vi < plan->nvariants; vi++) {
 		if (check_cwd(&ck, vi) < 0)
 			continue;
-		if (what & PLAN_CHECK_PROGRAMS)
+		if ((what & PLAN_CHECK_PROGRAMS) &&
+		    !((what & PLAN_CHECK_UNPREPARED) && plan->variants[vi].prepare_len))
 			check_program(&ck, vi);
 		if (what & PLAN_CHECK_ASSEMBLIES)
 			check_assemblies(&ck, vi);

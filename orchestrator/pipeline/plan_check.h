@@ -19,6 +19,13 @@ enum plan_check_what {
 	PLAN_CHECK_ASSEMBLIES = 1u << 2,
 	PLAN_CHECK_RESULTS = 1u << 3,
 	PLAN_CHECK_ALL = 0xeu,
+	/*
+	 * Before a real run: everything, but the program of a variant with
+	 * a prepare step, which that step may make (a build); a dry run
+	 * checks it too.
+	 */
+	PLAN_CHECK_UNPREPARED = 1u << 4,
+	PLAN_CHECK_RUN = PLAN_CHECK_ALL | PLAN_CHECK_UNPREPARED,
 };
 
 /*

@@ -146,8 +146,6 @@ static void print_contention(FILE *f, const struct run_state *st)
 		print_advice(f, st, judged_whole + by_overlap >= discarded ? foreign_max : -1,
 			     by_overlap == discarded);
 	}
-	if (st->gave_up)
-		fprintf(f, "stopped:  %s.\n", st->gave_up);
 }
 
 /*
@@ -192,6 +190,12 @@ void run_summary_print(const struct run_state *st, enum run_status final, int se
 		free(bundle);
 	}
 	print_contention(f, st);
+	if (st->gave_up) {
+		/* The reason can quote a command's words: escaped like all outside text. */
+		char *why = xstrdup_escaped(st->gave_up);
+		fprintf(f, "stopped:  %s.\n", why);
+		free(why);
+	}
 	fputc('\n', f);
 	summary_print(f, &st->cmp, 0);
 	fflush(f);

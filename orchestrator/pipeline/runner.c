@@ -479,6 +479,95 @@ static int look_due(const struct plan *plan, const struct sched_slot *slots, siz
 	return 0;
 }
 
+/* The guard that failed inv first, or NULL. */
+static const struct guard_result *first_failed_guard(const struct invocation *inv)
+{
+	for (size_t i = 0; i < inv->nguards; i++)
+		if (inv->guards[i].verdict != GUARD_PASS)
+			return &inv->guards[i];
+	return NULL;
+}
+
+/*
+ * Whether a and b failed the same way, one that does not depend on the
+ * moment: both could not start, or both failed the same guard first —
+ * exit_code with the same code, min_executed with the same count of
+ * tests executed, test_set — judged from the records, not their words.
+ */
+static int same_certain_failure(const struct invocation *a, const struct invocation *b)
+{
+	const struct guard_result *ga = first_failed_guard(a), *gb = first_failed_guard(b);
+
+	if (a->status == INV_EXEC_FAILED || b->status == INV_EXEC_FAILED)
+		return a->status == b->status;
+	if (a->status != INV_FAILED || b->status != INV_FAILED || !ga || !gb ||
+	    strcmp(ga->guard, gb->guard))
+		return 0;
+	if (!strcmp(ga->guard, "exit_code"))
+		return a->exit_code == b->exit_code && a->signal == b->signal;
+	if (!strcmp(ga->guard, "min_executed"))
+		return a->tests.executed == b->tests.executed;
+	return !strcmp(ga->guard, "test_set");
+}
+
+/*
+ * Fail fast, once the first or second recorded round is over: a failure
+ * that no further slot will mend stops the plan — a variant every run of
+ * which (warmups too, two at least) failed the same way, or could not
+ * start, or a plan metric whose test glob matched no test name in any run
+ * while names near it were read (a typo). The sentence says which and
+ * why; NULL: nothing is certain yet.
+ */
+static char *certain_failure(const struct run_state *st, unsigned round)
+{
+	const struct plan *plan = st->plan;
+
+	for (size_t v = 0; v < plan->nvariants; v++) {
+		const struct invocation *first = NULL;
+		size_t n = 0;
+		int same = 1;
+
+		for (size_t i = 0; i < st->ninvs && same; i++) {
+			const struct invocation *inv = &st->invs[i];
+			if (strcmp(inv->variant, plan->variants[v].name))
+				continue;
+			same = first ? same_certain_failure(first, inv)
+				     : same_certain_failure(inv, inv);
+			first = first ? first : inv;
+			n++;
+		}
+		/* One run that could not start is enough; a failure, twice the same. */
+		if (same && (n >= 2 || (n && first->status == INV_EXEC_FAILED)))
+			return xasprintf("abev stopped the plan after round %u: every run of '%s' so far "
+					 "(%zu) %s (%s), and the runs left would too", round,
+					 plan->variants[v].name, n,
+					 first->status == INV_EXEC_FAILED ? "could not start"
+									  : "failed the same way",
+					 first->status == INV_EXEC_FAILED && first->exec_error
+						 ? first->exec_error : first->reason ? first->reason : "?");
+	}
+	for (size_t m = 0; st->ninvs && m < st->invs[0].nmetrics; m++) {
+		const struct metric_value *mv = NULL;
+		size_t seen = 0, typo = 0;
+
+		for (size_t i = 0; i < st->ninvs; i++) {
+			const struct invocation *inv = &st->invs[i];
+			if (inv->warmup || m >= inv->nmetrics)
+				continue;
+			seen++;
+			if (inv->metrics[m].no_test && inv->metrics[m].near_names) {
+				typo++;
+				mv = mv ? mv : &inv->metrics[m];
+			}
+		}
+		if (seen && typo == seen)
+			return xasprintf("abev stopped the plan after round %u: metric '%s' matched no "
+					 "test in any run (%s), and the runs left would not either",
+					 round, mv->name, mv->why ? mv->why : "?");
+	}
+	return NULL;
+}
+
 enum runner_outcome runner_run(const struct plan *plan, const struct runner_options *opt,
 			       struct runner_result *res)
 {
@@ -494,6 +583,10 @@ enum runner_outcome runner_run(const struct plan *plan, const struct runner_opti
 		goto out;
 	for (size_t i = 0; i < nslots && !st.interrupt && !st.runtime_error && !st.gave_up; i++) {
 		run_slot(&st, &slots[i]);
+		/* A recorded round of the first two is over: stop now what no further round will mend. */
+		if (!st.gave_up && !st.interrupt && !st.runtime_error && i + 1 < nslots &&
+		    !slots[i].warmup && slots[i].round <= 2 && slots[i + 1].round > slots[i].round)
+			st.gave_up = certain_failure(&st, slots[i].round);
 		if (st.gave_up && i + 1 < nslots)
 			run_state_note(&st, xasprintf("%s; the %zu slot(s) after it were not run",
 						      st.gave_up, nslots - i - 1));

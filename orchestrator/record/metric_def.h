@@ -45,6 +45,13 @@ struct metric_value {
 	int ok;                 /* 0: not yielded; why says why */
 	double value;
 	char *why;
+	/*
+	 * Not yielded because its test glob matched no test name read, while
+	 * this many names near it were (0: none near, or another reason):
+	 * the case of a typo, which no further run will mend.
+	 */
+	int no_test;
+	size_t near_names;
 };
 
 void metric_values_free(struct metric_value *v, size_t n);

@@ -279,7 +279,8 @@ static char *glob_literal(const char *glob, int *has_star)
  * with the names nearest to it, so that a typo or a name the producer
  * writes differently ("Class.Method" in JUnit) is seen at once.
  */
-static char *no_match(const struct metric_def *d, const struct metric_inputs *in)
+static char *no_match(const struct metric_def *d, const struct metric_inputs *in,
+		      struct metric_value *v)
 {
 	const char *near[METRICS_NEAREST_MAX];
 	struct strbuf sb = STRBUF_INIT;
@@ -289,6 +290,7 @@ static char *no_match(const struct metric_def *d, const struct metric_inputs *in
 	int has_star;
 
 	strbuf_addf(&sb, "no test result matches '%s'", show_str(b, sizeof(b), d->test));
+	v->no_test = 1;
 	if (!in->ntest_names) {
 		strbuf_adds(&sb, " (no test was read)");
 		return strbuf_detach(&sb, NULL);
@@ -298,6 +300,8 @@ static char *no_match(const struct metric_def *d, const struct metric_inputs *in
 			 SUGGEST_ANY_CASE | (has_star ? SUGGEST_PART : 0), SIZE_MAX, near,
 			 METRICS_NEAREST_MAX);
 	free(literal);
+	v->no_test = 1;
+	v->near_names = n;
 	for (size_t i = 0; i < n; i++)
 		strbuf_addf(&sb, "%s'%s'", i ? ", " : "; nearest test names: ", show_str(b, sizeof(b), near[i]));
 	strbuf_adds(&sb, " ('abev results --list FILE' lists every name)");
@@ -649,7 +653,7 @@ static void from_results(const struct metric_set *set, size_t i, const struct me
 		}
 	}
 	if (!ntests) {
-		v->why = no_match(d, in);
+		v->why = no_match(d, in, v);
 		goto out;
 	}
 	if (!acc.n) {
@@ -680,7 +684,7 @@ static void from_durations(const struct metric_def *d, const struct metric_input
 			acc_add(&acc, t->duration_s * 1000.0);
 	}
 	if (!ntests) {
-		v->why = no_match(d, in);
+		v->why = no_match(d, in, v);
 		return;
 	}
 	if (!acc.n) {

@@ -70,8 +70,11 @@ class DryRunTest(AbevTestCase):
             {"name": "abevs-path", "command": ["mytool"]},
             # relative to the variant's cwd
             {"name": "relative", "cwd": "tools", "command": ["./mytool"]},
-            # sh -c: only sh can be checked
-            {"name": "shell", "command": ["sh", "-c", "no-such-program-anywhere"]},
+            # sh -c: the program of a plain command line is checked too
+            {"name": "shell", "command": ["sh", "-c", "no-such-program-anywhere --x"]},
+            # but not a shell builtin, nor a line the check cannot read without a shell
+            {"name": "builtin", "command": ["sh", "-c", "exit 0"]},
+            {"name": "compound", "command": ["sh", "-c", "cd . && no-such-program-anywhere"]},
             # decided by the run: not checked
             {"name": "per-run", "command": ["{run_dir}/built-by-the-run"]},
             {"name": "run-path", "command": ["x"], "env": {"PATH": "{run_dir}/bin"}},
@@ -79,17 +82,21 @@ class DryRunTest(AbevTestCase):
         cp = self.dry(p)
         lines = cp.stderr.splitlines()
         self.assertEqual(cp.returncode, 2, cp.stderr)
-        self.assertEqual(len(lines), 3, cp.stderr)
+        self.assertEqual(len(lines), 4, cp.stderr)
         self.assertIn("variants[0].command[0]: program 'mytool' is not an executable file "
                       "(variant 'own-path')", lines[0])
         self.assertIn("variants[1].command[0]: program 'mytool' is not on the PATH", lines[1])
         self.assertIn("variants[2].command[0]: program './mytool' is not an executable file "
                       "(variant 'relative')", lines[2])
+        self.assertIn("variants[3].command[2]: program 'no-such-program-anywhere' is not on the "
+                      "PATH", lines[3])
+        self.assertIn("the shell would say 'not found' and exit 127 (variant 'shell')", lines[3])
         os.chmod(tool, stat.S_IRWXU)
         cp = self.dry(p)
         lines = cp.stderr.splitlines()
-        self.assertEqual(len(lines), 1, cp.stderr)
+        self.assertEqual(len(lines), 2, cp.stderr)
         self.assertIn("(variant 'abevs-path')", lines[0])
+        self.assertIn("(variant 'shell')", lines[1])
 
     def test_cwd_that_is_a_file(self):
         open(self.path("afile"), "w").close()

@@ -403,9 +403,21 @@ class Failures(AbevTestCase):
         self.assertFalse(pid_alive(child))
         self.assertFalse(pid_alive(grandchild))
 
-    def test_missing_program_is_exec_failed(self):
+    def test_missing_program_is_refused_before_any_run(self):
         plan = helper_plan([("a", ["exit", "0"])])
         plan["variants"].append({"name": "b", "command": ["no-such-program-abev"]})
+        p = self.write_plan(plan)
+        cp = self.abev("run", p, "--out", self.path("ev"), check=2)
+        self.assertIn("variants[1].command[0]: program 'no-such-program-abev' is not on the PATH",
+                      cp.stderr)
+        self.assertFalse(os.path.exists(self.path("ev")))
+
+    def test_missing_program_is_exec_failed(self):
+        # A variant with a prepare step may have its program made by it: not
+        # checked before the run, and when it is still missing, recorded.
+        plan = helper_plan([("a", ["exit", "0"])])
+        plan["variants"].append({"name": "b", "command": ["no-such-program-abev"],
+                                 "prepare": ["true"]})
         p = self.write_plan(plan)
         self.abev("run", p, "--out", self.path("ev"), check=1)
         invs = self.load("ev", "result.json")["invocations"]

@@ -179,10 +179,14 @@ class RunWithResults(AbevTestCase):
     def test_a_glob_matching_no_test_leaves_the_built_in_metrics(self):
         # One wrong test glob: that metric is missing from every run, every run fails
         # its metrics guard, and still counts for wall, cpu and max_rss (README), with
-        # the test set judged as usual.
+        # the test set judged as usual. A typo with a near name stops the plan after
+        # the first round (fail fast), saying so.
         plan = self.plan([("a", "baseline", []), ("b", "candidate", [])], runs=3)
         plan["metrics"] = [{"name": "sieve", "source": "duration", "test": "prime_seive"}]
         res = self.run_it(plan, 1)
+        self.assertEqual(len(res["invocations"]), 2)
+        self.assertTrue(any("abev stopped the plan after round 1: metric 'sieve' matched no test"
+                            in n and "prime_sieve" in n for n in res["notes"]), res["notes"])
         for inv in res["invocations"]:
             self.assertIsNone(inv["metrics"]["sieve"])
             self.assertEqual(self.guard(inv, "metrics")["verdict"], "fail")
@@ -191,7 +195,7 @@ class RunWithResults(AbevTestCase):
         by_name = {m["name"]: m for m in res["comparison"]["metrics"]}
         for name in ("wall", "cpu", "max_rss"):
             for s in by_name[name]["variants"]:
-                self.assertEqual(s["n"], 3, (name, s))
+                self.assertEqual(s["n"], 1, (name, s))
         for s in by_name["sieve"]["variants"]:
             self.assertEqual(s["n"], 0)
 

@@ -257,7 +257,11 @@ class RealEvidenceTest(AbevTestCase):
         out = self.path("out")
         self.abev("run", plan, "--out", out, "--quiet", check=1)
         self.assertTrue(schemas.validate_evidence(self, out))
-        self.assertEqual(len(self.load("out", "result.json")["invocations"]), 6)
+        res = self.load("out", "result.json")
+        # A variant failed its warmup and its first run alike: abev stopped there.
+        self.assertEqual(len(res["invocations"]), 4)
+        self.assertTrue(any("abev stopped the plan after round 1: every run of" in n
+                            for n in res["notes"]), res["notes"])
 
     @unittest.skipUnless(common.DEMO and os.access(common.DEMO, os.X_OK),
                          "$ABEV_DEMO is not built")

@@ -45,10 +45,24 @@ class Why(AbevTestCase):
         self.assertIn(("abev.runs.false", "counted runs"), [(c, n) for c, n, _ in fails])
         self.assertTrue(any(why in m for _, _, m in fails), fails)
 
-    def test_a_command_not_found(self):
-        p, ev = self.bench("true", "abev-no-such-command-x")
+    def test_a_command_not_found_is_refused_before_the_first_run(self):
+        # A plain command line's program is looked up on the PATH first: the plan
+        # is refused (exit 2), nothing runs and no evidence is left.
+        out = self.path("ev")
+        p = self.abev("bench", "true", "abev-no-such-command-x --flag", "-r", "2", "--out", out,
+                      check=2)
+        self.assertIn("program 'abev-no-such-command-x' is not on the PATH", p.stderr)
+        self.assertIn("exit 127", p.stderr)
+        self.assertFalse(os.path.exists(out))
+        # Shell words and builtins are not taken for programs.
+        self.abev("bench", "true", "cd . && true", "-r", "1", "--out", self.path("ev2"),
+                  check=0)
+
+    def test_a_command_not_found_inside_a_shell_line(self):
+        # What the check cannot see without running a shell ends in the decision.
+        p, ev = self.bench("true", "cd . && abev-no-such-command-x")
         line = self.decision_line(p)
-        self.assertIn("'abev-no-such-command-x' has no counted run", line)
+        self.assertIn("has no counted run", line)
         self.assertIn("exited with code 127", line)
         # The shell's own words, from the end of the run's stderr.log.
         self.assertIn("its stderr ends:", line)
