@@ -67,6 +67,7 @@ const struct field run_fields[] = {
 	{ .key = "report.signed", .type = FIELD_BOOL, .off = OFF(signed_evidence), .flags = REQ | RD },
 	{ .key = "report.pubkey", .type = FIELD_STRING, .off = OFF(pubkey), .flags = REQ | RD | NUL },
 	{ .key = "report.key_source", .type = FIELD_STRING, .off = OFF(key_source), .flags = REQ | OPT | NUL },
+	{ .key = "report.key_fingerprint", .type = FIELD_STRING, .off = OFF(key_fingerprint), .flags = OPT | NUL },
 	{ .key = "report.template", .type = FIELD_STRING, .off = OFF(report_template), .flags = REQ | RD | NUL },
 };
 const size_t run_fields_count = ARRAY_SIZE(run_fields);

@@ -18,6 +18,7 @@
 #include <sys/statvfs.h>
 #include <time.h>
 
+#include "evidence/signify.h"
 #include "pipeline/judge.h"
 #include "evidence/metadata.h"
 #include "report/plots.h"
@@ -45,6 +46,12 @@ void run_state_init(struct run_state *st, const struct plan *plan,
 	st->ev = (struct dirat)DIRAT_INIT;
 	st->ledger = (struct ledger)LEDGER_INIT;
 	st->journal = (struct journal)JOURNAL_INIT;
+	/* The report names the signer's key by its fingerprint, the same on every machine. */
+	if (opt->key) {
+		struct seal_pub pub;
+		seal_pub_of(opt->key, &pub);
+		seal_fingerprint(&pub, st->key_fp);
+	}
 }
 
 void run_state_note(struct run_state *st, char *note)
@@ -169,6 +176,7 @@ static void fill_header(const struct run_state *st, enum run_status status, int 
 		.signed_evidence = st->opt->key != NULL,
 		.pubkey = st->opt->pubkey,
 		.key_source = st->opt->key_source,
+		.key_fingerprint = st->key_fp[0] ? st->key_fp : NULL,
 		.report_template = plan->report_template ? EVIDENCE_TEMPLATE_FILE : NULL,
 	};
 }

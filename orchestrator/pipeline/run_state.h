@@ -65,6 +65,7 @@ struct run_state {
 	struct run_environment env; /* metadata.json as written, for the report */
 	int have_env;
 	char plan_sha256[SHA256_HEX_LEN + 1];
+	char key_fp[SHA256_HEX_LEN + 1];  /* the signing key's fingerprint, or "" */
 	/* The record while the run goes on (see run_state_write()). */
 	struct journal journal;
 	size_t journaled;           /* invs[0..journaled) are in the journal */

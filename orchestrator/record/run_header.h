@@ -59,6 +59,7 @@ struct run_header {
 	int signed_evidence;
 	const char *pubkey;            /* the signer's public key file, or NULL */
 	const char *key_source;        /* "option" (--key), "environment" (ABEV_SIGNING_KEY), or NULL */
+	const char *key_fingerprint;   /* the signing key's fingerprint (hex SHA-256 of its public key), or NULL */
 	const char *report_template;   /* EVIDENCE_TEMPLATE_FILE when the plan has its own, or NULL */
 };
 

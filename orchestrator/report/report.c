@@ -784,14 +784,20 @@ static void set_reproduce(struct tmpl_ctx *c, const struct report_input *in)
 
 /*
  * The names the verify commands take, quoted for sh: the directory as
- * the user named it and the signer's key (made absolute by main.c, since
- * the commands run inside the evidence).
+ * the user named it and the signer's key — by its file's name alone (a
+ * path on the signer's machine means nothing to an auditor), with its
+ * fingerprint saying which key that is.
  */
 static void set_verify(struct tmpl_ctx *c, const struct report_input *in)
 {
 	const char *dir = in->run->evidence_dir && *in->run->evidence_dir ? in->run->evidence_dir : "DIR";
-	const char *key = in->run->pubkey && *in->run->pubkey ? in->run->pubkey : "KEY.pub";
+	const char *path = in->run->pubkey && *in->run->pubkey ? in->run->pubkey : NULL;
+	const char *slash = path ? strrchr(path, '/') : NULL;
+	const char *key = slash && slash[1] ? slash + 1 : path ? path : "KEY.pub";
 	struct strbuf sb = STRBUF_INIT;
+
+	tmpl_set(c, "key_fingerprint", in->run->key_fingerprint);
+	tmpl_set(c, "key_name", key);
 
 	strbuf_add_sh(&sb, dir);
 	set_sb(c, "q_dir", &sb);

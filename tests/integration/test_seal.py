@@ -74,7 +74,18 @@ class Sealed(AbevTestCase):
         report = open(os.path.join(ev, "report.md")).read()
         self.assertIn("## Verify this evidence", report)
         self.assertNotIn("UNSIGNED", report.split("## Verify")[0])
-        blocks = re.findall(r"```sh\n(.*?)```", report.split("## Verify this evidence")[1], re.S)
+        verify_text = report.split("## Verify this evidence")[1]
+        # The key is named by its fingerprint, as abev verify prints it, and by its file's
+        # name: no path of the signer's machine is in the report.
+        fp = re.search(r"fingerprint: +([0-9a-f]{64})", out) or \
+            re.search(r"fingerprint ([0-9a-f]{64})", out)
+        self.assertIsNotNone(fp, out)
+        self.assertIn(f"is `{fp.group(1)}`; the commands below call its file `key.pub`",
+                      verify_text)
+        self.assertNotIn(pub, verify_text)
+        # The auditor's copy of the key stands in for the name the commands give it.
+        blocks = [b.replace("key.pub", pub)
+                  for b in re.findall(r"```sh\n(.*?)```", verify_text, re.S)]
         # The openssl steps exactly as the report gives them.
         sums = [b for b in blocks if "sha256sum -c --strict SHA256" in b][0]
         subprocess.run(["bash", "-ec", sums], cwd=os.path.dirname(ev), check=True,
