@@ -8,6 +8,7 @@
 #   make demo       a real A/B comparison of the bundled example
 #   make demo-dotnet the .NET worked example: real dotnet test of two library versions
 #   make install    PREFIX=/usr/local DESTDIR=
+#   make completions write completions/ from abev's option tables
 #   make deps       install missing -dev packages (root on Debian/Ubuntu) or print the command
 #   make bench      abev side by side with stock tools; writes bench/results.md (not CI)
 #   make bench-calibration  the change gate's A/A and power rates by simulation (bench/README.md)
@@ -70,7 +71,7 @@ else
 ABEV_BIN  := abev
 endif
 
-.PHONY: all check check-layers check-headers check-names check-unit check-integration check-asan check-slurm check-dotnet demo demo-dotnet install \
+.PHONY: all check check-layers check-headers check-names check-unit check-integration check-asan check-slurm check-dotnet completions demo demo-dotnet install \
 	clean deps bench bench-calibration
 .DELETE_ON_ERROR:
 
@@ -141,6 +142,11 @@ check-names: $(B)/libabev.a
 # Every header compiles on its own with the build's flags.
 check-headers:
 	@sh mk/check-headers.sh $(CC) $(filter-out -MMD -MP,$(ALL_CFLAGS))
+
+# The shell completions, written from abev's option tables (abev __options);
+# test_completion.py fails when the committed ones differ from what they give.
+completions: $(ABEV_BIN)
+	$(PYTHON) mk/completions.py $(abspath $(ABEV_BIN)) completions
 
 check-asan: deps
 	@$(MAKE) --no-print-directory SANITIZE=1 check-unit check-integration

@@ -1,8 +1,8 @@
 /*
  * cli_evidence: the commands that read or make evidence rather than run
  * a plan — verify, keygen, pack, report (one directory, or several hosts
- * side by side), compare and export — with their usage texts, and what
- * they share: checking the evidence first (its signature when --pubkey is
+ * side by side), compare and export — with their help and option tables
+ * (one struct evidence_args for all), and what they share: checking the evidence first (its signature when --pubkey is
  * given, its manifest always), loading evidence
  * with its recomputed comparison, and writing a result to stdout or a file
  * outside the evidence. The checks themselves are verify.c's, rendering is
@@ -29,7 +29,6 @@
 #include "evidence/seal.h"
 #include "evidence/signkey.h"
 #include "util/alloc.h"
-#include "util/compiler.h"
 #include "util/escape.h"
 #include "util/path.h"
 #include "util/strbuf.h"
@@ -37,9 +36,10 @@
 #include "util/writefile.h"
 #include "evidence/verify.h"
 
-const char report_usage[] =
-	"usage: abev report DIR... [--out FILE] [--pubkey KEY.pub]\n"
-	"\n"
+static const char report_usage[] =
+	"usage: abev report DIR... [--out FILE] [--pubkey KEY.pub]\n";
+
+static const char report_about[] =
 	"With one DIR: renders DIR's report.md again from its evidence alone\n"
 	"(result.json, metadata.json): the comparison is recomputed from the recorded\n"
 	"invocations, and with --pubkey the text is byte for byte the report.md that\n"
@@ -56,15 +56,17 @@ const char report_usage[] =
 	"is never rewritten. Every directory is checked first: with --pubkey as abev\n"
 	"verify does, without it against its manifest SHA256 alone (no key needed),\n"
 	"with a note that it is not signature-checked. Evidence that fails is refused\n"
-	"and nothing is rendered.\n"
-	"\n"
+	"and nothing is rendered.\n";
+
+static const char report_tail[] =
 	"Exit codes: 0 rendered; 2 usage error, unreadable evidence or different plans;\n"
 	"4 verification failed; with several directories also 5 (the combined\n"
 	"decision is rejected) and 6 (inconclusive, in a plan that makes it fail).\n";
 
-const char compare_usage[] =
-	"usage: abev compare OLD NEW [--json] [--pubkey KEY.pub]\n"
-	"\n"
+static const char compare_usage[] =
+	"usage: abev compare OLD NEW [--json] [--pubkey KEY.pub]\n";
+
+static const char compare_about[] =
 	"Compares two evidence directories, e.g. last month's baseline with today's\n"
 	"candidate, possibly from different plans: for every variant name both have\n"
 	"and every metric both recorded (the built-in wall, cpu and max_rss, and\n"
@@ -73,15 +75,17 @@ const char compare_usage[] =
 	"change %, ratio with its bootstrap interval, exact Mann-Whitney p). The runs\n"
 	"come from different schedules, so nothing is paired by round, and no gate is\n"
 	"judged. --json prints an abev.compare/1 document. Both are checked first:\n"
-	"with --pubkey as abev verify does, without it against their manifests alone.\n"
-	"\n"
+	"with --pubkey as abev verify does, without it against their manifests alone.\n";
+
+static const char compare_tail[] =
 	"Exit codes: 0 compared; 2 usage error, unreadable evidence, or nothing shared\n"
 	"(the message names what each has); 4 verification failed.\n";
 
-const char export_usage[] =
+static const char export_usage[] =
 	"usage: abev export DIR --format hyperfine|csv|junit|json [--out FILE]\n"
-	"                   [--pubkey KEY.pub]\n"
-	"\n"
+	"                   [--pubkey KEY.pub]\n";
+
+static const char export_about[] =
 	"Writes DIR's figures for other tools, on stdout or into FILE:\n"
 	"  hyperfine  hyperfine's --export-json shape: results[] per variant with\n"
 	"             command (the variant), mean, stddev, median, min, max and times\n"
@@ -94,14 +98,16 @@ const char export_usage[] =
 	"  json       the comparison, as result.json records it\n"
 	"The evidence is checked first: with --pubkey as abev verify does, without it\n"
 	"against its manifest alone. FILE must not exist (abev never overwrites a file)\n"
-	"nor lie inside evidence.\n"
-	"\n"
+	"nor lie inside evidence.\n";
+
+static const char export_tail[] =
 	"Exit codes: 0 written; 2 usage error, FILE exists or unreadable evidence;\n"
 	"4 verification failed.\n";
 
-const char keygen_usage[] =
-	"usage: abev keygen --out PREFIX [--passphrase-file F | --passphrase-env VAR]\n"
-	"\n"
+static const char keygen_usage[] =
+	"usage: abev keygen --out PREFIX [--passphrase-file F | --passphrase-env VAR]\n";
+
+static const char keygen_about[] =
 	"Makes an Ed25519 signing key: PREFIX.key (PKCS#8 PEM, mode 0600, encrypted\n"
 	"with the passphrase when one is given), PREFIX.pub (OpenBSD signify public key,\n"
 	"for abev verify and signify-openbsd -C) and PREFIX.pub.pem (for openssl), and\n"
@@ -109,9 +115,10 @@ const char keygen_usage[] =
 	"may exist. The passphrase is read from a file or an environment variable, never\n"
 	"from the command line.\n";
 
-const char verify_usage[] =
-	"usage: abev verify PATH [--pubkey KEY.pub]\n"
-	"\n"
+static const char verify_usage[] =
+	"usage: abev verify PATH [--pubkey KEY.pub]\n";
+
+static const char verify_about[] =
 	"Checks an evidence directory or a bundle (.tar.zst, .tar.gz; read by streaming,\n"
 	"never extracted): the signature of SHA256 in SHA256.sig against KEY.pub (the\n"
 	"signify key, or PREFIX.pub.pem), every listed hash, that no listed file is\n"
@@ -145,16 +152,18 @@ const char verify_usage[] =
 	"machine lost) still holds result.json.sealing or report.md.sealing, the final\n"
 	"files that abev renames into place only after SHA256 and SHA256.sig are on\n"
 	"disk; its result.json still says \"running\". The verdict is then \"UNFINISHED\"\n"
-	"(exit 4), and each file left is named.\n"
-	"\n"
+	"(exit 4), and each file left is named.\n";
+
+static const char verify_tail[] =
 	"Exit codes: 0 verified; 7 unsigned: the contents match, no signature was\n"
 	"checked; 4 a problem was found (each is named with its file); 2 usage error, a\n"
 	"PATH that does not exist or is neither a directory nor a bundle, or an\n"
 	"unreadable key.\n";
 
-const char pack_usage[] =
-	"usage: abev pack DIR --out FILE.tar.zst|FILE.tar.gz\n"
-	"\n"
+static const char pack_usage[] =
+	"usage: abev pack DIR --out FILE.tar.zst|FILE.tar.gz\n";
+
+static const char pack_about[] =
 	"Packs an evidence directory into a deterministic archive: the same evidence\n"
 	"gives the same bytes on any machine, whatever the files' times or owners\n"
 	"(sorted entries, fixed times, uid/gid 0, mode 0644/0755). abev verify reads it.\n"
@@ -169,10 +178,24 @@ const char pack_usage[] =
 	"complete; that file is removed when a write fails (a file-size limit fails\n"
 	"the write: exit 3) and on SIGINT, SIGTERM or SIGHUP (exit 128+N). One left by\n"
 	"a pack killed with SIGKILL is removed by the next pack to the same FILE once\n"
-	"its process is gone.\n"
-	"\n"
+	"its process is gone.\n";
+
+static const char pack_tail[] =
 	"Exit codes: 0 packed; 2 usage error; 3 the bundle could not be written;\n"
 	"4 DIR does not verify against its manifest; 128+N interrupted by signal N.\n";
+
+/* The options of these commands: each table takes what its command has. Borrowed. */
+struct evidence_args {
+	const char *out, *pubkey, *format, *pass_file, *pass_env;
+	int json;
+};
+
+/* --pubkey of the commands that check evidence before they read it. */
+#define EVIDENCE_PUBKEY_OPTION \
+	{ CLI_STRING('p', "pubkey", struct evidence_args, pubkey, "KEY.pub", \
+		     "check the evidence against the signer's public key first, as abev verify " \
+		     "does; without it, against its manifest SHA256 alone"), \
+	  .complete = CLI_COMPLETE_FILES("*.pub *.pub.pem") }
 
 /*
  * Reads the signer's key and checks PATH against it into *res (release
@@ -485,71 +508,70 @@ static int report_hosts(const char **dirs, size_t n, const char *out, const char
 	return rc;
 }
 
-int cmd_report(int argc, char **argv)
+static int report_main(void *opts, size_t npos, char **dirs)
 {
-	const char *dirs[REPORT_HOSTS_MAX], *out = NULL, *pubkey = NULL;
-	const struct cli_opt opts[] = {
-		{ "--out", "-o", NULL, &out },
-		{ "--pubkey", "-p", NULL, &pubkey },
-	};
-	size_t npos;
-	int helped, rc;
+	const struct evidence_args *a = opts;
+	int rc;
 
-	if (parse_args(argc, argv, 1, "report", report_usage, "", report_usage, opts,
-		       ARRAY_SIZE(opts), dirs, REPORT_HOSTS_MAX, &npos, &helped) < 0)
-		return EXIT_USAGE;
-	if (helped)
-		return EXIT_PASSED;
 	if (!npos)
-		return usage_error("abev report needs an evidence directory",
-				   "usage: abev report DIR... [--out FILE] [--pubkey KEY.pub]");
-	for (size_t i = 0; out && i < npos; i++)
-		if (inside(dirs[i], out))
+		return usage_error("abev report needs an evidence directory", cmd_report.usage);
+	for (size_t i = 0; a->out && i < npos; i++)
+		if (inside(dirs[i], a->out))
 			return usage_error("--out lies inside an evidence directory, which is never "
-					   "rewritten: choose a file elsewhere", "usage: abev report "
-					   "DIR... [--out FILE] [--pubkey KEY.pub]");
-	if (out && (rc = out_refused(out, "usage: abev report DIR... [--out FILE] [--pubkey "
-				    "KEY.pub]")))
+					   "rewritten: choose a file elsewhere", cmd_report.usage);
+	if (a->out && (rc = out_refused(a->out, cmd_report.usage)))
 		return rc;
 	if (npos == 1)
-		return report_one(dirs[0], out, pubkey);
-	return report_hosts(dirs, npos, out, pubkey);
+		return report_one(dirs[0], a->out, a->pubkey);
+	return report_hosts((const char **)dirs, npos, a->out, a->pubkey);
 }
 
-int cmd_export(int argc, char **argv)
+static const struct cli_option report_options[] = {
+	{ CLI_STRING('o', "out", struct evidence_args, out, "FILE",
+		     "write the report to FILE instead of stdout (FILE must not exist, nor lie "
+		     "inside evidence)"),
+	  .complete = CLI_COMPLETE_ANY_FILE },
+	EVIDENCE_PUBKEY_OPTION,
+	{ CLI_END() },
+};
+
+const struct cli_command cmd_report = {
+	.name = "report",
+	.summary = "render the report again from evidence",
+	.usage = report_usage,
+	.about = report_about,
+	.tail = report_tail,
+	.options = report_options,
+	.operands = "DIR",
+	.max_operands = REPORT_HOSTS_MAX,
+	.complete = CLI_COMPLETE_DIRS,
+	.opts_size = sizeof(struct evidence_args),
+	.fn = report_main,
+};
+
+static int export_main(void *opts, size_t npos, char **pos)
 {
-	const char *dir = NULL, *out = NULL, *pubkey = NULL, *format = NULL;
-	const struct cli_opt opts[] = {
-		{ "--out", "-o", NULL, &out },
-		{ "--pubkey", "-p", NULL, &pubkey },
-		{ "--format", "-f", NULL, &format },
-	};
+	const struct evidence_args *a = opts;
+	const char *dir = npos ? pos[0] : NULL, *out = a->out;
 	struct evidence_run run;
 	struct comparison cmp = COMPARISON_INIT;
 	enum export_format f;
-	size_t npos;
-	int rc, helped;
+	int rc;
 	char *text;
 
-	if (parse_args(argc, argv, 1, "export", export_usage, "", export_usage, opts,
-		       ARRAY_SIZE(opts), &dir, 1, &npos, &helped) < 0)
-		return EXIT_USAGE;
-	if (helped)
-		return EXIT_PASSED;
-	if (!dir || !format)
+	if (!dir || !a->format)
 		return usage_error("abev export needs an evidence directory and --format",
-				   "usage: abev export DIR --format hyperfine|csv|junit|json");
-	if (export_format_parse(format, &f) < 0) {
-		error("unknown format '%s' (expected hyperfine, csv, junit or json)", format);
+				   cmd_export.usage);
+	if (export_format_parse(a->format, &f) < 0) {
+		error("unknown format '%s' (expected hyperfine, csv, junit or json)", a->format);
 		return EXIT_USAGE;
 	}
 	if (out && inside(dir, out))
 		return usage_error("--out lies inside the evidence directory, which is never "
-				   "rewritten: choose a file elsewhere",
-				   "usage: abev export DIR --format F [--out FILE]");
-	if (out && (rc = out_refused(out, "usage: abev export DIR --format F [--out FILE]")))
+				   "rewritten: choose a file elsewhere", cmd_export.usage);
+	if (out && (rc = out_refused(out, cmd_export.usage)))
 		return rc;
-	rc = load_evidence(dir, pubkey, &run, &cmp, NULL);
+	rc = load_evidence(dir, a->pubkey, &run, &cmp, NULL);
 	if (rc)
 		return rc;
 	text = export_render(f, &run, &cmp);
@@ -560,30 +582,45 @@ int cmd_export(int argc, char **argv)
 	return rc;
 }
 
-int cmd_compare(int argc, char **argv)
+static const struct cli_option export_options[] = {
+	{ CLI_STRING('f', "format", struct evidence_args, format, "FORMAT",
+		     "hyperfine, csv, junit or json (above)"),
+	  .complete = CLI_COMPLETE_WORDS("hyperfine csv junit json") },
+	{ CLI_STRING('o', "out", struct evidence_args, out, "FILE",
+		     "write to FILE instead of stdout (FILE must not exist, nor lie inside "
+		     "evidence)"),
+	  .complete = CLI_COMPLETE_ANY_FILE },
+	EVIDENCE_PUBKEY_OPTION,
+	{ CLI_END() },
+};
+
+const struct cli_command cmd_export = {
+	.name = "export",
+	.summary = "write the figures for other tools",
+	.usage = export_usage,
+	.about = export_about,
+	.tail = export_tail,
+	.options = export_options,
+	.operands = "DIR",
+	.max_operands = 1,
+	.complete = CLI_COMPLETE_DIRS,
+	.opts_size = sizeof(struct evidence_args),
+	.fn = export_main,
+};
+
+static int compare_main(void *opts, size_t npos, char **pos)
 {
-	const char *pos[2] = { NULL, NULL }, *pubkey = NULL;
-	int json = 0, rc, helped;
-	const struct cli_opt opts[] = {
-		{ "--json", NULL, &json, NULL },
-		{ "--pubkey", "-p", NULL, &pubkey },
-	};
+	const struct evidence_args *a = opts;
 	struct evidence_run old, new;
 	char *err = NULL;
-	size_t npos;
+	int rc;
 
-	if (parse_args(argc, argv, 1, "compare", compare_usage, "", compare_usage, opts,
-		       ARRAY_SIZE(opts), pos, 2, &npos, &helped) < 0)
-		return EXIT_USAGE;
-	if (helped)
-		return EXIT_PASSED;
 	if (npos != 2)
-		return usage_error("abev compare needs two evidence directories",
-				   "usage: abev compare OLD NEW [--json] [--pubkey KEY.pub]");
-	rc = load_evidence(pos[0], pubkey, &old, NULL, NULL);
+		return usage_error("abev compare needs two evidence directories", cmd_compare.usage);
+	rc = load_evidence(pos[0], a->pubkey, &old, NULL, NULL);
 	if (rc)
 		return rc;
-	rc = load_evidence(pos[1], pubkey, &new, NULL, NULL);
+	rc = load_evidence(pos[1], a->pubkey, &new, NULL, NULL);
 	if (rc) {
 		evidence_run_release(&old);
 		return rc;
@@ -603,7 +640,7 @@ int cmd_compare(int argc, char **argv)
 		if (have)
 			run_environment_release(&eo);
 	}
-	if (compare_runs(&old, &new, json, stdout, &err) < 0) {
+	if (compare_runs(&old, &new, a->json, stdout, &err) < 0) {
 		error("cannot compare '%s' with '%s': %s", pos[0], pos[1], err);
 		free(err);
 		rc = EXIT_USAGE;
@@ -613,28 +650,40 @@ int cmd_compare(int argc, char **argv)
 	return rc;
 }
 
-int cmd_keygen(int argc, char **argv)
-{
-	const char *prefix = NULL, *pass_file = NULL, *pass_env = NULL;
-	char fp[SHA256_HEX_LEN + 1], *pass = NULL;
-	int rc = EXIT_USAGE, helped;
-	const struct cli_opt opts[] = {
-		{ "--out", "-o", NULL, &prefix },
-		{ "--passphrase-file", NULL, NULL, &pass_file },
-		{ "--passphrase-env", NULL, NULL, &pass_env },
-	};
-	size_t npos;
+static const struct cli_option compare_options[] = {
+	{ CLI_FLAG(0, "json", struct evidence_args, json, "print an abev.compare/1 document") },
+	EVIDENCE_PUBKEY_OPTION,
+	{ CLI_END() },
+};
 
-	if (parse_args(argc, argv, 1, "keygen", keygen_usage, "", keygen_usage, opts,
-		       ARRAY_SIZE(opts), NULL, 0, &npos, &helped) < 0)
-		return EXIT_USAGE;
-	if (helped)
-		return EXIT_PASSED;
+const struct cli_command cmd_compare = {
+	.name = "compare",
+	.summary = "compare two evidence directories",
+	.usage = compare_usage,
+	.about = compare_about,
+	.tail = compare_tail,
+	.options = compare_options,
+	.operands = "OLD NEW",
+	.max_operands = 2,
+	.complete = CLI_COMPLETE_DIRS,
+	.opts_size = sizeof(struct evidence_args),
+	.fn = compare_main,
+};
+
+static int keygen_main(void *opts, size_t npos, char **pos)
+{
+	const struct evidence_args *a = opts;
+	const char *prefix = a->out;
+	char fp[SHA256_HEX_LEN + 1], *pass = NULL;
+	int rc = EXIT_USAGE;
+
+	(void)npos;
+	(void)pos;
 	if (!prefix || !*prefix)
-		return usage_error("no key prefix given", "usage: abev keygen --out PREFIX");
+		return usage_error("no key prefix given", cmd_keygen.usage);
 	if (outpath_check_evidence("--out", prefix) < 0)
 		return EXIT_USAGE;
-	if (signkey_passphrase(pass_file, pass_env, &pass) < 0)
+	if (signkey_passphrase(a->pass_file, a->pass_env, &pass) < 0)
 		return EXIT_USAGE;
 	if (seal_keygen(prefix, pass, fp) == 0) {
 		char *shown = xstrdup_escaped(prefix);
@@ -649,6 +698,29 @@ int cmd_keygen(int argc, char **argv)
 	signkey_passphrase_free(pass);
 	return rc;
 }
+
+static const struct cli_option keygen_options[] = {
+	{ CLI_STRING('o', "out", struct evidence_args, out, "PREFIX",
+		     "write PREFIX.key, PREFIX.pub and PREFIX.pub.pem (none may exist)"),
+	  .complete = CLI_COMPLETE_ANY_FILE },
+	{ CLI_STRING(0, "passphrase-file", struct evidence_args, pass_file, "F",
+		     "encrypt the key with a passphrase: the first line of F (never argv)"),
+	  .complete = CLI_COMPLETE_ANY_FILE },
+	{ CLI_STRING(0, "passphrase-env", struct evidence_args, pass_env, "VAR",
+		     "encrypt the key with a passphrase: the value of $VAR (never argv)"),
+	  .complete = CLI_COMPLETE_ENV },
+	{ CLI_END() },
+};
+
+const struct cli_command cmd_keygen = {
+	.name = "keygen",
+	.summary = "make a signing key",
+	.usage = keygen_usage,
+	.about = keygen_about,
+	.options = keygen_options,
+	.opts_size = sizeof(struct evidence_args),
+	.fn = keygen_main,
+};
 
 /* The signature line of abev verify. */
 static void print_signature(const struct verify_result *res, const char *pubkey)
@@ -665,23 +737,17 @@ static void print_signature(const struct verify_result *res, const char *pubkey)
 		printf("signature:   none: the evidence is unsigned (no SHA256.sig)\n");
 }
 
-int cmd_verify(int argc, char **argv)
+static int verify_main(void *opts, size_t npos, char **pos)
 {
-	const char *path = NULL, *pubkey = NULL;
-	const struct cli_opt opts[] = { { "--pubkey", "-p", NULL, &pubkey } };
+	const struct evidence_args *a = opts;
+	const char *path = npos ? pos[0] : NULL, *pubkey = a->pubkey;
 	struct verify_result res;
 	char *shown;
-	size_t npos;
-	int rc, helped;
+	int rc;
 
-	if (parse_args(argc, argv, 1, "verify", verify_usage, "", verify_usage, opts,
-		       ARRAY_SIZE(opts), &path, 1, &npos, &helped) < 0)
-		return EXIT_USAGE;
-	if (helped)
-		return EXIT_PASSED;
 	if (!path)
 		return usage_error("abev verify needs the evidence (a directory or a bundle)",
-				   "usage: abev verify PATH [--pubkey KEY.pub]");
+				   cmd_verify.usage);
 	if (verify_with(path, pubkey, &res))
 		return EXIT_USAGE;
 	shown = xstrdup_escaped(path);
@@ -713,6 +779,29 @@ int cmd_verify(int argc, char **argv)
 	verify_result_release(&res);
 	return rc;
 }
+
+static const struct cli_option verify_options[] = {
+	{ CLI_STRING('p', "pubkey", struct evidence_args, pubkey, "KEY.pub",
+		     "check the signature against the signer's public key (PREFIX.pub, or "
+		     "PREFIX.pub.pem); without it, the contents against SHA256 alone (exit 7 when "
+		     "they match)"),
+	  .complete = CLI_COMPLETE_FILES("*.pub *.pub.pem") },
+	{ CLI_END() },
+};
+
+const struct cli_command cmd_verify = {
+	.name = "verify",
+	.summary = "check an evidence directory or bundle",
+	.usage = verify_usage,
+	.about = verify_about,
+	.tail = verify_tail,
+	.options = verify_options,
+	.operands = "PATH",
+	.max_operands = 1,
+	.complete = CLI_COMPLETE_FILES("*.tar.zst *.tar.gz"),
+	.opts_size = sizeof(struct evidence_args),
+	.fn = verify_main,
+};
 
 /*
  * abev pack packs only what abev verify accepts, so that a bundle never
@@ -746,22 +835,16 @@ static int pack_check_sealed(const char *dir)
 	return rc;
 }
 
-int cmd_pack(int argc, char **argv)
+static int pack_main(void *opts, size_t npos, char **pos)
 {
-	const char *dir = NULL, *out = NULL;
-	const struct cli_opt opts[] = { { "--out", "-o", NULL, &out } };
+	const struct evidence_args *a = opts;
+	const char *dir = npos ? pos[0] : NULL, *out = a->out;
 	char *shown;
-	size_t npos;
-	int helped, rc;
+	int rc;
 
-	if (parse_args(argc, argv, 1, "pack", pack_usage, "", pack_usage, opts, ARRAY_SIZE(opts),
-		       &dir, 1, &npos, &helped) < 0)
-		return EXIT_USAGE;
-	if (helped)
-		return EXIT_PASSED;
 	if (!dir || !out)
 		return usage_error("abev pack needs the evidence directory and --out",
-				   "usage: abev pack DIR --out FILE.tar.zst");
+				   cmd_pack.usage);
 	if (outpath_check_evidence("--out", out) < 0)
 		return EXIT_USAGE;
 	if (bundle_check_target(out) < 0)
@@ -784,3 +867,24 @@ int cmd_pack(int argc, char **argv)
 	free(shown);
 	return EXIT_PASSED;
 }
+
+static const struct cli_option pack_options[] = {
+	{ CLI_STRING('o', "out", struct evidence_args, out, "FILE",
+		     "the bundle to write: FILE.tar.zst or FILE.tar.gz (must not exist)"),
+	  .complete = CLI_COMPLETE_ANY_FILE },
+	{ CLI_END() },
+};
+
+const struct cli_command cmd_pack = {
+	.name = "pack",
+	.summary = "pack evidence into a deterministic bundle",
+	.usage = pack_usage,
+	.about = pack_about,
+	.tail = pack_tail,
+	.options = pack_options,
+	.operands = "DIR",
+	.max_operands = 1,
+	.complete = CLI_COMPLETE_DIRS,
+	.opts_size = sizeof(struct evidence_args),
+	.fn = pack_main,
+};

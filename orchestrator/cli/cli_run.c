@@ -1,10 +1,12 @@
 /*
  * cli_run: the commands that run a plan — `abev run PLAN`, `abev bench
  * COMMAND...` (a plan made from commands, run the same way) and `abev
- * init` (a starter plan, written but not run) — with their usage texts,
- * and the run path they share: the options of a run (run_args_check),
- * the signing key, and run_plan(), which hands the plan to runner.c. The
- * plan itself is plan.c's and quick.c's; the exit code is cli_exit.c's.
+ * init` (a starter plan, written but not run) — with their help and
+ * option tables, and what they share: the options of a run (the rows of
+ * RUN_SHARED_OPTIONS, checked by run_args_check()), those of a plan made
+ * from commands (QUICK_OPTIONS), the signing key, and run_plan(), which
+ * hands the plan to runner.c. The plan itself is plan.c's and quick.c's;
+ * the exit code is cli_exit.c's.
  */
 #include "cli/cli.h"
 #include "cli/cli_out.h"
@@ -29,7 +31,6 @@
 #include "evidence/signkey.h"
 #include "util/name_rule.h"
 #include "util/alloc.h"
-#include "util/compiler.h"
 #include "util/escape.h"
 #include "util/number.h"
 #include "util/path.h"
@@ -38,18 +39,13 @@
 #include "util/usage.h"
 #include "util/writefile.h"
 
-static const char run_synopsis[] =
+static const char run_usage[] =
 	"usage: abev run PLAN --out DIR (--key KEY.key | --unsigned) [--bundle FILE]\n"
 	"                [--passphrase-file F | --passphrase-env VAR] [--insecure-key-mode]\n"
 	"                [--host-label LABEL] [--max-cpu-wait-pct P] [--wait] [--quiet]\n"
 	"                [--run-as USER] [--json] [--dry-run]\n";
 
-const char run_usage[] =
-	"usage: abev run PLAN --out DIR (--key KEY.key | --unsigned) [--bundle FILE]\n"
-	"                [--passphrase-file F | --passphrase-env VAR] [--insecure-key-mode]\n"
-	"                [--host-label LABEL] [--max-cpu-wait-pct P] [--wait] [--quiet]\n"
-	"                [--run-as USER] [--json] [--dry-run]\n"
-	"\n"
+static const char run_about[] =
 	"Runs every variant of PLAN (a JSON plan, schema \"abev.plan/1\") as fresh\n"
 	"processes: warmups first (never counted), then the recorded runs in the\n"
 	"plan's order (alternate: AB AB..., reverse: AB BA AB..., shuffle: drawn from\n"
@@ -72,48 +68,10 @@ const char run_usage[] =
 	"schedule.until \"decided\" adds rounds until every gate is decided. The\n"
 	"decision is rejected (a gate failed),\n"
 	"inconclusive, accepted, or no decision (no gate); it ends the output and is\n"
-	"recorded in result.json's \"comparison\".\n"
-	"\n"
-	"Options:\n"
-	"  -o, --out DIR   evidence directory to create (must not exist)\n"
-	"  -k, --key KEY.key\n"
-	"                  sign the evidence (SHA256.sig) with this key ('abev keygen');\n"
-	"                  without it, $ABEV_SIGNING_KEY signs (a path, or the key's PEM\n"
-	"                  text, never printed); --dry-run checks the key\n"
-	"                  and result.json's report.key_source says which was used\n"
-	"  --unsigned      seal the evidence (SHA256) without signing it (even when\n"
-	"                  ABEV_SIGNING_KEY is set); the report then says UNSIGNED. One of\n"
-	"                  --key, ABEV_SIGNING_KEY and --unsigned is required\n"
-	"  --passphrase-file F, --passphrase-env VAR\n"
-	"                  the key's passphrase: first line of F, or $VAR (never argv);\n"
-	"                  an empty one is a usage error (exit 2)\n"
-	"  --insecure-key-mode\n"
-	"                  use a key file that its group or others can read (warns);\n"
-	"                  without it such a key is refused with the chmod 600 to run\n"
-	"  --bundle FILE   also pack the evidence into FILE (.tar.zst or .tar.gz)\n"
-	"  --host-label LABEL\n"
-	"                  name this machine in metadata.json (host.label) and in a\n"
-	"                  combined report: 1-64 of [A-Za-z0-9._-]; default: the hostname\n"
-	"  --max-cpu-wait-pct P\n"
-	"                  discard a recorded run that waited for CPUs other processes\n"
-	"                  held more than P % (0-100) of its wall time; overrides\n"
-	"                  load.max_cpu_wait_pct\n"
-	"                  and is recorded in result.json (schedule)\n"
-	"  --wait          take turns with other abev runs on this host; without it a\n"
-	"                  recorded run that overlaps one (or a load.exclusive match)\n"
-	"                  is discarded and repeated (abev(1), OTHER RUNS)\n"
-	"  --run-as USER   run every command of the plan as USER, with its groups\n"
-	"                  (abev must run as root); overrides the plan's run_as\n"
-	"  -q, --quiet     print only the decision line and the evidence path\n"
-	"  --json          print the comparison (result.json's \"comparison\") as JSON on\n"
-	"                  stdout; the other lines go to stderr\n"
-	"  -n, --dry-run   check the plan, its programs and files; print the schedule\n"
-	"                  (--json: the plan)\n"
-	"  -h, --help      show this help\n"
-	"\n";
+	"recorded in result.json's \"comparison\".\n";
 
-/* The rest of `abev run --help` (one string may not hold it all). */
-const char run_usage_tail[] =
+/* After the options of `abev run --help`. */
+static const char run_tail[] =
 	"Evidence: DIR/plan.json, DIR/metadata.json (abev.metadata/1), DIR/result.json\n"
 	"(abev.run/1), DIR/report.md, DIR/SHA256 and DIR/SHA256.sig, and per invocation\n"
 	"DIR/runs/<variant>/<phase>-<round>[-attempt-<k>]/ with test.log, stderr.log,\n"
@@ -146,14 +104,11 @@ const char run_usage_tail[] =
 	"evidence as failed (\"the disk is full\").\n"
 	"\n" EXIT_CODES_TEXT;
 
-static const char bench_synopsis[] =
-	"usage: abev bench [options] COMMAND COMMAND...\n"
-	"       (-r N, -w N, -n NAME, -N, --prepare CMD, --gap S, --order O, --out DIR,\n"
-	"        --key KEY.key, --save-plan FILE; 'abev help bench' lists them all)\n";
+static const char bench_usage[] =
+	"usage: abev bench [-r N] [-w N] [-n NAME]... [-N] [--prepare CMD]... [--out DIR]\n"
+	"                  [--key KEY.key] [--save-plan FILE] [options] COMMAND COMMAND...\n";
 
-const char bench_usage[] =
-	"usage: abev bench [options] COMMAND COMMAND...\n"
-	"\n"
+static const char bench_about[] =
 	"Compares shell commands without a plan file, hyperfine style: e.g.\n"
 	"  abev bench 'gzip -1 -c f' 'gzip -9 -c f'\n"
 	"The first command is the reference (the baseline). abev makes a plan\n"
@@ -163,54 +118,12 @@ const char bench_usage[] =
 	"'sh -c' in the current directory, taken literally ({...} is no placeholder;\n"
 	"the run's own directory is $ABEV_RUN_DIR); the variants are named after\n"
 	"their commands ([A-Za-z0-9._-], other characters become '-') unless -n\n"
-	"names them. At most 16 commands are compared at once.\n"
-	"\n"
-	"Options:\n"
-	"  -r, --runs N      recorded runs of each command (default 10)\n"
-	"  -w, --warmup N    warmup runs of each command, never counted (default 0)\n"
-	"  -n, --name NAME   name the next command (once per command, in order): a\n"
-	"                    variant name, used as it is ([A-Za-z0-9._-], not starting\n"
-	"                    with '.', at most 64 characters, unique ignoring case)\n"
-	"  -N, --no-shell    run each command without a shell: split into words at\n"
-	"                    blanks, '...' and \"...\" quote (\\\" and \\\\ inside \"...\"), a\n"
-	"                    backslash outside quotes keeps the next character; nothing\n"
-	"                    is expanded\n"
-	"  --prepare CMD     run CMD before every run of every command (once), or of\n"
-	"                    the command in the same position (once per command); not\n"
-	"                    measured; a run whose prepare command fails fails\n"
-	"  --gap SECONDS     pause between one process and the next (default 0)\n"
-	"  --order O         alternate (AB AB, default), reverse (AB BA) or shuffle\n"
-	"  --results GLOB    test-result files (TRX, JUnit) each run writes; {run_dir}\n"
-	"                    is the run's own directory\n"
-	"  --min-executed N  a run fails when fewer tests were executed (default 1)\n"
-	"  --max-regression [METRIC=]P\n"
-	"                    gate: METRIC (wall, cpu, max_rss; default wall) of each\n"
-	"                    command may be at most P % worse than the reference's\n"
-	"                    (judged on the exact paired interval); once per metric\n"
-	"  --until-decided N add rounds until every gate is pass or fail, at most N\n"
-	"                    (schedule.until \"decided\"; needs --max-regression, not\n"
-	"                    --runs)\n"
-	"  -o, --out DIR     evidence directory (must not exist); default\n"
-	"                    abev-evidence/<UTC time>-<names> in the current directory\n"
-	"                    (-2, -3, ... added when another bench took that name)\n"
-	"  -k, --key KEY.key sign the evidence (or the key $ABEV_SIGNING_KEY names);\n"
-	"                    without either it is sealed but not signed (a note on\n"
-	"                    stderr says so; --unsigned silences it)\n"
-	"  --passphrase-file F, --passphrase-env VAR\n"
-	"                    the key's passphrase, as for abev run\n"
-	"  --save-plan FILE  also write the plan to FILE (must not exist), for\n"
-	"                    'abev run FILE' in a release pipeline\n"
-	"  --bundle FILE, --host-label LABEL, --max-cpu-wait-pct P, -q, --quiet, --json\n"
-	"                    as for abev run\n"
-	"  -h, --help        show this help\n"
-	"\n";
+	"names them. At most 16 commands are compared at once.\n";
 
-static const char init_synopsis[] =
+static const char init_usage[] =
 	"usage: abev init [--out plan.json] [--dotnet | --from-bench [bench options] COMMAND...]\n";
 
-const char init_usage[] =
-	"usage: abev init [--out plan.json] [--dotnet | --from-bench [bench options] COMMAND...]\n"
-	"\n"
+static const char init_about[] =
 	"Writes a starter plan (default plan.json; an existing file is never\n"
 	"overwritten, exit 2) holding every commonly used key with its default: the\n"
 	"variants (name, cwd, command), the schedule (warmups, runs, order, seed,\n"
@@ -219,16 +132,18 @@ const char init_usage[] =
 	"example gate, allowed_exit_codes and decision. Without --from-bench its two\n"
 	"variants write a one-test JUnit file; replace their commands with yours.\n"
 	"With --from-bench the variants are the commands, made as 'abev bench' makes\n"
-	"them, with its options -r, -w, -n, -N, --prepare, --gap, --order, --results\n"
-	"and --min-executed. With --dotnet the variants are `dotnet test --no-build -c\n"
-	"Release` of a test project built once beforehand, one TRX per run in\n"
-	"{run_dir}, with DOTNET_CLI_TELEMETRY_OPTOUT=1, DOTNET_NOLOGO=1,\n"
+	"them, with its options below (-r, -w, -n, -N, --prepare, --gap, --order,\n"
+	"--results, --min-executed, --max-regression and --until-decided). With\n"
+	"--dotnet the variants are `dotnet test --no-build -c Release` of a test\n"
+	"project built once beforehand, one TRX per run in {run_dir}, with\n"
+	"DOTNET_CLI_TELEMETRY_OPTOUT=1, DOTNET_NOLOGO=1,\n"
 	"MSBUILDDISABLENODEREUSE=1 and DOTNET_CLI_USE_MSBUILD_SERVER=0 (no build server\n"
 	"or MSBuild node outlives a run), the built assemblies hashed\n"
 	"(bin/Release/net*/*.dll), `dotnet --version` recorded, and runs allowed to wait\n"
 	"for a CPU 25 % of their wall time (the CLR's own threads wait 5-11 %); set each\n"
-	"variant's cwd to its test project. 'abev run PLAN --dry-run' checks the plan.\n"
-	"\n"
+	"variant's cwd to its test project. 'abev run PLAN --dry-run' checks the plan.\n";
+
+static const char init_tail[] =
 	"Exit codes: 0 written; 2 usage error or the file exists; 3 cannot write.\n";
 
 /*
@@ -253,7 +168,7 @@ static char *pub_for_key(const char *key)
 	return pub;
 }
 
-/* What `abev run` and `abev bench` share of their options. All borrowed. */
+/* The options of `abev run`, and what `abev bench` shares of them. Strings borrowed. */
 struct run_args {
 	const char *out, *key_path, *bundle, *pass_file, *pass_env, *host_label, *max_wait;
 	const char *run_as;    /* --run-as USER */
@@ -264,14 +179,48 @@ struct run_args {
 	enum signkey_source key_src; /* where key_path came from, once checked */
 };
 
+/*
+ * The rows abev run and abev bench share: T is the command's option
+ * struct and P the path of its struct run_args in T ("run.", or nothing).
+ */
+#define RUN_SHARED_OPTIONS(T, P) \
+	{ CLI_STRING(0, "passphrase-file", T, P pass_file, "F", \
+		     "the key's passphrase: the first line of F (never argv); an empty one is a " \
+		     "usage error (exit 2)"), .complete = CLI_COMPLETE_ANY_FILE }, \
+	{ CLI_STRING(0, "passphrase-env", T, P pass_env, "VAR", \
+		     "the key's passphrase: the value of $VAR (never argv); an empty one is a " \
+		     "usage error (exit 2)"), .complete = CLI_COMPLETE_ENV }, \
+	{ CLI_FLAG(0, "insecure-key-mode", T, P insecure_key, \
+		   "use a key file that its group or others can read (warns); without it such " \
+		   "a key is refused with the chmod 600 to run") }, \
+	{ CLI_STRING(0, "bundle", T, P bundle, "FILE", \
+		     "also pack the evidence into FILE (.tar.zst or .tar.gz)"), \
+	  .complete = CLI_COMPLETE_ANY_FILE }, \
+	{ CLI_STRING(0, "host-label", T, P host_label, "LABEL", \
+		     "name this machine in metadata.json (host.label) and in a combined report: " \
+		     "1-64 of [A-Za-z0-9._-]; default: the hostname") }, \
+	{ CLI_STRING(0, "max-cpu-wait-pct", T, P max_wait, "P", \
+		     "discard a recorded run that waited for CPUs other processes held more " \
+		     "than P % (0-100) of its wall time; overrides load.max_cpu_wait_pct and is " \
+		     "recorded in result.json (schedule)") }, \
+	{ CLI_FLAG(0, "wait", T, P wait, \
+		   "take turns with other abev runs on this host; without it a recorded run " \
+		   "that overlaps one (or a load.exclusive match) is discarded and repeated " \
+		   "(abev(1), OTHER RUNS)") }, \
+	{ CLI_FLAG('q', "quiet", T, P quiet, "print only the decision line and the evidence " \
+		   "path") }, \
+	{ CLI_FLAG(0, "json", T, P json, \
+		   "print the comparison (result.json's \"comparison\") as JSON on stdout; the " \
+		   "other lines go to stderr") }
+
 /* Checks the options of a run before the plan is read. 0 or EXIT_USAGE. */
-static int run_args_check(struct run_args *a, const char *synopsis)
+static int run_args_check(struct run_args *a, const char *usage)
 {
 	if (!a->out && !a->dry_run)
 		return usage_error("no evidence directory given (--out DIR; DIR must not exist)",
-				   synopsis);
+				   usage);
 	if (a->out && !*a->out)
-		return usage_error("'--out' is empty", synopsis);
+		return usage_error("'--out' is empty", usage);
 	/* "ev/" is the directory ev, which abev creates: not "ev" made first, then found to exist. */
 	if (a->out && !a->out_owned)
 		a->out = a->out_owned = outpath_clean(a->out);
@@ -281,9 +230,9 @@ static int run_args_check(struct run_args *a, const char *synopsis)
 		return EXIT_USAGE;
 	if (!a->dry_run && a->bundle && outpath_same(a->bundle, a->out))
 		return usage_error("--bundle names the --out directory itself: the bundle is a file "
-				   "beside the evidence (e.g. DIR.tar.zst)", synopsis);
+				   "beside the evidence (e.g. DIR.tar.zst)", usage);
 	if (a->key_path && a->unsigned_ok)
-		return usage_error("--key and --unsigned contradict each other", synopsis);
+		return usage_error("--key and --unsigned contradict each other", usage);
 	/* --unsigned is explicit, so it beats a key in the environment. */
 	if (!a->unsigned_ok)
 		a->key_path = signkey_path(a->key_path, &a->key_src);
@@ -291,15 +240,15 @@ static int run_args_check(struct run_args *a, const char *synopsis)
 		return usage_error("evidence is signed: give --key KEY.key or set " SIGNKEY_ENV
 				   " (make a key with 'abev keygen'), or --unsigned to seal it "
 				   "without a signature",
-				   synopsis);
+				   usage);
 	if (a->host_label && !name_rule_ok(a->host_label))
 		return usage_error("'--host-label' must be 1 to 64 characters of [A-Za-z0-9._-]",
-				   synopsis);
+				   usage);
 	if (a->max_wait && (parse_double(a->max_wait, &a->max_wait_pct) < 0 ||
 			    !(a->max_wait_pct >= 0) || a->max_wait_pct > 100))
 		return usage_error("'--max-cpu-wait-pct' must be a number from 0 to 100 (percent of "
 				   "a run's wall time)",
-				   synopsis);
+				   usage);
 	return 0;
 }
 
@@ -444,139 +393,134 @@ out:
 	return rc;
 }
 
-int cmd_run(int argc, char **argv)
+static int run_main(void *opts, size_t n, char **operands)
 {
-	const char *plan_path = NULL;
-	struct run_args a = { 0 };
-	const struct cli_opt opts[] = {
-		{ "--quiet", "-q", &a.quiet, NULL },
-		{ "--wait", NULL, &a.wait, NULL },
-		{ "--insecure-key-mode", NULL, &a.insecure_key, NULL },
-		{ "--json", NULL, &a.json, NULL },
-		{ "--dry-run", "-n", &a.dry_run, NULL },
-		{ "--unsigned", NULL, &a.unsigned_ok, NULL },
-		{ "--out", "-o", NULL, &a.out },
-		{ "--key", "-k", NULL, &a.key_path },
-		{ "--bundle", NULL, NULL, &a.bundle },
-		{ "--passphrase-file", NULL, NULL, &a.pass_file },
-		{ "--passphrase-env", NULL, NULL, &a.pass_env },
-		{ "--host-label", NULL, NULL, &a.host_label },
-		{ "--max-cpu-wait-pct", NULL, NULL, &a.max_wait },
-		{ "--run-as", NULL, NULL, &a.run_as },
-	};
-	size_t npos;
+	struct run_args *a = opts;
 	struct plan plan = PLAN_INIT;
-	int rc, helped;
+	int rc;
 
-	if (parse_args(argc, argv, 1, "run", run_usage, run_usage_tail, run_synopsis, opts,
-		       ARRAY_SIZE(opts), &plan_path, 1, &npos, &helped) < 0)
-		return EXIT_USAGE;
-	if (helped)
-		return EXIT_PASSED;
-	if (!plan_path)
-		return usage_error("no plan given", run_synopsis);
-	if (run_args_check(&a, run_synopsis) || plan_load(&plan, plan_path) < 0) {
-		free(a.out_owned);
+	if (!n)
+		return usage_error("no plan given", cmd_run.usage);
+	if (run_args_check(a, cmd_run.usage) || plan_load(&plan, operands[0]) < 0) {
+		free(a->out_owned);
 		return EXIT_USAGE;
 	}
-	rc = run_plan(&plan, &a, plan_path);
+	rc = run_plan(&plan, a, operands[0]);
 	plan_release(&plan);
-	free(a.out_owned);
+	free(a->out_owned);
 	return rc;
 }
 
-/* The options abev bench and abev init share, as given. */
-struct quick_args {
-	const char *runs, *warmup, *gap, *order, *results, *min_executed;
-	const char *until_decided;
-	const char *gates[QUICK_MAX_GATES];
-	int no_shell;
-	const char *names[QUICK_MAX_COMMANDS], *prepare[QUICK_MAX_COMMANDS];
-	const char **commands;  /* in argv (quick_parse()) */
-	size_t ncommands;
+static const struct cli_option run_options[] = {
+	{ CLI_STRING('o', "out", struct run_args, out, "DIR",
+		     "evidence directory to create (must not exist)"),
+	  .complete = CLI_COMPLETE_DIRS },
+	{ CLI_STRING('k', "key", struct run_args, key_path, "KEY.key",
+		     "sign the evidence (SHA256.sig) with this key ('abev keygen'); without it, "
+		     "$ABEV_SIGNING_KEY signs (a path, or the key's PEM text, never printed); "
+		     "--dry-run checks the key and result.json's report.key_source says which was "
+		     "used"),
+	  .complete = CLI_COMPLETE_FILES("*.key") },
+	{ CLI_FLAG(0, "unsigned", struct run_args, unsigned_ok,
+		   "seal the evidence (SHA256) without signing it (even when ABEV_SIGNING_KEY is "
+		   "set); the report then says UNSIGNED. One of --key, ABEV_SIGNING_KEY and "
+		   "--unsigned is required") },
+	RUN_SHARED_OPTIONS(struct run_args, ),
+	{ CLI_STRING(0, "run-as", struct run_args, run_as, "USER",
+		     "run every command of the plan as USER, with its groups (abev must run as "
+		     "root); overrides the plan's run_as") },
+	{ CLI_FLAG('n', "dry-run", struct run_args, dry_run,
+		   "check the plan, its programs and files; print the schedule (--json: the "
+		   "plan)") },
+	{ CLI_END() },
 };
 
-#define QUICK_CLI_OPTS(q)                                       \
-	{ "--runs", "-r", NULL, &(q).runs },                    \
-	{ "--warmup", "-w", NULL, &(q).warmup },                \
-	{ "--gap", NULL, NULL, &(q).gap },                      \
-	{ "--order", NULL, NULL, &(q).order },                  \
-	{ "--results", NULL, NULL, &(q).results },              \
-	{ "--min-executed", NULL, NULL, &(q).min_executed },    \
-	{ "--until-decided", NULL, NULL, &(q).until_decided },  \
-	{ "--no-shell", "-N", &(q).no_shell, NULL }
+const struct cli_command cmd_run = {
+	.name = "run",
+	.summary = "run a plan and write sealed evidence",
+	.usage = run_usage,
+	.about = run_about,
+	.tail = run_tail,
+	.options = run_options,
+	.operands = "PLAN",
+	.max_operands = 1,
+	.complete = CLI_COMPLETE_FILES("*.json"),
+	.opts_size = sizeof(struct run_args),
+	.fn = run_main,
+};
+
+/* The options abev bench and abev init share: the plan made from commands. */
+struct quick_args {
+	struct quick_spec spec;                   /* QUICK_SPEC_INIT before parsing */
+	struct cli_strings names, prepare, gates; /* -n, --prepare, --max-regression */
+};
+
+/* The rows abev bench and abev init share: P is the path of their struct quick_args in T. */
+#define QUICK_OPTIONS(T, P) \
+	{ CLI_INT('r', "runs", T, P spec.runs, "N", 1, UINT_MAX, NULL, \
+		  "recorded runs of each command (default 10)") }, \
+	{ CLI_INT('w', "warmup", T, P spec.warmups, "N", 0, UINT_MAX, NULL, \
+		  "warmup runs of each command, never counted (default 0)") }, \
+	{ CLI_STRINGS('n', "name", T, P names, "NAME", QUICK_MAX_COMMANDS, \
+		      "name the next command (once per command, in order): a variant name, used " \
+		      "as it is ([A-Za-z0-9._-], not starting with '.', at most 64 characters, " \
+		      "unique ignoring case)") }, \
+	{ CLI_FLAG('N', "no-shell", T, P spec.no_shell, \
+		   "run each command without a shell: split into words at blanks, '...' and " \
+		   "\"...\" quote (\\\" and \\\\ inside \"...\"), a backslash outside quotes keeps " \
+		   "the next character; nothing is expanded") }, \
+	{ CLI_STRINGS(0, "prepare", T, P prepare, "CMD", QUICK_MAX_COMMANDS, \
+		      "run CMD before every run of every command (once), or of the command in " \
+		      "the same position (once per command); not measured; a run whose prepare " \
+		      "command fails fails") }, \
+	{ CLI_DOUBLE(0, "gap", T, P spec.gap_seconds, "SECONDS", 0, 86400, "seconds", \
+		     "pause between one process and the next (default 0)") }, \
+	{ CLI_STRING(0, "order", T, P spec.order, "O", \
+		     "alternate (AB AB, default), reverse (AB BA) or shuffle"), \
+	  .complete = CLI_COMPLETE_WORDS("alternate reverse shuffle") }, \
+	{ CLI_STRING(0, "results", T, P spec.results, "GLOB", \
+		     "test-result files (TRX, JUnit) each run writes; {run_dir} is the run's " \
+		     "own directory") }, \
+	{ CLI_INT(0, "min-executed", T, P spec.min_executed, "N", 0, INT64_MAX, NULL, \
+		  "a run fails when fewer tests were executed (default 1)") }, \
+	{ CLI_STRINGS(0, "max-regression", T, P gates, "[METRIC=]P", QUICK_MAX_GATES, \
+		      "gate: METRIC (wall, cpu, max_rss; default wall) of each command may be at " \
+		      "most P % worse than the reference's (judged on the exact paired " \
+		      "interval); once per metric") }, \
+	{ CLI_INT(0, "until-decided", T, P spec.until_decided, "N", 1, UINT_MAX, "rounds", \
+		  "add rounds until every gate is pass or fail, at most N (schedule.until " \
+		  "\"decided\"; needs --max-regression, not --runs)") }
 
 /*
- * Parses the arguments of abev bench or init: their own opts (which
- * include QUICK_CLI_OPTS(*q)), -n/--name and --prepare, and the commands.
- * 0 (help printed when *helped), or EXIT_USAGE after the message.
+ * Completes q->spec once abev bench or init has parsed its options: the
+ * commands (the operands), the repeated options, and what --until-decided
+ * needs. 0, or EXIT_USAGE after the message and usage.
  */
-static int quick_parse(int argc, char **argv, const char *cmd, const char *usage,
-		       const char *synopsis, const struct cli_opt *opts, size_t nopts,
-		       struct quick_args *q, struct quick_spec *spec, int *helped)
+static int quick_check(struct quick_args *q, size_t ncommands, char **commands,
+		       const char *usage)
 {
-	struct cli_repeat rep[] = {
-		{ "--name", "-n", q->names, 0, QUICK_MAX_COMMANDS },
-		{ "--prepare", NULL, q->prepare, 0, QUICK_MAX_COMMANDS },
-		{ "--max-regression", NULL, q->gates, 0, QUICK_MAX_GATES },
-	};
-	int64_t n;
-	double gap;
+	struct quick_spec *spec = &q->spec;
 
-	if (take_repeated(&argc, argv, 1, opts, nopts, rep, ARRAY_SIZE(rep)) < 0)
-		return EXIT_USAGE;
-	/*
-	 * Every command is taken, however many, so that quick_plan() can say
-	 * what the limit is; they are kept in argv itself, which holds them
-	 * all: the k-th command is stored at argv[1 + k], never ahead of the
-	 * argument being read.
-	 */
-	q->commands = (const char **)(argv + 1);
-	if (parse_args(argc, argv, 1, cmd, usage, "", synopsis, opts, nopts, q->commands,
-		       (size_t)argc - 1, &q->ncommands, helped) < 0)
-		return EXIT_USAGE;
-	spec->commands = q->commands;
-	spec->ncommands = q->ncommands;
-	spec->names = q->names;
-	spec->nnames = rep[0].n;
-	spec->prepare = q->prepare;
-	spec->nprepare = rep[1].n;
-	spec->no_shell = q->no_shell;
-	spec->order = q->order;
-	spec->results = q->results;
-	if (q->runs && (parse_count("--runs", q->runs, &n) < 0 || n < 1 || n > UINT_MAX))
-		return usage_error("'--runs' must be a whole number of at least 1", synopsis);
-	spec->runs = q->runs ? n : -1;
-	if (q->warmup && (parse_count("--warmup", q->warmup, &spec->warmups) < 0 ||
-			  spec->warmups > UINT_MAX))
-		return usage_error("'--warmup' must be a whole number of at least 0", synopsis);
-	if (q->min_executed && parse_count("--min-executed", q->min_executed,
-					   &spec->min_executed) < 0)
-		return EXIT_USAGE;
-	if (q->gap && (parse_double(q->gap, &gap) < 0 || !(gap >= 0) || gap > 86400))
-		return usage_error("'--gap' must be a number of seconds from 0 to 86400", synopsis);
-	spec->gap_seconds = q->gap ? gap : -1;
-	spec->gates = q->gates;
-	spec->ngates = rep[2].n;
-	if (q->until_decided) {
-		if (parse_count("--until-decided", q->until_decided, &n) < 0 || n < 1 ||
-		    n > UINT_MAX)
-			return usage_error("'--until-decided' must be a whole number of rounds of at "
-					   "least 1", synopsis);
-		if (q->runs)
-			return usage_error("'--until-decided N' runs up to N rounds: leave out "
-					   "'--runs'", synopsis);
-		if (!spec->ngates)
-			return usage_error("'--until-decided' needs a gate to decide: add "
-					   "'--max-regression [METRIC=]P'", synopsis);
-		spec->until_decided = n;
-	}
+	spec->commands = (const char *const *)commands;
+	spec->ncommands = ncommands;
+	spec->names = q->names.v;
+	spec->nnames = q->names.n;
+	spec->prepare = q->prepare.v;
+	spec->nprepare = q->prepare.n;
+	spec->gates = q->gates.v;
+	spec->ngates = q->gates.n;
+	if (spec->until_decided && spec->runs >= 0)
+		return usage_error("'--until-decided N' runs up to N rounds: leave out '--runs'",
+				   usage);
+	if (spec->until_decided && !spec->ngates)
+		return usage_error("'--until-decided' needs a gate to decide: add "
+				   "'--max-regression [METRIC=]P'", usage);
 	return 0;
 }
 
 /* The plan of spec as text, and parsed into *plan under the name label. 0 or EXIT_USAGE. */
 static int quick_plan_load(const struct quick_spec *spec, const char *label, char **text,
-			   struct plan *plan, const char *synopsis)
+			   struct plan *plan, const char *usage)
 {
 	char *err = NULL;
 
@@ -584,7 +528,7 @@ static int quick_plan_load(const struct quick_spec *spec, const char *label, cha
 	if (!*text) {
 		error("%s", err);
 		free(err);
-		fputs(synopsis, stderr);
+		fputs(usage, stderr);
 		return EXIT_USAGE;
 	}
 	if (plan_parse(plan, label, *text, strlen(*text)) < 0) {
@@ -595,79 +539,69 @@ static int quick_plan_load(const struct quick_spec *spec, const char *label, cha
 	return 0;
 }
 
-int cmd_bench(int argc, char **argv)
+/* The options of abev bench. */
+struct bench_args {
+	struct quick_args q;
+	struct run_args run;
+	const char *save;       /* --save-plan FILE */
+};
+
+static int bench_main(void *opts, size_t n, char **operands)
 {
-	struct quick_args q = { 0 };
-	struct quick_spec spec = QUICK_SPEC_INIT;
-	struct run_args a = { 0 };
-	const char *save = NULL;
-	const struct cli_opt opts[] = {
-		QUICK_CLI_OPTS(q),
-		{ "--quiet", "-q", &a.quiet, NULL },
-		{ "--wait", NULL, &a.wait, NULL },
-		{ "--insecure-key-mode", NULL, &a.insecure_key, NULL },
-		{ "--json", NULL, &a.json, NULL },
-		{ "--unsigned", NULL, &a.unsigned_ok, NULL },
-		{ "--out", "-o", NULL, &a.out },
-		{ "--key", "-k", NULL, &a.key_path },
-		{ "--bundle", NULL, NULL, &a.bundle },
-		{ "--passphrase-file", NULL, NULL, &a.pass_file },
-		{ "--passphrase-env", NULL, NULL, &a.pass_env },
-		{ "--host-label", NULL, NULL, &a.host_label },
-		{ "--max-cpu-wait-pct", NULL, NULL, &a.max_wait },
-		{ "--save-plan", NULL, NULL, &save },
-	};
+	struct bench_args *b = opts;
+	struct quick_spec *spec = &b->q.spec;
+	struct run_args *a = &b->run;
+	const char *save = b->save;
 	struct plan plan = PLAN_INIT;
 	char *cwd = NULL, *out = NULL, *text = NULL, *shown = NULL;
-	int rc, helped;
+	int rc;
 
-	rc = quick_parse(argc, argv, "bench", bench_usage, bench_synopsis, opts, ARRAY_SIZE(opts),
-			 &q, &spec, &helped);
-	if (rc || helped)
+	rc = quick_check(&b->q, n, operands, cmd_bench.usage);
+	if (rc)
 		return rc;
-	if (!q.ncommands)
-		return usage_error("no command given", bench_synopsis);
+	if (!n)
+		return usage_error("no command given", cmd_bench.usage);
 	cwd = getcwd(NULL, 0);
 	if (!cwd) {
 		error("cannot tell the current directory: %s", strerror(errno));
 		return EXIT_RUNTIME;
 	}
-	spec.cwd = cwd;
-	if (!a.out)
-		a.out = out = quick_out_dir(&spec, time(NULL));
+	spec->cwd = cwd;
+	if (!a->out)
+		a->out = out = quick_out_dir(spec, time(NULL));
 	/* Unsigned by default, unless a key is given or named by ABEV_SIGNING_KEY. */
-	if (!a.key_path && !a.unsigned_ok && !getenv(SIGNKEY_ENV)) {
-		a.unsigned_ok = 1;
-		if (!a.quiet)
+	if (!a->key_path && !a->unsigned_ok && !getenv(SIGNKEY_ENV)) {
+		a->unsigned_ok = 1;
+		if (!a->quiet)
 			fputs("abev: note: the evidence is sealed but not signed (give --key KEY.key "
 			      "or set " SIGNKEY_ENV " to sign it)\n", stderr);
 	}
-	rc = run_args_check(&a, bench_synopsis);
+	rc = run_args_check(a, cmd_bench.usage);
 	if (!rc && save && outpath_check_evidence("--save-plan", save) < 0)
 		rc = EXIT_USAGE;
 	if (!rc)
-		rc = quick_plan_load(&spec, save ? save : "(abev bench)", &text, &plan,
-				     bench_synopsis);
+		rc = quick_plan_load(spec, save ? save : "(abev bench)", &text, &plan,
+				     cmd_bench.usage);
 	/* The default is made now, under a name no other bench took (even in the same second). */
 	if (!rc && out) {
-		char *made = outpath_make_unique(a.out);
+		char *made = outpath_make_unique(a->out);
 		rc = made ? 0 : EXIT_RUNTIME;
 		if (made) {
-			free(a.out_owned);
-			a.out = a.out_owned = made;
-			a.out_made = 1;
+			free(a->out_owned);
+			a->out = a->out_owned = made;
+			a->out_made = 1;
 		}
 	}
 	if (!rc && save && write_file_new(save, 0644, text, strlen(text)) < 0)
 		rc = EXIT_USAGE;
 	if (!rc) {
-		shown = save ? xstrdup(save) : path_join(a.out, EVIDENCE_PLAN_FILE);
-		rc = run_plan(&plan, &a, shown);
+		shown = save ? xstrdup(save) : path_join(a->out, EVIDENCE_PLAN_FILE);
+		rc = run_plan(&plan, a, shown);
 	}
 	/* A refusal leaves nothing behind: the directory made above goes while still empty. */
-	if (a.out_made && (rc == EXIT_USAGE || rc == EXIT_RUNTIME))
-		(void)rmdir(a.out);
-	free(a.out_owned);
+	if (a->out_made && (rc == EXIT_USAGE || rc == EXIT_RUNTIME))
+		(void)rmdir(a->out);
+	free(a->out_owned);
 	plan_release(&plan);
 	free(text);
 	free(shown);
@@ -676,53 +610,53 @@ int cmd_bench(int argc, char **argv)
 	return rc;
 }
 
-int cmd_init(int argc, char **argv)
+/* The options of abev init. */
+struct init_args {
+	struct quick_args q;
+	const char *out;        /* the plan file; EVIDENCE_PLAN_FILE unless given */
+	int from_bench, dotnet;
+};
+
+static int init_main(void *opts, size_t n, char **operands)
 {
-	struct quick_args q = { 0 };
-	struct quick_spec spec = QUICK_SPEC_INIT;
-	const char *out = EVIDENCE_PLAN_FILE;
-	int from_bench = 0, dotnet = 0, rc, helped;
-	const struct cli_opt opts[] = {
-		QUICK_CLI_OPTS(q),
-		{ "--from-bench", NULL, &from_bench, NULL },
-		{ "--dotnet", NULL, &dotnet, NULL },
-		{ "--out", "-o", NULL, &out },
-	};
+	struct init_args *i = opts;
+	struct quick_spec *spec = &i->q.spec;
+	const char *out = i->out;
+	int from_bench = i->from_bench, dotnet = i->dotnet, rc;
 	struct plan plan = PLAN_INIT;
 	struct stat sb;
 	char *cwd = NULL, *text = NULL;
 
-	rc = quick_parse(argc, argv, "init", init_usage, init_synopsis, opts, ARRAY_SIZE(opts),
-			 &q, &spec, &helped);
-	if (rc || helped)
+	rc = quick_check(&i->q, n, operands, cmd_init.usage);
+	if (rc)
 		return rc;
-	if (q.ncommands && !from_bench)
-		return usage_error("commands are given after --from-bench", init_synopsis);
-	if (from_bench && !q.ncommands)
-		return usage_error("--from-bench needs the commands to compare", init_synopsis);
+	if (n && !from_bench)
+		return usage_error("commands are given after --from-bench", cmd_init.usage);
+	if (from_bench && !n)
+		return usage_error("--from-bench needs the commands to compare", cmd_init.usage);
 	if (dotnet && from_bench)
 		return usage_error("--dotnet writes a starter of its own: not with --from-bench",
-				   init_synopsis);
+				   cmd_init.usage);
 	if (!*out)
-		return usage_error("'--out' is empty", init_synopsis);
+		return usage_error("'--out' is empty", cmd_init.usage);
 	if (lstat(out, &sb) == 0)
 		return usage_error("the plan file already exists and abev init never overwrites "
-				   "one: choose another --out", init_synopsis);
+				   "one: choose another --out", cmd_init.usage);
 	if (outpath_check_evidence("--out", out) < 0)
 		return EXIT_USAGE;
-	spec.starter = 1;
-	spec.dotnet = dotnet;
-	spec.cwd = ".";
+	spec->starter = 1;
+	spec->dotnet = dotnet;
+	spec->cwd = ".";
 	/* Commands run where abev init ran: said absolutely when the plan lives elsewhere. */
-	if (q.ncommands && strchr(out, '/')) {
+	if (n && strchr(out, '/')) {
 		cwd = getcwd(NULL, 0);
 		if (!cwd) {
 			error("cannot tell the current directory: %s", strerror(errno));
 			return EXIT_RUNTIME;
 		}
-		spec.cwd = cwd;
+		spec->cwd = cwd;
 	}
-	rc = quick_plan_load(&spec, out, &text, &plan, init_synopsis);
+	rc = quick_plan_load(spec, out, &text, &plan, cmd_init.usage);
 	if (!rc && write_file_new(out, 0644, text, strlen(text)) < 0)
 		rc = EXIT_RUNTIME;
 	if (!rc) {
@@ -739,3 +673,74 @@ int cmd_init(int argc, char **argv)
 	free(cwd);
 	return rc;
 }
+
+static const struct cli_option bench_options[] = {
+	QUICK_OPTIONS(struct bench_args, q.),
+	{ CLI_STRING('o', "out", struct bench_args, run.out, "DIR",
+		     "evidence directory (must not exist); default abev-evidence/<UTC "
+		     "time>-<names> in the current directory (-2, -3, ... added when another "
+		     "bench took that name)"),
+	  .complete = CLI_COMPLETE_DIRS },
+	{ CLI_STRING('k', "key", struct bench_args, run.key_path, "KEY.key",
+		     "sign the evidence (or the key $ABEV_SIGNING_KEY names); without either it "
+		     "is sealed but not signed (a note on stderr says so; --unsigned silences it)"),
+	  .complete = CLI_COMPLETE_FILES("*.key") },
+	{ CLI_FLAG(0, "unsigned", struct bench_args, run.unsigned_ok,
+		   "seal the evidence without signing it, even when ABEV_SIGNING_KEY is set, and "
+		   "without the note that says so") },
+	{ CLI_STRING(0, "save-plan", struct bench_args, save, "FILE",
+		     "also write the plan to FILE (must not exist), for 'abev run FILE' in a "
+		     "release pipeline"),
+	  .complete = CLI_COMPLETE_ANY_FILE },
+	RUN_SHARED_OPTIONS(struct bench_args, run.),
+	{ CLI_END() },
+};
+
+static const struct bench_args bench_defaults = { .q = { .spec = QUICK_SPEC_INIT } };
+
+const struct cli_command cmd_bench = {
+	.name = "bench",
+	.summary = "compare shell commands without a plan file",
+	.usage = bench_usage,
+	.about = bench_about,
+	.tail = EXIT_CODES_TEXT,
+	.options = bench_options,
+	.operands = "COMMAND",
+	.max_operands = CLI_MANY,
+	.opts_size = sizeof(struct bench_args),
+	.defaults = &bench_defaults,
+	.fn = bench_main,
+};
+
+static const struct cli_option init_options[] = {
+	{ CLI_STRING('o', "out", struct init_args, out, "FILE",
+		     "the plan file to write (default plan.json); an existing file is never "
+		     "overwritten"),
+	  .complete = CLI_COMPLETE_FILES("*.json") },
+	{ CLI_FLAG(0, "dotnet", struct init_args, dotnet,
+		   "a starter plan for `dotnet test` of a test project (see above)") },
+	{ CLI_FLAG(0, "from-bench", struct init_args, from_bench,
+		   "the variants are the commands given as operands, made as 'abev bench' "
+		   "makes them with the options below") },
+	QUICK_OPTIONS(struct init_args, q.),
+	{ CLI_END() },
+};
+
+static const struct init_args init_defaults = {
+	.q = { .spec = QUICK_SPEC_INIT },
+	.out = EVIDENCE_PLAN_FILE,
+};
+
+const struct cli_command cmd_init = {
+	.name = "init",
+	.summary = "write a starter plan",
+	.usage = init_usage,
+	.about = init_about,
+	.tail = init_tail,
+	.options = init_options,
+	.operands = "COMMAND",
+	.max_operands = CLI_MANY,
+	.opts_size = sizeof(struct init_args),
+	.defaults = &init_defaults,
+	.fn = init_main,
+};

@@ -1,15 +1,18 @@
 /*
  * main: parses the command line, calls one verb, and turns its outcome
- * into abev's exit code: it finds the command in the table below and
- * returns what the command returns. The commands live in cli_*.c (see
- * cli.h); the exit codes and the outcome-to-code mapping in cli_exit.c,
- * the one place that decides them.
+ * into abev's exit code: it finds the command in the list below, reads
+ * its arguments by the command's option table (options.h), calls it and
+ * returns what it returns. The commands live in cli_*.c (see cli.h); the
+ * exit codes and the outcome-to-code mapping in cli_exit.c, the one place
+ * that decides them. `abev help` and `abev help plan` are main's own.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
 #include "plan/plan_doc.h"
+#include "util/alloc.h"
 #include "util/compiler.h"
 #include "util/usage.h"
 
@@ -44,109 +47,226 @@ static const char main_usage[] =
 	"                       fail when fewer than N tests were executed\n"
 	"  help [COMMAND]       show help for abev or for one command\n"
 	"  help plan            the plan reference: every key, its type, default and\n"
-	"                       meaning, and a full example\n"
-	"\n"
-	"Options:\n"
-	"  -h, --help           show this help\n"
-	"  -V, --version        show abev's version\n"
-	"\n"
+	"                       meaning, and a full example\n";
+
+static const char main_tail[] =
 	"See 'abev help plan' for the plan format, 'abev help run' for how a plan runs,\n"
 	"and the abev(1) manual.\n";
+
+/* abev's own options, which main() reads itself, before any command. */
+struct main_args {
+	int version;
+};
+
+static const struct cli_option main_options[] = {
+	{ CLI_FLAG('V', "version", struct main_args, version, "show abev's version") },
+	{ CLI_END() },
+};
+
+/* For the help and the completions: the command line before a command. */
+static const struct cli_command cmd_abev = {
+	.name = "",
+	.usage = "usage: abev <command> [options]\n",
+	.options = main_options,
+	.operands = "COMMAND",
+	.max_operands = 1,
+	.complete = CLI_COMPLETE_COMMANDS,
+	.opts_size = sizeof(struct main_args),
+};
 
 static void print_main_help(FILE *f)
 {
 	fputs(main_usage, f);
 	fputc('\n', f);
+	cli_options_print(cmd_abev.options, f);
+	fputc('\n', f);
+	fputs(main_tail, f);
+	fputc('\n', f);
 	fputs(exit_codes_text, f);
 }
 
-static int cmd_help(int argc, char **argv);
+static const struct cli_command cmd_help, cmd_help_plan;
 
-/*
- * The commands, git-style: the name, the verb, and the help that both
- * `abev help NAME` and `abev NAME --help` print (usage, then tail).
- */
-static const struct command {
-	const char *name;
-	int (*fn)(int argc, char **argv);
-	const char *usage;
-	const char *tail;
-} commands[] = {
-	{ "run", cmd_run, run_usage, run_usage_tail },
-	{ "bench", cmd_bench, bench_usage, exit_codes_text },
-	{ "init", cmd_init, init_usage, "" },
-	{ "report", cmd_report, report_usage, "" },
-	{ "compare", cmd_compare, compare_usage, "" },
-	{ "export", cmd_export, export_usage, "" },
-	{ "verify", cmd_verify, verify_usage, "" },
-	{ "keygen", cmd_keygen, keygen_usage, "" },
-	{ "pack", cmd_pack, pack_usage, "" },
-	{ "results", cmd_results, results_usage, "" },
-	{ "guard", cmd_guard, guard_usage, "" },
-	{ "help", cmd_help, "usage: abev help [COMMAND | plan [--markdown]]\n", "" },
+/* The commands, in the order of the completions. */
+static const struct cli_command *const commands[] = {
+	&cmd_run, &cmd_bench, &cmd_init, &cmd_report, &cmd_compare, &cmd_export, &cmd_verify,
+	&cmd_keygen, &cmd_pack, &cmd_results, &cmd_guard, &cmd_help,
 };
 
-static const struct command *find_command(const char *name)
+/* The command whose name (its first word: "guard" of "guard min-executed") is word. */
+static const struct cli_command *find_command(const char *word)
 {
+	size_t n = strlen(word);
+
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
-		if (!strcmp(commands[i].name, name))
-			return &commands[i];
+		if (!strncmp(commands[i]->name, word, n) &&
+		    (!commands[i]->name[n] || commands[i]->name[n] == ' '))
+			return commands[i];
 	return NULL;
 }
 
-static const char help_plan_usage[] = "usage: abev help plan [--markdown]\n";
-
-/* abev help plan: the reference of plan_doc.c; --markdown is README's table. */
-static int help_plan(int argc, char **argv)
+/*
+ * Runs c on argv (argv[0] the last word of its name): reads the options
+ * by its table into a struct of its own, then calls it with the operands.
+ */
+static int dispatch(const struct cli_command *c, int argc, char **argv)
 {
-	if (argc > 2 || (argc == 2 && strcmp(argv[1], "--markdown"))) {
-		error("unknown argument '%s'", argv[argc > 2 ? 2 : 1]);
-		fputs(help_plan_usage, stderr);
+	void *opts = xcalloc(1, c->opts_size);
+	size_t n;
+	int rc = EXIT_USAGE;
+
+	if (c->defaults)
+		memcpy(opts, c->defaults, c->opts_size);
+	switch (cli_parse(c, argc, argv, opts, &n)) {
+	case CLI_PARSED:
+		rc = c->fn(opts, n, argv);
+		break;
+	case CLI_HELPED:
+		rc = EXIT_PASSED;
+		break;
+	case CLI_BAD_USAGE:
+		rc = EXIT_USAGE;
+		break;
+	}
+	cli_options_release(c, opts);
+	free(opts);
+	return rc;
+}
+
+/*
+ * A command of two words (`abev guard min-executed`), argv[0] the first:
+ * alone or with -h, it shows its help; with another second word, it says
+ * which are known.
+ */
+static int dispatch_sub(const struct cli_command *c, const char *sub, int argc, char **argv)
+{
+	if (argc < 2) {
+		cli_help_print(c, stderr);
 		return EXIT_USAGE;
 	}
-	plan_doc_print(stdout, argc == 2 ? PLAN_DOC_MARKDOWN : PLAN_DOC_TEXT);
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		cli_help_print(c, stdout);
+		return EXIT_PASSED;
+	}
+	if (strcmp(argv[1], sub)) {
+		error("unknown %s '%s' (known: %s)", argv[0], argv[1], sub);
+		return EXIT_USAGE;
+	}
+	return dispatch(c, argc - 1, argv + 1);
+}
+
+/* abev help plan: the reference of plan_doc.c; --markdown is README's table. */
+struct help_plan_args {
+	int markdown;
+};
+
+static int help_plan_main(void *opts, size_t n, char **operands)
+{
+	const struct help_plan_args *a = opts;
+
+	(void)n;
+	(void)operands;
+	plan_doc_print(stdout, a->markdown ? PLAN_DOC_MARKDOWN : PLAN_DOC_TEXT);
 	return EXIT_PASSED;
 }
 
-static int cmd_help(int argc, char **argv)
-{
-	const struct command *c;
+static const struct cli_option help_plan_options[] = {
+	{ CLI_FLAG(0, "markdown", struct help_plan_args, markdown,
+		   "print the table of README's plan section (Markdown) instead") },
+	{ CLI_END() },
+};
 
-	if (argc < 2) {
+static const struct cli_command cmd_help_plan = {
+	.name = "help plan",
+	.summary = "the plan reference",
+	.usage = "usage: abev help plan [--markdown]\n",
+	.about = "The plan reference: every key, its type, default and meaning, and a full\n"
+		 "example.\n",
+	.options = help_plan_options,
+	.opts_size = sizeof(struct help_plan_args),
+	.fn = help_plan_main,
+};
+
+static int help_main(void *opts, size_t n, char **operands)
+{
+	const struct cli_command *c;
+
+	(void)opts;
+	if (!n) {
 		print_main_help(stdout);
 		return EXIT_PASSED;
 	}
-	if (!strcmp(argv[1], "plan"))
-		return help_plan(argc - 1, argv + 1);
-	c = find_command(argv[1]);
+	if (!strcmp(operands[0], "plan"))
+		return dispatch(&cmd_help_plan, (int)n, operands);
+	c = find_command(operands[0]);
 	if (!c) {
-		error("no help for unknown command '%s'", argv[1]);
+		error("no help for unknown command '%s'", operands[0]);
 		fputs(main_usage, stderr);
 		return EXIT_USAGE;
 	}
-	fputs(c->usage, stdout);
-	fputs(c->tail, stdout);
+	cli_help_print(c, stdout);
 	return EXIT_PASSED;
+}
+
+/* `abev help`: no options of its own; the first operand names what to show. */
+static const struct cli_option help_options[] = {
+	{ CLI_END() },
+};
+
+static const struct cli_command cmd_help = {
+	.name = "help",
+	.summary = "show help for a command",
+	.usage = "usage: abev help [COMMAND | plan [--markdown]]\n",
+	.about = "Shows the help of abev, of one of its commands (as 'abev COMMAND --help'\n"
+		 "does), or the plan reference.\n",
+	.options = help_options,
+	.operands = "COMMAND",
+	.max_operands = CLI_MANY,
+	.complete = CLI_COMPLETE_COMMANDS,
+	.stop_at_operand = 1,
+	.fn = help_main,
+};
+
+/* `abev __options` (hidden): every table, for the completions and the manual's checks. */
+static int dump_options(void)
+{
+	const struct cli_command *all[ARRAY_SIZE(commands) + 2];
+	size_t n = 0;
+
+	all[n++] = &cmd_abev;
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		all[n++] = commands[i];
+	all[n++] = &cmd_help_plan;
+	return cli_options_dump(all, n, stdout) < 0 ? EXIT_RUNTIME : EXIT_PASSED;
 }
 
 int main(int argc, char **argv)
 {
-	const struct command *c;
+	const struct cli_command *c;
+	const char *sub;
 
 	if (argc < 2) {
 		print_main_help(stderr);
 		return EXIT_USAGE;
 	}
-	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))
-		return cmd_help(1, argv + 1);
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		print_main_help(stdout);
+		return EXIT_PASSED;
+	}
 	if (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version")) {
 		printf("abev %s\n", ABEV_VERSION);
 		return EXIT_PASSED;
 	}
+	if (!strcmp(argv[1], "__options"))
+		return dump_options();
 	c = find_command(argv[1]);
-	if (c)
-		return c->fn(argc - 1, argv + 1);
-	error("unknown command '%s'", argv[1]);
-	fputs("run 'abev --help' for the list of commands\n", stderr);
-	return EXIT_USAGE;
+	if (!c) {
+		error("unknown command '%s'", argv[1]);
+		fputs("run 'abev --help' for the list of commands\n", stderr);
+		return EXIT_USAGE;
+	}
+	sub = strchr(c->name, ' ');
+	if (sub)
+		return dispatch_sub(c, sub + 1, argc - 1, argv + 1);
+	return dispatch(c, argc - 1, argv + 1);
 }

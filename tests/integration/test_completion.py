@@ -1,17 +1,59 @@
-"""Shell completion: completions/abev.bash parses and completes commands,
-options, option values and operands when bash calls it; completions/_abev
+"""Shell completion: completions/abev.bash and completions/_abev are what
+mk/completions.py writes from abev's option tables (`abev __options`), so
+they offer exactly the options each command parses; abev.bash completes
+commands, options, option values and operands when bash calls it; _abev
 parses with zsh -n (where zsh is installed); make install puts both where
 bash-completion and zsh look, under DESTDIR."""
+import json
 import os
+import re
 import shutil
 import subprocess
+import sys
 import unittest
 
-from common import SRC, AbevTestCase
+from common import ABEV, SRC, AbevTestCase
 
 BASH = shutil.which("bash")
 BASH_SCRIPT = os.path.join(SRC, "completions", "abev.bash")
 ZSH_SCRIPT = os.path.join(SRC, "completions", "_abev")
+
+
+def tables():
+    """Every command's table: {name: [option, ...]} ("" is abev's own)."""
+    out = subprocess.run([ABEV, "__options"], capture_output=True, text=True, check=True).stdout
+    return {c["name"]: c["options"] for c in json.loads(out)["commands"]}
+
+
+def spellings(opts):
+    return {s for o in opts for s in ([f"-{o['short']}"] if o["short"] else [])
+            + [f"--{o['long']}"]}
+
+
+class TestGenerated(unittest.TestCase):
+    def test_committed_files_are_what_the_tables_give(self):
+        cp = subprocess.run([sys.executable, os.path.join(SRC, "mk", "completions.py"),
+                             "--check", ABEV, os.path.join(SRC, "completions")],
+                            capture_output=True, text=True)
+        self.assertEqual(cp.returncode, 0, cp.stdout + cp.stderr)
+
+    def test_zsh_offers_each_commands_options(self):
+        with open(ZSH_SCRIPT, encoding="utf-8") as f:
+            text = f.read()
+        for name, opts in tables().items():
+            if not name:
+                block = text[text.index("if (( CURRENT == 2 ))"):text.index("local cmd=")]
+            else:
+                first, _, sub = name.partition(" ")
+                block = text[text.index(f"\n\t{first})\n"):]
+                block = block[:block.index(";;")]
+                if sub:
+                    block = block[block.index(f"== {sub} ]]"):]
+                    block = block[:block.index("else")] if "else" in block else block
+                elif "else" in block:
+                    block = block[block.index("else"):]
+            found = set(re.findall(r"(?<![\w-])(--?[A-Za-z][\w-]*)(?==|'|,|\}|\[)", block))
+            self.assertEqual(found, spellings(opts), name or "abev")
 
 
 @unittest.skipUnless(BASH, "bash is not installed")
@@ -43,6 +85,30 @@ class TestBashCompletion(AbevTestCase):
         self.assertEqual(self.complete("abev", "bench", "--order", "s"), ["shuffle"])
         self.assertEqual(self.complete("abev", "export", "ev", "--format", "j"),
                          ["json", "junit"])
+
+    def test_every_option_of_every_command(self):
+        words = {"": [], "guard min-executed": ["guard", "min-executed"],
+                 "help plan": ["help", "plan"]}
+        for name, opts in tables().items():
+            with self.subTest(command=name or "abev"):
+                line = ["abev", *words.get(name, [name]), "-"]
+                self.assertEqual(set(self.complete(*line)), spellings(opts))
+
+    def test_values_follow_each_commands_table(self):
+        for name in ("plan.json", "k.key", "k.pub"):
+            open(self.path(name), "w").close()
+        # -n is --dry-run of run (a flag: the plan follows) and --name NAME of bench.
+        self.assertEqual(self.complete("abev", "run", "-n", ""), ["plan.json"])
+        self.assertEqual(self.complete("abev", "bench", "-n", ""), [])
+        self.assertEqual(self.complete("abev", "run", "--key", ""), ["k.key"])
+        self.assertEqual(self.complete("abev", "verify", "-p", ""), ["k.pub"])
+        self.assertEqual(self.complete("abev", "run", "--w"), ["--wait"])
+        self.assertEqual(self.complete("abev", "run", "--ins"), ["--insecure-key-mode"])
+        self.assertEqual(self.complete("abev", "results", "--l"), ["--list"])
+        self.assertEqual(self.complete("abev", "help", "p"), ["pack", "plan"])
+        self.assertEqual(self.complete("abev", "help", "plan", "--m"), ["--markdown"])
+        self.assertEqual(self.complete("abev", "guard", ""), ["min-executed"])
+        self.assertEqual(self.complete("abev", "guard", "min-executed", "--m"), ["--min"])
 
     def test_operands(self):
         os.mkdir(self.path("evidence"))
