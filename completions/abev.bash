@@ -63,17 +63,17 @@ _abev()
 		-k|--key) _abev_files '*.key'; return 0 ;;
 		--passphrase-file|--bundle) _abev_files; return 0 ;;
 		--passphrase-env) COMPREPLY=($(compgen -v -- "$cur")); return 0 ;;
-		--host-label|--max-cpu-wait-pct|--run-as) return 0 ;;
+		--host-label|--max-cpu-wait-pct|--wait-max|--run-as) return 0 ;;
 		esac
 		if [[ $cur == -* ]]; then
-			COMPREPLY=($(compgen -W '-o --out -k --key --unsigned --passphrase-file --passphrase-env --insecure-key-mode --bundle --host-label --max-cpu-wait-pct --wait -q --quiet --json --run-as -n --dry-run -h --help' -- "$cur"))
+			COMPREPLY=($(compgen -W '-o --out -k --key --unsigned --passphrase-file --passphrase-env --insecure-key-mode --bundle --host-label --max-cpu-wait-pct --wait --no-wait --wait-max -q --quiet --json --run-as -n --dry-run -h --help' -- "$cur"))
 			return 0
 		fi
 		_abev_files '*.json'
 		;;
 	'bench')
 		case $prev in
-		-r|--runs|-w|--warmup|-n|--name|--prepare|--gap|--results|--min-executed|--max-regression|--until-decided|--host-label|--max-cpu-wait-pct) return 0 ;;
+		-r|--runs|-w|--warmup|-n|--name|--prepare|--gap|--results|--min-executed|--max-regression|--until-decided|--host-label|--max-cpu-wait-pct|--wait-max) return 0 ;;
 		--order) COMPREPLY=($(compgen -W 'alternate reverse shuffle' -- "$cur")); return 0 ;;
 		-o|--out) _abev_dirs; return 0 ;;
 		-k|--key) _abev_files '*.key'; return 0 ;;
@@ -81,7 +81,7 @@ _abev()
 		--passphrase-env) COMPREPLY=($(compgen -v -- "$cur")); return 0 ;;
 		esac
 		if [[ $cur == -* ]]; then
-			COMPREPLY=($(compgen -W '-r --runs -w --warmup -n --name -N --no-shell --prepare --gap --order --results --min-executed --max-regression --until-decided -o --out -k --key --unsigned --save-plan --passphrase-file --passphrase-env --insecure-key-mode --bundle --host-label --max-cpu-wait-pct --wait -q --quiet --json -h --help' -- "$cur"))
+			COMPREPLY=($(compgen -W '-r --runs -w --warmup -n --name -N --no-shell --prepare --gap --order --results --min-executed --max-regression --until-decided -o --out -k --key --unsigned --save-plan --passphrase-file --passphrase-env --insecure-key-mode --bundle --host-label --max-cpu-wait-pct --wait --no-wait --wait-max -q --quiet --json -h --help' -- "$cur"))
 			return 0
 		fi
 		;;

@@ -42,8 +42,9 @@
 static const char run_usage[] =
 	"usage: abev run PLAN --out DIR (--key KEY.key | --unsigned) [--bundle FILE]\n"
 	"                [--passphrase-file F | --passphrase-env VAR] [--insecure-key-mode]\n"
-	"                [--host-label LABEL] [--max-cpu-wait-pct P] [--wait] [--quiet]\n"
-	"                [--run-as USER] [--json] [--dry-run]\n";
+	"                [--host-label LABEL] [--max-cpu-wait-pct P] [--quiet]\n"
+	"                [--wait | --no-wait | --wait-max SECONDS] [--run-as USER] [--json]\n"
+	"                [--dry-run]\n";
 
 static const char run_about[] =
 	"Runs every variant of PLAN (a JSON plan, schema \"abev.plan/1\") as fresh\n"
@@ -168,11 +169,16 @@ static char *pub_for_key(const char *key)
 	return pub;
 }
 
+/* How long a run without a terminal waits for other abev runs at most, by default (seconds). */
+#define RUN_WAIT_MAX_UNATTENDED 3600.0
+
 /* The options of `abev run`, and what `abev bench` shares of them. Strings borrowed. */
 struct run_args {
 	const char *out, *key_path, *bundle, *pass_file, *pass_env, *host_label, *max_wait;
 	const char *run_as;    /* --run-as USER */
-	int quiet, json, unsigned_ok, dry_run, wait, insecure_key;
+	const char *wait_max;  /* --wait-max SECONDS */
+	int quiet, json, unsigned_ok, dry_run, wait, no_wait, insecure_key;
+	double wait_max_seconds; /* --wait-max, once checked; < 0: none given */
 	char *out_owned;       /* out as checked (run_args_check()); freed by the command */
 	int out_made;          /* out was made by the command (abev bench's default) */
 	double max_wait_pct;   /* --max-cpu-wait-pct, once checked */
@@ -204,9 +210,15 @@ struct run_args {
 		     "than P % (0-100) of its wall time; overrides load.max_cpu_wait_pct and is " \
 		     "recorded in result.json (schedule)") }, \
 	{ CLI_FLAG(0, "wait", T, P wait, \
-		   "take turns with other abev runs on this host; without it a recorded run " \
-		   "that overlaps one (or a load.exclusive match) is discarded and repeated " \
+		   "take turns with other abev runs on this host, however long (the default " \
+		   "on a terminal; without one abev waits at most 3600 s, then goes ahead) " \
 		   "(abev(1), OTHER RUNS)") }, \
+	{ CLI_FLAG(0, "no-wait", T, P no_wait, \
+		   "refuse to start (exit 3) while another abev run on this host is going on, " \
+		   "instead of waiting for it") }, \
+	{ CLI_STRING(0, "wait-max", T, P wait_max, "SECONDS", \
+		     "wait at most SECONDS for other abev runs, then go ahead: runs of either " \
+		     "that overlap are discarded and repeated; 0 does not wait") }, \
 	{ CLI_FLAG('q', "quiet", T, P quiet, "print only the decision line and the evidence " \
 		   "path") }, \
 	{ CLI_FLAG(0, "json", T, P json, \
@@ -243,6 +255,15 @@ static int run_args_check(struct run_args *a, const char *usage)
 				   usage);
 	if (a->host_label && !name_rule_ok(a->host_label))
 		return usage_error("'--host-label' must be 1 to 64 characters of [A-Za-z0-9._-]",
+				   usage);
+	a->wait_max_seconds = -1;
+	if (a->wait_max && (parse_double(a->wait_max, &a->wait_max_seconds) < 0 ||
+			    !(a->wait_max_seconds >= 0) || a->wait_max_seconds > 1e7))
+		return usage_error("'--wait-max' must be a number of seconds from 0 to 10000000",
+				   usage);
+	if (a->no_wait && (a->wait || a->wait_max))
+		return usage_error("'--no-wait' refuses to wait: it goes with neither '--wait' nor "
+				   "'--wait-max'",
 				   usage);
 	if (a->max_wait && (parse_double(a->max_wait, &a->max_wait_pct) < 0 ||
 			    !(a->max_wait_pct >= 0) || a->max_wait_pct > 100))
@@ -373,7 +394,15 @@ static int run_plan(struct plan *plan, const struct run_args *a, const char *pla
 	opt.host_label = a->host_label;
 	opt.passphrase_env = a->pass_env;
 	opt.json = a->json;
-	opt.wait = a->wait;
+	/*
+	 * Other abev runs: wait for them by default — without a limit on a
+	 * terminal, at most RUN_WAIT_MAX_UNATTENDED seconds without one (CI),
+	 * then go ahead — or refuse (--no-wait).
+	 */
+	opt.refuse_peers = a->no_wait;
+	opt.wait = !a->no_wait;
+	opt.wait_max_seconds = a->wait_max ? a->wait_max_seconds
+			       : a->wait || isatty(STDERR_FILENO) ? -1 : RUN_WAIT_MAX_UNATTENDED;
 	opt.key_source = signkey_source_name(a->key_src);
 	if (a->quiet)
 		opt.progress = PROGRESS_QUIET;

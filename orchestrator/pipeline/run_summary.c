@@ -43,7 +43,7 @@ static void print_advice(FILE *f, const struct run_state *st, double foreign_max
 	if (all_overlaps) {
 		fprintf(f, "          Every discarded run overlapped another abev run or a process "
 			   "matching load.exclusive (named above and in result.json): to keep them, "
-			   "stop it first, or take turns with 'abev run --wait'.\n");
+			   "stop it first, or let abev take turns (its default; --wait-max sets how long).\n");
 		return;
 	}
 	if (foreign_max >= 0 && foreign_max < 0.25) {
@@ -134,7 +134,7 @@ static void print_contention(FILE *f, const struct run_state *st)
 		return;
 	if (by_abev)
 		fprintf(f, "overlap: another abev run on this host overlapped %zu run(s); "
-			   "'abev run --wait' takes turns instead\n", by_abev);
+			   "abev takes turns by default (--wait-max 0 does not)\n", by_abev);
 	if (by_exclusive)
 		fprintf(f, "overlap: a process matching load.exclusive overlapped %zu run(s) "
 			   "(result.json names it)\n", by_exclusive);

@@ -297,9 +297,10 @@ static void finish_evidence(struct run_state *st, enum run_status *final, int *s
  * and versions commands, which would disturb a run going on. A signal
  * while waiting is an interrupt like any other: the evidence says so.
  */
-static void join_peers(struct run_state *st)
+static int join_peers(struct run_state *st)
 {
-	const char *out = st->opt->out_dir;
+	const struct runner_options *opt = st->opt;
+	const char *out = opt->out_dir;
 	char *cwd = out[0] == '/' ? NULL : getcwd(NULL, 0);
 	char *abs = cwd ? path_join(cwd, out) : xstrdup(out);
 	struct overlap_hit who;
@@ -312,27 +313,50 @@ static void join_peers(struct run_state *st)
 	if (st->peers.note)
 		run_state_note(st, xstrdup(st->peers.note));
 	st->waited_ns = -1;
-	if (st->opt->wait) {
-		while (peers_blocker(&st->peers, &who)) {
-			if (who.pid != last && st->opt->progress != PROGRESS_QUIET)
-				fprintf(stderr, "abev: waiting for another abev run on this host to "
-						"finish (pid %ld%s%s%s) — --wait\n",
-					who.pid, who.evidence ? ", writing '" : "",
-					who.evidence ? who.evidence : "", who.evidence ? "'" : "");
-			last = who.pid;
-			overlap_hit_release(&who);
-			if (proc_sleep(PEERS_POLL_NS, NULL, NULL))
-				break;
-		}
-		st->waited_ns = mono_ns() - t0;
-		if (proc_interrupted()) {
-			run_state_note(st, xasprintf("abev received %s while waiting for another abev run "
-					       "on this host to finish (--wait); no invocation ran",
-					       proc_signal_name(proc_interrupted())));
-			return;
-		}
+	if (opt->refuse_peers) {
+		if (!peers_blocker(&st->peers, &who))
+			goto start;
+		error("another abev run on this host is going on (pid %ld%s%s%s), and --no-wait "
+		      "refuses to start beside it; without --no-wait abev waits for it to finish",
+		      who.pid, who.evidence ? ", writing '" : "", who.evidence ? who.evidence : "",
+		      who.evidence ? "'" : "");
+		overlap_hit_release(&who);
+		return -1;
 	}
+	if (!opt->wait)
+		goto start;
+	while (peers_blocker(&st->peers, &who)) {
+		double waited = (double)(mono_ns() - t0) / 1e9;
+
+		if (opt->wait_max_seconds >= 0 && waited >= opt->wait_max_seconds) {
+			run_state_note(st, xasprintf("abev waited %.0f s, its limit (--wait-max), for "
+						     "another abev run on this host (pid %ld) and then "
+						     "went ahead: runs of either that overlap are "
+						     "discarded and repeated", waited, who.pid));
+			overlap_hit_release(&who);
+			break;
+		}
+		if (who.pid != last && opt->progress != PROGRESS_QUIET)
+			fprintf(stderr, "abev: waiting for another abev run on this host to finish "
+					"(pid %ld%s%s%s)%s; --no-wait refuses instead\n",
+				who.pid, who.evidence ? ", writing '" : "",
+				who.evidence ? who.evidence : "", who.evidence ? "'" : "",
+				opt->wait_max_seconds >= 0 ? ", at most --wait-max seconds" : "");
+		last = who.pid;
+		overlap_hit_release(&who);
+		if (proc_sleep(PEERS_POLL_NS, NULL, NULL))
+			break;
+	}
+	st->waited_ns = mono_ns() - t0;
+	if (proc_interrupted()) {
+		run_state_note(st, xasprintf("abev received %s while waiting for another abev run "
+					     "on this host to finish; no invocation ran",
+					     proc_signal_name(proc_interrupted())));
+		return 0;
+	}
+start:
 	peers_start(&st->peers);
+	return 0;
 }
 
 /*
@@ -351,8 +375,9 @@ static int run_begin(struct run_state *st, struct metadata **md)
 		return -1;
 	cgroup_remove_stale();
 	overlap_watch_init(&st->watch, (const char *const *)plan->exclusive, plan->nexclusive);
-	join_peers(st);
-	/* A signal while waiting under --wait: the note says so (join_peers()). */
+	if (join_peers(st) < 0)
+		return -1;
+	/* A signal while waiting: the note says so (join_peers()). */
 	st->interrupt = st->opt->wait ? proc_interrupted() : 0;
 	/* What is compared is pinned down before anything runs or is written. */
 	/* The assemblies were checked before (plan_check()): what fails now is the machine. */

@@ -28,7 +28,15 @@ struct runner_options {
 	const char *host_label;       /* metadata.json's host.label; NULL: the hostname */
 	const char *passphrase_env;   /* --passphrase-env: its value is recorded hashed, or NULL */
 	int json;                     /* print the comparison as JSON on stdout */
-	int wait;                     /* --wait: wait for other abev runs on this host */
+	/*
+	 * Other abev runs on this host (peers.h): wait for them to finish
+	 * (wait), at most wait_max_seconds (< 0: no limit) and then go ahead,
+	 * their overlapping runs discarded and repeated; or refuse to start
+	 * while one runs (refuse_peers, --no-wait).
+	 */
+	int wait;
+	int refuse_peers;
+	double wait_max_seconds;
 };
 
 struct runner_result {

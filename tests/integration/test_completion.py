@@ -102,7 +102,7 @@ class TestBashCompletion(AbevTestCase):
         self.assertEqual(self.complete("abev", "bench", "-n", ""), [])
         self.assertEqual(self.complete("abev", "run", "--key", ""), ["k.key"])
         self.assertEqual(self.complete("abev", "verify", "-p", ""), ["k.pub"])
-        self.assertEqual(self.complete("abev", "run", "--w"), ["--wait"])
+        self.assertEqual(self.complete("abev", "run", "--w"), ["--wait", "--wait-max"])
         self.assertEqual(self.complete("abev", "run", "--ins"), ["--insecure-key-mode"])
         self.assertEqual(self.complete("abev", "results", "--l"), ["--list"])
         self.assertEqual(self.complete("abev", "help", "p"), ["pack", "plan"])

@@ -71,7 +71,7 @@ class Exclusive(AbevTestCase):
         # a's slot is lost (1 + 1 repeat), and the plan stops there: fail fast.
         self.assertIn("a process matching load.exclusive overlapped 2 run(s)", cp.stdout)
         self.assertIn("stopped:  abev stopped the plan after a run 1", cp.stdout)
-        self.assertIn("stop it first, or take turns with 'abev run --wait'", cp.stdout)
+        self.assertIn("stop it first, or let abev take turns", cp.stdout)
         self.assertNotIn("pin the variants", cp.stdout)
         res = self.load("ev", "result.json")
         self.assertEqual(res["schedule"]["exclusive"][1],
@@ -133,12 +133,13 @@ class Peers(AbevTestCase):
         # has all its 8 x 300 ms ahead of it, however slow the machine.
         first = self.start("one", 300, 4)
         wait_for(lambda: self.registered(first) or first.poll() is not None, "the first run")
-        second = self.start("two", 50, 2)
+        # --wait-max 0: no turn taken, the two runs go on side by side.
+        second = self.start("two", 50, 2, "--wait-max", "0")
         out2, err2 = second.communicate(timeout=300)
         out1, err1 = first.communicate(timeout=300)
         one, two = self.load("one", "result.json"), self.load("two", "result.json")
         self.assertEqual(one["peers"]["lock_dir"], self.path("lock"))
-        self.assertIsNone(one["peers"]["waited_seconds"])
+        self.assertEqual(one["peers"]["waited_seconds"], 0)
         hit = [h for inv in two["invocations"] for h in overlaps(inv)]
         self.assertTrue(hit, "the second run saw nothing of the first")
         self.assertEqual({h["kind"] for h in hit}, {"abev"})
@@ -148,7 +149,7 @@ class Peers(AbevTestCase):
             self.assertEqual(inv["status"], "discarded")
             self.assertIn("another abev run on this host", inv["reason"])
         self.assertEqual(second.returncode, 1, out2 + err2)
-        self.assertIn("'abev run --wait' takes turns", out2)
+        self.assertIn("abev takes turns by default (--wait-max 0 does not)", out2)
         # The first run saw the second while it ran: those runs are discarded too.
         seen = [inv for inv in one["invocations"] if overlaps(inv)]
         self.assertTrue(seen, "the first run saw nothing of the second")
@@ -157,16 +158,18 @@ class Peers(AbevTestCase):
             self.assertIn(second.pid, [h["pid"] for h in overlaps(inv)])
         self.assertEqual(os.listdir(self.path("lock")), ["events"])
 
-    def test_wait_takes_turns(self):
+    def test_runs_take_turns_by_default(self):
+        # No option, no terminal: the second waits for the first (at most an hour).
         first = self.start("one", 100, 2)
         wait_for(lambda: self.registered(first) or first.poll() is not None, "the first run")
-        second = self.start("two", 50, 2, "--wait")
+        second = self.start("two", 50, 2)
         out2, err2 = second.communicate(timeout=300)
         out1, err1 = first.communicate(timeout=300)
         self.assertEqual(first.returncode, 0, out1 + err1)
         self.assertEqual(second.returncode, 0, out2 + err2)
         self.assertIn(f"waiting for another abev run on this host to finish (pid {first.pid}",
                       err2)
+        self.assertIn("at most --wait-max seconds; --no-wait refuses instead", err2)
         one, two = self.load("one", "result.json"), self.load("two", "result.json")
         for inv in one["invocations"] + two["invocations"]:
             self.assertEqual(inv["status"], "ok")
@@ -175,6 +178,29 @@ class Peers(AbevTestCase):
         self.assertGreater(two["peers"]["waited_seconds"], 0)
         # UTC stamps of one clock: the second's first run began after the first's last ended.
         self.assertLessEqual(one["invocations"][-1]["end_utc"], two["invocations"][0]["start_utc"])
+
+    def test_no_wait_refuses_while_another_runs(self):
+        first = self.start("one", 300, 4)
+        wait_for(lambda: self.registered(first) or first.poll() is not None, "the first run")
+        second = self.start("two", 50, 1, "--no-wait")
+        out2, err2 = second.communicate(timeout=300)
+        self.assertEqual(second.returncode, 3, out2 + err2)
+        self.assertIn(f"another abev run on this host is going on (pid {first.pid}", err2)
+        self.assertIn("--no-wait refuses to start beside it", err2)
+        self.assertFalse(os.path.exists(self.path("two")))
+        first.communicate(timeout=300)
+        self.assertEqual(first.returncode, 0)
+
+    def test_wait_max_goes_ahead_with_a_note(self):
+        first = self.start("one", 400, 6)
+        wait_for(lambda: self.registered(first) or first.poll() is not None, "the first run")
+        second = self.start("two", 50, 1, "--wait-max", "1")
+        out2, err2 = second.communicate(timeout=300)
+        first.communicate(timeout=300)
+        two = self.load("two", "result.json")
+        self.assertGreaterEqual(two["peers"]["waited_seconds"], 1)
+        self.assertTrue(any("its limit (--wait-max)" in n and "went ahead" in n
+                            for n in two["notes"]), two["notes"])
 
     def test_signal_while_waiting_is_recorded(self):
         first = self.start("one", 400, 6)
