@@ -465,8 +465,11 @@ char *plots_metric_svg(const struct comparison *c, size_t m, const struct invoca
 	if (p.nvalues)
 		place_gate_lines(&p);
 
-	title = p.cm->unit && *p.cm->unit ? xasprintf("%s (%s)", p.cm->name, p.cm->unit)
-					  : xstrdup(p.cm->name);
+	/* The title names the unit the axis is drawn in (s, MiB), not the metric's own (ms, bytes). */
+	{
+		const char *unit = p.nvalues && p.unit_shown && *p.unit_shown ? p.unit_shown : p.cm->unit;
+		title = unit && *unit ? xasprintf("%s (%s)", p.cm->name, unit) : xstrdup(p.cm->name);
+	}
 	subtitle = xasprintf("Each recorded run in execution order; %s is better.",
 			     p.cm->better_higher ? "higher" : "lower");
 	svg_open(&sb, METRIC_H, title, subtitle);

@@ -34,6 +34,51 @@ extern const unsigned long report_template_len;
 #define REPORT_FAILED_NAMES 10
 
 /* A value built with a strbuf, then set: the buffer is released. */
+/* Longest run of backticks in s, so that a fence around s can be longer. */
+static size_t longest_backticks(const char *s)
+{
+	size_t best = 0, cur = 0;
+
+	for (; *s; s++) {
+		cur = *s == '`' ? cur + 1 : 0;
+		if (cur > best)
+			best = cur;
+	}
+	return best;
+}
+
+/*
+ * name: s as a Markdown code span, inserted as it is ({{{name}}}): inside
+ * a code span nothing is escaped for Markdown (a backslash would show),
+ * so the fence is longer than any run of backticks in s, a space pads an
+ * s that starts or ends with one, and only what a reader must not be
+ * fooled by — a line break, a control or bidirectional character — is
+ * shown escaped, as everywhere else.
+ */
+static void set_code(struct tmpl_ctx *c, const char *name, const char *s)
+{
+	struct strbuf sb = STRBUF_INIT, body = STRBUF_INIT;
+	size_t fence;
+
+	if (!s) {
+		tmpl_set(c, name, NULL);
+		return;
+	}
+	strbuf_add_escaped_line(&body, s, strlen(s));
+	fence = longest_backticks(body.buf) + 1;
+	for (size_t i = 0; i < fence; i++)
+		strbuf_addch(&sb, '`');
+	if (body.len && (body.buf[0] == '`' || body.buf[body.len - 1] == '`' || body.buf[0] == ' '))
+		strbuf_addch(&sb, ' ');
+	strbuf_add(&sb, body.buf, body.len);
+	if (body.len && (body.buf[0] == '`' || body.buf[body.len - 1] == '`' || body.buf[0] == ' '))
+		strbuf_addch(&sb, ' ');
+	for (size_t i = 0; i < fence; i++)
+		strbuf_addch(&sb, '`');
+	tmpl_set(c, name, sb.buf);
+	strbuf_release(&sb);
+	strbuf_release(&body);
+}
 static void set_sb(struct tmpl_ctx *c, const char *name, struct strbuf *sb)
 {
 	tmpl_set(c, name, sb->buf);
@@ -621,7 +666,7 @@ static void env_variant(struct tmpl_ctx *c, const struct env_variant *v)
 	struct strbuf sb = STRBUF_INIT;
 
 	tmpl_set(r, "name", v->name);
-	tmpl_set(r, "cwd", v->cwd);
+	set_code(r, "cwd", v->cwd);
 	if (v->git_known)
 		strbuf_addf(&sb, "HEAD %s%s", v->git_head, v->git_dirty ? " with local changes" : "");
 	else
@@ -652,7 +697,7 @@ static void env_variant(struct tmpl_ctx *c, const struct env_variant *v)
 	tmpl_list(r, "files");
 	for (size_t i = 0; i < v->nfiles; i++) {
 		struct tmpl_ctx *f = tmpl_add(r, "files");
-		tmpl_set(f, "path", v->files[i].path);
+		set_code(f, "path", v->files[i].path);
 		units_add(&sb, (double)v->files[i].size, "bytes");
 		set_sb(f, "size", &sb);
 		tmpl_set(f, "sha256", v->files[i].sha256);
@@ -737,18 +782,6 @@ static void set_invocations(struct tmpl_ctx *c, const struct report_input *in)
 	}
 }
 
-/* Longest run of backticks in s, so that a fence around s can be longer. */
-static size_t longest_backticks(const char *s)
-{
-	size_t best = 0, cur = 0;
-
-	for (; *s; s++) {
-		cur = *s == '`' ? cur + 1 : 0;
-		if (cur > best)
-			best = cur;
-	}
-	return best;
-}
 
 static void set_reproduce(struct tmpl_ctx *c, const struct report_input *in)
 {
@@ -758,7 +791,7 @@ static void set_reproduce(struct tmpl_ctx *c, const struct report_input *in)
 	tmpl_set_bool(c, "reproduce", in->run->reproduce && *in->run->reproduce);
 	if (!in->run->reproduce || !*in->run->reproduce)
 		return;
-	tmpl_set(c, "plan_path", in->run->plan_path ? in->run->plan_path : "unknown");
+	set_code(c, "plan_path", in->run->plan_path ? in->run->plan_path : "unknown");
 	tmpl_set(c, "plan_sha256", in->run->plan_sha256 ? in->run->plan_sha256 : "not recorded");
 	fence = longest_backticks(in->run->reproduce) + 1;
 	if (fence < 3)
@@ -797,7 +830,7 @@ static void set_verify(struct tmpl_ctx *c, const struct report_input *in)
 	struct strbuf sb = STRBUF_INIT;
 
 	tmpl_set(c, "key_fingerprint", in->run->key_fingerprint);
-	tmpl_set(c, "key_name", key);
+	set_code(c, "key_name", key);
 
 	strbuf_add_sh(&sb, dir);
 	set_sb(c, "q_dir", &sb);

@@ -41,7 +41,7 @@ static size_t nshed;
 /* Whether the library at path is one the child may run before execve(). */
 static int child_needs(const char *path, const char *exe)
 {
-	static const char *const keep[] = { "/libc.so", "/libc-", "/ld-linux", "/ld-musl", "san.so",
+	static const char *const keep[] = { "/libc.so", "/libc-", "/ld-linux", "/ld-musl", "san.so", "vgpreload",
 					    "/libgcc_s.so" };
 
 	if (!strcmp(path, exe))

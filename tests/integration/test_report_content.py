@@ -47,6 +47,20 @@ class ReportContent(AbevTestCase):
         self.assertIn(f"cd {os.path.realpath(self.tmp)}\nabev run plan.json --out NEW_DIR "
                       "--unsigned\n", section)
 
+    def test_code_spans_show_names_as_they_are(self):
+        # Inside a code span Markdown escapes nothing: an underscore, a backslash
+        # and a backtick in a directory's name show as they are (a fence longer
+        # than any run of backticks), and a line break is shown, not obeyed.
+        odd = self.path("node_modules", "a\\b`c")
+        os.makedirs(odd)
+        plan = helper_plan([("a", ["exit", "0"])])
+        plan["variants"][0]["cwd"] = odd
+        self.run_plan(plan)
+        report = open(self.path("ev", "report.md"), encoding="utf-8").read()
+        env = report.split("## Environment")[1].split("## ")[0]
+        self.assertIn(f"**a** in ``{os.path.realpath(odd)}``", env)
+        self.assertNotIn("node\\_modules", env)
+
     def test_failed_test_names_are_recorded(self):
         if not (DEMO and os.access(DEMO, os.X_OK)):
             self.skipTest("the demo suite is not built")
@@ -144,6 +158,14 @@ class PlotsAndHosts(AbevTestCase):
             if f != "runs.svg":
                 # Every recorded run is drawn: one mark per run of each variant.
                 self.assertEqual(svg.count('class="run counted'), 4, f)
+                # Inline in the report, and titled in the unit its axis is drawn in.
+                self.assertIn(f"\n![{f[:-4].replace('_', ' ').replace('max rss', 'max_rss')}: "
+                              f"each recorded run and each variant's median](plots/{f})\n",
+                              report.replace("max\\_rss", "max_rss"))
+                import re
+                title = re.search(r"<title>[^<]*\(([^)<]+)\)</title>", svg)
+                self.assertIsNotNone(title, svg[:400])
+                self.assertIn(f">{title.group(1)}<", svg.split("</title>", 1)[1], f)
         if shutil.which("xmllint"):
             cp = subprocess.run(["xmllint", "--noout", *[self.path("ev", "plots", f)
                                                          for f in files]],

@@ -166,8 +166,10 @@ static void test_summary_rows(void **state)
 	r = render(&f, NULL, 0);
 	/* baseline: wall 1.0 1.2 1.1, cpu 0.8 1.0 0.9, rss 100 110 105; one row scale each. */
 	assert_has(r, "### wall\n\nUnit ms; lower is better; the child's wall time on the "
-		   "monotonic clock. [Plot](plots/wall.svg).\n");
-	assert_has(r, "the child's peak resident memory (wait4). [Plot](plots/max_rss.svg).\n");
+		   "monotonic clock.\n\n![wall: each recorded run and each variant's median]"
+		   "(plots/wall.svg)\n");
+	assert_has(r, "the child's peak resident memory (wait4).\n\n![max\\_rss: each recorded "
+		   "run and each variant's median](plots/max_rss.svg)\n");
 	assert_has(r, "[plot](plots/runs.svg)");
 	assert_has(r, "| baseline | 3 | 1.10 s | 1.00–1.20 s | reference |  |  |");
 	assert_has(r, "| baseline | 3 | 900 ms | 800–1000 ms | reference |  |  |");
