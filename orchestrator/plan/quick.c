@@ -27,6 +27,8 @@
 #define QUICK_SLUG_MAX 60
 /* Room for a name quoted in a message. */
 #define SHOW_NAME_MAX 80
+/* How much of a command is looked at for what tells it from the others. */
+#define QUICK_FULL_NAME_MAX 4096
 #define QUICK_NAME_RULE "use letters, digits, '.', '_' and '-', not starting with '.', at most 64 " \
 	"characters"
 
@@ -92,10 +94,130 @@ static char *names_problem(const struct quick_spec *spec)
 	return NULL;
 }
 
+/* The length of the longest run of whole '-'-separated words a and b start with. */
+static size_t common_words(const char *a, const char *b)
+{
+	size_t i = 0, words = 0;
+
+	for (; a[i] && a[i] == b[i]; i++)
+		if (a[i] == '-')
+			words = i;
+	/* A word ends where both names do, or where both go on with a dash. */
+	if ((!a[i] || a[i] == '-') && (!b[i] || b[i] == '-'))
+		words = i;
+	return words;
+}
+
+/* The same from the end: the length of the run of whole words a and b end with. */
+static size_t common_tail_words(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b), k = 0, words = 0;
+
+	for (; k < la && k < lb && a[la - 1 - k] == b[lb - 1 - k]; k++)
+		if (a[la - 1 - k] == '-')
+			words = k;
+	if ((k == la || a[la - 1 - k] == '-') && (k == lb || b[lb - 1 - k] == '-'))
+		words = k;
+	return words;
+}
+
+/*
+ * Names derived from commands that differ only past QUICK_DERIVED_NAME_MAX
+ * would all be the same cut ("NODE_OPTIONS-max-semi-space-size" for =1 and
+ * =16): instead each keeps the words where the commands differ, after as
+ * many of the words they share before as fit ("max-semi-space-size-1",
+ * "max-semi-space-size-16"), else after their first word ("echo-a").
+ * full holds the uncut names (n >= 2); returns the names, or NULL when one
+ * would be empty or two still alike (the caller then numbers the cut names).
+ */
+static char **differing_names(char **full, size_t n)
+{
+	size_t pre = SIZE_MAX, suf = SIZE_MAX;
+	char **out = xcalloc(n + 1, sizeof(*out));
+
+	for (size_t i = 1; i < n; i++) {
+		size_t c = common_words(full[0], full[i]), t = common_tail_words(full[0], full[i]);
+		pre = c < pre ? c : pre;
+		suf = t < suf ? t : suf;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const char *f = full[i];
+		size_t len = strlen(f), from = pre + (f[pre] == '-'), to, dlen, start;
+		struct strbuf sb = STRBUF_INIT;
+
+		to = len > suf ? len - suf : 0;
+		if (to < len && to > 0 && f[to - 1] == '-' && suf)
+			to--;
+		if (to <= from)
+			goto fail;
+		dlen = to - from;
+		if (dlen > QUICK_DERIVED_NAME_MAX)
+			dlen = QUICK_DERIVED_NAME_MAX;
+		/* Words of the shared part, from its end, while they fit. */
+		start = pre;
+		while (start > 0) {
+			size_t w = start;
+			while (w > 0 && f[w - 1] != '-')
+				w--;
+			if (pre - w + 1 + dlen > QUICK_DERIVED_NAME_MAX)
+				break;
+			start = w;
+			if (w)
+				start = w - 1 + (f[w - 1] == '-');
+			if (!w)
+				break;
+			if (start > 0 && f[start - 1] == '-')
+				start--;
+		}
+		while (start < pre && f[start] == '-')
+			start++;
+		if (start < pre) {
+			strbuf_add(&sb, f + start, pre - start);
+			strbuf_addch(&sb, '-');
+		} else if (pre) {
+			/* None fits whole: the first word, the program, if it does. */
+			size_t w = strcspn(f, "-");
+			if (w < pre && w + 1 + dlen <= QUICK_DERIVED_NAME_MAX) {
+				strbuf_add(&sb, f, w);
+				strbuf_addch(&sb, '-');
+			}
+		}
+		strbuf_add(&sb, f + from, dlen);
+		while (sb.len && sb.buf[sb.len - 1] == '-')
+			sb.buf[--sb.len] = '\0';
+		out[i] = strbuf_detach(&sb, NULL);
+		if (!*out[i] || out[i][0] == '.')
+			goto fail;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (name_taken(out, i, out[i]))
+			goto fail;
+	return out;
+fail:
+	strv_free(out);
+	return NULL;
+}
+
 void quick_names(const struct quick_spec *spec, char ***out)
 {
 	char **names = xcalloc(spec->ncommands + 1, sizeof(*names));
 
+	char **diff = NULL;
+
+	/* Unnamed commands whose names would be cut alike keep what differs. */
+	if (spec->ncommands > spec->nnames + 1) {
+		size_t n = spec->ncommands - spec->nnames;
+		char **full = xcalloc(n + 1, sizeof(*full));
+		int cut = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			full[i] = name_from(spec->commands[spec->nnames + i], QUICK_FULL_NAME_MAX);
+			cut |= strlen(full[i]) > QUICK_DERIVED_NAME_MAX;
+		}
+		if (cut)
+			diff = differing_names(full, n);
+		strv_free(full);
+	}
 	for (size_t i = 0; i < spec->ncommands; i++) {
 		char *base, *name;
 
@@ -104,6 +226,8 @@ void quick_names(const struct quick_spec *spec, char ***out)
 			base = xstrdup(spec->names[i]);
 		else if (i < spec->nnames)
 			base = name_from(spec->names[i], NAME_RULE_MAX - 4);
+		else if (diff)
+			base = xstrdup(diff[i - spec->nnames]);
 		else
 			base = name_from(spec->commands[i], QUICK_DERIVED_NAME_MAX);
 
@@ -119,6 +243,7 @@ void quick_names(const struct quick_spec *spec, char ***out)
 		free(base);
 		names[i] = name;
 	}
+	strv_free(diff);
 	*out = names;
 }
 

@@ -98,6 +98,22 @@ static const struct names_case names_cases[] = {
 	{ { "a", "b" }, { "same", "same" }, 2, 2, { "same", "same-2" } },
 	{ { "this command is much longer than thirty-two characters" }, { NULL }, 1, 0,
 	  { "this-command-is-much-longer-than" } },
+	/* Alike past the cut: the words that differ are kept, after what fits of the rest. */
+	{ { "NODE_OPTIONS=--max-semi-space-size=1 node bench.js",
+	    "NODE_OPTIONS=--max-semi-space-size=16 node bench.js" }, { NULL }, 2, 0,
+	  { "max-semi-space-size-1", "max-semi-space-size-16" } },
+	{ { "echo xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx a",
+	    "echo xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx b" }, { NULL }, 2, 0,
+	  { "echo-a", "echo-b" } },
+	{ { "python3 bench.py --iterations 100000 --mode=fast",
+	    "python3 bench.py --iterations 100000 --mode=slow",
+	    "python3 bench.py --iterations 100000 --mode=auto" }, { NULL }, 3, 0,
+	  { "iterations-100000-mode-fast", "iterations-100000-mode-slow",
+	    "iterations-100000-mode-auto" } },
+	/* Identical past the cut too: numbered. */
+	{ { "this command is much longer than thirty-two characters",
+	    "this command is much longer than thirty-two characters" }, { NULL }, 2, 0,
+	  { "this-command-is-much-longer-than", "this-command-is-much-longer-than-2" } },
 };
 
 static void test_names(void **state)
