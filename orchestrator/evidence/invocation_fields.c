@@ -604,7 +604,7 @@ const struct field invocation_fields[] = {
 	{ .key = "status", CUSTOM(w_status, r_status), .flags = REQ | RD },
 	{ .key = "reason", .type = FIELD_OWNED, .off = OFF(reason), .flags = REQ | RD | NUL },
 	{ .key = "dir", .type = FIELD_OWNED, .off = OFF(dir), .flags = REQ | RD },
-	{ .key = "argv", .type = FIELD_OWNED_STRINGS, .off = OFF(argv), .count_off = OFF(argc), .flags = REQ },
+	{ .key = "argv", .type = FIELD_OWNED_STRINGS, .off = OFF(argv), .count_off = OFF(argc), .flags = REQ | FIELD_OPTIONAL },
 	{ .key = "cwd", .type = FIELD_OWNED, .off = OFF(cwd), .flags = REQ | RD },
 	{ .key = "start_utc", .type = FIELD_CHARS, .off = OFF(start_utc), .count_off = sizeof(((struct invocation *)0)->start_utc), .flags = REQ | RD },
 	{ .key = "end_utc", .type = FIELD_CHARS, .off = OFF(end_utc), .count_off = sizeof(((struct invocation *)0)->end_utc), .flags = REQ | RD },

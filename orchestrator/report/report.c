@@ -845,12 +845,59 @@ static void set_verify(struct tmpl_ctx *c, const struct report_input *in)
 	set_sb(c, "q_pem", &sb);
 }
 
+/*
+ * What each variant ran, near the top, so that a reader knows what the
+ * figures are of: its command line (as its first recorded invocation ran
+ * it, quoted for sh), the directory it ran in and the environment the
+ * plan set for it (metadata.json), each shown as it is.
+ */
+static void set_what_ran(struct tmpl_ctx *c, const struct report_input *in)
+{
+	const struct run_environment *e = in->environment;
+	struct strbuf sb = STRBUF_INIT;
+
+	tmpl_list(c, "ran");
+	for (size_t v = 0; v < in->run->nvariants; v++) {
+		const char *name = in->run->variant_names[v];
+		const struct invocation *first = NULL;
+		const struct env_variant *ev = NULL;
+		struct tmpl_ctx *r = tmpl_add(c, "ran");
+
+		for (size_t i = 0; i < in->ninvs && !first; i++)
+			if (!strcmp(in->invs[i].variant, name) && in->invs[i].argc)
+				first = &in->invs[i];
+		for (size_t i = 0; e && i < e->nvariants && !ev; i++)
+			if (!strcmp(e->variants[i].name, name))
+				ev = &e->variants[i];
+		tmpl_set(r, "name", name);
+		if (first) {
+			for (size_t k = 0; k < first->argc; k++) {
+				if (k)
+					strbuf_addch(&sb, ' ');
+				strbuf_add_sh(&sb, first->argv[k]);
+			}
+			set_code(r, "command", sb.buf);
+			strbuf_reset(&sb);
+		} else {
+			tmpl_set(r, "command", "(no invocation recorded)");
+		}
+		set_code(r, "cwd", ev ? ev->cwd : first ? first->cwd : NULL);
+		for (size_t i = 0; ev && i < ev->nenv; i++)
+			strbuf_addf(&sb, "%s%s=%s", i ? " " : "", ev->env_keys[i], ev->env_values[i]);
+		if (sb.len)
+			set_code(r, "env", sb.buf);
+		strbuf_reset(&sb);
+	}
+	strbuf_release(&sb);
+}
+
 char *report_render(const struct report_input *in)
 {
 	struct tmpl_ctx *c = tmpl_ctx_new();
 	char *err = NULL, *text = NULL;
 
 	set_header(c, in);
+	set_what_ran(c, in);
 	set_verdict(c, in->comparison);
 	set_metrics(c, in);
 	set_gates(c, in->comparison);

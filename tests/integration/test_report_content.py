@@ -60,6 +60,14 @@ class ReportContent(AbevTestCase):
         env = report.split("## Environment")[1].split("## ")[0]
         self.assertIn(f"**a** in ``{os.path.realpath(odd)}``", env)
         self.assertNotIn("node\\_modules", env)
+        # Near the top, what each variant ran: its command line, directory and the
+        # environment the plan set; the statistics detail is in the appendix at the end.
+        ran = report.split("## What ran")[1].split("## ")[0]
+        argv = " ".join(helper_plan([("a", ["exit", "0"])])["variants"][0]["command"])
+        self.assertIn(f"- **a**: `{argv}`, in ``{os.path.realpath(odd)}``", ran)
+        order = [report.index(h) for h in ("## Verdict", "## What ran", "## Comparison",
+                                           "## Appendix: statistics", "## Invocations")]
+        self.assertEqual(order, sorted(order))
 
     def test_failed_test_names_are_recorded(self):
         if not (DEMO and os.access(DEMO, os.X_OK)):

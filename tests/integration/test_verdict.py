@@ -212,6 +212,9 @@ class Verdict(AbevTestCase):
                     row = (f"| {variant} | {want_n} | {in_scale(s['median'], sc)} {md(sc[1])} | "
                            f"{in_scale(min(vals), sc)}–{in_scale(max(vals), sc)} {md(sc[1])} | ")
                     self.assertIn(row, section)
+                    # The statistics detail is the appendix's, under the same heading.
+                    detail = report.split("\n## Appendix: statistics\n")[1].split(
+                        f"\n### {md(metric)}\n")[1].split("\n### ")[0].split("\n## ")[0]
                     runs = f"- {variant}, in execution order: " + ", ".join(
                         in_scale(v, sc) + (" (outlier)" if s["values"][i]["outlier"] else "")
                         for i, v in enumerate(vals)) + f" {md(sc[1])}"
@@ -221,17 +224,17 @@ class Verdict(AbevTestCase):
                              f"{in_scale(statistics.median(abs(v - statistics.median(vals)) for v in vals), sc)}"
                              f" {md(sc[1])}, coefficient of variation "
                              f"{statistics.stdev(vals) / abs(statistics.fmean(vals)) * 100:.1f}%")
-                    self.assertIn(runs, section)
+                    self.assertIn(runs, detail)
                     if variant == "cand":
                         self.assertIn(f"- cand against base: Mann–Whitney U = "
                                       f"{s['mann_whitney']['u']:g}, p = "
                                       f"{s['mann_whitney']['p']:.3g} (exact; the smallest "
-                                      f"attainable is {s['mann_whitney']['min_p']:.3g})", section)
+                                      f"attainable is {s['mann_whitney']['min_p']:.3g})", detail)
                         pr = s["paired"]
                         self.assertIn(f"paired by round ({pr['pairs']} pairs): ratio median "
                                       f"{pr['ratio_median']:.3f}, range {pr['ratio_min']:.3f}–"
                                       f"{pr['ratio_max']:.3f}, Wilcoxon p = {pr['wilcoxon_p']:.3g}",
-                                      section)
+                                      detail)
                     if variant == "base":
                         self.assertIn(row + "reference |  |  |", section)
                         continue
