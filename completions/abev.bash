@@ -73,15 +73,15 @@ _abev()
 		;;
 	'bench')
 		case $prev in
-		-r|--runs|-w|--warmup|-n|--name|--prepare|--gap|--results|--min-executed|--max-regression|--until-decided|--host-label|--max-cpu-wait-pct|--wait-max) return 0 ;;
+		-r|--runs|-w|--warmup|-n|--name|--prepare|--gap|--results|--min-executed|--max-regression|--until-decided|--host-label|--max-cpu-wait-pct|--wait-max|--command-name|-S|--shell) return 0 ;;
 		--order) COMPREPLY=($(compgen -W 'alternate reverse shuffle' -- "$cur")); return 0 ;;
 		-o|--out) _abev_dirs; return 0 ;;
 		-k|--key) _abev_files '*.key'; return 0 ;;
-		--save-plan|--passphrase-file|--bundle) _abev_files; return 0 ;;
+		--save-plan|--passphrase-file|--bundle|--export-json|--export-csv|--export-junit|--export-markdown) _abev_files; return 0 ;;
 		--passphrase-env) COMPREPLY=($(compgen -v -- "$cur")); return 0 ;;
 		esac
 		if [[ $cur == -* ]]; then
-			COMPREPLY=($(compgen -W '-r --runs -w --warmup -n --name -N --no-shell --prepare --gap --order --results --min-executed --max-regression --until-decided -o --out -k --key --unsigned --save-plan --passphrase-file --passphrase-env --insecure-key-mode --bundle --host-label --max-cpu-wait-pct --wait --no-wait --wait-max -q --quiet --json -h --help' -- "$cur"))
+			COMPREPLY=($(compgen -W '-r --runs -w --warmup -n --name -N --no-shell --prepare --gap --order --results --min-executed --max-regression --until-decided -o --out -k --key --unsigned --save-plan --passphrase-file --passphrase-env --insecure-key-mode --bundle --host-label --max-cpu-wait-pct --wait --no-wait --wait-max -q --quiet --json --command-name -S --shell --export-json --export-csv --export-junit --export-markdown -h --help' -- "$cur"))
 			return 0
 		fi
 		;;

@@ -17,6 +17,13 @@
 /* Prints msg as an error and hint (a usage) on stderr; returns EXIT_USAGE. */
 int usage_error(const char *msg, const char *hint);
 
+/*
+ * Writes the export FORMAT (hyperfine, csv, junit, json) of the evidence
+ * in DIR to the new file OUT (abev bench --export-*). 0, or an exit code
+ * after the message.
+ */
+int cli_export_file(const char *dir, const char *format, const char *out);
+
 /* The commands. */
 extern const struct cli_command cmd_run, cmd_bench, cmd_init;
 extern const struct cli_command cmd_verify, cmd_keygen, cmd_pack, cmd_report, cmd_compare,

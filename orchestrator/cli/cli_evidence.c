@@ -582,6 +582,29 @@ static int export_main(void *opts, size_t npos, char **pos)
 	return rc;
 }
 
+int cli_export_file(const char *dir, const char *format, const char *out)
+{
+	struct evidence_run run;
+	struct comparison cmp = COMPARISON_INIT;
+	enum export_format f;
+	char *text;
+	int rc;
+
+	if (export_format_parse(format, &f) < 0) {
+		error("unknown format '%s' (expected hyperfine, csv, junit or json)", format);
+		return EXIT_USAGE;
+	}
+	rc = load_evidence(dir, NULL, &run, &cmp, NULL);
+	if (rc)
+		return rc;
+	text = export_render(f, &run, &cmp);
+	rc = write_file_new(out, 0644, text, strlen(text)) < 0 ? EXIT_RUNTIME : 0;
+	free(text);
+	comparison_release(&cmp);
+	evidence_run_release(&run);
+	return rc;
+}
+
 static const struct cli_option export_options[] = {
 	{ CLI_STRING('f', "format", struct evidence_args, format, "FORMAT",
 		     "hyperfine, csv, junit or json (above)"),

@@ -35,6 +35,7 @@
 #include "util/number.h"
 #include "util/path.h"
 #include "util/quote.h"
+#include "util/readfile.h"
 #include "util/strbuf.h"
 #include "util/usage.h"
 #include "util/writefile.h"
@@ -573,7 +574,122 @@ struct bench_args {
 	struct quick_args q;
 	struct run_args run;
 	const char *save;       /* --save-plan FILE */
+	/* hyperfine's: --export-json/-csv/-markdown/-junit FILE, --shell SHELL */
+	const char *export_json, *export_csv, *export_markdown, *export_junit, *shell;
 };
+
+/*
+ * hyperfine's options abev bench does not take, with what abev does
+ * instead (the ones it does take work as in hyperfine: -r, -w, -n,
+ * --command-name, -N, --shell none, --prepare, --export-*).
+ */
+static const struct cli_foreign hyperfine_options[] = {
+	{ "--setup", "hyperfine", "abev runs no setup once before all runs: --prepare CMD runs "
+	  "before every run (not measured); run a one-time setup before abev" },
+	{ "-s", "hyperfine", "for --setup: --prepare CMD runs before every run (not measured)" },
+	{ "--cleanup", "hyperfine", "abev runs no cleanup after a command's runs: run it after "
+	  "abev, or make it part of the next --prepare" },
+	{ "-c", "hyperfine", "for --cleanup: run it after abev" },
+	{ "--conclude", "hyperfine", "abev runs nothing after each run: the run's own output "
+	  "is kept in its test.log and stderr.log" },
+	{ "--ignore-failure", "hyperfine", "a run that fails is recorded as failed and not "
+	  "counted, and the decision says why; to accept other exit codes write a plan "
+	  "('abev init --from-bench ...') and set allowed_exit_codes" },
+	{ "-i", "hyperfine", "for --ignore-failure: set allowed_exit_codes in a plan ('abev init "
+	  "--from-bench ...'); a failing run is recorded, not counted" },
+	{ "--min-runs", "hyperfine", "-r N sets the runs; --until-decided N adds rounds until "
+	  "every --max-regression gate is decided, at most N" },
+	{ "-m", "hyperfine", "for --min-runs: -r N, or --until-decided N with a gate" },
+	{ "--max-runs", "hyperfine", "--until-decided N (with --max-regression) stops at N "
+	  "rounds at most" },
+	{ "-M", "hyperfine", "for --max-runs: --until-decided N with --max-regression" },
+	{ "--parameter-scan", "hyperfine", "give each value as a command of its own ('cmd -t 1' "
+	  "'cmd -t 4'), or write a plan with a variants file" },
+	{ "-P", "hyperfine", "for --parameter-scan: one command per value, or a plan" },
+	{ "--parameter-step-size", "hyperfine", "give each value as a command of its own" },
+	{ "-D", "hyperfine", "for --parameter-step-size: one command per value" },
+	{ "--parameter-list", "hyperfine", "give each value as a command of its own ('cmd a' "
+	  "'cmd b'), or write a plan with a variants file" },
+	{ "-L", "hyperfine", "for --parameter-list: one command per value, or a plan" },
+	{ "--show-output", "hyperfine", "abev keeps every run's output in the evidence "
+	  "(runs/<variant>/run-N/test.log and stderr.log) instead of showing it" },
+	{ "--output", "hyperfine", "abev keeps every run's output in the evidence "
+	  "(test.log, stderr.log)" },
+	{ "--input", "hyperfine", "give the command its input itself (sh -c 'cmd < FILE')" },
+	{ "--style", "hyperfine", "abev's terminal output has one style; --quiet keeps the "
+	  "decision line and the evidence path" },
+	{ "--time-unit", "hyperfine", "abev shows each figure in the unit that suits it; "
+	  "--export-csv and result.json keep milliseconds" },
+	{ "-u", "hyperfine", "for --time-unit: abev picks the unit per figure" },
+	{ "--sort", "hyperfine", "abev lists the commands in the order given, the first the "
+	  "reference" },
+	{ "--min-benchmarking-time", "hyperfine", "-r N sets the runs" },
+	{ "--reference", "hyperfine", "the first command is the reference" },
+	{ "--export-asciidoc", "hyperfine", "--export-markdown FILE writes the report" },
+	{ "--export-orgmode", "hyperfine", "--export-markdown FILE writes the report" },
+	{ NULL, NULL, NULL },
+};
+
+/*
+ * hyperfine's --shell and --export-* as abev bench takes them: the shell
+ * is 'none' (-N) or sh; an export file must not exist yet (abev never
+ * replaces a file). 0, or EXIT_USAGE after the message.
+ */
+static int bench_hyperfine_check(struct bench_args *b)
+{
+	const char *files[] = { b->export_json, b->export_csv, b->export_junit, b->export_markdown };
+	struct stat st;
+
+	if (b->shell) {
+		if (!strcmp(b->shell, "none"))
+			b->q.spec.no_shell = 1;
+		else if (strcmp(b->shell, "sh") && strcmp(b->shell, "/bin/sh"))
+			return usage_error("'--shell' takes 'none' (-N) or 'sh': to run a command "
+					   "through another shell, give it with -N, as in -N 'bash -c "
+					   "\"...\"'", cmd_bench.usage);
+	}
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		char *msg;
+		if (!files[i])
+			continue;
+		if (lstat(files[i], &st) < 0) {
+			if (outpath_check_evidence("--export", files[i]) < 0)
+				return EXIT_USAGE;
+			continue;
+		}
+		msg = xasprintf("'%s' already exists: abev never overwrites a file (remove it, "
+				"or choose another)", files[i]);
+		usage_error(msg, cmd_bench.usage);
+		free(msg);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* Writes the exports --export-* asked for, from the evidence just sealed. 0 or an exit code. */
+static int bench_exports(const struct bench_args *b)
+{
+	const char *dir = b->run.out;
+	int rc = 0;
+
+	if (b->export_json)
+		rc = cli_export_file(dir, "hyperfine", b->export_json);
+	if (!rc && b->export_csv)
+		rc = cli_export_file(dir, "csv", b->export_csv);
+	if (!rc && b->export_junit)
+		rc = cli_export_file(dir, "junit", b->export_junit);
+	if (!rc && b->export_markdown) {
+		char *path = path_join(dir, EVIDENCE_REPORT_FILE);
+		struct strbuf sb = STRBUF_INIT;
+
+		if (read_file_capped(&sb, path, 256u << 20) < 0 ||
+		    write_file_new(b->export_markdown, 0644, sb.buf, sb.len) < 0)
+			rc = EXIT_RUNTIME;
+		strbuf_release(&sb);
+		free(path);
+	}
+	return rc;
+}
 
 static int bench_main(void *opts, size_t n, char **operands)
 {
@@ -590,6 +706,9 @@ static int bench_main(void *opts, size_t n, char **operands)
 		return rc;
 	if (!n)
 		return usage_error("no command given", cmd_bench.usage);
+	rc = bench_hyperfine_check(b);
+	if (rc)
+		return rc;
 	cwd = getcwd(NULL, 0);
 	if (!cwd) {
 		error("cannot tell the current directory: %s", strerror(errno));
@@ -626,6 +745,12 @@ static int bench_main(void *opts, size_t n, char **operands)
 	if (!rc) {
 		shown = save ? xstrdup(save) : path_join(a->out, EVIDENCE_PLAN_FILE);
 		rc = run_plan(&plan, a, shown);
+		/* Evidence with a decision: the exports hyperfine users asked for, from it. */
+		if (rc == EXIT_PASSED || rc == EXIT_FAILED || rc == EXIT_REJECTED ||
+		    rc == EXIT_INCONCLUSIVE) {
+			int erc = bench_exports(b);
+			rc = erc ? erc : rc;
+		}
 	}
 	/* A refusal leaves nothing behind: the directory made above goes while still empty. */
 	if (a->out_made && (rc == EXIT_USAGE || rc == EXIT_RUNTIME))
@@ -722,6 +847,25 @@ static const struct cli_option bench_options[] = {
 		     "release pipeline"),
 	  .complete = CLI_COMPLETE_ANY_FILE },
 	RUN_SHARED_OPTIONS(struct bench_args, run.),
+	{ CLI_STRINGS(0, "command-name", struct bench_args, q.names, "NAME", QUICK_MAX_COMMANDS,
+		      "hyperfine's name for -n: the same") },
+	{ CLI_STRING('S', "shell", struct bench_args, shell, "SHELL",
+		     "as hyperfine: 'none' runs the commands without a shell (-N); 'sh' is the "
+		     "default; another shell: write it into the command ('bash -c ...') with -N") },
+	{ CLI_STRING(0, "export-json", struct bench_args, export_json, "FILE",
+		     "at the end, write hyperfine's JSON of the counted runs to FILE (must not "
+		     "exist): abev export --format hyperfine"),
+	  .complete = CLI_COMPLETE_ANY_FILE },
+	{ CLI_STRING(0, "export-csv", struct bench_args, export_csv, "FILE",
+		     "at the end, write the CSV of every run to FILE (abev export --format csv)"),
+	  .complete = CLI_COMPLETE_ANY_FILE },
+	{ CLI_STRING(0, "export-junit", struct bench_args, export_junit, "FILE",
+		     "at the end, write the gates and failures as JUnit XML to FILE (abev export "
+		     "--format junit)"),
+	  .complete = CLI_COMPLETE_ANY_FILE },
+	{ CLI_STRING(0, "export-markdown", struct bench_args, export_markdown, "FILE",
+		     "at the end, copy the evidence's report.md to FILE"),
+	  .complete = CLI_COMPLETE_ANY_FILE },
 	{ CLI_END() },
 };
 
@@ -738,6 +882,7 @@ const struct cli_command cmd_bench = {
 	.max_operands = CLI_MANY,
 	.opts_size = sizeof(struct bench_args),
 	.defaults = &bench_defaults,
+	.foreign = hyperfine_options,
 	.fn = bench_main,
 };
 

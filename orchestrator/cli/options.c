@@ -102,6 +102,15 @@ static const char *nearest_option(const struct cli_option *opts, const char *arg
 static int unknown_option(const struct cli_command *c, const char *arg)
 {
 	const char *near = nearest_option(c->options, arg);
+	size_t len = strcspn(arg, "=");
+
+	for (const struct cli_foreign *f = c->foreign; f && f->name; f++)
+		if (strlen(f->name) == len && !strncmp(arg, f->name, len)) {
+			error("'%s' is %s's and 'abev %s' does not take it: %s", f->name, f->tool,
+			      c->name, f->instead);
+			print_usage(c);
+			return -1;
+		}
 
 	error("unknown option '%s' for 'abev %s'%s%s%s", arg, c->name,
 	      near ? ", did you mean '--" : "", near ? near : "", near ? "'?" : "");

@@ -113,6 +113,17 @@ struct cli_option {
  * row but the hidden ones, then -h, --help) and tail; a usage error prints
  * the usage alone. Every string ends with a newline.
  */
+/*
+ * An option another tool takes that this command does not, and what to
+ * do instead: "--setup" of hyperfine, "abev has none: ...". An unknown
+ * option named here is refused with these words rather than a guess.
+ */
+struct cli_foreign {
+	const char *name;        /* "--setup", "-L" */
+	const char *tool;        /* "hyperfine" */
+	const char *instead;     /* one sentence, lower case */
+};
+
 struct cli_command {
 	const char *name;        /* as in messages: "run", "guard min-executed" */
 	const char *summary;     /* one line, lower case: what the command does */
@@ -126,6 +137,7 @@ struct cli_command {
 	int stop_at_operand;     /* everything after the first operand is one too */
 	size_t opts_size;        /* the option struct the rows write into */
 	const void *defaults;    /* its values before parsing (opts_size bytes); NULL: zeros */
+	const struct cli_foreign *foreign; /* ends with a NULL name; or NULL: none */
 	/* The command itself: its options, and its operands (argv's own strings). */
 	int (*fn)(void *opts, size_t noperands, char **operands);
 };

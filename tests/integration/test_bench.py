@@ -67,6 +67,45 @@ class TestBench(BenchTestCase):
         self.assertIn("sleep-0.012", csv.stdout)
         self.run_in("compare", "ev", "ev", check=0)
 
+    def test_hyperfines_options(self):
+        # Those abev takes work as in hyperfine: names, no shell, exports at the end.
+        out = self.path("ev")
+        files = {k: self.path("x." + k) for k in ("json", "csv", "md")}
+        self.abev("bench", "-r", "2", "--command-name", "one", "true", "--command-name", "two",
+                  "--shell", "none", "true", "--out", out, "--export-json", files["json"],
+                  "--export-csv", files["csv"], "--export-markdown", files["md"], check=0)
+        with open(files["json"]) as f:
+            doc = json.load(f)
+        self.assertEqual([r["command"] for r in doc["results"]], ["one", "two"])
+        self.assertEqual([len(r["times"]) for r in doc["results"]], [2, 2])
+        with open(files["csv"]) as f:
+            self.assertTrue(f.readline().startswith("seq,variant,phase"))
+        with open(files["md"], encoding="utf-8") as f, \
+                open(os.path.join(out, "report.md"), encoding="utf-8") as g:
+            self.assertEqual(f.read(), g.read())
+        res = self.load("ev", "result.json")
+        self.assertEqual(res["invocations"][0]["argv"], ["true"])
+        # An export file that exists is not replaced: refused before anything runs.
+        cp = self.abev("bench", "true", "--export-csv", files["csv"], "--out", self.path("ev2"),
+                       check=2)
+        self.assertIn("already exists", cp.stderr)
+        self.assertFalse(os.path.exists(self.path("ev2")))
+        # Those it does not take are refused with what abev does instead.
+        for args, words in ((["--setup", "make"], "--prepare CMD runs before every run"),
+                            (["-L", "x", "1,2"], "one command per value"),
+                            (["-i"], "allowed_exit_codes"),
+                            (["--show-output"], "test.log"),
+                            (["-M", "20"], "--until-decided N")):
+            cp = self.abev("bench", *args, "true", "false", check=2)
+            self.assertIn(f"'{args[0]}' is hyperfine's and 'abev bench' does not take it: ",
+                          cp.stderr)
+            self.assertIn(words, cp.stderr)
+        cp = self.abev("bench", "--shell", "bash", "true", check=2)
+        self.assertIn("'--shell' takes 'none' (-N) or 'sh'", cp.stderr)
+        # Unknown options get the nearest one.
+        cp = self.abev("bench", "--warmpu", "1", "true", check=2)
+        self.assertIn("did you mean '--warmup'?", cp.stderr)
+
     def test_until_decided_stops_when_the_gate_decides(self):
         # A command three times as slow against a 5 % gate on wall time: decided at a
         # look well before the 24 rounds allowed, and rejected.
