@@ -571,7 +571,13 @@ static char *certain_failure(const struct run_state *st, unsigned round)
 					 first->status == INV_EXEC_FAILED && first->exec_error
 						 ? first->exec_error : first->reason ? first->reason : "?");
 	}
-	for (size_t m = 0; st->ninvs && m < st->invs[0].nmetrics; m++) {
+	size_t nm = 0;
+
+	/* The plan's metrics, as the recorded runs have them (warmups yield none). */
+	for (size_t i = 0; i < st->ninvs; i++)
+		if (!st->invs[i].warmup && st->invs[i].nmetrics > nm)
+			nm = st->invs[i].nmetrics;
+	for (size_t m = 0; m < nm; m++) {
 		const struct metric_value *mv = NULL;
 		size_t seen = 0, typo = 0;
 

@@ -5,6 +5,7 @@ test — each end with a decision line that names the cause, the report's
 verdict says the same, and the JUnit export shows it as a failure. The
 comparison in result.json carries the sentences ("missing")."""
 import glob
+import json
 import os
 import xml.etree.ElementTree as ET
 
@@ -108,7 +109,7 @@ class Why(AbevTestCase):
                 {"name": "cand", "command": [DEMO, "--trx", "{run_dir}/suite.trx"],
                  "env": {"DEMO_IMPL": "candidate"}},
             ],
-            "schedule": {"runs": 2},
+            "schedule": {"runs": 3, "warmups": 1},
             "results": {"files": "{run_dir}/*.trx"},
             "metrics": [{"name": "sieve", "source": "duration", "test": "prime_seive"}],
             "load": {"max_cpu_wait_pct": 100, "max_foreign_cpu": 64, "max_repeats": 0},
@@ -123,3 +124,9 @@ class Why(AbevTestCase):
         self.assertNotIn("n/a (no counted run)", p.stdout + p.stderr)
         fails = self.junit_failures(ev)
         self.assertIn(("abev.runs.cand", "metric sieve"), [(c, n) for c, n, _ in fails])
+        # A typo no further round mends: the plan stopped after the first (warmups
+        # yield no metrics and do not hide it).
+        with open(os.path.join(ev, "result.json")) as f:
+            notes = json.load(f)["notes"]
+        self.assertTrue(any("stopped the plan after round 1: metric 'sieve' matched no test"
+                            in n for n in notes), notes)
