@@ -866,6 +866,9 @@ static void collect_blocking(const struct invocation *invs, size_t ninvs, struct
 		c->decision = DECISION_REJECTED;
 }
 
+/* Distinct reasons why_uncounted() tells apart; runs of any other count as "other reasons". */
+#define WHY_REASONS_MAX 16
+
 /* What happened to runs of a status, as a sentence says it. */
 static const char *status_words(enum inv_status st)
 {
@@ -893,25 +896,28 @@ static const char *status_reason(const struct invocation *inv)
  */
 static char *why_uncounted(const char *v, const struct invocation *invs, size_t ninvs)
 {
+	/* The distinct reasons seen, counted, at most WHY_REASONS_MAX of them (the rest: "other"). */
+	struct { const struct invocation *first; size_t n; } seen[WHY_REASONS_MAX];
 	const struct invocation *best = NULL;
-	size_t recorded = 0, best_n = 0;
+	size_t recorded = 0, best_n = 0, nseen = 0;
 	struct strbuf sb = STRBUF_INIT;
 
 	for (size_t i = 0; i < ninvs; i++) {
 		const struct invocation *a = &invs[i];
-		size_t n = 0;
+		size_t k;
 
 		if (a->warmup || a->status == INV_DISCARDED || strcmp(a->variant, v))
 			continue;
 		recorded++;
-		for (size_t k = 0; k < ninvs; k++) {
-			const struct invocation *b = &invs[k];
-			n += !b->warmup && b->status != INV_DISCARDED && !strcmp(b->variant, v) &&
-			     !strcmp(status_reason(a), status_reason(b));
+		for (k = 0; k < nseen && strcmp(status_reason(seen[k].first), status_reason(a)); k++)
+			;
+		if (k == nseen && nseen < WHY_REASONS_MAX) {
+			seen[nseen].first = a;
+			seen[nseen++].n = 0;
 		}
-		if (n > best_n) {
-			best = a;
-			best_n = n;
+		if (k < nseen && ++seen[k].n > best_n) {
+			best = seen[k].first;
+			best_n = seen[k].n;
 		}
 	}
 	if (!recorded)

@@ -59,6 +59,7 @@ static void set_code(struct tmpl_ctx *c, const char *name, const char *s)
 {
 	struct strbuf sb = STRBUF_INIT, body = STRBUF_INIT;
 	size_t fence;
+	int pad;
 
 	if (!s) {
 		tmpl_set(c, name, NULL);
@@ -66,12 +67,13 @@ static void set_code(struct tmpl_ctx *c, const char *name, const char *s)
 	}
 	strbuf_add_escaped_line(&body, s, strlen(s));
 	fence = longest_backticks(body.buf) + 1;
+	pad = body.len && (body.buf[0] == '`' || body.buf[body.len - 1] == '`' || body.buf[0] == ' ');
 	for (size_t i = 0; i < fence; i++)
 		strbuf_addch(&sb, '`');
-	if (body.len && (body.buf[0] == '`' || body.buf[body.len - 1] == '`' || body.buf[0] == ' '))
+	if (pad)
 		strbuf_addch(&sb, ' ');
 	strbuf_add(&sb, body.buf, body.len);
-	if (body.len && (body.buf[0] == '`' || body.buf[body.len - 1] == '`' || body.buf[0] == ' '))
+	if (pad)
 		strbuf_addch(&sb, ' ');
 	for (size_t i = 0; i < fence; i++)
 		strbuf_addch(&sb, '`');
