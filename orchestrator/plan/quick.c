@@ -153,24 +153,17 @@ static char **differing_names(char **full, size_t n)
 		dlen = to - from;
 		if (dlen > QUICK_DERIVED_NAME_MAX)
 			dlen = QUICK_DERIVED_NAME_MAX;
-		/* Words of the shared part, from its end, while they fit. */
+		/* Words of the shared part, from its end, while they fit: f[start..pre) is kept. */
 		start = pre;
-		while (start > 0) {
-			size_t w = start;
-			while (w > 0 && f[w - 1] != '-')
-				w--;
-			if (pre - w + 1 + dlen > QUICK_DERIVED_NAME_MAX)
+		for (size_t w = pre; w > 0;) {
+			size_t b = w;
+			while (b > 0 && f[b - 1] != '-')
+				b--;
+			if (pre - b + 1 + dlen > QUICK_DERIVED_NAME_MAX)
 				break;
-			start = w;
-			if (w)
-				start = w - 1 + (f[w - 1] == '-');
-			if (!w)
-				break;
-			if (start > 0 && f[start - 1] == '-')
-				start--;
+			start = b;
+			w = b ? b - 1 : 0;
 		}
-		while (start < pre && f[start] == '-')
-			start++;
 		if (start < pre) {
 			strbuf_add(&sb, f + start, pre - start);
 			strbuf_addch(&sb, '-');
