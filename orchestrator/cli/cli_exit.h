@@ -35,7 +35,8 @@ enum exit_code {
 	"  1    evidence was produced but an invocation failed (non-zero exit, signal,\n" \
 	"       timeout, exec failure, a missing metric, or a slot lost to foreign load)\n" \
 	"  2    usage or plan error (nothing is run, nothing is written)\n" \
-	"  3    runtime error (cannot create the evidence directory, cannot spawn)\n" \
+	"  3    runtime error (cannot create the evidence directory, cannot spawn; with\n" \
+	"       --no-wait, another abev run on this host is going on)\n" \
 	"  4    verification failed (abev verify, or --pubkey of report/export/compare)\n" \
 	"  5    rejected: a gate failed (its whole interval is beyond the limit)\n" \
 	"  6    inconclusive, in a plan whose decision.inconclusive is \"fail\"\n" \
