@@ -34,7 +34,7 @@
  * Returns 0 with the outcome in *res (exec failure included; release it),
  * -1 after error() when abev could not run anything at all.
  */
-static int cmd_run(const char *const *argv, const char *const *envp, const char *cwd,
+static int command_output(const char *const *argv, const char *const *envp, const char *cwd,
 		   int merge_stderr, int as_abev, size_t cap, struct strbuf *out,
 		   struct proc_result *res)
 {
@@ -88,7 +88,7 @@ int git_state_collect(const char *cwd, struct git_state *g)
 		ret = 0;
 		goto out;
 	}
-	if (cmd_run(head_argv, NULL, cwd, 0, 1, GIT_OUTPUT_MAX, &out, &r) < 0)
+	if (command_output(head_argv, NULL, cwd, 0, 1, GIT_OUTPUT_MAX, &out, &r) < 0)
 		goto out;
 	if (r.outcome == PROC_EXITED && r.exit_code == 0)
 		head = utf8_clean_trim(out.buf, out.len);
@@ -98,7 +98,7 @@ int git_state_collect(const char *cwd, struct git_state *g)
 		ret = 0;
 		goto out;
 	}
-	if (cmd_run(status_argv, NULL, cwd, 0, 1, GIT_OUTPUT_MAX, &out, &r) < 0)
+	if (command_output(status_argv, NULL, cwd, 0, 1, GIT_OUTPUT_MAX, &out, &r) < 0)
 		goto out;
 	if (r.outcome == PROC_EXITED && r.exit_code == 0) {
 		g->known = 1;
@@ -154,7 +154,7 @@ int version_run(const struct plan_version *pv, const struct plan_variant *v,
 		ret = 0;
 		goto out;
 	}
-	if (cmd_run(argv, (const char *const *)envp, v->cwd, 1, 0, VERSION_OUTPUT_MAX, &out, &r) < 0)
+	if (command_output(argv, (const char *const *)envp, v->cwd, 1, 0, VERSION_OUTPUT_MAX, &out, &r) < 0)
 		goto out;
 	/* Cleaning may widen bytes into U+FFFD: cut again to keep the ceiling. */
 	mv->output = utf8_clean_trim(out.buf, out.len);
