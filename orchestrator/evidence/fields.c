@@ -14,6 +14,10 @@
 #include "util/alloc.h"
 #include "util/compiler.h"
 
+/* Names for the pointer types of the rows, so that CAT() adds its const to a name, not twice to char. */
+typedef const char *field_str;
+typedef const char *const *field_strv;
+
 #define AT(rec, f, type) ((type *)((char *)(rec) + (f)->off))
 #define CAT(rec, f, type) ((const type *)((const char *)(rec) + (f)->off))
 #define COUNT(rec, f) ((size_t *)((char *)(rec) + (f)->count_off))
@@ -60,12 +64,12 @@ static void write_field(json_node *o, const struct field *f, const void *rec)
 	case FIELD_STRING:
 	case FIELD_OWNED:
 	case FIELD_CHARS:
-		s = f->type == FIELD_CHARS ? CAT(rec, f, char) : *CAT(rec, f, const char *);
+		s = f->type == FIELD_CHARS ? CAT(rec, f, char) : *CAT(rec, f, field_str);
 		jadd_str(o, key, (f->flags & FIELD_NULL_EMPTY) && s && !*s ? NULL : s);
 		break;
 	case FIELD_STRINGS:
 	case FIELD_OWNED_STRINGS:
-		jadd(o, key, jstrings(*CAT(rec, f, const char *const *), *CCOUNT(rec, f)));
+		jadd(o, key, jstrings(*CAT(rec, f, field_strv), *CCOUNT(rec, f)));
 		break;
 	case FIELD_U64:
 		write_int(o, f, (int64_t)*CAT(rec, f, uint64_t));
@@ -119,7 +123,7 @@ void fields_write(json_node *o, const struct field *rows, size_t n, const void *
 
 		if (f->type == FIELD_OBJECT) {
 			open = f->key;
-			if ((f->flags & FIELD_NULL_UNLESS) && !*CAT(rec, f, const char *)) {
+			if ((f->flags & FIELD_NULL_UNLESS) && !*CAT(rec, f, field_str)) {
 				jadd(o, f->key, jnull());
 				obj = NULL;
 			} else {
