@@ -169,7 +169,9 @@ class DotnetTest(AbevTestCase):
         self.assertIn("decision: rejected: candidate run 1 failed the test_set guard",
                       cp.stdout)
         junit = self.abev("export", self.path("ev"), "--format", "junit")
-        self.assertIn('failures="2"', junit.stdout)
+        # The two runs that failed their test guard, and the candidate with no counted run.
+        self.assertIn('tests="3" failures="3"', junit.stdout)
+        self.assertIn('classname="abev.runs.candidate" name="counted runs"', junit.stdout)
         self.assertIn("SuiteTests.OnlyInTheBaseline", junit.stdout)
         with open(self.path("ev", "report.md"), encoding="utf-8") as f:
             report = f.read()
