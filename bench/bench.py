@@ -733,8 +733,8 @@ def report(m, oh, tr, evs, sc, rounds, scales, started, elapsed, load0, load1, c
     add("")
     add("## 8. The child's own peak RSS\n")
     add(f"`abev bench -N true -r {cr['n']}`: the `max_rss_bytes` abev records for each "
-        "invocation (the child's `ru_maxrss` from wait4, started by vfork-style clone so that "
-        "none of abev's pages count) against GNU time's figure for `true` (median of 9). The "
+        "invocation (the child's `ru_maxrss` from wait4, forked without abev's heap) against "
+        "GNU time's figure for `true` (median of 9). The "
         "figure must not grow with the run, nor with abev's size, and must be within 10 % of "
         "GNU time's.\n")
     ok = abs(cr["ratio"] - 1) <= 0.10 and cr["last_kib"] <= cr["first_kib"] * 1.10

@@ -201,7 +201,6 @@ ABEV_NORETURN static void child_main(const char *cwd, char *const *argv,
 	/* Whatever else abev has open must not leak into the measured program. */
 	(void)syscall(SYS_close_range, 3U, ~0U, 4U /* CLOSE_RANGE_CLOEXEC */);
 #endif
-	fork_rss_shed();
 	do {
 		n = read(go_rd, &go, 1);
 	} while (n < 0 && errno == EINTR);

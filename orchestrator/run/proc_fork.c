@@ -9,7 +9,6 @@
 #include "run/proc.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <malloc.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -26,78 +25,6 @@
 
 static uintptr_t heap_start;   /* 0: unknown, nothing is withheld */
 
-/*
- * The mappings of the shared libraries the child never runs between
- * fork() and execve() (every one but libc, the dynamic loader and a
- * sanitizer's runtime), read once at setup: a fork copies the page
- * tables of every one of their pages that was ever written (relocations)
- * and so every resident page of such a mapping — libcrypto's alone are
- * 1.5 MiB — and they would count in the child's peak RSS.
- */
-#define SHED_MAX 128
-static struct { uintptr_t start, end; } shed[SHED_MAX];
-static size_t nshed;
-
-/* Whether the library at path is one the child may run before execve(). */
-static int child_needs(const char *path, const char *exe)
-{
-	static const char *const keep[] = { "/libc.so", "/libc-", "/ld-linux", "/ld-musl", "san.so", "vgpreload",
-					    "/libgcc_s.so" };
-
-	if (!strcmp(path, exe))
-		return 1;
-	for (size_t i = 0; i < sizeof(keep) / sizeof(keep[0]); i++)
-		if (strstr(path, keep[i]))
-			return 1;
-	return 0;
-}
-
-/* Fills shed[] from /proc/self/maps: private file mappings of libraries the child needs not. */
-static void shed_setup(void)
-{
-	char exe[4096], line[4096 + 128];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	FILE *f;
-
-	if (n <= 0)
-		return;
-	exe[n] = '\0';
-	f = fopen("/proc/self/maps", "re");
-	if (!f)
-		return;
-	while (nshed < SHED_MAX && fgets(line, sizeof(line), f)) {
-		unsigned long long a, b;
-		char perms[8], *path = strchr(line, '/');
-		int used = 0;
-
-		if (!path || sscanf(line, "%llx-%llx %7s %n", &a, &b, perms, &used) != 3 ||
-		    perms[3] != 'p')
-			continue;
-		path[strcspn(path, "\n")] = '\0';
-		if (!strstr(path, ".so") || child_needs(path, exe))
-			continue;
-		shed[nshed].start = (uintptr_t)a;
-		shed[nshed].end = (uintptr_t)b;
-		nshed++;
-	}
-	fclose(f);
-}
-
-void fork_rss_shed(void)
-{
-	static const char reset[] = "5";
-	int fd;
-
-	for (size_t i = 0; i < nshed; i++)
-		(void)madvise((void *)shed[i].start, shed[i].end - shed[i].start, MADV_DONTNEED);
-	/* The high-water mark forgets what was dropped: the child's peak RSS is the program's. */
-	fd = open("/proc/self/clear_refs", O_WRONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		(void)!write(fd, reset, 1);
-		close(fd);
-	}
-}
-
 void fork_heap_setup(void)
 {
 	char buf[2048], *p;
@@ -109,7 +36,6 @@ void fork_heap_setup(void)
 	if (heap_start)
 		return;
 	(void)mallopt(M_MMAP_THRESHOLD, (int)FORK_MMAP_THRESHOLD);
-	shed_setup();
 	f = fopen("/proc/self/stat", "re");
 	if (!f)
 		return;

@@ -44,14 +44,6 @@ void fork_heap_setup(void);
  * again (every other fork of abev needs it). Around one fork.
  */
 void fork_heap_withhold(int on);
-/*
- * In the child, before execve() and outside the measured window: drops
- * the pages of the libraries it does not run (fork_heap_setup() found
- * them; they read back from their files should anything touch them) and
- * resets its peak RSS to what is left, so that the ru_maxrss wait4()
- * reports is the program's own, not abev's copy. Async-signal-safe.
- */
-void fork_rss_shed(void);
 /* Whether p lies in the heap fork_heap_withhold() withholds (not so under a sanitizer's malloc). */
 int fork_heap_holds(const void *p);
 
