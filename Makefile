@@ -35,6 +35,11 @@ WARN      := -std=c11 -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wvl
 OPT       ?= -O2 -g
 CFLAGS    ?=
 LDFLAGS   ?=
+# Immediate binding: every symbol abev calls is bound at start, so that a
+# child between fork() and execve() never asks the loader for one, and
+# abev can fork it without the libraries it does not run (run/proc_fork.h:
+# the child's peak RSS is then its own).
+LDFLAGS   += -Wl,-z,relro,-z,now
 # The one feature-test setting of the build: abev is a Linux program
 # (wait4, pipe2, syncfs, sched_getaffinity, /proc), so glibc's full set,
 # for every file of abev, its tests, fuzz targets and benches; no source of

@@ -1,10 +1,12 @@
 /*
  * proc_fork: starting a child costs the same however large abev has grown.
  * fork() copies the page tables of every anonymous page abev holds — its
- * heap grows with a run, a few KiB per invocation — and the child's peak
- * RSS (ru_maxrss) starts from that copy. So the child is forked without
- * abev's heap (MADV_DONTFORK across the fork, with malloc keeping what
- * abev allocates there), and what the child reads between fork() and
+ * heap grows with a run, a few KiB per invocation, and each library abev
+ * links has pages its relocations wrote (libcrypto alone about 400 KiB) —
+ * and the child's peak RSS (ru_maxrss) starts from that copy. So the
+ * child is forked without abev's heap and without the libraries it does
+ * not run (MADV_DONTFORK across the fork, with malloc keeping what abev
+ * allocates on the heap), and what the child reads between fork() and
  * execve() is first copied into a mapping of its own. Internal to proc.
  */
 #ifndef ABEV_PROC_FORK_H
@@ -40,10 +42,16 @@ void fork_copy_release(struct fork_copy *fc);
  */
 void fork_heap_setup(void);
 /*
- * on: the heap is not copied into a child forked from now on; off: it is
- * again (every other fork of abev needs it). Around one fork.
+ * on: the heap and the libraries the child does not run are not copied
+ * into a child forked from now on; off: they are again (every other fork of abev needs it). Around one fork.
  */
 void fork_heap_withhold(int on);
+/*
+ * How many libraries fork_heap_withhold() withholds with the heap: 0 when
+ * abev was not linked with -z now, or one of the child's calls has no
+ * object dladdr() knows.
+ */
+size_t fork_libs_withheld(void);
 /* Whether p lies in the heap fork_heap_withhold() withholds (not so under a sanitizer's malloc). */
 int fork_heap_holds(const void *p);
 
