@@ -66,7 +66,7 @@ _abev()
 		--host-label|--max-cpu-wait-pct|--wait-max|--run-as) return 0 ;;
 		esac
 		if [[ $cur == -* ]]; then
-			COMPREPLY=($(compgen -W '-o --out -k --key --unsigned --passphrase-file --passphrase-env --insecure-key-mode --bundle --host-label --max-cpu-wait-pct --wait --no-wait --wait-max -q --quiet --json --run-as -n --dry-run -h --help' -- "$cur"))
+			COMPREPLY=($(compgen -W '-o --out -k --key --unsigned --passphrase-file --passphrase-env --insecure-key-mode --bundle --host-label --max-cpu-wait-pct --wait --no-wait --wait-max -q --quiet --json --run-as --dry-run -h --help' -- "$cur"))
 			return 0
 		fi
 		_abev_files '*.json'

@@ -459,10 +459,20 @@ static const struct cli_option run_options[] = {
 	{ CLI_STRING(0, "run-as", struct run_args, run_as, "USER",
 		     "run every command of the plan as USER, with its groups (abev must run as "
 		     "root); overrides the plan's run_as") },
-	{ CLI_FLAG('n', "dry-run", struct run_args, dry_run,
+	{ CLI_FLAG(0, "dry-run", struct run_args, dry_run,
 		   "check the plan, its programs and files; print the schedule (--json: the "
 		   "plan)") },
 	{ CLI_END() },
+};
+
+/*
+ * -n is --name in abev bench and init, as in hyperfine: one meaning
+ * across abev's commands, so abev run, whose dry run it once was, refuses it.
+ */
+static const struct cli_foreign run_foreign[] = {
+	{ "-n", "abev bench", "there it names a command, as in hyperfine; to check a plan "
+	  "without running it: --dry-run" },
+	{ NULL, NULL, NULL },
 };
 
 const struct cli_command cmd_run = {
@@ -472,6 +482,7 @@ const struct cli_command cmd_run = {
 	.about = run_about,
 	.tail = run_tail,
 	.options = run_options,
+	.foreign = run_foreign,
 	.operands = "PLAN",
 	.max_operands = 1,
 	.complete = CLI_COMPLETE_FILES("*.json"),

@@ -59,6 +59,18 @@ class Cli(AbevTestCase):
             self.assertEqual(cp.returncode, 2, args)
             self.assertTrue(cp.stderr, args)
 
+    def test_short_n_means_name_in_every_command(self):
+        # -n names a command in bench and init (hyperfine's -n); abev run, whose
+        # --dry-run it once was, refuses it and says what to type instead.
+        plan = os.path.join(SRC, "examples", "demo", "plan.json")
+        cp = self.abev("run", "-n", plan, check=2)
+        self.assertIn("'-n' is abev bench's and 'abev run' does not take it", cp.stderr)
+        self.assertIn("--dry-run", cp.stderr)
+        self.abev("init", "--from-bench", "-n", "base", "-n", "cand", "true", "true",
+                  "--out", self.path("p.json"), check=0)
+        plan_doc = self.load("p.json")
+        self.assertEqual([v["name"] for v in plan_doc["variants"]], ["base", "cand"])
+
     def test_docs_cover_plan_keys_and_exit_codes(self):
         with open(os.path.join(SRC, "evidence-schema", "plan.schema.json")) as f:
             schema = json.load(f)

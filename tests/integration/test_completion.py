@@ -97,9 +97,11 @@ class TestBashCompletion(AbevTestCase):
     def test_values_follow_each_commands_table(self):
         for name in ("plan.json", "k.key", "k.pub"):
             open(self.path(name), "w").close()
-        # -n is --dry-run of run (a flag: the plan follows) and --name NAME of bench.
-        self.assertEqual(self.complete("abev", "run", "-n", ""), ["plan.json"])
+        # --dry-run is a flag (the plan follows); -n is --name NAME of bench (no
+        # completion of a name), and not an option of run.
+        self.assertEqual(self.complete("abev", "run", "--dry-run", ""), ["plan.json"])
         self.assertEqual(self.complete("abev", "bench", "-n", ""), [])
+        self.assertNotIn("-n", self.complete("abev", "run", "-"))
         self.assertEqual(self.complete("abev", "run", "--key", ""), ["k.key"])
         self.assertEqual(self.complete("abev", "verify", "-p", ""), ["k.pub"])
         self.assertEqual(self.complete("abev", "run", "--w"), ["--wait", "--wait-max"])
