@@ -519,6 +519,10 @@ struct quick_args {
 	{ CLI_STRING(0, "order", T, P spec.order, "O", \
 		     "alternate (AB AB, default), reverse (AB BA) or shuffle"), \
 	  .complete = CLI_COMPLETE_WORDS("alternate reverse shuffle") }, \
+	{ CLI_STRING(0, "cpus", T, P spec.cpus, "LIST", \
+		     "run every command on these CPUs only, in the kernel's list syntax (\"1\", " \
+		     "\"0-1\", \"0,2-3\"; schedule.cpus): a pinned run waits for no other CPU " \
+		     "and its contention is judged on these") }, \
 	{ CLI_STRING(0, "results", T, P spec.results, "GLOB", \
 		     "test-result files (TRX, JUnit) each run writes; {run_dir} is the run's " \
 		     "own directory") }, \
@@ -702,6 +706,16 @@ static int bench_exports(const struct bench_args *b)
 	return rc;
 }
 
+/* Whether the evidence directory dir was sealed (its manifest exists). */
+static int bench_sealed(const char *dir)
+{
+	char *path = path_join(dir, EVIDENCE_MANIFEST_FILE);
+	int sealed = access(path, F_OK) == 0;
+
+	free(path);
+	return sealed;
+}
+
 static int bench_main(void *opts, size_t n, char **operands)
 {
 	struct bench_args *b = opts;
@@ -710,7 +724,7 @@ static int bench_main(void *opts, size_t n, char **operands)
 	const char *save = b->save;
 	struct plan plan = PLAN_INIT;
 	char *cwd = NULL, *out = NULL, *text = NULL, *shown = NULL;
-	int rc;
+	int rc, note_unsigned = 0;
 
 	rc = quick_check(&b->q, n, operands, cmd_bench.usage);
 	if (rc)
@@ -731,9 +745,7 @@ static int bench_main(void *opts, size_t n, char **operands)
 	/* Unsigned by default, unless a key is given or named by ABEV_SIGNING_KEY. */
 	if (!a->key_path && !a->unsigned_ok && !getenv(SIGNKEY_ENV)) {
 		a->unsigned_ok = 1;
-		if (!a->quiet)
-			fputs("abev: note: the evidence is sealed but not signed (give --key KEY.key "
-			      "or set " SIGNKEY_ENV " to sign it)\n", stderr);
+		note_unsigned = !a->quiet;
 	}
 	rc = run_args_check(a, cmd_bench.usage);
 	if (!rc && save && outpath_check_evidence("--save-plan", save) < 0)
@@ -756,6 +768,10 @@ static int bench_main(void *opts, size_t n, char **operands)
 	if (!rc) {
 		shown = save ? xstrdup(save) : path_join(a->out, EVIDENCE_PLAN_FILE);
 		rc = run_plan(&plan, a, shown);
+		/* Said of evidence that exists: not before a refusal, not of a dry run. */
+		if (note_unsigned && !a->dry_run && bench_sealed(a->out))
+			fputs("abev: note: the evidence is sealed but not signed (give --key KEY.key "
+			      "or set " SIGNKEY_ENV " to sign it)\n", stderr);
 		/* Evidence with a decision: the exports hyperfine users asked for, from it. */
 		if (rc == EXIT_PASSED || rc == EXIT_FAILED || rc == EXIT_REJECTED ||
 		    rc == EXIT_INCONCLUSIVE) {

@@ -18,6 +18,7 @@
 #include "util/name_rule.h"
 #include "util/alloc.h"
 #include "util/compiler.h"
+#include "util/cpulist.h"
 #include "util/env.h"
 #include "util/escape.h"
 #include "util/strbuf.h"
@@ -506,6 +507,8 @@ static cJSON *schedule_object(const struct quick_spec *spec, const char *order, 
 		jadd_int(s, "seed", 1);
 	jadd_real(s, "gap_seconds",
 		  spec->gap_seconds >= 0 ? spec->gap_seconds : spec->dotnet ? 5 : 0);
+	if (spec->cpus)
+		jadd_str(s, "cpus", spec->cpus);
 	if (spec->starter) {
 		jadd_int(s, "timeout_seconds", 3600);
 		jadd_int(s, "kill_grace_seconds", 5);
@@ -634,6 +637,16 @@ static char *spec_problem(const struct quick_spec *spec, const char **order)
 	if (strcmp(*order, "alternate") && strcmp(*order, "reverse") && strcmp(*order, "shuffle"))
 		return xasprintf("unknown order '%s' (expected alternate, reverse or shuffle)",
 				 *order);
+	if (spec->cpus) {
+		struct cpulist cl;
+		char *bad = NULL;
+
+		if (cpulist_parse(spec->cpus, &cl, &bad) < 0) {
+			why = xasprintf("--cpus: %s", bad);
+			free(bad);
+			return why;
+		}
+	}
 	if (spec->min_executed >= 0 && !spec->results)
 		return xstrdup("--min-executed needs --results (the files whose tests it counts)");
 	if (spec->results && !*spec->results)

@@ -42,6 +42,7 @@ struct quick_spec {
 	int64_t runs, warmups;       /* -1: QUICK_DEFAULT_RUNS, 0 */
 	double gap_seconds;          /* < 0: 0 */
 	const char *order;           /* alternate, reverse or shuffle; NULL: alternate */
+	const char *cpus;            /* --cpus: schedule.cpus, a CPU list ("0-1"); NULL: any */
 	const char *results;         /* results.files template, or NULL */
 	int64_t min_executed;        /* -1: the plan's default (1 with results) */
 	const char *const *gates;    /* --max-regression: "[METRIC=]P", METRIC wall by default */
@@ -69,8 +70,8 @@ struct quick_spec {
  * The plan's text (pretty JSON with a final newline; caller frees), or
  * NULL with *err set (caller frees) when the spec cannot make a plan: no
  * command (unless starter), too many names or commands, a prepare count
- * other than 0, 1 or ncommands, an unknown order, a command -N cannot
- * split, min_executed without results.
+ * other than 0, 1 or ncommands, an unknown order, a CPU list that is
+ * none, a command -N cannot split, min_executed without results.
  */
 char *quick_plan(const struct quick_spec *spec, char **err);
 

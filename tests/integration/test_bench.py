@@ -287,6 +287,20 @@ class TestBenchUsage(BenchTestCase):
         cp = self.bench("true", "true", "--out", "ev", check=2)
         self.assertIn("already exists", cp.stderr)
 
+    def test_cpus_pins_every_command(self):
+        # --cpus is the plan's schedule.cpus: each invocation records the CPUs it ran on.
+        cpu = str(sorted(os.sched_getaffinity(0))[0])
+        self.bench("true", "sh -c true", "-r", "2", "--cpus", cpu, "--unsigned",
+                   "--out", "ev")
+        self.assertEqual(self.load("ev", "plan.json")["schedule"]["cpus"], cpu)
+        self.assertEqual({i["cpus"] for i in self.invocations("ev")}, {cpu})
+        # A list that is none is refused before anything runs, naming the option; the
+        # note on unsigned evidence is said only of evidence that was sealed.
+        cp = self.bench("true", "--cpus", "3-1", "--out", "ev2", check=2)
+        self.assertIn("--cpus: '3-1'", cp.stderr)
+        self.assertNotIn("not signed", cp.stderr)
+        self.assertFalse(os.path.exists(self.path("ev2")))
+
     def test_help(self):
         cp = self.run_in("bench", "--help", check=0)
         for opt in ("--runs", "--warmup", "--name", "--no-shell", "--prepare", "--gap",
