@@ -494,6 +494,7 @@ const struct cli_command cmd_run = {
 struct quick_args {
 	struct quick_spec spec;                   /* QUICK_SPEC_INIT before parsing */
 	struct cli_strings names, prepare, gates; /* -n, --prepare, --max-regression */
+	int64_t min_runs, max_runs;               /* hyperfine's -m, -M; 0: not given */
 };
 
 /* The rows abev bench and abev init share: P is the path of their struct quick_args in T. */
@@ -532,6 +533,13 @@ struct quick_args {
 		      "gate: METRIC (wall, cpu, max_rss; default wall) of each command may be at " \
 		      "most P % worse than the reference's (judged on the exact paired " \
 		      "interval); once per metric") }, \
+	{ CLI_INT('m', "min-runs", T, P min_runs, "N", 1, UINT_MAX, NULL, \
+		  "hyperfine's least number of runs: with a gate and -M, the rounds run before " \
+		  "the first look (schedule.min_rounds); otherwise N runs of each command " \
+		  "(abev has no time target: -r N)") }, \
+	{ CLI_INT('M', "max-runs", T, P max_runs, "N", 1, UINT_MAX, NULL, \
+		  "hyperfine's most runs: with a gate, rounds until every gate is decided, at " \
+		  "most N (--until-decided N); without one, N runs of each command") }, \
 	{ CLI_INT(0, "until-decided", T, P spec.until_decided, "N", 1, UINT_MAX, "rounds", \
 		  "add rounds until every gate is pass or fail, at most N (schedule.until " \
 		  "\"decided\"; needs --max-regression, not --runs)") }
@@ -554,6 +562,18 @@ static int quick_check(struct quick_args *q, size_t ncommands, char **commands,
 	spec->nprepare = q->prepare.n;
 	spec->gates = q->gates.v;
 	spec->ngates = q->gates.n;
+	if ((q->min_runs || q->max_runs) && (spec->runs >= 0 || spec->until_decided))
+		return usage_error("'-m'/'-M' set the runs as hyperfine's do: leave out '--runs' "
+				   "and '--until-decided'", usage);
+	if (q->min_runs && q->max_runs && q->min_runs > q->max_runs)
+		return usage_error("'-m' asks for more runs than '-M' allows", usage);
+	if (q->max_runs && spec->ngates) {
+		spec->until_decided = q->max_runs;
+		spec->min_rounds = q->min_runs;
+	} else if (q->max_runs || q->min_runs) {
+		/* No gate to stop early on: one fixed count, as many as hyperfine allows. */
+		spec->runs = q->max_runs ? q->max_runs : q->min_runs;
+	}
 	if (spec->until_decided && spec->runs >= 0)
 		return usage_error("'--until-decided N' runs up to N rounds: leave out '--runs'",
 				   usage);
@@ -612,12 +632,6 @@ static const struct cli_foreign hyperfine_options[] = {
 	  "('abev init --from-bench ...') and set allowed_exit_codes" },
 	{ "-i", "hyperfine", "for --ignore-failure: set allowed_exit_codes in a plan ('abev init "
 	  "--from-bench ...'); a failing run is recorded, not counted" },
-	{ "--min-runs", "hyperfine", "-r N sets the runs; --until-decided N adds rounds until "
-	  "every --max-regression gate is decided, at most N" },
-	{ "-m", "hyperfine", "for --min-runs: -r N, or --until-decided N with a gate" },
-	{ "--max-runs", "hyperfine", "--until-decided N (with --max-regression) stops at N "
-	  "rounds at most" },
-	{ "-M", "hyperfine", "for --max-runs: --until-decided N with --max-regression" },
 	{ "--parameter-scan", "hyperfine", "give each value as a command of its own ('cmd -t 1' "
 	  "'cmd -t 4'), or write a plan with a variants file" },
 	{ "-P", "hyperfine", "for --parameter-scan: one command per value, or a plan" },

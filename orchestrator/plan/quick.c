@@ -498,6 +498,8 @@ static cJSON *schedule_object(const struct quick_spec *spec, const char *order, 
 	if (spec->until_decided > 0) {
 		jadd_str(s, "until", "decided");
 		jadd_int(s, "max_rounds", spec->until_decided);
+		if (spec->min_rounds > 0)
+			jadd_int(s, "min_rounds", spec->min_rounds);
 	} else {
 		jadd_int(s, "runs", spec->runs >= 0 ? spec->runs
 				    : spec->dotnet ? 8 : QUICK_DEFAULT_RUNS);

@@ -48,6 +48,7 @@ struct quick_spec {
 	const char *const *gates;    /* --max-regression: "[METRIC=]P", METRIC wall by default */
 	size_t ngates;               /* 0..QUICK_MAX_GATES */
 	int64_t until_decided;       /* schedule.until "decided" up to this many rounds; 0: no */
+	int64_t min_rounds;          /* with until_decided: schedule.min_rounds; 0: the first look */
 	/*
 	 * abev init: also write every commonly used key with its default
 	 * (seed, kill grace, load, allowed exit codes, decision), a timeout,

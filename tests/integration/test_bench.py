@@ -94,8 +94,7 @@ class TestBench(BenchTestCase):
         for args, words in ((["--setup", "make"], "--prepare CMD runs before every run"),
                             (["-L", "x", "1,2"], "one command per value"),
                             (["-i"], "allowed_exit_codes"),
-                            (["--show-output"], "test.log"),
-                            (["-M", "20"], "--until-decided N")):
+                            (["--show-output"], "test.log")):
             cp = self.abev("bench", *args, "true", "false", check=2)
             self.assertIn(f"'{args[0]}' is hyperfine's and 'abev bench' does not take it: ",
                           cp.stderr)
@@ -286,6 +285,25 @@ class TestBenchUsage(BenchTestCase):
         os.mkdir(self.path("ev"))
         cp = self.bench("true", "true", "--out", "ev", check=2)
         self.assertIn("already exists", cp.stderr)
+
+    def test_min_and_max_runs_as_in_hyperfine(self):
+        # With a gate, -M N is --until-decided N and -m N the rounds before the first look.
+        self.bench("true", "true", "-M", "12", "-m", "7", "--max-regression", "wall=50",
+                   "--unsigned", "--out", "ev", check=None)
+        sched = self.load("ev", "plan.json")["schedule"]
+        self.assertEqual((sched["until"], sched["max_rounds"], sched["min_rounds"]),
+                         ("decided", 12, 7))
+        self.assertNotIn("runs", sched)
+        # Without one, a fixed count: -M's, else -m's.
+        self.bench("true", "-M", "3", "--unsigned", "--out", "ev2")
+        self.assertEqual(self.load("ev2", "plan.json")["schedule"]["runs"], 3)
+        self.bench("true", "-m", "2", "--unsigned", "--out", "ev3")
+        self.assertEqual(self.load("ev3", "plan.json")["schedule"]["runs"], 2)
+        for args, words in ((["-M", "3", "-r", "2"], "leave out '--runs'"),
+                            (["-m", "5", "-M", "3"], "'-m' asks for more runs than '-M'")):
+            cp = self.bench("true", *args, "--out", "bad", check=2)
+            self.assertIn(words, cp.stderr)
+        self.assertFalse(os.path.exists(self.path("bad")))
 
     def test_cpus_pins_every_command(self):
         # --cpus is the plan's schedule.cpus: each invocation records the CPUs it ran on.
