@@ -16,6 +16,8 @@
 #include "util/errlist.h"
 #include "evidence/metadata.h"
 #include "run/proc.h"
+#include "run/sysstat.h"
+#include "util/cpulist.h"
 #include "util/alloc.h"
 #include "util/env.h"
 #include "util/escape.h"
@@ -275,6 +277,54 @@ static int same_cwd_before(const struct plan *plan, size_t vi)
 	return 0;
 }
 
+/*
+ * The CPUs a list names must be ones abev may run on (its affinity): a
+ * child pinned elsewhere could not start. key is "schedule.cpus" or the
+ * variant's.
+ */
+static void check_cpu_list(struct checker *ck, const char *key, const char *cpus,
+			   const char *variant)
+{
+	struct cpulist want, may;
+	char *bad = NULL, *allowed;
+
+	if (!cpus || cpulist_parse(cpus, &want, &bad) < 0) {
+		free(bad);
+		return;
+	}
+	sysstat_affinity(&may);
+	if (!may.count)
+		return;
+	for (unsigned c = 0; c < CPULIST_MAX; c++) {
+		if (!cpulist_has(&want, c) || cpulist_has(&may, c))
+			continue;
+		allowed = cpulist_format(&may);
+		errlist_add(&ck->errors, "%s: %s: CPU %u is not one abev may run on here "
+			    "(its CPUs: %s)%s%s%s", ck->plan->path, key, c, allowed,
+			    variant ? " (variant '" : "", variant ? variant : "", variant ? "')" : "");
+		free(allowed);
+		return;
+	}
+}
+
+static void check_cpus(struct checker *ck)
+{
+	const struct plan *plan = ck->plan;
+
+	check_cpu_list(ck, "schedule.cpus", plan->cpus, NULL);
+	for (size_t vi = 0; vi < plan->nvariants; vi++) {
+		const char *own = plan->variants[vi].cpus;
+		char *k;
+
+		/* A variant without its own list has the schedule's, checked above. */
+		if (!own || (plan->cpus && !strcmp(own, plan->cpus)))
+			continue;
+		k = key_of(plan, vi, "cpus");
+		check_cpu_list(ck, k, own, plan->variants[vi].name);
+		free(k);
+	}
+}
+
 /* run_as must name a user of this machine. */
 static void check_run_as(struct checker *ck)
 {
@@ -297,6 +347,7 @@ int plan_check(const struct plan *plan, unsigned what)
 	struct checker ck = { plan, ERRLIST_INIT };
 
 	check_run_as(&ck);
+	check_cpus(&ck);
 
 	for (size_t vi = 0; vi < plan->nvariants; vi++) {
 		if (check_cwd(&ck, vi) < 0)

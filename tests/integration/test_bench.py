@@ -318,6 +318,22 @@ class TestBenchUsage(BenchTestCase):
         self.assertIn("--cpus: '3-1'", cp.stderr)
         self.assertNotIn("not signed", cp.stderr)
         self.assertFalse(os.path.exists(self.path("ev2")))
+        # A CPU abev may not run on is a problem of this machine, found before the first
+        # run: in bench's plan, and in a plan's variant, even with --dry-run.
+        away = max(os.sched_getaffinity(0)) + 1
+        cp = self.bench("true", "--cpus", str(away), "--out", "ev3", check=2)
+        self.assertIn(f"schedule.cpus: CPU {away} is not one abev may run on here",
+                      cp.stderr)
+        self.assertFalse(os.path.exists(self.path("ev3")))
+        self.run_in("init", "--from-bench", "true", "true", "--out", "p.json", check=0)
+        plan = self.load("p.json")
+        plan["variants"][1]["cpus"] = str(away)
+        with open(self.path("p.json"), "w", encoding="utf-8") as f:
+            json.dump(plan, f)
+        cp = self.run_in("run", "p.json", "--dry-run", check=2)
+        self.assertIn(f"p.json: variants[1].cpus: CPU {away} is not one abev may run on",
+                      cp.stderr)
+        self.assertIn("(variant 'true-2')", cp.stderr)
 
     def test_help(self):
         cp = self.run_in("bench", "--help", check=0)
