@@ -9,7 +9,9 @@
  * but for the ones the child runs: the C library and the loader, the
  * objects that define the calls of child_main() (dladdr(): a library
  * preloaded to intercept one of them stays), sanitizer runtimes and
- * valgrind's preloads. They are withheld only when abev was linked for
+ * valgrind's preloads. Each withheld object is made never to be
+ * unloaded (RTLD_NODELETE), so that its span stays its own. They are
+ * withheld only when abev was linked for
  * immediate binding (DF_BIND_NOW, -z now): the child then never asks the
  * loader for a symbol, which would read the withheld objects' tables.
  */
@@ -45,6 +47,7 @@ static uintptr_t heap_start;   /* 0: unknown, nothing is withheld */
 /* The spans of the libraries withheld, [start, end) in pages. */
 struct lib_span {
 	uintptr_t start, end;
+	const char *name;      /* the loader's, for dlopen() */
 };
 static struct lib_span *lib_spans;
 static size_t lib_nspans, lib_alloc;
@@ -60,7 +63,7 @@ static const child_fn child_calls[] = {
 	(child_fn)close, (child_fn)fcntl, (child_fn)chdir, (child_fn)dup2,
 	(child_fn)sched_setaffinity, (child_fn)prctl, (child_fn)getppid, (child_fn)syscall,
 	(child_fn)read, (child_fn)execve, (child_fn)write, (child_fn)_exit,
-	(child_fn)__errno_location,
+	(child_fn)__errno_location, (child_fn)memset, (child_fn)memcpy,
 };
 
 /* Objects kept by name: the C library, the loader, the vDSO, sanitizer and valgrind runtimes. */
@@ -123,7 +126,7 @@ static int scan_object(struct dl_phdr_info *info, size_t size, void *data)
 		if (scan->keep[i] == (uintptr_t)info->dlpi_addr)
 			return 0;
 	ALLOC_GROW(lib_spans, lib_nspans + 1, lib_alloc);
-	lib_spans[lib_nspans++] = (struct lib_span){ start, end };
+	lib_spans[lib_nspans++] = (struct lib_span){ start, end, info->dlpi_name };
 	return 0;
 }
 
@@ -146,8 +149,22 @@ static void libs_setup(void)
 		scan.keep[i] = (uintptr_t)lm->l_addr;
 	}
 	dl_iterate_phdr(scan_object, &scan);
-	if (!scan.bind_now)
+	if (!scan.bind_now) {
 		lib_nspans = 0;
+		return;
+	}
+	/*
+	 * A span must stay the object's: each is made never to be unloaded
+	 * (its memory could otherwise be mapped again for something the child
+	 * reads). One that cannot be is not withheld.
+	 */
+	for (size_t i = 0; i < lib_nspans;) {
+		if (dlopen(lib_spans[i].name, RTLD_LAZY | RTLD_NOLOAD | RTLD_NODELETE)) {
+			i++;
+			continue;
+		}
+		lib_spans[i] = lib_spans[--lib_nspans];
+	}
 }
 
 void fork_heap_setup(void)
