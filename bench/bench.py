@@ -723,6 +723,12 @@ def report(m, oh, tr, evs, sc, rounds, scales, started, elapsed, load0, load1, c
                "verify: abev / sha256sum -c", "ratio", "pack: abev / tar --zstd", "ratio",
                "compressed size: bundle / tarball"], rows))
     add("")
+    add("Every bundle of the same evidence had the same bytes across the rounds "
+        f"(at {size_label(evs[-1]['bytes'])}: sha256 {evs[-1]['bundle_sha256'][:16]}...). "
+        "abev's CPU time (user + system, median): " +
+        "; ".join(f"{size_label(x['bytes'])}: hash {fmt_s(x['hash'][0].cpu())}, verify "
+                  f"{fmt_s(x['verify'][0].cpu())}, pack {fmt_s(x['pack'][0].cpu())} (tar + zstd "
+                  f"{fmt_s(x['pack'][1].cpu())})" for x in evs) + ".\n")
     add("## 7. A long run: the time between invocations, abev's memory\n")
     add("`abev bench -N true -r N` (gap 0, no warmup), once per N under GNU time. \"gap at "
         f"K\" is the time from one invocation's `end_utc` to the next one's `start_utc` "
@@ -733,7 +739,8 @@ def report(m, oh, tr, evs, sc, rounds, scales, started, elapsed, load0, load1, c
     add("")
     add("## 8. The child's own peak RSS\n")
     add(f"`abev bench -N true -r {cr['n']}`: the `max_rss_bytes` abev records for each "
-        "invocation (the child's `ru_maxrss` from wait4, forked without abev's heap) against "
+        "invocation (the child's `ru_maxrss` from wait4, forked without abev's heap and the "
+        "libraries it does not run) against "
         "GNU time's figure for `true` (median of 9). The "
         "figure must not grow with the run, nor with abev's size, and must be within 10 % of "
         "GNU time's.\n")
@@ -743,12 +750,6 @@ def report(m, oh, tr, evs, sc, rounds, scales, started, elapsed, load0, load1, c
                 f"{cr['max_kib']:.0f} KiB", f"{cr['gnu_kib']:.0f} KiB", f"{cr['ratio']:.2f}",
                 "flat, within 10 %: " + ("met" if ok else "MISSED")]]))
     add("")
-    add("Every bundle of the same evidence had the same bytes across the rounds "
-        f"(at {size_label(evs[-1]['bytes'])}: sha256 {evs[-1]['bundle_sha256'][:16]}...). "
-        "abev's CPU time (user + system, median): " +
-        "; ".join(f"{size_label(x['bytes'])}: hash {fmt_s(x['hash'][0].cpu())}, verify "
-                  f"{fmt_s(x['verify'][0].cpu())}, pack {fmt_s(x['pack'][0].cpu())} (tar + zstd "
-                  f"{fmt_s(x['pack'][1].cpu())})" for x in evs) + ".\n")
     return "\n".join(L)
 
 
