@@ -31,6 +31,7 @@
 #include "evidence/signkey.h"
 #include "util/name_rule.h"
 #include "util/alloc.h"
+#include "util/errlist.h"
 #include "util/escape.h"
 #include "util/number.h"
 #include "util/path.h"
@@ -311,17 +312,21 @@ static int set_run_as(const struct plan *plan)
 }
 
 /*
- * Runs a loaded plan as `abev run` does (abev bench too): the evidence,
- * the decision and its exit code. plan_shown is the plan file the report's
- * reproduce command names. The plan stays the caller's.
+ * The plan of a run (abev bench's too), read from path — or from text,
+ * when abev bench made it — and checked on this machine in one pass: the
+ * plan's own errors (in file order), then the problems of what it names
+ * here (variant by variant), all reported together, so that a misspelt
+ * key does not hide a missing cwd until it is fixed. The options that
+ * override the plan are applied before the checks, which look at them.
+ * 0, or EXIT_USAGE after the messages; the plan is the caller's to
+ * release either way.
  */
-static int run_plan(struct plan *plan, const struct run_args *a, const char *plan_shown)
+static int run_plan_open(struct plan *plan, const struct run_args *a, const char *path,
+			 const char *text)
 {
-	struct runner_options opt;
-	struct runner_result res;
-	struct seal_key *key = NULL;
-	char *reproduce = NULL, *pass = NULL, *pub = NULL;
-	int rc = EXIT_USAGE;
+	struct errlist errors = ERRLIST_INIT;
+	int r = text ? plan_parse_partial(plan, path, text, strlen(text), &errors)
+		     : plan_load_partial(plan, path, &errors);
 
 	if (a->max_wait) {
 		plan->max_cpu_wait_pct = a->max_wait_pct;
@@ -335,10 +340,30 @@ static int run_plan(struct plan *plan, const struct run_args *a, const char *pla
 	/*
 	 * What the plan names on this machine, before anything runs, in every
 	 * mode: a program that is not there or a results directory that does
-	 * not exist fails every run, and is better said now (issue 21).
+	 * not exist fails every run, and is better said now (issue 21). A
+	 * partial plan holds only the parts its errors leave sound.
 	 */
-	if (plan_check(plan, a->dry_run ? PLAN_CHECK_ALL : PLAN_CHECK_RUN) < 0 ||
-	    set_run_as(plan) < 0)
+	plan_check(plan, a->dry_run ? PLAN_CHECK_ALL : PLAN_CHECK_RUN, &errors);
+	if (errlist_report(&errors) < 0 || r < 0)
+		return EXIT_USAGE;
+	return 0;
+}
+
+/*
+ * Runs a plan run_plan_open() accepted as `abev run` does (abev bench
+ * too): the evidence, the decision and its exit code. plan_shown is the
+ * plan file the report's reproduce command names. The plan stays the
+ * caller's.
+ */
+static int run_plan(struct plan *plan, const struct run_args *a, const char *plan_shown)
+{
+	struct runner_options opt;
+	struct runner_result res;
+	struct seal_key *key = NULL;
+	char *reproduce = NULL, *pass = NULL, *pub = NULL;
+	int rc = EXIT_USAGE;
+
+	if (set_run_as(plan) < 0)
 		return EXIT_USAGE;
 	/* The key is checked by a dry run too: a run should not fail on it after the fact. */
 	if (a->key_path) {
@@ -431,11 +456,11 @@ static int run_main(void *opts, size_t n, char **operands)
 
 	if (!n)
 		return usage_error("no plan given", cmd_run.usage);
-	if (run_args_check(a, cmd_run.usage) || plan_load(&plan, operands[0]) < 0) {
-		free(a->out_owned);
-		return EXIT_USAGE;
-	}
-	rc = run_plan(&plan, a, operands[0]);
+	rc = run_args_check(a, cmd_run.usage);
+	if (!rc)
+		rc = run_plan_open(&plan, a, operands[0], NULL);
+	if (!rc)
+		rc = run_plan(&plan, a, operands[0]);
 	plan_release(&plan);
 	free(a->out_owned);
 	return rc;
@@ -583,11 +608,16 @@ static int quick_check(struct quick_args *q, size_t ncommands, char **commands,
 	return 0;
 }
 
-/* The plan of spec as text, and parsed into *plan under the name label. 0 or EXIT_USAGE. */
+/*
+ * The plan of spec as text, and parsed into *plan under the name label:
+ * for a run (a, abev bench's options), also checked on this machine
+ * (run_plan_open()). 0 or EXIT_USAGE.
+ */
 static int quick_plan_load(const struct quick_spec *spec, const char *label, char **text,
-			   struct plan *plan, const char *usage)
+			   struct plan *plan, const struct run_args *a, const char *usage)
 {
 	char *err = NULL;
+	int rc;
 
 	*text = quick_plan(spec, &err);
 	if (!*text) {
@@ -596,12 +626,15 @@ static int quick_plan_load(const struct quick_spec *spec, const char *label, cha
 		fputs(usage, stderr);
 		return EXIT_USAGE;
 	}
-	if (plan_parse(plan, label, *text, strlen(*text)) < 0) {
+	if (a)
+		rc = run_plan_open(plan, a, label, *text);
+	else
+		rc = plan_parse(plan, label, *text, strlen(*text)) < 0 ? EXIT_USAGE : 0;
+	if (rc) {
 		free(*text);
 		*text = NULL;
-		return EXIT_USAGE;
 	}
-	return 0;
+	return rc;
 }
 
 /* The options of abev bench. */
@@ -765,7 +798,7 @@ static int bench_main(void *opts, size_t n, char **operands)
 	if (!rc && save && outpath_check_evidence("--save-plan", save) < 0)
 		rc = EXIT_USAGE;
 	if (!rc)
-		rc = quick_plan_load(spec, save ? save : "(abev bench)", &text, &plan,
+		rc = quick_plan_load(spec, save ? save : "(abev bench)", &text, &plan, a,
 				     cmd_bench.usage);
 	/* The default is made now, under a name no other bench took (even in the same second). */
 	if (!rc && out) {
@@ -851,7 +884,7 @@ static int init_main(void *opts, size_t n, char **operands)
 		}
 		spec->cwd = cwd;
 	}
-	rc = quick_plan_load(spec, out, &text, &plan, cmd_init.usage);
+	rc = quick_plan_load(spec, out, &text, &plan, NULL, cmd_init.usage);
 	if (!rc && write_file_new(out, 0644, text, strlen(text)) < 0)
 		rc = EXIT_RUNTIME;
 	if (!rc) {

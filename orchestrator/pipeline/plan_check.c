@@ -31,21 +31,21 @@
 
 struct checker {
 	const struct plan *plan;
-	struct errlist errors;
+	struct errlist *errors;
 };
 
 /* "variants[1].cwd" for a listed variant, "base.cwd" for one from the variants file. */
 static char *key_of(const struct plan *plan, size_t vi, const char *key)
 {
 	if (vi < plan->nlisted)
-		return xasprintf("variants[%zu].%s", vi, key);
+		return xasprintf("variants[%zu].%s", plan->variants[vi].listed_at, key);
 	return xasprintf("base.%s", key);
 }
 
 static void problem(struct checker *ck, size_t vi, const char *key, const char *what)
 {
 	char *k = key_of(ck->plan, vi, key);
-	errlist_add(&ck->errors, "%s: %s: %s (variant '%s')", ck->plan->path, k, what,
+	errlist_add(ck->errors, "%s: %s: %s (variant '%s')", ck->plan->path, k, what,
 		    ck->plan->variants[vi].name);
 	free(k);
 }
@@ -259,7 +259,7 @@ static void check_results(struct checker *ck, size_t vi)
 	show_text(shown, sizeof(shown), abs, strlen(abs));
 	why = xasprintf("directory '%s' does not exist (write the results into {run_dir}, or "
 			"create it)", shown);
-	errlist_add(&ck->errors, "%s: results.files: %s (variant '%s')", ck->plan->path, why,
+	errlist_add(ck->errors, "%s: results.files: %s (variant '%s')", ck->plan->path, why,
 		    v->name);
 out:
 	free(why);
@@ -299,7 +299,7 @@ static void check_cpu_list(struct checker *ck, const char *key, const char *cpus
 		if (!cpulist_has(&want, c) || cpulist_has(&may, c))
 			continue;
 		allowed = cpulist_format(&may);
-		errlist_add(&ck->errors, "%s: %s: CPU %u is not one abev may run on here "
+		errlist_add(ck->errors, "%s: %s: CPU %u is not one abev may run on here "
 			    "(its CPUs: %s)%s%s%s", ck->plan->path, key, c, allowed,
 			    variant ? " (variant '" : "", variant ? variant : "", variant ? "')" : "");
 		free(allowed);
@@ -334,7 +334,7 @@ static void check_run_as(struct checker *ck)
 	if (!ck->plan->run_as)
 		return;
 	if (proc_user_lookup(&u, ck->plan->run_as) < 0)
-		errlist_add(&ck->errors, "%s: run_as%s: no user '%s' on this machine",
+		errlist_add(ck->errors, "%s: run_as%s: no user '%s' on this machine",
 			    ck->plan->path,
 			    ck->plan->run_as_from && strcmp(ck->plan->run_as_from, "plan")
 				    ? " (--run-as)" : "",
@@ -342,9 +342,16 @@ static void check_run_as(struct checker *ck)
 	proc_user_release(&u);
 }
 
-int plan_check(const struct plan *plan, unsigned what)
+/* Whether a real run may prepare the variant first, so that its program is not looked for. */
+static int may_be_prepared(const struct plan *plan, size_t vi)
 {
-	struct checker ck = { plan, ERRLIST_INIT };
+	return plan->variants[vi].prepare_len || plan->prepare_unknown;
+}
+
+int plan_check(const struct plan *plan, unsigned what, struct errlist *errors)
+{
+	struct checker ck = { plan, errors };
+	size_t before = errors->total;
 
 	check_run_as(&ck);
 	check_cpus(&ck);
@@ -353,12 +360,12 @@ int plan_check(const struct plan *plan, unsigned what)
 		if (check_cwd(&ck, vi) < 0)
 			continue;
 		if ((what & PLAN_CHECK_PROGRAMS) &&
-		    !((what & PLAN_CHECK_UNPREPARED) && plan->variants[vi].prepare_len))
+		    !((what & PLAN_CHECK_UNPREPARED) && may_be_prepared(plan, vi)))
 			check_program(&ck, vi);
 		if (what & PLAN_CHECK_ASSEMBLIES)
 			check_assemblies(&ck, vi);
 		if ((what & PLAN_CHECK_RESULTS) && plan->results_files && !same_cwd_before(plan, vi))
 			check_results(&ck, vi);
 	}
-	return errlist_report(&ck.errors);
+	return errors->total > before ? -1 : 0;
 }

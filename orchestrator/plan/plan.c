@@ -6,15 +6,18 @@
  * do not compile are all refused up front, each with one line naming the
  * file and the JSON path (or the line) — all of them in one pass,
  * collected in an errlist (through json_in.c's getters), with the nearest
- * known name (suggest.c) for a misspelt key or value. The keys each object
- * may have come from the reference, plan_doc.c. This file reads the
- * document, its schema and its small sections (schedule, results, load,
- * limits, exit codes, versions, reference, decision, report);
- * plan_variants.c reads the variants and plan_metrics.c the metrics and
- * gates. cJSON stays within these and plan_json.c, which writes a plan
- * back. It does not run anything, does not look at what the plan names
- * on this machine (plan_check.c does), does not expand templates
- * (plan_expand.c) and does not order the runs (schedule.c does).
+ * known name (suggest.c) for a misspelt key or value. A plan with errors
+ * can be kept partial (plan_load_partial()), holding what was read without
+ * one, so that the same pass also names what is missing on this machine
+ * (plan_check.c). The keys each object may have come from the reference,
+ * plan_doc.c. This file reads the document, its schema and its small
+ * sections (schedule, results, load, limits, exit codes, versions,
+ * reference, decision, report); plan_variants.c reads the variants and
+ * plan_metrics.c the metrics and gates. cJSON stays within these and
+ * plan_json.c, which writes a plan back. It does not run anything, does
+ * not look at what the plan names on this machine (plan_check.c does),
+ * does not expand templates (plan_expand.c) and does not order the runs
+ * (schedule.c does).
  */
 #include "plan/plan.h"
 #include "plan/plan_loader.h"
@@ -405,8 +408,12 @@ static int parse_results(const struct plan_loader *ld, const cJSON *root)
 				    "files whose tests it counts)");
 		return 0;
 	}
-	if (plan_loader_template(ld, "results.files", plan->results_files, PLAN_PH_ALL) < 0)
+	/* Refused, it is no pattern plan_check() could expand. */
+	if (plan_loader_template(ld, "results.files", plan->results_files, PLAN_PH_ALL) < 0) {
+		free(plan->results_files);
+		plan->results_files = NULL;
 		return -1;
+	}
 	/* Results that were asked for but hold no executed test are no evidence. */
 	if (plan->min_executed < 0)
 		plan->min_executed = 1;
@@ -775,6 +782,7 @@ static int check_schema(const struct plan_loader *ld, const cJSON *root)
 static int parse_top(struct plan_loader *ld, const cJSON *root)
 {
 	struct plan *plan = ld->plan;
+	size_t before = json_in_count(&ld->in);
 	int sched_ok, metrics_ok, variants_ok;
 
 	if (!cJSON_IsObject(root))
@@ -787,10 +795,15 @@ static int parse_top(struct plan_loader *ld, const cJSON *root)
 	plan_loader_text(ld, root, "", "name", 1, PLAN_NAME_TEXT_MAX, 0, &plan->name);
 	json_get_string(&ld->in, root, "", "description", 0, &plan->description);
 	/* A user name: 32 characters is what useradd allows. */
-	plan_loader_text(ld, root, "", "run_as", 0, 32, 0, &plan->run_as);
+	if (plan_loader_text(ld, root, "", "run_as", 0, 32, 0, &plan->run_as) < 0) {
+		free(plan->run_as);
+		plan->run_as = NULL;
+	}
 	if (plan->run_as)
 		plan->run_as_from = "plan";
 	sched_ok = parse_schedule(ld, root) == 0;
+	/* A refused schedule may be one whose prepare would have made a program. */
+	plan->prepare_unknown = !sched_ok;
 	parse_results(ld, root);
 	parse_load(ld, root);
 	parse_limits(ld, root);
@@ -809,7 +822,7 @@ static int parse_top(struct plan_loader *ld, const cJSON *root)
 	if (plan->until_decided && sched_ok)
 		plan_fix_looks(ld);
 	parse_report(ld, root);
-	return json_in_count(&ld->in) ? -1 : 0;
+	return json_in_count(&ld->in) > before ? -1 : 0;
 }
 
 /*
@@ -923,29 +936,16 @@ static void plan_defaults(struct plan *plan, const char *path)
 	plan->resamples = COMPARE_RESAMPLES;
 }
 
-/* The plan in plan->raw, read from path (or named so): validated into *plan. */
-static int plan_parse_raw(struct plan *plan, const char *path)
+/*
+ * What a variant takes from the schedule when it has no "cpus" or
+ * "prepare" of its own. A partial plan gets it too: plan_check() asks
+ * whether a variant is prepared.
+ */
+static void plan_inherit_schedule(struct plan *plan)
 {
-	struct errlist errors = ERRLIST_INIT;
-	/* Messages name the plan as given, escaped: it may come from anywhere. */
-	char *shown = xstrdup_escaped(path);
-	struct plan_loader ld = { plan, shown, NULL, NULL, 0, { shown, &errors, NULL } };
-	cJSON *root = NULL;
-	int ret = -1;
-
-	if (plan_dir(plan, path) < 0)
-		goto out;
-	root = parse_json(&ld);
-	if (!root)
-		goto out;
-	/* Every problem of the plan, reported together. */
-	if (parse_top(&ld, root) < 0 || errlist_report(&errors) < 0)
-		goto out;
-	/* A variant without its own "cpus" runs where the schedule says. */
 	for (size_t i = 0; plan->cpus && i < plan->nvariants; i++)
 		if (!plan->variants[i].cpus)
 			plan->variants[i].cpus = xstrdup(plan->cpus);
-	/* Nor without its own "prepare" is it prepared otherwise than the schedule says. */
 	for (size_t i = 0; plan->prepare && i < plan->nvariants; i++) {
 		struct plan_variant *v = &plan->variants[i];
 		if (v->prepare)
@@ -954,7 +954,27 @@ static int plan_parse_raw(struct plan *plan, const char *path)
 		for (v->prepare_len = 0; v->prepare_len < plan->prepare_len; v->prepare_len++)
 			v->prepare[v->prepare_len] = xstrdup(plan->prepare[v->prepare_len]);
 	}
-	ret = 0;
+}
+
+/*
+ * The plan in plan->raw, read from path (or named so): validated into
+ * *plan, every problem added to errors. On -1 the plan is partial.
+ */
+static int plan_parse_raw(struct plan *plan, const char *path, struct errlist *errors)
+{
+	/* Messages name the plan as given, escaped: it may come from anywhere. */
+	char *shown = xstrdup_escaped(path);
+	struct plan_loader ld = { plan, shown, NULL, NULL, 0, { shown, errors, NULL } };
+	cJSON *root = NULL;
+	int ret = -1;
+
+	if (plan_dir(plan, path) < 0)
+		goto out;
+	root = parse_json(&ld);
+	if (!root)
+		goto out;
+	ret = parse_top(&ld, root);
+	plan_inherit_schedule(plan);
 out:
 	cJSON_Delete(root);
 	if (ld.origin) {
@@ -963,39 +983,59 @@ out:
 		free(ld.origin);
 	}
 	free(ld.vfile_shown);
-	errlist_report(&errors);
 	free(shown);
-	if (ret < 0)
-		plan_release(plan);
 	return ret;
 }
 
-int plan_load(struct plan *plan, const char *path)
+int plan_load_partial(struct plan *plan, const char *path, struct errlist *errors)
 {
 	struct strbuf sb = STRBUF_INIT;
 
 	plan_defaults(plan, path);
 	if (read_file_capped(&sb, path, PLAN_MAX_BYTES) < 0) {
 		strbuf_release(&sb);
-		plan_release(plan);
 		return -1;
 	}
 	plan->raw = strbuf_detach(&sb, &plan->raw_len);
-	return plan_parse_raw(plan, path);
+	return plan_parse_raw(plan, path, errors);
 }
 
-int plan_parse(struct plan *plan, const char *path, const char *text, size_t len)
+int plan_parse_partial(struct plan *plan, const char *path, const char *text, size_t len,
+		       struct errlist *errors)
 {
 	plan_defaults(plan, path);
-	if (len > PLAN_MAX_BYTES) {
-		plan_release(plan);
-		return error("%s: the plan is larger than %u bytes", path, PLAN_MAX_BYTES);
-	}
+	if (len > PLAN_MAX_BYTES)
+		return errlist_add(errors, "%s: the plan is larger than %u bytes", path,
+				   PLAN_MAX_BYTES);
 	plan->raw = xmalloc(len + 1);
 	memcpy(plan->raw, text, len);
 	plan->raw[len] = '\0';
 	plan->raw_len = len;
-	return plan_parse_raw(plan, path);
+	return plan_parse_raw(plan, path, errors);
+}
+
+/* A whole plan, or every problem reported and nothing kept. */
+static int plan_whole(struct plan *plan, int ret, struct errlist *errors)
+{
+	if (errlist_report(errors) < 0 || ret < 0) {
+		plan_release(plan);
+		return -1;
+	}
+	return 0;
+}
+
+int plan_load(struct plan *plan, const char *path)
+{
+	struct errlist errors = ERRLIST_INIT;
+
+	return plan_whole(plan, plan_load_partial(plan, path, &errors), &errors);
+}
+
+int plan_parse(struct plan *plan, const char *path, const char *text, size_t len)
+{
+	struct errlist errors = ERRLIST_INIT;
+
+	return plan_whole(plan, plan_parse_partial(plan, path, text, len, &errors), &errors);
 }
 
 void plan_release(struct plan *plan)

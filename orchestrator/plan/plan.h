@@ -19,6 +19,7 @@
 #include "results/metrics.h"
 
 struct env_array;
+struct errlist;
 
 /* A plan file larger than this is refused. */
 #define PLAN_MAX_BYTES (4u << 20)
@@ -56,6 +57,8 @@ struct plan_variant {
 	                          invocations, not measured (its own, else schedule.prepare);
 	                          NULL and 0 when there is none */
 	size_t prepare_len;
+	size_t listed_at;      /* its index in the plan's "variants" (a listed one), which
+	                          messages name; 0 for one from the variants file */
 };
 
 /*
@@ -170,6 +173,13 @@ struct plan {
 	                               default METRICS_PATTERN_CPU_SECONDS_DEFAULT */
 	int64_t max_log_bytes; /* limits.max_log_bytes: bytes kept of each of test.log and
 	                          stderr.log; >= 0, default PLAN_MAX_LOG_BYTES_DEFAULT */
+
+	/*
+	 * A partial plan (plan_load_partial()) whose "schedule" was refused in
+	 * part: whether a variant without a prepare of its own is prepared is
+	 * not known.
+	 */
+	int prepare_unknown;
 };
 
 /* Longest load.exclusive pattern. */
@@ -210,6 +220,18 @@ struct plan {
  */
 int plan_load(struct plan *plan, const char *path);
 /*
+ * plan_load() that goes on past the plan's errors, so that one pass can
+ * also name what the plan names on this machine: each problem is added to
+ * errors (the caller reports them; a file that cannot be read, or is no
+ * JSON, is said at once through error()). Returns 0 for a whole plan, or
+ * -1 when it has errors: the plan is then partial, holding only what was
+ * read without one — the variants whose own keys were all valid (the
+ * others left out), no refused run_as or results.files; nothing when the
+ * file could not be read — for plan_check() to look at. A partial plan is
+ * never run; it is the caller's to release either way.
+ */
+int plan_load_partial(struct plan *plan, const char *path, struct errlist *errors);
+/*
  * The fewest rounds an exact paired 2-sided interval can reach conf with
  * (6 for 0.95): what schedule.until "decided" starts looking at.
  */
@@ -221,6 +243,9 @@ unsigned plan_rounds_needed(double conf);
  * and must hold none) become the plan's raw bytes.
  */
 int plan_parse(struct plan *plan, const char *path, const char *text, size_t len);
+/* plan_load_partial() for a plan held in memory, as plan_parse(). */
+int plan_parse_partial(struct plan *plan, const char *path, const char *text, size_t len,
+		       struct errlist *errors);
 void plan_release(struct plan *plan);
 
 const char *plan_order_name(enum plan_order order);

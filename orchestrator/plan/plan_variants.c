@@ -4,7 +4,9 @@
  * variant a line: "name|ENV=V ...|extra args", split by variants_file.c).
  * It checks names, environment variables, placeholders and directories
  * as written, and that every name is new; it does not look at what the
- * variants name on this machine (plan_check.c does).
+ * variants name on this machine (plan_check.c does). A variant refused
+ * for any of its keys is left out of the plan, also of a partial one:
+ * what plan_check() would say of it might only follow from that error.
  */
 #include "plan/plan_loader.h"
 
@@ -491,11 +493,15 @@ static int parse_variants(struct plan_loader *ld, const cJSON *root)
 			    json_kind(vs));
 	cJSON_ArrayForEach(e, vs) {
 		struct plan_variant v = { 0 };
-		char *p = json_index_path("variants", i++);
-		int r = parse_variant(ld, e, p, 0, &v);
-		if (!r)
+		char *p = json_index_path("variants", i);
+
+		/* A refused one is left out: what is said of the others names their own index. */
+		if (parse_variant(ld, e, p, 0, &v) == 0) {
+			v.listed_at = i;
 			add_variant(ld, &v, xstrdup(p), p, 0);
+		}
 		free(p);
+		i++;
 	}
 	ld->plan->nlisted = ld->plan->nvariants;
 	return json_in_count(&ld->in) > before ? -1 : 0;
