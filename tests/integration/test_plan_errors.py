@@ -288,7 +288,8 @@ class AllPlanErrorsTest(AbevTestCase):
             self.assertEqual(sum(1 for line in lines if line.startswith(w)), 1,
                              f"{w!r} not once in:\n" + "\n".join(lines))
         self.assertFalse(os.path.exists(marker), "a variant ran")
-        # The same with --dry-run: the plan is refused before anything is checked.
+        # The same with --dry-run, which also looks at the machine (test_plan_errors_once.py):
+        # the variants that were read name nothing missing.
         cp = self.abev("run", plan_path, "--dry-run", timeout=60)
         self.assertEqual(cp.returncode, 2)
         self.assertEqual(len(cp.stderr.splitlines()), 3, cp.stderr)

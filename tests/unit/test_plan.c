@@ -24,6 +24,7 @@
 #include "plan/plan.h"
 #include "util/alloc.h"
 #include "util/compiler.h"
+#include "util/errlist.h"
 #include "util/path.h"
 #include "util/strbuf.h"
 #include "util/usage.h"
@@ -1220,6 +1221,62 @@ static void test_all_errors_at_once(void **state)
 	free(path);
 }
 
+/*
+ * A plan with errors kept partial, for plan_check(): the variants read
+ * without an error of their own (each knowing its index in "variants"),
+ * no refused run_as or results.files, and a refused schedule said to
+ * leave prepare unknown. Nothing is printed: the caller reports the list.
+ */
+static void test_partial_plan(void **state)
+{
+	struct plan plan = PLAN_INIT;
+	struct errlist errors = ERRLIST_INIT;
+	char *path = write_json("partial.json", HEAD "'run_as':'a\\u001bb',"
+		"'variants':[" VA ",{'name':'b','comand':['x']},{'name':'c','command':['y']}],"
+		"'results':{'files':'{nope}/*.xml'},'schedule':{'ordr':'reverse'}}");
+	(void)state;
+	reset_errors();
+	assert_int_equal(plan_load_partial(&plan, path, &errors), -1);
+	/* run_as, ordr, results.files, comand and the missing command */
+	assert_int_equal(errors.total, 5);
+	assert_int_equal(nerrors, 0);
+	assert_int_equal(plan.nvariants, 2);
+	assert_int_equal(plan.nlisted, 2);
+	assert_string_equal(plan.variants[0].name, "a");
+	assert_int_equal(plan.variants[0].listed_at, 0);
+	assert_string_equal(plan.variants[1].name, "c");
+	assert_int_equal(plan.variants[1].listed_at, 2);
+	assert_null(plan.results_files);
+	assert_null(plan.run_as);
+	assert_int_equal(plan.prepare_unknown, 1);
+	errlist_release(&errors);
+	plan_release(&plan);
+	unlink(path);
+	free(path);
+
+	/* A whole plan adds nothing to the list. */
+	path = write_json("whole.json", HEAD "'variants':[" VA "," VB "]}");
+	assert_int_equal(plan_load_partial(&plan, path, &errors), 0);
+	assert_int_equal(errors.total, 0);
+	assert_int_equal(plan.nvariants, 2);
+	assert_int_equal(plan.variants[1].listed_at, 1);
+	assert_int_equal(plan.prepare_unknown, 0);
+	plan_release(&plan);
+	unlink(path);
+	free(path);
+
+	/* Malformed JSON is said at once and leaves an empty plan to release. */
+	path = write_json("malformed.json", "{'schema':");
+	reset_errors();
+	assert_int_equal(plan_load_partial(&plan, path, &errors), -1);
+	assert_int_equal(nerrors, 1);
+	assert_int_equal(errors.total, 0);
+	assert_int_equal(plan.nvariants, 0);
+	plan_release(&plan);
+	unlink(path);
+	free(path);
+}
+
 static void test_order_names(void **state)
 {
 	(void)state;
@@ -1245,6 +1302,7 @@ int main(void)
 		cmocka_unit_test(test_expand),
 		cmocka_unit_test(test_cwd_left_to_plan_check),
 		cmocka_unit_test(test_all_errors_at_once),
+		cmocka_unit_test(test_partial_plan),
 		cmocka_unit_test(test_order_names),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
