@@ -34,7 +34,8 @@ enum exit_code {
 	"       decision (the plan sets no gate), or inconclusive (by default)\n" \
 	"  1    evidence was produced but an invocation failed (non-zero exit, signal,\n" \
 	"       timeout, exec failure, a missing metric, or a slot lost to foreign load)\n" \
-	"  2    usage or plan error (nothing is run, nothing is written)\n" \
+	"  2    usage or plan error, or what the plan names is missing here (a cwd, a\n" \
+	"       program): nothing is run, nothing is written\n" \
 	"  3    runtime error (cannot create the evidence directory, cannot spawn; with\n" \
 	"       --no-wait, another abev run on this host is going on)\n" \
 	"  4    verification failed (abev verify, or --pubkey of report/export/compare)\n" \

@@ -219,7 +219,8 @@ static const char placeholders_text[] =
 	"or `run`), `{round}` (1-based within the phase); `assemblies` take `{variant}` only. "
 	"`{{` and `}}` are literal braces; any other `{name}` is an error. Unknown keys are "
 	"errors at every level; every error names the file and the JSON path, and all of a "
-	"plan's errors are reported together.";
+	"plan's errors are reported together, with what it names that is missing on this "
+	"machine (a cwd, a program, a results directory).";
 
 static const char example_text[] =
 	"{\n"
