@@ -32,6 +32,7 @@
 struct checker {
 	const struct plan *plan;
 	struct errlist *errors;
+	char *path;    /* the plan's path, escaped as the plan's own errors show it */
 };
 
 /* "variants[1].cwd" for a listed variant, "base.cwd" for one from the variants file. */
@@ -45,7 +46,7 @@ static char *key_of(const struct plan *plan, size_t vi, const char *key)
 static void problem(struct checker *ck, size_t vi, const char *key, const char *what)
 {
 	char *k = key_of(ck->plan, vi, key);
-	errlist_add(ck->errors, "%s: %s: %s (variant '%s')", ck->plan->path, k, what,
+	errlist_add(ck->errors, "%s: %s: %s (variant '%s')", ck->path, k, what,
 		    ck->plan->variants[vi].name);
 	free(k);
 }
@@ -259,7 +260,7 @@ static void check_results(struct checker *ck, size_t vi)
 	show_text(shown, sizeof(shown), abs, strlen(abs));
 	why = xasprintf("directory '%s' does not exist (write the results into {run_dir}, or "
 			"create it)", shown);
-	errlist_add(ck->errors, "%s: results.files: %s (variant '%s')", ck->plan->path, why,
+	errlist_add(ck->errors, "%s: results.files: %s (variant '%s')", ck->path, why,
 		    v->name);
 out:
 	free(why);
@@ -300,7 +301,7 @@ static void check_cpu_list(struct checker *ck, const char *key, const char *cpus
 			continue;
 		allowed = cpulist_format(&may);
 		errlist_add(ck->errors, "%s: %s: CPU %u is not one abev may run on here "
-			    "(its CPUs: %s)%s%s%s", ck->plan->path, key, c, allowed,
+			    "(its CPUs: %s)%s%s%s", ck->path, key, c, allowed,
 			    variant ? " (variant '" : "", variant ? variant : "", variant ? "')" : "");
 		free(allowed);
 		return;
@@ -335,7 +336,7 @@ static void check_run_as(struct checker *ck)
 		return;
 	if (proc_user_lookup(&u, ck->plan->run_as) < 0)
 		errlist_add(ck->errors, "%s: run_as%s: no user '%s' on this machine",
-			    ck->plan->path,
+			    ck->path,
 			    ck->plan->run_as_from && strcmp(ck->plan->run_as_from, "plan")
 				    ? " (--run-as)" : "",
 			    show_str(b, sizeof(b), ck->plan->run_as));
@@ -350,7 +351,7 @@ static int may_be_prepared(const struct plan *plan, size_t vi)
 
 int plan_check(const struct plan *plan, unsigned what, struct errlist *errors)
 {
-	struct checker ck = { plan, errors };
+	struct checker ck = { plan, errors, xstrdup_escaped(plan->path) };
 	size_t before = errors->total;
 
 	check_run_as(&ck);
@@ -367,5 +368,6 @@ int plan_check(const struct plan *plan, unsigned what, struct errlist *errors)
 		if ((what & PLAN_CHECK_RESULTS) && plan->results_files && !same_cwd_before(plan, vi))
 			check_results(&ck, vi);
 	}
+	free(ck.path);
 	return errors->total > before ? -1 : 0;
 }

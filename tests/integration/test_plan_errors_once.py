@@ -128,3 +128,13 @@ class PlanErrorsOnceTest(AbevTestCase):
         self.assertIn("gates.wal: no metric is called 'wal'", lines[0])
         self.assertEqual(lines[1], f"abev: error: {plan_path}: run_as (--run-as): no user "
                          "'abev-no-such-user' on this machine")
+
+    def test_the_plan_path_is_escaped_alike(self):
+        # A path may hold anything: both kinds of line show it escaped the same way,
+        # so that neither is split.
+        plan_path = self.write_plan(self.plan(), name="p\nq.json")
+        lines = self.refused(plan_path, "--dry-run")
+        shown = plan_path.replace("\n", "\\n")
+        self.assertEqual(len(lines), 3, "\n".join(lines))
+        for line in lines:
+            self.assertTrue(line.startswith(f"abev: error: {shown}: "), line)
