@@ -11,9 +11,9 @@
  * preloaded to intercept one of them stays), sanitizer runtimes and
  * valgrind's preloads. Each withheld object is made never to be
  * unloaded (RTLD_NODELETE), so that its span stays its own. They are
- * withheld only when abev was linked for
- * immediate binding (DF_BIND_NOW, -z now): the child then never asks the
- * loader for a symbol, which would read the withheld objects' tables.
+ * withheld only when abev was linked for immediate binding (DF_BIND_NOW,
+ * -z now): the child then never asks the loader for a symbol, which would
+ * read the withheld objects' tables.
  */
 #include "run/proc_fork.h"
 #include "run/proc.h"
