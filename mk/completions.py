@@ -218,8 +218,10 @@ def zsh_option(o, cmds, name):
     """One _arguments spec: -o and --out as one option, --out=VALUE or --out VALUE."""
     names = spellings(o)
     takes = o["kind"] != "flag"
+    # An option of several values takes them as the arguments after it, never after "=".
+    several = o.get("values", 1) > 1
     suffix = "=-" if o["optional_value"] else "="
-    forms = [n + suffix if takes and n.startswith("--") else n for n in names]
+    forms = [n + suffix if takes and not several and n.startswith("--") else n for n in names]
     if o["repeatable"]:
         head = "*"
     elif o["long"] in ("help", "version"):
@@ -229,7 +231,10 @@ def zsh_option(o, cmds, name):
     else:
         head = ""
     rest = f"[{zq(brief(o['help']))}]"
-    if takes:
+    if several:
+        # One ":message:action" per value ("VAR MIN MAX"): nothing to offer for any.
+        rest += "".join(f":{zq(w.lower())}: " for w in o["arg"].split())
+    elif takes:
         rest += f":{zq((o['arg'] or 'value').lower())}:{zq(zsh_action(o['complete'], cmds, name))}"
     if len(forms) > 1:
         return (f"'{head}'" if head else "") + "{" + ",".join(forms) + "}" + f"'{rest}'"

@@ -118,10 +118,11 @@ static const char bench_about[] =
 	"(abev.plan/1) from the commands and options, runs it exactly as 'abev run'\n"
 	"does, writes the same evidence (the plan included, as plan.json) and ends\n"
 	"with the same decision and per-metric lines. Each command runs through\n"
-	"'sh -c' in the current directory, taken literally ({...} is no placeholder;\n"
-	"the run's own directory is $ABEV_RUN_DIR); the variants are named after\n"
-	"their commands ([A-Za-z0-9._-], other characters become '-') unless -n\n"
-	"names them. At most 16 commands are compared at once.\n";
+	"'sh -c' in the current directory, taken literally ({...} is no placeholder,\n"
+	"but for the {VAR} of a -L or -P scan; the run's own directory is\n"
+	"$ABEV_RUN_DIR); the variants are named after their commands\n"
+	"([A-Za-z0-9._-], other characters become '-') unless -n names them. At\n"
+	"most 16 commands are compared at once, the ones a scan makes included.\n";
 
 static const char init_usage[] =
 	"usage: abev init [--out plan.json] [--dotnet | --from-bench [bench options] COMMAND...]\n";
@@ -135,9 +136,10 @@ static const char init_about[] =
 	"example gate, allowed_exit_codes and decision. Without --from-bench its two\n"
 	"variants write a one-test JUnit file; replace their commands with yours.\n"
 	"With --from-bench the variants are the commands, made as 'abev bench' makes\n"
-	"them, with its options below (-r, -w, -n, -N, --prepare, --gap, --order,\n"
-	"--results, --min-executed, --max-regression and --until-decided). With\n"
-	"--dotnet the variants are `dotnet test --no-build -c Release` of a test\n"
+	"them, with its options below (-r, -w, -n, -N, -L, -P, -D, -i, --prepare,\n"
+	"--gap, --order, --cpus, --results, --min-executed, --max-regression, -m, -M\n"
+	"and --until-decided). With --dotnet the variants are `dotnet test\n"
+	"--no-build -c Release` of a test\n"
 	"project built once beforehand, one TRX per run in {run_dir}, with\n"
 	"DOTNET_CLI_TELEMETRY_OPTOUT=1, DOTNET_NOLOGO=1,\n"
 	"MSBUILDDISABLENODEREUSE=1 and DOTNET_CLI_USE_MSBUILD_SERVER=0 (no build server\n"
@@ -520,6 +522,10 @@ struct quick_args {
 	struct quick_spec spec;                   /* QUICK_SPEC_INIT before parsing */
 	struct cli_strings names, prepare, gates; /* -n, --prepare, --max-regression */
 	int64_t min_runs, max_runs;               /* hyperfine's -m, -M; 0: not given */
+	struct cli_strings lists, range;          /* -L VAR VALUES..., -P VAR MIN MAX */
+	const char *step;                         /* -D STEP */
+	int ignore_failure;                       /* -i */
+	struct quick_scan_result scanned;         /* the commands -L/-P made (owned) */
 };
 
 /* The rows abev bench and abev init share: P is the path of their struct quick_args in T. */
@@ -558,6 +564,19 @@ struct quick_args {
 		      "gate: METRIC (wall, cpu, max_rss; default wall) of each command may be at " \
 		      "most P % worse than the reference's (judged on the exact paired " \
 		      "interval); once per metric") }, \
+	{ CLI_STRINGS_N('L', "parameter-list", T, P lists, "VAR VALUES", 2, \
+			QUICK_MAX_COMMANDS, \
+			"hyperfine's scan: run each command once per value of the comma-separated " \
+			"VALUES (\\, for a comma), {VAR} replaced, each a variant named after " \
+			"it; several -L: every combination") }, \
+	{ CLI_STRINGS_N('P', "parameter-scan", T, P range, "VAR MIN MAX", 3, 1, \
+			"hyperfine's scan: run each command once per number from MIN to MAX " \
+			"(step -D, default 1), {VAR} replaced; not with -L") }, \
+	{ CLI_STRING('D', "parameter-step-size", T, P step, "STEP", \
+		     "the step of -P's range (required for decimals)") }, \
+	{ CLI_FLAG('i', "ignore-failure", T, P ignore_failure, \
+		   "a command's exit code does not fail its run (allowed_exit_codes 0-255); " \
+		   "a run killed by a signal or timed out still fails") }, \
 	{ CLI_INT('m', "min-runs", T, P min_runs, "N", 1, UINT_MAX, NULL, \
 		  "hyperfine's least number of runs: with a gate and -M, the rounds run before " \
 		  "the first look (schedule.min_rounds); otherwise N runs of each command " \
@@ -583,6 +602,28 @@ static int quick_check(struct quick_args *q, size_t ncommands, char **commands,
 	spec->ncommands = ncommands;
 	spec->names = q->names.v;
 	spec->nnames = q->names.n;
+	spec->ignore_failure = q->ignore_failure;
+	if (q->lists.n || q->range.n || q->step) {
+		struct quick_scan scan = {
+			.commands = (const char *const *)commands, .ncommands = ncommands,
+			.names = q->names.v, .nnames = q->names.n,
+			.lists = q->lists.v, .nlists = q->lists.n / 2,
+			.range = q->range.n ? q->range.v : NULL, .step = q->step,
+		};
+		char *err = NULL;
+
+		if (!ncommands)
+			return usage_error("no command given", usage);
+		if (quick_scan_expand(&scan, &q->scanned, &err) < 0) {
+			usage_error(err, usage);
+			free(err);
+			return EXIT_USAGE;
+		}
+		spec->commands = (const char *const *)q->scanned.commands;
+		spec->ncommands = q->scanned.ncommands;
+		spec->names = (const char *const *)q->scanned.names;
+		spec->nnames = q->scanned.nnames;
+	}
 	spec->prepare = q->prepare.v;
 	spec->nprepare = q->prepare.n;
 	spec->gates = q->gates.v;
@@ -660,19 +701,6 @@ static const struct cli_foreign hyperfine_options[] = {
 	{ "-c", "hyperfine", "for --cleanup: run it after abev" },
 	{ "--conclude", "hyperfine", "abev runs nothing after each run: the run's own output "
 	  "is kept in its test.log and stderr.log" },
-	{ "--ignore-failure", "hyperfine", "a run that fails is recorded as failed and not "
-	  "counted, and the decision says why; to accept other exit codes write a plan "
-	  "('abev init --from-bench ...') and set allowed_exit_codes" },
-	{ "-i", "hyperfine", "for --ignore-failure: set allowed_exit_codes in a plan ('abev init "
-	  "--from-bench ...'); a failing run is recorded, not counted" },
-	{ "--parameter-scan", "hyperfine", "give each value as a command of its own ('cmd -t 1' "
-	  "'cmd -t 4'), or write a plan with a variants file" },
-	{ "-P", "hyperfine", "for --parameter-scan: one command per value, or a plan" },
-	{ "--parameter-step-size", "hyperfine", "give each value as a command of its own" },
-	{ "-D", "hyperfine", "for --parameter-step-size: one command per value" },
-	{ "--parameter-list", "hyperfine", "give each value as a command of its own ('cmd a' "
-	  "'cmd b'), or write a plan with a variants file" },
-	{ "-L", "hyperfine", "for --parameter-list: one command per value, or a plan" },
 	{ "--show-output", "hyperfine", "abev keeps every run's output in the evidence "
 	  "(runs/<variant>/run-N/test.log and stderr.log) instead of showing it" },
 	{ "--output", "hyperfine", "abev keeps every run's output in the evidence "
@@ -763,7 +791,7 @@ static int bench_sealed(const char *dir)
 	return sealed;
 }
 
-static int bench_main(void *opts, size_t n, char **operands)
+static int bench_run(void *opts, size_t n, char **operands)
 {
 	struct bench_args *b = opts;
 	struct quick_spec *spec = &b->q.spec;
@@ -845,7 +873,7 @@ struct init_args {
 	int from_bench, dotnet;
 };
 
-static int init_main(void *opts, size_t n, char **operands)
+static int init_write(void *opts, size_t n, char **operands)
 {
 	struct init_args *i = opts;
 	struct quick_spec *spec = &i->q.spec;
@@ -945,6 +973,15 @@ static const struct cli_option bench_options[] = {
 
 static const struct bench_args bench_defaults = { .q = { .spec = QUICK_SPEC_INIT } };
 
+/* abev bench, and what its scan made released. */
+static int bench_main(void *opts, size_t n, char **operands)
+{
+	int rc = bench_run(opts, n, operands);
+
+	quick_scan_release(&((struct bench_args *)opts)->q.scanned);
+	return rc;
+}
+
 const struct cli_command cmd_bench = {
 	.name = "bench",
 	.summary = "compare shell commands without a plan file",
@@ -978,6 +1015,15 @@ static const struct init_args init_defaults = {
 	.q = { .spec = QUICK_SPEC_INIT },
 	.out = EVIDENCE_PLAN_FILE,
 };
+
+/* abev init, and what its scan made released. */
+static int init_main(void *opts, size_t n, char **operands)
+{
+	int rc = init_write(opts, n, operands);
+
+	quick_scan_release(&((struct init_args *)opts)->q.scanned);
+	return rc;
+}
 
 const struct cli_command cmd_init = {
 	.name = "init",

@@ -132,7 +132,8 @@ static int store(const struct cli_option *o, const char *arg, void *opts, const 
 		return 0;
 	case CLI_OPT_STRINGS: {
 		struct cli_strings *s = dest;
-		if (s->n >= (size_t)o->max)
+		size_t per = o->nargs > 1 ? o->nargs : 1;
+		if (s->n >= (size_t)o->max * per)
 			return error("option '--%s' given more than %zu times", o->long_name,
 				     (size_t)o->max);
 		ALLOC_GROW(s->v, s->n + 1, s->alloc);
@@ -204,6 +205,19 @@ static int take_option(const struct cli_command *c, int argc, char **argv, int *
 	/* A flag given "=VALUE" is no spelling of the flag. */
 	if (!o || (eq && !takes_value(o)))
 		return unknown_option(c, a);
+	if (o->nargs > 1) {
+		/* Its values follow it, one argument each: "--name=VALUE" gives one only. */
+		if (eq)
+			return error("option '--%s' takes %u values (%s) as the arguments after it, "
+				     "not after '='", o->long_name, o->nargs, o->argh);
+		if (*i + (int)o->nargs >= argc)
+			return error("option '--%s' needs %u values: %s", o->long_name, o->nargs,
+				     o->argh);
+		for (unsigned k = 0; k < o->nargs; k++)
+			if (store(o, argv[++*i], opts, &deferred[o - c->options]) < 0)
+				return -1;
+		return 0;
+	}
 	if (eq)
 		val = eq + 1;
 	else if (takes_value(o) && !(o->flags & CLI_OPT_OPTARG)) {
@@ -363,6 +377,7 @@ static cJSON *option_json(const struct cli_option *o)
 	jadd_str(j, "arg", o->argh);
 	jadd_str(j, "kind", kind_name(o->kind));
 	jadd_bool(j, "repeatable", o->kind == CLI_OPT_STRINGS);
+	jadd_int(j, "values", o->kind == CLI_OPT_FLAG ? 0 : o->nargs > 1 ? o->nargs : 1);
 	jadd_bool(j, "optional_value", !!(o->flags & CLI_OPT_OPTARG));
 	jadd_str(j, "complete", o->complete);
 	jadd_str(j, "help", o->help);

@@ -50,7 +50,12 @@ struct cli_option {
 	size_t offset;          /* of the destination in the command's option struct */
 	const char *help;       /* one paragraph, wrapped when printed */
 	unsigned flags;         /* enum cli_opt_flags */
-	int64_t min, max;       /* CLI_OPT_INT's bounds; CLI_OPT_STRINGS's most values (max) */
+	int64_t min, max;       /* CLI_OPT_INT's bounds; CLI_OPT_STRINGS's most times given (max) */
+	/*
+	 * CLI_OPT_STRINGS: the values one use takes, as separate arguments
+	 * ("-L VAR VALUES": 2); 0 or 1: one, which "--name=VALUE" may give.
+	 */
+	unsigned nargs;
 	double dmin, dmax;      /* CLI_OPT_DOUBLE's bounds */
 	const char *unit;       /* "seconds": said in the message on a bad number; or NULL */
 	/* CLI_OPT_CALLBACK: takes arg (NULL with CLI_OPT_OPTARG and none given); 0 or -1 after error(). */
@@ -94,6 +99,9 @@ struct cli_option {
 #define CLI_STRINGS(s, l, T, m, a, most, h) \
 	.kind = CLI_OPT_STRINGS, .short_name = (s), .long_name = (l), .argh = (a), \
 	.offset = CLI_DEST(T, m, struct cli_strings), .max = (most), .help = (h)
+/* A repeatable option that takes n values each time ("VAR MIN MAX"): they follow it. */
+#define CLI_STRINGS_N(s, l, T, m, a, n, most, h) \
+	CLI_STRINGS(s, l, T, m, a, most, h), .nargs = (n)
 #define CLI_INT(s, l, T, m, a, lo, hi, u, h) \
 	.kind = CLI_OPT_INT, .short_name = (s), .long_name = (l), .argh = (a), \
 	.offset = CLI_DEST(T, m, int64_t), .min = (lo), .max = (hi), .unit = (u), .help = (h)

@@ -557,6 +557,16 @@ static void add_gates(cJSON *o, const struct quick_spec *spec)
 	}
 }
 
+/* allowed_exit_codes: 0, or with -i every code (hyperfine's --ignore-failure). */
+static cJSON *exit_codes(const struct quick_spec *spec)
+{
+	cJSON *o = jnew_array();
+
+	for (int code = 0; code <= (spec->ignore_failure ? 255 : 0); code++)
+		jpush(o, cJSON_CreateNumber(code));
+	return o;
+}
+
 /* What only a starter plan has, after the schedule: results, load, metrics, gates, decision. */
 static void add_starter_keys(cJSON *plan, const struct quick_spec *spec)
 {
@@ -592,9 +602,7 @@ static void add_starter_keys(cJSON *plan, const struct quick_spec *spec)
 	jadd_str(m, "field", "user");
 	jpush(o, m);
 	jadd(plan, "metrics", o);
-	o = jnew_array();
-	jpush(o, cJSON_CreateNumber(0));
-	jadd(plan, "allowed_exit_codes", o);
+	jadd(plan, "allowed_exit_codes", exit_codes(spec));
 	o = jnew_object();
 	if (!spec->ngates) {
 		g = jnew_object();
@@ -721,7 +729,10 @@ char *quick_plan(const struct quick_spec *spec, char **err)
 	}
 	if (spec->starter) {
 		add_starter_keys(plan, spec);
-	} else if (spec->ngates) {
+	} else if (spec->ignore_failure) {
+		jadd(plan, "allowed_exit_codes", exit_codes(spec));
+	}
+	if (!spec->starter && spec->ngates) {
 		o = jnew_object();
 		add_gates(o, spec);
 		jadd(plan, "gates", o);

@@ -49,6 +49,7 @@ struct quick_spec {
 	size_t ngates;               /* 0..QUICK_MAX_GATES */
 	int64_t until_decided;       /* schedule.until "decided" up to this many rounds; 0: no */
 	int64_t min_rounds;          /* with until_decided: schedule.min_rounds; 0: the first look */
+	int ignore_failure;          /* -i: allowed_exit_codes 0-255 */
 	/*
 	 * abev init: also write every commonly used key with its default
 	 * (seed, kill grace, load, allowed exit codes, decision), a timeout,
@@ -105,5 +106,41 @@ void quick_names(const struct quick_spec *spec, char ***names);
  * joined with "-vs-" (at most 60 characters). Caller frees.
  */
 char *quick_out_dir(const struct quick_spec *spec, time_t now);
+
+/*
+ * hyperfine's parameter scans (quick_scan.c): -L VAR V1,V2,... (any
+ * number, every combination) or one -P VAR MIN MAX with -D STEP. Strings
+ * borrowed.
+ */
+struct quick_scan {
+	const char *const *commands; /* as given: {VAR} is replaced */
+	size_t ncommands;
+	const char *const *names;    /* -n: none, one (a template), or one per command made */
+	size_t nnames;
+	const char *const *lists;    /* -L: VAR, VALUES, VAR, VALUES... (2 * nlists) */
+	size_t nlists;
+	const char *const *range;    /* -P: VAR, MIN, MAX; NULL: none */
+	const char *step;            /* -D STEP; NULL: 1 (a decimal range needs one) */
+};
+
+/* The commands a scan made, and their names when -n gave any (owned). */
+struct quick_scan_result {
+	char **commands;
+	size_t ncommands;
+	char **names;
+	size_t nnames;
+};
+
+/*
+ * Expands scan into *out: each command once per combination of values,
+ * the commands varying fastest, then the first -L, then the next (-P's
+ * values in order), as hyperfine orders them. Refused, with *err (caller
+ * frees): -P with -L, -D without -P, a parameter named twice or that no
+ * command has as {VAR}, a range that is empty, has no step or a step not
+ * above 0, a number that is none, more than QUICK_MAX_COMMANDS commands,
+ * a count of names other than 0, 1 or one per command made. 0 or -1.
+ */
+int quick_scan_expand(const struct quick_scan *scan, struct quick_scan_result *out, char **err);
+void quick_scan_release(struct quick_scan_result *r);
 
 #endif

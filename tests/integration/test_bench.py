@@ -92,8 +92,8 @@ class TestBench(BenchTestCase):
         self.assertFalse(os.path.exists(self.path("ev2")))
         # Those it does not take are refused with what abev does instead.
         for args, words in ((["--setup", "make"], "--prepare CMD runs before every run"),
-                            (["-L", "x", "1,2"], "one command per value"),
-                            (["-i"], "allowed_exit_codes"),
+                            (["--input", "f"], "give the command its input itself"),
+                            (["--time-unit", "ms"], "the unit that suits it"),
                             (["--show-output"], "test.log")):
             cp = self.abev("bench", *args, "true", "false", check=2)
             self.assertIn(f"'{args[0]}' is hyperfine's and 'abev bench' does not take it: ",

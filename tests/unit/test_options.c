@@ -431,6 +431,73 @@ static void test_dump(void **state)
 	cJSON_Delete(doc);
 }
 
+/* A command with an option of two values each time: hyperfine's -L VAR VALUES. */
+struct pair_opts {
+	struct cli_strings pairs;
+};
+
+static const struct cli_option pair_options[] = {
+	{ CLI_STRINGS_N('L', "list", struct pair_opts, pairs, "VAR VALUES", 2, 2,
+			"a list, at most twice") },
+	{ CLI_END() },
+};
+
+static const struct cli_command pair_cmd = {
+	.name = "p",
+	.usage = "usage: abev p [-L VAR VALUES]...\n",
+	.options = pair_options,
+	.operands = "A",
+	.max_operands = 1,
+	.opts_size = sizeof(struct pair_opts),
+};
+
+static enum cli_parse_result parse_pairs(struct pair_opts *o, const char *const *args,
+					 size_t *n)
+{
+	char *argv[16] = { (char *)"p" };
+	int argc = 1;
+	enum cli_parse_result res;
+
+	for (; *args; args++)
+		argv[argc++] = (char *)*args;
+	memset(o, 0, sizeof(*o));
+	last_error[0] = '\0';
+	nerrors = 0;
+	set_error_routine(capture);
+	res = cli_parse(&pair_cmd, argc, argv, o, n);
+	set_error_routine(NULL);
+	return res;
+}
+
+/* An option of several values takes them as the arguments after it, each time. */
+static void test_several_values(void **state)
+{
+	struct pair_opts o;
+	size_t n;
+	(void)state;
+
+	assert_int_equal(parse_pairs(&o, ARGS("-L", "a", "1,2", "op", "--list", "b", "x"), &n),
+			 CLI_PARSED);
+	assert_int_equal(o.pairs.n, 4);
+	assert_string_equal(o.pairs.v[0], "a");
+	assert_string_equal(o.pairs.v[1], "1,2");
+	assert_string_equal(o.pairs.v[2], "b");
+	assert_string_equal(o.pairs.v[3], "x");
+	assert_int_equal(n, 1);
+	cli_options_release(&pair_cmd, &o);
+	/* Too few values, "=", and once more than allowed: refused, each with its reason. */
+	assert_int_equal(parse_pairs(&o, ARGS("-L", "a"), &n), CLI_BAD_USAGE);
+	assert_non_null(strstr(last_error, "option '--list' needs 2 values: VAR VALUES"));
+	cli_options_release(&pair_cmd, &o);
+	assert_int_equal(parse_pairs(&o, ARGS("--list=a", "1"), &n), CLI_BAD_USAGE);
+	assert_non_null(strstr(last_error, "takes 2 values (VAR VALUES) as the arguments after it"));
+	cli_options_release(&pair_cmd, &o);
+	assert_int_equal(parse_pairs(&o, ARGS("-L", "a", "1", "-L", "b", "2", "-L", "c", "3"), &n),
+			 CLI_BAD_USAGE);
+	assert_non_null(strstr(last_error, "option '--list' given more than 2 times"));
+	cli_options_release(&pair_cmd, &o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -441,6 +508,7 @@ int main(void)
 		cmocka_unit_test(test_stop_at_operand),
 		cmocka_unit_test(test_help_text),
 		cmocka_unit_test(test_dump),
+		cmocka_unit_test(test_several_values),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

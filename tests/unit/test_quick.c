@@ -414,6 +414,120 @@ static void test_plan_parse_errors(void **state)
 	assert_non_null(strstr(last_error, "variants[0].prepare"));
 }
 
+/* One scan: its parts, and the commands (and names) it must make or a part of its error. */
+struct scan_case {
+	const char *what;
+	const char *cmds[3];
+	const char *names[3];
+	const char *lists[6];     /* VAR, VALUES pairs */
+	const char *range[3];     /* VAR MIN MAX, or range[0] NULL */
+	const char *step;
+	const char *want[17];     /* NULL-terminated */
+	const char *want_names[4];
+	const char *err;
+};
+
+static const struct scan_case scan_cases[] = {
+	{ "a list", { "sleep 0.{t}" }, { NULL }, { "t", "1,4" }, { NULL }, NULL,
+	  { "sleep 0.1", "sleep 0.4", NULL }, { NULL }, NULL },
+	/* hyperfine's order: the commands fastest, then the first -L, then the next. */
+	{ "two lists, two commands", { "e {a} {b}", "p {b}{a}" }, { NULL },
+	  { "a", "1,2", "b", "x,y" }, { NULL }, NULL,
+	  { "e 1 x", "p x1", "e 2 x", "p x2", "e 1 y", "p y1", "e 2 y", "p y2", NULL }, { NULL },
+	  NULL },
+	{ "an escaped comma, an empty value", { "echo [{v}]" }, { NULL }, { "v", "a\\,b,,c" },
+	  { NULL }, NULL, { "echo [a,b]", "echo []", "echo [c]", NULL }, { NULL }, NULL },
+	/* One pass: a value holding another's placeholder stays as it is. */
+	{ "no double replacement", { "echo {foo} {bar}" }, { NULL },
+	  { "foo", "{bar} baz", "bar", "quux" }, { NULL }, NULL,
+	  { "echo {bar} baz quux", NULL }, { NULL }, NULL },
+	{ "other braces stay", { "awk '{print}' {n}" }, { NULL }, { "n", "f" }, { NULL }, NULL,
+	  { "awk '{print}' f", NULL }, { NULL }, NULL },
+	{ "a range", { "make -j {j}" }, { NULL }, { NULL }, { "j", "1", "7" }, "3",
+	  { "make -j 1", "make -j 4", "make -j 7", NULL }, { NULL }, NULL },
+	{ "a negative range", { "x {j}" }, { NULL }, { NULL }, { "j", "-2", "0" }, NULL,
+	  { "x -2", "x -1", "x 0", NULL }, { NULL }, NULL },
+	{ "a decimal range", { "x {f}" }, { NULL }, { NULL }, { "f", "0", "0.5" }, "0.25",
+	  { "x 0.00", "x 0.25", "x 0.50", NULL }, { NULL }, NULL },
+	{ "one name template", { "x {t}" }, { "n-{t}" }, { "t", "a,b" }, { NULL }, NULL,
+	  { "x a", "x b", NULL }, { "n-a", "n-b", NULL }, NULL },
+	{ "a name each", { "x {t}" }, { "first", "second" }, { "t", "a,b" }, { NULL }, NULL,
+	  { "x a", "x b", NULL }, { "first", "second", NULL }, NULL },
+	{ "-P and -L", { "x {a}{b}" }, { NULL }, { "a", "1" }, { "b", "1", "2" }, NULL, { NULL },
+	  { NULL }, "cannot be given together" },
+	{ "-D alone", { "x" }, { NULL }, { NULL }, { NULL }, "2", { NULL }, { NULL },
+	  "-D sets the step" },
+	{ "unused", { "x" }, { NULL }, { "a", "1,2" }, { NULL }, NULL, { NULL }, { NULL },
+	  "no command has '{a}'" },
+	{ "twice", { "x {a}" }, { NULL }, { "a", "1", "a", "2" }, { NULL }, NULL, { NULL },
+	  { NULL }, "scanned twice" },
+	{ "braces in a name", { "x {a}" }, { NULL }, { "{a}", "1" }, { NULL }, NULL, { NULL },
+	  { NULL }, "without braces" },
+	{ "empty range", { "x {a}" }, { NULL }, { NULL }, { "a", "3", "1" }, NULL, { NULL },
+	  { NULL }, "range is empty" },
+	{ "zero step", { "x {a}" }, { NULL }, { NULL }, { "a", "1", "3" }, "0", { NULL },
+	  { NULL }, "more than 0" },
+	{ "decimal without step", { "x {a}" }, { NULL }, { NULL }, { "a", "0.5", "1" }, NULL,
+	  { NULL }, { NULL }, "needs its step" },
+	{ "no number", { "x {a}" }, { NULL }, { NULL }, { "a", "one", "3" }, NULL, { NULL },
+	  { NULL }, "is no number" },
+	{ "a huge range", { "x {a}" }, { NULL }, { NULL }, { "a", "-9000000000000000000",
+	  "9000000000000000000" }, NULL, { NULL }, { NULL }, "more than 16 values" },
+	{ "too many commands", { "x {a}", "y {a}" }, { NULL }, { "a", "1,2,3,4,5,6,7,8,9" },
+	  { NULL }, NULL, { NULL }, { NULL }, "more than 16 commands" },
+	{ "names that do not add up", { "x {a}" }, { "p", "q" }, { "a", "1,2,3" }, { NULL }, NULL,
+	  { NULL }, { NULL }, "2 names (-n) for the 3 commands" },
+};
+
+static size_t strv_len(const char *const *v, size_t most)
+{
+	size_t n = 0;
+
+	while (n < most && v[n])
+		n++;
+	return n;
+}
+
+/* hyperfine's -L and -P/-D: what each scan makes, and what it refuses with which words. */
+static void test_scan(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(scan_cases); i++) {
+		const struct scan_case *c = &scan_cases[i];
+		struct quick_scan scan = {
+			.commands = c->cmds, .ncommands = strv_len(c->cmds, 3),
+			.names = c->names, .nnames = strv_len(c->names, 3),
+			.lists = c->lists, .nlists = strv_len(c->lists, 6) / 2,
+			.range = c->range[0] ? c->range : NULL, .step = c->step,
+		};
+		struct quick_scan_result r;
+		char *err = NULL;
+		int rc = quick_scan_expand(&scan, &r, &err);
+
+		if (c->err) {
+			if (rc == 0)
+				fail_msg("%s: no error", c->what);
+			if (!err || !strstr(err, c->err))
+				fail_msg("%s: '%s' does not say '%s'", c->what, err ? err : "", c->err);
+			assert_null(r.commands);
+			free(err);
+			continue;
+		}
+		if (rc < 0)
+			fail_msg("%s: %s", c->what, err);
+		if (r.ncommands != strv_len(c->want, 17))
+			fail_msg("%s: %zu commands", c->what, r.ncommands);
+		for (size_t k = 0; k < r.ncommands; k++)
+			if (strcmp(r.commands[k], c->want[k]))
+				fail_msg("%s: command %zu is '%s', not '%s'", c->what, k, r.commands[k],
+					 c->want[k]);
+		assert_int_equal(r.nnames, strv_len(c->want_names, 4));
+		for (size_t k = 0; k < r.nnames; k++)
+			assert_string_equal(r.names[k], c->want_names[k]);
+		quick_scan_release(&r);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -425,6 +539,7 @@ int main(void)
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_starter),
 		cmocka_unit_test(test_plan_parse_errors),
+		cmocka_unit_test(test_scan),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
