@@ -602,11 +602,14 @@ static int quick_check(struct quick_args *q, size_t ncommands, char **commands,
 	spec->ncommands = ncommands;
 	spec->names = q->names.v;
 	spec->nnames = q->names.n;
+	spec->prepare = q->prepare.v;
+	spec->nprepare = q->prepare.n;
 	spec->ignore_failure = q->ignore_failure;
 	if (q->lists.n || q->range.n || q->step) {
 		struct quick_scan scan = {
 			.commands = (const char *const *)commands, .ncommands = ncommands,
 			.names = q->names.v, .nnames = q->names.n,
+			.prepare = q->prepare.v, .nprepare = q->prepare.n,
 			.lists = q->lists.v, .nlists = q->lists.n / 2,
 			.range = q->range.n ? q->range.v : NULL, .step = q->step,
 		};
@@ -623,9 +626,9 @@ static int quick_check(struct quick_args *q, size_t ncommands, char **commands,
 		spec->ncommands = q->scanned.ncommands;
 		spec->names = (const char *const *)q->scanned.names;
 		spec->nnames = q->scanned.nnames;
+		spec->prepare = (const char *const *)q->scanned.prepare;
+		spec->nprepare = q->scanned.nprepare;
 	}
-	spec->prepare = q->prepare.v;
-	spec->nprepare = q->prepare.n;
 	spec->gates = q->gates.v;
 	spec->ngates = q->gates.n;
 	if ((q->min_runs || q->max_runs) && (spec->runs >= 0 || spec->until_decided))

@@ -117,18 +117,26 @@ struct quick_scan {
 	size_t ncommands;
 	const char *const *names;    /* -n: none, one (a template), or one per command made */
 	size_t nnames;
+	const char *const *prepare;  /* --prepare: none, one for all, or one per command given */
+	size_t nprepare;
 	const char *const *lists;    /* -L: VAR, VALUES, VAR, VALUES... (2 * nlists) */
 	size_t nlists;
 	const char *const *range;    /* -P: VAR, MIN, MAX; NULL: none */
 	const char *step;            /* -D STEP; NULL: 1 (a decimal range needs one) */
 };
 
-/* The commands a scan made, and their names when -n gave any (owned). */
+/*
+ * The commands a scan made, their names when -n gave any, and their
+ * prepare commands when --prepare gave any: one, when it names no
+ * parameter, else one per command made (owned).
+ */
 struct quick_scan_result {
 	char **commands;
 	size_t ncommands;
 	char **names;
 	size_t nnames;
+	char **prepare;
+	size_t nprepare;
 };
 
 /*
@@ -138,7 +146,9 @@ struct quick_scan_result {
  * frees): -P with -L, -D without -P, a parameter named twice or that no
  * command has as {VAR}, a range that is empty, has no step or a step not
  * above 0, a number that is none, more than QUICK_MAX_COMMANDS commands,
- * a count of names other than 0, 1 or one per command made. 0 or -1.
+ * a count of names other than 0, 1 or one per command made, of prepare
+ * commands other than 0, 1 or one per command given. {VAR} is replaced in
+ * names and prepare commands too, as hyperfine does. 0 or -1.
  */
 int quick_scan_expand(const struct quick_scan *scan, struct quick_scan_result *out, char **err);
 void quick_scan_release(struct quick_scan_result *r);

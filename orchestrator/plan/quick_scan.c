@@ -4,7 +4,8 @@
  * values — -L lists (every combination, the commands varying fastest,
  * then the first -L, then the next, as hyperfine orders them) or one -P
  * range (its values in turn, the commands within each) — so that the plan
- * holds the commands as they run, each a variant of its own. Only {VAR}
+ * holds the commands as they run, each a variant of its own (their names
+ * and prepare commands replaced alike). Only {VAR}
  * of a scanned VAR is replaced, in one pass (a value holding "{other}"
  * stays as it is); every other brace stays literal, as in any abev bench
  * command. Pure computation: no I/O.
@@ -242,6 +243,8 @@ static char *scan_params(const struct quick_scan *scan, size_t ncommands,
 				return xasprintf("parameter '%s' is scanned twice", params[i].name);
 		for (size_t c = 0; c < ncommands && !used; c++)
 			used = mentions(scan->commands[c], params[i].name);
+		for (size_t c = 0; c < scan->nprepare && !used; c++)
+			used = mentions(scan->prepare[c], params[i].name);
 		if (!used)
 			return xasprintf("no command has '{%s}' for %s %s to replace", params[i].name,
 					 scan->range && i == n - 1 ? "-P" : "-L", params[i].name);
@@ -253,7 +256,8 @@ int quick_scan_expand(const struct quick_scan *scan, struct quick_scan_result *o
 {
 	struct scan_param *params = NULL;
 	size_t nparams = 0, total = scan->ncommands, *idx = NULL;
-	size_t alloc_c = 0, alloc_n = 0, nnames = 0;
+	size_t alloc_c = 0, alloc_n = 0, nnames = 0, alloc_p = 0, nprepare = 0;
+	int per_command = 0;
 
 	memset(out, 0, sizeof(*out));
 	*err = scan_params(scan, scan->ncommands, &params, &nparams);
@@ -274,6 +278,17 @@ int quick_scan_expand(const struct quick_scan *scan, struct quick_scan_result *o
 				 "with {VAR} in it, or one for each", scan->nnames, total);
 		goto fail;
 	}
+	if (scan->nprepare > 1 && scan->nprepare != scan->ncommands) {
+		*err = xasprintf("%zu --prepare commands for %zu commands: give one for all, or "
+				 "one per command", scan->nprepare, scan->ncommands);
+		goto fail;
+	}
+	for (size_t k = 0; k < scan->nprepare && !per_command; k++)
+		for (size_t i = 0; i < nparams && !per_command; i++)
+			per_command = mentions(scan->prepare[k], params[i].name);
+	/* One prepare command that names no parameter stays one, for every variant. */
+	if (scan->nprepare == 1 && !per_command)
+		values_push(&out->prepare, &nprepare, &alloc_p, xstrdup(scan->prepare[0]));
 	idx = xcalloc(nparams + 1, sizeof(*idx));
 	/* The commands vary fastest, then the first parameter, then the next. */
 	for (size_t made = 0; made < total; made++) {
@@ -289,8 +304,13 @@ int quick_scan_expand(const struct quick_scan *scan, struct quick_scan_result *o
 			values_push(&out->names, &nnames, &alloc_n,
 				    substitute(scan->names[scan->nnames == 1 ? 0 : made], params,
 					       nparams, idx));
+		if (scan->nprepare > 1 || per_command)
+			values_push(&out->prepare, &nprepare, &alloc_p,
+				    substitute(scan->prepare[scan->nprepare == 1 ? 0 : c], params,
+					       nparams, idx));
 	}
 	out->nnames = nnames;
+	out->nprepare = nprepare;
 	free(idx);
 	params_free(params, nparams);
 	return 0;
@@ -304,5 +324,6 @@ void quick_scan_release(struct quick_scan_result *r)
 {
 	strv_free(r->commands);
 	strv_free(r->names);
+	strv_free(r->prepare);
 	memset(r, 0, sizeof(*r));
 }

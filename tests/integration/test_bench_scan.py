@@ -26,6 +26,16 @@ class TestBenchScan(BenchTestCase):
         with open(self.path("ev", "runs", "printf-s-b-2", "run-1", "test.log")) as f:
             self.assertEqual(f.read(), "2-b")
 
+    def test_prepare_gets_the_value_too(self):
+        # As in hyperfine, {VAR} is replaced in --prepare: each variant prepares its own.
+        self.bench("-L", "t", "1,2", "--prepare", "echo prep-{t}", "true {t}", "-r", "1",
+                   "--unsigned", "--out", "ev")
+        plan = self.load("ev", "plan.json")
+        self.assertEqual([v["prepare"][2] for v in plan["variants"]], ["echo prep-1", "echo prep-2"])
+        self.assertNotIn("prepare", plan["schedule"])
+        with open(self.path("ev", "runs", "true-2", "run-1", "prepare.log")) as f:
+            self.assertEqual(f.read(), "prep-2\n")
+
     def test_range_scan_with_names_and_step(self):
         self.run_in("init", "--from-bench", "-P", "ms", "10", "30", "-D", "10",
                     "-n", "sleep-{ms}ms", "sleep 0.0{ms}", "--out", "p.json", check=0)

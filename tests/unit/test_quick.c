@@ -528,6 +528,52 @@ static void test_scan(void **state)
 	}
 }
 
+/* --prepare under a scan: {VAR} replaced per command made; one that names none stays one. */
+static void test_scan_prepare(void **state)
+{
+	const char *cmds[] = { "x {t}", "y {t}" }, *lists[] = { "t", "1,2" };
+	const char *per[] = { "make T={t}" }, *plain[] = { "sync" }, *each[] = { "a{t}", "b{t}" };
+	const char *want[] = { "make T=1", "make T=1", "make T=2", "make T=2" };
+	const char *want_each[] = { "a1", "b1", "a2", "b2" };
+	struct quick_scan scan = { .commands = cmds, .ncommands = 2, .lists = lists, .nlists = 1 };
+	struct quick_scan_result r;
+	char *err = NULL;
+	(void)state;
+
+	scan.prepare = per;
+	scan.nprepare = 1;
+	assert_int_equal(quick_scan_expand(&scan, &r, &err), 0);
+	assert_int_equal(r.nprepare, 4);
+	for (size_t k = 0; k < 4; k++)
+		assert_string_equal(r.prepare[k], want[k]);
+	quick_scan_release(&r);
+	scan.prepare = plain;
+	assert_int_equal(quick_scan_expand(&scan, &r, &err), 0);
+	assert_int_equal(r.nprepare, 1);
+	assert_string_equal(r.prepare[0], "sync");
+	quick_scan_release(&r);
+	scan.prepare = each;
+	scan.nprepare = 2;
+	assert_int_equal(quick_scan_expand(&scan, &r, &err), 0);
+	assert_int_equal(r.nprepare, 4);
+	for (size_t k = 0; k < 4; k++)
+		assert_string_equal(r.prepare[k], want_each[k]);
+	quick_scan_release(&r);
+	/* A parameter only the prepare command names is used. */
+	scan.commands = (const char *const[]){ "x" };
+	scan.ncommands = 1;
+	scan.prepare = per;
+	scan.nprepare = 1;
+	assert_int_equal(quick_scan_expand(&scan, &r, &err), 0);
+	assert_int_equal(r.ncommands, 2);
+	quick_scan_release(&r);
+	scan.nprepare = 3;
+	scan.prepare = (const char *const[]){ "a{t}", "b", "c" };
+	assert_int_equal(quick_scan_expand(&scan, &r, &err), -1);
+	assert_non_null(strstr(err, "3 --prepare commands for 1 commands"));
+	free(err);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -540,6 +586,7 @@ int main(void)
 		cmocka_unit_test(test_starter),
 		cmocka_unit_test(test_plan_parse_errors),
 		cmocka_unit_test(test_scan),
+		cmocka_unit_test(test_scan_prepare),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
