@@ -692,7 +692,8 @@ struct bench_args {
 /*
  * hyperfine's options abev bench does not take, with what abev does
  * instead (the ones it does take work as in hyperfine: -r, -w, -n,
- * --command-name, -N, --shell none, --prepare, --export-*).
+ * --command-name, -N, --shell none, --prepare, -L, -P, -D, -i, -m, -M,
+ * --export-*).
  */
 static const struct cli_foreign hyperfine_options[] = {
 	{ "--setup", "hyperfine", "abev runs no setup once before all runs: --prepare CMD runs "

@@ -133,6 +133,8 @@ static int store(const struct cli_option *o, const char *arg, void *opts, const 
 	case CLI_OPT_STRINGS: {
 		struct cli_strings *s = dest;
 		size_t per = o->nargs > 1 ? o->nargs : 1;
+		if (s->n >= (size_t)o->max * per && o->max == 1)
+			return error("option '--%s' given more than once", o->long_name);
 		if (s->n >= (size_t)o->max * per)
 			return error("option '--%s' given more than %zu times", o->long_name,
 				     (size_t)o->max);

@@ -55,7 +55,9 @@ class TestBenchScan(BenchTestCase):
                 (["-D", "2", "echo"], "-D sets the step of a -P range"),
                 (["-P", "t", "1", "40", "echo {t}"], "more than 16 values"),
                 (["-L", "t", "1,2", "-n", "a", "-n", "b", "-n", "c", "echo {t}"],
-                 "3 names (-n) for the 2 commands")):
+                 "3 names (-n) for the 2 commands"),
+                (["-P", "a", "1", "2", "-P", "b", "1", "2", "echo {a}{b}"],
+                 "option '--parameter-scan' given more than once")):
             cp = self.bench(*args, "--out", "ev", check=2)
             self.assertIn(words, cp.stderr, args)
             self.assertFalse(os.path.exists(self.path("ev")))
