@@ -137,10 +137,11 @@ static const char init_about[] =
 	"variants write a one-test JUnit file; replace their commands with yours.\n"
 	"With --from-bench the variants are the commands, made as 'abev bench' makes\n"
 	"them, with its options below (-r, -w, -n, -N, -L, -P, -D, -i, --prepare,\n"
-	"--gap, --order, --cpus, --results, --min-executed, --max-regression, -m, -M\n"
-	"and --until-decided). With --dotnet the variants are `dotnet test\n"
-	"--no-build -c Release` of a test project built once beforehand, one TRX\n"
-	"per run in {run_dir}, with DOTNET_CLI_TELEMETRY_OPTOUT=1, DOTNET_NOLOGO=1,\n"
+	"--gap, --order, --cpus, --results, --min-executed, --max-regression,\n"
+	"--metric, -m, -M and --until-decided). With --dotnet the variants are\n"
+	"`dotnet test --no-build -c Release` of a test project built once\n"
+	"beforehand, one TRX per run in {run_dir}, with\n"
+	"DOTNET_CLI_TELEMETRY_OPTOUT=1, DOTNET_NOLOGO=1,\n"
 	"MSBUILDDISABLENODEREUSE=1 and DOTNET_CLI_USE_MSBUILD_SERVER=0 (no build server\n"
 	"or MSBuild node outlives a run), the built assemblies hashed\n"
 	"(bin/Release/net*/*.dll), `dotnet --version` recorded, and runs allowed to wait\n"
@@ -520,6 +521,7 @@ const struct cli_command cmd_run = {
 struct quick_args {
 	struct quick_spec spec;                   /* QUICK_SPEC_INIT before parsing */
 	struct cli_strings names, prepare, gates; /* -n, --prepare, --max-regression */
+	struct cli_strings metrics;               /* --metric */
 	int64_t min_runs, max_runs;               /* hyperfine's -m, -M; 0: not given */
 	struct cli_strings lists, range;          /* -L VAR VALUES..., -P VAR MIN MAX */
 	const char *step;                         /* -D STEP */
@@ -559,8 +561,14 @@ struct quick_args {
 		     "own directory") }, \
 	{ CLI_INT(0, "min-executed", T, P spec.min_executed, "N", 0, INT64_MAX, NULL, \
 		  "a run fails when fewer tests were executed (default 1)") }, \
+	{ CLI_STRINGS(0, "metric", T, P metrics, "NAME=SOURCE:ARG", QUICK_MAX_GATES, \
+		      "a metric of the plan's own, compared with wall, cpu and max_rss and " \
+		      "gated with --max-regression NAME=P: stdout:REGEX or stderr:REGEX (the " \
+		      "first group of the first match is the number), process:FIELD (minflt, " \
+		      "nvcsw, ...), duration:TESTGLOB or results:TESTGLOB:REGEX (with --results)") }, \
 	{ CLI_STRINGS(0, "max-regression", T, P gates, "[METRIC=]P", QUICK_MAX_GATES, \
-		      "gate: METRIC (wall, cpu, max_rss; default wall) of each command may be at " \
+		      "gate: METRIC (wall, cpu, max_rss or a --metric; default wall) of each " \
+		      "command may be at " \
 		      "most P % worse than the reference's (judged on the exact paired " \
 		      "interval); once per metric") }, \
 	{ CLI_STRINGS_N('L', "parameter-list", T, P lists, "VAR VALUES", 2, \
@@ -630,6 +638,8 @@ static int quick_check(struct quick_args *q, size_t ncommands, char **commands,
 	}
 	spec->gates = q->gates.v;
 	spec->ngates = q->gates.n;
+	spec->metrics = q->metrics.v;
+	spec->nmetrics = q->metrics.n;
 	if ((q->min_runs || q->max_runs) && (spec->runs >= 0 || spec->until_decided))
 		return usage_error("'-m'/'-M' set the runs as hyperfine's do: leave out '--runs' "
 				   "and '--until-decided'", usage);

@@ -595,13 +595,16 @@ static void add_starter_keys(cJSON *plan, const struct quick_spec *spec)
 		 spec->dotnet ? 25 : (int64_t)PLAN_MAX_CPU_WAIT_PCT_DEFAULT);
 	jadd_int(o, "max_repeats", spec->dotnet ? 3 : 2);
 	jadd(plan, "load", o);
-	o = jnew_array();
-	m = jnew_object();
-	jadd_str(m, "name", "user_cpu");
-	jadd_str(m, "source", "process");
-	jadd_str(m, "field", "user");
-	jpush(o, m);
-	jadd(plan, "metrics", o);
+	/* An example metric, unless --metric gave the plan's own. */
+	if (!spec->nmetrics) {
+		o = jnew_array();
+		m = jnew_object();
+		jadd_str(m, "name", "user_cpu");
+		jadd_str(m, "source", "process");
+		jadd_str(m, "field", "user");
+		jpush(o, m);
+		jadd(plan, "metrics", o);
+	}
 	jadd(plan, "allowed_exit_codes", exit_codes(spec));
 	o = jnew_object();
 	if (!spec->ngates) {
@@ -622,6 +625,69 @@ static void add_starter_keys(cJSON *plan, const struct quick_spec *spec)
 	jadd_real(o, "confidence", 0.95);
 	jadd_int(o, "bootstrap_resamples", 10000);
 	jadd(plan, "decision", o);
+}
+
+/*
+ * --metric NAME[UNIT]=SOURCE:ARG as a plan's metric: stdout:REGEX,
+ * stderr:REGEX (the first group of the first match is the number; these
+ * and results need the [UNIT]), process:FIELD, duration:TESTGLOB or
+ * results:TESTGLOB:REGEX. *out is the metrics[]
+ * object (NULL when only checking). NULL, or why not (caller frees).
+ */
+static char *metric_spec(const char *text, cJSON **out)
+{
+	const char *eq = strchr(text, '='), *colon = eq ? strchr(eq + 1, ':') : NULL;
+	char *name, *source, *unit = NULL, *why = NULL;
+	const char *arg, *open;
+	cJSON *m;
+
+	if (out)
+		*out = NULL;
+	if (!eq || eq == text || !colon)
+		return xasprintf("--metric '%s': expected NAME[UNIT]=SOURCE:ARG (stdout:REGEX, "
+				 "stderr:REGEX, process:FIELD, duration:TESTGLOB or "
+				 "results:TESTGLOB:REGEX)", text);
+	/* NAME[UNIT]: the unit stdout, stderr and results need ("parse[ms]"). */
+	open = memchr(text, '[', (size_t)(eq - text));
+	if (open && open > text && eq[-1] == ']') {
+		name = xstrndup(text, (size_t)(open - text));
+		unit = xstrndup(open + 1, (size_t)(eq - 1 - (open + 1)));
+	} else {
+		name = xstrndup(text, (size_t)(eq - text));
+	}
+	source = xstrndup(eq + 1, (size_t)(colon - eq - 1));
+	arg = colon + 1;
+	m = jnew_object();
+	jadd_str(m, "name", name);
+	if (unit)
+		jadd_str(m, "unit", unit);
+	jadd_str(m, "source", source);
+	if (!strcmp(source, "stdout") || !strcmp(source, "stderr")) {
+		jadd_str(m, "pattern", arg);
+	} else if (!strcmp(source, "process")) {
+		jadd_str(m, "field", arg);
+	} else if (!strcmp(source, "duration")) {
+		jadd_str(m, "test", arg);
+	} else if (!strcmp(source, "results") && strchr(arg, ':')) {
+		char *glob = xstrndup(arg, strcspn(arg, ":"));
+		jadd_str(m, "test", glob);
+		jadd_str(m, "pattern", arg + strlen(glob) + 1);
+		free(glob);
+	} else {
+		why = xasprintf("--metric '%s': the source '%s' is none of stdout:REGEX, "
+				"stderr:REGEX, process:FIELD, duration:TESTGLOB and "
+				"results:TESTGLOB:REGEX", text, source);
+	}
+	if (!why && !*arg)
+		why = xasprintf("--metric '%s': nothing after '%s:'", text, source);
+	free(name);
+	free(unit);
+	free(source);
+	if (why || !out)
+		cJSON_Delete(m);
+	else
+		*out = m;
+	return why;
 }
 
 /* The checks of quick_plan() that need no JSON. NULL, or the message. */
@@ -661,6 +727,15 @@ static char *spec_problem(const struct quick_spec *spec, const char **order)
 		return xstrdup("--min-executed needs --results (the files whose tests it counts)");
 	if (spec->results && !*spec->results)
 		return xstrdup("--results is empty");
+	for (size_t i = 0; i < spec->nmetrics; i++) {
+		if ((why = metric_spec(spec->metrics[i], NULL)))
+			return why;
+		for (size_t k = 0; k < i; k++)
+			if (strcspn(spec->metrics[i], "=") == strcspn(spec->metrics[k], "=") &&
+			    !strncmp(spec->metrics[i], spec->metrics[k], strcspn(spec->metrics[i], "=")))
+				return xasprintf("--metric '%.*s' given twice",
+						 (int)strcspn(spec->metrics[i], "="), spec->metrics[i]);
+	}
 	for (size_t i = 0; i < spec->ngates; i++) {
 		char *metric, *other;
 		double pct;
@@ -726,6 +801,15 @@ char *quick_plan(const struct quick_spec *spec, char **err)
 		if (spec->min_executed >= 0)
 			jadd_int(o, "min_executed", spec->min_executed);
 		jadd(plan, "results", o);
+	}
+	if (spec->nmetrics) {
+		o = jnew_array();
+		for (size_t i = 0; i < spec->nmetrics; i++) {
+			cJSON *m;
+			free(metric_spec(spec->metrics[i], &m));
+			jpush(o, m);
+		}
+		jadd(plan, "metrics", o);
 	}
 	if (spec->starter) {
 		add_starter_keys(plan, spec);
