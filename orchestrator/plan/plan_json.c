@@ -34,6 +34,9 @@ static cJSON *variant_json(const struct plan_variant *v)
 	jadd(o, "assemblies", strings(v->assemblies, v->assemblies_len));
 	if (v->cpus)
 		jadd_str(o, "cpus", v->cpus);
+	/* Its own or the schedule's: each variant says how it is prepared. */
+	if (v->prepare_len)
+		jadd(o, "prepare", strings(v->prepare, v->prepare_len));
 	return o;
 }
 
@@ -101,7 +104,20 @@ static cJSON *schedule_json(const struct plan *plan)
 	cJSON *o = jnew_object();
 
 	jadd_int(o, "warmups", plan->warmups);
-	jadd_int(o, "runs", plan->runs);
+	/* Rounds until decided: max_rounds is the runs' ceiling, not their count. */
+	if (plan->until_decided) {
+		cJSON *looks = jnew_array();
+
+		jadd_str(o, "until", "decided");
+		jadd_int(o, "min_rounds", plan->min_rounds);
+		jadd_int(o, "max_rounds", plan->max_rounds);
+		/* The looks as they will be taken, given or made from the confidence. */
+		for (size_t i = 0; i < plan->nlooks; i++)
+			jpush(looks, cJSON_CreateNumber(plan->looks[i]));
+		jadd(o, "looks", looks);
+	} else {
+		jadd_int(o, "runs", plan->runs);
+	}
 	jadd_str(o, "order", plan_order_name(plan->order));
 	jadd_int(o, "seed", (int64_t)plan->seed);
 	jadd_real(o, "gap_seconds", plan->gap_seconds);
@@ -129,6 +145,8 @@ static void add_rest(cJSON *o, const struct plan *plan)
 	if (plan->max_foreign_cpu >= 0)
 		jadd_real(load, "max_foreign_cpu", plan->max_foreign_cpu);
 	jadd_int(load, "max_repeats", plan->max_repeats);
+	if (plan->nexclusive)
+		jadd(load, "exclusive", strings(plan->exclusive, plan->nexclusive));
 	jadd(o, "load", load);
 	jadd_int(limits, "max_files", plan->max_files);
 	jadd_real(limits, "pattern_cpu_seconds", plan->pattern_cpu_seconds);

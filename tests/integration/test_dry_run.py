@@ -205,3 +205,34 @@ class DryRunTest(AbevTestCase):
                           timeout=60)
         self.assertEqual(again.returncode, 0, again.stderr)
         self.assertEqual(json.loads(again.stdout), doc)
+
+    def test_json_keeps_what_runs_the_plan(self):
+        # A plan that runs until decided stays one (not a fixed count of its ceiling),
+        # its prepare steps and exclusive patterns are kept: the document runs as its
+        # source would.
+        p = {
+            "schema": "abev.plan/1", "name": "kept",
+            "variants": [{"name": "a", "command": ["true"], "prepare": ["true", "{round}"]},
+                         {"name": "b", "command": ["true"]}],
+            "schedule": {"until": "decided", "max_rounds": 40, "prepare": ["true"]},
+            "load": {"exclusive": ["make *"]},
+            "gates": {"wall": {"max_regression_pct": 5}},
+        }
+        cp = self.dry(p, "--json")
+        self.assertEqual(cp.returncode, 0, cp.stderr)
+        doc = json.loads(cp.stdout)
+        if schemas.AVAILABLE:
+            self.assertEqual(schemas.errors("plan", doc), [])
+        sched = doc["schedule"]
+        self.assertEqual((sched["until"], sched["max_rounds"]), ("decided", 40))
+        self.assertNotIn("runs", sched)
+        self.assertEqual(sched["looks"][-1], 40)
+        self.assertEqual(sched["min_rounds"], sched["looks"][0])
+        self.assertEqual([v["prepare"] for v in doc["variants"]], [["true", "{round}"], ["true"]])
+        self.assertEqual(doc["load"]["exclusive"], ["make *"])
+        again = self.abev("run", self.write_plan(doc, name="again.json"), "--dry-run", "--json",
+                          timeout=60)
+        self.assertEqual(again.returncode, 0, again.stderr)
+        self.assertEqual(json.loads(again.stdout), doc)
+        self.assertEqual(again.stderr, cp.stderr.replace(self.path("plan.json"),
+                                                         self.path("again.json")))
