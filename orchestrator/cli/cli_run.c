@@ -136,7 +136,7 @@ static const char init_about[] =
 	"example gate, allowed_exit_codes and decision. Without --from-bench its two\n"
 	"variants write a one-test JUnit file; replace their commands with yours.\n"
 	"With --from-bench the variants are the commands, made as 'abev bench' makes\n"
-	"them, with its options below (-r, -w, -n, -N, -L, -P, -D, -i, --prepare,\n"
+	"them, with its options below (-r, -w, -n, -N, -L, -P, -D, -i, --prepare, -s, -c,\n"
 	"--gap, --order, --cpus, --results, --min-executed, --max-regression,\n"
 	"--metric, -m, -M and --until-decided). With --dotnet the variants are\n"
 	"`dotnet test --no-build -c Release` of a test project built once\n"
@@ -525,6 +525,7 @@ struct quick_args {
 	int64_t min_runs, max_runs;               /* hyperfine's -m, -M; 0: not given */
 	struct cli_strings lists, range;          /* -L VAR VALUES..., -P VAR MIN MAX */
 	const char *step;                         /* -D STEP */
+	const char *setup, *cleanup;              /* -s CMD, -c CMD */
 	int ignore_failure;                       /* -i */
 	struct quick_scan_result scanned;         /* the commands -L/-P made (owned) */
 };
@@ -543,6 +544,13 @@ struct quick_args {
 		   "run each command without a shell: split into words at blanks, '...' and " \
 		   "\"...\" quote (\\\" and \\\\ inside \"...\"), a backslash outside quotes keeps " \
 		   "the next character; nothing is expanded") }, \
+	{ CLI_STRING('s', "setup", T, P setup, "CMD", \
+		     "run CMD once for each command before its first run (hyperfine's --setup: " \
+		     "build what the runs use); not measured; one that fails stops the plan " \
+		     "before any run") }, \
+	{ CLI_STRING('c', "cleanup", T, P cleanup, "CMD", \
+		     "run CMD once for each command after its last run (hyperfine's " \
+		     "--cleanup); not measured; a failure is a note") }, \
 	{ CLI_STRINGS(0, "prepare", T, P prepare, "CMD", QUICK_MAX_COMMANDS, \
 		      "run CMD before every run of every command (once), or of the command in " \
 		      "the same position (once per command); not measured; a run whose prepare " \
@@ -612,11 +620,16 @@ static int quick_check(struct quick_args *q, size_t ncommands, char **commands,
 	spec->prepare = q->prepare.v;
 	spec->nprepare = q->prepare.n;
 	spec->ignore_failure = q->ignore_failure;
+	spec->setup = q->setup ? &q->setup : NULL;
+	spec->nsetup = q->setup != NULL;
+	spec->cleanup = q->cleanup ? &q->cleanup : NULL;
+	spec->ncleanup = q->cleanup != NULL;
 	if (q->lists.n || q->range.n || q->step) {
 		struct quick_scan scan = {
 			.commands = (const char *const *)commands, .ncommands = ncommands,
 			.names = q->names.v, .nnames = q->names.n,
 			.prepare = q->prepare.v, .nprepare = q->prepare.n,
+			.setup = q->setup, .cleanup = q->cleanup,
 			.lists = q->lists.v, .nlists = q->lists.n / 2,
 			.range = q->range.n ? q->range.v : NULL, .step = q->step,
 		};
@@ -635,6 +648,10 @@ static int quick_check(struct quick_args *q, size_t ncommands, char **commands,
 		spec->nnames = q->scanned.nnames;
 		spec->prepare = (const char *const *)q->scanned.prepare;
 		spec->nprepare = q->scanned.nprepare;
+		spec->setup = (const char *const *)q->scanned.setup;
+		spec->nsetup = q->scanned.nsetup;
+		spec->cleanup = (const char *const *)q->scanned.cleanup;
+		spec->ncleanup = q->scanned.ncleanup;
 	}
 	spec->gates = q->gates.v;
 	spec->ngates = q->gates.n;
@@ -702,16 +719,10 @@ struct bench_args {
 /*
  * hyperfine's options abev bench does not take, with what abev does
  * instead (the ones it does take work as in hyperfine: -r, -w, -n,
- * --command-name, -N, --shell none, --prepare, -L, -P, -D, -i, -m, -M,
- * --export-*).
+ * --command-name, -N, --shell none, --prepare, -s, -c, -L, -P, -D, -i,
+ * -m, -M, --export-*).
  */
 static const struct cli_foreign hyperfine_options[] = {
-	{ "--setup", "hyperfine", "abev runs no setup once before all runs: --prepare CMD runs "
-	  "before every run (not measured); run a one-time setup before abev" },
-	{ "-s", "hyperfine", "for --setup: --prepare CMD runs before every run (not measured)" },
-	{ "--cleanup", "hyperfine", "abev runs no cleanup after a command's runs: run it after "
-	  "abev, or make it part of the next --prepare" },
-	{ "-c", "hyperfine", "for --cleanup: run it after abev" },
 	{ "--conclude", "hyperfine", "abev runs nothing after each run: the run's own output "
 	  "is kept in its test.log and stderr.log" },
 	{ "--show-output", "hyperfine", "abev keeps every run's output in the evidence "

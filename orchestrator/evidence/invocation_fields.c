@@ -27,7 +27,7 @@
 #define NEG FIELD_NULL_NEGATIVE
 #define BIG (INT64_C(1) << 62)
 
-static cJSON *prepare_json(const struct invocation_prepare *p)
+cJSON *invocation_prepare_json(const struct invocation_prepare *p)
 {
 	cJSON *o = jnew_object(), *argv = jnew_array(), *log = jnew_object();
 
@@ -478,7 +478,7 @@ static void w_prepare(json_node *o, const char *key, const void *rec)
 {
 	const struct invocation *inv = rec;
 	if (inv->prepare)
-		jadd(o, key, prepare_json(inv->prepare));
+		jadd(o, key, invocation_prepare_json(inv->prepare));
 }
 
 static void w_cgroup(json_node *o, const char *key, const void *rec)

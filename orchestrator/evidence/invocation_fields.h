@@ -33,5 +33,7 @@ int invocation_fields_read(const struct json_in *rd, const json_node *o, const c
 json_node *invocation_fields_results_file(const struct results_file *f);
 void invocation_fields_counts(json_node *o, const struct results_counts *c);
 json_node *invocation_fields_guard(const struct guard_result *g);
+/* A prepare, setup or cleanup command's record as JSON (its "prepare" object's shape). */
+json_node *invocation_prepare_json(const struct invocation_prepare *p);
 
 #endif

@@ -6,6 +6,8 @@
 #include "evidence/run_fields.h"
 
 #include "evidence/evidence.h"
+#include "evidence/invocation_fields.h"
+#include "util/json_out.h"
 #include "record/layout.h"
 #include "util/compiler.h"
 
@@ -15,6 +17,33 @@
 #define NUL FIELD_NULLABLE
 /* Read back when present: evidence of older abevs may lack it. */
 #define OPT FIELD_OPTIONAL
+
+/* The setup and cleanup steps, each as its variant's prepare step is written; absent without any. */
+static void w_steps(json_node *o, const char *key, const void *rec)
+{
+	const struct run_header *hdr = rec;
+	cJSON *a;
+
+	if (!hdr->nsteps)
+		return;
+	a = jnew_array();
+	for (size_t i = 0; i < hdr->nsteps; i++) {
+		const struct run_step *s = &hdr->steps[i];
+		cJSON *step = jnew_object(), *rec_json = invocation_prepare_json(s->rec);
+
+		jadd_str(step, "variant", s->variant);
+		jadd_str(step, "step", s->kind);
+		jadd_str(step, "log_file", s->log);
+		for (cJSON *m = rec_json->child; m;) {
+			cJSON *next = m->next;
+			cJSON_AddItemToObject(step, m->string, cJSON_DetachItemViaPointer(rec_json, m));
+			m = next;
+		}
+		cJSON_Delete(rec_json);
+		jpush(a, step);
+	}
+	jadd(o, key, a);
+}
 
 const struct field run_fields[] = {
 	{ .key = "schema", .type = FIELD_CONST, .flags = REQ | RD, .value = EVIDENCE_RUN_SCHEMA },
@@ -58,6 +87,8 @@ const struct field run_fields[] = {
 	{ .key = "executed", .type = FIELD_U64, .off = OFF(executed), .flags = REQ | OPT },
 	{ .key = "abev_max_rss_bytes", .type = FIELD_I64, .off = OFF(abev_max_rss_bytes), .flags = REQ | OPT, .unit = "bytes" },
 	{ .key = "notes", .type = FIELD_STRINGS, .off = OFF(notes), .count_off = OFF(nnotes), .flags = REQ | RD },
+	/* Only when the plan has a setup or cleanup step; the notes say how each ended. */
+	{ .key = "steps", .type = FIELD_CUSTOM, .write = w_steps },
 	{ .key = "report", .type = FIELD_OBJECT, .flags = RD,
 	  .missing = "missing: this evidence was made by an abev that did not record what its report needs" },
 	{ .key = "report.reproduce", .type = FIELD_STRING, .off = OFF(reproduce), .flags = REQ | RD | NUL },

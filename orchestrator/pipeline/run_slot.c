@@ -31,6 +31,7 @@
 #include "util/clock.h"
 #include "util/env.h"
 #include "util/path.h"
+#include "util/quote.h"
 #include "util/strbuf.h"
 #include "util/usage.h"
 
@@ -690,4 +691,67 @@ void run_slot(struct run_state *st, const struct sched_slot *slot)
 {
 	for (unsigned attempt = 1; !run_attempt(st, slot, attempt); attempt++)
 		st->prog.total++;
+}
+
+int run_slot_step(struct run_state *st, size_t vi, int cleanup)
+{
+	const struct plan *plan = st->plan;
+	const struct plan_variant *v = &plan->variants[vi];
+	const char *kind = cleanup ? "cleanup" : "setup";
+	char *const *argv = cleanup ? v->cleanup : v->setup;
+	size_t argc = cleanup ? v->cleanup_len : v->setup_len;
+	struct dirat made = DIRAT_INIT;
+	struct strbuf log = STRBUF_INIT, shown = STRBUF_INIT;
+	struct invocation_prepare *rec = NULL;
+	struct run_step *step;
+	char *dir, *abs_dir = NULL, *log_rel = NULL, **env = NULL;
+	int ret = -1;
+
+	if (!argc)
+		return 0;
+	dir = xasprintf(EVIDENCE_RUNS_DIR "/%s", v->name);
+	/* Beneath the evidence root, no link followed: the variant's directory, as its runs'. */
+	if (dirat_mkdirs(&st->ev, dir, &made) < 0)
+		goto out;
+	abs_dir = path_join(st->root, dir);
+	struct plan_vars vars = { abs_dir, v->name, kind, 0 };
+	env = build_env(v, &vars);
+	progress_clear(&st->prog);
+	if (prepare_run_argv(plan, v, argv, argc, &vars, env, &log, kind, &rec) < 0)
+		goto out;
+	log_rel = xasprintf("%s/%s.log", dir, kind);
+	if (ledger_write(&st->ledger, &st->ev, log_rel, log.buf, log.len) < 0)
+		goto out;
+	ALLOC_GROW(st->steps, st->nsteps + 1, st->steps_alloc);
+	step = &st->steps[st->nsteps++];
+	*step = (struct run_step){ v->name, kind, log_rel, rec };
+	log_rel = NULL;
+	for (size_t k = 0; k < rec->argc; k++) {
+		if (k)
+			strbuf_addch(&shown, ' ');
+		strbuf_add_sh(&shown, rec->argv[k]);
+	}
+	if (!strcmp(rec->status, "ok"))
+		run_state_note(st, xasprintf("the %s command of '%s' (%s) ended ok in %.3f s (%s)",
+					     kind, v->name, shown.buf, (double)rec->wall_ns / 1e9,
+					     step->log));
+	else
+		run_state_note(st, xasprintf("the %s command of '%s' (%s) %s (%s)%s", kind, v->name,
+					     shown.buf, rec->reason ? rec->reason : rec->status,
+					     step->log,
+					     cleanup ? "; the runs still count" : ""));
+	if (rec->interrupt_signal)
+		st->interrupt = rec->interrupt_signal;
+	ret = !strcmp(rec->status, "ok");
+	rec = NULL;
+out:
+	invocation_prepare_free(rec);
+	strv_free(env);
+	dirat_release(&made);
+	strbuf_release(&log);
+	strbuf_release(&shown);
+	free(log_rel);
+	free(abs_dir);
+	free(dir);
+	return ret;
 }

@@ -17,4 +17,14 @@
  */
 void run_slot(struct run_state *st, const struct sched_slot *slot);
 
+/*
+ * The setup (cleanup 0) or cleanup (1) step of variant vi, when it has
+ * one: its command run once in the variant's cwd and environment, not
+ * measured, its output kept in runs/<variant>/<kind>.log, recorded in
+ * st->steps and said in a note. Returns 1 when it ran and ended ok, 0
+ * when it has none or did not end ok (st->interrupt set on a signal),
+ * -1 after error() when abev itself could not go on.
+ */
+int run_slot_step(struct run_state *st, size_t vi, int cleanup);
+
 #endif

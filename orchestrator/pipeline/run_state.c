@@ -108,6 +108,10 @@ enum run_status run_state_status(const struct run_state *st, int final)
 	for (size_t i = 0; i < st->ninvs; i++)
 		if (st->invs[i].status != INV_OK && st->invs[i].status != INV_DISCARDED)
 			return RUN_FAILED;
+	/* A setup that did not end ok ran nothing after it; a cleanup's failure is a note. */
+	for (size_t i = 0; i < st->nsteps; i++)
+		if (!strcmp(st->steps[i].kind, "setup") && strcmp(st->steps[i].rec->status, "ok"))
+			return RUN_FAILED;
 	return RUN_COMPLETED;
 }
 
@@ -169,6 +173,8 @@ static void fill_header(const struct run_state *st, enum run_status status, int 
 		.abev_max_rss_bytes = st->max_rss_bytes,
 		.notes = (const char *const *)st->notes,
 		.nnotes = st->nnotes,
+		.steps = st->steps,
+		.nsteps = st->nsteps,
 		.reproduce = st->opt->reproduce,
 		.reproduce_cwd = st->cwd,
 		.plan_sha256 = st->plan_sha256,
@@ -444,6 +450,13 @@ void run_state_release(struct run_state *st)
 	free(st->notes);
 	st->notes = NULL;
 	st->nnotes = st->notes_alloc = 0;
+	for (size_t i = 0; i < st->nsteps; i++) {
+		free((char *)st->steps[i].log);
+		invocation_prepare_free((struct invocation_prepare *)st->steps[i].rec);
+	}
+	free(st->steps);
+	st->steps = NULL;
+	st->nsteps = st->steps_alloc = 0;
 	free(st->variant_names);
 	st->variant_names = NULL;
 	judge_free(st->judge);

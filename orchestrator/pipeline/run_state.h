@@ -41,6 +41,8 @@ struct run_state {
 	size_t ninvs, alloc;
 	char **notes;
 	size_t nnotes, notes_alloc;
+	struct run_step *steps;     /* setup and cleanup steps run (owned: log, rec) */
+	size_t nsteps, steps_alloc;
 	size_t planned;
 	unsigned lost;              /* recorded slots with no valid measurement */
 	char *gave_up;              /* why the plan was stopped early (fail fast), or NULL */

@@ -171,6 +171,12 @@ void run_summary_print(const struct run_state *st, enum run_status final, int se
 	if (quiet) {
 		if (!opt->json)
 			summary_print(f, &st->cmp, 1);
+		/* A plan stopped before any run: the decision line alone could not say why. */
+		if (st->gave_up && !st->ninvs) {
+			char *why = xstrdup_escaped(st->gave_up);
+			fprintf(f, "stopped:  %s.\n", why);
+			free(why);
+		}
 		fprintf(f, "evidence: %s\n", root);
 		fflush(f);
 		free(root);

@@ -9,6 +9,7 @@
  * judge.c's, the terminal summary run_summary.c's.
  */
 #include "pipeline/runner.h"
+#include "record/invocation.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -599,6 +600,44 @@ static char *certain_failure(const struct run_state *st, unsigned round)
 	return NULL;
 }
 
+/*
+ * Each variant's setup (cleanup 0) or cleanup step, in the plan's order.
+ * A setup that does not end ok stops the plan before its first
+ * invocation; a cleanup runs for every variant whose setup ended ok (or
+ * that had none), unless abev was interrupted.
+ */
+static void run_steps(struct run_state *st, int cleanup, const unsigned char *set_up)
+{
+	const struct plan *plan = st->plan;
+
+	for (size_t v = 0; v < plan->nvariants && !st->interrupt && !st->runtime_error; v++) {
+		const struct plan_variant *pv = &plan->variants[v];
+		int r;
+
+		if (cleanup ? !pv->cleanup_len || (pv->setup_len && !set_up[v]) : !pv->setup_len)
+			continue;
+		if (!cleanup && st->gave_up)
+			break;
+		r = run_slot_step(st, v, cleanup);
+		if (r < 0) {
+			st->runtime_error = 1;
+			run_state_note(st, xasprintf("abev stopped: the %s command of '%s' could not be "
+						     "run or recorded", cleanup ? "cleanup" : "setup",
+						     pv->name));
+		} else if (!cleanup) {
+			((unsigned char *)set_up)[v] = (unsigned char)r;
+			if (!r && !st->interrupt) {
+				const struct invocation_prepare *rec = st->steps[st->nsteps - 1].rec;
+				st->gave_up = xasprintf("abev stopped the plan before its first "
+							"invocation: the setup command of '%s' %s "
+							"(" EVIDENCE_RUNS_DIR "/%s/setup.log)", pv->name,
+							rec->reason ? rec->reason : rec->status,
+							pv->name);
+			}
+		}
+	}
+}
+
 enum runner_outcome runner_run(const struct plan *plan, const struct runner_options *opt,
 			       struct runner_result *res)
 {
@@ -607,11 +646,16 @@ enum runner_outcome runner_run(const struct plan *plan, const struct runner_opti
 	size_t nslots = 0;
 	enum runner_outcome outcome = RUNNER_ERROR;
 	struct metadata *md = NULL;
+	unsigned char *set_up = NULL;
 
 	run_state_init(&st, plan, opt);
 	memset(res, 0, sizeof(*res));
 	if (run_begin(&st, &md) < 0 || open_evidence(&st, md, &outcome) < 0 || run_setup(&st, &slots, &nslots) < 0)
 		goto out;
+	set_up = xcalloc(plan->nvariants + 1, 1);
+	run_steps(&st, 0, set_up);
+	if (st.gave_up && nslots)
+		run_state_note(&st, xasprintf("%s; the %zu slot(s) were not run", st.gave_up, nslots));
 	for (size_t i = 0; i < nslots && !st.interrupt && !st.runtime_error && !st.gave_up; i++) {
 		run_slot(&st, &slots[i]);
 		/* A recorded round of the first two is over: stop now what no further round will mend. */
@@ -633,11 +677,14 @@ enum runner_outcome runner_run(const struct plan *plan, const struct runner_opti
 			break;
 		}
 	}
+	/* What was set up is cleaned up, whatever stopped the plan but an interrupt. */
+	run_steps(&st, 1, set_up);
 	outcome = run_finish(&st, res);
 out:
 	run_state_release(&st);
 	metadata_free(md);
 	peers_leave(&st.peers);
 	free(slots);
+	free(set_up);
 	return outcome;
 }

@@ -43,6 +43,7 @@
 #include "util/template.h"
 #include "util/alloc.h"
 #include "util/compiler.h"
+#include "util/env.h"
 #include "util/escape.h"
 #include "util/path.h"
 #include "util/readfile.h"
@@ -124,8 +125,9 @@ int plan_loader_strings(const struct plan_loader *ld, const cJSON *j, const char
  * non-empty array of strings whose first is a program name. Absent is an
  * error when required, else leaves *argv NULL.
  */
-int plan_loader_argv(const struct plan_loader *ld, const cJSON *obj, const char *path,
-		      const char *key, int required, char ***argv, size_t *argc)
+static int loader_argv(const struct plan_loader *ld, const cJSON *obj, const char *path,
+		       const char *key, int required, unsigned allowed, char ***argv,
+		       size_t *argc)
 {
 	const cJSON *j = cJSON_GetObjectItemCaseSensitive(obj, key);
 	char *p = json_key_path(path, key);
@@ -144,7 +146,7 @@ int plan_loader_argv(const struct plan_loader *ld, const cJSON *obj, const char 
 		json_in_error(&ld->in, p, "expected a non-empty array of strings, found %s", json_kind(j));
 		goto out;
 	}
-	if (plan_loader_strings(ld, j, p, PLAN_PH_ALL, argv, argc) < 0)
+	if (plan_loader_strings(ld, j, p, allowed, argv, argc) < 0)
 		goto out;
 	if (!*(*argv)[0]) {
 		p0 = json_index_path(p, 0);
@@ -156,6 +158,18 @@ out:
 	free(p0);
 	free(p);
 	return ret;
+}
+
+int plan_loader_argv(const struct plan_loader *ld, const cJSON *obj, const char *path,
+		     const char *key, int required, char ***argv, size_t *argc)
+{
+	return loader_argv(ld, obj, path, key, required, PLAN_PH_ALL, argv, argc);
+}
+
+int plan_loader_step(const struct plan_loader *ld, const cJSON *obj, const char *path,
+		     const char *key, char ***argv, size_t *argc)
+{
+	return loader_argv(ld, obj, path, key, 0, PLAN_PH_VARIANT, argv, argc);
 }
 
 /*
@@ -360,6 +374,8 @@ static int parse_schedule(const struct plan_loader *ld, const cJSON *root)
 	json_get_number(&ld->in, s, "schedule", "kill_grace_seconds", 0, 0, 0, 3600, &plan->kill_grace_seconds);
 	plan_loader_cpus(ld, s, "schedule", &plan->cpus);
 	plan_loader_argv(ld, s, "schedule", "prepare", 0, &plan->prepare, &plan->prepare_len);
+	plan_loader_step(ld, s, "schedule", "setup", &plan->setup, &plan->setup_len);
+	plan_loader_step(ld, s, "schedule", "cleanup", &plan->cleanup, &plan->cleanup_len);
 	plan->warmups = (unsigned)warmups;
 	plan->runs = (unsigned)runs;
 	plan->seed = (uint64_t)seed;
@@ -936,9 +952,19 @@ static void plan_defaults(struct plan *plan, const char *path)
 	plan->resamples = COMPARE_RESAMPLES;
 }
 
+/* A copy of the schedule's argv (n strings) into *argv, unless the variant has its own. */
+static void inherit_argv(char ***argv, size_t *len, char *const *from, size_t n)
+{
+	if (*argv || !from)
+		return;
+	*argv = xcalloc(n + 1, sizeof(**argv));
+	for (*len = 0; *len < n; (*len)++)
+		(*argv)[*len] = xstrdup(from[*len]);
+}
+
 /*
- * What a variant takes from the schedule when it has no "cpus" or
- * "prepare" of its own. A partial plan gets it too: plan_check() asks
+ * What a variant takes from the schedule when it has no "cpus",
+ * "prepare", "setup" or "cleanup" of its own. A partial plan gets it too: plan_check() asks
  * whether a variant is prepared.
  */
 static void plan_inherit_schedule(struct plan *plan)
@@ -946,13 +972,11 @@ static void plan_inherit_schedule(struct plan *plan)
 	for (size_t i = 0; plan->cpus && i < plan->nvariants; i++)
 		if (!plan->variants[i].cpus)
 			plan->variants[i].cpus = xstrdup(plan->cpus);
-	for (size_t i = 0; plan->prepare && i < plan->nvariants; i++) {
+	for (size_t i = 0; i < plan->nvariants; i++) {
 		struct plan_variant *v = &plan->variants[i];
-		if (v->prepare)
-			continue;
-		v->prepare = xcalloc(plan->prepare_len + 1, sizeof(*v->prepare));
-		for (v->prepare_len = 0; v->prepare_len < plan->prepare_len; v->prepare_len++)
-			v->prepare[v->prepare_len] = xstrdup(plan->prepare[v->prepare_len]);
+		inherit_argv(&v->prepare, &v->prepare_len, plan->prepare, plan->prepare_len);
+		inherit_argv(&v->setup, &v->setup_len, plan->setup, plan->setup_len);
+		inherit_argv(&v->cleanup, &v->cleanup_len, plan->cleanup, plan->cleanup_len);
 	}
 }
 
@@ -1054,9 +1078,9 @@ void plan_release(struct plan *plan)
 		plan_variant_release(&plan->variants[i]);
 	free(plan->variants);
 	free(plan->cpus);
-	for (size_t i = 0; i < plan->prepare_len; i++)
-		free(plan->prepare[i]);
-	free(plan->prepare);
+	strv_free_n(plan->prepare, plan->prepare_len);
+	strv_free_n(plan->setup, plan->setup_len);
+	strv_free_n(plan->cleanup, plan->cleanup_len);
 	free(plan->looks);
 	free(plan->variants_file);
 	free(plan->results_files);

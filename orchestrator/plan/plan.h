@@ -57,6 +57,10 @@ struct plan_variant {
 	                          invocations, not measured (its own, else schedule.prepare);
 	                          NULL and 0 when there is none */
 	size_t prepare_len;
+	char **setup, **cleanup; /* "setup", "cleanup": argv templates run once, before the
+	                          variant's first invocation and after its last, not
+	                          measured (its own, else the schedule's); NULL: none */
+	size_t setup_len, cleanup_len;
 	size_t listed_at;      /* its index in the plan's "variants" (a listed one), which
 	                          messages name; 0 for one from the variants file */
 };
@@ -119,6 +123,8 @@ struct plan {
 	const char *run_as_from; /* "plan" or "--run-as" (static), NULL without run_as */
 	char **prepare;        /* schedule.prepare (templates), or NULL; see plan_variant.prepare */
 	size_t prepare_len;
+	char **setup, **cleanup; /* schedule.setup, schedule.cleanup, or NULL; see plan_variant */
+	size_t setup_len, cleanup_len;
 
 	/* results */
 	char *results_files;   /* template or NULL */

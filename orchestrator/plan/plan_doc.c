@@ -48,6 +48,19 @@ const struct plan_doc_key plan_doc_keys[] = {
 	  "and not measured (hyperfine's `--prepare`); its output goes to the invocation's "
 	  "`prepare.log` (at most 1 MiB) and its `result.json` records it; when it does not "
 	  "exit 0 the measured command is not run and the invocation fails; not in `base`" },
+	{ "variants[].setup", "array of strings", "`schedule.setup`",
+	  "a command (argv; only the `{variant}` placeholder) run once before the variant's "
+	  "first invocation (every variant's before the first round, in order), in its `cwd` "
+	  "and `env` with the schedule's timeout, and not measured (hyperfine's `--setup`: "
+	  "build once what the runs use); its output goes to `runs/<variant>/setup.log` (at "
+	  "most 1 MiB) and `result.json`'s `steps` records it; when it does not exit 0 no "
+	  "invocation runs and the evidence says why; not in `base`" },
+	{ "variants[].cleanup", "array of strings", "`schedule.cleanup`",
+	  "a command (argv; only `{variant}`) run once after the variant's last invocation "
+	  "(every variant's after the last round, also when the plan stopped early, not after "
+	  "an interrupt or when its setup failed), as `setup` is (hyperfine's `--cleanup`); "
+	  "its output goes to `runs/<variant>/cleanup.log`; a failure is a note, the runs "
+	  "still count; not in `base`" },
 	{ "base", "object", "none",
 	  "a variant without `name` that the lines of `variants_file` build on; required with, "
 	  "and only with, `variants_file`" },
@@ -89,6 +102,10 @@ const struct plan_doc_key plan_doc_keys[] = {
 	  "the CPUs every variant without its own `cpus` runs on (see `variants[].cpus`)" },
 	{ "schedule.prepare", "array of strings", "none",
 	  "the prepare command of every variant without its own (see `variants[].prepare`)" },
+	{ "schedule.setup", "array of strings", "none",
+	  "the setup command of every variant without its own (see `variants[].setup`)" },
+	{ "schedule.cleanup", "array of strings", "none",
+	  "the cleanup command of every variant without its own (see `variants[].cleanup`)" },
 	{ "results", "object", "none", "the test-result files each run writes" },
 	{ "results.files", "string", "none",
 	  "pattern (glob) of the TRX / JUnit files a run writes, relative to the variant's "
@@ -233,7 +250,9 @@ static const char example_text[] =
 	"                  \"--results-directory\", \"{run_dir}\"],\n"
 	"      \"env\": { \"BENCH\": \"1\" },\n"
 	"      \"assemblies\": [\"bin/Release/**/*.dll\"], \"cpus\": \"1\",\n"
-	"      \"prepare\": [\"dotnet\", \"build-server\", \"shutdown\"] },\n"
+	"      \"prepare\": [\"dotnet\", \"build-server\", \"shutdown\"],\n"
+	"      \"setup\": [\"dotnet\", \"build\", \"-c\", \"Release\"],\n"
+	"      \"cleanup\": [\"dotnet\", \"clean\"] },\n"
 	"    { \"name\": \"candidate\", \"cwd\": \"../worktrees/new\",\n"
 	"      \"command\": [\"dotnet\", \"test\", \"--logger\", \"trx\",\n"
 	"                  \"--results-directory\", \"{run_dir}\"],\n"
@@ -243,7 +262,9 @@ static const char example_text[] =
 	"  \"schedule\": { \"warmups\": 1, \"runs\": 5, \"order\": \"reverse\", \"seed\": 1,\n"
 	"                \"gap_seconds\": 2, \"timeout_seconds\": 600,\n"
 	"                \"kill_grace_seconds\": 5, \"cpus\": \"0-1\",\n"
-	"                \"prepare\": [\"sync\"] },\n"
+	"                \"prepare\": [\"sync\"],\n"
+	"                \"setup\": [\"git\", \"status\", \"--short\"],\n"
+	"                \"cleanup\": [\"sync\"] },\n"
 	"  \"results\": { \"files\": \"{run_dir}/*.trx\", \"min_executed\": 3 },\n"
 	"  \"metrics\": [\n"
 	"    { \"name\": \"rebuild\", \"source\": \"results\", \"test\": \"*Rebuild*\",\n"

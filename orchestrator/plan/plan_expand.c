@@ -71,7 +71,7 @@ static int template_walk(const char *tmpl, const struct plan_vars *vars, unsigne
 		}
 		if (!(allowed & (1u << i))) {
 			snprintf(why, why_len, "placeholder '{%s}' cannot be used here (only "
-				 PH_VARIANT_NAME ": assemblies are matched before the first run)",
+				 PH_VARIANT_NAME ": this is used outside any run)",
 				 known_placeholders[i]);
 			return -1;
 		}

@@ -37,6 +37,10 @@ static cJSON *variant_json(const struct plan_variant *v)
 	/* Its own or the schedule's: each variant says how it is prepared. */
 	if (v->prepare_len)
 		jadd(o, "prepare", strings(v->prepare, v->prepare_len));
+	if (v->setup_len)
+		jadd(o, "setup", strings(v->setup, v->setup_len));
+	if (v->cleanup_len)
+		jadd(o, "cleanup", strings(v->cleanup, v->cleanup_len));
 	return o;
 }
 

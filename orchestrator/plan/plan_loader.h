@@ -50,6 +50,13 @@ int plan_loader_strings(const struct plan_loader *ld, const json_node *j, const 
  */
 int plan_loader_argv(const struct plan_loader *ld, const json_node *obj, const char *path,
 		     const char *key, int required, char ***argv, size_t *argc);
+/*
+ * A setup or cleanup command under key of obj: an argv as for
+ * plan_loader_argv(), absent allowed, whose templates may use only
+ * {variant} (it runs once, outside any run).
+ */
+int plan_loader_step(const struct plan_loader *ld, const json_node *obj, const char *path,
+		     const char *key, char ***argv, size_t *argc);
 /* "cpus": a CPU list in *out, canonical (caller frees); left alone when absent. */
 int plan_loader_cpus(const struct plan_loader *ld, const json_node *obj, const char *path,
 		     char **out);

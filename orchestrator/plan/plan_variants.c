@@ -22,6 +22,7 @@
 #include "util/name_rule.h"
 #include "util/alloc.h"
 #include "util/compiler.h"
+#include "util/env.h"
 #include "util/escape.h"
 #include "util/path.h"
 #include "util/readfile.h"
@@ -93,9 +94,9 @@ void plan_variant_release(struct plan_variant *v)
 		free(v->assemblies[i]);
 	free(v->assemblies);
 	free(v->cpus);
-	for (size_t i = 0; i < v->prepare_len; i++)
-		free(v->prepare[i]);
-	free(v->prepare);
+	strv_free_n(v->prepare, v->prepare_len);
+	strv_free_n(v->setup, v->setup_len);
+	strv_free_n(v->cleanup, v->cleanup_len);
 	memset(v, 0, sizeof(*v));
 }
 
@@ -197,14 +198,22 @@ static int parse_variant(const struct plan_loader *ld, const cJSON *obj, const c
 		v->cwd = cwd ? resolve_dir(ld, cwd) : xstrdup(ld->plan->dir);
 	parse_command(ld, obj, path, v);
 	plan_loader_cpus(ld, obj, path, &v->cpus);
-	/* The base has no prepare command of its own: schedule.prepare is for every variant. */
+	/* The base has no prepare, setup or cleanup of its own: the schedule's are for every variant. */
 	if (!is_base) {
 		plan_loader_argv(ld, obj, path, "prepare", 0, &v->prepare, &v->prepare_len);
-	} else if (cJSON_GetObjectItemCaseSensitive(obj, "prepare")) {
-		p = json_key_path(path, "prepare");
-		json_in_error(&ld->in, p, "not allowed in base: schedule.prepare prepares every variant");
-		free(p);
-		p = NULL;
+		plan_loader_step(ld, obj, path, "setup", &v->setup, &v->setup_len);
+		plan_loader_step(ld, obj, path, "cleanup", &v->cleanup, &v->cleanup_len);
+	} else {
+		static const char *const steps[] = { "prepare", "setup", "cleanup" };
+		for (size_t k = 0; k < 3; k++) {
+			if (!cJSON_GetObjectItemCaseSensitive(obj, steps[k]))
+				continue;
+			p = json_key_path(path, steps[k]);
+			json_in_error(&ld->in, p, "not allowed in base: schedule.%s %s every variant",
+				      steps[k], k ? "is for" : "prepares");
+			free(p);
+			p = NULL;
+		}
 	}
 	parse_env(ld, obj, path, v);
 	j = cJSON_GetObjectItemCaseSensitive(obj, "assemblies");

@@ -425,26 +425,46 @@ static cJSON *dotnet_variant(const char *name, const char *cwd)
 	return v;
 }
 
-static cJSON *variant_object(const char *name, const char *cwd, cJSON *command, cJSON *prepare)
+/* The commands around a variant's runs: prepare (before each), setup and cleanup (once). */
+enum { STEP_PREPARE, STEP_SETUP, STEP_CLEANUP, STEP_KINDS };
+static const char *const step_keys[STEP_KINDS] = { "prepare", "setup", "cleanup" };
+
+/* spec's commands of step kind k: none, one for every variant, or one each. */
+static const char *const *step_cmds(const struct quick_spec *spec, int k, size_t *n)
+{
+	switch (k) {
+	case STEP_PREPARE: *n = spec->nprepare; return spec->prepare;
+	case STEP_SETUP: *n = spec->nsetup; return spec->setup;
+	default: *n = spec->ncleanup; return spec->cleanup;
+	}
+}
+
+static cJSON *variant_object(const char *name, const char *cwd, cJSON *command,
+			     cJSON *const *steps)
 {
 	cJSON *v = jnew_object();
 
 	jadd_str(v, "name", name);
 	jadd_str(v, "cwd", cwd);
 	jadd(v, "command", command);
-	if (prepare)
-		jadd(v, "prepare", prepare);
+	for (int k = 0; steps && k < STEP_KINDS; k++)
+		if (steps[k])
+			jadd(v, step_keys[k], steps[k]);
 	return v;
 }
 
-/* The variants array (and schedule.prepare into *shared_prepare), or NULL with *err. */
-static cJSON *variants_array(const struct quick_spec *spec, cJSON **shared_prepare, char **err)
+/*
+ * The variants array, and the schedule's prepare, setup and cleanup
+ * (one command for every variant) into shared[], or NULL with *err.
+ */
+static cJSON *variants_array(const struct quick_spec *spec, cJSON **shared, char **err)
 {
 	cJSON *arr = jnew_array();
 	const char *cwd = spec->cwd ? spec->cwd : ".";
 	char **names = NULL;
 
-	*shared_prepare = NULL;
+	for (int k = 0; k < STEP_KINDS; k++)
+		shared[k] = NULL;
 	if (!spec->ncommands && spec->dotnet) {
 		for (size_t i = 0; i < ARRAY_SIZE(starter_names); i++)
 			jpush(arr, dotnet_variant(starter_names[i], dotnet_cwds[i]));
@@ -460,32 +480,44 @@ static cJSON *variants_array(const struct quick_spec *spec, cJSON **shared_prepa
 		}
 		return arr;
 	}
-	if (spec->nprepare == 1 && !(*shared_prepare = command_array(spec->prepare[0],
-								      spec->no_shell, err)))
-		goto fail;
+	for (int k = 0; k < STEP_KINDS; k++) {
+		size_t n;
+		const char *const *cmds = step_cmds(spec, k, &n);
+		if (n == 1 && !(shared[k] = command_array(cmds[0], spec->no_shell, err)))
+			goto fail;
+	}
 	quick_names(spec, &names);
 	for (size_t i = 0; i < spec->ncommands; i++) {
-		cJSON *cmd = command_array(spec->commands[i], spec->no_shell, err), *prep = NULL;
+		cJSON *cmd = command_array(spec->commands[i], spec->no_shell, err);
+		cJSON *own[STEP_KINDS] = { NULL, NULL, NULL };
 		if (!cmd)
 			goto fail;
-		if (spec->nprepare > 1 &&
-		    !(prep = command_array(spec->prepare[i], spec->no_shell, err))) {
-			cJSON_Delete(cmd);
-			goto fail;
+		for (int k = 0; k < STEP_KINDS; k++) {
+			size_t n;
+			const char *const *cmds = step_cmds(spec, k, &n);
+			if (n > 1 && !(own[k] = command_array(cmds[i], spec->no_shell, err))) {
+				cJSON_Delete(cmd);
+				for (int j = 0; j < k; j++)
+					cJSON_Delete(own[j]);
+				goto fail;
+			}
 		}
-		jpush(arr, variant_object(names[i], cwd, cmd, prep));
+		jpush(arr, variant_object(names[i], cwd, cmd, own));
 	}
 	strv_free(names);
 	return arr;
 fail:
 	strv_free(names);
-	cJSON_Delete(*shared_prepare);
-	*shared_prepare = NULL;
+	for (int k = 0; k < STEP_KINDS; k++) {
+		cJSON_Delete(shared[k]);
+		shared[k] = NULL;
+	}
 	cJSON_Delete(arr);
 	return NULL;
 }
 
-static cJSON *schedule_object(const struct quick_spec *spec, const char *order, cJSON *prepare)
+static cJSON *schedule_object(const struct quick_spec *spec, const char *order,
+			      cJSON *const *shared)
 {
 	cJSON *s = jnew_object();
 
@@ -515,8 +547,9 @@ static cJSON *schedule_object(const struct quick_spec *spec, const char *order, 
 		jadd_int(s, "timeout_seconds", 3600);
 		jadd_int(s, "kill_grace_seconds", 5);
 	}
-	if (prepare)
-		jadd(s, "prepare", prepare);
+	for (int k = 0; k < STEP_KINDS; k++)
+		if (shared[k])
+			jadd(s, step_keys[k], shared[k]);
 	return s;
 }
 
@@ -710,6 +743,9 @@ static char *spec_problem(const struct quick_spec *spec, const char **order)
 	if (spec->nprepare > 1 && spec->nprepare != spec->ncommands)
 		return xasprintf("%zu --prepare commands for %zu commands: give one for all, or "
 				 "one per command", spec->nprepare, spec->ncommands);
+	if ((spec->nsetup > 1 && spec->nsetup != spec->ncommands) ||
+	    (spec->ncleanup > 1 && spec->ncleanup != spec->ncommands))
+		return xasprintf("--setup and --cleanup are one command each, for every command");
 	if (strcmp(*order, "alternate") && strcmp(*order, "reverse") && strcmp(*order, "shuffle"))
 		return xasprintf("unknown order '%s' (expected alternate, reverse or shuffle)",
 				 *order);
@@ -757,7 +793,7 @@ static char *spec_problem(const struct quick_spec *spec, const char **order)
 
 char *quick_plan(const struct quick_spec *spec, char **err)
 {
-	cJSON *plan = NULL, *variants, *prepare, *o;
+	cJSON *plan = NULL, *variants, *shared[STEP_KINDS], *o;
 	char **names = NULL, *text = NULL;
 	struct strbuf title = STRBUF_INIT;
 	const char *order;
@@ -765,7 +801,7 @@ char *quick_plan(const struct quick_spec *spec, char **err)
 	*err = spec_problem(spec, &order);
 	if (*err)
 		return NULL;
-	variants = variants_array(spec, &prepare, err);
+	variants = variants_array(spec, shared, err);
 	if (!variants)
 		return NULL;
 	if (spec->ncommands) {
@@ -794,7 +830,7 @@ char *quick_plan(const struct quick_spec *spec, char **err)
 				   "first variant is the reference; results.files names the test-result "
 				   "files a run writes). See abev(1) for every key.");
 	jadd(plan, "variants", variants);
-	jadd(plan, "schedule", schedule_object(spec, order, prepare));
+	jadd(plan, "schedule", schedule_object(spec, order, shared));
 	if (spec->results) {
 		o = jnew_object();
 		jadd_str(o, "files", spec->results);

@@ -35,6 +35,10 @@ struct quick_spec {
 	size_t nnames;
 	const char *const *prepare;  /* --prepare: none, one for every command, or one each */
 	size_t nprepare;
+	const char *const *setup;    /* --setup: none, one for every command, or one each */
+	size_t nsetup;
+	const char *const *cleanup;  /* --cleanup: likewise */
+	size_t ncleanup;
 	int no_shell;                /* -N: split commands into words (quick_split()),
 	                                else run each through `sh -c`; either way taken
 	                                literally (braces are no placeholders) */
@@ -122,6 +126,7 @@ struct quick_scan {
 	size_t nnames;
 	const char *const *prepare;  /* --prepare: none, one for all, or one per command given */
 	size_t nprepare;
+	const char *setup, *cleanup; /* --setup, --cleanup: one each, or NULL */
 	const char *const *lists;    /* -L: VAR, VALUES, VAR, VALUES... (2 * nlists) */
 	size_t nlists;
 	const char *const *range;    /* -P: VAR, MIN, MAX; NULL: none */
@@ -140,6 +145,8 @@ struct quick_scan_result {
 	size_t nnames;
 	char **prepare;
 	size_t nprepare;
+	char **setup, **cleanup;     /* likewise for --setup and --cleanup */
+	size_t nsetup, ncleanup;
 };
 
 /*

@@ -245,6 +245,8 @@ static char *scan_params(const struct quick_scan *scan, size_t ncommands,
 			used = mentions(scan->commands[c], params[i].name);
 		for (size_t c = 0; c < scan->nprepare && !used; c++)
 			used = mentions(scan->prepare[c], params[i].name);
+		used = used || (scan->setup && mentions(scan->setup, params[i].name)) ||
+		       (scan->cleanup && mentions(scan->cleanup, params[i].name));
 		if (!used)
 			return xasprintf("no command has '{%s}' for %s %s to replace", params[i].name,
 					 scan->range && i == n - 1 ? "-P" : "-L", params[i].name);
@@ -256,8 +258,14 @@ int quick_scan_expand(const struct quick_scan *scan, struct quick_scan_result *o
 {
 	struct scan_param *params = NULL;
 	size_t nparams = 0, total = scan->ncommands, *idx = NULL;
-	size_t alloc_c = 0, alloc_n = 0, nnames = 0, alloc_p = 0, nprepare = 0;
-	int per_command = 0;
+	size_t alloc_c = 0, alloc_n = 0, nnames = 0;
+	/* The commands around the runs: --prepare (one, or one per command), --setup, --cleanup. */
+	const char *const *in[3] = { scan->prepare, scan->setup ? &scan->setup : NULL,
+				     scan->cleanup ? &scan->cleanup : NULL };
+	size_t nin[3] = { scan->nprepare, scan->setup != NULL, scan->cleanup != NULL };
+	char **outv[3] = { NULL, NULL, NULL };
+	size_t nout[3] = { 0, 0, 0 }, alloc[3] = { 0, 0, 0 };
+	int per_command[3] = { 0, 0, 0 };
 
 	memset(out, 0, sizeof(*out));
 	*err = scan_params(scan, scan->ncommands, &params, &nparams);
@@ -283,12 +291,14 @@ int quick_scan_expand(const struct quick_scan *scan, struct quick_scan_result *o
 				 "one per command", scan->nprepare, scan->ncommands);
 		goto fail;
 	}
-	for (size_t k = 0; k < scan->nprepare && !per_command; k++)
-		for (size_t i = 0; i < nparams && !per_command; i++)
-			per_command = mentions(scan->prepare[k], params[i].name);
-	/* One prepare command that names no parameter stays one, for every variant. */
-	if (scan->nprepare == 1 && !per_command)
-		values_push(&out->prepare, &nprepare, &alloc_p, xstrdup(scan->prepare[0]));
+	for (int s = 0; s < 3; s++) {
+		for (size_t k = 0; k < nin[s] && !per_command[s]; k++)
+			for (size_t i = 0; i < nparams && !per_command[s]; i++)
+				per_command[s] = mentions(in[s][k], params[i].name);
+		/* One command that names no parameter stays one, for every variant. */
+		if (nin[s] == 1 && !per_command[s])
+			values_push(&outv[s], &nout[s], &alloc[s], xstrdup(in[s][0]));
+	}
 	idx = xcalloc(nparams + 1, sizeof(*idx));
 	/* The commands vary fastest, then the first parameter, then the next. */
 	for (size_t made = 0; made < total; made++) {
@@ -304,18 +314,26 @@ int quick_scan_expand(const struct quick_scan *scan, struct quick_scan_result *o
 			values_push(&out->names, &nnames, &alloc_n,
 				    substitute(scan->names[scan->nnames == 1 ? 0 : made], params,
 					       nparams, idx));
-		if (scan->nprepare > 1 || per_command)
-			values_push(&out->prepare, &nprepare, &alloc_p,
-				    substitute(scan->prepare[scan->nprepare == 1 ? 0 : c], params,
-					       nparams, idx));
+		for (int s = 0; s < 3; s++)
+			if (nin[s] > 1 || per_command[s])
+				values_push(&outv[s], &nout[s], &alloc[s],
+					    substitute(in[s][nin[s] == 1 ? 0 : c], params, nparams,
+						       idx));
 	}
 	out->nnames = nnames;
-	out->nprepare = nprepare;
+	out->prepare = outv[0];
+	out->nprepare = nout[0];
+	out->setup = outv[1];
+	out->nsetup = nout[1];
+	out->cleanup = outv[2];
+	out->ncleanup = nout[2];
 	free(idx);
 	params_free(params, nparams);
 	return 0;
 fail:
 	params_free(params, nparams);
+	for (int s = 0; s < 3; s++)
+		strv_free(outv[s]);
 	quick_scan_release(out);
 	return -1;
 }
@@ -325,5 +343,7 @@ void quick_scan_release(struct quick_scan_result *r)
 	strv_free(r->commands);
 	strv_free(r->names);
 	strv_free(r->prepare);
+	strv_free(r->setup);
+	strv_free(r->cleanup);
 	memset(r, 0, sizeof(*r));
 }

@@ -13,6 +13,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct invocation_prepare;
+
+/* A variant's setup or cleanup step, run once (the plan's "setup", "cleanup"). */
+struct run_step {
+	const char *variant;
+	const char *kind;                        /* "setup" or "cleanup" (static) */
+	const char *log;                         /* runs/<variant>/<kind>.log */
+	const struct invocation_prepare *rec;    /* what ran, and how it ended */
+};
+
 struct run_header {
 	const char *abev_version;
 	/* The plan ("plan" in result.json). */
@@ -51,6 +61,8 @@ struct run_header {
 	int64_t abev_max_rss_bytes;    /* abev's own peak RSS so far */
 	const char *const *notes;      /* run-level remarks (e.g. a slot lost to load) */
 	size_t nnotes;
+	const struct run_step *steps;  /* setup and cleanup steps, in the order run; written, not read back */
+	size_t nsteps;
 	/* What `abev report DIR` needs to render report.md again, byte for byte. */
 	const char *reproduce;         /* the command line that re-runs this, or NULL */
 	const char *reproduce_cwd;     /* the directory it was run from, or NULL */

@@ -49,14 +49,22 @@ int prepare_run(const struct plan *plan, const struct plan_variant *v,
 		const struct plan_vars *vars, char *const *env, struct strbuf *log,
 		struct invocation_prepare **out)
 {
+	return prepare_run_argv(plan, v, v->prepare, v->prepare_len, vars, env, log, "prepare",
+				out);
+}
+
+int prepare_run_argv(const struct plan *plan, const struct plan_variant *v,
+		     char *const *tmpl, size_t n, const struct plan_vars *vars, char *const *env,
+		     struct strbuf *log, const char *cgroup_name, struct invocation_prepare **out)
+{
 	struct invocation_prepare *p = xcalloc(1, sizeof(*p));
 	struct proc_result res;
 	int ret = -1;
 
 	memset(&res, 0, sizeof(res));
-	p->argv = xcalloc(v->prepare_len + 1, sizeof(*p->argv));
-	for (; p->argc < v->prepare_len; p->argc++) {
-		p->argv[p->argc] = plan_expand(v->prepare[p->argc], vars);
+	p->argv = xcalloc(n + 1, sizeof(*p->argv));
+	for (; p->argc < n; p->argc++) {
+		p->argv[p->argc] = plan_expand(tmpl[p->argc], vars);
 		if (!p->argv[p->argc])
 			goto out;
 	}
@@ -70,7 +78,7 @@ int prepare_run(const struct plan *plan, const struct plan_variant *v,
 		.timeout_ns = (int64_t)(plan->timeout_seconds * 1e9),
 		.grace_ns = (int64_t)(plan->kill_grace_seconds * 1e9),
 		/* In a cgroup of its own, so that whatever it leaves behind is found and killed. */
-		.cgroup_name = "prepare",
+		.cgroup_name = cgroup_name,
 	};
 	if (proc_run(&spec, &res) < 0)
 		goto out;

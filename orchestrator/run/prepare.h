@@ -29,5 +29,12 @@ struct strbuf;
 int prepare_run(const struct plan *plan, const struct plan_variant *v,
 		const struct plan_vars *vars, char *const *env, struct strbuf *log,
 		struct invocation_prepare **out);
+/*
+ * The same for another command of v's (n argv templates): its setup or
+ * cleanup step, run once, in a cgroup named cgroup_name.
+ */
+int prepare_run_argv(const struct plan *plan, const struct plan_variant *v,
+		     char *const *tmpl, size_t n, const struct plan_vars *vars, char *const *env,
+		     struct strbuf *log, const char *cgroup_name, struct invocation_prepare **out);
 
 #endif

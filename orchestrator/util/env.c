@@ -39,6 +39,13 @@ void env_set(struct env_array *e, const char *key, const char *value)
 	e->v[e->n] = NULL;
 }
 
+void strv_free_n(char **v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
 void strv_free(char **v)
 {
 	if (!v)

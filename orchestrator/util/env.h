@@ -25,5 +25,7 @@ void env_inherit(struct env_array *e);
 void env_set(struct env_array *e, const char *key, const char *value);
 /* Frees a NULL-terminated array of strings and its strings; v may be NULL. */
 void strv_free(char **v);
+/* Frees the n strings of v and v (v may hold NULLs, or be NULL). */
+void strv_free_n(char **v, size_t n);
 
 #endif

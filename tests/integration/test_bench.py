@@ -91,7 +91,7 @@ class TestBench(BenchTestCase):
         self.assertIn("already exists", cp.stderr)
         self.assertFalse(os.path.exists(self.path("ev2")))
         # Those it does not take are refused with what abev does instead.
-        for args, words in ((["--setup", "make"], "--prepare CMD runs before every run"),
+        for args, words in ((["--conclude", "make"], "test.log and stderr.log"),
                             (["--input", "f"], "give the command its input itself"),
                             (["--time-unit", "ms"], "the unit that suits it"),
                             (["--show-output"], "test.log")):

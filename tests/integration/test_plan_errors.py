@@ -44,7 +44,7 @@ CASES = [
     ("unknown_key_schedule", plan(schedule={"runs": 1, "ordr": "reverse"}), None,
      ["schedule.ordr: unknown key, did you mean 'order'? (expected one of: warmups, runs, "
       "until, min_rounds, max_rounds, looks, order, seed, gap_seconds, timeout_seconds, "
-      "kill_grace_seconds, cpus, prepare)"]),
+      "kill_grace_seconds, cpus, prepare, setup, cleanup)"]),
     ("until_unknown", plan(schedule={"until": "done", "max_rounds": 8},
                            gates={"wall": {"max_regression_pct": 5}}), None,
      ["schedule.until: unknown value 'done' (expected \"runs\" or \"decided\")"]),

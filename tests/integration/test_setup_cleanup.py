@@ -1,0 +1,125 @@
+"""A plan's setup and cleanup commands (hyperfine's --setup and --cleanup):
+each variant's setup runs once before the first invocation, its cleanup
+once after the last, neither measured; their output is kept in
+runs/<variant>/setup.log and cleanup.log, result.json's "steps" records
+them and the notes say how each ended. A setup that fails stops the plan
+before any invocation (status failed, exit 1); a cleanup's failure is a
+note."""
+import json
+import os
+import subprocess
+
+import schemas
+from common import ABEV, AbevTestCase
+
+
+class SetupCleanup(AbevTestCase):
+    def plan(self, setup, cleanup, **extra):
+        p = {"schema": "abev.plan/1", "name": "steps",
+             "variants": [{"name": "a", "command": ["sh", "-c", "cat built-{variant}"]},
+                          {"name": "b", "command": ["sh", "-c", "cat built-{variant}"]}],
+             "schedule": {"runs": 2, "setup": setup, "cleanup": cleanup}}
+        p.update(extra)
+        return self.write_plan(p)
+
+    def run_steps(self, plan, check):
+        cp = self.abev("run", plan, "--unsigned", "--out", self.path("ev"), "--max-cpu-wait-pct",
+                       "100", timeout=120)
+        self.assertEqual(cp.returncode, check, cp.stdout + cp.stderr)
+        return cp, self.load("ev", "result.json")
+
+    def test_setup_before_cleanup_after(self):
+        # The runs read what setup made; cleanup removes it once the last run is over.
+        plan = self.plan(["sh", "-c", "echo made-{variant} > built-{variant}; echo set {variant}"],
+                         ["sh", "-c", "rm built-{variant}; echo gone {variant}"])
+        _, res = self.run_steps(plan, 0)
+        self.assertEqual(res["status"], "completed")
+        self.assertTrue(all(i["status"] == "ok" for i in res["invocations"]))
+        self.assertFalse([f for f in os.listdir(self.tmp) if f.startswith("built-")])
+        self.assertEqual([(s["variant"], s["step"], s["status"]) for s in res["steps"]],
+                         [("a", "setup", "ok"), ("b", "setup", "ok"),
+                          ("a", "cleanup", "ok"), ("b", "cleanup", "ok")])
+        self.assertEqual(res["steps"][1]["argv"],
+                         ["sh", "-c", "echo made-b > built-b; echo set b"])
+        with open(self.path("ev", "runs", "b", "setup.log")) as f:
+            self.assertEqual(f.read(), "set b\n")
+        with open(self.path("ev", "runs", "a", "cleanup.log")) as f:
+            self.assertEqual(f.read(), "gone a\n")
+        with open(self.path("ev", "runs", "a", "run-2", "test.log")) as f:
+            self.assertEqual(f.read(), "made-a\n")
+        self.assertEqual(len([n for n in res["notes"] if "ended ok" in n]), 4)
+        if schemas.AVAILABLE:
+            self.assertEqual(schemas.errors("run", res), [])
+        # Sealed with the rest: verify checks the logs, report renders the same page.
+        # 7: the files match their manifest, which nobody signed (--unsigned).
+        self.abev("verify", self.path("ev"), check=7)
+        cp = self.abev("report", self.path("ev"), check=0)
+        with open(self.path("ev", "report.md"), encoding="utf-8") as f:
+            self.assertEqual(cp.stdout, f.read())
+
+    def test_a_failed_setup_runs_nothing(self):
+        plan = self.plan(["sh", "-c", "if test {variant} != a; then echo no; exit 4; fi"],
+                         ["sh", "-c", "echo cleaned {variant}"])
+        cp, res = self.run_steps(plan, 1)
+        self.assertEqual(res["status"], "failed")
+        self.assertEqual(res["invocations"], [])
+        self.assertIn("the setup command of 'b' exited with code 4 (runs/b/setup.log)",
+                      cp.stdout)
+        # a was set up, so it is cleaned up; b's setup failed, so it is not.
+        self.assertEqual([(s["variant"], s["step"], s["status"]) for s in res["steps"]],
+                         [("a", "setup", "ok"), ("b", "setup", "failed"),
+                          ("a", "cleanup", "ok")])
+        self.assertFalse(os.path.exists(self.path("ev", "runs", "b", "cleanup.log")))
+        if schemas.AVAILABLE:
+            self.assertEqual(schemas.errors("run", res), [])
+
+    def test_a_failed_cleanup_is_a_note(self):
+        plan = self.plan(["sh", "-c", "echo x > built-{variant}"], ["sh", "-c", "exit 3"])
+        _, res = self.run_steps(plan, 0)
+        self.assertEqual(res["status"], "completed")
+        self.assertIn("the cleanup command of 'a' (sh -c 'exit 3') exited with code 3 "
+                      "(runs/a/cleanup.log); the runs still count", res["notes"])
+        for v in ("a", "b"):
+            os.unlink(self.path(f"built-{v}"))
+
+    def test_plan_rules(self):
+        for doc, words in (
+                ({"schedule": {"setup": ["make", "{run_dir}"]}},
+                 "schedule.setup[1]: placeholder '{run_dir}' cannot be used here"),
+                ({"variants": [{"name": "a", "command": ["true"], "cleanup": []}]},
+                 "variants[0].cleanup: expected a non-empty array of strings"),
+                ({"base": {"command": ["true"], "setup": ["true"]}, "variants_file": "v.txt"},
+                 "base.setup: not allowed in base: schedule.setup is for every variant")):
+            with open(self.path("v.txt"), "w") as f:
+                f.write("x||\n")
+            p = {"schema": "abev.plan/1", "name": "r",
+                 "variants": [{"name": "z", "command": ["true"]}]}
+            p.update(doc)
+            cp = self.abev("run", self.write_plan(p), "--dry-run")
+            self.assertEqual(cp.returncode, 2, cp.stderr)
+            self.assertIn(words, cp.stderr)
+        # --dry-run --json keeps them, each variant with its own or the schedule's.
+        p = {"schema": "abev.plan/1", "name": "j",
+             "variants": [{"name": "a", "command": ["true"], "setup": ["true", "{variant}"]},
+                          {"name": "b", "command": ["true"]}],
+             "schedule": {"setup": ["sync"], "cleanup": ["true"]}}
+        cp = self.abev("run", self.write_plan(p), "--dry-run", "--json", check=0)
+        doc = json.loads(cp.stdout)
+        self.assertEqual([(v["setup"], v["cleanup"]) for v in doc["variants"]],
+                         [(["true", "{variant}"], ["true"]), (["sync"], ["true"])])
+
+    def test_bench_setup_and_cleanup_with_a_scan(self):
+        # As in hyperfine, {VAR} is replaced in --setup and --cleanup.
+        cp = subprocess.run([ABEV, "bench", "-L", "v", "1,2", "--setup", "echo {v} > built-{v}",
+                             "--cleanup", "rm built-{v}", "cat built-{v}", "-r", "1",
+                             "--max-cpu-wait-pct", "100", "--unsigned", "--out", "ev"],
+                            cwd=self.tmp, capture_output=True, text=True, timeout=120,
+                            stdin=subprocess.DEVNULL)
+        self.assertEqual(cp.returncode, 0, cp.stdout + cp.stderr)
+        plan = self.load("ev", "plan.json")
+        self.assertEqual([(v["setup"][2], v["cleanup"][2]) for v in plan["variants"]],
+                         [("echo 1 > built-1", "rm built-1"), ("echo 2 > built-2", "rm built-2")])
+        with open(self.path("ev", "runs", "cat-built-2", "run-1", "test.log")) as f:
+            self.assertEqual(f.read(), "2\n")
+        self.assertFalse(os.path.exists(self.path("built-1")))
+        self.assertIn("evidence:", cp.stdout)
