@@ -603,10 +603,11 @@ static char *certain_failure(const struct run_state *st, unsigned round)
 /*
  * Each variant's setup (cleanup 0) or cleanup step, in the plan's order.
  * A setup that does not end ok stops the plan before its first
- * invocation; a cleanup runs for every variant whose setup ended ok (or
- * that had none), unless abev was interrupted.
+ * invocation; set_up[v] says whose ended ok. A cleanup runs for every
+ * variant whose setup ended ok (or that had none), unless abev was
+ * interrupted.
  */
-static void run_steps(struct run_state *st, int cleanup, const unsigned char *set_up)
+static void run_steps(struct run_state *st, int cleanup, unsigned char *set_up)
 {
 	const struct plan *plan = st->plan;
 
@@ -625,7 +626,7 @@ static void run_steps(struct run_state *st, int cleanup, const unsigned char *se
 						     "run or recorded", cleanup ? "cleanup" : "setup",
 						     pv->name));
 		} else if (!cleanup) {
-			((unsigned char *)set_up)[v] = (unsigned char)r;
+			set_up[v] = (unsigned char)r;
 			if (!r && !st->interrupt) {
 				const struct invocation_prepare *rec = st->steps[st->nsteps - 1].rec;
 				st->gave_up = xasprintf("abev stopped the plan before its first "
