@@ -433,18 +433,20 @@ static void test_dump(void **state)
 
 /* A command with an option of two values each time: hyperfine's -L VAR VALUES. */
 struct pair_opts {
-	struct cli_strings pairs;
+	struct cli_strings pairs, range;
 };
 
 static const struct cli_option pair_options[] = {
 	{ CLI_STRINGS_N('L', "list", struct pair_opts, pairs, "VAR VALUES", 2, 2,
 			"a list, at most twice") },
+	{ CLI_STRINGS_N('P', "range", struct pair_opts, range, "VAR MIN MAX", 3, 1,
+			"a range, once") },
 	{ CLI_END() },
 };
 
 static const struct cli_command pair_cmd = {
 	.name = "p",
-	.usage = "usage: abev p [-L VAR VALUES]...\n",
+	.usage = "usage: abev p [-L VAR VALUES]... [-P VAR MIN MAX]\n",
 	.options = pair_options,
 	.operands = "A",
 	.max_operands = 1,
@@ -495,6 +497,16 @@ static void test_several_values(void **state)
 	assert_int_equal(parse_pairs(&o, ARGS("-L", "a", "1", "-L", "b", "2", "-L", "c", "3"), &n),
 			 CLI_BAD_USAGE);
 	assert_non_null(strstr(last_error, "option '--list' given more than 2 times"));
+	cli_options_release(&pair_cmd, &o);
+	/* Three values, negative numbers among them; once only, said so. */
+	assert_int_equal(parse_pairs(&o, ARGS("-P", "t", "-5", "-3", "op"), &n), CLI_PARSED);
+	assert_int_equal(o.range.n, 3);
+	assert_string_equal(o.range.v[1], "-5");
+	assert_string_equal(o.range.v[2], "-3");
+	cli_options_release(&pair_cmd, &o);
+	assert_int_equal(parse_pairs(&o, ARGS("-P", "t", "1", "2", "-P", "u", "1", "2"), &n),
+			 CLI_BAD_USAGE);
+	assert_non_null(strstr(last_error, "option '--range' given more than once"));
 	cli_options_release(&pair_cmd, &o);
 }
 
