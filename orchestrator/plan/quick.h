@@ -156,7 +156,8 @@ struct quick_scan_result {
  * frees): -P with -L, -D without -P, a parameter named twice or that no
  * command has as {VAR}, a range that is empty, has no step or a step not
  * above 0, a number that is none, more than QUICK_MAX_COMMANDS commands,
- * a count of names other than 0, 1 or one per command made, of prepare
+ * a count of names other than 0, 1 or one per command made, one name
+ * that would name several commands alike (no {VAR} in it), of prepare
  * commands other than 0, 1 or one per command given. {VAR} is replaced in
  * names and prepare commands too, as hyperfine does. 0 or -1.
  */

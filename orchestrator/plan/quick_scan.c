@@ -46,14 +46,19 @@ static void values_push(char ***v, size_t *n, size_t *alloc, char *s)
 	(*v)[*n] = NULL;
 }
 
-/* "a,b\,c,d\\" as hyperfine splits it: a, b,c and d\ (a backslash keeps the next character). */
+/*
+ * "a,b\,c,d\\,e\d" as hyperfine's tokenize() splits it: a, b,c, d\ and
+ * e\d. Only a comma or a backslash is escaped; a backslash before anything
+ * else stays, so that a value such as a regex ('\d+') or a Windows path
+ * reaches the command as it was typed.
+ */
 static void split_list(const char *list, struct scan_param *p)
 {
 	struct strbuf w = STRBUF_INIT;
 	size_t alloc = 0;
 
 	for (const char *s = list;; s++) {
-		if (*s == '\\' && s[1]) {
+		if (*s == '\\' && (s[1] == ',' || s[1] == '\\')) {
 			strbuf_addch(&w, *++s);
 		} else if (*s == ',' || !*s) {
 			values_push(&p->values, &p->nvalues, &alloc, strbuf_detach(&w, NULL));
@@ -181,6 +186,15 @@ static int mentions(const char *text, const char *name)
 	return 0;
 }
 
+/* Whether text holds the {name} of any of params[0..n). */
+static int mentions_any(const char *text, const struct scan_param *params, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (mentions(text, params[i].name))
+			return 1;
+	return 0;
+}
+
 /* text with each {name} of params replaced by its value at idx[], in one pass. */
 static char *substitute(const char *text, const struct scan_param *params, size_t nparams,
 			const size_t *idx)
@@ -210,8 +224,7 @@ static char *substitute(const char *text, const struct scan_param *params, size_
 static char *scan_params(const struct quick_scan *scan, size_t ncommands,
 			 struct scan_param **out, size_t *nout)
 {
-	size_t n = scan->nlists + (scan->range ? 1 : 0), most;
-	(void)ncommands;
+	size_t n = scan->nlists + (scan->range ? 1 : 0);
 	struct scan_param *params = xcalloc(n ? n : 1, sizeof(*params));
 	char *why = NULL;
 
@@ -222,14 +235,14 @@ static char *scan_params(const struct quick_scan *scan, size_t ncommands,
 			       "or lists");
 	if (scan->step && !scan->range)
 		return xstrdup("-D sets the step of a -P range: give -P VAR MIN MAX");
-	most = QUICK_MAX_COMMANDS;
 	for (size_t i = 0; i < scan->nlists; i++) {
 		params[i].name = scan->lists[2 * i];
 		split_list(scan->lists[2 * i + 1], &params[i]);
 	}
 	if (scan->range) {
 		params[n - 1].name = scan->range[0];
-		if ((why = range_values(scan->range, scan->step, most, &params[n - 1])))
+		if ((why = range_values(scan->range, scan->step, QUICK_MAX_COMMANDS,
+					 &params[n - 1])))
 			return why;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -286,6 +299,13 @@ int quick_scan_expand(const struct quick_scan *scan, struct quick_scan_result *o
 				 "with {VAR} in it, or one for each", scan->nnames, total);
 		goto fail;
 	}
+	/* hyperfine would give them all that one name; a variant's name must be its own. */
+	if (scan->nnames == 1 && total > 1 && !mentions_any(scan->names[0], params, nparams)) {
+		*err = xasprintf("-n '%s' would name all %zu commands the scan makes alike: put "
+				 "{%s} in it (-n '%s-{%s}'), or give one -n for each", scan->names[0],
+				 total, params[0].name, scan->names[0], params[0].name);
+		goto fail;
+	}
 	if (scan->nprepare > 1 && scan->nprepare != scan->ncommands) {
 		*err = xasprintf("%zu --prepare commands for %zu commands: give one for all, or "
 				 "one per command", scan->nprepare, scan->ncommands);
@@ -293,8 +313,7 @@ int quick_scan_expand(const struct quick_scan *scan, struct quick_scan_result *o
 	}
 	for (int s = 0; s < 3; s++) {
 		for (size_t k = 0; k < nin[s] && !per_command[s]; k++)
-			for (size_t i = 0; i < nparams && !per_command[s]; i++)
-				per_command[s] = mentions(in[s][k], params[i].name);
+			per_command[s] = mentions_any(in[s][k], params, nparams);
 		/* One command that names no parameter stays one, for every variant. */
 		if (nin[s] == 1 && !per_command[s])
 			values_push(&outv[s], &nout[s], &alloc[s], xstrdup(in[s][0]));

@@ -437,6 +437,10 @@ static const struct scan_case scan_cases[] = {
 	  NULL },
 	{ "an escaped comma, an empty value", { "echo [{v}]" }, { NULL }, { "v", "a\\,b,,c" },
 	  { NULL }, NULL, { "echo [a,b]", "echo []", "echo [c]", NULL }, { NULL }, NULL },
+	/* As hyperfine's tokenize(): only \, and \\ are escapes; any other backslash stays. */
+	{ "a backslash before anything else", { "grep {re}" }, { NULL },
+	  { "re", "a\\d+,b\\\\,c\\" }, { NULL }, NULL,
+	  { "grep a\\d+", "grep b\\", "grep c\\", NULL }, { NULL }, NULL },
 	/* One pass: a value holding another's placeholder stays as it is. */
 	{ "no double replacement", { "echo {foo} {bar}" }, { NULL },
 	  { "foo", "{bar} baz", "bar", "quux" }, { NULL }, NULL,
@@ -475,6 +479,10 @@ static const struct scan_case scan_cases[] = {
 	  "9000000000000000000" }, NULL, { NULL }, { NULL }, "more than 16 values" },
 	{ "too many commands", { "x {a}", "y {a}" }, { NULL }, { "a", "1,2,3,4,5,6,7,8,9" },
 	  { NULL }, NULL, { NULL }, { NULL }, "more than 16 commands" },
+	{ "one name for all, without {VAR}", { "x {a}" }, { "same" }, { "a", "1,2" }, { NULL },
+	  NULL, { NULL }, { NULL }, "-n 'same' would name all 2 commands the scan makes alike" },
+	{ "one name for the one command made", { "x {a}" }, { "only" }, { "a", "1" }, { NULL },
+	  NULL, { "x 1", NULL }, { "only", NULL }, NULL },
 	{ "names that do not add up", { "x {a}" }, { "p", "q" }, { "a", "1,2,3" }, { NULL }, NULL,
 	  { NULL }, { NULL }, "2 names (-n) for the 3 commands" },
 };
