@@ -643,6 +643,7 @@ static int quick_check(struct quick_args *q, size_t ncommands, char **commands,
 			return EXIT_USAGE;
 		}
 		spec->commands = (const char *const *)q->scanned.commands;
+		spec->labels = (const char *const *)q->scanned.labels;
 		spec->ncommands = q->scanned.ncommands;
 		spec->names = (const char *const *)q->scanned.names;
 		spec->nnames = q->scanned.nnames;

@@ -192,26 +192,69 @@ fail:
 	return NULL;
 }
 
+/* What command i's name is made from when -n gives none: its label, or itself. */
+static const char *name_source(const struct quick_spec *spec, size_t i)
+{
+	return spec->labels ? spec->labels[i] : spec->commands[i];
+}
+
+/*
+ * For each group of unnamed commands whose names would be cut alike (two
+ * or more, at least one past the cut), what differs within the group
+ * (differing_names()): a scan's "long-command ... {t}" keeps its value
+ * beside a short command of its own. diff[i] is NULL for command i
+ * otherwise.
+ */
+static void cut_alike_names(const struct quick_spec *spec, char **diff)
+{
+	size_t n = spec->ncommands, first = spec->nnames;
+	char **full = xcalloc(n + 1, sizeof(*full)), **cut = xcalloc(n + 1, sizeof(*cut));
+	size_t *group = xcalloc(n + 1, sizeof(*group));
+
+	for (size_t i = first; i < n; i++) {
+		full[i] = name_from(name_source(spec, i), QUICK_FULL_NAME_MAX);
+		cut[i] = name_from(name_source(spec, i), QUICK_DERIVED_NAME_MAX);
+	}
+	for (size_t i = first; i < n; i++) {
+		size_t g = 0;
+		int past = 0;
+		char **members, **made;
+
+		if (diff[i])
+			continue;
+		for (size_t k = i; k < n; k++)
+			if (!diff[k] && !strcasecmp(cut[k], cut[i])) {
+				group[g++] = k;
+				past |= strlen(full[k]) > QUICK_DERIVED_NAME_MAX;
+			}
+		if (g < 2 || !past)
+			continue;
+		members = xcalloc(g + 1, sizeof(*members));
+		for (size_t k = 0; k < g; k++)
+			members[k] = full[group[k]];
+		made = differing_names(members, g);
+		free(members);
+		if (!made)
+			continue;
+		for (size_t k = 0; k < g; k++)
+			diff[group[k]] = made[k];
+		free(made);
+	}
+	for (size_t i = 0; i < n; i++) {
+		free(full[i]);
+		free(cut[i]);
+	}
+	free(full);
+	free(cut);
+	free(group);
+}
+
 void quick_names(const struct quick_spec *spec, char ***out)
 {
 	char **names = xcalloc(spec->ncommands + 1, sizeof(*names));
+	char **diff = xcalloc(spec->ncommands + 1, sizeof(*diff));
 
-	char **diff = NULL;
-
-	/* Unnamed commands whose names would be cut alike keep what differs. */
-	if (spec->ncommands > spec->nnames + 1) {
-		size_t n = spec->ncommands - spec->nnames;
-		char **full = xcalloc(n + 1, sizeof(*full));
-		int cut = 0;
-
-		for (size_t i = 0; i < n; i++) {
-			full[i] = name_from(spec->commands[spec->nnames + i], QUICK_FULL_NAME_MAX);
-			cut |= strlen(full[i]) > QUICK_DERIVED_NAME_MAX;
-		}
-		if (cut)
-			diff = differing_names(full, n);
-		strv_free(full);
-	}
+	cut_alike_names(spec, diff);
 	for (size_t i = 0; i < spec->ncommands; i++) {
 		char *base, *name;
 
@@ -220,10 +263,10 @@ void quick_names(const struct quick_spec *spec, char ***out)
 			base = xstrdup(spec->names[i]);
 		else if (i < spec->nnames)
 			base = name_from(spec->names[i], NAME_RULE_MAX - 4);
-		else if (diff)
-			base = xstrdup(diff[i - spec->nnames]);
+		else if (diff[i])
+			base = xstrdup(diff[i]);
 		else
-			base = name_from(spec->commands[i], QUICK_DERIVED_NAME_MAX);
+			base = name_from(name_source(spec, i), QUICK_DERIVED_NAME_MAX);
 
 		if (!*base) {
 			free(base);
@@ -237,7 +280,9 @@ void quick_names(const struct quick_spec *spec, char ***out)
 		free(base);
 		names[i] = name;
 	}
-	strv_free(diff);
+	for (size_t i = 0; i < spec->ncommands; i++)
+		free(diff[i]);
+	free(diff);
 	*out = names;
 }
 

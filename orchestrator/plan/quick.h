@@ -33,6 +33,9 @@ struct quick_spec {
 	const char *const *names;    /* -n NAME, in command order; fewer than the commands:
 	                                the rest are named after their command */
 	size_t nnames;
+	const char *const *labels;   /* what each command's name is made from, in place of
+	                                the command (a scan's quick_scan_result.labels);
+	                                NULL: the commands */
 	const char *const *prepare;  /* --prepare: none, one for every command, or one each */
 	size_t nprepare;
 	const char *const *setup;    /* --setup: none, one for every command, or one each */
@@ -97,7 +100,7 @@ int quick_split(const char *cmd, char ***words, size_t *nwords, char **err);
 
 /*
  * The variant names of spec: the given -n names first, the others made
- * from their command ([A-Za-z0-9._-]; runs of dashes and anything else become one '-',
+ * from their command, or its label ([A-Za-z0-9._-]; runs of dashes and anything else become one '-',
  * at most QUICK_DERIVED_NAME_MAX characters, "cmdN" when nothing is
  * left); a valid given name is used as it is (quick_plan() refuses the
  * others, and two given names equal ignoring case), an invalid one is
@@ -134,13 +137,20 @@ struct quick_scan {
 };
 
 /*
- * The commands a scan made, their names when -n gave any, and their
- * prepare commands when --prepare gave any: one, when it names no
- * parameter, else one per command made (owned).
+ * The commands a scan made, their labels, their names when -n gave any,
+ * and their prepare commands when --prepare gave any: one, when it names
+ * no parameter, else one per command made (owned).
  */
 struct quick_scan_result {
 	char **commands;
 	size_t ncommands;
+	/*
+	 * One per command, for quick_spec.labels: the command, followed by
+	 * the parameters it has no {VAR} of, as hyperfine shows such a
+	 * command: "true (t = 1)", so that the variants named after it differ
+	 * by the value, not by "-2".
+	 */
+	char **labels;
 	char **names;
 	size_t nnames;
 	char **prepare;

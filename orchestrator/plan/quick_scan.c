@@ -195,6 +195,31 @@ static int mentions_any(const char *text, const struct scan_param *params, size_
 	return 0;
 }
 
+/*
+ * cmd followed by the parameters it has no {VAR} of, with their values at
+ * idx[], as hyperfine's name_with_unused_parameters(): "true (t = 1, w = a)".
+ */
+static char *label_of(const char *cmd, const char *made, const struct scan_param *params,
+		      size_t nparams, const size_t *idx)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *sep = " (";
+
+	strbuf_adds(&sb, made);
+	for (size_t i = 0; i < nparams; i++) {
+		if (mentions(cmd, params[i].name))
+			continue;
+		strbuf_adds(&sb, sep);
+		strbuf_adds(&sb, params[i].name);
+		strbuf_adds(&sb, " = ");
+		strbuf_adds(&sb, params[i].values[idx[i]]);
+		sep = ", ";
+	}
+	if (strcmp(sep, " ("))
+		strbuf_addch(&sb, ')');
+	return strbuf_detach(&sb, NULL);
+}
+
 /* text with each {name} of params replaced by its value at idx[], in one pass. */
 static char *substitute(const char *text, const struct scan_param *params, size_t nparams,
 			const size_t *idx)
@@ -271,7 +296,7 @@ int quick_scan_expand(const struct quick_scan *scan, struct quick_scan_result *o
 {
 	struct scan_param *params = NULL;
 	size_t nparams = 0, total = scan->ncommands, *idx = NULL;
-	size_t alloc_c = 0, alloc_n = 0, nnames = 0;
+	size_t alloc_c = 0, alloc_l = 0, nlabels = 0, alloc_n = 0, nnames = 0;
 	/* The commands around the runs: --prepare (one, or one per command), --setup, --cleanup. */
 	const char *const *in[3] = { scan->prepare, scan->setup ? &scan->setup : NULL,
 				     scan->cleanup ? &scan->cleanup : NULL };
@@ -329,6 +354,8 @@ int quick_scan_expand(const struct quick_scan *scan, struct quick_scan_result *o
 		}
 		values_push(&out->commands, &out->ncommands, &alloc_c,
 			    substitute(scan->commands[c], params, nparams, idx));
+		values_push(&out->labels, &nlabels, &alloc_l,
+			    label_of(scan->commands[c], out->commands[made], params, nparams, idx));
 		if (scan->nnames)
 			values_push(&out->names, &nnames, &alloc_n,
 				    substitute(scan->names[scan->nnames == 1 ? 0 : made], params,
@@ -360,6 +387,7 @@ fail:
 void quick_scan_release(struct quick_scan_result *r)
 {
 	strv_free(r->commands);
+	strv_free(r->labels);
 	strv_free(r->names);
 	strv_free(r->prepare);
 	strv_free(r->setup);

@@ -110,6 +110,13 @@ static const struct names_case names_cases[] = {
 	    "python3 bench.py --iterations 100000 --mode=auto" }, { NULL }, 3, 0,
 	  { "iterations-100000-mode-fast", "iterations-100000-mode-slow",
 	    "iterations-100000-mode-auto" } },
+	/* Only the commands cut alike keep what differs: another beside them keeps its own. */
+	{ { "some-long-command --with-many-flags --threads 1", "true",
+	    "some-long-command --with-many-flags --threads 2" }, { NULL }, 3, 0,
+	  { "with-many-flags-threads-1", "true", "with-many-flags-threads-2" } },
+	{ { "python3 bench.py --iterations 100000 --mode=fast", "python3 other.py",
+	    "python3 bench.py --iterations 100000 --mode=slow" }, { NULL }, 3, 0,
+	  { "iterations-100000-mode-fast", "python3-other.py", "iterations-100000-mode-slow" } },
 	/* Identical past the cut too: numbered. */
 	{ { "this command is much longer than thirty-two characters",
 	    "this command is much longer than thirty-two characters" }, { NULL }, 2, 0,
@@ -536,6 +543,40 @@ static void test_scan(void **state)
 	}
 }
 
+/*
+ * A command without a parameter's {VAR} is labelled with its value, as
+ * hyperfine shows it ("true (t = 1)"), and named after the label.
+ */
+static void test_scan_labels(void **state)
+{
+	const char *cmds[] = { "echo {t}", "true {w}" };
+	const char *lists[] = { "t", "1,2", "w", "a" };
+	const char *want_labels[] = { "echo 1 (w = a)", "true a (t = 1)", "echo 2 (w = a)",
+				      "true a (t = 2)" };
+	const char *want_names[] = { "echo-1-w-a", "true-a-t-1", "echo-2-w-a", "true-a-t-2" };
+	struct quick_scan scan = { .commands = cmds, .ncommands = 2, .lists = lists, .nlists = 2 };
+	struct quick_spec spec = QUICK_SPEC_INIT;
+	struct quick_scan_result r;
+	char *err = NULL, **names;
+
+	(void)state;
+	assert_int_equal(quick_scan_expand(&scan, &r, &err), 0);
+	assert_int_equal(r.ncommands, 4);
+	for (size_t k = 0; k < 4; k++)
+		assert_string_equal(r.labels[k], want_labels[k]);
+	/* The label names what the command has no {VAR} of; the command is as it runs. */
+	assert_string_equal(r.commands[0], "echo 1");
+	assert_string_equal(r.commands[1], "true a");
+	spec.commands = (const char *const *)r.commands;
+	spec.labels = (const char *const *)r.labels;
+	spec.ncommands = r.ncommands;
+	quick_names(&spec, &names);
+	for (size_t k = 0; k < 4; k++)
+		assert_string_equal(names[k], want_names[k]);
+	strv_free(names);
+	quick_scan_release(&r);
+}
+
 /* --prepare under a scan: {VAR} replaced per command made; one that names none stays one. */
 static void test_scan_prepare(void **state)
 {
@@ -595,6 +636,7 @@ int main(void)
 		cmocka_unit_test(test_plan_parse_errors),
 		cmocka_unit_test(test_scan),
 		cmocka_unit_test(test_scan_prepare),
+		cmocka_unit_test(test_scan_labels),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
