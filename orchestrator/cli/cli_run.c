@@ -582,8 +582,8 @@ struct quick_args {
 	{ CLI_STRINGS_N('L', "parameter-list", T, P lists, "VAR VALUES", 2, \
 			QUICK_MAX_COMMANDS, \
 			"hyperfine's scan: run each command once per value of the comma-separated " \
-			"VALUES (\\, for a comma), {VAR} replaced, each a variant named after " \
-			"it; several -L: every combination") }, \
+			"VALUES (\\, for a comma, \\\\ for a backslash), {VAR} replaced, each a " \
+			"variant named after it; several -L: every combination") }, \
 	{ CLI_STRINGS_N('P', "parameter-scan", T, P range, "VAR MIN MAX", 3, 1, \
 			"hyperfine's scan: run each command once per number from MIN to MAX " \
 			"(step -D, default 1), {VAR} replaced; not with -L") }, \
