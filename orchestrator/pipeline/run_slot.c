@@ -726,11 +726,7 @@ int run_slot_step(struct run_state *st, size_t vi, int cleanup)
 	step = &st->steps[st->nsteps++];
 	*step = (struct run_step){ v->name, kind, log_rel, rec };
 	log_rel = NULL;
-	for (size_t k = 0; k < rec->argc; k++) {
-		if (k)
-			strbuf_addch(&shown, ' ');
-		strbuf_add_sh(&shown, rec->argv[k]);
-	}
+	strbuf_add_argv_sh(&shown, rec->argv, rec->argc);
 	if (!strcmp(rec->status, "ok"))
 		run_state_note(st, xasprintf("the %s command of '%s' (%s) ended ok in %.3f s (%s)",
 					     kind, v->name, shown.buf, (double)rec->wall_ns / 1e9,

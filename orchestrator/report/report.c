@@ -873,11 +873,7 @@ static void set_what_ran(struct tmpl_ctx *c, const struct report_input *in)
 				ev = &e->variants[i];
 		tmpl_set(r, "name", name);
 		if (first) {
-			for (size_t k = 0; k < first->argc; k++) {
-				if (k)
-					strbuf_addch(&sb, ' ');
-				strbuf_add_sh(&sb, first->argv[k]);
-			}
+			strbuf_add_argv_sh(&sb, first->argv, first->argc);
 			set_code(r, "command", sb.buf);
 			strbuf_reset(&sb);
 		} else {

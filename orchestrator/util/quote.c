@@ -69,3 +69,12 @@ void strbuf_add_xml(struct strbuf *sb, const char *s)
 		i += len;
 	}
 }
+
+void strbuf_add_argv_sh(struct strbuf *sb, char *const *argv, size_t argc)
+{
+	for (size_t k = 0; k < argc; k++) {
+		if (k)
+			strbuf_addch(sb, ' ');
+		strbuf_add_sh(sb, argv[k]);
+	}
+}

@@ -7,6 +7,8 @@
 #ifndef ABEV_QUOTE_H
 #define ABEV_QUOTE_H
 
+#include <stddef.h>
+
 struct strbuf;
 
 /*
@@ -26,5 +28,7 @@ void strbuf_add_xml(struct strbuf *sb, const char *s);
  * names and a byte that is not UTF-8 each become '?').
  */
 void strbuf_add_sh(struct strbuf *sb, const char *s);
+/* Appends the argc words of argv, each as strbuf_add_sh() does, separated by spaces. */
+void strbuf_add_argv_sh(struct strbuf *sb, char *const *argv, size_t argc);
 
 #endif
