@@ -27,9 +27,9 @@
 #define NEG FIELD_NULL_NEGATIVE
 #define BIG (INT64_C(1) << 62)
 
-cJSON *invocation_prepare_json(const struct invocation_prepare *p)
+void invocation_prepare_add(cJSON *o, const struct invocation_prepare *p)
 {
-	cJSON *o = jnew_object(), *argv = jnew_array(), *log = jnew_object();
+	cJSON *argv = jnew_array(), *log = jnew_object();
 
 	for (size_t i = 0; i < p->argc; i++)
 		jpush(argv, cJSON_CreateString(p->argv[i]));
@@ -43,6 +43,13 @@ cJSON *invocation_prepare_json(const struct invocation_prepare *p)
 	jadd_int(log, "bytes_dropped", p->log_bytes_dropped);
 	jadd_bool(log, "truncated", p->log_bytes_dropped > 0);
 	jadd(o, "log", log);
+}
+
+cJSON *invocation_prepare_json(const struct invocation_prepare *p)
+{
+	cJSON *o = jnew_object();
+
+	invocation_prepare_add(o, p);
 	return o;
 }
 

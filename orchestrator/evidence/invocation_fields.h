@@ -35,5 +35,7 @@ void invocation_fields_counts(json_node *o, const struct results_counts *c);
 json_node *invocation_fields_guard(const struct guard_result *g);
 /* A prepare, setup or cleanup command's record as JSON (its "prepare" object's shape). */
 json_node *invocation_prepare_json(const struct invocation_prepare *p);
+/* The same members added to o, after what o holds already. */
+void invocation_prepare_add(json_node *o, const struct invocation_prepare *p);
 
 #endif

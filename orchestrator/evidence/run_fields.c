@@ -29,17 +29,12 @@ static void w_steps(json_node *o, const char *key, const void *rec)
 	a = jnew_array();
 	for (size_t i = 0; i < hdr->nsteps; i++) {
 		const struct run_step *s = &hdr->steps[i];
-		cJSON *step = jnew_object(), *rec_json = invocation_prepare_json(s->rec);
+		cJSON *step = jnew_object();
 
 		jadd_str(step, "variant", s->variant);
 		jadd_str(step, "step", s->kind);
 		jadd_str(step, "log_file", s->log);
-		for (cJSON *m = rec_json->child; m;) {
-			cJSON *next = m->next;
-			cJSON_AddItemToObject(step, m->string, cJSON_DetachItemViaPointer(rec_json, m));
-			m = next;
-		}
-		cJSON_Delete(rec_json);
+		invocation_prepare_add(step, s->rec);
 		jpush(a, step);
 	}
 	jadd(o, key, a);
