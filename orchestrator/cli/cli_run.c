@@ -31,6 +31,7 @@
 #include "evidence/signkey.h"
 #include "util/name_rule.h"
 #include "util/alloc.h"
+#include "util/env.h"
 #include "util/errlist.h"
 #include "util/escape.h"
 #include "util/number.h"
@@ -366,6 +367,9 @@ static int run_plan(struct plan *plan, const struct run_args *a, const char *pla
 	int rc = EXIT_USAGE;
 
 	if (set_run_as(plan) < 0)
+		return EXIT_USAGE;
+	/* The passphrase is abev's alone, as the key is (main()): no child inherits it. */
+	if (a->pass_env && env_withhold(a->pass_env) < 0)
 		return EXIT_USAGE;
 	/* The key is checked by a dry run too: a run should not fail on it after the fact. */
 	if (a->key_path) {

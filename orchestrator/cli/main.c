@@ -11,9 +11,11 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "evidence/signkey.h"
 #include "plan/plan_doc.h"
 #include "util/alloc.h"
 #include "util/compiler.h"
+#include "util/env.h"
 #include "util/usage.h"
 
 static const char main_usage[] =
@@ -259,6 +261,9 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "__options"))
 		return dump_options();
+	/* No program abev starts ever inherits the signing key (a path, or the key's text). */
+	if (env_withhold(SIGNKEY_ENV) < 0)
+		return EXIT_RUNTIME;
 	c = find_command(argv[1]);
 	if (!c) {
 		error("unknown command '%s'", argv[1]);

@@ -174,7 +174,7 @@ struct metadata *metadata_collect(const struct plan *plan, const char *host_labe
 	struct env_array env = ENV_ARRAY_INIT;
 
 	host_collect(&md->host, host_label);
-	env_inherit(&env);
+	env_own(&env);
 	md->environ = env.v;
 	md->secret_name = secret_name ? xstrdup(secret_name) : NULL;
 	md->variants = xcalloc(plan->nvariants ? plan->nvariants : 1, sizeof(*md->variants));

@@ -58,8 +58,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-extern char **environ;
-
 #define DEFAULT_PATH "/usr/local/bin:/usr/bin:/bin"
 #define PATH_ENTRIES_MAX 256
 #define PATH_VALUE_MAX 65536
@@ -247,7 +245,8 @@ struct run {
 	struct cpuwait wait;    /* its CPU wait, read around the run */
 	struct proc_sink sinks[2];   /* stdout, stderr: pipes read in the wait loop */
 	/* What the launch needs, all made before fork() (prepare_launch()). */
-	char *const *envp;      /* borrowed */
+	char *const *envp;      /* the spec's (borrowed), or env_inherited below */
+	char **env_inherited;   /* abev's environment as a child inherits it, when the spec has none */
 	char **cands;           /* exec candidates */
 	cpu_set_t cpus;         /* valid when the spec asks for CPUs */
 	int fd_in, fd_out, fd_err;   /* the child's ends */
@@ -756,7 +755,19 @@ static pid_t fork_into(int cg_fd, int *placed)
  */
 static int prepare_launch(const struct proc_spec *spec, struct run *r)
 {
-	r->envp = spec->envp ? (char *const *)spec->envp : environ;
+	/*
+	 * Without an environment of its own the child inherits abev's, less
+	 * what abev withholds from every child (its signing key, its
+	 * passphrase): env_inherit() leaves those out.
+	 */
+	if (spec->envp) {
+		r->envp = (char *const *)spec->envp;
+	} else {
+		struct env_array env = ENV_ARRAY_INIT;
+		env_inherit(&env);
+		r->env_inherited = env.v ? env.v : xcalloc(1, sizeof(*r->env_inherited));
+		r->envp = r->env_inherited;
+	}
 	r->cands = proc_exec_candidates(spec->argv[0], (const char *const *)r->envp);
 	if (fork_copy_make(&r->fc, spec->argv, (const char *const *)r->envp,
 			   (const char *const *)r->cands, spec->cwd,
@@ -968,6 +979,9 @@ static void finish_run(struct run *r, int recorded)
 	proc_io_close(r->sinks, recorded);
 	strv_free(r->cands);
 	r->cands = NULL;
+	strv_free(r->env_inherited);
+	r->env_inherited = NULL;
+	r->envp = NULL;
 	if (r->self)
 		proc_watchdog_follow(0);
 }

@@ -52,7 +52,8 @@ char **proc_exec_candidates(const char *argv0, const char *const *envp);
 
 struct proc_spec {
 	const char *const *argv;   /* argv[0] searched in the child's PATH unless it has a '/' */
-	const char *const *envp;   /* complete environment of the child */
+	/* complete environment of the child; NULL: abev's own less env_withhold()'s names */
+	const char *const *envp;
 	const char *cwd;
 	const char *stdout_path;   /* created/truncated, mode 0644; NULL: /dev/null */
 	/*

@@ -7,9 +7,38 @@
 #include "util/alloc.h"
 #include "util/strbuf.h"
 
+#include "util/usage.h"
+
 extern char **environ;
 
-void env_inherit(struct env_array *e)
+/* Process-wide: set once by the command line, before any child starts. */
+static char *withheld[ENV_WITHHELD_MAX];
+static size_t nwithheld;
+
+int env_withhold(const char *name)
+{
+	if (!name || !*name || strchr(name, '='))
+		return error("'%s' cannot be withheld from a child: not a variable name",
+			     name ? name : "");
+	if (env_is_withheld(name))
+		return 0;
+	if (nwithheld == ENV_WITHHELD_MAX)
+		return error("more than %d variables to withhold from children", ENV_WITHHELD_MAX);
+	withheld[nwithheld++] = xstrdup(name);
+	return 0;
+}
+
+int env_is_withheld(const char *entry)
+{
+	size_t klen = strcspn(entry, "=");
+
+	for (size_t i = 0; i < nwithheld; i++)
+		if (strlen(withheld[i]) == klen && !strncmp(entry, withheld[i], klen))
+			return 1;
+	return 0;
+}
+
+static void env_copy(struct env_array *e, int keep_withheld)
 {
 	size_t count = 0;
 
@@ -18,9 +47,19 @@ void env_inherit(struct env_array *e)
 	/* One allocation for the whole copy, and the terminator. */
 	ALLOC_GROW(e->v, e->n + count + 1, e->alloc);
 	for (char **p = environ; p && *p; p++)
-		if (strchr(*p, '='))
+		if (strchr(*p, '=') && (keep_withheld || !env_is_withheld(*p)))
 			e->v[e->n++] = xstrdup(*p);
 	e->v[e->n] = NULL;
+}
+
+void env_inherit(struct env_array *e)
+{
+	env_copy(e, 0);
+}
+
+void env_own(struct env_array *e)
+{
+	env_copy(e, 1);
 }
 
 void env_set(struct env_array *e, const char *key, const char *value)

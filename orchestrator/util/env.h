@@ -19,8 +19,25 @@ struct env_array {
 };
 #define ENV_ARRAY_INIT { NULL, 0, 0 }
 
-/* Appends a copy of abev's own environment (an entry without '=' is left out). */
+/*
+ * Names whose value no child of abev receives from abev's own environment:
+ * abev's secrets (the signing key's text or path, the --passphrase-env
+ * variable). A name is copied; at most ENV_WITHHELD_MAX are kept (a further
+ * one is refused with -1 after error()). A plan that sets such a name for a
+ * variant still sets it: only the inherited value is withheld.
+ */
+#define ENV_WITHHELD_MAX 8
+int env_withhold(const char *name);
+/* 1 when entry ("KEY=VALUE" or "KEY") names a withheld variable, else 0. */
+int env_is_withheld(const char *entry);
+
+/*
+ * Appends a copy of abev's own environment as a child inherits it: an entry
+ * without '=' and every withheld name (env_withhold()) are left out.
+ */
 void env_inherit(struct env_array *e);
+/* Appends a copy of abev's own environment, withheld names too: for the record only. */
+void env_own(struct env_array *e);
 /* Sets KEY to value: replaces the entry for KEY where there is one, else appends one. */
 void env_set(struct env_array *e, const char *key, const char *value);
 /* Frees a NULL-terminated array of strings and its strings; v may be NULL. */

@@ -6,8 +6,9 @@ and `abev report DIR1 DIR2` warn when those differ between two evidence
 directories."""
 import hashlib
 import os
+import subprocess
 
-from common import AbevTestCase, helper_plan
+from common import ABEV, AbevTestCase, helper_plan
 
 SECRET = "hunter2-do-not-print"
 
@@ -80,3 +81,66 @@ class Environment(AbevTestCase):
         cp = self.abev("compare", self.path("old"), self.path("same"))
         self.assertEqual(cp.returncode, 0, cp.stderr)
         self.assertNotIn("differ between", cp.stderr)
+
+
+class SecretsWithheld(AbevTestCase):
+    """No program abev starts inherits its signing key (ABEV_SIGNING_KEY: the
+    key's text or path) or the --passphrase-env variable: not the runs, nor
+    prepare, setup, cleanup or versions commands. A plan that sets such a
+    name for a variant on purpose still sets it."""
+
+    def dump(self, step):
+        return ["sh", "-c", f"env > '{self.tmp}/env-{step}-'$$; echo {step}"]
+
+    def plan(self):
+        p = {"schema": "abev.plan/1", "name": "withheld",
+             "variants": [{"name": n, "command": self.dump("run")} for n in ("a", "b")],
+             "schedule": {"runs": 2, "warmups": 0, "prepare": self.dump("prepare"),
+                          "setup": self.dump("setup"), "cleanup": self.dump("cleanup")},
+             "versions": {"env": self.dump("version")},
+             "load": {"max_cpu_wait_pct": 100, "max_foreign_cpu": 64, "max_repeats": 0}}
+        p["variants"][1]["env"] = {"ABEV_SIGNING_KEY": "set-by-the-plan"}
+        return p
+
+    def test_key_and_passphrase_reach_no_child(self):
+        pw = SECRET + "-pass"
+        env = {"OUR_PW": pw, "PLAIN_SETTING": "visible"}
+        keydir = self.path("k")
+        self.abev("keygen", "--out", keydir, "--passphrase-env", "OUR_PW", env=env, check=0)
+        with open(keydir + ".key", encoding="utf-8") as f:
+            key_text = f.read()
+        body = "".join(l for l in key_text.splitlines() if l and not l.startswith("-----"))
+        # Signed by the key's text in the environment (self.abev() would add --unsigned).
+        e = dict(os.environ, ABEV_SIGNING_KEY=key_text, **env)
+        cp = subprocess.run([ABEV, "run", self.write_plan(self.plan()), "--out", self.path("ev"),
+                             "--passphrase-env", "OUR_PW"], capture_output=True, text=True,
+                            env=e, stdin=subprocess.DEVNULL, timeout=300)
+        self.assertEqual(cp.returncode, 0, cp.stdout + cp.stderr)
+        rep = self.load("ev", "result.json")["report"]
+        self.assertEqual((rep["signed"], rep["key_source"]), (True, "environment"))
+        dumps = {}
+        for name in sorted(os.listdir(self.tmp)):
+            if name.startswith("env-"):
+                with open(self.path(name), encoding="utf-8", errors="replace") as f:
+                    dumps[name] = f.read()
+        steps = {n.split("-")[1] for n in dumps}
+        self.assertEqual(steps, {"run", "prepare", "setup", "cleanup", "version"})
+        # 2 variants x 2 runs, each with its prepare; a setup and cleanup each;
+        # versions once per variant.
+        self.assertEqual(sum(n.startswith("env-run-") for n in dumps), 4)
+        for name, text in dumps.items():
+            self.assertIn("PLAIN_SETTING=visible", text, name)
+            self.assertNotIn(pw, text, name)
+            self.assertNotIn("OUR_PW=", text, name)
+            self.assertNotIn(body[:24], text, name)
+            lines = [l for l in text.splitlines() if l.startswith("ABEV_SIGNING_KEY=")]
+            # Only what variant b's plan entry set on purpose, never abev's own.
+            self.assertIn(lines, ([], ["ABEV_SIGNING_KEY=set-by-the-plan"]), name)
+        self.assertTrue(any("ABEV_SIGNING_KEY=set-by-the-plan" in t for t in dumps.values()))
+        # And so nowhere in the evidence either.
+        for root, _, files in os.walk(self.path("ev")):
+            for f in files:
+                with open(os.path.join(root, f), "rb") as fh:
+                    data = fh.read()
+                self.assertNotIn(pw.encode(), data, f)
+                self.assertNotIn(body[:24].encode(), data, f)

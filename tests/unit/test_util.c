@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "util/env.h"
 #include "util/envnames.h"
 #include "evidence/evname.h"
 #include "util/json_out.h"
@@ -552,12 +553,55 @@ static void test_envnames(void **state)
 	assert_non_null(strstr(envname_runtime_list(), ", PERL5OPT"));
 }
 
+/* A withheld name is left out of what a child inherits, and kept for the record. */
+static void test_env_withhold(void **state)
+{
+	struct env_array child = ENV_ARRAY_INIT, own = ENV_ARRAY_INIT;
+	int seen_child = 0, seen_own = 0, plain = 0;
+
+	(void)state;
+	assert_int_equal(setenv("ABEV_TEST_SECRET", "s3cret", 1), 0);
+	assert_int_equal(setenv("ABEV_TEST_SECRETX", "plain", 1), 0);
+	assert_int_equal(env_withhold("ABEV_TEST_SECRET"), 0);
+	assert_int_equal(env_withhold("ABEV_TEST_SECRET"), 0);   /* twice: one entry */
+	assert_int_equal(env_withhold("A=B"), -1);
+	assert_int_equal(env_withhold(""), -1);
+	assert_true(env_is_withheld("ABEV_TEST_SECRET=x"));
+	assert_true(env_is_withheld("ABEV_TEST_SECRET"));
+	assert_false(env_is_withheld("ABEV_TEST_SECRETX=plain"));
+	assert_false(env_is_withheld("ABEV_TEST_SECRE=x"));
+	env_inherit(&child);
+	env_own(&own);
+	for (size_t i = 0; i < child.n; i++) {
+		seen_child += !strcmp(child.v[i], "ABEV_TEST_SECRET=s3cret");
+		plain += !strcmp(child.v[i], "ABEV_TEST_SECRETX=plain");
+	}
+	for (size_t i = 0; i < own.n; i++)
+		seen_own += !strcmp(own.v[i], "ABEV_TEST_SECRET=s3cret");
+	assert_int_equal(seen_child, 0);
+	assert_int_equal(plain, 1);
+	assert_int_equal(seen_own, 1);
+	/* A value set for the child on purpose stays. */
+	env_set(&child, "ABEV_TEST_SECRET", "given");
+	assert_string_equal(child.v[child.n - 1], "ABEV_TEST_SECRET=given");
+	strv_free(child.v);
+	strv_free(own.v);
+	/* The table is bounded. */
+	for (int i = 0; i < ENV_WITHHELD_MAX; i++) {
+		char name[32];
+		snprintf(name, sizeof(name), "ABEV_TEST_W%d", i);
+		(void)env_withhold(name);
+	}
+	assert_int_equal(env_withhold("ABEV_TEST_ONE_TOO_MANY"), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_alloc_grow),
 		cmocka_unit_test(test_alloc_grow_overflow),
 		cmocka_unit_test(test_strbuf),
+		cmocka_unit_test(test_env_withhold),
 		cmocka_unit_test(test_read_file_capped),
 		cmocka_unit_test(test_parse_numbers),
 		cmocka_unit_test(test_utc_format),
