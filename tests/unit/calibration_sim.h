@@ -9,6 +9,27 @@
  * bootstrap of the ratio of medians (stats_bootstrap_ratio(), what they
  * used before).
  *
+ * Two of the models are contention on a busy shared machine, where other
+ * processes slow runs down (the constants below):
+ * - shared slow-down (CAL_SHARED_LOAD): half the rounds run beside foreign
+ *   load that slows both runs of the round alike, by one factor uniform in
+ *   1.2-2.0 (2.0: the run shares its core with a busy loop and waits half
+ *   its wall time, as measured on a 2-core host); each run also has its own
+ *   lognormal noise of CV cv;
+ * - one-sided bursts (CAL_BURSTS): each run, alike for reference and
+ *   candidate (abev alternates their order, so neither side is the one
+ *   more often hit), is slowed in 15 % of cases by a burst uniform in
+ *   1.3-2.0, on top of its own lognormal noise of CV cv.
+ * Measured on the 2-core development host (2026-12-04, load average 4 to
+ * 5.5 from other builds and tests): 400 CPU-bound runs of 50 ms in
+ * back-to-back pairs were slowed by a median 1.5x, 34 % by more than 2x;
+ * the two runs of a pair moved together (correlation of their log times
+ * 0.89), and in 14.5 % of pairs one run was more than 1.3 times the other
+ * (1.5 % more than 2 times): bursts in about 8 % of runs. The burst share
+ * is twice that, to err on the busy side. Every simulated round counts:
+ * there is no warmup and no load guard (load.max_cpu_wait_pct would
+ * discard and repeat most of the slowed runs), the worst case for the gate.
+ *
  * Shared by tests/unit/test_calibration.c, which asserts the acceptance
  * criteria on a few cells, and bench/calibration.c, which prints the whole
  * table: one generator and one verdict rule, so both give the same figures
@@ -37,12 +58,29 @@ enum cal_model {
 	CAL_DRIFT,      /* the same, times exp(0.02 r / n) shared by both runs of round r */
 	CAL_ROUND,      /* a lognormal round factor of CV cv shared by both runs, times
 			 * independent lognormal noise of CV cv / 2 per run */
+	CAL_SHARED_LOAD, /* lognormal noise of CV cv per run, times a foreign-load
+			  * factor shared by both runs of a round (CAL_LOAD_*) */
+	CAL_BURSTS,     /* lognormal noise of CV cv per run, times a burst of its own
+			 * in some runs (CAL_BURST_*) */
 	CAL_MODELS
 };
 
 static const char *const cal_model_names[CAL_MODELS] = {
-	"lognormal", "heavy-tailed", "drift", "round factor",
+	"lognormal", "heavy-tailed", "drift", "round factor", "shared slow-down",
+	"one-sided bursts",
 };
+
+/*
+ * Contention (see the top of the file): the share of rounds beside foreign
+ * load and the range of its factor; the share of runs hit by a burst and
+ * the range of the burst's factor. Factors are uniform in their range.
+ */
+#define CAL_LOAD_SHARE 0.5
+#define CAL_LOAD_MIN 1.2
+#define CAL_LOAD_MAX 2.0
+#define CAL_BURST_SHARE 0.15
+#define CAL_BURST_MIN 1.3
+#define CAL_BURST_MAX 2.0
 
 enum cal_method { CAL_PAIRED, CAL_BOOTSTRAP, CAL_METHODS };
 
@@ -124,10 +162,24 @@ static inline enum cal_verdict cal_verdict(double ratio_lo, double ratio_hi, dou
 	return CAL_INCONCLUSIVE;
 }
 
+/* A uniform in (0, 1). */
+static inline double cal_uniform(uint64_t *rng)
+{
+	return ((double)(rng_next(rng) >> 11) + 0.5) * 0x1p-53;
+}
+
 /* A standard normal deviate: the inverse normal of a uniform in (0, 1). */
 static inline double cal_normal(uint64_t *rng)
 {
-	return stats_normal_quantile(((double)(rng_next(rng) >> 11) + 0.5) * 0x1p-53);
+	return stats_normal_quantile(cal_uniform(rng));
+}
+
+/* With probability share, a slow-down uniform in [lo, hi]; otherwise 1. */
+static inline double cal_slowdown(uint64_t *rng, double share, double lo, double hi)
+{
+	if (cal_uniform(rng) >= share)
+		return 1;
+	return lo + (hi - lo) * cal_uniform(rng);
 }
 
 /* Lognormal noise of mean 1 and coefficient of variation cv. */
@@ -163,6 +215,9 @@ static inline double cal_noise(const struct cal_cell *c, uint64_t *rng, double s
 		if (rng_below(rng, 10) == 0)
 			v *= 1 + 3 * c->cv * fabs(cal_t3(rng));
 		return v;
+	case CAL_BURSTS:
+		v *= cal_lognormal(rng, c->cv);
+		return v * cal_slowdown(rng, CAL_BURST_SHARE, CAL_BURST_MIN, CAL_BURST_MAX);
 	default:
 		return v * cal_lognormal(rng, c->cv);
 	}
@@ -178,6 +233,8 @@ static inline void cal_round(const struct cal_cell *c, uint64_t *rng, size_t r, 
 		shared = exp(0.02 * (double)r / (double)c->rounds);
 	else if (c->model == CAL_ROUND)
 		shared = cal_lognormal(rng, c->cv);
+	else if (c->model == CAL_SHARED_LOAD)
+		shared = cal_slowdown(rng, CAL_LOAD_SHARE, CAL_LOAD_MIN, CAL_LOAD_MAX);
 	*ref = cal_noise(c, rng, shared);
 	*cand = c->effect * cal_noise(c, rng, shared);
 }
