@@ -85,9 +85,9 @@ class AbevTestCase(unittest.TestCase):
 
 
 def helper_plan(variants, runs=1, warmups=0, order="alternate", gap=0, timeout=None,
-                name="t", load=None, seed=1, **extra):
+                name="t", load=None, seed=1, helper=None, **extra):
     """A plan whose variants run the test helper: variants is a list of
-    (name, [helper args]) pairs."""
+    (name, [helper args]) pairs. helper: the helper's path, HELPER if None."""
     sched = {"warmups": warmups, "runs": runs, "order": order, "seed": seed,
              "gap_seconds": gap}
     if timeout is not None:
@@ -95,7 +95,7 @@ def helper_plan(variants, runs=1, warmups=0, order="alternate", gap=0, timeout=N
     plan = {
         "schema": "abev.plan/1",
         "name": name,
-        "variants": [{"name": n, "command": [HELPER, *a]} for n, a in variants],
+        "variants": [{"name": n, "command": [helper or HELPER, *a]} for n, a in variants],
         "schedule": sched,
         # Tests share a noisy machine: never discard unless a test asks to.
         "load": load if load is not None else {"max_cpu_wait_pct": 100, "max_foreign_cpu": 64, "max_repeats": 0},

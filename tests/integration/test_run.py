@@ -14,6 +14,7 @@ import glob
 import json
 import os
 import pwd
+import shutil
 import signal
 import subprocess
 import time
@@ -671,7 +672,7 @@ class RunAs(AbevTestCase):
     its own run directory; the run itself passes."""
 
     def setUp(self):
-        super().setUp()
+        # Skipped before the scratch directory is made: tearDown would not remove it.
         if os.geteuid() != 0:
             self.skipTest("run_as needs abev to run as root; these tests run as uid "
                           f"{os.geteuid()}")
@@ -679,8 +680,35 @@ class RunAs(AbevTestCase):
             self.user = pwd.getpwnam("nobody")
         except KeyError:
             self.skipTest("no user 'nobody' on this machine")
+        super().setUp()
         # The user must reach the plan's directory and the evidence root's run directories.
         os.chmod(self.tmp, 0o755)
+
+    def programs_for_user(self):
+        """(helper, abev): copies the user can run. The build may sit where
+        only root can enter (a clone in root's 0700 home), so they go into
+        the scratch directory, which tearDown removes. Skips the test when
+        the user cannot reach even that (a TMPDIR closed to others)."""
+        bindir = self.path("bin")
+        os.mkdir(bindir)
+        os.chmod(bindir, 0o755)
+        copies = []
+        for program in (HELPER, ABEV):
+            copies.append(shutil.copy(program, bindir))
+            os.chmod(copies[-1], 0o755)
+        try:
+            subprocess.run([copies[0], "exit", "0"], check=True, timeout=60, cwd=self.tmp,
+                           stdin=subprocess.DEVNULL, preexec_fn=self.become_user)
+        except (OSError, subprocess.CalledProcessError) as e:
+            self.skipTest(f"user 'nobody' cannot run the helper copied to {copies[0]} ({e}): "
+                          f"the directories above {self.tmp} (TMPDIR) must let others through")
+        return tuple(copies)
+
+    def become_user(self):
+        """For preexec_fn: the child drops root for the user, groups first."""
+        os.setgroups([])
+        os.setgid(self.user.pw_gid)
+        os.setuid(self.user.pw_uid)
 
     def test_commands_run_as_the_user(self):
         self.abev("keygen", "--out", self.path("key"), check=0)
@@ -692,7 +720,8 @@ class RunAs(AbevTestCase):
                   'if touch "$ABEV_RUN_DIR/own" 2>/dev/null; then echo own=written; '
                   'else echo own=refused; fi; '
                   'echo uid=$(id -u)')
-        plan = helper_plan([("a", []), ("b", ["fds"])], run_as="nobody")
+        helper, _ = self.programs_for_user()
+        plan = helper_plan([("a", []), ("b", ["fds"])], run_as="nobody", helper=helper)
         plan["variants"][0]["command"] = ["sh", "-c", script, "sh", key, ev]
         plan["variants"][0]["prepare"] = ["sh", "-c", "echo prepare_uid=$(id -u)"]
         plan["versions"] = {"uid": ["id", "-u"]}
@@ -717,7 +746,8 @@ class RunAs(AbevTestCase):
         self.assertEqual(cp.returncode, 0, cp.stdout + cp.stderr)
 
     def test_option_overrides_the_plan_and_is_recorded(self):
-        plan = helper_plan([("a", ["ids"])], run_as="root")
+        helper, _ = self.programs_for_user()
+        plan = helper_plan([("a", ["ids"])], run_as="root", helper=helper)
         cp, res = self.run_plan(plan, 0, "--run-as", "nobody")
         self.assertEqual(res["run_as"]["user"], "nobody")
         self.assertEqual(res["run_as"]["from"], "--run-as")
@@ -738,12 +768,12 @@ class RunAs(AbevTestCase):
         self.assertIn("run_as (--run-as): no user 'no-such-user-abev'", cp.stderr)
 
     def test_refused_when_abev_is_not_root(self):
-        plan = helper_plan([("a", ["exit", "0"])], run_as="nobody")
-        p = self.write_plan(plan)
-        cp = subprocess.run([ABEV, "run", p, "--dry-run"], capture_output=True, text=True,
-                            timeout=300, stdin=subprocess.DEVNULL,
-                            preexec_fn=lambda: (os.setgroups([]), os.setgid(self.user.pw_gid),
-                                                os.setuid(self.user.pw_uid)))
+        helper, abev = self.programs_for_user()
+        p = self.write_plan(helper_plan([("a", ["exit", "0"])], run_as="nobody", helper=helper))
+        os.chmod(p, 0o644)  # this abev reads it as the user, whatever the umask
+        cp = subprocess.run([abev, "run", p, "--dry-run"], capture_output=True, text=True,
+                            timeout=300, stdin=subprocess.DEVNULL, cwd=self.tmp,
+                            preexec_fn=self.become_user)
         self.assertEqual(cp.returncode, 2, cp.stdout + cp.stderr)
         self.assertIn("abev must run as root", cp.stderr)
 
