@@ -49,8 +49,16 @@ struct load_figures {
 	                                  abev; overlap_describe()), or NULL: borrowed */
 	const char *paused;            /* the run's pauses (invocation_pauses_describe()),
 	                                  or NULL: borrowed */
+	/*
+	 * Why a run whose figures are over the limits is kept all the same
+	 * (the machine stayed busy through the wait for a quieter one, or the
+	 * slot's last attempt), or NULL: borrowed. It keeps the run only when
+	 * the figures are all that fail it: an overlap or a pause still does.
+	 */
+	const char *keep_loaded;
 };
-void guard_load(const struct load_figures *f, struct guard_result *out);
+/* Returns 1 when the run's figures were over a limit (whether or not it was kept), else 0. */
+int guard_load(const struct load_figures *f, struct guard_result *out);
 
 /*
  * min_executed: executed leaf results summed over the invocation's result

@@ -2,14 +2,16 @@
  * load guard: judges whether a run waited for a CPU longer than the plan
  * allows, where the plan limits it whether others kept more cores busy
  * meanwhile, and whether a process the plan wants alone with the run
- * (load.exclusive) or another abev run overlapped it. It only judges:
+ * (load.exclusive) or another abev run overlapped it; a run over the
+ * figures' limits that the runner keeps all the same (keep_loaded) passes,
+ * its reason saying so. It only judges:
  * judge_load() applies it, and repeating the slot is the runner's job.
  */
 #include "guards/guard.h"
 
 #include "util/strbuf.h"
 
-void guard_load(const struct load_figures *f, struct guard_result *out)
+int guard_load(const struct load_figures *f, struct guard_result *out)
 {
 	struct strbuf sb = STRBUF_INIT;
 	double resolution = f->resolution > 0 ? f->resolution : 0;
@@ -50,11 +52,16 @@ void guard_load(const struct load_figures *f, struct guard_result *out)
 		strbuf_addf(&sb, "; %s", f->overlap);
 	if (f->paused)
 		strbuf_addf(&sb, "; %s", f->paused);
-	if (wait_over || foreign_over || f->overlap || f->paused)
-		out->verdict = GUARD_FAIL;
-	else if (wait_known || foreign_judged)
+	if ((wait_over || foreign_over) && f->keep_loaded && !f->overlap && !f->paused) {
+		strbuf_addf(&sb, "; kept under load: %s", f->keep_loaded);
 		out->verdict = GUARD_PASS;
-	else
+	} else if (wait_over || foreign_over || f->overlap || f->paused) {
+		out->verdict = GUARD_FAIL;
+	} else if (wait_known || foreign_judged) {
+		out->verdict = GUARD_PASS;
+	} else {
 		out->verdict = GUARD_UNCHECKED;
+	}
 	out->reason = strbuf_detach(&sb, NULL);
+	return wait_over || foreign_over;
 }

@@ -186,7 +186,10 @@ struct run_args {
 	double wait_max_seconds; /* --wait-max, once checked; < 0: none given */
 	char *out_owned;       /* out as checked (run_args_check()); freed by the command */
 	int out_made;          /* out was made by the command (abev bench's default) */
+	int bench;             /* abev bench, not abev run: its advice names bench's options */
 	double max_wait_pct;   /* --max-cpu-wait-pct, once checked */
+	const char *load_wait; /* --max-load-wait SECONDS */
+	double load_wait_seconds; /* --max-load-wait, once checked */
 	enum signkey_source key_src; /* where key_path came from, once checked */
 };
 
@@ -214,6 +217,10 @@ struct run_args {
 		     "discard a recorded run that waited for CPUs other processes held more " \
 		     "than P % (0-100) of its wall time; overrides load.max_cpu_wait_pct and is " \
 		     "recorded in result.json (schedule)") }, \
+	{ CLI_STRING(0, "max-load-wait", T, P load_wait, "SECONDS", \
+		     "wait at most SECONDS in all for a quieter machine before recorded runs " \
+		     "(0-86400; then they run under load, kept and marked); overrides " \
+		     "load.max_wait_seconds") }, \
 	{ CLI_FLAG(0, "wait", T, P wait, \
 		   "take turns with other abev runs on this host, however long (the default " \
 		   "on a terminal; without one abev waits at most 3600 s, then goes ahead) " \
@@ -275,6 +282,10 @@ static int run_args_check(struct run_args *a, const char *usage)
 		return usage_error("'--max-cpu-wait-pct' must be a number from 0 to 100 (percent of "
 				   "a run's wall time)",
 				   usage);
+	if (a->load_wait && (parse_double(a->load_wait, &a->load_wait_seconds) < 0 ||
+			     !(a->load_wait_seconds >= 0) || a->load_wait_seconds > 86400))
+		return usage_error("'--max-load-wait' must be a number of seconds from 0 to 86400",
+				   usage);
 	return 0;
 }
 
@@ -334,6 +345,10 @@ static int run_plan_open(struct plan *plan, const struct run_args *a, const char
 	if (a->max_wait) {
 		plan->max_cpu_wait_pct = a->max_wait_pct;
 		plan->max_cpu_wait_pct_from = "--max-cpu-wait-pct";
+	}
+	if (a->load_wait) {
+		plan->max_wait_seconds = a->load_wait_seconds;
+		plan->max_wait_seconds_from = "--max-load-wait";
 	}
 	if (a->run_as) {
 		free(plan->run_as);
@@ -410,6 +425,8 @@ static int run_plan(struct plan *plan, const struct run_args *a, const char *pla
 			strbuf_addf(&cmd, " --host-label %s", a->host_label);
 		if (a->max_wait)
 			strbuf_addf(&cmd, " --max-cpu-wait-pct %s", a->max_wait);
+		if (a->load_wait)
+			strbuf_addf(&cmd, " --max-load-wait %s", a->load_wait);
 		if (a->run_as) {
 			strbuf_adds(&cmd, " --run-as ");
 			strbuf_add_sh(&cmd, a->run_as);
@@ -426,6 +443,7 @@ static int run_plan(struct plan *plan, const struct run_args *a, const char *pla
 	opt.host_label = a->host_label;
 	opt.passphrase_env = a->pass_env;
 	opt.json = a->json;
+	opt.bench = a->bench;
 	/*
 	 * Other abev runs: wait for them by default — without a limit on a
 	 * terminal, at most RUN_WAIT_MAX_UNATTENDED seconds without one (CI),
@@ -871,6 +889,7 @@ static int bench_run(void *opts, size_t n, char **operands)
 		rc = EXIT_USAGE;
 	if (!rc) {
 		shown = save ? xstrdup(save) : path_join(a->out, EVIDENCE_PLAN_FILE);
+		a->bench = 1;
 		rc = run_plan(&plan, a, shown);
 		/* Said of evidence that exists: not before a refusal, not of a dry run. */
 		if (note_unsigned && !a->dry_run && bench_sealed(a->out))

@@ -646,6 +646,8 @@ const struct field invocation_fields[] = {
 	{ .key = "foreign_wait_ns", .type = FIELD_I64, .off = OFF(foreign_wait_ns), .flags = REQ | RD | NEG, .unit = "ns", .min = 0, .max = BIG },
 	{ .key = "foreign_wait_pct", CUSTOM(w_foreign_wait_pct, NULL), .flags = REQ, .unit = "%" },
 	{ .key = "cpus", .type = FIELD_OWNED, .off = OFF(cpus), .flags = REQ | RD | NUL },
+	{ .key = "load_wait_ns", .type = FIELD_I64, .off = OFF(load_wait_ns), .flags = REQ | FIELD_OPTIONAL, .unit = "ns", .min = 0, .max = BIG },
+	{ .key = "loaded", .type = FIELD_BOOL, .off = OFF(loaded), .flags = REQ | FIELD_OPTIONAL },
 	{ .key = "leftovers_killed", .type = FIELD_UNSIGNED, .off = OFF(leftovers_killed), .flags = REQ },
 	{ .key = "paused", CUSTOM(w_paused, NULL), .flags = REQ },
 	{ .key = "overlaps", CUSTOM(w_overlaps, NULL), .flags = REQ },

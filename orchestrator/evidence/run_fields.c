@@ -66,6 +66,8 @@ const struct field run_fields[] = {
 	{ .key = "schedule.max_cpu_wait_pct_from", .type = FIELD_STRING, .off = OFF(max_cpu_wait_pct_from), .flags = REQ | OPT },
 	{ .key = "schedule.cpus", .type = FIELD_STRING, .off = OFF(cpus), .flags = REQ | OPT | NUL },
 	{ .key = "schedule.max_repeats", .type = FIELD_UNSIGNED, .off = OFF(max_repeats), .flags = REQ | RD },
+	{ .key = "schedule.max_wait_seconds", .type = FIELD_NUMBER, .off = OFF(max_wait_seconds), .flags = REQ | OPT, .unit = "s" },
+	{ .key = "schedule.max_wait_seconds_from", .type = FIELD_STRING, .off = OFF(max_wait_seconds_from), .flags = REQ | OPT },
 	{ .key = "schedule.exclusive", .type = FIELD_STRINGS, .off = OFF(exclusive), .count_off = OFF(nexclusive), .flags = REQ | OPT },
 	{ .key = "peers", .type = FIELD_OBJECT, .flags = REQ },
 	{ .key = "peers.lock_dir", .type = FIELD_STRING, .off = OFF(lock_dir), .flags = REQ | OPT | NUL },

@@ -817,7 +817,8 @@ void judge_invocation(struct judge *j, struct invocation *inv, const struct dira
 		inv->stderr_tail = stderr_tail(root, inv->dir);
 }
 
-int judge_load(struct judge *j, struct invocation *inv, unsigned attempt)
+int judge_load(struct judge *j, struct invocation *inv, unsigned attempt,
+	       const char *keep_loaded)
 {
 	const struct plan *plan = j->plan;
 	char *overlap, *paused;
@@ -848,8 +849,9 @@ int judge_load(struct judge *j, struct invocation *inv, unsigned attempt)
 		.max_foreign_cpu = plan->max_foreign_cpu,
 		.overlap = overlap,
 		.paused = paused = invocation_pauses_describe(inv),
+		.keep_loaded = keep_loaded,
 	};
-	guard_load(&f, &g);
+	inv->loaded = guard_load(&f, &g) && g.verdict == GUARD_PASS;
 	free(overlap);
 	free(paused);
 	if (g.verdict == GUARD_FAIL) {

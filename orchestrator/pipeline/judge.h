@@ -65,8 +65,11 @@ void judge_invocation(struct judge *j, struct invocation *inv, const struct dira
  * would otherwise count (compare_counts()) gets a load guard result, and
  * when that fails, status INV_DISCARDED with the guard's reason and
  * whether the slot is repeated (attempt, 1-based, against the plan's
- * max_repeats). Returns 1 when inv is discarded, 0 when it stands.
+ * max_repeats). keep_loaded (borrowed, or NULL): why a run whose load
+ * figures alone are over the limits is kept all the same; it then passes,
+ * marked loaded. Returns 1 when inv is discarded, 0 when it stands.
  */
-int judge_load(struct judge *j, struct invocation *inv, unsigned attempt);
+int judge_load(struct judge *j, struct invocation *inv, unsigned attempt,
+	       const char *keep_loaded);
 
 #endif

@@ -47,6 +47,7 @@ void progress_start(struct progress *p, size_t index, const char *variant, int w
 	p->warmup = warmup;
 	p->round = round;
 	p->attempt = attempt;
+	p->quiet_said = 0;
 }
 
 /*
@@ -158,6 +159,27 @@ void progress_gap(struct progress *p, int64_t remaining_ns)
 	live(p, buf);
 }
 
+void progress_quiet(struct progress *p, double cores, double limit, int64_t waited_ns)
+{
+	char w[32], buf[160];
+
+	if (p->mode == PROGRESS_QUIET || (p->mode == PROGRESS_LINES && p->quiet_said))
+		return;
+	fmt_duration(w, sizeof(w), (double)waited_ns / 1e9);
+	snprintf(buf, sizeof(buf), "waiting for a quieter machine: %.2f cores busy with other "
+		 "work (limit %.2f), %s", cores, limit, w);
+	if (p->mode == PROGRESS_LIVE) {
+		char line[176];
+		snprintf(line, sizeof(line), "| %s", buf);
+		live(p, line);
+		return;
+	}
+	fprintf(stderr, "abev: [%zu/%zu] %s run %u: %s\n", p->index + 1, p->total, p->variant,
+		p->round, buf);
+	fflush(stderr);
+	p->quiet_said = 1;
+}
+
 void progress_clear(struct progress *p)
 {
 	if (p->mode == PROGRESS_LIVE && p->line_dirty) {
@@ -185,6 +207,11 @@ void progress_done(struct progress *p, const struct invocation *inv)
 		fprintf(stderr, " (%.1f %% on others)", invocation_foreign_wait_pct(inv));
 	if (inv->foreign_cpu >= 0)
 		fprintf(stderr, ", foreign cpu %.2f", inv->foreign_cpu);
+	if (inv->load_wait_ns > 0)
+		fprintf(stderr, ", after %.1f s waiting for a quieter machine",
+			(double)inv->load_wait_ns / 1e9);
+	if (inv->loaded)
+		fputs(", kept under load", stderr);
 	if (inv->reason) {
 		/* Reasons quote outside text (test names, paths, signals' words): escaped here too. */
 		struct strbuf sb = STRBUF_INIT;

@@ -37,6 +37,7 @@ struct progress {
 	int warmup;
 	unsigned round, attempt;
 	int line_dirty;        /* a live line is on screen */
+	int quiet_said;        /* lines mode: the wait for a quieter machine is said */
 	struct progress_variant *variants;
 	size_t nvariants, variants_alloc;
 };
@@ -51,6 +52,12 @@ void progress_start(struct progress *p, size_t index, const char *variant, int w
 void progress_tick(struct progress *p, int64_t elapsed_ns);
 /* Called while waiting out the gap; remaining_ns counts down. */
 void progress_gap(struct progress *p, int64_t remaining_ns);
+/*
+ * Called while waiting for a quieter machine (pipeline/quiet.h): cores
+ * other processes keep busy on the run's CPUs, the limit, the time waited.
+ * Live: the line says so; in lines mode once per invocation.
+ */
+void progress_quiet(struct progress *p, double cores, double limit, int64_t waited_ns);
 /* Counts inv (its variant's median takes its wall time when compare_counts() says so). */
 void progress_done(struct progress *p, const struct invocation *inv);
 /*

@@ -21,6 +21,7 @@
 #include "util/cpulist.h"
 #include "util/dirat.h"
 #include "pipeline/judge.h"
+#include "pipeline/quiet.h"
 #include "evidence/ledger.h"
 #include "run/prepare.h"
 #include "run/proc.h"
@@ -163,6 +164,7 @@ static void inv_init(const struct run_state *st, const struct sched_slot *slot,
 	inv->foreign_busy_ns = -1;
 	inv->foreign_wait_ns = -1;
 	inv->cpus = v->cpus ? xstrdup(v->cpus) : NULL;
+	inv->load_wait_ns = st->load_wait_next_ns;
 	inv->cg_memory_peak_bytes = -1;
 	inv->cg_cpu_usage_ns = -1;
 	if (attempt == 1)
@@ -531,6 +533,24 @@ out:
 }
 
 /*
+ * Why a recorded attempt whose load figures are over the limits is kept
+ * rather than discarded, or NULL: the machine stayed busy through the
+ * wait for a quieter one, or the slot has no repeat left (a slot is never
+ * lost to load alone). Caller frees.
+ */
+static char *keep_loaded_reason(const struct run_state *st, unsigned attempt)
+{
+	const struct plan *plan = st->plan;
+
+	if (st->load_spent)
+		return xasprintf("the machine stayed busy through the wait for a quieter one "
+				 "(load.max_wait_seconds %g s, spent)", plan->max_wait_seconds);
+	if (attempt > plan->max_repeats)
+		return xasprintf("the slot's last attempt (load.max_repeats %u)", plan->max_repeats);
+	return NULL;
+}
+
+/*
  * Runs one attempt of a slot and fills *inv. Returns 0 when the attempt
  * is recorded (whatever its status), -1 on a runtime error of abev's own.
  */
@@ -541,7 +561,7 @@ static int run_one(struct run_state *st, const struct sched_slot *slot, unsigned
 	const struct plan_variant *v = &plan->variants[slot->variant];
 	struct dirat made_dir = DIRAT_INIT;
 	struct stat made;
-	char *abs_dir;
+	char *abs_dir, *keep = NULL;
 	char **env = NULL;
 	int signo = 0, swapped = 0, ret = -1;
 
@@ -578,7 +598,8 @@ static int run_one(struct run_state *st, const struct sched_slot *slot, unsigned
 	} else {
 		judge_invocation(st->judge, inv, &st->ev, run_state_note_cb, st);
 	}
-	judge_load(st->judge, inv, attempt);
+	keep = keep_loaded_reason(st, attempt);
+	judge_load(st->judge, inv, attempt, keep);
 	note_losses(st, inv);
 	ret = 0;
 out:
@@ -590,6 +611,7 @@ out:
 	strv_free(env);
 	dirat_release(&made_dir);
 	free(abs_dir);
+	free(keep);
 	return ret;
 }
 
@@ -611,6 +633,144 @@ static int wait_gap(struct run_state *st)
 	if (!st->interrupt)
 		st->interrupt = proc_interrupted();
 	return st->interrupt;
+}
+
+/* What quiet_wait() samples, sleeps and shows for a slot (quiet.h). */
+struct quiet_ctx {
+	struct run_state *st;
+	const struct cpulist *cpus;
+};
+
+static double quiet_sample(void *arg, int64_t window_ns, int *signo)
+{
+	struct quiet_ctx *q = arg;
+	struct cpustat before, after;
+	int64_t t0, busy;
+
+	t0 = mono_ns();
+	if (cpustat_read_set(q->cpus, &before) < 0)
+		return -1;
+	*signo = proc_sleep(window_ns, NULL, NULL);
+	if (*signo || cpustat_read_set(q->cpus, &after) < 0)
+		return -1;
+	/* abev only sleeps meanwhile: all the busy time on these CPUs is others'. */
+	t0 = mono_ns() - t0;
+	busy = sysstat_foreign_busy_ns(&before, &after, 0, t0);
+	return busy < 0 ? -1 : (double)busy / (double)t0;
+}
+
+static int quiet_sleep(void *arg, int64_t ns)
+{
+	(void)arg;
+	return proc_sleep(ns, NULL, NULL);
+}
+
+static int64_t quiet_now(void *arg)
+{
+	(void)arg;
+	return mono_ns();
+}
+
+static void quiet_show(void *arg, double cores, double limit, int64_t waited_ns)
+{
+	struct quiet_ctx *q = arg;
+
+	progress_quiet(&q->st->prog, cores, limit, waited_ns);
+}
+
+/* The cores variant kept busy in its last counted run (CPU time over wall), at least 1. */
+static double variant_need(const struct run_state *st, const char *variant)
+{
+	for (size_t i = st->ninvs; i-- > 0;) {
+		const struct invocation *inv = &st->invs[i];
+		if (strcmp(inv->variant, variant) || !compare_counts(inv) || inv->fig.wall_ns <= 0)
+			continue;
+		double need = (double)(inv->fig.user_ns + inv->fig.sys_ns) / (double)inv->fig.wall_ns;
+		return need > 1 ? need : 1;
+	}
+	return 1;
+}
+
+/*
+ * Whether to look at the load before a recorded run: before the first,
+ * and after one that others' work crowded (its foreign load over limit,
+ * discarded or kept under load); a run that saw a quiet machine needs no
+ * look before the next (no cost on a quiet machine).
+ */
+static int quiet_needed(const struct run_state *st, double limit)
+{
+	const struct invocation *prev = NULL;
+
+	for (size_t i = st->ninvs; i-- > 0 && !prev;)
+		if (!st->invs[i].warmup)
+			prev = &st->invs[i];
+	if (!prev)
+		return 1;
+	if (prev->status == INV_DISCARDED || prev->loaded)
+		return 1;
+	return prev->foreign_busy_ns >= 0 && prev->fig.wall_ns > 0 &&
+	       (double)prev->foreign_busy_ns / (double)prev->fig.wall_ns > limit;
+}
+
+/*
+ * Before a recorded run: waits for a quieter machine while others keep
+ * more of the run's CPUs busy than it can stand, within what is left of
+ * load.max_wait_seconds; records the wait for the invocation and the run.
+ * Sets st->interrupt when abev was interrupted meanwhile.
+ */
+static void wait_for_quiet(struct run_state *st, const struct sched_slot *slot)
+{
+	const struct plan *plan = st->plan;
+	const struct plan_variant *v = &plan->variants[slot->variant];
+	int64_t budget = (int64_t)(plan->max_wait_seconds * 1e9) - st->load_waited_ns;
+	struct cpulist cpus = CPULIST_INIT;
+	struct quiet_ctx q = { st, &cpus };
+	struct quiet_ops ops = { quiet_sample, quiet_sleep, quiet_now, quiet_show, &q };
+	struct quiet_result r;
+	char *bad = NULL;
+	double limit;
+
+	st->load_wait_next_ns = 0;
+	/* Limits no load can exceed (a wait of 100 %, no foreign limit): nothing to wait for. */
+	if (slot->warmup || st->load_spent ||
+	    (plan->max_cpu_wait_pct >= 100 && plan->max_foreign_cpu < 0))
+		return;
+	if (v->cpus) {
+		if (cpulist_parse(v->cpus, &cpus, &bad) < 0) {
+			free(bad);   /* the plan checked it: run_process() says so */
+			return;
+		}
+	} else {
+		sysstat_affinity(&cpus);
+	}
+	limit = quiet_limit(cpus.count, variant_need(st, v->name), plan->max_foreign_cpu);
+	if (!cpus.count || !quiet_needed(st, limit))
+		return;
+	if (budget <= 0) {
+		st->load_spent = 1;
+		return;
+	}
+	quiet_wait(&ops, limit, budget, &r);
+	progress_clear(&st->prog);
+	st->load_waited_ns += r.waited_ns;
+	if (r.naps) {
+		st->load_wait_next_ns = r.waited_ns;
+		st->load_waits++;
+	}
+	if (r.outcome == QUIET_SPENT) {
+		st->load_spent = 1;
+		run_state_note(st, xasprintf("the machine stayed busy: %.2f cores of the %u CPU(s) "
+					     "abev runs on were busy with other work (the limit is "
+					     "%.2f) through %.1f s of waiting for a quieter machine "
+					     "(load.max_wait_seconds %g); from %s run %u on, runs "
+					     "went ahead under load, kept and marked loaded when over "
+					     "the load limits",
+					     r.cores, cpus.count, limit,
+					     (double)st->load_waited_ns / 1e9, plan->max_wait_seconds,
+					     v->name, slot->round));
+	}
+	if (r.outcome == QUIET_INTERRUPTED)
+		st->interrupt = r.signo;
 }
 
 /* Whether variant has a recorded run (not a warmup) that was not discarded. */
@@ -635,6 +795,9 @@ static int run_attempt(struct run_state *st, const struct sched_slot *slot, unsi
 	progress_start(&st->prog, st->ninvs, plan->variants[slot->variant].name, slot->warmup,
 		       slot->round, attempt);
 	if (wait_gap(st))
+		return 1;
+	wait_for_quiet(st, slot);
+	if (st->interrupt)
 		return 1;
 	ensure_capacity(st);
 	inv = &st->invs[st->ninvs];

@@ -153,6 +153,8 @@ static void fill_header(const struct run_state *st, enum run_status status, int 
 		.max_cpu_wait_pct_from = plan->max_cpu_wait_pct_from,
 		.cpus = plan->cpus,
 		.max_repeats = plan->max_repeats,
+		.max_wait_seconds = plan->max_wait_seconds,
+		.max_wait_seconds_from = plan->max_wait_seconds_from,
 		.exclusive = (const char *const *)plan->exclusive,
 		.nexclusive = plan->nexclusive,
 		.lock_dir = st->peers.dir,

@@ -67,6 +67,53 @@ static void print_advice(FILE *f, const struct run_state *st, double foreign_max
 }
 
 /*
+ * The wait for a quieter machine and the runs kept under load: how long,
+ * how many, how loaded, and which figure to trust then. CPU time is not
+ * lengthened by waiting for a CPU, wall time is: under load the first is
+ * the one to judge, and the advice names how, in the command's own terms.
+ */
+static void print_load(FILE *f, const struct run_state *st)
+{
+	size_t loaded = 0, counted = 0;
+	double worst = -1;
+
+	for (size_t i = 0; i < st->ninvs; i++) {
+		const struct invocation *inv = &st->invs[i];
+		double fpct = invocation_foreign_wait_pct(inv);
+
+		if (inv->warmup || inv->status == INV_DISCARDED)
+			continue;
+		counted++;
+		if (!inv->loaded)
+			continue;
+		loaded++;
+		if (fpct > worst)
+			worst = fpct;
+	}
+	if (st->load_waits)
+		fprintf(f, "load:     waited %.1f s in all for a quieter machine, before %u run(s) "
+			   "(at most %g s: %s)\n",
+			(double)st->load_waited_ns / 1e9, st->load_waits,
+			st->plan->max_wait_seconds,
+			st->opt->bench ? "--max-load-wait" : "load.max_wait_seconds");
+	if (!loaded)
+		return;
+	fprintf(f, "load:     %zu of %zu counted run(s) ran under load, kept and marked loaded: "
+		   "their wall times include up to %.1f %% waiting for CPUs other work held.\n"
+		   "          CPU time (cpu) is not lengthened by that wait: trust it over wall here",
+		loaded, counted, worst);
+	if (st->opt->bench)
+		fputs(" (gate it with --max-regression cpu=P)", f);
+	else
+		fputs(" (gate it with gates.cpu in the plan)", f);
+	fputs(", or run again on a quieter machine.\n", f);
+	if (st->compared && st->cmp.decision == DECISION_INCONCLUSIVE)
+		fprintf(f, "          The decision is inconclusive with runs under load: the gate "
+			   "lines below say how many rounds would decide at this noise (%s).\n",
+			st->opt->bench ? "--until-decided N" : "schedule.until \"decided\"");
+}
+
+/*
  * How busy the machine was, from what the runs recorded: the range of
  * their CPU wait and the machine's CPU pressure over their wall time; and,
  * when runs were discarded for it, how many, why, and what to change.
@@ -196,6 +243,7 @@ void run_summary_print(const struct run_state *st, enum run_status final, int se
 		free(bundle);
 	}
 	print_contention(f, st);
+	print_load(f, st);
 	if (st->gave_up) {
 		/* The reason can quote a command's words: escaped like all outside text. */
 		char *why = xstrdup_escaped(st->gave_up);

@@ -28,6 +28,7 @@ struct runner_options {
 	const char *host_label;       /* metadata.json's host.label; NULL: the hostname */
 	const char *passphrase_env;   /* --passphrase-env: its value is recorded hashed, or NULL */
 	int json;                     /* print the comparison as JSON on stdout */
+	int bench;                    /* abev bench: advice names its options, not plan keys */
 	/*
 	 * Other abev runs on this host (peers.h): wait for them to finish
 	 * (wait), at most wait_max_seconds (< 0: no limit) and then go ahead,

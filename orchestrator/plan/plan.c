@@ -488,12 +488,16 @@ static int parse_load(const struct plan_loader *ld, const cJSON *root)
 	json_get_number(&ld->in, l, "load", "max_foreign_cpu", 0, 0, 0, 1e6, &plan->max_foreign_cpu);
 	json_get_number(&ld->in, l, "load", "max_cpu_wait_pct", 0, 0, 0, 100, &plan->max_cpu_wait_pct);
 	json_get_int(&ld->in, l, "load", "max_repeats", 0, 0, 1000, &repeats);
+	json_get_number(&ld->in, l, "load", "max_wait_seconds", 0, 0, 0, 86400,
+			&plan->max_wait_seconds);
 	parse_exclusive(ld, l);
 	if (json_in_count(&ld->in) > before)
 		return -1;
 	plan->max_repeats = (unsigned)repeats;
 	if (cJSON_GetObjectItemCaseSensitive(l, "max_cpu_wait_pct"))
 		plan->max_cpu_wait_pct_from = "plan";
+	if (cJSON_GetObjectItemCaseSensitive(l, "max_wait_seconds"))
+		plan->max_wait_seconds_from = "plan";
 	return 0;
 }
 
@@ -945,6 +949,8 @@ static void plan_defaults(struct plan *plan, const char *path)
 	plan->max_cpu_wait_pct = PLAN_MAX_CPU_WAIT_PCT_DEFAULT;
 	plan->max_cpu_wait_pct_from = "default";
 	plan->max_repeats = 2;
+	plan->max_wait_seconds = PLAN_MAX_WAIT_SECONDS_DEFAULT;
+	plan->max_wait_seconds_from = "default";
 	plan->max_files = PLAN_MAX_FILES_DEFAULT;
 	plan->pattern_cpu_seconds = METRICS_PATTERN_CPU_SECONDS_DEFAULT;
 	plan->max_log_bytes = PLAN_MAX_LOG_BYTES_DEFAULT;

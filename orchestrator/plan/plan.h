@@ -169,6 +169,9 @@ struct plan {
 	double max_foreign_cpu;/* cores; < 0 (the default): no limit */
 	char *cpus;            /* schedule.cpus, canonical, or NULL */
 	unsigned max_repeats;  /* default 2 */
+	double max_wait_seconds; /* load.max_wait_seconds: 0..86400, default
+	                            PLAN_MAX_WAIT_SECONDS_DEFAULT */
+	const char *max_wait_seconds_from; /* "default", "plan" or "--max-load-wait" (static) */
 	char **exclusive;      /* load.exclusive: command-line patterns (fnmatch) */
 	size_t nexclusive, exclusive_alloc;
 
@@ -199,6 +202,15 @@ struct plan {
  * about 50 %.
  */
 #define PLAN_MAX_CPU_WAIT_PCT_DEFAULT 10.0
+
+/*
+ * load.max_wait_seconds by default: what one run of a plan may spend in
+ * all waiting for a quieter machine before recorded runs (pipeline/quiet.h).
+ * A minute: a build or a test job beside it often ends within one, and a
+ * machine busy for longer is busy for good — the runs then go ahead
+ * under load, kept and marked.
+ */
+#define PLAN_MAX_WAIT_SECONDS_DEFAULT 60.0
 
 /*
  * limits.max_files. The ceiling is what one evidence directory may hold

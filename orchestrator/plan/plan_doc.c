@@ -154,7 +154,16 @@ const struct plan_doc_key plan_doc_keys[] = {
 	  "before it is discarded. Busy cores slow a run only when they take its CPU, which "
 	  "`max_cpu_wait_pct` measures, so by default there is none: on a 2-core machine with "
 	  "one busy core every run would otherwise be discarded" },
-	{ "load.max_repeats", "integer", "2", "how often a discarded slot is repeated, 0–1000" },
+	{ "load.max_repeats", "integer", "2",
+	  "how often a discarded slot is repeated, 0–1000; its last attempt is kept, marked "
+	  "`loaded`, when the load figures alone discarded it" },
+	{ "load.max_wait_seconds", "number", "60",
+	  "seconds (0–86400) one run of the plan may spend in all waiting for a quieter machine: "
+	  "before a recorded run abev looks at the cores other processes keep busy on the run's "
+	  "CPUs and, above what the run can stand (`max_foreign_cpu`, else its CPUs less what "
+	  "it used last time), waits, backing off; once this is spent runs go ahead under load "
+	  "and are kept, marked `loaded`; `abev run --max-load-wait S` overrides it; see "
+	  "README, **Contention**" },
 	{ "load.exclusive", "array of strings", "none",
 	  "command-line patterns (`fnmatch`: `*`, `?`, `[...]`) of processes a recorded run "
 	  "must not overlap, e.g. `[\"dotnet test*\", \"*k6 run*\"]`; matched against a "
@@ -275,6 +284,7 @@ static const char example_text[] =
 	"    { \"name\": \"lock test\", \"source\": \"duration\", \"test\": \"*Lock*\" }\n"
 	"  ],\n"
 	"  \"load\": { \"max_cpu_wait_pct\": 10, \"max_foreign_cpu\": 0.5, \"max_repeats\": 2,\n"
+	"            \"max_wait_seconds\": 60,\n"
 	"            \"exclusive\": [\"dotnet test*\", \"*k6 run*\"] },\n"
 	"  \"run_as\": \"nobody\",\n"
 	"  \"allowed_exit_codes\": [0, 1],\n"

@@ -149,6 +149,7 @@ static void add_rest(cJSON *o, const struct plan *plan)
 	if (plan->max_foreign_cpu >= 0)
 		jadd_real(load, "max_foreign_cpu", plan->max_foreign_cpu);
 	jadd_int(load, "max_repeats", plan->max_repeats);
+	jadd_real(load, "max_wait_seconds", plan->max_wait_seconds);
 	if (plan->nexclusive)
 		jadd(load, "exclusive", strings(plan->exclusive, plan->nexclusive));
 	jadd(o, "load", load);

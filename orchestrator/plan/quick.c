@@ -672,6 +672,7 @@ static void add_starter_keys(cJSON *plan, const struct quick_spec *spec)
 	jadd_int(o, "max_cpu_wait_pct",
 		 spec->dotnet ? 25 : (int64_t)PLAN_MAX_CPU_WAIT_PCT_DEFAULT);
 	jadd_int(o, "max_repeats", spec->dotnet ? 3 : 2);
+	jadd_real(o, "max_wait_seconds", PLAN_MAX_WAIT_SECONDS_DEFAULT);
 	jadd(plan, "load", o);
 	/* An example metric, unless --metric gave the plan's own. */
 	if (!spec->nmetrics) {
@@ -894,8 +895,12 @@ char *quick_plan(const struct quick_spec *spec, char **err)
 	}
 	if (spec->starter) {
 		add_starter_keys(plan, spec);
-	} else if (spec->ignore_failure) {
-		jadd(plan, "allowed_exit_codes", exit_codes(spec));
+	} else {
+		o = jnew_object();
+		jadd_real(o, "max_wait_seconds", QUICK_MAX_WAIT_SECONDS);
+		jadd(plan, "load", o);
+		if (spec->ignore_failure)
+			jadd(plan, "allowed_exit_codes", exit_codes(spec));
 	}
 	if (!spec->starter && spec->ngates) {
 		o = jnew_object();

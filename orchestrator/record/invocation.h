@@ -96,6 +96,14 @@ struct invocation {
 	int64_t foreign_busy_ns;
 	int64_t foreign_wait_ns;
 	char *cpus;              /* the CPU list the child was pinned to, or NULL */
+	/*
+	 * The wait for a quieter machine before it (pipeline/quiet.h): time
+	 * spent, 0 when abev did not wait; and whether it is kept although its
+	 * load figures were over the limits (the wait's budget was spent, or
+	 * it was the slot's last attempt).
+	 */
+	int64_t load_wait_ns;
+	int loaded;
 	unsigned leftovers_killed;
 	/* Pauses inside the measured window (proc.h): its figures include them. */
 	unsigned stops_abev, stops_child;

@@ -44,6 +44,8 @@ struct run_header {
 	const char *max_cpu_wait_pct_from; /* "plan", "default" or "--max-cpu-wait-pct" */
 	const char *cpus;              /* schedule.cpus, or NULL */
 	unsigned max_repeats;
+	double max_wait_seconds;       /* load.max_wait_seconds */
+	const char *max_wait_seconds_from; /* "plan", "default" or "--max-load-wait" */
 	const char *const *exclusive;  /* load.exclusive */
 	size_t nexclusive;
 	/* Other abev runs (peers.h). */

@@ -587,7 +587,8 @@ static void cgroup_sentence(struct strbuf *sb, const struct report_input *in)
 static void set_conditions(struct tmpl_ctx *c, const struct report_input *in)
 {
 	struct strbuf sb = STRBUF_INIT;
-	size_t warmups = 0, discarded = 0, failed = 0;
+	size_t warmups = 0, discarded = 0, failed = 0, loaded = 0, waited = 0;
+	int64_t waited_ns = 0;
 	int notes = 0;
 
 	tmpl_set(c, "order", in->run->order ? in->run->order : "unknown");
@@ -606,6 +607,7 @@ static void set_conditions(struct tmpl_ctx *c, const struct report_input *in)
 	else
 		tmpl_set(c, "foreign_limit", "; foreign cores not limited");
 	tmpl_setf(c, "max_repeats", "%u", in->run->max_repeats);
+	tmpl_setf(c, "max_wait", "%g s", in->run->max_wait_seconds);
 	tmpl_setf(c, "runs_plot", "%s/%s", EVIDENCE_PLOTS_DIR, EVIDENCE_PLOTS_RUNS_FILE);
 	tmpl_list(c, "load_rows");
 	tmpl_list(c, "notes");
@@ -616,6 +618,9 @@ static void set_conditions(struct tmpl_ctx *c, const struct report_input *in)
 		warmups += inv->warmup != 0;
 		discarded += inv->status == INV_DISCARDED;
 		failed += inv->status != INV_OK && inv->status != INV_DISCARDED;
+		loaded += inv->loaded != 0;
+		waited += inv->load_wait_ns > 0;
+		waited_ns += inv->load_wait_ns > 0 ? inv->load_wait_ns : 0;
 		load_text(&sb, &inv->load_before);
 		set_sb(r, "before", &sb);
 		load_text(&sb, &inv->load_after);
@@ -634,9 +639,18 @@ static void set_conditions(struct tmpl_ctx *c, const struct report_input *in)
 		else
 			tmpl_set(r, "foreign_wait", "n/a (all the wait judged)");
 		tmpl_set(r, "cpus", inv->cpus ? inv->cpus : "any");
-		tmpl_set(r, "status", inv_status_name(inv->status));
+		strbuf_adds(&sb, inv_status_name(inv->status));
+		if (inv->loaded)
+			strbuf_adds(&sb, ", loaded");
+		if (inv->load_wait_ns > 0)
+			strbuf_addf(&sb, " (after %.1f s waiting for a quieter machine)",
+				    (double)inv->load_wait_ns / 1e9);
+		set_sb(r, "status", &sb);
 	}
 	tmpl_setf(c, "ninvs", "%zu", in->ninvs);
+	tmpl_setf(c, "nloaded", "%zu", loaded);
+	tmpl_setf(c, "nwaited", "%zu", waited);
+	tmpl_setf(c, "waited", "%.1f s", (double)waited_ns / 1e9);
 	tmpl_setf(c, "nwarmups", "%zu", warmups);
 	tmpl_setf(c, "nrecorded", "%zu", in->ninvs - warmups);
 	tmpl_setf(c, "ndiscarded", "%zu", discarded);

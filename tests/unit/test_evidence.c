@@ -119,7 +119,7 @@ static void test_invocation_file(void **state)
 		"load_after", "foreign_cpu", "foreign_cpu_resolution", "max_foreign_cpu", "cpu_wait_ns", "cpu_wait_pct",
 		"cpu_wait_source", "cpu_wait_note", "max_cpu_wait_pct", "system_cpu_wait_ns", "run_cpus",
 		"foreign_busy_ns", "foreign_wait_ns", "foreign_wait_pct", "cpus",
-		"leftovers_killed", "paused", "overlaps", "logs", "cgroup",
+		"load_wait_ns", "loaded", "leftovers_killed", "paused", "overlaps", "logs", "cgroup",
 		"cgroup_note", "results_files", "tests", "results", "failed_tests", "failed_tests_omitted",
 		"test_times", "test_times_omitted",
 		"metrics", "guards",
@@ -550,7 +550,8 @@ static void test_run_fields_round_trip(void **state)
 		.started_utc = "s", .ended_utc = "e", .order = "reverse", .seed = 12345,
 		.warmups = 1, .runs = 6, .gap_seconds = 0.25, .timeout_seconds = 0,
 		.max_foreign_cpu = -1, .max_cpu_wait_pct = 10, .max_cpu_wait_pct_from = "default",
-		.cpus = "0-1", .max_repeats = 3, .exclusive = excl, .nexclusive = 1,
+		.cpus = "0-1", .max_repeats = 3, .max_wait_seconds = 45,
+		.max_wait_seconds_from = "--max-load-wait", .exclusive = excl, .nexclusive = 1,
 		.lock_dir = "/tmp/l", .wait = 1, .waited_ns = 1500000000, .run_as_user = "u",
 		.run_as_uid = 1000, .run_as_gid = 1001, .run_as_from = "plan",
 		.variant_names = names, .nvariants = 2, .planned = 14, .executed = 13,
@@ -573,6 +574,8 @@ static void test_run_fields_round_trip(void **state)
 	assert_null(out.plan_description);
 	assert_true(out.seed == in.seed && out.warmups == 1 && out.runs == 6);
 	assert_true(out.timeout_seconds == 0 && out.max_foreign_cpu == -1);
+	assert_true(out.max_wait_seconds == 45);
+	assert_string_equal(out.max_wait_seconds_from, "--max-load-wait");
 	assert_true(out.waited_ns == 1500000000 && out.wait == 1);
 	assert_string_equal(out.run_as_user, "u");
 	assert_true(out.run_as_uid == 1000 && out.run_as_gid == 1001);

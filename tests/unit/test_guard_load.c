@@ -79,8 +79,44 @@ static void test_verdicts(void **state)
 	assert_string_equal(guard_verdict_name(GUARD_UNCHECKED), "unchecked");
 }
 
+/* A run over the limits that the runner keeps passes, saying so; an overlap still fails it. */
+static void test_kept_under_load(void **state)
+{
+	static const struct {
+		double fwait;
+		const char *overlap;
+		enum guard_verdict want;
+		int over;
+		const char *needle;
+	} cases[] = {
+		{ 48.0, NULL, GUARD_PASS, 1, "over the limit of 10 % (load.max_cpu_wait_pct); kept under load: the machine stayed busy" },
+		{ 2.0, NULL, GUARD_PASS, 0, "within the limit of 10 % (load.max_cpu_wait_pct)" },
+		{ 48.0, "overlapped another abev run", GUARD_FAIL, 1, "; overlapped another abev run" },
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct guard_result r = { 0 };
+		struct load_figures f = {
+			.cpu_wait_pct = 50, .cpu_wait_source = "cgroup", .foreign_wait_pct = cases[i].fwait,
+			.foreign_busy_cores = 1.0, .run_cpus = 2, .max_cpu_wait_pct = 10,
+			.foreign_cpu = 1.0, .resolution = 0.01, .max_foreign_cpu = -1,
+			.overlap = cases[i].overlap, .keep_loaded = "the machine stayed busy",
+		};
+		assert_int_equal(guard_load(&f, &r), cases[i].over);
+		assert_int_equal(r.verdict, cases[i].want);
+		if (!strstr(r.reason, cases[i].needle))
+			fail_msg("case %zu: '%s' lacks '%s'", i, r.reason, cases[i].needle);
+		if (!cases[i].over && strstr(r.reason, "kept under load"))
+			fail_msg("case %zu: '%s' kept a run within the limits", i, r.reason);
+		guard_result_release(&r);
+	}
+}
+
 int main(void)
 {
-	const struct CMUnitTest tests[] = { cmocka_unit_test(test_verdicts) };
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_verdicts),
+		cmocka_unit_test(test_kept_under_load),
+	};
 	return cmocka_run_group_tests_name("guard_load", tests, NULL, NULL);
 }

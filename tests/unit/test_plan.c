@@ -454,7 +454,7 @@ static const struct broken broken_plans[] = {
 	  { ": variants[1].nmae: unknown key, did you mean 'name'? (expected one of: name, cwd, command, env, assemblies, cpus, prepare, setup,"
 	    " cleanup)" } },
 	{ HEAD "'variants':[" VA "],'load':{'max_cpu':1}}", NULL, 0,
-	  { ": load.max_cpu: unknown key, did you mean 'max_cpu_wait_pct'? (expected one of: max_cpu_wait_pct, max_foreign_cpu, max_repeats, exclusive)" } },
+	  { ": load.max_cpu: unknown key, did you mean 'max_cpu_wait_pct'? (expected one of: max_cpu_wait_pct, max_foreign_cpu, max_repeats, max_wait_seconds, exclusive)" } },
 	{ HEAD "'variants':[" VA "],'limits':{'max_log_byte':1}}", NULL, 0,
 	  { ": limits.max_log_byte: unknown key, did you mean 'max_log_bytes'? (expected one of: max_files, pattern_cpu_seconds,"
 	    " max_log_bytes)" } },

@@ -77,6 +77,9 @@ static void build(struct fixture *f)
 	f->invs[n - 1].foreign_busy_ns = f->invs[n - 1].fig.wall_ns / 2;
 	f->invs[n - 1].foreign_wait_ns = f->invs[n - 1].fig.wall_ns / 4;
 	f->invs[n++] = inv(5, "candidate", 0, 1, 2, INV_OK, 800, 600, 200);
+	/* Its repeat ran after a wait for a quieter machine, and was kept under load. */
+	f->invs[n - 1].load_wait_ns = 12300 * MS;
+	f->invs[n - 1].loaded = 1;
 	f->invs[n++] = inv(6, "candidate", 0, 2, 1, INV_FAILED, 100, 50, 3000);
 	f->invs[n - 1].reason = s("exited with status 1 | see test.log");
 	f->invs[n++] = inv(7, "baseline", 0, 2, 1, INV_OK, 1200, 1000, 110);
@@ -241,7 +244,10 @@ static void test_excluded_runs(void **state)
 		    strstr(r, "| 5 | candidate | run 1, attempt 2 | n/a (not started)"));
 	/* Counts and the reasons of the non-ok ones. */
 	assert_has(r, "Invocations: 9 (2 warmup, 7 recorded). Discarded for contention or overlap: 1. "
-		   "Failed (failed, timed\\_out, exec\\_failed or interrupted): 2.");
+		   "Kept under load (loaded): 1. Waited for a quieter machine before 1 run(s), 12.3 s "
+		   "in all. Failed (failed, timed\\_out, exec\\_failed or interrupted): 2.");
+	assert_has(r, "| 5 | candidate | run 1, attempt 2 | any | n/a (not readable) | n/a (not readable) | ");
+	assert_has(r, "| ok, loaded (after 12.3 s waiting for a quieter machine) |");
 	assert_has(r, "- seq 4, candidate run 1 attempt 1, discarded: foreign load 1.50 cores \\> 0.75");
 	assert_has(r, "- seq 9, candidate run 3 attempt 1, timed\\_out: timed out after 60 s");
 	assert_lacks(r, "- seq 5,");
@@ -260,6 +266,7 @@ static void test_header_and_conditions(void **state)
 	f.hdr.max_foreign_cpu = 0.75;
 	f.hdr.max_cpu_wait_pct = 10;
 	f.hdr.max_repeats = 2;
+	f.hdr.max_wait_seconds = 60;
 	f.hdr.seed = 42;
 	r = render(&f, NULL, 0);
 	assert_has(r, "# abev report: sort\\|hash\n\nthe \\*candidate\\* of 2.0\n");
@@ -270,7 +277,10 @@ static void test_header_and_conditions(void **state)
 	assert_has(r, "Limits in force: order reverse, seed 42; 1 warmup round(s) and 3 recorded "
 		   "run(s) per variant; gap 1 s between invocations; timeout 60 s; a recorded run "
 		   "discarded when it waited for CPUs other processes held more than 10 % of its wall time; at most "
-		   "0.75 foreign cores, a discarded slot repeated at most 2 time(s).");
+		   "0.75 foreign cores, a discarded slot repeated at most 2 time(s) (its last attempt "
+		   "kept, marked loaded, when the load alone discarded it); before recorded runs at "
+		   "most 60 s in all spent waiting for a quieter machine, after which runs went ahead "
+		   "under load, kept and marked loaded.");
 	assert_has(r, "No invocation had a cgroup of its own");
 	assert_has(r, "```sh\nabev run examples/demo/plan.json --out build/demo/x\n```");
 	free(r);
