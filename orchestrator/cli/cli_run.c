@@ -597,7 +597,8 @@ struct quick_args {
 		      "first group of the first match is the number), process:FIELD (minflt, " \
 		      "nvcsw, ...), duration:TESTGLOB or results:TESTGLOB:REGEX (with --results)") }, \
 	{ CLI_STRINGS(0, "max-regression", T, P gates, "[METRIC=]P", QUICK_MAX_GATES, \
-		      "gate: METRIC (wall, cpu, max_rss or a --metric; default wall) of each " \
+		      "gate: METRIC (wall, cpu, max_rss, wall_own or a --metric; default " \
+		      "wall_own, wall less its wait on others' CPUs) of each " \
 		      "command may be at " \
 		      "most P % worse than the reference's (judged on the exact paired " \
 		      "interval); once per metric") }, \

@@ -22,8 +22,9 @@ static const struct compare_metric_def builtins[] = {
 	{ COMPARE_WALL, "ms", 0, "builtin" },
 	{ COMPARE_CPU, "ms", 0, "builtin" },
 	{ COMPARE_MAX_RSS, "bytes", 0, "builtin" },
+	{ COMPARE_WALL_OWN, "ms", 0, "builtin" },
 };
-enum { B_WALL, B_CPU, B_RSS, NBUILTINS };
+enum { B_WALL, B_CPU, B_RSS, B_WALL_OWN, NBUILTINS };
 
 const char *gate_kind_name(enum gate_kind k)
 {
@@ -88,6 +89,11 @@ int compare_value(const struct comparison *c, size_t m, const struct invocation 
 		return 1;
 	case B_RSS:
 		*out = (double)inv->fig.max_rss_bytes;
+		return 1;
+	case B_WALL_OWN:
+		if (inv->foreign_wait_ns < 0 || inv->foreign_wait_ns > inv->fig.wall_ns)
+			return 0;
+		*out = (double)(inv->fig.wall_ns - inv->foreign_wait_ns) / 1e6;
 		return 1;
 	}
 	if (m >= c->nmetrics)
@@ -1242,6 +1248,11 @@ void compare_compute(const struct compare_config *cfg, const struct invocation *
 	out->order = cfg->order;
 	out->sequential = cfg->sequential;
 	place(cfg, invs, ninvs, &pl);
+	for (size_t i = 0; i < ninvs; i++)
+		if (compare_counts(&invs[i]) && invs[i].foreign_wait_ns >= 0 &&
+		    (double)invs[i].foreign_wait_ns * 100 >=
+			    COMPARE_CONTENDED_PCT * (double)invs[i].fig.wall_ns)
+			out->contended = 1;
 
 	out->nmetrics = NBUILTINS + cfg->nmetrics;
 	out->metrics = xcalloc(out->nmetrics, sizeof(*out->metrics));

@@ -226,6 +226,9 @@ struct cmp_missing {
 #define COMPARE_TEST_CHANGES_MAX 10
 #define COMPARE_TEST_MIN_MS 1.0
 
+/* The foreign wait (% of a run's wall time) past which the comparison is contended. */
+#define COMPARE_CONTENDED_PCT 1.0
+
 struct comparison {
 	const char *reference;       /* borrowed */
 	double confidence, alpha;
@@ -239,6 +242,12 @@ struct comparison {
 	struct cmp_gate *gates;      /* config order, then variant order */
 	size_t ngates;
 	enum decision decision;
+	/*
+	 * A counted run waited for CPUs other processes held at least
+	 * COMPARE_CONTENDED_PCT of its wall time: wall_own then differs from
+	 * wall, and the terminal shows it (it is always compared).
+	 */
+	int contended;
 	/*
 	 * What the sample size allows one to say: the worst case over the
 	 * gated metrics (wall when none is gated) and the variants with

@@ -645,18 +645,17 @@ static double quiet_sample(void *arg, int64_t window_ns, int *signo)
 {
 	struct quiet_ctx *q = arg;
 	struct cpustat before, after;
-	int64_t t0, busy;
+	int64_t start = mono_ns(), elapsed, busy;
 
-	t0 = mono_ns();
 	if (cpustat_read_set(q->cpus, &before) < 0)
 		return -1;
 	*signo = proc_sleep(window_ns, NULL, NULL);
 	if (*signo || cpustat_read_set(q->cpus, &after) < 0)
 		return -1;
 	/* abev only sleeps meanwhile: all the busy time on these CPUs is others'. */
-	t0 = mono_ns() - t0;
-	busy = sysstat_foreign_busy_ns(&before, &after, 0, t0);
-	return busy < 0 ? -1 : (double)busy / (double)t0;
+	elapsed = mono_ns() - start;
+	busy = sysstat_foreign_busy_ns(&before, &after, 0, elapsed);
+	return busy < 0 ? -1 : (double)busy / (double)elapsed;
 }
 
 static int quiet_sleep(void *arg, int64_t ns)
@@ -678,14 +677,21 @@ static void quiet_show(void *arg, double cores, double limit, int64_t waited_ns)
 	progress_quiet(&q->st->prog, cores, limit, waited_ns);
 }
 
-/* The cores variant kept busy in its last counted run (CPU time over wall), at least 1. */
+/*
+ * The cores variant kept busy in its last counted run, at least 1: its
+ * CPU time over its wall time less the wait on others (a run slowed by
+ * them would otherwise seem to need less than it does).
+ */
 static double variant_need(const struct run_state *st, const char *variant)
 {
 	for (size_t i = st->ninvs; i-- > 0;) {
 		const struct invocation *inv = &st->invs[i];
-		if (strcmp(inv->variant, variant) || !compare_counts(inv) || inv->fig.wall_ns <= 0)
+		int64_t wall = inv->fig.wall_ns - (inv->foreign_wait_ns > 0 ? inv->foreign_wait_ns : 0);
+		double need;
+
+		if (strcmp(inv->variant, variant) || !compare_counts(inv) || wall <= 0)
 			continue;
-		double need = (double)(inv->fig.user_ns + inv->fig.sys_ns) / (double)inv->fig.wall_ns;
+		need = (double)(inv->fig.user_ns + inv->fig.sys_ns) / (double)wall;
 		return need > 1 ? need : 1;
 	}
 	return 1;

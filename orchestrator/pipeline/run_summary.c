@@ -100,12 +100,13 @@ static void print_load(FILE *f, const struct run_state *st)
 		return;
 	fprintf(f, "load:     %zu of %zu counted run(s) ran under load, kept and marked loaded: "
 		   "their wall times include up to %.1f %% waiting for CPUs other work held.\n"
-		   "          CPU time (cpu) is not lengthened by that wait: trust it over wall here",
+		   "          wall_own (wall less that wait) and CPU time (cpu) are not lengthened "
+		   "by it: trust them over wall here",
 		loaded, counted, worst);
 	if (st->opt->bench)
-		fputs(" (gate it with --max-regression cpu=P)", f);
+		fputs(" (gate: --max-regression wall_own=P, the default, or cpu=P)", f);
 	else
-		fputs(" (gate it with gates.cpu in the plan)", f);
+		fputs(" (gate them in the plan's gates: wall_own, cpu)", f);
 	fputs(", or run again on a quieter machine.\n", f);
 	if (st->compared && st->cmp.decision == DECISION_INCONCLUSIVE)
 		fprintf(f, "          The decision is inconclusive with runs under load: the gate "

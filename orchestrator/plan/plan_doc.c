@@ -115,8 +115,8 @@ const struct plan_doc_key plan_doc_keys[] = {
 	{ "metrics", "array of objects", "none",
 	  "the numbers taken from each run, in order (see README, **Metrics**)" },
 	{ "metrics[].name", "string", "required",
-	  "unique, at most 128 characters, no control, bidirectional, invisible or line-separator characters; not `wall`, `cpu` or "
-	  "`max_rss` (the built-in metrics)" },
+	  "unique, at most 128 characters, no control, bidirectional, invisible or line-separator characters; not `wall`, `cpu`, "
+	  "`max_rss` or `wall_own` (the built-in metrics)" },
 	{ "metrics[].unit", "string", "implied by `source`",
 	  "`stdout`, `stderr` and `results` only, e.g. `\"ms\"` (`process` and `duration` imply "
 	  "theirs)" },
@@ -188,7 +188,8 @@ const struct plan_doc_key plan_doc_keys[] = {
 	{ "reference", "string", "the first variant",
 	  "the name of the variant the others are compared with" },
 	{ "gates", "object", "none",
-	  "gates by metric name: the built-in `wall` (ms), `cpu` (ms) and `max_rss` (bytes), "
+	  "gates by metric name: the built-in `wall` (ms), `cpu` (ms), `max_rss` (bytes) and "
+	  "`wall_own` (ms, wall less the wait on CPUs other processes held), "
 	  "the plan's metrics and their rates (`\"<name> (rate)\"`); a gate also given in the "
 	  "metric's own definition is an error (see README, **The comparison and the decision**)" },
 	{ "gates.<metric>", "object", "none", "the metric's gates, at least one" },

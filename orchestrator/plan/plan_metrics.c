@@ -294,9 +294,10 @@ static int check_metric_name(const struct plan_loader *ld, const struct metric_d
 	int ret = -1;
 
 	if (!strcmp(defs[i].name, COMPARE_WALL) || !strcmp(defs[i].name, COMPARE_CPU) ||
-	    !strcmp(defs[i].name, COMPARE_MAX_RSS)) {
+	    !strcmp(defs[i].name, COMPARE_MAX_RSS) || !strcmp(defs[i].name, COMPARE_WALL_OWN)) {
 		json_in_error(&ld->in, p, "'%s' is the name of a built-in metric (" COMPARE_WALL ", " COMPARE_CPU
-		     ", " COMPARE_MAX_RSS "); gate it in \"gates\" or choose another name",
+		     ", " COMPARE_MAX_RSS ", " COMPARE_WALL_OWN "); gate it in \"gates\" or choose "
+		     "another name",
 		     defs[i].name);
 		goto out;
 	}
@@ -388,7 +389,7 @@ static int find_gate(const struct plan *plan, const char *metric, enum gate_kind
 static int gate_metric_known(const struct plan_loader *ld, const char *path, const char *name,
 			     const struct metric_value *outs, size_t nouts, int metrics_ok)
 {
-	const char **names = xcalloc(nouts + 3, sizeof(*names));
+	const char **names = xcalloc(nouts + 4, sizeof(*names));
 	struct strbuf list = STRBUF_INIT;
 	char b[SHOW_MAX];
 	size_t n = 0;
@@ -397,6 +398,7 @@ static int gate_metric_known(const struct plan_loader *ld, const char *path, con
 	names[n++] = COMPARE_WALL;
 	names[n++] = COMPARE_CPU;
 	names[n++] = COMPARE_MAX_RSS;
+	names[n++] = COMPARE_WALL_OWN;
 	for (size_t i = 0; i < nouts; i++)
 		names[n++] = outs[i].name;
 	known = plan_name_index(name, names, n) >= 0;

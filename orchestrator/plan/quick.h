@@ -54,7 +54,7 @@ struct quick_spec {
 	int64_t min_executed;        /* -1: the plan's default (1 with results) */
 	const char *const *metrics;  /* --metric: "NAME=SOURCE:ARG" (quick_metric()) */
 	size_t nmetrics;             /* 0..QUICK_MAX_GATES */
-	const char *const *gates;    /* --max-regression: "[METRIC=]P", METRIC wall by default */
+	const char *const *gates;    /* --max-regression: "[METRIC=]P", METRIC wall_own by default */
 	size_t ngates;               /* 0..QUICK_MAX_GATES */
 	int64_t until_decided;       /* schedule.until "decided" up to this many rounds; 0: no */
 	int64_t min_rounds;          /* with until_decided: schedule.min_rounds; 0: the first look */

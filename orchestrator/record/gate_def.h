@@ -11,6 +11,13 @@
 #define COMPARE_WALL "wall"       /* ms, monotonic wall time of the child */
 #define COMPARE_CPU "cpu"         /* ms, user + system CPU of the child's tree */
 #define COMPARE_MAX_RSS "max_rss" /* bytes, wait4() ru_maxrss */
+/*
+ * ms, wall less the time the run's processes waited for CPUs other
+ * processes held (foreign_wait_ns): the wall time other work did not
+ * lengthen by taking the run's CPUs. A run whose foreign wait is unknown
+ * yields none.
+ */
+#define COMPARE_WALL_OWN "wall_own"
 
 /* Defaults of the plan's "decision" object. */
 #define COMPARE_CONFIDENCE 0.95

@@ -186,6 +186,8 @@ static const char *metric_about(const struct cmp_metric *m)
 		return "user + system CPU time of the child's process tree";
 	if (!strcmp(m->name, COMPARE_MAX_RSS) && !strcmp(m->source, "builtin"))
 		return "the child's peak resident memory (wait4)";
+	if (!strcmp(m->name, COMPARE_WALL_OWN) && !strcmp(m->source, "builtin"))
+		return "wall time less the time the run waited for CPUs other processes held";
 	if (!strcmp(m->source, "derived"))
 		return "a rate derived from the plan's metric";
 	return NULL;

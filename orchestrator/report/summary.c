@@ -252,6 +252,16 @@ static void summary_needed(struct strbuf *sb, const struct cmp_gate *g)
 		strbuf_addf(sb, " (needs at least %zu %s)", g->n_needed, unit);
 }
 
+int summary_metric_shown(const struct comparison *c, const struct cmp_metric *cm)
+{
+	if (strcmp(cm->name, COMPARE_WALL_OWN) || strcmp(cm->source, "builtin") || c->contended)
+		return 1;
+	for (size_t g = 0; g < c->ngates; g++)
+		if (!strcmp(c->gates[g].metric, cm->name))
+			return 1;
+	return 0;
+}
+
 void summary_print(FILE *f, const struct comparison *c, int quiet)
 {
 	struct strbuf sb = STRBUF_INIT, line = STRBUF_INIT;
@@ -276,6 +286,8 @@ void summary_print(FILE *f, const struct comparison *c, int quiet)
 		const struct cmp_metric *cm = &c->metrics[m];
 		const struct cmp_sample *ref = NULL;
 
+		if (!summary_metric_shown(c, cm))
+			continue;
 		for (size_t v = 0; v < cm->nsamples; v++)
 			if (cm->samples[v].is_reference)
 				ref = &cm->samples[v];

@@ -50,8 +50,15 @@ const char *summary_acceptance_caveat(const struct comparison *c);
  */
 void summary_put_line(FILE *f, struct strbuf *line);
 /*
+ * Whether the terminal shows metric cm: every metric but wall_own, which
+ * only where it says something wall does not (the comparison is contended)
+ * or a gate judges it.
+ */
+int summary_metric_shown(const struct comparison *c, const struct cmp_metric *cm);
+/*
  * Prints the end of a run to f: the decision, then (unless quiet) one
- * line per metric and compared variant and the sample-size note.
+ * line per metric summary_metric_shown() and compared variant, and the
+ * sample-size note.
  */
 void summary_print(FILE *f, const struct comparison *c, int quiet);
 

@@ -274,8 +274,9 @@ class TestBenchUsage(BenchTestCase):
                             "'--until-decided' must be a whole number"),
                            (("a", "b", "--max-regression", "wall=-3"),
                             "--max-regression 'wall=-3': expected [METRIC=]P"),
-                           (("a", "b", "--max-regression", "5", "--max-regression", "wall=7"),
-                            "--max-regression given twice for 'wall'")]:
+                           (("a", "b", "--max-regression", "5", "--max-regression",
+                             "wall_own=7"),
+                            "--max-regression given twice for 'wall_own'")]:
             with self.subTest(args=args):
                 cp = self.run_in("bench", *args, check=2)
                 self.assertIn(what, cp.stderr)
@@ -416,7 +417,7 @@ class TestInit(BenchTestCase):
             self.assertEqual(v["env"]["DOTNET_CLI_USE_MSBUILD_SERVER"], "0")
             self.assertEqual(v["assemblies"], ["bin/Release/net*/*.dll"])
         self.assertEqual((plan["schedule"]["warmups"], plan["schedule"]["runs"]), (1, 8))
-        self.assertEqual(set(plan["gates"]), {"wall", "max_rss"})
+        self.assertEqual(set(plan["gates"]), {"wall_own", "max_rss"})
         # Its variants' directories are the user's to fill in: the dry run names them.
         dry = self.run_in("run", "d.json", "--dry-run", check=2)
         self.assertIn("variants[0].cwd", dry.stderr)

@@ -100,8 +100,9 @@ class Pinned(AbevTestCase):
                       "was kept", cp.stdout)
         self.assertIn("load:     1 of 1 counted run(s) ran under load, kept and marked loaded",
                       cp.stdout)
-        self.assertIn("CPU time (cpu) is not lengthened by that wait", cp.stdout)
-        self.assertIn("gates.cpu in the plan", cp.stdout)
+        self.assertIn("wall_own (wall less that wait) and CPU time (cpu) are not lengthened",
+                      cp.stdout)
+        self.assertIn("gate them in the plan's gates: wall_own, cpu", cp.stdout)
         with open(self.path("ev", "report.md"), encoding="utf-8") as f:
             report = f.read()
         self.assertIn(f"| 1 | x | run 1 | {self.busy} |", report)
@@ -161,6 +162,8 @@ class Pinned(AbevTestCase):
         self.assertEqual([i["status"] for i in invs if i["variant"] == "y"], ["ok"] * 3)
         self.assertNotIn("stopped:", cp.stdout)
         self.assertIn("load:     3 of 6 counted run(s) ran under load", cp.stdout)
+        # x waited on others: the terminal shows wall_own beside wall.
+        self.assertRegex(cp.stdout, r"\n  y +wall_own ")
         wall = {m["name"]: m for m in res["comparison"]["metrics"]}["wall"]
         self.assertEqual([s["n"] for s in wall["variants"]], [3, 3])
 

@@ -44,7 +44,7 @@ class PlanErrorsOnceTest(AbevTestCase):
     def assert_three(self, plan_path, lines):
         self.assertEqual(len(lines), 3, "\n".join(lines))
         self.assertEqual(lines[0], f"abev: error: {plan_path}: gates.wal: no metric is called "
-                         "'wal', did you mean 'wall'? (expected one of: wall, cpu, max_rss)")
+                         "'wal', did you mean 'wall'? (expected one of: wall, cpu, max_rss, wall_own)")
         self.assertEqual(lines[1], f"abev: error: {plan_path}: variants[1].cwd: directory "
                          f"'{os.path.realpath(self.tmp)}/no-such-dir' does not exist "
                          "(variant 'moved')")

@@ -95,7 +95,8 @@ class PlotsTest(AbevTestCase):
     def test_files(self):
         plots = self.make_plots()
         self.assertEqual(sorted(os.listdir(plots)),
-                         ["cpu.svg", "max_rss.svg", "runs.svg", "t.svg", "wall.svg"])
+                         ["cpu.svg", "max_rss.svg", "runs.svg", "t.svg", "wall.svg",
+                          "wall_own.svg"])
 
     def test_stock_tools_read_and_draw_them(self):
         missing = [t for t, p in self.tools.items() if not p]

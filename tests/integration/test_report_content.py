@@ -111,7 +111,8 @@ class CustomTemplate(AbevTestCase):
         report = open(self.path("ev", "report.md"), encoding="utf-8").read()
         lines = report.splitlines()
         self.assertEqual(lines[0], "# t: accepted: all 1 gate passed")
-        self.assertEqual([ln.split(" ")[1] for ln in lines[1:]], ["wall", "cpu", "max\\_rss"])
+        self.assertEqual([ln.split(" ")[1] for ln in lines[1:]], ["wall", "cpu", "max\\_rss",
+                                                                "wall\\_own"])
         self.assertRegex(lines[1], r"^- wall a=\S+ \S+ b=\S+ \S+$")
         with open(self.path("ev", "report-template.md")) as f:
             self.assertEqual(f.read(), self.TEMPLATE)
@@ -156,7 +157,7 @@ class PlotsAndHosts(AbevTestCase):
         _, res = self.run_plan(plan, 0, "--host-label", "h")
         files = sorted(os.listdir(self.path("ev", "plots")))
         self.assertEqual(files, ["cpu.svg", "max_rss.svg", "p99_latency.svg", "runs.svg",
-                                 "wall.svg"])
+                                 "wall.svg", "wall_own.svg"])
         report = open(self.path("ev", "report.md"), encoding="utf-8").read()
         for f in files:
             self.assertIn(f"](plots/{f})", report)
@@ -167,9 +168,13 @@ class PlotsAndHosts(AbevTestCase):
                 # Every recorded run is drawn: one mark per run of each variant.
                 self.assertEqual(svg.count('class="run counted'), 4, f)
                 # Inline in the report, and titled in the unit its axis is drawn in.
-                self.assertIn(f"\n![{f[:-4].replace('_', ' ').replace('max rss', 'max_rss')}: "
+                name = f[:-4].replace('_', ' ')
+                for builtin in ("max_rss", "wall_own"):
+                    name = name.replace(builtin.replace('_', ' '), builtin)
+                self.assertIn(f"\n![{name}: "
                               f"each recorded run and each variant's median](plots/{f})\n",
-                              report.replace("max\\_rss", "max_rss"))
+                              report.replace("max\\_rss", "max_rss")
+                              .replace("wall\\_own", "wall_own"))
                 import re
                 title = re.search(r"<title>[^<]*\(([^)<]+)\)</title>", svg)
                 self.assertIsNotNone(title, svg[:400])

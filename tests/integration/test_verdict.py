@@ -451,7 +451,7 @@ class Verdict(AbevTestCase):
         text = self.abev("export", ev, "--format", "csv", check=0).stdout
         rows = list(csv.DictReader(io.StringIO(text)))
         self.assertEqual(len(rows), len(res["invocations"]) * len(cmp["metrics"]))
-        self.assertEqual({r["metric"] for r in rows}, {"wall", "cpu", "max_rss", "t"})
+        self.assertEqual({r["metric"] for r in rows}, {"wall", "cpu", "max_rss", "wall_own", "t"})
         for r in rows:
             if r["metric"] == "t":
                 inv = [i for i in res["invocations"] if i["seq"] == int(r["seq"])][0]

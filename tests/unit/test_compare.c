@@ -153,11 +153,12 @@ static void test_counting(void **state)
 	v->nguards = 0;
 
 	compare_compute(&f.cfg, f.invs, f.n, &c);
-	assert_int_equal(c.nmetrics, 4);
+	assert_int_equal(c.nmetrics, 5);
 	assert_string_equal(c.metrics[0].name, "wall");
 	assert_string_equal(c.metrics[1].name, "cpu");
 	assert_string_equal(c.metrics[2].name, "max_rss");
-	assert_string_equal(c.metrics[3].name, "t");
+	assert_string_equal(c.metrics[3].name, "wall_own");
+	assert_string_equal(c.metrics[4].name, "t");
 	w = sample(&c, "wall", "base");
 	assert_int_equal(w->n, 2);
 	assert_true(w->values[0].value == 100 && w->values[1].value == 102);
@@ -482,7 +483,7 @@ static void test_summary_change_words(void **state)
 	setup(&f, 2);
 	pairs(&f, base, same, 6);
 	compare_compute(&f.cfg, f.invs, f.n, &c);
-	summary_change(&sb, &c.metrics[3], sample(&c, "t", "cand"));
+	summary_change(&sb, &c.metrics[4], sample(&c, "t", "cand"));
 	assert_non_null(strstr(sb.buf, "no clear difference: "));
 	assert_null(strstr(sb.buf, "slower"));
 	assert_null(strstr(sb.buf, "faster"));
@@ -491,7 +492,7 @@ static void test_summary_change_words(void **state)
 	setup(&f, 2);
 	pairs(&f, base, slow, 6);
 	compare_compute(&f.cfg, f.invs, f.n, &c);
-	summary_change(&sb, &c.metrics[3], sample(&c, "t", "cand"));
+	summary_change(&sb, &c.metrics[4], sample(&c, "t", "cand"));
 	assert_non_null(strstr(sb.buf, "\xc3\x97 slower ["));
 	assert_null(strstr(sb.buf, "no clear difference"));
 	comparison_release(&c);
@@ -974,10 +975,54 @@ static void test_rounds_needed(void **state)
 	comparison_release(&c);
 }
 
+/* wall_own: wall less the wait on others, none where that wait is unknown. */
+static void test_wall_own(void **state)
+{
+	static const struct {
+		int64_t wall_ns, foreign_wait_ns;
+		int has;
+		double ms;
+	} cases[] = {
+		{ 300000000, 120000000, 1, 180 },
+		{ 300000000, 0, 1, 300 },
+		{ 300000000, -1, 0, 0 },          /* not measured: no value, never wall */
+		{ 300000000, 300000001, 0, 0 },   /* a wait past the wall is no figure */
+	};
+	struct comparison c;
+	size_t own;
+
+	(void)state;
+	memset(&c, 0, sizeof(c));
+	compare_compute(&(struct compare_config){ .confidence = 0.95 }, NULL, 0, &c);
+	for (own = 0; own < c.nmetrics && strcmp(c.metrics[own].name, "wall_own"); own++)
+		;
+	assert_true(own < c.nmetrics);
+	assert_string_equal(c.metrics[own].unit, "ms");
+	assert_false(c.metrics[own].better_higher);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct invocation inv;
+		double v = -1;
+
+		memset(&inv, 0, sizeof(inv));
+		inv.fig.wall_ns = cases[i].wall_ns;
+		inv.foreign_wait_ns = cases[i].foreign_wait_ns;
+		assert_int_equal(compare_value(&c, own, &inv, &v), cases[i].has);
+		if (cases[i].has)
+			assert_true(fabs(v - cases[i].ms) < 1e-9);
+	}
+	/* The terminal shows it only where it differs from wall: a contended comparison. */
+	assert_true(summary_metric_shown(&c, &c.metrics[0]));
+	assert_false(summary_metric_shown(&c, &c.metrics[own]));
+	c.contended = 1;
+	assert_true(summary_metric_shown(&c, &c.metrics[own]));
+	comparison_release(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_counting),
+		cmocka_unit_test(test_wall_own),
 		cmocka_unit_test(test_missing_says_why),
 		cmocka_unit_test(test_rounds_needed),
 		cmocka_unit_test(test_figures),

@@ -666,10 +666,10 @@ static const struct broken broken_plans[] = {
 	{ HEAD "'variants':[" VA "],'reference':''}", NULL, 0,
 	  { ": reference: expected a non-empty string, found an empty string" } },
 	{ HEAD "'variants':[" VA "],'gates':{'wal':{'max_regression_pct':5}}}", NULL, 0,
-	  { ": gates.wal: no metric is called 'wal', did you mean 'wall'? (expected one of: wall, cpu, max_rss)" } },
+	  { ": gates.wal: no metric is called 'wal', did you mean 'wall'? (expected one of: wall, cpu, max_rss, wall_own)" } },
 	{ HEAD "'variants':[" VA "],'metrics':[{'name':'t','source':'stdout','unit':'ms',"
 	  "'pattern':'t=([0-9]+)','derive':'rate'}],'gates':{'x':{'budget':1}}}", NULL, 0,
-	  { ": gates.x: no metric is called 'x' (expected one of: wall, cpu, max_rss, t, t (rate))" } },
+	  { ": gates.x: no metric is called 'x' (expected one of: wall, cpu, max_rss, wall_own, t, t (rate))" } },
 	{ HEAD "'variants':[" VA "],'gates':{'wall':5}}", NULL, 0,
 	  { ": gates.wall: expected an object of limits, found a number" } },
 	{ HEAD "'variants':[" VA "],'gates':{'wall':{}}}", NULL, 0,
@@ -703,7 +703,7 @@ static const struct broken broken_plans[] = {
 	    " bootstrap_resamples)" } },
 	{ HEAD "'variants':[" VA "],'metrics':[{'name':'wall','source':'process','field':'wall'}]}",
 	  NULL, 0, { ": metrics[0].name: 'wall' is the name of a built-in metric (wall, cpu, "
-		     "max_rss); gate it in \"gates\" or choose another name" } },
+		     "max_rss, wall_own); gate it in \"gates\" or choose another name" } },
 	{ HEAD "'variants':[" VA "],'metrics':[{'name':'w','source':'process','field':'wall',"
 	  "'derive':'rate'},{'name':'w (rate)','source':'process','field':'cpu'}]}", NULL, 0,
 	  { ": metrics[1].name: 'w (rate)' is also the name of the rate metrics[0] derives" } },

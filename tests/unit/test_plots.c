@@ -413,7 +413,7 @@ static void test_hostile_names(void **state)
 		f.mv[i][0].name = s(f.defs[0].name);
 	gate(&f, f.defs[0].name, GATE_MAX_REGRESSION, 5);
 	compare_compute(&f.cfg, f.invs, f.n, &c);
-	t = plots_metric_svg(&c, 3, f.invs, f.n);
+	t = plots_metric_svg(&c, 4, f.invs, f.n);
 	runs = plots_runs_svg(&c, f.invs, f.n);
 	check_svg(t);
 	check_svg(runs);
@@ -506,7 +506,7 @@ static void test_empty(void **state)
 	f.mv[0][0].ok = f.mv[1][0].ok = 0;
 	gate(&f, "t", GATE_MAX_REGRESSION, 15);
 	compare_compute(&f.cfg, f.invs, f.n, &c);
-	svg = plots_metric_svg(&c, 3, f.invs, f.n);
+	svg = plots_metric_svg(&c, 4, f.invs, f.n);
 	check_svg(svg);
 	assert_non_null(strstr(svg, ">no values</text>"));
 	assert_int_equal(count(svg, "class=\"run novalue\""), 2);
@@ -633,7 +633,7 @@ static void test_file_names(void **state)
 	assert_string_equal(name, "max_rss.svg");
 	free(name);
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
-		name = plots_file_name(&c, 3 + i);
+		name = plots_file_name(&c, 4 + i);
 		assert_string_equal(name, cases[i].file);
 		free(name);
 	}
