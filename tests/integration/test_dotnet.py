@@ -121,7 +121,8 @@ class DotnetTest(AbevTestCase):
         # The CLR's JIT, GC and thread-pool threads wait on each other (up to
         # about 11 % of a run here): that wait is recorded but not held against
         # the run. On a quiet machine no run is discarded; on a busy one a run is
-        # discarded only for what other processes held of its CPUs.
+        # discarded (or kept marked loaded) only for what other processes held of
+        # its CPUs.
         plan = self.plan([self.variant("old", "base"), self.variant("new", "base")], runs=3,
                          load={"max_repeats": 2})
         cp, res = self.run_plan(plan, None, timeout=900)
@@ -136,7 +137,10 @@ class DotnetTest(AbevTestCase):
             self.assertLessEqual(inv["foreign_wait_ns"], inv["cpu_wait_ns"])
             self.assertLessEqual(inv["foreign_wait_ns"],
                                  max(0, inv["foreign_busy_ns"] - 2 * tick * inv["run_cpus"]) + 1)
-            self.assertEqual(inv["status"] == "discarded", inv["foreign_wait_pct"] > 10, inv)
+            # Over the limit: discarded, or kept marked loaded (the slot's last
+            # attempt, or the wait for a quieter machine spent).
+            self.assertEqual(inv["status"] == "discarded" or inv["loaded"],
+                             inv["foreign_wait_pct"] > 10, inv)
         quiet = all(i["foreign_busy_ns"] <= i["wall_ns"] * 0.10 for i in invs)
         if quiet:
             self.assertEqual([i["status"] for i in invs], ["ok"] * 6,
