@@ -33,7 +33,7 @@ enum exit_code {
 	"  0    every invocation ran and passed, and the decision is accepted, no\n" \
 	"       decision (the plan sets no gate), or inconclusive (by default)\n" \
 	"  1    evidence was produced but an invocation failed (non-zero exit, signal,\n" \
-	"       timeout, exec failure, a missing metric, or a slot lost to foreign load),\n" \
+	"       timeout, exec failure, a missing metric, or a slot lost to overlaps),\n" \
 	"       or a setup command did not exit 0 and nothing ran\n" \
 	"  2    usage or plan error, or what the plan names is missing here (a cwd, a\n" \
 	"       program): nothing is run, nothing is written\n" \

@@ -61,7 +61,7 @@ struct run_header {
 	unsigned planned;              /* slots in the schedule (warmups + runs) */
 	uint64_t executed;             /* invocations started, in the record or not */
 	int64_t abev_max_rss_bytes;    /* abev's own peak RSS so far */
-	const char *const *notes;      /* run-level remarks (e.g. a slot lost to load) */
+	const char *const *notes;      /* run-level remarks (e.g. a slot lost to overlaps) */
 	size_t nnotes;
 	const struct run_step *steps;  /* setup and cleanup steps, in the order run; written, not read back */
 	size_t nsteps;
