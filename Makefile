@@ -12,6 +12,7 @@
 #   make deps       install missing -dev packages (root on Debian/Ubuntu) or print the command
 #   make bench      abev side by side with stock tools; writes bench/results.md (not CI)
 #   make bench-calibration  the change gate's A/A and power rates by simulation (bench/README.md)
+#   make bench-busy  what abev answers beside one busy loop per core (bench/README.md)
 
 VERSION   := 0.1.0
 PREFIX    ?= /usr/local
@@ -77,7 +78,7 @@ ABEV_BIN  := abev
 endif
 
 .PHONY: all check check-layers check-headers check-names check-unit check-integration check-asan check-slurm check-dotnet completions demo demo-dotnet install \
-	clean deps bench bench-calibration
+	clean deps bench bench-calibration bench-busy
 .DELETE_ON_ERROR:
 
 all: $(ABEV_BIN)
@@ -183,6 +184,7 @@ deps:
 BENCH_HASH := $(B)/bench/bench-hash
 BENCH_SCALE ?= 100
 BENCH_ROUNDS ?= 5
+BENCH_BUSY_TRIES ?= 20
 
 $(BENCH_HASH): bench/hash_files.c $(B)/libabev.a
 	@mkdir -p $(dir $@)
@@ -203,6 +205,13 @@ $(BENCH_CALIBRATION): bench/calibration.c tests/unit/calibration_sim.h $(B)/liba
 
 bench-calibration: $(BENCH_CALIBRATION)
 	$(BENCH_CALIBRATION)
+
+# What abev answers beside one busy loop per core (bench/busy.py): counts of
+# outcomes of the quick start, A/A and a 1.5x regression; writes its section
+# of bench/results.md. BENCH_BUSY_TRIES (default 20) sets the A/A tries.
+bench-busy: $(ABEV_BIN) $(HELPER)
+	ABEV="$(abspath $(ABEV_BIN))" ABEV_HELPER="$(abspath $(HELPER))" \
+	BENCH_BUSY_TRIES="$(BENCH_BUSY_TRIES)" $(PYTHON) bench/busy.py
 
 install: abev
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1

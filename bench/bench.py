@@ -827,18 +827,20 @@ def main():
 
 
 CALIBRATION_HEADING = "\n## Gate calibration (simulation)\n"
+BUSY_HEADING = "\n## Busy machine (issue 28)\n"
 
 
 def kept_calibration():
-    """The calibration section of the results.md being replaced (make
-    bench-calibration's table, which this script does not rerun), or ""."""
+    """The sections of the results.md being replaced that other targets
+    write (make bench-busy's, then make bench-calibration's table), which
+    this script does not rerun, or ""."""
     try:
         with open(OUT, encoding="utf-8") as f:
             old = f.read()
     except OSError:
         return ""
-    at = old.find(CALIBRATION_HEADING)
-    return old[at:] if at >= 0 else ""
+    found = [at for at in (old.find(BUSY_HEADING), old.find(CALIBRATION_HEADING)) if at >= 0]
+    return old[min(found):] if found else ""
 
 
 if __name__ == "__main__":
