@@ -68,9 +68,10 @@ static void print_advice(FILE *f, const struct run_state *st, double foreign_max
 
 /*
  * The wait for a quieter machine and the runs kept under load: how long,
- * how many, how loaded, and which figure to trust then. CPU time is not
- * lengthened by waiting for a CPU, wall time is: under load the first is
- * the one to judge, and the advice names how, in the command's own terms.
+ * how many, how loaded, and which figures to trust then. Waiting for a CPU
+ * lengthens wall time but neither wall_own (wall less that wait) nor CPU
+ * time: under load those are the ones to judge, and the advice names how,
+ * in the command's own terms.
  */
 static void print_load(FILE *f, const struct run_state *st)
 {
@@ -99,10 +100,13 @@ static void print_load(FILE *f, const struct run_state *st)
 	if (!loaded)
 		return;
 	fprintf(f, "load:     %zu of %zu counted run(s) ran under load, kept and marked loaded: "
-		   "their wall times include up to %.1f %% waiting for CPUs other work held.\n"
-		   "          wall_own (wall less that wait) and CPU time (cpu) are not lengthened "
-		   "by it: trust them over wall here",
-		loaded, counted, worst);
+		   "their wall times include ", loaded, counted);
+	if (worst >= 0)
+		fprintf(f, "up to %.1f %% waiting for CPUs other work held.\n", worst);
+	else
+		fputs("waiting for CPUs other work held (how much was not measured).\n", f);
+	fputs("          wall_own (wall less that wait) and CPU time (cpu) are not lengthened "
+	      "by it: trust them over wall here", f);
 	if (st->opt->bench)
 		fputs(" (gate: --max-regression wall_own=P, the default, or cpu=P)", f);
 	else
