@@ -1249,9 +1249,8 @@ void compare_compute(const struct compare_config *cfg, const struct invocation *
 	out->sequential = cfg->sequential;
 	place(cfg, invs, ninvs, &pl);
 	for (size_t i = 0; i < ninvs; i++)
-		if (compare_counts(&invs[i]) && invs[i].foreign_wait_ns >= 0 &&
-		    (double)invs[i].foreign_wait_ns * 100 >=
-			    COMPARE_CONTENDED_PCT * (double)invs[i].fig.wall_ns)
+		if (compare_counts(&invs[i]) &&
+		    invocation_foreign_wait_pct(&invs[i]) >= COMPARE_CONTENDED_PCT)
 			out->contended = 1;
 
 	out->nmetrics = NBUILTINS + cfg->nmetrics;

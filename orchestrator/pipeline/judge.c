@@ -839,9 +839,7 @@ int judge_load(struct judge *j, struct invocation *inv, unsigned attempt,
 		.cpu_wait_pct = invocation_cpu_wait_pct(inv),
 		.cpu_wait_source = inv->cpu_wait_source,
 		.foreign_wait_pct = invocation_foreign_wait_pct(inv),
-		.foreign_busy_cores = inv->foreign_busy_ns >= 0 && inv->fig.wall_ns > 0
-					      ? (double)inv->foreign_busy_ns / (double)inv->fig.wall_ns
-					      : -1,
+		.foreign_busy_cores = invocation_foreign_busy_cores(inv),
 		.run_cpus = inv->run_cpus,
 		.max_cpu_wait_pct = plan->max_cpu_wait_pct,
 		.foreign_cpu = inv->foreign_cpu,

@@ -425,6 +425,28 @@ static void fail_swapped(struct invocation *inv, char *why)
 }
 
 /*
+ * The CPUs variant v's runs may use: its cpus (pinned), else abev's own
+ * affinity, which a child inherits (empty when unreadable). 0, or -1
+ * after error() when its list does not parse: the plan checked it, so
+ * that would be abev's own fault.
+ */
+static int variant_cpus(const struct plan_variant *v, struct cpulist *cpus)
+{
+	char *bad = NULL;
+
+	if (!v->cpus) {
+		sysstat_affinity(cpus);
+		return 0;
+	}
+	if (cpulist_parse(v->cpus, cpus, &bad) < 0) {
+		error("variant '%s': cpus %s", v->name, bad);
+		free(bad);
+		return -1;
+	}
+	return 0;
+}
+
+/*
  * Runs the invocation's command in its directory abs_dir and records what
  * was measured. *signo: the interrupt signal when abev was interrupted
  * while it ran, else 0. 0, or -1 after error().
@@ -445,15 +467,8 @@ static int run_process(struct run_state *st, const struct plan_variant *v, char 
 	int ret = -1;
 
 	memset(&res, 0, sizeof(res));
-	if (v->cpus) {
-		char *bad = NULL;
-		/* The plan checked it; a failure here is abev's own. */
-		if (cpulist_parse(v->cpus, &cpus, &bad) < 0) {
-			error("variant '%s': cpus %s", v->name, bad);
-			free(bad);
-			goto out;
-		}
-	}
+	if (variant_cpus(v, &cpus) < 0)
+		goto out;
 
 	struct proc_spec spec = {
 		.argv = (const char *const *)inv->argv,
@@ -472,8 +487,6 @@ static int run_process(struct run_state *st, const struct plan_variant *v, char 
 		.tick_arg = &tick,
 	};
 
-	if (!v->cpus)
-		sysstat_affinity(&cpus);
 	if (measure(st, &spec, inv, &res, &cpus, &cs_before, &cs_after) < 0)
 		goto out;
 	why = run_dir_check(st, inv, made, &err);
@@ -714,8 +727,7 @@ static int quiet_needed(const struct run_state *st, double limit)
 		return 1;
 	if (prev->status == INV_DISCARDED || prev->loaded)
 		return 1;
-	return prev->foreign_busy_ns >= 0 && prev->fig.wall_ns > 0 &&
-	       (double)prev->foreign_busy_ns / (double)prev->fig.wall_ns > limit;
+	return invocation_foreign_busy_cores(prev) > limit;
 }
 
 /*
@@ -733,7 +745,6 @@ static void wait_for_quiet(struct run_state *st, const struct sched_slot *slot)
 	struct quiet_ctx q = { st, &cpus };
 	struct quiet_ops ops = { quiet_sample, quiet_sleep, quiet_now, quiet_show, &q };
 	struct quiet_result r;
-	char *bad = NULL;
 	double limit;
 
 	st->load_wait_next_ns = 0;
@@ -741,14 +752,8 @@ static void wait_for_quiet(struct run_state *st, const struct sched_slot *slot)
 	if (slot->warmup || st->load_spent ||
 	    (plan->max_cpu_wait_pct >= 100 && plan->max_foreign_cpu < 0))
 		return;
-	if (v->cpus) {
-		if (cpulist_parse(v->cpus, &cpus, &bad) < 0) {
-			free(bad);   /* the plan checked it: run_process() says so */
-			return;
-		}
-	} else {
-		sysstat_affinity(&cpus);
-	}
+	if (variant_cpus(v, &cpus) < 0)
+		return;
 	limit = quiet_limit(cpus.count, variant_need(st, v->name), plan->max_foreign_cpu);
 	if (!cpus.count || !quiet_needed(st, limit))
 		return;
@@ -759,10 +764,8 @@ static void wait_for_quiet(struct run_state *st, const struct sched_slot *slot)
 	quiet_wait(&ops, limit, budget, &r);
 	progress_clear(&st->prog);
 	st->load_waited_ns += r.waited_ns;
-	if (r.naps) {
+	if (r.naps)
 		st->load_wait_next_ns = r.waited_ns;
-		st->load_waits++;
-	}
 	if (r.outcome == QUIET_SPENT) {
 		st->load_spent = 1;
 		run_state_note(st, xasprintf("the machine stayed busy: %.2f cores of the %u CPU(s) "

@@ -83,8 +83,7 @@ struct run_state {
 	struct peers peers;         /* other abev runs on this host */
 	int64_t waited_ns;          /* --wait: time spent waiting for them, -1: not asked */
 	/* The wait for a quieter machine before recorded runs (quiet.h, run_slot.c). */
-	int64_t load_waited_ns;     /* spent so far of load.max_wait_seconds */
-	unsigned load_waits;        /* recorded runs abev waited before */
+	int64_t load_waited_ns;     /* spent so far of load.max_wait_seconds (looks included) */
 	int64_t load_wait_next_ns;  /* the wait before the invocation about to run, or 0 */
 	int load_spent;             /* the budget is spent: runs go ahead under load, kept */
 };

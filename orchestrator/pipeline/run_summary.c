@@ -75,13 +75,19 @@ static void print_advice(FILE *f, const struct run_state *st, double foreign_max
  */
 static void print_load(FILE *f, const struct run_state *st)
 {
-	size_t loaded = 0, counted = 0;
+	size_t loaded = 0, counted = 0, waits = 0;
+	int64_t waited_ns = 0;
 	double worst = -1;
 
 	for (size_t i = 0; i < st->ninvs; i++) {
 		const struct invocation *inv = &st->invs[i];
 		double fpct = invocation_foreign_wait_pct(inv);
 
+		/* As the report counts them: the waits the runs record. */
+		if (inv->load_wait_ns > 0) {
+			waits++;
+			waited_ns += inv->load_wait_ns;
+		}
 		if (inv->warmup || inv->status == INV_DISCARDED)
 			continue;
 		counted++;
@@ -91,10 +97,10 @@ static void print_load(FILE *f, const struct run_state *st)
 		if (fpct > worst)
 			worst = fpct;
 	}
-	if (st->load_waits)
-		fprintf(f, "load:     waited %.1f s in all for a quieter machine, before %u run(s) "
+	if (waits)
+		fprintf(f, "load:     waited %.1f s in all for a quieter machine, before %zu run(s) "
 			   "(at most %g s: %s)\n",
-			(double)st->load_waited_ns / 1e9, st->load_waits,
+			(double)waited_ns / 1e9, waits,
 			st->plan->max_wait_seconds,
 			st->opt->bench ? "--max-load-wait" : "load.max_wait_seconds");
 	if (!loaded)

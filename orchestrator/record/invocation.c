@@ -89,6 +89,13 @@ double invocation_foreign_wait_pct(const struct invocation *inv)
 	return pct_of_wall(inv, inv->foreign_wait_ns);
 }
 
+double invocation_foreign_busy_cores(const struct invocation *inv)
+{
+	if (inv->foreign_busy_ns < 0 || inv->fig.wall_ns <= 0)
+		return -1;
+	return (double)inv->foreign_busy_ns / (double)inv->fig.wall_ns;
+}
+
 double invocation_judged_wait_pct(const struct invocation *inv)
 {
 	double f = invocation_foreign_wait_pct(inv);

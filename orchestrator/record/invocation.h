@@ -156,6 +156,8 @@ void invocation_add_test_time(struct invocation *inv, const char *name, double m
 double invocation_cpu_wait_pct(const struct invocation *inv);
 /* foreign_wait_ns likewise. */
 double invocation_foreign_wait_pct(const struct invocation *inv);
+/* The cores others kept busy on the run's CPUs (foreign_busy_ns over wall), or -1 when unknown. */
+double invocation_foreign_busy_cores(const struct invocation *inv);
 /*
  * The wait the load guard judges: invocation_foreign_wait_pct(), or the
  * whole invocation_cpu_wait_pct() when that is unknown; -1 when neither is known.
