@@ -32,6 +32,25 @@ LOAD_ASIDE = {"max_cpu_wait_pct": 100, "max_foreign_cpu": 64, "max_repeats": 0}
 SUMMARY = re.compile(r"Failed:\s*(\d+), Passed:\s*(\d+), Skipped:\s*(\d+), Total:\s*(\d+)")
 
 
+def session_left(procs):
+    """The sessions (one per process started) of procs that still have a
+    live member: a test host outlives its muxer's SIGKILL."""
+    sids = {p.pid for p in procs}
+    left = set()
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open(f"/proc/{d}/stat", encoding="utf-8", errors="replace") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        # After ")": state, ppid, pgrp, session.
+        if fields[0] != "Z" and int(fields[3]) in sids:
+            left.add(int(fields[3]))
+    return left
+
+
 def sha256sum(path):
     out = subprocess.run(["sha256sum", path], capture_output=True, text=True, check=True)
     return out.stdout.split()[0]
@@ -292,10 +311,13 @@ class DotnetTest(AbevTestCase):
 
         def other():
             while not stop.is_set():
+                # A session of its own: its test host is killed with it (killing
+                # the muxer alone leaves the host running, orphaned).
                 p = subprocess.Popen(["dotnet", "test", "--no-build", "-c", "Release"],
                                      cwd=os.path.join(FIX, "base", "Suite"),
                                      env={**os.environ, **QUIET}, stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)
+                                     stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL,
+                                     start_new_session=True)
                 procs.append(p)
                 started.set()
                 p.wait()
@@ -305,10 +327,14 @@ class DotnetTest(AbevTestCase):
 
         def halt():
             stop.set()
-            for p in procs:
-                if p.poll() is None:
-                    p.kill()
-            loop.join()
+            loop.join(timeout=0)
+            while loop.is_alive() or session_left(procs):
+                for sid in session_left(procs):
+                    try:
+                        os.killpg(sid, 9)
+                    except OSError:
+                        pass
+                loop.join(timeout=0.1)
         self.addCleanup(halt)
         self.assertTrue(started.wait(60))
         plan = self.plan([self.variant("old", "base"), self.variant("new", "base")], runs=1,
