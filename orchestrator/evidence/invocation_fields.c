@@ -639,6 +639,7 @@ const struct field invocation_fields[] = {
 	{ .key = "cpu_wait_pct", CUSTOM(w_cpu_wait_pct, NULL), .flags = REQ, .unit = "%" },
 	{ .key = "cpu_wait_source", .type = FIELD_OWNED, .off = OFF(cpu_wait_source), .flags = REQ | RD | NUL },
 	{ .key = "cpu_wait_note", .type = FIELD_OWNED, .off = OFF(cpu_wait_note), .flags = REQ | RD | NUL },
+	{ .key = "tree_wait_ns", .type = FIELD_I64, .off = OFF(tree_wait_ns), .flags = REQ | FIELD_OPTIONAL | NEG, .unit = "ns", .min = 0, .max = BIG },
 	{ .key = "max_cpu_wait_pct", .type = FIELD_NUMBER, .off = OFF(max_cpu_wait_pct), .flags = REQ | RD, .unit = "%" },
 	{ .key = "system_cpu_wait_ns", .type = FIELD_I64, .off = OFF(system_cpu_wait_ns), .flags = REQ | RD | NEG, .unit = "ns", .min = 0, .max = BIG },
 	{ .key = "run_cpus", .type = FIELD_UNSIGNED, .off = OFF(run_cpus), .flags = REQ | RD | FIELD_NULL_NONPOSITIVE, .min = 1, .max = INT64_C(1) << 20 },

@@ -114,6 +114,7 @@ static void record_cpu_wait(struct invocation *inv, const struct proc_result *re
 		return;
 	}
 	inv->cpu_wait_ns = res->cpu_wait_ns;
+	inv->tree_wait_ns = res->tree_wait_ns;
 	inv->cpu_wait_source = res->cpu_wait_source ? xstrdup(res->cpu_wait_source) : NULL;
 	inv->cpu_wait_note = res->cpu_wait_note ? xstrdup(res->cpu_wait_note) : NULL;
 	inv->system_cpu_wait_ns = res->system_cpu_wait_ns;
@@ -160,6 +161,7 @@ static void inv_init(const struct run_state *st, const struct sched_slot *slot,
 	inv->max_foreign_cpu = plan->max_foreign_cpu;
 	inv->max_cpu_wait_pct = plan->max_cpu_wait_pct;
 	inv->cpu_wait_ns = -1;
+	inv->tree_wait_ns = -1;
 	inv->system_cpu_wait_ns = -1;
 	inv->foreign_busy_ns = -1;
 	inv->foreign_wait_ns = -1;
@@ -188,6 +190,18 @@ static int inv_expand(const struct plan *plan, const struct plan_variant *v,
 	if (plan->results_files)
 		inv->results_files = plan_expand(plan->results_files, vars);
 	return 0;
+}
+
+/*
+ * The wait the foreign share is taken from: the cgroup's "some" time, or
+ * the tree's own estimate where that is smaller ("some" counts one thread
+ * of a multi-threaded tree waiting as the whole tree waiting; taskdelay.h).
+ */
+static int64_t tree_wait(const struct invocation *inv)
+{
+	if (inv->cpu_wait_ns >= 0 && inv->tree_wait_ns >= 0 && inv->tree_wait_ns < inv->cpu_wait_ns)
+		return inv->tree_wait_ns;
+	return inv->cpu_wait_ns;
 }
 
 /* What proc measured, as the invocation records it. */
@@ -229,7 +243,7 @@ static void inv_record(struct invocation *inv, const struct proc_result *res,
 			inv->run_cpus = cs_before->set_cpus;
 	}
 	record_cpu_wait(inv, res);
-	inv->foreign_wait_ns = sysstat_foreign_wait_ns(inv->cpu_wait_ns, inv->foreign_busy_ns,
+	inv->foreign_wait_ns = sysstat_foreign_wait_ns(tree_wait(inv), inv->foreign_busy_ns,
 						       inv->run_cpus);
 	if (!res->cgroup_reason) {
 		inv->cgroup_valid = 1;

@@ -84,6 +84,7 @@ struct invocation {
 	int64_t cpu_wait_ns;     /* -1: null; time the child's tree was runnable but not running */
 	char *cpu_wait_source;   /* "cgroup", "schedstat", or NULL with cpu_wait_note saying why */
 	char *cpu_wait_note;     /* why cpu_wait_ns is null, or what it leaves out; or NULL */
+	int64_t tree_wait_ns;    /* -1: null; wall the tree's threads lost waiting (run/taskdelay.h) */
 	double max_cpu_wait_pct; /* the threshold it was judged by */
 	int64_t system_cpu_wait_ns; /* -1: null; /proc/pressure/cpu "some" during the run */
 	/*

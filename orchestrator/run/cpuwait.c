@@ -1,11 +1,11 @@
 /*
  * cpuwait: how long a child waited for a CPU while it ran. The figure of
  * choice is the growth of its cgroup's cpu.pressure "some" total (the
- * whole tree); without a cgroup, the run_delay in /proc/PID/schedstat of
- * the child's own threads, read when it has exited but is not yet reaped
- * (proc observes the exit with waitid(WNOWAIT): once reaped the figure is
- * gone). The machine's /proc/pressure/cpu over the same window goes
- * beside it for context. It reads figures only: running and reaping the
+ * whole tree); without a cgroup, the wall time the tree's threads lost
+ * by their run_delay (taskdelay.h), read at each tick and once more when
+ * the child has exited but is not yet reaped (proc observes the exit with
+ * waitid(WNOWAIT): once reaped the figures are gone). The machine's
+ * /proc/pressure/cpu over the same window goes beside it for context. It reads figures only: running and reaping the
  * child are proc.c's, the files themselves cgroup.c's and sysstat.c's.
  */
 #include "run/cpuwait.h"
@@ -28,7 +28,17 @@ void cpuwait_stop(struct cpuwait *w, const struct cgroup *cg, pid_t pid)
 	/* The window closes with the child: what leftovers do later is not its wait. */
 	w->psi_after_us = cgroup_cpu_pressure_us(cg);
 	w->sys_psi_after_us = psi_read_some_total(PSI_SYSTEM_CPU);
-	w->run_delay_ns = schedstat_run_delay(pid);
+	taskdelay_sample(&w->tasks, pid);
+}
+
+void cpuwait_sample(struct cpuwait *w, pid_t pid)
+{
+	taskdelay_sample(&w->tasks, pid);
+}
+
+void cpuwait_release(struct cpuwait *w)
+{
+	taskdelay_release(&w->tasks);
 }
 
 /*
@@ -56,8 +66,9 @@ void cpuwait_from_cgroup(const struct cpuwait *w, struct proc_result *res)
 
 void cpuwait_finish(const struct cpuwait *w, struct proc_result *res)
 {
-	int64_t run_delay_ns = w->run_delay_ns;
+	int64_t lost_ns = taskdelay_lost(&w->tasks, res->fig.wall_ns);
 
+	res->tree_wait_ns = lost_ns;
 	res->system_cpu_wait_ns = psi_delta_ns(w->sys_psi_before_us, w->sys_psi_after_us,
 					       res->fig.wall_ns);
 	/* Without the cgroup's pressure: the child's own threads, or why there is nothing. */
@@ -65,11 +76,12 @@ void cpuwait_finish(const struct cpuwait *w, struct proc_result *res)
 		return;
 	if (res->outcome == PROC_EXEC_FAILED) {
 		res->cpu_wait_note = "the command was not executed";
-	} else if (run_delay_ns >= 0) {
-		res->cpu_wait_ns = run_delay_ns < res->fig.wall_ns ? run_delay_ns : res->fig.wall_ns;
+	} else if (lost_ns >= 0) {
+		res->cpu_wait_ns = lost_ns;
 		res->cpu_wait_source = "schedstat";
-		res->cpu_wait_note = "no cgroup CPU pressure: run_delay of the child's own threads, "
-				     "its descendants not included";
+		res->cpu_wait_note = "no cgroup CPU pressure: the wall time the run_delay of the "
+				     "tree's threads (read every 0.1 s and at the exit) says it "
+				     "lost, combined as README's Contention says";
 	} else {
 		res->cpu_wait_note = "neither a cgroup's cpu.pressure nor /proc/PID/schedstat "
 				     "could be read (no cgroup v2, PSI off, or schedstats off)";

@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "run/taskdelay.h"
+
 struct cgroup;
 struct proc_result;
 
@@ -17,12 +19,14 @@ struct cpuwait {
 	int64_t sys_psi_before_us;  /* /proc/pressure/cpu then; -1 */
 	int64_t psi_after_us;       /* the cgroup's cpu.pressure when the child exited; -1 */
 	int64_t sys_psi_after_us;   /* /proc/pressure/cpu then; -1 */
-	int64_t run_delay_ns;       /* the child's threads' schedstat, read before reaping; -1 */
+	struct taskdelay tasks;     /* the tree's threads, read at each tick and at the exit */
 };
-#define CPUWAIT_INIT { -1, -1, -1, -1, -1 }
+#define CPUWAIT_INIT { -1, -1, -1, -1, TASKDELAY_INIT }
 
 /* Just before the child is let go; cg may have no path (no cgroup). */
 void cpuwait_start(struct cpuwait *w, const struct cgroup *cg);
+/* While the child runs (each tick): reads its tree's threads. */
+void cpuwait_sample(struct cpuwait *w, pid_t pid);
 /* When the child has exited and is not yet reaped (pid still readable). */
 void cpuwait_stop(struct cpuwait *w, const struct cgroup *cg, pid_t pid);
 /*
@@ -31,9 +35,11 @@ void cpuwait_stop(struct cpuwait *w, const struct cgroup *cg, pid_t pid);
  */
 void cpuwait_from_cgroup(const struct cpuwait *w, struct proc_result *res);
 /*
- * Last: the machine's CPU wait, and res's cpu_wait_* from schedstat (or
- * why it is unknown) unless cpuwait_from_cgroup() set them.
+ * Last: the machine's CPU wait, the tree's wall time lost waiting
+ * (res->tree_wait_ns, taskdelay.h), and res's cpu_wait_* from it (or why
+ * it is unknown) unless cpuwait_from_cgroup() set them.
  */
 void cpuwait_finish(const struct cpuwait *w, struct proc_result *res);
+void cpuwait_release(struct cpuwait *w);
 
 #endif

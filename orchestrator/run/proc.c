@@ -595,6 +595,7 @@ static void result_init(struct proc_result *res)
 	res->cg_memory_peak_bytes = -1;
 	res->cg_cpu_usage_ns = -1;
 	res->cpu_wait_ns = -1;
+	res->tree_wait_ns = -1;
 	res->system_cpu_wait_ns = -1;
 }
 
@@ -669,6 +670,7 @@ static int wait_child(struct run *r, const struct proc_spec *spec, int64_t start
 		}
 		watch_stops(r);
 		if (now >= next_tick) {
+			cpuwait_sample(&r->wait, r->pid);
 			if (spec->tick)
 				spec->tick(spec->tick_arg, now - start);
 			while (next_tick <= now)
@@ -968,6 +970,7 @@ static void finish_run(struct run *r, int recorded)
 	}
 	if (recorded)
 		cpuwait_finish(&r->wait, res);
+	cpuwait_release(&r->wait);
 	close_fd(&r->cg_fd);
 	for (int i = 0; i < 2; i++) {
 		close_fd(&r->go[i]);

@@ -140,15 +140,21 @@ struct proc_result {
 	const char *cg_memory_note;/* static: why memory_peak is -1, or NULL */
 	/*
 	 * Time the child was runnable but waiting for a CPU: the cgroup's
-	 * cpu.pressure "some" over the run (the whole tree), else the
-	 * run_delay of the child's threads read before it was reaped (the
-	 * child alone, not its descendants), over the wall time (never more).
+	 * cpu.pressure "some" over the run (the whole tree), else
+	 * tree_wait_ns, over the wall time (never more).
 	 * -1 when neither could be read;
 	 * cpu_wait_source is then NULL and cpu_wait_note says why. Static strings.
 	 */
 	int64_t cpu_wait_ns;
 	const char *cpu_wait_source;  /* "cgroup", "schedstat" or NULL */
 	const char *cpu_wait_note;    /* why unknown, or what the figure leaves out; or NULL */
+	/*
+	 * The wall time the tree's threads lost waiting for a CPU, by their
+	 * schedstat counters (run/taskdelay.h: exact for one thread, an
+	 * estimate for many); -1 when none could be read. Beside a cgroup's
+	 * pressure too: "some" counts any one thread waiting as the tree waiting.
+	 */
+	int64_t tree_wait_ns;
 	int64_t system_cpu_wait_ns;   /* /proc/pressure/cpu "some" over the same window; -1 */
 	/* capture and log mode: what was kept and what was read past the cap */
 	struct proc_stream out, err;

@@ -8,7 +8,6 @@
  */
 #include "run/sysstat.h"
 
-#include <dirent.h>
 #include <sched.h>
 #include <errno.h>
 #include <stdio.h>
@@ -350,65 +349,21 @@ int64_t psi_read_some_total(const char *path)
 	return us;
 }
 
-int schedstat_parse_run_delay(const char *text, int64_t *run_delay_ns)
+int schedstat_parse(const char *text, int64_t *cpu_ns, int64_t *run_delay_ns)
 {
 	unsigned long long exec_ns, delay;
 	char *end;
 
 	errno = 0;
 	exec_ns = strtoull(text, &end, 10);
-	if (errno || end == text || *end != ' ')
+	if (errno || end == text || *end != ' ' || exec_ns > INT64_MAX)
 		return -1;
 	text = end + 1;
 	delay = strtoull(text, &end, 10);
 	if (errno || end == text || (*end != ' ' && *end != '\n' && *end != '\0') ||
 	    delay > INT64_MAX)
 		return -1;
-	(void)exec_ns;
+	*cpu_ns = (int64_t)exec_ns;
 	*run_delay_ns = (int64_t)delay;
 	return 0;
-}
-
-static int64_t read_run_delay(const char *path)
-{
-	char buf[256];
-	int64_t ns;
-	if (read_head(path, buf, sizeof(buf)) < 0 || schedstat_parse_run_delay(buf, &ns) < 0)
-		return -1;
-	return ns;
-}
-
-/* Threads of one process counted at most: a bound on the directory walk. */
-#define SCHEDSTAT_MAX_THREADS 65536
-
-int64_t schedstat_run_delay(pid_t pid)
-{
-	char path[64];
-	int64_t sum = 0;
-	unsigned seen = 0, read_ok = 0;
-	struct dirent *de;
-	DIR *d;
-
-	snprintf(path, sizeof(path), "/proc/%ld/task", (long)pid);
-	d = opendir(path);
-	if (!d) {
-		snprintf(path, sizeof(path), "/proc/%ld/schedstat", (long)pid);
-		return read_run_delay(path);
-	}
-	while ((de = readdir(d)) != NULL && seen++ < SCHEDSTAT_MAX_THREADS) {
-		char tpath[128];
-		int64_t ns;
-		if (de->d_name[0] < '0' || de->d_name[0] > '9')
-			continue;
-		if (snprintf(tpath, sizeof(tpath), "/proc/%ld/task/%.20s/schedstat", (long)pid,
-			     de->d_name) >= (int)sizeof(tpath))
-			continue;
-		ns = read_run_delay(tpath);
-		if (ns < 0)
-			continue;
-		sum += ns;
-		read_ok++;
-	}
-	closedir(d);
-	return read_ok ? sum : -1;
 }

@@ -98,14 +98,11 @@ int64_t psi_read_some_total(const char *path);
 /* /proc/pressure/cpu, machine-wide; -1 without PSI (kernel < 4.20, psi=0). */
 #define PSI_SYSTEM_CPU "/proc/pressure/cpu"
 
-/* The run_delay (ns, second field) of a schedstat line. 0 or -1. */
-int schedstat_parse_run_delay(const char *text, int64_t *run_delay_ns);
 /*
- * The run_delay of every thread of pid, summed over /proc/PID/task/TID/schedstat
- * (the leader is one of them; /proc/PID/schedstat alone when the task
- * directory cannot be listed). Works on a zombie that is not yet reaped.
- * -1 when nothing could be read (no schedstats in this kernel, pid gone).
+ * A schedstat line (/proc/PID/task/TID/schedstat): the CPU time the task
+ * ran (ns, first field) and its run_delay (ns, second field: runnable but
+ * waiting for a CPU). 0, or -1 when the text is not such a line.
  */
-int64_t schedstat_run_delay(pid_t pid);
+int schedstat_parse(const char *text, int64_t *cpu_ns, int64_t *run_delay_ns);
 
 #endif

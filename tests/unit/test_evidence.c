@@ -117,7 +117,7 @@ static void test_invocation_file(void **state)
 		"core_dumped", "timed_out", "exec_error", "stderr_tail", "user_ns", "sys_ns", "cpu_ns",
 		"max_rss_bytes", "minflt", "majflt", "nvcsw", "nivcsw", "load_before",
 		"load_after", "foreign_cpu", "foreign_cpu_resolution", "max_foreign_cpu", "cpu_wait_ns", "cpu_wait_pct",
-		"cpu_wait_source", "cpu_wait_note", "max_cpu_wait_pct", "system_cpu_wait_ns", "run_cpus",
+		"cpu_wait_source", "cpu_wait_note", "tree_wait_ns", "max_cpu_wait_pct", "system_cpu_wait_ns", "run_cpus",
 		"foreign_busy_ns", "foreign_wait_ns", "foreign_wait_pct", "cpus",
 		"load_wait_ns", "loaded", "leftovers_killed", "paused", "overlaps", "logs", "cgroup",
 		"cgroup_note", "results_files", "tests", "results", "failed_tests", "failed_tests_omitted",

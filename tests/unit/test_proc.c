@@ -777,7 +777,8 @@ static void test_cpu_wait_sources(void **state)
 	if (access("/proc/self/schedstat", R_OK) == 0) {
 		assert_string_equal(res.cpu_wait_source, "schedstat");
 		assert_true(res.cpu_wait_ns >= 0);
-		assert_non_null(strstr(res.cpu_wait_note, "descendants not included"));
+		assert_non_null(strstr(res.cpu_wait_note, "the tree's threads"));
+		assert_int_equal(res.cpu_wait_ns, res.tree_wait_ns);
 	} else {
 		assert_null(res.cpu_wait_source);
 		assert_int_equal(res.cpu_wait_ns, -1);
@@ -796,6 +797,9 @@ static void test_cpu_wait_sources(void **state)
 		assert_true(res.cpu_wait_ns >= 0);
 		assert_true(res.cpu_wait_ns <= res.fig.wall_ns);
 	}
+	/* The tree's own figure beside the cgroup's, where schedstat exists. */
+	if (access("/proc/self/schedstat", R_OK) == 0)
+		assert_true(res.tree_wait_ns >= 0 && res.tree_wait_ns <= res.fig.wall_ns);
 	proc_result_release(&res);
 }
 
