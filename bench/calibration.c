@@ -5,8 +5,8 @@
  * the unpaired bootstrap of the ratio of medians (what they judged
  * before). Prints Markdown on stdout: one row per data model (contention
  * among them), noise (CV), number of rounds and method, then the
- * acceptance cells on their own, the run-until-decided design, and the
- * contention models' power with more rounds.
+ * acceptance cells on their own, the run-until-decided design, the
+ * contention models' power with more rounds, and with abev's load guard.
  * The simulation is tests/unit/calibration_sim.h, the one the unit test
  * test_calibration asserts on: the same cell and number of datasets give
  * the same figures in both. Built and run by `make bench-calibration`;
@@ -132,8 +132,8 @@ static void print_sequential(unsigned n)
 	printf("|---|---:|---:|---:|---:|---:|---:|\n");
 	for (int mo = 0; mo < CAL_MODELS; mo++)
 		for (size_t c = 1; c < ARRAY_SIZE(cvs); c++) {
-			struct cal_cell same = { (enum cal_model)mo, cvs[c], 32, 1 };
-			struct cal_cell slow = { (enum cal_model)mo, cvs[c], 32, EFFECT };
+			struct cal_cell same = { (enum cal_model)mo, cvs[c], 32, 1, 0 };
+			struct cal_cell slow = { (enum cal_model)mo, cvs[c], 32, EFFECT, 0 };
 			struct cal_seq_result a0, a5, p5;
 
 			cal_run_sequential(&same, looks, ARRAY_SIZE(looks), 0, n, &a0);
@@ -170,7 +170,7 @@ static void print_contention_rounds(unsigned n)
 		for (size_t c = 1; c < ARRAY_SIZE(cvs); c++) {
 			printf("| %s | %g %% |", cal_model_names[models[m]], cvs[c] * 100);
 			for (size_t r = 0; r < ARRAY_SIZE(more); r++) {
-				struct cal_cell cell = { models[m], cvs[c], more[r], EFFECT };
+				struct cal_cell cell = { models[m], cvs[c], more[r], EFFECT, 0 };
 				struct cal_result res;
 
 				cal_run(&cell, &o, &res);
@@ -178,6 +178,40 @@ static void print_contention_rounds(unsigned n)
 			}
 			printf("\n");
 		}
+}
+
+/*
+ * The contention models with abev's load guard (calibration_sim.h): a run
+ * hit where its round's other run was not is repeated, a round loaded
+ * alike is kept. A/A and +20 % by rounds, paired exact WSR.
+ */
+static void print_guarded(unsigned n)
+{
+	static const size_t some[] = { 8, 12, 16, 24 };
+	static const enum cal_model models[] = { CAL_SHARED_LOAD, CAL_BURSTS };
+	struct cal_options o = { n, 1, 1u << CAL_PAIRED };
+
+	printf("\nContention with abev's load guard (limit %g %%, %d repeats), paired exact WSR:\n\n",
+	       CAL_GUARD_LIMIT, CAL_GUARD_REPEATS);
+	printf("| model | CV | rounds | A/A FAIL %% (L=0) | A/A FAIL %% (L=5) | "
+	       "+20 %% FAIL %% (L=5) | +20 %% INCONCLUSIVE %% (L=5) |\n");
+	printf("|---|---:|---:|---:|---:|---:|---:|\n");
+	for (size_t m = 0; m < ARRAY_SIZE(models); m++)
+		for (size_t c = 1; c < ARRAY_SIZE(cvs); c++)
+			for (size_t r = 0; r < ARRAY_SIZE(some); r++) {
+				struct cal_cell cell = { models[m], cvs[c], some[r], 1, 1 };
+				struct cal_result a, p;
+
+				cal_run(&cell, &o, &a);
+				cell.effect = EFFECT;
+				cal_run(&cell, &o, &p);
+				printf("| %s | %g %% | %zu | %.2f | %.2f | %.1f | %.1f |\n",
+				       cal_model_names[models[m]], cvs[c] * 100, some[r],
+				       pct(&a, CAL_PAIRED, 0, CAL_FAIL),
+				       pct(&a, CAL_PAIRED, L5, CAL_FAIL),
+				       pct(&p, CAL_PAIRED, L5, CAL_FAIL),
+				       pct(&p, CAL_PAIRED, L5, CAL_INCONCLUSIVE));
+			}
 }
 
 int main(void)
@@ -196,7 +230,7 @@ int main(void)
 	for (int mo = 0; mo < CAL_MODELS; mo++)
 		for (size_t c = 0; c < ARRAY_SIZE(cvs); c++)
 			for (size_t r = 0; r < ARRAY_SIZE(rounds); r++) {
-				struct cal_cell cell = { (enum cal_model)mo, cvs[c], rounds[r], 1 };
+				struct cal_cell cell = { (enum cal_model)mo, cvs[c], rounds[r], 1, 0 };
 
 				cal_run(&cell, &o, &aa[mo][c][r]);
 				cell.effect = EFFECT;
@@ -208,5 +242,6 @@ int main(void)
 	print_acceptance();
 	print_sequential(n);
 	print_contention_rounds(n);
+	print_guarded(n);
 	return 0;
 }

@@ -59,6 +59,18 @@ struct load_figures {
 };
 /* Returns 1 when the run's figures were over a limit (whether or not it was kept), else 0. */
 int guard_load(const struct load_figures *f, struct guard_result *out);
+/*
+ * A round's balance: whether a run that waited wait_pct % of its wall time
+ * for CPUs other processes held was loaded like each of its round's
+ * counted runs (partners[0..n), the same share of theirs): other work then
+ * lengthened every run of the round alike, and their ratio is a fair one.
+ * Alike means the wall times the waits leave, 1 - wait, differ by no more
+ * than the load limit allows one run on its own: the larger over the
+ * smaller at most 1 / (1 - limit_pct / 100), so that 0 % beside 9 % is
+ * alike at a 10 % limit and 50 % beside 56 % is not (2x against 2.27x).
+ * 0 without a partner or with an unknown share (< 0).
+ */
+int guard_load_balanced(double wait_pct, const double *partners, size_t n, double limit_pct);
 
 /*
  * min_executed: executed leaf results summed over the invocation's result

@@ -65,3 +65,21 @@ int guard_load(const struct load_figures *f, struct guard_result *out)
 	out->reason = strbuf_detach(&sb, NULL);
 	return wait_over || foreign_over;
 }
+
+int guard_load_balanced(double wait_pct, const double *partners, size_t n, double limit_pct)
+{
+	double most;
+
+	if (!n || wait_pct < 0 || wait_pct >= 100 || limit_pct < 0 || limit_pct >= 100)
+		return 0;
+	most = 1 / (1 - limit_pct / 100);
+	for (size_t i = 0; i < n; i++) {
+		double a = 1 - wait_pct / 100, b = 1 - partners[i] / 100;
+		if (partners[i] < 0 || partners[i] >= 100)
+			return 0;
+		/* A tiny slack: at exactly the limit the division may round either way. */
+		if ((a > b ? a / b : b / a) > most * (1 + 1e-12))
+			return 0;
+	}
+	return 1;
+}

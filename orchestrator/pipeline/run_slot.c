@@ -20,6 +20,8 @@
 
 #include "util/cpulist.h"
 #include "util/dirat.h"
+#include "decide/compare.h"
+#include "guards/guard.h"
 #include "pipeline/judge.h"
 #include "pipeline/quiet.h"
 #include "evidence/ledger.h"
@@ -559,16 +561,58 @@ out:
 	return ret;
 }
 
+/* Counted runs of a round at most compared with (the plan's variants, bounded). */
+#define ROUND_PARTNERS_MAX 64
+
+/*
+ * Whether inv was loaded like the counted runs of its round that ran
+ * before it (guard_load_balanced()): then other work lengthened the whole
+ * round alike and its ratios are fair, so it is kept, not repeated; a run
+ * hit where its partner was not is still repeated. The reason, or NULL
+ * (no partner yet, or not alike). Caller frees.
+ */
+static char *round_balanced(const struct run_state *st, const struct invocation *inv)
+{
+	double shares[ROUND_PARTNERS_MAX];
+	const struct invocation *last = NULL;
+	size_t n = 0;
+
+	if (inv->warmup)
+		return NULL;
+	for (size_t i = 0; i < st->ninvs && n < ROUND_PARTNERS_MAX; i++) {
+		const struct invocation *p = &st->invs[i];
+		if (p->round != inv->round || !strcmp(p->variant, inv->variant) || !compare_counts(p))
+			continue;
+		shares[n++] = invocation_foreign_wait_pct(p);
+		last = p;
+	}
+	if (!guard_load_balanced(invocation_foreign_wait_pct(inv), shares, n,
+				 st->plan->max_cpu_wait_pct))
+		return NULL;
+	if (n == 1)
+		return xasprintf("its round is balanced: %s run %u waited %.1f %% on other "
+				 "processes, this one %.1f %%, so other work lengthened both alike",
+				 last->variant, last->round, shares[0],
+				 invocation_foreign_wait_pct(inv));
+	return xasprintf("its round is balanced: the round's %zu other counted runs waited on "
+			 "other processes as much as this one (%.1f %%)",
+			 n, invocation_foreign_wait_pct(inv));
+}
+
 /*
  * Why a recorded attempt whose load figures are over the limits is kept
- * rather than discarded, or NULL: the machine stayed busy through the
- * wait for a quieter one, or the slot has no repeat left (a slot is never
- * lost to load alone). Caller frees.
+ * rather than discarded, or NULL: its round is balanced (round_balanced()),
+ * the machine stayed busy through the wait for a quieter one, or the slot
+ * has no repeat left (a slot is never lost to load alone). Caller frees.
  */
-static char *keep_loaded_reason(const struct run_state *st, unsigned attempt)
+static char *keep_loaded_reason(const struct run_state *st, const struct invocation *inv,
+				unsigned attempt)
 {
 	const struct plan *plan = st->plan;
+	char *balanced = round_balanced(st, inv);
 
+	if (balanced)
+		return balanced;
 	if (st->load_spent)
 		return xasprintf("the machine stayed busy through the wait for a quieter one "
 				 "(load.max_wait_seconds %g s, spent)", plan->max_wait_seconds);
@@ -625,7 +669,7 @@ static int run_one(struct run_state *st, const struct sched_slot *slot, unsigned
 	} else {
 		judge_invocation(st->judge, inv, &st->ev, run_state_note_cb, st);
 	}
-	keep = keep_loaded_reason(st, attempt);
+	keep = keep_loaded_reason(st, inv, attempt);
 	judge_load(st->judge, inv, attempt, keep);
 	note_losses(st, inv);
 	ret = 0;

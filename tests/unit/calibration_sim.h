@@ -28,7 +28,16 @@
  * (1.5 % more than 2 times): bursts in about 8 % of runs. The burst share
  * is twice that, to err on the busy side. Every simulated round counts:
  * there is no warmup and no load guard (load.max_cpu_wait_pct would
- * discard and repeat most of the slowed runs), the worst case for the gate.
+ * discard and repeat most of the slowed runs), the worst case for the gate
+ * — unless the cell asks for abev's load guard (cal_cell.guarded): then
+ * each run waits on other processes for the share of its time that its
+ * contention factor f gives it, 1 - 1/f (exactly what the load guard
+ * measures of a CPU-bound run), and is repeated as abev repeats it while
+ * its wait budget lasts: the first run of a round when its share is over
+ * the limit (CAL_GUARD_LIMIT, load.max_cpu_wait_pct's default), the second
+ * when it is over and not loaded like the first (guard_load_balanced()),
+ * each at most CAL_GUARD_REPEATS times, then kept. abev alternates which
+ * variant runs first in a round; so does the simulation.
  *
  * Shared by tests/unit/test_calibration.c, which asserts the acceptance
  * criteria on a few cells, and bench/calibration.c, which prints the whole
@@ -49,6 +58,7 @@
 
 #include "decide/stats.h"
 #include "decide/stats_exact.h"
+#include "guards/guard.h"
 #include "util/rng.h"
 
 /* The data models: each run's time is base * noise (cal_round()). */
@@ -81,6 +91,9 @@ static const char *const cal_model_names[CAL_MODELS] = {
 #define CAL_BURST_SHARE 0.15
 #define CAL_BURST_MIN 1.3
 #define CAL_BURST_MAX 2.0
+/* abev's load guard, where a cell asks for it: the limit (%) and the repeats of a slot. */
+#define CAL_GUARD_LIMIT 10.0
+#define CAL_GUARD_REPEATS 2
 
 enum cal_method { CAL_PAIRED, CAL_BOOTSTRAP, CAL_METHODS };
 
@@ -102,6 +115,7 @@ struct cal_cell {
 	double cv;        /* coefficient of variation of the noise (see enum cal_model) */
 	size_t rounds;    /* paired rounds: one reference and one candidate run each */
 	double effect;    /* candidate's base over the reference's: 1 for A/A */
+	int guarded;      /* runs judged and repeated as abev's load guard does (top of file) */
 };
 
 struct cal_options {
@@ -202,11 +216,16 @@ static inline double cal_t3(uint64_t *rng)
 	return cal_normal(rng) / sqrt(chi2 / 3);
 }
 
-/* One run's noise under the model, its round's shared factor given. */
-static inline double cal_noise(const struct cal_cell *c, uint64_t *rng, double shared)
+/*
+ * One run's noise under the model, its round's shared factor given; the
+ * burst it had (1: none) in *burst.
+ */
+static inline double cal_noise(const struct cal_cell *c, uint64_t *rng, double shared,
+			       double *burst)
 {
 	double v = shared;
 
+	*burst = 1;
 	switch (c->model) {
 	case CAL_ROUND:
 		return v * cal_lognormal(rng, c->cv / 2);
@@ -217,17 +236,57 @@ static inline double cal_noise(const struct cal_cell *c, uint64_t *rng, double s
 		return v;
 	case CAL_BURSTS:
 		v *= cal_lognormal(rng, c->cv);
-		return v * cal_slowdown(rng, CAL_BURST_SHARE, CAL_BURST_MIN, CAL_BURST_MAX);
+		*burst = cal_slowdown(rng, CAL_BURST_SHARE, CAL_BURST_MIN, CAL_BURST_MAX);
+		return v * *burst;
 	default:
 		return v * cal_lognormal(rng, c->cv);
 	}
 }
 
-/* Round r of n: the reference's run, then the candidate's. */
+/*
+ * One run as the load guard sees it: its time, and in *share the part of
+ * it spent waiting on other processes (1 - 1/f for a contention factor f).
+ */
+static inline double cal_draw(const struct cal_cell *c, uint64_t *rng, double shared,
+			      double *share)
+{
+	double burst, v = cal_noise(c, rng, shared, &burst);
+	double load = c->model == CAL_SHARED_LOAD ? shared : 1;
+
+	*share = 1 - 1 / (load * burst);
+	return v;
+}
+
+/*
+ * A guarded round (the top of the file): the first run repeated while it
+ * is over the limit, the second while it is over and not balanced with the
+ * first; in *first and *second, their times.
+ */
+static inline void cal_guarded_round(const struct cal_cell *c, uint64_t *rng, double shared,
+				     double *first, double *second)
+{
+	double first_pct, pct;
+
+	for (int attempt = 1;; attempt++) {
+		*first = cal_draw(c, rng, shared, &first_pct);
+		first_pct *= 100;
+		if (first_pct <= CAL_GUARD_LIMIT || attempt > CAL_GUARD_REPEATS)
+			break;
+	}
+	for (int attempt = 1;; attempt++) {
+		*second = cal_draw(c, rng, shared, &pct);
+		pct *= 100;
+		if (pct <= CAL_GUARD_LIMIT || attempt > CAL_GUARD_REPEATS ||
+		    guard_load_balanced(pct, &first_pct, 1, CAL_GUARD_LIMIT))
+			break;
+	}
+}
+
+/* Round r of n: the reference's run, then the candidate's (guarded: alternating). */
 static inline void cal_round(const struct cal_cell *c, uint64_t *rng, size_t r, double *ref,
 		      double *cand)
 {
-	double shared = 1;
+	double shared = 1, burst;
 
 	if (c->model == CAL_DRIFT)
 		shared = exp(0.02 * (double)r / (double)c->rounds);
@@ -235,8 +294,15 @@ static inline void cal_round(const struct cal_cell *c, uint64_t *rng, size_t r, 
 		shared = cal_lognormal(rng, c->cv);
 	else if (c->model == CAL_SHARED_LOAD)
 		shared = cal_slowdown(rng, CAL_LOAD_SHARE, CAL_LOAD_MIN, CAL_LOAD_MAX);
-	*ref = cal_noise(c, rng, shared);
-	*cand = c->effect * cal_noise(c, rng, shared);
+	if (c->guarded) {
+		double first, second;
+		cal_guarded_round(c, rng, shared, &first, &second);
+		*ref = r % 2 ? second : first;
+		*cand = c->effect * (r % 2 ? first : second);
+		return;
+	}
+	*ref = cal_noise(c, rng, shared, &burst);
+	*cand = c->effect * cal_noise(c, rng, shared, &burst);
 }
 
 /* A cell's seed: a different stream for each model, noise, size and effect. */
@@ -244,7 +310,7 @@ static inline uint64_t cal_seed(const struct cal_cell *c)
 {
 	uint64_t s = UINT64_C(0xabe7ca11b7a7e000) ^ (uint64_t)c->model << 56 ^
 		     (uint64_t)llround(c->cv * 1e4) << 32 ^ (uint64_t)c->rounds << 16 ^
-		     (uint64_t)llround(c->effect * 1e3);
+		     (uint64_t)llround(c->effect * 1e3) ^ (uint64_t)(c->guarded != 0) << 60;
 
 	return rng_next(&s);
 }

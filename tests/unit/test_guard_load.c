@@ -112,11 +112,40 @@ static void test_kept_under_load(void **state)
 	}
 }
 
+/* A round's balance: the wall times the waits leave, compared as the single-run limit allows. */
+static void test_balanced(void **state)
+{
+	const double none[] = { 0 }, nine[] = { 9 }, fifty[] = { 50 }, two[] = { 50, 52 },
+		     unknown[] = { -1 }, mixed[] = { 50, 0 };
+	(void)state;
+	/* Alone in its round: nothing to be balanced with. */
+	assert_int_equal(guard_load_balanced(30, none, 0, 10), 0);
+	/* 0 % beside 9 %: within what one run may wait on its own at a 10 % limit. */
+	assert_int_equal(guard_load_balanced(9, none, 1, 10), 1);
+	assert_int_equal(guard_load_balanced(0, nine, 1, 10), 1);
+	/* Exactly the limit: 1 - 0.1 against 1. */
+	assert_int_equal(guard_load_balanced(10, none, 1, 10), 1);
+	assert_int_equal(guard_load_balanced(10.5, none, 1, 10), 0);
+	/* 50 % beside 55 %: 0.5 / 0.45 = 1.111, the limit, alike; beside 56 %: 1.136, not. */
+	assert_int_equal(guard_load_balanced(55, fifty, 1, 10), 1);
+	assert_int_equal(guard_load_balanced(56, fifty, 1, 10), 0);
+	/* Hit on one side only. */
+	assert_int_equal(guard_load_balanced(40, none, 1, 10), 0);
+	/* Every partner must be alike. */
+	assert_int_equal(guard_load_balanced(51, two, 2, 10), 1);
+	assert_int_equal(guard_load_balanced(51, mixed, 2, 10), 0);
+	/* An unknown share, or a run that did nothing but wait, is never balanced. */
+	assert_int_equal(guard_load_balanced(51, unknown, 1, 10), 0);
+	assert_int_equal(guard_load_balanced(-1, fifty, 1, 10), 0);
+	assert_int_equal(guard_load_balanced(100, fifty, 1, 10), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_verdicts),
 		cmocka_unit_test(test_kept_under_load),
+		cmocka_unit_test(test_balanced),
 	};
 	return cmocka_run_group_tests_name("guard_load", tests, NULL, NULL);
 }
