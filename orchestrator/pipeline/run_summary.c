@@ -11,7 +11,9 @@
 #include <stdlib.h>
 
 #include "evidence/evidence.h"
+#include "report/contention.h"
 #include "report/summary.h"
+#include "util/strbuf.h"
 #include "util/escape.h"
 
 /* Whether any variant of the plan is pinned to CPUs (its own cpus or schedule.cpus). */
@@ -75,44 +77,26 @@ static void print_advice(FILE *f, const struct run_state *st, double foreign_max
  */
 static void print_load(FILE *f, const struct run_state *st)
 {
-	size_t loaded = 0, counted = 0, waits = 0;
-	int64_t waited_ns = 0;
-	double worst = -1;
+	struct contention ct;
+	struct strbuf sb = STRBUF_INIT;
 
-	for (size_t i = 0; i < st->ninvs; i++) {
-		const struct invocation *inv = &st->invs[i];
-		double fpct = invocation_foreign_wait_pct(inv);
-
-		/* As the report counts them: the waits the runs record. */
-		if (inv->load_wait_ns > 0) {
-			waits++;
-			waited_ns += inv->load_wait_ns;
-		}
-		if (inv->warmup || inv->status == INV_DISCARDED)
-			continue;
-		counted++;
-		if (!inv->loaded)
-			continue;
-		loaded++;
-		if (fpct > worst)
-			worst = fpct;
+	contention_count(&ct, st->invs, st->ninvs);
+	if (ct.waits) {
+		contention_waited(&sb, &ct, st->plan->max_wait_seconds,
+				  st->opt->bench ? "--max-load-wait" : "load.max_wait_seconds");
+		fprintf(f, "load:     %s\n", sb.buf);
+		strbuf_reset(&sb);
 	}
-	if (waits)
-		fprintf(f, "load:     waited %.1f s in all for a quieter machine, before %zu run(s) "
-			   "(at most %g s: %s)\n",
-			(double)waited_ns / 1e9, waits,
-			st->plan->max_wait_seconds,
-			st->opt->bench ? "--max-load-wait" : "load.max_wait_seconds");
-	if (!loaded)
+	if (!ct.loaded) {
+		strbuf_release(&sb);
 		return;
-	fprintf(f, "load:     %zu of %zu counted run(s) ran under load, kept and marked loaded: "
-		   "their wall times include ", loaded, counted);
-	if (worst >= 0)
-		fprintf(f, "up to %.1f %% waiting for CPUs other work held.\n", worst);
-	else
-		fputs("waiting for CPUs other work held (how much was not measured).\n", f);
-	fputs("          wall_own (wall less that wait) and CPU time (cpu) are not lengthened "
-	      "by it: trust them over wall here", f);
+	}
+	contention_loaded(&sb, &ct);
+	fprintf(f, "load:     %s.\n          ", sb.buf);
+	strbuf_reset(&sb);
+	contention_trust(&sb);
+	fputs(sb.buf, f);
+	strbuf_release(&sb);
 	if (st->opt->bench)
 		fputs(" (gate: --max-regression wall_own=P, the default, or cpu=P)", f);
 	else

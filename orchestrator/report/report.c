@@ -12,14 +12,17 @@
 #include "report/report.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "util/envnames.h"
+#include "report/contention.h"
 #include "report/plots.h"
 #include "report/summary.h"
 #include "util/template.h"
 #include "decide/units.h"
+#include "util/compiler.h"
 #include "util/dirat.h"
 #include "util/escape.h"
 #include "util/quote.h"
@@ -176,6 +179,90 @@ static void set_verdict(struct tmpl_ctx *c, const struct comparison *cmp)
 	tmpl_setf(c, "confidence", "%.4g%%", cmp->confidence * 100);
 	tmpl_setf(c, "resamples", "%u", cmp->resamples);
 	tmpl_setf(c, "seed", "%llu", (unsigned long long)cmp->seed);
+}
+
+/*
+ * The contention the verdict names, in the words of the terminal's load:
+ * lines (contention.h): the wait for a quieter machine, the runs kept
+ * under load, how much the counted runs waited on others and which
+ * figures to trust then; or that there was none, or that it was not
+ * measured.
+ */
+static void set_verdict_contention(struct tmpl_ctx *c, const struct report_input *in)
+{
+	const struct run_header *run = in->run;
+	const char *from = run->max_wait_seconds_from;
+	struct contention ct;
+	struct strbuf sb = STRBUF_INIT;
+	int on_others;
+
+	contention_count(&ct, in->invs, in->ninvs);
+	on_others = ct.all.max >= COMPARE_CONTENDED_PCT;
+	tmpl_setf(c, "contended_pct", "%g", COMPARE_CONTENDED_PCT);
+	tmpl_setf(c, "ncounted", "%zu", ct.counted);
+	tmpl_setf(c, "nmeasured", "%zu", ct.all.n);
+	tmpl_set_bool(c, "contention_partly", ct.all.n < ct.counted);
+	tmpl_set_bool(c, "contention_unmeasured", !contention_seen(&ct) && ct.counted && !ct.all.n);
+	tmpl_set_bool(c, "contention_none", !contention_seen(&ct) && ct.all.n);
+	if (!contention_seen(&ct)) {
+		tmpl_set(c, "contention", NULL);
+		return;
+	}
+	if (ct.waits) {
+		strbuf_adds(&sb, "abev ");
+		contention_waited(&sb, &ct, run->max_wait_seconds,
+				  from && !strcmp(from, "--max-load-wait") ? from
+									   : "load.max_wait_seconds");
+		strbuf_addch(&sb, '.');
+	}
+	if (ct.loaded) {
+		strbuf_adds(&sb, sb.len ? " " : "");
+		contention_loaded(&sb, &ct);
+		strbuf_addch(&sb, '.');
+	} else if (on_others) {
+		strbuf_adds(&sb, sb.len ? " " : "");
+		contention_counted(&sb, &ct);
+		strbuf_addch(&sb, '.');
+	}
+	if (ct.loaded || on_others) {
+		strbuf_adds(&sb, " ");
+		contention_trust(&sb);
+		strbuf_addch(&sb, '.');
+	}
+	set_sb(c, "contention", &sb);
+}
+
+/* Adds "KEY VALUE (FROM)" to sb, ", "-separated, when FROM is an option ("--..."). */
+static void ABEV_PRINTF(4, 5) cli_setting(struct strbuf *sb, const char *key, const char *from,
+					  const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!from || strncmp(from, "--", 2))
+		return;
+	strbuf_addf(sb, "%s%s ", sb->len ? ", " : "", key);
+	va_start(ap, fmt);
+	strbuf_vaddf(sb, fmt, ap);
+	va_end(ap);
+	strbuf_addf(sb, " (%s)", from);
+}
+
+/*
+ * Each setting the run header says came from the command line rather
+ * than the plan (its _from names an option): "load.max_cpu_wait_pct
+ * 100 % (--max-cpu-wait-pct), run_as alice (--run-as)"; "" when none did.
+ */
+static void set_cli_settings(struct tmpl_ctx *c, const struct run_header *run)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	cli_setting(&sb, "load.max_cpu_wait_pct", run->max_cpu_wait_pct_from, "%g %%",
+		    run->max_cpu_wait_pct);
+	cli_setting(&sb, "load.max_wait_seconds", run->max_wait_seconds_from, "%g s",
+		    run->max_wait_seconds);
+	cli_setting(&sb, "run_as", run->run_as_from, "%s",
+		    run->run_as_user ? run->run_as_user : "(unknown user)");
+	set_sb(c, "cli_settings", &sb);
 }
 
 static const char *metric_about(const struct cmp_metric *m)
@@ -913,6 +1000,8 @@ char *report_render(const struct report_input *in)
 	set_header(c, in);
 	set_what_ran(c, in);
 	set_verdict(c, in->comparison);
+	set_verdict_contention(c, in);
+	set_cli_settings(c, in->run);
 	set_metrics(c, in);
 	set_gates(c, in->comparison);
 	set_tests(c, in);

@@ -84,6 +84,18 @@ class AbevTestCase(unittest.TestCase):
             return json.load(f)
 
 
+def reseal(ev):
+    """Makes evidence directory ev's manifest (SHA256) anew over an edit, as whoever
+    edited it would: the commands check the manifest first and refuse evidence that
+    does not match it."""
+    files = sorted(os.path.relpath(os.path.join(d, n), ev) for d, _, ns in os.walk(ev)
+                   for n in ns if n not in ("SHA256", "SHA256.sig") or d != ev)
+    manifest = subprocess.run(["sha256sum", "--tag", *files], cwd=ev, check=True,
+                              capture_output=True).stdout
+    with open(os.path.join(ev, "SHA256"), "wb") as f:
+        f.write(manifest)
+
+
 def helper_plan(variants, runs=1, warmups=0, order="alternate", gap=0, timeout=None,
                 name="t", load=None, seed=1, helper=None, **extra):
     """A plan whose variants run the test helper: variants is a list of

@@ -8,10 +8,11 @@ whose threads wait for each other is kept: only the wait other processes
 can have caused counts. Asserts on the recorded figures and statuses,
 never on durations."""
 
+import json
 import os
 import subprocess
 
-from common import AbevTestCase, HELPER, helper_plan
+from common import AbevTestCase, HELPER, helper_plan, reseal
 
 LIMIT = 25  # percent; a spinner sharing a CPU with another waits about half its wall time
 
@@ -281,3 +282,72 @@ class Advice(AbevTestCase):
         self.assertEqual(inv["status"], "ok", inv["reason"])
         self.assertNotIn("pin the variants to CPUs", cp.stdout)
         self.assertNotIn("slot(s) lost", cp.stdout)
+
+
+def verdict(report):
+    """The report's verdict section, from its heading to the next one."""
+    start = report.index("## Verdict\n")
+    return report[start:report.index("\n## ", start)]
+
+
+class ReportVerdict(AbevTestCase):
+    """The report's verdict names the limits the command line set instead of
+    the plan, and the contention the runs' records show; both from what
+    result.json holds, never from how busy this machine is."""
+
+    def test_command_line_limits_are_named(self):
+        plan = helper_plan([("x", ["exit", "0"])])
+        self.run_plan(plan, None, "--max-cpu-wait-pct", "100", "--max-load-wait", "0")
+        said = ("\n\nSet on the command line, not in the plan: load.max\\_cpu\\_wait\\_pct 100 % "
+                "(--max-cpu-wait-pct), load.max\\_wait\\_seconds 0 s (--max-load-wait).\n")
+        with open(self.path("ev", "report.md"), encoding="utf-8") as f:
+            self.assertIn(said, verdict(f.read()))
+        # abev report says it again from result.json.
+        cp = self.abev("report", self.path("ev"), check=0)
+        self.assertIn(said, verdict(cp.stdout))
+        # The plan's own limits are not named.
+        self.run_plan(plan, None, out="ev2")
+        with open(self.path("ev2", "report.md"), encoding="utf-8") as f:
+            self.assertNotIn("Set on the command line", f.read())
+
+    def report_of(self, res):
+        """`abev report` of evidence ev once its result.json is res."""
+        with open(self.path("ev", "result.json"), "w", encoding="utf-8") as f:
+            json.dump(res, f, indent=2)
+        reseal(self.path("ev"))
+        return self.abev("report", self.path("ev"), check=0)
+
+    def test_contention_from_the_records(self):
+        plan = helper_plan([("a", ["exit", "0"]), ("b", ["exit", "0"])], runs=3)
+        _, res = self.run_plan(plan, None)
+        invs = res["invocations"]
+        self.assertEqual([i["status"] for i in invs], ["ok"] * 6)
+        # The records say: two runs kept under load, waiting 30 and 45 % of their
+        # wall time on others, one 2 %; 2.25 s and 1.25 s spent waiting for a
+        # quieter machine first.
+        script = [(0, False, 0), (30, True, 2.25), (2, False, 0), (45, True, 0), (0, False, 1.25),
+                  (0, False, 0)]
+        for inv, (pct, loaded, wait_s) in zip(invs, script):
+            inv["foreign_wait_ns"] = int(inv["wall_ns"] * pct / 100)
+            inv["foreign_wait_pct"] = round(inv["foreign_wait_ns"] * 100 / inv["wall_ns"], 4)
+            inv["loaded"] = loaded
+            inv["load_wait_ns"] = int(wait_s * 1e9)
+        cp = self.report_of(res)
+        self.assertIn("\n\n**Contention:** abev waited 3.5 s in all for a quieter machine, before 2 "
+                      "run(s) (at most 60 s: load.max\\_wait\\_seconds). 2 of 6 counted run(s) ran "
+                      "under load, kept and marked loaded: their wall times include up to 45.0 % "
+                      "(median 37.5 %) waiting for CPUs other work held. wall\\_own (wall less that "
+                      "wait) and CPU time (cpu) are not lengthened by it: trust them over wall "
+                      "here.\n", verdict(cp.stdout))
+        # The conditions count the same runs.
+        self.assertIn("Kept under load (loaded): 2. Waited for a quieter machine before 2 run(s), "
+                      "3.5 s in all.", cp.stdout)
+
+        # No wait, nothing loaded, no run waiting 1 % on others: one line says so.
+        for inv in invs:
+            inv.update(foreign_wait_ns=0, foreign_wait_pct=0, loaded=False, load_wait_ns=0)
+        cp = self.report_of(res)
+        self.assertIn("\n\nNo contention: no counted run waited 1 % of its wall time or more for "
+                      "CPUs other processes held, none ran under load, and abev did not wait for "
+                      "a quieter machine.\n", verdict(cp.stdout))
+        self.assertNotIn("**Contention:**", cp.stdout)

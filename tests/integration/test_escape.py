@@ -9,7 +9,7 @@ import os
 import re
 import subprocess
 
-from common import ABEV, AbevTestCase, helper_plan
+from common import ABEV, AbevTestCase, helper_plan, reseal
 
 # ESC, the 8-bit CSI, RIGHT-TO-LEFT OVERRIDE, LINE SEPARATOR, and a raw 0x9b byte
 # is added where bytes can be given (paths, output).
@@ -193,14 +193,7 @@ class FromDisk(CleanCase):
         hostile = json.dumps("sl" + HOSTILE)
         with open(os.path.join(ev, "result.json"), "w", encoding="utf-8") as f:
             f.write(text.replace('"sleep-0"', hostile))
-        # Sealed anew over the edit, as whoever wrote it would: the commands check the
-        # manifest first and refuse evidence that does not match it.
-        files = sorted(os.path.relpath(os.path.join(d, n), ev) for d, _, ns in os.walk(ev)
-                       for n in ns if n not in ("SHA256", "SHA256.sig") or d != ev)
-        manifest = subprocess.run(["sha256sum", "--tag", *files], cwd=ev, check=True,
-                                  capture_output=True).stdout
-        with open(os.path.join(ev, "SHA256"), "wb") as f:
-            f.write(manifest)
+        reseal(ev)
         for args in (["compare", ev, ev], ["report", ev], ["export", ev, "--format", "junit"],
                      ["export", ev, "--format", "hyperfine"], ["export", ev, "--format", "json"]):
             cp = subprocess.run([ABEV, *args], capture_output=True)

@@ -508,6 +508,154 @@ static void test_no_invocations(void **state)
 	free(r);
 }
 
+/*
+ * The verdict's section of f rendered, from its heading to the next one:
+ * with its comparison, or (not compared) as while the run goes on.
+ */
+static char *verdict(struct fixture *f, int compared)
+{
+	char *r = compared ? render(f, NULL, 0) : report_render(&f->in);
+	const char *a = strstr(r, "## Verdict\n"), *b = a ? strstr(a, "\n## ") : NULL;
+	char *v;
+
+	assert_non_null(b);
+	v = strndup(a, (size_t)(b - a));
+	free(r);
+	return v;
+}
+
+/* Sets invocation i's wait on others to pct % of its wall time (-1: not measured). */
+static void foreign_wait(struct fixture *f, size_t i, double pct)
+{
+	f->invs[i].foreign_wait_ns = pct < 0 ? -1 : (int64_t)((double)f->invs[i].fig.wall_ns * pct / 100);
+}
+
+/*
+ * The verdict names the contention the runs saw, in the terminal's words:
+ * the wait for a quieter machine, the runs kept under load with the
+ * largest and median share they waited on others, and which figures to
+ * trust then.
+ */
+static void test_verdict_contention(void **state)
+{
+	struct fixture f;
+	char *v;
+
+	(void)state;
+	build(&f);
+	f.hdr.max_wait_seconds = 60;
+	f.hdr.max_wait_seconds_from = "default";
+	foreign_wait(&f, 4, 30);   /* seq 5, loaded, after a wait of 12.3 s */
+	foreign_wait(&f, 6, 45);   /* seq 7 */
+	f.invs[6].loaded = 1;
+	v = verdict(&f, 1);
+	assert_has(v, "\n\n**Contention:** abev waited 12.3 s in all for a quieter machine, before 1 "
+		   "run(s) (at most 60 s: load.max\\_wait\\_seconds). 2 of 6 counted run(s) ran under "
+		   "load, kept and marked loaded: their wall times include up to 45.0 % (median "
+		   "37.5 %) waiting for CPUs other work held. wall\\_own (wall less that wait) and CPU "
+		   "time (cpu) are not lengthened by it: trust them over wall here.\n\n");
+	assert_lacks(v, "No contention");
+	free(v);
+
+	/* The budget set on the command line is named as such. */
+	f.hdr.max_wait_seconds = 5;
+	f.hdr.max_wait_seconds_from = "--max-load-wait";
+	v = verdict(&f, 1);
+	assert_has(v, "(at most 5 s: --max-load-wait)");
+	free(v);
+}
+
+/*
+ * Without a wait or a loaded run: runs that waited on others but within
+ * the limit (how much, and what to trust); no contention in one line; or,
+ * where no run's wait was measured, that.
+ */
+static void test_verdict_not_loaded(void **state)
+{
+	static const struct {
+		double seq3_pct;   /* seq 3's wait on others; -1: no run's was measured */
+		const char *want, *not;
+	} cases[] = {
+		{ 4, "\n\n**Contention:** Counted runs waited up to 4.0 % (median 0.0 %) of their wall "
+		  "time for CPUs other work held. wall\\_own (wall less that wait) and CPU time (cpu) "
+		  "are not lengthened by it: trust them over wall here.\n\n", "No contention" },
+		/* Under 1 %: the terminal does not show wall_own either. The timed-out seq 9 has no wait. */
+		{ 0.9, "\n\nNo contention: no counted run waited 1 % of its wall time or more for CPUs "
+		  "other processes held (measured for 5 of 6), none ran under load, and abev did not "
+		  "wait for a quieter machine.\n\n", "**Contention:**" },
+		{ -1, "\n\nContention was not measured: no counted run's wait for CPUs other processes "
+		  "held is known", "No contention" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct fixture f;
+		char *v;
+
+		build(&f);
+		f.invs[4].loaded = 0;
+		f.invs[4].load_wait_ns = 0;
+		for (size_t k = 0; cases[i].seq3_pct < 0 && k < f.in.ninvs; k++)
+			foreign_wait(&f, k, -1);
+		foreign_wait(&f, 2, cases[i].seq3_pct);
+		print_message("case %zu\n", i);
+		v = verdict(&f, 1);
+		assert_has(v, cases[i].want);
+		assert_lacks(v, cases[i].not);
+		assert_lacks(v, "run(s) ran under load");
+		assert_lacks(v, "abev waited");
+		free(v);
+	}
+}
+
+/*
+ * Every setting the command line gave instead of the plan is named in the
+ * verdict with its value and option, finished or not; none, nothing.
+ */
+static void test_verdict_command_line_settings(void **state)
+{
+	static const struct {
+		const char *status, *pct_from, *wait_from, *run_as_from, *want;
+	} cases[] = {
+		{ "completed", "--max-cpu-wait-pct", "--max-load-wait", "--run-as",
+		  "\n\nSet on the command line, not in the plan: load.max\\_cpu\\_wait\\_pct 100 % "
+		  "(--max-cpu-wait-pct), load.max\\_wait\\_seconds 0 s (--max-load-wait), run\\_as "
+		  "alice (--run-as).\n\n" },
+		/* While the run goes on, too. */
+		{ "running", "--max-cpu-wait-pct", "plan", "plan",
+		  "\n\nSet on the command line, not in the plan: load.max\\_cpu\\_wait\\_pct 100 % "
+		  "(--max-cpu-wait-pct).\n\n" },
+		{ "completed", "plan", "--max-load-wait", "plan",
+		  "\n\nSet on the command line, not in the plan: load.max\\_wait\\_seconds 0 s "
+		  "(--max-load-wait).\n\n" },
+		{ "completed", "default", "default", "plan", NULL },
+		/* Evidence from before the provenance was recorded: nothing to name. */
+		{ "completed", NULL, NULL, NULL, NULL },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct fixture f;
+		char *v;
+
+		build(&f);
+		f.hdr.status = cases[i].status;
+		f.hdr.max_cpu_wait_pct = 100;
+		f.hdr.max_cpu_wait_pct_from = cases[i].pct_from;
+		f.hdr.max_wait_seconds = 0;
+		f.hdr.max_wait_seconds_from = cases[i].wait_from;
+		f.hdr.run_as_user = "alice";
+		f.hdr.run_as_from = cases[i].run_as_from;
+		print_message("case %zu\n", i);
+		v = verdict(&f, strcmp(cases[i].status, "running") != 0);
+		if (cases[i].want)
+			assert_has(v, cases[i].want);
+		else
+			assert_lacks(v, "Set on the command line");
+		free(v);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -521,6 +669,9 @@ int main(void)
 		cmocka_unit_test(test_reference_without_data),
 		cmocka_unit_test(test_running),
 		cmocka_unit_test(test_no_invocations),
+		cmocka_unit_test(test_verdict_contention),
+		cmocka_unit_test(test_verdict_not_loaded),
+		cmocka_unit_test(test_verdict_command_line_settings),
 	};
 
 	return cmocka_run_group_tests_name("report", tests, NULL, NULL);
