@@ -302,10 +302,10 @@ static int measure(struct run_state *st, const struct proc_spec *spec, struct in
 	loadavg_read(&inv->load_before);
 	peers_look_now(&st->peers, &look_before);
 	overlap_watch_scan(&st->watch);
-	cpustat_read_set(run_cpus, cs_before);
-	if (proc_run(spec, res) < 0)
+	st->m->cpustat(st->m->arg, run_cpus, cs_before);
+	if (st->m->run(st->m->arg, spec, res) < 0)
 		goto out;
-	cpustat_read_set(run_cpus, cs_after);
+	st->m->cpustat(st->m->arg, run_cpus, cs_after);
 	overlap_watch_scan(&st->watch);
 	peers_look_now(&st->peers, &look_after);
 	peers_overlap(&st->peers, &look_before, &look_after, &st->watch);
@@ -696,9 +696,9 @@ static void ensure_capacity(struct run_state *st)
 static int wait_gap(struct run_state *st)
 {
 	if (st->have_prev) {
-		int64_t wait = st->next_start - mono_ns();
+		int64_t wait = st->next_start - st->m->now(st->m->arg);
 		struct tick_ctx t = { &st->prog, wait, NULL };
-		if (wait > 0 && proc_sleep(wait, gap_tick, &t))
+		if (wait > 0 && st->m->sleep(st->m->arg, wait, gap_tick, &t))
 			st->interrupt = proc_interrupted();
 	}
 	if (!st->interrupt)
@@ -715,30 +715,33 @@ struct quiet_ctx {
 static double quiet_sample(void *arg, int64_t window_ns, int *signo)
 {
 	struct quiet_ctx *q = arg;
+	const struct machine_ops *m = q->st->m;
 	struct cpustat before, after;
-	int64_t start = mono_ns(), elapsed, busy;
+	int64_t start = m->now(m->arg), elapsed, busy;
 
-	if (cpustat_read_set(q->cpus, &before) < 0)
+	if (m->cpustat(m->arg, q->cpus, &before) < 0)
 		return -1;
-	*signo = proc_sleep(window_ns, NULL, NULL);
-	if (*signo || cpustat_read_set(q->cpus, &after) < 0)
+	*signo = m->sleep(m->arg, window_ns, NULL, NULL);
+	if (*signo || m->cpustat(m->arg, q->cpus, &after) < 0)
 		return -1;
 	/* abev only sleeps meanwhile: all the busy time on these CPUs is others'. */
-	elapsed = mono_ns() - start;
+	elapsed = m->now(m->arg) - start;
 	busy = sysstat_foreign_busy_ns(&before, &after, 0, elapsed);
 	return busy < 0 ? -1 : (double)busy / (double)elapsed;
 }
 
 static int quiet_sleep(void *arg, int64_t ns)
 {
-	(void)arg;
-	return proc_sleep(ns, NULL, NULL);
+	const struct machine_ops *m = ((struct quiet_ctx *)arg)->st->m;
+
+	return m->sleep(m->arg, ns, NULL, NULL);
 }
 
 static int64_t quiet_now(void *arg)
 {
-	(void)arg;
-	return mono_ns();
+	const struct machine_ops *m = ((struct quiet_ctx *)arg)->st->m;
+
+	return m->now(m->arg);
 }
 
 static void quiet_show(void *arg, double cores, double limit, int64_t waited_ns)
@@ -880,7 +883,7 @@ static int run_attempt(struct run_state *st, const struct sched_slot *slot, unsi
 		return 1;
 	}
 	st->ninvs++;
-	st->next_start = mono_ns() + (int64_t)(plan->gap_seconds * 1e9);
+	st->next_start = st->m->now(st->m->arg) + (int64_t)(plan->gap_seconds * 1e9);
 	st->have_prev = 1;
 	/* Once its files are written, the invocation's directory is final: the ledger keeps it. */
 	if (evidence_write_invocation(&st->ledger, &st->ev, inv) < 0 ||

@@ -46,6 +46,7 @@ void run_state_init(struct run_state *st, const struct plan *plan,
 	st->ev = (struct dirat)DIRAT_INIT;
 	st->ledger = (struct ledger)LEDGER_INIT;
 	st->journal = (struct journal)JOURNAL_INIT;
+	st->m = opt->machine ? opt->machine : machine_real();
 	/* The report names the signer's key by its fingerprint, the same on every machine. */
 	if (opt->key) {
 		struct seal_pub pub;

@@ -24,6 +24,7 @@
 #include "run/overlap.h"
 #include "run/peers.h"
 #include "plan/plan.h"
+#include "pipeline/machine.h"
 #include "pipeline/progress.h"
 #include "pipeline/runner.h"
 
@@ -86,6 +87,8 @@ struct run_state {
 	int64_t load_waited_ns;     /* spent so far of load.max_wait_seconds (looks included) */
 	int64_t load_wait_next_ns;  /* the wait before the invocation about to run, or 0 */
 	int load_spent;             /* the budget is spent: runs go ahead under load, kept */
+	/* What the slots run on: opt->machine, else the real machine (machine.h). */
+	const struct machine_ops *m;
 };
 
 /* Empties *st and borrows plan and opt for its life. */

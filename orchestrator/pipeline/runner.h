@@ -16,6 +16,8 @@
 #include "pipeline/progress.h"
 #include "evidence/seal.h"
 
+struct machine_ops;
+
 struct runner_options {
 	const char *out_dir;          /* must not exist, unless out_made */
 	int out_made;                 /* out_dir was just made, empty, by the caller */
@@ -38,6 +40,8 @@ struct runner_options {
 	int wait;
 	int refuse_peers;
 	double wait_max_seconds;
+	/* What the slots run on (machine.h); NULL: the real machine. Borrowed. */
+	const struct machine_ops *machine;
 };
 
 struct runner_result {

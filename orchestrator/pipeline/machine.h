@@ -1,0 +1,41 @@
+/*
+ * machine: what the pipeline needs of the machine it runs on — run a
+ * process, read how busy a set of CPUs has been, read the clock, sleep —
+ * as one small table of operations, the way hyperfine's executor trait
+ * lets its tests run the benchmark loop on a mock. The runner takes it
+ * through runner_options (NULL: the real machine, machine_real()), and
+ * run_slot.c makes every slot's run, load sample, gap and wait for a
+ * quieter machine through it, so that unit tests drive repeats, discards,
+ * waits, fail-fast, looks and status on scripted runs and loads
+ * (tests/unit/test_pipeline.c). What the evidence needs of the host
+ * (versions, hashes, metadata) and the setup and cleanup steps stay real.
+ */
+#ifndef ABEV_MACHINE_H
+#define ABEV_MACHINE_H
+
+#include <stdint.h>
+
+struct cpulist;
+struct cpustat;
+struct proc_spec;
+struct proc_result;
+
+struct machine_ops {
+	/* proc_run(): runs spec to its end and fills *res. 0, or -1 after error(). */
+	int (*run)(void *arg, const struct proc_spec *spec, struct proc_result *res);
+	/* cpustat_read_set(): the busy ticks of cpus (NULL: the machine's) so far. 0 or -1. */
+	int (*cpustat)(void *arg, const struct cpulist *cpus, struct cpustat *out);
+	/* mono_ns(): a monotonic clock, ns. */
+	int64_t (*now)(void *arg);
+	/*
+	 * proc_sleep(): sleeps ns, calling tick (when not NULL) as time goes;
+	 * 0, or the interrupt signal that cut it short.
+	 */
+	int (*sleep)(void *arg, int64_t ns, void (*tick)(void *, int64_t), void *tick_arg);
+	void *arg;
+};
+
+/* The real machine: proc_run(), cpustat_read_set(), mono_ns(), proc_sleep(). */
+const struct machine_ops *machine_real(void);
+
+#endif
