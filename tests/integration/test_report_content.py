@@ -30,6 +30,17 @@ class ReportContent(AbevTestCase):
         self.assertIn("- environment set by the plan: MODE={variant}, SDK=2.0, GC=server\n",
                       report)
 
+    def test_the_comparison_says_which_time_to_read(self):
+        # Issue 28 §2: one paragraph on what wall, cpu and wall_own mean and
+        # when wall alone can be trusted, before the per-metric tables.
+        p = self.write_plan(helper_plan([("a", ["exit", "0"]), ("b", ["exit", "0"])]))
+        self.abev("run", p, "--out", self.path("ev"), "--unsigned", check=0)
+        report = open(self.path("ev", "report.md"), encoding="utf-8").read()
+        para = report[report.index("**Which time to read.**"):report.index("### wall")]
+        for word in ("`wall` is what a user waits", "`cpu` is the CPU time",
+                     "`wall_own` is wall less the time", "read and gate `wall_own` or `cpu`"):
+            self.assertIn(word, para)
+
     def test_reproduce_names_the_directory_and_the_plan(self):
         p = self.write_plan(helper_plan([("a", ["exit", "0"])]))
         with open(p, "rb") as f:
