@@ -642,7 +642,7 @@ static int run_one(struct run_state *st, const struct sched_slot *slot, unsigned
 	if (clear_planted(st, inv->dir) < 0 || dirat_mkdirs(&st->ev, inv->dir, &made_dir) < 0)
 		goto out;
 	/* Under run_as the child may write its own directory, and nothing else of the evidence. */
-	if (proc_run_as_grant(made_dir.fd, abs_dir) < 0)
+	if (proc_run_as_reach(&st->ev, inv->dir) < 0 || proc_run_as_grant(made_dir.fd, abs_dir) < 0)
 		goto out;
 	if (fstat(made_dir.fd, &made) < 0) {
 		error("cannot stat '%s': %s", abs_dir, strerror(errno));

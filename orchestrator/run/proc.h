@@ -212,6 +212,16 @@ const struct proc_user *proc_run_as_user(void);
  * do nothing without a user. 0 or -1 after error().
  */
 int proc_run_as_grant(int fd, const char *dir);
+/*
+ * Lets that user through abev's own directories above a run directory:
+ * root (the evidence root, borrowed) and every directory of rel but its
+ * last, each given search permission for others (S_IXOTH: pass, not
+ * list) when abev owns it and it lacks it — under a umask of 077 they
+ * are made 0700, and the user could not reach its run directory. Opened
+ * one by one beneath root, no link followed. Does nothing without a
+ * user. 0 or -1 after error().
+ */
+int proc_run_as_reach(const struct dirat *root, const char *rel);
 int proc_run_as_revoke(int fd, const char *dir);
 
 /*

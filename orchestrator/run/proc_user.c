@@ -10,6 +10,7 @@
 #include "run/proc.h"
 #include "run/proc_user.h"
 #include "util/alloc.h"
+#include "util/dirat.h"
 #include "util/usage.h"
 
 #include <errno.h>
@@ -110,6 +111,58 @@ int proc_run_as_grant(int fd, const char *dir)
 	if (!run_as_set)
 		return 0;
 	return chown_dir(fd, dir, run_as.uid, run_as.gid);
+}
+
+/* S_IXOTH on the directory open as fd, when abev owns it. 0 or -1 after error(). */
+static int let_through(int fd, const char *name)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return error("cannot stat '%s': %s", name, strerror(errno));
+	if (st.st_uid != geteuid() || (st.st_mode & S_IXOTH))
+		return 0;
+	if (fchmod(fd, (st.st_mode & 07777) | S_IXOTH) < 0)
+		return error("cannot let user '%s' through '%s': %s", run_as.name, name,
+			     strerror(errno));
+	return 0;
+}
+
+int proc_run_as_reach(const struct dirat *root, const char *rel)
+{
+	char *path, *part, *slash;
+	int fd, ret = -1;
+
+	if (!run_as_set)
+		return 0;
+	if (let_through(root->fd, root->path) < 0)
+		return -1;
+	fd = dup(root->fd);
+	if (fd < 0)
+		return error("cannot open '%s': %s", root->path, strerror(errno));
+	path = xstrdup(rel);
+	/* Every component but the last: the run directory itself is granted, not passed. */
+	for (part = path; (slash = strchr(part, '/')) != NULL; part = slash + 1) {
+		int next;
+		*slash = '\0';
+		if (!*part)
+			continue;
+		next = openat(fd, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (next < 0) {
+			error("cannot open '%s/%s': %s", root->path, path, strerror(errno));
+			goto out;
+		}
+		close(fd);
+		fd = next;
+		if (let_through(fd, path) < 0)
+			goto out;
+		*slash = '/';
+	}
+	ret = 0;
+out:
+	close(fd);
+	free(path);
+	return ret;
 }
 
 int proc_run_as_revoke(int fd, const char *dir)

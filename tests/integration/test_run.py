@@ -761,6 +761,27 @@ class RunAs(AbevTestCase):
         cp = self.abev("verify", ev, "--pubkey", self.path("key.pub"))
         self.assertEqual(cp.returncode, 0, cp.stdout + cp.stderr)
 
+    def test_the_user_reaches_its_run_directory_under_umask_077(self):
+        # abev made its directories 0700 under a umask of 077, and the user
+        # could not reach its own run directory (silently: its writes failed).
+        # Now abev lets it through (search only, o+x) the directories above.
+        script = ('if touch "$ABEV_RUN_DIR/own" 2>/dev/null; then echo own=written; '
+                  'else echo own=refused; fi')
+        helper, _ = self.programs_for_user()
+        plan = helper_plan([("a", [])], run_as="nobody", helper=helper)
+        plan["variants"][0]["command"] = ["sh", "-c", script]
+        p = self.write_plan(plan)
+        cp = subprocess.run([ABEV, "run", p, "--out", self.path("ev"), "--unsigned"],
+                            capture_output=True, text=True, timeout=300,
+                            preexec_fn=lambda: os.umask(0o077))
+        self.assertEqual(cp.returncode, 0, cp.stdout + cp.stderr)
+        self.assertEqual(helper_said(self.path("ev", "runs", "a", "run-1", "test.log")),
+                         {"own": "written"})
+        for d in (("ev",), ("ev", "runs"), ("ev", "runs", "a")):
+            mode = os.stat(self.path(*d)).st_mode & 0o777
+            self.assertEqual(mode, 0o701, d)  # others may pass, not list
+        self.assertEqual(os.stat(self.path("ev", "runs", "a", "run-1")).st_mode & 0o777, 0o700)
+
     def test_option_overrides_the_plan_and_is_recorded(self):
         helper, _ = self.programs_for_user()
         plan = helper_plan([("a", ["ids"])], run_as="root", helper=helper)
