@@ -1,4 +1,11 @@
-/* atomic_file: write beside, then rename over. */
+/*
+ * atomic_file: write beside, then rename over. The file beside has a name
+ * nobody can guess (the pid and 64 random bits) and is created with
+ * O_EXCL, no link followed: a run that plants a link, hard or symbolic,
+ * at a name abev will use never gets abev to write through it, and the
+ * rename replaces the final name's directory entry, never the file it
+ * named.
+ */
 #include "util/atomic_file.h"
 
 #include <errno.h>
@@ -6,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "util/alloc.h"
@@ -15,11 +24,39 @@
 #include "util/usage.h"
 #include "util/writefile.h"
 
-/* Creates f->tmp in f->dir; f->path, name and tmp are set. 0 or -1 after error(). */
-static int atomic_file_create(struct atomic_file *f)
+/* Names the file beside tried at most: another name after each one taken. */
+#define ATOMIC_FILE_TRIES 16
+
+/* 64 bits nobody can guess (getrandom), or, where it fails, the clock and a counter. */
+static unsigned long long unguessable(void)
 {
-	f->fd = openat(f->dir, f->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW |
-					     O_NOCTTY, 0644);
+	static unsigned long long counter;
+	unsigned long long v;
+	struct timespec ts;
+
+	if (getrandom(&v, sizeof(v), GRND_NONBLOCK) == (ssize_t)sizeof(v))
+		return v;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ((unsigned long long)ts.tv_nsec << 20) ^ (unsigned long long)ts.tv_sec ^
+	       (++counter * 0x9e3779b97f4a7c15ULL);
+}
+
+/*
+ * Creates a new file beside f->name in f->dir: prefix (".name" or the
+ * path) with ".tmp.PID.RANDOM", O_EXCL. f->path and name are set; f->tmp
+ * and fd on success. 0 or -1 after error().
+ */
+static int atomic_file_create(struct atomic_file *f, const char *prefix)
+{
+	for (int i = 0; i < ATOMIC_FILE_TRIES; i++) {
+		f->tmp = xasprintf("%s.tmp.%ld.%016llx", prefix, (long)getpid(), unguessable());
+		f->fd = openat(f->dir, f->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC |
+						     O_NOFOLLOW | O_NOCTTY, 0644);
+		if (f->fd >= 0 || errno != EEXIST)
+			break;
+		free(f->tmp);
+		f->tmp = NULL;
+	}
 	if (f->fd < 0) {
 		int saved = errno;
 		error("cannot create a file beside '%s': %s", f->path, strerror(errno));
@@ -36,8 +73,7 @@ int atomic_file_open(struct atomic_file *f, const char *path)
 	f->dir = AT_FDCWD;
 	f->path = xstrdup(path);
 	f->name = xstrdup(path);
-	f->tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
-	return atomic_file_create(f);
+	return atomic_file_create(f, path);
 }
 
 int atomic_file_open_at(struct atomic_file *f, const struct dirat *d, const char *rel)
@@ -57,8 +93,12 @@ int atomic_file_open_at(struct atomic_file *f, const struct dirat *d, const char
 		return -1;
 	}
 	f->name = xstrdup(base);
-	f->tmp = xasprintf(".%s.tmp.%ld", base, (long)getpid());
-	return atomic_file_create(f);
+	{
+		char *prefix = xasprintf(".%s", base);
+		int ret = atomic_file_create(f, prefix);
+		free(prefix);
+		return ret;
+	}
 }
 
 int atomic_file_write(struct atomic_file *f, const void *data, size_t len)

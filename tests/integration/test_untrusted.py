@@ -185,6 +185,35 @@ class Untrusted(AbevTestCase):
         self.assertEqual(res["status"], "completed", res["notes"])
         self.assert_verifies()
 
+    def test_hard_links_at_abevs_names_are_not_written_through(self):
+        # Issue 29 §1: the run plants hard links to a setuid victim at every
+        # name abev used to write beside a file before renaming it over
+        # (".NAME.tmp.PID", PID abev's: the run's parent), in its own
+        # directory and at the evidence root. abev opened them O_TRUNC and
+        # overwrote the victim with its record (its setuid bit cleared).
+        victim = os.path.join(self.target, "victim")
+        with open(victim, "wb") as f:
+            f.write(b"precious setuid program\n")
+        os.chmod(victim, 0o4755)
+        self.before = snapshot(self.target)
+        names = ["result.json", "guard.log", "resource.log", "report.md", "metadata.json",
+                 "SHA256", "plan.json", "result.json.sealing", "report.md.sealing"]
+        plant = " ".join(f'ln "{victim}" "$d/.{n}.tmp.$PPID" 2>/dev/null;' for n in names)
+        script = (f'for d in "$ABEV_RUN_DIR" "$ABEV_RUN_DIR/../../.."; do {plant} done; '
+                  'echo planted')
+        cp, res = self.run_plan(self.plan([script, "true"]), None, timeout=HANG)
+        self.assert_target_untouched()
+        st = os.stat(victim)
+        self.assertEqual(stat.S_IMODE(st.st_mode), 0o4755)
+        # The run did plant them (what is left of them is not abev's record, and
+        # no link to the victim is left in the evidence).
+        planted = [n for n in os.listdir(self.path("ev")) if n.startswith(".result.json.tmp.")]
+        self.assertTrue(planted, "the run could not plant its links")
+        self.assertEqual(st.st_nlink, 1)
+        self.assertTrue(any("a regular file abev did not write appeared" in n
+                            for n in res["notes"]), res["notes"])
+        self.assertEqual(res["invocations"][0]["status"], "ok", res["invocations"][0])
+
 
 if __name__ == "__main__":
     unittest.main()
