@@ -160,13 +160,23 @@ static int pick_dir(char **dir, char **why)
 
 /*
  * "events", opened once for appending and reading: a regular file only
- * (not followed, never blocking on a FIFO). -1 with *why set.
+ * (not followed, never blocking on a FIFO) with no other name (a hard
+ * link planted there would have abev append to, and truncate, whatever
+ * file it names). Made 0666 only when this run created it: an existing
+ * file's mode is never changed. -1 with *why set.
  */
 static int open_events(struct peers *p, char **why)
 {
 	struct stat sb;
-	int fd = openat(p->dfd, EVENTS_NAME, O_RDWR | O_APPEND | O_CREAT | O_NOFOLLOW |
+	int created = 1;
+	int fd = openat(p->dfd, EVENTS_NAME, O_RDWR | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW |
 			O_NONBLOCK | O_CLOEXEC, 0666);
+
+	if (fd < 0 && errno == EEXIST) {
+		created = 0;
+		fd = openat(p->dfd, EVENTS_NAME, O_RDWR | O_APPEND | O_NOFOLLOW | O_NONBLOCK |
+			    O_CLOEXEC);
+	}
 
 	if (fd < 0 && errno == ELOOP) {
 		*why = xasprintf("'%s/" EVENTS_NAME "' is a symbolic link: not followed", p->dir);
@@ -187,9 +197,17 @@ static int open_events(struct peers *p, char **why)
 		close(fd);
 		return -1;
 	}
-	/* Whoever made it, every user's runs append to it (the umask took 0666 apart). */
-	if (sb.st_uid == geteuid())
+	if (sb.st_nlink != 1) {
+		*why = xasprintf("'%s/" EVENTS_NAME "' has %lu names (a hard link, owner uid %ld): "
+				 "not used, as it could be anyone's file (remove it)",
+				 p->dir, (unsigned long)sb.st_nlink, (long)sb.st_uid);
+		close(fd);
+		return -1;
+	}
+	/* Every user's runs append to it (the umask took 0666 apart): only when made here. */
+	if (created)
 		(void)fchmod(fd, 0666);
+	p->events_own = sb.st_uid == geteuid();
 	return fd;
 }
 
@@ -388,7 +406,7 @@ void peers_start(struct peers *p)
 	n = list_peers(p, &list);
 	free_peers(list, n);
 	/* A failure is harmless: only growth is compared, and appending still works. */
-	if (!n)
+	if (!n && p->events_own)
 		(void)!ftruncate(p->events_fd, 0);
 	snprintf(line, sizeof(line), "%ld\n", (long)getpid());
 	if (write_all(p->events_fd, line, strlen(line)) < 0)

@@ -35,9 +35,10 @@ struct peers {
 	char *note;       /* why other runs cannot be seen (or only in part), or NULL */
 	int dfd;          /* the lock directory, opened once: every file in it is reached from here */
 	int events_fd;    /* "events", a regular file opened at joining; -1 */
+	int events_own;   /* it is abev's user's own: the only case it is ever truncated */
 };
 
-#define PEERS_INIT { NULL, NULL, -1, 0, 0, NULL, -1, -1 }
+#define PEERS_INIT { NULL, NULL, -1, 0, 0, NULL, -1, -1, 0 }
 
 /* What one look saw. */
 struct peers_look {

@@ -46,6 +46,43 @@ class LockDirTest(AbevTestCase):
         with open(target, encoding="utf-8") as f:
             self.assertEqual(f.read(), "keep\n")
 
+    def test_hard_link_named_events_is_not_written(self):
+        # Issue 29 §3: a hard link to another file planted as "events" was
+        # truncated and made 0666 by the next run, setuid bits and all.
+        d = self.lock()
+        victim = self.path("victim")
+        with open(victim, "w", encoding="utf-8") as f:
+            f.write("setuid program\n")
+        os.chmod(victim, 0o4755)
+        os.link(victim, os.path.join(d, "events"))
+        cp, notes = self.bench(d)
+        self.assert_said(cp, notes, f"'{d}/events' has 2 names (a hard link")
+        st = os.stat(victim)
+        self.assertEqual(st.st_mode & 0o7777, 0o4755)
+        self.assertEqual(st.st_nlink, 2)
+        with open(victim, encoding="utf-8") as f:
+            self.assertEqual(f.read(), "setuid program\n")
+
+    def test_an_existing_events_file_keeps_its_mode(self):
+        # abev makes "events" 0666 when it creates it (every user's runs
+        # append), and never changes the mode of one it finds.
+        d = self.lock()
+        ev = os.path.join(d, "events")
+        with open(ev, "w", encoding="utf-8") as f:
+            f.write("")
+        os.chmod(ev, 0o600)
+        self.bench(d)
+        self.assertEqual(os.stat(ev).st_mode & 0o7777, 0o600)
+        os.unlink(ev)
+        self.bench_again(d)
+        self.assertEqual(os.stat(ev).st_mode & 0o7777, 0o666)
+
+    def bench_again(self, lock):
+        """bench() into a second evidence directory."""
+        return self.abev("bench", "true", "true", "-r", "1", "--out", self.path("ev2"),
+                         "--quiet", "--unsigned", "--max-cpu-wait-pct", "100", timeout=60,
+                         env={"ABEV_LOCK_DIR": lock}, check=0)
+
     def test_symlink_as_lock_directory_is_not_used(self):
         target = self.lock()
         link = self.path("link")
