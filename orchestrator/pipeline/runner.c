@@ -337,12 +337,16 @@ static int join_peers(struct run_state *st)
 			overlap_hit_release(&who);
 			break;
 		}
-		if (who.pid != last && opt->progress != PROGRESS_QUIET)
+		if (who.pid != last && opt->progress != PROGRESS_QUIET) {
+			/* Read from a file any local user can write: shown escaped, like every name. */
+			char *shown = who.evidence ? xstrdup_escaped(who.evidence) : NULL;
 			fprintf(stderr, "abev: waiting for another abev run on this host to finish "
 					"(pid %ld%s%s%s)%s; --no-wait refuses instead\n",
-				who.pid, who.evidence ? ", writing '" : "",
-				who.evidence ? who.evidence : "", who.evidence ? "'" : "",
+				who.pid, shown ? ", writing '" : "", shown ? shown : "",
+				shown ? "'" : "",
 				opt->wait_max_seconds >= 0 ? ", at most --wait-max seconds" : "");
+			free(shown);
+		}
 		last = who.pid;
 		overlap_hit_release(&who);
 		if (proc_sleep(PEERS_POLL_NS, NULL, NULL))

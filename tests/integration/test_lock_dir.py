@@ -4,6 +4,7 @@ Every local user can write in it, so anything may stand there: a FIFO named
 used as it came. Each test plants something in a private ABEV_LOCK_DIR; the
 run must finish (within the timeout), and say in a warning and in result.json's
 notes what it did not use."""
+import fcntl
 import os
 
 from common import AbevTestCase
@@ -82,6 +83,23 @@ class LockDirTest(AbevTestCase):
         return self.abev("bench", "true", "true", "-r", "1", "--out", self.path("ev2"),
                          "--quiet", "--unsigned", "--max-cpu-wait-pct", "100", timeout=60,
                          env={"ABEV_LOCK_DIR": lock}, check=0)
+
+    def test_a_peers_evidence_path_is_shown_escaped(self):
+        # Issue 29 §9: "<pid>.run" is any local user's to write; the evidence
+        # path read from it went to the terminal raw (a title-setting escape).
+        d = self.lock()
+        evil = "/ev/\x1b]0;owned\x07x"
+        with open(os.path.join(d, f"{os.getpid()}.run"), "w", encoding="utf-8") as f:
+            fcntl.flock(f, fcntl.LOCK_EX)
+            f.write("%20d R %s\n" % (1, evil))
+            f.flush()
+            cp = self.abev("bench", "true", "true", "-r", "1", "--out", self.path("ev"),
+                           "--unsigned", "--max-cpu-wait-pct", "100", "--wait-max", "1",
+                           timeout=60, env={"ABEV_LOCK_DIR": d}, check=None)
+        self.assertIn(f"waiting for another abev run on this host to finish (pid {os.getpid()}",
+                      cp.stderr)
+        self.assertNotIn("\x1b", cp.stderr)
+        self.assertNotIn("\x07", cp.stderr)
 
     def test_symlink_as_lock_directory_is_not_used(self):
         target = self.lock()
