@@ -105,6 +105,53 @@ int outpath_check_evidence(const char *opt, const char *path)
 	return ret;
 }
 
+/* path absolute (from the current directory), "." and ".." taken lexically. Caller frees. */
+static char *lexical_absolute(const char *path)
+{
+	char *cwd = path[0] == '/' ? NULL : getcwd(NULL, 0);
+	char *all = cwd ? path_join(cwd, path) : xstrdup(path);
+	char *out = xmalloc(strlen(all) + 2);
+	size_t len = 0;
+
+	for (const char *p = all; *p;) {
+		size_t n;
+		while (*p == '/')
+			p++;
+		n = strcspn(p, "/");
+		if (!n)
+			break;
+		if (n == 2 && !strncmp(p, "..", 2)) {
+			/* Up one: back to the last '/' kept. */
+			while (len > 0 && out[len - 1] != '/')
+				len--;
+			if (len > 0)
+				len--;
+		} else if (!(n == 1 && *p == '.')) {
+			out[len++] = '/';
+			memcpy(out + len, p, n);
+			len += n;
+		}
+		p += n;
+	}
+	if (!len)
+		out[len++] = '/';
+	out[len] = '\0';
+	free(all);
+	free(cwd);
+	return out;
+}
+
+int outpath_inside(const char *path, const char *dir)
+{
+	char *p = lexical_absolute(path), *d = lexical_absolute(dir);
+	size_t n = strlen(d);
+	int inside = !strcmp(d, "/") || (!strncmp(p, d, n) && p[n] == '/');
+
+	free(p);
+	free(d);
+	return inside;
+}
+
 int outpath_same(const char *a, const char *b)
 {
 	char *ca = outpath_clean(a), *cb = outpath_clean(b);

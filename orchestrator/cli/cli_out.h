@@ -20,6 +20,14 @@ char *outpath_clean(const char *path);
  */
 int outpath_check_evidence(const char *opt, const char *path);
 
+/*
+ * Non-zero when path lies inside directory dir (neither need exist),
+ * compared as absolute paths with "." and ".." taken lexically: an
+ * export written into the evidence directory about to be made would be
+ * a file its manifest does not list.
+ */
+int outpath_inside(const char *path, const char *dir);
+
 /* Non-zero when a and b (which need not exist) name the same file. */
 int outpath_same(const char *a, const char *b);
 

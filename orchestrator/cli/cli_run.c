@@ -804,6 +804,31 @@ static int bench_hyperfine_check(struct bench_args *b)
 	return 0;
 }
 
+/*
+ * An export file inside the evidence directory this run writes would be
+ * a file its manifest does not list (abev verify would then fail the
+ * evidence): refused before anything runs. 0, or EXIT_USAGE after the message.
+ */
+static int bench_exports_outside(const struct bench_args *b, const char *out)
+{
+	static const char *const opts[] = { "--export-json", "--export-csv", "--export-junit",
+					    "--export-markdown" };
+	const char *files[] = { b->export_json, b->export_csv, b->export_junit, b->export_markdown };
+
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		char *msg;
+		if (!files[i] || !outpath_inside(files[i], out))
+			continue;
+		msg = xasprintf("%s '%s' lies inside the evidence directory '%s' that this run "
+				"writes, whose manifest would not list it: choose a path elsewhere",
+				opts[i], files[i], out);
+		usage_error(msg, cmd_bench.usage);
+		free(msg);
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
 /* Writes the exports --export-* asked for, from the evidence just sealed. 0 or an exit code. */
 static int bench_exports(const struct bench_args *b)
 {
@@ -865,6 +890,12 @@ static int bench_run(void *opts, size_t n, char **operands)
 	spec->cwd = cwd;
 	if (!a->out)
 		a->out = out = quick_out_dir(spec, time(NULL));
+	rc = bench_exports_outside(b, a->out);
+	if (rc) {
+		free(out);
+		free(cwd);
+		return rc;
+	}
 	/* Unsigned by default, unless a key is given or named by ABEV_SIGNING_KEY. */
 	if (!a->key_path && !a->unsigned_ok && !getenv(SIGNKEY_ENV)) {
 		a->unsigned_ok = 1;

@@ -90,6 +90,13 @@ class TestBench(BenchTestCase):
                        check=2)
         self.assertIn("already exists", cp.stderr)
         self.assertFalse(os.path.exists(self.path("ev2")))
+        # An export file inside the evidence this run writes (issue 29 §10): refused
+        # before anything runs, as its manifest would not list it.
+        for inside in ("ev3/x.json", "./ev3/sub/../x.json"):
+            cp = self.abev("bench", "true", "--export-json", self.path(inside), "--out",
+                           self.path("ev3"), check=2)
+            self.assertIn("lies inside the evidence directory", cp.stderr)
+            self.assertFalse(os.path.exists(self.path("ev3")))
         # Those it does not take are refused with what abev does instead.
         for args, words in ((["--conclude", "make"], "test.log and stderr.log"),
                             (["--input", "f"], "give the command its input itself"),
