@@ -75,6 +75,14 @@ class Journal(AbevTestCase):
         self.assertIn(f"the {len(lines)} below are read from invocations.jsonl", cp.stdout)
         for x in lines:
             self.assertIn(f"| {x['seq']} | {x['variant']} | run {x['round']} |", cp.stdout)
+        # Neither report says the evidence is signed or listed in SHA256 (issue 29 §7):
+        # it never was.
+        with open(os.path.join(ev, "report.md"), encoding="utf-8") as f:
+            written = f.read()
+        for text in (cp.stdout, written):
+            self.assertIn("**NOT SEALED.** abev had not finished", text)
+            self.assertNotIn("**UNSIGNED.**", text)
+            self.assertNotIn("`SHA256` lists every file", text)
         self.assertIn("its run did not finish (status running)",
                       self.abev("export", ev, "--format", "csv", check=2).stderr)
 
