@@ -133,19 +133,43 @@ static enum tree_step tidy_failed(void *ctx, const char *name, const char *what,
 	return TREE_STOP;
 }
 
+/* One level of trim_tree()'s way down: its name in its parent, and its identity. */
+struct trim_level {
+	char *name;
+	dev_t dev;
+	ino_t ino;
+};
+
+/* Whether fd is the directory id says (st_dev and st_ino as opened). */
+static int same_dir(int fd, dev_t dev, ino_t ino)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 && st.st_dev == dev && st.st_ino == ino;
+}
+
 /*
  * Removes the directory name in parent and everything under it, however
  * deep, holding two descriptors at a time: it goes down through the first
  * subdirectory it finds, empties a directory that has none, and climbs
- * back through "..", keeping only the names on the way. Nothing is
- * followed. Counts what it removed. 0 or -1 with errno.
+ * back through "..", keeping the names and identities (st_dev, st_ino) of
+ * the levels on the way. Nothing is followed, and each ".." is checked
+ * against the level it should be: a directory of the tree moved elsewhere
+ * meanwhile (by a process abev does not control) would lead ".." out of
+ * the tree, and there the removal stops, with errno EXDEV, having removed
+ * nothing outside it. Counts what it removed. 0 or -1 with errno.
  */
 static int trim_tree(int parent, const char *name, size_t *nfiles, size_t *ndirs)
 {
-	char **path = NULL;
+	struct trim_level *path = NULL;
+	struct stat top;
 	size_t depth = 0, alloc = 0;
 	int fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), ret = -1;
 
+	if (fd >= 0 && fstat(fd, &top) < 0) {
+		close(fd);
+		fd = -1;
+	}
 	while (fd >= 0) {
 		DIR *d;
 		struct dirent *de;
@@ -172,12 +196,15 @@ static int trim_tree(int parent, const char *name, size_t *nfiles, size_t *ndirs
 		closedir(d);
 		if (sub) {
 			int down = openat(fd, sub, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			if (down < 0) {
+			struct stat st;
+			if (down < 0 || fstat(down, &st) < 0) {
+				if (down >= 0)
+					close(down);
 				free(sub);
 				goto out;
 			}
 			ALLOC_GROW(path, depth + 1, alloc);
-			path[depth++] = sub;
+			path[depth++] = (struct trim_level){ sub, st.st_dev, st.st_ino };
 			close(fd);
 			fd = down;
 			continue;
@@ -192,12 +219,20 @@ static int trim_tree(int parent, const char *name, size_t *nfiles, size_t *ndirs
 			ret = 0;
 			break;
 		}
-		up = openat(fd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		up = openat(fd, "..", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		close(fd);
 		fd = up;
-		if (fd < 0 || unlinkat(fd, path[--depth], AT_REMOVEDIR) < 0)
+		if (fd < 0)
 			goto out;
-		free(path[depth]);
+		/* The level above, as it was on the way down: else the tree was moved. */
+		if (depth >= 2 ? !same_dir(fd, path[depth - 2].dev, path[depth - 2].ino)
+			       : !same_dir(fd, top.st_dev, top.st_ino)) {
+			errno = EXDEV;
+			goto out;
+		}
+		if (unlinkat(fd, path[--depth].name, AT_REMOVEDIR) < 0)
+			goto out;
+		free(path[depth].name);
 		(*ndirs)++;
 	}
 out:
@@ -207,7 +242,7 @@ out:
 		errno = saved;
 	}
 	for (size_t i = 0; i < depth; i++)
-		free(path[i]);
+		free(path[i].name);
 	free(path);
 	return ret;
 }
@@ -261,7 +296,12 @@ int seal_tidy(const struct dirat *root, const char *sub,
 			size_t nfiles = 0, ndirs = 0;
 			int pfd = dirat_parent(&dir, it->name, &base);
 			if (pfd < 0 || trim_tree(pfd, base, &nfiles, &ndirs) < 0) {
-				error("cannot remove '%s': %s", path, strerror(errno));
+				if (errno == EXDEV)
+					error("cannot remove '%s': a directory of it was moved out of "
+					      "the run's tree while abev removed it; abev stopped there "
+					      "and removed nothing outside it", path);
+				else
+					error("cannot remove '%s': %s", path, strerror(errno));
 				if (pfd >= 0)
 					close(pfd);
 				free(path);

@@ -12,9 +12,10 @@ import json
 import os
 import stat
 import subprocess
+import time
 import unittest
 
-from common import HELPER, AbevTestCase, helper_plan
+from common import ABEV, HELPER, AbevTestCase, helper_plan
 
 HANG = 240
 
@@ -177,6 +178,54 @@ class Untrusted(AbevTestCase):
                         res["notes"])
         self.assertTrue(os.path.isfile(self.path("ev", "runs", "a", "run-1", "top")))
         self.assert_verifies()
+
+    def test_a_directory_moved_out_mid_trim_leads_nothing_outside_away(self):
+        # Issue 29 §2: while abev removes a tree nested too deep, a process outside
+        # abev's tree (this test) moves one of its directories into the target. abev
+        # climbed back through "..", reached the target and emptied it; now each ".."
+        # is checked against the level it should be, and the removal stops there.
+        n = 20000
+        chain = "/".join(f"d{i}" for i in range(70))
+        script = ('python3 -c "import os,sys; d=os.path.join(os.environ[\'ABEV_RUN_DIR\'], '
+                  f'\'{chain}\'); os.makedirs(d); '
+                  f'[open(os.path.join(d, \'f%d\' % i), \'w\').close() for i in range({n})]; '
+                  'open(os.path.join(os.environ[\'ABEV_RUN_DIR\'], \'done\'), \'w\').close()"')
+        plan = self.plan([script])
+        run_dir = self.path("ev", "runs", "a", "run-1")
+        deep = os.path.join(run_dir, chain)
+        moved = os.path.join(run_dir, "/".join(f"d{i}" for i in range(64)))
+        p = subprocess.Popen([ABEV, "run", self.write_plan(plan), "--out", self.path("ev"),
+                              "--unsigned"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True)
+        raced = False
+        try:
+            deadline = time.monotonic() + HANG
+            while time.monotonic() < deadline and not os.path.exists(
+                    os.path.join(run_dir, "done")):
+                time.sleep(0.01)
+            # abev is removing the deepest files: move a directory above them away.
+            while time.monotonic() < deadline and p.poll() is None:
+                try:
+                    left = len(os.listdir(deep))
+                except OSError:
+                    break
+                if 0 < left < n:
+                    # Under its own name, so that a climb through ".." finds it there.
+                    os.rename(moved, os.path.join(self.target, "d63"))
+                    raced = True
+                    break
+                time.sleep(0.002)
+            out, err = p.communicate(timeout=HANG)
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        if not raced:
+            self.skipTest("abev removed the tree before the test could move a directory of it")
+        after = snapshot(self.target)
+        after = {k: v for k, v in after.items() if k != "d63" and not k.startswith("d63/")}
+        self.assertEqual(after, self.before, "abev removed files outside the run's tree")
+        self.assertIn("was moved out of the run's tree while abev removed it", err)
 
     def test_a_run_that_writes_only_its_own_directory_is_completed(self):
         script = ('mkdir -p "$ABEV_RUN_DIR/out/deep" && echo data > "$ABEV_RUN_DIR/out/deep/x" '
