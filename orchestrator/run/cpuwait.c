@@ -5,8 +5,9 @@
  * by their run_delay (taskdelay.h), read at each tick and once more when
  * the child has exited but is not yet reaped (proc observes the exit with
  * waitid(WNOWAIT): once reaped the figures are gone). The machine's
- * /proc/pressure/cpu over the same window goes beside it for context. It reads figures only: running and reaping the
- * child are proc.c's, the files themselves cgroup.c's and sysstat.c's.
+ * /proc/pressure/cpu over the same window goes beside it for context. It
+ * reads figures only: running and reaping the child are proc.c's, the
+ * files themselves cgroup.c's, sysstat.c's and taskdelay.c's.
  */
 #include "run/cpuwait.h"
 

@@ -12,6 +12,7 @@
 
 #include <cJSON.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,18 +137,31 @@ struct scratch {
 	cJSON *result;
 };
 
+/* The first CPU this process may run on: the variants are pinned to it (one CPU, exact figures). */
+static int first_cpu(void)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set) == 0)
+		for (int c = 0; c < CPU_SETSIZE; c++)
+			if (CPU_ISSET(c, &set))
+				return c;
+	return 0;
+}
+
 static const char *plan_text(int runs, double max_wait, const char *extra)
 {
 	static char text[2048];
+	int cpu = first_cpu();
 
 	snprintf(text, sizeof(text),
 		 "{\"schema\": \"abev.plan/1\", \"name\": \"scripted\",\n"
-		 " \"variants\": [{\"name\": \"a\", \"command\": [\"true\", \"a\"], \"cpus\": \"0\"},\n"
-		 "              {\"name\": \"b\", \"command\": [\"true\", \"b\"], \"cpus\": \"0\"}],\n"
+		 " \"variants\": [{\"name\": \"a\", \"command\": [\"true\", \"a\"], \"cpus\": \"%d\"},\n"
+		 "              {\"name\": \"b\", \"command\": [\"true\", \"b\"], \"cpus\": \"%d\"}],\n"
 		 " \"schedule\": {\"warmups\": 0, \"runs\": %d, \"order\": \"alternate\", \"seed\": 1,\n"
 		 "              \"gap_seconds\": 1%s},\n"
 		 " \"load\": {\"max_cpu_wait_pct\": 10, \"max_repeats\": 2, \"max_wait_seconds\": %g}}\n",
-		 runs, extra ? extra : "", max_wait);
+		 cpu, cpu, runs, extra ? extra : "", max_wait);
 	return text;
 }
 
