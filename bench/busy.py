@@ -12,12 +12,17 @@ binary and counts outcomes, never timings:
      20): how often is it rejected? (must be never)
   3. a true 1.5x CPU-bound regression (spin 200 against spin 300), same gate,
      3 times: is it rejected?
+  4. where dotnet and the fixtures `make check-dotnet` builds are here
+     (build/dotnet/base, or $ABEV_DOTNET_FIXTURES): a real `dotnet test` A/A
+     comparison with `abev init --dotnet`'s plan, beside one busy loop (the
+     others stopped first): does it decide?
 
 Prints the section as Markdown and writes it into bench/results.md under
 BUSY_HEADING (before the calibration section; make bench keeps both).
 Needs $ABEV and $ABEV_HELPER (the Makefile sets them).
 """
 import datetime
+import glob
 import json
 import os
 import re
@@ -85,6 +90,35 @@ def metric_line(stdout, metric):
     return "-"
 
 
+def dotnet_fixture():
+    """The built xunit suite make check-dotnet leaves, or None."""
+    root = os.environ.get("ABEV_DOTNET_FIXTURES") or os.path.join(HERE, "..", "build", "dotnet")
+    suite = os.path.join(os.path.abspath(root), "base", "Suite")
+    if not shutil.which("dotnet") or not glob.glob(os.path.join(suite, "bin", "Release",
+                                                                "net*", "Suite.dll")):
+        return None
+    return suite
+
+
+def dotnet_aa(suite, tmp):
+    """abev init --dotnet's plan, both variants on suite: (exit code, stdout, result.json)."""
+    d = os.path.join(tmp, "dotnet")
+    os.mkdir(d)
+    subprocess.run([ABEV, "init", "--dotnet"], cwd=d, check=True, capture_output=True)
+    with open(os.path.join(d, "plan.json"), encoding="utf-8") as f:
+        plan = json.load(f)
+    for v in plan["variants"]:
+        v["cwd"] = suite
+    with open(os.path.join(d, "plan.json"), "w", encoding="utf-8") as f:
+        json.dump(plan, f)
+    out = os.path.join(d, "ev")
+    cp = subprocess.run([ABEV, "run", "plan.json", "--out", out, "--unsigned"], cwd=d,
+                        capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=3600)
+    with open(os.path.join(out, "result.json"), encoding="utf-8") as f:
+        res = json.load(f)
+    return cp.returncode, cp.stdout, res
+
+
 def decision(stdout):
     m = re.search(r"^decision: (.*)$", stdout, re.M)
     return m.group(1) if m else "(none)"
@@ -125,6 +159,14 @@ def main():
             reg.append((rc, out, res, took))
             print(f"1.5x {i + 1}/3: exit {rc}, {took:.0f} s, {decision(out)}", flush=True)
         load1 = loadavg()
+        suite = dotnet_fixture()
+        net = None
+        if suite:
+            # One busy loop, as the issue's case has it: the others stop first.
+            loops_stop(procs[1:])
+            procs = procs[:1]
+            net = dotnet_aa(suite, tmp)
+            print(f"dotnet A/A: exit {net[0]}, {decision(net[1])}", flush=True)
     finally:
         loops_stop(procs)
         shutil.rmtree(tmp, ignore_errors=True)
@@ -160,6 +202,18 @@ def main():
              f"the quick start answered with figures (exit 0) {sum(1 for r in quick if r[0] == 0)}"
              f" of {len(quick)} times (goal: every time). The wall and CPU lines are the last "
              "try's, as the terminal printed them.\n")
+    if net:
+        rc, out, res = net
+        counted, loaded, waited = figures(res)
+        text += (f"\nA real `dotnet test` A/A comparison with `abev init --dotnet`'s plan (the "
+                 "xunit suite `make check-dotnet` builds, both variants on the same build; its "
+                 f"gates wall_own 10 %, max_rss 15 %), beside one busy loop: exit {rc}, "
+                 f"{decision(out)}; {counted} counted runs ({loaded} loaded), {waited:.1f} s "
+                 f"waited. {metric_line(out, 'wall_own')}; {metric_line(out, 'wall')}; "
+                 f"{metric_line(out, 'cpu')}.\n")
+    else:
+        text += ("\nThe `dotnet test` case was skipped: dotnet or the fixtures of `make "
+                 "check-dotnet` (build/dotnet) are not here.\n")
     print(text)
     try:
         with open(OUT, encoding="utf-8") as f:
