@@ -144,9 +144,9 @@ int proc_run_as_reach(const struct dirat *root, const char *rel)
 	/* Every component but the last: the run directory itself is granted, not passed. */
 	for (part = path; (slash = strchr(part, '/')) != NULL; part = slash + 1) {
 		int next;
-		*slash = '\0';
-		if (!*part)
+		if (slash == part)
 			continue;
+		*slash = '\0';
 		next = openat(fd, part, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (next < 0) {
 			error("cannot open '%s/%s': %s", root->path, path, strerror(errno));

@@ -110,8 +110,8 @@ void taskdelay_release(struct taskdelay *td)
 	*td = (struct taskdelay)TASKDELAY_INIT;
 }
 
-/* The pids listed in a children file, appended to procs (bounded). */
-static void add_children(struct taskdelay *td, const char *path, pid_t *procs, size_t *nprocs)
+/* The pids listed in a children file, appended to procs (bounded; *truncated set past it). */
+static void add_children(int *truncated, const char *path, pid_t *procs, size_t *nprocs)
 {
 	char buf[CHILDREN_READ_MAX];
 	ssize_t len = read_head(path, buf, sizeof(buf));
@@ -120,7 +120,7 @@ static void add_children(struct taskdelay *td, const char *path, pid_t *procs, s
 	if (len < 0)
 		return;
 	if ((size_t)len >= sizeof(buf) - 1)
-		td->truncated = 1;
+		*truncated = 1;
 	for (;;) {
 		long pid = strtol(p, &end, 10);
 		if (end == p)
@@ -129,7 +129,7 @@ static void add_children(struct taskdelay *td, const char *path, pid_t *procs, s
 		if (pid <= 0)
 			continue;
 		if (*nprocs >= TASKDELAY_MAX_PROCS) {
-			td->truncated = 1;
+			*truncated = 1;
 			return;
 		}
 		procs[(*nprocs)++] = (pid_t)pid;
@@ -164,7 +164,7 @@ static void sample_process(struct taskdelay *td, pid_t pid, pid_t *procs, size_t
 		if (read_head(path, buf, sizeof(buf)) >= 0 && schedstat_parse(buf, &cpu, &wait) == 0)
 			taskdelay_note(td, (pid_t)tid, cpu, wait);
 		snprintf(path, sizeof(path), "/proc/%ld/task/%ld/children", (long)pid, tid);
-		add_children(td, path, procs, nprocs);
+		add_children(&td->truncated, path, procs, nprocs);
 	}
 	closedir(d);
 }
@@ -190,7 +190,6 @@ static void add_orphans(struct taskdelay *td, pid_t root, pid_t *procs, size_t *
 {
 	pid_t mine[TASKDELAY_MAX_PROCS];
 	size_t nmine = 0;
-	struct taskdelay scratch = TASKDELAY_INIT;
 	char path[96];
 	struct dirent *de;
 	DIR *d = opendir("/proc/self/task");
@@ -201,10 +200,9 @@ static void add_orphans(struct taskdelay *td, pid_t root, pid_t *procs, size_t *
 		if (de->d_name[0] < '0' || de->d_name[0] > '9')
 			continue;
 		snprintf(path, sizeof(path), "/proc/self/task/%.20s/children", de->d_name);
-		add_children(&scratch, path, mine, &nmine);
+		add_children(&td->truncated, path, mine, &nmine);
 	}
 	closedir(d);
-	td->truncated |= scratch.truncated;
 	for (size_t i = 0; i < nmine; i++) {
 		if (mine[i] == root || process_group(mine[i]) != root)
 			continue;

@@ -163,8 +163,8 @@ static void test_sample_tree(void **state)
 	close(hold[0]);
 	for (int i = 0; i < 3; i++)
 		assert_int_equal(read(ready[0], &c, 1), 1);
-	/* The middle process has exited: wait until its orphan is ours. */
-	for (int tries = 0; tries < 1000; tries++) {
+	/* The middle one has exited: wait until its orphan is ours (bound: 30 s at least). */
+	for (int tries = 0; tries < 30000; tries++) {
 		taskdelay_release(&td);
 		taskdelay_sample(&td, child);
 		if (taskdelay_threads(&td) >= 4)
