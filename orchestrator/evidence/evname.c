@@ -247,6 +247,115 @@ out:
 	return ret;
 }
 
+mode_t evname_mode(mode_t m)
+{
+	mode_t keep = m & 0755;
+
+	if (S_ISDIR(m))
+		return keep | S_IRWXU;
+	if (S_ISREG(m))
+		return keep | S_IRUSR | S_IWUSR;
+	return m & 07777;
+}
+
+/* What seal_take_back() changed, for its note. */
+struct take_back {
+	size_t opened;    /* made readable (and a directory enterable) again */
+	size_t cleared;   /* setuid, setgid, sticky or group/other-writable bits dropped */
+	size_t failed;
+	int first_err;
+	char *first_failed;
+};
+
+static void take_back_one(struct take_back *t, int dirfd, const char *base, const char *name,
+			  mode_t m)
+{
+	mode_t want = evname_mode(m);
+
+	if ((m & 07777) == want)
+		return;
+	/* AT_SYMLINK_NOFOLLOW: a name swapped for a link meanwhile is refused, not followed. */
+	if (fchmodat(dirfd, base, want, AT_SYMLINK_NOFOLLOW) < 0) {
+		if (!t->failed++) {
+			t->first_err = errno;
+			t->first_failed = xstrdup(name);
+		}
+		return;
+	}
+	if ((m & 07777 & ~want) != 0)
+		t->cleared++;
+	if ((want & ~m & 0700) != 0)
+		t->opened++;
+}
+
+static enum tree_step take_back_entry(void *ctx, const struct tree_entry *e)
+{
+	struct take_back *t = ctx;
+	mode_t m = e->st->st_mode;
+
+	if (!S_ISDIR(m) && !S_ISREG(m))
+		return TREE_NEXT;
+	/*
+	 * A file with a second name shares its mode with that name, which may
+	 * be anywhere (a run's `ln /usr/bin/su`): the seal gives it an inode
+	 * of its own first, and the copy a mode of its own.
+	 */
+	if (S_ISREG(m) && e->st->st_nlink > 1)
+		return TREE_NEXT;
+	take_back_one(t, e->dirfd, e->base, e->name, m);
+	return S_ISDIR(m) ? TREE_DESCEND : TREE_NEXT;
+}
+
+/* What cannot be read even so, seal_tidy() and the manifest report. */
+static enum tree_step take_back_failed(void *ctx, const char *name, const char *what, int err)
+{
+	(void)ctx;
+	(void)name;
+	(void)what;
+	(void)err;
+	return TREE_NEXT;
+}
+
+int seal_take_back(const struct dirat *root, const char *sub,
+		   void (*note)(void *ctx, char *line), void *ctx)
+{
+	static const struct tree_ops ops = { take_back_entry, take_back_failed };
+	struct take_back t = { 0, 0, 0, 0, NULL };
+	struct stat st;
+	const char *base;
+	int pfd = dirat_parent(root, sub, &base), ret = -1;
+
+	if (pfd < 0 || fstatat(pfd, base, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		error("cannot stat '%s/%s': %s", root->path, sub, strerror(errno));
+		goto out;
+	}
+	/* The directory itself first: a run may have closed it to its owner too. */
+	if (S_ISDIR(st.st_mode))
+		take_back_one(&t, pfd, base, sub, st.st_mode);
+	if (tree_walk_at(root, sub, &ops, &t) < 0)
+		goto out;
+	if (t.opened || t.cleared)
+		note(ctx, xasprintf("%s: the run left %zu entr%s its owner could not read, enter "
+				    "or change, and %zu with setuid, setgid, sticky or "
+				    "group/other-writable bits: abev set their modes to what "
+				    "evidence keeps (u+rw files, u+rwx directories, nothing "
+				    "else added)", sub, t.opened, t.opened == 1 ? "y" : "ies",
+				    t.cleared));
+	if (t.failed) {
+		char *shown = evname_printable(t.first_failed, strlen(t.first_failed));
+		note(ctx, xasprintf("%s: abev could not set the mode of %zu entr%s (the first, "
+				    "'%s': %s)", sub, t.failed, t.failed == 1 ? "y" : "ies", shown,
+				    strerror(t.first_err)));
+		free(shown);
+	}
+	ret = (int)(t.opened + t.cleared);
+out:
+	if (pfd >= 0)
+		close(pfd);
+	free(t.first_failed);
+	return ret;
+}
+
 /* A safe form of one name component: offending bytes become '_', cut to fit. */
 char *seal_safe_component(const char *name)
 {

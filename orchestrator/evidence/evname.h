@@ -10,6 +10,7 @@
 #define ABEV_EVNAME_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "record/layout.h"
 
@@ -33,6 +34,25 @@ const char *manifest_name_problem(const char *name);
 struct dirat;
 int seal_tidy(const struct dirat *root, const char *sub,
 	      void (*note)(void *ctx, char *line), void *ctx);
+/*
+ * The mode evidence keeps for an entry of mode m: a directory abev can
+ * read, enter and change (u+rwx), a regular file it can read and replace
+ * (u+rw); no setuid, setgid or sticky bit, nothing writable by group or
+ * others. Other kinds keep m (seal_tidy() removes them).
+ */
+mode_t evname_mode(mode_t m);
+/*
+ * Takes back what a run left under root/sub, sub itself included: every
+ * directory and regular file gets evname_mode() (fchmodat() through the
+ * directory that holds it, no link followed), a directory before it is
+ * entered, so that one the run made unreadable is read too. A file with
+ * more than one name is left alone: its mode is its other name's too
+ * (the seal gives it an inode of its own). One note
+ * (ownership passes) says how many entries were changed; none when
+ * nothing was. Returns that number, or -1 after error().
+ */
+int seal_take_back(const struct dirat *root, const char *sub,
+		   void (*note)(void *ctx, char *line), void *ctx);
 /* A name component stock tools can read: offending bytes become '_'. Caller frees. */
 char *seal_safe_component(const char *name);
 

@@ -26,8 +26,28 @@
 #include "util/compiler.h"
 #include "util/path.h"
 #include "util/strbuf.h"
+#include "run/proc.h"
 
 #define HASH_READ_SIZE (1u << 20)
+
+/* Read by every worker thread; set by the thread that seals. */
+static atomic_int stop_armed, stop_base;
+
+void hash_stop_on_signal(void)
+{
+	atomic_store(&stop_base, proc_interrupt_count());
+	atomic_store(&stop_armed, 1);
+}
+
+void hash_stop_clear(void)
+{
+	atomic_store(&stop_armed, 0);
+}
+
+int hash_stopped(void)
+{
+	return atomic_load(&stop_armed) && proc_interrupt_count() != atomic_load(&stop_base);
+}
 
 struct sha256 {
 	EVP_MD_CTX *ctx;
@@ -145,7 +165,12 @@ static int hash_one(EVP_MD_CTX *ctx, unsigned char *buf, const struct dirat *roo
 		goto out;
 	}
 	for (;;) {
-		ssize_t r = read(fd, buf, HASH_READ_SIZE);
+		ssize_t r;
+		if (hash_stopped()) {
+			*err = xasprintf("stopped hashing '%s': abev received a signal", path);
+			goto out;
+		}
+		r = read(fd, buf, HASH_READ_SIZE);
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
@@ -229,8 +254,17 @@ static void *worker(void *arg)
 			break;
 		j = &p->jobs[p->order[i]];
 		j->err = NULL;
-		if (hash_one(t.ctx, t.buf, j->root, j->path, j->digest, &j->size, &j->err) < 0)
+		if (hash_stopped()) {
+			j->err = xasprintf("stopped before hashing '%s': abev received a signal",
+					   j->path);
+			j->stopped = 1;
 			atomic_fetch_add(&p->failed, 1);
+			continue;
+		}
+		if (hash_one(t.ctx, t.buf, j->root, j->path, j->digest, &j->size, &j->err) < 0) {
+			j->stopped = hash_stopped();
+			atomic_fetch_add(&p->failed, 1);
+		}
 	}
 	tools_release(&t);
 	return NULL;

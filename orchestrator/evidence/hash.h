@@ -37,12 +37,25 @@ struct hash_job {
 	unsigned char digest[SHA256_LEN];
 	uint64_t size;
 	char *err;                     /* set on failure; caller frees */
+	int stopped;                   /* failed because hashing was stopped (hash_stop_on_signal()) */
 };
 /*
  * Hashes every job, on up to `threads` threads (0: one per online core).
  * Returns the number of jobs that failed (each has err set).
  */
 size_t sha256_files(struct hash_job *jobs, size_t n, unsigned threads);
+
+/*
+ * From this call until hash_stop_clear(), hashing stops at the next
+ * interrupt signal abev receives (run/proc.h: proc_interrupt_count()
+ * changes), within one read: the file being hashed and every one not
+ * started fail, marked stopped. A signal that came before the call does
+ * not stop it: an interrupted run's evidence is still sealed.
+ */
+void hash_stop_on_signal(void);
+void hash_stop_clear(void);
+/* Whether hashing (or a copy that asks) is to stop now. */
+int hash_stopped(void);
 
 /*
  * The oldest libcrypto error as text in buf (for signify.c too), and an

@@ -59,6 +59,26 @@ static void grow_reserve(struct journal *j)
 	warning("%s", j->reserve_problem);
 }
 
+/*
+ * Holds JOURNAL_RESERVE_INODES inodes. Where the file system has no
+ * O_TMPFILE there is no inode reserve (the byte reserve still is); where
+ * it has no inodes left, reserve_problem says so.
+ */
+static void hold_inodes(struct journal *j)
+{
+	for (size_t i = 0; i < JOURNAL_RESERVE_INODES; i++) {
+		j->inode_fd[i] = openat(j->root->fd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+		if (j->inode_fd[i] >= 0)
+			continue;
+		if (errno == ENOSPC && !j->reserve_problem)
+			j->reserve_problem = xasprintf("abev could hold back only %zu of the %d inodes "
+						       "it keeps to finish the evidence with: the "
+						       "file system of '%s' has no more",
+						       i, JOURNAL_RESERVE_INODES, j->root->path);
+		break;
+	}
+}
+
 int journal_open(struct journal *j, const struct dirat *root)
 {
 	*j = (struct journal)JOURNAL_INIT;
@@ -80,6 +100,7 @@ int journal_open(struct journal *j, const struct dirat *root)
 		return -1;
 	}
 	grow_reserve(j);
+	hold_inodes(j);
 	return 0;
 }
 
@@ -112,6 +133,11 @@ uint64_t journal_release_reserve(struct journal *j)
 {
 	uint64_t freed = j->reserved;
 
+	for (size_t i = 0; i < JOURNAL_RESERVE_INODES; i++) {
+		if (j->inode_fd[i] >= 0)
+			close(j->inode_fd[i]);
+		j->inode_fd[i] = -1;
+	}
 	if (j->reserve_fd >= 0)
 		close(j->reserve_fd);
 	j->reserve_fd = -1;

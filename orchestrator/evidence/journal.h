@@ -23,12 +23,22 @@
  * names each invocation's files), grown in steps of this much.
  */
 #define JOURNAL_RESERVE_BASE (1u << 20)
+/*
+ * Inodes held back beside the bytes: the final writes make new files
+ * (result.json and report.md staged, SHA256, SHA256.sig, and again when
+ * the seal fails), and a run that used up the file system's inodes would
+ * otherwise leave result.json saying "running". Each is an unnamed file
+ * (O_TMPFILE) in the evidence directory: nothing to see, nothing left
+ * behind if abev is killed.
+ */
+#define JOURNAL_RESERVE_INODES 8
 
 struct dirat;
 struct journal {
 	const struct dirat *root;   /* the evidence directory (borrowed) */
 	char *path, *reserve_path;  /* for messages; NULL: not open, or removed */
 	int fd, reserve_fd;         /* fd -1 once a write failed: nothing more is appended */
+	int inode_fd[JOURNAL_RESERVE_INODES]; /* the inodes held, -1 where none */
 	uint64_t bytes;             /* appended so far */
 	uint64_t reserved;          /* held in the reserve file */
 	unsigned lines;
@@ -39,7 +49,8 @@ struct journal {
 	char *reserve_problem;
 	int reserve_stuck;
 };
-#define JOURNAL_INIT { NULL, NULL, NULL, -1, -1, 0, 0, 0, NULL, 0 }
+#define JOURNAL_INIT { NULL, NULL, NULL, -1, -1, { -1, -1, -1, -1, -1, -1, -1, -1 }, 0, 0, 0, \
+		       NULL, 0 }
 
 /*
  * Creates EVIDENCE_JOURNAL_FILE and the reserve EVIDENCE_RESERVE_FILE beneath root
@@ -58,8 +69,9 @@ int journal_open(struct journal *j, const struct dirat *root);
  */
 int journal_append(struct journal *j, const struct invocation *inv);
 /*
- * Gives the reserve's space back (removes the file), before the final
- * writes. The bytes it held. Does nothing when there is none.
+ * Gives the reserve's space and inodes back (removes the file, closes the
+ * unnamed ones), before the final writes. The bytes it held. Does nothing
+ * when there is none.
  */
 uint64_t journal_release_reserve(struct journal *j);
 /*

@@ -207,7 +207,7 @@ int manifest_build_staged(const struct dirat *root, const char *const *staged,
 	static const struct tree_ops ops = { walk_entry, walk_failed };
 	struct walk w = { root->path, staged, NULL, NULL, 0, 0, 0 };
 	struct hash_job *jobs = NULL;
-	size_t failed, njobs = 0;
+	size_t failed, njobs = 0, nstopped = 0;
 	int ret = -1;
 
 	m->e = NULL;
@@ -222,6 +222,10 @@ int manifest_build_staged(const struct dirat *root, const char *const *staged,
 	}
 	failed = sha256_files(jobs, njobs, 0);
 	for (size_t i = 0; i < w.n; i++) {
+		if (jobs[i].stopped) {
+			nstopped++;
+			continue;
+		}
 		if (jobs[i].err) {
 			error("%s", jobs[i].err);
 			continue;
@@ -229,6 +233,9 @@ int manifest_build_staged(const struct dirat *root, const char *const *staged,
 		memcpy(w.e[i].digest, jobs[i].digest, SHA256_LEN);
 		w.e[i].size = jobs[i].size;
 	}
+	if (nstopped)
+		error("abev received a signal while hashing '%s' for its manifest and stopped: "
+		      "%zu of %zu file(s) were not hashed", root->path, nstopped, njobs);
 	if (failed)
 		goto out;
 	/* Hashed: the staged names are no longer needed, and the sort would part them. */

@@ -18,6 +18,8 @@
 #include <unistd.h>
 
 #include "util/alloc.h"
+#include "util/atomic_file.h"
+#include "evidence/hash.h"
 #include "util/path.h"
 #include "util/strbuf.h"
 #include "util/usage.h"
@@ -35,7 +37,17 @@ struct settle {
 static enum tree_step settle_entry(void *ctx, const struct tree_entry *e)
 {
 	struct settle *s = ctx;
+	mode_t want = evname_mode(e->st->st_mode);
 
+	/*
+	 * Modes evidence keeps, before a directory is entered: what a run
+	 * took back after it ended has them already (seal_take_back()); this
+	 * is for the rest, and what cannot be changed the manifest reports.
+	 * Never through a second name: a hard-linked file's copy (unshare())
+	 * is made with a mode of its own.
+	 */
+	if ((e->st->st_mode & 07777) != want && (S_ISDIR(e->st->st_mode) || e->st->st_nlink == 1))
+		(void)fchmodat(e->dirfd, e->base, want, AT_SYMLINK_NOFOLLOW);
 	if (S_ISDIR(e->st->st_mode)) {
 		ALLOC_GROW(s->dirs, s->ndirs + 1, s->dirs_alloc);
 		s->dirs[s->ndirs++] = xstrdup(e->name);
@@ -58,16 +70,26 @@ static enum tree_step settle_failed(void *ctx, const char *name, const char *wha
 	return TREE_NEXT;
 }
 
+/* copy_file_sparse()'s stop: the sealing's hashing stop (hash.h). */
+static int copy_stopped(void *arg)
+{
+	(void)arg;
+	return hash_stopped();
+}
+
 /*
  * Gives rel (beneath root) an inode of its own: its bytes are copied
- * beside it and renamed over it, so that the other name (a test's `ln`
- * into $ABEV_RUN_DIR) keeps the old inode. 0 or -1 after error().
+ * beside it, under a name nobody can guess and holes kept, and renamed
+ * over it, so that the other name (a test's `ln` into $ABEV_RUN_DIR)
+ * keeps the old inode. 0 or -1 after error().
  */
 static int unshare(const struct dirat *root, const char *rel)
 {
-	char *shown = path_join(root->path, rel), *tmp = NULL;
+	struct atomic_file f = ATOMIC_FILE_INIT;
+	char *shown = path_join(root->path, rel);
 	const char *base;
-	int dfd = dirat_parent(root, rel, &base), in = -1, out = -1, ret = -1;
+	int dfd = dirat_parent(root, rel, &base), in = -1, ret = -1;
+	enum copy_result cr;
 	struct stat st;
 
 	if (dfd >= 0)
@@ -76,29 +98,25 @@ static int unshare(const struct dirat *root, const char *rel)
 		error("cannot read '%s': %s", shown, in < 0 || errno ? strerror(errno) : "not a regular file");
 		goto out;
 	}
-	tmp = xasprintf(".%s.abev-unshare.%ld", base, (long)getpid());
-	out = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, st.st_mode & 0777);
-	if (out < 0 || copy_fd(in, out, UINT64_MAX) != COPY_OK) {
+	if (atomic_file_open_at(&f, root, rel) < 0)
+		goto out;
+	cr = copy_file_sparse(in, f.fd, (uint64_t)st.st_size, copy_stopped, NULL);
+	if (cr == COPY_STOPPED) {
+		error("stopped copying '%s' (to give it a name of its own): abev received a signal",
+		      shown);
+		goto out;
+	}
+	if (cr != COPY_OK) {
 		error("cannot copy '%s' to give it a name of its own: %s", shown, strerror(errno));
 		goto out;
 	}
-	ret = close(out);
-	out = -1;
-	if (ret < 0 || renameat(dfd, tmp, dfd, base) < 0) {
-		ret = error("cannot replace '%s' by its copy: %s", shown, strerror(errno));
-		goto out;
-	}
-	ret = 0;
+	ret = atomic_file_commit(&f);
 out:
+	atomic_file_abort(&f);
 	if (in >= 0)
 		close(in);
-	if (out >= 0)
-		close(out);
-	if (ret < 0 && tmp && dfd >= 0)
-		unlinkat(dfd, tmp, 0);
 	if (dfd >= 0)
 		close(dfd);
-	free(tmp);
 	free(shown);
 	return ret;
 }
@@ -160,8 +178,11 @@ static int seal_staged(const struct dirat *root, const struct seal_key *key,
 	size_t tlen = 0, slen = 0;
 	int ret = -1;
 
+	/* A signal from here on stops the hashing and copying (hash.h): sealing a terabyte waits for nobody. */
+	hash_stop_on_signal();
 	if (seal_settle(root) < 0 || manifest_build_staged(root, staged, &m) < 0)
 		goto out;
+	hash_stop_clear();
 	text = manifest_text(&m, &tlen);
 	if (key) {
 		char fp[SHA256_HEX_LEN + 1], *comment;
@@ -200,6 +221,7 @@ static int seal_staged(const struct dirat *root, const struct seal_key *key,
 		goto out;
 	ret = 0;
 out:
+	hash_stop_clear();
 	manifest_release(&m);
 	free(text);
 	free(sig);

@@ -236,6 +236,9 @@ static int copy_file(int in, const char *src, const struct dirat *dir, const cha
 		*err = xasprintf("'%s' is larger than the limit of %llu bytes", src,
 				 (unsigned long long)max);
 		goto out;
+	case COPY_STOPPED:      /* copy_fd() never stops */
+		*err = xasprintf("stopped copying '%s'", src);
+		goto out;
 	}
 	if (close(out) < 0) {
 		out = -1;
@@ -543,11 +546,27 @@ static void read_results(const struct judge *j, struct invocation *inv, const st
 	free(abs_pattern);
 }
 
-/* The regular files a run left in its directory, but for abev's two logs. */
+/* The regular files a run left in its directory, but for abev's logs, with their sizes. */
+struct left_file {
+	char *name;
+	off_t size;
+};
 struct file_list {
-	char **v;
+	struct left_file *v;
 	size_t n, alloc;
 };
+
+/* abev's own logs in a run directory: bounded by limits.max_log_bytes, not counted as the run's. */
+static const char *const run_logs[] = { EVIDENCE_STDOUT_LOG, EVIDENCE_STDERR_LOG,
+					EVIDENCE_PREPARE_LOG, NULL };
+
+static int is_run_log(const char *name)
+{
+	for (size_t i = 0; run_logs[i]; i++)
+		if (!strcmp(name, run_logs[i]))
+			return 1;
+	return 0;
+}
 
 static enum tree_step list_entry(void *ctx, const struct tree_entry *e)
 {
@@ -557,11 +576,11 @@ static enum tree_step list_entry(void *ctx, const struct tree_entry *e)
 		return TREE_DESCEND;
 	if (!S_ISREG(e->st->st_mode))
 		return TREE_NEXT;
-	if (e->depth == 0 && (!strcmp(e->name, EVIDENCE_STDOUT_LOG) || !strcmp(e->name, EVIDENCE_STDERR_LOG) ||
-			      !strcmp(e->name, EVIDENCE_PREPARE_LOG)))
+	if (e->depth == 0 && is_run_log(e->name))
 		return TREE_NEXT;
 	ALLOC_GROW(l->v, l->n + 1, l->alloc);
-	l->v[l->n++] = xstrdup(e->name);
+	l->v[l->n].name = xstrdup(e->name);
+	l->v[l->n++].size = e->st->st_size;
 	return TREE_NEXT;
 }
 
@@ -575,26 +594,71 @@ static enum tree_step list_failed(void *ctx, const char *name, const char *what,
 	return TREE_NEXT;
 }
 
-static int by_string(const void *a, const void *b)
+static int by_name(const void *a, const void *b)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	return strcmp(((const struct left_file *)a)->name, ((const struct left_file *)b)->name);
 }
 
 /*
- * Holds what inv left in its directory to limits.max_files, and to what
- * the evidence directory has room for: past the limit, files are removed
- * in name order from the end (the first ones kept, the same ones whatever
- * readdir's order), so that the evidence can still be sealed. Returns
- * NULL, or why the invocation failed (caller frees).
+ * Cuts each of abev's logs in inv's directory that is longer than
+ * limits.max_log_bytes back to it: abev writes no more than that, so the
+ * rest is the run's own (a sparse terabyte appended by a test is
+ * otherwise hashed in full). Opened beneath root, no link followed, a
+ * regular file only. Returns how many were cut; each has a note.
+ */
+static size_t cut_logs(const struct judge *j, const struct invocation *inv,
+		       const struct dirat *root, judge_note_fn note, void *ctx)
+{
+	size_t cut = 0;
+
+	for (size_t i = 0; run_logs[i]; i++) {
+		char *rel = path_join(inv->dir, run_logs[i]);
+		int fd = dirat_openat(root, rel, O_WRONLY | O_NONBLOCK, 0);
+		struct stat st;
+
+		if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+		    st.st_size > j->plan->max_log_bytes) {
+			if (ftruncate(fd, (off_t)j->plan->max_log_bytes) == 0) {
+				cut++;
+				note(ctx, xasprintf("%s: %s was %jd bytes, longer than abev writes "
+						    "(limits.max_log_bytes, %jd): the run wrote to it "
+						    "itself, and it was cut back to %jd bytes",
+						    inv->dir, run_logs[i], (intmax_t)st.st_size,
+						    (intmax_t)j->plan->max_log_bytes,
+						    (intmax_t)j->plan->max_log_bytes));
+			} else {
+				note(ctx, xasprintf("%s: %s is %jd bytes, longer than abev writes, and "
+						    "could not be cut back: %s", inv->dir,
+						    run_logs[i], (intmax_t)st.st_size,
+						    strerror(errno)));
+			}
+		}
+		if (fd >= 0)
+			close(fd);
+		free(rel);
+	}
+	return cut;
+}
+
+/*
+ * Holds what inv left in its directory to limits.max_files and
+ * limits.max_run_bytes, and to what the evidence directory has room for,
+ * before a byte of it is hashed or read: past the file limit, files are
+ * removed in name order from the end (the first ones kept, the same ones
+ * whatever readdir's order); then, in name order, a file that does not
+ * fit in the bytes left is removed. Sizes are apparent sizes (st_size): a
+ * sparse file counts as what hashing it would read. Returns NULL, or why
+ * the invocation failed (caller frees).
  */
 static char *limit_files(struct judge *j, const struct invocation *inv, const struct dirat *root,
 			 judge_note_fn note, void *ctx)
 {
 	static const struct tree_ops ops = { list_entry, list_failed };
 	struct file_list l = { NULL, 0, 0 };
-	char *why = NULL;
-	size_t limit = j->plan->max_files, room = 0, removed = 0;
+	struct strbuf why = STRBUF_INIT, gone = STRBUF_INIT;
+	size_t limit = j->plan->max_files, room = 0, removed = 0, kept, nbig = 0, logs;
 	const char *which = "limits.max_files";
+	uintmax_t total = 0, left = (uintmax_t)j->plan->max_run_bytes, big = 0;
 
 	if (j->files_total + JUDGE_RESERVED_FILES < EVIDENCE_MAX_FILES)
 		room = EVIDENCE_MAX_FILES - JUDGE_RESERVED_FILES - j->files_total;
@@ -603,26 +667,72 @@ static char *limit_files(struct judge *j, const struct invocation *inv, const st
 		which = "the room left in the evidence directory (it holds at most "
 			EVIDENCE_MAX_FILES_TEXT " files in all)";
 	}
-	if (tree_walk_at(root, inv->dir, &ops, &l) < 0 || l.n <= limit)
+	logs = cut_logs(j, inv, root, note, ctx);
+	if (logs)
+		strbuf_addf(&why, "wrote to abev's logs itself (%zu cut back to limits.max_log_bytes)",
+			    logs);
+	if (tree_walk_at(root, inv->dir, &ops, &l) < 0)
 		goto out;
-	qsort(l.v, l.n, sizeof(*l.v), by_string);
-	/* Beneath the evidence root, no link followed: only the run's own files go. */
-	for (size_t i = limit; i < l.n; i++) {
-		char *rel = path_join(inv->dir, l.v[i]);
-		if (dirat_unlink(root, rel, 0) == 0)
-			removed++;
+	qsort(l.v, l.n, sizeof(*l.v), by_name);
+	kept = l.n;
+	if (l.n > limit) {
+		/* Beneath the evidence root, no link followed: only the run's own files go. */
+		for (size_t i = limit; i < l.n; i++) {
+			char *rel = path_join(inv->dir, l.v[i].name);
+			if (dirat_unlink(root, rel, 0) == 0)
+				removed++;
+			free(rel);
+		}
+		note(ctx, xasprintf("%s: left %zu files, more than %s of %zu: the %zu past the first "
+				    "%zu in name order were removed, so that the evidence can be sealed",
+				    inv->dir, l.n, which, limit, removed, limit));
+		strbuf_addf(&why, "%sleft %zu files in its directory, more than %s of %zu",
+			    why.len ? "; " : "", l.n, which, limit);
+		kept = limit;
+	}
+	for (size_t i = 0; i < kept; i++) {
+		uintmax_t size = l.v[i].size > 0 ? (uintmax_t)l.v[i].size : 0;
+		char *rel, *shown;
+
+		total += size;
+		if (size <= left) {
+			left -= size;
+			continue;
+		}
+		rel = path_join(inv->dir, l.v[i].name);
+		if (dirat_unlink(root, rel, 0) == 0) {
+			nbig++;
+			big += size;
+			shown = evname_printable(l.v[i].name, strlen(l.v[i].name));
+			if (nbig <= 10)
+				strbuf_addf(&gone, "%s'%s' (%ju bytes)", nbig > 1 ? ", " : "", shown,
+					    size);
+			free(shown);
+		}
 		free(rel);
 	}
-	note(ctx, xasprintf("%s: left %zu files, more than %s of %zu: the %zu past the first %zu "
-			    "in name order were removed, so that the evidence can be sealed",
-			    inv->dir, l.n, which, limit, removed, limit));
-	why = xasprintf("left %zu files in its directory, more than %s of %zu", l.n, which, limit);
+	if (nbig) {
+		note(ctx, xasprintf("%s: left %ju bytes in its files, more than limits.max_run_bytes "
+				    "of %jd: %zu file(s) of %ju bytes that did not fit, in name order, "
+				    "were removed before anything was hashed, so that the evidence can "
+				    "be sealed: %s%s", inv->dir, total,
+				    (intmax_t)j->plan->max_run_bytes, nbig, big, gone.buf,
+				    nbig > 10 ? ", ..." : ""));
+		strbuf_addf(&why, "%sleft %ju bytes in its directory, more than "
+			    "limits.max_run_bytes of %jd", why.len ? "; " : "", total,
+			    (intmax_t)j->plan->max_run_bytes);
+	}
 out:
 	j->files_total += (l.n < limit ? l.n : limit) + 2;
 	for (size_t i = 0; i < l.n; i++)
-		free(l.v[i]);
+		free(l.v[i].name);
 	free(l.v);
-	return why;
+	strbuf_release(&gone);
+	if (!why.len) {
+		strbuf_release(&why);
+		return NULL;
+	}
+	return strbuf_detach(&why, NULL);
 }
 
 void judge_limit_files(struct judge *j, struct invocation *inv, const struct dirat *root,

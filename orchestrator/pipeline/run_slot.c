@@ -508,8 +508,12 @@ static int run_process(struct run_state *st, const struct plan_variant *v, char 
 	why = run_dir_check(st, inv, made, &err);
 	if (err < 0)
 		goto out;
-	/* What the child left in its directory must be sealable: links and odd names go. */
-	if (!why && seal_tidy(&st->ev, inv->dir, run_state_note_cb, st) < 0)
+	/*
+	 * What the child left in its directory must be sealable: modes abev
+	 * can read (and none it should not keep), then links and odd names go.
+	 */
+	if (!why && (seal_take_back(&st->ev, inv->dir, run_state_note_cb, st) < 0 ||
+		     seal_tidy(&st->ev, inv->dir, run_state_note_cb, st) < 0))
 		goto out;
 	inv_record(inv, &res, &cs_before, &cs_after, plan);
 	*swapped = why != NULL;
@@ -656,6 +660,11 @@ static int run_one(struct run_state *st, const struct sched_slot *slot, unsigned
 		goto out;
 	if (v->prepare_len && (swapped || strcmp(inv->prepare->status, "ok"))) {
 		record_unprepared(st, inv);
+		/* What the prepare command left is held to what a run may leave. */
+		if (!swapped && (seal_take_back(&st->ev, inv->dir, run_state_note_cb, st) < 0 ||
+				 seal_tidy(&st->ev, inv->dir, run_state_note_cb, st) < 0))
+			goto out;
+		judge_limit_files(st->judge, inv, &st->ev, run_state_note_cb, st);
 		ret = 0;
 		goto out;
 	}

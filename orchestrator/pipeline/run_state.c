@@ -212,7 +212,7 @@ static void fill_report(const struct run_state *st, const struct run_header *hdr
  * invocation's own result.json keeps, so that the evidence does not say
  * "running" as if abev had been killed, and says what is missing.
  */
-static void write_short_state(struct run_state *st, struct run_header *hdr, int err)
+static int write_short_state(struct run_state *st, struct run_header *hdr, int err)
 {
 	struct evidence_decision dec = decision_of(st);
 	const char **notes = xcalloc(st->nnotes + 1, sizeof(*notes));
@@ -230,12 +230,15 @@ static void write_short_state(struct run_state *st, struct run_header *hdr, int 
 	hdr->executed = st->ninvs;   /* none of them in this file */
 	if (!strcmp(hdr->status, run_status_name(RUN_COMPLETED)))
 		hdr->status = run_status_name(RUN_FAILED);
-	if (evidence_write_run(&st->ev, result_file(st, 1), hdr, &dec, NULL, 0) == 0)
+	int ret = evidence_write_run(&st->ev, result_file(st, 1), hdr, &dec, NULL, 0);
+
+	if (ret == 0)
 		error("wrote a shorter result.json without the invocation records instead");
 	hdr->notes = (const char *const *)st->notes;
 	hdr->nnotes = st->nnotes;
 	free(why);
 	free(notes);
+	return ret;
 }
 
 /*
@@ -253,6 +256,17 @@ static void check_disk(struct run_state *st)
 	st->disk_checked = 1;
 	if (fstatvfs(st->ev.fd, &sv) < 0)
 		return;
+	/* A file system that counts inodes (f_files) and has none left for new files. */
+	if (sv.f_files > 0 && sv.f_favail < JOURNAL_RESERVE_INODES) {
+		st->runtime_error = 1;
+		run_state_note(st, xasprintf("the file system of the evidence ran out of inodes (%ju "
+					     "left for new files at the end of the run): abev gave "
+					     "back the %d it had held in reserve and finished and "
+					     "sealed this evidence with them; files that could not "
+					     "be made are named in abev's error output and in the "
+					     "invocations' records", (uintmax_t)sv.f_favail,
+					     JOURNAL_RESERVE_INODES));
+	}
 	avail = (uint64_t)sv.f_bavail * sv.f_frsize;
 	if (avail >= DISK_FULL_BYTES)
 		return;
@@ -316,11 +330,14 @@ static int write_final(struct run_state *st)
 	st->max_rss_bytes = self_max_rss();
 	fill_header(st, status, 1, &hdr);
 	dec = decision_of(st);
+	st->final_written = 0;
 	if (evidence_write_run(&st->ev, result_file(st, 1), &hdr, &dec, st->invs, st->ninvs) < 0) {
 		ret = -1;
-		write_short_state(st, &hdr, errno);
-	} else if (journal_remove(&st->journal) < 0) {
-		ret = -1;
+		st->final_written = write_short_state(st, &hdr, errno) == 0;
+	} else {
+		st->final_written = 1;
+		if (journal_remove(&st->journal) < 0)
+			ret = -1;
 	}
 	/* A short result.json says failed (write_short_state()): the report says the same. */
 	fill_report(st, &hdr, 1, &rin);

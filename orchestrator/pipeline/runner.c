@@ -215,11 +215,18 @@ static void check_evidence(struct run_state *st)
  * would have put in place, and whatever part of the seal was written, are
  * removed.
  */
-static void unsealed(struct run_state *st)
+static void unsealed(struct run_state *st, int stopped_by)
 {
-	run_state_note(st, xstrdup("the evidence could not be sealed (the error is above, on "
-				   "abev's standard error): it has no SHA256 manifest and no "
-				   "signature, and abev verify refuses it"));
+	if (stopped_by)
+		run_state_note(st, xasprintf("abev received %s while hashing the evidence for its "
+					     "seal and stopped there: every file is here as the "
+					     "runs left it, but the evidence has no SHA256 "
+					     "manifest and no signature, and abev verify refuses it",
+					     proc_signal_name(stopped_by)));
+	else
+		run_state_note(st, xstrdup("the evidence could not be sealed (the error is above, "
+					   "on abev's standard error): it has no SHA256 manifest "
+					   "and no signature, and abev verify refuses it"));
 	st->unsealed = 1;
 	if (run_state_write(st, 1) < 0)
 		return;
@@ -240,12 +247,16 @@ static void unsealed(struct run_state *st)
  * sealed, packed. A signal that arrives meanwhile is not lost: the
  * evidence is written again as interrupted, sealed again and packed
  * again. That happens at most once, since the interrupt flag only goes
- * from 0 to a signal. *final is the status the evidence records.
+ * from 0 to a signal; a signal while the seal hashes stops the hashing
+ * at once (hash.h), and one more while it hashes again — or the first
+ * one, when the run was interrupted already — leaves the evidence
+ * unsealed, saying so. *final is the status the evidence records.
  */
 static void finish_evidence(struct run_state *st, enum run_status *final, int *sealed,
 			    int *bundled)
 {
 	const struct runner_options *opt = st->opt;
+	int signals;
 
 	check_evidence(st);
 	for (;;) {
@@ -254,10 +265,32 @@ static void finish_evidence(struct run_state *st, enum run_status *final, int *s
 			st->runtime_error = 1;
 		*final = run_state_status(st, 1);
 		*sealed = *bundled = 0;
+		/* Never a seal over a result.json that still says "running". */
+		if (!st->final_written) {
+			error("'%s' was not sealed: its final result.json could not be written",
+			      st->root);
+			unsealed(st, 0);
+			*final = run_state_status(st, 1);
+			return;
+		}
+		signals = proc_interrupt_count();
 		/* Sealed whatever the outcome, an interrupted run included: it says so itself. */
 		if (seal_evidence_final(&st->ev, opt->key) < 0) {
+			/*
+			 * A signal meanwhile stopped the hashing (hash.h). The
+			 * first one of a run that was not interrupted before is
+			 * recorded, and the evidence sealed again as interrupted
+			 * (below); one more, and abev stops, as asked, unsealed.
+			 */
+			if (proc_interrupt_count() != signals && !st->interrupt)
+				goto again;
+			if (proc_interrupt_count() != signals) {
+				unsealed(st, proc_interrupted());
+				*final = run_state_status(st, 1);
+				return;
+			}
 			st->runtime_error = 1;
-			unsealed(st);
+			unsealed(st, 0);
 			*final = run_state_status(st, 1);
 		} else {
 			*sealed = 1;
@@ -274,6 +307,7 @@ static void finish_evidence(struct run_state *st, enum run_status *final, int *s
 		}
 		if (st->interrupt || !proc_interrupted())
 			return;
+again:
 		st->interrupt = proc_interrupted();
 		run_state_note(st, xasprintf("abev received %s after the last invocation, while "
 				       "writing, sealing or packing the evidence; every "

@@ -507,6 +507,7 @@ static int parse_limits(const struct plan_loader *ld, const cJSON *root)
 	const cJSON *l;
 	int64_t files = plan->max_files;
 	int64_t log_bytes = plan->max_log_bytes;
+	int64_t run_bytes = plan->max_run_bytes;
 	size_t before = json_in_count(&ld->in);
 
 	if (json_get_object(&ld->in, root, "", "limits", 0, &l) < 0)
@@ -517,10 +518,12 @@ static int parse_limits(const struct plan_loader *ld, const cJSON *root)
 	json_get_int(&ld->in, l, "limits", "max_files", 0, 1, PLAN_MAX_FILES_CEILING, &files);
 	json_get_number(&ld->in, l, "limits", "pattern_cpu_seconds", 0, 0, 1, 3600, &plan->pattern_cpu_seconds);
 	json_get_int(&ld->in, l, "limits", "max_log_bytes", 0, 0, JSON_INT_MAX, &log_bytes);
+	json_get_int(&ld->in, l, "limits", "max_run_bytes", 0, 0, JSON_INT_MAX, &run_bytes);
 	if (json_in_count(&ld->in) > before)
 		return -1;
 	plan->max_files = (unsigned)files;
 	plan->max_log_bytes = log_bytes;
+	plan->max_run_bytes = run_bytes;
 	return 0;
 }
 
@@ -954,6 +957,7 @@ static void plan_defaults(struct plan *plan, const char *path)
 	plan->max_files = PLAN_MAX_FILES_DEFAULT;
 	plan->pattern_cpu_seconds = METRICS_PATTERN_CPU_SECONDS_DEFAULT;
 	plan->max_log_bytes = PLAN_MAX_LOG_BYTES_DEFAULT;
+	plan->max_run_bytes = PLAN_MAX_RUN_BYTES_DEFAULT;
 	plan->confidence = COMPARE_CONFIDENCE;
 	plan->resamples = COMPARE_RESAMPLES;
 }

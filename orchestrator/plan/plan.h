@@ -180,6 +180,9 @@ struct plan {
 	                          1..PLAN_MAX_FILES_CEILING, default PLAN_MAX_FILES_DEFAULT */
 	double pattern_cpu_seconds; /* limits.pattern_cpu_seconds: > 0, <= 3600;
 	                               default METRICS_PATTERN_CPU_SECONDS_DEFAULT */
+	int64_t max_run_bytes; /* limits.max_run_bytes: bytes (st_size) of the files a run may
+	                          leave in its directory, its logs not counted; >= 0,
+	                          default PLAN_MAX_RUN_BYTES_DEFAULT */
 	int64_t max_log_bytes; /* limits.max_log_bytes: bytes kept of each of test.log and
 	                          stderr.log; >= 0, default PLAN_MAX_LOG_BYTES_DEFAULT */
 
@@ -224,6 +227,13 @@ struct plan {
  * (the child never blocks) but writes no more of it.
  */
 #define PLAN_MAX_LOG_BYTES_DEFAULT (256LL * 1024 * 1024)
+/*
+ * limits.max_run_bytes: bounds what is hashed and sealed of one run
+ * before a byte of it is read — by apparent size, so that a sparse file
+ * of a terabyte that takes no disk still counts as the terabyte hashing
+ * would read. A gibibyte: far above a test run's result files.
+ */
+#define PLAN_MAX_RUN_BYTES_DEFAULT (1024LL * 1024 * 1024)
 
 #define PLAN_INIT { 0 }
 

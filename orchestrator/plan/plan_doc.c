@@ -236,6 +236,13 @@ const struct plan_doc_key plan_doc_keys[] = {
 	  "stretched by a full pipe, but writes no more; the invocation's `result.json` says "
 	  "what was kept and dropped (`logs.stdout`, `logs.stderr`: `bytes_written`, "
 	  "`bytes_dropped`, `truncated`) and the report notes each truncated log" },
+	{ "limits.max_run_bytes", "integer", "1073741824 (1 GiB)",
+	  "bytes one invocation may leave in its directory (the sum of its regular files' "
+	  "sizes, `test.log`, `stderr.log` and `prepare.log` not counted), 0 or more, measured "
+	  "before anything is hashed: a sparse file counts at its full size, as hashing would "
+	  "read it; past it the invocation fails and the files that do not fit, in name order, "
+	  "are removed (with a note, naming each and its size) so that the evidence can still "
+	  "be sealed; a log the run itself made longer than `max_log_bytes` is cut back to it" },
 };
 
 const size_t plan_doc_nkeys = ARRAY_SIZE(plan_doc_keys);
@@ -297,7 +304,7 @@ static const char example_text[] =
 	"                \"confidence\": 0.95, \"bootstrap_resamples\": 10000 },\n"
 	"  \"report\": { \"template\": \"report.md\" },\n"
 	"  \"limits\": { \"max_files\": 10000, \"pattern_cpu_seconds\": 10,\n"
-	"              \"max_log_bytes\": 268435456 }\n"
+	"              \"max_log_bytes\": 268435456, \"max_run_bytes\": 1073741824 }\n"
 	"}\n"
 	"\n"
 	"With a variants file instead of (or after) \"variants\":\n"

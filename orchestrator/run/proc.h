@@ -171,6 +171,11 @@ struct proc_result {
 int proc_setup(void);
 /* Non-zero once an interrupt signal has reached abev (the first one's number). */
 int proc_interrupted(void);
+/*
+ * How many interrupt signals have reached abev (a second one kills at
+ * once): two readings tell whether one came between them.
+ */
+int proc_interrupt_count(void);
 /* "SIGTERM" and so on; "signal" for one without a name here. Static. */
 const char *proc_signal_name(int sig);
 /*

@@ -19,8 +19,6 @@ void proc_signal_drain(void);
 /* Milliseconds until `when`, rounded up so that a sleep does not wake early, capped. */
 int proc_ms_until(int64_t now, int64_t when, int cap);
 
-/* How many interrupt signals have reached abev (a second one kills at once). */
-int proc_interrupt_count(void);
 /* How many times abev was continued after a stop (SIGCONT); compare two readings. */
 unsigned proc_cont_count(void);
 

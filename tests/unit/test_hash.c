@@ -1,6 +1,7 @@
 /* Unit tests of hash: known SHA-256 vectors, streaming over chunk
  * boundaries, agreement with sha256sum, the thread pool against the
- * sequential path, and refusal of anything but a regular file. */
+ * sequential path, refusal of anything but a regular file, the stop at a
+ * signal, and writefile's sparse copy (which stops the same way). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -8,6 +9,7 @@
 #include <cmocka.h>
 
 #include <fcntl.h>
+#include <signal.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +18,8 @@
 #include <unistd.h>
 
 #include "evidence/hash.h"
+#include "run/proc.h"
+#include "util/writefile.h"
 #include "util/alloc.h"
 #include "util/atomic_file.h"
 #include "util/compiler.h"
@@ -234,6 +238,105 @@ static void test_refusals(void **state)
 	free(dir);
 }
 
+/*
+ * hash_stop_on_signal(): a signal that came before it does not stop the
+ * hashing (an interrupted run is still sealed); one after it fails every
+ * job, marked stopped; hash_stop_clear() ends it.
+ */
+static void test_stop_on_signal(void **state)
+{
+	char *dir = tu_tmpdir("hash-stop"), *paths[3];
+	struct hash_job jobs[3];
+
+	(void)state;
+	assert_int_equal(proc_setup(), 0);
+	for (size_t i = 0; i < ARRAY_SIZE(paths); i++) {
+		char name[16];
+		snprintf(name, sizeof(name), "f%zu", i);
+		paths[i] = path_join(dir, name);
+		write_pattern(paths[i], 3 << 20, (unsigned)i);
+	}
+	raise(SIGINT);
+	hash_stop_on_signal();
+	memset(jobs, 0, sizeof(jobs));
+	for (size_t i = 0; i < ARRAY_SIZE(jobs); i++)
+		jobs[i].path = paths[i];
+	assert_int_equal(sha256_files(jobs, ARRAY_SIZE(jobs), 2), 0);
+	assert_false(hash_stopped());
+
+	raise(SIGINT);
+	assert_true(hash_stopped());
+	memset(jobs, 0, sizeof(jobs));
+	for (size_t i = 0; i < ARRAY_SIZE(jobs); i++)
+		jobs[i].path = paths[i];
+	assert_int_equal(sha256_files(jobs, ARRAY_SIZE(jobs), 2), ARRAY_SIZE(jobs));
+	for (size_t i = 0; i < ARRAY_SIZE(jobs); i++) {
+		assert_true(jobs[i].stopped);
+		assert_non_null(strstr(jobs[i].err, "abev received a signal"));
+		free(jobs[i].err);
+	}
+
+	hash_stop_clear();
+	assert_false(hash_stopped());
+	memset(jobs, 0, sizeof(jobs));
+	for (size_t i = 0; i < ARRAY_SIZE(jobs); i++)
+		jobs[i].path = paths[i];
+	assert_int_equal(sha256_files(jobs, ARRAY_SIZE(jobs), 2), 0);
+	for (size_t i = 0; i < ARRAY_SIZE(paths); i++)
+		free(paths[i]);
+	tu_rm_rf(dir);
+	free(dir);
+}
+
+static int stop_now(void *arg)
+{
+	return ++*(int *)arg > 1;
+}
+
+/*
+ * copy_file_sparse(): the bytes of a file with holes (and a hole at its
+ * end) copied equal, the holes left unwritten where the file system keeps
+ * them, and a stop asked for ends the copy.
+ */
+static void test_sparse_copy(void **state)
+{
+	char *dir = tu_tmpdir("sparse-copy"), *src = path_join(dir, "src"), *dst = path_join(dir, "dst");
+	const off_t size = 64 << 20;
+	int in, out, asks = 0;
+	struct stat a, b;
+	char buf[8];
+
+	(void)state;
+	in = open(src, O_RDWR | O_CREAT | O_EXCL, 0600);
+	assert_true(in >= 0);
+	assert_int_equal(pwrite(in, "head", 4, 0), 4);
+	assert_int_equal(pwrite(in, "mid", 3, 32 << 20), 3);
+	assert_int_equal(ftruncate(in, size), 0);
+	out = open(dst, O_RDWR | O_CREAT | O_EXCL, 0600);
+	assert_true(out >= 0);
+	assert_int_equal(copy_file_sparse(in, out, (uint64_t)size, NULL, NULL), COPY_OK);
+	assert_int_equal(fstat(in, &a), 0);
+	assert_int_equal(fstat(out, &b), 0);
+	assert_int_equal(b.st_size, size);
+	assert_int_equal(pread(out, buf, 4, 0), 4);
+	assert_memory_equal(buf, "head", 4);
+	assert_int_equal(pread(out, buf, 3, 32 << 20), 3);
+	assert_memory_equal(buf, "mid", 3);
+	assert_int_equal(pread(out, buf, 1, 16 << 20), 1);
+	assert_int_equal(buf[0], 0);
+	/* Where the source keeps its holes, so does the copy. */
+	if (a.st_blocks * 512 < size / 2)
+		assert_true(b.st_blocks * 512 < size / 2);
+	assert_int_equal(ftruncate(out, 0), 0);
+	assert_int_equal(copy_file_sparse(in, out, (uint64_t)size, stop_now, &asks), COPY_STOPPED);
+	close(in);
+	close(out);
+	free(src);
+	free(dst);
+	tu_rm_rf(dir);
+	free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -242,6 +345,8 @@ int main(void)
 		cmocka_unit_test(test_matches_sha256sum),
 		cmocka_unit_test(test_pool_equals_sequential),
 		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_stop_on_signal),
+		cmocka_unit_test(test_sparse_copy),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

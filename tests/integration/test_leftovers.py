@@ -1,0 +1,246 @@
+"""What a run leaves in its directory is held to what can be sealed, before a
+byte of it is hashed (issue 29 §5, §8, §12): modes abev can read (a run that
+chmods 000 its files does not make the evidence unsealable), no setuid or
+world-writable modes kept, names planted where abev gives a hard-linked file
+a name of its own do not stop it, a hard link to a sparse file is copied with
+its holes, limits.max_run_bytes bounds the bytes by apparent size, a log the
+run grew itself is cut back, and a signal while abev hashes stops it.
+
+Timeouts on the abev calls are a safety net against a hang only."""
+import json
+import os
+import pwd
+import shutil
+import signal
+import stat
+import subprocess
+import time
+import unittest
+
+from common import ABEV, HELPER, AbevTestCase, helper_plan
+
+HANG = 240
+GiB = 1 << 30
+TiB = 1 << 40
+
+
+def sparse_supported(path):
+    """Whether the file system at path keeps holes (a truncated file takes no blocks)."""
+    p = os.path.join(path, ".sparse-probe")
+    with open(p, "wb") as f:
+        f.truncate(64 << 20)
+    blocks = os.stat(p).st_blocks
+    os.unlink(p)
+    return blocks == 0
+
+
+@unittest.skipUnless(HELPER, "the helper is not known")
+class Leftovers(AbevTestCase):
+    def plan(self, script, **extra):
+        p = helper_plan([("a", [])], **extra)
+        p["variants"][0]["command"] = ["sh", "-c", script]
+        return p
+
+    def run_dir(self, *parts):
+        return self.path("ev", "runs", "a", "run-1", *parts)
+
+    def assert_verifies(self):
+        cp = self.abev("verify", self.path("ev"))
+        self.assertEqual(cp.returncode, 7, cp.stdout + cp.stderr)
+
+    def unprivileged(self):
+        """(abev, work, preexec): an abev an unprivileged user runs, a folder it
+        owns, and the preexec_fn that becomes it. As root that is 'nobody' (root
+        reads a file whatever its mode, which is what this is about); otherwise
+        the user the tests run as. Skips when nobody cannot be used here."""
+        work = self.path("work")
+        os.mkdir(work)
+        if os.geteuid() != 0:
+            return ABEV, work, None
+        try:
+            user = pwd.getpwnam("nobody")
+        except KeyError:
+            self.skipTest("no user 'nobody' on this machine")
+        os.chmod(self.tmp, 0o755)
+        bindir = self.path("bin")
+        os.mkdir(bindir, 0o755)
+        abev = shutil.copy(ABEV, bindir)
+        os.chmod(abev, 0o755)
+        os.chown(work, user.pw_uid, user.pw_gid)
+
+        def become():
+            os.setgroups([])
+            os.setgid(user.pw_gid)
+            os.setuid(user.pw_uid)
+        try:
+            subprocess.run([abev, "--version"], check=True, timeout=60, cwd=work,
+                           capture_output=True, preexec_fn=become)
+        except (OSError, subprocess.CalledProcessError) as e:
+            self.skipTest(f"user 'nobody' cannot run abev copied to {abev} ({e}): the "
+                          f"directories above {self.tmp} (TMPDIR) must let others through")
+        return abev, work, become
+
+    def test_files_and_directories_made_unreadable_are_taken_back_and_sealed(self):
+        # §12: a file and a directory of the run's own made 000 (and a directory
+        # holding a file made unreadable) left the evidence unsealable: exit 3.
+        # abev runs unprivileged: root reads whatever the mode.
+        abev, work, become = self.unprivileged()
+        script = ('cd "$ABEV_RUN_DIR" && echo secret > closed && chmod 000 closed && '
+                  'mkdir -p shut/inner && echo x > shut/inner/f && chmod 000 shut/inner/f '
+                  'shut/inner shut && echo done')
+        plan = os.path.join(work, "plan.json")
+        with open(plan, "w") as f:
+            json.dump(self.plan(script), f)
+        os.chmod(plan, 0o644)
+        ev = os.path.join(work, "ev")
+        cp = subprocess.run([abev, "run", plan, "--out", ev, "--unsigned"], cwd=work,
+                            capture_output=True, text=True, timeout=HANG, preexec_fn=become)
+        self.assertEqual(cp.returncode, 0, cp.stdout + cp.stderr)
+        with open(os.path.join(ev, "result.json")) as f:
+            res = json.load(f)
+        self.assertEqual(res["status"], "completed", res["notes"])
+        self.assertTrue(any("could not read, enter or change" in n for n in res["notes"]),
+                        res["notes"])
+        run = os.path.join(ev, "runs", "a", "run-1")
+        with open(os.path.join(run, "closed")) as f:
+            self.assertEqual(f.read(), "secret\n")
+        self.assertEqual(stat.S_IMODE(os.stat(os.path.join(run, "shut", "inner", "f")).st_mode),
+                         0o600)
+        cp = subprocess.run([abev, "verify", ev], capture_output=True, text=True, timeout=HANG,
+                            preexec_fn=become)
+        self.assertEqual(cp.returncode, 7, cp.stdout + cp.stderr)
+
+    def test_setuid_and_world_writable_modes_are_not_kept(self):
+        # Low list: a run's setuid, setgid, sticky and group/other-writable modes were
+        # kept in the evidence (and in a bundle made of it).
+        script = ('cd "$ABEV_RUN_DIR" && echo x > suid && chmod 4777 suid && '
+                  'mkdir open && chmod 1777 open && echo y > open/g && chmod 2775 open/g')
+        cp, res = self.run_plan(self.plan(script), 0, timeout=HANG)
+        self.assertEqual(stat.S_IMODE(os.stat(self.run_dir("suid")).st_mode), 0o755)
+        self.assertEqual(stat.S_IMODE(os.stat(self.run_dir("open")).st_mode), 0o755)
+        self.assertEqual(stat.S_IMODE(os.stat(self.run_dir("open", "g")).st_mode), 0o755)
+        self.assertTrue(any("setuid, setgid, sticky" in n and "and 3 with" in n
+                            for n in res["notes"]), res["notes"])
+        self.assert_verifies()
+
+    def test_names_planted_where_abev_unshares_a_file_do_not_stop_the_seal(self):
+        # §12: a hard-linked file is given a name of its own through a copy beside
+        # it; the copy's name was ".NAME.abev-unshare.PID", PID abev's (the run's
+        # parent): a directory planted there made the seal fail.
+        plant = " ".join(f'mkdir -p ".{n}.abev-unshare.$PPID" ".{n}.abev-unshare.$$";'
+                         for n in ("f", "g"))
+        script = f'cd "$ABEV_RUN_DIR" && echo shared > f && ln f g && {plant} echo ok'
+        cp, res = self.run_plan(self.plan(script), 0, timeout=HANG)
+        self.assertEqual(res["status"], "completed", res["notes"])
+        for n in ("f", "g"):
+            st = os.stat(self.run_dir(n))
+            self.assertEqual(st.st_nlink, 1)
+            with open(self.run_dir(n)) as f:
+                self.assertEqual(f.read(), "shared\n")
+        self.assert_verifies()
+
+    def test_a_hard_link_to_a_sparse_file_is_copied_with_its_holes(self):
+        # §8: giving a hard-linked sparse file a name of its own wrote every hole.
+        if not sparse_supported(self.path()):
+            self.skipTest("the scratch file system keeps no holes")
+        script = ('cd "$ABEV_RUN_DIR" && truncate -s 256M s && printf end >> s && ln s t')
+        cp, res = self.run_plan(self.plan(script), 0, timeout=HANG)
+        self.assertEqual(res["status"], "completed", res["notes"])
+        for n in ("s", "t"):
+            st = os.stat(self.run_dir(n))
+            self.assertEqual(st.st_nlink, 1)
+            self.assertEqual(st.st_size, (256 << 20) + 3)
+            self.assertLess(st.st_blocks * 512, 16 << 20, f"{n}: its holes were written")
+        with open(self.run_dir("t"), "rb") as f:
+            f.seek(256 << 20)
+            self.assertEqual(f.read(), b"end")
+        self.assert_verifies()
+
+    def test_bytes_past_max_run_bytes_are_removed_before_hashing(self):
+        # §5: a sparse terabyte was hashed in full (and took the seal hours). By
+        # apparent size, in name order: a fits, big does not, z still fits.
+        script = ('cd "$ABEV_RUN_DIR" && printf 1234567890 > a && truncate -s 1T big && '
+                  'printf 12345 > z')
+        cp, res = self.run_plan(self.plan(script, limits={"max_run_bytes": 20}), None,
+                                timeout=HANG)
+        inv = res["invocations"][0]
+        self.assertEqual(inv["status"], "failed", inv)
+        self.assertIn("more than limits.max_run_bytes of 20", inv["reason"])
+        self.assertFalse(os.path.exists(self.run_dir("big")))
+        self.assertTrue(os.path.isfile(self.run_dir("a")))
+        self.assertTrue(os.path.isfile(self.run_dir("z")))
+        self.assertTrue(any("'big' (%d bytes)" % TiB in n for n in res["notes"]),
+                        res["notes"])
+        self.assert_verifies()
+
+    def test_a_log_the_run_grew_itself_is_cut_back(self):
+        # §5: the run extends abev's own log (sparse) past limits.max_log_bytes.
+        script = 'echo hello; truncate -s 1T "$ABEV_RUN_DIR/stderr.log"; echo bye'
+        cp, res = self.run_plan(self.plan(script, limits={"max_log_bytes": 4096}), None,
+                                timeout=HANG)
+        inv = res["invocations"][0]
+        self.assertEqual(inv["status"], "failed", inv)
+        self.assertIn("wrote to abev's logs itself", inv["reason"])
+        self.assertLessEqual(os.stat(self.run_dir("stderr.log")).st_size, 4096)
+        self.assert_verifies()
+
+    def test_a_signal_while_hashing_stops_abev(self):
+        # §5: SIGINT was ignored while abev hashed a sparse terabyte for the seal;
+        # only SIGKILL stopped it. A signal that reaches abev before the hashing
+        # starts is recorded and the seal goes on, so one is sent every half second:
+        # one that comes while abev hashes must stop it.
+        script = 'truncate -s 1T "$ABEV_RUN_DIR/huge" && echo made'
+        plan = self.write_plan(self.plan(script, limits={"max_run_bytes": 2 * TiB}))
+        p = subprocess.Popen([ABEV, "run", plan, "--out", self.path("ev"), "--unsigned"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            # Once the invocation's record is written, the run is over.
+            while p.poll() is None and not os.path.exists(self.run_dir("result.json")):
+                time.sleep(0.1)
+            deadline = time.monotonic() + HANG
+            while p.poll() is None and time.monotonic() < deadline:
+                p.send_signal(signal.SIGINT)
+                time.sleep(0.5)
+            out, err = p.communicate(timeout=HANG)
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.communicate()
+        self.assertEqual(p.returncode, 128 + signal.SIGINT, err)
+        res = self.load("ev", "result.json")
+        self.assertEqual(res["status"], "interrupted", res["notes"])
+        self.assertTrue(any("while hashing the evidence for its seal" in n
+                            for n in res["notes"]), res["notes"])
+        self.assertFalse(os.path.exists(self.path("ev", "SHA256")))
+        self.assertTrue(os.path.isfile(self.run_dir("huge")), "abev lost the run's file")
+
+
+    def test_a_run_that_uses_up_the_inodes_leaves_a_final_status_sealed(self):
+        # §8: a run that makes files until the file system has no inode left made
+        # the final result.json unwritable: the evidence was sealed saying
+        # "running" while the terminal said failed. abev holds inodes back as it
+        # holds bytes. A file system of 400 inodes, as root (a tmpfs mount).
+        fs = self.path("fs")
+        os.mkdir(fs)
+        if os.geteuid() != 0:
+            self.skipTest("mounting a small file system needs root")
+        mount = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64m,nr_inodes=400",
+                                "tmpfs", fs], capture_output=True, text=True)
+        if mount.returncode != 0:
+            self.skipTest(f"cannot mount a tmpfs here: {mount.stderr.strip()}")
+        self.addCleanup(subprocess.run, ["umount", "-l", fs], capture_output=True)
+        script = 'i=0; while : > "$ABEV_RUN_DIR/f$i" 2>/dev/null; do i=$((i+1)); done; echo $i'
+        plan = self.write_plan(self.plan(script))
+        ev = os.path.join(fs, "ev")
+        cp = self.abev("run", plan, "--out", ev, timeout=HANG)
+        self.assertNotEqual(cp.returncode, 0, cp.stdout + cp.stderr)
+        with open(os.path.join(ev, "result.json")) as f:
+            res = json.load(f)
+        self.assertEqual(res["status"], "failed", res["notes"])
+        self.assertTrue(any("ran out of inodes" in n for n in res["notes"]), res["notes"])
+        cp = self.abev("verify", ev)
+        self.assertEqual(cp.returncode, 7, cp.stdout + cp.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
