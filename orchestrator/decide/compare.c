@@ -298,6 +298,16 @@ static int all_positive(const double *v, size_t n)
 	return 1;
 }
 
+/* How many values of s are 0 or below. */
+static size_t not_positive(const struct cmp_sample *s)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->n; i++)
+		n += !(s->values[i].value > 0);
+	return n;
+}
+
 static void against_reference(const struct compare_config *cfg, const struct cmp_metric *cm,
 			      const struct cmp_sample *ref, struct cmp_sample *s)
 {
@@ -395,6 +405,18 @@ static void gate_interval(const struct compare_config *cfg, const struct cmp_sam
 				     : !s->n ? "no counted run" : s->change_note);
 		return;
 	}
+	/*
+	 * A value a ratio cannot take makes the interval — any interval —
+	 * unknowable, not one of the other rounds: a throughput that drops
+	 * to 0 in 4 rounds of 10 must not pass on the 6 where it did not.
+	 */
+	if (not_positive(ref) || not_positive(s)) {
+		s->gi_note = xasprintf("%zu counted run(s) of the reference and %zu of this variant "
+				       "have a value of 0 or below, which a ratio cannot take; "
+				       "judging the change on the other runs would hide them",
+				       not_positive(ref), not_positive(s));
+		return;
+	}
 	if (!cfg->unpaired) {
 		s->gi_needed = pairs_needed;
 		if (k >= pairs_needed && stats_wsr_interval(logs, k, conf, &iv) == 0 && iv.ok) {
@@ -411,11 +433,6 @@ static void gate_interval(const struct compare_config *cfg, const struct cmp_sam
 	}
 	rl = plain_values(ref);
 	sl = plain_values(s);
-	if (!all_positive(rl, ref->n) || !all_positive(sl, s->n)) {
-		s->gi_note = xstrdup("values of 0 or below: the interval of a ratio needs positive "
-				     "values");
-		goto out;
-	}
 	for (size_t i = 0; i < ref->n; i++)
 		rl[i] = log(rl[i]);
 	for (size_t i = 0; i < s->n; i++)
@@ -429,9 +446,42 @@ static void gate_interval(const struct compare_config *cfg, const struct cmp_sam
 		s->gi_note = xasprintf("needs at least %zu rounds for %.4g %% (has %zu; the %zu and "
 				       "%zu counted runs cannot give it unpaired either)",
 				       pairs_needed, conf * 100, k, ref->n, s->n);
-out:
 	free(rl);
 	free(sl);
+}
+
+const char *cmp_left_out_text(enum cmp_left_out_why why)
+{
+	switch (why) {
+	case CMP_LEFT_NOT_POSITIVE:
+		return "a value of 0 or below";
+	case CMP_LEFT_NO_REFERENCE:
+		return "no counted run of the reference";
+	case CMP_LEFT_NO_VARIANT:
+		return "no counted run of this variant";
+	}
+	return "?";
+}
+
+const char *cmp_left_out_key(enum cmp_left_out_why why)
+{
+	switch (why) {
+	case CMP_LEFT_NOT_POSITIVE:
+		return "not_positive";
+	case CMP_LEFT_NO_REFERENCE:
+		return "no_reference_run";
+	case CMP_LEFT_NO_VARIANT:
+		return "no_run";
+	}
+	return "?";
+}
+
+static void left_out(struct cmp_sample *s, unsigned round, enum cmp_left_out_why why,
+		     size_t *alloc)
+{
+	ALLOC_GROW(s->left_out, s->nleft_out + 1, *alloc);
+	s->left_out[s->nleft_out].round = round;
+	s->left_out[s->nleft_out++].why = why;
 }
 
 /* Per round, the ratio of s's value to the reference's in the same round. */
@@ -439,7 +489,7 @@ static void paired(const struct compare_config *cfg, const struct cmp_sample *re
 		   struct cmp_sample *s)
 {
 	double *ratios, *logs;
-	size_t k = 0, skipped = 0;
+	size_t k = 0, skipped = 0, alloc = 0;
 	struct stats_desc d;
 	struct stats_wsr w;
 
@@ -450,22 +500,32 @@ static void paired(const struct compare_config *cfg, const struct cmp_sample *re
 	}
 	ratios = xcalloc(s->n ? s->n : 1, sizeof(*ratios));
 	logs = xcalloc(s->n ? s->n : 1, sizeof(*logs));
-	/* Both samples are in execution order, so their rounds ascend: one merge walk pairs them. */
-	for (size_t i = 0, j = 0; i < s->n && j < ref->n;) {
-		double a = ref->values[j].value, b = s->values[i].value;
+	/*
+	 * Both samples are in execution order, so their rounds ascend: one
+	 * merge walk pairs them, and names every round it leaves out.
+	 */
+	for (size_t i = 0, j = 0; i < s->n || j < ref->n;) {
+		double a, b;
 
-		if (ref->values[j].round < s->values[i].round) {
+		if (i == s->n || (j < ref->n && ref->values[j].round < s->values[i].round)) {
+			if (!j || ref->values[j - 1].round != ref->values[j].round)
+				left_out(s, ref->values[j].round, CMP_LEFT_NO_VARIANT, &alloc);
 			j++;
 			continue;
 		}
-		if (s->values[i].round < ref->values[j].round) {
+		if (j == ref->n || s->values[i].round < ref->values[j].round) {
+			if (!i || s->values[i - 1].round != s->values[i].round)
+				left_out(s, s->values[i].round, CMP_LEFT_NO_REFERENCE, &alloc);
 			i++;
 			continue;
 		}
+		a = ref->values[j].value;
+		b = s->values[i].value;
 		if (a > 0 && b > 0) {
 			ratios[k] = b / a;
 			logs[k++] = log(b / a);
 		} else {
+			left_out(s, s->values[i].round, CMP_LEFT_NOT_POSITIVE, &alloc);
 			skipped++;
 		}
 		i++;
@@ -1303,6 +1363,7 @@ void comparison_release(struct comparison *c)
 		for (size_t v = 0; v < c->metrics[m].nsamples; v++) {
 			free(c->metrics[m].samples[v].values);
 			free(c->metrics[m].samples[v].gi_note);
+			free(c->metrics[m].samples[v].left_out);
 		}
 		free(c->metrics[m].samples);
 	}

@@ -102,6 +102,21 @@ struct cmp_value {
 	int outlier;
 };
 
+/* Why a round of a variant was left out of the pairing with the reference. */
+enum cmp_left_out_why {
+	CMP_LEFT_NOT_POSITIVE,   /* a value of 0 or below in one of its two runs: no ratio */
+	CMP_LEFT_NO_REFERENCE,   /* no counted run of the reference in that round */
+	CMP_LEFT_NO_VARIANT,     /* no counted run of this variant in that round */
+};
+struct cmp_left_out {
+	unsigned round;
+	enum cmp_left_out_why why;
+};
+/* "a value of 0 or below", ... (static). */
+const char *cmp_left_out_text(enum cmp_left_out_why why);
+/* Its key in result.json: "not_positive", "no_reference_run", "no_run" (static). */
+const char *cmp_left_out_key(enum cmp_left_out_why why);
+
 /* One variant under one metric. Notes are static strings or NULL. */
 struct cmp_sample {
 	const char *variant;   /* borrowed from the config */
@@ -126,8 +141,10 @@ struct cmp_sample {
 	int mw_exact;
 	const char *mw_note;
 
-	/* Paired by round with the reference. */
+	/* Paired by round with the reference; the rounds left out of it, in order (owned). */
 	size_t pairs;
+	struct cmp_left_out *left_out;
+	size_t nleft_out;
 	int has_paired;
 	double pair_ratio_median, pair_ratio_min, pair_ratio_max;
 	double wsr_p, wsr_min_p;

@@ -300,6 +300,16 @@ static cJSON *sample_json(const struct cmp_sample *s, int depth)
 			jadd(x, "exact", jnull());
 		jadd_opt(x, "min_p", s->has_paired, s->wsr_min_p, NULL, NULL);
 		jadd_str(x, "note", s->paired_note);
+		{
+			cJSON *lo = jnew_array();
+			for (size_t i = 0; i < s->nleft_out; i++) {
+				cJSON *e = jnew_object();
+				jadd_int(e, "round", s->left_out[i].round);
+				jadd_str(e, "why", cmp_left_out_key(s->left_out[i].why));
+				jpush(lo, e);
+			}
+			jadd(x, "left_out", lo);
+		}
 		jadd(o, "paired", x);
 		x = jnew_object();
 		jadd_str(x, "method", s->has_gi ? s->gi_method : NULL);

@@ -419,6 +419,13 @@ static void metric_tests(struct tmpl_ctx *t, const struct cmp_metric *m,
 			    s->pair_ratio_max, s->wsr_p, s->wsr_min_p);
 	else if (s->paired_note)
 		strbuf_addf(&sb, "; not paired: %s", s->paired_note);
+	if (s->nleft_out) {
+		strbuf_addf(&sb, "; %zu round%s left out of the pairing:", s->nleft_out,
+			    s->nleft_out == 1 ? "" : "s");
+		for (size_t i = 0; i < s->nleft_out; i++)
+			strbuf_addf(&sb, "%s %u (%s)", i ? "," : "", s->left_out[i].round,
+				    cmp_left_out_text(s->left_out[i].why));
+	}
 	if (s->has_ci)
 		strbuf_addf(&sb, "; bootstrap interval of the ratio of medians [%.3f, %.3f] "
 			    "(context, not judged)", s->ci_lo, s->ci_hi);

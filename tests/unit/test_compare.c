@@ -616,10 +616,61 @@ static void test_negative_reference(void **state)
 		assert_false(cs->has_ci);
 		assert_non_null(strstr(cs->ci_note, "values of 0 or below"));
 		assert_int_equal(c.gates[0].verdict, GATE_INCONCLUSIVE);
-		assert_non_null(strstr(c.gates[0].reason, "values of 0 or below"));
+		assert_non_null(strstr(c.gates[0].reason, "a value of 0 or below"));
 		assert_int_equal(c.decision, DECISION_INCONCLUSIVE);
 		comparison_release(&c);
 	}
+}
+
+/*
+ * Issue 30 §1: a higher-is-better throughput that reads 0 in 4 of 10
+ * candidate rounds (mean -40 %) passed a 5 % regression gate, judged on
+ * the 6 other rounds. No round is dropped silently: the gate is
+ * inconclusive, and the rounds left out are named, with why — a value of
+ * 0 or below, or a round one side has no counted run in.
+ */
+static void test_no_round_dropped_silently(void **state)
+{
+	static const double base[] = { 1000, 1002, 998, 1001, 999, 1000, 1003, 997, 1000, 1001 };
+	static const double cand[] = { 1000, 0, 999, 0, 1001, 0, 1002, 0, 1000, 1000 };
+	struct compare_gate_def g = { "t", GATE_MAX_REGRESSION, 5 };
+	struct fixture f;
+	struct comparison c;
+	const struct cmp_sample *cs;
+	struct invocation *v;
+
+	(void)state;
+	setup(&f, 2);
+	f.defs[0].better_higher = 1;
+	f.cfg.gates = &g;
+	f.cfg.ngates = 1;
+	pairs(&f, base, cand, 10);
+	/* Round 11: the candidate's run failed; round 12: the reference's was discarded. */
+	add(&f, "base", 11, 1000);
+	v = add(&f, "cand", 11, 1000);
+	v->status = INV_FAILED;
+	v->exit_code = 1;
+	f.guards[f.n - 1][0].verdict = GUARD_FAIL;
+	v = add(&f, "base", 12, 1000);
+	v->status = INV_DISCARDED;
+	add(&f, "cand", 12, 1000);
+	compare_compute(&f.cfg, f.invs, f.n, &c);
+	cs = sample(&c, "t", "cand");
+	assert_false(cs->has_gi);
+	assert_non_null(strstr(cs->gi_note, "0 counted run(s) of the reference and 4 of this variant"));
+	assert_int_equal(c.gates[0].verdict, GATE_INCONCLUSIVE);
+	assert_int_equal(c.decision, DECISION_INCONCLUSIVE);
+	assert_int_equal(cs->pairs, 6);
+	assert_int_equal(cs->nleft_out, 6);
+	for (size_t i = 0; i < 4; i++) {
+		assert_int_equal(cs->left_out[i].round, 2 * i + 2);
+		assert_int_equal(cs->left_out[i].why, CMP_LEFT_NOT_POSITIVE);
+	}
+	assert_int_equal(cs->left_out[4].round, 11);
+	assert_int_equal(cs->left_out[4].why, CMP_LEFT_NO_VARIANT);
+	assert_int_equal(cs->left_out[5].round, 12);
+	assert_int_equal(cs->left_out[5].why, CMP_LEFT_NO_REFERENCE);
+	comparison_release(&c);
 }
 
 /*
@@ -1034,6 +1085,7 @@ int main(void)
 		cmocka_unit_test(test_sample_size_per_gated_metric),
 		cmocka_unit_test(test_at_the_limit),
 		cmocka_unit_test(test_negative_reference),
+		cmocka_unit_test(test_no_round_dropped_silently),
 		cmocka_unit_test(test_order_note_names_what_happened),
 		cmocka_unit_test(test_test_guard_failure_rejects),
 		cmocka_unit_test(test_decision_without_evidence),
