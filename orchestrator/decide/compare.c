@@ -384,11 +384,14 @@ static void take_interval(struct cmp_sample *s, const char *method,
  * The interval s's change gates judge (compare.h). Paired by round when
  * the schedule pairs runs: the exact Wilcoxon signed-rank interval of
  * logs[0..k), the rounds' log-ratios, which needs
- * stats_wsr_interval_n_needed() rounds. When discards broke rounds (fewer
- * pairs than that, but as many counted runs a side), the exact
- * Mann–Whitney interval of the log values instead. Runs from different
- * evidence (abev compare) have no rounds: Mann–Whitney alone. Values of 0
- * or below have no log: no interval (ci_note says so already).
+ * stats_wsr_interval_n_needed() rounds. With fewer pairs than that — too
+ * few rounds (5 cannot reach 95 % paired: the smallest two-sided p is
+ * 1/16), or discards that broke rounds — the exact Mann–Whitney interval
+ * of the log values instead, which reaches 95 % with 4 runs a side. The
+ * rule depends on the number of pairs alone, fixed before any value is
+ * seen, and gi_rule records which applied. Runs from different evidence
+ * (abev compare) have no rounds: Mann–Whitney alone. Values of 0 or below
+ * have no log: no interval.
  */
 static void gate_interval(const struct compare_config *cfg, const struct cmp_sample *ref,
 			  struct cmp_sample *s, const double *logs, size_t k)
@@ -420,15 +423,20 @@ static void gate_interval(const struct compare_config *cfg, const struct cmp_sam
 	if (!cfg->unpaired) {
 		s->gi_needed = pairs_needed;
 		if (k >= pairs_needed && stats_wsr_interval(logs, k, conf, &iv) == 0 && iv.ok) {
+			s->gi_rule = "paired by round: as many rounds as the paired interval needs";
 			take_interval(s, "wilcoxon_paired", &iv, k);
 			return;
 		}
-		if (fewer < pairs_needed) {
-			s->gi_note = xasprintf("needs at least %zu rounds for %.4g %% (has %zu)",
-					       pairs_needed, conf * 100, k);
+		s->gi_rule = "unpaired: fewer paired rounds than the paired interval needs";
+		if (fewer < runs_needed) {
+			s->gi_needed = runs_needed;
+			s->gi_note = xasprintf("needs at least %zu rounds for %.4g %% (has %zu; "
+					       "below %zu rounds the interval is unpaired)",
+					       runs_needed, conf * 100, k, pairs_needed);
 			return;
 		}
 	} else {
+		s->gi_rule = "unpaired: the runs come from different evidence";
 		s->gi_needed = runs_needed;
 	}
 	rl = plain_values(ref);
@@ -437,9 +445,10 @@ static void gate_interval(const struct compare_config *cfg, const struct cmp_sam
 		rl[i] = log(rl[i]);
 	for (size_t i = 0; i < s->n; i++)
 		sl[i] = log(sl[i]);
-	if (stats_mw_interval(rl, ref->n, sl, s->n, conf, &iv) == 0 && iv.ok)
+	if (stats_mw_interval(rl, ref->n, sl, s->n, conf, &iv) == 0 && iv.ok) {
 		take_interval(s, "mann_whitney", &iv, fewer);
-	else if (cfg->unpaired)
+		s->gi_needed = runs_needed;
+	} else if (cfg->unpaired)
 		s->gi_note = xasprintf("needs at least %zu runs a side for %.4g %% (has %zu and %zu)",
 				       runs_needed, conf * 100, ref->n, s->n);
 	else

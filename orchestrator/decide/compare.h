@@ -164,6 +164,7 @@ struct cmp_sample {
 	 */
 	int has_gi;
 	const char *gi_method;
+	const char *gi_rule;   /* which method's rule applied and why (static), or NULL */
 	double gi_point, gi_lo, gi_hi, gi_coverage;
 	size_t gi_n, gi_needed;
 	char *gi_note;

@@ -313,6 +313,7 @@ static cJSON *sample_json(const struct cmp_sample *s, int depth)
 		jadd(o, "paired", x);
 		x = jnew_object();
 		jadd_str(x, "method", s->has_gi ? s->gi_method : NULL);
+		jadd_str(x, "rule", s->gi_rule);
 		jadd_opt(x, "point", s->has_gi, s->gi_point, NULL, NULL);
 		jadd(x, "ratio", interval_json(s->has_gi, s->gi_lo, s->gi_hi));
 		jadd_opt(x, "coverage", s->has_gi, s->gi_coverage, NULL, NULL);

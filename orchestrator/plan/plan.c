@@ -292,6 +292,18 @@ unsigned plan_rounds_needed(double conf)
 	return n;
 }
 
+unsigned plan_runs_needed_unpaired(double conf)
+{
+	unsigned n = 1;
+	double c = 2;   /* C(2n, n) */
+
+	while (n < 30 && 2 / c > (1 - conf) * (1 + 1e-12)) {
+		n++;
+		c = c * (2.0 * n) * (2.0 * n - 1) / ((double)n * n);
+	}
+	return n;
+}
+
 /* The default looks from start: start, then half as many again (at least 2 more), then max. */
 static void default_looks(struct plan *plan, unsigned start)
 {
@@ -341,6 +353,12 @@ static void plan_fix_looks(const struct plan_loader *ld)
 			plan->min_rounds = plan->looks[0];
 	}
 	plan->look_confidence = 1 - alpha / (double)plan->nlooks;
+	/* Rounds that can never decide are refused before they run. */
+	if (plan->max_rounds < plan_runs_needed_unpaired(plan->look_confidence))
+		json_in_error(&ld->in, "schedule.max_rounds", "%u rounds can never decide a change "
+			      "gate at %.4g %% a look (%zu look%s): give at least %u", plan->max_rounds,
+			      plan->look_confidence * 100, plan->nlooks, plan->nlooks == 1 ? "" : "s",
+			      plan_runs_needed_unpaired(plan->look_confidence));
 }
 
 static int parse_schedule(const struct plan_loader *ld, const cJSON *root)

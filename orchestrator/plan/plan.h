@@ -265,6 +265,12 @@ int plan_load_partial(struct plan *plan, const char *path, struct errlist *error
  */
 unsigned plan_rounds_needed(double conf);
 /*
+ * The fewest runs a side the exact unpaired interval (Mann–Whitney) can
+ * give conf with: its widest covers 1 - 2 / C(2n, n). The fewest rounds
+ * any change gate can be decided in. stats_mw_interval_n_needed()'s rule.
+ */
+unsigned plan_runs_needed_unpaired(double conf);
+/*
  * plan_load() for a plan held in memory (abev bench builds one): path
  * names it in messages and its directory is what relative paths in it
  * resolve against; the len bytes of text (which need not end in a NUL

@@ -168,9 +168,10 @@ void summary_sample_size(struct strbuf *sb, const struct comparison *c)
 			    c->confidence * 100, c->runs_needed_ci);
 	else
 		strbuf_addf(sb, ". Change gates judge the exact %.4g%% Wilcoxon signed-rank interval "
-			    "of the rounds' paired ratios (at least %zu rounds; unpaired "
-			    "Mann\xe2\x80\x93Whitney when discards broke rounds)",
-			    c->confidence * 100, c->pairs_needed_ci);
+			    "of the rounds' paired ratios (%zu rounds or more; with fewer pairs, "
+			    "the exact unpaired Mann\xe2\x80\x93Whitney interval, at least %zu "
+			    "runs a side)",
+			    c->confidence * 100, c->pairs_needed_ci, c->runs_needed_ci);
 	strbuf_addf(sb, ", not a p-value; the %.4g%% bootstrap interval of the ratio of medians "
 		    "(%u resamples) is context", c->confidence * 100, c->resamples);
 	strbuf_addch(sb, '.');
@@ -205,6 +206,11 @@ void summary_sequential(struct strbuf *sb, const struct comparison *c)
 			    "run, at the looks' confidence.",
 			    q->ntaken && q->taken[q->ntaken - 1].round == q->max_rounds
 				    ? " by max_rounds" : "");
+	/* Optional stopping: a look's exact coverage is of that look alone. */
+	strbuf_addf(sb, " The intervals shown are the last look's, labelled with that look's "
+		    "exact coverage; since the data chose where to stop, what holds for them is "
+		    "the bound over all the looks: at least %.4g%%, not the label's figure.",
+		    q->confidence * 100);
 }
 
 const char *summary_acceptance_caveat(const struct comparison *c)
@@ -278,9 +284,11 @@ void summary_print(FILE *f, const struct comparison *c, int quiet)
 		for (size_t i = 0; i < q->ntaken; i++)
 			strbuf_addf(&sb, "%s%u %s", i ? ", " : "", q->taken[i].round,
 				    decision_name(q->taken[i].decision));
-		fprintf(f, "looks:    after round %s (each at %.4g%%, %zu planned up to round %u)%s\n",
+		fprintf(f, "looks:    after round %s (each at %.4g%%, %zu planned up to round %u)%s; "
+			"intervals hold at least %.4g%% over all looks\n",
 			q->ntaken ? sb.buf : "- (none taken)", q->look_confidence * 100, q->nlooks,
-			q->max_rounds, q->decided_round ? "; stopped: decided" : "");
+			q->max_rounds, q->decided_round ? "; stopped: decided" : "",
+			q->confidence * 100);
 	}
 	for (size_t m = 0; m < c->nmetrics; m++) {
 		const struct cmp_metric *cm = &c->metrics[m];

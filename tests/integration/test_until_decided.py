@@ -81,8 +81,10 @@ class UntilDecided(AbevTestCase):
         seq = res["comparison"]["sequential"]
         # max_rounds is always the last look: 3 looks, each at 1 - 0.05 / 3.
         self.assertEqual(seq["looks"], [6, 9, 12])
-        # At 98.3 % six rounds cannot give an interval (2 / 64 > 1.67 %): undecided.
-        self.assertEqual(seq["taken"][0], {"round": 6, "decision": "inconclusive"})
-        self.assertEqual(seq["taken"][1], {"round": 9, "decision": "rejected"})
-        self.assertEqual(seq["decided_after_round"], 9)
-        self.assertEqual(len(res["invocations"]), 18)
+        # At 98.3 % six rounds cannot give a paired interval (2 / 64 > 1.67 %), but
+        # the unpaired one (2 / C(12, 6) = 0.2 %) can: decided at the first look.
+        self.assertEqual(seq["taken"], [{"round": 6, "decision": "rejected"}])
+        self.assertEqual(seq["decided_after_round"], 6)
+        self.assertEqual(len(res["invocations"]), 12)
+        gi = res["comparison"]["metrics"][0]["variants"][1]["gate_interval"]
+        self.assertEqual(gi["method"], "mann_whitney")

@@ -243,14 +243,16 @@ class Verdict(AbevTestCase):
                     self.assertAlmostEqual(s["change_pct"], change, delta=1e-9)
                     self.assertAlmostEqual(s["ratio"], statistics.median(vals) /
                                            statistics.median(ref), delta=1e-12)
-                    # 5 rounds (4 for t): no exact 95 % interval, and the cell says why.
+                    # 5 rounds (4 for t): fewer than the paired interval needs (6), so
+                    # the exact unpaired one (4 runs a side), and the cell says which.
                     gi = s["gate_interval"]
-                    self.assertIsNone(gi["method"])
+                    self.assertEqual(gi["method"], "mann_whitney")
+                    self.assertIn("fewer paired rounds", gi["rule"])
+                    self.assertGreaterEqual(gi["coverage"], 0.95)
+                    lo, hi = gi["ratio"]
                     self.assertIn(f"| {0 if abs(change) < 0.005 else change:+.2f}% | "
-                                  f"{s['ratio']:.3f} (no interval: {md(gi['note'])}) |",
-                                  section)
-                    self.assertEqual(gi["note"], f"needs at least 6 rounds for 95 % "
-                                                 f"(has {s['paired']['pairs']})")
+                                  + md(f"{s['ratio']:.3f} [{lo:.3f}, {hi:.3f}]") +
+                                  f" (unpaired, exact {gi['coverage'] * 100:.1f} %) |", section)
                     lo, hi = s["ratio_ci"]
                     self.assertLessEqual(lo, hi)
         # No "-0.00%", and every n/a says why.

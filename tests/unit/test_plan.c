@@ -617,6 +617,11 @@ static const struct broken broken_plans[] = {
 	  { ": limits.max_log_bytes: expected an integer >= 0, found 1.5" } },
 	{ HEAD "'variants':[" VA "],'limits':{'max_run_bytes':-1}}", NULL, 0,
 	  { ": limits.max_run_bytes: expected an integer >= 0, found -1" } },
+	/* Issue 30 §6: rounds that can never decide are refused with the minimum. */
+	{ HEAD "'variants':[" VA "," VB "],'schedule':{'until':'decided','max_rounds':3},"
+	  "'gates':{'wall':{'max_regression_pct':5}}}", NULL, 0,
+	  { ": schedule.max_rounds: 3 rounds can never decide a change gate at 95 % a look "
+	    "(1 look): give at least 4" } },
 	{ HEAD "'variants':[" VA "],'limits':{'max_files':'10'}}", NULL, 0,
 	  { ": limits.max_files: expected an integer from 1 to 100000, found a string" } },
 	{ HEAD "'variants':[" VA "],'limits':{'pattern_cpu_seconds':0}}", NULL, 0,
@@ -943,6 +948,8 @@ static void test_until_decided(void **state)
 	assert_int_equal(plan_rounds_needed(0.95), 6);
 	assert_int_equal(plan_rounds_needed(0.99), 8);
 	assert_int_equal(plan_rounds_needed(0.90), 5);
+	assert_int_equal(plan_runs_needed_unpaired(0.95), 4);
+	assert_int_equal(plan_runs_needed_unpaired(0.99), 5);
 }
 
 static void test_gates_and_decision(void **state)

@@ -189,7 +189,7 @@ static void test_summary_rows(void **state)
 	 */
 	/* Two rounds: no exact interval reaches 95 %, and the row says what it needs. */
 	assert_has(r, "| candidate | 2 | 850 ms | 800–900 ms | -22.73% | 0.773 (no interval: needs "
-		   "at least 6 rounds for 95 % (has 2)) |");
+		   "at least 4 rounds for 95 % (has 2; below 6 rounds the interval is unpaired)) |");
 	assert_has(r, "| candidate | 2 | 650 ms | 600–700 ms | -27.78% | 0.722 (no interval: ");
 	assert_has(r, "| candidate | 2 | 210 MiB | 200–220 MiB | +100.00% | 2.000 (no interval: ");
 	assert_has(r, "- candidate, in execution order: 800, 900 ms; mean 850, sd 71, MAD 50 ms, "
@@ -205,9 +205,9 @@ static void test_summary_rows(void **state)
 		   "observed), so no difference can reach p \\< 0.05; that needs at least 4 runs a "
 		   "side.");
 	assert_has(r, "Change gates judge the exact 95% Wilcoxon signed-rank interval of the rounds' "
-		   "paired ratios (at least 6 rounds; unpaired Mann–Whitney when discards broke "
-		   "rounds), not a p-value; the 95% bootstrap interval of the ratio of medians (1000 "
-		   "resamples) is context.");
+		   "paired ratios (6 rounds or more; with fewer pairs, the exact unpaired "
+		   "Mann–Whitney interval, at least 4 runs a side), not a p-value; the 95% bootstrap "
+		   "interval of the ratio of medians (1000 resamples) is context.");
 	assert_has(r, "## Gates\n\nThe plan sets no gate: no decision is made.\n");
 	free(r);
 }
@@ -222,7 +222,8 @@ static void test_excluded_runs(void **state)
 	r = render(&f, NULL, 0);
 	/* Only seq 5 counts for candidate: the warmup, discarded, failed and timed-out do not. */
 	assert_has(r, "| candidate | 1 | 800 ms | 800–800 ms | -27.27% | 0.727 (no interval: needs "
-		   "at least 6 rounds for 95 % (has 1)) | none |");
+		   "at least 4 rounds for 95 % (has 1; below 6 rounds the interval is unpaired)) | "
+		   "none |");
 	assert_has(r, "| candidate | 1 | 200 MiB | 200–200 MiB | +90.48% |");
 	assert_has(r, "- candidate, in execution order: 800 ms; mean 800, MAD 0 ms (2 recorded runs "
 		   "did not count)\n");
