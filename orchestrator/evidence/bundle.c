@@ -35,6 +35,7 @@
 #include "evidence/seal.h"
 #include "util/alloc.h"
 #include "util/compiler.h"
+#include "util/escape.h"
 #include "util/path.h"
 #include "util/strbuf.h"
 #include "util/usage.h"
@@ -706,8 +707,10 @@ struct reader {
 	const char *path;
 	struct strbuf name;
 	struct strbuf other;
+	struct strbuf meta;             /* the entry's unsafe_meta */
 	char *err;
 	int raw_failed;                 /* the last failure was raw's */
+	int acl_unparsed;               /* the header's warning was about an ACL record */
 	uint64_t handed;                /* decompressed bytes handed to the tar reader */
 	const unsigned char *cur;       /* the last block handed (raw's buffer, still valid) */
 	size_t cur_len;
@@ -757,6 +760,50 @@ static const char *mode_problem(mode_t perm)
 	return NULL;
 }
 
+/*
+ * What an entry carries besides its mode that extracting it applies:
+ * bsdtar -x as root restores all of it, GNU tar with --xattrs, --acls or
+ * --selinux. Extended attributes (pax SCHILY.xattr.*, LIBARCHIVE.xattr.*,
+ * RHT.security.selinux) can give a file a capability
+ * (security.capability) or a security label; ACLs (SCHILY.acl.*, a
+ * Solaris 'A' header) can grant what the mode does not; file flags
+ * (SCHILY.fflags) can make a file immutable. abev pack writes none of
+ * them, and a bundle may hold none. An ACL that only restates the mode
+ * (user::, group::, other::) is the mode, and judged as one. Appends to
+ * sb "carries ..." naming what the entry carries, or nothing.
+ */
+#define META_NAME_MAX 80
+static void meta_problem(struct archive_entry *ae, int acl_unparsed, struct strbuf *sb)
+{
+	static const struct { int types; const char *what; } acls[] = {
+		{ ARCHIVE_ENTRY_ACL_TYPE_ACCESS, "an access ACL" },
+		{ ARCHIVE_ENTRY_ACL_TYPE_DEFAULT, "a default ACL" },
+		{ ARCHIVE_ENTRY_ACL_TYPE_NFS4, "an NFSv4 ACL" },
+	};
+	int nx = archive_entry_xattr_reset(ae), acl = archive_entry_acl_types(ae);
+	unsigned long set = 0, clear = 0;
+	const char *flags = archive_entry_fflags_text(ae), *xname = NULL;
+	char shown[META_NAME_MAX];
+	const void *value;
+	size_t size;
+
+	archive_entry_fflags(ae, &set, &clear);
+	if (nx > 0 && archive_entry_xattr_next(ae, &xname, &value, &size) == ARCHIVE_OK && xname) {
+		strbuf_addf(sb, "carries an extended attribute '%s'",
+			    show_str(shown, sizeof(shown), xname));
+		if (nx > 1)
+			strbuf_addf(sb, " and %d more", nx - 1);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(acls); i++)
+		if (acl & acls[i].types)
+			strbuf_addf(sb, "%s%s", sb->len ? ", " : "carries ", acls[i].what);
+	if (acl_unparsed && !acl)
+		strbuf_addf(sb, "%san ACL record libarchive cannot parse", sb->len ? ", " : "carries ");
+	if (set || clear || (flags && *flags))
+		strbuf_addf(sb, "%sfile flags '%s'", sb->len ? ", " : "carries ",
+			    flags ? show_str(shown, sizeof(shown), flags) : "");
+}
+
 /* Fills e from the header libarchive just read. */
 static void classify(struct reader *r, struct archive_entry *ae, struct bundle_entry *e)
 {
@@ -767,6 +814,7 @@ static void classify(struct reader *r, struct archive_entry *ae, struct bundle_e
 
 	strbuf_reset(&r->name);
 	strbuf_reset(&r->other);
+	strbuf_reset(&r->meta);
 	if (!p)
 		p = archive_entry_pathname_utf8(ae);
 	if (p) {
@@ -804,6 +852,7 @@ static void classify(struct reader *r, struct archive_entry *ae, struct bundle_e
 	why = !p ? "not readable" : r->name.len > MAX_NAME ? "too long" :
 	      manifest_name_problem(r->name.buf);
 	e->unsafe_mode = NULL;
+	e->unsafe_meta = NULL;
 	if (why && !e->is_root) {
 		strbuf_addf(&r->other, "unsafe name: %s", why);
 		e->type = BUNDLE_OTHER;
@@ -811,17 +860,24 @@ static void classify(struct reader *r, struct archive_entry *ae, struct bundle_e
 		return;
 	}
 	/*
-	 * A dangerous mode is named even on the root entry: `tar -x` as root
-	 * gives the directory it extracts into the root entry's mode. (Other
-	 * kinds are refused whatever their mode; a symlink's is always 0777.)
+	 * A dangerous mode or metadata is named even on the root entry: `tar
+	 * -x` as root gives the directory it extracts into the root entry's
+	 * mode, and bsdtar its attributes. (Other kinds are refused whatever
+	 * they carry; a symlink's mode is always 0777.)
 	 */
-	bad_mode = e->type == BUNDLE_OTHER ? NULL : mode_problem(perm);
+	if (e->type == BUNDLE_OTHER)
+		return;
+	bad_mode = mode_problem(perm);
 	if (bad_mode) {
-		if (!r->name.len)
-			strbuf_adds(&r->name, ".");
-		e->name = r->name.buf;
 		strbuf_addf(&r->other, "unsafe mode %04o (%s)", (unsigned)perm, bad_mode);
 		e->unsafe_mode = r->other.buf;
+	}
+	meta_problem(ae, r->acl_unparsed, &r->meta);
+	if (r->meta.len)
+		e->unsafe_meta = r->meta.buf;
+	if ((e->unsafe_mode || e->unsafe_meta) && !r->name.len) {
+		strbuf_adds(&r->name, ".");
+		e->name = r->name.buf;
 	}
 }
 
@@ -987,7 +1043,16 @@ static int read_entry_data(struct reader *r, char *buf, uint64_t *total,
 static int read_header(struct reader *r, struct archive_entry **ae)
 {
 	int rc = archive_read_next_header(r->a, ae);
+	const char *msg = rc == ARCHIVE_OK || rc == ARCHIVE_WARN ? archive_error_string(r->a)
+								 : NULL;
 
+	/*
+	 * An ACL record libarchive cannot parse leaves only a message, even
+	 * with ARCHIVE_OK ("Parse error: SCHILY.acl.access", "Malformed
+	 * Solaris ACL attribute"); another extractor may read it all the
+	 * same. The message is cleared at every header.
+	 */
+	r->acl_unparsed = msg && (strstr(msg, "acl.") || strstr(msg, "ACL"));
 	if (rc == ARCHIVE_EOF)
 		return 0;
 	/*
@@ -1202,6 +1267,7 @@ int bundle_read(const char *path, void (*entry)(void *ctx, const struct bundle_e
 	r->path = path;
 	strbuf_init(&r->name);
 	strbuf_init(&r->other);
+	strbuf_init(&r->meta);
 	r->err = not_a_bundle(path);
 	if (r->err || framing_start(r, path, &job) < 0 || framing_found(&job) ||
 	    read_open(r, path) < 0)
@@ -1223,7 +1289,7 @@ int bundle_read(const char *path, void (*entry)(void *ctx, const struct bundle_e
 			goto out;
 		}
 		classify(r, ae, &e);
-		if (e.is_root && !e.unsafe_mode)
+		if (e.is_root && !e.unsafe_mode && !e.unsafe_meta)
 			continue;
 		/* The declared size bounds the work even for an entry whose data is skipped. */
 		if (e.size > BUNDLE_MAX_ENTRY_BYTES || e.size > BUNDLE_MAX_TOTAL_BYTES - total) {
@@ -1246,6 +1312,7 @@ out:
 	free(buf);
 	strbuf_release(&r->name);
 	strbuf_release(&r->other);
+	strbuf_release(&r->meta);
 	if (ret < 0)
 		*err = r->err ? r->err : xasprintf("cannot read bundle '%s'", path);
 	else

@@ -58,9 +58,11 @@ struct bundle_entry {
 	enum bundle_entry_type type;
 	const char *other;         /* for BUNDLE_OTHER: "symlink", "hardlink", "device", ... */
 	const char *unsafe_mode;   /* "unsafe mode 4755 (setuid)" and the like, or NULL */
+	const char *unsafe_meta;   /* "carries an extended attribute 'security.capability'"
+				    * (ACLs, file flags), or NULL */
 	uint64_t size;
 	int is_root;               /* the "./" or "." entry: the bundle itself; handed on
-				    * (named ".") only when its mode is unsafe */
+				    * (named ".") only when its mode or metadata is unsafe */
 };
 
 /*
@@ -70,9 +72,11 @@ struct bundle_entry {
  * "..", control characters) is reported with type BUNDLE_OTHER and other
  * "unsafe name" rather than skipped, so that the caller names it. An
  * entry whose mode would be dangerous to extract as root (setuid, setgid,
- * sticky, world-writable) carries unsafe_mode. A leading "./" (stock
- * tar's `tar -C DIR -czf FILE .`) is taken off every name, and the root
- * entry itself is not handed on unless its mode is unsafe. Nothing after
+ * sticky, world-writable) carries unsafe_mode; one that carries extended
+ * attributes, ACLs or file flags, which extracting it as root would apply,
+ * carries unsafe_meta. A leading "./" (stock tar's `tar -C DIR -czf FILE
+ * .`) is taken off every name, and the root entry itself is not handed on
+ * unless its mode or metadata is unsafe. Nothing after
  * the archive is accepted: not a second zstd frame or gzip member, not a
  * skippable frame, not data after the tar's end-of-archive marker other
  * than zero padding, nor a gzip header comment or extra field. Returns 0, or -1 with

@@ -255,6 +255,9 @@ static void on_entry(void *ctx, const struct bundle_entry *e)
 	if (e->unsafe_mode)
 		problem(g->out, e->name, "%s: extracting it as root would be dangerous",
 			e->unsafe_mode);
+	if (e->unsafe_meta)
+		problem(g->out, e->name, "%s, which extracting it as root would apply; a bundle "
+			"holds no extended attributes, ACLs or file flags", e->unsafe_meta);
 	if (e->is_root)
 		return;
 	if (e->type == BUNDLE_DIR) {

@@ -347,6 +347,29 @@ class Sealed(AbevTestCase):
             out = self.verify(self.hostile_bundle(ev, add), pub, 4)
             self.assertIn(name.lstrip("/").split("/")[-1], out, name)
 
+    def test_extended_attributes_stay_out_of_bundles(self):
+        # abev pack builds every entry itself, so a file's extended attributes never
+        # reach its bundle; stock tar --xattrs carries them, and verify names each one.
+        key, pub = self.keygen()
+        ev = self.signed_run(key=key)
+        try:
+            for p in (ev, os.path.join(ev, "report.md")):
+                os.setxattr(p, "user.abev-test", b"not signed")
+        except OSError as e:
+            self.skipTest(f"no user extended attributes here: {e}")
+        packed = self.path("ev.tar.gz")
+        self.abev("pack", ev, "--out", packed, check=0)
+        with tarfile.open(packed) as t:
+            for m in t.getmembers():
+                self.assertEqual(m.pax_headers, {}, m.name)
+        self.verify(packed, pub, 0)
+        stock = self.path("stock.tar.gz")
+        subprocess.run(["tar", "--xattrs", "-C", ev, "-czf", stock, "."], check=True)
+        out = self.verify(stock, pub, 4)
+        for name in (".", "report.md"):
+            self.assertIn(f"problem:     {name}: carries an extended attribute "
+                          "'user.abev-test'", out)
+
     def test_interrupted_run_is_sealed(self):
         key, pub = self.keygen()
         pidfile = self.path("pids")
