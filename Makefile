@@ -25,7 +25,7 @@ CC        ?= cc
 PYTHON    ?= $(shell test -x /usr/bin/python3 && echo /usr/bin/python3 || echo python3)
 PKG_CONFIG ?= pkg-config
 
-PKGS      := libcjson libxml-2.0 libcrypto libarchive
+PKGS      := libcjson libxml-2.0 libcrypto libarchive zlib
 DEP_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 DEP_LIBS   := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 CMOCKA_CFLAGS := $(shell $(PKG_CONFIG) --cflags cmocka 2>/dev/null)

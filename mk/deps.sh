@@ -3,9 +3,9 @@
 # is missing: installs it with apt-get when running as root on Debian or
 # Ubuntu, otherwise prints the exact command to run and fails.
 set -u
-PACKAGES="build-essential pkg-config libcjson-dev libxml2-dev libssl-dev libarchive-dev libcmocka-dev python3 python3-jsonschema python3-yaml signify-openbsd openssl zstd"
+PACKAGES="build-essential pkg-config libcjson-dev libxml2-dev libssl-dev libarchive-dev zlib1g-dev libcmocka-dev python3 python3-jsonschema python3-yaml signify-openbsd openssl zstd"
 missing=""
-for pc in libcjson libxml-2.0 libcrypto libarchive cmocka; do
+for pc in libcjson libxml-2.0 libcrypto libarchive zlib cmocka; do
 	pkg-config --exists "$pc" 2>/dev/null || missing="$missing $pc"
 done
 command -v cc >/dev/null 2>&1 || missing="$missing cc"

@@ -23,6 +23,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
@@ -31,6 +32,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "evidence/seal.h"
 #include "util/alloc.h"
@@ -711,6 +713,9 @@ struct reader {
 	char *err;
 	int raw_failed;                 /* the last failure was raw's */
 	int acl_unparsed;               /* the header's warning was about an ACL record */
+	int gzip;                       /* the stream is gzip: crc is kept */
+	uint32_t crc;                   /* CRC-32 of the decompressed stream so far */
+	uint64_t out;                   /* its bytes so far, all of them */
 	uint64_t handed;                /* decompressed bytes handed to the tar reader */
 	const unsigned char *cur;       /* the last block handed (raw's buffer, still valid) */
 	size_t cur_len;
@@ -934,6 +939,14 @@ static void tail_keep(struct reader *r, const unsigned char *buf, size_t len)
 	}
 }
 
+/* Every block of the decompressed stream passes here once, in order. */
+static void stream_seen(struct reader *r, const void *buf, size_t len)
+{
+	if (r->gzip)
+		r->crc = (uint32_t)crc32_z(r->crc, buf, len);
+	r->out += len;
+}
+
 /* What the tar reader reads: raw's next block, handed on as it is. */
 static la_ssize_t tar_feed(struct archive *a, void *ctx, const void **out)
 {
@@ -954,6 +967,7 @@ static la_ssize_t tar_feed(struct archive *a, void *ctx, const void **out)
 		r->raw_failed = 1;
 		return ARCHIVE_FATAL;
 	}
+	stream_seen(r, buf, len);
 	r->cur = buf;
 	r->cur_len = len;
 	r->handed += len;
@@ -966,6 +980,7 @@ static int read_check_filter(struct reader *r, const char *path)
 {
 	int code = archive_filter_code(r->raw, 0);
 
+	r->gzip = code == ARCHIVE_FILTER_GZIP;
 	if (archive_filter_count(r->raw) == 2 &&
 	    (code == ARCHIVE_FILTER_ZSTD || code == ARCHIVE_FILTER_GZIP))
 		return 0;
@@ -1141,6 +1156,7 @@ static int read_after_tar(struct reader *r, const char *path)
 	seen = at - (uint64_t)consumed;
 	while ((rc = archive_read_data_block(r->raw, &buf, &len, &off)) == ARCHIVE_OK && len) {
 		size_t z = zeros_at(buf, len);
+		stream_seen(r, buf, len);
 		at += z;
 		if (z < len)
 			goto data;
@@ -1219,6 +1235,26 @@ static const char *framing_found(struct framing_job *j)
 }
 
 /*
+ * libarchive 3.6 reads past a gzip member's trailer without a look; the
+ * content's CRC-32 and size, kept as it was decompressed, are checked
+ * against it here, as gzip -t does. Once the reading went well, every
+ * byte of the one member has been through stream_seen(). NULL when they
+ * match, else the problem (caller frees).
+ */
+static char *gzip_trailer_problem(const struct reader *r, const char *path,
+				  const struct framing *f)
+{
+	if (f->crc != r->crc)
+		return xasprintf("'%s' is a corrupt bundle: its gzip trailer gives the CRC-32 "
+				 "%08" PRIx32 ", its content has %08" PRIx32, path, f->crc, r->crc);
+	if (f->isize != (uint32_t)r->out)
+		return xasprintf("'%s' is a corrupt bundle: its gzip trailer gives the size "
+				 "%" PRIu32 " (modulo 4 GiB), its content has %llu bytes", path,
+				 f->isize, (unsigned long long)r->out);
+	return NULL;
+}
+
+/*
  * Waits for the scan and ends it. Anything after the first zstd frame or
  * gzip member replaces whatever else went wrong (or right): it is the
  * finding. A scan that failed (a cut or malformed stream) counts only
@@ -1245,6 +1281,8 @@ static int framing_finish(struct reader *r, const char *path, struct framing_job
 		msg = xasprintf("'%s' is a corrupt bundle: %llu bytes after the end of its "
 				"compressed stream, which nobody signed", path,
 				(unsigned long long)(j->size - j->f.end));
+	else if (ret == 0 && j->ret == 0 && j->f.gzip)
+		msg = gzip_trailer_problem(r, path, &j->f);
 	free(j->why);
 	j->why = NULL;
 	if (!msg)
@@ -1268,6 +1306,7 @@ int bundle_read(const char *path, void (*entry)(void *ctx, const struct bundle_e
 	strbuf_init(&r->name);
 	strbuf_init(&r->other);
 	strbuf_init(&r->meta);
+	r->crc = (uint32_t)crc32_z(0, NULL, 0);
 	r->err = not_a_bundle(path);
 	if (r->err || framing_start(r, path, &job) < 0 || framing_found(&job) ||
 	    read_open(r, path) < 0)

@@ -79,7 +79,9 @@ struct bundle_entry {
  * unless its mode or metadata is unsafe. Nothing after
  * the archive is accepted: not a second zstd frame or gzip member, not a
  * skippable frame, not data after the tar's end-of-archive marker other
- * than zero padding, nor a gzip header comment or extra field. Returns 0, or -1 with
+ * than zero padding, nor a gzip header comment or extra field. A gzip
+ * member's CRC-32 and size must match its content, as zstd's checksum
+ * must when the frame has one. Returns 0, or -1 with
  * *err (caller frees) saying why: an empty file, not a zstd or gzip
  * stream, truncated or corrupt, over a cap.
  */

@@ -13,8 +13,9 @@
  * its deflate stream (RFC 1951) ends only where its last block's
  * end-of-block code is, so the walk decodes every Huffman symbol — with a
  * table for codes of up to FAST_BITS bits, bit by bit beyond — and writes
- * no output: no window, no check of distances or of the CRC, which the
- * decompressor reading the same bytes does. The walk therefore agrees
+ * no output: no window, no check of distances, which the decompressor
+ * reading the same bytes does, nor of the trailer's CRC-32, which bundle.c
+ * compares with the content it decompressed. The walk therefore agrees
  * with zlib on where a valid stream ends, and on an invalid one merely
  * fails or stops early; bundle.c reads the bundle through libarchive
  * first, so an invalid stream has been refused before.
@@ -29,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "util/alloc.h"
 #include "util/strbuf.h"
@@ -169,6 +171,47 @@ cut:
 #define GZ_FNAME 0x08
 #define GZ_FCOMMENT 0x10
 
+/* n bytes at offset at into buf. 0, or -1 when the file has fewer there. */
+static int read_at(int fd, uint64_t at, unsigned char *buf, size_t n)
+{
+	ssize_t got;
+
+	do
+		got = pread(fd, buf, n, (off_t)at);
+	while (got < 0 && errno == EINTR);
+	return got == (ssize_t)n ? 0 : -1;
+}
+
+static uint32_t le32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/*
+ * The header CRC (FHCRC) that ends the header at s: the low 16 bits of the
+ * CRC-32 of every header byte before it. gzip -t checks it, libarchive
+ * does not. 0, or -1 with *why.
+ */
+static int gzip_header_crc(struct src *s, char **why)
+{
+	unsigned char head[10 + GZIP_NAME_MAX + 1];
+	uint64_t len = src_tell(s), stored;
+
+	if (src_le(s, 2, &stored) < 0) {
+		*why = xasprintf("its gzip header %s", s->fail);
+		return -1;
+	}
+	if (len > sizeof(head) || read_at(s->fd, 0, head, (size_t)len) < 0) {
+		*why = xstrdup("its gzip header cannot be read again");
+		return -1;
+	}
+	if ((crc32_z(0, head, (size_t)len) & 0xffff) != stored) {
+		*why = xstrdup("its gzip header fails its own CRC (FHCRC)");
+		return -1;
+	}
+	return 0;
+}
+
 static int gzip_header(struct src *s, char **why)
 {
 	int cm, flg;
@@ -202,8 +245,8 @@ static int gzip_header(struct src *s, char **why)
 		if (c < 0)
 			goto cut;
 	}
-	if ((flg & GZ_FHCRC) && src_skip(s, 2) < 0)
-		goto cut;
+	if (flg & GZ_FHCRC)
+		return gzip_header_crc(s, why);
 	return 0;
 cut:
 	*why = xasprintf("its gzip header %s", s->fail);
@@ -550,9 +593,11 @@ out:
 	return ret;
 }
 
-static int gzip_member(struct src *s, uint64_t *end, char **why)
+static int gzip_member(struct src *s, struct framing *f, char **why)
 {
 	struct bits b = { s, 0, 0, 0 };
+	unsigned char trailer[8];
+	uint64_t *end = &f->end;
 
 	if (gzip_header(s, why) < 0)
 		return -1;
@@ -562,10 +607,13 @@ static int gzip_member(struct src *s, uint64_t *end, char **why)
 		return -1;
 	}
 	*end = bits_tell(&b) + 8;     /* CRC-32 and size */
-	if (*end > s->size) {
+	if (*end > s->size || read_at(s->fd, *end - 8, trailer, 8) < 0) {
 		*why = xstrdup("its gzip member ends before its trailer");
 		return -1;
 	}
+	f->gzip = 1;
+	f->crc = le32(trailer);
+	f->isize = le32(trailer + 4);
 	return 0;
 }
 
@@ -596,8 +644,7 @@ int framing_scan(int fd, uint64_t size, struct framing *f, char **why)
 	int ret = -1;
 
 	*why = NULL;
-	f->end = 0;
-	f->after = NULL;
+	memset(f, 0, sizeof(*f));
 	s.buf = xmalloc(CHUNK);
 	if (src_refill(&s) < 0 || s.len < 2) {
 		*why = xstrdup("it is too short to be a compressed stream");
@@ -605,7 +652,7 @@ int framing_scan(int fd, uint64_t size, struct framing *f, char **why)
 	}
 	memcpy(m, s.buf, 2);
 	if (m[0] == 0x1f && m[1] == 0x8b) {
-		if (gzip_member(&s, &f->end, why) < 0)
+		if (gzip_member(&s, f, why) < 0)
 			goto out;
 	} else if (s.len >= 4 && !memcmp(s.buf, "\x28\xb5\x2f\xfd", 4)) {
 		if (zstd_frame(&s, why) < 0)

@@ -2,8 +2,9 @@
  * found exactly, for streams libarchive's writers make at every gzip level
  * (stored, fixed and dynamic deflate blocks) and for zstd with and without
  * its checksum; what follows is named (a second frame or member, a skippable
- * frame, other bytes); a cut stream, a gzip header comment, extra field or
- * overlong name are refused. */
+ * frame, other bytes); a gzip member's trailer is handed on as written; a
+ * cut stream, a gzip header comment, extra field, overlong name or wrong
+ * header CRC are refused. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -17,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "evidence/framing.h"
 #include "util/alloc.h"
@@ -50,7 +52,7 @@ static char *content(size_t n, unsigned seed)
 }
 
 /* data compressed by libarchive's writer ("gzip" or "zstd", with options) into *out. */
-static void compress(const char *filter, const char *options, const char *data, size_t n,
+static void compress_with(const char *filter, const char *options, const char *data, size_t n,
 		     struct strbuf *out)
 {
 	struct archive *a = archive_write_new();
@@ -86,6 +88,8 @@ struct scan {
 	int ret;
 	uint64_t end;
 	const char *after;
+	int gzip;
+	uint32_t crc, isize;
 	char *why;
 };
 
@@ -103,6 +107,9 @@ static struct scan scan_bytes(const char *dir, const void *p, size_t n)
 	s.ret = framing_scan(fd, n, &f, &s.why);
 	s.end = f.end;
 	s.after = f.after;
+	s.gzip = f.gzip;
+	s.crc = f.crc;
+	s.isize = f.isize;
 	close(fd);
 	free(path);
 	return s;
@@ -155,12 +162,17 @@ static void test_gzip_ends_where_its_member_does(void **state)
 	struct strbuf sb = STRBUF_INIT, other = STRBUF_INIT;
 	(void)state;
 
-	compress("gzip", NULL, "other", 5, &other);
+	compress_with("gzip", NULL, "other", 5, &other);
 	for (size_t i = 0; i < ARRAY_SIZE(sizes); i++)
 		for (size_t l = 0; l < ARRAY_SIZE(levels); l++) {
 			char *data = content(sizes[i], (unsigned)(i + 1));
-			compress("gzip", levels[l], data, sizes[i], &sb);
+			compress_with("gzip", levels[l], data, sizes[i], &sb);
 			expect_whole(d, &sb);
+			/* The trailer, handed on as written: the CRC-32 and size of the content. */
+			struct scan s = scan_bytes(d, sb.buf, sb.len);
+			assert_true(s.gzip);
+			assert_int_equal(s.crc, crc32_z(0, (const unsigned char *)data, sizes[i]));
+			assert_int_equal(s.isize, sizes[i]);
 			expect_after(d, &sb, other.buf, other.len, "a second gzip member");
 			expect_after(d, &sb, "appended\n", 9, NULL);
 			/* Cut anywhere: inside the deflate stream or its trailer. */
@@ -181,14 +193,19 @@ static void test_gzip_header_fields(void **state)
 	char name[1100];
 	(void)state;
 
-	compress("gzip", NULL, "hello, hello, hello\n", 20, &sb);
+	compress_with("gzip", NULL, "hello, hello, hello\n", 20, &sb);
 	assert_true(sb.len > 18);
 	/* libarchive writes the plain 10-byte header; the same member with FNAME, FHCRC. */
 	strbuf_add(&h, "\x1f\x8b\x08\x0a\0\0\0\0\0\x03", 10);
 	strbuf_add(&h, "ev.tar\0", 7);
-	strbuf_add(&h, "\x12\x34", 2);
+	uint32_t hcrc = (uint32_t)crc32_z(0, (const unsigned char *)h.buf, h.len) & 0xffff;
+	strbuf_addch(&h, (char)(hcrc & 0xff));
+	strbuf_addch(&h, (char)(hcrc >> 8));
 	strbuf_add(&h, sb.buf + 10, sb.len - 10);
 	expect_whole(d, &h);
+	/* A header CRC that does not match the header (gzip -t fails it): refused. */
+	h.buf[17] ^= 0x01;
+	expect_refused(d, h.buf, h.len, "fails its own CRC (FHCRC)");
 	/* A comment, an extra field: refused. */
 	strbuf_reset(&h);
 	strbuf_add(&h, "\x1f\x8b\x08\x10\0\0\0\0\0\x03" "hidden\0", 17);
@@ -227,11 +244,11 @@ static void test_zstd_ends_where_its_frame_does(void **state)
 	struct strbuf sb = STRBUF_INIT, other = STRBUF_INIT;
 	(void)state;
 
-	compress("zstd", NULL, "other", 5, &other);
+	compress_with("zstd", NULL, "other", 5, &other);
 	for (size_t i = 0; i < ARRAY_SIZE(sizes); i++)
 		for (size_t o = 0; o < ARRAY_SIZE(opts); o++) {
 			char *data = content(sizes[i], (unsigned)(i + 7));
-			compress("zstd", opts[o], data, sizes[i], &sb);
+			compress_with("zstd", opts[o], data, sizes[i], &sb);
 			expect_whole(d, &sb);
 			expect_after(d, &sb, other.buf, other.len, "a second zstd frame");
 			expect_after(d, &sb, skippable, sizeof(skippable), "a zstd skippable frame");
@@ -240,7 +257,7 @@ static void test_zstd_ends_where_its_frame_does(void **state)
 			free(data);
 		}
 	/* A reserved bit in the frame header, a reserved block type. */
-	compress("zstd", NULL, "x", 1, &sb);
+	compress_with("zstd", NULL, "x", 1, &sb);
 	sb.buf[4] |= 0x08;
 	expect_refused(d, sb.buf, sb.len, "reserved bit");
 	strbuf_release(&sb);
