@@ -92,13 +92,22 @@ static char *render_hyperfine(const struct evidence_run *r, const struct compari
  * now refuses: a control character, a code point unicode_hidden() names
  * or a byte that is not UTF-8 becomes U+FFFD, so that neither a terminal
  * nor a spreadsheet acts on it, and every other name (backslashes
- * included) reads back exactly.
+ * included) reads back exactly. A spreadsheet takes a cell that starts
+ * with one of CSV_FORMULA_LEAD as a formula, quotes or not (a metric
+ * named "=HYPERLINK(...)" would run), so such a field gets the leading
+ * "'" that spreadsheets read as "this is text" (OWASP's CSV injection
+ * advice); only text fields go through here, so a negative value stays a
+ * number.
  */
+#define CSV_FORMULA_LEAD "=+-@\t\r"
+
 static void csv_field(struct strbuf *sb, const char *s)
 {
 	size_t n = s ? strlen(s) : 0;
 
 	strbuf_addch(sb, '"');
+	if (n && strchr(CSV_FORMULA_LEAD, s[0]))
+		strbuf_addch(sb, '\'');
 	for (size_t i = 0; i < n;) {
 		size_t len = utf8_char_len(s + i, n - i);
 		unsigned char c = (unsigned char)s[i];

@@ -4,6 +4,8 @@ path given on the command line) reaches the terminal, report.md, the CSV
 and SVG exports and the JSON evidence without a raw ESC, C1 control
 (U+009B is an 8-bit CSI), bidirectional control or line separator; and a
 plan cannot give such a character to a name."""
+import csv
+import io
 import json
 import os
 import re
@@ -205,6 +207,29 @@ class FromDisk(CleanCase):
         self.assertEqual(cp.returncode, 0, cp.stderr)
         self.assert_clean("export --format csv", cp.stdout.replace(b"\r\n", b"\n"))
         self.assertIn('"sl\ufffd]0;PWNED\ufffd\ufffd2J\ufffdevil\ufffdline"'.encode(), cp.stdout)
+
+
+class CsvFormula(AbevTestCase):
+    """A spreadsheet runs a CSV cell that starts with =, +, -, @, tab or CR as
+    a formula: the CSV export writes such a text field with a leading "'",
+    and leaves a negative number a number."""
+
+    def test_formula_names_get_a_quote(self):
+        metrics = [{"name": lead + "m", "source": "stdout", "pattern": "v=(-?[0-9]+)",
+                    "unit": "@u" if lead == "=" else "u"} for lead in "=+-@"]
+        plan = helper_plan([("-O2", []), ("plain", [])], runs=1, metrics=metrics)
+        for v in plan["variants"]:
+            v["command"] = ["sh", "-c", "echo v=-7"]
+        self.run_plan(plan, 0)
+        text = self.abev("export", self.path("ev"), "--format", "csv", check=0).stdout
+        rows = list(csv.DictReader(io.StringIO(text)))
+        self.assertEqual({r["variant"] for r in rows}, {"'-O2", "plain"})
+        mine = [r for r in rows if r["metric"].endswith("m") and r["phase"] == "run"]
+        self.assertEqual(sorted({r["metric"] for r in mine}), ["'+m", "'-m", "'=m", "'@m"])
+        self.assertEqual({r["unit"] for r in mine}, {"'@u", "u"})
+        self.assertEqual({r["value"] for r in mine}, {"-7"})
+        # wall and its kin keep their names as they are.
+        self.assertIn("wall", {r["metric"] for r in rows})
 
 
 class NamesRefused(AbevTestCase):
