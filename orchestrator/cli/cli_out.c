@@ -29,9 +29,23 @@ char *outpath_clean(const char *path)
 {
 	size_t n = strlen(path);
 
-	while (n > 1 && path[n - 1] == '/')
-		n--;
-	return xstrndup(path, n);
+	for (;;) {
+		while (n > 1 && path[n - 1] == '/')
+			n--;
+		/* "ev/." is ev, as "ev/" is: its "." goes, then the slash. */
+		if (n > 2 && path[n - 1] == '.' && path[n - 2] == '/') {
+			n--;
+			continue;
+		}
+		return xstrndup(path, n);
+	}
+}
+
+int outpath_is_dotdot(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return !strcmp(slash ? slash + 1 : path, "..");
 }
 
 /* Non-zero when dir holds a result.json of schema abev.run/... */

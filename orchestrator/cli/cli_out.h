@@ -1,7 +1,7 @@
 /*
  * cli_out: the paths a command is told to create (--out, --bundle,
  * --save-plan, a key prefix), checked before anything is written: a
- * trailing '/' taken off, no path inside sealed evidence (which is never
+ * trailing '/' or '/.' taken off, no path inside sealed evidence (which is never
  * rewritten), two options not naming one file, and the default evidence
  * directory of abev bench made under a name nobody else took. It writes
  * none of the files itself; the exit code stays the command's.
@@ -9,8 +9,14 @@
 #ifndef ABEV_CLI_OUT_H
 #define ABEV_CLI_OUT_H
 
-/* path without trailing slashes ("ev/" -> "ev", "/" stays). Caller frees. */
+/*
+ * path without trailing slashes and "/." ("ev/" and "ev/./." -> "ev"; "/"
+ * and "." stay). Caller frees.
+ */
 char *outpath_clean(const char *path);
+
+/* Non-zero when path (cleaned) ends in "..": a directory that exists, never a new one. */
+int outpath_is_dotdot(const char *path);
 
 /*
  * Refuses path (of option opt, for the message) when a directory above it

@@ -248,6 +248,11 @@ static int run_args_check(struct run_args *a, const char *usage)
 	/* "ev/" is the directory ev, which abev creates: not "ev" made first, then found to exist. */
 	if (a->out && !a->out_owned)
 		a->out = a->out_owned = outpath_clean(a->out);
+	/* "new/.." names the directory above new, which exists: refused before new is made. */
+	if (a->out && outpath_is_dotdot(a->out))
+		return usage_error("'--out' ends in '..', a directory that exists: name the new "
+				   "directory itself",
+				   usage);
 	if (!a->dry_run && outpath_check_evidence("--out", a->out) < 0)
 		return EXIT_USAGE;
 	if (!a->dry_run && a->bundle && outpath_check_evidence("--bundle", a->bundle) < 0)

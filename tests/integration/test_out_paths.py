@@ -63,6 +63,24 @@ class OutPaths(AbevTestCase):
         cp = self.abev("bench", "true", "true", *QUICK, "--out", self.path("b") + "/", check=0)
         self.assertTrue(os.path.isfile(self.path("b", "result.json")), cp.stderr)
 
+    def test_trailing_dot_is_the_directory(self):
+        # "--out DIR/." made DIR, then could not make DIR/. and left DIR empty.
+        for tail in ("/.", "/./", "/./."):
+            with self.subTest(tail=tail):
+                out = self.path("d" + str(len(tail)))
+                cp = self.abev("bench", "true", "true", *QUICK, "--out", out + tail, check=0)
+                self.assertTrue(os.path.isfile(os.path.join(out, "result.json")), cp.stderr)
+                self.assertEqual(self.abev("verify", out).returncode, 7)
+
+    def test_trailing_dotdot_is_refused_leaving_nothing(self):
+        # "--out NEW/.." made NEW, then found its parent to exist, and left NEW behind.
+        before = sorted(os.listdir(self.tmp))
+        for out in (self.path("new", ".."), self.path("new", "..") + "/"):
+            with self.subTest(out=out):
+                cp = self.abev("bench", "true", "true", *QUICK, "--out", out, check=2)
+                self.assertIn("'--out' ends in '..'", cp.stderr)
+                self.assertEqual(sorted(os.listdir(self.tmp)), before)
+
     def test_bundle_equal_to_out_is_refused_before_running(self):
         # Found only when packing, after every invocation had run.
         for bundle in ("b.tar.gz", "./b.tar.gz", "b.tar.gz/"):
