@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -39,11 +40,15 @@
 /* Longer captures are not numbers anyone writes. */
 #define NUMBER_MAX 64
 
+/*
+ * Patterns are checked here and compiled again for each text scanned
+ * (scan()): glibc keeps the states a match builds in the regex_t, so one
+ * compiled for good would grow by up to the memory cap on every
+ * text.
+ */
 struct metric_set {
 	const struct metric_def *defs;
 	size_t ndefs;
-	regex_t *re;             /* per def; compiled where has_re */
-	unsigned char *has_re;
 };
 
 
@@ -166,13 +171,13 @@ struct metric_set *metric_set_compile(const struct metric_def *defs, size_t ndef
 	*err = NULL;
 	set->defs = defs;
 	set->ndefs = ndefs;
-	set->re = xcalloc(ndefs ? ndefs : 1, sizeof(*set->re));
-	set->has_re = xcalloc(ndefs ? ndefs : 1, 1);
 	for (size_t i = 0; i < ndefs; i++) {
 		const struct metric_def *d = &defs[i];
 		int wants_pattern = d->source == METRIC_STDOUT || d->source == METRIC_STDERR ||
 				    d->source == METRIC_RESULTS;
 		int wants_test = d->source == METRIC_RESULTS || d->source == METRIC_DURATION;
+		regex_t re;
+		size_t nsub;
 		int rc;
 
 		if (!d->name) {
@@ -205,16 +210,17 @@ struct metric_set *metric_set_compile(const struct metric_def *defs, size_t ndef
 					 show_str(pb, sizeof(pb), d->pattern), metric_pattern_problem(d->pattern));
 			goto fail;
 		}
-		rc = regcomp(&set->re[i], d->pattern, REG_EXTENDED);
+		rc = regcomp(&re, d->pattern, REG_EXTENDED);
 		if (rc) {
 			char why[256], pb[SHOW_MAX];
-			regerror(rc, &set->re[i], why, sizeof(why));
+			regerror(rc, &re, why, sizeof(why));
 			*err = xasprintf("metric '%s': invalid regular expression '%s': %s",
 					 show_str(b, sizeof(b), d->name), show_str(pb, sizeof(pb), d->pattern), why);
 			goto fail;
 		}
-		set->has_re[i] = 1;
-		if (set->re[i].re_nsub < 1) {
+		nsub = re.re_nsub;
+		regfree(&re);
+		if (nsub < 1) {
 			char pb[SHOW_MAX];
 			*err = xasprintf("metric '%s': pattern '%s' has no capture group",
 					 show_str(b, sizeof(b), d->name), show_str(pb, sizeof(pb), d->pattern));
@@ -229,13 +235,6 @@ fail:
 
 void metric_set_free(struct metric_set *set)
 {
-	if (!set)
-		return;
-	for (size_t i = 0; i < set->ndefs; i++)
-		if (set->has_re[i])
-			regfree(&set->re[i]);
-	free(set->re);
-	free(set->has_re);
 	free(set);
 }
 
@@ -476,10 +475,20 @@ static int capture_number(const char *s, size_t len, double *out, char **why)
 	return -1;
 }
 
-/* The CPU time one metric's pattern may spend on one invocation's texts. */
+/*
+ * The CPU time one metric's pattern may spend on one invocation's texts,
+ * and the memory it may take on each of them.
+ */
 struct budget {
 	int64_t limit_ns;
 	int64_t start_ns;
+	size_t mem_bytes;
+};
+
+/* The address-space limit regexec() runs under (RLIM_INFINITY: none) and the one it replaces. */
+struct mem_cap {
+	rlim_t cap;
+	struct rlimit saved;
 };
 
 static int64_t thread_cpu_ns(void)
@@ -490,12 +499,68 @@ static int64_t thread_cpu_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
+/* abev's address space now, in bytes (/proc/self/statm's first field); 0 when unknown. */
+static size_t address_space_bytes(void)
+{
+	char buf[128];
+	unsigned long long pages;
+	long page = sysconf(_SC_PAGESIZE);
+
+	if (read_head("/proc/self/statm", buf, sizeof(buf)) <= 0 || page <= 0 ||
+	    sscanf(buf, "%llu", &pages) != 1)
+		return 0;
+	return (size_t)pages * (size_t)page;
+}
+
 static void budget_start(struct budget *b, const struct metric_inputs *in)
 {
 	double s = in->pattern_cpu_seconds > 0 ? in->pattern_cpu_seconds
 					       : METRICS_PATTERN_CPU_SECONDS_DEFAULT;
+
 	b->limit_ns = (int64_t)(s * 1e9);
 	b->start_ns = thread_cpu_ns();
+	b->mem_bytes = in->pattern_memory_bytes ? in->pattern_memory_bytes
+						: METRICS_PATTERN_MEMORY_DEFAULT;
+}
+
+/*
+ * The cap for one text: what abev holds now and the pattern's share,
+ * never above a limit abev was given. Without a figure for now, no cap.
+ */
+static void mem_cap_start(struct mem_cap *c, const struct budget *b)
+{
+	size_t now = address_space_bytes();
+
+	c->cap = RLIM_INFINITY;
+	if (getrlimit(RLIMIT_AS, &c->saved) < 0 || !now)
+		return;
+	if ((rlim_t)now + b->mem_bytes < c->saved.rlim_cur)
+		c->cap = (rlim_t)now + b->mem_bytes;
+}
+
+/*
+ * One call of glibc's regexec() cannot be interrupted, and it may build a
+ * state per byte of the window, each as large as the pattern (hundreds of
+ * MiB for [ab]*a[ab]{64} over 8 KiB): the CPU budget, checked between
+ * calls, cannot stop that. Under the cap its malloc() fails instead and
+ * regexec() gives up — with REG_ESPACE, or on some paths with REG_NOMATCH,
+ * so the ENOMEM that malloc() leaves in errno tells the two apart. abev
+ * runs no other thread while it matches, so nothing else meets the
+ * lowered limit.
+ */
+static int capped_regexec(const regex_t *re, const char *s, regmatch_t m[2], int eflags,
+			  const struct mem_cap *c)
+{
+	struct rlimit lowered = { c->cap, c->saved.rlim_max };
+	int capped = c->cap != RLIM_INFINITY && setrlimit(RLIMIT_AS, &lowered) == 0;
+	int rc, err;
+
+	errno = 0;
+	rc = regexec(re, s, 2, m, eflags);
+	err = errno;
+	if (capped)
+		setrlimit(RLIMIT_AS, &c->saved);
+	return rc != 0 && err == ENOMEM ? REG_ESPACE : rc;
 }
 
 /*
@@ -504,7 +569,7 @@ static void budget_start(struct budget *b, const struct metric_inputs *in)
  * whole text: a window that starts later or ends earlier says so.
  */
 static int match_window(const regex_t *re, char *text, size_t len, size_t off, size_t end,
-			regmatch_t m[2])
+			regmatch_t m[2], const struct mem_cap *cap)
 {
 	int eflags = (off ? REG_NOTBOL : 0) | (end < len ? REG_NOTEOL : 0);
 	char saved = text[end];
@@ -513,7 +578,7 @@ static int match_window(const regex_t *re, char *text, size_t len, size_t off, s
 	/* text[len] is the buffer's NUL, which may be a shared empty string: never written. */
 	if (saved)
 		text[end] = '\0';
-	rc = regexec(re, text + off, 2, m, eflags);
+	rc = capped_regexec(re, text + off, m, eflags, cap);
 	if (saved)
 		text[end] = saved;
 	return rc;
@@ -534,8 +599,9 @@ static int match_window(const regex_t *re, char *text, size_t len, size_t off, s
  * that reaches the end of its window is looked at again from its own
  * start, so that a number cut by the window's end is never taken.
  */
-static int scan(const regex_t *re, enum metric_match match, char *text, size_t len,
-		struct acc *acc, struct budget *budget, char **why)
+static int scan_windows(const regex_t *re, const struct mem_cap *cap, enum metric_match match,
+			char *text, size_t len, struct acc *acc, const struct budget *budget,
+			char **why)
 {
 	size_t off = 0;
 
@@ -544,6 +610,7 @@ static int scan(const regex_t *re, enum metric_match match, char *text, size_t l
 		regmatch_t m[2];
 		double v;
 		size_t next;
+		int rc;
 
 		if (thread_cpu_ns() - budget->start_ns > budget->limit_ns) {
 			*why = xasprintf("matching stopped at byte %zu of %zu: the pattern used up its "
@@ -552,7 +619,15 @@ static int scan(const regex_t *re, enum metric_match match, char *text, size_t l
 					 "simplify the pattern", off, len, budget->limit_ns / 1e9);
 			return -1;
 		}
-		if (match_window(re, text, len, off, end, m) != 0) {
+		rc = match_window(re, text, len, off, end, m, cap);
+		if (rc == REG_ESPACE) {
+			*why = xasprintf("matching stopped at byte %zu of %zu: the pattern needed more "
+					 "than %zu MiB of memory; repetition after an ambiguous one "
+					 "such as [ab]*a[ab]{64} builds a state per byte, simplify the "
+					 "pattern", off, len, budget->mem_bytes >> 20);
+			return -1;
+		}
+		if (rc != 0) {
 			if (end == len)
 				break;
 			off += METRICS_WINDOW / 2;
@@ -591,6 +666,28 @@ static int scan(const regex_t *re, enum metric_match match, char *text, size_t l
 	return 0;
 }
 
+/*
+ * scan_windows() with pattern compiled for this text alone and freed
+ * after it, so that the states matching builds die with it, under a
+ * memory cap taken now.
+ */
+static int scan(const char *pattern, enum metric_match match, char *text, size_t len,
+		struct acc *acc, const struct budget *budget, char **why)
+{
+	struct mem_cap cap;
+	regex_t re;
+	int ret;
+
+	if (regcomp(&re, pattern, REG_EXTENDED)) {
+		*why = xstrdup("the pattern no longer compiles");
+		return -1;
+	}
+	mem_cap_start(&cap, budget);
+	ret = scan_windows(&re, &cap, match, text, len, acc, budget, why);
+	regfree(&re);
+	return ret;
+}
+
 static void from_text(const struct metric_set *set, size_t i, struct text *t, const char *path,
 		      const struct metric_inputs *in, struct metric_value *v)
 {
@@ -606,18 +703,16 @@ static void from_text(const struct metric_set *set, size_t i, struct text *t, co
 		return;
 	}
 	budget_start(&budget, in);
-	if (scan(&set->re[i], d->match, t->sb.buf, t->sb.len, &acc, &budget, &v->why) < 0) {
+	if (scan(d->pattern, d->match, t->sb.buf, t->sb.len, &acc, &budget, &v->why) < 0) {
 		char *w = v->why;
 		v->why = xasprintf("%s: %s", t->label, w);
 		free(w);
-		return;
-	}
-	if (!acc.n) {
+	} else if (!acc.n) {
 		v->why = xasprintf("pattern '%s' did not match %s (%zu bytes)", show_str(b, sizeof(b), d->pattern),
 				   t->label, t->sb.len);
-		return;
+	} else {
+		v->ok = acc_result(&acc, d->match, &v->value, &v->why) == 0;
 	}
-	v->ok = acc_result(&acc, d->match, &v->value, &v->why) == 0;
 }
 
 static void from_results(const struct metric_set *set, size_t i, const struct metric_inputs *in,
@@ -645,7 +740,7 @@ static void from_results(const struct metric_set *set, size_t i, const struct me
 		strbuf_reset(&sb);
 		strbuf_add(&sb, t->stdout_text ? t->stdout_text : "", len);
 		replace_nuls(sb.buf, sb.len);
-		if (scan(&set->re[i], d->match, sb.buf, sb.len, &acc, &budget, &v->why) < 0) {
+		if (scan(d->pattern, d->match, sb.buf, sb.len, &acc, &budget, &v->why) < 0) {
 			char *w = v->why;
 			v->why = xasprintf("test '%s': %s", show_str(tb, sizeof(tb), t->name), w);
 			free(w);

@@ -4,7 +4,7 @@
  * stdout of individual test results, or a test's own duration — by the
  * plan's metric definitions. POSIX extended regular expressions over the
  * text, METRICS_WINDOW bytes at a time (so a match may span lines, up to
- * half a window), within a CPU budget; the first capture group is the
+ * half a window), within a CPU budget and a memory cap; the first capture group is the
  * number. A metric an invocation does not yield is reported with the
  * reason, never as a silent zero.
  *
@@ -46,6 +46,7 @@ struct metric_inputs {
 	const char *const *test_names;
 	size_t ntest_names;
 	double pattern_cpu_seconds;  /* per metric and invocation; 0: the default */
+	size_t pattern_memory_bytes; /* per metric and text; 0: the default */
 };
 
 
@@ -80,6 +81,14 @@ int metric_set_wants_test(const struct metric_set *set, const char *name);
  */
 #define METRICS_WINDOW (8u << 10)
 #define METRICS_PATTERN_CPU_SECONDS_DEFAULT 10.0
+/*
+ * Matching one text may grow abev's address space by at most
+ * in->pattern_memory_bytes (METRICS_PATTERN_MEMORY_DEFAULT when 0): past
+ * it the metric is not yielded, with the reason. The cap is abev's own
+ * RLIMIT_AS, lowered around each regexec() call: the caller runs no other
+ * thread meanwhile.
+ */
+#define METRICS_PATTERN_MEMORY_DEFAULT ((size_t)256 << 20)
 void metric_set_extract(const struct metric_set *set, const struct metric_inputs *in,
 			struct metric_value **out, size_t *nout);
 /*

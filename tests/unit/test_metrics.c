@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -780,6 +781,69 @@ static void test_catastrophic_pattern(void **state)
 	free(text);
 }
 
+/*
+ * [ab]*a[ab]{32} over 8 KiB of a and b makes glibc's regexec() build a
+ * state per byte, hundreds of MiB in one call that the CPU budget cannot
+ * interrupt. The memory cap ends it with a reason naming the limit; a
+ * plain pattern under the same cap still finds its number, and abev's
+ * own limit is as it was.
+ */
+static void test_pattern_memory_cap(void **state)
+{
+	size_t len = METRICS_WINDOW;
+	char *text;
+	struct metric_inputs in = base_inputs();
+	struct metric_def d[2] = { { 0 }, { 0 } };
+	struct metric_set *set;
+	struct metric_value *v;
+	struct rlimit before, after;
+	unsigned seed = 1;
+	size_t n;
+	char *err = NULL;
+	(void)state;
+
+#ifdef __SANITIZE_ADDRESS__
+	/* AddressSanitizer reserves its heap's address space up front: no RLIMIT_AS bites. */
+	skip();
+#endif
+	text = xmalloc(len + 32);
+	for (size_t i = 0; i < len; i++) {
+		seed = seed * 1103515245u + 12345u;
+		text[i] = (seed >> 16) & 1 ? 'a' : 'b';
+	}
+	memcpy(text + len, "\nv=42\n", 6);
+	write_text(stdout_path, text, len + 6);
+	for (size_t i = 0; i < 2; i++) {
+		d[i].name = xstrdup(i ? "plain" : "greedy");
+		d[i].unit = xstrdup("ms");
+		d[i].source = METRIC_STDOUT;
+		d[i].pattern = xstrdup(i ? "v=([0-9]+)" : "[ab]*a[ab]{32}(x)");
+		d[i].match = MATCH_FIRST;
+	}
+	in.stdout_path = stdout_path;
+	in.pattern_cpu_seconds = 3600;
+	in.pattern_memory_bytes = 16 << 20;
+	set = metric_set_compile(d, 2, &err);
+	if (!set)
+		fail_msg("compile: %s", err);
+	assert_int_equal(getrlimit(RLIMIT_AS, &before), 0);
+	metric_set_extract(set, &in, &v, &n);
+	assert_int_equal(getrlimit(RLIMIT_AS, &after), 0);
+	assert_true(before.rlim_cur == after.rlim_cur && before.rlim_max == after.rlim_max);
+	assert_false(v[0].ok);
+	if (!v[0].why || !strstr(v[0].why, "test.log: matching stopped at byte 0 of ") ||
+	    !strstr(v[0].why, "the pattern needed more than 16 MiB of memory"))
+		fail_msg("greedy: %s", v[0].why ? v[0].why : "(no reason)");
+	assert_true(v[1].ok);
+	assert_true(v[1].value == 42);
+	metric_values_free(v, n);
+	metric_set_free(set);
+	for (size_t i = 0; i < 2; i++)
+		release_def(&d[i]);
+	unlink(stdout_path);
+	free(text);
+}
+
 static void test_names(void **state)
 {
 	(void)state;
@@ -808,6 +872,7 @@ int main(void)
 		cmocka_unit_test(test_wants_test),
 		cmocka_unit_test(test_windows),
 		cmocka_unit_test(test_catastrophic_pattern),
+		cmocka_unit_test(test_pattern_memory_cap),
 		cmocka_unit_test(test_names),
 	};
 	return cmocka_run_group_tests(t, setup, teardown);
