@@ -7,6 +7,7 @@ before any invocation (status failed, exit 1); a cleanup's failure is a
 note."""
 import json
 import os
+import shutil
 import subprocess
 
 import schemas
@@ -81,6 +82,36 @@ class SetupCleanup(AbevTestCase):
                       "(runs/a/cleanup.log); the runs still count", res["notes"])
         for v in ("a", "b"):
             os.unlink(self.path(f"built-{v}"))
+
+    def test_a_step_that_stops_itself_times_out(self):
+        # A stopped process never exits by itself: the schedule's timeout still
+        # ends it (SIGTERM, SIGCONT so that the stop does not hold the SIGTERM,
+        # SIGKILL after the grace period), as it ends a hung one.
+        stop = ["sh", "-c", "kill -STOP $$; echo resumed"]
+        sched = {"runs": 1, "timeout_seconds": 1, "kill_grace_seconds": 1}
+        plan = self.plan(stop, None, schedule={**sched, "setup": stop})
+        _, res = self.run_steps(plan, 1)
+        self.assertEqual(res["status"], "failed")
+        self.assertEqual(res["invocations"], [])
+        self.assertEqual([(s["step"], s["status"]) for s in res["steps"]],
+                         [("setup", "timed_out")])
+        self.assertEqual(res["steps"][0]["signal"], 15)
+        for step, want_runs in (("cleanup", "ok"), ("prepare", "failed")):
+            with self.subTest(step=step):
+                os.remove(self.path("plan.json"))
+                shutil.rmtree(self.path("ev"))
+                with open(self.path("built-a"), "w") as f, open(self.path("built-b"), "w") as g:
+                    f.write("a\n")
+                    g.write("b\n")
+                plan = self.plan(None, None, schedule={**sched, step: stop})
+                _, res = self.run_steps(plan, 0 if step == "cleanup" else 1)
+                self.assertEqual({i["status"] for i in res["invocations"]}, {want_runs})
+                if step == "cleanup":
+                    self.assertEqual([(s["step"], s["status"]) for s in res["steps"]],
+                                     [("cleanup", "timed_out")] * 2)
+                else:
+                    for inv in res["invocations"]:
+                        self.assertIn("the prepare command timed out after 1 s", inv["reason"])
 
     def test_plan_rules(self):
         for doc, words in (
