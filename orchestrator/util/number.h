@@ -9,7 +9,10 @@
 
 #include <stdint.h>
 
-/* Strict number parsing: 0, or -1 when s is not wholly a number in range. */
+/*
+ * Strict number parsing: 0, or -1 when s is not wholly a decimal number in
+ * range (no hexadecimal, inf, nan or blanks).
+ */
 int parse_int64(const char *s, int64_t *out);
 int parse_double(const char *s, double *out);
 

@@ -150,3 +150,42 @@ class Tables(AbevTestCase):
             self.assertIn(f"did you mean '{near}'?", cp.stderr)
         cp = self.abev("verify", "--frobnicate", "x", check=2)
         self.assertNotIn("did you mean", cp.stderr)
+
+
+class Numbers(AbevTestCase):
+    """A numeric option takes a decimal number only: strtod() alone would read
+    '0x10' as 16 and strtoll() ' 16' as 16."""
+
+    # The options whose value is read as a number outside the tables' int and
+    # double kinds (cli_run.c's run_args_check).
+    STRING_NUMBERS = {("run", "wait-max"), ("run", "max-load-wait"),
+                      ("run", "max-cpu-wait-pct"), ("bench", "wait-max"),
+                      ("bench", "max-load-wait"), ("bench", "max-cpu-wait-pct")}
+
+    def args_for(self, cmd):
+        """Arguments that let cmd reach the check of its options."""
+        return {"run": ["run", "p.json", "--out", self.path("ev"), "--unsigned"],
+                "bench": ["bench", "true", "--out", self.path("ev")],
+                "init": ["init", "--out", self.path("p.json")],
+                "results": ["results", "r.xml"]}.get(cmd, cmd.split() + ["x"])
+
+    def test_numeric_options_take_decimal_only(self):
+        seen = set()
+        for c in load_tables():
+            for o in c["options"]:
+                if o["kind"] not in ("int", "double") and \
+                        (c["name"], o["long"]) not in self.STRING_NUMBERS:
+                    continue
+                seen.add((c["name"], o["long"]))
+                for bad in ("0x10", "0X1p4", " 16", "inf"):
+                    with self.subTest(cmd=c["name"], opt=o["long"], value=bad):
+                        cp = self.abev(*self.args_for(c["name"]), f"--{o['long']}", bad,
+                                       check=2)
+                        self.assertRegex(cp.stderr, rf"'--{o['long']}' must be a (whole )?"
+                                                    "number")
+                        self.assertFalse(os.path.exists(self.path("ev")))
+        self.assertTrue(self.STRING_NUMBERS <= seen, self.STRING_NUMBERS - seen)
+        # Decimal forms still read.
+        cp = self.abev("bench", "true", "-r", "1", "--gap", "0.0", "--wait-max", "1e1",
+                       "--max-cpu-wait-pct", "100.", "--out", self.path("ev"), check=None)
+        self.assertIn(cp.returncode, (0, 1), cp.stderr)

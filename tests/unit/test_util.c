@@ -191,6 +191,23 @@ static void test_parse_numbers(void **state)
 	assert_true(d == 1.5);
 	assert_int_equal(parse_double("nan", &d), -1);
 	assert_int_equal(parse_double("1e999", &d), -1);
+	/* Decimal only: strtod() would read these. */
+	static const char *const not_decimal[] = { "0x10", "0X1p4", "inf", "-infinity", " 1",
+						   "1 ", "", ".", "+", "1e", "1e+", "e5", "--1" };
+	for (size_t k = 0; k < ARRAY_SIZE(not_decimal); k++)
+		if (parse_double(not_decimal[k], &d) == 0 || parse_int64(not_decimal[k], &i) == 0)
+			fail_msg("'%s' read as a number", not_decimal[k]);
+	static const struct { const char *s; double v; } decimal[] = {
+		{ "-7", -7 }, { "+2.5", 2.5 }, { ".5", 0.5 }, { "5.", 5 }, { "1e3", 1000 },
+		{ "1.5E-1", 0.15 }, { "010", 10 },
+	};
+	for (size_t k = 0; k < ARRAY_SIZE(decimal); k++) {
+		assert_int_equal(parse_double(decimal[k].s, &d), 0);
+		assert_true(d == decimal[k].v);
+	}
+	assert_int_equal(parse_int64("+5", &i), 0);
+	assert_int_equal(i, 5);
+	assert_int_equal(parse_int64("-", &i), -1);
 }
 
 static void test_utc_format(void **state)
