@@ -596,10 +596,11 @@ struct quick_args {
 		     "own directory") }, \
 	{ CLI_INT(0, "min-executed", T, P spec.min_executed, "N", 0, INT64_MAX, NULL, \
 		  "a run fails when fewer tests were executed (default 1)") }, \
-	{ CLI_STRINGS(0, "metric", T, P metrics, "NAME=SOURCE:ARG", QUICK_MAX_GATES, \
+	{ CLI_STRINGS(0, "metric", T, P metrics, "NAME[UNIT]=SOURCE:ARG", QUICK_MAX_GATES, \
 		      "a metric of the plan's own, compared with wall, cpu and max_rss and " \
-		      "gated with --max-regression NAME=P: stdout:REGEX or stderr:REGEX (the " \
-		      "first group of the first match is the number), process:FIELD (minflt, " \
+		      "gated with --max-regression NAME=P: stdout:REGEX or stderr:REGEX, with " \
+		      "the [UNIT] they need (the first group of the first match is the " \
+		      "number, e.g. 'parse_ms[ms]=stdout:took ([0-9.]+) ms'), process:FIELD (minflt, " \
 		      "nvcsw, ...), duration:TESTGLOB or results:TESTGLOB:REGEX (with --results)") }, \
 	{ CLI_STRINGS(0, "max-regression", T, P gates, "[METRIC=]P", QUICK_MAX_GATES, \
 		      "gate: METRIC (wall, cpu, max_rss, wall_own or a --metric; default " \

@@ -52,7 +52,7 @@ struct quick_spec {
 	const char *cpus;            /* --cpus: schedule.cpus, a CPU list ("0-1"); NULL: any */
 	const char *results;         /* results.files template, or NULL */
 	int64_t min_executed;        /* -1: the plan's default (1 with results) */
-	const char *const *metrics;  /* --metric: "NAME=SOURCE:ARG" (quick_metric()) */
+	const char *const *metrics;  /* --metric: "NAME[UNIT]=SOURCE:ARG" (quick_metric()) */
 	size_t nmetrics;             /* 0..QUICK_MAX_GATES */
 	const char *const *gates;    /* --max-regression: "[METRIC=]P", METRIC wall_own by default */
 	size_t ngates;               /* 0..QUICK_MAX_GATES */
@@ -90,7 +90,7 @@ struct quick_spec {
  * command (unless starter), too many names or commands, a prepare count
  * other than 0, 1 or ncommands, an unknown order, a CPU list that is
  * none, a command -N cannot split, min_executed without results, a
- * --metric that is not NAME=SOURCE:ARG or is given twice.
+ * --metric that is not NAME[UNIT]=SOURCE:ARG or is given twice.
  */
 char *quick_plan(const struct quick_spec *spec, char **err);
 

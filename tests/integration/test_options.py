@@ -139,6 +139,19 @@ class Tables(AbevTestCase):
             unknown = longs - known - FOREIGN
             self.assertFalse(unknown, f"abev.1 ({title}) names options no table has")
 
+    def test_metric_shows_its_unit(self):
+        # --metric takes NAME[UNIT]=SOURCE:ARG (stdout and stderr need the unit): the
+        # table, and so help and completions, said NAME=SOURCE:ARG, unlike the manual.
+        man = roff_text(open(os.path.join(SRC, "abev.1"), encoding="utf-8").read())
+        self.assertIn('--metric " NAME[UNIT]=SOURCE:ARG"', man)
+        for c in self.cmds:
+            for o in c["options"]:
+                if o["long"] == "metric":
+                    with self.subTest(cmd=c["name"]):
+                        self.assertEqual(o["arg"], "NAME[UNIT]=SOURCE:ARG")
+                        cp = self.abev("help", c["name"], check=0)
+                        self.assertIn("--metric NAME[UNIT]=SOURCE:ARG\n", cp.stdout)
+
     def test_unknown_option_names_the_nearest(self):
         for args, bad, near in [(("run", "p.json", "--dryrun"), "--dryrun", "--dry-run"),
                                 (("bench", "--warmpu", "1", "a"), "--warmpu", "--warmup"),
