@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "evidence/hash.h"
 #include "evidence/journal.h"
 #include "util/json_in.h"
 #include "util/json_out.h"
@@ -523,6 +524,32 @@ void evidence_run_release(struct evidence_run *r)
 	memset(r, 0, sizeof(*r));
 }
 
+/*
+ * A recorded variable's value as the report shows it: its text, or
+ * "(secret, SHA-256 0123456789ab…)" for a hashed one — and for text that
+ * looks secret (envnames.h), as evidence written before a rule was widened
+ * holds, so that no report shows it again. NULL when e is neither.
+ */
+static char *shown_value(const cJSON *e)
+{
+	const cJSON *h = cJSON_GetObjectItemCaseSensitive(e, "sha256");
+	unsigned char d[SHA256_LEN];
+	char hex[SHA256_HEX_LEN + 1];
+	const char *shown = hex;
+
+	if (cJSON_IsObject(e) && cJSON_IsString(h)) {
+		shown = h->valuestring;
+	} else if (!cJSON_IsString(e)) {
+		return NULL;
+	} else if (!envname_secret_var(e->string, e->valuestring)) {
+		return xstrdup(e->valuestring);
+	} else {
+		sha256_buf(e->valuestring, strlen(e->valuestring), d);
+		sha256_hex(d, hex);
+	}
+	return xasprintf("(secret, SHA-256 %.12s\xe2\x80\xa6)", shown);
+}
+
 /* The runtime variables of an "environment" object, when there is one. */
 static int read_runtime(const struct json_in *rd, const cJSON *env, const char *path,
 			struct env_runtime *rt)
@@ -535,16 +562,12 @@ static int read_runtime(const struct json_in *rd, const cJSON *env, const char *
 		return json_in_error(rd, path, "'environment' is not an object");
 	rt->known = 1;
 	cJSON_ArrayForEach(e, env) {
-		const cJSON *h = cJSON_GetObjectItemCaseSensitive(e, "sha256");
 		char *value;
 
 		if (!e->string || !envname_runtime(e->string))
 			continue;
-		if (cJSON_IsString(e))
-			value = xstrdup(e->valuestring);
-		else if (cJSON_IsObject(e) && cJSON_IsString(h))
-			value = xasprintf("(secret, SHA-256 %.12s\xe2\x80\xa6)", h->valuestring);
-		else
+		value = shown_value(e);
+		if (!value)
 			return json_in_error(rd, path, "environment '%s' is neither text nor a hash",
 					     e->string);
 		ALLOC_GROW(rt->keys, rt->n + 2, rt->keys_alloc);
@@ -650,11 +673,13 @@ static int read_env_variant(const struct json_in *rd, const cJSON *o, size_t i,
 		return json_in_error(rd, path, "'env', 'versions' or 'assemblies' is missing or mistyped");
 	v->env_keys = xcalloc((size_t)cJSON_GetArraySize(env) + 1, sizeof(*v->env_keys));
 	v->env_values = xcalloc((size_t)cJSON_GetArraySize(env) + 1, sizeof(*v->env_values));
+	/* Text, or a hash since abev hashed secrets the plan or a variants file set. */
 	cJSON_ArrayForEach(e, env) {
-		if (!cJSON_IsString(e))
-			return json_in_error(rd, path, "env '%s' is not a string", e->string);
+		char *value = shown_value(e);
+		if (!value)
+			return json_in_error(rd, path, "env '%s' is neither text nor a hash", e->string);
 		v->env_keys[v->nenv] = xstrdup(e->string);
-		v->env_values[v->nenv++] = xstrdup(e->valuestring);
+		v->env_values[v->nenv++] = value;
 	}
 	v->versions = xcalloc((size_t)cJSON_GetArraySize(vers) + 1, sizeof(*v->versions));
 	cJSON_ArrayForEach(e, vers) {

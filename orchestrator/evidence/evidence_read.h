@@ -74,9 +74,9 @@ struct env_file {
 };
 /*
  * The variables of a recorded environment known to change a runtime
- * (envnames.h), by name in byte order; a hashed value reads
- * "(secret, SHA-256 0123456789ab…)". known: metadata.json recorded the
- * environment (older evidence did not).
+ * (envnames.h), by name in byte order; a hashed value, and text that
+ * looks secret (older evidence), reads "(secret, SHA-256 0123456789ab…)".
+ * known: metadata.json recorded the environment (older evidence did not).
  */
 struct env_runtime {
 	int known;
@@ -87,7 +87,7 @@ struct env_variant {
 	char *name, *cwd;
 	int git_known, git_dirty;
 	char *git_head;
-	char **env_keys, **env_values;
+	char **env_keys, **env_values;  /* what the plan set; a secret value shown as above */
 	size_t nenv;
 	struct env_version *versions;
 	size_t nversions;

@@ -300,11 +300,33 @@ static int env_entry_cmp(const void *a, const void *b)
 }
 
 /*
+ * A variable's value as metadata.json records it: its text, or
+ * {"sha256": hex} of its bytes when the variable looks secret by name or
+ * by value (envnames.h) or is secret_name — so that two runs can still be
+ * told apart, and a value known to the auditor checked with sha256sum,
+ * without the secret being written down.
+ */
+static void add_value(cJSON *o, const char *name, const char *value, const char *secret_name)
+{
+	unsigned char d[SHA256_LEN];
+	char hex[SHA256_HEX_LEN + 1];
+	cJSON *h;
+
+	if (!envname_secret_var(name, value) && !(secret_name && !strcmp(name, secret_name))) {
+		jadd_text(o, name, value);
+		return;
+	}
+	h = jnew_object();
+	sha256_buf(value, strlen(value), d);
+	sha256_hex(d, hex);
+	jadd_str(h, "sha256", hex);
+	jadd(o, name, h);
+}
+
+/*
  * An environment as metadata.json records it: every variable by name in
  * byte order (the first of a name given twice, as getenv() finds it), its
- * value as text, or {"sha256": hex} of the value when the name looks
- * secret (envnames.h) or is secret_name — so that two runs can still be
- * told apart without the secret being written down.
+ * value as add_value() writes it.
  */
 static cJSON *environment_json(char *const *env, const char *secret_name)
 {
@@ -330,17 +352,7 @@ static cJSON *environment_json(char *const *env, const char *secret_name)
 		    !memcmp(e[i].text, e[i - 1].text, e[i].name_len))
 			continue;
 		name = utf8_clean(e[i].text, e[i].name_len);
-		if (envname_secret(name) || (secret_name && !strcmp(name, secret_name))) {
-			unsigned char d[SHA256_LEN];
-			char hex[SHA256_HEX_LEN + 1];
-			cJSON *h = jnew_object();
-			sha256_buf(value, strlen(value), d);
-			sha256_hex(d, hex);
-			jadd_str(h, "sha256", hex);
-			jadd(o, name, h);
-		} else {
-			jadd_text(o, name, value);
-		}
+		add_value(o, name, value, secret_name);
 		free(name);
 	}
 	free(e);
@@ -353,10 +365,14 @@ static cJSON *variant_json(const struct md_variant *v, const char *secret_name)
 
 	jadd_text(o, "name", v->name);
 	jadd_text(o, "cwd", v->cwd);
-	/* What the plan or the variants file set, as written (placeholders unexpanded). */
+	/*
+	 * What the plan or the variants file set, as written (placeholders
+	 * unexpanded), a secret as its hash: the user's files may hold one,
+	 * the evidence does not repeat it.
+	 */
 	env = jnew_object();
 	for (size_t i = 0; i < v->nenv; i++)
-		jadd_text(env, v->env[i].key, v->env[i].value);
+		add_value(env, v->env[i].key, v->env[i].value, secret_name);
 	jadd(o, "env", env);
 	if (v->git.known) {
 		cJSON *g = jnew_object();

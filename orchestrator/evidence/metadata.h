@@ -36,9 +36,10 @@ struct metadata;
  * stopped, the rest are not started, and each records why; the caller
  * checks proc_interrupted(). abev's own environment and each variant's
  * (as its commands get it, but for the per-invocation ABEV_RUN_DIR,
- * ABEV_PHASE and ABEV_ROUND) are recorded, the values of names that look
- * secret (envnames.h) and of secret_name (the --passphrase-env variable,
- * or NULL) as their SHA-256 only. NULL after error().
+ * ABEV_PHASE and ABEV_ROUND) are recorded, and what the plan's env set;
+ * the values of variables that look secret by name or value (envnames.h)
+ * and of secret_name (the --passphrase-env variable, or NULL) as their
+ * SHA-256 only. NULL after error().
  */
 struct metadata *metadata_collect(const struct plan *plan, const char *host_label,
 				  const char *secret_name);

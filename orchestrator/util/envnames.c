@@ -1,8 +1,12 @@
 /*
- * envnames: the two tables. Secret names are matched by substring, since
+ * envnames: the tables. Secret names are matched by substring, since
  * CI systems name secrets freely (GITHUB_TOKEN, AWS_SECRET_ACCESS_KEY,
  * NPM_AUTH, ABEV_SIGNING_KEY); a false positive costs only a readable
- * value. Runtime names are exact or prefixes ending in '*'.
+ * value (SESSIONS_COUNT, KEYBOARD_LAYOUT and AUTHOR are hashed too).
+ * A credential also travels under names that say nothing — http_proxy's
+ * URL, a DB variable's connection string, a JWT in any variable — so
+ * values are looked at as well. Runtime names are exact or prefixes
+ * ending in '*'.
  */
 #include "util/envnames.h"
 
@@ -13,8 +17,11 @@
 
 static const char *const secret_words[] = {
 	"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "CREDENTIAL", "PRIVATE",
-	"AUTH",
+	"AUTH", "JWT", "COOKIE", "SESSION",
 };
+
+/* A connection string's password keys: ADO.NET, ODBC, JDBC, libpq ("password=x"). */
+static const char *const password_keys[] = { "password", "pwd", "passwd" };
 
 /* Variables that change a runtime's JIT, GC, threads, allocator or loader. */
 static const char *const runtime_names[] = {
@@ -44,6 +51,87 @@ int envname_secret(const char *name)
 		if (contains_nocase(name, secret_words[i]))
 			return 1;
 	return 0;
+}
+
+static int is_alnum(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+static int is_b64url(char c)
+{
+	return is_alnum(c) || c == '-' || c == '_';
+}
+
+/*
+ * A URL whose authority names a user: an '@' after "scheme://" and before
+ * the path. A user alone counts too: a token is often given as the user
+ * (https://TOKEN@github.com).
+ */
+static int has_url_user(const char *value)
+{
+	for (const char *p = strstr(value, "://"); p; p = strstr(p + 3, "://")) {
+		if (p == value || !(is_alnum(p[-1]) || strchr("+-.", p[-1])))
+			continue;
+		for (const char *q = p + 3; *q && !strchr("/?#,;\"' \t\r\n", *q); q++)
+			if (*q == '@' && q > p + 3)
+				return 1;
+	}
+	return 0;
+}
+
+/* "Password=" and the like, as a word of its own (not OLDPWD=), spaces allowed before '='. */
+static int has_password_key(const char *value)
+{
+	for (const char *s = value; *s; s++) {
+		if (s > value && (is_alnum(s[-1]) || s[-1] == '_'))
+			continue;
+		for (size_t k = 0; k < sizeof(password_keys) / sizeof(*password_keys); k++) {
+			size_t n = strlen(password_keys[k]);
+			const char *t = s + n;
+			if (strncasecmp(s, password_keys[k], n))
+				continue;
+			while (*t == ' ' || *t == '\t')
+				t++;
+			if (*t == '=')
+				return 1;
+		}
+	}
+	return 0;
+}
+
+static size_t b64url_span(const char *s)
+{
+	size_t n = 0;
+
+	while (is_b64url(s[n]))
+		n++;
+	return n;
+}
+
+/* header.payload.signature, base64url, the header JSON ("eyJ" is '{"'); the signature may be empty. */
+static int has_jwt(const char *value)
+{
+	for (const char *p = strstr(value, "eyJ"); p; p = strstr(p + 1, "eyJ")) {
+		const char *q = p + b64url_span(p);
+		size_t n;
+		if ((p > value && is_b64url(p[-1])) || *q != '.')
+			continue;
+		n = b64url_span(q + 1);
+		if (n && q[1 + n] == '.')
+			return 1;
+	}
+	return 0;
+}
+
+int envname_secret_value(const char *value)
+{
+	return has_url_user(value) || has_password_key(value) || has_jwt(value);
+}
+
+int envname_secret_var(const char *name, const char *value)
+{
+	return envname_secret(name) || envname_secret_value(value);
 }
 
 int envname_runtime(const char *name)

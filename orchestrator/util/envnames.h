@@ -1,18 +1,29 @@
 /*
  * envnames: which environment variables abev treats specially when it
- * records an environment — names that look secret, whose values are
- * recorded only as their SHA-256, and names known to change how a runtime
- * behaves (NODE_OPTIONS, DOTNET_*, ...), which the report lists per
- * variant and compare warns about. One table each; no I/O.
+ * records an environment — variables that look secret by name or by
+ * value, whose values are recorded only as their SHA-256, and names known
+ * to change how a runtime behaves (NODE_OPTIONS, DOTNET_*, ...), which the
+ * report lists per variant and compare warns about. One table each; no I/O.
  */
 #ifndef ABEV_ENVNAMES_H
 #define ABEV_ENVNAMES_H
 
 /*
  * 1 when name looks secret: it contains KEY, TOKEN, SECRET, PASSWORD,
- * PASSWD, PASSPHRASE, CREDENTIAL, PRIVATE or AUTH, ignoring case.
+ * PASSWD, PASSPHRASE, CREDENTIAL, PRIVATE, AUTH, JWT, COOKIE or SESSION,
+ * ignoring case.
  */
 int envname_secret(const char *name);
+/*
+ * 1 when value holds a credential whatever its variable's name: a URL
+ * naming a user ("scheme://user:pass@host", "scheme://TOKEN@host"), a
+ * connection string's password ("Password=", "Pwd=" or "Passwd=", ignoring
+ * case and spaces before the '=', not inside a longer word) or a JSON Web
+ * Token (three base64url parts, the first starting "eyJ").
+ */
+int envname_secret_value(const char *value);
+/* 1 when the variable name=value is recorded only as the SHA-256 of value: either rule above. */
+int envname_secret_var(const char *name, const char *value);
 /* 1 when name is one known to change a runtime's behaviour (envnames.c's table). */
 int envname_runtime(const char *name);
 /* The runtime table as one line for messages: "NODE_OPTIONS, DOTNET_*, ...". Static. */

@@ -5,10 +5,11 @@ lists, per variant, the variables known to change a runtime; `abev compare`
 and `abev report DIR1 DIR2` warn when those differ between two evidence
 directories."""
 import hashlib
+import json
 import os
 import subprocess
 
-from common import ABEV, AbevTestCase, helper_plan
+from common import ABEV, AbevTestCase, helper_plan, reseal
 
 SECRET = "hunter2-do-not-print"
 
@@ -144,3 +145,99 @@ class SecretsWithheld(AbevTestCase):
                     data = fh.read()
                 self.assertNotIn(pw.encode(), data, f)
                 self.assertNotIn(body[:24].encode(), data, f)
+
+
+class PlanSecrets(AbevTestCase):
+    """A secret the plan's env or a variants file's line sets — by a name
+    that looks secret, or by a value that is one whatever the name: a URL
+    naming a user, a connection string's password, a JWT — is hashed as an
+    inherited one is, in metadata.json's "env" and "environment" alike, and
+    shown hashed in report.md; abev writes it nowhere. plan.json is the
+    user's plan file, kept byte for byte: a literal the plan itself holds
+    stays there, and only there."""
+
+    # In the plan file (and so in plan.json, the user's own file).
+    IN_PLAN = {"API_TOKEN": "plan-token-q7Zr",
+               "DATABASE": "Server=db;User Id=sa;Password =plan-pw-x4Kd;"}
+    # In the variants file, which the evidence does not copy: nowhere at all.
+    IN_VFILE = {"http_proxy": "http://bob:vfile-pass-m2Wt@proxy:3128",
+                "MY_SESSION": "vfile-session-c9Lp",
+                "ID": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ2ZmlsZS1qd3QifQ.vfile-jwt-sig-T5gh"}
+    VISIBLE = {"HTTP_URL": "http://host/", "PLAIN": "visible-value"}
+
+    def literals(self, which):
+        # The part of each value that must not be repeated.
+        return {"API_TOKEN": "plan-token-q7Zr", "DATABASE": "plan-pw-x4Kd",
+                "http_proxy": "vfile-pass-m2Wt", "MY_SESSION": "vfile-session-c9Lp",
+                "ID": "vfile-jwt-sig-T5gh"} if which == "all" else \
+               {"http_proxy": "vfile-pass-m2Wt", "MY_SESSION": "vfile-session-c9Lp",
+                "ID": "vfile-jwt-sig-T5gh"}
+
+    def plan(self):
+        with open(self.path("vars.txt"), "w", encoding="utf-8") as f:
+            f.write("cand|" + " ".join(f"{k}='{v}'" for k, v in self.IN_VFILE.items())
+                    + " HTTP_URL=http://host/|\n")
+        p = helper_plan([("ref", ["exit", "0"])], name="secrets")
+        p["variants"][0]["env"] = dict(self.IN_PLAN, **self.VISIBLE)
+        p["base"] = {"command": p["variants"][0]["command"]}
+        p["variants_file"] = "vars.txt"
+        return p
+
+    def assert_nowhere(self, text, where, literals):
+        for name, secret in literals.items():
+            # assertFalse, not assertNotIn: a failure names the place, not the whole text
+            self.assertFalse(secret in text, f"{name}'s value is in {where}")
+
+    def test_plan_and_variants_file_secrets_are_hashed_everywhere(self):
+        cp, _ = self.run_plan(self.plan(), 0)
+        md = self.load("ev", "metadata.json")
+        ref, cand = md["variants"]
+        for k, v in self.IN_PLAN.items():
+            self.assertEqual(ref["env"][k], sha(v), k)
+            self.assertEqual(ref["environment"][k], sha(v), k)
+        for k, v in self.IN_VFILE.items():
+            self.assertEqual(cand["env"][k], sha(v), k)
+            self.assertEqual(cand["environment"][k], sha(v), k)
+        # What is no secret stays readable: a URL without a user, a plain value.
+        self.assertEqual(ref["env"]["HTTP_URL"], "http://host/")
+        self.assertEqual(cand["env"]["HTTP_URL"], "http://host/")
+        self.assertEqual(ref["environment"]["PLAIN"], "visible-value")
+        with open(self.path("ev", "report.md"), encoding="utf-8") as f:
+            report = f.read()
+        self.assertIn("(secret, SHA-256 " + sha(self.IN_VFILE["ID"])["sha256"][:12], report)
+        self.assertIn("PLAIN=visible-value", report.replace("\\", ""))
+        # The terminal, and every file of the evidence but the user's plan.
+        outputs = {"abev run": cp.stdout + cp.stderr}
+        outputs["abev run --dry-run"] = self.abev("run", self.path("plan.json"), "--dry-run",
+                                                  check=0).stdout
+        outputs["abev report"] = self.abev("report", self.path("ev"), check=0).stdout
+        outputs["abev compare"] = self.abev("compare", self.path("ev"), self.path("ev")).stdout
+        for fmt in ("hyperfine", "csv", "junit", "json"):
+            outputs["export " + fmt] = self.abev("export", self.path("ev"), "--format", fmt,
+                                                 check=0).stdout
+        for where, text in outputs.items():
+            self.assert_nowhere(text, where, self.literals("all"))
+        for root, _, files in os.walk(self.path("ev")):
+            for f in files:
+                with open(os.path.join(root, f), encoding="utf-8", errors="replace") as fh:
+                    text = fh.read()
+                # plan.json is the plan file as the user wrote it (README, "What a run
+                # inherited"): its own literals stay in it; the variants file's do not.
+                self.assert_nowhere(text, f, self.literals(
+                    "vfile" if os.path.join(root, f) == self.path("ev", "plan.json") else "all"))
+
+    def test_report_of_older_evidence_hides_a_secret_it_recorded(self):
+        # Evidence written before the plan's env was hashed held it as text: a
+        # report made from it again shows it hashed all the same.
+        self.run_plan(self.plan(), 0)
+        path = self.path("ev", "metadata.json")
+        md = self.load("ev", "metadata.json")
+        md["variants"][1]["env"] = dict(self.IN_VFILE, HTTP_URL="http://host/")
+        with open(path, "w", encoding="utf-8") as f:
+            json.dump(md, f)
+        reseal(self.path("ev"))
+        cp = self.abev("report", self.path("ev"), check=0)
+        self.assert_nowhere(cp.stdout, "abev report", self.literals("vfile"))
+        self.assertIn("(secret, SHA-256 " + sha(self.IN_VFILE["MY_SESSION"])["sha256"][:12],
+                      cp.stdout)
+        self.assertIn("http://host/", cp.stdout)

@@ -556,6 +556,19 @@ static void test_envnames(void **state)
 		{ "GOGC", 0, 1 },
 		{ "GOGCX", 0, 0 },
 		{ "JAVA_TOOL_OPTIONS", 0, 1 },
+		{ "AUTH_JWT", 1, 0 },
+		{ "jwt", 1, 0 },
+		{ "SESSION_COOKIE", 1, 0 },
+		{ "cookie_jar", 1, 0 },
+		{ "MY_SESSION", 1, 0 },
+		/* substring, as for every word: a readable value lost, nothing leaked */
+		{ "SESSIONS_COUNT", 1, 0 },
+		{ "XDG_SESSION_TYPE", 1, 0 },
+		/* a name alone says nothing of a URL: its value decides (below) */
+		{ "DATABASE_URL", 0, 0 },
+		{ "REDIS_URI", 0, 0 },
+		{ "SESS", 0, 0 },
+		{ "COOK", 0, 0 },
 	};
 	(void)state;
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
@@ -568,6 +581,63 @@ static void test_envnames(void **state)
 	}
 	assert_non_null(strstr(envname_runtime_list(), "NODE_OPTIONS, "));
 	assert_non_null(strstr(envname_runtime_list(), ", PERL5OPT"));
+}
+
+/*
+ * Values that are secret whatever their name — a URL naming a user, a
+ * connection string's password, a JWT — and near misses that stay readable.
+ */
+static void test_envname_secret_value(void **state)
+{
+	static const struct {
+		const char *value;
+		int secret;
+	} cases[] = {
+		{ "", 0 },
+		{ "http://host/", 0 },
+		{ "https://host:8443/path", 0 },
+		{ "http://user:pass@proxy:3128", 1 },
+		{ "postgres://app:s3cret@db.internal:5432/app?sslmode=require", 1 },
+		{ "https://ghp_0123456789abcdef@github.com/org/repo.git", 1 },
+		{ "git+ssh://git@github.com/org/repo", 1 },
+		{ "-Dproxy=http://u:p@proxy -Xmx1g", 1 },
+		{ "http://a/,http://u:p@b/", 1 },
+		/* an '@' in the path or query is no user */
+		{ "https://host/users/@me", 0 },
+		{ "https://host/?mail=a@b.c", 0 },
+		{ "mailto:someone@example.org", 0 },
+		{ "user@host", 0 },
+		{ "://@host", 0 },
+		{ "Server=db;Database=app;User Id=sa;Password=pw;", 1 },
+		{ "Driver={ODBC};Server=db;Uid=sa;PWD=pw", 1 },
+		{ "host=db user=app password=pw", 1 },
+		{ "Password = pw", 1 },
+		{ "jdbc:mysql://db/app?user=u&passwd=pw", 1 },
+		{ "--password=pw", 1 },
+		/* another word ending in pwd, or a password without a value's '=' */
+		{ "OLDPWD=/home/u", 0 },
+		{ "my_pwd=x", 0 },
+		{ "Server=db;Integrated Security=true", 0 },
+		{ "password", 0 },
+		{ "passwordless=1", 0 },
+		{ "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjMifQ.c2lnbmF0dXJl", 1 },
+		{ "Bearer eyJhbGciOiJub25lIn0.eyJzdWIiOiIxIn0.", 1 },
+		{ "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjMifQ", 0 },
+		{ "eyJhbGciOiJIUzI1NiJ9..c2ln", 0 },
+		{ "xeyJhbGciOiJIUzI1NiJ9.eyJ.x", 0 },
+		{ "version 1.2.3", 0 },
+	};
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
+		if (envname_secret_value(cases[i].value) != cases[i].secret)
+			fail_msg("'%s': secret %d, want %d", cases[i].value,
+				 envname_secret_value(cases[i].value), cases[i].secret);
+	/* Either rule makes a variable secret. */
+	assert_true(envname_secret_var("API_TOKEN", "plain"));
+	assert_true(envname_secret_var("HTTP_PROXY", "http://u:p@proxy:3128"));
+	assert_true(envname_secret_var("DATABASE_URL", "postgres://u:p@db/app"));
+	assert_false(envname_secret_var("HTTP_URL", "http://host/"));
+	assert_false(envname_secret_var("PATH", "/usr/bin:/bin"));
 }
 
 /* A withheld name is left out of what a child inherits, and kept for the record. */
@@ -633,6 +703,7 @@ int main(void)
 		cmocka_unit_test(test_json_print_escapes),
 		cmocka_unit_test(test_utf8_cut),
 		cmocka_unit_test(test_envnames),
+		cmocka_unit_test(test_envname_secret_value),
 	};
 	return cmocka_run_group_tests_name("util", tests, NULL, NULL);
 }
