@@ -23,6 +23,7 @@
 #include "util/alloc.h"
 #include "util/compiler.h"
 #include "util/env.h"
+#include "util/envnames.h"
 #include "util/escape.h"
 #include "util/path.h"
 #include "util/readfile.h"
@@ -308,6 +309,26 @@ static void copy_strings(char ***dst, size_t *dst_len, char *const *src, size_t 
 }
 
 /*
+ * An assignment of a variants-file line (its '=' at word[klen]) as a
+ * message shows it: "NAME=…" when it looks secret (envnames.h), since a
+ * refusal is printed too. Returns b.
+ */
+static const char *shown_assignment(char *b, size_t size, const char *word, size_t klen)
+{
+	char *name = xstrndup(word, klen), *hidden;
+
+	if (!envname_secret_var(name, word + klen + 1)) {
+		free(name);
+		return show_str(b, size, word);
+	}
+	hidden = xasprintf("%s=\xe2\x80\xa6", name);
+	show_str(b, size, hidden);
+	free(hidden);
+	free(name);
+	return b;
+}
+
+/*
  * The ENV=V section of a variants-file line at *s (after the first '|'),
  * each assignment set in v, which may override the base's but not one of
  * the same line. 1 (*s at the '|' or the end), 0 for an unterminated quote
@@ -326,7 +347,9 @@ static int line_env(const struct plan_loader *ld, size_t lineno, const char **s,
 		size_t klen = eq ? (size_t)(eq - word->buf) : 0;
 		size_t i;
 		if (!eq || !valid_env_key(word->buf, klen)) {
-			lerr(ld, lineno, "'%s' is not an ENV=VALUE assignment", show_str(b, sizeof(b), word->buf));
+			lerr(ld, lineno, "'%s' is not an ENV=VALUE assignment",
+			     eq ? shown_assignment(b, sizeof(b), word->buf, klen)
+				: show_str(b, sizeof(b), word->buf));
 			goto out;
 		}
 		for (i = 0; i < nseen; i++)
@@ -337,7 +360,7 @@ static int line_env(const struct plan_loader *ld, size_t lineno, const char **s,
 			goto out;
 		}
 		if (plan_check_template(eq + 1, why, sizeof(why)) < 0) {
-			lerr(ld, lineno, "'%s': %s", show_str(b, sizeof(b), word->buf), why);
+			lerr(ld, lineno, "'%s': %s", shown_assignment(b, sizeof(b), word->buf, klen), why);
 			goto out;
 		}
 		variant_env_set(v, word->buf, klen, eq + 1);

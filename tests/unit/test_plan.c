@@ -850,6 +850,11 @@ static const struct broken broken_plans[] = {
 	{ HEAD BASE "}", "a||--y 'open\n", 1, { "vars.txt:1: unterminated ' quote" } },
 	{ HEAD BASE "}", "a||{nope}\n", 1, { "vars.txt:1: argument '{nope}': unknown placeholder '{nope}'" } },
 	{ HEAD BASE "}", "a|X={x}|\n", 1, { "vars.txt:1: 'X={x}': unknown placeholder '{x}'" } },
+	/* a secret is not repeated in a refusal either (nor anywhere else: envnames.h) */
+	{ HEAD BASE "}", "a|API_TOKEN=s3cret{x}|\n", 1,
+	  { "vars.txt:1: 'API_TOKEN=\xe2\x80\xa6': unknown placeholder '{x}'" } },
+	{ HEAD BASE "}", "a|1DB=Password=s3cret|\n", 1,
+	  { "vars.txt:1: '1DB=\xe2\x80\xa6' is not an ENV=VALUE assignment" } },
 	{ HEAD BASE "}", "a b|X=1\n", 1, { "vars.txt:1: invalid variant name 'a b'" } },
 	{ HEAD "'variants':[" VA "]," BASE "}", "b\r\na\r\n", 1,
 	  { "vars.txt:2: duplicate variant name 'a' (also variants[0])" } },
