@@ -374,7 +374,7 @@ static char *run_dir_check(struct run_state *st, const struct invocation *inv,
 	}
 	reason = xasprintf("the run %s during the run (abev followed nothing there; what the "
 			   "run wrote in its directory is not in the evidence)", what);
-	run_state_note(st, xasprintf("%s: %s", inv->dir, reason));
+	run_state_note_tampered(st, xasprintf("%s: %s", inv->dir, reason));
 out:
 	dirat_release(&again);
 	free(what);
@@ -412,11 +412,13 @@ static int clear_planted(struct run_state *st, const char *dir)
 					ret = error("cannot move '%s/%s' aside: %s", st->root, prefix,
 						    strerror(errno));
 			}
-			run_state_note(st, xasprintf("%s: a %s planted by an earlier run stood where abev "
-						     "makes this directory; %s", prefix,
-						     tree_kind(now.st_mode),
-						     aside ? "it was moved aside, and is not abev's record"
-							   : "it was removed (not followed)"));
+			run_state_note_tampered(st, xasprintf("%s: a %s planted by an earlier run "
+							      "stood where abev makes this "
+							      "directory; %s", prefix,
+							      tree_kind(now.st_mode),
+							      aside ? "it was moved aside, and is "
+								      "not abev's record"
+								    : "it was removed (not followed)"));
 			st->tampered++;
 			free(aside);
 		}

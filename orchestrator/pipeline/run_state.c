@@ -66,6 +66,18 @@ void run_state_note_cb(void *ctx, char *note)
 	run_state_note(ctx, note);
 }
 
+void run_state_note_tampered(struct run_state *st, char *note)
+{
+	run_state_note(st, note);
+	ALLOC_GROW(st->tampered_notes, st->ntampered_notes + 1, st->tampered_notes_alloc);
+	st->tampered_notes[st->ntampered_notes++] = note;
+}
+
+void run_state_note_tampered_cb(void *ctx, char *note)
+{
+	run_state_note_tampered(ctx, note);
+}
+
 void run_now_utc(char out[UTC_STAMP_LEN])
 {
 	struct timespec ts;
@@ -176,6 +188,8 @@ static void fill_header(const struct run_state *st, enum run_status status, int 
 		.abev_max_rss_bytes = st->max_rss_bytes,
 		.notes = (const char *const *)st->notes,
 		.nnotes = st->nnotes,
+		.tampered = st->tampered_notes,
+		.ntampered = st->ntampered_notes,
 		.steps = st->steps,
 		.nsteps = st->nsteps,
 		.reproduce = st->opt->reproduce,
@@ -470,6 +484,9 @@ void run_state_release(struct run_state *st)
 	free(st->notes);
 	st->notes = NULL;
 	st->nnotes = st->notes_alloc = 0;
+	free(st->tampered_notes);
+	st->tampered_notes = NULL;
+	st->ntampered_notes = st->tampered_notes_alloc = 0;
 	for (size_t i = 0; i < st->nsteps; i++) {
 		free((char *)st->steps[i].log);
 		invocation_prepare_free((struct invocation_prepare *)st->steps[i].rec);

@@ -42,6 +42,8 @@ struct run_state {
 	size_t ninvs, alloc;
 	char **notes;
 	size_t nnotes, notes_alloc;
+	const char **tampered_notes; /* those of notes that record a change to abev's files (borrowed) */
+	size_t ntampered_notes, tampered_notes_alloc;
 	struct run_step *steps;     /* setup and cleanup steps run (owned: log, rec) */
 	size_t nsteps, steps_alloc;
 	size_t planned;
@@ -102,6 +104,14 @@ void run_state_release(struct run_state *st);
 void run_state_note(struct run_state *st, char *note);
 /* run_state_note() as a judge_note_fn / seal_tidy() callback; ctx is the run_state. */
 void run_state_note_cb(void *ctx, char *note);
+/*
+ * Adds a run-level note that records a change made to abev's own files or
+ * directories while it ran; result.json lists it under "tampered" as well
+ * as under "notes", so that `abev verify` can say it. Takes ownership.
+ */
+void run_state_note_tampered(struct run_state *st, char *note);
+/* run_state_note_tampered() as a ledger_check() callback; ctx is the run_state. */
+void run_state_note_tampered_cb(void *ctx, char *note);
 
 /* The UTC wall clock now, as the evidence labels times. */
 void run_now_utc(char out[UTC_STAMP_LEN]);

@@ -185,26 +185,26 @@ static void check_evidence(struct run_state *st)
 			buf[len] = '\0';
 			where = evname_printable(buf, (size_t)len);
 		}
-		run_state_note(st, xasprintf("the evidence directory '%s' was moved or replaced "
-					     "during the run; abev went on writing only into the "
-					     "directory it had made%s%s%s",
-					     st->root, where ? ", now '" : "", where ? where : "",
-					     where ? "'" : ""));
+		run_state_note_tampered(st, xasprintf("the evidence directory '%s' was moved or "
+						      "replaced during the run; abev went on writing "
+						      "only into the directory it had made%s%s%s",
+						      st->root, where ? ", now '" : "",
+						      where ? where : "", where ? "'" : ""));
 		free(where);
 		st->tampered++;
 		st->root_moved = 1;
 	}
-	n = ledger_check(&st->ledger, &st->ev, final_names, run_state_note_cb, st);
+	n = ledger_check(&st->ledger, &st->ev, final_names, run_state_note_tampered_cb, st);
 	if (n < 0) {
 		st->runtime_error = 1;
 		return;
 	}
 	if (n > 0) {
 		st->tampered += n;
-		run_state_note(st, xasprintf("the evidence is failed: %ld file(s) were changed, "
-					     "removed or added after abev wrote them or outside the "
-					     "run directories (above); they are not abev's record",
-					     n));
+		run_state_note_tampered(st, xasprintf("the evidence is failed: %ld file(s) were "
+						      "changed, removed or added after abev wrote "
+						      "them or outside the run directories (above); "
+						      "they are not abev's record", n));
 	}
 }
 

@@ -63,6 +63,14 @@ struct run_header {
 	int64_t abev_max_rss_bytes;    /* abev's own peak RSS so far */
 	const char *const *notes;      /* run-level remarks (e.g. a slot lost to overlaps) */
 	size_t nnotes;
+	/*
+	 * Those of the notes that record a change made to abev's own files or
+	 * directories while it ran (a file rewritten, removed or added, a run
+	 * directory swapped, the evidence directory moved): the same strings.
+	 * Empty when read from evidence of an abev that did not record them.
+	 */
+	const char *const *tampered;
+	size_t ntampered;
 	const struct run_step *steps;  /* setup and cleanup steps, in the order run; written, not read back */
 	size_t nsteps;
 	/* What `abev report DIR` needs to render report.md again, byte for byte. */

@@ -543,7 +543,7 @@ static void keep_free(void *ctx, void *p)
 
 static void test_run_fields_round_trip(void **state)
 {
-	const char *names[] = { "a", "b" }, *notes[] = { "n1" }, *excl[] = { "x*" };
+	const char *names[] = { "a", "b" }, *notes[] = { "n1", "plan.json: changed" }, *excl[] = { "x*" };
 	struct run_header in = {
 		.abev_version = "1.2.3", .plan_name = "p", .plan_description = NULL,
 		.plan_path = "dir/plan.json", .status = "completed", .interrupt = NULL,
@@ -555,7 +555,8 @@ static void test_run_fields_round_trip(void **state)
 		.lock_dir = "/tmp/l", .wait = 1, .waited_ns = 1500000000, .run_as_user = "u",
 		.run_as_uid = 1000, .run_as_gid = 1001, .run_as_from = "plan",
 		.variant_names = names, .nvariants = 2, .planned = 14, .executed = 13,
-		.abev_max_rss_bytes = 4096, .notes = notes, .nnotes = 1, .reproduce = "abev run",
+		.abev_max_rss_bytes = 4096, .notes = notes, .nnotes = 2, .tampered = notes + 1,
+		.ntampered = 1, .reproduce = "abev run",
 		.reproduce_cwd = "/w", .plan_sha256 = "ab", .evidence_dir = "ev",
 		.signed_evidence = 1, .pubkey = "k.pub", .key_source = "option",
 		.report_template = NULL,
@@ -586,6 +587,8 @@ static void test_run_fields_round_trip(void **state)
 	assert_true(out.executed == 13 && out.planned == 14 && out.abev_max_rss_bytes == 4096);
 	assert_string_equal(out.key_source, "option");
 	assert_int_equal(out.signed_evidence, 1);
+	assert_int_equal(out.ntampered, 1);
+	assert_string_equal(out.tampered[0], "plan.json: changed");
 
 	/* No run_as: null, read back as no user and unknown ids. */
 	cJSON_Delete(o);
@@ -597,6 +600,12 @@ static void test_run_fields_round_trip(void **state)
 	assert_int_equal(run_fields_read(&rd, o, &out, keep_free, &owned), 0);
 	assert_null(out.run_as_user);
 	assert_true(out.run_as_uid == -1);
+
+	/* Evidence of an older abev has no "tampered": read as none recorded. */
+	cJSON_DeleteItemFromObject(o, "tampered");
+	run_fields_unset(&out);
+	assert_int_equal(run_fields_read(&rd, o, &out, keep_free, &owned), 0);
+	assert_int_equal(out.ntampered, 0);
 
 	/* A field the reader needs, gone: refused, naming it. */
 	cJSON_DeleteItemFromObject(cJSON_GetObjectItem(o, "schedule"), "runs");
