@@ -68,7 +68,11 @@ while [ "$n" -gt 0 ]; do
 	esac
 	[ -f "$e" ] || { echo "combine.sh: no bundle at '$e'" >&2; exit 2; }
 	if [ -n "$pubkey" ]; then
-		"$abev" verify "$e" --pubkey "$pubkey" >/dev/null || {
+		# 8: the seal holds, but the run it records did not complete cleanly; the
+		# report shows that host's status and notes.
+		"$abev" verify "$e" --pubkey "$pubkey" >/dev/null
+		rc=$?
+		[ "$rc" -eq 0 ] || [ "$rc" -eq 8 ] || {
 			echo "combine.sh: '$e' failed verification ($abev verify $e --pubkey $pubkey)" >&2
 			exit 4
 		}

@@ -153,13 +153,24 @@ static const char verify_about[] =
 	"machine lost) still holds result.json.sealing or report.md.sealing, the final\n"
 	"files that abev renames into place only after SHA256 and SHA256.sig are on\n"
 	"disk; its result.json still says \"running\". The verdict is then \"UNFINISHED\"\n"
-	"(exit 4), and each file left is named.\n";
+	"(exit 4), and each file left is named.\n"
+	"\n"
+	"When nothing is wrong, a line says that the seal is intact, and then what the\n"
+	"sealed record says of itself, read from the result.json just checked: its\n"
+	"status (completed, failed, interrupted with the signal), its decision, and each\n"
+	"note of a change made to abev's own files while the run went on (\"tampered\":\n"
+	"a file abev wrote rewritten or removed, one added outside the run directories,\n"
+	"a run directory swapped). Evidence that is as sealed but records a run that did\n"
+	"not complete, or one with such a change, or whose result.json cannot be read, is\n"
+	"\"NOT CLEAN\" (exit 8): the bytes are what was sealed, but what was sealed is no\n"
+	"clean record. Evidence of an abev that did not yet list those changes says so.\n";
 
 static const char verify_tail[] =
-	"Exit codes: 0 verified; 7 unsigned: the contents match, no signature was\n"
-	"checked; 4 a problem was found (each is named with its file); 2 usage error, a\n"
-	"PATH that does not exist or is neither a directory nor a bundle, or an\n"
-	"unreadable key.\n";
+	"Exit codes: 0 verified, and it records a completed run; 7 unsigned: the contents\n"
+	"match, no signature was checked; 8 not clean: as sealed, but it records a run\n"
+	"that did not complete or changed abev's files (before 7); 4 a problem was found\n"
+	"(each is named with its file); 2 usage error, a PATH that does not exist or is\n"
+	"neither a directory nor a bundle, or an unreadable key.\n";
 
 static const char pack_usage[] =
 	"usage: abev pack DIR --out FILE.tar.zst|FILE.tar.gz\n";
@@ -201,23 +212,27 @@ struct evidence_args {
 /*
  * Reads the signer's key and checks PATH against it into *res (release
  * with verify_result_release()); without pubkey, against its manifest
- * alone. 0, or non-zero after the message when
+ * alone. With self, also what the evidence says of itself
+ * (verify_path_self()). 0, or non-zero after the message when
  * the key cannot be read or PATH is neither evidence nor a bundle.
  */
-static int verify_with(const char *path, const char *pubkey, struct verify_result *res)
+static int verify_with(const char *path, const char *pubkey, int self,
+		       struct verify_result *res)
 {
+	int (*check)(const char *, const struct seal_pub *, struct verify_result *) =
+		self ? verify_path_self : verify_path;
 	struct seal_pub pub;
 	char *err = NULL;
 
 	memset(res, 0, sizeof(*res));
 	if (!pubkey)
-		return verify_path(path, NULL, res) < 0 ? -1 : 0;
+		return check(path, NULL, res) < 0 ? -1 : 0;
 	if (seal_pub_read(pubkey, &pub, &err) < 0) {
 		error("%s", err);
 		free(err);
 		return -1;
 	}
-	return verify_path(path, &pub, res) < 0 ? -1 : 0;
+	return check(path, &pub, res) < 0 ? -1 : 0;
 }
 
 /* Each problem verify found, on stderr: for the commands that verify before they act. */
@@ -260,7 +275,7 @@ static int verify_first(const char *path, const char *pubkey)
 		free(shown);
 		return 0;
 	}
-	if (verify_with(path, pubkey, &res))
+	if (verify_with(path, pubkey, 0, &res))
 		return EXIT_USAGE;
 	print_problems_stderr(&res);
 	if (res.unfinished) {
@@ -761,6 +776,96 @@ static void print_signature(const struct verify_result *res, const char *pubkey)
 		printf("signature:   none: the evidence is unsigned (no SHA256.sig)\n");
 }
 
+/*
+ * The run the evidence records, for the verdict: "a run that failed",
+ * and whether abev's files were changed while it ran. Caller frees.
+ */
+static char *recorded_run(const struct evidence_self *self)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	if (!strcmp(self->status, "completed"))
+		strbuf_adds(&sb, "a completed run");
+	else if (!strcmp(self->status, "interrupted"))
+		strbuf_addf(&sb, "a run that was interrupted%s%s%s", self->interrupt ? " (" : "",
+			    self->interrupt ? self->interrupt : "", self->interrupt ? ")" : "");
+	else if (!strcmp(self->status, "running"))
+		strbuf_adds(&sb, "a run that had not ended");
+	else
+		strbuf_addf(&sb, "a run that %s", self->status);
+	if (self->ntampered)
+		strbuf_adds(&sb, "; abev's own files were changed while it ran (the tampered "
+			    "lines above)");
+	return strbuf_detach(&sb, NULL);
+}
+
+/*
+ * What the evidence says of itself, once nothing is wrong with it: that
+ * its bytes are what was sealed, then what the sealed record says — its
+ * status, its decision and each note of a change to abev's files.
+ */
+static void print_self(const struct verify_result *res, const char *pubkey)
+{
+	char *shown;
+
+	if (pubkey)
+		printf("seal:        intact: the signature is good, and every file is as it was "
+		       "sealed\n");
+	else
+		printf("seal:        intact: every file matches the manifest (no signature "
+		       "checked)\n");
+	if (!res->self_read) {
+		shown = xstrdup_escaped(res->self_err);
+		printf("record:      cannot be read: %s\n", shown);
+		free(shown);
+		return;
+	}
+	if (res->self.interrupt) {
+		shown = xstrdup_escaped(res->self.interrupt);
+		printf("status:      %s (%s)\n", res->self.status, shown);
+		free(shown);
+	} else {
+		printf("status:      %s\n", res->self.status);
+	}
+	if (res->self.decision)
+		printf("decision:    %s\n", res->self.decision);
+	else
+		printf("decision:    none: no comparison was made\n");
+	if (!res->self.tampered_known)
+		printf("tampered:    not recorded: an abev older than the \"tampered\" list of "
+		       "result.json made this evidence (its notes may say more)\n");
+	else if (!res->self.ntampered)
+		printf("tampered:    none: abev's own files were as it wrote them\n");
+	for (size_t i = 0; i < res->self.ntampered; i++) {
+		shown = xstrdup_escaped(res->self.tampered[i]);
+		printf("tampered:    %s\n", shown);
+		free(shown);
+	}
+}
+
+/* The verdict of abev verify, when nothing is wrong with the evidence. */
+static void print_verdict_clean(const struct verify_result *res, const char *pubkey)
+{
+	const char *seal = pubkey ? "the evidence is as it was sealed"
+				  : "the contents match the manifest (nobody vouches for them)";
+	char *run;
+
+	if (!res->self_read) {
+		printf("verdict:     NOT CLEAN: %s, but what it records cannot be read\n", seal);
+		return;
+	}
+	if (!evidence_self_clean(&res->self)) {
+		run = recorded_run(&res->self);
+		printf("verdict:     NOT CLEAN: %s, but it records %s\n", seal, run);
+		free(run);
+	} else if (!pubkey) {
+		printf("verdict:     UNSIGNED: contents match the manifest, but nobody vouches for "
+		       "it\n");
+	} else {
+		printf("verdict:     verified\n");
+	}
+}
+
 static int verify_main(void *opts, size_t npos, char **pos)
 {
 	const struct evidence_args *a = opts;
@@ -772,7 +877,7 @@ static int verify_main(void *opts, size_t npos, char **pos)
 	if (!path)
 		return usage_error("abev verify needs the evidence (a directory or a bundle)",
 				   cmd_verify.usage);
-	if (verify_with(path, pubkey, &res))
+	if (verify_with(path, pubkey, 1, &res))
 		return EXIT_USAGE;
 	shown = xstrdup_escaped(path);
 	printf("evidence:    %s (%s)\n", shown, res.is_bundle ? "bundle" : "directory");
@@ -788,18 +893,18 @@ static int verify_main(void *opts, size_t npos, char **pos)
 	       res.files_listed);
 	for (size_t i = 0; i < res.nproblems; i++)
 		printf("problem:     %s: %s\n", res.problems[i].file, res.problems[i].reason);
+	if (!res.nproblems)
+		print_self(&res, pubkey);
 	if (res.unfinished)
 		printf("verdict:     UNFINISHED: abev stopped while sealing this evidence; it "
 		       "is not sealed\n");
 	else if (res.nproblems)
 		printf("verdict:     FAILED (%zu problem%s)\n", res.nproblems,
 		       res.nproblems == 1 ? "" : "s");
-	else if (!pubkey)
-		printf("verdict:     UNSIGNED: contents match the manifest, but nobody vouches for "
-		       "it\n");
 	else
-		printf("verdict:     verified\n");
-	rc = verify_exit(res.nproblems, pubkey != NULL);
+		print_verdict_clean(&res, pubkey);
+	rc = verify_exit(res.nproblems, res.self_read && evidence_self_clean(&res.self),
+			 pubkey != NULL);
 	verify_result_release(&res);
 	return rc;
 }
@@ -808,7 +913,7 @@ static const struct cli_option verify_options[] = {
 	{ CLI_STRING('p', "pubkey", struct evidence_args, pubkey, "KEY.pub",
 		     "check the signature against the signer's public key (PREFIX.pub, or "
 		     "PREFIX.pub.pem); without it, the contents against SHA256 alone (exit 7 when "
-		     "they match)"),
+		     "they match and the record is clean)"),
 	  .complete = CLI_COMPLETE_FILES("*.pub *.pub.pem") },
 	{ CLI_END() },
 };

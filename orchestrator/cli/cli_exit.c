@@ -38,9 +38,11 @@ int inspect_exit(enum inspect_outcome o)
 	}
 }
 
-int verify_exit(size_t nproblems, int key_given)
+int verify_exit(size_t nproblems, int clean, int key_given)
 {
 	if (nproblems)
 		return EXIT_VERIFY;
+	if (!clean)
+		return EXIT_NOT_CLEAN;
 	return key_given ? EXIT_PASSED : EXIT_UNSIGNED;
 }

@@ -24,6 +24,7 @@ enum exit_code {
 	EXIT_REJECTED = 5,     /* the decision: a gate failed */
 	EXIT_INCONCLUSIVE = 6, /* the decision is inconclusive and the plan says that fails */
 	EXIT_UNSIGNED = 7,     /* abev verify without --pubkey: contents match, nobody vouches */
+	EXIT_NOT_CLEAN = 8,    /* abev verify: as sealed, but it records a run that is not clean */
 	EXIT_SIGNAL_BASE = 128 /* interrupted: 128 + signal (proc.h's interrupt signals) */
 };
 
@@ -44,6 +45,10 @@ enum exit_code {
 	"  6    inconclusive, in a plan whose decision.inconclusive is \"fail\"\n" \
 	"  7    abev verify without --pubkey: the contents match the manifest, but no\n" \
 	"       signature was checked (UNSIGNED)\n" \
+	"  8    abev verify, with or without --pubkey: the evidence is as it was\n" \
+	"       sealed, but it records a run that is not clean (NOT CLEAN): one that\n" \
+	"       did not complete, or in which abev's own files were changed; or its\n" \
+	"       result.json cannot be read\n" \
 	"  129  interrupted by SIGHUP, whenever it arrives: evidence is written, marked\n" \
 	"       \"interrupted\" with the signal's name, and sealed\n" \
 	"  130  interrupted by SIGINT: likewise\n" \
@@ -64,9 +69,10 @@ int decision_exit(enum decision d, int inconclusive_fails);
 /* The exit code of abev results and abev guard. */
 int inspect_exit(enum inspect_outcome o);
 /*
- * The exit code of abev verify: 4 with a problem, else 0 when a key was
+ * The exit code of abev verify: 4 with a problem, else 8 when the
+ * evidence does not record a clean run (clean 0), else 0 when a key was
  * given (and so the signature checked), 7 without one.
  */
-int verify_exit(size_t nproblems, int key_given);
+int verify_exit(size_t nproblems, int clean, int key_given);
 
 #endif

@@ -30,6 +30,7 @@
 #include "util/alloc.h"
 #include "util/compiler.h"
 #include "util/env.h"
+#include "util/escape.h"
 #include "util/path.h"
 #include "util/readfile.h"
 #include "util/strbuf.h"
@@ -402,6 +403,39 @@ out:
 	return ret;
 }
 
+/* The status s names, as run_status_name() spells it (static), or NULL when it names none. */
+static const char *run_status_of(const char *s)
+{
+	static const enum run_status all[] = { RUN_RUNNING, RUN_COMPLETED, RUN_FAILED,
+					       RUN_INTERRUPTED };
+
+	for (size_t i = 0; i < ARRAY_SIZE(all); i++)
+		if (!strcmp(s, run_status_name(all[i])))
+			return run_status_name(all[i]);
+	return NULL;
+}
+
+/* Likewise for a decision. */
+static const char *decision_of(const char *s)
+{
+	for (int d = DECISION_NONE; d <= DECISION_INCONCLUSIVE; d++)
+		if (!strcmp(s, decision_name((enum decision)d)))
+			return decision_name((enum decision)d);
+	return NULL;
+}
+
+/* text (the file name) parsed, or NULL with *err naming the file. */
+static cJSON *parse_json(const char *name, const char *text, size_t len, char **err)
+{
+	cJSON *root = NULL;
+
+	if (json_text_check(name, text, len, JSON_TEXT_MAX_DEPTH) < 0)
+		*err = xasprintf("%s: not JSON as abev writes it (see above)", name);
+	else if (!(root = cJSON_ParseWithLength(text, len)))
+		*err = xasprintf("%s: not valid JSON", name);
+	return root;
+}
+
 /* DIR/name parsed, or NULL with *err naming the file. */
 static cJSON *load_json(const char *dir, const char *path, char **err)
 {
@@ -411,10 +445,8 @@ static cJSON *load_json(const char *dir, const char *path, char **err)
 	if (read_file_capped(&sb, path, EVIDENCE_READ_MAX) < 0)
 		*err = xasprintf("%s: cannot be read (see above); is '%s' an evidence directory?",
 				 path, dir);
-	else if (json_text_check(path, sb.buf, sb.len, JSON_TEXT_MAX_DEPTH) < 0)
-		*err = xasprintf("%s: not JSON as abev writes it (see above)", path);
-	else if (!(root = cJSON_ParseWithLength(sb.buf, sb.len)))
-		*err = xasprintf("%s: not valid JSON", path);
+	else
+		root = parse_json(path, sb.buf, sb.len, err);
 	strbuf_release(&sb);
 	return root;
 }
@@ -479,8 +511,6 @@ out:
 
 const char *evidence_read_status(const char *path)
 {
-	static const enum run_status all[] = { RUN_RUNNING, RUN_COMPLETED, RUN_FAILED,
-					       RUN_INTERRUPTED };
 	struct strbuf sb = STRBUF_INIT;
 	const char *status = NULL;
 	const cJSON *s;
@@ -490,15 +520,98 @@ const char *evidence_read_status(const char *path)
 		goto out;
 	root = cJSON_ParseWithLength(sb.buf, sb.len);
 	s = cJSON_IsObject(root) ? cJSON_GetObjectItemCaseSensitive(root, "status") : NULL;
-	if (!cJSON_IsString(s))
-		goto out;
-	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
-		if (!strcmp(s->valuestring, run_status_name(all[i])))
-			status = run_status_name(all[i]);
+	if (cJSON_IsString(s))
+		status = run_status_of(s->valuestring);
 out:
 	cJSON_Delete(root);
 	strbuf_release(&sb);
 	return status;
+}
+
+/*
+ * Required string member key of obj (at path), as name_of() spells it
+ * (static) into *out. 0, or -1 after json_in_error() when it is missing,
+ * not a string, or a name name_of() does not know (expected says which
+ * it knows).
+ */
+static int get_name(const struct json_in *rd, const cJSON *obj, const char *path,
+		    const char *key, const char *(*name_of)(const char *), const char *expected,
+		    const char **out)
+{
+	char *s = NULL, *where, shown[SHOW_MAX];
+	int ret = 0;
+
+	if (json_get_string(rd, obj, path, key, JSON_REQUIRED, &s) < 0)
+		return -1;
+	if (!(*out = name_of(s))) {
+		where = json_key_path(path, key);
+		ret = json_in_error(rd, where, "'%s' is not %s", show_str(shown, sizeof(shown), s),
+				    expected);
+		free(where);
+	}
+	free(s);
+	return ret;
+}
+
+int evidence_self_parse(const char *name, const char *text, size_t len,
+			struct evidence_self *out, char **err)
+{
+	struct json_in rd = { name, NULL, err };
+	cJSON *root = NULL;
+	const cJSON *c;
+	int ret = -1;
+
+	*out = (struct evidence_self)EVIDENCE_SELF_INIT;
+	*err = NULL;
+	if (!(root = parse_json(name, text, len, err)))
+		goto out;
+	if (!cJSON_IsObject(root)) {
+		json_in_error(&rd, "(top)", "expected an object");
+		goto out;
+	}
+	if (get_name(&rd, root, "", "status", run_status_of, "a status abev records (running, "
+		     "completed, failed, interrupted)", &out->status) < 0 ||
+	    json_get_string(&rd, root, "", "interrupt", JSON_NULLABLE | JSON_NONEMPTY,
+			    &out->interrupt) < 0)
+		goto out;
+	c = cJSON_GetObjectItemCaseSensitive(root, "comparison");
+	if (c && !cJSON_IsNull(c) && !cJSON_IsObject(c)) {
+		json_in_error(&rd, "comparison", "expected an object or null");
+		goto out;
+	}
+	if (c && !cJSON_IsNull(c) &&
+	    get_name(&rd, c, "comparison", "decision", decision_of, "a decision abev makes",
+		     &out->decision) < 0)
+		goto out;
+	switch (json_get_strings(&rd, root, "", "tampered", 0, &out->tampered, &out->ntampered)) {
+	case -1:
+		goto out;
+	case 1:
+		out->tampered_known = 1;
+		break;
+	default:
+		break;
+	}
+	ret = 0;
+out:
+	cJSON_Delete(root);
+	if (ret < 0)
+		evidence_self_release(out);
+	return ret;
+}
+
+int evidence_self_clean(const struct evidence_self *s)
+{
+	return !strcmp(s->status, run_status_name(RUN_COMPLETED)) && !s->ntampered;
+}
+
+void evidence_self_release(struct evidence_self *s)
+{
+	if (!s)
+		return;
+	free(s->interrupt);
+	strv_free(s->tampered);
+	*s = (struct evidence_self)EVIDENCE_SELF_INIT;
 }
 
 void evidence_run_release(struct evidence_run *r)

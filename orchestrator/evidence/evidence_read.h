@@ -115,6 +115,36 @@ struct run_environment {
  */
 const char *evidence_read_status(const char *path);
 
+/*
+ * What sealed evidence says of itself, as `abev verify` shows it once the
+ * seal holds: result.json's status and interrupt, the decision of its
+ * comparison, and the notes that record a change made to abev's own files
+ * while it ran (run_header.h's tampered). Strings owned.
+ */
+struct evidence_self {
+	const char *status;      /* run_status_name(), static */
+	char *interrupt;         /* the signal's name ("SIGINT"), or NULL */
+	const char *decision;    /* decision_name(), static; NULL: no comparison was made */
+	char **tampered;         /* NULL-terminated, or NULL */
+	size_t ntampered;
+	int tampered_known;      /* result.json has "tampered"; evidence of older abevs does not */
+};
+#define EVIDENCE_SELF_INIT { NULL, NULL, NULL, NULL, 0, 0 }
+
+/*
+ * Reads them from text, the bytes of a result.json (name: what messages
+ * call it). Only these members are read, so that evidence of an older
+ * abev, without members `abev report` needs, still says what it records;
+ * a missing "tampered" is not recorded, not "none". 0, or -1 with *err
+ * (caller frees) naming the member and what is wrong; *out is then
+ * released.
+ */
+int evidence_self_parse(const char *name, const char *text, size_t len,
+			struct evidence_self *out, char **err);
+/* Whether it records a clean run: completed, with no change to abev's files recorded. */
+int evidence_self_clean(const struct evidence_self *s);
+void evidence_self_release(struct evidence_self *s);
+
 /* Reads DIR/metadata.json. 0, or -1 with *err (caller frees); *out is then released. */
 int evidence_read_environment(const char *dir, struct run_environment *out, char **err);
 /*

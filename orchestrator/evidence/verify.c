@@ -5,7 +5,10 @@
  * signed manifest: the signature of SHA256.sig, the copy of SHA256 next to
  * it, every listed hash, and every file nobody listed. It collects every
  * problem instead of stopping at the first, because the person reading the
- * report needs to know how much of the evidence still stands. It does not
+ * report needs to know how much of the evidence still stands. For `abev
+ * verify`, when nothing is wrong, it reads what the evidence says of
+ * itself from the bytes of result.json it hashed (evidence_read.c parses
+ * them). It does not
  * print anything or decide exit codes (main.c does), and it does not know
  * the manifest format or the signature layout (seal.c does).
  */
@@ -48,7 +51,11 @@ struct found {
 	unsigned char digest[SHA256_LEN];
 	int failed;                        /* could not be hashed; a problem says why */
 	int matched;                       /* named by the manifest */
+	int hashed;                        /* digest already taken, from gather's self_text */
 };
+
+/* result.json's bytes, as gathered for what the evidence says of itself. */
+enum self_state { SELF_NONE, SELF_READ, SELF_NOT_READ };
 
 /* What one verification gathered before judging it. */
 struct gather {
@@ -62,6 +69,11 @@ struct gather {
 	struct sha256 *h;
 	size_t walked;                     /* directory entries seen, of any kind */
 	size_t entries;                    /* bundle entries read */
+	int self;                          /* read what the evidence says of itself */
+	struct strbuf self_text;           /* the top-level result.json, as hashed */
+	enum self_state self_state;
+	char *self_why;                    /* SELF_NOT_READ: why */
+	int cur_self;                      /* bundle mode: the current entry is result.json */
 	char **dirs;                       /* directories below the root, relative */
 	size_t ndirs, dirs_alloc;
 };
@@ -111,10 +123,11 @@ static int meta_index(const char *name)
 }
 
 /*
- * Reads a small regular file without following a symlink or blocking on a
- * FIFO planted in its place. 0, or -1 with *err (caller frees).
+ * Reads a regular file of at most max bytes without following a symlink
+ * or blocking on a FIFO planted in its place. 0, or -1 with *err (caller
+ * frees).
  */
-static int read_meta(const char *path, struct strbuf *sb, char **err)
+static int read_meta(const char *path, struct strbuf *sb, size_t max, char **err)
 {
 	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 	struct stat st;
@@ -128,9 +141,9 @@ static int read_meta(const char *path, struct strbuf *sb, char **err)
 		*err = xstrdup("not a regular file");
 		goto out;
 	}
-	if (read_fd_capped(sb, fd, VERIFY_MAX_META) < 0) {
+	if (read_fd_capped(sb, fd, max) < 0) {
 		if (errno == EFBIG)
-			*err = xasprintf("larger than %u MiB; not read", VERIFY_MAX_META >> 20);
+			*err = xasprintf("larger than %zu MiB; not read", max >> 20);
 		else
 			*err = xasprintf("cannot read: %s", strerror(errno));
 		goto out;
@@ -139,6 +152,28 @@ static int read_meta(const char *path, struct strbuf *sb, char **err)
 out:
 	close(fd);
 	return ret;
+}
+
+/*
+ * The top-level result.json is read once, into memory, and hashed from
+ * there: what verify then says the evidence records comes from the very
+ * bytes it checked, not from a second read that a writer could race.
+ * When it cannot be read so (too large), it is hashed by path as any
+ * other file, and self_why says why it was not read.
+ */
+static void read_self(struct gather *g, struct found *f)
+{
+	char *err = NULL;
+
+	if (read_meta(f->path, &g->self_text, EVIDENCE_READ_MAX, &err) < 0) {
+		strbuf_release(&g->self_text);
+		g->self_state = SELF_NOT_READ;
+		g->self_why = err;
+		return;
+	}
+	sha256_buf(g->self_text.buf, g->self_text.len, f->digest);
+	f->hashed = 1;
+	g->self_state = SELF_READ;
 }
 
 struct walk_ctx {
@@ -178,7 +213,7 @@ static enum tree_step walk_entry(void *ctx, const struct tree_entry *e)
 			problem(g->out, e->name, "a %s, not a regular file",
 				S_ISDIR(e->st->st_mode) ? "directory" : tree_kind(e->st->st_mode));
 			g->state[mi] = META_BAD;
-		} else if (read_meta(e->path, &g->meta[mi], &err) < 0) {
+		} else if (read_meta(e->path, &g->meta[mi], VERIFY_MAX_META, &err) < 0) {
 			problem(g->out, e->name, "%s", err);
 			free(err);
 			g->state[mi] = META_BAD;
@@ -203,6 +238,8 @@ static enum tree_step walk_entry(void *ctx, const struct tree_entry *e)
 		f->path = xstrdup(e->path);
 		if (e->st->st_nlink > 1)
 			hardlink_problem(g, e);
+		else if (g->self && e->depth == 0 && !strcmp(e->name, EVIDENCE_RESULT_FILE))
+			read_self(g, f);
 	}
 	return TREE_NEXT;
 }
@@ -225,22 +262,29 @@ static int walk(struct gather *g, const char *root)
 static int gather_dir(struct gather *g, const char *root)
 {
 	struct hash_job *jobs;
+	size_t *of, n = 0;
 
 	if (walk(g, root) < 0)
 		return -1;
-	jobs = xcalloc(g->n, sizeof(*jobs));
+	jobs = xcalloc(g->n + 1, sizeof(*jobs));
+	of = xcalloc(g->n + 1, sizeof(*of));
 	for (size_t i = 0; i < g->n; i++)
-		jobs[i].path = g->f[i].path;
-	sha256_files(jobs, g->n, 0);
-	for (size_t i = 0; i < g->n; i++) {
-		if (jobs[i].err) {
-			problem(g->out, g->f[i].name, "%s", jobs[i].err);
-			g->f[i].failed = 1;
-			free(jobs[i].err);
+		if (!g->f[i].hashed) {
+			of[n] = i;
+			jobs[n++].path = g->f[i].path;
+		}
+	sha256_files(jobs, n, 0);
+	for (size_t j = 0; j < n; j++) {
+		struct found *f = &g->f[of[j]];
+		if (jobs[j].err) {
+			problem(g->out, f->name, "%s", jobs[j].err);
+			f->failed = 1;
+			free(jobs[j].err);
 		} else {
-			memcpy(g->f[i].digest, jobs[i].digest, SHA256_LEN);
+			memcpy(f->digest, jobs[j].digest, SHA256_LEN);
 		}
 	}
+	free(of);
 	free(jobs);
 	return 0;
 }
@@ -251,6 +295,7 @@ static void on_entry(void *ctx, const struct bundle_entry *e)
 	int mi;
 
 	g->cur_meta = -2;
+	g->cur_self = 0;
 	g->entries++;
 	if (e->unsafe_mode)
 		problem(g->out, e->name, "%s: extracting it as root would be dangerous",
@@ -287,6 +332,11 @@ static void on_entry(void *ctx, const struct bundle_entry *e)
 	add_found(g, e->name);
 	g->h = sha256_new();
 	g->cur_meta = -1;
+	/* A second result.json is a problem already: what the evidence says is not read then. */
+	if (g->self && !strcmp(e->name, EVIDENCE_RESULT_FILE) && g->self_state == SELF_NONE) {
+		g->cur_self = 1;
+		g->self_state = SELF_READ;
+	}
 }
 
 static void on_data(void *ctx, const void *buf, size_t len)
@@ -296,6 +346,15 @@ static void on_data(void *ctx, const void *buf, size_t len)
 	if (g->cur_meta == -1) {
 		if (buf) {
 			sha256_update(g->h, buf, len);
+			if (g->cur_self && g->self_state == SELF_READ &&
+			    len > EVIDENCE_READ_MAX - g->self_text.len) {
+				g->self_state = SELF_NOT_READ;
+				g->self_why = xasprintf("larger than %u MiB; not read",
+							EVIDENCE_READ_MAX >> 20);
+				strbuf_release(&g->self_text);
+			}
+			if (g->cur_self && g->self_state == SELF_READ)
+				strbuf_add(&g->self_text, buf, len);
 		} else {
 			sha256_final(g->h, g->f[g->n - 1].digest);
 			g->h = NULL;
@@ -607,7 +666,30 @@ static void judge(struct gather *g, const struct seal_pub *pub)
 	manifest_release(&m);
 }
 
-int verify_path(const char *path, const struct seal_pub *pub, struct verify_result *out)
+/*
+ * What the evidence says of itself, once nothing is wrong with it: read
+ * from the bytes of result.json that were checked against the manifest.
+ */
+static void judge_self(struct gather *g)
+{
+	struct verify_result *r = g->out;
+	char *err = NULL;
+
+	if (g->self_state == SELF_NONE) {
+		r->self_err = xstrdup(EVIDENCE_RESULT_FILE ": missing: nothing in the evidence says "
+				      "what it records");
+	} else if (g->self_state == SELF_NOT_READ) {
+		r->self_err = xasprintf("%s: %s", EVIDENCE_RESULT_FILE, g->self_why);
+	} else if (evidence_self_parse(EVIDENCE_RESULT_FILE, g->self_text.buf, g->self_text.len,
+				       &r->self, &err) < 0) {
+		r->self_err = err;
+	} else {
+		r->self_read = 1;
+	}
+}
+
+static int verify(const char *path, const struct seal_pub *pub, int self,
+		  struct verify_result *out)
 {
 	struct gather g;
 	struct stat st;
@@ -616,8 +698,10 @@ int verify_path(const char *path, const struct seal_pub *pub, struct verify_resu
 	memset(out, 0, sizeof(*out));
 	memset(&g, 0, sizeof(g));
 	g.out = out;
+	g.self = self;
 	strbuf_init(&g.meta[0]);
 	strbuf_init(&g.meta[1]);
+	strbuf_init(&g.self_text);
 	if (pub)
 		seal_fingerprint(pub, out->fingerprint);
 
@@ -645,6 +729,8 @@ int verify_path(const char *path, const struct seal_pub *pub, struct verify_resu
 	judge(&g, pub);
 	if (out->nproblems)
 		qsort(out->problems, out->nproblems, sizeof(*out->problems), problem_cmp);
+	else if (self)
+		judge_self(&g);
 	ret = 0;
 out:
 	for (size_t i = 0; i < g.n; i++) {
@@ -657,9 +743,21 @@ out:
 	free(g.dirs);
 	strbuf_release(&g.meta[0]);
 	strbuf_release(&g.meta[1]);
+	strbuf_release(&g.self_text);
+	free(g.self_why);
 	if (ret < 0)
 		verify_result_release(out);
 	return ret;
+}
+
+int verify_path(const char *path, const struct seal_pub *pub, struct verify_result *out)
+{
+	return verify(path, pub, 0, out);
+}
+
+int verify_path_self(const char *path, const struct seal_pub *pub, struct verify_result *out)
+{
+	return verify(path, pub, 1, out);
 }
 
 void verify_result_release(struct verify_result *r)
@@ -671,5 +769,7 @@ void verify_result_release(struct verify_result *r)
 		free(r->problems[i].reason);
 	}
 	free(r->problems);
+	evidence_self_release(&r->self);
+	free(r->self_err);
 	memset(r, 0, sizeof(*r));
 }

@@ -4,7 +4,10 @@
  * every listed hash, no listed file missing, no
  * unlisted file, no symlink, device or other special file, no unsafe
  * name — and reports every problem with the file it concerns. A bundle
- * is read by streaming it (bundle.c), never extracted to disk.
+ * is read by streaming it (bundle.c), never extracted to disk. When the
+ * evidence holds, it also reads what the evidence says of itself (its
+ * result.json: status, decision, changes to abev's files), from the very
+ * bytes it checked.
  */
 #ifndef ABEV_VERIFY_H
 #define ABEV_VERIFY_H
@@ -12,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "evidence/evidence_read.h"
 #include "evidence/seal.h"
 #include "record/layout.h"
 
@@ -30,6 +34,16 @@ struct verify_result {
 	char fingerprint[SHA256_HEX_LEN + 1];        /* of the key the signature was checked against; "" without */
 	struct verify_problem *problems;
 	size_t nproblems, problems_alloc;
+	/*
+	 * What the evidence says of itself (verify_path_self() only), read
+	 * from result.json only when no problem was found (a changed file
+	 * could say anything): then either self_read is set and self holds
+	 * it, or self_err (owned) says why it could not be read (no
+	 * result.json, not abev's).
+	 */
+	int self_read;
+	struct evidence_self self;
+	char *self_err;
 };
 
 /*
@@ -37,10 +51,16 @@ struct verify_result {
  * pub, or, when pub is NULL, checks its contents against its manifest
  * only: a missing SHA256.sig is then no problem, and a present one is read
  * for the copy of SHA256 it carries but not checked. Returns 0
- * when the check could be carried out (the verdict is nproblems == 0), -1
- * when it could not start at all (path unreadable) after error().
+ * when the check could be carried out (the verdict is nproblems == 0),
+ * -1 when it could not start at all (path unreadable) after error().
  */
 int verify_path(const char *path, const struct seal_pub *pub, struct verify_result *out);
+/*
+ * verify_path(), and then, when it found no problem, what the evidence
+ * says of itself (out->self): `abev verify`. The commands that go on to
+ * read the evidence themselves need only verify_path().
+ */
+int verify_path_self(const char *path, const struct seal_pub *pub, struct verify_result *out);
 void verify_result_release(struct verify_result *r);
 
 #endif

@@ -2,7 +2,7 @@
  * fuzz_bundle: the bundle reader. Each input is written as a .tar.gz
  * file (the reader tells gzip from zstd by the bytes, not the name) and
  * streamed with bundle_read(), whose callbacks read every name and byte
- * they are handed; then verify_path() checks it without a key, as
+ * they are handed; then verify_path_self() checks it without a key, as
  * `abev verify` does, which reads the manifest and signature out of the
  * stream. Nothing is extracted.
  */
@@ -59,7 +59,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (bundle_read(path, on_entry, on_data, &s, &err) == 0 && s.in_file)
 		abort();
 	free(err);
-	if (verify_path(path, NULL, &r) == 0) {
+	if (verify_path_self(path, NULL, &r) == 0) {
 		for (size_t i = 0; i < r.nproblems; i++)
 			s.bytes += strlen(r.problems[i].file) + strlen(r.problems[i].reason);
 		verify_result_release(&r);

@@ -144,8 +144,10 @@ class DiskFull(AbevTestCase):
         names = os.listdir(ev)
         self.assertIn("SHA256.sig", names)
         self.assertNotIn("abev-reserve", names)
-        cp = self.abev("verify", ev, "--pubkey", pub, check=0)
-        self.assertIn("verdict:     verified", cp.stdout)
+        # Sealed as it is: intact, and a record of a failed run (exit 8, not 0).
+        cp = self.abev("verify", ev, "--pubkey", pub, check=8)
+        self.assertIn("seal:        intact: the signature is good", cp.stdout)
+        self.assertIn("status:      failed\n", cp.stdout)
         schemas.validate_evidence(self, ev)
         with open(os.path.join(ev, "report.md"), encoding="utf-8") as f:
             self.assertIn("the disk is full", f.read())

@@ -10,9 +10,9 @@ import shutil
 import subprocess
 import unittest
 
-from common import ABEV, DEMO, AbevTestCase, helper_plan
+from common import ABEV, DEMO, AbevTestCase, helper_plan, reseal
 
-EXIT_USAGE, EXIT_VERIFY, EXIT_UNSIGNED = 2, 4, 7
+EXIT_USAGE, EXIT_VERIFY, EXIT_UNSIGNED, EXIT_NOT_CLEAN = 2, 4, 7, 8
 UNSIGNED_LINE = "UNSIGNED: contents match the manifest, but nobody vouches for it"
 
 
@@ -68,6 +68,72 @@ class KeysAndVerify(AbevTestCase):
             self.assertEqual(cp.returncode, EXIT_VERIFY, what + "\n" + cp.stdout + cp.stderr)
             self.assertRegex(cp.stdout, rf"problem: +{names[what]}: ", what)
             self.assertNotIn(UNSIGNED_LINE, cp.stdout, what)
+            # What a changed evidence says of itself is not repeated as if it held.
+            for line in ("seal:", "status:", "tampered:"):
+                self.assertNotIn("\n" + line, cp.stdout, what)
+            shutil.rmtree(copy)
+
+    # ---- what the evidence says of itself -------------------------------------
+
+    def self_lines(self, out):
+        return [l for l in out.splitlines()
+                if l.split(":")[0] in ("seal", "status", "decision", "tampered", "record")]
+
+    def test_clean_evidence_says_what_it_records(self):
+        key, pub = self.keygen()
+        self.abev("run", self.plan(), "--out", self.path("ev"), "--key", key, check=0)
+        cp = self.abev("verify", self.path("ev"), "--pubkey", pub)
+        self.assertEqual(cp.returncode, 0, cp.stdout + cp.stderr)
+        self.assertEqual(self.self_lines(cp.stdout), [
+            "seal:        intact: the signature is good, and every file is as it was sealed",
+            "status:      completed",
+            "decision:    no decision",
+            "tampered:    none: abev's own files were as it wrote them"])
+        self.assertEqual(self.verdict(cp.stdout), ["verdict:     verified"])
+
+    def test_older_evidence_without_the_tampered_list_is_not_called_tampered(self):
+        # An abev from before "tampered" was recorded: nothing is known either way,
+        # and a completed run still verifies as it did.
+        self.validate_evidence_on_teardown = False   # the schema is the current abev's
+        self.abev("run", self.plan(), "--out", self.path("ev"), "--unsigned", check=0)
+        res = self.load("ev", "result.json")
+        del res["tampered"]
+        with open(self.path("ev", "result.json"), "w") as f:
+            json.dump(res, f, indent="\t")
+        reseal(self.path("ev"))
+        cp = self.abev("verify", self.path("ev"))
+        self.assertEqual(cp.returncode, EXIT_UNSIGNED, cp.stdout + cp.stderr)
+        self.assertIn("status:      completed", cp.stdout.splitlines())
+        self.assertEqual([l for l in cp.stdout.splitlines() if l.startswith("tampered:")],
+                         ["tampered:    not recorded: an abev older than the \"tampered\" list "
+                          "of result.json made this evidence (its notes may say more)"])
+        self.assertEqual(self.verdict(cp.stdout), ["verdict:     " + UNSIGNED_LINE])
+        # The other commands read it as before.
+        self.abev("report", self.path("ev"), "--out", self.path("r.md"), check=0)
+
+    def test_a_record_that_cannot_be_read_is_not_clean(self):
+        # The manifest remade over a result.json that is not abev's, or none at all:
+        # the bytes are as listed, but nothing says what they record.
+        self.abev("run", self.plan(), "--out", self.path("ev"), "--unsigned", check=0)
+        cases = {
+            "not an object": (lambda p: open(p, "w").write("[]"),
+                              "result.json: (top): expected an object"),
+            "unknown status": (lambda p: open(p, "w").write('{"status": "fine"}'),
+                               "result.json: status: 'fine' is not a status abev records"),
+            "missing": (os.remove, "result.json: missing"),
+        }
+        for what, (mutate, said) in cases.items():
+            copy = self.path("copy")
+            shutil.copytree(self.path("ev"), copy)
+            mutate(os.path.join(copy, "result.json"))
+            reseal(copy)
+            cp = self.abev("verify", copy)
+            self.assertEqual(cp.returncode, EXIT_NOT_CLEAN, what + "\n" + cp.stdout + cp.stderr)
+            self.assertIn("seal:        intact", cp.stdout, what)
+            self.assertIn("record:      cannot be read: " + said, cp.stdout, what)
+            self.assertEqual(self.verdict(cp.stdout), [
+                "verdict:     NOT CLEAN: the contents match the manifest (nobody vouches for "
+                "them), but what it records cannot be read"], what)
             shutil.rmtree(copy)
 
     def test_pubkey_on_unsigned_evidence_names_the_signature(self):

@@ -390,7 +390,10 @@ class Sealed(AbevTestCase):
                 proc.kill()
         self.assertEqual(proc.returncode, 130)
         self.assertEqual(self.load("ev", "result.json")["status"], "interrupted")
-        self.verify(self.path("ev"), pub, 0)
+        # Sealed as it is, and verify says what it is: interrupted, never exit 0.
+        out = self.verify(self.path("ev"), pub, 8)
+        self.assertIn("seal:        intact", out)
+        self.assertIn("status:      interrupted (SIGINT)\n", out)
 
     def test_metadata_records_assemblies_and_versions(self):
         work = self.path("w")

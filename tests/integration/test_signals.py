@@ -70,10 +70,19 @@ class Signals(AbevTestCase):
         res = self.load("ev", "result.json")
         self.assertEqual(res["status"], "interrupted")
         self.assertEqual(res["interrupt"], signal.Signals(sig).name)
-        cp = self.abev("verify", self.path("ev"), "--pubkey", pub)
-        self.assertEqual(cp.returncode, 0, cp.stdout + cp.stderr)
+        self.assert_verifies_as_interrupted(self.path("ev"), pub, sig)
         self.assertEqual(cgroups_of(proc.pid), [], "a cgroup of the run was left behind")
         return res
+
+    def assert_verifies_as_interrupted(self, ev, pub, sig):
+        """The seal holds, and verify says what the sealed record says: an
+        interrupted run, which is no clean record (exit 8, never 0)."""
+        cp = self.abev("verify", ev, "--pubkey", pub)
+        self.assertEqual(cp.returncode, 8, cp.stdout + cp.stderr)
+        self.assertIn("seal:        intact: the signature is good", cp.stdout)
+        self.assertIn(f"status:      interrupted ({signal.Signals(sig).name})\n", cp.stdout)
+        self.assertIn("verdict:     NOT CLEAN: the evidence is as it was sealed, but it records "
+                      f"a run that was interrupted ({signal.Signals(sig).name})\n", cp.stdout)
 
     def mid_run(self, sig):
         key, pub = self.keygen()
@@ -103,6 +112,9 @@ class Signals(AbevTestCase):
 
     def test_sigusr1_mid_run(self):
         self.mid_run(signal.SIGUSR1)
+
+    def test_sigint_mid_run(self):
+        self.mid_run(signal.SIGINT)
 
     def test_sigint_during_hanging_versions_command(self):
         key, pub = self.keygen()
@@ -162,8 +174,7 @@ class Signals(AbevTestCase):
         self.assertIn("interrupted", out)
         # The bundle holds the evidence as sealed the second time.
         if os.path.exists(self.path("ev.tar.gz")):
-            cp = self.abev("verify", self.path("ev.tar.gz"), "--pubkey", pub)
-            self.assertEqual(cp.returncode, 0, cp.stdout + cp.stderr)
+            self.assert_verifies_as_interrupted(self.path("ev.tar.gz"), pub, signal.SIGTERM)
 
 
 class DiesWithAbev(AbevTestCase):

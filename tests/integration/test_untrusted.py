@@ -68,9 +68,13 @@ class Untrusted(AbevTestCase):
         self.assertEqual(snapshot(self.target), self.before,
                          "abev changed files outside the evidence")
 
-    def assert_verifies(self):
+    def assert_verifies(self, code=7):
+        """The unsigned evidence matches its manifest: 7 when it records a
+        clean run, 8 when it records one that failed or changed abev's files."""
         cp = self.abev("verify", self.path("ev"))
-        self.assertEqual(cp.returncode, 7, cp.stdout + cp.stderr)
+        self.assertEqual(cp.returncode, code, cp.stdout + cp.stderr)
+        self.assertIn("seal:        intact", cp.stdout)
+        return cp.stdout
 
     def test_run_directory_swapped_for_a_link(self):
         # The run moves its directory away and leaves a link to the target in
@@ -98,7 +102,11 @@ class Untrusted(AbevTestCase):
         self.assertIn("the run deleted it during the run", inv["reason"])
         with open(self.path("ev", "runs", "a", "run-1", "result.json")) as f:
             self.assertEqual(json.load(f)["status"], "failed")
-        self.assert_verifies()
+        self.assertEqual([n for n in res["tampered"] if n.startswith("runs/a/run-1: ")],
+                         [n for n in res["notes"] if "the run deleted it" in n])
+        out = self.assert_verifies(8)
+        self.assertIn("status:      failed\n", out)
+        self.assertIn("tampered:    runs/a/run-1: the run deleted it during the run", out)
 
     def test_evidence_root_swapped_for_a_link(self):
         script = ('root=$(dirname "$(dirname "$(dirname "$ABEV_RUN_DIR")")") && '
@@ -166,6 +174,46 @@ class Untrusted(AbevTestCase):
         with open(self.path("ev", "report.md")) as f:
             self.assertIn("evil.txt", f.read())
 
+    def test_verify_says_what_sealed_evidence_of_a_forging_run_records(self):
+        # Issue 29 §13: the seal holds (abev sealed what it found, saying so), so
+        # verify used to end with "verified" and exit 0. It also says what the
+        # sealed record says of itself: failed, and each change to abev's files.
+        self.validate_evidence_on_teardown = False
+        self.abev("keygen", "--out", self.path("k"), check=0)
+        script = ('root=$(dirname "$(dirname "$(dirname "$ABEV_RUN_DIR")")") && '
+                  'printf "[]" > "$root/plan.json" && echo evil > "$root/evil.txt" && '
+                  'echo forged > "$root/runs/a/run-1/guard.log"')
+        bundle = self.path("ev.tar.zst")
+        cp, res = self.run_plan(self.plan(["true", script]), 1, "--key", self.path("k.key"),
+                                "--bundle", bundle, timeout=HANG)
+        self.assertEqual(res["status"], "failed")
+        # Each change is noted, and the note that sums them up; all of them are notes too.
+        self.assertTrue(res["tampered"][-1].startswith("the evidence is failed: "),
+                        res["tampered"])
+        self.assertTrue(set(res["tampered"]) <= set(res["notes"]), res["tampered"])
+        for path, key in ((self.path("ev"), ["--pubkey", self.path("k.pub")]),
+                          (bundle, ["--pubkey", self.path("k.pub")]),
+                          (self.path("ev"), [])):
+            with self.subTest(path=os.path.basename(path), key=bool(key)):
+                v = self.abev("verify", path, *key)
+                self.assertEqual(v.returncode, 8, v.stdout + v.stderr)
+                lines = v.stdout.splitlines()
+                self.assertNotIn("problem:", v.stdout)
+                self.assertIn("seal:        intact: " + ("the signature is good" if key else
+                                                        "every file matches the manifest"),
+                              v.stdout)
+                self.assertIn("status:      failed", lines)
+                tampered = [l[len("tampered:    "):] for l in lines
+                            if l.startswith("tampered:    ")]
+                self.assertEqual(tampered, res["tampered"])
+                self.assertTrue(any(t.startswith("plan.json: changed after abev wrote it")
+                                    for t in tampered), tampered)
+                self.assertTrue(any(t.startswith("evil.txt: a regular file abev did not write")
+                                    for t in tampered), tampered)
+                self.assertEqual([l.split(":")[1].strip() for l in lines
+                                  if l.startswith("verdict:")], ["NOT CLEAN"])
+                self.assertNotIn("verified", v.stdout)
+
     def test_a_run_directory_nested_too_deep_is_trimmed_and_sealed(self):
         # 70 levels below the run directory, 73 below the evidence root: deeper than
         # a manifest holds (64). What is too deep goes, with a note; the rest is sealed.
@@ -232,7 +280,8 @@ class Untrusted(AbevTestCase):
                   '&& ln -s /etc/passwd "$ABEV_RUN_DIR/link"')
         cp, res = self.run_plan(self.plan([script, script]), 0, timeout=HANG)
         self.assertEqual(res["status"], "completed", res["notes"])
-        self.assert_verifies()
+        self.assertEqual(res["tampered"], [])
+        self.assertIn("tampered:    none", self.assert_verifies())
 
     def test_hard_links_at_abevs_names_are_not_written_through(self):
         # Issue 29 §1: the run plants hard links to a setuid victim at every

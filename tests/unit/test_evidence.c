@@ -18,6 +18,7 @@
 
 #include "util/dirat.h"
 #include "evidence/evidence.h"
+#include "evidence/evidence_read.h"
 #include "evidence/journal.h"
 #include "evidence/ledger.h"
 #include "evidence/invocation_fields.h"
@@ -621,6 +622,82 @@ static void test_run_fields_round_trip(void **state)
 }
 
 /*
+ * What evidence says of itself (`abev verify`): read from result.json's
+ * text alone, older evidence included; anything else is refused naming
+ * the member.
+ */
+static void test_self_parse(void **state)
+{
+	static const struct {
+		const char *json;
+		int ok, clean, known;
+		const char *status, *interrupt, *decision;
+		size_t ntampered;
+		const char *err;                 /* what the refusal names */
+	} cases[] = {
+		{ "{\"status\": \"completed\", \"interrupt\": null, \"tampered\": [], "
+		  "\"comparison\": {\"decision\": \"accepted\"}}",
+		  1, 1, 1, "completed", NULL, "accepted", 0, NULL },
+		{ "{\"status\": \"failed\", \"tampered\": [\"plan.json: changed\", \"x\"], "
+		  "\"comparison\": null}", 1, 0, 1, "failed", NULL, NULL, 2, NULL },
+		{ "{\"status\": \"interrupted\", \"interrupt\": \"SIGINT\", \"tampered\": []}",
+		  1, 0, 1, "interrupted", "SIGINT", NULL, 0, NULL },
+		/* Completed, but a change was noted: not clean either. */
+		{ "{\"status\": \"completed\", \"tampered\": [\"evil.txt: appeared\"]}",
+		  1, 0, 1, "completed", NULL, NULL, 1, NULL },
+		/* An older abev: no "tampered", nothing else `abev report` needs either. */
+		{ "{\"status\": \"completed\", \"comparison\": {\"decision\": \"no decision\"}}",
+		  1, 1, 0, "completed", NULL, "no decision", 0, NULL },
+		{ "{\"status\": \"fine\"}", 0, 0, 0, NULL, NULL, NULL, 0, "status" },
+		{ "{\"tampered\": []}", 0, 0, 0, NULL, NULL, NULL, 0, "status" },
+		{ "{\"status\": \"completed\", \"tampered\": [1]}", 0, 0, 0, NULL, NULL, NULL, 0,
+		  "tampered" },
+		{ "{\"status\": \"completed\", \"tampered\": \"none\"}", 0, 0, 0, NULL, NULL, NULL,
+		  0, "tampered" },
+		{ "{\"status\": \"completed\", \"comparison\": {\"decision\": \"maybe\"}}", 0, 0,
+		  0, NULL, NULL, NULL, 0, "comparison.decision" },
+		{ "{\"status\": \"completed\", \"comparison\": []}", 0, 0, 0, NULL, NULL, NULL, 0,
+		  "comparison" },
+		{ "[]", 0, 0, 0, NULL, NULL, NULL, 0, "expected an object" },
+		{ "{\"status\": ", 0, 0, 0, NULL, NULL, NULL, 0, "result.json" },
+	};
+	(void)state;
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct evidence_self self = EVIDENCE_SELF_INIT;
+		char *err = NULL;
+		int rc = evidence_self_parse("result.json", cases[i].json, strlen(cases[i].json),
+					     &self, &err);
+
+		print_message("case %zu: %s\n", i, cases[i].json);
+		if (!cases[i].ok) {
+			assert_int_equal(rc, -1);
+			assert_non_null(err);
+			assert_non_null(strstr(err, cases[i].err));
+			assert_null(self.status);
+			free(err);
+			continue;
+		}
+		assert_int_equal(rc, 0);
+		assert_null(err);
+		assert_string_equal(self.status, cases[i].status);
+		if (cases[i].interrupt)
+			assert_string_equal(self.interrupt, cases[i].interrupt);
+		else
+			assert_null(self.interrupt);
+		if (cases[i].decision)
+			assert_string_equal(self.decision, cases[i].decision);
+		else
+			assert_null(self.decision);
+		assert_int_equal(self.ntampered, cases[i].ntampered);
+		assert_int_equal(self.tampered_known, cases[i].known);
+		assert_int_equal(evidence_self_clean(&self), cases[i].clean);
+		evidence_self_release(&self);
+		evidence_self_release(&self);
+	}
+}
+
+/*
  * An invocation written through its table reads back the same, field by
  * field, unset figures included; and writing what was read gives the
  * same JSON again (what the report rendered again relies on).
@@ -704,6 +781,7 @@ int main(void)
 		cmocka_unit_test(test_invocation_line),
 		cmocka_unit_test(test_journal),
 		cmocka_unit_test(test_status_names),
+		cmocka_unit_test(test_self_parse),
 	};
 	if (!mkdtemp(root))
 		return 1;

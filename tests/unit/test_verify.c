@@ -195,6 +195,68 @@ static void test_clean(void **state)
 	free(gz);
 }
 
+/*
+ * What the evidence says of itself is read from the very bytes of
+ * result.json that were checked, in a directory as in a bundle; evidence
+ * without one says nothing, and a problem stops the reading.
+ */
+static void test_self(void **state)
+{
+	struct fixture *fx = *state;
+	struct verify_result r;
+	char *ev = xasprintf("%s/self", fx->root);
+	char *bundle = xasprintf("%s.tar.gz", ev);
+	char *bare = make_evidence(fx);
+
+	assert_int_equal(mkdir(ev, 0755), 0);
+	tu_puts(ev, "result.json", "{\"status\": \"failed\", \"interrupt\": null, \"tampered\": "
+		"[\"plan.json: changed after abev wrote it\"], \"comparison\": {\"decision\": "
+		"\"rejected\"}}\n");
+	tu_puts(ev, "plan.json", "[]");
+	assert_int_equal(seal_evidence(ev, fx->key), 0);
+	assert_int_equal(bundle_pack(ev, bundle), 0);
+	const char *const both[] = { ev, bundle };
+	for (size_t i = 0; i < 2; i++) {
+		/* Only asked for: the other commands read result.json themselves. */
+		assert_int_equal(verify_path(both[i], &fx->pub, &r), 0);
+		assert_int_equal(r.nproblems, 0);
+		assert_false(r.self_read);
+		assert_null(r.self_err);
+		verify_result_release(&r);
+		assert_int_equal(verify_path_self(both[i], &fx->pub, &r), 0);
+		dump(&r);
+		assert_int_equal(r.nproblems, 0);
+		assert_true(r.self_read);
+		assert_null(r.self_err);
+		assert_string_equal(r.self.status, "failed");
+		assert_string_equal(r.self.decision, "rejected");
+		assert_int_equal(r.self.ntampered, 1);
+		assert_string_equal(r.self.tampered[0], "plan.json: changed after abev wrote it");
+		assert_false(evidence_self_clean(&r.self));
+		verify_result_release(&r);
+	}
+
+	/* No result.json: intact, but nothing says what it records. */
+	assert_int_equal(verify_path_self(bare, &fx->pub, &r), 0);
+	assert_int_equal(r.nproblems, 0);
+	assert_false(r.self_read);
+	assert_non_null(r.self_err);
+	assert_non_null(strstr(r.self_err, "result.json: missing"));
+	verify_result_release(&r);
+
+	/* A changed result.json is a problem, and what it says is not read. */
+	tu_puts(ev, "result.json", "{\"status\": \"completed\", \"tampered\": []}\n");
+	assert_int_equal(verify_path_self(ev, &fx->pub, &r), 0);
+	assert_true(has_problem(&r, "result.json", "content changed"));
+	assert_false(r.self_read);
+	assert_null(r.self_err);
+	assert_null(r.self.status);
+	verify_result_release(&r);
+	free(ev);
+	free(bundle);
+	free(bare);
+}
+
 /* Tampering with a sealed directory; the bundle of the result is checked too. */
 static void flip_byte(const char *ev, struct fixture *fx)
 {
@@ -550,6 +612,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_clean, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_self, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_tampered_dir, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_without_key, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hostile_bundle, setup, teardown),
