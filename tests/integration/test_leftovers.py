@@ -44,9 +44,12 @@ class Leftovers(AbevTestCase):
     def run_dir(self, *parts):
         return self.path("ev", "runs", "a", "run-1", *parts)
 
-    def assert_verifies(self):
+    def assert_verifies(self, clean=True):
+        """The seal holds (unsigned): exit 7 for a clean record, 8 for one that says
+        it is not (a failed run), with the seal intact either way."""
         cp = self.abev("verify", self.path("ev"))
-        self.assertEqual(cp.returncode, 7, cp.stdout + cp.stderr)
+        self.assertEqual(cp.returncode, 7 if clean else 8, cp.stdout + cp.stderr)
+        self.assertRegex(cp.stdout, r"seal: +intact")
 
     def unprivileged(self):
         """(abev, work, preexec): an abev an unprivileged user runs, a folder it
@@ -171,7 +174,7 @@ class Leftovers(AbevTestCase):
         self.assertTrue(os.path.isfile(self.run_dir("z")))
         self.assertTrue(any("'big' (%d bytes)" % TiB in n for n in res["notes"]),
                         res["notes"])
-        self.assert_verifies()
+        self.assert_verifies(clean=False)
 
     def test_a_log_the_run_grew_itself_is_cut_back(self):
         # §5: the run extends abev's own log (sparse) past limits.max_log_bytes.
@@ -182,7 +185,7 @@ class Leftovers(AbevTestCase):
         self.assertEqual(inv["status"], "failed", inv)
         self.assertIn("wrote to abev's logs itself", inv["reason"])
         self.assertLessEqual(os.stat(self.run_dir("stderr.log")).st_size, 4096)
-        self.assert_verifies()
+        self.assert_verifies(clean=False)
 
     def test_a_signal_while_hashing_stops_abev(self):
         # §5: SIGINT was ignored while abev hashed a sparse terabyte for the seal;
@@ -239,7 +242,9 @@ class Leftovers(AbevTestCase):
         self.assertEqual(res["status"], "failed", res["notes"])
         self.assertTrue(any("ran out of inodes" in n for n in res["notes"]), res["notes"])
         cp = self.abev("verify", ev)
-        self.assertEqual(cp.returncode, 7, cp.stdout + cp.stderr)
+        self.assertEqual(cp.returncode, 8, cp.stdout + cp.stderr)
+        self.assertRegex(cp.stdout, r"seal: +intact")
+        self.assertRegex(cp.stdout, r"status: +failed")
 
 
 if __name__ == "__main__":
