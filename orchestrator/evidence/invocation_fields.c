@@ -644,6 +644,8 @@ const struct field invocation_fields[] = {
 	{ .key = "system_cpu_wait_ns", .type = FIELD_I64, .off = OFF(system_cpu_wait_ns), .flags = REQ | RD | NEG, .unit = "ns", .min = 0, .max = BIG },
 	{ .key = "run_cpus", .type = FIELD_UNSIGNED, .off = OFF(run_cpus), .flags = REQ | RD | FIELD_NULL_NONPOSITIVE, .min = 1, .max = INT64_C(1) << 20 },
 	{ .key = "foreign_busy_ns", .type = FIELD_I64, .off = OFF(foreign_busy_ns), .flags = REQ | RD | NEG, .unit = "ns", .min = 0, .max = BIG },
+	{ .key = "foreign_busy_fine_ns", .type = FIELD_I64, .off = OFF(foreign_busy_fine_ns), .flags = REQ | FIELD_OPTIONAL | NEG, .unit = "ns", .min = 0, .max = BIG },
+	{ .key = "foreign_busy_fine_source", .type = FIELD_OWNED, .off = OFF(foreign_busy_fine_source), .flags = REQ | FIELD_OPTIONAL | NUL },
 	{ .key = "foreign_wait_ns", .type = FIELD_I64, .off = OFF(foreign_wait_ns), .flags = REQ | RD | NEG, .unit = "ns", .min = 0, .max = BIG },
 	{ .key = "foreign_wait_pct", CUSTOM(w_foreign_wait_pct, NULL), .flags = REQ, .unit = "%" },
 	{ .key = "cpus", .type = FIELD_OWNED, .off = OFF(cpus), .flags = REQ | RD | NUL },

@@ -164,6 +164,7 @@ static void inv_init(const struct run_state *st, const struct sched_slot *slot,
 	inv->max_cpu_wait_pct = plan->max_cpu_wait_pct;
 	inv->cpu_wait_ns = -1;
 	inv->tree_wait_ns = -1;
+	inv->foreign_busy_fine_ns = -1;
 	inv->system_cpu_wait_ns = -1;
 	inv->foreign_busy_ns = -1;
 	inv->foreign_wait_ns = -1;
@@ -243,10 +244,17 @@ static void inv_record(struct invocation *inv, const struct proc_result *res,
 							       res->fig.wall_ns);
 		if (inv->foreign_busy_ns >= 0)
 			inv->run_cpus = cs_before->set_cpus;
+		inv->foreign_busy_fine_ns = sysstat_foreign_busy_fine_ns(cs_before, cs_after,
+									 res->fig.user_ns +
+									 res->fig.sys_ns +
+									 res->self_cpu_ns,
+									 res->fig.wall_ns);
+		if (inv->foreign_busy_fine_ns >= 0)
+			inv->foreign_busy_fine_source = xstrdup(cs_before->run_source);
 	}
 	record_cpu_wait(inv, res);
 	inv->foreign_wait_ns = sysstat_foreign_wait_ns(tree_wait(inv), inv->foreign_busy_ns,
-						       inv->run_cpus);
+						       inv->run_cpus, inv->foreign_busy_fine_ns);
 	if (!res->cgroup_reason) {
 		inv->cgroup_valid = 1;
 		inv->cg_memory_peak_bytes = res->cg_memory_peak_bytes;

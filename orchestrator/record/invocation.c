@@ -28,6 +28,7 @@ void invocation_release(struct invocation *inv)
 	free(inv->stderr_tail);
 	free(inv->cgroup_note);
 	free(inv->cpu_wait_source);
+	free(inv->foreign_busy_fine_source);
 	free(inv->cpu_wait_note);
 	free(inv->cpus);
 	overlap_hits_free(inv->overlaps, inv->noverlaps);

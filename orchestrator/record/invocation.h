@@ -95,6 +95,13 @@ struct invocation {
 	 */
 	unsigned run_cpus;       /* 0: unknown */
 	int64_t foreign_busy_ns;
+	/*
+	 * The same time in nanoseconds from the scheduler's accounting (-1:
+	 * null), and its source ("schedstat", "cpuacct"; NULL: none): ticks
+	 * round a run of a few ticks to nothing (run/sysstat.h).
+	 */
+	int64_t foreign_busy_fine_ns;
+	char *foreign_busy_fine_source;
 	int64_t foreign_wait_ns;
 	char *cpus;              /* the CPU list the child was pinned to, or NULL */
 	/*

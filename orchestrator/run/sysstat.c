@@ -193,6 +193,91 @@ int cpustat_read(struct cpustat *out)
 	return cpustat_parse(buf, out);
 }
 
+int schedstat_cpus_parse(const char *text, const struct cpulist *set, uint64_t *ns)
+{
+	const char *line = text;
+	uint64_t sum = 0, version;
+	unsigned seen = 0;
+
+	/* "version 15": the per-CPU fields below are as described from 15 on. */
+	if (strncmp(text, "version ", 8) != 0)
+		return -1;
+	line = text + 8;
+	if (take_u64(&line, &version, 0) < 0 || version < 15)
+		return -1;
+	while ((line = strchr(line, '\n')) && *++line) {
+		const char *p = line + 3;
+		uint64_t n, f = 0;
+		if (strncmp(line, "cpu", 3) != 0 || *p < '0' || *p > '9')
+			continue;
+		if (take_u64(&p, &n, 0) < 0)
+			return -1;
+		/* yld_count, 0, sched_count, sched_goidle, ttwu_count, ttwu_local, rq_cpu_time */
+		for (int i = 0; i < 7; i++) {
+			p = skip_blanks(p);
+			if (take_u64(&p, &f, 0) < 0)
+				return -1;
+		}
+		if (n < CPULIST_MAX && cpulist_has(set, (unsigned)n)) {
+			sum += f;
+			seen++;
+		}
+	}
+	if (!seen || seen != set->count)
+		return -1;
+	*ns = sum;
+	return 0;
+}
+
+int cpuacct_percpu_parse(const char *text, const struct cpulist *set, uint64_t *ns)
+{
+	const char *p = text;
+	uint64_t sum = 0, v;
+	unsigned seen = 0;
+
+	for (unsigned cpu = 0; cpu < CPULIST_MAX; cpu++) {
+		p = skip_blanks(p);
+		if (*p == '\n' || *p == '\0')
+			break;
+		if (take_u64(&p, &v, 0) < 0)
+			return -1;
+		if (cpulist_has(set, cpu)) {
+			sum += v;
+			seen++;
+		}
+	}
+	if (!seen || seen != set->count)
+		return -1;
+	*ns = sum;
+	return 0;
+}
+
+/*
+ * The set's CPU time in ns, where the machine keeps it: the scheduler's
+ * statistics (CONFIG_SCHEDSTATS), else the cgroup v1 cpuacct root, which
+ * charges every task's run time as the scheduler updates it.
+ */
+static void run_ns_read(const struct cpulist *set, struct cpustat *out)
+{
+	static const struct {
+		const char *path, *name;
+		int (*parse)(const char *, const struct cpulist *, uint64_t *);
+	} sources[] = {
+		{ "/proc/schedstat", "schedstat", schedstat_cpus_parse },
+		{ "/sys/fs/cgroup/cpuacct/cpuacct.usage_percpu", "cpuacct", cpuacct_percpu_parse },
+	};
+	char *buf = xmalloc(SYSSTAT_STAT_MAX);
+
+	for (size_t i = 0; i < sizeof(sources) / sizeof(sources[0]); i++) {
+		if (read_head(sources[i].path, buf, SYSSTAT_STAT_MAX) < 0 ||
+		    sources[i].parse(buf, set, &out->set_run_ns) < 0)
+			continue;
+		out->run_source = sources[i].name;
+		break;
+	}
+	free(buf);
+}
+
 int cpustat_read_set(const struct cpulist *set, struct cpustat *out)
 {
 	char *buf;
@@ -206,6 +291,8 @@ int cpustat_read_set(const struct cpulist *set, struct cpustat *out)
 	if (read_head("/proc/stat", buf, SYSSTAT_STAT_MAX) >= 0)
 		ret = cpustat_parse_set(buf, set, out);
 	free(buf);
+	if (ret == 0)
+		run_ns_read(set, out);
 	return ret;
 }
 
@@ -293,6 +380,24 @@ int64_t sysstat_foreign_busy_ns(const struct cpustat *before, const struct cpust
 	return busy_ns > 0 ? (int64_t)llround(busy_ns) : 0;
 }
 
+int64_t sysstat_foreign_busy_fine_ns(const struct cpustat *before, const struct cpustat *after,
+				     int64_t own_cpu_ns, int64_t wall_ns)
+{
+	double busy_ns, cap;
+
+	if (!before || !after || !before->run_source || !after->run_source ||
+	    strcmp(before->run_source, after->run_source) || !before->set_cpus ||
+	    before->set_cpus != after->set_cpus || wall_ns <= 0 ||
+	    after->set_run_ns < before->set_run_ns)
+		return -1;
+	busy_ns = (double)(after->set_run_ns - before->set_run_ns);
+	busy_ns -= (double)(own_cpu_ns > 0 ? own_cpu_ns : 0);
+	cap = (double)before->set_cpus * (double)wall_ns;
+	if (busy_ns > cap)
+		busy_ns = cap;
+	return busy_ns > 0 ? (int64_t)llround(busy_ns) : 0;
+}
+
 int64_t sysstat_set_resolution_ns(unsigned set_cpus)
 {
 	/*
@@ -303,15 +408,19 @@ int64_t sysstat_set_resolution_ns(unsigned set_cpus)
 }
 
 int64_t sysstat_foreign_wait_ns(int64_t cpu_wait_ns, int64_t foreign_busy_ns,
-				unsigned set_cpus)
+				unsigned set_cpus, int64_t fine_ns)
 {
-	int64_t attributable;
+	int64_t attributable = -1;
 
-	if (cpu_wait_ns < 0 || foreign_busy_ns < 0)
+	if (cpu_wait_ns < 0 || (foreign_busy_ns < 0 && fine_ns < 0))
 		return -1;
-	attributable = foreign_busy_ns - sysstat_set_resolution_ns(set_cpus);
-	if (attributable < 0)
-		attributable = 0;
+	if (foreign_busy_ns >= 0) {
+		attributable = foreign_busy_ns - sysstat_set_resolution_ns(set_cpus);
+		if (attributable < 0)
+			attributable = 0;
+	}
+	if (fine_ns > attributable)
+		attributable = fine_ns;
 	return cpu_wait_ns < attributable ? cpu_wait_ns : attributable;
 }
 

@@ -24,6 +24,14 @@ struct cpustat {
 	uint64_t total_ticks;   /* busy + idle + iowait */
 	uint64_t set_busy_ticks;/* busy, summed over the CPUs of a set (cpustat_*_set) */
 	unsigned set_cpus;      /* CPUs summed; 0 when no set, or a CPU of it had no line */
+	/*
+	 * The set's CPU time in nanoseconds, from the scheduler's own
+	 * accounting (cpustat_read_set()): /proc/schedstat's per-CPU run time,
+	 * or the cgroup v1 root's cpuacct.usage_percpu. run_source names it
+	 * (static), NULL when neither could be read for every CPU of the set.
+	 */
+	uint64_t set_run_ns;
+	const char *run_source;
 };
 
 int loadavg_parse(const char *text, struct loadavg *out);
@@ -37,8 +45,19 @@ int loadavg_read(struct loadavg *out);       /* never calls error(): sets valid=
 int cpustat_parse_set(const char *text, const struct cpulist *set, struct cpustat *out);
 int cpustat_parse(const char *text, struct cpustat *out);
 int cpustat_read(struct cpustat *out);
-/* Reads /proc/stat as far as a set of up to CPULIST_MAX CPUs needs. */
+/*
+ * Reads /proc/stat as far as a set of up to CPULIST_MAX CPUs needs, and
+ * the set's CPU time in nanoseconds where the machine has a source of it.
+ */
 int cpustat_read_set(const struct cpulist *set, struct cpustat *out);
+/*
+ * The set's CPU time in ns from /proc/schedstat text (version 15 or
+ * later: the 7th number of a "cpuN" line is the time tasks ran on it) or
+ * from cpuacct.usage_percpu text (one number per CPU, in CPU order). 0,
+ * or -1 when the text lacks a CPU of the set or is not such a file.
+ */
+int schedstat_cpus_parse(const char *text, const struct cpulist *set, uint64_t *ns);
+int cpuacct_percpu_parse(const char *text, const struct cpulist *set, uint64_t *ns);
 
 /* USER_HZ, the unit of /proc/stat (sysconf(_SC_CLK_TCK)). */
 long sysstat_ticks_per_second(void);
@@ -77,15 +96,26 @@ int64_t sysstat_foreign_busy_ns(const struct cpustat *before, const struct cpust
 /* How far off that figure can be: two ticks for each CPU of the set. */
 int64_t sysstat_set_resolution_ns(unsigned set_cpus);
 /*
+ * The same from the nanosecond figures (set_run_ns) of both samples: no
+ * tick to round to, so a 12 ms run beside a busy loop is seen. -1 when a
+ * sample has none, the sources differ, or the counter went backwards.
+ */
+int64_t sysstat_foreign_busy_fine_ns(const struct cpustat *before, const struct cpustat *after,
+				     int64_t own_cpu_ns, int64_t wall_ns);
+/*
  * The part of a run's CPU wait that other processes can have caused: a
  * run cannot have waited on foreign work longer than foreign work ran on
- * its CPUs, so min(cpu_wait_ns, foreign_busy_ns - resolution), at least 0.
- * The bound is exact for a wait measured as "some" pressure (time during
- * which at least one of the run's tasks waited), the cgroup's figure.
- * -1 when either figure is unknown (< 0).
+ * its CPUs, so min(cpu_wait_ns, the larger of foreign_busy_ns less its
+ * resolution and the nanosecond figure fine_ns), at least 0. The bound is
+ * exact for a wait measured as "some" pressure (time during which at
+ * least one of the run's tasks waited), the cgroup's figure. The two
+ * figures bound the same time from different counters; the larger holds
+ * where one misses work (ticks round a short run to nothing, a container's
+ * cpuacct root sees only its own tasks). -1 when the wait, or both
+ * figures, are unknown (< 0).
  */
 int64_t sysstat_foreign_wait_ns(int64_t cpu_wait_ns, int64_t foreign_busy_ns,
-				unsigned set_cpus);
+				unsigned set_cpus, int64_t fine_ns);
 
 /*
  * The "some ... total=N" of a pressure file: microseconds during which at

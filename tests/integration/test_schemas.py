@@ -30,6 +30,7 @@ INVOCATION = {
     "cpu_wait_source": "cgroup", "cpu_wait_note": None, "tree_wait_ns": 1200000,
     "max_cpu_wait_pct": 10,
     "system_cpu_wait_ns": 20, "run_cpus": 2, "foreign_busy_ns": 1000,
+    "foreign_busy_fine_ns": 990, "foreign_busy_fine_source": "cpuacct",
     "foreign_wait_ns": 10, "foreign_wait_pct": 0.001, "cpus": None,
     "load_wait_ns": 0, "loaded": False, "leftovers_killed": 0, "paused": None,
     "overlaps": {"processes": [{"kind": "exclusive", "pid": 812, "command": "dotnet test x.dll",
