@@ -669,6 +669,16 @@ static char *interval_words(const struct cmp_sample *s)
 			 s->gi_n, paired ? "rounds" : "runs a side", s->gi_coverage * 100);
 }
 
+double cmp_estimate(const struct cmp_sample *s)
+{
+	return s->has_gi ? s->gi_point : s->ratio;
+}
+
+double cmp_estimate_pct(const struct cmp_sample *s)
+{
+	return s->has_gi ? (s->gi_point - 1) * 100 : s->change_pct;
+}
+
 /*
  * An inconclusive gate's interval, at the noise observed: its half-width
  * (log-ratio terms) shrinks about as 1/sqrt(n), so it clears the limit
@@ -725,9 +735,10 @@ static void judge_change(const struct cmp_metric *cm, const struct cmp_sample *s
 		free(lim);
 		return;
 	}
+	/* What the interval is of: the estimate, not the change of medians beside it. */
 	g->has_observed = 1;
-	g->observed = s->change_pct;
-	obs = pct_text(s->change_pct);
+	g->observed = cmp_estimate_pct(s);
+	obs = pct_text(g->observed);
 	if (!s->has_gi) {
 		g->verdict = GATE_INCONCLUSIVE;
 		g->reason = xasprintf("%s %s changed %s, but without an interval (%s) no limit of "

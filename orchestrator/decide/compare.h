@@ -112,6 +112,17 @@ struct cmp_left_out {
 	unsigned round;
 	enum cmp_left_out_why why;
 };
+/*
+ * The estimate a variant's change is told by: the Hodges–Lehmann estimate
+ * whose exact interval the change gates judge (gi_point), where there is
+ * one, else the ratio of medians — so that the figure printed beside an
+ * interval is the one the interval is of. As a ratio, and as a change in
+ * percent.
+ */
+struct cmp_sample;
+double cmp_estimate(const struct cmp_sample *s);
+double cmp_estimate_pct(const struct cmp_sample *s);
+
 /* "a value of 0 or below", ... (static). */
 const char *cmp_left_out_text(enum cmp_left_out_why why);
 /* Its key in result.json: "not_positive", "no_reference_run", "no_run" (static). */

@@ -336,7 +336,7 @@ static void metric_row(struct tmpl_ctx *t, const struct comparison *cmp,
 	if (!s->has_change)
 		strbuf_addf(&sb, "n/a (%s)", s->change_note);
 	else if (s->has_gi)
-		strbuf_addf(&sb, "%.3f [%.3f, %.3f] (%s, exact %.1f %%)", s->ratio, s->gi_lo,
+		strbuf_addf(&sb, "%.3f [%.3f, %.3f] (%s, exact %.1f %%)", cmp_estimate(s), s->gi_lo,
 			    s->gi_hi, !strcmp(s->gi_method, "wilcoxon_paired") ? "paired" : "unpaired",
 			    s->gi_coverage * 100);
 	else

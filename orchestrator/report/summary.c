@@ -44,13 +44,14 @@ void summary_change(struct strbuf *sb, const struct cmp_metric *m, const struct 
 	 * 1.91]" read as a finding when the data could not tell.
 	 */
 	if (s->has_gi && s->gi_lo <= 1 && 1 <= s->gi_hi) {
-		strbuf_addf(sb, "no clear difference: %.2f\xc3\x97 [%.2f, %.2f]", s->ratio,
+		strbuf_addf(sb, "no clear difference: %.2f\xc3\x97 [%.2f, %.2f]", cmp_estimate(s),
 			    s->gi_lo, s->gi_hi);
 		goto pct;
 	}
-	more = s->ratio >= 1;
-	r = more ? s->ratio : 1 / s->ratio;
-	if (s->ratio == 1)
+	/* The estimate the interval is of (compare.h), so that it lies within it. */
+	more = cmp_estimate(s) >= 1;
+	r = more ? cmp_estimate(s) : 1 / cmp_estimate(s);
+	if (cmp_estimate(s) == 1)
 		strbuf_adds(sb, "1.00\xc3\x97 (no change)");
 	else
 		strbuf_addf(sb, "%.2f\xc3\x97 %s", r, direction_word(m, more));
@@ -61,7 +62,7 @@ void summary_change(struct strbuf *sb, const struct cmp_metric *m, const struct 
 	}
 pct:
 	strbuf_adds(sb, " (");
-	units_add_pct(sb, s->change_pct);
+	units_add_pct(sb, cmp_estimate_pct(s));
 	strbuf_addch(sb, ')');
 }
 

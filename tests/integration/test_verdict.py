@@ -250,8 +250,11 @@ class Verdict(AbevTestCase):
                     self.assertIn("fewer paired rounds", gi["rule"])
                     self.assertGreaterEqual(gi["coverage"], 0.95)
                     lo, hi = gi["ratio"]
+                    # The ratio printed is the estimate the interval surrounds.
+                    self.assertLessEqual(lo, gi["point"])
+                    self.assertLessEqual(gi["point"], hi)
                     self.assertIn(f"| {0 if abs(change) < 0.005 else change:+.2f}% | "
-                                  + md(f"{s['ratio']:.3f} [{lo:.3f}, {hi:.3f}]") +
+                                  + md(f"{gi['point']:.3f} [{lo:.3f}, {hi:.3f}]") +
                                   f" (unpaired, exact {gi['coverage'] * 100:.1f} %) |", section)
                     lo, hi = s["ratio_ci"]
                     self.assertLessEqual(lo, hi)

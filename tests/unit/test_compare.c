@@ -627,6 +627,54 @@ static void test_negative_reference(void **state)
 }
 
 /*
+ * Issue 30 §2: the change printed beside the interval was the change of
+ * medians, the interval that of the rounds' pseudo-median: when the
+ * candidate is slower in some rounds only they part, and the printed
+ * change lay outside its own interval. Now the figure printed — terminal,
+ * gate — is the Hodges–Lehmann estimate the interval surrounds.
+ */
+static void test_printed_estimate_is_the_intervals(void **state)
+{
+	/* 4 rounds in 10 are 1.3x slower, the rest equal: medians barely move. */
+	static const double base[] = { 100, 101, 99, 100, 102, 98, 100, 101, 99, 100 };
+	double cand[10];
+	struct compare_gate_def g = { "t", GATE_MAX_REGRESSION, 50 };
+	struct fixture f;
+	struct comparison c;
+	const struct cmp_sample *cs;
+	const struct cmp_metric *cm;
+	struct strbuf sb = STRBUF_INIT;
+	char want[64];
+
+	(void)state;
+	for (size_t i = 0; i < 10; i++)
+		cand[i] = base[i] * (i % 5 == 1 || i % 5 == 3 ? 1.3 : 1.0) * (1 + 0.001 * (double)i);
+	setup(&f, 2);
+	f.cfg.gates = &g;
+	f.cfg.ngates = 1;
+	pairs(&f, base, cand, 10);
+	compare_compute(&f.cfg, f.invs, f.n, &c);
+	cs = sample(&c, "t", "cand");
+	cm = &c.metrics[0];
+	assert_true(cs->has_gi);
+	/* The two figures part: the median moved less than the estimate. */
+	assert_true(fabs(cs->gi_point - cs->ratio) > 0.005);
+	assert_true(cmp_estimate(cs) == cs->gi_point);
+	assert_true(fabs(cmp_estimate_pct(cs) - (cs->gi_point - 1) * 100) < 1e-9);
+	assert_true(cs->gi_lo <= cmp_estimate(cs) && cmp_estimate(cs) <= cs->gi_hi);
+	/* The gate's observed change is the estimate's, inside its interval. */
+	assert_true(fabs(c.gates[0].observed - cmp_estimate_pct(cs)) < 1e-9);
+	assert_true(c.gates[0].lo <= c.gates[0].observed && c.gates[0].observed <= c.gates[0].hi);
+	/* The terminal prints it, not the ratio of medians. */
+	summary_change(&sb, cm, cs);
+	snprintf(want, sizeof(want), "%.2f", cmp_estimate(cs) >= 1 ? cmp_estimate(cs)
+								 : 1 / cmp_estimate(cs));
+	assert_non_null(strstr(sb.buf, want));
+	strbuf_release(&sb);
+	comparison_release(&c);
+}
+
+/*
  * Issue 30 §5: the perf tables abev replaces ran 5 rounds a variant, which
  * the paired interval cannot judge at 95 % (smallest two-sided p 1/16): a
  * noiseless 30 % regression against a 15 % gate was inconclusive. Below
@@ -1142,6 +1190,7 @@ int main(void)
 		cmocka_unit_test(test_negative_reference),
 		cmocka_unit_test(test_no_round_dropped_silently),
 		cmocka_unit_test(test_five_rounds_decide_unpaired),
+		cmocka_unit_test(test_printed_estimate_is_the_intervals),
 		cmocka_unit_test(test_order_note_names_what_happened),
 		cmocka_unit_test(test_test_guard_failure_rejects),
 		cmocka_unit_test(test_decision_without_evidence),
