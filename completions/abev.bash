@@ -74,7 +74,7 @@ _abev()
 	'bench')
 		case $prev in
 		-r|--runs|-w|--warmup|-n|--name|-s|--setup|-c|--cleanup|--prepare|--gap|--cpus|--results|--min-executed|--metric|--max-regression|-L|--parameter-list|-P|--parameter-scan|-D|--parameter-step-size|-m|--min-runs|-M|--max-runs|--until-decided|--host-label|--max-cpu-wait-pct|--max-load-wait|--wait-max|--command-name|-S|--shell) return 0 ;;
-		--order) COMPREPLY=($(compgen -W 'alternate reverse shuffle' -- "$cur")); return 0 ;;
+		--order) COMPREPLY=($(compgen -W 'balanced alternate reverse shuffle' -- "$cur")); return 0 ;;
 		-o|--out) _abev_dirs; return 0 ;;
 		-k|--key) _abev_files '*.key'; return 0 ;;
 		--save-plan|--passphrase-file|--bundle|--export-json|--export-csv|--export-junit|--export-markdown) _abev_files; return 0 ;;
@@ -89,7 +89,7 @@ _abev()
 		case $prev in
 		-o|--out) _abev_files '*.json'; return 0 ;;
 		-r|--runs|-w|--warmup|-n|--name|-s|--setup|-c|--cleanup|--prepare|--gap|--cpus|--results|--min-executed|--metric|--max-regression|-L|--parameter-list|-P|--parameter-scan|-D|--parameter-step-size|-m|--min-runs|-M|--max-runs|--until-decided) return 0 ;;
-		--order) COMPREPLY=($(compgen -W 'alternate reverse shuffle' -- "$cur")); return 0 ;;
+		--order) COMPREPLY=($(compgen -W 'balanced alternate reverse shuffle' -- "$cur")); return 0 ;;
 		esac
 		if [[ $cur == -* ]]; then
 			COMPREPLY=($(compgen -W '-o --out --dotnet --from-bench -r --runs -w --warmup -n --name -N --no-shell -s --setup -c --cleanup --prepare --gap --order --cpus --results --min-executed --metric --max-regression -L --parameter-list -P --parameter-scan -D --parameter-step-size -i --ignore-failure -m --min-runs -M --max-runs --until-decided -h --help' -- "$cur"))

@@ -52,14 +52,15 @@ static const char run_usage[] =
 static const char run_about[] =
 	"Runs every variant of PLAN (a JSON plan, schema \"abev.plan/1\") as fresh\n"
 	"processes: warmups first (never counted), then the recorded runs in the\n"
-	"plan's order (alternate: AB AB..., reverse: AB BA AB..., shuffle: drawn from\n"
-	"the seed), with gap_seconds between the end of one process and the start of\n"
-	"the next. Each run is measured (wall, CPU, peak RSS, faults, load, the time\n"
-	"it waited for a CPU, foreign CPU, cgroup figures where available); a run\n"
-	"that waited for CPUs other processes held more than load.max_cpu_wait_pct\n"
-	"(default 10 %) of its wall time is kept as \"discarded\" and repeated (its own\n"
-	"threads waiting for each other do not count). \"cpus\" (per variant or in\n"
-	"the schedule, e.g. \"0-1\") pins the child to those CPUs.\n"
+	"plan's order (balanced, the default: AB BA..., each variant in each slot\n"
+	"equally often; alternate: AB AB...; reverse: AB BA AB...; shuffle: drawn\n"
+	"from the seed), with gap_seconds between the end of one process and the\n"
+	"start of the next. Each run is measured (wall, CPU, peak RSS, faults, load,\n"
+	"the time it waited for a CPU, foreign CPU, cgroup figures where available);\n"
+	"a run that waited for CPUs other processes held more than\n"
+	"load.max_cpu_wait_pct (default 10 %) of its wall time is kept as \"discarded\"\n"
+	"and repeated (its own threads waiting for each other do not count). \"cpus\"\n"
+	"(per variant or in the schedule, e.g. \"0-1\") pins the child to those CPUs.\n"
 	"\n"
 	"When the runs are over abev compares every metric (the built-in wall, cpu and\n"
 	"max_rss, and the plan's) of each variant with the reference variant: medians,\n"
@@ -585,8 +586,9 @@ struct quick_args {
 	{ CLI_DOUBLE(0, "gap", T, P spec.gap_seconds, "SECONDS", 0, 86400, "seconds", \
 		     "pause between one process and the next (default 0)") }, \
 	{ CLI_STRING(0, "order", T, P spec.order, "O", \
-		     "alternate (AB AB, default), reverse (AB BA) or shuffle"), \
-	  .complete = CLI_COMPLETE_WORDS("alternate reverse shuffle") }, \
+		     "balanced (AB BA, default; a Williams design for 3 or more), alternate " \
+		     "(AB AB), reverse (AB BA) or shuffle"), \
+	  .complete = CLI_COMPLETE_WORDS("balanced alternate reverse shuffle") }, \
 	{ CLI_STRING(0, "cpus", T, P spec.cpus, "LIST", \
 		     "run every command on these CPUs only, in the kernel's list syntax (\"1\", " \
 		     "\"0-1\", \"0,2-3\"; schedule.cpus): a pinned run waits for no other CPU " \

@@ -581,7 +581,10 @@ static void order_effect(const struct comparison *c, struct cmp_sample *s)
 	if (c->unpaired) {
 		s->order_note = "runs from different evidence: slots are not comparable";
 	} else if (!a || !b) {
-		/* What the schedule did, not what it usually does: reverse can end so too. */
+		/*
+		 * What the schedule did, not what it usually does: balanced and
+		 * reverse can end so too.
+		 */
 		s->order_note = c->order && !strcmp(c->order, "alternate")
 					? "it ran in the same slot of every round (order alternate), so "
 					  "the slot's effect cannot be told from the variant's"

@@ -61,6 +61,7 @@ static const char *const order_names[] = {
 	[PLAN_ORDER_ALTERNATE] = "alternate",
 	[PLAN_ORDER_REVERSE] = "reverse",
 	[PLAN_ORDER_SHUFFLE] = "shuffle",
+	[PLAN_ORDER_BALANCED] = "balanced",
 };
 
 const char *plan_order_name(enum plan_order order)
@@ -68,6 +69,16 @@ const char *plan_order_name(enum plan_order order)
 	if ((size_t)order < ARRAY_SIZE(order_names))
 		return order_names[order];
 	return "unknown";
+}
+
+int plan_order_parse(const char *name, enum plan_order *order)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(order_names); i++)
+		if (!strcmp(name, order_names[i])) {
+			*order = (enum plan_order)i;
+			return 0;
+		}
+	return -1;
 }
 
 /*
@@ -399,19 +410,12 @@ static int parse_schedule(const struct plan_loader *ld, const cJSON *root)
 	plan->seed = (uint64_t)seed;
 	if (parse_until(ld, s, until, min_rounds, max_rounds, looks) < 0)
 		goto out;
-	if (order) {
-		size_t i;
-		for (i = 0; i < ARRAY_SIZE(order_names); i++)
-			if (!strcmp(order, order_names[i]))
-				break;
-		if (i == ARRAY_SIZE(order_names)) {
-			const char *near = suggest_nearest(order, order_names, ARRAY_SIZE(order_names));
-			json_in_error(&ld->in, "schedule.order", "unknown order '%s'" SUGGEST_FMT
-			     " (expected one of: alternate, reverse, shuffle)", show_str(b, sizeof(b), order),
-			     SUGGEST_ARGS(near));
-			goto out;
-		}
-		plan->order = (enum plan_order)i;
+	if (order && plan_order_parse(order, &plan->order) < 0) {
+		const char *near = suggest_nearest(order, order_names, ARRAY_SIZE(order_names));
+		json_in_error(&ld->in, "schedule.order", "unknown order '%s'" SUGGEST_FMT
+			      " (expected one of: " PLAN_ORDER_LIST ")", show_str(b, sizeof(b), order),
+			      SUGGEST_ARGS(near));
+		goto out;
 	}
 	ret = json_in_count(&ld->in) > before ? -1 : 0;
 out:
@@ -960,7 +964,7 @@ static void plan_defaults(struct plan *plan, const char *path)
 	plan->path = xstrdup(path);
 	plan->warmups = 0;
 	plan->runs = 3;
-	plan->order = PLAN_ORDER_ALTERNATE;
+	plan->order = PLAN_ORDER_DEFAULT;
 	plan->seed = 1;
 	plan->gap_seconds = 0;
 	plan->timeout_seconds = 0;

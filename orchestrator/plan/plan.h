@@ -34,7 +34,16 @@ enum plan_order {
 	PLAN_ORDER_ALTERNATE, /* A B, A B, ... */
 	PLAN_ORDER_REVERSE,   /* A B, B A, A B, ... */
 	PLAN_ORDER_SHUFFLE,   /* each round drawn from seed */
+	PLAN_ORDER_BALANCED,  /* Williams rows: A B, B A for two (run/schedule.h) */
 };
+
+/*
+ * The order of a plan that names none: every variant runs in every slot of
+ * a round equally often, so a machine drifting in time slows each alike.
+ */
+#define PLAN_ORDER_DEFAULT PLAN_ORDER_BALANCED
+/* The orders' names as messages list them. */
+#define PLAN_ORDER_LIST "balanced, alternate, reverse, shuffle"
 
 struct plan_env {
 	char *key;
@@ -114,7 +123,7 @@ struct plan {
 	size_t nlooks;
 	int looks_from_plan;   /* schedule.looks was given (else the default sequence) */
 	double look_confidence;    /* 1 - (1 - confidence) / nlooks */
-	enum plan_order order; /* default alternate */
+	enum plan_order order; /* default PLAN_ORDER_DEFAULT */
 	uint64_t seed;         /* default 1 */
 	double gap_seconds;    /* default 0, >= 0 */
 	double timeout_seconds;/* default 0 = none, else > 0 */
@@ -283,6 +292,8 @@ int plan_parse_partial(struct plan *plan, const char *path, const char *text, si
 void plan_release(struct plan *plan);
 
 const char *plan_order_name(enum plan_order order);
+/* The order called name into *order: 0, or -1 when no order has that name. */
+int plan_order_parse(const char *name, enum plan_order *order);
 
 /* Non-zero when exit code code is one of plan->allowed_exit_codes. */
 int plan_exit_code_allowed(const struct plan *plan, int code);

@@ -88,9 +88,11 @@ const struct plan_doc_key plan_doc_keys[] = {
 	  "confidence needs",
 	  "with `until` `decided`: the rounds after which the gates are looked at, ascending, from "
 	  "`min_rounds` to `max_rounds` (which is always the last look); at most 64" },
-	{ "schedule.order", "string", "`alternate`",
-	  "`alternate` (A B, A B, …), `reverse` (A B, B A, A B, …) or `shuffle` (each round "
-	  "drawn from `seed`)" },
+	{ "schedule.order", "string", "`balanced`",
+	  "`balanced` (A B, B A, …: each variant in each slot of a round equally often, so a "
+	  "machine drifting in time slows every variant alike; for three or more, a Williams "
+	  "design), `alternate` (A B, A B, …: the later slot is always the same variant's), "
+	  "`reverse` (A B, B A, A B, …) or `shuffle` (each round drawn from `seed`)" },
 	{ "schedule.seed", "integer", "1", "seed of `shuffle`, recorded in the evidence" },
 	{ "schedule.gap_seconds", "number", "0",
 	  "pause between the end of one process and the start of the next, 0–86400" },

@@ -775,8 +775,9 @@ static char *metric_spec(const char *text, cJSON **out)
 static char *spec_problem(const struct quick_spec *spec, const char **order)
 {
 	char *why;
+	enum plan_order known;
 
-	*order = spec->order ? spec->order : "alternate";
+	*order = spec->order ? spec->order : plan_order_name(PLAN_ORDER_DEFAULT);
 	if (!spec->ncommands && !spec->starter)
 		return xstrdup("no command given");
 	if (spec->ncommands > QUICK_MAX_COMMANDS)
@@ -794,8 +795,8 @@ static char *spec_problem(const struct quick_spec *spec, const char **order)
 	if ((spec->nsetup > 1 && spec->nsetup != spec->ncommands) ||
 	    (spec->ncleanup > 1 && spec->ncleanup != spec->ncommands))
 		return xasprintf("--setup and --cleanup are one command each, for every command");
-	if (strcmp(*order, "alternate") && strcmp(*order, "reverse") && strcmp(*order, "shuffle"))
-		return xasprintf("unknown order '%s' (expected alternate, reverse or shuffle)",
+	if (plan_order_parse(*order, &known) < 0)
+		return xasprintf("unknown order '%s' (expected one of: " PLAN_ORDER_LIST ")",
 				 *order);
 	if (spec->cpus) {
 		struct cpulist cl;

@@ -11,6 +11,34 @@
 #include "util/alloc.h"
 #include "util/rng.h"
 
+static void reverse(size_t *perm, size_t n)
+{
+	for (size_t i = 0; i < n / 2; i++) {
+		size_t t = perm[i];
+		perm[i] = perm[n - 1 - i];
+		perm[n - 1 - i] = t;
+	}
+}
+
+/*
+ * Round r of the balanced order (schedule.h): row 0 of the Williams
+ * square, 0, 1, n-1, 2, n-2, ..., shifted by the row's number; an odd n
+ * needs each row and its reverse for every ordered pair of neighbours,
+ * and still gets every slot equally often.
+ */
+static void williams_round(unsigned r, size_t *perm, size_t n)
+{
+	size_t cycle = n % 2 ? 2 * n : n, c = r % cycle;
+	size_t row = n % 2 ? c / 2 : c;
+
+	for (size_t k = 0; k < n; k++) {
+		size_t first = k == 0 ? 0 : k % 2 ? (k + 1) / 2 : n - k / 2;
+		perm[k] = (first + row) % n;
+	}
+	if (n % 2 && c % 2)
+		reverse(perm, n);
+}
+
 /* One round's order into perm: every round starts from 0..n-1. */
 static void round_order(enum plan_order order, uint64_t *state, unsigned r,
 			size_t *perm, size_t n)
@@ -18,11 +46,9 @@ static void round_order(enum plan_order order, uint64_t *state, unsigned r,
 	for (size_t i = 0; i < n; i++)
 		perm[i] = i;
 	if (order == PLAN_ORDER_REVERSE && (r % 2) == 1) {
-		for (size_t i = 0; i < n / 2; i++) {
-			size_t t = perm[i];
-			perm[i] = perm[n - 1 - i];
-			perm[n - 1 - i] = t;
-		}
+		reverse(perm, n);
+	} else if (order == PLAN_ORDER_BALANCED && n) {
+		williams_round(r, perm, n);
 	} else if (order == PLAN_ORDER_SHUFFLE) {
 		/* Fisher-Yates, from the end. */
 		for (size_t i = n; i > 1; i--) {

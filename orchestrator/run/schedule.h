@@ -21,9 +21,16 @@ struct sched_slot {
  * Fills *slots (caller frees) with warmups*nvariants warmup slots followed
  * by runs*nvariants recorded slots. Each phase starts from round 1:
  * alternate gives A B, A B; reverse reverses every other round (A B, B A);
- * shuffle draws each round's permutation from a generator seeded with
- * seed (splitmix64 + Fisher-Yates, identical on every platform), warmup
- * rounds first, then recorded rounds, from one stream.
+ * balanced takes the rows of a Williams design in turn: row 0 is
+ * 0, 1, n-1, 2, n-2, 3, ..., row i adds i (mod n) to each; for an even n
+ * the n rows are a cycle, for an odd n each row is followed by its reverse
+ * (2n rounds). Over a cycle every variant runs in every slot equally
+ * often, and (even n) follows every other variant exactly once: two
+ * variants give A B, B A, as reverse does; three give A B C, C B A,
+ * B C A, A C B, C A B, B A C. shuffle draws each round's permutation from
+ * a generator seeded with seed (splitmix64 + Fisher-Yates, identical on
+ * every platform), warmup rounds first, then recorded rounds, from one
+ * stream.
  */
 void schedule_build(enum plan_order order, uint64_t seed, size_t nvariants,
 		    unsigned warmups, unsigned runs,

@@ -99,9 +99,12 @@ def reseal(ev):
 def helper_plan(variants, runs=1, warmups=0, order="alternate", gap=0, timeout=None,
                 name="t", load=None, seed=1, helper=None, **extra):
     """A plan whose variants run the test helper: variants is a list of
-    (name, [helper args]) pairs. helper: the helper's path, HELPER if None."""
+    (name, [helper args]) pairs. helper: the helper's path, HELPER if None.
+    order None: the plan names none (abev's default)."""
     sched = {"warmups": warmups, "runs": runs, "order": order, "seed": seed,
              "gap_seconds": gap}
+    if order is None:
+        del sched["order"]
     if timeout is not None:
         sched["timeout_seconds"] = timeout
     plan = {

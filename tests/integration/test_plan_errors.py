@@ -83,7 +83,8 @@ CASES = [
     ("zero_timeout", plan(schedule={"runs": 1, "timeout_seconds": 0}), None,
      ["schedule.timeout_seconds: expected a number > 0"]),
     ("unknown_order", plan(schedule={"runs": 1, "order": "random"}), None,
-     ["schedule.order: unknown order 'random' (expected one of: alternate, reverse, shuffle)"]),
+     ["schedule.order: unknown order 'random' (expected one of: balanced, alternate, reverse, "
+      "shuffle)"]),
     ("missing_command", plan(variants=[{"name": "a"}]), None,
      ["variants[0].command: missing"]),
     ("empty_command", plan(variants=[variant(), variant(name="b", command=[])]), None,

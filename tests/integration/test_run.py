@@ -327,7 +327,7 @@ class Order(AbevTestCase):
         self.abev("run", p, "--out", out, "--quiet", check=0)
         with open(os.path.join(out, "result.json")) as f:
             res = json.load(f)
-        self.assertEqual(res["schedule"]["order"], order)
+        self.assertEqual(res["schedule"]["order"], order or "balanced")
         self.assertEqual(res["schedule"]["seed"], seed)
         return "".join(i["variant"] for i in res["invocations"] if i["phase"] == "run")
 
@@ -336,6 +336,15 @@ class Order(AbevTestCase):
 
     def test_reverse(self):
         self.assertEqual(self.sequence("reverse"), "ABBAAB")
+
+    def test_default_is_balanced(self):
+        # No order in the plan: A B, B A, so that drift in time hits both alike.
+        self.assertEqual(self.sequence(None, runs=4), "ABBAABBA")
+
+    def test_balanced_three(self):
+        # Each row of the Williams square, then its reverse.
+        self.assertEqual(self.sequence("balanced", runs=6, variants="ABC"),
+                         "ABCCBABCAACBCABBAC")
 
     def test_shuffle_is_reproducible_by_seed(self):
         a = self.sequence("shuffle", runs=12, seed=7, variants="ABC")

@@ -784,7 +784,7 @@ static void test_no_round_dropped_silently(void **state)
 static void test_order_note_names_what_happened(void **state)
 {
 	static const double base[] = { 100 }, cand[] = { 101 };
-	static const char *const orders[] = { "alternate", "reverse", NULL };
+	static const char *const orders[] = { "alternate", "reverse", "balanced", NULL };
 	(void)state;
 	for (size_t k = 0; k < ARRAY_SIZE(orders); k++) {
 		struct fixture f;

@@ -25,6 +25,7 @@
 #include "run/proc.h"
 #include "run/sysstat.h"
 #include "util/alloc.h"
+#include "util/compiler.h"
 #include "util/cpulist.h"
 #include "util/dirat.h"
 #include "util/readfile.h"
@@ -163,6 +164,24 @@ static const char *plan_text(int runs, double max_wait, const char *extra)
 		 " \"load\": {\"max_cpu_wait_pct\": 10, \"max_repeats\": 2, \"max_wait_seconds\": %g}}\n",
 		 cpu, cpu, runs, extra ? extra : "", max_wait);
 	return text;
+}
+
+/* Takes what out of text (which must hold it). */
+static void drop(char *text, const char *what)
+{
+	char *p = strstr(text, what);
+
+	assert_non_null(p);
+	memmove(p, p + strlen(what), strlen(p + strlen(what)) + 1);
+}
+
+/* Sets the plan text's gates (text has room, ending as plan_text() ends it). */
+static void set_gates(char *text, size_t size, const char *gates)
+{
+	char *p = strstr(text, "}}\n");
+
+	assert_non_null(p);
+	snprintf(p, size - (size_t)(p - text), "}, \"gates\": %s}\n", gates);
 }
 
 /* Runs text's plan on m; *outcome is the runner's; the result.json read back. */
@@ -402,21 +421,67 @@ static void test_until_decided(void **state)
 	snprintf(text, sizeof(text), "%s", plan_text(0, 60, ", \"until\": \"decided\", "
 						     "\"min_rounds\": 8, \"max_rounds\": 32"));
 	/* "runs": 0 is not a count "until" accepts: drop it. */
-	{
-		char *p = strstr(text, "\"runs\": 0, ");
-		assert_non_null(p);
-		memmove(p, p + strlen("\"runs\": 0, "), strlen(p + strlen("\"runs\": 0, ")) + 1);
-		p = strstr(text, "}}\n");
-		assert_non_null(p);
-		snprintf(p, sizeof(text) - (size_t)(p - text),
-			 "}, \"gates\": {\"wall\": {\"max_regression_pct\": 5}}}\n");
-	}
+	drop(text, "\"runs\": 0, ");
+	set_gates(text, sizeof(text), "{\"wall\": {\"max_regression_pct\": 5}}");
 	run_scripted(&sc, text, &m, &out);
 	assert_int_equal(out, RUNNER_PASSED);
 	/* The first look, after 8 rounds: 16 runs, no more. */
 	assert_int_equal(m.next, 16);
 	assert_int_equal(ninvs(&sc), 16);
 	scratch_release(&sc);
+}
+
+/*
+ * Two identical variants on a machine whose every run takes 0.5 % longer
+ * than the one before (1 % a round). A plan that names no order runs them
+ * A B, B A: the drift lands on each alike and an A/A gate at 0 % cannot
+ * fail, its interval holding 0. In alternate order the later run is always
+ * b's, every round's ratio is above 1, and the gate fails the same two
+ * programs.
+ */
+static void test_default_order_drift_aa(void **state)
+{
+	enum { ROUNDS = 8 };
+	static struct scripted_run runs[2 * ROUNDS];
+	static const struct {
+		int keep_order;      /* the plan says "alternate"; else it names no order */
+		const char *verdict; /* the gate's */
+		const char *variants;
+	} cases[] = {
+		{ 0, "inconclusive", "abbaabbaabbaabba" },
+		{ 1, "fail", "abababababababab" },
+	};
+	(void)state;
+
+	for (size_t i = 0; i < 2 * ROUNDS; i++)
+		runs[i] = (struct scripted_run){ (int64_t)(10 * S * (1 + 0.005 * (double)i)), 0, 0,
+						 0 };
+	for (size_t k = 0; k < ARRAY_SIZE(cases); k++) {
+		struct machine m = { .runs = runs, .nruns = 2 * ROUNDS };
+		struct scratch sc;
+		enum runner_outcome out;
+		const cJSON *cmp, *gate, *iv;
+		char text[2048];
+
+		snprintf(text, sizeof(text), "%s", plan_text(ROUNDS, 60, NULL));
+		if (!cases[k].keep_order)
+			drop(text, "\"order\": \"alternate\", ");
+		set_gates(text, sizeof(text), "{\"wall\": {\"max_regression_pct\": 0}}");
+		run_scripted(&sc, text, &m, &out);
+		cmp = cJSON_GetObjectItem(sc.result, "comparison");
+		gate = cJSON_GetArrayItem(cJSON_GetObjectItem(cmp, "gates"), 0);
+		iv = cJSON_GetObjectItem(gate, "interval");
+		assert_string_equal(str_of(gate, "verdict"), cases[k].verdict);
+		assert_int_equal(cJSON_GetArraySize(iv), 2);
+		if (!cases[k].keep_order) {
+			assert_true(cJSON_GetArrayItem(iv, 0)->valuedouble < 0);
+			assert_true(cJSON_GetArrayItem(iv, 1)->valuedouble > 0);
+		} else {
+			assert_string_equal(str_of(cmp, "decision"), "rejected");
+		}
+		assert_string_equal(m.variants, cases[k].variants);
+		scratch_release(&sc);
+	}
 }
 
 int main(void)
@@ -428,6 +493,7 @@ int main(void)
 		cmocka_unit_test(test_never_quiet),
 		cmocka_unit_test(test_fail_fast),
 		cmocka_unit_test(test_until_decided),
+		cmocka_unit_test(test_default_order_drift_aa),
 	};
 	if (proc_setup() < 0)
 		return 1;

@@ -294,7 +294,7 @@ static void test_defaults(void **state)
 	assert_string_equal(plan.variants[0].cwd, realdir);
 	assert_int_equal(plan.warmups, 0);
 	assert_int_equal(plan.runs, 3);
-	assert_int_equal(plan.order, PLAN_ORDER_ALTERNATE);
+	assert_int_equal(plan.order, PLAN_ORDER_BALANCED);
 	assert_int_equal(plan.seed, 1);
 	assert_true(plan.gap_seconds == 0);
 	assert_true(plan.timeout_seconds == 0);
@@ -589,7 +589,8 @@ static const struct broken broken_plans[] = {
 	{ HEAD "'variants':[" VA "],'schedule':{'gap_seconds':1e999}}", NULL, 0,
 	  { ": schedule.gap_seconds: expected a number >= 0", "found inf" } },
 	{ HEAD "'variants':[" VA "],'schedule':{'order':'random'}}", NULL, 0,
-	  { ": schedule.order: unknown order 'random' (expected one of: alternate, reverse, shuffle)" } },
+	  { ": schedule.order: unknown order 'random' (expected one of: balanced, alternate, reverse, "
+	    "shuffle)" } },
 	{ HEAD "'variants':[" VA "],'load':{'max_foreign_cpu':-0.5}}", NULL, 0,
 	  { ": load.max_foreign_cpu: expected a number >= 0" } },
 	{ HEAD "'variants':[" VA "],'load':{'max_cpu_wait_pct':100.5}}", NULL, 0,
@@ -1295,12 +1296,34 @@ static void test_partial_plan(void **state)
 	free(path);
 }
 
+/* Every order by its name and back; PLAN_ORDER_LIST, what messages list, names each. */
 static void test_order_names(void **state)
 {
+	static const struct {
+		enum plan_order order;
+		const char *name;
+	} orders[] = {
+		{ PLAN_ORDER_ALTERNATE, "alternate" },
+		{ PLAN_ORDER_REVERSE, "reverse" },
+		{ PLAN_ORDER_SHUFFLE, "shuffle" },
+		{ PLAN_ORDER_BALANCED, "balanced" },
+	};
+	size_t listed = 1;
+	enum plan_order o = PLAN_ORDER_SHUFFLE;
 	(void)state;
-	assert_string_equal(plan_order_name(PLAN_ORDER_ALTERNATE), "alternate");
-	assert_string_equal(plan_order_name(PLAN_ORDER_REVERSE), "reverse");
-	assert_string_equal(plan_order_name(PLAN_ORDER_SHUFFLE), "shuffle");
+	for (size_t i = 0; i < ARRAY_SIZE(orders); i++) {
+		assert_string_equal(plan_order_name(orders[i].order), orders[i].name);
+		assert_int_equal(plan_order_parse(orders[i].name, &o), 0);
+		assert_int_equal(o, orders[i].order);
+		assert_non_null(strstr(PLAN_ORDER_LIST, orders[i].name));
+	}
+	for (const char *p = PLAN_ORDER_LIST; *p; p++)
+		listed += *p == ',';
+	assert_int_equal(listed, ARRAY_SIZE(orders));
+	assert_int_equal(plan_order_parse("Balanced", &o), -1);
+	assert_int_equal(plan_order_parse("", &o), -1);
+	assert_int_equal(o, PLAN_ORDER_BALANCED);
+	assert_string_equal(plan_order_name(PLAN_ORDER_DEFAULT), "balanced");
 }
 
 int main(void)

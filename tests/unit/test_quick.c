@@ -215,7 +215,7 @@ static void test_bench_plan(void **state)
 	s = cJSON_GetObjectItemCaseSensitive(j, "schedule");
 	assert_int_equal((int)num_at(s, "runs"), QUICK_DEFAULT_RUNS);
 	assert_int_equal((int)num_at(s, "warmups"), 0);
-	assert_string_equal(str_at(s, "order"), "alternate");
+	assert_string_equal(str_at(s, "order"), "balanced");
 	assert_null(cJSON_GetObjectItemCaseSensitive(s, "prepare"));
 	assert_null(cJSON_GetObjectItemCaseSensitive(j, "results"));
 	assert_null(cJSON_GetObjectItemCaseSensitive(j, "gates"));

@@ -1,6 +1,7 @@
 /*
  * Unit tests of schedule.c: the fixed orders as tables of expected slots,
- * warmups before runs with rounds restarting at 1, and the shuffle's
+ * warmups before runs with rounds restarting at 1, the balanced order's
+ * slots and neighbours over a cycle, and the shuffle's
  * reproducibility (same seed, same order; pinned against an independent
  * implementation of splitmix64 + Fisher-Yates) and permutation property.
  */
@@ -47,6 +48,19 @@ static const struct order_case order_cases[] = {
 	{ "reverse, 2 warmups then 2 runs", PLAN_ORDER_REVERSE, 1, 2, 2, 2, 8,
 	  { W(0, 1), W(1, 1), W(1, 2), W(0, 2), R(0, 1), R(1, 1), R(1, 2), R(0, 2) } },
 	{ "one variant", PLAN_ORDER_REVERSE, 1, 1, 1, 2, 3, { W(0, 1), R(0, 1), R(0, 2) } },
+	{ "balanced, one variant", PLAN_ORDER_BALANCED, 1, 1, 1, 2, 3,
+	  { W(0, 1), R(0, 1), R(0, 2) } },
+	{ "balanced, 2 variants: A B, B A, as reverse, from round 1 in each phase",
+	  PLAN_ORDER_BALANCED, 1, 2, 1, 3, 8,
+	  { W(0, 1), W(1, 1), R(0, 1), R(1, 1), R(1, 2), R(0, 2), R(0, 3), R(1, 3) } },
+	{ "balanced, 3 variants: each row, then its reverse", PLAN_ORDER_BALANCED, 1, 3, 0, 7, 21,
+	  { R(0, 1), R(1, 1), R(2, 1), R(2, 2), R(1, 2), R(0, 2), R(1, 3), R(2, 3), R(0, 3),
+	    R(0, 4), R(2, 4), R(1, 4), R(2, 5), R(0, 5), R(1, 5), R(1, 6), R(0, 6), R(2, 6),
+	    R(0, 7), R(1, 7), R(2, 7) } },
+	{ "balanced, 4 variants: 0 1 3 2 and its shifts", PLAN_ORDER_BALANCED, 1, 4, 0, 5, 20,
+	  { R(0, 1), R(1, 1), R(3, 1), R(2, 1), R(1, 2), R(2, 2), R(0, 2), R(3, 2),
+	    R(2, 3), R(3, 3), R(1, 3), R(0, 3), R(3, 4), R(0, 4), R(2, 4), R(1, 4),
+	    R(0, 5), R(1, 5), R(3, 5), R(2, 5) } },
 	/*
 	 * Pinned from a separate implementation (Python) of splitmix64 +
 	 * Fisher-Yates with rejection sampling; a change here changes every
@@ -155,12 +169,80 @@ static void test_shuffle_permutations(void **state)
 	}
 }
 
+/*
+ * Over each cycle of the balanced order (n rounds for an even n, 2n for an
+ * odd one) every variant runs in every slot equally often, so a machine
+ * that drifts linearly in time adds the same to every variant's total;
+ * and every ordered pair of different variants are neighbours in a round
+ * equally often: once a cycle for an even n, twice for an odd one (each
+ * row and its reverse). Warmups do not shift the recorded phase's cycle.
+ */
+static void test_balanced_cycle(void **state)
+{
+	enum { MAXN = 7 };
+	(void)state;
+	for (size_t nv = 1; nv <= MAXN; nv++) {
+		unsigned cycle = (unsigned)(nv % 2 ? 2 * nv : nv);
+		struct sched_slot *slots = NULL;
+		size_t n = 0;
+
+		schedule_build(PLAN_ORDER_BALANCED, 1, nv, 3, 2 * cycle, &slots, &n);
+		assert_int_equal(n, (3 + 2 * cycle) * nv);
+		for (unsigned c = 0; c < 2; c++) {
+			const struct sched_slot *run = slots + 3 * nv + (size_t)c * cycle * nv;
+			unsigned in_slot[MAXN][MAXN] = { { 0 } }, pair[MAXN][MAXN] = { { 0 } };
+			size_t when[MAXN] = { 0 };
+
+			for (size_t k = 0; k < (size_t)cycle * nv; k++) {
+				size_t v = run[k].variant, slot = k % nv;
+
+				assert_int_equal(run[k].warmup, 0);
+				assert_int_equal(run[k].round, c * cycle + k / nv + 1);
+				in_slot[v][slot]++;
+				when[v] += k;
+				if (slot)
+					pair[run[k - 1].variant][v]++;
+			}
+			for (size_t v = 0; v < nv; v++) {
+				assert_int_equal(when[v], when[0]);
+				for (size_t w = 0; w < nv; w++) {
+					assert_int_equal(in_slot[v][w], cycle / nv);
+					assert_int_equal(pair[v][w], v == w ? 0 : nv % 2 ? 2 : 1);
+				}
+			}
+		}
+		free(slots);
+	}
+}
+
+/*
+ * A plan that names no order runs in one where a linear drift of the
+ * machine cancels between the variants: with two, every other round has
+ * the candidate first, so over 16 rounds the variants' runs are as late
+ * on average (the sum of their places in time is the same).
+ */
+static void test_default_order_cancels_drift(void **state)
+{
+	struct sched_slot *slots = NULL;
+	size_t n = 0, when[2] = { 0, 0 };
+	(void)state;
+
+	schedule_build(PLAN_ORDER_DEFAULT, 1, 2, 0, 16, &slots, &n);
+	assert_int_equal(n, 32);
+	for (size_t k = 0; k < n; k++)
+		when[slots[k].variant] += k;
+	assert_int_equal(when[0], when[1]);
+	free(slots);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_orders),
 		cmocka_unit_test(test_shuffle_seed),
 		cmocka_unit_test(test_shuffle_permutations),
+		cmocka_unit_test(test_balanced_cycle),
+		cmocka_unit_test(test_default_order_cancels_drift),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
