@@ -6,7 +6,8 @@
  * before). Prints Markdown on stdout: one row per data model (contention
  * among them), noise (CV), number of rounds and method, then the
  * acceptance cells on their own, the run-until-decided design, the
- * contention models' power with more rounds, and with abev's load guard.
+ * contention models' power with more rounds, and with abev's load guard,
+ * and the machine drifting in time in either order of a round's runs.
  * The simulation is tests/unit/calibration_sim.h, the one the unit test
  * test_calibration asserts on: the same cell and number of datasets give
  * the same figures in both. Built and run by `make bench-calibration`;
@@ -132,8 +133,10 @@ static void print_sequential(unsigned n)
 	printf("|---|---:|---:|---:|---:|---:|---:|\n");
 	for (int mo = 0; mo < CAL_MODELS; mo++)
 		for (size_t c = 1; c < ARRAY_SIZE(cvs); c++) {
-			struct cal_cell same = { (enum cal_model)mo, cvs[c], 32, 1, 0 };
-			struct cal_cell slow = { (enum cal_model)mo, cvs[c], 32, EFFECT, 0 };
+			struct cal_cell same = { (enum cal_model)mo, cvs[c], 32, 1, 0,
+						 CAL_ORDER_BALANCED };
+			struct cal_cell slow = { (enum cal_model)mo, cvs[c], 32, EFFECT, 0,
+						 CAL_ORDER_BALANCED };
 			struct cal_seq_result a0, a5, p5;
 
 			cal_run_sequential(&same, looks, ARRAY_SIZE(looks), 0, n, &a0);
@@ -170,7 +173,8 @@ static void print_contention_rounds(unsigned n)
 		for (size_t c = 1; c < ARRAY_SIZE(cvs); c++) {
 			printf("| %s | %g %% |", cal_model_names[models[m]], cvs[c] * 100);
 			for (size_t r = 0; r < ARRAY_SIZE(more); r++) {
-				struct cal_cell cell = { models[m], cvs[c], more[r], EFFECT, 0 };
+				struct cal_cell cell = { models[m], cvs[c], more[r], EFFECT, 0,
+							 CAL_ORDER_BALANCED };
 				struct cal_result res;
 
 				cal_run(&cell, &o, &res);
@@ -199,7 +203,8 @@ static void print_guarded(unsigned n)
 	for (size_t m = 0; m < ARRAY_SIZE(models); m++)
 		for (size_t c = 1; c < ARRAY_SIZE(cvs); c++)
 			for (size_t r = 0; r < ARRAY_SIZE(some); r++) {
-				struct cal_cell cell = { models[m], cvs[c], some[r], 1, 1 };
+				struct cal_cell cell = { models[m], cvs[c], some[r], 1, 1,
+							 CAL_ORDER_BALANCED };
 				struct cal_result a, p;
 
 				cal_run(&cell, &o, &a);
@@ -211,6 +216,42 @@ static void print_guarded(unsigned n)
 				       pct(&a, CAL_PAIRED, L5, CAL_FAIL),
 				       pct(&p, CAL_PAIRED, L5, CAL_FAIL),
 				       pct(&p, CAL_PAIRED, L5, CAL_INCONCLUSIVE));
+			}
+}
+
+/*
+ * The machine drifting 1 % a round (calibration_sim.h), in the two orders
+ * of a round's runs: A/A FAIL shares, how often the paired interval held
+ * the true ratio against the coverage it stated, and power, by CV and
+ * rounds. The orders see the same noise (cal_seed()).
+ */
+static void print_machine_drift(unsigned n)
+{
+	static const size_t some[] = { 8, 16, 32 };
+	struct cal_options o = { n, 1, 1u << CAL_PAIRED };
+
+	printf("\nMachine drift (%g %% a round), by the order of a round's runs, "
+	       "paired exact WSR:\n\n", CAL_MACHINE_DRIFT_PER_ROUND * 100);
+	printf("| order | CV | rounds | A/A FAIL %% (L=0) | A/A FAIL %% (L=5) | "
+	       "A/A coverage %% (stated) | +20 %% FAIL %% (L=5) |\n");
+	printf("|---|---:|---:|---:|---:|---:|---:|\n");
+	for (int ord = 0; ord < CAL_ORDERS; ord++)
+		for (size_t c = 0; c < ARRAY_SIZE(cvs); c++)
+			for (size_t r = 0; r < ARRAY_SIZE(some); r++) {
+				struct cal_cell cell = { CAL_MACHINE_DRIFT, cvs[c], some[r], 1, 0,
+							 (enum cal_order)ord };
+				struct cal_result a, p;
+				double stated, covered;
+
+				cal_run(&cell, &o, &a);
+				cell.effect = EFFECT;
+				cal_run(&cell, &o, &p);
+				covered = cal_coverage(&a, CAL_PAIRED, &stated);
+				printf("| %s | %g %% | %zu | %.2f | %.2f | %.1f (%.1f) | %.1f |\n",
+				       cal_order_names[ord], cvs[c] * 100, some[r],
+				       pct(&a, CAL_PAIRED, 0, CAL_FAIL),
+				       pct(&a, CAL_PAIRED, L5, CAL_FAIL), covered * 100,
+				       stated * 100, pct(&p, CAL_PAIRED, L5, CAL_FAIL));
 			}
 }
 
@@ -230,7 +271,8 @@ int main(void)
 	for (int mo = 0; mo < CAL_MODELS; mo++)
 		for (size_t c = 0; c < ARRAY_SIZE(cvs); c++)
 			for (size_t r = 0; r < ARRAY_SIZE(rounds); r++) {
-				struct cal_cell cell = { (enum cal_model)mo, cvs[c], rounds[r], 1, 0 };
+				struct cal_cell cell = { (enum cal_model)mo, cvs[c], rounds[r], 1,
+							 0, CAL_ORDER_BALANCED };
 
 				cal_run(&cell, &o, &aa[mo][c][r]);
 				cell.effect = EFFECT;
@@ -243,5 +285,6 @@ int main(void)
 	print_sequential(n);
 	print_contention_rounds(n);
 	print_guarded(n);
+	print_machine_drift(n);
 	return 0;
 }

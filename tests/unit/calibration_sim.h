@@ -17,9 +17,10 @@
  *   its wall time, as measured on a 2-core host); each run also has its own
  *   lognormal noise of CV cv;
  * - one-sided bursts (CAL_BURSTS): each run, alike for reference and
- *   candidate (abev alternates their order, so neither side is the one
- *   more often hit), is slowed in 15 % of cases by a burst uniform in
- *   1.3-2.0, on top of its own lognormal noise of CV cv.
+ *   candidate (abev's balanced order runs each first in every other round,
+ *   so neither side is the one more often hit), is slowed in 15 % of cases
+ *   by a burst uniform in 1.3-2.0, on top of its own lognormal noise of CV
+ *   cv.
  * Measured on the 2-core development host (2026-12-04, load average 4 to
  * 5.5 from other builds and tests): 400 CPU-bound runs of 50 ms in
  * back-to-back pairs were slowed by a median 1.5x, 34 % by more than 2x;
@@ -36,8 +37,19 @@
  * its wait budget lasts: the first run of a round when its share is over
  * the limit (CAL_GUARD_LIMIT, load.max_cpu_wait_pct's default), the second
  * when it is over and not loaded like the first (guard_load_balanced()),
- * each at most CAL_GUARD_REPEATS times, then kept. abev alternates which
- * variant runs first in a round; so does the simulation.
+ * each at most CAL_GUARD_REPEATS times, then kept. In the balanced order
+ * (abev's default) the variant that runs first changes every round; so
+ * does the simulation.
+ *
+ * One model is a machine whose speed drifts in time (CAL_MACHINE_DRIFT):
+ * each run's time is multiplied by 1 + CAL_MACHINE_DRIFT_PER_ROUND times
+ * its place in time, counted in rounds from 0, the second run of a round
+ * half a round after the first. The schedule's order (cal_cell.order)
+ * decides which variant runs first: in the balanced order (A B, B A) the
+ * drift adds to each alike; in alternate order (A B, A B) the candidate is
+ * always the later, and every round's ratio is biased by about half the
+ * drift of a round. Only this model and the guarded rounds depend on the
+ * order; the others draw the same data in either.
  *
  * Shared by tests/unit/test_calibration.c, which asserts the acceptance
  * criteria on a few cells, and bench/calibration.c, which prints the whole
@@ -72,13 +84,27 @@ enum cal_model {
 			  * factor shared by both runs of a round (CAL_LOAD_*) */
 	CAL_BURSTS,     /* lognormal noise of CV cv per run, times a burst of its own
 			 * in some runs (CAL_BURST_*) */
+	CAL_MACHINE_DRIFT, /* lognormal noise of CV cv per run, times the machine's
+			    * drift at the run's place in time (top of the file) */
 	CAL_MODELS
 };
 
 static const char *const cal_model_names[CAL_MODELS] = {
 	"lognormal", "heavy-tailed", "drift", "round factor", "shared slow-down",
-	"one-sided bursts",
+	"one-sided bursts", "machine drift",
 };
+
+/* The schedule's order of a round's two runs (plan's schedule.order). */
+enum cal_order {
+	CAL_ORDER_BALANCED,  /* A B, B A, ...: abev's default */
+	CAL_ORDER_ALTERNATE, /* A B, A B, ...: the candidate always second */
+	CAL_ORDERS
+};
+
+static const char *const cal_order_names[CAL_ORDERS] = { "balanced", "alternate" };
+
+/* CAL_MACHINE_DRIFT: the machine's slow-down per round, a share of the run's time. */
+#define CAL_MACHINE_DRIFT_PER_ROUND 0.01
 
 /*
  * Contention (see the top of the file): the share of rounds beside foreign
@@ -116,6 +142,7 @@ struct cal_cell {
 	size_t rounds;    /* paired rounds: one reference and one candidate run each */
 	double effect;    /* candidate's base over the reference's: 1 for A/A */
 	int guarded;      /* runs judged and repeated as abev's load guard does (top of file) */
+	enum cal_order order; /* which variant runs first in each round; 0: balanced */
 };
 
 struct cal_options {
@@ -134,6 +161,15 @@ struct cal_result {
 	 * datasets (McNemar).
 	 */
 	unsigned fail_alone[CAL_METHODS][CAL_LIMITS];
+	/*
+	 * covered[method]: datasets whose interval holds the true ratio
+	 * (cal_cell.effect); stated[method]: the sum of the coverage each
+	 * interval states (the paired one's exact figure, the bootstrap's
+	 * level). A method that gives no interval adds to neither.
+	 */
+	unsigned covered[CAL_METHODS];
+	double stated[CAL_METHODS];
+	unsigned intervals[CAL_METHODS];
 };
 
 /*
@@ -282,11 +318,39 @@ static inline void cal_guarded_round(const struct cal_cell *c, uint64_t *rng, do
 	}
 }
 
-/* Round r of n: the reference's run, then the candidate's (guarded: alternating). */
+/* Does the candidate run first in round r (0-based)? In balanced order, in the odd rounds. */
+static inline int cal_cand_first(const struct cal_cell *c, size_t r)
+{
+	return c->order == CAL_ORDER_BALANCED && r % 2;
+}
+
+/*
+ * The machine's drift (CAL_MACHINE_DRIFT) on the runs of round r, the
+ * reference's and the candidate's; every other model: none.
+ */
+static inline void cal_machine_drift(const struct cal_cell *c, size_t r, double *ref,
+				     double *cand)
+{
+	int cand_first = cal_cand_first(c, r);
+	double first = 1 + CAL_MACHINE_DRIFT_PER_ROUND * (double)r;
+	double second = 1 + CAL_MACHINE_DRIFT_PER_ROUND * ((double)r + 0.5);
+
+	if (c->model != CAL_MACHINE_DRIFT)
+		return;
+	*ref *= cand_first ? second : first;
+	*cand *= cand_first ? first : second;
+}
+
+/*
+ * Round r of n: the reference's run and the candidate's, drawn in that
+ * order whichever runs first (cal_cand_first()), but for the guarded
+ * rounds, where it matters.
+ */
 static inline void cal_round(const struct cal_cell *c, uint64_t *rng, size_t r, double *ref,
 		      double *cand)
 {
 	double shared = 1, burst;
+	int cand_first = cal_cand_first(c, r);
 
 	if (c->model == CAL_DRIFT)
 		shared = exp(0.02 * (double)r / (double)c->rounds);
@@ -297,15 +361,20 @@ static inline void cal_round(const struct cal_cell *c, uint64_t *rng, size_t r, 
 	if (c->guarded) {
 		double first, second;
 		cal_guarded_round(c, rng, shared, &first, &second);
-		*ref = r % 2 ? second : first;
-		*cand = c->effect * (r % 2 ? first : second);
-		return;
+		*ref = cand_first ? second : first;
+		*cand = c->effect * (cand_first ? first : second);
+	} else {
+		*ref = cal_noise(c, rng, shared, &burst);
+		*cand = c->effect * cal_noise(c, rng, shared, &burst);
 	}
-	*ref = cal_noise(c, rng, shared, &burst);
-	*cand = c->effect * cal_noise(c, rng, shared, &burst);
+	cal_machine_drift(c, r, ref, cand);
 }
 
-/* A cell's seed: a different stream for each model, noise, size and effect. */
+/*
+ * A cell's seed: a different stream for each model, noise, size and
+ * effect; the same for either order, so that the orders are compared on
+ * the same noise.
+ */
 static inline uint64_t cal_seed(const struct cal_cell *c)
 {
 	uint64_t s = UINT64_C(0xabe7ca11b7a7e000) ^ (uint64_t)c->model << 56 ^
@@ -346,6 +415,7 @@ static inline void cal_run(const struct cal_cell *c, const struct cal_options *o
 				ok[CAL_PAIRED] = 1;
 				lo[CAL_PAIRED] = exp(iv.lo);
 				hi[CAL_PAIRED] = exp(iv.hi);
+				res->stated[CAL_PAIRED] += iv.coverage;
 			}
 		}
 		if (o->methods & 1u << CAL_BOOTSTRAP) {
@@ -357,8 +427,14 @@ static inline void cal_run(const struct cal_cell *c, const struct cal_options *o
 				ok[CAL_BOOTSTRAP] = 1;
 				lo[CAL_BOOTSTRAP] = iv.lo;
 				hi[CAL_BOOTSTRAP] = iv.hi;
+				res->stated[CAL_BOOTSTRAP] += CAL_LEVEL;
 			}
 		}
+		for (int m = 0; m < CAL_METHODS; m++)
+			if (ok[m]) {
+				res->intervals[m]++;
+				res->covered[m] += lo[m] <= c->effect && c->effect <= hi[m];
+			}
 		for (int l = 0; l < CAL_LIMITS; l++) {
 			enum cal_verdict v[CAL_METHODS];
 
@@ -430,6 +506,19 @@ static inline double cal_share(const struct cal_result *res, enum cal_method m, 
 			       enum cal_verdict v)
 {
 	return res->datasets ? (double)res->verdicts[m][l][v] / res->datasets : 0;
+}
+
+/*
+ * The share (0..1) of method m's intervals that held the true ratio, and
+ * in *stated the coverage they stated on average; 0 (and 0) without one.
+ */
+static inline double cal_coverage(const struct cal_result *res, enum cal_method m,
+				  double *stated)
+{
+	unsigned n = res->intervals[m];
+
+	*stated = n ? res->stated[m] / n : 0;
+	return n ? (double)res->covered[m] / n : 0;
 }
 
 /* The standard error of a share p estimated from n datasets. */

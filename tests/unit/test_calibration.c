@@ -121,8 +121,9 @@ static void check_aa_cell(const struct cal_cell *cell, const struct cal_options 
 }
 
 /*
- * A/A: baseline and candidate from the same distribution, every model, CV
- * 5 % and 10 %, 6 to 20 rounds. The FAIL share at L = 0 and at L = 5 is
+ * A/A: baseline and candidate from the same distribution, every model (the
+ * machine drifting in time among them, in abev's default balanced order),
+ * CV 5 % and 10 %, 6 to 20 rounds. The FAIL share at L = 0 and at L = 5 is
  * at most 2.5 % plus three simulation standard errors.
  */
 static void test_aa_fail_rate(void **state)
@@ -136,7 +137,8 @@ static void test_aa_fail_rate(void **state)
 	for (int m = 0; m < CAL_MODELS; m++)
 		for (size_t c = 0; c < ARRAY_SIZE(cvs); c++)
 			for (size_t r = 0; r < ARRAY_SIZE(rounds); r++) {
-				struct cal_cell cell = { (enum cal_model)m, cvs[c], rounds[r], 1, 0 };
+				struct cal_cell cell = { (enum cal_model)m, cvs[c], rounds[r], 1, 0,
+							 CAL_ORDER_BALANCED };
 
 				check_aa_cell(&cell, &o, bound);
 			}
@@ -203,7 +205,8 @@ static void test_power(void **state)
 	assert_true(cal_limits[1] == 5);
 	for (size_t m = 0; m < ARRAY_SIZE(models); m++)
 		for (size_t c = 0; c < ARRAY_SIZE(cells); c++) {
-			struct cal_cell cell = { models[m], cells[c].cv, cells[c].rounds, 1.2, 0 };
+			struct cal_cell cell = { models[m], cells[c].cv, cells[c].rounds, 1.2, 0,
+						 CAL_ORDER_BALANCED };
 
 			check_power_cell(&cell, n, cells[c].margin);
 		}
@@ -224,8 +227,8 @@ static void test_sequential(void **state)
 
 	(void)state;
 	for (size_t m = 0; m < ARRAY_SIZE(models); m++) {
-		struct cal_cell aa = { models[m], 0.10, 32, 1.0, 0 };
-		struct cal_cell slow = { models[m], 0.10, 32, 1.2, 0 };
+		struct cal_cell aa = { models[m], 0.10, 32, 1.0, 0, CAL_ORDER_BALANCED };
+		struct cal_cell slow = { models[m], 0.10, 32, 1.2, 0, CAL_ORDER_BALANCED };
 		struct cal_seq_result r;
 		double fail, limit = 0.025 + 3 * cal_se(0.025, n);
 
@@ -273,15 +276,59 @@ static void test_contention(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < ARRAY_SIZE(cells); i++) {
-		struct cal_cell aa = { cells[i].model, 0.10, 24, 1, cells[i].guarded };
+		struct cal_cell aa = { cells[i].model, 0.10, 24, 1, cells[i].guarded,
+				       CAL_ORDER_BALANCED };
 		struct cal_cell slow = { cells[i].model, 0.10, cells[i].rounds, 1.2,
-					 cells[i].guarded };
+					 cells[i].guarded, CAL_ORDER_BALANCED };
 
 		check_aa_cell(&aa, &o, bound);
 		if (cells[i].vs_bootstrap)
 			check_power_cell(&slow, o.datasets, 0);
 		else
 			check_paired_power(&slow, o.datasets);
+	}
+}
+
+/*
+ * A machine drifting 1 % a round (calibration_sim.h), A/A at CV 2 %, the
+ * cells where the drift weighs most against the noise, with 16 and 32
+ * rounds. In the balanced order (A B, B A: abev's default) the drift adds
+ * to both sides alike: the paired interval FAILs at most 2.5 % + 3 SE of
+ * datasets at L = 0 and L = 5 (issue 30 asks for 5 %), and holds the true
+ * ratio at least 95 % - 3 SE of the time. In alternate order the candidate
+ * always runs later and, on the same noise, FAILs more often than the
+ * nominal 2.5 % and than in balanced order: the bias the model is there
+ * to show (8.2 % and 13.2 % with 2000 datasets, bench/results.md).
+ */
+static void test_machine_drift(void **state)
+{
+	static const size_t rounds[] = { 16, 32 };
+	struct cal_options o = { datasets(), resamples(), 1u << CAL_PAIRED };
+	double bound = AA_FAIL_MAX + 3 * cal_se(AA_FAIL_MAX, o.datasets);
+	double least = CAL_LEVEL - 3 * cal_se(CAL_LEVEL, o.datasets);
+
+	(void)state;
+	for (size_t r = 0; r < ARRAY_SIZE(rounds); r++) {
+		struct cal_cell cell = { CAL_MACHINE_DRIFT, 0.02, rounds[r], 1, 0,
+					 CAL_ORDER_BALANCED };
+		struct cal_result bal, alt;
+		double stated, covered, fb, fa;
+
+		check_aa_cell(&cell, &o, bound);
+		cal_run(&cell, &o, &bal);
+		covered = cal_coverage(&bal, CAL_PAIRED, &stated);
+		if (covered < least)
+			fail_msg("A/A machine drift, balanced, %zu rounds: the interval held 1 in "
+				 "%.2f %% of datasets (stated %.2f %%, at least %.2f %%)",
+				 rounds[r], covered * 100, stated * 100, least * 100);
+		cell.order = CAL_ORDER_ALTERNATE;
+		cal_run(&cell, &o, &alt);
+		fb = cal_share(&bal, CAL_PAIRED, 0, CAL_FAIL);
+		fa = cal_share(&alt, CAL_PAIRED, 0, CAL_FAIL);
+		if (fa <= AA_FAIL_MAX || fa <= fb)
+			fail_msg("A/A machine drift, %zu rounds, L = 0: alternate FAILs %.2f %%, "
+				 "balanced %.2f %%: the drift no longer biases alternate",
+				 rounds[r], fa * 100, fb * 100);
 	}
 }
 
@@ -293,6 +340,7 @@ int main(void)
 		cmocka_unit_test(test_power),
 		cmocka_unit_test(test_sequential),
 		cmocka_unit_test(test_contention),
+		cmocka_unit_test(test_machine_drift),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
