@@ -673,7 +673,8 @@ static char *limit_files(struct judge *j, const struct invocation *inv, const st
 			    logs);
 	if (tree_walk_at(root, inv->dir, &ops, &l) < 0)
 		goto out;
-	qsort(l.v, l.n, sizeof(*l.v), by_name);
+	if (l.n > 1)
+		qsort(l.v, l.n, sizeof(*l.v), by_name);
 	kept = l.n;
 	if (l.n > limit) {
 		/* Beneath the evidence root, no link followed: only the run's own files go. */
