@@ -400,6 +400,7 @@ static void gate_interval(const struct compare_config *cfg, const struct cmp_sam
 	size_t pairs_needed = stats_wsr_interval_n_needed(conf);
 	size_t runs_needed = stats_mw_interval_n_needed(conf);
 	size_t fewer = ref->n < s->n ? ref->n : s->n;
+	size_t ref_bad = not_positive(ref), s_bad = not_positive(s);
 	struct stats_exact_interval iv;
 	double *rl = NULL, *sl = NULL;
 
@@ -413,11 +414,11 @@ static void gate_interval(const struct compare_config *cfg, const struct cmp_sam
 	 * unknowable, not one of the other rounds: a throughput that drops
 	 * to 0 in 4 rounds of 10 must not pass on the 6 where it did not.
 	 */
-	if (not_positive(ref) || not_positive(s)) {
+	if (ref_bad || s_bad) {
 		s->gi_note = xasprintf("%zu counted run(s) of the reference and %zu of this variant "
 				       "have a value of 0 or below, which a ratio cannot take; "
 				       "judging the change on the other runs would hide them",
-				       not_positive(ref), not_positive(s));
+				       ref_bad, s_bad);
 		return;
 	}
 	if (!cfg->unpaired) {

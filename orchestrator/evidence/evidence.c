@@ -253,6 +253,20 @@ static cJSON *values_json(const struct cmp_sample *s, int depth)
 	return raw;
 }
 
+/* The rounds left out of s's pairing, with why (compare.h). */
+static cJSON *left_out_json(const struct cmp_sample *s)
+{
+	cJSON *a = jnew_array();
+
+	for (size_t i = 0; i < s->nleft_out; i++) {
+		cJSON *e = jnew_object();
+		jadd_int(e, "round", s->left_out[i].round);
+		jadd_str(e, "why", cmp_left_out_key(s->left_out[i].why));
+		jpush(a, e);
+	}
+	return a;
+}
+
 /* One variant under one metric; its keys are depth tabs in when printed. */
 static cJSON *sample_json(const struct cmp_sample *s, int depth)
 {
@@ -300,16 +314,7 @@ static cJSON *sample_json(const struct cmp_sample *s, int depth)
 			jadd(x, "exact", jnull());
 		jadd_opt(x, "min_p", s->has_paired, s->wsr_min_p, NULL, NULL);
 		jadd_str(x, "note", s->paired_note);
-		{
-			cJSON *lo = jnew_array();
-			for (size_t i = 0; i < s->nleft_out; i++) {
-				cJSON *e = jnew_object();
-				jadd_int(e, "round", s->left_out[i].round);
-				jadd_str(e, "why", cmp_left_out_key(s->left_out[i].why));
-				jpush(lo, e);
-			}
-			jadd(x, "left_out", lo);
-		}
+		jadd(x, "left_out", left_out_json(s));
 		jadd(o, "paired", x);
 		x = jnew_object();
 		jadd_str(x, "method", s->has_gi ? s->gi_method : NULL);

@@ -473,6 +473,19 @@ static int variant_cpus(const struct plan_variant *v, struct cpulist *cpus)
 }
 
 /*
+ * What a command left in inv's directory made sealable: modes abev can
+ * read (and none it should not keep), then links and odd names go. 0, or
+ * -1 after error().
+ */
+static int take_back_run_dir(struct run_state *st, const struct invocation *inv)
+{
+	if (seal_take_back(&st->ev, inv->dir, run_state_note_cb, st) < 0 ||
+	    seal_tidy(&st->ev, inv->dir, run_state_note_cb, st) < 0)
+		return -1;
+	return 0;
+}
+
+/*
  * Runs the invocation's command in its directory abs_dir and records what
  * was measured. *signo: the interrupt signal when abev was interrupted
  * while it ran, else 0. 0, or -1 after error().
@@ -518,12 +531,7 @@ static int run_process(struct run_state *st, const struct plan_variant *v, char 
 	why = run_dir_check(st, inv, made, &err);
 	if (err < 0)
 		goto out;
-	/*
-	 * What the child left in its directory must be sealable: modes abev
-	 * can read (and none it should not keep), then links and odd names go.
-	 */
-	if (!why && (seal_take_back(&st->ev, inv->dir, run_state_note_cb, st) < 0 ||
-		     seal_tidy(&st->ev, inv->dir, run_state_note_cb, st) < 0))
+	if (!why && take_back_run_dir(st, inv) < 0)
 		goto out;
 	inv_record(inv, &res, &cs_before, &cs_after, plan);
 	*swapped = why != NULL;
@@ -671,8 +679,7 @@ static int run_one(struct run_state *st, const struct sched_slot *slot, unsigned
 	if (v->prepare_len && (swapped || strcmp(inv->prepare->status, "ok"))) {
 		record_unprepared(st, inv);
 		/* What the prepare command left is held to what a run may leave. */
-		if (!swapped && (seal_take_back(&st->ev, inv->dir, run_state_note_cb, st) < 0 ||
-				 seal_tidy(&st->ev, inv->dir, run_state_note_cb, st) < 0))
+		if (!swapped && take_back_run_dir(st, inv) < 0)
 			goto out;
 		judge_limit_files(st->judge, inv, &st->ev, run_state_note_cb, st);
 		ret = 0;
