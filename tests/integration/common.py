@@ -84,6 +84,35 @@ class AbevTestCase(unittest.TestCase):
             return json.load(f)
 
 
+def check_foreign_wait(test, inv):
+    """The figures of one run agree with each other and with its status."""
+    test.assertEqual(inv["run_cpus"], len(inv["cpus"].split(",")) if inv["cpus"] and
+                     "-" not in inv["cpus"] else inv["run_cpus"])
+    if inv["foreign_wait_ns"] is None:
+        test.skipTest(f"no foreign share measured here: run_cpus {inv['run_cpus']}, "
+                      f"foreign_busy_ns {inv['foreign_busy_ns']}")
+    tick = 1e9 / os.sysconf("SC_CLK_TCK")
+    # Bounded by the wait and by what others ran on its CPUs: whole ticks less their
+    # resolution, or the nanosecond count where the machine keeps one, the larger.
+    fine = inv["foreign_busy_fine_ns"]
+    test.assertLessEqual(inv["foreign_wait_ns"], inv["cpu_wait_ns"])
+    test.assertLessEqual(inv["foreign_wait_ns"],
+                         max(0, inv["foreign_busy_ns"] - 2 * tick * inv["run_cpus"],
+                             fine if fine is not None else 0) + 1)
+    test.assertLessEqual(inv["foreign_busy_ns"], inv["run_cpus"] * inv["wall_ns"])
+    if fine is not None:
+        test.assertIn(inv["foreign_busy_fine_source"], ("schedstat", "cpuacct"))
+        test.assertLessEqual(fine, inv["run_cpus"] * inv["wall_ns"])
+    test.assertAlmostEqual(inv["foreign_wait_pct"],
+                           inv["foreign_wait_ns"] * 100 / inv["wall_ns"], places=3)
+    # The guard's verdict and the recorded figure agree: over the limit, a
+    # run is discarded, or kept marked loaded.
+    limit = inv["max_cpu_wait_pct"]
+    test.assertEqual(inv["status"] == "discarded" or inv["loaded"],
+                     inv["foreign_wait_pct"] > limit, inv)
+    test.assertFalse(inv["status"] == "discarded" and inv["loaded"], inv)
+
+
 def reseal(ev):
     """Makes evidence directory ev's manifest (SHA256) anew over an edit, as whoever
     edited it would: the commands check the manifest first and refuse evidence that

@@ -17,7 +17,7 @@ import subprocess
 import threading
 import unittest
 
-from common import AbevTestCase
+from common import AbevTestCase, check_foreign_wait
 from test_run import procs_with_marker
 
 FIX = os.environ.get("ABEV_DOTNET_FIXTURES", "")
@@ -150,16 +150,12 @@ class DotnetTest(AbevTestCase):
         if invs[0]["cpu_wait_ns"] is None or invs[0]["foreign_wait_ns"] is None:
             self.skipTest(f"no CPU wait or foreign share measured here: "
                           f"{invs[0]['cpu_wait_note']}")
-        tick = 1e9 / os.sysconf("SC_CLK_TCK")
         for inv in invs:
             self.assertEqual(inv["max_cpu_wait_pct"], 10)
-            self.assertLessEqual(inv["foreign_wait_ns"], inv["cpu_wait_ns"])
-            self.assertLessEqual(inv["foreign_wait_ns"],
-                                 max(0, inv["foreign_busy_ns"] - 2 * tick * inv["run_cpus"]) + 1)
-            # Over the limit: discarded, or kept marked loaded (the slot's last
-            # attempt, or the wait for a quieter machine spent).
-            self.assertEqual(inv["status"] == "discarded" or inv["loaded"],
-                             inv["foreign_wait_pct"] > 10, inv)
+            # Bounded by what other processes ran on its CPUs (whole ticks, or
+            # the nanosecond count where the machine keeps one); over the
+            # limit, discarded or kept marked loaded.
+            check_foreign_wait(self, inv)
         quiet = all(i["foreign_busy_ns"] <= i["wall_ns"] * 0.10 for i in invs)
         if quiet:
             self.assertEqual([i["status"] for i in invs], ["ok"] * 6,
