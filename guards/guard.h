@@ -86,24 +86,25 @@ void guard_exit_code(int exit_code, const int *allowed, size_t nallowed,
 		     struct guard_result *out);
 
 /*
- * test_set: the set of test names an invocation ran. Build with
+ * test_set: the multiset of test names (qualified, results.h) an
+ * invocation ran: a name added twice is there twice. Build with
  * test_set_add() (names are copied), then test_set_seal() once; compare
  * sealed sets with guard_test_set().
  */
 struct test_set;
 struct test_set *test_set_new(void);
 void test_set_add(struct test_set *set, const char *name);
-void test_set_seal(struct test_set *set);       /* sorts and removes duplicates */
+void test_set_seal(struct test_set *set);       /* sorts; duplicates stay */
 size_t test_set_size(const struct test_set *set);
 /*
- * The names added so far, in *n: sorted and unique once sealed, as added
- * before. Borrowed: valid until the next add, seal or free.
+ * The names added so far, in *n: sorted once sealed, as added before. Borrowed: valid until the next add, seal or free.
  */
 const char *const *test_set_names(const struct test_set *set, size_t *n);
 void test_set_free(struct test_set *set);
 /*
- * Passes when got holds exactly the names of ref; otherwise fails naming
- * (up to a few of) the tests missing from got and those extra in it.
+ * Passes when got holds exactly the names of ref, each as many times;
+ * otherwise fails naming (up to a few of) the tests missing from got and
+ * those extra in it (a name once for each time it is missing or extra).
  * ref_label says where ref came from ("runs/baseline/run-1").
  */
 void guard_test_set(const struct test_set *ref, const char *ref_label,

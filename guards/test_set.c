@@ -2,8 +2,10 @@
  * test_set guard: a comparison is only fair when every recorded
  * invocation ran the same tests. A candidate that quietly runs fewer (a
  * filter, a discovery failure, a skipped assembly) is not comparable, and
- * the reason names the tests that differ. Sets are sorted arrays of
- * unique names, compared by a merge walk.
+ * the reason names the tests that differ. A test is its qualified name
+ * (class and method, results.h); the sets are multisets — a test that ran
+ * twice is two, and a run that has it once misses one — kept as sorted
+ * arrays and compared by a merge walk.
  */
 #include "guards/guard.h"
 
@@ -44,16 +46,7 @@ static int cmp_names(const void *a, const void *b)
 
 void test_set_seal(struct test_set *set)
 {
-	size_t w = 0;
 	qsort(set->names, set->n, sizeof(*set->names), cmp_names);
-	for (size_t r = 0; r < set->n; r++) {
-		if (w && !strcmp(set->names[w - 1], set->names[r])) {
-			free(set->names[r]);
-			continue;
-		}
-		set->names[w++] = set->names[r];
-	}
-	set->n = w;
 	set->sealed = 1;
 }
 

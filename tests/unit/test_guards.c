@@ -71,26 +71,36 @@ static struct test_set *set_of(const char *const *names)
 static void test_test_set(void **state)
 {
 	static const char *const base[] = { "T.c", "T.a", "T.b", "T.a", NULL };
-	static const char *const same[] = { "T.a", "T.b", "T.c", NULL };
+	static const char *const same[] = { "T.a", "T.b", "T.a", "T.c", NULL };
+	/* A multiset: the candidate ran T.a once where the reference ran it twice. */
+	static const char *const once[] = { "T.a", "T.b", "T.c", NULL };
 	static const char *const fewer[] = { "T.a", NULL };
 	static const char *const other[] = { "T.a", "T.b", "T.c", "T.new\nline", NULL };
 	struct test_set *ref = set_of(base), *s;
 	struct guard_result r = { 0 };
 	(void)state;
 
-	assert_int_equal(test_set_size(ref), 3);
+	assert_int_equal(test_set_size(ref), 4);
 	s = set_of(same);
 	guard_test_set(ref, "runs/baseline/run-1", s, &r);
 	assert_int_equal(r.verdict, GUARD_PASS);
-	assert_string_equal(r.reason, "ran the same 3 test(s) as runs/baseline/run-1");
+	assert_string_equal(r.reason, "ran the same 4 test(s) as runs/baseline/run-1");
+	guard_result_release(&r);
+	test_set_free(s);
+
+	s = set_of(once);
+	guard_test_set(ref, "runs/baseline/run-1", s, &r);
+	assert_int_equal(r.verdict, GUARD_FAIL);
+	assert_string_equal(r.reason, "not comparable: ran 3 test(s), runs/baseline/run-1 ran 4; "
+				      "missing 1: 'T.a'");
 	guard_result_release(&r);
 	test_set_free(s);
 
 	s = set_of(fewer);
 	guard_test_set(ref, "runs/baseline/run-1", s, &r);
 	assert_int_equal(r.verdict, GUARD_FAIL);
-	assert_string_equal(r.reason, "not comparable: ran 1 test(s), runs/baseline/run-1 ran 3; "
-				      "missing 2: 'T.b', 'T.c'");
+	assert_string_equal(r.reason, "not comparable: ran 1 test(s), runs/baseline/run-1 ran 4; "
+				      "missing 3: 'T.a', 'T.b', 'T.c'");
 	guard_result_release(&r);
 	test_set_free(s);
 
