@@ -180,7 +180,7 @@ static int collect_test(void *arg, const struct test_case *tc)
 		test_set_add(c->names, tc->name);
 	if (c->inv && tc->executed && tc->duration_s >= 0 && isfinite(tc->duration_s))
 		invocation_add_test_time(c->inv, tc->name, tc->duration_s * 1000.0);
-	if (!c->ms || !metric_set_wants_test(c->ms, tc->name))
+	if (!c->ms || !metric_set_wants_test(c->ms, tc->name, tc->written_name))
 		return 0;
 	if (c->ntests >= JUDGE_METRIC_TESTS_MAX ||
 	    c->bytes + tc->stdout_len > JUDGE_METRIC_BYTES_MAX) {
@@ -190,6 +190,7 @@ static int collect_test(void *arg, const struct test_case *tc)
 	ALLOC_GROW(c->tests, c->ntests + 1, c->alloc);
 	t = &c->tests[c->ntests++];
 	t->name = xstrdup(tc->name);
+	t->written_name = xstrdup(tc->written_name ? tc->written_name : tc->name);
 	t->duration_s = tc->duration_s;
 	t->stdout_text = xstrndup(tc->stdout_text, tc->stdout_len);
 	t->stdout_len = tc->stdout_len;
@@ -201,6 +202,7 @@ static void collect_release(struct collect *c)
 {
 	for (size_t i = 0; i < c->ntests; i++) {
 		free((char *)c->tests[i].name);
+		free((char *)c->tests[i].written_name);
 		free((char *)c->tests[i].stdout_text);
 	}
 	free(c->tests);

@@ -238,16 +238,17 @@ void metric_set_free(struct metric_set *set)
 	free(set);
 }
 
-static int test_matches(const struct metric_def *d, const char *name)
+static int test_matches(const struct metric_def *d, const char *name, const char *written)
 {
 	return (d->source == METRIC_RESULTS || d->source == METRIC_DURATION) && d->test &&
-	       name && fnmatch(d->test, name, 0) == 0;
+	       ((name && fnmatch(d->test, name, 0) == 0) ||
+		(written && fnmatch(d->test, written, 0) == 0));
 }
 
-int metric_set_wants_test(const struct metric_set *set, const char *name)
+int metric_set_wants_test(const struct metric_set *set, const char *name, const char *written)
 {
 	for (size_t i = 0; set && i < set->ndefs; i++)
-		if (test_matches(&set->defs[i], name))
+		if (test_matches(&set->defs[i], name, written))
 			return 1;
 	return 0;
 }
@@ -730,7 +731,7 @@ static void from_results(const struct metric_set *set, size_t i, const struct me
 	for (size_t k = 0; k < in->ntests; k++) {
 		const struct metric_test *t = &in->tests[k];
 		size_t len = t->stdout_text ? t->stdout_len : 0;
-		if (!test_matches(d, t->name))
+		if (!test_matches(d, t->name, t->written_name))
 			continue;
 		ntests++;
 		if (d->match == MATCH_FIRST && acc.n)
@@ -771,7 +772,7 @@ static void from_durations(const struct metric_def *d, const struct metric_input
 
 	for (size_t k = 0; k < in->ntests; k++) {
 		const struct metric_test *t = &in->tests[k];
-		if (!test_matches(d, t->name))
+		if (!test_matches(d, t->name, t->written_name))
 			continue;
 		ntests++;
 		if (t->duration_s >= 0 && isfinite(t->duration_s) &&

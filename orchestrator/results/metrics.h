@@ -23,10 +23,11 @@
 
 /* What one invocation produced, as metrics see it. All borrowed. */
 struct metric_test {
-	const char *name;
+	const char *name;         /* qualified (results.h's test_case.name) */
 	double duration_s;      /* < 0: not given */
 	const char *stdout_text;
 	size_t stdout_len;
+	const char *written_name; /* as the file writes it, or NULL: the same */
 };
 struct dirat;
 struct metric_inputs {
@@ -65,8 +66,13 @@ void metric_set_free(struct metric_set *set);
  * unbounded, even within a window.
  */
 const char *metric_pattern_problem(const char *pattern);
-/* Non-zero when a test name is wanted by some results/duration metric. */
-int metric_set_wants_test(const struct metric_set *set, const char *name);
+/*
+ * Non-zero when a test is wanted by some results/duration metric: its
+ * test glob matches the qualified name or the name as the file writes it
+ * (written, may be NULL), so that a glob written for NUnit's bare method
+ * names before tests were named by class still matches.
+ */
+int metric_set_wants_test(const struct metric_set *set, const char *name, const char *written);
 /*
  * Extracts every metric (and derived rate) into *out (caller frees with
  * metric_values_free), in definition order. Text files are read up to

@@ -121,6 +121,7 @@ int64_t results_sum_present(const int64_t *v, size_t n)
 void results_frame_reset(struct test_frame *t)
 {
 	strbuf_reset(&t->name);
+	strbuf_reset(&t->written);
 	strbuf_reset(&t->out);
 	strbuf_reset(&t->raw_buf);
 	t->raw = NULL;
@@ -138,23 +139,42 @@ void results_frame_set_raw(struct test_frame *t, const char *v)
 	t->raw = t->raw_buf.buf;
 }
 
+/* Appends len bytes of s to t's name, cut at the name limit; 1 once cut. */
+static int name_add(struct parser *p, struct test_frame *t, const char *s, size_t len)
+{
+	size_t room = p->lim.max_name - t->name.len;
+	int cut = len > room;
+	if (cut)
+		len = utf8_cut(s, len, room);
+	strbuf_add(&t->name, s, len);
+	return cut;
+}
+
 void results_frame_set_name(struct parser *p, struct test_frame *t, const char *classname,
 			   const char *name)
 {
-	size_t max = p->lim.max_name;
+	size_t clen = classname ? strlen(classname) : 0, nlen;
+	const char *own;
 	int cut = 0;
-	const char *parts[3] = { classname, classname ? "." : NULL, name ? name : "" };
+
+	if (!name)
+		name = "";
+	nlen = strlen(name);
 	strbuf_reset(&t->name);
-	for (size_t i = 0; i < ARRAY_SIZE(parts) && !cut; i++) {
-		size_t len, room = max - t->name.len;
-		if (!parts[i])
-			continue;
-		len = strlen(parts[i]);
-		if (len > room) {
-			len = utf8_cut(parts[i], len, room);
-			cut = 1;
-		}
-		strbuf_add(&t->name, parts[i], len);
+	strbuf_reset(&t->written);
+	strbuf_add(&t->written, name, utf8_cut(name, nlen, p->lim.max_name));
+	own = classname ? strrchr(classname, '.') : NULL;
+	own = own ? own + 1 : classname;
+	if (!clen || (nlen > clen && !strncmp(name, classname, clen) && name[clen] == '.')) {
+		cut = name_add(p, t, name, nlen);
+	} else if (own > classname && nlen > strlen(own) && !strncmp(name, own, strlen(own)) &&
+		   name[strlen(own)] == '.') {
+		/* "Class.Method" under "Ns.Class": only the namespace is missing. */
+		cut = name_add(p, t, classname, (size_t)(own - classname)) ||
+		      name_add(p, t, name, nlen);
+	} else {
+		cut = name_add(p, t, classname, clen) || name_add(p, t, ".", 1) ||
+		      name_add(p, t, name, nlen);
 	}
 	if (cut)
 		p->long_names++;
@@ -192,6 +212,7 @@ void results_emit(struct parser *p, struct test_frame *t, const char *parent,
 {
 	struct test_case tc = {
 		.name = t->name.buf,
+		.written_name = t->written.buf,
 		.outcome_raw = t->raw,
 		.outcome = o,
 		.executed = executed,
@@ -232,6 +253,10 @@ static void element_start(struct parser *p, int depth, const char *name)
 			results_clean_line(label, sizeof(label), name);
 			results_refuse(p, results_line(p),
 			       "unknown root element '%s' (expected TestRun, testsuites or testsuite)", label);
+			return;
+		}
+		if (p->prepass && !p->dialect->definitions) {
+			results_refuse(p, 0, PREPASS_DONE);
 			return;
 		}
 	} else {
@@ -300,6 +325,7 @@ static void parser_release(struct parser *p)
 	if (p->tests)
 		for (unsigned i = 0; i <= p->depth_limit; i++) {
 			strbuf_release(&p->tests[i].name);
+			strbuf_release(&p->tests[i].written);
 			strbuf_release(&p->tests[i].out);
 			strbuf_release(&p->tests[i].raw_buf);
 		}
@@ -308,6 +334,7 @@ static void parser_release(struct parser *p)
 			strbuf_release(&p->suites[i].name);
 	free(p->tests);
 	free(p->suites);
+	results_trx_classes_free(p->classes);
 	free(p->roles);
 	free(p->reason);
 	free(p->xml_reason);
@@ -405,39 +432,81 @@ fail:
 	return -1;
 }
 
+static void parser_init(struct parser *p, int fd, const char *path,
+			const struct results_limits *limits, results_test_fn fn, void *ctx,
+			struct results_file *out)
+{
+	static const struct results_limits defaults = RESULTS_LIMITS_DEFAULT;
+
+	memset(p, 0, sizeof(*p));
+	p->path = path;
+	p->lim = limits ? *limits : defaults;
+	p->depth_limit = p->lim.max_depth < DEPTH_CEILING ? p->lim.max_depth : DEPTH_CEILING;
+	p->fn = fn;
+	p->ctx = ctx;
+	p->out = out;
+	p->fd = fd;
+	p->pro.line = 1;
+	strbuf_init(&p->generic);
+	strbuf_init(&p->attrbuf);
+	for (int i = 0; i < JU_N; i++)
+		p->root_decl[i] = p->top_decl[i] = -1;
+	p->roles = xcalloc(p->depth_limit + 1, 1);
+	p->tests = xcalloc(p->depth_limit + 1, sizeof(*p->tests));
+	p->suites = xcalloc(p->depth_limit + 1, sizeof(*p->suites));
+	for (unsigned i = 0; i <= p->depth_limit; i++) {
+		strbuf_init(&p->tests[i].name);
+		strbuf_init(&p->tests[i].written);
+		strbuf_init(&p->tests[i].out);
+		strbuf_init(&p->tests[i].raw_buf);
+		strbuf_init(&p->suites[i].name);
+	}
+}
+
+/*
+ * The first of two reads of a seekable fd: only the TRX test definitions'
+ * classes, into p->classes; then fd is back at start. It stops at the
+ * root of a file of another format. Whatever makes it fail, the second
+ * read meets as well and reports: here it only leaves classes unread.
+ * -1 with *err when fd cannot be rewound.
+ */
+static int read_classes(struct parser *p, off_t start, char **err)
+{
+	struct results_file scratch = RESULTS_FILE_INIT;
+	struct parser q;
+
+	parser_init(&q, p->fd, p->path, &p->lim, NULL, NULL, &scratch);
+	q.prepass = 1;
+	if (results_sax_read(&q) == 0 || (q.reason && !strcmp(q.reason, PREPASS_DONE))) {
+		p->classes = q.classes;
+		p->classes_done = 1;
+		q.classes = NULL;
+	}
+	parser_release(&q);
+	results_file_release(&scratch);
+	if (lseek(p->fd, start, SEEK_SET) != start) {
+		*err = xasprintf("%s: cannot read it again: %s", p->path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
 /* Parses what fd (borrowed, open for reading) gives; path names it in reasons. */
 static int parse_fd(int fd, const char *path, const struct results_limits *limits,
 		    results_test_fn fn, void *ctx, struct results_file *out, char **err)
 {
-	static const struct results_limits defaults = RESULTS_LIMITS_DEFAULT;
-	struct parser p = { 0 };
+	struct parser p;
+	off_t start;
 	int ret = -1;
 
 	*err = NULL;
 	memset(out, 0, sizeof(*out));
 	out->path = xstrdup(path);
-	p.path = path;
-	p.lim = limits ? *limits : defaults;
-	p.depth_limit = p.lim.max_depth < DEPTH_CEILING ? p.lim.max_depth : DEPTH_CEILING;
-	p.fn = fn;
-	p.ctx = ctx;
-	p.out = out;
-	p.fd = fd;
-	p.pro.line = 1;
-	strbuf_init(&p.generic);
-	strbuf_init(&p.attrbuf);
-	for (int i = 0; i < JU_N; i++)
-		p.root_decl[i] = p.top_decl[i] = -1;
-	p.roles = xcalloc(p.depth_limit + 1, 1);
-	p.tests = xcalloc(p.depth_limit + 1, sizeof(*p.tests));
-	p.suites = xcalloc(p.depth_limit + 1, sizeof(*p.suites));
-	for (unsigned i = 0; i <= p.depth_limit; i++) {
-		strbuf_init(&p.tests[i].name);
-		strbuf_init(&p.tests[i].out);
-		strbuf_init(&p.tests[i].raw_buf);
-		strbuf_init(&p.suites[i].name);
-	}
-
+	parser_init(&p, fd, path, limits, fn, ctx, out);
+	/* A FIFO is read once: its results are named by the definitions before them. */
+	start = lseek(fd, 0, SEEK_CUR);
+	if (start >= 0 && read_classes(&p, start, err) < 0)
+		goto out;
 	if (results_sax_read(&p) < 0) {
 		*err = failure_reason(&p);
 		goto out;

@@ -6,7 +6,9 @@
  * themselves (leaf rows of data-driven tests, not their parents); the
  * file's own counters are kept as a cross-check and every disagreement is
  * noted. Each leaf test is handed to a callback as it is read, so callers
- * keep only what they need.
+ * keep only what they need. A TRX file that can be read twice is: first
+ * for the classes of its test definitions, which the vstest logger writes
+ * after the results, then for the results (see test_case.name).
  *
  * Hostile input is refused with a one-line reason naming the file and the
  * line: a DOCTYPE (so no external entity, external DTD or entity loop is
@@ -34,7 +36,15 @@ enum test_outcome {
 
 /* One leaf test as read; every pointer is borrowed for the callback's duration. */
 struct test_case {
-	const char *name;          /* TRX testName; JUnit "classname.name" (or name alone) */
+	/*
+	 * The test's identity: its class and its name, "Namespace.Class.Method"
+	 * (+ the data row's arguments), alike for every framework — TRX
+	 * TestMethod@className (without its ", Assembly") joined to testName
+	 * through testId, JUnit classname and name; the name alone when the
+	 * file gives no class or the name already starts with it.
+	 */
+	const char *name;
+	const char *written_name;  /* the name as the file writes it: TRX testName, JUnit name */
 	const char *outcome_raw;   /* as written ("Passed", "NotExecuted", "failure"), NULL if absent */
 	enum test_outcome outcome;
 	int executed;

@@ -20,6 +20,7 @@
 
 struct _xmlParserCtxt;
 struct results_dialect;
+struct trx_classes;
 
 #define NOTES_MAX 20
 #define DEPTH_CEILING 1024   /* libxml2 itself stops at 256 without HUGE */
@@ -42,13 +43,15 @@ struct results_dialect;
  * before this one ran into.
  */
 #define RESULTS_HELD_MAX (8 * 1024 * 1024)
+/* The reason that ends the first read of a file once it has what it reads for. */
+#define PREPASS_DONE "read for the test definitions"
 /* Attributes on one element. */
 #define RESULTS_ATTRS_MAX 4096
 
 enum role {
 	R_OTHER,
 	R_TRX_ROOT, R_TRX_RESULTS, R_TRX_INNER, R_TRX_RESULT, R_TRX_OUTPUT, R_TRX_STDOUT,
-	R_TRX_SUMMARY, R_TRX_COUNTERS, R_TRX_TIMES,
+	R_TRX_SUMMARY, R_TRX_COUNTERS, R_TRX_TIMES, R_TRX_DEFS, R_TRX_DEF, R_TRX_METHOD,
 	R_JU_SUITES, R_JU_SUITE, R_JU_CASE, R_JU_FAILURE, R_JU_ERROR, R_JU_SKIPPED, R_JU_SYSOUT,
 };
 
@@ -65,7 +68,8 @@ struct prolog {
 
 /* One TRX result or JUnit testcase being read. */
 struct test_frame {
-	struct strbuf name;
+	struct strbuf name;     /* the qualified name (results_frame_set_name()) */
+	struct strbuf written;  /* the name as the file writes it: TRX testName, JUnit name */
 	struct strbuf out;      /* captured stdout, at most max_stdout bytes */
 	const char *raw;        /* outcome as written: points into raw_buf or a literal */
 	struct strbuf raw_buf;
@@ -126,6 +130,16 @@ struct parser {
 	struct suite_frame *suites;
 	unsigned nsuites;
 
+	/*
+	 * TRX: the class of each test definition, by testId (results_trx.c's).
+	 * prepass: this read only collects them (results.c reads a seekable
+	 * file twice, since the vstest logger writes the definitions after the
+	 * results); classes_done: they were all collected before this read.
+	 */
+	struct trx_classes *classes;
+	int prepass, classes_done;
+	int64_t unqualified;    /* TRX results whose testId has no definition read */
+
 	int64_t parents, missing_outcome, unknown_outcome, bad_duration, long_names, stray;
 	char first_unknown[LABEL_MAX], first_stray[LABEL_MAX];
 	int summary_seen, counters_seen, times_seen, start_seen;
@@ -152,6 +166,7 @@ struct results_dialect {
 	void (*start)(struct parser *p, enum role parent, enum role role, const char *name);
 	void (*end)(struct parser *p, enum role role);
 	void (*finish)(struct parser *p);
+	int definitions;   /* the file names its tests' classes apart from the results: read twice */
 };
 
 extern const struct results_dialect results_trx_dialect;
@@ -185,9 +200,18 @@ int64_t results_count_attr(struct parser *p, const char *elem, const char *name)
 int64_t results_sum_present(const int64_t *v, size_t n);
 void results_frame_reset(struct test_frame *t);
 void results_frame_set_raw(struct test_frame *t, const char *v);
-/* "classname.name", cut to the name limit (counted in long_names). */
+/*
+ * A test's identity from its class (NULL or "": none) and its name as the
+ * file writes it: name alone when it already starts with "classname."
+ * (xUnit's testName, some JUnit writers), the namespace put in front when
+ * it starts with the class's own name and a dot, else "classname.name".
+ * Cut to the name limit (counted in long_names); name is also kept as
+ * written.
+ */
 void results_frame_set_name(struct parser *p, struct test_frame *t, const char *classname,
 			    const char *name);
+/* Frees the TRX class map (NULL allowed). */
+void results_trx_classes_free(struct trx_classes *c);
 /* Appends captured output text (len bytes of s), up to the stdout limit. */
 void results_capture_text(struct parser *p, struct test_frame *t, const char *s, size_t len);
 /* Counts a leaf test and hands it to the caller's callback. */

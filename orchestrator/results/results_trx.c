@@ -11,7 +11,215 @@
 #include <strings.h>
 
 #include "results/results_reader.h"
+#include "util/alloc.h"
 #include "util/compiler.h"
+#include "util/utf8.h"
+
+/*
+ * The class of each test definition, by testId: what names a result of
+ * NUnit or MSTest, whose testName is the bare method. Two open-addressing
+ * tables: ids (a 64-bit hash of the testId, to a class) and the classes
+ * themselves, each kept once in a pool, since a class has many tests.
+ * Bounded: past TRX_DEFS_MAX definitions or TRX_POOL_MAX bytes of class
+ * names, the rest are dropped (noted) and their results keep testName.
+ */
+#define TRX_DEFS_MAX (1u << 20)
+#define TRX_POOL_MAX (16u << 20)
+
+struct trx_def {
+	uint64_t id;     /* 0: empty slot */
+	uint32_t cls;    /* offset in pool; NO_CLASS: a definition without one */
+};
+#define NO_CLASS UINT32_MAX
+
+struct trx_classes {
+	struct trx_def *defs;
+	size_t ndefs, defs_cap;          /* cap: a power of two, or 0 */
+	uint32_t *cls;                   /* pool offset + 1; 0: empty */
+	size_t ncls, cls_cap;
+	struct strbuf pool;              /* NUL-terminated class names */
+	struct strbuf cur_id;            /* the definition being read: its id, */
+	struct strbuf cur_class;         /* its TestMethod's className */
+	int has_method;
+	int64_t dropped;
+};
+
+static uint64_t hash_str(const char *s, size_t len)
+{
+	uint64_t h = 14695981039346656037ull;   /* FNV-1a */
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+	return h ? h : 1;
+}
+
+static struct trx_classes *classes_get(struct parser *p)
+{
+	if (!p->classes) {
+		p->classes = xcalloc(1, sizeof(*p->classes));
+		strbuf_init(&p->classes->pool);
+		strbuf_init(&p->classes->cur_id);
+		strbuf_init(&p->classes->cur_class);
+	}
+	return p->classes;
+}
+
+void results_trx_classes_free(struct trx_classes *c)
+{
+	if (!c)
+		return;
+	free(c->defs);
+	free(c->cls);
+	strbuf_release(&c->pool);
+	strbuf_release(&c->cur_id);
+	strbuf_release(&c->cur_class);
+	free(c);
+}
+
+static const struct trx_def *def_slot(const struct trx_classes *c, uint64_t id)
+{
+	size_t mask = c->defs_cap - 1, i = (size_t)id & mask;
+	while (c->defs[i].id && c->defs[i].id != id)
+		i = (i + 1) & mask;
+	return &c->defs[i];
+}
+
+static void defs_grow(struct trx_classes *c)
+{
+	struct trx_def *old = c->defs;
+	size_t n = c->defs_cap;
+	c->defs_cap = n ? 2 * n : 64;
+	c->defs = xcalloc(c->defs_cap, sizeof(*c->defs));
+	for (size_t i = 0; i < n; i++)
+		if (old[i].id)
+			*(struct trx_def *)def_slot(c, old[i].id) = old[i];
+	free(old);
+}
+
+static size_t cls_slot(const struct trx_classes *c, const char *name, size_t len)
+{
+	size_t mask = c->cls_cap - 1, i = (size_t)hash_str(name, len) & mask;
+	while (c->cls[i]) {
+		const char *have = c->pool.buf + c->cls[i] - 1;
+		if (strlen(have) == len && !memcmp(have, name, len))
+			break;
+		i = (i + 1) & mask;
+	}
+	return i;
+}
+
+static void cls_grow(struct trx_classes *c)
+{
+	uint32_t *old = c->cls;
+	size_t n = c->cls_cap;
+	c->cls_cap = n ? 2 * n : 64;
+	c->cls = xcalloc(c->cls_cap, sizeof(*c->cls));
+	for (size_t i = 0; i < n; i++)
+		if (old[i]) {
+			const char *name = c->pool.buf + old[i] - 1;
+			c->cls[cls_slot(c, name, strlen(name))] = old[i];
+		}
+	free(old);
+}
+
+/* The class a TestMethod's className names, in c->cur_class. */
+static void class_read(struct parser *p, struct trx_classes *c, const char *class)
+{
+	size_t len = 0;
+	int depth = 0;
+
+	/*
+	 * "Ns.Class, Assembly, Version=...": the part from the first comma
+	 * outside brackets (a generic's arguments) on is the assembly's.
+	 */
+	for (; class[len] && !(class[len] == ',' && depth == 0); len++)
+		depth += class[len] == '[' ? 1 : class[len] == ']' ? -(depth > 0) : 0;
+	while (len && class[len - 1] == ' ')
+		len--;
+	strbuf_reset(&c->cur_class);
+	strbuf_add(&c->cur_class, class, utf8_cut(class, len, p->lim.max_name));
+}
+
+/* Records the definition just read: its id and its class, if any. */
+static void classes_add(struct trx_classes *c)
+{
+	const char *class = c->cur_class.buf;
+	size_t len = c->cur_class.len, slot;
+	uint64_t id;
+	uint32_t off = NO_CLASS;
+
+	if (!c->cur_id.len)
+		return;
+	id = hash_str(c->cur_id.buf, c->cur_id.len);
+	if (c->defs_cap && def_slot(c, id)->id)
+		return;   /* the first definition of an id wins */
+	if (c->ndefs >= TRX_DEFS_MAX) {
+		c->dropped++;
+		return;
+	}
+	if (2 * (c->ncls + 1) > c->cls_cap)
+		cls_grow(c);
+	slot = cls_slot(c, class, len);
+	if (!len) {
+		/* defined, without a class (xunit.v3's cleanup failures) */
+	} else if (!c->cls[slot]) {
+		if (c->pool.len + len + 1 > TRX_POOL_MAX) {
+			c->dropped++;
+			return;
+		}
+		c->cls[slot] = (uint32_t)c->pool.len + 1;
+		strbuf_add(&c->pool, class, len);
+		strbuf_add(&c->pool, "", 1);
+		c->ncls++;
+	}
+	if (len)
+		off = c->cls[slot] - 1;
+	if (2 * (c->ndefs + 1) > c->defs_cap)
+		defs_grow(c);
+	*(struct trx_def *)def_slot(c, id) = (struct trx_def){ id, off };
+	c->ndefs++;
+}
+
+/*
+ * The class of the definition testId names: 1 and *class (NULL when the
+ * definition gives none), or 0 when no definition has that id.
+ */
+static int classes_find(const struct trx_classes *c, const char *test_id, const char **class)
+{
+	const struct trx_def *d;
+	*class = NULL;
+	if (!c || !c->ndefs || !test_id)
+		return 0;
+	d = def_slot(c, hash_str(test_id, strlen(test_id)));
+	if (!d->id)
+		return 0;
+	if (d->cls != NO_CLASS)
+		*class = c->pool.buf + d->cls;
+	return 1;
+}
+
+static void trx_def_start(struct parser *p, enum role role)
+{
+	struct trx_classes *c;
+	char *v;
+	if (p->classes_done)
+		return;   /* read before, whole */
+	c = classes_get(p);
+	if (role == R_TRX_DEF) {
+		v = results_attr(p, "id");
+		strbuf_reset(&c->cur_id);
+		strbuf_reset(&c->cur_class);
+		if (v)
+			strbuf_add(&c->cur_id, v, utf8_cut(v, strlen(v), FIELD_MAX));
+		c->has_method = 0;
+		free(v);
+	} else if (!c->has_method) {
+		c->has_method = 1;
+		v = results_attr(p, "className");
+		if (v)
+			class_read(p, c, v);
+		free(v);
+	}
+}
 
 /* Up to 9 digits at *s; advances *s. -1 when there is none. */
 static int read_digits(const char **s, long long *v)
@@ -78,10 +286,10 @@ static const struct {
 
 static void trx_result_start(struct parser *p)
 {
-	static const char *const want[] = { "testName", "outcome", "duration" };
+	static const char *const want[] = { "testName", "outcome", "duration", "testId" };
 	struct attr_vals a;
 	struct test_frame *t;
-	const char *name, *outcome, *duration;
+	const char *name, *outcome, *duration, *class;
 	if (p->ntests > 0)
 		p->tests[p->ntests - 1].children++;
 	t = &p->tests[p->ntests++];
@@ -90,7 +298,9 @@ static void trx_result_start(struct parser *p)
 	name = a.v[0];
 	outcome = a.v[1];
 	duration = a.v[2];
-	results_frame_set_name(p, t, NULL, name);
+	if (!classes_find(p->classes, a.v[3], &class))
+		p->unqualified++;
+	results_frame_set_name(p, t, class, name);
 	if (outcome)
 		results_frame_set_raw(t, outcome);
 	if (duration && parse_trx_duration(duration, &t->duration) < 0) {
@@ -166,6 +376,14 @@ static enum role trx_classify(enum role parent, const char *name)
 			return R_TRX_SUMMARY;
 		if (!strcmp(name, "Times"))
 			return R_TRX_TIMES;
+		if (!strcmp(name, "TestDefinitions"))
+			return R_TRX_DEFS;
+		break;
+	case R_TRX_DEFS:
+		return R_TRX_DEF;   /* UnitTest, or another test type with a TestMethod */
+	case R_TRX_DEF:
+		if (!strcmp(name, "TestMethod"))
+			return R_TRX_METHOD;
 		break;
 	case R_TRX_RESULTS:
 	case R_TRX_INNER:
@@ -194,6 +412,12 @@ static enum role trx_classify(enum role parent, const char *name)
 
 static void trx_start(struct parser *p, enum role parent, enum role role, const char *name)
 {
+	if (role == R_TRX_DEF || role == R_TRX_METHOD) {
+		trx_def_start(p, role);
+		return;
+	}
+	if (p->prepass)
+		return;
 	switch (role) {
 	case R_TRX_RESULT:
 		trx_result_start(p);
@@ -253,6 +477,13 @@ static void trx_finish(struct parser *p)
 			 (long long)p->stray, p->first_stray);
 	if (p->bad_duration)
 		results_note(p, "%lld results with an unreadable duration", (long long)p->bad_duration);
+	if (p->classes && p->classes->dropped)
+		results_note(p, "%lld test definitions over the limit were not read",
+			     (long long)p->classes->dropped);
+	if (p->unqualified && p->classes && p->classes->ndefs)
+		results_note(p, "%lld results have no test definition of their class%s: named "
+			     "by testName alone", (long long)p->unqualified,
+			     p->classes_done ? "" : " before them (a FIFO is read once)");
 }
 
 
@@ -264,7 +495,12 @@ static enum role trx_root(struct parser *p, const char *name)
 
 static void trx_end(struct parser *p, enum role role)
 {
-	if (role == R_TRX_RESULT)
+	/* The definitions are all read: the first read has what it reads for. */
+	if (role == R_TRX_DEF && !p->classes_done)
+		classes_add(classes_get(p));
+	if (p->prepass && role == R_TRX_DEFS)
+		results_refuse(p, 0, PREPASS_DONE);
+	else if (role == R_TRX_RESULT && !p->prepass)
 		trx_result_end(p);
 }
 
@@ -275,4 +511,5 @@ const struct results_dialect results_trx_dialect = {
 	.start = trx_start,
 	.end = trx_end,
 	.finish = trx_finish,
+	.definitions = 1,
 };

@@ -65,7 +65,7 @@ static char *fixture(const char *name, const void *data, size_t len)
 
 #define SEEN_MAX 64
 struct seen_test {
-	char *name, *raw, *out, *parent;
+	char *name, *written, *raw, *out, *parent;
 	enum test_outcome outcome;
 	int executed, truncated;
 	double duration;
@@ -86,6 +86,7 @@ static int collect(void *ctx, const struct test_case *tc)
 	if (s->n < SEEN_MAX) {
 		struct seen_test *t = &s->t[s->n++];
 		t->name = xstrdup(tc->name);
+		t->written = xstrdup(tc->written_name);
 		t->raw = tc->outcome_raw ? xstrdup(tc->outcome_raw) : NULL;
 		t->out = xstrdup(tc->stdout_text);
 		t->parent = tc->parent ? xstrdup(tc->parent) : NULL;
@@ -102,6 +103,7 @@ static void seen_release(struct seen *s)
 {
 	for (size_t i = 0; i < s->n; i++) {
 		free(s->t[i].name);
+		free(s->t[i].written);
 		free(s->t[i].raw);
 		free(s->t[i].out);
 		free(s->t[i].parent);
@@ -1072,6 +1074,113 @@ static void test_names(void **state)
 	results_file_release(NULL);
 }
 
+/*
+ * A test's identity: class and name, alike for each framework's way of
+ * writing them. NUnit and MSTest write the bare method (the class only in
+ * TestDefinitions, after the results as the vstest logger writes them);
+ * xUnit the qualified name; JUnit classname and name.
+ */
+static const char trx_identity[] =
+	"<TestRun xmlns=\"http://microsoft.com/schemas/VisualStudio/TeamTest/2010\"><Results>"
+	/* NUnit: the same method in two classes */
+	"<UnitTestResult testId=\"id-1\" testName=\"Dictionary_RoundTrip\" outcome=\"Passed\"/>"
+	"<UnitTestResult testId=\"id-2\" testName=\"Dictionary_RoundTrip\" outcome=\"Passed\"/>"
+	/* NUnit TestCase arguments */
+	"<UnitTestResult testId=\"id-3\" testName=\"Add(1,2)\" outcome=\"Passed\"/>"
+	/* MSTest data rows under their parent */
+	"<UnitTestResult testId=\"id-4\" testName=\"Rows\" outcome=\"Passed\" resultType=\"DataDrivenTest\">"
+	"<InnerResults>"
+	"<UnitTestResult testId=\"id-4\" testName=\"Rows (0)\" outcome=\"Passed\" resultType=\"DataDrivenDataRow\"/>"
+	"<UnitTestResult testId=\"id-4\" testName=\"Rows (1)\" outcome=\"Passed\" resultType=\"DataDrivenDataRow\"/>"
+	"</InnerResults></UnitTestResult>"
+	/* xUnit: already qualified, a theory case */
+	"<UnitTestResult testId=\"id-5\" testName=\"Ns.XTests.Theory(x: 1)\" outcome=\"Passed\"/>"
+	/* the class's own name without its namespace */
+	"<UnitTestResult testId=\"id-6\" testName=\"Short.Method\" outcome=\"Passed\"/>"
+	/* a definition without a class; a result without a definition */
+	"<UnitTestResult testId=\"id-7\" testName=\"[Cleanup]\" outcome=\"Passed\"/>"
+	"<UnitTestResult testId=\"id-none\" testName=\"Orphan\" outcome=\"Passed\"/>"
+	"</Results><TestDefinitions>"
+	"<UnitTest id=\"id-1\" name=\"Dictionary_RoundTrip\"><TestMethod className=\"Ns.YamlTests\" name=\"Dictionary_RoundTrip\"/></UnitTest>"
+	"<UnitTest id=\"id-2\" name=\"Dictionary_RoundTrip\"><TestMethod className=\"Ns.OtherTests\" name=\"Dictionary_RoundTrip\"/></UnitTest>"
+	"<UnitTest id=\"id-3\" name=\"Add(1,2)\"><TestMethod className=\"Ns.MathTests, MathTests, Version=1.0.0.0, Culture=neutral, PublicKeyToken=null\" name=\"Add\"/></UnitTest>"
+	"<UnitTest id=\"id-4\" name=\"Rows\"><Execution id=\"e\"/><TestMethod className=\"Ns.Gen`1[[System.Int32, mscorlib]], Lib\" name=\"Rows\"/></UnitTest>"
+	"<UnitTest id=\"id-5\" name=\"Ns.XTests.Theory(x: 1)\"><TestMethod className=\"Ns.XTests\" name=\"Theory\"/></UnitTest>"
+	"<UnitTest id=\"id-6\" name=\"Short.Method\"><TestMethod className=\"Ns.Short\" name=\"Method\"/></UnitTest>"
+	"<UnitTest id=\"id-7\" name=\"[Cleanup]\"><TestMethod name=\"[Cleanup]\"/></UnitTest>"
+	"</TestDefinitions></TestRun>";
+
+static const char *const trx_identity_names[] = {
+	"Ns.YamlTests.Dictionary_RoundTrip",
+	"Ns.OtherTests.Dictionary_RoundTrip",
+	"Ns.MathTests.Add(1,2)",
+	"Ns.Gen`1[[System.Int32, mscorlib]].Rows (0)",
+	"Ns.Gen`1[[System.Int32, mscorlib]].Rows (1)",
+	"Ns.XTests.Theory(x: 1)",
+	"Ns.Short.Method",
+	"[Cleanup]",
+	"Orphan",
+};
+
+static const char junit_identity[] =
+	"<testsuites><testsuite name=\"s\">"
+	"<testcase classname=\"pkg.YamlTests\" name=\"Dictionary_RoundTrip\"/>"
+	"<testcase classname=\"pkg.OtherTests\" name=\"Dictionary_RoundTrip\"/>"
+	"<testcase classname=\"pkg.OtherTests\" name=\"Dictionary_RoundTrip\"/>"
+	"<testcase classname=\"pkg.P\" name=\"pkg.P.already\"/>"
+	"<testcase classname=\"tests.test_x\" name=\"test_param[1-2]\"/>"
+	"<testcase name=\"bare\"/>"
+	"</testsuite></testsuites>";
+
+static const char *const junit_identity_names[] = {
+	"pkg.YamlTests.Dictionary_RoundTrip",
+	"pkg.OtherTests.Dictionary_RoundTrip",
+	"pkg.OtherTests.Dictionary_RoundTrip",
+	"pkg.P.already",
+	"tests.test_x.test_param[1-2]",
+	"bare",
+};
+
+static void check_identity(const char *path, const char *const *want, size_t nwant)
+{
+	struct results_file f = RESULTS_FILE_INIT;
+	struct seen s = { 0 };
+	char *err = NULL;
+
+	if (results_parse(path, NULL, collect, &s, &f, &err) != 0)
+		fail_msg("refused: %s", err);
+	print_notes(&f);
+	assert_int_equal(s.n, nwant);
+	for (size_t i = 0; i < nwant; i++)
+		assert_string_equal(s.t[i].name, want[i]);
+	results_file_release(&f);
+	seen_release(&s);
+}
+
+static void test_identity(void **state)
+{
+	struct results_file f = RESULTS_FILE_INIT;
+	struct seen s = { 0 };
+	char *err = NULL, *p;
+	(void)state;
+
+	p = fixture("identity.trx", trx_identity, sizeof(trx_identity) - 1);
+	check_identity(p, trx_identity_names, ARRAY_SIZE(trx_identity_names));
+	/* The data rows' parent is named alike; a result without a definition is noted. */
+	assert_int_equal(results_parse(p, NULL, collect, &s, &f, &err), 0);
+	assert_string_equal(s.t[3].parent, "Ns.Gen`1[[System.Int32, mscorlib]].Rows");
+	assert_string_equal(s.t[1].written, "Dictionary_RoundTrip");
+	assert_string_equal(s.t[3].written, "Rows (0)");
+	assert_true(has_note(&f, "1 results have no test definition of their class"));
+	results_file_release(&f);
+	seen_release(&s);
+	free(p);
+
+	p = fixture("identity.xml", junit_identity, sizeof(junit_identity) - 1);
+	check_identity(p, junit_identity_names, ARRAY_SIZE(junit_identity_names));
+	free(p);
+}
+
 /* ---- the real corpus ---- */
 
 struct corpus_case {
@@ -1235,6 +1344,27 @@ static void test_corpus_details(void **state)
 	seen_release(&s);
 	free(p);
 
+	/* Real NUnit and MSTest files name their tests by class (", Assembly" dropped). */
+	p = path_join(dir, "trx/gfoidl-nunit-ignore.trx");
+	assert_int_equal(results_parse(p, NULL, collect, &s, &f, &err), 0);
+	assert_int_equal(seen_find(&s, "NUnitSample.SimpleTests.Passing_test")->outcome, OUTCOME_PASSED);
+	results_file_release(&f);
+	seen_release(&s);
+	free(p);
+	p = path_join(dir, "trx/gfoidl-mstest-warning.trx");
+	assert_int_equal(results_parse(p, NULL, collect, &s, &f, &err), 0);
+	assert_non_null(seen_find(&s, "Project.TestClass.MyTest"));
+	results_file_release(&f);
+	seen_release(&s);
+	free(p);
+	p = path_join(dir, "trx/gfoidl-mstest-datadriven.trx");
+	assert_int_equal(results_parse(p, NULL, collect, &s, &f, &err), 0);
+	assert_int_equal(seen_find(&s, "MsTestSample.DataDriven.Two_pass_one_fails (1)")->outcome,
+			 OUTCOME_FAILED);
+	results_file_release(&f);
+	seen_release(&s);
+	free(p);
+
 	p = path_join(dir, "junit/gfoidl-jenkins-style.xml");
 	assert_int_equal(results_parse(p, NULL, collect, &s, &f, &err), 0);
 	t = seen_find(&s, "PatientRegistration.Patient Registration (Example).Create patient");
@@ -1290,6 +1420,7 @@ int main(void)
 		cmocka_unit_test(test_callback_stops),
 		cmocka_unit_test(test_fifo),
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_identity),
 		cmocka_unit_test(test_corpus),
 		cmocka_unit_test(test_corpus_details),
 	};
