@@ -80,8 +80,10 @@ static const struct cli_option results_options[] = {
 	{ CLI_FLAG(0, "list", struct inspect_options, list,
 		   "print every test instead of the table, one per line in file order: "
 		   "NAME<TAB>OUTCOME<TAB>DURATION (\"12.345 ms\", or \"-\"), with a FILE<TAB> column "
-		   "first when several files are given. NAME is exactly what a metric's \"test\" "
-		   "glob is matched against (TRX testName; JUnit classname.name), but control "
+		   "first when several files are given. NAME is the test's class and name, "
+		   "Namespace.Class.Method (+ a data row's arguments), for every framework (TRX: "
+		   "TestMethod className joined to testName; JUnit: classname and name); a "
+		   "metric's \"test\" glob matches it or the name as the file writes it. Control "
 		   "characters are written \\t, \\n or \\xNN") },
 	{ CLI_INT(0, "min-executed", struct inspect_options, min_executed, "N", 0, INT64_MAX, NULL,
 		  "fail (exit 1) when fewer than N tests were executed in all the files "

@@ -99,7 +99,7 @@ class RunWithResults(AbevTestCase):
                 self.assertIn("not comparable", g["reason"])
                 for missing in ("sort_uint32", "string_build", "matrix_multiply",
                                 "prime_sieve", "distinct_keys"):
-                    self.assertIn(f"'{missing}'", g["reason"])
+                    self.assertIn(f"'DemoSuite.{missing}'", g["reason"])
                 self.assertEqual(inv["status"], "failed")
 
     def test_metrics_from_stdout_results_and_durations(self):
