@@ -490,7 +490,8 @@ class ResultsList(AbevTestCase):
         names = [l.split("\t")[0] for l in
                  self.abev("results", "--list", trx, check=0).stdout.splitlines()]
         self.assertIn("DotnetTests.XUnitTests.CalculatorTests.Passing_Test", names)
-        self.assertIn("Custom Name", names)
+        # xUnit's display name, qualified by the class of its definition.
+        self.assertIn("DotnetTests.XUnitTests.CalculatorTests.Custom Name", names)
 
     @unittest.skipUnless(DEMO and os.access(DEMO, os.X_OK), "the demo suite is not built")
     def test_metric_matching_nothing_lists_nearest_names(self):
@@ -510,12 +511,12 @@ class ResultsList(AbevTestCase):
         g = [g for g in inv["guards"] if g["guard"] == "metrics"][0]
         self.assertEqual(g["verdict"], "fail")
         self.assertRegex(g["reason"], r"'sieve': no test result matches 'prime_seive'; nearest "
-                                      r"test names: 'prime_sieve'")
+                                      r"test names: 'DemoSuite.prime_sieve'")
         self.assertRegex(g["reason"], r"'crc': no test result matches '\*CRC_32\*'; nearest "
-                                      r"test names: 'crc32'")
+                                      r"test names: 'DemoSuite.crc32'")
         self.assertIn("abev results --list", g["reason"])
         # The names abev lists for the copied file are the ones suggested.
         listed = self.abev("results", "--list", self.path("ev", inv["dir"], "suite.trx"),
                            check=0).stdout
-        self.assertIn("prime_sieve\t", listed)
-        self.assertIn("crc32\t", listed)
+        self.assertIn("DemoSuite.prime_sieve\t", listed)
+        self.assertIn("DemoSuite.crc32\t", listed)
