@@ -129,7 +129,8 @@ const struct plan_doc_key plan_doc_keys[] = {
 	  "`process` only: `wall`, `user`, `sys`, `cpu` (ms), `max_rss` (bytes), `minflt`, "
 	  "`majflt`, `nvcsw`, `nivcsw` (counts)" },
 	{ "metrics[].test", "string", "required for `results`, `duration`",
-	  "`results` and `duration` only: a glob over test names (`*`, `?`, `[...]`)" },
+	  "`results` and `duration` only: a glob over test names (`*`, `?`, `[...]`), matched "
+	  "against a test's class-qualified name or its name as the file writes it" },
 	{ "metrics[].pattern", "string", "required for `stdout`, `stderr`, `results`",
 	  "`stdout`, `stderr` and `results` only: a POSIX extended regular expression whose "
 	  "first group captures the number" },
