@@ -124,6 +124,8 @@ void results_frame_reset(struct test_frame *t)
 	strbuf_reset(&t->written);
 	strbuf_reset(&t->out);
 	strbuf_reset(&t->raw_buf);
+	strbuf_reset(&t->msg);
+	t->msg_set = 0;
 	t->raw = NULL;
 	t->out_truncated = 0;
 	t->duration = -1;
@@ -193,6 +195,46 @@ void results_capture_text(struct parser *p, struct test_frame *t, const char *s,
 	strbuf_add(&t->out, s, len);
 }
 
+void results_capture_message(struct test_frame *t, const char *s, size_t len)
+{
+	size_t room = RESULTS_MESSAGE_HOLD - t->msg.len;
+	if (t->msg_set)
+		return;
+	if (len > room)
+		len = utf8_cut(s, len, room);
+	strbuf_add(&t->msg, s, len);
+}
+
+/*
+ * The first line of a failure's message with text on it, blanks at both
+ * ends trimmed and controls made '?', cut to RESULTS_MESSAGE_MAX bytes at
+ * a character's start (an ellipsis then ends it): dst, size
+ * RESULTS_MESSAGE_MAX + 4. "" when it has none.
+ */
+static void first_line(char *dst, const struct strbuf *msg)
+{
+	const char *s = msg->buf ? msg->buf : "", *end;
+	size_t len;
+
+	while (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\n')
+		s++;
+	end = s + strcspn(s, "\r\n");
+	while (end > s && (end[-1] == ' ' || end[-1] == '\t'))
+		end--;
+	len = (size_t)(end - s);
+	if (len > RESULTS_MESSAGE_MAX) {
+		len = utf8_cut(s, len, RESULTS_MESSAGE_MAX - 3);
+		memcpy(dst, s, len);
+		memcpy(dst + len, "...", 4);
+	} else {
+		memcpy(dst, s, len);
+		dst[len] = '\0';
+	}
+	for (char *q = dst; *q; q++)
+		if ((unsigned char)*q < 0x20 || *q == 0x7f)
+			*q = '?';
+}
+
 static void results_count_leaf(struct parser *p, enum test_outcome o, int executed)
 {
 	struct results_counts *c = &p->out->counts;
@@ -210,6 +252,7 @@ static void results_count_leaf(struct parser *p, enum test_outcome o, int execut
 void results_emit(struct parser *p, struct test_frame *t, const char *parent,
 		 enum test_outcome o, int executed)
 {
+	char message[RESULTS_MESSAGE_MAX + 4] = "";
 	struct test_case tc = {
 		.name = t->name.buf,
 		.written_name = t->written.buf,
@@ -221,7 +264,10 @@ void results_emit(struct parser *p, struct test_frame *t, const char *parent,
 		.stdout_len = t->out.len,
 		.stdout_truncated = t->out_truncated,
 		.parent = parent,
+		.message = message,
 	};
+	if (o == OUTCOME_FAILED || o == OUTCOME_ERROR || o == OUTCOME_OTHER)
+		first_line(message, &t->msg);
 	results_count_leaf(p, o, executed);
 	if (p->fn && p->fn(p->ctx, &tc))
 		results_refuse(p, results_line(p), "stopped");
@@ -296,14 +342,20 @@ void results_element_end(struct parser *p)
 void results_text(struct parser *p, const char *s, size_t len)
 {
 	/* Captured output only ever reaches the callback: without one, none is kept. */
-	if (p->depth < 1 || !p->fn || !results_role_captures(p->roles[p->depth - 1]))
+	unsigned char role;
+	if (p->depth < 1 || !p->fn || !p->ntests || !results_role_captures(p->roles[p->depth - 1]))
 		return;
-	results_capture_text(p, &p->tests[p->ntests - 1], s, len);
+	role = p->roles[p->depth - 1];
+	if (role == R_TRX_STDOUT || role == R_JU_SYSOUT)
+		results_capture_text(p, &p->tests[p->ntests - 1], s, len);
+	else
+		results_capture_message(&p->tests[p->ntests - 1], s, len);
 }
 
 int results_role_captures(unsigned char role)
 {
-	return role == R_TRX_STDOUT || role == R_JU_SYSOUT;
+	return role == R_TRX_STDOUT || role == R_JU_SYSOUT || role == R_TRX_MESSAGE ||
+	       role == R_JU_FAILURE || role == R_JU_ERROR;
 }
 
 static void finish_notes(struct parser *p)
@@ -327,6 +379,7 @@ static void parser_release(struct parser *p)
 			strbuf_release(&p->tests[i].name);
 			strbuf_release(&p->tests[i].written);
 			strbuf_release(&p->tests[i].out);
+			strbuf_release(&p->tests[i].msg);
 			strbuf_release(&p->tests[i].raw_buf);
 		}
 	if (p->suites)
@@ -458,6 +511,7 @@ static void parser_init(struct parser *p, int fd, const char *path,
 		strbuf_init(&p->tests[i].name);
 		strbuf_init(&p->tests[i].written);
 		strbuf_init(&p->tests[i].out);
+		strbuf_init(&p->tests[i].msg);
 		strbuf_init(&p->tests[i].raw_buf);
 		strbuf_init(&p->suites[i].name);
 	}

@@ -53,7 +53,16 @@ struct test_case {
 	size_t stdout_len;
 	int stdout_truncated;      /* the capture hit limits.max_stdout */
 	const char *parent;        /* name of the data-driven parent, or NULL */
+	/*
+	 * A failed, errored or other test's message: the first line with text
+	 * of TRX ErrorInfo/Message, or of JUnit failure/error's message
+	 * attribute (its text without one), one printable line of at most
+	 * RESULTS_MESSAGE_MAX bytes (+ "..." when cut); "" when none is given
+	 * or the test passed or did not run.
+	 */
+	const char *message;
 };
+#define RESULTS_MESSAGE_MAX 200
 
 /* Returns 0 to go on, non-zero to stop reading (the parse then fails with "stopped"). */
 typedef int (*results_test_fn)(void *ctx, const struct test_case *tc);

@@ -207,6 +207,23 @@ static enum role junit_classify(enum role parent, const char *name)
 	return R_OTHER;
 }
 
+/*
+ * A failure's or error's message attribute, the first one's: the text
+ * inside is then not wanted. Without one the text is the message.
+ */
+static void junit_message(struct parser *p, struct test_frame *t)
+{
+	char *v;
+	if (t->msg_set || t->msg.len)
+		return;
+	v = results_attr(p, "message");
+	if (v && *v) {
+		results_capture_message(t, v, strlen(v));
+		t->msg_set = 1;
+	}
+	free(v);
+}
+
 static void junit_start(struct parser *p, enum role parent, enum role role, const char *name)
 {
 	(void)parent;
@@ -223,10 +240,12 @@ static void junit_start(struct parser *p, enum role parent, enum role role, cons
 		junit_case_start(p);
 		break;
 	case R_JU_FAILURE:
-		t->has_failure = 1;
-		break;
 	case R_JU_ERROR:
-		t->has_error = 1;
+		if (role == R_JU_FAILURE)
+			t->has_failure = 1;
+		else
+			t->has_error = 1;
+		junit_message(p, t);
 		break;
 	case R_JU_SKIPPED:
 		t->has_skipped = 1;

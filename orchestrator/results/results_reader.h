@@ -52,6 +52,7 @@ enum role {
 	R_OTHER,
 	R_TRX_ROOT, R_TRX_RESULTS, R_TRX_INNER, R_TRX_RESULT, R_TRX_OUTPUT, R_TRX_STDOUT,
 	R_TRX_SUMMARY, R_TRX_COUNTERS, R_TRX_TIMES, R_TRX_DEFS, R_TRX_DEF, R_TRX_METHOD,
+	R_TRX_ERRINFO, R_TRX_MESSAGE,
 	R_JU_SUITES, R_JU_SUITE, R_JU_CASE, R_JU_FAILURE, R_JU_ERROR, R_JU_SKIPPED, R_JU_SYSOUT,
 };
 
@@ -74,6 +75,14 @@ struct test_frame {
 	const char *raw;        /* outcome as written: points into raw_buf or a literal */
 	struct strbuf raw_buf;
 	int out_truncated;
+	/*
+	 * A failure's message as the file gives it (TRX ErrorInfo/Message,
+	 * JUnit failure/error message attribute or text), at most
+	 * RESULTS_MESSAGE_HOLD bytes: the test case gets its first line.
+	 * msg_set: an attribute gave it, the text inside is not wanted.
+	 */
+	struct strbuf msg;
+	int msg_set;
 	double duration;
 	int64_t children;       /* TRX: results inside its InnerResults */
 	int has_error, has_failure, has_skipped;   /* JUnit children */
@@ -212,8 +221,12 @@ void results_frame_set_name(struct parser *p, struct test_frame *t, const char *
 			    const char *name);
 /* Frees the TRX class map (NULL allowed). */
 void results_trx_classes_free(struct trx_classes *c);
+/* The bytes of a failure's message held to find its first line. */
+#define RESULTS_MESSAGE_HOLD 4096
 /* Appends captured output text (len bytes of s), up to the stdout limit. */
 void results_capture_text(struct parser *p, struct test_frame *t, const char *s, size_t len);
+/* Appends to a failure's message (len bytes of s), up to RESULTS_MESSAGE_HOLD. */
+void results_capture_message(struct test_frame *t, const char *s, size_t len);
 /* Counts a leaf test and hands it to the caller's callback. */
 void results_emit(struct parser *p, struct test_frame *t, const char *parent,
 		  enum test_outcome o, int executed);

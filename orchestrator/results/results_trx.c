@@ -399,6 +399,12 @@ static enum role trx_classify(enum role parent, const char *name)
 	case R_TRX_OUTPUT:
 		if (!strcmp(name, "StdOut"))
 			return R_TRX_STDOUT;
+		if (!strcmp(name, "ErrorInfo"))
+			return R_TRX_ERRINFO;
+		break;
+	case R_TRX_ERRINFO:
+		if (!strcmp(name, "Message"))
+			return R_TRX_MESSAGE;
 		break;
 	case R_TRX_SUMMARY:
 		if (!strcmp(name, "Counters"))

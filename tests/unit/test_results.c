@@ -65,7 +65,7 @@ static char *fixture(const char *name, const void *data, size_t len)
 
 #define SEEN_MAX 64
 struct seen_test {
-	char *name, *written, *raw, *out, *parent;
+	char *name, *written, *raw, *out, *parent, *message;
 	enum test_outcome outcome;
 	int executed, truncated;
 	double duration;
@@ -90,6 +90,9 @@ static int collect(void *ctx, const struct test_case *tc)
 		t->raw = tc->outcome_raw ? xstrdup(tc->outcome_raw) : NULL;
 		t->out = xstrdup(tc->stdout_text);
 		t->parent = tc->parent ? xstrdup(tc->parent) : NULL;
+		assert_non_null(tc->message);
+		assert_true(strlen(tc->message) <= RESULTS_MESSAGE_MAX + 3);
+		t->message = xstrdup(tc->message);
 		t->outcome = tc->outcome;
 		t->executed = tc->executed;
 		t->truncated = tc->stdout_truncated;
@@ -107,6 +110,7 @@ static void seen_release(struct seen *s)
 		free(s->t[i].raw);
 		free(s->t[i].out);
 		free(s->t[i].parent);
+		free(s->t[i].message);
 	}
 	memset(s, 0, sizeof(*s));
 }
@@ -1305,6 +1309,65 @@ static void test_corpus(void **state)
 	}
 }
 
+/*
+ * A failure's message: the first line with text, from TRX ErrorInfo/Message
+ * or JUnit's message attribute (the element's text without one), blanks
+ * trimmed, controls made '?', cut at RESULTS_MESSAGE_MAX bytes on a
+ * character's start; none for a test that passed.
+ */
+static void test_failure_messages(void **state)
+{
+	struct results_file f = RESULTS_FILE_INIT;
+	struct seen s = { 0 };
+	char *err = NULL, *p, longline[400], trx[2048];
+	(void)state;
+
+	memset(longline, 'x', sizeof(longline));
+	memcpy(longline + RESULTS_MESSAGE_MAX - 4, "\xc3\xa9", 2);   /* an e-acute across the cut */
+	longline[sizeof(longline) - 1] = '\0';
+	snprintf(trx, sizeof(trx),
+		 "<TestRun xmlns=\"http://microsoft.com/schemas/VisualStudio/TeamTest/2010\"><Results>"
+		 "<UnitTestResult testName=\"T.one\" outcome=\"Failed\"><Output><ErrorInfo>"
+		 "<Message>\n   \n  Expected 1,\tgot 2 \r\nsecond line</Message>"
+		 "<StackTrace>at T.one()</StackTrace></ErrorInfo></Output></UnitTestResult>"
+		 "<UnitTestResult testName=\"T.two\" outcome=\"Timeout\"><Output><ErrorInfo>"
+		 "<Message>%s</Message></ErrorInfo></Output></UnitTestResult>"
+		 "<UnitTestResult testName=\"T.three\" outcome=\"Failed\"/>"
+		 "<UnitTestResult testName=\"T.four\" outcome=\"Passed\"><Output><ErrorInfo>"
+		 "<Message>not a failure</Message></ErrorInfo></Output></UnitTestResult>"
+		 "</Results></TestRun>", longline);
+	p = fixture("messages.trx", trx, strlen(trx));
+	assert_int_equal(results_parse(p, NULL, collect, &s, &f, &err), 0);
+	assert_string_equal(seen_find(&s, "T.one")->message, "Expected 1,?got 2");
+	assert_int_equal(seen_find(&s, "T.two")->outcome, OUTCOME_ERROR);
+	/* Cut before the two-byte character that would straddle the limit. */
+	assert_int_equal(strlen(seen_find(&s, "T.two")->message), RESULTS_MESSAGE_MAX - 4 + 3);
+	assert_string_equal(seen_find(&s, "T.two")->message + RESULTS_MESSAGE_MAX - 4, "...");
+	assert_string_equal(seen_find(&s, "T.three")->message, "");
+	assert_string_equal(seen_find(&s, "T.four")->message, "");
+	results_file_release(&f);
+	seen_release(&s);
+	free(p);
+
+	static const char junit[] =
+		"<testsuite name=\"S\" tests=\"3\" failures=\"2\" errors=\"1\">"
+		"<testcase classname=\"C\" name=\"attr\"><failure message=\"boom &amp; more\">"
+		"trace line</failure></testcase>"
+		"<testcase classname=\"C\" name=\"text\"><failure><![CDATA[\n  from the text\n"
+		"  at C.text()]]></failure></testcase>"
+		"<testcase classname=\"C\" name=\"error\"><error message=\"\" type=\"E\">"
+		"NullReferenceException</error></testcase>"
+		"</testsuite>";
+	p = fixture("messages.xml", junit, sizeof(junit) - 1);
+	assert_int_equal(results_parse(p, NULL, collect, &s, &f, &err), 0);
+	assert_string_equal(seen_find(&s, "C.attr")->message, "boom & more");
+	assert_string_equal(seen_find(&s, "C.text")->message, "from the text");
+	assert_string_equal(seen_find(&s, "C.error")->message, "NullReferenceException");
+	results_file_release(&f);
+	seen_release(&s);
+	free(p);
+}
+
 /* Facts of single corpus files that a user would check by eye. */
 static void test_corpus_details(void **state)
 {
@@ -1326,6 +1389,11 @@ static void test_corpus_details(void **state)
 	t = seen_find(&s, "DotnetTests.XUnitTests.CalculatorTests.Skipped_Test");
 	assert_int_equal(t->outcome, OUTCOME_SKIPPED);
 	assert_string_equal(t->out, "Skipped test");
+	assert_string_equal(t->message, "");
+	/* A failure's message, its first line: "Assert.True() Failure&#xD;\nExpected: True". */
+	t = seen_find(&s, "DotnetTests.XUnitTests.CalculatorTests.Is_Even_Number(i: 3)");
+	assert_int_equal(t->outcome, OUTCOME_FAILED);
+	assert_string_equal(t->message, "Assert.True() Failure");
 	results_file_release(&f);
 	seen_release(&s);
 	free(p);
@@ -1361,6 +1429,15 @@ static void test_corpus_details(void **state)
 	assert_int_equal(results_parse(p, NULL, collect, &s, &f, &err), 0);
 	assert_int_equal(seen_find(&s, "MsTestSample.DataDriven.Two_pass_one_fails (1)")->outcome,
 			 OUTCOME_FAILED);
+	results_file_release(&f);
+	seen_release(&s);
+	free(p);
+
+	p = path_join(dir, "junit/dorny-pytest.xml");
+	assert_int_equal(results_parse(p, NULL, collect, &s, &f, &err), 0);
+	t = seen_find(&s, "tests.test_lib.test_always_fail");
+	assert_int_equal(t->outcome, OUTCOME_FAILED);
+	assert_string_equal(t->message, "assert False");
 	results_file_release(&f);
 	seen_release(&s);
 	free(p);
@@ -1409,6 +1486,7 @@ int main(void)
 		cmocka_unit_test(test_trx_details),
 		cmocka_unit_test(test_trx_stdout_and_durations),
 		cmocka_unit_test(test_junit_details),
+		cmocka_unit_test(test_failure_messages),
 		cmocka_unit_test(test_names_truncated),
 		cmocka_unit_test(test_notes_capped),
 		cmocka_unit_test(test_hostile_table),
