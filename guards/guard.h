@@ -81,6 +81,20 @@ int guard_load_balanced(double wait_pct, const double *partners, size_t n, doubl
 void guard_min_executed(int64_t executed, int64_t total, int64_t required, size_t nfiles,
 			size_t refused, const char *pattern, struct guard_result *out);
 
+/*
+ * tests_passed: no failed, errored, aborted or timed-out test but those
+ * the plan allows. unexpected counts the failures no known_failures
+ * pattern matched, known those it did; v[0..n) are the first failures
+ * read (either kind), for the reason. Unchecked when no result file was
+ * read (nfiles) or some were refused and none of the rest failed.
+ */
+struct test_failure_view {
+	const char *name, *outcome, *message;   /* outcome as written; message: its first line */
+	int known;
+};
+void guard_tests_passed(size_t unexpected, size_t known, const struct test_failure_view *v,
+			size_t n, size_t nfiles, size_t refused, struct guard_result *out);
+
 /* exit_code: the exit code must be one of allowed[0..nallowed). */
 void guard_exit_code(int exit_code, const int *allowed, size_t nallowed,
 		     struct guard_result *out);

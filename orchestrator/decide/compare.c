@@ -924,11 +924,11 @@ static void sample_size(const struct compare_config *cfg, struct comparison *c)
 
 /*
  * The test guards that block acceptance: a recorded run (not a warmup,
- * not a discarded attempt) whose test_set or min_executed guard failed.
- * Its figures do not count, so without this the decision would only be
- * "inconclusive: too few runs"; a candidate that quietly skips a test is
- * rejected instead, and the sentence names the guard and its reason
- * (which names the tests).
+ * not a discarded attempt) whose tests_passed, test_set or min_executed
+ * guard failed. Its figures do not count, so without this the decision
+ * would only be "inconclusive: too few runs"; a candidate with a failing
+ * test, or that quietly skips one, is rejected instead, and the sentence
+ * names the guard and its reason (which names the tests).
  */
 static void collect_blocking(const struct invocation *invs, size_t ninvs, struct comparison *c)
 {
@@ -940,7 +940,8 @@ static void collect_blocking(const struct invocation *invs, size_t ninvs, struct
 		for (size_t k = 0; k < inv->nguards; k++) {
 			const struct guard_result *g = &inv->guards[k];
 			if (g->verdict != GUARD_FAIL ||
-			    (strcmp(g->guard, "test_set") && strcmp(g->guard, "min_executed")))
+			    (strcmp(g->guard, "tests_passed") && strcmp(g->guard, "test_set") &&
+			     strcmp(g->guard, "min_executed")))
 				continue;
 			if (c->nblocking == COMPARE_BLOCKING_MAX) {
 				c->blocking_omitted++;

@@ -159,7 +159,7 @@ static cJSON *logs_json(const struct invocation *inv)
 
 /* The static names guards carry (struct guard_result's guard is not owned). */
 static const char *const guard_names[] = {
-	"exit_code", "min_executed", "metrics", "test_set", "load",
+	"exit_code", "min_executed", "tests_passed", "metrics", "test_set", "load",
 };
 
 static int read_guards(const struct json_in *rd, const cJSON *o, const char *path,
@@ -563,6 +563,63 @@ static int r_test_times(const struct json_in *rd, const json_node *o, const char
 	return read_test_times(rd, o, path, rec);
 }
 
+static void w_test_failures(json_node *o, const char *key, const void *rec)
+{
+	const struct invocation *inv = rec;
+	cJSON *arr = jnew_array();
+
+	for (size_t i = 0; i < inv->ntest_failures; i++) {
+		const struct invocation_test_failure *f = &inv->test_failures[i];
+		cJSON *e = jnew_object();
+		jadd_str(e, "name", f->name);
+		jadd_str(e, "outcome", f->outcome);
+		jadd_str(e, "message", f->message);
+		jadd(e, "known", cJSON_CreateBool(f->known));
+		jpush(arr, e);
+	}
+	jadd(o, key, arr);
+}
+
+/* test_failures: [{name, outcome, message, known}, ...]; absent in older evidence. */
+static int r_test_failures(const struct json_in *rd, const json_node *o, const char *path,
+			   const char *key, void *rec)
+{
+	struct invocation *inv = rec;
+	const cJSON *arr, *e;
+	char *base;
+	size_t i = 0;
+	int ret;
+
+	ret = json_get_array(rd, o, path, key, 0, &arr);
+	if (ret <= 0)
+		return ret;
+	base = json_key_path(path, key);
+	if (cJSON_GetArraySize(arr) > EVIDENCE_FAILED_TESTS_MAX) {
+		json_in_error(rd, base, "holds more than %d tests", EVIDENCE_FAILED_TESTS_MAX);
+		free(base);
+		return -1;
+	}
+	inv->test_failures = xcalloc(EVIDENCE_FAILED_TESTS_MAX, sizeof(*inv->test_failures));
+	ret = 0;
+	cJSON_ArrayForEach(e, arr) {
+		struct invocation_test_failure *f = &inv->test_failures[inv->ntest_failures++];
+		char *at = json_index_path(base, i++);
+
+		if (!cJSON_IsObject(e))
+			ret = json_in_error(rd, at, "not an object");
+		else if (json_get_string(rd, e, at, "name", JSON_REQUIRED, &f->name) < 0 ||
+			 json_get_string(rd, e, at, "outcome", JSON_REQUIRED, &f->outcome) < 0 ||
+			 json_get_string(rd, e, at, "message", JSON_REQUIRED, &f->message) < 0 ||
+			 json_get_bool(rd, e, at, "known", JSON_REQUIRED, &f->known) < 0)
+			ret = -1;
+		free(at);
+		if (ret < 0)
+			break;
+	}
+	free(base);
+	return ret;
+}
+
 static void w_metrics(json_node *o, const char *key, const void *rec)
 {
 	const struct invocation *inv = rec;
@@ -663,6 +720,7 @@ const struct field invocation_fields[] = {
 	{ .key = "results", CUSTOM(w_results, NULL), .flags = REQ },
 	{ .key = "failed_tests", .type = FIELD_OWNED_STRINGS, .off = OFF(failed_tests), .count_off = OFF(nfailed_tests), .flags = REQ | RD },
 	{ .key = "failed_tests_omitted", .type = FIELD_SIZE, .off = OFF(failed_tests_omitted), .flags = REQ | RD },
+	{ .key = "test_failures", CUSTOM(w_test_failures, r_test_failures), .flags = REQ | RD | FIELD_OPTIONAL },
 	{ .key = "test_times", CUSTOM(w_test_times, r_test_times), .flags = REQ | RD },
 	{ .key = "test_times_omitted", .type = FIELD_SIZE, .off = OFF(test_times_omitted), .flags = REQ | RD },
 	{ .key = "metrics", CUSTOM(w_metrics, r_metrics), .flags = REQ | RD },

@@ -19,6 +19,7 @@
 #include <math.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <glob.h>
 #include <limits.h>
 #include <stdio.h>
@@ -152,6 +153,8 @@ static void push_guard(struct invocation *inv, struct guard_result *g)
 /* What the streaming callback keeps. */
 struct collect {
 	struct invocation *inv;  /* gets the names of failed tests */
+	const struct plan *plan; /* its results.known_failures */
+	size_t unexpected, known; /* failed tests, by whether the plan allows them */
 	struct test_set *names;
 	const struct metric_set *ms;
 	struct metric_test *tests;
@@ -159,22 +162,50 @@ struct collect {
 	int capped;
 };
 
+/* Whether results.known_failures allows the test named name to fail. */
+static int known_failure(const struct plan *plan, const char *name)
+{
+	for (size_t i = 0; plan && i < plan->nknown_failures; i++)
+		if (!fnmatch(plan->known_failures[i], name, 0))
+			return 1;
+	return 0;
+}
+
+/* A failed or errored test: counted, and kept with its outcome and message up to the cap. */
+static void collect_failure(struct collect *c, const struct test_case *tc)
+{
+	struct invocation *inv = c->inv;
+	struct invocation_test_failure *f;
+	int known = known_failure(c->plan, tc->name);
+
+	if (known)
+		c->known++;
+	else
+		c->unexpected++;
+	if (inv->nfailed_tests == EVIDENCE_FAILED_TESTS_MAX) {
+		inv->failed_tests_omitted++;
+		return;
+	}
+	if (!inv->failed_tests) {
+		inv->failed_tests = xcalloc(EVIDENCE_FAILED_TESTS_MAX + 1, sizeof(*inv->failed_tests));
+		inv->test_failures = xcalloc(EVIDENCE_FAILED_TESTS_MAX, sizeof(*inv->test_failures));
+	}
+	inv->failed_tests[inv->nfailed_tests++] = xstrdup(tc->name);
+	f = &inv->test_failures[inv->ntest_failures++];
+	f->name = xstrdup(tc->name);
+	f->outcome = utf8_clean(tc->outcome_raw ? tc->outcome_raw : "",
+				tc->outcome_raw ? strlen(tc->outcome_raw) : 0);
+	f->message = xstrdup(tc->message ? tc->message : "");
+	f->known = known;
+}
+
 static int collect_test(void *arg, const struct test_case *tc)
 {
 	struct collect *c = arg;
 	struct metric_test *t;
 
-	if (c->inv && (tc->outcome == OUTCOME_FAILED || tc->outcome == OUTCOME_ERROR)) {
-		struct invocation *inv = c->inv;
-		if (inv->nfailed_tests < EVIDENCE_FAILED_TESTS_MAX) {
-			if (!inv->failed_tests)
-				inv->failed_tests = xcalloc(EVIDENCE_FAILED_TESTS_MAX,
-							    sizeof(*inv->failed_tests));
-			inv->failed_tests[inv->nfailed_tests++] = xstrdup(tc->name);
-		} else {
-			inv->failed_tests_omitted++;
-		}
-	}
+	if (c->inv && (tc->outcome == OUTCOME_FAILED || tc->outcome == OUTCOME_ERROR))
+		collect_failure(c, tc);
 	/* The comparison is about what ran: a skipped test did not. */
 	if (c->names && tc->executed)
 		test_set_add(c->names, tc->name);
@@ -869,6 +900,24 @@ static char *stderr_tail(const struct dirat *root, const char *dir)
 	return tail;
 }
 
+/* The tests_passed guard on what collect_failure() counted and kept. */
+static void judge_tests_passed(struct invocation *inv, const struct collect *c, size_t nfiles,
+			       size_t refused)
+{
+	struct test_failure_view v[EVIDENCE_FAILED_TESTS_MAX];
+	struct guard_result g = { 0 };
+
+	for (size_t i = 0; i < inv->ntest_failures; i++)
+		v[i] = (struct test_failure_view){
+			.name = inv->test_failures[i].name,
+			.outcome = inv->test_failures[i].outcome,
+			.message = inv->test_failures[i].message,
+			.known = inv->test_failures[i].known,
+		};
+	guard_tests_passed(c->unexpected, c->known, v, inv->ntest_failures, nfiles, refused, &g);
+	push_guard(inv, &g);
+}
+
 void judge_invocation(struct judge *j, struct invocation *inv, const struct dirat *root,
 		      judge_note_fn note, void *ctx)
 {
@@ -893,12 +942,14 @@ void judge_invocation(struct judge *j, struct invocation *inv, const struct dira
 			c.names = test_set_new();
 		c.ms = inv->warmup ? NULL : j->metrics;
 		c.inv = inv;
+		c.plan = plan;
 		inv->has_tests = 1;
 		read_results(j, inv, root, &c, &refused, &nfiles, note, ctx);
 		j->files_total += nfiles + refused;   /* copies, at most */
 		guard_min_executed(inv->tests.executed, inv->tests.total, plan->min_executed,
 				   nfiles + refused, refused, inv->results_files, &g);
 		push_guard(inv, &g);
+		judge_tests_passed(inv, &c, nfiles, refused);
 	}
 	if (ran && !inv->warmup && j->metrics)
 		judge_metrics(j, inv, root, &c);

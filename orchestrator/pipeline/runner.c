@@ -552,11 +552,24 @@ static const struct guard_result *first_failed_guard(const struct invocation *in
 	return NULL;
 }
 
+/* Whether a and b kept the same failed tests, in the same order, as many past the cap. */
+static int same_failed_tests(const struct invocation *a, const struct invocation *b)
+{
+	if (a->nfailed_tests != b->nfailed_tests ||
+	    a->failed_tests_omitted != b->failed_tests_omitted)
+		return 0;
+	for (size_t i = 0; i < a->nfailed_tests; i++)
+		if (strcmp(a->failed_tests[i], b->failed_tests[i]))
+			return 0;
+	return 1;
+}
+
 /*
  * Whether a and b failed the same way, one that does not depend on the
  * moment: both could not start, or both failed the same guard first —
  * exit_code with the same code, min_executed with the same count of
- * tests executed, test_set — judged from the records, not their words.
+ * tests executed, tests_passed with the same failed tests, test_set —
+ * judged from the records, not their words.
  */
 static int same_certain_failure(const struct invocation *a, const struct invocation *b)
 {
@@ -571,6 +584,8 @@ static int same_certain_failure(const struct invocation *a, const struct invocat
 		return a->exit_code == b->exit_code && a->signal == b->signal;
 	if (!strcmp(ga->guard, "min_executed"))
 		return a->tests.executed == b->tests.executed;
+	if (!strcmp(ga->guard, "tests_passed"))
+		return same_failed_tests(a, b);
 	return !strcmp(ga->guard, "test_set");
 }
 

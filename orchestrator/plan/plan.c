@@ -424,6 +424,47 @@ out:
 	return ret;
 }
 
+/*
+ * An array of fnmatch(3) patterns at obj's key (path names it; what, an
+ * example, is for the error) into *out. Printable text only, at most max
+ * bytes each, so that what the evidence names is what the plan said.
+ */
+static int parse_patterns(const struct plan_loader *ld, const cJSON *obj, const char *path,
+			  const char *key, const char *what, size_t max, char ***out, size_t *n,
+			  size_t *alloc)
+{
+	const cJSON *j = cJSON_GetObjectItemCaseSensitive(obj, key), *e;
+	char *at = xasprintf("%s.%s", path, key);
+	size_t i = 0;
+	int ret = 0;
+
+	if (j && !cJSON_IsArray(j))
+		ret = json_in_error(&ld->in, at, "expected an array of %s, found %s", what,
+				    json_kind(j));
+	if (ret < 0 || !j) {
+		free(at);
+		return ret;
+	}
+	cJSON_ArrayForEach(e, j) {
+		char *p = json_index_path(at, i++);
+		int bad = !cJSON_IsString(e) || !*e->valuestring || strlen(e->valuestring) > max;
+
+		for (const char *c = bad ? "" : e->valuestring; *c; c++)
+			bad |= (unsigned char)*c < 0x20 || *c == 0x7f;
+		if (bad)
+			ret = json_in_error(&ld->in, p, "expected %s: a pattern of 1 to %zu printable "
+					    "characters, found %s", what, max,
+					    cJSON_IsString(e) ? "other text" : json_kind(e));
+		free(p);
+		if (bad)
+			break;
+		ALLOC_GROW(*out, *n + 1, *alloc);
+		(*out)[(*n)++] = xstrdup(e->valuestring);
+	}
+	free(at);
+	return ret;
+}
+
 static int parse_results(const struct plan_loader *ld, const cJSON *root)
 {
 	struct plan *plan = ld->plan;
@@ -437,6 +478,9 @@ static int parse_results(const struct plan_loader *ld, const cJSON *root)
 	plan_loader_keys(ld, r, "results", "results", 0);
 	json_get_string(&ld->in, r, "results", "files", JSON_NONEMPTY, &plan->results_files);
 	json_get_int(&ld->in, r, "results", "min_executed", 0, 0, JSON_INT_MAX, &plan->min_executed);
+	parse_patterns(ld, r, "results", "known_failures", "test-name patterns (e.g. "
+		       "\"Ns.FlakyTests.*\")", PLAN_TEST_PATTERN_MAX, &plan->known_failures,
+		       &plan->nknown_failures, &plan->known_failures_alloc);
 	if (json_in_count(&ld->in) > before)
 		return -1;
 	if (!plan->results_files) {
@@ -444,6 +488,10 @@ static int parse_results(const struct plan_loader *ld, const cJSON *root)
 			return json_in_error(&ld->in, "results.min_executed",
 				    "only used with \"files\" (add results.files, the test-result "
 				    "files whose tests it counts)");
+		if (plan->nknown_failures)
+			return json_in_error(&ld->in, "results.known_failures",
+				    "only used with \"files\" (add results.files, the test-result "
+				    "files whose tests may fail)");
 		return 0;
 	}
 	/* Refused, it is no pattern plan_check() could expand. */
@@ -458,41 +506,13 @@ static int parse_results(const struct plan_loader *ld, const cJSON *root)
 	return 0;
 }
 
-/*
- * load.exclusive: fnmatch(3) patterns of command lines. Printable text
- * only, so that what the evidence names is what the plan said.
- */
+/* load.exclusive: fnmatch(3) patterns of command lines. */
 static int parse_exclusive(const struct plan_loader *ld, const cJSON *l)
 {
-	const cJSON *j = cJSON_GetObjectItemCaseSensitive(l, "exclusive");
 	struct plan *plan = ld->plan;
-	const cJSON *e;
-	size_t i = 0;
-
-	if (!j)
-		return 0;
-	if (!cJSON_IsArray(j))
-		return json_in_error(&ld->in, "load.exclusive", "expected an array of command-line patterns, "
-			    "found %s", json_kind(j));
-	cJSON_ArrayForEach(e, j) {
-		char *p = json_index_path("load.exclusive", i++);
-		int bad = !cJSON_IsString(e) || !*e->valuestring ||
-			  strlen(e->valuestring) > PLAN_EXCLUSIVE_PATTERN_MAX;
-
-		for (const char *c = bad ? "" : e->valuestring; *c; c++)
-			bad |= (unsigned char)*c < 0x20 || *c == 0x7f;
-		if (bad) {
-			json_in_error(&ld->in, p, "expected a pattern of 1 to %d printable characters (e.g. "
-			     "\"dotnet test*\"), found %s",
-			     PLAN_EXCLUSIVE_PATTERN_MAX, cJSON_IsString(e) ? "other text" : json_kind(e));
-			free(p);
-			return -1;
-		}
-		free(p);
-		ALLOC_GROW(plan->exclusive, plan->nexclusive + 1, plan->exclusive_alloc);
-		plan->exclusive[plan->nexclusive++] = xstrdup(e->valuestring);
-	}
-	return 0;
+	return parse_patterns(ld, l, "load", "exclusive", "command-line patterns (e.g. "
+			      "\"dotnet test*\")", PLAN_EXCLUSIVE_PATTERN_MAX, &plan->exclusive,
+			      &plan->nexclusive, &plan->exclusive_alloc);
 }
 
 static int parse_load(const struct plan_loader *ld, const cJSON *root)
@@ -1119,6 +1139,9 @@ void plan_release(struct plan *plan)
 	for (size_t i = 0; i < plan->nexclusive; i++)
 		free(plan->exclusive[i]);
 	free(plan->exclusive);
+	for (size_t i = 0; i < plan->nknown_failures; i++)
+		free(plan->known_failures[i]);
+	free(plan->known_failures);
 	for (size_t i = 0; i < plan->nmetrics; i++)
 		plan_metric_def_release(&plan->metrics[i]);
 	free(plan->metrics);

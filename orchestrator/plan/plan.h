@@ -138,6 +138,13 @@ struct plan {
 	/* results */
 	char *results_files;   /* template or NULL */
 	int64_t min_executed;  /* default 1 with results.files; -1 without (then never given) */
+	/*
+	 * results.known_failures: fnmatch(3) patterns of test names (class and
+	 * method, as result.json names tests) allowed to fail; a failed test
+	 * no pattern matches fails its run's tests_passed guard.
+	 */
+	char **known_failures;
+	size_t nknown_failures, known_failures_alloc;
 
 	/*
 	 * The plan's metrics in file order, validated: patterns compile and
@@ -205,6 +212,8 @@ struct plan {
 
 /* Longest load.exclusive pattern. */
 #define PLAN_EXCLUSIVE_PATTERN_MAX 256
+/* Longest results.known_failures pattern (test names are cut at 4096 bytes). */
+#define PLAN_TEST_PATTERN_MAX 4096
 
 /*
  * load.max_cpu_wait_pct by default: a recorded run whose processes waited

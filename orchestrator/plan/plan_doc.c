@@ -114,6 +114,11 @@ const struct plan_doc_key plan_doc_keys[] = {
 	  "`cwd`; read after every invocation; takes placeholders" },
 	{ "results.min_executed", "integer", "1 with `results.files`",
 	  "fewest executed tests a run's result files must report; only with `results.files`" },
+	{ "results.known_failures", "array of strings", "none",
+	  "tests allowed to fail: `fnmatch` patterns of test names as result.json writes them "
+	  "(`Namespace.Class.Method`, + the data row); any other failed, errored, aborted or "
+	  "timed-out test fails its run's `tests_passed` guard and rejects the decision; only "
+	  "with `results.files`" },
 	{ "metrics", "array of objects", "none",
 	  "the numbers taken from each run, in order (see README, **Metrics**)" },
 	{ "metrics[].name", "string", "required",
@@ -285,7 +290,8 @@ static const char example_text[] =
 	"                \"prepare\": [\"sync\"],\n"
 	"                \"setup\": [\"git\", \"status\", \"--short\"],\n"
 	"                \"cleanup\": [\"sync\"] },\n"
-	"  \"results\": { \"files\": \"{run_dir}/*.trx\", \"min_executed\": 3 },\n"
+	"  \"results\": { \"files\": \"{run_dir}/*.trx\", \"min_executed\": 3,\n"
+	"               \"known_failures\": [\"Suite.FlakyTests.*\"] },\n"
 	"  \"metrics\": [\n"
 	"    { \"name\": \"rebuild\", \"source\": \"results\", \"test\": \"*Rebuild*\",\n"
 	"      \"unit\": \"ms\", \"pattern\": \"rebuild_ms=([0-9.]+)\", \"match\": \"mean\",\n"

@@ -143,6 +143,9 @@ static void add_rest(cJSON *o, const struct plan *plan)
 		cJSON *r = jnew_object();
 		jadd_str(r, "files", plan->results_files);
 		jadd_int(r, "min_executed", plan->min_executed);
+		if (plan->nknown_failures)
+			jadd(r, "known_failures", strings(plan->known_failures,
+							  plan->nknown_failures));
 		jadd(o, "results", r);
 	}
 	jadd_real(load, "max_cpu_wait_pct", plan->max_cpu_wait_pct);

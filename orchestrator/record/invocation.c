@@ -39,6 +39,12 @@ void invocation_release(struct invocation *inv)
 	for (size_t i = 0; i < inv->nfailed_tests; i++)
 		free(inv->failed_tests[i]);
 	free(inv->failed_tests);
+	for (size_t i = 0; i < inv->ntest_failures; i++) {
+		free(inv->test_failures[i].name);
+		free(inv->test_failures[i].outcome);
+		free(inv->test_failures[i].message);
+	}
+	free(inv->test_failures);
 	for (size_t i = 0; i < inv->ntest_times; i++)
 		free(inv->test_times[i].name);
 	free(inv->test_times);

@@ -137,6 +137,17 @@ struct invocation {
 	size_t nfailed_tests;
 	size_t failed_tests_omitted; /* failed tests past that cap */
 	/*
+	 * The same tests, with their outcome as the file writes it ("Failed",
+	 * "Timeout", "failure"), the first line of their message ("" when
+	 * none) and whether results.known_failures allows them. Evidence
+	 * written before abev kept them has none (ntest_failures 0).
+	 */
+	struct invocation_test_failure {
+		char *name, *outcome, *message;
+		int known;
+	} *test_failures;
+	size_t ntest_failures;
+	/*
 	 * The duration of each executed test the result files give one for
 	 * (TRX duration, JUnit time), in the order read: the report's
 	 * per-test changes. At most EVIDENCE_TEST_TIMES_MAX; test_times_omitted

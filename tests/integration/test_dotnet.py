@@ -263,6 +263,14 @@ class DotnetTest(AbevTestCase):
         f, p, s, total = map(int, SUMMARY.search(consoles["fail"]).groups())
         self.assertEqual(t("fail"), (total, p, f))
         self.assertEqual(t("fail"), (4, 3, 1))
+        # The failing test by its class, its outcome and its message's first line.
+        passed = [g for g in by["fail"]["guards"] if g["guard"] == "tests_passed"][0]
+        self.assertEqual(passed["verdict"], "fail")
+        self.assertEqual(by["fail"]["test_failures"][0]["name"], "CrashTests.D_Fails")
+        self.assertEqual(by["fail"]["test_failures"][0]["outcome"], "Failed")
+        self.assertIn("Assert.Equal() Failure", by["fail"]["test_failures"][0]["message"])
+        self.assertIn("CrashTests.D_Fails (Failed: Assert.Equal() Failure", passed["reason"])
+        self.assertEqual(res["comparison"]["decision"], "rejected")
         # A crashed test host: the console says "Test Run Aborted" and counts
         # nothing; the TRX holds no result; the run fails, and says why.
         self.assertIn("Test Run Aborted", consoles["crash"])

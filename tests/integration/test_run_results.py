@@ -50,17 +50,19 @@ class RunWithResults(AbevTestCase):
             self.assertEqual(inv["results"][0]["path"], inv["dir"] + "/suite.trx")
             names = [g["guard"] for g in inv["guards"]]
             if inv["phase"] == "run":
-                self.assertEqual(names, ["exit_code", "min_executed", "test_set", "load"])
+                self.assertEqual(names, ["exit_code", "min_executed", "tests_passed", "test_set",
+                                         "load"])
             else:
-                self.assertEqual(names, ["exit_code", "min_executed"])
+                self.assertEqual(names, ["exit_code", "min_executed", "tests_passed"])
             with open(self.path("ev", inv["dir"], "guard.log")) as f:
                 log = f.read()
             self.assertIn("min_executed: pass: 6 of 6 test(s) executed in 1 file(s), "
                           "1 required", log)
         report = open(self.path("ev", "report.md")).read()
         self.assertIn("## Tests and guards", report)
-        # Every guard of a recorded run passed: exit_code, min_executed, test_set, load.
-        self.assertIn(" | 4 pass |", report)
+        # Every guard of a recorded run passed: exit_code, min_executed, tests_passed,
+        # test_set, load.
+        self.assertIn(" | 5 pass |", report)
 
     def test_min_executed_above_the_test_count_fails_every_run(self):
         plan = self.plan([("a", "baseline", []), ("b", "candidate", [])])
@@ -232,13 +234,26 @@ class RunWithResults(AbevTestCase):
         self.assertEqual(inv["exit_code"], 1)
         self.assertEqual(self.guard(inv, "exit_code")["verdict"], "fail")
         self.assertEqual(inv["tests"]["failed"], 1)
+        self.assertEqual(self.guard(inv, "tests_passed")["verdict"], "fail")
+        # The code allowed, the failing test still fails the run: the guards are two.
         plan["allowed_exit_codes"] = [0, 1]
         p = self.write_plan(plan, "plan2.json")
-        self.abev("run", p, "--out", self.path("ev2"), check=0)
+        self.abev("run", p, "--out", self.path("ev2"), check=1)
         inv = self.load("ev2", "result.json")["invocations"][0]
-        self.assertEqual(inv["status"], "ok")
+        self.assertEqual(inv["status"], "failed")
         self.assertEqual(self.guard(inv, "exit_code")["reason"],
                          "exited with code 1 (allowed: 0, 1)")
+        self.assertEqual(self.guard(inv, "tests_passed")["reason"],
+                         "1 test(s) failed: DemoSuite.crc32 (Failed: "
+                         + inv["test_failures"][0]["message"] + ")")
+        self.assertTrue(inv["test_failures"][0]["message"].startswith("crc32 "))
+        # A known failure the plan names passes both.
+        plan["results"]["known_failures"] = ["DemoSuite.crc*"]
+        p = self.write_plan(plan, "plan3.json")
+        self.abev("run", p, "--out", self.path("ev3"), check=0)
+        inv = self.load("ev3", "result.json")["invocations"][0]
+        self.assertEqual(inv["status"], "ok")
+        self.assertEqual(self.guard(inv, "tests_passed")["verdict"], "pass")
 
 
 class GuardsWithoutResults(AbevTestCase):

@@ -37,7 +37,7 @@ INVOCATION = {
                                 "pattern": "dotnet test*", "evidence": None}], "unnamed": 0},
     "cgroup": {"memory_peak_bytes": None, "cpu_usage_ns": 30},
     "cgroup_note": "memory.peak is not available", "results_files": None,
-    "tests": None, "results": [], "failed_tests": [], "failed_tests_omitted": 0,
+    "tests": None, "results": [], "failed_tests": [], "failed_tests_omitted": 0, "test_failures": [],
     "test_times": [["Suite.A", 12.5]], "test_times_omitted": 0,
     "metrics": {}, "guards": [
         {"guard": "exit_code", "verdict": "pass", "reason": "exited with code 0 (allowed: 0)"}],

@@ -846,6 +846,38 @@ static void test_test_guard_failure_rejects(void **state)
 		strbuf_release(&sb);
 		comparison_release(&c);
 	}
+	/*
+	 * A failing test rejects too, whatever the figures and although the
+	 * exit code was allowed (the exit_code guard passed): one run is enough.
+	 */
+	{
+		static const char failed[] = "1 test(s) failed: S.Parse (Failed: Expected 1, got 2)";
+		struct compare_gate_def g = { "t", GATE_MAX_REGRESSION, 50 };
+		struct fixture f;
+		struct comparison c;
+		struct strbuf sb = STRBUF_INIT;
+		size_t last = 0;
+
+		setup(&f, 2);
+		f.cfg.gates = &g;
+		f.cfg.ngates = 1;
+		pairs(&f, base, base, 6);
+		for (size_t i = 0; i < f.n; i++)
+			if (!strcmp(f.invs[i].variant, "cand"))
+				last = i;
+		f.guards[last][1] = (struct guard_result){ "tests_passed", GUARD_FAIL, s(failed) };
+		f.invs[last].nguards = 2;
+		f.invs[last].status = INV_FAILED;
+		compare_compute(&f.cfg, f.invs, f.n, &c);
+		assert_int_equal(c.decision, DECISION_REJECTED);
+		assert_int_equal(c.nblocking, 1);
+		assert_string_equal(c.blocking[0], "cand run 6 failed the tests_passed guard: 1 test(s) "
+						   "failed: S.Parse (Failed: Expected 1, got 2)");
+		summary_decision(&sb, &c);
+		assert_non_null(strstr(sb.buf, "rejected: cand run 6 failed the tests_passed guard"));
+		strbuf_release(&sb);
+		comparison_release(&c);
+	}
 }
 
 /* No gate: no decision; one run a side: no interval, so inconclusive, never a pass. */

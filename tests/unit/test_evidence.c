@@ -123,7 +123,7 @@ static void test_invocation_file(void **state)
 		"foreign_wait_pct", "cpus",
 		"load_wait_ns", "loaded", "leftovers_killed", "paused", "overlaps", "logs", "cgroup",
 		"cgroup_note", "results_files", "tests", "results", "failed_tests", "failed_tests_omitted",
-		"test_times", "test_times_omitted",
+		"test_failures", "test_times", "test_times_omitted",
 		"metrics", "guards",
 	};
 	size_t i = 0;
@@ -720,6 +720,11 @@ static void test_invocation_fields_round_trip(void **state)
 	in.failed_tests[0] = xstrdup("T.one");
 	in.nfailed_tests = 1;
 	in.failed_tests_omitted = 4;
+	in.test_failures = xcalloc(1, sizeof(*in.test_failures));
+	in.test_failures[0] = (struct invocation_test_failure){
+		xstrdup("T.one"), xstrdup("Timeout"), xstrdup("took too long: 30 s"), 1
+	};
+	in.ntest_failures = 1;
 	invocation_add_test_time(&in, "T.two", 12.5);
 	/* Read from the text, as evidence is (json_out writes some numbers raw). */
 	again = invocation_fields_json(&in, 0);
@@ -744,6 +749,11 @@ static void test_invocation_fields_round_trip(void **state)
 	assert_int_equal(out.nfailed_tests, 1);
 	assert_string_equal(out.failed_tests[0], "T.one");
 	assert_int_equal(out.failed_tests_omitted, 4);
+	assert_int_equal(out.ntest_failures, 1);
+	assert_string_equal(out.test_failures[0].name, "T.one");
+	assert_string_equal(out.test_failures[0].outcome, "Timeout");
+	assert_string_equal(out.test_failures[0].message, "took too long: 30 s");
+	assert_int_equal(out.test_failures[0].known, 1);
 	assert_int_equal(out.ntest_times, 1);
 	assert_true(out.test_times[0].ms == 12.5);
 	/* What is read back is written the same (what is not read back, rusage counts, is 0 here). */

@@ -40,6 +40,52 @@ static void test_min_executed(void **state)
 	}
 }
 
+static void test_tests_passed(void **state)
+{
+	struct guard_result r = { 0 };
+	const struct test_failure_view v[] = {
+		{ "Ns.A.One", "Failed", "Assert.Equal() Failure: Values differ", 0 },
+		{ "Ns.Flaky.Two", "Failed", "", 1 },
+		{ "Ns.B.Three", "Timeout", "", 0 },
+		{ "Ns.B.Four", "failure", "expected 1", 0 },
+		{ "Ns.B.Five", "Aborted", "", 0 },
+	};
+	(void)state;
+
+	guard_tests_passed(0, 0, NULL, 0, 2, 0, &r);
+	assert_string_equal(r.guard, "tests_passed");
+	assert_int_equal(r.verdict, GUARD_PASS);
+	assert_string_equal(r.reason, "no test failed in 2 file(s)");
+	guard_result_release(&r);
+
+	/* A failure names its test, its outcome as written and its message; three at most. */
+	guard_tests_passed(4, 1, v, 5, 1, 0, &r);
+	assert_int_equal(r.verdict, GUARD_FAIL);
+	assert_string_equal(r.reason, "4 test(s) failed: Ns.A.One (Failed: Assert.Equal() Failure: "
+			    "Values differ), Ns.B.Three (Timeout), Ns.B.Four (failure: expected 1) "
+			    "and 1 more; 1 known failure(s) allowed: Ns.Flaky.Two (Failed)");
+	guard_result_release(&r);
+
+	/* Only known failures: it passes, and says so. */
+	guard_tests_passed(0, 1, v + 1, 1, 1, 0, &r);
+	assert_int_equal(r.verdict, GUARD_PASS);
+	assert_string_equal(r.reason, "no test failed in 1 file(s); 1 known failure(s) allowed: "
+			    "Ns.Flaky.Two (Failed)");
+	guard_result_release(&r);
+
+	/* A refused file could hide a failure; a failure read in the others still fails. */
+	guard_tests_passed(0, 0, NULL, 0, 1, 1, &r);
+	assert_int_equal(r.verdict, GUARD_UNCHECKED);
+	guard_result_release(&r);
+	guard_tests_passed(1, 0, v, 1, 1, 1, &r);
+	assert_int_equal(r.verdict, GUARD_FAIL);
+	guard_result_release(&r);
+	guard_tests_passed(0, 0, NULL, 0, 0, 0, &r);
+	assert_int_equal(r.verdict, GUARD_UNCHECKED);
+	assert_string_equal(r.reason, "no result file was read");
+	guard_result_release(&r);
+}
+
 static void test_exit_code(void **state)
 {
 	static const int only0[] = { 0 }, some[] = { 0, 1, 3 };
@@ -187,6 +233,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_min_executed),
 		cmocka_unit_test(test_exit_code),
+		cmocka_unit_test(test_tests_passed),
 		cmocka_unit_test(test_test_set),
 		cmocka_unit_test(test_test_set_many),
 		cmocka_unit_test(test_test_set_first),

@@ -122,7 +122,8 @@ static const char full_plan[] =
 	"  'schedule': {'warmups': 2, 'runs': 5, 'order': 'shuffle', 'seed': 99,\n"
 	"               'gap_seconds': 1.5, 'timeout_seconds': 30, 'kill_grace_seconds': 2,\n"
 	"               'cpus': '0'},\n"
-	"  'results': {'files': '{run_dir}/*.trx', 'min_executed': 10},\n"
+	"  'results': {'files': '{run_dir}/*.trx', 'min_executed': 10,\n"
+	"              'known_failures': ['Ns.Flaky.*', 'Ns.Other.Known']},\n"
 	"  'metrics': [\n"
 	"    {'name': 'wall time', 'source': 'process', 'field': 'wall', 'max_regression_pct': 5},\n"
 	"    {'name': 'rss', 'source': 'process', 'field': 'max_rss', 'better': 'lower'},\n"
@@ -200,6 +201,9 @@ static void test_full_plan(void **state)
 	assert_true(plan.kill_grace_seconds == 2);
 	assert_string_equal(plan.results_files, "{run_dir}/*.trx");
 	assert_int_equal(plan.min_executed, 10);
+	assert_int_equal(plan.nknown_failures, 2);
+	assert_string_equal(plan.known_failures[0], "Ns.Flaky.*");
+	assert_string_equal(plan.known_failures[1], "Ns.Other.Known");
 	assert_int_equal(plan.nmetrics, 7);
 	m = plan.metrics;
 	assert_string_equal(m[0].name, "wall time");
@@ -462,7 +466,7 @@ static const struct broken broken_plans[] = {
 	  { ": limits.max_log_byte: unknown key, did you mean 'max_log_bytes'? (expected one of: max_files, pattern_cpu_seconds,"
 	    " max_log_bytes, max_run_bytes)" } },
 	{ HEAD "'variants':[" VA "],'results':{'file':'x'}}", NULL, 0,
-	  { ": results.file: unknown key, did you mean 'files'? (expected one of: files, min_executed)" } },
+	  { ": results.file: unknown key, did you mean 'files'? (expected one of: files, min_executed, known_failures)" } },
 	{ HEAD "'base':{'name':'x','command':['run']},'variants_file':'vars.txt'}", "a\n", 0,
 	  { ": base.name: unknown key (expected one of: cwd, command, env, assemblies, cpus, prepare, setup, cleanup)" } },
 	{ HEAD "'base':{'command':['run'],'prepare':['x']},'variants_file':'vars.txt'}", "a\n", 0,
@@ -643,6 +647,15 @@ static const struct broken broken_plans[] = {
 	/* results.min_executed */
 	{ HEAD "'variants':[" VA "],'results':{'min_executed':2}}", NULL, 0,
 	  { ": results.min_executed: only used with \"files\"" } },
+	/* results.known_failures */
+	{ HEAD "'variants':[" VA "],'results':{'known_failures':['A.*']}}", NULL, 0,
+	  { ": results.known_failures: only used with \"files\"" } },
+	{ HEAD "'variants':[" VA "],'results':{'files':'x','known_failures':'A.*'}}", NULL, 0,
+	  { ": results.known_failures: expected an array of test-name patterns", "found a string" } },
+	{ HEAD "'variants':[" VA "],'results':{'files':'x','known_failures':['A.*','']}}", NULL, 0,
+	  { ": results.known_failures[1]: expected test-name patterns", "found other text" } },
+	{ HEAD "'variants':[" VA "],'results':{'files':'x','known_failures':['A.*',3]}}", NULL, 0,
+	  { ": results.known_failures[1]: expected test-name patterns", "found a number" } },
 	/* metrics: the array */
 	{ HEAD "'variants':[" VA "],'metrics':{'name':'x'}}", NULL, 0,
 	  { ": metrics: expected an array of metric objects, found an object" } },
