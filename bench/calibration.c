@@ -19,6 +19,7 @@
  * Exit 0, or 2 when a variable is not a number in range.
  */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "calibration_sim.h"
 #include "util/compiler.h"
@@ -73,10 +74,11 @@ static void print_table(unsigned n)
 	       "+20 %% INCONCLUSIVE %% (L=5) |\n");
 	printf("|---|---:|---:|---|---:|---:|---:|---:|---:|\n");
 	for (int mo = 0; mo < CAL_MODELS; mo++)
-		for (size_t c = 0; c < ARRAY_SIZE(cvs); c++)
-			for (size_t r = 0; r < ARRAY_SIZE(rounds); r++)
-				for (int me = 0; me < CAL_METHODS; me++)
-					print_row(mo, c, r, me, aa_bound);
+		for (size_t c = 0; mo != CAL_SHAPE && c < ARRAY_SIZE(cvs); c++)
+			for (size_t r = 0; r < ARRAY_SIZE(rounds); r++) {
+				print_row(mo, c, r, CAL_PAIRED, aa_bound);
+				print_row(mo, c, r, CAL_BOOTSTRAP, aa_bound);
+			}
 	printf("\n(!) marks an A/A FAIL share above 2.5 %% + 3 simulation SE (%.2f %%).\n",
 	       aa_bound);
 }
@@ -104,10 +106,10 @@ static void print_acceptance(void)
 	       "paired - bootstrap (SE), same datasets | paired >= 90 %% |\n");
 	printf("|---|---:|---:|---:|---:|---:|---|\n");
 	for (int mo = 0; mo < CAL_MODELS; mo++)
-		for (size_t i = 0; i < ARRAY_SIZE(accept); i++) {
+		for (size_t i = 0; mo != CAL_SHAPE && i < ARRAY_SIZE(accept); i++) {
 			size_t c = index_of(cvs, ARRAY_SIZE(cvs), accept[i].cv);
 			const struct cal_result *p = &power[mo][c][rounds_index(accept[i].rounds)];
-			double se, diff = cal_fail_diff(p, L5, &se);
+			double se, diff = cal_fail_diff(p, CAL_BOOTSTRAP, L5, &se);
 			double fp = pct(p, CAL_PAIRED, L5, CAL_FAIL);
 
 			printf("| %s | %g %% | %zu | %.2f | %.2f | %+.2f (%.2f) | %s |\n",
@@ -132,7 +134,7 @@ static void print_sequential(unsigned n)
 	       "mean rounds (+20 %%) | +20 %% INCONCLUSIVE %% |\n");
 	printf("|---|---:|---:|---:|---:|---:|---:|\n");
 	for (int mo = 0; mo < CAL_MODELS; mo++)
-		for (size_t c = 1; c < ARRAY_SIZE(cvs); c++) {
+		for (size_t c = 1; mo != CAL_SHAPE && c < ARRAY_SIZE(cvs); c++) {
 			struct cal_cell same = { (enum cal_model)mo, cvs[c], 32, 1, 0,
 						 CAL_ORDER_BALANCED };
 			struct cal_cell slow = { (enum cal_model)mo, cvs[c], 32, EFFECT, 0,
@@ -151,17 +153,18 @@ static void print_sequential(unsigned n)
 }
 
 /*
- * Contention past the table's rounds: the paired interval's power for
- * +20 % at L = 5 with 24 to 64 rounds, to show how many the contention
- * models need for 90 %.
+ * Contention and heavy tails past the table's rounds: the paired
+ * interval's power for +20 % at L = 5 with 24 to 64 rounds, to show how
+ * many these models need for 90 %.
  */
 static void print_contention_rounds(unsigned n)
 {
 	static const size_t more[] = { 24, 32, 40, 48, 56, 64 };
-	static const enum cal_model models[] = { CAL_SHARED_LOAD, CAL_BURSTS };
-	struct cal_options o = { n, 1, 1u << CAL_PAIRED };
+	static const enum cal_model models[] = { CAL_SHARED_LOAD, CAL_BURSTS, CAL_HEAVY,
+						 CAL_SLOW_TAIL };
+	struct cal_options o = { .datasets = n, .resamples = 1, .methods = 1u << CAL_PAIRED };
 
-	printf("\nContention, paired exact WSR, +20 %% FAIL %% (L=5) by rounds:\n\n");
+	printf("\nContention and heavy tails, paired exact WSR, +20 %% FAIL %% (L=5) by rounds:\n\n");
 	printf("| model | CV |");
 	for (size_t r = 0; r < ARRAY_SIZE(more); r++)
 		printf(" %zu |", more[r]);
@@ -193,7 +196,7 @@ static void print_guarded(unsigned n)
 {
 	static const size_t some[] = { 8, 12, 16, 24 };
 	static const enum cal_model models[] = { CAL_SHARED_LOAD, CAL_BURSTS };
-	struct cal_options o = { n, 1, 1u << CAL_PAIRED };
+	struct cal_options o = { .datasets = n, .resamples = 1, .methods = 1u << CAL_PAIRED };
 
 	printf("\nContention with abev's load guard (limit %g %%, %d repeats), paired exact WSR:\n\n",
 	       CAL_GUARD_LIMIT, CAL_GUARD_REPEATS);
@@ -228,7 +231,7 @@ static void print_guarded(unsigned n)
 static void print_machine_drift(unsigned n)
 {
 	static const size_t some[] = { 8, 16, 32 };
-	struct cal_options o = { n, 1, 1u << CAL_PAIRED };
+	struct cal_options o = { .datasets = n, .resamples = 1, .methods = 1u << CAL_PAIRED };
 
 	printf("\nMachine drift (%g %% a round), by the order of a round's runs, "
 	       "paired exact WSR:\n\n", CAL_MACHINE_DRIFT_PER_ROUND * 100);
@@ -255,12 +258,160 @@ static void print_machine_drift(unsigned n)
 			}
 }
 
+/* The A/A FAIL share of method me at limit index l, the largest over model mo's cells. */
+static double worst_aa(int mo, int me, int l)
+{
+	double w = 0;
+
+	for (size_t c = 0; c < ARRAY_SIZE(cvs); c++)
+		for (size_t r = 0; r < ARRAY_SIZE(rounds); r++)
+			if (pct(&aa[mo][c][r], me, l, CAL_FAIL) > w)
+				w = pct(&aa[mo][c][r], me, l, CAL_FAIL);
+	return w;
+}
+
+/*
+ * Per model and method: the largest A/A FAIL share over the model's 21
+ * cells (CV x rounds) and the power at the acceptance cells: what the
+ * choice of method rests on.
+ */
+static void print_methods(void)
+{
+	printf("\nEvery method, per model: the largest A/A FAIL share over its 21 cells (CV 2-10 %%, "
+	       "6-24 rounds) and +20 %% FAIL %% (L=5) at the acceptance cells:\n\n");
+	printf("| model | method | worst A/A FAIL %% (L=0) | worst A/A FAIL %% (L=5) |");
+	for (size_t i = 0; i < ARRAY_SIZE(accept); i++)
+		printf(" +20 %%, CV %g %%, %zu rounds |", accept[i].cv * 100, accept[i].rounds);
+	printf("\n|---|---|---:|---:|");
+	for (size_t i = 0; i < ARRAY_SIZE(accept); i++)
+		printf("---:|");
+	printf("\n");
+	for (int mo = 0; mo < CAL_MODELS; mo++)
+		for (int me = 0; mo != CAL_SHAPE && me < CAL_METHODS; me++) {
+			printf("| %s | %s | %.2f | %.2f |", cal_model_names[mo], cal_method_names[me],
+			       worst_aa(mo, me, 0), worst_aa(mo, me, L5));
+			for (size_t i = 0; i < ARRAY_SIZE(accept); i++) {
+				size_t c = index_of(cvs, ARRAY_SIZE(cvs), accept[i].cv);
+				const struct cal_result *p =
+					&power[mo][c][rounds_index(accept[i].rounds)];
+
+				printf(" %.1f |", pct(p, me, L5, CAL_FAIL));
+			}
+			printf("\n");
+		}
+}
+
+/*
+ * The shape change (CAL_SHAPE) without a shift: what each method decides
+ * at L = 0 and L = 5, the geometric mean of its estimates, and how often
+ * its interval held each of the true ratios (cal_shape_truths()).
+ */
+static void print_shape(unsigned n, unsigned b)
+{
+	static const size_t some[] = { 8, 16, 24 };
+	static const char *const truth_names[CAL_TRUTHS] = {
+		"ratio of medians", "median ratio", "pseudo-median ratio", "ratio of means",
+	};
+	double *work = malloc(3 * (size_t)CAL_TRUTH_DRAWS * sizeof(*work));
+
+	if (!work) {
+		fprintf(stderr, "bench-calibration: out of memory\n");
+		exit(1);
+	}
+	printf("\nShape change: %g %% of the candidate's runs %g times as slow, no shift. The true "
+	       "ratios, from %u draws a side:\n\n", CAL_SHAPE_SHARE * 100, CAL_SHAPE_FACTOR,
+	       CAL_TRUTH_DRAWS);
+	printf("| CV |");
+	for (int i = 0; i < CAL_TRUTHS; i++)
+		printf(" %s |", truth_names[i]);
+	printf("\n|---:|---:|---:|---:|---:|\n");
+	for (size_t c = 0; c < ARRAY_SIZE(cvs); c++) {
+		double t[CAL_TRUTHS];
+
+		cal_shape_truths(cvs[c], work, t);
+		printf("| %g %% |", cvs[c] * 100);
+		for (int i = 0; i < CAL_TRUTHS; i++)
+			printf(" %+.2f %% |", (t[i] - 1) * 100);
+		printf("\n");
+	}
+	printf("\nShape change, by method: verdicts, the estimate (geometric mean over the datasets) "
+	       "and how often the interval held each true ratio:\n\n");
+	printf("| CV | rounds | method | FAIL %% (L=0) | FAIL %% (L=5) | PASS %% (L=5) | estimate |");
+	for (int i = 0; i < CAL_TRUTHS; i++)
+		printf(" holds %s %% |", truth_names[i]);
+	printf("\n|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+	for (size_t c = 0; c < ARRAY_SIZE(cvs); c++) {
+		double t[CAL_TRUTHS];
+
+		cal_shape_truths(cvs[c], work, t);
+		for (size_t r = 0; r < ARRAY_SIZE(some); r++) {
+			struct cal_cell cell = { CAL_SHAPE, cvs[c], some[r], 1, 0,
+						 CAL_ORDER_BALANCED };
+			struct cal_options o = { .datasets = n, .resamples = b,
+						 .methods = CAL_EXACT_METHODS | 1u << CAL_BOOTSTRAP,
+						 .truths = t, .ntruths = CAL_TRUTHS };
+			struct cal_result res;
+
+			cal_run(&cell, &o, &res);
+			for (int me = 0; me < CAL_METHODS; me++) {
+				unsigned k = res.intervals[me];
+
+				printf("| %g %% | %zu | %s | %.1f | %.1f | %.1f | %+.2f %% |",
+				       cvs[c] * 100, some[r], cal_method_names[me],
+				       pct(&res, me, 0, CAL_FAIL), pct(&res, me, L5, CAL_FAIL),
+				       pct(&res, me, L5, CAL_PASS),
+				       k ? (exp(res.log_point[me] / k) - 1) * 100 : NAN);
+				for (int i = 0; i < CAL_TRUTHS; i++)
+					printf(" %.1f |", k ? 100.0 * res.holds[me][i] / k : NAN);
+				printf("\n");
+			}
+		}
+	}
+	free(work);
+}
+
+/*
+ * Zero values (CAL_ZERO): the share of datasets with a reading of 0,
+ * which every method leaves INCONCLUSIVE as abev's gates do (its PASS and
+ * FAIL come from the others alone), and what the paired interval would
+ * have said had the rounds with a 0 been dropped.
+ */
+static void print_zero(unsigned n)
+{
+	static const size_t some[] = { 8, 16, 24 };
+	struct cal_options o = { .datasets = n, .resamples = 1, .methods = CAL_EXACT_METHODS };
+
+	printf("\nZero values: %g %% of the runs of either side read 0. Datasets with a 0, what "
+	       "the gates said of them, and what the paired interval says of the rounds left when "
+	       "those with a 0 are dropped:\n\n", CAL_ZERO_SHARE * 100);
+	printf("| CV | rounds | true change | datasets with a 0 %% | paired: PASS %% (L=5) | "
+	       "paired: FAIL %% (L=5) | rounds with a 0 dropped: PASS %% (L=5) | "
+	       "rounds with a 0 dropped: FAIL %% (L=5) |\n");
+	printf("|---:|---:|---|---:|---:|---:|---:|---:|\n");
+	for (size_t c = 1; c < ARRAY_SIZE(cvs); c++)
+		for (size_t r = 0; r < ARRAY_SIZE(some); r++)
+			for (int e = 0; e < 2; e++) {
+				struct cal_cell cell = { CAL_ZERO, cvs[c], some[r], e ? EFFECT : 1, 0,
+							 CAL_ORDER_BALANCED };
+				struct cal_result res;
+
+				cal_run(&cell, &o, &res);
+				printf("| %g %% | %zu | %s | %.1f | %.1f | %.1f | %.1f | %.1f |\n",
+				       cvs[c] * 100, some[r], e ? "+20 %" : "none (A/A)",
+				       100.0 * res.with_zero / n, pct(&res, CAL_PAIRED, L5, CAL_PASS),
+				       pct(&res, CAL_PAIRED, L5, CAL_FAIL),
+				       100.0 * res.subset[L5][CAL_PASS] / n,
+				       100.0 * res.subset[L5][CAL_FAIL] / n);
+			}
+}
+
 int main(void)
 {
 	unsigned n = cal_env_unsigned(CAL_ENV_DATASETS, DEFAULT_DATASETS, MAX_DATASETS);
 	unsigned b = cal_env_unsigned(CAL_ENV_RESAMPLES, DEFAULT_RESAMPLES,
 				      STATS_BOOT_MAX_RESAMPLES);
-	struct cal_options o = { n, b, 1u << CAL_PAIRED | 1u << CAL_BOOTSTRAP };
+	struct cal_options o = { .datasets = n, .resamples = b,
+				 .methods = CAL_EXACT_METHODS | 1u << CAL_BOOTSTRAP };
 
 	if (!n || !b) {
 		fprintf(stderr, "bench-calibration: %s takes 1 to %u, %s 1 to %u\n",
@@ -286,5 +437,8 @@ int main(void)
 	print_contention_rounds(n);
 	print_guarded(n);
 	print_machine_drift(n);
+	print_methods();
+	print_shape(n, b);
+	print_zero(n);
 	return 0;
 }

@@ -3,11 +3,19 @@
  * ("higher is worse, limit L %") fails, passes or cannot decide, on
  * synthetic benchmark runs whose truth is known: the same distribution for
  * baseline and candidate (A/A), or a candidate slower by a set factor.
- * Two ways of judging are simulated on the same datasets: the paired
- * exact Wilcoxon signed-rank interval of the rounds' log-ratios
- * (stats_wsr_interval(), what the gates use), and the unpaired percentile
- * bootstrap of the ratio of medians (stats_bootstrap_ratio(), what they
- * used before).
+ * Five ways of judging are simulated on the same datasets (enum
+ * cal_method): the paired exact Wilcoxon signed-rank interval of the
+ * rounds' log-ratios (stats_wsr_interval(), what the gates use), the
+ * paired sign test's, the unpaired exact Mann-Whitney interval (the
+ * gates' fallback with too few pairs), a Bonferroni rule between the
+ * paired and the unpaired one, and the unpaired percentile bootstrap of
+ * the ratio of medians (stats_bootstrap_ratio(), what they used before).
+ *
+ * Three models are issue 30's: a slow tail (10 % of the runs of either
+ * variant 1.5 times as slow), a shape change (30 % of the candidate's
+ * runs 1.3 times as slow: its median moves less than its pseudo-median),
+ * and zero values (a reading of 0 in 5 % of runs, which leaves every
+ * method without a ratio, as it leaves abev's gates).
  *
  * Two of the models are contention on a busy shared machine, where other
  * processes slow runs down (the constants below):
@@ -86,12 +94,19 @@ enum cal_model {
 			 * in some runs (CAL_BURST_*) */
 	CAL_MACHINE_DRIFT, /* lognormal noise of CV cv per run, times the machine's
 			    * drift at the run's place in time (top of the file) */
+	CAL_SLOW_TAIL,  /* lognormal noise of CV cv per run, times CAL_TAIL_FACTOR in
+			 * CAL_TAIL_SHARE of the runs of either variant */
+	CAL_SHAPE,      /* lognormal noise of CV cv per run, and the candidate's runs
+			 * times CAL_SHAPE_FACTOR in CAL_SHAPE_SHARE of them: a change of
+			 * shape, not a shift (the effect multiplies on top) */
+	CAL_ZERO,       /* lognormal noise of CV cv per run, and a reading of 0 in
+			 * CAL_ZERO_SHARE of the runs of either variant */
 	CAL_MODELS
 };
 
 static const char *const cal_model_names[CAL_MODELS] = {
 	"lognormal", "heavy-tailed", "drift", "round factor", "shared slow-down",
-	"one-sided bursts", "machine drift",
+	"one-sided bursts", "machine drift", "slow tail", "shape change", "zero values",
 };
 
 /* The schedule's order of a round's two runs (plan's schedule.order). */
@@ -105,6 +120,19 @@ static const char *const cal_order_names[CAL_ORDERS] = { "balanced", "alternate"
 
 /* CAL_MACHINE_DRIFT: the machine's slow-down per round, a share of the run's time. */
 #define CAL_MACHINE_DRIFT_PER_ROUND 0.01
+
+/*
+ * Issue 30's heavy tail (CAL_SLOW_TAIL): 10 % of the runs of either
+ * variant 1.5 times as slow. Its shape change (CAL_SHAPE): 30 % of the
+ * candidate's runs 1.3 times as slow, the rest as the reference's. Its
+ * zero values (CAL_ZERO): a metric that reads 0 in 5 % of the runs of
+ * either variant (a throughput that dropped to nothing).
+ */
+#define CAL_TAIL_SHARE 0.10
+#define CAL_TAIL_FACTOR 1.5
+#define CAL_SHAPE_SHARE 0.30
+#define CAL_SHAPE_FACTOR 1.3
+#define CAL_ZERO_SHARE 0.05
 
 /*
  * Contention (see the top of the file): the share of rounds beside foreign
@@ -121,11 +149,33 @@ static const char *const cal_order_names[CAL_ORDERS] = { "balanced", "alternate"
 #define CAL_GUARD_LIMIT 10.0
 #define CAL_GUARD_REPEATS 2
 
-enum cal_method { CAL_PAIRED, CAL_BOOTSTRAP, CAL_METHODS };
+/*
+ * The ways of judging a dataset, each a 95 % interval of the ratio:
+ * - CAL_PAIRED: the exact Wilcoxon signed-rank interval of the rounds'
+ *   log-ratios around their Hodges-Lehmann estimate (stats_wsr_interval():
+ *   what abev's change gates judge when the schedule pairs runs);
+ * - CAL_SIGN: the sign test's, the order statistics of the log-ratios
+ *   around their median (stats_median_ci());
+ * - CAL_MW: the exact Mann-Whitney interval of the shift between the log
+ *   values of the two sides, unpaired (stats_mw_interval(): abev's
+ *   fallback when there are too few pairs);
+ * - CAL_BOTH: a rule fixed before the data is seen: the paired and the
+ *   unpaired exact intervals each at 1 - (1 - CAL_LEVEL) / 2, and their
+ *   intersection (at least CAL_LEVEL by Bonferroni; none when they are
+ *   disjoint), so that FAIL is "either one all above the limit";
+ * - CAL_BOOTSTRAP: the unpaired percentile bootstrap of the ratio of
+ *   medians (stats_bootstrap_ratio(): what the gates judged before).
+ */
+enum cal_method { CAL_PAIRED, CAL_SIGN, CAL_MW, CAL_BOTH, CAL_BOOTSTRAP, CAL_METHODS };
 
 static const char *const cal_method_names[CAL_METHODS] = {
-	"paired exact WSR", "unpaired bootstrap",
+	"paired exact WSR", "paired sign test", "unpaired exact MW", "WSR and MW, Bonferroni",
+	"unpaired bootstrap",
 };
+/* Every method but the bootstrap, the costly one. */
+#define CAL_EXACT_METHODS (1u << CAL_PAIRED | 1u << CAL_SIGN | 1u << CAL_MW | 1u << CAL_BOTH)
+/* The most true ratios a cell's intervals are checked against (cal_options.truths). */
+#define CAL_TRUTHS 4
 
 enum cal_verdict { CAL_PASS, CAL_FAIL, CAL_INCONCLUSIVE, CAL_VERDICTS };
 
@@ -149,6 +199,12 @@ struct cal_options {
 	unsigned datasets;    /* datasets simulated for the cell */
 	unsigned resamples;   /* bootstrap resamples per dataset */
 	unsigned methods;     /* bit mask of 1 << enum cal_method */
+	/*
+	 * Ratios to count each method's intervals holding (cal_result.holds),
+	 * where the truth is not one number (CAL_SHAPE); none: no count.
+	 */
+	const double *truths;
+	size_t ntruths;
 };
 
 struct cal_result {
@@ -157,10 +213,24 @@ struct cal_result {
 	unsigned verdicts[CAL_METHODS][CAL_LIMITS][CAL_VERDICTS];
 	/*
 	 * fail_alone[method][limit index]: datasets that method FAILs and the
-	 * other does not (both asked for), to compare the methods on the same
+	 * paired one does not; paired_alone: the paired one FAILs and that
+	 * method does not (both asked for): to compare the methods on the same
 	 * datasets (McNemar).
 	 */
 	unsigned fail_alone[CAL_METHODS][CAL_LIMITS];
+	unsigned paired_alone[CAL_METHODS][CAL_LIMITS];
+	/*
+	 * Datasets with a value of 0 or below (CAL_ZERO): no ratio, so every
+	 * method is INCONCLUSIVE on them, as abev's gates are. subset[l][v]:
+	 * what the paired interval would have said on the rounds left once
+	 * those with such a value are dropped (what issue 30 §1 forbids).
+	 */
+	unsigned with_zero;
+	unsigned subset[CAL_LIMITS][CAL_VERDICTS];
+	/* holds[method][i]: intervals that held options.truths[i]. */
+	unsigned holds[CAL_METHODS][CAL_TRUTHS];
+	/* log_point[method]: the sum of the log of each interval's estimate. */
+	double log_point[CAL_METHODS];
 	/*
 	 * covered[method]: datasets whose interval holds the true ratio
 	 * (cal_cell.effect); stated[method]: the sum of the coverage each
@@ -274,6 +344,9 @@ static inline double cal_noise(const struct cal_cell *c, uint64_t *rng, double s
 		v *= cal_lognormal(rng, c->cv);
 		*burst = cal_slowdown(rng, CAL_BURST_SHARE, CAL_BURST_MIN, CAL_BURST_MAX);
 		return v * *burst;
+	case CAL_SLOW_TAIL:
+		v *= cal_lognormal(rng, c->cv);
+		return v * cal_slowdown(rng, CAL_TAIL_SHARE, CAL_TAIL_FACTOR, CAL_TAIL_FACTOR);
 	default:
 		return v * cal_lognormal(rng, c->cv);
 	}
@@ -368,6 +441,14 @@ static inline void cal_round(const struct cal_cell *c, uint64_t *rng, size_t r, 
 		*cand = c->effect * cal_noise(c, rng, shared, &burst);
 	}
 	cal_machine_drift(c, r, ref, cand);
+	if (c->model == CAL_SHAPE)
+		*cand *= cal_slowdown(rng, CAL_SHAPE_SHARE, CAL_SHAPE_FACTOR, CAL_SHAPE_FACTOR);
+	if (c->model == CAL_ZERO) {
+		if (cal_uniform(rng) < CAL_ZERO_SHARE)
+			*ref = 0;
+		if (cal_uniform(rng) < CAL_ZERO_SHARE)
+			*cand = 0;
+	}
 }
 
 /*
@@ -384,71 +465,170 @@ static inline uint64_t cal_seed(const struct cal_cell *c)
 	return rng_next(&s);
 }
 
+/* An interval of log-ratios, as cal_run() keeps it: none unless ok. */
+struct cal_interval {
+	int ok;
+	double lo, hi, point;  /* log-ratio terms */
+	double stated;         /* the coverage it states */
+};
+
+/*
+ * The exact intervals of one dataset at level, those of methods (a bit
+ * mask of 1 << enum cal_method): paired (d, the rounds' log-ratios), sign
+ * test (d), unpaired (rl and cl, each side's log values), into
+ * iv[CAL_PAIRED], iv[CAL_SIGN], iv[CAL_MW].
+ */
+static inline void cal_exact_intervals(unsigned methods, const double *d, const double *rl,
+				       const double *cl, size_t n, double level,
+				       struct cal_interval *iv)
+{
+	struct stats_exact_interval e;
+	struct stats_median_ci m;
+
+	if (methods & 1u << CAL_PAIRED && stats_wsr_interval(d, n, level, &e) == 0 && e.ok)
+		iv[CAL_PAIRED] = (struct cal_interval){ 1, e.lo, e.hi, e.point, e.coverage };
+	if (methods & 1u << CAL_SIGN && stats_median_ci(d, n, level, &m) == 0 && m.ok)
+		iv[CAL_SIGN] = (struct cal_interval){ 1, m.lo, m.hi, stats_median(d, n),
+						      m.coverage };
+	if (methods & 1u << CAL_MW && stats_mw_interval(rl, n, cl, n, level, &e) == 0 && e.ok)
+		iv[CAL_MW] = (struct cal_interval){ 1, e.lo, e.hi, e.point, e.coverage };
+}
+
+/*
+ * One dataset's interval by each method asked for (o->methods); t is its
+ * index, for the bootstrap's seed.
+ */
+static inline void cal_judge(const struct cal_options *o, uint64_t seed, unsigned t,
+			     const double *ref, const double *cand, size_t n,
+			     struct cal_interval *iv)
+{
+	double d[CAL_MAX_ROUNDS], rl[CAL_MAX_ROUNDS], cl[CAL_MAX_ROUNDS];
+	struct cal_interval half[CAL_METHODS];
+
+	memset(iv, 0, CAL_METHODS * sizeof(*iv));
+	memset(half, 0, sizeof(half));
+	for (size_t r = 0; r < n; r++) {
+		rl[r] = log(ref[r]);
+		cl[r] = log(cand[r]);
+		d[r] = cl[r] - rl[r];
+	}
+	cal_exact_intervals(o->methods, d, rl, cl, n, CAL_LEVEL, iv);
+	if (o->methods & 1u << CAL_BOTH) {
+		cal_exact_intervals(1u << CAL_PAIRED | 1u << CAL_MW, d, rl, cl, n,
+				    1 - (1 - CAL_LEVEL) / 2, half);
+		if (half[CAL_PAIRED].ok && half[CAL_MW].ok) {
+			double lo = fmax(half[CAL_PAIRED].lo, half[CAL_MW].lo);
+			double hi = fmin(half[CAL_PAIRED].hi, half[CAL_MW].hi);
+
+			if (lo <= hi)
+				iv[CAL_BOTH] = (struct cal_interval){
+					1, lo, hi, half[CAL_PAIRED].point,
+					half[CAL_PAIRED].stated + half[CAL_MW].stated - 1 };
+		}
+	}
+	if (o->methods & 1u << CAL_BOOTSTRAP) {
+		struct stats_interval b;
+		uint64_t bseed = seed + (uint64_t)(t + 1) * UINT64_C(0x9e3779b97f4a7c15);
+
+		if (stats_bootstrap_ratio(ref, n, cand, n, CAL_LEVEL, o->resamples, bseed, &b) == 0)
+			iv[CAL_BOOTSTRAP] = (struct cal_interval){
+				1, log(b.lo), log(b.hi), log(stats_median(cand, n) / stats_median(ref, n)),
+				CAL_LEVEL };
+	}
+	for (int m = 0; m < CAL_METHODS; m++)
+		iv[m].ok &= (o->methods >> m) & 1;
+}
+
+/*
+ * What the paired interval says of the rounds whose two values are both
+ * positive, the others dropped: the verdicts abev must not give
+ * (cal_result.subset).
+ */
+static inline void cal_subset(const double *ref, const double *cand, size_t n,
+			      struct cal_result *res)
+{
+	double d[CAL_MAX_ROUNDS];
+	struct stats_exact_interval e;
+	size_t k = 0;
+
+	for (size_t r = 0; r < n; r++)
+		if (ref[r] > 0 && cand[r] > 0)
+			d[k++] = log(cand[r] / ref[r]);
+	for (int l = 0; l < CAL_LIMITS; l++) {
+		enum cal_verdict v = CAL_INCONCLUSIVE;
+
+		if (stats_wsr_interval(d, k, CAL_LEVEL, &e) == 0 && e.ok)
+			v = cal_verdict(exp(e.lo), exp(e.hi), cal_limits[l]);
+		res->subset[l][v]++;
+	}
+}
+
+/* Counts one dataset's intervals iv[] into res (cal_run()). */
+static inline void cal_count(const struct cal_cell *c, const struct cal_options *o,
+			     const struct cal_interval *iv, struct cal_result *res)
+{
+	for (int m = 0; m < CAL_METHODS; m++) {
+		if (!iv[m].ok)
+			continue;
+		res->intervals[m]++;
+		res->stated[m] += iv[m].stated;
+		res->log_point[m] += iv[m].point;
+		res->covered[m] += exp(iv[m].lo) <= c->effect && c->effect <= exp(iv[m].hi);
+		for (size_t i = 0; i < o->ntruths && i < CAL_TRUTHS; i++)
+			res->holds[m][i] += exp(iv[m].lo) <= o->truths[i] &&
+					    o->truths[i] <= exp(iv[m].hi);
+	}
+	for (int l = 0; l < CAL_LIMITS; l++) {
+		enum cal_verdict v[CAL_METHODS];
+
+		for (int m = 0; m < CAL_METHODS; m++) {
+			v[m] = iv[m].ok ? cal_verdict(exp(iv[m].lo), exp(iv[m].hi), cal_limits[l])
+					: CAL_INCONCLUSIVE;
+			if (o->methods & 1u << m)
+				res->verdicts[m][l][v[m]]++;
+		}
+		for (int m = 1; m < CAL_METHODS; m++) {
+			if (!(o->methods & 1u << m) || !(o->methods & 1u << CAL_PAIRED))
+				continue;
+			res->fail_alone[m][l] += v[m] == CAL_FAIL && v[CAL_PAIRED] != CAL_FAIL;
+			res->paired_alone[m][l] += v[CAL_PAIRED] == CAL_FAIL && v[m] != CAL_FAIL;
+		}
+	}
+}
+
 /*
  * Simulates o->datasets datasets of cell c and counts each method's
  * verdict at each of cal_limits. The data stream does not depend on the
  * methods asked for, nor on the resamples: each dataset's bootstrap has a
  * seed of its own. A method that gives no interval (too few rounds, a
- * bootstrap failure) counts as INCONCLUSIVE.
+ * bootstrap failure, intervals that do not meet) counts as INCONCLUSIVE;
+ * so does every method on a dataset with a value of 0 or below, which a
+ * ratio cannot take (abev's gates: no interval, issue 30 §1).
  */
 static inline void cal_run(const struct cal_cell *c, const struct cal_options *o,
 			   struct cal_result *res)
 {
 	uint64_t seed = cal_seed(c), rng = seed;
-	double ref[CAL_MAX_ROUNDS], cand[CAL_MAX_ROUNDS], d[CAL_MAX_ROUNDS];
+	double ref[CAL_MAX_ROUNDS], cand[CAL_MAX_ROUNDS];
 	size_t n = c->rounds < CAL_MAX_ROUNDS ? c->rounds : CAL_MAX_ROUNDS;
 
 	memset(res, 0, sizeof(*res));
 	res->datasets = o->datasets;
 	for (unsigned t = 0; t < o->datasets; t++) {
-		double lo[CAL_METHODS] = { NAN, NAN }, hi[CAL_METHODS] = { NAN, NAN };
-		int ok[CAL_METHODS] = { 0 };
+		struct cal_interval iv[CAL_METHODS] = { { 0 } };
+		int zero = 0;
 
 		for (size_t r = 0; r < n; r++) {
 			cal_round(c, &rng, r, &ref[r], &cand[r]);
-			d[r] = log(cand[r] / ref[r]);
+			zero |= !(ref[r] > 0) || !(cand[r] > 0);
 		}
-		if (o->methods & 1u << CAL_PAIRED) {
-			struct stats_exact_interval iv;
-
-			if (stats_wsr_interval(d, n, CAL_LEVEL, &iv) == 0 && iv.ok) {
-				ok[CAL_PAIRED] = 1;
-				lo[CAL_PAIRED] = exp(iv.lo);
-				hi[CAL_PAIRED] = exp(iv.hi);
-				res->stated[CAL_PAIRED] += iv.coverage;
-			}
+		if (zero) {
+			res->with_zero++;
+			cal_subset(ref, cand, n, res);
+		} else {
+			cal_judge(o, seed, t, ref, cand, n, iv);
 		}
-		if (o->methods & 1u << CAL_BOOTSTRAP) {
-			struct stats_interval iv;
-			uint64_t bseed = seed + (uint64_t)(t + 1) * UINT64_C(0x9e3779b97f4a7c15);
-
-			if (stats_bootstrap_ratio(ref, n, cand, n, CAL_LEVEL, o->resamples, bseed,
-						  &iv) == 0) {
-				ok[CAL_BOOTSTRAP] = 1;
-				lo[CAL_BOOTSTRAP] = iv.lo;
-				hi[CAL_BOOTSTRAP] = iv.hi;
-				res->stated[CAL_BOOTSTRAP] += CAL_LEVEL;
-			}
-		}
-		for (int m = 0; m < CAL_METHODS; m++)
-			if (ok[m]) {
-				res->intervals[m]++;
-				res->covered[m] += lo[m] <= c->effect && c->effect <= hi[m];
-			}
-		for (int l = 0; l < CAL_LIMITS; l++) {
-			enum cal_verdict v[CAL_METHODS];
-
-			for (int m = 0; m < CAL_METHODS; m++) {
-				v[m] = ok[m] ? cal_verdict(lo[m], hi[m], cal_limits[l])
-					     : CAL_INCONCLUSIVE;
-				if (o->methods & 1u << m)
-					res->verdicts[m][l][v[m]]++;
-			}
-			if (o->methods == (1u << CAL_METHODS) - 1 &&
-			    (v[CAL_PAIRED] == CAL_FAIL) != (v[CAL_BOOTSTRAP] == CAL_FAIL))
-				res->fail_alone[v[CAL_PAIRED] == CAL_FAIL ? CAL_PAIRED
-									  : CAL_BOOTSTRAP][l]++;
-		}
+		cal_count(c, o, iv, res);
 	}
 }
 
@@ -484,14 +664,23 @@ static inline void cal_run_sequential(const struct cal_cell *c, const size_t *lo
 		enum cal_verdict v = CAL_INCONCLUSIVE;
 		size_t used = n;
 
+		size_t first_zero = n;
+
 		for (size_t r = 0; r < n; r++) {
 			cal_round(&cell, &rng, r, &ref[r], &cand[r]);
 			d[r] = log(cand[r] / ref[r]);
+			if ((!(ref[r] > 0) || !(cand[r] > 0)) && first_zero == n)
+				first_zero = r;
 		}
 		for (size_t k = 0; k < nlooks && v == CAL_INCONCLUSIVE; k++) {
 			struct stats_exact_interval iv;
 			size_t m = looks[k] < n ? looks[k] : n;
 
+			/* A value of 0 or below leaves every later look without an interval too. */
+			if (m > first_zero) {
+				used = n;
+				break;
+			}
 			if (stats_wsr_interval(d, m, level, &iv) == 0 && iv.ok)
 				v = cal_verdict(exp(iv.lo), exp(iv.hi), limit_pct);
 			used = m;
@@ -499,6 +688,62 @@ static inline void cal_run_sequential(const struct cal_cell *c, const size_t *lo
 		res->verdicts[v]++;
 		res->rounds += used;
 	}
+}
+
+/*
+ * The true ratios a shape change (CAL_SHAPE) at noise cv has, each what
+ * one estimate aims at, from a large seeded sample (2 x CAL_TRUTH_DRAWS
+ * runs; work holds 3 x CAL_TRUTH_DRAWS doubles): out[0] the ratio of the medians of the two sides' distributions
+ * (the bootstrap's); out[1] the median of a round's ratio (the sign
+ * test's and, the rounds' runs being independent, the unpaired
+ * Hodges-Lehmann's); out[2] the pseudo-median of a round's ratio, the
+ * median of the mean of two rounds' log-ratios (the paired
+ * Hodges-Lehmann's, the estimate abev prints); out[3] the ratio of the
+ * means.
+ */
+#define CAL_TRUTH_DRAWS 200000u
+
+static inline int cal_cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The median of the sorted v[0..n). */
+static inline double cal_sorted_median(const double *v, size_t n)
+{
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static inline void cal_shape_truths(double cv, double *work, double out[CAL_TRUTHS])
+{
+	struct cal_cell c = { CAL_SHAPE, cv, 1, 1, 0, CAL_ORDER_BALANCED };
+	uint64_t rng = cal_seed(&c) ^ UINT64_C(0x7e57ab1e);
+	size_t n = CAL_TRUTH_DRAWS, h = n / 2;
+	double *rl = work, *cl = work + n, *d = work + 2 * n, sr = 0, sc = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		double r, x;
+
+		cal_round(&c, &rng, 0, &r, &x);
+		sr += r;
+		sc += x;
+		rl[i] = log(r);
+		cl[i] = log(x);
+		d[i] = cl[i] - rl[i];
+	}
+	qsort(rl, n, sizeof(*rl), cal_cmp_double);
+	qsort(cl, n, sizeof(*cl), cal_cmp_double);
+	out[0] = exp(cal_sorted_median(cl, n) - cal_sorted_median(rl, n));
+	/* The Walsh averages of independent rounds, before d is sorted. */
+	for (size_t i = 0; i < h; i++)
+		rl[i] = (d[i] + d[i + h]) / 2;
+	qsort(d, n, sizeof(*d), cal_cmp_double);
+	out[1] = exp(cal_sorted_median(d, n));
+	qsort(rl, h, sizeof(*rl), cal_cmp_double);
+	out[2] = exp(cal_sorted_median(rl, h));
+	out[3] = sc / sr;
 }
 
 /* The share (0..1) of a result's datasets with verdict v for method m at limit index l. */
@@ -528,14 +773,14 @@ static inline double cal_se(double p, unsigned n)
 }
 
 /*
- * The paired method's FAIL share minus the bootstrap's at limit index l,
- * on the same datasets, and its standard error in *se (from the
- * discordant datasets, as McNemar's test takes it).
+ * The paired method's FAIL share minus method m's at limit index l, on
+ * the same datasets, and its standard error in *se (from the discordant
+ * datasets, as McNemar's test takes it).
  */
-static inline double cal_fail_diff(const struct cal_result *res, int l, double *se)
+static inline double cal_fail_diff(const struct cal_result *res, enum cal_method m, int l,
+				   double *se)
 {
-	double n = res->datasets, b = res->fail_alone[CAL_PAIRED][l];
-	double c = res->fail_alone[CAL_BOOTSTRAP][l];
+	double n = res->datasets, b = res->paired_alone[m][l], c = res->fail_alone[m][l];
 
 	*se = n > 0 ? sqrt(b + c - (b - c) * (b - c) / n) / n : 0;
 	return n > 0 ? (b - c) / n : 0;

@@ -43,6 +43,9 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <math.h>
+#include <stdlib.h>
+
 #include "calibration_sim.h"
 #include "util/compiler.h"
 
@@ -121,21 +124,22 @@ static void check_aa_cell(const struct cal_cell *cell, const struct cal_options 
 }
 
 /*
- * A/A: baseline and candidate from the same distribution, every model (the
- * machine drifting in time among them, in abev's default balanced order),
- * CV 5 % and 10 %, 6 to 20 rounds. The FAIL share at L = 0 and at L = 5 is
- * at most 2.5 % plus three simulation standard errors.
+ * A/A: baseline and candidate from the same distribution, every model but
+ * the shape change, which is a change (the machine drifting in time among
+ * them, in abev's default balanced order), CV 5 % and 10 %, 6 to 20
+ * rounds. The FAIL share at L = 0 and at L = 5 is at most 2.5 % plus three
+ * simulation standard errors.
  */
 static void test_aa_fail_rate(void **state)
 {
 	static const double cvs[] = { 0.05, 0.10 };
 	static const size_t rounds[] = { 6, 8, 10, 20 };
-	struct cal_options o = { datasets(), resamples(), 1u << CAL_PAIRED };
+	struct cal_options o = { .datasets = datasets(), .resamples = resamples(), .methods = 1u << CAL_PAIRED };
 	double bound = AA_FAIL_MAX + 3 * cal_se(AA_FAIL_MAX, o.datasets);
 
 	(void)state;
 	for (int m = 0; m < CAL_MODELS; m++)
-		for (size_t c = 0; c < ARRAY_SIZE(cvs); c++)
+		for (size_t c = 0; m != CAL_SHAPE && c < ARRAY_SIZE(cvs); c++)
 			for (size_t r = 0; r < ARRAY_SIZE(rounds); r++) {
 				struct cal_cell cell = { (enum cal_model)m, cvs[c], rounds[r], 1, 0,
 							 CAL_ORDER_BALANCED };
@@ -150,7 +154,7 @@ static void test_aa_fail_rate(void **state)
  */
 static void check_paired_power(const struct cal_cell *cell, unsigned n)
 {
-	struct cal_options o = { n, resamples(), 1u << CAL_PAIRED };
+	struct cal_options o = { .datasets = n, .resamples = resamples(), .methods = 1u << CAL_PAIRED };
 	struct cal_result res;
 	double f;
 
@@ -170,7 +174,7 @@ static void check_paired_power(const struct cal_cell *cell, unsigned n)
 static void check_power_cell(const struct cal_cell *cell, unsigned n, double margin)
 {
 	const char *model = cal_model_names[cell->model];
-	struct cal_options o = { n, resamples(), 1u << CAL_PAIRED };
+	struct cal_options o = { .datasets = n, .resamples = resamples(), .methods = 1u << CAL_PAIRED };
 	struct cal_result res;
 	double diff, se;
 
@@ -178,7 +182,7 @@ static void check_power_cell(const struct cal_cell *cell, unsigned n, double mar
 	o.datasets = n / 2 ? n / 2 : 1;
 	o.methods = 1u << CAL_PAIRED | 1u << CAL_BOOTSTRAP;
 	cal_run(cell, &o, &res);
-	diff = cal_fail_diff(&res, 1, &se);
+	diff = cal_fail_diff(&res, CAL_BOOTSTRAP, 1, &se);
 	if (diff < -2 * se - margin)
 		fail_msg("+20 %% %s, CV %g, %zu rounds: paired FAILs %.2f %%, bootstrap %.2f %% "
 			 "of %u datasets", model, cell->cv, cell->rounds,
@@ -271,7 +275,7 @@ static void test_contention(void **state)
 		{ CAL_SHARED_LOAD, 24, 0, 1 },
 		{ CAL_BURSTS, 24, 0, 1 },
 	};
-	struct cal_options o = { datasets(), resamples(), 1u << CAL_PAIRED };
+	struct cal_options o = { .datasets = datasets(), .resamples = resamples(), .methods = 1u << CAL_PAIRED };
 	double bound = AA_FAIL_MAX + 3 * cal_se(AA_FAIL_MAX, o.datasets);
 
 	(void)state;
@@ -303,7 +307,7 @@ static void test_contention(void **state)
 static void test_machine_drift(void **state)
 {
 	static const size_t rounds[] = { 16, 32 };
-	struct cal_options o = { datasets(), resamples(), 1u << CAL_PAIRED };
+	struct cal_options o = { .datasets = datasets(), .resamples = resamples(), .methods = 1u << CAL_PAIRED };
 	double bound = AA_FAIL_MAX + 3 * cal_se(AA_FAIL_MAX, o.datasets);
 	double least = CAL_LEVEL - 3 * cal_se(CAL_LEVEL, o.datasets);
 
@@ -332,6 +336,140 @@ static void test_machine_drift(void **state)
 	}
 }
 
+/*
+ * Issue 30 §4, the choice of method, on the figures it rests on (the same
+ * datasets for every method; bench/results.md has the table). Under the
+ * slow tail (10 % of runs 1.5 times as slow) every exact method keeps
+ * A/A within the bound, and the unpaired Mann-Whitney interval FAILs a
+ * +20 % more often than the paired one, beyond two standard errors of the
+ * difference: a slow run spoils its whole round's ratio, so pairing
+ * doubles the tail. Under the shared slow-down (the contention measured
+ * on this host) the paired interval FAILs more often than the unpaired
+ * one, by far more: the round's factor cancels in its ratio and is spread
+ * to the unpaired one. The Bonferroni rule between them stays between.
+ */
+static void test_method_choice(void **state)
+{
+	static const struct {
+		double cv;
+		size_t rounds;
+	} cells[] = { { 0.05, 8 }, { 0.10, 16 } };
+	struct cal_options o = { .datasets = datasets() / 2 ? datasets() / 2 : 1,
+				 .resamples = 1, .methods = CAL_EXACT_METHODS };
+	double bound = AA_FAIL_MAX + 3 * cal_se(AA_FAIL_MAX, o.datasets);
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cells); i++) {
+		struct cal_cell tail = { CAL_SLOW_TAIL, cells[i].cv, cells[i].rounds, 1, 0,
+					 CAL_ORDER_BALANCED };
+		struct cal_cell load = tail;
+		struct cal_result res;
+		double se, diff;
+
+		cal_run(&tail, &o, &res);
+		for (int m = 0; m < CAL_BOOTSTRAP; m++)
+			for (int l = 0; l < CAL_LIMITS; l++)
+				if (cal_share(&res, (enum cal_method)m, l, CAL_FAIL) > bound)
+					fail_msg("A/A slow tail, CV %g, %zu rounds, L = %g: %s FAILs "
+						 "%.2f %%", tail.cv, tail.rounds, cal_limits[l],
+						 cal_method_names[m],
+						 cal_share(&res, (enum cal_method)m, l, CAL_FAIL) * 100);
+		tail.effect = 1.2;
+		cal_run(&tail, &o, &res);
+		diff = cal_fail_diff(&res, CAL_MW, 1, &se);
+		if (diff > -2 * se)
+			fail_msg("+20 %% slow tail, CV %g, %zu rounds: paired FAILs %.2f %%, "
+				 "unpaired MW %.2f %%", tail.cv, tail.rounds,
+				 cal_share(&res, CAL_PAIRED, 1, CAL_FAIL) * 100,
+				 cal_share(&res, CAL_MW, 1, CAL_FAIL) * 100);
+		assert_true(cal_share(&res, CAL_BOTH, 1, CAL_FAIL) >
+			    cal_share(&res, CAL_PAIRED, 1, CAL_FAIL));
+		load.model = CAL_SHARED_LOAD;
+		load.effect = 1.2;
+		cal_run(&load, &o, &res);
+		diff = cal_fail_diff(&res, CAL_MW, 1, &se);
+		if (diff < 2 * se)
+			fail_msg("+20 %% shared slow-down, CV %g, %zu rounds: paired FAILs %.2f %%, "
+				 "unpaired MW %.2f %%", load.cv, load.rounds,
+				 cal_share(&res, CAL_PAIRED, 1, CAL_FAIL) * 100,
+				 cal_share(&res, CAL_MW, 1, CAL_FAIL) * 100);
+		assert_true(cal_share(&res, CAL_PAIRED, 1, CAL_FAIL) >= POWER_MIN);
+		assert_true(cal_share(&res, CAL_BOTH, 1, CAL_FAIL) <
+			    cal_share(&res, CAL_PAIRED, 1, CAL_FAIL));
+	}
+}
+
+/*
+ * Issue 30 §2, a shape change: 30 % of the candidate's runs 1.3 times as
+ * slow, no shift. The estimate abev prints, the paired Hodges-Lehmann
+ * one, aims at the pseudo-median of a round's ratio, and its interval
+ * holds that at least 95 % - 3 SE of the time; it holds the ratio of
+ * medians (the "median change" a user may read it as, much smaller)
+ * less often than that, at CV 5 % with 16 rounds: the interval says
+ * what a typical round's ratio did, not how the median moved.
+ */
+static void test_shape_change(void **state)
+{
+	struct cal_cell cell = { CAL_SHAPE, 0.05, 16, 1, 0, CAL_ORDER_BALANCED };
+	double *work = malloc(3 * (size_t)CAL_TRUTH_DRAWS * sizeof(*work));
+	double truths[CAL_TRUTHS];
+	struct cal_options o = { .datasets = datasets(), .resamples = 1,
+				 .methods = 1u << CAL_PAIRED, .truths = truths,
+				 .ntruths = CAL_TRUTHS };
+	double least = CAL_LEVEL - 3 * cal_se(CAL_LEVEL, o.datasets);
+	struct cal_result res;
+	double pseudo, median;
+
+	(void)state;
+	assert_non_null(work);
+	cal_shape_truths(cell.cv, work, truths);
+	free(work);
+	/* The ratio of medians is well below the pseudo-median: the point of the model. */
+	assert_true(truths[0] < truths[2]);
+	cal_run(&cell, &o, &res);
+	assert_int_equal(res.intervals[CAL_PAIRED], o.datasets);
+	pseudo = (double)res.holds[CAL_PAIRED][2] / o.datasets;
+	median = (double)res.holds[CAL_PAIRED][0] / o.datasets;
+	if (pseudo < least || median >= least)
+		fail_msg("shape change: the paired interval held the pseudo-median ratio in %.2f %%, "
+			 "the ratio of medians in %.2f %% (want at least and under %.2f %%)",
+			 pseudo * 100, median * 100, least * 100);
+}
+
+/*
+ * Issue 30 §1 in the simulation: a metric that reads 0 in 5 % of runs.
+ * No method PASSes or FAILs a dataset with a 0 (abev's gates have no
+ * interval then: test_compare's test_no_round_dropped_silently), while the
+ * paired interval on the rounds left, had they been dropped, PASSes many
+ * A/A datasets at L = 5. Under schedule.until "decided" a 0 leaves that
+ * look and every later one undecided: an A/A gate PASSes at most in the
+ * datasets whose first look (8 rounds, 16 runs) has no 0, 0.95^16.
+ */
+static void test_zero_values(void **state)
+{
+	static const size_t looks[] = { 8, 12, 18, 27, 32 };
+	struct cal_cell cell = { CAL_ZERO, 0.05, 16, 1, 0, CAL_ORDER_BALANCED };
+	struct cal_options o = { .datasets = datasets(), .resamples = 1,
+				 .methods = CAL_EXACT_METHODS };
+	struct cal_result res;
+	struct cal_seq_result seq;
+	double clean = pow(1 - CAL_ZERO_SHARE, 16), pass;
+
+	(void)state;
+	cal_run(&cell, &o, &res);
+	assert_true(res.with_zero > 0);
+	for (int m = 0; m < CAL_BOOTSTRAP; m++)
+		for (int l = 0; l < CAL_LIMITS; l++)
+			assert_true(res.verdicts[m][l][CAL_PASS] + res.verdicts[m][l][CAL_FAIL] <=
+				    o.datasets - res.with_zero);
+	assert_true(res.subset[1][CAL_PASS] > res.with_zero / 2);
+	cal_run_sequential(&cell, looks, ARRAY_SIZE(looks), 5, o.datasets, &seq);
+	pass = (double)seq.verdicts[CAL_PASS] / o.datasets;
+	if (pass > clean + 3 * cal_se(clean, o.datasets))
+		fail_msg("until decided, zero values: A/A PASSed in %.2f %%, above the %.2f %% "
+			 "without a 0 in the first look", pass * 100, clean * 100);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -341,6 +479,9 @@ int main(void)
 		cmocka_unit_test(test_sequential),
 		cmocka_unit_test(test_contention),
 		cmocka_unit_test(test_machine_drift),
+		cmocka_unit_test(test_method_choice),
+		cmocka_unit_test(test_shape_change),
+		cmocka_unit_test(test_zero_values),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
