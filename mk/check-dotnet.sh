@@ -1,7 +1,8 @@
 #!/bin/sh
 # `make check-dotnet`: builds the xunit suite of tests/dotnet/Suite twice
 # into build/dotnet/ (as it is, and with -p:AbevDropOne=1, one test
-# compiled out), tests/dotnet/Crash once, and the worked example
+# compiled out), likewise the xUnit, NUnit and MSTest twins of
+# tests/dotnet/Twins, tests/dotnet/Crash once, and the worked example
 # (mk/demo-dotnet.sh --build-only), from the machine's NuGet packages, then runs
 # tests/integration/test_dotnet.py, which runs real `dotnet test` under
 # abev. Without dotnet on PATH it says so in one line and skips (exit 0).
@@ -21,6 +22,17 @@ for v in base cand; do
 	drop=0
 	[ "$v" = cand ] && drop=1
 	sh mk/dotnet-build.sh "$out/$v/Suite" "$out/$v/build.log" -p:AbevDropOne=$drop || exit 1
+done
+# The twins: one suite in xUnit, NUnit and MSTest, each as it is and with one test left out.
+for fw in Xunit NUnit MSTest; do
+	for v in base cand; do
+		mkdir -p "$out/twins/$v" || exit 1
+		cp -R "tests/dotnet/Twins/$fw" "$out/twins/$v/$fw" || exit 1
+		drop=0
+		[ "$v" = cand ] && drop=1
+		sh mk/dotnet-build.sh "$out/twins/$v/$fw" "$out/twins/$v/$fw.log" \
+			-p:AbevDropOne=$drop || exit 1
+	done
 done
 mkdir -p "$out/crash" || exit 1
 cp -R tests/dotnet/Crash "$out/crash/Crash" || exit 1

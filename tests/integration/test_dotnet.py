@@ -197,6 +197,50 @@ class DotnetTest(AbevTestCase):
         self.assertIn("**Decision: rejected: candidate run 1 failed the test\\_set guard",
                       report)
 
+    def test_every_framework_names_tests_by_class_and_rejects_a_failure(self):
+        # The same five tests in xUnit, NUnit and MSTest (tests/dotnet/Twins):
+        # a candidate that drops OtherTests.RoundTrip while YamlTests.RoundTrip
+        # stays, a failing test and a crashed test host, each named by its class.
+        for fw in ("Xunit", "NUnit", "MSTest"):
+            with self.subTest(framework=fw):
+                def twin(name, build, env=None):
+                    return {"name": name, "cwd": os.path.join(FIX, "twins", build, fw),
+                            "command": ["dotnet", "test", "--no-build", "-c", "Release",
+                                        "--logger", "trx;LogFileName={run_dir}/twins.trx"],
+                            "env": {**QUIET, **(env or {})},
+                            "assemblies": [f"bin/Release/net*/Twins.{fw}.dll"]}
+                plan = self.plan([twin("base", "base"), twin("cand", "cand"),
+                                  twin("fail", "base", {"TWINS_FAIL": "1"}),
+                                  twin("crash", "base", {"TWINS_CRASH": "1"})], runs=1)
+                plan["metrics"] = []
+                plan["results"]["min_executed"] = 1
+                cp, res = self.run_plan(plan, None, out=f"ev-{fw}", timeout=900)
+                by = {i["variant"]: i for i in res["invocations"]}
+                guard = lambda v, n: [g for g in by[v]["guards"]  # noqa: E731
+                                      if g["guard"] == n][0]
+                self.assertEqual(by["base"]["status"], "ok", by["base"]["reason"])
+                self.assertEqual(by["base"]["tests"]["executed"], 5)
+                # Dropped: the one of the two RoundTrip tests, by its class.
+                g = guard("cand", "test_set")
+                self.assertEqual(g["verdict"], "fail", g)
+                self.assertIn("missing 1: 'Twins.OtherTests.RoundTrip'", g["reason"])
+                # Failed: named, with its outcome and message, and rejected.
+                g = guard("fail", "tests_passed")
+                self.assertEqual(g["verdict"], "fail", g)
+                self.assertIn("Twins.OtherTests.Fails (Failed: ", g["reason"])
+                self.assertIn("expected 1, got 2", g["reason"])
+                self.assertEqual(by["fail"]["test_failures"][0]["name"],
+                                 "Twins.OtherTests.Fails")
+                # Crashed: the run fails.
+                self.assertEqual(by["crash"]["status"], "failed")
+                self.assertLess(by["crash"]["tests"]["passed"], 5)
+                cmp = res["comparison"]
+                self.assertEqual(cmp["decision"], "rejected")
+                blocking = " ".join(cmp["blocking"])
+                self.assertIn("cand run 1 failed the test_set guard", blocking)
+                self.assertIn("fail run 1 failed the tests_passed guard", blocking)
+                self.assertNotEqual(cp.returncode, 0)
+
     def test_the_worked_example_decides_and_verifies(self):
         # examples/dotnet-sdk-upgrade/plan.json as make demo-dotnet runs it,
         # built by check-dotnet.sh, with two rounds instead of six.
