@@ -570,6 +570,24 @@ static void set_test_changes(struct tmpl_ctx *c, const struct comparison *cmp)
 	strbuf_release(&sb);
 }
 
+
+/*
+ * Failed test k of inv: its name, and where the evidence keeps them its
+ * outcome as written and its message's first line ("Ns.C.M (Failed:
+ * expected 1)"; "known failure" when the plan allows it).
+ */
+static void add_failed_test(struct strbuf *sb, const struct invocation *inv, size_t k)
+{
+	const struct invocation_test_failure *f =
+		k < inv->ntest_failures ? &inv->test_failures[k] : NULL;
+
+	strbuf_addf(sb, "%s%s", k ? ", " : "", inv->failed_tests[k]);
+	if (!f || strcmp(f->name, inv->failed_tests[k]))
+		return;
+	strbuf_addf(sb, " (%s%s%s%s)", *f->outcome ? f->outcome : "failed",
+		    *f->message ? ": " : "", f->message, f->known ? "; a known failure" : "");
+}
+
 static void set_tests(struct tmpl_ctx *c, const struct report_input *in)
 {
 	struct strbuf names = STRBUF_INIT;
@@ -633,7 +651,7 @@ static void set_tests(struct tmpl_ctx *c, const struct report_input *in)
 			size_t more = inv->nfailed_tests - shown + inv->failed_tests_omitted;
 
 			for (size_t k = 0; k < shown; k++)
-				strbuf_addf(&sb, "%s%s", k ? ", " : "", inv->failed_tests[k]);
+				add_failed_test(&sb, inv, k);
 			if (more)
 				strbuf_addf(&sb, " and %zu more (see %s/result.json)", more, inv->dir);
 			set_sb(r, "names", &sb);

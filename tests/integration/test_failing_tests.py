@@ -95,8 +95,9 @@ class FailingTests(AbevTestCase):
                 self.assertIn("Ns.ParserTests.Lookup", cp.stdout)
                 with open(self.path("ev", "report.md"), encoding="utf-8") as f:
                     report = f.read()
-                self.assertIn("Ns.ParserTests.Lookup", report)
-                self.assertIn("Assert.AreEqual failed.", report)
+                # The report's list of failed tests gives the outcome and the message.
+                self.assertIn(": Ns.ParserTests.Lookup (Failed: Assert.AreEqual failed. "
+                              "Expected:\\<3\\>. Actual:\\<2\\>.)\n", report)
                 out = self.path(f"junit-{code}.xml")
                 self.abev("export", self.path("ev"), "--format", "junit", "--out", out,
                           check=None)
@@ -123,6 +124,8 @@ class FailingTests(AbevTestCase):
         self.assertIn("1 known failure(s) allowed: Ns.ParserTests.Lookup (Failed: ", g["reason"])
         self.assertEqual(cand["test_failures"][0]["known"], True)
         self.assertEqual(cand["status"], "ok")
+        with open(self.path("ev", "report.md"), encoding="utf-8") as f:
+            self.assertIn("Expected:\\<3\\>. Actual:\\<2\\>.; a known failure)", f.read())
         self.assertNotIn("tests_passed", " ".join(res["comparison"]["blocking"]))
         # A pattern of the method alone does not match the class-qualified name.
         self.reset_out()
