@@ -77,7 +77,7 @@ else
 ABEV_BIN  := abev
 endif
 
-.PHONY: all check check-layers check-headers check-names check-unit check-integration check-asan check-slurm check-dotnet completions demo demo-dotnet install \
+.PHONY: all check check-layers check-symbols check-headers check-names check-unit check-integration check-asan check-slurm check-dotnet completions demo demo-dotnet install \
 	clean deps bench bench-calibration bench-busy
 .DELETE_ON_ERROR:
 
@@ -135,11 +135,16 @@ check-integration: $(ABEV_BIN) $(HELPER) $(DEMO_BIN) $(B)/unit/test_plots
 	ABEV_UNIT="$(abspath $(B)/unit)" ABEV_SRC="$(CURDIR)" $(PYTHON) tests/integration/run.py
 
 check: deps
-	@$(MAKE) --no-print-directory check-layers check-headers check-names check-unit check-integration
+	@$(MAKE) --no-print-directory check-layers check-symbols check-headers check-names check-unit \
+		check-integration
 
 # The folders' order (mk/layers): every include line looks down or stays home.
 check-layers:
 	@$(PYTHON) mk/check-layers.py
+
+# What the objects reference looks down too: a call needs no include line.
+check-symbols: $(B)/libabev.a
+	@$(PYTHON) mk/check-symbols.py $(B)/libabev.a
 
 # No static function named like another file's public one; no file name twice.
 check-names: $(B)/libabev.a

@@ -4,7 +4,8 @@
 Usage: check-layers.py [ROOT]   (ROOT: the checkout, default: this script's parent's parent)
 
 Every C file and header in a declared folder is read. Each
-`#include "FOLDER/NAME.h"` must name a declared folder at or below the
+`#include "FOLDER/NAME.h"` (or `<FOLDER/NAME.h>`, itself refused: abev's
+headers are included with quotes, system headers with <>) must name a declared folder at or below the
 including file's own (the first folders of mk/layers are the bottom), and
 the header must exist; a project header included without its folder
 ("proc.h") is refused too, since the line would not show what it crosses
@@ -21,7 +22,7 @@ import os
 import re
 import sys
 
-INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"')
+INCLUDE = re.compile(r'^\s*#\s*include\s*(?:"([^"]+)"|<([^>]+)>)')
 FEATURE = re.compile(r'^\s*#\s*(define|undef)\s+(_[A-Z_]*_SOURCE|_GNU_SOURCE)\b')
 
 
@@ -72,7 +73,14 @@ def main():
                     m = INCLUDE.match(line)
                     if not m:
                         continue
-                    name = m.group(1)
+                    name = m.group(1) or m.group(2)
+                    if m.group(2):
+                        # <...>: a system header, unless it names one of abev's
+                        # folders (-I puts them on the search path too).
+                        if folder_of_include(name)[0] is None:
+                            continue
+                        errors.append('%s:%d: <%s> is abev\'s own header: write "%s"'
+                                      % (rel, lineno, name, name))
                     if '/' not in name:
                         if name in headers:
                             errors.append('%s:%d: "%s" names no folder: write "%s/%s"'

@@ -86,6 +86,20 @@ class Layers(unittest.TestCase):
         self.assertEqual(rc, 1, out)
         self.assertIn('orchestrator/plan/plan.c:%d: "util/nonesuch.h": no such header' % line, out)
 
+    def test_an_angle_include_of_a_project_header_is_refused_and_placed(self):
+        # -I puts abev's folders on the <> search path too: a planted
+        # <pipeline/runner.h> in util/ compiled and passed before.
+        line = self.plant("orchestrator/util/dirat.c", "#include <pipeline/runner.h>")
+        rc, out = check(self.tmp)
+        self.assertEqual(rc, 1, out)
+        self.assertIn('orchestrator/util/dirat.c:%d: <pipeline/runner.h> is abev\'s own header: '
+                      'write "pipeline/runner.h"' % line, out)
+        self.assertIn('orchestrator/util/dirat.c:%d: includes "pipeline/runner.h": '
+                      'orchestrator/pipeline comes after orchestrator/util' % line, out)
+        # A system header stays a system header.
+        with open(os.path.join(self.tmp, "orchestrator/util/dirat.c")) as f:
+            self.assertIn("#include <fcntl.h>", f.read())
+
     def test_a_feature_macro_of_its_own_is_refused(self):
         line = self.plant("orchestrator/run/proc.c", "#define _GNU_SOURCE")
         rc, out = check(self.tmp)
@@ -99,6 +113,52 @@ class Layers(unittest.TestCase):
         rc, out = check(self.tmp)
         self.assertEqual(rc, 1, out)
         self.assertIn("orchestrator/extra/: a source folder mk/layers does not place", out)
+
+
+class Symbols(unittest.TestCase):
+    """mk/check-symbols.py: no object references a symbol of a folder above its own."""
+
+    def test_the_library_passes(self):
+        here = os.path.dirname(os.path.abspath(os.environ["ABEV"]))
+        libs = [os.path.join(here, "libabev.a"), os.path.join(here, "build", "libabev.a")]
+        lib = next((l for l in libs if os.path.exists(l)), None)
+        if not lib:
+            self.skipTest("no libabev.a beside $ABEV")
+        p = subprocess.run([sys.executable, os.path.join(SRC, "mk", "check-symbols.py"), lib,
+                            SRC], capture_output=True, text=True, timeout=120)
+        self.assertEqual(p.returncode, 0, p.stdout + p.stderr)
+        self.assertIn("none upward", p.stdout)
+
+    def test_an_upward_call_without_an_include_is_refused(self):
+        cc = shutil.which("cc")
+        if not cc or not shutil.which("nm") or not shutil.which("ar"):
+            self.skipTest("needs cc, nm and ar")
+        with tempfile.TemporaryDirectory(prefix="abev-symbols.") as tmp:
+            for d in ("mk", "low", "high"):
+                os.mkdir(os.path.join(tmp, d))
+            with open(os.path.join(tmp, "mk", "layers"), "w") as f:
+                f.write("low\nhigh\n")
+            sources = {
+                "low/base.c": "int base_value(void) { return 1; }\n",
+                # A prototype of its own: no include line to catch.
+                "low/sneak.c": "int high_thing(void);\nint sneak(void) { return high_thing(); }\n",
+                "high/top.c": "int base_value(void);\n"
+                              "int high_thing(void) { return base_value() + 1; }\n",
+            }
+            objs = []
+            for rel, text in sources.items():
+                with open(os.path.join(tmp, rel), "w") as f:
+                    f.write(text)
+                obj = os.path.join(tmp, os.path.basename(rel)[:-2] + ".o")
+                subprocess.run([cc, "-O0", "-c", "-o", obj, os.path.join(tmp, rel)], check=True)
+                objs.append(obj)
+            lib = os.path.join(tmp, "lib.a")
+            subprocess.run(["ar", "rcs", lib] + objs, check=True)
+            p = subprocess.run([sys.executable, os.path.join(SRC, "mk", "check-symbols.py"), lib,
+                                tmp], capture_output=True, text=True, timeout=120)
+            self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
+            self.assertIn("low/sneak.c uses high_thing, defined in high/top.c above it", p.stdout)
+            self.assertNotIn("base_value", p.stdout)   # high -> low is allowed
 
 
 class Names(unittest.TestCase):
