@@ -31,6 +31,9 @@ def traced_env():
         env["ASAN_OPTIONS"] = (opts + ":" if opts else "") + "detect_leaks=0"
     return env
 RENAMES = "rename,renameat,renameat2"
+# One run of each command, none discarded and repeated for load, nor waited
+# for: the k-th rename must be the same one in every run, also on a busy host.
+BENCH = ["-r", "1", "-n", "a", "-n", "b", "--max-cpu-wait-pct", "100", "--max-load-wait", "0"]
 FINAL = {"completed", "failed", "interrupted"}
 
 
@@ -44,8 +47,8 @@ class KillWhileSealing(AbevTestCase):
     def bench(self, out, *strace_args):
         """abev bench of two tiny commands under strace (abev's own process
         only: its children are not traced); returns the exit code."""
-        cmd = [STRACE, "-o", os.devnull, *strace_args, ABEV, "bench", "-r", "1", "-n", "a",
-               "-n", "b", "--key", self.key, "--out", out, "true", "true"]
+        cmd = [STRACE, "-o", os.devnull, *strace_args, ABEV, "bench", *BENCH, "--key",
+               self.key, "--out", out, "true", "true"]
         return subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                               stderr=subprocess.DEVNULL, timeout=300,
                               env=traced_env()).returncode
@@ -53,8 +56,8 @@ class KillWhileSealing(AbevTestCase):
     def count_renames(self):
         trace = self.path("trace")
         out = self.path("counted")
-        cmd = [STRACE, "-o", trace, "-e", f"trace={RENAMES}", ABEV, "bench", "-r", "1",
-               "-n", "a", "-n", "b", "--key", self.key, "--out", out, "true", "true"]
+        cmd = [STRACE, "-o", trace, "-e", f"trace={RENAMES}", ABEV, "bench", *BENCH,
+               "--key", self.key, "--out", out, "true", "true"]
         cp = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, text=True,
                             timeout=300, env=traced_env())
         self.assertEqual(cp.returncode, 0, cp.stderr)
