@@ -488,6 +488,44 @@ static void w_prepare(json_node *o, const char *key, const void *rec)
 		jadd(o, key, invocation_prepare_json(inv->prepare));
 }
 
+/* A command line as result.json shows it: its arguments apart by spaces. Static buffer. */
+static const char *shown_cmdline(const char *cmdline)
+{
+	static char buf[PROC_TREE_CMDLINE_MAX + 1];
+	size_t i;
+
+	for (i = 0; cmdline[i] && i < sizeof(buf) - 1; i++)
+		buf[i] = cmdline[i] == PROC_TREE_ARG_SEP ? ' ' : cmdline[i];
+	buf[i] = '\0';
+	return buf;
+}
+
+/* Each process of the tree (record/proc_tree.h), with where its figures came from. */
+static void w_processes(json_node *o, const char *key, const void *rec)
+{
+	const struct proc_tree *t = &((const struct invocation *)rec)->procs;
+	cJSON *obj = jnew_object(), *list = jnew_array();
+
+	jadd_str(obj, "source", t->source);
+	jadd_str(obj, "note", t->note);
+	for (size_t i = 0; i < t->n; i++) {
+		const struct proc_tree_proc *p = &t->p[i];
+		cJSON *e = jnew_object();
+		jadd_str(e, "comm", p->comm);
+		jadd_str(e, "cmdline", p->cmdline ? shown_cmdline(p->cmdline) : NULL);
+		jadd_int(e, "pid", p->pid);
+		jadd_int(e, "ppid", p->ppid);
+		jadd_int_or_null(e, "peak_rss_bytes", p->peak_rss_bytes, p->peak_rss_bytes >= 0);
+		jadd_int_or_null(e, "cpu_ns", p->cpu_ns, p->cpu_ns >= 0);
+		jadd_int_or_null(e, "wait_ns", p->wait_ns, p->wait_ns >= 0);
+		jadd_str(e, "source", p->source);
+		jpush(list, e);
+	}
+	jadd(obj, "list", list);
+	jadd_int(obj, "omitted", t->omitted);
+	jadd(o, key, obj);
+}
+
 static void w_cgroup(json_node *o, const char *key, const void *rec)
 {
 	const struct invocation *inv = rec;
@@ -708,6 +746,7 @@ const struct field invocation_fields[] = {
 	{ .key = "cpus", .type = FIELD_OWNED, .off = OFF(cpus), .flags = REQ | RD | NUL },
 	{ .key = "load_wait_ns", .type = FIELD_I64, .off = OFF(load_wait_ns), .flags = REQ | FIELD_OPTIONAL, .unit = "ns", .min = 0, .max = BIG },
 	{ .key = "loaded", .type = FIELD_BOOL, .off = OFF(loaded), .flags = REQ | FIELD_OPTIONAL },
+	{ .key = "processes", CUSTOM(w_processes, NULL), .flags = REQ },
 	{ .key = "leftovers_killed", .type = FIELD_UNSIGNED, .off = OFF(leftovers_killed), .flags = REQ },
 	{ .key = "paused", CUSTOM(w_paused, NULL), .flags = REQ },
 	{ .key = "overlaps", CUSTOM(w_overlaps, NULL), .flags = REQ },

@@ -792,6 +792,7 @@ static void judge_metrics(struct judge *j, struct invocation *inv, const struct 
 		.stdout_path = out,
 		.stderr_path = err,
 		.fig = inv->fig,
+		.procs = &inv->procs,
 		.tests = c->tests,
 		.ntests = c->ntests,
 		.pattern_cpu_seconds = j->plan->pattern_cpu_seconds,

@@ -215,6 +215,8 @@ static void inv_record(struct invocation *inv, const struct proc_result *res,
 	utc_format(inv->start_utc, &res->start_real);
 	utc_format(inv->end_utc, &res->end_real);
 	inv->fig = res->fig;
+	proc_tree_release(&inv->procs);
+	proc_tree_copy(&inv->procs, &res->procs);
 	inv->exit_code = res->outcome == PROC_EXITED ? res->exit_code : -1;
 	inv->signal = res->signal;
 	inv->core_dumped = res->core_dumped;

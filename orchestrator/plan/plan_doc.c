@@ -133,6 +133,10 @@ const struct plan_doc_key plan_doc_keys[] = {
 	{ "metrics[].field", "string", "required for `process`",
 	  "`process` only: `wall`, `user`, `sys`, `cpu` (ms), `max_rss` (bytes), `minflt`, "
 	  "`majflt`, `nvcsw`, `nivcsw` (counts)" },
+	{ "metrics[].process", "string", "none (the whole tree)",
+	  "`process` with field `max_rss` or `cpu` only: a glob over the command name (or an "
+	  "argument's last path component) of the tree's processes, e.g. `\"testhost*\"`: the "
+	  "largest peak RSS, or the sum of CPU time, of those it names" },
 	{ "metrics[].test", "string", "required for `results`, `duration`",
 	  "`results` and `duration` only: a glob over test names (`*`, `?`, `[...]`), matched "
 	  "against a test's class-qualified name or its name as the file writes it" },
@@ -297,7 +301,7 @@ static const char example_text[] =
 	"      \"unit\": \"ms\", \"pattern\": \"rebuild_ms=([0-9.]+)\", \"match\": \"mean\",\n"
 	"      \"better\": \"lower\", \"derive\": \"rate\", \"max_regression_pct\": 15 },\n"
 	"    { \"name\": \"peak memory\", \"source\": \"process\", \"field\": \"max_rss\",\n"
-	"      \"max_improvement_pct\": 90, \"budget\": 536870912 },\n"
+	"      \"process\": \"testhost*\", \"max_improvement_pct\": 90, \"budget\": 536870912 },\n"
 	"    { \"name\": \"lock test\", \"source\": \"duration\", \"test\": \"*Lock*\" }\n"
 	"  ],\n"
 	"  \"load\": { \"max_cpu_wait_pct\": 10, \"max_foreign_cpu\": 0.5, \"max_repeats\": 2,\n"

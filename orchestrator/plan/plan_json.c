@@ -55,6 +55,8 @@ static cJSON *metric_json(const struct metric_def *d)
 		jadd_str(o, "unit", d->unit);
 	if (d->field)
 		jadd_str(o, "field", d->field);
+	if (d->process)
+		jadd_str(o, "process", d->process);
 	if (d->test)
 		jadd_str(o, "test", d->test);
 	if (d->pattern)

@@ -36,6 +36,7 @@ void plan_metric_def_release(struct metric_def *d)
 	free(d->name);
 	free(d->unit);
 	free(d->field);
+	free(d->process);
 	free(d->test);
 	free(d->pattern);
 	memset(d, 0, sizeof(*d));
@@ -179,6 +180,16 @@ static void metric_source_rules(const struct plan_loader *ld, const cJSON *obj, 
 	}
 	if (d->source == METRIC_DURATION && !d->unit)
 		d->unit = xstrdup("ms");
+	if (d->process) {
+		int f = metric_field_index(d->field);
+		p = json_key_path(path, "process");
+		if (!is_process)
+			json_in_error(&ld->in, p, "only process metrics name a process");
+		else if (d->field && f != METRIC_FIELD_MAX_RSS && f != METRIC_FIELD_CPU)
+			json_in_error(&ld->in, p, "a process has its own max_rss and cpu only, "
+				      "not %s", d->field);
+		free(p);
+	}
 	strbuf_release(&want);
 }
 
@@ -237,6 +248,7 @@ static int parse_metric(const struct plan_loader *ld, const cJSON *obj, const ch
 	plan_loader_keys(ld, obj, path, "metrics[]", 0);
 	plan_loader_text(ld, obj, path, "name", 1, PLAN_METRIC_NAME_MAX, 0, &d->name);
 	plan_loader_text(ld, obj, path, "field", 0, METRIC_TEXT_MAX, 0, &d->field);
+	plan_loader_text(ld, obj, path, "process", 0, METRIC_TEXT_MAX, 0, &d->process);
 	plan_loader_text(ld, obj, path, "test", 0, METRIC_TEXT_MAX, 0, &d->test);
 	plan_loader_text(ld, obj, path, "pattern", 0, METRIC_TEXT_MAX, 1, &d->pattern);
 	plan_loader_text(ld, obj, path, "unit", 0, METRIC_UNIT_MAX, 0, &d->unit);

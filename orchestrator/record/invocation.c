@@ -26,6 +26,7 @@ void invocation_release(struct invocation *inv)
 	free(inv->dir);
 	free(inv->exec_error);
 	free(inv->stderr_tail);
+	proc_tree_release(&inv->procs);
 	free(inv->cgroup_note);
 	free(inv->cpu_wait_source);
 	free(inv->foreign_busy_fine_source);

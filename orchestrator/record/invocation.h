@@ -16,6 +16,7 @@
 #include "record/metric_def.h"
 #include "record/overlap_hit.h"
 #include "record/proc_figures.h"
+#include "record/proc_tree.h"
 #include "record/results_file.h"
 
 /* Failed test names kept per invocation; the rest are counted. */
@@ -66,6 +67,7 @@ struct invocation {
 	char start_utc[40];
 	char end_utc[40];
 	struct proc_figures fig; /* wall, CPU, peak RSS, faults, switches */
+	struct proc_tree procs;  /* each process of the tree (written to result.json, not read back) */
 	int exit_code;           /* -1: null */
 	int signal;              /* 0: null */
 	int core_dumped;

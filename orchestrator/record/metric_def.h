@@ -26,6 +26,13 @@ struct metric_def {
 	int better_higher;      /* 0: lower is better (default) */
 	enum metric_source source;
 	char *field;            /* process source only */
+	/*
+	 * process source, max_rss and cpu only: a glob naming processes of
+	 * the tree (record/proc_tree.h: proc_tree_matches()); the metric is
+	 * then the largest peak RSS, or the sum of CPU time, of those it
+	 * names. NULL: the whole tree as wait4() gives it.
+	 */
+	char *process;
 	char *test;             /* fnmatch glob over test names (results, duration); NULL otherwise */
 	char *pattern;          /* ERE with one capture group (stdout, stderr, results) */
 	enum metric_match match;/* default first */

@@ -791,12 +791,60 @@ static void from_durations(const struct metric_def *d, const struct metric_input
 	v->ok = acc_result(&acc, d->match, &v->value, &v->why) == 0;
 }
 
+/*
+ * A process metric with a "process" glob: the largest peak RSS, or the
+ * sum of CPU time, of the tree's processes it names (a test host may be
+ * one process or several in turn); not yielded when it names none, or
+ * none with the figure known.
+ */
+static void from_named_processes(const struct metric_def *d, const struct metric_inputs *in,
+				 int f, struct metric_value *v)
+{
+	const struct proc_tree *t = in->procs;
+	int64_t n = -1;
+	size_t named = 0;
+	char b[SHOW_MAX];
+
+	for (size_t i = 0; t && i < t->n; i++) {
+		const struct proc_tree_proc *p = &t->p[i];
+		int64_t x = f == METRIC_FIELD_MAX_RSS ? p->peak_rss_bytes : p->cpu_ns;
+
+		if (!proc_tree_matches(p, d->process))
+			continue;
+		named++;
+		if (x < 0)
+			continue;
+		if (f == METRIC_FIELD_MAX_RSS)
+			n = x > n ? x : n;
+		else
+			n = (n < 0 ? 0 : n) + x;
+	}
+	if (!named) {
+		v->why = xasprintf("no process of the tree is named like '%s' (%zu recorded%s)",
+				   show_str(b, sizeof(b), d->process), t ? t->n : 0,
+				   t && t->omitted ? ", more left out" : "");
+		return;
+	}
+	if (n < 0) {
+		v->why = xasprintf("the %s of the processes named like '%s' was not measured",
+				   metric_field_name((size_t)f), show_str(b, sizeof(b), d->process));
+		return;
+	}
+	v->ok = 1;
+	v->value = f == METRIC_FIELD_CPU ? (double)n * 1e-6 : (double)n;
+}
+
 static void from_process(const struct metric_def *d, const struct metric_inputs *in,
 			 struct metric_value *v)
 {
 	int f = metric_field_index(d->field);
 	int64_t n = -1;
 	double scale = 1;
+
+	if (d->process && (f == METRIC_FIELD_MAX_RSS || f == METRIC_FIELD_CPU)) {
+		from_named_processes(d, in, f, v);
+		return;
+	}
 
 	switch (f) {
 	case METRIC_FIELD_WALL:

@@ -19,6 +19,7 @@
 
 #include "record/metric_def.h"
 #include "record/proc_figures.h"
+#include "record/proc_tree.h"
 
 
 /* What one invocation produced, as metrics see it. All borrowed. */
@@ -41,6 +42,7 @@ struct metric_inputs {
 	const char *stdout_path;   /* test.log */
 	const char *stderr_path;   /* stderr.log */
 	struct proc_figures fig;
+	const struct proc_tree *procs;    /* each process of the tree, for "process" globs; may be NULL */
 	const struct metric_test *tests;  /* the results tests that match some metric's test glob */
 	size_t ntests;
 	/* Every test name read (duplicates allowed), for the nearest names when a glob matches none. */

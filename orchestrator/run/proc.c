@@ -27,6 +27,7 @@
 #include "run/proc_user.h"
 #include "run/cgroup.h"
 #include "run/cpuwait.h"
+#include "run/proctree.h"
 #include "util/cpulist.h"
 #include "run/sysstat.h"
 #include "util/alloc.h"
@@ -243,6 +244,7 @@ struct run {
 	int64_t kill_at;
 	struct proc_result *res;
 	struct cpuwait wait;    /* its CPU wait, read around the run */
+	struct proctree tree;   /* its processes, each with its own figures */
 	struct proc_sink sinks[2];   /* stdout, stderr: pipes read in the wait loop */
 	/* What the launch needs, all made before fork() (prepare_launch()). */
 	char *const *envp;      /* the spec's (borrowed), or env_inherited below */
@@ -269,15 +271,19 @@ struct run {
  */
 static void wait_event(struct run *r, int ms)
 {
-	struct pollfd pfd[3] = {
+	struct pollfd pfd[4] = {
 		{ .fd = proc_signal_fd(), .events = POLLIN, .revents = 0 },
 		{ .fd = r->sinks[0].rd, .events = POLLIN, .revents = 0 },
 		{ .fd = r->sinks[1].rd, .events = POLLIN, .revents = 0 },
+		{ .fd = proctree_fd(&r->tree), .events = POLLIN, .revents = 0 },
 	};
 	if (ms < 0)
 		ms = 0;
-	(void)poll(pfd, 3, ms);
+	(void)poll(pfd, 4, ms);
 	proc_signal_drain();
+	/* Exit records of the whole machine: read as they come, so that none is dropped. */
+	if (pfd[3].revents)
+		proctree_drain(&r->tree);
 	for (int i = 0; i < 2; i++)
 		if (r->sinks[i].rd >= 0 && pfd[i + 1].revents)
 			proc_io_drain(&r->sinks[i]);
@@ -597,6 +603,7 @@ static void result_init(struct proc_result *res)
 	res->cpu_wait_ns = -1;
 	res->tree_wait_ns = -1;
 	res->system_cpu_wait_ns = -1;
+	res->procs = (struct proc_tree)PROC_TREE_INIT;
 }
 
 static char *exec_error_text(const struct proc_spec *spec, const struct child_error *ce)
@@ -968,6 +975,9 @@ static void finish_run(struct run *r, int recorded)
 		cgroup_kill_all(&r->cg);
 		cgroup_release(&r->cg);
 	}
+	if (recorded && r->wait.tasks.procs)
+		proctree_finish(&r->tree, r->pid, getpid(), &res->procs);
+	proctree_release(&r->tree);
 	if (recorded)
 		cpuwait_finish(&r->wait, res);
 	cpuwait_release(&r->wait);
@@ -997,6 +1007,7 @@ int proc_run(const struct proc_spec *spec, struct proc_result *res)
 		.reason = STOP_NONE,
 		.res = res,
 		.wait = CPUWAIT_INIT,
+		.tree = PROCTREE_INIT,
 		.sinks = { PROC_SINK_INIT, PROC_SINK_INIT },
 		.fd_in = -1, .fd_out = -1, .fd_err = -1,
 		.go = { -1, -1 }, .errp = { -1, -1 },
@@ -1008,6 +1019,11 @@ int proc_run(const struct proc_spec *spec, struct proc_result *res)
 	result_init(res);
 	if (!spec->argv || !spec->argv[0])
 		return error("no command to run");
+	/* The plan's commands, not abev's own look at git: their processes, one by one. */
+	if (!spec->capture) {
+		proctree_start(&r.tree);
+		r.wait.tasks.procs = &r.tree;
+	}
 	if (prepare_launch(spec, &r) < 0 || spawn(spec, &r) < 0 || release_child(&r) < 0)
 		goto out;
 	if (!exec_failed(spec, &r) && follow_child(spec, &r) < 0)
@@ -1026,4 +1042,5 @@ void proc_result_release(struct proc_result *res)
 	res->exec_error = NULL;
 	free(res->cgroup_reason);
 	res->cgroup_reason = NULL;
+	proc_tree_release(&res->procs);
 }

@@ -29,6 +29,7 @@
 #include <time.h>
 
 #include "record/proc_figures.h"
+#include "record/proc_tree.h"
 
 struct strbuf;
 struct cpulist;
@@ -158,6 +159,11 @@ struct proc_result {
 	int64_t system_cpu_wait_ns;   /* /proc/pressure/cpu "some" over the same window; -1 */
 	/* capture and log mode: what was kept and what was read past the cap */
 	struct proc_stream out, err;
+	/*
+	 * Each process of the tree with its own figures (run/proctree.h: from
+	 * taskstats exit records, else /proc); empty in capture mode.
+	 */
+	struct proc_tree procs;
 };
 
 /*

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "run/proctree.h"
 #include "run/sysstat.h"
 #include "util/alloc.h"
 #include "util/readfile.h"
@@ -142,6 +143,7 @@ static void sample_process(struct taskdelay *td, pid_t pid, pid_t *procs, size_t
 	char path[96];
 	struct dirent *de;
 	unsigned seen = 0;
+	int64_t waited = -1;
 	DIR *d;
 
 	snprintf(path, sizeof(path), "/proc/%ld/task", (long)pid);
@@ -161,12 +163,17 @@ static void sample_process(struct taskdelay *td, pid_t pid, pid_t *procs, size_t
 			break;
 		}
 		snprintf(path, sizeof(path), "/proc/%ld/task/%ld/schedstat", (long)pid, tid);
-		if (read_head(path, buf, sizeof(buf)) >= 0 && schedstat_parse(buf, &cpu, &wait) == 0)
+		if (read_head(path, buf, sizeof(buf)) >= 0 && schedstat_parse(buf, &cpu, &wait) == 0) {
 			taskdelay_note(td, (pid_t)tid, cpu, wait);
+			if (wait >= 0)
+				waited = (waited < 0 ? 0 : waited) + wait;
+		}
 		snprintf(path, sizeof(path), "/proc/%ld/task/%ld/children", (long)pid, tid);
 		add_children(&td->truncated, path, procs, nprocs);
 	}
 	closedir(d);
+	if (td->procs)
+		proctree_sample(td->procs, pid, waited);
 }
 
 /* The process group of pid (from /proc/PID/stat), or -1. */

@@ -29,6 +29,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+struct proctree;
+
 struct taskdelay_thread {
 	pid_t tid;
 	int64_t cpu_ns;    /* sum_exec_runtime at the last reading */
@@ -43,8 +45,10 @@ struct taskdelay {
 	unsigned ended;
 	unsigned samples;    /* readings of the tree taken */
 	int truncated;       /* a reading stopped at a bound (threads, processes) */
+	/* Borrowed, or NULL: told of each process read, with its threads' run_delay. */
+	struct proctree *procs;
 };
-#define TASKDELAY_INIT { NULL, 0, 0, 0, 0, 0, 0, 0, 0 }
+#define TASKDELAY_INIT { NULL, 0, 0, 0, 0, 0, 0, 0, 0, NULL }
 
 /* Records one thread's counters (pure). A tid whose counters went back is a new thread. */
 void taskdelay_note(struct taskdelay *td, pid_t tid, int64_t cpu_ns, int64_t wait_ns);

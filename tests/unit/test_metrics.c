@@ -258,6 +258,7 @@ static void release_def(struct metric_def *d)
 	free(d->name);
 	free(d->unit);
 	free(d->field);
+	free(d->process);
 	free(d->test);
 	free(d->pattern);
 }
@@ -375,6 +376,71 @@ static void test_process_not_measured(void **state)
 	metric_set_free(set);
 	for (size_t i = 0; i < ARRAY_SIZE(d); i++)
 		release_def(&d[i]);
+}
+
+/*
+ * A "process" glob: the largest peak RSS and the summed CPU of the
+ * processes it names (by command name or a word's last component), not
+ * the tree's; none named is not yielded, with the reason.
+ */
+static void test_named_process(void **state)
+{
+	struct proc_tree t = PROC_TREE_INIT;
+	struct metric_inputs in = base_inputs();
+	struct metric_def d[3];
+	struct metric_value *v;
+	struct metric_set *set;
+	struct proc_tree_proc *p;
+	char *err = NULL;
+	size_t n;
+	(void)state;
+
+	p = proc_tree_add(&t, "dotnet", "dotnet test --no-build", 100, 10);
+	p->peak_rss_bytes = 105 << 20;
+	p->cpu_ns = 900000000;
+	p = proc_tree_add(&t, "dotnet", "/usr/bin/dotnet\x1f" "exec\x1f/b/testhost.dll\x1f--port\x1f" "1", 200, 100);
+	p->peak_rss_bytes = 97 << 20;
+	p->cpu_ns = 250000000;
+	/* A shell whose script names the host is not the host. */
+	p = proc_tree_add(&t, "sh", "sh\x1f-c\x1f/b/testhost x; true", 150, 100);
+	p->peak_rss_bytes = 200 << 20;
+	p->cpu_ns = 1;
+	p = proc_tree_add(&t, "testhost", NULL, 300, 100);
+	p->peak_rss_bytes = 99 << 20;
+	p->cpu_ns = 50000000;
+	in.procs = &t;
+	memset(d, 0, sizeof(d));
+	d[0].name = xstrdup("host_rss");
+	d[0].field = xstrdup("max_rss");
+	d[0].process = xstrdup("testhost*");
+	d[1].name = xstrdup("host_cpu");
+	d[1].field = xstrdup("cpu");
+	d[1].process = xstrdup("testhost*");
+	d[2].name = xstrdup("none");
+	d[2].field = xstrdup("cpu");
+	d[2].process = xstrdup("vstest*");
+	for (size_t i = 0; i < ARRAY_SIZE(d); i++) {
+		d[i].source = METRIC_PROCESS;
+		d[i].max_regression_pct = -1;
+		d[i].max_improvement_pct = -1;
+	}
+	set = metric_set_compile(d, ARRAY_SIZE(d), &err);
+	assert_non_null(set);
+	metric_set_extract(set, &in, &v, &n);
+	assert_int_equal(n, 3);
+	assert_true(v[0].ok);
+	assert_true(v[0].value == (double)(99 << 20));
+	assert_string_equal(v[0].unit, "bytes");
+	assert_true(v[1].ok);
+	assert_true(v[1].value == 300.0);
+	assert_string_equal(v[1].unit, "ms");
+	assert_false(v[2].ok);
+	assert_non_null(strstr(v[2].why, "no process of the tree is named like 'vstest*'"));
+	metric_values_free(v, n);
+	metric_set_free(set);
+	for (size_t i = 0; i < ARRAY_SIZE(d); i++)
+		release_def(&d[i]);
+	proc_tree_release(&t);
 }
 
 struct rate_case {
@@ -867,6 +933,7 @@ int main(void)
 {
 	const struct CMUnitTest t[] = {
 		cmocka_unit_test(test_extract),
+		cmocka_unit_test(test_named_process),
 		cmocka_unit_test(test_process_not_measured),
 		cmocka_unit_test(test_derive_rate),
 		cmocka_unit_test(test_several),

@@ -665,7 +665,15 @@ static const struct broken broken_plans[] = {
 	{ HEAD "'variants':[" VA "],'metrics':[" MW ",{'name':'x','source':'process','field':'wall',"
 	  "'colour':1}]}", NULL, 0,
 	  { ": metrics[1].colour: unknown key (expected one of: name, unit, better, source, field,"
-	    " test, pattern, match, derive, max_regression_pct, max_improvement_pct, budget)" } },
+	    " process, test, pattern, match, derive, max_regression_pct, max_improvement_pct,"
+	    " budget)" } },
+	/* metrics: process, with max_rss or cpu of a process metric only */
+	{ HEAD "'variants':[" VA "],'metrics':[{'name':'x','source':'process','field':'wall',"
+	  "'process':'testhost*'}]}", NULL, 0,
+	  { ": metrics[0].process: a process has its own max_rss and cpu only, not wall" } },
+	{ HEAD "'variants':[" VA "],'metrics':[{'name':'x','source':'duration','test':'t*',"
+	  "'process':'testhost*'}]}", NULL, 0,
+	  { ": metrics[0].process: only process metrics name a process" } },
 	{ HEAD "'variants':[" VA "],'metrics':[{'name':'x','source':'process','field':'wall',"
 	  "'field':'cpu'}]}", NULL, 0, { ": metrics[0].field: key given twice" } },
 	/* metrics: name */
