@@ -147,7 +147,8 @@ static const char init_about[] =
 	"MSBUILDDISABLENODEREUSE=1 and DOTNET_CLI_USE_MSBUILD_SERVER=0 (no build server\n"
 	"or MSBuild node outlives a run), the built assemblies hashed\n"
 	"(bin/Release/net*/*.dll), `dotnet --version` recorded, and runs allowed to wait\n"
-	"for a CPU 25 % of their wall time (the CLR's own threads wait 5-11 %); set each\n"
+	"for a CPU 25 % of their wall time (the CLR's own threads wait 5-11 %), and gates\n"
+	"on the test host's own peak memory and CPU time; set each\n"
 	"variant's cwd to its test project. 'abev run PLAN --dry-run' checks the plan.\n";
 
 static const char init_tail[] =

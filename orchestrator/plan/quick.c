@@ -647,6 +647,34 @@ static cJSON *exit_codes(const struct quick_spec *spec)
 	return o;
 }
 
+/*
+ * abev init --dotnet: the test host's own peak memory and CPU time, where
+ * the library under test runs (the tree's max_rss is the dotnet CLI's,
+ * larger, and hides it): metrics naming the process, gated below.
+ */
+static const char *const testhost_metrics[][2] = {
+	{ "testhost_max_rss", "max_rss" },
+	{ "testhost_cpu", "cpu" },
+};
+
+static void add_testhost_metrics(cJSON *plan)
+{
+	cJSON *arr = cJSON_GetObjectItemCaseSensitive(plan, "metrics");
+
+	if (!arr) {
+		arr = jnew_array();
+		jadd(plan, "metrics", arr);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(testhost_metrics); i++) {
+		cJSON *m = jnew_object();
+		jadd_str(m, "name", testhost_metrics[i][0]);
+		jadd_str(m, "source", "process");
+		jadd_str(m, "field", testhost_metrics[i][1]);
+		jadd_str(m, "process", "testhost*");
+		jpush(arr, m);
+	}
+}
+
 /* What only a starter plan has, after the schedule: results, load, metrics, gates, decision. */
 static void add_starter_keys(cJSON *plan, const struct quick_spec *spec)
 {
@@ -686,6 +714,8 @@ static void add_starter_keys(cJSON *plan, const struct quick_spec *spec)
 		jpush(o, m);
 		jadd(plan, "metrics", o);
 	}
+	if (spec->dotnet)
+		add_testhost_metrics(plan);
 	jadd(plan, "allowed_exit_codes", exit_codes(spec));
 	o = jnew_object();
 	if (!spec->ngates) {
@@ -693,10 +723,10 @@ static void add_starter_keys(cJSON *plan, const struct quick_spec *spec)
 		jadd_int(g, "max_regression_pct", 10);
 		jadd(o, COMPARE_WALL_OWN, g);
 	}
-	if (spec->dotnet) {
+	for (size_t i = 0; spec->dotnet && i < ARRAY_SIZE(testhost_metrics); i++) {
 		g = jnew_object();
 		jadd_int(g, "max_regression_pct", 15);
-		jadd(o, "max_rss", g);
+		jadd(o, testhost_metrics[i][0], g);
 	}
 	add_gates(o, spec);
 	jadd(plan, "gates", o);

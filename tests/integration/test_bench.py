@@ -429,7 +429,11 @@ class TestInit(BenchTestCase):
             self.assertEqual(v["env"]["DOTNET_CLI_USE_MSBUILD_SERVER"], "0")
             self.assertEqual(v["assemblies"], ["bin/Release/net*/*.dll"])
         self.assertEqual((plan["schedule"]["warmups"], plan["schedule"]["runs"]), (1, 8))
-        self.assertEqual(set(plan["gates"]), {"wall_own", "max_rss"})
+        # The test host's own memory and CPU are gated, not the dotnet CLI's.
+        self.assertEqual(set(plan["gates"]), {"wall_own", "testhost_max_rss", "testhost_cpu"})
+        named = {m["name"]: (m["field"], m["process"]) for m in plan["metrics"] if "process" in m}
+        self.assertEqual(named, {"testhost_max_rss": ("max_rss", "testhost*"),
+                                 "testhost_cpu": ("cpu", "testhost*")})
         # Its variants' directories are the user's to fill in: the dry run names them.
         dry = self.run_in("run", "d.json", "--dry-run", check=2)
         self.assertIn("variants[0].cwd", dry.stderr)

@@ -135,6 +135,31 @@ class DotnetTest(AbevTestCase):
         # The report's per-test changes come from those durations.
         self.assertEqual(res["comparison"]["tests_timed"], 6)
 
+    def test_the_test_hosts_own_peak_memory(self):
+        # wait4() gives the tree's largest peak RSS, the dotnet CLI's; the
+        # per-process list gives the test host its own (issue 31 §3), and the
+        # metrics of `init --dotnet` take it by name.
+        plan = self.plan([self.variant("old", "base"), self.variant("new", "base")], runs=1)
+        plan["metrics"] += [
+            {"name": "host_rss", "source": "process", "field": "max_rss", "process": "testhost*"},
+            {"name": "host_cpu", "source": "process", "field": "cpu", "process": "testhost*"}]
+        cp, res = self.run_plan(plan, None, timeout=900)
+        self.assertIn(cp.returncode, (0, 6), cp.stderr)
+        for inv in res["invocations"]:
+            procs = inv["processes"]
+            hosts = [p for p in procs["list"]
+                     if p["cmdline"] and "testhost.dll" in p["cmdline"]]
+            self.assertEqual(len(hosts), 1, procs)
+            host = hosts[0]
+            # Started by the dotnet CLI, the root of the tree.
+            self.assertIn(host["ppid"], [p["pid"] for p in procs["list"]])
+            self.assertGreater(host["peak_rss_bytes"], 0)
+            self.assertEqual(inv["metrics"]["host_rss"], host["peak_rss_bytes"])
+            self.assertNotEqual(inv["metrics"]["host_rss"], inv["max_rss_bytes"])
+            self.assertLess(inv["metrics"]["host_rss"], inv["max_rss_bytes"])
+            self.assertGreater(inv["metrics"]["host_cpu"], 0)
+            self.assertLess(inv["metrics"]["host_cpu"], inv["cpu_ns"] / 1e6)
+
     def test_the_clrs_own_threads_are_not_contention(self):
         # abev's default load limits (10 % of a run waiting on CPUs others held).
         # The CLR's JIT, GC and thread-pool threads wait on each other (up to
