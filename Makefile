@@ -7,6 +7,7 @@
 #   make check-valgrind, make fuzz, make fuzz-smoke: see mk/fuzz.mk
 #   make demo       a real A/B comparison of the bundled example
 #   make demo-dotnet the .NET worked example: real dotnet test of two library versions
+#   make dotnet-hook the .NET startup hook (dotnet-hook/; part of make where dotnet is on PATH)
 #   make install    PREFIX=/usr/local DESTDIR=
 #   make completions write completions/ from abev's option tables
 #   make deps       install missing -dev packages (root on Debian/Ubuntu) or print the command
@@ -77,11 +78,26 @@ else
 ABEV_BIN  := abev
 endif
 
-.PHONY: all check check-layers check-symbols check-headers check-names check-unit check-integration check-asan check-slurm check-dotnet completions demo demo-dotnet install \
+.PHONY: dotnet-hook all check check-layers check-symbols check-headers check-names check-unit check-integration check-asan check-slurm check-dotnet completions demo demo-dotnet install \
 	clean deps bench bench-calibration bench-busy
 .DELETE_ON_ERROR:
 
-all: $(ABEV_BIN)
+# abev's .NET startup hook (dotnet-hook/, loaded into the runs of a plan
+# with "dotnet_runtime"), built where dotnet is on PATH; abev finds it at
+# build/dotnet-hook/ beside itself. Without dotnet, make builds the rest.
+DOTNET      := $(shell command -v dotnet 2>/dev/null)
+DOTNET_HOOK := build/dotnet-hook/AbevStartupHook.dll
+ifneq ($(DOTNET),)
+DOTNET_HOOK_ALL := $(DOTNET_HOOK)
+endif
+
+all: $(ABEV_BIN) $(DOTNET_HOOK_ALL)
+
+
+$(DOTNET_HOOK): dotnet-hook/AbevStartupHook.csproj dotnet-hook/StartupHook.cs mk/dotnet-hook.sh
+	@sh mk/dotnet-hook.sh build/dotnet-hook
+
+dotnet-hook: $(DOTNET_HOOK)
 
 $(ABEV_BIN): $(MAIN_OBJ) $(B)/libabev.a
 	$(CC) $(LDFLAGS) -o $@ $(MAIN_OBJ) $(B)/libabev.a $(DEP_LIBS) -lm -pthread
@@ -173,7 +189,7 @@ demo-dotnet: deps
 	@sh mk/demo-dotnet.sh
 
 # Builds tests/dotnet/Suite into build/dotnet/ and runs tests/integration/test_dotnet.py.
-check-dotnet: abev $(HELPER)
+check-dotnet: abev $(HELPER) $(DOTNET_HOOK_ALL)
 	@sh mk/check-dotnet.sh
 
 demo: deps
@@ -225,6 +241,8 @@ install: abev
 	install -d $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR)
 	install -m 0644 completions/abev.bash $(DESTDIR)$(BASHCOMPDIR)/abev
 	install -m 0644 completions/_abev $(DESTDIR)$(ZSHCOMPDIR)/_abev
+	if [ -f $(DOTNET_HOOK) ]; then install -d $(DESTDIR)$(PREFIX)/lib/abev && \
+	    install -m 0644 $(DOTNET_HOOK) $(DESTDIR)$(PREFIX)/lib/abev/AbevStartupHook.dll; fi
 
 clean:
 	rm -rf build build-fuzz abev

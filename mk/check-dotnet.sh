@@ -2,7 +2,7 @@
 # `make check-dotnet`: builds the xunit suite of tests/dotnet/Suite twice
 # into build/dotnet/ (as it is, and with -p:AbevDropOne=1, one test
 # compiled out), likewise the xUnit, NUnit and MSTest twins of
-# tests/dotnet/Twins, tests/dotnet/Crash once, and the worked example
+# tests/dotnet/Twins, tests/dotnet/Crash and tests/dotnet/Runtime once, and the worked example
 # (mk/demo-dotnet.sh --build-only), from the machine's NuGet packages, then runs
 # tests/integration/test_dotnet.py, which runs real `dotnet test` under
 # abev. Without dotnet on PATH it says so in one line and skips (exit 0).
@@ -34,6 +34,9 @@ for fw in Xunit NUnit MSTest; do
 			-p:AbevDropOne=$drop || exit 1
 	done
 done
+mkdir -p "$out/runtime" || exit 1
+cp -R tests/dotnet/Runtime "$out/runtime/Runtime" || exit 1
+sh mk/dotnet-build.sh "$out/runtime/Runtime" "$out/runtime/build.log" || exit 1
 mkdir -p "$out/crash" || exit 1
 cp -R tests/dotnet/Crash "$out/crash/Crash" || exit 1
 sh mk/dotnet-build.sh "$out/crash/Crash" "$out/crash/build.log" || exit 1

@@ -29,6 +29,7 @@
 #include "util/usage.h"
 #include "util/utf8.h"
 #include "evidence/versions.h"
+#include "run/dotnet_hook.h"
 
 #ifndef ABEV_VERSION
 #error "ABEV_VERSION must be defined (the Makefile does)"
@@ -47,8 +48,16 @@ struct md_variant {
 	char **environ;               /* the environment its commands get (version_env()) */
 };
 
+/* abev's .NET startup hook, when the plan sets dotnet_runtime. */
+struct md_hook {
+	char *path;                   /* absolute; NULL: no hook */
+	uint64_t size;
+	char sha256[SHA256_HEX_LEN + 1];
+};
+
 struct metadata {
 	struct host_facts host;
+	struct md_hook hook;
 	char **environ;               /* abev's own, when metadata was collected */
 	char *secret_name;            /* a variable whose value is hashed whatever its name */
 	struct md_variant *variants;
@@ -83,6 +92,38 @@ static void variant_release(struct md_variant *mv)
 	memset(mv, 0, sizeof(*mv));
 }
 
+/* env (taken over) with the hook added as run_slot.c adds it for a run. */
+static char **hook_env(char **env, const char *path)
+{
+	struct env_array e = { env, 0, 0 };
+
+	while (env && env[e.n])
+		e.n++;
+	e.alloc = e.n + 1;
+	dotnet_hook_env(&e, path);
+	return e.v;
+}
+
+/* Finds and hashes the startup hook that every run's .NET processes load. 0 or -1 after error(). */
+static int hook_collect(struct md_hook *h)
+{
+	unsigned char d[SHA256_LEN];
+	char *why = NULL;
+
+	if (dotnet_hook_find(&h->path, &why) < 0) {
+		error("dotnet_runtime: %s", why);
+		free(why);
+		return -1;
+	}
+	if (sha256_file(h->path, d, &h->size, &why) < 0) {
+		error("dotnet_runtime: cannot hash '%s': %s", h->path, why);
+		free(why);
+		return -1;
+	}
+	sha256_hex(d, h->sha256);
+	return 0;
+}
+
 /*
  * Variants from a variants file share the base's cwd: git is asked once
  * per directory, not once per variant. (versions are not shared: each
@@ -100,6 +141,8 @@ static int variant_collect(const struct plan *plan, size_t vi, struct metadata *
 	mv->name = xstrdup(v->name);
 	mv->cwd = xstrdup(v->cwd);
 	mv->environ = version_env(v);
+	if (md->hook.path)
+		mv->environ = hook_env(mv->environ, md->hook.path);
 	mv->env = v->env;
 	mv->nenv = v->env_len;
 	for (same = 0; same < vi; same++)
@@ -177,6 +220,8 @@ struct metadata *metadata_collect(const struct plan *plan, const char *host_labe
 	env_own(&env);
 	md->environ = env.v;
 	md->secret_name = secret_name ? xstrdup(secret_name) : NULL;
+	if (plan->dotnet_runtime && hook_collect(&md->hook) < 0)
+		goto fail;
 	md->variants = xcalloc(plan->nvariants ? plan->nvariants : 1, sizeof(*md->variants));
 	for (size_t i = 0; i < plan->nvariants; i++) {
 		md->nvariants = i + 1;
@@ -196,6 +241,7 @@ void metadata_free(struct metadata *md)
 	if (!md)
 		return;
 	host_release(&md->host);
+	free(md->hook.path);
 	for (size_t i = 0; i < md->nvariants; i++)
 		variant_release(&md->variants[i]);
 	free(md->variants);
@@ -388,6 +434,26 @@ static cJSON *variant_json(const struct md_variant *v, const char *secret_name)
 	return o;
 }
 
+/* What abev added to DOTNET_STARTUP_HOOKS of every run, or null. */
+static cJSON *hook_json(const struct md_hook *h)
+{
+	cJSON *o;
+
+	if (!h->path)
+		return jnull();
+	o = jnew_object();
+	jadd_text(o, "added_to", DOTNET_STARTUP_HOOKS);
+	jadd_text(o, "path", h->path);
+	jadd_int(o, "size", (int64_t)h->size);
+	jadd_text(o, "sha256", h->sha256);
+	return o;
+}
+
+const char *metadata_dotnet_hook(const struct metadata *md)
+{
+	return md ? md->hook.path : NULL;
+}
+
 char *metadata_text(const struct metadata *md)
 {
 	cJSON *o = jnew_object(), *vars = jnew_array();
@@ -397,6 +463,7 @@ char *metadata_text(const struct metadata *md)
 	jadd_text(o, "abev_version", ABEV_VERSION);
 	jadd(o, "host", host_json(&md->host));
 	jadd(o, "environment", environment_json(md->environ, md->secret_name));
+	jadd(o, "dotnet_hook", hook_json(&md->hook));
 	for (size_t i = 0; i < md->nvariants; i++)
 		jpush(vars, variant_json(&md->variants[i], md->secret_name));
 	jadd(o, "variants", vars);

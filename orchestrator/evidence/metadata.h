@@ -8,7 +8,9 @@
  * environment, cwd, git HEAD and
  * dirtiness where the cwd is in a git checkout, the output of the plan's
  * `versions` commands, and every file its `assemblies` globs match (`**`
- * crosses directories) with size and SHA-256, hashed on every core.
+ * crosses directories) with size and SHA-256, hashed on every core; and
+ * the .NET startup hook abev adds to every run (path, size, SHA-256)
+ * when the plan sets dotnet_runtime.
  */
 #ifndef ABEV_METADATA_H
 #define ABEV_METADATA_H
@@ -50,6 +52,14 @@ struct metadata *metadata_collect(const struct plan *plan, const char *host_labe
  * pattern is too broad or a match cannot be used.
  */
 int metadata_match_count(const char *cwd, const char *pattern, size_t *n, char **err);
+/*
+ * The startup hook metadata_collect() found for a plan with
+ * dotnet_runtime (absolute; borrowed, valid until metadata_free()), which
+ * every run's DOTNET_STARTUP_HOOKS gets; NULL without. A plan with
+ * dotnet_runtime whose hook cannot be found or hashed fails
+ * metadata_collect().
+ */
+const char *metadata_dotnet_hook(const struct metadata *md);
 /* metadata.json's text. Caller frees. */
 char *metadata_text(const struct metadata *md);
 /* Writes <root>/metadata.json. 0 or -1 after error(). */

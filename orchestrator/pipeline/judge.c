@@ -791,6 +791,7 @@ static void judge_metrics(struct judge *j, struct invocation *inv, const struct 
 		.dir = root,
 		.stdout_path = out,
 		.stderr_path = err,
+		.run_dir = inv->dir,
 		.fig = inv->fig,
 		.procs = &inv->procs,
 		.tests = c->tests,

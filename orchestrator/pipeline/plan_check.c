@@ -15,6 +15,7 @@
 
 #include "util/errlist.h"
 #include "evidence/metadata.h"
+#include "run/dotnet_hook.h"
 #include "run/proc.h"
 #include "run/sysstat.h"
 #include "util/cpulist.h"
@@ -349,6 +350,17 @@ static int may_be_prepared(const struct plan *plan, size_t vi)
 	return plan->variants[vi].prepare_len || plan->prepare_unknown;
 }
 
+/* A plan with dotnet_runtime needs the startup hook built (or named). */
+static void check_dotnet_hook(struct checker *ck)
+{
+	char *path = NULL, *why = NULL;
+
+	if (ck->plan->dotnet_runtime && dotnet_hook_find(&path, &why) < 0)
+		errlist_add(ck->errors, "%s: dotnet_runtime: %s", ck->path, why);
+	free(path);
+	free(why);
+}
+
 int plan_check(const struct plan *plan, unsigned what, struct errlist *errors)
 {
 	struct checker ck = { plan, errors, xstrdup_escaped(plan->path) };
@@ -356,6 +368,8 @@ int plan_check(const struct plan *plan, unsigned what, struct errlist *errors)
 
 	check_run_as(&ck);
 	check_cpus(&ck);
+	if (what & PLAN_CHECK_PROGRAMS)
+		check_dotnet_hook(&ck);
 
 	for (size_t vi = 0; vi < plan->nvariants; vi++) {
 		if (check_cwd(&ck, vi) < 0)

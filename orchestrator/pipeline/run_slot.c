@@ -25,6 +25,7 @@
 #include "pipeline/judge.h"
 #include "pipeline/quiet.h"
 #include "evidence/ledger.h"
+#include "run/dotnet_hook.h"
 #include "run/prepare.h"
 #include "run/proc.h"
 #include "evidence/seal.h"
@@ -38,8 +39,13 @@
 #include "util/strbuf.h"
 #include "util/usage.h"
 
-/* The child's environment: abev's own, then the plan's, then ABEV_*. Caller frees. */
-static char **build_env(const struct plan_variant *v, const struct plan_vars *vars)
+/*
+ * The child's environment: abev's own, then the plan's, then ABEV_*, and
+ * with hook (NULL: none) the .NET startup hook added to the user's
+ * DOTNET_STARTUP_HOOKS. Caller frees.
+ */
+static char **build_env(const struct plan_variant *v, const struct plan_vars *vars,
+			const char *hook)
 {
 	struct env_array env = ENV_ARRAY_INIT;
 	char round[16];
@@ -50,6 +56,8 @@ static char **build_env(const struct plan_variant *v, const struct plan_vars *va
 	env_set(&env, "ABEV_VARIANT", vars->variant);
 	env_set(&env, "ABEV_PHASE", vars->phase);
 	env_set(&env, "ABEV_ROUND", round);
+	if (hook)
+		dotnet_hook_env(&env, hook);
 	return env.v;
 }
 
@@ -675,7 +683,8 @@ static int run_one(struct run_state *st, const struct sched_slot *slot, unsigned
 	struct plan_vars vars = { abs_dir, v->name, slot->warmup ? "warmup" : "run", slot->round };
 	if (inv_expand(plan, v, &vars, inv) < 0)
 		goto out;
-	env = build_env(v, &vars);
+	/* Only the measured command's .NET processes write runtime figures, not prepare's. */
+	env = build_env(v, &vars, NULL);
 	if (v->prepare_len && run_prepare(st, v, &vars, env, &made, inv, &swapped) < 0)
 		goto out;
 	if (v->prepare_len && (swapped || strcmp(inv->prepare->status, "ok"))) {
@@ -686,6 +695,10 @@ static int run_one(struct run_state *st, const struct sched_slot *slot, unsigned
 		judge_limit_files(st->judge, inv, &st->ev, run_state_note_cb, st);
 		ret = 0;
 		goto out;
+	}
+	if (st->dotnet_hook) {
+		strv_free(env);
+		env = build_env(v, &vars, st->dotnet_hook);
 	}
 	if (run_process(st, v, env, &made, inv, &signo, &swapped) < 0)
 		goto out;
@@ -976,7 +989,7 @@ int run_slot_step(struct run_state *st, size_t vi, int cleanup)
 		goto out;
 	abs_dir = path_join(st->root, dir);
 	struct plan_vars vars = { abs_dir, v->name, kind, 0 };
-	env = build_env(v, &vars);
+	env = build_env(v, &vars, NULL);
 	progress_clear(&st->prog);
 	if (prepare_run_argv(plan, v, argv, argc, &vars, env, &log, kind, &rec) < 0)
 		goto out;

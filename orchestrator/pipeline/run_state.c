@@ -503,6 +503,8 @@ void run_state_release(struct run_state *st)
 	free(st->cwd);
 	st->cwd = NULL;
 	run_environment_release(&st->env);
+	free(st->dotnet_hook);
+	st->dotnet_hook = NULL;
 	overlap_watch_release(&st->watch);
 	journal_release(&st->journal);
 	free(st->root);

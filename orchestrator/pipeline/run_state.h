@@ -68,6 +68,7 @@ struct run_state {
 	struct compare_look *looks_taken;
 	char *cwd;                  /* where abev runs, for the reproduce command */
 	struct run_environment env; /* metadata.json as written, for the report */
+	char *dotnet_hook;          /* the startup hook every run's command loads (dotnet_runtime), or NULL */
 	int have_env;
 	char plan_sha256[SHA256_HEX_LEN + 1];
 	char key_fp[SHA256_HEX_LEN + 1];  /* the signing key's fingerprint, or "" */

@@ -423,6 +423,9 @@ static int run_begin(struct run_state *st, struct metadata **md)
 	*md = metadata_collect(plan, st->opt->host_label, st->opt->passphrase_env);
 	if (!*md)
 		return -1;
+	/* The hook recorded, and hashed, is the one the runs load. */
+	if (metadata_dotnet_hook(*md))
+		st->dotnet_hook = xstrdup(metadata_dotnet_hook(*md));
 	if (!st->interrupt && proc_interrupted()) {
 		st->interrupt = proc_interrupted();
 		run_state_note(st, xasprintf("abev received %s before the first invocation, while "

@@ -866,6 +866,7 @@ static int parse_top(struct plan_loader *ld, const cJSON *root)
 	}
 	if (plan->run_as)
 		plan->run_as_from = "plan";
+	json_get_bool(&ld->in, root, "", "dotnet_runtime", 0, &plan->dotnet_runtime);
 	sched_ok = parse_schedule(ld, root) == 0;
 	/* A refused schedule may be one whose prepare would have made a program. */
 	plan->prepare_unknown = !sched_ok;

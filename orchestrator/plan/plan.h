@@ -130,6 +130,7 @@ struct plan {
 	double kill_grace_seconds; /* default 5: SIGTERM -> SIGKILL */
 	char *run_as;          /* run_as (or --run-as): the user every command runs as, or NULL */
 	const char *run_as_from; /* "plan" or "--run-as" (static), NULL without run_as */
+	int dotnet_runtime;    /* dotnet_runtime: abev's startup hook goes into every run's .NET processes */
 	char **prepare;        /* schedule.prepare (templates), or NULL; see plan_variant.prepare */
 	size_t prepare_len;
 	char **setup, **cleanup; /* schedule.setup, schedule.cleanup, or NULL; see plan_variant */

@@ -125,18 +125,25 @@ const struct plan_doc_key plan_doc_keys[] = {
 	  "unique, at most 128 characters, no control, bidirectional, invisible or line-separator characters; not `wall`, `cpu`, "
 	  "`max_rss` or `wall_own` (the built-in metrics)" },
 	{ "metrics[].unit", "string", "implied by `source`",
-	  "`stdout`, `stderr` and `results` only, e.g. `\"ms\"` (`process` and `duration` imply "
-	  "theirs)" },
+	  "`stdout`, `stderr` and `results` only, e.g. `\"ms\"` (`process`, `duration` and "
+	  "`dotnet` imply theirs)" },
 	{ "metrics[].better", "string", "`lower`", "`lower` or `higher`" },
 	{ "metrics[].source", "string", "required",
-	  "`process`, `stdout`, `stderr`, `results` or `duration`" },
-	{ "metrics[].field", "string", "required for `process`",
-	  "`process` only: `wall`, `user`, `sys`, `cpu` (ms), `max_rss` (bytes), `minflt`, "
-	  "`majflt`, `nvcsw`, `nivcsw` (counts)" },
-	{ "metrics[].process", "string", "none (the whole tree)",
-	  "`process` with field `max_rss` or `cpu` only: a glob over the command name (or an "
+	  "`process`, `stdout`, `stderr`, `results`, `duration` or `dotnet` (needs "
+	  "`dotnet_runtime`)" },
+	{ "metrics[].field", "string", "required for `process`, `dotnet`",
+	  "`process`: `wall`, `user`, `sys`, `cpu` (ms), `max_rss` (bytes), `minflt`, "
+	  "`majflt`, `nvcsw`, `nivcsw` (counts); `dotnet`: `gc_gen0`, `gc_gen1`, `gc_gen2` "
+	  "(collections of that generation), `gc_pause_us` (us), `allocated_bytes`, "
+	  "`peak_heap_bytes` (bytes), `lock_contentions`, `threadpool_items`, `jit_methods` "
+	  "(counts), `jit_time_us` (us)" },
+	{ "metrics[].process", "string", "none (the whole tree; every .NET process)",
+	  "`process` with field `max_rss` or `cpu`: a glob over the command name (or an "
 	  "argument's last path component) of the tree's processes, e.g. `\"testhost*\"`: the "
-	  "largest peak RSS, or the sum of CPU time, of those it names" },
+	  "largest peak RSS, or the sum of CPU time, of those it names; `dotnet`: a glob over "
+	  "the names of the run's .NET processes (the entry assembly: `testhost`, `dotnet`, "
+	  "`vstest.console`, `MSBuild`, ...), the figure summed over those that match, "
+	  "`peak_heap_bytes` their largest" },
 	{ "metrics[].test", "string", "required for `results`, `duration`",
 	  "`results` and `duration` only: a glob over test names (`*`, `?`, `[...]`), matched "
 	  "against a test's class-qualified name or its name as the file writes it" },
@@ -144,7 +151,8 @@ const struct plan_doc_key plan_doc_keys[] = {
 	  "`stdout`, `stderr` and `results` only: a POSIX extended regular expression whose "
 	  "first group captures the number" },
 	{ "metrics[].match", "string", "`first`",
-	  "how the matches combine: `first`, `last`, `sum` or `mean`; not for `process`" },
+	  "how the matches combine: `first`, `last`, `sum` or `mean`; not for `process` or "
+	  "`dotnet`" },
 	{ "metrics[].derive", "string", "none", "`rate`: also report `<name> (rate)`" },
 	{ "metrics[].max_regression_pct", "number", "none",
 	  "a gate: the largest regression tolerated, in percent (≥ 0)" },
@@ -188,6 +196,13 @@ const struct plan_doc_key plan_doc_keys[] = {
 	  "can neither read the signing key nor write the evidence outside its own run "
 	  "directory, which abev hands to the user for the invocation; an unknown user is an "
 	  "error; `abev run --run-as USER` overrides it; `result.json` records it (`run_as`)" },
+	{ "dotnet_runtime", "boolean", "`false`",
+	  "`true`: abev adds its startup hook to `DOTNET_STARTUP_HOOKS` (after the user's own) "
+	  "of each invocation's command, and every .NET process of the run writes its runtime "
+	  "figures (GC, allocations, lock contention, JIT) at exit into `dotnet-<pid>.json` in "
+	  "its run directory, for `dotnet` metrics; the hook is found through "
+	  "`ABEV_DOTNET_HOOK`, beside the binary (`build/dotnet-hook/`) or installed "
+	  "(`../lib/abev/`), and `metadata.json` records its path and SHA-256 (`dotnet_hook`)" },
 	{ "allowed_exit_codes", "array of integers", "`[0]`",
 	  "exit codes (0–255, distinct) that do not fail an invocation" },
 	{ "versions", "object", "none",
@@ -302,8 +317,11 @@ static const char example_text[] =
 	"      \"better\": \"lower\", \"derive\": \"rate\", \"max_regression_pct\": 15 },\n"
 	"    { \"name\": \"peak memory\", \"source\": \"process\", \"field\": \"max_rss\",\n"
 	"      \"process\": \"testhost*\", \"max_improvement_pct\": 90, \"budget\": 536870912 },\n"
-	"    { \"name\": \"lock test\", \"source\": \"duration\", \"test\": \"*Lock*\" }\n"
+	"    { \"name\": \"lock test\", \"source\": \"duration\", \"test\": \"*Lock*\" },\n"
+	"    { \"name\": \"gc pause\", \"source\": \"dotnet\", \"field\": \"gc_pause_us\",\n"
+	"      \"process\": \"testhost*\" }\n"
 	"  ],\n"
+	"  \"dotnet_runtime\": true,\n"
 	"  \"load\": { \"max_cpu_wait_pct\": 10, \"max_foreign_cpu\": 0.5, \"max_repeats\": 2,\n"
 	"            \"max_wait_seconds\": 60,\n"
 	"            \"exclusive\": [\"dotnet test*\", \"*k6 run*\"] },\n"

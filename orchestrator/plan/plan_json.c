@@ -50,8 +50,9 @@ static cJSON *metric_json(const struct metric_def *d)
 
 	jadd_str(o, "name", d->name);
 	jadd_str(o, "source", metric_source_name(d->source));
-	/* process and duration metrics imply their unit, and a plan may not give it */
-	if (d->source != METRIC_PROCESS && d->source != METRIC_DURATION)
+	/* process, duration and dotnet metrics imply their unit, and a plan may not give it */
+	if (d->source != METRIC_PROCESS && d->source != METRIC_DURATION &&
+	    d->source != METRIC_DOTNET)
 		jadd_str(o, "unit", d->unit);
 	if (d->field)
 		jadd_str(o, "field", d->field);
@@ -61,7 +62,7 @@ static cJSON *metric_json(const struct metric_def *d)
 		jadd_str(o, "test", d->test);
 	if (d->pattern)
 		jadd_str(o, "pattern", d->pattern);
-	if (d->source != METRIC_PROCESS)
+	if (d->source != METRIC_PROCESS && d->source != METRIC_DOTNET)
 		jadd_str(o, "match", metric_match_name(d->match));
 	jadd_str(o, "better", d->better_higher ? "higher" : "lower");
 	if (d->derive_rate)
@@ -196,6 +197,8 @@ int plan_json_print(const struct plan *plan, FILE *f)
 		jadd_str(o, "description", plan->description);
 	if (plan->run_as)
 		jadd_str(o, "run_as", plan->run_as);
+	if (plan->dotnet_runtime)
+		jadd_bool(o, "dotnet_runtime", 1);
 	for (size_t i = 0; i < plan->nvariants; i++)
 		jpush(vs, variant_json(&plan->variants[i]));
 	jadd(o, "variants", vs);

@@ -17,6 +17,7 @@
 #include <cjson/cJSON.h>
 
 #include "record/gate_def.h"
+#include "results/dotnet_runtime.h"
 #include "results/metrics.h"
 #include "util/suggest.h"
 #include "util/alloc.h"
@@ -26,7 +27,6 @@
 #include "util/utf8.h"
 
 
-#define METRIC_SOURCES "process, stdout, stderr, results, duration"
 #define METRIC_MATCHES "first, last, sum, mean"
 #define METRIC_UNIT_MAX 64
 #define METRIC_TEXT_MAX 4096
@@ -138,25 +138,39 @@ static int check_pattern(const struct plan_loader *ld, const char *path, const c
 	return ret;
 }
 
-/* Which of field, test, pattern and unit the metric's source wants, and the field's unit. */
+/* The names a field may take with d's source, into names[] (room for the longer list); their count. */
+static size_t field_names(const struct metric_def *d, const char **names)
+{
+	size_t n = 0;
+
+	if (d->source == METRIC_DOTNET)
+		for (; n < DOTNET_RT_FIGURES; n++)
+			names[n] = dotnet_rt_figure_name(n);
+	else
+		for (; n < METRIC_PROCESS_FIELDS; n++)
+			names[n] = metric_field_name(n);
+	return n;
+}
+
+/* Which of field, process, test, pattern and unit the metric's source wants, and the field's unit. */
 static void metric_source_rules(const struct plan_loader *ld, const cJSON *obj, const char *path,
 				struct metric_def *d)
 {
 	const char *src = metric_source_name(d->source);
 	int is_process = d->source == METRIC_PROCESS;
+	int is_dotnet = d->source == METRIC_DOTNET;
 	int is_text = d->source == METRIC_STDOUT || d->source == METRIC_STDERR ||
 		      d->source == METRIC_RESULTS;
 	int has_test = d->source == METRIC_RESULTS || d->source == METRIC_DURATION;
-	const char *fields[METRIC_PROCESS_FIELDS];
+	const char *fields[(int)METRIC_PROCESS_FIELDS + (int)DOTNET_RT_FIGURES];
+	size_t nfields = field_names(d, fields);
 	struct strbuf want = STRBUF_INIT;
 	char *p = NULL;
 
-	for (size_t i = 0; i < ARRAY_SIZE(fields); i++) {
-		fields[i] = metric_field_name(i);
+	for (size_t i = 0; i < nfields; i++)
 		strbuf_addf(&want, "%s%s", i ? ", " : "a field: one of ", fields[i]);
-	}
-	key_rule(ld, obj, path, "field", is_process, src, want.buf,
-		 "only process metrics have a field");
+	key_rule(ld, obj, path, "field", is_process || is_dotnet, src, want.buf,
+		 "only process and dotnet metrics have a field");
 	key_rule(ld, obj, path, "test", has_test, src,
 		 "a test: a glob over test names, e.g. '*Rebuild*'",
 		 "only results and duration metrics name tests");
@@ -164,28 +178,41 @@ static void metric_source_rules(const struct plan_loader *ld, const cJSON *obj, 
 		 "a pattern: an extended regular expression whose first group captures "
 		 "the number", "only stdout, stderr and results metrics have a pattern");
 	key_rule(ld, obj, path, "unit", is_text, src, "a unit, e.g. \"ms\" or \"ops/s\"",
-		 is_process ? "the field implies it" : "durations are in ms");
-	if (is_process && cJSON_GetObjectItemCaseSensitive(obj, "match")) {
+		 is_process || is_dotnet ? "the field implies it" : "durations are in ms");
+	if ((is_process || is_dotnet) && cJSON_GetObjectItemCaseSensitive(obj, "match")) {
 		p = json_key_path(path, "match");
-		json_in_error(&ld->in, p, "not used with source process (a process figure has one value)");
+		json_in_error(&ld->in, p, "not used with source %s (%s)", src,
+			      is_process ? "a process figure has one value"
+					 : "a runtime figure is summed over the processes, or "
+					   "their largest for peak_heap_bytes");
 		free(p);
+		p = NULL;
+	}
+	if (is_dotnet && !ld->plan->dotnet_runtime) {
+		p = json_key_path(path, "source");
+		json_in_error(&ld->in, p, "source dotnet needs \"dotnet_runtime\": true (abev's "
+			      "startup hook writes the figures)");
+		free(p);
+		p = NULL;
 	}
 	if (d->field) {
 		int k;
 		p = json_key_path(path, "field");
-		k = get_enum(ld, p, "field", d->field, fields, ARRAY_SIZE(fields));
+		k = get_enum(ld, p, "field", d->field, fields, nfields);
 		free(p);
 		if (k >= 0 && !d->unit)
-			d->unit = xstrdup(metric_field_unit((size_t)k));
+			d->unit = xstrdup(is_dotnet ? dotnet_rt_figure_unit((size_t)k)
+					  : metric_field_unit((size_t)k));
 	}
 	if (d->source == METRIC_DURATION && !d->unit)
 		d->unit = xstrdup("ms");
 	if (d->process) {
 		int f = metric_field_index(d->field);
 		p = json_key_path(path, "process");
-		if (!is_process)
-			json_in_error(&ld->in, p, "only process metrics name a process");
-		else if (d->field && f != METRIC_FIELD_MAX_RSS && f != METRIC_FIELD_CPU)
+		if (!is_process && !is_dotnet)
+			json_in_error(&ld->in, p, "only process and dotnet metrics name a process");
+		else if (is_process && d->field && f != METRIC_FIELD_MAX_RSS &&
+			 f != METRIC_FIELD_CPU)
 			json_in_error(&ld->in, p, "a process has its own max_rss and cpu only, "
 				      "not %s", d->field);
 		free(p);
@@ -234,7 +261,7 @@ static void metric_words(const struct plan_loader *ld, const char *path, struct 
 static int parse_metric(const struct plan_loader *ld, const cJSON *obj, const char *path,
 			struct metric_def *d)
 {
-	const char *sources[METRIC_DURATION + 1];
+	const char *sources[METRIC_SOURCE_COUNT];
 	char *source = NULL, *better = NULL, *match = NULL, *derive = NULL, *p = NULL;
 	size_t before = json_in_count(&ld->in);
 	int i;
@@ -243,7 +270,7 @@ static int parse_metric(const struct plan_loader *ld, const cJSON *obj, const ch
 	d->max_improvement_pct = -1;
 	if (!cJSON_IsObject(obj))
 		return json_in_error(&ld->in, path, "expected an object, found %s", json_kind(obj));
-	for (i = 0; i <= METRIC_DURATION; i++)
+	for (i = 0; i < METRIC_SOURCE_COUNT; i++)
 		sources[i] = metric_source_name((enum metric_source)i);
 	plan_loader_keys(ld, obj, path, "metrics[]", 0);
 	plan_loader_text(ld, obj, path, "name", 1, PLAN_METRIC_NAME_MAX, 0, &d->name);

@@ -16,6 +16,7 @@ static const char *const source_names[] = {
 	[METRIC_STDERR] = "stderr",
 	[METRIC_RESULTS] = "results",
 	[METRIC_DURATION] = "duration",
+	[METRIC_DOTNET] = "dotnet",
 };
 
 _Static_assert(ARRAY_SIZE(source_names) == METRIC_SOURCE_COUNT, "source_names");

@@ -15,9 +15,10 @@ enum metric_source {
 	METRIC_STDERR,    /* pattern over stderr.log */
 	METRIC_RESULTS,   /* pattern over the captured stdout of results whose name matches test */
 	METRIC_DURATION,  /* duration of the results whose name matches test */
+	METRIC_DOTNET,    /* field: a runtime figure of the .NET processes process selects */
 };
 /* How many sources there are (enum metric_source counts from 0). */
-#define METRIC_SOURCE_COUNT 5
+#define METRIC_SOURCE_COUNT 6
 enum metric_match { MATCH_FIRST, MATCH_LAST, MATCH_SUM, MATCH_MEAN };
 
 struct metric_def {
@@ -25,12 +26,14 @@ struct metric_def {
 	char *unit;             /* "ms", "ops/s", ...; for process and duration sources implied and set by plan.c */
 	int better_higher;      /* 0: lower is better (default) */
 	enum metric_source source;
-	char *field;            /* process source only */
+	char *field;            /* process and dotnet sources only */
 	/*
-	 * process source, max_rss and cpu only: a glob naming processes of
-	 * the tree (record/proc_tree.h: proc_tree_matches()); the metric is
-	 * then the largest peak RSS, or the sum of CPU time, of those it
-	 * names. NULL: the whole tree as wait4() gives it.
+	 * A glob naming processes of the run: process source, max_rss and cpu
+	 * only, over the tree's command names (record/proc_tree.h:
+	 * proc_tree_matches()), the metric then the largest peak RSS, or the
+	 * sum of CPU time, of those it names (NULL: the whole tree as wait4()
+	 * gives it); dotnet source, over the .NET processes' names (NULL:
+	 * every one).
 	 */
 	char *process;
 	char *test;             /* fnmatch glob over test names (results, duration); NULL otherwise */

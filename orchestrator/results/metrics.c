@@ -24,6 +24,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "results/dotnet_runtime.h"
 #include "util/dirat.h"
 #include "util/suggest.h"
 #include "util/alloc.h"
@@ -190,6 +191,10 @@ struct metric_set *metric_set_compile(const struct metric_def *defs, size_t ndef
 		}
 		if (d->source == METRIC_PROCESS && metric_field_index(d->field) < 0) {
 			*err = xasprintf("metric '%s': unknown process field", show_str(b, sizeof(b), d->name));
+			goto fail;
+		}
+		if (d->source == METRIC_DOTNET && dotnet_rt_figure_index(d->field) < 0) {
+			*err = xasprintf("metric '%s': unknown runtime figure", show_str(b, sizeof(b), d->name));
 			goto fail;
 		}
 		if (wants_test && !d->test) {
@@ -891,6 +896,30 @@ static void from_process(const struct metric_def *d, const struct metric_inputs 
 }
 
 /*
+ * A runtime figure of the run's .NET processes: the hook's files are read
+ * once per invocation (*set, loaded on first use) for all dotnet metrics.
+ */
+static void from_dotnet(const struct metric_def *d, const struct metric_inputs *in,
+			struct dotnet_rt_set *set, int *loaded, struct metric_value *v)
+{
+	int f = dotnet_rt_figure_index(d->field);
+
+	if (!in->run_dir) {
+		v->why = xstrdup("no run directory to read runtime figures from");
+		return;
+	}
+	if (!*loaded) {
+		dotnet_rt_read(in->dir, in->run_dir, set);
+		*loaded = 1;
+	}
+	if (f < 0) {
+		v->why = xstrdup("unknown runtime figure");
+		return;
+	}
+	v->ok = dotnet_rt_combine(set, (size_t)f, d->process, &v->value, &v->why) == 0;
+}
+
+/*
  * What a derived rate is called and measured in: per second for time
  * units, per unit otherwise; its direction is the base's reversed.
  * Returns the factor that turns 1/value into that unit.
@@ -944,6 +973,9 @@ static const char *implied_unit(const struct metric_def *d)
 	f = metric_field_index(d->field);
 	if (d->source == METRIC_PROCESS && f >= 0)
 		return metric_field_unit((size_t)f);
+	f = dotnet_rt_figure_index(d->field);
+	if (d->source == METRIC_DOTNET && f >= 0)
+		return dotnet_rt_figure_unit((size_t)f);
 	return d->source == METRIC_DURATION ? "ms" : "";
 }
 
@@ -951,8 +983,10 @@ void metric_set_extract(const struct metric_set *set, const struct metric_inputs
 			struct metric_value **out, size_t *nout)
 {
 	struct text out_text = TEXT_INIT, err_text = TEXT_INIT;
+	struct dotnet_rt_set rt = DOTNET_RT_SET_INIT;
 	struct metric_value *v;
 	size_t n = 0, k = 0;
+	int rt_loaded = 0;
 
 	for (size_t i = 0; set && i < set->ndefs; i++)
 		n += 1 + !!set->defs[i].derive_rate;
@@ -981,6 +1015,9 @@ void metric_set_extract(const struct metric_set *set, const struct metric_inputs
 		case METRIC_DURATION:
 			from_durations(d, in, mv);
 			break;
+		case METRIC_DOTNET:
+			from_dotnet(d, in, &rt, &rt_loaded, mv);
+			break;
 		}
 		if (mv->ok)
 			mv->value += 0.0; /* -0.0 would print as "-0" */
@@ -989,6 +1026,7 @@ void metric_set_extract(const struct metric_set *set, const struct metric_inputs
 	}
 	text_release(&out_text);
 	text_release(&err_text);
+	dotnet_rt_set_release(&rt);
 	*out = v;
 	*nout = n;
 }

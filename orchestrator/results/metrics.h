@@ -1,7 +1,8 @@
 /*
  * metrics: the numbers a comparison is about, taken from what a run
  * produced — its process figures, its stdout or stderr, the captured
- * stdout of individual test results, or a test's own duration — by the
+ * stdout of individual test results, a test's own duration, or the
+ * runtime figures of its .NET processes (dotnet_runtime.h) — by the
  * plan's metric definitions. POSIX extended regular expressions over the
  * text, METRICS_WINDOW bytes at a time (so a match may span lines, up to
  * half a window), within a CPU budget and a memory cap; the first capture group is the
@@ -41,6 +42,7 @@ struct metric_inputs {
 	const struct dirat *dir;
 	const char *stdout_path;   /* test.log */
 	const char *stderr_path;   /* stderr.log */
+	const char *run_dir;       /* the run directory, for dotnet metrics (dotnet_runtime.h) */
 	struct proc_figures fig;
 	const struct proc_tree *procs;    /* each process of the tree, for "process" globs; may be NULL */
 	const struct metric_test *tests;  /* the results tests that match some metric's test glob */

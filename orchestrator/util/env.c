@@ -62,6 +62,15 @@ void env_own(struct env_array *e)
 	env_copy(e, 1);
 }
 
+const char *env_get(const struct env_array *e, const char *key)
+{
+	size_t klen = strlen(key);
+	for (size_t i = 0; i < e->n; i++)
+		if (!strncmp(e->v[i], key, klen) && e->v[i][klen] == '=')
+			return e->v[i] + klen + 1;
+	return NULL;
+}
+
 void env_set(struct env_array *e, const char *key, const char *value)
 {
 	size_t klen = strlen(key);

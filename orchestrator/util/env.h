@@ -38,6 +38,8 @@ int env_is_withheld(const char *entry);
 void env_inherit(struct env_array *e);
 /* Appends a copy of abev's own environment, withheld names too: for the record only. */
 void env_own(struct env_array *e);
+/* The value of KEY in e (borrowed, valid until e changes), or NULL. */
+const char *env_get(const struct env_array *e, const char *key);
 /* Sets KEY to value: replaces the entry for KEY where there is one, else appends one. */
 void env_set(struct env_array *e, const char *key, const char *value);
 /* Frees a NULL-terminated array of strings and its strings; v may be NULL. */

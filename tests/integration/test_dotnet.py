@@ -4,7 +4,9 @@ as it is, `cand` with one test compiled out). abev's counts equal the
 console summary of `dotnet test` itself, a skipped test and a [Theory]
 are counted right, the BENCH line a test prints lands in a metric, the
 assemblies are hashed as sha256sum hashes them, a candidate that quietly
-loses a test is failed by the test-set guard, and nothing is left running.
+loses a test is failed by the test-set guard, the runtime figures abev's
+startup hook reports of the test host (dotnet_runtime) match what the
+tests of tests/dotnet/Runtime are known to do, and nothing is left running.
 
 Skipped unless ABEV_DOTNET_FIXTURES names the built fixtures and dotnet is
 on PATH: `make check` does not build them."""
@@ -354,6 +356,58 @@ class DotnetTest(AbevTestCase):
         sets = [g for g in by["hang"]["guards"] if g["guard"] == "test_set"]
         self.assertEqual([g["verdict"] for g in sets], ["fail"], by["hang"]["guards"])
         self.assertIn("CrashTests.C_Hangs", sets[0]["reason"])
+
+    def test_the_runtime_figures_are_what_the_tests_did(self):
+        # One build of tests/dotnet/Runtime, steered by the environment: nothing,
+        # 100 MiB of small arrays under workstation and under server GC, and a
+        # lock another thread waits on three times. Figures of the test host only
+        # (the dotnet CLI and vstest.console write theirs too).
+        def variant(name, env):
+            return {"name": name, "cwd": os.path.join(FIX, "runtime", "Runtime"),
+                    "command": ["dotnet", "test", "--no-build", "-c", "Release",
+                                "--logger", "trx;LogFileName={run_dir}/rt.trx"],
+                    "env": {**QUIET, **env}}
+        plan = self.plan([variant("none", {}),
+                          variant("alloc", {"ABEV_ALLOC_MB": "100", "DOTNET_gcServer": "0"}),
+                          variant("server", {"ABEV_ALLOC_MB": "100", "DOTNET_gcServer": "1"}),
+                          variant("locks", {"ABEV_CONTEND": "3"})], runs=1)
+        plan["dotnet_runtime"] = True
+        plan["results"]["min_executed"] = 2
+        plan["metrics"] = [{"name": n, "source": "dotnet", "field": f, "process": "testhost*"}
+                           for n, f in (("allocated", "allocated_bytes"), ("gen0", "gc_gen0"),
+                                        ("locks", "lock_contentions"))]
+        plan["metrics"].append({"name": "all jit", "source": "dotnet", "field": "jit_methods"})
+        cp, res = self.run_plan(plan, None, timeout=900)
+        by = {i["variant"]: i for i in res["invocations"]}
+        for inv in by.values():
+            self.assertEqual(inv["status"], "ok", inv.get("reason"))
+        m = {name: inv["metrics"] for name, inv in by.items()}
+        # 100 MiB more than the same test host allocating nothing, within 5 %.
+        extra = m["alloc"]["allocated"] - m["none"]["allocated"]
+        self.assertLess(abs(extra - (100 << 20)), 0.05 * (100 << 20), m)
+        self.assertLess(abs(m["server"]["allocated"] - m["none"]["allocated"] - (100 << 20)),
+                        0.05 * (100 << 20), m)
+        # Server GC's larger gen0 budget: fewer gen0 collections for the same work.
+        self.assertGreater(m["alloc"]["gen0"], m["none"]["gen0"])
+        self.assertLess(m["server"]["gen0"], m["alloc"]["gen0"], m)
+        # Each of the three rounds made a thread wait on a held lock.
+        self.assertGreaterEqual(m["locks"]["locks"], 3, m)
+        # Without a process glob, every .NET process of the run: more than the host alone.
+        files = glob.glob(self.path("ev", by["none"]["dir"], "dotnet-*.json"))
+        self.assertGreater(len(files), 1)
+        procs = [json.load(open(f, encoding="utf-8")) for f in files]
+        self.assertEqual(m["none"]["all jit"], sum(p["jit_methods"] for p in procs))
+        self.assertIn("testhost", [p["process"] for p in procs])
+        # The hook abev added, and its hash, are in metadata.json.
+        md = self.load("ev", "metadata.json")
+        hook = md["dotnet_hook"]
+        self.assertEqual(hook["added_to"], "DOTNET_STARTUP_HOOKS")
+        self.assertEqual(hook["sha256"], sha256sum(hook["path"]))
+        for v in md["variants"]:
+            self.assertEqual(v["environment"]["DOTNET_STARTUP_HOOKS"], hook["path"])
+        # The report shows the figures per variant.
+        with open(self.path("ev", "report.md"), encoding="utf-8") as f:
+            self.assertIn("allocated", f.read())
 
     def test_the_init_starter_runs_real_dotnet_test(self):
         cp = self.abev("init", "--dotnet", "--out", self.path("starter.json"), check=0)

@@ -155,7 +155,8 @@ class HelpPlanTest(AbevTestCase):
         self.assertEqual(sorted(used - documented), [])
         for k in apart:
             self.assertIn(f'"{k.split(".")[-1]}"', rest)
-        # abev reads it: the only problems are of this machine (no dotnet, no build)
+        # abev reads it: the only problems are of this machine (no dotnet, no build,
+        # no startup hook built where dotnet is missing)
         for d in ("worktrees/old", "worktrees/new"):
             os.makedirs(os.path.join(self.tmp, d))
         os.mkdir(self.path("plans"))
@@ -165,7 +166,8 @@ class HelpPlanTest(AbevTestCase):
                        timeout=60)
         self.assertEqual(cp.returncode, 2)
         for line in cp.stderr.splitlines():
-            self.assertRegex(line, r"(command\[0\]: program 'dotnet'|assemblies\[0\]: )", line)
+            self.assertRegex(line, r"(command\[0\]: program 'dotnet'|assemblies\[0\]: |"
+                                   r"dotnet_runtime: abev's \.NET startup hook)", line)
 
     def test_main_help_points_to_it(self):
         cp = self.abev("--help", check=0)

@@ -230,7 +230,7 @@ static void build_tree(void)
 static void test_collect(void **state)
 {
 	static const char *const top_keys[] = { "schema", "abev_version", "host", "environment",
-						"variants", NULL };
+						"dotnet_hook", "variants", NULL };
 	static const char *const host_keys[] = {
 		"label", "hostname", "os_release", "kernel", "kernel_version", "arch", "cpu_model",
 		"logical_cpus", "physical_cores", "online_cpus", "governor", "boost",
@@ -262,6 +262,8 @@ static void test_collect(void **state)
 	root = collect_json(&plan, NULL, "out1");
 
 	assert_keys(root, top_keys);
+	/* No dotnet_runtime, no hook. */
+	assert_true(cJSON_IsNull(get(root, "dotnet_hook")));
 	assert_string_equal(get_str(root, "schema"), "abev.metadata/1");
 	assert_string_equal(get_str(root, "abev_version"), ABEV_VERSION);
 
@@ -478,6 +480,54 @@ static void test_no_match(void **state)
 	free(path);
 }
 
+/*
+ * dotnet_runtime: the hook (here ABEV_DOTNET_HOOK's) is recorded with its
+ * size and SHA-256, and each variant's environment holds it after the
+ * user's own DOTNET_STARTUP_HOOKS; a hook that is not there fails.
+ */
+static void test_dotnet_hook(void **state)
+{
+	unsigned char d[SHA256_LEN];
+	char hex[SHA256_HEX_LEN + 1], *path, *hook, *want;
+	struct plan plan = PLAN_INIT;
+	const cJSON *h, *env;
+	struct metadata *md;
+	cJSON *root;
+	(void)state;
+
+	put("hook/h.dll", "MZ not really an assembly");
+	hook = path_join(realdir, "hook/h.dll");
+	path = put_plan("hook.json",
+		"{'schema':'abev.plan/1','name':'m','dotnet_runtime':true,\n"
+		" 'variants':[{'name':'x','cwd':'hook','command':['true'],\n"
+		"              'env':{'DOTNET_STARTUP_HOOKS':'/user/own.dll'}}]}");
+	assert_int_equal(plan_load(&plan, path), 0);
+	assert_int_equal(setenv("ABEV_DOTNET_HOOK", hook, 1), 0);
+	root = collect_json(&plan, NULL, "outhook");
+	h = get(root, "dotnet_hook");
+	assert_string_equal(get_str(h, "added_to"), "DOTNET_STARTUP_HOOKS");
+	assert_string_equal(get_str(h, "path"), hook);
+	sha256_buf("MZ not really an assembly", 25, d);
+	sha256_hex(d, hex);
+	assert_string_equal(get_str(h, "sha256"), hex);
+	assert_int_equal(get(h, "size")->valuedouble, 25);
+	env = get(cJSON_GetArrayItem(get(root, "variants"), 0), "environment");
+	want = xasprintf("/user/own.dll:%s", hook);
+	assert_string_equal(get_str(env, "DOTNET_STARTUP_HOOKS"), want);
+	cJSON_Delete(root);
+	/* Gone: the collection fails, saying what is missing. */
+	assert_int_equal(unlink(hook), 0);
+	reset_errors();
+	md = metadata_collect(&plan, NULL, NULL);
+	assert_null(md);
+	assert_non_null(strstr(last_error, "dotnet_runtime: ABEV_DOTNET_HOOK="));
+	unsetenv("ABEV_DOTNET_HOOK");
+	plan_release(&plan);
+	free(want);
+	free(hook);
+	free(path);
+}
+
 /* What cannot be hashed is refused, naming the pattern, rather than skipped. */
 static void test_unhashable(void **state)
 {
@@ -625,6 +675,7 @@ int main(void)
 		cmocka_unit_test(test_label),
 		cmocka_unit_test(test_outside_cwd),
 		cmocka_unit_test(test_no_match),
+		cmocka_unit_test(test_dotnet_hook),
 		cmocka_unit_test(test_unhashable),
 		cmocka_unit_test(test_git),
 	};

@@ -452,7 +452,8 @@ static const struct broken broken_plans[] = {
 	/* unknown keys, at every level */
 	{ HEAD "'variants':[" VA "],'colour':1}", NULL, 0,
 	  { ": colour: unknown key (expected one of: schema, name, description, variants, base,"
-	    " variants_file, schedule, results, metrics, load, run_as, allowed_exit_codes, versions,"
+	    " variants_file, schedule, results, metrics, load, run_as, dotnet_runtime,"
+	    " allowed_exit_codes, versions,"
 	    " reference, gates, decision, report, limits)" } },
 	{ HEAD "'variants':[" VA "],'schedule':{'ordr':'reverse'}}", NULL, 0,
 	  { ": schedule.ordr: unknown key, did you mean 'order'? (expected one of: warmups, runs, until, min_rounds, max_rounds, looks, order, seed,"
@@ -673,7 +674,7 @@ static const struct broken broken_plans[] = {
 	  { ": metrics[0].process: a process has its own max_rss and cpu only, not wall" } },
 	{ HEAD "'variants':[" VA "],'metrics':[{'name':'x','source':'duration','test':'t*',"
 	  "'process':'testhost*'}]}", NULL, 0,
-	  { ": metrics[0].process: only process metrics name a process" } },
+	  { ": metrics[0].process: only process and dotnet metrics name a process" } },
 	{ HEAD "'variants':[" VA "],'metrics':[{'name':'x','source':'process','field':'wall',"
 	  "'field':'cpu'}]}", NULL, 0, { ": metrics[0].field: key given twice" } },
 	/* metrics: name */
@@ -747,7 +748,25 @@ static const struct broken broken_plans[] = {
 	  { ": metrics[0].source: missing (expected a non-empty string)" } },
 	{ HEAD "'variants':[" VA "],'metrics':[{'name':'x','source':'stdin'}]}", NULL, 0,
 	  { ": metrics[0].source: unknown source 'stdin' (expected one of: process, stdout,"
-	    " stderr, results, duration)" } },
+	    " stderr, results, duration, dotnet)" } },
+	/* dotnet: a runtime figure, only with the hook on, a process glob only here */
+	{ HEAD "'variants':[" VA "],'metrics':[{'name':'x','source':'dotnet',"
+	  "'field':'gc_gen0'}]}", NULL, 0,
+	  { ": metrics[0].source: source dotnet needs \"dotnet_runtime\": true" } },
+	{ HEAD "'dotnet_runtime':true,'variants':[" VA "],'metrics':[{'name':'x',"
+	  "'source':'dotnet','field':'max_rss'}]}", NULL, 0,
+	  { ": metrics[0].field: unknown field 'max_rss' (expected one of: gc_gen0, gc_gen1" } },
+	{ HEAD "'dotnet_runtime':true,'variants':[" VA "],'metrics':[{'name':'x',"
+	  "'source':'dotnet','field':'gc_gen0','match':'sum'}]}", NULL, 0,
+	  { ": metrics[0].match: not used with source dotnet (a runtime figure is summed" } },
+	{ HEAD "'dotnet_runtime':true,'variants':[" VA "],'metrics':[{'name':'x',"
+	  "'source':'dotnet','field':'gc_gen0','unit':'n'}]}", NULL, 0,
+	  { ": metrics[0].unit: not used with source dotnet (the field implies it)" } },
+	{ HEAD "'variants':[" VA "],'metrics':[{'name':'x','source':'stdout','unit':'ms',"
+	  "'pattern':'t=([0-9]+)','process':'testhost*'}]}", NULL, 0,
+	  { ": metrics[0].process: only process and dotnet metrics name a process" } },
+	{ HEAD "'dotnet_runtime':1,'variants':[" VA "]}", NULL, 0,
+	  { ": dotnet_runtime: expected true or false" } },
 	{ HEAD "'variants':[" VA "],'metrics':[{'name':'x','source':'process'}]}", NULL, 0,
 	  { ": metrics[0].field: missing (source process needs a field: one of wall, user, sys,"
 	    " cpu, max_rss, minflt, majflt, nvcsw, nivcsw)" } },
@@ -777,7 +796,8 @@ static const struct broken broken_plans[] = {
 		     " \"ops/s\")" } },
 	{ HEAD "'variants':[" VA "],'metrics':[{'name':'x','source':'stdout','unit':'ms',"
 	  "'pattern':'([0-9]+)','field':'wall'}]}", NULL, 0,
-	  { ": metrics[0].field: not used with source stdout (only process metrics have a field)" } },
+	  { ": metrics[0].field: not used with source stdout (only process and dotnet metrics have"
+	    " a field)" } },
 	{ HEAD "'variants':[" VA "],'metrics':[{'name':'x','source':'stdout','unit':'ms',"
 	  "'pattern':'([0-9]+)','test':'*'}]}", NULL, 0,
 	  { ": metrics[0].test: not used with source stdout" } },

@@ -70,10 +70,11 @@ static void test_children(void **state)
 	assert_int_equal(n, 3);
 	assert_string_equal(names[2], "budget");
 	n = plan_doc_children("", names, ARRAY_SIZE(names));
-	assert_int_equal(n, 18);
+	assert_int_equal(n, 19);
 	assert_string_equal(names[0], "schema");
 	assert_string_equal(names[10], "run_as");
-	assert_string_equal(names[17], "limits");
+	assert_string_equal(names[11], "dotnet_runtime");
+	assert_string_equal(names[18], "limits");
 	/* versions and env hold names the plan chooses */
 	assert_int_equal(plan_doc_children("versions", names, ARRAY_SIZE(names)), 0);
 	assert_int_equal(plan_doc_children("variants[].env", names, ARRAY_SIZE(names)), 0);
