@@ -451,6 +451,13 @@ static const char *const dotnet_env[][2] = {
 	{ "DOTNET_CLI_USE_MSBUILD_SERVER", "0" },
 };
 
+/* The runtime figures a .NET starter compares: the test host's, not the CLI's or MSBuild's. */
+static const char *const dotnet_metrics[][2] = {
+	{ "allocated", "allocated_bytes" },
+	{ "gc_pause", "gc_pause_us" },
+	{ "lock_contentions", "lock_contentions" },
+};
+
 static cJSON *dotnet_variant(const char *name, const char *cwd)
 {
 	static const char *const command[] = { "dotnet", "test", "--no-build", "-c", "Release",
@@ -704,6 +711,9 @@ static void add_starter_keys(cJSON *plan, const struct quick_spec *spec)
 	jadd_int(o, "max_repeats", spec->dotnet ? 3 : 2);
 	jadd_real(o, "max_wait_seconds", PLAN_MAX_WAIT_SECONDS_DEFAULT);
 	jadd(plan, "load", o);
+	/* The runtime figures of every .NET process of a run (dotnet-hook/). */
+	if (spec->dotnet)
+		jadd_bool(plan, "dotnet_runtime", 1);
 	/* An example metric, unless --metric gave the plan's own. */
 	if (!spec->nmetrics) {
 		o = jnew_array();
@@ -712,6 +722,14 @@ static void add_starter_keys(cJSON *plan, const struct quick_spec *spec)
 		jadd_str(m, "source", "process");
 		jadd_str(m, "field", "user");
 		jpush(o, m);
+		for (size_t i = 0; spec->dotnet && i < ARRAY_SIZE(dotnet_metrics); i++) {
+			m = jnew_object();
+			jadd_str(m, "name", dotnet_metrics[i][0]);
+			jadd_str(m, "source", "dotnet");
+			jadd_str(m, "field", dotnet_metrics[i][1]);
+			jadd_str(m, "process", "testhost*");
+			jpush(o, m);
+		}
 		jadd(plan, "metrics", o);
 	}
 	if (spec->dotnet)

@@ -419,8 +419,14 @@ class TestInit(BenchTestCase):
         # Checked against real dotnet test in test_dotnet.py; here its shape.
         self.run_in("init", "--dotnet", "--out", "d.json", check=0)
         plan = self.load("d.json")
-        self.assertEqual(set(plan), self.KEYS | {"versions"})
+        self.assertEqual(set(plan), self.KEYS | {"versions", "dotnet_runtime"})
         self.assertEqual(plan["versions"], {"dotnet": ["dotnet", "--version"]})
+        # The test host's runtime figures, from abev's startup hook.
+        self.assertIs(plan["dotnet_runtime"], True)
+        rt = [m for m in plan["metrics"] if m["source"] == "dotnet"]
+        self.assertEqual([(m["field"], m["process"]) for m in rt],
+                         [("allocated_bytes", "testhost*"), ("gc_pause_us", "testhost*"),
+                          ("lock_contentions", "testhost*")])
         self.assertEqual(plan["results"], {"files": "{run_dir}/*.trx", "min_executed": 1})
         for v in plan["variants"]:
             self.assertEqual(v["command"][:3], ["dotnet", "test", "--no-build"])
