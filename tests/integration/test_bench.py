@@ -437,7 +437,8 @@ class TestInit(BenchTestCase):
         self.assertEqual((plan["schedule"]["warmups"], plan["schedule"]["runs"]), (1, 8))
         # The test host's own memory and CPU are gated, not the dotnet CLI's.
         self.assertEqual(set(plan["gates"]), {"wall_own", "testhost_max_rss", "testhost_cpu"})
-        named = {m["name"]: (m["field"], m["process"]) for m in plan["metrics"] if "process" in m}
+        named = {m["name"]: (m["field"], m["process"]) for m in plan["metrics"]
+                 if "process" in m and m["source"] == "process"}
         self.assertEqual(named, {"testhost_max_rss": ("max_rss", "testhost*"),
                                  "testhost_cpu": ("cpu", "testhost*")})
         # Its variants' directories are the user's to fill in: the dry run names them.
