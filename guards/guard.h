@@ -76,10 +76,13 @@ int guard_load_balanced(double wait_pct, const double *partners, size_t n, doubl
  * min_executed: executed leaf results summed over the invocation's result
  * files must reach `required`. nfiles == 0 fails (no result file is not a
  * pass); refused > 0 (files that could not be read) makes it unchecked.
- * pattern names what was looked for, for the reason.
+ * pattern names what was looked for, for the reason; aborted (may be
+ * NULL) is what a result file said of a test run that was aborted (a
+ * crashed test host: results_file.aborted), which a failure quotes first.
  */
 void guard_min_executed(int64_t executed, int64_t total, int64_t required, size_t nfiles,
-			size_t refused, const char *pattern, struct guard_result *out);
+			size_t refused, const char *pattern, const char *aborted,
+			struct guard_result *out);
 
 /*
  * tests_passed: no failed, errored, aborted or timed-out test but those

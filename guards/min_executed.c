@@ -3,7 +3,9 @@
  * run. Counts executed leaf results (skipped and not-run ones are not
  * executed) summed over the invocation's result files against the plan's
  * minimum. No result file at all is a failure: a runner that crashed
- * before writing one must not pass.
+ * before writing one must not pass. A test run the result file says was
+ * aborted (a crashed test host) is named as such, in dotnet's words: "0 of
+ * 0 executed" alone reads as an empty project.
  */
 #include "guards/guard.h"
 
@@ -13,7 +15,8 @@
 #include "util/strbuf.h"
 
 void guard_min_executed(int64_t executed, int64_t total, int64_t required, size_t nfiles,
-			size_t refused, const char *pattern, struct guard_result *out)
+			size_t refused, const char *pattern, const char *aborted,
+			struct guard_result *out)
 {
 	out->guard = "min_executed";
 	if (refused) {
@@ -30,8 +33,10 @@ void guard_min_executed(int64_t executed, int64_t total, int64_t required, size_
 		free(shown);
 	} else if (executed < required) {
 		out->verdict = GUARD_FAIL;
-		out->reason = xasprintf("%lld of %lld test(s) executed in %zu file(s), fewer than the "
-					"%lld required",
+		out->reason = xasprintf("%s%s%s%lld of %lld test(s) executed in %zu file(s), fewer "
+					"than the %lld required",
+					aborted ? "test run aborted: " : "",
+					aborted ? aborted : "", aborted ? "; " : "",
 					(long long)executed, (long long)total, nfiles,
 					(long long)required);
 	} else {

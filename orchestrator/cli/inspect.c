@@ -124,10 +124,14 @@ enum inspect_outcome inspect_results(const char *const *paths, int npaths,
 		results_counts_add(&total, &files[nfiles].counts);
 		nfiles++;
 	}
-	if (opt->min_executed >= 0)
+	if (opt->min_executed >= 0) {
+		const char *aborted = NULL;
+		for (size_t i = 0; i < nfiles && !aborted; i++)
+			aborted = files[i].aborted;
 		guard_min_executed(total.executed, total.total, opt->min_executed,
 				   nfiles + refused, refused, npaths == 1 ? paths[0] : "the files given",
-				   &guard);
+				   aborted, &guard);
+	}
 
 	if (opt->json) {
 		char *doc = evidence_results_document(files, nfiles, &total,

@@ -920,6 +920,32 @@ static void judge_tests_passed(struct invocation *inv, const struct collect *c, 
 	push_guard(inv, &g);
 }
 
+/* What the first result file that says its test run was aborted says, or NULL. */
+static const char *run_aborted(const struct invocation *inv)
+{
+	for (size_t i = 0; i < inv->nresults; i++)
+		if (inv->results[i].aborted)
+			return inv->results[i].aborted;
+	return NULL;
+}
+
+/*
+ * A failed invocation whose test run was aborted says so, in the words of
+ * the result file, whichever guard failed first (dotnet test exits 1 when
+ * its test host crashes: the exit_code guard's reason alone hides why).
+ */
+static void say_aborted(struct invocation *inv)
+{
+	const char *aborted = run_aborted(inv);
+	char *r;
+
+	if (!aborted || inv->status == INV_OK || !inv->reason || strstr(inv->reason, aborted))
+		return;
+	r = xasprintf("%s; test run aborted: %s", inv->reason, aborted);
+	free(inv->reason);
+	inv->reason = r;
+}
+
 void judge_invocation(struct judge *j, struct invocation *inv, const struct dirat *root,
 		      judge_note_fn note, void *ctx)
 {
@@ -949,7 +975,8 @@ void judge_invocation(struct judge *j, struct invocation *inv, const struct dira
 		read_results(j, inv, root, &c, &refused, &nfiles, note, ctx);
 		j->files_total += nfiles + refused;   /* copies, at most */
 		guard_min_executed(inv->tests.executed, inv->tests.total, plan->min_executed,
-				   nfiles + refused, refused, inv->results_files, &g);
+				   nfiles + refused, refused, inv->results_files, run_aborted(inv),
+				   &g);
 		push_guard(inv, &g);
 		judge_tests_passed(inv, &c, nfiles, refused);
 	}
@@ -978,6 +1005,7 @@ void judge_invocation(struct judge *j, struct invocation *inv, const struct dira
 	}
 	collect_release(&c);
 	settle_status(inv, too_many);
+	say_aborted(inv);
 	/* What the command said last, for the decision to say why the run did not count. */
 	if (inv->status != INV_OK && !inv->stderr_tail)
 		inv->stderr_tail = stderr_tail(root, inv->dir);

@@ -12,6 +12,7 @@ void results_file_release(struct results_file *f)
 		return;
 	free(f->path);
 	free(f->outcome);
+	free(f->aborted);
 	free(f->start);
 	free(f->finish);
 	for (size_t i = 0; i < f->nnotes; i++)

@@ -26,6 +26,13 @@ struct results_file {
 	char *path;
 	enum results_format format;
 	char *outcome;             /* TRX ResultSummary@outcome; NULL for JUnit or when absent */
+	/*
+	 * TRX: the run was aborted (a crashed test host): the first line of
+	 * the RunInfo text that says so, as dotnet wrote it, or "ResultSummary
+	 * outcome 'Aborted'" without one; NULL otherwise. Also one of the
+	 * notes, which is how the evidence keeps it.
+	 */
+	char *aborted;
 	char *start, *finish;      /* TRX Times@start/@finish; JUnit first testsuite@timestamp (start); NULL if absent */
 	struct results_counts counts;    /* from the results themselves */
 	int has_declared;

@@ -205,13 +205,7 @@ void results_capture_message(struct test_frame *t, const char *s, size_t len)
 	strbuf_add(&t->msg, s, len);
 }
 
-/*
- * The first line of a failure's message with text on it, blanks at both
- * ends trimmed and controls made '?', cut to RESULTS_MESSAGE_MAX bytes at
- * a character's start (an ellipsis then ends it): dst, size
- * RESULTS_MESSAGE_MAX + 4. "" when it has none.
- */
-static void first_line(char *dst, const struct strbuf *msg)
+void results_first_line(char *dst, const struct strbuf *msg)
 {
 	const char *s = msg->buf ? msg->buf : "", *end;
 	size_t len;
@@ -267,7 +261,7 @@ void results_emit(struct parser *p, struct test_frame *t, const char *parent,
 		.message = message,
 	};
 	if (o == OUTCOME_FAILED || o == OUTCOME_ERROR || o == OUTCOME_OTHER)
-		first_line(message, &t->msg);
+		results_first_line(message, &t->msg);
 	results_count_leaf(p, o, executed);
 	if (p->fn && p->fn(p->ctx, &tc))
 		results_refuse(p, results_line(p), "stopped");
@@ -341,21 +335,30 @@ void results_element_end(struct parser *p)
 
 void results_text(struct parser *p, const char *s, size_t len)
 {
-	/* Captured output only ever reaches the callback: without one, none is kept. */
 	unsigned char role;
-	if (p->depth < 1 || !p->fn || !p->ntests || !results_role_captures(p->roles[p->depth - 1]))
+	if (p->depth < 1 || !results_text_wanted(p, p->roles[p->depth - 1]))
 		return;
 	role = p->roles[p->depth - 1];
+	if (role == R_TRX_RUNINFO_TEXT) {
+		size_t room = RESULTS_MESSAGE_HOLD - p->run_info.len;
+		strbuf_add(&p->run_info, s, len > room ? utf8_cut(s, len, room) : len);
+		return;
+	}
+	/* Captured output only ever reaches the callback: without one, none is kept. */
+	if (!p->ntests)
+		return;
 	if (role == R_TRX_STDOUT || role == R_JU_SYSOUT)
 		results_capture_text(p, &p->tests[p->ntests - 1], s, len);
 	else
 		results_capture_message(&p->tests[p->ntests - 1], s, len);
 }
 
-int results_role_captures(unsigned char role)
+int results_text_wanted(const struct parser *p, unsigned char role)
 {
-	return role == R_TRX_STDOUT || role == R_JU_SYSOUT || role == R_TRX_MESSAGE ||
-	       role == R_JU_FAILURE || role == R_JU_ERROR;
+	if (role == R_TRX_RUNINFO_TEXT)
+		return !p->prepass;
+	return p->fn && (role == R_TRX_STDOUT || role == R_JU_SYSOUT || role == R_TRX_MESSAGE ||
+			 role == R_JU_FAILURE || role == R_JU_ERROR);
 }
 
 static void finish_notes(struct parser *p)
@@ -393,6 +396,7 @@ static void parser_release(struct parser *p)
 	free(p->xml_reason);
 	strbuf_release(&p->generic);
 	strbuf_release(&p->attrbuf);
+	strbuf_release(&p->run_info);
 }
 
 /*
@@ -502,6 +506,7 @@ static void parser_init(struct parser *p, int fd, const char *path,
 	p->pro.line = 1;
 	strbuf_init(&p->generic);
 	strbuf_init(&p->attrbuf);
+	strbuf_init(&p->run_info);
 	for (int i = 0; i < JU_N; i++)
 		p->root_decl[i] = p->top_decl[i] = -1;
 	p->roles = xcalloc(p->depth_limit + 1, 1);

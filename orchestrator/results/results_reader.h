@@ -52,7 +52,7 @@ enum role {
 	R_OTHER,
 	R_TRX_ROOT, R_TRX_RESULTS, R_TRX_INNER, R_TRX_RESULT, R_TRX_OUTPUT, R_TRX_STDOUT,
 	R_TRX_SUMMARY, R_TRX_COUNTERS, R_TRX_TIMES, R_TRX_DEFS, R_TRX_DEF, R_TRX_METHOD,
-	R_TRX_ERRINFO, R_TRX_MESSAGE,
+	R_TRX_ERRINFO, R_TRX_MESSAGE, R_TRX_RUNINFOS, R_TRX_RUNINFO, R_TRX_RUNINFO_TEXT,
 	R_JU_SUITES, R_JU_SUITE, R_JU_CASE, R_JU_FAILURE, R_JU_ERROR, R_JU_SKIPPED, R_JU_SYSOUT,
 };
 
@@ -152,6 +152,15 @@ struct parser {
 	int64_t parents, missing_outcome, unknown_outcome, bad_duration, long_names, stray;
 	char first_unknown[LABEL_MAX], first_stray[LABEL_MAX];
 	int summary_seen, counters_seen, times_seen, start_seen;
+	/*
+	 * TRX: the RunInfo Text being read (at most RESULTS_MESSAGE_HOLD
+	 * bytes), and the first line of the one that says why the run
+	 * stopped ("The active test run was aborted. Reason: Test host
+	 * process crashed ..."), else of the first with text.
+	 */
+	struct strbuf run_info;
+	char run_info_line[RESULTS_MESSAGE_MAX + 4];
+	int run_info_says_aborted;
 	int64_t root_decl[JU_N], top_decl[JU_N];
 	size_t notes_dropped;
 };
@@ -237,8 +246,19 @@ void results_emit(struct parser *p, struct test_frame *t, const char *parent,
 void results_element_start(struct parser *p, const char *name);
 void results_element_end(struct parser *p);
 void results_text(struct parser *p, const char *s, size_t len);
-/* Whether the text directly inside an element of this role is captured output. */
-int results_role_captures(unsigned char role);
+/*
+ * Whether the text directly inside the open element (of this role) is
+ * kept: captured output or a failure's message a callback will see, or a
+ * TRX RunInfo's text.
+ */
+int results_text_wanted(const struct parser *p, unsigned char role);
+/*
+ * The first line of msg with text on it, blanks at both ends trimmed and
+ * controls made '?', cut to RESULTS_MESSAGE_MAX bytes at a character's
+ * start (an ellipsis then ends it): dst, size RESULTS_MESSAGE_MAX + 4.
+ * "" when it has none.
+ */
+void results_first_line(char *dst, const struct strbuf *msg);
 /*
  * Reads p->fd to its end through libxml2's push parser, calling the three
  * functions above. 0 when libxml2 accepted the document; -1 when reading

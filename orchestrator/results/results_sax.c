@@ -224,7 +224,7 @@ static void on_pi(void *ctx, const xmlChar *target, const xmlChar *data)
  */
 static int text_sync(struct parser *p)
 {
-	int want = p->fn && p->depth > 0 && results_role_captures(p->roles[p->depth - 1]);
+	int want = p->depth > 0 && results_text_wanted(p, p->roles[p->depth - 1]);
 	xmlSAXHandlerPtr sax = p->ctxt->sax;
 	if (want != (sax->characters != NULL)) {
 		sax->characters = sax->ignorableWhitespace = want ? on_text : NULL;

@@ -409,6 +409,16 @@ static enum role trx_classify(enum role parent, const char *name)
 	case R_TRX_SUMMARY:
 		if (!strcmp(name, "Counters"))
 			return R_TRX_COUNTERS;
+		if (!strcmp(name, "RunInfos"))
+			return R_TRX_RUNINFOS;
+		break;
+	case R_TRX_RUNINFOS:
+		if (!strcmp(name, "RunInfo"))
+			return R_TRX_RUNINFO;
+		break;
+	case R_TRX_RUNINFO:
+		if (!strcmp(name, "Text"))
+			return R_TRX_RUNINFO_TEXT;
 		break;
 	default:
 		break;
@@ -438,6 +448,9 @@ static void trx_start(struct parser *p, enum role parent, enum role role, const 
 		if (!p->counters_seen)
 			trx_counters(p);
 		break;
+	case R_TRX_RUNINFO_TEXT:
+		strbuf_reset(&p->run_info);
+		break;
 	case R_TRX_TIMES:
 		if (!p->times_seen) {
 			p->times_seen = 1;
@@ -451,6 +464,50 @@ static void trx_start(struct parser *p, enum role parent, enum role role, const 
 		break;
 	default:
 		break;
+	}
+}
+
+/*
+ * A RunInfo's text read: its first line is kept when it is the first to
+ * say why the run stopped (vstest: "The active test run was aborted.
+ * Reason: Test host process crashed : ..."), or the first with text.
+ */
+static void trx_run_info_end(struct parser *p)
+{
+	char line[sizeof(p->run_info_line)];
+	int says;
+
+	if (p->run_info_says_aborted)
+		return;
+	results_first_line(line, &p->run_info);
+	says = strcasestr(line, "aborted") || strcasestr(line, "crashed");
+	if (says || !p->run_info_line[0]) {
+		memcpy(p->run_info_line, line, sizeof(line));
+		p->run_info_says_aborted = says;
+	}
+}
+
+/*
+ * Whether the run was aborted (a crashed test host, most often): the
+ * summary's outcome says Aborted, or a RunInfo says so under an outcome
+ * other than Completed (vstest writes Failed). The results written before
+ * are there; what dotnet said is kept for the reason and noted.
+ */
+static void trx_aborted(struct parser *p)
+{
+	const char *o = p->out->outcome;
+	int aborted = (o && !strcasecmp(o, "Aborted")) ||
+		      (p->run_info_says_aborted && !(o && !strcasecmp(o, "Completed")));
+
+	if (!aborted)
+		return;
+	if (p->run_info_line[0]) {
+		p->out->aborted = xstrdup(p->run_info_line);
+		results_note(p, "test run aborted: %s", p->run_info_line);
+	} else {
+		p->out->aborted = xstrdup("ResultSummary outcome 'Aborted'");
+		results_note(p, "test run aborted (ResultSummary outcome 'Aborted', no "
+			     "RunInfo text)");
 	}
 }
 
@@ -472,6 +529,7 @@ static void trx_finish(struct parser *p)
 			results_note(p, "declared failed=%lld but %lld were counted",
 				 (long long)d->failed, (long long)c->failed);
 	}
+	trx_aborted(p);
 	if (p->missing_outcome)
 		results_note(p, "%lld results without an outcome counted as errors (the TRX default)",
 			 (long long)p->missing_outcome);
@@ -508,6 +566,8 @@ static void trx_end(struct parser *p, enum role role)
 		results_refuse(p, 0, PREPASS_DONE);
 	else if (role == R_TRX_RESULT && !p->prepass)
 		trx_result_end(p);
+	else if (role == R_TRX_RUNINFO_TEXT && !p->prepass)
+		trx_run_info_end(p);
 }
 
 const struct results_dialect results_trx_dialect = {

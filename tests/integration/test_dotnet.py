@@ -348,6 +348,15 @@ class DotnetTest(AbevTestCase):
         self.assertEqual(by["crash"]["status"], "failed")
         self.assertEqual(by["crash"]["tests"]["total"], 0)
         self.assertIn("exit", by["crash"]["reason"])
+        # ... in dotnet's words: the first line of the TRX's RunInfo, in the
+        # run's reason and the min_executed guard's, not "0 of 0 executed".
+        crashed = ("test run aborted: The active test run was aborted. Reason: Test host "
+                   "process crashed")
+        self.assertIn(crashed, by["crash"]["reason"])
+        executed = [g for g in by["crash"]["guards"] if g["guard"] == "min_executed"][0]
+        self.assertEqual(executed["verdict"], "fail")
+        self.assertTrue(executed["reason"].startswith(crashed), executed["reason"])
+        self.assertNotIn("at System.Environment", executed["reason"])
         # A hang stopped by --blame-hang-timeout: the tests that finished are
         # in the TRX, the rest are missing, and the test set names them.
         self.assertEqual(by["hang"]["status"], "failed")

@@ -32,10 +32,19 @@ static void test_min_executed(void **state)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct guard_result r = { 0 };
 		guard_min_executed(cases[i].executed, cases[i].total, cases[i].required,
-				   cases[i].nfiles, cases[i].refused, "/r/*.trx", &r);
+				   cases[i].nfiles, cases[i].refused, "/r/*.trx", NULL, &r);
 		assert_string_equal(r.guard, "min_executed");
 		assert_int_equal(r.verdict, cases[i].want);
 		assert_non_null(strstr(r.reason, cases[i].needle));
+		guard_result_release(&r);
+	}
+	/* A crashed test host: what the result file said comes first. */
+	{
+		struct guard_result r = { 0 };
+		guard_min_executed(0, 0, 1, 1, 0, "/r/*.trx", "Test host process crashed", &r);
+		assert_int_equal(r.verdict, GUARD_FAIL);
+		assert_string_equal(r.reason, "test run aborted: Test host process crashed; "
+				    "0 of 0 test(s) executed in 1 file(s), fewer than the 1 required");
 		guard_result_release(&r);
 	}
 }

@@ -1368,6 +1368,75 @@ static void test_failure_messages(void **state)
 	free(p);
 }
 
+/*
+ * A test run that was aborted (a crashed test host): what the TRX says in
+ * its RunInfos, kept in dotnet's words. The fixtures are built here in the
+ * shape vstest writes (ResultSummary outcome "Failed", the reason in a
+ * RunInfo's Text, its first line the one that matters).
+ */
+static void test_aborted_run(void **state)
+{
+#define TRX_HEAD "<TestRun xmlns=\"http://microsoft.com/schemas/VisualStudio/TeamTest/2010\">"
+#define CRASHED "The active test run was aborted. Reason: Test host process crashed : " \
+		"Process terminated."
+	static const struct {
+		const char *trx, *aborted;
+	} cases[] = {
+		/* vstest: Failed, a RunInfo about a data collector first, then the crash. */
+		{ TRX_HEAD "<Results><UnitTestResult testName=\"T.a\" outcome=\"Passed\"/></Results>"
+		  "<ResultSummary outcome=\"Failed\"><Counters total=\"0\" executed=\"0\"/>"
+		  "<RunInfos><RunInfo computerName=\"m\" outcome=\"Warning\"><Text>Data collector "
+		  "'Blame' message: all tests finished.</Text></RunInfo>"
+		  "<RunInfo computerName=\"m\" outcome=\"Error\"><Text>\n  " CRASHED "\n"
+		  "the host went down on purpose\n   at T.a()</Text></RunInfo></RunInfos>"
+		  "</ResultSummary></TestRun>", CRASHED },
+		/* The summary first (old MSTest's order), and no results at all. */
+		{ TRX_HEAD "<ResultSummary outcome=\"Failed\"><RunInfos><RunInfo><Text>"
+		  CRASHED "</Text></RunInfo></RunInfos></ResultSummary><Results/></TestRun>",
+		  CRASHED },
+		/* Aborted, with nothing said. */
+		{ TRX_HEAD "<ResultSummary outcome=\"Aborted\"/></TestRun>",
+		  "ResultSummary outcome 'Aborted'" },
+		/* Aborted: the RunInfo's first line, whatever it says. */
+		{ TRX_HEAD "<ResultSummary outcome=\"Aborted\"><RunInfos><RunInfo><Text>Out of "
+		  "memory.\nmore</Text></RunInfo></RunInfos></ResultSummary></TestRun>",
+		  "Out of memory." },
+		/* A failed run whose RunInfo is not about an abort, a completed one: not aborted. */
+		{ TRX_HEAD "<ResultSummary outcome=\"Failed\"><RunInfos><RunInfo><Text>Data "
+		  "collector warning</Text></RunInfo></RunInfos></ResultSummary></TestRun>", NULL },
+		{ TRX_HEAD "<ResultSummary outcome=\"Completed\"><RunInfos><RunInfo><Text>A run "
+		  "was aborted elsewhere</Text></RunInfo></RunInfos></ResultSummary></TestRun>", NULL },
+	};
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		/* With and without a callback: the text is read either way. */
+		for (int with_fn = 0; with_fn < 2; with_fn++) {
+			struct results_file f = RESULTS_FILE_INIT;
+			struct seen s = { 0 };
+			char *err = NULL, *p = fixture("aborted.trx", cases[i].trx, strlen(cases[i].trx));
+			char note[512];
+
+			assert_int_equal(results_parse(p, NULL, with_fn ? collect : NULL, &s, &f, &err), 0);
+			if (cases[i].aborted) {
+				assert_non_null(f.aborted);
+				assert_string_equal(f.aborted, cases[i].aborted);
+				snprintf(note, sizeof(note), "test run aborted%s%s",
+					 strchr(cases[i].aborted, '\'') ? " (" : ": ",
+					 strchr(cases[i].aborted, '\'') ? "ResultSummary" : cases[i].aborted);
+				assert_true(has_note(&f, note));
+			} else {
+				assert_null(f.aborted);
+				assert_false(has_note(&f, "aborted"));
+			}
+			results_file_release(&f);
+			seen_release(&s);
+			free(p);
+		}
+	}
+#undef TRX_HEAD
+#undef CRASHED
+}
+
 /* Facts of single corpus files that a user would check by eye. */
 static void test_corpus_details(void **state)
 {
@@ -1487,6 +1556,7 @@ int main(void)
 		cmocka_unit_test(test_trx_stdout_and_durations),
 		cmocka_unit_test(test_junit_details),
 		cmocka_unit_test(test_failure_messages),
+		cmocka_unit_test(test_aborted_run),
 		cmocka_unit_test(test_names_truncated),
 		cmocka_unit_test(test_notes_capped),
 		cmocka_unit_test(test_hostile_table),
