@@ -95,11 +95,13 @@ static void set_status(struct invocation *inv, const struct proc_result *res,
 					proc_signal_name(res->signal),
 					res->core_dumped ? ", core dumped" : "");
 		break;
-	case PROC_TIMED_OUT:
+	case PROC_TIMED_OUT: {
+		char *how = proc_stop_text(res);
 		inv->status = INV_TIMED_OUT;
-		inv->reason = xasprintf("timed out after %g s; stopped with %s", plan->timeout_seconds,
-					proc_signal_name(res->signal));
+		inv->reason = xasprintf("timed out after %g s; %s", plan->timeout_seconds, how);
+		free(how);
 		break;
+	}
 	case PROC_EXEC_FAILED:
 		inv->status = INV_EXEC_FAILED;
 		inv->reason = xstrdup(res->exec_error ? res->exec_error : "could not be executed");

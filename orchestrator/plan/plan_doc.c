@@ -97,7 +97,8 @@ const struct plan_doc_key plan_doc_keys[] = {
 	{ "schedule.gap_seconds", "number", "0",
 	  "pause between the end of one process and the start of the next, 0–86400" },
 	{ "schedule.timeout_seconds", "number", "none",
-	  "per-process limit (> 0): SIGTERM to the process group, SIGKILL after the grace period" },
+	  "per-process limit (> 0): SIGTERM to the process group, SIGKILL after the grace period; "
+	  "the run's reason names the signals sent and the exit code or signal it ended with" },
 	{ "schedule.kill_grace_seconds", "number", "5",
 	  "SIGTERM-to-SIGKILL delay at a timeout or an interrupt, 0–3600" },
 	{ "schedule.cpus", "string", "any",

@@ -302,6 +302,7 @@ static void stop_term(struct run *r, enum stop_reason why, int64_t now, int64_t 
 	r->reason = why;
 	r->phase = TERM_SENT;
 	r->kill_at = now + (grace > 0 ? grace : 0);
+	r->res->stop_signal = SIGTERM;
 	kill(-r->pid, SIGTERM);
 	signal_cgroup(r, SIGTERM);
 	/* A stopped process would keep the SIGTERM pending until the SIGKILL. */
@@ -369,6 +370,7 @@ static int asked_twice(const struct run *r)
 static void stop_kill(struct run *r)
 {
 	r->phase = KILL_SENT;
+	r->res->stop_signal = SIGKILL;
 	kill(-r->pid, SIGKILL);
 	if (r->cg.path)
 		cgroup_kill_all(&r->cg);
@@ -1032,6 +1034,22 @@ int proc_run(const struct proc_spec *spec, struct proc_result *res)
 out:
 	finish_run(&r, ret == 0);
 	return ret;
+}
+
+char *proc_stop_text(const struct proc_result *res)
+{
+	const char *sent = res->stop_signal == SIGKILL
+				   ? (res->killed_early ? "stopped with SIGTERM, then SIGKILL at once"
+							: "stopped with SIGTERM, then SIGKILL after "
+							  "the grace period")
+				   : "stopped with SIGTERM";
+
+	if (res->signal)
+		return xasprintf("%s; it was killed by %s%s", sent, proc_signal_name(res->signal),
+				 res->core_dumped ? " (core dumped)" : "");
+	if (res->exit_code >= 0)
+		return xasprintf("%s; it exited with code %d", sent, res->exit_code);
+	return xstrdup(sent);
 }
 
 void proc_result_release(struct proc_result *res)

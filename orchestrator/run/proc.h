@@ -103,8 +103,14 @@ struct proc_stream {
 
 struct proc_result {
 	enum proc_outcome outcome;
-	int exit_code;             /* -1 unless exited */
+	int exit_code;             /* -1 unless exited (also set for timeouts: how it ended) */
 	int signal;                /* 0 unless killed by a signal (also set for timeouts) */
+	/*
+	 * The last signal abev sent the group to stop it (a timeout or an
+	 * interrupt): SIGTERM, or SIGKILL once the grace period was over or
+	 * a second interrupt came; 0 when none was sent.
+	 */
+	int stop_signal;
 	int core_dumped;
 	int interrupt_signal;      /* the interrupt signal received by abev, or 0 */
 	char *exec_error;          /* "cannot execute 'x': No such file or directory"; caller frees */
@@ -243,5 +249,12 @@ int proc_run_as_revoke(int fd, const char *dir);
  */
 int proc_run(const struct proc_spec *spec, struct proc_result *res);
 void proc_result_release(struct proc_result *res);
+/*
+ * How a child abev stopped (res->stop_signal set: a timeout, an
+ * interrupt) was stopped and how it ended, for a reason: "stopped with
+ * SIGTERM; it exited with code 143", "stopped with SIGTERM, then SIGKILL
+ * after the grace period; it was killed by SIGKILL". Caller frees.
+ */
+char *proc_stop_text(const struct proc_result *res);
 
 #endif

@@ -408,10 +408,34 @@ class Failures(AbevTestCase):
         self.assertEqual(inv["signal"], 9)
         # Both ignore SIGTERM: only the SIGKILL, a grace period after it, ends them.
         self.assertGreaterEqual(inv["wall_ns"], 1.5e9)
+        # The reason names both signals and how the process ended.
+        self.assertEqual(inv["reason"], "timed out after 1 s; stopped with SIGTERM, then "
+                         "SIGKILL after the grace period; it was killed by SIGKILL")
         with open(pidfile) as f:
             child, grandchild = map(int, f.read().split())
         self.assertFalse(pid_alive(child))
         self.assertFalse(pid_alive(grandchild))
+
+    def test_timeout_reason_names_the_signal_and_how_it_ended(self):
+        # A sleeper dies of the SIGTERM; a shell that traps it exits with its own code.
+        plan = helper_plan([("s", ["sleep", "60000"]), ("t", ["sleep", "1"])], timeout=1)
+        plan["variants"][1]["command"] = [
+            "sh", "-c", "trap 'exit 7' TERM; echo ready > trapped; "
+            "while :; do sleep 0.05; done"]
+        plan["variants"][1]["cwd"] = self.path()
+        p = self.write_plan(plan)
+        self.abev("run", p, "--out", self.path("ev"), check=1)
+        by = {i["variant"]: i for i in self.load("ev", "result.json")["invocations"]}
+        self.assertEqual(by["s"]["status"], "timed_out")
+        self.assertEqual(by["s"]["signal"], 15)
+        self.assertEqual(by["s"]["reason"], "timed out after 1 s; stopped with SIGTERM; it was "
+                         "killed by SIGTERM")
+        self.assertEqual(by["t"]["status"], "timed_out")
+        if not os.path.exists(self.path("trapped")):
+            self.skipTest("the shell did not set its trap within the 1 s timeout: the "
+                          "machine is too busy for this test")
+        self.assertEqual(by["t"]["reason"], "timed out after 1 s; stopped with SIGTERM; it "
+                         "exited with code 7")
 
     def test_missing_program_is_refused_before_any_run(self):
         plan = helper_plan([("a", ["exit", "0"])])
