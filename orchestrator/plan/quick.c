@@ -458,16 +458,30 @@ static const char *const dotnet_metrics[][2] = {
 	{ "lock_contentions", "lock_contentions" },
 };
 
+/*
+ * A starter's schedule.timeout_seconds, and the --blame-hang-timeout of
+ * `dotnet test` under it: half of it, so that a test that hangs in the
+ * first half of a run is stopped by the blame collector, which names it in
+ * the TRX (and the console), rather than by abev's timeout, after which no
+ * TRX is written at all. The other half is the margin for the tests that
+ * ran before the hang, the hang dump and the report. Change both together.
+ */
+#define STARTER_TIMEOUT_SECONDS 3600
+#define DOTNET_HANG_TIMEOUT_SECONDS (STARTER_TIMEOUT_SECONDS / 2)
+
 static cJSON *dotnet_variant(const char *name, const char *cwd)
 {
 	static const char *const command[] = { "dotnet", "test", "--no-build", "-c", "Release",
+					       "--blame-hang-timeout", NULL /* hang */,
 					       "--logger", "trx;LogFileName={run_dir}/tests.trx" };
+	char hang[32];
 	cJSON *v = jnew_object(), *cmd = jnew_array(), *env = jnew_object(), *asm_ = jnew_array();
 
 	jadd_str(v, "name", name);
 	jadd_str(v, "cwd", cwd);
+	snprintf(hang, sizeof(hang), "%ds", DOTNET_HANG_TIMEOUT_SECONDS);
 	for (size_t i = 0; i < ARRAY_SIZE(command); i++)
-		jpush(cmd, cJSON_CreateString(command[i]));
+		jpush(cmd, cJSON_CreateString(command[i] ? command[i] : hang));
 	jadd(v, "command", cmd);
 	for (size_t i = 0; i < ARRAY_SIZE(dotnet_env); i++)
 		jadd_str(env, dotnet_env[i][0], dotnet_env[i][1]);
@@ -596,7 +610,7 @@ static cJSON *schedule_object(const struct quick_spec *spec, const char *order,
 	if (spec->cpus)
 		jadd_str(s, "cpus", spec->cpus);
 	if (spec->starter) {
-		jadd_int(s, "timeout_seconds", 3600);
+		jadd_int(s, "timeout_seconds", STARTER_TIMEOUT_SECONDS);
 		jadd_int(s, "kill_grace_seconds", 5);
 	}
 	for (int k = 0; k < STEP_KINDS; k++)

@@ -431,6 +431,10 @@ class TestInit(BenchTestCase):
         for v in plan["variants"]:
             self.assertEqual(v["command"][:3], ["dotnet", "test", "--no-build"])
             self.assertIn("trx;LogFileName={run_dir}/tests.trx", v["command"])
+            # A hung test is named by dotnet's blame collector, before abev's timeout.
+            hang = v["command"][v["command"].index("--blame-hang-timeout") + 1]
+            self.assertRegex(hang, r"^[0-9]+s$")
+            self.assertLess(int(hang[:-1]), plan["schedule"]["timeout_seconds"])
             self.assertEqual(v["env"]["MSBUILDDISABLENODEREUSE"], "1")
             self.assertEqual(v["env"]["DOTNET_CLI_USE_MSBUILD_SERVER"], "0")
             self.assertEqual(v["assemblies"], ["bin/Release/net*/*.dll"])
