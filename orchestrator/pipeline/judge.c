@@ -20,7 +20,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
-#include <glob.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,8 +36,11 @@
 #include "evidence/seal.h"
 #include "util/tree.h"
 #include "util/alloc.h"
+#include "util/escape.h"
 #include "util/path.h"
+#include "util/pathglob.h"
 #include "util/strbuf.h"
+#include "util/usage.h"
 #include "util/utf8.h"
 #include "util/writefile.h"
 
@@ -70,6 +72,7 @@ struct judge {
 	struct file_id *before;     /* judge_before()'s snapshot */
 	size_t nbefore;
 	size_t files_total;         /* files kept by the invocations judged so far */
+	int first_read;             /* the first run's result files were looked for */
 };
 
 struct judge *judge_new(const struct plan *plan, char **err)
@@ -95,31 +98,23 @@ static void snapshot_clear(struct judge *j)
 	j->nbefore = 0;
 }
 
-/* The pattern as glob(3) needs it: relative patterns are relative to the variant's cwd. */
-static char *absolute_pattern(const struct invocation *inv)
-{
-	return inv->results_files[0] == '/' ? xstrdup(inv->results_files)
-					    : path_join(inv->cwd, inv->results_files);
-}
-
 void judge_before(struct judge *j, const struct invocation *inv)
 {
-	char *pattern;
-	glob_t g;
+	char **paths = NULL, *err = NULL;
+	size_t n = 0;
 
 	snapshot_clear(j);
 	if (!inv->results_files)
 		return;
-	memset(&g, 0, sizeof(g));
-	pattern = absolute_pattern(inv);
-	if (glob(pattern, 0, NULL, &g) == 0) {
-		j->before = xcalloc(g.gl_pathc, sizeof(*j->before));
-		for (size_t i = 0; i < g.gl_pathc && i < JUDGE_FILES_MAX; i++) {
+	/* What cannot be listed now is said once the run is over (read_results()). */
+	if (pathglob_match(inv->cwd, inv->results_files, &paths, &n, &err) == 0) {
+		j->before = xcalloc(n ? n : 1, sizeof(*j->before));
+		for (size_t i = 0; i < n && i < JUDGE_FILES_MAX; i++) {
 			struct stat st;
 			struct file_id *f = &j->before[j->nbefore];
-			if (lstat(g.gl_pathv[i], &st) < 0 || !S_ISREG(st.st_mode))
+			if (lstat(paths[i], &st) < 0 || !S_ISREG(st.st_mode))
 				continue;
-			f->path = xstrdup(g.gl_pathv[i]);
+			f->path = xstrdup(paths[i]);
 			f->dev = st.st_dev;
 			f->ino = st.st_ino;
 			f->size = st.st_size;
@@ -128,8 +123,8 @@ void judge_before(struct judge *j, const struct invocation *inv)
 			j->nbefore++;
 		}
 	}
-	globfree(&g);
-	free(pattern);
+	pathglob_free(paths, n);
+	free(err);
 }
 
 void judge_free(struct judge *j)
@@ -541,22 +536,23 @@ out:
 	return ret;
 }
 
-static void read_results(const struct judge *j, struct invocation *inv, const struct dirat *root,
-			 struct collect *c, size_t *refused, size_t *nfiles, judge_note_fn note,
-			 void *ctx)
+/*
+ * Reads the files results.files matches after inv ran; *refused and
+ * *nfiles count those that could not be read and those that were. Returns
+ * how many paths the pattern matched at all.
+ */
+static size_t read_results(const struct judge *j, struct invocation *inv, const struct dirat *root,
+			   struct collect *c, size_t *refused, size_t *nfiles, judge_note_fn note,
+			   void *ctx)
 {
-	char *abs_pattern = absolute_pattern(inv);
 	struct seen seen = { NULL, 0, 0 };
-	size_t skipped = 0;
-	glob_t g;
-	int rc;
+	size_t skipped = 0, n = 0;
+	char **paths = NULL, *err = NULL;
 
-	memset(&g, 0, sizeof(g));
-	rc = glob(abs_pattern, GLOB_ERR, NULL, &g);
-	if (rc != 0 && rc != GLOB_NOMATCH)
-		note(ctx, xasprintf("%s: cannot expand '%s' (glob error %d)", inv->dir,
-				    abs_pattern, rc));
-	for (size_t i = 0; rc == 0 && i < g.gl_pathc; i++) {
+	if (pathglob_match(inv->cwd, inv->results_files, &paths, &n, &err) < 0)
+		note(ctx, xasprintf("%s: cannot expand results.files '%s': %s", inv->dir,
+				    inv->results_files, err));
+	for (size_t i = 0; i < n; i++) {
 		enum read_outcome r;
 		/* Stale files do not count: a shared results folder may hold many. */
 		if (*nfiles + *refused + skipped >= JUDGE_FILES_MAX) {
@@ -564,7 +560,7 @@ static void read_results(const struct judge *j, struct invocation *inv, const st
 					    "not read", inv->dir, JUDGE_FILES_MAX));
 			break;
 		}
-		r = read_one(j, inv, root, g.gl_pathv[i], c, &seen, note, ctx);
+		r = read_one(j, inv, root, paths[i], c, &seen, note, ctx);
 		if (r == READ_OK)
 			(*nfiles)++;
 		else if (r == READ_REFUSED)
@@ -575,8 +571,36 @@ static void read_results(const struct judge *j, struct invocation *inv, const st
 	for (size_t i = 0; i < seen.n; i++)
 		free(seen.v[i].path);
 	free(seen.v);
-	globfree(&g);
-	free(abs_pattern);
+	pathglob_free(paths, n);
+	free(err);
+	return n;
+}
+
+/*
+ * results.files that matched nothing after the first run (warmup or
+ * recorded) is most likely a wrong pattern: every run would fail the
+ * min_executed guard, so it is said at once, on the terminal and in the
+ * notes, rather than only run by run.
+ */
+static void warn_no_match(struct judge *j, const struct invocation *inv, size_t matched,
+			  judge_note_fn note, void *ctx)
+{
+	char *shown, *dir, *text;
+
+	if (j->first_read)
+		return;
+	j->first_read = 1;
+	if (matched)
+		return;
+	shown = xstrdup_escaped(inv->results_files);
+	dir = xstrdup_escaped(inv->cwd);
+	text = xasprintf("results.files '%s' matched no file after the first run (%s), "
+			 "relative to '%s'; check the pattern (`**` matches any number of "
+			 "directories)", shown, inv->dir, dir);
+	warning("%s", text);
+	note(ctx, text);
+	free(shown);
+	free(dir);
 }
 
 /* The regular files a run left in its directory, but for abev's logs, with their sizes. */
@@ -972,7 +996,8 @@ void judge_invocation(struct judge *j, struct invocation *inv, const struct dira
 		c.inv = inv;
 		c.plan = plan;
 		inv->has_tests = 1;
-		read_results(j, inv, root, &c, &refused, &nfiles, note, ctx);
+		warn_no_match(j, inv, read_results(j, inv, root, &c, &refused, &nfiles, note, ctx),
+			      note, ctx);
 		j->files_total += nfiles + refused;   /* copies, at most */
 		guard_min_executed(inv->tests.executed, inv->tests.total, plan->min_executed,
 				   nfiles + refused, refused, inv->results_files, run_aborted(inv),

@@ -112,7 +112,9 @@ const struct plan_doc_key plan_doc_keys[] = {
 	{ "results", "object", "none", "the test-result files each run writes" },
 	{ "results.files", "string", "none",
 	  "pattern (glob) of the TRX / JUnit files a run writes, relative to the variant's "
-	  "`cwd`; read after every invocation; takes placeholders" },
+	  "`cwd`, matched as `assemblies` are (`**` for any number of directories); read after "
+	  "every invocation, with a warning when it matches nothing after the first run; takes "
+	  "placeholders" },
 	{ "results.min_executed", "integer", "1 with `results.files`",
 	  "fewest executed tests a run's result files must report; only with `results.files`" },
 	{ "results.known_failures", "array of strings", "none",

@@ -87,6 +87,38 @@ class RunWithResults(AbevTestCase):
         self.assertEqual(g["verdict"], "fail")
         self.assertIn("no result file matched", g["reason"])
 
+    def test_globstar_reads_a_trx_two_directories_deep(self):
+        # results.files has `**` as assemblies have it: any number of directories.
+        plan = self.plan([("a", "baseline", []), ("b", "candidate", [])], runs=1)
+        for v in plan["variants"]:
+            v["command"] = ["sh", "-c", "mkdir -p '{run_dir}/out/TestResults' && exec "
+                            "\"$0\" --trx '{run_dir}/out/TestResults/suite.trx'", DEMO]
+        plan["results"]["files"] = "{run_dir}/**/*.trx"
+        p = self.write_plan(plan)
+        cp = self.abev("run", p, "--out", self.path("ev"), check=0)
+        res = self.load("ev", "result.json")
+        for inv in res["invocations"]:
+            self.assertEqual(inv["status"], "ok", inv["reason"])
+            self.assertEqual(inv["tests"]["total"], 6)
+            self.assertEqual([r["path"] for r in inv["results"]],
+                             [inv["dir"] + "/out/TestResults/suite.trx"])
+        self.assertNotIn("matched no file", cp.stderr)
+
+    def test_a_pattern_matching_nothing_is_said_after_the_first_run(self):
+        plan = self.plan([("a", "baseline", []), ("b", "candidate", [])], runs=2, warmups=1)
+        plan["results"]["files"] = "{run_dir}/*/*.trx"
+        p = self.write_plan(plan)
+        cp = self.abev("run", p, "--out", self.path("ev"), check=1)
+        res = self.load("ev", "result.json")
+        said = [n for n in res["notes"] if "matched no file after the first run" in n]
+        # Once, for the first (warmup) run, on the terminal and in the notes.
+        self.assertEqual(len(said), 1, res["notes"])
+        first = res["invocations"][0]
+        self.assertEqual(first["phase"], "warmup")
+        self.assertIn(f"({first['dir']})", said[0])
+        self.assertIn("*/*.trx'", said[0])
+        self.assertEqual(cp.stderr.count("matched no file after the first run"), 1, cp.stderr)
+
     def test_candidate_running_fewer_tests_is_not_comparable(self):
         res = self.run_it(self.plan([("base", "baseline", []),
                                      ("cand", "candidate", ["--only", "crc32"])]), 1)
