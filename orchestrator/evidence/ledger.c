@@ -66,6 +66,21 @@ int ledger_write(struct ledger *l, const struct dirat *root, const char *rel, co
 	return 0;
 }
 
+int ledger_rewrite(struct ledger *l, const struct dirat *root, const char *rel,
+		   const void *data, size_t len)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		struct ledger_entry *e = &l->v[i];
+		if (!e->hashed || strcmp(e->name, rel))
+			continue;
+		if (dirat_write_atomic(root, rel, data, len) < 0)
+			return -1;
+		sha256_buf(data, len, e->digest);
+		return 0;
+	}
+	return ledger_write(l, root, rel, data, len);
+}
+
 int ledger_keep_dir(struct ledger *l, const struct dirat *root, const char *rel)
 {
 	struct stat st;

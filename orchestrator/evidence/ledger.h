@@ -46,6 +46,13 @@ void ledger_release(struct ledger *l);
  * Writes data to rel beneath root (dirat_write_atomic()) and notes its
  * SHA-256. 0, or -1 after error().
  */
+/*
+ * The same for a file ledger_write() wrote before (metadata.json, written
+ * again once the assemblies a setup built are hashed): its entry is
+ * replaced, not added to. 0, or -1 after error().
+ */
+int ledger_rewrite(struct ledger *l, const struct dirat *root, const char *rel,
+		   const void *data, size_t len);
 int ledger_write(struct ledger *l, const struct dirat *root, const char *rel, const void *data,
 		 size_t len);
 /* Notes the directory rel beneath root as it is now (its identity). 0 or -1 after error(). */

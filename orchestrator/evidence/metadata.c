@@ -26,6 +26,7 @@
 #include "util/atomic_file.h"
 #include "util/env.h"
 #include "util/path.h"
+#include "util/strbuf.h"
 #include "util/usage.h"
 #include "util/utf8.h"
 #include "evidence/versions.h"
@@ -45,6 +46,12 @@ struct md_variant {
 	size_t nversions;
 	struct assembly_pattern *patterns;
 	size_t npatterns;
+	/*
+	 * A variant with a setup step has its assemblies matched after it
+	 * (the setup may build them): after_setup, and matched once that
+	 * was done (metadata_assemblies_after_setup()).
+	 */
+	int after_setup, matched;
 	char **environ;               /* the environment its commands get (version_env()) */
 };
 
@@ -164,7 +171,10 @@ static int variant_collect(const struct plan *plan, size_t vi, struct metadata *
 		mv->nversions = plan->nversions;
 	}
 	mv->patterns = xcalloc(v->assemblies_len ? v->assemblies_len : 1, sizeof(*mv->patterns));
-	for (size_t k = 0; k < v->assemblies_len; k++) {
+	mv->after_setup = v->setup_len && v->assemblies_len;
+	for (size_t k = 0; k < v->assemblies_len && mv->after_setup; k++)
+		mv->patterns[mv->npatterns++].pattern = xstrdup(v->assemblies[k]);
+	for (size_t k = 0; k < v->assemblies_len && !mv->after_setup; k++) {
 		struct assembly_pattern *mp = &mv->patterns[k];
 		char *expanded = plan_expand(v->assemblies[k], &vars), *err = NULL;
 		int r;
@@ -193,16 +203,22 @@ out:
 }
 
 
-/* Every file of every variant, hashed in one go (assemblies_hash()). */
-static int hash_all(const struct plan *plan, struct metadata *md)
+/*
+ * Every file of every variant whose files are matched (all of them, or
+ * those of want[v] != 0), hashed in one go (assemblies_hash()).
+ */
+static int hash_all(const struct plan *plan, struct metadata *md, const unsigned char *want)
 {
 	struct assembly_pattern **patterns = xcalloc(md->nvariants + 1, sizeof(*patterns));
 	size_t *npatterns = xcalloc(md->nvariants + 1, sizeof(*npatterns));
 	int ret;
 
 	for (size_t v = 0; v < md->nvariants; v++) {
-		patterns[v] = md->variants[v].patterns;
-		npatterns[v] = md->variants[v].npatterns;
+		const struct md_variant *mv = &md->variants[v];
+		if (want ? !want[v] : mv->after_setup)
+			continue;
+		patterns[v] = mv->patterns;
+		npatterns[v] = mv->npatterns;
 	}
 	ret = assemblies_hash(plan->path, patterns, npatterns, md->nvariants);
 	free(patterns);
@@ -228,12 +244,72 @@ struct metadata *metadata_collect(const struct plan *plan, const char *host_labe
 		if (variant_collect(plan, i, md) < 0)
 			goto fail;
 	}
-	if (hash_all(plan, md) < 0)
+	if (hash_all(plan, md, NULL) < 0)
 		goto fail;
 	return md;
 fail:
 	metadata_free(md);
 	return NULL;
+}
+
+int metadata_assemblies_after_setup(struct metadata *md, const struct plan *plan,
+				    const unsigned char *set_up, char **why)
+{
+	unsigned char *want = xcalloc(md->nvariants + 1, 1);
+	int n = 0, ret = -1;
+
+	*why = NULL;
+	for (size_t vi = 0; vi < md->nvariants; vi++) {
+		struct md_variant *mv = &md->variants[vi];
+		const struct plan_variant *v = &plan->variants[vi];
+		struct plan_vars vars = { NULL, v->name, NULL, 0 };
+
+		if (!mv->after_setup || mv->matched || !set_up[vi])
+			continue;
+		for (size_t k = 0; k < mv->npatterns; k++) {
+			char *expanded = plan_expand(v->assemblies[k], &vars), *err = NULL;
+			int r = expanded ? assemblies_match(v->cwd, expanded, &mv->patterns[k], &err)
+					 : -1;
+			free(expanded);
+			if (r < 0 || !mv->patterns[k].nfiles) {
+				*why = xasprintf("variants[%zu].assemblies[%zu] '%s' %s in '%s' after "
+						 "the setup of '%s'", vi, k, v->assemblies[k],
+						 err ? err : "matches no file", v->cwd, v->name);
+				free(err);
+				goto out;
+			}
+		}
+		want[vi] = 1;
+		n++;
+	}
+	if (n && hash_all(plan, md, want) < 0) {
+		*why = xstrdup("the assemblies matched after setup could not be hashed");
+		goto out;
+	}
+	for (size_t vi = 0; vi < md->nvariants; vi++)
+		md->variants[vi].matched |= want[vi];
+	ret = n;
+out:
+	/* What was matched but not hashed is dropped: metadata.json says not_matched. */
+	for (size_t vi = 0; ret < 0 && vi < md->nvariants; vi++) {
+		struct md_variant *mv = &md->variants[vi];
+		for (size_t k = 0; mv->after_setup && !mv->matched && k < mv->npatterns; k++) {
+			char *pattern = mv->patterns[k].pattern;
+			mv->patterns[k].pattern = NULL;
+			assembly_pattern_release(&mv->patterns[k]);
+			mv->patterns[k].pattern = pattern;
+		}
+	}
+	free(want);
+	return ret;
+}
+
+int metadata_assemblies_pending(const struct metadata *md)
+{
+	for (size_t vi = 0; vi < md->nvariants; vi++)
+		if (md->variants[vi].after_setup && !md->variants[vi].matched)
+			return 1;
+	return 0;
 }
 
 void metadata_free(struct metadata *md)
@@ -322,6 +398,8 @@ static cJSON *assemblies_json(const struct md_variant *v)
 			jpush(files, fo);
 		}
 		jadd(p, "files", files);
+		if (v->after_setup)
+			jadd_str(p, "matched", v->matched ? "after_setup" : "not_matched");
 		jpush(arr, p);
 	}
 	return arr;

@@ -60,6 +60,18 @@ int metadata_match_count(const char *cwd, const char *pattern, size_t *n, char *
  * metadata_collect().
  */
 const char *metadata_dotnet_hook(const struct metadata *md);
+/*
+ * A variant with a setup step has its assemblies matched and hashed after
+ * that step, which may build them: metadata_collect() leaves them
+ * unmatched, and this matches those of each variant whose setup ended ok
+ * (set_up[v] != 0). The number of variants it matched, or -1 with *why
+ * (caller frees) when a pattern matches nothing (or cannot be used)
+ * after the setup, or the files cannot be hashed.
+ */
+int metadata_assemblies_after_setup(struct metadata *md, const struct plan *plan,
+				    const unsigned char *set_up, char **why);
+/* Whether some variant's assemblies wait to be matched after its setup. */
+int metadata_assemblies_pending(const struct metadata *md);
 /* metadata.json's text. Caller frees. */
 char *metadata_text(const struct metadata *md);
 /* Writes <root>/metadata.json. 0 or -1 after error(). */

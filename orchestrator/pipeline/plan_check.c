@@ -377,7 +377,9 @@ int plan_check(const struct plan *plan, unsigned what, struct errlist *errors)
 		if ((what & PLAN_CHECK_PROGRAMS) &&
 		    !((what & PLAN_CHECK_UNPREPARED) && may_be_prepared(plan, vi)))
 			check_program(&ck, vi);
-		if (what & PLAN_CHECK_ASSEMBLIES)
+		/* A setup may build them: they are matched after it (runner.c). */
+		if ((what & PLAN_CHECK_ASSEMBLIES) &&
+		    !((what & PLAN_CHECK_UNPREPARED) && plan->variants[vi].setup_len))
 			check_assemblies(&ck, vi);
 		if ((what & PLAN_CHECK_RESULTS) && plan->results_files && !same_cwd_before(plan, vi))
 			check_results(&ck, vi);

@@ -116,7 +116,7 @@ enum run_status run_state_status(const struct run_state *st, int final)
 		return RUN_RUNNING;
 	if (st->interrupt)
 		return RUN_INTERRUPTED;
-	if (st->runtime_error || st->lost || st->tampered)
+	if (st->runtime_error || st->lost || st->tampered || st->no_assemblies)
 		return RUN_FAILED;
 	for (size_t i = 0; i < st->ninvs; i++)
 		if (st->invs[i].status != INV_OK && st->invs[i].status != INV_DISCARDED)

@@ -49,6 +49,8 @@ struct run_state {
 	size_t planned;
 	unsigned lost;              /* recorded slots with no valid measurement */
 	char *gave_up;              /* why the plan was stopped early (fail fast), or NULL */
+	int no_assemblies;          /* stopped before its first invocation: an assemblies
+	                               pattern matched nothing after its variant's setup */
 	int interrupt;              /* signal number, or 0 */
 	int runtime_error;
 	char started[UTC_STAMP_LEN];

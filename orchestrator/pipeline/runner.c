@@ -695,6 +695,37 @@ static void run_steps(struct run_state *st, int cleanup, unsigned char *set_up)
 	}
 }
 
+/*
+ * The assemblies of the variants with a setup step, which may build them,
+ * are matched and hashed once it ended ok, and metadata.json is written
+ * again with them; a pattern that still matches nothing stops the plan
+ * before its first invocation, as a failed setup does.
+ */
+static void assemblies_after_setup(struct run_state *st, struct metadata *md,
+				   const unsigned char *set_up)
+{
+	char *why = NULL, *text;
+	int n;
+
+	if (st->gave_up || st->interrupt || st->runtime_error || !metadata_assemblies_pending(md))
+		return;
+	n = metadata_assemblies_after_setup(md, st->plan, set_up, &why);
+	if (n < 0) {
+		st->gave_up = xasprintf("abev stopped the plan before its first invocation: %s", why);
+		st->no_assemblies = 1;
+		free(why);
+	}
+	if (n == 0)
+		return;
+	text = metadata_text(md);
+	if (ledger_rewrite(&st->ledger, &st->ev, EVIDENCE_METADATA_FILE, text, strlen(text)) < 0) {
+		st->runtime_error = 1;
+		run_state_note(st, xstrdup("abev stopped: metadata.json could not be written again "
+					   "with the assemblies matched after setup"));
+	}
+	free(text);
+}
+
 enum runner_outcome runner_run(const struct plan *plan, const struct runner_options *opt,
 			       struct runner_result *res)
 {
@@ -711,6 +742,7 @@ enum runner_outcome runner_run(const struct plan *plan, const struct runner_opti
 		goto out;
 	set_up = xcalloc(plan->nvariants + 1, 1);
 	run_steps(&st, 0, set_up);
+	assemblies_after_setup(&st, md, set_up);
 	if (st.gave_up && nslots)
 		run_state_note(&st, xasprintf("%s; the %zu slot(s) were not run", st.gave_up, nslots));
 	for (size_t i = 0; i < nslots && !st.interrupt && !st.runtime_error && !st.gave_up; i++) {

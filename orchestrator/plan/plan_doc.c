@@ -37,7 +37,8 @@ const struct plan_doc_key plan_doc_keys[] = {
 	  "directories (not entering hidden ones or following directory links); each matching "
 	  "file's size and SHA-256 go into `metadata.json` (a link to a file is recorded under "
 	  "its own path with its target's hash); a pattern that matches nothing is an error; "
-	  "only the `{variant}` placeholder" },
+	  "matched before the run, or for a variant with a `setup` step (which may build them) "
+	  "once it ended ok; only the `{variant}` placeholder" },
 	{ "variants[].cpus", "string", "`schedule.cpus`",
 	  "the CPUs the variant's child may run on, in the kernel's list syntax (`\"1\"`, "
 	  "`\"0-1\"`, `\"0,2-3\"`), set with `sched_setaffinity` before exec and recorded per "

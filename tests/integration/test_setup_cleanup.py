@@ -74,6 +74,52 @@ class SetupCleanup(AbevTestCase):
         if schemas.AVAILABLE:
             self.assertEqual(schemas.errors("run", res), [])
 
+    def test_assemblies_a_setup_builds_are_hashed_after_it(self):
+        # The setup builds what is hashed: matched before setup, the plan was
+        # refused (exit 2). Now each variant's assemblies are matched and
+        # hashed once its setup ended ok, and metadata.json says so.
+        import hashlib
+        plan = self.plan(["sh", "-c", "mkdir -p out-{variant} && echo lib-{variant} > "
+                          "out-{variant}/lib.dll && echo x > built-{variant}"],
+                         ["sh", "-c", "rm -r out-{variant} built-{variant}"])
+        with open(plan) as f:
+            doc = json.load(f)
+        for v in doc["variants"]:
+            v["assemblies"] = ["out-{variant}/*.dll"]
+        os.remove(plan)
+        plan = self.write_plan(doc)
+        _, res = self.run_steps(plan, 0)
+        self.assertEqual(res["status"], "completed")
+        md = self.load("ev", "metadata.json")
+        for v in md["variants"]:
+            asm = v["assemblies"][0]
+            self.assertEqual(asm["matched"], "after_setup")
+            want = hashlib.sha256(f"lib-{v['name']}\n".encode()).hexdigest()
+            self.assertEqual([(f["path"], f["sha256"]) for f in asm["files"]],
+                             [(f"out-{v['name']}/lib.dll", want)])
+        if schemas.AVAILABLE:
+            self.assertEqual(schemas.errors("metadata", md), [])
+        # Sealed after the rewrite: the ledger knows metadata.json's new bytes.
+        self.abev("verify", self.path("ev"), check=7)
+
+        # A setup that builds nothing: stopped before the first invocation, said why.
+        shutil.rmtree(self.path("ev"))
+        for v in doc["variants"]:
+            v["setup"] = ["true"]
+        os.remove(plan)
+        plan = self.write_plan(doc)
+        cp, res = self.run_steps(plan, 1)
+        self.assertEqual(res["invocations"], [])
+        self.assertIn("abev stopped the plan before its first invocation: "
+                      "variants[0].assemblies[0] 'out-{variant}/*.dll' matches no file in",
+                      cp.stdout)
+        md = self.load("ev", "metadata.json")
+        self.assertEqual([v["assemblies"][0]["matched"] for v in md["variants"]],
+                         ["not_matched"] * 2)
+        self.assertEqual([v["assemblies"][0]["files"] for v in md["variants"]], [[], []])
+        if schemas.AVAILABLE:
+            self.assertEqual(schemas.errors("metadata", md), [])
+
     def test_a_failed_cleanup_is_a_note(self):
         plan = self.plan(["sh", "-c", "echo x > built-{variant}"], ["sh", "-c", "exit 3"])
         _, res = self.run_steps(plan, 0)
