@@ -774,6 +774,9 @@ static const struct cli_foreign hyperfine_options[] = {
 	{ "--reference", "hyperfine", "the first command is the reference" },
 	{ "--export-asciidoc", "hyperfine", "--export-markdown FILE writes the report" },
 	{ "--export-orgmode", "hyperfine", "--export-markdown FILE writes the report" },
+	{ "-p", "hyperfine", "for --prepare: abev spells it --prepare CMD only" },
+	{ "-V", "hyperfine", "for --version: 'abev --version' prints abev's" },
+	{ "--version", "hyperfine", "'abev --version' prints abev's" },
 	{ NULL, NULL, NULL },
 };
 
@@ -788,9 +791,15 @@ static int bench_hyperfine_check(struct bench_args *b)
 	struct stat st;
 
 	if (b->shell) {
+		int sh = !strcmp(b->shell, "sh") || !strcmp(b->shell, "/bin/sh") ||
+			 !strcmp(b->shell, "default");
+		/* As hyperfine: -N is --shell none, so a shell besides it is a contradiction. */
+		if (sh && b->q.spec.no_shell)
+			return usage_error("'-N' (--shell none) and '--shell sh' contradict each "
+					   "other: give one", cmd_bench.usage);
 		if (!strcmp(b->shell, "none"))
 			b->q.spec.no_shell = 1;
-		else if (strcmp(b->shell, "sh") && strcmp(b->shell, "/bin/sh"))
+		else if (!sh)
 			return usage_error("'--shell' takes 'none' (-N) or 'sh': to run a command "
 					   "through another shell, give it with -N, as in -N 'bash -c "
 					   "\"...\"'", cmd_bench.usage);

@@ -16,6 +16,7 @@
 #include "util/alloc.h"
 #include "util/compiler.h"
 #include "util/env.h"
+#include "util/suggest.h"
 #include "util/usage.h"
 
 static const char main_usage[] =
@@ -105,6 +106,21 @@ static const struct cli_command *find_command(const char *word)
 		    (!commands[i]->name[n] || commands[i]->name[n] == ' '))
 			return commands[i];
 	return NULL;
+}
+
+/* The command nearest to a misspelt word ("bnech": "bench"), or NULL. */
+static const char *nearest_command(const char *word)
+{
+	const char *names[ARRAY_SIZE(commands)];
+	static char first[ARRAY_SIZE(commands)][16];   /* the result points into it */
+
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++) {
+		/* "guard min-executed" is typed "guard" first. */
+		snprintf(first[i], sizeof(first[i]), "%.*s", (int)strcspn(commands[i]->name, " "),
+			 commands[i]->name);
+		names[i] = first[i];
+	}
+	return suggest_nearest(word, names, ARRAY_SIZE(commands));
 }
 
 /*
@@ -202,7 +218,8 @@ static int help_main(void *opts, size_t n, char **operands)
 		return dispatch(&cmd_help_plan, (int)n, operands);
 	c = find_command(operands[0]);
 	if (!c) {
-		error("no help for unknown command '%s'", operands[0]);
+		const char *near = nearest_command(operands[0]);
+		error("no help for unknown command '%s'%s%s%s", operands[0], SUGGEST_ARGS(near));
 		fputs(main_usage, stderr);
 		return EXIT_USAGE;
 	}
@@ -266,7 +283,8 @@ int main(int argc, char **argv)
 		return EXIT_RUNTIME;
 	c = find_command(argv[1]);
 	if (!c) {
-		error("unknown command '%s'", argv[1]);
+		const char *near = nearest_command(argv[1]);
+		error("unknown command '%s'%s%s%s", argv[1], SUGGEST_ARGS(near));
 		fputs("run 'abev --help' for the list of commands\n", stderr);
 		return EXIT_USAGE;
 	}

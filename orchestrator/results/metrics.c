@@ -156,6 +156,10 @@ const char *metric_pattern_problem(const char *pattern)
 			if (p[1] >= '1' && p[1] <= '9')
 				return "back-references (\\1 to \\9) are not allowed: their matching "
 				       "time has no bound";
+			/* glibc reads \d as the letter d: the pattern would match, wrongly. */
+			if (p[1] == 'd' || p[1] == 'D')
+				return "\\d and \\D are Perl's, not POSIX extended regular "
+				       "expressions' (where \\d is the letter d): use [0-9] or [^0-9]";
 			p += p[1] ? 2 : 1;
 		} else {
 			p++;

@@ -105,13 +105,28 @@ class TestBench(BenchTestCase):
         for args, words in ((["--conclude", "make"], "test.log and stderr.log"),
                             (["--input", "f"], "give the command its input itself"),
                             (["--time-unit", "ms"], "the unit that suits it"),
-                            (["--show-output"], "test.log")):
+                            (["--show-output"], "test.log"),
+                            (["-p", "make"], "abev spells it --prepare CMD"),
+                            (["-V"], "'abev --version' prints abev's")):
             cp = self.abev("bench", *args, "true", "false", check=2)
             self.assertIn(f"'{args[0]}' is hyperfine's and 'abev bench' does not take it: ",
                           cp.stderr)
             self.assertIn(words, cp.stderr)
         cp = self.abev("bench", "--shell", "bash", "true", check=2)
         self.assertIn("'--shell' takes 'none' (-N) or 'sh'", cp.stderr)
+        # As hyperfine: -N is --shell none, and 'default' is sh.
+        for args in (["-N", "--shell", "sh"], ["--shell", "default", "-N"]):
+            cp = self.abev("bench", *args, "true", check=2)
+            self.assertIn("'-N' (--shell none) and '--shell sh' contradict each other",
+                          cp.stderr)
+        self.abev("bench", "-S", "default", "-r", "1", "true", "--out", self.path("ev4"),
+                  check=0)
+        self.assertEqual(self.load("ev4", "result.json")["invocations"][0]["argv"],
+                         ["sh", "-c", "true"])
+        # A Perl \d would match the letter d: refused, saying what to write.
+        cp = self.abev("bench", "--metric", "t[ms]=stdout:t=(\\d+)", "true", check=2)
+        self.assertIn("\\d and \\D are Perl's", cp.stderr)
+        self.assertIn("use [0-9]", cp.stderr)
         # Unknown options get the nearest one.
         cp = self.abev("bench", "--warmpu", "1", "true", check=2)
         self.assertIn("did you mean '--warmup'?", cp.stderr)

@@ -15,8 +15,10 @@ from common import ABEV, SRC, AbevTestCase
 
 # Options of other tools the manual quotes (tar, dotnet, sha256sum, and hyperfine's that
 # abev bench refuses with the abev way: cli_run.c's hyperfine_options).
+# Other tools' options the manual names: hyperfine's that abev bench refuses, dotnet's, tar's.
 FOREIGN = {"--zstd", "--export-json", "--export", "--no-build", "--blame-hang-timeout", "--tag",
-           "--setup", "--cleanup", "--show-output"}
+           "--setup", "--cleanup", "--show-output", "--output", "--conclude", "--input",
+           "--style", "--time-unit", "--sort"}
 
 OPTION = re.compile(r"(?<![\w-])(--?[A-Za-z][\w-]*)")
 
@@ -162,6 +164,14 @@ class Tables(AbevTestCase):
             self.assertIn(f"unknown option '{bad}'", cp.stderr)
             self.assertIn(f"did you mean '{near}'?", cp.stderr)
         cp = self.abev("verify", "--frobnicate", "x", check=2)
+        self.assertNotIn("did you mean", cp.stderr)
+        # A misspelt command too, and help of one.
+        for args, bad, near in [(("bnech", "true"), "bnech", "bench"),
+                                (("verfy", "d"), "verfy", "verify"),
+                                (("help", "gaurd"), "gaurd", "guard")]:
+            cp = self.abev(*args, check=2)
+            self.assertIn(f"unknown command '{bad}', did you mean '{near}'?", cp.stderr)
+        cp = self.abev("zzzzzz", check=2)
         self.assertNotIn("did you mean", cp.stderr)
 
 
