@@ -127,7 +127,8 @@ static const char bench_about[] =
 	"most 16 commands are compared at once, the ones a scan makes included.\n";
 
 static const char init_usage[] =
-	"usage: abev init [--out plan.json] [--dotnet | --from-bench [bench options] COMMAND...]\n";
+	"usage: abev init [--out plan.json] [--dotnet [--project DIR] [--package NAME]...\n"
+	"                 | --from-bench [bench options] COMMAND...]\n";
 
 static const char init_about[] =
 	"Writes a starter plan (default plan.json; an existing file is never\n"
@@ -145,8 +146,11 @@ static const char init_about[] =
 	"beforehand, one TRX per run in {run_dir}, with\n"
 	"DOTNET_CLI_TELEMETRY_OPTOUT=1, DOTNET_NOLOGO=1,\n"
 	"MSBUILDDISABLENODEREUSE=1 and DOTNET_CLI_USE_MSBUILD_SERVER=0 (no build server\n"
-	"or MSBuild node outlives a run), the built assemblies hashed\n"
-	"(bin/Release/net*/*.dll), `dotnet --version` recorded, and runs allowed to wait\n"
+	"or MSBuild node outlives a run), the test assembly and each --package's dll\n"
+	"hashed (bin/Release/net*/NAME.dll), `dotnet --version`, `dotnet\n"
+	"--list-runtimes` and the resolved versions of the project's direct\n"
+	"dependencies and of each --package (from obj/project.assets.json) recorded,\n"
+	"and runs allowed to wait\n"
 	"for a CPU 25 % of their wall time (the CLR's own threads wait 5-11 %), and gates\n"
 	"on the test host's own peak memory and CPU time; set each\n"
 	"variant's cwd to its test project. 'abev run PLAN --dry-run' checks the plan.\n";
@@ -969,6 +973,8 @@ struct init_args {
 	struct quick_args q;
 	const char *out;        /* the plan file; EVIDENCE_PLAN_FILE unless given */
 	int from_bench, dotnet;
+	const char *project;    /* --project DIR */
+	struct cli_strings packages; /* --package NAME */
 };
 
 static int init_write(void *opts, size_t n, char **operands)
@@ -1000,6 +1006,9 @@ static int init_write(void *opts, size_t n, char **operands)
 		return EXIT_USAGE;
 	spec->starter = 1;
 	spec->dotnet = dotnet;
+	spec->net.project = i->project;
+	spec->net.packages = i->packages.v;
+	spec->net.npackages = i->packages.n;
 	spec->cwd = ".";
 	/* Commands run where abev init ran: said absolutely when the plan lives elsewhere. */
 	if (n && strchr(out, '/')) {
@@ -1102,6 +1111,15 @@ static const struct cli_option init_options[] = {
 	  .complete = CLI_COMPLETE_FILES("*.json") },
 	{ CLI_FLAG(0, "dotnet", struct init_args, dotnet,
 		   "a starter plan for `dotnet test` of a test project (see above)") },
+	{ CLI_STRING(0, "project", struct init_args, project, "DIR",
+		     "with --dotnet: the test project's directory, relative to the repository's "
+		     "top (default " QUICK_DOTNET_PROJECT "); its last part names the assembly "
+		     "hashed"),
+	  .complete = CLI_COMPLETE_DIRS },
+	{ CLI_STRINGS(0, "package", struct init_args, packages, "NAME", QUICK_MAX_PACKAGES,
+		      "with --dotnet: a NuGet package compared (the one upgraded): its resolved "
+		      "version is recorded beside the project's direct dependencies, and its "
+		      "NAME.dll hashed beside the test assembly; repeatable") },
 	{ CLI_FLAG(0, "from-bench", struct init_args, from_bench,
 		   "the variants are the commands given as operands, made as 'abev bench' "
 		   "makes them with the options below") },

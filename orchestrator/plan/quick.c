@@ -438,18 +438,19 @@ static const char starter_command[] =
 	"> '{run_dir}/results.xml'";
 
 /*
- * abev init --dotnet: where each variant's test project is (to be
- * edited), and the environment that keeps `dotnet test` quiet and leaves
- * no build server or MSBuild node running after it.
+ * abev init --dotnet: the environment that keeps `dotnet test` quiet and
+ * leaves no build server or MSBuild node running after it.
  */
-static const char *const dotnet_cwds[] = { "../baseline/tests/MyLibrary.Tests",
-					   "../candidate/tests/MyLibrary.Tests" };
 static const char *const dotnet_env[][2] = {
 	{ "DOTNET_CLI_TELEMETRY_OPTOUT", "1" },
 	{ "DOTNET_NOLOGO", "1" },
 	{ "MSBUILDDISABLENODEREUSE", "1" },
 	{ "DOTNET_CLI_USE_MSBUILD_SERVER", "0" },
 };
+/* Where `dotnet build -c Release` puts a test project's assemblies, from its directory. */
+#define DOTNET_OUTPUT "bin/Release/net*/"
+/* Longest NuGet id, and so --package NAME. */
+#define DOTNET_NAME_MAX 100
 
 /* The runtime figures a .NET starter compares: the test host's, not the CLI's or MSBuild's. */
 static const char *const dotnet_metrics[][2] = {
@@ -469,13 +470,107 @@ static const char *const dotnet_metrics[][2] = {
 #define STARTER_TIMEOUT_SECONDS 3600
 #define DOTNET_HANG_TIMEOUT_SECONDS (STARTER_TIMEOUT_SECONDS / 2)
 
-static cJSON *dotnet_variant(const char *name, const char *cwd)
+/*
+ * The versions command "packages": the resolved version of each direct
+ * dependency of the test project (its test framework among them) and of
+ * each --package, one "NAME VERSION" a line, read by POSIX awk from the
+ * restore's obj/project.assets.json, so that the evidence says how they
+ * were found. Fields are split at '"': NuGet indents that file by two
+ * spaces, the keys of "libraries" ("Name/Version": {) at four and the
+ * entries of "projectFileDependencyGroups" ("Name >= 1.0") at six; a
+ * --package the file lacks is said to be missing.
+ */
+static const char dotnet_packages_awk[] =
+	"BEGIN { n = split(named, a, \" \"); for (i = 1; i <= n; i++) want[tolower(a[i])] = 1 }\n"
+	"$1 == \"  \" { s = $2 }\n"
+	"s == \"libraries\" && $1 == \"    \" && $3 ~ /^: [{]/ { lib[++m] = $2 }\n"
+	"s == \"projectFileDependencyGroups\" && $1 == \"      \" "
+	"{ split($2, w, \" \"); want[tolower(w[1])] = 1 }\n"
+	"END {\n"
+	"  for (i = 1; i <= m; i++) {\n"
+	"    k = index(lib[i], \"/\"); id = substr(lib[i], 1, k - 1)\n"
+	"    if (tolower(id) in want) { print id \" \" substr(lib[i], k + 1); seen[tolower(id)] = 1 }\n"
+	"  }\n"
+	"  for (i = 1; i <= n; i++) if (!(tolower(a[i]) in seen)) print a[i] \": not restored\"\n"
+	"}\n";
+
+/* The test project's directory within a checkout. */
+static const char *dotnet_project(const struct quick_spec *spec)
+{
+	return spec->net.project ? spec->net.project : QUICK_DOTNET_PROJECT;
+}
+
+/* The test project's assembly name: given, else its directory's last part. */
+static const char *dotnet_assembly(const struct quick_spec *spec)
+{
+	const char *project = dotnet_project(spec), *slash = strrchr(project, '/');
+
+	if (spec->net.assembly)
+		return spec->net.assembly;
+	return slash ? slash + 1 : project;
+}
+
+/*
+ * What a variant hashes of its build: the test assembly and the dll of
+ * each --package, not the dozens of dlls of the test framework and the
+ * runtime that a build copies beside them.
+ */
+static cJSON *dotnet_assemblies(const struct quick_spec *spec)
+{
+	cJSON *a = jnew_array();
+	char *p = xasprintf(DOTNET_OUTPUT "%s.dll", dotnet_assembly(spec));
+
+	jpush(a, cJSON_CreateString(p));
+	free(p);
+	for (size_t i = 0; i < spec->net.npackages; i++) {
+		p = xasprintf(DOTNET_OUTPUT "%s.dll", spec->net.packages[i]);
+		jpush(a, cJSON_CreateString(p));
+		free(p);
+	}
+	return a;
+}
+
+/* The versions a .NET comparison records of each variant. */
+static cJSON *dotnet_versions(const struct quick_spec *spec)
+{
+	cJSON *o = jnew_object(), *cmd;
+	struct strbuf named = STRBUF_INIT;
+
+	cmd = jnew_array();
+	jpush(cmd, cJSON_CreateString("dotnet"));
+	jpush(cmd, cJSON_CreateString("--version"));
+	jadd(o, "dotnet", cmd);
+	/* Every runtime of the dotnet on the variant's PATH: the test host rolls forward to one. */
+	cmd = jnew_array();
+	jpush(cmd, cJSON_CreateString("dotnet"));
+	jpush(cmd, cJSON_CreateString("--list-runtimes"));
+	jadd(o, "runtimes", cmd);
+	cmd = jnew_array();
+	jpush(cmd, cJSON_CreateString("awk"));
+	jpush(cmd, cJSON_CreateString("-F"));
+	jpush(cmd, cJSON_CreateString("\""));
+	if (spec->net.npackages) {
+		strbuf_adds(&named, "named=");
+		for (size_t i = 0; i < spec->net.npackages; i++)
+			strbuf_addf(&named, "%s%s", i ? " " : "", spec->net.packages[i]);
+		jpush(cmd, cJSON_CreateString("-v"));
+		jpush(cmd, cJSON_CreateString(named.buf));
+	}
+	jpush(cmd, cJSON_CreateString(dotnet_packages_awk));
+	jpush(cmd, cJSON_CreateString("obj/project.assets.json"));
+	jadd(o, "packages", cmd);
+	strbuf_release(&named);
+	return o;
+}
+
+static cJSON *dotnet_variant(const struct quick_spec *spec, const char *name)
 {
 	static const char *const command[] = { "dotnet", "test", "--no-build", "-c", "Release",
 					       "--blame-hang-timeout", NULL /* hang */,
 					       "--logger", "trx;LogFileName={run_dir}/tests.trx" };
 	char hang[32];
-	cJSON *v = jnew_object(), *cmd = jnew_array(), *env = jnew_object(), *asm_ = jnew_array();
+	cJSON *v = jnew_object(), *cmd = jnew_array(), *env = jnew_object();
+	char *cwd = xasprintf("../%s/%s", name, dotnet_project(spec));
 
 	jadd_str(v, "name", name);
 	jadd_str(v, "cwd", cwd);
@@ -486,8 +581,8 @@ static cJSON *dotnet_variant(const char *name, const char *cwd)
 	for (size_t i = 0; i < ARRAY_SIZE(dotnet_env); i++)
 		jadd_str(env, dotnet_env[i][0], dotnet_env[i][1]);
 	jadd(v, "env", env);
-	jpush(asm_, cJSON_CreateString("bin/Release/net*/*.dll"));
-	jadd(v, "assemblies", asm_);
+	jadd(v, "assemblies", dotnet_assemblies(spec));
+	free(cwd);
 	return v;
 }
 
@@ -533,7 +628,7 @@ static cJSON *variants_array(const struct quick_spec *spec, cJSON **shared, char
 		shared[k] = NULL;
 	if (!spec->ncommands && spec->dotnet) {
 		for (size_t i = 0; i < ARRAY_SIZE(starter_names); i++)
-			jpush(arr, dotnet_variant(starter_names[i], dotnet_cwds[i]));
+			jpush(arr, dotnet_variant(spec, starter_names[i]));
 		return arr;
 	}
 	if (!spec->ncommands) {
@@ -707,14 +802,8 @@ static void add_starter_keys(cJSON *plan, const struct quick_spec *spec)
 		jadd_int(o, "min_executed", 1);
 		jadd(plan, "results", o);
 	}
-	if (spec->dotnet) {
-		cJSON *cmd = jnew_array();
-		o = jnew_object();
-		jpush(cmd, cJSON_CreateString("dotnet"));
-		jpush(cmd, cJSON_CreateString("--version"));
-		jadd(o, "dotnet", cmd);
-		jadd(plan, "versions", o);
-	}
+	if (spec->dotnet)
+		jadd(plan, "versions", dotnet_versions(spec));
 	o = jnew_object();
 	/*
 	 * The CLR's own JIT, GC and thread-pool threads wait on each other for
@@ -833,6 +922,55 @@ static char *metric_spec(const char *text, cJSON **out)
 	return why;
 }
 
+/* A NuGet id or assembly name that fits a glob and an awk word as it is. */
+static int dotnet_name_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (!n || n > DOTNET_NAME_MAX || s[0] == '.')
+		return 0;
+	for (; *s; s++)
+		if (!name_rule_char((unsigned char)*s))
+			return 0;
+	return 1;
+}
+
+/* What abev init --dotnet was told of the project, checked. NULL, or the message. */
+static char *dotnet_problem(const struct quick_spec *spec)
+{
+	const struct quick_dotnet *net = &spec->net;
+	const char *project = dotnet_project(spec);
+	char b[SHOW_NAME_MAX];
+
+	if (!spec->dotnet)
+		return net->project || net->npackages ? xstrdup("--project and --package are for "
+							       "--dotnet") : NULL;
+	if (!*project || project[0] == '/' || project[strlen(project) - 1] == '/' ||
+	    strstr(project, "//") || !strcmp(project, "..") || !strncmp(project, "../", 3) ||
+	    strstr(project, "/../") || (strlen(project) >= 3 &&
+					!strcmp(project + strlen(project) - 3, "/..")))
+		return xasprintf("--project '%s': expected the test project's directory relative "
+				 "to the repository's top, without '..'",
+				 show_str(b, sizeof(b), project));
+	if (!dotnet_name_ok(dotnet_assembly(spec)))
+		return xasprintf("the assembly name '%s' is not one abev can hash by name (use "
+				 "letters, digits, '.', '_' and '-')",
+				 show_str(b, sizeof(b), dotnet_assembly(spec)));
+	if (net->npackages > QUICK_MAX_PACKAGES)
+		return xasprintf("more than %d --package names", QUICK_MAX_PACKAGES);
+	for (size_t i = 0; i < net->npackages; i++) {
+		if (!dotnet_name_ok(net->packages[i]))
+			return xasprintf("--package '%s' is not a NuGet id (letters, digits, '.', "
+					 "'_' and '-', at most %d characters)",
+					 show_str(b, sizeof(b), net->packages[i]), DOTNET_NAME_MAX);
+		for (size_t k = 0; k < i; k++)
+			if (!strcasecmp(net->packages[k], net->packages[i]))
+				return xasprintf("--package '%s' given twice (NuGet ids ignore case)",
+						 show_str(b, sizeof(b), net->packages[i]));
+	}
+	return NULL;
+}
+
 /* The checks of quick_plan() that need no JSON. NULL, or the message. */
 static char *spec_problem(const struct quick_spec *spec, const char **order)
 {
@@ -850,6 +988,8 @@ static char *spec_problem(const struct quick_spec *spec, const char **order)
 		return xasprintf("%zu names (-n) for %zu command%s", spec->nnames, spec->ncommands,
 				 spec->ncommands == 1 ? "" : "s");
 	if ((why = names_problem(spec)))
+		return why;
+	if ((why = dotnet_problem(spec)))
 		return why;
 	if (spec->nprepare > 1 && spec->nprepare != spec->ncommands)
 		return xasprintf("%zu --prepare commands for %zu commands: give one for all, or "

@@ -26,6 +26,31 @@
 /* Runs per variant when -r is not given (hyperfine's least number of runs). */
 #define QUICK_DEFAULT_RUNS 10
 
+/* Most --package names abev init --dotnet takes. */
+#define QUICK_MAX_PACKAGES 16
+
+/*
+ * What abev init --dotnet knows of the test project; every member may be
+ * left zero. Strings borrowed.
+ */
+struct quick_dotnet {
+	const char *project;         /* its directory within a checkout; NULL:
+	                                QUICK_DOTNET_PROJECT */
+	const char *assembly;        /* its assembly name ([A-Za-z0-9._-]); NULL: the
+	                                project directory's last part */
+	/*
+	 * --package: NuGet ids ([A-Za-z0-9._-]) whose resolved version (from
+	 * obj/project.assets.json, beside the project's own direct
+	 * dependencies) is recorded and whose NAME.dll in the build output is
+	 * hashed, beside the test assembly.
+	 */
+	const char *const *packages;
+	size_t npackages;
+};
+
+/* The test project of a starter plan whose project is not known. */
+#define QUICK_DOTNET_PROJECT "tests/MyLibrary.Tests"
+
 /* What a quick comparison is made of. All strings borrowed. */
 struct quick_spec {
 	const char *const *commands; /* the first is the reference */
@@ -73,6 +98,7 @@ struct quick_spec {
 	 * .NET comparison needs.
 	 */
 	int dotnet;
+	struct quick_dotnet net;     /* with dotnet: what abev init knows of the project */
 };
 
 /*

@@ -435,7 +435,9 @@ class TestInit(BenchTestCase):
         self.run_in("init", "--dotnet", "--out", "d.json", check=0)
         plan = self.load("d.json")
         self.assertEqual(set(plan), self.KEYS | {"versions", "dotnet_runtime"})
-        self.assertEqual(plan["versions"], {"dotnet": ["dotnet", "--version"]})
+        self.assertEqual(set(plan["versions"]), {"dotnet", "runtimes", "packages"})
+        self.assertEqual(plan["versions"]["dotnet"], ["dotnet", "--version"])
+        self.assertEqual(plan["versions"]["runtimes"], ["dotnet", "--list-runtimes"])
         # The test host's runtime figures, from abev's startup hook.
         self.assertIs(plan["dotnet_runtime"], True)
         rt = [m for m in plan["metrics"] if m["source"] == "dotnet"]
@@ -452,7 +454,8 @@ class TestInit(BenchTestCase):
             self.assertLess(int(hang[:-1]), plan["schedule"]["timeout_seconds"])
             self.assertEqual(v["env"]["MSBUILDDISABLENODEREUSE"], "1")
             self.assertEqual(v["env"]["DOTNET_CLI_USE_MSBUILD_SERVER"], "0")
-            self.assertEqual(v["assemblies"], ["bin/Release/net*/*.dll"])
+            self.assertEqual(v["cwd"], f"../{v['name']}/tests/MyLibrary.Tests")
+            self.assertEqual(v["assemblies"], ["bin/Release/net*/MyLibrary.Tests.dll"])
         self.assertEqual((plan["schedule"]["warmups"], plan["schedule"]["runs"]), (1, 8))
         # The test host's own memory and CPU are gated, not the dotnet CLI's.
         self.assertEqual(set(plan["gates"]), {"wall_own", "testhost_max_rss", "testhost_cpu"})
@@ -464,6 +467,93 @@ class TestInit(BenchTestCase):
         dry = self.run_in("run", "d.json", "--dry-run", check=2)
         self.assertIn("variants[0].cwd", dry.stderr)
         self.run_in("init", "--dotnet", "--from-bench", "true", "--out", "e.json", check=2)
+
+    # obj/project.assets.json as NuGet writes it (trimmed): YamlDotNet comes through a
+    # project reference, the test framework is a direct dependency.
+    ASSETS = """{
+  "version": 4,
+  "targets": {
+    "net10.0": {
+      "xunit/2.9.3": {
+        "type": "package"
+      },
+      "YamlDotNet/16.3.0": {
+        "type": "package"
+      }
+    }
+  },
+  "libraries": {
+    "Microsoft.NET.Test.Sdk/18.0.1": {
+      "sha512": "x",
+      "type": "package"
+    },
+    "Newtonsoft.Json/13.0.3": {
+      "type": "package"
+    },
+    "xunit/2.9.3": {
+      "type": "package"
+    },
+    "YamlDotNet/16.3.0": {
+      "type": "package",
+      "files": [
+        "lib/net8.0/YamlDotNet.dll"
+      ]
+    },
+    "MyLibrary/1.0.0": {
+      "type": "project",
+      "path": "../../src/MyLibrary/MyLibrary.csproj"
+    }
+  },
+  "projectFileDependencyGroups": {
+    "net10.0": [
+      "Microsoft.NET.Test.Sdk >= 18.0.1",
+      "MyLibrary >= 1.0.0",
+      "xunit >= 2.9.3"
+    ]
+  },
+  "project": {
+    "frameworks": {
+      "net10.0": {
+        "dependencies": {
+          "xunit": {
+            "target": "Package",
+            "version": "[2.9.3, )"
+          }
+        }
+      }
+    }
+  }
+}
+"""
+
+    def test_dotnet_packages(self):
+        # The versions and assemblies of the project and the packages named, not every dll.
+        self.run_in("init", "--dotnet", "--project", "test/Yaml.Tests", "--package", "YamlDotNet",
+                    "--package", "Missing.Pkg", "--out", "d.json", check=0)
+        plan = self.load("d.json")
+        for v in plan["variants"]:
+            self.assertEqual(v["cwd"], f"../{v['name']}/test/Yaml.Tests")
+            self.assertEqual(v["assemblies"], ["bin/Release/net*/Yaml.Tests.dll",
+                                               "bin/Release/net*/YamlDotNet.dll",
+                                               "bin/Release/net*/Missing.Pkg.dll"])
+        cmd = plan["versions"]["packages"]
+        self.assertEqual(cmd[0], "awk")
+        os.makedirs(self.path("proj", "obj"))
+        with open(self.path("proj", "obj", "project.assets.json"), "w") as f:
+            f.write(self.ASSETS)
+        out = subprocess.run(cmd, cwd=self.path("proj"), capture_output=True, text=True)
+        self.assertEqual(out.returncode, 0, out.stderr)
+        # Direct dependencies and the named package at their resolved versions, in
+        # the file's order; the transitive Newtonsoft.Json left out.
+        self.assertEqual(out.stdout.splitlines(),
+                         ["Microsoft.NET.Test.Sdk 18.0.1", "xunit 2.9.3", "YamlDotNet 16.3.0",
+                          "MyLibrary 1.0.0", "Missing.Pkg: not restored"])
+        for bad in (["--package", "a b"], ["--package", "X", "--package", "x"],
+                    ["--project", "../x"], ["--project", "/abs"], ["--project", "a/b c"]):
+            cp = self.run_in("init", "--dotnet", *bad, "--out", "bad.json", check=2)
+            self.assertRegex(cp.stderr, r"--package|--project|assembly name")
+        self.run_in("init", "--package", "X", "--out", "bad.json", check=2)
+        self.assertFalse(os.path.exists(self.path("bad.json")))
 
     def test_usage(self):
         self.run_in("init", "a", "b", check=2)

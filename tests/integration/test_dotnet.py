@@ -19,7 +19,7 @@ import subprocess
 import threading
 import unittest
 
-from common import AbevTestCase, check_foreign_wait
+from common import ABEV, AbevTestCase, check_foreign_wait
 from test_run import procs_with_marker
 
 FIX = os.environ.get("ABEV_DOTNET_FIXTURES", "")
@@ -419,7 +419,11 @@ class DotnetTest(AbevTestCase):
             self.assertIn("allocated", f.read())
 
     def test_the_init_starter_runs_real_dotnet_test(self):
-        cp = self.abev("init", "--dotnet", "--out", self.path("starter.json"), check=0)
+        # Written from the fixtures' directory, where --project finds the project.
+        cp = subprocess.run([ABEV, "init", "--dotnet", "--project", "Suite", "--out",
+                             self.path("starter.json")], cwd=os.path.join(FIX, "base"),
+                            capture_output=True, text=True, timeout=60)
+        self.assertEqual(cp.returncode, 0, cp.stderr)
         with open(self.path("starter.json")) as f:
             plan = json.load(f)
         for v in plan["variants"]:
@@ -432,8 +436,12 @@ class DotnetTest(AbevTestCase):
         counted = [i for i in res["invocations"] if i["status"] != "discarded"]
         self.assertEqual([i["tests"]["executed"] for i in counted], [6] * 4)
         md = self.load("ev", "metadata.json")
-        names = {os.path.basename(f["path"]) for f in md["variants"][0]["assemblies"][0]["files"]}
-        self.assertIn("Suite.dll", names)
+        # The test assembly alone, not the test framework's dlls beside it.
+        names = [os.path.basename(f["path"]) for a in md["variants"][0]["assemblies"]
+                 for f in a["files"]]
+        self.assertEqual(names, ["Suite.dll"])
+        self.assertIn("xunit 2.9.3",
+                      md["variants"][0]["versions"]["packages"]["output"].splitlines())
         self.assertTrue(md["variants"][0]["versions"]["dotnet"]["output"].strip())
 
     def test_a_second_dotnet_test_beside_a_run_is_named_and_discarded(self):

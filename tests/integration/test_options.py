@@ -18,7 +18,7 @@ from common import ABEV, SRC, AbevTestCase
 # Other tools' options the manual names: hyperfine's that abev bench refuses, dotnet's, tar's.
 FOREIGN = {"--zstd", "--export-json", "--export", "--no-build", "--blame-hang-timeout", "--tag",
            "--setup", "--cleanup", "--show-output", "--output", "--conclude", "--input",
-           "--style", "--time-unit", "--sort"}
+           "--style", "--time-unit", "--sort", "--list-runtimes"}
 
 OPTION = re.compile(r"(?<![\w-])(--?[A-Za-z][\w-]*)")
 
