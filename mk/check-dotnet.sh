@@ -2,8 +2,9 @@
 # `make check-dotnet`: builds the xunit suite of tests/dotnet/Suite twice
 # into build/dotnet/ (as it is, and with -p:AbevDropOne=1, one test
 # compiled out), likewise the xUnit, NUnit and MSTest twins of
-# tests/dotnet/Twins, tests/dotnet/Crash and tests/dotnet/Runtime once, and the worked example
-# (mk/demo-dotnet.sh --build-only), from the machine's NuGet packages, then runs
+# tests/dotnet/Twins, tests/dotnet/Crash and tests/dotnet/Runtime once, the worked example
+# (mk/demo-dotnet.sh --build-only), and tests/dotnet/Mtp (MSTest on
+# Microsoft.Testing.Platform) from the machine's NuGet packages, then runs
 # tests/integration/test_dotnet.py, which runs real `dotnet test` under
 # abev. Without dotnet on PATH it says so in one line and skips (exit 0).
 # Run from the repository root after ./abev is built.
@@ -40,6 +41,10 @@ sh mk/dotnet-build.sh "$out/runtime/Runtime" "$out/runtime/build.log" || exit 1
 mkdir -p "$out/crash" || exit 1
 cp -R tests/dotnet/Crash "$out/crash/Crash" || exit 1
 sh mk/dotnet-build.sh "$out/crash/Crash" "$out/crash/build.log" || exit 1
+# The MTP suite, with the global.json beside its project that puts dotnet test in MTP mode.
+mkdir -p "$out/mtp" || exit 1
+cp -R tests/dotnet/Mtp "$out/mtp/Mtp" || exit 1
+sh mk/dotnet-build.sh "$out/mtp/Mtp" "$out/mtp/build.log" || exit 1
 dotnet build-server shutdown >/dev/null 2>&1
 # The worked example's two builds, which test_dotnet.py runs with fewer rounds.
 sh mk/demo-dotnet.sh --build-only || exit 1

@@ -25,6 +25,7 @@
 #include "pipeline/plan_check.h"
 #include "plan/plan_json.h"
 #include "run/proc.h"
+#include "plan/dotnet_project.h"
 #include "plan/quick.h"
 #include "pipeline/runner.h"
 #include "evidence/seal.h"
@@ -150,10 +151,13 @@ static const char init_about[] =
 	"hashed (bin/Release/net*/NAME.dll), `dotnet --version`, `dotnet\n"
 	"--list-runtimes` and the resolved versions of the project's direct\n"
 	"dependencies and of each --package (from obj/project.assets.json) recorded,\n"
-	"and runs allowed to wait\n"
-	"for a CPU 25 % of their wall time (the CLR's own threads wait 5-11 %), and gates\n"
-	"on the test host's own peak memory and CPU time; set each\n"
-	"variant's cwd to its test project. 'abev run PLAN --dry-run' checks the plan.\n";
+	"and runs allowed to wait for a CPU 25 % of their wall time (the CLR's own\n"
+	"threads wait 5-11 %), and gates on the test host's own peak memory and CPU\n"
+	"time; set each variant's cwd to its test project. 'abev run PLAN --dry-run'\n"
+	"checks the plan.\n"
+	"Found from here, --project's .csproj names the assembly, and on\n"
+	"Microsoft.Testing.Platform (global.json's test.runner, or the project's\n"
+	"EnableMSTestRunner and the like) the TRX is asked for with --report-trx.\n";
 
 static const char init_tail[] =
 	"Exit codes: 0 written; 2 usage error or the file exists; 3 cannot write.\n";
@@ -977,6 +981,43 @@ struct init_args {
 	struct cli_strings packages; /* --package NAME */
 };
 
+/*
+ * --project DIR as found from here: its project file names the assembly,
+ * and how dotnet test runs it decides how the plan asks for a TRX. A
+ * directory that is not here (the usual case: the plan's cwds are other
+ * checkouts) leaves the defaults, with a note. 0, or EXIT_USAGE.
+ */
+static int init_dotnet_project(struct quick_spec *spec, struct dotnet_project *p)
+{
+	struct stat sb;
+	char *err = NULL;
+
+	if (!spec->net.project)
+		return 0;
+	if (stat(spec->net.project, &sb) < 0) {
+		char *shown = xstrdup_escaped(spec->net.project);
+		warning("'%s' is not here: the plan assumes VSTest's dotnet test and the assembly "
+			"'%s.dll' (run abev init from the repository's top to have them read)",
+			shown, strrchr(shown, '/') ? strrchr(shown, '/') + 1 : shown);
+		free(shown);
+		return 0;
+	}
+	if (dotnet_project_inspect(spec->net.project, p, &err) < 0) {
+		dotnet_project_release(p);
+		usage_error(err, cmd_init.usage);
+		free(err);
+		return EXIT_USAGE;
+	}
+	spec->net.assembly = p->assembly;
+	spec->net.runner = p->runner;
+	if (p->runner == DOTNET_RUNNER_MTP_BRIDGE)
+		warning("the project runs its tests on Microsoft.Testing.Platform but no global.json "
+			"says so: the runs pass --report-trx after '--' (SDK 8 and 9); the .NET 10 SDK "
+			"runs such a project only with a global.json holding \"test\": {\"runner\": "
+			"\"Microsoft.Testing.Platform\"}, which abev init then reads");
+	return 0;
+}
+
 static int init_write(void *opts, size_t n, char **operands)
 {
 	struct init_args *i = opts;
@@ -984,6 +1025,7 @@ static int init_write(void *opts, size_t n, char **operands)
 	const char *out = i->out;
 	int from_bench = i->from_bench, dotnet = i->dotnet, rc;
 	struct plan plan = PLAN_INIT;
+	struct dotnet_project project = DOTNET_PROJECT_INIT;
 	struct stat sb;
 	char *cwd = NULL, *text = NULL;
 
@@ -1009,6 +1051,8 @@ static int init_write(void *opts, size_t n, char **operands)
 	spec->net.project = i->project;
 	spec->net.packages = i->packages.v;
 	spec->net.npackages = i->packages.n;
+	if (dotnet && (rc = init_dotnet_project(spec, &project)))
+		return rc;
 	spec->cwd = ".";
 	/* Commands run where abev init ran: said absolutely when the plan lives elsewhere. */
 	if (n && strchr(out, '/')) {
@@ -1032,6 +1076,7 @@ static int init_write(void *opts, size_t n, char **operands)
 		free(shown);
 	}
 	plan_release(&plan);
+	dotnet_project_release(&project);
 	free(text);
 	free(cwd);
 	return rc;

@@ -563,20 +563,44 @@ static cJSON *dotnet_versions(const struct quick_spec *spec)
 	return o;
 }
 
+/*
+ * The arguments that make dotnet test write one TRX into the run's
+ * directory: VSTest's logger, or on Microsoft.Testing.Platform (which has
+ * no --logger) its TrxReport extension's options — after `--` when only
+ * the project opted in, as dotnet test of SDK 8 and 9 passes them on.
+ */
+static void dotnet_trx_args(cJSON *cmd, enum dotnet_runner runner)
+{
+	static const char *const vstest[] = { "--blame-hang-timeout", NULL /* hang */,
+					      "--logger", "trx;LogFileName={run_dir}/tests.trx" };
+	static const char *const mtp[] = { "--report-trx", "--report-trx-filename", "tests.trx",
+					   "--results-directory", "{run_dir}" };
+	char hang[32];
+
+	/* VSTest's blame collector names a hung test (MTP's needs an extension of its own). */
+	if (runner == DOTNET_RUNNER_VSTEST) {
+		snprintf(hang, sizeof(hang), "%ds", DOTNET_HANG_TIMEOUT_SECONDS);
+		for (size_t i = 0; i < ARRAY_SIZE(vstest); i++)
+			jpush(cmd, cJSON_CreateString(vstest[i] ? vstest[i] : hang));
+		return;
+	}
+	if (runner == DOTNET_RUNNER_MTP_BRIDGE)
+		jpush(cmd, cJSON_CreateString("--"));
+	for (size_t i = 0; i < ARRAY_SIZE(mtp); i++)
+		jpush(cmd, cJSON_CreateString(mtp[i]));
+}
+
 static cJSON *dotnet_variant(const struct quick_spec *spec, const char *name)
 {
-	static const char *const command[] = { "dotnet", "test", "--no-build", "-c", "Release",
-					       "--blame-hang-timeout", NULL /* hang */,
-					       "--logger", "trx;LogFileName={run_dir}/tests.trx" };
-	char hang[32];
+	static const char *const command[] = { "dotnet", "test", "--no-build", "-c", "Release" };
 	cJSON *v = jnew_object(), *cmd = jnew_array(), *env = jnew_object();
 	char *cwd = xasprintf("../%s/%s", name, dotnet_project(spec));
 
 	jadd_str(v, "name", name);
 	jadd_str(v, "cwd", cwd);
-	snprintf(hang, sizeof(hang), "%ds", DOTNET_HANG_TIMEOUT_SECONDS);
 	for (size_t i = 0; i < ARRAY_SIZE(command); i++)
-		jpush(cmd, cJSON_CreateString(command[i] ? command[i] : hang));
+		jpush(cmd, cJSON_CreateString(command[i]));
+	dotnet_trx_args(cmd, spec->net.runner);
 	jadd(v, "command", cmd);
 	for (size_t i = 0; i < ARRAY_SIZE(dotnet_env); i++)
 		jadd_str(env, dotnet_env[i][0], dotnet_env[i][1]);

@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "plan/dotnet_project.h"
+
 /* Most commands one quick comparison takes. */
 #define QUICK_MAX_COMMANDS 16
 /* --max-regression given at most this often (a metric each). */
@@ -46,6 +48,7 @@ struct quick_dotnet {
 	 */
 	const char *const *packages;
 	size_t npackages;
+	enum dotnet_runner runner;   /* how dotnet test asks for the TRX */
 };
 
 /* The test project of a starter plan whose project is not known. */

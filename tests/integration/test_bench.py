@@ -555,6 +555,52 @@ class TestInit(BenchTestCase):
         self.run_in("init", "--package", "X", "--out", "bad.json", check=2)
         self.assertFalse(os.path.exists(self.path("bad.json")))
 
+    def test_dotnet_mtp_detected(self):
+        # How dotnet test asks for a TRX follows how it runs the project: VSTest's
+        # logger, or Microsoft.Testing.Platform's --report-trx (global.json of the
+        # project's directory or one above; after '--' when only the project opts in).
+        def project(path, props=""):
+            os.makedirs(self.path(path))
+            with open(self.path(path, os.path.basename(path) + ".csproj"), "w") as f:
+                f.write('<Project Sdk="Microsoft.NET.Sdk"><PropertyGroup>'
+                        f'<TargetFramework>net10.0</TargetFramework>{props}'
+                        '</PropertyGroup></Project>\n')
+
+        project("repo/tests/Plain.Tests")
+        project("repo/tests/Runner.Tests", "<EnableMSTestRunner> true </EnableMSTestRunner>")
+        project("repo/tests/Off.Tests", "<EnableMSTestRunner>false</EnableMSTestRunner>")
+        project("mtp/tests/Xunit3.Tests")
+        with open(self.path("mtp", "global.json"), "w") as f:
+            f.write('{\n  // dotnet allows comments\n  "test": { "runner": '
+                    '"Microsoft.Testing.Platform" }\n}\n')
+        mtp = ["--report-trx", "--report-trx-filename", "tests.trx", "--results-directory",
+               "{run_dir}"]
+        # VSTest's blame collector names a hung test; MTP's would need an extension.
+        vstest = ["--blame-hang-timeout", "1800s", "--logger",
+                  "trx;LogFileName={run_dir}/tests.trx"]
+        cases = (("repo", "tests/Plain.Tests", vstest),
+                 ("repo", "tests/Off.Tests", vstest),
+                 ("repo", "tests/Runner.Tests", ["--"] + mtp),
+                 ("mtp", "tests/Xunit3.Tests", mtp))
+        for i, (top, proj, tail) in enumerate(cases):
+            out = self.path(f"m{i}.json")
+            cp = subprocess.run([ABEV, "init", "--dotnet", "--project", proj, "--out", out],
+                                cwd=self.path(top), capture_output=True, text=True)
+            self.assertEqual(cp.returncode, 0, cp.stderr)
+            plan = self.load(f"m{i}.json")
+            for v in plan["variants"]:
+                self.assertEqual(v["command"], ["dotnet", "test", "--no-build", "-c",
+                                                "Release"] + tail, proj)
+                self.assertEqual(v["assemblies"],
+                                 [f"bin/Release/net*/{os.path.basename(proj)}.dll"])
+        # A directory without its one project file is refused, and nothing written.
+        os.makedirs(self.path("repo", "empty"))
+        cp = subprocess.run([ABEV, "init", "--dotnet", "--project", "empty", "--out", "x.json"],
+                            cwd=self.path("repo"), capture_output=True, text=True)
+        self.assertEqual(cp.returncode, 2, cp.stderr)
+        self.assertIn("no .csproj", cp.stderr)
+        self.assertFalse(os.path.exists(self.path("repo", "x.json")))
+
     def test_usage(self):
         self.run_in("init", "a", "b", check=2)
         self.run_in("init", "--from-bench", check=2)

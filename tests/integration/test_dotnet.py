@@ -190,6 +190,58 @@ class DotnetTest(AbevTestCase):
             # The own wait is there, and it is not what the guard judged.
             self.assertTrue(any(i["cpu_wait_ns"] > i["foreign_wait_ns"] for i in invs))
 
+    def test_init_plan_of_an_mtp_project_reads_its_trx(self):
+        # tests/dotnet/Mtp: MSTest on Microsoft.Testing.Platform, its global.json naming
+        # MTP as dotnet test's runner, where `--logger trx` does not exist. abev init
+        # reads that and writes --report-trx; the TRX counts are the console's.
+        mtp = os.path.join(FIX, "mtp")
+        cp = subprocess.run([ABEV, "init", "--dotnet", "--project", "Mtp", "--package",
+                             "MSTest.TestFramework", "--out", self.path("init.json")],
+                            cwd=mtp, capture_output=True, text=True, timeout=60)
+        self.assertEqual(cp.returncode, 0, cp.stderr)
+        plan = self.load("init.json")
+        command = plan["variants"][0]["command"]
+        self.assertIn("--report-trx", command)
+        self.assertNotIn("--logger", command)
+        for v in plan["variants"]:
+            v["cwd"] = os.path.join(mtp, "Mtp")
+        plan["schedule"].update({"warmups": 0, "runs": 1, "gap_seconds": 0})
+        plan["load"] = LOAD_ASIDE
+        cp, res = self.run_plan(plan, None, timeout=600)
+        self.assertIn(cp.returncode, (0, 6), cp.stderr)
+        invs = res["invocations"]
+        self.assertEqual(len(invs), 2)
+        # MTP's summary: "total: 5", "failed: 0", "succeeded: 4", "skipped: 1".
+        for inv in invs:
+            self.assertEqual(inv["status"], "ok", inv.get("reason"))
+            with open(self.path("ev", inv["dir"], "test.log"), encoding="utf-8") as f:
+                log = f.read()
+            console = {k: int(n) for k, n in
+                       re.findall(r"^\s*(total|failed|succeeded|skipped): (\d+)$", log, re.M)}
+            t = inv["tests"]
+            self.assertEqual((t["total"], t["passed"], t["failed"], t["skipped"]),
+                             (console["total"], console["succeeded"], console["failed"],
+                              console["skipped"]))
+            self.assertEqual((t["total"], t["skipped"], t["executed"]), (5, 1, 4))
+        # Recorded: the runtimes, the test framework at the version restored, and
+        # only the test assembly and the named package's dll hashed.
+        md = self.load("ev", "metadata.json")
+        runtimes = subprocess.run(["dotnet", "--list-runtimes"], capture_output=True,
+                                  text=True, env={**os.environ, **QUIET}).stdout.strip()
+        out = os.path.join(mtp, "Mtp", "bin", "Release", "net10.0")
+        for v in md["variants"]:
+            versions = v["versions"]
+            self.assertEqual(versions["runtimes"]["output"].strip(), runtimes)
+            packages = versions["packages"]["output"].splitlines()
+            self.assertIn("MSTest.TestFramework 4.5.3", packages)
+            self.assertIn("Microsoft.Testing.Extensions.TrxReport 2.5.3", packages)
+            files = [f for a in v["assemblies"] for f in a["files"]]
+            self.assertEqual(sorted(os.path.basename(f["path"]) for f in files),
+                             ["MSTest.TestFramework.dll", "Mtp.dll"])
+            for f in files:
+                self.assertEqual(f["sha256"],
+                                 sha256sum(os.path.join(out, os.path.basename(f["path"]))))
+
     def test_a_candidate_that_loses_a_test_fails_the_test_set_guard(self):
         plan = self.plan([self.variant("baseline", "base"), self.variant("candidate", "cand")],
                          runs=2)

@@ -18,7 +18,8 @@ from common import ABEV, SRC, AbevTestCase
 # Other tools' options the manual names: hyperfine's that abev bench refuses, dotnet's, tar's.
 FOREIGN = {"--zstd", "--export-json", "--export", "--no-build", "--blame-hang-timeout", "--tag",
            "--setup", "--cleanup", "--show-output", "--output", "--conclude", "--input",
-           "--style", "--time-unit", "--sort", "--list-runtimes"}
+           "--style", "--time-unit", "--sort", "--list-runtimes",
+           "--logger", "--report-trx", "--report-trx-filename", "--results-directory"}
 
 OPTION = re.compile(r"(?<![\w-])(--?[A-Za-z][\w-]*)")
 
