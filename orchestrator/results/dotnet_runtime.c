@@ -269,7 +269,8 @@ void dotnet_rt_read(const struct dirat *dir, const char *rel, struct dotnet_rt_s
 	set->why = list_files(&d, set);
 	if (set->why)
 		goto out;
-	qsort(set->procs, set->n, sizeof(*set->procs), by_pid);
+	if (set->n)   /* qsort() of NULL, even of nothing, is undefined */
+		qsort(set->procs, set->n, sizeof(*set->procs), by_pid);
 	for (size_t i = 0; i < set->n && !set->why; i++) {
 		char name[64];
 		int64_t pid = set->procs[i].pid;

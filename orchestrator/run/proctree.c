@@ -604,13 +604,15 @@ void proctree_finish(struct proctree *pt, pid_t root, pid_t self, struct proc_tr
 	proctree_drain(pt);
 	resolve_members(pt, root, self, &members);
 	a = gather(pt, &members, &n);
-	/* The cap keeps the processes that did the work. */
-	qsort(a, n, sizeof(*a), by_cpu);
+	/* The cap keeps the processes that did the work (qsort() of NULL is undefined). */
+	if (n)
+		qsort(a, n, sizeof(*a), by_cpu);
 	if (n > PROC_TREE_MAX) {
 		out->omitted = (unsigned)(n - PROC_TREE_MAX);
 		n = PROC_TREE_MAX;
 	}
-	qsort(a, n, sizeof(*a), by_tgid);
+	if (n)
+		qsort(a, n, sizeof(*a), by_tgid);
 	for (size_t i = 0; i < n; i++)
 		add_proc(out, &a[i]);
 	out->source = listened ? "taskstats" : out->n ? "proc" : NULL;
