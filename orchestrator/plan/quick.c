@@ -797,7 +797,20 @@ static const char *const testhost_metrics[][2] = {
 	{ "testhost_cpu", "cpu" },
 };
 
-static void add_testhost_metrics(cJSON *plan)
+/*
+ * The process the tests run in, as a glob: VSTest's test host (testhost,
+ * or `dotnet exec testhost.dll`); on Microsoft.Testing.Platform the test
+ * project runs as its own program (its apphost, or `dotnet exec NAME.dll`,
+ * its runtime figures under the entry assembly's name). Owned.
+ */
+static char *testhost_glob(const struct quick_spec *spec)
+{
+	if (spec->net.runner == DOTNET_RUNNER_VSTEST)
+		return xstrdup("testhost*");
+	return xasprintf("%s*", dotnet_assembly(spec));
+}
+
+static void add_testhost_metrics(cJSON *plan, const char *host)
 {
 	cJSON *arr = cJSON_GetObjectItemCaseSensitive(plan, "metrics");
 
@@ -810,7 +823,7 @@ static void add_testhost_metrics(cJSON *plan)
 		jadd_str(m, "name", testhost_metrics[i][0]);
 		jadd_str(m, "source", "process");
 		jadd_str(m, "field", testhost_metrics[i][1]);
-		jadd_str(m, "process", "testhost*");
+		jadd_str(m, "process", host);
 		jpush(arr, m);
 	}
 }
@@ -819,6 +832,7 @@ static void add_testhost_metrics(cJSON *plan)
 static void add_starter_keys(cJSON *plan, const struct quick_spec *spec)
 {
 	cJSON *o, *m, *g;
+	char *host = spec->dotnet ? testhost_glob(spec) : NULL;
 
 	if (!spec->ncommands && !spec->results) {
 		o = jnew_object();
@@ -854,13 +868,14 @@ static void add_starter_keys(cJSON *plan, const struct quick_spec *spec)
 			jadd_str(m, "name", dotnet_metrics[i][0]);
 			jadd_str(m, "source", "dotnet");
 			jadd_str(m, "field", dotnet_metrics[i][1]);
-			jadd_str(m, "process", "testhost*");
+			jadd_str(m, "process", host);
 			jpush(o, m);
 		}
 		jadd(plan, "metrics", o);
 	}
 	if (spec->dotnet)
-		add_testhost_metrics(plan);
+		add_testhost_metrics(plan, host);
+	free(host);
 	jadd(plan, "allowed_exit_codes", exit_codes(spec));
 	o = jnew_object();
 	if (!spec->ngates) {

@@ -588,6 +588,9 @@ class TestInit(BenchTestCase):
                                 cwd=self.path(top), capture_output=True, text=True)
             self.assertEqual(cp.returncode, 0, cp.stderr)
             plan = self.load(f"m{i}.json")
+            # The tests run in VSTest's testhost, or on MTP in the project's own program.
+            host = "testhost*" if tail is vstest else os.path.basename(proj) + "*"
+            self.assertEqual({m["process"] for m in plan["metrics"] if "process" in m}, {host})
             for v in plan["variants"]:
                 self.assertEqual(v["command"], ["dotnet", "test", "--no-build", "-c",
                                                 "Release"] + tail, proj)

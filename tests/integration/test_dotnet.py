@@ -223,6 +223,11 @@ class DotnetTest(AbevTestCase):
                              (console["total"], console["succeeded"], console["failed"],
                               console["skipped"]))
             self.assertEqual((t["total"], t["skipped"], t["executed"]), (5, 1, 4))
+            # On MTP the tests run in the project's own program: its figures are
+            # the test host's (init names "Mtp*", not "testhost*").
+            self.assertGreater(inv["metrics"]["testhost_max_rss"], 0)
+            self.assertLessEqual(inv["metrics"]["testhost_max_rss"], inv["max_rss_bytes"])
+            self.assertGreater(inv["metrics"]["allocated"], 0)
         # Recorded: the runtimes, the test framework at the version restored, and
         # only the test assembly and the named package's dll hashed.
         md = self.load("ev", "metadata.json")
