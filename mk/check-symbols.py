@@ -11,8 +11,8 @@ every object's defined ones; a symbol an object of folder F uses that an
 object of folder G defines must have G at or below F (the first folders
 of mk/layers are the bottom). Objects are named by their source file
 (check-names.py holds file names unique), found in ROOT's folders; the
-generated ones beside the archive (gen/: the embedded report templates,
-data that references nothing) count as the bottom.
+generated ones (build/gen/, or gen/ beside the archive: the embedded
+report templates, data that references nothing) count as the bottom.
 On failure it prints one line per offence, "FOLDER/FILE.c uses SYMBOL,
 defined in FOLDER/FILE.c above it", and exits 1; else one summary line.
 """
@@ -42,12 +42,13 @@ def main():
     with open(os.path.join(root, 'mk', 'layers')) as f:
         order = [l.strip() for l in f if l.strip() and not l.lstrip().startswith('#')]
     rank = {d: i for i, d in enumerate(order)}
-    gen = os.path.join(os.path.dirname(lib), 'gen')
-    rank[gen] = -1
     folder = {}
-    for f in os.listdir(gen) if os.path.isdir(gen) else ():
-        if f.endswith('.c'):
-            folder[f[:-2] + '.o'] = gen
+    # build/gen/ (the sanitizer builds under build/asan/ compile the same sources)
+    for gen in (os.path.join(os.path.dirname(lib), 'gen'), os.path.join(root, 'build', 'gen')):
+        rank[gen] = -1
+        for f in os.listdir(gen) if os.path.isdir(gen) else ():
+            if f.endswith('.c'):
+                folder.setdefault(f[:-2] + '.o', gen)
     for d in order:
         p = os.path.join(root, d)
         for f in os.listdir(p) if os.path.isdir(p) else ():
