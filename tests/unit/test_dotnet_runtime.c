@@ -13,8 +13,6 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
-#include <ftw.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,45 +27,35 @@
 #include "util/path.h"
 #include "util/strbuf.h"
 
-static char tmpdir[PATH_MAX];
+#include "testutil.h"
 
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
+static char *tmpdir;
 
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(tmpdir, sizeof(tmpdir), "%s/abev-test-dotnet-XXXXXX",
-		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	return mkdtemp(tmpdir) ? 0 : -1;
+	tmpdir = tu_tmpdir("test-dotnet");
+	return 0;
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	return nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	tu_rm_rf(tmpdir);
+	free(tmpdir);
+	return 0;
 }
 
 /* Empties tmpdir for the next case. */
 static void clear_dir(void)
 {
-	assert_int_equal(nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS), 0);
+	tu_rm_rf(tmpdir);
 	assert_int_equal(mkdir(tmpdir, 0700), 0);
 }
 
 static void write_file(const char *name, const char *text, size_t len)
 {
-	char *path = path_join(tmpdir, name);
-	FILE *f = fopen(path, "wb");
-	assert_non_null(f);
-	assert_int_equal(fwrite(text, 1, len, f), len);
-	assert_int_equal(fclose(f), 0);
-	free(path);
+	tu_put(tmpdir, name, text, len);
 }
 
 /* A file as the hook writes it, for pid, process name and a base value of its figures. */
