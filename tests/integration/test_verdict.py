@@ -218,12 +218,17 @@ class Verdict(AbevTestCase):
                     runs = f"- {variant}, in execution order: " + ", ".join(
                         in_scale(v, sc) + (" (outlier)" if s["values"][i]["outlier"] else "")
                         for i, v in enumerate(vals)) + f" {md(sc[1])}"
-                    # The spread, in the row's scale, from the raw figures.
-                    runs += (f"; mean {in_scale(statistics.fmean(vals), sc)}, sd "
-                             f"{in_scale(statistics.stdev(vals), sc)}, MAD "
-                             f"{in_scale(statistics.median(abs(v - statistics.median(vals)) for v in vals), sc)}"
-                             f" {md(sc[1])}, coefficient of variation "
-                             f"{statistics.stdev(vals) / abs(statistics.fmean(vals)) * 100:.1f}%")
+                    # The spread, in the row's scale. The report formats the
+                    # figures result.json holds, checked above against the raw
+                    # values to 1e-9; formatting the recomputation instead can
+                    # round the other way at a boundary (6.195 ms: 6.19 or 6.20).
+                    self.assertAlmostEqual(s["mad"], statistics.median(
+                        abs(v - statistics.median(vals)) for v in vals))
+                    self.assertAlmostEqual(s["cv_pct"], statistics.stdev(vals) / abs(
+                        statistics.fmean(vals)) * 100, delta=1e-9 * s["cv_pct"])
+                    runs += (f"; mean {in_scale(s['mean'], sc)}, sd "
+                             f"{in_scale(s['sd'], sc)}, MAD {in_scale(s['mad'], sc)}"
+                             f" {md(sc[1])}, coefficient of variation {s['cv_pct']:.1f}%")
                     self.assertIn(runs, detail)
                     if variant == "cand":
                         self.assertIn(f"- cand against base: Mann–Whitney U = "
