@@ -20,6 +20,7 @@
 #include "report/contention.h"
 #include "report/plots.h"
 #include "report/summary.h"
+#include "report/versions_side.h"
 #include "util/template.h"
 #include "decide/units.h"
 #include "util/compiler.h"
@@ -790,7 +791,8 @@ static void set_conditions(struct tmpl_ctx *c, const struct report_input *in)
 	tmpl_set_bool(c, "has_notes", notes);
 }
 
-static void env_variant(struct tmpl_ctx *c, const struct env_variant *v)
+/* A variant's environment; its versions too when no side-by-side table shows them. */
+static void env_variant(struct tmpl_ctx *c, const struct env_variant *v, int with_versions)
 {
 	struct tmpl_ctx *r = tmpl_add(c, "env_variants");
 	struct strbuf sb = STRBUF_INIT;
@@ -812,7 +814,7 @@ static void env_variant(struct tmpl_ctx *c, const struct env_variant *v)
 		strbuf_addf(&sb, "none of %s is set", envname_runtime_list());
 	set_sb(r, "runtime", &sb);
 	tmpl_list(r, "versions");
-	for (size_t i = 0; i < v->nversions; i++) {
+	for (size_t i = 0; with_versions && i < v->nversions; i++) {
 		const struct env_version *ver = &v->versions[i];
 		struct tmpl_ctx *e = tmpl_add(r, "versions");
 
@@ -832,6 +834,35 @@ static void env_variant(struct tmpl_ctx *c, const struct env_variant *v)
 		set_sb(f, "size", &sb);
 		tmpl_set(f, "sha256", v->files[i].sha256);
 	}
+}
+
+/* With two variants or more, their versions side by side, a row per name or package. */
+static void set_version_rows(struct tmpl_ctx *c, const struct run_environment *e)
+{
+	struct version_rows rows = VERSION_ROWS_INIT;
+
+	tmpl_list(c, "version_heads");
+	tmpl_list(c, "version_rows");
+	if (e->nvariants < 2)
+		return;
+	versions_side(&rows, e->variants, e->nvariants);
+	tmpl_set_bool(c, "has_version_rows", rows.n > 0);
+	if (rows.left_out) {
+		tmpl_setf(c, "version_rows_left_out", "%zu", rows.left_out);
+		tmpl_setf(c, "version_rows_max", "%d", VERSIONS_SIDE_ROWS_MAX);
+	}
+	for (size_t i = 0; rows.n && i < e->nvariants; i++)
+		tmpl_set(tmpl_add(c, "version_heads"), "name", e->variants[i].name);
+	for (size_t i = 0; i < rows.n; i++) {
+		struct tmpl_ctx *r = tmpl_add(c, "version_rows");
+
+		tmpl_set(r, "key", rows.rows[i].key);
+		tmpl_set_bool(r, "differs", rows.rows[i].differs);
+		tmpl_list(r, "cells");
+		for (size_t k = 0; k < rows.ncells; k++)
+			tmpl_set(tmpl_add(r, "cells"), "text", rows.rows[i].cells[k]);
+	}
+	version_rows_release(&rows);
 }
 
 static void set_environment(struct tmpl_ctx *c, const struct report_input *in)
@@ -871,8 +902,9 @@ static void set_environment(struct tmpl_ctx *c, const struct report_input *in)
 		strbuf_addf(&sb, ", boost %s", e->boost ? "on" : "off");
 	set_sb(h, "governor", &sb);
 	tmpl_set(h, "cgroup_version", e->cgroup_version ? e->cgroup_version : "unknown");
+	set_version_rows(c, e);
 	for (size_t i = 0; i < e->nvariants; i++)
-		env_variant(c, &e->variants[i]);
+		env_variant(c, &e->variants[i], e->nvariants < 2);
 }
 
 /*

@@ -65,6 +65,31 @@ class Environment(AbevTestCase):
         self.assertNotIn("DOTNET\\_gcServer", lines[0])
         self.assertIn("DOTNET\\_gcServer=1", lines[1])
 
+    def test_versions_side_by_side_a_row_per_package(self):
+        # What a version command printed, per variant, as one table: a package
+        # list a row per package, marked where the variants differ.
+        p = self.plan()
+        p["variants"][0]["env"] = {"LIB": "13.7.1"}
+        p["variants"][1]["env"] = {"LIB": "16.3.0"}
+        p["versions"] = {
+            "packages": ["sh", "-c", 'printf "YamlDotNet %s\\nxunit 2.9.3\\n" "$LIB"'],
+            "tool": ["sh", "-c", "echo tool 1.0"]}
+        self.run_plan(p, 0)
+        md = self.load("ev", "metadata.json")
+        self.assertEqual(md["variants"][1]["versions"]["packages"]["output"],
+                         "YamlDotNet 16.3.0\nxunit 2.9.3")
+        with open(self.path("ev", "report.md"), encoding="utf-8") as f:
+            report = f.read()
+        table = report.split("Versions, side by side:\n\n")[1].split("\n\n")[0]
+        self.assertEqual(table.splitlines(), [
+            "| Version | ref | cand | Same |",
+            "|---|---|---|---|",
+            "| packages: YamlDotNet | 13.7.1 | 16.3.0 | **no** |",
+            "| packages: xunit | 2.9.3 | 2.9.3 | yes |",
+            "| tool | tool 1.0 | tool 1.0 | yes |"])
+        # Once: not again under each variant.
+        self.assertNotIn("- packages:", report)
+
     def test_compare_and_report_warn_when_runtime_variables_differ(self):
         self.run_with("old", "--max-old-space-size=64")
         self.run_with("new", "--max-old-space-size=128")

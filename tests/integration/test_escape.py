@@ -83,7 +83,7 @@ class NothingRaw(CleanCase):
         # The failed test's name, the cwd, the environment, the version's output: escaped.
         self.assertIn(b"t\\xc2\\x9b2J\\xe2\\x80\\xaeevil\\xe2\\x80\\xa8line-fails", report)
         self.assertIn(b"HOSTILE=v\\x1b\\]0;PWNED\\x07", report)
-        self.assertIn(b"- tool: 1.0 \\x1b\\]0;PWNED", report)
+        self.assertIn(b"| tool | 1.0 \\x1b\\]0;PWNED", report)
         # Commands to copy: quoted for sh, each such character a '?'.
         self.assertIn(b"abev run 'plan?]0;PWNED??2J?evil?line.json' --out NEW_DIR --key '", report)
         for name in sorted(os.listdir(os.path.join(out, "plots"))):
