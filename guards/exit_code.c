@@ -17,7 +17,7 @@ void guard_exit_code(int exit_code, const int *allowed, size_t nallowed,
 		strbuf_addf(&list, "%s%d", i ? ", " : "", allowed[i]);
 		ok |= allowed[i] == exit_code;
 	}
-	out->guard = "exit_code";
+	out->kind = GUARD_EXIT_CODE;
 	out->verdict = ok ? GUARD_PASS : GUARD_FAIL;
 	out->reason = xasprintf("exited with code %d (allowed: %s)", exit_code, list.buf);
 	strbuf_release(&list);

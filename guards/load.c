@@ -22,7 +22,7 @@ int guard_load(const struct load_figures *f, struct guard_result *out)
 	int wait_over = wait_known && judged > f->max_cpu_wait_pct;
 	int foreign_over = foreign_judged && f->foreign_cpu - resolution > f->max_foreign_cpu;
 
-	out->guard = "load";
+	out->kind = GUARD_LOAD;
 	if (split)
 		strbuf_addf(&sb, "waited for a CPU %.1f %% of the run (%s), at most %.1f %% of it "
 			    "on other processes (they used %.2f cores of its %u CPU(s)), %s the "

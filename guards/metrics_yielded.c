@@ -22,7 +22,7 @@ void guard_metrics(const struct metric_value *values, size_t n, int capped,
 		strbuf_addf(&why, "%s'%s': %s", missing ? "; " : "", m->name, m->why);
 		missing++;
 	}
-	out->guard = "metrics";
+	out->kind = GUARD_METRICS;
 	if (missing) {
 		out->verdict = GUARD_FAIL;
 		out->reason = xasprintf("%zu of %zu metric(s) not yielded: %s%s", missing, n,

@@ -18,7 +18,7 @@ void guard_min_executed(int64_t executed, int64_t total, int64_t required, size_
 			size_t refused, const char *pattern, const char *aborted,
 			struct guard_result *out)
 {
-	out->guard = "min_executed";
+	out->kind = GUARD_MIN_EXECUTED;
 	if (refused) {
 		out->verdict = GUARD_UNCHECKED;
 		out->reason = xasprintf("%zu of %zu result file(s) could not be read; %lld executed "

@@ -105,7 +105,7 @@ void guard_test_set(const struct test_set *ref, const char *ref_label,
 			j++;
 		}
 	}
-	out->guard = "test_set";
+	out->kind = GUARD_TEST_SET;
 	if (!nmiss && !nextra) {
 		out->verdict = GUARD_PASS;
 		out->reason = xasprintf("ran the same %zu test(s) as %s", got->n, ref_label);
@@ -137,7 +137,7 @@ void guard_test_set(const struct test_set *ref, const char *ref_label,
  */
 int guard_test_set_first(const struct test_set *got, int sound, struct guard_result *out)
 {
-	out->guard = "test_set";
+	out->kind = GUARD_TEST_SET;
 	if (!sound) {
 		out->verdict = GUARD_UNCHECKED;
 		out->reason = xasprintf("ran %zu test(s); no reference set yet to compare with",

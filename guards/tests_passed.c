@@ -39,7 +39,7 @@ void guard_tests_passed(size_t unexpected, size_t known, const struct test_failu
 	struct strbuf sb;
 	size_t named;
 
-	out->guard = "tests_passed";
+	out->kind = GUARD_TESTS_PASSED;
 	strbuf_init(&sb);
 	if (unexpected) {
 		out->verdict = GUARD_FAIL;

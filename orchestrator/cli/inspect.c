@@ -163,7 +163,7 @@ enum inspect_outcome inspect_results(const char *const *paths, int npaths,
 			       "total counts only the files read\n", refused, nfiles + refused);
 	}
 	if (opt->min_executed >= 0 && !opt->json)
-		printf("%s: %s: %s\n", guard.guard, guard_verdict_name(guard.verdict), guard.reason);
+		printf("%s: %s: %s\n", guard_kind_name(guard.kind), guard_verdict_name(guard.verdict), guard.reason);
 
 	if (refused)
 		outcome = INSPECT_REFUSED;

@@ -66,7 +66,7 @@ int compare_counts(const struct invocation *inv)
 	if (inv->exit_code < 0 || inv->signal > 0)
 		return 0;
 	for (size_t i = 0; i < inv->nguards; i++) {
-		if (!strcmp(inv->guards[i].guard, "metrics"))
+		if (inv->guards[i].kind == GUARD_METRICS)
 			metrics_failed |= inv->guards[i].verdict != GUARD_PASS;
 		else if (inv->guards[i].verdict != GUARD_PASS)
 			return 0;
@@ -939,9 +939,7 @@ static void collect_blocking(const struct invocation *invs, size_t ninvs, struct
 			continue;
 		for (size_t k = 0; k < inv->nguards; k++) {
 			const struct guard_result *g = &inv->guards[k];
-			if (g->verdict != GUARD_FAIL ||
-			    (strcmp(g->guard, "tests_passed") && strcmp(g->guard, "test_set") &&
-			     strcmp(g->guard, "min_executed")))
+			if (g->verdict != GUARD_FAIL || !guard_kind_judges_tests(g->kind))
 				continue;
 			if (c->nblocking == COMPARE_BLOCKING_MAX) {
 				c->blocking_omitted++;
@@ -950,7 +948,8 @@ static void collect_blocking(const struct invocation *invs, size_t ninvs, struct
 			ALLOC_GROW(c->blocking, c->nblocking + 1, c->blocking_alloc);
 			c->blocking[c->nblocking++] =
 				xasprintf("%s run %u failed the %s guard: %s", inv->variant, inv->round,
-					  g->guard, g->reason ? g->reason : "no reason recorded");
+					  guard_kind_name(g->kind),
+					  g->reason ? g->reason : "no reason recorded");
 		}
 	}
 	if (c->nblocking)
@@ -1035,7 +1034,7 @@ static const char *metrics_reason(const char *v, const struct invocation *invs, 
 		if (strcmp(invs[i].variant, v) || !compare_counts(&invs[i]))
 			continue;
 		for (size_t k = 0; k < invs[i].nguards; k++)
-			if (!strcmp(invs[i].guards[k].guard, "metrics") &&
+			if (invs[i].guards[k].kind == GUARD_METRICS &&
 			    invs[i].guards[k].verdict != GUARD_PASS && invs[i].guards[k].reason)
 				return invs[i].guards[k].reason;
 	}

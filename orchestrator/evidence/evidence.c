@@ -133,7 +133,7 @@ int evidence_write_invocation(struct ledger *l, const struct dirat *root,
 		goto out;
 	strbuf_reset(&sb);
 	for (size_t i = 0; i < inv->nguards; i++)
-		strbuf_addf(&sb, "%s: %s: %s\n", inv->guards[i].guard,
+		strbuf_addf(&sb, "%s: %s: %s\n", guard_kind_name(inv->guards[i].kind),
 			    guard_verdict_name(inv->guards[i].verdict), inv->guards[i].reason);
 	if (ledger_write(l, root, guard_path, sb.buf, sb.len) < 0)
 		goto out;

@@ -115,7 +115,7 @@ cJSON *invocation_fields_results_file(const struct results_file *f)
 cJSON *invocation_fields_guard(const struct guard_result *g)
 {
 	cJSON *o = jnew_object();
-	jadd_str(o, "guard", g->guard);
+	jadd_str(o, "guard", guard_kind_name(g->kind));
 	jadd_str(o, "verdict", guard_verdict_name(g->verdict));
 	jadd_str(o, "reason", g->reason);
 	return o;
@@ -157,11 +157,6 @@ static cJSON *logs_json(const struct invocation *inv)
 	return o;
 }
 
-/* The static names guards carry (struct guard_result's guard is not owned). */
-static const char *const guard_names[] = {
-	"exit_code", "min_executed", "tests_passed", "metrics", "test_set", "load",
-};
-
 static int read_guards(const struct json_in *rd, const cJSON *o, const char *path,
 		       struct invocation *inv)
 {
@@ -173,20 +168,16 @@ static int read_guards(const struct json_in *rd, const cJSON *o, const char *pat
 	cJSON_ArrayForEach(e, a) {
 		struct guard_result *g = &inv->guards[inv->nguards];
 		char *name = NULL, *verdict = NULL;
-		size_t k;
 		int ret = -1;
 
 		if (json_get_string(rd, e, path, "guard", JSON_REQUIRED, &name) < 0 ||
 		    json_get_string(rd, e, path, "verdict", JSON_REQUIRED, &verdict) < 0 ||
 		    json_get_string(rd, e, path, "reason", JSON_REQUIRED | JSON_NULLABLE, &g->reason) < 0)
 			goto next;
-		for (k = 0; k < ARRAY_SIZE(guard_names) && strcmp(name, guard_names[k]); k++)
-			;
-		if (k == ARRAY_SIZE(guard_names)) {
+		if (guard_kind_parse(name, &g->kind) < 0) {
 			json_in_error(rd, path, "unknown guard '%s'", name);
 			goto next;
 		}
-		g->guard = guard_names[k];
 		if (!strcmp(verdict, "pass"))
 			g->verdict = GUARD_PASS;
 		else if (!strcmp(verdict, "fail"))

@@ -863,7 +863,7 @@ static void settle_status(struct invocation *inv, char *too_many)
 			continue;
 		inv->status = INV_FAILED;
 		free(inv->reason);
-		inv->reason = xasprintf("%s guard %s: %s", inv->guards[i].guard,
+		inv->reason = xasprintf("%s guard %s: %s", guard_kind_name(inv->guards[i].kind),
 					inv->guards[i].verdict == GUARD_FAIL ? "failed"
 									     : "could not check",
 					inv->guards[i].reason);
@@ -1017,7 +1017,7 @@ void judge_invocation(struct judge *j, struct invocation *inv, const struct dira
 		int sound = inv->status == INV_OK;
 		for (size_t i = 0; i < inv->nguards; i++)
 			sound &= inv->guards[i].verdict == GUARD_PASS ||
-				 !strcmp(inv->guards[i].guard, "metrics");
+				 inv->guards[i].kind == GUARD_METRICS;
 		test_set_seal(c.names);
 		if (j->ref) {
 			guard_test_set(j->ref, j->ref_label, c.names, &g);

@@ -581,15 +581,15 @@ static int same_certain_failure(const struct invocation *a, const struct invocat
 	if (a->status == INV_EXEC_FAILED || b->status == INV_EXEC_FAILED)
 		return a->status == b->status;
 	if (a->status != INV_FAILED || b->status != INV_FAILED || !ga || !gb ||
-	    strcmp(ga->guard, gb->guard))
+	    ga->kind != gb->kind)
 		return 0;
-	if (!strcmp(ga->guard, "exit_code"))
-		return a->exit_code == b->exit_code && a->signal == b->signal;
-	if (!strcmp(ga->guard, "min_executed"))
-		return a->tests.executed == b->tests.executed;
-	if (!strcmp(ga->guard, "tests_passed"))
-		return same_failed_tests(a, b);
-	return !strcmp(ga->guard, "test_set");
+	switch (ga->kind) {
+	case GUARD_EXIT_CODE: return a->exit_code == b->exit_code && a->signal == b->signal;
+	case GUARD_MIN_EXECUTED: return a->tests.executed == b->tests.executed;
+	case GUARD_TESTS_PASSED: return same_failed_tests(a, b);
+	case GUARD_TEST_SET: return 1;
+	default: return 0;
+	}
 }
 
 /*

@@ -593,6 +593,7 @@ static void set_tests(struct tmpl_ctx *c, const struct report_input *in)
 {
 	struct strbuf names = STRBUF_INIT;
 	int has_tests = 0, has_failed = 0, has_guard_failures = 0;
+	unsigned named = 0;   /* the guard kinds in names, a bit each */
 
 	for (size_t i = 0; i < in->ninvs; i++)
 		has_tests |= in->invs[i].has_tests;
@@ -611,16 +612,19 @@ static void set_tests(struct tmpl_ctx *c, const struct report_input *in)
 			const struct guard_result *g = &inv->guards[k];
 			struct tmpl_ctx *r;
 
-			if (!strstr(names.buf, g->guard))
-				strbuf_addf(&names, "%s%s", names.len ? ", " : "", g->guard);
+			if (!(named & 1u << g->kind))
+				strbuf_addf(&names, "%s%s", names.len ? ", " : "",
+					    guard_kind_name(g->kind));
+			named |= 1u << g->kind;
 			if (g->verdict == GUARD_PASS) {
 				passed++;
 				continue;
 			}
 			/* Only the guards that did not pass are named: the cell stays narrow. */
-			strbuf_addf(&sb, "%s%s %s", sb.len ? ", " : "", g->guard, guard_word(g->verdict));
+			strbuf_addf(&sb, "%s%s %s", sb.len ? ", " : "", guard_kind_name(g->kind),
+				    guard_word(g->verdict));
 			r = inv_row(c, "guard_failures", inv);
-			tmpl_set(r, "guard", g->guard);
+			tmpl_set(r, "guard", guard_kind_name(g->kind));
 			tmpl_set(r, "verdict", g->verdict == GUARD_FAIL ? "failed" : "could not check");
 			tmpl_set(r, "reason", g->reason ? g->reason : "no reason recorded");
 			has_guard_failures = 1;

@@ -83,7 +83,7 @@ static struct invocation *add(struct fixture *f, const char *variant, unsigned r
 	m->value = wall_ms;
 	v->metrics = m;
 	v->nmetrics = 1;
-	f->guards[f->n][0] = (struct guard_result){ "exit_code", GUARD_PASS, NULL };
+	f->guards[f->n][0] = (struct guard_result){ GUARD_EXIT_CODE, GUARD_PASS, NULL };
 	v->guards = f->guards[f->n];
 	v->nguards = 1;
 	f->n++;
@@ -139,7 +139,7 @@ static void test_counting(void **state)
 	v = add(&f, "cand", 3, 120);
 	v->status = INV_FAILED;
 	f.mv[f.n - 1].ok = 0;
-	f.guards[f.n - 1][1] = (struct guard_result){ "metrics", GUARD_FAIL, NULL };
+	f.guards[f.n - 1][1] = (struct guard_result){ GUARD_METRICS, GUARD_FAIL, NULL };
 	v->nguards = 2;
 	v = add(&f, "base", 3, 8000);
 	v->status = INV_TIMED_OUT;
@@ -830,7 +830,7 @@ static void test_test_guard_failure_rejects(void **state)
 		for (size_t i = 0; i < f.n; i++) {
 			if (strcmp(f.invs[i].variant, "cand"))
 				continue;
-			f.guards[i][1] = (struct guard_result){ "test_set", GUARD_FAIL, s(why) };
+			f.guards[i][1] = (struct guard_result){ GUARD_TEST_SET, GUARD_FAIL, s(why) };
 			f.invs[i].nguards = 2;
 			f.invs[i].status = INV_FAILED;
 		}
@@ -865,7 +865,7 @@ static void test_test_guard_failure_rejects(void **state)
 		for (size_t i = 0; i < f.n; i++)
 			if (!strcmp(f.invs[i].variant, "cand"))
 				last = i;
-		f.guards[last][1] = (struct guard_result){ "tests_passed", GUARD_FAIL, s(failed) };
+		f.guards[last][1] = (struct guard_result){ GUARD_TESTS_PASSED, GUARD_FAIL, s(failed) };
 		f.invs[last].nguards = 2;
 		f.invs[last].status = INV_FAILED;
 		compare_compute(&f.cfg, f.invs, f.n, &c);
@@ -1076,7 +1076,7 @@ static void test_missing_says_why(void **state)
 		third = add(&f, "third", r, v[r - 1]);
 		third->status = INV_FAILED;
 		third->metrics[0].ok = 0;
-		f.guards[f.n - 1][1] = (struct guard_result){ "metrics", GUARD_FAIL,
+		f.guards[f.n - 1][1] = (struct guard_result){ GUARD_METRICS, GUARD_FAIL,
 							      s("metric 't' did not match test.log") };
 		third->nguards = 2;
 	}

@@ -69,7 +69,7 @@ static void test_verdicts(void **state)
 			.paused = cases[i].paused,
 		};
 		guard_load(&f, &r);
-		assert_string_equal(r.guard, "load");
+		assert_string_equal(guard_kind_name(r.kind), "load");
 		assert_int_equal(r.verdict, cases[i].want);
 		if (!strstr(r.reason, cases[i].needle))
 			fail_msg("case %zu: '%s' lacks '%s'", i, r.reason, cases[i].needle);

@@ -33,7 +33,7 @@ static void test_min_executed(void **state)
 		struct guard_result r = { 0 };
 		guard_min_executed(cases[i].executed, cases[i].total, cases[i].required,
 				   cases[i].nfiles, cases[i].refused, "/r/*.trx", NULL, &r);
-		assert_string_equal(r.guard, "min_executed");
+		assert_string_equal(guard_kind_name(r.kind), "min_executed");
 		assert_int_equal(r.verdict, cases[i].want);
 		assert_non_null(strstr(r.reason, cases[i].needle));
 		guard_result_release(&r);
@@ -62,7 +62,7 @@ static void test_tests_passed(void **state)
 	(void)state;
 
 	guard_tests_passed(0, 0, NULL, 0, 2, 0, &r);
-	assert_string_equal(r.guard, "tests_passed");
+	assert_string_equal(guard_kind_name(r.kind), "tests_passed");
 	assert_int_equal(r.verdict, GUARD_PASS);
 	assert_string_equal(r.reason, "no test failed in 2 file(s)");
 	guard_result_release(&r);
@@ -200,7 +200,7 @@ static void test_test_set_first(void **state)
 	(void)state;
 
 	assert_int_equal(guard_test_set_first(s, 0, &r), 0);
-	assert_string_equal(r.guard, "test_set");
+	assert_string_equal(guard_kind_name(r.kind), "test_set");
 	assert_int_equal(r.verdict, GUARD_UNCHECKED);
 	assert_string_equal(r.reason, "ran 2 test(s); no reference set yet to compare with");
 	guard_result_release(&r);
@@ -222,7 +222,7 @@ static void test_metrics(void **state)
 	(void)state;
 
 	guard_metrics(v, 1, 0, &r);
-	assert_string_equal(r.guard, "metrics");
+	assert_string_equal(guard_kind_name(r.kind), "metrics");
 	assert_int_equal(r.verdict, GUARD_PASS);
 	assert_string_equal(r.reason, "all 1 metric(s) yielded");
 	guard_result_release(&r);
@@ -237,9 +237,34 @@ static void test_metrics(void **state)
 	guard_result_release(&r);
 }
 
+/* Every kind has its own name, which reads back as that kind; nothing else does. */
+static void test_guard_kinds(void **state)
+{
+	enum guard_kind k;
+
+	(void)state;
+	for (int i = 0; i < GUARD_KINDS; i++) {
+		assert_int_equal(guard_kind_parse(guard_kind_name((enum guard_kind)i), &k), 0);
+		assert_int_equal(k, i);
+		for (int j = 0; j < i; j++)
+			assert_string_not_equal(guard_kind_name((enum guard_kind)i),
+						guard_kind_name((enum guard_kind)j));
+	}
+	assert_int_equal(guard_kind_parse("metric", &k), -1);
+	assert_int_equal(guard_kind_parse("", &k), -1);
+	assert_string_equal(guard_kind_name(GUARD_KINDS), "unknown");
+	assert_true(guard_kind_judges_tests(GUARD_TEST_SET));
+	assert_true(guard_kind_judges_tests(GUARD_MIN_EXECUTED));
+	assert_true(guard_kind_judges_tests(GUARD_TESTS_PASSED));
+	assert_false(guard_kind_judges_tests(GUARD_METRICS));
+	assert_false(guard_kind_judges_tests(GUARD_EXIT_CODE));
+	assert_false(guard_kind_judges_tests(GUARD_LOAD));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_guard_kinds),
 		cmocka_unit_test(test_min_executed),
 		cmocka_unit_test(test_exit_code),
 		cmocka_unit_test(test_tests_passed),

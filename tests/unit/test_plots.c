@@ -104,7 +104,7 @@ static struct invocation *add(struct fixture *f, const char *variant, unsigned r
 	m->value = t;
 	v->metrics = m;
 	v->nmetrics = 1;
-	f->guards[f->n][0] = (struct guard_result){ "exit_code", GUARD_PASS, NULL };
+	f->guards[f->n][0] = (struct guard_result){ GUARD_EXIT_CODE, GUARD_PASS, NULL };
 	v->guards = f->guards[f->n];
 	v->nguards = 1;
 	f->n++;
@@ -128,7 +128,7 @@ static struct invocation *discarded(struct fixture *f, const char *variant, unsi
 	v->cpu_wait_ns = v->fig.wall_ns / 2;
 	v->foreign_busy_ns = v->cpu_wait_ns;
 	v->foreign_wait_ns = v->cpu_wait_ns;
-	f->guards[f->n - 1][0] = (struct guard_result){ "load", GUARD_FAIL, NULL };
+	f->guards[f->n - 1][0] = (struct guard_result){ GUARD_LOAD, GUARD_FAIL, NULL };
 	return v;
 }
 
@@ -149,7 +149,7 @@ static struct invocation *no_t(struct fixture *f, const char *variant, unsigned 
 	struct invocation *v = add(f, variant, round, t);
 	v->status = INV_FAILED;
 	f->mv[f->n - 1][0].ok = 0;
-	f->guards[f->n - 1][1] = (struct guard_result){ "metrics", GUARD_FAIL, NULL };
+	f->guards[f->n - 1][1] = (struct guard_result){ GUARD_METRICS, GUARD_FAIL, NULL };
 	v->nguards = 2;
 	return v;
 }

@@ -347,8 +347,8 @@ static void test_tests_and_guards(void **state)
 {
 	static char *names[12];
 	struct guard_result guards[2] = {
-		{ "exit_code", GUARD_FAIL, s("exited with code 1 (allowed: 0)") },
-		{ "min_executed", GUARD_PASS, s("6 of 6 test(s) executed") },
+		{ GUARD_EXIT_CODE, GUARD_FAIL, s("exited with code 1 (allowed: 0)") },
+		{ GUARD_MIN_EXECUTED, GUARD_PASS, s("6 of 6 test(s) executed") },
 	};
 	struct fixture f;
 	char *r;
