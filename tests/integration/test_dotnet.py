@@ -350,7 +350,15 @@ class DotnetTest(AbevTestCase):
             self.assertEqual(inv["status"], "ok", inv.get("reason"))
             self.assertEqual((inv["tests"]["total"], inv["tests"]["executed"]), (8, 8))
             self.assertGreater(inv["metrics"]["parallel reads"], 0)
+            # The test host's own figures, and what its runtime reported.
+            m = inv["metrics"]
+            self.assertGreater(m["test host memory"], 0)
+            self.assertLess(m["test host memory"], inv["max_rss_bytes"])
+            self.assertGreater(m["test host cpu"], 0)
+            self.assertGreater(m["allocated"], 0)
+            self.assertGreaterEqual(m["lock contentions"], 0)
         md = self.load("ev", "metadata.json")
+        self.assertEqual(md["dotnet_hook"]["added_to"], "DOTNET_STARTUP_HOOKS")
         hashes = [v["assemblies"][0]["files"] for v in md["variants"]]
         self.assertNotEqual(hashes[0], hashes[1])
         self.assertEqual([v["versions"]["cache"]["output"].strip() for v in md["variants"]],
