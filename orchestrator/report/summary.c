@@ -269,9 +269,79 @@ int summary_metric_shown(const struct comparison *c, const struct cmp_metric *cm
 	return 0;
 }
 
+/* Characters (UTF-8 code points) in s: what a terminal's column counts, near enough. */
+static size_t text_width(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xC0) != 0x80;
+	return n;
+}
+
+/* s, then blanks to width characters (none when s is wider). */
+static void add_padded(struct strbuf *line, const char *s, size_t width)
+{
+	strbuf_adds(line, s);
+	for (size_t w = text_width(s); w < width; w++)
+		strbuf_addch(line, ' ');
+}
+
+/* The "median vs reference median" cell of a compared sample. */
+static void summary_figures(struct strbuf *sb, const struct cmp_metric *cm,
+			    const struct cmp_sample *s)
+{
+	const struct cmp_sample *ref = NULL;
+
+	for (size_t v = 0; v < cm->nsamples; v++)
+		if (cm->samples[v].is_reference)
+			ref = &cm->samples[v];
+	strbuf_reset(sb);
+	summary_median(sb, cm, s);
+	strbuf_adds(sb, " vs ");
+	summary_median(sb, cm, ref);
+}
+
+/* The widths of the variant, metric and figures columns: the widest shown, within bounds. */
+struct summary_widths {
+	size_t variant, metric, figures;
+};
+#define SUMMARY_WIDTH_MAX 48
+
+static void widen(size_t *width, size_t text)
+{
+	if (text > *width)
+		*width = text < SUMMARY_WIDTH_MAX ? text : SUMMARY_WIDTH_MAX;
+}
+
+static void summary_widths(const struct comparison *c, struct summary_widths *w)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	*w = (struct summary_widths){ 12, 16, 22 };
+	for (size_t m = 0; m < c->nmetrics; m++) {
+		const struct cmp_metric *cm = &c->metrics[m];
+
+		if (!summary_metric_shown(c, cm))
+			continue;
+		for (size_t v = 0; v < cm->nsamples; v++) {
+			const struct cmp_sample *s = &cm->samples[v];
+
+			if (s->is_reference)
+				continue;
+			summary_figures(&sb, cm, s);
+			widen(&w->variant, text_width(s->variant));
+			widen(&w->metric, text_width(cm->name));
+			widen(&w->figures, text_width(sb.buf));
+		}
+	}
+	strbuf_release(&sb);
+}
+
 void summary_print(FILE *f, const struct comparison *c, int quiet)
 {
 	struct strbuf sb = STRBUF_INIT, line = STRBUF_INIT;
+	struct summary_widths w;
 
 	/* The decision can quote a command's stderr: escaped like every line of outside text. */
 	strbuf_adds(&line, "decision: ");
@@ -291,24 +361,22 @@ void summary_print(FILE *f, const struct comparison *c, int quiet)
 			q->max_rounds, q->decided_round ? "; stopped: decided" : "",
 			q->confidence * 100);
 	}
+	summary_widths(c, &w);
 	for (size_t m = 0; m < c->nmetrics; m++) {
 		const struct cmp_metric *cm = &c->metrics[m];
-		const struct cmp_sample *ref = NULL;
 
 		if (!summary_metric_shown(c, cm))
 			continue;
-		for (size_t v = 0; v < cm->nsamples; v++)
-			if (cm->samples[v].is_reference)
-				ref = &cm->samples[v];
 		for (size_t v = 0; v < cm->nsamples; v++) {
 			const struct cmp_sample *s = &cm->samples[v];
 			if (s->is_reference)
 				continue;
-			strbuf_reset(&sb);
-			summary_median(&sb, cm, s);
-			strbuf_adds(&sb, " vs ");
-			summary_median(&sb, cm, ref);
-			strbuf_addf(&line, "  %-12s %-16s %-22s ", s->variant, cm->name, sb.buf);
+			summary_figures(&sb, cm, s);
+			/* Columns as wide as the widest shown, so that the rows line up. */
+			strbuf_adds(&line, "  ");
+			add_padded(&line, s->variant, w.variant + 1);
+			add_padded(&line, cm->name, w.metric + 1);
+			add_padded(&line, sb.buf, w.figures + 1);
 			summary_change(&line, cm, s);
 			summary_p(&line, c, s);
 			for (size_t g = 0; g < c->ngates; g++) {

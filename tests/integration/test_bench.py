@@ -71,6 +71,26 @@ class TestBench(BenchTestCase):
         self.assertIn("sleep-0.012", csv.stdout)
         self.run_in("compare", "ev", "ev", check=0)
 
+    def test_summary_columns_line_up_for_long_names(self):
+        # Names wider than the default columns (12 and 16 characters; µ is two
+        # bytes and one column): every row's columns start alike.
+        cp = self.bench("-n", "b", "true", "-n", "a-very-long-variant-name", "true",
+                        "--metric", "user cpu time µ-long=process:user", "-r", "2",
+                        "--out", "ev")
+        rows = [l for l in cp.stdout.splitlines() if l.startswith("  a-very-long")]
+        self.assertGreaterEqual(len(rows), 4, cp.stdout)
+        names = [n for n in ("wall", "cpu", "max_rss", "wall_own", "user cpu time µ-long")
+                 if f" {n} " in cp.stdout]
+        # The metric column starts one blank after the widest variant name,
+        # the figures one blank after the widest metric name.
+        metric_at = len("  a-very-long-variant-name ")
+        figures_at = metric_at + len("user cpu time µ-long ")
+        for row in rows:
+            name = [n for n in names if row[metric_at:].startswith(n + " ")]
+            self.assertEqual(len(name), 1, rows)
+            self.assertEqual(row[metric_at + len(name[0]):figures_at].strip(), "", rows)
+            self.assertNotEqual(row[figures_at], " ", rows)
+
     def test_hyperfines_options(self):
         # Those abev takes work as in hyperfine: names, no shell, exports at the end.
         out = self.path("ev")
