@@ -633,9 +633,9 @@ struct quick_args {
 		   "a command's exit code does not fail its run (allowed_exit_codes 0-255); " \
 		   "a run killed by a signal or timed out still fails") }, \
 	{ CLI_INT('m', "min-runs", T, P min_runs, "N", 1, UINT_MAX, NULL, \
-		  "hyperfine's least number of runs: with a gate and -M, the rounds run before " \
-		  "the first look (schedule.min_rounds); otherwise N runs of each command " \
-		  "(abev has no time target: -r N)") }, \
+		  "hyperfine's least number of runs, with -M only: with a gate, the rounds run " \
+		  "before the first look (schedule.min_rounds); without one, -M's runs (abev " \
+		  "has no time target: -r N runs exactly N)") }, \
 	{ CLI_INT('M', "max-runs", T, P max_runs, "N", 1, UINT_MAX, NULL, \
 		  "hyperfine's most runs: with a gate, rounds until every gate is decided, at " \
 		  "most N (--until-decided N); without one, N runs of each command") }, \
@@ -703,12 +703,18 @@ static int quick_check(struct quick_args *q, size_t ncommands, char **commands,
 				   "and '--until-decided'", usage);
 	if (q->min_runs && q->max_runs && q->min_runs > q->max_runs)
 		return usage_error("'-m' asks for more runs than '-M' allows", usage);
+	/* hyperfine's -m is a floor under its 3-second target; abev has no such target. */
+	if (q->min_runs && !q->max_runs)
+		return usage_error("'-m N' is hyperfine's least number of runs, topped up to its "
+				   "3-second target, which abev does not have: give '-r N' for "
+				   "exactly N runs, or a gate with '-m N -M MAX' to run until it "
+				   "is decided", usage);
 	if (q->max_runs && spec->ngates) {
 		spec->until_decided = q->max_runs;
 		spec->min_rounds = q->min_runs;
-	} else if (q->max_runs || q->min_runs) {
+	} else if (q->max_runs) {
 		/* No gate to stop early on: one fixed count, as many as hyperfine allows. */
-		spec->runs = q->max_runs ? q->max_runs : q->min_runs;
+		spec->runs = q->max_runs;
 	}
 	if (spec->until_decided && spec->runs >= 0)
 		return usage_error("'--until-decided N' runs up to N rounds: leave out '--runs'",

@@ -345,10 +345,13 @@ class TestBenchUsage(BenchTestCase):
         # Without one, a fixed count: -M's, else -m's.
         self.bench("true", "-M", "3", "--unsigned", "--out", "ev2")
         self.assertEqual(self.load("ev2", "plan.json")["schedule"]["runs"], 3)
-        self.bench("true", "-m", "2", "--unsigned", "--out", "ev3")
-        self.assertEqual(self.load("ev3", "plan.json")["schedule"]["runs"], 2)
+        self.bench("true", "-m", "2", "-M", "4", "--unsigned", "--out", "ev3")
+        self.assertEqual(self.load("ev3", "plan.json")["schedule"]["runs"], 4)
+        # -m alone: hyperfine's is a floor under a time target abev has not got.
         for args, words in ((["-M", "3", "-r", "2"], "leave out '--runs'"),
-                            (["-m", "5", "-M", "3"], "'-m' asks for more runs than '-M'")):
+                            (["-m", "5", "-M", "3"], "'-m' asks for more runs than '-M'"),
+                            (["-m", "3"], "give '-r N' for exactly N runs"),
+                            (["-m", "3", "--max-regression", "wall=5"], "'-m N -M MAX'")):
             cp = self.bench("true", *args, "--out", "bad", check=2)
             self.assertIn(words, cp.stderr)
         self.assertFalse(os.path.exists(self.path("bad")))
