@@ -24,6 +24,7 @@
 #include "util/strbuf.h"
 #include "util/utf8.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -205,17 +206,9 @@ void results_capture_message(struct test_frame *t, const char *s, size_t len)
 	strbuf_add(&t->msg, s, len);
 }
 
-void results_first_line(char *dst, const struct strbuf *msg)
+/* len bytes of s as one printable line in dst, cut as results_first_line() says. */
+static void results_line_out(char *dst, const char *s, size_t len)
 {
-	const char *s = msg->buf ? msg->buf : "", *end;
-	size_t len;
-
-	while (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\n')
-		s++;
-	end = s + strcspn(s, "\r\n");
-	while (end > s && (end[-1] == ' ' || end[-1] == '\t'))
-		end--;
-	len = (size_t)(end - s);
 	if (len > RESULTS_MESSAGE_MAX) {
 		len = utf8_cut(s, len, RESULTS_MESSAGE_MAX - 3);
 		memcpy(dst, s, len);
@@ -227,6 +220,76 @@ void results_first_line(char *dst, const struct strbuf *msg)
 	for (char *q = dst; *q; q++)
 		if ((unsigned char)*q < 0x20 || *q == 0x7f)
 			*q = '?';
+}
+
+/* The next line of *s with text, blanks at both ends trimmed (*len 0: none); *s past it. */
+static const char *results_next_line(const char **s, size_t *len)
+{
+	const char *start = *s, *end;
+
+	while (*start == ' ' || *start == '\t' || *start == '\r' || *start == '\n')
+		start++;
+	end = start + strcspn(start, "\r\n");
+	*s = end;
+	while (end > start && (end[-1] == ' ' || end[-1] == '\t'))
+		end--;
+	*len = (size_t)(end - start);
+	return start;
+}
+
+void results_first_line(char *dst, const struct strbuf *msg)
+{
+	const char *s = msg->buf ? msg->buf : "", *line;
+	size_t len;
+
+	line = results_next_line(&s, &len);
+	results_line_out(dst, line, len);
+}
+
+/*
+ * Whether a message's first line is only MSTest 4's header, which names no
+ * failure: "Assertion failed." (Assert.Fail) or "Assert.AreEqual failed."
+ * alone, what failed and the test's own words on the lines after it. MSTest
+ * 3 ("Assert.AreEqual failed. Expected:<3>. Actual:<2>.") says it on one.
+ */
+static int results_bare_header(const char *line, size_t len)
+{
+	static const char assertion[] = "Assertion failed.", pre[] = "Assert.", post[] = " failed.";
+	const size_t npre = sizeof(pre) - 1, npost = sizeof(post) - 1;
+
+	if (len == sizeof(assertion) - 1 && !memcmp(line, assertion, len))
+		return 1;
+	if (len <= npre + npost || memcmp(line, pre, npre) ||
+	    memcmp(line + len - npost, post, npost))
+		return 0;
+	for (size_t i = npre; i < len - npost; i++)
+		if (!isalnum((unsigned char)line[i]))
+			return 0;
+	return 1;
+}
+
+void results_message_line(char *dst, const struct strbuf *msg)
+{
+	const char *s = msg->buf ? msg->buf : "", *line;
+	char joined[RESULTS_MESSAGE_MAX + 2];
+	size_t len, n = 0;
+
+	line = results_next_line(&s, &len);
+	if (!results_bare_header(line, len)) {
+		results_line_out(dst, line, len);
+		return;
+	}
+	/* The header and the lines after it; past the limit it is cut anyway. */
+	while (len && n <= RESULTS_MESSAGE_MAX) {
+		if (n)
+			joined[n++] = ' ';
+		if (len > sizeof(joined) - 1 - n)
+			len = sizeof(joined) - 1 - n;
+		memcpy(joined + n, line, len);
+		n += len;
+		line = results_next_line(&s, &len);
+	}
+	results_line_out(dst, joined, n);
 }
 
 static void results_count_leaf(struct parser *p, enum test_outcome o, int executed)
@@ -261,7 +324,7 @@ void results_emit(struct parser *p, struct test_frame *t, const char *parent,
 		.message = message,
 	};
 	if (o == OUTCOME_FAILED || o == OUTCOME_ERROR || o == OUTCOME_OTHER)
-		results_first_line(message, &t->msg);
+		results_message_line(message, &t->msg);
 	results_count_leaf(p, o, executed);
 	if (p->fn && p->fn(p->ctx, &tc))
 		results_refuse(p, results_line(p), "stopped");

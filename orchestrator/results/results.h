@@ -56,9 +56,10 @@ struct test_case {
 	/*
 	 * A failed, errored or other test's message: the first line with text
 	 * of TRX ErrorInfo/Message, or of JUnit failure/error's message
-	 * attribute (its text without one), one printable line of at most
-	 * RESULTS_MESSAGE_MAX bytes (+ "..." when cut); "" when none is given
-	 * or the test passed or did not run.
+	 * attribute (its text without one) — and where that line is only
+	 * MSTest 4's header ("Assertion failed."), the lines after it too —
+	 * one printable line of at most RESULTS_MESSAGE_MAX bytes (+ "..."
+	 * when cut); "" when none is given or the test passed or did not run.
 	 */
 	const char *message;
 };

@@ -78,7 +78,8 @@ struct test_frame {
 	/*
 	 * A failure's message as the file gives it (TRX ErrorInfo/Message,
 	 * JUnit failure/error message attribute or text), at most
-	 * RESULTS_MESSAGE_HOLD bytes: the test case gets its first line.
+	 * RESULTS_MESSAGE_HOLD bytes: the test case gets its first line
+	 * (results_message_line()).
 	 * msg_set: an attribute gave it, the text inside is not wanted.
 	 */
 	struct strbuf msg;
@@ -259,6 +260,14 @@ int results_text_wanted(const struct parser *p, unsigned char role);
  * "" when it has none.
  */
 void results_first_line(char *dst, const struct strbuf *msg);
+/*
+ * A failure's message as one line: its first line as above, unless that
+ * is only MSTest 4's header ("Assertion failed.", "Assert.AreEqual
+ * failed."): then it and the lines with text after it, each trimmed,
+ * joined by one space, made printable and cut as above. dst, size
+ * RESULTS_MESSAGE_MAX + 4; "" when it has none.
+ */
+void results_message_line(char *dst, const struct strbuf *msg);
 /*
  * Reads p->fd to its end through libxml2's push parser, calling the three
  * functions above. 0 when libxml2 accepted the document; -1 when reading

@@ -1369,6 +1369,60 @@ static void test_failure_messages(void **state)
 }
 
 /*
+ * MSTest 4 begins a message with a header line of its own ("Assertion
+ * failed.", "Assert.AreEqual failed."): the lines after it are joined to
+ * it, since they say what failed. Any other first line stands alone, a
+ * header with words after it (MSTest 3) too.
+ */
+static void test_mstest4_messages(void **state)
+{
+	static const struct {
+		const char *message, *want;   /* message: as the TRX holds it, escaped */
+	} cases[] = {
+		{ "Assertion failed.\r\nexpected 1, got 2", "Assertion failed. expected 1, got 2" },
+		{ "Assert.AreEqual failed.\n  expected: 2\n\n  actual: 1\n",
+		  "Assert.AreEqual failed. expected: 2 actual: 1" },
+		{ "Assertion failed.", "Assertion failed." },
+		{ "Assert.AreEqual failed. Expected:&lt;3&gt;. Actual:&lt;2&gt;.\nsecond line",
+		  "Assert.AreEqual failed. Expected:<3>. Actual:<2>." },
+		{ "Assert.True() Failure\nExpected: True", "Assert.True() Failure" },
+		{ "Assert.Is it failed.\nsecond line", "Assert.Is it failed." },
+		{ "Assert. failed.\nsecond line", "Assert. failed." },
+	};
+	struct results_file f = RESULTS_FILE_INIT;
+	struct seen s = { 0 };
+	struct strbuf trx = STRBUF_INIT;
+	char *err = NULL, *p, name[16], longline[300];
+	(void)state;
+
+	strbuf_adds(&trx, "<TestRun xmlns=\"http://microsoft.com/schemas/VisualStudio/TeamTest/2010\">"
+		    "<Results>");
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
+		strbuf_addf(&trx, "<UnitTestResult testName=\"T.m%zu\" outcome=\"Failed\"><Output>"
+			    "<ErrorInfo><Message>%s</Message></ErrorInfo></Output></UnitTestResult>",
+			    i, cases[i].message);
+	/* Joined past the limit: cut there, as a first line would be. */
+	memset(longline, 'y', sizeof(longline) - 1);
+	longline[sizeof(longline) - 1] = '\0';
+	strbuf_addf(&trx, "<UnitTestResult testName=\"T.long\" outcome=\"Failed\"><Output>"
+		    "<ErrorInfo><Message>Assertion failed.\n%s\n%s</Message></ErrorInfo></Output>"
+		    "</UnitTestResult></Results></TestRun>", longline, longline);
+	p = fixture("mstest4.trx", trx.buf, trx.len);
+	assert_int_equal(results_parse(p, NULL, collect, &s, &f, &err), 0);
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		snprintf(name, sizeof(name), "T.m%zu", i);
+		assert_string_equal(seen_find(&s, name)->message, cases[i].want);
+	}
+	assert_int_equal(strlen(seen_find(&s, "T.long")->message), RESULTS_MESSAGE_MAX);
+	assert_memory_equal(seen_find(&s, "T.long")->message, "Assertion failed. yyy", 21);
+	assert_string_equal(seen_find(&s, "T.long")->message + RESULTS_MESSAGE_MAX - 3, "...");
+	results_file_release(&f);
+	seen_release(&s);
+	strbuf_release(&trx);
+	free(p);
+}
+
+/*
  * A test run that was aborted (a crashed test host): what the TRX says in
  * its RunInfos, kept in dotnet's words. The fixtures are built here in the
  * shape vstest writes (ResultSummary outcome "Failed", the reason in a
@@ -1556,6 +1610,7 @@ int main(void)
 		cmocka_unit_test(test_trx_stdout_and_durations),
 		cmocka_unit_test(test_junit_details),
 		cmocka_unit_test(test_failure_messages),
+		cmocka_unit_test(test_mstest4_messages),
 		cmocka_unit_test(test_aborted_run),
 		cmocka_unit_test(test_names_truncated),
 		cmocka_unit_test(test_notes_capped),
