@@ -144,7 +144,8 @@ const struct plan_doc_key plan_doc_keys[] = {
 	{ "metrics[].process", "string", "none (the whole tree; every .NET process)",
 	  "`process` with field `max_rss` or `cpu`: a glob over the command name (or an "
 	  "argument's last path component) of the tree's processes, e.g. `\"testhost*\"`: the "
-	  "largest peak RSS, or the sum of CPU time, of those it names; `dotnet`: a glob over "
+	  "largest peak RSS, or the sum of CPU time, of those it names, less any that started "
+	  "another it names (MTP's test host controller); `dotnet`: a glob over "
 	  "the names of the run's .NET processes (the entry assembly: `testhost`, `dotnet`, "
 	  "`vstest.console`, `MSBuild`, ...), the figure summed over those that match, "
 	  "`peak_heap_bytes` their largest" },

@@ -31,7 +31,8 @@ struct metric_def {
 	 * A glob naming processes of the run: process source, max_rss and cpu
 	 * only, over the tree's command names (record/proc_tree.h:
 	 * proc_tree_matches()), the metric then the largest peak RSS, or the
-	 * sum of CPU time, of those it names (NULL: the whole tree as wait4()
+	 * sum of CPU time, of those it names that started none it names
+	 * (proc_tree_starts_named()) (NULL: the whole tree as wait4()
 	 * gives it); dotnet source, over the .NET processes' names (NULL:
 	 * every one).
 	 */

@@ -68,6 +68,33 @@ int proc_tree_matches(const struct proc_tree_proc *p, const char *glob)
 	return p->cmdline && word_matches(p->cmdline, glob);
 }
 
+/* The parent of the process pid in t, or -1 when t does not hold it. */
+static long proc_tree_ppid(const struct proc_tree *t, long pid)
+{
+	for (size_t k = 0; k < t->n; k++)
+		if (t->p[k].pid == pid)
+			return t->p[k].ppid;
+	return -1;
+}
+
+int proc_tree_starts_named(const struct proc_tree *t, size_t i, const char *glob)
+{
+	for (size_t k = 0; k < t->n; k++) {
+		long up;
+
+		if (k == i || !proc_tree_matches(&t->p[k], glob))
+			continue;
+		/* Up from k through its ancestors in t; a cycle of reused pids ends at t->n steps. */
+		up = t->p[k].ppid;
+		for (size_t steps = 0; up > 0 && steps < t->n; steps++) {
+			if (up == t->p[i].pid)
+				return 1;
+			up = proc_tree_ppid(t, up);
+		}
+	}
+	return 0;
+}
+
 void proc_tree_copy(struct proc_tree *dst, const struct proc_tree *src)
 {
 	*dst = (struct proc_tree)PROC_TREE_INIT;

@@ -47,6 +47,13 @@ struct proc_tree_proc *proc_tree_add(struct proc_tree *t, const char *comm, cons
  * "dotnet", and not `sh -c "testhost …"`).
  */
 int proc_tree_matches(const struct proc_tree_proc *p, const char *glob);
+/*
+ * Whether process i of t started, itself or through its descendants in
+ * t, another process that glob names: a launcher of the named process,
+ * such as the test host controller Microsoft.Testing.Platform runs under
+ * the test program's own name to watch the test host, its child.
+ */
+int proc_tree_starts_named(const struct proc_tree *t, size_t i, const char *glob);
 /* dst (initialised here) becomes a copy of src. */
 void proc_tree_copy(struct proc_tree *dst, const struct proc_tree *src);
 void proc_tree_release(struct proc_tree *t);

@@ -803,8 +803,10 @@ static void from_durations(const struct metric_def *d, const struct metric_input
 /*
  * A process metric with a "process" glob: the largest peak RSS, or the
  * sum of CPU time, of the tree's processes it names (a test host may be
- * one process or several in turn); not yielded when it names none, or
- * none with the figure known.
+ * one process or several in turn), less those that started another one
+ * it names: Microsoft.Testing.Platform's test host controller runs under
+ * the test program's name too, and its figures are not the test host's.
+ * Not yielded when it names none, or none with the figure known.
  */
 static void from_named_processes(const struct metric_def *d, const struct metric_inputs *in,
 				 int f, struct metric_value *v)
@@ -818,7 +820,7 @@ static void from_named_processes(const struct metric_def *d, const struct metric
 		const struct proc_tree_proc *p = &t->p[i];
 		int64_t x = f == METRIC_FIELD_MAX_RSS ? p->peak_rss_bytes : p->cpu_ns;
 
-		if (!proc_tree_matches(p, d->process))
+		if (!proc_tree_matches(p, d->process) || proc_tree_starts_named(t, i, d->process))
 			continue;
 		named++;
 		if (x < 0)

@@ -381,13 +381,15 @@ static void test_process_not_measured(void **state)
 /*
  * A "process" glob: the largest peak RSS and the summed CPU of the
  * processes it names (by command name or a word's last component), not
- * the tree's; none named is not yielded, with the reason.
+ * the tree's, less one that started another it names (MTP's test host
+ * controller, the test program watching itself run as the test host);
+ * none named is not yielded, with the reason.
  */
 static void test_named_process(void **state)
 {
 	struct proc_tree t = PROC_TREE_INIT;
 	struct metric_inputs in = base_inputs();
-	struct metric_def d[3];
+	struct metric_def d[5];
 	struct metric_value *v;
 	struct metric_set *set;
 	struct proc_tree_proc *p;
@@ -408,6 +410,15 @@ static void test_named_process(void **state)
 	p = proc_tree_add(&t, "testhost", NULL, 300, 100);
 	p->peak_rss_bytes = 99 << 20;
 	p->cpu_ns = 50000000;
+	/* On MTP: the controller, larger here, and through a shell the test host, its descendant. */
+	p = proc_tree_add(&t, "Twins.Mtp", "/b/Twins.Mtp\x1f--report-trx", 400, 100);
+	p->peak_rss_bytes = 120 << 20;
+	p->cpu_ns = 70000000;
+	proc_tree_add(&t, "sh", "sh\x1f-c\x1fx", 405, 400);
+	p = proc_tree_add(&t, "Twins.Mtp", "/b/Twins.Mtp\x1f--internal-testhostcontroller-pid\x1f" "400",
+			  410, 405);
+	p->peak_rss_bytes = 60 << 20;
+	p->cpu_ns = 20000000;
 	in.procs = &t;
 	memset(d, 0, sizeof(d));
 	d[0].name = xstrdup("host_rss");
@@ -419,6 +430,12 @@ static void test_named_process(void **state)
 	d[2].name = xstrdup("none");
 	d[2].field = xstrdup("cpu");
 	d[2].process = xstrdup("vstest*");
+	d[3].name = xstrdup("mtp_rss");
+	d[3].field = xstrdup("max_rss");
+	d[3].process = xstrdup("Twins.Mtp*");
+	d[4].name = xstrdup("mtp_cpu");
+	d[4].field = xstrdup("cpu");
+	d[4].process = xstrdup("Twins.Mtp*");
 	for (size_t i = 0; i < ARRAY_SIZE(d); i++) {
 		d[i].source = METRIC_PROCESS;
 		d[i].max_regression_pct = -1;
@@ -427,7 +444,7 @@ static void test_named_process(void **state)
 	set = metric_set_compile(d, ARRAY_SIZE(d), &err);
 	assert_non_null(set);
 	metric_set_extract(set, &in, &v, &n);
-	assert_int_equal(n, 3);
+	assert_int_equal(n, 5);
 	assert_true(v[0].ok);
 	assert_true(v[0].value == (double)(99 << 20));
 	assert_string_equal(v[0].unit, "bytes");
@@ -436,6 +453,10 @@ static void test_named_process(void **state)
 	assert_string_equal(v[1].unit, "ms");
 	assert_false(v[2].ok);
 	assert_non_null(strstr(v[2].why, "no process of the tree is named like 'vstest*'"));
+	assert_true(v[3].ok);
+	assert_true(v[3].value == (double)(60 << 20));
+	assert_true(v[4].ok);
+	assert_true(v[4].value == 20.0);
 	metric_values_free(v, n);
 	metric_set_free(set);
 	for (size_t i = 0; i < ARRAY_SIZE(d); i++)
