@@ -1,12 +1,15 @@
 #!/bin/sh
 # `make check-dotnet`: builds the xunit suite of tests/dotnet/Suite twice
 # into build/dotnet/ (as it is, and with -p:AbevDropOne=1, one test
-# compiled out), likewise the xUnit, NUnit and MSTest twins of
-# tests/dotnet/Twins, tests/dotnet/Crash and tests/dotnet/Runtime once, the worked example
+# compiled out), likewise the four twins of tests/dotnet/Twins (xUnit,
+# NUnit and MSTest on VSTest, MSTest on Microsoft.Testing.Platform),
+# tests/dotnet/Crash and tests/dotnet/Runtime once, the worked example
 # (mk/demo-dotnet.sh --build-only), and tests/dotnet/Mtp (MSTest on
 # Microsoft.Testing.Platform) from the machine's NuGet packages, then runs
 # tests/integration/test_dotnet.py, which runs real `dotnet test` under
-# abev. Without dotnet on PATH it says so in one line and skips (exit 0).
+# abev: per framework the twins, a failure, a crash, the test host's own
+# peak memory and the runtime figures of a known allocation. Without
+# dotnet on PATH it says so in one line and skips (exit 0).
 # Run from the repository root after ./abev is built.
 set -u
 if ! command -v dotnet >/dev/null 2>&1; then
@@ -24,8 +27,9 @@ for v in base cand; do
 	[ "$v" = cand ] && drop=1
 	sh mk/dotnet-build.sh "$out/$v/Suite" "$out/$v/build.log" -p:AbevDropOne=$drop || exit 1
 done
-# The twins: one suite in xUnit, NUnit and MSTest, each as it is and with one test left out.
-for fw in Xunit NUnit MSTest; do
+# The twins: one suite in xUnit, NUnit, MSTest and MSTest on MTP (Mtp, its global.json
+# copied with it), each as it is and with one test left out.
+for fw in Xunit NUnit MSTest Mtp; do
 	for v in base cand; do
 		mkdir -p "$out/twins/$v" || exit 1
 		cp -R "tests/dotnet/Twins/$fw" "$out/twins/$v/$fw" || exit 1

@@ -7,9 +7,17 @@ assemblies are hashed as sha256sum hashes them, a candidate that quietly
 loses a test is failed by the test-set guard, the runtime figures abev's
 startup hook reports of the test host (dotnet_runtime) match what the
 tests of tests/dotnet/Runtime are known to do, and nothing is left running.
+In each of xUnit, NUnit, MSTest and MSTest on Microsoft.Testing.Platform
+(the twins of tests/dotnet/Twins): a candidate that drops one of two
+same-named tests is rejected naming it with its class, a failing test is
+rejected named with its outcome and message, a crash fails its run, the
+test host's own peak memory is its figure in the per-process list (on MTP
+the test program, not the controller it starts), and with dotnet_runtime
+a test allocating 100 MiB shows 100 MiB more allocated in the test host.
 
 Skipped unless ABEV_DOTNET_FIXTURES names the built fixtures and dotnet is
 on PATH: `make check` does not build them."""
+import fnmatch
 import glob
 import json
 import os
@@ -281,49 +289,107 @@ class DotnetTest(AbevTestCase):
         self.assertIn("**Decision: rejected: candidate run 1 failed the test\\_set guard",
                       report)
 
-    def test_every_framework_names_tests_by_class_and_rejects_a_failure(self):
-        # The same five tests in xUnit, NUnit and MSTest (tests/dotnet/Twins):
-        # a candidate that drops OtherTests.RoundTrip while YamlTests.RoundTrip
-        # stays, a failing test and a crashed test host, each named by its class.
-        for fw in ("Xunit", "NUnit", "MSTest"):
+    def test_every_framework_names_rejects_and_measures_its_test_host(self):
+        # The same five tests in xUnit, NUnit, MSTest and MSTest on Microsoft.Testing.Platform
+        # (tests/dotnet/Twins), one plan each: a candidate that drops
+        # OtherTests.RoundTrip while YamlTests.RoundTrip stays, a failing test and a
+        # crashed test host, each named by its class; the test host's own peak
+        # memory; and, with abev's startup hook, a test allocating 100 MiB more.
+        for fw, host in (("Xunit", "testhost*"), ("NUnit", "testhost*"),
+                         ("MSTest", "testhost*"), ("Mtp", "Twins.Mtp*")):
             with self.subTest(framework=fw):
-                def twin(name, build, env=None):
-                    return {"name": name, "cwd": os.path.join(FIX, "twins", build, fw),
-                            "command": ["dotnet", "test", "--no-build", "-c", "Release",
-                                        "--logger", "trx;LogFileName={run_dir}/twins.trx"],
-                            "env": {**QUIET, **(env or {})},
-                            "assemblies": [f"bin/Release/net*/Twins.{fw}.dll"]}
-                plan = self.plan([twin("base", "base"), twin("cand", "cand"),
-                                  twin("fail", "base", {"TWINS_FAIL": "1"}),
-                                  twin("crash", "base", {"TWINS_CRASH": "1"})], runs=1)
-                plan["metrics"] = []
-                plan["results"]["min_executed"] = 1
-                cp, res = self.run_plan(plan, None, out=f"ev-{fw}", timeout=900)
-                by = {i["variant"]: i for i in res["invocations"]}
-                guard = lambda v, n: [g for g in by[v]["guards"]  # noqa: E731
-                                      if g["guard"] == n][0]
-                self.assertEqual(by["base"]["status"], "ok", by["base"]["reason"])
-                self.assertEqual(by["base"]["tests"]["executed"], 5)
-                # Dropped: the one of the two RoundTrip tests, by its class.
-                g = guard("cand", "test_set")
-                self.assertEqual(g["verdict"], "fail", g)
-                self.assertIn("missing 1: 'Twins.OtherTests.RoundTrip'", g["reason"])
-                # Failed: named, with its outcome and message, and rejected.
-                g = guard("fail", "tests_passed")
-                self.assertEqual(g["verdict"], "fail", g)
-                self.assertIn("Twins.OtherTests.Fails (Failed: ", g["reason"])
-                self.assertIn("expected 1, got 2", g["reason"])
-                self.assertEqual(by["fail"]["test_failures"][0]["name"],
-                                 "Twins.OtherTests.Fails")
-                # Crashed: the run fails.
-                self.assertEqual(by["crash"]["status"], "failed")
-                self.assertLess(by["crash"]["tests"]["passed"], 5)
-                cmp = res["comparison"]
-                self.assertEqual(cmp["decision"], "rejected")
-                blocking = " ".join(cmp["blocking"])
-                self.assertIn("cand run 1 failed the test_set guard", blocking)
-                self.assertIn("fail run 1 failed the tests_passed guard", blocking)
-                self.assertNotEqual(cp.returncode, 0)
+                self.check_twins(fw, host)
+
+    def check_twins(self, fw, host):
+        """Runs the twin fw under one plan; host: the glob of the process its tests
+        run in (VSTest's testhost, or on MTP the test project's own program)."""
+        if fw == "Mtp":
+            trx = ["--report-trx", "--report-trx-filename", "twins.trx",
+                   "--results-directory", "{run_dir}"]
+        else:
+            trx = ["--logger", "trx;LogFileName={run_dir}/twins.trx"]
+
+        def twin(name, build, env=None):
+            return {"name": name, "cwd": os.path.join(FIX, "twins", build, fw),
+                    "command": ["dotnet", "test", "--no-build", "-c", "Release", *trx],
+                    "env": {**QUIET, **(env or {})},
+                    "assemblies": [f"bin/Release/net*/Twins.{fw}.dll"]}
+        plan = self.plan([twin("base", "base"), twin("cand", "cand"),
+                          twin("fail", "base", {"TWINS_FAIL": "1"}),
+                          twin("crash", "base", {"TWINS_CRASH": "1"}),
+                          twin("alloc", "base", {"TWINS_ALLOC_MB": "100"})], runs=1)
+        plan["dotnet_runtime"] = True
+        plan["metrics"] = [
+            {"name": "host_rss", "source": "process", "field": "max_rss", "process": host},
+            {"name": "allocated", "source": "dotnet", "field": "allocated_bytes",
+             "process": host}]
+        plan["results"]["min_executed"] = 1
+        cp, res = self.run_plan(plan, None, out=f"ev-{fw}", timeout=900)
+        by = {i["variant"]: i for i in res["invocations"]}
+        guard = lambda v, n: [g for g in by[v]["guards"]  # noqa: E731
+                              if g["guard"] == n][0]
+        for v in ("base", "alloc"):
+            self.assertEqual(by[v]["status"], "ok", by[v]["reason"])
+            self.assertEqual(by[v]["tests"]["executed"], 5)
+        # Dropped: the one of the two RoundTrip tests, by its class.
+        g = guard("cand", "test_set")
+        self.assertEqual(g["verdict"], "fail", g)
+        self.assertIn("missing 1: 'Twins.OtherTests.RoundTrip'", g["reason"])
+        # Failed: named, with its outcome and message, and rejected.
+        g = guard("fail", "tests_passed")
+        self.assertEqual(g["verdict"], "fail", g)
+        self.assertIn("Twins.OtherTests.Fails (Failed: ", g["reason"])
+        self.assertIn("expected 1, got 2", g["reason"])
+        failure = by["fail"]["test_failures"][0]
+        self.assertEqual((failure["name"], failure["outcome"]),
+                         ("Twins.OtherTests.Fails", "Failed"))
+        self.assertIn("expected 1, got 2", failure["message"])
+        # Crashed: dotnet test exits non-zero and the run fails. Where a TRX was
+        # written, the run says what its RunInfo says: the test host crashed (MTP's
+        # controller, which writes it, is at times brought down with the host).
+        self.assertEqual(by["crash"]["status"], "failed")
+        self.assertEqual(guard("crash", "exit_code")["verdict"], "fail")
+        self.assertLess(by["crash"]["tests"]["passed"], 5)
+        if not guard("crash", "min_executed")["reason"].startswith("no result file"):
+            self.assertIn("crashed", by["crash"]["reason"])
+        cmp = res["comparison"]
+        self.assertEqual(cmp["decision"], "rejected")
+        blocking = " ".join(cmp["blocking"])
+        self.assertIn("cand run 1 failed the test_set guard", blocking)
+        self.assertIn("fail run 1 failed the tests_passed guard", blocking)
+        self.assertNotEqual(cp.returncode, 0)
+        for v in ("base", "alloc"):
+            self.check_host_rss(by[v], host)
+        # The startup hook's figures of the test host: 100 MiB more than the
+        # same host allocating nothing, within 5 %.
+        m = {v: by[v]["metrics"] for v in ("base", "alloc")}
+        self.assertGreater(m["base"]["allocated"], 0, m)
+        extra = m["alloc"]["allocated"] - m["base"]["allocated"]
+        self.assertLess(abs(extra - (100 << 20)), 0.05 * (100 << 20), m)
+        # From abev's hook, which the sealed metadata names.
+        self.assertEqual(self.load(f"ev-{fw}", "metadata.json")["dotnet_hook"]["added_to"],
+                         "DOTNET_STARTUP_HOOKS")
+
+    def check_host_rss(self, inv, host):
+        """The metric host_rss of inv is the test host's own peak RSS: that of
+        the one process the glob host names in the per-process list (by its
+        command name or an argument's last path component, as abev matches)
+        and that started none it names, not the tree's, whose largest is the
+        dotnet CLI's. On MTP the glob names two: the test host controller
+        (--report-trx's, which watches for a crash) and the test host it starts."""
+        def named(p):
+            words = (p["cmdline"] or "").split(" ")
+            return (fnmatch.fnmatchcase(p["comm"] or "", host) or
+                    any(fnmatch.fnmatchcase(w.rsplit("/", 1)[-1], host) for w in words if w))
+        procs = inv["processes"]
+        all_named = [p for p in procs["list"] if named(p)]
+        parents = {p["ppid"] for p in all_named}
+        hosts = [p for p in all_named if p["pid"] not in parents]
+        self.assertEqual(len(hosts), 1, procs)
+        self.assertEqual(len(all_named), 2 if host != "testhost*" else 1, procs)
+        self.assertGreater(hosts[0]["peak_rss_bytes"], 0)
+        self.assertEqual(inv["metrics"]["host_rss"], hosts[0]["peak_rss_bytes"])
+        self.assertLess(inv["metrics"]["host_rss"], inv["max_rss_bytes"])
 
     def test_the_worked_example_decides_and_verifies(self):
         # examples/dotnet-sdk-upgrade/plan.json as make demo-dotnet runs it,
