@@ -89,11 +89,11 @@ _abev()
 		case $prev in
 		-o|--out) _abev_files '*.json'; return 0 ;;
 		--project) _abev_dirs; return 0 ;;
-		--package|-r|--runs|-w|--warmup|-n|--name|-s|--setup|-c|--cleanup|--prepare|--gap|--cpus|--results|--min-executed|--metric|--max-regression|-L|--parameter-list|-P|--parameter-scan|-D|--parameter-step-size|-m|--min-runs|-M|--max-runs|--until-decided) return 0 ;;
+		--package|--baseline|--candidate|-r|--runs|-w|--warmup|-n|--name|-s|--setup|-c|--cleanup|--prepare|--gap|--cpus|--results|--min-executed|--metric|--max-regression|-L|--parameter-list|-P|--parameter-scan|-D|--parameter-step-size|-m|--min-runs|-M|--max-runs|--until-decided) return 0 ;;
 		--order) COMPREPLY=($(compgen -W 'balanced alternate reverse shuffle' -- "$cur")); return 0 ;;
 		esac
 		if [[ $cur == -* ]]; then
-			COMPREPLY=($(compgen -W '-o --out --dotnet --project --package --from-bench -r --runs -w --warmup -n --name -N --no-shell -s --setup -c --cleanup --prepare --gap --order --cpus --results --min-executed --metric --max-regression -L --parameter-list -P --parameter-scan -D --parameter-step-size -i --ignore-failure -m --min-runs -M --max-runs --until-decided -h --help' -- "$cur"))
+			COMPREPLY=($(compgen -W '-o --out --dotnet --project --package --baseline --candidate --from-bench -r --runs -w --warmup -n --name -N --no-shell -s --setup -c --cleanup --prepare --gap --order --cpus --results --min-executed --metric --max-regression -L --parameter-list -P --parameter-scan -D --parameter-step-size -i --ignore-failure -m --min-runs -M --max-runs --until-decided -h --help' -- "$cur"))
 			return 0
 		fi
 		;;

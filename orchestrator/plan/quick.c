@@ -21,6 +21,7 @@
 #include "util/cpulist.h"
 #include "util/env.h"
 #include "util/escape.h"
+#include "util/path.h"
 #include "util/strbuf.h"
 #include "util/utf8.h"
 
@@ -432,7 +433,7 @@ static cJSON *command_array(const char *cmd, int no_shell, char **err)
 }
 
 /* The example variants of a starter plan without commands. */
-static const char *const starter_names[] = { "baseline", "candidate" };
+const char *const quick_starter_names[QUICK_STARTER_VARIANTS] = { "baseline", "candidate" };
 static const char starter_command[] =
 	"printf '%s\\n' '<testsuite name=\"example\"><testcase name=\"replace-me\"/></testsuite>' "
 	"> '{run_dir}/results.xml'";
@@ -536,6 +537,14 @@ static cJSON *dotnet_versions(const struct quick_spec *spec)
 	cJSON *o = jnew_object(), *cmd;
 	struct strbuf named = STRBUF_INIT;
 
+	/* The commit each variant's worktree was made at, beside metadata's git HEAD. */
+	if (spec->net.checkouts) {
+		cmd = jnew_array();
+		jpush(cmd, cJSON_CreateString("git"));
+		jpush(cmd, cJSON_CreateString("rev-parse"));
+		jpush(cmd, cJSON_CreateString("HEAD"));
+		jadd(o, "commit", cmd);
+	}
 	cmd = jnew_array();
 	jpush(cmd, cJSON_CreateString("dotnet"));
 	jpush(cmd, cJSON_CreateString("--version"));
@@ -590,20 +599,36 @@ static void dotnet_trx_args(cJSON *cmd, enum dotnet_runner runner)
 		jpush(cmd, cJSON_CreateString(mtp[i]));
 }
 
-static cJSON *dotnet_variant(const struct quick_spec *spec, const char *name)
+/*
+ * Starter variant i: `dotnet test --no-build` in its checkout's test
+ * project, which is either the user's (../<name>) or abev init's own
+ * worktree, then built once by the variant's setup step, in the same
+ * quiet environment as the runs.
+ */
+static cJSON *dotnet_variant(const struct quick_spec *spec, size_t i)
 {
 	static const char *const command[] = { "dotnet", "test", "--no-build", "-c", "Release" };
+	static const char *const build[] = { "dotnet", "build", "-c", "Release" };
+	const struct quick_checkout *co = spec->net.checkouts ? &spec->net.checkouts[i] : NULL;
+	const char *name = quick_starter_names[i];
 	cJSON *v = jnew_object(), *cmd = jnew_array(), *env = jnew_object();
-	char *cwd = xasprintf("../%s/%s", name, dotnet_project(spec));
+	char *cwd = co ? path_join(co->dir, dotnet_project(spec))
+		       : xasprintf("../%s/%s", name, dotnet_project(spec));
 
 	jadd_str(v, "name", name);
 	jadd_str(v, "cwd", cwd);
-	for (size_t i = 0; i < ARRAY_SIZE(command); i++)
-		jpush(cmd, cJSON_CreateString(command[i]));
+	for (size_t k = 0; k < ARRAY_SIZE(command); k++)
+		jpush(cmd, cJSON_CreateString(command[k]));
 	dotnet_trx_args(cmd, spec->net.runner);
 	jadd(v, "command", cmd);
-	for (size_t i = 0; i < ARRAY_SIZE(dotnet_env); i++)
-		jadd_str(env, dotnet_env[i][0], dotnet_env[i][1]);
+	if (co) {
+		cmd = jnew_array();
+		for (size_t k = 0; k < ARRAY_SIZE(build); k++)
+			jpush(cmd, cJSON_CreateString(build[k]));
+		jadd(v, "setup", cmd);
+	}
+	for (size_t k = 0; k < ARRAY_SIZE(dotnet_env); k++)
+		jadd_str(env, dotnet_env[k][0], dotnet_env[k][1]);
 	jadd(v, "env", env);
 	jadd(v, "assemblies", dotnet_assemblies(spec));
 	free(cwd);
@@ -651,17 +676,17 @@ static cJSON *variants_array(const struct quick_spec *spec, cJSON **shared, char
 	for (int k = 0; k < STEP_KINDS; k++)
 		shared[k] = NULL;
 	if (!spec->ncommands && spec->dotnet) {
-		for (size_t i = 0; i < ARRAY_SIZE(starter_names); i++)
-			jpush(arr, dotnet_variant(spec, starter_names[i]));
+		for (size_t i = 0; i < ARRAY_SIZE(quick_starter_names); i++)
+			jpush(arr, dotnet_variant(spec, i));
 		return arr;
 	}
 	if (!spec->ncommands) {
-		for (size_t i = 0; i < ARRAY_SIZE(starter_names); i++) {
+		for (size_t i = 0; i < ARRAY_SIZE(quick_starter_names); i++) {
 			cJSON *cmd = jnew_array();
 			jpush(cmd, cJSON_CreateString("sh"));
 			jpush(cmd, cJSON_CreateString("-c"));
 			jpush(cmd, cJSON_CreateString(starter_command));
-			jpush(arr, variant_object(starter_names[i], cwd, cmd, NULL));
+			jpush(arr, variant_object(quick_starter_names[i], cwd, cmd, NULL));
 		}
 		return arr;
 	}
@@ -991,6 +1016,11 @@ static char *dotnet_problem(const struct quick_spec *spec)
 		return xasprintf("--project '%s': expected the test project's directory relative "
 				 "to the repository's top, without '..'",
 				 show_str(b, sizeof(b), project));
+	for (size_t i = 0; net->checkouts && i < QUICK_STARTER_VARIANTS; i++)
+		if (!net->checkouts[i].dir || net->checkouts[i].dir[0] != '/' ||
+		    !net->checkouts[i].ref || !net->checkouts[i].commit)
+			return xasprintf("the %s checkout is not an absolute directory with its ref "
+					 "and commit", quick_starter_names[i]);
 	if (!dotnet_name_ok(dotnet_assembly(spec)))
 		return xasprintf("the assembly name '%s' is not one abev can hash by name (use "
 				 "letters, digits, '.', '_' and '-')",
@@ -1081,6 +1111,24 @@ static char *spec_problem(const struct quick_spec *spec, const char **order)
 	return NULL;
 }
 
+/* The description of a .NET starter whose variants are worktrees of two refs. */
+static void add_checkouts_description(cJSON *plan, const struct quick_checkout *co)
+{
+	struct strbuf d = STRBUF_INIT;
+
+	strbuf_adds(&d, "Written by abev init --dotnet --baseline --candidate:");
+	for (size_t i = 0; i < QUICK_STARTER_VARIANTS; i++)
+		strbuf_addf(&d, "%s %s is %s (commit %s), checked out in the git worktree %s",
+			    i ? ";" : "", quick_starter_names[i], co[i].ref, co[i].commit,
+			    co[i].dir);
+	strbuf_adds(&d, ". Each build has its own bin/ and obj/; each variant's setup builds it "
+		    "once (dotnet build -c Release) and the runs are dotnet test --no-build, one "
+		    "TRX each. The first variant is the reference. Remove the worktrees with git "
+		    "worktree remove DIR. See abev(1) for every key.");
+	jadd_str(plan, "description", d.buf);
+	strbuf_release(&d);
+}
+
 char *quick_plan(const struct quick_spec *spec, char **err)
 {
 	cJSON *plan = NULL, *variants, *shared[STEP_KINDS], *o;
@@ -1105,7 +1153,9 @@ char *quick_plan(const struct quick_spec *spec, char **err)
 	plan = jnew_object();
 	jadd_str(plan, "schema", "abev.plan/1");
 	jadd_str(plan, "name", title.buf);
-	if (spec->starter && spec->dotnet)
+	if (spec->starter && spec->dotnet && spec->net.checkouts)
+		add_checkouts_description(plan, spec->net.checkouts);
+	else if (spec->starter && spec->dotnet)
 		jadd_str(plan, "description",
 			 "Written by abev init --dotnet: set each variant's cwd to the test project "
 			 "of the old and the new build, and build each once before the run (dotnet "

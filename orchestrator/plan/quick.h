@@ -32,6 +32,16 @@
 #define QUICK_MAX_PACKAGES 16
 
 /*
+ * A variant's own checkout of one commit: abev init --dotnet --baseline
+ * REF --candidate REF makes a git worktree for each. Strings borrowed.
+ */
+struct quick_checkout {
+	const char *dir;             /* the worktree's top, absolute */
+	const char *ref;             /* as given */
+	const char *commit;          /* its full id */
+};
+
+/*
  * What abev init --dotnet knows of the test project; every member may be
  * left zero. Strings borrowed.
  */
@@ -49,7 +59,18 @@ struct quick_dotnet {
 	const char *const *packages;
 	size_t npackages;
 	enum dotnet_runner runner;   /* how dotnet test asks for the TRX */
+	/*
+	 * NULL: each variant's cwd is "../<variant>/<project>", a checkout the
+	 * user makes and builds. Else one per starter variant (baseline,
+	 * candidate): its cwd is the project in that checkout, a setup step
+	 * builds it, and versions.commit records its HEAD.
+	 */
+	const struct quick_checkout *checkouts;
 };
+
+/* The variants of a starter plan without commands, the reference first. */
+#define QUICK_STARTER_VARIANTS 2
+extern const char *const quick_starter_names[QUICK_STARTER_VARIANTS];
 
 /* The test project of a starter plan whose project is not known. */
 #define QUICK_DOTNET_PROJECT "tests/MyLibrary.Tests"
