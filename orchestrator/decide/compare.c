@@ -26,37 +26,6 @@ static const struct compare_metric_def builtins[] = {
 };
 enum { B_WALL, B_CPU, B_RSS, B_WALL_OWN, NBUILTINS };
 
-const char *gate_kind_name(enum gate_kind k)
-{
-	switch (k) {
-	case GATE_MAX_REGRESSION: return "max_regression_pct";
-	case GATE_MAX_IMPROVEMENT: return "max_improvement_pct";
-	case GATE_BUDGET: return "budget";
-	}
-	return "unknown";
-}
-
-const char *gate_verdict_word(enum gate_verdict v)
-{
-	switch (v) {
-	case GATE_PASS: return "pass";
-	case GATE_FAIL: return "fail";
-	case GATE_INCONCLUSIVE: return "inconclusive";
-	}
-	return "unknown";
-}
-
-const char *decision_name(enum decision d)
-{
-	switch (d) {
-	case DECISION_NONE: return "no decision";
-	case DECISION_ACCEPTED: return "accepted";
-	case DECISION_REJECTED: return "rejected";
-	case DECISION_INCONCLUSIVE: return "inconclusive";
-	}
-	return "unknown";
-}
-
 int compare_counts(const struct invocation *inv)
 {
 	int metrics_failed = 0;

@@ -44,15 +44,6 @@ struct compare_gate_def {
 	double limit;
 };
 
-enum gate_verdict { GATE_PASS, GATE_FAIL, GATE_INCONCLUSIVE };
-
-enum decision {
-	DECISION_NONE,         /* no gate: "no decision" */
-	DECISION_ACCEPTED,
-	DECISION_REJECTED,     /* a gate failed */
-	DECISION_INCONCLUSIVE, /* no gate failed, one could not be decided */
-};
-
 /*
  * A sequential design (schedule.until "decided"): the gates were looked
  * at after the rounds in looks[], each look at look_confidence so that
@@ -346,9 +337,6 @@ void compare_compute(const struct compare_config *cfg, const struct invocation *
 		     size_t ninvs, struct comparison *out);
 void comparison_release(struct comparison *c);
 
-const char *gate_kind_name(enum gate_kind k);      /* "max_regression_pct", ... */
-const char *gate_verdict_word(enum gate_verdict v); /* "pass", "fail", "inconclusive" */
-const char *decision_name(enum decision d);         /* "accepted", ..., "no decision" */
 
 /* The sample of variant v under metric m, or NULL. */
 const struct cmp_sample *comparison_sample(const struct comparison *c, size_t m, size_t v);

@@ -2,7 +2,8 @@
  * gate_def: what a plan may ask of the decision — the kinds of gate, the
  * names of the metrics every invocation yields, and the defaults of the
  * plan's "decision" object — shared by plan/, which reads them, and
- * decide/, which applies them.
+ * decide/, which applies them; and what the decision answers (a gate's
+ * verdict, the decision), with the names evidence/ and report/ write.
  */
 #ifndef ABEV_GATE_DEF_H
 #define ABEV_GATE_DEF_H
@@ -28,5 +29,21 @@ enum gate_kind {
 	GATE_MAX_IMPROVEMENT, /* change better than limit %: a gain that deserves a look */
 	GATE_BUDGET,          /* candidate's median beyond an absolute limit (metric's unit) */
 };
+
+/* What a gate said of its metric. */
+enum gate_verdict { GATE_PASS, GATE_FAIL, GATE_INCONCLUSIVE };
+
+/* What the gates decide together. */
+enum decision {
+	DECISION_NONE,         /* no gate: "no decision" */
+	DECISION_ACCEPTED,
+	DECISION_REJECTED,     /* a gate failed */
+	DECISION_INCONCLUSIVE, /* no gate failed, one could not be decided */
+};
+
+/* Their names, as result.json, the report and the summary write them. Static. */
+const char *gate_kind_name(enum gate_kind k);      /* "max_regression_pct", ... */
+const char *gate_verdict_word(enum gate_verdict v); /* "pass", "fail", "inconclusive" */
+const char *decision_name(enum decision d);         /* "accepted", ..., "no decision" */
 
 #endif
