@@ -1,6 +1,6 @@
 /*
  * bench-hash: hashes the files named on its command line with abev's own
- * sha256_files() (orchestrator/evidence/hash.c: one thread per online core, biggest
+ * sha256_files() (orchestrator/util/hash.c: one thread per online core, biggest
  * files first), the code behind metadata.json's assembly hashes, the
  * manifest SHA256 and abev verify, and prints one "DIGEST  PATH" line each,
  * as sha256sum does, so that the bench can check the digests against
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "evidence/hash.h"
+#include "util/hash.h"
 #include "util/alloc.h"
 
 int main(int argc, char **argv)

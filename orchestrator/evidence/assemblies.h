@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "evidence/hash.h"
+#include "util/hash.h"
 
 struct assembly_file {
 	char *path;                  /* as recorded: relative to cwd when under it */

@@ -17,6 +17,7 @@
 #include "evidence/run_fields.h"
 #include "util/dirat.h"
 #include "evidence/ledger.h"
+#include "record/layout.h"
 #include "util/json_out.h"
 #include "util/alloc.h"
 #include "util/atomic_file.h"

@@ -21,7 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "evidence/hash.h"
+#include "util/hash.h"
 #include "evidence/journal.h"
 #include "util/json_in.h"
 #include "util/json_out.h"

@@ -20,7 +20,7 @@
 #include <sys/types.h>
 #include <time.h>
 
-#include "evidence/hash.h"
+#include "util/hash.h"
 
 struct dirat;
 

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "evidence/hash.h"
+#include "util/hash.h"
 #include "record/layout.h"
 
 /* name's staged copy: "name" EVIDENCE_STAGED_SUFFIX. Caller frees. */

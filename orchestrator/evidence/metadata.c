@@ -19,7 +19,8 @@
 
 #include "evidence/assemblies.h"
 #include "util/envnames.h"
-#include "evidence/hash.h"
+#include "util/hash.h"
+#include "record/layout.h"
 #include "evidence/host.h"
 #include "util/json_out.h"
 #include "util/alloc.h"

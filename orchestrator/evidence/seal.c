@@ -19,11 +19,12 @@
 
 #include "util/alloc.h"
 #include "util/atomic_file.h"
-#include "evidence/hash.h"
+#include "util/hash.h"
 #include "util/path.h"
 #include "util/strbuf.h"
 #include "util/usage.h"
 #include "util/writefile.h"
+#include "run/proc.h"
 
 /* As deep as manifest_build() goes. */
 #define SETTLE_MAX_DEPTH 64
@@ -179,7 +180,7 @@ static int seal_staged(const struct dirat *root, const struct seal_key *key,
 	int ret = -1;
 
 	/* A signal from here on stops the hashing and copying (hash.h): sealing a terabyte waits for nobody. */
-	hash_stop_on_signal();
+	hash_stop_on_change(proc_interrupt_count);
 	if (seal_settle(root) < 0 || manifest_build_staged(root, staged, &m) < 0)
 		goto out;
 	hash_stop_clear();

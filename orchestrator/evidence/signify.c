@@ -22,7 +22,7 @@
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 
-#include "evidence/hash.h"
+#include "util/hash.h"
 #include "evidence/manifest.h"
 #include "util/alloc.h"
 #include "util/readfile.h"

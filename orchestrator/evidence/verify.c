@@ -28,7 +28,7 @@
 
 #include "evidence/bundle.h"
 #include "evidence/evidence_read.h"
-#include "evidence/hash.h"
+#include "util/hash.h"
 #include "util/alloc.h"
 #include "util/compiler.h"
 #include "util/escape.h"

@@ -13,7 +13,7 @@
 
 #include <stddef.h>
 
-#include "evidence/hash.h"
+#include "util/hash.h"
 #include "plan/plan.h"
 
 struct git_state {

@@ -18,7 +18,7 @@
 #include "evidence/evidence_read.h"
 #include "util/dirat.h"
 #include "util/clock.h"
-#include "evidence/hash.h"
+#include "util/hash.h"
 #include "evidence/ledger.h"
 #include "evidence/journal.h"
 #include "run/overlap.h"

@@ -24,7 +24,7 @@
 #include "util/dirat.h"
 #include "evidence/evidence.h"
 #include "evidence/evidence_read.h"
-#include "evidence/hash.h"
+#include "util/hash.h"
 #include "evidence/journal.h"
 #include "pipeline/judge.h"
 #include "evidence/ledger.h"

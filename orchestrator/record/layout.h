@@ -16,6 +16,9 @@
 #ifndef ABEV_LAYOUT_H
 #define ABEV_LAYOUT_H
 
+/* SHA-256, as every file, assembly, plan and key fingerprint is recorded (SHA256_LEN). */
+#include "util/hash.h"
+
 /* At the top of the evidence. */
 #define EVIDENCE_PLAN_FILE "plan.json"
 #define EVIDENCE_METADATA_FILE "metadata.json"
@@ -56,8 +59,5 @@
 #define EVIDENCE_MAX_FILES 1000000
 #define EVIDENCE_MAX_FILES_TEXT "1,000,000"
 
-/* SHA-256, as every file, assembly, plan and key fingerprint is recorded. */
-#define SHA256_LEN 32
-#define SHA256_HEX_LEN 64
 
 #endif

@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "evidence/hash.h"
+#include "util/hash.h"
 #include "run/proc.h"
 #include "util/writefile.h"
 #include "util/alloc.h"
@@ -239,7 +239,7 @@ static void test_refusals(void **state)
 }
 
 /*
- * hash_stop_on_signal(): a signal that came before it does not stop the
+ * hash_stop_on_change(proc_interrupt_count), as sealing stops: a signal that came before it does not stop the
  * hashing (an interrupted run is still sealed); one after it fails every
  * job, marked stopped; hash_stop_clear() ends it.
  */
@@ -257,7 +257,7 @@ static void test_stop_on_signal(void **state)
 		write_pattern(paths[i], 3 << 20, (unsigned)i);
 	}
 	raise(SIGINT);
-	hash_stop_on_signal();
+	hash_stop_on_change(proc_interrupt_count);
 	memset(jobs, 0, sizeof(jobs));
 	for (size_t i = 0; i < ARRAY_SIZE(jobs); i++)
 		jobs[i].path = paths[i];

@@ -26,7 +26,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "evidence/hash.h"
+#include "util/hash.h"
 #include "evidence/metadata.h"
 #include "plan/plan.h"
 #include "util/name_rule.h"

@@ -10,7 +10,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "record/layout.h"
+/* SHA-256, as every file, assembly, plan and key fingerprint is recorded. */
+#define SHA256_LEN 32
+#define SHA256_HEX_LEN 64
+
 
 /* A running SHA-256 (opaque; wraps an EVP_MD_CTX). */
 struct sha256;
@@ -37,7 +40,7 @@ struct hash_job {
 	unsigned char digest[SHA256_LEN];
 	uint64_t size;
 	char *err;                     /* set on failure; caller frees */
-	int stopped;                   /* failed because hashing was stopped (hash_stop_on_signal()) */
+	int stopped;                   /* failed because hashing was stopped (hash_stop_on_change()) */
 };
 /*
  * Hashes every job, on up to `threads` threads (0: one per online core).
@@ -46,13 +49,15 @@ struct hash_job {
 size_t sha256_files(struct hash_job *jobs, size_t n, unsigned threads);
 
 /*
- * From this call until hash_stop_clear(), hashing stops at the next
- * interrupt signal abev receives (run/proc.h: proc_interrupt_count()
- * changes), within one read: the file being hashed and every one not
- * started fail, marked stopped. A signal that came before the call does
- * not stop it: an interrupted run's evidence is still sealed.
+ * From this call until hash_stop_clear(), hashing stops as soon as
+ * count() returns another value than it returns now — abev's sealing
+ * passes its count of interrupt signals (run/proc.h:
+ * proc_interrupt_count()) —, within one read: the file being hashed and
+ * every one not started fail, marked stopped. A signal that came before
+ * the call does not stop it: an interrupted run's evidence is still
+ * sealed. count must be safe to call from any thread.
  */
-void hash_stop_on_signal(void);
+void hash_stop_on_change(int (*count)(void));
 void hash_stop_clear(void);
 /* Whether hashing (or a copy that asks) is to stop now. */
 int hash_stopped(void);

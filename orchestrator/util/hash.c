@@ -6,7 +6,7 @@
  * only regular files and never follows a symlink. It does not walk
  * directories or know what the digests are for (seal.c does).
  */
-#include "evidence/hash.h"
+#include "util/hash.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -26,16 +26,20 @@
 #include "util/compiler.h"
 #include "util/path.h"
 #include "util/strbuf.h"
-#include "run/proc.h"
 
 #define HASH_READ_SIZE (1u << 20)
 
-/* Read by every worker thread; set by the thread that seals. */
+/*
+ * Read by every worker thread; set by the thread that seals. stop_count
+ * is written before stop_armed is set and read only after it is seen set.
+ */
 static atomic_int stop_armed, stop_base;
+static int (*stop_count)(void);
 
-void hash_stop_on_signal(void)
+void hash_stop_on_change(int (*count)(void))
 {
-	atomic_store(&stop_base, proc_interrupt_count());
+	stop_count = count;
+	atomic_store(&stop_base, count());
 	atomic_store(&stop_armed, 1);
 }
 
@@ -46,7 +50,7 @@ void hash_stop_clear(void)
 
 int hash_stopped(void)
 {
-	return atomic_load(&stop_armed) && proc_interrupt_count() != atomic_load(&stop_base);
+	return atomic_load(&stop_armed) && stop_count() != atomic_load(&stop_base);
 }
 
 struct sha256 {
