@@ -20,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "evidence/metadata.h"
+#include "host/metadata.h"
 #include "plan/plan.h"
 #include "pipeline/plan_check.h"
 #include "plan/plan_json.h"

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "util/errlist.h"
-#include "evidence/metadata.h"
+#include "host/metadata.h"
 #include "run/dotnet_hook.h"
 #include "run/proc.h"
 #include "run/sysstat.h"

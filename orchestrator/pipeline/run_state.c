@@ -20,7 +20,7 @@
 
 #include "evidence/signify.h"
 #include "pipeline/judge.h"
-#include "evidence/metadata.h"
+#include "host/metadata.h"
 #include "report/plots.h"
 #include "run/proc.h"
 #include "report/report.h"

@@ -28,7 +28,7 @@
 #include "evidence/journal.h"
 #include "pipeline/judge.h"
 #include "evidence/ledger.h"
-#include "evidence/metadata.h"
+#include "host/metadata.h"
 #include "run/proc.h"
 #include "report/report.h"
 #include "pipeline/run_slot.h"

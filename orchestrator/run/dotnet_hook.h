@@ -4,7 +4,7 @@
  * path added to DOTNET_STARTUP_HOOKS, after any hook the user set there.
  * The hook writes each .NET process's runtime figures into ABEV_RUN_DIR
  * at exit; reading them is results/dotnet_runtime.c's, recording the
- * hook in metadata.json evidence/metadata.c's.
+ * hook in metadata.json host/metadata.c's.
  */
 #ifndef ABEV_DOTNET_HOOK_H
 #define ABEV_DOTNET_HOOK_H

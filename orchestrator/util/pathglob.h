@@ -1,6 +1,6 @@
 /*
  * pathglob: the one glob engine for the files a plan names — `assemblies`
- * (evidence/assemblies.c) and `results.files` (pipeline/judge.c) — so that
+ * (host/assemblies.c) and `results.files` (pipeline/judge.c) — so that
  * a pattern means the same in both. Unlike glob(3) it knows `**` (any
  * number of directories); the rules are in pathglob.c. It walks and
  * matches names only: whether a match may be read, hashed or followed is

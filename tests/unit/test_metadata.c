@@ -27,7 +27,7 @@
 #include <cjson/cJSON.h>
 
 #include "util/hash.h"
-#include "evidence/metadata.h"
+#include "host/metadata.h"
 #include "plan/plan.h"
 #include "util/name_rule.h"
 #include "util/alloc.h"

@@ -3,7 +3,7 @@
  * takes a ceiling and is silent; parsing follows the files' own formats
  * (os-release(5), proc(5)). What abev does with the facts is not here.
  */
-#include "evidence/host.h"
+#include "host/host.h"
 
 #include <limits.h>
 #include <stdlib.h>

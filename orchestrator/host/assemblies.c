@@ -9,7 +9,7 @@
  * itself); a dangling link, a FIFO, a device or a socket is an error
  * rather than a guess.
  */
-#include "evidence/assemblies.h"
+#include "host/assemblies.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -3,12 +3,12 @@
  * run through proc_run() in capture mode. Output is cleaned to UTF-8 and
  * cut to VERSION_OUTPUT_MAX bytes here; serialising it is metadata.c's.
  */
-#include "evidence/versions.h"
+#include "host/versions.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "evidence/metadata.h"
+#include "host/metadata.h"
 #include "run/proc.h"
 #include "util/alloc.h"
 #include "util/env.h"

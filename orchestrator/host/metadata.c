@@ -10,18 +10,18 @@
  * Unknown host figures are null, never an error. What the plan asks for
  * (assemblies) must be found.
  */
-#include "evidence/metadata.h"
+#include "host/metadata.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include <cjson/cJSON.h>
 
-#include "evidence/assemblies.h"
+#include "host/assemblies.h"
 #include "util/envnames.h"
 #include "util/hash.h"
 #include "record/layout.h"
-#include "evidence/host.h"
+#include "host/host.h"
 #include "util/json_out.h"
 #include "util/alloc.h"
 #include "util/atomic_file.h"
@@ -30,7 +30,7 @@
 #include "util/strbuf.h"
 #include "util/usage.h"
 #include "util/utf8.h"
-#include "evidence/versions.h"
+#include "host/versions.h"
 #include "run/dotnet_hook.h"
 
 #ifndef ABEV_VERSION
