@@ -17,24 +17,24 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "evidence/bundle.h"
+#include "bundle/bundle.h"
 #include "decide/compare.h"
 #include "report/compare_runs.h"
 #include "evidence/evidence_read.h"
 #include "report/export.h"
-#include "evidence/manifest.h"
+#include "seal/manifest.h"
 #include "run/proc.h"
 #include "report/report.h"
 #include "report/report_hosts.h"
-#include "evidence/seal.h"
-#include "evidence/signkey.h"
+#include "seal/seal.h"
+#include "seal/signkey.h"
 #include "util/alloc.h"
 #include "util/escape.h"
 #include "util/path.h"
 #include "util/strbuf.h"
 #include "util/usage.h"
 #include "util/writefile.h"
-#include "evidence/verify.h"
+#include "seal/verify.h"
 
 static const char report_usage[] =
 	"usage: abev report DIR... [--out FILE] [--pubkey KEY.pub]\n";

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "evidence/signkey.h"
+#include "seal/signkey.h"
 #include "plan/plan_doc.h"
 #include "util/alloc.h"
 #include "util/compiler.h"

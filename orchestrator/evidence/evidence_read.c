@@ -8,7 +8,7 @@
 #include "evidence/evidence_read.h"
 #include "evidence/invocation_fields.h"
 #include "evidence/run_fields.h"
-#include "util/envnames.h"
+#include "evidence/envnames.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>

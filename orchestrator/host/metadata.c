@@ -18,7 +18,7 @@
 #include <cjson/cJSON.h>
 
 #include "host/assemblies.h"
-#include "util/envnames.h"
+#include "evidence/envnames.h"
 #include "util/hash.h"
 #include "record/layout.h"
 #include "host/host.h"

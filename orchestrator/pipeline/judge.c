@@ -33,7 +33,7 @@
 #include "run/overlap.h"
 #include "results/metrics.h"
 #include "results/results.h"
-#include "evidence/seal.h"
+#include "seal/seal.h"
 #include "util/tree.h"
 #include "util/alloc.h"
 #include "util/escape.h"

@@ -28,7 +28,7 @@
 #include "run/dotnet_hook.h"
 #include "run/prepare.h"
 #include "run/proc.h"
-#include "evidence/seal.h"
+#include "seal/seal.h"
 #include "run/sysstat.h"
 #include "util/tree.h"
 #include "util/alloc.h"

@@ -18,13 +18,13 @@
 #include <sys/statvfs.h>
 #include <time.h>
 
-#include "evidence/signify.h"
+#include "seal/signify.h"
 #include "pipeline/judge.h"
 #include "host/metadata.h"
 #include "report/plots.h"
 #include "run/proc.h"
 #include "report/report.h"
-#include "evidence/seal.h"
+#include "seal/seal.h"
 #include "util/alloc.h"
 #include "util/clock.h"
 #include "util/readfile.h"

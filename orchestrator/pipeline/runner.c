@@ -19,7 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "evidence/bundle.h"
+#include "bundle/bundle.h"
 #include "run/cgroup.h"
 #include "util/dirat.h"
 #include "evidence/evidence.h"

@@ -14,7 +14,7 @@
 #include "decide/compare.h"
 #include "plan/plan.h"
 #include "pipeline/progress.h"
-#include "evidence/seal.h"
+#include "seal/seal.h"
 
 struct machine_ops;
 

@@ -23,7 +23,7 @@
 #include "util/alloc.h"
 #include "util/compiler.h"
 #include "util/env.h"
-#include "util/envnames.h"
+#include "evidence/envnames.h"
 #include "util/escape.h"
 #include "util/path.h"
 #include "util/readfile.h"

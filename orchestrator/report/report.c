@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/envnames.h"
+#include "evidence/envnames.h"
 #include "report/contention.h"
 #include "report/plots.h"
 #include "report/summary.h"

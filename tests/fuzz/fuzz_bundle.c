@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "evidence/bundle.h"
+#include "bundle/bundle.h"
 #include "fuzz_common.h"
-#include "evidence/verify.h"
+#include "seal/verify.h"
 
 struct sink {
 	size_t entries;

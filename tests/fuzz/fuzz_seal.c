@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "fuzz_common.h"
-#include "evidence/seal.h"
+#include "seal/seal.h"
 
 static void parse_manifest(const char *text, size_t len)
 {

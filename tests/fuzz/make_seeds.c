@@ -12,8 +12,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "evidence/bundle.h"
-#include "evidence/seal.h"
+#include "bundle/bundle.h"
+#include "seal/seal.h"
 #include "util/atomic_file.h"
 #include "util/path.h"
 #include "util/readfile.h"

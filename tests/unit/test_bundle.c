@@ -17,7 +17,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "evidence/bundle.h"
+#include "bundle/bundle.h"
 #include "util/alloc.h"
 #include "util/atomic_file.h"
 #include "util/compiler.h"

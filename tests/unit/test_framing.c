@@ -20,7 +20,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "evidence/framing.h"
+#include "bundle/framing.h"
 #include "util/alloc.h"
 #include "util/atomic_file.h"
 #include "util/compiler.h"

@@ -23,7 +23,7 @@
 #include <openssl/pem.h>
 
 #include "util/dirat.h"
-#include "evidence/seal.h"
+#include "seal/seal.h"
 #include "util/alloc.h"
 #include "util/atomic_file.h"
 #include "util/compiler.h"
@@ -33,7 +33,7 @@
 #include "util/strbuf.h"
 #include "util/usage.h"
 #include "testutil.h"
-#include "evidence/verify.h"
+#include "seal/verify.h"
 
 /* ---- fixtures ------------------------------------------------------ */
 

@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "evidence/signkey.h"
+#include "seal/signkey.h"
 #include "util/alloc.h"
 #include "util/atomic_file.h"
 #include "util/compiler.h"

@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "util/env.h"
-#include "util/envnames.h"
+#include "evidence/envnames.h"
 #include "evidence/evname.h"
 #include "util/json_out.h"
 #include "util/alloc.h"

@@ -18,8 +18,8 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "evidence/bundle.h"
-#include "evidence/seal.h"
+#include "bundle/bundle.h"
+#include "seal/seal.h"
 #include "util/alloc.h"
 #include "util/atomic_file.h"
 #include "util/compiler.h"
@@ -28,7 +28,7 @@
 #include "util/strbuf.h"
 #include "util/usage.h"
 #include "testutil.h"
-#include "evidence/verify.h"
+#include "seal/verify.h"
 
 static char last_error[1024];
 

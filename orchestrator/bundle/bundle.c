@@ -14,8 +14,8 @@
  * mtime 0 (the Unix epoch), uid/gid 0, owner "root":"root", mode 0644 for
  * files and 0755 for directories, and no atime, ctime or birthtime.
  */
-#include "evidence/bundle.h"
-#include "evidence/framing.h"
+#include "bundle/bundle.h"
+#include "bundle/framing.h"
 #include "util/tree.h"
 
 #include <archive.h>
@@ -34,7 +34,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "evidence/seal.h"
+#include "evidence/evname.h"
 #include "util/alloc.h"
 #include "util/compiler.h"
 #include "util/escape.h"

@@ -8,7 +8,7 @@
  * values are looked at as well. Runtime names are exact or prefixes
  * ending in '*'.
  */
-#include "util/envnames.h"
+#include "evidence/envnames.h"
 
 #include <stddef.h>
 #include <stdio.h>

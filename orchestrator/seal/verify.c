@@ -12,7 +12,7 @@
  * print anything or decide exit codes (main.c does), and it does not know
  * the manifest format or the signature layout (seal.c does).
  */
-#include "evidence/verify.h"
+#include "seal/verify.h"
 #include "util/tree.h"
 
 #include <errno.h>
@@ -26,7 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "evidence/bundle.h"
+#include "bundle/bundle.h"
 #include "evidence/evidence_read.h"
 #include "util/hash.h"
 #include "util/alloc.h"

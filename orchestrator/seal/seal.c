@@ -5,7 +5,7 @@
  * when a key is given (signify.c), and writes SHA256 and SHA256.sig after
  * the evidence reached the disk. Checking a seal is verify.c's job.
  */
-#include "evidence/seal.h"
+#include "seal/seal.h"
 #include "util/dirat.h"
 #include "util/tree.h"
 

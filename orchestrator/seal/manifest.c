@@ -6,7 +6,7 @@
  * manifest is signify.c's job, sealing a directory seal.c's, comparing a
  * manifest with the files verify.c's.
  */
-#include "evidence/manifest.h"
+#include "seal/manifest.h"
 
 #include <errno.h>
 #include <stdio.h>

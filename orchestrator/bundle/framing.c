@@ -24,7 +24,7 @@
  * reading past the end (more than the few bytes of zero padding the bit
  * reader adds at the end of the file) is an error.
  */
-#include "evidence/framing.h"
+#include "bundle/framing.h"
 
 #include <errno.h>
 #include <stdlib.h>

@@ -7,7 +7,7 @@
  * signature covers (seal.c signs the manifest) nor where keys come from
  * (signkey.c).
  */
-#include "evidence/signify.h"
+#include "seal/signify.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -23,7 +23,7 @@
 #include <openssl/pem.h>
 
 #include "util/hash.h"
-#include "evidence/manifest.h"
+#include "seal/manifest.h"
 #include "util/alloc.h"
 #include "util/readfile.h"
 #include "util/strbuf.h"

@@ -11,8 +11,8 @@
 #define ABEV_SEAL_H
 
 #include "evidence/evname.h"
-#include "evidence/manifest.h"
-#include "evidence/signify.h"
+#include "seal/manifest.h"
+#include "seal/signify.h"
 
 /*
  * Writes root/SHA256 and, when key is non-NULL, root/SHA256.sig, with

@@ -13,7 +13,7 @@
 #ifndef ABEV_SIGNKEY_H
 #define ABEV_SIGNKEY_H
 
-#include "evidence/seal.h"
+#include "seal/seal.h"
 
 #define SIGNKEY_ENV "ABEV_SIGNING_KEY"
 /* Longest passphrase read. */

@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 #include "evidence/evidence_read.h"
-#include "evidence/seal.h"
+#include "seal/seal.h"
 #include "record/layout.h"
 
 struct verify_problem {

@@ -7,7 +7,7 @@
  * sent to chmod. The mode rule is ssh's: a private key the group or others
  * can read is not a secret any more.
  */
-#include "evidence/signkey.h"
+#include "seal/signkey.h"
 
 #include <errno.h>
 #include <fcntl.h>
