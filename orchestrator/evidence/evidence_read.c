@@ -26,7 +26,6 @@
 #include "util/json_in.h"
 #include "util/json_out.h"
 #include "util/json_text.h"
-#include "util/template.h"
 #include "util/alloc.h"
 #include "util/compiler.h"
 #include "util/env.h"
@@ -268,7 +267,7 @@ static int read_template(const struct json_in *rd, struct evidence_run *r)
 		return -1;
 	}
 	path = path_join(r->dir, name);
-	if (read_file_capped(&sb, path, TMPL_SIZE_MAX) < 0)
+	if (read_file_capped(&sb, path, EVIDENCE_TEMPLATE_MAX) < 0)
 		json_in_error(rd, "report", "the plan's template '%s' cannot be read (see above)", path);
 	else {
 		r->template_text = strbuf_detach(&sb, &r->template_len);

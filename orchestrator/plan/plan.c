@@ -40,7 +40,7 @@
 #include "plan/plan_doc.h"
 #include "util/name_rule.h"
 #include "util/suggest.h"
-#include "util/template.h"
+#include "report/template.h"
 #include "util/alloc.h"
 #include "util/compiler.h"
 #include "util/env.h"

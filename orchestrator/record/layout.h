@@ -25,6 +25,8 @@
 #define EVIDENCE_RESULT_FILE "result.json"         /* also each invocation's own */
 #define EVIDENCE_REPORT_FILE "report.md"
 #define EVIDENCE_TEMPLATE_FILE "report-template.md" /* a plan's own report template */
+/* Bytes of a report template: a plan's own, as read and kept, and any the engine renders. */
+#define EVIDENCE_TEMPLATE_MAX (1024 * 1024)
 #define EVIDENCE_MANIFEST_FILE "SHA256"
 #define EVIDENCE_SIGNATURE_FILE "SHA256.sig"
 #define EVIDENCE_PLOTS_DIR "plots"

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "report/summary.h"
-#include "util/template.h"
+#include "report/template.h"
 #include "decide/units.h"
 #include "util/strbuf.h"
 #include "util/usage.h"

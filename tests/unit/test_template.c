@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/template.h"
+#include "report/template.h"
 #include "util/compiler.h"
 #include "util/strbuf.h"
 

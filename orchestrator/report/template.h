@@ -28,13 +28,14 @@
 
 #include <stddef.h>
 
+#include "record/layout.h"
 #include "util/compiler.h"
 
 struct strbuf;
 
 #define TMPL_NAME_MAX 64                  /* bytes in a name */
 #define TMPL_DEPTH_MAX 16                 /* sections open at once */
-#define TMPL_SIZE_MAX (1024 * 1024)       /* bytes of template */
+#define TMPL_SIZE_MAX EVIDENCE_TEMPLATE_MAX /* bytes of template */
 #define TMPL_OUTPUT_MAX (64 * 1024 * 1024) /* bytes one render may add */
 
 /*

@@ -7,7 +7,7 @@
  * template is never parsed twice. It does no I/O and prints nothing:
  * every error is a message for the caller, who decides what to do.
  */
-#include "util/template.h"
+#include "report/template.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
