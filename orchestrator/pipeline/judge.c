@@ -30,7 +30,7 @@
 #include "decide/compare.h"
 #include "util/dirat.h"
 #include "guards/guard.h"
-#include "run/overlap.h"
+#include "measure/overlap.h"
 #include "results/metrics.h"
 #include "results/results.h"
 #include "seal/seal.h"

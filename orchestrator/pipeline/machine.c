@@ -5,7 +5,7 @@
 #include "pipeline/machine.h"
 
 #include "run/proc.h"
-#include "run/sysstat.h"
+#include "measure/sysstat.h"
 #include "util/clock.h"
 
 static int real_run(void *arg, const struct proc_spec *spec, struct proc_result *res)

@@ -17,7 +17,7 @@
 #include "host/metadata.h"
 #include "run/dotnet_hook.h"
 #include "run/proc.h"
-#include "run/sysstat.h"
+#include "measure/sysstat.h"
 #include "util/cpulist.h"
 #include "util/alloc.h"
 #include "util/env.h"

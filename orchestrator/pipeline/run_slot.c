@@ -29,7 +29,7 @@
 #include "run/prepare.h"
 #include "run/proc.h"
 #include "seal/seal.h"
-#include "run/sysstat.h"
+#include "measure/sysstat.h"
 #include "util/tree.h"
 #include "util/alloc.h"
 #include "util/clock.h"

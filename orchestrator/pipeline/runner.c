@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "bundle/bundle.h"
-#include "run/cgroup.h"
+#include "measure/cgroup.h"
 #include "util/dirat.h"
 #include "evidence/evidence.h"
 #include "evidence/evidence_read.h"

@@ -86,7 +86,7 @@ struct invocation {
 	int64_t cpu_wait_ns;     /* -1: null; time the child's tree was runnable but not running */
 	char *cpu_wait_source;   /* "cgroup", "schedstat", or NULL with cpu_wait_note saying why */
 	char *cpu_wait_note;     /* why cpu_wait_ns is null, or what it leaves out; or NULL */
-	int64_t tree_wait_ns;    /* -1: null; wall the tree's threads lost waiting (run/taskdelay.h) */
+	int64_t tree_wait_ns;    /* -1: null; wall the tree's threads lost waiting (measure/taskdelay.h) */
 	double max_cpu_wait_pct; /* the threshold it was judged by */
 	int64_t system_cpu_wait_ns; /* -1: null; /proc/pressure/cpu "some" during the run */
 	/*
@@ -100,7 +100,7 @@ struct invocation {
 	/*
 	 * The same time in nanoseconds from the scheduler's accounting (-1:
 	 * null), and its source ("schedstat", "cpuacct"; NULL: none): ticks
-	 * round a run of a few ticks to nothing (run/sysstat.h).
+	 * round a run of a few ticks to nothing (measure/sysstat.h).
 	 */
 	int64_t foreign_busy_fine_ns;
 	char *foreign_busy_fine_source;

@@ -1,6 +1,6 @@
 /*
  * loadavg: the host's load averages as /proc/loadavg gives them, before
- * and after a run (run/sysstat.c reads them).
+ * and after a run (measure/sysstat.c reads them).
  */
 #ifndef ABEV_LOADAVG_H
 #define ABEV_LOADAVG_H

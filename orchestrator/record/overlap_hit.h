@@ -1,7 +1,7 @@
 /*
  * overlap_hit: something that ran on the host beside a recorded run — a
  * process matching a load.exclusive pattern, or another abev run — as the
- * invocation record keeps it. run/overlap.c and run/peers.c find them.
+ * invocation record keeps it. measure/overlap.c and measure/peers.c find them.
  */
 #ifndef ABEV_OVERLAP_HIT_H
 #define ABEV_OVERLAP_HIT_H

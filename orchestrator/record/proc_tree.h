@@ -1,7 +1,7 @@
 /*
  * proc_tree: the processes of one run's tree, each with its own figures
  * (command name, pid, parent, peak RSS, CPU time, run-queue wait), as
- * proc gathers them (run/proctree.h says from where), the invocation
+ * proc gathers them (measure/proctree.h says from where), the invocation
  * record keeps them and a metric with a "process" glob reads them. Plain
  * data, the glob's match and release; no I/O.
  */

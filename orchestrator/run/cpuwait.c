@@ -13,9 +13,9 @@
 
 #include <stdint.h>
 
-#include "run/cgroup.h"
+#include "measure/cgroup.h"
 #include "run/proc.h"
-#include "run/sysstat.h"
+#include "measure/sysstat.h"
 
 void cpuwait_start(struct cpuwait *w, const struct cgroup *cg)
 {

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "run/taskdelay.h"
+#include "measure/taskdelay.h"
 
 struct cgroup;
 struct proc_result;

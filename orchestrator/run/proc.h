@@ -157,7 +157,7 @@ struct proc_result {
 	const char *cpu_wait_note;    /* why unknown, or what the figure leaves out; or NULL */
 	/*
 	 * The wall time the tree's threads lost waiting for a CPU, by their
-	 * schedstat counters (run/taskdelay.h: exact for one thread, an
+	 * schedstat counters (measure/taskdelay.h: exact for one thread, an
 	 * estimate for many); -1 when none could be read. Beside a cgroup's
 	 * pressure too: "some" counts any one thread waiting as the tree waiting.
 	 */
@@ -166,7 +166,7 @@ struct proc_result {
 	/* capture and log mode: what was kept and what was read past the cap */
 	struct proc_stream out, err;
 	/*
-	 * Each process of the tree with its own figures (run/proctree.h: from
+	 * Each process of the tree with its own figures (measure/proctree.h: from
 	 * taskstats exit records, else /proc); empty in capture mode.
 	 */
 	struct proc_tree procs;

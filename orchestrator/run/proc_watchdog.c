@@ -14,7 +14,7 @@
  * runs or evidence, and starts no program.
  */
 #include "run/proc_signal.h"
-#include "run/cgroup.h"
+#include "measure/cgroup.h"
 #include "util/clock.h"
 #include "util/compiler.h"
 #include "util/usage.h"

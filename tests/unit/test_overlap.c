@@ -16,8 +16,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "run/overlap.h"
-#include "run/peers.h"
+#include "measure/overlap.h"
+#include "measure/peers.h"
 #include "util/alloc.h"
 #include "util/strbuf.h"
 

@@ -23,7 +23,7 @@
 #include "pipeline/runner.h"
 #include "plan/plan.h"
 #include "run/proc.h"
-#include "run/sysstat.h"
+#include "measure/sysstat.h"
 #include "util/alloc.h"
 #include "util/compiler.h"
 #include "util/cpulist.h"

@@ -1,4 +1,4 @@
-/* Unit tests of the per-process figures of a run's tree (run/proctree.h,
+/* Unit tests of the per-process figures of a run's tree (measure/proctree.h,
  * record/proc_tree.h): taskstats exit records parsed from constructed
  * netlink messages, the tree found among the machine's records by their
  * parents, threads folded into their process, the cap, /proc's stat
@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "record/proc_tree.h"
-#include "run/proctree.h"
+#include "measure/proctree.h"
 
 #define FAMILY 27
 

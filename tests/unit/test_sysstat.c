@@ -9,7 +9,7 @@
 #include <cmocka.h>
 
 #include "util/cpulist.h"
-#include "run/sysstat.h"
+#include "measure/sysstat.h"
 
 #include <unistd.h>
 

@@ -1,5 +1,5 @@
 /* Unit tests of the wall time a tree lost waiting for a CPU
- * (run/taskdelay.h): the formula on scripted thread counters, exact where
+ * (measure/taskdelay.h): the formula on scripted thread counters, exact where
  * the header says it is, and a reading of a real tree that finds a
  * grandchild and an orphan (facts a busy machine cannot change). */
 #include <stdarg.h>
@@ -13,7 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "run/taskdelay.h"
+#include "measure/taskdelay.h"
 
 #define MS 1000000LL
 

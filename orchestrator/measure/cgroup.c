@@ -7,8 +7,8 @@
  * because a machine without a writable cgroup v2 hierarchy is a fact to
  * record. It knows nothing of processes beyond pids.
  */
-#include "run/cgroup.h"
-#include "run/sysstat.h"
+#include "measure/cgroup.h"
+#include "measure/sysstat.h"
 #include "util/name_rule.h"
 #include "util/alloc.h"
 #include "util/clock.h"

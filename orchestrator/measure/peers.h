@@ -24,7 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "run/overlap.h"
+#include "measure/overlap.h"
 
 struct peers {
 	char *dir;        /* the lock directory in use, or NULL */

@@ -6,7 +6,7 @@
  * foreign ones. A scan reads one cmdline file per process and a stat
  * file per match: it only happens when the plan sets load.exclusive.
  */
-#include "run/overlap.h"
+#include "measure/overlap.h"
 
 #include <ctype.h>
 #include <dirent.h>

@@ -6,7 +6,7 @@
  * run can have waited for them. It never reports errors: a figure that cannot be read
  * is marked invalid and the caller records it as null.
  */
-#include "run/sysstat.h"
+#include "measure/sysstat.h"
 
 #include <sched.h>
 #include <errno.h>

@@ -5,7 +5,7 @@
  * is proc's, and judging the figure against other processes' CPU time is
  * the caller's.
  */
-#include "run/taskdelay.h"
+#include "measure/taskdelay.h"
 
 #include <dirent.h>
 #include <stdio.h>
@@ -13,8 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "run/proctree.h"
-#include "run/sysstat.h"
+#include "measure/proctree.h"
+#include "measure/sysstat.h"
 #include "util/alloc.h"
 #include "util/readfile.h"
 

@@ -4,7 +4,7 @@
  * netlink exchange follows the kernel's tools/accounting/getdelays.c.
  * Running the child and deciding when to read are proc.c's.
  */
-#include "run/proctree.h"
+#include "measure/proctree.h"
 
 #include <errno.h>
 #include <linux/genetlink.h>

@@ -13,7 +13,7 @@
  * never through a link, and read only when it is a regular file, opened
  * non-blocking (a FIFO named "events" or "<pid>.run" cannot hang a run).
  */
-#include "run/peers.h"
+#include "measure/peers.h"
 
 #include <ctype.h>
 #include <dirent.h>
