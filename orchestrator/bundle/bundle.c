@@ -3,7 +3,7 @@
  * streams one back, through libarchive. This file is the only one that
  * sees libarchive. It does not know what evidence means: verify.c decides
  * what a name or a missing file says about it, seal.c decides which names
- * are safe (manifest_name_problem()).
+ * are safe (evname_problem()).
  *
  * Entry layout of a packed bundle: no top-level directory and no "./"
  * entry; names relative to the packed directory; a directory is written as
@@ -124,7 +124,7 @@ static enum tree_step pack_entry(void *ctx, const struct tree_entry *e)
 {
 	struct pack_walk *w = ctx;
 	struct pack_list *l = w->l;
-	const char *why = manifest_name_problem(e->name);
+	const char *why = evname_problem(e->name);
 	mode_t mode = e->st->st_mode;
 
 	if (why || strlen(e->name) > MAX_NAME) {
@@ -855,7 +855,7 @@ static void classify(struct reader *r, struct archive_entry *ae, struct bundle_e
 	}
 	/* A name problem outranks the type: the caller must see the name is unsafe. */
 	why = !p ? "not readable" : r->name.len > MAX_NAME ? "too long" :
-	      manifest_name_problem(r->name.buf);
+	      evname_problem(r->name.buf);
 	e->unsafe_mode = NULL;
 	e->unsafe_meta = NULL;
 	if (why && !e->is_root) {

@@ -219,15 +219,15 @@ struct evidence_args {
 static int verify_with(const char *path, const char *pubkey, int self,
 		       struct verify_result *res)
 {
-	int (*check)(const char *, const struct seal_pub *, struct verify_result *) =
+	int (*check)(const char *, const struct signify_pub *, struct verify_result *) =
 		self ? verify_path_self : verify_path;
-	struct seal_pub pub;
+	struct signify_pub pub;
 	char *err = NULL;
 
 	memset(res, 0, sizeof(*res));
 	if (!pubkey)
 		return check(path, NULL, res) < 0 ? -1 : 0;
-	if (seal_pub_read(pubkey, &pub, &err) < 0) {
+	if (signify_pub_read(pubkey, &pub, &err) < 0) {
 		error("%s", err);
 		free(err);
 		return -1;
@@ -724,7 +724,7 @@ static int keygen_main(void *opts, size_t npos, char **pos)
 		return EXIT_USAGE;
 	if (signkey_passphrase(a->pass_file, a->pass_env, &pass) < 0)
 		return EXIT_USAGE;
-	if (seal_keygen(prefix, pass, fp) == 0) {
+	if (signify_keygen(prefix, pass, fp) == 0) {
 		char *shown = xstrdup_escaped(prefix);
 		printf("private key: %s.key%s\npublic key:  %s.pub (signify), %s.pub.pem (openssl)\n"
 		       "fingerprint: %s\n",

@@ -319,15 +319,15 @@ static int run_args_check(struct run_args *a, const char *usage)
 }
 
 /* The key a dry run checked, if any: where it came from and its fingerprint, never its text. */
-static void print_dry_run_key(FILE *f, const struct run_args *a, const struct seal_key *key)
+static void print_dry_run_key(FILE *f, const struct run_args *a, const struct signify_key *key)
 {
-	struct seal_pub pub;
+	struct signify_pub pub;
 	char fp[SHA256_HEX_LEN + 1], *shown;
 
 	if (!key)
 		return;
-	seal_pub_of(key, &pub);
-	seal_fingerprint(&pub, fp);
+	signify_pub_of(key, &pub);
+	signify_fingerprint(&pub, fp);
 	if (signkey_is_text(a->key_path)) {
 		fprintf(f, "key:      the key text in %s (not shown), checked: fingerprint %s\n",
 			SIGNKEY_ENV, fp);
@@ -406,7 +406,7 @@ static int run_plan(struct plan *plan, const struct run_args *a, const char *pla
 {
 	struct runner_options opt;
 	struct runner_result res;
-	struct seal_key *key = NULL;
+	struct signify_key *key = NULL;
 	char *reproduce = NULL, *pass = NULL, *pub = NULL;
 	int rc = EXIT_USAGE;
 
@@ -494,7 +494,7 @@ static int run_plan(struct plan *plan, const struct run_args *a, const char *pla
 		goto out;
 	rc = run_exit(runner_run(plan, &opt, &res), &res, plan->inconclusive_fails);
 out:
-	seal_key_free(key);
+	signify_key_free(key);
 	signkey_passphrase_free(pass);
 	free(reproduce);
 	free(pub);

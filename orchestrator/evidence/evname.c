@@ -43,7 +43,7 @@ char *evname_printable(const char *s, size_t len)
 	return strbuf_detach(&sb, NULL);
 }
 
-const char *manifest_name_problem(const char *name)
+const char *evname_problem(const char *name)
 {
 	size_t comp = 0;
 	if (!*name)
@@ -79,7 +79,7 @@ const char *manifest_name_problem(const char *name)
 	}
 }
 
-/* What seal_tidy() will change, found first and done after the walk. */
+/* What evname_tidy() will change, found first and done after the walk. */
 struct tidy_item {
 	char *name;        /* relative to the root */
 	int remove;        /* 1: not a file or directory; 2: a directory too deep; 0: rename */
@@ -100,7 +100,7 @@ static enum tree_step tidy_entry(void *ctx, const struct tree_entry *e)
 	int bad_name, special = !S_ISREG(mode) && !S_ISDIR(mode);
 
 	base = base ? base + 1 : e->name;
-	bad_name = manifest_name_problem(base) != NULL;
+	bad_name = evname_problem(base) != NULL;
 	if (S_ISDIR(mode) && e->depth >= t->max_depth) {
 		special = 2;
 		bad_name = 0;
@@ -258,7 +258,7 @@ mode_t evname_mode(mode_t m)
 	return m & 07777;
 }
 
-/* What seal_take_back() changed, for its note. */
+/* What evname_take_back() changed, for its note. */
 struct take_back {
 	size_t opened;    /* made readable (and a directory enterable) again */
 	size_t cleared;   /* setuid, setgid, sticky or group/other-writable bits dropped */
@@ -306,7 +306,7 @@ static enum tree_step take_back_entry(void *ctx, const struct tree_entry *e)
 	return S_ISDIR(m) ? TREE_DESCEND : TREE_NEXT;
 }
 
-/* What cannot be read even so, seal_tidy() and the manifest report. */
+/* What cannot be read even so, evname_tidy() and the manifest report. */
 static enum tree_step take_back_failed(void *ctx, const char *name, const char *what, int err)
 {
 	(void)ctx;
@@ -316,8 +316,8 @@ static enum tree_step take_back_failed(void *ctx, const char *name, const char *
 	return TREE_NEXT;
 }
 
-int seal_take_back(const struct dirat *root, const char *sub,
-		   void (*note)(void *ctx, char *line), void *ctx)
+int evname_take_back(const struct dirat *root, const char *sub,
+		     void (*note)(void *ctx, char *line), void *ctx)
 {
 	static const struct tree_ops ops = { take_back_entry, take_back_failed };
 	struct take_back t = { 0, 0, 0, 0, NULL };
@@ -357,7 +357,7 @@ out:
 }
 
 /* A safe form of one name component: offending bytes become '_', cut to fit. */
-char *seal_safe_component(const char *name)
+char *evname_safe_component(const char *name)
 {
 	size_t n = strlen(name);
 	char *s;
@@ -376,8 +376,8 @@ char *seal_safe_component(const char *name)
 	return s;
 }
 
-int seal_tidy(const struct dirat *root, const char *sub,
-	      void (*note)(void *ctx, char *line), void *ctx)
+int evname_tidy(const struct dirat *root, const char *sub,
+		void (*note)(void *ctx, char *line), void *ctx)
 {
 	static const struct tree_ops ops = { tidy_entry, tidy_failed };
 	struct dirat dir = DIRAT_INIT;
@@ -442,7 +442,7 @@ int seal_tidy(const struct dirat *root, const char *sub,
 		} else {
 			const char *slash = strrchr(it->name, '/');
 			size_t plen = slash ? (size_t)(slash - it->name) + 1 : 0;
-			char *safe = seal_safe_component(slash ? slash + 1 : it->name), *rel = NULL;
+			char *safe = evname_safe_component(slash ? slash + 1 : it->name), *rel = NULL;
 			struct stat st;
 			for (unsigned i = 1; i < 1000; i++) {
 				free(rel);

@@ -1,9 +1,9 @@
 /*
  * evname: the policy for names inside evidence. A name must be one that
  * stock tools (sha256sum -c, signify -C) read back from the manifest;
- * evname says which names are (manifest_name_problem), makes a safe one
- * (seal_safe_component), and tidies what a run left behind so that it can
- * be sealed without losing content (seal_tidy: used by runner, judge,
+ * evname says which names are (evname_problem), makes a safe one
+ * (evname_safe_component), and tidies what a run left behind so that it can
+ * be sealed without losing content (evname_tidy: used by runner, judge,
  * bundle and verify). It does not hash or list files (manifest.c).
  */
 #ifndef ABEV_EVNAME_H
@@ -20,7 +20,7 @@
  * no control character or newline, no backslash, valid UTF-8 not needed.
  * Returns NULL when safe, else a static reason.
  */
-const char *manifest_name_problem(const char *name);
+const char *evname_problem(const char *name);
 
 /*
  * Makes what a run left under root/sub sealable without losing a byte of
@@ -32,13 +32,13 @@ const char *manifest_name_problem(const char *name);
  * of changes, or -1 after error() when one could not be made.
  */
 struct dirat;
-int seal_tidy(const struct dirat *root, const char *sub,
-	      void (*note)(void *ctx, char *line), void *ctx);
+int evname_tidy(const struct dirat *root, const char *sub,
+		void (*note)(void *ctx, char *line), void *ctx);
 /*
  * The mode evidence keeps for an entry of mode m: a directory abev can
  * read, enter and change (u+rwx), a regular file it can read and replace
  * (u+rw); no setuid, setgid or sticky bit, nothing writable by group or
- * others. Other kinds keep m (seal_tidy() removes them).
+ * others. Other kinds keep m (evname_tidy() removes them).
  */
 mode_t evname_mode(mode_t m);
 /*
@@ -51,10 +51,10 @@ mode_t evname_mode(mode_t m);
  * (ownership passes) says how many entries were changed; none when
  * nothing was. Returns that number, or -1 after error().
  */
-int seal_take_back(const struct dirat *root, const char *sub,
-		   void (*note)(void *ctx, char *line), void *ctx);
+int evname_take_back(const struct dirat *root, const char *sub,
+		     void (*note)(void *ctx, char *line), void *ctx);
 /* A name component stock tools can read: offending bytes become '_'. Caller frees. */
-char *seal_safe_component(const char *name);
+char *evname_safe_component(const char *name);
 
 /*
  * A copy of len bytes of an outside string fit to quote in one line of an

@@ -377,7 +377,7 @@ static char *adopt_file(const struct dirat *root, const char *inv_dir, const cha
 	}
 	base = strrchr(real, '/');
 	/* The copy's name must be one the manifest can list. */
-	safe = seal_safe_component(base ? base + 1 : real);
+	safe = evname_safe_component(base ? base + 1 : real);
 	base = safe;
 	/* Beneath the evidence root, no link followed: a run cannot aim the copy elsewhere. */
 	if (dirat_mkdirs(root, results_rel, &results) < 0) {

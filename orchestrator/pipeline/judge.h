@@ -9,7 +9,7 @@
  * left in its directory to the plan's limits.max_files (failing the
  * invocation past it), and applies the load guard (judge_load()), which
  * discards a run that would otherwise count. Repeating a discarded slot is
- * the runner's; links and odd names left by the run are seal_tidy()'s.
+ * the runner's; links and odd names left by the run are evname_tidy()'s.
  */
 #ifndef ABEV_JUDGE_H
 #define ABEV_JUDGE_H

@@ -49,9 +49,9 @@ void run_state_init(struct run_state *st, const struct plan *plan,
 	st->m = opt->machine ? opt->machine : machine_real();
 	/* The report names the signer's key by its fingerprint, the same on every machine. */
 	if (opt->key) {
-		struct seal_pub pub;
-		seal_pub_of(opt->key, &pub);
-		seal_fingerprint(&pub, st->key_fp);
+		struct signify_pub pub;
+		signify_pub_of(opt->key, &pub);
+		signify_fingerprint(&pub, st->key_fp);
 	}
 }
 

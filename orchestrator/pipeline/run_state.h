@@ -105,7 +105,7 @@ void run_state_release(struct run_state *st);
 
 /* Adds a run-level note; takes ownership of note. */
 void run_state_note(struct run_state *st, char *note);
-/* run_state_note() as a judge_note_fn / seal_tidy() callback; ctx is the run_state. */
+/* run_state_note() as a judge_note_fn / evname_tidy() callback; ctx is the run_state. */
 void run_state_note_cb(void *ctx, char *note);
 /*
  * Adds a run-level note that records a change made to abev's own files or

@@ -231,7 +231,7 @@ static void unsealed(struct run_state *st, int stopped_by)
 	if (run_state_write(st, 1) < 0)
 		return;
 	for (size_t i = 0; seal_staged_names[i]; i++) {
-		char *staged = seal_staged_name(seal_staged_names[i]);
+		char *staged = manifest_staged_name(seal_staged_names[i]);
 		if (dirat_unlink(&st->ev, staged, 0) < 0 && errno != ENOENT)
 			error("cannot remove '%s/%s': %s", st->root, staged, strerror(errno));
 		free(staged);

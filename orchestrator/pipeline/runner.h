@@ -23,7 +23,7 @@ struct runner_options {
 	int out_made;                 /* out_dir was just made, empty, by the caller */
 	enum progress_mode progress;
 	const char *reproduce;        /* command line to re-run, for the report */
-	const struct seal_key *key;   /* signs SHA256 when set; NULL: --unsigned */
+	const struct signify_key *key;   /* signs SHA256 when set; NULL: --unsigned */
 	const char *pubkey;           /* the public key file to name in the report, or NULL */
 	const char *key_source;       /* where key came from: "option", "environment"; NULL unsigned */
 	const char *bundle;           /* also pack the evidence into this archive, or NULL */

@@ -34,7 +34,7 @@ void manifest_set_max_entries(size_t n)
 	max_entries = n ? n : MANIFEST_MAX_ENTRIES;
 }
 
-char *seal_staged_name(const char *name)
+char *manifest_staged_name(const char *name)
 {
 	return xasprintf("%s%s", name, EVIDENCE_STAGED_SUFFIX);
 }
@@ -98,7 +98,7 @@ static enum tree_step walk_entry(void *ctx, const struct tree_entry *te)
 		return TREE_NEXT;
 	if (te->depth == 0 && is_staged(w, te->name))
 		return TREE_NEXT;
-	why = manifest_name_problem(te->name);
+	why = evname_problem(te->name);
 	if (why) {
 		char *shown = evname_printable(te->name, strlen(te->name));
 		error("unsafe file name '%s' in '%s': %s", shown, w->root, why);
@@ -169,7 +169,7 @@ static int add_staged(const struct dirat *root, struct walk *w)
 {
 	for (size_t i = 0; w->staged && w->staged[i]; i++) {
 		const char *name = w->staged[i];
-		char *from = seal_staged_name(name);
+		char *from = manifest_staged_name(name);
 		struct stat st;
 		int ret = 0;
 
@@ -366,7 +366,7 @@ int manifest_parse(const char *text, size_t len, struct manifest *m, char **err)
 			if (hexval(hex[i]) < 0)
 				goto bad_line;
 		nm = xstrndup(name, nlen);
-		why = manifest_name_problem(nm);
+		why = evname_problem(nm);
 		if (!why && is_seal_file(nm))
 			why = "the manifest cannot list itself or its signature";
 		if (why || (m->n && strcmp(m->e[m->n - 1].name, nm) >= 0)) {

@@ -16,7 +16,7 @@
 #include "record/layout.h"
 
 /* name's staged copy: "name" EVIDENCE_STAGED_SUFFIX. Caller frees. */
-char *seal_staged_name(const char *name);
+char *manifest_staged_name(const char *name);
 
 /* One line of the manifest. */
 struct manifest_entry {

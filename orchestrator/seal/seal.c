@@ -42,7 +42,7 @@ static enum tree_step settle_entry(void *ctx, const struct tree_entry *e)
 
 	/*
 	 * Modes evidence keeps, before a directory is entered: what a run
-	 * took back after it ended has them already (seal_take_back()); this
+	 * took back after it ended has them already (evname_take_back()); this
 	 * is for the rest, and what cannot be changed the manifest reports.
 	 * Never through a second name: a hard-linked file's copy (unshare())
 	 * is made with a mode of its own.
@@ -152,7 +152,7 @@ static int seal_settle(const struct dirat *root)
 	return ret;
 }
 
-int seal_evidence(const char *root, const struct seal_key *key)
+int seal_evidence(const char *root, const struct signify_key *key)
 {
 	struct dirat d = DIRAT_INIT;
 	int ret;
@@ -171,7 +171,7 @@ const char *const seal_staged_names[] = { EVIDENCE_REPORT_FILE, EVIDENCE_RESULT_
  * which is then renamed into place in staged's order, after the seal is
  * on disk. Everything is computed before the directory changes.
  */
-static int seal_staged(const struct dirat *root, const struct seal_key *key,
+static int seal_staged(const struct dirat *root, const struct signify_key *key,
 		       const char *const *staged)
 {
 	struct manifest m = { NULL, 0 };
@@ -187,11 +187,11 @@ static int seal_staged(const struct dirat *root, const struct seal_key *key,
 	text = manifest_text(&m, &tlen);
 	if (key) {
 		char fp[SHA256_HEX_LEN + 1], *comment;
-		struct seal_pub pub;
-		seal_pub_of(key, &pub);
-		seal_fingerprint(&pub, fp);
+		struct signify_pub pub;
+		signify_pub_of(key, &pub);
+		signify_fingerprint(&pub, fp);
 		comment = xasprintf("abev evidence signature, key %.16s", fp);
-		sig = seal_sign(key, comment, text, tlen, &slen);
+		sig = signify_sign(key, comment, text, tlen, &slen);
 		free(comment);
 		if (!sig)
 			goto out;
@@ -234,7 +234,7 @@ int seal_put_staged(const struct dirat *root, const char *const *staged)
 	int moved = 0;
 
 	for (size_t i = 0; staged && staged[i]; i++) {
-		char *from = seal_staged_name(staged[i]);
+		char *from = manifest_staged_name(staged[i]);
 		int r = dirat_rename(root, from, staged[i]);
 
 		if (r < 0 && errno != ENOENT) {
@@ -248,12 +248,12 @@ int seal_put_staged(const struct dirat *root, const char *const *staged)
 	return moved ? dirat_sync(root) : 0;
 }
 
-int seal_evidence_at(const struct dirat *root, const struct seal_key *key)
+int seal_evidence_at(const struct dirat *root, const struct signify_key *key)
 {
 	return seal_staged(root, key, NULL);
 }
 
-int seal_evidence_final(const struct dirat *root, const struct seal_key *key)
+int seal_evidence_final(const struct dirat *root, const struct signify_key *key)
 {
 	return seal_staged(root, key, seal_staged_names);
 }

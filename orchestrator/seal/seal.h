@@ -21,10 +21,10 @@
  * are removed, and a file with a second name (a hardlink) is given an
  * inode of its own. 0 or -1 after error().
  */
-int seal_evidence(const char *root, const struct seal_key *key);
+int seal_evidence(const char *root, const struct signify_key *key);
 /* seal_evidence() of the directory open as root: no link beneath it is followed. */
 struct dirat;
-int seal_evidence_at(const struct dirat *root, const struct seal_key *key);
+int seal_evidence_at(const struct dirat *root, const struct signify_key *key);
 
 /*
  * The names abev writes last, staged: abev run writes its final
@@ -43,7 +43,7 @@ extern const char *const seal_staged_names[];
  * unfinished: result.json still says "running", and `abev verify` names
  * the staged files left. 0 or -1 after error().
  */
-int seal_evidence_final(const struct dirat *root, const struct seal_key *key);
+int seal_evidence_final(const struct dirat *root, const struct signify_key *key);
 /*
  * Renames each staged copy of staged (NULL-terminated) that exists into
  * place, in order, and flushes them to disk. 0 or -1 after error().

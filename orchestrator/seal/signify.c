@@ -44,9 +44,9 @@
 /* libcrypto hands password callbacks a buffer of PEM_BUFSIZE (1024). */
 #define PASSPHRASE_MAX 1023
 
-struct seal_key {
+struct signify_key {
 	EVP_PKEY *pkey;
-	struct seal_pub pub;
+	struct signify_pub pub;
 };
 
 static void hex_of(const unsigned char *d, size_t n, char *out)
@@ -61,7 +61,7 @@ static void hex_of(const unsigned char *d, size_t n, char *out)
 
 /* ---- keys ---------------------------------------------------------- */
 
-static int pub_from_pkey(EVP_PKEY *pkey, struct seal_pub *pub)
+static int pub_from_pkey(EVP_PKEY *pkey, struct signify_pub *pub)
 {
 	size_t len = ED25519_PUB_LEN;
 	unsigned char d[SHA256_LEN];
@@ -74,19 +74,19 @@ static int pub_from_pkey(EVP_PKEY *pkey, struct seal_pub *pub)
 	return 0;
 }
 
-void seal_pub_of(const struct seal_key *k, struct seal_pub *pub)
+void signify_pub_of(const struct signify_key *k, struct signify_pub *pub)
 {
 	*pub = k->pub;
 }
 
-void seal_fingerprint(const struct seal_pub *pub, char out[SHA256_HEX_LEN + 1])
+void signify_fingerprint(const struct signify_pub *pub, char out[SHA256_HEX_LEN + 1])
 {
 	unsigned char d[SHA256_LEN];
 	sha256_buf(pub->key, ED25519_PUB_LEN, d);
 	sha256_hex(d, out);
 }
 
-void seal_key_free(struct seal_key *k)
+void signify_key_free(struct signify_key *k)
 {
 	if (!k)
 		return;
@@ -249,7 +249,7 @@ out:
  * key itself (pub_from_pkey), so abev's signatures check, and a signify
  * key's signatures report "signed with another key". 0, or -1 with *err.
  */
-static int pub_read_pem(const char *path, const struct strbuf *sb, struct seal_pub *pub,
+static int pub_read_pem(const char *path, const struct strbuf *sb, struct signify_pub *pub,
 			char **err)
 {
 	BIO *bio = BIO_new_mem_buf(sb->buf, (int)sb->len);
@@ -301,7 +301,7 @@ static int pub_is_secret(const char *path, const struct strbuf *sb, char **err)
 	return secret;
 }
 
-int seal_pub_read(const char *path, struct seal_pub *pub, char **err)
+int signify_pub_read(const char *path, struct signify_pub *pub, char **err)
 {
 	struct strbuf sb = STRBUF_INIT;
 	unsigned char blob[PUB_BLOB_LEN];
@@ -392,7 +392,7 @@ static int keygen_paths(const char *prefix, const char *passphrase, char *path[K
  * its public key as PEM (text[KEYGEN_PEM]) and as *pub. 0 or -1 after error().
  */
 static int keygen_pem(const char *passphrase, char *text[KEYGEN_NFILES],
-		      size_t len[KEYGEN_NFILES], struct seal_pub *pub)
+		      size_t len[KEYGEN_NFILES], struct signify_pub *pub)
 {
 	EVP_PKEY_CTX *pctx = NULL;
 	EVP_PKEY *pkey = NULL;
@@ -442,7 +442,7 @@ out:
 }
 
 /* The signify public key file of pub, and its fingerprint in fp. Caller frees. */
-static char *signify_pub_text(const struct seal_pub *pub, char fp[SHA256_HEX_LEN + 1])
+static char *signify_pub_text(const struct signify_pub *pub, char fp[SHA256_HEX_LEN + 1])
 {
 	unsigned char blob[PUB_BLOB_LEN];
 	char *b64, *text;
@@ -451,20 +451,20 @@ static char *signify_pub_text(const struct seal_pub *pub, char fp[SHA256_HEX_LEN
 	memcpy(blob + 2, pub->keynum, SIGNIFY_KEYNUM_LEN);
 	memcpy(blob + 2 + SIGNIFY_KEYNUM_LEN, pub->key, ED25519_PUB_LEN);
 	b64 = b64_encode(blob, sizeof(blob));
-	seal_fingerprint(pub, fp);
+	signify_fingerprint(pub, fp);
 	text = xasprintf(COMMENT_HDR "abev public key %.16s\n%s\n", fp, b64);
 	free(b64);
 	return text;
 }
 
-int seal_keygen(const char *prefix, const char *passphrase, char fp[SHA256_HEX_LEN + 1])
+int signify_keygen(const char *prefix, const char *passphrase, char fp[SHA256_HEX_LEN + 1])
 {
 	static const mode_t mode[KEYGEN_NFILES] = { 0600, 0644, 0644 };
 	char *path[KEYGEN_NFILES] = { NULL, NULL, NULL };
 	char *text[KEYGEN_NFILES] = { NULL, NULL, NULL };
 	size_t len[KEYGEN_NFILES] = { 0, 0, 0 };
 	int created[KEYGEN_NFILES] = { 0, 0, 0 };
-	struct seal_pub pub;
+	struct signify_pub pub;
 	int ret = -1;
 
 	if (keygen_paths(prefix, passphrase, path) < 0 || keygen_pem(passphrase, text, len, &pub) < 0)
@@ -490,17 +490,17 @@ out:
 	return ret;
 }
 
-struct seal_key *seal_key_load(const char *path, const char *passphrase)
+struct signify_key *signify_key_load(const char *path, const char *passphrase)
 {
 	struct strbuf sb = STRBUF_INIT;
-	struct seal_key *k = NULL;
+	struct signify_key *k = NULL;
 	char *err = NULL;
 
 	if (slurp(path, KEY_FILE_MAX, &sb, &err) < 0) {
 		error("%s", err);
 		goto out;
 	}
-	k = seal_key_parse(sb.buf, sb.len, path, passphrase);
+	k = signify_key_parse(sb.buf, sb.len, path, passphrase);
 out:
 	if (sb.alloc)
 		OPENSSL_cleanse(sb.buf, sb.alloc);
@@ -509,11 +509,11 @@ out:
 	return k;
 }
 
-struct seal_key *seal_key_parse(const char *text, size_t len, const char *what,
-				const char *passphrase)
+struct signify_key *signify_key_parse(const char *text, size_t len, const char *what,
+				      const char *passphrase)
 {
 	struct pass_ctx pc = { passphrase, 0 };
-	struct seal_key *k = NULL;
+	struct signify_key *k = NULL;
 	EVP_PKEY *pkey = NULL;
 	BIO *bio = NULL;
 	char msg[256];
@@ -562,8 +562,8 @@ out:
 
 /* ---- signatures ---------------------------------------------------- */
 
-char *seal_sign(const struct seal_key *k, const char *comment, const char *msg, size_t len,
-		size_t *out_len)
+char *signify_sign(const struct signify_key *k, const char *comment, const char *msg, size_t len,
+		   size_t *out_len)
 {
 	EVP_MD_CTX *ctx = NULL;
 	unsigned char blob[SIG_BLOB_LEN];
@@ -602,8 +602,8 @@ out:
 	return out;
 }
 
-int seal_signed_text(const char *sig, size_t sig_len, const char **msg, size_t *msg_len,
-		     char **err)
+int signify_signed_text(const char *sig, size_t sig_len, const char **msg, size_t *msg_len,
+			char **err)
 {
 	unsigned char blob[SIG_BLOB_LEN];
 	size_t used = 0;
@@ -616,8 +616,8 @@ int seal_signed_text(const char *sig, size_t sig_len, const char **msg, size_t *
 	return 0;
 }
 
-int seal_check(const struct seal_pub *pub, const char *sig, size_t sig_len, const char **msg,
-	       size_t *msg_len, char **err)
+int signify_check(const struct signify_pub *pub, const char *sig, size_t sig_len, const char **msg,
+		  size_t *msg_len, char **err)
 {
 	unsigned char blob[SIG_BLOB_LEN];
 	EVP_PKEY *pk = NULL;

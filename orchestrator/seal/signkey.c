@@ -89,7 +89,7 @@ static int public_key_error(const char *path, enum signkey_source src)
  */
 static int judge_head(const char *path, enum signkey_source src, const char *head, size_t len)
 {
-	struct seal_pub pub;
+	struct signify_pub pub;
 	char *err = NULL;
 	int is_pub;
 
@@ -97,7 +97,7 @@ static int judge_head(const char *path, enum signkey_source src, const char *hea
 		return public_key_error(path, src);
 	if (len < sizeof(SIGNIFY_HEAD) - 1 || memcmp(head, SIGNIFY_HEAD, sizeof(SIGNIFY_HEAD) - 1))
 		return 0;
-	is_pub = seal_pub_read(path, &pub, &err) == 0;
+	is_pub = signify_pub_read(path, &pub, &err) == 0;
 	free(err);
 	if (is_pub)
 		return public_key_error(path, src);
@@ -179,7 +179,7 @@ int signkey_is_text(const char *value)
  * judged like a file's head, parsed from memory, never shown. NULL after
  * error().
  */
-static struct seal_key *load_text(const char *text, const char *passphrase)
+static struct signify_key *load_text(const char *text, const char *passphrase)
 {
 	static const char what[] = "the key text in " SIGNKEY_ENV;
 
@@ -193,11 +193,11 @@ static struct seal_key *load_text(const char *text, const char *passphrase)
 		      "PKCS#8 PEM private key that 'abev keygen' writes (PREFIX.key)", what);
 		return NULL;
 	}
-	return seal_key_parse(text, strlen(text), what, passphrase);
+	return signify_key_parse(text, strlen(text), what, passphrase);
 }
 
-struct seal_key *signkey_load(const char *path, enum signkey_source src, const char *passphrase,
-			      int insecure_mode)
+struct signify_key *signkey_load(const char *path, enum signkey_source src, const char *passphrase,
+				 int insecure_mode)
 {
 	if (signkey_is_text(path)) {
 		if (src == SIGNKEY_ENVIRONMENT)
@@ -209,7 +209,7 @@ struct seal_key *signkey_load(const char *path, enum signkey_source src, const c
 	}
 	if (check_file(path, src, insecure_mode) < 0)
 		return NULL;
-	return seal_key_load(path, passphrase);
+	return signify_key_load(path, passphrase);
 }
 
 int signkey_passphrase(const char *file, const char *env, char **out)

@@ -39,10 +39,10 @@ const char *signkey_source_name(enum signkey_source src);
  * (signkey_is_text()) from the environment, loads the text. A public key, an unreadable or
  * undecodable file, and a file whose mode lets the group or others read
  * it (unless insecure_mode, which only warns) are refused. NULL after
- * error(); free with seal_key_free().
+ * error(); free with signify_key_free().
  */
-struct seal_key *signkey_load(const char *path, enum signkey_source src, const char *passphrase,
-			      int insecure_mode);
+struct signify_key *signkey_load(const char *path, enum signkey_source src, const char *passphrase,
+				 int insecure_mode);
 /*
  * Whether a value naming a key is the key's text rather than a path (a
  * newline, a PEM or signify header): such a value is never printed.

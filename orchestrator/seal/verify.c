@@ -204,7 +204,7 @@ static enum tree_step walk_entry(void *ctx, const struct tree_entry *e)
 		      VERIFY_MAX_FILES);
 		return TREE_STOP;
 	}
-	if ((why = manifest_name_problem(e->name))) {
+	if ((why = evname_problem(e->name))) {
 		/* Not descended into: every name below it has the same flaw. */
 		problem(g->out, e->name, "unsafe name: %s", why);
 	} else if (e->depth == 0 && (mi = meta_index(e->name)) >= 0) {
@@ -513,12 +513,12 @@ static int nested_manifest(struct gather *g)
  * a key, only read, so that a SHA256 edited apart from its signature file
  * is still caught.
  */
-static int signed_text(const struct seal_pub *pub, const struct strbuf *sig, const char **text,
+static int signed_text(const struct signify_pub *pub, const struct strbuf *sig, const char **text,
 		       size_t *len, char **err)
 {
 	if (pub)
-		return seal_check(pub, sig->buf, sig->len, text, len, err);
-	return seal_signed_text(sig->buf, sig->len, text, len, err);
+		return signify_check(pub, sig->buf, sig->len, text, len, err);
+	return signify_signed_text(sig->buf, sig->len, text, len, err);
 }
 
 /*
@@ -531,7 +531,7 @@ static int signed_text(const struct seal_pub *pub, const struct strbuf *sig, con
 static void stopped_while_sealing(struct gather *g)
 {
 	for (size_t i = 0; seal_staged_names[i]; i++) {
-		char *name = seal_staged_name(seal_staged_names[i]);
+		char *name = manifest_staged_name(seal_staged_names[i]);
 		struct found *f = find(g, name);
 		const char *status = f && f->path && !strcmp(seal_staged_names[i], EVIDENCE_RESULT_FILE)
 					     ? evidence_read_status(f->path)
@@ -574,7 +574,7 @@ static void never_sealed(struct gather *g)
  * Holds what was gathered against the signature and the manifest; with
  * no key (pub NULL) against the manifest alone.
  */
-static void judge(struct gather *g, const struct seal_pub *pub)
+static void judge(struct gather *g, const struct signify_pub *pub)
 {
 	struct verify_result *r = g->out;
 	struct manifest m = { NULL, 0 };
@@ -688,7 +688,7 @@ static void judge_self(struct gather *g)
 	}
 }
 
-static int verify(const char *path, const struct seal_pub *pub, int self,
+static int verify(const char *path, const struct signify_pub *pub, int self,
 		  struct verify_result *out)
 {
 	struct gather g;
@@ -703,7 +703,7 @@ static int verify(const char *path, const struct seal_pub *pub, int self,
 	strbuf_init(&g.meta[1]);
 	strbuf_init(&g.self_text);
 	if (pub)
-		seal_fingerprint(pub, out->fingerprint);
+		signify_fingerprint(pub, out->fingerprint);
 
 	if (stat(path, &st) < 0)
 		return error("cannot verify '%s': %s", path, strerror(errno));
@@ -750,12 +750,12 @@ out:
 	return ret;
 }
 
-int verify_path(const char *path, const struct seal_pub *pub, struct verify_result *out)
+int verify_path(const char *path, const struct signify_pub *pub, struct verify_result *out)
 {
 	return verify(path, pub, 0, out);
 }
 
-int verify_path_self(const char *path, const struct seal_pub *pub, struct verify_result *out)
+int verify_path_self(const char *path, const struct signify_pub *pub, struct verify_result *out)
 {
 	return verify(path, pub, 1, out);
 }

@@ -54,13 +54,13 @@ struct verify_result {
  * when the check could be carried out (the verdict is nproblems == 0),
  * -1 when it could not start at all (path unreadable) after error().
  */
-int verify_path(const char *path, const struct seal_pub *pub, struct verify_result *out);
+int verify_path(const char *path, const struct signify_pub *pub, struct verify_result *out);
 /*
  * verify_path(), and then, when it found no problem, what the evidence
  * says of itself (out->self): `abev verify`. The commands that go on to
  * read the evidence themselves need only verify_path().
  */
-int verify_path_self(const char *path, const struct seal_pub *pub, struct verify_result *out);
+int verify_path_self(const char *path, const struct signify_pub *pub, struct verify_result *out);
 void verify_result_release(struct verify_result *r);
 
 #endif

@@ -1,8 +1,8 @@
 /*
  * fuzz_seal: the readers of a sealed evidence directory's own files —
  * the SHA256 manifest (manifest_parse), the signify embedded signature
- * SHA256.sig (seal_signed_text, seal_check) and the signify public key
- * file (seal_pub_read). Each input is tried as each of them; an input that
+ * SHA256.sig (signify_signed_text, signify_check) and the signify public key
+ * file (signify_pub_read). Each input is tried as each of them; an input that
  * starts with a public key file (its first two lines) also has the rest
  * checked as a signature against that key, and the message of a signature
  * whose layout or check passes is parsed as a manifest, as verify does.
@@ -47,19 +47,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const char *text = (const char *)data;
 	const char *msg = NULL;
 	const uint8_t *rest;
-	struct seal_pub pub;
+	struct signify_pub pub;
 	size_t msg_len = 0;
 	char *err = NULL, *path;
 
 	fuzz_quiet();
 	parse_manifest(text, size);
-	if (seal_signed_text(text, size, &msg, &msg_len, &err) == 0)
+	if (signify_signed_text(text, size, &msg, &msg_len, &err) == 0)
 		parse_manifest(msg, msg_len);
 	free(err);
 	err = NULL;
 
 	path = fuzz_write("key.pub", data, size);
-	if (seal_pub_read(path, &pub, &err) == 0 && seal_check(&pub, text, size, &msg, &msg_len, &err) == 0)
+	if (signify_pub_read(path, &pub, &err) == 0 &&
+	    signify_check(&pub, text, size, &msg, &msg_len, &err) == 0)
 		abort(); /* one file cannot be both a key and a signature */
 	free(err);
 	err = NULL;
@@ -69,11 +70,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!rest)
 		return 0;
 	path = fuzz_write("key.pub", data, (size_t)(rest - data));
-	if (seal_pub_read(path, &pub, &err) == 0) {
+	if (signify_pub_read(path, &pub, &err) == 0) {
 		free(err);
 		err = NULL;
-		if (seal_check(&pub, (const char *)rest, size - (size_t)(rest - data), &msg, &msg_len,
-			       &err) == 0)
+		if (signify_check(&pub, (const char *)rest, size - (size_t)(rest - data), &msg, &msg_len,
+				  &err) == 0)
 			parse_manifest(msg, msg_len);
 	}
 	free(err);

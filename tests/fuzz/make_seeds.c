@@ -36,7 +36,7 @@ static int slurp(const char *dir, const char *name, struct strbuf *sb)
 }
 
 /* A small evidence directory: a few files in nested directories, then sealed with key. */
-static int make_evidence(const char *ev, const struct seal_key *key)
+static int make_evidence(const char *ev, const struct signify_key *key)
 {
 	static const char log[] = "BENCH sort_ms=12.5\nok\n";
 	static const char trx[] = "<TestRun><Results><UnitTestResult testName=\"t\" "
@@ -61,13 +61,13 @@ static int make_seeds(const char *out)
 	char *bundledir = path_join(out, "bundle"), *ev = path_join(work, "evidence");
 	char *prefix = path_join(work, "key"), *keyfile = xasprintf("%s.key", prefix);
 	char *gz = path_join(bundledir, "evidence.tar.gz"), *zst = path_join(bundledir, "evidence.tar.zst");
-	struct seal_key *key = NULL;
+	struct signify_key *key = NULL;
 	char fp[65];
 	int ret = -1;
 
 	if (mkdir_p(work) < 0 || mkdir_p(sealdir) < 0 || mkdir_p(bundledir) < 0)
 		goto out;
-	if (seal_keygen(prefix, NULL, fp) < 0 || !(key = seal_key_load(keyfile, NULL)))
+	if (signify_keygen(prefix, NULL, fp) < 0 || !(key = signify_key_load(keyfile, NULL)))
 		goto out;
 	if (make_evidence(ev, key) < 0 || slurp(work, "key.pub", &pub) < 0 ||
 	    slurp(ev, EVIDENCE_SIGNATURE_FILE, &sig) < 0 || slurp(ev, EVIDENCE_MANIFEST_FILE, &man) < 0)
@@ -85,7 +85,7 @@ static int make_seeds(const char *out)
 		goto out;
 	ret = 0;
 out:
-	seal_key_free(key);
+	signify_key_free(key);
 	strbuf_release(&pub);
 	strbuf_release(&sig);
 	strbuf_release(&man);

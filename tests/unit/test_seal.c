@@ -87,8 +87,8 @@ struct keyfix {
 	char *dir;
 	char *prefix;
 	char fp[65];
-	struct seal_key *key;
-	struct seal_pub pub;
+	struct signify_key *key;
+	struct signify_pub pub;
 };
 
 static void keyfix_make(struct keyfix *f, const char *pass)
@@ -96,19 +96,19 @@ static void keyfix_make(struct keyfix *f, const char *pass)
 	char *path, *err = NULL;
 	f->dir = tu_tmpdir("seal");
 	f->prefix = path_join(f->dir, "k");
-	assert_int_equal(seal_keygen(f->prefix, pass, f->fp), 0);
+	assert_int_equal(signify_keygen(f->prefix, pass, f->fp), 0);
 	path = xasprintf("%s.key", f->prefix);
-	f->key = seal_key_load(path, pass);
+	f->key = signify_key_load(path, pass);
 	assert_non_null(f->key);
 	free(path);
 	path = xasprintf("%s.pub", f->prefix);
-	assert_int_equal(seal_pub_read(path, &f->pub, &err), 0);
+	assert_int_equal(signify_pub_read(path, &f->pub, &err), 0);
 	free(path);
 }
 
 static void keyfix_release(struct keyfix *f)
 {
-	seal_key_free(f->key);
+	signify_key_free(f->key);
 	tu_rm_rf(f->dir);
 	free(f->dir);
 	free(f->prefix);
@@ -120,7 +120,7 @@ static void test_keygen(void **state)
 {
 	(void)state;
 	struct keyfix f;
-	struct seal_pub of;
+	struct signify_pub of;
 	struct stat st;
 	char fp[65];
 	size_t len;
@@ -157,9 +157,9 @@ static void test_keygen(void **state)
 	unsigned char d[SHA256_LEN];
 	sha256_buf(f.pub.key, 32, d);
 	assert_memory_equal(f.pub.keynum, d, 8);
-	seal_fingerprint(&f.pub, fp);
+	signify_fingerprint(&f.pub, fp);
 	assert_string_equal(fp, f.fp);
-	seal_pub_of(f.key, &of);
+	signify_pub_of(f.key, &of);
 	assert_memory_equal(&of, &f.pub, sizeof(of));
 
 	/* The PEM public key is the documented DER prefix + the raw key. */
@@ -197,7 +197,7 @@ static void test_keygen_refuses(void **state)
 			else
 				assert_int_equal(write_file_atomic(there, "mine", 4), 0);
 			last_error[0] = '\0';
-			assert_int_equal(seal_keygen(prefix, NULL, fp), -1);
+			assert_int_equal(signify_keygen(prefix, NULL, fp), -1);
 			assert_non_null(strstr(last_error, "already exists"));
 			assert_non_null(strstr(last_error, there));
 			for (size_t j = 0; j < ARRAY_SIZE(suffixes); j++) {
@@ -221,13 +221,13 @@ static void test_keygen_refuses(void **state)
 	/* A prefix in a directory that does not exist: an error, no files. */
 	char fp[65];
 	last_error[0] = '\0';
-	assert_int_equal(seal_keygen("/nonexistent-abev-dir/k", NULL, fp), -1);
+	assert_int_equal(signify_keygen("/nonexistent-abev-dir/k", NULL, fp), -1);
 	assert_non_null(strstr(last_error, "/nonexistent-abev-dir/k.key"));
 
 	/* An empty passphrase would mean a prompt or no protection: refused. */
 	char *dir = tu_tmpdir("seal");
 	char *prefix = path_join(dir, "k");
-	assert_int_equal(seal_keygen(prefix, "", fp), -1);
+	assert_int_equal(signify_keygen(prefix, "", fp), -1);
 	assert_non_null(strstr(last_error, "empty passphrase"));
 	char *p = xasprintf("%s.key", prefix);
 	assert_false(exists(p));
@@ -260,15 +260,15 @@ static void test_encrypted_key(void **state)
 		{ NULL, "is encrypted: give its passphrase" },
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
-		struct seal_key *k;
+		struct signify_key *k;
 		last_error[0] = '\0';
-		k = seal_key_load(path, cases[i].pass);
+		k = signify_key_load(path, cases[i].pass);
 		if (!cases[i].want) {
-			struct seal_pub pub;
+			struct signify_pub pub;
 			assert_non_null(k);
-			seal_pub_of(k, &pub);
+			signify_pub_of(k, &pub);
 			assert_memory_equal(&pub, &f.pub, sizeof(pub));
-			seal_key_free(k);
+			signify_key_free(k);
 			continue;
 		}
 		assert_null(k);
@@ -311,11 +311,11 @@ static void test_key_load_refuses(void **state)
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
 		last_error[0] = '\0';
-		assert_null(seal_key_load(cases[i].path, "x"));
+		assert_null(signify_key_load(cases[i].path, "x"));
 		assert_non_null(strstr(last_error, cases[i].want));
 		assert_non_null(strstr(last_error, cases[i].path));
 	}
-	seal_key_free(NULL);
+	signify_key_free(NULL);
 	free(ec);
 	free(junk);
 	free(missing);
@@ -323,7 +323,7 @@ static void test_key_load_refuses(void **state)
 	free(dir);
 }
 
-/* seal_pub_read on hostile public key files. */
+/* signify_pub_read on hostile public key files. */
 static void test_pub_read_refuses(void **state)
 {
 	(void)state;
@@ -371,10 +371,10 @@ static void test_pub_read_refuses(void **state)
 	}
 
 	for (size_t i = 0; i < nc; i++) {
-		struct seal_pub pub;
+		struct signify_pub pub;
 		char *err = NULL;
 		assert_int_equal(write_file_atomic(path, c[i], strlen(c[i])), 0);
-		assert_int_equal(seal_pub_read(path, &pub, &err), -1);
+		assert_int_equal(signify_pub_read(path, &pub, &err), -1);
 		assert_non_null(err);
 		if (!strstr(err, want[i]))
 			fail_msg("case %zu: error '%s' lacks '%s'", i, err, want[i]);
@@ -382,19 +382,19 @@ static void test_pub_read_refuses(void **state)
 		free(c[i]);
 	}
 	/* The original still reads, so the cases above failed for their reason. */
-	struct seal_pub pub;
+	struct signify_pub pub;
 	char *err = NULL;
 	assert_int_equal(write_file_atomic(path, good, len), 0);
-	assert_int_equal(seal_pub_read(path, &pub, &err), 0);
+	assert_int_equal(signify_pub_read(path, &pub, &err), 0);
 	assert_memory_equal(&pub, &f.pub, sizeof(pub));
 
 	/* The PEM form abev keygen writes beside it reads as the same key. */
 	char *pem = xasprintf("%s.pub.pem", f.prefix), *key = xasprintf("%s.key", f.prefix);
 	memset(&pub, 0, sizeof(pub));
-	assert_int_equal(seal_pub_read(pem, &pub, &err), 0);
+	assert_int_equal(signify_pub_read(pem, &pub, &err), 0);
 	assert_memory_equal(&pub, &f.pub, sizeof(pub));
 	/* The private key, given by mistake, is named as one. */
-	assert_int_equal(seal_pub_read(key, &pub, &err), -1);
+	assert_int_equal(signify_pub_read(key, &pub, &err), -1);
 	assert_non_null(strstr(err, "is a private key"));
 	free(err);
 	free(pem);
@@ -421,7 +421,7 @@ static void test_sign_check(void **state)
 	char *err = NULL;
 
 	keyfix_make(&f, NULL);
-	char *sig = seal_sign(f.key, "hello comment", message, strlen(message), &len);
+	char *sig = signify_sign(f.key, "hello comment", message, strlen(message), &len);
 	assert_non_null(sig);
 	const char *l1 = "untrusted comment: hello comment\n";
 	assert_memory_equal(sig, l1, strlen(l1));
@@ -429,15 +429,15 @@ static void test_sign_check(void **state)
 	assert_int_equal(len, strlen(l1) + 101 + strlen(message));
 	assert_memory_equal(sig + strlen(l1) + 101, message, strlen(message));
 
-	assert_int_equal(seal_check(&f.pub, sig, len, &msg, &mlen, &err), 0);
+	assert_int_equal(signify_check(&f.pub, sig, len, &msg, &mlen, &err), 0);
 	assert_null(err);
 	assert_ptr_equal(msg, sig + strlen(l1) + 101);
 	assert_int_equal(mlen, strlen(message));
 
 	/* An empty message signs and checks too. */
-	char *empty = seal_sign(f.key, "e", "", 0, &len);
+	char *empty = signify_sign(f.key, "e", "", 0, &len);
 	assert_non_null(empty);
-	assert_int_equal(seal_check(&f.pub, empty, len, &msg, &mlen, &err), 0);
+	assert_int_equal(signify_check(&f.pub, empty, len, &msg, &mlen, &err), 0);
 	assert_int_equal(mlen, 0);
 	free(empty);
 
@@ -445,17 +445,17 @@ static void test_sign_check(void **state)
 	static const char *const bad_comments[] = { "", "two\nlines" };
 	for (size_t i = 0; i < ARRAY_SIZE(bad_comments); i++) {
 		last_error[0] = '\0';
-		assert_null(seal_sign(f.key, bad_comments[i], "x", 1, &len));
+		assert_null(signify_sign(f.key, bad_comments[i], "x", 1, &len));
 		assert_non_null(strstr(last_error, "comment"));
 	}
 	char *long_comment = xmalloc(1100);
 	memset(long_comment, 'c', 1099);
 	long_comment[1099] = '\0';
-	assert_null(seal_sign(f.key, long_comment, "x", 1, &len));
+	assert_null(signify_sign(f.key, long_comment, "x", 1, &len));
 	long_comment[1024 - 19] = '\0';
-	char *edge = seal_sign(f.key, long_comment, "x", 1, &len);
+	char *edge = signify_sign(f.key, long_comment, "x", 1, &len);
 	assert_non_null(edge);
-	assert_int_equal(seal_check(&f.pub, edge, len, &msg, &mlen, &err), 0);
+	assert_int_equal(signify_check(&f.pub, edge, len, &msg, &mlen, &err), 0);
 	free(edge);
 	free(long_comment);
 
@@ -494,8 +494,8 @@ static void test_check_refuses(void **state)
 
 	keyfix_make(&a, NULL);
 	keyfix_make(&b, NULL);
-	char *sig = seal_sign(a.key, "c", message, strlen(message), &len);
-	char *sig_b = seal_sign(b.key, "c", message, strlen(message), &blen);
+	char *sig = signify_sign(a.key, "c", message, strlen(message), &len);
+	char *sig_b = signify_sign(b.key, "c", message, strlen(message), &blen);
 	assert_non_null(sig);
 	assert_non_null(sig_b);
 	const char *l2 = strchr(sig, '\n') + 1;
@@ -548,7 +548,7 @@ static void test_check_refuses(void **state)
 		const char *msg = NULL;
 		size_t mlen = 0;
 		char *err = NULL;
-		assert_int_equal(seal_check(&a.pub, c[i], clen[i], &msg, &mlen, &err), -1);
+		assert_int_equal(signify_check(&a.pub, c[i], clen[i], &msg, &mlen, &err), -1);
 		assert_non_null(err);
 		if (!strstr(err, want[i]))
 			fail_msg("case %zu: error '%s' lacks '%s'", i, err, want[i]);
@@ -560,8 +560,8 @@ static void test_check_refuses(void **state)
 	const char *msg;
 	size_t mlen;
 	char *err = NULL;
-	assert_int_equal(seal_check(&a.pub, sig, len, &msg, &mlen, &err), 0);
-	assert_int_equal(seal_check(&b.pub, sig_b, blen, &msg, &mlen, &err), 0);
+	assert_int_equal(signify_check(&a.pub, sig, len, &msg, &mlen, &err), 0);
+	assert_int_equal(signify_check(&b.pub, sig_b, blen, &msg, &mlen, &err), 0);
 
 	free(another);
 	free(sig);
@@ -606,7 +606,7 @@ static void test_name_problem(void **state)
 		{ "a/", "empty path component" },
 	};
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
-		const char *why = manifest_name_problem(cases[i].name);
+		const char *why = evname_problem(cases[i].name);
 		if (!cases[i].want) {
 			if (why)
 				fail_msg("case %zu: '%s' refused: %s", i, cases[i].name, why);
@@ -616,9 +616,9 @@ static void test_name_problem(void **state)
 			fail_msg("case %zu: want '%s', got '%s'", i, cases[i].want,
 				 why ? why : "(safe)");
 	}
-	assert_non_null(manifest_name_problem(long_name));
+	assert_non_null(evname_problem(long_name));
 	long_name[1023] = '\0';
-	assert_null(manifest_name_problem(long_name));
+	assert_null(evname_problem(long_name));
 }
 
 static void test_manifest_round_trip(void **state)
@@ -986,7 +986,7 @@ static void test_seal_evidence(void **state)
 	char *manifest = slurp(mpath, &mlen);
 	char *sig = slurp(spath, &slen);
 
-	assert_int_equal(seal_check(&s.key.pub, sig, slen, &msg, &clen, &err), 0);
+	assert_int_equal(signify_check(&s.key.pub, sig, slen, &msg, &clen, &err), 0);
 	assert_int_equal(clen, mlen);
 	assert_memory_equal(msg, manifest, mlen);
 	char *comment = xasprintf("untrusted comment: abev evidence signature, key %.16s\n",
@@ -1099,18 +1099,18 @@ static void test_interop_signify(void **state)
 			     "signify-openbsd -S -e -s s.sec -m m -x m.sig",
 			     k),
 			 0);
-	struct seal_pub pub;
+	struct signify_pub pub;
 	char *err = NULL, *path = path_join(k, "s.pub");
-	assert_int_equal(seal_pub_read(path, &pub, &err), 0);
+	assert_int_equal(signify_pub_read(path, &pub, &err), 0);
 	free(path);
 	path = path_join(k, "m.sig");
 	size_t len, mlen;
 	const char *msg;
 	char *sig = slurp(path, &len);
-	assert_int_equal(seal_check(&pub, sig, len, &msg, &mlen, &err), 0);
+	assert_int_equal(signify_check(&pub, sig, len, &msg, &mlen, &err), 0);
 	assert_int_equal(mlen, strlen("signed by signify\n"));
 	assert_memory_equal(msg, "signed by signify\n", mlen);
-	assert_int_equal(seal_check(&s.key.pub, sig, len, &msg, &mlen, &err), -1);
+	assert_int_equal(signify_check(&s.key.pub, sig, len, &msg, &mlen, &err), -1);
 	assert_non_null(strstr(err, "signed with another key"));
 	free(err);
 	free(sig);

@@ -44,7 +44,7 @@ static int setup(void **state)
 	snprintf(fx->dir, sizeof(fx->dir), "/tmp/abev-signkey-XXXXXX");
 	assert_non_null(mkdtemp(fx->dir));
 	prefix = path_join(fx->dir, "k");
-	assert_int_equal(seal_keygen(prefix, NULL, fp), 0);
+	assert_int_equal(signify_keygen(prefix, NULL, fp), 0);
 	fx->key = xasprintf("%s.key", prefix);
 	fx->pub = xasprintf("%s.pub", prefix);
 	fx->pem = xasprintf("%s.pub.pem", prefix);
@@ -104,12 +104,12 @@ static void test_public_keys_are_named(void **state)
 static void test_mode(void **state)
 {
 	struct fixture *fx = *state;
-	struct seal_key *k;
+	struct signify_key *k;
 	const mode_t refused[] = { 0644, 0640, 0604, 0660, 0610 };
 
 	k = signkey_load(fx->key, SIGNKEY_OPTION, NULL, 0);
 	assert_non_null(k);
-	seal_key_free(k);
+	signify_key_free(k);
 	for (size_t i = 0; i < ARRAY_SIZE(refused); i++) {
 		char *want = xasprintf("chmod 600 %s", fx->key);
 		assert_int_equal(chmod(fx->key, refused[i]), 0);
@@ -122,11 +122,11 @@ static void test_mode(void **state)
 	k = signkey_load(fx->key, SIGNKEY_OPTION, NULL, 1);
 	assert_non_null(k);
 	assert_non_null(strstr(last_error, "warning"));
-	seal_key_free(k);
+	signify_key_free(k);
 	assert_int_equal(chmod(fx->key, 0400), 0);
 	k = signkey_load(fx->key, SIGNKEY_OPTION, NULL, 0);
 	assert_non_null(k);
-	seal_key_free(k);
+	signify_key_free(k);
 	/* A directory or a missing file is named, not handed to libcrypto. */
 	assert_null(signkey_load(fx->dir, SIGNKEY_OPTION, NULL, 0));
 	assert_non_null(strstr(last_error, "not a regular file"));

@@ -39,8 +39,8 @@ static void capture(const char *prefix, const char *msg)
 
 struct fixture {
 	char root[64];
-	struct seal_key *key, *other;
-	struct seal_pub pub;
+	struct signify_key *key, *other;
+	struct signify_pub pub;
 	char fp[65];
 	int serial;
 };
@@ -64,13 +64,13 @@ static int setup(void **state)
 	char *p1 = xasprintf("%s.key", k1), *p2 = xasprintf("%s.key", k2);
 	char *pub = xasprintf("%s.pub", k1);
 	char *err = NULL;
-	assert_int_equal(seal_keygen(k1, NULL, fx->fp), 0);
-	assert_int_equal(seal_keygen(k2, NULL, fp2), 0);
-	fx->key = seal_key_load(p1, NULL);
-	fx->other = seal_key_load(p2, NULL);
+	assert_int_equal(signify_keygen(k1, NULL, fx->fp), 0);
+	assert_int_equal(signify_keygen(k2, NULL, fp2), 0);
+	fx->key = signify_key_load(p1, NULL);
+	fx->other = signify_key_load(p2, NULL);
 	assert_non_null(fx->key);
 	assert_non_null(fx->other);
-	assert_int_equal(seal_pub_read(pub, &fx->pub, &err), 0);
+	assert_int_equal(signify_pub_read(pub, &fx->pub, &err), 0);
 	free(k1);
 	free(k2);
 	free(p1);
@@ -83,8 +83,8 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fixture *fx = *state;
-	seal_key_free(fx->key);
-	seal_key_free(fx->other);
+	signify_key_free(fx->key);
+	signify_key_free(fx->other);
 	tu_rm_rf(fx->root);
 	free(fx);
 	return 0;
