@@ -1,6 +1,6 @@
 /*
  * machine: the real machine behind struct machine_ops (machine.h): each
- * operation is the run/ or util/ function it stands for.
+ * operation is the run/, measure/ or util/ function it stands for.
  */
 #include "pipeline/machine.h"
 

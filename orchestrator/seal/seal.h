@@ -5,7 +5,7 @@
  * (signify.h). This header also brings in the three modules sealing is
  * made of, so that a caller of the seal sees one interface: keys and
  * signatures (signify.h), the manifest (manifest.h) and the evidence-name
- * policy (evname.h).
+ * policy (evidence/evname.h).
  */
 #ifndef ABEV_SEAL_H
 #define ABEV_SEAL_H
