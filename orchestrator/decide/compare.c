@@ -1341,13 +1341,6 @@ void compare_compute(const struct compare_config *cfg, const struct invocation *
 	collect_warnings(out);
 }
 
-const struct cmp_sample *comparison_sample(const struct comparison *c, size_t m, size_t v)
-{
-	if (m >= c->nmetrics || v >= c->metrics[m].nsamples)
-		return NULL;
-	return &c->metrics[m].samples[v];
-}
-
 void comparison_release(struct comparison *c)
 {
 	if (!c)

@@ -337,8 +337,4 @@ void compare_compute(const struct compare_config *cfg, const struct invocation *
 		     size_t ninvs, struct comparison *out);
 void comparison_release(struct comparison *c);
 
-
-/* The sample of variant v under metric m, or NULL. */
-const struct cmp_sample *comparison_sample(const struct comparison *c, size_t m, size_t v);
-
 #endif

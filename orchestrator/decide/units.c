@@ -34,7 +34,8 @@ int units_is_bytes(const char *unit)
 
 static int decimals_for(double a);
 
-void units_add_plain(struct strbuf *sb, double v)
+/* Appends v with three or four significant digits and no unit. */
+static void units_add_plain(struct strbuf *sb, double v)
 {
 	double a = fabs(v);
 	int decimals = decimals_for(a);

@@ -36,8 +36,6 @@ void units_add(struct strbuf *sb, double v, const char *unit);
  * with factor 1. A plot scales a whole axis by its largest value.
  */
 const char *units_scale(const char *unit, double v, double *factor);
-/* Appends v with three or four significant digits and no unit. */
-void units_add_plain(struct strbuf *sb, double v);
 /* Appends a change in percent with two decimals and its sign: "+19.24%", "-11.76%", "+0.00%". */
 void units_add_pct(struct strbuf *sb, double pct);
 

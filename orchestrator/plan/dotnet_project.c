@@ -178,11 +178,3 @@ void dotnet_project_release(struct dotnet_project *p)
 	p->runner = DOTNET_RUNNER_VSTEST;
 }
 
-const char *dotnet_project_runner_name(enum dotnet_runner r)
-{
-	switch (r) {
-	case DOTNET_RUNNER_MTP: return "Microsoft.Testing.Platform (global.json)";
-	case DOTNET_RUNNER_MTP_BRIDGE: return "Microsoft.Testing.Platform (project setting)";
-	default: return "VSTest";
-	}
-}

@@ -40,7 +40,5 @@ struct dotnet_project {
  */
 int dotnet_project_inspect(const char *dir, struct dotnet_project *p, char **err);
 void dotnet_project_release(struct dotnet_project *p);
-/* The runner's name as init reports it: "VSTest", "Microsoft.Testing.Platform", ... */
-const char *dotnet_project_runner_name(enum dotnet_runner r);
 
 #endif

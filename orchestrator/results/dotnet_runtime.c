@@ -138,8 +138,14 @@ static int parse_fields(const struct json_in *in, const cJSON *root, struct dotn
 	return json_in_count(in) == before ? 0 : -1;
 }
 
-int dotnet_rt_parse(const char *name, const char *text, size_t len, struct dotnet_rt_proc *out,
-		    char **why)
+/*
+ * Parses one file's text (len bytes, not NUL-terminated) named name (for
+ * messages) into *out: a JSON object of exactly the schema's keys, each
+ * figure an integer from 0 to 2^53 - 1, the process name printable ASCII.
+ * 0, or -1 with *why set (caller frees).
+ */
+static int dotnet_rt_parse(const char *name, const char *text, size_t len,
+			   struct dotnet_rt_proc *out, char **why)
 {
 	struct json_in in = { name, NULL, why };
 	const char *end = NULL;

@@ -61,14 +61,6 @@ struct dotnet_rt_set {
 #define DOTNET_RT_SET_INIT { NULL, 0, NULL }
 void dotnet_rt_set_release(struct dotnet_rt_set *set);
 
-/*
- * Parses one file's text (len bytes, not NUL-terminated) named name (for
- * messages) into *out: a JSON object of exactly the schema's keys, each
- * figure an integer from 0 to 2^53 - 1, the process name printable ASCII.
- * 0, or -1 with *why set (caller frees).
- */
-int dotnet_rt_parse(const char *name, const char *text, size_t len, struct dotnet_rt_proc *out,
-		    char **why);
 
 /*
  * Reads every dotnet-<pid>.json in the directory rel beneath dir (no

@@ -183,7 +183,8 @@ void results_frame_set_name(struct parser *p, struct test_frame *t, const char *
 		p->long_names++;
 }
 
-void results_capture_text(struct parser *p, struct test_frame *t, const char *s, size_t len)
+/* Appends captured output text (len bytes of s), up to the stdout limit. */
+static void results_capture_text(struct parser *p, struct test_frame *t, const char *s, size_t len)
 {
 	size_t room;
 	if (t->out_truncated)
@@ -268,7 +269,14 @@ static int results_bare_header(const char *line, size_t len)
 	return 1;
 }
 
-void results_message_line(char *dst, const struct strbuf *msg)
+/*
+ * A failure's message as one line: its first line as above, unless that
+ * is only MSTest 4's header ("Assertion failed.", "Assert.AreEqual
+ * failed."): then it and the lines with text after it, each trimmed,
+ * joined by one space, made printable and cut as above. dst, size
+ * RESULTS_MESSAGE_MAX + 4; "" when it has none.
+ */
+static void results_message_line(char *dst, const struct strbuf *msg)
 {
 	const char *s = msg->buf ? msg->buf : "", *line;
 	char joined[RESULTS_MESSAGE_MAX + 2];

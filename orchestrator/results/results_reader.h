@@ -79,7 +79,7 @@ struct test_frame {
 	 * A failure's message as the file gives it (TRX ErrorInfo/Message,
 	 * JUnit failure/error message attribute or text), at most
 	 * RESULTS_MESSAGE_HOLD bytes: the test case gets its first line
-	 * (results_message_line()).
+	 * (results.c's results_message_line()).
 	 * msg_set: an attribute gave it, the text inside is not wanted.
 	 */
 	struct strbuf msg;
@@ -233,8 +233,6 @@ void results_frame_set_name(struct parser *p, struct test_frame *t, const char *
 void results_trx_classes_free(struct trx_classes *c);
 /* The bytes of a failure's message held to find its first line. */
 #define RESULTS_MESSAGE_HOLD 4096
-/* Appends captured output text (len bytes of s), up to the stdout limit. */
-void results_capture_text(struct parser *p, struct test_frame *t, const char *s, size_t len);
 /* Appends to a failure's message (len bytes of s), up to RESULTS_MESSAGE_HOLD. */
 void results_capture_message(struct test_frame *t, const char *s, size_t len);
 /* Counts a leaf test and hands it to the caller's callback. */
@@ -260,14 +258,6 @@ int results_text_wanted(const struct parser *p, unsigned char role);
  * "" when it has none.
  */
 void results_first_line(char *dst, const struct strbuf *msg);
-/*
- * A failure's message as one line: its first line as above, unless that
- * is only MSTest 4's header ("Assertion failed.", "Assert.AreEqual
- * failed."): then it and the lines with text after it, each trimmed,
- * joined by one space, made printable and cut as above. dst, size
- * RESULTS_MESSAGE_MAX + 4; "" when it has none.
- */
-void results_message_line(char *dst, const struct strbuf *msg);
 /*
  * Reads p->fd to its end through libxml2's push parser, calling the three
  * functions above. 0 when libxml2 accepted the document; -1 when reading

@@ -68,7 +68,7 @@ static int atomic_file_create(struct atomic_file *f, const char *prefix)
 	return 0;
 }
 
-int atomic_file_open(struct atomic_file *f, const char *path)
+static int atomic_file_open(struct atomic_file *f, const char *path)
 {
 	f->dir = AT_FDCWD;
 	f->path = xstrdup(path);
@@ -133,7 +133,7 @@ int atomic_file_commit(struct atomic_file *f)
 	/*
 	 * No fsync() here: a reader never sees a half-written file (the
 	 * rename does that), and a killed abev loses nothing the page cache
-	 * holds. Only a crash of the machine could, and sync_filesystem()
+	 * holds. Only a crash of the machine could, and dirat_sync()
 	 * before sealing covers that once per run instead of once per file.
 	 */
 	f->fd = -1;

@@ -1,8 +1,8 @@
 /*
  * atomic_file: a file replaced whole — written beside its name under a
  * temporary one and renamed over it, so that a reader sees the old file
- * or the new, never half of one. Not synced to disk (sync_filesystem() in
- * writefile.h does that once per run); names beneath a directory
+ * or the new, never half of one. Not synced to disk (dirat_sync() in
+ * dirat.h does that once per run); names beneath a directory
  * descriptor are resolved by dirat.h.
  */
 #ifndef ABEV_ATOMIC_FILE_H
@@ -20,9 +20,9 @@ struct dirat;
 int write_file_atomic(const char *path, const void *data, size_t len);
 /*
  * write_file_atomic() in pieces, for a file too large to build in memory
- * first: atomic_file_open() creates the temporary file beside path,
- * atomic_file_write() appends, atomic_file_commit() closes and renames it
- * to path; atomic_file_abort() (also after a failed write or commit, and
+ * first: atomic_file_open_at() creates the temporary file beside rel
+ * beneath d (dirat.h: no link followed on the way), atomic_file_write()
+ * appends, atomic_file_commit() closes and renames it to rel; atomic_file_abort() (also after a failed write or commit, and
  * on a struct that was never opened) removes it. Each returns 0, or -1
  * with an error naming the file and errno telling why (ENOSPC, EFBIG, ...).
  */
@@ -33,8 +33,6 @@ struct atomic_file {
 	int fd;
 };
 #define ATOMIC_FILE_INIT { NULL, NULL, NULL, -100 /* AT_FDCWD */, -1 }
-int atomic_file_open(struct atomic_file *f, const char *path);
-/* atomic_file_open() of rel beneath d (dirat.h: no link followed on the way). */
 int atomic_file_open_at(struct atomic_file *f, const struct dirat *d, const char *rel);
 int atomic_file_write(struct atomic_file *f, const void *data, size_t len);
 int atomic_file_commit(struct atomic_file *f);

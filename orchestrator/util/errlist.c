@@ -11,7 +11,7 @@
 #include "util/strbuf.h"
 #include "util/usage.h"
 
-int errlist_vadd(struct errlist *el, const char *fmt, va_list ap)
+static int errlist_vadd(struct errlist *el, const char *fmt, va_list ap)
 {
 	struct strbuf sb = STRBUF_INIT;
 

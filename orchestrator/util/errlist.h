@@ -26,7 +26,6 @@ struct errlist {
 
 /* Adds one message (formatted like error()'s, without "abev: error: "). Returns -1. */
 int errlist_add(struct errlist *el, const char *fmt, ...) ABEV_PRINTF(2, 3);
-int errlist_vadd(struct errlist *el, const char *fmt, va_list ap);
 
 /*
  * Prints every kept message through error(), then "... and N more" when

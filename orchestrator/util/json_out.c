@@ -147,15 +147,6 @@ char *json_print(const cJSON *o)
 	return line;
 }
 
-int json_write_file(const char *path, const cJSON *o)
-{
-	char *text = json_print(o);
-	int ret = write_file_atomic(path, text, strlen(text));
-
-	free(text);
-	return ret;
-}
-
 cJSON *jstrings(const char *const *v, size_t n)
 {
 	cJSON *arr = jnew_array();

@@ -42,7 +42,5 @@ cJSON *jstrings(const char *const *v, size_t n);
 char *json_print(const cJSON *o);
 /* json_print() without the newline, formatted or (formatted 0) on one line. Caller frees. */
 char *json_print_bare(const cJSON *o, int formatted);
-/* json_print(o) written atomically to path. 0 or -1 after error(). */
-int json_write_file(const char *path, const cJSON *o);
 
 #endif

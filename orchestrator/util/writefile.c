@@ -140,14 +140,3 @@ out:
 	return ret;
 }
 
-int sync_filesystem(const char *dir)
-{
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), ret = 0;
-
-	if (fd < 0)
-		return error("cannot open '%s': %s", dir, strerror(errno));
-	if (syncfs(fd) < 0)
-		ret = error("cannot flush '%s' to disk: %s", dir, strerror(errno));
-	close(fd);
-	return ret;
-}

@@ -38,10 +38,5 @@ enum copy_result copy_file_sparse(int in, int out, uint64_t size, int (*stop)(vo
  * file (also when it exists); a half-written file is removed.
  */
 int write_file_new(const char *path, mode_t mode, const void *data, size_t len);
-/*
- * Flushes the file system that holds dir to disk (syncfs()): one call
- * makes every file written there durable. 0 or -1 after error().
- */
-int sync_filesystem(const char *dir);
 
 #endif
