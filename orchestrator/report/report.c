@@ -336,12 +336,16 @@ static void metric_row(struct tmpl_ctx *t, const struct comparison *cmp,
 	set_sb(r, "change", &sb);
 	if (!s->has_change)
 		strbuf_addf(&sb, "n/a (%s)", s->change_note);
-	else if (s->has_gi)
-		strbuf_addf(&sb, "%.3f [%.3f, %.3f] (%s, exact %.1f %%)", cmp_estimate(s), s->gi_lo,
-			    s->gi_hi, !strcmp(s->gi_method, "wilcoxon_paired") ? "paired" : "unpaired",
+	else if (s->has_gi) {
+		/* In the terminal's words (summary.h): "1.53× faster [1.40, 1.70]", not "0.652". */
+		summary_ratio(&sb, m, s);
+		strbuf_addf(&sb, " (%s, exact %.1f %%)",
+			    !strcmp(s->gi_method, "wilcoxon_paired") ? "paired" : "unpaired",
 			    s->gi_coverage * 100);
-	else
-		strbuf_addf(&sb, "%.3f (no interval: %s)", s->ratio, s->gi_note);
+	} else {
+		summary_ratio(&sb, m, s);
+		strbuf_addf(&sb, " (no interval: %s)", s->gi_note);
+	}
 	set_sb(r, "ratio", &sb);
 	gate_cell(&sb, cmp, m, s->variant);
 	set_sb(r, "gate", &sb);
@@ -474,6 +478,20 @@ static void set_metrics(struct tmpl_ctx *c, const struct report_input *in)
 	}
 }
 
+static const struct cmp_sample *sample_of(const struct cmp_metric *m, const char *variant)
+{
+	for (size_t v = 0; m && v < m->nsamples; v++)
+		if (!strcmp(m->samples[v].variant, variant))
+			return &m->samples[v];
+	return NULL;
+}
+
+/*
+ * A row per gate for the first screen, in the terminal's words: the
+ * medians, the change as summary_change() tells it, the limit and the
+ * verdict with what would decide it. kind and observed (the figure the
+ * gate judges, with its interval) stay set for plans' own templates.
+ */
 static void set_gates(struct tmpl_ctx *c, const struct comparison *cmp)
 {
 	if (!cmp)
@@ -483,6 +501,7 @@ static void set_gates(struct tmpl_ctx *c, const struct comparison *cmp)
 	for (size_t g = 0; g < cmp->ngates; g++) {
 		const struct cmp_gate *gt = &cmp->gates[g];
 		const struct cmp_metric *cm = metric_named(cmp, gt->metric);
+		const struct cmp_sample *s = sample_of(cm, gt->variant);
 		struct tmpl_ctx *r = tmpl_add(c, "gate_rows");
 		struct strbuf sb = STRBUF_INIT;
 		int budget = gt->kind == GATE_BUDGET && cm;
@@ -490,6 +509,15 @@ static void set_gates(struct tmpl_ctx *c, const struct comparison *cmp)
 		tmpl_set(r, "metric", gt->metric);
 		tmpl_set(r, "variant", gt->variant);
 		tmpl_set(r, "kind", gate_kind_name(gt->kind));
+		if (s) {
+			summary_figures(&sb, cm, s);
+			set_sb(r, "figures", &sb);
+			summary_change(&sb, cm, s);
+		} else {
+			tmpl_set(r, "figures", "n/a (no such sample)");
+			strbuf_adds(&sb, "n/a (no such sample)");
+		}
+		set_sb(r, "change", &sb);
 		if (cm)
 			summary_gate_limit(&sb, cm, gt);
 		else
@@ -516,7 +544,9 @@ static void set_gates(struct tmpl_ctx *c, const struct comparison *cmp)
 		}
 		set_sb(r, "observed", &sb);
 		tmpl_set_bool(r, "failed", gt->verdict == GATE_FAIL);
-		tmpl_set(r, "verdict", gate_verdict_word(gt->verdict));
+		strbuf_adds(&sb, gate_verdict_word(gt->verdict));
+		summary_gate_needed(&sb, gt);
+		set_sb(r, "verdict", &sb);
 	}
 }
 
@@ -587,6 +617,102 @@ static void add_failed_test(struct strbuf *sb, const struct invocation *inv, siz
 		return;
 	strbuf_addf(sb, " (%s%s%s%s)", *f->outcome ? f->outcome : "failed",
 		    *f->message ? ": " : "", f->message, f->known ? "; a known failure" : "");
+}
+
+/* A failed test's name and how many of a variant's runs it failed in. */
+struct failed_name {
+	const char *name;
+	size_t runs;
+};
+
+/*
+ * The failed tests of one variant for the first screen, by name, each
+ * once with the number of its runs it failed in: "A.b (2 of 6 runs)".
+ * At most REPORT_FAILED_NAMES names; the rest are pointed at.
+ */
+static void variant_failed_tests(struct strbuf *sb, const struct report_input *in,
+				 const char *variant)
+{
+	struct failed_name names[REPORT_FAILED_NAMES];
+	size_t n = 0, runs = 0, others = 0;
+
+	for (size_t i = 0; i < in->ninvs; i++) {
+		const struct invocation *inv = &in->invs[i];
+
+		if (strcmp(inv->variant, variant) || !inv->has_tests)
+			continue;
+		runs++;
+		others += inv->failed_tests_omitted;
+		for (size_t k = 0; k < inv->nfailed_tests; k++) {
+			size_t j = 0;
+
+			while (j < n && strcmp(names[j].name, inv->failed_tests[k]))
+				j++;
+			if (j < n)
+				names[j].runs++;
+			else if (n < REPORT_FAILED_NAMES)
+				names[n++] = (struct failed_name){ inv->failed_tests[k], 1 };
+			else
+				others++;
+		}
+	}
+	for (size_t j = 0; j < n; j++)
+		strbuf_addf(sb, "%s%s (%zu of %zu run%s)", j ? ", " : "", names[j].name,
+			    names[j].runs, runs, runs == 1 ? "" : "s");
+	if (others)
+		strbuf_adds(sb, ", and others (see Tests and guards)");
+}
+
+/*
+ * Per variant, its failed tests by name, and the first reason a guard
+ * gave for tests that are missing or fewer than the plan asks, with the
+ * number of runs it failed in: the first screen's tests.
+ */
+static void set_tests_first_screen(struct tmpl_ctx *c, const struct report_input *in)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int missing = 0;
+
+	tmpl_list(c, "failed_by_variant");
+	tmpl_list(c, "missing_by_variant");
+	for (size_t v = 0; v < in->run->nvariants; v++) {
+		const char *variant = in->run->variant_names[v];
+		const char *reason = NULL;
+		size_t nmissing = 0;
+
+		variant_failed_tests(&sb, in, variant);
+		if (sb.len) {
+			struct tmpl_ctx *r = tmpl_add(c, "failed_by_variant");
+			tmpl_set(r, "variant", variant);
+			set_sb(r, "names", &sb);
+		}
+		for (size_t i = 0; i < in->ninvs; i++) {
+			const struct invocation *inv = &in->invs[i];
+			int counted = 0;
+
+			if (strcmp(inv->variant, variant))
+				continue;
+			for (size_t k = 0; k < inv->nguards; k++) {
+				const struct guard_result *g = &inv->guards[k];
+
+				if (g->verdict != GUARD_FAIL ||
+				    (g->kind != GUARD_TEST_SET && g->kind != GUARD_MIN_EXECUTED))
+					continue;
+				if (!reason)
+					reason = g->reason ? g->reason : "no reason recorded";
+				nmissing += !counted;
+				counted = 1;
+			}
+		}
+		if (nmissing) {
+			struct tmpl_ctx *r = tmpl_add(c, "missing_by_variant");
+			tmpl_set(r, "variant", variant);
+			tmpl_setf(r, "runs", "%zu run%s", nmissing, nmissing == 1 ? "" : "s");
+			tmpl_set(r, "reason", reason);
+			missing = 1;
+		}
+	}
+	tmpl_set_bool(c, "has_missing_tests", missing);
 }
 
 static void set_tests(struct tmpl_ctx *c, const struct report_input *in)
@@ -669,6 +795,7 @@ static void set_tests(struct tmpl_ctx *c, const struct report_input *in)
 		strbuf_adds(&names, "none");
 	set_sb(c, "guard_summary", &names);
 	set_test_changes(c, in->comparison);
+	set_tests_first_screen(c, in);
 }
 
 static void load_text(struct strbuf *sb, const struct loadavg *l)

@@ -30,15 +30,11 @@ void summary_median(struct strbuf *sb, const struct cmp_metric *m, const struct 
 		strbuf_adds(sb, "n/a");
 }
 
-void summary_change(struct strbuf *sb, const struct cmp_metric *m, const struct cmp_sample *s)
+void summary_ratio(struct strbuf *sb, const struct cmp_metric *m, const struct cmp_sample *s)
 {
 	int more;
 	double r, lo, hi;
 
-	if (!s->has_change) {
-		strbuf_addf(sb, "n/a (%s)", s->change_note ? s->change_note : "no change computed");
-		return;
-	}
 	/*
 	 * An interval that holds 1 shows no direction: "1.32x slower [0.74,
 	 * 1.91]" read as a finding when the data could not tell.
@@ -46,7 +42,7 @@ void summary_change(struct strbuf *sb, const struct cmp_metric *m, const struct 
 	if (s->has_gi && s->gi_lo <= 1 && 1 <= s->gi_hi) {
 		strbuf_addf(sb, "no clear difference: %.2f\xc3\x97 [%.2f, %.2f]", cmp_estimate(s),
 			    s->gi_lo, s->gi_hi);
-		goto pct;
+		return;
 	}
 	/* The estimate the interval is of (compare.h), so that it lies within it. */
 	more = cmp_estimate(s) >= 1;
@@ -60,7 +56,15 @@ void summary_change(struct strbuf *sb, const struct cmp_metric *m, const struct 
 		hi = more ? s->gi_hi : 1 / s->gi_lo;
 		strbuf_addf(sb, " [%.2f, %.2f]", lo, hi);
 	}
-pct:
+}
+
+void summary_change(struct strbuf *sb, const struct cmp_metric *m, const struct cmp_sample *s)
+{
+	if (!s->has_change) {
+		strbuf_addf(sb, "n/a (%s)", s->change_note ? s->change_note : "no change computed");
+		return;
+	}
+	summary_ratio(sb, m, s);
 	strbuf_adds(sb, " (");
 	units_add_pct(sb, cmp_estimate_pct(s));
 	strbuf_addch(sb, ')');
@@ -246,8 +250,7 @@ static void summary_p(struct strbuf *sb, const struct comparison *c, const struc
 		strbuf_addf(sb, "  p=%.2g", s->mw_p);
 }
 
-/* What would decide an inconclusive gate: " (needs about 24 rounds at this noise)". */
-static void summary_needed(struct strbuf *sb, const struct cmp_gate *g)
+void summary_gate_needed(struct strbuf *sb, const struct cmp_gate *g)
 {
 	const char *unit = g->n_needed_paired ? "rounds" : "runs a side";
 
@@ -287,16 +290,13 @@ static void add_padded(struct strbuf *line, const char *s, size_t width)
 		strbuf_addch(line, ' ');
 }
 
-/* The "median vs reference median" cell of a compared sample. */
-static void summary_figures(struct strbuf *sb, const struct cmp_metric *cm,
-			    const struct cmp_sample *s)
+void summary_figures(struct strbuf *sb, const struct cmp_metric *cm, const struct cmp_sample *s)
 {
 	const struct cmp_sample *ref = NULL;
 
 	for (size_t v = 0; v < cm->nsamples; v++)
 		if (cm->samples[v].is_reference)
 			ref = &cm->samples[v];
-	strbuf_reset(sb);
 	summary_median(sb, cm, s);
 	strbuf_adds(sb, " vs ");
 	summary_median(sb, cm, ref);
@@ -329,6 +329,7 @@ static void summary_widths(const struct comparison *c, struct summary_widths *w)
 
 			if (s->is_reference)
 				continue;
+			strbuf_reset(&sb);
 			summary_figures(&sb, cm, s);
 			widen(&w->variant, text_width(s->variant));
 			widen(&w->metric, text_width(cm->name));
@@ -371,6 +372,7 @@ void summary_print(FILE *f, const struct comparison *c, int quiet)
 			const struct cmp_sample *s = &cm->samples[v];
 			if (s->is_reference)
 				continue;
+			strbuf_reset(&sb);
 			summary_figures(&sb, cm, s);
 			/* Columns as wide as the widest shown, so that the rows line up. */
 			strbuf_adds(&line, "  ");
@@ -388,7 +390,7 @@ void summary_print(FILE *f, const struct comparison *c, int quiet)
 				strbuf_addf(&line, ": %s",
 					    gt->verdict == GATE_FAIL ? "FAIL"
 					    : gt->verdict == GATE_PASS ? "pass" : "INCONCLUSIVE");
-				summary_needed(&line, gt);
+				summary_gate_needed(&line, gt);
 			}
 			summary_put_line(f, &line);
 		}

@@ -24,10 +24,20 @@ struct strbuf;
 void summary_decision(struct strbuf *sb, const struct comparison *c);
 /* Sample s's median with its unit, or "n/a" when it has no counted run. */
 void summary_median(struct strbuf *sb, const struct cmp_metric *m, const struct cmp_sample *s);
+/* Sample s's median against the reference's: "212 ms vs 178 ms". */
+void summary_figures(struct strbuf *sb, const struct cmp_metric *cm, const struct cmp_sample *s);
+/*
+ * The ratio of sample s to the reference, turned over below 1 so that the
+ * word carries the direction, with its interval: "1.19× slower [1.15,
+ * 1.23]", "no clear difference: 1.03× [0.89, 1.12]". s has a change.
+ */
+void summary_ratio(struct strbuf *sb, const struct cmp_metric *m, const struct cmp_sample *s);
 /* The change of sample s against the reference: "1.19× slower [1.15, 1.23] (+19.24%)". */
 void summary_change(struct strbuf *sb, const struct cmp_metric *m, const struct cmp_sample *s);
 /* A gate's limit in words: "≤ +15%", "≥ -10%", "≤ 1.50 s". */
 void summary_gate_limit(struct strbuf *sb, const struct cmp_metric *m, const struct cmp_gate *g);
+/* What would decide an inconclusive gate: " (needs about 24 rounds at this noise)"; else nothing. */
+void summary_gate_needed(struct strbuf *sb, const struct cmp_gate *g);
 /*
  * The sentence on what the number of runs allows: the smallest p-value
  * attainable with them and how many runs (and paired rounds) reaching

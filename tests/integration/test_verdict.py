@@ -166,6 +166,23 @@ def in_scale(v, scale):
     return f"{x:.{d}f}"
 
 
+def told(point, lo, hi, unit):
+    """summary.c's words for a ratio and its interval: turned over below 1,
+    the word carrying the direction ("1.53× faster [1.40, 1.70]")."""
+    if lo <= 1 <= hi:
+        return f"no clear difference: {point:.2f}× [{lo:.2f}, {hi:.2f}]"
+    more = point >= 1
+    if unit in ("ns", "us", "µs", "ms", "s", "min", "h"):
+        word = "slower" if more else "faster"
+    elif unit in ("bytes", "B"):
+        word = "larger" if more else "smaller"
+    else:
+        word = "higher" if more else "lower"
+    if not more:
+        point, lo, hi = 1 / point, 1 / hi, 1 / lo
+    return f"{point:.2f}× {word} [{lo:.2f}, {hi:.2f}]"
+
+
 def md(s):
     """report.c's escaping of table cells."""
     return "".join("\\" + c if c in "\\|*_`<>[]" else c for c in s)
@@ -185,7 +202,7 @@ class Verdict(AbevTestCase):
                        metrics=[T_METRIC])
         plan["schedule"]["warmups"] = 1
         # Round 2 of cand prints no t: that run fails its metrics guard, exit 1.
-        _, res = self.run_plan(plan, 1)
+        cp_out, res = self.run_plan(plan, 1)
         cmp = res["comparison"]
         self.assertEqual(res["status"], "failed")
         self.assertEqual(cmp["reference"], "base")
@@ -258,9 +275,11 @@ class Verdict(AbevTestCase):
                     # The ratio printed is the estimate the interval surrounds.
                     self.assertLessEqual(lo, gi["point"])
                     self.assertLessEqual(gi["point"], hi)
+                    # The ratio in the terminal's words (summary.c), not as 0.652.
                     self.assertIn(f"| {0 if abs(change) < 0.005 else change:+.2f}% | "
-                                  + md(f"{gi['point']:.3f} [{lo:.3f}, {hi:.3f}]") +
+                                  + md(told(gi["point"], lo, hi, m["unit"])) +
                                   f" (unpaired, exact {gi['coverage'] * 100:.1f} %) |", section)
+                    self.assertIn(told(gi["point"], lo, hi, m["unit"]), cp_out.stdout)
                     lo, hi = s["ratio_ci"]
                     self.assertLessEqual(lo, hi)
         # No "-0.00%", and every n/a says why.
@@ -275,7 +294,7 @@ class Verdict(AbevTestCase):
         self.assertAlmostEqual(t["change_pct"], 10.0, delta=1e-9)
         self.assertEqual(t["paired"]["pairs"], 4)
         self.assertEqual(cmp["decision"], "no decision")
-        self.assertIn("The plan sets no gate: no decision is made.", report)
+        self.assertIn("**Decision: no decision: the plan sets no gate.**", report)
         # 5 runs a side: the smallest exact two-sided p is 2 / C(10, 5).
         self.assertAlmostEqual(cmp["sample_size"]["mann_whitney_min_p"], 2 / math.comb(10, 5))
         # ABBA order: each variant ran first in some rounds, so slots can be told apart.
@@ -319,7 +338,10 @@ class Verdict(AbevTestCase):
         self.assertIn("gate ≤ +15.00%: FAIL", line[0])
         report = open(self.path("ev", "report.md"), encoding="utf-8").read()
         self.assertIn("**Decision: rejected: 1 of 1 gate failed.**", report)
-        self.assertIn("| wall | cand | max\\_regression\\_pct | ≤ +15.00% |", report)
+        row = [ln for ln in report.splitlines() if ln.startswith("| cand | wall | ")]
+        self.assertEqual(len(row), 1, report)
+        self.assertIn("× slower [".replace("[", "\\["), row[0])
+        self.assertTrue(row[0].endswith(" | ≤ +15.00% | **FAIL** |"), row[0])
         self.assertIn("| ≤ +15.00%: FAIL |", report)
 
     def test_a_candidate_within_one_percent_is_accepted(self):

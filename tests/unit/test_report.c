@@ -188,10 +188,10 @@ static void test_summary_rows(void **state)
 	 * both of its values below all of the baseline's: U = 0, p = 2 / C(5, 2) = 0.2.
 	 */
 	/* Two rounds: no exact interval reaches 95 %, and the row says what it needs. */
-	assert_has(r, "| candidate | 2 | 850 ms | 800–900 ms | -22.73% | 0.773 (no interval: needs "
+	assert_has(r, "| candidate | 2 | 850 ms | 800–900 ms | -22.73% | 1.29× faster (no interval: needs "
 		   "at least 4 rounds for 95 % (has 2; below 6 rounds the interval is unpaired)) |");
-	assert_has(r, "| candidate | 2 | 650 ms | 600–700 ms | -27.78% | 0.722 (no interval: ");
-	assert_has(r, "| candidate | 2 | 210 MiB | 200–220 MiB | +100.00% | 2.000 (no interval: ");
+	assert_has(r, "| candidate | 2 | 650 ms | 600–700 ms | -27.78% | 1.38× faster (no interval: ");
+	assert_has(r, "| candidate | 2 | 210 MiB | 200–220 MiB | +100.00% | 2.00× larger (no interval: ");
 	assert_has(r, "- candidate, in execution order: 800, 900 ms; mean 850, sd 71, MAD 50 ms, "
 		   "coefficient of variation 8.3% (1 recorded run did not count)\n");
 	assert_has(r, "- candidate against baseline: Mann–Whitney U = 0, p = 0.2 (exact; the "
@@ -208,7 +208,9 @@ static void test_summary_rows(void **state)
 		   "paired ratios (6 rounds or more; with fewer pairs, the exact unpaired "
 		   "Mann–Whitney interval, at least 4 runs a side), not a p-value; the 95% bootstrap "
 		   "interval of the ratio of medians (1000 resamples) is context.");
-	assert_has(r, "## Gates\n\nThe plan sets no gate: no decision is made.\n");
+	/* No gate: the decision says so, and no table of gates follows it. */
+	assert_has(r, "## Verdict\n\n**Decision: no decision: the plan sets no gate; ");
+	assert_lacks(r, "| Limit | Verdict |");
 	free(r);
 }
 
@@ -221,7 +223,7 @@ static void test_excluded_runs(void **state)
 	build(&f);
 	r = render(&f, NULL, 0);
 	/* Only seq 5 counts for candidate: the warmup, discarded, failed and timed-out do not. */
-	assert_has(r, "| candidate | 1 | 800 ms | 800–800 ms | -27.27% | 0.727 (no interval: needs "
+	assert_has(r, "| candidate | 1 | 800 ms | 800–800 ms | -27.27% | 1.38× faster (no interval: needs "
 		   "at least 4 rounds for 95 % (has 1; below 6 rounds the interval is unpaired)) | "
 		   "none |");
 	assert_has(r, "| candidate | 1 | 200 MiB | 200–200 MiB | +90.48% |");
@@ -270,7 +272,8 @@ static void test_header_and_conditions(void **state)
 	f.hdr.max_wait_seconds = 60;
 	f.hdr.seed = 42;
 	r = render(&f, NULL, 0);
-	assert_has(r, "# abev report: sort\\|hash\n\nthe \\*candidate\\* of 2.0\n");
+	assert_has(r, "# abev report: sort\\|hash\n\n## Verdict\n\n**Decision: ");
+	assert_has(r, "sign.\n\nthe \\*candidate\\* of 2.0\n");
 	assert_has(r, "- Status: failed\n");
 	assert_has(r, "- Started (UTC): 2026-11-10T16:54:37.980941+00:00\n");
 	assert_has(r, "- Ended (UTC): 2026-11-10T16:55:01.000001+00:00\n");
@@ -287,6 +290,35 @@ static void test_header_and_conditions(void **state)
 	free(r);
 }
 
+/*
+ * The fixture with six rounds of both variants, the fewest a 95 % paired
+ * interval allows: the fixture's counted ones (rounds 1-3, candidate in
+ * round 1 only) and rounds 2-6 of the candidate, 4-6 of the baseline.
+ */
+static void build_six_rounds(struct fixture *f)
+{
+	build(f);
+	f->hdr.nvariants = 2;
+	f->invs[8].status = INV_OK;
+	f->invs[8].fig.wall_ns = 900 * MS;
+	f->invs[8].fig.max_rss_bytes = 220 * MIB_B;
+	f->invs[8].signal = 0;
+	f->invs[8].exit_code = 0;
+	f->invs[8].timed_out = 0;
+	f->invs[5].status = INV_OK;
+	f->invs[5].fig.wall_ns = 850 * MS;
+	f->invs[5].fig.max_rss_bytes = 210 * MIB_B;
+	f->invs[5].exit_code = 0;
+	for (unsigned r6 = 4; r6 <= 6; r6++) {
+		f->invs[f->in.ninvs] = inv((unsigned)f->in.ninvs + 1, "baseline", 0, r6, 1, INV_OK,
+					 1100 + r6 * 10, 900, 105);
+		f->in.ninvs++;
+		f->invs[f->in.ninvs] = inv((unsigned)f->in.ninvs + 1, "candidate", 0, r6, 1, INV_OK,
+					 820 + r6 * 10, 600, 215);
+		f->in.ninvs++;
+	}
+}
+
 /* The decision at the top, every gate in its table, failed ones in words. */
 static void test_verdict_and_gates(void **state)
 {
@@ -298,47 +330,92 @@ static void test_verdict_and_gates(void **state)
 	char *r;
 
 	(void)state;
-	build(&f);
-	f.hdr.nvariants = 2;
-	/*
-	 * Six rounds of both, the fewest a 95 % paired interval allows: the
-	 * fixture's counted ones (rounds 1-3, candidate in round 1 only) and
-	 * rounds 2-6 of the candidate, 4-6 of the baseline.
-	 */
-	f.invs[8].status = INV_OK;
-	f.invs[8].fig.wall_ns = 900 * MS;
-	f.invs[8].fig.max_rss_bytes = 220 * MIB_B;
-	f.invs[8].signal = 0;
-	f.invs[8].exit_code = 0;
-	f.invs[8].timed_out = 0;
-	f.invs[5].status = INV_OK;
-	f.invs[5].fig.wall_ns = 850 * MS;
-	f.invs[5].fig.max_rss_bytes = 210 * MIB_B;
-	f.invs[5].exit_code = 0;
-	for (unsigned r6 = 4; r6 <= 6; r6++) {
-		f.invs[f.in.ninvs] = inv((unsigned)f.in.ninvs + 1, "baseline", 0, r6, 1, INV_OK,
-					 1100 + r6 * 10, 900, 105);
-		f.in.ninvs++;
-		f.invs[f.in.ninvs] = inv((unsigned)f.in.ninvs + 1, "candidate", 0, r6, 1, INV_OK,
-					 820 + r6 * 10, 600, 215);
-		f.in.ninvs++;
-	}
+	build_six_rounds(&f);
 	r = render(&f, gates, ARRAY_SIZE(gates));
 	/* rss doubled: the whole paired interval is beyond +25 %. */
-	assert_has(r, "## Verdict\n\n**Decision: rejected: 1 of 2 gates failed.**\n\n- **FAIL**: "
-		   "candidate max\\_rss changed +104.71% \\[+90.91%, +109.52%\\] (paired by round, "
+	assert_has(r, "## Verdict\n\n**Decision: rejected: 1 of 2 gates failed.**\n\n");
+	assert_has(r, "sign.\n\n- **FAIL**: candidate max\\_rss changed +104.71% \\[+90.91%, +109.52%\\] (paired by round, "
 		   "6 rounds, exact 96.9 %) against");
 	assert_has(r, "against a regression limit of +25.00%: the whole interval is beyond the "
 		   "limit.\n");
-	assert_has(r, "| max\\_rss | candidate | max\\_regression\\_pct | ≤ +25.00% | +104.71% \\[");
-	assert_has(r, "\\] | **FAIL** |");
-	assert_has(r, "| 2.047 \\[");
+	/* Each gate a row of the first screen, its change in the terminal's words. */
+	assert_has(r, "| Variant | Metric | Median vs reference | Change [interval] | Limit | Verdict |\n"
+		   "|---|---|---:|---|---:|---|\n"
+		   "| candidate | wall | 865 ms vs 1.15 s | 1.32× faster \\[1.22, 1.41\\] (-24.14%) | "
+		   "≤ +10.00% | pass |\n"
+		   "| candidate | max\\_rss | 215 MiB vs 105 MiB | 2.05× larger \\[1.91, 2.10\\] "
+		   "(+104.71%) | ≤ +25.00% | **FAIL** |\n");
+	assert_has(r, "| 2.05× larger \\[1.91, 2.10\\] (paired, exact 96.9 %) |");
 	assert_has(r, "(paired, exact 96.9 %) | ≤ +25.00%: FAIL |");
 	/* wall went down 24 %: the whole interval is below +10 %. */
-	assert_has(r, "| wall | candidate | max\\_regression\\_pct | ≤ +10.00% | -24.14% \\[");
-	assert_has(r, "\\] | pass |");
 	assert_has(r, "This plan does not declare itself an acceptance plan");
 	assert_true(strstr(r, "## Verdict") < strstr(r, "## Comparison"));
+	free(r);
+}
+
+/*
+ * Issue 33 §2: the first 40 lines hold the decision, every gate's row, the
+ * name of every failed test, the contention and a limit set on the command
+ * line — before what ran, the tables and the rest.
+ */
+static void test_first_screen(void **state)
+{
+	static const struct compare_gate_def gates[] = {
+		{ "wall", GATE_MAX_REGRESSION, 10 },
+		{ "max_rss", GATE_MAX_REGRESSION, 25 },
+		{ "cpu", GATE_MAX_REGRESSION, 50 },
+	};
+	char *failed[] = { s("Ns.Sort_test"), s("Ns.Hash_test") };
+	struct guard_result guards[] = {
+		{ GUARD_TEST_SET, GUARD_FAIL, s("not comparable: ran 5 test(s), baseline run 1 ran 6; "
+						"missing 1: 'Ns.Gone_test'") },
+	};
+	const char *want[] = {
+		"**Decision: rejected: ",
+		"| candidate | wall | 865 ms vs 1.15 s | 1.32× faster \\[1.22, 1.41\\] (-24.14%) | "
+		"≤ +10.00% | pass |",
+		"| candidate | max\\_rss | 215 MiB vs 105 MiB | 2.05× larger \\[1.91, 2.10\\] "
+		"(+104.71%) | ≤ +25.00% | **FAIL** |",
+		"| candidate | cpu | ",
+		"- **candidate**: Ns.Sort\\_test (2 of 2 runs), Ns.Hash\\_test (1 of 2 runs)\n",
+		"- **candidate**, 1 run: not comparable: ran 5 test(s), baseline run 1 ran 6; missing 1: "
+		"'Ns.Gone\\_test'\n",
+		"**Contention:** ",
+		"Set on the command line, not in the plan: load.max\\_cpu\\_wait\\_pct 100 % "
+		"(--max-cpu-wait-pct).",
+	};
+	struct fixture f;
+	const char *end, *ran;
+	char *r;
+	size_t lines = 0;
+
+	(void)state;
+	build_six_rounds(&f);
+	f.hdr.max_cpu_wait_pct = 100;
+	f.hdr.max_cpu_wait_pct_from = "--max-cpu-wait-pct";
+	f.hdr.plan_description = "a description long enough to be a line of its own";
+	/* On the candidate's warmup and a run whose guards do not judge its tests. */
+	for (size_t i = 1; i <= 5; i += 4) {
+		f.invs[i].has_tests = 1;
+		f.invs[i].failed_tests = failed;
+		f.invs[i].nfailed_tests = i == 1 ? 2 : 1;
+	}
+	f.invs[1].guards = guards;
+	f.invs[1].nguards = ARRAY_SIZE(guards);
+	r = render(&f, gates, ARRAY_SIZE(gates));
+	for (end = r; *end && lines < 40; end++)
+		lines += *end == '\n';
+	/* And before anything else: what ran, the description, the gates' reasons. */
+	ran = strstr(r, "## What ran");
+	if (ran && ran < end)
+		end = ran;
+	if (strstr(r, "a description long") < end)
+		end = strstr(r, "a description long");
+	for (size_t i = 0; i < ARRAY_SIZE(want); i++) {
+		const char *at = strstr(r, want[i]);
+		if (!at || at >= end)
+			fail_msg("not in the first 40 lines, first: \"%s\"; report:\n%s", want[i], r);
+	}
 	free(r);
 }
 
@@ -377,7 +454,7 @@ static void test_tests_and_guards(void **state)
 	assert_has(r, "| Seq | Variant | Run | Executed | Passed | Failed | Skipped | Guards |");
 	assert_has(r, "| 6 | candidate | run 2 | 13 | 1 | 12 | 1 | exit\\_code FAIL; 1 pass |");
 	assert_has(r, "| 3 | baseline | run 1 | n/a (not read) | n/a | n/a | n/a | none |");
-	assert_has(r, "Failed tests:\n\n- seq 6, candidate run 2: Ns.Lock\\_test, t, t, t, t, t, t, "
+	assert_has(r, "Failed tests, run by run:\n\n- seq 6, candidate run 2: Ns.Lock\\_test, t, t, t, t, t, t, "
 		   "t, t, t and 5 more (see runs/x/run-1/result.json)\n");
 	assert_has(r, "Guards that did not pass:\n\n- seq 6, candidate run 2, exit\\_code failed: "
 		   "exited with code 1 (allowed: 0)\n");
@@ -664,6 +741,7 @@ int main(void)
 		cmocka_unit_test(test_excluded_runs),
 		cmocka_unit_test(test_header_and_conditions),
 		cmocka_unit_test(test_verdict_and_gates),
+		cmocka_unit_test(test_first_screen),
 		cmocka_unit_test(test_tests_and_guards),
 		cmocka_unit_test(test_environment),
 		cmocka_unit_test(test_escaping_and_placeholders),
