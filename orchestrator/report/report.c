@@ -438,12 +438,38 @@ static void metric_tests(struct tmpl_ctx *t, const struct cmp_metric *m,
 	set_sb(r, "text", &sb);
 }
 
+/*
+ * The exact coverage of the rows' intervals, beside the confidence the
+ * plan asked for (the rows say 96.9 % where the plan says 95 %): "96.9 %",
+ * "96.9–98.4 %"; nothing when no row has an interval.
+ */
+static void set_coverage(struct tmpl_ctx *c, const struct comparison *cmp)
+{
+	double lo = 2, hi = -1;
+
+	for (size_t m = 0; m < cmp->nmetrics; m++)
+		for (size_t v = 0; v < cmp->metrics[m].nsamples; v++) {
+			const struct cmp_sample *s = &cmp->metrics[m].samples[v];
+			if (s->is_reference || !s->has_change || !s->has_gi)
+				continue;
+			lo = s->gi_coverage < lo ? s->gi_coverage : lo;
+			hi = s->gi_coverage > hi ? s->gi_coverage : hi;
+		}
+	if (hi < 0)
+		tmpl_set(c, "coverage", NULL);
+	else if (round(lo * 1000) == round(hi * 1000))
+		tmpl_setf(c, "coverage", "%.1f %%", lo * 100);
+	else
+		tmpl_setf(c, "coverage", "%.1f–%.1f %%", lo * 100, hi * 100);
+}
+
 static void set_metrics(struct tmpl_ctx *c, const struct report_input *in)
 {
 	const struct comparison *cmp = in->comparison;
 
 	if (!cmp)
 		return;
+	set_coverage(c, cmp);
 	tmpl_list(c, "metrics");
 	for (size_t m = 0; m < cmp->nmetrics; m++) {
 		const struct cmp_metric *cm = &cmp->metrics[m];
@@ -452,8 +478,10 @@ static void set_metrics(struct tmpl_ctx *c, const struct report_input *in)
 		struct strbuf sb = STRBUF_INIT;
 
 		tmpl_set(t, "name", cm->name);
-		strbuf_addf(&sb, "Unit %s; %s is better", *cm->unit ? cm->unit : "none",
-			    cm->better_higher ? "higher" : "lower");
+		/* The rows show each value in the unit of their median, not always the plan's. */
+		strbuf_addf(&sb, "%s is better; recorded in %s, each row shown in the unit of its "
+			    "median", cm->better_higher ? "Higher" : "Lower",
+			    *cm->unit ? cm->unit : "no unit");
 		if (about)
 			strbuf_addf(&sb, "; %s", about);
 		else

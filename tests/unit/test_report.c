@@ -168,7 +168,10 @@ static void test_summary_rows(void **state)
 	f.invs[8].exit_code = 0;
 	r = render(&f, NULL, 0);
 	/* baseline: wall 1.0 1.2 1.1, cpu 0.8 1.0 0.9, rss 100 110 105; one row scale each. */
-	assert_has(r, "### wall\n\nUnit ms; lower is better; the child's wall time on the "
+	/* The rows show wall in s here: the line above them claims no unit they do not use. */
+	assert_lacks(r, "Unit ms");
+	assert_has(r, "### wall\n\nLower is better; recorded in ms, each row shown in the unit of "
+		   "its median; the child's wall time on the "
 		   "monotonic clock.\n\n![wall: each recorded run and each variant's median]"
 		   "(plots/wall.svg)\n");
 	assert_has(r, "the child's peak resident memory (wait4).\n\n![max\\_rss: each recorded "
@@ -346,6 +349,9 @@ static void test_verdict_and_gates(void **state)
 		   "| candidate | max\\_rss | 215 MiB vs 105 MiB | 2.05× larger \\[1.91, 2.10\\] "
 		   "(+104.71%) | ≤ +25.00% | **FAIL** |\n");
 	assert_has(r, "| 2.05× larger \\[1.91, 2.10\\] (paired, exact 96.9 %) |");
+	/* The text gives the rows' exact coverage beside the 95 % asked for. */
+	assert_has(r, "the exact interval the gates judge, at least 95%; exact 96.9");
+	assert_has(r, " % for these rounds, as the rows say.");
 	assert_has(r, "(paired, exact 96.9 %) | ≤ +25.00%: FAIL |");
 	/* wall went down 24 %: the whole interval is below +10 %. */
 	assert_has(r, "This plan does not declare itself an acceptance plan");
