@@ -11,6 +11,7 @@
  */
 #include "report/report.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -23,6 +24,7 @@
 #include "report/template.h"
 #include "report/versions_side.h"
 #include "decide/units.h"
+#include "util/alloc.h"
 #include "util/compiler.h"
 #include "util/dirat.h"
 #include "util/escape.h"
@@ -1167,9 +1169,73 @@ static void set_verify(struct tmpl_ctx *c, const struct report_input *in)
 }
 
 /*
+ * Whether the path that ends at end, within the argument that starts at
+ * arg, is the evidence directory: the directory as given (absolute), or a
+ * path that ends in it (abev was given a relative one). Its start is
+ * stored in *start.
+ */
+static int is_evidence_dir(const char *arg, const char *end, const char *evidence_dir,
+			   const char **start)
+{
+	size_t n = strlen(evidence_dir), len;
+	const char *p = end;
+
+	while (n > 2 && !strncmp(evidence_dir, "./", 2)) {
+		evidence_dir += 2;
+		n -= 2;
+	}
+	while (p > arg && !strchr(" =;,:\"'", p[-1]))
+		p--;
+	len = (size_t)(end - p);
+	*start = p;
+	if (!n || len < n || memcmp(end - n, evidence_dir, n))
+		return 0;
+	return len == n || (evidence_dir[0] != '/' && end[-(ptrdiff_t)n - 1] == '/');
+}
+
+/*
+ * inv's command line quoted for sh, with its own run directory (the
+ * evidence directory's inv->dir) written back as the plan's {run_dir}:
+ * what every run of the variant ran, not what its first run's path was.
+ */
+static void add_command_as_planned(struct strbuf *sb, const char *evidence_dir,
+				   const struct invocation *inv)
+{
+	char *tail = evidence_dir && *evidence_dir && inv->dir && *inv->dir
+			     ? xasprintf("/%s", inv->dir) : NULL;
+	char **argv = xcalloc(inv->argc + 1, sizeof(*argv));
+	struct strbuf arg = STRBUF_INIT;
+
+	for (size_t i = 0; i < inv->argc; i++) {
+		const char *p = inv->argv[i], *hit, *start;
+		size_t n = tail ? strlen(tail) : 0;
+
+		while (n && (hit = strstr(p, tail))) {
+			/* It must end the path (".../run-1" is not ".../run-10") and follow the evidence's. */
+			if (isalnum((unsigned char)hit[n]) || (hit[n] && strchr("-_.", hit[n])) ||
+			    !is_evidence_dir(inv->argv[i], hit, evidence_dir, &start) || start < p) {
+				strbuf_add(&arg, p, (size_t)(hit - p) + 1);
+				p = hit + 1;
+				continue;
+			}
+			strbuf_add(&arg, p, (size_t)(start - p));
+			strbuf_adds(&arg, "{run_dir}");
+			p = hit + n;
+		}
+		strbuf_adds(&arg, p);
+		argv[i] = strbuf_detach(&arg, NULL);
+	}
+	strbuf_add_argv_sh(sb, argv, inv->argc);
+	for (size_t i = 0; i < inv->argc; i++)
+		free(argv[i]);
+	free(argv);
+	free(tail);
+}
+
+/*
  * What each variant ran, near the top, so that a reader knows what the
  * figures are of: its command line (as its first recorded invocation ran
- * it, quoted for sh), the directory it ran in and the environment the
+ * it, quoted for sh, its run directory shown as {run_dir}), the directory it ran in and the environment the
  * plan set for it (metadata.json), each shown as it is.
  */
 static void set_what_ran(struct tmpl_ctx *c, const struct report_input *in)
@@ -1192,7 +1258,7 @@ static void set_what_ran(struct tmpl_ctx *c, const struct report_input *in)
 				ev = &e->variants[i];
 		tmpl_set(r, "name", name);
 		if (first) {
-			strbuf_add_argv_sh(&sb, first->argv, first->argc);
+			add_command_as_planned(&sb, in->run->evidence_dir, first);
 			set_code(r, "command", sb.buf);
 			strbuf_reset(&sb);
 		} else {

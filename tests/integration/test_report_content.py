@@ -58,6 +58,27 @@ class ReportContent(AbevTestCase):
         self.assertIn(f"cd {os.path.realpath(self.tmp)}\nabev run plan.json --out NEW_DIR "
                       "--unsigned\n", section)
 
+    def test_what_ran_shows_the_run_directory_as_the_plan_names_it(self):
+        # The first run's own directory (warmup-1) is not what every run got: the
+        # command is shown with {run_dir}, whether --out was relative or absolute,
+        # and a path that only begins like it (run-10 beside run-1) is left alone.
+        for out in ("ev", self.path("ev-abs")):
+            plan = helper_plan([("a", ["exit", "0"])])
+            plan["variants"][0]["command"] = [
+                "sh", "-c", ": \"$1\" \"$2\"", "sh", "log={run_dir}/x.trx",
+                "{run_dir}0/y"]
+            plan["schedule"]["warmups"] = 1
+            p = self.write_plan(plan)
+            cp = subprocess.run([ABEV, "run", p, "--out", out, "--unsigned"], cwd=self.tmp,
+                                capture_output=True, text=True, stdin=subprocess.DEVNULL)
+            self.assertEqual(cp.returncode, 0, cp.stderr)
+            report = open(os.path.join(self.tmp, out, "report.md"), encoding="utf-8").read()
+            ran = report.split("## What ran")[1].split("## ")[0]
+            self.assertIn("log={run_dir}/x.trx", ran)
+            self.assertIn("/runs/a/warmup-10/y", ran)
+            self.assertNotIn("warmup-1/", ran)
+            os.unlink(p)
+
     def test_code_spans_show_names_as_they_are(self):
         # Inside a code span Markdown escapes nothing: an underscore, a backslash
         # and a backtick in a directory's name show as they are (a fence longer
