@@ -225,15 +225,18 @@ void stats_outliers(const double *v, size_t n, unsigned char *flags)
 {
 	size_t m;
 	double *c = finite_copy(v, n, &m);
-	double med = 0, mad = 0;
+	double med = 0, mad = 0, mean_ad = 0, scale;
 
 	if (m) {
 		med = median_inplace(c, m);
-		mad = mad_inplace(c, m, med);
+		mad = mad_inplace(c, m, med);   /* c holds |x - median| now */
 	}
+	/* MAD 0: the mean absolute deviation, scaled to match it under normality. */
+	for (size_t i = 0; !(mad > 0) && i < m; i++)
+		mean_ad += c[i] / (double)m;
+	scale = mad > 0 ? mad / 0.6745 : 1.253314 * mean_ad;
 	for (size_t i = 0; i < n; i++)
-		flags[i] = mad > 0 && isfinite(v[i]) &&
-			   0.6745 * fabs(v[i] - med) / mad > STATS_OUTLIER_Z;
+		flags[i] = scale > 0 && isfinite(v[i]) && fabs(v[i] - med) / scale > STATS_OUTLIER_Z;
 	free(c);
 }
 

@@ -69,9 +69,11 @@ void stats_describe(const double *v, size_t n, struct stats_desc *out);
  * and 0 otherwise: its modified z-score 0.6745 * |v[i] - median| / MAD
  * exceeds STATS_OUTLIER_Z, median and MAD being those of the finite
  * values. A non-finite v[i] gets 0: it is not a measurement to judge.
- * When MAD == 0 (more than half the values are equal) nothing is
- * flagged: the score divides by the MAD and is undefined, and a sample
- * that repeats one value has no spread to call a value far from.
+ * When MAD == 0 (more than half the values are equal) the score divides
+ * by the mean absolute deviation about the median instead, scaled by
+ * 1.253314 (Iglewicz and Hoaglin's fallback): |v[i] - median| /
+ * (1.253314 * meanAD) over STATS_OUTLIER_Z, so that one spike among
+ * repeated values is flagged; a sample of one value repeated flags none.
  */
 void stats_outliers(const double *v, size_t n, unsigned char *flags);
 

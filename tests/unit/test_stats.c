@@ -205,7 +205,15 @@ static const struct outlier_case outlier_cases[] = {
 	  { 0, 0, 0, 0, 1, 0, 0 } },
 	{ "both sides", { 1, 2, 3, 4, 5, 6, 7, 8, 9, 100, -90 }, 11,
 	  { 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1 } },
-	{ "MAD 0: nothing flagged, not even 100", { 5, 5, 5, 5, 100 }, 5, { 0 } },
+	/*
+	 * MAD 0 (more than half the values equal): the mean absolute deviation
+	 * stands in, scaled by 1.2533 (Iglewicz and Hoaglin): 5 5 5 5 100 has
+	 * median 5, meanAD 19 and M(100) = 95 / (1.2533 * 19) = 3.99; 10 10 10 10
+	 * 11 11 has meanAD 1/3 and M(11) = 2.39; one value repeated has none.
+	 */
+	{ "MAD 0: 100 among 5s is flagged", { 5, 5, 5, 5, 100 }, 5, { 0, 0, 0, 0, 1 } },
+	{ "MAD 0: 11 among 10s is not", { 10, 10, 10, 10, 11, 11 }, 6, { 0 } },
+	{ "constant: nothing", { 7, 7, 7, 7 }, 4, { 0 } },
 	{ "non-finite values: not flagged, not counted", { 10, 11, NAN, 12, 13, 14, 15, INFINITY, 16, 24 }, 10,
 	  { 0, 0, 0, 0, 0, 0, 0, 0, 0, 1 } },
 	{ "one value", { 3 }, 1, { 0 } },
