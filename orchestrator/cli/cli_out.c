@@ -119,6 +119,39 @@ int outpath_check_evidence(const char *opt, const char *path)
 	return ret;
 }
 
+int outpath_check_new_file(const char *opt, const char *path)
+{
+	char *dir = outpath_clean(path), *slash;
+	struct stat st;
+	int ret = 0;
+
+	if (lstat(path, &st) == 0) {
+		ret = error("%s '%s' already exists: abev never overwrites a file (remove it, or "
+			    "choose another)", opt, path);
+		goto out;
+	}
+	slash = strrchr(dir, '/');
+	if (slash) {
+		slash[slash == dir ? 1 : 0] = '\0';
+	} else {
+		free(dir);
+		dir = xstrdup(".");
+	}
+	/* Written at the end with O_EXCL: what would stop it then is looked at now. */
+	if (stat(dir, &st) < 0)
+		ret = error("%s '%s': its directory '%s' cannot be used: %s (make it first, or "
+			    "choose another path)", opt, path, dir, strerror(errno));
+	else if (!S_ISDIR(st.st_mode))
+		ret = error("%s '%s': '%s' is not a directory", opt, path, dir);
+	else if (access(dir, W_OK | X_OK) < 0)
+		ret = error("%s '%s': cannot write into '%s': %s", opt, path, dir, strerror(errno));
+	else
+		ret = outpath_check_evidence(opt, path);
+out:
+	free(dir);
+	return ret;
+}
+
 /* path absolute (from the current directory), "." and ".." taken lexically. Caller frees. */
 static char *lexical_absolute(const char *path)
 {

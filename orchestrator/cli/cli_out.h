@@ -27,6 +27,15 @@ int outpath_is_dotdot(const char *path);
 int outpath_check_evidence(const char *opt, const char *path);
 
 /*
+ * Refuses path (of option opt) as a file abev is to create later, so
+ * that a mistake is found before anything runs rather than after: one
+ * that exists (abev never replaces a file), one whose directory does not
+ * exist, is no directory or cannot be written into, and one inside
+ * evidence (outpath_check_evidence()). 0, or -1 after error().
+ */
+int outpath_check_new_file(const char *opt, const char *path);
+
+/*
  * Non-zero when path lies inside directory dir (neither need exist),
  * compared as absolute paths with "." and ".." taken lexically: an
  * export written into the evidence directory about to be made would be

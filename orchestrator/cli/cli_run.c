@@ -809,15 +809,11 @@ static const struct cli_foreign hyperfine_options[] = {
 };
 
 /*
- * hyperfine's --shell and --export-* as abev bench takes them: the shell
- * is 'none' (-N) or sh; an export file must not exist yet (abev never
- * replaces a file). 0, or EXIT_USAGE after the message.
+ * hyperfine's --shell as abev bench takes it: 'none' (-N) or sh. 0, or
+ * EXIT_USAGE after the message.
  */
 static int bench_hyperfine_check(struct bench_args *b)
 {
-	const char *files[] = { b->export_json, b->export_csv, b->export_junit, b->export_markdown };
-	struct stat st;
-
 	if (b->shell) {
 		int sh = !strcmp(b->shell, "sh") || !strcmp(b->shell, "/bin/sh") ||
 			 !strcmp(b->shell, "default");
@@ -832,30 +828,17 @@ static int bench_hyperfine_check(struct bench_args *b)
 					   "through another shell, give it with -N, as in -N 'bash -c "
 					   "\"...\"'", cmd_bench.usage);
 	}
-	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-		char *msg;
-		if (!files[i])
-			continue;
-		if (lstat(files[i], &st) < 0) {
-			if (outpath_check_evidence("--export", files[i]) < 0)
-				return EXIT_USAGE;
-			continue;
-		}
-		msg = xasprintf("'%s' already exists: abev never overwrites a file (remove it, "
-				"or choose another)", files[i]);
-		usage_error(msg, cmd_bench.usage);
-		free(msg);
-		return EXIT_USAGE;
-	}
 	return 0;
 }
 
 /*
- * An export file inside the evidence directory this run writes would be
- * a file its manifest does not list (abev verify would then fail the
- * evidence): refused before anything runs. 0, or EXIT_USAGE after the message.
+ * The --export-* files, checked before anything runs so that a wrong
+ * path loses no run: one inside the evidence directory this run writes
+ * would be a file its manifest does not list (abev verify would then
+ * fail the evidence), and each must be one abev can create at the end
+ * (outpath_check_new_file()). 0, or EXIT_USAGE after the message.
  */
-static int bench_exports_outside(const struct bench_args *b, const char *out)
+static int bench_exports_check(const struct bench_args *b, const char *out)
 {
 	static const char *const opts[] = { "--export-json", "--export-csv", "--export-junit",
 					    "--export-markdown" };
@@ -872,6 +855,9 @@ static int bench_exports_outside(const struct bench_args *b, const char *out)
 		free(msg);
 		return EXIT_USAGE;
 	}
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++)
+		if (files[i] && outpath_check_new_file(opts[i], files[i]) < 0)
+			return EXIT_USAGE;
 	return 0;
 }
 
@@ -936,7 +922,7 @@ static int bench_run(void *opts, size_t n, char **operands)
 	spec->cwd = cwd;
 	if (!a->out)
 		a->out = out = quick_out_dir(spec, time(NULL));
-	rc = bench_exports_outside(b, a->out);
+	rc = bench_exports_check(b, a->out);
 	if (rc) {
 		free(out);
 		free(cwd);

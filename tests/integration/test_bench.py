@@ -114,6 +114,13 @@ class TestBench(BenchTestCase):
                        check=2)
         self.assertIn("already exists", cp.stderr)
         self.assertFalse(os.path.exists(self.path("ev2")))
+        # So is one abev could not create at the end (issue 33 §3): a missing
+        # directory, or a file where the directory should be; no run is lost.
+        for bad in ("no-such-dir/x.json", os.path.join(files["csv"], "x.json")):
+            cp = self.abev("bench", "true", "--export-json", self.path(bad), "--out",
+                           self.path("ev2"), check=2)
+            self.assertIn(f"--export-json '{self.path(bad)}'", cp.stderr)
+            self.assertFalse(os.path.exists(self.path("ev2")))
         # An export file inside the evidence this run writes (issue 29 §10): refused
         # before anything runs, as its manifest would not list it.
         for inside in ("ev3/x.json", "./ev3/sub/../x.json"):
