@@ -701,6 +701,9 @@ static int quick_check(struct quick_args *q, size_t ncommands, char **commands,
 		spec->ncommands = q->scanned.ncommands;
 		spec->names = (const char *const *)q->scanned.names;
 		spec->nnames = q->scanned.nnames;
+		spec->param_names = (const char *const *)q->scanned.param_names;
+		spec->param_values = (const char *const *)q->scanned.param_values;
+		spec->nparams = q->scanned.nparams;
 		spec->prepare = (const char *const *)q->scanned.prepare;
 		spec->nprepare = q->scanned.nprepare;
 		spec->setup = (const char *const *)q->scanned.setup;

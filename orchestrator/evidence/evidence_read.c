@@ -761,6 +761,27 @@ size_t run_environment_runtime_diff(const struct run_environment *a, const char 
 	return lines;
 }
 
+/* A variant's "parameters" (absent in evidence without a scan, and before abev wrote them). */
+static int read_parameters(const struct json_in *rd, const cJSON *params, const char *path,
+			   struct env_variant *v)
+{
+	const cJSON *e;
+
+	if (!params)
+		return 0;
+	if (!cJSON_IsObject(params))
+		return json_in_error(rd, path, "'parameters' is not an object");
+	v->param_keys = xcalloc((size_t)cJSON_GetArraySize(params) + 1, sizeof(*v->param_keys));
+	v->param_values = xcalloc((size_t)cJSON_GetArraySize(params) + 1, sizeof(*v->param_values));
+	cJSON_ArrayForEach(e, params) {
+		if (!cJSON_IsString(e))
+			return json_in_error(rd, path, "parameter '%s' is not text", e->string);
+		v->param_keys[v->nparams] = xstrdup(e->string);
+		v->param_values[v->nparams++] = xstrdup(e->valuestring);
+	}
+	return 0;
+}
+
 static int read_env_variant(const struct json_in *rd, const cJSON *o, size_t i,
 			    struct env_variant *v)
 {
@@ -794,6 +815,8 @@ static int read_env_variant(const struct json_in *rd, const cJSON *o, size_t i,
 		v->env_keys[v->nenv] = xstrdup(e->string);
 		v->env_values[v->nenv++] = value;
 	}
+	if (read_parameters(rd, cJSON_GetObjectItemCaseSensitive(o, "parameters"), path, v) < 0)
+		return -1;
 	v->versions = xcalloc((size_t)cJSON_GetArraySize(vers) + 1, sizeof(*v->versions));
 	cJSON_ArrayForEach(e, vers) {
 		struct env_version *ver = &v->versions[v->nversions++];
@@ -936,6 +959,8 @@ void run_environment_release(struct run_environment *e)
 		free(v->git_head);
 		strv_free(v->env_keys);
 		strv_free(v->env_values);
+		strv_free(v->param_keys);
+		strv_free(v->param_values);
 		for (size_t k = 0; k < v->nversions; k++) {
 			free(v->versions[k].name);
 			free(v->versions[k].output);

@@ -89,6 +89,8 @@ struct env_variant {
 	char *git_head;
 	char **env_keys, **env_values;  /* what the plan set; a secret value shown as above */
 	size_t nenv;
+	char **param_keys, **param_values; /* the plan's parameters (a scan's values), or none */
+	size_t nparams;
 	struct env_version *versions;
 	size_t nversions;
 	struct env_file *files;       /* every assembly pattern's files, in pattern order */

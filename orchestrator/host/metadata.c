@@ -42,6 +42,8 @@ struct md_variant {
 	char *cwd;
 	const struct plan_env *env;   /* borrowed from the plan, which outlives the metadata */
 	size_t nenv;
+	const struct plan_env *parameters; /* likewise */
+	size_t nparameters;
 	struct git_state git;
 	struct version_record *versions;
 	size_t nversions;
@@ -153,6 +155,8 @@ static int variant_collect(const struct plan *plan, size_t vi, struct metadata *
 		mv->environ = hook_env(mv->environ, md->hook.path);
 	mv->env = v->env;
 	mv->nenv = v->env_len;
+	mv->parameters = v->parameters;
+	mv->nparameters = v->parameters_len;
 	for (same = 0; same < vi; same++)
 		if (!strcmp(md->variants[same].cwd, v->cwd))
 			break;
@@ -499,6 +503,13 @@ static cJSON *variant_json(const struct md_variant *v, const char *secret_name)
 	for (size_t i = 0; i < v->nenv; i++)
 		add_value(env, v->env[i].key, v->env[i].value, secret_name);
 	jadd(o, "env", env);
+	/* A scan's values, for the exports that show them (hyperfine's parameters). */
+	if (v->nparameters) {
+		cJSON *params = jnew_object();
+		for (size_t i = 0; i < v->nparameters; i++)
+			jadd_text(params, v->parameters[i].key, v->parameters[i].value);
+		jadd(o, "parameters", params);
+	}
 	if (v->git.known) {
 		cJSON *g = jnew_object();
 		jadd_text(g, "head", v->git.head);

@@ -58,6 +58,14 @@ struct plan_variant {
 	size_t command_len, command_alloc;
 	struct plan_env *env;  /* the plan's additions, in file order */
 	size_t env_len, env_alloc;
+	/*
+	 * "parameters": the scan values the variant was made with (abev bench
+	 * -L/-P), name and value as text in file order, key and value taken
+	 * literally (no placeholders). Recorded and exported; they change
+	 * nothing in the run. NULL and 0 when there are none.
+	 */
+	struct plan_env *parameters;
+	size_t parameters_len;
 	char **assemblies;     /* glob templates ({variant} only), matched by metadata.c */
 	size_t assemblies_len;
 	char *cpus;            /* "cpus": canonical CPU list the variant is pinned to (its own,

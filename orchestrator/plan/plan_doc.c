@@ -31,6 +31,11 @@ const struct plan_doc_key plan_doc_keys[] = {
 	  "placeholders" },
 	{ "variants[].env", "object of strings", "none",
 	  "variables added to the inherited environment; values take placeholders" },
+	{ "variants[].parameters", "object of strings", "none",
+	  "the scan values the variant was made with, by parameter name (`abev bench -L`/`-P` "
+	  "write them: `{\"v\": \"1\"}`); taken literally, they change nothing in the run and "
+	  "are what hyperfine's exports show as `parameters` and `parameter_<name>`; not in "
+	  "`base`" },
 	{ "variants[].assemblies", "array of strings", "none",
 	  "glob patterns of the files under test, relative to `cwd`: `*`, `?` and `[...]` within "
 	  "a directory (not matching a leading dot, as in the shell), `**` for any number of "
@@ -297,7 +302,7 @@ static const char example_text[] =
 	"    { \"name\": \"baseline\", \"cwd\": \"../worktrees/old\",\n"
 	"      \"command\": [\"dotnet\", \"test\", \"--logger\", \"trx\",\n"
 	"                  \"--results-directory\", \"{run_dir}\"],\n"
-	"      \"env\": { \"BENCH\": \"1\" },\n"
+	"      \"env\": { \"BENCH\": \"1\" }, \"parameters\": { \"lock\": \"old\" },\n"
 	"      \"assemblies\": [\"bin/Release/**/*.dll\"], \"cpus\": \"1\",\n"
 	"      \"prepare\": [\"dotnet\", \"build-server\", \"shutdown\"],\n"
 	"      \"setup\": [\"dotnet\", \"build\", \"-c\", \"Release\"],\n"
@@ -305,7 +310,7 @@ static const char example_text[] =
 	"    { \"name\": \"candidate\", \"cwd\": \"../worktrees/new\",\n"
 	"      \"command\": [\"dotnet\", \"test\", \"--logger\", \"trx\",\n"
 	"                  \"--results-directory\", \"{run_dir}\"],\n"
-	"      \"env\": { \"BENCH\": \"1\" },\n"
+	"      \"env\": { \"BENCH\": \"1\" }, \"parameters\": { \"lock\": \"new\" },\n"
 	"      \"assemblies\": [\"bin/Release/**/*.dll\"] }\n"
 	"  ],\n"
 	"  \"schedule\": { \"warmups\": 1, \"runs\": 5, \"order\": \"reverse\", \"seed\": 1,\n"

@@ -20,6 +20,8 @@
 /* Across "variants" and the variants file together. */
 #define PLAN_MAX_VARIANTS 10000
 #define PLAN_MAX_ENV 4096
+/* Most entries of a variant's "parameters". */
+#define PLAN_MAX_PARAMETERS 64
 
 struct plan_loader {
 	struct plan *plan;

@@ -91,6 +91,11 @@ void plan_variant_release(struct plan_variant *v)
 		free(v->env[i].value);
 	}
 	free(v->env);
+	for (size_t i = 0; i < v->parameters_len; i++) {
+		free(v->parameters[i].key);
+		free(v->parameters[i].value);
+	}
+	free(v->parameters);
 	for (size_t i = 0; i < v->assemblies_len; i++)
 		free(v->assemblies[i]);
 	free(v->assemblies);
@@ -176,6 +181,51 @@ out:
 	return ret;
 }
 
+/*
+ * "parameters": an object of strings, its names words without braces (as
+ * a scan's -L/-P names are), taken literally.
+ */
+static int parse_parameters(const struct plan_loader *ld, const cJSON *obj, const char *path,
+			    struct plan_variant *v)
+{
+	const cJSON *j, *e;
+	char *p = json_key_path(path, "parameters");
+	size_t n = 0, before = json_in_count(&ld->in);
+	int ret = -1;
+
+	if (json_get_object(&ld->in, obj, path, "parameters", 0, &j) < 0)
+		goto out;
+	if (!j) {
+		ret = 0;
+		goto out;
+	}
+	cJSON_ArrayForEach(e, j)
+		n++;
+	if (n > PLAN_MAX_PARAMETERS) {
+		json_in_error(&ld->in, p, "more than %d parameters", PLAN_MAX_PARAMETERS);
+		goto out;
+	}
+	v->parameters = xcalloc(n ? n : 1, sizeof(*v->parameters));
+	cJSON_ArrayForEach(e, j) {
+		char *pk = json_key_path(p, e->string);
+
+		if (!*e->string || strpbrk(e->string, "{}"))
+			json_in_error(&ld->in, pk, "a parameter's name is a word without braces");
+		else if (!cJSON_IsString(e))
+			json_in_error(&ld->in, pk, "expected a string, found %s", json_kind(e));
+		else {
+			v->parameters[v->parameters_len].key = xstrdup(e->string);
+			v->parameters[v->parameters_len].value = xstrdup(e->valuestring);
+			v->parameters_len++;
+		}
+		free(pk);
+	}
+	ret = json_in_count(&ld->in) > before ? -1 : 0;
+out:
+	free(p);
+	return ret;
+}
+
 /* A variant object, or the "base" object (no name) that variants-file lines build on. */
 static int parse_variant(const struct plan_loader *ld, const cJSON *obj, const char *path,
 			 int is_base, struct plan_variant *v)
@@ -201,11 +251,18 @@ static int parse_variant(const struct plan_loader *ld, const cJSON *obj, const c
 	plan_loader_cpus(ld, obj, path, &v->cpus);
 	/* The base has no prepare, setup or cleanup of its own: the schedule's are for every variant. */
 	if (!is_base) {
+		parse_parameters(ld, obj, path, v);
 		plan_loader_argv(ld, obj, path, "prepare", 0, &v->prepare, &v->prepare_len);
 		plan_loader_step(ld, obj, path, "setup", &v->setup, &v->setup_len);
 		plan_loader_step(ld, obj, path, "cleanup", &v->cleanup, &v->cleanup_len);
 	} else {
 		static const char *const steps[] = { "prepare", "setup", "cleanup" };
+		if (cJSON_GetObjectItemCaseSensitive(obj, "parameters")) {
+			p = json_key_path(path, "parameters");
+			json_in_error(&ld->in, p, "not allowed in base: each variant has its own");
+			free(p);
+			p = NULL;
+		}
 		for (size_t k = 0; k < 3; k++) {
 			if (!cJSON_GetObjectItemCaseSensitive(obj, steps[k]))
 				continue;

@@ -650,17 +650,32 @@ static const char *const *step_cmds(const struct quick_spec *spec, int k, size_t
 }
 
 static cJSON *variant_object(const char *name, const char *cwd, cJSON *command,
-			     cJSON *const *steps)
+			     cJSON *params, cJSON *const *steps)
 {
 	cJSON *v = jnew_object();
 
 	jadd_str(v, "name", name);
 	jadd_str(v, "cwd", cwd);
 	jadd(v, "command", command);
+	if (params)
+		jadd(v, "parameters", params);
 	for (int k = 0; steps && k < STEP_KINDS; k++)
 		if (steps[k])
 			jadd(v, step_keys[k], steps[k]);
 	return v;
+}
+
+/* Command i's scan values as the plan's "parameters", or NULL when there was no scan. */
+static cJSON *parameters_object(const struct quick_spec *spec, size_t i)
+{
+	cJSON *o;
+
+	if (!spec->nparams)
+		return NULL;
+	o = jnew_object();
+	for (size_t k = 0; k < spec->nparams; k++)
+		jadd_str(o, spec->param_names[k], spec->param_values[i * spec->nparams + k]);
+	return o;
 }
 
 /*
@@ -686,7 +701,7 @@ static cJSON *variants_array(const struct quick_spec *spec, cJSON **shared, char
 			jpush(cmd, cJSON_CreateString("sh"));
 			jpush(cmd, cJSON_CreateString("-c"));
 			jpush(cmd, cJSON_CreateString(starter_command));
-			jpush(arr, variant_object(quick_starter_names[i], cwd, cmd, NULL));
+			jpush(arr, variant_object(quick_starter_names[i], cwd, cmd, NULL, NULL));
 		}
 		return arr;
 	}
@@ -712,7 +727,7 @@ static cJSON *variants_array(const struct quick_spec *spec, cJSON **shared, char
 				goto fail;
 			}
 		}
-		jpush(arr, variant_object(names[i], cwd, cmd, own));
+		jpush(arr, variant_object(names[i], cwd, cmd, parameters_object(spec, i), own));
 	}
 	strv_free(names);
 	return arr;

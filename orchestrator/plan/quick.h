@@ -87,6 +87,14 @@ struct quick_spec {
 	                                NULL: the commands */
 	const char *const *prepare;  /* --prepare: none, one for every command, or one each */
 	size_t nprepare;
+	/*
+	 * A scan's parameters (quick_scan_result): each variant's
+	 * "parameters" are the nparams names with its command's values,
+	 * param_values[i * nparams + k] for command i. 0: none.
+	 */
+	const char *const *param_names;
+	const char *const *param_values;
+	size_t nparams;
 	const char *const *setup;    /* --setup: none, one for every command, or one each */
 	size_t nsetup;
 	const char *const *cleanup;  /* --cleanup: likewise */
@@ -210,6 +218,10 @@ struct quick_scan_result {
 	char **labels;
 	char **names;
 	size_t nnames;
+	/* The parameters' names, and each command's values of them (quick_spec's). */
+	char **param_names;
+	char **param_values;
+	size_t nparams;
 	char **prepare;
 	size_t nprepare;
 	char **setup, **cleanup;     /* likewise for --setup and --cleanup */

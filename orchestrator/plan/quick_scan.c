@@ -297,6 +297,7 @@ int quick_scan_expand(const struct quick_scan *scan, struct quick_scan_result *o
 	struct scan_param *params = NULL;
 	size_t nparams = 0, total = scan->ncommands, *idx = NULL;
 	size_t alloc_c = 0, alloc_l = 0, nlabels = 0, alloc_n = 0, nnames = 0;
+	size_t alloc_pn = 0, alloc_pv = 0, npn = 0, npv = 0;
 	/* The commands around the runs: --prepare (one, or one per command), --setup, --cleanup. */
 	const char *const *in[3] = { scan->prepare, scan->setup ? &scan->setup : NULL,
 				     scan->cleanup ? &scan->cleanup : NULL };
@@ -356,6 +357,9 @@ int quick_scan_expand(const struct quick_scan *scan, struct quick_scan_result *o
 			    substitute(scan->commands[c], params, nparams, idx));
 		values_push(&out->labels, &nlabels, &alloc_l,
 			    label_of(scan->commands[c], out->commands[made], params, nparams, idx));
+		for (size_t i = 0; i < nparams; i++)
+			values_push(&out->param_values, &npv, &alloc_pv,
+				    xstrdup(params[i].values[idx[i]]));
 		if (scan->nnames)
 			values_push(&out->names, &nnames, &alloc_n,
 				    substitute(scan->names[scan->nnames == 1 ? 0 : made], params,
@@ -367,6 +371,9 @@ int quick_scan_expand(const struct quick_scan *scan, struct quick_scan_result *o
 						       idx));
 	}
 	out->nnames = nnames;
+	for (size_t i = 0; i < nparams; i++)
+		values_push(&out->param_names, &npn, &alloc_pn, xstrdup(params[i].name));
+	out->nparams = nparams;
 	out->prepare = outv[0];
 	out->nprepare = nout[0];
 	out->setup = outv[1];
@@ -389,6 +396,8 @@ void quick_scan_release(struct quick_scan_result *r)
 	strv_free(r->commands);
 	strv_free(r->labels);
 	strv_free(r->names);
+	strv_free(r->param_names);
+	strv_free(r->param_values);
 	strv_free(r->prepare);
 	strv_free(r->setup);
 	strv_free(r->cleanup);

@@ -28,6 +28,24 @@ class TestBenchScan(BenchTestCase):
                          sorted(c[2] for c in (v["command"] for v in plan["variants"])))
         with open(self.path("ev", "runs", "printf-s-b-2", "run-1", "test.log")) as f:
             self.assertEqual(f.read(), "2-b")
+        # Each variant records the values it was made with (issue 33 §3), in the
+        # plan and in metadata.json, for the exports that show them.
+        want = [{"t": t, "w": w} for w in ("a", "b") for t in ("1", "2")]
+        self.assertEqual([v["parameters"] for v in plan["variants"]], want)
+        meta = self.load("ev", "metadata.json")
+        self.assertEqual([v["parameters"] for v in meta["variants"]], want)
+
+    def test_plan_parameters_are_checked(self):
+        # A plan's parameters are text by name; not in base, where each variant has its own.
+        ok = {"name": "a", "command": ["true"], "parameters": {"t": "1"}}
+        self.run_in("run", self.write_plan({"schema": "abev.plan/1", "name": "p",
+                                            "variants": [ok]}), "--dry-run", check=0)
+        for bad, words in (({"t": 1}, "variants[0].parameters.t: expected a string"),
+                           ({"{t}": "1"}, "a parameter's name is a word without braces")):
+            plan = self.write_plan({"schema": "abev.plan/1", "name": "p",
+                                    "variants": [dict(ok, parameters=bad)]})
+            cp = self.run_in("run", plan, "--dry-run", check=2)
+            self.assertIn(words, cp.stderr)
 
     def test_prepare_gets_the_value_too(self):
         # As in hyperfine, {VAR} is replaced in --prepare: each variant prepares its own.

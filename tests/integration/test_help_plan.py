@@ -105,8 +105,9 @@ class HelpPlanTest(AbevTestCase):
         schema = json.loads(read("evidence-schema", "plan.schema.json"))
         base = set(schema["$defs"]["base"]["properties"])
         variant = set(schema["$defs"]["variant"]["properties"])
-        # The base names no variant and prepares none (schedule.prepare does that).
-        self.assertEqual(base, variant - {"name", "prepare", "setup", "cleanup"})
+        # The base names no variant and prepares none (schedule.prepare does that),
+        # nor has the parameters each variant has of its own.
+        self.assertEqual(base, variant - {"name", "parameters", "prepare", "setup", "cleanup"})
 
     def test_man_page_names_every_key(self):
         keys, _ = self.reference()
@@ -139,7 +140,7 @@ class HelpPlanTest(AbevTestCase):
                 for k, v in node.items():
                     name = "<*>" if prefix in ("versions.", "gates.") else k
                     used.add(prefix + name)
-                    if name != "env":  # variable names are the plan's own
+                    if name not in ("env", "parameters"):  # their names are the plan's own
                         walk(v, prefix + name + ".")
             elif isinstance(node, list):
                 for v in node:
