@@ -120,7 +120,7 @@ _abev()
 		;;
 	'export')
 		case $prev in
-		-f|--format) COMPREPLY=($(compgen -W 'hyperfine csv junit json' -- "$cur")); return 0 ;;
+		-f|--format) COMPREPLY=($(compgen -W 'hyperfine hyperfine-csv hyperfine-markdown csv junit json' -- "$cur")); return 0 ;;
 		-o|--out) _abev_files; return 0 ;;
 		-p|--pubkey) _abev_files '*.pub' '*.pub.pem'; return 0 ;;
 		esac

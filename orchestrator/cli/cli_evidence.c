@@ -82,14 +82,18 @@ static const char compare_tail[] =
 	"(the message names what each has); 4 verification failed.\n";
 
 static const char export_usage[] =
-	"usage: abev export DIR --format hyperfine|csv|junit|json [--out FILE]\n"
-	"                   [--pubkey KEY.pub]\n";
+	"usage: abev export DIR --format FORMAT [--out FILE] [--pubkey KEY.pub]\n";
 
 static const char export_about[] =
 	"Writes DIR's figures for other tools, on stdout or into FILE:\n"
-	"  hyperfine  hyperfine's --export-json shape: results[] per variant with\n"
-	"             command (the variant), mean, stddev, median, min, max and times\n"
-	"             (seconds, counted runs), user, system and exit_codes\n"
+	"  hyperfine  the file hyperfine's --export-json writes: results[] per variant\n"
+	"             with command (its command line), mean, stddev, median, min, max\n"
+	"             and times (seconds, of the counted runs), user, system,\n"
+	"             exit_codes, and parameters (a scan's values, as text)\n"
+	"  hyperfine-csv       hyperfine's --export-csv: one row per command, seconds,\n"
+	"             and a parameter_<name> column per scan parameter\n"
+	"  hyperfine-markdown  hyperfine's --export-markdown: a table of mean ± σ,\n"
+	"             min, max (ms, or s) and the mean relative to the fastest\n"
 	"  csv        one row per invocation and metric: seq, variant, phase, round,\n"
 	"             attempt, status, metric, unit, value, counted (text quoted; a\n"
 	"             control, bidirectional or invisible character written as U+FFFD;\n"
@@ -565,6 +569,28 @@ const struct cli_command cmd_report = {
 	.fn = report_main,
 };
 
+/*
+ * export_render() with the variants' parameters from DIR's metadata.json:
+ * evidence whose metadata cannot be read is still exported, without them,
+ * after a warning.
+ */
+static char *render_export(const char *dir, enum export_format f, const struct evidence_run *run,
+			   const struct comparison *cmp)
+{
+	struct run_environment env;
+	char *err = NULL, *text;
+	int have_env = evidence_read_environment(dir, &env, &err) == 0;
+
+	if (!have_env) {
+		warning("%s", err);
+		free(err);
+	}
+	text = export_render(f, run, cmp, have_env ? &env : NULL);
+	if (have_env)
+		run_environment_release(&env);
+	return text;
+}
+
 static int export_main(void *opts, size_t npos, char **pos)
 {
 	const struct evidence_args *a = opts;
@@ -579,7 +605,7 @@ static int export_main(void *opts, size_t npos, char **pos)
 		return usage_error("abev export needs an evidence directory and --format",
 				   cmd_export.usage);
 	if (export_format_parse(a->format, &f) < 0) {
-		error("unknown format '%s' (expected hyperfine, csv, junit or json)", a->format);
+		error("unknown format '%s' (expected " EXPORT_FORMAT_LIST ")", a->format);
 		return EXIT_USAGE;
 	}
 	if (out && inside(dir, out))
@@ -590,7 +616,7 @@ static int export_main(void *opts, size_t npos, char **pos)
 	rc = load_evidence(dir, a->pubkey, &run, &cmp, NULL);
 	if (rc)
 		return rc;
-	text = export_render(f, &run, &cmp);
+	text = render_export(dir, f, &run, &cmp);
 	rc = emit(out, text);
 	free(text);
 	comparison_release(&cmp);
@@ -607,13 +633,13 @@ int cli_export_file(const char *dir, const char *format, const char *out)
 	int rc;
 
 	if (export_format_parse(format, &f) < 0) {
-		error("unknown format '%s' (expected hyperfine, csv, junit or json)", format);
+		error("unknown format '%s' (expected " EXPORT_FORMAT_LIST ")", format);
 		return EXIT_USAGE;
 	}
 	rc = load_evidence(dir, NULL, &run, &cmp, NULL);
 	if (rc)
 		return rc;
-	text = export_render(f, &run, &cmp);
+	text = render_export(dir, f, &run, &cmp);
 	rc = write_file_new(out, 0644, text, strlen(text)) < 0 ? EXIT_RUNTIME : 0;
 	free(text);
 	comparison_release(&cmp);
@@ -623,8 +649,9 @@ int cli_export_file(const char *dir, const char *format, const char *out)
 
 static const struct cli_option export_options[] = {
 	{ CLI_STRING('f', "format", struct evidence_args, format, "FORMAT",
-		     "hyperfine, csv, junit or json (above)"),
-	  .complete = CLI_COMPLETE_WORDS("hyperfine csv junit json") },
+		     EXPORT_FORMAT_LIST " (above)"),
+	  .complete = CLI_COMPLETE_WORDS("hyperfine hyperfine-csv hyperfine-markdown csv junit "
+					 "json") },
 	{ CLI_STRING('o', "out", struct evidence_args, out, "FILE",
 		     "write to FILE instead of stdout (FILE must not exist, nor lie inside "
 		     "evidence)"),

@@ -803,8 +803,10 @@ static const struct cli_foreign hyperfine_options[] = {
 	  "reference" },
 	{ "--min-benchmarking-time", "hyperfine", "-r N sets the runs" },
 	{ "--reference", "hyperfine", "the first command is the reference" },
-	{ "--export-asciidoc", "hyperfine", "--export-markdown FILE writes the report" },
-	{ "--export-orgmode", "hyperfine", "--export-markdown FILE writes the report" },
+	{ "--export-asciidoc", "hyperfine", "--export-markdown FILE writes the table; abev report "
+	  "renders the whole report" },
+	{ "--export-orgmode", "hyperfine", "--export-markdown FILE writes the table; abev report "
+	  "renders the whole report" },
 	{ "-p", "hyperfine", "for --prepare: abev spells it --prepare CMD only" },
 	{ "-V", "hyperfine", "for --version: 'abev --version' prints abev's" },
 	{ "--version", "hyperfine", "'abev --version' prints abev's" },
@@ -864,28 +866,20 @@ static int bench_exports_check(const struct bench_args *b, const char *out)
 	return 0;
 }
 
-/* Writes the exports --export-* asked for, from the evidence just sealed. 0 or an exit code. */
+/*
+ * Writes the exports --export-* asked for, from the evidence just sealed:
+ * each is the file of abev export --format of the same name, hyperfine's
+ * own. 0 or an exit code.
+ */
 static int bench_exports(const struct bench_args *b)
 {
-	const char *dir = b->run.out;
+	const char *formats[] = { "hyperfine", "hyperfine-csv", "junit", "hyperfine-markdown" };
+	const char *files[] = { b->export_json, b->export_csv, b->export_junit, b->export_markdown };
 	int rc = 0;
 
-	if (b->export_json)
-		rc = cli_export_file(dir, "hyperfine", b->export_json);
-	if (!rc && b->export_csv)
-		rc = cli_export_file(dir, "csv", b->export_csv);
-	if (!rc && b->export_junit)
-		rc = cli_export_file(dir, "junit", b->export_junit);
-	if (!rc && b->export_markdown) {
-		char *path = path_join(dir, EVIDENCE_REPORT_FILE);
-		struct strbuf sb = STRBUF_INIT;
-
-		if (read_file_capped(&sb, path, 256u << 20) < 0 ||
-		    write_file_new(b->export_markdown, 0644, sb.buf, sb.len) < 0)
-			rc = EXIT_RUNTIME;
-		strbuf_release(&sb);
-		free(path);
-	}
+	for (size_t i = 0; i < ARRAY_SIZE(files) && !rc; i++)
+		if (files[i])
+			rc = cli_export_file(b->run.out, formats[i], files[i]);
 	return rc;
 }
 
@@ -1261,14 +1255,16 @@ static const struct cli_option bench_options[] = {
 		     "exist): abev export --format hyperfine"),
 	  .complete = CLI_COMPLETE_ANY_FILE },
 	{ CLI_STRING(0, "export-csv", struct bench_args, export_csv, "FILE",
-		     "at the end, write the CSV of every run to FILE (abev export --format csv)"),
+		     "at the end, write hyperfine's CSV, a row per command, to FILE (abev export "
+		     "--format hyperfine-csv; --format csv has a row per run)"),
 	  .complete = CLI_COMPLETE_ANY_FILE },
 	{ CLI_STRING(0, "export-junit", struct bench_args, export_junit, "FILE",
 		     "at the end, write the gates and failures as JUnit XML to FILE (abev export "
 		     "--format junit)"),
 	  .complete = CLI_COMPLETE_ANY_FILE },
 	{ CLI_STRING(0, "export-markdown", struct bench_args, export_markdown, "FILE",
-		     "at the end, copy the evidence's report.md to FILE"),
+		     "at the end, write hyperfine's Markdown table to FILE (abev export --format "
+		     "hyperfine-markdown; the evidence's report.md is the whole report)"),
 	  .complete = CLI_COMPLETE_ANY_FILE },
 	{ CLI_END() },
 };

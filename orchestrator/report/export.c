@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/alloc.h"
 #include "util/json_out.h"
 #include "util/compiler.h"
 #include "util/number.h"
@@ -21,7 +22,8 @@
 
 int export_format_parse(const char *name, enum export_format *out)
 {
-	static const char *const names[] = { "hyperfine", "csv", "junit", "json" };
+	static const char *const names[] = { "hyperfine", "hyperfine-csv", "hyperfine-markdown",
+					     "csv", "junit", "json" };
 	for (size_t i = 0; i < ARRAY_SIZE(names); i++)
 		if (!strcmp(name, names[i])) {
 			*out = (enum export_format)i;
@@ -45,45 +47,127 @@ static cJSON *seconds(double ms)
 }
 
 /*
- * hyperfine's results[]: one entry per variant with the counted runs'
- * wall times (the comparison's "wall" sample), their user and system
- * means, and their exit codes.
+ * What hyperfine knows of one command: its command line, its counted
+ * runs' wall times (the comparison's "wall" sample) and their exit codes,
+ * mean user and system seconds, and its scan parameters.
  */
-static char *render_hyperfine(const struct evidence_run *r, const struct comparison *c)
+struct hf_result {
+	const struct cmp_sample *s;
+	char *command;                    /* owned */
+	double user, sys;                 /* seconds, means of the counted runs */
+	const char *const *param_keys, *const *param_values; /* borrowed from env, or NULL */
+	size_t nparams;
+};
+
+/*
+ * The command line of variant as hyperfine shows it: what `sh -c` ran (as
+ * abev bench gave it), else its argv quoted for sh; the variant's name
+ * when no invocation of it was recorded.
+ */
+static char *command_line(const struct evidence_run *r, const char *variant)
 {
-	cJSON *o = jnew_object(), *results = jnew_array();
+	struct strbuf sb = STRBUF_INIT;
+
+	for (size_t i = 0; i < r->ninvs; i++) {
+		const struct invocation *inv = &r->invs[i];
+		if (strcmp(inv->variant, variant) || !inv->argc)
+			continue;
+		if (inv->argc == 3 && !strcmp(inv->argv[0], "sh") && !strcmp(inv->argv[1], "-c"))
+			strbuf_adds(&sb, inv->argv[2]);
+		else
+			strbuf_add_argv_sh(&sb, inv->argv, inv->argc);
+		return strbuf_detach(&sb, NULL);
+	}
+	return xstrdup(variant);
+}
+
+/* One hf_result per variant of the wall sample (*n of them; caller frees with hf_free()). */
+static struct hf_result *hf_results(const struct evidence_run *r, const struct comparison *c,
+				    const struct run_environment *env, size_t *n)
+{
 	const struct cmp_metric *wall = &c->metrics[0];
-	char *text;
+	struct hf_result *res = xcalloc(wall->nsamples + 1, sizeof(*res));
 
 	for (size_t v = 0; v < wall->nsamples; v++) {
-		const struct cmp_sample *s = &wall->samples[v];
+		struct hf_result *h = &res[v];
+
+		h->s = &wall->samples[v];
+		h->command = command_line(r, h->s->variant);
+		for (size_t i = 0; i < h->s->n; i++) {
+			const struct invocation *inv = by_seq(r, h->s->values[i].seq);
+			if (inv) {
+				h->user += (double)inv->fig.user_ns / 1e9;
+				h->sys += (double)inv->fig.sys_ns / 1e9;
+			}
+		}
+		if (h->s->n) {
+			h->user /= (double)h->s->n;
+			h->sys /= (double)h->s->n;
+		}
+		for (size_t e = 0; env && e < env->nvariants; e++)
+			if (!strcmp(env->variants[e].name, h->s->variant)) {
+				h->param_keys = (const char *const *)env->variants[e].param_keys;
+				h->param_values = (const char *const *)env->variants[e].param_values;
+				h->nparams = env->variants[e].nparams;
+			}
+	}
+	*n = wall->nsamples;
+	return res;
+}
+
+static void hf_free(struct hf_result *res, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(res[i].command);
+	free(res);
+}
+
+/*
+ * hyperfine's --export-json: results[] per variant, "times" the counted
+ * runs (runs discarded for contention and repeated, and runs that failed a
+ * guard, are not in it: hyperfine's are all its timing runs), stddev null
+ * with one run, as hyperfine writes it, and "parameters" (values as text)
+ * only for a scanned variant.
+ */
+static char *render_hyperfine(const struct evidence_run *r, const struct comparison *c,
+			      const struct run_environment *env)
+{
+	cJSON *o = jnew_object(), *results = jnew_array();
+	size_t n;
+	struct hf_result *res = hf_results(r, c, env, &n);
+	char *text;
+
+	for (size_t v = 0; v < n; v++) {
+		const struct cmp_sample *s = res[v].s;
 		cJSON *e = jnew_object(), *times = jnew_array(), *codes = jnew_array();
-		double user = 0, sys = 0;
 
 		for (size_t i = 0; i < s->n; i++) {
 			const struct invocation *inv = by_seq(r, s->values[i].seq);
 			jpush(times, seconds(s->values[i].value));
 			jpush(codes, cJSON_CreateNumber(inv ? inv->exit_code : 0));
-			if (inv) {
-				user += (double)inv->fig.user_ns / 1e9;
-				sys += (double)inv->fig.sys_ns / 1e9;
-			}
 		}
-		jadd_str(e, "command", s->variant);
+		jadd_str(e, "command", res[v].command);
 		jadd(e, "mean", s->n ? seconds(s->mean) : jnull());
 		jadd(e, "stddev", s->n > 1 ? seconds(s->sd) : jnull());
 		jadd(e, "median", s->n ? seconds(s->median) : jnull());
-		jadd(e, "user", s->n ? jreal(user / (double)s->n) : jnull());
-		jadd(e, "system", s->n ? jreal(sys / (double)s->n) : jnull());
+		jadd(e, "user", s->n ? jreal(res[v].user) : jnull());
+		jadd(e, "system", s->n ? jreal(res[v].sys) : jnull());
 		jadd(e, "min", s->n ? seconds(s->min) : jnull());
 		jadd(e, "max", s->n ? seconds(s->max) : jnull());
 		jadd(e, "times", times);
 		jadd(e, "exit_codes", codes);
+		if (res[v].nparams) {
+			cJSON *p = jnew_object();
+			for (size_t k = 0; k < res[v].nparams; k++)
+				jadd_str(p, res[v].param_keys[k], res[v].param_values[k]);
+			jadd(e, "parameters", p);
+		}
 		jpush(results, e);
 	}
 	jadd(o, "results", results);
 	text = json_print(o);
 	cJSON_Delete(o);
+	hf_free(res, n);
 	return text;
 }
 
@@ -123,6 +207,131 @@ static void csv_field(struct strbuf *sb, const char *s)
 		i += len;
 	}
 	strbuf_addch(sb, '"');
+}
+
+/* A number of seconds as CSV writes it; nothing when there is none. */
+static void csv_seconds(struct strbuf *sb, int have, double s)
+{
+	char num[DOUBLE_TEXT_LEN];
+
+	strbuf_addch(sb, ',');
+	if (have)
+		strbuf_adds(sb, double_text(num, s));
+}
+
+/*
+ * hyperfine's --export-csv: one row per command, its figures in seconds,
+ * then a parameter_<name> column for each parameter of the first
+ * scanned variant, as hyperfine names them from its first result.
+ */
+static char *render_hyperfine_csv(const struct evidence_run *r, const struct comparison *c,
+				  const struct run_environment *env)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t n, p = 0;
+	struct hf_result *res = hf_results(r, c, env, &n);
+
+	while (p < n && !res[p].nparams)
+		p++;
+	strbuf_adds(&sb, "command,mean,stddev,median,user,system,min,max");
+	for (size_t k = 0; p < n && k < res[p].nparams; k++) {
+		char *col = xasprintf("parameter_%s", res[p].param_keys[k]);
+		strbuf_addch(&sb, ',');
+		csv_field(&sb, col);
+		free(col);
+	}
+	strbuf_adds(&sb, "\n");
+	for (size_t v = 0; v < n; v++) {
+		const struct cmp_sample *s = res[v].s;
+
+		csv_field(&sb, res[v].command);
+		csv_seconds(&sb, s->n > 0, s->mean / 1e3);
+		csv_seconds(&sb, s->n > 1, s->sd / 1e3);
+		csv_seconds(&sb, s->n > 0, s->median / 1e3);
+		csv_seconds(&sb, s->n > 0, res[v].user);
+		csv_seconds(&sb, s->n > 0, res[v].sys);
+		csv_seconds(&sb, s->n > 0, s->min / 1e3);
+		csv_seconds(&sb, s->n > 0, s->max / 1e3);
+		for (size_t k = 0; p < n && k < res[p].nparams; k++) {
+			const char *val = NULL;
+			for (size_t j = 0; j < res[v].nparams; j++)
+				if (!strcmp(res[v].param_keys[j], res[p].param_keys[k]))
+					val = res[v].param_values[j];
+			strbuf_addch(&sb, ',');
+			csv_field(&sb, val);
+		}
+		strbuf_adds(&sb, "\n");
+	}
+	hf_free(res, n);
+	return strbuf_detach(&sb, NULL);
+}
+
+/* A Markdown table cell of text: code, '|' escaped, nothing that breaks the row. */
+static void md_code(struct strbuf *sb, const char *s)
+{
+	strbuf_adds(sb, "`");
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch == '|')
+			strbuf_adds(sb, "\\|");
+		else if (ch == '`' || ch < 0x20 || ch == 0x7f)
+			strbuf_addch(sb, ch == '`' ? '\'' : ' ');
+		else
+			strbuf_addch(sb, (char)ch);
+	}
+	strbuf_adds(sb, "`");
+}
+
+/*
+ * hyperfine's --export-markdown: one row per command, mean ± σ, min and
+ * max in ms (or s when the first command's mean is a second or more, as
+ * hyperfine picks the unit), and the mean relative to the fastest, its
+ * ± propagated from both standard deviations, as hyperfine computes it.
+ */
+static char *render_hyperfine_markdown(const struct evidence_run *r, const struct comparison *c,
+				       const struct run_environment *env)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t n, fast = 0;
+	struct hf_result *res = hf_results(r, c, env, &n);
+	int secs = n && res[0].s->n && res[0].s->mean >= 1e3;
+	double scale = secs ? 1e3 : 1;  /* from the comparison's ms */
+	const char *unit = secs ? "s" : "ms";
+	int prec = secs ? 3 : 1;
+
+	for (size_t v = 1; v < n; v++)
+		if (res[v].s->n && (!res[fast].s->n || res[v].s->mean < res[fast].s->mean))
+			fast = v;
+	strbuf_addf(&sb, "| Command | Mean [%s] | Min [%s] | Max [%s] | Relative |\n", unit, unit,
+		    unit);
+	strbuf_adds(&sb, "|:---|---:|---:|---:|---:|\n");
+	for (size_t v = 0; v < n; v++) {
+		const struct cmp_sample *s = res[v].s, *f = res[fast].s;
+
+		strbuf_adds(&sb, "| ");
+		md_code(&sb, res[v].command);
+		if (!s->n) {
+			strbuf_adds(&sb, " | | | | |\n");
+			continue;
+		}
+		strbuf_addf(&sb, " | %.*f", prec, s->mean / scale);
+		if (s->n > 1)
+			strbuf_addf(&sb, " ± %.*f", prec, s->sd / scale);
+		strbuf_addf(&sb, " | %.*f | %.*f | ", prec, s->min / scale, prec, s->max / scale);
+		if (v == fast) {
+			strbuf_adds(&sb, "1.00 |\n");
+		} else {
+			double rel = s->mean / f->mean;
+			double sd = s->n > 1 && f->n > 1
+				    ? rel * sqrt(pow(s->sd / s->mean, 2) + pow(f->sd / f->mean, 2)) : 0;
+			strbuf_addf(&sb, "%.2f", rel);
+			if (s->n > 1 && f->n > 1)
+				strbuf_addf(&sb, " ± %.2f", sd);
+			strbuf_adds(&sb, " |\n");
+		}
+	}
+	hf_free(res, n);
+	return strbuf_detach(&sb, NULL);
 }
 
 /* Whether seq counted for metric m in the comparison. */
@@ -239,10 +448,12 @@ static char *render_junit(const struct evidence_run *r, const struct comparison 
 }
 
 char *export_render(enum export_format f, const struct evidence_run *r,
-		    const struct comparison *c)
+		    const struct comparison *c, const struct run_environment *env)
 {
 	switch (f) {
-	case EXPORT_HYPERFINE: return render_hyperfine(r, c);
+	case EXPORT_HYPERFINE: return render_hyperfine(r, c, env);
+	case EXPORT_HYPERFINE_CSV: return render_hyperfine_csv(r, c, env);
+	case EXPORT_HYPERFINE_MARKDOWN: return render_hyperfine_markdown(r, c, env);
 	case EXPORT_CSV: return render_csv(r, c);
 	case EXPORT_JUNIT: return render_junit(r, c);
 	case EXPORT_JSON: break;

@@ -463,11 +463,15 @@ class Verdict(AbevTestCase):
         cmp = res["comparison"]
         # hyperfine's shape, field by field, from the counted runs' wall times.
         doc = json.loads(self.abev("export", ev, "--format", "hyperfine", check=0).stdout)
-        self.assertEqual([r["command"] for r in doc["results"]], ["base", "cand"])
-        for r in doc["results"]:
+        # command is the command line (what sh -c ran), as hyperfine writes it.
+        lines = {}
+        for i in res["invocations"]:
+            lines.setdefault(i["variant"], i["argv"][2])
+        self.assertEqual([r["command"] for r in doc["results"]], [lines["base"], lines["cand"]])
+        for r, variant in zip(doc["results"], ("base", "cand")):
             self.assertEqual(set(r), {"command", "mean", "stddev", "median", "min", "max",
                                       "times", "user", "system", "exit_codes"})
-            invs = [i for i in res["invocations"] if i["variant"] == r["command"] and counts(i)]
+            invs = [i for i in res["invocations"] if i["variant"] == variant and counts(i)]
             times = [i["wall_ns"] / 1e9 for i in invs]
             self.assertEqual(len(r["times"]), 6)
             for got, want in zip(r["times"], times):
