@@ -192,9 +192,12 @@ class FromDisk(CleanCase):
         with open(os.path.join(ev, "result.json"), encoding="utf-8") as f:
             text = f.read()
         self.assertIn('"sleep-0"', text)
+        self.assertIn('"sleep 0"', text)
         hostile = json.dumps("sl" + HOSTILE)
+        # The command line too: hyperfine's export names a variant by it.
         with open(os.path.join(ev, "result.json"), "w", encoding="utf-8") as f:
-            f.write(text.replace('"sleep-0"', hostile))
+            f.write(text.replace('"sleep-0"', hostile).replace(
+                '"sleep 0"', json.dumps("sleep 0 #" + HOSTILE)))
         reseal(ev)
         for args in (["compare", ev, ev], ["report", ev], ["export", ev, "--format", "junit"],
                      ["export", ev, "--format", "hyperfine"], ["export", ev, "--format", "json"]):
