@@ -5,12 +5,21 @@
  * no ETA rather than a guess. The median shown is of the runs the
  * comparison will count (compare_counts()), so that what the line says
  * is what the result will be made of.
+ *
+ * The live line is redrawn with "\r" and erase-to-end-of-line, which
+ * return to the start of the screen line only: a line the terminal
+ * wrapped would leave its first part behind on every redraw. So the line
+ * is cut to one character less than the terminal's width, asked of stderr
+ * at each redraw (the window may be resized), with COLUMNS and then 80
+ * when it does not say.
  */
 #include "pipeline/progress.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "decide/compare.h"
 #include "decide/stats.h"
@@ -35,6 +44,7 @@ void progress_init(struct progress *p, enum progress_mode mode, size_t total, do
 {
 	memset(p, 0, sizeof(*p));
 	p->mode = mode;
+	p->out = stderr;
 	p->total = total;
 	p->gap_seconds = gap_seconds;
 }
@@ -97,13 +107,54 @@ void progress_line(const struct progress *p, const char *what, struct strbuf *sb
 	strbuf_addf(sb, " (n=%zu)", v ? v->n : 0);
 }
 
+#define PROGRESS_COLUMNS_DEFAULT 80
+#define PROGRESS_COLUMNS_MAX 4096
+
+static size_t terminal_columns(const struct progress *p)
+{
+	struct winsize ws;
+	const char *env = getenv("COLUMNS");
+	char *end;
+	unsigned long n;
+
+	if (p->columns)
+		return p->columns;
+	if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+		return ws.ws_col;
+	if (env && *env) {
+		n = strtoul(env, &end, 10);
+		if (!*end && n > 0 && n <= PROGRESS_COLUMNS_MAX)
+			return n;
+	}
+	return PROGRESS_COLUMNS_DEFAULT;
+}
+
+void progress_fit(struct strbuf *sb, size_t columns)
+{
+	size_t chars = 0;
+
+	if (!columns)
+		return;
+	for (size_t i = 0; i < sb->len; i++) {
+		/* UTF-8 continuation bytes belong to the character before them. */
+		if (((unsigned char)sb->buf[i] & 0xc0) == 0x80)
+			continue;
+		if (++chars >= columns) {
+			sb->len = i;
+			sb->buf[i] = '\0';
+			return;
+		}
+	}
+}
+
 static void live(struct progress *p, const char *what)
 {
 	struct strbuf sb = STRBUF_INIT;
 
 	progress_line(p, what, &sb);
-	fprintf(stderr, "\r\033[K%s", sb.buf);
-	fflush(stderr);
+	progress_fit(&sb, terminal_columns(p));
+	fprintf(p->out, "\r\033[K%s", sb.buf);
+	fflush(p->out);
 	strbuf_release(&sb);
 	p->line_dirty = 1;
 }
@@ -174,17 +225,17 @@ void progress_quiet(struct progress *p, double cores, double limit, int64_t wait
 		live(p, line);
 		return;
 	}
-	fprintf(stderr, "abev: [%zu/%zu] %s run %u: %s\n", p->index + 1, p->total, p->variant,
+	fprintf(p->out, "abev: [%zu/%zu] %s run %u: %s\n", p->index + 1, p->total, p->variant,
 		p->round, buf);
-	fflush(stderr);
+	fflush(p->out);
 	p->quiet_said = 1;
 }
 
 void progress_clear(struct progress *p)
 {
 	if (p->mode == PROGRESS_LIVE && p->line_dirty) {
-		fputs("\r\033[K", stderr);
-		fflush(stderr);
+		fputs("\r\033[K", p->out);
+		fflush(p->out);
 		p->line_dirty = 0;
 	}
 }
@@ -194,31 +245,32 @@ void progress_done(struct progress *p, const struct invocation *inv)
 	p->done++;
 	p->run_ns_sum += inv->fig.wall_ns;
 	keep_wall(p, inv);
-	if (p->mode == PROGRESS_QUIET)
+	/* On a terminal the live line is all there is until the summary. */
+	if (p->mode != PROGRESS_LINES)
 		return;
 	progress_clear(p);
-	fprintf(stderr, "abev: [%zu/%zu] %s %s %u%s: %s, %.3f s", p->index + 1, p->total,
+	fprintf(p->out, "abev: [%zu/%zu] %s %s %u%s: %s, %.3f s", p->index + 1, p->total,
 		inv->variant, inv->warmup ? "warmup" : "run", inv->round,
 		inv->attempt > 1 ? " (repeat)" : "", inv_status_name(inv->status),
 		(double)inv->fig.wall_ns / 1e9);
 	if (invocation_cpu_wait_pct(inv) >= 0)
-		fprintf(stderr, ", waited for a CPU %.1f %%", invocation_cpu_wait_pct(inv));
+		fprintf(p->out, ", waited for a CPU %.1f %%", invocation_cpu_wait_pct(inv));
 	if (invocation_foreign_wait_pct(inv) >= 0)
-		fprintf(stderr, " (%.1f %% on others)", invocation_foreign_wait_pct(inv));
+		fprintf(p->out, " (%.1f %% on others)", invocation_foreign_wait_pct(inv));
 	if (inv->foreign_cpu >= 0)
-		fprintf(stderr, ", foreign cpu %.2f", inv->foreign_cpu);
+		fprintf(p->out, ", foreign cpu %.2f", inv->foreign_cpu);
 	if (inv->load_wait_ns > 0)
-		fprintf(stderr, ", after %.1f s waiting for a quieter machine",
+		fprintf(p->out, ", after %.1f s waiting for a quieter machine",
 			(double)inv->load_wait_ns / 1e9);
 	if (inv->loaded)
-		fputs(", kept under load", stderr);
+		fputs(", kept under load", p->out);
 	if (inv->reason) {
 		/* Reasons quote outside text (test names, paths, signals' words): escaped here too. */
 		struct strbuf sb = STRBUF_INIT;
 		strbuf_add_escaped_line(&sb, inv->reason, strlen(inv->reason));
-		fprintf(stderr, " (%s)", sb.buf);
+		fprintf(p->out, " (%s)", sb.buf);
 		strbuf_release(&sb);
 	}
-	fputc('\n', stderr);
-	fflush(stderr);
+	fputc('\n', p->out);
+	fflush(p->out);
 }

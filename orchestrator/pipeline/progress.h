@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "record/invocation.h"
 
@@ -40,6 +41,8 @@ struct progress {
 	int quiet_said;        /* lines mode: the wait for a quieter machine is said */
 	struct progress_variant *variants;
 	size_t nvariants, variants_alloc;
+	FILE *out;             /* stderr unless a test sets another */
+	size_t columns;        /* the live line's width; 0: ask the terminal each redraw */
 };
 
 void progress_init(struct progress *p, enum progress_mode mode, size_t total, double gap_seconds);
@@ -58,7 +61,10 @@ void progress_gap(struct progress *p, int64_t remaining_ns);
  * Live: the line says so; in lines mode once per invocation.
  */
 void progress_quiet(struct progress *p, double cores, double limit, int64_t waited_ns);
-/* Counts inv (its variant's median takes its wall time when compare_counts() says so). */
+/*
+ * Counts inv (its variant's median takes its wall time when compare_counts()
+ * says so); in lines mode prints its line. Live, the next redraw shows it.
+ */
 void progress_done(struct progress *p, const struct invocation *inv);
 /*
  * The live line, without the terminal's control sequences: "[i/N] variant
@@ -67,6 +73,12 @@ void progress_done(struct progress *p, const struct invocation *inv);
  * ETA.
  */
 void progress_line(const struct progress *p, const char *what, struct strbuf *sb);
+/*
+ * Cuts sb to fewer than columns characters (a UTF-8 sequence counts as one,
+ * and is never split), so that the line does not wrap on a terminal that
+ * wide. columns 0 leaves sb as it is.
+ */
+void progress_fit(struct strbuf *sb, size_t columns);
 /* Clears the live line before other output. */
 void progress_clear(struct progress *p);
 

@@ -1,12 +1,16 @@
 /* Unit tests of progress: the live line's running median and n count only
  * the runs the comparison counts (no warmups, no discarded or crashed
- * runs), per variant, and say "--" before there is one. */
+ * runs), per variant, and say "--" before there is one; the live line fits
+ * the terminal's width, so that "\r" and erase redraw it in place, and is
+ * all a terminal shows while abev runs. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "evidence/evidence.h"
@@ -65,10 +69,70 @@ static void test_median_and_n(void **state)
 	progress_release(&p);
 }
 
+/* Characters (not bytes) after the last "\r\033[K" in out. */
+static size_t last_line_chars(const char *out)
+{
+	const char *s = out, *p;
+	size_t n = 0;
+
+	while ((p = strstr(s, "\r\033[K")))
+		s = p + 4;
+	for (; *s && *s != '\n'; s++)
+		n += ((unsigned char)*s & 0xc0) != 0x80;
+	return n;
+}
+
+/* A 51-character name at 40 and 80 columns: each redraw stays within the
+ * width, the name is cut on a character boundary, and a finished run adds
+ * no line of its own. */
+static void test_live_fits_width(void **state)
+{
+	static const struct { size_t columns; const char *unit; size_t reps; } cases[] = {
+		{ 80, "a-very-long-variant-name-that-fills-the-line-abcdef", 1 },
+		{ 40, "a-very-long-variant-name-that-fills-the-line-abcdef", 1 },
+		{ 40, "\xc3\xa9", 51 },     /* 51 two-byte characters */
+	};
+	(void)state;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct progress p;
+		struct invocation inv;
+		char name[128] = "", *out = NULL;
+		size_t outlen = 0;
+		FILE *f = open_memstream(&out, &outlen);
+
+		for (size_t r = 0; r < cases[i].reps; r++)
+			strcat(name, cases[i].unit);
+		assert_non_null(f);
+		progress_init(&p, PROGRESS_LIVE, 12, 1.0);
+		p.out = f;
+		p.columns = cases[i].columns;
+		progress_start(&p, 0, name, 0, 1, 1);
+		progress_tick(&p, 500000000);
+		fflush(f);
+		assert_true(last_line_chars(out) < cases[i].columns);
+		assert_true(last_line_chars(out) > 0);
+		assert_true((unsigned char)out[outlen - 1] < 0xc0);   /* no half character */
+		memset(&inv, 0, sizeof(inv));
+		inv.variant = name;
+		inv.status = INV_OK;
+		inv.fig.wall_ns = 100000000;
+		progress_done(&p, &inv);
+		progress_gap(&p, 300000000);
+		progress_clear(&p);
+		assert_int_equal(fclose(f), 0);
+		assert_null(strchr(out, '\n'));
+		assert_null(strstr(out, "abev: ["));
+		free(out);
+		progress_release(&p);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_median_and_n),
+		cmocka_unit_test(test_live_fits_width),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
