@@ -9,8 +9,10 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "evidence/evidence.h"
+#include "plan/plan.h"
 #include "report/contention.h"
 #include "report/summary.h"
 #include "util/strbuf.h"
@@ -196,6 +198,24 @@ static void print_contention(FILE *f, const struct run_state *st)
  * --json stdout carries the comparison alone and the rest goes to
  * stderr; --quiet keeps the decision line and the evidence path.
  */
+/*
+ * abev bench runs a command through sh -c unless -N, and unlike hyperfine
+ * does not subtract the shell's start-up from its times: the summary says
+ * so, so that nobody compares its figures with hyperfine's unaware.
+ */
+static int bench_ran_shell(const struct run_state *st)
+{
+	if (!st->opt->bench)
+		return 0;
+	for (size_t i = 0; i < st->plan->nvariants; i++) {
+		const struct plan_variant *v = &st->plan->variants[i];
+		if (v->command_len >= 2 && !strcmp(v->command[0], "sh") &&
+		    !strcmp(v->command[1], "-c"))
+			return 1;
+	}
+	return 0;
+}
+
 void run_summary_print(const struct run_state *st, enum run_status final, int sealed,
 		       int bundled)
 {
@@ -247,5 +267,7 @@ void run_summary_print(const struct run_state *st, enum run_status final, int se
 	}
 	fputc('\n', f);
 	summary_print(f, &st->cmp, 0);
+	if (bench_ran_shell(st))
+		fputs("note: times include the shell's start-up (sh -c); -N runs without a shell\n", f);
 	fflush(f);
 }

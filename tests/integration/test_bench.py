@@ -71,6 +71,15 @@ class TestBench(BenchTestCase):
         self.assertIn("sleep-0.012", csv.stdout)
         self.run_in("compare", "ev", "ev", check=0)
 
+    def test_summary_says_times_include_the_shell(self):
+        # hyperfine subtracts the shell's start-up; abev does not, and says so, but only
+        # when the commands ran through sh -c.
+        note = "note: times include the shell's start-up (sh -c); -N runs without a shell"
+        cp = self.bench("true", "true", "-r", "2", "--out", "sh")
+        self.assertIn(note, cp.stdout.splitlines())
+        cp = self.bench("-N", "true", "true", "-r", "2", "--out", "nosh")
+        self.assertNotIn("start-up", cp.stdout)
+
     def test_summary_columns_line_up_for_long_names(self):
         # Names wider than the default columns (12 and 16 characters; µ is two
         # bytes and one column): every row's columns start alike.
