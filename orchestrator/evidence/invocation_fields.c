@@ -152,6 +152,7 @@ static cJSON *logs_json(const struct invocation *inv)
 		jadd_int(l, "bytes_written", inv->logs[i].bytes_written);
 		jadd_int(l, "bytes_dropped", inv->logs[i].bytes_dropped);
 		jadd_bool(l, "truncated", inv->logs[i].bytes_dropped > 0);
+		jadd_int(l, "bytes_left_out", inv->logs[i].bytes_left_out);
 		jadd(o, names[i], l);
 	}
 	return o;
@@ -286,7 +287,8 @@ static int read_logs(const struct json_in *rd, const cJSON *o, const char *path,
 			return json_in_error(rd, path, "'logs.%s' is %s, expected an object", names[i],
 				    l ? "not an object" : "missing");
 		if (json_get_int(rd, l, path, "bytes_written", JSON_REQUIRED, 0, INT64_C(1) << 53, &inv->logs[i].bytes_written) < 0 ||
-		    json_get_int(rd, l, path, "bytes_dropped", JSON_REQUIRED, 0, INT64_C(1) << 53, &inv->logs[i].bytes_dropped) < 0)
+		    json_get_int(rd, l, path, "bytes_dropped", JSON_REQUIRED, 0, INT64_C(1) << 53, &inv->logs[i].bytes_dropped) < 0 ||
+		    json_get_int(rd, l, path, "bytes_left_out", 0, 0, INT64_C(1) << 53, &inv->logs[i].bytes_left_out) < 0)
 			return -1;
 	}
 	return 0;

@@ -236,8 +236,10 @@ static void inv_record(struct invocation *inv, const struct proc_result *res,
 	inv->stops_abev = res->stops_abev;
 	inv->stops_child = res->stops_child;
 	inv->suspended_ns = res->suspended_ns;
-	inv->logs[0] = (struct invocation_log){ res->out.bytes_written, res->out.bytes_dropped };
-	inv->logs[1] = (struct invocation_log){ res->err.bytes_written, res->err.bytes_dropped };
+	inv->logs[0] = (struct invocation_log){ res->out.bytes_written, res->out.bytes_dropped,
+						res->out.bytes_left_out };
+	inv->logs[1] = (struct invocation_log){ res->err.bytes_written, res->err.bytes_dropped,
+						res->err.bytes_left_out };
 	if (res->outcome != PROC_EXEC_FAILED) {
 		inv->foreign_cpu = sysstat_foreign_cpu(cs_before, cs_after,
 						       res->fig.user_ns + res->fig.sys_ns + res->self_cpu_ns,
@@ -497,6 +499,15 @@ static int take_back_run_dir(struct run_state *st, const struct invocation *inv)
 	return 0;
 }
 
+/* Whether a metric reads test.log or stderr.log, which must then hold the whole stream. */
+static int reads_output(const struct plan *plan)
+{
+	for (size_t i = 0; i < plan->nmetrics; i++)
+		if (plan->metrics[i].source == METRIC_STDOUT || plan->metrics[i].source == METRIC_STDERR)
+			return 1;
+	return 0;
+}
+
 /*
  * Runs the invocation's command in its directory abs_dir and records what
  * was measured. *signo: the interrupt signal when abev was interrupted
@@ -532,6 +543,7 @@ static int run_process(struct run_state *st, const struct plan_variant *v, char 
 		.grace_ns = (int64_t)(plan->kill_grace_seconds * 1e9),
 		.log_capped = 1,
 		.log_max_bytes = plan->max_log_bytes,
+		.log_keep_bytes = reads_output(plan) ? 0 : plan->log_keep_bytes,
 		.cgroup_name = cg_name,
 		.cpus = v->cpus ? &cpus : NULL,
 		.tick = run_tick,

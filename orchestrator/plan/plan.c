@@ -549,6 +549,7 @@ static int parse_limits(const struct plan_loader *ld, const cJSON *root)
 	const cJSON *l;
 	int64_t files = plan->max_files;
 	int64_t log_bytes = plan->max_log_bytes;
+	int64_t keep_bytes = plan->log_keep_bytes;
 	int64_t run_bytes = plan->max_run_bytes;
 	size_t before = json_in_count(&ld->in);
 
@@ -561,11 +562,14 @@ static int parse_limits(const struct plan_loader *ld, const cJSON *root)
 	json_get_number(&ld->in, l, "limits", "pattern_cpu_seconds", 0, 0, 1, 3600, &plan->pattern_cpu_seconds);
 	json_get_int(&ld->in, l, "limits", "max_log_bytes", 0, 0, JSON_INT_MAX, &log_bytes);
 	json_get_int(&ld->in, l, "limits", "max_run_bytes", 0, 0, JSON_INT_MAX, &run_bytes);
+	json_get_int(&ld->in, l, "limits", "log_keep_bytes", 0, 0, PLAN_LOG_KEEP_BYTES_CEILING,
+		     &keep_bytes);
 	if (json_in_count(&ld->in) > before)
 		return -1;
 	plan->max_files = (unsigned)files;
 	plan->max_log_bytes = log_bytes;
 	plan->max_run_bytes = run_bytes;
+	plan->log_keep_bytes = keep_bytes;
 	return 0;
 }
 
@@ -1000,6 +1004,7 @@ static void plan_defaults(struct plan *plan, const char *path)
 	plan->max_files = PLAN_MAX_FILES_DEFAULT;
 	plan->pattern_cpu_seconds = METRICS_PATTERN_CPU_SECONDS_DEFAULT;
 	plan->max_log_bytes = PLAN_MAX_LOG_BYTES_DEFAULT;
+	plan->log_keep_bytes = PLAN_LOG_KEEP_BYTES_DEFAULT;
 	plan->max_run_bytes = PLAN_MAX_RUN_BYTES_DEFAULT;
 	plan->confidence = COMPARE_CONFIDENCE;
 	plan->resamples = COMPARE_RESAMPLES;

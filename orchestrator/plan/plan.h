@@ -210,6 +210,9 @@ struct plan {
 	                          default PLAN_MAX_RUN_BYTES_DEFAULT */
 	int64_t max_log_bytes; /* limits.max_log_bytes: bytes kept of each of test.log and
 	                          stderr.log; >= 0, default PLAN_MAX_LOG_BYTES_DEFAULT */
+	int64_t log_keep_bytes; /* limits.log_keep_bytes: bytes kept of each stream's start
+	                           and of its end; 0: the whole stream; default
+	                           PLAN_LOG_KEEP_BYTES_DEFAULT */
 
 	/*
 	 * A partial plan (plan_load_partial()) whose "schedule" was refused in
@@ -254,6 +257,14 @@ struct plan {
  * (the child never blocks) but writes no more of it.
  */
 #define PLAN_MAX_LOG_BYTES_DEFAULT (256LL * 1024 * 1024)
+/*
+ * limits.log_keep_bytes: a log keeps the first and the last this many
+ * bytes of its stream and one line for the middle left out, so that the
+ * evidence of a chatty command stays small and still shows how its output
+ * began and ended. The tail is held in memory, hence the ceiling.
+ */
+#define PLAN_LOG_KEEP_BYTES_DEFAULT (8LL * 1024)
+#define PLAN_LOG_KEEP_BYTES_CEILING (64LL * 1024 * 1024)
 /*
  * limits.max_run_bytes: bounds what is hashed and sealed of one run
  * before a byte of it is read — by apparent size, so that a sparse file

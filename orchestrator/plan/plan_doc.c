@@ -280,6 +280,13 @@ const struct plan_doc_key plan_doc_keys[] = {
 	  "read it; past it the invocation fails and the files that do not fit, in name order, "
 	  "are removed (with a note, naming each and its size) so that the evidence can still "
 	  "be sealed; a log the run itself made longer than `max_log_bytes` is cut back to it" },
+	{ "limits.log_keep_bytes", "integer", "8192 (8 KiB)",
+	  "bytes kept of the start and of the end of each of `test.log` and `stderr.log`, 0 to "
+	  "67108864 (64 MiB); 0 keeps the whole stream (up to `max_log_bytes`): between the two "
+	  "abev writes one line, `[abev: N bytes left out here]`, and the invocation's "
+	  "`result.json` counts them (`logs.stdout.bytes_left_out`); a plan with a `stdout` or "
+	  "`stderr` metric keeps the whole stream, which the metric reads; so does one whose "
+	  "`max_log_bytes` is under twice this" },
 };
 
 const size_t plan_doc_nkeys = ARRAY_SIZE(plan_doc_keys);
@@ -345,7 +352,8 @@ static const char example_text[] =
 	"                \"confidence\": 0.95, \"bootstrap_resamples\": 10000 },\n"
 	"  \"report\": { \"template\": \"report.md\" },\n"
 	"  \"limits\": { \"max_files\": 10000, \"pattern_cpu_seconds\": 10,\n"
-	"              \"max_log_bytes\": 268435456, \"max_run_bytes\": 1073741824 }\n"
+	"              \"max_log_bytes\": 268435456, \"max_run_bytes\": 1073741824,\n"
+	"              \"log_keep_bytes\": 8192 }\n"
 	"}\n"
 	"\n"
 	"With a variants file instead of (or after) \"variants\":\n"

@@ -163,6 +163,7 @@ static void add_rest(cJSON *o, const struct plan *plan)
 	jadd_real(limits, "pattern_cpu_seconds", plan->pattern_cpu_seconds);
 	jadd_int(limits, "max_log_bytes", plan->max_log_bytes);
 	jadd_int(limits, "max_run_bytes", plan->max_run_bytes);
+	jadd_int(limits, "log_keep_bytes", plan->log_keep_bytes);
 	jadd(o, "limits", limits);
 	for (size_t i = 0; i < plan->nallowed_exit_codes; i++)
 		jpush(codes, cJSON_CreateNumber(plan->allowed_exit_codes[i]));

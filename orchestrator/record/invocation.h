@@ -122,9 +122,13 @@ struct invocation {
 	struct overlap_hit *overlaps;
 	size_t noverlaps;
 	unsigned overlaps_unnamed; /* past OVERLAP_HITS_MAX */
-	/* test.log [0] and stderr.log [1]: bytes kept, and read past limits.max_log_bytes */
+	/*
+	 * test.log [0] and stderr.log [1]: bytes kept, read past
+	 * limits.max_log_bytes, and left out between the head and the tail
+	 * (limits.log_keep_bytes)
+	 */
 	struct invocation_log {
-		int64_t bytes_written, bytes_dropped;
+		int64_t bytes_written, bytes_dropped, bytes_left_out;
 	} logs[2];
 	int cgroup_valid;
 	int64_t cg_memory_peak_bytes;   /* -1: null */

@@ -82,6 +82,14 @@ struct proc_spec {
 	 */
 	int log_capped;
 	int64_t log_max_bytes;
+	/*
+	 * Log mode: when > 0 and 2 * log_keep_bytes + PROC_LOG_MARKER_MAX
+	 * fits in log_max_bytes, each log keeps only the stream's first and
+	 * last log_keep_bytes, with one marker line between them saying how
+	 * many bytes were left out (counted in proc_stream.bytes_left_out).
+	 * 0: the whole stream up to log_max_bytes.
+	 */
+	int64_t log_keep_bytes;
 	int64_t timeout_ns;        /* 0: none */
 	int64_t grace_ns;          /* SIGTERM -> SIGKILL delay */
 	const char *cgroup_name;   /* NULL: no cgroup attempted */
@@ -99,7 +107,11 @@ struct proc_spec {
 struct proc_stream {
 	int64_t bytes_written;     /* kept (written to the file or the capture) */
 	int64_t bytes_dropped;     /* read from the pipe and thrown away */
+	int64_t bytes_left_out;    /* log_keep_bytes: the middle of the stream, not kept */
 };
+
+/* The most bytes of the marker line that stands for the middle left out of a log. */
+#define PROC_LOG_MARKER_MAX 80
 
 struct proc_result {
 	enum proc_outcome outcome;

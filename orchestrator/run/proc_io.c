@@ -5,6 +5,9 @@
  * straight into the file while under the cap and reading and dropping
  * the rest, so that the child never blocks on a full pipe and the cap
  * holds whatever it writes; otherwise the child writes its files itself.
+ * A log can keep only the stream's head and tail: abev writes the head,
+ * holds the last bytes in a ring while the rest passes, and writes a
+ * marker line and the tail once the child is gone.
  * The pipes are read by proc.c's wait loop (proc_io_drain()); this module
  * starts and waits for nothing.
  */
@@ -12,9 +15,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "util/alloc.h"
 #include "util/dirat.h"
 #include "util/strbuf.h"
 #include "util/usage.h"
@@ -25,7 +31,33 @@
 /* The pipe size asked for in log mode: fewer wake-ups, less blocking of a chatty child. */
 #define LOG_PIPE_SIZE (1 << 20)
 
-/* Keeps what fits of data under the sink's cap and counts the rest as dropped. */
+/*
+ * Head and tail, past the head: data goes into the ring of the last
+ * tail_max bytes; what it pushes out of the ring is left out.
+ */
+static void sink_tail(struct proc_sink *s, const char *data, size_t n)
+{
+	size_t out = s->tail_len + n > s->tail_max ? s->tail_len + n - s->tail_max : 0;
+
+	if (n >= s->tail_max) {
+		memcpy(s->tail, data + n - s->tail_max, s->tail_max);
+		s->tail_pos = 0;
+	} else {
+		size_t end = (s->tail_pos + s->tail_len) % s->tail_max;
+		size_t first = s->tail_max - end < n ? s->tail_max - end : n;
+
+		memcpy(s->tail + end, data, first);
+		memcpy(s->tail, data + first, n - first);
+		s->tail_pos = (s->tail_pos + out) % s->tail_max;
+	}
+	s->tail_len = s->tail_len + n - out;
+	s->st->bytes_left_out += (int64_t)out;
+}
+
+/*
+ * Keeps what fits of data under the sink's cap; the rest goes to the tail
+ * when the sink keeps one, else it is counted as dropped.
+ */
 static void sink_keep(struct proc_sink *s, const char *data, size_t n)
 {
 	int64_t room = s->max > s->st->bytes_written ? s->max - s->st->bytes_written : 0;
@@ -38,10 +70,46 @@ static void sink_keep(struct proc_sink *s, const char *data, size_t n)
 		warning("cannot write '%s': %s; the rest of the stream is dropped", s->path,
 			strerror(errno));
 		s->max = s->st->bytes_written;
+		s->tail_max = s->tail_len = 0;
 		keep = 0;
 	}
 	s->st->bytes_written += (int64_t)keep;
-	s->st->bytes_dropped += (int64_t)(n - keep);
+	if (s->tail_max && n > keep)
+		sink_tail(s, data + keep, n - keep);
+	else
+		s->st->bytes_dropped += (int64_t)(n - keep);
+}
+
+/*
+ * Head and tail, once the stream is over: the marker line for the middle
+ * left out, then the tail. A write that fails drops the rest, as past
+ * the cap.
+ */
+static void sink_write_tail(struct proc_sink *s)
+{
+	char mark[PROC_LOG_MARKER_MAX];
+	size_t first = s->tail_max - s->tail_pos < s->tail_len ? s->tail_max - s->tail_pos
+							       : s->tail_len;
+	int n;
+
+	if (!s->tail_max || s->file < 0)
+		return;
+	if (s->st->bytes_left_out > 0) {
+		n = snprintf(mark, sizeof(mark), "\n[abev: %lld bytes left out here]\n",
+			     (long long)s->st->bytes_left_out);
+		if (n > 0 && (size_t)n < sizeof(mark) && write_all(s->file, mark, (size_t)n) < 0)
+			goto fail;
+	}
+	if (write_all(s->file, s->tail + s->tail_pos, first) < 0 ||
+	    write_all(s->file, s->tail, s->tail_len - first) < 0)
+		goto fail;
+	s->st->bytes_written += (int64_t)s->tail_len;
+	s->tail_len = 0;
+	return;
+fail:
+	warning("cannot write '%s': %s; the rest of the stream is dropped", s->path, strerror(errno));
+	s->st->bytes_dropped += (int64_t)s->tail_len;
+	s->tail_len = 0;
 }
 
 /*
@@ -76,7 +144,7 @@ int proc_io_drain(struct proc_sink *s)
 		ssize_t n;
 		if (total >= DRAIN_BUDGET)
 			return 1;
-		if (s->file >= 0 && room > 0 && s->can_splice) {
+		if (s->file >= 0 && room > 0 && s->can_splice && !s->tail_len) {
 			n = sink_splice(s, room < DRAIN_BUDGET ? (size_t)room : DRAIN_BUDGET);
 			if (n > 0) {
 				total += (size_t)n;
@@ -118,9 +186,11 @@ int proc_io_drain(struct proc_sink *s)
  */
 void proc_io_drain_rest(struct proc_sink sinks[2])
 {
-	for (int i = 0; i < 2; i++)
+	for (int i = 0; i < 2; i++) {
 		for (int k = 0; k < 64 && proc_io_drain(&sinks[i]); k++)
 			;
+		sink_write_tail(&sinks[i]);
+	}
 }
 
 int proc_io_open_high(const struct dirat *dir, const char *path, int flags)
@@ -198,6 +268,12 @@ int proc_io_open_streams(const struct proc_spec *spec, struct proc_sink sinks[2]
 		s->path = path;
 		s->max = spec->log_max_bytes;
 		s->st = counts[i];
+		if (spec->log_keep_bytes > 0 &&
+		    spec->log_keep_bytes <= (spec->log_max_bytes - PROC_LOG_MARKER_MAX) / 2) {
+			s->max = spec->log_keep_bytes;
+			s->tail_max = (size_t)spec->log_keep_bytes;
+			s->tail = xmalloc(s->tail_max);
+		}
 		if (open_pipe(&s->rd, ends[i], LOG_PIPE_SIZE) < 0)
 			return -1;
 	}
@@ -218,5 +294,8 @@ void proc_io_close(struct proc_sink sinks[2], int report)
 		if (sinks[i].file >= 0 && close(sinks[i].file) < 0 && report)
 			warning("cannot close '%s': %s", sinks[i].path, strerror(errno));
 		sinks[i].file = -1;
+		free(sinks[i].tail);
+		sinks[i].tail = NULL;
+		sinks[i].tail_max = sinks[i].tail_len = 0;
 	}
 }

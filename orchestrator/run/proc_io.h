@@ -21,9 +21,16 @@ struct proc_sink {
 	int64_t max;
 	struct proc_stream *st; /* counts, in the caller's proc_result */
 	int can_splice;         /* log mode: splice() into the file works */
+	/*
+	 * Head and tail (proc_spec.log_keep_bytes): past max, the last
+	 * tail_max bytes of the stream, a ring starting at tail_pos, written
+	 * after the marker line by proc_io_drain_rest(). NULL otherwise.
+	 */
+	char *tail;
+	size_t tail_max, tail_len, tail_pos;
 };
 
-#define PROC_SINK_INIT { -1, -1, NULL, NULL, 0, NULL, 1 }
+#define PROC_SINK_INIT { -1, -1, NULL, NULL, 0, NULL, 1, NULL, 0, 0, 0 }
 
 /*
  * Opens what the child's stdout and stderr go to: its ends in *fd_out and
@@ -43,10 +50,11 @@ int proc_io_open_streams(const struct proc_spec *spec, struct proc_sink sinks[2]
 int proc_io_drain(struct proc_sink *s);
 /*
  * After the child and its leftovers are gone: reads the pipes to the end,
- * or as far as a process that escaped the kill has written so far.
+ * or as far as a process that escaped the kill has written so far, then
+ * writes each head-and-tail log's marker line and tail.
  */
 void proc_io_drain_rest(struct proc_sink sinks[2]);
-/* Closes the pipes and files; report: warn when a log file's close fails. */
+/* Closes the pipes and files and frees the tails; report: warn when a log file's close fails. */
 void proc_io_close(struct proc_sink sinks[2], int report);
 /*
  * Opens path (beneath dir when dir is set, no link followed) with fd >= 3,

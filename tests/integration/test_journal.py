@@ -130,7 +130,9 @@ class DiskFull(AbevTestCase):
     def test_evidence_is_finished_and_sealed_with_the_reason(self):
         key, pub = self.path("key.key"), self.path("key.pub")
         self.abev("keygen", "--out", self.path("key"), check=0)
-        plan = helper_plan([("flood", ["flood", "5000000"])], runs=1)
+        # The whole flood is kept, so that it fills the small disk.
+        plan = helper_plan([("flood", ["flood", "5000000"])], runs=1,
+                           limits={"log_keep_bytes": 0})
         ev = os.path.join(self.mnt, "ev")
         cp = self.abev("run", self.write_plan(plan), "--out", ev, "--key", key)
         self.assertEqual(cp.returncode, 3, cp.stdout + cp.stderr)

@@ -535,7 +535,8 @@ class Footprint(AbevTestCase):
     def test_flood_of_stdout_keeps_abev_small(self):
         if SANITIZED:
             self.skipTest("sanitizer runtimes inflate abev's own RSS; checked in the plain build")
-        p = self.write_plan(helper_plan([("f", ["flood", str(1024 * MiB)])]))
+        p = self.write_plan(helper_plan([("f", ["flood", str(1024 * MiB)])],
+                                        limits={"log_keep_bytes": 0}))
         proc = subprocess.Popen([ABEV, "run", p, "--out", self.path("ev"), "--quiet", "--unsigned"],
                                 stdin=subprocess.DEVNULL)
         # VmHWM is abev's own high-water mark; wait4's ru_maxrss would also
@@ -556,7 +557,7 @@ class Footprint(AbevTestCase):
         self.assertEqual(os.path.getsize(self.path("ev", "runs/f/run-1/test.log")), 256 * MiB)
         self.assertEqual(res["invocations"][0]["logs"]["stdout"],
                          {"bytes_written": 256 * MiB, "bytes_dropped": 768 * MiB,
-                          "truncated": True})
+                          "truncated": True, "bytes_left_out": 0})
         self.assertGreater(hwm, 0)
         self.assertLess(hwm, 20 * MiB)
         self.assertLess(res["abev_max_rss_bytes"], 20 * MiB)
@@ -567,7 +568,7 @@ class LogCap(AbevTestCase):
 
     def test_flood_past_the_cap_is_truncated_and_the_run_completes(self):
         p = self.write_plan(helper_plan([("f", ["flood", str(300 * MiB)])], runs=2,
-                                        limits={"max_log_bytes": MiB}))
+                                        limits={"max_log_bytes": MiB, "log_keep_bytes": 0}))
         r = self.abev("run", p, "--out", self.path("ev"), "--quiet")
         self.assertEqual(r.returncode, 0, r.stderr)
         res = self.load("ev", "result.json")
@@ -582,9 +583,10 @@ class LogCap(AbevTestCase):
             one = self.load("ev", inv["dir"], "result.json")
             self.assertEqual(one["logs"]["stdout"],
                              {"bytes_written": MiB, "bytes_dropped": 299 * MiB,
-                              "truncated": True})
+                              "truncated": True, "bytes_left_out": 0})
             self.assertEqual(one["logs"]["stderr"],
-                             {"bytes_written": 0, "bytes_dropped": 0, "truncated": False})
+                             {"bytes_written": 0, "bytes_dropped": 0, "truncated": False,
+                              "bytes_left_out": 0})
             self.assertEqual(inv["logs"], one["logs"])
         with open(self.path("ev", "report.md"), encoding="utf-8") as f:
             report = f.read()
@@ -593,12 +595,13 @@ class LogCap(AbevTestCase):
 
     def test_output_under_the_cap_is_kept_whole(self):
         p = self.write_plan(helper_plan([("f", ["flood", "100000"]), ("e", ["stderr", "oops"])],
-                                        limits={"max_log_bytes": MiB}))
+                                        limits={"max_log_bytes": MiB, "log_keep_bytes": 0}))
         r = self.abev("run", p, "--out", self.path("ev"), "--quiet")
         self.assertEqual(r.returncode, 0, r.stderr)
         by = {i["variant"]: i for i in self.load("ev", "result.json")["invocations"]}
         self.assertEqual(by["f"]["logs"]["stdout"],
-                         {"bytes_written": 100000, "bytes_dropped": 0, "truncated": False})
+                         {"bytes_written": 100000, "bytes_dropped": 0, "truncated": False,
+                          "bytes_left_out": 0})
         self.assertEqual(os.path.getsize(self.path("ev", by["f"]["dir"], "test.log")), 100000)
         with open(self.path("ev", by["e"]["dir"], "stderr.log"), encoding="utf-8") as f:
             text = f.read()
@@ -608,13 +611,52 @@ class LogCap(AbevTestCase):
             self.assertNotIn("truncated at limits.max", f.read())
 
     def test_a_cap_of_zero_keeps_nothing(self):
-        p = self.write_plan(helper_plan([("f", ["flood", "5000"])], limits={"max_log_bytes": 0}))
+        p = self.write_plan(helper_plan([("f", ["flood", "5000"])], limits={"max_log_bytes": 0, "log_keep_bytes": 0}))
         r = self.abev("run", p, "--out", self.path("ev"), "--quiet")
         self.assertEqual(r.returncode, 0, r.stderr)
         inv = self.load("ev", "result.json")["invocations"][0]
         self.assertEqual(os.path.getsize(self.path("ev", inv["dir"], "test.log")), 0)
         self.assertEqual(inv["logs"]["stdout"],
-                         {"bytes_written": 0, "bytes_dropped": 5000, "truncated": True})
+                         {"bytes_written": 0, "bytes_dropped": 5000, "truncated": True,
+                          "bytes_left_out": 0})
+
+
+class LogKeep(AbevTestCase):
+    """limits.log_keep_bytes: a log keeps the start and the end of its stream."""
+
+    def test_default_keeps_head_and_tail_and_counts_the_middle(self):
+        p = self.write_plan(helper_plan([("f", ["flood", str(3 * MiB)]),
+                                         ("s", ["stderr", "oops"])]))
+        r = self.abev("run", p, "--out", self.path("ev"), "--quiet")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        by = {i["variant"]: i for i in self.load("ev", "result.json")["invocations"]}
+        keep = 8192
+        self.assertEqual(by["f"]["logs"]["stdout"],
+                         {"bytes_written": 2 * keep, "bytes_dropped": 0, "truncated": False,
+                          "bytes_left_out": 3 * MiB - 2 * keep})
+        with open(self.path("ev", by["f"]["dir"], "test.log"), "rb") as f:
+            log = f.read()
+        mark = b"\n[abev: %d bytes left out here]\n" % (3 * MiB - 2 * keep)
+        self.assertEqual(len(log), 2 * keep + len(mark))
+        self.assertEqual(log[keep:keep + len(mark)], mark)
+        self.assertEqual(log[:65], b"x" * 64 + b"\n")
+        # A short stream is kept whole, with no marker.
+        with open(self.path("ev", by["s"]["dir"], "stderr.log"), encoding="utf-8") as f:
+            self.assertNotIn("left out", f.read())
+        self.assertEqual(by["s"]["logs"]["stderr"]["bytes_left_out"], 0)
+        with open(self.path("ev", "report.md"), encoding="utf-8") as f:
+            self.assertNotIn("truncated at limits.max", f.read())
+
+    def test_a_stdout_metric_keeps_the_whole_stream(self):
+        p = self.write_plan(helper_plan([("f", ["flood", "300000"])],
+                                        metrics=[{"name": "n", "source": "stdout",
+                                                  "unit": "ms", "pattern": "([0-9]+)"}]))
+        # The flood has no number: the metric is not yielded, which is not what is checked.
+        self.abev("run", p, "--out", self.path("ev"), "--quiet")
+        inv = self.load("ev", "result.json")["invocations"][0]
+        self.assertEqual(inv["logs"]["stdout"]["bytes_written"], 300000)
+        self.assertEqual(inv["logs"]["stdout"]["bytes_left_out"], 0)
+        self.assertEqual(os.path.getsize(self.path("ev", inv["dir"], "test.log")), 300000)
 
 
 class ForeignLoad(AbevTestCase):

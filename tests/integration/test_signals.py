@@ -386,7 +386,7 @@ class FileSizeLimit(AbevTestCase):
         self.assertEqual(cp.returncode, 0, cp.stdout + cp.stderr)
 
     def test_log_over_the_limit_is_noted_as_incomplete(self):
-        plan = helper_plan([("a", [])], runs=1)
+        plan = helper_plan([("a", [])], runs=1, limits={"log_keep_bytes": 0})
         plan["variants"][0]["command"] = ["sh", "-c", "head -c 300000 /dev/zero"]
         cp = self.run_limited(plan, 200)
         self.assertEqual(cp.returncode, 0, cp.stdout + cp.stderr)

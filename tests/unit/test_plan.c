@@ -140,7 +140,7 @@ static const char full_plan[] =
 	"  'versions': {'sdk': ['dotnet', '--version'], 'A.b_c-9': ['sh', '-c', 'echo {variant} ']},\n"
 	"  'load': {'max_cpu_wait_pct': 25.5, 'max_foreign_cpu': 1.25, 'max_repeats': 4},\n"
 	"  'limits': {'max_files': 250, 'pattern_cpu_seconds': 0.5, 'max_log_bytes': 1048576,\n"
-	"             'max_run_bytes': 5000000000}\n"
+	"             'max_run_bytes': 5000000000, 'log_keep_bytes': 4096}\n"
 	"}\n";
 
 static void test_full_plan(void **state)
@@ -260,6 +260,7 @@ static void test_full_plan(void **state)
 	assert_true(plan.pattern_cpu_seconds == 0.5);
 	assert_true(plan.max_log_bytes == 1048576);
 	assert_true(plan.max_run_bytes == 5000000000LL);
+	assert_true(plan.log_keep_bytes == 4096);
 	/* versions: file order, argv taken literally (braces are not placeholders there) */
 	assert_int_equal(plan.nversions, 2);
 	assert_string_equal(plan.versions[0].name, "sdk");
@@ -322,6 +323,7 @@ static void test_defaults(void **state)
 	assert_true(plan.pattern_cpu_seconds == 10);
 	assert_true(plan.max_log_bytes == 256LL * 1024 * 1024);
 	assert_true(plan.max_run_bytes == 1024LL * 1024 * 1024);
+	assert_true(plan.log_keep_bytes == 8192);
 	assert_null(plan.versions);
 	assert_int_equal(plan.nversions, 0);
 	plan_release(&plan);
@@ -465,7 +467,7 @@ static const struct broken broken_plans[] = {
 	  { ": load.max_cpu: unknown key, did you mean 'max_cpu_wait_pct'? (expected one of: max_cpu_wait_pct, max_foreign_cpu, max_repeats, max_wait_seconds, exclusive)" } },
 	{ HEAD "'variants':[" VA "],'limits':{'max_log_byte':1}}", NULL, 0,
 	  { ": limits.max_log_byte: unknown key, did you mean 'max_log_bytes'? (expected one of: max_files, pattern_cpu_seconds,"
-	    " max_log_bytes, max_run_bytes)" } },
+	    " max_log_bytes, max_run_bytes, log_keep_bytes)" } },
 	{ HEAD "'variants':[" VA "],'results':{'file':'x'}}", NULL, 0,
 	  { ": results.file: unknown key, did you mean 'files'? (expected one of: files, min_executed, known_failures)" } },
 	{ HEAD "'base':{'name':'x','command':['run']},'variants_file':'vars.txt'}", "a\n", 0,
@@ -623,6 +625,8 @@ static const struct broken broken_plans[] = {
 	  { ": limits.max_log_bytes: expected an integer >= 0, found 1.5" } },
 	{ HEAD "'variants':[" VA "],'limits':{'max_run_bytes':-1}}", NULL, 0,
 	  { ": limits.max_run_bytes: expected an integer >= 0, found -1" } },
+	{ HEAD "'variants':[" VA "],'limits':{'log_keep_bytes':67108865}}", NULL, 0,
+	  { ": limits.log_keep_bytes: expected an integer from 0 to 67108864, found 67108865" } },
 	/* Issue 30 §6: rounds that can never decide are refused with the minimum. */
 	{ HEAD "'variants':[" VA "," VB "],'schedule':{'until':'decided','max_rounds':3},"
 	  "'gates':{'wall':{'max_regression_pct':5}}}", NULL, 0,

@@ -962,6 +962,60 @@ static void test_log_capped(void **state)
 }
 
 /*
+ * Log mode with log_keep_bytes: the file holds the stream's first and last
+ * keep bytes and, when something lies between them, one marker line
+ * counting it; short streams are kept whole. seq writes in many chunks,
+ * so that the tail's ring wraps.
+ */
+static void test_log_head_and_tail(void **state)
+{
+	static const struct {
+		const char *cmd;
+		int64_t keep, total;
+	} cases[] = {
+		{ "seq 1 10", 40, 21 },           /* under the head */
+		{ "seq 1 30", 40, 81 },           /* past the head, under head and tail */
+		{ "seq 1 100000", 40, 588895 },   /* the middle left out */
+		{ "seq 1 100000", 5000, 588895 }, /* a tail longer than seq's chunks */
+	};
+	(void)state;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *argv[] = { "sh", "-c", cases[i].cmd, NULL };
+		struct proc_spec s = spec_for(argv);
+		struct proc_result res;
+		int64_t keep = cases[i].keep, total = cases[i].total;
+		int64_t out = total > 2 * keep ? total - 2 * keep : 0;
+		char *whole, *got, want[16384];
+		int n = 0;
+
+		s.log_capped = 1;
+		s.log_max_bytes = 1 << 20;
+		assert_int_equal(proc_run(&s, &res), 0);
+		assert_int_equal(res.out.bytes_written, total);
+		proc_result_release(&res);
+		whole = slurp(out_path);
+
+		s.log_keep_bytes = keep;
+		assert_int_equal(proc_run(&s, &res), 0);
+		assert_int_equal(res.outcome, PROC_EXITED);
+		assert_int_equal(res.out.bytes_written, total - out);
+		assert_int_equal(res.out.bytes_left_out, out);
+		assert_int_equal(res.out.bytes_dropped, 0);
+		if (out) {
+			n = snprintf(want, sizeof(want), "%.*s\n[abev: %lld bytes left out here]\n%s",
+				     (int)keep, whole, (long long)out, whole + total - keep);
+			assert_true(n > 0 && (size_t)n < sizeof(want));
+		}
+		got = slurp(out_path);
+		assert_string_equal(got, out ? want : whole);
+		proc_result_release(&res);
+		free(whole);
+		free(got);
+	}
+}
+
+/*
  * A grandchild that keeps the pipe open and writes on is a leftover like
  * any other: killed, and what it wrote before counts against the cap.
  */
@@ -1195,6 +1249,7 @@ int main(void)
 		cmocka_unit_test(test_capture_streams),
 		cmocka_unit_test(test_capture_bounded),
 		cmocka_unit_test(test_log_capped),
+		cmocka_unit_test(test_log_head_and_tail),
 		cmocka_unit_test(test_log_leftover_holds_pipe),
 		cmocka_unit_test(test_capture_exec_failed),
 		cmocka_unit_test(test_capture_timeout),
