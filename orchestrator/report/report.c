@@ -1184,6 +1184,8 @@ static int is_evidence_dir(const char *arg, const char *end, const char *evidenc
 		evidence_dir += 2;
 		n -= 2;
 	}
+	while (n > 1 && evidence_dir[n - 1] == '/')   /* --out ev/ */
+		n--;
 	while (p > arg && !strchr(" =;,:\"'", p[-1]))
 		p--;
 	len = (size_t)(end - p);
@@ -1235,8 +1237,9 @@ static void add_command_as_planned(struct strbuf *sb, const char *evidence_dir,
 /*
  * What each variant ran, near the top, so that a reader knows what the
  * figures are of: its command line (as its first recorded invocation ran
- * it, quoted for sh, its run directory shown as {run_dir}), the directory it ran in and the environment the
- * plan set for it (metadata.json), each shown as it is.
+ * it, quoted for sh, its run directory shown as {run_dir}), the directory
+ * it ran in and the environment the plan set for it (metadata.json), each
+ * shown as it is.
  */
 static void set_what_ran(struct tmpl_ctx *c, const struct report_input *in)
 {

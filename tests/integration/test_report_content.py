@@ -62,7 +62,7 @@ class ReportContent(AbevTestCase):
         # The first run's own directory (warmup-1) is not what every run got: the
         # command is shown with {run_dir}, whether --out was relative or absolute,
         # and a path that only begins like it (run-10 beside run-1) is left alone.
-        for out in ("ev", self.path("ev-abs")):
+        for out in ("ev", "./ev-slash/", self.path("ev-abs")):
             plan = helper_plan([("a", ["exit", "0"])])
             plan["variants"][0]["command"] = [
                 "sh", "-c", ": \"$1\" \"$2\"", "sh", "log={run_dir}/x.trx",
