@@ -62,7 +62,7 @@ endif
 # orchestrator/ is one folder per stage of the data (README.md, Architecture).
 # Includes name their folder ("run/proc.h", "guards/guard.h"): the two
 # roots are orchestrator/ and the top, for guards/. make check-layers
-# holds every include line to the order in mk/layers.
+# holds every include line to the graph in mk/layers.
 INCLUDES  := -Iorchestrator -I.
 LIB_SRC   := $(filter-out orchestrator/cli/main.c,$(wildcard orchestrator/*/*.c)) $(wildcard guards/*.c)
 TEMPLATES := report_template hosts_template
@@ -154,11 +154,12 @@ check: deps
 	@$(MAKE) --no-print-directory check-layers check-symbols check-headers check-names check-unit \
 		check-integration
 
-# The folders' order (mk/layers): every include line looks down or stays home.
+# The folders' graph (mk/layers): every include line stays home or
+# follows an edge declared there.
 check-layers:
 	@$(PYTHON) mk/check-layers.py
 
-# What the objects reference looks down too: a call needs no include line.
+# What the objects reference follows the same edges: a call needs no include line.
 check-symbols: $(B)/libabev.a
 	@$(PYTHON) mk/check-symbols.py $(B)/libabev.a
 

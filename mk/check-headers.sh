@@ -5,7 +5,7 @@
 # Usage: check-headers.sh CC CFLAGS...   (run from the checkout by make check-headers)
 cc=$1; shift
 fail=0 n=0
-for h in $(sed -n 's/^\([a-z][^# ]*\)$/\1/p' mk/layers | while read -r d; do ls "$d"/*.h 2>/dev/null; done); do
+for h in $(sed -n 's/^\([a-z][^#: ]*\).*/\1/p' mk/layers | while read -r d; do ls "$d"/*.h 2>/dev/null; done); do
 	n=$((n + 1))
 	inc=${h#orchestrator/}
 	if ! printf '#include "%s"\n#include "%s"\ntypedef int check_headers_unit;\n' "$inc" "$inc" |

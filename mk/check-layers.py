@@ -1,26 +1,30 @@
 #!/usr/bin/env python3
-"""Holds abev's include lines to the folder order declared in mk/layers.
+"""Holds abev's include lines to the folder graph declared in mk/layers.
 
 Usage: check-layers.py [ROOT]   (ROOT: the checkout, default: this script's parent's parent)
 
 Every C file and header in a declared folder is read. Each
 `#include "FOLDER/NAME.h"` (or `<FOLDER/NAME.h>`, itself refused: abev's
-headers are included with quotes, system headers with <>) must name a declared folder at or below the
-including file's own (the first folders of mk/layers are the bottom), and
+headers are included with quotes, system headers with <>) must name the
+including file's own folder or one its line of mk/layers declares, and
 the header must exist; a project header included without its folder
 ("proc.h") is refused too, since the line would not show what it crosses
-into. A source file in a folder mk/layers does not declare is refused,
-and so is a file that sets a feature-test macro (_GNU_SOURCE, ...) of its
-own: the Makefile's FEATURES is the one setting for the whole build.
-On success it prints one line per folder with the folders it includes;
-on failure, one line per offence, "FILE:LINE: ...", and exits 1.
-The folder graph is also checked for a cycle, from the include lines
-alone (a linear order has none; the check says so if the order is ever
-made partial).
+into. An edge mk/layers declares that no include line uses is refused
+(the graph says what the code does, no more). A source file in a folder
+mk/layers does not declare is refused, and so is a file that sets a
+feature-test macro (_GNU_SOURCE, ...) of its own: the Makefile's FEATURES
+is the one setting for the whole build. On success it prints one line per
+folder with the folders it includes; on failure, one line per offence,
+"FILE:LINE: ...", and exits 1. mk/layers lists a folder only after those
+it uses (mk/layergraph.py refuses it otherwise), so the graph has no
+cycle; the include lines are checked for one all the same.
 """
 import os
 import re
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import layergraph  # noqa: E402
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*(?:"([^"]+)"|<([^>]+)>)')
 FEATURE = re.compile(r'^\s*#\s*(define|undef)\s+(_[A-Z_]*_SOURCE|_GNU_SOURCE)\b')
@@ -28,8 +32,11 @@ FEATURE = re.compile(r'^\s*#\s*(define|undef)\s+(_[A-Z_]*_SOURCE|_GNU_SOURCE)\b'
 
 def main():
     root = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    with open(os.path.join(root, 'mk', 'layers')) as f:
-        order = [l.strip() for l in f if l.strip() and not l.lstrip().startswith('#')]
+    try:
+        order, uses = layergraph.read(root)
+    except layergraph.LayersError as e:
+        print(e)
+        return 1
     rank = {d: i for i, d in enumerate(order)}
     # Include names are relative to an include root: orchestrator/ or the top (guards/).
     def folder_of_include(name):
@@ -99,6 +106,13 @@ def main():
                     if rank[target] > rank[d]:
                         errors.append('%s:%d: includes "%s": %s comes after %s in mk/layers (a folder includes only itself and those before it)'
                                       % (rel, lineno, name, target, d))
+                    elif target not in uses[d]:
+                        errors.append('%s:%d: includes "%s": mk/layers does not let %s use %s (add it to %s\'s line if the edge is meant)'
+                                      % (rel, lineno, name, d, target, d))
+    for d in order:
+        for t in sorted(uses[d] - edges.get(d, set()), key=lambda x: rank[x]):
+            errors.append('mk/layers: %s declares %s, but no include line of %s uses it: remove the edge'
+                          % (d, t, d))
     cycle = find_cycle(order, edges)
     if cycle:
         errors.append('folder include cycle: ' + ' -> '.join(cycle))
@@ -110,7 +124,8 @@ def main():
     for d in order:
         below = sorted(edges.get(d, ()), key=lambda x: rank[x])
         print('%-24s %s' % (d, ' '.join(below) if below else '-'))
-    print('check-layers: %d folders, no upward include, no cycle' % len(order))
+    print('check-layers: %d folders, %d declared edges, no upward or undeclared include, no cycle'
+          % (len(order), sum(len(u) for u in uses.values())))
     return 0
 
 

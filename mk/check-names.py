@@ -17,6 +17,9 @@ import os
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import layergraph  # noqa: E402
+
 
 def main():
     lib = sys.argv[1]
@@ -44,8 +47,7 @@ def main():
         if name in exported and exported[name] != obj:
             errors.append('%s: static %s is named like the function %s exports'
                           % (obj, name, exported[name]))
-    with open(os.path.join(root, 'mk', 'layers')) as f:
-        folders = [l.strip() for l in f if l.strip() and not l.startswith('#')]
+    folders = layergraph.read(root)[0]
     seen = collections.defaultdict(list)
     for d in folders:
         for f in sorted(os.listdir(os.path.join(root, d))):

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Holds abev's symbol references to the folder order of mk/layers.
+"""Holds abev's symbol references to the folder graph of mk/layers.
 
 Usage: check-symbols.py LIBABEV.a [ROOT]
 
@@ -8,17 +8,21 @@ prototype, an implicit declaration turned off by -Werror but still
 possible with a hand-written extern), so this reads what the objects
 themselves reference. nm(1) lists each object's undefined symbols and
 every object's defined ones; a symbol an object of folder F uses that an
-object of folder G defines must have G at or below F (the first folders
-of mk/layers are the bottom). Objects are named by their source file
+object of folder G defines must have G be F or a folder F's line of
+mk/layers declares (mk/layergraph.py reads it). Objects are named by their source file
 (check-names.py holds file names unique), found in ROOT's folders; the
 generated ones (build/gen/, or gen/ beside the archive: the embedded
 report templates, data that references nothing) count as the bottom.
 On failure it prints one line per offence, "FOLDER/FILE.c uses SYMBOL,
-defined in FOLDER/FILE.c above it", and exits 1; else one summary line.
+defined in FOLDER/FILE.c above it" (or "... which mk/layers does not
+let FOLDER use" for a sideways edge), and exits 1; else one summary line.
 """
 import os
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import layergraph  # noqa: E402
 
 
 def nm(lib, *flags):
@@ -39,8 +43,11 @@ def nm(lib, *flags):
 def main():
     lib = sys.argv[1]
     root = sys.argv[2] if len(sys.argv) > 2 else '.'
-    with open(os.path.join(root, 'mk', 'layers')) as f:
-        order = [l.strip() for l in f if l.strip() and not l.lstrip().startswith('#')]
+    try:
+        order, uses = layergraph.read(root)
+    except layergraph.LayersError as e:
+        print(e)
+        return 1
     rank = {d: i for i, d in enumerate(order)}
     folder = {}
     # build/gen/ (the sanitizer builds under build/asan/ compile the same sources)
@@ -61,7 +68,7 @@ def main():
                 defined[name] = obj
     errors = []
     unknown = set()
-    uses = 0
+    refs = 0
     for obj, syms in sorted(nm(lib, '--undefined-only').items()):
         if obj not in folder:
             unknown.add(obj)
@@ -73,11 +80,14 @@ def main():
             if where not in folder:
                 unknown.add(where)
                 continue
-            uses += 1
-            if rank[folder[where]] > rank[folder[obj]]:
-                errors.append('%s/%s uses %s, defined in %s/%s above it'
-                              % (folder[obj], obj[:-2] + '.c', name, folder[where],
-                                 where[:-2] + '.c'))
+            refs += 1
+            user, owner = folder[obj], folder[where]
+            if owner == user or rank[owner] < 0 or owner in uses.get(user, ()):
+                continue
+            errors.append('%s/%s uses %s, defined in %s/%s %s'
+                          % (user, obj[:-2] + '.c', name, owner, where[:-2] + '.c',
+                             'above it' if rank[owner] > rank[user] else
+                             'which mk/layers does not let %s use' % user))
     for obj in sorted(unknown):
         errors.append('%s: an object whose source is in no folder of mk/layers' % obj)
     if errors:
@@ -85,7 +95,7 @@ def main():
             print(e)
         print('check-symbols: %d offence(s) against mk/layers' % len(errors))
         return 1
-    print('check-symbols: %d references between the library\'s objects, none upward' % uses)
+    print('check-symbols: %d references between the library\'s objects, none upward or undeclared' % refs)
     return 0
 
 

@@ -1,5 +1,5 @@
 """make check-layers (mk/check-layers.py) holds abev's include lines to the
-folder order of mk/layers. These tests run it on the real tree, then on a
+folder graph of mk/layers. These tests run it on the real tree, then on a
 copy of it with one offence planted at a time, and check that each is
 refused with the file and line named."""
 import os
@@ -26,7 +26,7 @@ class Layers(unittest.TestCase):
         os.mkdir(os.path.join(self.tmp, "mk"))
         shutil.copy(os.path.join(SRC, "mk", "layers"), os.path.join(self.tmp, "mk", "layers"))
         with open(os.path.join(self.tmp, "mk", "layers")) as f:
-            self.order = [l.strip() for l in f if l.strip() and not l.startswith("#")]
+            self.order = [l.split(":")[0].strip() for l in f if l.strip() and not l.startswith("#")]
 
     def tearDown(self):
         shutil.rmtree(self.tmp, ignore_errors=True)
@@ -45,7 +45,7 @@ class Layers(unittest.TestCase):
     def test_the_tree_obeys_its_order_and_has_no_cycle(self):
         rc, out = check(SRC)
         self.assertEqual(rc, 0, out)
-        self.assertIn("no upward include, no cycle", out)
+        self.assertIn("no upward or undeclared include, no cycle", out)
         # One line per declared folder, bottom first, each naming only folders before it.
         rows = [l.split() for l in out.splitlines() if l and l.split()[0] in self.order]
         self.assertEqual([r[0] for r in rows], self.order)
@@ -73,6 +73,43 @@ class Layers(unittest.TestCase):
         rc, out = check(self.tmp)
         self.assertEqual(rc, 1, out)
         self.assertIn('guards/load.c:%d: includes "plan/plan.h"' % line, out)
+
+    def test_an_include_along_no_declared_edge_is_refused(self):
+        # measure/ sits below run/ but does not declare decide/: looking
+        # down is not enough, the edge must be one mk/layers names.
+        line = self.plant("orchestrator/measure/peers.c", '#include "decide/stats.h"')
+        rc, out = check(self.tmp)
+        self.assertEqual(rc, 1, out)
+        self.assertIn('orchestrator/measure/peers.c:%d: includes "decide/stats.h": mk/layers does '
+                      'not let orchestrator/measure use orchestrator/decide' % line, out)
+        # Declared, the same line passes.
+        self.set_line("orchestrator/measure", "util record decide")
+        rc, out = check(self.tmp)
+        self.assertEqual(rc, 0, out)
+
+    def test_a_declared_edge_no_include_uses_is_refused(self):
+        self.set_line("orchestrator/measure", "util record results")
+        rc, out = check(self.tmp)
+        self.assertEqual(rc, 1, out)
+        self.assertIn("mk/layers: orchestrator/measure declares orchestrator/results, but no "
+                      "include line of orchestrator/measure uses it", out)
+
+    def test_a_malformed_graph_is_refused_with_its_line(self):
+        # A folder may use only folders declared above it: that keeps the
+        # graph acyclic by construction.
+        self.set_line("orchestrator/util", "util record")
+        rc, out = check(self.tmp)
+        self.assertEqual(rc, 1, out)
+        self.assertRegex(out, r"mk/layers:\d+: orchestrator/util uses util, which no earlier line declares")
+
+    def set_line(self, folder, uses):
+        """Rewrites folder's line of the copy's mk/layers to use exactly uses."""
+        path = os.path.join(self.tmp, "mk", "layers")
+        with open(path) as f:
+            lines = f.read().split("\n")
+        lines = [folder + ": " + uses if l.split(":")[0].strip() == folder else l for l in lines]
+        with open(path, "w") as f:
+            f.write("\n".join(lines))
 
     def test_an_include_without_its_folder_is_refused(self):
         line = self.plant("orchestrator/report/report.c", '#include "proc.h"')
@@ -137,13 +174,17 @@ class Symbols(unittest.TestCase):
             for d in ("mk", "low", "high"):
                 os.mkdir(os.path.join(tmp, d))
             with open(os.path.join(tmp, "mk", "layers"), "w") as f:
-                f.write("low\nhigh\n")
+                f.write("low\nside\nhigh: low\n")
+            os.mkdir(os.path.join(tmp, "side"))
             sources = {
                 "low/base.c": "int base_value(void) { return 1; }\n",
                 # A prototype of its own: no include line to catch.
                 "low/sneak.c": "int high_thing(void);\nint sneak(void) { return high_thing(); }\n",
                 "high/top.c": "int base_value(void);\n"
-                              "int high_thing(void) { return base_value() + 1; }\n",
+                              "int side_thing(void);\n"
+                              "int high_thing(void) { return base_value() + side_thing(); }\n",
+                # Below high, but high's line does not declare side.
+                "side/aside.c": "int side_thing(void) { return 2; }\n",
             }
             objs = []
             for rel, text in sources.items():
@@ -158,7 +199,9 @@ class Symbols(unittest.TestCase):
                                 tmp], capture_output=True, text=True, timeout=120)
             self.assertEqual(p.returncode, 1, p.stdout + p.stderr)
             self.assertIn("low/sneak.c uses high_thing, defined in high/top.c above it", p.stdout)
-            self.assertNotIn("base_value", p.stdout)   # high -> low is allowed
+            self.assertIn("high/top.c uses side_thing, defined in side/aside.c which mk/layers "
+                          "does not let high use", p.stdout)
+            self.assertNotIn("base_value", p.stdout)   # high -> low is declared
 
 
 class Names(unittest.TestCase):
@@ -183,7 +226,7 @@ class Names(unittest.TestCase):
             for d in ("mk", "a", "b"):
                 os.mkdir(os.path.join(tmp, d))
             with open(os.path.join(tmp, "mk", "layers"), "w") as f:
-                f.write("a\nb\n")
+                f.write("a\nb: a\n")
             with open(os.path.join(tmp, "a", "one.c"), "w") as f:
                 f.write("int shared_name(void) { return 1; }\n")
             with open(os.path.join(tmp, "b", "two.c"), "w") as f:
