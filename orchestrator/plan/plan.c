@@ -38,6 +38,7 @@
 #include "util/json_in.h"
 #include "util/json_text.h"
 #include "plan/plan_doc.h"
+#include "plan/plan_settings.h"
 #include "util/name_rule.h"
 #include "util/suggest.h"
 #include "report/template.h"
@@ -52,7 +53,6 @@
 
 #define PLAN_SCHEMA "abev.plan/1"
 #define PLAN_MAX_SLOTS 1000000
-#define PLAN_MAX_ROUNDS 1000000
 #define PLAN_MAX_LOOKS 64
 
 #define PLAN_VERSION_RULE "use letters, digits, '.', '_' and '-', at most 64 characters"
@@ -379,7 +379,6 @@ static int parse_schedule(const struct plan_loader *ld, const cJSON *root)
 	char b[SHOW_MAX];
 	char *order = NULL;
 	size_t before = json_in_count(&ld->in);
-	int64_t warmups = plan->warmups, runs = plan->runs, seed = (int64_t)plan->seed;
 	int64_t min_rounds = 0, max_rounds = 0;
 	const cJSON *looks = NULL;
 	char *until = NULL;
@@ -390,24 +389,16 @@ static int parse_schedule(const struct plan_loader *ld, const cJSON *root)
 	if (!s)
 		return 0;
 	plan_loader_keys(ld, s, "schedule", "schedule", 0);
-	json_get_int(&ld->in, s, "schedule", "warmups", 0, 0, PLAN_MAX_ROUNDS, &warmups);
-	json_get_int(&ld->in, s, "schedule", "runs", 0, 1, PLAN_MAX_ROUNDS, &runs);
+	plan_settings_read(&ld->in, s, "schedule", plan);
 	json_get_string(&ld->in, s, "schedule", "until", 0, &until);
 	json_get_int(&ld->in, s, "schedule", "min_rounds", 0, 1, PLAN_MAX_ROUNDS, &min_rounds);
 	json_get_int(&ld->in, s, "schedule", "max_rounds", 0, 1, PLAN_MAX_ROUNDS, &max_rounds);
 	json_get_array(&ld->in, s, "schedule", "looks", 0, &looks);
 	json_get_string(&ld->in, s, "schedule", "order", 0, &order);
-	json_get_int(&ld->in, s, "schedule", "seed", 0, 0, JSON_INT_MAX, &seed);
-	json_get_number(&ld->in, s, "schedule", "gap_seconds", 0, 0, 0, 86400, &plan->gap_seconds);
-	json_get_number(&ld->in, s, "schedule", "timeout_seconds", 0, 0, 1, 7 * 86400.0, &plan->timeout_seconds);
-	json_get_number(&ld->in, s, "schedule", "kill_grace_seconds", 0, 0, 0, 3600, &plan->kill_grace_seconds);
 	plan_loader_cpus(ld, s, "schedule", &plan->cpus);
 	plan_loader_argv(ld, s, "schedule", "prepare", 0, &plan->prepare, &plan->prepare_len);
 	plan_loader_step(ld, s, "schedule", "setup", &plan->setup, &plan->setup_len);
 	plan_loader_step(ld, s, "schedule", "cleanup", &plan->cleanup, &plan->cleanup_len);
-	plan->warmups = (unsigned)warmups;
-	plan->runs = (unsigned)runs;
-	plan->seed = (uint64_t)seed;
 	if (parse_until(ld, s, until, min_rounds, max_rounds, looks) < 0)
 		goto out;
 	if (order && plan_order_parse(order, &plan->order) < 0) {
@@ -519,7 +510,6 @@ static int parse_load(const struct plan_loader *ld, const cJSON *root)
 {
 	struct plan *plan = ld->plan;
 	const cJSON *l;
-	int64_t repeats = plan->max_repeats;
 	size_t before = json_in_count(&ld->in);
 
 	if (json_get_object(&ld->in, root, "", "load", 0, &l) < 0)
@@ -527,15 +517,10 @@ static int parse_load(const struct plan_loader *ld, const cJSON *root)
 	if (!l)
 		return 0;
 	plan_loader_keys(ld, l, "load", "load", 0);
-	json_get_number(&ld->in, l, "load", "max_foreign_cpu", 0, 0, 0, 1e6, &plan->max_foreign_cpu);
-	json_get_number(&ld->in, l, "load", "max_cpu_wait_pct", 0, 0, 0, 100, &plan->max_cpu_wait_pct);
-	json_get_int(&ld->in, l, "load", "max_repeats", 0, 0, 1000, &repeats);
-	json_get_number(&ld->in, l, "load", "max_wait_seconds", 0, 0, 0, 86400,
-			&plan->max_wait_seconds);
+	plan_settings_read(&ld->in, l, "load", plan);
 	parse_exclusive(ld, l);
 	if (json_in_count(&ld->in) > before)
 		return -1;
-	plan->max_repeats = (unsigned)repeats;
 	if (cJSON_GetObjectItemCaseSensitive(l, "max_cpu_wait_pct"))
 		plan->max_cpu_wait_pct_from = "plan";
 	if (cJSON_GetObjectItemCaseSensitive(l, "max_wait_seconds"))
@@ -547,30 +532,13 @@ static int parse_limits(const struct plan_loader *ld, const cJSON *root)
 {
 	struct plan *plan = ld->plan;
 	const cJSON *l;
-	int64_t files = plan->max_files;
-	int64_t log_bytes = plan->max_log_bytes;
-	int64_t keep_bytes = plan->log_keep_bytes;
-	int64_t run_bytes = plan->max_run_bytes;
-	size_t before = json_in_count(&ld->in);
 
 	if (json_get_object(&ld->in, root, "", "limits", 0, &l) < 0)
 		return -1;
 	if (!l)
 		return 0;
 	plan_loader_keys(ld, l, "limits", "limits", 0);
-	json_get_int(&ld->in, l, "limits", "max_files", 0, 1, PLAN_MAX_FILES_CEILING, &files);
-	json_get_number(&ld->in, l, "limits", "pattern_cpu_seconds", 0, 0, 1, 3600, &plan->pattern_cpu_seconds);
-	json_get_int(&ld->in, l, "limits", "max_log_bytes", 0, 0, JSON_INT_MAX, &log_bytes);
-	json_get_int(&ld->in, l, "limits", "max_run_bytes", 0, 0, JSON_INT_MAX, &run_bytes);
-	json_get_int(&ld->in, l, "limits", "log_keep_bytes", 0, 0, PLAN_LOG_KEEP_BYTES_CEILING,
-		     &keep_bytes);
-	if (json_in_count(&ld->in) > before)
-		return -1;
-	plan->max_files = (unsigned)files;
-	plan->max_log_bytes = log_bytes;
-	plan->max_run_bytes = run_bytes;
-	plan->log_keep_bytes = keep_bytes;
-	return 0;
+	return plan_settings_read(&ld->in, l, "limits", plan) ? -1 : 0;
 }
 
 static int parse_exit_codes(const struct plan_loader *ld, const cJSON *root)
@@ -803,7 +771,6 @@ static int parse_decision(const struct plan_loader *ld, const cJSON *root)
 	const cJSON *d;
 	char b[SHOW_MAX];
 	char *inconclusive = NULL;
-	int64_t resamples = plan->resamples;
 	size_t before = json_in_count(&ld->in);
 
 	if (json_get_object(&ld->in, root, "", "decision", 0, &d) < 0)
@@ -811,11 +778,8 @@ static int parse_decision(const struct plan_loader *ld, const cJSON *root)
 	if (!d)
 		return 0;
 	plan_loader_keys(ld, d, "decision", "decision", 0);
-	json_get_bool(&ld->in, d, "decision", "acceptance", 0, &plan->acceptance);
+	plan_settings_read(&ld->in, d, "decision", plan);
 	json_get_string(&ld->in, d, "decision", "inconclusive", JSON_NONEMPTY, &inconclusive);
-	json_get_number(&ld->in, d, "decision", "confidence", 0, 0.5, 0, 0.999, &plan->confidence);
-	json_get_int(&ld->in, d, "decision", "bootstrap_resamples", 0, 100, 1000000, &resamples);
-	plan->resamples = (unsigned)resamples;
 	if (inconclusive && plan_name_index(inconclusive, words, 2) < 0)
 		json_in_error(&ld->in, "decision.inconclusive", "expected \"pass\" (exit 0) or \"fail\" "
 		     "(exit 6), found '%s'" SUGGEST_FMT, show_str(b, sizeof(b), inconclusive),
@@ -870,7 +834,7 @@ static int parse_top(struct plan_loader *ld, const cJSON *root)
 	}
 	if (plan->run_as)
 		plan->run_as_from = "plan";
-	json_get_bool(&ld->in, root, "", "dotnet_runtime", 0, &plan->dotnet_runtime);
+	plan_settings_read(&ld->in, root, "", plan);
 	sched_ok = parse_schedule(ld, root) == 0;
 	/* A refused schedule may be one whose prepare would have made a program. */
 	plan->prepare_unknown = !sched_ok;
@@ -987,27 +951,11 @@ static void plan_defaults(struct plan *plan, const char *path)
 {
 	memset(plan, 0, sizeof(*plan));
 	plan->path = xstrdup(path);
-	plan->warmups = 0;
-	plan->runs = 3;
+	plan_settings_defaults(plan);
 	plan->order = PLAN_ORDER_DEFAULT;
-	plan->seed = 1;
-	plan->gap_seconds = 0;
-	plan->timeout_seconds = 0;
-	plan->kill_grace_seconds = 5;
 	plan->min_executed = -1;
-	plan->max_foreign_cpu = -1;
-	plan->max_cpu_wait_pct = PLAN_MAX_CPU_WAIT_PCT_DEFAULT;
 	plan->max_cpu_wait_pct_from = "default";
-	plan->max_repeats = 2;
-	plan->max_wait_seconds = PLAN_MAX_WAIT_SECONDS_DEFAULT;
 	plan->max_wait_seconds_from = "default";
-	plan->max_files = PLAN_MAX_FILES_DEFAULT;
-	plan->pattern_cpu_seconds = METRICS_PATTERN_CPU_SECONDS_DEFAULT;
-	plan->max_log_bytes = PLAN_MAX_LOG_BYTES_DEFAULT;
-	plan->log_keep_bytes = PLAN_LOG_KEEP_BYTES_DEFAULT;
-	plan->max_run_bytes = PLAN_MAX_RUN_BYTES_DEFAULT;
-	plan->confidence = COMPARE_CONFIDENCE;
-	plan->resamples = COMPARE_RESAMPLES;
 }
 
 /* A copy of the schedule's argv (n strings) into *argv, unless the variant has its own. */

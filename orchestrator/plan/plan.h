@@ -29,6 +29,8 @@ struct errlist;
 /* The plan's name: any characters but control characters, at most this long. */
 #define PLAN_NAME_TEXT_MAX 256
 #define PLAN_MAX_METRICS 1000
+/* Most rounds of schedule.warmups, runs, min_rounds and max_rounds. */
+#define PLAN_MAX_ROUNDS 1000000
 
 enum plan_order {
 	PLAN_ORDER_ALTERNATE, /* A B, A B, ... */

@@ -8,288 +8,349 @@
 
 #include <string.h>
 
+#include "plan/plan.h"
+#include "record/gate_def.h"
+#include "results/metrics.h"
 #include "util/compiler.h"
+#include "util/json_in.h"
 #include "util/strbuf.h"
 
 #define WRAP 78
 
+/*
+ * A setting's row (plan_doc.h): the member m of struct plan, of C type
+ * ct — a row naming a member of another type does not compile
+ * (comparison of distinct pointer types) — its bounds and its default.
+ */
+#define PLAN_DEST(m, ct) (offsetof(struct plan, m) + 0 * sizeof(&((struct plan *)0)->m == (ct *)0))
+#define PLAN_UNSIGNED(m, lo, hi, d) \
+	.value = PLAN_VALUE_UNSIGNED, .offset = PLAN_DEST(m, unsigned), .min = (lo), .max = (hi), .def = (d)
+#define PLAN_U64(m, lo, hi, d) \
+	.value = PLAN_VALUE_U64, .offset = PLAN_DEST(m, uint64_t), .min = (lo), .max = (hi), .def = (d)
+#define PLAN_I64(m, lo, hi, d) \
+	.value = PLAN_VALUE_I64, .offset = PLAN_DEST(m, int64_t), .min = (lo), .max = (hi), .def = (d)
+#define PLAN_NUMBER(m, lo, hi, d) \
+	.value = PLAN_VALUE_NUMBER, .offset = PLAN_DEST(m, double), .min = (lo), .max = (hi), .def = (d)
+#define PLAN_BOOL(m, d) \
+	.value = PLAN_VALUE_BOOL, .offset = PLAN_DEST(m, int), .min = 0, .max = 1, .def = (d)
+
 const struct plan_doc_key plan_doc_keys[] = {
-	{ "schema", "string", "required", "must be `\"abev.plan/1\"`" },
-	{ "name", "string", "required",
-	  "the comparison's name, shown in the report; at most 256 characters, no control, bidirectional, invisible or line-separator characters" },
-	{ "description", "string", "none", "free text" },
-	{ "variants", "array of objects", "none",
-	  "the variants, in order; at least one variant overall (here or from `variants_file`)" },
-	{ "variants[].name", "string", "required",
-	  "`[A-Za-z0-9._-]`, not starting with `.`, at most 64 characters, unique also ignoring "
+	{ .key = "schema", .type = "string", .dflt = "required",
+	  .meaning = "must be `\"abev.plan/1\"`" },
+	{ .key = "name", .type = "string", .dflt = "required",
+	  .meaning = "the comparison's name, shown in the report; at most 256 characters, no control, bidirectional, invisible or line-separator characters" },
+	{ .key = "description", .type = "string", .dflt = "none", .meaning = "free text" },
+	{ .key = "variants", .type = "array of objects", .dflt = "none",
+	  .meaning = "the variants, in order; at least one variant overall (here or from `variants_file`)" },
+	{ .key = "variants[].name", .type = "string", .dflt = "required",
+	  .meaning = "`[A-Za-z0-9._-]`, not starting with `.`, at most 64 characters, unique also ignoring "
 	  "case" },
-	{ "variants[].cwd", "string", "the plan's directory",
-	  "working directory, relative to the plan file; must exist" },
-	{ "variants[].command", "array of strings", "required",
-	  "argv, executed directly — no shell unless you write `[\"sh\", \"-c\", \"...\"]`; a "
+	{ .key = "variants[].cwd", .type = "string", .dflt = "the plan's directory",
+	  .meaning = "working directory, relative to the plan file; must exist" },
+	{ .key = "variants[].command", .type = "array of strings", .dflt = "required",
+	  .meaning = "argv, executed directly — no shell unless you write `[\"sh\", \"-c\", \"...\"]`; a "
 	  "program name without `/` is looked up in the child's `PATH`; elements take "
 	  "placeholders" },
-	{ "variants[].env", "object of strings", "none",
-	  "variables added to the inherited environment; values take placeholders" },
-	{ "variants[].parameters", "object of strings", "none",
-	  "the scan values the variant was made with, by parameter name (`abev bench -L`/`-P` "
+	{ .key = "variants[].env", .type = "object of strings", .dflt = "none",
+	  .meaning = "variables added to the inherited environment; values take placeholders" },
+	{ .key = "variants[].parameters", .type = "object of strings", .dflt = "none",
+	  .meaning = "the scan values the variant was made with, by parameter name (`abev bench -L`/`-P` "
 	  "write them: `{\"v\": \"1\"}`); taken literally, they change nothing in the run and "
 	  "are what hyperfine's exports show as `parameters` and `parameter_<name>`; not in "
 	  "`base`" },
-	{ "variants[].assemblies", "array of strings", "none",
-	  "glob patterns of the files under test, relative to `cwd`: `*`, `?` and `[...]` within "
+	{ .key = "variants[].assemblies", .type = "array of strings", .dflt = "none",
+	  .meaning = "glob patterns of the files under test, relative to `cwd`: `*`, `?` and `[...]` within "
 	  "a directory (not matching a leading dot, as in the shell), `**` for any number of "
 	  "directories (not entering hidden ones or following directory links); each matching "
 	  "file's size and SHA-256 go into `metadata.json` (a link to a file is recorded under "
 	  "its own path with its target's hash); a pattern that matches nothing is an error; "
 	  "matched before the run, or for a variant with a `setup` step (which may build them) "
 	  "once it ended ok; only the `{variant}` placeholder" },
-	{ "variants[].cpus", "string", "`schedule.cpus`",
-	  "the CPUs the variant's child may run on, in the kernel's list syntax (`\"1\"`, "
+	{ .key = "variants[].cpus", .type = "string", .dflt = "`schedule.cpus`",
+	  .meaning = "the CPUs the variant's child may run on, in the kernel's list syntax (`\"1\"`, "
 	  "`\"0-1\"`, `\"0,2-3\"`), set with `sched_setaffinity` before exec and recorded per "
 	  "invocation" },
-	{ "variants[].prepare", "array of strings", "`schedule.prepare`",
-	  "a command (argv, placeholders as in `command`) run before each of the variant's "
+	{ .key = "variants[].prepare", .type = "array of strings", .dflt = "`schedule.prepare`",
+	  .meaning = "a command (argv, placeholders as in `command`) run before each of the variant's "
 	  "invocations, warmups included, in its `cwd` and `env` with the schedule's timeout, "
 	  "and not measured (hyperfine's `--prepare`); its output goes to the invocation's "
 	  "`prepare.log` (at most 1 MiB) and its `result.json` records it; when it does not "
 	  "exit 0 the measured command is not run and the invocation fails; not in `base`" },
-	{ "variants[].setup", "array of strings", "`schedule.setup`",
-	  "a command (argv; only the `{variant}` placeholder) run once before the variant's "
+	{ .key = "variants[].setup", .type = "array of strings", .dflt = "`schedule.setup`",
+	  .meaning = "a command (argv; only the `{variant}` placeholder) run once before the variant's "
 	  "first invocation (every variant's before the first round, in order), in its `cwd` "
 	  "and `env` with the schedule's timeout, and not measured (hyperfine's `--setup`: "
 	  "build once what the runs use); its output goes to `runs/<variant>/setup.log` (at "
 	  "most 1 MiB) and `result.json`'s `steps` records it; when it does not exit 0 no "
 	  "invocation runs and the evidence says why; not in `base`" },
-	{ "variants[].cleanup", "array of strings", "`schedule.cleanup`",
-	  "a command (argv; only `{variant}`) run once after the variant's last invocation "
+	{ .key = "variants[].cleanup", .type = "array of strings", .dflt = "`schedule.cleanup`",
+	  .meaning = "a command (argv; only `{variant}`) run once after the variant's last invocation "
 	  "(every variant's after the last round, also when the plan stopped early, not after "
 	  "an interrupt or when its setup failed), as `setup` is (hyperfine's `--cleanup`); "
 	  "its output goes to `runs/<variant>/cleanup.log`; a failure is a note, the runs "
 	  "still count; not in `base`" },
-	{ "base", "object", "none",
-	  "a variant without `name` that the lines of `variants_file` build on; required with, "
+	{ .key = "base", .type = "object", .dflt = "none",
+	  .meaning = "a variant without `name` that the lines of `variants_file` build on; required with, "
 	  "and only with, `variants_file`" },
-	{ "variants_file", "string", "none",
-	  "a regular file (a symbolic link is followed) of `name|ENV=V ENV2=W|extra args` lines, "
+	{ .key = "variants_file", .type = "string", .dflt = "none",
+	  .meaning = "a regular file (a symbolic link is followed) of `name|ENV=V ENV2=W|extra args` lines, "
 	  "relative to the plan: each line is a "
 	  "variant with the base's environment plus the assignments and the base's command plus "
 	  "the extra arguments (split on blanks; quotes group); at most these three fields (quote "
 	  "a `|` in an argument), each variable once; UTF-8, a leading byte order mark skipped; "
 	  "blank lines and `#` comments are skipped, CRLF is accepted; these variants follow "
 	  "those of `variants`" },
-	{ "schedule", "object", "all defaults", "how the runs are ordered and timed" },
-	{ "schedule.warmups", "integer", "0", "warmup rounds, run first and never counted" },
-	{ "schedule.runs", "integer", "3", "recorded rounds (each runs every variant once), at least 1" },
-	{ "schedule.until", "string", "`runs`",
-	  "`runs` (a fixed number of rounds) or `decided`: rounds are added until every gate is "
+	{ .key = "schedule", .type = "object", .dflt = "all defaults",
+	  .meaning = "how the runs are ordered and timed" },
+	{ .key = "schedule.warmups", .type = "integer", .dflt = "0",
+	  .meaning = "warmup rounds, run first and never counted",
+	  PLAN_UNSIGNED(warmups, 0, PLAN_MAX_ROUNDS, 0) },
+	{ .key = "schedule.runs", .type = "integer", .dflt = "3",
+	  .meaning = "recorded rounds (each runs every variant once), at least 1",
+	  PLAN_UNSIGNED(runs, 1, PLAN_MAX_ROUNDS, 3) },
+	{ .key = "schedule.until", .type = "string", .dflt = "`runs`",
+	  .meaning = "`runs` (a fixed number of rounds) or `decided`: rounds are added until every gate is "
 	  "pass or fail, or `max_rounds` is reached; the gates are looked at after the rounds in "
 	  "`looks`, each at confidence 1 − (1 − `decision.confidence`) / looks (Bonferroni), and "
 	  "the report states the design and the looks taken; needs a gate, and no `runs`" },
-	{ "schedule.min_rounds", "integer", "the first look",
-	  "with `until` `decided`: rounds always run before the first look" },
-	{ "schedule.max_rounds", "integer", "none",
-	  "with `until` `decided` (required): the most rounds, the last look" },
-	{ "schedule.looks", "array of integers", "6, 9, 14, 21, … from the rounds the per-look "
+	{ .key = "schedule.min_rounds", .type = "integer", .dflt = "the first look",
+	  .meaning = "with `until` `decided`: rounds always run before the first look" },
+	{ .key = "schedule.max_rounds", .type = "integer", .dflt = "none",
+	  .meaning = "with `until` `decided` (required): the most rounds, the last look" },
+	{ .key = "schedule.looks", .type = "array of integers", .dflt = "6, 9, 14, 21, … from the rounds the per-look "
 	  "confidence needs",
-	  "with `until` `decided`: the rounds after which the gates are looked at, ascending, from "
+	  .meaning = "with `until` `decided`: the rounds after which the gates are looked at, ascending, from "
 	  "`min_rounds` to `max_rounds` (which is always the last look); at most 64" },
-	{ "schedule.order", "string", "`balanced`",
-	  "`balanced` (A B, B A, …: each variant in each slot of a round equally often, so a "
+	{ .key = "schedule.order", .type = "string", .dflt = "`balanced`",
+	  .meaning = "`balanced` (A B, B A, …: each variant in each slot of a round equally often, so a "
 	  "machine drifting in time slows every variant alike; for three or more, a Williams "
 	  "design), `alternate` (A B, A B, …: the later slot is always the same variant's), "
 	  "`reverse` (A B, B A, A B, …) or `shuffle` (each round drawn from `seed`)" },
-	{ "schedule.seed", "integer", "1", "seed of `shuffle`, recorded in the evidence" },
-	{ "schedule.gap_seconds", "number", "0",
-	  "pause between the end of one process and the start of the next, 0–86400" },
-	{ "schedule.timeout_seconds", "number", "none",
-	  "per-process limit (> 0): SIGTERM to the process group, SIGKILL after the grace period; "
-	  "the run's reason names the signals sent and the exit code or signal it ended with" },
-	{ "schedule.kill_grace_seconds", "number", "5",
-	  "SIGTERM-to-SIGKILL delay at a timeout or an interrupt, 0–3600" },
-	{ "schedule.cpus", "string", "any",
-	  "the CPUs every variant without its own `cpus` runs on (see `variants[].cpus`)" },
-	{ "schedule.prepare", "array of strings", "none",
-	  "the prepare command of every variant without its own (see `variants[].prepare`)" },
-	{ "schedule.setup", "array of strings", "none",
-	  "the setup command of every variant without its own (see `variants[].setup`)" },
-	{ "schedule.cleanup", "array of strings", "none",
-	  "the cleanup command of every variant without its own (see `variants[].cleanup`)" },
-	{ "results", "object", "none", "the test-result files each run writes" },
-	{ "results.files", "string", "none",
-	  "pattern (glob) of the TRX / JUnit files a run writes, relative to the variant's "
+	{ .key = "schedule.seed", .type = "integer", .dflt = "1",
+	  .meaning = "seed of `shuffle`, recorded in the evidence",
+	  PLAN_U64(seed, 0, JSON_INT_MAX, 1) },
+	{ .key = "schedule.gap_seconds", .type = "number", .dflt = "0",
+	  .meaning = "pause between the end of one process and the start of the next, 0–86400",
+	  PLAN_NUMBER(gap_seconds, 0, 86400, 0) },
+	{ .key = "schedule.timeout_seconds", .type = "number", .dflt = "none",
+	  .meaning = "per-process limit (> 0): SIGTERM to the process group, SIGKILL after the grace period; "
+	  "the run's reason names the signals sent and the exit code or signal it ended with",
+	  PLAN_NUMBER(timeout_seconds, 0, 7 * 86400.0, 0), .min_exclusive = 1 },
+	{ .key = "schedule.kill_grace_seconds", .type = "number", .dflt = "5",
+	  .meaning = "SIGTERM-to-SIGKILL delay at a timeout or an interrupt, 0–3600",
+	  PLAN_NUMBER(kill_grace_seconds, 0, 3600, 5) },
+	{ .key = "schedule.cpus", .type = "string", .dflt = "any",
+	  .meaning = "the CPUs every variant without its own `cpus` runs on (see `variants[].cpus`)" },
+	{ .key = "schedule.prepare", .type = "array of strings", .dflt = "none",
+	  .meaning = "the prepare command of every variant without its own (see `variants[].prepare`)" },
+	{ .key = "schedule.setup", .type = "array of strings", .dflt = "none",
+	  .meaning = "the setup command of every variant without its own (see `variants[].setup`)" },
+	{ .key = "schedule.cleanup", .type = "array of strings", .dflt = "none",
+	  .meaning = "the cleanup command of every variant without its own (see `variants[].cleanup`)" },
+	{ .key = "results", .type = "object", .dflt = "none",
+	  .meaning = "the test-result files each run writes" },
+	{ .key = "results.files", .type = "string", .dflt = "none",
+	  .meaning = "pattern (glob) of the TRX / JUnit files a run writes, relative to the variant's "
 	  "`cwd`, matched as `assemblies` are (`**` for any number of directories); read after "
 	  "every invocation, with a warning when it matches nothing after the first run; takes "
 	  "placeholders" },
-	{ "results.min_executed", "integer", "1 with `results.files`",
-	  "fewest executed tests a run's result files must report; only with `results.files`" },
-	{ "results.known_failures", "array of strings", "none",
-	  "tests allowed to fail: `fnmatch` patterns of test names as result.json writes them "
+	{ .key = "results.min_executed", .type = "integer", .dflt = "1 with `results.files`",
+	  .meaning = "fewest executed tests a run's result files must report; only with `results.files`" },
+	{ .key = "results.known_failures", .type = "array of strings", .dflt = "none",
+	  .meaning = "tests allowed to fail: `fnmatch` patterns of test names as result.json writes them "
 	  "(`Namespace.Class.Method`, + the data row); any other failed, errored, aborted or "
 	  "timed-out test fails its run's `tests_passed` guard and rejects the decision; only "
 	  "with `results.files`" },
-	{ "metrics", "array of objects", "none",
-	  "the numbers taken from each run, in order (see README, **Metrics**)" },
-	{ "metrics[].name", "string", "required",
-	  "unique, at most 128 characters, no control, bidirectional, invisible or line-separator characters; not `wall`, `cpu`, "
+	{ .key = "metrics", .type = "array of objects", .dflt = "none",
+	  .meaning = "the numbers taken from each run, in order (see README, **Metrics**)" },
+	{ .key = "metrics[].name", .type = "string", .dflt = "required",
+	  .meaning = "unique, at most 128 characters, no control, bidirectional, invisible or line-separator characters; not `wall`, `cpu`, "
 	  "`max_rss` or `wall_own` (the built-in metrics)" },
-	{ "metrics[].unit", "string", "implied by `source`",
-	  "`stdout`, `stderr` and `results` only, e.g. `\"ms\"` (`process`, `duration` and "
+	{ .key = "metrics[].unit", .type = "string", .dflt = "implied by `source`",
+	  .meaning = "`stdout`, `stderr` and `results` only, e.g. `\"ms\"` (`process`, `duration` and "
 	  "`dotnet` imply theirs)" },
-	{ "metrics[].better", "string", "`lower`", "`lower` or `higher`" },
-	{ "metrics[].source", "string", "required",
-	  "`process`, `stdout`, `stderr`, `results`, `duration` or `dotnet` (needs "
+	{ .key = "metrics[].better", .type = "string", .dflt = "`lower`",
+	  .meaning = "`lower` or `higher`" },
+	{ .key = "metrics[].source", .type = "string", .dflt = "required",
+	  .meaning = "`process`, `stdout`, `stderr`, `results`, `duration` or `dotnet` (needs "
 	  "`dotnet_runtime`)" },
-	{ "metrics[].field", "string", "required for `process`, `dotnet`",
-	  "`process`: `wall`, `user`, `sys`, `cpu` (ms), `max_rss` (bytes), `minflt`, "
+	{ .key = "metrics[].field", .type = "string", .dflt = "required for `process`, `dotnet`",
+	  .meaning = "`process`: `wall`, `user`, `sys`, `cpu` (ms), `max_rss` (bytes), `minflt`, "
 	  "`majflt`, `nvcsw`, `nivcsw` (counts); `dotnet`: `gc_gen0`, `gc_gen1`, `gc_gen2` "
 	  "(collections of that generation), `gc_pause_us` (us), `allocated_bytes`, "
 	  "`peak_heap_bytes` (bytes), `lock_contentions`, `threadpool_items`, `jit_methods` "
 	  "(counts), `jit_time_us` (us)" },
-	{ "metrics[].process", "string", "none (the whole tree; every .NET process)",
-	  "`process` with field `max_rss` or `cpu`: a glob over the command name (or an "
+	{ .key = "metrics[].process", .type = "string", .dflt = "none (the whole tree; every .NET process)",
+	  .meaning = "`process` with field `max_rss` or `cpu`: a glob over the command name (or an "
 	  "argument's last path component) of the tree's processes, e.g. `\"testhost*\"`: the "
 	  "largest peak RSS, or the sum of CPU time, of those it names, less any that started "
 	  "another it names (MTP's test host controller); `dotnet`: a glob over "
 	  "the names of the run's .NET processes (the entry assembly: `testhost`, `dotnet`, "
 	  "`vstest.console`, `MSBuild`, ...), the figure summed over those that match, "
 	  "`peak_heap_bytes` their largest" },
-	{ "metrics[].test", "string", "required for `results`, `duration`",
-	  "`results` and `duration` only: a glob over test names (`*`, `?`, `[...]`), matched "
+	{ .key = "metrics[].test", .type = "string", .dflt = "required for `results`, `duration`",
+	  .meaning = "`results` and `duration` only: a glob over test names (`*`, `?`, `[...]`), matched "
 	  "against a test's class-qualified name or its name as the file writes it" },
-	{ "metrics[].pattern", "string", "required for `stdout`, `stderr`, `results`",
-	  "`stdout`, `stderr` and `results` only: a POSIX extended regular expression whose "
+	{ .key = "metrics[].pattern", .type = "string", .dflt = "required for `stdout`, `stderr`, `results`",
+	  .meaning = "`stdout`, `stderr` and `results` only: a POSIX extended regular expression whose "
 	  "first group captures the number" },
-	{ "metrics[].match", "string", "`first`",
-	  "how the matches combine: `first`, `last`, `sum` or `mean`; not for `process` or "
+	{ .key = "metrics[].match", .type = "string", .dflt = "`first`",
+	  .meaning = "how the matches combine: `first`, `last`, `sum` or `mean`; not for `process` or "
 	  "`dotnet`" },
-	{ "metrics[].derive", "string", "none", "`rate`: also report `<name> (rate)`" },
-	{ "metrics[].max_regression_pct", "number", "none",
-	  "a gate: the largest regression tolerated, in percent (≥ 0)" },
-	{ "metrics[].max_improvement_pct", "number", "none",
-	  "a gate: the largest gain tolerated before someone looks, in percent (≥ 0)" },
-	{ "metrics[].budget", "number", "none",
-	  "a gate: an absolute limit on a candidate's median, in the metric's unit (at most for "
+	{ .key = "metrics[].derive", .type = "string", .dflt = "none",
+	  .meaning = "`rate`: also report `<name> (rate)`" },
+	{ .key = "metrics[].max_regression_pct", .type = "number", .dflt = "none",
+	  .meaning = "a gate: the largest regression tolerated, in percent (≥ 0)" },
+	{ .key = "metrics[].max_improvement_pct", .type = "number", .dflt = "none",
+	  .meaning = "a gate: the largest gain tolerated before someone looks, in percent (≥ 0)" },
+	{ .key = "metrics[].budget", .type = "number", .dflt = "none",
+	  .meaning = "a gate: an absolute limit on a candidate's median, in the metric's unit (at most for "
 	  "`lower`, at least for `higher`)" },
-	{ "load", "object", "all defaults", "when a recorded run is discarded and repeated" },
-	{ "load.max_cpu_wait_pct", "number", "10",
-	  "share of a recorded run's wall time (0–100 %) its processes may spend ready to run "
+	{ .key = "load", .type = "object", .dflt = "all defaults",
+	  .meaning = "when a recorded run is discarded and repeated" },
+	{ .key = "load.max_cpu_wait_pct", .type = "number", .dflt = "10",
+	  .meaning = "share of a recorded run's wall time (0–100 %) its processes may spend ready to run "
 	  "but waiting for CPUs other processes held (`foreign_wait_pct`; its own threads "
 	  "waiting for each other do not count) before it is discarded; "
 	  "`abev run --max-cpu-wait-pct P` "
 	  "overrides it, and `result.json` records which applied "
-	  "(`schedule.max_cpu_wait_pct_from`); see README, **Contention**" },
-	{ "load.max_foreign_cpu", "number", "none",
-	  "a second, optional limit: cores other processes may keep busy during a recorded run "
+	  "(`schedule.max_cpu_wait_pct_from`); see README, **Contention**",
+	  PLAN_NUMBER(max_cpu_wait_pct, 0, 100, PLAN_MAX_CPU_WAIT_PCT_DEFAULT) },
+	{ .key = "load.max_foreign_cpu", .type = "number", .dflt = "none",
+	  .meaning = "a second, optional limit: cores other processes may keep busy during a recorded run "
 	  "before it is discarded. Busy cores slow a run only when they take its CPU, which "
 	  "`max_cpu_wait_pct` measures, so by default there is none: on a 2-core machine with "
-	  "one busy core every run would otherwise be discarded" },
-	{ "load.max_repeats", "integer", "2",
-	  "how often a discarded slot is repeated, 0–1000; its last attempt is kept, marked "
-	  "`loaded`, when the load figures alone discarded it" },
-	{ "load.max_wait_seconds", "number", "60",
-	  "seconds (0–86400) one run of the plan may spend in all waiting for a quieter machine: "
+	  "one busy core every run would otherwise be discarded",
+	  PLAN_NUMBER(max_foreign_cpu, 0, 1e6, -1) },
+	{ .key = "load.max_repeats", .type = "integer", .dflt = "2",
+	  .meaning = "how often a discarded slot is repeated, 0–1000; its last attempt is kept, marked "
+	  "`loaded`, when the load figures alone discarded it",
+	  PLAN_UNSIGNED(max_repeats, 0, 1000, 2) },
+	{ .key = "load.max_wait_seconds", .type = "number", .dflt = "60",
+	  .meaning = "seconds (0–86400) one run of the plan may spend in all waiting for a quieter machine: "
 	  "before a recorded run abev looks at the cores other processes keep busy on the run's "
 	  "CPUs and, above what the run can stand (`max_foreign_cpu`, else its CPUs less what "
 	  "it used last time), waits, backing off; once this is spent runs go ahead under load "
 	  "and are kept, marked `loaded`; `abev run --max-load-wait S` overrides it; see "
-	  "README, **Contention**" },
-	{ "load.exclusive", "array of strings", "none",
-	  "command-line patterns (`fnmatch`: `*`, `?`, `[...]`) of processes a recorded run "
+	  "README, **Contention**",
+	  PLAN_NUMBER(max_wait_seconds, 0, 86400, PLAN_MAX_WAIT_SECONDS_DEFAULT) },
+	{ .key = "load.exclusive", .type = "array of strings", .dflt = "none",
+	  .meaning = "command-line patterns (`fnmatch`: `*`, `?`, `[...]`) of processes a recorded run "
 	  "must not overlap, e.g. `[\"dotnet test*\", \"*k6 run*\"]`; matched against a "
 	  "process's whole command line and against it without the program's directory, never "
 	  "against abev's own tree; a recorded run that overlapped one is discarded and "
 	  "repeated, and its `result.json` names the process (see README, **Overlap**)" },
-	{ "run_as", "string", "none",
-	  "a user name: every command of the plan (invocations, prepare, versions) runs as "
+	{ .key = "run_as", .type = "string", .dflt = "none",
+	  .meaning = "a user name: every command of the plan (invocations, prepare, versions) runs as "
 	  "that user, with its groups (abev must run as root; git runs as abev), so that it "
 	  "can neither read the signing key nor write the evidence outside its own run "
 	  "directory, which abev hands to the user for the invocation; an unknown user is an "
 	  "error; `abev run --run-as USER` overrides it; `result.json` records it (`run_as`)" },
-	{ "dotnet_runtime", "boolean", "`false`",
-	  "`true`: abev adds its startup hook to `DOTNET_STARTUP_HOOKS` (after the user's own) "
+	{ .key = "dotnet_runtime", .type = "boolean", .dflt = "`false`",
+	  .meaning = "`true`: abev adds its startup hook to `DOTNET_STARTUP_HOOKS` (after the user's own) "
 	  "of each invocation's command, and every .NET process of the run writes its runtime "
 	  "figures (GC, allocations, lock contention, JIT) at exit into `dotnet-<pid>.json` in "
 	  "its run directory, for `dotnet` metrics; the hook is found through "
 	  "`ABEV_DOTNET_HOOK`, beside the binary (`build/dotnet-hook/`) or installed "
-	  "(`../lib/abev/`), and `metadata.json` records its path and SHA-256 (`dotnet_hook`)" },
-	{ "allowed_exit_codes", "array of integers", "`[0]`",
-	  "exit codes (0–255, distinct) that do not fail an invocation" },
-	{ "versions", "object", "none",
-	  "commands whose output identifies what is compared, e.g. "
+	  "(`../lib/abev/`), and `metadata.json` records its path and SHA-256 (`dotnet_hook`)",
+	  PLAN_BOOL(dotnet_runtime, 0) },
+	{ .key = "allowed_exit_codes", .type = "array of integers", .dflt = "`[0]`",
+	  .meaning = "exit codes (0–255, distinct) that do not fail an invocation" },
+	{ .key = "versions", .type = "object", .dflt = "none",
+	  .meaning = "commands whose output identifies what is compared, e.g. "
 	  "`{\"sdk\": [\"dotnet\", \"--version\"]}`, at most 32" },
-	{ "versions.<name>", "array of strings", "none",
-	  "one command, taken literally (no placeholders), run in each variant's `cwd` with its "
+	{ .key = "versions.<name>", .type = "array of strings", .dflt = "none",
+	  .meaning = "one command, taken literally (no placeholders), run in each variant's `cwd` with its "
 	  "`env` and recorded in `metadata.json`; it may take 10 s, then its process group gets "
 	  "SIGTERM and SIGKILL a second later, and it is recorded as timed out" },
-	{ "reference", "string", "the first variant",
-	  "the name of the variant the others are compared with" },
-	{ "gates", "object", "none",
-	  "gates by metric name: the built-in `wall` (ms), `cpu` (ms), `max_rss` (bytes) and "
+	{ .key = "reference", .type = "string", .dflt = "the first variant",
+	  .meaning = "the name of the variant the others are compared with" },
+	{ .key = "gates", .type = "object", .dflt = "none",
+	  .meaning = "gates by metric name: the built-in `wall` (ms), `cpu` (ms), `max_rss` (bytes) and "
 	  "`wall_own` (ms, wall less the wait on CPUs other processes held), "
 	  "the plan's metrics and their rates (`\"<name> (rate)\"`); a gate also given in the "
 	  "metric's own definition is an error (see README, **The comparison and the decision**)" },
-	{ "gates.<metric>", "object", "none", "the metric's gates, at least one" },
-	{ "gates.<metric>.max_regression_pct", "number", "none",
-	  "fails when the whole interval of the change is worse than this, in percent (≥ 0)" },
-	{ "gates.<metric>.max_improvement_pct", "number", "none",
-	  "fails when the whole interval of the change is better than this, in percent (≥ 0)" },
-	{ "gates.<metric>.budget", "number", "none",
-	  "an absolute limit on a candidate's median, in the metric's unit" },
-	{ "decision", "object", "all defaults", "how gates make the decision" },
-	{ "decision.acceptance", "boolean", "`false`",
-	  "`true`: the plan is an acceptance plan; otherwise the report says that a pass "
-	  "implies no acceptance decision" },
-	{ "decision.inconclusive", "string", "`pass`",
-	  "what an inconclusive decision does: `pass` (exit 0, the word inconclusive in the "
+	{ .key = "gates.<metric>", .type = "object", .dflt = "none",
+	  .meaning = "the metric's gates, at least one" },
+	{ .key = "gates.<metric>.max_regression_pct", .type = "number", .dflt = "none",
+	  .meaning = "fails when the whole interval of the change is worse than this, in percent (≥ 0)" },
+	{ .key = "gates.<metric>.max_improvement_pct", .type = "number", .dflt = "none",
+	  .meaning = "fails when the whole interval of the change is better than this, in percent (≥ 0)" },
+	{ .key = "gates.<metric>.budget", .type = "number", .dflt = "none",
+	  .meaning = "an absolute limit on a candidate's median, in the metric's unit" },
+	{ .key = "decision", .type = "object", .dflt = "all defaults",
+	  .meaning = "how gates make the decision" },
+	{ .key = "decision.acceptance", .type = "boolean", .dflt = "`false`",
+	  .meaning = "`true`: the plan is an acceptance plan; otherwise the report says that a pass "
+	  "implies no acceptance decision",
+	  PLAN_BOOL(acceptance, 0) },
+	{ .key = "decision.inconclusive", .type = "string", .dflt = "`pass`",
+	  .meaning = "what an inconclusive decision does: `pass` (exit 0, the word inconclusive in the "
 	  "summary) or `fail` (exit 6)" },
-	{ "decision.confidence", "number", "0.95",
-	  "of the bootstrap interval gates are judged by, 0.5–0.999" },
-	{ "decision.bootstrap_resamples", "integer", "10000",
-	  "resamples of that interval, 100–1,000,000" },
-	{ "report", "object", "none", "the report's own settings" },
-	{ "report.template", "string", "abev's own",
-	  "the plan's own template for `report.md`, relative to the plan (a regular file; a "
+	{ .key = "decision.confidence", .type = "number", .dflt = "0.95",
+	  .meaning = "of the bootstrap interval gates are judged by, 0.5–0.999",
+	  PLAN_NUMBER(confidence, 0.5, 0.999, COMPARE_CONFIDENCE) },
+	{ .key = "decision.bootstrap_resamples", .type = "integer", .dflt = "10000",
+	  .meaning = "resamples of that interval, 100–1,000,000",
+	  PLAN_UNSIGNED(resamples, 100, 1000000, COMPARE_RESAMPLES) },
+	{ .key = "report", .type = "object", .dflt = "none",
+	  .meaning = "the report's own settings" },
+	{ .key = "report.template", .type = "string", .dflt = "abev's own",
+	  .meaning = "the plan's own template for `report.md`, relative to the plan (a regular file; a "
 	  "symbolic link is followed); its syntax is checked "
 	  "when the plan is read, and it is kept in the evidence as `report-template.md` (see "
 	  "README, **The report**)" },
-	{ "limits", "object", "all defaults", "ceilings on what one invocation may leave or cost" },
-	{ "limits.max_files", "integer", "10000",
-	  "regular files one invocation may leave in its directory (`test.log`, "
+	{ .key = "limits", .type = "object", .dflt = "all defaults",
+	  .meaning = "ceilings on what one invocation may leave or cost" },
+	{ .key = "limits.max_files", .type = "integer", .dflt = "10000",
+	  .meaning = "regular files one invocation may leave in its directory (`test.log`, "
 	  "`stderr.log` and `prepare.log` not counted), 1–100,000: past it the invocation fails, with the count "
 	  "and the limit as its reason, and the files after the first `max_files` in name "
 	  "order are removed (with a note) so that the evidence can still be sealed; an evidence "
 	  "directory holds at most 1,000,000 files in all (five per invocation of `true`), and a run that would go past that is "
-	  "held to what is left in the same way" },
-	{ "limits.pattern_cpu_seconds", "number", "10",
-	  "CPU seconds one metric's `pattern` may spend on one invocation's output (its "
+	  "held to what is left in the same way",
+	  PLAN_UNSIGNED(max_files, 1, PLAN_MAX_FILES_CEILING, PLAN_MAX_FILES_DEFAULT) },
+	{ .key = "limits.pattern_cpu_seconds", .type = "number", .dflt = "10",
+	  .meaning = "CPU seconds one metric's `pattern` may spend on one invocation's output (its "
 	  "`stdout`/`stderr` file, or the captured stdout of all its matching test results), at most "
 	  "3600: past it the metric is not yielded, with the reason, so the `metrics` guard "
-	  "fails" },
-	{ "limits.max_log_bytes", "integer", "268435456 (256 MiB)",
-	  "bytes kept of each of the child's streams, `test.log` (stdout) and `stderr.log` "
+	  "fails",
+	  PLAN_NUMBER(pattern_cpu_seconds, 0, 3600, METRICS_PATTERN_CPU_SECONDS_DEFAULT), .min_exclusive = 1 },
+	{ .key = "limits.max_log_bytes", .type = "integer", .dflt = "268435456 (256 MiB)",
+	  .meaning = "bytes kept of each of the child's streams, `test.log` (stdout) and `stderr.log` "
 	  "(stderr), 0 or more: abev reads both through pipes and writes the files itself; past "
 	  "the cap it keeps reading, so the child never blocks and its wall time is not "
 	  "stretched by a full pipe, but writes no more; the invocation's `result.json` says "
 	  "what was kept and dropped (`logs.stdout`, `logs.stderr`: `bytes_written`, "
-	  "`bytes_dropped`, `truncated`) and the report notes each truncated log" },
-	{ "limits.max_run_bytes", "integer", "1073741824 (1 GiB)",
-	  "bytes one invocation may leave in its directory (the sum of its regular files' "
+	  "`bytes_dropped`, `truncated`) and the report notes each truncated log",
+	  PLAN_I64(max_log_bytes, 0, JSON_INT_MAX, PLAN_MAX_LOG_BYTES_DEFAULT) },
+	{ .key = "limits.max_run_bytes", .type = "integer", .dflt = "1073741824 (1 GiB)",
+	  .meaning = "bytes one invocation may leave in its directory (the sum of its regular files' "
 	  "sizes, `test.log`, `stderr.log` and `prepare.log` not counted), 0 or more, measured "
 	  "before anything is hashed: a sparse file counts at its full size, as hashing would "
 	  "read it; past it the invocation fails and the files that do not fit, in name order, "
 	  "are removed (with a note, naming each and its size) so that the evidence can still "
-	  "be sealed; a log the run itself made longer than `max_log_bytes` is cut back to it" },
-	{ "limits.log_keep_bytes", "integer", "8192 (8 KiB)",
-	  "bytes kept of the start and of the end of each of `test.log` and `stderr.log`, 0 to "
+	  "be sealed; a log the run itself made longer than `max_log_bytes` is cut back to it",
+	  PLAN_I64(max_run_bytes, 0, JSON_INT_MAX, PLAN_MAX_RUN_BYTES_DEFAULT) },
+	{ .key = "limits.log_keep_bytes", .type = "integer", .dflt = "8192 (8 KiB)",
+	  .meaning = "bytes kept of the start and of the end of each of `test.log` and `stderr.log`, 0 to "
 	  "67108864 (64 MiB); 0 keeps the whole stream (up to `max_log_bytes`): between the two "
 	  "abev writes one line, `[abev: N bytes left out here]`, and the invocation's "
 	  "`result.json` counts them (`logs.stdout.bytes_left_out`); a plan with a `stdout` or "
 	  "`stderr` metric keeps the whole stream, which the metric reads; so does one whose "
-	  "`max_log_bytes` is under twice this" },
+	  "`max_log_bytes` is under twice this",
+	  PLAN_I64(log_keep_bytes, 0, PLAN_LOG_KEEP_BYTES_CEILING, PLAN_LOG_KEEP_BYTES_DEFAULT) },
 };
 
 const size_t plan_doc_nkeys = ARRAY_SIZE(plan_doc_keys);
+
+const struct plan_doc_key *plan_doc_find(const char *key)
+{
+	for (size_t i = 0; i < plan_doc_nkeys; i++)
+		if (!strcmp(plan_doc_keys[i].key, key))
+			return &plan_doc_keys[i];
+	return NULL;
+}
 
 static const char placeholders_text[] =
 	"Placeholders in `command` elements, `env` values and `results.files`: `{run_dir}` "

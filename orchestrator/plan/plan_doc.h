@@ -18,11 +18,33 @@
  * ("gates.<metric>.budget", "versions.<name>"). Text uses `backticks` for
  * literal names and values.
  */
+/*
+ * A row whose value is not PLAN_VALUE_NONE is a whole setting: the
+ * member of struct plan at offset is read from the plan (within
+ * [min, max], above min when min_exclusive), set to def when the key is
+ * absent, and written back, by that row alone (plan_settings_read(),
+ * plan_settings_defaults(), plan_settings_json()); its type text follows
+ * from value. A def outside the bounds means "none": such a value is
+ * not written back. Other rows are read by plan.c's own code.
+ */
+enum plan_value {
+	PLAN_VALUE_NONE,
+	PLAN_VALUE_UNSIGNED,   /* unsigned */
+	PLAN_VALUE_U64,        /* uint64_t */
+	PLAN_VALUE_I64,        /* int64_t */
+	PLAN_VALUE_NUMBER,     /* double */
+	PLAN_VALUE_BOOL,       /* int, 0 or 1 */
+};
+
 struct plan_doc_key {
 	const char *key;
 	const char *type;
 	const char *dflt;      /* "required", "none", or the value taken when absent */
 	const char *meaning;
+	enum plan_value value;
+	size_t offset;
+	double min, max, def;
+	int min_exclusive;
 };
 
 extern const struct plan_doc_key plan_doc_keys[];
@@ -42,6 +64,9 @@ enum plan_doc_format {
 	PLAN_DOC_TEXT,      /* for the terminal: abev help plan */
 	PLAN_DOC_MARKDOWN,  /* README's table: abev help plan --markdown */
 };
+
+/* The row of key ("schedule.runs"), or NULL. */
+const struct plan_doc_key *plan_doc_find(const char *key);
 
 /* Prints the reference (text: keys, placeholders, example; markdown: the table). */
 void plan_doc_print(FILE *f, enum plan_doc_format format);

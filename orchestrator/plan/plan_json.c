@@ -10,6 +10,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "plan/plan_settings.h"
 #include "util/json_out.h"
 #include "util/usage.h"
 
@@ -110,7 +111,7 @@ static cJSON *schedule_json(const struct plan *plan)
 {
 	cJSON *o = jnew_object();
 
-	jadd_int(o, "warmups", plan->warmups);
+	plan_settings_json(o, "schedule", plan);
 	/* Rounds until decided: max_rounds is the runs' ceiling, not their count. */
 	if (plan->until_decided) {
 		cJSON *looks = jnew_array();
@@ -122,15 +123,9 @@ static cJSON *schedule_json(const struct plan *plan)
 		for (size_t i = 0; i < plan->nlooks; i++)
 			jpush(looks, cJSON_CreateNumber(plan->looks[i]));
 		jadd(o, "looks", looks);
-	} else {
-		jadd_int(o, "runs", plan->runs);
+		cJSON_DeleteItemFromObjectCaseSensitive(o, "runs");
 	}
 	jadd_str(o, "order", plan_order_name(plan->order));
-	jadd_int(o, "seed", (int64_t)plan->seed);
-	jadd_real(o, "gap_seconds", plan->gap_seconds);
-	if (plan->timeout_seconds > 0)
-		jadd_real(o, "timeout_seconds", plan->timeout_seconds);
-	jadd_real(o, "kill_grace_seconds", plan->kill_grace_seconds);
 	if (plan->cpus)
 		jadd_str(o, "cpus", plan->cpus);
 	return o;
@@ -151,19 +146,11 @@ static void add_rest(cJSON *o, const struct plan *plan)
 							  plan->nknown_failures));
 		jadd(o, "results", r);
 	}
-	jadd_real(load, "max_cpu_wait_pct", plan->max_cpu_wait_pct);
-	if (plan->max_foreign_cpu >= 0)
-		jadd_real(load, "max_foreign_cpu", plan->max_foreign_cpu);
-	jadd_int(load, "max_repeats", plan->max_repeats);
-	jadd_real(load, "max_wait_seconds", plan->max_wait_seconds);
+	plan_settings_json(load, "load", plan);
 	if (plan->nexclusive)
 		jadd(load, "exclusive", strings(plan->exclusive, plan->nexclusive));
 	jadd(o, "load", load);
-	jadd_int(limits, "max_files", plan->max_files);
-	jadd_real(limits, "pattern_cpu_seconds", plan->pattern_cpu_seconds);
-	jadd_int(limits, "max_log_bytes", plan->max_log_bytes);
-	jadd_int(limits, "max_run_bytes", plan->max_run_bytes);
-	jadd_int(limits, "log_keep_bytes", plan->log_keep_bytes);
+	plan_settings_json(limits, "limits", plan);
 	jadd(o, "limits", limits);
 	for (size_t i = 0; i < plan->nallowed_exit_codes; i++)
 		jpush(codes, cJSON_CreateNumber(plan->allowed_exit_codes[i]));
@@ -174,10 +161,8 @@ static void add_rest(cJSON *o, const struct plan *plan)
 	jadd(o, "versions", versions);
 	jadd_str(o, "reference", plan->variants[plan->reference].name);
 	jadd(o, "gates", gates_json(plan));
-	jadd_bool(decision, "acceptance", plan->acceptance);
+	plan_settings_json(decision, "decision", plan);
 	jadd_str(decision, "inconclusive", plan->inconclusive_fails ? "fail" : "pass");
-	jadd_real(decision, "confidence", plan->confidence);
-	jadd_int(decision, "bootstrap_resamples", plan->resamples);
 	jadd(o, "decision", decision);
 	if (plan->report_template_path) {
 		cJSON *r = jnew_object();
@@ -198,8 +183,7 @@ int plan_json_print(const struct plan *plan, FILE *f)
 		jadd_str(o, "description", plan->description);
 	if (plan->run_as)
 		jadd_str(o, "run_as", plan->run_as);
-	if (plan->dotnet_runtime)
-		jadd_bool(o, "dotnet_runtime", 1);
+	plan_settings_json(o, "", plan);
 	for (size_t i = 0; i < plan->nvariants; i++)
 		jpush(vs, variant_json(&plan->variants[i]));
 	jadd(o, "variants", vs);

@@ -2,7 +2,9 @@
  * Unit tests of plan_doc.c: the table is well formed (every row complete,
  * no key twice, every key's parent documented too) and plan_doc_children()
  * gives plan.c the keys of each object in reference order, without the
- * names a plan chooses.
+ * names a plan chooses. A setting's row (plan_settings.c) says the same
+ * type and default in its words as in its value, and drives the reading,
+ * the defaults and the write-back of a plan alone.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,12 +12,21 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
+#include "plan/plan.h"
 #include "plan/plan_doc.h"
+#include "plan/plan_settings.h"
 #include "util/compiler.h"
+#include "util/errlist.h"
+#include "util/json_in.h"
+#include "util/readfile.h"
+#include "util/strbuf.h"
 
 static int documented(const char *key, size_t len)
 {
@@ -101,12 +112,205 @@ static void test_markdown_rows(void **state)
 	free(buf);
 }
 
+static const char *value_type(enum plan_value v)
+{
+	switch (v) {
+	case PLAN_VALUE_BOOL: return "boolean";
+	case PLAN_VALUE_NUMBER: return "number";
+	case PLAN_VALUE_UNSIGNED:
+	case PLAN_VALUE_U64:
+	case PLAN_VALUE_I64: return "integer";
+	case PLAN_VALUE_NONE: break;
+	}
+	return NULL;
+}
+
+/* A setting's type and default words agree with its value, its default with its bounds. */
+static void test_setting_rows_say_what_they_hold(void **state)
+{
+	size_t settings = 0;
+	(void)state;
+	for (size_t i = 0; i < plan_doc_nkeys; i++) {
+		const struct plan_doc_key *k = &plan_doc_keys[i];
+		int none = k->def < k->min || k->def > k->max || (k->min_exclusive && k->def == k->min);
+		if (k->value == PLAN_VALUE_NONE)
+			continue;
+		settings++;
+		assert_true(k->min <= k->max);
+		if (strcmp(k->type, value_type(k->value)))
+			fail_msg("%s: type '%s', value says %s", k->key, k->type, value_type(k->value));
+		if (k->value == PLAN_VALUE_BOOL) {
+			assert_string_equal(k->dflt, k->def ? "`true`" : "`false`");
+		} else if (none) {
+			if (strcmp(k->dflt, "none"))
+				fail_msg("%s: default %g means none, the text says '%s'", k->key, k->def, k->dflt);
+		} else {
+			char *end;
+			double d = strtod(k->dflt, &end);
+			if (end == k->dflt || d != k->def || (*end && *end != ' '))
+				fail_msg("%s: default %g, the text says '%s'", k->key, k->def, k->dflt);
+		}
+	}
+	assert_true(settings >= 19);
+}
+
+/* Reads text's object at parent into a defaulted plan; returns the problems. */
+static size_t read_settings(const char *text, const char *parent, struct plan *plan,
+			    struct errlist *errs)
+{
+	cJSON *root = cJSON_Parse(text);
+	struct json_in in = { .file = "p.json", .errors = errs };
+	const cJSON *obj = *parent ? cJSON_GetObjectItemCaseSensitive(root, parent) : root;
+	size_t n;
+
+	assert_non_null(root);
+	memset(plan, 0, sizeof(*plan));
+	plan_settings_defaults(plan);
+	n = plan_settings_read(&in, obj, parent, plan);
+	cJSON_Delete(root);
+	return n;
+}
+
+static void test_settings_read_default_and_write_back(void **state)
+{
+	struct plan plan;
+	struct errlist errs = ERRLIST_INIT;
+	cJSON *o;
+	char *text;
+	(void)state;
+
+	assert_int_equal(read_settings("{\"limits\": {}}", "limits", &plan, &errs), 0);
+	assert_int_equal(plan.max_files, PLAN_MAX_FILES_DEFAULT);
+	assert_true(plan.log_keep_bytes == PLAN_LOG_KEEP_BYTES_DEFAULT);
+	assert_true(plan.max_foreign_cpu < 0 && plan.timeout_seconds == 0);
+	assert_int_equal(plan.runs, 3);
+
+	assert_int_equal(read_settings("{\"schedule\": {\"runs\": 7, \"seed\": 9007199254740991, "
+				       "\"timeout_seconds\": 2.5}}", "schedule", &plan, &errs), 0);
+	assert_int_equal(plan.runs, 7);
+	assert_true(plan.seed == 9007199254740991ULL);
+	assert_true(plan.timeout_seconds == 2.5);
+
+	/* Out of bounds, or of the wrong type: refused, the default stays. */
+	assert_int_equal(read_settings("{\"schedule\": {\"runs\": 0, \"timeout_seconds\": 0, "
+				       "\"gap_seconds\": \"1\"}}", "schedule", &plan, &errs), 3);
+	assert_int_equal(plan.runs, 3);
+	assert_int_equal(errs.total, 3);
+	assert_non_null(strstr(errs.msgs[0], "schedule.runs"));
+	assert_int_equal(read_settings("{\"dotnet_runtime\": true}", "", &plan, &errs), 0);
+	assert_int_equal(plan.dotnet_runtime, 1);
+
+	/* Written back: a "none" default is left out, everything else is there. */
+	o = cJSON_CreateObject();
+	plan_settings_json(o, "load", &plan);
+	text = cJSON_PrintUnformatted(o);
+	assert_string_equal(text, "{\"max_cpu_wait_pct\":10,\"max_repeats\":2,\"max_wait_seconds\":60}");
+	free(text);
+	cJSON_Delete(o);
+	plan.max_foreign_cpu = 1.5;
+	o = cJSON_CreateObject();
+	plan_settings_json(o, "load", &plan);
+	assert_non_null(cJSON_GetObjectItemCaseSensitive(o, "max_foreign_cpu"));
+	cJSON_Delete(o);
+	errlist_release(&errs);
+}
+
+/* node, or the definition its "$ref" ("#/$defs/NAME") names. */
+static const cJSON *resolve(const cJSON *schema, const cJSON *node)
+{
+	const cJSON *ref = cJSON_GetObjectItemCaseSensitive(node, "$ref");
+
+	if (!cJSON_IsString(ref))
+		return node;
+	assert_int_equal(strncmp(ref->valuestring, "#/$defs/", 8), 0);
+	return cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(schema, "$defs"),
+						 ref->valuestring + 8);
+}
+
+/* The schema of the plan key "a.b" (NULL when the schema does not have it). */
+static const cJSON *schema_of(const cJSON *schema, const char *key)
+{
+	const cJSON *node = schema;
+	char *copy = strdup(key), *save = NULL;
+
+	for (char *part = strtok_r(copy, ".", &save); part && node; part = strtok_r(NULL, ".", &save))
+		node = cJSON_GetObjectItemCaseSensitive(
+			cJSON_GetObjectItemCaseSensitive(resolve(schema, node), "properties"), part);
+	free(copy);
+	return node ? resolve(schema, node) : NULL;
+}
+
+static int schema_number(const cJSON *s, const char *name, double *out)
+{
+	const cJSON *n = cJSON_GetObjectItemCaseSensitive(s, name);
+	if (!cJSON_IsNumber(n))
+		return 0;
+	*out = n->valuedouble;
+	return 1;
+}
+
+/*
+ * evidence-schema/plan.schema.json says of every setting what its row
+ * does: the type and the bounds the reader enforces, so that a plan the
+ * schema accepts is one abev reads.
+ */
+static void test_settings_match_the_plan_schema(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+	cJSON *schema;
+	size_t wrong = 0;
+	(void)state;
+
+	assert_int_equal(read_file_capped(&sb, "evidence-schema/plan.schema.json", 1 << 20), 0);
+	schema = cJSON_Parse(sb.buf);
+	assert_non_null(schema);
+	for (size_t i = 0; i < plan_doc_nkeys; i++) {
+		const struct plan_doc_key *k = &plan_doc_keys[i];
+		const cJSON *s, *type;
+		double lo, hi;
+		int excl;
+
+		if (k->value == PLAN_VALUE_NONE)
+			continue;
+		s = schema_of(schema, k->key);
+		if (!s) {
+			fprintf(stderr, "plan.schema.json has no %s\n", k->key);
+			wrong++;
+			continue;
+		}
+		type = cJSON_GetObjectItemCaseSensitive(s, "type");
+		if (!cJSON_IsString(type) || strcmp(type->valuestring, value_type(k->value)))
+			wrong += fprintf(stderr, "plan.schema.json: %s is not of type %s\n", k->key,
+					 value_type(k->value)) > 0;
+		if (k->value == PLAN_VALUE_BOOL)
+			continue;
+		excl = schema_number(s, "exclusiveMinimum", &lo);
+		if (!excl && !schema_number(s, "minimum", &lo))
+			lo = -HUGE_VAL;
+		if (lo != k->min || excl != k->min_exclusive)
+			wrong += fprintf(stderr, "plan.schema.json: %s's minimum is %s%g, the reader's "
+					 "%s%g\n", k->key, excl ? ">" : "", lo,
+					 k->min_exclusive ? ">" : "", k->min) > 0;
+		if (!schema_number(s, "maximum", &hi))
+			hi = HUGE_VAL;
+		if (hi != k->max)
+			wrong += fprintf(stderr, "plan.schema.json: %s's maximum is %.17g, the reader's "
+					 "%.17g\n", k->key, hi, k->max) > 0;
+	}
+	cJSON_Delete(schema);
+	strbuf_release(&sb);
+	assert_int_equal(wrong, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_table),
 		cmocka_unit_test(test_children),
 		cmocka_unit_test(test_markdown_rows),
+		cmocka_unit_test(test_setting_rows_say_what_they_hold),
+		cmocka_unit_test(test_settings_read_default_and_write_back),
+		cmocka_unit_test(test_settings_match_the_plan_schema),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
