@@ -215,6 +215,8 @@ struct plan {
 	int64_t log_keep_bytes; /* limits.log_keep_bytes: bytes kept of each stream's start
 	                           and of its end; 0: the whole stream; default
 	                           PLAN_LOG_KEEP_BYTES_DEFAULT */
+	int64_t max_step_log_bytes; /* limits.max_step_log_bytes: bytes kept of a prepare,
+	                               setup or cleanup command's output */
 
 	/*
 	 * A partial plan (plan_load_partial()) whose "schedule" was refused in
@@ -267,6 +269,12 @@ struct plan {
  */
 #define PLAN_LOG_KEEP_BYTES_DEFAULT (8LL * 1024)
 #define PLAN_LOG_KEEP_BYTES_CEILING (64LL * 1024 * 1024)
+/*
+ * limits.max_step_log_bytes: a prepare, setup or cleanup command's
+ * output is held in memory before it is written, hence the ceiling.
+ */
+#define PLAN_MAX_STEP_LOG_BYTES_DEFAULT (1024LL * 1024)
+#define PLAN_MAX_STEP_LOG_BYTES_CEILING (256LL * 1024 * 1024)
 /*
  * limits.max_run_bytes: bounds what is hashed and sealed of one run
  * before a byte of it is read — by apparent size, so that a sparse file

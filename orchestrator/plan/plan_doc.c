@@ -74,15 +74,15 @@ const struct plan_doc_key plan_doc_keys[] = {
 	  .meaning = "a command (argv, placeholders as in `command`) run before each of the variant's "
 	  "invocations, warmups included, in its `cwd` and `env` with the schedule's timeout, "
 	  "and not measured (hyperfine's `--prepare`); its output goes to the invocation's "
-	  "`prepare.log` (at most 1 MiB) and its `result.json` records it; when it does not "
-	  "exit 0 the measured command is not run and the invocation fails; not in `base`" },
+	  "`prepare.log` (at most `limits.max_step_log_bytes`) and its `result.json` records "
+	  "it; when it does not exit 0 the measured command is not run and the invocation fails; not in `base`" },
 	{ .key = "variants[].setup", .type = "array of strings", .dflt = "`schedule.setup`",
 	  .meaning = "a command (argv; only the `{variant}` placeholder) run once before the variant's "
 	  "first invocation (every variant's before the first round, in order), in its `cwd` "
 	  "and `env` with the schedule's timeout, and not measured (hyperfine's `--setup`: "
 	  "build once what the runs use); its output goes to `runs/<variant>/setup.log` (at "
-	  "most 1 MiB) and `result.json`'s `steps` records it; when it does not exit 0 no "
-	  "invocation runs and the evidence says why; not in `base`" },
+	  "most `limits.max_step_log_bytes`) and `result.json`'s `steps` records it; when it "
+	  "does not exit 0 no invocation runs and the evidence says why; not in `base`" },
 	{ .key = "variants[].cleanup", .type = "array of strings", .dflt = "`schedule.cleanup`",
 	  .meaning = "a command (argv; only `{variant}`) run once after the variant's last invocation "
 	  "(every variant's after the last round, also when the plan stopped early, not after "
@@ -340,6 +340,13 @@ const struct plan_doc_key plan_doc_keys[] = {
 	  "`stderr` metric keeps the whole stream, which the metric reads; so does one whose "
 	  "`max_log_bytes` is under twice this",
 	  PLAN_I64(log_keep_bytes, 0, PLAN_LOG_KEEP_BYTES_CEILING, PLAN_LOG_KEEP_BYTES_DEFAULT) },
+	{ .key = "limits.max_step_log_bytes", .type = "integer", .dflt = "1048576 (1 MiB)",
+	  .meaning = "bytes kept of a `prepare`, `setup` or `cleanup` command's output (stdout "
+	  "and stderr together, in `prepare.log`, `setup.log`, `cleanup.log`), 0 to 268435456 "
+	  "(256 MiB): a build's whole log in the evidence, or none; past it abev keeps reading "
+	  "and `result.json` counts what was dropped (the step's `log.bytes_dropped`)",
+	  PLAN_I64(max_step_log_bytes, 0, PLAN_MAX_STEP_LOG_BYTES_CEILING,
+		   PLAN_MAX_STEP_LOG_BYTES_DEFAULT) },
 };
 
 const size_t plan_doc_nkeys = ARRAY_SIZE(plan_doc_keys);
@@ -414,7 +421,7 @@ static const char example_text[] =
 	"  \"report\": { \"template\": \"report.md\" },\n"
 	"  \"limits\": { \"max_files\": 10000, \"pattern_cpu_seconds\": 10,\n"
 	"              \"max_log_bytes\": 268435456, \"max_run_bytes\": 1073741824,\n"
-	"              \"log_keep_bytes\": 8192 }\n"
+	"              \"log_keep_bytes\": 8192, \"max_step_log_bytes\": 1048576 }\n"
 	"}\n"
 	"\n"
 	"With a variants file instead of (or after) \"variants\":\n"

@@ -3,8 +3,8 @@
  * variant's own) takes before each invocation — hyperfine's --prepare:
  * clear a cache, reset a file. It runs through proc in the variant's cwd
  * and environment, with the plan's timeout, its stdout and stderr kept
- * together in the invocation's prepare.log (at most PREPARE_LOG_MAX
- * bytes), and is not measured. It decides nothing about the invocation:
+ * together in the invocation's prepare.log (at most the plan's
+ * limits.max_step_log_bytes), and is not measured. It decides nothing about the invocation:
  * the runner does not run the measured command after a prepare that did
  * not exit 0.
  */
@@ -14,13 +14,10 @@
 #include "record/invocation.h"
 #include "plan/plan.h"
 
-/* Bytes of a prepare command's output kept in prepare.log. */
-#define PREPARE_LOG_MAX (1024 * 1024)
-
 /*
  * Runs v's prepare command (v->prepare_len > 0) with vars expanded, in
- * env (borrowed), its output appended to log (at most PREPARE_LOG_MAX
- * bytes), which the caller writes to the invocation's prepare.log. *out
+ * env (borrowed), its output appended to log (at most
+ * plan->max_step_log_bytes), which the caller writes to the invocation's prepare.log. *out
  * (release with invocation_prepare_free()) records what happened, also
  * when the command failed or could not be executed. 0, or -1 after
  * error() when abev itself could not go on (cannot fork).

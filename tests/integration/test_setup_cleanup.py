@@ -58,6 +58,29 @@ class SetupCleanup(AbevTestCase):
         with open(self.path("ev", "report.md"), encoding="utf-8") as f:
             self.assertEqual(cp.stdout, f.read())
 
+    def test_a_step_keeps_what_limits_max_step_log_bytes_allows(self):
+        # 3000 bytes of setup output, 1000 kept: the rest is read (the step
+        # ends ok, it never blocks) and counted, not written.
+        plan = self.plan(["sh", "-c", "head -c 3000 /dev/zero | tr '\\0' x; echo made > built-{variant}"],
+                         None, limits={"max_step_log_bytes": 1000})
+        with open(plan) as f:
+            p = json.load(f)
+        del p["schedule"]["cleanup"]
+        with open(plan, "w") as f:
+            json.dump(p, f)
+        _, res = self.run_steps(plan, 0)
+        setup = [s for s in res["steps"] if s["variant"] == "a"][0]
+        self.assertEqual(setup["status"], "ok")
+        self.assertEqual((setup["log"]["bytes_written"], setup["log"]["bytes_dropped"],
+                          setup["log"]["truncated"]), (1000, 2000, True))
+        with open(self.path("ev", "runs", "a", "setup.log")) as f:
+            self.assertEqual(f.read(), "x" * 1000)
+        # Out of its bounds, the key is refused with its path and nothing runs.
+        bad = self.plan(["true"], ["true"], limits={"max_step_log_bytes": 2 ** 28 + 1})
+        cp = self.abev("run", bad, "--unsigned", "--out", self.path("ev2"), check=2)
+        self.assertIn("limits.max_step_log_bytes", cp.stderr)
+        self.assertFalse(os.path.exists(self.path("ev2")))
+
     def test_a_failed_setup_runs_nothing(self):
         plan = self.plan(["sh", "-c", "if test {variant} != a; then echo no; exit 4; fi"],
                          ["sh", "-c", "echo cleaned {variant}"])
