@@ -467,7 +467,7 @@ static const struct broken broken_plans[] = {
 	  { ": load.max_cpu: unknown key, did you mean 'max_cpu_wait_pct'? (expected one of: max_cpu_wait_pct, max_foreign_cpu, max_repeats, max_wait_seconds, exclusive)" } },
 	{ HEAD "'variants':[" VA "],'limits':{'max_log_byte':1}}", NULL, 0,
 	  { ": limits.max_log_byte: unknown key, did you mean 'max_log_bytes'? (expected one of: max_files, pattern_cpu_seconds,"
-	    " max_log_bytes, max_run_bytes, log_keep_bytes)" } },
+	    " max_log_bytes, max_run_bytes, log_keep_bytes, max_step_log_bytes)" } },
 	{ HEAD "'variants':[" VA "],'results':{'file':'x'}}", NULL, 0,
 	  { ": results.file: unknown key, did you mean 'files'? (expected one of: files, min_executed, known_failures)" } },
 	{ HEAD "'base':{'name':'x','command':['run']},'variants_file':'vars.txt'}", "a\n", 0,
