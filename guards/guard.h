@@ -3,9 +3,11 @@
  * looks at what was measured and returns pass, fail, or could-not-check,
  * always with a one-line reason that carries the numbers it judged by.
  * Guards never run processes or write evidence; the runner does both.
- * One file a guard in guards/ (the result type is record/guard_result.h);
- * pipeline/judge.c decides which apply to an invocation and what their
- * verdicts mean.
+ * One file a guard in guards/ (the result type is record/guard_result.h),
+ * and one row of guards_table (guards.c) saying when it applies and how
+ * it judges a guard_input; pipeline/judge.c fills the input from what it
+ * read of an invocation, runs the table and decides what the verdicts
+ * mean for the run.
  */
 #ifndef ABEV_GUARD_H
 #define ABEV_GUARD_H
@@ -141,5 +143,78 @@ int guard_test_set_first(const struct test_set *got, int sound, struct guard_res
 struct metric_value;
 void guard_metrics(const struct metric_value *values, size_t n, int capped,
 		   struct guard_result *out);
+
+/*
+ * What the guards judge one invocation by: a view pipeline/judge.c fills
+ * from the invocation, its plan and what it read. Borrowed throughout.
+ */
+struct guard_input {
+	/* exit_code: applies when the command exited (not killed, not unrun) */
+	int exited;
+	int exit_code;
+	const int *allowed_codes;
+	size_t nallowed_codes;
+	/* min_executed, tests_passed: apply when the run's result files were looked for */
+	int has_results;
+	int64_t executed, total, min_executed;
+	size_t nfiles, refused;        /* result files read, and refused */
+	const char *results_pattern;
+	const char *aborted;           /* what a result file said of an aborted run, or NULL */
+	size_t unexpected, known;      /* failed tests, by whether the plan allows them */
+	const struct test_failure_view *failures;
+	size_t nfailures;
+	/* metrics: applies when the plan's metrics were extracted */
+	int has_metrics;
+	const struct metric_value *metrics;
+	size_t nmetrics;
+	int capped;
+	/*
+	 * test_set: applies when names is set (every result file read, none
+	 * refused): the run's names, sealed, and the reference so far (NULL:
+	 * none yet). status_ok: the invocation itself ended ok.
+	 */
+	const struct test_set *names;
+	const struct test_set *ref;
+	const char *ref_label;
+	int status_ok;
+	/* load: applies when set */
+	const struct load_figures *load;
+};
+
+/* What a guard did beyond its verdict, for the judge to act on. */
+struct guard_effect {
+	int took_reference;   /* test_set: names are now the reference (the judge keeps them) */
+	int over_limits;      /* load: the figures were over a limit, kept or not */
+};
+
+/* When a guard is judged: once the run ended, or when its load is looked at. */
+enum guard_phase {
+	GUARD_PHASE_RUN,
+	GUARD_PHASE_LOAD,
+};
+
+/*
+ * One guard: its kind, phase, whether it has anything to judge in an
+ * input, and its judge, which also sees the verdicts of the phase's
+ * guards before it (before[0..nbefore)).
+ */
+struct guard_def {
+	enum guard_kind kind;
+	enum guard_phase phase;
+	int (*applies)(const struct guard_input *in);
+	void (*judge)(const struct guard_input *in, const struct guard_result *before,
+		      size_t nbefore, struct guard_result *out, struct guard_effect *fx);
+};
+
+/* Every guard, in the order a run is judged by them (enum guard_kind's). */
+extern const struct guard_def guards_table[GUARD_KINDS];
+
+/*
+ * Runs the guards of phase that apply to in, in order, into out (room for
+ * GUARD_KINDS; the caller owns each reason); *fx (zeroed here) says what
+ * they did beyond their verdicts. Returns how many ran.
+ */
+size_t guards_run(const struct guard_input *in, enum guard_phase phase,
+		  struct guard_result *out, struct guard_effect *fx);
 
 #endif

@@ -822,13 +822,10 @@ static void judge_metrics(struct judge *j, struct invocation *inv, const struct 
 		.ntests = c->ntests,
 		.pattern_cpu_seconds = j->plan->pattern_cpu_seconds,
 	};
-	struct guard_result g = { 0 };
 
 	if (c->names)
 		in.test_names = test_set_names(c->names, &in.ntest_names);
 	metric_set_extract(j->metrics, &in, &inv->metrics, &inv->nmetrics);
-	guard_metrics(inv->metrics, inv->nmetrics, c->capped, &g);
-	push_guard(inv, &g);
 	free(out);
 	free(err);
 }
@@ -926,24 +923,6 @@ static char *stderr_tail(const struct dirat *root, const char *dir)
 	return tail;
 }
 
-/* The tests_passed guard on what collect_failure() counted and kept. */
-static void judge_tests_passed(struct invocation *inv, const struct collect *c, size_t nfiles,
-			       size_t refused)
-{
-	struct test_failure_view v[EVIDENCE_FAILED_TESTS_MAX];
-	struct guard_result g = { 0 };
-
-	for (size_t i = 0; i < inv->ntest_failures; i++)
-		v[i] = (struct test_failure_view){
-			.name = inv->test_failures[i].name,
-			.outcome = inv->test_failures[i].outcome,
-			.message = inv->test_failures[i].message,
-			.known = inv->test_failures[i].known,
-		};
-	guard_tests_passed(c->unexpected, c->known, v, inv->ntest_failures, nfiles, refused, &g);
-	push_guard(inv, &g);
-}
-
 /* What the first result file that says its test run was aborted says, or NULL. */
 static const char *run_aborted(const struct invocation *inv)
 {
@@ -970,25 +949,59 @@ static void say_aborted(struct invocation *inv)
 	inv->reason = r;
 }
 
+/* The guards' view of what c counted and kept of the invocation's tests. */
+static void tests_input(struct guard_input *in, const struct invocation *inv,
+			const struct collect *c, struct test_failure_view *v)
+{
+	for (size_t i = 0; i < inv->ntest_failures; i++)
+		v[i] = (struct test_failure_view){
+			.name = inv->test_failures[i].name,
+			.outcome = inv->test_failures[i].outcome,
+			.message = inv->test_failures[i].message,
+			.known = inv->test_failures[i].known,
+		};
+	in->executed = inv->tests.executed;
+	in->total = inv->tests.total;
+	in->results_pattern = inv->results_files;
+	in->aborted = run_aborted(inv);
+	in->unexpected = c->unexpected;
+	in->known = c->known;
+	in->failures = v;
+	in->nfailures = inv->ntest_failures;
+}
+
+/* Pushes the results guards_run() gave, in order. */
+static void push_guards(struct invocation *inv, struct guard_result *res, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		push_guard(inv, &res[i]);
+}
+
 void judge_invocation(struct judge *j, struct invocation *inv, const struct dirat *root,
 		      judge_note_fn note, void *ctx)
 {
 	const struct plan *plan = j->plan;
+	struct test_failure_view v[EVIDENCE_FAILED_TESTS_MAX];
+	struct guard_result res[GUARD_KINDS];
+	struct guard_effect fx;
 	struct collect c;
-	struct guard_result g = { 0 };
 	int exited = inv->status == INV_OK && inv->exit_code >= 0;
 	int ran = exited || inv->status == INV_FAILED || inv->status == INV_TIMED_OUT;
 	size_t refused = 0, nfiles = 0;
 	char *too_many;
+	struct guard_input in = {
+		.exited = exited,
+		.exit_code = inv->exit_code,
+		.allowed_codes = plan->allowed_exit_codes,
+		.nallowed_codes = plan->nallowed_exit_codes,
+		.min_executed = plan->min_executed,
+		.ref = j->ref,
+		.ref_label = j->ref_label,
+	};
 
 	memset(&c, 0, sizeof(c));
 	/* First, so that every result file read is one the evidence keeps. */
 	too_many = limit_files(j, inv, root, note, ctx);
-	if (exited) {
-		guard_exit_code(inv->exit_code, plan->allowed_exit_codes,
-				plan->nallowed_exit_codes, &g);
-		push_guard(inv, &g);
-	}
 	if (ran && inv->results_files) {
 		if (!inv->warmup)
 			c.names = test_set_new();
@@ -999,34 +1012,28 @@ void judge_invocation(struct judge *j, struct invocation *inv, const struct dira
 		warn_no_match(j, inv, read_results(j, inv, root, &c, &refused, &nfiles, note, ctx),
 			      note, ctx);
 		j->files_total += nfiles + refused;   /* copies, at most */
-		guard_min_executed(inv->tests.executed, inv->tests.total, plan->min_executed,
-				   nfiles + refused, refused, inv->results_files, run_aborted(inv),
-				   &g);
-		push_guard(inv, &g);
-		judge_tests_passed(inv, &c, nfiles, refused);
+		in.has_results = 1;
+		in.nfiles = nfiles;
+		in.refused = refused;
+		tests_input(&in, inv, &c, v);
 	}
-	if (ran && !inv->warmup && j->metrics)
+	if (ran && !inv->warmup && j->metrics) {
 		judge_metrics(j, inv, root, &c);
+		in.has_metrics = 1;
+		in.metrics = inv->metrics;
+		in.nmetrics = inv->nmetrics;
+		in.capped = c.capped;
+	}
 	if (c.names && !refused && nfiles) {
-		/*
-		 * Only an invocation that passed everything else may set the
-		 * reference; a metric it did not yield says nothing of the tests
-		 * it ran (and it still counts for the metrics it did yield,
-		 * compare_counts()), so the metrics guard does not stop it.
-		 */
-		int sound = inv->status == INV_OK;
-		for (size_t i = 0; i < inv->nguards; i++)
-			sound &= inv->guards[i].verdict == GUARD_PASS ||
-				 inv->guards[i].kind == GUARD_METRICS;
 		test_set_seal(c.names);
-		if (j->ref) {
-			guard_test_set(j->ref, j->ref_label, c.names, &g);
-		} else if (guard_test_set_first(c.names, sound, &g)) {
-			j->ref = c.names;
-			j->ref_label = xstrdup(inv->dir);
-			c.names = NULL;
-		}
-		push_guard(inv, &g);
+		in.names = c.names;
+	}
+	in.status_ok = inv->status == INV_OK;
+	push_guards(inv, res, guards_run(&in, GUARD_PHASE_RUN, res, &fx));
+	if (fx.took_reference) {
+		j->ref = c.names;
+		j->ref_label = xstrdup(inv->dir);
+		c.names = NULL;
 	}
 	collect_release(&c);
 	settle_status(inv, too_many);
@@ -1041,8 +1048,11 @@ int judge_load(struct judge *j, struct invocation *inv, unsigned attempt,
 {
 	const struct plan *plan = j->plan;
 	char *overlap, *paused;
-	struct guard_result g = { 0 };
+	struct guard_result res[GUARD_KINDS];
+	struct guard_effect fx;
+	struct guard_input in = { 0 };
 	struct load_figures f;
+	size_t n;
 
 	/*
 	 * Only a run that would otherwise count is discarded: a failure under
@@ -1068,15 +1078,20 @@ int judge_load(struct judge *j, struct invocation *inv, unsigned attempt,
 		.paused = paused = invocation_pauses_describe(inv),
 		.keep_loaded = keep_loaded,
 	};
-	inv->loaded = guard_load(&f, &g) && g.verdict == GUARD_PASS;
+	in.load = &f;
+	n = guards_run(&in, GUARD_PHASE_LOAD, res, &fx);
 	free(overlap);
 	free(paused);
-	if (g.verdict == GUARD_FAIL) {
-		inv->status = INV_DISCARDED;
-		inv->reason = xasprintf("%s; %s", g.reason,
-					attempt <= plan->max_repeats ? "the slot is repeated"
-								     : "no repeats left");
+	/* Over a limit and passed all the same: kept, marked loaded. */
+	inv->loaded = fx.over_limits && n && res[0].verdict == GUARD_PASS;
+	for (size_t i = 0; i < n; i++) {
+		if (res[i].verdict == GUARD_FAIL && inv->status != INV_DISCARDED) {
+			inv->status = INV_DISCARDED;
+			inv->reason = xasprintf("%s; %s", res[i].reason,
+						attempt <= plan->max_repeats ? "the slot is repeated"
+									     : "no repeats left");
+		}
 	}
-	push_guard(inv, &g);
+	push_guards(inv, res, n);
 	return inv->status == INV_DISCARDED;
 }

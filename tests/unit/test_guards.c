@@ -261,6 +261,89 @@ static void test_guard_kinds(void **state)
 	assert_false(guard_kind_judges_tests(GUARD_LOAD));
 }
 
+static void release_all(struct guard_result *res, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		guard_result_release(&res[i]);
+}
+
+/* The table: one row per kind, in the enum's order, and the phases' guards run as they apply. */
+static void test_guards_table(void **state)
+{
+	static const int allowed[] = { 0 };
+	struct guard_result res[GUARD_KINDS];
+	struct guard_effect fx;
+	struct test_set *names = test_set_new(), *other = test_set_new();
+	struct metric_value missing = { .name = (char *)"rps", .ok = 0, .why = (char *)"no match" };
+	struct load_figures f = { .cpu_wait_pct = 30, .foreign_wait_pct = 30, .run_cpus = 1,
+				  .max_cpu_wait_pct = 10, .foreign_cpu = -1, .max_foreign_cpu = -1 };
+	struct guard_input in = { .exited = 1, .exit_code = 0, .allowed_codes = allowed,
+				  .nallowed_codes = 1, .min_executed = 1, .status_ok = 1 };
+	size_t n;
+	(void)state;
+
+	for (size_t i = 0; i < GUARD_KINDS; i++)
+		assert_int_equal(guards_table[i].kind, (enum guard_kind)i);
+	/* A command that exited, with nothing else to judge: exit_code alone. */
+	n = guards_run(&in, GUARD_PHASE_RUN, res, &fx);
+	assert_int_equal(n, 1);
+	assert_int_equal(res[0].kind, GUARD_EXIT_CODE);
+	assert_int_equal(res[0].verdict, GUARD_PASS);
+	release_all(res, n);
+
+	/* Results read, a metric not yielded, the first test set: all five, in order. */
+	test_set_add(names, "A.t1");
+	test_set_seal(names);
+	in.has_results = 1;
+	in.executed = in.total = 1;
+	in.nfiles = 1;
+	in.results_pattern = "*.trx";
+	in.has_metrics = 1;
+	in.metrics = &missing;
+	in.nmetrics = 1;
+	in.names = names;
+	n = guards_run(&in, GUARD_PHASE_RUN, res, &fx);
+	assert_int_equal(n, 5);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(res[i].kind, (enum guard_kind)i);
+	assert_int_equal(res[3].verdict, GUARD_FAIL);
+	/* A metric not yielded says nothing of the tests: the set becomes the reference. */
+	assert_int_equal(res[4].verdict, GUARD_PASS);
+	assert_true(fx.took_reference);
+	release_all(res, n);
+
+	/* A failed exit code before it: the set is no reference, and the guard says so. */
+	in.exit_code = 3;
+	n = guards_run(&in, GUARD_PHASE_RUN, res, &fx);
+	assert_int_equal(res[0].verdict, GUARD_FAIL);
+	assert_int_equal(res[4].verdict, GUARD_UNCHECKED);
+	assert_false(fx.took_reference);
+	release_all(res, n);
+
+	/* With a reference, the set is compared with it. */
+	test_set_add(other, "A.t2");
+	test_set_seal(other);
+	in.exit_code = 0;
+	in.ref = other;
+	in.ref_label = "runs/a/run-1";
+	n = guards_run(&in, GUARD_PHASE_RUN, res, &fx);
+	assert_int_equal(res[4].verdict, GUARD_FAIL);
+	assert_false(fx.took_reference);
+	release_all(res, n);
+
+	/* The load phase judges load alone, and only when there are figures. */
+	assert_int_equal(guards_run(&in, GUARD_PHASE_LOAD, res, &fx), 0);
+	in.load = &f;
+	n = guards_run(&in, GUARD_PHASE_LOAD, res, &fx);
+	assert_int_equal(n, 1);
+	assert_int_equal(res[0].kind, GUARD_LOAD);
+	assert_int_equal(res[0].verdict, GUARD_FAIL);
+	assert_true(fx.over_limits);
+	release_all(res, n);
+	test_set_free(names);
+	test_set_free(other);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -272,6 +355,7 @@ int main(void)
 		cmocka_unit_test(test_test_set_many),
 		cmocka_unit_test(test_test_set_first),
 		cmocka_unit_test(test_metrics),
+		cmocka_unit_test(test_guards_table),
 	};
 	return cmocka_run_group_tests_name("guards", tests, NULL, NULL);
 }
