@@ -1,0 +1,302 @@
+/*
+ * gates: the gates of a comparison judged on its samples — a change
+ * gate against the interval of the ratio, a budget against the median's
+ * order-statistic interval — the decision they make, and what the sample
+ * size allows (the smallest p each test can give, the rounds an
+ * inconclusive gate would need at the noise seen). compare.c calls it
+ * once the samples are set against the reference.
+ */
+#include "decide/compare_parts.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "decide/stats.h"
+#include "decide/stats_exact.h"
+#include "util/alloc.h"
+#include "util/strbuf.h"
+
+/*
+ * How far an interval's end may lie past a limit and still count as at
+ * it: a relative 1e-9. A change computed as (1.05 - 1) x 100 is
+ * 5.000000000000004, which a limit of 5 % must take as 5 % — "at the
+ * limit passes" — while no difference a measurement can show is this
+ * small.
+ */
+#define COMPARE_LIMIT_REL_EPS 1e-9
+
+/*
+ * Judges a limit against an interval [lo, hi] where "bad" is above the
+ * limit (bad_above) or below it: pass when the whole interval is on the
+ * good side (an end at the limit, within COMPARE_LIMIT_REL_EPS, is on
+ * it), fail when all of it is on the bad side.
+ */
+static enum gate_verdict judge_interval(double lo, double hi, double limit, int bad_above)
+{
+	double eps = COMPARE_LIMIT_REL_EPS * (fabs(limit) > 1 ? fabs(limit) : 1);
+
+	if (bad_above)
+		return hi <= limit + eps ? GATE_PASS : lo > limit + eps ? GATE_FAIL
+									: GATE_INCONCLUSIVE;
+	return lo >= limit - eps ? GATE_PASS : hi < limit - eps ? GATE_FAIL : GATE_INCONCLUSIVE;
+}
+
+static const char *verdict_clause(enum gate_verdict v)
+{
+	switch (v) {
+	case GATE_PASS: return "the whole interval is within the limit";
+	case GATE_FAIL: return "the whole interval is beyond the limit";
+	case GATE_INCONCLUSIVE: break;
+	}
+	return "the interval straddles the limit";
+}
+
+/* How a gate interval was found, for its reason: "paired by round, 8 rounds, exact 96.1 %". */
+static char *interval_words(const struct cmp_sample *s)
+{
+	int paired = !strcmp(s->gi_method, "wilcoxon_paired");
+
+	return xasprintf("%s, %zu %s, exact %.1f %%", paired ? "paired by round" : "unpaired",
+			 s->gi_n, paired ? "rounds" : "runs a side", s->gi_coverage * 100);
+}
+
+/*
+ * An inconclusive gate's interval, at the noise observed: its half-width
+ * (log-ratio terms) shrinks about as 1/sqrt(n), so it clears the limit
+ * once it is narrower than the distance from the estimate to the limit.
+ * A rough guide, not a promise: the noise of more rounds is not known.
+ * Sets g->n_needed (0 when the estimate sits on the limit: no number of
+ * rounds is likely to decide it).
+ */
+static void estimate_needed(const struct cmp_sample *s, double limit_pct, struct cmp_gate *g)
+{
+	double rl = 1 + limit_pct / 100, h, d, n;
+
+	g->n_needed_paired = !strcmp(s->gi_method, "wilcoxon_paired");
+	if (rl <= 0 || s->gi_lo <= 0 || s->gi_point <= 0)
+		return;
+	h = (log(s->gi_hi) - log(s->gi_lo)) / 2;
+	d = fabs(log(s->gi_point) - log(rl));
+	if (h <= 0 || d < h / COMPARE_NEEDED_MAX_FACTOR)
+		return;
+	n = ceil((double)s->gi_n * (h / d) * (h / d));
+	g->n_needed = n > (double)s->gi_n ? (size_t)n : s->gi_n + 1;
+}
+
+/* The gate's reason, and what would decide it: "...; about 76 rounds would decide it at this noise". */
+static void append_needed(struct cmp_gate *g)
+{
+	char *r;
+
+	if (g->n_needed)
+		r = xasprintf("%s; about %zu %s would decide it at this noise", g->reason,
+			      g->n_needed, g->n_needed_paired ? "rounds" : "runs a side");
+	else
+		r = xasprintf("%s; the estimate sits on the limit: more rounds are unlikely to "
+			      "decide it", g->reason);
+	free(g->reason);
+	g->reason = r;
+}
+
+/* A change gate: regression (worse than limit) or improvement (better than limit). */
+static void judge_change(const struct cmp_metric *cm, const struct cmp_sample *s,
+			 struct cmp_gate *g)
+{
+	int lower = !cm->better_higher;
+	/* In change-% terms the bad side of a regression limit L is +L (lower is better) or -L. */
+	int regression = g->kind == GATE_MAX_REGRESSION;
+	double limit = (regression == lower) ? g->limit : -g->limit;
+	int bad_above = regression == lower;
+	char *obs, *lo = NULL, *hi = NULL, *how = NULL, *lim = compare_pct_text(limit);
+
+	if (!s->has_change) {
+		g->verdict = GATE_INCONCLUSIVE;
+		g->reason = xasprintf("%s %s: no change can be computed (%s)", s->variant, cm->name,
+				      s->change_note);
+		free(lim);
+		return;
+	}
+	/* What the interval is of: the estimate, not the change of medians beside it. */
+	g->has_observed = 1;
+	g->observed = cmp_estimate_pct(s);
+	obs = compare_pct_text(g->observed);
+	if (!s->has_gi) {
+		g->verdict = GATE_INCONCLUSIVE;
+		g->reason = xasprintf("%s %s changed %s, but without an interval (%s) no limit of "
+				      "%s can be judged", s->variant, cm->name, obs, s->gi_note, lim);
+		g->n_needed = s->gi_needed;
+		g->n_needed_paired = s->pairs > 0;
+	} else {
+		g->has_interval = 1;
+		g->method = s->gi_method;
+		g->coverage = s->gi_coverage;
+		g->lo = (s->gi_lo - 1) * 100;
+		g->hi = (s->gi_hi - 1) * 100;
+		g->verdict = judge_interval(g->lo, g->hi, limit, bad_above);
+		lo = compare_pct_text(g->lo);
+		hi = compare_pct_text(g->hi);
+		how = interval_words(s);
+		g->reason = xasprintf("%s %s changed %s [%s, %s] (%s) against %s limit of %s: %s",
+				      s->variant, cm->name, obs, lo, hi, how,
+				      regression ? "a regression" : "an improvement", lim,
+				      verdict_clause(g->verdict));
+		if (g->verdict == GATE_INCONCLUSIVE) {
+			estimate_needed(s, limit, g);
+			append_needed(g);
+		}
+	}
+	free(obs);
+	free(lo);
+	free(hi);
+	free(how);
+	free(lim);
+}
+
+static void judge_budget(const struct comparison *c, const struct cmp_metric *cm,
+			 const struct cmp_sample *s, struct cmp_gate *g)
+{
+	struct stats_median_ci iv;
+	double *v;
+
+	if (!s->n) {
+		g->verdict = GATE_INCONCLUSIVE;
+		g->reason = xasprintf("%s %s: no counted run to hold against the budget of %g %s",
+				      s->variant, cm->name, g->limit, cm->unit);
+		return;
+	}
+	g->has_observed = 1;
+	g->observed = s->median;
+	v = compare_plain_values(s);
+	/*
+	 * The median's order-statistic interval: exact coverage for any
+	 * distribution, where a bootstrap of 2 or 3 runs claims 95 % and
+	 * gives less.
+	 */
+	if (stats_median_ci(v, s->n, c->confidence, &iv) < 0 || !iv.ok) {
+		g->verdict = GATE_INCONCLUSIVE;
+		g->reason = xasprintf("%s %s median %g %s, but the budget of %g %s needs at least "
+				      "%zu counted runs for %.4g %% (has %zu)", s->variant, cm->name,
+				      s->median, cm->unit, g->limit, cm->unit,
+				      stats_median_ci_n_needed(c->confidence), c->confidence * 100,
+				      s->n);
+	} else {
+		g->has_interval = 1;
+		g->method = "median_order_statistics";
+		g->coverage = iv.coverage;
+		g->lo = iv.lo;
+		g->hi = iv.hi;
+		g->verdict = judge_interval(iv.lo, iv.hi, g->limit, !cm->better_higher);
+		g->reason = xasprintf("%s %s median %g %s [%g, %g] (%zu runs, exact %.1f %%) "
+				      "against a budget of %s%g %s: %s",
+				      s->variant, cm->name, s->median, cm->unit, iv.lo, iv.hi, s->n,
+				      iv.coverage * 100, cm->better_higher ? "at least " : "at most ",
+				      g->limit, cm->unit, verdict_clause(g->verdict));
+	}
+	free(v);
+}
+
+void gates_judge(const struct compare_config *cfg, struct comparison *c)
+{
+	size_t fail = 0, inconclusive = 0;
+
+	c->gates = xcalloc(cfg->ngates * cfg->nvariants + 1, sizeof(*c->gates));
+	for (size_t k = 0; k < cfg->ngates; k++) {
+		const struct compare_gate_def *gd = &cfg->gates[k];
+		size_t m = compare_metric_index(c, gd->metric);
+
+		for (size_t v = 0; v < cfg->nvariants; v++) {
+			struct cmp_gate *g;
+			if (v == cfg->reference)
+				continue;
+			g = &c->gates[c->ngates++];
+			g->metric = gd->metric;
+			g->variant = cfg->variants[v];
+			g->kind = gd->kind;
+			g->limit = gd->limit;
+			if (m == SIZE_MAX) {
+				g->verdict = GATE_INCONCLUSIVE;
+				g->reason = xasprintf("metric '%s' was not recorded", gd->metric);
+			} else if (gd->kind == GATE_BUDGET) {
+				judge_budget(c, &c->metrics[m], &c->metrics[m].samples[v], g);
+			} else {
+				judge_change(&c->metrics[m], &c->metrics[m].samples[v], g);
+			}
+			fail += g->verdict == GATE_FAIL;
+			inconclusive += g->verdict == GATE_INCONCLUSIVE;
+		}
+	}
+	if (!c->ngates)
+		c->decision = DECISION_NONE;
+	else if (fail)
+		c->decision = DECISION_REJECTED;
+	else if (inconclusive)
+		c->decision = DECISION_INCONCLUSIVE;
+	else
+		c->decision = DECISION_ACCEPTED;
+}
+
+/* Whether metric name is gated by cfg (any kind), or there are no gates and it is wall. */
+static int sized(const struct compare_config *cfg, const char *name)
+{
+	if (!cfg->ngates)
+		return !strcmp(name, COMPARE_WALL);
+	for (size_t k = 0; k < cfg->ngates; k++)
+		if (!strcmp(cfg->gates[k].metric, name))
+			return 1;
+	return 0;
+}
+
+/*
+ * What the sample size allows: the worst case over the gated metrics
+ * (wall when nothing is gated) and the compared variants — the fewest
+ * counted runs and pairs, and the largest of the smallest p each test
+ * can give with the values' ties as they are.
+ */
+void gates_sample_size(const struct compare_config *cfg, struct comparison *c)
+{
+	int first = 1;
+
+	c->mw_n_needed = stats_mw_n_needed(c->alpha);
+	c->wsr_n_needed = stats_wsr_n_needed(c->alpha);
+	c->mw_min_p = 0;
+	c->wsr_min_p = 0;
+	for (size_t m = 0; m < c->nmetrics; m++) {
+		const struct cmp_metric *cm = &c->metrics[m];
+		const struct cmp_sample *ref = &cm->samples[cfg->reference];
+
+		if (!sized(cfg, cm->name))
+			continue;
+		for (size_t v = 0; v < cm->nsamples; v++) {
+			const struct cmp_sample *s = &cm->samples[v];
+			size_t n = s->n < ref->n ? s->n : ref->n;
+			double p = s->has_mw ? s->mw_min_p : stats_mw_min_p(ref->n, s->n);
+			double wp = s->has_paired ? s->wsr_min_p : 1;
+
+			/* A variant without counted runs has no comparison to qualify. */
+			if (v == cfg->reference || !n)
+				continue;
+			if (first || n < c->min_n)
+				c->min_n = n;
+			if (first || s->pairs < c->min_pairs)
+				c->min_pairs = s->pairs;
+			if (first || wp > c->wsr_min_p)
+				c->wsr_min_p = wp;
+			if (first || p > c->mw_min_p) {
+				c->mw_min_p = p;
+				c->min_n_ref = ref->n;
+				c->min_n_other = s->n;
+				c->size_metric = cm->name;
+			}
+			first = 0;
+		}
+	}
+	if (first) {
+		c->mw_min_p = 1;
+		c->wsr_min_p = 1;
+		c->min_n = c->min_pairs = 0;
+	}
+	c->pairs_needed_ci = stats_wsr_interval_n_needed(c->confidence);
+	c->runs_needed_ci = stats_mw_interval_n_needed(c->confidence);
+}
+
