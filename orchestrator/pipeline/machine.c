@@ -1,11 +1,14 @@
 /*
  * machine: the real machine behind struct machine_ops (machine.h): each
- * operation is the run/, measure/ or util/ function it stands for.
+ * operation is the run/, measure/ or util/ function (or system call) it
+ * stands for, and nothing more.
  */
 #include "pipeline/machine.h"
 
-#include "run/proc.h"
+#include "measure/overlap.h"
+#include "measure/peers.h"
 #include "measure/sysstat.h"
+#include "run/proc.h"
 #include "util/clock.h"
 
 static int real_run(void *arg, const struct proc_spec *spec, struct proc_result *res)
@@ -32,6 +35,30 @@ static int real_sleep(void *arg, int64_t ns, void (*tick)(void *, int64_t), void
 	return proc_sleep(ns, tick, tick_arg);
 }
 
+static void real_utc(void *arg, struct timespec *out)
+{
+	(void)arg;
+	clock_gettime(CLOCK_REALTIME, out);
+}
+
+static void real_loadavg(void *arg, struct loadavg *out)
+{
+	(void)arg;
+	loadavg_read(out);
+}
+
+static void real_overlap_scan(void *arg, struct overlap_watch *w)
+{
+	(void)arg;
+	overlap_watch_scan(w);
+}
+
+static void real_peers_look(void *arg, struct peers *p, struct peers_look *out)
+{
+	(void)arg;
+	peers_look_now(p, out);
+}
+
 const struct machine_ops *machine_real(void)
 {
 	static const struct machine_ops real = {
@@ -39,6 +66,10 @@ const struct machine_ops *machine_real(void)
 		.cpustat = real_cpustat,
 		.now = real_now,
 		.sleep = real_sleep,
+		.utc = real_utc,
+		.loadavg = real_loadavg,
+		.overlap_scan = real_overlap_scan,
+		.peers_look = real_peers_look,
 		.arg = NULL,
 	};
 	return &real;

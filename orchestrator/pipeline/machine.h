@@ -1,22 +1,32 @@
 /*
  * machine: what the pipeline needs of the machine it runs on — run a
- * process, read how busy a set of CPUs has been, read the clock, sleep —
- * as one small table of operations, the way hyperfine's executor trait
- * lets its tests run the benchmark loop on a mock. The runner takes it
+ * process, read how busy a set of CPUs has been and what else ran (load
+ * averages, load.exclusive processes, other abev runs), read the
+ * monotonic and the UTC clock, sleep — as one small table of operations,
+ * the way hyperfine's executor trait lets its tests run the benchmark
+ * loop on a mock. The runner takes it
  * through runner_options (NULL: the real machine, machine_real()), and
  * run_slot.c makes every slot's run, load sample, gap and wait for a
- * quieter machine through it, so that unit tests drive repeats, discards,
- * waits, fail-fast, looks and status on scripted runs and loads
- * (tests/unit/test_pipeline.c). What the evidence needs of the host
- * (versions, hashes, metadata) and the setup and cleanup steps stay real.
+ * quieter machine through it, and runner.c its clocks and the wait for
+ * other abev runs, so that unit tests drive repeats, discards, waits,
+ * fail-fast, looks and status on scripted runs and loads
+ * (tests/unit/test_pipeline.c, test_pipeline_seam.c). What the evidence
+ * needs of the host (versions, hashes, metadata), the setup, cleanup and
+ * prepare steps, the registration with other abev runs (peers_join(),
+ * peers_blocker()) and the evidence's files stay real.
  */
 #ifndef ABEV_MACHINE_H
 #define ABEV_MACHINE_H
 
 #include <stdint.h>
+#include <time.h>
 
 struct cpulist;
 struct cpustat;
+struct loadavg;
+struct overlap_watch;
+struct peers;
+struct peers_look;
 struct proc_spec;
 struct proc_result;
 
@@ -32,10 +42,22 @@ struct machine_ops {
 	 * 0, or the interrupt signal that cut it short.
 	 */
 	int (*sleep)(void *arg, int64_t ns, void (*tick)(void *, int64_t), void *tick_arg);
+	/* clock_gettime(CLOCK_REALTIME): the UTC wall clock, a label only. */
+	void (*utc)(void *arg, struct timespec *out);
+	/* loadavg_read(): the load averages now; out->valid 0 when unknown. */
+	void (*loadavg)(void *arg, struct loadavg *out);
+	/* overlap_watch_scan(): adds to w the load.exclusive processes running now. */
+	void (*overlap_scan)(void *arg, struct overlap_watch *w);
+	/* peers_look_now(): the other abev runs now (peers.h). */
+	void (*peers_look)(void *arg, struct peers *p, struct peers_look *out);
 	void *arg;
 };
 
-/* The real machine: proc_run(), cpustat_read_set(), mono_ns(), proc_sleep(). */
+/*
+ * The real machine: proc_run(), cpustat_read_set(), mono_ns(),
+ * proc_sleep(), CLOCK_REALTIME, loadavg_read(), overlap_watch_scan(),
+ * peers_look_now().
+ */
 const struct machine_ops *machine_real(void);
 
 #endif

@@ -65,6 +65,7 @@ struct tick_ctx {
 	struct progress *prog;
 	int64_t gap_total_ns;
 	struct overlap_watch *watch;
+	const struct machine_ops *m;  /* scans watch, when set */
 };
 
 static void run_tick(void *arg, int64_t elapsed_ns)
@@ -72,7 +73,7 @@ static void run_tick(void *arg, int64_t elapsed_ns)
 	struct tick_ctx *t = arg;
 	progress_tick(t->prog, elapsed_ns);
 	if (t->watch)
-		overlap_watch_scan(t->watch);
+		t->m->overlap_scan(t->m->arg, t->watch);
 }
 
 static void gap_tick(void *arg, int64_t elapsed_ns)
@@ -141,7 +142,7 @@ static void record_unprepared(struct run_state *st, struct invocation *inv)
 {
 	const struct invocation_prepare *p = inv->prepare;
 
-	run_now_utc(inv->start_utc);
+	run_now_utc(st, inv->start_utc);
 	memcpy(inv->end_utc, inv->start_utc, sizeof(inv->end_utc));
 	inv->cpu_wait_note = xstrdup("the command was not run: its prepare command failed");
 	if (p->interrupt_signal) {
@@ -317,22 +318,23 @@ static int measure(struct run_state *st, const struct proc_spec *spec, struct in
 		   struct proc_result *res, const struct cpulist *run_cpus,
 		   struct cpustat *cs_before, struct cpustat *cs_after)
 {
+	const struct machine_ops *m = st->m;
 	struct peers_look look_before = PEERS_LOOK_INIT, look_after = PEERS_LOOK_INIT;
 	int ret = -1;
 
 	judge_before(st->judge, inv);
-	loadavg_read(&inv->load_before);
-	peers_look_now(&st->peers, &look_before);
-	overlap_watch_scan(&st->watch);
-	st->m->cpustat(st->m->arg, run_cpus, cs_before);
-	if (st->m->run(st->m->arg, spec, res) < 0)
+	m->loadavg(m->arg, &inv->load_before);
+	m->peers_look(m->arg, &st->peers, &look_before);
+	m->overlap_scan(m->arg, &st->watch);
+	m->cpustat(m->arg, run_cpus, cs_before);
+	if (m->run(m->arg, spec, res) < 0)
 		goto out;
-	st->m->cpustat(st->m->arg, run_cpus, cs_after);
-	overlap_watch_scan(&st->watch);
-	peers_look_now(&st->peers, &look_after);
+	m->cpustat(m->arg, run_cpus, cs_after);
+	m->overlap_scan(m->arg, &st->watch);
+	m->peers_look(m->arg, &st->peers, &look_after);
 	peers_overlap(&st->peers, &look_before, &look_after, &st->watch);
 	overlap_watch_take(&st->watch, &inv->overlaps, &inv->noverlaps, &inv->overlaps_unnamed);
-	loadavg_read(&inv->load_after);
+	m->loadavg(m->arg, &inv->load_after);
 	ret = 0;
 out:
 	peers_look_release(&look_before);
@@ -523,7 +525,7 @@ static int run_process(struct run_state *st, const struct plan_variant *v, char 
 	int err = 0;
 	char *cg_name = xasprintf("%u", inv->seq);
 	struct cpulist cpus = CPULIST_INIT;
-	struct tick_ctx tick = { &st->prog, 0, &st->watch };
+	struct tick_ctx tick = { &st->prog, 0, &st->watch, st->m };
 	struct proc_result res;
 	struct cpustat cs_before, cs_after;
 	int ret = -1;
@@ -752,7 +754,7 @@ static int wait_gap(struct run_state *st)
 {
 	if (st->have_prev) {
 		int64_t wait = st->next_start - st->m->now(st->m->arg);
-		struct tick_ctx t = { &st->prog, wait, NULL };
+		struct tick_ctx t = { &st->prog, wait, NULL, NULL };
 		if (wait > 0 && st->m->sleep(st->m->arg, wait, gap_tick, &t))
 			st->interrupt = proc_interrupted();
 	}

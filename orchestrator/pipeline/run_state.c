@@ -78,10 +78,10 @@ void run_state_note_tampered_cb(void *ctx, char *note)
 	run_state_note_tampered(ctx, note);
 }
 
-void run_now_utc(char out[UTC_STAMP_LEN])
+void run_now_utc(const struct run_state *st, char out[UTC_STAMP_LEN])
 {
 	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
+	st->m->utc(st->m->arg, &ts);
 	utc_format(out, &ts);
 }
 

@@ -260,7 +260,7 @@ static void finish_evidence(struct run_state *st, enum run_status *final, int *s
 
 	check_evidence(st);
 	for (;;) {
-		run_now_utc(st->ended);
+		run_now_utc(st, st->ended);
 		if (run_state_write(st, 1) < 0)
 			st->runtime_error = 1;
 		*final = run_state_status(st, 1);
@@ -340,7 +340,7 @@ static int join_peers(struct run_state *st)
 	char *abs = cwd ? path_join(cwd, out) : xstrdup(out);
 	struct overlap_hit who;
 	long last = 0;
-	int64_t t0 = mono_ns();
+	int64_t t0 = st->m->now(st->m->arg);
 
 	peers_join(&st->peers, abs);
 	free(abs);
@@ -361,7 +361,7 @@ static int join_peers(struct run_state *st)
 	if (!opt->wait)
 		goto start;
 	while (peers_blocker(&st->peers, &who)) {
-		double waited = (double)(mono_ns() - t0) / 1e9;
+		double waited = (double)(st->m->now(st->m->arg) - t0) / 1e9;
 
 		if (opt->wait_max_seconds >= 0 && waited >= opt->wait_max_seconds) {
 			run_state_note(st, xasprintf("abev waited %.0f s, its limit (--wait-max), for "
@@ -383,10 +383,10 @@ static int join_peers(struct run_state *st)
 		}
 		last = who.pid;
 		overlap_hit_release(&who);
-		if (proc_sleep(PEERS_POLL_NS, NULL, NULL))
+		if (st->m->sleep(st->m->arg, PEERS_POLL_NS, NULL, NULL))
 			break;
 	}
-	st->waited_ns = mono_ns() - t0;
+	st->waited_ns = st->m->now(st->m->arg) - t0;
 	if (proc_interrupted()) {
 		run_state_note(st, xasprintf("abev received %s while waiting for another abev run "
 					     "on this host to finish; no invocation ran",
@@ -492,7 +492,7 @@ static int run_setup(struct run_state *st, struct sched_slot **slots, size_t *ns
 	schedule_build(plan->order, plan->seed, plan->nvariants, plan->warmups, plan->runs, slots,
 		       nslots);
 	st->planned = *nslots;
-	run_now_utc(st->started);
+	run_now_utc(st, st->started);
 	if (run_state_write(st, 0) < 0)
 		return -1;
 	progress_init(&st->prog, st->opt->progress, *nslots, plan->gap_seconds);

@@ -191,7 +191,7 @@ static void run_scripted(struct scratch *sc, const char *text, struct machine *m
 	struct plan plan;
 	struct runner_options opt = { 0 };
 	struct runner_result res = { 0 };
-	struct machine_ops ops = { m_run, m_cpustat, m_now, m_sleep, m };
+	struct machine_ops ops = *machine_real();
 	struct strbuf json = STRBUF_INIT;
 	char *path;
 	char lock[96];
@@ -208,6 +208,12 @@ static void run_scripted(struct scratch *sc, const char *text, struct machine *m
 	opt.reproduce = "abev run scripted.json";
 	opt.wait = 1;
 	opt.wait_max_seconds = 0;
+	/* Runs, CPU load, clock and sleep scripted; the other samples the real ones. */
+	ops.run = m_run;
+	ops.cpustat = m_cpustat;
+	ops.now = m_now;
+	ops.sleep = m_sleep;
+	ops.arg = m;
 	opt.machine = &ops;
 	*outcome = runner_run(&plan, &opt, &res);
 	plan_release(&plan);
