@@ -15,6 +15,7 @@
 #include "plan/plan.h"
 #include "report/contention.h"
 #include "report/summary.h"
+#include "report/timing.h"
 #include "util/strbuf.h"
 #include "util/escape.h"
 
@@ -266,6 +267,9 @@ void run_summary_print(const struct run_state *st, enum run_status final, int se
 		free(why);
 	}
 	fputc('\n', f);
+	/* bench is hyperfine's command: each command's times first, as hyperfine shows them. */
+	if (opt->bench)
+		timing_print(f, &st->cmp, st->invs, st->ninvs, 0);
 	summary_print(f, &st->cmp, 0);
 	if (bench_ran_shell(st))
 		fputs("note: times include the shell's start-up (sh -c); -N runs without a shell\n", f);

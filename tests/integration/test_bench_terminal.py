@@ -1,0 +1,104 @@
+"""What abev bench prints on the terminal, as hyperfine prints it: each
+command's block of times (Time (mean ± σ), Range (min … max), the runs,
+User and System). The figures are checked against
+what result.json recorded of the same runs, never against the clock.
+
+Every bench passes --max-cpu-wait-pct 100 and --max-load-wait 0: the
+machine is shared, and contention is not what these tests are about."""
+import json
+import os
+import re
+import subprocess
+import unittest
+
+from common import ABEV, AbevTestCase
+
+QUIET_LOAD = ("--max-cpu-wait-pct", "100", "--max-load-wait", "0")
+UNIT_MS = {"ns": 1e-6, "µs": 1e-3, "ms": 1.0, "s": 1e3}
+NUM = r"([0-9.]+) (ns|µs|ms|s)"
+
+
+class BenchTerminalCase(AbevTestCase):
+    def bench(self, *args, env=None):
+        """abev bench with args in the scratch directory, stdout piped; completed."""
+        e = dict(os.environ)
+        e.update(env or {})
+        cp = subprocess.run([ABEV, "bench", *args, *QUIET_LOAD], capture_output=True,
+                            text=True, timeout=300, cwd=self.tmp, stdin=subprocess.DEVNULL,
+                            env=e)
+        self.assertEqual(cp.returncode, 0, cp.stdout + cp.stderr)
+        return cp
+
+    def wall(self, ev):
+        """result.json's wall samples by variant."""
+        with open(self.path(ev, "result.json"), encoding="utf-8") as f:
+            cmp = json.load(f)["comparison"]
+        m = next(m for m in cmp["metrics"] if m["name"] == "wall" and m["source"] == "builtin")
+        return {s["variant"]: s for s in m["variants"]}
+
+    def assert_shown(self, text, unit, recorded):
+        """A figure as shown stands for the recorded one (ms), to its printed digits."""
+        shown = float(text) * UNIT_MS[unit]
+        decimals = len(text.split(".")[1]) if "." in text else 0
+        self.assertLessEqual(abs(shown - recorded), 0.51 * 10 ** -decimals * UNIT_MS[unit],
+                             f"{text} {unit} shown for {recorded} ms")
+
+
+class TestFigures(BenchTerminalCase):
+    def test_one_command_prints_its_times(self):
+        cp = self.bench("-N", "sleep 0.01", "-r", "3", "--out", "ev")
+        lines = cp.stdout.splitlines()
+        self.assertIn("Benchmark 1: sleep-0.01", lines)
+        at = lines.index("Benchmark 1: sleep-0.01")
+        time = re.fullmatch(r"  Time \(mean ± σ\): +" + NUM + r" ± +" + NUM +
+                            r" +\[User: " + NUM + r", System: " + NUM + r"\]", lines[at + 1])
+        self.assertIsNotNone(time, lines[at + 1])
+        rng = re.fullmatch(r"  Range \(min … max\): +" + NUM + r" … +" + NUM + r" +(\d+) runs",
+                           lines[at + 2])
+        self.assertIsNotNone(rng, lines[at + 2])
+        # One unit for the whole block, chosen from the mean, as hyperfine.
+        units = set(time.groups()[1::2]) | set(rng.groups()[1:4:2])
+        self.assertEqual(len(units), 1, lines[at + 1:at + 3])
+        s = self.wall("ev")["sleep-0.01"]
+        self.assertEqual(int(rng.group(5)), s["n"])
+        self.assertEqual(s["n"], 3)
+        self.assert_shown(time.group(1), time.group(2), s["mean"])
+        self.assert_shown(time.group(3), time.group(4), s["sd"])
+        self.assert_shown(rng.group(1), rng.group(2), s["min"])
+        self.assert_shown(rng.group(3), rng.group(4), s["max"])
+        # The block comes before the decision, which has nothing to compare.
+        decision = next(i for i, l in enumerate(lines) if l.startswith("decision: "))
+        self.assertGreater(decision, at + 2)
+        self.assertEqual(lines[decision], "decision: no decision: the plan sets no gate")
+        with open(self.path("ev", "report.md"), encoding="utf-8") as f:
+            self.assertNotIn("Benchmark 1:", f.read())
+
+    def test_a_single_run_has_no_spread(self):
+        cp = self.bench("-N", "true", "-r", "1", "--out", "ev")
+        lines = cp.stdout.splitlines()
+        at = lines.index("Benchmark 1: true")
+        self.assertRegex(lines[at + 1], r"^  Time \(abs ≡\): +" + NUM + r" +\[User: ")
+        self.assertFalse(lines[at + 2].startswith("  Range"), lines[at + 2])
+
+    def test_each_command_has_its_block_before_the_comparison(self):
+        cp = self.bench("-N", "true", "sleep 0.001", "-n", "a", "-n", "b", "-r", "2",
+                        "--out", "ev")
+        lines = cp.stdout.splitlines()
+        a, b = lines.index("Benchmark 1: a"), lines.index("Benchmark 2: b")
+        decision = next(i for i, l in enumerate(lines) if l.startswith("decision: "))
+        self.assertLess(a, b)
+        self.assertLess(b, decision)
+        self.assertRegex(lines[b + 2], r"^  Range \(min … max\): .* 2 runs$")
+        # The comparison's rows follow, one format for both.
+        self.assertRegex(lines[decision + 1], r"^  b +wall ")
+
+    def test_quiet_and_json_keep_stdout_to_themselves(self):
+        cp = self.bench("-N", "true", "-r", "1", "--out", "q", "--quiet")
+        self.assertNotIn("Benchmark 1", cp.stdout + cp.stderr)
+        cp = self.bench("-N", "true", "-r", "1", "--out", "j", "--json")
+        json.loads(cp.stdout)
+        self.assertIn("Benchmark 1: true", cp.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
