@@ -89,6 +89,47 @@ void summary_gate_limit(struct strbuf *sb, const struct cmp_metric *m, const str
 	}
 }
 
+/*
+ * Without a gate there is no decision, but there is still an answer:
+ * hyperfine's "Summary: b ran 1.53 ± 0.05 times slower than a", here the
+ * ratio of wall times with the interval the gates would judge, told as
+ * not gated. Variants without a change (no counted run) are left to the
+ * reasons that follow.
+ */
+static void summary_ungated(struct strbuf *sb, const struct comparison *c)
+{
+	const struct cmp_metric *m = NULL;
+	const char *ref = NULL;
+	size_t told = 0;
+
+	for (size_t i = 0; i < c->nmetrics && !m; i++)
+		if (!strcmp(c->metrics[i].name, COMPARE_WALL) &&
+		    !strcmp(c->metrics[i].source, "builtin"))
+			m = &c->metrics[i];
+	for (size_t v = 0; m && v < m->nsamples; v++)
+		if (m->samples[v].is_reference)
+			ref = m->samples[v].variant;
+	for (size_t v = 0; ref && v < m->nsamples; v++) {
+		const struct cmp_sample *s = &m->samples[v];
+		int clear = cmp_estimate(s) != 1 &&
+			    !(s->has_gi && s->gi_lo <= 1 && 1 <= s->gi_hi);
+
+		if (s->is_reference || !s->has_change)
+			continue;
+		strbuf_adds(sb, told++ ? ", " : "; not a gated decision, by wall time: ");
+		if (clear) {
+			strbuf_addf(sb, "'%s' ran ", s->variant);
+			summary_ratio(sb, m, s);
+			strbuf_addf(sb, " than '%s'", ref);
+		} else {
+			strbuf_addf(sb, "'%s' against '%s': ", s->variant, ref);
+			summary_ratio(sb, m, s);
+		}
+		if (!s->has_gi && s->gi_note)
+			strbuf_addf(sb, " (no interval: %s)", s->gi_note);
+	}
+}
+
 void summary_decision(struct strbuf *sb, const struct comparison *c)
 {
 	size_t fail = 0, inconclusive = 0;
@@ -101,6 +142,7 @@ void summary_decision(struct strbuf *sb, const struct comparison *c)
 	switch (c->decision) {
 	case DECISION_NONE:
 		strbuf_adds(sb, ": the plan sets no gate");
+		summary_ungated(sb, c);
 		break;
 	case DECISION_ACCEPTED:
 		strbuf_addf(sb, ": all %zu gate%s passed", c->ngates, c->ngates == 1 ? "" : "s");

@@ -1,6 +1,7 @@
 """What abev bench prints on the terminal, as hyperfine prints it: each
 command's block of times (Time (mean ± σ), Range (min … max), the runs,
-User and System). The figures are checked against
+User and System), and without a gate a verdict that still gives the
+wall-time ratio, marked as not gated. The figures are checked against
 what result.json recorded of the same runs, never against the clock.
 
 Every bench passes --max-cpu-wait-pct 100 and --max-load-wait 0: the
@@ -98,6 +99,40 @@ class TestFigures(BenchTerminalCase):
         cp = self.bench("-N", "true", "-r", "1", "--out", "j", "--json")
         json.loads(cp.stdout)
         self.assertIn("Benchmark 1: true", cp.stderr)
+
+
+class TestUngated(BenchTerminalCase):
+    def test_verdict_gives_the_ratio_without_a_gate(self):
+        cp = self.bench("-N", "true", "sleep 0.002", "-n", "a", "-n", "b", "-r", "6",
+                        "--out", "ev")
+        line = next(l for l in cp.stdout.splitlines() if l.startswith("decision: "))
+        prefix = "decision: no decision: the plan sets no gate; not a gated decision, " \
+                 "by wall time: "
+        self.assertTrue(line.startswith(prefix), line)
+        rest = line[len(prefix):]
+        s = self.wall("ev")["b"]
+        gi = s["gate_interval"]
+        # Six rounds pair: the interval the gates would judge, and its estimate.
+        self.assertIsNotNone(gi["point"], gi)
+        lo, hi = gi["ratio"]
+        est = gi["point"]
+        if lo <= 1 <= hi:
+            self.assertEqual(rest, f"'b' against 'a': no clear difference: {est:.2f}× "
+                                   f"[{lo:.2f}, {hi:.2f}]")
+        elif est >= 1:
+            self.assertEqual(rest, f"'b' ran {est:.2f}× slower [{lo:.2f}, {hi:.2f}] than 'a'")
+        else:
+            self.assertEqual(rest, f"'b' ran {1 / est:.2f}× faster [{1 / hi:.2f}, "
+                                   f"{1 / lo:.2f}] than 'a'")
+        # report.md's verdict says the same.
+        with open(self.path("ev", "report.md"), encoding="utf-8") as f:
+            self.assertIn("not a gated decision, by wall time: ", f.read())
+
+    def test_few_runs_say_why_there_is_no_interval(self):
+        cp = self.bench("-N", "true", "true", "-n", "a", "-n", "b", "-r", "2", "--out", "ev")
+        line = next(l for l in cp.stdout.splitlines() if l.startswith("decision: "))
+        self.assertRegex(line, r"by wall time: 'b' (ran [0-9.]+× \w+ than 'a'|against 'a': "
+                               r"[0-9.]+× \(no change\)) \(no interval: needs at least ")
 
 
 if __name__ == "__main__":

@@ -294,7 +294,9 @@ class Verdict(AbevTestCase):
         self.assertAlmostEqual(t["change_pct"], 10.0, delta=1e-9)
         self.assertEqual(t["paired"]["pairs"], 4)
         self.assertEqual(cmp["decision"], "no decision")
-        self.assertIn("**Decision: no decision: the plan sets no gate.**", report)
+        # No gate, so no decision; the wall-time ratio is given all the same, as not gated.
+        self.assertIn("**Decision: no decision: the plan sets no gate; not a gated decision, "
+                      "by wall time: ", report)
         # 5 runs a side: the smallest exact two-sided p is 2 / C(10, 5).
         self.assertAlmostEqual(cmp["sample_size"]["mann_whitney_min_p"], 2 / math.comb(10, 5))
         # ABBA order: each variant ran first in some rounds, so slots can be told apart.

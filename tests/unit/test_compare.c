@@ -1094,7 +1094,11 @@ static void test_missing_says_why(void **state)
 	/* third's runs count for the built-ins: a missing metric is left out alone. */
 	assert_int_equal(sample(&c, "wall", "third")->n, 3);
 	summary_decision(&sb, &c);
-	assert_string_equal(sb.buf, "no decision: the plan sets no gate; 'cand' has no counted run: "
+	/* No gate: the wall-time ratio of the variant that has one, then what the others lack. */
+	assert_string_equal(sb.buf, "no decision: the plan sets no gate; not a gated decision, by "
+				    "wall time: 'third' against 'base': 1.00\xc3\x97 (no change) "
+				    "(no interval: needs at least 4 rounds for 95 % (has 3; below 6 "
+				    "rounds the interval is unpaired)); 'cand' has no counted run: "
 				    "2 of 3 runs failed: exit_code guard failed: exited with code 1 "
 				    "(allowed: 0), 1 for other reasons; its stderr ends: boom; metric 't' "
 				    "has no value in any counted run of 'third': metric 't' did not "
