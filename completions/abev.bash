@@ -64,9 +64,10 @@ _abev()
 		--passphrase-file|--bundle) _abev_files; return 0 ;;
 		--passphrase-env) COMPREPLY=($(compgen -v -- "$cur")); return 0 ;;
 		--host-label|--max-cpu-wait-pct|--max-load-wait|--wait-max|--run-as) return 0 ;;
+		--color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return 0 ;;
 		esac
 		if [[ $cur == -* ]]; then
-			COMPREPLY=($(compgen -W '-o --out -k --key --unsigned --passphrase-file --passphrase-env --insecure-key-mode --bundle --host-label --max-cpu-wait-pct --max-load-wait --wait --no-wait --wait-max -q --quiet --json --run-as --dry-run -h --help' -- "$cur"))
+			COMPREPLY=($(compgen -W '-o --out -k --key --unsigned --passphrase-file --passphrase-env --insecure-key-mode --bundle --host-label --max-cpu-wait-pct --max-load-wait --wait --no-wait --wait-max -q --quiet --color --json --run-as --dry-run -h --help' -- "$cur"))
 			return 0
 		fi
 		_abev_files '*.json'
@@ -79,9 +80,10 @@ _abev()
 		-k|--key) _abev_files '*.key'; return 0 ;;
 		--save-plan|--passphrase-file|--bundle|--export-json|--export-csv|--export-junit|--export-markdown) _abev_files; return 0 ;;
 		--passphrase-env) COMPREPLY=($(compgen -v -- "$cur")); return 0 ;;
+		--color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return 0 ;;
 		esac
 		if [[ $cur == -* ]]; then
-			COMPREPLY=($(compgen -W '-r --runs -w --warmup -n --name -N --no-shell -s --setup -c --cleanup --prepare --gap --order --cpus --results --min-executed --metric --max-regression -L --parameter-list -P --parameter-scan -D --parameter-step-size -i --ignore-failure -m --min-runs -M --max-runs --until-decided -o --out -k --key --unsigned --save-plan --passphrase-file --passphrase-env --insecure-key-mode --bundle --host-label --max-cpu-wait-pct --max-load-wait --wait --no-wait --wait-max -q --quiet --json --command-name -S --shell --export-json --export-csv --export-junit --export-markdown -h --help' -- "$cur"))
+			COMPREPLY=($(compgen -W '-r --runs -w --warmup -n --name -N --no-shell -s --setup -c --cleanup --prepare --gap --order --cpus --results --min-executed --metric --max-regression -L --parameter-list -P --parameter-scan -D --parameter-step-size -i --ignore-failure -m --min-runs -M --max-runs --until-decided -o --out -k --key --unsigned --save-plan --passphrase-file --passphrase-env --insecure-key-mode --bundle --host-label --max-cpu-wait-pct --max-load-wait --wait --no-wait --wait-max -q --quiet --color --json --command-name -S --shell --export-json --export-csv --export-junit --export-markdown -h --help' -- "$cur"))
 			return 0
 		fi
 		;;

@@ -33,6 +33,7 @@
 #include "seal/signkey.h"
 #include "util/name_rule.h"
 #include "util/alloc.h"
+#include "util/colour.h"
 #include "util/env.h"
 #include "util/errlist.h"
 #include "util/escape.h"
@@ -49,7 +50,7 @@ static const char run_usage[] =
 	"                [--passphrase-file F | --passphrase-env VAR] [--insecure-key-mode]\n"
 	"                [--host-label LABEL] [--max-cpu-wait-pct P] [--quiet]\n"
 	"                [--wait | --no-wait | --wait-max SECONDS] [--run-as USER] [--json]\n"
-	"                [--dry-run]\n";
+	"                [--color WHEN] [--dry-run]\n";
 
 static const char run_about[] =
 	"Runs every variant of PLAN (a JSON plan, schema \"abev.plan/1\") as fresh\n"
@@ -213,6 +214,8 @@ struct run_args {
 	int bench;             /* abev bench, not abev run: its advice names bench's options */
 	double max_wait_pct;   /* --max-cpu-wait-pct, once checked */
 	const char *load_wait; /* --max-load-wait SECONDS */
+	const char *color;     /* --color WHEN */
+	enum colour_when colour; /* --color, once checked */
 	double load_wait_seconds; /* --max-load-wait, once checked */
 	enum signkey_source key_src; /* where key_path came from, once checked */
 };
@@ -257,6 +260,12 @@ struct run_args {
 		     "that overlap are discarded and repeated; 0 does not wait") }, \
 	{ CLI_FLAG('q', "quiet", T, P quiet, "print only the decision line and the evidence " \
 		   "path") }, \
+	{ CLI_STRING(0, "color", T, P color, "WHEN", \
+		     "colour the summary (the verdict, ratios, times): auto, the default, only " \
+		     "on a terminal and unless NO_COLOR is set or TERM is dumb; always; never. " \
+		     "The evidence files never hold colours"), \
+	  .complete = CLI_COMPLETE_WORDS(COLOUR_WHEN_WORDS) }, \
+	{ CLI_STRING(0, "colour", T, P color, "WHEN", "--color"), .flags = CLI_OPT_HIDDEN }, \
 	{ CLI_FLAG(0, "json", T, P json, \
 		   "print the comparison (result.json's \"comparison\") as JSON on stdout; the " \
 		   "other lines go to stderr") }
@@ -297,6 +306,8 @@ static int run_args_check(struct run_args *a, const char *usage)
 	if (a->host_label && !name_rule_ok(a->host_label))
 		return usage_error("'--host-label' must be 1 to 64 characters of [A-Za-z0-9._-]",
 				   usage);
+	if (a->color && colour_when_parse(a->color, &a->colour) < 0)
+		return usage_error("'--color' takes auto, always or never", usage);
 	a->wait_max_seconds = -1;
 	if (a->wait_max && (parse_double(a->wait_max, &a->wait_max_seconds) < 0 ||
 			    !(a->wait_max_seconds >= 0) || a->wait_max_seconds > 1e7))
@@ -473,6 +484,7 @@ static int run_plan(struct plan *plan, const struct run_args *a, const char *pla
 	opt.passphrase_env = a->pass_env;
 	opt.json = a->json;
 	opt.bench = a->bench;
+	opt.colour = a->colour;
 	/*
 	 * Other abev runs: wait for them by default — without a limit on a
 	 * terminal, at most RUN_WAIT_MAX_UNATTENDED seconds without one (CI),
@@ -794,8 +806,10 @@ static const struct cli_foreign hyperfine_options[] = {
 	{ "--output", "hyperfine", "abev keeps every run's output in the evidence "
 	  "(test.log, stderr.log)" },
 	{ "--input", "hyperfine", "give the command its input itself (sh -c 'cmd < FILE')" },
-	{ "--style", "hyperfine", "abev's terminal output has one style; --quiet keeps the "
-	  "decision line and the evidence path" },
+	{ "--style", "hyperfine", "abev's terminal output has one layout: --color=never (or "
+	  "NO_COLOR=1) drops its colours, as --style basic or nocolor; --color=always keeps "
+	  "them off a terminal, as --style color or full; --quiet keeps the decision line and "
+	  "the evidence path" },
 	{ "--time-unit", "hyperfine", "abev shows each figure in the unit that suits it; "
 	  "--export-csv and result.json keep milliseconds" },
 	{ "-u", "hyperfine", "for --time-unit: abev picks the unit per figure" },

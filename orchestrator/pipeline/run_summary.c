@@ -16,6 +16,7 @@
 #include "report/contention.h"
 #include "report/summary.h"
 #include "report/timing.h"
+#include "util/colour.h"
 #include "util/strbuf.h"
 #include "util/escape.h"
 
@@ -223,6 +224,7 @@ void run_summary_print(const struct run_state *st, enum run_status final, int se
 	const struct runner_options *opt = st->opt;
 	FILE *f = opt->json ? stderr : stdout;
 	int quiet = opt->progress == PROGRESS_QUIET;
+	int colour = colour_stream(opt->colour, f);
 	char *root = xstrdup_escaped(st->root);
 
 	if (opt->json) {
@@ -233,7 +235,7 @@ void run_summary_print(const struct run_state *st, enum run_status final, int se
 	}
 	if (quiet) {
 		if (!opt->json)
-			summary_print(f, &st->cmp, 1);
+			summary_print(f, &st->cmp, 1, colour);
 		/* A plan stopped before any run: the decision line alone could not say why. */
 		if (st->gave_up && !st->ninvs) {
 			char *why = xstrdup_escaped(st->gave_up);
@@ -269,8 +271,8 @@ void run_summary_print(const struct run_state *st, enum run_status final, int se
 	fputc('\n', f);
 	/* bench is hyperfine's command: each command's times first, as hyperfine shows them. */
 	if (opt->bench)
-		timing_print(f, &st->cmp, st->invs, st->ninvs, 0);
-	summary_print(f, &st->cmp, 0);
+		timing_print(f, &st->cmp, st->invs, st->ninvs, colour);
+	summary_print(f, &st->cmp, 0, colour);
 	if (bench_ran_shell(st))
 		fputs("note: times include the shell's start-up (sh -c); -N runs without a shell\n", f);
 	fflush(f);

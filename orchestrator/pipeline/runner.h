@@ -15,6 +15,7 @@
 #include "plan/plan.h"
 #include "pipeline/progress.h"
 #include "seal/seal.h"
+#include "util/colour.h"
 
 struct machine_ops;
 
@@ -31,6 +32,7 @@ struct runner_options {
 	const char *passphrase_env;   /* --passphrase-env: its value is recorded hashed, or NULL */
 	int json;                     /* print the comparison as JSON on stdout */
 	int bench;                    /* abev bench: advice names its options, not plan keys */
+	enum colour_when colour;      /* --color: colours in the summary (util/colour.h) */
 	/*
 	 * Other abev runs on this host (peers.h): wait for them to finish
 	 * (wait), at most wait_max_seconds (< 0: no limit) and then go ahead,

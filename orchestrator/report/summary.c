@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "decide/units.h"
+#include "util/colour.h"
 #include "util/escape.h"
 #include "util/strbuf.h"
 
@@ -324,14 +325,6 @@ static size_t text_width(const char *s)
 	return n;
 }
 
-/* s, then blanks to width characters (none when s is wider). */
-static void add_padded(struct strbuf *line, const char *s, size_t width)
-{
-	strbuf_adds(line, s);
-	for (size_t w = text_width(s); w < width; w++)
-		strbuf_addch(line, ' ');
-}
-
 void summary_figures(struct strbuf *sb, const struct cmp_metric *cm, const struct cmp_sample *s)
 {
 	const struct cmp_sample *ref = NULL;
@@ -381,20 +374,129 @@ static void summary_widths(const struct comparison *c, struct summary_widths *w)
 	strbuf_release(&sb);
 }
 
-void summary_print(FILE *f, const struct comparison *c, int quiet)
+/*
+ * Outside text appended to a line printed as it is: escaped as
+ * summary_put_line() would escape it, then coloured sgr (NULL: not), so
+ * that no name can bring an escape of its own in with the colours.
+ */
+static void add_cell(struct strbuf *line, int colour, const char *sgr, const char *text)
+{
+	struct strbuf esc = STRBUF_INIT;
+
+	strbuf_add_escaped_line(&esc, text, strlen(text));
+	if (sgr)
+		colour_add(line, colour, sgr, esc.buf);
+	else
+		strbuf_adds(line, esc.buf);
+	strbuf_release(&esc);
+}
+
+/* add_cell(), then blanks to width characters of text (none when it is wider). */
+static void add_padded_cell(struct strbuf *line, int colour, const char *sgr, const char *text,
+			    size_t width)
+{
+	add_cell(line, colour, sgr, text);
+	for (size_t w = text_width(text); w < width; w++)
+		strbuf_addch(line, ' ');
+}
+
+/* Prints line and a newline to f, as built: every piece of it was escaped. Resets line. */
+static void put_built(FILE *f, struct strbuf *line)
+{
+	strbuf_addch(line, '\n');
+	fputs(line->buf, f);
+	strbuf_reset(line);
+}
+
+/* The verdicts' colours: good green, bad red, undecided yellow; no decision plain. */
+static const char *decision_sgr(enum decision d)
+{
+	return d == DECISION_ACCEPTED ? COLOUR_GREEN
+	       : d == DECISION_REJECTED ? COLOUR_RED
+	       : d == DECISION_INCONCLUSIVE ? COLOUR_YELLOW : NULL;
+}
+
+static const char *gate_sgr(enum gate_verdict v)
+{
+	return v == GATE_FAIL ? COLOUR_RED : v == GATE_PASS ? COLOUR_GREEN : COLOUR_YELLOW;
+}
+
+/* "decision: " and the decision, which begins with its word: that word in its colour. */
+static void print_decision(FILE *f, const struct comparison *c, int colour)
 {
 	struct strbuf sb = STRBUF_INIT, line = STRBUF_INIT;
+	const char *word = decision_name(c->decision);
+
+	summary_decision(&sb, c);
+	strbuf_adds(&line, "decision: ");
+	add_cell(&line, colour, decision_sgr(c->decision), word);
+	add_cell(&line, colour, NULL, sb.buf + strlen(word));
+	put_built(f, &line);
+	strbuf_release(&sb);
+	strbuf_release(&line);
+}
+
+/*
+ * One row: variant, metric, figures, then the change, its ratio in
+ * hyperfine's bold green and the variant in the magenta of its "than
+ * NAME", the p-value and each gate on it with its verdict coloured.
+ */
+static void print_row(FILE *f, const struct comparison *c, const struct cmp_metric *cm,
+		      const struct cmp_sample *s, const struct summary_widths *w, int colour)
+{
+	struct strbuf sb = STRBUF_INIT, line = STRBUF_INIT;
+
+	summary_figures(&sb, cm, s);
+	/* Columns as wide as the widest shown, so that the rows line up. */
+	strbuf_adds(&line, "  ");
+	add_padded_cell(&line, colour, COLOUR_MAGENTA, s->variant, w->variant + 1);
+	add_padded_cell(&line, colour, NULL, cm->name, w->metric + 1);
+	add_padded_cell(&line, colour, NULL, sb.buf, w->figures + 1);
+	strbuf_reset(&sb);
+	if (s->has_change) {
+		summary_ratio(&sb, cm, s);
+		add_cell(&line, colour, COLOUR_BOLD_GREEN, sb.buf);
+		strbuf_reset(&sb);
+		strbuf_adds(&sb, " (");
+		units_add_pct(&sb, cmp_estimate_pct(s));
+		strbuf_addch(&sb, ')');
+	} else {
+		summary_change(&sb, cm, s);
+	}
+	summary_p(&sb, c, s);
+	add_cell(&line, colour, NULL, sb.buf);
+	for (size_t g = 0; g < c->ngates; g++) {
+		const struct cmp_gate *gt = &c->gates[g];
+		if (strcmp(gt->metric, cm->name) || strcmp(gt->variant, s->variant))
+			continue;
+		strbuf_reset(&sb);
+		strbuf_adds(&sb, "  gate ");
+		summary_gate_limit(&sb, cm, gt);
+		strbuf_adds(&sb, ": ");
+		add_cell(&line, colour, NULL, sb.buf);
+		add_cell(&line, colour, gate_sgr(gt->verdict),
+			 gt->verdict == GATE_FAIL ? "FAIL"
+			 : gt->verdict == GATE_PASS ? "pass" : "INCONCLUSIVE");
+		strbuf_reset(&sb);
+		summary_gate_needed(&sb, gt);
+		add_cell(&line, colour, NULL, sb.buf);
+	}
+	put_built(f, &line);
+	strbuf_release(&sb);
+	strbuf_release(&line);
+}
+
+void summary_print(FILE *f, const struct comparison *c, int quiet, int colour)
+{
+	struct strbuf sb = STRBUF_INIT;
 	struct summary_widths w;
 
 	/* The decision can quote a command's stderr: escaped like every line of outside text. */
-	strbuf_adds(&line, "decision: ");
-	summary_decision(&line, c);
-	summary_put_line(f, &line);
+	print_decision(f, c, colour);
 	if (quiet)
 		goto out;
 	if (c->sequential) {
 		const struct compare_sequential *q = c->sequential;
-		strbuf_reset(&sb);
 		for (size_t i = 0; i < q->ntaken; i++)
 			strbuf_addf(&sb, "%s%u %s", i ? ", " : "", q->taken[i].round,
 				    decision_name(q->taken[i].decision));
@@ -410,32 +512,9 @@ void summary_print(FILE *f, const struct comparison *c, int quiet)
 
 		if (!summary_metric_shown(c, cm))
 			continue;
-		for (size_t v = 0; v < cm->nsamples; v++) {
-			const struct cmp_sample *s = &cm->samples[v];
-			if (s->is_reference)
-				continue;
-			strbuf_reset(&sb);
-			summary_figures(&sb, cm, s);
-			/* Columns as wide as the widest shown, so that the rows line up. */
-			strbuf_adds(&line, "  ");
-			add_padded(&line, s->variant, w.variant + 1);
-			add_padded(&line, cm->name, w.metric + 1);
-			add_padded(&line, sb.buf, w.figures + 1);
-			summary_change(&line, cm, s);
-			summary_p(&line, c, s);
-			for (size_t g = 0; g < c->ngates; g++) {
-				const struct cmp_gate *gt = &c->gates[g];
-				if (strcmp(gt->metric, cm->name) || strcmp(gt->variant, s->variant))
-					continue;
-				strbuf_adds(&line, "  gate ");
-				summary_gate_limit(&line, cm, gt);
-				strbuf_addf(&line, ": %s",
-					    gt->verdict == GATE_FAIL ? "FAIL"
-					    : gt->verdict == GATE_PASS ? "pass" : "INCONCLUSIVE");
-				summary_gate_needed(&line, gt);
-			}
-			summary_put_line(f, &line);
-		}
+		for (size_t v = 0; v < cm->nsamples; v++)
+			if (!cm->samples[v].is_reference)
+				print_row(f, c, cm, &cm->samples[v], &w, colour);
 	}
 	strbuf_reset(&sb);
 	summary_sample_size(&sb, c);
@@ -444,5 +523,4 @@ void summary_print(FILE *f, const struct comparison *c, int quiet)
 		fprintf(f, "note: %s\n", summary_acceptance_caveat(c));
 out:
 	strbuf_release(&sb);
-	strbuf_release(&line);
 }

@@ -68,8 +68,10 @@ int summary_metric_shown(const struct comparison *c, const struct cmp_metric *cm
 /*
  * Prints the end of a run to f: the decision, then (unless quiet) one
  * line per metric summary_metric_shown() and compared variant, and the
- * sample-size note.
+ * sample-size note. With colour (util/colour.h decides), the decision's
+ * word, the variants, the ratios and the gates' verdicts are coloured as
+ * hyperfine colours its summary; the text is the same either way.
  */
-void summary_print(FILE *f, const struct comparison *c, int quiet);
+void summary_print(FILE *f, const struct comparison *c, int quiet, int colour);
 
 #endif

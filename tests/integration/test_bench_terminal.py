@@ -1,13 +1,16 @@
 """What abev bench prints on the terminal, as hyperfine prints it: each
 command's block of times (Time (mean ± σ), Range (min … max), the runs,
-User and System), and without a gate a verdict that still gives the
-wall-time ratio, marked as not gated. The figures are checked against
-what result.json recorded of the same runs, never against the clock.
+User and System), without a gate a verdict that still gives the
+wall-time ratio, marked as not gated, and colours on a terminal only
+(run under a pty), never with NO_COLOR or TERM=dumb, never in the
+evidence. The figures are checked against what result.json recorded of
+the same runs, never against the clock.
 
 Every bench passes --max-cpu-wait-pct 100 and --max-load-wait 0: the
 machine is shared, and contention is not what these tests are about."""
 import json
 import os
+import pty
 import re
 import subprocess
 import unittest
@@ -17,6 +20,7 @@ from common import ABEV, AbevTestCase
 QUIET_LOAD = ("--max-cpu-wait-pct", "100", "--max-load-wait", "0")
 UNIT_MS = {"ns": 1e-6, "µs": 1e-3, "ms": 1.0, "s": 1e3}
 NUM = r"([0-9.]+) (ns|µs|ms|s)"
+SGR = re.compile(rb"\x1b\[[0-9;]*m")
 
 
 class BenchTerminalCase(AbevTestCase):
@@ -133,6 +137,92 @@ class TestUngated(BenchTerminalCase):
         line = next(l for l in cp.stdout.splitlines() if l.startswith("decision: "))
         self.assertRegex(line, r"by wall time: 'b' (ran [0-9.]+× \w+ than 'a'|against 'a': "
                                r"[0-9.]+× \(no change\)) \(no interval: needs at least ")
+
+
+class TestColour(BenchTerminalCase):
+    def bench_on_pty(self, out, *args, env=None):
+        """abev bench with stdout on a pseudo-terminal (stderr to a file): its stdout bytes."""
+        e = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "TERM")}
+        e.update(env or {})
+        master, slave = pty.openpty()
+        with open(self.path("stderr-" + out), "wb") as err:
+            p = subprocess.Popen([ABEV, "bench", "-N", *args, "--out", out, *QUIET_LOAD],
+                                 stdin=subprocess.DEVNULL, stdout=slave, stderr=err,
+                                 cwd=self.tmp, env=e)
+        os.close(slave)
+        got = b""
+        try:
+            while True:
+                try:
+                    chunk = os.read(master, 65536)
+                except OSError:   # EIO: the child closed the terminal
+                    break
+                if not chunk:
+                    break
+                got += chunk
+        finally:
+            os.close(master)
+        self.assertEqual(p.wait(timeout=300), 0, got.decode(errors="replace"))
+        self.assertIn(b"decision: ", got)
+        return got
+
+    def assert_evidence_plain(self, ev):
+        """No file of the evidence holds an escape, raw or as JSON writes it."""
+        for root, _, files in os.walk(self.path(ev)):
+            for name in files:
+                with open(os.path.join(root, name), "rb") as f:
+                    data = f.read()
+                self.assertNotIn(b"\x1b", data, os.path.join(root, name))
+                self.assertNotIn(b"\\u001b", data.lower(), os.path.join(root, name))
+
+    def test_colours_on_a_terminal(self):
+        got = self.bench_on_pty("ev", "true", "true", "-r", "2", env={"TERM": "xterm"})
+        self.assertRegex(got, SGR)
+        # hyperfine's: the mean bold green, the runs dim, the compared variant magenta.
+        self.assertRegex(got, rb"Time \(\x1b\[1;32mmean\x1b\[0m ")
+        self.assertIn(b"\x1b[2m2 runs\x1b[0m", got)
+        self.assertIn(b"\x1b[35mtrue-2\x1b[0m", got)
+        self.assert_evidence_plain("ev")
+        with open(self.path("stderr-ev"), "rb") as f:
+            self.assertNotRegex(f.read(), SGR)
+
+    def test_no_colour_where_it_is_not_wanted(self):
+        for out, env, args in [("no-color", {"TERM": "xterm", "NO_COLOR": "1"}, ()),
+                               ("dumb", {"TERM": "dumb"}, ()),
+                               ("never", {"TERM": "xterm"}, ("--color", "never"))]:
+            got = self.bench_on_pty(out, "true", "-r", "1", *args, env=env)
+            self.assertNotRegex(got, SGR, out)
+            self.assertIn(b"Benchmark 1: true", got)
+        # An empty NO_COLOR does not count (no-color.org).
+        got = self.bench_on_pty("empty", "true", "-r", "1", env={"TERM": "xterm", "NO_COLOR": ""})
+        self.assertRegex(got, SGR)
+
+    def test_piped_has_none_unless_asked(self):
+        cp = self.bench("-N", "true", "-r", "1", "--out", "piped", env={"TERM": "xterm"})
+        self.assertNotIn("\x1b", cp.stdout + cp.stderr)
+        cp = self.bench("-N", "true", "-r", "1", "--out", "always", "--color=always",
+                        env={"NO_COLOR": "1"})
+        self.assertIn("\x1b[1;32m", cp.stdout)
+        self.assert_evidence_plain("always")
+
+    def test_verdict_words_are_coloured(self):
+        # The same command twice, 6 rounds: the interval lies well within +1000 %.
+        cp = self.bench("-N", "true", "true", "-r", "6", "--max-regression", "wall=1000",
+                        "--out", "ev", "--color", "always")
+        self.assertIn("decision: \x1b[32maccepted\x1b[0m: all 1 gate passed", cp.stdout)
+        self.assertRegex(cp.stdout, r"gate ≤ \+1000\.00%: \x1b\[32mpass\x1b\[0m")
+        self.assert_evidence_plain("ev")
+
+    def test_color_takes_three_words_and_style_points_to_it(self):
+        cp = subprocess.run([ABEV, "bench", "--color", "maybe", "true"], capture_output=True,
+                            text=True, cwd=self.tmp)
+        self.assertEqual(cp.returncode, 2)
+        self.assertIn("'--color' takes auto, always or never", cp.stderr)
+        cp = subprocess.run([ABEV, "bench", "--style", "basic", "true"], capture_output=True,
+                            text=True, cwd=self.tmp)
+        self.assertEqual(cp.returncode, 2)
+        self.assertIn("--color=never", cp.stderr)
+        self.assertFalse(os.path.exists(self.path("abev-evidence")))
 
 
 if __name__ == "__main__":

@@ -158,6 +158,7 @@ class Tables(AbevTestCase):
     def test_unknown_option_names_the_nearest(self):
         for args, bad, near in [(("run", "p.json", "--dryrun"), "--dryrun", "--dry-run"),
                                 (("bench", "--warmpu", "1", "a"), "--warmpu", "--warmup"),
+                                (("bench", "--colr", "never", "a"), "--colr", "--color"),
                                 (("export", "d", "-format", "csv"), "-format", "--format"),
                                 (("results", "--lst", "f.xml"), "--lst", "--list"),
                                 (("help", "plan", "--markdwn"), "--markdwn", "--markdown")]:
