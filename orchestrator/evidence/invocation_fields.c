@@ -19,6 +19,7 @@
 #include "util/json_out.h"
 #include "util/alloc.h"
 #include "util/compiler.h"
+#include "util/hash.h"
 
 #define OFF(f) offsetof(struct invocation, f)
 #define REQ FIELD_REQUIRED
@@ -153,6 +154,8 @@ static cJSON *logs_json(const struct invocation *inv)
 		jadd_int(l, "bytes_dropped", inv->logs[i].bytes_dropped);
 		jadd_bool(l, "truncated", inv->logs[i].bytes_dropped > 0);
 		jadd_int(l, "bytes_left_out", inv->logs[i].bytes_left_out);
+		jadd_int_or_null(l, "bytes_total", inv->logs[i].bytes_total, inv->logs[i].sha256[0]);
+		jadd_str(l, "sha256", inv->logs[i].sha256[0] ? inv->logs[i].sha256 : NULL);
 		jadd(o, names[i], l);
 	}
 	return o;
@@ -270,6 +273,39 @@ static int read_load(const struct json_in *rd, const cJSON *o, const char *path,
 	return 0;
 }
 
+/*
+ * A stream's whole size and SHA-256: both or neither (null, or absent in
+ * evidence written before abev recorded them).
+ */
+static int read_log_whole(const struct json_in *rd, const cJSON *l, const char *path,
+			  const char *name, struct invocation_log *lg)
+{
+	char *hex = NULL;
+	int64_t total = 0;
+	int got_total, got_hex, ret = -1;
+
+	got_total = json_get_int(rd, l, path, "bytes_total", JSON_NULLABLE, 0, INT64_C(1) << 53,
+				 &total);
+	got_hex = json_get_string(rd, l, path, "sha256", JSON_NULLABLE, &hex);
+	if (got_total < 0 || got_hex < 0)
+		goto out;
+	if (got_total != got_hex) {
+		json_in_error(rd, path, "'logs.%s' has %s but not %s", name,
+			      got_hex ? "sha256" : "bytes_total", got_hex ? "bytes_total" : "sha256");
+		goto out;
+	}
+	if (hex && (strlen(hex) != SHA256_HEX_LEN || strspn(hex, "0123456789abcdef") != SHA256_HEX_LEN)) {
+		json_in_error(rd, path, "'logs.%s.sha256' is not 64 lowercase hex digits", name);
+		goto out;
+	}
+	lg->bytes_total = total;
+	memcpy(lg->sha256, hex ? hex : "", hex ? SHA256_HEX_LEN + 1 : 1);
+	ret = 0;
+out:
+	free(hex);
+	return ret;
+}
+
 /* "logs" is optional: evidence written before abev capped the logs has none. */
 static int read_logs(const struct json_in *rd, const cJSON *o, const char *path,
 		     struct invocation *inv)
@@ -288,7 +324,8 @@ static int read_logs(const struct json_in *rd, const cJSON *o, const char *path,
 				    l ? "not an object" : "missing");
 		if (json_get_int(rd, l, path, "bytes_written", JSON_REQUIRED, 0, INT64_C(1) << 53, &inv->logs[i].bytes_written) < 0 ||
 		    json_get_int(rd, l, path, "bytes_dropped", JSON_REQUIRED, 0, INT64_C(1) << 53, &inv->logs[i].bytes_dropped) < 0 ||
-		    json_get_int(rd, l, path, "bytes_left_out", 0, 0, INT64_C(1) << 53, &inv->logs[i].bytes_left_out) < 0)
+		    json_get_int(rd, l, path, "bytes_left_out", 0, 0, INT64_C(1) << 53, &inv->logs[i].bytes_left_out) < 0 ||
+		    read_log_whole(rd, l, path, names[i], &inv->logs[i]) < 0)
 			return -1;
 	}
 	return 0;

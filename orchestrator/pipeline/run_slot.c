@@ -34,6 +34,7 @@
 #include "util/alloc.h"
 #include "util/clock.h"
 #include "util/env.h"
+#include "util/hash.h"
 #include "util/path.h"
 #include "util/quote.h"
 #include "util/strbuf.h"
@@ -218,6 +219,17 @@ static int64_t tree_wait(const struct invocation *inv)
 	return inv->cpu_wait_ns;
 }
 
+/* What was kept of one stream, and what it was whole when proc hashed it. */
+static void inv_record_log(struct invocation_log *lg, const struct proc_stream *st)
+{
+	*lg = (struct invocation_log){ st->bytes_written, st->bytes_dropped, st->bytes_left_out,
+				       0, "" };
+	if (st->hashed) {
+		lg->bytes_total = st->bytes_total;
+		sha256_hex(st->sha256, lg->sha256);
+	}
+}
+
 /* What proc measured, as the invocation records it. */
 static void inv_record(struct invocation *inv, const struct proc_result *res,
 		       const struct cpustat *cs_before, const struct cpustat *cs_after,
@@ -237,10 +249,8 @@ static void inv_record(struct invocation *inv, const struct proc_result *res,
 	inv->stops_abev = res->stops_abev;
 	inv->stops_child = res->stops_child;
 	inv->suspended_ns = res->suspended_ns;
-	inv->logs[0] = (struct invocation_log){ res->out.bytes_written, res->out.bytes_dropped,
-						res->out.bytes_left_out };
-	inv->logs[1] = (struct invocation_log){ res->err.bytes_written, res->err.bytes_dropped,
-						res->err.bytes_left_out };
+	inv_record_log(&inv->logs[0], &res->out);
+	inv_record_log(&inv->logs[1], &res->err);
 	if (res->outcome != PROC_EXEC_FAILED) {
 		inv->foreign_cpu = sysstat_foreign_cpu(cs_before, cs_after,
 						       res->fig.user_ns + res->fig.sys_ns + res->self_cpu_ns,
@@ -546,6 +556,7 @@ static int run_process(struct run_state *st, const struct plan_variant *v, char 
 		.log_capped = 1,
 		.log_max_bytes = plan->max_log_bytes,
 		.log_keep_bytes = reads_output(plan) ? 0 : plan->log_keep_bytes,
+		.log_hash = 1,
 		.cgroup_name = cg_name,
 		.cpus = v->cpus ? &cpus : NULL,
 		.tick = run_tick,

@@ -18,6 +18,7 @@
 #include "record/proc_figures.h"
 #include "record/proc_tree.h"
 #include "record/results_file.h"
+#include "util/hash.h"
 
 /* Failed test names kept per invocation; the rest are counted. */
 #define EVIDENCE_FAILED_TESTS_MAX 50
@@ -125,10 +126,14 @@ struct invocation {
 	/*
 	 * test.log [0] and stderr.log [1]: bytes kept, read past
 	 * limits.max_log_bytes, and left out between the head and the tail
-	 * (limits.log_keep_bytes)
+	 * (limits.log_keep_bytes); and the whole stream's size and SHA-256
+	 * (lowercase hex), when recorded (sha256 not empty; older evidence
+	 * has neither).
 	 */
 	struct invocation_log {
 		int64_t bytes_written, bytes_dropped, bytes_left_out;
+		int64_t bytes_total;
+		char sha256[SHA256_HEX_LEN + 1];
 	} logs[2];
 	int cgroup_valid;
 	int64_t cg_memory_peak_bytes;   /* -1: null */

@@ -30,6 +30,7 @@
 
 #include "record/proc_figures.h"
 #include "record/proc_tree.h"
+#include "util/hash.h"
 
 struct strbuf;
 struct cpulist;
@@ -90,6 +91,12 @@ struct proc_spec {
 	 * 0: the whole stream up to log_max_bytes.
 	 */
 	int64_t log_keep_bytes;
+	/*
+	 * Log mode: hash each stream whole as it is read (proc_stream.hashed,
+	 * bytes_total, sha256), whatever of it the log keeps. abev then reads
+	 * every byte itself rather than splice() it into the file.
+	 */
+	int log_hash;
 	int64_t timeout_ns;        /* 0: none */
 	int64_t grace_ns;          /* SIGTERM -> SIGKILL delay */
 	const char *cgroup_name;   /* NULL: no cgroup attempted */
@@ -108,6 +115,13 @@ struct proc_stream {
 	int64_t bytes_written;     /* kept (written to the file or the capture) */
 	int64_t bytes_dropped;     /* read from the pipe and thrown away */
 	int64_t bytes_left_out;    /* log_keep_bytes: the middle of the stream, not kept */
+	/*
+	 * log_hash: the whole stream as abev read it from the pipe, its size
+	 * and SHA-256; hashed is 0 when it was not hashed.
+	 */
+	int hashed;
+	int64_t bytes_total;
+	unsigned char sha256[SHA256_LEN];
 };
 
 /* The most bytes of the marker line that stands for the middle left out of a log. */

@@ -7,7 +7,10 @@
  * holds whatever it writes; otherwise the child writes its files itself.
  * A log can keep only the stream's head and tail: abev writes the head,
  * holds the last bytes in a ring while the rest passes, and writes a
- * marker line and the tail once the child is gone.
+ * marker line and the tail once the child is gone. A log can also be
+ * hashed whole as it passes (its size and SHA-256), so that the evidence
+ * says exactly what was printed whatever the file keeps; abev then reads
+ * every byte rather than splice() it.
  * The pipes are read by proc.c's wait loop (proc_io_drain()); this module
  * starts and waits for nothing.
  */
@@ -22,6 +25,7 @@
 
 #include "util/alloc.h"
 #include "util/dirat.h"
+#include "util/hash.h"
 #include "util/strbuf.h"
 #include "util/usage.h"
 #include "util/writefile.h"
@@ -55,23 +59,43 @@ static void sink_tail(struct proc_sink *s, const char *data, size_t n)
 }
 
 /*
+ * Writes n bytes of data to the sink's file, retrying on EINTR; *done:
+ * the bytes that reached it, also when a write fails part of the way (a
+ * file-size limit lets part of a chunk in), so that the counts say what
+ * the file holds. 0 or -1 with errno.
+ */
+static int sink_write(struct proc_sink *s, const char *data, size_t n, size_t *done)
+{
+	*done = 0;
+	while (*done < n) {
+		ssize_t w = write(s->file, data + *done, n - *done);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -1;
+		*done += (size_t)w;
+	}
+	return 0;
+}
+
+/*
  * Keeps what fits of data under the sink's cap; the rest goes to the tail
  * when the sink keeps one, else it is counted as dropped.
  */
 static void sink_keep(struct proc_sink *s, const char *data, size_t n)
 {
 	int64_t room = s->max > s->st->bytes_written ? s->max - s->st->bytes_written : 0;
-	size_t keep = (int64_t)n < room ? n : (size_t)room;
+	size_t keep = (int64_t)n < room ? n : (size_t)room, wrote = 0;
 
 	if (keep && s->buf) {
 		strbuf_add(s->buf, data, keep);
-	} else if (keep && s->file >= 0 && write_all(s->file, data, keep) < 0) {
+	} else if (keep && s->file >= 0 && sink_write(s, data, keep, &wrote) < 0) {
 		/* A full disk is reported once; what could not be written counts as dropped. */
 		warning("cannot write '%s': %s; the rest of the stream is dropped", s->path,
 			strerror(errno));
-		s->max = s->st->bytes_written;
+		keep = wrote;
+		s->max = s->st->bytes_written + (int64_t)wrote;
 		s->tail_max = s->tail_len = 0;
-		keep = 0;
 	}
 	s->st->bytes_written += (int64_t)keep;
 	if (s->tail_max && n > keep)
@@ -112,6 +136,25 @@ fail:
 	s->tail_len = 0;
 }
 
+/* The whole stream, whatever is kept of it: its size and running hash. */
+static void sink_count(struct proc_sink *s, const char *data, size_t n)
+{
+	if (!s->hash)
+		return;
+	sha256_update(s->hash, data, n);
+	s->st->bytes_total += (int64_t)n;
+}
+
+/* Ends the stream's hash into its counts: what was read, to the end or not. */
+static void sink_end_hash(struct proc_sink *s)
+{
+	if (!s->hash)
+		return;
+	sha256_final(s->hash, s->st->sha256);
+	s->hash = NULL;
+	s->st->hashed = 1;
+}
+
 /*
  * Log mode, under the cap: moves what the pipe holds straight into the
  * file (splice(), no copy through abev), so that abev keeps up with a
@@ -144,7 +187,7 @@ int proc_io_drain(struct proc_sink *s)
 		ssize_t n;
 		if (total >= DRAIN_BUDGET)
 			return 1;
-		if (s->file >= 0 && room > 0 && s->can_splice && !s->tail_len) {
+		if (s->file >= 0 && room > 0 && s->can_splice && !s->tail_len && !s->hash) {
 			n = sink_splice(s, room < DRAIN_BUDGET ? (size_t)room : DRAIN_BUDGET);
 			if (n > 0) {
 				total += (size_t)n;
@@ -162,6 +205,7 @@ int proc_io_drain(struct proc_sink *s)
 		} else {
 			n = read(s->rd, buf, sizeof(buf));
 			if (n > 0) {
+				sink_count(s, buf, (size_t)n);
 				sink_keep(s, buf, (size_t)n);
 				total += (size_t)n;
 				continue;
@@ -274,6 +318,8 @@ int proc_io_open_streams(const struct proc_spec *spec, struct proc_sink sinks[2]
 			s->tail_max = (size_t)spec->log_keep_bytes;
 			s->tail = xmalloc(s->tail_max);
 		}
+		if (spec->log_hash)
+			s->hash = sha256_new();
 		if (open_pipe(&s->rd, ends[i], LOG_PIPE_SIZE) < 0)
 			return -1;
 	}
@@ -294,6 +340,7 @@ void proc_io_close(struct proc_sink sinks[2], int report)
 		if (sinks[i].file >= 0 && close(sinks[i].file) < 0 && report)
 			warning("cannot close '%s': %s", sinks[i].path, strerror(errno));
 		sinks[i].file = -1;
+		sink_end_hash(&sinks[i]);
 		free(sinks[i].tail);
 		sinks[i].tail = NULL;
 		sinks[i].tail_max = sinks[i].tail_len = 0;

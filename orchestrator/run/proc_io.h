@@ -28,9 +28,11 @@ struct proc_sink {
 	 */
 	char *tail;
 	size_t tail_max, tail_len, tail_pos;
+	/* proc_spec.log_hash: the whole stream's running SHA-256, else NULL */
+	struct sha256 *hash;
 };
 
-#define PROC_SINK_INIT { -1, -1, NULL, NULL, 0, NULL, 1, NULL, 0, 0, 0 }
+#define PROC_SINK_INIT { -1, -1, NULL, NULL, 0, NULL, 1, NULL, 0, 0, 0, NULL }
 
 /*
  * Opens what the child's stdout and stderr go to: its ends in *fd_out and
@@ -54,7 +56,11 @@ int proc_io_drain(struct proc_sink *s);
  * writes each head-and-tail log's marker line and tail.
  */
 void proc_io_drain_rest(struct proc_sink sinks[2]);
-/* Closes the pipes and files and frees the tails; report: warn when a log file's close fails. */
+/*
+ * Closes the pipes and files, frees the tails and ends each hash into its
+ * proc_stream (what was read so far); report: warn when a log file's
+ * close fails.
+ */
 void proc_io_close(struct proc_sink sinks[2], int report);
 /*
  * Opens path (beneath dir when dir is set, no link followed) with fd >= 3,

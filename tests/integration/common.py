@@ -1,5 +1,6 @@
 """Shared pieces of the integration tests: where the binaries are, and how
 to write a plan and run abev on it in a scratch directory."""
+import hashlib
 import json
 import os
 import shutil
@@ -123,6 +124,19 @@ def reseal(ev):
                               capture_output=True).stdout
     with open(os.path.join(ev, "SHA256"), "wb") as f:
         f.write(manifest)
+
+
+def flood_whole(n):
+    """What result.json records of the whole stream `abev-helper flood n`
+    prints (64 'x' and a newline, again, from each 64 KiB write's start):
+    {"bytes_total": n, "sha256": hex}, hashed here without holding it."""
+    chunk = bytes(10 if i % 65 == 64 else 120 for i in range(65536))
+    h = hashlib.sha256()
+    left = n
+    while left > 0:
+        h.update(chunk[:min(left, len(chunk))])
+        left -= len(chunk)
+    return {"bytes_total": n, "sha256": h.hexdigest()}
 
 
 def helper_plan(variants, runs=1, warmups=0, order="alternate", gap=0, timeout=None,

@@ -11,6 +11,7 @@ than their premise allows. How close abev gets to the clock is
 bench/clock-accuracy.sh's business."""
 import datetime
 import glob
+import hashlib
 import json
 import os
 import pwd
@@ -20,7 +21,7 @@ import subprocess
 import time
 import unittest
 
-from common import ABEV, HELPER, SANITIZED, AbevTestCase, helper_plan
+from common import ABEV, HELPER, SANITIZED, AbevTestCase, flood_whole, helper_plan
 
 MiB = 1024 * 1024
 MS = 1000 * 1000
@@ -557,7 +558,7 @@ class Footprint(AbevTestCase):
         self.assertEqual(os.path.getsize(self.path("ev", "runs/f/run-1/test.log")), 256 * MiB)
         self.assertEqual(res["invocations"][0]["logs"]["stdout"],
                          {"bytes_written": 256 * MiB, "bytes_dropped": 768 * MiB,
-                          "truncated": True, "bytes_left_out": 0})
+                          "truncated": True, "bytes_left_out": 0, **flood_whole(1024 * MiB)})
         self.assertGreater(hwm, 0)
         self.assertLess(hwm, 20 * MiB)
         self.assertLess(res["abev_max_rss_bytes"], 20 * MiB)
@@ -583,10 +584,10 @@ class LogCap(AbevTestCase):
             one = self.load("ev", inv["dir"], "result.json")
             self.assertEqual(one["logs"]["stdout"],
                              {"bytes_written": MiB, "bytes_dropped": 299 * MiB,
-                              "truncated": True, "bytes_left_out": 0})
+                              "truncated": True, "bytes_left_out": 0, **flood_whole(300 * MiB)})
             self.assertEqual(one["logs"]["stderr"],
                              {"bytes_written": 0, "bytes_dropped": 0, "truncated": False,
-                              "bytes_left_out": 0})
+                              "bytes_left_out": 0, **flood_whole(0)})
             self.assertEqual(inv["logs"], one["logs"])
         with open(self.path("ev", "report.md"), encoding="utf-8") as f:
             report = f.read()
@@ -601,7 +602,7 @@ class LogCap(AbevTestCase):
         by = {i["variant"]: i for i in self.load("ev", "result.json")["invocations"]}
         self.assertEqual(by["f"]["logs"]["stdout"],
                          {"bytes_written": 100000, "bytes_dropped": 0, "truncated": False,
-                          "bytes_left_out": 0})
+                          "bytes_left_out": 0, **flood_whole(100000)})
         self.assertEqual(os.path.getsize(self.path("ev", by["f"]["dir"], "test.log")), 100000)
         with open(self.path("ev", by["e"]["dir"], "stderr.log"), encoding="utf-8") as f:
             text = f.read()
@@ -618,7 +619,7 @@ class LogCap(AbevTestCase):
         self.assertEqual(os.path.getsize(self.path("ev", inv["dir"], "test.log")), 0)
         self.assertEqual(inv["logs"]["stdout"],
                          {"bytes_written": 0, "bytes_dropped": 5000, "truncated": True,
-                          "bytes_left_out": 0})
+                          "bytes_left_out": 0, **flood_whole(5000)})
 
 
 class LogKeep(AbevTestCase):
@@ -633,7 +634,7 @@ class LogKeep(AbevTestCase):
         keep = 8192
         self.assertEqual(by["f"]["logs"]["stdout"],
                          {"bytes_written": 2 * keep, "bytes_dropped": 0, "truncated": False,
-                          "bytes_left_out": 3 * MiB - 2 * keep})
+                          "bytes_left_out": 3 * MiB - 2 * keep, **flood_whole(3 * MiB)})
         with open(self.path("ev", by["f"]["dir"], "test.log"), "rb") as f:
             log = f.read()
         mark = b"\n[abev: %d bytes left out here]\n" % (3 * MiB - 2 * keep)
@@ -646,6 +647,25 @@ class LogKeep(AbevTestCase):
         self.assertEqual(by["s"]["logs"]["stderr"]["bytes_left_out"], 0)
         with open(self.path("ev", "report.md"), encoding="utf-8") as f:
             self.assertNotIn("truncated at limits.max", f.read())
+
+    def test_the_whole_stream_is_sized_and_hashed(self):
+        p = self.write_plan(helper_plan([("f", ["flood", str(MiB)]), ("s", ["stderr", "oops"])]))
+        r = self.abev("run", p, "--out", self.path("ev"), "--quiet")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        by = {i["variant"]: i for i in self.load("ev", "result.json")["invocations"]}
+        out = by["f"]["logs"]["stdout"]
+        self.assertEqual(out["bytes_total"], 1048576)
+        self.assertEqual(out["sha256"], flood_whole(MiB)["sha256"])
+        self.assertGreater(out["bytes_left_out"], 0)
+        self.assertEqual(out["bytes_written"] + out["bytes_left_out"], out["bytes_total"])
+        self.assertEqual(by["s"]["logs"]["stderr"]["bytes_total"], 4)
+        self.assertEqual(by["s"]["logs"]["stderr"]["sha256"], hashlib.sha256(b"oops").hexdigest())
+        self.assertEqual(by["s"]["logs"]["stdout"], {"bytes_written": 0, "bytes_dropped": 0,
+                                                     "truncated": False, "bytes_left_out": 0,
+                                                     **flood_whole(0)})
+        self.assertEqual(self.load("ev", by["f"]["dir"], "result.json")["logs"], by["f"]["logs"])
+        with open(self.path("ev", "report.md"), encoding="utf-8") as f:
+            self.assertIn("`logs.stdout.bytes_total`", f.read())
 
     def test_a_stdout_metric_keeps_the_whole_stream(self):
         p = self.write_plan(helper_plan([("f", ["flood", "300000"])],

@@ -35,15 +35,18 @@
 #include "util/cpulist.h"
 #include "run/proc.h"
 #include "run/proc_fork.h"
+#include "run/proc_io.h"
 #include "util/alloc.h"
 #include "util/atomic_file.h"
 #include "util/clock.h"
 #include "util/compiler.h"
+#include "util/hash.h"
 #include "util/number.h"
 #include "util/path.h"
 #include "util/readfile.h"
 #include "util/strbuf.h"
 #include "util/usage.h"
+#include "util/writefile.h"
 
 #define MS (1000 * 1000LL)
 /* proc's tick period (proc.h: "about every 100 ms"). */
@@ -987,6 +990,7 @@ static void test_log_head_and_tail(void **state)
 		int64_t keep = cases[i].keep, total = cases[i].total;
 		int64_t out = total > 2 * keep ? total - 2 * keep : 0;
 		char *whole, *got, want[16384];
+		unsigned char digest[SHA256_LEN];
 		int n = 0;
 
 		s.log_capped = 1;
@@ -997,8 +1001,13 @@ static void test_log_head_and_tail(void **state)
 		whole = slurp(out_path);
 
 		s.log_keep_bytes = keep;
+		s.log_hash = 1;
 		assert_int_equal(proc_run(&s, &res), 0);
 		assert_int_equal(res.outcome, PROC_EXITED);
+		assert_true(res.out.hashed);
+		assert_int_equal(res.out.bytes_total, total);
+		sha256_buf(whole, (size_t)total, digest);
+		assert_memory_equal(res.out.sha256, digest, SHA256_LEN);
 		assert_int_equal(res.out.bytes_written, total - out);
 		assert_int_equal(res.out.bytes_left_out, out);
 		assert_int_equal(res.out.bytes_dropped, 0);
@@ -1012,6 +1021,92 @@ static void test_log_head_and_tail(void **state)
 		proc_result_release(&res);
 		free(whole);
 		free(got);
+	}
+}
+
+/* Byte i of the scripted stream: letters, a line every 61 bytes, so that a misplaced byte shows. */
+static char scripted_byte(size_t i)
+{
+	return i % 61 == 60 ? '\n' : (char)('a' + (i * 7 + i / 61) % 26);
+}
+
+/*
+ * Log mode with log_keep_bytes and log_hash on a stream written in scripted
+ * chunks straight into the pipe proc_io reads, no child: the file keeps the
+ * head, the marker and the tail, and the counts and the SHA-256 are the
+ * whole stream's, whatever the chunks' sizes against the head and the ring.
+ */
+static void test_log_hash_scripted(void **state)
+{
+	static const struct {
+		int64_t keep;
+		size_t chunks[6];          /* 0-terminated */
+	} cases[] = {
+		{ 1000, { 0 } },                               /* nothing printed */
+		{ 1000, { 700, 0 } },                          /* under the head */
+		{ 1000, { 999, 2, 999, 0 } },                  /* head and tail, nothing left out */
+		{ 1000, { 1, 65536, 3, 65536, 17, 0 } },       /* chunks past the ring */
+		{ 100, { 150, 30, 30, 30, 30, 0 } },           /* the ring wraps */
+		{ 0, { 4096, 65536, 5, 0 } },                  /* the whole stream kept */
+	};
+	(void)state;
+
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		const char *argv[] = { "true", NULL };
+		struct proc_spec s = spec_for(argv);
+		struct proc_sink sinks[2] = { PROC_SINK_INIT, PROC_SINK_INIT };
+		struct proc_result res;
+		struct strbuf whole = STRBUF_INIT, want = STRBUF_INIT, got = STRBUF_INIT;
+		unsigned char digest[SHA256_LEN];
+		int fd_out = -1, fd_err = -1;
+		int64_t keep = cases[c].keep, out;
+
+		memset(&res, 0, sizeof(res));
+		s.log_capped = 1;
+		s.log_max_bytes = 1 << 20;
+		s.log_keep_bytes = keep;
+		s.log_hash = 1;
+		assert_int_equal(proc_io_open_streams(&s, sinks, &res, &fd_out, &fd_err), 0);
+		for (size_t k = 0; cases[c].chunks[k]; k++) {
+			size_t from = whole.len;
+			for (size_t i = 0; i < cases[c].chunks[k]; i++)
+				strbuf_addch(&whole, scripted_byte(from + i));
+			assert_int_equal(write_all(fd_out, whole.buf + from, cases[c].chunks[k]), 0);
+			while (proc_io_drain(&sinks[0]))
+				;
+		}
+		close(fd_out);
+		close(fd_err);
+		proc_io_drain_rest(sinks);
+		proc_io_close(sinks, 1);
+
+		out = keep && (int64_t)whole.len > 2 * keep ? (int64_t)whole.len - 2 * keep : 0;
+		assert_true(res.out.hashed);
+		assert_int_equal(res.out.bytes_total, whole.len);
+		sha256_buf(whole.buf, whole.len, digest);
+		assert_memory_equal(res.out.sha256, digest, SHA256_LEN);
+		assert_int_equal(res.out.bytes_left_out, out);
+		assert_int_equal(res.out.bytes_written + res.out.bytes_left_out, whole.len);
+		assert_int_equal(res.out.bytes_dropped, 0);
+		/* The stream that printed nothing is hashed too: SHA-256 of no bytes. */
+		assert_true(res.err.hashed);
+		assert_int_equal(res.err.bytes_total, 0);
+		sha256_buf("", 0, digest);
+		assert_memory_equal(res.err.sha256, digest, SHA256_LEN);
+
+		if (out) {
+			strbuf_add(&want, whole.buf, (size_t)keep);
+			strbuf_addf(&want, "\n[abev: %lld bytes left out here]\n", (long long)out);
+			strbuf_add(&want, whole.buf + whole.len - keep, (size_t)keep);
+		} else {
+			strbuf_add(&want, whole.buf, whole.len);
+		}
+		assert_int_equal(read_file_capped(&got, out_path, 1 << 20), 0);
+		assert_int_equal(got.len, want.len);
+		assert_memory_equal(got.buf, want.buf, want.len);
+		strbuf_release(&whole);
+		strbuf_release(&want);
+		strbuf_release(&got);
 	}
 }
 
@@ -1249,6 +1344,7 @@ int main(void)
 		cmocka_unit_test(test_capture_streams),
 		cmocka_unit_test(test_capture_bounded),
 		cmocka_unit_test(test_log_capped),
+		cmocka_unit_test(test_log_hash_scripted),
 		cmocka_unit_test(test_log_head_and_tail),
 		cmocka_unit_test(test_log_leftover_holds_pipe),
 		cmocka_unit_test(test_capture_exec_failed),
