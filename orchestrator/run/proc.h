@@ -97,6 +97,18 @@ struct proc_spec {
 	 * every byte itself rather than splice() it into the file.
 	 */
 	int log_hash;
+	/*
+	 * Log mode, where the streams go instead (proc_io.c): log_discard
+	 * reads both pipes and writes nothing (stdout_path and stderr_path
+	 * unused); stdout_file (borrowed, absolute) takes the whole stdout,
+	 * no cap, no head and tail, opened by abev with no link followed and
+	 * truncated — a symlink, a file with another hard link or one that is
+	 * not regular is refused (proc_run() returns -1) and left untouched.
+	 */
+	int log_discard;
+	const char *stdout_file;
+	/* The child's stdout and stderr are abev's own (not in capture or log mode). */
+	int inherit_output;
 	int64_t timeout_ns;        /* 0: none */
 	int64_t grace_ns;          /* SIGTERM -> SIGKILL delay */
 	const char *cgroup_name;   /* NULL: no cgroup attempted */

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "util/alloc.h"
@@ -206,7 +207,8 @@ int proc_io_drain(struct proc_sink *s)
 			n = read(s->rd, buf, sizeof(buf));
 			if (n > 0) {
 				sink_count(s, buf, (size_t)n);
-				sink_keep(s, buf, (size_t)n);
+				if (!s->discard)
+					sink_keep(s, buf, (size_t)n);
 				total += (size_t)n;
 				continue;
 			}
@@ -250,6 +252,35 @@ int proc_io_open_high(const struct dirat *dir, const char *path, int flags)
 }
 
 /*
+ * The file output FILE names, opened by abev for the child's whole
+ * stdout. Not following a symlink, and refusing a file with another hard
+ * link, keeps a run from making abev truncate what the path was made to
+ * reach; the file is truncated only once it is known to be a plain one.
+ */
+static int open_stdout_file(const char *path)
+{
+	int fd = proc_io_open_high(NULL, path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK);
+	struct stat st;
+	const char *why = NULL;
+
+	if (fd < 0)
+		return error("cannot open output file '%s': %s", path,
+			     errno == ELOOP ? "it is a symbolic link" : strerror(errno));
+	if (fstat(fd, &st) < 0)
+		why = strerror(errno);
+	else if (!S_ISREG(st.st_mode))
+		why = "not a regular file";
+	else if (st.st_nlink > 1)
+		why = "it has another hard link";
+	else if (ftruncate(fd, 0) < 0 || fcntl(fd, F_SETFL, 0) < 0)
+		why = strerror(errno);
+	if (!why)
+		return fd;
+	close(fd);
+	return error("cannot write output file '%s': %s", path, why);
+}
+
+/*
  * An output pipe: its read end non-blocking for the parent, its write
  * end at fd >= 3 for the child's dup2(). size > 0 asks for that pipe
  * size (best effort). 0 or -1 after error().
@@ -276,6 +307,41 @@ static int open_pipe(int *rd, int *wr, int size)
 	return 0;
 }
 
+/* Log mode, a log file beneath log_dir: capped, maybe head and tail. 0 or -1 after error(). */
+static int open_sink_log(const struct proc_spec *spec, struct proc_sink *s, const char *path)
+{
+	s->file = proc_io_open_high(spec->log_dir, path, O_WRONLY | O_CREAT | O_TRUNC);
+	if (s->file < 0)
+		return error("cannot open '%s': %s", path, strerror(errno));
+	s->path = path;
+	s->max = spec->log_max_bytes;
+	if (spec->log_keep_bytes > 0 &&
+	    spec->log_keep_bytes <= (spec->log_max_bytes - PROC_LOG_MARKER_MAX) / 2) {
+		s->max = spec->log_keep_bytes;
+		s->tail_max = (size_t)spec->log_keep_bytes;
+		s->tail = xmalloc(s->tail_max);
+	}
+	return 0;
+}
+
+/*
+ * Log mode, no log: the stream read and discarded (log_discard), or
+ * stdout whole into the stdout_file. 0 or -1 after error().
+ */
+static int open_sink_instead(const struct proc_spec *spec, struct proc_sink *s)
+{
+	if (spec->log_discard) {
+		s->discard = 1;
+		return 0;
+	}
+	s->file = open_stdout_file(spec->stdout_file);
+	if (s->file < 0)
+		return -1;
+	s->path = spec->stdout_file;
+	s->max = INT64_MAX;
+	return 0;
+}
+
 int proc_io_open_streams(const struct proc_spec *spec, struct proc_sink sinks[2],
 			 struct proc_result *res, int *fd_out, int *fd_err)
 {
@@ -285,7 +351,8 @@ int proc_io_open_streams(const struct proc_spec *spec, struct proc_sink sinks[2]
 	int *ends[2] = { fd_out, fd_err };
 	struct proc_stream *counts[2] = { &res->out, &res->err };
 	/* One file for both: share the offset (or the pipe), or each stream overwrites the other. */
-	int shared = spec->capture ? spec->capture_stderr : strcmp(err_path, out_path) == 0;
+	int shared = spec->capture ? spec->capture_stderr
+		     : !spec->log_discard && !spec->inherit_output && strcmp(err_path, out_path) == 0;
 
 	if (spec->capture) {
 		struct proc_sink *s = &sinks[0];
@@ -299,24 +366,26 @@ int proc_io_open_streams(const struct proc_spec *spec, struct proc_sink sinks[2]
 		const char *path = paths[i] ? paths[i] : "/dev/null";
 		struct proc_sink *s = &sinks[i];
 
-		if (!spec->log_capped || !paths[i]) {
+		if (spec->inherit_output) {
+			*ends[i] = fcntl(i ? STDERR_FILENO : STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+			if (*ends[i] < 0)
+				return error("cannot pass abev's %s on: %s", i ? "stderr" : "stdout",
+					     strerror(errno));
+			continue;
+		}
+		if (!spec->log_capped || (!paths[i] && !spec->log_discard)) {
 			*ends[i] = proc_io_open_high(paths[i] ? spec->log_dir : NULL, path,
 						     O_WRONLY | O_CREAT | O_TRUNC);
 			if (*ends[i] < 0)
 				return error("cannot open '%s': %s", path, strerror(errno));
 			continue;
 		}
-		s->file = proc_io_open_high(spec->log_dir, path, O_WRONLY | O_CREAT | O_TRUNC);
-		if (s->file < 0)
-			return error("cannot open '%s': %s", path, strerror(errno));
-		s->path = path;
-		s->max = spec->log_max_bytes;
 		s->st = counts[i];
-		if (spec->log_keep_bytes > 0 &&
-		    spec->log_keep_bytes <= (spec->log_max_bytes - PROC_LOG_MARKER_MAX) / 2) {
-			s->max = spec->log_keep_bytes;
-			s->tail_max = (size_t)spec->log_keep_bytes;
-			s->tail = xmalloc(s->tail_max);
+		if (spec->log_discard || (i == 0 && spec->stdout_file)) {
+			if (open_sink_instead(spec, s) < 0)
+				return -1;
+		} else if (open_sink_log(spec, s, path) < 0) {
+			return -1;
 		}
 		if (spec->log_hash)
 			s->hash = sha256_new();

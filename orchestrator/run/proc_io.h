@@ -21,6 +21,7 @@ struct proc_sink {
 	int64_t max;
 	struct proc_stream *st; /* counts, in the caller's proc_result */
 	int can_splice;         /* log mode: splice() into the file works */
+	int discard;            /* proc_spec.log_discard: counted and hashed, not kept */
 	/*
 	 * Head and tail (proc_spec.log_keep_bytes): past max, the last
 	 * tail_max bytes of the stream, a ring starting at tail_pos, written
@@ -32,7 +33,7 @@ struct proc_sink {
 	struct sha256 *hash;
 };
 
-#define PROC_SINK_INIT { -1, -1, NULL, NULL, 0, NULL, 1, NULL, 0, 0, 0, NULL }
+#define PROC_SINK_INIT { -1, -1, NULL, NULL, 0, NULL, 1, 0, NULL, 0, 0, 0, NULL }
 
 /*
  * Opens what the child's stdout and stderr go to: its ends in *fd_out and
