@@ -585,6 +585,7 @@ struct quick_args {
 	struct quick_spec spec;                   /* QUICK_SPEC_INIT before parsing */
 	struct cli_strings names, prepare, gates; /* -n, --prepare, --max-regression */
 	struct cli_strings metrics;               /* --metric */
+	struct cli_strings outputs;               /* --output */
 	int64_t min_runs, max_runs;               /* hyperfine's -m, -M; 0: not given */
 	struct cli_strings lists, range;          /* -L VAR VALUES..., -P VAR MIN MAX */
 	const char *step;                         /* -D STEP */
@@ -618,6 +619,14 @@ struct quick_args {
 		      "run CMD before every run of every command (once), or of the command in " \
 		      "the same position (once per command); not measured; a run whose prepare " \
 		      "command fails fails") }, \
+	{ CLI_STRINGS(0, "output", T, P outputs, "WHERE", QUICK_MAX_COMMANDS, \
+		      "where each command's stdout and stderr go (once for all, or once per " \
+		      "command), as in hyperfine: log (default: the run's logs, first and last " \
+		      "8 KiB kept), null (/dev/null), pipe (read and discarded; a command may " \
+		      "act differently on /dev/null), inherit (abev's own; no live line) or " \
+		      "FILE, a path with a '/' (./out.txt): stdout whole to it, rewritten each " \
+		      "run; sizes and SHA-256 recorded but with null and inherit"), \
+	  .complete = CLI_COMPLETE_WORDS("log null pipe inherit") }, \
 	{ CLI_DOUBLE(0, "gap", T, P spec.gap_seconds, "SECONDS", 0, 86400, "seconds", \
 		     "pause between one process and the next (default 0)") }, \
 	{ CLI_STRING(0, "order", T, P spec.order, "O", \
@@ -686,6 +695,8 @@ static int quick_check(struct quick_args *q, size_t ncommands, char **commands,
 	spec->prepare = q->prepare.v;
 	spec->nprepare = q->prepare.n;
 	spec->ignore_failure = q->ignore_failure;
+	spec->outputs = q->outputs.v;
+	spec->noutputs = q->outputs.n;
 	spec->setup = q->setup ? &q->setup : NULL;
 	spec->nsetup = q->setup != NULL;
 	spec->cleanup = q->cleanup ? &q->cleanup : NULL;
@@ -796,15 +807,13 @@ struct bench_args {
  * hyperfine's options abev bench does not take, with what abev does
  * instead (the ones it does take work as in hyperfine: -r, -w, -n,
  * --command-name, -N, --shell none, --prepare, -s, -c, -L, -P, -D, -i,
- * -m, -M, --export-*).
+ * -m, -M, --output, --export-*).
  */
 static const struct cli_foreign hyperfine_options[] = {
 	{ "--conclude", "hyperfine", "abev runs nothing after each run: the run's own output "
 	  "is kept in its test.log and stderr.log" },
 	{ "--show-output", "hyperfine", "abev keeps every run's output in the evidence "
-	  "(runs/<variant>/run-N/test.log and stderr.log) instead of showing it" },
-	{ "--output", "hyperfine", "abev keeps every run's output in the evidence "
-	  "(test.log, stderr.log)" },
+	  "(runs/<variant>/run-N/test.log and stderr.log); --output=inherit shows it" },
 	{ "--input", "hyperfine", "give the command its input itself (sh -c 'cmd < FILE')" },
 	{ "--style", "hyperfine", "abev's terminal output has one layout: --color=never (or "
 	  "NO_COLOR=1) drops its colours, as --style basic or nocolor; --color=always keeps "

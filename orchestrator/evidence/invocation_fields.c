@@ -780,6 +780,7 @@ const struct field invocation_fields[] = {
 	{ .key = "leftovers_killed", .type = FIELD_UNSIGNED, .off = OFF(leftovers_killed), .flags = REQ },
 	{ .key = "paused", CUSTOM(w_paused, NULL), .flags = REQ },
 	{ .key = "overlaps", CUSTOM(w_overlaps, NULL), .flags = REQ },
+	{ .key = "output", .type = FIELD_OWNED, .off = OFF(output), .flags = REQ | RD | FIELD_OPTIONAL | NUL },
 	{ .key = "logs", CUSTOM(w_logs, r_logs), .flags = RD | FIELD_OPTIONAL },
 	{ .key = "prepare", CUSTOM(w_prepare, NULL), .flags = 0 },
 	{ .key = "cgroup", CUSTOM(w_cgroup, r_cgroup), .flags = REQ | RD },

@@ -89,6 +89,53 @@ static int check_cwd(struct checker *ck, size_t vi)
 	return -1;
 }
 
+/* Whether the directory an absolute path's last part would be made in is one. */
+static int parent_is_dir(const char *path)
+{
+	char *dir = xstrdup(path), *slash = strrchr(dir, '/');
+	struct stat st;
+	int ok;
+
+	if (slash)
+		slash[slash == dir] = '\0';
+	ok = slash && stat(dir, &st) == 0 && S_ISDIR(st.st_mode);
+	free(dir);
+	return ok;
+}
+
+/*
+ * An output file (plan.h: PLAN_OUTPUT_FILE) that abev would refuse at the
+ * first run — a symlink, a hard link, not a regular file, a directory that
+ * is not there — is refused before anything runs. proc checks again as it
+ * opens it, since a run may change what the path names.
+ */
+static void check_output_file(struct checker *ck, size_t vi)
+{
+	const char *path = ck->plan->variants[vi].output_file;
+	char b[SHOW_MAX], *why = NULL;
+	struct stat st;
+
+	if (ck->plan->variants[vi].output != PLAN_OUTPUT_FILE)
+		return;
+	show_text(b, sizeof(b), path, strlen(path));
+	if (lstat(path, &st) < 0) {
+		if (errno != ENOENT)
+			why = xasprintf("cannot use output file '%s': %s", b, strerror(errno));
+		else if (!parent_is_dir(path))
+			why = xasprintf("output file '%s': its directory does not exist", b);
+	} else if (S_ISLNK(st.st_mode)) {
+		why = xasprintf("output file '%s' is a symbolic link, which abev does not follow", b);
+	} else if (!S_ISREG(st.st_mode)) {
+		why = xasprintf("output file '%s' is not a regular file", b);
+	} else if (st.st_nlink > 1) {
+		why = xasprintf("output file '%s' has another hard link, whose file abev would "
+				"overwrite", b);
+	}
+	if (why)
+		problem(ck, vi, "output", why);
+	free(why);
+}
+
 /* 1 when path (relative to cwd unless absolute) is a regular file abev may execute. */
 static int executable(const char *cwd, const char *path, int *exists)
 {
@@ -372,6 +419,7 @@ int plan_check(const struct plan *plan, unsigned what, struct errlist *errors)
 		check_dotnet_hook(&ck);
 
 	for (size_t vi = 0; vi < plan->nvariants; vi++) {
+		check_output_file(&ck, vi);
 		if (check_cwd(&ck, vi) < 0)
 			continue;
 		if ((what & PLAN_CHECK_PROGRAMS) &&

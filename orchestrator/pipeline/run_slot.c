@@ -520,6 +520,28 @@ static int reads_output(const struct plan *plan)
 	return 0;
 }
 
+/* Where the command's streams go, by the variant's "output" (plan.h). */
+static void spec_output(struct proc_spec *spec, const struct plan_variant *v)
+{
+	switch (v->output) {
+	case PLAN_OUTPUT_NULL:
+		spec->stdout_path = spec->stderr_path = NULL;
+		break;
+	case PLAN_OUTPUT_PIPE:
+		spec->stdout_path = spec->stderr_path = NULL;
+		spec->log_discard = 1;
+		break;
+	case PLAN_OUTPUT_INHERIT:
+		spec->inherit_output = 1;
+		break;
+	case PLAN_OUTPUT_FILE:
+		spec->stdout_file = v->output_file;
+		break;
+	case PLAN_OUTPUT_LOG:
+		break;
+	}
+}
+
 /*
  * Runs the invocation's command in its directory abs_dir and records what
  * was measured. *signo: the interrupt signal when abev was interrupted
@@ -563,6 +585,9 @@ static int run_process(struct run_state *st, const struct plan_variant *v, char 
 		.tick_arg = &tick,
 	};
 
+	spec_output(&spec, v);
+	free(inv->output);
+	inv->output = xstrdup(plan_output_text(v));
 	if (measure(st, &spec, inv, &res, &cpus, &cs_before, &cs_after) < 0)
 		goto out;
 	why = run_dir_check(st, inv, made, &err);

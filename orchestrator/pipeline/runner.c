@@ -474,6 +474,19 @@ out:
 }
 
 /*
+ * A command whose output goes to abev's own terminal ("output":
+ * "inherit") would be garbled by a line redrawn in place: the live line
+ * gives way to one line per finished invocation, printed between runs.
+ */
+static enum progress_mode live_or_lines(const struct plan *plan, enum progress_mode mode)
+{
+	for (size_t i = 0; mode == PROGRESS_LIVE && i < plan->nvariants; i++)
+		if (plan->variants[i].output == PLAN_OUTPUT_INHERIT)
+			return PROGRESS_LINES;
+	return mode;
+}
+
+/*
  * What the run records about itself, the schedule in *slots, and the
  * first result.json ("running"). 0, or -1 after error().
  */
@@ -495,7 +508,7 @@ static int run_setup(struct run_state *st, struct sched_slot **slots, size_t *ns
 	run_now_utc(st, st->started);
 	if (run_state_write(st, 0) < 0)
 		return -1;
-	progress_init(&st->prog, st->opt->progress, *nslots, plan->gap_seconds);
+	progress_init(&st->prog, live_or_lines(plan, st->opt->progress), *nslots, plan->gap_seconds);
 	return 0;
 }
 

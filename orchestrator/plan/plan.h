@@ -52,6 +52,20 @@ struct plan_env {
 	char *value; /* template: may hold placeholders */
 };
 
+/*
+ * "output": where a variant's command prints, hyperfine's --output. The
+ * default records both streams in the run's logs (head and tail kept,
+ * the whole hashed); the others are for a fair comparison with a command
+ * that behaves differently on a pipe, a terminal or /dev/null.
+ */
+enum plan_output {
+	PLAN_OUTPUT_LOG,      /* "log": test.log and stderr.log */
+	PLAN_OUTPUT_NULL,     /* "null": /dev/null, nothing recorded */
+	PLAN_OUTPUT_PIPE,     /* "pipe": read through pipes, discarded; size and SHA-256 kept */
+	PLAN_OUTPUT_INHERIT,  /* "inherit": abev's own stdout and stderr */
+	PLAN_OUTPUT_FILE,     /* a path with a '/': stdout whole to it, stderr as with "log" */
+};
+
 struct plan_variant {
 	char *name;
 	char *cwd;             /* absolute (relative cwd resolved against the plan's directory),
@@ -80,6 +94,8 @@ struct plan_variant {
 	                          variant's first invocation and after its last, not
 	                          measured (its own, else the schedule's); NULL: none */
 	size_t setup_len, cleanup_len;
+	enum plan_output output;
+	char *output_file;     /* PLAN_OUTPUT_FILE: absolute (relative to the plan's directory) */
 	size_t listed_at;      /* its index in the plan's "variants" (a listed one), which
 	                          messages name; 0 for one from the variants file */
 };
@@ -333,6 +349,12 @@ void plan_release(struct plan *plan);
 const char *plan_order_name(enum plan_order order);
 /* The order called name into *order: 0, or -1 when no order has that name. */
 int plan_order_parse(const char *name, enum plan_order *order);
+
+/*
+ * A variant's "output" as the plan and the evidence write it: "log",
+ * "null", "pipe", "inherit" or its file (absolute). Borrowed from v.
+ */
+const char *plan_output_text(const struct plan_variant *v);
 
 /* Non-zero when exit code code is one of plan->allowed_exit_codes. */
 int plan_exit_code_allowed(const struct plan *plan, int code);

@@ -70,12 +70,24 @@ const struct plan_doc_key plan_doc_keys[] = {
 	  .meaning = "the CPUs the variant's child may run on, in the kernel's list syntax (`\"1\"`, "
 	  "`\"0-1\"`, `\"0,2-3\"`), set with `sched_setaffinity` before exec and recorded per "
 	  "invocation" },
+	{ .key = "variants[].output", .type = "string", .dflt = "`log`",
+	  .meaning = "where the command's stdout and stderr go, as hyperfine's `--output`: `log` "
+	  "(`test.log` and `stderr.log`, their first and last `limits.log_keep_bytes` kept), "
+	  "`null` (/dev/null: nothing recorded), `pipe` (read through pipes and discarded, "
+	  "for a command that behaves differently on /dev/null; no logs), `inherit` (abev's "
+	  "own stdout and stderr; no live progress line), or a file, a path with a `/` "
+	  "(`./out.txt`, relative to the plan's directory): stdout whole to it, truncated at "
+	  "each run, stderr to `stderr.log`; abev opens it without following a symlink and "
+	  "refuses one that is a symlink, a hard link or not a regular file. Each stream's "
+	  "size and SHA-256 are recorded but with `null` and `inherit`; a `stdout` metric "
+	  "needs `log`, a `stderr` metric `log` or a file" },
 	{ .key = "variants[].prepare", .type = "array of strings", .dflt = "`schedule.prepare`",
 	  .meaning = "a command (argv, placeholders as in `command`) run before each of the variant's "
 	  "invocations, warmups included, in its `cwd` and `env` with the schedule's timeout, "
 	  "and not measured (hyperfine's `--prepare`); its output goes to the invocation's "
 	  "`prepare.log` (at most `limits.max_step_log_bytes`) and its `result.json` records "
-	  "it; when it does not exit 0 the measured command is not run and the invocation fails; not in `base`" },
+	  "it; when it does not exit 0 the measured command is not run and the invocation "
+	  "fails; not in `base`" },
 	{ .key = "variants[].setup", .type = "array of strings", .dflt = "`schedule.setup`",
 	  .meaning = "a command (argv; only the `{variant}` placeholder) run once before the variant's "
 	  "first invocation (every variant's before the first round, in order), in its `cwd` "
@@ -386,7 +398,7 @@ static const char example_text[] =
 	"      \"command\": [\"dotnet\", \"test\", \"--logger\", \"trx\",\n"
 	"                  \"--results-directory\", \"{run_dir}\"],\n"
 	"      \"env\": { \"BENCH\": \"1\" }, \"parameters\": { \"lock\": \"new\" },\n"
-	"      \"assemblies\": [\"bin/Release/**/*.dll\"] }\n"
+	"      \"assemblies\": [\"bin/Release/**/*.dll\"], \"output\": \"log\" }\n"
 	"  ],\n"
 	"  \"schedule\": { \"warmups\": 1, \"runs\": 5, \"order\": \"reverse\", \"seed\": 1,\n"
 	"                \"gap_seconds\": 2, \"timeout_seconds\": 600,\n"

@@ -35,6 +35,8 @@ static cJSON *variant_json(const struct plan_variant *v)
 	jadd(o, "assemblies", strings(v->assemblies, v->assemblies_len));
 	if (v->cpus)
 		jadd_str(o, "cpus", v->cpus);
+	if (v->output != PLAN_OUTPUT_LOG)
+		jadd_str(o, "output", plan_output_text(v));
 	/* Its own or the schedule's: each variant says how it is prepared. */
 	if (v->prepare_len)
 		jadd(o, "prepare", strings(v->prepare, v->prepare_len));

@@ -19,6 +19,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "record/metric_def.h"
 #include "util/name_rule.h"
 #include "util/alloc.h"
 #include "util/compiler.h"
@@ -103,6 +104,7 @@ void plan_variant_release(struct plan_variant *v)
 	strv_free_n(v->prepare, v->prepare_len);
 	strv_free_n(v->setup, v->setup_len);
 	strv_free_n(v->cleanup, v->cleanup_len);
+	free(v->output_file);
 	memset(v, 0, sizeof(*v));
 }
 
@@ -120,6 +122,76 @@ static char *resolve_dir(const struct plan_loader *ld, const char *dir)
 		return abs;
 	free(abs);
 	return real;
+}
+
+/* The words of "output" other than a file, in enum plan_output's order. */
+static const char *const output_words[] = { "log", "null", "pipe", "inherit" };
+
+const char *plan_output_text(const struct plan_variant *v)
+{
+	if (v->output == PLAN_OUTPUT_FILE)
+		return v->output_file;
+	return output_words[v->output < ARRAY_SIZE(output_words) ? v->output : 0];
+}
+
+/*
+ * What a stdout or stderr metric reads is the run's log of that stream:
+ * an "output" that keeps no such log would leave it nothing to read.
+ */
+static int output_check_metrics(const struct plan_loader *ld, const char *path,
+				struct plan_variant *v)
+{
+	const struct plan *plan = ld->plan;
+
+	for (size_t i = 0; i < plan->nmetrics; i++) {
+		enum metric_source src = plan->metrics[i].source;
+		int logged = v->output == PLAN_OUTPUT_LOG ||
+			     (v->output == PLAN_OUTPUT_FILE && src == METRIC_STDERR);
+
+		if ((src == METRIC_STDOUT || src == METRIC_STDERR) && !logged)
+			return json_in_error(&ld->in, path, "\"%s\" keeps no %s, which metric '%s' "
+					     "reads (source \"%s\"): leave \"output\" out (\"log\")%s",
+					     plan_output_text(v), src == METRIC_STDOUT ? "test.log" : "stderr.log",
+					     plan->metrics[i].name, metric_source_name(src),
+					     src == METRIC_STDERR ? " or give a file" : "");
+	}
+	return 0;
+}
+
+/*
+ * "output": log, null, pipe, inherit, or a file — as in hyperfine, a path
+ * with a '/' ("./out.txt"), so that a misspelt word is not taken for a
+ * file. A relative file is relative to the plan's directory.
+ */
+static int parse_output(const struct plan_loader *ld, const cJSON *obj, const char *path,
+			struct plan_variant *v)
+{
+	char *text = NULL, *p = NULL, b[SHOW_MAX];
+	int ret = json_get_string(&ld->in, obj, path, "output", JSON_NONEMPTY, &text);
+
+	if (ret <= 0)
+		return ret;
+	ret = 0;
+	p = json_key_path(path, "output");
+	for (size_t i = 0; i < ARRAY_SIZE(output_words); i++)
+		if (!strcmp(text, output_words[i]))
+			v->output = (enum plan_output)i;
+	if (strchr(text, '/')) {
+		const char *rel = text;
+		while (rel[0] == '.' && rel[1] == '/')
+			rel += 2;
+		v->output = PLAN_OUTPUT_FILE;
+		free(v->output_file);
+		v->output_file = text[0] == '/' ? xstrdup(text) : path_join(ld->plan->dir, rel);
+	} else if (strcmp(text, output_words[v->output])) {
+		ret = json_in_error(&ld->in, p, "unknown output '%s': log, null, pipe, inherit, or a "
+				    "file path with a '/' (\"./out.txt\")", show_str(b, sizeof(b), text));
+	}
+	if (!ret)
+		ret = output_check_metrics(ld, p, v);
+	free(p);
+	free(text);
+	return ret;
 }
 
 static int parse_command(const struct plan_loader *ld, const cJSON *obj, const char *path,
@@ -249,6 +321,7 @@ static int parse_variant(const struct plan_loader *ld, const cJSON *obj, const c
 		v->cwd = cwd ? resolve_dir(ld, cwd) : xstrdup(ld->plan->dir);
 	parse_command(ld, obj, path, v);
 	plan_loader_cpus(ld, obj, path, &v->cpus);
+	parse_output(ld, obj, path, v);
 	/* The base has no prepare, setup or cleanup of its own: the schedule's are for every variant. */
 	if (!is_base) {
 		parse_parameters(ld, obj, path, v);
@@ -468,6 +541,8 @@ static int parse_variant_line(struct plan_loader *ld, const char *line, size_t l
 	copy_strings(&v.command, &v.command_len, base->command, base->command_len);
 	copy_strings(&v.assemblies, &v.assemblies_len, base->assemblies, base->assemblies_len);
 	v.cpus = base->cpus ? xstrdup(base->cpus) : NULL;
+	v.output = base->output;
+	v.output_file = base->output_file ? xstrdup(base->output_file) : NULL;
 	v.env = xcalloc(base->env_len, sizeof(*v.env));
 	for (size_t i = 0; i < base->env_len; i++) {
 		v.env[i].key = xstrdup(base->env[i].key);

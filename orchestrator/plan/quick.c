@@ -665,6 +665,24 @@ static cJSON *variant_object(const char *name, const char *cwd, cJSON *command,
 	return v;
 }
 
+/*
+ * A variant's "output" from --output: a relative file is made absolute
+ * against the commands' cwd, where the user typed it (the plan's own
+ * directory is the evidence's).
+ */
+static void add_output(cJSON *v, const struct quick_spec *spec, const char *output)
+{
+	char *abs = NULL;
+
+	if (strchr(output, '/') && output[0] != '/' && spec->cwd && spec->cwd[0] == '/') {
+		while (output[0] == '.' && output[1] == '/')
+			output += 2;
+		abs = path_join(spec->cwd, output);
+	}
+	jadd_str(v, "output", abs ? abs : output);
+	free(abs);
+}
+
 /* Command i's scan values as the plan's "parameters", or NULL when there was no scan. */
 static cJSON *parameters_object(const struct quick_spec *spec, size_t i)
 {
@@ -728,6 +746,9 @@ static cJSON *variants_array(const struct quick_spec *spec, cJSON **shared, char
 			}
 		}
 		jpush(arr, variant_object(names[i], cwd, cmd, parameters_object(spec, i), own));
+		if (spec->noutputs)
+			add_output(cJSON_GetArrayItem(arr, (int)i), spec,
+				   spec->outputs[spec->noutputs > 1 ? i : 0]);
 	}
 	strv_free(names);
 	return arr;
@@ -1078,6 +1099,9 @@ static char *spec_problem(const struct quick_spec *spec, const char **order)
 	if (spec->nprepare > 1 && spec->nprepare != spec->ncommands)
 		return xasprintf("%zu --prepare commands for %zu commands: give one for all, or "
 				 "one per command", spec->nprepare, spec->ncommands);
+	if (spec->noutputs > 1 && spec->noutputs != spec->ncommands)
+		return xasprintf("%zu --output values for %zu commands: give one for all, or "
+				 "one per command", spec->noutputs, spec->ncommands);
 	if ((spec->nsetup > 1 && spec->nsetup != spec->ncommands) ||
 	    (spec->ncleanup > 1 && spec->ncleanup != spec->ncommands))
 		return xasprintf("--setup and --cleanup are one command each, for every command");

@@ -99,6 +99,13 @@ struct quick_spec {
 	size_t nsetup;
 	const char *const *cleanup;  /* --cleanup: likewise */
 	size_t ncleanup;
+	/*
+	 * --output: none, one for every command, or one each: each variant's
+	 * "output" (log, null, pipe, inherit or a file with a '/'; a relative
+	 * file made absolute against cwd when that is absolute)
+	 */
+	const char *const *outputs;
+	size_t noutputs;
 	int no_shell;                /* -N: split commands into words (quick_split()),
 	                                else run each through `sh -c`; either way taken
 	                                literally (braces are no placeholders) */

@@ -32,6 +32,7 @@ void invocation_release(struct invocation *inv)
 	free(inv->foreign_busy_fine_source);
 	free(inv->cpu_wait_note);
 	free(inv->cpus);
+	free(inv->output);
 	overlap_hits_free(inv->overlaps, inv->noverlaps);
 	free(inv->results_files);
 	for (size_t i = 0; i < inv->nresults; i++)

@@ -130,6 +130,7 @@ struct invocation {
 	 * (lowercase hex), when recorded (sha256 not empty; older evidence
 	 * has neither).
 	 */
+	char *output;            /* the variant's "output" (plan_output_text()), or NULL: older evidence */
 	struct invocation_log {
 		int64_t bytes_written, bytes_dropped, bytes_left_out;
 		int64_t bytes_total;

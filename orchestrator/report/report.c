@@ -1082,6 +1082,25 @@ static void utc_cell(struct tmpl_ctx *r, const char *name, const char *stamp, co
 		tmpl_set(r, name, stamp);
 }
 
+/* What ran: where a variant's output went, when not to its logs ("output"). */
+static void set_output(struct tmpl_ctx *r, const char *output)
+{
+	static const struct {
+		const char *word, *text;
+	} words[] = {
+		{ "null", "`null`, to /dev/null, not recorded" },
+		{ "pipe", "`pipe`, read through pipes and discarded (sizes and SHA-256 recorded)" },
+		{ "inherit", "`inherit`, abev's own stdout and stderr, not recorded" },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(words); i++)
+		if (!strcmp(output, words[i].word)) {
+			tmpl_set(r, "output", words[i].text);
+			return;
+		}
+	set_code(r, "output_file", output);
+}
+
 static void set_invocations(struct tmpl_ctx *c, const struct report_input *in)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -1268,6 +1287,8 @@ static void set_what_ran(struct tmpl_ctx *c, const struct report_input *in)
 			tmpl_set(r, "command", "(no invocation recorded)");
 		}
 		set_code(r, "cwd", ev ? ev->cwd : first ? first->cwd : NULL);
+		if (first && first->output && strcmp(first->output, "log"))
+			set_output(r, first->output);
 		for (size_t i = 0; ev && i < ev->nenv; i++)
 			strbuf_addf(&sb, "%s%s=%s", i ? " " : "", ev->env_keys[i], ev->env_values[i]);
 		if (sb.len)

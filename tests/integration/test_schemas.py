@@ -40,6 +40,12 @@ INVOCATION = {
     "leftovers_killed": 0, "paused": None,
     "overlaps": {"processes": [{"kind": "exclusive", "pid": 812, "command": "dotnet test x.dll",
                                 "pattern": "dotnet test*", "evidence": None}], "unnamed": 0},
+    "output": "pipe",
+    "logs": {"stdout": {"bytes_written": 0, "bytes_dropped": 0, "truncated": False,
+                        "bytes_left_out": 0, "bytes_total": 3,
+                        "sha256": "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"},
+             "stderr": {"bytes_written": 0, "bytes_dropped": 0, "truncated": False,
+                        "bytes_left_out": 0, "bytes_total": None, "sha256": None}},
     "cgroup": {"memory_peak_bytes": None, "cpu_usage_ns": 30},
     "cgroup_note": "memory.peak is not available", "results_files": None,
     "tests": None, "results": [], "failed_tests": [], "failed_tests_omitted": 0, "test_failures": [],
@@ -167,6 +173,8 @@ class SchemaTest(AbevTestCase):
             ("an unknown cgroup key", lambda d: d["cgroup"].update(io=1)),
             ("an absolute dir", lambda d: d.update(dir="/tmp/runs/baseline/run-1")),
             ("a time without zone", lambda d: d.update(start_utc="2026-11-10T16:54:37")),
+            ("a log digest not hex", lambda d: d["logs"]["stdout"].update(sha256="ABC")),
+            ("an empty output", lambda d: d.update(output="")),
         ]
         for what, change in cases:
             with self.subTest(what=what):

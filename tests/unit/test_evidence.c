@@ -121,7 +121,7 @@ static void test_invocation_file(void **state)
 		"cpu_wait_source", "cpu_wait_note", "tree_wait_ns", "max_cpu_wait_pct", "system_cpu_wait_ns", "run_cpus",
 		"foreign_busy_ns", "foreign_busy_fine_ns", "foreign_busy_fine_source", "foreign_wait_ns",
 		"foreign_wait_pct", "cpus",
-		"load_wait_ns", "loaded", "processes", "leftovers_killed", "paused", "overlaps", "logs", "cgroup",
+		"load_wait_ns", "loaded", "processes", "leftovers_killed", "paused", "overlaps", "output", "logs", "cgroup",
 		"cgroup_note", "results_files", "tests", "results", "failed_tests", "failed_tests_omitted",
 		"test_failures", "test_times", "test_times_omitted",
 		"metrics", "guards",

@@ -461,8 +461,15 @@ static const struct broken broken_plans[] = {
 	  { ": schedule.ordr: unknown key, did you mean 'order'? (expected one of: warmups, runs, until, min_rounds, max_rounds, looks, order, seed,"
 	    " gap_seconds, timeout_seconds, kill_grace_seconds, cpus, prepare, setup, cleanup)" } },
 	{ HEAD "'variants':[" VA ",{'name':'b','command':['x'],'nmae':'c'}]}", NULL, 0,
-	  { ": variants[1].nmae: unknown key, did you mean 'name'? (expected one of: name, cwd, command, env, parameters, assemblies, cpus, prepare, setup,"
-	    " cleanup)" } },
+	  { ": variants[1].nmae: unknown key, did you mean 'name'? (expected one of: name, cwd, command, env, parameters, assemblies, cpus, output, prepare,"
+	    " setup, cleanup)" } },
+	{ HEAD "'variants':[{'name':'a','command':['true'],'output':'pipes'}]}", NULL, 0,
+	  { ": variants[0].output: unknown output 'pipes': log, null, pipe, inherit, or a file path "
+	    "with a '/' (\"./out.txt\")" } },
+	{ HEAD "'variants':[{'name':'a','command':['true'],'output':'null'}],"
+	  "'metrics':[{'name':'n','source':'stderr','unit':'ms','pattern':'([0-9]+)'}]}", NULL, 0,
+	  { ": variants[0].output: \"null\" keeps no stderr.log, which metric 'n' reads (source "
+	    "\"stderr\"): leave \"output\" out (\"log\") or give a file" } },
 	{ HEAD "'variants':[" VA "],'load':{'max_cpu':1}}", NULL, 0,
 	  { ": load.max_cpu: unknown key, did you mean 'max_cpu_wait_pct'? (expected one of: max_cpu_wait_pct, max_foreign_cpu, max_repeats, max_wait_seconds, exclusive)" } },
 	{ HEAD "'variants':[" VA "],'limits':{'max_log_byte':1}}", NULL, 0,
@@ -471,7 +478,7 @@ static const struct broken broken_plans[] = {
 	{ HEAD "'variants':[" VA "],'results':{'file':'x'}}", NULL, 0,
 	  { ": results.file: unknown key, did you mean 'files'? (expected one of: files, min_executed, known_failures)" } },
 	{ HEAD "'base':{'name':'x','command':['run']},'variants_file':'vars.txt'}", "a\n", 0,
-	  { ": base.name: unknown key (expected one of: cwd, command, env, parameters, assemblies, cpus, prepare, setup, cleanup)" } },
+	  { ": base.name: unknown key (expected one of: cwd, command, env, parameters, assemblies, cpus, output, prepare, setup, cleanup)" } },
 	{ HEAD "'base':{'command':['run'],'prepare':['x']},'variants_file':'vars.txt'}", "a\n", 0,
 	  { ": base.prepare: not allowed in base: schedule.prepare prepares every variant" } },
 	{ HEAD "'variants':[" VA "],'schedule':{'runs':2,'runs':3}}", NULL, 0,

@@ -72,12 +72,13 @@ static void test_children(void **state)
 	assert_string_equal(names[13], "setup");
 	assert_string_equal(names[14], "cleanup");
 	n = plan_doc_children("variants[]", names, ARRAY_SIZE(names));
-	assert_int_equal(n, 10);
+	assert_int_equal(n, 11);
 	assert_string_equal(names[0], "name");
 	assert_string_equal(names[4], "parameters");
-	assert_string_equal(names[7], "prepare");
-	assert_string_equal(names[8], "setup");
-	assert_string_equal(names[9], "cleanup");
+	assert_string_equal(names[7], "output");
+	assert_string_equal(names[8], "prepare");
+	assert_string_equal(names[9], "setup");
+	assert_string_equal(names[10], "cleanup");
 	n = plan_doc_children("gates.<metric>", names, ARRAY_SIZE(names));
 	assert_int_equal(n, 3);
 	assert_string_equal(names[2], "budget");

@@ -1,0 +1,144 @@
+"""Where a command's output goes: a variant's "output" and abev bench's
+--output, with hyperfine's meanings. log (the default) keeps the run's
+logs; null sends both streams to /dev/null and records nothing; pipe
+reads them and keeps no log but their size and SHA-256; inherit hands the
+command abev's own stdout and stderr; a file with a '/' takes the whole
+stdout, rewritten at each run, and is refused when it is a symlink or a
+hard link. Every stream abev reads is sized and hashed as a whole, which
+the tests compare with hashlib over the bytes the helper prints."""
+import hashlib
+import os
+import subprocess
+
+from common import ABEV, HELPER, AbevTestCase, flood_whole, helper_plan
+
+MiB = 1024 * 1024
+EMPTY = flood_whole(0)
+
+
+class Output(AbevTestCase):
+    def plan_with(self, output, args=("flood", str(MiB)), runs=1, **extra):
+        plan = helper_plan([("f", list(args))], runs=runs, **extra)
+        plan["variants"][0]["output"] = output
+        return self.write_plan(plan)
+
+    def run_plan(self, p):
+        r = self.abev("run", p, "--out", self.path("ev"), "--quiet")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return self.load("ev", "result.json")["invocations"]
+
+    def bench(self, *args):
+        return subprocess.run([ABEV, "bench", "--max-cpu-wait-pct", "100", "--unsigned",
+                               "--quiet", *args], capture_output=True, text=True,
+                              timeout=300, cwd=self.tmp, stdin=subprocess.DEVNULL)
+
+    def report(self):
+        with open(self.path("ev", "report.md"), encoding="utf-8") as f:
+            return f.read()
+
+    def test_pipe_keeps_no_log_but_the_size_and_hash(self):
+        invs = self.run_plan(self.plan_with("pipe"))
+        inv = invs[0]
+        self.assertEqual(inv["output"], "pipe")
+        self.assertEqual(inv["logs"]["stdout"],
+                         {"bytes_written": 0, "bytes_dropped": 0, "truncated": False,
+                          "bytes_left_out": 0, **flood_whole(MiB)})
+        self.assertEqual(inv["logs"]["stdout"]["bytes_total"], 1048576)
+        self.assertEqual(inv["logs"]["stderr"]["bytes_total"], 0)
+        self.assertEqual(inv["logs"]["stderr"]["sha256"], EMPTY["sha256"])
+        run_dir = self.path("ev", inv["dir"])
+        self.assertFalse(os.path.exists(os.path.join(run_dir, "test.log")))
+        self.assertFalse(os.path.exists(os.path.join(run_dir, "stderr.log")))
+        self.assertIn("its output: `pipe`", self.report())
+
+    def test_pipe_hashes_stderr_too(self):
+        inv = self.run_plan(self.plan_with("pipe", args=("stderr", "oops")))[0]
+        self.assertEqual(inv["logs"]["stderr"]["bytes_total"], 4)
+        self.assertEqual(inv["logs"]["stderr"]["sha256"], hashlib.sha256(b"oops").hexdigest())
+
+    def test_null_records_nothing(self):
+        inv = self.run_plan(self.plan_with("null"))[0]
+        self.assertEqual(inv["output"], "null")
+        for name in ("stdout", "stderr"):
+            self.assertEqual(inv["logs"][name],
+                             {"bytes_written": 0, "bytes_dropped": 0, "truncated": False,
+                              "bytes_left_out": 0, "bytes_total": None, "sha256": None})
+        self.assertFalse(os.path.exists(self.path("ev", inv["dir"], "test.log")))
+        self.assertIn("its output: `null`", self.report())
+
+    def test_null_or_pipe_refuse_a_stdout_metric(self):
+        metric = {"name": "n", "source": "stdout", "unit": "ms", "pattern": "([0-9]+)"}
+        for output in ("null", "pipe", "inherit", "./out.txt"):
+            p = self.plan_with(output, metrics=[metric])
+            r = self.abev("run", p, "--out", self.path("ev-" + output.strip("./")), "--quiet")
+            self.assertEqual(r.returncode, 2, (output, r.stderr))
+            self.assertIn("variants[0].output", r.stderr)
+            self.assertIn("metric 'n'", r.stderr)
+            self.assertFalse(os.path.exists(self.path("ev-" + output.strip("./"))))
+        # A stderr metric reads stderr.log, which a file output still keeps.
+        stderr_metric = dict(metric, source="stderr")
+        r = self.abev("run", self.plan_with("./out.txt", metrics=[stderr_metric]), "--dry-run")
+        self.assertEqual(r.returncode, 0, r.stderr)
+
+    def test_file_holds_the_whole_stream_of_the_last_run(self):
+        r = self.bench("--output=./out.bin", "-r", "2", "--out", "ev", f"{HELPER} flood {MiB}")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        out = self.path("out.bin")
+        with open(out, "rb") as f:
+            data = f.read()
+        # Truncated at each run, as hyperfine's File::create: one run's bytes, not two.
+        self.assertEqual(len(data), MiB)
+        self.assertEqual(hashlib.sha256(data).hexdigest(), flood_whole(MiB)["sha256"])
+        invs = self.load("ev", "result.json")["invocations"]
+        self.assertEqual(len(invs), 2)
+        for inv in invs:
+            self.assertEqual(inv["output"], os.path.realpath(out))
+            self.assertEqual(inv["logs"]["stdout"],
+                             {"bytes_written": MiB, "bytes_dropped": 0, "truncated": False,
+                              "bytes_left_out": 0, **flood_whole(MiB)})
+            self.assertFalse(os.path.exists(self.path("ev", inv["dir"], "test.log")))
+            self.assertTrue(os.path.exists(self.path("ev", inv["dir"], "stderr.log")))
+        self.assertEqual(self.load("ev", "plan.json")["variants"][0]["output"],
+                         os.path.realpath(out))
+        self.assertIn("its stdout went whole to", self.report())
+
+    def test_a_symlinked_or_hard_linked_file_is_refused_untouched(self):
+        target = self.path("target")
+        with open(target, "w") as f:
+            f.write("keep\n")
+        os.symlink(target, self.path("link"))
+        os.link(target, self.path("hard"))
+        for name in ("link", "hard"):
+            r = self.bench("--output=./" + name, "-r", "1", "--out", "ev-" + name,
+                           f"{HELPER} flood 100")
+            self.assertEqual(r.returncode, 2, r.stderr)
+            self.assertIn("output file", r.stderr)
+            self.assertFalse(os.path.exists(self.path("ev-" + name)))
+            with open(target) as f:
+                self.assertEqual(f.read(), "keep\n")
+
+    def test_inherit_hands_over_abev_s_own_streams(self):
+        r = self.bench("--output=inherit", "-r", "1", "--out", "ev",
+                       f"{HELPER} flood 130", f"{HELPER} stderr said-on-stderr")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn(("x" * 64 + "\n") * 2, r.stdout)
+        self.assertIn("said-on-stderr", r.stderr)
+        for inv in self.load("ev", "result.json")["invocations"]:
+            self.assertEqual(inv["output"], "inherit")
+            self.assertIsNone(inv["logs"]["stdout"]["sha256"])
+
+    def test_one_output_per_command_and_unknown_words(self):
+        r = self.bench("--output=pipe", "--output=null", "-r", "1", "--out", "ev",
+                       f"{HELPER} flood 10", f"{HELPER} flood 20")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        by = {i["output"]: i for i in self.load("ev", "result.json")["invocations"]}
+        self.assertEqual(by["pipe"]["logs"]["stdout"]["bytes_total"], 10)
+        self.assertIsNone(by["null"]["logs"]["stdout"]["bytes_total"])
+        r = self.bench("--output=pipe", "--output=null", "--output=pipe", "-r", "1",
+                       f"{HELPER} flood 10", f"{HELPER} flood 20")
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("--output", r.stderr)
+        r = self.bench("--output=out.txt", "-r", "1", f"{HELPER} flood 10")
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("unknown output 'out.txt'", r.stderr)
+        self.assertFalse(os.path.exists(self.path("out.txt")))
