@@ -552,6 +552,10 @@ static void order_effect(const struct comparison *c, struct cmp_sample *s)
 		s->order_note = c->order && !strcmp(c->order, "alternate")
 					? "it ran in the same slot of every round (order alternate), so "
 					  "the slot's effect cannot be told from the variant's"
+				: c->order && !strcmp(c->order, "sequential")
+					? "the variants ran one after another (order sequential), so "
+					  "neither the slot's effect nor drift over time can be told "
+					  "from the variant's"
 					: "it ran in the same slot of every counted round (the rounds in "
 					  "which it ran first or later were lost or too few), so the slot's "
 					  "effect cannot be told from the variant's";

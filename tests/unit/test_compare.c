@@ -806,6 +806,37 @@ static void test_order_note_names_what_happened(void **state)
 }
 
 /*
+ * The sequential order (every run of base, then every run of cand) still
+ * pairs round r with round r, as the alternating orders do, and the
+ * order-effect note says the variants ran one after another.
+ */
+static void test_sequential_pairs_by_round(void **state)
+{
+	static const double base[] = { 100, 101, 99, 100, 102, 100 };
+	static const double cand[] = { 110, 111, 109, 110, 112, 110 };
+	struct fixture f;
+	struct comparison c;
+	const struct cmp_sample *cs;
+	(void)state;
+
+	setup(&f, 2);
+	f.cfg.order = "sequential";
+	for (size_t r = 0; r < ARRAY_SIZE(base); r++)
+		add(&f, "base", (unsigned)r + 1, base[r]);
+	for (size_t r = 0; r < ARRAY_SIZE(cand); r++)
+		add(&f, "cand", (unsigned)r + 1, cand[r]);
+	compare_compute(&f.cfg, f.invs, f.n, &c);
+	cs = sample(&c, "t", "cand");
+	assert_int_equal(cs->pairs, ARRAY_SIZE(base));
+	assert_true(cs->has_paired);
+	/* Round r against round r: each ratio is 1.1 or near it, whatever the runs between. */
+	assert_true(cs->pair_ratio_min > 1.09 && cs->pair_ratio_max < 1.11);
+	assert_int_equal(cs->order_testable, 0);
+	assert_non_null(strstr(cs->order_note, "(order sequential)"));
+	comparison_release(&c);
+}
+
+/*
  * A candidate that skipped a test is rejected, and the decision says which
  * run, which guard and why — it said "inconclusive ... too few runs" (its
  * runs do not count) and never named the test. Without any gate too.
@@ -1228,6 +1259,7 @@ int main(void)
 		cmocka_unit_test(test_five_rounds_decide_unpaired),
 		cmocka_unit_test(test_printed_estimate_is_the_intervals),
 		cmocka_unit_test(test_order_note_names_what_happened),
+		cmocka_unit_test(test_sequential_pairs_by_round),
 		cmocka_unit_test(test_test_guard_failure_rejects),
 		cmocka_unit_test(test_decision_without_evidence),
 		cmocka_unit_test(test_reference_and_three_variants),
