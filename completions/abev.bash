@@ -76,7 +76,7 @@ _abev()
 		case $prev in
 		-r|--runs|-w|--warmup|-n|--name|-s|--setup|-c|--cleanup|--prepare|--gap|--cpus|--results|--min-executed|--metric|--max-regression|-L|--parameter-list|-P|--parameter-scan|-D|--parameter-step-size|-m|--min-runs|-M|--max-runs|--until-decided|--host-label|--max-cpu-wait-pct|--max-load-wait|--wait-max|--command-name|-S|--shell) return 0 ;;
 		--output) COMPREPLY=($(compgen -W 'log null pipe inherit' -- "$cur")); return 0 ;;
-		--order) COMPREPLY=($(compgen -W 'balanced alternate reverse shuffle' -- "$cur")); return 0 ;;
+		--order) COMPREPLY=($(compgen -W 'balanced alternate reverse shuffle sequential' -- "$cur")); return 0 ;;
 		-o|--out) _abev_dirs; return 0 ;;
 		-k|--key) _abev_files '*.key'; return 0 ;;
 		--save-plan|--passphrase-file|--bundle|--export-json|--export-csv|--export-junit|--export-markdown) _abev_files; return 0 ;;
@@ -94,7 +94,7 @@ _abev()
 		--project) _abev_dirs; return 0 ;;
 		--package|--baseline|--candidate|-r|--runs|-w|--warmup|-n|--name|-s|--setup|-c|--cleanup|--prepare|--gap|--cpus|--results|--min-executed|--metric|--max-regression|-L|--parameter-list|-P|--parameter-scan|-D|--parameter-step-size|-m|--min-runs|-M|--max-runs|--until-decided) return 0 ;;
 		--output) COMPREPLY=($(compgen -W 'log null pipe inherit' -- "$cur")); return 0 ;;
-		--order) COMPREPLY=($(compgen -W 'balanced alternate reverse shuffle' -- "$cur")); return 0 ;;
+		--order) COMPREPLY=($(compgen -W 'balanced alternate reverse shuffle sequential' -- "$cur")); return 0 ;;
 		esac
 		if [[ $cur == -* ]]; then
 			COMPREPLY=($(compgen -W '-o --out --dotnet --project --package --baseline --candidate --from-bench -r --runs -w --warmup -n --name -N --no-shell -s --setup -c --cleanup --prepare --output --gap --order --cpus --results --min-executed --metric --max-regression -L --parameter-list -P --parameter-scan -D --parameter-step-size -i --ignore-failure -m --min-runs -M --max-runs --until-decided -h --help' -- "$cur"))

@@ -57,7 +57,8 @@ static const char run_about[] =
 	"processes: warmups first (never counted), then the recorded runs in the\n"
 	"plan's order (balanced, the default: AB BA..., each variant in each slot\n"
 	"equally often; alternate: AB AB...; reverse: AB BA AB...; shuffle: drawn\n"
-	"from the seed), with gap_seconds between the end of one process and the\n"
+	"from the seed; sequential: AA BB, each variant after its own setup, which\n"
+	"a plan naming no order gets when its variants' setups differ in one cwd), with gap_seconds between the end of one process and the\n"
 	"start of the next. Each run is measured (wall, CPU, peak RSS, faults, load,\n"
 	"the time it waited for a CPU, foreign CPU, cgroup figures where available);\n"
 	"a run that waited for CPUs other processes held more than\n"
@@ -631,8 +632,9 @@ struct quick_args {
 		     "pause between one process and the next (default 0)") }, \
 	{ CLI_STRING(0, "order", T, P spec.order, "O", \
 		     "balanced (AB BA, default; a Williams design for 3 or more), alternate " \
-		     "(AB AB), reverse (AB BA) or shuffle"), \
-	  .complete = CLI_COMPLETE_WORDS("balanced alternate reverse shuffle") }, \
+		     "(AB AB), reverse (AB BA), shuffle, or sequential (AA BB, each command " \
+		     "after its own setup; the default when the setups differ)"), \
+	  .complete = CLI_COMPLETE_WORDS("balanced alternate reverse shuffle sequential") }, \
 	{ CLI_STRING(0, "cpus", T, P spec.cpus, "LIST", \
 		     "run every command on these CPUs only, in the kernel's list syntax (\"1\", " \
 		     "\"0-1\", \"0,2-3\"; schedule.cpus): a pinned run waits for no other CPU " \

@@ -54,6 +54,7 @@ const struct field run_fields[] = {
 	{ .key = "ended_utc", .type = FIELD_STRING, .off = OFF(ended_utc), .flags = REQ | RD | NUL | FIELD_NULL_EMPTY },
 	{ .key = "schedule", .type = FIELD_OBJECT, .flags = REQ | RD, .missing = "missing: not abev's result.json" },
 	{ .key = "schedule.order", .type = FIELD_STRING, .off = OFF(order), .flags = REQ | RD },
+	{ .key = "schedule.order_from", .type = FIELD_STRING, .off = OFF(order_from), .flags = REQ | OPT },
 	{ .key = "schedule.seed", .type = FIELD_U64, .off = OFF(seed), .flags = REQ | RD },
 	{ .key = "schedule.warmups", .type = FIELD_UNSIGNED, .off = OFF(warmups), .flags = REQ | RD },
 	{ .key = "schedule.runs", .type = FIELD_UNSIGNED, .off = OFF(runs), .flags = REQ | RD },

@@ -156,6 +156,7 @@ static void fill_header(const struct run_state *st, enum run_status status, int 
 		.plan_path = plan->path,
 		.status = run_status_name(status),
 		.order = plan_order_name(plan->order),
+		.order_from = plan->order_from,
 		.seed = plan->seed,
 		.warmups = plan->warmups,
 		.runs = plan->runs,

@@ -14,6 +14,7 @@
 #include "evidence/evidence.h"
 #include "plan/plan.h"
 #include "report/contention.h"
+#include "report/report.h"
 #include "report/summary.h"
 #include "report/timing.h"
 #include "util/colour.h"
@@ -218,6 +219,15 @@ static int bench_ran_shell(const struct run_state *st)
 	return 0;
 }
 
+/* The sequential order, and why: its runs are not alternated. */
+static void print_order(FILE *f, const struct run_state *st)
+{
+	const char *why = report_order_why(plan_order_name(st->plan->order), st->plan->order_from);
+
+	if (why)
+		fprintf(f, "order:    sequential: %s.\n", why);
+}
+
 void run_summary_print(const struct run_state *st, enum run_status final, int sealed,
 		       int bundled)
 {
@@ -260,6 +270,7 @@ void run_summary_print(const struct run_state *st, enum run_status final, int se
 		fprintf(f, "bundle:   %s\n", bundle);
 		free(bundle);
 	}
+	print_order(f, st);
 	print_contention(f, st);
 	print_load(f, st);
 	if (st->gave_up) {

@@ -670,17 +670,19 @@ static char *certain_failure(const struct run_state *st, unsigned round)
 }
 
 /*
- * Each variant's setup (cleanup 0) or cleanup step, in the plan's order.
- * A setup that does not end ok stops the plan before its first
- * invocation; set_up[v] says whose ended ok. A cleanup runs for every
+ * The setup (cleanup 0) or cleanup step of variants [from, to), in the
+ * plan's order. A setup that does not end ok stops the plan before the
+ * next invocation; set_up[v] says whose ended ok. A cleanup runs for every
  * variant whose setup ended ok (or that had none), unless abev was
- * interrupted.
+ * interrupted. ran: whether invocations ran before (the sequential order
+ * sets a variant up after the ones before it ran).
  */
-static void run_steps(struct run_state *st, int cleanup, unsigned char *set_up)
+static void run_steps(struct run_state *st, int cleanup, unsigned char *set_up, size_t from,
+		      size_t to, int ran)
 {
 	const struct plan *plan = st->plan;
 
-	for (size_t v = 0; v < plan->nvariants && !st->interrupt && !st->runtime_error; v++) {
+	for (size_t v = from; v < to && !st->interrupt && !st->runtime_error; v++) {
 		const struct plan_variant *pv = &plan->variants[v];
 		int r;
 
@@ -698,11 +700,15 @@ static void run_steps(struct run_state *st, int cleanup, unsigned char *set_up)
 			set_up[v] = (unsigned char)r;
 			if (!r && !st->interrupt) {
 				const struct invocation_prepare *rec = st->steps[st->nsteps - 1].rec;
-				st->gave_up = xasprintf("abev stopped the plan before its first "
-							"invocation: the setup command of '%s' %s "
-							"(" EVIDENCE_RUNS_DIR "/%s/setup.log)", pv->name,
+				char *before = ran ? xasprintf("the runs of '%s'", pv->name)
+						   : xstrdup("its first invocation");
+				st->gave_up = xasprintf("abev stopped the plan before %s: the setup "
+							"command of '%s' %s "
+							"(" EVIDENCE_RUNS_DIR "/%s/setup.log)", before,
+							pv->name,
 							rec->reason ? rec->reason : rec->status,
 							pv->name);
+				free(before);
 			}
 		}
 	}
@@ -739,6 +745,80 @@ static void assemblies_after_setup(struct run_state *st, struct metadata *md,
 	free(text);
 }
 
+/*
+ * Slots [from, to) of the nslots, after the setups of variants [vfrom,
+ * vto) and before their cleanups: every slot and every variant, or, in
+ * the sequential order, one variant's slots. 1 when schedule.until
+ * "decided" decided and no slot is left to run; 0 otherwise.
+ */
+static int run_block(struct run_state *st, struct metadata *md, const struct sched_slot *slots,
+		     size_t nslots, size_t from, size_t to, size_t vfrom, size_t vto,
+		     unsigned char *set_up)
+{
+	const struct plan *plan = st->plan;
+	int decided = 0;
+
+	run_steps(st, 0, set_up, vfrom, vto, from > 0);
+	assemblies_after_setup(st, md, set_up);
+	if (st->gave_up && nslots > from)
+		run_state_note(st, xasprintf("%s; the %zu slot(s) %swere not run", st->gave_up,
+					     nslots - from, from ? "left " : ""));
+	for (size_t i = from; i < to && !st->interrupt && !st->runtime_error && !st->gave_up; i++) {
+		run_slot(st, &slots[i]);
+		/* A recorded round of the first two is over: stop now what no further round will mend. */
+		if (!st->gave_up && !st->interrupt && !st->runtime_error && i + 1 < nslots &&
+		    !slots[i].warmup && slots[i].round <= 2 && slots[i + 1].round > slots[i].round)
+			st->gave_up = certain_failure(st, slots[i].round);
+		if (st->gave_up && i + 1 < nslots)
+			run_state_note(st, xasprintf("%s; the %zu slot(s) after it were not run",
+						     st->gave_up, nslots - i - 1));
+		if (!st->gave_up && !st->interrupt && !st->runtime_error &&
+		    look_due(plan, slots, nslots, i) && run_state_look(st, slots[i].round)) {
+			if (i + 1 < nslots)
+				run_state_note(st, xasprintf("decided after round %u (look %zu of %zu): "
+							     "%s; the %zu slot(s) after it were not run",
+							     slots[i].round, st->seq.ntaken,
+							     plan->nlooks,
+							     decision_name(st->looks_taken[st->seq.ntaken - 1].decision),
+							     nslots - i - 1));
+			decided = 1;
+			break;
+		}
+	}
+	/* What was set up is cleaned up, whatever stopped the plan but an interrupt. */
+	run_steps(st, 1, set_up, vfrom, vto, 1);
+	return decided;
+}
+
+/*
+ * Every slot, in blocks: one for an order that alternates the variants,
+ * whose setups all run before the first slot and cleanups after the last;
+ * one a variant for the sequential order, whose slots schedule_build()
+ * puts together, so that each variant runs on its own setup's products.
+ */
+static void run_blocks(struct run_state *st, struct metadata *md, const struct sched_slot *slots,
+		       size_t nslots, unsigned char *set_up)
+{
+	const struct plan *plan = st->plan;
+	size_t from = 0;
+
+	if (plan->order != PLAN_ORDER_SEQUENTIAL) {
+		run_block(st, md, slots, nslots, 0, nslots, 0, plan->nvariants, set_up);
+		return;
+	}
+	for (size_t v = 0; v < plan->nvariants; v++) {
+		size_t to = from;
+
+		if (st->interrupt || st->runtime_error || st->gave_up)
+			break;
+		while (to < nslots && slots[to].variant == v)
+			to++;
+		if (run_block(st, md, slots, nslots, from, to, v, v + 1, set_up))
+			break;
+		from = to;
+	}
+}
+
 enum runner_outcome runner_run(const struct plan *plan, const struct runner_options *opt,
 			       struct runner_result *res)
 {
@@ -754,33 +834,7 @@ enum runner_outcome runner_run(const struct plan *plan, const struct runner_opti
 	if (run_begin(&st, &md) < 0 || open_evidence(&st, md, &outcome) < 0 || run_setup(&st, &slots, &nslots) < 0)
 		goto out;
 	set_up = xcalloc(plan->nvariants + 1, 1);
-	run_steps(&st, 0, set_up);
-	assemblies_after_setup(&st, md, set_up);
-	if (st.gave_up && nslots)
-		run_state_note(&st, xasprintf("%s; the %zu slot(s) were not run", st.gave_up, nslots));
-	for (size_t i = 0; i < nslots && !st.interrupt && !st.runtime_error && !st.gave_up; i++) {
-		run_slot(&st, &slots[i]);
-		/* A recorded round of the first two is over: stop now what no further round will mend. */
-		if (!st.gave_up && !st.interrupt && !st.runtime_error && i + 1 < nslots &&
-		    !slots[i].warmup && slots[i].round <= 2 && slots[i + 1].round > slots[i].round)
-			st.gave_up = certain_failure(&st, slots[i].round);
-		if (st.gave_up && i + 1 < nslots)
-			run_state_note(&st, xasprintf("%s; the %zu slot(s) after it were not run",
-						      st.gave_up, nslots - i - 1));
-		if (!st.gave_up && !st.interrupt && !st.runtime_error &&
-		    look_due(plan, slots, nslots, i) && run_state_look(&st, slots[i].round)) {
-			if (i + 1 < nslots)
-				run_state_note(&st, xasprintf("decided after round %u (look %zu of %zu): "
-							      "%s; the %zu slot(s) after it were not run",
-							      slots[i].round, st.seq.ntaken,
-							      plan->nlooks,
-							      decision_name(st.looks_taken[st.seq.ntaken - 1].decision),
-							      nslots - i - 1));
-			break;
-		}
-	}
-	/* What was set up is cleaned up, whatever stopped the plan but an interrupt. */
-	run_steps(&st, 1, set_up);
+	run_blocks(&st, md, slots, nslots, set_up);
 	outcome = run_finish(&st, res);
 out:
 	run_state_release(&st);

@@ -62,6 +62,7 @@ static const char *const order_names[] = {
 	[PLAN_ORDER_REVERSE] = "reverse",
 	[PLAN_ORDER_SHUFFLE] = "shuffle",
 	[PLAN_ORDER_BALANCED] = "balanced",
+	[PLAN_ORDER_SEQUENTIAL] = "sequential",
 };
 
 const char *plan_order_name(enum plan_order order)
@@ -408,6 +409,8 @@ static int parse_schedule(const struct plan_loader *ld, const cJSON *root)
 			      SUGGEST_ARGS(near));
 		goto out;
 	}
+	if (order)
+		plan->order_from = "plan";
 	ret = json_in_count(&ld->in) > before ? -1 : 0;
 out:
 	free(order);
@@ -953,6 +956,7 @@ static void plan_defaults(struct plan *plan, const char *path)
 	plan->path = xstrdup(path);
 	plan_settings_defaults(plan);
 	plan->order = PLAN_ORDER_DEFAULT;
+	plan->order_from = "default";
 	plan->min_executed = -1;
 	plan->max_cpu_wait_pct_from = "default";
 	plan->max_wait_seconds_from = "default";
@@ -987,6 +991,51 @@ static void plan_inherit_schedule(struct plan *plan)
 }
 
 /*
+ * The order, now that every variant has its setup and cwd: a plan whose
+ * variants' setups may collide (plan_setups_collision()) runs each
+ * variant after its own setup, as hyperfine does, unless it asked for an
+ * order that alternates them — which would run every variant on the
+ * products of the last setup, and is refused. schedule.until "decided"
+ * looks at whole rounds, which a sequential order does not have.
+ */
+static int settle_order(struct plan_loader *ld)
+{
+	struct plan *plan = ld->plan;
+	char b[SHOW_MAX];
+	size_t a, z;
+
+	if (!plan_setups_collision(plan, &a, &z)) {
+		if (plan->order == PLAN_ORDER_SEQUENTIAL && plan->until_decided)
+			return json_in_error(&ld->in, "schedule.order", "\"sequential\" runs every "
+					     "round of one variant before the next variant's, and "
+					     "until \"decided\" needs whole rounds to look at: use "
+					     "another order, or give runs instead");
+		return 0;
+	}
+	show_str(b, sizeof(b), plan->variants[a].cwd);
+	if (plan->order != PLAN_ORDER_SEQUENTIAL && !strcmp(plan->order_from, "plan"))
+		return json_in_error(&ld->in, "schedule.order", "order \"%s\" would run every "
+				     "variant on the products of the last setup: the setups of "
+				     "'%s' and '%s' differ and both run in '%s'; give the variants "
+				     "distinct cwds, or use order \"sequential\" (abev bench: "
+				     "--order sequential, or no --order)",
+				     plan_order_name(plan->order), plan->variants[a].name,
+				     plan->variants[z].name, b);
+	if (plan->until_decided)
+		return json_in_error(&ld->in, "schedule.until", "\"decided\" needs the variants "
+				     "to alternate, but the setups of '%s' and '%s' differ and both "
+				     "run in '%s', so each variant must run after its own setup, one "
+				     "after another: give the variants distinct cwds, or give runs "
+				     "instead", plan->variants[a].name, plan->variants[z].name, b);
+	if (plan->order != PLAN_ORDER_SEQUENTIAL)
+		plan->order_from = PLAN_ORDER_FROM_SETUPS;
+	plan->order = PLAN_ORDER_SEQUENTIAL;
+	plan->order_pair[0] = a;
+	plan->order_pair[1] = z;
+	return 0;
+}
+
+/*
  * The plan in plan->raw, read from path (or named so): validated into
  * *plan, every problem added to errors. On -1 the plan is partial.
  */
@@ -1005,6 +1054,8 @@ static int plan_parse_raw(struct plan *plan, const char *path, struct errlist *e
 		goto out;
 	ret = parse_top(&ld, root);
 	plan_inherit_schedule(plan);
+	if (ret == 0 && settle_order(&ld) < 0)
+		ret = -1;
 out:
 	cJSON_Delete(root);
 	if (ld.origin) {

@@ -37,6 +37,7 @@ enum plan_order {
 	PLAN_ORDER_REVERSE,   /* A B, B A, A B, ... */
 	PLAN_ORDER_SHUFFLE,   /* each round drawn from seed */
 	PLAN_ORDER_BALANCED,  /* Williams rows: A B, B A for two (run/schedule.h) */
+	PLAN_ORDER_SEQUENTIAL,/* every run of A, then every run of B, each after its own setup */
 };
 
 /*
@@ -45,7 +46,7 @@ enum plan_order {
  */
 #define PLAN_ORDER_DEFAULT PLAN_ORDER_BALANCED
 /* The orders' names as messages list them. */
-#define PLAN_ORDER_LIST "balanced, alternate, reverse, shuffle"
+#define PLAN_ORDER_LIST "balanced, alternate, reverse, shuffle, sequential"
 
 struct plan_env {
 	char *key;
@@ -150,6 +151,14 @@ struct plan {
 	int looks_from_plan;   /* schedule.looks was given (else the default sequence) */
 	double look_confidence;    /* 1 - (1 - confidence) / nlooks */
 	enum plan_order order; /* default PLAN_ORDER_DEFAULT */
+	/*
+	 * Who chose the order (static): "plan" (schedule.order), "default", or
+	 * PLAN_ORDER_FROM_SETUPS: the plan named none and the setups of
+	 * variants order_pair[0] and order_pair[1] may collide
+	 * (plan_setups_collision()), so each variant runs after its own setup.
+	 */
+	const char *order_from;
+	size_t order_pair[2];
 	uint64_t seed;         /* default 1 */
 	double gap_seconds;    /* default 0, >= 0 */
 	double timeout_seconds;/* default 0 = none, else > 0 */
@@ -347,6 +356,18 @@ int plan_parse_partial(struct plan *plan, const char *path, const char *text, si
 void plan_release(struct plan *plan);
 
 const char *plan_order_name(enum plan_order order);
+/* plan.order_from when abev chose "sequential" because the setups may collide. */
+#define PLAN_ORDER_FROM_SETUPS "setups"
+/*
+ * Whether the setups of variants a and b may overwrite each other's
+ * products: both have one, their command lines differ once their
+ * placeholders are expanded ({variant} and {run_dir} differ between
+ * variants), and both run in the same cwd. Identical setups do not
+ * collide: whichever runs last leaves what every variant expects.
+ */
+int plan_setups_collide(const struct plan *plan, size_t a, size_t b);
+/* The first pair (a < b) whose setups may collide into *a, *b: 1, or 0 when none does. */
+int plan_setups_collision(const struct plan *plan, size_t *a, size_t *b);
 /* The order called name into *order: 0, or -1 when no order has that name. */
 int plan_order_parse(const char *name, enum plan_order *order);
 

@@ -782,7 +782,12 @@ static cJSON *schedule_object(const struct quick_spec *spec, const char *order,
 		jadd_int(s, "runs", spec->runs >= 0 ? spec->runs
 				    : spec->dotnet ? 8 : QUICK_DEFAULT_RUNS);
 	}
-	jadd_str(s, "order", order);
+	/*
+	 * No order given: none in the plan, whose default is balanced, or
+	 * sequential when the setups collide (plan.c); the starter names it.
+	 */
+	if (spec->order || spec->starter)
+		jadd_str(s, "order", order);
 	if (spec->starter || !strcmp(order, "shuffle"))
 		jadd_int(s, "seed", 1);
 	jadd_real(s, "gap_seconds",

@@ -35,6 +35,8 @@ struct run_header {
 	const char *ended_utc;         /* NULL or "" while running */
 	/* The schedule. */
 	const char *order;             /* plan_order_name() */
+	const char *order_from;        /* plan.order_from: "plan", "default" or "setups"; NULL: not
+	                                  recorded (evidence before abev recorded it) */
 	uint64_t seed;
 	unsigned warmups, runs;
 	double gap_seconds;

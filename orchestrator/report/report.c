@@ -860,6 +860,20 @@ static void cgroup_sentence(struct strbuf *sb, const struct report_input *in)
 	strbuf_addch(sb, '.');
 }
 
+const char *report_order_why(const char *order, const char *order_from)
+{
+	if (!order || strcmp(order, "sequential"))
+		return NULL;
+	if (order_from && !strcmp(order_from, "setups"))
+		return "the variants' setups differ and share a working directory, so each "
+		       "variant's runs follow its own setup; alternation would have run every "
+		       "variant on the last setup's products. Runs of one variant after another "
+		       "are more exposed to drift than alternated ones";
+	return "as the plan asks, each variant's runs follow its own setup, one variant after "
+	       "another. Runs of one variant after another are more exposed to drift than "
+	       "alternated ones";
+}
+
 static void set_conditions(struct tmpl_ctx *c, const struct report_input *in)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -868,6 +882,8 @@ static void set_conditions(struct tmpl_ctx *c, const struct report_input *in)
 	int notes = 0;
 
 	tmpl_set(c, "order", in->run->order ? in->run->order : "unknown");
+	if (report_order_why(in->run->order, in->run->order_from))
+		tmpl_set(c, "order_why", report_order_why(in->run->order, in->run->order_from));
 	tmpl_setf(c, "seed", "%llu", (unsigned long long)in->run->seed);
 	tmpl_setf(c, "warmups", "%u", in->run->warmups);
 	tmpl_setf(c, "runs", "%u", in->run->runs);

@@ -17,6 +17,14 @@
 #include "record/run_header.h"
 #include "evidence/evidence_read.h"
 
+/*
+ * Why the order was "sequential", for the summary and report.md: what
+ * follows "order: sequential — " (no full stop), from result.json's
+ * schedule.order and schedule.order_from; NULL for any other order.
+ * Static.
+ */
+const char *report_order_why(const char *order, const char *order_from);
+
 struct report_input {
 	const char *file;                /* the name written beneath root; NULL: EVIDENCE_REPORT_FILE */
 	const struct run_header *run;    /* the run as result.json has it */

@@ -60,6 +60,22 @@ static void round_order(enum plan_order order, uint64_t *state, unsigned r,
 	}
 }
 
+/*
+ * The sequential order: each variant's warmups and recorded runs, one
+ * variant after another, in the plan's order of variants.
+ */
+static size_t sequential(size_t nvariants, unsigned warmups, unsigned runs,
+			 struct sched_slot *slots)
+{
+	size_t k = 0;
+
+	for (size_t v = 0; v < nvariants; v++)
+		for (int phase = 0; phase < 2; phase++)
+			for (unsigned r = 0; r < (phase == 0 ? warmups : runs); r++)
+				slots[k++] = (struct sched_slot){ v, phase == 0, r + 1 };
+	return k;
+}
+
 void schedule_build(enum plan_order order, uint64_t seed, size_t nvariants,
 		    unsigned warmups, unsigned runs,
 		    struct sched_slot **slots, size_t *nslots)
@@ -73,7 +89,9 @@ void schedule_build(enum plan_order order, uint64_t seed, size_t nvariants,
 	if (nvariants && rounds > SIZE_MAX / sizeof(**slots) / nvariants)
 		die_oom();
 	*slots = xcalloc((size_t)rounds * nvariants, sizeof(**slots));
-	for (int phase = 0; phase < 2; phase++) {
+	if (order == PLAN_ORDER_SEQUENTIAL)
+		k = sequential(nvariants, warmups, runs, *slots);
+	for (int phase = 0; phase < 2 && order != PLAN_ORDER_SEQUENTIAL; phase++) {
 		unsigned nrounds = phase == 0 ? warmups : runs;
 		for (unsigned r = 0; r < nrounds; r++) {
 			round_order(order, &state, r, perm, nvariants);

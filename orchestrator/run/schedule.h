@@ -19,7 +19,7 @@ struct sched_slot {
 
 /*
  * Fills *slots (caller frees) with warmups*nvariants warmup slots followed
- * by runs*nvariants recorded slots. Each phase starts from round 1:
+ * by runs*nvariants recorded slots (but for sequential, below). Each phase starts from round 1:
  * alternate gives A B, A B; reverse reverses every other round (A B, B A);
  * balanced takes the rows of a Williams design in turn: row 0 is
  * 0, 1, n-1, 2, n-2, 3, ..., row i adds i (mod n) to each; for an even n
@@ -30,7 +30,10 @@ struct sched_slot {
  * B C A, A C B, C A B, B A C. shuffle draws each round's permutation from
  * a generator seeded with seed (splitmix64 + Fisher-Yates, identical on
  * every platform), warmup rounds first, then recorded rounds, from one
- * stream.
+ * stream. sequential does not alternate: every warmup and recorded run of
+ * the first variant, then of the second, and so on (hyperfine's order),
+ * each variant's rounds numbered from 1, so that round r of each is still
+ * what pairs them.
  */
 void schedule_build(enum plan_order order, uint64_t seed, size_t nvariants,
 		    unsigned warmups, unsigned runs,

@@ -52,8 +52,10 @@ class TestBench(BenchTestCase):
         self.assertEqual(result["status"], "completed")
         self.assertEqual(result["comparison"]["reference"], "sleep-0.01")
         invs = result["invocations"]
-        # The default order, balanced: A B, B A, A B.
-        self.assertEqual(plan["schedule"]["order"], "balanced")
+        # No order given: none in the plan, whose default is balanced: A B, B A, A B.
+        self.assertNotIn("order", plan["schedule"])
+        self.assertEqual((result["schedule"]["order"], result["schedule"]["order_from"]),
+                         ("balanced", "default"))
         self.assertEqual([i["variant"] for i in invs],
                          ["sleep-0.01", "sleep-0.012", "sleep-0.012", "sleep-0.01",
                           "sleep-0.01", "sleep-0.012"])

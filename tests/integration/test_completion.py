@@ -82,7 +82,8 @@ class TestBashCompletion(AbevTestCase):
     def test_options_and_values(self):
         self.assertEqual(self.complete("abev", "bench", "--sa"), ["--save-plan"])
         self.assertEqual(self.complete("abev", "run", "--dr"), ["--dry-run"])
-        self.assertEqual(self.complete("abev", "bench", "--order", "s"), ["shuffle"])
+        self.assertEqual(self.complete("abev", "bench", "--order", "s"),
+                         ["sequential", "shuffle"])
         self.assertEqual(self.complete("abev", "export", "ev", "--format", "j"),
                          ["json", "junit"])
 

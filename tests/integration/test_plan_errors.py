@@ -84,7 +84,7 @@ CASES = [
      ["schedule.timeout_seconds: expected a number > 0"]),
     ("unknown_order", plan(schedule={"runs": 1, "order": "random"}), None,
      ["schedule.order: unknown order 'random' (expected one of: balanced, alternate, reverse, "
-      "shuffle)"]),
+      "shuffle, sequential)"]),
     ("missing_command", plan(variants=[{"name": "a"}]), None,
      ["variants[0].command: missing"]),
     ("empty_command", plan(variants=[variant(), variant(name="b", command=[])]), None,

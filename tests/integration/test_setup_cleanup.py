@@ -31,16 +31,18 @@ class SetupCleanup(AbevTestCase):
 
     def test_setup_before_cleanup_after(self):
         # The runs read what setup made; cleanup removes it once the last run is over.
+        # The setups differ ({variant}) in one cwd: each variant runs after its own.
         plan = self.plan(["sh", "-c", "echo made-{variant} > built-{variant}; echo set {variant}"],
                          ["sh", "-c", "rm built-{variant}; echo gone {variant}"])
         _, res = self.run_steps(plan, 0)
         self.assertEqual(res["status"], "completed")
+        self.assertEqual(res["schedule"]["order"], "sequential")
         self.assertTrue(all(i["status"] == "ok" for i in res["invocations"]))
         self.assertFalse([f for f in os.listdir(self.tmp) if f.startswith("built-")])
         self.assertEqual([(s["variant"], s["step"], s["status"]) for s in res["steps"]],
-                         [("a", "setup", "ok"), ("b", "setup", "ok"),
-                          ("a", "cleanup", "ok"), ("b", "cleanup", "ok")])
-        self.assertEqual(res["steps"][1]["argv"],
+                         [("a", "setup", "ok"), ("a", "cleanup", "ok"),
+                          ("b", "setup", "ok"), ("b", "cleanup", "ok")])
+        self.assertEqual(res["steps"][2]["argv"],
                          ["sh", "-c", "echo made-b > built-b; echo set b"])
         with open(self.path("ev", "runs", "b", "setup.log")) as f:
             self.assertEqual(f.read(), "set b\n")
@@ -82,17 +84,33 @@ class SetupCleanup(AbevTestCase):
         self.assertFalse(os.path.exists(self.path("ev2")))
 
     def test_a_failed_setup_runs_nothing(self):
-        plan = self.plan(["sh", "-c", "if test {variant} != a; then echo no; exit 4; fi"],
-                         ["sh", "-c", "echo cleaned {variant}"])
+        # One setup for both (no {variant}): both run before the first invocation.
+        plan = self.plan(["sh", "-c", "echo no; exit 4"], ["sh", "-c", "echo cleaned"])
         cp, res = self.run_steps(plan, 1)
         self.assertEqual(res["status"], "failed")
         self.assertEqual(res["invocations"], [])
-        self.assertIn("the setup command of 'b' exited with code 4 (runs/b/setup.log)",
-                      cp.stdout)
+        self.assertIn("abev stopped the plan before its first invocation: the setup command "
+                      "of 'a' exited with code 4 (runs/a/setup.log)", cp.stdout)
+        self.assertEqual([(s["variant"], s["step"], s["status"]) for s in res["steps"]],
+                         [("a", "setup", "failed")])
+        if schemas.AVAILABLE:
+            self.assertEqual(schemas.errors("run", res), [])
+
+    def test_a_failed_setup_stops_the_variants_after_it(self):
+        # Setups that differ in one cwd: a's setup, runs and cleanup, then b's setup fails.
+        plan = self.plan(["sh", "-c", "if test {variant} != a; then echo no; exit 4; fi; "
+                                      "echo made > built-{variant}"],
+                         ["sh", "-c", "echo cleaned {variant}"])
+        cp, res = self.run_steps(plan, 1)
+        self.assertEqual(res["status"], "failed")
+        self.assertEqual([(i["variant"], i["status"]) for i in res["invocations"]],
+                         [("a", "ok"), ("a", "ok")])
+        self.assertIn("abev stopped the plan before the runs of 'b': the setup command of 'b' "
+                      "exited with code 4 (runs/b/setup.log)", cp.stdout)
         # a was set up, so it is cleaned up; b's setup failed, so it is not.
         self.assertEqual([(s["variant"], s["step"], s["status"]) for s in res["steps"]],
-                         [("a", "setup", "ok"), ("b", "setup", "failed"),
-                          ("a", "cleanup", "ok")])
+                         [("a", "setup", "ok"), ("a", "cleanup", "ok"),
+                          ("b", "setup", "failed")])
         self.assertFalse(os.path.exists(self.path("ev", "runs", "b", "cleanup.log")))
         if schemas.AVAILABLE:
             self.assertEqual(schemas.errors("run", res), [])
@@ -223,3 +241,93 @@ class SetupCleanup(AbevTestCase):
             self.assertEqual(f.read(), "2\n")
         self.assertFalse(os.path.exists(self.path("built-1")))
         self.assertIn("evidence:", cp.stdout)
+
+
+class SetupsThatCollide(AbevTestCase):
+    """Issue 33: scanned setups that write the same path. Every setup ran
+    before the first round, so every variant's runs saw the last one's
+    product. Setups that differ in one cwd now run each variant after its
+    own setup (order sequential, as hyperfine runs); identical setups keep
+    the alternation; an order that alternates them is refused."""
+
+    SCAN = ("-L", "v", "1,2", "-s", "sh -c 'echo built-{v} > product'", "cat product",
+            "-r", "2", "-w", "1")
+
+    def bench(self, *args, check):
+        cp = subprocess.run([ABEV, "bench", *args, "--max-cpu-wait-pct", "100", "--unsigned",
+                             "--out", "ev"], cwd=self.tmp, capture_output=True, text=True,
+                            timeout=120, stdin=subprocess.DEVNULL)
+        self.assertEqual(cp.returncode, check, cp.stdout + cp.stderr)
+        return cp
+
+    def logs(self, variant):
+        runs = sorted(d for d in os.listdir(self.path("ev", "runs", variant))
+                      if d.startswith(("run-", "warmup-")))
+        out = []
+        for d in runs:
+            with open(self.path("ev", "runs", variant, d, "test.log")) as f:
+                out.append(f.read())
+        return out
+
+    def test_each_variant_runs_on_its_own_setup(self):
+        cp = self.bench(*self.SCAN, check=0)
+        res = self.load("ev", "result.json")
+        self.assertEqual(res["schedule"]["order"], "sequential")
+        self.assertEqual(res["schedule"]["order_from"], "setups")
+        # Warmup and runs of each variant see its own build: built-1 for v=1, built-2 for v=2.
+        self.assertEqual(self.logs("cat-product-v-1"), ["built-1\n"] * 3)
+        self.assertEqual(self.logs("cat-product-v-2"), ["built-2\n"] * 3)
+        # Each variant's setup, its warmup and runs, then the next variant's: hyperfine's order.
+        self.assertEqual([(i["variant"][-1], i["phase"], i["round"]) for i in res["invocations"]],
+                         [("1", "warmup", 1), ("1", "run", 1), ("1", "run", 2),
+                          ("2", "warmup", 1), ("2", "run", 1), ("2", "run", 2)])
+        setups = [s for s in res["steps"] if s["step"] == "setup"]
+        self.assertEqual([s["variant"] for s in setups], ["cat-product-v-1", "cat-product-v-2"])
+        # Paired as ever: round r of one variant with round r of the other.
+        sample = [s for m in res["comparison"]["metrics"] if m["name"] == "wall"
+                  for s in m["variants"] if s["variant"] == "cat-product-v-2"][0]
+        self.assertEqual(sample["paired"]["pairs"], 2)
+        # The order and its reason, on the terminal and in the report.
+        self.assertRegex(cp.stdout, r"(?m)^order: +sequential: the variants' setups differ "
+                                    r"and share a working directory")
+        self.assertIn("more exposed to drift", cp.stdout)
+        with open(self.path("ev", "report.md"), encoding="utf-8") as f:
+            self.assertRegex(f.read(), r"(?m)^Order: sequential — the variants' setups differ")
+        if schemas.AVAILABLE:
+            self.assertEqual(schemas.errors("run", res), [])
+        cp = self.abev("report", self.path("ev"), check=0)
+        with open(self.path("ev", "report.md"), encoding="utf-8") as f:
+            self.assertEqual(cp.stdout, f.read())
+
+    def test_identical_setups_keep_alternating(self):
+        cp = self.bench("-L", "v", "1,2", "-s", "sh -c 'echo built > product'",
+                        "cat product; echo {v}", "-r", "2", check=0)
+        res = self.load("ev", "result.json")
+        self.assertEqual((res["schedule"]["order"], res["schedule"]["order_from"]),
+                         ("balanced", "default"))
+        a, b = res["variants"]
+        self.assertEqual([i["variant"] for i in res["invocations"]], [a, b, b, a])
+        self.assertNotIn("order:", cp.stdout)
+
+    def test_an_alternating_order_is_refused(self):
+        for order in ("alternate", "balanced"):
+            cp = self.bench(*self.SCAN, "--order", order, check=2)
+            self.assertIn(f'order "{order}" would run every variant on the products of the '
+                          "last setup: the setups of 'cat-product-v-1' and 'cat-product-v-2' "
+                          f"differ and both run in '{os.path.realpath(self.tmp)}'", cp.stderr)
+            self.assertIn("distinct cwds", cp.stderr)
+            self.assertFalse(os.path.exists(self.path("ev")))
+            self.assertFalse(os.path.exists(self.path("product")))
+
+    def test_a_plan_may_ask_for_sequential(self):
+        p = {"schema": "abev.plan/1", "name": "seq",
+             "variants": [{"name": "a", "command": ["true"]}, {"name": "b", "command": ["true"]}],
+             "schedule": {"runs": 2, "order": "sequential"}}
+        cp = self.abev("run", self.write_plan(p), "--unsigned", "--out", self.path("ev"),
+                       "--max-cpu-wait-pct", "100", timeout=120)
+        self.assertEqual(cp.returncode, 0, cp.stdout + cp.stderr)
+        res = self.load("ev", "result.json")
+        self.assertEqual((res["schedule"]["order"], res["schedule"]["order_from"]),
+                         ("sequential", "plan"))
+        self.assertEqual([i["variant"] for i in res["invocations"]], ["a", "a", "b", "b"])
+        self.assertRegex(cp.stdout, r"(?m)^order: +sequential: as the plan asks")

@@ -549,7 +549,8 @@ static void test_run_fields_round_trip(void **state)
 	struct run_header in = {
 		.abev_version = "1.2.3", .plan_name = "p", .plan_description = NULL,
 		.plan_path = "dir/plan.json", .status = "completed", .interrupt = NULL,
-		.started_utc = "s", .ended_utc = "e", .order = "reverse", .seed = 12345,
+		.started_utc = "s", .ended_utc = "e", .order = "sequential",
+		.order_from = "setups", .seed = 12345,
 		.warmups = 1, .runs = 6, .gap_seconds = 0.25, .timeout_seconds = 0,
 		.max_foreign_cpu = -1, .max_cpu_wait_pct = 10, .max_cpu_wait_pct_from = "default",
 		.cpus = "0-1", .max_repeats = 3, .max_wait_seconds = 45,
@@ -574,6 +575,8 @@ static void test_run_fields_round_trip(void **state)
 	run_fields_unset(&out);
 	assert_int_equal(run_fields_read(&rd, o, &out, keep_free, &owned), 0);
 	assert_string_equal(out.plan_path, in.plan_path);
+	assert_string_equal(out.order, "sequential");
+	assert_string_equal(out.order_from, "setups");
 	assert_null(out.plan_description);
 	assert_true(out.seed == in.seed && out.warmups == 1 && out.runs == 6);
 	assert_true(out.timeout_seconds == 0 && out.max_foreign_cpu == -1);

@@ -604,7 +604,22 @@ static const struct broken broken_plans[] = {
 	  { ": schedule.gap_seconds: expected a number >= 0", "found inf" } },
 	{ HEAD "'variants':[" VA "],'schedule':{'order':'random'}}", NULL, 0,
 	  { ": schedule.order: unknown order 'random' (expected one of: balanced, alternate, reverse, "
-	    "shuffle)" } },
+	    "shuffle, sequential)" } },
+	/* Setups that differ in one cwd: an order that alternates would run both on the last one's. */
+	{ HEAD "'variants':[{'name':'a','command':['true'],'setup':['sh','-c','echo 1 > p']},"
+	  "{'name':'b','command':['true'],'setup':['sh','-c','echo 2 > p']}],"
+	  "'schedule':{'order':'alternate'}}", NULL, 0,
+	  { ": schedule.order: order \"alternate\" would run every variant on the products of the "
+	    "last setup: the setups of 'a' and 'b' differ and both run in '", "distinct cwds",
+	    "\"sequential\"" } },
+	{ HEAD "'variants':[{'name':'a','command':['true']},{'name':'b','command':['true']}],"
+	  "'schedule':{'setup':['make','{variant}'],'until':'decided','max_rounds':20},"
+	  "'gates':{'wall':{'max_regression_pct':5}}}", NULL, 0,
+	  { ": schedule.until: \"decided\" needs the variants to alternate, but the setups of 'a' "
+	    "and 'b' differ" } },
+	{ HEAD "'variants':[" VA "],'schedule':{'order':'sequential','until':'decided',"
+	  "'max_rounds':20},'gates':{'wall':{'max_regression_pct':5}}}", NULL, 0,
+	  { ": schedule.order: \"sequential\" runs every round of one variant" } },
 	{ HEAD "'variants':[" VA "],'load':{'max_foreign_cpu':-0.5}}", NULL, 0,
 	  { ": load.max_foreign_cpu: expected a number >= 0" } },
 	{ HEAD "'variants':[" VA "],'load':{'max_cpu_wait_pct':100.5}}", NULL, 0,
@@ -1349,6 +1364,55 @@ static void test_partial_plan(void **state)
 }
 
 /* Every order by its name and back; PLAN_ORDER_LIST, what messages list, names each. */
+/*
+ * Which variants' setups may collide, and the order that follows: one
+ * setup shared as written is not a collision, one that expands to
+ * different commands is; distinct cwds never collide.
+ */
+static void test_setups_collide(void **state)
+{
+#define SV(n, cwd, setup) "{'name':'" n "','command':['true'],'cwd':'" cwd "'" setup "}"
+	static const struct {
+		const char *plan;
+		enum plan_order order;
+		const char *from;
+		size_t a, b;
+	} cases[] = {
+		{ HEAD "'variants':[" SV("a", "/", "") "," SV("b", "/", "") "],"
+		  "'schedule':{'setup':['make']}}", PLAN_ORDER_BALANCED, "default", 0, 0 },
+		{ HEAD "'variants':[" SV("a", "/", "") "," SV("b", "/", "") "],"
+		  "'schedule':{'setup':['make','{variant}']}}", PLAN_ORDER_SEQUENTIAL, "setups", 0, 1 },
+		{ HEAD "'variants':[" SV("a", "/", "") "," SV("b", "/tmp", "") "],"
+		  "'schedule':{'setup':['make','{variant}']}}", PLAN_ORDER_BALANCED, "default", 0, 0 },
+		{ HEAD "'variants':[" SV("a", "/", ",'setup':['x']") "," SV("b", "/", "") "]}",
+		  PLAN_ORDER_BALANCED, "default", 0, 0 },
+		{ HEAD "'variants':[" SV("a", "/", ",'setup':['x']") "," SV("b", "/", "")
+		  "," SV("c", "/", ",'setup':['y']") "]}", PLAN_ORDER_SEQUENTIAL, "setups", 0, 2 },
+		{ HEAD "'variants':[" SV("a", "/", "") "," SV("b", "/", "") "],"
+		  "'schedule':{'order':'sequential'}}", PLAN_ORDER_SEQUENTIAL, "plan", 0, 0 },
+		{ HEAD "'variants':[" SV("a", "/", ",'setup':['x']") "," SV("b", "/", ",'setup':['y']")
+		  "],'schedule':{'order':'sequential'}}", PLAN_ORDER_SEQUENTIAL, "plan", 0, 1 },
+	};
+#undef SV
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct plan plan = PLAN_INIT;
+		char *path = write_json("setups.json", cases[i].plan);
+		size_t a = 0, b = 0;
+
+		if (plan_load(&plan, path) < 0)
+			fail_msg("case %zu: %s: %s", i, cases[i].plan, last_error);
+		assert_int_equal(plan.order, cases[i].order);
+		assert_string_equal(plan.order_from, cases[i].from);
+		assert_int_equal(plan_setups_collision(&plan, &a, &b), cases[i].a != cases[i].b);
+		assert_true(a == cases[i].a && b == cases[i].b);
+		assert_int_equal(plan_setups_collide(&plan, 1, 0), cases[i].a == 0 && cases[i].b == 1);
+		plan_release(&plan);
+		unlink(path);
+		free(path);
+	}
+}
+
 static void test_order_names(void **state)
 {
 	static const struct {
@@ -1358,6 +1422,7 @@ static void test_order_names(void **state)
 		{ PLAN_ORDER_ALTERNATE, "alternate" },
 		{ PLAN_ORDER_REVERSE, "reverse" },
 		{ PLAN_ORDER_SHUFFLE, "shuffle" },
+		{ PLAN_ORDER_SEQUENTIAL, "sequential" },
 		{ PLAN_ORDER_BALANCED, "balanced" },
 	};
 	size_t listed = 1;
@@ -1397,6 +1462,7 @@ int main(void)
 		cmocka_unit_test(test_all_errors_at_once),
 		cmocka_unit_test(test_partial_plan),
 		cmocka_unit_test(test_order_names),
+		cmocka_unit_test(test_setups_collide),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

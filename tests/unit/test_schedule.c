@@ -1,6 +1,7 @@
 /*
  * Unit tests of schedule.c: the fixed orders as tables of expected slots,
- * warmups before runs with rounds restarting at 1, the balanced order's
+ * warmups before runs with rounds restarting at 1 (for sequential, per
+ * variant), the balanced order's
  * slots and neighbours over a cycle, and the shuffle's
  * reproducibility (same seed, same order; pinned against an independent
  * implementation of splitmix64 + Fisher-Yates) and permutation property.
@@ -48,6 +49,11 @@ static const struct order_case order_cases[] = {
 	{ "reverse, 2 warmups then 2 runs", PLAN_ORDER_REVERSE, 1, 2, 2, 2, 8,
 	  { W(0, 1), W(1, 1), W(1, 2), W(0, 2), R(0, 1), R(1, 1), R(1, 2), R(0, 2) } },
 	{ "one variant", PLAN_ORDER_REVERSE, 1, 1, 1, 2, 3, { W(0, 1), R(0, 1), R(0, 2) } },
+	{ "sequential: each variant's warmups and runs, then the next's, rounds from 1",
+	  PLAN_ORDER_SEQUENTIAL, 1, 2, 1, 3, 8,
+	  { W(0, 1), R(0, 1), R(0, 2), R(0, 3), W(1, 1), R(1, 1), R(1, 2), R(1, 3) } },
+	{ "sequential, 3 variants, no warmup; the seed changes nothing", PLAN_ORDER_SEQUENTIAL, 7,
+	  3, 0, 2, 6, { R(0, 1), R(0, 2), R(1, 1), R(1, 2), R(2, 1), R(2, 2) } },
 	{ "balanced, one variant", PLAN_ORDER_BALANCED, 1, 1, 1, 2, 3,
 	  { W(0, 1), R(0, 1), R(0, 2) } },
 	{ "balanced, 2 variants: A B, B A, as reverse, from round 1 in each phase",
