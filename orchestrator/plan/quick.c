@@ -784,9 +784,10 @@ static cJSON *schedule_object(const struct quick_spec *spec, const char *order,
 	}
 	/*
 	 * No order given: none in the plan, whose default is balanced, or
-	 * sequential when the setups collide (plan.c); the starter names it.
+	 * sequential when the setups collide (plan.c); a starter names it,
+	 * unless it has setups, which may collide.
 	 */
-	if (spec->order || spec->starter)
+	if (spec->order || (spec->starter && !spec->nsetup))
 		jadd_str(s, "order", order);
 	if (spec->starter || !strcmp(order, "shuffle"))
 		jadd_int(s, "seed", 1);

@@ -331,3 +331,10 @@ class SetupsThatCollide(AbevTestCase):
                          ("sequential", "plan"))
         self.assertEqual([i["variant"] for i in res["invocations"]], ["a", "a", "b", "b"])
         self.assertRegex(cp.stdout, r"(?m)^order: +sequential: as the plan asks")
+
+    def test_init_from_bench_leaves_the_order_to_the_rule(self):
+        # A starter names its order, but not with setups that may collide: it would be refused.
+        self.abev("init", "--from-bench", *self.SCAN, "--out", self.path("plan.json"), check=0)
+        self.assertNotIn("order", self.load("plan.json")["schedule"])
+        cp = self.abev("run", self.path("plan.json"), "--dry-run", check=0)
+        self.assertIn("order sequential", cp.stdout)
