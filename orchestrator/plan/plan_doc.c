@@ -90,14 +90,16 @@ const struct plan_doc_key plan_doc_keys[] = {
 	  "fails; not in `base`" },
 	{ .key = "variants[].setup", .type = "array of strings", .dflt = "`schedule.setup`",
 	  .meaning = "a command (argv; only the `{variant}` placeholder) run once before the variant's "
-	  "first invocation (every variant's before the first round, in order), in its `cwd` "
+	  "first invocation (every variant's before the first round, in order; with the order "
+	  "`sequential`, just before the variant's own runs), in its `cwd` "
 	  "and `env` with the schedule's timeout, and not measured (hyperfine's `--setup`: "
 	  "build once what the runs use); its output goes to `runs/<variant>/setup.log` (at "
 	  "most `limits.max_step_log_bytes`) and `result.json`'s `steps` records it; when it "
 	  "does not exit 0 no invocation runs and the evidence says why; not in `base`" },
 	{ .key = "variants[].cleanup", .type = "array of strings", .dflt = "`schedule.cleanup`",
 	  .meaning = "a command (argv; only `{variant}`) run once after the variant's last invocation "
-	  "(every variant's after the last round, also when the plan stopped early, not after "
+	  "(every variant's after the last round, or with `sequential` right after its own "
+	  "runs; also when the plan stopped early, not after "
 	  "an interrupt or when its setup failed), as `setup` is (hyperfine's `--cleanup`); "
 	  "its output goes to `runs/<variant>/cleanup.log`; a failure is a note, the runs "
 	  "still count; not in `base`" },
@@ -137,7 +139,11 @@ const struct plan_doc_key plan_doc_keys[] = {
 	  .meaning = "`balanced` (A B, B A, …: each variant in each slot of a round equally often, so a "
 	  "machine drifting in time slows every variant alike; for three or more, a Williams "
 	  "design), `alternate` (A B, A B, …: the later slot is always the same variant's), "
-	  "`reverse` (A B, B A, A B, …) or `shuffle` (each round drawn from `seed`)" },
+	  "`reverse` (A B, B A, A B, …), `shuffle` (each round drawn from `seed`) or `sequential` "
+	  "(every run of A, then of B, each variant after its own setup and before its own "
+	  "cleanup, as hyperfine runs; more exposed to drift; not with `until` `decided`). A plan "
+	  "that names none, whose variants' setups differ and share a cwd, runs `sequential`; "
+	  "naming another order for it is an error" },
 	{ .key = "schedule.seed", .type = "integer", .dflt = "1",
 	  .meaning = "seed of `shuffle`, recorded in the evidence",
 	  PLAN_U64(seed, 0, JSON_INT_MAX, 1) },
