@@ -729,10 +729,19 @@ class ForeignLoad(AbevTestCase):
         with open(self.path("ev", "report.md"), encoding="utf-8") as f:
             self.assertIn("Waited for a quieter machine before 1 run(s)", f.read())
         if inv["loaded"]:
-            self.assertGreaterEqual(inv["load_wait_ns"], 20e9)
+            # Other work kept the machine busy after the burners stopped: the
+            # run went ahead under load, kept for one of abev's two reasons,
+            # which its load guard names — the whole wait was spent, or (no
+            # repeats) the run itself was loaded and it was the slot's last
+            # attempt. Either is abev's rule, not a timing.
+            load = [g for g in inv["guards"] if g["guard"] == "load"][0]
+            if "stayed busy through the wait" in load["reason"]:
+                self.assertGreaterEqual(inv["load_wait_ns"], 20e9)
+            else:
+                self.assertIn("the slot's last attempt (load.max_repeats 0)", load["reason"])
             self.skipTest(f"the machine stayed busy after the burners stopped (foreign_cpu "
                           f"{inv['foreign_cpu']:.2f}, limit {limit}): the run went ahead "
-                          "under load after the whole wait")
+                          "under load")
         self.assertEqual(proc.returncode, 0, err)
         self.assertEqual(inv["status"], "ok")
 
