@@ -10,6 +10,7 @@
 #   make dotnet-hook the .NET startup hook (dotnet-hook/; part of make where dotnet is on PATH)
 #   make install    PREFIX=/usr/local DESTDIR=
 #   make completions write completions/ from abev's option tables
+#   make docs        write docs/'s generated references (plan keys, options, exit codes)
 #   make deps       install missing -dev packages (root on Debian/Ubuntu) or print the command
 #   make bench      abev side by side with stock tools; writes bench/results.md (not CI)
 #   make bench-calibration  the change gate's A/A and power rates by simulation (bench/README.md)
@@ -78,7 +79,7 @@ else
 ABEV_BIN  := abev
 endif
 
-.PHONY: dotnet-hook all check check-layers check-symbols check-headers check-names check-unit check-integration check-asan check-slurm check-dotnet completions demo demo-dotnet install \
+.PHONY: dotnet-hook all check check-layers check-symbols check-headers check-names check-unit check-integration check-asan check-slurm check-dotnet completions docs demo demo-dotnet install \
 	clean deps bench bench-calibration bench-busy
 .DELETE_ON_ERROR:
 
@@ -175,6 +176,11 @@ check-headers:
 # test_completion.py fails when the committed ones differ from what they give.
 completions: $(ABEV_BIN)
 	$(PYTHON) mk/completions.py $(abspath $(ABEV_BIN)) completions
+
+# docs/plan-keys.md, options.md and exit-codes.md, each one `abev help TOPIC
+# --markdown`; test_docs.py fails when the committed ones differ from it.
+docs: $(ABEV_BIN)
+	$(PYTHON) mk/docs.py $(abspath $(ABEV_BIN)) docs
 
 check-asan: deps
 	@$(MAKE) --no-print-directory SANITIZE=1 check-unit check-integration

@@ -45,7 +45,7 @@ _abev()
 	done
 	if ((i + 1 < COMP_CWORD)); then
 		case "$cmd ${COMP_WORDS[i+1]}" in
-		'guard min-executed'|'help plan') cmd="$cmd ${COMP_WORDS[i+1]}" ;;
+		'guard min-executed'|'help exit-codes'|'help options'|'help plan') cmd="$cmd ${COMP_WORDS[i+1]}" ;;
 		esac
 	fi
 
@@ -189,9 +189,21 @@ _abev()
 			COMPREPLY=($(compgen -W '-h --help' -- "$cur"))
 			return 0
 		fi
-		COMPREPLY=($(compgen -W 'run bench init report compare export verify keygen pack results guard help plan' -- "$cur"))
+		COMPREPLY=($(compgen -W 'run bench init report compare export verify keygen pack results guard help plan options exit-codes' -- "$cur"))
 		;;
 	'help plan')
+		if [[ $cur == -* ]]; then
+			COMPREPLY=($(compgen -W '--markdown -h --help' -- "$cur"))
+			return 0
+		fi
+		;;
+	'help options')
+		if [[ $cur == -* ]]; then
+			COMPREPLY=($(compgen -W '--markdown -h --help' -- "$cur"))
+			return 0
+		fi
+		;;
+	'help exit-codes')
 		if [[ $cur == -* ]]; then
 			COMPREPLY=($(compgen -W '--markdown -h --help' -- "$cur"))
 			return 0

@@ -2,7 +2,8 @@
  * cli_exit: abev's exit codes and the one place that decides them. The
  * enum names every code; the mapping functions below turn an outcome
  * (a run's, a decision's, a guard's, a verification's) into one, and
- * EXIT_CODES_TEXT documents the same order for --help. The commands
+ * EXIT_CODES_TEXT documents the same order for --help (exit_codes_print()
+ * gives each code's whole meaning). The commands
  * (cli_*.c) return these codes and main() returns what they return; no
  * other file picks a number. Parsing arguments is cli.c's job.
  */
@@ -10,6 +11,7 @@
 #define ABEV_CLI_EXIT_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "decide/compare.h"
 #include "cli/inspect.h"
@@ -74,5 +76,13 @@ int inspect_exit(enum inspect_outcome o);
  * given (and so the signature checked), 7 without one.
  */
 int verify_exit(size_t nproblems, int clean, int key_given);
+
+/*
+ * The reference of every exit code on f: the order in which they apply,
+ * then each code with its whole meaning, as text or (markdown) as the
+ * Markdown table of docs/exit-codes.md. EXIT_CODES_TEXT is its summary.
+ * 0, or -1 after error() when f cannot be written.
+ */
+int exit_codes_print(FILE *f, int markdown);
 
 #endif

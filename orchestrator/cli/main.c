@@ -88,7 +88,7 @@ static void print_main_help(FILE *f)
 	fputs(exit_codes_text, f);
 }
 
-static const struct cli_command cmd_help, cmd_help_plan;
+static const struct cli_command cmd_help, cmd_help_plan, cmd_help_options, cmd_help_exit_codes;
 
 /* The commands, in the order of the completions. */
 static const struct cli_command *const commands[] = {
@@ -173,7 +173,7 @@ static int dispatch_sub(const struct cli_command *c, const char *sub, int argc, 
 	return dispatch(c, argc - 1, argv + 1);
 }
 
-/* abev help plan: the reference of plan_doc.c; --markdown is README's table. */
+/* abev help plan: the reference of plan_doc.c; --markdown is docs/plan-keys.md. */
 struct help_plan_args {
 	int markdown;
 };
@@ -190,7 +190,7 @@ static int help_plan_main(void *opts, size_t n, char **operands)
 
 static const struct cli_option help_plan_options[] = {
 	{ CLI_FLAG(0, "markdown", struct help_plan_args, markdown,
-		   "print the table of README's plan section (Markdown) instead") },
+		   "print the table of docs/plan-keys.md (Markdown) instead") },
 	{ CLI_END() },
 };
 
@@ -205,6 +205,70 @@ static const struct cli_command cmd_help_plan = {
 	.fn = help_plan_main,
 };
 
+/* abev help options and abev help exit-codes: --markdown is their docs/ file. */
+struct help_table_args {
+	int markdown;
+};
+
+static const struct cli_command *const *all_commands(size_t *n);
+
+static int help_options_main(void *opts, size_t n, char **operands)
+{
+	const struct help_table_args *a = opts;
+	const struct cli_command *const *all = all_commands(&n);
+
+	(void)operands;
+	if (a->markdown)
+		return cli_options_markdown(all, n, stdout) < 0 ? EXIT_RUNTIME : EXIT_PASSED;
+	for (size_t i = 0; i < n; i++) {
+		fprintf(stdout, "%sabev%s%s\n", i ? "\n" : "", *all[i]->name ? " " : "",
+			all[i]->name);
+		cli_options_print(all[i]->options, stdout);
+	}
+	return EXIT_PASSED;
+}
+
+static int help_exit_codes_main(void *opts, size_t n, char **operands)
+{
+	const struct help_table_args *a = opts;
+
+	(void)n;
+	(void)operands;
+	return exit_codes_print(stdout, a->markdown) < 0 ? EXIT_RUNTIME : EXIT_PASSED;
+}
+
+static const struct cli_option help_options_options[] = {
+	{ CLI_FLAG(0, "markdown", struct help_table_args, markdown,
+		   "print the tables of docs/options.md (Markdown) instead") },
+	{ CLI_END() },
+};
+
+static const struct cli_option help_exit_codes_options[] = {
+	{ CLI_FLAG(0, "markdown", struct help_table_args, markdown,
+		   "print the table of docs/exit-codes.md (Markdown) instead") },
+	{ CLI_END() },
+};
+
+static const struct cli_command cmd_help_options = {
+	.name = "help options",
+	.summary = "every command's options",
+	.usage = "usage: abev help options [--markdown]\n",
+	.about = "Every command's options, as each command's --help lists them.\n",
+	.options = help_options_options,
+	.opts_size = sizeof(struct help_table_args),
+	.fn = help_options_main,
+};
+
+static const struct cli_command cmd_help_exit_codes = {
+	.name = "help exit-codes",
+	.summary = "the exit codes",
+	.usage = "usage: abev help exit-codes [--markdown]\n",
+	.about = "Every exit code, what it means, and which wins when several apply.\n",
+	.options = help_exit_codes_options,
+	.opts_size = sizeof(struct help_table_args),
+	.fn = help_exit_codes_main,
+};
+
 static int help_main(void *opts, size_t n, char **operands)
 {
 	const struct cli_command *c;
@@ -216,6 +280,10 @@ static int help_main(void *opts, size_t n, char **operands)
 	}
 	if (!strcmp(operands[0], "plan"))
 		return dispatch(&cmd_help_plan, (int)n, operands);
+	if (!strcmp(operands[0], "options"))
+		return dispatch(&cmd_help_options, (int)n, operands);
+	if (!strcmp(operands[0], "exit-codes"))
+		return dispatch(&cmd_help_exit_codes, (int)n, operands);
 	c = find_command(operands[0]);
 	if (!c) {
 		const char *near = nearest_command(operands[0]);
@@ -235,9 +303,9 @@ static const struct cli_option help_options[] = {
 static const struct cli_command cmd_help = {
 	.name = "help",
 	.summary = "show help for a command",
-	.usage = "usage: abev help [COMMAND | plan [--markdown]]\n",
+	.usage = "usage: abev help [COMMAND | plan | options | exit-codes] [--markdown]\n",
 	.about = "Shows the help of abev, of one of its commands (as 'abev COMMAND --help'\n"
-		 "does), or the plan reference.\n",
+		 "does), the plan reference, every command's options, or the exit codes.\n",
 	.options = help_options,
 	.operands = "COMMAND",
 	.max_operands = CLI_MANY,
@@ -246,16 +314,27 @@ static const struct cli_command cmd_help = {
 	.fn = help_main,
 };
 
+/* Every table: abev's own, each command's, the help topics'. */
+static const struct cli_command *const *all_commands(size_t *n)
+{
+	static const struct cli_command *all[ARRAY_SIZE(commands) + 4];
+
+	*n = 0;
+	all[(*n)++] = &cmd_abev;
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		all[(*n)++] = commands[i];
+	all[(*n)++] = &cmd_help_plan;
+	all[(*n)++] = &cmd_help_options;
+	all[(*n)++] = &cmd_help_exit_codes;
+	return all;
+}
+
 /* `abev __options` (hidden): every table, for the completions and the manual's checks. */
 static int dump_options(void)
 {
-	const struct cli_command *all[ARRAY_SIZE(commands) + 2];
-	size_t n = 0;
+	size_t n;
+	const struct cli_command *const *all = all_commands(&n);
 
-	all[n++] = &cmd_abev;
-	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
-		all[n++] = commands[i];
-	all[n++] = &cmd_help_plan;
 	return cli_options_dump(all, n, stdout) < 0 ? EXIT_RUNTIME : EXIT_PASSED;
 }
 

@@ -6,6 +6,7 @@
  */
 #include "cli/options.h"
 
+#include <ctype.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -293,18 +294,17 @@ static void add_header(struct strbuf *sb, const struct cli_option *o)
 		strbuf_addf(sb, (o->flags & CLI_OPT_OPTARG) ? "[=%s]" : " %s", o->argh);
 }
 
-/* text's words, filled into lines that start at column HELP_COLUMN (col: where f is now). */
-static void print_wrapped(FILE *f, const char *text, size_t col)
+void cli_print_wrapped(FILE *f, const char *text, size_t col, size_t indent)
 {
 	const char *w = text;
 
 	while (*w) {
 		size_t len = strcspn(w, " ");
 
-		if (col > HELP_COLUMN && col + 1 + len > HELP_WIDTH) {
-			fprintf(f, "\n%*s", HELP_COLUMN, "");
-			col = HELP_COLUMN;
-		} else if (col > HELP_COLUMN) {
+		if (col > indent && col + 1 + len > HELP_WIDTH) {
+			fprintf(f, "\n%*s", (int)indent, "");
+			col = indent;
+		} else if (col > indent) {
 			fputc(' ', f);
 			col++;
 		}
@@ -327,7 +327,7 @@ static void print_option(const struct cli_option *o, FILE *f)
 		fprintf(f, "%*s%-*s", HELP_INDENT, "", HELP_COLUMN - HELP_INDENT, head.buf);
 	else
 		fprintf(f, "%*s%s\n%*s", HELP_INDENT, "", head.buf, HELP_COLUMN, "");
-	print_wrapped(f, o->help, HELP_COLUMN);
+	cli_print_wrapped(f, o->help, HELP_COLUMN, HELP_COLUMN);
 	strbuf_release(&head);
 }
 
@@ -353,6 +353,54 @@ void cli_help_print(const struct cli_command *c, FILE *f)
 		fputc('\n', f);
 		fputs(c->tail, f);
 	}
+}
+
+/* text on f with '|' escaped, as a Markdown table cell needs. */
+static void put_cell(FILE *f, const char *text)
+{
+	for (const char *p = text; *p; p++) {
+		if (*p == '|')
+			fputc('\\', f);
+		fputc(*p, f);
+	}
+}
+
+/* One command's section: its heading, summary, usage and a row per option. */
+static void command_markdown(const struct cli_command *c, FILE *f)
+{
+	struct strbuf head = STRBUF_INIT;
+
+	fprintf(f, "\n## abev%s%s\n\n", *c->name ? " " : "", c->name);
+	if (c->summary)
+		fprintf(f, "%c%s.\n\n", toupper((unsigned char)c->summary[0]), c->summary + 1);
+	fprintf(f, "```text\n%s```\n\n| option | meaning |\n|---|---|\n", c->usage);
+	for (const struct cli_option *o = c->options;; o++) {
+		if (o->kind == CLI_OPT_END)
+			o = &help_option;
+		if (!visible(o))
+			continue;
+		strbuf_reset(&head);
+		add_header(&head, o);
+		fputs("| `", f);
+		put_cell(f, head.buf);
+		fputs("` | ", f);
+		put_cell(f, o->help);
+		fputs(" |\n", f);
+		if (o == &help_option)
+			break;
+	}
+	strbuf_release(&head);
+}
+
+int cli_options_markdown(const struct cli_command *const *cmds, size_t n, FILE *f)
+{
+	fputs("# Options\n\nEvery command's options, as its `--help` lists them; the manual (abev.1)\n"
+	      "says what each does in full.\n", f);
+	for (size_t i = 0; i < n; i++)
+		command_markdown(cmds[i], f);
+	if (fflush(f) || ferror(f))
+		return error("cannot write the option tables");
+	return 0;
 }
 
 static const char *kind_name(enum cli_opt_kind k)

@@ -176,6 +176,12 @@ enum cli_parse_result cli_parse(const struct cli_command *c, int argc, char **ar
 /* Frees what cli_parse() allocated in opts (the CLI_OPT_STRINGS arrays); opts stays. */
 void cli_options_release(const struct cli_command *c, void *opts);
 
+/*
+ * text's words on f, filled into lines of at most 79 columns that start at
+ * column indent; col is the column f is at now (indent: a line's start).
+ */
+void cli_print_wrapped(FILE *f, const char *text, size_t col, size_t indent);
+
 /* The whole help of c: usage, about, the options, tail. */
 void cli_help_print(const struct cli_command *c, FILE *f);
 
@@ -190,5 +196,13 @@ void cli_options_print(const struct cli_option *options, FILE *f);
  * 0, or -1 after error() when f cannot be written.
  */
 int cli_options_dump(const struct cli_command *const *cmds, size_t n, FILE *f);
+
+/*
+ * The tables of the n commands as Markdown on f (docs/options.md, `abev
+ * help options --markdown`): per command a heading, its summary and usage,
+ * and a table of its visible options with their help, -h/--help last.
+ * 0, or -1 after error() when f cannot be written.
+ */
+int cli_options_markdown(const struct cli_command *const *cmds, size_t n, FILE *f);
 
 #endif

@@ -1,5 +1,5 @@
 """The command line itself: help, version, usage errors, and that the
-manual, the README and --help describe every option, plan key and exit code."""
+manual, docs/ and --help describe every option, plan key and exit code."""
 import json
 import os
 
@@ -79,23 +79,30 @@ class Cli(AbevTestCase):
             keys |= schema_keys(sub)
         with open(os.path.join(SRC, "abev.1")) as f:
             man = f.read().replace("\\-", "-")
-        with open(os.path.join(SRC, "README.md")) as f:
-            readme = f.read()
+        with open(os.path.join(SRC, "docs", "plan-keys.md")) as f:
+            plan_keys = f.read()
+        with open(os.path.join(SRC, "docs", "exit-codes.md")) as f:
+            exit_codes = f.read()
+        guide = ""
+        for name in ["README.md"] + sorted(f"docs/{n}" for n in os.listdir(
+                os.path.join(SRC, "docs")) if n.endswith(".md")):
+            with open(os.path.join(SRC, name), encoding="utf-8") as f:
+                guide += f.read()
         self.assertGreater(len(keys), 15)
         for key in sorted(keys):
             leaf = key.split(".")[-1]
             self.assertIn(leaf, man, f"abev.1 does not mention plan key {key}")
-            self.assertIn(leaf, readme, f"README.md does not mention plan key {key}")
+            self.assertIn(leaf, plan_keys, f"docs/plan-keys.md does not mention plan key {key}")
         for code in ("130", "143"):
             self.assertIn(code, man)
-            self.assertIn(code, readme)
+            self.assertIn(code, exit_codes)
         for code in ("5", "6", "7"):
             self.assertRegex(man, rf"(?m)^\.B {code}$")
-            self.assertIn(f"| {code} |", readme)
+            self.assertIn(f"| {code} |", exit_codes)
         for opt in ("--out", "--quiet", "--json", "--dry-run", "--format", "--help", "--version",
                     "--host-label", "--insecure-key-mode", "ABEV_SIGNING_KEY"):
             self.assertIn(opt, man)
         run_help = self.abev("help", "run", check=0).stdout
         for opt in ("--bundle", "--host-label", "--insecure-key-mode", "ABEV_SIGNING_KEY"):
             self.assertIn(opt, run_help)
-            self.assertIn(opt, readme)
+            self.assertIn(opt, guide, f"neither README.md nor docs/ mentions {opt}")

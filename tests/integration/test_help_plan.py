@@ -1,5 +1,5 @@
 """`abev help plan` is the one plan reference (orchestrator/plan/plan_doc.c).
-README's plan table is its --markdown output, key for key with the same
+docs/plan-keys.md is its --markdown output, key for key with the same
 type and default; the man page's PLAN section names every key and no other;
 evidence-schema/plan.schema.json has exactly its keys; and its full example
 uses every key and is accepted by abev's own plan reader."""
@@ -9,8 +9,7 @@ import re
 
 from common import SRC, AbevTestCase
 
-README_START = "<!-- generated: the output of `abev help plan --markdown`"
-README_END = "<!-- end of generated plan table -->"
+PLAN_KEYS = "docs/plan-keys.md"
 
 
 def read(*parts):
@@ -78,21 +77,20 @@ class HelpPlanTest(AbevTestCase):
         self.assertGreater(len(keys), 50)
         return keys, cp.stdout
 
-    def test_readme_table_is_the_reference(self):
+    def test_docs_table_is_the_reference(self):
         keys, _ = self.reference()
-        readme = read("README.md")
-        start = readme.index(README_START)
-        block = readme[readme.index("\n", start) + 1:readme.index(README_END)]
+        doc = read("docs", "plan-keys.md")
+        block = doc[doc.index("\n| key |") + 1:]
         md = self.abev("help", "plan", "--markdown", check=0).stdout
-        self.assertEqual(block, md, "README's plan table is not `abev help plan --markdown`: "
-                         "paste its output between the markers")
+        self.assertEqual(block, md, f"{PLAN_KEYS}'s table is not `abev help plan --markdown`: "
+                         "run 'make docs'")
         rows = {}
         for line in block.splitlines()[2:]:
             cells = [c.strip() for c in re.split(r"(?<!\\)\|", line)[1:-1]]
             self.assertEqual(len(cells), 4, line)
             plain = [c.replace("`", "").replace("\\|", "|") for c in cells]
             rows[plain[0]] = (plain[1], plain[2])
-        self.assertEqual(sorted(rows), sorted(keys), "README and abev help plan differ in keys")
+        self.assertEqual(sorted(rows), sorted(keys), f"{PLAN_KEYS} and abev help plan differ in keys")
         for key, (typ, default) in keys.items():
             self.assertEqual(rows[key], (typ, default), key)
 
