@@ -60,7 +60,7 @@ OPT := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize
 LDFLAGS += -fsanitize=address,undefined
 endif
 
-# orchestrator/ is one folder per stage of the data (README.md, Architecture).
+# orchestrator/ is one folder per stage of the data (docs/architecture.md).
 # Includes name their folder ("run/proc.h", "guards/guard.h"): the two
 # roots are orchestrator/ and the top, for guards/. make check-layers
 # holds every include line to the graph in mk/layers.

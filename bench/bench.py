@@ -595,7 +595,7 @@ def misses(oh, tr, evs, o, t, e, load0, load1):
             "(perf: recently_deleted under ext4_create and ext4_mkdir); on tmpfs a create "
             "costs about 0.01 ms. What remains of "
             "abev's own work per invocation (a cgroup made and removed, two samples of "
-            "/proc, JSON rendering) is about 1 ms. README.md's performance section has the "
+            "/proc, JSON rendering) is about 1 ms. docs/performance.md has the "
             "detail. " + busy)
     if abs(o["bias_ms"]) > 0.3:
         out.append(

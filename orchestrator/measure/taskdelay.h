@@ -6,7 +6,7 @@
  * more when the child has exited; each thread keeps its last reading, so a
  * thread that ended between two readings counts to its last one.
  *
- * Combining threads into one figure (README, Contention): each thread's
+ * Combining threads into one figure (docs/plan.md, Contention): each thread's
  * share of its active time spent waiting, s = wait / (cpu + wait), is
  * averaged with the thread's CPU time as weight (the threads that did the
  * work count), and applied to the tree's active time, at most the wall:

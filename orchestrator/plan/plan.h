@@ -259,7 +259,7 @@ struct plan {
 /*
  * load.max_cpu_wait_pct by default: a recorded run whose processes waited
  * for a CPU more than this share of its wall time is discarded. Measured
- * on a 2-core host (README, "Load"): a single-threaded run beside a busy
+ * on a 2-core host (docs/plan.md, "Contention"): a single-threaded run beside a busy
  * loop on the other core waits about 1 %, one sharing the busy loop's core
  * about 50 %.
  */

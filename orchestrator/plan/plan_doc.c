@@ -180,7 +180,7 @@ const struct plan_doc_key plan_doc_keys[] = {
 	  "timed-out test fails its run's `tests_passed` guard and rejects the decision; only "
 	  "with `results.files`" },
 	{ .key = "metrics", .type = "array of objects", .dflt = "none",
-	  .meaning = "the numbers taken from each run, in order (see README, **Metrics**)" },
+	  .meaning = "the numbers taken from each run, in order (see docs/plan.md, **Metrics**)" },
 	{ .key = "metrics[].name", .type = "string", .dflt = "required",
 	  .meaning = "unique, at most 128 characters, no control, bidirectional, invisible or line-separator characters; not `wall`, `cpu`, "
 	  "`max_rss` or `wall_own` (the built-in metrics)" },
@@ -232,7 +232,7 @@ const struct plan_doc_key plan_doc_keys[] = {
 	  "waiting for each other do not count) before it is discarded; "
 	  "`abev run --max-cpu-wait-pct P` "
 	  "overrides it, and `result.json` records which applied "
-	  "(`schedule.max_cpu_wait_pct_from`); see README, **Contention**",
+	  "(`schedule.max_cpu_wait_pct_from`); see docs/plan.md, **Contention**",
 	  PLAN_NUMBER(max_cpu_wait_pct, 0, 100, PLAN_MAX_CPU_WAIT_PCT_DEFAULT) },
 	{ .key = "load.max_foreign_cpu", .type = "number", .dflt = "none",
 	  .meaning = "a second, optional limit: cores other processes may keep busy during a recorded run "
@@ -250,14 +250,14 @@ const struct plan_doc_key plan_doc_keys[] = {
 	  "CPUs and, above what the run can stand (`max_foreign_cpu`, else its CPUs less what "
 	  "it used last time), waits, backing off; once this is spent runs go ahead under load "
 	  "and are kept, marked `loaded`; `abev run --max-load-wait S` overrides it; see "
-	  "README, **Contention**",
+	  "docs/plan.md, **Contention**",
 	  PLAN_NUMBER(max_wait_seconds, 0, 86400, PLAN_MAX_WAIT_SECONDS_DEFAULT) },
 	{ .key = "load.exclusive", .type = "array of strings", .dflt = "none",
 	  .meaning = "command-line patterns (`fnmatch`: `*`, `?`, `[...]`) of processes a recorded run "
 	  "must not overlap, e.g. `[\"dotnet test*\", \"*k6 run*\"]`; matched against a "
 	  "process's whole command line and against it without the program's directory, never "
 	  "against abev's own tree; a recorded run that overlapped one is discarded and "
-	  "repeated, and its `result.json` names the process (see README, **Overlap**)" },
+	  "repeated, and its `result.json` names the process (see docs/plan.md, **Overlap**)" },
 	{ .key = "run_as", .type = "string", .dflt = "none",
 	  .meaning = "a user name: every command of the plan (invocations, prepare, versions) runs as "
 	  "that user, with its groups (abev must run as root; git runs as abev), so that it "
@@ -287,7 +287,7 @@ const struct plan_doc_key plan_doc_keys[] = {
 	  .meaning = "gates by metric name: the built-in `wall` (ms), `cpu` (ms), `max_rss` (bytes) and "
 	  "`wall_own` (ms, wall less the wait on CPUs other processes held), "
 	  "the plan's metrics and their rates (`\"<name> (rate)\"`); a gate also given in the "
-	  "metric's own definition is an error (see README, **The comparison and the decision**)" },
+	  "metric's own definition is an error (see docs/decision.md)" },
 	{ .key = "gates.<metric>", .type = "object", .dflt = "none",
 	  .meaning = "the metric's gates, at least one" },
 	{ .key = "gates.<metric>.max_regression_pct", .type = "number", .dflt = "none",
@@ -317,7 +317,7 @@ const struct plan_doc_key plan_doc_keys[] = {
 	  .meaning = "the plan's own template for `report.md`, relative to the plan (a regular file; a "
 	  "symbolic link is followed); its syntax is checked "
 	  "when the plan is read, and it is kept in the evidence as `report-template.md` (see "
-	  "README, **The report**)" },
+	  "docs/report.md)" },
 	{ .key = "limits", .type = "object", .dflt = "all defaults",
 	  .meaning = "ceilings on what one invocation may leave or cost" },
 	{ .key = "limits.max_files", .type = "integer", .dflt = "10000",

@@ -1,7 +1,7 @@
 /*
  * plan_doc: the plan reference — every key of "abev.plan/1" with its type,
  * default and meaning, and a full example — written once, here. `abev help
- * plan` prints it, README's plan table is generated from it (`abev help
+ * plan` prints it, docs/plan-keys.md is generated from it (`abev help
  * plan --markdown`), and plan.c takes the keys it accepts in each object
  * from it, so that a key cannot be accepted without being documented.
  * It reads no plan and checks no value (plan.c does).
@@ -62,7 +62,7 @@ size_t plan_doc_children(const char *parent, const char **names, size_t max);
 
 enum plan_doc_format {
 	PLAN_DOC_TEXT,      /* for the terminal: abev help plan */
-	PLAN_DOC_MARKDOWN,  /* README's table: abev help plan --markdown */
+	PLAN_DOC_MARKDOWN,  /* docs/plan-keys.md: abev help plan --markdown */
 };
 
 /* The row of key ("schedule.runs"), or NULL. */

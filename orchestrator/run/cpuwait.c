@@ -82,7 +82,7 @@ void cpuwait_finish(const struct cpuwait *w, struct proc_result *res)
 		res->cpu_wait_source = "schedstat";
 		res->cpu_wait_note = "no cgroup CPU pressure: the wall time the run_delay of the "
 				     "tree's threads (read every 0.1 s and at the exit) says it "
-				     "lost, combined as README's Contention says";
+				     "lost, combined as docs/plan.md's Contention says";
 	} else {
 		res->cpu_wait_note = "neither a cgroup's cpu.pressure nor /proc/PID/schedstat "
 				     "could be read (no cgroup v2, PSI off, or schedstats off)";

@@ -1,5 +1,5 @@
-"""Every abev command shown in README.md's shell examples and in the man
-page's EXAMPLES section is run here, in a scratch directory that holds
+"""Every abev command shown in the shell examples of README.md and of
+docs/*.md and in the man page's EXAMPLES section is run here, in a scratch directory that holds
 what the examples name (the demo plan, a small plan, result files, signed
 evidence of several hosts and dates), so that a documented command that
 stops working fails the suite. A command passes when it exits with a
@@ -23,9 +23,15 @@ GEN = os.path.join(SRC, "tests", "helpers", "gen_results.py")
 OK = {0, 5, 7}
 
 
-def readme_blocks():
-    """The abev command lines of each ```sh block of README.md."""
-    with open(os.path.join(SRC, "README.md"), encoding="utf-8") as f:
+def guide_files():
+    """README.md, then every docs/*.md, as paths under SRC."""
+    docs = sorted(n for n in os.listdir(os.path.join(SRC, "docs")) if n.endswith(".md"))
+    return ["README.md"] + [os.path.join("docs", n) for n in docs]
+
+
+def sh_blocks(name):
+    """The abev command lines of each ```sh block of the file name (under SRC)."""
+    with open(os.path.join(SRC, name), encoding="utf-8") as f:
         text = f.read()
     out = []
     for body in re.findall(r"```sh\n(.*?)```", text, re.S):
@@ -115,11 +121,13 @@ class DocExamples(AbevTestCase):
             with self.subTest(command=cmd):
                 self.sh(line)
 
-    def test_readme_examples(self):
-        blocks = readme_blocks()
+    def test_readme_and_docs_examples(self):
+        blocks = [(name, i, cmds) for name in guide_files()
+                  for i, cmds in enumerate(sh_blocks(name))]
+        self.assertGreaterEqual(len(sh_blocks("README.md")), 2)
         self.assertGreaterEqual(len(blocks), 5)
-        for i, cmds in enumerate(blocks):
-            with self.subTest(block=i):
+        for name, i, cmds in blocks:
+            with self.subTest(file=name, block=i):
                 self.tearDown()
                 self.setUp()
                 text = " ".join(cmds)

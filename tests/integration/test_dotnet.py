@@ -272,7 +272,7 @@ class DotnetTest(AbevTestCase):
         # Not accepted, and the decision says which run, which guard, which test.
         cmp = res["comparison"]
         self.assertEqual(cmp["decision"], "rejected")
-        # Exit 1: an invocation failed a guard, which README's table puts before exit 5.
+        # Exit 1: an invocation failed a guard, which docs/exit-codes.md puts before exit 5.
         self.assertEqual(cp.returncode, 1, cp.stdout)
         self.assertEqual(len(cmp["blocking"]), 2)
         self.assertIn("candidate run 1 failed the test_set guard", cmp["blocking"][0])

@@ -246,8 +246,8 @@ class PlanSecrets(AbevTestCase):
             for f in files:
                 with open(os.path.join(root, f), encoding="utf-8", errors="replace") as fh:
                     text = fh.read()
-                # plan.json is the plan file as the user wrote it (README, "What a run
-                # inherited"): its own literals stay in it; the variants file's do not.
+                # plan.json is the plan file as the user wrote it (docs/evidence.md,
+                # "What a run inherited"): its own literals stay in it; the variants file's do not.
                 self.assert_nowhere(text, f, self.literals(
                     "vfile" if os.path.join(root, f) == self.path("ev", "plan.json") else "all"))
 

@@ -212,7 +212,7 @@ class RunWithResults(AbevTestCase):
 
     def test_a_glob_matching_no_test_leaves_the_built_in_metrics(self):
         # One wrong test glob: that metric is missing from every run, every run fails
-        # its metrics guard, and still counts for wall, cpu and max_rss (README), with
+        # its metrics guard, and still counts for wall, cpu and max_rss (docs/decision.md), with
         # the test set judged as usual. A typo with a near name stops the plan after
         # the first round (fail fast), saying so.
         plan = self.plan([("a", "baseline", []), ("b", "candidate", [])], runs=3)

@@ -52,7 +52,7 @@ T_METRIC = {"name": "t", "source": "stdout", "unit": "ms", "pattern": "t=([0-9.]
 
 
 def counts(inv):
-    """Whether a run counts, by the rule README states: a recorded run whose
+    """Whether a run counts, by the rule docs/decision.md states: a recorded run whose
     process exited and whose guards other than metrics passed."""
     if inv["phase"] != "run" or inv["status"] not in ("ok", "failed"):
         return False

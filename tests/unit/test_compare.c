@@ -542,7 +542,7 @@ static void test_sample_size_per_gated_metric(void **state)
 }
 
 /*
- * Constant data exactly at a limit passes, as README promises: +5 % against
+ * Constant data exactly at a limit passes, as docs/decision.md promises: +5 % against
  * a 5 % regression limit was "fail: the whole interval is beyond the limit"
  * because (1.05 - 1) x 100 = 5.000000000000004. Below, above and an
  * improvement too, for a lower-is-better and a higher-is-better metric.
