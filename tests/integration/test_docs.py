@@ -1,9 +1,11 @@
 """The generated references of docs/: docs/plan-keys.md, options.md and
 exit-codes.md are what mk/docs.py writes from `abev help TOPIC --markdown`,
 so that they say what the binary's own tables say (a stale one names
-`make docs`); each starts with a line naming the command it comes from; and
-the options and exit codes they list are the binary's."""
+`make docs`); each starts with a line naming the command it comes from; the
+options and exit codes they list are the binary's; and every link between
+README.md and docs/ leads to a file that is there, and to a heading of it."""
 import os
+import re
 import subprocess
 import sys
 import unittest
@@ -29,6 +31,30 @@ class TestGenerated(unittest.TestCase):
             first = read(name).split("\n", 1)[0]
             self.assertIn(f"`abev help {topic} --markdown`", first, name)
             self.assertIn("make docs", first, name)
+
+
+def anchor(heading):
+    """The anchor a Markdown heading gets: lower case, punctuation dropped."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+class TestLinks(unittest.TestCase):
+    def test_every_link_leads_somewhere(self):
+        docs = sorted(n for n in os.listdir(os.path.join(SRC, "docs")) if n.endswith(".md"))
+        for name in ["README.md"] + [os.path.join("docs", n) for n in docs]:
+            with open(os.path.join(SRC, name), encoding="utf-8") as f:
+                text = f.read()
+            for target in re.findall(r"\]\(([^)\s]+)\)", text):
+                if re.match(r"[a-z]+:", target):
+                    continue
+                path, _, frag = target.partition("#")
+                full = os.path.normpath(os.path.join(SRC, os.path.dirname(name), path))
+                with self.subTest(file=name, link=target):
+                    self.assertTrue(os.path.exists(full), f"{name}: {target} does not exist")
+                    if frag:
+                        with open(full, encoding="utf-8") as f:
+                            heads = {anchor(h) for h in re.findall(r"(?m)^#+ (.*)$", f.read())}
+                        self.assertIn(frag, heads, f"{name}: no heading for #{frag}")
 
 
 class TestCheck(AbevTestCase):
