@@ -136,7 +136,7 @@ void guard_test_set(const struct test_set *ref, const char *ref_label,
 int guard_test_set_first(const struct test_set *got, int sound, struct guard_result *out);
 
 /*
- * metrics: every one of values[0..n) (metric_set_extract()'s) must have
+ * metrics: every one of values[0..n) (metrics_extract()'s) must have
  * been yielded; the reason names those that were not and why. capped
  * says some tests were not kept (over the memory cap).
  */

@@ -1,7 +1,7 @@
 /*
  * metrics_yielded: the metrics guard — every metric the plan defines must be yielded by every
  * recorded invocation, or the comparison would be made of gaps. It only
- * judges the values metric_set_extract() produced; extracting them is
+ * judges the values metrics_extract() produced; extracting them is
  * results/metrics.c's job and applying the guard pipeline/judge.c's.
  */
 #include "guards/guard.h"

@@ -9,7 +9,7 @@
 
 #include "util/usage.h"
 
-int usage_error(const char *msg, const char *hint)
+int cli_usage_error(const char *msg, const char *hint)
 {
 	error("%s", msg);
 	fputs(hint, stderr);

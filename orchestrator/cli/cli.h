@@ -5,7 +5,7 @@
  * the list of commands, parses by their tables and calls them; each cli_*.c
  * holds a group of commands: cli_run.c (run, bench, init), cli_evidence.c
  * (verify, keygen, pack, report, compare, export), cli_results.c (results,
- * guard); cli_out.h checks the paths they create. Exit codes come from
+ * guard); outpath.h checks the paths they create. Exit codes come from
  * cli_exit.h: a command returns one of its codes, never a number of its own.
  */
 #ifndef ABEV_CLI_H
@@ -15,7 +15,7 @@
 #include "cli/options.h"
 
 /* Prints msg as an error and hint (a usage) on stderr; returns EXIT_USAGE. */
-int usage_error(const char *msg, const char *hint);
+int cli_usage_error(const char *msg, const char *hint);
 
 /*
  * Writes the export FORMAT (hyperfine, csv, junit, json) of the evidence

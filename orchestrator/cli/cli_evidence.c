@@ -9,7 +9,7 @@
  * report.c's and export.c's; the exit code is cli_exit.c's.
  */
 #include "cli/cli.h"
-#include "cli/cli_out.h"
+#include "cli/outpath.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -376,7 +376,7 @@ static int out_refused(const char *out, const char *usage)
 		return outpath_check_evidence("--out", out) < 0 ? EXIT_USAGE : 0;
 	msg = xasprintf("'%s' already exists: abev never overwrites a file (remove it, or "
 			"choose another --out)", out);
-	rc = usage_error(msg, usage);
+	rc = cli_usage_error(msg, usage);
 	free(msg);
 	return rc;
 }
@@ -430,8 +430,8 @@ static int report_one(const char *dir, const char *out, const char *pubkey)
 	rc = text ? emit(out, text) : EXIT_RUNTIME;
 	free(text);
 	if (have_env)
-		run_environment_release(&env);
-	comparison_release(&cmp);
+		evidence_environment_release(&env);
+	compare_release(&cmp);
 	evidence_run_release(&run);
 	return rc;
 }
@@ -442,7 +442,7 @@ static int report_one(const char *dir, const char *out, const char *pubkey)
  */
 /*
  * Warns, on stderr, of every variable known to change a runtime whose
- * value differs between the evidence in dir_a and dir_b (envnames.h): an
+ * value differs between the evidence in dir_a and dir_b (envname.h): an
  * inherited NODE_OPTIONS can change a result as surely as the SDK under
  * test. Each value is shown escaped.
  */
@@ -451,7 +451,7 @@ static void warn_runtime_diff(const char *dir_a, const struct run_environment *a
 {
 	struct strbuf sb = STRBUF_INIT;
 	char *la = xstrdup_escaped(dir_a), *lb = xstrdup_escaped(dir_b);
-	size_t n = run_environment_runtime_diff(a, la, b, lb, &sb);
+	size_t n = evidence_environment_runtime_diff(a, la, b, lb, &sb);
 
 	if (n) {
 		const char *line = sb.buf, *nl;
@@ -515,11 +515,11 @@ static int report_hosts(const char **dirs, size_t n, const char *out, const char
 		free(text);
 	}
 	if (!rc)
-		rc = decision_exit(report_hosts_decision(hosts, n), inconclusive_fails);
+		rc = cli_exit_decision(report_hosts_decision(hosts, n), inconclusive_fails);
 	for (size_t i = 0; i < loaded && i < n; i++) {
-		comparison_release(&cmps[i]);
+		compare_release(&cmps[i]);
 		evidence_run_release(&runs[i]);
-		run_environment_release(&envs[i]);
+		evidence_environment_release(&envs[i]);
 	}
 	free(runs);
 	free(cmps);
@@ -534,11 +534,11 @@ static int report_main(void *opts, size_t npos, char **dirs)
 	int rc;
 
 	if (!npos)
-		return usage_error("abev report needs an evidence directory", cmd_report.usage);
+		return cli_usage_error("abev report needs an evidence directory", cmd_report.usage);
 	for (size_t i = 0; a->out && i < npos; i++)
 		if (inside(dirs[i], a->out))
-			return usage_error("--out lies inside an evidence directory, which is never "
-					   "rewritten: choose a file elsewhere", cmd_report.usage);
+			return cli_usage_error("--out lies inside an evidence directory, which is never "
+					       "rewritten: choose a file elsewhere", cmd_report.usage);
 	if (a->out && (rc = out_refused(a->out, cmd_report.usage)))
 		return rc;
 	if (npos == 1)
@@ -587,7 +587,7 @@ static char *render_export(const char *dir, enum export_format f, const struct e
 	}
 	text = export_render(f, run, cmp, have_env ? &env : NULL);
 	if (have_env)
-		run_environment_release(&env);
+		evidence_environment_release(&env);
 	return text;
 }
 
@@ -602,15 +602,15 @@ static int export_main(void *opts, size_t npos, char **pos)
 	char *text;
 
 	if (!dir || !a->format)
-		return usage_error("abev export needs an evidence directory and --format",
-				   cmd_export.usage);
+		return cli_usage_error("abev export needs an evidence directory and --format",
+				       cmd_export.usage);
 	if (export_format_parse(a->format, &f) < 0) {
 		error("unknown format '%s' (expected " EXPORT_FORMAT_LIST ")", a->format);
 		return EXIT_USAGE;
 	}
 	if (out && inside(dir, out))
-		return usage_error("--out lies inside the evidence directory, which is never "
-				   "rewritten: choose a file elsewhere", cmd_export.usage);
+		return cli_usage_error("--out lies inside the evidence directory, which is never "
+				       "rewritten: choose a file elsewhere", cmd_export.usage);
 	if (out && (rc = out_refused(out, cmd_export.usage)))
 		return rc;
 	rc = load_evidence(dir, a->pubkey, &run, &cmp, NULL);
@@ -619,7 +619,7 @@ static int export_main(void *opts, size_t npos, char **pos)
 	text = render_export(dir, f, &run, &cmp);
 	rc = emit(out, text);
 	free(text);
-	comparison_release(&cmp);
+	compare_release(&cmp);
 	evidence_run_release(&run);
 	return rc;
 }
@@ -642,7 +642,7 @@ int cli_export_file(const char *dir, const char *format, const char *out)
 	text = render_export(dir, f, &run, &cmp);
 	rc = write_file_new(out, 0644, text, strlen(text)) < 0 ? EXIT_RUNTIME : 0;
 	free(text);
-	comparison_release(&cmp);
+	compare_release(&cmp);
 	evidence_run_release(&run);
 	return rc;
 }
@@ -682,7 +682,7 @@ static int compare_main(void *opts, size_t npos, char **pos)
 	int rc;
 
 	if (npos != 2)
-		return usage_error("abev compare needs two evidence directories", cmd_compare.usage);
+		return cli_usage_error("abev compare needs two evidence directories", cmd_compare.usage);
 	rc = load_evidence(pos[0], a->pubkey, &old, NULL, NULL);
 	if (rc)
 		return rc;
@@ -700,11 +700,11 @@ static int compare_main(void *opts, size_t npos, char **pos)
 		eerr = NULL;
 		if (have && evidence_read_environment(pos[1], &en, &eerr) == 0) {
 			warn_runtime_diff(pos[0], &eo, pos[1], &en);
-			run_environment_release(&en);
+			evidence_environment_release(&en);
 		}
 		free(eerr);
 		if (have)
-			run_environment_release(&eo);
+			evidence_environment_release(&eo);
 	}
 	if (compare_runs(&old, &new, a->json, stdout, &err) < 0) {
 		error("cannot compare '%s' with '%s': %s", pos[0], pos[1], err);
@@ -746,7 +746,7 @@ static int keygen_main(void *opts, size_t npos, char **pos)
 	(void)npos;
 	(void)pos;
 	if (!prefix || !*prefix)
-		return usage_error("no key prefix given", cmd_keygen.usage);
+		return cli_usage_error("no key prefix given", cmd_keygen.usage);
 	if (outpath_check_evidence("--out", prefix) < 0)
 		return EXIT_USAGE;
 	if (signkey_passphrase(a->pass_file, a->pass_env, &pass) < 0)
@@ -902,8 +902,8 @@ static int verify_main(void *opts, size_t npos, char **pos)
 	int rc;
 
 	if (!path)
-		return usage_error("abev verify needs the evidence (a directory or a bundle)",
-				   cmd_verify.usage);
+		return cli_usage_error("abev verify needs the evidence (a directory or a bundle)",
+				       cmd_verify.usage);
 	if (verify_with(path, pubkey, 1, &res))
 		return EXIT_USAGE;
 	shown = xstrdup_escaped(path);
@@ -930,8 +930,8 @@ static int verify_main(void *opts, size_t npos, char **pos)
 		       res.nproblems == 1 ? "" : "s");
 	else
 		print_verdict_clean(&res, pubkey);
-	rc = verify_exit(res.nproblems, res.self_read && evidence_self_clean(&res.self),
-			 pubkey != NULL);
+	rc = cli_exit_verify(res.nproblems, res.self_read && evidence_self_clean(&res.self),
+			     pubkey != NULL);
 	verify_result_release(&res);
 	return rc;
 }
@@ -999,8 +999,8 @@ static int pack_main(void *opts, size_t npos, char **pos)
 	int rc;
 
 	if (!dir || !out)
-		return usage_error("abev pack needs the evidence directory and --out",
-				   cmd_pack.usage);
+		return cli_usage_error("abev pack needs the evidence directory and --out",
+				       cmd_pack.usage);
 	if (outpath_check_evidence("--out", out) < 0)
 		return EXIT_USAGE;
 	if (bundle_check_target(out) < 0)

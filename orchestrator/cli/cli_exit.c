@@ -10,9 +10,9 @@
 #include "util/compiler.h"
 #include "util/usage.h"
 
-const char exit_codes_text[] = EXIT_CODES_TEXT;
+const char cli_exit_codes_text[] = EXIT_CODES_TEXT;
 
-int run_exit(enum runner_outcome o, const struct runner_result *res, int inconclusive_fails)
+int cli_exit_run(enum runner_outcome o, const struct runner_result *res, int inconclusive_fails)
 {
 	switch (o) {
 	case RUNNER_INTERRUPTED: return EXIT_SIGNAL_BASE + res->signo;
@@ -21,10 +21,10 @@ int run_exit(enum runner_outcome o, const struct runner_result *res, int inconcl
 	case RUNNER_FAILED: return EXIT_FAILED;
 	case RUNNER_PASSED: break;
 	}
-	return decision_exit(res->decision, inconclusive_fails);
+	return cli_exit_decision(res->decision, inconclusive_fails);
 }
 
-int decision_exit(enum decision d, int inconclusive_fails)
+int cli_exit_decision(enum decision d, int inconclusive_fails)
 {
 	if (d == DECISION_REJECTED)
 		return EXIT_REJECTED;
@@ -33,7 +33,7 @@ int decision_exit(enum decision d, int inconclusive_fails)
 	return EXIT_PASSED;
 }
 
-int inspect_exit(enum inspect_outcome o)
+int cli_exit_inspect(enum inspect_outcome o)
 {
 	switch (o) {
 	case INSPECT_OK: return EXIT_PASSED;
@@ -43,7 +43,7 @@ int inspect_exit(enum inspect_outcome o)
 	}
 }
 
-int verify_exit(size_t nproblems, int clean, int key_given)
+int cli_exit_verify(size_t nproblems, int clean, int key_given)
 {
 	if (nproblems)
 		return EXIT_VERIFY;
@@ -110,7 +110,7 @@ static const char exit_codes_order[] =
 	"2, 1, 5, 6, 0 — a failed invocation outranks a rejection, since the evidence is "
 	"then incomplete.";
 
-int exit_codes_print(FILE *f, int markdown)
+int cli_exit_codes_print(FILE *f, int markdown)
 {
 	if (markdown) {
 		fprintf(f, "# Exit codes\n\n%s\n\n| code | meaning |\n|---|---|\n", exit_codes_order);

@@ -2,7 +2,7 @@
  * cli_exit: abev's exit codes and the one place that decides them. The
  * enum names every code; the mapping functions below turn an outcome
  * (a run's, a decision's, a guard's, a verification's) into one, and
- * EXIT_CODES_TEXT documents the same order for --help (exit_codes_print()
+ * EXIT_CODES_TEXT documents the same order for --help (cli_exit_codes_print()
  * gives each code's whole meaning). The commands
  * (cli_*.c) return these codes and main() returns what they return; no
  * other file picks a number. Parsing arguments is cli.c's job.
@@ -59,23 +59,23 @@ enum exit_code {
 	"  140  interrupted by SIGUSR2: likewise\n" \
 	"  143  interrupted by SIGTERM: likewise\n"
 
-extern const char exit_codes_text[];
+extern const char cli_exit_codes_text[];
 
 /*
  * The exit code of a run: interrupted, then abev's own failures, then a
  * failed invocation, then the decision (see EXIT_CODES_TEXT).
  */
-int run_exit(enum runner_outcome o, const struct runner_result *res, int inconclusive_fails);
+int cli_exit_run(enum runner_outcome o, const struct runner_result *res, int inconclusive_fails);
 /* The exit code of a decision: rejected 5, inconclusive 6 when that fails, else 0. */
-int decision_exit(enum decision d, int inconclusive_fails);
+int cli_exit_decision(enum decision d, int inconclusive_fails);
 /* The exit code of abev results and abev guard. */
-int inspect_exit(enum inspect_outcome o);
+int cli_exit_inspect(enum inspect_outcome o);
 /*
  * The exit code of abev verify: 4 with a problem, else 8 when the
  * evidence does not record a clean run (clean 0), else 0 when a key was
  * given (and so the signature checked), 7 without one.
  */
-int verify_exit(size_t nproblems, int clean, int key_given);
+int cli_exit_verify(size_t nproblems, int clean, int key_given);
 
 /*
  * The reference of every exit code on f: the order in which they apply,
@@ -83,6 +83,6 @@ int verify_exit(size_t nproblems, int clean, int key_given);
  * Markdown table of docs/exit-codes.md. EXIT_CODES_TEXT is its summary.
  * 0, or -1 after error() when f cannot be written.
  */
-int exit_codes_print(FILE *f, int markdown);
+int cli_exit_codes_print(FILE *f, int markdown);
 
 #endif

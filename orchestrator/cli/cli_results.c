@@ -45,10 +45,10 @@ static const char guard_tail[] =
 static int inspect_check(const struct inspect_options *opt, size_t nfiles, const char *usage)
 {
 	if (opt->list && opt->json)
-		return usage_error("--list and --json do not go together: --list prints lines, "
-				   "--json a document", usage);
+		return cli_usage_error("--list and --json do not go together: --list prints lines, "
+				       "--json a document", usage);
 	if (!nfiles)
-		return usage_error("no result file given", usage);
+		return cli_usage_error("no result file given", usage);
 	return 0;
 }
 
@@ -59,7 +59,7 @@ static int results_main(void *opts, size_t nfiles, char **files)
 
 	if (rc)
 		return rc;
-	return inspect_exit(inspect_results((const char *const *)files, (int)nfiles, opt));
+	return cli_exit_inspect(inspect_results((const char *const *)files, (int)nfiles, opt));
 }
 
 static int guard_main(void *opts, size_t nfiles, char **files)
@@ -70,8 +70,8 @@ static int guard_main(void *opts, size_t nfiles, char **files)
 	if (rc)
 		return rc;
 	if (opt->min_executed < 0)
-		return usage_error("'abev guard min-executed' needs --min N", cmd_guard.usage);
-	return inspect_exit(inspect_results((const char *const *)files, (int)nfiles, opt));
+		return cli_usage_error("'abev guard min-executed' needs --min N", cmd_guard.usage);
+	return cli_exit_inspect(inspect_results((const char *const *)files, (int)nfiles, opt));
 }
 
 static const struct cli_option results_options[] = {

@@ -9,7 +9,7 @@
  * the exit code is cli_exit.c's.
  */
 #include "cli/cli.h"
-#include "cli/cli_out.h"
+#include "cli/outpath.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -275,58 +275,58 @@ struct run_args {
 static int run_args_check(struct run_args *a, const char *usage)
 {
 	if (!a->out && !a->dry_run)
-		return usage_error("no evidence directory given (--out DIR; DIR must not exist)",
-				   usage);
+		return cli_usage_error("no evidence directory given (--out DIR; DIR must not exist)",
+				       usage);
 	if (a->out && !*a->out)
-		return usage_error("'--out' is empty", usage);
+		return cli_usage_error("'--out' is empty", usage);
 	/* "ev/" is the directory ev, which abev creates: not "ev" made first, then found to exist. */
 	if (a->out && !a->out_owned)
 		a->out = a->out_owned = outpath_clean(a->out);
 	/* "new/.." names the directory above new, which exists: refused before new is made. */
 	if (a->out && outpath_is_dotdot(a->out))
-		return usage_error("'--out' ends in '..', a directory that exists: name the new "
-				   "directory itself",
-				   usage);
+		return cli_usage_error("'--out' ends in '..', a directory that exists: name the new "
+				       "directory itself",
+				       usage);
 	if (!a->dry_run && outpath_check_evidence("--out", a->out) < 0)
 		return EXIT_USAGE;
 	if (!a->dry_run && a->bundle && outpath_check_evidence("--bundle", a->bundle) < 0)
 		return EXIT_USAGE;
 	if (!a->dry_run && a->bundle && outpath_same(a->bundle, a->out))
-		return usage_error("--bundle names the --out directory itself: the bundle is a file "
-				   "beside the evidence (e.g. DIR.tar.zst)", usage);
+		return cli_usage_error("--bundle names the --out directory itself: the bundle is a file "
+				       "beside the evidence (e.g. DIR.tar.zst)", usage);
 	if (a->key_path && a->unsigned_ok)
-		return usage_error("--key and --unsigned contradict each other", usage);
+		return cli_usage_error("--key and --unsigned contradict each other", usage);
 	/* --unsigned is explicit, so it beats a key in the environment. */
 	if (!a->unsigned_ok)
 		a->key_path = signkey_path(a->key_path, &a->key_src);
 	if (!a->dry_run && !a->key_path && !a->unsigned_ok)
-		return usage_error("evidence is signed: give --key KEY.key or set " SIGNKEY_ENV
-				   " (make a key with 'abev keygen'), or --unsigned to seal it "
-				   "without a signature",
-				   usage);
+		return cli_usage_error("evidence is signed: give --key KEY.key or set " SIGNKEY_ENV
+				       " (make a key with 'abev keygen'), or --unsigned to seal it "
+				       "without a signature",
+				       usage);
 	if (a->host_label && !name_rule_ok(a->host_label))
-		return usage_error("'--host-label' must be 1 to 64 characters of [A-Za-z0-9._-]",
-				   usage);
+		return cli_usage_error("'--host-label' must be 1 to 64 characters of [A-Za-z0-9._-]",
+				       usage);
 	if (a->color && colour_when_parse(a->color, &a->colour) < 0)
-		return usage_error("'--color' takes auto, always or never", usage);
+		return cli_usage_error("'--color' takes auto, always or never", usage);
 	a->wait_max_seconds = -1;
 	if (a->wait_max && (parse_double(a->wait_max, &a->wait_max_seconds) < 0 ||
 			    !(a->wait_max_seconds >= 0) || a->wait_max_seconds > 1e7))
-		return usage_error("'--wait-max' must be a number of seconds from 0 to 10000000",
-				   usage);
+		return cli_usage_error("'--wait-max' must be a number of seconds from 0 to 10000000",
+				       usage);
 	if (a->no_wait && (a->wait || a->wait_max))
-		return usage_error("'--no-wait' refuses to wait: it goes with neither '--wait' nor "
-				   "'--wait-max'",
-				   usage);
+		return cli_usage_error("'--no-wait' refuses to wait: it goes with neither '--wait' nor "
+				       "'--wait-max'",
+				       usage);
 	if (a->max_wait && (parse_double(a->max_wait, &a->max_wait_pct) < 0 ||
 			    !(a->max_wait_pct >= 0) || a->max_wait_pct > 100))
-		return usage_error("'--max-cpu-wait-pct' must be a number from 0 to 100 (percent of "
-				   "a run's wall time)",
-				   usage);
+		return cli_usage_error("'--max-cpu-wait-pct' must be a number from 0 to 100 (percent of "
+				       "a run's wall time)",
+				       usage);
 	if (a->load_wait && (parse_double(a->load_wait, &a->load_wait_seconds) < 0 ||
 			     !(a->load_wait_seconds >= 0) || a->load_wait_seconds > 86400))
-		return usage_error("'--max-load-wait' must be a number of seconds from 0 to 86400",
-				   usage);
+		return cli_usage_error("'--max-load-wait' must be a number of seconds from 0 to 86400",
+				       usage);
 	return 0;
 }
 
@@ -505,7 +505,7 @@ static int run_plan(struct plan *plan, const struct run_args *a, const char *pla
 
 	if (runner_check_options(&opt) < 0)
 		goto out;
-	rc = run_exit(runner_run(plan, &opt, &res), &res, plan->inconclusive_fails);
+	rc = cli_exit_run(runner_run(plan, &opt, &res), &res, plan->inconclusive_fails);
 out:
 	signify_key_free(key);
 	signkey_passphrase_free(pass);
@@ -521,7 +521,7 @@ static int run_main(void *opts, size_t n, char **operands)
 	int rc;
 
 	if (!n)
-		return usage_error("no plan given", cmd_run.usage);
+		return cli_usage_error("no plan given", cmd_run.usage);
 	rc = run_args_check(a, cmd_run.usage);
 	if (!rc)
 		rc = run_plan_open(&plan, a, operands[0], NULL);
@@ -715,9 +715,9 @@ static int quick_check(struct quick_args *q, size_t ncommands, char **commands,
 		char *err = NULL;
 
 		if (!ncommands)
-			return usage_error("no command given", usage);
+			return cli_usage_error("no command given", usage);
 		if (quick_scan_expand(&scan, &q->scanned, &err) < 0) {
-			usage_error(err, usage);
+			cli_usage_error(err, usage);
 			free(err);
 			return EXIT_USAGE;
 		}
@@ -741,16 +741,16 @@ static int quick_check(struct quick_args *q, size_t ncommands, char **commands,
 	spec->metrics = q->metrics.v;
 	spec->nmetrics = q->metrics.n;
 	if ((q->min_runs || q->max_runs) && (spec->runs >= 0 || spec->until_decided))
-		return usage_error("'-m'/'-M' set the runs as hyperfine's do: leave out '--runs' "
-				   "and '--until-decided'", usage);
+		return cli_usage_error("'-m'/'-M' set the runs as hyperfine's do: leave out '--runs' "
+				       "and '--until-decided'", usage);
 	if (q->min_runs && q->max_runs && q->min_runs > q->max_runs)
-		return usage_error("'-m' asks for more runs than '-M' allows", usage);
+		return cli_usage_error("'-m' asks for more runs than '-M' allows", usage);
 	/* hyperfine's -m is a floor under its 3-second target; abev has no such target. */
 	if (q->min_runs && !q->max_runs)
-		return usage_error("'-m N' is hyperfine's least number of runs, topped up to its "
-				   "3-second target, which abev does not have: give '-r N' for "
-				   "exactly N runs, or a gate with '-m N -M MAX' to run until it "
-				   "is decided", usage);
+		return cli_usage_error("'-m N' is hyperfine's least number of runs, topped up to its "
+				       "3-second target, which abev does not have: give '-r N' for "
+				       "exactly N runs, or a gate with '-m N -M MAX' to run until it "
+				       "is decided", usage);
 	if (q->max_runs && spec->ngates) {
 		spec->until_decided = q->max_runs;
 		spec->min_rounds = q->min_runs;
@@ -759,11 +759,11 @@ static int quick_check(struct quick_args *q, size_t ncommands, char **commands,
 		spec->runs = q->max_runs;
 	}
 	if (spec->until_decided && spec->runs >= 0)
-		return usage_error("'--until-decided N' runs up to N rounds: leave out '--runs'",
-				   usage);
+		return cli_usage_error("'--until-decided N' runs up to N rounds: leave out '--runs'",
+				       usage);
 	if (spec->until_decided && !spec->ngates)
-		return usage_error("'--until-decided' needs a gate to decide: add "
-				   "'--max-regression [METRIC=]P'", usage);
+		return cli_usage_error("'--until-decided' needs a gate to decide: add "
+				       "'--max-regression [METRIC=]P'", usage);
 	return 0;
 }
 
@@ -849,14 +849,14 @@ static int bench_hyperfine_check(struct bench_args *b)
 			 !strcmp(b->shell, "default");
 		/* As hyperfine: -N is --shell none, so a shell besides it is a contradiction. */
 		if (sh && b->q.spec.no_shell)
-			return usage_error("'-N' (--shell none) and '--shell sh' contradict each "
-					   "other: give one", cmd_bench.usage);
+			return cli_usage_error("'-N' (--shell none) and '--shell sh' contradict each "
+					       "other: give one", cmd_bench.usage);
 		if (!strcmp(b->shell, "none"))
 			b->q.spec.no_shell = 1;
 		else if (!sh)
-			return usage_error("'--shell' takes 'none' (-N) or 'sh': to run a command "
-					   "through another shell, give it with -N, as in -N 'bash -c "
-					   "\"...\"'", cmd_bench.usage);
+			return cli_usage_error("'--shell' takes 'none' (-N) or 'sh': to run a command "
+					       "through another shell, give it with -N, as in -N 'bash -c "
+					       "\"...\"'", cmd_bench.usage);
 	}
 	return 0;
 }
@@ -881,7 +881,7 @@ static int bench_exports_check(const struct bench_args *b, const char *out)
 		msg = xasprintf("%s '%s' lies inside the evidence directory '%s' that this run "
 				"writes, whose manifest would not list it: choose a path elsewhere",
 				opts[i], files[i], out);
-		usage_error(msg, cmd_bench.usage);
+		cli_usage_error(msg, cmd_bench.usage);
 		free(msg);
 		return EXIT_USAGE;
 	}
@@ -932,7 +932,7 @@ static int bench_run(void *opts, size_t n, char **operands)
 	if (rc)
 		return rc;
 	if (!n)
-		return usage_error("no command given", cmd_bench.usage);
+		return cli_usage_error("no command given", cmd_bench.usage);
 	rc = bench_hyperfine_check(b);
 	if (rc)
 		return rc;
@@ -1049,10 +1049,10 @@ static int init_worktrees_plan(const struct init_args *i, struct init_worktrees 
 	int rc;
 
 	if (!i->dotnet)
-		return usage_error("--baseline and --candidate are for --dotnet", cmd_init.usage);
+		return cli_usage_error("--baseline and --candidate are for --dotnet", cmd_init.usage);
 	for (size_t k = 0; k < QUICK_STARTER_VARIANTS; k++)
 		if (!refs[k])
-			return usage_error(k ? "--baseline needs --candidate REF: the ref of the new "
+			return cli_usage_error(k ? "--baseline needs --candidate REF: the ref of the new "
 					       "build" : "--candidate needs --baseline REF: the ref of "
 					       "the old build", cmd_init.usage);
 	if (proc_setup() < 0)
@@ -1143,7 +1143,7 @@ static int init_dotnet_project(struct quick_spec *spec, const char *dir,
 	}
 	if (dotnet_project_inspect(dir, p, &err) < 0) {
 		dotnet_project_release(p);
-		usage_error(err, cmd_init.usage);
+		cli_usage_error(err, cmd_init.usage);
 		free(err);
 		return EXIT_USAGE;
 	}
@@ -1173,17 +1173,17 @@ static int init_write(void *opts, size_t n, char **operands)
 	if (rc)
 		return rc;
 	if (n && !from_bench)
-		return usage_error("commands are given after --from-bench", cmd_init.usage);
+		return cli_usage_error("commands are given after --from-bench", cmd_init.usage);
 	if (from_bench && !n)
-		return usage_error("--from-bench needs the commands to compare", cmd_init.usage);
+		return cli_usage_error("--from-bench needs the commands to compare", cmd_init.usage);
 	if (dotnet && from_bench)
-		return usage_error("--dotnet writes a starter of its own: not with --from-bench",
-				   cmd_init.usage);
+		return cli_usage_error("--dotnet writes a starter of its own: not with --from-bench",
+				       cmd_init.usage);
 	if (!*out)
-		return usage_error("'--out' is empty", cmd_init.usage);
+		return cli_usage_error("'--out' is empty", cmd_init.usage);
 	if (lstat(out, &sb) == 0)
-		return usage_error("the plan file already exists and abev init never overwrites "
-				   "one: choose another --out", cmd_init.usage);
+		return cli_usage_error("the plan file already exists and abev init never overwrites "
+				       "one: choose another --out", cmd_init.usage);
 	if (outpath_check_evidence("--out", out) < 0)
 		return EXIT_USAGE;
 	spec->starter = 1;

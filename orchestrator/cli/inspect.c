@@ -67,7 +67,7 @@ static int list_test(void *arg, const struct test_case *tc)
 		putchar('\t');
 	}
 	put_listed(tc->name ? tc->name : "");
-	printf("\t%s\t", test_outcome_name(tc->outcome));
+	printf("\t%s\t", results_outcome_name(tc->outcome));
 	if (tc->duration_s >= 0)
 		printf("%.3f ms\n", tc->duration_s * 1e3);
 	else
@@ -82,7 +82,7 @@ static const char *total_format(const struct results_file *files, size_t n)
 	for (size_t i = 1; i < n; i++)
 		if (files[i].format != files[0].format)
 			return "mixed";
-	return results_format_name(files[0].format);
+	return results_file_format_name(files[0].format);
 }
 
 enum inspect_outcome inspect_results(const char *const *paths, int npaths,
@@ -121,7 +121,7 @@ enum inspect_outcome inspect_results(const char *const *paths, int npaths,
 			refused++;
 			continue;
 		}
-		results_counts_add(&total, &files[nfiles].counts);
+		results_file_counts_add(&total, &files[nfiles].counts);
 		nfiles++;
 	}
 	if (opt->min_executed >= 0) {
@@ -149,7 +149,7 @@ enum inspect_outcome inspect_results(const char *const *paths, int npaths,
 		printf("%-*s  %-6s %8s %8s %8s %8s %8s %8s %8s\n", width, "file", "format", "total",
 		       "executed", "passed", "failed", "errors", "skipped", "other");
 		for (size_t i = 0; i < nfiles; i++)
-			print_row(width, files[i].path, results_format_name(files[i].format),
+			print_row(width, files[i].path, results_file_format_name(files[i].format),
 				  &files[i].counts);
 		print_row(width, "total", total_format(files, nfiles), &total);
 		for (size_t i = 0; i < nfiles; i++)

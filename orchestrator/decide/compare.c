@@ -423,7 +423,7 @@ void compare_gate_interval(const struct compare_config *cfg, const struct cmp_sa
 	free(sl);
 }
 
-const char *cmp_left_out_text(enum cmp_left_out_why why)
+const char *compare_left_out_text(enum cmp_left_out_why why)
 {
 	switch (why) {
 	case CMP_LEFT_NOT_POSITIVE:
@@ -436,7 +436,7 @@ const char *cmp_left_out_text(enum cmp_left_out_why why)
 	return "?";
 }
 
-const char *cmp_left_out_key(enum cmp_left_out_why why)
+const char *compare_left_out_key(enum cmp_left_out_why why)
 {
 	switch (why) {
 	case CMP_LEFT_NOT_POSITIVE:
@@ -596,12 +596,12 @@ size_t compare_metric_index(const struct comparison *c, const char *name)
 	return SIZE_MAX;
 }
 
-double cmp_estimate(const struct cmp_sample *s)
+double compare_estimate(const struct cmp_sample *s)
 {
 	return s->has_gi ? s->gi_point : s->ratio;
 }
 
-double cmp_estimate_pct(const struct cmp_sample *s)
+double compare_estimate_pct(const struct cmp_sample *s)
 {
 	return s->has_gi ? (s->gi_point - 1) * 100 : s->change_pct;
 }
@@ -686,7 +686,7 @@ void compare_compute(const struct compare_config *cfg, const struct invocation *
 	collect_warnings(out);
 }
 
-void comparison_release(struct comparison *c)
+void compare_release(struct comparison *c)
 {
 	if (!c)
 		return;

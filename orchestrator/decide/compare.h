@@ -111,13 +111,13 @@ struct cmp_left_out {
  * percent.
  */
 struct cmp_sample;
-double cmp_estimate(const struct cmp_sample *s);
-double cmp_estimate_pct(const struct cmp_sample *s);
+double compare_estimate(const struct cmp_sample *s);
+double compare_estimate_pct(const struct cmp_sample *s);
 
 /* "a value of 0 or below", ... (static). */
-const char *cmp_left_out_text(enum cmp_left_out_why why);
+const char *compare_left_out_text(enum cmp_left_out_why why);
 /* Its key in result.json: "not_positive", "no_reference_run", "no_run" (static). */
-const char *cmp_left_out_key(enum cmp_left_out_why why);
+const char *compare_left_out_key(enum cmp_left_out_why why);
 
 /* One variant under one metric. Notes are static strings or NULL. */
 struct cmp_sample {
@@ -335,6 +335,6 @@ int compare_value(const struct comparison *c, size_t m, const struct invocation 
  */
 void compare_compute(const struct compare_config *cfg, const struct invocation *invs,
 		     size_t ninvs, struct comparison *out);
-void comparison_release(struct comparison *c);
+void compare_release(struct comparison *c);
 
 #endif

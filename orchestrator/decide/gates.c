@@ -119,7 +119,7 @@ static void judge_change(const struct cmp_metric *cm, const struct cmp_sample *s
 	}
 	/* What the interval is of: the estimate, not the change of medians beside it. */
 	g->has_observed = 1;
-	g->observed = cmp_estimate_pct(s);
+	g->observed = compare_estimate_pct(s);
 	obs = compare_pct_text(g->observed);
 	if (!s->has_gi) {
 		g->verdict = GATE_INCONCLUSIVE;

@@ -67,7 +67,7 @@ static const char *status_words(enum inv_status st)
 /* The reason of inv's status: its first failing guard's, or its status. */
 static const char *status_reason(const struct invocation *inv)
 {
-	return inv->reason ? inv->reason : inv_status_name(inv->status);
+	return inv->reason ? inv->reason : invocation_status_name(inv->status);
 }
 
 /*

@@ -38,7 +38,7 @@ static void resource_log(struct strbuf *sb, const struct invocation *inv)
 {
 	strbuf_addf(sb, "variant: %s\nphase: %s\nround: %u\nattempt: %u\nstatus: %s\n",
 		    inv->variant, inv->warmup ? "warmup" : "run", inv->round, inv->attempt,
-		    inv_status_name(inv->status));
+		    invocation_status_name(inv->status));
 	if (inv->reason)
 		strbuf_addf(sb, "reason: %s\n", inv->reason);
 	strbuf_addf(sb, "start_utc: %s\nend_utc: %s\n", inv->start_utc, inv->end_utc);
@@ -161,7 +161,7 @@ char *evidence_results_document(const struct results_file *files, size_t n,
 	for (size_t i = 0; i < n; i++) {
 		jpush(arr, invocation_fields_results_file(&files[i]));
 		if (i == 0)
-			format = results_format_name(files[0].format);
+			format = results_file_format_name(files[0].format);
 		else if (files[i].format != files[0].format)
 			format = "mixed";
 	}
@@ -262,7 +262,7 @@ static cJSON *left_out_json(const struct cmp_sample *s)
 	for (size_t i = 0; i < s->nleft_out; i++) {
 		cJSON *e = jnew_object();
 		jadd_int(e, "round", s->left_out[i].round);
-		jadd_str(e, "why", cmp_left_out_key(s->left_out[i].why));
+		jadd_str(e, "why", compare_left_out_key(s->left_out[i].why));
 		jpush(a, e);
 	}
 	return a;

@@ -8,7 +8,7 @@
 #include "evidence/evidence_read.h"
 #include "evidence/invocation_fields.h"
 #include "evidence/run_fields.h"
-#include "evidence/envnames.h"
+#include "evidence/envname.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -403,15 +403,15 @@ out:
 	return ret;
 }
 
-/* The status s names, as run_status_name() spells it (static), or NULL when it names none. */
+/* The status s names, as invocation_run_status_name() spells it (static), or NULL when it names none. */
 static const char *run_status_of(const char *s)
 {
 	static const enum run_status all[] = { RUN_RUNNING, RUN_COMPLETED, RUN_FAILED,
 					       RUN_INTERRUPTED };
 
 	for (size_t i = 0; i < ARRAY_SIZE(all); i++)
-		if (!strcmp(s, run_status_name(all[i])))
-			return run_status_name(all[i]);
+		if (!strcmp(s, invocation_run_status_name(all[i])))
+			return invocation_run_status_name(all[i]);
 	return NULL;
 }
 
@@ -602,7 +602,7 @@ out:
 
 int evidence_self_clean(const struct evidence_self *s)
 {
-	return !strcmp(s->status, run_status_name(RUN_COMPLETED)) && !s->ntampered;
+	return !strcmp(s->status, invocation_run_status_name(RUN_COMPLETED)) && !s->ntampered;
 }
 
 void evidence_self_release(struct evidence_self *s)
@@ -640,7 +640,7 @@ void evidence_run_release(struct evidence_run *r)
 /*
  * A recorded variable's value as the report shows it: its text, or
  * "(secret, SHA-256 0123456789ab…)" for a hashed one — and for text that
- * looks secret (envnames.h), as evidence written before a rule was widened
+ * looks secret (envname.h), as evidence written before a rule was widened
  * holds, so that no report shows it again. NULL when e is neither.
  */
 static char *shown_value(const cJSON *e)
@@ -742,9 +742,9 @@ static size_t runtime_diff(const struct env_runtime *a, const char *la,
 	return lines;
 }
 
-size_t run_environment_runtime_diff(const struct run_environment *a, const char *la,
-				    const struct run_environment *b, const char *lb,
-				    struct strbuf *out)
+size_t evidence_environment_runtime_diff(const struct run_environment *a, const char *la,
+					 const struct run_environment *b, const char *lb,
+					 struct strbuf *out)
 {
 	size_t lines = runtime_diff(&a->runtime, la, &b->runtime, lb, "abev's environment, ", out);
 
@@ -915,7 +915,7 @@ int evidence_read_environment(const char *dir, struct run_environment *e, char *
 	cJSON_Delete(root);
 	free(path);
 	if (ret < 0)
-		run_environment_release(e);
+		evidence_environment_release(e);
 	return ret;
 }
 
@@ -935,11 +935,11 @@ int evidence_parse_environment(const char *text, size_t len, struct run_environm
 		ret = parse_environment(root, EVIDENCE_METADATA_FILE, e, err);
 	cJSON_Delete(root);
 	if (ret < 0)
-		run_environment_release(e);
+		evidence_environment_release(e);
 	return ret;
 }
 
-void run_environment_release(struct run_environment *e)
+void evidence_environment_release(struct run_environment *e)
 {
 	if (!e)
 		return;

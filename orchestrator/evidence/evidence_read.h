@@ -74,7 +74,7 @@ struct env_file {
 };
 /*
  * The variables of a recorded environment known to change a runtime
- * (envnames.h), by name in byte order; a hashed value, and text that
+ * (envname.h), by name in byte order; a hashed value, and text that
  * looks secret (older evidence), reads "(secret, SHA-256 0123456789ab…)".
  * known: metadata.json recorded the environment (older evidence did not).
  */
@@ -124,7 +124,7 @@ const char *evidence_read_status(const char *path);
  * while it ran (run_header.h's tampered). Strings owned.
  */
 struct evidence_self {
-	const char *status;      /* run_status_name(), static */
+	const char *status;      /* invocation_run_status_name(), static */
 	char *interrupt;         /* the signal's name ("SIGINT"), or NULL */
 	const char *decision;    /* decision_name(), static; NULL: no comparison was made */
 	char **tampered;         /* NULL-terminated, or NULL */
@@ -156,7 +156,7 @@ int evidence_read_environment(const char *dir, struct run_environment *out, char
  */
 int evidence_parse_environment(const char *text, size_t len, struct run_environment *out,
 			       char **err);
-void run_environment_release(struct run_environment *e);
+void evidence_environment_release(struct run_environment *e);
 /*
  * Adds to out one line ("NODE_OPTIONS: '--x' in OLD, unset in NEW") per
  * runtime variable whose value differs between a and b, labelled with
@@ -164,8 +164,8 @@ void run_environment_release(struct run_environment *e);
  * when either did not record its environment. Returns the lines added.
  */
 struct strbuf;
-size_t run_environment_runtime_diff(const struct run_environment *a, const char *la,
-				    const struct run_environment *b, const char *lb,
-				    struct strbuf *out);
+size_t evidence_environment_runtime_diff(const struct run_environment *a, const char *la,
+					 const struct run_environment *b, const char *lb,
+					 struct strbuf *out);
 
 #endif

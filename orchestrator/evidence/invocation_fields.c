@@ -28,7 +28,7 @@
 #define NEG FIELD_NULL_NEGATIVE
 #define BIG (INT64_C(1) << 62)
 
-void invocation_prepare_add(cJSON *o, const struct invocation_prepare *p)
+void invocation_fields_prepare_add(cJSON *o, const struct invocation_prepare *p)
 {
 	cJSON *argv = jnew_array(), *log = jnew_object();
 
@@ -46,11 +46,11 @@ void invocation_prepare_add(cJSON *o, const struct invocation_prepare *p)
 	jadd(o, "log", log);
 }
 
-cJSON *invocation_prepare_json(const struct invocation_prepare *p)
+cJSON *invocation_fields_prepare_json(const struct invocation_prepare *p)
 {
 	cJSON *o = jnew_object();
 
-	invocation_prepare_add(o, p);
+	invocation_fields_prepare_add(o, p);
 	return o;
 }
 
@@ -101,7 +101,7 @@ cJSON *invocation_fields_results_file(const struct results_file *f)
 {
 	cJSON *o = jnew_object(), *notes = jnew_array();
 	jadd_str(o, "path", f->path);
-	jadd_str(o, "format", results_format_name(f->format));
+	jadd_str(o, "format", results_file_format_name(f->format));
 	jadd_str(o, "outcome", f->outcome);
 	jadd_str(o, "start", f->start);
 	jadd_str(o, "finish", f->finish);
@@ -130,7 +130,7 @@ static cJSON *overlaps_json(const struct invocation *inv)
 	for (size_t i = 0; i < inv->noverlaps; i++) {
 		const struct overlap_hit *h = &inv->overlaps[i];
 		cJSON *e = jnew_object();
-		jadd_str(e, "kind", overlap_kind_name(h->kind));
+		jadd_str(e, "kind", overlap_hit_kind_name(h->kind));
 		jadd_int_or_null(e, "pid", h->pid, h->pid > 0);
 		jadd_str(e, "command", h->command);
 		jadd_str(e, "pattern", h->pattern);
@@ -358,7 +358,7 @@ static int read_status(const struct json_in *rd, const char *path, const char *n
 		       enum inv_status *out)
 {
 	for (int st = INV_OK; st <= INV_INTERRUPTED; st++)
-		if (!strcmp(name, inv_status_name((enum inv_status)st))) {
+		if (!strcmp(name, invocation_status_name((enum inv_status)st))) {
 			*out = (enum inv_status)st;
 			return 0;
 		}
@@ -414,7 +414,7 @@ static int r_phase(const struct json_in *rd, const json_node *o, const char *pat
 
 static void w_status(json_node *o, const char *key, const void *rec)
 {
-	jadd_str(o, key, inv_status_name(((const struct invocation *)rec)->status));
+	jadd_str(o, key, invocation_status_name(((const struct invocation *)rec)->status));
 }
 
 static int r_status(const struct json_in *rd, const json_node *o, const char *path,
@@ -515,7 +515,7 @@ static void w_prepare(json_node *o, const char *key, const void *rec)
 {
 	const struct invocation *inv = rec;
 	if (inv->prepare)
-		jadd(o, key, invocation_prepare_json(inv->prepare));
+		jadd(o, key, invocation_fields_prepare_json(inv->prepare));
 }
 
 /* A command line as result.json shows it: its arguments apart by spaces. Static buffer. */

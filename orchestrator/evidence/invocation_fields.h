@@ -34,8 +34,8 @@ json_node *invocation_fields_results_file(const struct results_file *f);
 void invocation_fields_counts(json_node *o, const struct results_counts *c);
 json_node *invocation_fields_guard(const struct guard_result *g);
 /* A prepare, setup or cleanup command's record as JSON (its "prepare" object's shape). */
-json_node *invocation_prepare_json(const struct invocation_prepare *p);
+json_node *invocation_fields_prepare_json(const struct invocation_prepare *p);
 /* The same members added to o, after what o holds already. */
-void invocation_prepare_add(json_node *o, const struct invocation_prepare *p);
+void invocation_fields_prepare_add(json_node *o, const struct invocation_prepare *p);
 
 #endif

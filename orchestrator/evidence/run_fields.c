@@ -34,7 +34,7 @@ static void w_steps(json_node *o, const char *key, const void *rec)
 		jadd_str(step, "variant", s->variant);
 		jadd_str(step, "step", s->kind);
 		jadd_str(step, "log_file", s->log);
-		invocation_prepare_add(step, s->rec);
+		invocation_fields_prepare_add(step, s->rec);
 		jpush(a, step);
 	}
 	jadd(o, key, a);

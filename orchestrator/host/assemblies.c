@@ -117,7 +117,7 @@ out:
 	return ret;
 }
 
-void assembly_pattern_release(struct assembly_pattern *mp)
+void assemblies_pattern_release(struct assembly_pattern *mp)
 {
 	free(mp->pattern);
 	for (size_t i = 0; i < mp->nfiles; i++)

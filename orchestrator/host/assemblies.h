@@ -37,7 +37,7 @@ struct assembly_pattern {
 int assemblies_match(const char *cwd, const char *pattern, struct assembly_pattern *mp,
 		     char **err);
 /* Frees the pattern text and files; mp is left zeroed. */
-void assembly_pattern_release(struct assembly_pattern *mp);
+void assemblies_pattern_release(struct assembly_pattern *mp);
 
 /*
  * Fills size and sha256 of every file of patterns[v][k] (k below

@@ -18,7 +18,7 @@
 #include <cjson/cJSON.h>
 
 #include "host/assemblies.h"
-#include "evidence/envnames.h"
+#include "evidence/envname.h"
 #include "util/hash.h"
 #include "record/layout.h"
 #include "host/host.h"
@@ -55,7 +55,7 @@ struct md_variant {
 	 * was done (metadata_assemblies_after_setup()).
 	 */
 	int after_setup, matched;
-	char **environ;               /* the environment its commands get (version_env()) */
+	char **environ;               /* the environment its commands get (versions_env()) */
 };
 
 /* abev's .NET startup hook, when the plan sets dotnet_runtime. */
@@ -82,7 +82,7 @@ int metadata_match_count(const char *cwd, const char *pattern, size_t *n, char *
 	memset(&mp, 0, sizeof(mp));
 	ret = assemblies_match(cwd, pattern, &mp, err);
 	*n = mp.nfiles;
-	assembly_pattern_release(&mp);
+	assemblies_pattern_release(&mp);
 	return ret;
 }
 
@@ -93,10 +93,10 @@ static void variant_release(struct md_variant *mv)
 	free(mv->name);
 	free(mv->cwd);
 	for (size_t i = 0; i < mv->nversions; i++)
-		version_release(&mv->versions[i]);
+		versions_release(&mv->versions[i]);
 	free(mv->versions);
 	for (size_t i = 0; i < mv->npatterns; i++)
-		assembly_pattern_release(&mv->patterns[i]);
+		assemblies_pattern_release(&mv->patterns[i]);
 	free(mv->patterns);
 	strv_free(mv->environ);
 	memset(mv, 0, sizeof(*mv));
@@ -150,7 +150,7 @@ static int variant_collect(const struct plan *plan, size_t vi, struct metadata *
 
 	mv->name = xstrdup(v->name);
 	mv->cwd = xstrdup(v->cwd);
-	mv->environ = version_env(v);
+	mv->environ = versions_env(v);
 	if (md->hook.path)
 		mv->environ = hook_env(mv->environ, md->hook.path);
 	mv->env = v->env;
@@ -162,13 +162,13 @@ static int variant_collect(const struct plan *plan, size_t vi, struct metadata *
 			break;
 	if (same < vi)
 		mv->git = md->variants[same].git;
-	else if (git_state_collect(v->cwd, &mv->git) < 0)
+	else if (versions_git_state(v->cwd, &mv->git) < 0)
 		goto out;
 	if (plan->nversions) {
-		envp = version_env(v);
+		envp = versions_env(v);
 		mv->versions = xcalloc(plan->nversions, sizeof(*mv->versions));
 		for (size_t i = 0; i < plan->nversions; i++) {
-			if (version_run(&plan->versions[i], v, envp, &mv->versions[i]) < 0) {
+			if (versions_run(&plan->versions[i], v, envp, &mv->versions[i]) < 0) {
 				mv->nversions = i + 1;
 				goto out;
 			}
@@ -301,7 +301,7 @@ out:
 		for (size_t k = 0; mv->after_setup && !mv->matched && k < mv->npatterns; k++) {
 			char *pattern = mv->patterns[k].pattern;
 			mv->patterns[k].pattern = NULL;
-			assembly_pattern_release(&mv->patterns[k]);
+			assemblies_pattern_release(&mv->patterns[k]);
 			mv->patterns[k].pattern = pattern;
 		}
 	}
@@ -431,7 +431,7 @@ static int env_entry_cmp(const void *a, const void *b)
 /*
  * A variable's value as metadata.json records it: its text, or
  * {"sha256": hex} of its bytes when the variable looks secret by name or
- * by value (envnames.h) or is secret_name — so that two runs can still be
+ * by value (envname.h) or is secret_name — so that two runs can still be
  * told apart, and a value known to the auditor checked with sha256sum,
  * without the secret being written down.
  */

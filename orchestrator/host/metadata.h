@@ -39,7 +39,7 @@ struct metadata;
  * checks proc_interrupted(). abev's own environment and each variant's
  * (as its commands get it, but for the per-invocation ABEV_RUN_DIR,
  * ABEV_PHASE and ABEV_ROUND) are recorded, and what the plan's env set;
- * the values of variables that look secret by name or value (envnames.h)
+ * the values of variables that look secret by name or value (envname.h)
  * and of secret_name (the --passphrase-env variable, or NULL) as their
  * SHA-256 only. NULL after error().
  */

@@ -72,7 +72,7 @@ static int is_hex_id(const char *s)
  * as unsafe) leaves git unknown: the field is a record, not a gate.
  * --no-optional-locks keeps status from rewriting the user's index.
  */
-int git_state_collect(const char *cwd, struct git_state *g)
+int versions_git_state(const char *cwd, struct git_state *g)
 {
 	const char *head_argv[] = { "git", "-C", cwd, "rev-parse", "HEAD", NULL };
 	const char *status_argv[] = { "git", "--no-optional-locks", "-C", cwd, "status",
@@ -120,7 +120,7 @@ out:
  * abev's environment, the variant's additions and ABEV_VARIANT. Nothing
  * has run yet, so {run_dir} and {phase} expand to "" and {round} to 0.
  */
-char **version_env(const struct plan_variant *v)
+char **versions_env(const struct plan_variant *v)
 {
 	struct plan_vars vars = { NULL, v->name, NULL, 0 };
 	struct env_array env = ENV_ARRAY_INIT;
@@ -130,8 +130,8 @@ char **version_env(const struct plan_variant *v)
 	return env.v;
 }
 
-int version_run(const struct plan_version *pv, const struct plan_variant *v,
-		char *const *envp, struct version_record *mv)
+int versions_run(const struct plan_version *pv, const struct plan_variant *v,
+		 char *const *envp, struct version_record *mv)
 {
 	const char **argv = xcalloc(pv->argc + 1, sizeof(*argv));
 	struct strbuf out = STRBUF_INIT;
@@ -189,7 +189,7 @@ out:
 	return ret;
 }
 
-void version_release(struct version_record *mv)
+void versions_release(struct version_record *mv)
 {
 	free(mv->name);
 	for (size_t i = 0; i < mv->argc; i++)

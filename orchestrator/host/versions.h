@@ -36,19 +36,19 @@ struct version_record {
  * both answers leaves g->known 0 (a warning when only `git status` fails).
  * 0, or -1 after error() when no command could be run at all.
  */
-int git_state_collect(const char *cwd, struct git_state *g);
+int versions_git_state(const char *cwd, struct git_state *g);
 /*
  * The environment versions commands of v run with: abev's, the variant's
  * additions and ABEV_VARIANT. Free with strv_free().
  */
-char **version_env(const struct plan_variant *v);
+char **versions_env(const struct plan_variant *v);
 /*
  * Runs pv in v's cwd with envp and records the outcome in mv (zeroed by
- * the caller; release it with version_release() whatever the result).
+ * the caller; release it with versions_release() whatever the result).
  * 0, or -1 after error() when the command could not be run at all.
  */
-int version_run(const struct plan_version *pv, const struct plan_variant *v,
-		char *const *envp, struct version_record *mv);
-void version_release(struct version_record *mv);
+int versions_run(const struct plan_version *pv, const struct plan_variant *v,
+		 char *const *envp, struct version_record *mv);
+void versions_release(struct version_record *mv);
 
 #endif

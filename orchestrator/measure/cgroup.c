@@ -377,7 +377,7 @@ int64_t cgroup_cpu_pressure_us(const struct cgroup *cg)
 	if (!cg || !cg->path)
 		return -1;
 	path = path_join(cg->path, "cpu.pressure");
-	us = psi_read_some_total(path);
+	us = sysstat_psi_read_some_total(path);
 	free(path);
 	return us;
 }

@@ -42,7 +42,7 @@ void overlap_watch_release(struct overlap_watch *w)
 {
 	if (!w)
 		return;
-	overlap_hits_free(w->hits, w->nhits);
+	overlap_hit_list_free(w->hits, w->nhits);
 	w->hits = NULL;
 	w->nhits = w->hits_alloc = 0;
 	w->unnamed = 0;

@@ -43,7 +43,7 @@ void overlap_watch_scan(struct overlap_watch *w);
 /* Adds a hit (moved in: its strings become the watch's), merging a pid seen before. */
 void overlap_watch_add(struct overlap_watch *w, struct overlap_hit *hit);
 
-/* Moves the hits out (caller releases them with overlap_hits_free) and starts afresh. */
+/* Moves the hits out (caller releases them with overlap_hit_list_free) and starts afresh. */
 void overlap_watch_take(struct overlap_watch *w, struct overlap_hit **hits, size_t *n,
 			unsigned *unnamed);
 

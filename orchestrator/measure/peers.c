@@ -438,7 +438,7 @@ void peers_look_release(struct peers_look *l)
 {
 	if (!l)
 		return;
-	overlap_hits_free(l->running, l->nrunning);
+	overlap_hit_list_free(l->running, l->nrunning);
 	*l = (struct peers_look)PEERS_LOOK_INIT;
 }
 

@@ -22,7 +22,7 @@
 #include "util/alloc.h"
 #include "util/readfile.h"
 
-/* /proc/loadavg is a line; the first line of /proc/stat is all cpustat_read() needs. */
+/* /proc/loadavg is a line; the first line of /proc/stat is all sysstat_cpustat_read() needs. */
 #define SYSSTAT_READ_MAX 4096
 /*
  * /proc/stat up to the last cpuN line of CPULIST_MAX CPUs: each line is at
@@ -70,7 +70,7 @@ static int take_u64(const char **pp, uint64_t *out, char stop)
 	return 0;
 }
 
-int loadavg_parse(const char *text, struct loadavg *out)
+int sysstat_loadavg_parse(const char *text, struct loadavg *out)
 {
 	/* "0.52 0.58 0.59 2/1234 56789" */
 	const char *p = text;
@@ -95,13 +95,13 @@ int loadavg_parse(const char *text, struct loadavg *out)
 	return 0;
 }
 
-int loadavg_read(struct loadavg *out)
+int sysstat_loadavg_read(struct loadavg *out)
 {
 	char buf[SYSSTAT_READ_MAX];
 	out->valid = 0;
 	if (read_head("/proc/loadavg", buf, sizeof(buf)) < 0)
 		return -1;
-	return loadavg_parse(buf, out);
+	return sysstat_loadavg_parse(buf, out);
 }
 
 /*
@@ -162,7 +162,7 @@ static void cpu_lines_of_set(const char *text, const struct cpulist *set, struct
 	}
 }
 
-int cpustat_parse_set(const char *text, const struct cpulist *set, struct cpustat *out)
+int sysstat_cpustat_parse_set(const char *text, const struct cpulist *set, struct cpustat *out)
 {
 	uint64_t busy, total;
 
@@ -179,21 +179,21 @@ int cpustat_parse_set(const char *text, const struct cpulist *set, struct cpusta
 	return 0;
 }
 
-int cpustat_parse(const char *text, struct cpustat *out)
+int sysstat_cpustat_parse(const char *text, struct cpustat *out)
 {
-	return cpustat_parse_set(text, NULL, out);
+	return sysstat_cpustat_parse_set(text, NULL, out);
 }
 
-int cpustat_read(struct cpustat *out)
+int sysstat_cpustat_read(struct cpustat *out)
 {
 	char buf[SYSSTAT_READ_MAX];
 	memset(out, 0, sizeof(*out));
 	if (read_head("/proc/stat", buf, sizeof(buf)) < 0)
 		return -1;
-	return cpustat_parse(buf, out);
+	return sysstat_cpustat_parse(buf, out);
 }
 
-int schedstat_cpus_parse(const char *text, const struct cpulist *set, uint64_t *ns)
+int sysstat_schedstat_cpus_parse(const char *text, const struct cpulist *set, uint64_t *ns)
 {
 	const char *line = text;
 	uint64_t sum = 0, version;
@@ -229,7 +229,7 @@ int schedstat_cpus_parse(const char *text, const struct cpulist *set, uint64_t *
 	return 0;
 }
 
-int cpuacct_percpu_parse(const char *text, const struct cpulist *set, uint64_t *ns)
+int sysstat_cpuacct_percpu_parse(const char *text, const struct cpulist *set, uint64_t *ns)
 {
 	const char *p = text;
 	uint64_t sum = 0, v;
@@ -263,8 +263,8 @@ static void run_ns_read(const struct cpulist *set, struct cpustat *out)
 		const char *path, *name;
 		int (*parse)(const char *, const struct cpulist *, uint64_t *);
 	} sources[] = {
-		{ "/proc/schedstat", "schedstat", schedstat_cpus_parse },
-		{ "/sys/fs/cgroup/cpuacct/cpuacct.usage_percpu", "cpuacct", cpuacct_percpu_parse },
+		{ "/proc/schedstat", "schedstat", sysstat_schedstat_cpus_parse },
+		{ "/sys/fs/cgroup/cpuacct/cpuacct.usage_percpu", "cpuacct", sysstat_cpuacct_percpu_parse },
 	};
 	char *buf = xmalloc(SYSSTAT_STAT_MAX);
 
@@ -278,18 +278,18 @@ static void run_ns_read(const struct cpulist *set, struct cpustat *out)
 	free(buf);
 }
 
-int cpustat_read_set(const struct cpulist *set, struct cpustat *out)
+int sysstat_cpustat_read_set(const struct cpulist *set, struct cpustat *out)
 {
 	char *buf;
 	int ret = -1;
 
 	if (!set || !set->count)
-		return cpustat_read(out);
+		return sysstat_cpustat_read(out);
 	/* The cpuN lines come first: a CPU past its set's highest is never needed. */
 	buf = xmalloc(SYSSTAT_STAT_MAX);
 	memset(out, 0, sizeof(*out));
 	if (read_head("/proc/stat", buf, SYSSTAT_STAT_MAX) >= 0)
-		ret = cpustat_parse_set(buf, set, out);
+		ret = sysstat_cpustat_parse_set(buf, set, out);
 	free(buf);
 	if (ret == 0)
 		run_ns_read(set, out);
@@ -424,7 +424,7 @@ int64_t sysstat_foreign_wait_ns(int64_t cpu_wait_ns, int64_t foreign_busy_ns,
 	return cpu_wait_ns < attributable ? cpu_wait_ns : attributable;
 }
 
-int psi_parse_some_total(const char *text, int64_t *total_us)
+int sysstat_psi_parse_some_total(const char *text, int64_t *total_us)
 {
 	const char *line = text;
 
@@ -449,16 +449,16 @@ int psi_parse_some_total(const char *text, int64_t *total_us)
 	return -1;
 }
 
-int64_t psi_read_some_total(const char *path)
+int64_t sysstat_psi_read_some_total(const char *path)
 {
 	char buf[SYSSTAT_READ_MAX];
 	int64_t us;
-	if (read_head(path, buf, sizeof(buf)) < 0 || psi_parse_some_total(buf, &us) < 0)
+	if (read_head(path, buf, sizeof(buf)) < 0 || sysstat_psi_parse_some_total(buf, &us) < 0)
 		return -1;
 	return us;
 }
 
-int schedstat_parse(const char *text, int64_t *cpu_ns, int64_t *run_delay_ns)
+int sysstat_schedstat_parse(const char *text, int64_t *cpu_ns, int64_t *run_delay_ns)
 {
 	unsigned long long exec_ns, delay;
 	char *end;

@@ -26,7 +26,7 @@ struct cpustat {
 	unsigned set_cpus;      /* CPUs summed; 0 when no set, or a CPU of it had no line */
 	/*
 	 * The set's CPU time in nanoseconds, from the scheduler's own
-	 * accounting (cpustat_read_set()): /proc/schedstat's per-CPU run time,
+	 * accounting (sysstat_cpustat_read_set()): /proc/schedstat's per-CPU run time,
 	 * or the cgroup v1 root's cpuacct.usage_percpu. run_source names it
 	 * (static), NULL when neither could be read for every CPU of the set.
 	 */
@@ -34,30 +34,30 @@ struct cpustat {
 	const char *run_source;
 };
 
-int loadavg_parse(const char *text, struct loadavg *out);
-int loadavg_read(struct loadavg *out);       /* never calls error(): sets valid=0 */
+int sysstat_loadavg_parse(const char *text, struct loadavg *out);
+int sysstat_loadavg_read(struct loadavg *out);       /* never calls error(): sets valid=0 */
 /*
  * The machine's line (the first); with a set (not NULL, not empty), also
  * the cpuN lines of its CPUs. A set one of whose CPUs has no whole line
  * (offline, or past what was read) leaves set_cpus 0. 0, or -1 when the
  * first line is malformed (valid 0).
  */
-int cpustat_parse_set(const char *text, const struct cpulist *set, struct cpustat *out);
-int cpustat_parse(const char *text, struct cpustat *out);
-int cpustat_read(struct cpustat *out);
+int sysstat_cpustat_parse_set(const char *text, const struct cpulist *set, struct cpustat *out);
+int sysstat_cpustat_parse(const char *text, struct cpustat *out);
+int sysstat_cpustat_read(struct cpustat *out);
 /*
  * Reads /proc/stat as far as a set of up to CPULIST_MAX CPUs needs, and
  * the set's CPU time in nanoseconds where the machine has a source of it.
  */
-int cpustat_read_set(const struct cpulist *set, struct cpustat *out);
+int sysstat_cpustat_read_set(const struct cpulist *set, struct cpustat *out);
 /*
  * The set's CPU time in ns from /proc/schedstat text (version 15 or
  * later: the 7th number of a "cpuN" line is the time tasks ran on it) or
  * from cpuacct.usage_percpu text (one number per CPU, in CPU order). 0,
  * or -1 when the text lacks a CPU of the set or is not such a file.
  */
-int schedstat_cpus_parse(const char *text, const struct cpulist *set, uint64_t *ns);
-int cpuacct_percpu_parse(const char *text, const struct cpulist *set, uint64_t *ns);
+int sysstat_schedstat_cpus_parse(const char *text, const struct cpulist *set, uint64_t *ns);
+int sysstat_cpuacct_percpu_parse(const char *text, const struct cpulist *set, uint64_t *ns);
 
 /* USER_HZ, the unit of /proc/stat (sysconf(_SC_CLK_TCK)). */
 long sysstat_ticks_per_second(void);
@@ -122,9 +122,9 @@ int64_t sysstat_foreign_wait_ns(int64_t cpu_wait_ns, int64_t foreign_busy_ns,
  * least one task (of the machine, or of the group) was runnable but not
  * running. 0, or -1 when the line is missing or malformed.
  */
-int psi_parse_some_total(const char *text, int64_t *total_us);
+int sysstat_psi_parse_some_total(const char *text, int64_t *total_us);
 /* Reads path (a pressure file) and parses it; -1 when absent or unreadable. */
-int64_t psi_read_some_total(const char *path);
+int64_t sysstat_psi_read_some_total(const char *path);
 /* /proc/pressure/cpu, machine-wide; -1 without PSI (kernel < 4.20, psi=0). */
 #define PSI_SYSTEM_CPU "/proc/pressure/cpu"
 
@@ -133,6 +133,6 @@ int64_t psi_read_some_total(const char *path);
  * ran (ns, first field) and its run_delay (ns, second field: runnable but
  * waiting for a CPU). 0, or -1 when the text is not such a line.
  */
-int schedstat_parse(const char *text, int64_t *cpu_ns, int64_t *run_delay_ns);
+int sysstat_schedstat_parse(const char *text, int64_t *cpu_ns, int64_t *run_delay_ns);
 
 #endif

@@ -163,7 +163,7 @@ static void sample_process(struct taskdelay *td, pid_t pid, pid_t *procs, size_t
 			break;
 		}
 		snprintf(path, sizeof(path), "/proc/%ld/task/%ld/schedstat", (long)pid, tid);
-		if (read_head(path, buf, sizeof(buf)) >= 0 && schedstat_parse(buf, &cpu, &wait) == 0) {
+		if (read_head(path, buf, sizeof(buf)) >= 0 && sysstat_schedstat_parse(buf, &cpu, &wait) == 0) {
 			taskdelay_note(td, (pid_t)tid, cpu, wait);
 			if (wait >= 0)
 				waited = (waited < 0 ? 0 : waited) + wait;

@@ -80,7 +80,7 @@ struct judge *judge_new(const struct plan *plan, char **err)
 	struct judge *j = xcalloc(1, sizeof(*j));
 	j->plan = plan;
 	if (plan->nmetrics) {
-		j->metrics = metric_set_compile(plan->metrics, plan->nmetrics, err);
+		j->metrics = metrics_compile(plan->metrics, plan->nmetrics, err);
 		if (!j->metrics) {
 			free(j);
 			return NULL;
@@ -132,7 +132,7 @@ void judge_free(struct judge *j)
 	if (!j)
 		return;
 	snapshot_clear(j);
-	metric_set_free(j->metrics);
+	metrics_free(j->metrics);
 	test_set_free(j->ref);
 	free(j->ref_label);
 	free(j);
@@ -206,7 +206,7 @@ static int collect_test(void *arg, const struct test_case *tc)
 		test_set_add(c->names, tc->name);
 	if (c->inv && tc->executed && tc->duration_s >= 0 && isfinite(tc->duration_s))
 		invocation_add_test_time(c->inv, tc->name, tc->duration_s * 1000.0);
-	if (!c->ms || !metric_set_wants_test(c->ms, tc->name, tc->written_name))
+	if (!c->ms || !metrics_wants_test(c->ms, tc->name, tc->written_name))
 		return 0;
 	if (c->ntests >= JUDGE_METRIC_TESTS_MAX ||
 	    c->bytes + tc->stdout_len > JUDGE_METRIC_BYTES_MAX) {
@@ -522,7 +522,7 @@ static enum read_outcome read_one(const struct judge *j, struct invocation *inv,
 	}
 	free(f.path);
 	f.path = xstrdup(rel);
-	results_counts_add(&inv->tests, &f.counts);
+	results_file_counts_add(&inv->tests, &f.counts);
 	ALLOC_GROW(inv->results, inv->nresults + 1, inv->results_alloc);
 	inv->results[inv->nresults++] = f;
 	ret = READ_OK;
@@ -825,7 +825,7 @@ static void judge_metrics(struct judge *j, struct invocation *inv, const struct 
 
 	if (c->names)
 		in.test_names = test_set_names(c->names, &in.ntest_names);
-	metric_set_extract(j->metrics, &in, &inv->metrics, &inv->nmetrics);
+	metrics_extract(j->metrics, &in, &inv->metrics, &inv->nmetrics);
 	free(out);
 	free(err);
 }

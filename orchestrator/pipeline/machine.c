@@ -20,7 +20,7 @@ static int real_run(void *arg, const struct proc_spec *spec, struct proc_result 
 static int real_cpustat(void *arg, const struct cpulist *cpus, struct cpustat *out)
 {
 	(void)arg;
-	return cpustat_read_set(cpus, out);
+	return sysstat_cpustat_read_set(cpus, out);
 }
 
 static int64_t real_now(void *arg)
@@ -44,7 +44,7 @@ static void real_utc(void *arg, struct timespec *out)
 static void real_loadavg(void *arg, struct loadavg *out)
 {
 	(void)arg;
-	loadavg_read(out);
+	sysstat_loadavg_read(out);
 }
 
 static void real_overlap_scan(void *arg, struct overlap_watch *w)

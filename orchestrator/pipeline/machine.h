@@ -33,7 +33,7 @@ struct proc_result;
 struct machine_ops {
 	/* proc_run(): runs spec to its end and fills *res. 0, or -1 after error(). */
 	int (*run)(void *arg, const struct proc_spec *spec, struct proc_result *res);
-	/* cpustat_read_set(): the busy ticks of cpus (NULL: the machine's) so far. 0 or -1. */
+	/* sysstat_cpustat_read_set(): the busy ticks of cpus (NULL: the machine's) so far. 0 or -1. */
 	int (*cpustat)(void *arg, const struct cpulist *cpus, struct cpustat *out);
 	/* mono_ns(): a monotonic clock, ns. */
 	int64_t (*now)(void *arg);
@@ -44,7 +44,7 @@ struct machine_ops {
 	int (*sleep)(void *arg, int64_t ns, void (*tick)(void *, int64_t), void *tick_arg);
 	/* clock_gettime(CLOCK_REALTIME): the UTC wall clock, a label only. */
 	void (*utc)(void *arg, struct timespec *out);
-	/* loadavg_read(): the load averages now; out->valid 0 when unknown. */
+	/* sysstat_loadavg_read(): the load averages now; out->valid 0 when unknown. */
 	void (*loadavg)(void *arg, struct loadavg *out);
 	/* overlap_watch_scan(): adds to w the load.exclusive processes running now. */
 	void (*overlap_scan)(void *arg, struct overlap_watch *w);
@@ -54,8 +54,8 @@ struct machine_ops {
 };
 
 /*
- * The real machine: proc_run(), cpustat_read_set(), mono_ns(),
- * proc_sleep(), CLOCK_REALTIME, loadavg_read(), overlap_watch_scan(),
+ * The real machine: proc_run(), sysstat_cpustat_read_set(), mono_ns(),
+ * proc_sleep(), CLOCK_REALTIME, sysstat_loadavg_read(), overlap_watch_scan(),
  * peers_look_now().
  */
 const struct machine_ops *machine_real(void);

@@ -251,7 +251,7 @@ void progress_done(struct progress *p, const struct invocation *inv)
 	progress_clear(p);
 	fprintf(p->out, "abev: [%zu/%zu] %s %s %u%s: %s, %.3f s", p->index + 1, p->total,
 		inv->variant, inv->warmup ? "warmup" : "run", inv->round,
-		inv->attempt > 1 ? " (repeat)" : "", inv_status_name(inv->status),
+		inv->attempt > 1 ? " (repeat)" : "", invocation_status_name(inv->status),
 		(double)inv->fig.wall_ns / 1e9);
 	if (invocation_cpu_wait_pct(inv) >= 0)
 		fprintf(p->out, ", waited for a CPU %.1f %%", invocation_cpu_wait_pct(inv));

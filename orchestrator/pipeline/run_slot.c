@@ -143,7 +143,7 @@ static void record_unprepared(struct run_state *st, struct invocation *inv)
 {
 	const struct invocation_prepare *p = inv->prepare;
 
-	run_now_utc(st, inv->start_utc);
+	run_state_now_utc(st, inv->start_utc);
 	memcpy(inv->end_utc, inv->start_utc, sizeof(inv->end_utc));
 	inv->cpu_wait_note = xstrdup("the command was not run: its prepare command failed");
 	if (p->interrupt_signal) {

@@ -78,7 +78,7 @@ void run_state_note_tampered_cb(void *ctx, char *note)
 	run_state_note_tampered(ctx, note);
 }
 
-void run_now_utc(const struct run_state *st, char out[UTC_STAMP_LEN])
+void run_state_now_utc(const struct run_state *st, char out[UTC_STAMP_LEN])
 {
 	struct timespec ts;
 	st->m->utc(st->m->arg, &ts);
@@ -154,7 +154,7 @@ static void fill_header(const struct run_state *st, enum run_status status, int 
 		.plan_name = plan->name,
 		.plan_description = plan->description,
 		.plan_path = plan->path,
-		.status = run_status_name(status),
+		.status = invocation_run_status_name(status),
 		.order = plan_order_name(plan->order),
 		.order_from = plan->order_from,
 		.seed = plan->seed,
@@ -243,8 +243,8 @@ static int write_short_state(struct run_state *st, struct run_header *hdr, int e
 	hdr->notes = notes;
 	hdr->nnotes = st->nnotes + 1;
 	hdr->executed = st->ninvs;   /* none of them in this file */
-	if (!strcmp(hdr->status, run_status_name(RUN_COMPLETED)))
-		hdr->status = run_status_name(RUN_FAILED);
+	if (!strcmp(hdr->status, invocation_run_status_name(RUN_COMPLETED)))
+		hdr->status = invocation_run_status_name(RUN_FAILED);
 	int ret = evidence_write_run(&st->ev, result_file(st, 1), hdr, &dec, NULL, 0);
 
 	if (ret == 0)
@@ -389,7 +389,7 @@ void run_state_compare_setup(struct run_state *st)
 	const struct plan *plan = st->plan;
 	struct compare_metric_def *defs;
 
-	metric_defs_outputs(plan->metrics, plan->nmetrics, &st->outputs, &st->noutputs);
+	metrics_defs_outputs(plan->metrics, plan->nmetrics, &st->outputs, &st->noutputs);
 	defs = xcalloc(st->noutputs + 1, sizeof(*defs));
 	for (size_t i = 0, k = 0; i < plan->nmetrics; i++) {
 		const struct metric_def *d = &plan->metrics[i];
@@ -397,7 +397,7 @@ void run_state_compare_setup(struct run_state *st)
 			defs[k].name = st->outputs[k].name;
 			defs[k].unit = st->outputs[k].unit;
 			defs[k].better_higher = st->outputs[k].better_higher;
-			defs[k].source = j ? "derived" : metric_source_name(d->source);
+			defs[k].source = j ? "derived" : metric_def_source_name(d->source);
 		}
 	}
 	st->gate_defs = xcalloc(plan->ngates + 1, sizeof(*st->gate_defs));
@@ -453,16 +453,16 @@ int run_state_look(struct run_state *st, unsigned round)
 	st->looks_taken[st->seq.ntaken++] = (struct compare_look){ round, c.decision };
 	if (decided)
 		st->seq.decided_round = round;
-	comparison_release(&c);
+	compare_release(&c);
 	return decided;
 }
 
-static void compare_release(struct run_state *st)
+static void release_comparison(struct run_state *st)
 {
-	comparison_release(&st->cmp);
+	compare_release(&st->cmp);
 	free((void *)st->ccfg.metrics);
 	st->ccfg.metrics = NULL;
-	metric_values_free(st->outputs, st->noutputs);
+	metric_def_values_free(st->outputs, st->noutputs);
 	st->outputs = NULL;
 	st->noutputs = 0;
 	free(st->gate_defs);
@@ -500,10 +500,10 @@ void run_state_release(struct run_state *st)
 	judge_free(st->judge);
 	st->judge = NULL;
 	progress_release(&st->prog);
-	compare_release(st);
+	release_comparison(st);
 	free(st->cwd);
 	st->cwd = NULL;
-	run_environment_release(&st->env);
+	evidence_environment_release(&st->env);
 	free(st->dotnet_hook);
 	st->dotnet_hook = NULL;
 	overlap_watch_release(&st->watch);

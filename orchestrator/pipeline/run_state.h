@@ -117,7 +117,7 @@ void run_state_note_tampered(struct run_state *st, char *note);
 void run_state_note_tampered_cb(void *ctx, char *note);
 
 /* The UTC wall clock now (st's machine, machine.h), as the evidence labels times. */
-void run_now_utc(const struct run_state *st, char out[UTC_STAMP_LEN]);
+void run_state_now_utc(const struct run_state *st, char out[UTC_STAMP_LEN]);
 
 /* The run's status: running until final, then interrupted, failed or completed. */
 enum run_status run_state_status(const struct run_state *st, int final);

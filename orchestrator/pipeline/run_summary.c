@@ -258,7 +258,7 @@ void run_summary_print(const struct run_state *st, enum run_status final, int se
 		return;
 	}
 	fprintf(f, "evidence: %s\nreport:   %s/report.md\nstatus:   %s\n", root, root,
-		run_status_name(final));
+		invocation_run_status_name(final));
 	free(root);
 	if (!sealed)
 		fprintf(f, "sealed:   NO: the manifest could not be written (see the error above)\n");

@@ -260,7 +260,7 @@ static void finish_evidence(struct run_state *st, enum run_status *final, int *s
 
 	check_evidence(st);
 	for (;;) {
-		run_now_utc(st, st->ended);
+		run_state_now_utc(st, st->ended);
 		if (run_state_write(st, 1) < 0)
 			st->runtime_error = 1;
 		*final = run_state_status(st, 1);
@@ -505,7 +505,7 @@ static int run_setup(struct run_state *st, struct sched_slot **slots, size_t *ns
 	schedule_build(plan->order, plan->seed, plan->nvariants, plan->warmups, plan->runs, slots,
 		       nslots);
 	st->planned = *nslots;
-	run_now_utc(st, st->started);
+	run_state_now_utc(st, st->started);
 	if (run_state_write(st, 0) < 0)
 		return -1;
 	progress_init(&st->prog, live_or_lines(plan, st->opt->progress), *nslots, plan->gap_seconds);

@@ -751,7 +751,7 @@ static int parse_report(const struct plan_loader *ld, const cJSON *root)
 			      show_str(b, sizeof(b), given), err);
 		goto out;
 	}
-	if (tmpl_check(sb.buf, sb.len, given, &err) < 0) {
+	if (template_check(sb.buf, sb.len, given, &err) < 0) {
 		json_in_error(&ld->in, "report.template", "%s", err);
 		goto out;
 	}

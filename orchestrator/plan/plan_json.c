@@ -52,7 +52,7 @@ static cJSON *metric_json(const struct metric_def *d)
 	cJSON *o = jnew_object();
 
 	jadd_str(o, "name", d->name);
-	jadd_str(o, "source", metric_source_name(d->source));
+	jadd_str(o, "source", metric_def_source_name(d->source));
 	/* process, duration and dotnet metrics imply their unit, and a plan may not give it */
 	if (d->source != METRIC_PROCESS && d->source != METRIC_DURATION &&
 	    d->source != METRIC_DOTNET)
@@ -66,7 +66,7 @@ static cJSON *metric_json(const struct metric_def *d)
 	if (d->pattern)
 		jadd_str(o, "pattern", d->pattern);
 	if (d->source != METRIC_PROCESS && d->source != METRIC_DOTNET)
-		jadd_str(o, "match", metric_match_name(d->match));
+		jadd_str(o, "match", metric_def_match_name(d->match));
 	jadd_str(o, "better", d->better_higher ? "higher" : "lower");
 	if (d->derive_rate)
 		jadd_str(o, "derive", "rate");

@@ -119,7 +119,7 @@ static int check_pattern(const struct plan_loader *ld, const char *path, const c
 {
 	char b[SHOW_MAX], why[256];
 	/* Before regcomp(): some patterns take gigabytes to compile. */
-	const char *problem = metric_pattern_problem(pattern);
+	const char *problem = metrics_pattern_problem(pattern);
 	regex_t re;
 	int rc, ret = 0;
 
@@ -145,10 +145,10 @@ static size_t field_names(const struct metric_def *d, const char **names)
 
 	if (d->source == METRIC_DOTNET)
 		for (; n < DOTNET_RT_FIGURES; n++)
-			names[n] = dotnet_rt_figure_name(n);
+			names[n] = dotnet_runtime_figure_name(n);
 	else
 		for (; n < METRIC_PROCESS_FIELDS; n++)
-			names[n] = metric_field_name(n);
+			names[n] = metric_def_field_name(n);
 	return n;
 }
 
@@ -156,7 +156,7 @@ static size_t field_names(const struct metric_def *d, const char **names)
 static void metric_source_rules(const struct plan_loader *ld, const cJSON *obj, const char *path,
 				struct metric_def *d)
 {
-	const char *src = metric_source_name(d->source);
+	const char *src = metric_def_source_name(d->source);
 	int is_process = d->source == METRIC_PROCESS;
 	int is_dotnet = d->source == METRIC_DOTNET;
 	int is_text = d->source == METRIC_STDOUT || d->source == METRIC_STDERR ||
@@ -201,13 +201,13 @@ static void metric_source_rules(const struct plan_loader *ld, const cJSON *obj, 
 		k = get_enum(ld, p, "field", d->field, fields, nfields);
 		free(p);
 		if (k >= 0 && !d->unit)
-			d->unit = xstrdup(is_dotnet ? dotnet_rt_figure_unit((size_t)k)
-					  : metric_field_unit((size_t)k));
+			d->unit = xstrdup(is_dotnet ? dotnet_runtime_figure_unit((size_t)k)
+					  : metric_def_field_unit((size_t)k));
 	}
 	if (d->source == METRIC_DURATION && !d->unit)
 		d->unit = xstrdup("ms");
 	if (d->process) {
-		int f = metric_field_index(d->field);
+		int f = metric_def_field_index(d->field);
 		p = json_key_path(path, "process");
 		if (!is_process && !is_dotnet)
 			json_in_error(&ld->in, p, "only process and dotnet metrics name a process");
@@ -232,7 +232,7 @@ static void metric_words(const struct plan_loader *ld, const char *path, struct 
 	int i;
 
 	for (i = 0; i <= MATCH_MEAN; i++)
-		matches[i] = metric_match_name((enum metric_match)i);
+		matches[i] = metric_def_match_name((enum metric_match)i);
 	if (better && plan_name_index(better, betters, 2) < 0) {
 		p = json_key_path(path, "better");
 		json_in_error(&ld->in, p, "expected \"lower\" or \"higher\", found '%s'" SUGGEST_FMT,
@@ -271,7 +271,7 @@ static int parse_metric(const struct plan_loader *ld, const cJSON *obj, const ch
 	if (!cJSON_IsObject(obj))
 		return json_in_error(&ld->in, path, "expected an object, found %s", json_kind(obj));
 	for (i = 0; i < METRIC_SOURCE_COUNT; i++)
-		sources[i] = metric_source_name((enum metric_source)i);
+		sources[i] = metric_def_source_name((enum metric_source)i);
 	plan_loader_keys(ld, obj, path, "metrics[]", 0);
 	plan_loader_text(ld, obj, path, "name", 1, PLAN_METRIC_NAME_MAX, 0, &d->name);
 	plan_loader_text(ld, obj, path, "field", 0, METRIC_TEXT_MAX, 0, &d->field);
@@ -474,7 +474,7 @@ int plan_loader_gates(const struct plan_loader *ld, const cJSON *root, int metri
 		return -1;
 	if (!gates)
 		return 0;
-	metric_defs_outputs(plan->metrics, plan->nmetrics, &outs, &nouts);
+	metrics_defs_outputs(plan->metrics, plan->nmetrics, &outs, &nouts);
 	for (e = gates->child; e; e = e->next) {
 		char *path = json_key_path("gates", e->string);
 		double limit;
@@ -516,6 +516,6 @@ int plan_loader_gates(const struct plan_loader *ld, const cJSON *root, int metri
 next:
 		free(path);
 	}
-	metric_values_free(outs, nouts);
+	metric_def_values_free(outs, nouts);
 	return json_in_count(&ld->in) > before ? -1 : 0;
 }

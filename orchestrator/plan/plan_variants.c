@@ -24,7 +24,7 @@
 #include "util/alloc.h"
 #include "util/compiler.h"
 #include "util/env.h"
-#include "evidence/envnames.h"
+#include "evidence/envname.h"
 #include "util/escape.h"
 #include "util/path.h"
 #include "util/readfile.h"
@@ -152,7 +152,7 @@ static int output_check_metrics(const struct plan_loader *ld, const char *path,
 			return json_in_error(&ld->in, path, "\"%s\" keeps no %s, which metric '%s' "
 					     "reads (source \"%s\"): leave \"output\" out (\"log\")%s",
 					     plan_output_text(v), src == METRIC_STDOUT ? "test.log" : "stderr.log",
-					     plan->metrics[i].name, metric_source_name(src),
+					     plan->metrics[i].name, metric_def_source_name(src),
 					     src == METRIC_STDERR ? " or give a file" : "");
 	}
 	return 0;
@@ -440,7 +440,7 @@ static void copy_strings(char ***dst, size_t *dst_len, char *const *src, size_t 
 
 /*
  * An assignment of a variants-file line (its '=' at word[klen]) as a
- * message shows it: "NAME=…" when it looks secret (envnames.h), since a
+ * message shows it: "NAME=…" when it looks secret (envname.h), since a
  * refusal is printed too. Returns b.
  */
 static const char *shown_assignment(char *b, size_t size, const char *word, size_t klen)

@@ -33,7 +33,7 @@ void invocation_release(struct invocation *inv)
 	free(inv->cpu_wait_note);
 	free(inv->cpus);
 	free(inv->output);
-	overlap_hits_free(inv->overlaps, inv->noverlaps);
+	overlap_hit_list_free(inv->overlaps, inv->noverlaps);
 	free(inv->results_files);
 	for (size_t i = 0; i < inv->nresults; i++)
 		results_file_release(&inv->results[i]);
@@ -50,7 +50,7 @@ void invocation_release(struct invocation *inv)
 	for (size_t i = 0; i < inv->ntest_times; i++)
 		free(inv->test_times[i].name);
 	free(inv->test_times);
-	metric_values_free(inv->metrics, inv->nmetrics);
+	metric_def_values_free(inv->metrics, inv->nmetrics);
 	for (size_t i = 0; i < inv->nguards; i++)
 		guard_result_release(&inv->guards[i]);
 	free(inv->guards);
@@ -131,7 +131,7 @@ char *invocation_pauses_describe(const struct invocation *inv)
 	return strbuf_detach(&sb, NULL);
 }
 
-const char *inv_status_name(enum inv_status st)
+const char *invocation_status_name(enum inv_status st)
 {
 	switch (st) {
 	case INV_OK: return "ok";
@@ -144,7 +144,7 @@ const char *inv_status_name(enum inv_status st)
 	return "unknown";
 }
 
-const char *run_status_name(enum run_status st)
+const char *invocation_run_status_name(enum run_status st)
 {
 	switch (st) {
 	case RUN_RUNNING: return "running";

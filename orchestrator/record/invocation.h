@@ -194,7 +194,7 @@ double invocation_foreign_busy_cores(const struct invocation *inv);
  * whole invocation_cpu_wait_pct() when that is unknown; -1 when neither is known.
  */
 double invocation_judged_wait_pct(const struct invocation *inv);
-const char *inv_status_name(enum inv_status st);
+const char *invocation_status_name(enum inv_status st);
 /*
  * One line on the pauses inside the invocation's window (abev or the
  * child stopped and continued, the machine suspended), or NULL when there
@@ -209,6 +209,6 @@ enum run_status {
 	RUN_FAILED,
 	RUN_INTERRUPTED,
 };
-const char *run_status_name(enum run_status st);
+const char *invocation_run_status_name(enum run_status st);
 
 #endif

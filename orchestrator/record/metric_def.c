@@ -28,14 +28,14 @@ static const char *const match_names[] = {
 	[MATCH_MEAN] = "mean",
 };
 
-const char *metric_source_name(enum metric_source s)
+const char *metric_def_source_name(enum metric_source s)
 {
 	if ((size_t)s < ARRAY_SIZE(source_names))
 		return source_names[s];
 	return "unknown";
 }
 
-const char *metric_match_name(enum metric_match m)
+const char *metric_def_match_name(enum metric_match m)
 {
 	if ((size_t)m < ARRAY_SIZE(match_names))
 		return match_names[m];
@@ -60,7 +60,7 @@ static const struct {
 /* The enum in metric_def.h and the table go together. */
 _Static_assert(ARRAY_SIZE(process_fields) == METRIC_PROCESS_FIELDS, "process_fields");
 
-int metric_field_index(const char *name)
+int metric_def_field_index(const char *name)
 {
 	for (size_t i = 0; name && i < ARRAY_SIZE(process_fields); i++)
 		if (!strcmp(name, process_fields[i].name))
@@ -68,17 +68,17 @@ int metric_field_index(const char *name)
 	return -1;
 }
 
-const char *metric_field_name(size_t i)
+const char *metric_def_field_name(size_t i)
 {
 	return i < ARRAY_SIZE(process_fields) ? process_fields[i].name : NULL;
 }
 
-const char *metric_field_unit(size_t i)
+const char *metric_def_field_unit(size_t i)
 {
 	return i < ARRAY_SIZE(process_fields) ? process_fields[i].unit : NULL;
 }
 
-void metric_values_free(struct metric_value *v, size_t n)
+void metric_def_values_free(struct metric_value *v, size_t n)
 {
 	if (!v)
 		return;

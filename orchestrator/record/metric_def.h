@@ -65,13 +65,13 @@ struct metric_value {
 	size_t near_names;
 };
 
-void metric_values_free(struct metric_value *v, size_t n);
+void metric_def_values_free(struct metric_value *v, size_t n);
 
 /*
  * The figures a process metric may name, the one table of them: field i
- * (< METRIC_PROCESS_FIELDS) is called metric_field_name(i) and comes in
- * metric_field_unit(i) ("ms", "bytes", "count"); both NULL past the end.
- * metric_field_index() is the i of a name, or -1 (also for NULL).
+ * (< METRIC_PROCESS_FIELDS) is called metric_def_field_name(i) and comes in
+ * metric_def_field_unit(i) ("ms", "bytes", "count"); both NULL past the end.
+ * metric_def_field_index() is the i of a name, or -1 (also for NULL).
  */
 enum metric_field {
 	METRIC_FIELD_WALL, METRIC_FIELD_USER, METRIC_FIELD_SYS, METRIC_FIELD_CPU,
@@ -79,12 +79,12 @@ enum metric_field {
 	METRIC_FIELD_NIVCSW,
 	METRIC_PROCESS_FIELDS
 };
-const char *metric_field_name(size_t i);
-const char *metric_field_unit(size_t i);
-int metric_field_index(const char *name);
+const char *metric_def_field_name(size_t i);
+const char *metric_def_field_unit(size_t i);
+int metric_def_field_index(const char *name);
 
 /* Names for the enums, as written in plans. */
-const char *metric_source_name(enum metric_source s);
-const char *metric_match_name(enum metric_match m);
+const char *metric_def_source_name(enum metric_source s);
+const char *metric_def_match_name(enum metric_match m);
 
 #endif

@@ -6,7 +6,7 @@
 
 #include <stdlib.h>
 
-const char *overlap_kind_name(enum overlap_kind k)
+const char *overlap_hit_kind_name(enum overlap_kind k)
 {
 	switch (k) {
 	case OVERLAP_EXCLUSIVE: return "exclusive";
@@ -25,7 +25,7 @@ void overlap_hit_release(struct overlap_hit *h)
 	h->command = h->pattern = h->evidence = NULL;
 }
 
-void overlap_hits_free(struct overlap_hit *hits, size_t n)
+void overlap_hit_list_free(struct overlap_hit *hits, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		overlap_hit_release(&hits[i]);

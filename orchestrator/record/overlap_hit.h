@@ -26,8 +26,8 @@ struct overlap_hit {
 	char *evidence;    /* OVERLAP_ABEV: the directory that run writes, or NULL; owned */
 };
 
-const char *overlap_kind_name(enum overlap_kind k);
+const char *overlap_hit_kind_name(enum overlap_kind k);
 void overlap_hit_release(struct overlap_hit *h);
-void overlap_hits_free(struct overlap_hit *hits, size_t n);
+void overlap_hit_list_free(struct overlap_hit *hits, size_t n);
 
 #endif

@@ -21,7 +21,7 @@ void results_file_release(struct results_file *f)
 	memset(f, 0, sizeof(*f));
 }
 
-const char *results_format_name(enum results_format f)
+const char *results_file_format_name(enum results_format f)
 {
 	switch (f) {
 	case RESULTS_TRX: return "trx";
@@ -30,7 +30,7 @@ const char *results_format_name(enum results_format f)
 	return "unknown";
 }
 
-void results_counts_add(struct results_counts *sum, const struct results_counts *c)
+void results_file_counts_add(struct results_counts *sum, const struct results_counts *c)
 {
 	sum->total += c->total;
 	sum->executed += c->executed;

@@ -43,7 +43,7 @@ struct results_file {
 #define RESULTS_FILE_INIT { 0 }
 
 void results_file_release(struct results_file *f);
-const char *results_format_name(enum results_format f);   /* "trx", "junit" */
-void results_counts_add(struct results_counts *sum, const struct results_counts *c);
+const char *results_file_format_name(enum results_format f);   /* "trx", "junit" */
+void results_file_counts_add(struct results_counts *sum, const struct results_counts *c);
 
 #endif

@@ -29,7 +29,7 @@ struct run_header {
 	const char *plan_name;
 	const char *plan_description;  /* or NULL */
 	const char *plan_path;         /* as given */
-	const char *status;            /* run_status_name() */
+	const char *status;            /* invocation_run_status_name() */
 	const char *interrupt;         /* "SIGINT"/"SIGTERM" or NULL */
 	const char *started_utc;
 	const char *ended_utc;         /* NULL or "" while running */

@@ -170,7 +170,7 @@ int compare_runs(const struct evidence_run *old, const struct evidence_run *new,
 			"evidence directories are not paired and no gate is judged. %s\n", sb.buf);
 	}
 	for (size_t v = 0; v < nshared; v++)
-		comparison_release(&cmps[v]);
+		compare_release(&cmps[v]);
 	free(cmps);
 	ret = 0;
 out:

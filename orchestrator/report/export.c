@@ -361,7 +361,7 @@ static char *render_csv(const struct evidence_run *r, const struct comparison *c
 			strbuf_addf(&sb, "%u,", inv->seq);
 			csv_field(&sb, inv->variant);
 			strbuf_addf(&sb, ",%s,%u,%u,%s,", inv->warmup ? "warmup" : "run", inv->round,
-				    inv->attempt, inv_status_name(inv->status));
+				    inv->attempt, invocation_status_name(inv->status));
 			csv_field(&sb, c->metrics[m].name);
 			strbuf_addch(&sb, ',');
 			csv_field(&sb, c->metrics[m].unit);

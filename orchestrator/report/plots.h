@@ -22,7 +22,7 @@
  *   dashed line per variant with counted runs); "gate" (one line per
  *   gate definition whose limit can be placed);
  *   runs.svg: "inv counted", "inv excluded", "inv warmup" (hollow), "inv
- *   novalue" (the command never started), "status <inv_status_name>",
+ *   novalue" (the command never started), "status <invocation_status_name>",
  *   "foreign" and "foreign unknown".
  */
 #ifndef ABEV_PLOTS_H

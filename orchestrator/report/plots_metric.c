@@ -188,13 +188,13 @@ static void choose_axes(struct metric_plot *p)
 			lo = fmin(lo, p->gates[i].value);
 			hi = fmax(hi, p->gates[i].value);
 		}
-	axis_runs(&p->x, first, last, PLOT_L, PLOT_R);
+	svg_axis_runs(&p->x, first, last, PLOT_L, PLOT_R);
 	if (!p->nvalues)
 		return;
 	maxabs = fmax(fabs(lo), fabs(hi));
-	p->unit_shown = axis_unit(p->cm->unit, maxabs, &p->factor);
+	p->unit_shown = svg_axis_unit(p->cm->unit, maxabs, &p->factor);
 	/* Up is more: the top of the plot area is hi. */
-	axis_values(&p->y, lo * p->factor, hi * p->factor, METRIC_B, METRIC_T);
+	svg_axis_values(&p->y, lo * p->factor, hi * p->factor, METRIC_B, METRIC_T);
 }
 
 /*
@@ -228,7 +228,7 @@ static void place_gate_lines(struct metric_plot *p)
 
 		if (!gl->drawable)
 			continue;
-		gl->py = axis_px(&p->y, gl->value * p->factor);
+		gl->py = svg_axis_px(&p->y, gl->value * p->factor);
 		gl->at = place_label(gl->py, p->gates, i);
 	}
 }
@@ -281,7 +281,7 @@ static void draw_medians(struct strbuf *sb, const struct metric_plot *p)
 
 		if (!s->n || !isfinite(s->median))
 			continue;
-		py = axis_px(&p->y, s->median * p->factor);
+		py = svg_axis_px(&p->y, s->median * p->factor);
 		strbuf_reset(&t);
 		strbuf_addf(&t, "%s median: ", s->variant);
 		units_add(&t, s->median, p->cm->unit);
@@ -307,7 +307,7 @@ void plots_run_title(struct strbuf *t, const struct invocation *inv, int has, do
 		units_add(t, value, unit);
 	else
 		strbuf_adds(t, "no value");
-	strbuf_addf(t, ", %s", counted ? counted : inv_status_name(inv->status));
+	strbuf_addf(t, ", %s", counted ? counted : invocation_status_name(inv->status));
 	if (!counted && inv->reason)
 		strbuf_addf(t, " (%s)", inv->reason);
 }
@@ -319,13 +319,13 @@ static void draw_runs(struct strbuf *sb, const struct metric_plot *p)
 
 	for (size_t i = 0; i < p->npts; i++) {
 		const struct point *pt = &p->pts[i];
-		double px = axis_px(&p->x, pt->inv->seq);
+		double px = svg_axis_px(&p->x, pt->inv->seq);
 		int has = pt->kind != RUN_NOVALUE;
 
 		plots_run_title(&t, pt->inv, has, pt->value, p->cm->unit,
 			  pt->kind == RUN_COUNTED ? "counted" : NULL);
 		if (has)
-			svg_add_marker(sb, pt->variant, px, axis_px(&p->y, pt->value * p->factor),
+			svg_add_marker(sb, pt->variant, px, svg_axis_px(&p->y, pt->value * p->factor),
 				   MARKER_R, pt->kind != RUN_COUNTED, cls[pt->kind], t.buf);
 		else
 			svg_add_cross(sb, svg_colour(pt->variant), px, METRIC_B - 6, cls[pt->kind], t.buf);

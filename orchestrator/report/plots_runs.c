@@ -104,11 +104,11 @@ static void runs_axes(struct runs_plot *r)
 			limit = inv->max_cpu_wait_pct;
 		}
 	}
-	axis_runs(&r->x, first, last, PLOT_L, PLOT_R);
+	svg_axis_runs(&r->x, first, last, PLOT_L, PLOT_R);
 	if (lo > hi)
 		lo = hi = 0;
-	r->wall_unit = axis_unit("ms", fmax(fabs(lo), fabs(hi)), &r->wall_factor);
-	axis_values(&r->wall, lo * r->wall_factor, hi * r->wall_factor, WALL_B, WALL_T);
+	r->wall_unit = svg_axis_unit("ms", fmax(fabs(lo), fabs(hi)), &r->wall_factor);
+	svg_axis_values(&r->wall, lo * r->wall_factor, hi * r->wall_factor, WALL_B, WALL_T);
 	/* A limit far above what was seen would flatten every bar: name it instead. */
 	r->limit = -1;
 	if (limit >= 0 && one_limit) {
@@ -117,7 +117,7 @@ static void runs_axes(struct runs_plot *r)
 		if (!r->limit_off_scale)
 			cpu_hi = fmax(cpu_hi, limit);
 	}
-	axis_values(&r->cpu, 0, cpu_hi, CPU_B, CPU_T);
+	svg_axis_values(&r->cpu, 0, cpu_hi, CPU_B, CPU_T);
 	/* Contention is never below zero: the axis starts there. */
 	r->cpu.lo = 0;
 }
@@ -135,8 +135,8 @@ static void draw_warmups(struct strbuf *sb, const struct runs_plot *r)
 			continue;
 		while (j + 1 < r->ninvs && r->invs[j + 1].warmup)
 			j++;
-		x0 = axis_px(&r->x, r->invs[i].seq) - half;
-		x1 = axis_px(&r->x, r->invs[j].seq) + half;
+		x0 = svg_axis_px(&r->x, r->invs[i].seq) - half;
+		x1 = svg_axis_px(&r->x, r->invs[j].seq) + half;
 		svg_add_rect(sb, x0, WALL_T, x1 - x0, CPU_B - WALL_T, "fill=\"#efefef\"", NULL);
 		if (x1 - x0 >= 50)
 			svg_add_text(sb, x0 + 4, WALL_T + 14, "font-size=\"11\" fill=\"#777777\"", "warmup");
@@ -150,7 +150,7 @@ static void draw_walls(struct strbuf *sb, const struct runs_plot *r)
 
 	for (size_t i = 0; i < r->ninvs; i++) {
 		const struct invocation *inv = &r->invs[i];
-		double px = axis_px(&r->x, inv->seq), ms = (double)inv->fig.wall_ns / 1e6;
+		double px = svg_axis_px(&r->x, inv->seq), ms = (double)inv->fig.wall_ns / 1e6;
 		int counted = compare_counts(inv);
 		const char *cls = inv->warmup ? "inv warmup" : counted ? "inv counted" : "inv excluded";
 
@@ -159,7 +159,7 @@ static void draw_walls(struct strbuf *sb, const struct runs_plot *r)
 		if (!plots_measured(inv))
 			svg_add_cross(sb, svg_colour(r->variant[i]), px, WALL_B - 6, "inv novalue", t.buf);
 		else
-			svg_add_marker(sb, r->variant[i], px, axis_px(&r->wall, ms * r->wall_factor),
+			svg_add_marker(sb, r->variant[i], px, svg_axis_px(&r->wall, ms * r->wall_factor),
 				   3.5, !counted, cls, t.buf);
 	}
 	strbuf_release(&t);
@@ -180,12 +180,12 @@ static void draw_statuses(struct strbuf *sb, const struct runs_plot *r)
 	svg_add_text(sb, PLOT_L - 7, STRIP_B - 1, "font-size=\"11\" text-anchor=\"end\"", "status");
 	for (size_t i = 0; i < r->ninvs; i++) {
 		const struct invocation *inv = &r->invs[i];
-		char *title = xasprintf("run %u: %s%s%s", inv->seq, inv_status_name(inv->status),
+		char *title = xasprintf("run %u: %s%s%s", inv->seq, invocation_status_name(inv->status),
 					inv->reason ? ": " : "", inv->reason ? inv->reason : "");
 
 		snprintf(attrs, sizeof(attrs), "class=\"status %s\" fill=\"%s\"",
-			 inv_status_name(inv->status), status_fill(inv->status));
-		svg_add_rect(sb, axis_px(&r->x, inv->seq) - w / 2, STRIP_T, w, STRIP_B - STRIP_T, attrs,
+			 invocation_status_name(inv->status), status_fill(inv->status));
+		svg_add_rect(sb, svg_axis_px(&r->x, inv->seq) - w / 2, STRIP_T, w, STRIP_B - STRIP_T, attrs,
 			 title);
 		free(title);
 	}
@@ -193,12 +193,12 @@ static void draw_statuses(struct strbuf *sb, const struct runs_plot *r)
 
 static void draw_contention(struct strbuf *sb, const struct runs_plot *r)
 {
-	double w = cell_width(r), base = axis_px(&r->cpu, 0);
+	double w = cell_width(r), base = svg_axis_px(&r->cpu, 0);
 	struct strbuf t = STRBUF_INIT;
 
 	for (size_t i = 0; i < r->ninvs; i++) {
 		const struct invocation *inv = &r->invs[i];
-		double px = axis_px(&r->x, inv->seq);
+		double px = svg_axis_px(&r->x, inv->seq);
 		char *attrs;
 
 		double pct = invocation_judged_wait_pct(inv);
@@ -225,7 +225,7 @@ static void draw_contention(struct strbuf *sb, const struct runs_plot *r)
 			strbuf_adds(&t, " % on other processes");
 		}
 		attrs = xasprintf("class=\"wait\" fill=\"%s\"", svg_colour(r->variant[i]));
-		svg_add_rect(sb, px - w / 2, axis_px(&r->cpu, pct), w, base - axis_px(&r->cpu, pct),
+		svg_add_rect(sb, px - w / 2, svg_axis_px(&r->cpu, pct), w, base - svg_axis_px(&r->cpu, pct),
 			 attrs, t.buf);
 		free(attrs);
 	}
@@ -234,7 +234,7 @@ static void draw_contention(struct strbuf *sb, const struct runs_plot *r)
 	svg_add_num(&t, r->limit, 3);
 	strbuf_adds(&t, " %");
 	if (r->limit >= 0 && !r->limit_off_scale) {
-		double py = axis_px(&r->cpu, r->limit);
+		double py = svg_axis_px(&r->cpu, r->limit);
 		svg_add_line(sb, PLOT_L, py, PLOT_R, py,
 			 "class=\"limit\" stroke=\"#9a0000\" stroke-width=\"1.5\" "
 			 "stroke-dasharray=\"2 3\"", t.buf);
@@ -271,7 +271,7 @@ static void runs_legend(struct strbuf *sb, const struct runs_plot *r)
 			continue;
 		snprintf(attrs, sizeof(attrs), "fill=\"%s\"", status_fills[k].fill);
 		svg_add_rect(sb, LEGEND_X + 3, y - 5, 10, 10, attrs, NULL);
-		y = plots_key_row(sb, y, inv_status_name(status_fills[k].status));
+		y = plots_key_row(sb, y, invocation_status_name(status_fills[k].status));
 	}
 }
 

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "evidence/envnames.h"
+#include "evidence/envname.h"
 #include "report/contention.h"
 #include "report/plots.h"
 #include "report/summary.h"
@@ -61,14 +61,14 @@ static size_t longest_backticks(const char *s)
  * fooled by — a line break, a control or bidirectional character — is
  * shown escaped, as everywhere else.
  */
-static void set_code(struct tmpl_ctx *c, const char *name, const char *s)
+static void set_code(struct template_ctx *c, const char *name, const char *s)
 {
 	struct strbuf sb = STRBUF_INIT, body = STRBUF_INIT;
 	size_t fence;
 	int pad;
 
 	if (!s) {
-		tmpl_set(c, name, NULL);
+		template_set(c, name, NULL);
 		return;
 	}
 	strbuf_add_escaped_line(&body, s, strlen(s));
@@ -83,34 +83,34 @@ static void set_code(struct tmpl_ctx *c, const char *name, const char *s)
 		strbuf_addch(&sb, ' ');
 	for (size_t i = 0; i < fence; i++)
 		strbuf_addch(&sb, '`');
-	tmpl_set(c, name, sb.buf);
+	template_set(c, name, sb.buf);
 	strbuf_release(&sb);
 	strbuf_release(&body);
 }
-static void set_sb(struct tmpl_ctx *c, const char *name, struct strbuf *sb)
+static void set_sb(struct template_ctx *c, const char *name, struct strbuf *sb)
 {
-	tmpl_set(c, name, sb->buf);
+	template_set(c, name, sb->buf);
 	strbuf_release(sb);
 }
 
 /* "run 2", "warmup 1", "run 2, attempt 3". */
-static void set_run(struct tmpl_ctx *c, const struct invocation *inv)
+static void set_run(struct template_ctx *c, const struct invocation *inv)
 {
 	if (inv->attempt > 1)
-		tmpl_setf(c, "run", "%s %u, attempt %u", inv->warmup ? "warmup" : "run", inv->round,
-			  inv->attempt);
+		template_setf(c, "run", "%s %u, attempt %u", inv->warmup ? "warmup" : "run", inv->round,
+			      inv->attempt);
 	else
-		tmpl_setf(c, "run", "%s %u", inv->warmup ? "warmup" : "run", inv->round);
+		template_setf(c, "run", "%s %u", inv->warmup ? "warmup" : "run", inv->round);
 }
 
 /* The fields every per-invocation row starts with. */
-static struct tmpl_ctx *inv_row(struct tmpl_ctx *c, const char *list,
+static struct template_ctx *inv_row(struct template_ctx *c, const char *list,
 				const struct invocation *inv)
 {
-	struct tmpl_ctx *r = tmpl_add(c, list);
+	struct template_ctx *r = template_add(c, list);
 
-	tmpl_setf(r, "seq", "%u", inv->seq);
-	tmpl_set(r, "variant", inv->variant);
+	template_setf(r, "seq", "%u", inv->seq);
+	template_set(r, "variant", inv->variant);
 	set_run(r, inv);
 	return r;
 }
@@ -123,20 +123,20 @@ static const struct cmp_metric *metric_named(const struct comparison *c, const c
 	return NULL;
 }
 
-static void set_header(struct tmpl_ctx *c, const struct report_input *in)
+static void set_header(struct template_ctx *c, const struct report_input *in)
 {
 	const char *status = in->run->status ? in->run->status : "unknown";
 	struct strbuf sb = STRBUF_INIT;
 
-	tmpl_set(c, "title", in->run->plan_name && *in->run->plan_name ? in->run->plan_name : "unnamed plan");
-	tmpl_set(c, "description", in->run->plan_description);
-	tmpl_set_bool(c, "signed", in->run->signed_evidence);
-	tmpl_set_bool(c, "signature_unchecked", in->signature_unchecked);
-	tmpl_set(c, "status", status);
-	tmpl_set_bool(c, "running", !strcmp(status, "running"));
-	tmpl_set(c, "started", in->run->started_utc && *in->run->started_utc ? in->run->started_utc : "unknown");
-	tmpl_set(c, "ended", in->run->ended_utc && *in->run->ended_utc ? in->run->ended_utc : "not ended");
-	tmpl_set(c, "reference", in->comparison ? in->comparison->reference
+	template_set(c, "title", in->run->plan_name && *in->run->plan_name ? in->run->plan_name : "unnamed plan");
+	template_set(c, "description", in->run->plan_description);
+	template_set_bool(c, "signed", in->run->signed_evidence);
+	template_set_bool(c, "signature_unchecked", in->signature_unchecked);
+	template_set(c, "status", status);
+	template_set_bool(c, "running", !strcmp(status, "running"));
+	template_set(c, "started", in->run->started_utc && *in->run->started_utc ? in->run->started_utc : "unknown");
+	template_set(c, "ended", in->run->ended_utc && *in->run->ended_utc ? in->run->ended_utc : "not ended");
+	template_set(c, "reference", in->comparison ? in->comparison->reference
 			   : in->run->nvariants ? in->run->variant_names[0] : "none");
 	for (size_t i = 0; i < in->run->nvariants; i++) {
 		if (in->comparison && !strcmp(in->run->variant_names[i], in->comparison->reference))
@@ -150,38 +150,38 @@ static void set_header(struct tmpl_ctx *c, const struct report_input *in)
 	set_sb(c, "others", &sb);
 }
 
-static void set_verdict(struct tmpl_ctx *c, const struct comparison *cmp)
+static void set_verdict(struct template_ctx *c, const struct comparison *cmp)
 {
 	struct strbuf sb = STRBUF_INIT;
 
-	tmpl_set_bool(c, "compared", cmp != NULL);
+	template_set_bool(c, "compared", cmp != NULL);
 	if (!cmp)
 		return;
 	summary_decision(&sb, cmp);
 	set_sb(c, "decision", &sb);
-	tmpl_list(c, "gate_problems");
+	template_list(c, "gate_problems");
 	for (size_t i = 0; i < cmp->nblocking; i++) {
-		struct tmpl_ctx *r = tmpl_add(c, "gate_problems");
-		tmpl_set_bool(r, "failed", 1);
-		tmpl_set(r, "reason", cmp->blocking[i]);
+		struct template_ctx *r = template_add(c, "gate_problems");
+		template_set_bool(r, "failed", 1);
+		template_set(r, "reason", cmp->blocking[i]);
 	}
 	for (size_t g = 0; g < cmp->ngates; g++) {
-		struct tmpl_ctx *r;
+		struct template_ctx *r;
 		if (cmp->gates[g].verdict == GATE_PASS)
 			continue;
-		r = tmpl_add(c, "gate_problems");
-		tmpl_set_bool(r, "failed", cmp->gates[g].verdict == GATE_FAIL);
-		tmpl_set(r, "reason", cmp->gates[g].reason);
+		r = template_add(c, "gate_problems");
+		template_set_bool(r, "failed", cmp->gates[g].verdict == GATE_FAIL);
+		template_set(r, "reason", cmp->gates[g].reason);
 	}
 	summary_sample_size(&sb, cmp);
 	set_sb(c, "sample_size", &sb);
 	summary_sequential(&sb, cmp);
-	tmpl_set_bool(c, "sequential", cmp->sequential != NULL);
+	template_set_bool(c, "sequential", cmp->sequential != NULL);
 	set_sb(c, "sequential_text", &sb);
-	tmpl_set_bool(c, "acceptance", cmp->acceptance);
-	tmpl_setf(c, "confidence", "%.4g%%", cmp->confidence * 100);
-	tmpl_setf(c, "resamples", "%u", cmp->resamples);
-	tmpl_setf(c, "seed", "%llu", (unsigned long long)cmp->seed);
+	template_set_bool(c, "acceptance", cmp->acceptance);
+	template_setf(c, "confidence", "%.4g%%", cmp->confidence * 100);
+	template_setf(c, "resamples", "%u", cmp->resamples);
+	template_setf(c, "seed", "%llu", (unsigned long long)cmp->seed);
 }
 
 /*
@@ -191,7 +191,7 @@ static void set_verdict(struct tmpl_ctx *c, const struct comparison *cmp)
  * figures to trust then; or that there was none, or that it was not
  * measured.
  */
-static void set_verdict_contention(struct tmpl_ctx *c, const struct report_input *in)
+static void set_verdict_contention(struct template_ctx *c, const struct report_input *in)
 {
 	const struct run_header *run = in->run;
 	const char *from = run->max_wait_seconds_from;
@@ -201,14 +201,14 @@ static void set_verdict_contention(struct tmpl_ctx *c, const struct report_input
 
 	contention_count(&ct, in->invs, in->ninvs);
 	on_others = ct.all.max >= COMPARE_CONTENDED_PCT;
-	tmpl_setf(c, "contended_pct", "%g", COMPARE_CONTENDED_PCT);
-	tmpl_setf(c, "ncounted", "%zu", ct.counted);
-	tmpl_setf(c, "nmeasured", "%zu", ct.all.n);
-	tmpl_set_bool(c, "contention_partly", ct.all.n < ct.counted);
-	tmpl_set_bool(c, "contention_unmeasured", !contention_seen(&ct) && ct.counted && !ct.all.n);
-	tmpl_set_bool(c, "contention_none", !contention_seen(&ct) && ct.all.n);
+	template_setf(c, "contended_pct", "%g", COMPARE_CONTENDED_PCT);
+	template_setf(c, "ncounted", "%zu", ct.counted);
+	template_setf(c, "nmeasured", "%zu", ct.all.n);
+	template_set_bool(c, "contention_partly", ct.all.n < ct.counted);
+	template_set_bool(c, "contention_unmeasured", !contention_seen(&ct) && ct.counted && !ct.all.n);
+	template_set_bool(c, "contention_none", !contention_seen(&ct) && ct.all.n);
 	if (!contention_seen(&ct)) {
-		tmpl_set(c, "contention", NULL);
+		template_set(c, "contention", NULL);
 		return;
 	}
 	if (ct.waits) {
@@ -255,7 +255,7 @@ static void ABEV_PRINTF(4, 5) cli_setting(struct strbuf *sb, const char *key, co
  * than the plan (its _from names an option): "load.max_cpu_wait_pct
  * 100 % (--max-cpu-wait-pct), run_as alice (--run-as)"; "" when none did.
  */
-static void set_cli_settings(struct tmpl_ctx *c, const struct run_header *run)
+static void set_cli_settings(struct template_ctx *c, const struct run_header *run)
 {
 	struct strbuf sb = STRBUF_INIT;
 
@@ -302,18 +302,18 @@ static void gate_cell(struct strbuf *sb, const struct comparison *cmp, const str
 }
 
 /* One row of a metric's table, in the scale of the row's median. */
-static void metric_row(struct tmpl_ctx *t, const struct comparison *cmp,
+static void metric_row(struct template_ctx *t, const struct comparison *cmp,
 		       const struct cmp_metric *m, const struct cmp_sample *s)
 {
-	struct tmpl_ctx *r = tmpl_add(t, "rows");
+	struct template_ctx *r = template_add(t, "rows");
 	struct strbuf sb = STRBUF_INIT;
 	struct units_scale sc;
 
-	tmpl_set(r, "variant", s->variant);
-	tmpl_setf(r, "n", "%zu", s->n);
+	template_set(r, "variant", s->variant);
+	template_setf(r, "n", "%zu", s->n);
 	if (!s->n) {
-		tmpl_set(r, "median", "n/a (no counted run)");
-		tmpl_set(r, "range", "n/a (no counted run)");
+		template_set(r, "median", "n/a (no counted run)");
+		template_set(r, "range", "n/a (no counted run)");
 	} else {
 		units_pick(s->median, m->unit, &sc);
 		units_add_in(&sb, s->median, &sc);
@@ -326,9 +326,9 @@ static void metric_row(struct tmpl_ctx *t, const struct comparison *cmp,
 		set_sb(r, "range", &sb);
 	}
 	if (s->is_reference) {
-		tmpl_set(r, "change", "reference");
-		tmpl_set(r, "ratio", "");
-		tmpl_set(r, "gate", "");
+		template_set(r, "change", "reference");
+		template_set(r, "ratio", "");
+		template_set(r, "gate", "");
 		return;
 	}
 	if (s->has_change)
@@ -354,13 +354,13 @@ static void metric_row(struct tmpl_ctx *t, const struct comparison *cmp,
 }
 
 /* The counted values of s in execution order, in the scale of its median. */
-static void metric_runs(struct tmpl_ctx *t, const struct cmp_metric *m, const struct cmp_sample *s)
+static void metric_runs(struct template_ctx *t, const struct cmp_metric *m, const struct cmp_sample *s)
 {
-	struct tmpl_ctx *r = tmpl_add(t, "runs");
+	struct template_ctx *r = template_add(t, "runs");
 	struct strbuf sb = STRBUF_INIT;
 	struct units_scale sc;
 
-	tmpl_set(r, "variant", s->variant);
+	template_set(r, "variant", s->variant);
 	units_pick(s->median, m->unit, &sc);
 	for (size_t i = 0; i < s->n; i++) {
 		if (i)
@@ -403,14 +403,14 @@ static void metric_runs(struct tmpl_ctx *t, const struct cmp_metric *m, const st
 }
 
 /* The tests against the reference, in one sentence. */
-static void metric_tests(struct tmpl_ctx *t, const struct cmp_metric *m,
+static void metric_tests(struct template_ctx *t, const struct cmp_metric *m,
 			 const struct cmp_sample *s, const char *reference)
 {
-	struct tmpl_ctx *r = tmpl_add(t, "tests");
+	struct template_ctx *r = template_add(t, "tests");
 	struct strbuf sb = STRBUF_INIT;
 
-	tmpl_set(r, "variant", s->variant);
-	tmpl_set(r, "reference", reference);
+	template_set(r, "variant", s->variant);
+	template_set(r, "reference", reference);
 	if (!s->has_mw) {
 		strbuf_addf(&sb, "no test (%s)", s->mw_note);
 	} else {
@@ -431,7 +431,7 @@ static void metric_tests(struct tmpl_ctx *t, const struct cmp_metric *m,
 			    s->nleft_out == 1 ? "" : "s");
 		for (size_t i = 0; i < s->nleft_out; i++)
 			strbuf_addf(&sb, "%s %u (%s)", i ? "," : "", s->left_out[i].round,
-				    cmp_left_out_text(s->left_out[i].why));
+				    compare_left_out_text(s->left_out[i].why));
 	}
 	if (s->has_ci)
 		strbuf_addf(&sb, "; bootstrap interval of the ratio of medians [%.3f, %.3f] "
@@ -445,7 +445,7 @@ static void metric_tests(struct tmpl_ctx *t, const struct cmp_metric *m,
  * plan asked for (the rows say 96.9 % where the plan says 95 %): "96.9 %",
  * "96.9–98.4 %"; nothing when no row has an interval.
  */
-static void set_coverage(struct tmpl_ctx *c, const struct comparison *cmp)
+static void set_coverage(struct template_ctx *c, const struct comparison *cmp)
 {
 	double lo = 2, hi = -1;
 
@@ -458,28 +458,28 @@ static void set_coverage(struct tmpl_ctx *c, const struct comparison *cmp)
 			hi = s->gi_coverage > hi ? s->gi_coverage : hi;
 		}
 	if (hi < 0)
-		tmpl_set(c, "coverage", NULL);
+		template_set(c, "coverage", NULL);
 	else if (round(lo * 1000) == round(hi * 1000))
-		tmpl_setf(c, "coverage", "%.1f %%", lo * 100);
+		template_setf(c, "coverage", "%.1f %%", lo * 100);
 	else
-		tmpl_setf(c, "coverage", "%.1f–%.1f %%", lo * 100, hi * 100);
+		template_setf(c, "coverage", "%.1f–%.1f %%", lo * 100, hi * 100);
 }
 
-static void set_metrics(struct tmpl_ctx *c, const struct report_input *in)
+static void set_metrics(struct template_ctx *c, const struct report_input *in)
 {
 	const struct comparison *cmp = in->comparison;
 
 	if (!cmp)
 		return;
 	set_coverage(c, cmp);
-	tmpl_list(c, "metrics");
+	template_list(c, "metrics");
 	for (size_t m = 0; m < cmp->nmetrics; m++) {
 		const struct cmp_metric *cm = &cmp->metrics[m];
-		struct tmpl_ctx *t = tmpl_add(c, "metrics");
+		struct template_ctx *t = template_add(c, "metrics");
 		const char *about = metric_about(cm);
 		struct strbuf sb = STRBUF_INIT;
 
-		tmpl_set(t, "name", cm->name);
+		template_set(t, "name", cm->name);
 		/* The rows show each value in the unit of their median, not always the plan's. */
 		strbuf_addf(&sb, "%s is better; recorded in %s, each row shown in the unit of its "
 			    "median", cm->better_higher ? "Higher" : "Lower",
@@ -493,12 +493,12 @@ static void set_metrics(struct tmpl_ctx *c, const struct report_input *in)
 		{
 			/* abev run writes plots.c's figures beside the report; the names are its. */
 			char *file = plots_file_name(cmp, m);
-			tmpl_setf(t, "plot", "%s/%s", EVIDENCE_PLOTS_DIR, file);
+			template_setf(t, "plot", "%s/%s", EVIDENCE_PLOTS_DIR, file);
 			free(file);
 		}
-		tmpl_list(t, "rows");
-		tmpl_list(t, "runs");
-		tmpl_list(t, "tests");
+		template_list(t, "rows");
+		template_list(t, "runs");
+		template_list(t, "tests");
 		for (size_t v = 0; v < cm->nsamples; v++) {
 			metric_row(t, cmp, cm, &cm->samples[v]);
 			metric_runs(t, cm, &cm->samples[v]);
@@ -522,29 +522,29 @@ static const struct cmp_sample *sample_of(const struct cmp_metric *m, const char
  * verdict with what would decide it. kind and observed (the figure the
  * gate judges, with its interval) stay set for plans' own templates.
  */
-static void set_gates(struct tmpl_ctx *c, const struct comparison *cmp)
+static void set_gates(struct template_ctx *c, const struct comparison *cmp)
 {
 	if (!cmp)
 		return;
-	tmpl_set_bool(c, "gates", cmp->ngates > 0);
-	tmpl_list(c, "gate_rows");
+	template_set_bool(c, "gates", cmp->ngates > 0);
+	template_list(c, "gate_rows");
 	for (size_t g = 0; g < cmp->ngates; g++) {
 		const struct cmp_gate *gt = &cmp->gates[g];
 		const struct cmp_metric *cm = metric_named(cmp, gt->metric);
 		const struct cmp_sample *s = sample_of(cm, gt->variant);
-		struct tmpl_ctx *r = tmpl_add(c, "gate_rows");
+		struct template_ctx *r = template_add(c, "gate_rows");
 		struct strbuf sb = STRBUF_INIT;
 		int budget = gt->kind == GATE_BUDGET && cm;
 
-		tmpl_set(r, "metric", gt->metric);
-		tmpl_set(r, "variant", gt->variant);
-		tmpl_set(r, "kind", gate_kind_name(gt->kind));
+		template_set(r, "metric", gt->metric);
+		template_set(r, "variant", gt->variant);
+		template_set(r, "kind", gate_kind_name(gt->kind));
 		if (s) {
 			summary_figures(&sb, cm, s);
 			set_sb(r, "figures", &sb);
 			summary_change(&sb, cm, s);
 		} else {
-			tmpl_set(r, "figures", "n/a (no such sample)");
+			template_set(r, "figures", "n/a (no such sample)");
 			strbuf_adds(&sb, "n/a (no such sample)");
 		}
 		set_sb(r, "change", &sb);
@@ -573,7 +573,7 @@ static void set_gates(struct tmpl_ctx *c, const struct comparison *cmp)
 			strbuf_addch(&sb, ']');
 		}
 		set_sb(r, "observed", &sb);
-		tmpl_set_bool(r, "failed", gt->verdict == GATE_FAIL);
+		template_set_bool(r, "failed", gt->verdict == GATE_FAIL);
 		strbuf_adds(&sb, gate_verdict_word(gt->verdict));
 		summary_gate_needed(&sb, gt);
 		set_sb(r, "verdict", &sb);
@@ -592,24 +592,24 @@ static const char *guard_word(enum guard_verdict v)
 
 /* Each invocation's test counts and guards; failed tests and guards that did not pass. */
 /* The tests whose duration changed most: the comparison's test_changes, a row each. */
-static void set_test_changes(struct tmpl_ctx *c, const struct comparison *cmp)
+static void set_test_changes(struct template_ctx *c, const struct comparison *cmp)
 {
 	struct strbuf sb = STRBUF_INIT;
 
-	tmpl_set_bool(c, "has_test_changes", cmp && cmp->ntest_changes);
-	tmpl_list(c, "test_changes");
+	template_set_bool(c, "has_test_changes", cmp && cmp->ntest_changes);
+	template_list(c, "test_changes");
 	if (!cmp)
 		return;
-	tmpl_setf(c, "tests_timed", "%zu", cmp->tests_timed);
-	tmpl_setf(c, "test_changes_max", "%d", COMPARE_TEST_CHANGES_MAX);
-	tmpl_setf(c, "test_min_ms", "%g", COMPARE_TEST_MIN_MS);
+	template_setf(c, "tests_timed", "%zu", cmp->tests_timed);
+	template_setf(c, "test_changes_max", "%d", COMPARE_TEST_CHANGES_MAX);
+	template_setf(c, "test_min_ms", "%g", COMPARE_TEST_MIN_MS);
 	for (size_t i = 0; i < cmp->ntest_changes; i++) {
 		const struct cmp_test_change *t = &cmp->test_changes[i];
-		struct tmpl_ctx *r = tmpl_add(c, "test_changes");
+		struct template_ctx *r = template_add(c, "test_changes");
 
-		tmpl_set(r, "variant", t->variant);
-		tmpl_set(r, "test", t->test);
-		tmpl_setf(r, "n", "%zu / %zu", t->n_ref, t->n);
+		template_set(r, "variant", t->variant);
+		template_set(r, "test", t->test);
+		template_setf(r, "n", "%zu / %zu", t->n_ref, t->n);
 		units_add(&sb, t->ref_median_ms, "ms");
 		set_sb(r, "reference", &sb);
 		units_add(&sb, t->median_ms, "ms");
@@ -698,13 +698,13 @@ static void variant_failed_tests(struct strbuf *sb, const struct report_input *i
  * gave for tests that are missing or fewer than the plan asks, with the
  * number of runs it failed in: the first screen's tests.
  */
-static void set_tests_first_screen(struct tmpl_ctx *c, const struct report_input *in)
+static void set_tests_first_screen(struct template_ctx *c, const struct report_input *in)
 {
 	struct strbuf sb = STRBUF_INIT;
 	int missing = 0;
 
-	tmpl_list(c, "failed_by_variant");
-	tmpl_list(c, "missing_by_variant");
+	template_list(c, "failed_by_variant");
+	template_list(c, "missing_by_variant");
 	for (size_t v = 0; v < in->run->nvariants; v++) {
 		const char *variant = in->run->variant_names[v];
 		const char *reason = NULL;
@@ -712,8 +712,8 @@ static void set_tests_first_screen(struct tmpl_ctx *c, const struct report_input
 
 		variant_failed_tests(&sb, in, variant);
 		if (sb.len) {
-			struct tmpl_ctx *r = tmpl_add(c, "failed_by_variant");
-			tmpl_set(r, "variant", variant);
+			struct template_ctx *r = template_add(c, "failed_by_variant");
+			template_set(r, "variant", variant);
 			set_sb(r, "names", &sb);
 		}
 		for (size_t i = 0; i < in->ninvs; i++) {
@@ -735,17 +735,17 @@ static void set_tests_first_screen(struct tmpl_ctx *c, const struct report_input
 			}
 		}
 		if (nmissing) {
-			struct tmpl_ctx *r = tmpl_add(c, "missing_by_variant");
-			tmpl_set(r, "variant", variant);
-			tmpl_setf(r, "runs", "%zu run%s", nmissing, nmissing == 1 ? "" : "s");
-			tmpl_set(r, "reason", reason);
+			struct template_ctx *r = template_add(c, "missing_by_variant");
+			template_set(r, "variant", variant);
+			template_setf(r, "runs", "%zu run%s", nmissing, nmissing == 1 ? "" : "s");
+			template_set(r, "reason", reason);
 			missing = 1;
 		}
 	}
-	tmpl_set_bool(c, "has_missing_tests", missing);
+	template_set_bool(c, "has_missing_tests", missing);
 }
 
-static void set_tests(struct tmpl_ctx *c, const struct report_input *in)
+static void set_tests(struct template_ctx *c, const struct report_input *in)
 {
 	struct strbuf names = STRBUF_INIT;
 	int has_tests = 0, has_failed = 0, has_guard_failures = 0;
@@ -753,10 +753,10 @@ static void set_tests(struct tmpl_ctx *c, const struct report_input *in)
 
 	for (size_t i = 0; i < in->ninvs; i++)
 		has_tests |= in->invs[i].has_tests;
-	tmpl_set_bool(c, "has_tests", has_tests);
-	tmpl_list(c, "test_rows");
-	tmpl_list(c, "failed_tests");
-	tmpl_list(c, "guard_failures");
+	template_set_bool(c, "has_tests", has_tests);
+	template_list(c, "test_rows");
+	template_list(c, "failed_tests");
+	template_list(c, "guard_failures");
 	for (size_t i = 0; i < in->ninvs; i++) {
 		const struct invocation *inv = &in->invs[i];
 		const struct results_counts *t = &inv->tests;
@@ -766,7 +766,7 @@ static void set_tests(struct tmpl_ctx *c, const struct report_input *in)
 
 		for (size_t k = 0; k < inv->nguards; k++) {
 			const struct guard_result *g = &inv->guards[k];
-			struct tmpl_ctx *r;
+			struct template_ctx *r;
 
 			if (!(named & 1u << g->kind))
 				strbuf_addf(&names, "%s%s", names.len ? ", " : "",
@@ -780,33 +780,33 @@ static void set_tests(struct tmpl_ctx *c, const struct report_input *in)
 			strbuf_addf(&sb, "%s%s %s", sb.len ? ", " : "", guard_kind_name(g->kind),
 				    guard_word(g->verdict));
 			r = inv_row(c, "guard_failures", inv);
-			tmpl_set(r, "guard", guard_kind_name(g->kind));
-			tmpl_set(r, "verdict", g->verdict == GUARD_FAIL ? "failed" : "could not check");
-			tmpl_set(r, "reason", g->reason ? g->reason : "no reason recorded");
+			template_set(r, "guard", guard_kind_name(g->kind));
+			template_set(r, "verdict", g->verdict == GUARD_FAIL ? "failed" : "could not check");
+			template_set(r, "reason", g->reason ? g->reason : "no reason recorded");
 			has_guard_failures = 1;
 		}
 		if (has_tests) {
-			struct tmpl_ctx *r = inv_row(c, "test_rows", inv);
+			struct template_ctx *r = inv_row(c, "test_rows", inv);
 			if (passed)
 				strbuf_addf(&sb, "%s%zu pass", sb.len ? "; " : "", passed);
 			if (!sb.len)
 				strbuf_adds(&sb, "none");
-			tmpl_set(r, "guards", sb.buf);
+			template_set(r, "guards", sb.buf);
 			if (inv->has_tests) {
-				tmpl_setf(r, "executed", "%lld", (long long)t->executed);
-				tmpl_setf(r, "passed", "%lld", (long long)t->passed);
-				tmpl_setf(r, "failed", "%lld", (long long)(t->failed + t->errors));
-				tmpl_setf(r, "skipped", "%lld", (long long)t->skipped);
+				template_setf(r, "executed", "%lld", (long long)t->executed);
+				template_setf(r, "passed", "%lld", (long long)t->passed);
+				template_setf(r, "failed", "%lld", (long long)(t->failed + t->errors));
+				template_setf(r, "skipped", "%lld", (long long)t->skipped);
 			} else {
-				tmpl_set(r, "executed", "n/a (not read)");
-				tmpl_set(r, "passed", "n/a");
-				tmpl_set(r, "failed", "n/a");
-				tmpl_set(r, "skipped", "n/a");
+				template_set(r, "executed", "n/a (not read)");
+				template_set(r, "passed", "n/a");
+				template_set(r, "failed", "n/a");
+				template_set(r, "skipped", "n/a");
 			}
 		}
 		strbuf_release(&sb);
 		if (inv->nfailed_tests) {
-			struct tmpl_ctx *r = inv_row(c, "failed_tests", inv);
+			struct template_ctx *r = inv_row(c, "failed_tests", inv);
 			size_t shown = inv->nfailed_tests < REPORT_FAILED_NAMES ? inv->nfailed_tests
 										 : REPORT_FAILED_NAMES;
 			size_t more = inv->nfailed_tests - shown + inv->failed_tests_omitted;
@@ -819,8 +819,8 @@ static void set_tests(struct tmpl_ctx *c, const struct report_input *in)
 			has_failed = 1;
 		}
 	}
-	tmpl_set_bool(c, "has_failed_tests", has_failed);
-	tmpl_set_bool(c, "has_guard_failures", has_guard_failures);
+	template_set_bool(c, "has_failed_tests", has_failed);
+	template_set_bool(c, "has_guard_failures", has_guard_failures);
 	if (!names.len)
 		strbuf_adds(&names, "none");
 	set_sb(c, "guard_summary", &names);
@@ -874,38 +874,38 @@ const char *report_order_why(const char *order, const char *order_from)
 	       "alternated ones";
 }
 
-static void set_conditions(struct tmpl_ctx *c, const struct report_input *in)
+static void set_conditions(struct template_ctx *c, const struct report_input *in)
 {
 	struct strbuf sb = STRBUF_INIT;
 	size_t warmups = 0, discarded = 0, failed = 0, loaded = 0, waited = 0;
 	int64_t waited_ns = 0;
 	int notes = 0;
 
-	tmpl_set(c, "order", in->run->order ? in->run->order : "unknown");
+	template_set(c, "order", in->run->order ? in->run->order : "unknown");
 	if (report_order_why(in->run->order, in->run->order_from))
-		tmpl_set(c, "order_why", report_order_why(in->run->order, in->run->order_from));
-	tmpl_setf(c, "seed", "%llu", (unsigned long long)in->run->seed);
-	tmpl_setf(c, "warmups", "%u", in->run->warmups);
-	tmpl_setf(c, "runs", "%u", in->run->runs);
-	tmpl_setf(c, "gap", "%g s", in->run->gap_seconds);
+		template_set(c, "order_why", report_order_why(in->run->order, in->run->order_from));
+	template_setf(c, "seed", "%llu", (unsigned long long)in->run->seed);
+	template_setf(c, "warmups", "%u", in->run->warmups);
+	template_setf(c, "runs", "%u", in->run->runs);
+	template_setf(c, "gap", "%g s", in->run->gap_seconds);
 	if (in->run->timeout_seconds > 0)
-		tmpl_setf(c, "timeout", "%g s", in->run->timeout_seconds);
+		template_setf(c, "timeout", "%g s", in->run->timeout_seconds);
 	else
-		tmpl_set(c, "timeout", "none");
-	tmpl_setf(c, "max_foreign_cpu", "%.2f", in->run->max_foreign_cpu);
-	tmpl_setf(c, "max_cpu_wait_pct", "%g", in->run->max_cpu_wait_pct);
+		template_set(c, "timeout", "none");
+	template_setf(c, "max_foreign_cpu", "%.2f", in->run->max_foreign_cpu);
+	template_setf(c, "max_cpu_wait_pct", "%g", in->run->max_cpu_wait_pct);
 	if (in->run->max_foreign_cpu >= 0)
-		tmpl_setf(c, "foreign_limit", "; at most %.2f foreign cores", in->run->max_foreign_cpu);
+		template_setf(c, "foreign_limit", "; at most %.2f foreign cores", in->run->max_foreign_cpu);
 	else
-		tmpl_set(c, "foreign_limit", "; foreign cores not limited");
-	tmpl_setf(c, "max_repeats", "%u", in->run->max_repeats);
-	tmpl_setf(c, "max_wait", "%g s", in->run->max_wait_seconds);
-	tmpl_setf(c, "runs_plot", "%s/%s", EVIDENCE_PLOTS_DIR, EVIDENCE_PLOTS_RUNS_FILE);
-	tmpl_list(c, "load_rows");
-	tmpl_list(c, "notes");
+		template_set(c, "foreign_limit", "; foreign cores not limited");
+	template_setf(c, "max_repeats", "%u", in->run->max_repeats);
+	template_setf(c, "max_wait", "%g s", in->run->max_wait_seconds);
+	template_setf(c, "runs_plot", "%s/%s", EVIDENCE_PLOTS_DIR, EVIDENCE_PLOTS_RUNS_FILE);
+	template_list(c, "load_rows");
+	template_list(c, "notes");
 	for (size_t i = 0; i < in->ninvs; i++) {
 		const struct invocation *inv = &in->invs[i];
-		struct tmpl_ctx *r = inv_row(c, "load_rows", inv);
+		struct template_ctx *r = inv_row(c, "load_rows", inv);
 
 		warmups += inv->warmup != 0;
 		discarded += inv->status == INV_DISCARDED;
@@ -918,20 +918,20 @@ static void set_conditions(struct tmpl_ctx *c, const struct report_input *in)
 		load_text(&sb, &inv->load_after);
 		set_sb(r, "after", &sb);
 		if (inv->foreign_cpu >= 0)
-			tmpl_setf(r, "foreign", "%.2f", inv->foreign_cpu);
+			template_setf(r, "foreign", "%.2f", inv->foreign_cpu);
 		else
-			tmpl_set(r, "foreign", "n/a (not measured)");
+			template_set(r, "foreign", "n/a (not measured)");
 		if (invocation_cpu_wait_pct(inv) >= 0)
-			tmpl_setf(r, "cpu_wait", "%.1f %% (%s)", invocation_cpu_wait_pct(inv),
-				  inv->cpu_wait_source ? inv->cpu_wait_source : "?");
+			template_setf(r, "cpu_wait", "%.1f %% (%s)", invocation_cpu_wait_pct(inv),
+				      inv->cpu_wait_source ? inv->cpu_wait_source : "?");
 		else
-			tmpl_set(r, "cpu_wait", "n/a (not measured)");
+			template_set(r, "cpu_wait", "n/a (not measured)");
 		if (invocation_foreign_wait_pct(inv) >= 0)
-			tmpl_setf(r, "foreign_wait", "%.1f %%", invocation_foreign_wait_pct(inv));
+			template_setf(r, "foreign_wait", "%.1f %%", invocation_foreign_wait_pct(inv));
 		else
-			tmpl_set(r, "foreign_wait", "n/a (all the wait judged)");
-		tmpl_set(r, "cpus", inv->cpus ? inv->cpus : "any");
-		strbuf_adds(&sb, inv_status_name(inv->status));
+			template_set(r, "foreign_wait", "n/a (all the wait judged)");
+		template_set(r, "cpus", inv->cpus ? inv->cpus : "any");
+		strbuf_adds(&sb, invocation_status_name(inv->status));
 		if (inv->loaded)
 			strbuf_adds(&sb, ", loaded");
 		if (inv->load_wait_ns > 0)
@@ -939,20 +939,20 @@ static void set_conditions(struct tmpl_ctx *c, const struct report_input *in)
 				    (double)inv->load_wait_ns / 1e9);
 		set_sb(r, "status", &sb);
 	}
-	tmpl_setf(c, "ninvs", "%zu", in->ninvs);
-	tmpl_setf(c, "nloaded", "%zu", loaded);
-	tmpl_setf(c, "nwaited", "%zu", waited);
-	tmpl_setf(c, "waited", "%.1f s", (double)waited_ns / 1e9);
-	tmpl_setf(c, "nwarmups", "%zu", warmups);
-	tmpl_setf(c, "nrecorded", "%zu", in->ninvs - warmups);
-	tmpl_setf(c, "ndiscarded", "%zu", discarded);
-	tmpl_setf(c, "nfailed", "%zu", failed);
+	template_setf(c, "ninvs", "%zu", in->ninvs);
+	template_setf(c, "nloaded", "%zu", loaded);
+	template_setf(c, "nwaited", "%zu", waited);
+	template_setf(c, "waited", "%.1f s", (double)waited_ns / 1e9);
+	template_setf(c, "nwarmups", "%zu", warmups);
+	template_setf(c, "nrecorded", "%zu", in->ninvs - warmups);
+	template_setf(c, "ndiscarded", "%zu", discarded);
+	template_setf(c, "nfailed", "%zu", failed);
 	cgroup_sentence(&sb, in);
 	set_sb(c, "cgroup", &sb);
 	for (size_t i = 0; i < in->run->nnotes; i++, notes = 1)
-		tmpl_set(tmpl_add(c, "notes"), "text", in->run->notes[i]);
+		template_set(template_add(c, "notes"), "text", in->run->notes[i]);
 	for (size_t i = 0; in->comparison && i < in->comparison->nwarnings; i++, notes = 1)
-		tmpl_set(tmpl_add(c, "notes"), "text", in->comparison->warnings[i]);
+		template_set(template_add(c, "notes"), "text", in->comparison->warnings[i]);
 	for (size_t i = 0; i < in->ninvs; i++) {
 		const struct invocation *inv = &in->invs[i];
 		const char *why = inv->reason ? inv->reason : inv->exec_error;
@@ -961,20 +961,20 @@ static void set_conditions(struct tmpl_ctx *c, const struct report_input *in)
 			continue;
 		strbuf_addf(&sb, "seq %u, %s %s %u attempt %u, %s: %s", inv->seq, inv->variant,
 			    inv->warmup ? "warmup" : "run", inv->round, inv->attempt,
-			    inv_status_name(inv->status), why ? why : "no reason recorded");
-		set_sb(tmpl_add(c, "notes"), "text", &sb);
+			    invocation_status_name(inv->status), why ? why : "no reason recorded");
+		set_sb(template_add(c, "notes"), "text", &sb);
 		notes = 1;
 	}
-	tmpl_set_bool(c, "has_notes", notes);
+	template_set_bool(c, "has_notes", notes);
 }
 
 /* A variant's environment; its versions too when no side-by-side table shows them. */
-static void env_variant(struct tmpl_ctx *c, const struct env_variant *v, int with_versions)
+static void env_variant(struct template_ctx *c, const struct env_variant *v, int with_versions)
 {
-	struct tmpl_ctx *r = tmpl_add(c, "env_variants");
+	struct template_ctx *r = template_add(c, "env_variants");
 	struct strbuf sb = STRBUF_INIT;
 
-	tmpl_set(r, "name", v->name);
+	template_set(r, "name", v->name);
 	set_code(r, "cwd", v->cwd);
 	if (v->git_known)
 		strbuf_addf(&sb, "HEAD %s%s", v->git_head, v->git_dirty ? " with local changes" : "");
@@ -990,12 +990,12 @@ static void env_variant(struct tmpl_ctx *c, const struct env_variant *v, int wit
 	if (v->runtime.known && !v->runtime.n)
 		strbuf_addf(&sb, "none of %s is set", envname_runtime_list());
 	set_sb(r, "runtime", &sb);
-	tmpl_list(r, "versions");
+	template_list(r, "versions");
 	for (size_t i = 0; with_versions && i < v->nversions; i++) {
 		const struct env_version *ver = &v->versions[i];
-		struct tmpl_ctx *e = tmpl_add(r, "versions");
+		struct template_ctx *e = template_add(r, "versions");
 
-		tmpl_set(e, "name", ver->name);
+		template_set(e, "name", ver->name);
 		strbuf_adds(&sb, ver->output && *ver->output ? ver->output : "(no output)");
 		if (ver->error)
 			strbuf_addf(&sb, " (%s)", ver->error);
@@ -1003,63 +1003,63 @@ static void env_variant(struct tmpl_ctx *c, const struct env_variant *v, int wit
 			strbuf_addf(&sb, " (exit %lld)", (long long)ver->exit_code);
 		set_sb(e, "output", &sb);
 	}
-	tmpl_list(r, "files");
+	template_list(r, "files");
 	for (size_t i = 0; i < v->nfiles; i++) {
-		struct tmpl_ctx *f = tmpl_add(r, "files");
+		struct template_ctx *f = template_add(r, "files");
 		set_code(f, "path", v->files[i].path);
 		units_add(&sb, (double)v->files[i].size, "bytes");
 		set_sb(f, "size", &sb);
-		tmpl_set(f, "sha256", v->files[i].sha256);
+		template_set(f, "sha256", v->files[i].sha256);
 	}
 }
 
 /* With two variants or more, their versions side by side, a row per name or package. */
-static void set_version_rows(struct tmpl_ctx *c, const struct run_environment *e)
+static void set_version_rows(struct template_ctx *c, const struct run_environment *e)
 {
 	struct version_rows rows = VERSION_ROWS_INIT;
 
-	tmpl_list(c, "version_heads");
-	tmpl_list(c, "version_rows");
+	template_list(c, "version_heads");
+	template_list(c, "version_rows");
 	if (e->nvariants < 2)
 		return;
 	versions_side(&rows, e->variants, e->nvariants);
-	tmpl_set_bool(c, "has_version_rows", rows.n > 0);
+	template_set_bool(c, "has_version_rows", rows.n > 0);
 	if (rows.left_out) {
-		tmpl_setf(c, "version_rows_left_out", "%zu", rows.left_out);
-		tmpl_setf(c, "version_rows_max", "%d", VERSIONS_SIDE_ROWS_MAX);
+		template_setf(c, "version_rows_left_out", "%zu", rows.left_out);
+		template_setf(c, "version_rows_max", "%d", VERSIONS_SIDE_ROWS_MAX);
 	}
 	for (size_t i = 0; rows.n && i < e->nvariants; i++)
-		tmpl_set(tmpl_add(c, "version_heads"), "name", e->variants[i].name);
+		template_set(template_add(c, "version_heads"), "name", e->variants[i].name);
 	for (size_t i = 0; i < rows.n; i++) {
-		struct tmpl_ctx *r = tmpl_add(c, "version_rows");
+		struct template_ctx *r = template_add(c, "version_rows");
 
-		tmpl_set(r, "key", rows.rows[i].key);
-		tmpl_set_bool(r, "differs", rows.rows[i].differs);
-		tmpl_list(r, "cells");
+		template_set(r, "key", rows.rows[i].key);
+		template_set_bool(r, "differs", rows.rows[i].differs);
+		template_list(r, "cells");
 		for (size_t k = 0; k < rows.ncells; k++)
-			tmpl_set(tmpl_add(r, "cells"), "text", rows.rows[i].cells[k]);
+			template_set(template_add(r, "cells"), "text", rows.rows[i].cells[k]);
 	}
-	version_rows_release(&rows);
+	versions_side_rows_release(&rows);
 }
 
-static void set_environment(struct tmpl_ctx *c, const struct report_input *in)
+static void set_environment(struct template_ctx *c, const struct report_input *in)
 {
 	const struct run_environment *e = in->environment;
-	struct tmpl_ctx *h;
+	struct template_ctx *h;
 	struct strbuf sb = STRBUF_INIT;
 
-	tmpl_list(c, "host");
-	tmpl_list(c, "env_variants");
+	template_list(c, "host");
+	template_list(c, "env_variants");
 	if (!e) {
-		tmpl_set(c, "host_why", "metadata.json could not be read");
+		template_set(c, "host_why", "metadata.json could not be read");
 		return;
 	}
-	h = tmpl_add(c, "host");
-	tmpl_set(h, "hostname", e->hostname ? e->hostname : "unknown");
-	tmpl_set(h, "os", e->os_release ? e->os_release : "OS unknown");
-	tmpl_set(h, "kernel", e->kernel ? e->kernel : "unknown");
-	tmpl_set(h, "arch", e->arch ? e->arch : "unknown");
-	tmpl_set(h, "cpu", e->cpu_model ? e->cpu_model : "model unknown");
+	h = template_add(c, "host");
+	template_set(h, "hostname", e->hostname ? e->hostname : "unknown");
+	template_set(h, "os", e->os_release ? e->os_release : "OS unknown");
+	template_set(h, "kernel", e->kernel ? e->kernel : "unknown");
+	template_set(h, "arch", e->arch ? e->arch : "unknown");
+	template_set(h, "cpu", e->cpu_model ? e->cpu_model : "model unknown");
 	if (e->logical_cpus >= 0)
 		strbuf_addf(&sb, "%lld logical CPUs", (long long)e->logical_cpus);
 	else
@@ -1078,7 +1078,7 @@ static void set_environment(struct tmpl_ctx *c, const struct report_input *in)
 	if (e->boost >= 0)
 		strbuf_addf(&sb, ", boost %s", e->boost ? "on" : "off");
 	set_sb(h, "governor", &sb);
-	tmpl_set(h, "cgroup_version", e->cgroup_version ? e->cgroup_version : "unknown");
+	template_set(h, "cgroup_version", e->cgroup_version ? e->cgroup_version : "unknown");
 	set_version_rows(c, e);
 	for (size_t i = 0; i < e->nvariants; i++)
 		env_variant(c, &e->variants[i], e->nvariants < 2);
@@ -1088,18 +1088,18 @@ static void set_environment(struct tmpl_ctx *c, const struct report_input *in)
  * A UTC stamp, without its date when that is the day the run started (said
  * once above the table), so that the table stays narrow.
  */
-static void utc_cell(struct tmpl_ctx *r, const char *name, const char *stamp, const char *started)
+static void utc_cell(struct template_ctx *r, const char *name, const char *stamp, const char *started)
 {
 	if (!*stamp)
-		tmpl_set(r, name, "n/a (not started)");
+		template_set(r, name, "n/a (not started)");
 	else if (started && strlen(stamp) > 11 && !strncmp(stamp, started, 11))
-		tmpl_set(r, name, stamp + 11);
+		template_set(r, name, stamp + 11);
 	else
-		tmpl_set(r, name, stamp);
+		template_set(r, name, stamp);
 }
 
 /* What ran: where a variant's output went, when not to its logs ("output"). */
-static void set_output(struct tmpl_ctx *r, const char *output)
+static void set_output(struct template_ctx *r, const char *output)
 {
 	static const struct {
 		const char *word, *text;
@@ -1111,46 +1111,46 @@ static void set_output(struct tmpl_ctx *r, const char *output)
 
 	for (size_t i = 0; i < ARRAY_SIZE(words); i++)
 		if (!strcmp(output, words[i].word)) {
-			tmpl_set(r, "output", words[i].text);
+			template_set(r, "output", words[i].text);
 			return;
 		}
 	set_code(r, "output_file", output);
 }
 
-static void set_invocations(struct tmpl_ctx *c, const struct report_input *in)
+static void set_invocations(struct template_ctx *c, const struct report_input *in)
 {
 	struct strbuf sb = STRBUF_INIT;
 
-	tmpl_set_bool(c, "invocations", in->ninvs > 0);
+	template_set_bool(c, "invocations", in->ninvs > 0);
 	if (in->run->started_utc && strlen(in->run->started_utc) > 10)
-		tmpl_setf(c, "day", "%.10s", in->run->started_utc);
+		template_setf(c, "day", "%.10s", in->run->started_utc);
 	else
-		tmpl_set(c, "day", "an unknown day");
-	tmpl_list(c, "inv_rows");
+		template_set(c, "day", "an unknown day");
+	template_list(c, "inv_rows");
 	for (size_t i = 0; i < in->ninvs; i++) {
 		const struct invocation *inv = &in->invs[i];
-		struct tmpl_ctx *r = inv_row(c, "inv_rows", inv);
+		struct template_ctx *r = inv_row(c, "inv_rows", inv);
 
 		utc_cell(r, "start", inv->start_utc, in->run->started_utc);
 		utc_cell(r, "end", inv->end_utc, in->run->started_utc);
 		units_add(&sb, (double)inv->fig.wall_ns / 1e6, "ms");
 		set_sb(r, "wall", &sb);
-		tmpl_set(r, "status", inv_status_name(inv->status));
-		tmpl_set(r, "dir", inv->dir);
+		template_set(r, "status", invocation_status_name(inv->status));
+		template_set(r, "dir", inv->dir);
 	}
 }
 
 
-static void set_reproduce(struct tmpl_ctx *c, const struct report_input *in)
+static void set_reproduce(struct template_ctx *c, const struct report_input *in)
 {
 	struct strbuf sb = STRBUF_INIT;
 	size_t fence;
 
-	tmpl_set_bool(c, "reproduce", in->run->reproduce && *in->run->reproduce);
+	template_set_bool(c, "reproduce", in->run->reproduce && *in->run->reproduce);
 	if (!in->run->reproduce || !*in->run->reproduce)
 		return;
 	set_code(c, "plan_path", in->run->plan_path ? in->run->plan_path : "unknown");
-	tmpl_set(c, "plan_sha256", in->run->plan_sha256 ? in->run->plan_sha256 : "not recorded");
+	template_set(c, "plan_sha256", in->run->plan_sha256 ? in->run->plan_sha256 : "not recorded");
 	fence = longest_backticks(in->run->reproduce) + 1;
 	if (fence < 3)
 		fence = 3;
@@ -1179,7 +1179,7 @@ static void set_reproduce(struct tmpl_ctx *c, const struct report_input *in)
  * path on the signer's machine means nothing to an auditor), with its
  * fingerprint saying which key that is.
  */
-static void set_verify(struct tmpl_ctx *c, const struct report_input *in)
+static void set_verify(struct template_ctx *c, const struct report_input *in)
 {
 	const char *dir = in->run->evidence_dir && *in->run->evidence_dir ? in->run->evidence_dir : "DIR";
 	const char *path = in->run->pubkey && *in->run->pubkey ? in->run->pubkey : NULL;
@@ -1187,7 +1187,7 @@ static void set_verify(struct tmpl_ctx *c, const struct report_input *in)
 	const char *key = slash && slash[1] ? slash + 1 : path ? path : "KEY.pub";
 	struct strbuf sb = STRBUF_INIT;
 
-	tmpl_set(c, "key_fingerprint", in->run->key_fingerprint);
+	template_set(c, "key_fingerprint", in->run->key_fingerprint);
 	set_code(c, "key_name", key);
 
 	strbuf_add_sh(&sb, dir);
@@ -1276,17 +1276,17 @@ static void add_command_as_planned(struct strbuf *sb, const char *evidence_dir,
  * it ran in and the environment the plan set for it (metadata.json), each
  * shown as it is.
  */
-static void set_what_ran(struct tmpl_ctx *c, const struct report_input *in)
+static void set_what_ran(struct template_ctx *c, const struct report_input *in)
 {
 	const struct run_environment *e = in->environment;
 	struct strbuf sb = STRBUF_INIT;
 
-	tmpl_list(c, "ran");
+	template_list(c, "ran");
 	for (size_t v = 0; v < in->run->nvariants; v++) {
 		const char *name = in->run->variant_names[v];
 		const struct invocation *first = NULL;
 		const struct env_variant *ev = NULL;
-		struct tmpl_ctx *r = tmpl_add(c, "ran");
+		struct template_ctx *r = template_add(c, "ran");
 
 		for (size_t i = 0; i < in->ninvs && !first; i++)
 			if (!strcmp(in->invs[i].variant, name) && in->invs[i].argc)
@@ -1294,13 +1294,13 @@ static void set_what_ran(struct tmpl_ctx *c, const struct report_input *in)
 		for (size_t i = 0; e && i < e->nvariants && !ev; i++)
 			if (!strcmp(e->variants[i].name, name))
 				ev = &e->variants[i];
-		tmpl_set(r, "name", name);
+		template_set(r, "name", name);
 		if (first) {
 			add_command_as_planned(&sb, in->run->evidence_dir, first);
 			set_code(r, "command", sb.buf);
 			strbuf_reset(&sb);
 		} else {
-			tmpl_set(r, "command", "(no invocation recorded)");
+			template_set(r, "command", "(no invocation recorded)");
 		}
 		set_code(r, "cwd", ev ? ev->cwd : first ? first->cwd : NULL);
 		if (first && first->output && strcmp(first->output, "log"))
@@ -1316,7 +1316,7 @@ static void set_what_ran(struct tmpl_ctx *c, const struct report_input *in)
 
 char *report_render(const struct report_input *in)
 {
-	struct tmpl_ctx *c = tmpl_ctx_new();
+	struct template_ctx *c = template_ctx_new();
 	char *err = NULL, *text = NULL;
 
 	set_header(c, in);
@@ -1333,23 +1333,23 @@ char *report_render(const struct report_input *in)
 	set_reproduce(c, in);
 	set_verify(c, in);
 	if (in->template_text) {
-		text = tmpl_render_text(in->template_text, in->template_len, EVIDENCE_TEMPLATE_FILE,
-					c, &err);
+		text = template_render_text(in->template_text, in->template_len, EVIDENCE_TEMPLATE_FILE,
+					    c, &err);
 		if (text)
 			goto out;
 		/* The same evidence fails the same way, so `abev report DIR` falls back alike. */
-		tmpl_set(c, "template_error", err);
+		template_set(c, "template_error", err);
 		free(err);
 		err = NULL;
 	}
-	text = tmpl_render_text(report_template, (size_t)report_template_len,
-				"templates/report.md", c, &err);
+	text = template_render_text(report_template, (size_t)report_template_len,
+				    "templates/report.md", c, &err);
 	if (!text) {
 		error("cannot render the report: %s", err);
 		free(err);
 	}
 out:
-	tmpl_ctx_free(c);
+	template_ctx_free(c);
 	return text;
 }
 

@@ -1,7 +1,7 @@
 /*
  * report_hosts: the metrics and variants are those of the first host
  * (every host ran the same plan); a host that lacks one shows "n/a".
- * Table cells are escaped here with tmpl_md_text(), since a row's cells
+ * Table cells are escaped here with template_md_text(), since a row's cells
  * are joined before the template sees them.
  */
 #include "report/report_hosts.h"
@@ -86,120 +86,120 @@ static void cell(struct strbuf *row, const struct comparison *c, const char *met
 		}
 	}
 	strbuf_adds(row, " ");
-	tmpl_md_text(row, sb.buf);
+	template_md_text(row, sb.buf);
 	strbuf_adds(row, " |");
 	strbuf_release(&sb);
 }
 
 /* The tables of hosts [from, to): one per metric of the first host. */
-static void group(struct tmpl_ctx *c, const struct report_host *hosts, size_t n, size_t from,
+static void group(struct template_ctx *c, const struct report_host *hosts, size_t n, size_t from,
 		  size_t to)
 {
 	const struct comparison *first = hosts[0].comparison;
-	struct tmpl_ctx *g = tmpl_add(c, "groups");
+	struct template_ctx *g = template_add(c, "groups");
 
-	tmpl_list(g, "metrics");
+	template_list(g, "metrics");
 	for (size_t m = 0; m < first->nmetrics; m++) {
 		const struct cmp_metric *cm = &first->metrics[m];
-		struct tmpl_ctx *t = tmpl_add(g, "metrics");
+		struct template_ctx *t = template_add(g, "metrics");
 		struct strbuf sb = STRBUF_INIT;
 
-		tmpl_set(t, "name", cm->name);
+		template_set(t, "name", cm->name);
 		if (n > REPORT_HOSTS_PER_TABLE)
-			tmpl_setf(t, "part", "hosts %zu to %zu of %zu", from + 1, to, n);
+			template_setf(t, "part", "hosts %zu to %zu of %zu", from + 1, to, n);
 		strbuf_adds(&sb, "| Variant |");
 		for (size_t h = from; h < to; h++) {
 			strbuf_addch(&sb, ' ');
-			tmpl_md_text(&sb, label_of(&hosts[h]));
+			template_md_text(&sb, label_of(&hosts[h]));
 			strbuf_adds(&sb, " |");
 		}
-		tmpl_set(t, "header", sb.buf);
+		template_set(t, "header", sb.buf);
 		strbuf_reset(&sb);
 		strbuf_adds(&sb, "|---|");
 		for (size_t h = from; h < to; h++)
 			strbuf_adds(&sb, "---|");
-		tmpl_set(t, "separator", sb.buf);
-		tmpl_list(t, "rows");
+		template_set(t, "separator", sb.buf);
+		template_list(t, "rows");
 		for (size_t v = 0; v < cm->nsamples; v++) {
 			strbuf_reset(&sb);
 			strbuf_adds(&sb, "| ");
-			tmpl_md_text(&sb, cm->samples[v].variant);
+			template_md_text(&sb, cm->samples[v].variant);
 			strbuf_adds(&sb, " |");
 			for (size_t h = from; h < to; h++)
 				cell(&sb, hosts[h].comparison, cm->name, cm->samples[v].variant);
-			tmpl_set(tmpl_add(t, "rows"), "row", sb.buf);
+			template_set(template_add(t, "rows"), "row", sb.buf);
 		}
 		strbuf_release(&sb);
 	}
 }
 
-static void host_rows(struct tmpl_ctx *c, const struct report_host *hosts, size_t n)
+static void host_rows(struct template_ctx *c, const struct report_host *hosts, size_t n)
 {
 	int problems = 0;
 
-	tmpl_list(c, "hosts");
-	tmpl_list(c, "problems");
+	template_list(c, "hosts");
+	template_list(c, "problems");
 	for (size_t i = 0; i < n; i++) {
 		const struct run_environment *e = hosts[i].environment;
 		const struct comparison *cmp = hosts[i].comparison;
-		struct tmpl_ctx *r = tmpl_add(c, "hosts");
+		struct template_ctx *r = template_add(c, "hosts");
 		struct strbuf sb = STRBUF_INIT;
 
-		tmpl_set(r, "label", label_of(&hosts[i]));
+		template_set(r, "label", label_of(&hosts[i]));
 		summary_decision(&sb, cmp);
-		tmpl_set(r, "decision", sb.buf);
+		template_set(r, "decision", sb.buf);
 		strbuf_reset(&sb);
-		tmpl_set(r, "status", hosts[i].run->hdr.status);
+		template_set(r, "status", hosts[i].run->hdr.status);
 		if (e)
 			strbuf_addf(&sb, "%s, %s, %lld CPUs, %s", e->cpu_model ? e->cpu_model : "CPU unknown",
 				    e->os_release ? e->os_release : "OS unknown",
 				    (long long)e->logical_cpus, e->kernel ? e->kernel : "kernel unknown");
 		else
 			strbuf_adds(&sb, "not recorded");
-		tmpl_set(r, "machine", sb.buf);
+		template_set(r, "machine", sb.buf);
 		strbuf_release(&sb);
-		tmpl_set(r, "dir", hosts[i].dir);
+		template_set(r, "dir", hosts[i].dir);
 		for (size_t g = 0; g < cmp->ngates; g++) {
-			struct tmpl_ctx *p;
+			struct template_ctx *p;
 			if (cmp->gates[g].verdict == GATE_PASS)
 				continue;
-			p = tmpl_add(c, "problems");
-			tmpl_set(p, "label", label_of(&hosts[i]));
-			tmpl_set_bool(p, "failed", cmp->gates[g].verdict == GATE_FAIL);
-			tmpl_set(p, "reason", cmp->gates[g].reason);
+			p = template_add(c, "problems");
+			template_set(p, "label", label_of(&hosts[i]));
+			template_set_bool(p, "failed", cmp->gates[g].verdict == GATE_FAIL);
+			template_set(p, "reason", cmp->gates[g].reason);
 			problems = 1;
 		}
 	}
-	tmpl_set_bool(c, "has_problems", problems);
+	template_set_bool(c, "has_problems", problems);
 }
 
 char *report_hosts_render(const struct report_host *hosts, size_t n, int verified)
 {
-	struct tmpl_ctx *c = tmpl_ctx_new();
+	struct template_ctx *c = template_ctx_new();
 	char *err = NULL, *text;
 	int acceptance = 1;
 
-	tmpl_set(c, "title", hosts[0].run->hdr.plan_name);
-	tmpl_setf(c, "nhosts", "%zu", n);
-	tmpl_set(c, "decision", decision_name(report_hosts_decision(hosts, n)));
+	template_set(c, "title", hosts[0].run->hdr.plan_name);
+	template_setf(c, "nhosts", "%zu", n);
+	template_set(c, "decision", decision_name(report_hosts_decision(hosts, n)));
 	for (size_t i = 0; i < n; i++)
 		acceptance &= hosts[i].comparison->acceptance;
-	tmpl_set_bool(c, "acceptance", acceptance);
-	tmpl_set(c, "reference", hosts[0].comparison->reference);
-	tmpl_set(c, "verified", verified ? "verified against the given key before it was read"
+	template_set_bool(c, "acceptance", acceptance);
+	template_set(c, "reference", hosts[0].comparison->reference);
+	template_set(c, "verified", verified ? "verified against the given key before it was read"
 				       : "checked against its manifest SHA256 but not "
 					 "signature-checked (no --pubkey was given)");
 	host_rows(c, hosts, n);
-	tmpl_list(c, "groups");
+	template_list(c, "groups");
 	for (size_t from = 0; from < n; from += REPORT_HOSTS_PER_TABLE)
 		group(c, hosts, n, from,
 		      from + REPORT_HOSTS_PER_TABLE < n ? from + REPORT_HOSTS_PER_TABLE : n);
-	text = tmpl_render_text(hosts_template, (size_t)hosts_template_len,
-				"templates/report-hosts.md", c, &err);
+	text = template_render_text(hosts_template, (size_t)hosts_template_len,
+				    "templates/report-hosts.md", c, &err);
 	if (!text) {
 		error("cannot render the report: %s", err);
 		free(err);
 	}
-	tmpl_ctx_free(c);
+	template_ctx_free(c);
 	return text;
 }

@@ -41,14 +41,14 @@ void summary_ratio(struct strbuf *sb, const struct cmp_metric *m, const struct c
 	 * 1.91]" read as a finding when the data could not tell.
 	 */
 	if (s->has_gi && s->gi_lo <= 1 && 1 <= s->gi_hi) {
-		strbuf_addf(sb, "no clear difference: %.2f\xc3\x97 [%.2f, %.2f]", cmp_estimate(s),
+		strbuf_addf(sb, "no clear difference: %.2f\xc3\x97 [%.2f, %.2f]", compare_estimate(s),
 			    s->gi_lo, s->gi_hi);
 		return;
 	}
 	/* The estimate the interval is of (compare.h), so that it lies within it. */
-	more = cmp_estimate(s) >= 1;
-	r = more ? cmp_estimate(s) : 1 / cmp_estimate(s);
-	if (cmp_estimate(s) == 1)
+	more = compare_estimate(s) >= 1;
+	r = more ? compare_estimate(s) : 1 / compare_estimate(s);
+	if (compare_estimate(s) == 1)
 		strbuf_adds(sb, "1.00\xc3\x97 (no change)");
 	else
 		strbuf_addf(sb, "%.2f\xc3\x97 %s", r, direction_word(m, more));
@@ -67,7 +67,7 @@ void summary_change(struct strbuf *sb, const struct cmp_metric *m, const struct 
 	}
 	summary_ratio(sb, m, s);
 	strbuf_adds(sb, " (");
-	units_add_pct(sb, cmp_estimate_pct(s));
+	units_add_pct(sb, compare_estimate_pct(s));
 	strbuf_addch(sb, ')');
 }
 
@@ -112,7 +112,7 @@ static void summary_ungated(struct strbuf *sb, const struct comparison *c)
 			ref = m->samples[v].variant;
 	for (size_t v = 0; ref && v < m->nsamples; v++) {
 		const struct cmp_sample *s = &m->samples[v];
-		int clear = cmp_estimate(s) != 1 &&
+		int clear = compare_estimate(s) != 1 &&
 			    !(s->has_gi && s->gi_lo <= 1 && 1 <= s->gi_hi);
 
 		if (s->is_reference || !s->has_change)
@@ -458,7 +458,7 @@ static void print_row(FILE *f, const struct comparison *c, const struct cmp_metr
 		add_cell(&line, colour, COLOUR_BOLD_GREEN, sb.buf);
 		strbuf_reset(&sb);
 		strbuf_adds(&sb, " (");
-		units_add_pct(&sb, cmp_estimate_pct(s));
+		units_add_pct(&sb, compare_estimate_pct(s));
 		strbuf_addch(&sb, ')');
 	} else {
 		summary_change(&sb, cm, s);

@@ -262,7 +262,7 @@ static int svg_step_decimals(double step)
 }
 
 /* A value axis over [lo, hi], a little wider, ending on whole steps. */
-void axis_values(struct axis *a, double lo, double hi, double p0, double p1)
+void svg_axis_values(struct axis *a, double lo, double hi, double p0, double p1)
 {
 	double pad = (hi - lo) * 0.05;
 
@@ -280,7 +280,7 @@ void axis_values(struct axis *a, double lo, double hi, double p0, double p1)
 }
 
 /* An axis of run numbers first..last, with half a run of room at each end. */
-void axis_runs(struct axis *a, unsigned first, unsigned last, double p0, double p1)
+void svg_axis_runs(struct axis *a, unsigned first, unsigned last, double p0, double p1)
 {
 	a->lo = first - 0.5;
 	a->hi = last + 0.5;
@@ -290,7 +290,7 @@ void axis_runs(struct axis *a, unsigned first, unsigned last, double p0, double 
 	a->p1 = p1;
 }
 
-double axis_px(const struct axis *a, double v)
+double svg_axis_px(const struct axis *a, double v)
 {
 	return a->p0 + (v - a->lo) / (a->hi - a->lo) * (a->p1 - a->p0);
 }
@@ -316,7 +316,7 @@ void svg_draw_y_axis(struct strbuf *sb, const struct axis *y, const char *label)
 	char *rot;
 
 	for (size_t i = 0; i < n; i++) {
-		double py = axis_px(y, ticks[i]);
+		double py = svg_axis_px(y, ticks[i]);
 		svg_add_line(sb, PLOT_L, py, PLOT_R, py, "stroke=\"#e4e4e4\" stroke-width=\"1\"", NULL);
 		svg_add_line(sb, PLOT_L - 4, py, PLOT_L, py, "stroke=\"#444444\" stroke-width=\"1\"", NULL);
 		strbuf_reset(&num);
@@ -341,7 +341,7 @@ void svg_draw_x_axis(struct strbuf *sb, const struct axis *x, double y_px)
 	struct strbuf num = STRBUF_INIT;
 
 	for (size_t i = 0; i < n; i++) {
-		double px = axis_px(x, ticks[i]);
+		double px = svg_axis_px(x, ticks[i]);
 		svg_add_line(sb, px, y_px, px, y_px + 4, "stroke=\"#444444\" stroke-width=\"1\"", NULL);
 		strbuf_reset(&num);
 		svg_add_num(&num, ticks[i], 0);
@@ -363,7 +363,7 @@ void svg_draw_frame(struct strbuf *sb, double top, double bottom)
  * chosen by the largest magnitude: ms or s, KiB or MiB, and for any other
  * unit powers of a thousand once values reach 10^5. Caller frees.
  */
-char *axis_unit(const char *unit, double maxabs, double *factor)
+char *svg_axis_unit(const char *unit, double maxabs, double *factor)
 {
 	int k = 0;
 

@@ -56,12 +56,12 @@ void svg_add_cross(struct strbuf *sb, const char *col, double x, double y, const
 void svg_open(struct strbuf *sb, int height, const char *title, const char *subtitle);
 size_t svg_utf8_prefix(const char *s, size_t max, size_t *chars);
 char *svg_short_name(const char *s);
-void axis_values(struct axis *a, double lo, double hi, double p0, double p1);
-void axis_runs(struct axis *a, unsigned first, unsigned last, double p0, double p1);
-double axis_px(const struct axis *a, double v);
+void svg_axis_values(struct axis *a, double lo, double hi, double p0, double p1);
+void svg_axis_runs(struct axis *a, unsigned first, unsigned last, double p0, double p1);
+double svg_axis_px(const struct axis *a, double v);
 void svg_draw_y_axis(struct strbuf *sb, const struct axis *y, const char *label);
 void svg_draw_x_axis(struct strbuf *sb, const struct axis *x, double y_px);
 void svg_draw_frame(struct strbuf *sb, double top, double bottom);
-char *axis_unit(const char *unit, double maxabs, double *factor);
+char *svg_axis_unit(const char *unit, double maxabs, double *factor);
 
 #endif

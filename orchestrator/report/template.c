@@ -1,5 +1,5 @@
 /*
- * template: the records of names (tmpl_ctx) and the engine that renders
+ * template: the records of names (template_ctx) and the engine that renders
  * a mustache-like template against them. A render is two passes: parse()
  * checks the whole syntax and lays the template out as a flat array of
  * nodes, where a section node knows where its body ends; render_nodes()
@@ -30,18 +30,18 @@ struct tmpl_value {
 	enum tv_kind kind;
 	char *str;                 /* TV_STRING */
 	int flag;                  /* TV_FLAG */
-	struct tmpl_ctx **items;   /* TV_LIST: owned records */
+	struct template_ctx **items;   /* TV_LIST: owned records */
 	size_t nitems, alloc;
 };
 
-struct tmpl_ctx {
+struct template_ctx {
 	struct tmpl_value *v;
 	size_t n, alloc;
 };
 
-struct tmpl_ctx *tmpl_ctx_new(void)
+struct template_ctx *template_ctx_new(void)
 {
-	return xcalloc(1, sizeof(struct tmpl_ctx));
+	return xcalloc(1, sizeof(struct template_ctx));
 }
 
 /* Frees what v holds, keeping its name. */
@@ -50,14 +50,14 @@ static void value_clear(struct tmpl_value *v)
 	free(v->str);
 	v->str = NULL;
 	for (size_t i = 0; i < v->nitems; i++)
-		tmpl_ctx_free(v->items[i]);
+		template_ctx_free(v->items[i]);
 	free(v->items);
 	v->items = NULL;
 	v->nitems = v->alloc = 0;
 	v->flag = 0;
 }
 
-void tmpl_ctx_free(struct tmpl_ctx *c)
+void template_ctx_free(struct template_ctx *c)
 {
 	if (!c)
 		return;
@@ -70,7 +70,7 @@ void tmpl_ctx_free(struct tmpl_ctx *c)
 }
 
 /* The index of name in c, or c->n when c does not set it. */
-static size_t find(const struct tmpl_ctx *c, const char *name, size_t len)
+static size_t find(const struct template_ctx *c, const char *name, size_t len)
 {
 	size_t i;
 
@@ -81,7 +81,7 @@ static size_t find(const struct tmpl_ctx *c, const char *name, size_t len)
 }
 
 /* The value of name in c, emptied, or a new one: ready to be set. */
-static struct tmpl_value *slot(struct tmpl_ctx *c, const char *name, enum tv_kind kind)
+static struct tmpl_value *slot(struct template_ctx *c, const char *name, enum tv_kind kind)
 {
 	size_t len = strlen(name), i = find(c, name, len);
 	struct tmpl_value *v;
@@ -100,14 +100,14 @@ static struct tmpl_value *slot(struct tmpl_ctx *c, const char *name, enum tv_kin
 	return v;
 }
 
-void tmpl_set(struct tmpl_ctx *c, const char *name, const char *value)
+void template_set(struct template_ctx *c, const char *name, const char *value)
 {
 	/* Copy first: value may be the string this slot is about to free. */
 	char *s = xstrdup(value ? value : "");
 	slot(c, name, TV_STRING)->str = s;
 }
 
-void tmpl_setf(struct tmpl_ctx *c, const char *name, const char *fmt, ...)
+void template_setf(struct template_ctx *c, const char *name, const char *fmt, ...)
 {
 	struct strbuf sb = STRBUF_INIT;
 	va_list ap;
@@ -118,17 +118,17 @@ void tmpl_setf(struct tmpl_ctx *c, const char *name, const char *fmt, ...)
 	slot(c, name, TV_STRING)->str = strbuf_detach(&sb, NULL);
 }
 
-void tmpl_set_bool(struct tmpl_ctx *c, const char *name, int v)
+void template_set_bool(struct template_ctx *c, const char *name, int v)
 {
 	slot(c, name, TV_FLAG)->flag = !!v;
 }
 
-void tmpl_list(struct tmpl_ctx *c, const char *list)
+void template_list(struct template_ctx *c, const char *list)
 {
 	slot(c, list, TV_LIST);
 }
 
-struct tmpl_ctx *tmpl_add(struct tmpl_ctx *c, const char *list)
+struct template_ctx *template_add(struct template_ctx *c, const char *list)
 {
 	size_t i = find(c, list, strlen(list));
 	struct tmpl_value *v;
@@ -139,7 +139,7 @@ struct tmpl_ctx *tmpl_add(struct tmpl_ctx *c, const char *list)
 		v = slot(c, list, TV_LIST);
 
 	ALLOC_GROW(v->items, v->nitems + 1, v->alloc);
-	v->items[v->nitems] = tmpl_ctx_new();
+	v->items[v->nitems] = template_ctx_new();
 	return v->items[v->nitems++];
 }
 
@@ -154,7 +154,7 @@ static int md_special(unsigned char c)
  * control, invisible or direction-changing character a viewer would act
  * on (CommonMark gives "\x1b" no meaning: it shows as written).
  */
-void tmpl_md_text(struct strbuf *sb, const char *s)
+void template_md_text(struct strbuf *sb, const char *s)
 {
 	size_t n = s ? strlen(s) : 0;
 
@@ -173,13 +173,13 @@ void tmpl_md_text(struct strbuf *sb, const char *s)
 	}
 }
 
-/* The length of tmpl_md_text()'s rendering of s. */
+/* The length of template_md_text()'s rendering of s. */
 static size_t md_text_len(const char *s)
 {
 	struct strbuf sb = STRBUF_INIT;
 	size_t n;
 
-	tmpl_md_text(&sb, s);
+	template_md_text(&sb, s);
 	n = sb.len;
 	strbuf_release(&sb);
 	return n;
@@ -467,7 +467,7 @@ static int parse(struct parser *p)
 struct render {
 	const struct node *nodes;
 	const char *name;
-	const struct tmpl_ctx *scope[TMPL_DEPTH_MAX + 1]; /* root, then one per list */
+	const struct template_ctx *scope[TMPL_DEPTH_MAX + 1]; /* root, then one per list */
 	size_t nscope;
 	struct strbuf *out;
 	size_t start;                                     /* out->len before the render */
@@ -490,7 +490,7 @@ static int render_error(struct render *r, const struct node *nd, const char *fmt
 static const struct tmpl_value *lookup(const struct render *r, const struct node *nd)
 {
 	for (size_t i = r->nscope; i-- > 0;) {
-		const struct tmpl_ctx *c = r->scope[i];
+		const struct template_ctx *c = r->scope[i];
 		size_t k = find(c, nd->s, nd->len);
 
 		if (k < c->n)
@@ -542,7 +542,7 @@ static int render_value(struct render *r, const struct node *nd)
 	} else {
 		if (room(r, nd, md_text_len(v->str)))
 			return -1;
-		tmpl_md_text(r->out, v->str);
+		template_md_text(r->out, v->str);
 	}
 	return 0;
 }
@@ -608,7 +608,7 @@ static int render_nodes(struct render *r, size_t from, size_t to)
 	return 0;
 }
 
-/* The size limit and the syntax, for tmpl_check() and tmpl_render(). 0, or -1 with *err. */
+/* The size limit and the syntax, for template_check() and template_render(). 0, or -1 with *err. */
 static int parse_checked(struct parser *p, char **err)
 {
 	*err = NULL;
@@ -624,19 +624,19 @@ static int parse_checked(struct parser *p, char **err)
 	return 0;
 }
 
-char *tmpl_render_text(const char *tmpl, size_t len, const char *tmpl_name,
-		       const struct tmpl_ctx *c, char **err)
+char *template_render_text(const char *tmpl, size_t len, const char *tmpl_name,
+			   const struct template_ctx *c, char **err)
 {
 	struct strbuf out = STRBUF_INIT;
 
-	if (tmpl_render(tmpl, len, tmpl_name, c, &out, err) < 0) {
+	if (template_render(tmpl, len, tmpl_name, c, &out, err) < 0) {
 		strbuf_release(&out);
 		return NULL;
 	}
 	return strbuf_detach(&out, NULL);
 }
 
-int tmpl_check(const char *tmpl, size_t len, const char *tmpl_name, char **err)
+int template_check(const char *tmpl, size_t len, const char *tmpl_name, char **err)
 {
 	struct parser p = { .t = tmpl, .len = len, .line = 1 };
 	int ret;
@@ -647,8 +647,8 @@ int tmpl_check(const char *tmpl, size_t len, const char *tmpl_name, char **err)
 	return ret;
 }
 
-int tmpl_render(const char *tmpl, size_t len, const char *tmpl_name,
-		const struct tmpl_ctx *c, struct strbuf *out, char **err)
+int template_render(const char *tmpl, size_t len, const char *tmpl_name,
+		    const struct template_ctx *c, struct strbuf *out, char **err)
 {
 	struct parser p = { .t = tmpl, .len = len, .line = 1 };
 	struct render r = { .out = out, .start = out->len };

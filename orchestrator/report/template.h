@@ -2,13 +2,13 @@
  * template: a small mustache-like engine, so that a Markdown template
  * holds a report's words and layout while C supplies the values. It
  * parses a template once into a flat tree and renders it against a
- * record of names (struct tmpl_ctx), into deterministic bytes. It does
+ * record of names (struct template_ctx), into deterministic bytes. It does
  * no I/O and knows nothing of reports, evidence or Markdown beyond the
  * escaping of a table cell; partials, lambdas, dotted names and custom
  * delimiters are left out on purpose.
  *
  * The language:
- *   {{name}}             the value of name, escaped by tmpl_md_text()
+ *   {{name}}             the value of name, escaped by template_md_text()
  *   {{{name}}} {{&name}} the value as it is (for Markdown made elsewhere)
  *   {{#name}}..{{/name}} a list: the body once per record, with that
  *                        record's names in scope (a name is looked up from
@@ -44,24 +44,24 @@ struct strbuf;
  * list it held is freed with its records). Strings are copied; a NULL
  * string is the empty one.
  */
-struct tmpl_ctx;
+struct template_ctx;
 
-struct tmpl_ctx *tmpl_ctx_new(void);
+struct template_ctx *template_ctx_new(void);
 /* Frees c, its values and the records of its lists. NULL is fine. */
-void tmpl_ctx_free(struct tmpl_ctx *c);
+void template_ctx_free(struct template_ctx *c);
 
-void tmpl_set(struct tmpl_ctx *c, const char *name, const char *value);
-void tmpl_setf(struct tmpl_ctx *c, const char *name, const char *fmt, ...) ABEV_PRINTF(3, 4);
+void template_set(struct template_ctx *c, const char *name, const char *value);
+void template_setf(struct template_ctx *c, const char *name, const char *fmt, ...) ABEV_PRINTF(3, 4);
 /* A flag: usable in {{#name}} and {{^name}} only. */
-void tmpl_set_bool(struct tmpl_ctx *c, const char *name, int v);
+void template_set_bool(struct template_ctx *c, const char *name, int v);
 /*
  * Appends a new empty record to the list `list` of c, making `list` an
  * empty list first when it is not one, and returns it. The record belongs
  * to c: it stays valid until c is freed or `list` is set again.
  */
-struct tmpl_ctx *tmpl_add(struct tmpl_ctx *c, const char *list);
-/* Sets `list` to an empty list (which tmpl_add() then appends to). */
-void tmpl_list(struct tmpl_ctx *c, const char *list);
+struct template_ctx *template_add(struct template_ctx *c, const char *list);
+/* Sets `list` to an empty list (which template_add() then appends to). */
+void template_list(struct template_ctx *c, const char *list);
 
 /*
  * Renders the template tmpl (len bytes; NULs are copied as text) against
@@ -78,19 +78,19 @@ void tmpl_list(struct tmpl_ctx *c, const char *list);
  * are checked where they are rendered, so a value tag in a section that
  * renders zero times is not looked up. c (not NULL) is only read.
  */
-int tmpl_render(const char *tmpl, size_t len, const char *tmpl_name,
-		const struct tmpl_ctx *c, struct strbuf *out, char **err);
+int template_render(const char *tmpl, size_t len, const char *tmpl_name,
+		    const struct template_ctx *c, struct strbuf *out, char **err);
 
-/* tmpl_render() into a new string (caller frees), or NULL with *err. */
-char *tmpl_render_text(const char *tmpl, size_t len, const char *tmpl_name,
-		       const struct tmpl_ctx *c, char **err);
+/* template_render() into a new string (caller frees), or NULL with *err. */
+char *template_render_text(const char *tmpl, size_t len, const char *tmpl_name,
+			   const struct template_ctx *c, char **err);
 
 /*
- * Checks tmpl's syntax only — everything tmpl_render() would refuse
- * before looking at a value: 0, or -1 with *err as tmpl_render() words
+ * Checks tmpl's syntax only — everything template_render() would refuse
+ * before looking at a value: 0, or -1 with *err as template_render() words
  * it. Names are not looked up (there are no values to look them in).
  */
-int tmpl_check(const char *tmpl, size_t len, const char *tmpl_name, char **err);
+int template_check(const char *tmpl, size_t len, const char *tmpl_name, char **err);
 
 /*
  * Appends s as text for a Markdown table cell: each of \ | * _ ` < > [ ]
@@ -100,6 +100,6 @@ int tmpl_check(const char *tmpl, size_t len, const char *tmpl_name, char **err);
  * not UTF-8 show as \xNN (\n, \t). NULL adds nothing. This is what
  * {{name}} does to a value.
  */
-void tmpl_md_text(struct strbuf *sb, const char *s);
+void template_md_text(struct strbuf *sb, const char *s);
 
 #endif

@@ -243,7 +243,7 @@ void versions_side(struct version_rows *out, const struct env_variant *v, size_t
 		}
 }
 
-void version_rows_release(struct version_rows *r)
+void versions_side_rows_release(struct version_rows *r)
 {
 	for (size_t i = 0; i < r->n; i++) {
 		for (size_t c = 0; c < r->ncells; c++)

@@ -32,6 +32,6 @@ struct version_rows {
 
 /* Fills out (VERSION_ROWS_INIT) from the nv variants' versions, in the order first recorded. */
 void versions_side(struct version_rows *out, const struct env_variant *v, size_t nv);
-void version_rows_release(struct version_rows *r);
+void versions_side_rows_release(struct version_rows *r);
 
 #endif

@@ -58,22 +58,22 @@ static const char *const head_keys[] = { "schema", "pid", "process" };
 /* Process names a reason lists when a glob matches none. */
 #define NAMES_SHOWN 8
 
-const char *dotnet_rt_figure_name(size_t i)
+const char *dotnet_runtime_figure_name(size_t i)
 {
 	return i < ARRAY_SIZE(figures) ? figures[i].name : NULL;
 }
 
-const char *dotnet_rt_figure_unit(size_t i)
+const char *dotnet_runtime_figure_unit(size_t i)
 {
 	return i < ARRAY_SIZE(figures) ? figures[i].unit : NULL;
 }
 
-int dotnet_rt_figure_is_max(size_t i)
+int dotnet_runtime_figure_is_max(size_t i)
 {
 	return i < ARRAY_SIZE(figures) && figures[i].is_max;
 }
 
-int dotnet_rt_figure_index(const char *name)
+int dotnet_runtime_figure_index(const char *name)
 {
 	for (size_t i = 0; name && i < ARRAY_SIZE(figures); i++)
 		if (!strcmp(name, figures[i].name))
@@ -81,7 +81,7 @@ int dotnet_rt_figure_index(const char *name)
 	return -1;
 }
 
-void dotnet_rt_set_release(struct dotnet_rt_set *set)
+void dotnet_runtime_set_release(struct dotnet_rt_set *set)
 {
 	if (!set)
 		return;
@@ -260,12 +260,12 @@ static char *list_files(const struct dirat *d, struct dotnet_rt_set *set)
 	return why;
 }
 
-void dotnet_rt_read(const struct dirat *dir, const char *rel, struct dotnet_rt_set *set)
+void dotnet_runtime_read(const struct dirat *dir, const char *rel, struct dotnet_rt_set *set)
 {
 	struct dirat d = DIRAT_INIT;
 	int r;
 
-	dotnet_rt_set_release(set);
+	dotnet_runtime_set_release(set);
 	r = dir ? dirat_sub(dir, rel, &d) : dirat_open_path(&d, rel);
 	if (r < 0) {
 		if (errno != ENOENT)
@@ -312,8 +312,8 @@ static char *no_process(const struct dotnet_rt_set *set, const char *glob)
 	return strbuf_detach(&sb, NULL);
 }
 
-int dotnet_rt_combine(const struct dotnet_rt_set *set, size_t i, const char *glob, double *value,
-		      char **why)
+int dotnet_runtime_combine(const struct dotnet_rt_set *set, size_t i, const char *glob, double *value,
+			   char **why)
 {
 	size_t matched = 0;
 	double v = 0;

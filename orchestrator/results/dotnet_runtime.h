@@ -25,10 +25,10 @@
 
 /*
  * The figures, the one table of them: figure i (< DOTNET_RT_FIGURES) is
- * the file's key and the metric's field dotnet_rt_figure_name(i), in unit
- * dotnet_rt_figure_unit(i) ("count", "us", "bytes"); both NULL past the
+ * the file's key and the metric's field dotnet_runtime_figure_name(i), in unit
+ * dotnet_runtime_figure_unit(i) ("count", "us", "bytes"); both NULL past the
  * end. Over several processes a figure is their sum, except peak_heap_bytes,
- * their largest (dotnet_rt_figure_is_max()). dotnet_rt_figure_index() is
+ * their largest (dotnet_runtime_figure_is_max()). dotnet_runtime_figure_index() is
  * the i of a name, or -1 (also for NULL).
  */
 enum dotnet_rt_figure {
@@ -37,10 +37,10 @@ enum dotnet_rt_figure {
 	DOTNET_RT_THREADPOOL_ITEMS, DOTNET_RT_JIT_METHODS, DOTNET_RT_JIT_TIME_US,
 	DOTNET_RT_FIGURES
 };
-const char *dotnet_rt_figure_name(size_t i);
-const char *dotnet_rt_figure_unit(size_t i);
-int dotnet_rt_figure_is_max(size_t i);
-int dotnet_rt_figure_index(const char *name);
+const char *dotnet_runtime_figure_name(size_t i);
+const char *dotnet_runtime_figure_unit(size_t i);
+int dotnet_runtime_figure_is_max(size_t i);
+int dotnet_runtime_figure_index(const char *name);
 
 /* One process's figures. */
 struct dotnet_rt_proc {
@@ -59,7 +59,7 @@ struct dotnet_rt_set {
 	char *why;
 };
 #define DOTNET_RT_SET_INIT { NULL, 0, NULL }
-void dotnet_rt_set_release(struct dotnet_rt_set *set);
+void dotnet_runtime_set_release(struct dotnet_rt_set *set);
 
 
 /*
@@ -72,7 +72,7 @@ void dotnet_rt_set_release(struct dotnet_rt_set *set);
  * process's are unreadable are not used.
  */
 struct dirat;
-void dotnet_rt_read(const struct dirat *dir, const char *rel, struct dotnet_rt_set *set);
+void dotnet_runtime_read(const struct dirat *dir, const char *rel, struct dotnet_rt_set *set);
 
 /*
  * Figure i combined over the processes whose name matches glob (fnmatch;
@@ -80,7 +80,7 @@ void dotnet_rt_read(const struct dirat *dir, const char *rel, struct dotnet_rt_s
  * when the set is bad, has no process, or none matches (the names read
  * are listed).
  */
-int dotnet_rt_combine(const struct dotnet_rt_set *set, size_t i, const char *glob, double *value,
-		      char **why);
+int dotnet_runtime_combine(const struct dotnet_rt_set *set, size_t i, const char *glob, double *value,
+			   char **why);
 
 #endif

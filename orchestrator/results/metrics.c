@@ -147,7 +147,7 @@ static const char *pattern_size_problem(const char *pattern)
 	return NULL;
 }
 
-const char *metric_pattern_problem(const char *pattern)
+const char *metrics_pattern_problem(const char *pattern)
 {
 	for (const char *p = pattern; *p;) {
 		if (*p == '[') {
@@ -168,7 +168,7 @@ const char *metric_pattern_problem(const char *pattern)
 	return pattern_size_problem(pattern);
 }
 
-struct metric_set *metric_set_compile(const struct metric_def *defs, size_t ndefs, char **err)
+struct metric_set *metrics_compile(const struct metric_def *defs, size_t ndefs, char **err)
 {
 	struct metric_set *set = xcalloc(1, sizeof(*set));
 	char b[SHOW_MAX];
@@ -193,30 +193,30 @@ struct metric_set *metric_set_compile(const struct metric_def *defs, size_t ndef
 			*err = xasprintf("metric '%s': unknown source", show_str(b, sizeof(b), d->name));
 			goto fail;
 		}
-		if (d->source == METRIC_PROCESS && metric_field_index(d->field) < 0) {
+		if (d->source == METRIC_PROCESS && metric_def_field_index(d->field) < 0) {
 			*err = xasprintf("metric '%s': unknown process field", show_str(b, sizeof(b), d->name));
 			goto fail;
 		}
-		if (d->source == METRIC_DOTNET && dotnet_rt_figure_index(d->field) < 0) {
+		if (d->source == METRIC_DOTNET && dotnet_runtime_figure_index(d->field) < 0) {
 			*err = xasprintf("metric '%s': unknown runtime figure", show_str(b, sizeof(b), d->name));
 			goto fail;
 		}
 		if (wants_test && !d->test) {
 			*err = xasprintf("metric '%s': source %s needs a test glob", show_str(b, sizeof(b), d->name),
-					 metric_source_name(d->source));
+					 metric_def_source_name(d->source));
 			goto fail;
 		}
 		if (!wants_pattern)
 			continue;
 		if (!d->pattern) {
 			*err = xasprintf("metric '%s': source %s needs a pattern", show_str(b, sizeof(b), d->name),
-					 metric_source_name(d->source));
+					 metric_def_source_name(d->source));
 			goto fail;
 		}
-		if (metric_pattern_problem(d->pattern)) {
+		if (metrics_pattern_problem(d->pattern)) {
 			char pb[SHOW_MAX];
 			*err = xasprintf("metric '%s': pattern '%s': %s", show_str(b, sizeof(b), d->name),
-					 show_str(pb, sizeof(pb), d->pattern), metric_pattern_problem(d->pattern));
+					 show_str(pb, sizeof(pb), d->pattern), metrics_pattern_problem(d->pattern));
 			goto fail;
 		}
 		rc = regcomp(&re, d->pattern, REG_EXTENDED);
@@ -238,11 +238,11 @@ struct metric_set *metric_set_compile(const struct metric_def *defs, size_t ndef
 	}
 	return set;
 fail:
-	metric_set_free(set);
+	metrics_free(set);
 	return NULL;
 }
 
-void metric_set_free(struct metric_set *set)
+void metrics_free(struct metric_set *set)
 {
 	free(set);
 }
@@ -254,7 +254,7 @@ static int test_matches(const struct metric_def *d, const char *name, const char
 		(written && fnmatch(d->test, written, 0) == 0));
 }
 
-int metric_set_wants_test(const struct metric_set *set, const char *name, const char *written)
+int metrics_wants_test(const struct metric_set *set, const char *name, const char *written)
 {
 	for (size_t i = 0; set && i < set->ndefs; i++)
 		if (test_matches(&set->defs[i], name, written))
@@ -448,7 +448,7 @@ static int acc_result(const struct acc *a, enum metric_match match, double *out,
 		break;
 	}
 	if (!isfinite(v)) {
-		*why = xasprintf("the %s of %zu values is out of range", metric_match_name(match),
+		*why = xasprintf("the %s of %zu values is out of range", metric_def_match_name(match),
 				 a->n);
 		return -1;
 	}
@@ -838,7 +838,7 @@ static void from_named_processes(const struct metric_def *d, const struct metric
 	}
 	if (n < 0) {
 		v->why = xasprintf("the %s of the processes named like '%s' was not measured",
-				   metric_field_name((size_t)f), show_str(b, sizeof(b), d->process));
+				   metric_def_field_name((size_t)f), show_str(b, sizeof(b), d->process));
 		return;
 	}
 	v->ok = 1;
@@ -848,7 +848,7 @@ static void from_named_processes(const struct metric_def *d, const struct metric
 static void from_process(const struct metric_def *d, const struct metric_inputs *in,
 			 struct metric_value *v)
 {
-	int f = metric_field_index(d->field);
+	int f = metric_def_field_index(d->field);
 	int64_t n = -1;
 	double scale = 1;
 
@@ -894,7 +894,7 @@ static void from_process(const struct metric_def *d, const struct metric_inputs 
 	}
 	/* Negative figures are how the runner says "not measured" (no child ran). */
 	if (n < 0) {
-		v->why = xasprintf("%s was not measured", f >= 0 ? metric_field_name((size_t)f) : "?");
+		v->why = xasprintf("%s was not measured", f >= 0 ? metric_def_field_name((size_t)f) : "?");
 		return;
 	}
 	v->ok = 1;
@@ -908,21 +908,21 @@ static void from_process(const struct metric_def *d, const struct metric_inputs 
 static void from_dotnet(const struct metric_def *d, const struct metric_inputs *in,
 			struct dotnet_rt_set *set, int *loaded, struct metric_value *v)
 {
-	int f = dotnet_rt_figure_index(d->field);
+	int f = dotnet_runtime_figure_index(d->field);
 
 	if (!in->run_dir) {
 		v->why = xstrdup("no run directory to read runtime figures from");
 		return;
 	}
 	if (!*loaded) {
-		dotnet_rt_read(in->dir, in->run_dir, set);
+		dotnet_runtime_read(in->dir, in->run_dir, set);
 		*loaded = 1;
 	}
 	if (f < 0) {
 		v->why = xstrdup("unknown runtime figure");
 		return;
 	}
-	v->ok = dotnet_rt_combine(set, (size_t)f, d->process, &v->value, &v->why) == 0;
+	v->ok = dotnet_runtime_combine(set, (size_t)f, d->process, &v->value, &v->why) == 0;
 }
 
 /*
@@ -976,17 +976,17 @@ static const char *implied_unit(const struct metric_def *d)
 	int f;
 	if (d->unit)
 		return d->unit;
-	f = metric_field_index(d->field);
+	f = metric_def_field_index(d->field);
 	if (d->source == METRIC_PROCESS && f >= 0)
-		return metric_field_unit((size_t)f);
-	f = dotnet_rt_figure_index(d->field);
+		return metric_def_field_unit((size_t)f);
+	f = dotnet_runtime_figure_index(d->field);
 	if (d->source == METRIC_DOTNET && f >= 0)
-		return dotnet_rt_figure_unit((size_t)f);
+		return dotnet_runtime_figure_unit((size_t)f);
 	return d->source == METRIC_DURATION ? "ms" : "";
 }
 
-void metric_set_extract(const struct metric_set *set, const struct metric_inputs *in,
-			struct metric_value **out, size_t *nout)
+void metrics_extract(const struct metric_set *set, const struct metric_inputs *in,
+		     struct metric_value **out, size_t *nout)
 {
 	struct text out_text = TEXT_INIT, err_text = TEXT_INIT;
 	struct dotnet_rt_set rt = DOTNET_RT_SET_INIT;
@@ -1032,13 +1032,13 @@ void metric_set_extract(const struct metric_set *set, const struct metric_inputs
 	}
 	text_release(&out_text);
 	text_release(&err_text);
-	dotnet_rt_set_release(&rt);
+	dotnet_runtime_set_release(&rt);
 	*out = v;
 	*nout = n;
 }
 
-void metric_defs_outputs(const struct metric_def *defs, size_t ndefs, struct metric_value **out,
-			 size_t *nout)
+void metrics_defs_outputs(const struct metric_def *defs, size_t ndefs, struct metric_value **out,
+			  size_t *nout)
 {
 	size_t n = 0, k = 0;
 	struct metric_value *v;

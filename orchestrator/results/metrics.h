@@ -62,24 +62,24 @@ struct metric_set;
  * Compiles defs (borrowed; must outlive the set). Returns NULL with *err
  * set (caller frees) naming the metric and what is wrong with its pattern.
  */
-struct metric_set *metric_set_compile(const struct metric_def *defs, size_t ndefs, char **err);
-void metric_set_free(struct metric_set *set);
+struct metric_set *metrics_compile(const struct metric_def *defs, size_t ndefs, char **err);
+void metrics_free(struct metric_set *set);
 /*
  * Why pattern may not be used although regcomp() takes it, or NULL: a
  * back-reference (\1 .. \9, a GNU extension to EREs) makes matching time
  * unbounded, even within a window.
  */
-const char *metric_pattern_problem(const char *pattern);
+const char *metrics_pattern_problem(const char *pattern);
 /*
  * Non-zero when a test is wanted by some results/duration metric: its
  * test glob matches the qualified name or the name as the file writes it
  * (written, may be NULL), so that a glob written for NUnit's bare method
  * names before tests were named by class still matches.
  */
-int metric_set_wants_test(const struct metric_set *set, const char *name, const char *written);
+int metrics_wants_test(const struct metric_set *set, const char *name, const char *written);
 /*
  * Extracts every metric (and derived rate) into *out (caller frees with
- * metric_values_free), in definition order. Text files are read up to
+ * metric_def_values_free), in definition order. Text files are read up to
  * METRICS_MAX_TEXT bytes; a larger file yields "not yielded" with the reason.
  */
 #define METRICS_MAX_TEXT (256u << 20)
@@ -99,15 +99,15 @@ int metric_set_wants_test(const struct metric_set *set, const char *name, const 
  * thread meanwhile.
  */
 #define METRICS_PATTERN_MEMORY_DEFAULT ((size_t)256 << 20)
-void metric_set_extract(const struct metric_set *set, const struct metric_inputs *in,
-			struct metric_value **out, size_t *nout);
+void metrics_extract(const struct metric_set *set, const struct metric_inputs *in,
+		     struct metric_value **out, size_t *nout);
 /*
- * The metrics defs yield, in the order metric_set_extract() gives them,
+ * The metrics defs yield, in the order metrics_extract() gives them,
  * without values: name, unit and direction of each, derived rates
- * included (ok = 0). Caller frees with metric_values_free().
+ * included (ok = 0). Caller frees with metric_def_values_free().
  */
-void metric_defs_outputs(const struct metric_def *defs, size_t ndefs, struct metric_value **out,
-			 size_t *nout);
+void metrics_defs_outputs(const struct metric_def *defs, size_t ndefs, struct metric_value **out,
+			  size_t *nout);
 
 
 

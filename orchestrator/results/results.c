@@ -706,7 +706,7 @@ int results_parse_fd(int fd, const char *path, const struct results_limits *limi
 
 
 
-const char *test_outcome_name(enum test_outcome o)
+const char *results_outcome_name(enum test_outcome o)
 {
 	switch (o) {
 	case OUTCOME_PASSED: return "passed";

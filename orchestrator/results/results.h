@@ -99,6 +99,6 @@ int results_parse(const char *path, const struct results_limits *limits, results
 int results_parse_fd(int fd, const char *path, const struct results_limits *limits,
 		     results_test_fn fn, void *ctx, struct results_file *out, char **err);
 
-const char *test_outcome_name(enum test_outcome o);        /* "passed", "failed", "error", "skipped", "other" */
+const char *results_outcome_name(enum test_outcome o);        /* "passed", "failed", "error", "skipped", "other" */
 
 #endif

@@ -21,14 +21,14 @@ void cpuwait_start(struct cpuwait *w, const struct cgroup *cg)
 {
 	/* A new group starts at 0, but reading costs nothing and assumes nothing. */
 	w->psi_before_us = cgroup_cpu_pressure_us(cg);
-	w->sys_psi_before_us = psi_read_some_total(PSI_SYSTEM_CPU);
+	w->sys_psi_before_us = sysstat_psi_read_some_total(PSI_SYSTEM_CPU);
 }
 
 void cpuwait_stop(struct cpuwait *w, const struct cgroup *cg, pid_t pid)
 {
 	/* The window closes with the child: what leftovers do later is not its wait. */
 	w->psi_after_us = cgroup_cpu_pressure_us(cg);
-	w->sys_psi_after_us = psi_read_some_total(PSI_SYSTEM_CPU);
+	w->sys_psi_after_us = sysstat_psi_read_some_total(PSI_SYSTEM_CPU);
 	taskdelay_sample(&w->tasks, pid);
 }
 

@@ -755,7 +755,7 @@ static pid_t fork_into(int cg_fd, int *placed)
 #else
 	(void)cg_fd;
 #endif
-	fork_heap_withhold(0);
+	proc_fork_heap_withhold(0);
 	return fork();
 }
 
@@ -780,9 +780,9 @@ static int prepare_launch(const struct proc_spec *spec, struct run *r)
 		r->envp = r->env_inherited;
 	}
 	r->cands = proc_exec_candidates(spec->argv[0], (const char *const *)r->envp);
-	if (fork_copy_make(&r->fc, spec->argv, (const char *const *)r->envp,
-			   (const char *const *)r->cands, spec->cwd,
-			   spec->as_abev ? NULL : proc_run_as_user()) < 0)
+	if (proc_fork_copy_make(&r->fc, spec->argv, (const char *const *)r->envp,
+				(const char *const *)r->cands, spec->cwd,
+				spec->as_abev ? NULL : proc_run_as_user()) < 0)
 		return -1;
 	r->fd_in = proc_io_open_high(NULL, "/dev/null", O_RDONLY);
 	if (r->fd_in < 0)
@@ -830,15 +830,15 @@ static int spawn(const struct proc_spec *spec, struct run *r)
 	sigfillset(&all);
 	r->self = getpid();
 	sigprocmask(SIG_SETMASK, &all, &old);
-	fork_heap_withhold(1);
+	proc_fork_heap_withhold(1);
 	pid = fork_into(r->cg_fd, &placed);
 	if (pid == 0)
 		child_main(r->fc.cwd, r->fc.argv, r->fc.envp, r->fc.cands,
 			   spec->cpus ? &r->cpus : NULL, r->fc.user, r->self, r->go[0], r->go[1],
 			   r->errp[1], r->fd_in, r->fd_out, r->fd_err);
-	fork_heap_withhold(0);
+	proc_fork_heap_withhold(0);
 	sigprocmask(SIG_SETMASK, &old, NULL);
-	fork_copy_release(&r->fc);
+	proc_fork_copy_release(&r->fc);
 	if (pid < 0)
 		return error("cannot fork: %s", strerror(errno));
 	r->forked = 1;
@@ -957,7 +957,7 @@ static void finish_run(struct run *r, int recorded)
 	struct proc_result *res = r->res;
 	int status;
 
-	fork_copy_release(&r->fc);
+	proc_fork_copy_release(&r->fc);
 	if (r->forked) {
 		/* abev could not follow the child: it must not outlive this call. */
 		kill(-r->pid, SIGKILL);

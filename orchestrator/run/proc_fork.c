@@ -167,7 +167,7 @@ static void libs_setup(void)
 	}
 }
 
-void fork_heap_setup(void)
+void proc_fork_heap_setup(void)
 {
 	char buf[2048], *p;
 	FILE *f;
@@ -200,7 +200,7 @@ void fork_heap_setup(void)
 		heap_start = (uintptr_t)v;
 }
 
-void fork_heap_withhold(int on)
+void proc_fork_heap_withhold(int on)
 {
 	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
 	uintptr_t start, end = (uintptr_t)sbrk(0);
@@ -218,12 +218,12 @@ void fork_heap_withhold(int on)
 			      on ? MADV_DONTFORK : MADV_DOFORK);
 }
 
-size_t fork_libs_withheld(void)
+size_t proc_fork_libs_withheld(void)
 {
 	return lib_nspans;
 }
 
-int fork_heap_holds(const void *p)
+int proc_fork_heap_holds(const void *p)
 {
 	uintptr_t end = (uintptr_t)sbrk(0);
 
@@ -259,8 +259,8 @@ static char **strv_place(unsigned char **pos, const char *const *v, size_t n)
 
 #define ALIGN_UP(x) (((x) + 15) & ~(size_t)15)
 
-int fork_copy_make(struct fork_copy *fc, const char *const *argv, const char *const *envp,
-		   const char *const *cands, const char *cwd, const struct proc_user *user)
+int proc_fork_copy_make(struct fork_copy *fc, const char *const *argv, const char *const *envp,
+			const char *const *cands, const char *cwd, const struct proc_user *user)
 {
 	size_t na, ne, nc, size = 0;
 	unsigned char *pos;
@@ -306,7 +306,7 @@ int fork_copy_make(struct fork_copy *fc, const char *const *argv, const char *co
 	return 0;
 }
 
-void fork_copy_release(struct fork_copy *fc)
+void proc_fork_copy_release(struct fork_copy *fc)
 {
 	if (fc->base)
 		munmap(fc->base, fc->size);

@@ -31,28 +31,28 @@ struct fork_copy {
  * be NULL where the child needs none) into one private mapping. 0, or -1
  * after error().
  */
-int fork_copy_make(struct fork_copy *fc, const char *const *argv, const char *const *envp,
-		   const char *const *cands, const char *cwd, const struct proc_user *user);
+int proc_fork_copy_make(struct fork_copy *fc, const char *const *argv, const char *const *envp,
+			const char *const *cands, const char *cwd, const struct proc_user *user);
 /* Unmaps the copy (the parent's, after the fork). A second call does nothing. */
-void fork_copy_release(struct fork_copy *fc);
+void proc_fork_copy_release(struct fork_copy *fc);
 
 /*
  * Once, before the first fork: malloc keeps allocations below 32 MiB on
- * the heap (brk), where fork_heap_withhold() can find them.
+ * the heap (brk), where proc_fork_heap_withhold() can find them.
  */
-void fork_heap_setup(void);
+void proc_fork_heap_setup(void);
 /*
  * on: the heap and the libraries the child does not run are not copied
  * into a child forked from now on; off: they are again (every other fork of abev needs it). Around one fork.
  */
-void fork_heap_withhold(int on);
+void proc_fork_heap_withhold(int on);
 /*
- * How many libraries fork_heap_withhold() withholds with the heap: 0 when
+ * How many libraries proc_fork_heap_withhold() withholds with the heap: 0 when
  * abev was not linked with -z now, or one of the child's calls has no
  * object dladdr() knows.
  */
-size_t fork_libs_withheld(void);
-/* Whether p lies in the heap fork_heap_withhold() withholds (not so under a sanitizer's malloc). */
-int fork_heap_holds(const void *p);
+size_t proc_fork_libs_withheld(void);
+/* Whether p lies in the heap proc_fork_heap_withhold() withholds (not so under a sanitizer's malloc). */
+int proc_fork_heap_holds(const void *p);
 
 #endif

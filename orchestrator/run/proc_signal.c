@@ -54,7 +54,7 @@ int proc_setup(void)
 
 	if (sig_pipe[0] >= 0)
 		return 0;
-	fork_heap_setup();
+	proc_fork_heap_setup();
 	if (pipe2(sig_pipe, O_NONBLOCK | O_CLOEXEC) < 0) {
 		sig_pipe[0] = sig_pipe[1] = -1;
 		return error("cannot create signal pipe: %s", strerror(errno));

@@ -1,7 +1,7 @@
 /*
  * env: environment arrays — "KEY=VALUE" strings, NULL-terminated, owned —
  * as abev builds them for a child before it forks. Which names are secret
- * or change a runtime is evidence/envnames.h's; starting the child is
+ * or change a runtime is evidence/envname.h's; starting the child is
  * run/'s.
  */
 #ifndef ABEV_ENV_H

@@ -28,7 +28,7 @@ static int on_test(void *ctx, const struct test_case *tc)
 		s->bytes += strlen(tc->parent);
 	for (size_t i = 0; i < tc->stdout_len; i++)
 		s->bytes += (unsigned char)tc->stdout_text[i];
-	(void)test_outcome_name(tc->outcome);
+	(void)results_outcome_name(tc->outcome);
 	return 0;
 }
 
@@ -41,7 +41,7 @@ static void read_with(const char *path, const struct results_limits *lim)
 	if (results_parse(path, lim, on_test, &s, &f, &err) == 0) {
 		for (size_t i = 0; i < f.nnotes; i++)
 			s.bytes += strlen(f.notes[i]);
-		(void)results_format_name(f.format);
+		(void)results_file_format_name(f.format);
 		results_file_release(&f);
 	} else {
 		free(err);

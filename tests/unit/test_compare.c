@@ -175,7 +175,7 @@ static void test_counting(void **state)
 	/* cpu = user + sys in ms. */
 	assert_true(sample(&c, "cpu", "base")->values[0].value == 75);
 	assert_true(sample(&c, "max_rss", "base")->values[0].value == 1 << 20);
-	comparison_release(&c);
+	compare_release(&c);
 }
 
 /* Medians, change and ratio, the summary figures and the round-paired ratios. */
@@ -225,7 +225,7 @@ static void test_figures(void **state)
 	assert_true(fabs(c.mw_min_p - 2.0 / 252) < 1e-12);
 	assert_int_equal(c.mw_n_needed, 4);
 	assert_int_equal(c.wsr_n_needed, 6);
-	comparison_release(&c);
+	compare_release(&c);
 }
 
 struct gate_case {
@@ -289,7 +289,7 @@ static void test_gates(void **state)
 		assert_int_equal(c.decision, gc->want == GATE_FAIL   ? DECISION_REJECTED
 					     : gc->want == GATE_PASS ? DECISION_ACCEPTED
 								     : DECISION_INCONCLUSIVE);
-		comparison_release(&c);
+		compare_release(&c);
 	}
 }
 
@@ -330,7 +330,7 @@ static void test_exact_gates(void **state)
 	assert_string_equal(c.gates[0].method, "wilcoxon_paired");
 	assert_non_null(strstr(c.gates[0].reason, "(paired by round, 8 rounds, exact 96.1 %)"));
 	assert_int_equal(c.decision, DECISION_REJECTED);
-	comparison_release(&c);
+	compare_release(&c);
 
 	/* A/A with 2 runs a side: no interval reaches 95 %: inconclusive, with what it needs. */
 	{
@@ -345,7 +345,7 @@ static void test_exact_gates(void **state)
 		assert_non_null(strstr(c.gates[0].reason, "needs at least 4 rounds for 95 % (has 2; "
 						   "below 6 rounds the interval is unpaired)"));
 		assert_int_equal(c.decision, DECISION_INCONCLUSIVE);
-		comparison_release(&c);
+		compare_release(&c);
 	}
 	/* [10, 11, 12] against [13, 14, 15]: p = 0.1 can reject nothing, and now nothing is. */
 	{
@@ -356,7 +356,7 @@ static void test_exact_gates(void **state)
 		pairs(&f, a, b, 3);
 		compare_compute(&f.cfg, f.invs, f.n, &c);
 		assert_int_equal(c.gates[0].verdict, GATE_INCONCLUSIVE);
-		comparison_release(&c);
+		compare_release(&c);
 	}
 	/* Runs from different evidence: unpaired Mann–Whitney, 4 a side at least. */
 	{
@@ -371,7 +371,7 @@ static void test_exact_gates(void **state)
 		assert_string_equal(x->gi_method, "mann_whitney");
 		assert_int_equal(c.gates[0].verdict, GATE_FAIL);
 		assert_non_null(strstr(c.gates[0].reason, "(unpaired, 4 runs a side, exact"));
-		comparison_release(&c);
+		compare_release(&c);
 		setup(&f, 2);
 		f.cfg.gates = &g;
 		f.cfg.ngates = 1;
@@ -381,7 +381,7 @@ static void test_exact_gates(void **state)
 		assert_int_equal(c.gates[0].verdict, GATE_INCONCLUSIVE);
 		assert_non_null(strstr(c.gates[0].reason,
 				       "needs at least 4 runs a side for 95 % (has 3 and 3)"));
-		comparison_release(&c);
+		compare_release(&c);
 	}
 	/* Rounds broken by discards: 7 runs a side but only 5 in the same rounds: unpaired. */
 	{
@@ -397,7 +397,7 @@ static void test_exact_gates(void **state)
 		assert_int_equal(x->pairs, 5);
 		assert_string_equal(x->gi_method, "mann_whitney");
 		assert_int_equal(c.gates[0].verdict, GATE_FAIL);
-		comparison_release(&c);
+		compare_release(&c);
 	}
 	/* A budget needs 6 runs for its median's interval at 95 %. */
 	{
@@ -410,7 +410,7 @@ static void test_exact_gates(void **state)
 		compare_compute(&f.cfg, f.invs, f.n, &c);
 		assert_int_equal(c.gates[0].verdict, GATE_INCONCLUSIVE);
 		assert_non_null(strstr(c.gates[0].reason, "needs at least 6 counted runs for 95 % (has 5)"));
-		comparison_release(&c);
+		compare_release(&c);
 	}
 }
 
@@ -467,7 +467,7 @@ static void test_test_changes(void **state)
 	assert_string_equal(c.test_changes[2].test, "A.Dup");
 	assert_true(c.test_changes[2].median_ms == 10);
 	assert_true(c.test_changes[2].change_pct == 0);
-	comparison_release(&c);
+	compare_release(&c);
 }
 
 /* The terminal's change: a direction only where the interval shows one. */
@@ -488,7 +488,7 @@ static void test_summary_change_words(void **state)
 	assert_non_null(strstr(sb.buf, "no clear difference: "));
 	assert_null(strstr(sb.buf, "slower"));
 	assert_null(strstr(sb.buf, "faster"));
-	comparison_release(&c);
+	compare_release(&c);
 	strbuf_reset(&sb);
 	setup(&f, 2);
 	pairs(&f, base, slow, 6);
@@ -496,7 +496,7 @@ static void test_summary_change_words(void **state)
 	summary_change(&sb, &c.metrics[4], sample(&c, "t", "cand"));
 	assert_non_null(strstr(sb.buf, "\xc3\x97 slower ["));
 	assert_null(strstr(sb.buf, "no clear difference"));
-	comparison_release(&c);
+	compare_release(&c);
 	strbuf_release(&sb);
 }
 
@@ -538,7 +538,7 @@ static void test_sample_size_per_gated_metric(void **state)
 	assert_string_equal(c.size_metric, "t");
 	assert_true(c.mw_min_p > 0.1 + 1e-9);
 	assert_true(fabs(sample(&c, "t", "cand")->mw_min_p - c.mw_min_p) < 1e-12);
-	comparison_release(&c);
+	compare_release(&c);
 }
 
 /*
@@ -581,7 +581,7 @@ static void test_at_the_limit(void **state)
 				 cases[k].better_higher ? "higher" : "lower",
 				 gate_verdict_word(c.gates[0].verdict),
 				 gate_verdict_word(cases[k].want), c.gates[0].reason);
-		comparison_release(&c);
+		compare_release(&c);
 	}
 }
 
@@ -622,7 +622,7 @@ static void test_negative_reference(void **state)
 		assert_int_equal(c.gates[0].verdict, GATE_INCONCLUSIVE);
 		assert_non_null(strstr(c.gates[0].reason, "a value of 0 or below"));
 		assert_int_equal(c.decision, DECISION_INCONCLUSIVE);
-		comparison_release(&c);
+		compare_release(&c);
 	}
 }
 
@@ -659,19 +659,19 @@ static void test_printed_estimate_is_the_intervals(void **state)
 	assert_true(cs->has_gi);
 	/* The two figures part: the median moved less than the estimate. */
 	assert_true(fabs(cs->gi_point - cs->ratio) > 0.005);
-	assert_true(cmp_estimate(cs) == cs->gi_point);
-	assert_true(fabs(cmp_estimate_pct(cs) - (cs->gi_point - 1) * 100) < 1e-9);
-	assert_true(cs->gi_lo <= cmp_estimate(cs) && cmp_estimate(cs) <= cs->gi_hi);
+	assert_true(compare_estimate(cs) == cs->gi_point);
+	assert_true(fabs(compare_estimate_pct(cs) - (cs->gi_point - 1) * 100) < 1e-9);
+	assert_true(cs->gi_lo <= compare_estimate(cs) && compare_estimate(cs) <= cs->gi_hi);
 	/* The gate's observed change is the estimate's, inside its interval. */
-	assert_true(fabs(c.gates[0].observed - cmp_estimate_pct(cs)) < 1e-9);
+	assert_true(fabs(c.gates[0].observed - compare_estimate_pct(cs)) < 1e-9);
 	assert_true(c.gates[0].lo <= c.gates[0].observed && c.gates[0].observed <= c.gates[0].hi);
 	/* The terminal prints it, not the ratio of medians. */
 	summary_change(&sb, cm, cs);
-	snprintf(want, sizeof(want), "%.2f", cmp_estimate(cs) >= 1 ? cmp_estimate(cs)
-								 : 1 / cmp_estimate(cs));
+	snprintf(want, sizeof(want), "%.2f", compare_estimate(cs) >= 1 ? compare_estimate(cs)
+								 : 1 / compare_estimate(cs));
 	assert_non_null(strstr(sb.buf, want));
 	strbuf_release(&sb);
-	comparison_release(&c);
+	compare_release(&c);
 }
 
 /*
@@ -705,7 +705,7 @@ static void test_five_rounds_decide_unpaired(void **state)
 	assert_non_null(strstr(cs->gi_rule, "fewer paired rounds"));
 	assert_int_equal(c.gates[0].verdict, GATE_FAIL);
 	assert_int_equal(c.decision, DECISION_REJECTED);
-	comparison_release(&c);
+	compare_release(&c);
 
 	/* Six rounds: paired, as before. */
 	setup(&f, 2);
@@ -722,7 +722,7 @@ static void test_five_rounds_decide_unpaired(void **state)
 	cs = sample(&c, "t", "cand");
 	assert_string_equal(cs->gi_method, "wilcoxon_paired");
 	assert_int_equal(c.gates[0].verdict, GATE_FAIL);
-	comparison_release(&c);
+	compare_release(&c);
 }
 
 /*
@@ -773,7 +773,7 @@ static void test_no_round_dropped_silently(void **state)
 	assert_int_equal(cs->left_out[4].why, CMP_LEFT_NO_VARIANT);
 	assert_int_equal(cs->left_out[5].round, 12);
 	assert_int_equal(cs->left_out[5].why, CMP_LEFT_NO_REFERENCE);
-	comparison_release(&c);
+	compare_release(&c);
 }
 
 /*
@@ -801,7 +801,7 @@ static void test_order_note_names_what_happened(void **state)
 			assert_non_null(strstr(cs->order_note, "(order alternate)"));
 		else
 			assert_null(strstr(cs->order_note, "alternate"));
-		comparison_release(&c);
+		compare_release(&c);
 	}
 }
 
@@ -833,7 +833,7 @@ static void test_sequential_pairs_by_round(void **state)
 	assert_true(cs->pair_ratio_min > 1.09 && cs->pair_ratio_max < 1.11);
 	assert_int_equal(cs->order_testable, 0);
 	assert_non_null(strstr(cs->order_note, "(order sequential)"));
-	comparison_release(&c);
+	compare_release(&c);
 }
 
 /*
@@ -875,7 +875,7 @@ static void test_test_guard_failure_rejects(void **state)
 		assert_non_null(strstr(sb.buf, "missing S.OnlyInBase"));
 		assert_non_null(strstr(sb.buf, "and 5 more runs"));
 		strbuf_release(&sb);
-		comparison_release(&c);
+		compare_release(&c);
 	}
 	/*
 	 * A failing test rejects too, whatever the figures and although the
@@ -907,7 +907,7 @@ static void test_test_guard_failure_rejects(void **state)
 		summary_decision(&sb, &c);
 		assert_non_null(strstr(sb.buf, "rejected: cand run 6 failed the tests_passed guard"));
 		strbuf_release(&sb);
-		comparison_release(&c);
+		compare_release(&c);
 	}
 }
 
@@ -926,7 +926,7 @@ static void test_decision_without_evidence(void **state)
 	assert_int_equal(c.decision, DECISION_NONE);
 	assert_int_equal(c.ngates, 0);
 	assert_false(sample(&c, "wall", "cand")->has_ci);
-	comparison_release(&c);
+	compare_release(&c);
 
 	f.cfg.gates = &g;
 	f.cfg.ngates = 1;
@@ -935,7 +935,7 @@ static void test_decision_without_evidence(void **state)
 	assert_true(c.gates[0].has_observed && !c.gates[0].has_interval);
 	assert_true(fabs(c.gates[0].observed - 200) < 1e-9);
 	assert_int_equal(c.decision, DECISION_INCONCLUSIVE);
-	comparison_release(&c);
+	compare_release(&c);
 
 	/* A reference without counted runs: no change at all. */
 	f.invs[0].status = INV_DISCARDED;
@@ -945,7 +945,7 @@ static void test_decision_without_evidence(void **state)
 			    "no counted run of the reference");
 	assert_int_equal(c.gates[0].verdict, GATE_INCONCLUSIVE);
 	assert_int_equal(c.min_n, 0);
-	comparison_release(&c);
+	compare_release(&c);
 }
 
 /* The reference may be any variant; gates are judged for every other one. */
@@ -977,7 +977,7 @@ static void test_reference_and_three_variants(void **state)
 	assert_int_equal(c.decision, DECISION_REJECTED);
 	/* Slots: base first, cand second, third third in every round. */
 	assert_int_equal(sample(&c, "t", "third")->values[2].slot, 3);
-	comparison_release(&c);
+	compare_release(&c);
 }
 
 /* In reverse order (ABBA) running first can be told apart, and a real effect warns. */
@@ -1010,7 +1010,7 @@ static void test_order_effect(void **state)
 	assert_true(b->order_warning);
 	assert_int_equal(b->values[1].slot, 2);
 	assert_true(c.nwarnings >= 2);
-	comparison_release(&c);
+	compare_release(&c);
 
 	/* Without the effect, no warning. */
 	for (size_t i = 0; i < f.n; i++)
@@ -1018,7 +1018,7 @@ static void test_order_effect(void **state)
 	compare_compute(&f.cfg, f.invs, f.n, &c);
 	assert_true(sample(&c, "t", "base")->order_testable);
 	assert_false(sample(&c, "t", "base")->order_warning);
-	comparison_release(&c);
+	compare_release(&c);
 }
 
 static void test_outliers_and_noise(void **state)
@@ -1044,7 +1044,7 @@ static void test_outliers_and_noise(void **state)
 	/* The candidate's coefficient of variation is far over 10%. */
 	assert_true(x->noisy);
 	assert_true(x->cv_pct > 10);
-	comparison_release(&c);
+	compare_release(&c);
 }
 
 /* The same records and seed give the same intervals; unpaired mode pairs nothing. */
@@ -1062,20 +1062,20 @@ static void test_reproducible_and_unpaired(void **state)
 	compare_compute(&f.cfg, f.invs, f.n, &b);
 	assert_true(sample(&a, "t", "cand")->ci_lo == sample(&b, "t", "cand")->ci_lo);
 	assert_true(sample(&a, "t", "cand")->ci_hi == sample(&b, "t", "cand")->ci_hi);
-	comparison_release(&b);
+	compare_release(&b);
 	f.cfg.seed = 8;
 	compare_compute(&f.cfg, f.invs, f.n, &b);
 	assert_true(sample(&a, "t", "cand")->ci_lo != sample(&b, "t", "cand")->ci_lo ||
 		    sample(&a, "t", "cand")->ci_hi != sample(&b, "t", "cand")->ci_hi);
-	comparison_release(&b);
+	compare_release(&b);
 	f.cfg.unpaired = 1;
 	compare_compute(&f.cfg, f.invs, f.n, &b);
 	assert_int_equal(sample(&b, "t", "cand")->pairs, 0);
 	assert_false(sample(&b, "t", "cand")->has_paired);
 	assert_non_null(sample(&b, "t", "cand")->paired_note);
 	assert_false(sample(&b, "t", "base")->order_testable);
-	comparison_release(&b);
-	comparison_release(&a);
+	compare_release(&b);
+	compare_release(&a);
 }
 
 /*
@@ -1135,7 +1135,7 @@ static void test_missing_says_why(void **state)
 				    "has no value in any counted run of 'third': metric 't' did not "
 				    "match test.log");
 	strbuf_release(&sb);
-	comparison_release(&c);
+	compare_release(&c);
 }
 
 /*
@@ -1168,7 +1168,7 @@ static void test_rounds_needed(void **state)
 	assert_true(c.gates[0].n_needed_paired);
 	assert_int_equal(c.gates[0].n_needed, (size_t)want);
 	assert_true(c.gates[0].n_needed > 8);
-	comparison_release(&c);
+	compare_release(&c);
 
 	/* Two rounds: the unpaired interval's minimum at 95 % (the paired one needs 6). */
 	setup(&f, 2);
@@ -1178,7 +1178,7 @@ static void test_rounds_needed(void **state)
 	compare_compute(&f.cfg, f.invs, f.n, &c);
 	assert_int_equal(c.gates[0].verdict, GATE_INCONCLUSIVE);
 	assert_int_equal(c.gates[0].n_needed, 4);
-	comparison_release(&c);
+	compare_release(&c);
 
 	/* A clear regression: decided, nothing needed. */
 	setup(&f, 2);
@@ -1193,7 +1193,7 @@ static void test_rounds_needed(void **state)
 	compare_compute(&f.cfg, f.invs, f.n, &c);
 	assert_int_equal(c.gates[0].verdict, GATE_FAIL);
 	assert_int_equal(c.gates[0].n_needed, 0);
-	comparison_release(&c);
+	compare_release(&c);
 }
 
 /* wall_own: wall less the wait on others, none where that wait is unknown. */
@@ -1236,7 +1236,7 @@ static void test_wall_own(void **state)
 	assert_false(summary_metric_shown(&c, &c.metrics[own]));
 	c.contended = 1;
 	assert_true(summary_metric_shown(&c, &c.metrics[own]));
-	comparison_release(&c);
+	compare_release(&c);
 }
 
 int main(void)

@@ -4,7 +4,7 @@
  * (truncated, oversize, extra or repeated keys, numbers out of range, a
  * bad name, a NUL, a link, a FIFO, a pid that is not its name's), read
  * from a fresh mkdtemp directory; how a figure combines over processes;
- * metrics of source dotnet through metric_set_extract(); and how the hook
+ * metrics of source dotnet through metrics_extract(); and how the hook
  * joins a user's DOTNET_STARTUP_HOOKS.
  */
 #include <stdarg.h>
@@ -80,15 +80,15 @@ static void write_good(long pid, const char *process, long base)
 static void test_figure_table(void **state)
 {
 	(void)state;
-	assert_string_equal(dotnet_rt_figure_name(DOTNET_RT_ALLOCATED_BYTES), "allocated_bytes");
-	assert_string_equal(dotnet_rt_figure_unit(DOTNET_RT_GC_PAUSE_US), "us");
-	assert_string_equal(dotnet_rt_figure_unit(DOTNET_RT_PEAK_HEAP_BYTES), "bytes");
-	assert_int_equal(dotnet_rt_figure_index("lock_contentions"), DOTNET_RT_LOCK_CONTENTIONS);
-	assert_int_equal(dotnet_rt_figure_index("wall"), -1);
-	assert_int_equal(dotnet_rt_figure_index(NULL), -1);
-	assert_null(dotnet_rt_figure_name(DOTNET_RT_FIGURES));
-	assert_true(dotnet_rt_figure_is_max(DOTNET_RT_PEAK_HEAP_BYTES));
-	assert_false(dotnet_rt_figure_is_max(DOTNET_RT_GC_GEN0));
+	assert_string_equal(dotnet_runtime_figure_name(DOTNET_RT_ALLOCATED_BYTES), "allocated_bytes");
+	assert_string_equal(dotnet_runtime_figure_unit(DOTNET_RT_GC_PAUSE_US), "us");
+	assert_string_equal(dotnet_runtime_figure_unit(DOTNET_RT_PEAK_HEAP_BYTES), "bytes");
+	assert_int_equal(dotnet_runtime_figure_index("lock_contentions"), DOTNET_RT_LOCK_CONTENTIONS);
+	assert_int_equal(dotnet_runtime_figure_index("wall"), -1);
+	assert_int_equal(dotnet_runtime_figure_index(NULL), -1);
+	assert_null(dotnet_runtime_figure_name(DOTNET_RT_FIGURES));
+	assert_true(dotnet_runtime_figure_is_max(DOTNET_RT_PEAK_HEAP_BYTES));
+	assert_false(dotnet_runtime_figure_is_max(DOTNET_RT_GC_GEN0));
 }
 
 static void test_good_files_combine(void **state)
@@ -106,7 +106,7 @@ static void test_good_files_combine(void **state)
 	write_file(".dotnet-5.json.tmp", "{", 1);
 	write_file("dotnet-x.json", "garbage", 7);
 	write_file("dotnet-12345678901.json", "garbage", 7);
-	dotnet_rt_read(NULL, tmpdir, &set);
+	dotnet_runtime_read(NULL, tmpdir, &set);
 	assert_null(set.why);
 	assert_int_equal(set.n, 3);
 	/* In pid order. */
@@ -114,25 +114,25 @@ static void test_good_files_combine(void **state)
 	assert_string_equal(set.procs[1].process, "testhost");
 	assert_int_equal(set.procs[2].figures[DOTNET_RT_JIT_TIME_US], 1009);
 	/* Summed over every process ... */
-	assert_int_equal(dotnet_rt_combine(&set, DOTNET_RT_ALLOCATED_BYTES, NULL, &v, &why), 0);
+	assert_int_equal(dotnet_runtime_combine(&set, DOTNET_RT_ALLOCATED_BYTES, NULL, &v, &why), 0);
 	assert_true(v == 104 + 14 + 1004);
 	/* ... the peak heap their largest ... */
-	assert_int_equal(dotnet_rt_combine(&set, DOTNET_RT_PEAK_HEAP_BYTES, NULL, &v, &why), 0);
+	assert_int_equal(dotnet_runtime_combine(&set, DOTNET_RT_PEAK_HEAP_BYTES, NULL, &v, &why), 0);
 	assert_true(v == 1005);
 	/* ... or over those a glob selects. */
-	assert_int_equal(dotnet_rt_combine(&set, DOTNET_RT_GC_GEN0, "testhost*", &v, &why), 0);
+	assert_int_equal(dotnet_runtime_combine(&set, DOTNET_RT_GC_GEN0, "testhost*", &v, &why), 0);
 	assert_true(v == 100);
-	assert_int_equal(dotnet_rt_combine(&set, DOTNET_RT_GC_GEN0, "*s*", &v, &why), 0);
+	assert_int_equal(dotnet_runtime_combine(&set, DOTNET_RT_GC_GEN0, "*s*", &v, &why), 0);
 	assert_true(v == 1100);
 	/* A glob that matches none names what was read. */
-	assert_int_equal(dotnet_rt_combine(&set, DOTNET_RT_GC_GEN0, "MSBuild", &v, &why), -1);
+	assert_int_equal(dotnet_runtime_combine(&set, DOTNET_RT_GC_GEN0, "MSBuild", &v, &why), -1);
 	assert_non_null(strstr(why, "'MSBuild'"));
 	assert_non_null(strstr(why, "dotnet, testhost, vstest.console"));
 	free(why);
-	assert_int_equal(dotnet_rt_combine(&set, DOTNET_RT_FIGURES, NULL, &v, &why), -1);
+	assert_int_equal(dotnet_runtime_combine(&set, DOTNET_RT_FIGURES, NULL, &v, &why), -1);
 	free(why);
-	dotnet_rt_set_release(&set);
-	dotnet_rt_set_release(&set);
+	dotnet_runtime_set_release(&set);
+	dotnet_runtime_set_release(&set);
 }
 
 static void test_no_files(void **state)
@@ -144,17 +144,17 @@ static void test_no_files(void **state)
 
 	(void)state;
 	clear_dir();
-	dotnet_rt_read(NULL, tmpdir, &set);
+	dotnet_runtime_read(NULL, tmpdir, &set);
 	assert_null(set.why);
 	assert_int_equal(set.n, 0);
-	assert_int_equal(dotnet_rt_combine(&set, DOTNET_RT_GC_GEN0, NULL, &v, &why), -1);
+	assert_int_equal(dotnet_runtime_combine(&set, DOTNET_RT_GC_GEN0, NULL, &v, &why), -1);
 	assert_non_null(strstr(why, "no .NET process wrote runtime figures"));
 	free(why);
 	/* A run directory that is gone: no processes, not an error of its own. */
-	dotnet_rt_read(NULL, missing, &set);
+	dotnet_runtime_read(NULL, missing, &set);
 	assert_null(set.why);
 	assert_int_equal(set.n, 0);
-	dotnet_rt_set_release(&set);
+	dotnet_runtime_set_release(&set);
 	free(missing);
 }
 
@@ -264,15 +264,15 @@ static void test_bad_files(void **state)
 		clear_dir();
 		write_good(3, "dotnet", 5);
 		write_bad(&bad_cases[i]);
-		dotnet_rt_read(NULL, tmpdir, &set);
+		dotnet_runtime_read(NULL, tmpdir, &set);
 		if (!set.why || !strstr(set.why, "dotnet-7.json") ||
 		    !strstr(set.why, bad_cases[i].why))
 			fail_msg("%s: '%s'", bad_cases[i].label, set.why ? set.why : "(read)");
-		assert_int_equal(dotnet_rt_combine(&set, DOTNET_RT_GC_GEN0, "dotnet", &v, &why), -1);
+		assert_int_equal(dotnet_runtime_combine(&set, DOTNET_RT_GC_GEN0, "dotnet", &v, &why), -1);
 		assert_non_null(strstr(why, "not used"));
 		assert_true(v == -1);
 		free(why);
-		dotnet_rt_set_release(&set);
+		dotnet_runtime_set_release(&set);
 	}
 }
 
@@ -295,10 +295,10 @@ static void test_odd_files(void **state)
 			assert_int_equal(mkfifo(path, 0600), 0);
 		else
 			assert_int_equal(mkdir(path, 0700), 0);
-		dotnet_rt_read(NULL, tmpdir, &set);
+		dotnet_runtime_read(NULL, tmpdir, &set);
 		if (!set.why || !strstr(set.why, "dotnet-9.json"))
 			fail_msg("%s: '%s'", kinds[i], set.why ? set.why : "(read)");
-		dotnet_rt_set_release(&set);
+		dotnet_runtime_set_release(&set);
 		free(path);
 		free(target);
 	}
@@ -311,10 +311,10 @@ static void test_too_many_files(void **state)
 	clear_dir();
 	for (long pid = 1; pid <= DOTNET_RT_FILES_MAX + 1; pid++)
 		write_good(pid, "p", 0);
-	dotnet_rt_read(NULL, tmpdir, &set);
+	dotnet_runtime_read(NULL, tmpdir, &set);
 	assert_non_null(set.why);
 	assert_non_null(strstr(set.why, "more than 256"));
-	dotnet_rt_set_release(&set);
+	dotnet_runtime_set_release(&set);
 }
 
 /* Metrics of source dotnet as the judge extracts them from a run directory. */
@@ -345,11 +345,11 @@ static void test_extract(void **state)
 	defs[2] = (struct metric_def){ .name = none, .source = METRIC_DOTNET,
 				       .field = jit, .process = msbuild,
 				       .max_regression_pct = -1, .max_improvement_pct = -1 };
-	set = metric_set_compile(defs, 3, &err);
+	set = metrics_compile(defs, 3, &err);
 	assert_non_null(set);
 	in.run_dir = tmpdir;
 	in.fig.wall_ns = -1;
-	metric_set_extract(set, &in, &out, &n);
+	metrics_extract(set, &in, &out, &n);
 	assert_int_equal(n, 3);
 	assert_true(out[0].ok);
 	assert_true(out[0].value == 1004);
@@ -359,11 +359,11 @@ static void test_extract(void **state)
 	assert_string_equal(out[1].unit, "us");
 	assert_false(out[2].ok);
 	assert_non_null(strstr(out[2].why, "'MSBuild*'"));
-	metric_values_free(out, n);
-	metric_set_free(set);
+	metric_def_values_free(out, n);
+	metrics_free(set);
 	/* An unknown figure is refused when compiled. */
 	defs[0].field = rss;
-	assert_null(metric_set_compile(defs, 1, &err));
+	assert_null(metrics_compile(defs, 1, &err));
 	assert_non_null(strstr(err, "unknown runtime figure"));
 	free(err);
 }

@@ -322,9 +322,9 @@ static void test_journal(void **state)
 static void test_status_names(void **state)
 {
 	(void)state;
-	assert_string_equal(inv_status_name(INV_TIMED_OUT), "timed_out");
-	assert_string_equal(inv_status_name(INV_EXEC_FAILED), "exec_failed");
-	assert_string_equal(run_status_name(RUN_RUNNING), "running");
+	assert_string_equal(invocation_status_name(INV_TIMED_OUT), "timed_out");
+	assert_string_equal(invocation_status_name(INV_EXEC_FAILED), "exec_failed");
+	assert_string_equal(invocation_run_status_name(RUN_RUNNING), "running");
 }
 
 /* The JSON types a schema node allows, as bits: from type, enum, const and anyOf. */

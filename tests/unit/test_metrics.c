@@ -308,10 +308,10 @@ static void test_extract(void **state)
 		fill_def(&d, c);
 		in.stdout_path = prepare(stdout_path, c->out, c->out_len);
 		in.stderr_path = prepare(stderr_path, c->err, c->err_len);
-		set = metric_set_compile(&d, 1, &err);
+		set = metrics_compile(&d, 1, &err);
 		if (!set)
 			fail_msg("case %zu (%s): compile: %s", i, c->what, err);
-		metric_set_extract(set, &in, &v, &n);
+		metrics_extract(set, &in, &v, &n);
 		assert_int_equal(n, 1);
 		assert_string_equal(v[0].name, c->what);
 		assert_int_equal(v[0].better_higher, 0);
@@ -330,8 +330,8 @@ static void test_extract(void **state)
 				 "  want ok=%d value=%.17g why='%s'", i, c->what, v[0].ok, v[0].value,
 				 v[0].unit, v[0].why ? v[0].why : "(null)", c->ok, c->value,
 				 c->why ? c->why : "(null)");
-		metric_values_free(v, n);
-		metric_set_free(set);
+		metric_def_values_free(v, n);
+		metrics_free(set);
 		release_def(&d);
 	}
 }
@@ -358,9 +358,9 @@ static void test_process_not_measured(void **state)
 	in.fig.sys_ns = -1;
 	in.fig.max_rss_bytes = -1;
 	in.fig.nvcsw = -1;
-	set = metric_set_compile(d, ARRAY_SIZE(d), &err);
+	set = metrics_compile(d, ARRAY_SIZE(d), &err);
 	assert_non_null(set);
-	metric_set_extract(set, &in, &v, &n);
+	metrics_extract(set, &in, &v, &n);
 	assert_int_equal(n, 4);
 	for (size_t i = 0; i < n; i++) {
 		char *want = xasprintf("%s was not measured", i == 1 ? "cpu" : fields[i]);
@@ -372,8 +372,8 @@ static void test_process_not_measured(void **state)
 	assert_string_equal(v[0].unit, "ms");
 	assert_string_equal(v[2].unit, "bytes");
 	assert_string_equal(v[3].unit, "count");
-	metric_values_free(v, n);
-	metric_set_free(set);
+	metric_def_values_free(v, n);
+	metrics_free(set);
 	for (size_t i = 0; i < ARRAY_SIZE(d); i++)
 		release_def(&d[i]);
 }
@@ -441,9 +441,9 @@ static void test_named_process(void **state)
 		d[i].max_regression_pct = -1;
 		d[i].max_improvement_pct = -1;
 	}
-	set = metric_set_compile(d, ARRAY_SIZE(d), &err);
+	set = metrics_compile(d, ARRAY_SIZE(d), &err);
 	assert_non_null(set);
-	metric_set_extract(set, &in, &v, &n);
+	metrics_extract(set, &in, &v, &n);
 	assert_int_equal(n, 5);
 	assert_true(v[0].ok);
 	assert_true(v[0].value == (double)(99 << 20));
@@ -457,8 +457,8 @@ static void test_named_process(void **state)
 	assert_true(v[3].value == (double)(60 << 20));
 	assert_true(v[4].ok);
 	assert_true(v[4].value == 20.0);
-	metric_values_free(v, n);
-	metric_set_free(set);
+	metric_def_values_free(v, n);
+	metrics_free(set);
 	for (size_t i = 0; i < ARRAY_SIZE(d); i++)
 		release_def(&d[i]);
 	proc_tree_release(&t);
@@ -512,9 +512,9 @@ static void test_derive_rate(void **state)
 		d[1].max_regression_pct = -1;
 		write_text(stdout_path, c->text, strlen(c->text));
 		in.stdout_path = stdout_path;
-		set = metric_set_compile(d, 2, &err);
+		set = metrics_compile(d, 2, &err);
 		assert_non_null(set);
-		metric_set_extract(set, &in, &v, &n);
+		metrics_extract(set, &in, &v, &n);
 		/* The rate follows its metric, before the next definition. */
 		assert_int_equal(n, 3);
 		assert_string_equal(v[0].name, "m");
@@ -534,8 +534,8 @@ static void test_derive_rate(void **state)
 			assert_false(v[1].ok);
 			assert_string_equal(v[1].why, c->why);
 		}
-		metric_values_free(v, n);
-		metric_set_free(set);
+		metric_def_values_free(v, n);
+		metrics_free(set);
 		release_def(&d[0]);
 		release_def(&d[1]);
 	}
@@ -571,30 +571,30 @@ static void test_several(void **state)
 	write_text(stderr_path, "c=4", 3);
 	in.stdout_path = stdout_path;
 	in.stderr_path = stderr_path;
-	set = metric_set_compile(d, 3, &err);
+	set = metrics_compile(d, 3, &err);
 	assert_non_null(set);
-	metric_set_extract(set, &in, &v, &n);
+	metrics_extract(set, &in, &v, &n);
 	assert_int_equal(n, 3);
 	assert_true(v[0].ok && v[0].value == 1);
 	assert_true(v[1].ok && v[1].value == 5 && v[1].better_higher);
 	assert_true(v[2].ok && v[2].value == 4);
-	metric_values_free(v, n);
+	metric_def_values_free(v, n);
 
 	/* No definitions: nothing, and no file is read. */
-	metric_set_free(set);
-	set = metric_set_compile(NULL, 0, &err);
+	metrics_free(set);
+	set = metrics_compile(NULL, 0, &err);
 	assert_non_null(set);
-	metric_set_extract(set, &in, &v, &n);
+	metrics_extract(set, &in, &v, &n);
 	assert_int_equal(n, 0);
-	metric_values_free(v, n);
-	metric_set_free(set);
+	metric_def_values_free(v, n);
+	metrics_free(set);
 	/* A NULL set (a plan without metrics) extracts nothing. */
-	metric_set_extract(NULL, &in, &v, &n);
+	metrics_extract(NULL, &in, &v, &n);
 	assert_int_equal(n, 0);
-	metric_values_free(v, n);
-	assert_false(metric_set_wants_test(NULL, "x", NULL));
-	metric_set_free(NULL);
-	metric_values_free(NULL, 0);
+	metric_def_values_free(v, n);
+	assert_false(metrics_wants_test(NULL, "x", NULL));
+	metrics_free(NULL);
+	metric_def_values_free(NULL, 0);
 	for (size_t i = 0; i < 3; i++)
 		release_def(&d[i]);
 }
@@ -621,13 +621,13 @@ static void test_oversize(void **state)
 	d.source = METRIC_STDOUT;
 	d.pattern = xstrdup("v=([0-9]+)");
 	in.stdout_path = stdout_path;
-	set = metric_set_compile(&d, 1, &err);
+	set = metrics_compile(&d, 1, &err);
 	assert_non_null(set);
-	metric_set_extract(set, &in, &v, &n);
+	metrics_extract(set, &in, &v, &n);
 	assert_false(v[0].ok);
 	assert_string_equal(v[0].why, "test.log is larger than the limit of 268435456 bytes");
-	metric_values_free(v, n);
-	metric_set_free(set);
+	metric_def_values_free(v, n);
+	metrics_free(set);
 	release_def(&d);
 	unlink(stdout_path);
 }
@@ -692,7 +692,7 @@ static void test_compile(void **state)
 		d[1].field = c->field ? xstrdup(c->field) : NULL;
 		d[1].test = c->test ? xstrdup(c->test) : NULL;
 		d[1].pattern = c->pattern ? xstrdup(c->pattern) : NULL;
-		set = metric_set_compile(d, 2, &err);
+		set = metrics_compile(d, 2, &err);
 		if (!c->want) {
 			if (!set)
 				fail_msg("case %zu: %s", i, err);
@@ -703,7 +703,7 @@ static void test_compile(void **state)
 			if (strncmp(err, c->want, strlen(c->want)))
 				fail_msg("case %zu: got '%s', want '%s'", i, err, c->want);
 		}
-		metric_set_free(set);
+		metrics_free(set);
 		free(err);
 		release_def(&d[0]);
 		release_def(&d[1]);
@@ -733,25 +733,25 @@ static void test_wants_test(void **state)
 	d[3].unit = xstrdup("ms");
 	d[3].source = METRIC_STDOUT;
 	d[3].pattern = xstrdup("([0-9]+)");
-	set = metric_set_compile(d, 4, &err);
+	set = metrics_compile(d, 4, &err);
 	assert_non_null(set);
-	assert_true(metric_set_wants_test(set, "Ns.LockTest", NULL));
-	assert_true(metric_set_wants_test(set, "Ns.Rebuild7", NULL));
-	assert_false(metric_set_wants_test(set, "Ns.Rebuild10", NULL));
-	assert_false(metric_set_wants_test(set, "Ns.lockTest", NULL));
-	assert_false(metric_set_wants_test(set, "wall", NULL));
-	assert_false(metric_set_wants_test(set, "", NULL));
+	assert_true(metrics_wants_test(set, "Ns.LockTest", NULL));
+	assert_true(metrics_wants_test(set, "Ns.Rebuild7", NULL));
+	assert_false(metrics_wants_test(set, "Ns.Rebuild10", NULL));
+	assert_false(metrics_wants_test(set, "Ns.lockTest", NULL));
+	assert_false(metrics_wants_test(set, "wall", NULL));
+	assert_false(metrics_wants_test(set, "", NULL));
 	/* No flags: '/' and a leading '.' are ordinary characters. */
-	assert_true(metric_set_wants_test(set, ".Lock/x", NULL));
+	assert_true(metrics_wants_test(set, ".Lock/x", NULL));
 	/* A glob written for the name as the file writes it (NUnit's bare method) still matches. */
-	assert_true(metric_set_wants_test(set, "Other.Ns.Rebuild10", "Ns.Rebuild1"));
-	assert_false(metric_set_wants_test(set, "Other.Ns.Rebuild10", "Rebuild1"));
-	metric_set_free(set);
+	assert_true(metrics_wants_test(set, "Other.Ns.Rebuild10", "Ns.Rebuild1"));
+	assert_false(metrics_wants_test(set, "Other.Ns.Rebuild10", "Rebuild1"));
+	metrics_free(set);
 
-	set = metric_set_compile(d + 2, 2, &err);
+	set = metrics_compile(d + 2, 2, &err);
 	assert_non_null(set);
-	assert_false(metric_set_wants_test(set, "Ns.LockTest", NULL));
-	metric_set_free(set);
+	assert_false(metrics_wants_test(set, "Ns.LockTest", NULL));
+	metrics_free(set);
 	for (size_t i = 0; i < 4; i++)
 		release_def(&d[i]);
 }
@@ -776,15 +776,15 @@ static int extract_stdout(const char *pattern, enum metric_match match, const ch
 	d.match = match;
 	in.stdout_path = stdout_path;
 	in.pattern_cpu_seconds = cpu_seconds;
-	set = metric_set_compile(&d, 1, &err);
+	set = metrics_compile(&d, 1, &err);
 	if (!set)
 		fail_msg("compile: %s", err);
-	metric_set_extract(set, &in, &v, &n);
+	metrics_extract(set, &in, &v, &n);
 	ok = v[0].ok;
 	*value = v[0].value;
 	*why = v[0].why ? xstrdup(v[0].why) : NULL;
-	metric_values_free(v, n);
-	metric_set_free(set);
+	metric_def_values_free(v, n);
+	metrics_free(set);
 	release_def(&d);
 	unlink(stdout_path);
 	return ok;
@@ -913,11 +913,11 @@ static void test_pattern_memory_cap(void **state)
 	in.stdout_path = stdout_path;
 	in.pattern_cpu_seconds = 3600;
 	in.pattern_memory_bytes = 16 << 20;
-	set = metric_set_compile(d, 2, &err);
+	set = metrics_compile(d, 2, &err);
 	if (!set)
 		fail_msg("compile: %s", err);
 	assert_int_equal(getrlimit(RLIMIT_AS, &before), 0);
-	metric_set_extract(set, &in, &v, &n);
+	metrics_extract(set, &in, &v, &n);
 	assert_int_equal(getrlimit(RLIMIT_AS, &after), 0);
 	assert_true(before.rlim_cur == after.rlim_cur && before.rlim_max == after.rlim_max);
 	assert_false(v[0].ok);
@@ -926,8 +926,8 @@ static void test_pattern_memory_cap(void **state)
 		fail_msg("greedy: %s", v[0].why ? v[0].why : "(no reason)");
 	assert_true(v[1].ok);
 	assert_true(v[1].value == 42);
-	metric_values_free(v, n);
-	metric_set_free(set);
+	metric_def_values_free(v, n);
+	metrics_free(set);
 	for (size_t i = 0; i < 2; i++)
 		release_def(&d[i]);
 	unlink(stdout_path);
@@ -937,17 +937,17 @@ static void test_pattern_memory_cap(void **state)
 static void test_names(void **state)
 {
 	(void)state;
-	assert_string_equal(metric_source_name(METRIC_PROCESS), "process");
-	assert_string_equal(metric_source_name(METRIC_STDOUT), "stdout");
-	assert_string_equal(metric_source_name(METRIC_STDERR), "stderr");
-	assert_string_equal(metric_source_name(METRIC_RESULTS), "results");
-	assert_string_equal(metric_source_name(METRIC_DURATION), "duration");
-	assert_string_equal(metric_source_name((enum metric_source)99), "unknown");
-	assert_string_equal(metric_match_name(MATCH_FIRST), "first");
-	assert_string_equal(metric_match_name(MATCH_LAST), "last");
-	assert_string_equal(metric_match_name(MATCH_SUM), "sum");
-	assert_string_equal(metric_match_name(MATCH_MEAN), "mean");
-	assert_string_equal(metric_match_name((enum metric_match)99), "unknown");
+	assert_string_equal(metric_def_source_name(METRIC_PROCESS), "process");
+	assert_string_equal(metric_def_source_name(METRIC_STDOUT), "stdout");
+	assert_string_equal(metric_def_source_name(METRIC_STDERR), "stderr");
+	assert_string_equal(metric_def_source_name(METRIC_RESULTS), "results");
+	assert_string_equal(metric_def_source_name(METRIC_DURATION), "duration");
+	assert_string_equal(metric_def_source_name((enum metric_source)99), "unknown");
+	assert_string_equal(metric_def_match_name(MATCH_FIRST), "first");
+	assert_string_equal(metric_def_match_name(MATCH_LAST), "last");
+	assert_string_equal(metric_def_match_name(MATCH_SUM), "sum");
+	assert_string_equal(metric_def_match_name(MATCH_MEAN), "mean");
+	assert_string_equal(metric_def_match_name((enum metric_match)99), "unknown");
 }
 
 int main(void)

@@ -97,7 +97,7 @@ static void test_scan_finds_foreign_not_own(void **state)
 	text = overlap_describe(hits, n, 0);
 	assert_non_null(strstr(text, "' (load.exclusive 'sleep 7777.5*')"));
 	free(text);
-	overlap_hits_free(hits, n);
+	overlap_hit_list_free(hits, n);
 	/* After take, a fresh start; no patterns: no scan at all. */
 	assert_int_equal(w.nhits, 0);
 	overlap_watch_release(&w);

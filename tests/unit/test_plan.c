@@ -918,7 +918,7 @@ static const struct broken broken_plans[] = {
 	{ HEAD BASE "}", "a||--y 'open\n", 1, { "vars.txt:1: unterminated ' quote" } },
 	{ HEAD BASE "}", "a||{nope}\n", 1, { "vars.txt:1: argument '{nope}': unknown placeholder '{nope}'" } },
 	{ HEAD BASE "}", "a|X={x}|\n", 1, { "vars.txt:1: 'X={x}': unknown placeholder '{x}'" } },
-	/* a secret is not repeated in a refusal either (nor anywhere else: envnames.h) */
+	/* a secret is not repeated in a refusal either (nor anywhere else: envname.h) */
 	{ HEAD BASE "}", "a|API_TOKEN=s3cret{x}|\n", 1,
 	  { "vars.txt:1: 'API_TOKEN=\xe2\x80\xa6': unknown placeholder '{x}'" } },
 	{ HEAD BASE "}", "a|1DB=Password=s3cret|\n", 1,

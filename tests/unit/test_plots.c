@@ -324,7 +324,7 @@ static void test_marks(void **state)
 	assert_non_null(strstr(t, ">budget \xe2\x89\xa4 120 ms</text>"));
 	free(wall);
 	free(t);
-	comparison_release(&c);
+	compare_release(&c);
 }
 
 /*
@@ -387,7 +387,7 @@ static void test_gate_positions(void **state)
 	yc = attr_of(ops, "median", 1, "y1");
 	assert_true(fabs((yb - attr_of(ops, "gate", 0, "y1")) / (yb - yc) + 1.0) < 0.01);
 	free(ops);
-	comparison_release(&c);
+	compare_release(&c);
 }
 
 /* Names from the plan are outside text: escaped, cleaned, cut in the legend. */
@@ -434,7 +434,7 @@ static void test_hostile_names(void **state)
 	assert_int_equal(count(t, "class=\"gate\""), 1);
 	free(t);
 	free(runs);
-	comparison_release(&c);
+	compare_release(&c);
 }
 
 /* A long name is cut in the legend (and kept whole in the tooltips). */
@@ -456,7 +456,7 @@ static void test_long_name(void **state)
 	assert_non_null(strstr(wall, ">a-very-long-variant-\xe2\x80\xa6</text>"));
 	assert_non_null(strstr(wall, "a-very-long-variant-name-that-goes-on-and-on, run 2"));
 	free(wall);
-	comparison_release(&c);
+	compare_release(&c);
 }
 
 /* The same records give the same bytes, in a copy of them too. */
@@ -487,8 +487,8 @@ static void test_deterministic(void **state)
 		free(a);
 		free(b);
 	}
-	comparison_release(&c1);
-	comparison_release(&c2);
+	compare_release(&c1);
+	compare_release(&c2);
 	free(f);
 }
 
@@ -514,7 +514,7 @@ static void test_empty(void **state)
 	assert_int_equal(count(svg, "class=\"gate\""), 0);
 	assert_non_null(strstr(svg, "regression gate \xe2\x89\xa4 +15%: no reference median"));
 	free(svg);
-	comparison_release(&c);
+	compare_release(&c);
 
 	compare_compute(&f.cfg, f.invs, 0, &c);
 	for (size_t m = 0; m < c.nmetrics; m++) {
@@ -532,7 +532,7 @@ static void test_empty(void **state)
 	svg = plots_runs_svg(NULL, f.invs, 0);
 	check_svg(svg);
 	free(svg);
-	comparison_release(&c);
+	compare_release(&c);
 }
 
 /* Every invocation, warmups included, with its status and its CPU wait. */
@@ -591,7 +591,7 @@ static void test_runs(void **state)
 	free(alone);
 	free(wall);
 	free(runs);
-	comparison_release(&c);
+	compare_release(&c);
 }
 
 static void test_file_names(void **state)
@@ -638,7 +638,7 @@ static void test_file_names(void **state)
 		free(name);
 	}
 	assert_null(plots_file_name(&c, c.nmetrics));
-	comparison_release(&c);
+	compare_release(&c);
 }
 
 static void check_file(const char *dir, const char *name, const char *want)
@@ -694,7 +694,7 @@ static void test_write(void **state)
 		assert_int_equal(rmdir(root), 0);
 	}
 	free(dir);
-	comparison_release(&c);
+	compare_release(&c);
 }
 
 int main(void)

@@ -269,12 +269,12 @@ static void test_child_rss_is_its_own(void **state)
 	char *blocks[256];
 	(void)state;
 
-	fork_heap_setup();
+	proc_fork_heap_setup();
 	for (size_t i = 0; i < ARRAY_SIZE(blocks); i++) {
 		blocks[i] = xmalloc(1u << 20);
 		memset(blocks[i], (int)i, 1u << 20);
 	}
-	if (!fork_heap_holds(blocks[0]) || !fork_heap_holds(blocks[ARRAY_SIZE(blocks) - 1])) {
+	if (!proc_fork_heap_holds(blocks[0]) || !proc_fork_heap_holds(blocks[ARRAY_SIZE(blocks) - 1])) {
 		for (size_t i = 0; i < ARRAY_SIZE(blocks); i++)
 			free(blocks[i]);
 		print_message("skipped: malloc does not use the heap here (a sanitizer or valgrind)\n");
@@ -333,17 +333,17 @@ static void test_libraries_withheld(void **state)
 	char flags[256];
 	(void)state;
 
-	fork_heap_setup();
-	if (fork_libs_withheld() == 0)
+	proc_fork_heap_setup();
+	if (proc_fork_libs_withheld() == 0)
 		fail_msg("no library is withheld from a fork: is this runner linked with -z now?");
-	fork_heap_withhold(1);
+	proc_fork_heap_withhold(1);
 	assert_int_equal(mapping_flags("libcmocka.so", flags, sizeof(flags)), 0);
 	if (!strstr(flags, " dc "))
 		fail_msg("libcmocka is copied into a fork (VmFlags:%s)", flags);
 	assert_int_equal(mapping_flags("/libc.so", flags, sizeof(flags)), 0);
 	if (strstr(flags, " dc "))
 		fail_msg("the C library is withheld from a fork (VmFlags:%s)", flags);
-	fork_heap_withhold(0);
+	proc_fork_heap_withhold(0);
 	assert_int_equal(mapping_flags("libcmocka.so", flags, sizeof(flags)), 0);
 	if (strstr(flags, " dc "))
 		fail_msg("libcmocka stays withheld after the fork (VmFlags:%s)", flags);

@@ -148,7 +148,7 @@ static char *render(struct fixture *f, const struct compare_gate_def *gates, siz
 	f->in.comparison = &c;
 	r = report_render(&f->in);
 	f->in.comparison = NULL;
-	comparison_release(&c);
+	compare_release(&c);
 	return r;
 }
 

@@ -39,7 +39,7 @@ static void test_loadavg_parse(void **state)
 	for (size_t i = 0; i < sizeof(loadavg_cases) / sizeof(loadavg_cases[0]); i++) {
 		const struct loadavg_case *c = &loadavg_cases[i];
 		struct loadavg la = { 1, 9, 9, 9, 9, 9 };
-		int rc = loadavg_parse(c->text, &la);
+		int rc = sysstat_loadavg_parse(c->text, &la);
 		if (c->ok) {
 			assert_int_equal(rc, 0);
 			assert_int_equal(la.valid, 1);
@@ -84,7 +84,7 @@ static void test_cpustat_parse(void **state)
 	for (size_t i = 0; i < sizeof(cpustat_cases) / sizeof(cpustat_cases[0]); i++) {
 		const struct cpustat_case *c = &cpustat_cases[i];
 		struct cpustat cs = { .valid = 1, .busy_ticks = 7, .total_ticks = 7 };
-		int rc = cpustat_parse(c->text, &cs);
+		int rc = sysstat_cpustat_parse(c->text, &cs);
 		if (c->ok) {
 			assert_int_equal(rc, 0);
 			assert_int_equal(cs.valid, 1);
@@ -102,11 +102,11 @@ static void test_read_live(void **state)
 	struct loadavg la;
 	struct cpustat a, b;
 	(void)state;
-	assert_int_equal(loadavg_read(&la), 0);
+	assert_int_equal(sysstat_loadavg_read(&la), 0);
 	assert_int_equal(la.valid, 1);
 	assert_true(la.total >= 1);
-	assert_int_equal(cpustat_read(&a), 0);
-	assert_int_equal(cpustat_read(&b), 0);
+	assert_int_equal(sysstat_cpustat_read(&a), 0);
+	assert_int_equal(sysstat_cpustat_read(&b), 0);
 	assert_true(a.valid && b.valid);
 	assert_true(b.busy_ticks >= a.busy_ticks);
 	assert_true(a.total_ticks >= a.busy_ticks);
@@ -156,33 +156,33 @@ static void test_cpustat_parse_set(void **state)
 	(void)state;
 
 	assert_int_equal(cpulist_parse("0,3", &set, &why), 0);
-	assert_int_equal(cpustat_parse_set(text, &set, &cs), 0);
+	assert_int_equal(sysstat_cpustat_parse_set(text, &set, &cs), 0);
 	assert_int_equal(cs.valid, 1);
 	assert_true(cs.busy_ticks == 600);
 	assert_int_equal(cs.set_cpus, 2);
 	assert_true(cs.set_busy_ticks == 200 + 205);
 	/* CPU 2 has no line (offline): the set's figure is unknown, the machine's is not */
 	assert_int_equal(cpulist_parse("1-2", &set, &why), 0);
-	assert_int_equal(cpustat_parse_set(text, &set, &cs), 0);
+	assert_int_equal(sysstat_cpustat_parse_set(text, &set, &cs), 0);
 	assert_int_equal(cs.valid, 1);
 	assert_int_equal(cs.set_cpus, 0);
 	/* CPU 9's line comes after intr: not read as a CPU */
 	assert_int_equal(cpulist_parse("9", &set, &why), 0);
-	assert_int_equal(cpustat_parse_set(text, &set, &cs), 0);
+	assert_int_equal(sysstat_cpustat_parse_set(text, &set, &cs), 0);
 	assert_int_equal(cs.set_cpus, 0);
 	/* a read cut short mid-line: the cut line does not count */
 	assert_int_equal(cpulist_parse("3", &set, &why), 0);
-	assert_int_equal(cpustat_parse_set("cpu 1 2 3 4\ncpu3 50 0 150 3000\n", &set, &cs), 0);
+	assert_int_equal(sysstat_cpustat_parse_set("cpu 1 2 3 4\ncpu3 50 0 150 3000\n", &set, &cs), 0);
 	assert_int_equal(cs.set_cpus, 1);
-	assert_int_equal(cpustat_parse_set("cpu 1 2 3 4\ncpu3 50 0 150 30", &set, &cs), 0);
+	assert_int_equal(sysstat_cpustat_parse_set("cpu 1 2 3 4\ncpu3 50 0 150 30", &set, &cs), 0);
 	assert_int_equal(cs.set_cpus, 0);
 	/* a malformed CPU line leaves the set unknown */
-	assert_int_equal(cpustat_parse_set("cpu 1 2 3 4\ncpu3 50 x\n", &set, &cs), 0);
+	assert_int_equal(sysstat_cpustat_parse_set("cpu 1 2 3 4\ncpu3 50 x\n", &set, &cs), 0);
 	assert_int_equal(cs.set_cpus, 0);
 	/* no set: the machine's line only */
-	assert_int_equal(cpustat_parse_set(text, NULL, &cs), 0);
+	assert_int_equal(sysstat_cpustat_parse_set(text, NULL, &cs), 0);
 	assert_int_equal(cs.set_cpus, 0);
-	assert_int_equal(cpustat_parse_set("cpu0 1 2 3 4\n", &set, &cs), -1);
+	assert_int_equal(sysstat_cpustat_parse_set("cpu0 1 2 3 4\n", &set, &cs), -1);
 	assert_int_equal(cs.valid, 0);
 }
 
@@ -194,7 +194,7 @@ static void test_read_live_set(void **state)
 
 	sysstat_affinity(&set);
 	assert_true(set.count >= 1);
-	assert_int_equal(cpustat_read_set(&set, &cs), 0);
+	assert_int_equal(sysstat_cpustat_read_set(&set, &cs), 0);
 	assert_int_equal(cs.valid, 1);
 	assert_int_equal(cs.set_cpus, set.count);
 	assert_true(cs.set_busy_ticks <= cs.busy_ticks);
@@ -270,17 +270,17 @@ static void test_foreign_fine(void **state)
 	cpulist_add(&both, 0);
 	cpulist_add(&both, 1);
 	cpulist_add(&three, 3);
-	assert_int_equal(schedstat_cpus_parse(schedstat, &one, &ns), 0);
+	assert_int_equal(sysstat_schedstat_cpus_parse(schedstat, &one, &ns), 0);
 	assert_true(ns == 7000000);
-	assert_int_equal(schedstat_cpus_parse(schedstat, &both, &ns), 0);
+	assert_int_equal(sysstat_schedstat_cpus_parse(schedstat, &both, &ns), 0);
 	assert_true(ns == 8000000);
-	assert_int_equal(schedstat_cpus_parse(schedstat, &three, &ns), -1);
+	assert_int_equal(sysstat_schedstat_cpus_parse(schedstat, &three, &ns), -1);
 	/* before version 15 the fields meant other things */
-	assert_int_equal(schedstat_cpus_parse("version 14\ncpu0 0 0 0 0 0 0 1 2 3\n", &both, &ns), -1);
-	assert_int_equal(cpuacct_percpu_parse("100 200 300 \n", &both, &ns), 0);
+	assert_int_equal(sysstat_schedstat_cpus_parse("version 14\ncpu0 0 0 0 0 0 0 1 2 3\n", &both, &ns), -1);
+	assert_int_equal(sysstat_cpuacct_percpu_parse("100 200 300 \n", &both, &ns), 0);
 	assert_true(ns == 300);
-	assert_int_equal(cpuacct_percpu_parse("100 200 300 \n", &three, &ns), -1);
-	assert_int_equal(cpuacct_percpu_parse("100 x\n", &both, &ns), -1);
+	assert_int_equal(sysstat_cpuacct_percpu_parse("100 200 300 \n", &three, &ns), -1);
+	assert_int_equal(sysstat_cpuacct_percpu_parse("100 x\n", &both, &ns), -1);
 
 	/* 13 ms on the CPU in a 13 ms window, 6.5 ms of it the run's own */
 	assert_true(sysstat_foreign_busy_fine_ns(&before, &after, 6500000, 13000000) == 6500000);
@@ -315,25 +315,25 @@ static void test_psi_parse(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		int64_t us = -5;
-		int r = psi_parse_some_total(cases[i].text, &us);
+		int r = sysstat_psi_parse_some_total(cases[i].text, &us);
 		assert_int_equal(r, cases[i].ok ? 0 : -1);
 		if (cases[i].ok)
 			assert_int_equal(us, cases[i].want);
 	}
-	assert_int_equal(psi_read_some_total("/nonexistent/cpu.pressure"), -1);
+	assert_int_equal(sysstat_psi_read_some_total("/nonexistent/cpu.pressure"), -1);
 }
 
 static void test_schedstat(void **state)
 {
 	int64_t cpu = -1, ns = -1;
 	(void)state;
-	assert_int_equal(schedstat_parse("5000 72679 1\n", &cpu, &ns), 0);
+	assert_int_equal(sysstat_schedstat_parse("5000 72679 1\n", &cpu, &ns), 0);
 	assert_int_equal(cpu, 5000);
 	assert_int_equal(ns, 72679);
-	assert_int_equal(schedstat_parse("5000\n", &cpu, &ns), -1);
-	assert_int_equal(schedstat_parse("x 1 2\n", &cpu, &ns), -1);
-	assert_int_equal(schedstat_parse("1 -2 3\n", &cpu, &ns), -1);
-	assert_int_equal(schedstat_parse("-1 2 3\n", &cpu, &ns), -1);
+	assert_int_equal(sysstat_schedstat_parse("5000\n", &cpu, &ns), -1);
+	assert_int_equal(sysstat_schedstat_parse("x 1 2\n", &cpu, &ns), -1);
+	assert_int_equal(sysstat_schedstat_parse("1 -2 3\n", &cpu, &ns), -1);
+	assert_int_equal(sysstat_schedstat_parse("-1 2 3\n", &cpu, &ns), -1);
 }
 
 int main(void)

@@ -20,38 +20,38 @@
  * The fixture: root names, a list "rows" of three records (the second
  * shadows "outer"; the third has an empty "cells"), and an empty list.
  */
-static struct tmpl_ctx *fixture(void)
+static struct template_ctx *fixture(void)
 {
-	struct tmpl_ctx *c = tmpl_ctx_new(), *r, *cell;
+	struct template_ctx *c = template_ctx_new(), *r, *cell;
 
-	tmpl_set(c, "plain", "hello");
-	tmpl_set(c, "esc", "a\\|*_`<>[]b");
-	tmpl_set(c, "ctl", "a\tb\nc\x7f" "d\re");
-	tmpl_set(c, "md", "**bold**\n```\ncode\n```");
-	tmpl_set(c, "empty", "");
-	tmpl_set(c, "outer", "OUT");
-	tmpl_setf(c, "num", "%d-%s", 42, "x");
-	tmpl_set_bool(c, "yes", 1);
-	tmpl_set_bool(c, "no", 0);
-	tmpl_list(c, "none");
+	template_set(c, "plain", "hello");
+	template_set(c, "esc", "a\\|*_`<>[]b");
+	template_set(c, "ctl", "a\tb\nc\x7f" "d\re");
+	template_set(c, "md", "**bold**\n```\ncode\n```");
+	template_set(c, "empty", "");
+	template_set(c, "outer", "OUT");
+	template_setf(c, "num", "%d-%s", 42, "x");
+	template_set_bool(c, "yes", 1);
+	template_set_bool(c, "no", 0);
+	template_list(c, "none");
 
-	r = tmpl_add(c, "rows");
-	tmpl_set(r, "name", "r1");
-	tmpl_set(r, "only12", "1");
-	tmpl_set(tmpl_add(r, "cells"), "c", "x");
+	r = template_add(c, "rows");
+	template_set(r, "name", "r1");
+	template_set(r, "only12", "1");
+	template_set(template_add(r, "cells"), "c", "x");
 
-	r = tmpl_add(c, "rows");
-	tmpl_set(r, "name", "r2");
-	tmpl_set(r, "only12", "2");
-	tmpl_set(r, "outer", "shadow");
-	tmpl_set(tmpl_add(r, "cells"), "c", "y");
-	cell = tmpl_add(r, "cells");
-	tmpl_set(cell, "c", "z");
-	tmpl_set(cell, "name", "cell");
+	r = template_add(c, "rows");
+	template_set(r, "name", "r2");
+	template_set(r, "only12", "2");
+	template_set(r, "outer", "shadow");
+	template_set(template_add(r, "cells"), "c", "y");
+	cell = template_add(r, "cells");
+	template_set(cell, "c", "z");
+	template_set(cell, "name", "cell");
 
-	r = tmpl_add(c, "rows");
-	tmpl_set(r, "name", "r3");
-	tmpl_list(r, "cells");
+	r = template_add(c, "rows");
+	template_set(r, "name", "r3");
+	template_list(r, "cells");
 	return c;
 }
 
@@ -114,7 +114,7 @@ static const struct render_case render_cases[] = {
 
 static void test_render(void **state)
 {
-	struct tmpl_ctx *c = fixture();
+	struct template_ctx *c = fixture();
 	(void)state;
 
 	for (size_t i = 0; i < ARRAY_SIZE(render_cases); i++) {
@@ -123,7 +123,7 @@ static void test_render(void **state)
 		char *err = (char *)"unset";
 
 		strbuf_adds(&out, "pre:");
-		if (tmpl_render(k->tmpl, strlen(k->tmpl), "t.md", c, &out, &err)) {
+		if (template_render(k->tmpl, strlen(k->tmpl), "t.md", c, &out, &err)) {
 			print_error("case '%s': %s\n", k->what, err ? err : "(no message)");
 			fail();
 		}
@@ -135,7 +135,7 @@ static void test_render(void **state)
 		assert_int_equal(out.len, 4 + strlen(k->want));
 		strbuf_release(&out);
 	}
-	tmpl_ctx_free(c);
+	template_ctx_free(c);
 }
 
 struct error_case {
@@ -184,7 +184,7 @@ static const struct error_case error_cases[] = {
 
 static void test_errors(void **state)
 {
-	struct tmpl_ctx *c = fixture();
+	struct template_ctx *c = fixture();
 	(void)state;
 
 	for (size_t i = 0; i < ARRAY_SIZE(error_cases); i++) {
@@ -193,7 +193,7 @@ static void test_errors(void **state)
 		char *err = NULL;
 
 		strbuf_adds(&out, "keep");
-		if (tmpl_render(k->tmpl, strlen(k->tmpl), "t.md", c, &out, &err) != -1) {
+		if (template_render(k->tmpl, strlen(k->tmpl), "t.md", c, &out, &err) != -1) {
 			print_error("case %zu ('%s') rendered '%s'\n", i, k->tmpl, out.buf);
 			fail();
 		}
@@ -208,11 +208,11 @@ static void test_errors(void **state)
 		free(err);
 		strbuf_release(&out);
 	}
-	tmpl_ctx_free(c);
+	template_ctx_free(c);
 }
 
 /*
- * tmpl_check() refuses what tmpl_render() refuses for its syntax, in the
+ * template_check() refuses what template_render() refuses for its syntax, in the
  * same words, and passes what only a value would make fail.
  */
 static void test_check(void **state)
@@ -221,7 +221,7 @@ static void test_check(void **state)
 	for (size_t i = 0; i < ARRAY_SIZE(error_cases); i++) {
 		const struct error_case *k = &error_cases[i];
 		char *err = NULL;
-		int rc = tmpl_check(k->tmpl, strlen(k->tmpl), "t.md", &err);
+		int rc = template_check(k->tmpl, strlen(k->tmpl), "t.md", &err);
 
 		if (strstr(k->want, "unknown name") || strstr(k->want, "is a list") ||
 		    strstr(k->want, "is a flag") || strstr(k->want, "not set")) {
@@ -242,27 +242,27 @@ static void test_check(void **state)
 /* A name of exactly TMPL_NAME_MAX bytes is fine; TMPL_NAME_MAX + 1 is not. */
 static void test_name_length(void **state)
 {
-	struct tmpl_ctx *c = tmpl_ctx_new();
+	struct template_ctx *c = template_ctx_new();
 	struct strbuf name = STRBUF_INIT, t = STRBUF_INIT, out = STRBUF_INIT;
 	char *err = NULL;
 	(void)state;
 
 	for (int i = 0; i < TMPL_NAME_MAX; i++)
 		strbuf_addch(&name, 'n');
-	tmpl_set(c, name.buf, "v");
+	template_set(c, name.buf, "v");
 	strbuf_addf(&t, "{{%s}}", name.buf);
-	assert_int_equal(tmpl_render(t.buf, t.len, "n.md", c, &out, &err), 0);
+	assert_int_equal(template_render(t.buf, t.len, "n.md", c, &out, &err), 0);
 	assert_string_equal(out.buf, "v");
 	strbuf_reset(&t);
 	strbuf_addf(&t, "{{%sn}}", name.buf);
-	assert_int_equal(tmpl_render(t.buf, t.len, "n.md", c, &out, &err), -1);
+	assert_int_equal(template_render(t.buf, t.len, "n.md", c, &out, &err), -1);
 	assert_non_null(strstr(err, "n.md:1: name 'nnnn"));
 	assert_non_null(strstr(err, "' is longer than 64 bytes"));
 	free(err);
 	strbuf_release(&name);
 	strbuf_release(&t);
 	strbuf_release(&out);
-	tmpl_ctx_free(c);
+	template_ctx_free(c);
 }
 
 /*
@@ -281,37 +281,37 @@ static void nested(struct strbuf *t, int depth)
 
 static void test_depth(void **state)
 {
-	struct tmpl_ctx *c = tmpl_ctx_new(), *r = c;
+	struct template_ctx *c = template_ctx_new(), *r = c;
 	struct strbuf t = STRBUF_INIT, out = STRBUF_INIT;
 	char *err = NULL;
 	(void)state;
 
-	tmpl_set(c, "v", "root");
+	template_set(c, "v", "root");
 	for (int i = 0; i < TMPL_DEPTH_MAX; i++) {
 		char name[16];
 		snprintf(name, sizeof(name), "l%d", i);
-		r = tmpl_add(r, name);
+		r = template_add(r, name);
 	}
-	tmpl_set(r, "v", "deepest");
+	template_set(r, "v", "deepest");
 	nested(&t, TMPL_DEPTH_MAX);
-	assert_int_equal(tmpl_render(t.buf, t.len, "d.md", c, &out, &err), 0);
+	assert_int_equal(template_render(t.buf, t.len, "d.md", c, &out, &err), 0);
 	assert_null(err);
 	assert_string_equal(out.buf, "deepest\n");
 
 	nested(&t, TMPL_DEPTH_MAX + 1);
 	strbuf_reset(&out);
-	assert_int_equal(tmpl_render(t.buf, t.len, "d.md", c, &out, &err), -1);
+	assert_int_equal(template_render(t.buf, t.len, "d.md", c, &out, &err), -1);
 	assert_string_equal(err, "d.md:17: more than 16 sections open at once");
 	assert_int_equal(out.len, 0);
 	free(err);
 	strbuf_release(&t);
 	strbuf_release(&out);
-	tmpl_ctx_free(c);
+	template_ctx_free(c);
 }
 
 static void test_size_limits(void **state)
 {
-	struct tmpl_ctx *c = tmpl_ctx_new();
+	struct template_ctx *c = template_ctx_new();
 	struct strbuf big = STRBUF_INIT, out = STRBUF_INIT, t = STRBUF_INIT;
 	char *err = NULL;
 	(void)state;
@@ -321,11 +321,11 @@ static void test_size_limits(void **state)
 	memset(big.buf, 'x', TMPL_SIZE_MAX);
 	big.len = TMPL_SIZE_MAX;
 	big.buf[big.len] = '\0';
-	assert_int_equal(tmpl_render(big.buf, big.len, "big.md", c, &out, &err), 0);
+	assert_int_equal(template_render(big.buf, big.len, "big.md", c, &out, &err), 0);
 	assert_int_equal(out.len, TMPL_SIZE_MAX);
 	strbuf_addch(&big, 'x');
 	strbuf_reset(&out);
-	assert_int_equal(tmpl_render(big.buf, big.len, "big.md", c, &out, &err), -1);
+	assert_int_equal(template_render(big.buf, big.len, "big.md", c, &out, &err), -1);
 	assert_string_equal(err, "big.md: template of 1048577 bytes is larger than the limit "
 			    "of 1048576");
 	assert_int_equal(out.len, 0);
@@ -335,11 +335,11 @@ static void test_size_limits(void **state)
 	/* 64 copies of a 1 MiB value fill the output exactly; the 65th is refused. */
 	big.len--;
 	big.buf[big.len] = '\0';
-	tmpl_set(c, "mib", big.buf);
+	template_set(c, "mib", big.buf);
 	for (int i = 0; i < 64; i++)
 		strbuf_adds(&t, "{{{mib}}}");
 	strbuf_reset(&out);
-	assert_int_equal(tmpl_render(t.buf, t.len, "o.md", c, &out, &err), 0);
+	assert_int_equal(template_render(t.buf, t.len, "o.md", c, &out, &err), 0);
 	assert_int_equal(out.len, (size_t)TMPL_OUTPUT_MAX);
 	/* One byte more: a newline first, 63 raw copies, then an escaped one. */
 	strbuf_reset(&t);
@@ -349,81 +349,81 @@ static void test_size_limits(void **state)
 	strbuf_adds(&t, "{{mib}}");
 	strbuf_reset(&out);
 	strbuf_adds(&out, "keep");
-	assert_int_equal(tmpl_render(t.buf, t.len, "o.md", c, &out, &err), -1);
+	assert_int_equal(template_render(t.buf, t.len, "o.md", c, &out, &err), -1);
 	assert_string_equal(err, "o.md:2: output larger than 67108864 bytes");
 	assert_string_equal(out.buf, "keep");
 	free(err);
 	strbuf_release(&big);
 	strbuf_release(&out);
 	strbuf_release(&t);
-	tmpl_ctx_free(c);
+	template_ctx_free(c);
 }
 
 /* Setting a name again replaces it, whatever kind it held. */
 static void test_replace(void **state)
 {
-	struct tmpl_ctx *c = tmpl_ctx_new();
+	struct template_ctx *c = template_ctx_new();
 	struct strbuf out = STRBUF_INIT;
 	const char *t = "{{#x}}[{{#x}}{{y}}{{/x}}]{{/x}}{{^x}}none{{/x}}";
 	char *err = NULL;
 	(void)state;
 
-	tmpl_set(c, "y", "root");
-	tmpl_set(c, "x", "one");
-	tmpl_set(c, "x", "two");
-	assert_int_equal(tmpl_render("{{x}}", 5, "r.md", c, &out, &err), 0);
+	template_set(c, "y", "root");
+	template_set(c, "x", "one");
+	template_set(c, "x", "two");
+	assert_int_equal(template_render("{{x}}", 5, "r.md", c, &out, &err), 0);
 	assert_string_equal(out.buf, "two");
 
-	/* A list replaces a string; tmpl_add appends to it. */
-	tmpl_set(tmpl_add(c, "x"), "y", "a");
-	tmpl_set(tmpl_add(c, "x"), "y", "b");
+	/* A list replaces a string; template_add appends to it. */
+	template_set(template_add(c, "x"), "y", "a");
+	template_set(template_add(c, "x"), "y", "b");
 	strbuf_reset(&out);
-	assert_int_equal(tmpl_render(t, strlen(t), "r.md", c, &out, &err), 0);
+	assert_int_equal(template_render(t, strlen(t), "r.md", c, &out, &err), 0);
 	/* Inside a record of x, {{#x}} finds the root's list again. */
 	assert_string_equal(out.buf, "[ab][ab]");
 
-	/* tmpl_list empties it; a string and a flag replace a list. */
-	tmpl_list(c, "x");
+	/* template_list empties it; a string and a flag replace a list. */
+	template_list(c, "x");
 	strbuf_reset(&out);
-	assert_int_equal(tmpl_render(t, strlen(t), "r.md", c, &out, &err), 0);
+	assert_int_equal(template_render(t, strlen(t), "r.md", c, &out, &err), 0);
 	assert_string_equal(out.buf, "none");
-	tmpl_set_bool(c, "x", 1);
+	template_set_bool(c, "x", 1);
 	strbuf_reset(&out);
-	assert_int_equal(tmpl_render(t, strlen(t), "r.md", c, &out, &err), 0);
+	assert_int_equal(template_render(t, strlen(t), "r.md", c, &out, &err), 0);
 	assert_string_equal(out.buf, "[root]");
-	tmpl_set(c, "x", NULL);
+	template_set(c, "x", NULL);
 	strbuf_reset(&out);
-	assert_int_equal(tmpl_render(t, strlen(t), "r.md", c, &out, &err), 0);
+	assert_int_equal(template_render(t, strlen(t), "r.md", c, &out, &err), 0);
 	assert_string_equal(out.buf, "none");
-	tmpl_add(c, "x");
-	tmpl_setf(c, "x", "%s", "");
+	template_add(c, "x");
+	template_setf(c, "x", "%s", "");
 	strbuf_reset(&out);
-	assert_int_equal(tmpl_render(t, strlen(t), "r.md", c, &out, &err), 0);
+	assert_int_equal(template_render(t, strlen(t), "r.md", c, &out, &err), 0);
 	assert_string_equal(out.buf, "none");
 	assert_null(err);
 	strbuf_release(&out);
-	tmpl_ctx_free(c);
-	tmpl_ctx_free(NULL);
+	template_ctx_free(c);
+	template_ctx_free(NULL);
 }
 
 /* NUL bytes of the template are text; the template name defaults. */
 static void test_binary_text(void **state)
 {
-	struct tmpl_ctx *c = fixture();
+	struct template_ctx *c = fixture();
 	struct strbuf out = STRBUF_INIT;
 	static const char t[] = "a\0{{plain}}\0b";
 	char *err = NULL;
 	(void)state;
 
-	assert_int_equal(tmpl_render(t, sizeof(t) - 1, "z.md", c, &out, &err), 0);
+	assert_int_equal(template_render(t, sizeof(t) - 1, "z.md", c, &out, &err), 0);
 	assert_int_equal(out.len, 9);
 	assert_memory_equal(out.buf, "a\0hello\0b", 9);
-	assert_int_equal(tmpl_render("\n{{nope}}", 9, NULL, c, &out, &err), -1);
+	assert_int_equal(template_render("\n{{nope}}", 9, NULL, c, &out, &err), -1);
 	assert_string_equal(err,
 			    "template:2: unknown name 'nope': not set in this record or any enclosing one");
 	free(err);
 	strbuf_release(&out);
-	tmpl_ctx_free(c);
+	template_ctx_free(c);
 }
 
 static void test_md_text(void **state)
@@ -431,9 +431,9 @@ static void test_md_text(void **state)
 	struct strbuf sb = STRBUF_INIT;
 	(void)state;
 
-	tmpl_md_text(&sb, NULL);
+	template_md_text(&sb, NULL);
 	assert_int_equal(sb.len, 0);
-	tmpl_md_text(&sb, "x|y\x01z_");
+	template_md_text(&sb, "x|y\x01z_");
 	assert_string_equal(sb.buf, "x\\|y\\x01z\\_");
 	/*
 	 * The one escaping's policy: ESC, C1 (U+009B, the 8-bit CSI), a
@@ -442,7 +442,7 @@ static void test_md_text(void **state)
 	 * other UTF-8 is kept.
 	 */
 	strbuf_reset(&sb);
-	tmpl_md_text(&sb, "\x1b[2J\xc2\x9b" "1m\xe2\x80\xae" "a\xe2\x80\xa8" "b\x9b\\*\xc3\xa9");
+	template_md_text(&sb, "\x1b[2J\xc2\x9b" "1m\xe2\x80\xae" "a\xe2\x80\xa8" "b\x9b\\*\xc3\xa9");
 	assert_string_equal(sb.buf, "\\x1b\\[2J\\xc2\\x9b1m\\xe2\\x80\\xaea\\xe2\\x80\\xa8" "b\\x9b\\\\\\*\xc3\xa9");
 	strbuf_release(&sb);
 }

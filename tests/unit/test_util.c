@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "util/env.h"
-#include "evidence/envnames.h"
+#include "evidence/envname.h"
 #include "evidence/evname.h"
 #include "util/json_out.h"
 #include "util/alloc.h"
@@ -530,7 +530,7 @@ static void test_error_message_escaped(void **state)
 }
 
 /* Which names are hashed when an environment is recorded, and which the report lists. */
-static void test_envnames(void **state)
+static void test_envname(void **state)
 {
 	static const struct {
 		const char *name;
@@ -702,7 +702,7 @@ int main(void)
 		cmocka_unit_test(test_add_escaped_line),
 		cmocka_unit_test(test_json_print_escapes),
 		cmocka_unit_test(test_utf8_cut),
-		cmocka_unit_test(test_envnames),
+		cmocka_unit_test(test_envname),
 		cmocka_unit_test(test_envname_secret_value),
 	};
 	return cmocka_run_group_tests_name("util", tests, NULL, NULL);

@@ -65,7 +65,7 @@ static void test_a_package_list_splits_by_name(void **state)
 	row_is(&r, 3, "packages: Old", "1.0", "not listed", 1);
 	row_is(&r, 4, "packages: New", "not listed", "2.0", 1);
 	assert_int_equal(r.left_out, 0);
-	version_rows_release(&r);
+	versions_side_rows_release(&r);
 }
 
 static void test_what_is_not_a_list_stays_one_row(void **state)
@@ -87,7 +87,7 @@ static void test_what_is_not_a_list_stays_one_row(void **state)
 	row_is(&r, 1, "tool", "tool version; built today", "tool version; built", 1);
 	row_is(&r, 2, "broken", "x 1", "x 1 (exit 3)", 1);
 	row_is(&r, 3, "only-a", "v 1", "not recorded", 1);
-	version_rows_release(&r);
+	versions_side_rows_release(&r);
 }
 
 static void test_names_first_recorded_by_a_later_variant(void **state)
@@ -101,7 +101,7 @@ static void test_names_first_recorded_by_a_later_variant(void **state)
 	assert_int_equal(r.n, 2);
 	row_is(&r, 0, "git", "not recorded", "abc", 1);
 	row_is(&r, 1, "empty", "not recorded", "(no output)", 1);
-	version_rows_release(&r);
+	versions_side_rows_release(&r);
 }
 
 static void test_rows_are_bounded(void **state)
@@ -121,7 +121,7 @@ static void test_rows_are_bounded(void **state)
 	versions_side(&r, v, 2);
 	assert_int_equal(r.n, VERSIONS_SIDE_ROWS_MAX);
 	assert_int_equal(r.left_out, VERSIONS_SIDE_ROWS_MAX);
-	version_rows_release(&r);
+	versions_side_rows_release(&r);
 }
 
 int main(void)

@@ -1,13 +1,13 @@
 /*
- * cli_out: the paths a command is told to create (--out, --bundle,
+ * outpath: the paths a command is told to create (--out, --bundle,
  * --save-plan, a key prefix), checked before anything is written: a
  * trailing '/' or '/.' taken off, no path inside sealed evidence (which is never
  * rewritten), two options not naming one file, and the default evidence
  * directory of abev bench made under a name nobody else took. It writes
  * none of the files itself; the exit code stays the command's.
  */
-#ifndef ABEV_CLI_OUT_H
-#define ABEV_CLI_OUT_H
+#ifndef ABEV_OUTPATH_H
+#define ABEV_OUTPATH_H
 
 /*
  * path without trailing slashes and "/." ("ev/" and "ev/./." -> "ev"; "/"

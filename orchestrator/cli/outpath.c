@@ -1,10 +1,10 @@
 /*
- * cli_out: evidence is told from its result.json, whose schema line abev
+ * outpath: evidence is told from its result.json, whose schema line abev
  * writes first, so that a look at the head of the file is enough: the
  * file may be large, and it is read as anything found on the way up is
  * read, a regular file only, non-blocking, no link followed.
  */
-#include "cli/cli_out.h"
+#include "cli/outpath.h"
 
 #include <errno.h>
 #include <fcntl.h>

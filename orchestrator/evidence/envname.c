@@ -1,5 +1,5 @@
 /*
- * envnames: the tables. Secret names are matched by substring, since
+ * envname: the tables. Secret names are matched by substring, since
  * CI systems name secrets freely (GITHUB_TOKEN, AWS_SECRET_ACCESS_KEY,
  * NPM_AUTH, ABEV_SIGNING_KEY); a false positive costs only a readable
  * value (SESSIONS_COUNT, KEYBOARD_LAYOUT and AUTHOR are hashed too).
@@ -8,7 +8,7 @@
  * values are looked at as well. Runtime names are exact or prefixes
  * ending in '*'.
  */
-#include "evidence/envnames.h"
+#include "evidence/envname.h"
 
 #include <stddef.h>
 #include <stdio.h>

@@ -1,12 +1,12 @@
 /*
- * envnames: which environment variables abev treats specially when it
+ * envname: which environment variables abev treats specially when it
  * records an environment — variables that look secret by name or by
  * value, whose values are recorded only as their SHA-256, and names known
  * to change how a runtime behaves (NODE_OPTIONS, DOTNET_*, ...), which the
  * report lists per variant and compare warns about. One table each; no I/O.
  */
-#ifndef ABEV_ENVNAMES_H
-#define ABEV_ENVNAMES_H
+#ifndef ABEV_ENVNAME_H
+#define ABEV_ENVNAME_H
 
 /*
  * 1 when name looks secret: it contains KEY, TOKEN, SECRET, PASSWORD,
@@ -24,7 +24,7 @@ int envname_secret(const char *name);
 int envname_secret_value(const char *value);
 /* 1 when the variable name=value is recorded only as the SHA-256 of value: either rule above. */
 int envname_secret_var(const char *name, const char *value);
-/* 1 when name is one known to change a runtime's behaviour (envnames.c's table). */
+/* 1 when name is one known to change a runtime's behaviour (envname.c's table). */
 int envname_runtime(const char *name);
 /* The runtime table as one line for messages: "NODE_OPTIONS, DOTNET_*, ...". Static. */
 const char *envname_runtime_list(void);
