@@ -248,6 +248,41 @@ class Names(unittest.TestCase):
                           p.stdout)
             self.assertIn("one.c: a file of this name in a and b", p.stdout)
 
+    def test_a_name_without_its_files_prefix_is_refused(self):
+        cc = shutil.which("cc")
+        if not cc or not shutil.which("nm") or not shutil.which("ar"):
+            self.skipTest("needs cc, nm and ar")
+        with tempfile.TemporaryDirectory(prefix="abev-names.") as tmp:
+            for d in ("mk", "util", "guards"):
+                os.mkdir(os.path.join(tmp, d))
+            with open(os.path.join(tmp, "mk", "layers"), "w") as f:
+                f.write("util\nguards: util\n")
+            with open(os.path.join(tmp, "mk", "name-prefixes"), "w") as f:
+                f.write("# idioms\nutil/alloc.c: x* die_oom\n")
+            sources = {
+                # its file's name, an allowed idiom, the folder's name without its s
+                "util/alloc.c": "int alloc_size(void) { return 1; }\nint xmalloc(void) { return 2; }\n",
+                "guards/load.c": "int guard_load(void) { return 3; }\nint load_ok(void) { return 4; }\n"
+                                 "int stray(void) { return 5; }\n",
+            }
+            objs = []
+            for rel, text in sources.items():
+                with open(os.path.join(tmp, rel), "w") as f:
+                    f.write(text)
+                obj = os.path.join(tmp, os.path.basename(rel)[:-2] + ".o")
+                subprocess.run([cc, "-O0", "-c", "-o", obj, os.path.join(tmp, rel)], check=True)
+                objs.append(obj)
+            subprocess.run(["ar", "rcs", os.path.join(tmp, "lib.a")] + objs, check=True)
+            p = subprocess.run([sys.executable, os.path.join(SRC, "mk", "check-names.py"),
+                                os.path.join(tmp, "lib.a"), tmp],
+                               capture_output=True, text=True, timeout=120)
+            self.assertEqual(p.returncode, 1, p.stdout)
+            self.assertIn("guards/load.c exports stray: begin it with load_", p.stdout)
+            # An allowance nothing needs is refused too, so the list stays the code's.
+            self.assertIn("mk/name-prefixes: util/alloc.c: die_oom matches no exported name", p.stdout)
+            for ok in ("alloc_size", "xmalloc", "guard_load", "load_ok"):
+                self.assertNotIn(" " + ok + ":", p.stdout)
+
 
 if __name__ == "__main__":
     unittest.main()
