@@ -3,33 +3,25 @@
  * COMMAND...` (a plan made from commands, run the same way) and `abev
  * init` (a starter plan, written but not run) — with their help and
  * option tables, and what they share: the options of a run (the rows of
- * RUN_SHARED_OPTIONS, checked by run_args_check()), those of a plan made
- * from commands (QUICK_OPTIONS), the signing key, and run_plan(), which
+ * RUN_SHARED_OPTIONS, checked by cli_run_args_check()), those of a plan made
+ * from commands (QUICK_OPTIONS), the signing key, and cli_run_plan(), which
  * hands the plan to runner.c. The plan itself is plan.c's and quick.c's;
  * the exit code is cli_exit.c's.
  */
-#include "cli/cli.h"
+#include "cli/cli_run.h"
 #include "cli/outpath.h"
 
-#include <errno.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "host/metadata.h"
 #include "plan/plan.h"
 #include "pipeline/plan_check.h"
 #include "plan/plan_json.h"
 #include "run/proc.h"
-#include "run/worktree.h"
-#include "plan/dotnet_project.h"
 #include "plan/quick.h"
 #include "pipeline/runner.h"
-#include "seal/seal.h"
 #include "seal/signkey.h"
 #include "util/name_rule.h"
 #include "util/alloc.h"
@@ -38,12 +30,9 @@
 #include "util/errlist.h"
 #include "util/escape.h"
 #include "util/number.h"
-#include "util/path.h"
 #include "util/quote.h"
-#include "util/readfile.h"
 #include "util/strbuf.h"
 #include "util/usage.h"
-#include "util/writefile.h"
 
 static const char run_usage[] =
 	"usage: abev run PLAN --out DIR (--key KEY.key | --unsigned) [--bundle FILE]\n"
@@ -113,71 +102,6 @@ static const char run_tail[] =
 	"evidence as failed (\"the disk is full\").\n"
 	"\n" EXIT_CODES_TEXT;
 
-static const char bench_usage[] =
-	"usage: abev bench [-r N] [-w N] [-n NAME]... [-N] [--prepare CMD]... [--out DIR]\n"
-	"                  [--key KEY.key] [--save-plan FILE] [options] COMMAND COMMAND...\n";
-
-static const char bench_about[] =
-	"Compares shell commands without a plan file, hyperfine style: e.g.\n"
-	"  abev bench 'gzip -1 -c f' 'gzip -9 -c f'\n"
-	"The first command is the reference (the baseline). abev makes a plan\n"
-	"(abev.plan/1) from the commands and options, runs it exactly as 'abev run'\n"
-	"does, writes the same evidence (the plan included, as plan.json) and ends\n"
-	"with the same decision and per-metric lines. Each command runs through\n"
-	"'sh -c' in the current directory, taken literally ({...} is no placeholder,\n"
-	"but for the {VAR} of a -L or -P scan; the run's own directory is\n"
-	"$ABEV_RUN_DIR); the variants are named after their commands\n"
-	"([A-Za-z0-9._-], other characters become '-') unless -n names them. At\n"
-	"most 16 commands are compared at once, the ones a scan makes included.\n";
-
-static const char init_usage[] =
-	"usage: abev init [--out plan.json] [--dotnet [--project DIR] [--package NAME]...\n"
-	"                 [--baseline REF --candidate REF]\n"
-	"                 | --from-bench [bench options] COMMAND...]\n";
-
-static const char init_about[] =
-	"Writes a starter plan (default plan.json; an existing file is never\n"
-	"overwritten, exit 2) holding every commonly used key with its default: the\n"
-	"variants (name, cwd, command), the schedule (warmups, runs, order, seed,\n"
-	"gap_seconds, timeout_seconds, kill_grace_seconds), results (files,\n"
-	"min_executed), load (max_cpu_wait_pct, max_repeats), an example metric, an\n"
-	"example gate, allowed_exit_codes and decision. Without --from-bench its two\n"
-	"variants write a one-test JUnit file; replace their commands with yours.\n"
-	"With --from-bench the variants are the commands, made as 'abev bench' makes\n"
-	"them, with its options below (-r, -w, -n, -N, -L, -P, -D, -i, --prepare, -s, -c,\n"
-	"--gap, --order, --cpus, --results, --min-executed, --max-regression,\n"
-	"--metric, -m, -M and --until-decided). With --dotnet the variants are\n"
-	"`dotnet test --no-build -c Release` of a test project built once\n"
-	"beforehand, one TRX per run in {run_dir}, with\n"
-	"DOTNET_CLI_TELEMETRY_OPTOUT=1, DOTNET_NOLOGO=1,\n"
-	"MSBUILDDISABLENODEREUSE=1 and DOTNET_CLI_USE_MSBUILD_SERVER=0 (no build server\n"
-	"or MSBuild node outlives a run), the test assembly and each --package's dll\n"
-	"hashed (bin/Release/net*/NAME.dll), `dotnet --version`, `dotnet\n"
-	"--list-runtimes` and the resolved versions of the project's direct\n"
-	"dependencies and of each --package (from obj/project.assets.json) recorded,\n"
-	"and runs allowed to wait for a CPU 25 % of their wall time (the CLR's own\n"
-	"threads wait 5-11 %), and gates on the test host's own peak memory and CPU\n"
-	"time; set each variant's cwd to its test project. 'abev run PLAN --dry-run'\n"
-	"checks the plan.\n"
-	"Found from here, --project's .csproj names the assembly, and on\n"
-	"Microsoft.Testing.Platform (global.json's test.runner, or the project's\n"
-	"EnableMSTestRunner and the like) the TRX is asked for with --report-trx.\n"
-	"Two builds of one project need separate output folders (bin/, obj/):\n"
-	"with --baseline REF --candidate REF (two git refs; run inside the\n"
-	"repository) abev init checks each commit out as a detached git worktree\n"
-	"of its own beside the repository's top, TOP-abev/baseline and\n"
-	"TOP-abev/candidate (reused when one is there at that commit; anything\n"
-	"else there is refused and left alone), so each variant's BaseOutputPath\n"
-	"is its own; each variant's cwd is then the project in its worktree\n"
-	"(absolute), its setup builds it once (dotnet build -c Release) and\n"
-	"versions.commit records its commit; the candidate's project is read.\n"
-	"Remove the worktrees with git worktree remove DIR.\n";
-
-static const char init_tail[] =
-	"Exit codes: 0 written; 2 usage error, the file exists, not in a git work tree, a\n"
-	"ref git does not know, or a worktree's directory taken; 3 cannot write, or git\n"
-	"could not make a worktree.\n";
-
 /*
  * PREFIX.pub for PREFIX.key, the file a reviewer verifies with, made
  * absolute when it exists: the report's commands run from inside the
@@ -203,76 +127,8 @@ static char *pub_for_key(const char *key)
 /* How long a run without a terminal waits for other abev runs at most, by default (seconds). */
 #define RUN_WAIT_MAX_UNATTENDED 3600.0
 
-/* The options of `abev run`, and what `abev bench` shares of them. Strings borrowed. */
-struct run_args {
-	const char *out, *key_path, *bundle, *pass_file, *pass_env, *host_label, *max_wait;
-	const char *run_as;    /* --run-as USER */
-	const char *wait_max;  /* --wait-max SECONDS */
-	int quiet, json, unsigned_ok, dry_run, wait, no_wait, insecure_key;
-	double wait_max_seconds; /* --wait-max, once checked; < 0: none given */
-	char *out_owned;       /* out as checked (run_args_check()); freed by the command */
-	int out_made;          /* out was made by the command (abev bench's default) */
-	int bench;             /* abev bench, not abev run: its advice names bench's options */
-	double max_wait_pct;   /* --max-cpu-wait-pct, once checked */
-	const char *load_wait; /* --max-load-wait SECONDS */
-	const char *color;     /* --color WHEN */
-	enum colour_when colour; /* --color, once checked */
-	double load_wait_seconds; /* --max-load-wait, once checked */
-	enum signkey_source key_src; /* where key_path came from, once checked */
-};
-
-/*
- * The rows abev run and abev bench share: T is the command's option
- * struct and P the path of its struct run_args in T ("run.", or nothing).
- */
-#define RUN_SHARED_OPTIONS(T, P) \
-	{ CLI_STRING(0, "passphrase-file", T, P pass_file, "F", \
-		     "the key's passphrase: the first line of F (never argv); an empty one is a " \
-		     "usage error (exit 2)"), .complete = CLI_COMPLETE_ANY_FILE }, \
-	{ CLI_STRING(0, "passphrase-env", T, P pass_env, "VAR", \
-		     "the key's passphrase: the value of $VAR (never argv); an empty one is a " \
-		     "usage error (exit 2)"), .complete = CLI_COMPLETE_ENV }, \
-	{ CLI_FLAG(0, "insecure-key-mode", T, P insecure_key, \
-		   "use a key file that its group or others can read (warns); without it such " \
-		   "a key is refused with the chmod 600 to run") }, \
-	{ CLI_STRING(0, "bundle", T, P bundle, "FILE", \
-		     "also pack the evidence into FILE (.tar.zst or .tar.gz)"), \
-	  .complete = CLI_COMPLETE_ANY_FILE }, \
-	{ CLI_STRING(0, "host-label", T, P host_label, "LABEL", \
-		     "name this machine in metadata.json (host.label) and in a combined report: " \
-		     "1-64 of [A-Za-z0-9._-]; default: the hostname") }, \
-	{ CLI_STRING(0, "max-cpu-wait-pct", T, P max_wait, "P", \
-		     "discard a recorded run that waited for CPUs other processes held more " \
-		     "than P % (0-100) of its wall time; overrides load.max_cpu_wait_pct and is " \
-		     "recorded in result.json (schedule)") }, \
-	{ CLI_STRING(0, "max-load-wait", T, P load_wait, "SECONDS", \
-		     "wait at most SECONDS in all for a quieter machine before recorded runs " \
-		     "(0-86400; then they run under load, kept and marked); overrides " \
-		     "load.max_wait_seconds") }, \
-	{ CLI_FLAG(0, "wait", T, P wait, \
-		   "take turns with other abev runs on this host, however long (the default " \
-		   "on a terminal; without one abev waits at most 3600 s, then goes ahead) " \
-		   "(abev(1), OTHER RUNS)") }, \
-	{ CLI_FLAG(0, "no-wait", T, P no_wait, \
-		   "refuse to start (exit 3) while another abev run on this host is going on, " \
-		   "instead of waiting for it") }, \
-	{ CLI_STRING(0, "wait-max", T, P wait_max, "SECONDS", \
-		     "wait at most SECONDS for other abev runs, then go ahead: runs of either " \
-		     "that overlap are discarded and repeated; 0 does not wait") }, \
-	{ CLI_FLAG('q', "quiet", T, P quiet, "print only the decision line and the evidence " \
-		   "path") }, \
-	{ CLI_STRING(0, "color", T, P color, "WHEN", \
-		     "colour the summary (the verdict, ratios, times): auto, the default, only " \
-		     "on a terminal and unless NO_COLOR is set or TERM is dumb; always; never. " \
-		     "The evidence files never hold colours"), \
-	  .complete = CLI_COMPLETE_WORDS(COLOUR_WHEN_WORDS) }, \
-	{ CLI_STRING(0, "colour", T, P color, "WHEN", "--color"), .flags = CLI_OPT_HIDDEN }, \
-	{ CLI_FLAG(0, "json", T, P json, \
-		   "print the comparison (result.json's \"comparison\") as JSON on stdout; the " \
-		   "other lines go to stderr") }
-
 /* Checks the options of a run before the plan is read. 0 or EXIT_USAGE. */
-static int run_args_check(struct run_args *a, const char *usage)
+int cli_run_args_check(struct run_args *a, const char *usage)
 {
 	if (!a->out && !a->dry_run)
 		return cli_usage_error("no evidence directory given (--out DIR; DIR must not exist)",
@@ -376,7 +232,7 @@ static int set_run_as(const struct plan *plan)
  * 0, or EXIT_USAGE after the messages; the plan is the caller's to
  * release either way.
  */
-static int run_plan_open(struct plan *plan, const struct run_args *a, const char *path,
+static int cli_run_plan_open(struct plan *plan, const struct run_args *a, const char *path,
 			 const char *text)
 {
 	struct errlist errors = ERRLIST_INIT;
@@ -409,12 +265,12 @@ static int run_plan_open(struct plan *plan, const struct run_args *a, const char
 }
 
 /*
- * Runs a plan run_plan_open() accepted as `abev run` does (abev bench
+ * Runs a plan cli_run_plan_open() accepted as `abev run` does (abev bench
  * too): the evidence, the decision and its exit code. plan_shown is the
  * plan file the report's reproduce command names. The plan stays the
  * caller's.
  */
-static int run_plan(struct plan *plan, const struct run_args *a, const char *plan_shown)
+int cli_run_plan(struct plan *plan, const struct run_args *a, const char *plan_shown)
 {
 	struct runner_options opt;
 	struct runner_result res;
@@ -522,11 +378,11 @@ static int run_main(void *opts, size_t n, char **operands)
 
 	if (!n)
 		return cli_usage_error("no plan given", cmd_run.usage);
-	rc = run_args_check(a, cmd_run.usage);
+	rc = cli_run_args_check(a, cmd_run.usage);
 	if (!rc)
-		rc = run_plan_open(&plan, a, operands[0], NULL);
+		rc = cli_run_plan_open(&plan, a, operands[0], NULL);
 	if (!rc)
-		rc = run_plan(&plan, a, operands[0]);
+		rc = cli_run_plan(&plan, a, operands[0]);
 	plan_release(&plan);
 	free(a->out_owned);
 	return rc;
@@ -581,111 +437,12 @@ const struct cli_command cmd_run = {
 	.fn = run_main,
 };
 
-/* The options abev bench and abev init share: the plan made from commands. */
-struct quick_args {
-	struct quick_spec spec;                   /* QUICK_SPEC_INIT before parsing */
-	struct cli_strings names, prepare, gates; /* -n, --prepare, --max-regression */
-	struct cli_strings metrics;               /* --metric */
-	struct cli_strings outputs;               /* --output */
-	int64_t min_runs, max_runs;               /* hyperfine's -m, -M; 0: not given */
-	struct cli_strings lists, range;          /* -L VAR VALUES..., -P VAR MIN MAX */
-	const char *step;                         /* -D STEP */
-	const char *setup, *cleanup;              /* -s CMD, -c CMD */
-	int ignore_failure;                       /* -i */
-	struct quick_scan_result scanned;         /* the commands -L/-P made (owned) */
-};
-
-/* The rows abev bench and abev init share: P is the path of their struct quick_args in T. */
-#define QUICK_OPTIONS(T, P) \
-	{ CLI_INT('r', "runs", T, P spec.runs, "N", 1, UINT_MAX, NULL, \
-		  "recorded runs of each command (default 10)") }, \
-	{ CLI_INT('w', "warmup", T, P spec.warmups, "N", 0, UINT_MAX, NULL, \
-		  "warmup runs of each command, never counted (default 0)") }, \
-	{ CLI_STRINGS('n', "name", T, P names, "NAME", QUICK_MAX_COMMANDS, \
-		      "name the next command (once per command, in order): a variant name, used " \
-		      "as it is ([A-Za-z0-9._-], not starting with '.', at most 64 characters, " \
-		      "unique ignoring case)") }, \
-	{ CLI_FLAG('N', "no-shell", T, P spec.no_shell, \
-		   "run each command without a shell: split into words at blanks, '...' and " \
-		   "\"...\" quote (\\\" and \\\\ inside \"...\"), a backslash outside quotes keeps " \
-		   "the next character; nothing is expanded") }, \
-	{ CLI_STRING('s', "setup", T, P setup, "CMD", \
-		     "run CMD once for each command before its first run (hyperfine's --setup: " \
-		     "build what the runs use); not measured; one that fails stops the plan " \
-		     "before any run") }, \
-	{ CLI_STRING('c', "cleanup", T, P cleanup, "CMD", \
-		     "run CMD once for each command after its last run (hyperfine's " \
-		     "--cleanup); not measured; a failure is a note") }, \
-	{ CLI_STRINGS(0, "prepare", T, P prepare, "CMD", QUICK_MAX_COMMANDS, \
-		      "run CMD before every run of every command (once), or of the command in " \
-		      "the same position (once per command); not measured; a run whose prepare " \
-		      "command fails fails") }, \
-	{ CLI_STRINGS(0, "output", T, P outputs, "WHERE", QUICK_MAX_COMMANDS, \
-		      "where each command's stdout and stderr go (once for all, or once per " \
-		      "command), as in hyperfine: log (default: the run's logs, first and last " \
-		      "8 KiB kept), null (/dev/null), pipe (read and discarded; a command may " \
-		      "act differently on /dev/null), inherit (abev's own; no live line) or " \
-		      "FILE, a path with a '/' (./out.txt): stdout whole to it, rewritten each " \
-		      "run; sizes and SHA-256 recorded but with null and inherit"), \
-	  .complete = CLI_COMPLETE_WORDS("log null pipe inherit") }, \
-	{ CLI_DOUBLE(0, "gap", T, P spec.gap_seconds, "SECONDS", 0, 86400, "seconds", \
-		     "pause between one process and the next (default 0)") }, \
-	{ CLI_STRING(0, "order", T, P spec.order, "O", \
-		     "balanced (AB BA, default; a Williams design for 3 or more), alternate " \
-		     "(AB AB), reverse (AB BA), shuffle, or sequential (AA BB, each command " \
-		     "after its own setup; the default when the setups differ)"), \
-	  .complete = CLI_COMPLETE_WORDS("balanced alternate reverse shuffle sequential") }, \
-	{ CLI_STRING(0, "cpus", T, P spec.cpus, "LIST", \
-		     "run every command on these CPUs only, in the kernel's list syntax (\"1\", " \
-		     "\"0-1\", \"0,2-3\"; schedule.cpus): a pinned run waits for no other CPU " \
-		     "and its contention is judged on these") }, \
-	{ CLI_STRING(0, "results", T, P spec.results, "GLOB", \
-		     "test-result files (TRX, JUnit) each run writes; {run_dir} is the run's " \
-		     "own directory") }, \
-	{ CLI_INT(0, "min-executed", T, P spec.min_executed, "N", 0, INT64_MAX, NULL, \
-		  "a run fails when fewer tests were executed (default 1)") }, \
-	{ CLI_STRINGS(0, "metric", T, P metrics, "NAME[UNIT]=SOURCE:ARG", QUICK_MAX_GATES, \
-		      "a metric of the plan's own, compared with wall, cpu and max_rss and " \
-		      "gated with --max-regression NAME=P: stdout:REGEX or stderr:REGEX, with " \
-		      "the [UNIT] they need (the first group of the first match is the " \
-		      "number, e.g. 'parse_ms[ms]=stdout:took ([0-9.]+) ms'), process:FIELD (minflt, " \
-		      "nvcsw, ...), duration:TESTGLOB or results:TESTGLOB:REGEX (with --results)") }, \
-	{ CLI_STRINGS(0, "max-regression", T, P gates, "[METRIC=]P", QUICK_MAX_GATES, \
-		      "gate: METRIC (wall, cpu, max_rss, wall_own or a --metric; default " \
-		      "wall_own, wall less its wait on others' CPUs) of each " \
-		      "command may be at " \
-		      "most P % worse than the reference's (judged on the exact paired " \
-		      "interval); once per metric") }, \
-	{ CLI_STRINGS_N('L', "parameter-list", T, P lists, "VAR VALUES", 2, \
-			QUICK_MAX_COMMANDS, \
-			"hyperfine's scan: run each command once per value of the comma-separated " \
-			"VALUES (\\, for a comma, \\\\ for a backslash), {VAR} replaced, each a " \
-			"variant named after it; several -L: every combination") }, \
-	{ CLI_STRINGS_N('P', "parameter-scan", T, P range, "VAR MIN MAX", 3, 1, \
-			"hyperfine's scan: run each command once per number from MIN to MAX " \
-			"(step -D, default 1), {VAR} replaced; not with -L") }, \
-	{ CLI_STRING('D', "parameter-step-size", T, P step, "STEP", \
-		     "the step of -P's range (required for decimals)") }, \
-	{ CLI_FLAG('i', "ignore-failure", T, P ignore_failure, \
-		   "a command's exit code does not fail its run (allowed_exit_codes 0-255); " \
-		   "a run killed by a signal or timed out still fails") }, \
-	{ CLI_INT('m', "min-runs", T, P min_runs, "N", 1, UINT_MAX, NULL, \
-		  "hyperfine's least number of runs, with -M only: with a gate, the rounds run " \
-		  "before the first look (schedule.min_rounds); without one, -M's runs (abev " \
-		  "has no time target: -r N runs exactly N)") }, \
-	{ CLI_INT('M', "max-runs", T, P max_runs, "N", 1, UINT_MAX, NULL, \
-		  "hyperfine's most runs: with a gate, rounds until every gate is decided, at " \
-		  "most N (--until-decided N); without one, N runs of each command") }, \
-	{ CLI_INT(0, "until-decided", T, P spec.until_decided, "N", 1, UINT_MAX, "rounds", \
-		  "add rounds until every gate is pass or fail, at most N (schedule.until " \
-		  "\"decided\"; needs --max-regression, not --runs)") }
-
 /*
  * Completes q->spec once abev bench or init has parsed its options: the
  * commands (the operands), the repeated options, and what --until-decided
  * needs. 0, or EXIT_USAGE after the message and usage.
  */
-static int quick_check(struct quick_args *q, size_t ncommands, char **commands,
+int cli_run_quick_check(struct quick_args *q, size_t ncommands, char **commands,
 		       const char *usage)
 {
 	struct quick_spec *spec = &q->spec;
@@ -770,9 +527,9 @@ static int quick_check(struct quick_args *q, size_t ncommands, char **commands,
 /*
  * The plan of spec as text, and parsed into *plan under the name label:
  * for a run (a, abev bench's options), also checked on this machine
- * (run_plan_open()). 0 or EXIT_USAGE.
+ * (cli_run_plan_open()). 0 or EXIT_USAGE.
  */
-static int quick_plan_load(const struct quick_spec *spec, const char *label, char **text,
+int cli_run_quick_plan_load(const struct quick_spec *spec, const char *label, char **text,
 			   struct plan *plan, const struct run_args *a, const char *usage)
 {
 	char *err = NULL;
@@ -786,7 +543,7 @@ static int quick_plan_load(const struct quick_spec *spec, const char *label, cha
 		return EXIT_USAGE;
 	}
 	if (a)
-		rc = run_plan_open(plan, a, label, *text);
+		rc = cli_run_plan_open(plan, a, label, *text);
 	else
 		rc = plan_parse(plan, label, *text, strlen(*text)) < 0 ? EXIT_USAGE : 0;
 	if (rc) {
@@ -796,585 +553,3 @@ static int quick_plan_load(const struct quick_spec *spec, const char *label, cha
 	return rc;
 }
 
-/* The options of abev bench. */
-struct bench_args {
-	struct quick_args q;
-	struct run_args run;
-	const char *save;       /* --save-plan FILE */
-	/* hyperfine's: --export-json/-csv/-markdown/-junit FILE, --shell SHELL */
-	const char *export_json, *export_csv, *export_markdown, *export_junit, *shell;
-};
-
-/*
- * hyperfine's options abev bench does not take, with what abev does
- * instead (the ones it does take work as in hyperfine: -r, -w, -n,
- * --command-name, -N, --shell none, --prepare, -s, -c, -L, -P, -D, -i,
- * -m, -M, --output, --export-*).
- */
-static const struct cli_foreign hyperfine_options[] = {
-	{ "--conclude", "hyperfine", "abev runs nothing after each run: the run's own output "
-	  "is kept in its test.log and stderr.log" },
-	{ "--show-output", "hyperfine", "abev keeps every run's output in the evidence "
-	  "(runs/<variant>/run-N/test.log and stderr.log); --output=inherit shows it" },
-	{ "--input", "hyperfine", "give the command its input itself (sh -c 'cmd < FILE')" },
-	{ "--style", "hyperfine", "abev's terminal output has one layout: --color=never (or "
-	  "NO_COLOR=1) drops its colours, as --style basic or nocolor; --color=always keeps "
-	  "them off a terminal, as --style color or full; --quiet keeps the decision line and "
-	  "the evidence path" },
-	{ "--time-unit", "hyperfine", "abev shows each figure in the unit that suits it; "
-	  "--export-csv and result.json keep milliseconds" },
-	{ "-u", "hyperfine", "for --time-unit: abev picks the unit per figure" },
-	{ "--sort", "hyperfine", "abev lists the commands in the order given, the first the "
-	  "reference" },
-	{ "--min-benchmarking-time", "hyperfine", "-r N sets the runs" },
-	{ "--reference", "hyperfine", "the first command is the reference" },
-	{ "--export-asciidoc", "hyperfine", "--export-markdown FILE writes the table; abev report "
-	  "renders the whole report" },
-	{ "--export-orgmode", "hyperfine", "--export-markdown FILE writes the table; abev report "
-	  "renders the whole report" },
-	{ "-p", "hyperfine", "for --prepare: abev spells it --prepare CMD only" },
-	{ "-V", "hyperfine", "for --version: 'abev --version' prints abev's" },
-	{ "--version", "hyperfine", "'abev --version' prints abev's" },
-	{ NULL, NULL, NULL },
-};
-
-/*
- * hyperfine's --shell as abev bench takes it: 'none' (-N) or sh. 0, or
- * EXIT_USAGE after the message.
- */
-static int bench_hyperfine_check(struct bench_args *b)
-{
-	if (b->shell) {
-		int sh = !strcmp(b->shell, "sh") || !strcmp(b->shell, "/bin/sh") ||
-			 !strcmp(b->shell, "default");
-		/* As hyperfine: -N is --shell none, so a shell besides it is a contradiction. */
-		if (sh && b->q.spec.no_shell)
-			return cli_usage_error("'-N' (--shell none) and '--shell sh' contradict each "
-					       "other: give one", cmd_bench.usage);
-		if (!strcmp(b->shell, "none"))
-			b->q.spec.no_shell = 1;
-		else if (!sh)
-			return cli_usage_error("'--shell' takes 'none' (-N) or 'sh': to run a command "
-					       "through another shell, give it with -N, as in -N 'bash -c "
-					       "\"...\"'", cmd_bench.usage);
-	}
-	return 0;
-}
-
-/*
- * The --export-* files, checked before anything runs so that a wrong
- * path loses no run: one inside the evidence directory this run writes
- * would be a file its manifest does not list (abev verify would then
- * fail the evidence), and each must be one abev can create at the end
- * (outpath_check_new_file()). 0, or EXIT_USAGE after the message.
- */
-static int bench_exports_check(const struct bench_args *b, const char *out)
-{
-	static const char *const opts[] = { "--export-json", "--export-csv", "--export-junit",
-					    "--export-markdown" };
-	const char *files[] = { b->export_json, b->export_csv, b->export_junit, b->export_markdown };
-
-	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-		char *msg;
-		if (!files[i] || !outpath_inside(files[i], out))
-			continue;
-		msg = xasprintf("%s '%s' lies inside the evidence directory '%s' that this run "
-				"writes, whose manifest would not list it: choose a path elsewhere",
-				opts[i], files[i], out);
-		cli_usage_error(msg, cmd_bench.usage);
-		free(msg);
-		return EXIT_USAGE;
-	}
-	for (size_t i = 0; i < ARRAY_SIZE(files); i++)
-		if (files[i] && outpath_check_new_file(opts[i], files[i]) < 0)
-			return EXIT_USAGE;
-	return 0;
-}
-
-/*
- * Writes the exports --export-* asked for, from the evidence just sealed:
- * each is the file of abev export --format of the same name, hyperfine's
- * own. 0 or an exit code.
- */
-static int bench_exports(const struct bench_args *b)
-{
-	const char *formats[] = { "hyperfine", "hyperfine-csv", "junit", "hyperfine-markdown" };
-	const char *files[] = { b->export_json, b->export_csv, b->export_junit, b->export_markdown };
-	int rc = 0;
-
-	for (size_t i = 0; i < ARRAY_SIZE(files) && !rc; i++)
-		if (files[i])
-			rc = cli_export_file(b->run.out, formats[i], files[i]);
-	return rc;
-}
-
-/* Whether the evidence directory dir was sealed (its manifest exists). */
-static int bench_sealed(const char *dir)
-{
-	char *path = path_join(dir, EVIDENCE_MANIFEST_FILE);
-	int sealed = access(path, F_OK) == 0;
-
-	free(path);
-	return sealed;
-}
-
-static int bench_run(void *opts, size_t n, char **operands)
-{
-	struct bench_args *b = opts;
-	struct quick_spec *spec = &b->q.spec;
-	struct run_args *a = &b->run;
-	const char *save = b->save;
-	struct plan plan = PLAN_INIT;
-	char *cwd = NULL, *out = NULL, *text = NULL, *shown = NULL;
-	int rc, note_unsigned = 0;
-
-	rc = quick_check(&b->q, n, operands, cmd_bench.usage);
-	if (rc)
-		return rc;
-	if (!n)
-		return cli_usage_error("no command given", cmd_bench.usage);
-	rc = bench_hyperfine_check(b);
-	if (rc)
-		return rc;
-	cwd = getcwd(NULL, 0);
-	if (!cwd) {
-		error("cannot tell the current directory: %s", strerror(errno));
-		return EXIT_RUNTIME;
-	}
-	spec->cwd = cwd;
-	if (!a->out)
-		a->out = out = quick_out_dir(spec, time(NULL));
-	rc = bench_exports_check(b, a->out);
-	if (rc) {
-		free(out);
-		free(cwd);
-		return rc;
-	}
-	/* Unsigned by default, unless a key is given or named by ABEV_SIGNING_KEY. */
-	if (!a->key_path && !a->unsigned_ok && !getenv(SIGNKEY_ENV)) {
-		a->unsigned_ok = 1;
-		note_unsigned = !a->quiet;
-	}
-	rc = run_args_check(a, cmd_bench.usage);
-	if (!rc && save && outpath_check_evidence("--save-plan", save) < 0)
-		rc = EXIT_USAGE;
-	if (!rc)
-		rc = quick_plan_load(spec, save ? save : "(abev bench)", &text, &plan, a,
-				     cmd_bench.usage);
-	/* The default is made now, under a name no other bench took (even in the same second). */
-	if (!rc && out) {
-		char *made = outpath_make_unique(a->out);
-		rc = made ? 0 : EXIT_RUNTIME;
-		if (made) {
-			free(a->out_owned);
-			a->out = a->out_owned = made;
-			a->out_made = 1;
-		}
-	}
-	if (!rc && save && write_file_new(save, 0644, text, strlen(text)) < 0)
-		rc = EXIT_USAGE;
-	if (!rc) {
-		shown = save ? xstrdup(save) : path_join(a->out, EVIDENCE_PLAN_FILE);
-		a->bench = 1;
-		rc = run_plan(&plan, a, shown);
-		/* Said of evidence that exists: not before a refusal, not of a dry run. */
-		if (note_unsigned && !a->dry_run && bench_sealed(a->out))
-			fputs("abev: note: the evidence is sealed but not signed (give --key KEY.key "
-			      "or set " SIGNKEY_ENV " to sign it)\n", stderr);
-		/* Evidence with a decision: the exports hyperfine users asked for, from it. */
-		if (rc == EXIT_PASSED || rc == EXIT_FAILED || rc == EXIT_REJECTED ||
-		    rc == EXIT_INCONCLUSIVE) {
-			int erc = bench_exports(b);
-			rc = erc ? erc : rc;
-		}
-	}
-	/* A refusal leaves nothing behind: the directory made above goes while still empty. */
-	if (a->out_made && (rc == EXIT_USAGE || rc == EXIT_RUNTIME))
-		(void)rmdir(a->out);
-	free(a->out_owned);
-	plan_release(&plan);
-	free(text);
-	free(shown);
-	free(out);
-	free(cwd);
-	return rc;
-}
-
-/* The options of abev init. */
-struct init_args {
-	struct quick_args q;
-	const char *out;        /* the plan file; EVIDENCE_PLAN_FILE unless given */
-	int from_bench, dotnet;
-	const char *project;    /* --project DIR */
-	struct cli_strings packages; /* --package NAME */
-	const char *baseline, *candidate; /* --baseline REF, --candidate REF */
-};
-
-/* The worktrees of --baseline and --candidate, one per starter variant. */
-struct init_worktrees {
-	struct quick_checkout co[QUICK_STARTER_VARIANTS]; /* what the plan is told */
-	char *top;                                        /* the repository's work tree */
-	char *dir[QUICK_STARTER_VARIANTS], *commit[QUICK_STARTER_VARIANTS];
-	int made[QUICK_STARTER_VARIANTS];                 /* made now, not reused */
-};
-#define INIT_WORKTREES_INIT { .top = NULL }
-
-static void init_worktrees_release(struct init_worktrees *w)
-{
-	free(w->top);
-	for (size_t k = 0; k < QUICK_STARTER_VARIANTS; k++) {
-		free(w->dir[k]);
-		free(w->commit[k]);
-	}
-	memset(w, 0, sizeof(*w));
-}
-
-/* EXIT_USAGE for what the user can correct, else EXIT_RUNTIME; 0 for WORKTREE_OK. */
-static int worktree_exit(enum worktree_status st)
-{
-	return st == WORKTREE_OK ? 0 : st == WORKTREE_REFUSED ? EXIT_USAGE : EXIT_RUNTIME;
-}
-
-/*
- * --baseline and --candidate resolved, without a side effect: the work
- * tree's top, each ref's commit, and where its worktree goes — beside
- * the top, in <top>-abev/<variant>, outside every work tree of the
- * repository. 0, EXIT_USAGE (one ref only, not in a work tree, an
- * unknown ref) or EXIT_RUNTIME.
- */
-static int init_worktrees_plan(const struct init_args *i, struct init_worktrees *w)
-{
-	const char *refs[QUICK_STARTER_VARIANTS] = { i->baseline, i->candidate };
-	static const char *const opts[QUICK_STARTER_VARIANTS] = { "--baseline", "--candidate" };
-	int rc;
-
-	if (!i->dotnet)
-		return cli_usage_error("--baseline and --candidate are for --dotnet", cmd_init.usage);
-	for (size_t k = 0; k < QUICK_STARTER_VARIANTS; k++)
-		if (!refs[k])
-			return cli_usage_error(k ? "--baseline needs --candidate REF: the ref of the new "
-					       "build" : "--candidate needs --baseline REF: the ref of "
-					       "the old build", cmd_init.usage);
-	if (proc_setup() < 0)
-		return EXIT_RUNTIME;
-	rc = worktree_exit(worktree_top(".", &w->top));
-	for (size_t k = 0; !rc && k < QUICK_STARTER_VARIANTS; k++) {
-		rc = worktree_exit(worktree_commit(w->top, opts[k], refs[k], &w->commit[k]));
-		if (rc)
-			break;
-		w->dir[k] = xasprintf("%s-abev/%s", w->top, quick_starter_names[k]);
-		w->co[k] = (struct quick_checkout){ w->dir[k], refs[k], w->commit[k] };
-	}
-	return rc;
-}
-
-/*
- * The worktrees of w made (or reused), once the test project is known to
- * be in both commits and neither directory is taken, so that a refusal
- * makes nothing; each said on stderr, with how to remove them. 0,
- * EXIT_USAGE (the project is not in a commit, a directory is taken) or
- * EXIT_RUNTIME.
- */
-static int init_worktrees_make(struct init_worktrees *w, const char *project)
-{
-	struct strbuf remove = STRBUF_INIT;
-	int there[QUICK_STARTER_VARIANTS] = { 0 };
-	int rc = 0;
-
-	for (size_t k = 0; !rc && k < QUICK_STARTER_VARIANTS; k++)
-		rc = worktree_exit(worktree_has_dir(w->top, w->commit[k], project));
-	for (size_t k = 0; !rc && k < QUICK_STARTER_VARIANTS; k++)
-		rc = worktree_exit(worktree_check(w->top, w->dir[k], w->commit[k], &there[k]));
-	for (size_t k = 0; !rc && k < QUICK_STARTER_VARIANTS; k++) {
-		char *shown;
-
-		if (!there[k]) {
-			rc = worktree_exit(worktree_add(w->top, w->dir[k], w->commit[k]));
-			if (rc)
-				break;
-			w->made[k] = 1;
-		}
-		shown = xstrdup_escaped(w->dir[k]);
-		fprintf(stderr, "abev: %s git worktree %s at %.12s for %s\n",
-			w->made[k] ? "made" : "reused", shown, w->commit[k], quick_starter_names[k]);
-		free(shown);
-	}
-	/* Both once they are the plan's; after a refusal, those made on the way. */
-	for (size_t k = 0; k < QUICK_STARTER_VARIANTS; k++) {
-		if (rc && !w->made[k])
-			continue;
-		strbuf_addf(&remove, "%sgit -C ", remove.len ? " && " : "");
-		strbuf_add_sh(&remove, w->top);
-		strbuf_adds(&remove, " worktree remove ");
-		strbuf_add_sh(&remove, w->dir[k]);
-	}
-	if (remove.len) {
-		char *shown = xstrdup_escaped(remove.buf);
-		fprintf(stderr, "abev: to remove %s: %s\n", rc ? "what was made" : "them", shown);
-		free(shown);
-	}
-	strbuf_release(&remove);
-	return rc;
-}
-
-/*
- * The test project at dir (--project DIR as found from here, or in the
- * candidate's worktree; NULL: none to read): its project file names the
- * assembly, and how dotnet test runs it decides how the plan asks for a
- * TRX. A directory that is not here (the usual case without worktrees:
- * the plan's cwds are other checkouts) leaves the defaults, with a note.
- * 0, or EXIT_USAGE.
- */
-static int init_dotnet_project(struct quick_spec *spec, const char *dir,
-			       struct dotnet_project *p)
-{
-	struct stat sb;
-	char *err = NULL;
-
-	if (!dir)
-		return 0;
-	if (stat(dir, &sb) < 0) {
-		char *shown = xstrdup_escaped(dir);
-		warning("'%s' is not here: the plan assumes VSTest's dotnet test and the assembly "
-			"'%s.dll' (run abev init from the repository's top to have them read)",
-			shown, strrchr(shown, '/') ? strrchr(shown, '/') + 1 : shown);
-		free(shown);
-		return 0;
-	}
-	if (dotnet_project_inspect(dir, p, &err) < 0) {
-		dotnet_project_release(p);
-		cli_usage_error(err, cmd_init.usage);
-		free(err);
-		return EXIT_USAGE;
-	}
-	spec->net.assembly = p->assembly;
-	spec->net.runner = p->runner;
-	if (p->runner == DOTNET_RUNNER_MTP_BRIDGE)
-		warning("the project runs its tests on Microsoft.Testing.Platform but no global.json "
-			"says so: the runs pass --report-trx after '--' (SDK 8 and 9); the .NET 10 SDK "
-			"runs such a project only with a global.json holding \"test\": {\"runner\": "
-			"\"Microsoft.Testing.Platform\"}, which abev init then reads");
-	return 0;
-}
-
-static int init_write(void *opts, size_t n, char **operands)
-{
-	struct init_args *i = opts;
-	struct quick_spec *spec = &i->q.spec;
-	const char *out = i->out;
-	int from_bench = i->from_bench, dotnet = i->dotnet, rc;
-	struct plan plan = PLAN_INIT;
-	struct dotnet_project project = DOTNET_PROJECT_INIT;
-	struct init_worktrees wt = INIT_WORKTREES_INIT;
-	struct stat sb;
-	char *cwd = NULL, *text = NULL, *found = NULL;
-
-	rc = quick_check(&i->q, n, operands, cmd_init.usage);
-	if (rc)
-		return rc;
-	if (n && !from_bench)
-		return cli_usage_error("commands are given after --from-bench", cmd_init.usage);
-	if (from_bench && !n)
-		return cli_usage_error("--from-bench needs the commands to compare", cmd_init.usage);
-	if (dotnet && from_bench)
-		return cli_usage_error("--dotnet writes a starter of its own: not with --from-bench",
-				       cmd_init.usage);
-	if (!*out)
-		return cli_usage_error("'--out' is empty", cmd_init.usage);
-	if (lstat(out, &sb) == 0)
-		return cli_usage_error("the plan file already exists and abev init never overwrites "
-				       "one: choose another --out", cmd_init.usage);
-	if (outpath_check_evidence("--out", out) < 0)
-		return EXIT_USAGE;
-	spec->starter = 1;
-	spec->dotnet = dotnet;
-	spec->net.project = i->project;
-	spec->net.packages = i->packages.v;
-	spec->net.npackages = i->packages.n;
-	if (i->baseline || i->candidate) {
-		const char *dir = spec->net.project ? spec->net.project : QUICK_DOTNET_PROJECT;
-
-		/* Everything the plan says checked before a worktree is made. */
-		rc = init_worktrees_plan(i, &wt);
-		if (!rc) {
-			spec->net.checkouts = wt.co;
-			rc = quick_plan_load(spec, out, &text, &plan, NULL, cmd_init.usage);
-			plan_release(&plan);
-			free(text);
-			text = NULL;
-		}
-		if (!rc)
-			rc = init_worktrees_make(&wt, dir);
-		/* The candidate's project decides the assembly and how dotnet test runs it. */
-		if (!rc)
-			found = path_join(wt.dir[QUICK_STARTER_VARIANTS - 1], dir);
-	} else {
-		found = spec->net.project ? xstrdup(spec->net.project) : NULL;
-	}
-	if (!rc && dotnet)
-		rc = init_dotnet_project(spec, found, &project);
-	if (rc)
-		goto out;
-	spec->cwd = ".";
-	/* Commands run where abev init ran: said absolutely when the plan lives elsewhere. */
-	if (n && strchr(out, '/')) {
-		cwd = getcwd(NULL, 0);
-		if (!cwd) {
-			error("cannot tell the current directory: %s", strerror(errno));
-			rc = EXIT_RUNTIME;
-			goto out;
-		}
-		spec->cwd = cwd;
-	}
-	rc = quick_plan_load(spec, out, &text, &plan, NULL, cmd_init.usage);
-	if (!rc && write_file_new(out, 0644, text, strlen(text)) < 0)
-		rc = EXIT_RUNTIME;
-	if (!rc) {
-		struct strbuf quoted = STRBUF_INIT;
-		char *shown = xstrdup_escaped(out);
-		strbuf_add_sh(&quoted, out);
-		printf("plan: %s\ncheck it: abev run %s --dry-run\nrun it:   abev run %s --out DIR "
-		       "--unsigned\n", shown, quoted.buf, quoted.buf);
-		if (spec->net.checkouts)
-			fputs("abev: note: each variant's setup builds its worktree when the run "
-			      "starts; until then a dry run finds no assemblies to hash\n", stderr);
-		strbuf_release(&quoted);
-		free(shown);
-	}
-out:
-	plan_release(&plan);
-	dotnet_project_release(&project);
-	init_worktrees_release(&wt);
-	free(text);
-	free(cwd);
-	free(found);
-	return rc;
-}
-
-static const struct cli_option bench_options[] = {
-	QUICK_OPTIONS(struct bench_args, q.),
-	{ CLI_STRING('o', "out", struct bench_args, run.out, "DIR",
-		     "evidence directory (must not exist); default abev-evidence/<UTC "
-		     "time>-<names> in the current directory (-2, -3, ... added when another "
-		     "bench took that name)"),
-	  .complete = CLI_COMPLETE_DIRS },
-	{ CLI_STRING('k', "key", struct bench_args, run.key_path, "KEY.key",
-		     "sign the evidence (or the key $ABEV_SIGNING_KEY names); without either it "
-		     "is sealed but not signed (a note on stderr says so; --unsigned silences it)"),
-	  .complete = CLI_COMPLETE_FILES("*.key") },
-	{ CLI_FLAG(0, "unsigned", struct bench_args, run.unsigned_ok,
-		   "seal the evidence without signing it, even when ABEV_SIGNING_KEY is set, and "
-		   "without the note that says so") },
-	{ CLI_STRING(0, "save-plan", struct bench_args, save, "FILE",
-		     "also write the plan to FILE (must not exist), for 'abev run FILE' in a "
-		     "release pipeline"),
-	  .complete = CLI_COMPLETE_ANY_FILE },
-	RUN_SHARED_OPTIONS(struct bench_args, run.),
-	{ CLI_STRINGS(0, "command-name", struct bench_args, q.names, "NAME", QUICK_MAX_COMMANDS,
-		      "hyperfine's name for -n: the same") },
-	{ CLI_STRING('S', "shell", struct bench_args, shell, "SHELL",
-		     "as hyperfine: 'none' runs the commands without a shell (-N); 'sh' is the "
-		     "default; another shell: write it into the command ('bash -c ...') with -N") },
-	{ CLI_STRING(0, "export-json", struct bench_args, export_json, "FILE",
-		     "at the end, write hyperfine's JSON of the counted runs to FILE (must not "
-		     "exist): abev export --format hyperfine"),
-	  .complete = CLI_COMPLETE_ANY_FILE },
-	{ CLI_STRING(0, "export-csv", struct bench_args, export_csv, "FILE",
-		     "at the end, write hyperfine's CSV, a row per command, to FILE (abev export "
-		     "--format hyperfine-csv; --format csv has a row per run)"),
-	  .complete = CLI_COMPLETE_ANY_FILE },
-	{ CLI_STRING(0, "export-junit", struct bench_args, export_junit, "FILE",
-		     "at the end, write the gates and failures as JUnit XML to FILE (abev export "
-		     "--format junit)"),
-	  .complete = CLI_COMPLETE_ANY_FILE },
-	{ CLI_STRING(0, "export-markdown", struct bench_args, export_markdown, "FILE",
-		     "at the end, write hyperfine's Markdown table to FILE (abev export --format "
-		     "hyperfine-markdown; the evidence's report.md is the whole report)"),
-	  .complete = CLI_COMPLETE_ANY_FILE },
-	{ CLI_END() },
-};
-
-static const struct bench_args bench_defaults = { .q = { .spec = QUICK_SPEC_INIT } };
-
-/* abev bench, and what its scan made released. */
-static int bench_main(void *opts, size_t n, char **operands)
-{
-	int rc = bench_run(opts, n, operands);
-
-	quick_scan_release(&((struct bench_args *)opts)->q.scanned);
-	return rc;
-}
-
-const struct cli_command cmd_bench = {
-	.name = "bench",
-	.summary = "compare shell commands without a plan file",
-	.usage = bench_usage,
-	.about = bench_about,
-	.tail = EXIT_CODES_TEXT,
-	.options = bench_options,
-	.operands = "COMMAND",
-	.max_operands = CLI_MANY,
-	.opts_size = sizeof(struct bench_args),
-	.defaults = &bench_defaults,
-	.foreign = hyperfine_options,
-	.fn = bench_main,
-};
-
-static const struct cli_option init_options[] = {
-	{ CLI_STRING('o', "out", struct init_args, out, "FILE",
-		     "the plan file to write (default plan.json); an existing file is never "
-		     "overwritten"),
-	  .complete = CLI_COMPLETE_FILES("*.json") },
-	{ CLI_FLAG(0, "dotnet", struct init_args, dotnet,
-		   "a starter plan for `dotnet test` of a test project (see above)") },
-	{ CLI_STRING(0, "project", struct init_args, project, "DIR",
-		     "with --dotnet: the test project's directory, relative to the repository's "
-		     "top (default " QUICK_DOTNET_PROJECT "); its last part names the assembly "
-		     "hashed"),
-	  .complete = CLI_COMPLETE_DIRS },
-	{ CLI_STRINGS(0, "package", struct init_args, packages, "NAME", QUICK_MAX_PACKAGES,
-		      "with --dotnet: a NuGet package compared (the one upgraded): its resolved "
-		      "version is recorded beside the project's direct dependencies, and its "
-		      "NAME.dll hashed beside the test assembly; repeatable") },
-	{ CLI_STRING(0, "baseline", struct init_args, baseline, "REF",
-		     "with --dotnet and --candidate: the git ref (branch, tag, commit) of the old "
-		     "build, checked out by abev init as a detached git worktree of its own beside "
-		     "the repository's top (TOP-abev/baseline), so that each build has its own "
-		     "bin/ and obj/; run inside the repository") },
-	{ CLI_STRING(0, "candidate", struct init_args, candidate, "REF",
-		     "with --dotnet and --baseline: the git ref of the new build, checked out in "
-		     "TOP-abev/candidate") },
-	{ CLI_FLAG(0, "from-bench", struct init_args, from_bench,
-		   "the variants are the commands given as operands, made as 'abev bench' "
-		   "makes them with the options below") },
-	QUICK_OPTIONS(struct init_args, q.),
-	{ CLI_END() },
-};
-
-static const struct init_args init_defaults = {
-	.q = { .spec = QUICK_SPEC_INIT },
-	.out = EVIDENCE_PLAN_FILE,
-};
-
-/* abev init, and what its scan made released. */
-static int init_main(void *opts, size_t n, char **operands)
-{
-	int rc = init_write(opts, n, operands);
-
-	quick_scan_release(&((struct init_args *)opts)->q.scanned);
-	return rc;
-}
-
-const struct cli_command cmd_init = {
-	.name = "init",
-	.summary = "write a starter plan",
-	.usage = init_usage,
-	.about = init_about,
-	.tail = init_tail,
-	.options = init_options,
-	.operands = "COMMAND",
-	.max_operands = CLI_MANY,
-	.opts_size = sizeof(struct init_args),
-	.defaults = &init_defaults,
-	.fn = init_main,
-};
