@@ -18,11 +18,14 @@
 int cli_usage_error(const char *msg, const char *hint);
 
 /*
- * Writes the export FORMAT (hyperfine, csv, junit, json) of the evidence
- * in DIR to the new file OUT (abev bench --export-*). 0, or an exit code
- * after the message.
+ * Writes the exports of the evidence in DIR that abev bench --export-*
+ * asked for: formats[i] (hyperfine, csv, junit, json, ...) to the new
+ * file outs[i], for each i < n whose outs[i] is set. The evidence is read
+ * once, as sealed, so each file is the bytes `abev export` gives. 0, or
+ * an exit code after the message.
  */
-int cli_export_file(const char *dir, const char *format, const char *out);
+int cli_export_files(const char *dir, const char *const *formats, const char *const *outs,
+		     size_t n);
 
 /* The commands. */
 extern const struct cli_command cmd_run, cmd_bench, cmd_init;

@@ -136,20 +136,20 @@ static int bench_exports_check(const struct bench_args *b, const char *out)
 }
 
 /*
- * Writes the exports --export-* asked for, from the evidence just sealed:
- * each is the file of abev export --format of the same name, hyperfine's
- * own. 0 or an exit code.
+ * Writes the exports --export-* asked for, from the evidence just sealed,
+ * read once: each is the file of abev export --format of the same name,
+ * hyperfine's own. 0 or an exit code.
  */
 static int bench_exports(const struct bench_args *b)
 {
-	const char *formats[] = { "hyperfine", "hyperfine-csv", "junit", "hyperfine-markdown" };
+	static const char *const formats[] = { "hyperfine", "hyperfine-csv", "junit",
+					       "hyperfine-markdown" };
 	const char *files[] = { b->export_json, b->export_csv, b->export_junit, b->export_markdown };
-	int rc = 0;
 
-	for (size_t i = 0; i < ARRAY_SIZE(files) && !rc; i++)
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++)
 		if (files[i])
-			rc = cli_export_file(b->run.out, formats[i], files[i]);
-	return rc;
+			return cli_export_files(b->run.out, formats, files, ARRAY_SIZE(files));
+	return 0;
 }
 
 /* Whether the evidence directory dir was sealed (its manifest exists). */

@@ -624,24 +624,33 @@ static int export_main(void *opts, size_t npos, char **pos)
 	return rc;
 }
 
-int cli_export_file(const char *dir, const char *format, const char *out)
+int cli_export_files(const char *dir, const char *const *formats, const char *const *outs,
+		     size_t n)
 {
 	struct evidence_run run;
 	struct comparison cmp = COMPARISON_INIT;
 	enum export_format f;
-	char *text;
 	int rc;
 
-	if (export_format_parse(format, &f) < 0) {
-		error("unknown format '%s' (expected " EXPORT_FORMAT_LIST ")", format);
-		return EXIT_USAGE;
+	for (size_t i = 0; i < n; i++) {
+		if (outs[i] && export_format_parse(formats[i], &f) < 0) {
+			error("unknown format '%s' (expected " EXPORT_FORMAT_LIST ")", formats[i]);
+			return EXIT_USAGE;
+		}
 	}
 	rc = load_evidence(dir, NULL, &run, &cmp, NULL);
 	if (rc)
 		return rc;
-	text = render_export(dir, f, &run, &cmp);
-	rc = write_file_new(out, 0644, text, strlen(text)) < 0 ? EXIT_RUNTIME : 0;
-	free(text);
+	for (size_t i = 0; i < n && !rc; i++) {
+		char *text;
+
+		if (!outs[i])
+			continue;
+		export_format_parse(formats[i], &f);
+		text = render_export(dir, f, &run, &cmp);
+		rc = write_file_new(outs[i], 0644, text, strlen(text)) < 0 ? EXIT_RUNTIME : 0;
+		free(text);
+	}
 	compare_release(&cmp);
 	evidence_run_release(&run);
 	return rc;
