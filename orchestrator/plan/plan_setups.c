@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/alloc.h"
 #include "util/strbuf.h"
 
 /*
@@ -55,14 +56,81 @@ int plan_setups_collide(const struct plan *plan, size_t a, size_t b)
 	return !strcmp(va->cwd, vb->cwd) && !same_setup(va, vb);
 }
 
+/* A variant with a setup: its cwd, its setup as it will run (NULL: does not expand), its index. */
+struct setup_entry {
+	const char *cwd;
+	char *key;
+	size_t i;
+};
+
+/* Variant v's setup, expanded, as one string: each argument's length, then its bytes. */
+static char *setup_key(const struct plan_variant *v)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	for (size_t k = 0; k < v->setup_len; k++) {
+		char *arg = setup_arg(v, k);
+		if (!arg) {
+			strbuf_release(&sb);
+			return NULL;
+		}
+		strbuf_addf(&sb, "%zu:%s;", strlen(arg), arg);
+		free(arg);
+	}
+	return strbuf_detach(&sb, NULL);
+}
+
+/* By cwd, then plan order. */
+static int by_cwd(const void *x, const void *y)
+{
+	const struct setup_entry *a = x, *b = y;
+	int c = strcmp(a->cwd, b->cwd);
+
+	return c ? c : (a->i > b->i) - (a->i < b->i);
+}
+
+static int same_key(const char *x, const char *y)
+{
+	return x && y && !strcmp(x, y);
+}
+
+/*
+ * Each setup is expanded once and the variants grouped by cwd, so that a
+ * variants file of thousands sharing one setup costs a sort, not a
+ * comparison of every pair. Within a cwd the first pair in plan order is
+ * the group's first variant and the first after it whose setup differs
+ * (when every later one matched the first, all are the same); across
+ * the groups, the pair with the smallest indices.
+ */
 int plan_setups_collision(const struct plan *plan, size_t *a, size_t *b)
 {
-	for (size_t i = 0; i < plan->nvariants; i++)
-		for (size_t j = i + 1; j < plan->nvariants; j++)
-			if (plan_setups_collide(plan, i, j)) {
-				*a = i;
-				*b = j;
-				return 1;
+	struct setup_entry *e = xcalloc(plan->nvariants ? plan->nvariants : 1, sizeof(*e));
+	size_t n = 0;
+	int found = 0;
+
+	for (size_t i = 0; i < plan->nvariants; i++) {
+		const struct plan_variant *v = &plan->variants[i];
+		if (!v->setup_len || !v->cwd)
+			continue;
+		e[n++] = (struct setup_entry){ v->cwd, setup_key(v), i };
+	}
+	qsort(e, n, sizeof(*e), by_cwd);
+	for (size_t g = 0, end; g < n; g = end) {
+		for (end = g + 1; end < n && !strcmp(e[end].cwd, e[g].cwd); end++)
+			;
+		for (size_t j = g + 1; j < end; j++) {
+			if (same_key(e[g].key, e[j].key))
+				continue;
+			if (!found || e[g].i < *a || (e[g].i == *a && e[j].i < *b)) {
+				*a = e[g].i;
+				*b = e[j].i;
+				found = 1;
 			}
-	return 0;
+			break;
+		}
+	}
+	for (size_t k = 0; k < n; k++)
+		free(e[k].key);
+	free(e);
+	return found;
 }
