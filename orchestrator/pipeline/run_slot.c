@@ -11,6 +11,7 @@
 #include "pipeline/run_slot.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -520,9 +521,35 @@ static int reads_output(const struct plan *plan)
 	return 0;
 }
 
-/* Where the command's streams go, by the variant's "output" (plan.h). */
-static void spec_output(struct proc_spec *spec, const struct plan_variant *v)
+int run_slot_open_outputs(struct run_state *st)
 {
+	const struct plan *plan = st->plan;
+
+	st->output_dirs = xcalloc(plan->nvariants, sizeof(*st->output_dirs));
+	for (size_t i = 0; i < plan->nvariants; i++)
+		st->output_dirs[i] = (struct dirat)DIRAT_INIT;
+	for (size_t i = 0; i < plan->nvariants; i++) {
+		const char *file = plan->variants[i].output_file;
+		const char *slash = file ? strrchr(file, '/') : NULL;
+		struct dirat *d = &st->output_dirs[i];
+
+		if (plan->variants[i].output != PLAN_OUTPUT_FILE || !slash)
+			continue;
+		/* The directory the user named, links and all, as it is before any run. */
+		d->path = slash == file ? xstrdup("/") : xstrndup(file, (size_t)(slash - file));
+		d->fd = open(d->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (d->fd < 0)
+			return error("cannot open the directory of output file '%s': %s", file,
+				     strerror(errno));
+	}
+	return 0;
+}
+
+/* Where the command's streams go, by the variant's "output" (plan.h). */
+static void spec_output(struct proc_spec *spec, const struct run_state *st, size_t vi)
+{
+	const struct plan_variant *v = &st->plan->variants[vi];
+
 	switch (v->output) {
 	case PLAN_OUTPUT_NULL:
 		spec->stdout_path = spec->stderr_path = NULL;
@@ -536,6 +563,8 @@ static void spec_output(struct proc_spec *spec, const struct plan_variant *v)
 		break;
 	case PLAN_OUTPUT_FILE:
 		spec->stdout_file = v->output_file;
+		spec->stdout_file_dir = st->output_dirs ? &st->output_dirs[vi] : NULL;
+		spec->stdout_file_name = strrchr(v->output_file, '/') + 1;
 		break;
 	case PLAN_OUTPUT_LOG:
 		break;
@@ -585,7 +614,7 @@ static int run_process(struct run_state *st, const struct plan_variant *v, char 
 		.tick_arg = &tick,
 	};
 
-	spec_output(&spec, v);
+	spec_output(&spec, st, (size_t)(v - plan->variants));
 	free(inv->output);
 	inv->output = xstrdup(plan_output_text(v));
 	if (measure(st, &spec, inv, &res, &cpus, &cs_before, &cs_after) < 0)

@@ -27,4 +27,13 @@ void run_slot(struct run_state *st, const struct sched_slot *slot);
  */
 int run_slot_step(struct run_state *st, size_t vi, int cleanup);
 
+/*
+ * Opens, into st->output_dirs, the directory of every variant's output
+ * file (plan.h: PLAN_OUTPUT_FILE) as it is now, before anything runs:
+ * each run's file is then reached beneath that descriptor, so that a run
+ * that replaces a directory on the path by a link cannot make abev create
+ * or truncate a file elsewhere. 0, or -1 after error().
+ */
+int run_slot_open_outputs(struct run_state *st);
+
 #endif

@@ -511,5 +511,9 @@ void run_state_release(struct run_state *st)
 	free(st->root);
 	st->root = NULL;
 	dirat_release(&st->ev);
+	for (size_t i = 0; st->output_dirs && i < st->plan->nvariants; i++)
+		dirat_release(&st->output_dirs[i]);
+	free(st->output_dirs);
+	st->output_dirs = NULL;
 	ledger_release(&st->ledger);
 }

@@ -35,6 +35,8 @@ struct run_state {
 	const struct runner_options *opt;
 	char *root;                 /* absolute evidence directory, for messages and the runs */
 	struct dirat ev;            /* the evidence directory, as abev created it */
+	/* Per variant, the directory of its output file (plan.h: PLAN_OUTPUT_FILE), else closed. */
+	struct dirat *output_dirs;
 	struct ledger ledger;       /* what abev wrote there (ledger.h) */
 	long tampered;              /* differences ledger_check() found before sealing */
 	int root_moved;             /* root no longer names the directory open as ev */

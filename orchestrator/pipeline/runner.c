@@ -413,6 +413,8 @@ static int run_begin(struct run_state *st, struct metadata **md)
 	if (proc_setup() < 0)
 		return -1;
 	cgroup_remove_stale();
+	if (run_slot_open_outputs(st) < 0)
+		return -1;
 	overlap_watch_init(&st->watch, (const char *const *)plan->exclusive, plan->nexclusive);
 	if (join_peers(st) < 0)
 		return -1;

@@ -100,13 +100,20 @@ struct proc_spec {
 	/*
 	 * Log mode, where the streams go instead (proc_io.c): log_discard
 	 * reads both pipes and writes nothing (stdout_path and stderr_path
-	 * unused); stdout_file (borrowed, absolute) takes the whole stdout,
-	 * no cap, no head and tail, opened by abev with no link followed and
-	 * truncated — a symlink, a file with another hard link or one that is
-	 * not regular is refused (proc_run() returns -1) and left untouched.
+	 * unused); stdout_file (borrowed) takes the whole stdout, no cap, no
+	 * head and tail: the name stdout_file_name beneath stdout_file_dir
+	 * (borrowed, the directory the caller opened once, before any run),
+	 * opened by abev with no link followed and truncated — a symlink, a
+	 * file with another hard link or one that is not regular is refused
+	 * (proc_run() returns -1) and left untouched. stdout_file names it in
+	 * messages. A run that replaces a directory on the path by a link
+	 * cannot move the file elsewhere: the directory is reached by its
+	 * descriptor, not by its path.
 	 */
 	int log_discard;
 	const char *stdout_file;
+	const struct dirat *stdout_file_dir;
+	const char *stdout_file_name;
 	/* The child's stdout and stderr are abev's own (not in capture or log mode). */
 	int inherit_output;
 	int64_t timeout_ns;        /* 0: none */

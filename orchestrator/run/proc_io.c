@@ -253,16 +253,24 @@ int proc_io_open_high(const struct dirat *dir, const char *path, int flags)
 
 /*
  * The file output FILE names, opened by abev for the child's whole
- * stdout. Not following a symlink, and refusing a file with another hard
- * link, keeps a run from making abev truncate what the path was made to
- * reach; the file is truncated only once it is known to be a plain one.
+ * stdout: one name beneath the directory the caller opened before any
+ * run, so that a run that swaps a directory on the path for a link
+ * cannot move it. Not following a symlink, and refusing a file with
+ * another hard link, keeps a run from making abev truncate what the
+ * name was made to reach; the file is truncated only once it is known
+ * to be a plain one.
  */
-static int open_stdout_file(const char *path)
+static int open_stdout_file(const struct proc_spec *spec)
 {
-	int fd = proc_io_open_high(NULL, path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK);
+	const char *path = spec->stdout_file;
+	int fd = !spec->stdout_file_dir ? -1
+		 : proc_io_open_high(spec->stdout_file_dir, spec->stdout_file_name,
+				     O_WRONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK);
 	struct stat st;
 	const char *why = NULL;
 
+	if (!spec->stdout_file_dir)
+		return error("output file '%s': its directory was not opened before the run", path);
 	if (fd < 0)
 		return error("cannot open output file '%s': %s", path,
 			     errno == ELOOP ? "it is a symbolic link" : strerror(errno));
@@ -334,7 +342,7 @@ static int open_sink_instead(const struct proc_spec *spec, struct proc_sink *s)
 		s->discard = 1;
 		return 0;
 	}
-	s->file = open_stdout_file(spec->stdout_file);
+	s->file = open_stdout_file(spec);
 	if (s->file < 0)
 		return -1;
 	s->path = spec->stdout_file;

@@ -117,6 +117,25 @@ class Output(AbevTestCase):
             with open(target) as f:
                 self.assertEqual(f.read(), "keep\n")
 
+    def test_a_directory_swapped_for_a_link_does_not_move_the_file(self):
+        # The first run replaces out/ by a link to victim/, which holds a file
+        # of the output's name; abev keeps writing into the directory it
+        # opened before any run (now out.orig/) and leaves victim/ alone.
+        os.mkdir(self.path("out"))
+        os.mkdir(self.path("victim"))
+        with open(self.path("victim", "o.txt"), "w") as f:
+            f.write("keep\n")
+        swap = ("[ -L out ] || { mv out out.orig && ln -s victim out; }; "
+                "echo printed-by-run")
+        r = self.bench("--output=./out/o.txt", "-r", "3", "--out", "ev", "sh -c " + repr(swap))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertTrue(os.path.islink(self.path("out")))
+        with open(self.path("victim", "o.txt")) as f:
+            self.assertEqual(f.read(), "keep\n")
+        with open(self.path("out.orig", "o.txt")) as f:
+            self.assertEqual(f.read(), "printed-by-run\n")
+        self.assertEqual(len(self.load("ev", "result.json")["invocations"]), 3)
+
     def test_inherit_hands_over_abev_s_own_streams(self):
         r = self.bench("--output=inherit", "-r", "1", "--out", "ev",
                        f"{HELPER} flood 130", f"{HELPER} stderr said-on-stderr")
