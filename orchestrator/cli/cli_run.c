@@ -240,12 +240,12 @@ static int cli_run_plan_open(struct plan *plan, const struct run_args *a, const 
 		     : plan_load_partial(plan, path, &errors);
 
 	if (a->max_wait) {
-		plan->max_cpu_wait_pct = a->max_wait_pct;
-		plan->max_cpu_wait_pct_from = "--max-cpu-wait-pct";
+		plan->set.max_cpu_wait_pct = a->max_wait_pct;
+		plan->set.max_cpu_wait_pct_from = "--max-cpu-wait-pct";
 	}
 	if (a->load_wait) {
-		plan->max_wait_seconds = a->load_wait_seconds;
-		plan->max_wait_seconds_from = "--max-load-wait";
+		plan->set.max_wait_seconds = a->load_wait_seconds;
+		plan->set.max_wait_seconds_from = "--max-load-wait";
 	}
 	if (a->run_as) {
 		free(plan->run_as);

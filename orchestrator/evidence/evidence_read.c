@@ -284,7 +284,7 @@ static int read_header(const struct json_in *rd, const cJSON *root, struct evide
 	if (run_fields_read(rd, root, &r->hdr, keep_any, r) < 0 ||
 	    read_template(rd, r) < 0)
 		return -1;
-	r->cfg.order = r->hdr.order;
+	r->cfg.order = run_order_name(r->hdr.set.order);
 	return 0;
 }
 

@@ -13,6 +13,8 @@
 #include "util/json_out.h"
 #include "util/alloc.h"
 #include "util/compiler.h"
+#include "util/escape.h"
+#include "util/strbuf.h"
 
 /* Names for the pointer types of the rows, so that CAT() adds its const to a name, not twice to char. */
 typedef const char *field_str;
@@ -107,6 +109,10 @@ static void write_field(json_node *o, const struct field *f, const void *rec)
 		else
 			jadd_num(o, key, round((double)i64 / 1e6) / 1e3);
 		break;
+	case FIELD_ENUM:
+		i64 = *CAT(rec, f, int);
+		jadd_str(o, key, i64 >= 0 && (size_t)i64 < f->nnames ? f->names[i64] : "unknown");
+		break;
 	case FIELD_CUSTOM:
 		f->write(o, key, rec);
 		break;
@@ -177,6 +183,22 @@ static int read_int(const struct json_in *rd, const json_node *o, const char *pa
 
 	bounds(f, lo, hi, &min, &max);
 	return json_get_int(rd, o, path, member(f), flags, min, max, v);
+}
+
+/* A FIELD_ENUM's value that names none of its values: the error says which it may name. */
+static void read_enum_error(const struct json_in *rd, const char *path, const char *key,
+			    const struct field *f, const char *s)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char *at = *path ? json_key_path(path, key) : xstrdup(key);
+	char b[SHOW_MAX];
+
+	for (size_t i = 0; i < f->nnames; i++)
+		strbuf_addf(&sb, "%s%s", i ? ", " : "", f->names[i]);
+	json_in_error(rd, at, "unknown value '%s' (expected one of: %s)",
+		      show_str(b, sizeof(b), s), sb.buf);
+	free(at);
+	strbuf_release(&sb);
 }
 
 static int read_field(const struct json_in *rd, const json_node *o, const char *path,
@@ -277,6 +299,18 @@ static int read_field(const struct json_in *rd, const json_node *o, const char *
 		if (rc > 0)
 			*AT(rec, f, int64_t) = llround(num * 1e9);
 		return rc < 0 ? -1 : 0;
+	case FIELD_ENUM:
+		rc = json_get_string(rd, o, path, key, flags, &s);
+		if (rc <= 0)
+			return rc;
+		for (n = 0; n < f->nnames && strcmp(s, f->names[n]); n++)
+			;
+		if (n < f->nnames)
+			*AT(rec, f, int) = (int)n;
+		else
+			read_enum_error(rd, path, key, f, s);
+		free(s);
+		return n < f->nnames ? 0 : -1;
 	case FIELD_CUSTOM:
 		return f->read ? f->read(rd, o, path, key, rec) : 0;
 	}

@@ -32,6 +32,7 @@ enum field_type {
 	FIELD_NUMBER,     /* double, rounded to 6 decimals when written */
 	FIELD_BOOL,       /* int, 0 or 1 */
 	FIELD_NS_SECONDS, /* int64_t nanoseconds, written as seconds to the millisecond */
+	FIELD_ENUM,       /* an enum (int-sized), written as names[value]; read back from the name */
 	FIELD_CUSTOM,     /* written and read by the row's own functions */
 };
 
@@ -56,6 +57,8 @@ struct field {
 	const char *value;      /* FIELD_CONST */
 	const char *missing;    /* objects: why a record without it cannot be read, or NULL */
 	int64_t min, max;       /* integers read: the bounds (both 0: 0 to 2^53) */
+	const char *const *names; /* FIELD_ENUM: the name of each value, 0 to nnames - 1 */
+	size_t nnames;
 	/* FIELD_CUSTOM: adds key to o; reads key of o (path names o in messages), 0 or -1. */
 	void (*write)(json_node *o, const char *key, const void *rec);
 	int (*read)(const struct json_in *rd, const json_node *o, const char *path,

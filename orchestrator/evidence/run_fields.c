@@ -12,6 +12,8 @@
 #include "util/compiler.h"
 
 #define OFF(f) offsetof(struct run_header, f)
+/* FIELD_ENUM reads and writes an enum as an int. */
+_Static_assert(sizeof(enum run_order) == sizeof(int), "enum run_order is int-sized");
 #define REQ FIELD_REQUIRED
 #define RD FIELD_READ
 #define NUL FIELD_NULLABLE
@@ -53,23 +55,24 @@ const struct field run_fields[] = {
 	{ .key = "started_utc", .type = FIELD_STRING, .off = OFF(started_utc), .flags = REQ | RD },
 	{ .key = "ended_utc", .type = FIELD_STRING, .off = OFF(ended_utc), .flags = REQ | RD | NUL | FIELD_NULL_EMPTY },
 	{ .key = "schedule", .type = FIELD_OBJECT, .flags = REQ | RD, .missing = "missing: not abev's result.json" },
-	{ .key = "schedule.order", .type = FIELD_STRING, .off = OFF(order), .flags = REQ | RD },
-	{ .key = "schedule.order_from", .type = FIELD_STRING, .off = OFF(order_from), .flags = REQ | OPT },
-	{ .key = "schedule.seed", .type = FIELD_U64, .off = OFF(seed), .flags = REQ | RD },
-	{ .key = "schedule.warmups", .type = FIELD_UNSIGNED, .off = OFF(warmups), .flags = REQ | RD },
-	{ .key = "schedule.runs", .type = FIELD_UNSIGNED, .off = OFF(runs), .flags = REQ | RD },
-	{ .key = "schedule.gap_seconds", .type = FIELD_NUMBER, .off = OFF(gap_seconds), .flags = REQ | RD, .unit = "s" },
-	{ .key = "schedule.timeout_seconds", .type = FIELD_NUMBER, .off = OFF(timeout_seconds),
+	{ .key = "schedule.order", .type = FIELD_ENUM, .off = OFF(set.order), .flags = REQ | RD,
+	  .names = run_order_names, .nnames = RUN_ORDER_COUNT },
+	{ .key = "schedule.order_from", .type = FIELD_STRING, .off = OFF(set.order_from), .flags = REQ | OPT },
+	{ .key = "schedule.seed", .type = FIELD_U64, .off = OFF(set.seed), .flags = REQ | RD },
+	{ .key = "schedule.warmups", .type = FIELD_UNSIGNED, .off = OFF(set.warmups), .flags = REQ | RD },
+	{ .key = "schedule.runs", .type = FIELD_UNSIGNED, .off = OFF(set.runs), .flags = REQ | RD },
+	{ .key = "schedule.gap_seconds", .type = FIELD_NUMBER, .off = OFF(set.gap_seconds), .flags = REQ | RD, .unit = "s" },
+	{ .key = "schedule.timeout_seconds", .type = FIELD_NUMBER, .off = OFF(set.timeout_seconds),
 	  .flags = REQ | RD | NUL | FIELD_NULL_NONPOSITIVE, .unit = "s" },
-	{ .key = "schedule.max_foreign_cpu", .type = FIELD_NUMBER, .off = OFF(max_foreign_cpu),
+	{ .key = "schedule.max_foreign_cpu", .type = FIELD_NUMBER, .off = OFF(set.max_foreign_cpu),
 	  .flags = REQ | RD | NUL | FIELD_NULL_NEGATIVE, .unit = "cores" },
-	{ .key = "schedule.max_cpu_wait_pct", .type = FIELD_NUMBER, .off = OFF(max_cpu_wait_pct), .flags = REQ | RD, .unit = "%" },
-	{ .key = "schedule.max_cpu_wait_pct_from", .type = FIELD_STRING, .off = OFF(max_cpu_wait_pct_from), .flags = REQ | OPT },
-	{ .key = "schedule.cpus", .type = FIELD_STRING, .off = OFF(cpus), .flags = REQ | OPT | NUL },
-	{ .key = "schedule.max_repeats", .type = FIELD_UNSIGNED, .off = OFF(max_repeats), .flags = REQ | RD },
-	{ .key = "schedule.max_wait_seconds", .type = FIELD_NUMBER, .off = OFF(max_wait_seconds), .flags = REQ | OPT, .unit = "s" },
-	{ .key = "schedule.max_wait_seconds_from", .type = FIELD_STRING, .off = OFF(max_wait_seconds_from), .flags = REQ | OPT },
-	{ .key = "schedule.exclusive", .type = FIELD_STRINGS, .off = OFF(exclusive), .count_off = OFF(nexclusive), .flags = REQ | OPT },
+	{ .key = "schedule.max_cpu_wait_pct", .type = FIELD_NUMBER, .off = OFF(set.max_cpu_wait_pct), .flags = REQ | RD, .unit = "%" },
+	{ .key = "schedule.max_cpu_wait_pct_from", .type = FIELD_STRING, .off = OFF(set.max_cpu_wait_pct_from), .flags = REQ | OPT },
+	{ .key = "schedule.cpus", .type = FIELD_STRING, .off = OFF(set.cpus), .flags = REQ | OPT | NUL },
+	{ .key = "schedule.max_repeats", .type = FIELD_UNSIGNED, .off = OFF(set.max_repeats), .flags = REQ | RD },
+	{ .key = "schedule.max_wait_seconds", .type = FIELD_NUMBER, .off = OFF(set.max_wait_seconds), .flags = REQ | OPT, .unit = "s" },
+	{ .key = "schedule.max_wait_seconds_from", .type = FIELD_STRING, .off = OFF(set.max_wait_seconds_from), .flags = REQ | OPT },
+	{ .key = "schedule.exclusive", .type = FIELD_STRINGS, .off = OFF(set.exclusive), .count_off = OFF(set.nexclusive), .flags = REQ | OPT },
 	{ .key = "peers", .type = FIELD_OBJECT, .flags = REQ },
 	{ .key = "peers.lock_dir", .type = FIELD_STRING, .off = OFF(lock_dir), .flags = REQ | OPT | NUL },
 	{ .key = "peers.wait", .type = FIELD_BOOL, .off = OFF(wait), .flags = REQ | OPT },

@@ -1070,10 +1070,10 @@ int judge_load(struct judge *j, struct invocation *inv, unsigned attempt,
 		.foreign_wait_pct = invocation_foreign_wait_pct(inv),
 		.foreign_busy_cores = invocation_foreign_busy_cores(inv),
 		.run_cpus = inv->run_cpus,
-		.max_cpu_wait_pct = plan->max_cpu_wait_pct,
+		.max_cpu_wait_pct = plan->set.max_cpu_wait_pct,
 		.foreign_cpu = inv->foreign_cpu,
 		.resolution = inv->foreign_cpu_resolution,
-		.max_foreign_cpu = plan->max_foreign_cpu,
+		.max_foreign_cpu = plan->set.max_foreign_cpu,
 		.overlap = overlap,
 		.paused = paused = invocation_pauses_describe(inv),
 		.keep_loaded = keep_loaded,
@@ -1088,7 +1088,7 @@ int judge_load(struct judge *j, struct invocation *inv, unsigned attempt,
 		if (res[i].verdict == GUARD_FAIL && inv->status != INV_DISCARDED) {
 			inv->status = INV_DISCARDED;
 			inv->reason = xasprintf("%s; %s", res[i].reason,
-						attempt <= plan->max_repeats ? "the slot is repeated"
+						attempt <= plan->set.max_repeats ? "the slot is repeated"
 									     : "no repeats left");
 		}
 	}

@@ -360,13 +360,13 @@ static void check_cpus(struct checker *ck)
 {
 	const struct plan *plan = ck->plan;
 
-	check_cpu_list(ck, "schedule.cpus", plan->cpus, NULL);
+	check_cpu_list(ck, "schedule.cpus", plan->set.cpus, NULL);
 	for (size_t vi = 0; vi < plan->nvariants; vi++) {
 		const char *own = plan->variants[vi].cpus;
 		char *k;
 
 		/* A variant without its own list has the schedule's, checked above. */
-		if (!own || (plan->cpus && !strcmp(own, plan->cpus)))
+		if (!own || (plan->set.cpus && !strcmp(own, plan->set.cpus)))
 			continue;
 		k = key_of(plan, vi, "cpus");
 		check_cpu_list(ck, k, own, plan->variants[vi].name);

@@ -101,7 +101,7 @@ static void set_status(struct invocation *inv, const struct proc_result *res,
 	case PROC_TIMED_OUT: {
 		char *how = proc_stop_text(res);
 		inv->status = INV_TIMED_OUT;
-		inv->reason = xasprintf("timed out after %g s; %s", plan->timeout_seconds, how);
+		inv->reason = xasprintf("timed out after %g s; %s", plan->set.timeout_seconds, how);
 		free(how);
 		break;
 	}
@@ -173,8 +173,8 @@ static void inv_init(const struct run_state *st, const struct sched_slot *slot,
 	inv->exit_code = -1;
 	inv->foreign_cpu = -1;
 	inv->foreign_cpu_resolution = -1;
-	inv->max_foreign_cpu = plan->max_foreign_cpu;
-	inv->max_cpu_wait_pct = plan->max_cpu_wait_pct;
+	inv->max_foreign_cpu = plan->set.max_foreign_cpu;
+	inv->max_cpu_wait_pct = plan->set.max_cpu_wait_pct;
 	inv->cpu_wait_ns = -1;
 	inv->tree_wait_ns = -1;
 	inv->foreign_busy_fine_ns = -1;
@@ -602,7 +602,7 @@ static int run_process(struct run_state *st, const struct plan_variant *v, char 
 		.stdout_path = out_path,
 		.stderr_path = err_path,
 		.log_dir = &st->ev,
-		.timeout_ns = (int64_t)(plan->timeout_seconds * 1e9),
+		.timeout_ns = (int64_t)(plan->set.timeout_seconds * 1e9),
 		.grace_ns = (int64_t)(plan->kill_grace_seconds * 1e9),
 		.log_capped = 1,
 		.log_max_bytes = plan->max_log_bytes,
@@ -700,7 +700,7 @@ static char *round_balanced(const struct run_state *st, const struct invocation 
 		last = p;
 	}
 	if (!guard_load_balanced(invocation_foreign_wait_pct(inv), shares, n,
-				 st->plan->max_cpu_wait_pct))
+				 st->plan->set.max_cpu_wait_pct))
 		return NULL;
 	if (n == 1)
 		return xasprintf("its round is balanced: %s run %u waited %.1f %% on other "
@@ -728,9 +728,9 @@ static char *keep_loaded_reason(const struct run_state *st, const struct invocat
 		return balanced;
 	if (st->load_spent)
 		return xasprintf("the machine stayed busy through the wait for a quieter one "
-				 "(load.max_wait_seconds %g s, spent)", plan->max_wait_seconds);
-	if (attempt > plan->max_repeats)
-		return xasprintf("the slot's last attempt (load.max_repeats %u)", plan->max_repeats);
+				 "(load.max_wait_seconds %g s, spent)", plan->set.max_wait_seconds);
+	if (attempt > plan->set.max_repeats)
+		return xasprintf("the slot's last attempt (load.max_repeats %u)", plan->set.max_repeats);
 	return NULL;
 }
 
@@ -923,7 +923,7 @@ static void wait_for_quiet(struct run_state *st, const struct sched_slot *slot)
 {
 	const struct plan *plan = st->plan;
 	const struct plan_variant *v = &plan->variants[slot->variant];
-	int64_t budget = (int64_t)(plan->max_wait_seconds * 1e9) - st->load_waited_ns;
+	int64_t budget = (int64_t)(plan->set.max_wait_seconds * 1e9) - st->load_waited_ns;
 	struct cpulist cpus = CPULIST_INIT;
 	struct quiet_ctx q = { st, &cpus };
 	struct quiet_ops ops = { quiet_sample, quiet_sleep, quiet_now, quiet_show, &q };
@@ -933,11 +933,11 @@ static void wait_for_quiet(struct run_state *st, const struct sched_slot *slot)
 	st->load_wait_next_ns = 0;
 	/* Limits no load can exceed (a wait of 100 %, no foreign limit): nothing to wait for. */
 	if (slot->warmup || st->load_spent ||
-	    (plan->max_cpu_wait_pct >= 100 && plan->max_foreign_cpu < 0))
+	    (plan->set.max_cpu_wait_pct >= 100 && plan->set.max_foreign_cpu < 0))
 		return;
 	if (variant_cpus(v, &cpus) < 0)
 		return;
-	limit = quiet_limit(cpus.count, variant_need(st, v->name), plan->max_foreign_cpu);
+	limit = quiet_limit(cpus.count, variant_need(st, v->name), plan->set.max_foreign_cpu);
 	if (!cpus.count || !quiet_needed(st, limit))
 		return;
 	if (budget <= 0) {
@@ -958,7 +958,7 @@ static void wait_for_quiet(struct run_state *st, const struct sched_slot *slot)
 					     "went ahead under load, kept and marked loaded when over "
 					     "the load limits",
 					     r.cores, cpus.count, limit,
-					     (double)st->load_waited_ns / 1e9, plan->max_wait_seconds,
+					     (double)st->load_waited_ns / 1e9, plan->set.max_wait_seconds,
 					     v->name, slot->round));
 	}
 	if (r.outcome == QUIET_INTERRUPTED)
@@ -1005,7 +1005,7 @@ static int run_attempt(struct run_state *st, const struct sched_slot *slot, unsi
 		return 1;
 	}
 	st->ninvs++;
-	st->next_start = st->m->now(st->m->arg) + (int64_t)(plan->gap_seconds * 1e9);
+	st->next_start = st->m->now(st->m->arg) + (int64_t)(plan->set.gap_seconds * 1e9);
 	st->have_prev = 1;
 	/* Once its files are written, the invocation's directory is final: the ledger keeps it. */
 	if (evidence_write_invocation(&st->ledger, &st->ev, inv) < 0 ||
@@ -1020,7 +1020,7 @@ static int run_attempt(struct run_state *st, const struct sched_slot *slot, unsi
 	progress_done(&st->prog, inv);
 	if (inv->status != INV_DISCARDED)
 		return 1;
-	if (attempt > plan->max_repeats) {
+	if (attempt > plan->set.max_repeats) {
 		st->lost++;
 		run_state_note(st, xasprintf("%s run %u: all %u attempt(s) were discarded for "
 					     "contention or overlap (last: %s); this slot has no "

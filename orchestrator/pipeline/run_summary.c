@@ -27,7 +27,7 @@ static int plan_pins(const struct plan *plan)
 	for (size_t v = 0; v < plan->nvariants; v++)
 		if (plan->variants[v].cpus)
 			return 1;
-	return plan->cpus != NULL;
+	return plan->set.cpus != NULL;
 }
 
 /*
@@ -87,7 +87,7 @@ static void print_load(FILE *f, const struct run_state *st)
 
 	contention_count(&ct, st->invs, st->ninvs);
 	if (ct.waits) {
-		contention_waited(&sb, &ct, st->plan->max_wait_seconds,
+		contention_waited(&sb, &ct, st->plan->set.max_wait_seconds,
 				  st->opt->bench ? "--max-load-wait" : "load.max_wait_seconds");
 		fprintf(f, "load:     %s\n", sb.buf);
 		strbuf_reset(&sb);
@@ -134,7 +134,7 @@ static void print_contention(FILE *f, const struct run_state *st)
 		double fpct = invocation_foreign_wait_pct(inv);
 
 		discarded += inv->status == INV_DISCARDED;
-		if (inv->status == INV_DISCARDED && fpct < 0 && pct > plan->max_cpu_wait_pct) {
+		if (inv->status == INV_DISCARDED && fpct < 0 && pct > plan->set.max_cpu_wait_pct) {
 			judged_whole++;
 			if (inv->foreign_cpu > foreign_max)
 				foreign_max = inv->foreign_cpu;
@@ -166,11 +166,11 @@ static void print_contention(FILE *f, const struct run_state *st)
 	if (measured && fmeasured)
 		fprintf(f, "cpu wait: runs waited for a CPU %.1f-%.1f %% of their wall time, "
 			   "at most %.1f %% on other processes (limit %g %%)",
-			lo, hi, fhi, plan->max_cpu_wait_pct);
+			lo, hi, fhi, plan->set.max_cpu_wait_pct);
 	else if (measured)
 		fprintf(f, "cpu wait: runs waited for a CPU %.1f-%.1f %% of their wall time "
 			   "(limit %g %%)",
-			lo, hi, plan->max_cpu_wait_pct);
+			lo, hi, plan->set.max_cpu_wait_pct);
 	else
 		fprintf(f, "cpu wait: not measured (no cgroup cpu.pressure or schedstat)");
 	if (sys_wall_ns > 0)
@@ -189,7 +189,7 @@ static void print_contention(FILE *f, const struct run_state *st)
 		st->lost ? "" : ", each repeated until it was kept\n");
 	if (st->lost) {
 		fprintf(f, "; %u slot(s) lost after %u repeat(s) each.\n", st->lost,
-			plan->max_repeats);
+			plan->set.max_repeats);
 		print_advice(f, st, judged_whole + by_overlap >= discarded ? foreign_max : -1,
 			     by_overlap == discarded);
 	}
@@ -222,7 +222,7 @@ static int bench_ran_shell(const struct run_state *st)
 /* The sequential order, and why: its runs are not alternated. */
 static void print_order(FILE *f, const struct run_state *st)
 {
-	const char *why = report_order_why(plan_order_name(st->plan->order), st->plan->order_from);
+	const char *why = report_order_why(run_order_name(st->plan->set.order), st->plan->set.order_from);
 
 	if (why)
 		fprintf(f, "order:    sequential: %s.\n", why);

@@ -138,12 +138,12 @@ void runner_print_schedule(const struct plan *plan, FILE *f)
 	size_t n = 0;
 	char name[PLAN_NAME_TEXT_MAX * 4 + 8];
 
-	schedule_build(plan->order, plan->seed, plan->nvariants, plan->warmups, plan->runs, &slots,
+	schedule_build(plan->set.order, plan->set.seed, plan->nvariants, plan->set.warmups, plan->set.runs, &slots,
 		       &n);
 	fprintf(f, "# plan '%s': %zu variant(s), %u warmup round(s), %u recorded round(s), order %s, "
 	       "seed %llu, gap %g s\n",
-	       show_str(name, sizeof(name), plan->name), plan->nvariants, plan->warmups, plan->runs, plan_order_name(plan->order),
-	       (unsigned long long)plan->seed, plan->gap_seconds);
+	       show_str(name, sizeof(name), plan->name), plan->nvariants, plan->set.warmups, plan->set.runs, run_order_name(plan->set.order),
+	       (unsigned long long)plan->set.seed, plan->set.gap_seconds);
 	for (size_t i = 0; i < n; i++)
 		fprintf(f, "%4zu  %-6s %3u  %s\n", i + 1, slots[i].warmup ? "warmup" : "run",
 		       slots[i].round, plan->variants[slots[i].variant].name);
@@ -415,7 +415,7 @@ static int run_begin(struct run_state *st, struct metadata **md)
 	cgroup_remove_stale();
 	if (run_slot_open_outputs(st) < 0)
 		return -1;
-	overlap_watch_init(&st->watch, (const char *const *)plan->exclusive, plan->nexclusive);
+	overlap_watch_init(&st->watch, (const char *const *)plan->set.exclusive, plan->set.nexclusive);
 	if (join_peers(st) < 0)
 		return -1;
 	/* A signal while waiting: the note says so (join_peers()). */
@@ -504,13 +504,13 @@ static int run_setup(struct run_state *st, struct sched_slot **slots, size_t *ns
 	st->cwd = getcwd(NULL, 0);
 	sha256_buf(plan->raw, plan->raw_len, d);
 	sha256_hex(d, st->plan_sha256);
-	schedule_build(plan->order, plan->seed, plan->nvariants, plan->warmups, plan->runs, slots,
+	schedule_build(plan->set.order, plan->set.seed, plan->nvariants, plan->set.warmups, plan->set.runs, slots,
 		       nslots);
 	st->planned = *nslots;
 	run_state_now_utc(st, st->started);
 	if (run_state_write(st, 0) < 0)
 		return -1;
-	progress_init(&st->prog, live_or_lines(plan, st->opt->progress), *nslots, plan->gap_seconds);
+	progress_init(&st->prog, live_or_lines(plan, st->opt->progress), *nslots, plan->set.gap_seconds);
 	return 0;
 }
 
@@ -804,7 +804,7 @@ static void run_blocks(struct run_state *st, struct metadata *md, const struct s
 	const struct plan *plan = st->plan;
 	size_t from = 0;
 
-	if (plan->order != PLAN_ORDER_SEQUENTIAL) {
+	if (plan->set.order != RUN_ORDER_SEQUENTIAL) {
 		run_block(st, md, slots, nslots, 0, nslots, 0, plan->nvariants, set_up);
 		return;
 	}

@@ -57,31 +57,6 @@
 
 #define PLAN_VERSION_RULE "use letters, digits, '.', '_' and '-', at most 64 characters"
 
-static const char *const order_names[] = {
-	[PLAN_ORDER_ALTERNATE] = "alternate",
-	[PLAN_ORDER_REVERSE] = "reverse",
-	[PLAN_ORDER_SHUFFLE] = "shuffle",
-	[PLAN_ORDER_BALANCED] = "balanced",
-	[PLAN_ORDER_SEQUENTIAL] = "sequential",
-};
-
-const char *plan_order_name(enum plan_order order)
-{
-	if ((size_t)order < ARRAY_SIZE(order_names))
-		return order_names[order];
-	return "unknown";
-}
-
-int plan_order_parse(const char *name, enum plan_order *order)
-{
-	for (size_t i = 0; i < ARRAY_SIZE(order_names); i++)
-		if (!strcmp(name, order_names[i])) {
-			*order = (enum plan_order)i;
-			return 0;
-		}
-	return -1;
-}
-
 /*
  * Refuses members that the reference (plan_doc.c) does not list under
  * doc_parent (without "name" when skip_name: the base variant), naming
@@ -280,7 +255,7 @@ static int parse_until(const struct plan_loader *ld, const cJSON *s, const char 
 	plan->until_decided = 1;
 	plan->min_rounds = (unsigned)min_rounds;
 	plan->max_rounds = (unsigned)max_rounds;
-	plan->runs = plan->max_rounds;
+	plan->set.runs = plan->max_rounds;
 	if (looks) {
 		if (!plan->min_rounds)
 			plan->min_rounds = 1;
@@ -396,21 +371,21 @@ static int parse_schedule(const struct plan_loader *ld, const cJSON *root)
 	json_get_int(&ld->in, s, "schedule", "max_rounds", 0, 1, PLAN_MAX_ROUNDS, &max_rounds);
 	json_get_array(&ld->in, s, "schedule", "looks", 0, &looks);
 	json_get_string(&ld->in, s, "schedule", "order", 0, &order);
-	plan_loader_cpus(ld, s, "schedule", &plan->cpus);
+	plan_loader_cpus(ld, s, "schedule", &plan->set.cpus);
 	plan_loader_argv(ld, s, "schedule", "prepare", 0, &plan->prepare, &plan->prepare_len);
 	plan_loader_step(ld, s, "schedule", "setup", &plan->setup, &plan->setup_len);
 	plan_loader_step(ld, s, "schedule", "cleanup", &plan->cleanup, &plan->cleanup_len);
 	if (parse_until(ld, s, until, min_rounds, max_rounds, looks) < 0)
 		goto out;
-	if (order && plan_order_parse(order, &plan->order) < 0) {
-		const char *near = suggest_nearest(order, order_names, ARRAY_SIZE(order_names));
+	if (order && run_order_parse(order, &plan->set.order) < 0) {
+		const char *near = suggest_nearest(order, run_order_names, RUN_ORDER_COUNT);
 		json_in_error(&ld->in, "schedule.order", "unknown order '%s'" SUGGEST_FMT
 			      " (expected one of: " PLAN_ORDER_LIST ")", show_str(b, sizeof(b), order),
 			      SUGGEST_ARGS(near));
 		goto out;
 	}
 	if (order)
-		plan->order_from = "plan";
+		plan->set.order_from = "plan";
 	ret = json_in_count(&ld->in) > before ? -1 : 0;
 out:
 	free(order);
@@ -505,8 +480,8 @@ static int parse_exclusive(const struct plan_loader *ld, const cJSON *l)
 {
 	struct plan *plan = ld->plan;
 	return parse_patterns(ld, l, "load", "exclusive", "command-line patterns (e.g. "
-			      "\"dotnet test*\")", PLAN_EXCLUSIVE_PATTERN_MAX, &plan->exclusive,
-			      &plan->nexclusive, &plan->exclusive_alloc);
+			      "\"dotnet test*\")", PLAN_EXCLUSIVE_PATTERN_MAX, &plan->set.exclusive,
+			      &plan->set.nexclusive, &plan->set.exclusive_alloc);
 }
 
 static int parse_load(const struct plan_loader *ld, const cJSON *root)
@@ -525,9 +500,9 @@ static int parse_load(const struct plan_loader *ld, const cJSON *root)
 	if (json_in_count(&ld->in) > before)
 		return -1;
 	if (cJSON_GetObjectItemCaseSensitive(l, "max_cpu_wait_pct"))
-		plan->max_cpu_wait_pct_from = "plan";
+		plan->set.max_cpu_wait_pct_from = "plan";
 	if (cJSON_GetObjectItemCaseSensitive(l, "max_wait_seconds"))
-		plan->max_wait_seconds_from = "plan";
+		plan->set.max_wait_seconds_from = "plan";
 	return 0;
 }
 
@@ -849,7 +824,7 @@ static int parse_top(struct plan_loader *ld, const cJSON *root)
 	parse_versions(ld, root);
 	variants_ok = plan_loader_variants(ld, root) == 0;
 	if (sched_ok && variants_ok &&
-	    ((uint64_t)plan->warmups + plan->runs) * plan->nvariants > PLAN_MAX_SLOTS)
+	    ((uint64_t)plan->set.warmups + plan->set.runs) * plan->nvariants > PLAN_MAX_SLOTS)
 		json_in_error(&ld->in, "schedule", "(warmups + runs) x %zu variants is more than %d invocations",
 		     plan->nvariants, PLAN_MAX_SLOTS);
 	if (variants_ok)
@@ -955,11 +930,11 @@ static void plan_defaults(struct plan *plan, const char *path)
 	memset(plan, 0, sizeof(*plan));
 	plan->path = xstrdup(path);
 	plan_settings_defaults(plan);
-	plan->order = PLAN_ORDER_DEFAULT;
-	plan->order_from = "default";
+	plan->set.order = PLAN_ORDER_DEFAULT;
+	plan->set.order_from = "default";
 	plan->min_executed = -1;
-	plan->max_cpu_wait_pct_from = "default";
-	plan->max_wait_seconds_from = "default";
+	plan->set.max_cpu_wait_pct_from = "default";
+	plan->set.max_wait_seconds_from = "default";
 }
 
 /* A copy of the schedule's argv (n strings) into *argv, unless the variant has its own. */
@@ -979,9 +954,9 @@ static void inherit_argv(char ***argv, size_t *len, char *const *from, size_t n)
  */
 static void plan_inherit_schedule(struct plan *plan)
 {
-	for (size_t i = 0; plan->cpus && i < plan->nvariants; i++)
+	for (size_t i = 0; plan->set.cpus && i < plan->nvariants; i++)
 		if (!plan->variants[i].cpus)
-			plan->variants[i].cpus = xstrdup(plan->cpus);
+			plan->variants[i].cpus = xstrdup(plan->set.cpus);
 	for (size_t i = 0; i < plan->nvariants; i++) {
 		struct plan_variant *v = &plan->variants[i];
 		inherit_argv(&v->prepare, &v->prepare_len, plan->prepare, plan->prepare_len);
@@ -1005,7 +980,7 @@ static int settle_order(struct plan_loader *ld)
 	size_t a, z;
 
 	if (!plan_setups_collision(plan, &a, &z)) {
-		if (plan->order == PLAN_ORDER_SEQUENTIAL && plan->until_decided)
+		if (plan->set.order == RUN_ORDER_SEQUENTIAL && plan->until_decided)
 			return json_in_error(&ld->in, "schedule.order", "\"sequential\" runs every "
 					     "round of one variant before the next variant's, and "
 					     "until \"decided\" needs whole rounds to look at: use "
@@ -1013,13 +988,13 @@ static int settle_order(struct plan_loader *ld)
 		return 0;
 	}
 	show_str(b, sizeof(b), plan->variants[a].cwd);
-	if (plan->order != PLAN_ORDER_SEQUENTIAL && !strcmp(plan->order_from, "plan"))
+	if (plan->set.order != RUN_ORDER_SEQUENTIAL && !strcmp(plan->set.order_from, "plan"))
 		return json_in_error(&ld->in, "schedule.order", "order \"%s\" would run every "
 				     "variant on the products of the last setup: the setups of "
 				     "'%s' and '%s' differ and both run in '%s'; give the variants "
 				     "distinct cwds, or use order \"sequential\" (abev bench: "
 				     "--order sequential, or no --order)",
-				     plan_order_name(plan->order), plan->variants[a].name,
+				     run_order_name(plan->set.order), plan->variants[a].name,
 				     plan->variants[z].name, b);
 	if (plan->until_decided)
 		return json_in_error(&ld->in, "schedule.until", "\"decided\" needs the variants "
@@ -1027,9 +1002,9 @@ static int settle_order(struct plan_loader *ld)
 				     "run in '%s', so each variant must run after its own setup, one "
 				     "after another: give the variants distinct cwds, or give runs "
 				     "instead", plan->variants[a].name, plan->variants[z].name, b);
-	if (plan->order != PLAN_ORDER_SEQUENTIAL)
-		plan->order_from = PLAN_ORDER_FROM_SETUPS;
-	plan->order = PLAN_ORDER_SEQUENTIAL;
+	if (plan->set.order != RUN_ORDER_SEQUENTIAL)
+		plan->set.order_from = PLAN_ORDER_FROM_SETUPS;
+	plan->set.order = RUN_ORDER_SEQUENTIAL;
 	plan->order_pair[0] = a;
 	plan->order_pair[1] = z;
 	return 0;
@@ -1134,16 +1109,16 @@ void plan_release(struct plan *plan)
 	for (size_t i = 0; i < plan->nvariants; i++)
 		plan_variant_release(&plan->variants[i]);
 	free(plan->variants);
-	free(plan->cpus);
+	free(plan->set.cpus);
 	strv_free_n(plan->prepare, plan->prepare_len);
 	strv_free_n(plan->setup, plan->setup_len);
 	strv_free_n(plan->cleanup, plan->cleanup_len);
 	free(plan->looks);
 	free(plan->variants_file);
 	free(plan->results_files);
-	for (size_t i = 0; i < plan->nexclusive; i++)
-		free(plan->exclusive[i]);
-	free(plan->exclusive);
+	for (size_t i = 0; i < plan->set.nexclusive; i++)
+		free(plan->set.exclusive[i]);
+	free(plan->set.exclusive);
 	for (size_t i = 0; i < plan->nknown_failures; i++)
 		free(plan->known_failures[i]);
 	free(plan->known_failures);

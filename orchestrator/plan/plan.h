@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "record/gate_def.h"
+#include "record/run_settings.h"
 #include "results/metrics.h"
 
 struct env_array;
@@ -32,19 +33,12 @@ struct errlist;
 /* Most rounds of schedule.warmups, runs, min_rounds and max_rounds. */
 #define PLAN_MAX_ROUNDS 1000000
 
-enum plan_order {
-	PLAN_ORDER_ALTERNATE, /* A B, A B, ... */
-	PLAN_ORDER_REVERSE,   /* A B, B A, A B, ... */
-	PLAN_ORDER_SHUFFLE,   /* each round drawn from seed */
-	PLAN_ORDER_BALANCED,  /* Williams rows: A B, B A for two (run/schedule.h) */
-	PLAN_ORDER_SEQUENTIAL,/* every run of A, then every run of B, each after its own setup */
-};
 
 /*
  * The order of a plan that names none: every variant runs in every slot of
  * a round equally often, so a machine drifting in time slows each alike.
  */
-#define PLAN_ORDER_DEFAULT PLAN_ORDER_BALANCED
+#define PLAN_ORDER_DEFAULT RUN_ORDER_BALANCED
 /* The orders' names as messages list them. */
 #define PLAN_ORDER_LIST "balanced, alternate, reverse, shuffle, sequential"
 
@@ -133,9 +127,16 @@ struct plan {
 	size_t nlisted;        /* variants[0..nlisted) come from "variants", the rest from the file */
 	char *variants_file;   /* absolute path, or NULL */
 
-	/* schedule */
-	unsigned warmups;      /* default 0 */
-	unsigned runs;         /* default 3, >= 1; with until_decided, max_rounds */
+	/*
+	 * The schedule and the load limits the run records in result.json
+	 * (run_settings.h): order (default PLAN_ORDER_DEFAULT), seed, warmups,
+	 * runs, gap, timeout, cpus; max_cpu_wait_pct (default
+	 * PLAN_MAX_CPU_WAIT_PCT_DEFAULT), max_foreign_cpu, max_repeats,
+	 * max_wait_seconds (default PLAN_MAX_WAIT_SECONDS_DEFAULT), exclusive.
+	 */
+	struct run_settings set;
+
+	/* the rest of the schedule */
 	/*
 	 * schedule.until "decided": rounds are added until every gate is
 	 * decided or max_rounds is reached. The gates are looked at after the
@@ -150,18 +151,13 @@ struct plan {
 	size_t nlooks;
 	int looks_from_plan;   /* schedule.looks was given (else the default sequence) */
 	double look_confidence;    /* 1 - (1 - confidence) / nlooks */
-	enum plan_order order; /* default PLAN_ORDER_DEFAULT */
 	/*
-	 * Who chose the order (static): "plan" (schedule.order), "default", or
-	 * PLAN_ORDER_FROM_SETUPS: the plan named none and the setups of
-	 * variants order_pair[0] and order_pair[1] may collide
-	 * (plan_setups_collision()), so each variant runs after its own setup.
+	 * set.order_from is PLAN_ORDER_FROM_SETUPS when the plan named no
+	 * order and the setups of variants order_pair[0] and order_pair[1]
+	 * may collide (plan_setups_collision()), so each variant runs after
+	 * its own setup.
 	 */
-	const char *order_from;
 	size_t order_pair[2];
-	uint64_t seed;         /* default 1 */
-	double gap_seconds;    /* default 0, >= 0 */
-	double timeout_seconds;/* default 0 = none, else > 0 */
 	double kill_grace_seconds; /* default 5: SIGTERM -> SIGKILL */
 	char *run_as;          /* run_as (or --run-as): the user every command runs as, or NULL */
 	const char *run_as_from; /* "plan" or "--run-as" (static), NULL without run_as */
@@ -214,18 +210,6 @@ struct plan {
 	char *report_template;  /* its bytes, or NULL for abev's own */
 	char *report_template_path; /* absolute, or NULL */
 	size_t report_template_len;
-
-	/* load */
-	double max_cpu_wait_pct;/* load.max_cpu_wait_pct: 0..100, default PLAN_MAX_CPU_WAIT_PCT_DEFAULT */
-	const char *max_cpu_wait_pct_from; /* "default", "plan" or "--max-cpu-wait-pct" (static) */
-	double max_foreign_cpu;/* cores; < 0 (the default): no limit */
-	char *cpus;            /* schedule.cpus, canonical, or NULL */
-	unsigned max_repeats;  /* default 2 */
-	double max_wait_seconds; /* load.max_wait_seconds: 0..86400, default
-	                            PLAN_MAX_WAIT_SECONDS_DEFAULT */
-	const char *max_wait_seconds_from; /* "default", "plan" or "--max-load-wait" (static) */
-	char **exclusive;      /* load.exclusive: command-line patterns (fnmatch) */
-	size_t nexclusive, exclusive_alloc;
 
 	/* limits */
 	unsigned max_files;    /* limits.max_files: regular files a run may leave in its directory;
@@ -355,8 +339,7 @@ int plan_parse_partial(struct plan *plan, const char *path, const char *text, si
 		       struct errlist *errors);
 void plan_release(struct plan *plan);
 
-const char *plan_order_name(enum plan_order order);
-/* plan.order_from when abev chose "sequential" because the setups may collide. */
+/* plan.set.order_from when abev chose "sequential" because the setups may collide. */
 #define PLAN_ORDER_FROM_SETUPS "setups"
 /*
  * Whether the setups of variants a and b may overwrite each other's
@@ -368,8 +351,6 @@ const char *plan_order_name(enum plan_order order);
 int plan_setups_collide(const struct plan *plan, size_t a, size_t b);
 /* The first pair (a < b) whose setups may collide into *a, *b: 1, or 0 when none does. */
 int plan_setups_collision(const struct plan *plan, size_t *a, size_t *b);
-/* The order called name into *order: 0, or -1 when no order has that name. */
-int plan_order_parse(const char *name, enum plan_order *order);
 
 /*
  * A variant's "output" as the plan and the evidence write it: "log",

@@ -118,10 +118,10 @@ const struct plan_doc_key plan_doc_keys[] = {
 	  .meaning = "how the runs are ordered and timed" },
 	{ .key = "schedule.warmups", .type = "integer", .dflt = "0",
 	  .meaning = "warmup rounds, run first and never counted",
-	  PLAN_UNSIGNED(warmups, 0, PLAN_MAX_ROUNDS, 0) },
+	  PLAN_UNSIGNED(set.warmups, 0, PLAN_MAX_ROUNDS, 0) },
 	{ .key = "schedule.runs", .type = "integer", .dflt = "3",
 	  .meaning = "recorded rounds (each runs every variant once), at least 1",
-	  PLAN_UNSIGNED(runs, 1, PLAN_MAX_ROUNDS, 3) },
+	  PLAN_UNSIGNED(set.runs, 1, PLAN_MAX_ROUNDS, 3) },
 	{ .key = "schedule.until", .type = "string", .dflt = "`runs`",
 	  .meaning = "`runs` (a fixed number of rounds) or `decided`: rounds are added until every gate is "
 	  "pass or fail, or `max_rounds` is reached; the gates are looked at after the rounds in "
@@ -146,14 +146,14 @@ const struct plan_doc_key plan_doc_keys[] = {
 	  "naming another order for it is an error" },
 	{ .key = "schedule.seed", .type = "integer", .dflt = "1",
 	  .meaning = "seed of `shuffle`, recorded in the evidence",
-	  PLAN_U64(seed, 0, JSON_INT_MAX, 1) },
+	  PLAN_U64(set.seed, 0, JSON_INT_MAX, 1) },
 	{ .key = "schedule.gap_seconds", .type = "number", .dflt = "0",
 	  .meaning = "pause between the end of one process and the start of the next, 0–86400",
-	  PLAN_NUMBER(gap_seconds, 0, 86400, 0) },
+	  PLAN_NUMBER(set.gap_seconds, 0, 86400, 0) },
 	{ .key = "schedule.timeout_seconds", .type = "number", .dflt = "none",
 	  .meaning = "per-process limit (> 0): SIGTERM to the process group, SIGKILL after the grace period; "
 	  "the run's reason names the signals sent and the exit code or signal it ended with",
-	  PLAN_NUMBER(timeout_seconds, 0, 7 * 86400.0, 0), .min_exclusive = 1 },
+	  PLAN_NUMBER(set.timeout_seconds, 0, 7 * 86400.0, 0), .min_exclusive = 1 },
 	{ .key = "schedule.kill_grace_seconds", .type = "number", .dflt = "5",
 	  .meaning = "SIGTERM-to-SIGKILL delay at a timeout or an interrupt, 0–3600",
 	  PLAN_NUMBER(kill_grace_seconds, 0, 3600, 5) },
@@ -233,17 +233,17 @@ const struct plan_doc_key plan_doc_keys[] = {
 	  "`abev run --max-cpu-wait-pct P` "
 	  "overrides it, and `result.json` records which applied "
 	  "(`schedule.max_cpu_wait_pct_from`); see docs/plan.md, **Contention**",
-	  PLAN_NUMBER(max_cpu_wait_pct, 0, 100, PLAN_MAX_CPU_WAIT_PCT_DEFAULT) },
+	  PLAN_NUMBER(set.max_cpu_wait_pct, 0, 100, PLAN_MAX_CPU_WAIT_PCT_DEFAULT) },
 	{ .key = "load.max_foreign_cpu", .type = "number", .dflt = "none",
 	  .meaning = "a second, optional limit: cores other processes may keep busy during a recorded run "
 	  "before it is discarded. Busy cores slow a run only when they take its CPU, which "
 	  "`max_cpu_wait_pct` measures, so by default there is none: on a 2-core machine with "
 	  "one busy core every run would otherwise be discarded",
-	  PLAN_NUMBER(max_foreign_cpu, 0, 1e6, -1) },
+	  PLAN_NUMBER(set.max_foreign_cpu, 0, 1e6, -1) },
 	{ .key = "load.max_repeats", .type = "integer", .dflt = "2",
 	  .meaning = "how often a discarded slot is repeated, 0–1000; its last attempt is kept, marked "
 	  "`loaded`, when the load figures alone discarded it",
-	  PLAN_UNSIGNED(max_repeats, 0, 1000, 2) },
+	  PLAN_UNSIGNED(set.max_repeats, 0, 1000, 2) },
 	{ .key = "load.max_wait_seconds", .type = "number", .dflt = "60",
 	  .meaning = "seconds (0–86400) one run of the plan may spend in all waiting for a quieter machine: "
 	  "before a recorded run abev looks at the cores other processes keep busy on the run's "
@@ -251,7 +251,7 @@ const struct plan_doc_key plan_doc_keys[] = {
 	  "it used last time), waits, backing off; once this is spent runs go ahead under load "
 	  "and are kept, marked `loaded`; `abev run --max-load-wait S` overrides it; see "
 	  "docs/plan.md, **Contention**",
-	  PLAN_NUMBER(max_wait_seconds, 0, 86400, PLAN_MAX_WAIT_SECONDS_DEFAULT) },
+	  PLAN_NUMBER(set.max_wait_seconds, 0, 86400, PLAN_MAX_WAIT_SECONDS_DEFAULT) },
 	{ .key = "load.exclusive", .type = "array of strings", .dflt = "none",
 	  .meaning = "command-line patterns (`fnmatch`: `*`, `?`, `[...]`) of processes a recorded run "
 	  "must not overlap, e.g. `[\"dotnet test*\", \"*k6 run*\"]`; matched against a "

@@ -127,9 +127,9 @@ static cJSON *schedule_json(const struct plan *plan)
 		jadd(o, "looks", looks);
 		cJSON_DeleteItemFromObjectCaseSensitive(o, "runs");
 	}
-	jadd_str(o, "order", plan_order_name(plan->order));
-	if (plan->cpus)
-		jadd_str(o, "cpus", plan->cpus);
+	jadd_str(o, "order", run_order_name(plan->set.order));
+	if (plan->set.cpus)
+		jadd_str(o, "cpus", plan->set.cpus);
 	return o;
 }
 
@@ -149,8 +149,8 @@ static void add_rest(cJSON *o, const struct plan *plan)
 		jadd(o, "results", r);
 	}
 	plan_settings_json(load, "load", plan);
-	if (plan->nexclusive)
-		jadd(load, "exclusive", strings(plan->exclusive, plan->nexclusive));
+	if (plan->set.nexclusive)
+		jadd(load, "exclusive", strings(plan->set.exclusive, plan->set.nexclusive));
 	jadd(o, "load", load);
 	plan_settings_json(limits, "limits", plan);
 	jadd(o, "limits", limits);

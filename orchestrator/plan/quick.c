@@ -1086,9 +1086,9 @@ static char *dotnet_problem(const struct quick_spec *spec)
 static char *spec_problem(const struct quick_spec *spec, const char **order)
 {
 	char *why;
-	enum plan_order known;
+	enum run_order known;
 
-	*order = spec->order ? spec->order : plan_order_name(PLAN_ORDER_DEFAULT);
+	*order = spec->order ? spec->order : run_order_name(PLAN_ORDER_DEFAULT);
 	if (!spec->ncommands && !spec->starter)
 		return xstrdup("no command given");
 	if (spec->ncommands > QUICK_MAX_COMMANDS)
@@ -1111,7 +1111,7 @@ static char *spec_problem(const struct quick_spec *spec, const char **order)
 	if ((spec->nsetup > 1 && spec->nsetup != spec->ncommands) ||
 	    (spec->ncleanup > 1 && spec->ncleanup != spec->ncommands))
 		return xasprintf("--setup and --cleanup are one command each, for every command");
-	if (plan_order_parse(*order, &known) < 0)
+	if (run_order_parse(*order, &known) < 0)
 		return xasprintf("unknown order '%s' (expected one of: " PLAN_ORDER_LIST ")",
 				 *order);
 	if (spec->cpus) {

@@ -112,7 +112,7 @@ struct quick_spec {
 	const char *cwd;             /* every variant's cwd, as the plan records it */
 	int64_t runs, warmups;       /* -1: QUICK_DEFAULT_RUNS, 0 */
 	double gap_seconds;          /* < 0: 0 */
-	const char *order;           /* plan_order_name(); NULL: PLAN_ORDER_DEFAULT's */
+	const char *order;           /* run_order_name(); NULL: PLAN_ORDER_DEFAULT's */
 	const char *cpus;            /* --cpus: schedule.cpus, a CPU list ("0-1"); NULL: any */
 	const char *results;         /* results.files template, or NULL */
 	int64_t min_executed;        /* -1: the plan's default (1 with results) */

@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "record/run_settings.h"
+
 struct invocation_prepare;
 
 /* A variant's setup or cleanup step, run once (the plan's "setup", "cleanup"). */
@@ -33,23 +35,12 @@ struct run_header {
 	const char *interrupt;         /* "SIGINT"/"SIGTERM" or NULL */
 	const char *started_utc;
 	const char *ended_utc;         /* NULL or "" while running */
-	/* The schedule. */
-	const char *order;             /* plan_order_name() */
-	const char *order_from;        /* plan.order_from: "plan", "default" or "setups"; NULL: not
-	                                  recorded (evidence before abev recorded it) */
-	uint64_t seed;
-	unsigned warmups, runs;
-	double gap_seconds;
-	double timeout_seconds;        /* <= 0: none */
-	double max_foreign_cpu;        /* < 0: no limit */
-	double max_cpu_wait_pct;
-	const char *max_cpu_wait_pct_from; /* "plan", "default" or "--max-cpu-wait-pct" */
-	const char *cpus;              /* schedule.cpus, or NULL */
-	unsigned max_repeats;
-	double max_wait_seconds;       /* load.max_wait_seconds */
-	const char *max_wait_seconds_from; /* "plan", "default" or "--max-load-wait" */
-	const char *const *exclusive;  /* load.exclusive */
-	size_t nexclusive;
+	/*
+	 * The schedule and the load limits, the plan's own (plan.h: plan.set):
+	 * "schedule" in result.json, but for load.exclusive. order_from is
+	 * NULL in evidence before abev recorded it.
+	 */
+	struct run_settings set;
 	/* Other abev runs (peers.h). */
 	const char *lock_dir;          /* where they are seen, or NULL */
 	int wait;                      /* --wait */

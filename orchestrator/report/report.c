@@ -194,7 +194,7 @@ static void set_verdict(struct template_ctx *c, const struct comparison *cmp)
 static void set_verdict_contention(struct template_ctx *c, const struct report_input *in)
 {
 	const struct run_header *run = in->run;
-	const char *from = run->max_wait_seconds_from;
+	const char *from = run->set.max_wait_seconds_from;
 	struct contention ct;
 	struct strbuf sb = STRBUF_INIT;
 	int on_others;
@@ -213,7 +213,7 @@ static void set_verdict_contention(struct template_ctx *c, const struct report_i
 	}
 	if (ct.waits) {
 		strbuf_adds(&sb, "abev ");
-		contention_waited(&sb, &ct, run->max_wait_seconds,
+		contention_waited(&sb, &ct, run->set.max_wait_seconds,
 				  from && !strcmp(from, "--max-load-wait") ? from
 									   : "load.max_wait_seconds");
 		strbuf_addch(&sb, '.');
@@ -259,10 +259,10 @@ static void set_cli_settings(struct template_ctx *c, const struct run_header *ru
 {
 	struct strbuf sb = STRBUF_INIT;
 
-	cli_setting(&sb, "load.max_cpu_wait_pct", run->max_cpu_wait_pct_from, "%g %%",
-		    run->max_cpu_wait_pct);
-	cli_setting(&sb, "load.max_wait_seconds", run->max_wait_seconds_from, "%g s",
-		    run->max_wait_seconds);
+	cli_setting(&sb, "load.max_cpu_wait_pct", run->set.max_cpu_wait_pct_from, "%g %%",
+		    run->set.max_cpu_wait_pct);
+	cli_setting(&sb, "load.max_wait_seconds", run->set.max_wait_seconds_from, "%g s",
+		    run->set.max_wait_seconds);
 	cli_setting(&sb, "run_as", run->run_as_from, "%s",
 		    run->run_as_user ? run->run_as_user : "(unknown user)");
 	set_sb(c, "cli_settings", &sb);
@@ -881,25 +881,26 @@ static void set_conditions(struct template_ctx *c, const struct report_input *in
 	int64_t waited_ns = 0;
 	int notes = 0;
 
-	template_set(c, "order", in->run->order ? in->run->order : "unknown");
-	if (report_order_why(in->run->order, in->run->order_from))
-		template_set(c, "order_why", report_order_why(in->run->order, in->run->order_from));
-	template_setf(c, "seed", "%llu", (unsigned long long)in->run->seed);
-	template_setf(c, "warmups", "%u", in->run->warmups);
-	template_setf(c, "runs", "%u", in->run->runs);
-	template_setf(c, "gap", "%g s", in->run->gap_seconds);
-	if (in->run->timeout_seconds > 0)
-		template_setf(c, "timeout", "%g s", in->run->timeout_seconds);
+	template_set(c, "order", run_order_name(in->run->set.order));
+	if (report_order_why(run_order_name(in->run->set.order), in->run->set.order_from))
+		template_set(c, "order_why", report_order_why(run_order_name(in->run->set.order),
+							      in->run->set.order_from));
+	template_setf(c, "seed", "%llu", (unsigned long long)in->run->set.seed);
+	template_setf(c, "warmups", "%u", in->run->set.warmups);
+	template_setf(c, "runs", "%u", in->run->set.runs);
+	template_setf(c, "gap", "%g s", in->run->set.gap_seconds);
+	if (in->run->set.timeout_seconds > 0)
+		template_setf(c, "timeout", "%g s", in->run->set.timeout_seconds);
 	else
 		template_set(c, "timeout", "none");
-	template_setf(c, "max_foreign_cpu", "%.2f", in->run->max_foreign_cpu);
-	template_setf(c, "max_cpu_wait_pct", "%g", in->run->max_cpu_wait_pct);
-	if (in->run->max_foreign_cpu >= 0)
-		template_setf(c, "foreign_limit", "; at most %.2f foreign cores", in->run->max_foreign_cpu);
+	template_setf(c, "max_foreign_cpu", "%.2f", in->run->set.max_foreign_cpu);
+	template_setf(c, "max_cpu_wait_pct", "%g", in->run->set.max_cpu_wait_pct);
+	if (in->run->set.max_foreign_cpu >= 0)
+		template_setf(c, "foreign_limit", "; at most %.2f foreign cores", in->run->set.max_foreign_cpu);
 	else
 		template_set(c, "foreign_limit", "; foreign cores not limited");
-	template_setf(c, "max_repeats", "%u", in->run->max_repeats);
-	template_setf(c, "max_wait", "%g s", in->run->max_wait_seconds);
+	template_setf(c, "max_repeats", "%u", in->run->set.max_repeats);
+	template_setf(c, "max_wait", "%g s", in->run->set.max_wait_seconds);
 	template_setf(c, "runs_plot", "%s/%s", EVIDENCE_PLOTS_DIR, EVIDENCE_PLOTS_RUNS_FILE);
 	template_list(c, "load_rows");
 	template_list(c, "notes");

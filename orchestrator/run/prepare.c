@@ -24,7 +24,7 @@ static char *prepare_reason(const struct proc_result *res, const struct plan *pl
 				 proc_signal_name(res->signal));
 	case PROC_TIMED_OUT: {
 		char *how = proc_stop_text(res), *r;
-		r = xasprintf("timed out after %g s; %s", plan->timeout_seconds, how);
+		r = xasprintf("timed out after %g s; %s", plan->set.timeout_seconds, how);
 		free(how);
 		return r;
 	}
@@ -79,7 +79,7 @@ int prepare_run_argv(const struct plan *plan, const struct plan_variant *v,
 		.capture = log,
 		.capture_max = (size_t)plan->max_step_log_bytes,
 		.capture_stderr = 1,
-		.timeout_ns = (int64_t)(plan->timeout_seconds * 1e9),
+		.timeout_ns = (int64_t)(plan->set.timeout_seconds * 1e9),
 		.grace_ns = (int64_t)(plan->kill_grace_seconds * 1e9),
 		/* In a cgroup of its own, so that whatever it leaves behind is found and killed. */
 		.cgroup_name = cgroup_name,

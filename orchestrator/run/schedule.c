@@ -40,16 +40,16 @@ static void williams_round(unsigned r, size_t *perm, size_t n)
 }
 
 /* One round's order into perm: every round starts from 0..n-1. */
-static void round_order(enum plan_order order, uint64_t *state, unsigned r,
+static void round_order(enum run_order order, uint64_t *state, unsigned r,
 			size_t *perm, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		perm[i] = i;
-	if (order == PLAN_ORDER_REVERSE && (r % 2) == 1) {
+	if (order == RUN_ORDER_REVERSE && (r % 2) == 1) {
 		reverse(perm, n);
-	} else if (order == PLAN_ORDER_BALANCED && n) {
+	} else if (order == RUN_ORDER_BALANCED && n) {
 		williams_round(r, perm, n);
-	} else if (order == PLAN_ORDER_SHUFFLE) {
+	} else if (order == RUN_ORDER_SHUFFLE) {
 		/* Fisher-Yates, from the end. */
 		for (size_t i = n; i > 1; i--) {
 			size_t j = (size_t)rng_below(state, i);
@@ -76,7 +76,7 @@ static size_t sequential(size_t nvariants, unsigned warmups, unsigned runs,
 	return k;
 }
 
-void schedule_build(enum plan_order order, uint64_t seed, size_t nvariants,
+void schedule_build(enum run_order order, uint64_t seed, size_t nvariants,
 		    unsigned warmups, unsigned runs,
 		    struct sched_slot **slots, size_t *nslots)
 {
@@ -89,9 +89,9 @@ void schedule_build(enum plan_order order, uint64_t seed, size_t nvariants,
 	if (nvariants && rounds > SIZE_MAX / sizeof(**slots) / nvariants)
 		die_oom();
 	*slots = xcalloc((size_t)rounds * nvariants, sizeof(**slots));
-	if (order == PLAN_ORDER_SEQUENTIAL)
+	if (order == RUN_ORDER_SEQUENTIAL)
 		k = sequential(nvariants, warmups, runs, *slots);
-	for (int phase = 0; phase < 2 && order != PLAN_ORDER_SEQUENTIAL; phase++) {
+	for (int phase = 0; phase < 2 && order != RUN_ORDER_SEQUENTIAL; phase++) {
 		unsigned nrounds = phase == 0 ? warmups : runs;
 		for (unsigned r = 0; r < nrounds; r++) {
 			round_order(order, &state, r, perm, nvariants);

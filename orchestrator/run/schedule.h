@@ -35,7 +35,7 @@ struct sched_slot {
  * each variant's rounds numbered from 1, so that round r of each is still
  * what pairs them.
  */
-void schedule_build(enum plan_order order, uint64_t seed, size_t nvariants,
+void schedule_build(enum run_order order, uint64_t seed, size_t nvariants,
 		    unsigned warmups, unsigned runs,
 		    struct sched_slot **slots, size_t *nslots);
 

@@ -175,9 +175,9 @@ static void test_run_file(void **state)
 	fill(&inv[1]);
 	inv[1].seq = 4;
 	struct run_header hdr = {
-		.plan_name = "p", .plan_path = "x/plan.json", .order = "reverse", .seed = 9,
-		.warmups = 1, .runs = 3, .gap_seconds = 2.5, .timeout_seconds = 0,
-		.max_foreign_cpu = 0.5, .max_repeats = 2, .abev_version = "0.0.0",
+		.plan_name = "p", .plan_path = "x/plan.json", .set.order = RUN_ORDER_REVERSE, .set.seed = 9,
+		.set.warmups = 1, .set.runs = 3, .set.gap_seconds = 2.5, .set.timeout_seconds = 0,
+		.set.max_foreign_cpu = 0.5, .set.max_repeats = 2, .abev_version = "0.0.0",
 		.started_utc = "s", .ended_utc = "", .variant_names = names, .nvariants = 2,
 		.planned = 8, .interrupt = "SIGINT", .abev_max_rss_bytes = 1, .notes = notes,
 		.nnotes = 1, .status = "interrupted", .executed = 2,
@@ -221,7 +221,7 @@ static void test_run_file_bytes(void **state)
 		inv[i].seq = (unsigned)i + 1;
 	}
 	struct run_header hdr = {
-		.plan_name = "p", .plan_path = "plan.json", .order = "alternate", .runs = 3,
+		.plan_name = "p", .plan_path = "plan.json", .set.order = RUN_ORDER_ALTERNATE, .set.runs = 3,
 		.abev_version = "0.0.0", .started_utc = "s", .ended_utc = "e",
 		.variant_names = names, .nvariants = 2, .planned = 3, .status = "completed",
 	};
@@ -393,7 +393,8 @@ static unsigned row_types(const struct field *f)
 				     FIELD_NULL_NONPOSITIVE | FIELD_NULL_UNLESS)) ? T_NULL : 0;
 	switch (f->type) {
 	case FIELD_OBJECT: return T_OBJECT | null;
-	case FIELD_CONST: return T_STRING;
+	case FIELD_CONST:
+	case FIELD_ENUM: return T_STRING;
 	case FIELD_STRING:
 	case FIELD_OWNED:
 	case FIELD_CHARS: return T_STRING | null;
@@ -430,6 +431,28 @@ static int has_row(const struct field *rows, size_t n, const char *key)
 	return 0;
 }
 
+/* A FIELD_ENUM row's names are exactly the schema's enum, in any order. */
+static void check_enum(const char *file, const struct field *f, const cJSON *values)
+{
+	const cJSON *e;
+	size_t n = 0;
+
+	if (!cJSON_IsArray(values))
+		fail_msg("%s: row '%s' is an enum, the schema's property has none", file, f->key);
+	cJSON_ArrayForEach(e, values) {
+		size_t i = 0;
+		while (i < f->nnames && strcmp(f->names[i], e->valuestring))
+			i++;
+		if (i == f->nnames)
+			fail_msg("%s: row '%s': the schema allows '%s', the table does not", file,
+				 f->key, e->valuestring);
+		n++;
+	}
+	if (n != f->nnames)
+		fail_msg("%s: row '%s': the table has %zu values, the schema %zu", file, f->key,
+			 f->nnames, n);
+}
+
 /*
  * A field table and the object of a schema that describes its record say
  * the same: a row for every property (but those in skip, NULL-ended),
@@ -464,6 +487,8 @@ static void check_table(const char *file, const cJSON *top, const struct field *
 				 in_required(obj, dot ? dot + 1 : f->key), !!(f->flags & FIELD_REQUIRED));
 		if (f->type == FIELD_CONST && cJSON_GetObjectItem(node, "const"))
 			assert_string_equal(cJSON_GetObjectItem(node, "const")->valuestring, f->value);
+		if (f->type == FIELD_ENUM)
+			check_enum(file, f, cJSON_GetObjectItem(node, "enum"));
 	}
 	cJSON_ArrayForEach(prop, cJSON_GetObjectItem(top, "properties")) {
 		const cJSON *sub;
@@ -549,12 +574,12 @@ static void test_run_fields_round_trip(void **state)
 	struct run_header in = {
 		.abev_version = "1.2.3", .plan_name = "p", .plan_description = NULL,
 		.plan_path = "dir/plan.json", .status = "completed", .interrupt = NULL,
-		.started_utc = "s", .ended_utc = "e", .order = "sequential",
-		.order_from = "setups", .seed = 12345,
-		.warmups = 1, .runs = 6, .gap_seconds = 0.25, .timeout_seconds = 0,
-		.max_foreign_cpu = -1, .max_cpu_wait_pct = 10, .max_cpu_wait_pct_from = "default",
-		.cpus = "0-1", .max_repeats = 3, .max_wait_seconds = 45,
-		.max_wait_seconds_from = "--max-load-wait", .exclusive = excl, .nexclusive = 1,
+		.started_utc = "s", .ended_utc = "e", .set.order = RUN_ORDER_SEQUENTIAL,
+		.set.order_from = "setups", .set.seed = 12345,
+		.set.warmups = 1, .set.runs = 6, .set.gap_seconds = 0.25, .set.timeout_seconds = 0,
+		.set.max_foreign_cpu = -1, .set.max_cpu_wait_pct = 10, .set.max_cpu_wait_pct_from = "default",
+		.set.cpus = (char *)"0-1", .set.max_repeats = 3, .set.max_wait_seconds = 45,
+		.set.max_wait_seconds_from = "--max-load-wait", .set.exclusive = (char **)excl, .set.nexclusive = 1,
 		.lock_dir = "/tmp/l", .wait = 1, .waited_ns = 1500000000, .run_as_user = "u",
 		.run_as_uid = 1000, .run_as_gid = 1001, .run_as_from = "plan",
 		.variant_names = names, .nvariants = 2, .planned = 14, .executed = 13,
@@ -575,20 +600,20 @@ static void test_run_fields_round_trip(void **state)
 	run_fields_unset(&out);
 	assert_int_equal(run_fields_read(&rd, o, &out, keep_free, &owned), 0);
 	assert_string_equal(out.plan_path, in.plan_path);
-	assert_string_equal(out.order, "sequential");
-	assert_string_equal(out.order_from, "setups");
+	assert_int_equal(out.set.order, RUN_ORDER_SEQUENTIAL);
+	assert_string_equal(out.set.order_from, "setups");
 	assert_null(out.plan_description);
-	assert_true(out.seed == in.seed && out.warmups == 1 && out.runs == 6);
-	assert_true(out.timeout_seconds == 0 && out.max_foreign_cpu == -1);
-	assert_true(out.max_wait_seconds == 45);
-	assert_string_equal(out.max_wait_seconds_from, "--max-load-wait");
+	assert_true(out.set.seed == in.set.seed && out.set.warmups == 1 && out.set.runs == 6);
+	assert_true(out.set.timeout_seconds == 0 && out.set.max_foreign_cpu == -1);
+	assert_true(out.set.max_wait_seconds == 45);
+	assert_string_equal(out.set.max_wait_seconds_from, "--max-load-wait");
 	assert_true(out.waited_ns == 1500000000 && out.wait == 1);
 	assert_string_equal(out.run_as_user, "u");
 	assert_true(out.run_as_uid == 1000 && out.run_as_gid == 1001);
 	assert_int_equal(out.nvariants, 2);
 	assert_string_equal(out.variant_names[1], "b");
-	assert_int_equal(out.nexclusive, 1);
-	assert_string_equal(out.exclusive[0], "x*");
+	assert_int_equal(out.set.nexclusive, 1);
+	assert_string_equal(out.set.exclusive[0], "x*");
 	assert_true(out.executed == 13 && out.planned == 14 && out.abev_max_rss_bytes == 4096);
 	assert_string_equal(out.key_source, "option");
 	assert_int_equal(out.signed_evidence, 1);
@@ -618,6 +643,18 @@ static void test_run_fields_round_trip(void **state)
 	assert_int_equal(run_fields_read(&rd, o, &out, keep_free, &owned), -1);
 	assert_non_null(err);
 	assert_non_null(strstr(err, "runs"));
+	free(err);
+	err = NULL;
+
+	/* An order that names none: refused, listing those there are. */
+	cJSON_AddNumberToObject(cJSON_GetObjectItem(o, "schedule"), "runs", 6);
+	cJSON_ReplaceItemInObject(cJSON_GetObjectItem(o, "schedule"), "order",
+				  cJSON_CreateString("abba"));
+	run_fields_unset(&out);
+	assert_int_equal(run_fields_read(&rd, o, &out, keep_free, &owned), -1);
+	assert_non_null(err);
+	assert_non_null(strstr(err, "schedule.order: unknown value 'abba' (expected one of: "
+				    "alternate, reverse, shuffle, balanced, sequential)"));
 	free(err);
 	cJSON_Delete(o);
 	for (size_t i = 0; owned[i]; i++)

@@ -191,13 +191,13 @@ static void test_full_plan(void **state)
 	assert_int_equal(b->env_len, 0);
 	assert_int_equal(b->assemblies_len, 0);
 
-	assert_int_equal(plan.warmups, 2);
-	assert_int_equal(plan.runs, 5);
-	assert_int_equal(plan.order, PLAN_ORDER_SHUFFLE);
-	assert_string_equal(plan_order_name(plan.order), "shuffle");
-	assert_int_equal(plan.seed, 99);
-	assert_true(plan.gap_seconds == 1.5);
-	assert_true(plan.timeout_seconds == 30);
+	assert_int_equal(plan.set.warmups, 2);
+	assert_int_equal(plan.set.runs, 5);
+	assert_int_equal(plan.set.order, RUN_ORDER_SHUFFLE);
+	assert_string_equal(run_order_name(plan.set.order), "shuffle");
+	assert_int_equal(plan.set.seed, 99);
+	assert_true(plan.set.gap_seconds == 1.5);
+	assert_true(plan.set.timeout_seconds == 30);
 	assert_true(plan.kill_grace_seconds == 2);
 	assert_string_equal(plan.results_files, "{run_dir}/*.trx");
 	assert_int_equal(plan.min_executed, 10);
@@ -248,14 +248,14 @@ static void test_full_plan(void **state)
 	assert_true(plan_exit_code_allowed(&plan, 255));
 	assert_true(plan_exit_code_allowed(&plan, 1));
 	assert_false(plan_exit_code_allowed(&plan, 2));
-	assert_true(plan.max_foreign_cpu == 1.25);
-	assert_true(plan.max_cpu_wait_pct == 25.5);
-	assert_string_equal(plan.max_cpu_wait_pct_from, "plan");
+	assert_true(plan.set.max_foreign_cpu == 1.25);
+	assert_true(plan.set.max_cpu_wait_pct == 25.5);
+	assert_string_equal(plan.set.max_cpu_wait_pct_from, "plan");
 	/* cpus: canonical; a variant without its own runs where the schedule says */
-	assert_string_equal(plan.cpus, "0");
+	assert_string_equal(plan.set.cpus, "0");
 	assert_string_equal(plan.variants[0].cpus, "0");
 	assert_string_equal(plan.variants[1].cpus, "1-3");
-	assert_int_equal(plan.max_repeats, 4);
+	assert_int_equal(plan.set.max_repeats, 4);
 	assert_int_equal(plan.max_files, 250);
 	assert_true(plan.pattern_cpu_seconds == 0.5);
 	assert_true(plan.max_log_bytes == 1048576);
@@ -297,12 +297,12 @@ static void test_defaults(void **state)
 	assert_int_equal(nerrors, 0);
 	assert_int_equal(plan.nvariants, 1);
 	assert_string_equal(plan.variants[0].cwd, realdir);
-	assert_int_equal(plan.warmups, 0);
-	assert_int_equal(plan.runs, 3);
-	assert_int_equal(plan.order, PLAN_ORDER_BALANCED);
-	assert_int_equal(plan.seed, 1);
-	assert_true(plan.gap_seconds == 0);
-	assert_true(plan.timeout_seconds == 0);
+	assert_int_equal(plan.set.warmups, 0);
+	assert_int_equal(plan.set.runs, 3);
+	assert_int_equal(plan.set.order, RUN_ORDER_BALANCED);
+	assert_int_equal(plan.set.seed, 1);
+	assert_true(plan.set.gap_seconds == 0);
+	assert_true(plan.set.timeout_seconds == 0);
 	assert_true(plan.kill_grace_seconds == 5);
 	assert_null(plan.results_files);
 	assert_int_equal(plan.min_executed, -1);
@@ -313,12 +313,12 @@ static void test_defaults(void **state)
 	assert_true(plan_exit_code_allowed(&plan, 0));
 	assert_false(plan_exit_code_allowed(&plan, 1));
 	/* contention judged by CPU wait; foreign cores not limited */
-	assert_true(plan.max_cpu_wait_pct == 10);
-	assert_string_equal(plan.max_cpu_wait_pct_from, "default");
-	assert_true(plan.max_foreign_cpu < 0);
-	assert_null(plan.cpus);
+	assert_true(plan.set.max_cpu_wait_pct == 10);
+	assert_string_equal(plan.set.max_cpu_wait_pct_from, "default");
+	assert_true(plan.set.max_foreign_cpu < 0);
+	assert_null(plan.set.cpus);
 	assert_null(plan.variants[0].cpus);
-	assert_int_equal(plan.max_repeats, 2);
+	assert_int_equal(plan.set.max_repeats, 2);
 	assert_int_equal(plan.max_files, 10000);
 	assert_true(plan.pattern_cpu_seconds == 10);
 	assert_true(plan.max_log_bytes == 256LL * 1024 * 1024);
@@ -1009,7 +1009,7 @@ static void test_until_decided(void **state)
 		for (size_t k = 0; k < plan.nlooks; k++)
 			assert_int_equal(plan.looks[k], cases[i].looks[k]);
 		assert_int_equal(plan.min_rounds, cases[i].min_rounds);
-		assert_int_equal(plan.runs, plan.max_rounds);
+		assert_int_equal(plan.set.runs, plan.max_rounds);
 		assert_true(fabs(plan.look_confidence - (1 - 0.05 / (double)plan.nlooks)) < 1e-12);
 		/* Every default look but the last can reach the per-look confidence. */
 		if (i < 4 && plan.nlooks > 1)
@@ -1374,24 +1374,24 @@ static void test_setups_collide(void **state)
 #define SV(n, cwd, setup) "{'name':'" n "','command':['true'],'cwd':'" cwd "'" setup "}"
 	static const struct {
 		const char *plan;
-		enum plan_order order;
+		enum run_order order;
 		const char *from;
 		size_t a, b;
 	} cases[] = {
 		{ HEAD "'variants':[" SV("a", "/", "") "," SV("b", "/", "") "],"
-		  "'schedule':{'setup':['make']}}", PLAN_ORDER_BALANCED, "default", 0, 0 },
+		  "'schedule':{'setup':['make']}}", RUN_ORDER_BALANCED, "default", 0, 0 },
 		{ HEAD "'variants':[" SV("a", "/", "") "," SV("b", "/", "") "],"
-		  "'schedule':{'setup':['make','{variant}']}}", PLAN_ORDER_SEQUENTIAL, "setups", 0, 1 },
+		  "'schedule':{'setup':['make','{variant}']}}", RUN_ORDER_SEQUENTIAL, "setups", 0, 1 },
 		{ HEAD "'variants':[" SV("a", "/", "") "," SV("b", "/tmp", "") "],"
-		  "'schedule':{'setup':['make','{variant}']}}", PLAN_ORDER_BALANCED, "default", 0, 0 },
+		  "'schedule':{'setup':['make','{variant}']}}", RUN_ORDER_BALANCED, "default", 0, 0 },
 		{ HEAD "'variants':[" SV("a", "/", ",'setup':['x']") "," SV("b", "/", "") "]}",
-		  PLAN_ORDER_BALANCED, "default", 0, 0 },
+		  RUN_ORDER_BALANCED, "default", 0, 0 },
 		{ HEAD "'variants':[" SV("a", "/", ",'setup':['x']") "," SV("b", "/", "")
-		  "," SV("c", "/", ",'setup':['y']") "]}", PLAN_ORDER_SEQUENTIAL, "setups", 0, 2 },
+		  "," SV("c", "/", ",'setup':['y']") "]}", RUN_ORDER_SEQUENTIAL, "setups", 0, 2 },
 		{ HEAD "'variants':[" SV("a", "/", "") "," SV("b", "/", "") "],"
-		  "'schedule':{'order':'sequential'}}", PLAN_ORDER_SEQUENTIAL, "plan", 0, 0 },
+		  "'schedule':{'order':'sequential'}}", RUN_ORDER_SEQUENTIAL, "plan", 0, 0 },
 		{ HEAD "'variants':[" SV("a", "/", ",'setup':['x']") "," SV("b", "/", ",'setup':['y']")
-		  "],'schedule':{'order':'sequential'}}", PLAN_ORDER_SEQUENTIAL, "plan", 0, 1 },
+		  "],'schedule':{'order':'sequential'}}", RUN_ORDER_SEQUENTIAL, "plan", 0, 1 },
 	};
 #undef SV
 	(void)state;
@@ -1402,8 +1402,8 @@ static void test_setups_collide(void **state)
 
 		if (plan_load(&plan, path) < 0)
 			fail_msg("case %zu: %s: %s", i, cases[i].plan, last_error);
-		assert_int_equal(plan.order, cases[i].order);
-		assert_string_equal(plan.order_from, cases[i].from);
+		assert_int_equal(plan.set.order, cases[i].order);
+		assert_string_equal(plan.set.order_from, cases[i].from);
 		assert_int_equal(plan_setups_collision(&plan, &a, &b), cases[i].a != cases[i].b);
 		assert_true(a == cases[i].a && b == cases[i].b);
 		assert_int_equal(plan_setups_collide(&plan, 1, 0), cases[i].a == 0 && cases[i].b == 1);
@@ -1416,31 +1416,31 @@ static void test_setups_collide(void **state)
 static void test_order_names(void **state)
 {
 	static const struct {
-		enum plan_order order;
+		enum run_order order;
 		const char *name;
 	} orders[] = {
-		{ PLAN_ORDER_ALTERNATE, "alternate" },
-		{ PLAN_ORDER_REVERSE, "reverse" },
-		{ PLAN_ORDER_SHUFFLE, "shuffle" },
-		{ PLAN_ORDER_SEQUENTIAL, "sequential" },
-		{ PLAN_ORDER_BALANCED, "balanced" },
+		{ RUN_ORDER_ALTERNATE, "alternate" },
+		{ RUN_ORDER_REVERSE, "reverse" },
+		{ RUN_ORDER_SHUFFLE, "shuffle" },
+		{ RUN_ORDER_SEQUENTIAL, "sequential" },
+		{ RUN_ORDER_BALANCED, "balanced" },
 	};
 	size_t listed = 1;
-	enum plan_order o = PLAN_ORDER_SHUFFLE;
+	enum run_order o = RUN_ORDER_SHUFFLE;
 	(void)state;
 	for (size_t i = 0; i < ARRAY_SIZE(orders); i++) {
-		assert_string_equal(plan_order_name(orders[i].order), orders[i].name);
-		assert_int_equal(plan_order_parse(orders[i].name, &o), 0);
+		assert_string_equal(run_order_name(orders[i].order), orders[i].name);
+		assert_int_equal(run_order_parse(orders[i].name, &o), 0);
 		assert_int_equal(o, orders[i].order);
 		assert_non_null(strstr(PLAN_ORDER_LIST, orders[i].name));
 	}
 	for (const char *p = PLAN_ORDER_LIST; *p; p++)
 		listed += *p == ',';
 	assert_int_equal(listed, ARRAY_SIZE(orders));
-	assert_int_equal(plan_order_parse("Balanced", &o), -1);
-	assert_int_equal(plan_order_parse("", &o), -1);
-	assert_int_equal(o, PLAN_ORDER_BALANCED);
-	assert_string_equal(plan_order_name(PLAN_ORDER_DEFAULT), "balanced");
+	assert_int_equal(run_order_parse("Balanced", &o), -1);
+	assert_int_equal(run_order_parse("", &o), -1);
+	assert_int_equal(o, RUN_ORDER_BALANCED);
+	assert_string_equal(run_order_name(PLAN_ORDER_DEFAULT), "balanced");
 }
 
 int main(void)

@@ -183,19 +183,19 @@ static void test_settings_read_default_and_write_back(void **state)
 	assert_int_equal(read_settings("{\"limits\": {}}", "limits", &plan, &errs), 0);
 	assert_int_equal(plan.max_files, PLAN_MAX_FILES_DEFAULT);
 	assert_true(plan.log_keep_bytes == PLAN_LOG_KEEP_BYTES_DEFAULT);
-	assert_true(plan.max_foreign_cpu < 0 && plan.timeout_seconds == 0);
-	assert_int_equal(plan.runs, 3);
+	assert_true(plan.set.max_foreign_cpu < 0 && plan.set.timeout_seconds == 0);
+	assert_int_equal(plan.set.runs, 3);
 
 	assert_int_equal(read_settings("{\"schedule\": {\"runs\": 7, \"seed\": 9007199254740991, "
 				       "\"timeout_seconds\": 2.5}}", "schedule", &plan, &errs), 0);
-	assert_int_equal(plan.runs, 7);
-	assert_true(plan.seed == 9007199254740991ULL);
-	assert_true(plan.timeout_seconds == 2.5);
+	assert_int_equal(plan.set.runs, 7);
+	assert_true(plan.set.seed == 9007199254740991ULL);
+	assert_true(plan.set.timeout_seconds == 2.5);
 
 	/* Out of bounds, or of the wrong type: refused, the default stays. */
 	assert_int_equal(read_settings("{\"schedule\": {\"runs\": 0, \"timeout_seconds\": 0, "
 				       "\"gap_seconds\": \"1\"}}", "schedule", &plan, &errs), 3);
-	assert_int_equal(plan.runs, 3);
+	assert_int_equal(plan.set.runs, 3);
 	assert_int_equal(errs.total, 3);
 	assert_non_null(strstr(errs.msgs[0], "schedule.runs"));
 	assert_int_equal(read_settings("{\"dotnet_runtime\": true}", "", &plan, &errs), 0);
@@ -208,7 +208,7 @@ static void test_settings_read_default_and_write_back(void **state)
 	assert_string_equal(text, "{\"max_cpu_wait_pct\":10,\"max_repeats\":2,\"max_wait_seconds\":60}");
 	free(text);
 	cJSON_Delete(o);
-	plan.max_foreign_cpu = 1.5;
+	plan.set.max_foreign_cpu = 1.5;
 	o = cJSON_CreateObject();
 	plan_settings_json(o, "load", &plan);
 	assert_non_null(cJSON_GetObjectItemCaseSensitive(o, "max_foreign_cpu"));

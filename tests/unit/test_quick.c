@@ -232,7 +232,7 @@ static void test_bench_plan(void **state)
 		assert_string_equal(cmd, cmds[0]);
 		free(cmd);
 	}
-	assert_int_equal(plan.runs, QUICK_DEFAULT_RUNS);
+	assert_int_equal(plan.set.runs, QUICK_DEFAULT_RUNS);
 	assert_int_equal(plan.variants[0].prepare_len, 0);
 	plan_release(&plan);
 	free(text);

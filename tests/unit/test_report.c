@@ -101,10 +101,10 @@ static void build(struct fixture *f)
 	f->hdr.status = "failed";
 	f->hdr.started_utc = "2026-11-10T16:54:37.980941+00:00";
 	f->hdr.ended_utc = "2026-11-10T16:55:01.000001+00:00";
-	f->hdr.order = "reverse";
-	f->hdr.warmups = 1;
-	f->hdr.runs = 3;
-	f->hdr.gap_seconds = 1;
+	f->hdr.set.order = RUN_ORDER_REVERSE;
+	f->hdr.set.warmups = 1;
+	f->hdr.set.runs = 3;
+	f->hdr.set.gap_seconds = 1;
 	f->in.run = &f->hdr;
 	f->hdr.variant_names = f->names;
 	f->hdr.nvariants = 3;
@@ -268,12 +268,12 @@ static void test_header_and_conditions(void **state)
 	(void)state;
 	build(&f);
 	f.hdr.plan_description = "the *candidate* of 2.0";
-	f.hdr.timeout_seconds = 60;
-	f.hdr.max_foreign_cpu = 0.75;
-	f.hdr.max_cpu_wait_pct = 10;
-	f.hdr.max_repeats = 2;
-	f.hdr.max_wait_seconds = 60;
-	f.hdr.seed = 42;
+	f.hdr.set.timeout_seconds = 60;
+	f.hdr.set.max_foreign_cpu = 0.75;
+	f.hdr.set.max_cpu_wait_pct = 10;
+	f.hdr.set.max_repeats = 2;
+	f.hdr.set.max_wait_seconds = 60;
+	f.hdr.set.seed = 42;
 	r = render(&f, NULL, 0);
 	assert_has(r, "# abev report: sort\\|hash\n\n## Verdict\n\n**Decision: ");
 	assert_has(r, "sign.\n\nthe \\*candidate\\* of 2.0\n");
@@ -397,8 +397,8 @@ static void test_first_screen(void **state)
 
 	(void)state;
 	build_six_rounds(&f);
-	f.hdr.max_cpu_wait_pct = 100;
-	f.hdr.max_cpu_wait_pct_from = "--max-cpu-wait-pct";
+	f.hdr.set.max_cpu_wait_pct = 100;
+	f.hdr.set.max_cpu_wait_pct_from = "--max-cpu-wait-pct";
 	f.hdr.plan_description = "a description long enough to be a line of its own";
 	/* On the candidate's warmup and a run whose guards do not judge its tests. */
 	for (size_t i = 1; i <= 5; i += 4) {
@@ -627,8 +627,8 @@ static void test_verdict_contention(void **state)
 
 	(void)state;
 	build(&f);
-	f.hdr.max_wait_seconds = 60;
-	f.hdr.max_wait_seconds_from = "default";
+	f.hdr.set.max_wait_seconds = 60;
+	f.hdr.set.max_wait_seconds_from = "default";
 	foreign_wait(&f, 4, 30);   /* seq 5, loaded, after a wait of 12.3 s */
 	foreign_wait(&f, 6, 45);   /* seq 7 */
 	f.invs[6].loaded = 1;
@@ -642,8 +642,8 @@ static void test_verdict_contention(void **state)
 	free(v);
 
 	/* The budget set on the command line is named as such. */
-	f.hdr.max_wait_seconds = 5;
-	f.hdr.max_wait_seconds_from = "--max-load-wait";
+	f.hdr.set.max_wait_seconds = 5;
+	f.hdr.set.max_wait_seconds_from = "--max-load-wait";
 	v = verdict(&f, 1);
 	assert_has(v, "(at most 5 s: --max-load-wait)");
 	free(v);
@@ -724,10 +724,10 @@ static void test_verdict_command_line_settings(void **state)
 
 		build(&f);
 		f.hdr.status = cases[i].status;
-		f.hdr.max_cpu_wait_pct = 100;
-		f.hdr.max_cpu_wait_pct_from = cases[i].pct_from;
-		f.hdr.max_wait_seconds = 0;
-		f.hdr.max_wait_seconds_from = cases[i].wait_from;
+		f.hdr.set.max_cpu_wait_pct = 100;
+		f.hdr.set.max_cpu_wait_pct_from = cases[i].pct_from;
+		f.hdr.set.max_wait_seconds = 0;
+		f.hdr.set.max_wait_seconds_from = cases[i].wait_from;
 		f.hdr.run_as_user = "alice";
 		f.hdr.run_as_from = cases[i].run_as_from;
 		print_message("case %zu\n", i);

@@ -23,7 +23,7 @@
 
 struct order_case {
 	const char *what;
-	enum plan_order order;
+	enum run_order order;
 	uint64_t seed;
 	size_t nvariants;
 	unsigned warmups, runs;
@@ -36,34 +36,34 @@ struct order_case {
 #define R(v, r) { v, 0, r }
 
 static const struct order_case order_cases[] = {
-	{ "alternate, 3 runs: A B A B A B", PLAN_ORDER_ALTERNATE, 1, 2, 0, 3, 6,
+	{ "alternate, 3 runs: A B A B A B", RUN_ORDER_ALTERNATE, 1, 2, 0, 3, 6,
 	  { R(0, 1), R(1, 1), R(0, 2), R(1, 2), R(0, 3), R(1, 3) } },
-	{ "reverse, 3 runs: A B B A A B", PLAN_ORDER_REVERSE, 1, 2, 0, 3, 6,
+	{ "reverse, 3 runs: A B B A A B", RUN_ORDER_REVERSE, 1, 2, 0, 3, 6,
 	  { R(0, 1), R(1, 1), R(1, 2), R(0, 2), R(0, 3), R(1, 3) } },
-	{ "reverse, 3 variants", PLAN_ORDER_REVERSE, 1, 3, 0, 2, 6,
+	{ "reverse, 3 variants", RUN_ORDER_REVERSE, 1, 3, 0, 2, 6,
 	  { R(0, 1), R(1, 1), R(2, 1), R(2, 2), R(1, 2), R(0, 2) } },
-	{ "alternate: warmups first, both phases from round 1", PLAN_ORDER_ALTERNATE, 1, 2, 2, 2, 8,
+	{ "alternate: warmups first, both phases from round 1", RUN_ORDER_ALTERNATE, 1, 2, 2, 2, 8,
 	  { W(0, 1), W(1, 1), W(0, 2), W(1, 2), R(0, 1), R(1, 1), R(0, 2), R(1, 2) } },
-	{ "reverse restarts with the recorded phase", PLAN_ORDER_REVERSE, 1, 2, 1, 2, 6,
+	{ "reverse restarts with the recorded phase", RUN_ORDER_REVERSE, 1, 2, 1, 2, 6,
 	  { W(0, 1), W(1, 1), R(0, 1), R(1, 1), R(1, 2), R(0, 2) } },
-	{ "reverse, 2 warmups then 2 runs", PLAN_ORDER_REVERSE, 1, 2, 2, 2, 8,
+	{ "reverse, 2 warmups then 2 runs", RUN_ORDER_REVERSE, 1, 2, 2, 2, 8,
 	  { W(0, 1), W(1, 1), W(1, 2), W(0, 2), R(0, 1), R(1, 1), R(1, 2), R(0, 2) } },
-	{ "one variant", PLAN_ORDER_REVERSE, 1, 1, 1, 2, 3, { W(0, 1), R(0, 1), R(0, 2) } },
+	{ "one variant", RUN_ORDER_REVERSE, 1, 1, 1, 2, 3, { W(0, 1), R(0, 1), R(0, 2) } },
 	{ "sequential: each variant's warmups and runs, then the next's, rounds from 1",
-	  PLAN_ORDER_SEQUENTIAL, 1, 2, 1, 3, 8,
+	  RUN_ORDER_SEQUENTIAL, 1, 2, 1, 3, 8,
 	  { W(0, 1), R(0, 1), R(0, 2), R(0, 3), W(1, 1), R(1, 1), R(1, 2), R(1, 3) } },
-	{ "sequential, 3 variants, no warmup; the seed changes nothing", PLAN_ORDER_SEQUENTIAL, 7,
+	{ "sequential, 3 variants, no warmup; the seed changes nothing", RUN_ORDER_SEQUENTIAL, 7,
 	  3, 0, 2, 6, { R(0, 1), R(0, 2), R(1, 1), R(1, 2), R(2, 1), R(2, 2) } },
-	{ "balanced, one variant", PLAN_ORDER_BALANCED, 1, 1, 1, 2, 3,
+	{ "balanced, one variant", RUN_ORDER_BALANCED, 1, 1, 1, 2, 3,
 	  { W(0, 1), R(0, 1), R(0, 2) } },
 	{ "balanced, 2 variants: A B, B A, as reverse, from round 1 in each phase",
-	  PLAN_ORDER_BALANCED, 1, 2, 1, 3, 8,
+	  RUN_ORDER_BALANCED, 1, 2, 1, 3, 8,
 	  { W(0, 1), W(1, 1), R(0, 1), R(1, 1), R(1, 2), R(0, 2), R(0, 3), R(1, 3) } },
-	{ "balanced, 3 variants: each row, then its reverse", PLAN_ORDER_BALANCED, 1, 3, 0, 7, 21,
+	{ "balanced, 3 variants: each row, then its reverse", RUN_ORDER_BALANCED, 1, 3, 0, 7, 21,
 	  { R(0, 1), R(1, 1), R(2, 1), R(2, 2), R(1, 2), R(0, 2), R(1, 3), R(2, 3), R(0, 3),
 	    R(0, 4), R(2, 4), R(1, 4), R(2, 5), R(0, 5), R(1, 5), R(1, 6), R(0, 6), R(2, 6),
 	    R(0, 7), R(1, 7), R(2, 7) } },
-	{ "balanced, 4 variants: 0 1 3 2 and its shifts", PLAN_ORDER_BALANCED, 1, 4, 0, 5, 20,
+	{ "balanced, 4 variants: 0 1 3 2 and its shifts", RUN_ORDER_BALANCED, 1, 4, 0, 5, 20,
 	  { R(0, 1), R(1, 1), R(3, 1), R(2, 1), R(1, 2), R(2, 2), R(0, 2), R(3, 2),
 	    R(2, 3), R(3, 3), R(1, 3), R(0, 3), R(3, 4), R(0, 4), R(2, 4), R(1, 4),
 	    R(0, 5), R(1, 5), R(3, 5), R(2, 5) } },
@@ -72,13 +72,13 @@ static const struct order_case order_cases[] = {
 	 * Fisher-Yates with rejection sampling; a change here changes every
 	 * recorded shuffle, so it must be deliberate.
 	 */
-	{ "shuffle, seed 42, pinned", PLAN_ORDER_SHUFFLE, 42, 3, 1, 3, 12,
+	{ "shuffle, seed 42, pinned", RUN_ORDER_SHUFFLE, 42, 3, 1, 3, 12,
 	  { W(0, 1), W(2, 1), W(1, 1), R(1, 1), R(2, 1), R(0, 1),
 	    R(2, 2), R(0, 2), R(1, 2), R(2, 3), R(0, 3), R(1, 3) } },
-	{ "shuffle, seed 1, 4 variants, pinned", PLAN_ORDER_SHUFFLE, 1, 4, 0, 3, 12,
+	{ "shuffle, seed 1, 4 variants, pinned", RUN_ORDER_SHUFFLE, 1, 4, 0, 3, 12,
 	  { R(2, 1), R(0, 1), R(3, 1), R(1, 1), R(1, 2), R(2, 2), R(0, 2), R(3, 2),
 	    R(3, 3), R(2, 3), R(0, 3), R(1, 3) } },
-	{ "no variants", PLAN_ORDER_SHUFFLE, 1, 0, 2, 3, 0, { { 0, 0, 0 } } },
+	{ "no variants", RUN_ORDER_SHUFFLE, 1, 0, 2, 3, 0, { { 0, 0, 0 } } },
 };
 
 static void test_orders(void **state)
@@ -109,7 +109,7 @@ static char *shuffle_string(uint64_t seed, size_t nvariants, unsigned warmups, u
 	size_t n = 0;
 	char *s;
 
-	schedule_build(PLAN_ORDER_SHUFFLE, seed, nvariants, warmups, runs, &slots, &n);
+	schedule_build(RUN_ORDER_SHUFFLE, seed, nvariants, warmups, runs, &slots, &n);
 	s = xcalloc(n + 1, 1);
 	for (size_t k = 0; k < n; k++)
 		s[k] = (char)('A' + slots[k].variant);
@@ -151,7 +151,7 @@ static void test_shuffle_permutations(void **state)
 			size_t nv = sizes[s], n = 0;
 			unsigned first_of[6] = { 0 };
 
-			schedule_build(PLAN_ORDER_SHUFFLE, seed, nv, 2, 20, &slots, &n);
+			schedule_build(RUN_ORDER_SHUFFLE, seed, nv, 2, 20, &slots, &n);
 			assert_int_equal(n, 22 * nv);
 			for (size_t r = 0; r < 22; r++) {
 				unsigned seen[8] = { 0 };
@@ -192,7 +192,7 @@ static void test_balanced_cycle(void **state)
 		struct sched_slot *slots = NULL;
 		size_t n = 0;
 
-		schedule_build(PLAN_ORDER_BALANCED, 1, nv, 3, 2 * cycle, &slots, &n);
+		schedule_build(RUN_ORDER_BALANCED, 1, nv, 3, 2 * cycle, &slots, &n);
 		assert_int_equal(n, (3 + 2 * cycle) * nv);
 		for (unsigned c = 0; c < 2; c++) {
 			const struct sched_slot *run = slots + 3 * nv + (size_t)c * cycle * nv;
