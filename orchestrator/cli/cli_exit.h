@@ -2,8 +2,9 @@
  * cli_exit: abev's exit codes and the one place that decides them. The
  * enum names every code; the mapping functions below turn an outcome
  * (a run's, a decision's, a guard's, a verification's) into one, and
- * EXIT_CODES_TEXT documents the same order for --help (cli_exit_codes_print()
- * gives each code's whole meaning). The commands
+ * one table says what each means, in brief for --help and whole for
+ * `abev help exit-codes` and docs/exit-codes.md (cli_exit_codes_print()).
+ * The commands
  * (cli_*.c) return these codes and main() returns what they return; no
  * other file picks a number. Parsing arguments is cli.c's job.
  */
@@ -30,40 +31,10 @@ enum exit_code {
 	EXIT_SIGNAL_BASE = 128 /* interrupted: 128 + signal (proc.h's interrupt signals) */
 };
 
-/* One text, two places: `abev --help` and the end of `abev run --help`. */
-#define EXIT_CODES_TEXT \
-	"Exit codes (the first that applies, in this order: 128+N, 3, 2, 1, 5, 6, 0):\n" \
-	"  0    every invocation ran and passed, and the decision is accepted, no\n" \
-	"       decision (the plan sets no gate), or inconclusive (by default)\n" \
-	"  1    evidence was produced but an invocation failed (non-zero exit, signal,\n" \
-	"       timeout, exec failure, a missing metric, or a slot lost to overlaps),\n" \
-	"       or a setup command did not exit 0 and nothing ran\n" \
-	"  2    usage or plan error, or what the plan names is missing here (a cwd, a\n" \
-	"       program): nothing is run, nothing is written\n" \
-	"  3    runtime error (cannot create the evidence directory, cannot spawn; with\n" \
-	"       --no-wait, another abev run on this host is going on)\n" \
-	"  4    verification failed (abev verify, or --pubkey of report/export/compare)\n" \
-	"  5    rejected: a gate failed (its whole interval is beyond the limit)\n" \
-	"  6    inconclusive, in a plan whose decision.inconclusive is \"fail\"\n" \
-	"  7    abev verify without --pubkey: the contents match the manifest, but no\n" \
-	"       signature was checked (UNSIGNED)\n" \
-	"  8    abev verify, with or without --pubkey: the evidence is as it was\n" \
-	"       sealed, but it records a run that is not clean (NOT CLEAN): one that\n" \
-	"       did not complete, or in which abev's own files were changed; or its\n" \
-	"       result.json cannot be read\n" \
-	"  129  interrupted by SIGHUP, whenever it arrives: evidence is written, marked\n" \
-	"       \"interrupted\" with the signal's name, and sealed\n" \
-	"  130  interrupted by SIGINT: likewise\n" \
-	"  131  interrupted by SIGQUIT: likewise\n" \
-	"  138  interrupted by SIGUSR1: likewise\n" \
-	"  140  interrupted by SIGUSR2: likewise\n" \
-	"  143  interrupted by SIGTERM: likewise\n"
-
-extern const char cli_exit_codes_text[];
 
 /*
  * The exit code of a run: interrupted, then abev's own failures, then a
- * failed invocation, then the decision (see EXIT_CODES_TEXT).
+ * failed invocation, then the decision (cli_exit_codes_print() says the order).
  */
 int cli_exit_run(enum runner_outcome o, const struct runner_result *res, int inconclusive_fails);
 /* The exit code of a decision: rejected 5, inconclusive 6 when that fails, else 0. */
@@ -77,12 +48,19 @@ int cli_exit_inspect(enum inspect_outcome o);
  */
 int cli_exit_verify(size_t nproblems, int clean, int key_given);
 
+/* How cli_exit_codes_print() says them. */
+enum cli_exit_form {
+	CLI_EXIT_BRIEF,     /* the summary at the end of `abev --help`, `abev run --help`, ... */
+	CLI_EXIT_TEXT,      /* the whole reference: `abev help exit-codes` */
+	CLI_EXIT_MARKDOWN,  /* the same as docs/exit-codes.md's table */
+};
 /*
- * The reference of every exit code on f: the order in which they apply,
- * then each code with its whole meaning, as text or (markdown) as the
- * Markdown table of docs/exit-codes.md. EXIT_CODES_TEXT is its summary.
- * 0, or -1 after error() when f cannot be written.
+ * Every exit code on f, from the one table: the order in which they
+ * apply, then each code with what it means, in brief or whole. 0, or -1
+ * after error() when f cannot be written.
  */
-int cli_exit_codes_print(FILE *f, int markdown);
+int cli_exit_codes_print(FILE *f, enum cli_exit_form form);
+/* cli_exit_codes_print(f, CLI_EXIT_BRIEF), for a command's help (cli_command.tail_more). */
+void cli_exit_codes_brief(FILE *f);
 
 #endif

@@ -99,8 +99,7 @@ static const char run_tail[] =
 	"start and at the end. abev killed outright leaves result.json \"running\" and\n"
 	"the journal, which 'abev report' reads. A disk that fills up stops the run:\n"
 	"abev gives back the space it held in abev-reserve, and writes and seals the\n"
-	"evidence as failed (\"the disk is full\").\n"
-	"\n" EXIT_CODES_TEXT;
+	"evidence as failed (\"the disk is full\").\n";
 
 /*
  * PREFIX.pub for PREFIX.key, the file a reviewer verifies with, made
@@ -428,6 +427,7 @@ const struct cli_command cmd_run = {
 	.usage = run_usage,
 	.about = run_about,
 	.tail = run_tail,
+	.tail_more = cli_exit_codes_brief,
 	.options = run_options,
 	.foreign = run_foreign,
 	.operands = "PLAN",

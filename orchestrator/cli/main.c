@@ -85,7 +85,7 @@ static void print_main_help(FILE *f)
 	fputc('\n', f);
 	fputs(main_tail, f);
 	fputc('\n', f);
-	fputs(cli_exit_codes_text, f);
+	cli_exit_codes_print(f, CLI_EXIT_BRIEF);
 }
 
 static const struct cli_command cmd_help, cmd_help_plan, cmd_help_options, cmd_help_exit_codes;
@@ -234,7 +234,7 @@ static int help_exit_codes_main(void *opts, size_t n, char **operands)
 
 	(void)n;
 	(void)operands;
-	return cli_exit_codes_print(stdout, a->markdown) < 0 ? EXIT_RUNTIME : EXIT_PASSED;
+	return cli_exit_codes_print(stdout, a->markdown ? CLI_EXIT_MARKDOWN : CLI_EXIT_TEXT) < 0 ? EXIT_RUNTIME : EXIT_PASSED;
 }
 
 static const struct cli_option help_options_options[] = {

@@ -353,6 +353,10 @@ void cli_help_print(const struct cli_command *c, FILE *f)
 		fputc('\n', f);
 		fputs(c->tail, f);
 	}
+	if (c->tail_more) {
+		fputc('\n', f);
+		c->tail_more(f);
+	}
 }
 
 /* text on f with '|' escaped, as a Markdown table cell needs. */

@@ -138,6 +138,7 @@ struct cli_command {
 	const char *usage;       /* "usage: abev run PLAN ...\n", maybe several lines */
 	const char *about;       /* paragraphs before the options; or NULL */
 	const char *tail;        /* paragraphs after them (exit codes, ...); or NULL */
+	void (*tail_more)(FILE *f); /* prints what follows the tail (the exit codes), or NULL */
 	const struct cli_option *options; /* ends with CLI_END() */
 	const char *operands;    /* their name in the completions ("PLAN", "DIR...") */
 	size_t max_operands;     /* more is a usage error; CLI_MANY: any number */

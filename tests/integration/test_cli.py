@@ -2,6 +2,7 @@
 manual, docs/ and --help describe every option, plan key and exit code."""
 import json
 import os
+import re
 
 from common import SRC, AbevTestCase
 
@@ -47,9 +48,19 @@ class Cli(AbevTestCase):
             self.assertIn(f".B abev {cmd}", man.replace("\\-", "-"))
 
     def test_exit_codes_in_help(self):
-        text = self.abev("--help", check=0).stdout
-        for code in ("0", "1", "2", "3", "4", "5", "6", "7", "130", "143"):
-            self.assertRegex(text, rf"(?m)^\s+{code}\b")
+        # One table says them: in brief at the end of --help (abev's, run's,
+        # bench's), whole in `abev help exit-codes`; the same codes in each.
+        whole = self.abev("help", "exit-codes", check=0).stdout
+        codes = ["0", "1", "2", "3", "4", "5", "6", "7", "8", r"128\+N"]
+        for args in (["--help"], ["run", "--help"], ["bench", "--help"]):
+            text = self.abev(*args, check=0).stdout
+            brief = text[text.index("Exit codes (the first that applies"):]
+            self.assertEqual(re.findall(r"(?m)^  (\S+)", brief),
+                             re.findall(r"(?m)^  (\S+) ", whole), args)
+            for code in codes:
+                self.assertRegex(brief, rf"(?m)^\s+{code}\s", args)
+            for sig in ("SIGINT 130", "SIGTERM 143"):
+                self.assertIn(sig, brief.replace("\n       ", ""), args)
 
     def test_usage_errors_exit_2(self):
         for args in ([], ["frobnicate"], ["run"], ["run", "p.json"],
