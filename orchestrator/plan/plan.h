@@ -342,14 +342,13 @@ void plan_release(struct plan *plan);
 /* plan.set.order_from when abev chose "sequential" because the setups may collide. */
 #define PLAN_ORDER_FROM_SETUPS "setups"
 /*
- * Whether the setups of variants a and b may overwrite each other's
- * products: both have one, their command lines differ once their
- * placeholders are expanded ({variant} and {run_dir} differ between
- * variants), and both run in the same cwd. Identical setups do not
- * collide: whichever runs last leaves what every variant expects.
+ * The first pair of variants (a < b) whose setups may overwrite each
+ * other's products into *a, *b: 1, or 0 when none does. Two setups
+ * collide when both variants have one, their command lines differ once
+ * their placeholders are expanded ({variant} and {run_dir} differ
+ * between variants), and both run in the same cwd. Identical setups do
+ * not collide: whichever runs last leaves what every variant expects.
  */
-int plan_setups_collide(const struct plan *plan, size_t a, size_t b);
-/* The first pair (a < b) whose setups may collide into *a, *b: 1, or 0 when none does. */
 int plan_setups_collision(const struct plan *plan, size_t *a, size_t *b);
 
 /*

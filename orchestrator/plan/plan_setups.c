@@ -31,31 +31,6 @@ static char *setup_arg(const struct plan_variant *v, size_t k)
 	return out;
 }
 
-/* Whether the two setups run the same command line once expanded. */
-static int same_setup(const struct plan_variant *a, const struct plan_variant *b)
-{
-	int same = a->setup_len == b->setup_len;
-
-	for (size_t k = 0; same && k < a->setup_len; k++) {
-		char *x = setup_arg(a, k), *y = setup_arg(b, k);
-
-		/* A template that does not expand (a bug plan_load() refused) is not the same. */
-		same = x && y && !strcmp(x, y);
-		free(x);
-		free(y);
-	}
-	return same;
-}
-
-int plan_setups_collide(const struct plan *plan, size_t a, size_t b)
-{
-	const struct plan_variant *va = &plan->variants[a], *vb = &plan->variants[b];
-
-	if (a == b || !va->setup_len || !vb->setup_len || !va->cwd || !vb->cwd)
-		return 0;
-	return !strcmp(va->cwd, vb->cwd) && !same_setup(va, vb);
-}
-
 /* A variant with a setup: its cwd, its setup as it will run (NULL: does not expand), its index. */
 struct setup_entry {
 	const char *cwd;
