@@ -200,16 +200,29 @@ static int parse_command(const struct plan_loader *ld, const cJSON *obj, const c
 	return plan_loader_argv(ld, obj, path, "command", 1, &v->command, &v->command_len);
 }
 
-static int parse_env(const struct plan_loader *ld, const cJSON *obj, const char *path,
-		     struct plan_variant *v)
+/*
+ * Checks name (and value), one member of a string map: 0, or -1 after
+ * json_in_error() at pk, the member's path (p: the map's).
+ */
+typedef int map_check_fn(const struct plan_loader *ld, const char *p, const char *pk,
+			 const char *name, const char *value);
+
+/*
+ * The string map key of obj (an object of strings, at most max members,
+ * each checked by check, none given twice) into *out and *len, in the
+ * order written. 0, or -1 after json_in_error() for every member refused.
+ */
+static int parse_string_map(const struct plan_loader *ld, const cJSON *obj, const char *path,
+			    const char *key, size_t max, const char *what, map_check_fn *check,
+			    struct plan_env **out, size_t *len)
 {
 	const cJSON *j, *e;
 	char b[SHOW_MAX];
-	char *p = json_key_path(path, "env");
+	char *p = json_key_path(path, key);
 	size_t n = 0, before = json_in_count(&ld->in);
 	int ret = -1;
 
-	if (json_get_object(&ld->in, obj, path, "env", 0, &j) < 0)
+	if (json_get_object(&ld->in, obj, path, key, 0, &j) < 0)
 		goto out;
 	if (!j) {
 		ret = 0;
@@ -217,33 +230,26 @@ static int parse_env(const struct plan_loader *ld, const cJSON *obj, const char 
 	}
 	cJSON_ArrayForEach(e, j)
 		n++;
-	if (n > PLAN_MAX_ENV) {
-		json_in_error(&ld->in, p, "more than %d variables", PLAN_MAX_ENV);
+	if (n > max) {
+		json_in_error(&ld->in, p, "more than %zu %ss", max, what);
 		goto out;
 	}
-	v->env = xcalloc(n, sizeof(*v->env));
+	*out = xcalloc(n ? n : 1, sizeof(**out));
 	cJSON_ArrayForEach(e, j) {
-		char *pk;
-		size_t i;
-		if (!valid_env_key(e->string, strlen(e->string))) {
-			json_in_error(&ld->in, p, "invalid variable name '%s' (expected [A-Za-z_][A-Za-z0-9_]*)",
-			     show_str(b, sizeof(b), e->string));
-			continue;
-		}
-		for (i = 0; i < v->env_len; i++)
-			if (!strcmp(v->env[i].key, e->string))
-				break;
-		if (i < v->env_len) {
-			json_in_error(&ld->in, p, "variable '%s' given twice", e->string);
-			continue;
-		}
-		pk = json_key_path(p, e->string);
-		if (!cJSON_IsString(e)) {
+		char *pk = json_key_path(p, e->string);
+		size_t i = 0;
+
+		while (i < *len && strcmp((*out)[i].key, e->string))
+			i++;
+		if (i < *len)
+			json_in_error(&ld->in, p, "%s '%s' given twice", what,
+				      show_str(b, sizeof(b), e->string));
+		else if (!cJSON_IsString(e))
 			json_in_error(&ld->in, pk, "expected a string, found %s", json_kind(e));
-		} else if (plan_loader_template(ld, pk, e->valuestring, PLAN_PH_ALL) == 0) {
-			v->env[v->env_len].key = xstrdup(e->string);
-			v->env[v->env_len].value = xstrdup(e->valuestring);
-			v->env_len++;
+		else if (check(ld, p, pk, e->string, e->valuestring) == 0) {
+			(*out)[*len].key = xstrdup(e->string);
+			(*out)[*len].value = xstrdup(e->valuestring);
+			(*len)++;
 		}
 		free(pk);
 	}
@@ -253,49 +259,41 @@ out:
 	return ret;
 }
 
-/*
- * "parameters": an object of strings, its names words without braces (as
- * a scan's -L/-P names are), taken literally.
- */
+/* "env": a variable's name is a shell name; its value a template. */
+static int env_check(const struct plan_loader *ld, const char *p, const char *pk,
+		     const char *name, const char *value)
+{
+	char b[SHOW_MAX];
+
+	if (!valid_env_key(name, strlen(name)))
+		return json_in_error(&ld->in, p, "invalid variable name '%s' (expected "
+				     "[A-Za-z_][A-Za-z0-9_]*)", show_str(b, sizeof(b), name));
+	return plan_loader_template(ld, pk, value, PLAN_PH_ALL) == 0 ? 0 : -1;
+}
+
+static int parse_env(const struct plan_loader *ld, const cJSON *obj, const char *path,
+		     struct plan_variant *v)
+{
+	return parse_string_map(ld, obj, path, "env", PLAN_MAX_ENV, "variable", env_check,
+				&v->env, &v->env_len);
+}
+
+/* "parameters": a name is a word without braces (as a scan's -L/-P names are); values are literal. */
+static int parameter_check(const struct plan_loader *ld, const char *p, const char *pk,
+			   const char *name, const char *value)
+{
+	(void)p;
+	(void)value;
+	if (!*name || strpbrk(name, "{}"))
+		return json_in_error(&ld->in, pk, "a parameter's name is a word without braces");
+	return 0;
+}
+
 static int parse_parameters(const struct plan_loader *ld, const cJSON *obj, const char *path,
 			    struct plan_variant *v)
 {
-	const cJSON *j, *e;
-	char *p = json_key_path(path, "parameters");
-	size_t n = 0, before = json_in_count(&ld->in);
-	int ret = -1;
-
-	if (json_get_object(&ld->in, obj, path, "parameters", 0, &j) < 0)
-		goto out;
-	if (!j) {
-		ret = 0;
-		goto out;
-	}
-	cJSON_ArrayForEach(e, j)
-		n++;
-	if (n > PLAN_MAX_PARAMETERS) {
-		json_in_error(&ld->in, p, "more than %d parameters", PLAN_MAX_PARAMETERS);
-		goto out;
-	}
-	v->parameters = xcalloc(n ? n : 1, sizeof(*v->parameters));
-	cJSON_ArrayForEach(e, j) {
-		char *pk = json_key_path(p, e->string);
-
-		if (!*e->string || strpbrk(e->string, "{}"))
-			json_in_error(&ld->in, pk, "a parameter's name is a word without braces");
-		else if (!cJSON_IsString(e))
-			json_in_error(&ld->in, pk, "expected a string, found %s", json_kind(e));
-		else {
-			v->parameters[v->parameters_len].key = xstrdup(e->string);
-			v->parameters[v->parameters_len].value = xstrdup(e->valuestring);
-			v->parameters_len++;
-		}
-		free(pk);
-	}
-	ret = json_in_count(&ld->in) > before ? -1 : 0;
-out:
-	free(p);
-	return ret;
+	return parse_string_map(ld, obj, path, "parameters", PLAN_MAX_PARAMETERS, "parameter",
+				parameter_check, &v->parameters, &v->parameters_len);
 }
 
 /* A variant object, or the "base" object (no name) that variants-file lines build on. */
