@@ -11,12 +11,12 @@ operand as its row says ("dirs", "files GLOB...", "words W...", "env",
 "commands"). DIR is completions/ by default. `make completions` runs it;
 tests/integration/test_completion.py runs --check.
 """
-import difflib
 import json
-import os
 import re
 import subprocess
 import sys
+
+import generated
 
 HEADER = """\
 # {shell} completion for abev(1): commands, their options and option values,
@@ -326,37 +326,11 @@ def zsh(cmds):
 
 
 def main():
-    args = sys.argv[1:]
-    check = bool(args) and args[0] == "--check"
-    if check:
-        args = args[1:]
-    if not args:
-        sys.exit(__doc__)
-    abev = args[0]
-    out_dir = args[1] if len(args) > 1 else os.path.join(
-        os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "completions")
+    check, abev, out_dir = generated.parse_args(__doc__, "completions")
     cmds = load(abev)
-    files = {"abev.bash": bash(cmds), "_abev": zsh(cmds)}
-    stale = 0
-    for name, text in files.items():
-        path = os.path.join(out_dir, name)
-        if check:
-            try:
-                with open(path, encoding="utf-8") as f:
-                    have = f.read()
-            except FileNotFoundError:
-                have = ""
-            if have != text:
-                stale += 1
-                sys.stdout.writelines(difflib.unified_diff(
-                    have.splitlines(True), text.splitlines(True), path, "from the tables"))
-        else:
-            with open(path, "w", encoding="utf-8") as f:
-                f.write(text)
-    if stale:
-        print(f"completions: {stale} file(s) differ from abev's option tables: "
-              "run 'make completions'")
-        sys.exit(1)
+    generated.write_or_check({"abev.bash": bash(cmds), "_abev": zsh(cmds)}, out_dir, check,
+                             "from the tables", "completions: {} file(s) differ from abev's "
+                             "option tables: run 'make completions'")
 
 
 if __name__ == "__main__":

@@ -10,10 +10,9 @@ tables of orchestrator/cli/, the exit codes of orchestrator/cli/cli_exit.c),
 under a first line that says so. DIR is docs/ by default. `make docs` runs
 it; tests/integration/test_docs.py runs --check.
 """
-import difflib
-import os
 import subprocess
-import sys
+
+import generated
 
 # file: (help topic, what goes between the first line and the output)
 FILES = {
@@ -32,35 +31,11 @@ def generate(abev, topic, lead):
 
 
 def main():
-    args = sys.argv[1:]
-    check = bool(args) and args[0] == "--check"
-    if check:
-        args = args[1:]
-    if not args:
-        sys.exit(__doc__)
-    abev = args[0]
-    out_dir = args[1] if len(args) > 1 else os.path.join(
-        os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "docs")
-    stale = 0
-    for name, (topic, lead) in FILES.items():
-        path = os.path.join(out_dir, name)
-        text = generate(abev, topic, lead)
-        if check:
-            try:
-                with open(path, encoding="utf-8") as f:
-                    have = f.read()
-            except FileNotFoundError:
-                have = ""
-            if have != text:
-                stale += 1
-                sys.stdout.writelines(difflib.unified_diff(
-                    have.splitlines(True), text.splitlines(True), path, "from abev"))
-        else:
-            with open(path, "w", encoding="utf-8") as f:
-                f.write(text)
-    if stale:
-        print(f"docs: {stale} generated file(s) differ from what abev prints: run 'make docs'")
-        sys.exit(1)
+    check, abev, out_dir = generated.parse_args(__doc__, "docs")
+    files = {name: generate(abev, topic, lead) for name, (topic, lead) in FILES.items()}
+    generated.write_or_check(files, out_dir, check, "from abev",
+                             "docs: {} generated file(s) differ from what abev prints: "
+                             "run 'make docs'")
 
 
 if __name__ == "__main__":
