@@ -6,14 +6,15 @@
  * the way hyperfine's executor trait lets its tests run the benchmark
  * loop on a mock. The runner takes it
  * through runner_options (NULL: the real machine, machine_real()), and
- * run_slot.c makes every slot's run, load sample, gap and wait for a
- * quieter machine through it, and runner.c its clocks and the wait for
- * other abev runs, so that unit tests drive repeats, discards, waits,
- * fail-fast, looks and status on scripted runs and loads
+ * run_slot.c makes every slot's run, its prepare step, each variant's
+ * setup and cleanup, load sample, gap and wait for a quieter machine
+ * through it, and runner.c its clocks and the wait for other abev runs,
+ * so that unit tests drive repeats, discards, waits, fail-fast, looks,
+ * failed steps and status on scripted runs and loads
  * (tests/unit/test_pipeline.c, test_pipeline_seam.c). What the evidence
- * needs of the host (versions, hashes, metadata), the setup, cleanup and
- * prepare steps, the registration with other abev runs (peers_join(),
- * peers_blocker()) and the evidence's files stay real.
+ * needs of the host (versions, hashes, metadata), the registration with
+ * other abev runs (peers_join(), peers_blocker()) and the evidence's
+ * files stay real.
  */
 #ifndef ABEV_MACHINE_H
 #define ABEV_MACHINE_H

@@ -653,7 +653,9 @@ static int run_prepare(struct run_state *st, const struct plan_variant *v,
 	char *why = NULL, *log_rel = NULL;
 	int err = 0, ret = -1;
 
-	if (prepare_run(st->plan, v, vars, env, &log, &inv->prepare) < 0)
+	const struct proc_runner runner = { st->m->run, st->m->arg };
+
+	if (prepare_run(st->plan, v, vars, env, &runner, &log, &inv->prepare) < 0)
 		goto out;
 	why = run_dir_check(st, inv, made, &err);
 	if (err < 0)
@@ -1072,7 +1074,9 @@ int run_slot_step(struct run_state *st, size_t vi, int cleanup)
 	struct plan_vars vars = { abs_dir, v->name, kind, 0 };
 	env = build_env(v, &vars, NULL);
 	progress_clear(&st->prog);
-	if (prepare_run_argv(plan, v, argv, argc, &vars, env, &log, kind, &rec) < 0)
+	const struct proc_runner runner = { st->m->run, st->m->arg };
+
+	if (prepare_run_argv(plan, v, argv, argc, &vars, env, &runner, &log, kind, &rec) < 0)
 		goto out;
 	log_rel = xasprintf("%s/%s.log", dir, kind);
 	if (ledger_write(&st->ledger, &st->ev, log_rel, log.buf, log.len) < 0)

@@ -50,16 +50,17 @@ static const char *prepare_status(const struct proc_result *res)
 }
 
 int prepare_run(const struct plan *plan, const struct plan_variant *v,
-		const struct plan_vars *vars, char *const *env, struct strbuf *log,
-		struct invocation_prepare **out)
+		const struct plan_vars *vars, char *const *env, const struct proc_runner *runner,
+		struct strbuf *log, struct invocation_prepare **out)
 {
-	return prepare_run_argv(plan, v, v->prepare, v->prepare_len, vars, env, log, "prepare",
-				out);
+	return prepare_run_argv(plan, v, v->prepare, v->prepare_len, vars, env, runner, log,
+				"prepare", out);
 }
 
 int prepare_run_argv(const struct plan *plan, const struct plan_variant *v,
 		     char *const *tmpl, size_t n, const struct plan_vars *vars, char *const *env,
-		     struct strbuf *log, const char *cgroup_name, struct invocation_prepare **out)
+		     const struct proc_runner *runner, struct strbuf *log, const char *cgroup_name,
+		     struct invocation_prepare **out)
 {
 	struct invocation_prepare *p = xcalloc(1, sizeof(*p));
 	struct proc_result res;
@@ -84,7 +85,7 @@ int prepare_run_argv(const struct plan *plan, const struct plan_variant *v,
 		/* In a cgroup of its own, so that whatever it leaves behind is found and killed. */
 		.cgroup_name = cgroup_name,
 	};
-	if (proc_run(&spec, &res) < 0)
+	if ((runner ? runner->run(runner->arg, &spec, &res) : proc_run(&spec, &res)) < 0)
 		goto out;
 	p->status = prepare_status(&res);
 	p->exit_code = res.outcome == PROC_EXITED ? res.exit_code : -1;

@@ -16,22 +16,25 @@
 
 /*
  * Runs v's prepare command (v->prepare_len > 0) with vars expanded, in
- * env (borrowed), its output appended to log (at most
- * plan->max_step_log_bytes), which the caller writes to the invocation's prepare.log. *out
- * (release with invocation_prepare_free()) records what happened, also
- * when the command failed or could not be executed. 0, or -1 after
- * error() when abev itself could not go on (cannot fork).
+ * env (borrowed), through runner (NULL: proc_run()), its output appended
+ * to log (at most plan->max_step_log_bytes), which the caller writes to
+ * the invocation's prepare.log. *out (release with
+ * invocation_prepare_free()) records what happened, also when the
+ * command failed or could not be executed. 0, or -1 after error() when
+ * abev itself could not go on (cannot fork).
  */
 struct strbuf;
+struct proc_runner;
 int prepare_run(const struct plan *plan, const struct plan_variant *v,
-		const struct plan_vars *vars, char *const *env, struct strbuf *log,
-		struct invocation_prepare **out);
+		const struct plan_vars *vars, char *const *env, const struct proc_runner *runner,
+		struct strbuf *log, struct invocation_prepare **out);
 /*
  * The same for another command of v's (n argv templates): its setup or
  * cleanup step, run once, in a cgroup named cgroup_name.
  */
 int prepare_run_argv(const struct plan *plan, const struct plan_variant *v,
 		     char *const *tmpl, size_t n, const struct plan_vars *vars, char *const *env,
-		     struct strbuf *log, const char *cgroup_name, struct invocation_prepare **out);
+		     const struct proc_runner *runner, struct strbuf *log, const char *cgroup_name,
+		     struct invocation_prepare **out);
 
 #endif

@@ -293,6 +293,15 @@ int proc_run_as_revoke(int fd, const char *dir);
  * res must be released with proc_result_release().
  */
 int proc_run(const struct proc_spec *spec, struct proc_result *res);
+/*
+ * A way to run a spec as proc_run() does: proc_run() itself (NULL where a
+ * caller takes one), or a stand-in for it — the pipeline's machine
+ * operations, a unit test's scripted runs (pipeline/machine.h).
+ */
+struct proc_runner {
+	int (*run)(void *arg, const struct proc_spec *spec, struct proc_result *res);
+	void *arg;
+};
 void proc_result_release(struct proc_result *res);
 /*
  * How a child abev stopped (res->stop_signal set: a timeout, an
