@@ -24,13 +24,10 @@
 #include "util/cpulist.h"
 
 #include <errno.h>
-#include <limits.h>
 #include <math.h>
-#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include <cjson/cJSON.h>
 
@@ -53,345 +50,8 @@
 
 #define PLAN_SCHEMA "abev.plan/1"
 #define PLAN_MAX_SLOTS 1000000
-#define PLAN_MAX_LOOKS 64
 
 #define PLAN_VERSION_RULE "use letters, digits, '.', '_' and '-', at most 64 characters"
-
-/*
- * Refuses members that the reference (plan_doc.c) does not list under
- * doc_parent (without "name" when skip_name: the base variant), naming
- * the known ones and the nearest of them, and members given twice, which
- * cJSON would otherwise keep silently with the first one winning. Every
- * such member is reported.
- */
-int plan_loader_keys(const struct plan_loader *ld, const cJSON *obj, const char *path,
-		      const char *doc_parent, int skip_name)
-{
-	const char *known[PLAN_DOC_MAX_CHILDREN];
-	size_t nknown = plan_doc_children(doc_parent, known, ARRAY_SIZE(known));
-
-	if (skip_name && nknown && !strcmp(known[0], "name"))
-		memmove(known, known + 1, --nknown * sizeof(*known));
-	return json_check_keys(&ld->in, obj, path, known, nknown);
-}
-
-/* allowed: the placeholders the template may use (PLAN_PH_ALL, PLAN_PH_VARIANT). */
-int plan_loader_template(const struct plan_loader *ld, const char *path, const char *tmpl,
-			       unsigned allowed)
-{
-	char why[160];
-	if (plan_template_check(tmpl, allowed, why, sizeof(why)) < 0)
-		return json_in_error(&ld->in, path, "%s", why);
-	return 0;
-}
-
-/* An array of strings (each a template) into a NULL-free vector. */
-int plan_loader_strings(const struct plan_loader *ld, const cJSON *j, const char *path,
-			    unsigned allowed, char ***out, size_t *out_len)
-{
-	size_t n = 0, i = 0, before = json_in_count(&ld->in);
-	const cJSON *e;
-
-	cJSON_ArrayForEach(e, j)
-		n++;
-	*out = xcalloc(n, sizeof(**out));
-	*out_len = 0;
-	cJSON_ArrayForEach(e, j) {
-		char *p = json_index_path(path, i++);
-		if (!cJSON_IsString(e))
-			json_in_error(&ld->in, p, "expected a string, found %s", json_kind(e));
-		else if (plan_loader_template(ld, p, e->valuestring, allowed) == 0)
-			(*out)[(*out_len)++] = xstrdup(e->valuestring);
-		free(p);
-	}
-	return json_in_count(&ld->in) > before ? -1 : 0;
-}
-
-/*
- * An argv template array under key of obj ("command", "prepare"): a
- * non-empty array of strings whose first is a program name. Absent is an
- * error when required, else leaves *argv NULL.
- */
-static int loader_argv(const struct plan_loader *ld, const cJSON *obj, const char *path,
-		       const char *key, int required, unsigned allowed, char ***argv,
-		       size_t *argc)
-{
-	const cJSON *j = cJSON_GetObjectItemCaseSensitive(obj, key);
-	char *p = json_key_path(path, key);
-	char *p0 = NULL;
-	int ret = -1;
-
-	if (!j && !required) {
-		ret = 0;
-		goto out;
-	}
-	if (!j) {
-		json_in_error(&ld->in, p, "missing (expected a non-empty array of strings)");
-		goto out;
-	}
-	if (!cJSON_IsArray(j) || !j->child) {
-		json_in_error(&ld->in, p, "expected a non-empty array of strings, found %s", json_kind(j));
-		goto out;
-	}
-	if (plan_loader_strings(ld, j, p, allowed, argv, argc) < 0)
-		goto out;
-	if (!*(*argv)[0]) {
-		p0 = json_index_path(p, 0);
-		json_in_error(&ld->in, p0, "expected a program name, found an empty string");
-		goto out;
-	}
-	ret = 0;
-out:
-	free(p0);
-	free(p);
-	return ret;
-}
-
-int plan_loader_argv(const struct plan_loader *ld, const cJSON *obj, const char *path,
-		     const char *key, int required, char ***argv, size_t *argc)
-{
-	return loader_argv(ld, obj, path, key, required, PLAN_PH_ALL, argv, argc);
-}
-
-int plan_loader_step(const struct plan_loader *ld, const cJSON *obj, const char *path,
-		     const char *key, char ***argv, size_t *argc)
-{
-	return loader_argv(ld, obj, path, key, 0, PLAN_PH_VARIANT, argv, argc);
-}
-
-/*
- * "cpus": a CPU list ("0-1", "0,2") in *out, canonical (caller frees);
- * left alone when absent.
- */
-int plan_loader_cpus(const struct plan_loader *ld, const cJSON *obj, const char *path, char **out)
-{
-	struct cpulist cl;
-	char *text = NULL, *why = NULL, *p = NULL;
-	int ret = 0;
-
-	if (json_get_string(&ld->in, obj, path, "cpus", JSON_NONEMPTY, &text) < 0)
-		return -1;
-	if (!text)
-		return 0;
-	if (cpulist_parse(text, &cl, &why) < 0) {
-		p = json_key_path(path, "cpus");
-		json_in_error(&ld->in, p, "%s", why);
-		ret = -1;
-	} else {
-		free(*out);
-		*out = cpulist_format(&cl);
-	}
-	free(p);
-	free(why);
-	free(text);
-	return ret;
-}
-
-/* schedule.looks: ascending round numbers within [min_rounds, max_rounds]. */
-static int parse_looks(const struct plan_loader *ld, const cJSON *looks)
-{
-	struct plan *plan = ld->plan;
-	const cJSON *e;
-	size_t n = 0;
-
-	cJSON_ArrayForEach(e, looks)
-		n++;
-	if (!n || n > PLAN_MAX_LOOKS)
-		return json_in_error(&ld->in, "schedule.looks", "%zu looks: give 1 to %d round "
-				     "numbers", n, PLAN_MAX_LOOKS);
-	plan->looks = xcalloc(n + 1, sizeof(*plan->looks));
-	cJSON_ArrayForEach(e, looks) {
-		double v = cJSON_IsNumber(e) ? e->valuedouble : -1;
-		unsigned prev = plan->nlooks ? plan->looks[plan->nlooks - 1] : 0;
-
-		if (!(v >= plan->min_rounds && v <= plan->max_rounds) || v != floor(v))
-			return json_in_error(&ld->in, "schedule.looks",
-					     "[%zu] must be a whole number of rounds from min_rounds "
-					     "%u to max_rounds %u", plan->nlooks, plan->min_rounds,
-					     plan->max_rounds);
-		if ((unsigned)v <= prev)
-			return json_in_error(&ld->in, "schedule.looks", "[%zu] %u: the looks must "
-					     "ascend", plan->nlooks, (unsigned)v);
-		plan->looks[plan->nlooks++] = (unsigned)v;
-	}
-	/* The last look is at max_rounds: the run ends there anyway. */
-	if (plan->looks[plan->nlooks - 1] != plan->max_rounds)
-		plan->looks[plan->nlooks++] = plan->max_rounds;
-	plan->looks_from_plan = 1;
-	return 0;
-}
-
-/*
- * schedule.until: "runs" (the default: a fixed number of rounds) or
- * "decided" (rounds until every gate is decided, from min_rounds to
- * max_rounds; the default looks are fixed once the decision's confidence
- * is known, plan_default_looks()).
- */
-static int parse_until(const struct plan_loader *ld, const cJSON *s, const char *until,
-		       int64_t min_rounds, int64_t max_rounds, const cJSON *looks)
-{
-	struct plan *plan = ld->plan;
-	char b[SHOW_MAX];
-
-	if (!until || !strcmp(until, "runs")) {
-		if (min_rounds || max_rounds || looks)
-			return json_in_error(&ld->in, "schedule", "min_rounds, max_rounds and looks "
-					     "are for until \"decided\" (add \"until\": "
-					     "\"decided\", or leave them out)");
-		return 0;
-	}
-	if (strcmp(until, "decided"))
-		return json_in_error(&ld->in, "schedule.until", "unknown value '%s' (expected "
-				     "\"runs\" or \"decided\")", show_str(b, sizeof(b), until));
-	if (cJSON_GetObjectItemCaseSensitive(s, "runs"))
-		return json_in_error(&ld->in, "schedule.runs", "with until \"decided\" the number "
-				     "of rounds is min_rounds to max_rounds: leave runs out");
-	if (!max_rounds)
-		return json_in_error(&ld->in, "schedule.max_rounds", "required with until "
-				     "\"decided\": the most rounds to run before giving up");
-	if (min_rounds > max_rounds)
-		return json_in_error(&ld->in, "schedule.min_rounds", "%lld is more than max_rounds "
-				     "%lld", (long long)min_rounds, (long long)max_rounds);
-	plan->until_decided = 1;
-	plan->min_rounds = (unsigned)min_rounds;
-	plan->max_rounds = (unsigned)max_rounds;
-	plan->set.runs = plan->max_rounds;
-	if (looks) {
-		if (!plan->min_rounds)
-			plan->min_rounds = 1;
-		return parse_looks(ld, looks);
-	}
-	return 0;
-}
-
-/*
- * The fewest rounds an exact paired interval (Wilcoxon signed-rank) can
- * give conf with: its widest, [smallest, largest] Walsh average, covers
- * 1 - 2 / 2^n. The same rule as stats_wsr_interval_n_needed(), which the
- * plan stage cannot call (test_plan checks they agree).
- */
-unsigned plan_rounds_needed(double conf)
-{
-	unsigned n = 1;
-
-	while (n < 64 && ldexp(2.0, -(int)n) > (1 - conf) * (1 + 1e-12))
-		n++;
-	return n;
-}
-
-unsigned plan_runs_needed_unpaired(double conf)
-{
-	unsigned n = 1;
-	double c = 2;   /* C(2n, n) */
-
-	while (n < 30 && 2 / c > (1 - conf) * (1 + 1e-12)) {
-		n++;
-		c = c * (2.0 * n) * (2.0 * n - 1) / ((double)n * n);
-	}
-	return n;
-}
-
-/* The default looks from start: start, then half as many again (at least 2 more), then max. */
-static void default_looks(struct plan *plan, unsigned start)
-{
-	unsigned r = start;
-
-	plan->nlooks = 0;
-	while (r < plan->max_rounds && plan->nlooks + 1 < PLAN_MAX_LOOKS) {
-		unsigned next = r + (r + 1) / 2;
-		plan->looks[plan->nlooks++] = r;
-		r = next > r + 2 ? next : r + 2;
-	}
-	plan->looks[plan->nlooks++] = plan->max_rounds;
-}
-
-/*
- * With until "decided", once the confidence is known: the looks (the
- * plan's, or from the first round at which one can decide: 6, 9, 14, 21,
- * 32, ... max_rounds), min_rounds, and the confidence of each look. The
- * first default look is where the per-look confidence can be reached,
- * which depends on how many looks there are: a few passes settle it.
- */
-static void plan_fix_looks(const struct plan_loader *ld)
-{
-	struct plan *plan = ld->plan;
-	double alpha = 1 - plan->confidence;
-
-	if (!plan->ngates)
-		json_in_error(&ld->in, "schedule.until", "\"decided\" needs a gate to decide (add "
-			      "one to \"gates\", or run a fixed number of rounds)");
-	if (!plan->looks_from_plan) {
-		unsigned start = plan_rounds_needed(plan->confidence);
-
-		plan->looks = xcalloc(PLAN_MAX_LOOKS, sizeof(*plan->looks));
-		if (start < plan->min_rounds)
-			start = plan->min_rounds;
-		for (int pass = 0; pass < 8; pass++) {
-			unsigned need;
-			default_looks(plan, start < plan->max_rounds ? start : plan->max_rounds);
-			need = plan_rounds_needed(1 - alpha / (double)plan->nlooks);
-			if (need < plan->min_rounds)
-				need = plan->min_rounds;
-			if (need <= start)
-				break;
-			start = need;
-		}
-		if (!plan->min_rounds)
-			plan->min_rounds = plan->looks[0];
-	}
-	plan->look_confidence = 1 - alpha / (double)plan->nlooks;
-	/* Rounds that can never decide are refused before they run. */
-	if (plan->max_rounds < plan_runs_needed_unpaired(plan->look_confidence))
-		json_in_error(&ld->in, "schedule.max_rounds", "%u rounds can never decide a change "
-			      "gate at %.4g %% a look (%zu look%s): give at least %u", plan->max_rounds,
-			      plan->look_confidence * 100, plan->nlooks, plan->nlooks == 1 ? "" : "s",
-			      plan_runs_needed_unpaired(plan->look_confidence));
-}
-
-static int parse_schedule(const struct plan_loader *ld, const cJSON *root)
-{
-	struct plan *plan = ld->plan;
-	const cJSON *s;
-	char b[SHOW_MAX];
-	char *order = NULL;
-	size_t before = json_in_count(&ld->in);
-	int64_t min_rounds = 0, max_rounds = 0;
-	const cJSON *looks = NULL;
-	char *until = NULL;
-	int ret = -1;
-
-	if (json_get_object(&ld->in, root, "", "schedule", 0, &s) < 0)
-		goto out;
-	if (!s)
-		return 0;
-	plan_loader_keys(ld, s, "schedule", "schedule", 0);
-	plan_settings_read(&ld->in, s, "schedule", plan);
-	json_get_string(&ld->in, s, "schedule", "until", 0, &until);
-	json_get_int(&ld->in, s, "schedule", "min_rounds", 0, 1, PLAN_MAX_ROUNDS, &min_rounds);
-	json_get_int(&ld->in, s, "schedule", "max_rounds", 0, 1, PLAN_MAX_ROUNDS, &max_rounds);
-	json_get_array(&ld->in, s, "schedule", "looks", 0, &looks);
-	json_get_string(&ld->in, s, "schedule", "order", 0, &order);
-	plan_loader_cpus(ld, s, "schedule", &plan->set.cpus);
-	plan_loader_argv(ld, s, "schedule", "prepare", 0, &plan->prepare, &plan->prepare_len);
-	plan_loader_step(ld, s, "schedule", "setup", &plan->setup, &plan->setup_len);
-	plan_loader_step(ld, s, "schedule", "cleanup", &plan->cleanup, &plan->cleanup_len);
-	if (parse_until(ld, s, until, min_rounds, max_rounds, looks) < 0)
-		goto out;
-	if (order && run_order_parse(order, &plan->set.order) < 0) {
-		const char *near = suggest_nearest(order, run_order_names, RUN_ORDER_COUNT);
-		json_in_error(&ld->in, "schedule.order", "unknown order '%s'" SUGGEST_FMT
-			      " (expected one of: " PLAN_ORDER_LIST ")", show_str(b, sizeof(b), order),
-			      SUGGEST_ARGS(near));
-		goto out;
-	}
-	if (order)
-		plan->set.order_from = "plan";
-	ret = json_in_count(&ld->in) > before ? -1 : 0;
-out:
-	free(order);
-	free(until);
-	return ret;
-}
 
 /*
  * An array of fnmatch(3) patterns at obj's key (path names it; what, an
@@ -813,7 +473,7 @@ static int parse_top(struct plan_loader *ld, const cJSON *root)
 	if (plan->run_as)
 		plan->run_as_from = "plan";
 	plan_settings_read(&ld->in, root, "", plan);
-	sched_ok = parse_schedule(ld, root) == 0;
+	sched_ok = plan_loader_schedule(ld, root) == 0;
 	/* A refused schedule may be one whose prepare would have made a program. */
 	plan->prepare_unknown = !sched_ok;
 	parse_results(ld, root);
@@ -832,7 +492,7 @@ static int parse_top(struct plan_loader *ld, const cJSON *root)
 	plan_loader_gates(ld, root, metrics_ok);
 	parse_decision(ld, root);
 	if (plan->until_decided && sched_ok)
-		plan_fix_looks(ld);
+		plan_loader_fix_looks(ld);
 	parse_report(ld, root);
 	return json_in_count(&ld->in) > before ? -1 : 0;
 }
@@ -937,79 +597,6 @@ static void plan_defaults(struct plan *plan, const char *path)
 	plan->set.max_wait_seconds_from = "default";
 }
 
-/* A copy of the schedule's argv (n strings) into *argv, unless the variant has its own. */
-static void inherit_argv(char ***argv, size_t *len, char *const *from, size_t n)
-{
-	if (*argv || !from)
-		return;
-	*argv = xcalloc(n + 1, sizeof(**argv));
-	for (*len = 0; *len < n; (*len)++)
-		(*argv)[*len] = xstrdup(from[*len]);
-}
-
-/*
- * What a variant takes from the schedule when it has no "cpus",
- * "prepare", "setup" or "cleanup" of its own. A partial plan gets it too: plan_check() asks
- * whether a variant is prepared.
- */
-static void plan_inherit_schedule(struct plan *plan)
-{
-	for (size_t i = 0; plan->set.cpus && i < plan->nvariants; i++)
-		if (!plan->variants[i].cpus)
-			plan->variants[i].cpus = xstrdup(plan->set.cpus);
-	for (size_t i = 0; i < plan->nvariants; i++) {
-		struct plan_variant *v = &plan->variants[i];
-		inherit_argv(&v->prepare, &v->prepare_len, plan->prepare, plan->prepare_len);
-		inherit_argv(&v->setup, &v->setup_len, plan->setup, plan->setup_len);
-		inherit_argv(&v->cleanup, &v->cleanup_len, plan->cleanup, plan->cleanup_len);
-	}
-}
-
-/*
- * The order, now that every variant has its setup and cwd: a plan whose
- * variants' setups may collide (plan_setups_collision()) runs each
- * variant after its own setup, as hyperfine does, unless it asked for an
- * order that alternates them — which would run every variant on the
- * products of the last setup, and is refused. schedule.until "decided"
- * looks at whole rounds, which a sequential order does not have.
- */
-static int settle_order(struct plan_loader *ld)
-{
-	struct plan *plan = ld->plan;
-	char b[SHOW_MAX];
-	size_t a, z;
-
-	if (!plan_setups_collision(plan, &a, &z)) {
-		if (plan->set.order == RUN_ORDER_SEQUENTIAL && plan->until_decided)
-			return json_in_error(&ld->in, "schedule.order", "\"sequential\" runs every "
-					     "round of one variant before the next variant's, and "
-					     "until \"decided\" needs whole rounds to look at: use "
-					     "another order, or give runs instead");
-		return 0;
-	}
-	show_str(b, sizeof(b), plan->variants[a].cwd);
-	if (plan->set.order != RUN_ORDER_SEQUENTIAL && !strcmp(plan->set.order_from, "plan"))
-		return json_in_error(&ld->in, "schedule.order", "order \"%s\" would run every "
-				     "variant on the products of the last setup: the setups of "
-				     "'%s' and '%s' differ and both run in '%s'; give the variants "
-				     "distinct cwds, or use order \"sequential\" (abev bench: "
-				     "--order sequential, or no --order)",
-				     run_order_name(plan->set.order), plan->variants[a].name,
-				     plan->variants[z].name, b);
-	if (plan->until_decided)
-		return json_in_error(&ld->in, "schedule.until", "\"decided\" needs the variants "
-				     "to alternate, but the setups of '%s' and '%s' differ and both "
-				     "run in '%s', so each variant must run after its own setup, one "
-				     "after another: give the variants distinct cwds, or give runs "
-				     "instead", plan->variants[a].name, plan->variants[z].name, b);
-	if (plan->set.order != RUN_ORDER_SEQUENTIAL)
-		plan->set.order_from = PLAN_ORDER_FROM_SETUPS;
-	plan->set.order = RUN_ORDER_SEQUENTIAL;
-	plan->order_pair[0] = a;
-	plan->order_pair[1] = z;
-	return 0;
-}
-
 /*
  * The plan in plan->raw, read from path (or named so): validated into
  * *plan, every problem added to errors. On -1 the plan is partial.
@@ -1028,8 +615,8 @@ static int plan_parse_raw(struct plan *plan, const char *path, struct errlist *e
 	if (!root)
 		goto out;
 	ret = parse_top(&ld, root);
-	plan_inherit_schedule(plan);
-	if (ret == 0 && settle_order(&ld) < 0)
+	plan_loader_inherit_schedule(plan);
+	if (ret == 0 && plan_loader_settle_order(&ld) < 0)
 		ret = -1;
 out:
 	cJSON_Delete(root);

@@ -1,10 +1,11 @@
 /*
  * plan_loader: what the modules that read a plan file share while one
  * plan is loaded — the plan being filled, the names messages use, where
- * problems go — and the few checks more than one of them makes. plan.c
- * reads the document and its small sections, plan_variants.c the
- * variants (with the variants file), plan_metrics.c the metric
- * definitions and gates. Private to those three: nothing else includes it.
+ * problems go — and the reading steps more than one of them takes
+ * (plan_loader.c). plan.c reads the document and its small sections,
+ * plan_schedule.c the schedule, plan_variants.c the variants (with the
+ * variants file), plan_metrics.c the metric definitions and gates.
+ * Private to those: nothing else includes it.
  * Like json_in.h it takes cJSON's node as json_node; the readers include
  * <cjson/cJSON.h> themselves.
  */
@@ -73,6 +74,30 @@ static inline int plan_name_index(const char *value, const char *const *names, s
 	return -1;
 }
 
+/*
+ * plan_schedule.c: "schedule" (its settings, until, looks, order, cpus,
+ * prepare, setup, cleanup). 0, or -1 when any was refused.
+ */
+int plan_loader_schedule(const struct plan_loader *ld, const json_node *root);
+/*
+ * plan_schedule.c, with until "decided" once the decision's confidence is
+ * known: the looks, min_rounds and each look's confidence; refuses a
+ * plan with no gate, or too few rounds to ever decide.
+ */
+void plan_loader_fix_looks(const struct plan_loader *ld);
+/*
+ * plan_schedule.c: what a variant takes from the schedule when it has no
+ * "cpus", "prepare", "setup" or "cleanup" of its own (a partial plan too:
+ * plan_check() asks whether a variant is prepared).
+ */
+void plan_loader_inherit_schedule(struct plan *plan);
+/*
+ * plan_schedule.c, once every variant has its setup and cwd: "sequential"
+ * when the setups may collide, unless the plan asked for an order that
+ * alternates them (refused), as is until "decided" with a sequential
+ * order. 0, or -1 after json_in_error().
+ */
+int plan_loader_settle_order(const struct plan_loader *ld);
 /* plan_variants.c: "variants", "base" and "variants_file". 0, or -1 when any was refused. */
 int plan_loader_variants(struct plan_loader *ld, const json_node *root);
 void plan_variant_release(struct plan_variant *v);
