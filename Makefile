@@ -126,10 +126,18 @@ $(B)/obj/gen/%.o: build/gen/%.c
 
 # Unit tests: one cmocka runner per module, linked against the library
 # archive so that each pulls in only the objects it uses.
+# A runner's other prerequisites that are objects (a shared fixture's) are
+# linked in with it.
 $(B)/unit/%: tests/unit/%.c $(B)/libabev.a
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(CMOCKA_CFLAGS) -Wno-strict-prototypes -o $@ $< $(B)/libabev.a \
-	    $(CMOCKA_LIBS) $(DEP_LIBS) -lm -pthread $(LDFLAGS)
+	$(CC) $(ALL_CFLAGS) $(CMOCKA_CFLAGS) -Wno-strict-prototypes -o $@ $< $(filter %.o,$^) \
+	    $(B)/libabev.a $(CMOCKA_LIBS) $(DEP_LIBS) -lm -pthread $(LDFLAGS)
+# The scripted machine the pipeline's runners share (tests/unit/fake_machine.h).
+UNIT_FAKE := $(B)/obj/tests/unit/fake_machine.o
+$(UNIT_FAKE): tests/unit/fake_machine.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(CMOCKA_CFLAGS) -Wno-strict-prototypes -MMD -MP -c -o $@ $<
+$(B)/unit/test_pipeline_seam: $(UNIT_FAKE) tests/unit/fake_machine.h
 # The simulation the calibration test and make bench-calibration share.
 $(B)/unit/test_calibration: tests/unit/calibration_sim.h
 
