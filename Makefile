@@ -137,7 +137,7 @@ UNIT_FAKE := $(B)/obj/tests/unit/fake_machine.o
 $(UNIT_FAKE): tests/unit/fake_machine.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(CMOCKA_CFLAGS) -Wno-strict-prototypes -MMD -MP -c -o $@ $<
-$(B)/unit/test_pipeline_seam: $(UNIT_FAKE) tests/unit/fake_machine.h
+$(B)/unit/test_pipeline $(B)/unit/test_pipeline_seam: $(UNIT_FAKE) tests/unit/fake_machine.h
 # The simulation the calibration test and make bench-calibration share.
 $(B)/unit/test_calibration: tests/unit/calibration_sim.h
 

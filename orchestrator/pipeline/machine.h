@@ -11,10 +11,10 @@
  * through it, and runner.c its clocks and the wait for other abev runs,
  * so that unit tests drive repeats, discards, waits, fail-fast, looks,
  * failed steps and status on scripted runs and loads
- * (tests/unit/test_pipeline.c, test_pipeline_seam.c). What the evidence
- * needs of the host (versions, hashes, metadata), the registration with
- * other abev runs (peers_join(), peers_blocker()) and the evidence's
- * files stay real.
+ * (tests/unit/fake_machine.[ch], the one scripted machine: an operation
+ * added here is scripted there). What the evidence needs of the host
+ * (versions, hashes, metadata), the registration with other abev runs
+ * (peers_join(), peers_blocker()) and the evidence's files stay real.
  */
 #ifndef ABEV_MACHINE_H
 #define ABEV_MACHINE_H

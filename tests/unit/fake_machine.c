@@ -112,6 +112,7 @@ static void fill_result(struct fm_machine *m, size_t v, const struct fm_run *r,
 	res->fig.max_rss_bytes = 4 << 20;
 	res->cpu_wait_ns = res->tree_wait_ns = wall - cpu;
 	res->cpu_wait_source = "schedstat";
+	res->stops_child = r->child_stops;
 	m->clock += wall;
 	m->busy_ns += (double)cpu + r->others_cores * (double)wall;
 	fm_utc_at(m->clock, &res->end_real);
@@ -120,8 +121,10 @@ static void fill_result(struct fm_machine *m, size_t v, const struct fm_run *r,
 /* The script's next recorded run of variant v. */
 static const struct fm_run *next_run(struct fm_machine *m, size_t v)
 {
-	assert_true(m->next[v] < m->nruns[v]);
-	return &m->runs[v][m->next[v]++];
+	size_t list = m->in_spawn_order ? 0 : v;
+
+	assert_true(m->next[list] < m->nruns[list]);
+	return &m->runs[list][m->next[list]++];
 }
 
 static int m_run(void *arg, const struct proc_spec *spec, struct proc_result *res)
@@ -173,6 +176,7 @@ static int m_sleep(void *arg, int64_t ns, void (*tick)(void *, int64_t), void *t
 	(void)tick;
 	(void)tick_arg;
 	m->clock += ns;
+	m->busy_ns += m->idle_load * (double)ns;
 	m->slept_ns += ns;
 	return 0;
 }

@@ -7,9 +7,9 @@
  * abev runs (none) — so that what a test asserts cannot move with the
  * machine's load. It records what the runner asked of it: the spawns in
  * order, each one's start and end on the clock, the time slept.
- * test_pipeline_seam.c drives the runner on it: an operation added to
- * machine.h is scripted here. What a test checks, and the helpers only
- * one test needs, stay in the test. A script the runner outruns, or
+ * test_pipeline.c and test_pipeline_seam.c share it: an operation added to
+ * machine.h is scripted here once. What a test checks, and the helpers
+ * only one test needs, stay in the test. A script the runner outruns, or
  * evidence that cannot be read back, fails the test (cmocka asserts).
  */
 #ifndef ABEV_FAKE_MACHINE_H
@@ -39,6 +39,7 @@ struct fm_run {
 	int64_t wall_ns;
 	double wait_pct;          /* share of the wall time it waited on CPUs others held */
 	double others_cores;      /* cores other processes kept busy on its CPUs meanwhile */
+	unsigned child_stops;     /* SIGSTOPs of its group: a paused run */
 	enum proc_outcome outcome;
 	int spawn_error;          /* abev itself could not run it: run() returns -1 */
 	int exclusive;            /* a load.exclusive process ran beside it */
@@ -51,9 +52,16 @@ struct fm_run {
 struct fm_machine {
 	/* The script. */
 	const char *variants[FM_VARIANTS]; /* each variant's name, its command's last word */
-	const struct fm_run *runs[FM_VARIANTS]; /* the recorded runs of variants[v], in order */
+	/*
+	 * The recorded runs: runs[v] those of variants[v], in order; or, with
+	 * in_spawn_order set, runs[0] those of every variant in the order
+	 * spawned (a drift that follows the clock, not the variant).
+	 */
+	const struct fm_run *runs[FM_VARIANTS];
 	size_t nruns[FM_VARIANTS];
+	int in_spawn_order;
 	int64_t warmup_ns[FM_VARIANTS]; /* the wall time of each variant's warmups */
+	double idle_load;          /* cores others keep busy on the set while abev sleeps */
 
 	/* The record. */
 	size_t next[FM_VARIANTS];  /* recorded runs taken from runs[v] so far */
