@@ -45,11 +45,15 @@ static const char *env_get(const char *const *envp, const char *name)
 	return NULL;
 }
 
-/* Which of m's variants spec runs: its command's last word names it. */
+/* Which of m's variants spec runs: $ABEV_VARIANT, else its command's last word names it. */
 static size_t spec_variant(const struct fm_machine *m, const struct proc_spec *spec)
 {
 	const char *const *a = spec->argv;
+	const char *name = spec->envp ? env_get(spec->envp, "ABEV_VARIANT") : NULL;
 
+	for (size_t v = 0; name && v < FM_VARIANTS; v++)
+		if (m->variants[v] && !strcmp(name, m->variants[v]))
+			return v;
 	while (a[1])
 		a++;
 	for (size_t v = 0; v < FM_VARIANTS; v++)
@@ -127,6 +131,27 @@ static const struct fm_run *next_run(struct fm_machine *m, size_t v)
 	return &m->runs[list][m->next[list]++];
 }
 
+/*
+ * A setup, cleanup or prepare step of variant v: recorded, one line of
+ * output, 1 ms, exiting with the script's step_exit[v].
+ */
+static int run_step(struct fm_machine *m, size_t v, const struct proc_spec *spec,
+		    struct proc_result *res)
+{
+	assert_true(m->nsteps + 2 < sizeof(m->steps));
+	m->steps[m->nsteps++] = spec->cgroup_name[0];
+	m->steps[m->nsteps++] = m->variants[v][0];
+	strbuf_addf(spec->capture, "scripted %s of %s\n", spec->cgroup_name, m->variants[v]);
+	memset(res, 0, sizeof(*res));
+	fm_utc_at(m->clock, &res->start_real);
+	res->outcome = PROC_EXITED;
+	res->exit_code = m->step_exit[v];
+	res->fig.wall_ns = 1 * MS;
+	m->clock += 1 * MS;
+	fm_utc_at(m->clock, &res->end_real);
+	return 0;
+}
+
 static int m_run(void *arg, const struct proc_spec *spec, struct proc_result *res)
 {
 	struct fm_machine *m = arg;
@@ -134,8 +159,12 @@ static int m_run(void *arg, const struct proc_spec *spec, struct proc_result *re
 	const char *phase = env_get(spec->envp, "ABEV_PHASE");
 	int warmup = phase && !strcmp(phase, "warmup");
 	struct fm_run warm = { .wall_ns = m->warmup_ns[v], .outcome = PROC_EXITED };
-	const struct fm_run *r = warmup ? &warm : next_run(m, v);
+	const struct fm_run *r;
 	char letter = m->variants[v][0];
+
+	if (spec->capture)
+		return run_step(m, v, spec, res);
+	r = warmup ? &warm : next_run(m, v);
 
 	assert_true(m->nspawns + 1 < sizeof(m->spawns));
 	assert_true(m->nspawns < ARRAY_SIZE(m->started));

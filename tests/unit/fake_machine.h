@@ -6,7 +6,8 @@
  * monotonic and UTC clocks, every sleep, the load averages and the other
  * abev runs (none) — so that what a test asserts cannot move with the
  * machine's load. It records what the runner asked of it: the spawns in
- * order, each one's start and end on the clock, the time slept.
+ * order, each one's start and end on the clock, the steps (setup, cleanup,
+ * prepare) run, the time slept.
  * test_pipeline.c and test_pipeline_seam.c share it: an operation added to
  * machine.h is scripted here once. What a test checks, and the helpers
  * only one test needs, stay in the test. A script the runner outruns, or
@@ -62,12 +63,20 @@ struct fm_machine {
 	int in_spawn_order;
 	int64_t warmup_ns[FM_VARIANTS]; /* the wall time of each variant's warmups */
 	double idle_load;          /* cores others keep busy on the set while abev sleeps */
+	/*
+	 * The exit code of each variant's steps — its setup, cleanup and
+	 * prepare commands (proc_spec.capture set, cgroup_name the step's
+	 * kind) — which take 1 ms each and print one line.
+	 */
+	int step_exit[FM_VARIANTS];
 
 	/* The record. */
 	size_t next[FM_VARIANTS];  /* recorded runs taken from runs[v] so far */
 	char spawns[128];          /* a spawn a letter, its variant's first; upper case: a warmup */
 	size_t nspawns;
 	int64_t started[64], ended[64]; /* the clock at each spawn's start and end */
+	char steps[64];            /* a step two letters: its kind's ('s', 'c', 'p'), its variant's */
+	size_t nsteps;
 	int64_t clock;             /* monotonic, ns */
 	double busy_ns;            /* busy time of the CPU set so far, all processes */
 	int64_t slept_ns;

@@ -357,6 +357,65 @@ static void test_clocks_and_samples_recorded(void **state)
 	fm_scratch_release(&sx);
 }
 
+/*
+ * The steps go through the machine too. A setup that fails stops the
+ * plan before any run: the other variants' setups have run, nothing is
+ * measured, the run fails, and its note names the variant.
+ */
+static void test_failed_setup_runs_nothing(void **state)
+{
+	static const int ms[2] = { 100, 100 };
+	struct fm_run b[2], c[2];
+	struct fm_machine sc = SCRIPT(b, 2, c, 2);
+	struct fm_scratch sx;
+	char *text = plan_text("\"runs\": 2, \"order\": \"alternate\", "
+			       "\"setup\": [\"true\", \"setup\"]",
+			       "\"max_cpu_wait_pct\": 100, \"max_foreign_cpu\": 64", NULL);
+	(void)state;
+
+	script_runs(b, ms, 2);
+	script_runs(c, ms, 2);
+	sc.step_exit[1] = 3;
+	run_scripted(&sx, text, &sc);
+	assert_int_equal(sx.outcome, RUNNER_FAILED);
+	assert_string_equal(fm_str_of(sx.result, "status"), "failed");
+	assert_string_equal(sc.steps, "sbsc");
+	assert_int_equal(sc.nspawns, 0);
+	assert_int_equal(fm_ninvs(&sx), 0);
+	assert_true(fm_has_note(&sx, "abev stopped the plan before its first invocation: the "
+				     "setup command of 'cand' exited with code 3"));
+	free(text);
+	fm_scratch_release(&sx);
+}
+
+/*
+ * A prepare step runs before every invocation; one that fails keeps its
+ * invocation's command from running and fails that invocation, while the
+ * other variant's runs go on.
+ */
+static void test_failed_prepare_fails_its_invocation(void **state)
+{
+	static const int ms[2] = { 100, 100 };
+	struct fm_run b[2], c[2];
+	struct fm_machine sc = SCRIPT(b, 2, c, 2);
+	struct fm_scratch sx;
+	char *text = plan_text("\"runs\": 2, \"order\": \"alternate\", "
+			       "\"prepare\": [\"true\", \"prepare\"]",
+			       "\"max_cpu_wait_pct\": 100, \"max_foreign_cpu\": 64", NULL);
+	(void)state;
+
+	script_runs(b, ms, 2);
+	script_runs(c, ms, 2);
+	sc.step_exit[1] = 1;
+	run_scripted(&sx, text, &sc);
+	assert_int_equal(sx.outcome, RUNNER_FAILED);
+	assert_string_equal(sc.steps, "pbpcpbpc");
+	assert_string_equal(sc.spawns, "bb");
+	assert_invocations(&sx, "bocfbocf");
+	free(text);
+	fm_scratch_release(&sx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -367,6 +426,8 @@ int main(void)
 		cmocka_unit_test(test_timeout_fails_that_run),
 		cmocka_unit_test(test_spawn_error_stops_abev),
 		cmocka_unit_test(test_clocks_and_samples_recorded),
+		cmocka_unit_test(test_failed_setup_runs_nothing),
+		cmocka_unit_test(test_failed_prepare_fails_its_invocation),
 	};
 	if (proc_setup() < 0)
 		return 1;
