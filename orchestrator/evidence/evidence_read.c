@@ -7,6 +7,7 @@
  */
 #include "evidence/evidence_read.h"
 #include "evidence/invocation_fields.h"
+#include "evidence/metadata_fields.h"
 #include "evidence/run_fields.h"
 #include "evidence/envname.h"
 
@@ -854,7 +855,7 @@ static int parse_environment(const cJSON *root, const char *path, struct run_env
 {
 	struct json_in rd = { path, NULL, err };
 	const cJSON *host, *vars, *v;
-	int have, ret = -1;
+	int ret = -1;
 
 	host = cJSON_GetObjectItemCaseSensitive(root, "host");
 	vars = cJSON_GetObjectItemCaseSensitive(root, "variants");
@@ -862,29 +863,8 @@ static int parse_environment(const cJSON *root, const char *path, struct run_env
 		*err = xasprintf("%s: not an abev.metadata/1 document (no host or variants)", path);
 		goto out;
 	}
-	if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(host, "label")))
-		e->label = xstrdup(cJSON_GetObjectItemCaseSensitive(host, "label")->valuestring);
-	if (json_get_string(&rd, host, "host", "hostname", JSON_REQUIRED | JSON_NULLABLE, &e->hostname) < 0 ||
-	    json_get_string(&rd, host, "host", "os_release", JSON_REQUIRED | JSON_NULLABLE, &e->os_release) < 0 ||
-	    json_get_string(&rd, host, "host", "kernel", JSON_REQUIRED | JSON_NULLABLE, &e->kernel) < 0 ||
-	    json_get_string(&rd, host, "host", "arch", JSON_REQUIRED | JSON_NULLABLE, &e->arch) < 0 ||
-	    json_get_string(&rd, host, "host", "cpu_model", JSON_REQUIRED | JSON_NULLABLE, &e->cpu_model) < 0 ||
-	    json_get_string(&rd, host, "host", "online_cpus", JSON_REQUIRED | JSON_NULLABLE, &e->online_cpus) < 0 ||
-	    json_get_string(&rd, host, "host", "governor", JSON_REQUIRED | JSON_NULLABLE, &e->governor) < 0 ||
-	    json_get_string(&rd, host, "host", "cgroup_version", JSON_REQUIRED | JSON_NULLABLE, &e->cgroup_version) < 0 ||
-	    (have = json_get_int(&rd, host, "host", "logical_cpus", JSON_REQUIRED | JSON_NULLABLE, 0, INT64_MAX, &e->logical_cpus)) < 0)
+	if (metadata_fields_read(&rd, root, &e->host) < 0)
 		goto out;
-	if (!have)
-		e->logical_cpus = -1;
-	if ((have = json_get_int(&rd, host, "host", "physical_cores", JSON_REQUIRED | JSON_NULLABLE, 0, INT64_MAX, &e->physical_cores)) < 0)
-		goto out;
-	if (!have)
-		e->physical_cores = -1;
-	if ((have = json_get_int(&rd, host, "host", "memory_bytes", JSON_REQUIRED | JSON_NULLABLE, 0, INT64_MAX, &e->memory_bytes)) < 0)
-		goto out;
-	if (!have)
-		e->memory_bytes = -1;
-	e->boost = cJSON_IsBool(cJSON_GetObjectItemCaseSensitive(host, "boost")) ? cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(host, "boost")) : -1;
 	if (read_runtime(&rd, cJSON_GetObjectItemCaseSensitive(root, "environment"), "environment",
 			 &e->runtime) < 0)
 		goto out;
@@ -908,6 +888,7 @@ int evidence_read_environment(const char *dir, struct run_environment *e, char *
 	int ret = -1;
 
 	memset(e, 0, sizeof(*e));
+	metadata_fields_unset(&e->host);
 	*err = NULL;
 	root = load_json(dir, path, err);
 	if (root)
@@ -926,6 +907,7 @@ int evidence_parse_environment(const char *text, size_t len, struct run_environm
 	int ret = -1;
 
 	memset(e, 0, sizeof(*e));
+	metadata_fields_unset(&e->host);
 	*err = NULL;
 	if (json_text_check(EVIDENCE_METADATA_FILE, text, len, JSON_TEXT_MAX_DEPTH) < 0)
 		*err = xasprintf("%s: not JSON as abev writes it (see above)", EVIDENCE_METADATA_FILE);
@@ -943,15 +925,7 @@ void evidence_environment_release(struct run_environment *e)
 {
 	if (!e)
 		return;
-	free(e->label);
-	free(e->hostname);
-	free(e->os_release);
-	free(e->kernel);
-	free(e->arch);
-	free(e->cpu_model);
-	free(e->online_cpus);
-	free(e->governor);
-	free(e->cgroup_version);
+	metadata_fields_release(&e->host);
 	for (size_t i = 0; i < e->nvariants; i++) {
 		struct env_variant *v = &e->variants[i];
 		free(v->name);
@@ -977,6 +951,7 @@ void evidence_environment_release(struct run_environment *e)
 	free(e->variants);
 	env_runtime_release(&e->runtime);
 	memset(e, 0, sizeof(*e));
+	metadata_fields_unset(&e->host);
 }
 
 /* Equal JSON values, numbers compared exactly (cJSON_Compare allows an epsilon). */

@@ -16,6 +16,7 @@
 
 #include "decide/compare.h"
 #include "evidence/evidence.h"
+#include "record/host_facts.h"
 #include "record/run_header.h"
 
 /* result.json larger than this is refused. */
@@ -98,11 +99,7 @@ struct env_variant {
 	struct env_runtime runtime;   /* of its environment */
 };
 struct run_environment {
-	char *label;                  /* host.label (--host-label), NULL in older evidence */
-	char *hostname, *os_release, *kernel, *arch, *cpu_model, *online_cpus, *governor;
-	char *cgroup_version;
-	int64_t logical_cpus, physical_cores, memory_bytes;
-	int boost;                    /* 1 on, 0 off, -1 unknown */
+	struct host_facts host;       /* "host", read through metadata_fields.c's table */
 	struct env_variant *variants;
 	size_t nvariants;
 	struct env_runtime runtime;   /* of abev's own environment */

@@ -13,6 +13,7 @@
 #include "util/json_out.h"
 #include "util/alloc.h"
 #include "util/compiler.h"
+#include "util/env.h"
 #include "util/escape.h"
 #include "util/strbuf.h"
 
@@ -100,7 +101,10 @@ static void write_field(json_node *o, const struct field *f, const void *rec)
 			jadd_num(o, key, num);
 		break;
 	case FIELD_BOOL:
-		jadd_bool(o, key, *CAT(rec, f, int));
+		if ((f->flags & FIELD_NULL_NEGATIVE) && *CAT(rec, f, int) < 0)
+			jadd(o, key, jnull());
+		else
+			jadd_bool(o, key, *CAT(rec, f, int));
 		break;
 	case FIELD_NS_SECONDS:
 		i64 = *CAT(rec, f, int64_t);
@@ -154,11 +158,79 @@ void fields_unset(const struct field *rows, size_t n, void *rec)
 			continue;
 		switch (f->type) {
 		case FIELD_NUMBER: *AT(rec, f, double) = -1; break;
-		case FIELD_INT: *AT(rec, f, int) = -1; break;
+		case FIELD_INT:
+		case FIELD_BOOL: *AT(rec, f, int) = -1; break;
 		case FIELD_LONG: *AT(rec, f, long) = -1; break;
 		case FIELD_I64:
 		case FIELD_NS_SECONDS: *AT(rec, f, int64_t) = -1; break;
 		default: break;
+		}
+	}
+}
+
+void fields_release(const struct field *rows, size_t n, void *rec)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct field *f = &rows[i];
+
+		if (f->type == FIELD_OWNED) {
+			free(*AT(rec, f, char *));
+			*AT(rec, f, char *) = NULL;
+		} else if (f->type == FIELD_OWNED_STRINGS) {
+			strv_free(*AT(rec, f, char **));
+			*AT(rec, f, char **) = NULL;
+			*COUNT(rec, f) = 0;
+		}
+	}
+	fields_unset(rows, n, rec);
+}
+
+void fields_copy(const struct field *rows, size_t n, void *dst, const void *src)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct field *f = &rows[i];
+		char **v;
+		size_t count;
+
+		switch (f->type) {
+		case FIELD_OBJECT:
+		case FIELD_CONST:
+		case FIELD_CUSTOM:
+			break;
+		case FIELD_OWNED:
+			*AT(dst, f, char *) = *CAT(src, f, field_str) ? xstrdup(*CAT(src, f, field_str)) : NULL;
+			break;
+		case FIELD_CHARS:
+			memcpy(AT(dst, f, char), CAT(src, f, char), f->count_off);
+			break;
+		case FIELD_STRING:
+			*AT(dst, f, const char *) = *CAT(src, f, field_str);
+			break;
+		case FIELD_STRINGS:
+			*AT(dst, f, const char *const *) = *CAT(src, f, field_strv);
+			*COUNT(dst, f) = *CCOUNT(src, f);
+			break;
+		case FIELD_OWNED_STRINGS:
+			count = *CCOUNT(src, f);
+			v = NULL;
+			if (*CAT(src, f, field_strv)) {
+				v = xcalloc(count + 1, sizeof(*v));
+				for (size_t k = 0; k < count; k++)
+					v[k] = xstrdup((*CAT(src, f, field_strv))[k]);
+			}
+			*AT(dst, f, char **) = v;
+			*COUNT(dst, f) = count;
+			break;
+		case FIELD_U64: *AT(dst, f, uint64_t) = *CAT(src, f, uint64_t); break;
+		case FIELD_UNSIGNED: *AT(dst, f, unsigned) = *CAT(src, f, unsigned); break;
+		case FIELD_INT:
+		case FIELD_ENUM:
+		case FIELD_BOOL: *AT(dst, f, int) = *CAT(src, f, int); break;
+		case FIELD_LONG: *AT(dst, f, long) = *CAT(src, f, long); break;
+		case FIELD_I64:
+		case FIELD_NS_SECONDS: *AT(dst, f, int64_t) = *CAT(src, f, int64_t); break;
+		case FIELD_SIZE: *AT(dst, f, size_t) = *CAT(src, f, size_t); break;
+		case FIELD_NUMBER: *AT(dst, f, double) = *CAT(src, f, double); break;
 		}
 	}
 }

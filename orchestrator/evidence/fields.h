@@ -30,7 +30,7 @@ enum field_type {
 	FIELD_I64,        /* int64_t */
 	FIELD_SIZE,       /* size_t */
 	FIELD_NUMBER,     /* double, rounded to 6 decimals when written */
-	FIELD_BOOL,       /* int, 0 or 1 */
+	FIELD_BOOL,       /* int, 0 or 1 (FIELD_NULL_NEGATIVE: -1 is unset) */
 	FIELD_NS_SECONDS, /* int64_t nanoseconds, written as seconds to the millisecond */
 	FIELD_ENUM,       /* an enum (int-sized), written as names[value]; read back from the name */
 	FIELD_CUSTOM,     /* written and read by the row's own functions */
@@ -79,5 +79,17 @@ int fields_read(const struct json_in *rd, const json_node *o, const char *path,
 		void (*keep)(void *ctx, void *p), void *ctx);
 /* Sets every field the rows say is unset at -1 to -1 (the rest are left alone). */
 void fields_unset(const struct field *rows, size_t n, void *rec);
+/*
+ * Frees the rows' FIELD_OWNED and FIELD_OWNED_STRINGS of rec, leaves them
+ * NULL (and their counts 0), then fields_unset(): rec is reusable, and a
+ * second call does nothing.
+ */
+void fields_release(const struct field *rows, size_t n, void *rec);
+/*
+ * Copies the rows' fields of src into dst: owned strings and lists as
+ * new allocations, borrowed ones as the same pointers. Custom rows are
+ * not copied. What dst held is overwritten, not freed.
+ */
+void fields_copy(const struct field *rows, size_t n, void *dst, const void *src);
 
 #endif

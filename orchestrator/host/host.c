@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "evidence/metadata_fields.h"
 #include "util/alloc.h"
 #include "util/compiler.h"
 #include "util/number.h"
@@ -217,7 +218,7 @@ static void cpuinfo(struct host_facts *h)
 		qsort(ids, nids, sizeof(*ids), core_cmp);
 		for (size_t i = 1; i < nids; i++)
 			distinct += core_cmp(&ids[i - 1], &ids[i]) != 0;
-		h->physical_cores = (long)distinct;
+		h->physical_cores = (int64_t)distinct;
 	}
 out:
 	free(ids);
@@ -254,7 +255,7 @@ out:
  * "2" when the unified hierarchy is mounted at /sys/fs/cgroup, "hybrid"
  * when it is mounted elsewhere beside v1 controllers, "1" with v1 alone.
  */
-static const char *cgroup_version(void)
+static char *cgroup_version(void)
 {
 	struct strbuf sb = STRBUF_INIT;
 	int v2_root = 0, v2_elsewhere = 0, v1 = 0;
@@ -302,7 +303,7 @@ static const char *cgroup_version(void)
 		result = "1";
 out:
 	strbuf_release(&sb);
-	return result;
+	return result ? xstrdup(result) : NULL;
 }
 
 static int boost_state(void)
@@ -330,9 +331,7 @@ void host_collect(struct host_facts *h, const char *label)
 	struct timespec res;
 	long n;
 
-	h->logical_cpus = h->physical_cores = -1;
-	h->boost = -1;
-	h->memory_bytes = h->clock_resolution_ns = -1;
+	metadata_fields_unset(h);
 
 	/* gethostname() need not terminate a truncated name. */
 	if (gethostname(name, sizeof(name)) == 0) {
@@ -361,18 +360,3 @@ void host_collect(struct host_facts *h, const char *label)
 	if (clock_getres(CLOCK_MONOTONIC, &res) == 0)
 		h->clock_resolution_ns = (int64_t)res.tv_sec * 1000000000 + res.tv_nsec;
 }
-
-void host_release(struct host_facts *h)
-{
-	free(h->label);
-	free(h->hostname);
-	free(h->os_release);
-	free(h->kernel);
-	free(h->kernel_version);
-	free(h->arch);
-	free(h->cpu_model);
-	free(h->online_cpus);
-	free(h->governor);
-	memset(h, 0, sizeof(*h));
-}
-

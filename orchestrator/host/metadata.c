@@ -19,6 +19,7 @@
 
 #include "host/assemblies.h"
 #include "evidence/envname.h"
+#include "evidence/metadata_fields.h"
 #include "util/hash.h"
 #include "record/layout.h"
 #include "host/host.h"
@@ -321,7 +322,7 @@ void metadata_free(struct metadata *md)
 {
 	if (!md)
 		return;
-	host_release(&md->host);
+	metadata_fields_release(&md->host);
 	free(md->hook.path);
 	for (size_t i = 0; i < md->nvariants; i++)
 		variant_release(&md->variants[i]);
@@ -339,31 +340,6 @@ static void jadd_text(cJSON *obj, const char *key, const char *s)
 	char *c = s ? utf8_clean(s, strlen(s)) : NULL;
 	jadd_str(obj, key, c);
 	free(c);
-}
-
-static cJSON *host_json(const struct host_facts *h)
-{
-	cJSON *o = jnew_object();
-	jadd_text(o, "label", h->label);
-	jadd_text(o, "hostname", h->hostname);
-	jadd_text(o, "os_release", h->os_release);
-	jadd_text(o, "kernel", h->kernel);
-	jadd_text(o, "kernel_version", h->kernel_version);
-	jadd_text(o, "arch", h->arch);
-	jadd_text(o, "cpu_model", h->cpu_model);
-	jadd_int_or_null(o, "logical_cpus", h->logical_cpus, h->logical_cpus > 0);
-	jadd_int_or_null(o, "physical_cores", h->physical_cores, h->physical_cores > 0);
-	jadd_text(o, "online_cpus", h->online_cpus);
-	jadd_text(o, "governor", h->governor);
-	if (h->boost < 0)
-		jadd(o, "boost", jnull());
-	else
-		jadd_bool(o, "boost", h->boost);
-	jadd_int_or_null(o, "memory_bytes", h->memory_bytes, h->memory_bytes > 0);
-	jadd_text(o, "cgroup_version", h->cgroup_version);
-	jadd_int_or_null(o, "clock_resolution_ns", h->clock_resolution_ns,
-			 h->clock_resolution_ns > 0);
-	return o;
 }
 
 static cJSON *versions_json(const struct md_variant *v)
@@ -551,7 +527,7 @@ char *metadata_text(const struct metadata *md)
 
 	jadd_text(o, "schema", METADATA_SCHEMA);
 	jadd_text(o, "abev_version", ABEV_VERSION);
-	jadd(o, "host", host_json(&md->host));
+	metadata_fields_write(o, &md->host);
 	jadd(o, "environment", environment_json(md->environ, md->secret_name));
 	jadd(o, "dotnet_hook", hook_json(&md->hook));
 	for (size_t i = 0; i < md->nvariants; i++)

@@ -1056,30 +1056,30 @@ static void set_environment(struct template_ctx *c, const struct report_input *i
 		return;
 	}
 	h = template_add(c, "host");
-	template_set(h, "hostname", e->hostname ? e->hostname : "unknown");
-	template_set(h, "os", e->os_release ? e->os_release : "OS unknown");
-	template_set(h, "kernel", e->kernel ? e->kernel : "unknown");
-	template_set(h, "arch", e->arch ? e->arch : "unknown");
-	template_set(h, "cpu", e->cpu_model ? e->cpu_model : "model unknown");
-	if (e->logical_cpus >= 0)
-		strbuf_addf(&sb, "%lld logical CPUs", (long long)e->logical_cpus);
+	template_set(h, "hostname", e->host.hostname ? e->host.hostname : "unknown");
+	template_set(h, "os", e->host.os_release ? e->host.os_release : "OS unknown");
+	template_set(h, "kernel", e->host.kernel ? e->host.kernel : "unknown");
+	template_set(h, "arch", e->host.arch ? e->host.arch : "unknown");
+	template_set(h, "cpu", e->host.cpu_model ? e->host.cpu_model : "model unknown");
+	if (e->host.logical_cpus >= 0)
+		strbuf_addf(&sb, "%lld logical CPUs", (long long)e->host.logical_cpus);
 	else
 		strbuf_adds(&sb, "CPU count unknown");
-	if (e->physical_cores >= 0)
-		strbuf_addf(&sb, " (%lld physical cores)", (long long)e->physical_cores);
-	if (e->online_cpus)
-		strbuf_addf(&sb, ", online %s", e->online_cpus);
+	if (e->host.physical_cores >= 0)
+		strbuf_addf(&sb, " (%lld physical cores)", (long long)e->host.physical_cores);
+	if (e->host.online_cpus)
+		strbuf_addf(&sb, ", online %s", e->host.online_cpus);
 	set_sb(h, "cores", &sb);
-	if (e->memory_bytes >= 0)
-		units_add(&sb, (double)e->memory_bytes, "bytes");
+	if (e->host.memory_bytes >= 0)
+		units_add(&sb, (double)e->host.memory_bytes, "bytes");
 	else
 		strbuf_adds(&sb, "unknown");
 	set_sb(h, "memory", &sb);
-	strbuf_adds(&sb, e->governor ? e->governor : "not readable");
-	if (e->boost >= 0)
-		strbuf_addf(&sb, ", boost %s", e->boost ? "on" : "off");
+	strbuf_adds(&sb, e->host.governor ? e->host.governor : "not readable");
+	if (e->host.boost >= 0)
+		strbuf_addf(&sb, ", boost %s", e->host.boost ? "on" : "off");
 	set_sb(h, "governor", &sb);
-	template_set(h, "cgroup_version", e->cgroup_version ? e->cgroup_version : "unknown");
+	template_set(h, "cgroup_version", e->host.cgroup_version ? e->host.cgroup_version : "unknown");
 	set_version_rows(c, e);
 	for (size_t i = 0; i < e->nvariants; i++)
 		env_variant(c, &e->variants[i], e->nvariants < 2);

@@ -23,10 +23,10 @@ extern const unsigned long hosts_template_len;
 static const char *label_of(const struct report_host *h)
 {
 	const struct run_environment *e = h->environment;
-	if (e && e->label)
-		return e->label;
-	if (e && e->hostname)
-		return e->hostname;
+	if (e && e->host.label)
+		return e->host.label;
+	if (e && e->host.hostname)
+		return e->host.hostname;
 	return h->dir;
 }
 
@@ -151,9 +151,9 @@ static void host_rows(struct template_ctx *c, const struct report_host *hosts, s
 		strbuf_reset(&sb);
 		template_set(r, "status", hosts[i].run->hdr.status);
 		if (e)
-			strbuf_addf(&sb, "%s, %s, %lld CPUs, %s", e->cpu_model ? e->cpu_model : "CPU unknown",
-				    e->os_release ? e->os_release : "OS unknown",
-				    (long long)e->logical_cpus, e->kernel ? e->kernel : "kernel unknown");
+			strbuf_addf(&sb, "%s, %s, %lld CPUs, %s", e->host.cpu_model ? e->host.cpu_model : "CPU unknown",
+				    e->host.os_release ? e->host.os_release : "OS unknown",
+				    (long long)e->host.logical_cpus, e->host.kernel ? e->host.kernel : "kernel unknown");
 		else
 			strbuf_adds(&sb, "not recorded");
 		template_set(r, "machine", sb.buf);

@@ -22,6 +22,7 @@
 #include "evidence/journal.h"
 #include "evidence/ledger.h"
 #include "evidence/invocation_fields.h"
+#include "evidence/metadata_fields.h"
 #include "evidence/run_fields.h"
 #include "util/json_out.h"
 #include "util/alloc.h"
@@ -552,6 +553,144 @@ static void test_invocation_fields_match_the_schema(void **state)
 }
 
 /*
+ * metadata.json's host object: $defs/host, every property, its $refs
+ * resolved from $defs, under a top object that requires "host".
+ */
+static void test_metadata_fields_match_the_schema(void **state)
+{
+	static const char *const skip[] = { NULL };
+	cJSON *schema = load_schema("evidence-schema/metadata.schema.json");
+	const cJSON *defs = cJSON_GetObjectItem(schema, "$defs");
+	cJSON *host = cJSON_Duplicate(cJSON_GetObjectItem(defs, "host"), 1);
+	cJSON *top = cJSON_CreateObject(), *props = cJSON_CreateObject(), *prop;
+	(void)state;
+
+	assert_non_null(host);
+	cJSON_ArrayForEach(prop, cJSON_GetObjectItem(host, "properties")) {
+		const cJSON *ref = cJSON_GetObjectItem(prop, "$ref");
+		const cJSON *def;
+
+		if (!cJSON_IsString(ref))
+			continue;
+		assert_int_equal(strncmp(ref->valuestring, "#/$defs/", 8), 0);
+		def = cJSON_GetObjectItem(defs, ref->valuestring + 8);
+		assert_non_null(def);
+		cJSON_DeleteItemFromObject(prop, "$ref");
+		cJSON_AddItemToObject(prop, "type", cJSON_Duplicate(cJSON_GetObjectItem(def, "type"), 1));
+	}
+	cJSON_AddItemToObject(props, "host", host);
+	cJSON_AddItemToObject(top, "properties", props);
+	cJSON_AddItemToObject(top, "required", cJSON_CreateStringArray((const char *[]){ "host" }, 1));
+	check_table("metadata.schema.json", top, metadata_fields, metadata_fields_count, skip);
+	cJSON_Delete(top);
+	cJSON_Delete(schema);
+}
+
+static void assert_same_string(const char *a, const char *b)
+{
+	if (!a || !b)
+		assert_ptr_equal(a, b);
+	else
+		assert_string_equal(a, b);
+}
+
+static void assert_same_host(const struct host_facts *a, const struct host_facts *b)
+{
+	assert_same_string(a->label, b->label);
+	assert_same_string(a->hostname, b->hostname);
+	assert_same_string(a->os_release, b->os_release);
+	assert_same_string(a->kernel, b->kernel);
+	assert_same_string(a->kernel_version, b->kernel_version);
+	assert_same_string(a->arch, b->arch);
+	assert_same_string(a->cpu_model, b->cpu_model);
+	assert_true(a->logical_cpus == b->logical_cpus);
+	assert_true(a->physical_cores == b->physical_cores);
+	assert_same_string(a->online_cpus, b->online_cpus);
+	assert_same_string(a->governor, b->governor);
+	assert_int_equal(a->boost, b->boost);
+	assert_true(a->memory_bytes == b->memory_bytes);
+	assert_same_string(a->cgroup_version, b->cgroup_version);
+	assert_true(a->clock_resolution_ns == b->clock_resolution_ns);
+}
+
+/*
+ * The host facts abev collected, written through the table and read back
+ * through it, are the same struct — known and unknown figures alike — so
+ * that the report of a run shows what `abev report DIR` reads; a copy is
+ * the same too. Evidence of an older abev, without the facts added since,
+ * is read with them unknown; without a fact the reader needs, it is
+ * refused naming it.
+ */
+static void test_metadata_fields_round_trip(void **state)
+{
+	/* Compound literals: the struct owns its strings, so they are not const. */
+	struct host_facts known = {
+		.label = (char[]){ "lab-1" }, .hostname = (char[]){ "ci-7" },
+		.os_release = (char[]){ "Debian GNU/Linux 12" },
+		.kernel = (char[]){ "6.1.0-18-amd64" }, .kernel_version = (char[]){ "#1 SMP Debian" },
+		.arch = (char[]){ "x86_64" }, .cpu_model = (char[]){ "AMD EPYC 7B13" },
+		.logical_cpus = 2, .physical_cores = 1, .online_cpus = (char[]){ "0-1" },
+		.governor = (char[]){ "performance" }, .boost = 0, .memory_bytes = INT64_C(8) << 30,
+		.cgroup_version = (char[]){ "2" }, .clock_resolution_ns = 1,
+	};
+	struct host_facts unknown, out, copy;
+	const struct host_facts *cases[2] = { &known, &unknown };
+	char *err = NULL;
+	struct json_in rd = { "metadata.json", NULL, &err };
+	cJSON *o;
+	(void)state;
+
+	metadata_fields_unset(&unknown);
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		o = jnew_object();
+		metadata_fields_write(o, cases[i]);
+		metadata_fields_unset(&out);
+		assert_int_equal(metadata_fields_read(&rd, o, &out), 0);
+		assert_same_host(&out, cases[i]);
+		metadata_fields_copy(&copy, &out);
+		metadata_fields_release(&out);
+		assert_same_host(&copy, cases[i]);
+		metadata_fields_release(&copy);
+		metadata_fields_release(&copy);
+		cJSON_Delete(o);
+	}
+	/* Unknown figures are null in the file, as the schema says. */
+	o = jnew_object();
+	metadata_fields_write(o, &unknown);
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetObjectItem(o, "host"), "boost")));
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetObjectItem(o, "host"), "memory_bytes")));
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetObjectItem(o, "host"), "label")));
+	cJSON_Delete(o);
+
+	/* An older abev wrote no label, kernel_version, boost or clock resolution. */
+	o = jnew_object();
+	metadata_fields_write(o, &known);
+	cJSON_DeleteItemFromObject(cJSON_GetObjectItem(o, "host"), "label");
+	cJSON_DeleteItemFromObject(cJSON_GetObjectItem(o, "host"), "kernel_version");
+	cJSON_DeleteItemFromObject(cJSON_GetObjectItem(o, "host"), "boost");
+	cJSON_DeleteItemFromObject(cJSON_GetObjectItem(o, "host"), "clock_resolution_ns");
+	metadata_fields_unset(&out);
+	assert_int_equal(metadata_fields_read(&rd, o, &out), 0);
+	assert_null(out.label);
+	assert_null(out.kernel_version);
+	assert_int_equal(out.boost, -1);
+	assert_true(out.clock_resolution_ns == -1);
+	assert_string_equal(out.hostname, "ci-7");
+	assert_true(out.memory_bytes == known.memory_bytes);
+	metadata_fields_release(&out);
+
+	/* A fact the reader needs, gone: refused, naming it. */
+	cJSON_DeleteItemFromObject(cJSON_GetObjectItem(o, "host"), "governor");
+	metadata_fields_unset(&out);
+	assert_int_equal(metadata_fields_read(&rd, o, &out), -1);
+	metadata_fields_release(&out);
+	assert_non_null(err);
+	assert_non_null(strstr(err, "governor"));
+	free(err);
+	cJSON_Delete(o);
+}
+
+/*
  * What the table writes it reads back the same, field by field, unset
  * values included; and a file without a field the reader needs is
  * refused naming it.
@@ -829,6 +968,8 @@ int main(void)
 		cmocka_unit_test(test_invocation_fields_match_the_schema),
 		cmocka_unit_test(test_invocation_fields_round_trip),
 		cmocka_unit_test(test_run_fields_round_trip),
+		cmocka_unit_test(test_metadata_fields_match_the_schema),
+		cmocka_unit_test(test_metadata_fields_round_trip),
 		cmocka_unit_test(test_invocation_line),
 		cmocka_unit_test(test_journal),
 		cmocka_unit_test(test_status_names),

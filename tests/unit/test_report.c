@@ -479,9 +479,11 @@ static void test_environment(void **state)
 		.versions = &ver, .nversions = 1, .files = &file, .nfiles = 1,
 	};
 	struct run_environment e = {
-		.hostname = s("ci-7"), .os_release = s("Debian 12"), .kernel = s("6.1.0"),
-		.arch = s("x86_64"), .cpu_model = s("EPYC"), .logical_cpus = 2, .physical_cores = -1,
-		.memory_bytes = 8LL << 30, .boost = -1, .variants = &v, .nvariants = 1,
+		.host = { .hostname = s("ci-7"), .os_release = s("Debian 12"), .kernel = s("6.1.0"),
+			  .arch = s("x86_64"), .cpu_model = s("EPYC"), .logical_cpus = 2,
+			  .physical_cores = -1, .memory_bytes = 8LL << 30, .boost = -1,
+			  .clock_resolution_ns = -1 },
+		.variants = &v, .nvariants = 1,
 	};
 	struct fixture f;
 	char *r;
