@@ -638,30 +638,47 @@ void evidence_run_release(struct evidence_run *r)
 	memset(r, 0, sizeof(*r));
 }
 
-/*
- * A recorded variable's value as the report shows it: its text, or
- * "(secret, SHA-256 0123456789ab…)" for a hashed one — and for text that
- * looks secret (envname.h), as evidence written before a rule was widened
- * holds, so that no report shows it again. NULL when e is neither.
- */
-static char *shown_value(const cJSON *e)
+char *evidence_environment_shown(const char *name, const char *text, const char *hashed)
 {
-	const cJSON *h = cJSON_GetObjectItemCaseSensitive(e, "sha256");
 	unsigned char d[SHA256_LEN];
 	char hex[SHA256_HEX_LEN + 1];
 	const char *shown = hex;
 
-	if (cJSON_IsObject(e) && cJSON_IsString(h)) {
-		shown = h->valuestring;
-	} else if (!cJSON_IsString(e)) {
-		return NULL;
-	} else if (!envname_secret_var(e->string, e->valuestring)) {
-		return xstrdup(e->valuestring);
+	if (hashed) {
+		shown = hashed;
+	} else if (!envname_secret_var(name, text)) {
+		return xstrdup(text);
 	} else {
-		sha256_buf(e->valuestring, strlen(e->valuestring), d);
+		sha256_buf(text, strlen(text), d);
 		sha256_hex(d, hex);
 	}
 	return xasprintf("(secret, SHA-256 %.12s\xe2\x80\xa6)", shown);
+}
+
+/* A recorded variable's value (e) as the report shows it; NULL: neither text nor a hash. */
+static char *shown_value(const cJSON *e)
+{
+	const cJSON *h = cJSON_GetObjectItemCaseSensitive(e, "sha256");
+
+	if (cJSON_IsObject(e) && cJSON_IsString(h))
+		return evidence_environment_shown(e->string, NULL, h->valuestring);
+	if (!cJSON_IsString(e))
+		return NULL;
+	return evidence_environment_shown(e->string, e->valuestring, NULL);
+}
+
+void evidence_environment_runtime_add(struct env_runtime *rt, const char *name, char *shown)
+{
+	rt->known = 1;
+	if (!envname_runtime(name)) {
+		free(shown);
+		return;
+	}
+	ALLOC_GROW(rt->keys, rt->n + 2, rt->keys_alloc);
+	ALLOC_GROW(rt->values, rt->n + 2, rt->values_alloc);
+	rt->keys[rt->n] = xstrdup(name);
+	rt->values[rt->n++] = shown;
+	rt->keys[rt->n] = rt->values[rt->n] = NULL;
 }
 
 /* The runtime variables of an "environment" object, when there is one. */
@@ -684,11 +701,7 @@ static int read_runtime(const struct json_in *rd, const cJSON *env, const char *
 		if (!value)
 			return json_in_error(rd, path, "environment '%s' is neither text nor a hash",
 					     e->string);
-		ALLOC_GROW(rt->keys, rt->n + 2, rt->keys_alloc);
-		ALLOC_GROW(rt->values, rt->n + 2, rt->values_alloc);
-		rt->keys[rt->n] = xstrdup(e->string);
-		rt->values[rt->n++] = value;
-		rt->keys[rt->n] = rt->values[rt->n] = NULL;
+		evidence_environment_runtime_add(rt, e->string, value);
 	}
 	return 0;
 }
@@ -895,27 +908,6 @@ int evidence_read_environment(const char *dir, struct run_environment *e, char *
 		ret = parse_environment(root, path, e, err);
 	cJSON_Delete(root);
 	free(path);
-	if (ret < 0)
-		evidence_environment_release(e);
-	return ret;
-}
-
-int evidence_parse_environment(const char *text, size_t len, struct run_environment *e,
-			       char **err)
-{
-	cJSON *root = NULL;
-	int ret = -1;
-
-	memset(e, 0, sizeof(*e));
-	metadata_fields_unset(&e->host);
-	*err = NULL;
-	if (json_text_check(EVIDENCE_METADATA_FILE, text, len, JSON_TEXT_MAX_DEPTH) < 0)
-		*err = xasprintf("%s: not JSON as abev writes it (see above)", EVIDENCE_METADATA_FILE);
-	else if (!(root = cJSON_ParseWithLength(text, len)))
-		*err = xasprintf("%s: not valid JSON", EVIDENCE_METADATA_FILE);
-	else
-		ret = parse_environment(root, EVIDENCE_METADATA_FILE, e, err);
-	cJSON_Delete(root);
 	if (ret < 0)
 		evidence_environment_release(e);
 	return ret;

@@ -146,14 +146,22 @@ void evidence_self_release(struct evidence_self *s);
 
 /* Reads DIR/metadata.json. 0, or -1 with *err (caller frees); *out is then released. */
 int evidence_read_environment(const char *dir, struct run_environment *out, char **err);
-/*
- * The same from metadata.json's text, as abev run has just made it: the
- * report shows what the file says, without reading back from disk what
- * the run itself wrote.
- */
-int evidence_parse_environment(const char *text, size_t len, struct run_environment *out,
-			       char **err);
 void evidence_environment_release(struct run_environment *e);
+/*
+ * The value of a recorded variable as the report shows it (owned): text
+ * as recorded, or "(secret, SHA-256 0123456789ab…)" when it was recorded
+ * as its hash (hashed: the SHA-256 in hex, text NULL) — and for text
+ * that looks secret (envname.h), as evidence written before a rule was
+ * widened holds, so that no report shows it again. The reader and host/metadata.c's
+ * metadata_environment() both show values through it.
+ */
+char *evidence_environment_shown(const char *name, const char *text, const char *hashed);
+/*
+ * Marks rt known and, when name is a runtime variable (envname.h), adds
+ * it with shown (taken over; freed otherwise). Called in the recorded
+ * environment's order.
+ */
+void evidence_environment_runtime_add(struct env_runtime *rt, const char *name, char *shown);
 /*
  * Adds to out one line ("NODE_OPTIONS: '--x' in OLD, unset in NEW") per
  * runtime variable whose value differs between a and b, labelled with

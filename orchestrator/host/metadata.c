@@ -19,6 +19,7 @@
 
 #include "host/assemblies.h"
 #include "evidence/envname.h"
+#include "evidence/evidence_read.h"
 #include "evidence/metadata_fields.h"
 #include "util/hash.h"
 #include "record/layout.h"
@@ -405,37 +406,60 @@ static int env_entry_cmp(const void *a, const void *b)
 }
 
 /*
- * A variable's value as metadata.json records it: its text, or
- * {"sha256": hex} of its bytes when the variable looks secret by name or
- * by value (envname.h) or is secret_name — so that two runs can still be
- * told apart, and a value known to the auditor checked with sha256sum,
- * without the secret being written down.
+ * Whether a variable's value is recorded as its SHA-256 (into hex) rather
+ * than as its text: when the variable looks secret by name or by value
+ * (envname.h) or is secret_name — so that two runs can still be told
+ * apart, and a value known to the auditor checked with sha256sum, without
+ * the secret being written down.
  */
-static void add_value(cJSON *o, const char *name, const char *value, const char *secret_name)
+static int value_hashed(const char *name, const char *value, const char *secret_name,
+			char hex[SHA256_HEX_LEN + 1])
 {
 	unsigned char d[SHA256_LEN];
+
+	if (!envname_secret_var(name, value) && !(secret_name && !strcmp(name, secret_name)))
+		return 0;
+	sha256_buf(value, strlen(value), d);
+	sha256_hex(d, hex);
+	return 1;
+}
+
+/* A variable's value as metadata.json records it: its text, or {"sha256": hex}. */
+static void add_value(cJSON *o, const char *name, const char *value, const char *secret_name)
+{
 	char hex[SHA256_HEX_LEN + 1];
 	cJSON *h;
 
-	if (!envname_secret_var(name, value) && !(secret_name && !strcmp(name, secret_name))) {
+	if (!value_hashed(name, value, secret_name, hex)) {
 		jadd_text(o, name, value);
 		return;
 	}
 	h = jnew_object();
-	sha256_buf(value, strlen(value), d);
-	sha256_hex(d, hex);
 	jadd_str(h, "sha256", hex);
 	jadd(o, name, h);
 }
 
-/*
- * An environment as metadata.json records it: every variable by name in
- * byte order (the first of a name given twice, as getenv() finds it), its
- * value as add_value() writes it.
- */
-static cJSON *environment_json(char *const *env, const char *secret_name)
+/* What the report shows of the value add_value() records (owned). */
+static char *shown_value(const char *name, const char *value, const char *secret_name)
 {
-	cJSON *o = jnew_object();
+	char hex[SHA256_HEX_LEN + 1], *clean, *shown;
+
+	if (value_hashed(name, value, secret_name, hex))
+		return evidence_environment_shown(name, NULL, hex);
+	clean = utf8_clean(value, strlen(value));
+	shown = evidence_environment_shown(name, clean, NULL);
+	free(clean);
+	return shown;
+}
+
+/*
+ * An environment as metadata.json records it: fn(ctx, name, value) for
+ * every variable by name in byte order (the first of a name given twice,
+ * as getenv() finds it), the name cleaned to UTF-8, the value as it is.
+ */
+static void environment_each(char *const *env,
+			     void (*fn)(void *ctx, const char *name, const char *value), void *ctx)
+{
 	struct env_entry *e;
 	size_t n = 0;
 
@@ -457,11 +481,49 @@ static cJSON *environment_json(char *const *env, const char *secret_name)
 		    !memcmp(e[i].text, e[i - 1].text, e[i].name_len))
 			continue;
 		name = utf8_clean(e[i].text, e[i].name_len);
-		add_value(o, name, value, secret_name);
+		fn(ctx, name, value);
 		free(name);
 	}
 	free(e);
-	return o;
+}
+
+struct env_out {
+	cJSON *json;                  /* environment_json() */
+	struct env_runtime *rt;       /* runtime_environment() */
+	const char *secret_name;
+};
+
+static void env_json_add(void *ctx, const char *name, const char *value)
+{
+	struct env_out *out = ctx;
+
+	add_value(out->json, name, value, out->secret_name);
+}
+
+static cJSON *environment_json(char *const *env, const char *secret_name)
+{
+	struct env_out out = { jnew_object(), NULL, secret_name };
+
+	environment_each(env, env_json_add, &out);
+	return out.json;
+}
+
+static void env_runtime_add(void *ctx, const char *name, const char *value)
+{
+	struct env_out *out = ctx;
+
+	if (envname_runtime(name))
+		evidence_environment_runtime_add(out->rt, name,
+						 shown_value(name, value, out->secret_name));
+}
+
+/* The runtime variables of an environment as the report shows them. */
+static void runtime_environment(char *const *env, const char *secret_name, struct env_runtime *rt)
+{
+	struct env_out out = { NULL, rt, secret_name };
+
+	rt->known = 1;
+	environment_each(env, env_runtime_add, &out);
 }
 
 static cJSON *variant_json(const struct md_variant *v, const char *secret_name)
@@ -536,6 +598,76 @@ char *metadata_text(const struct metadata *md)
 	text = json_print(o);
 	cJSON_Delete(o);
 	return text;
+}
+
+/* ---- as the report shows it ---- */
+
+static char *clean_or_null(const char *s)
+{
+	return s ? utf8_clean(s, strlen(s)) : NULL;
+}
+
+/* A variant as evidence_read.c reads it from what variant_json() writes. */
+static void variant_environment(const struct md_variant *mv, const char *secret_name,
+				struct env_variant *v)
+{
+	v->name = clean_or_null(mv->name);
+	v->cwd = clean_or_null(mv->cwd);
+	v->git_known = mv->git.known;
+	if (mv->git.known) {
+		v->git_head = clean_or_null(mv->git.head);
+		v->git_dirty = mv->git.dirty;
+	}
+	v->env_keys = xcalloc(mv->nenv + 1, sizeof(*v->env_keys));
+	v->env_values = xcalloc(mv->nenv + 1, sizeof(*v->env_values));
+	for (size_t i = 0; i < mv->nenv; i++) {
+		v->env_keys[i] = xstrdup(mv->env[i].key);
+		v->env_values[i] = shown_value(mv->env[i].key, mv->env[i].value, secret_name);
+	}
+	v->nenv = mv->nenv;
+	if (mv->nparameters) {
+		v->param_keys = xcalloc(mv->nparameters + 1, sizeof(*v->param_keys));
+		v->param_values = xcalloc(mv->nparameters + 1, sizeof(*v->param_values));
+		for (size_t i = 0; i < mv->nparameters; i++) {
+			v->param_keys[i] = xstrdup(mv->parameters[i].key);
+			v->param_values[i] = clean_or_null(mv->parameters[i].value);
+		}
+		v->nparams = mv->nparameters;
+	}
+	v->versions = xcalloc(mv->nversions + 1, sizeof(*v->versions));
+	for (size_t i = 0; i < mv->nversions; i++) {
+		const struct version_record *r = &mv->versions[i];
+		struct env_version *ev = &v->versions[i];
+
+		ev->name = xstrdup(r->name);
+		ev->output = clean_or_null(r->output ? r->output : "");
+		ev->error = clean_or_null(r->error);
+		ev->exit_code = r->exit_code >= 0 ? r->exit_code : -1;
+	}
+	v->nversions = mv->nversions;
+	for (size_t k = 0; k < mv->npatterns; k++)
+		for (size_t f = 0; f < mv->patterns[k].nfiles; f++) {
+			const struct assembly_file *af = &mv->patterns[k].files[f];
+			struct env_file *ef;
+
+			ALLOC_GROW(v->files, v->nfiles + 1, v->files_alloc);
+			ef = &v->files[v->nfiles++];
+			ef->path = clean_or_null(af->path);
+			ef->sha256 = xstrdup(af->sha256);
+			ef->size = (int64_t)af->size;
+		}
+	runtime_environment(mv->environ, secret_name, &v->runtime);
+}
+
+void metadata_environment(const struct metadata *md, struct run_environment *out)
+{
+	memset(out, 0, sizeof(*out));
+	metadata_fields_copy(&out->host, &md->host);
+	runtime_environment(md->environ, md->secret_name, &out->runtime);
+	out->variants = xcalloc(md->nvariants + 1, sizeof(*out->variants));
+	for (size_t i = 0; i < md->nvariants; i++)
+		variant_environment(&md->variants[i], md->secret_name, &out->variants[i]);
+	out->nvariants = md->nvariants;
 }
 
 int metadata_write(const char *root, const struct metadata *md)

@@ -74,6 +74,16 @@ int metadata_assemblies_after_setup(struct metadata *md, const struct plan *plan
 int metadata_assemblies_pending(const struct metadata *md);
 /* metadata.json's text. Caller frees. */
 char *metadata_text(const struct metadata *md);
+/*
+ * Fills *out (its contents overwritten, not freed; release with
+ * evidence_environment_release()) with what metadata_text() records, as
+ * evidence_read_environment() reads it back from the file: the host
+ * facts themselves (the same struct, through the same table), and per
+ * variant the values the report shows. The report of a run shows it, so
+ * that report.md is what `abev report DIR` renders from the files.
+ */
+struct run_environment;
+void metadata_environment(const struct metadata *md, struct run_environment *out);
 /* Writes <root>/metadata.json. 0 or -1 after error(). */
 int metadata_write(const char *root, const struct metadata *md);
 void metadata_free(struct metadata *md);

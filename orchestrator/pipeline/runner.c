@@ -457,11 +457,8 @@ static int open_evidence(struct run_state *st, const struct metadata *md,
 	    ledger_write(&st->ledger, &st->ev, EVIDENCE_METADATA_FILE, md_text, strlen(md_text)) < 0 ||
 	    write_template(st, plan) < 0)
 		goto out;
-	/* The report shows metadata.json's text, as `abev report DIR` will read it. */
-	if (evidence_parse_environment(md_text, strlen(md_text), &st->env, &err) < 0) {
-		error("%s", err);
-		goto out;
-	}
+	/* The report shows what metadata.json records, as `abev report DIR` will read it. */
+	metadata_environment(md, &st->env);
 	st->have_env = 1;
 	st->judge = judge_new(plan, &err);
 	if (!st->judge) {
@@ -743,6 +740,10 @@ static void assemblies_after_setup(struct run_state *st, struct metadata *md,
 		st->runtime_error = 1;
 		run_state_note(st, xstrdup("abev stopped: metadata.json could not be written again "
 					   "with the assemblies matched after setup"));
+	} else {
+		/* The report shows the files matched after setup, as the file now does. */
+		evidence_environment_release(&st->env);
+		metadata_environment(md, &st->env);
 	}
 	free(text);
 }

@@ -236,6 +236,8 @@ class PlanSecrets(AbevTestCase):
         outputs["abev run --dry-run"] = self.abev("run", self.path("plan.json"), "--dry-run",
                                                   check=0).stdout
         outputs["abev report"] = self.abev("report", self.path("ev"), check=0).stdout
+        # The run's report is what abev report renders from the files again.
+        self.assertEqual(outputs["abev report"], report)
         outputs["abev compare"] = self.abev("compare", self.path("ev"), self.path("ev")).stdout
         for fmt in ("hyperfine", "csv", "junit", "json"):
             outputs["export " + fmt] = self.abev("export", self.path("ev"), "--format", fmt,

@@ -142,6 +142,13 @@ class SetupCleanup(AbevTestCase):
             self.assertEqual(schemas.errors("metadata", md), [])
         # Sealed after the rewrite: the ledger knows metadata.json's new bytes.
         self.abev("verify", self.path("ev"), check=7)
+        # The run's report shows the files matched after setup, and is what
+        # abev report renders from the evidence again, byte for byte.
+        with open(self.path("ev", "report.md"), encoding="utf-8") as f:
+            report = f.read()
+        self.assertIn("- `out-a/lib.dll`: ", report)
+        self.assertIn("- `out-b/lib.dll`: ", report)
+        self.assertEqual(self.abev("report", self.path("ev"), check=0).stdout, report)
 
         # A setup that builds nothing: stopped before the first invocation, said why.
         shutil.rmtree(self.path("ev"))

@@ -27,6 +27,7 @@
 #include <cjson/cJSON.h>
 
 #include "util/hash.h"
+#include "evidence/evidence_read.h"
 #include "host/metadata.h"
 #include "plan/plan.h"
 #include "util/name_rule.h"
@@ -667,6 +668,149 @@ static void test_git(void **state)
 	free(path);
 }
 
+static void assert_same_str(const char *what, const char *a, const char *b)
+{
+	if ((a == NULL) != (b == NULL) || (a && strcmp(a, b)))
+		fail_msg("%s: '%s' read back, '%s' collected", what, a ? a : "(null)",
+			 b ? b : "(null)");
+}
+
+static void assert_same_strv(const char *what, char **a, char **b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		assert_same_str(what, a[i], b[i]);
+}
+
+static void assert_same_runtime(const struct env_runtime *a, const struct env_runtime *b)
+{
+	assert_int_equal(a->known, b->known);
+	assert_int_equal(a->n, b->n);
+	assert_same_strv("runtime key", a->keys, b->keys, a->n);
+	assert_same_strv("runtime value", a->values, b->values, a->n);
+}
+
+/* Every member of two run_environments, field by field. */
+static void assert_same_environment(const struct run_environment *a,
+				    const struct run_environment *b)
+{
+	const struct host_facts *x = &a->host, *y = &b->host;
+
+	assert_same_str("label", x->label, y->label);
+	assert_same_str("hostname", x->hostname, y->hostname);
+	assert_same_str("os_release", x->os_release, y->os_release);
+	assert_same_str("kernel", x->kernel, y->kernel);
+	assert_same_str("kernel_version", x->kernel_version, y->kernel_version);
+	assert_same_str("arch", x->arch, y->arch);
+	assert_same_str("cpu_model", x->cpu_model, y->cpu_model);
+	assert_same_str("online_cpus", x->online_cpus, y->online_cpus);
+	assert_same_str("governor", x->governor, y->governor);
+	assert_same_str("cgroup_version", x->cgroup_version, y->cgroup_version);
+	assert_true(x->logical_cpus == y->logical_cpus && x->physical_cores == y->physical_cores);
+	assert_true(x->memory_bytes == y->memory_bytes);
+	assert_true(x->clock_resolution_ns == y->clock_resolution_ns);
+	assert_int_equal(x->boost, y->boost);
+	assert_same_runtime(&a->runtime, &b->runtime);
+	assert_int_equal(a->nvariants, b->nvariants);
+	for (size_t i = 0; i < a->nvariants; i++) {
+		const struct env_variant *v = &a->variants[i], *w = &b->variants[i];
+
+		assert_same_str("name", v->name, w->name);
+		assert_same_str("cwd", v->cwd, w->cwd);
+		assert_int_equal(v->git_known, w->git_known);
+		assert_int_equal(v->git_dirty, w->git_dirty);
+		assert_same_str("git head", v->git_head, w->git_head);
+		assert_int_equal(v->nenv, w->nenv);
+		assert_same_strv("env key", v->env_keys, w->env_keys, v->nenv);
+		assert_same_strv("env value", v->env_values, w->env_values, v->nenv);
+		assert_int_equal(v->nparams, w->nparams);
+		assert_same_strv("parameter key", v->param_keys, w->param_keys, v->nparams);
+		assert_same_strv("parameter value", v->param_values, w->param_values, v->nparams);
+		assert_int_equal(v->nversions, w->nversions);
+		for (size_t k = 0; k < v->nversions; k++) {
+			assert_same_str("version", v->versions[k].name, w->versions[k].name);
+			assert_same_str("output", v->versions[k].output, w->versions[k].output);
+			assert_same_str("error", v->versions[k].error, w->versions[k].error);
+			assert_true(v->versions[k].exit_code == w->versions[k].exit_code);
+		}
+		assert_int_equal(v->nfiles, w->nfiles);
+		for (size_t k = 0; k < v->nfiles; k++) {
+			assert_same_str("file", v->files[k].path, w->files[k].path);
+			assert_same_str("sha256", v->files[k].sha256, w->files[k].sha256);
+			assert_true(v->files[k].size == w->files[k].size);
+		}
+		assert_same_runtime(&v->runtime, &w->runtime);
+	}
+}
+
+/*
+ * What a run's report shows of metadata.json (metadata_environment(),
+ * no file read) is what `abev report DIR` reads back from the file:
+ * host facts, versions (failed and missing too), assemblies, the plan's
+ * env with a secret by name and by value, and the runtime variables of
+ * abev's environment and the variant's — one hashed as the
+ * --passphrase-env variable, one not UTF-8.
+ */
+static void test_read_back(void **state)
+{
+	struct plan plan = PLAN_INIT;
+	struct run_environment collected, read;
+	struct metadata *md;
+	char *path, *dir = path_join(realdir, "readback"), *err = NULL;
+	(void)state;
+
+	put("rb/bin/one.dll", "one");
+	put("rb/lib/two.so", "two two");
+	path = put_plan("rb.json",
+		"{'schema':'abev.plan/1','name':'m',\n"
+		" 'versions':{'echo':['echo','hello'],\n"
+		"             'fails':['sh','-c','echo oops >&2; exit 3'],\n"
+		"             'missing':['abev-no-such-program-here','--version']},\n"
+		" 'variants':[{'name':'a','cwd':'rb','command':['true'],\n"
+		"              'env':{'GREETING':'hi-{variant}','API_TOKEN':'s3cret',\n"
+		"                     'DB':'https://user:pw@db.example/','DOTNET_TieredPGO':'0'},\n"
+		"              'assemblies':['bin/*.dll','lib/*.so']},\n"
+		"             {'name':'b','cwd':'rb','command':['true']}]}\n");
+	assert_int_equal(setenv("DOTNET_gcServer", "1", 1), 0);
+	assert_int_equal(setenv("DOTNET_RB_PASS", "plain-looking", 1), 0);
+	assert_int_equal(setenv("NODE_OPTIONS", "--title=\xff\xfe", 1), 0);
+	reset_errors();
+	assert_int_equal(plan_load(&plan, path), 0);
+	md = metadata_collect(&plan, "rb-host", "DOTNET_RB_PASS");
+	if (!md)
+		fail_msg("metadata_collect: %s", last_error);
+	assert_int_equal(mkdir_p(dir), 0);
+	assert_int_equal(metadata_write(dir, md), 0);
+	metadata_environment(md, &collected);
+	if (evidence_read_environment(dir, &read, &err) < 0)
+		fail_msg("evidence_read_environment: %s", err);
+	assert_same_environment(&read, &collected);
+
+	/* What it compared holds what the test set up, not two empty structs. */
+	assert_string_equal(collected.host.label, "rb-host");
+	assert_int_equal(collected.nvariants, 2);
+	assert_int_equal(collected.variants[0].nversions, 3);
+	assert_int_equal(collected.variants[0].nfiles, 2);
+	assert_int_equal(collected.variants[0].nenv, 4);
+	assert_non_null(strstr(collected.variants[0].env_values[1], "(secret, SHA-256 "));
+	assert_non_null(strstr(collected.variants[0].env_values[2], "(secret, SHA-256 "));
+	assert_true(collected.runtime.known && collected.runtime.n >= 3);
+	for (size_t i = 0; i < collected.runtime.n; i++)
+		if (!strcmp(collected.runtime.keys[i], "DOTNET_RB_PASS"))
+			assert_non_null(strstr(collected.runtime.values[i], "(secret, SHA-256 "));
+	assert_true(collected.variants[0].runtime.n > collected.variants[1].runtime.n);
+
+	evidence_environment_release(&collected);
+	evidence_environment_release(&read);
+	evidence_environment_release(&read);
+	metadata_free(md);
+	unsetenv("DOTNET_gcServer");
+	unsetenv("DOTNET_RB_PASS");
+	unsetenv("NODE_OPTIONS");
+	plan_release(&plan);
+	free(dir);
+	free(path);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -678,6 +822,7 @@ int main(void)
 		cmocka_unit_test(test_dotnet_hook),
 		cmocka_unit_test(test_unhashable),
 		cmocka_unit_test(test_git),
+		cmocka_unit_test(test_read_back),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
