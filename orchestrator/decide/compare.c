@@ -368,8 +368,8 @@ void compare_gate_interval(const struct compare_config *cfg, const struct cmp_sa
 	double *rl = NULL, *sl = NULL;
 
 	if (!ref->n || !s->n || !s->has_change) {
-		s->gi_note = xstrdup(!ref->n ? "no counted run of the reference"
-				     : !s->n ? "no counted run" : s->change_note);
+		s->gi_note = !ref->n ? REASON_NO_REFERENCE_RUN
+			     : !s->n ? REASON_NO_COUNTED_RUN : REASON_CHANGE_UNKNOWN;
 		return;
 	}
 	/*
@@ -378,10 +378,9 @@ void compare_gate_interval(const struct compare_config *cfg, const struct cmp_sa
 	 * to 0 in 4 rounds of 10 must not pass on the 6 where it did not.
 	 */
 	if (ref_bad || s_bad) {
-		s->gi_note = xasprintf("%zu counted run(s) of the reference and %zu of this variant "
-				       "have a value of 0 or below, which a ratio cannot take; "
-				       "judging the change on the other runs would hide them",
-				       ref_bad, s_bad);
+		s->gi_note = REASON_NOT_POSITIVE;
+		s->gi_not_positive_ref = ref_bad;
+		s->gi_not_positive = s_bad;
 		return;
 	}
 	if (!cfg->unpaired) {
@@ -394,9 +393,7 @@ void compare_gate_interval(const struct compare_config *cfg, const struct cmp_sa
 		s->gi_rule = "unpaired: fewer paired rounds than the paired interval needs";
 		if (fewer < runs_needed) {
 			s->gi_needed = runs_needed;
-			s->gi_note = xasprintf("needs at least %zu rounds for %.4g %% (has %zu; "
-					       "below %zu rounds the interval is unpaired)",
-					       runs_needed, conf * 100, k, pairs_needed);
+			s->gi_note = REASON_TOO_FEW_ROUNDS;
 			return;
 		}
 	} else {
@@ -412,13 +409,9 @@ void compare_gate_interval(const struct compare_config *cfg, const struct cmp_sa
 	if (stats_mw_interval(rl, ref->n, sl, s->n, conf, &iv) == 0 && iv.ok) {
 		take_interval(s, "mann_whitney", &iv, fewer);
 		s->gi_needed = runs_needed;
-	} else if (cfg->unpaired)
-		s->gi_note = xasprintf("needs at least %zu runs a side for %.4g %% (has %zu and %zu)",
-				       runs_needed, conf * 100, ref->n, s->n);
-	else
-		s->gi_note = xasprintf("needs at least %zu rounds for %.4g %% (has %zu; the %zu and "
-				       "%zu counted runs cannot give it unpaired either)",
-				       pairs_needed, conf * 100, k, ref->n, s->n);
+	} else {
+		s->gi_note = cfg->unpaired ? REASON_TOO_FEW_RUNS : REASON_TOO_FEW_ROUNDS_OR_RUNS;
+	}
 	free(rl);
 	free(sl);
 }
@@ -574,18 +567,10 @@ static void order_effect(const struct comparison *c, struct cmp_sample *s)
 	free(later);
 }
 
-static void warn(struct comparison *c, char *sentence)
+static void warn(struct comparison *c, struct cmp_warning w)
 {
 	ALLOC_GROW(c->warnings, c->nwarnings + 1, c->warnings_alloc);
-	c->warnings[c->nwarnings++] = sentence;
-}
-
-/* "+12.3%" with the sign always shown and no "-0.0". */
-char *compare_pct_text(double v)
-{
-	if (fabs(v) < 0.005)
-		v = 0;
-	return xasprintf("%+.2f%%", v);
+	c->warnings[c->nwarnings++] = w;
 }
 
 size_t compare_metric_index(const struct comparison *c, const char *name)
@@ -613,18 +598,19 @@ static void collect_warnings(struct comparison *c)
 		for (size_t v = 0; v < cm->nsamples; v++) {
 			const struct cmp_sample *s = &cm->samples[v];
 			if (s->noisy)
-				warn(c, xasprintf("%s of %s is noisy: coefficient of variation %.1f%% "
-						  "(over %.0f%%)", cm->name, s->variant, s->cv_pct,
-						  COMPARE_NOISY_CV_PCT));
+				warn(c, (struct cmp_warning){ .code = REASON_NOISY, .metric = cm->name,
+							      .variant = s->variant, .value = s->cv_pct,
+							      .limit = COMPARE_NOISY_CV_PCT });
 			if (s->order_warning)
-				warn(c, xasprintf("%s of %s depends on its slot in the round: %+.2f%% "
-						  "when it ran after another variant (p = %.4g)",
-						  cm->name, s->variant, s->order_shift_pct, s->order_p));
+				warn(c, (struct cmp_warning){ .code = REASON_SLOT_EFFECT,
+							      .metric = cm->name, .variant = s->variant,
+							      .value = s->order_shift_pct,
+							      .p = s->order_p });
 			if (s->outliers)
-				warn(c, xasprintf("%s of %s has %zu outlier%s (modified z-score over "
-						  "%.1f), flagged and kept", cm->name, s->variant,
-						  s->outliers, s->outliers == 1 ? "" : "s",
-						  COMPARE_OUTLIER_Z));
+				warn(c, (struct cmp_warning){ .code = REASON_OUTLIERS, .metric = cm->name,
+							      .variant = s->variant,
+							      .count = s->outliers,
+							      .limit = COMPARE_OUTLIER_Z });
 		}
 	}
 }
@@ -693,26 +679,17 @@ void compare_release(struct comparison *c)
 	for (size_t m = 0; m < c->nmetrics; m++) {
 		for (size_t v = 0; v < c->metrics[m].nsamples; v++) {
 			free(c->metrics[m].samples[v].values);
-			free(c->metrics[m].samples[v].gi_note);
 			free(c->metrics[m].samples[v].left_out);
 		}
 		free(c->metrics[m].samples);
 	}
 	free(c->metrics);
-	for (size_t g = 0; g < c->ngates; g++)
-		free(c->gates[g].reason);
 	free(c->gates);
-	for (size_t i = 0; i < c->nwarnings; i++)
-		free(c->warnings[i]);
 	free(c->warnings);
-	for (size_t i = 0; i < c->nblocking; i++)
-		free(c->blocking[i]);
 	free(c->blocking);
 	for (size_t i = 0; i < c->ntest_changes; i++)
 		free(c->test_changes[i].test);
 	free(c->test_changes);
-	for (size_t i = 0; i < c->nmissing; i++)
-		free(c->missing[i].why);
 	free(c->missing);
 	memset(c, 0, sizeof(*c));
 }

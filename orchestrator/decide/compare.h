@@ -18,6 +18,8 @@
 #include <stdint.h>
 
 #include "record/gate_def.h"
+#include "record/guard_result.h"
+#include "record/reason.h"
 #include "record/invocation.h"
 #include "decide/stats.h"
 
@@ -162,14 +164,17 @@ struct cmp_sample {
 	 * the coverage its order statistics give (at least the confidence);
 	 * gi_n the pairs, or the runs of the smaller side, it used; gi_needed
 	 * how many the method needs at the confidence. has_gi = 0 with
-	 * gi_note (owned) saying why.
+	 * gi_note saying why (REASON_NOT_POSITIVE with the counts of values
+	 * of 0 or below, reference's and this variant's; the others' numbers
+	 * are the samples' n, pairs and gi_needed, and the comparison's).
 	 */
 	int has_gi;
 	const char *gi_method;
 	const char *gi_rule;   /* which method's rule applied and why (static), or NULL */
 	double gi_point, gi_lo, gi_hi, gi_coverage;
 	size_t gi_n, gi_needed;
-	char *gi_note;
+	enum reason_code gi_note;
+	size_t gi_not_positive_ref, gi_not_positive;
 
 	/* Order effect: does running first in a round shift this variant's figures? */
 	int order_testable;
@@ -199,7 +204,16 @@ struct cmp_gate {
 	                          "median_order_statistics" (budget), or NULL: none */
 	double coverage;       /* the interval's exact coverage; valid with method */
 	enum gate_verdict verdict;
-	char *reason;          /* one sentence; owned */
+	/*
+	 * Why, as a code (record/reason.h) over the numbers here: n is the
+	 * rounds or runs a side the change's interval used, or the counted
+	 * runs of a budget; n_min the runs a budget's interval needs; note
+	 * why a change has no interval (REASON_NO_INTERVAL). The words are
+	 * report/reason_words.c's.
+	 */
+	enum reason_code reason;
+	enum reason_code note;
+	size_t n, n_min;
 	/*
 	 * An inconclusive change gate: about how many rounds (paired) or runs
 	 * a side (unpaired) would decide it at the noise observed — the
@@ -230,11 +244,48 @@ struct cmp_test_change {
 	double gi_lo, gi_hi;        /* ratio */
 };
 /* The most tests listed per compared variant, and the floor below which a test is not ranked. */
-/* Why a variant, or one metric of it, has no counted value. */
+/*
+ * Why a variant, or one metric of it, has no counted value: code
+ * REASON_NO_RECORDED_RUN, REASON_NO_COUNTED_RUNS (runs recorded, shared
+ * of them for the same reason: their status, the reason of the first
+ * of them and the end of its stderr) or REASON_METRIC_NO_VALUE (reason:
+ * the metrics guard's, or NULL). Strings borrowed from the config and
+ * the invocations.
+ */
 struct cmp_missing {
-	const char *variant;   /* borrowed from the config */
-	const char *metric;    /* NULL: no run of the variant counted; else the metric (borrowed) */
-	char *why;             /* one sentence, owned */
+	const char *variant;
+	const char *metric;    /* NULL: no run of the variant counted; else the metric */
+	enum reason_code code;
+	size_t runs, shared;
+	enum inv_status status;
+	const char *reason;
+	const char *stderr_tail;
+};
+
+/*
+ * A warning (REASON_NOISY: value the coefficient of variation in %,
+ * limit COMPARE_NOISY_CV_PCT; REASON_SLOT_EFFECT: value the shift in %
+ * when it ran later, p its Mann–Whitney p; REASON_OUTLIERS: count of
+ * them, limit COMPARE_OUTLIER_Z). Names borrowed.
+ */
+struct cmp_warning {
+	enum reason_code code;
+	const char *metric, *variant;
+	double value, limit, p;
+	size_t count;
+};
+
+/*
+ * A recorded run whose test guard failed (REASON_TEST_GUARD_FAILED):
+ * its variant and round, the guard and the guard's reason (NULL: none
+ * recorded). Strings borrowed from the invocations.
+ */
+struct cmp_blocking {
+	enum reason_code code;
+	const char *variant;
+	unsigned round;
+	enum guard_kind guard;
+	const char *guard_reason;
 };
 
 /*
@@ -281,15 +332,15 @@ struct comparison {
 	const char *size_metric;     /* the metric of that worst case (borrowed), or NULL */
 	/* What the gates' exact intervals need at the confidence: rounds, or runs a side. */
 	size_t pairs_needed_ci, runs_needed_ci;
-	char **warnings;             /* owned sentences: noisy metrics, order effects */
+	struct cmp_warning *warnings; /* noisy metrics, order effects, outliers */
 	size_t nwarnings, warnings_alloc;
 	/*
 	 * Recorded runs whose tests fail acceptance whatever the figures: a
 	 * failed test_set or min_executed guard (a candidate that ran fewer
-	 * tests, or none). Each makes the decision rejected. Owned sentences,
-	 * at most COMPARE_BLOCKING_MAX (blocking_omitted counts the rest).
+	 * tests, or none). Each makes the decision rejected. At most
+	 * COMPARE_BLOCKING_MAX (blocking_omitted counts the rest).
 	 */
-	char **blocking;
+	struct cmp_blocking *blocking;
 	size_t nblocking, blocking_alloc, blocking_omitted;
 	/*
 	 * Per compared variant (plan order), the COMPARE_TEST_CHANGES_MAX tests
@@ -301,7 +352,7 @@ struct comparison {
 	struct cmp_test_change *test_changes;
 	size_t ntest_changes, tests_timed;
 	/*
-	 * Why a figure is missing, one owned sentence each, plan order: a
+	 * Why a figure is missing, plan order: a
 	 * variant none of whose recorded runs counted (the most common
 	 * reason, with the end of its stderr), and a plan metric a variant's
 	 * counted runs all failed to yield (the metrics guard's reason).

@@ -1,7 +1,7 @@
 /*
  * compare_parts: what the files of the comparison share and nothing else
  * sees. compare.c places the runs and computes the samples, gates.c
- * judges the gates, missing.c words what is missing and what blocks
+ * judges the gates, missing.c finds what is missing and what blocks
  * acceptance, per_test.c ranks the tests whose duration changed. Private
  * to decide/: other folders include compare.h.
  */
@@ -29,8 +29,6 @@ struct placement {
 double *compare_plain_values(const struct cmp_sample *s);
 /* The index of metric name in c, or SIZE_MAX. */
 size_t compare_metric_index(const struct comparison *c, const char *name);
-/* "+12.3%" with the sign always shown and no "-0.0" (caller frees). */
-char *compare_pct_text(double v);
 /* The interval s's change gates judge, from logs[0..k), the rounds' log-ratios (compare.h). */
 void compare_gate_interval(const struct compare_config *cfg, const struct cmp_sample *ref,
 			   struct cmp_sample *s, const double *logs, size_t k);

@@ -15,7 +15,6 @@
 #include "decide/stats.h"
 #include "decide/stats_exact.h"
 #include "util/alloc.h"
-#include "util/strbuf.h"
 
 /*
  * How far an interval's end may lie past a limit and still count as at
@@ -42,25 +41,6 @@ static enum gate_verdict judge_interval(double lo, double hi, double limit, int 
 	return lo >= limit - eps ? GATE_PASS : hi < limit - eps ? GATE_FAIL : GATE_INCONCLUSIVE;
 }
 
-static const char *verdict_clause(enum gate_verdict v)
-{
-	switch (v) {
-	case GATE_PASS: return "the whole interval is within the limit";
-	case GATE_FAIL: return "the whole interval is beyond the limit";
-	case GATE_INCONCLUSIVE: break;
-	}
-	return "the interval straddles the limit";
-}
-
-/* How a gate interval was found, for its reason: "paired by round, 8 rounds, exact 96.1 %". */
-static char *interval_words(const struct cmp_sample *s)
-{
-	int paired = !strcmp(s->gi_method, "wilcoxon_paired");
-
-	return xasprintf("%s, %zu %s, exact %.1f %%", paired ? "paired by round" : "unpaired",
-			 s->gi_n, paired ? "rounds" : "runs a side", s->gi_coverage * 100);
-}
-
 /*
  * An inconclusive gate's interval, at the noise observed: its half-width
  * (log-ratio terms) shrinks about as 1/sqrt(n), so it clears the limit
@@ -84,19 +64,15 @@ static void estimate_needed(const struct cmp_sample *s, double limit_pct, struct
 	g->n_needed = n > (double)s->gi_n ? (size_t)n : s->gi_n + 1;
 }
 
-/* The gate's reason, and what would decide it: "...; about 76 rounds would decide it at this noise". */
-static void append_needed(struct cmp_gate *g)
+/* The code of a verdict on an interval: a change's, or a budget's median's. */
+static enum reason_code verdict_code(enum gate_verdict v, int budget)
 {
-	char *r;
-
-	if (g->n_needed)
-		r = xasprintf("%s; about %zu %s would decide it at this noise", g->reason,
-			      g->n_needed, g->n_needed_paired ? "rounds" : "runs a side");
-	else
-		r = xasprintf("%s; the estimate sits on the limit: more rounds are unlikely to "
-			      "decide it", g->reason);
-	free(g->reason);
-	g->reason = r;
+	switch (v) {
+	case GATE_PASS: return budget ? REASON_BUDGET_WITHIN : REASON_INTERVAL_WITHIN_LIMIT;
+	case GATE_FAIL: return budget ? REASON_BUDGET_BEYOND : REASON_INTERVAL_BEYOND_LIMIT;
+	case GATE_INCONCLUSIVE: break;
+	}
+	return budget ? REASON_BUDGET_STRADDLES : REASON_INTERVAL_STRADDLES_LIMIT;
 }
 
 /* A change gate: regression (worse than limit) or improvement (better than limit). */
@@ -108,49 +84,33 @@ static void judge_change(const struct cmp_metric *cm, const struct cmp_sample *s
 	int regression = g->kind == GATE_MAX_REGRESSION;
 	double limit = (regression == lower) ? g->limit : -g->limit;
 	int bad_above = regression == lower;
-	char *obs, *lo = NULL, *hi = NULL, *how = NULL, *lim = compare_pct_text(limit);
 
 	if (!s->has_change) {
 		g->verdict = GATE_INCONCLUSIVE;
-		g->reason = xasprintf("%s %s: no change can be computed (%s)", s->variant, cm->name,
-				      s->change_note);
-		free(lim);
+		g->reason = REASON_NO_CHANGE;
 		return;
 	}
 	/* What the interval is of: the estimate, not the change of medians beside it. */
 	g->has_observed = 1;
 	g->observed = compare_estimate_pct(s);
-	obs = compare_pct_text(g->observed);
 	if (!s->has_gi) {
 		g->verdict = GATE_INCONCLUSIVE;
-		g->reason = xasprintf("%s %s changed %s, but without an interval (%s) no limit of "
-				      "%s can be judged", s->variant, cm->name, obs, s->gi_note, lim);
+		g->reason = REASON_NO_INTERVAL;
+		g->note = s->gi_note;
 		g->n_needed = s->gi_needed;
 		g->n_needed_paired = s->pairs > 0;
-	} else {
-		g->has_interval = 1;
-		g->method = s->gi_method;
-		g->coverage = s->gi_coverage;
-		g->lo = (s->gi_lo - 1) * 100;
-		g->hi = (s->gi_hi - 1) * 100;
-		g->verdict = judge_interval(g->lo, g->hi, limit, bad_above);
-		lo = compare_pct_text(g->lo);
-		hi = compare_pct_text(g->hi);
-		how = interval_words(s);
-		g->reason = xasprintf("%s %s changed %s [%s, %s] (%s) against %s limit of %s: %s",
-				      s->variant, cm->name, obs, lo, hi, how,
-				      regression ? "a regression" : "an improvement", lim,
-				      verdict_clause(g->verdict));
-		if (g->verdict == GATE_INCONCLUSIVE) {
-			estimate_needed(s, limit, g);
-			append_needed(g);
-		}
+		return;
 	}
-	free(obs);
-	free(lo);
-	free(hi);
-	free(how);
-	free(lim);
+	g->has_interval = 1;
+	g->method = s->gi_method;
+	g->coverage = s->gi_coverage;
+	g->n = s->gi_n;
+	g->lo = (s->gi_lo - 1) * 100;
+	g->hi = (s->gi_hi - 1) * 100;
+	g->verdict = judge_interval(g->lo, g->hi, limit, bad_above);
+	g->reason = verdict_code(g->verdict, 0);
+	if (g->verdict == GATE_INCONCLUSIVE)
+		estimate_needed(s, limit, g);
 }
 
 static void judge_budget(const struct comparison *c, const struct cmp_metric *cm,
@@ -161,12 +121,12 @@ static void judge_budget(const struct comparison *c, const struct cmp_metric *cm
 
 	if (!s->n) {
 		g->verdict = GATE_INCONCLUSIVE;
-		g->reason = xasprintf("%s %s: no counted run to hold against the budget of %g %s",
-				      s->variant, cm->name, g->limit, cm->unit);
+		g->reason = REASON_BUDGET_NO_RUN;
 		return;
 	}
 	g->has_observed = 1;
 	g->observed = s->median;
+	g->n = s->n;
 	v = compare_plain_values(s);
 	/*
 	 * The median's order-statistic interval: exact coverage for any
@@ -175,11 +135,8 @@ static void judge_budget(const struct comparison *c, const struct cmp_metric *cm
 	 */
 	if (stats_median_ci(v, s->n, c->confidence, &iv) < 0 || !iv.ok) {
 		g->verdict = GATE_INCONCLUSIVE;
-		g->reason = xasprintf("%s %s median %g %s, but the budget of %g %s needs at least "
-				      "%zu counted runs for %.4g %% (has %zu)", s->variant, cm->name,
-				      s->median, cm->unit, g->limit, cm->unit,
-				      stats_median_ci_n_needed(c->confidence), c->confidence * 100,
-				      s->n);
+		g->reason = REASON_BUDGET_TOO_FEW_RUNS;
+		g->n_min = stats_median_ci_n_needed(c->confidence);
 	} else {
 		g->has_interval = 1;
 		g->method = "median_order_statistics";
@@ -187,11 +144,7 @@ static void judge_budget(const struct comparison *c, const struct cmp_metric *cm
 		g->lo = iv.lo;
 		g->hi = iv.hi;
 		g->verdict = judge_interval(iv.lo, iv.hi, g->limit, !cm->better_higher);
-		g->reason = xasprintf("%s %s median %g %s [%g, %g] (%zu runs, exact %.1f %%) "
-				      "against a budget of %s%g %s: %s",
-				      s->variant, cm->name, s->median, cm->unit, iv.lo, iv.hi, s->n,
-				      iv.coverage * 100, cm->better_higher ? "at least " : "at most ",
-				      g->limit, cm->unit, verdict_clause(g->verdict));
+		g->reason = verdict_code(g->verdict, 1);
 	}
 	free(v);
 }
@@ -216,7 +169,7 @@ void gates_judge(const struct compare_config *cfg, struct comparison *c)
 			g->limit = gd->limit;
 			if (m == SIZE_MAX) {
 				g->verdict = GATE_INCONCLUSIVE;
-				g->reason = xasprintf("metric '%s' was not recorded", gd->metric);
+				g->reason = REASON_METRIC_NOT_RECORDED;
 			} else if (gd->kind == GATE_BUDGET) {
 				judge_budget(c, &c->metrics[m], &c->metrics[m].samples[v], g);
 			} else {

@@ -1,9 +1,10 @@
 /*
- * missing: the words for what a comparison lacks — why a variant has no
- * counted run (the reason most of its runs share, and what its stderr
- * said last), why a metric has no value — and the test guards that block
+ * missing: what a comparison lacks — why a variant has no counted run
+ * (the reason most of its runs share, and what its stderr said last),
+ * why a metric has no value — and the test guards that block
  * acceptance, which reject a candidate whose tests failed or changed
- * rather than leave it "inconclusive: too few runs".
+ * rather than leave it "inconclusive: too few runs". Codes and the
+ * figures they rest on; report/reason_words.c words them.
  */
 #include "decide/compare_parts.h"
 
@@ -11,15 +12,14 @@
 #include <string.h>
 
 #include "util/alloc.h"
-#include "util/strbuf.h"
 
 /*
  * The test guards that block acceptance: a recorded run (not a warmup,
  * not a discarded attempt) whose tests_passed, test_set or min_executed
  * guard failed. Its figures do not count, so without this the decision
  * would only be "inconclusive: too few runs"; a candidate with a failing
- * test, or that quietly skips one, is rejected instead, and the sentence
- * names the guard and its reason (which names the tests).
+ * test, or that quietly skips one, is rejected instead, and the entry
+ * names the guard and keeps its reason (which names the tests).
  */
 void missing_blocking(const struct invocation *invs, size_t ninvs, struct comparison *c)
 {
@@ -37,10 +37,9 @@ void missing_blocking(const struct invocation *invs, size_t ninvs, struct compar
 				continue;
 			}
 			ALLOC_GROW(c->blocking, c->nblocking + 1, c->blocking_alloc);
-			c->blocking[c->nblocking++] =
-				xasprintf("%s run %u failed the %s guard: %s", inv->variant, inv->round,
-					  guard_kind_name(g->kind),
-					  g->reason ? g->reason : "no reason recorded");
+			c->blocking[c->nblocking++] = (struct cmp_blocking){
+				.code = REASON_TEST_GUARD_FAILED, .variant = inv->variant,
+				.round = inv->round, .guard = g->kind, .guard_reason = g->reason };
 		}
 	}
 	if (c->nblocking)
@@ -50,20 +49,6 @@ void missing_blocking(const struct invocation *invs, size_t ninvs, struct compar
 /* Distinct reasons why_uncounted() tells apart; runs of any other count as "other reasons". */
 #define WHY_REASONS_MAX 16
 
-/* What happened to runs of a status, as a sentence says it. */
-static const char *status_words(enum inv_status st)
-{
-	switch (st) {
-	case INV_OK: return "did not count";
-	case INV_FAILED: return "failed";
-	case INV_TIMED_OUT: return "timed out";
-	case INV_DISCARDED: return "were discarded";
-	case INV_EXEC_FAILED: return "could not start";
-	case INV_INTERRUPTED: return "were interrupted";
-	}
-	return "did not count";
-}
-
 /* The reason of inv's status: its first failing guard's, or its status. */
 static const char *status_reason(const struct invocation *inv)
 {
@@ -71,17 +56,17 @@ static const char *status_reason(const struct invocation *inv)
 }
 
 /*
- * Why variant v has no counted run: the reason most of its recorded runs
- * share (the first seen among equals), how many share it, and what its
- * stderr said last.
+ * Why variant v has no counted run, into m: the reason most of its
+ * recorded runs share (the first seen among equals), how many share it,
+ * and what the first of them said last on stderr.
  */
-static char *why_uncounted(const char *v, const struct invocation *invs, size_t ninvs)
+static void why_uncounted(const char *v, const struct invocation *invs, size_t ninvs,
+			  struct cmp_missing *m)
 {
 	/* The distinct reasons seen, counted, at most WHY_REASONS_MAX of them (the rest: "other"). */
 	struct { const struct invocation *first; size_t n; } seen[WHY_REASONS_MAX];
 	const struct invocation *best = NULL;
 	size_t recorded = 0, best_n = 0, nseen = 0;
-	struct strbuf sb = STRBUF_INIT;
 
 	for (size_t i = 0; i < ninvs; i++) {
 		const struct invocation *a = &invs[i];
@@ -101,21 +86,16 @@ static char *why_uncounted(const char *v, const struct invocation *invs, size_t 
 			best_n = seen[k].n;
 		}
 	}
-	if (!recorded)
-		return xasprintf("'%s' has no recorded run", v);
-	strbuf_addf(&sb, "'%s' has no counted run: ", v);
-	if (recorded == 1)
-		strbuf_adds(&sb, "its one run");
-	else if (best_n == recorded)
-		strbuf_addf(&sb, "all %zu runs", recorded);
-	else
-		strbuf_addf(&sb, "%zu of %zu runs", best_n, recorded);
-	strbuf_addf(&sb, " %s: %s", status_words(best->status), status_reason(best));
-	if (best_n < recorded)
-		strbuf_addf(&sb, ", %zu for other reasons", recorded - best_n);
-	if (best->stderr_tail)
-		strbuf_addf(&sb, "; its stderr ends: %s", best->stderr_tail);
-	return strbuf_detach(&sb, NULL);
+	m->runs = recorded;
+	if (!recorded) {
+		m->code = REASON_NO_RECORDED_RUN;
+		return;
+	}
+	m->code = REASON_NO_COUNTED_RUNS;
+	m->shared = best_n;
+	m->status = best->status;
+	m->reason = status_reason(best);
+	m->stderr_tail = best->stderr_tail;
 }
 
 /* The metrics guard's reason in v's first counted run that failed it, or NULL. */
@@ -132,10 +112,13 @@ static const char *metrics_reason(const char *v, const struct invocation *invs, 
 	return NULL;
 }
 
-static void add_missing(struct comparison *c, const char *variant, const char *metric, char *why)
+static struct cmp_missing *add_missing(struct comparison *c, const char *variant,
+				       const char *metric, enum reason_code code)
 {
 	ALLOC_GROW(c->missing, c->nmissing + 1, c->missing_alloc);
-	c->missing[c->nmissing++] = (struct cmp_missing){ variant, metric, why };
+	c->missing[c->nmissing] = (struct cmp_missing){ .variant = variant, .metric = metric,
+							.code = code };
+	return &c->missing[c->nmissing++];
 }
 
 /* Why figures are missing (struct comparison's missing), variant by variant. */
@@ -149,19 +132,14 @@ void missing_collect(const struct compare_config *cfg, const struct invocation *
 		for (size_t i = 0; i < ninvs; i++)
 			counted += !strcmp(invs[i].variant, name) && compare_counts(&invs[i]);
 		if (!counted) {
-			add_missing(c, name, NULL, why_uncounted(name, invs, ninvs));
+			why_uncounted(name, invs, ninvs, add_missing(c, name, NULL, REASON_NONE));
 			continue;
 		}
 		for (size_t m = NBUILTINS; m < c->nmetrics; m++) {
-			const char *reason;
-
 			if (c->metrics[m].samples[v].n)
 				continue;
-			reason = metrics_reason(name, invs, ninvs);
-			add_missing(c, name, c->metrics[m].name,
-				    xasprintf("metric '%s' has no value in any counted run of '%s'%s%s",
-					      c->metrics[m].name, name, reason ? ": " : "",
-					      reason ? reason : ""));
+			add_missing(c, name, c->metrics[m].name, REASON_METRIC_NO_VALUE)->reason =
+				metrics_reason(name, invs, ninvs);
 		}
 	}
 }

@@ -166,7 +166,6 @@ static void test_stats(const struct compare_config *cfg, const struct test_time_
 	free(sv);
 	free(ref.values);
 	free(s.values);
-	free(s.gi_note);
 }
 
 /*

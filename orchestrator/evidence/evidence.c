@@ -325,7 +325,11 @@ static cJSON *sample_json(const struct cmp_sample *s, int depth)
 		jadd_opt(x, "coverage", s->has_gi, s->gi_coverage, NULL, NULL);
 		jadd_int(x, "n", (int64_t)(s->has_gi ? s->gi_n : 0));
 		jadd_int(x, "needed", (int64_t)s->gi_needed);
-		jadd_str(x, "note", s->has_gi ? NULL : s->gi_note);
+		jadd_str(x, "note", s->has_gi ? NULL : reason_code_name(s->gi_note));
+		jadd_int_or_null(x, "not_positive_reference", (int64_t)s->gi_not_positive_ref,
+				 s->gi_note == REASON_NOT_POSITIVE);
+		jadd_int_or_null(x, "not_positive", (int64_t)s->gi_not_positive,
+				 s->gi_note == REASON_NOT_POSITIVE);
 		jadd(o, "gate_interval", x);
 	}
 	x = jnew_object();
@@ -354,12 +358,78 @@ static cJSON *gate_json(const struct cmp_gate *g)
 	jadd(o, "interval", interval_json(g->has_interval, g->lo, g->hi));
 	jadd_str(o, "method", g->method);
 	jadd_opt(o, "coverage", g->method != NULL, g->coverage, NULL, NULL);
+	jadd_int_or_null(o, "n", (int64_t)g->n, g->n > 0);
 	jadd_str(o, "verdict", gate_verdict_word(g->verdict));
-	jadd_str(o, "reason", g->reason);
+	jadd_str(o, "reason", reason_code_name(g->reason));
+	jadd_str(o, "note", reason_code_name(g->note));
+	jadd_int_or_null(o, "n_min", (int64_t)g->n_min, g->n_min > 0);
 	jadd_int_or_null(o, "n_needed", (int64_t)g->n_needed, g->n_needed > 0);
 	jadd_str(o, "n_needed_unit", g->n_needed ? (g->n_needed_paired ? "rounds" : "runs a side")
 						 : NULL);
 	return o;
+}
+
+/* The warnings: each a code, its metric and variant, and the figures it rests on. */
+static cJSON *warnings_json(const struct comparison *c)
+{
+	cJSON *a = jnew_array();
+
+	for (size_t i = 0; i < c->nwarnings; i++) {
+		const struct cmp_warning *w = &c->warnings[i];
+		cJSON *x = jnew_object();
+
+		jadd_str(x, "code", reason_code_name(w->code));
+		jadd_str(x, "metric", w->metric);
+		jadd_str(x, "variant", w->variant);
+		jadd(x, "value", w->code != REASON_OUTLIERS ? jreal(w->value) : jnull());
+		jadd(x, "limit", w->code != REASON_SLOT_EFFECT ? jreal(w->limit) : jnull());
+		jadd(x, "p", w->code == REASON_SLOT_EFFECT ? jreal(w->p) : jnull());
+		jadd_int_or_null(x, "count", (int64_t)w->count, w->code == REASON_OUTLIERS);
+		jpush(a, x);
+	}
+	return a;
+}
+
+/* The runs that block acceptance: variant, round, the guard that failed and its reason. */
+static cJSON *blocking_json(const struct comparison *c)
+{
+	cJSON *a = jnew_array();
+
+	for (size_t i = 0; i < c->nblocking; i++) {
+		const struct cmp_blocking *b = &c->blocking[i];
+		cJSON *x = jnew_object();
+
+		jadd_str(x, "code", reason_code_name(b->code));
+		jadd_str(x, "variant", b->variant);
+		jadd_int(x, "round", b->round);
+		jadd_str(x, "guard", guard_kind_name(b->guard));
+		jadd_str(x, "guard_reason", b->guard_reason);
+		jpush(a, x);
+	}
+	return a;
+}
+
+/* Why figures are missing: a code and what it rests on (compare.h's struct cmp_missing). */
+static cJSON *missing_json(const struct comparison *c)
+{
+	cJSON *a = jnew_array();
+
+	for (size_t i = 0; i < c->nmissing; i++) {
+		const struct cmp_missing *m = &c->missing[i];
+		int counted = m->code == REASON_NO_COUNTED_RUNS;
+		cJSON *x = jnew_object();
+
+		jadd_str(x, "variant", m->variant);
+		jadd_str(x, "metric", m->metric);
+		jadd_str(x, "code", reason_code_name(m->code));
+		jadd_int(x, "runs", (int64_t)m->runs);
+		jadd_int_or_null(x, "shared", (int64_t)m->shared, counted);
+		jadd_str(x, "status", counted ? invocation_status_name(m->status) : NULL);
+		jadd_str(x, "reason", m->reason);
+		jadd_str(x, "stderr_tail", m->stderr_tail);
+		jpush(a, x);
+	}
+	return a;
 }
 
 /* schedule.until "decided": the design and the looks taken; null for a fixed number of rounds. */
@@ -446,8 +516,8 @@ static cJSON *evidence_comparison_json(const struct comparison *c, const struct 
 	for (size_t g = 0; g < c->ngates; g++)
 		jpush(arr, gate_json(&c->gates[g]));
 	jadd(o, "gates", arr);
-	jadd(o, "warnings", jstrings((const char *const *)c->warnings, c->nwarnings));
-	jadd(o, "blocking", jstrings((const char *const *)c->blocking, c->nblocking));
+	jadd(o, "warnings", warnings_json(c));
+	jadd(o, "blocking", blocking_json(c));
 	jadd_int(o, "blocking_omitted", (int64_t)c->blocking_omitted);
 	jadd_int(o, "tests_timed", (int64_t)c->tests_timed);
 	arr = jnew_array();
@@ -467,15 +537,7 @@ static cJSON *evidence_comparison_json(const struct comparison *c, const struct 
 		jpush(arr, x);
 	}
 	jadd(o, "test_changes", arr);
-	arr = jnew_array();
-	for (size_t i = 0; i < c->nmissing; i++) {
-		x = jnew_object();
-		jadd_str(x, "variant", c->missing[i].variant);
-		jadd_str(x, "metric", c->missing[i].metric);
-		jadd_str(x, "why", c->missing[i].why);
-		jpush(arr, x);
-	}
-	jadd(o, "missing", arr);
+	jadd(o, "missing", missing_json(c));
 	return o;
 }
 

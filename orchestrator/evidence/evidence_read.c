@@ -966,12 +966,80 @@ static int same_json(const cJSON *a, const cJSON *b)
 	return 1;
 }
 
+/*
+ * Whether comparison c was written before reason codes: a sentence (which
+ * holds a space; a code never does) as a gate's reason, or a string among
+ * its warnings or blocking, or a missing entry with a "why".
+ */
+static int written_in_sentences(const cJSON *c)
+{
+	const cJSON *x;
+
+	cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(c, "gates")) {
+		const cJSON *reason = cJSON_GetObjectItemCaseSensitive(x, "reason");
+		if (cJSON_IsString(reason) && strchr(reason->valuestring, ' '))
+			return 1;
+	}
+	cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(c, "warnings"))
+		if (cJSON_IsString(x))
+			return 1;
+	cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(c, "blocking"))
+		if (cJSON_IsString(x))
+			return 1;
+	cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(c, "missing"))
+		if (cJSON_GetObjectItemCaseSensitive(x, "why"))
+			return 1;
+	return 0;
+}
+
+/* The keys of a comparison that said why in sentences before reason codes. */
+static const char *const reason_keys_top[] = { "warnings", "blocking", "missing" };
+static const char *const reason_keys_gate[] = { "reason", "note", "n", "n_min" };
+static const char *const reason_keys_interval[] = { "note", "not_positive_reference",
+						     "not_positive" };
+
+static void drop_keys(cJSON *o, const char *const *keys, size_t n)
+{
+	for (size_t i = 0; o && cJSON_IsObject(o) && i < n; i++)
+		cJSON_DeleteItemFromObjectCaseSensitive(o, keys[i]);
+}
+
+/* c without what reason codes changed, to hold evidence in sentences to the same figures. */
+static void drop_reasons(cJSON *c)
+{
+	cJSON *x, *m;
+
+	drop_keys(c, reason_keys_top, ARRAY_SIZE(reason_keys_top));
+	cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(c, "gates"))
+		drop_keys(x, reason_keys_gate, ARRAY_SIZE(reason_keys_gate));
+	cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(c, "metrics"))
+		cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(m, "variants"))
+			drop_keys(cJSON_GetObjectItemCaseSensitive(x, "gate_interval"),
+				  reason_keys_interval, ARRAY_SIZE(reason_keys_interval));
+}
+
+/*
+ * Evidence written before reason codes said why in sentences, which
+ * abev no longer writes: its comparison is held to the one recomputed
+ * on every figure but those, rather than reported as not following from
+ * its invocations.
+ */
 int evidence_comparison_matches(const struct evidence_run *r, const char *doc)
 {
-	cJSON *j = cJSON_Parse(doc);
-	int same = j && r->stored_comparison &&
-		   same_json((const cJSON *)r->stored_comparison, j);
+	cJSON *j = cJSON_Parse(doc), *old = NULL;
+	const cJSON *stored = r->stored_comparison;
+	int same;
 
+	if (j && stored && written_in_sentences(stored)) {
+		old = cJSON_Duplicate(stored, 1);
+		if (!old)
+			die_oom();
+		drop_reasons(old);
+		drop_reasons(j);
+		stored = old;
+	}
+	same = j && stored && same_json(stored, j);
+	cJSON_Delete(old);
 	cJSON_Delete(j);
 	return same;
 }

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/reason_words.h"
 #include "util/alloc.h"
 #include "util/json_out.h"
 #include "util/compiler.h"
@@ -376,6 +377,13 @@ static char *render_csv(const struct evidence_run *r, const struct comparison *c
 }
 
 /* One testcase per gate and compared variant: fail = failure, inconclusive = skipped. */
+/* Appends words (owned, freed here) escaped for an XML attribute. */
+static void add_xml_words(struct strbuf *sb, char *words)
+{
+	strbuf_add_xml(sb, words);
+	free(words);
+}
+
 static char *render_junit(const struct evidence_run *r, const struct comparison *c)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -406,7 +414,7 @@ static char *render_junit(const struct evidence_run *r, const struct comparison 
 	for (size_t i = 0; i < c->nblocking; i++) {
 		strbuf_addf(&sb, "    <testcase classname=\"abev.tests\" name=\"test guard %zu\" "
 			    "time=\"0\">\n      <failure type=\"tests\" message=\"", i + 1);
-		strbuf_add_xml(&sb, c->blocking[i]);
+		add_xml_words(&sb, reason_words_blocking(&c->blocking[i]));
 		strbuf_adds(&sb, "\"/>\n    </testcase>\n");
 	}
 	for (size_t i = 0; i < c->nmissing; i++) {
@@ -420,7 +428,7 @@ static char *render_junit(const struct evidence_run *r, const struct comparison 
 			strbuf_adds(&sb, "counted runs");
 		}
 		strbuf_adds(&sb, "\" time=\"0\">\n      <failure type=\"no counted value\" message=\"");
-		strbuf_add_xml(&sb, c->missing[i].why);
+		add_xml_words(&sb, reason_words_missing(&c->missing[i]));
 		strbuf_adds(&sb, "\"/>\n    </testcase>\n");
 	}
 	for (size_t g = 0; g < c->ngates; g++) {
@@ -440,7 +448,7 @@ static char *render_junit(const struct evidence_run *r, const struct comparison 
 		strbuf_adds(&sb, ">\n      ");
 		strbuf_adds(&sb, gt->verdict == GATE_FAIL ? "<failure type=\"gate\" message=\""
 							  : "<skipped message=\"");
-		strbuf_add_xml(&sb, gt->reason);
+		add_xml_words(&sb, reason_words_gate(c, gt));
 		strbuf_adds(&sb, "\"/>\n    </testcase>\n");
 	}
 	strbuf_adds(&sb, "  </testsuite>\n</testsuites>\n");

@@ -20,6 +20,7 @@
 #include "evidence/envname.h"
 #include "report/contention.h"
 #include "report/plots.h"
+#include "report/reason_words.h"
 #include "report/summary.h"
 #include "report/template.h"
 #include "report/versions_side.h"
@@ -87,6 +88,13 @@ static void set_code(struct template_ctx *c, const char *name, const char *s)
 	strbuf_release(&sb);
 	strbuf_release(&body);
 }
+/* Sets name to words (owned, freed here). */
+static void set_words(struct template_ctx *c, const char *name, char *words)
+{
+	template_set(c, name, words);
+	free(words);
+}
+
 static void set_sb(struct template_ctx *c, const char *name, struct strbuf *sb)
 {
 	template_set(c, name, sb->buf);
@@ -163,7 +171,7 @@ static void set_verdict(struct template_ctx *c, const struct comparison *cmp)
 	for (size_t i = 0; i < cmp->nblocking; i++) {
 		struct template_ctx *r = template_add(c, "gate_problems");
 		template_set_bool(r, "failed", 1);
-		template_set(r, "reason", cmp->blocking[i]);
+		set_words(r, "reason", reason_words_blocking(&cmp->blocking[i]));
 	}
 	for (size_t g = 0; g < cmp->ngates; g++) {
 		struct template_ctx *r;
@@ -171,7 +179,7 @@ static void set_verdict(struct template_ctx *c, const struct comparison *cmp)
 			continue;
 		r = template_add(c, "gate_problems");
 		template_set_bool(r, "failed", cmp->gates[g].verdict == GATE_FAIL);
-		template_set(r, "reason", cmp->gates[g].reason);
+		set_words(r, "reason", reason_words_gate(cmp, &cmp->gates[g]));
 	}
 	summary_sample_size(&sb, cmp);
 	set_sb(c, "sample_size", &sb);
@@ -345,8 +353,11 @@ static void metric_row(struct template_ctx *t, const struct comparison *cmp,
 			    !strcmp(s->gi_method, "wilcoxon_paired") ? "paired" : "unpaired",
 			    s->gi_coverage * 100);
 	} else {
+		char *why = reason_words_interval(cmp, m, s);
+
 		summary_ratio(&sb, m, s);
-		strbuf_addf(&sb, " (no interval: %s)", s->gi_note);
+		strbuf_addf(&sb, " (no interval: %s)", why ? why : "?");
+		free(why);
 	}
 	set_sb(r, "ratio", &sb);
 	gate_cell(&sb, cmp, m, s->variant);
@@ -953,7 +964,8 @@ static void set_conditions(struct template_ctx *c, const struct report_input *in
 	for (size_t i = 0; i < in->run->nnotes; i++, notes = 1)
 		template_set(template_add(c, "notes"), "text", in->run->notes[i]);
 	for (size_t i = 0; in->comparison && i < in->comparison->nwarnings; i++, notes = 1)
-		template_set(template_add(c, "notes"), "text", in->comparison->warnings[i]);
+		set_words(template_add(c, "notes"), "text",
+			  reason_words_warning(&in->comparison->warnings[i]));
 	for (size_t i = 0; i < in->ninvs; i++) {
 		const struct invocation *inv = &in->invs[i];
 		const char *why = inv->reason ? inv->reason : inv->exec_error;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/reason_words.h"
 #include "report/summary.h"
 #include "report/template.h"
 #include "decide/units.h"
@@ -161,12 +162,16 @@ static void host_rows(struct template_ctx *c, const struct report_host *hosts, s
 		template_set(r, "dir", hosts[i].dir);
 		for (size_t g = 0; g < cmp->ngates; g++) {
 			struct template_ctx *p;
+			char *why;
+
 			if (cmp->gates[g].verdict == GATE_PASS)
 				continue;
 			p = template_add(c, "problems");
 			template_set(p, "label", label_of(&hosts[i]));
 			template_set_bool(p, "failed", cmp->gates[g].verdict == GATE_FAIL);
-			template_set(p, "reason", cmp->gates[g].reason);
+			why = reason_words_gate(cmp, &cmp->gates[g]);
+			template_set(p, "reason", why);
+			free(why);
 			problems = 1;
 		}
 	}

@@ -7,9 +7,11 @@
 #include "report/summary.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "decide/units.h"
+#include "report/reason_words.h"
 #include "util/colour.h"
 #include "util/escape.h"
 #include "util/strbuf.h"
@@ -114,6 +116,7 @@ static void summary_ungated(struct strbuf *sb, const struct comparison *c)
 		const struct cmp_sample *s = &m->samples[v];
 		int clear = compare_estimate(s) != 1 &&
 			    !(s->has_gi && s->gi_lo <= 1 && 1 <= s->gi_hi);
+		char *why;
 
 		if (s->is_reference || !s->has_change)
 			continue;
@@ -126,8 +129,10 @@ static void summary_ungated(struct strbuf *sb, const struct comparison *c)
 			strbuf_addf(sb, "'%s' against '%s': ", s->variant, ref);
 			summary_ratio(sb, m, s);
 		}
-		if (!s->has_gi && s->gi_note)
-			strbuf_addf(sb, " (no interval: %s)", s->gi_note);
+		why = reason_words_interval(c, m, s);
+		if (why)
+			strbuf_addf(sb, " (no interval: %s)", why);
+		free(why);
 	}
 }
 
@@ -151,7 +156,10 @@ void summary_decision(struct strbuf *sb, const struct comparison *c)
 	case DECISION_REJECTED:
 		if (c->nblocking) {
 			/* The tests came first: figures of runs that skipped tests prove nothing. */
-			strbuf_addf(sb, ": %s", c->blocking[0]);
+			char *first = reason_words_blocking(&c->blocking[0]);
+
+			strbuf_addf(sb, ": %s", first);
+			free(first);
 			if (c->nblocking + c->blocking_omitted > 1)
 				strbuf_addf(sb, " (and %zu more run%s failing a test guard)",
 					    c->nblocking + c->blocking_omitted - 1,
@@ -173,8 +181,12 @@ void summary_decision(struct strbuf *sb, const struct comparison *c)
 		break;
 	}
 	/* What no figure can say: why a variant, or a metric of it, has none. */
-	for (size_t i = 0; i < c->nmissing; i++)
-		strbuf_addf(sb, "; %s", c->missing[i].why);
+	for (size_t i = 0; i < c->nmissing; i++) {
+		char *why = reason_words_missing(&c->missing[i]);
+
+		strbuf_addf(sb, "; %s", why);
+		free(why);
+	}
 }
 
 void summary_sample_size(struct strbuf *sb, const struct comparison *c)

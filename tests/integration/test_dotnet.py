@@ -275,8 +275,10 @@ class DotnetTest(AbevTestCase):
         # Exit 1: an invocation failed a guard, which docs/exit-codes.md puts before exit 5.
         self.assertEqual(cp.returncode, 1, cp.stdout)
         self.assertEqual(len(cmp["blocking"]), 2)
-        self.assertIn("candidate run 1 failed the test_set guard", cmp["blocking"][0])
-        self.assertIn("SuiteTests.OnlyInTheBaseline", cmp["blocking"][0])
+        first = cmp["blocking"][0]
+        self.assertEqual((first["code"], first["variant"], first["round"], first["guard"]),
+                         ("test_guard_failed", "candidate", 1, "test_set"))
+        self.assertIn("SuiteTests.OnlyInTheBaseline", first["guard_reason"])
         self.assertIn("decision: rejected: candidate run 1 failed the test_set guard",
                       cp.stdout)
         junit = self.abev("export", self.path("ev"), "--format", "junit")
@@ -354,9 +356,9 @@ class DotnetTest(AbevTestCase):
             self.assertIn("crashed", by["crash"]["reason"])
         cmp = res["comparison"]
         self.assertEqual(cmp["decision"], "rejected")
-        blocking = " ".join(cmp["blocking"])
-        self.assertIn("cand run 1 failed the test_set guard", blocking)
-        self.assertIn("fail run 1 failed the tests_passed guard", blocking)
+        blocking = [(b["code"], b["variant"], b["round"], b["guard"]) for b in cmp["blocking"]]
+        self.assertIn(("test_guard_failed", "cand", 1, "test_set"), blocking)
+        self.assertIn(("test_guard_failed", "fail", 1, "tests_passed"), blocking)
         self.assertNotEqual(cp.returncode, 0)
         for v in ("base", "alloc"):
             self.check_host_rss(by[v], host)

@@ -369,7 +369,7 @@ class FileSizeLimit(AbevTestCase):
                               stdin=subprocess.DEVNULL, preexec_fn=limit)
 
     def test_result_json_over_the_limit_leaves_a_short_record(self):
-        cp = self.run_limited(helper_plan([("a", ["exit", "0"])], runs=12), 12)
+        cp = self.run_limited(helper_plan([("a", ["exit", "0"])], runs=12), 16)
         self.assertEqual(cp.returncode, 3, cp.stdout + cp.stderr)
         self.assertIn("File too large", cp.stderr)
         res = self.load("ev", "result.json")

@@ -3,7 +3,8 @@ failure shapes a new user meets first — a failing command, a command that
 is not found, tests that were all skipped, a metric glob that matches no
 test — each end with a decision line that names the cause, the report's
 verdict says the same, and the JUnit export shows it as a failure. The
-comparison in result.json carries the sentences ("missing")."""
+comparison in result.json carries the codes and what they rest on
+("missing"); the words above are rendered from them."""
 import glob
 import json
 import os
@@ -45,6 +46,14 @@ class Why(AbevTestCase):
         fails = self.junit_failures(ev)
         self.assertIn(("abev.runs.false", "counted runs"), [(c, n) for c, n, _ in fails])
         self.assertTrue(any(why in m for _, _, m in fails), fails)
+        with open(os.path.join(ev, "result.json")) as f:
+            missing = json.load(f)["comparison"]["missing"]
+        self.assertEqual(len(missing), 1)
+        m = missing[0]
+        self.assertEqual((m["variant"], m["metric"], m["code"], m["runs"], m["shared"],
+                          m["status"], m["reason"]),
+                         ("false", None, "no_counted_runs", 2, 2, "failed",
+                          "exit_code guard failed: exited with code 1 (allowed: 0)"))
 
     def test_a_command_not_found_is_refused_before_the_first_run(self):
         # A plain command line's program is looked up on the PATH first: the plan
@@ -124,6 +133,11 @@ class Why(AbevTestCase):
         self.assertNotIn("n/a (no counted run)", p.stdout + p.stderr)
         fails = self.junit_failures(ev)
         self.assertIn(("abev.runs.cand", "metric sieve"), [(c, n) for c, n, _ in fails])
+        with open(os.path.join(ev, "result.json")) as f:
+            missing = json.load(f)["comparison"]["missing"]
+        m = [x for x in missing if x["variant"] == "cand"][0]
+        self.assertEqual((m["metric"], m["code"]), ("sieve", "metric_no_value"))
+        self.assertIn("prime_sieve", m["reason"])
         # A typo no further round mends: the plan stopped after the first (warmups
         # yield no metrics and do not hide it).
         with open(os.path.join(ev, "result.json")) as f:

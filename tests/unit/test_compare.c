@@ -285,7 +285,16 @@ static void test_gates(void **state)
 		assert_true(c.gates[0].has_interval);
 		assert_true(c.gates[0].lo <= c.gates[0].observed &&
 			    c.gates[0].observed <= c.gates[0].hi);
-		assert_non_null(c.gates[0].reason);
+		if (gc->kind == GATE_BUDGET)
+			assert_int_equal(c.gates[0].reason,
+					 gc->want == GATE_FAIL   ? REASON_BUDGET_BEYOND
+					 : gc->want == GATE_PASS ? REASON_BUDGET_WITHIN
+								 : REASON_BUDGET_STRADDLES);
+		else
+			assert_int_equal(c.gates[0].reason,
+					 gc->want == GATE_FAIL   ? REASON_INTERVAL_BEYOND_LIMIT
+					 : gc->want == GATE_PASS ? REASON_INTERVAL_WITHIN_LIMIT
+								 : REASON_INTERVAL_STRADDLES_LIMIT);
 		assert_int_equal(c.decision, gc->want == GATE_FAIL   ? DECISION_REJECTED
 					     : gc->want == GATE_PASS ? DECISION_ACCEPTED
 								     : DECISION_INCONCLUSIVE);
@@ -328,7 +337,9 @@ static void test_exact_gates(void **state)
 	assert_true(x->gi_lo > 1.17 && x->gi_hi < 1.36);
 	assert_int_equal(c.gates[0].verdict, GATE_FAIL);
 	assert_string_equal(c.gates[0].method, "wilcoxon_paired");
-	assert_non_null(strstr(c.gates[0].reason, "(paired by round, 8 rounds, exact 96.1 %)"));
+	assert_int_equal(c.gates[0].reason, REASON_INTERVAL_BEYOND_LIMIT);
+	assert_int_equal(c.gates[0].n, 8);
+	assert_true(fabs(c.gates[0].coverage - (1 - 2 * 5.0 / 256)) < 1e-12);
 	assert_int_equal(c.decision, DECISION_REJECTED);
 	compare_release(&c);
 
@@ -342,8 +353,14 @@ static void test_exact_gates(void **state)
 		compare_compute(&f.cfg, f.invs, f.n, &c);
 		assert_int_equal(c.gates[0].verdict, GATE_INCONCLUSIVE);
 		assert_null(c.gates[0].method);
-		assert_non_null(strstr(c.gates[0].reason, "needs at least 4 rounds for 95 % (has 2; "
-						   "below 6 rounds the interval is unpaired)"));
+		assert_int_equal(c.gates[0].reason, REASON_NO_INTERVAL);
+		assert_int_equal(c.gates[0].note, REASON_TOO_FEW_ROUNDS);
+		x = sample(&c, "t", "cand");
+		assert_int_equal(x->gi_note, REASON_TOO_FEW_ROUNDS);
+		assert_int_equal(x->gi_needed, 4);
+		assert_int_equal(x->pairs, 2);
+		assert_int_equal(c.pairs_needed_ci, 6);
+		assert_int_equal(c.gates[0].n_needed, 4);
 		assert_int_equal(c.decision, DECISION_INCONCLUSIVE);
 		compare_release(&c);
 	}
@@ -370,7 +387,9 @@ static void test_exact_gates(void **state)
 		x = sample(&c, "t", "cand");
 		assert_string_equal(x->gi_method, "mann_whitney");
 		assert_int_equal(c.gates[0].verdict, GATE_FAIL);
-		assert_non_null(strstr(c.gates[0].reason, "(unpaired, 4 runs a side, exact"));
+		assert_int_equal(c.gates[0].reason, REASON_INTERVAL_BEYOND_LIMIT);
+		assert_string_equal(c.gates[0].method, "mann_whitney");
+		assert_int_equal(c.gates[0].n, 4);
 		compare_release(&c);
 		setup(&f, 2);
 		f.cfg.gates = &g;
@@ -379,8 +398,11 @@ static void test_exact_gates(void **state)
 		pairs(&f, a, b, 3);
 		compare_compute(&f.cfg, f.invs, f.n, &c);
 		assert_int_equal(c.gates[0].verdict, GATE_INCONCLUSIVE);
-		assert_non_null(strstr(c.gates[0].reason,
-				       "needs at least 4 runs a side for 95 % (has 3 and 3)"));
+		assert_int_equal(c.gates[0].reason, REASON_NO_INTERVAL);
+		assert_int_equal(c.gates[0].note, REASON_TOO_FEW_RUNS);
+		x = sample(&c, "t", "cand");
+		assert_int_equal(x->gi_needed, 4);
+		assert_int_equal(x->n, 3);
 		compare_release(&c);
 	}
 	/* Rounds broken by discards: 7 runs a side but only 5 in the same rounds: unpaired. */
@@ -409,7 +431,9 @@ static void test_exact_gates(void **state)
 		pairs(&f, a, a, 5);
 		compare_compute(&f.cfg, f.invs, f.n, &c);
 		assert_int_equal(c.gates[0].verdict, GATE_INCONCLUSIVE);
-		assert_non_null(strstr(c.gates[0].reason, "needs at least 6 counted runs for 95 % (has 5)"));
+		assert_int_equal(c.gates[0].reason, REASON_BUDGET_TOO_FEW_RUNS);
+		assert_int_equal(c.gates[0].n_min, 6);
+		assert_int_equal(c.gates[0].n, 5);
 		compare_release(&c);
 	}
 }
@@ -580,7 +604,7 @@ static void test_at_the_limit(void **state)
 			fail_msg("x%g (%s is better): %s, want %s: %s", cases[k].factor,
 				 cases[k].better_higher ? "higher" : "lower",
 				 gate_verdict_word(c.gates[0].verdict),
-				 gate_verdict_word(cases[k].want), c.gates[0].reason);
+				 gate_verdict_word(cases[k].want), reason_code_name(c.gates[0].reason));
 		compare_release(&c);
 	}
 }
@@ -620,7 +644,8 @@ static void test_negative_reference(void **state)
 		assert_false(cs->has_ci);
 		assert_non_null(strstr(cs->ci_note, "values of 0 or below"));
 		assert_int_equal(c.gates[0].verdict, GATE_INCONCLUSIVE);
-		assert_non_null(strstr(c.gates[0].reason, "a value of 0 or below"));
+		assert_int_equal(c.gates[0].reason, REASON_NO_INTERVAL);
+		assert_int_equal(c.gates[0].note, REASON_NOT_POSITIVE);
 		assert_int_equal(c.decision, DECISION_INCONCLUSIVE);
 		compare_release(&c);
 	}
@@ -760,7 +785,9 @@ static void test_no_round_dropped_silently(void **state)
 	compare_compute(&f.cfg, f.invs, f.n, &c);
 	cs = sample(&c, "t", "cand");
 	assert_false(cs->has_gi);
-	assert_non_null(strstr(cs->gi_note, "0 counted run(s) of the reference and 4 of this variant"));
+	assert_int_equal(cs->gi_note, REASON_NOT_POSITIVE);
+	assert_int_equal(cs->gi_not_positive_ref, 0);
+	assert_int_equal(cs->gi_not_positive, 4);
 	assert_int_equal(c.gates[0].verdict, GATE_INCONCLUSIVE);
 	assert_int_equal(c.decision, DECISION_INCONCLUSIVE);
 	assert_int_equal(cs->pairs, 6);
@@ -868,8 +895,11 @@ static void test_test_guard_failure_rejects(void **state)
 		compare_compute(&f.cfg, f.invs, f.n, &c);
 		assert_int_equal(c.decision, DECISION_REJECTED);
 		assert_int_equal(c.nblocking, 6);
-		assert_string_equal(c.blocking[0], "cand run 1 failed the test_set guard: ran 7 tests, "
-						   "1 fewer than base run 1: missing S.OnlyInBase");
+		assert_int_equal(c.blocking[0].code, REASON_TEST_GUARD_FAILED);
+		assert_string_equal(c.blocking[0].variant, "cand");
+		assert_int_equal(c.blocking[0].round, 1);
+		assert_int_equal(c.blocking[0].guard, GUARD_TEST_SET);
+		assert_string_equal(c.blocking[0].guard_reason, why);
 		summary_decision(&sb, &c);
 		assert_non_null(strstr(sb.buf, "rejected: cand run 1 failed the test_set guard"));
 		assert_non_null(strstr(sb.buf, "missing S.OnlyInBase"));
@@ -902,8 +932,10 @@ static void test_test_guard_failure_rejects(void **state)
 		compare_compute(&f.cfg, f.invs, f.n, &c);
 		assert_int_equal(c.decision, DECISION_REJECTED);
 		assert_int_equal(c.nblocking, 1);
-		assert_string_equal(c.blocking[0], "cand run 6 failed the tests_passed guard: 1 test(s) "
-						   "failed: S.Parse (Failed: Expected 1, got 2)");
+		assert_int_equal(c.blocking[0].code, REASON_TEST_GUARD_FAILED);
+		assert_int_equal(c.blocking[0].round, 6);
+		assert_int_equal(c.blocking[0].guard, GUARD_TESTS_PASSED);
+		assert_string_equal(c.blocking[0].guard_reason, failed);
 		summary_decision(&sb, &c);
 		assert_non_null(strstr(sb.buf, "rejected: cand run 6 failed the tests_passed guard"));
 		strbuf_release(&sb);
@@ -1010,6 +1042,19 @@ static void test_order_effect(void **state)
 	assert_true(b->order_warning);
 	assert_int_equal(b->values[1].slot, 2);
 	assert_true(c.nwarnings >= 2);
+	{
+		size_t slot = 0;
+
+		for (size_t i = 0; i < c.nwarnings; i++)
+			if (c.warnings[i].code == REASON_SLOT_EFFECT &&
+			    !strcmp(c.warnings[i].metric, "t") &&
+			    !strcmp(c.warnings[i].variant, "base")) {
+				slot++;
+				assert_true(c.warnings[i].value == b->order_shift_pct);
+				assert_true(c.warnings[i].p == b->order_p);
+			}
+		assert_true(slot >= 1);
+	}
 	compare_release(&c);
 
 	/* Without the effect, no warning. */
@@ -1115,13 +1160,17 @@ static void test_missing_says_why(void **state)
 	assert_int_equal(c.nmissing, 2);
 	assert_string_equal(c.missing[0].variant, "cand");
 	assert_null(c.missing[0].metric);
-	assert_string_equal(c.missing[0].why,
-			    "'cand' has no counted run: 2 of 3 runs failed: exit_code guard failed: "
-			    "exited with code 1 (allowed: 0), 1 for other reasons; its stderr ends: boom");
+	assert_int_equal(c.missing[0].code, REASON_NO_COUNTED_RUNS);
+	assert_int_equal(c.missing[0].runs, 3);
+	assert_int_equal(c.missing[0].shared, 2);
+	assert_int_equal(c.missing[0].status, INV_FAILED);
+	assert_string_equal(c.missing[0].reason, "exit_code guard failed: exited with code 1 "
+						 "(allowed: 0)");
+	assert_string_equal(c.missing[0].stderr_tail, "boom");
 	assert_string_equal(c.missing[1].variant, "third");
 	assert_string_equal(c.missing[1].metric, "t");
-	assert_string_equal(c.missing[1].why, "metric 't' has no value in any counted run of "
-					      "'third': metric 't' did not match test.log");
+	assert_int_equal(c.missing[1].code, REASON_METRIC_NO_VALUE);
+	assert_string_equal(c.missing[1].reason, "metric 't' did not match test.log");
 	/* third's runs count for the built-ins: a missing metric is left out alone. */
 	assert_int_equal(sample(&c, "wall", "third")->n, 3);
 	summary_decision(&sb, &c);
