@@ -185,7 +185,7 @@ check-headers:
 completions: $(ABEV_BIN)
 	$(PYTHON) mk/completions.py $(abspath $(ABEV_BIN)) completions
 
-# docs/plan-keys.md, options.md and exit-codes.md, each one `abev help TOPIC
+# docs/plan-keys.md, options.md, exit-codes.md and reason-codes.md, each one `abev help TOPIC
 # --markdown`; test_docs.py fails when the committed ones differ from it.
 docs: $(ABEV_BIN)
 	$(PYTHON) mk/docs.py $(abspath $(ABEV_BIN)) docs

@@ -45,7 +45,7 @@ _abev()
 	done
 	if ((i + 1 < COMP_CWORD)); then
 		case "$cmd ${COMP_WORDS[i+1]}" in
-		'guard min-executed'|'help exit-codes'|'help options'|'help plan') cmd="$cmd ${COMP_WORDS[i+1]}" ;;
+		'guard min-executed'|'help exit-codes'|'help options'|'help plan'|'help reasons') cmd="$cmd ${COMP_WORDS[i+1]}" ;;
 		esac
 	fi
 
@@ -189,7 +189,7 @@ _abev()
 			COMPREPLY=($(compgen -W '-h --help' -- "$cur"))
 			return 0
 		fi
-		COMPREPLY=($(compgen -W 'run bench init report compare export verify keygen pack results guard help plan options exit-codes' -- "$cur"))
+		COMPREPLY=($(compgen -W 'run bench init report compare export verify keygen pack results guard help plan options exit-codes reasons' -- "$cur"))
 		;;
 	'help plan')
 		if [[ $cur == -* ]]; then
@@ -204,6 +204,12 @@ _abev()
 		fi
 		;;
 	'help exit-codes')
+		if [[ $cur == -* ]]; then
+			COMPREPLY=($(compgen -W '--markdown -h --help' -- "$cur"))
+			return 0
+		fi
+		;;
+	'help reasons')
 		if [[ $cur == -* ]]; then
 			COMPREPLY=($(compgen -W '--markdown -h --help' -- "$cur"))
 			return 0

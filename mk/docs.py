@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """Writes the reference files of docs/ that abev's own tables give.
 
-Usage: docs.py ABEV [DIR]          write DIR/plan-keys.md, options.md, exit-codes.md
+Usage: docs.py ABEV [DIR]          write DIR/plan-keys.md, options.md, exit-codes.md,
+                                   reason-codes.md
        docs.py --check ABEV [DIR]  fail, with a diff, when they differ
 
 ABEV is the binary: each file is the output of one `abev help TOPIC
 --markdown` (the plan reference of orchestrator/plan/plan_doc.c, the option
-tables of orchestrator/cli/, the exit codes of orchestrator/cli/cli_exit.c),
+tables of orchestrator/cli/, the exit codes of orchestrator/cli/cli_exit.c, the
+reason codes of orchestrator/record/reason.c),
 under a first line that says so. DIR is docs/ by default. `make docs` runs
 it; tests/integration/test_docs.py runs --check.
 """
@@ -20,6 +22,7 @@ FILES = {
                      "and meaning.\n[plan.md](plan.md) says how they work together.\n\n"),
     "options.md": ("options", ""),
     "exit-codes.md": ("exit-codes", ""),
+    "reason-codes.md": ("reasons", ""),
 }
 
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "cli/cli_reasons.h"
 #include "seal/signkey.h"
 #include "plan/plan_doc.h"
 #include "util/alloc.h"
@@ -88,7 +89,8 @@ static void print_main_help(FILE *f)
 	cli_exit_codes_print(f, CLI_EXIT_BRIEF);
 }
 
-static const struct cli_command cmd_help, cmd_help_plan, cmd_help_options, cmd_help_exit_codes;
+static const struct cli_command cmd_help, cmd_help_plan, cmd_help_options, cmd_help_exit_codes,
+	cmd_help_reasons;
 
 /* The commands, in the order of the completions. */
 static const struct cli_command *const commands[] = {
@@ -205,7 +207,7 @@ static const struct cli_command cmd_help_plan = {
 	.fn = help_plan_main,
 };
 
-/* abev help options and abev help exit-codes: --markdown is their docs/ file. */
+/* abev help options, exit-codes and reasons: --markdown is their docs/ file. */
 struct help_table_args {
 	int markdown;
 };
@@ -237,6 +239,15 @@ static int help_exit_codes_main(void *opts, size_t n, char **operands)
 	return cli_exit_codes_print(stdout, a->markdown ? CLI_EXIT_MARKDOWN : CLI_EXIT_TEXT) < 0 ? EXIT_RUNTIME : EXIT_PASSED;
 }
 
+static int help_reasons_main(void *opts, size_t n, char **operands)
+{
+	const struct help_table_args *a = opts;
+
+	(void)n;
+	(void)operands;
+	return cli_reasons_print(stdout, a->markdown) < 0 ? EXIT_RUNTIME : EXIT_PASSED;
+}
+
 static const struct cli_option help_options_options[] = {
 	{ CLI_FLAG(0, "markdown", struct help_table_args, markdown,
 		   "print the tables of docs/options.md (Markdown) instead") },
@@ -246,6 +257,12 @@ static const struct cli_option help_options_options[] = {
 static const struct cli_option help_exit_codes_options[] = {
 	{ CLI_FLAG(0, "markdown", struct help_table_args, markdown,
 		   "print the table of docs/exit-codes.md (Markdown) instead") },
+	{ CLI_END() },
+};
+
+static const struct cli_option help_reasons_options[] = {
+	{ CLI_FLAG(0, "markdown", struct help_table_args, markdown,
+		   "print the table of docs/reason-codes.md (Markdown) instead") },
 	{ CLI_END() },
 };
 
@@ -269,6 +286,18 @@ static const struct cli_command cmd_help_exit_codes = {
 	.fn = help_exit_codes_main,
 };
 
+static const struct cli_command cmd_help_reasons = {
+	.name = "help reasons",
+	.summary = "the reason codes of result.json",
+	.usage = "usage: abev help reasons [--markdown]\n",
+	.about = "Every code result.json's comparison gives for why — a gate's reason, why a\n"
+		 "change has no interval, a warning, a run that blocks acceptance, a missing\n"
+		 "figure — with its field and the numbers beside it.\n",
+	.options = help_reasons_options,
+	.opts_size = sizeof(struct help_table_args),
+	.fn = help_reasons_main,
+};
+
 static int help_main(void *opts, size_t n, char **operands)
 {
 	const struct cli_command *c;
@@ -284,6 +313,8 @@ static int help_main(void *opts, size_t n, char **operands)
 		return dispatch(&cmd_help_options, (int)n, operands);
 	if (!strcmp(operands[0], "exit-codes"))
 		return dispatch(&cmd_help_exit_codes, (int)n, operands);
+	if (!strcmp(operands[0], "reasons"))
+		return dispatch(&cmd_help_reasons, (int)n, operands);
 	c = find_command(operands[0]);
 	if (!c) {
 		const char *near = nearest_command(operands[0]);
@@ -303,7 +334,7 @@ static const struct cli_option help_options[] = {
 static const struct cli_command cmd_help = {
 	.name = "help",
 	.summary = "show help for a command",
-	.usage = "usage: abev help [COMMAND | plan | options | exit-codes] [--markdown]\n",
+	.usage = "usage: abev help [COMMAND | plan | options | exit-codes | reasons] [--markdown]\n",
 	.about = "Shows the help of abev, of one of its commands (as 'abev COMMAND --help'\n"
 		 "does), the plan reference, every command's options, or the exit codes.\n",
 	.options = help_options,
@@ -317,7 +348,7 @@ static const struct cli_command cmd_help = {
 /* Every table: abev's own, each command's, the help topics'. */
 static const struct cli_command *const *all_commands(size_t *n)
 {
-	static const struct cli_command *all[ARRAY_SIZE(commands) + 4];
+	static const struct cli_command *all[ARRAY_SIZE(commands) + 5];
 
 	*n = 0;
 	all[(*n)++] = &cmd_abev;
@@ -326,6 +357,7 @@ static const struct cli_command *const *all_commands(size_t *n)
 	all[(*n)++] = &cmd_help_plan;
 	all[(*n)++] = &cmd_help_options;
 	all[(*n)++] = &cmd_help_exit_codes;
+	all[(*n)++] = &cmd_help_reasons;
 	return all;
 }
 

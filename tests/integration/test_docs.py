@@ -1,5 +1,5 @@
-"""The generated references of docs/: docs/plan-keys.md, options.md and
-exit-codes.md are what mk/docs.py writes from `abev help TOPIC --markdown`,
+"""The generated references of docs/: docs/plan-keys.md, options.md,
+exit-codes.md and reason-codes.md are what mk/docs.py writes from `abev help TOPIC --markdown`,
 so that they say what the binary's own tables say (a stale one names
 `make docs`); each starts with a line naming the command it comes from; the
 options and exit codes they list are the binary's; and every link between
@@ -12,7 +12,8 @@ import unittest
 
 from common import ABEV, SRC, AbevTestCase
 
-GENERATED = {"plan-keys.md": "plan", "options.md": "options", "exit-codes.md": "exit-codes"}
+GENERATED = {"plan-keys.md": "plan", "options.md": "options", "exit-codes.md": "exit-codes",
+             "reason-codes.md": "reasons"}
 
 
 def read(name):

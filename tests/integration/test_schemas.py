@@ -110,6 +110,25 @@ class SchemaTest(AbevTestCase):
                 self.assertEqual(s["$schema"], "https://json-schema.org/draft/2020-12/schema")
                 schemas.Draft202012Validator.check_schema(s)
 
+    def test_reason_codes_are_the_binarys(self):
+        # The codes run.schema.json allows in each field are those of abev's one
+        # table (record/reason.c), as `abev help reasons --markdown` lists them.
+        out = self.abev("help", "reasons", "--markdown", check=0).stdout
+        rows = [l.split("|")[1:3] for l in out.splitlines() if l.startswith("| `")]
+        table = {}
+        for code, field in rows:
+            table.setdefault(field.strip(" `"), set()).add(code.strip(" `"))
+        s = schemas.schema("run")
+        cmp = s["$defs"]["comparison"]["properties"]
+        enum = lambda o: {c for c in o["enum"] if c is not None}
+        self.assertEqual(table.pop("gates[].reason"), enum(s["$defs"]["gate_reason"]))
+        self.assertEqual(table.pop("gate_interval.note, gates[].note"),
+                         enum(s["$defs"]["interval_reason"]))
+        for key in ("warnings", "blocking", "missing"):
+            item = cmp[key]["items"]["anyOf"][0]
+            self.assertEqual(table.pop(f"{key}[].code"), enum(item["properties"]["code"]), key)
+        self.assertEqual(table, {})
+
     def test_demo_plan_is_valid(self):
         self.assertValid("plan", demo_plan())
 
