@@ -1,6 +1,6 @@
 /*
  * framing: finds the end of a bundle's first zstd frame or gzip member by
- * walking its structure, for bundle.c to compare with the file's size.
+ * walking its structure, for read.c to compare with the file's size.
  *
  * Why walk rather than ask libarchive how much it consumed: its zstd
  * filter (libzstd's streaming decoder) runs on through further frames and
@@ -14,10 +14,10 @@
  * end-of-block code is, so the walk decodes every Huffman symbol — with a
  * table for codes of up to FAST_BITS bits, bit by bit beyond — and writes
  * no output: no window, no check of distances, which the decompressor
- * reading the same bytes does, nor of the trailer's CRC-32, which bundle.c
+ * reading the same bytes does, nor of the trailer's CRC-32, which read.c
  * compares with the content it decompressed. The walk therefore agrees
  * with zlib on where a valid stream ends, and on an invalid one merely
- * fails or stops early; bundle.c reads the bundle through libarchive
+ * fails or stops early; read.c reads the bundle through libarchive
  * first, so an invalid stream has been refused before.
  *
  * Everything is bounded by the file: each step consumes input, and

@@ -10,7 +10,7 @@
  * content (the decompressor that reads the bundle does), except a gzip
  * header's own CRC; a gzip member's trailer (CRC-32 and size of the
  * content), which libarchive 3.6 reads past unchecked, it hands on for
- * bundle.c to compare with what it decompressed. It reads the file once,
+ * read.c to compare with what it decompressed. It reads the file once,
  * in bounded chunks, and never allocates more than its buffer.
  */
 #ifndef ABEV_FRAMING_H

@@ -4,7 +4,7 @@
  * every listed hash, no listed file missing, no
  * unlisted file, no symlink, device or other special file, no unsafe
  * name — and reports every problem with the file it concerns. A bundle
- * is read by streaming it (bundle.c), never extracted to disk. When the
+ * is read by streaming it (bundle/read.c), never extracted to disk. When the
  * evidence holds, it also reads what the evidence says of itself (its
  * result.json: status, decision, changes to abev's files), from the very
  * bytes it checked.

@@ -225,7 +225,7 @@ static char *log_text(size_t n)
 }
 
 /*
- * bundle.c compresses .tar.zst on zstd worker threads: the input is cut
+ * pack.c compresses .tar.zst on zstd worker threads: the input is cut
  * into jobs of a fixed size and compressed in parallel, and the frame must
  * not depend on which job finished first. Tens of MiB make many jobs.
  */
