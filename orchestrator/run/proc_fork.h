@@ -16,7 +16,7 @@
 
 struct proc_user;
 
-/* What child_main() reads, outside abev's heap. */
+/* What child_main() (proc_spawn.c) reads, outside abev's heap. */
 struct fork_copy {
 	void *base;
 	size_t size;

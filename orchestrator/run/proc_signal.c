@@ -5,7 +5,7 @@
  * interrupt signal is kept (proc_interrupted()), the interrupts and
  * continues are counted. proc_setup() also ignores SIGPIPE and SIGXFSZ,
  * starts the watchdog (proc_watchdog.c) and makes abev a child subreaper.
- * It starts no measured process: that is proc.c's alone.
+ * It starts no measured process: that is proc_spawn.c's alone.
  */
 #include "run/proc.h"
 #include "run/proc_signal.h"

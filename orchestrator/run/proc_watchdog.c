@@ -1,6 +1,6 @@
 /*
  * proc_watchdog: makes the children die with abev, however abev dies.
- * Each child gets PR_SET_PDEATHSIG (SIGKILL) before exec (proc.c), but
+ * Each child gets PR_SET_PDEATHSIG (SIGKILL) before exec (proc_spawn.c), but
  * that reaches the child alone, not what it started. So proc_setup()
  * forks, while abev is still small, a watchdog process that is neither
  * abev's child nor in its session: it holds the read end of a pipe whose
