@@ -61,20 +61,20 @@ _abev()
 		case $prev in
 		-o|--out) _abev_dirs; return 0 ;;
 		-k|--key) _abev_files '*.key'; return 0 ;;
+		--key-fd|--host-label|--max-cpu-wait-pct|--max-load-wait|--wait-max|--run-as) return 0 ;;
 		--passphrase-file|--bundle) _abev_files; return 0 ;;
 		--passphrase-env) COMPREPLY=($(compgen -v -- "$cur")); return 0 ;;
-		--host-label|--max-cpu-wait-pct|--max-load-wait|--wait-max|--run-as) return 0 ;;
 		--color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return 0 ;;
 		esac
 		if [[ $cur == -* ]]; then
-			COMPREPLY=($(compgen -W '-o --out -k --key --unsigned --passphrase-file --passphrase-env --insecure-key-mode --bundle --host-label --max-cpu-wait-pct --max-load-wait --wait --no-wait --wait-max -q --quiet --color --json --run-as --dry-run -h --help' -- "$cur"))
+			COMPREPLY=($(compgen -W '-o --out -k --key --unsigned --key-fd --passphrase-file --passphrase-env --insecure-key-mode --bundle --host-label --max-cpu-wait-pct --max-load-wait --wait --no-wait --wait-max -q --quiet --color --json --run-as --dry-run -h --help' -- "$cur"))
 			return 0
 		fi
 		_abev_files '*.json'
 		;;
 	'bench')
 		case $prev in
-		-r|--runs|-w|--warmup|-n|--name|-s|--setup|-c|--cleanup|--prepare|--gap|--cpus|--results|--min-executed|--metric|--max-regression|-L|--parameter-list|-P|--parameter-scan|-D|--parameter-step-size|-m|--min-runs|-M|--max-runs|--until-decided|--host-label|--max-cpu-wait-pct|--max-load-wait|--wait-max|--command-name|-S|--shell) return 0 ;;
+		-r|--runs|-w|--warmup|-n|--name|-s|--setup|-c|--cleanup|--prepare|--gap|--cpus|--results|--min-executed|--metric|--max-regression|-L|--parameter-list|-P|--parameter-scan|-D|--parameter-step-size|-m|--min-runs|-M|--max-runs|--until-decided|--key-fd|--host-label|--max-cpu-wait-pct|--max-load-wait|--wait-max|--command-name|-S|--shell) return 0 ;;
 		--output) COMPREPLY=($(compgen -W 'log null pipe inherit' -- "$cur")); return 0 ;;
 		--order) COMPREPLY=($(compgen -W 'balanced alternate reverse shuffle sequential' -- "$cur")); return 0 ;;
 		-o|--out) _abev_dirs; return 0 ;;
@@ -84,7 +84,7 @@ _abev()
 		--color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return 0 ;;
 		esac
 		if [[ $cur == -* ]]; then
-			COMPREPLY=($(compgen -W '-r --runs -w --warmup -n --name -N --no-shell -s --setup -c --cleanup --prepare --output --gap --order --cpus --results --min-executed --metric --max-regression -L --parameter-list -P --parameter-scan -D --parameter-step-size -i --ignore-failure -m --min-runs -M --max-runs --until-decided -o --out -k --key --unsigned --save-plan --passphrase-file --passphrase-env --insecure-key-mode --bundle --host-label --max-cpu-wait-pct --max-load-wait --wait --no-wait --wait-max -q --quiet --color --json --command-name -S --shell --export-json --export-csv --export-junit --export-markdown -h --help' -- "$cur"))
+			COMPREPLY=($(compgen -W '-r --runs -w --warmup -n --name -N --no-shell -s --setup -c --cleanup --prepare --output --gap --order --cpus --results --min-executed --metric --max-regression -L --parameter-list -P --parameter-scan -D --parameter-step-size -i --ignore-failure -m --min-runs -M --max-runs --until-decided -o --out -k --key --unsigned --save-plan --key-fd --passphrase-file --passphrase-env --insecure-key-mode --bundle --host-label --max-cpu-wait-pct --max-load-wait --wait --no-wait --wait-max -q --quiet --color --json --command-name -S --shell --export-json --export-csv --export-junit --export-markdown -h --help' -- "$cur"))
 			return 0
 		fi
 		;;

@@ -194,8 +194,8 @@ static int bench_run(void *opts, size_t n, char **operands)
 		free(cwd);
 		return rc;
 	}
-	/* Unsigned by default, unless a key is given or named by ABEV_SIGNING_KEY. */
-	if (!a->key_path && !a->unsigned_ok && !getenv(SIGNKEY_ENV)) {
+	/* Unsigned by default, unless a key is given (--key, --key-fd) or named by ABEV_SIGNING_KEY. */
+	if (!a->key_path && !a->key_fd && !a->unsigned_ok && !getenv(SIGNKEY_ENV)) {
 		a->unsigned_ok = 1;
 		note_unsigned = !a->quiet;
 	}

@@ -35,7 +35,8 @@
 #include "util/usage.h"
 
 static const char run_usage[] =
-	"usage: abev run PLAN --out DIR (--key KEY.key | --unsigned) [--bundle FILE]\n"
+	"usage: abev run PLAN --out DIR (--key KEY.key | --key-fd N | --unsigned)\n"
+	"                [--bundle FILE]\n"
 	"                [--passphrase-file F | --passphrase-env VAR] [--insecure-key-mode]\n"
 	"                [--host-label LABEL] [--max-cpu-wait-pct P] [--quiet]\n"
 	"                [--wait | --no-wait | --wait-max SECONDS] [--run-as USER] [--json]\n"
@@ -151,9 +152,17 @@ int cli_run_args_check(struct run_args *a, const char *usage)
 				       "beside the evidence (e.g. DIR.tar.zst)", usage);
 	if (a->key_path && a->unsigned_ok)
 		return cli_usage_error("--key and --unsigned contradict each other", usage);
+	if (a->key_fd && (a->key_path || a->unsigned_ok))
+		return cli_usage_error(a->key_path ? "--key-fd and --key each name a key: give one"
+					: "--key-fd and --unsigned contradict each other", usage);
+	if (a->key_fd) {
+		int fd;
+		if (signkey_fd_parse(a->key_fd, &fd) < 0)
+			return EXIT_USAGE;
+	}
 	/* --unsigned is explicit, so it beats a key in the environment. */
 	if (!a->unsigned_ok)
-		a->key_path = signkey_path(a->key_path, &a->key_src);
+		a->key_path = signkey_path(a->key_path, a->key_fd, &a->key_src);
 	if (!a->dry_run && !a->key_path && !a->unsigned_ok)
 		return cli_usage_error("evidence is signed: give --key KEY.key or set " SIGNKEY_ENV
 				       " (make a key with 'abev keygen'), or --unsigned to seal it "
@@ -195,6 +204,11 @@ static void print_dry_run_key(FILE *f, const struct run_args *a, const struct si
 		return;
 	signify_pub_of(key, &pub);
 	signify_fingerprint(&pub, fp);
+	if (a->key_src == SIGNKEY_FD) {
+		fprintf(f, "key:      the key text read from --key-fd %s (not shown), checked: "
+			"fingerprint %s\n", a->key_path, fp);
+		return;
+	}
 	if (signkey_is_text(a->key_path)) {
 		fprintf(f, "key:      the key text in %s (not shown), checked: fingerprint %s\n",
 			SIGNKEY_ENV, fp);
@@ -290,7 +304,8 @@ int cli_run_plan(struct plan *plan, const struct run_args *a, const char *plan_s
 		if (!key)
 			goto out;
 		/* Key text has no file beside it: the evidence names the fingerprint alone. */
-		pub = signkey_is_text(a->key_path) ? NULL : pub_for_key(a->key_path);
+		pub = a->key_src == SIGNKEY_FD || signkey_is_text(a->key_path)
+			      ? NULL : pub_for_key(a->key_path);
 	}
 	if (a->dry_run) {
 		/* With --json stdout carries the expanded plan alone. */
@@ -314,6 +329,8 @@ int cli_run_plan(struct plan *plan, const struct run_args *a, const char *plan_s
 		if (a->key_src == SIGNKEY_OPTION) {
 			strbuf_adds(&cmd, " --key ");
 			strbuf_add_sh(&cmd, a->key_path);
+		} else if (a->key_src == SIGNKEY_FD) {
+			strbuf_addf(&cmd, " --key-fd %s", a->key_path);
 		} else if (!a->key_path) {
 			strbuf_adds(&cmd, " --unsigned");
 		}

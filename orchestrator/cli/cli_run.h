@@ -20,6 +20,7 @@
 /* The options of `abev run`, and what `abev bench` shares of them. Strings borrowed. */
 struct run_args {
 	const char *out, *key_path, *bundle, *pass_file, *pass_env, *host_label, *max_wait;
+	const char *key_fd;    /* --key-fd N */
 	const char *run_as;    /* --run-as USER */
 	const char *wait_max;  /* --wait-max SECONDS */
 	int quiet, json, unsigned_ok, dry_run, wait, no_wait, insecure_key;
@@ -40,6 +41,11 @@ struct run_args {
  * struct and P the path of its struct run_args in T ("run.", or nothing).
  */
 #define RUN_SHARED_OPTIONS(T, P) \
+	{ CLI_STRING(0, "key-fd", T, P key_fd, "N", \
+		     "sign the evidence with the key whose PEM text abev reads from open " \
+		     "descriptor N (e.g. 3<KEY.key, or a CI secret piped in), then closes: " \
+		     "the key never stands in an environment or a file; beats " \
+		     "$ABEV_SIGNING_KEY") }, \
 	{ CLI_STRING(0, "passphrase-file", T, P pass_file, "F", \
 		     "the key's passphrase: the first line of F (never argv); an empty one is a " \
 		     "usage error (exit 2)"), .complete = CLI_COMPLETE_ANY_FILE }, \

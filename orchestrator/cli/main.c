@@ -6,9 +6,11 @@
  * exit codes and the outcome-to-code mapping in cli_exit.c, the one place
  * that decides them. `abev help` and `abev help plan` are main's own.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 
 #include "cli/cli.h"
 #include "cli/cli_reasons.h"
@@ -375,6 +377,18 @@ int main(int argc, char **argv)
 	const struct cli_command *c;
 	const char *sub;
 
+	/*
+	 * Before anything is read or started: a process of the same user (a
+	 * run under test among them) may not read abev's memory, its
+	 * environment block or its descriptors through /proc/PID, nor attach
+	 * to it. The watchdog, forked without exec, inherits this; the
+	 * programs abev runs do not (execve resets it).
+	 */
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0) {
+		error("cannot keep abev's memory from other processes (prctl): %s",
+		      strerror(errno));
+		return EXIT_RUNTIME;
+	}
 	if (argc < 2) {
 		print_main_help(stderr);
 		return EXIT_USAGE;
@@ -389,7 +403,10 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "__options"))
 		return dump_options();
-	/* No program abev starts ever inherits the signing key (a path, or the key's text). */
+	/*
+	 * No program abev starts ever inherits the signing key (a path, or the
+	 * key's text), nor finds it in abev's environment block.
+	 */
 	if (env_withhold(SIGNKEY_ENV) < 0)
 		return EXIT_RUNTIME;
 	c = find_command(argv[1]);

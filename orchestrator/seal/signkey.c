@@ -11,12 +11,16 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "util/alloc.h"
+#include "util/number.h"
 #include "util/quote.h"
 #include "util/readfile.h"
 #include "util/strbuf.h"
@@ -26,13 +30,17 @@
 #define SIGNKEY_HEAD_MAX 4096
 #define SIGNIFY_HEAD "untrusted comment: "
 
-const char *signkey_path(const char *option, enum signkey_source *src)
+const char *signkey_path(const char *option, const char *fd_option, enum signkey_source *src)
 {
 	const char *env = getenv(SIGNKEY_ENV);
 
 	if (option) {
 		*src = SIGNKEY_OPTION;
 		return option;
+	}
+	if (fd_option) {
+		*src = SIGNKEY_FD;
+		return fd_option;
 	}
 	if (env && *env) {
 		*src = SIGNKEY_ENVIRONMENT;
@@ -47,14 +55,26 @@ const char *signkey_source_name(enum signkey_source src)
 	switch (src) {
 	case SIGNKEY_OPTION: return "option";
 	case SIGNKEY_ENVIRONMENT: return "environment";
+	case SIGNKEY_FD: return "fd";
 	case SIGNKEY_NONE: break;
 	}
 	return NULL;
 }
 
+int signkey_fd_parse(const char *text, int *fd)
+{
+	int64_t n;
+
+	if (parse_int64(text, &n) < 0 || n < 0 || n > INT_MAX || n == 1 || n == 2)
+		return error("'--key-fd' takes an open descriptor's number, 0 or 3 and up (1 and "
+			     "2 are abev's output), not '%s'", text);
+	*fd = (int)n;
+	return 0;
+}
+
 static const char *source_label(enum signkey_source src)
 {
-	return src == SIGNKEY_ENVIRONMENT ? SIGNKEY_ENV : "--key";
+	return src == SIGNKEY_ENVIRONMENT ? SIGNKEY_ENV : src == SIGNKEY_FD ? "--key-fd" : "--key";
 }
 
 static void wipe(void *p, size_t n)
@@ -175,14 +195,12 @@ int signkey_is_text(const char *value)
 }
 
 /*
- * The key's text itself, as a CI secret holds it, from $ABEV_SIGNING_KEY:
- * judged like a file's head, parsed from memory, never shown. NULL after
- * error().
+ * The key's text itself, as a CI secret holds it, from $ABEV_SIGNING_KEY
+ * or --key-fd: judged like a file's head, parsed from memory, never shown.
+ * NULL after error().
  */
-static struct signify_key *load_text(const char *text, const char *passphrase)
+static struct signify_key *load_text(const char *text, const char *what, const char *passphrase)
 {
-	static const char what[] = "the key text in " SIGNKEY_ENV;
-
 	if (strstr(text, "-----BEGIN PUBLIC KEY-----")) {
 		error("%s is a public key (not shown); it needs the private key, the text of the "
 		      "PREFIX.key that 'abev keygen' writes", what);
@@ -196,12 +214,50 @@ static struct signify_key *load_text(const char *text, const char *passphrase)
 	return signify_key_parse(text, strlen(text), what, passphrase);
 }
 
+/*
+ * The key's text from descriptor fd, read to its end, then closed. The
+ * buffer is made large enough first that a key's few hundred bytes never
+ * move it (a realloc would leave a copy behind), and is wiped once the
+ * text is parsed.
+ */
+static struct signify_key *load_fd(const char *fd_text, const char *passphrase)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct signify_key *key = NULL;
+	char what[64];
+	int fd;
+
+	if (signkey_fd_parse(fd_text, &fd) < 0)
+		return NULL;
+	snprintf(what, sizeof(what), "the key text read from --key-fd %d", fd);
+	strbuf_grow(&sb, SIGNKEY_TEXT_MAX + 1);
+	if (read_fd_capped(&sb, fd, SIGNKEY_TEXT_MAX) < 0) {
+		error("cannot read the key from --key-fd %d: %s", fd,
+		      errno == EFBIG ? "more than 64 KiB, not a key" : strerror(errno));
+		goto out;
+	}
+	if (!signkey_is_text(sb.buf)) {
+		error("%s is not a key's text (not shown): --key-fd gives the PEM text of the "
+		      "PREFIX.key that 'abev keygen' writes, not a path (a path goes to --key)", what);
+		goto out;
+	}
+	key = load_text(sb.buf, what, passphrase);
+out:
+	/* Read once: no program abev starts may find the descriptor still open. */
+	close(fd);
+	wipe(sb.buf, sb.alloc);
+	strbuf_release(&sb);
+	return key;
+}
+
 struct signify_key *signkey_load(const char *path, enum signkey_source src, const char *passphrase,
 				 int insecure_mode)
 {
+	if (src == SIGNKEY_FD)
+		return load_fd(path, passphrase);
 	if (signkey_is_text(path)) {
 		if (src == SIGNKEY_ENVIRONMENT)
-			return load_text(path, passphrase);
+			return load_text(path, "the key text in " SIGNKEY_ENV, passphrase);
 		error("--key names a key file, but was given text that looks like a key (not "
 		      "shown): write it to a file readable by you alone and name that, or hand "
 		      "the text over in " SIGNKEY_ENV);

@@ -15,6 +15,41 @@ extern char **environ;
 static char *withheld[ENV_WITHHELD_MAX];
 static size_t nwithheld;
 
+/*
+ * /proc/PID/environ shows the block the process was started with, not
+ * environ[]: unsetenv() and setenv() only move pointers. So the value is
+ * first copied where setenv() keeps it (the heap, out of that file's
+ * reach), then every "NAME=" entry of the name in the block has its value
+ * overwritten in place. A name given twice keeps its first value, as
+ * getenv() found it; the later ones read empty from then on.
+ */
+static void scrub(const char *name)
+{
+	size_t klen = strlen(name);
+	char *value = getenv(name), *copy;
+	char **found = NULL;
+	size_t n = 0, alloc = 0;
+
+	if (!value)
+		return;
+	for (char **p = environ; p && *p; p++) {
+		if (!strncmp(*p, name, klen) && (*p)[klen] == '=') {
+			ALLOC_GROW(found, n + 1, alloc);
+			found[n++] = *p + klen + 1;
+		}
+	}
+	copy = xstrdup(value);
+	if (setenv(name, copy, 1) < 0)
+		die_oom();
+	explicit_bzero(copy, strlen(copy));
+	free(copy);
+	value = getenv(name);
+	for (size_t i = 0; i < n; i++)
+		if (found[i] != value)
+			explicit_bzero(found[i], strlen(found[i]));
+	free(found);
+}
+
 int env_withhold(const char *name)
 {
 	if (!name || !*name || strchr(name, '='))
@@ -25,6 +60,7 @@ int env_withhold(const char *name)
 	if (nwithheld == ENV_WITHHELD_MAX)
 		return error("more than %d variables to withhold from children", ENV_WITHHELD_MAX);
 	withheld[nwithheld++] = xstrdup(name);
+	scrub(name);
 	return 0;
 }
 

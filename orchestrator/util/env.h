@@ -25,7 +25,11 @@ struct env_array {
  * abev's secrets (the signing key's text or path, the --passphrase-env
  * variable). A name is copied; at most ENV_WITHHELD_MAX are kept (a further
  * one is refused with -1 after error()). A plan that sets such a name for a
- * variant still sets it: only the inherited value is withheld.
+ * variant still sets it: only the inherited value is withheld. The value
+ * is also taken out of the environment block abev was started with (what
+ * /proc/PID/environ shows): getenv() still returns it, from a copy on the
+ * heap, and its bytes in the block are overwritten. Call it before any
+ * child starts.
  */
 #define ENV_WITHHELD_MAX 8
 int env_withhold(const char *name);

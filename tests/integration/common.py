@@ -160,3 +160,36 @@ def helper_plan(variants, runs=1, warmups=0, order="alternate", gap=0, timeout=N
     }
     plan.update(extra)
     return plan
+
+
+class OtherUser:
+    """For a test case that runs programs as the user self.user (set by its
+    setUp, as root): copies of the binaries that user can run, and the
+    preexec_fn that becomes it."""
+
+    def programs_for_user(self):
+        """(helper, abev): copies the user can run. The build may sit where
+        only root can enter (a clone in root's 0700 home), so they go into
+        the scratch directory, which tearDown removes. Skips the test when
+        the user cannot reach even that (a TMPDIR closed to others)."""
+        bindir = self.path("bin")
+        os.mkdir(bindir)
+        os.chmod(bindir, 0o755)
+        copies = []
+        for program in (HELPER, ABEV):
+            copies.append(shutil.copy(program, bindir))
+            os.chmod(copies[-1], 0o755)
+        try:
+            subprocess.run([copies[0], "exit", "0"], check=True, timeout=60, cwd=self.tmp,
+                           stdin=subprocess.DEVNULL, preexec_fn=self.become_user)
+        except (OSError, subprocess.CalledProcessError) as e:
+            self.skipTest(f"user '{self.user.pw_name}' cannot run the helper copied to "
+                          f"{copies[0]} ({e}): the directories above {self.tmp} (TMPDIR) "
+                          "must let others through")
+        return tuple(copies)
+
+    def become_user(self):
+        """For preexec_fn: the child drops root for the user, groups first."""
+        os.setgroups([])
+        os.setgid(self.user.pw_gid)
+        os.setuid(self.user.pw_uid)

@@ -21,7 +21,7 @@ import subprocess
 import time
 import unittest
 
-from common import ABEV, HELPER, SANITIZED, AbevTestCase, flood_whole, helper_plan
+from common import ABEV, HELPER, SANITIZED, AbevTestCase, OtherUser, flood_whole, helper_plan
 
 MiB = 1024 * 1024
 MS = 1000 * 1000
@@ -786,7 +786,7 @@ class ForeignLoad(AbevTestCase):
                           cp.stderr)
 
 
-class RunAs(AbevTestCase):
+class RunAs(OtherUser, AbevTestCase):
     """run_as: as root, every command of the plan runs as another user,
     which can neither read the signing key nor write the evidence outside
     its own run directory; the run itself passes."""
@@ -803,32 +803,6 @@ class RunAs(AbevTestCase):
         super().setUp()
         # The user must reach the plan's directory and the evidence root's run directories.
         os.chmod(self.tmp, 0o755)
-
-    def programs_for_user(self):
-        """(helper, abev): copies the user can run. The build may sit where
-        only root can enter (a clone in root's 0700 home), so they go into
-        the scratch directory, which tearDown removes. Skips the test when
-        the user cannot reach even that (a TMPDIR closed to others)."""
-        bindir = self.path("bin")
-        os.mkdir(bindir)
-        os.chmod(bindir, 0o755)
-        copies = []
-        for program in (HELPER, ABEV):
-            copies.append(shutil.copy(program, bindir))
-            os.chmod(copies[-1], 0o755)
-        try:
-            subprocess.run([copies[0], "exit", "0"], check=True, timeout=60, cwd=self.tmp,
-                           stdin=subprocess.DEVNULL, preexec_fn=self.become_user)
-        except (OSError, subprocess.CalledProcessError) as e:
-            self.skipTest(f"user 'nobody' cannot run the helper copied to {copies[0]} ({e}): "
-                          f"the directories above {self.tmp} (TMPDIR) must let others through")
-        return tuple(copies)
-
-    def become_user(self):
-        """For preexec_fn: the child drops root for the user, groups first."""
-        os.setgroups([])
-        os.setgid(self.user.pw_gid)
-        os.setuid(self.user.pw_uid)
 
     def test_commands_run_as_the_user(self):
         self.abev("keygen", "--out", self.path("key"), check=0)

@@ -2,13 +2,16 @@
  * nothing; a public key (signify or PEM) is named as one with the private
  * key's likely name; a key the group or others can read is refused with
  * the chmod to run unless insecure mode is asked for; an empty passphrase
- * is refused from a file and from the environment alike. */
+ * is refused from a file and from the environment alike; --key-fd reads
+ * the key's text from a descriptor and closes it. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +23,7 @@
 #include "util/atomic_file.h"
 #include "util/compiler.h"
 #include "util/path.h"
+#include "util/readfile.h"
 #include "util/strbuf.h"
 #include "util/usage.h"
 #include "testutil.h"
@@ -73,16 +77,76 @@ static void test_path_precedence(void **state)
 	(void)state;
 
 	unsetenv(SIGNKEY_ENV);
-	assert_null(signkey_path(NULL, &src));
+	assert_null(signkey_path(NULL, NULL, &src));
 	assert_int_equal(src, SIGNKEY_NONE);
 	assert_null(signkey_source_name(src));
 	setenv(SIGNKEY_ENV, "", 1);
-	assert_null(signkey_path(NULL, &src));
+	assert_null(signkey_path(NULL, NULL, &src));
 	setenv(SIGNKEY_ENV, "/ci/k.key", 1);
-	assert_string_equal(signkey_path(NULL, &src), "/ci/k.key");
+	assert_string_equal(signkey_path(NULL, NULL, &src), "/ci/k.key");
 	assert_string_equal(signkey_source_name(src), "environment");
-	assert_string_equal(signkey_path("mine.key", &src), "mine.key");
+	assert_string_equal(signkey_path(NULL, "3", &src), "3");
+	assert_string_equal(signkey_source_name(src), "fd");
+	assert_string_equal(signkey_path("mine.key", "3", &src), "mine.key");
 	assert_string_equal(signkey_source_name(src), "option");
+}
+
+/* Writes len bytes of text into a pipe and returns its read end. */
+static int pipe_with(const char *text, size_t len)
+{
+	int p[2];
+
+	assert_int_equal(pipe(p), 0);
+	assert_int_equal(write(p[1], text, len), (ssize_t)len);
+	close(p[1]);
+	return p[0];
+}
+
+/*
+ * --key-fd: the key's text is read from the descriptor to its end and the
+ * descriptor is closed, whatever the outcome; a path, a public key and
+ * descriptors 1 and 2 are refused, and the text is never shown.
+ */
+static void test_key_fd(void **state)
+{
+	struct fixture *fx = *state;
+	struct strbuf text = STRBUF_INIT, pub = STRBUF_INIT;
+	struct signify_key *k;
+	char num[16];
+	int fd, out;
+
+	assert_int_equal(read_file_capped(&text, fx->key, 4096), 0);
+	assert_int_equal(read_file_capped(&pub, fx->pem, 4096), 0);
+	fd = pipe_with(text.buf, text.len);
+	snprintf(num, sizeof(num), "%d", fd);
+	k = signkey_load(num, SIGNKEY_FD, NULL, 0);
+	assert_non_null(k);
+	signify_key_free(k);
+	assert_int_equal(fcntl(fd, F_GETFD), -1);   /* closed */
+	assert_int_equal(errno, EBADF);
+	/* A path is --key's, not --key-fd's; a public key is named as one. */
+	fd = pipe_with(fx->key, strlen(fx->key));
+	snprintf(num, sizeof(num), "%d", fd);
+	assert_null(signkey_load(num, SIGNKEY_FD, NULL, 0));
+	assert_non_null(strstr(last_error, "not a key's text (not shown)"));
+	assert_null(strstr(last_error, fx->key));
+	assert_int_equal(fcntl(fd, F_GETFD), -1);
+	fd = pipe_with(pub.buf, pub.len);
+	snprintf(num, sizeof(num), "%d", fd);
+	assert_null(signkey_load(num, SIGNKEY_FD, NULL, 0));
+	assert_non_null(strstr(last_error, "is a public key"));
+	/* What is not a descriptor abev may read its key from. */
+	assert_int_equal(signkey_fd_parse("0", &out), 0);
+	assert_int_equal(out, 0);
+	assert_int_equal(signkey_fd_parse("3", &out), 0);
+	assert_int_equal(out, 3);
+	assert_int_equal(signkey_fd_parse("1", &out), -1);
+	assert_int_equal(signkey_fd_parse("2", &out), -1);
+	assert_int_equal(signkey_fd_parse("-3", &out), -1);
+	assert_int_equal(signkey_fd_parse("0x3", &out), -1);
+	assert_int_equal(signkey_fd_parse("", &out), -1);
+	strbuf_release(&text);
+	strbuf_release(&pub);
 }
 
 static void test_public_keys_are_named(void **state)
@@ -172,6 +236,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_public_keys_are_named, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mode, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_passphrase, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_key_fd, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -682,12 +682,52 @@ static void test_env_withhold(void **state)
 	assert_int_equal(env_withhold("ABEV_TEST_ONE_TOO_MANY"), -1);
 }
 
+/*
+ * A withheld value leaves the block the process was started with, which
+ * /proc/PID/environ shows: putenv() stands in for that block here (the
+ * entry is this buffer itself), and its value bytes are overwritten while
+ * getenv() still gives the value, from a copy. A second entry of the same
+ * name is wiped too.
+ */
+static void test_env_withhold_scrubs(void **state)
+{
+	static char block[] = "ABEV_TEST_SCRUB=key-text-0123456789";
+	static char twice[] = "ABEV_TEST_SCRUB=second-copy";
+	const char *value = block + strlen("ABEV_TEST_SCRUB=");
+	extern char **environ;
+	char **saved, **grown;
+	size_t n = 0;
+
+	(void)state;
+	assert_int_equal(putenv(block), 0);
+	/* A duplicate name, as a hostile parent could pass it: appended by hand. */
+	saved = environ;
+	for (char **p = environ; *p; p++)
+		n++;
+	grown = xcalloc(n + 2, sizeof(*grown));
+	memcpy(grown, environ, n * sizeof(*grown));
+	grown[n] = twice;
+	environ = grown;
+	assert_int_equal(env_withhold("ABEV_TEST_SCRUB"), 0);
+	assert_string_equal(getenv("ABEV_TEST_SCRUB"), "key-text-0123456789");
+	for (size_t i = 0; i < sizeof("key-text-0123456789") - 1; i++)
+		assert_int_equal(value[i], 0);
+	assert_string_equal(block, "ABEV_TEST_SCRUB=");
+	assert_string_equal(twice, "ABEV_TEST_SCRUB=");
+	environ = saved;
+	free(grown);
+	/* Not set at all: nothing to do. */
+	assert_int_equal(env_withhold("ABEV_TEST_NEVER_SET"), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_alloc_grow),
 		cmocka_unit_test(test_alloc_grow_overflow),
 		cmocka_unit_test(test_strbuf),
+		/* Before test_env_withhold, which fills the table. */
+		cmocka_unit_test(test_env_withhold_scrubs),
 		cmocka_unit_test(test_env_withhold),
 		cmocka_unit_test(test_read_file_capped),
 		cmocka_unit_test(test_parse_numbers),
