@@ -390,7 +390,7 @@ double plots_legend_variants(struct strbuf *sb, const struct cmp_metric *cm,
 				strbuf_adds(&t, ", reference");
 			else if (s->has_change) {
 				strbuf_adds(&t, ", ");
-				units_add_pct(&t, s->change_pct);
+				units_add_pct(&t, compare_estimate_pct(s));
 			}
 		}
 		svg_add_text(sb, LEGEND_X + 24, y + 4, "font-size=\"11\" fill=\"#555555\"", t.buf);

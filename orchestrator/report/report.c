@@ -336,14 +336,23 @@ static void metric_row(struct template_ctx *t, const struct comparison *cmp,
 	if (s->is_reference) {
 		template_set(r, "change", "reference");
 		template_set(r, "ratio", "");
+		template_set(r, "medians", "");
 		template_set(r, "gate", "");
 		return;
 	}
+	/* The change the gates judge, as the terminal and result.json's gates give it. */
 	if (s->has_change)
-		units_add_pct(&sb, s->change_pct);
+		units_add_pct(&sb, compare_estimate_pct(s));
 	else
 		strbuf_addf(&sb, "n/a (%s)", s->change_note);
 	set_sb(r, "change", &sb);
+	/* Context only: the ratio of the two medians, which no gate judges. */
+	if (s->has_change) {
+		strbuf_addf(&sb, "%.3f\xc3\x97 (", s->ratio);
+		units_add_pct(&sb, s->change_pct);
+		strbuf_addch(&sb, ')');
+	}
+	set_sb(r, "medians", &sb);
 	if (!s->has_change)
 		strbuf_addf(&sb, "n/a (%s)", s->change_note);
 	else if (s->has_gi) {

@@ -72,7 +72,7 @@ static void cell(struct strbuf *row, const struct comparison *c, const char *met
 		units_add(&sb, s->median, m->unit);
 		if (!s->is_reference && s->has_change) {
 			strbuf_adds(&sb, ", ");
-			units_add_pct(&sb, s->change_pct);
+			units_add_pct(&sb, compare_estimate_pct(s));
 			if (s->has_gi)
 				strbuf_addf(&sb, " [%.3f, %.3f]", s->gi_lo, s->gi_hi);
 		}

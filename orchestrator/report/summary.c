@@ -293,16 +293,22 @@ void summary_put_line(FILE *f, struct strbuf *line)
 }
 
 /*
- * The p-value of the test computed for s against the reference: the
- * round-paired Wilcoxon signed-rank test when the runs pair by round,
- * else Mann–Whitney; nothing without one.
+ * The p-value beside s's change: that of the test whose interval the
+ * gates judged — the round-paired Wilcoxon signed-rank test for a paired
+ * interval, Mann–Whitney for an unpaired one — so that a verdict never
+ * stands beside a p-value of a test that did not make it. Without an
+ * interval, the paired test when the runs pair by round, else
+ * Mann–Whitney; nothing without one.
  */
 static void summary_p(struct strbuf *sb, const struct comparison *c, const struct cmp_sample *s)
 {
-	if (!c->unpaired && s->has_paired)
+	int paired = s->has_gi ? !strcmp(s->gi_method, "wilcoxon_paired")
+			       : !c->unpaired && s->has_paired;
+
+	if (paired && s->has_paired)
 		strbuf_addf(sb, "  p=%.2g (paired)", s->wsr_p);
-	else if (s->has_mw)
-		strbuf_addf(sb, "  p=%.2g", s->mw_p);
+	else if (!paired && s->has_mw)
+		strbuf_addf(sb, "  p=%.2g%s", s->mw_p, s->has_gi ? " (unpaired)" : "");
 }
 
 void summary_gate_needed(struct strbuf *sb, const struct cmp_gate *g)

@@ -258,7 +258,7 @@ class Verdict(AbevTestCase):
                                       f"{pr['ratio_max']:.3f}, Wilcoxon p = {pr['wilcoxon_p']:.3g}",
                                       detail)
                     if variant == "base":
-                        self.assertIn(row + "reference |  |  |", section)
+                        self.assertIn(row + "reference |  |  |  |", section)
                         continue
                     change = (statistics.median(vals) - statistics.median(ref)) / abs(
                         statistics.median(ref)) * 100
@@ -275,10 +275,15 @@ class Verdict(AbevTestCase):
                     # The ratio printed is the estimate the interval surrounds.
                     self.assertLessEqual(lo, gi["point"])
                     self.assertLessEqual(gi["point"], hi)
-                    # The ratio in the terminal's words (summary.c), not as 0.652.
-                    self.assertIn(f"| {0 if abs(change) < 0.005 else change:+.2f}% | "
+                    # The change the gates judge (the estimate), the ratio in the
+                    # terminal's words (summary.c), not as 0.652, then the medians'
+                    # ratio as context.
+                    est = (gi["point"] - 1) * 100
+                    self.assertIn(f"| {0 if abs(est) < 0.005 else est:+.2f}% | "
                                   + md(told(gi["point"], lo, hi, m["unit"])) +
-                                  f" (unpaired, exact {gi['coverage'] * 100:.1f} %) |", section)
+                                  f" (unpaired, exact {gi['coverage'] * 100:.1f} %) | "
+                                  f"{s['ratio']:.3f}× "
+                                  f"({0 if abs(change) < 0.005 else change:+.2f}%) |", section)
                     self.assertIn(told(gi["point"], lo, hi, m["unit"]), cp_out.stdout)
                     lo, hi = s["ratio_ci"]
                     self.assertLessEqual(lo, hi)
@@ -312,6 +317,55 @@ class Verdict(AbevTestCase):
                        gates={"wall": {"max_regression_pct": 15}}, runs=7, **extra)
         plan["schedule"]["order"] = "alternate"
         return plan
+
+    def test_one_change_in_every_place(self):
+        """For every gated metric the terminal, report.md (its verdict table and
+        the metric's own table) and result.json's gate give the same change,
+        digit for digit: the estimate the gate judged, paired (6 rounds) or
+        unpaired (5), with the p-value of the test that judged it; the ratio of
+        the medians is context in the report alone (issue 39 §4)."""
+        for runs, method in ((6, "wilcoxon_paired"), (5, "mann_whitney")):
+            with self.subTest(runs=runs):
+                # t's rounds are not a constant factor: the medians' change
+                # (+10.00 %) and the estimate part, so a mix-up shows.
+                cand = [112, 115, 103, 108, 119, 111][:runs]
+                plan = sh_plan(f"one-{runs}", [("base", echo_round(T_BASE)),
+                                              ("cand", echo_round(cand))],
+                               runs=runs, metrics=[T_METRIC],
+                               gates={"t": {"max_regression_pct": 5},
+                                      "cpu": {"max_regression_pct": 400}})
+                out = f"ev{runs}"
+                cp, res = self.run_plan(plan, None, out=out)
+                report = open(self.path(out, "report.md"), encoding="utf-8").read()
+                gates = res["comparison"]["gates"]
+                self.assertEqual(sorted(g["metric"] for g in gates), ["cpu", "t"])
+                for g in gates:
+                    m, s = self.sample(res["comparison"], g["metric"], "cand")
+                    gi = s["gate_interval"]
+                    self.assertEqual((g["method"], gi["method"]), (method, method))
+                    want = f"{g['observed']:+.2f}%"
+                    self.assertEqual(want, f"{(gi['point'] - 1) * 100:+.2f}%")
+                    term = [ln for ln in cp.stdout.splitlines()
+                            if ln.split()[:2] == ["cand", g["metric"]]]
+                    self.assertEqual(len(term), 1, cp.stdout)
+                    self.assertIn(f"({want})", term[0])
+                    p = (f"p={s['paired']['wilcoxon_p']:.2g} (paired)" if runs == 6 else
+                         f"p={s['mann_whitney']['p']:.2g} (unpaired)")
+                    self.assertIn(p, term[0])
+                    top = [ln for ln in report.splitlines()
+                           if ln.startswith(f"| cand | {g['metric']} | ")]
+                    self.assertEqual(len(top), 1, report)
+                    self.assertIn(f"({want})", top[0])
+                    section = report.split(f"\n### {g['metric']}\n")[1].split("\n### ")[0]
+                    row = [ln for ln in section.splitlines() if ln.startswith("| cand | ")]
+                    self.assertEqual(len(row), 1, section)
+                    cells = [c.strip() for c in row[0].split(" | ")]
+                    self.assertEqual(cells[4], want)
+                    self.assertEqual(cells[6], f"{s['ratio']:.3f}× ({s['change_pct']:+.2f}%)")
+                if runs == 6:
+                    _, t = self.sample(res["comparison"], "t", "cand")
+                    self.assertNotEqual(f"{t['change_pct']:+.2f}",
+                                        f"{(t['gate_interval']['point'] - 1) * 100:+.2f}")
 
     def test_a_slower_candidate_is_rejected_with_exit_5(self):
         # Twice as slow against a 15 % limit: a busy machine's late wakeups (a
