@@ -237,7 +237,7 @@ static void set_verdict_contention(struct template_ctx *c, const struct report_i
 	}
 	if (ct.loaded || on_others) {
 		strbuf_adds(&sb, " ");
-		contention_trust(&sb);
+		contention_trust(&sb, &ct);
 		strbuf_addch(&sb, '.');
 	}
 	set_sb(c, "contention", &sb);
