@@ -20,13 +20,14 @@ binary and counts outcomes, never timings:
 Then, issue 39's calibration of wall_own (wall less the wait on CPUs other
 processes held), beside 0, 1, 2 and 4 unpinned busy loops:
 
-  5. four shapes, BENCH_WALLOWN_RUNS recorded runs each (default 15): a
-     single-threaded CPU-bound run (abev-helper spin 200), a single thread
-     that sleeps between pieces of work (spin-sleep 100), more threads than
-     cores (spin-threads 4 100) and a process tree, a parent that runs a
-     spinning child (tree 20 180, as dotnet test's CLI runs its test host):
-     the median wall_own under load over the median wall with no loop, and
-     over the median CPU time;
+  5. four shapes, on both CPUs and pinned to CPU 1, BENCH_WALLOWN_RUNS
+     recorded runs each (default 15): a single-threaded CPU-bound run
+     (abev-helper spin 200), a single thread that sleeps between pieces of
+     work (spin-sleep 100), more threads than cores (spin-threads 4 100)
+     and a process tree, a parent that runs a spinning child (tree 20 180,
+     as dotnet test's CLI runs its test host):
+     the median wall_own under load over the median wall (and wall_own)
+     with no loop, and over the median CPU time;
   6. beside two busy loops, a true +10 % CPU-bound regression (spin 200
      against spin 220) with a 5 % gate on wall_own, until decided, and an
      A/A (spin 200 against itself), alternately, BENCH_WALLOWN_TRIES times
@@ -256,11 +257,13 @@ def write_section(heading, text):
 WALLOWN_SHAPES = (
     ("one thread, CPU-bound (`spin 200`)", "spin 200", True),
     ("one thread, sleeps between 10 ms pieces (`spin-sleep 100`)", "spin-sleep 100", False),
-    ("4 threads on 2 cores (`spin-threads 4 100`)", "spin-threads 4 100", True),
+    ("4 threads, more than the cores (`spin-threads 4 100`)", "spin-threads 4 100", True),
     ("process tree: parent spins, then runs a spinning child (`tree 20 180`)", "tree 20 180",
      True),
 )
 WALLOWN_LOOPS = (0, 1, 2, 4)
+# Where the shapes run: on every CPU, and pinned to CPU 1 (the loops are never pinned).
+WALLOWN_PLACES = (("unpinned", []), ("pinned to CPU 1", ["--cpus", "1"]))
 # Runs taken as they come: no wait for a quieter machine, none discarded for load; turns
 # taken with other abev runs on the host (others' tests), whose overlap would discard runs.
 AS_THEY_COME = ["--max-load-wait", "0", "--max-cpu-wait-pct", "100", "--wait-max", "300",
@@ -290,10 +293,10 @@ def cgroup_wall_own(inv):
     return inv["wall_ns"] - min(min(waits), busy)
 
 
-def shape_runs(args, runs, tmp):
-    """The counted runs of one shape: (wall ms, wall_own ms, cpu ms, cgroup-era wall_own ms,
-    basis) each."""
-    rc, out, res, _ = bench(["-N", f"{HELPER} {args}", "-n", "x", "-r", str(runs),
+def shape_runs(args, place, runs, tmp):
+    """The counted runs of one shape, placed as place says (bench options): (wall ms, wall_own
+    ms, cpu ms, cgroup-era wall_own ms, basis) each."""
+    rc, out, res, _ = bench(["-N", f"{HELPER} {args}", "-n", "x", "-r", str(runs), *place,
                              *AS_THEY_COME], tmp)
     rows = []
     for i in counted_runs(res):
@@ -309,19 +312,20 @@ def shape_runs(args, runs, tmp):
 
 
 def wallown_table(runs, tmp):
-    """{(shape, loops): rows} over WALLOWN_LOOPS, and the load averages at each start."""
+    """{(place, shape, loops): rows} over WALLOWN_LOOPS, and the load averages at each start."""
     table, loads = {}, {}
     for n in WALLOWN_LOOPS:
         procs = loops_start(n)
         try:
             time.sleep(1)
             loads[n] = loadavg()
-            for name, args, _ in WALLOWN_SHAPES:
-                table[(name, n)] = shape_runs(args, runs, tmp)
-                r = table[(name, n)]
-                print(f"wall_own: {args} beside {n} loop(s): wall {median(x[0] for x in r):.0f} "
-                      f"ms, wall_own {median(x[1] for x in r):.0f} ms, cpu "
-                      f"{median(x[2] for x in r):.0f} ms", flush=True)
+            for where, place in WALLOWN_PLACES:
+                for name, args, _ in WALLOWN_SHAPES:
+                    table[(where, name, n)] = r = shape_runs(args, place, runs, tmp)
+                    print(f"wall_own: {args} {where} beside {n} loop(s): wall "
+                          f"{median(x[0] for x in r):.0f} ms, wall_own "
+                          f"{median(x[1] for x in r):.0f} ms, cpu "
+                          f"{median(x[2] for x in r):.0f} ms", flush=True)
         finally:
             loops_stop(procs)
     return table, loads
@@ -378,7 +382,8 @@ def wallown_section():
     text += (f"Measured {started:%Y-%m-%d %H:%M}–{ended:%H:%M} UTC on this {ncpu}-core machine "
              "with `make bench-busy` (BENCH_BUSY_SECTIONS=wallown, "
              f"BENCH_WALLOWN_RUNS={runs}), beside 0, 1, 2 and 4 unpinned busy loops "
-             "(`sh -c 'while :; do :; done'`), each shape `abev bench -r "
+             "(`sh -c 'while :; do :; done'`), each shape on both CPUs and pinned to CPU 1 "
+             "(`--cpus 1`), each `abev bench -r "
              f"{runs}` with its runs taken as they came (`{' '.join(AS_THEY_COME)}`: no wait "
              "for a quieter machine, none discarded for load, turns taken with other abev "
              "runs on the host). "
@@ -387,30 +392,33 @@ def wallown_section():
              "does not lengthen. Load averages (1, 5, 15 min) at the start of each loop count: "
              + "; ".join(f"{n} loop(s) {loads[n]}" for n in WALLOWN_LOOPS)
              + f"; {load_mid} after the table, {load_end} at the end.\n\n")
-    text += ("Medians of the counted runs, in ms. *quiet* is the median wall with no loop; "
+    text += ("Medians of the counted runs, in ms. *quiet* is the median wall with no loop "
+             "(*quiet wall_own* its wall_own: what others' own load left of it); "
              "*cgroup-era* is wall_own as abev took it before (the cgroup's `some` wait, the "
              "smaller of it and the threads' own, bounded by others' CPU time); *basis* counts "
              "`foreign_wait_basis`.\n\n")
-    text += ("| Shape | Loops | n | wall | CPU | wall_own | wall_own ÷ quiet | wall_own ÷ CPU "
-             "| cgroup-era ÷ quiet | basis |\n")
-    text += "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n"
-    for name, _, cpu_bound in WALLOWN_SHAPES:
-        quiet = median(x[0] for x in table[(name, 0)])
-        for n in WALLOWN_LOOPS:
-            r = table[(name, n)]
-            wall, own = median(x[0] for x in r), median(x[1] for x in r)
-            cpu = median(x[2] for x in r)
-            olds = [x[3] for x in r if x[3] is not None]
-            old = median(olds) if olds else float("nan")
-            bases = {}
-            for x in r:
-                bases[x[4]] = bases.get(x[4], 0) + 1
-            text += (f"| {name} | {n} | {len(r)} | {wall:.0f} | {cpu:.0f} | {own:.0f} | "
-                     f"{own / quiet:.2f} | "
-                     + (f"{own / cpu:.2f}" if cpu_bound else "–")
-                     + f" | {old / quiet:.2f} | "
-                     + ", ".join(f"{v} {k}" for k, v in sorted(bases.items(), key=str))
-                     + " |\n")
+    text += ("| Shape | Placed | Loops | n | wall | CPU | wall_own | wall_own ÷ quiet | "
+             "÷ quiet wall_own | wall_own ÷ CPU | cgroup-era ÷ quiet | basis |\n")
+    text += "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n"
+    for where, _ in WALLOWN_PLACES:
+        for name, _, cpu_bound in WALLOWN_SHAPES:
+            quiet = median(x[0] for x in table[(where, name, 0)])
+            quiet_own = median(x[1] for x in table[(where, name, 0)])
+            for n in WALLOWN_LOOPS:
+                r = table[(where, name, n)]
+                wall, own = median(x[0] for x in r), median(x[1] for x in r)
+                cpu = median(x[2] for x in r)
+                olds = [x[3] for x in r if x[3] is not None]
+                old = median(olds) if olds else float("nan")
+                bases = {}
+                for x in r:
+                    bases[x[4]] = bases.get(x[4], 0) + 1
+                text += (f"| {name} | {where} | {n} | {len(r)} | {wall:.0f} | {cpu:.0f} | "
+                         f"{own:.0f} | {own / quiet:.2f} | {own / quiet_own:.2f} | "
+                         + (f"{own / cpu:.2f}" if cpu_bound else "–")
+                         + f" | {old / quiet:.2f} | "
+                         + ", ".join(f"{v} {k}" for k, v in sorted(bases.items(), key=str))
+                         + " |\n")
 
     def rejected(got):
         return sum(1 for rc, d, _, _ in got if d.startswith("rejected"))
