@@ -244,7 +244,7 @@ static void test_excluded_runs(void **state)
 	assert_has(r, "| 9 | candidate | run 3 | n/a (not started) | n/a (not started) | 70.0 s | "
 		   "timed\\_out | runs/x/run-1 |");
 	assert_has(r, "| 4 | candidate | run 1 | any | n/a (not readable) | n/a (not readable) | "
-		   "50.0 % (schedstat) | 25.0 % | 1.50 | discarded |");
+		   "50.0 % (schedstat) | 25.0 % (one\\_thread) | 1.50 | discarded |");
 	assert_has(r, "| 9 | candidate | run 3 | any | n/a (not readable) | n/a (not readable) | "
 		   "n/a (not measured) | n/a (all the wait judged) | n/a (not measured) | timed\\_out |");
 	assert_true(strstr(r, "| 4 | candidate | run 1 | n/a (not started)") <
