@@ -244,7 +244,8 @@ bench-calibration: $(BENCH_CALIBRATION)
 
 # What abev answers beside one busy loop per core (bench/busy.py): counts of
 # outcomes of the quick start, A/A and a 1.5x regression; writes its section
-# of bench/results.md. BENCH_BUSY_TRIES (default 20) sets the A/A tries.
+# of bench/results.md. BENCH_BUSY_TRIES (default 20) sets the A/A tries;
+# BENCH_BUSY_SECTIONS, BENCH_WALLOWN_RUNS, _TRIES and _DEADLINE: bench/busy.py.
 bench-busy: $(ABEV_BIN) $(HELPER)
 	ABEV="$(abspath $(ABEV_BIN))" ABEV_HELPER="$(abspath $(HELPER))" \
 	BENCH_BUSY_TRIES="$(BENCH_BUSY_TRIES)" $(PYTHON) bench/busy.py

@@ -45,6 +45,8 @@ static int read_invocation(const struct json_in *rd, const struct evidence_run *
 	snprintf(path, sizeof(path), "invocations[%zu]", i);
 	/* Null unless the file has it: evidence written before abev recorded it. */
 	inv->tree_wait_ns = -1;
+	inv->tree_active_ns = -1;
+	inv->cgroup_cpu_wait_ns = -1;
 	inv->foreign_busy_fine_ns = -1;
 	if (invocation_fields_read(rd, o, path, inv) < 0)
 		return -1;

@@ -115,7 +115,11 @@ static void write_field(json_node *o, const struct field *f, const void *rec)
 		break;
 	case FIELD_ENUM:
 		i64 = *CAT(rec, f, int);
-		jadd_str(o, key, i64 >= 0 && (size_t)i64 < f->nnames ? f->names[i64] : "unknown");
+		if (i64 >= 0 && (size_t)i64 < f->nnames && !f->names[i64] && (f->flags & FIELD_NULLABLE))
+			jadd(o, key, jnull());
+		else
+			jadd_str(o, key, i64 >= 0 && (size_t)i64 < f->nnames && f->names[i64]
+					 ? f->names[i64] : "unknown");
 		break;
 	case FIELD_CUSTOM:
 		f->write(o, key, rec);
@@ -266,7 +270,8 @@ static void read_enum_error(const struct json_in *rd, const char *path, const ch
 	char b[SHOW_MAX];
 
 	for (size_t i = 0; i < f->nnames; i++)
-		strbuf_addf(&sb, "%s%s", i ? ", " : "", f->names[i]);
+		if (f->names[i])
+			strbuf_addf(&sb, "%s%s", sb.len ? ", " : "", f->names[i]);
 	json_in_error(rd, at, "unknown value '%s' (expected one of: %s)",
 		      show_str(b, sizeof(b), s), sb.buf);
 	free(at);
@@ -375,7 +380,7 @@ static int read_field(const struct json_in *rd, const json_node *o, const char *
 		rc = json_get_string(rd, o, path, key, flags, &s);
 		if (rc <= 0)
 			return rc;
-		for (n = 0; n < f->nnames && strcmp(s, f->names[n]); n++)
+		for (n = 0; n < f->nnames && (!f->names[n] || strcmp(s, f->names[n])); n++)
 			;
 		if (n < f->nnames)
 			*AT(rec, f, int) = (int)n;

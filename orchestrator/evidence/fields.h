@@ -32,7 +32,8 @@ enum field_type {
 	FIELD_NUMBER,     /* double, rounded to 6 decimals when written */
 	FIELD_BOOL,       /* int, 0 or 1 (FIELD_NULL_NEGATIVE: -1 is unset) */
 	FIELD_NS_SECONDS, /* int64_t nanoseconds, written as seconds to the millisecond */
-	FIELD_ENUM,       /* an enum (int-sized), written as names[value]; read back from the name */
+	FIELD_ENUM,       /* an enum (int-sized), written as names[value]; read back from the name;
+			     a NULL name is null (FIELD_NULLABLE) */
 	FIELD_CUSTOM,     /* written and read by the row's own functions */
 };
 

@@ -22,6 +22,8 @@
 #include "util/hash.h"
 
 #define OFF(f) offsetof(struct invocation, f)
+/* FIELD_ENUM reads and writes an enum as an int. */
+_Static_assert(sizeof(enum foreign_wait_basis) == sizeof(int), "enum foreign_wait_basis is int-sized");
 #define REQ FIELD_REQUIRED
 #define RD FIELD_READ
 #define NUL FIELD_NULLABLE
@@ -765,6 +767,8 @@ const struct field invocation_fields[] = {
 	{ .key = "cpu_wait_source", .type = FIELD_OWNED, .off = OFF(cpu_wait_source), .flags = REQ | RD | NUL },
 	{ .key = "cpu_wait_note", .type = FIELD_OWNED, .off = OFF(cpu_wait_note), .flags = REQ | RD | NUL },
 	{ .key = "tree_wait_ns", .type = FIELD_I64, .off = OFF(tree_wait_ns), .flags = REQ | FIELD_OPTIONAL | NEG, .unit = "ns", .min = 0, .max = BIG },
+	{ .key = "tree_active_ns", .type = FIELD_I64, .off = OFF(tree_active_ns), .flags = REQ | FIELD_OPTIONAL | NEG, .unit = "ns", .min = 0, .max = BIG },
+	{ .key = "cgroup_cpu_wait_ns", .type = FIELD_I64, .off = OFF(cgroup_cpu_wait_ns), .flags = REQ | FIELD_OPTIONAL | NEG, .unit = "ns", .min = 0, .max = BIG },
 	{ .key = "max_cpu_wait_pct", .type = FIELD_NUMBER, .off = OFF(max_cpu_wait_pct), .flags = REQ | RD, .unit = "%" },
 	{ .key = "system_cpu_wait_ns", .type = FIELD_I64, .off = OFF(system_cpu_wait_ns), .flags = REQ | RD | NEG, .unit = "ns", .min = 0, .max = BIG },
 	{ .key = "run_cpus", .type = FIELD_UNSIGNED, .off = OFF(run_cpus), .flags = REQ | RD | FIELD_NULL_NONPOSITIVE, .min = 1, .max = INT64_C(1) << 20 },
@@ -773,6 +777,8 @@ const struct field invocation_fields[] = {
 	{ .key = "foreign_busy_fine_source", .type = FIELD_OWNED, .off = OFF(foreign_busy_fine_source), .flags = REQ | FIELD_OPTIONAL | NUL },
 	{ .key = "foreign_wait_ns", .type = FIELD_I64, .off = OFF(foreign_wait_ns), .flags = REQ | RD | NEG, .unit = "ns", .min = 0, .max = BIG },
 	{ .key = "foreign_wait_pct", CUSTOM(w_foreign_wait_pct, NULL), .flags = REQ, .unit = "%" },
+	{ .key = "foreign_wait_basis", .type = FIELD_ENUM, .off = OFF(foreign_wait_basis), .flags = REQ | FIELD_OPTIONAL | NUL,
+	  .names = foreign_wait_basis_names, .nnames = FOREIGN_WAIT_BASES },
 	{ .key = "cpus", .type = FIELD_OWNED, .off = OFF(cpus), .flags = REQ | RD | NUL },
 	{ .key = "load_wait_ns", .type = FIELD_I64, .off = OFF(load_wait_ns), .flags = REQ | FIELD_OPTIONAL, .unit = "ns", .min = 0, .max = BIG },
 	{ .key = "loaded", .type = FIELD_BOOL, .off = OFF(loaded), .flags = REQ | FIELD_OPTIONAL },

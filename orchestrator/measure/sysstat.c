@@ -407,21 +407,18 @@ int64_t sysstat_set_resolution_ns(unsigned set_cpus)
 	return (int64_t)set_cpus * 2 * (int64_t)(1000000000 / sysstat_ticks_per_second());
 }
 
-int64_t sysstat_foreign_wait_ns(int64_t cpu_wait_ns, int64_t foreign_busy_ns,
-				unsigned set_cpus, int64_t fine_ns)
+int64_t sysstat_foreign_bound_ns(int64_t foreign_busy_ns, unsigned set_cpus, int64_t fine_ns)
 {
 	int64_t attributable = -1;
 
-	if (cpu_wait_ns < 0 || (foreign_busy_ns < 0 && fine_ns < 0))
+	if (foreign_busy_ns < 0 && fine_ns < 0)
 		return -1;
 	if (foreign_busy_ns >= 0) {
 		attributable = foreign_busy_ns - sysstat_set_resolution_ns(set_cpus);
 		if (attributable < 0)
 			attributable = 0;
 	}
-	if (fine_ns > attributable)
-		attributable = fine_ns;
-	return cpu_wait_ns < attributable ? cpu_wait_ns : attributable;
+	return fine_ns > attributable ? fine_ns : attributable;
 }
 
 int sysstat_psi_parse_some_total(const char *text, int64_t *total_us)

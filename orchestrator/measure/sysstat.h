@@ -103,19 +103,15 @@ int64_t sysstat_set_resolution_ns(unsigned set_cpus);
 int64_t sysstat_foreign_busy_fine_ns(const struct cpustat *before, const struct cpustat *after,
 				     int64_t own_cpu_ns, int64_t wall_ns);
 /*
- * The part of a run's CPU wait that other processes can have caused: a
- * run cannot have waited on foreign work longer than foreign work ran on
- * its CPUs, so min(cpu_wait_ns, the larger of foreign_busy_ns less its
- * resolution and the nanosecond figure fine_ns), at least 0. The bound is
- * exact for a wait measured as "some" pressure (time during which at
- * least one of the run's tasks waited), the cgroup's figure. The two
+ * How long a run can have waited on foreign work: no longer than foreign
+ * work ran on its CPUs, so the larger of foreign_busy_ns less its
+ * resolution and the nanosecond figure fine_ns, at least 0. The two
  * figures bound the same time from different counters; the larger holds
- * where one misses work (ticks round a short run to nothing, a container's
- * cpuacct root sees only its own tasks). -1 when the wait, or both
- * figures, are unknown (< 0).
+ * where one misses work (ticks round a short run to nothing, a
+ * container's cpuacct root sees only its own tasks). -1 when both are
+ * unknown (< 0). measure/foreignwait.h turns it into the foreign wait.
  */
-int64_t sysstat_foreign_wait_ns(int64_t cpu_wait_ns, int64_t foreign_busy_ns,
-				unsigned set_cpus, int64_t fine_ns);
+int64_t sysstat_foreign_bound_ns(int64_t foreign_busy_ns, unsigned set_cpus, int64_t fine_ns);
 
 /*
  * The "some ... total=N" of a pressure file: microseconds during which at

@@ -80,24 +80,57 @@ void taskdelay_note(struct taskdelay *td, pid_t tid, int64_t cpu_ns, int64_t wai
 	td->n++;
 }
 
-int64_t taskdelay_lost(const struct taskdelay *td, int64_t wall_ns)
-{
-	double cpu = td->ended_cpu_ns, weighted = td->ended_weighted_ns;
-	double active = td->ended_active_ns, lost;
+/*
+ * A share of waiting past which the time the readings missed is not
+ * extrapolated further: m / (1 - s) grows without bound as s nears 1.
+ */
+#define MISSED_SHARE_MAX 0.99
 
-	if (!td->n && !td->ended)
-		return -1;
+/* The three sums of the formula over every thread, and what the readings missed (taskdelay.h). */
+static void tree_sums(const struct taskdelay *td, int64_t tree_cpu_ns, double *cpu,
+		      double *weighted, double *active)
+{
+	*cpu = td->ended_cpu_ns;
+	*weighted = td->ended_weighted_ns;
+	*active = td->ended_active_ns;
 	for (size_t i = 0; i < td->n; i++) {
 		double c, w, a;
 		thread_sums(&td->t[i], &c, &w, &a);
-		cpu += c;
-		weighted += w;
-		active += a;
+		*cpu += c;
+		*weighted += w;
+		*active += a;
 	}
+	if (*cpu > 0 && (double)tree_cpu_ns > *cpu) {
+		double missed = (double)tree_cpu_ns - *cpu, share = *weighted / *cpu;
+		if (share > MISSED_SHARE_MAX)
+			share = MISSED_SHARE_MAX;
+		*weighted += missed * share;
+		*cpu += missed;
+		*active += missed / (1 - share);
+	}
+}
+
+int64_t taskdelay_lost(const struct taskdelay *td, int64_t wall_ns, int64_t tree_cpu_ns)
+{
+	double cpu, weighted, active, lost;
+
+	if (!td->n && !td->ended)
+		return -1;
+	tree_sums(td, tree_cpu_ns, &cpu, &weighted, &active);
 	if (cpu <= 0 || wall_ns <= 0)
 		return 0;
 	lost = weighted / cpu * (active < (double)wall_ns ? active : (double)wall_ns);
 	return lost < (double)wall_ns ? (int64_t)lost : wall_ns;
+}
+
+int64_t taskdelay_active(const struct taskdelay *td, int64_t tree_cpu_ns)
+{
+	double cpu, weighted, active;
+
+	if (!td->n && !td->ended)
+		return -1;
+	tree_sums(td, tree_cpu_ns, &cpu, &weighted, &active);
+	return active < (double)INT64_MAX ? (int64_t)active : INT64_MAX;
 }
 
 unsigned taskdelay_threads(const struct taskdelay *td)

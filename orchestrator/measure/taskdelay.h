@@ -4,7 +4,8 @@
  * the CPU time a thread ran, and the time it was runnable but waited,
  * "run_delay"). proc reads every thread of the tree at each tick and once
  * more when the child has exited; each thread keeps its last reading, so a
- * thread that ended between two readings counts to its last one.
+ * thread that ended between two readings counts to its last one, and the
+ * tree's CPU time by wait4() beyond the readings' is extrapolated (below).
  *
  * Combining threads into one figure (docs/plan.md, Contention): each thread's
  * share of its active time spent waiting, s = wait / (cpu + wait), is
@@ -59,8 +60,23 @@ void taskdelay_note(struct taskdelay *td, pid_t tid, int64_t cpu_ns, int64_t wai
  * that ended meanwhile is skipped.
  */
 void taskdelay_sample(struct taskdelay *td, pid_t root);
-/* The wall time lost (ns, formula above), or -1 when no thread was read. */
-int64_t taskdelay_lost(const struct taskdelay *td, int64_t wall_ns);
+/*
+ * The wall time lost (ns, formula above), or -1 when no thread was read.
+ * tree_cpu_ns (-1: unknown) is the tree's CPU time by wait4(), which also
+ * counts what the readings missed: the end of a thread that ended between
+ * two readings (a child its parent reaped), a process that lived less
+ * than a tick. The missed CPU time m is counted as having waited like the
+ * rest: it adds m * s to the weighted sum and m / (1 - s) to the active
+ * time, s = sum cpu_i * s_i / sum cpu_i, so the share stays s.
+ */
+int64_t taskdelay_lost(const struct taskdelay *td, int64_t wall_ns, int64_t tree_cpu_ns);
+/*
+ * The threads' active time, sum (cpu_i + wait_i) in ns (ended threads
+ * and, with tree_cpu_ns, what the readings missed included), or -1 when
+ * no thread was read. Over the wall time it is how many of the tree's
+ * threads were runnable at once, on average.
+ */
+int64_t taskdelay_active(const struct taskdelay *td, int64_t tree_cpu_ns);
 /* Threads read in all (ended ones included). */
 unsigned taskdelay_threads(const struct taskdelay *td);
 void taskdelay_release(struct taskdelay *td);

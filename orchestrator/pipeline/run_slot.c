@@ -30,6 +30,7 @@
 #include "run/prepare.h"
 #include "run/proc.h"
 #include "seal/seal.h"
+#include "measure/foreignwait.h"
 #include "measure/sysstat.h"
 #include "util/tree.h"
 #include "util/alloc.h"
@@ -130,6 +131,8 @@ static void record_cpu_wait(struct invocation *inv, const struct proc_result *re
 	}
 	inv->cpu_wait_ns = res->cpu_wait_ns;
 	inv->tree_wait_ns = res->tree_wait_ns;
+	inv->tree_active_ns = res->tree_active_ns;
+	inv->cgroup_cpu_wait_ns = res->cgroup_cpu_wait_ns;
 	inv->cpu_wait_source = res->cpu_wait_source ? xstrdup(res->cpu_wait_source) : NULL;
 	inv->cpu_wait_note = res->cpu_wait_note ? xstrdup(res->cpu_wait_note) : NULL;
 	inv->system_cpu_wait_ns = res->system_cpu_wait_ns;
@@ -177,6 +180,8 @@ static void inv_init(const struct run_state *st, const struct sched_slot *slot,
 	inv->max_cpu_wait_pct = plan->set.max_cpu_wait_pct;
 	inv->cpu_wait_ns = -1;
 	inv->tree_wait_ns = -1;
+	inv->tree_active_ns = -1;
+	inv->cgroup_cpu_wait_ns = -1;
 	inv->foreign_busy_fine_ns = -1;
 	inv->system_cpu_wait_ns = -1;
 	inv->foreign_busy_ns = -1;
@@ -209,15 +214,26 @@ static int inv_expand(const struct plan *plan, const struct plan_variant *v,
 }
 
 /*
- * The wait the foreign share is taken from: the cgroup's "some" time, or
- * the tree's own estimate where that is smaller ("some" counts one thread
- * of a multi-threaded tree waiting as the whole tree waiting; taskdelay.h).
+ * The part of the run's wait other processes caused, and how it was
+ * found (measure/foreignwait.h): what wall_own takes out and the load
+ * guard judges.
  */
-static int64_t tree_wait(const struct invocation *inv)
+static void record_foreign_wait(struct invocation *inv)
 {
-	if (inv->cpu_wait_ns >= 0 && inv->tree_wait_ns >= 0 && inv->tree_wait_ns < inv->cpu_wait_ns)
-		return inv->tree_wait_ns;
-	return inv->cpu_wait_ns;
+	struct foreignwait fw;
+	struct foreignwait_in in = {
+		.wall_ns = inv->fig.wall_ns,
+		.wait_ns = inv->cpu_wait_ns,
+		.from_threads = inv->cpu_wait_source && !strcmp(inv->cpu_wait_source, "schedstat"),
+		.active_ns = inv->tree_active_ns,
+		.busy_ns = inv->foreign_busy_ns,
+		.set_cpus = inv->run_cpus,
+		.busy_fine_ns = inv->foreign_busy_fine_ns,
+	};
+
+	foreignwait_estimate(&in, &fw);
+	inv->foreign_wait_ns = fw.ns;
+	inv->foreign_wait_basis = fw.basis;
 }
 
 /* What was kept of one stream, and what it was whole when proc hashed it. */
@@ -279,8 +295,7 @@ static void inv_record(struct invocation *inv, const struct proc_result *res,
 			inv->foreign_busy_fine_source = xstrdup(cs_before->run_source);
 	}
 	record_cpu_wait(inv, res);
-	inv->foreign_wait_ns = sysstat_foreign_wait_ns(tree_wait(inv), inv->foreign_busy_ns,
-						       inv->run_cpus, inv->foreign_busy_fine_ns);
+	record_foreign_wait(inv);
 	if (!res->cgroup_reason) {
 		inv->cgroup_valid = 1;
 		inv->cg_memory_peak_bytes = res->cg_memory_peak_bytes;

@@ -99,7 +99,7 @@ static void print_load(FILE *f, const struct run_state *st)
 	contention_loaded(&sb, &ct);
 	fprintf(f, "load:     %s.\n          ", sb.buf);
 	strbuf_reset(&sb);
-	contention_trust(&sb);
+	contention_trust(&sb, &ct);
 	fputs(sb.buf, f);
 	strbuf_release(&sb);
 	if (st->opt->bench)

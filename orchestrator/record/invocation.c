@@ -13,6 +13,14 @@
 #include "util/env.h"
 #include "util/strbuf.h"
 
+const char *const foreign_wait_basis_names[FOREIGN_WAIT_BASES] = {
+	[FOREIGN_WAIT_UNKNOWN] = NULL,
+	[FOREIGN_WAIT_ONE_THREAD] = "one_thread",
+	[FOREIGN_WAIT_THREADS] = "threads",
+	[FOREIGN_WAIT_FOREIGN_BUSY] = "foreign_busy",
+	[FOREIGN_WAIT_CGROUP] = "cgroup",
+};
+
 void invocation_release(struct invocation *inv)
 {
 	if (!inv)

@@ -37,6 +37,21 @@ enum inv_status {
 	INV_INTERRUPTED,
 };
 
+/*
+ * How foreign_wait_ns — the wait wall_own takes out of wall time — was
+ * found (measure/foreignwait.h). The values index foreign_wait_basis_names,
+ * the names result.json writes (NULL: null).
+ */
+enum foreign_wait_basis {
+	FOREIGN_WAIT_UNKNOWN,       /* null: no foreign wait (a zeroed record) */
+	FOREIGN_WAIT_ONE_THREAD,    /* the threads' own waits, one thread at a time: exact */
+	FOREIGN_WAIT_THREADS,       /* the threads' own waits, side by side: an estimate */
+	FOREIGN_WAIT_FOREIGN_BUSY,  /* others' CPU time over the run's parallelism: an estimate */
+	FOREIGN_WAIT_CGROUP,        /* the cgroup's "some" pressure: an estimate */
+};
+#define FOREIGN_WAIT_BASES 5
+extern const char *const foreign_wait_basis_names[FOREIGN_WAIT_BASES];
+
 /* What the plan's prepare command did before an invocation (prepare.c). */
 struct invocation_prepare {
 	char **argv;              /* as expanded */
@@ -85,9 +100,11 @@ struct invocation {
 	double foreign_cpu_resolution; /* < 0: null; how far off foreign_cpu can be */
 	double max_foreign_cpu;  /* the threshold it was judged by (0: no limit) */
 	int64_t cpu_wait_ns;     /* -1: null; time the child's tree was runnable but not running */
-	char *cpu_wait_source;   /* "cgroup", "schedstat", or NULL with cpu_wait_note saying why */
+	char *cpu_wait_source;   /* "schedstat", "cgroup", or NULL with cpu_wait_note saying why */
 	char *cpu_wait_note;     /* why cpu_wait_ns is null, or what it leaves out; or NULL */
 	int64_t tree_wait_ns;    /* -1: null; wall the tree's threads lost waiting (measure/taskdelay.h) */
+	int64_t tree_active_ns;  /* -1: null; their sum (cpu + run_delay) */
+	int64_t cgroup_cpu_wait_ns; /* -1: null; the cgroup's cpu.pressure "some" during the run */
 	double max_cpu_wait_pct; /* the threshold it was judged by */
 	int64_t system_cpu_wait_ns; /* -1: null; /proc/pressure/cpu "some" during the run */
 	/*
@@ -106,6 +123,7 @@ struct invocation {
 	int64_t foreign_busy_fine_ns;
 	char *foreign_busy_fine_source;
 	int64_t foreign_wait_ns;
+	enum foreign_wait_basis foreign_wait_basis;
 	char *cpus;              /* the CPU list the child was pinned to, or NULL */
 	/*
 	 * The wait for a quieter machine before it (pipeline/quiet.h): time

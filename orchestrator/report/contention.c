@@ -1,7 +1,8 @@
 /*
  * contention: the load the recorded runs saw and its sentences (see
  * contention.h). The figures are the records' own: a run's foreign wait
- * is invocation_foreign_wait_pct(), the wait before it load_wait_ns.
+ * is invocation_foreign_wait_pct(), how it was found foreign_wait_basis,
+ * the wait before it load_wait_ns.
  */
 #include "report/contention.h"
 
@@ -49,6 +50,10 @@ void contention_count(struct contention *ct, const struct invocation *invs, size
 		if (fpct < 0)
 			continue;
 		all[nall++] = fpct;
+		if (fpct >= COMPARE_CONTENDED_PCT) {
+			ct->contended++;
+			ct->estimated += inv->foreign_wait_basis != FOREIGN_WAIT_ONE_THREAD;
+		}
 		if (inv->loaded)
 			loaded[nloaded++] = fpct;
 	}
@@ -100,8 +105,15 @@ void contention_counted(struct strbuf *sb, const struct contention *ct)
 	strbuf_adds(sb, " of their wall time for CPUs other work held");
 }
 
-void contention_trust(struct strbuf *sb)
+void contention_trust(struct strbuf *sb, const struct contention *ct)
 {
-	strbuf_adds(sb, "wall_own (wall less that wait) and CPU time (cpu) are not lengthened by "
-		    "it: trust them over wall here");
+	if (!ct->estimated) {
+		strbuf_adds(sb, "wall_own (wall less that wait) and CPU time (cpu) are not lengthened "
+			    "by it: trust them over wall here");
+		return;
+	}
+	strbuf_addf(sb, "wall_own (wall less that wait) is an estimate for %zu of %zu run(s) that "
+		    "waited (their threads ran side by side, or others' CPU time bounded the wait: "
+		    "docs/plan.md, Contention) and CPU time (cpu) is not lengthened by it: compare "
+		    "both rather than wall here", ct->estimated, ct->contended);
 }

@@ -25,6 +25,12 @@ struct contention {
 	size_t loaded;       /* of them, kept under load (marked loaded) */
 	struct contention_pct all;    /* the counted runs' wait on others */
 	struct contention_pct of_loaded; /* the loaded runs' */
+	/*
+	 * Of the counted runs that waited on others COMPARE_CONTENDED_PCT of
+	 * their wall time or more, those whose wall_own is an estimate (their
+	 * foreign_wait_basis is not one_thread: measure/foreignwait.h).
+	 */
+	size_t contended, estimated;
 	size_t waits;        /* runs (any) that waited for a quieter machine first */
 	int64_t waited_ns;   /* those waits in all */
 };
@@ -59,7 +65,15 @@ void contention_loaded(struct strbuf *sb, const struct contention *ct);
  * wait is known.
  */
 void contention_counted(struct strbuf *sb, const struct contention *ct);
-/* "wall_own (wall less that wait) and CPU time (cpu) are not lengthened by it: trust them over wall here" */
-void contention_trust(struct strbuf *sb);
+/*
+ * Which figures to trust. Where every run that waited on others ran one
+ * thread at a time (wall_own exact by construction): "wall_own (wall less
+ * that wait) and CPU time (cpu) are not lengthened by it: trust them over
+ * wall here". Else: "wall_own (wall less that wait) is an estimate for 3
+ * of 4 run(s) that waited (their threads ran side by side, or others' CPU
+ * time bounded the wait: docs/plan.md, Contention) and CPU time (cpu) is
+ * not lengthened by it: compare both rather than wall here".
+ */
+void contention_trust(struct strbuf *sb, const struct contention *ct);
 
 #endif

@@ -237,7 +237,7 @@ static void set_verdict_contention(struct template_ctx *c, const struct report_i
 	}
 	if (ct.loaded || on_others) {
 		strbuf_adds(&sb, " ");
-		contention_trust(&sb);
+		contention_trust(&sb, &ct);
 		strbuf_addch(&sb, '.');
 	}
 	set_sb(c, "contention", &sb);
@@ -947,7 +947,10 @@ static void set_conditions(struct template_ctx *c, const struct report_input *in
 				      inv->cpu_wait_source ? inv->cpu_wait_source : "?");
 		else
 			template_set(r, "cpu_wait", "n/a (not measured)");
-		if (invocation_foreign_wait_pct(inv) >= 0)
+		if (invocation_foreign_wait_pct(inv) >= 0 && inv->foreign_wait_basis)
+			template_setf(r, "foreign_wait", "%.1f %% (%s)", invocation_foreign_wait_pct(inv),
+				      foreign_wait_basis_names[inv->foreign_wait_basis]);
+		else if (invocation_foreign_wait_pct(inv) >= 0)
 			template_setf(r, "foreign_wait", "%.1f %%", invocation_foreign_wait_pct(inv));
 		else
 			template_set(r, "foreign_wait", "n/a (all the wait judged)");

@@ -30,14 +30,15 @@ void cpuwait_sample(struct cpuwait *w, pid_t pid);
 /* When the child has exited and is not yet reaped (pid still readable). */
 void cpuwait_stop(struct cpuwait *w, const struct cgroup *cg, pid_t pid);
 /*
- * With a cgroup, after res->wall_ns is set: res's cpu_wait_* from the
- * cgroup's pressure, when it could be read both times.
+ * With a cgroup, after res->wall_ns is set: res->cgroup_cpu_wait_ns from
+ * the cgroup's pressure, when it could be read both times.
  */
 void cpuwait_from_cgroup(const struct cpuwait *w, struct proc_result *res);
 /*
- * Last: the machine's CPU wait, the tree's wall time lost waiting
- * (res->tree_wait_ns, taskdelay.h), and res's cpu_wait_* from it (or why
- * it is unknown) unless cpuwait_from_cgroup() set them.
+ * Last: the machine's CPU wait, the tree's wall time lost waiting and
+ * its active time (res->tree_wait_ns, tree_active_ns; taskdelay.h), and
+ * res's cpu_wait_* from them, else from the cgroup's pressure, else why
+ * it is unknown.
  */
 void cpuwait_finish(const struct cpuwait *w, struct proc_result *res);
 void cpuwait_release(struct cpuwait *w);

@@ -197,6 +197,8 @@ static void result_init(struct proc_result *res)
 	res->cg_cpu_usage_ns = -1;
 	res->cpu_wait_ns = -1;
 	res->tree_wait_ns = -1;
+	res->tree_active_ns = -1;
+	res->cgroup_cpu_wait_ns = -1;
 	res->system_cpu_wait_ns = -1;
 	res->procs = (struct proc_tree)PROC_TREE_INIT;
 }

@@ -191,22 +191,29 @@ struct proc_result {
 	char *cgroup_reason;       /* why there is no cgroup; caller frees */
 	const char *cg_memory_note;/* static: why memory_peak is -1, or NULL */
 	/*
-	 * Time the child was runnable but waiting for a CPU: the cgroup's
-	 * cpu.pressure "some" over the run (the whole tree), else
-	 * tree_wait_ns, over the wall time (never more).
+	 * Time the child was runnable but waiting for a CPU: tree_wait_ns
+	 * where the tree's threads could be read, else the cgroup's
+	 * cpu.pressure "some" over the run, over the wall time (never more).
 	 * -1 when neither could be read;
 	 * cpu_wait_source is then NULL and cpu_wait_note says why. Static strings.
 	 */
 	int64_t cpu_wait_ns;
-	const char *cpu_wait_source;  /* "cgroup", "schedstat" or NULL */
+	const char *cpu_wait_source;  /* "schedstat", "cgroup" or NULL */
 	const char *cpu_wait_note;    /* why unknown, or what the figure leaves out; or NULL */
 	/*
 	 * The wall time the tree's threads lost waiting for a CPU, by their
 	 * schedstat counters (measure/taskdelay.h: exact for one thread, an
-	 * estimate for many); -1 when none could be read. Beside a cgroup's
-	 * pressure too: "some" counts any one thread waiting as the tree waiting.
+	 * estimate for many), and their active time, sum (cpu + run_delay);
+	 * -1 when none could be read.
 	 */
 	int64_t tree_wait_ns;
+	int64_t tree_active_ns;
+	/*
+	 * The cgroup's cpu.pressure "some" over the run, as context: it counts
+	 * the tree as waiting whenever one of its threads waits, and reads low
+	 * beside unpinned busy loops (docs/plan.md, Contention). -1: no cgroup or PSI.
+	 */
+	int64_t cgroup_cpu_wait_ns;
 	int64_t system_cpu_wait_ns;   /* /proc/pressure/cpu "some" over the same window; -1 */
 	/* capture and log mode: what was kept and what was read past the cap */
 	struct proc_stream out, err;

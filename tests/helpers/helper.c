@@ -19,6 +19,15 @@
  *   abev-helper threads N MS           N threads busy for MS ms of wall time
  *                                      each (a multi-threaded runtime's own
  *                                      threads contending for the CPUs)
+ *   abev-helper spin-threads N MS      N threads that each spin MS ms of CPU
+ *                                      time: a fixed amount of work that
+ *                                      more threads than cores share
+ *   abev-helper spin-sleep MS          MS ms of CPU time in 10 ms pieces,
+ *                                      each followed by a 10 ms sleep (a
+ *                                      single thread that also waits on I/O)
+ *   abev-helper tree PARENT_MS CHILD_MS  spins PARENT_MS, then runs itself as
+ *                                      "spin CHILD_MS" and waits for it (a
+ *                                      CLI that starts a test host)
  *   abev-helper hang-with-child PIDFILE [--ignore-term] | daemonize PIDFILE
  *   abev-helper flood BYTES | env NAME... | pwd | stdin | stderr TEXT
  *   abev-helper sleep-pid PIDFILE MS   writes its pid, then sleeps MS
@@ -40,12 +49,14 @@
 #include <grp.h>
 #include <sys/resource.h>
 #include <sys/types.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 static int usage(void)
 {
 	fputs("usage: abev-helper sleep MS | spin MS | threads N MS | touch MIB | crash |\n"
+	      "       spin-threads N MS | spin-sleep MS | tree PARENT_MS CHILD_MS |\n"
 	      "       exit N | hang |\n"
 	      "       hang-with-child PIDFILE [--ignore-term] | daemonize PIDFILE |\n"
 	      "       flood BYTES | env NAME... | pwd | stdin | stderr TEXT |\n"
@@ -344,26 +355,113 @@ static void *busy_thread(void *arg)
 	return NULL;
 }
 
-/* n threads (the main one among them) busy until ms of wall time have passed. */
-static int mode_threads(long long n, long long ms)
+/* Spins the calling thread for ns of its own CPU time (arg: an int64_t). */
+static void *spin_thread(void *arg)
+{
+	int64_t until = clock_ns(CLOCK_THREAD_CPUTIME_ID) + *(const int64_t *)arg;
+	volatile unsigned long x = 0;
+
+	while (clock_ns(CLOCK_THREAD_CPUTIME_ID) < until)
+		for (int i = 0; i < 10000; i++)
+			x += (unsigned long)i;
+	return NULL;
+}
+
+/* Spins ms of the process's CPU time. */
+static void spin_ms(long long ms)
+{
+	int64_t until = cpu_ns() + (int64_t)ms * 1000000;
+	volatile unsigned long x = 0;
+
+	/*
+	 * Reading a CPU-time clock is a system call: the spin spends part
+	 * of its time in the kernel, which report_end() shows as sys_ns.
+	 */
+	while (cpu_ns() < until)
+		for (int i = 0; i < 10000; i++)
+			x += (unsigned long)i;
+}
+
+/*
+ * n threads (the main one among them) each running fn(arg), after
+ * report_start(): joins them, says how many ran and reports the end.
+ */
+static int run_threads(long long n, void *(*fn)(void *), void *arg)
 {
 	pthread_t tid[64];
-	int64_t until;
 	long long started = 0;
 
-	report_start();
-	until = clock_ns(CLOCK_MONOTONIC) + (int64_t)ms * 1000000;
 	for (; started < n - 1; started++)
-		if (pthread_create(&tid[started], NULL, busy_thread, &until) != 0) {
+		if (pthread_create(&tid[started], NULL, fn, arg) != 0) {
 			fprintf(stderr, "abev-helper: cannot start a thread\n");
 			break;
 		}
-	busy_thread(&until);
+	fn(arg);
 	for (long long i = 0; i < started; i++)
 		pthread_join(tid[i], NULL);
 	printf("threads=%lld\n", started + 1);
 	report_end();
 	return started == n - 1 ? 0 : 1;
+}
+
+/* n threads (the main one among them) that each spin ms of CPU time. */
+static int mode_spin_threads(long long n, long long ms)
+{
+	int64_t ns = (int64_t)ms * 1000000;
+
+	report_start();
+	return run_threads(n, spin_thread, &ns);
+}
+
+/* ms of CPU time in 10 ms pieces, a 10 ms sleep after each. */
+static int mode_spin_sleep(long long ms)
+{
+	report_start();
+	for (long long done = 0; done < ms; done += 10) {
+		spin_ms(ms - done < 10 ? ms - done : 10);
+		sleep_ms(10);
+	}
+	report_end();
+	return 0;
+}
+
+/* Spins parent_ms, then runs "SELF spin CHILD_MS" and waits for it: its exit code. */
+static int mode_tree(long long parent_ms, const char *child_ms)
+{
+	char self[PATH_MAX];
+	char *const argv[] = { self, (char *)"spin", (char *)child_ms, NULL };
+	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	int status;
+	pid_t pid;
+
+	if (len < 0)
+		return 1;
+	self[len] = '\0';
+	report_start();
+	spin_ms(parent_ms);
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		return 1;
+	if (pid == 0) {
+		execv(self, argv);
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return 1;
+	report_end();
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+}
+
+/* n threads (the main one among them) busy until ms of wall time have passed. */
+static int mode_threads(long long n, long long ms)
+{
+	int64_t until;
+
+	report_start();
+	until = clock_ns(CLOCK_MONOTONIC) + (int64_t)ms * 1000000;
+	return run_threads(n, busy_thread, &until);
 }
 
 int main(int argc, char **argv)
@@ -381,18 +479,22 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(mode, "spin") && number(arg, 86400000LL, &v) == 0) {
-		int64_t until = cpu_ns() + (int64_t)v * 1000000;
-		volatile unsigned long x = 0;
 		report_start();
-		/*
-		 * Reading a CPU-time clock is a system call: the spin spends part
-		 * of its time in the kernel, which report_end() shows as sys_ns.
-		 */
-		while (cpu_ns() < until)
-			for (int i = 0; i < 10000; i++)
-				x += (unsigned long)i;
+		spin_ms(v);
 		report_end();
 		return 0;
+	}
+	if (!strcmp(mode, "spin-threads") && number(arg, 64, &v) == 0 && v >= 1 && argc == 4) {
+		long long ms;
+		if (number(argv[3], 86400000LL, &ms) == 0)
+			return mode_spin_threads(v, ms);
+	}
+	if (!strcmp(mode, "spin-sleep") && number(arg, 86400000LL, &v) == 0 && argc == 3)
+		return mode_spin_sleep(v);
+	if (!strcmp(mode, "tree") && number(arg, 86400000LL, &v) == 0 && argc == 4) {
+		long long ms;
+		if (number(argv[3], 86400000LL, &ms) == 0)
+			return mode_tree(v, argv[3]);
 	}
 	if (!strcmp(mode, "threads") && number(arg, 64, &v) == 0 && v >= 1 && argc == 4) {
 		long long ms;

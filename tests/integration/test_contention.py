@@ -312,6 +312,8 @@ class ReportVerdict(AbevTestCase):
         for inv, (pct, loaded, wait_s) in zip(invs, script):
             inv["foreign_wait_ns"] = int(inv["wall_ns"] * pct / 100)
             inv["foreign_wait_pct"] = round(inv["foreign_wait_ns"] * 100 / inv["wall_ns"], 4)
+            # One thread each: the wait is its own run_delay, wall_own exact.
+            inv["foreign_wait_basis"] = "one_thread"
             inv["loaded"] = loaded
             inv["load_wait_ns"] = int(wait_s * 1e9)
         cp = self.report_of(res)

@@ -115,6 +115,8 @@ static void fill_result(struct fm_machine *m, size_t v, const struct fm_run *r,
 	res->fig.user_ns = cpu;
 	res->fig.max_rss_bytes = 4 << 20;
 	res->cpu_wait_ns = res->tree_wait_ns = wall - cpu;
+	res->tree_active_ns = wall;     /* one thread, runnable throughout */
+	res->cgroup_cpu_wait_ns = -1;
 	res->cpu_wait_source = "schedstat";
 	res->stops_child = r->child_stops;
 	m->clock += wall;

@@ -150,10 +150,56 @@ static void test_sentences(void **state)
 	contention_count(&ct, unknown, ARRAY_SIZE(unknown));
 	contention_counted(&sb, &ct);
 	assert_string_equal(sb.buf, "");
-	contention_trust(&sb);
+	contention_trust(&sb, &ct);
 	assert_string_equal(sb.buf, "wall_own (wall less that wait) and CPU time (cpu) are not "
 			    "lengthened by it: trust them over wall here");
 	strbuf_release(&sb);
+}
+
+/*
+ * "Trust them over wall" only where wall_own is exact by construction:
+ * every run that waited on others ran one thread at a time. A run whose
+ * wait was found otherwise, or that waited under 1 %, is counted apart.
+ */
+static void test_trust(void **state)
+{
+	static const struct {
+		enum foreign_wait_basis basis[3];
+		size_t contended, estimated;
+		const char *want;
+	} cases[] = {
+		{ { FOREIGN_WAIT_ONE_THREAD, FOREIGN_WAIT_ONE_THREAD, FOREIGN_WAIT_THREADS }, 2, 0,
+		  "wall_own (wall less that wait) and CPU time (cpu) are not lengthened by it: trust "
+		  "them over wall here" },
+		{ { FOREIGN_WAIT_ONE_THREAD, FOREIGN_WAIT_FOREIGN_BUSY, FOREIGN_WAIT_ONE_THREAD }, 2, 1,
+		  "wall_own (wall less that wait) is an estimate for 1 of 2 run(s) that waited (their "
+		  "threads ran side by side, or others' CPU time bounded the wait: docs/plan.md, "
+		  "Contention) and CPU time (cpu) is not lengthened by it: compare both rather than "
+		  "wall here" },
+		{ { FOREIGN_WAIT_CGROUP, FOREIGN_WAIT_THREADS, FOREIGN_WAIT_ONE_THREAD }, 2, 2, NULL },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		/* Two runs waited 40 % and 20 % on others, the third 0.5 %. */
+		struct invocation invs[] = {
+			run(0, INV_OK, 40, 1, 0), run(0, INV_OK, 20, 0, 0), run(0, INV_OK, 0.5, 0, 0),
+		};
+		struct strbuf sb = STRBUF_INIT;
+		struct contention ct;
+
+		for (size_t k = 0; k < ARRAY_SIZE(invs); k++)
+			invs[k].foreign_wait_basis = cases[i].basis[k];
+		contention_count(&ct, invs, ARRAY_SIZE(invs));
+		assert_int_equal(ct.contended, cases[i].contended);
+		assert_int_equal(ct.estimated, cases[i].estimated);
+		contention_trust(&sb, &ct);
+		if (cases[i].want)
+			assert_string_equal(sb.buf, cases[i].want);
+		else
+			assert_non_null(strstr(sb.buf, "is an estimate for 2 of 2 run(s)"));
+		strbuf_release(&sb);
+	}
 }
 
 int main(void)
@@ -163,6 +209,7 @@ int main(void)
 		cmocka_unit_test(test_seen),
 		cmocka_unit_test(test_loaded_sentence),
 		cmocka_unit_test(test_sentences),
+		cmocka_unit_test(test_trust),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -63,6 +63,9 @@ static void fill(struct invocation *inv)
 	inv->max_foreign_cpu = 0.5;
 	inv->cpu_wait_ns = 952943;
 	inv->cpu_wait_source = xstrdup("cgroup");
+	inv->tree_wait_ns = -1;
+	inv->tree_active_ns = -1;
+	inv->cgroup_cpu_wait_ns = 952943;
 	inv->max_cpu_wait_pct = 10;
 	inv->system_cpu_wait_ns = -1;
 	inv->cpus = xstrdup("0-1");
@@ -119,9 +122,10 @@ static void test_invocation_file(void **state)
 		"core_dumped", "timed_out", "exec_error", "stderr_tail", "user_ns", "sys_ns", "cpu_ns",
 		"max_rss_bytes", "minflt", "majflt", "nvcsw", "nivcsw", "load_before",
 		"load_after", "foreign_cpu", "foreign_cpu_resolution", "max_foreign_cpu", "cpu_wait_ns", "cpu_wait_pct",
-		"cpu_wait_source", "cpu_wait_note", "tree_wait_ns", "max_cpu_wait_pct", "system_cpu_wait_ns", "run_cpus",
+		"cpu_wait_source", "cpu_wait_note", "tree_wait_ns", "tree_active_ns", "cgroup_cpu_wait_ns",
+		"max_cpu_wait_pct", "system_cpu_wait_ns", "run_cpus",
 		"foreign_busy_ns", "foreign_busy_fine_ns", "foreign_busy_fine_source", "foreign_wait_ns",
-		"foreign_wait_pct", "cpus",
+		"foreign_wait_pct", "foreign_wait_basis", "cpus",
 		"load_wait_ns", "loaded", "processes", "leftovers_killed", "paused", "overlaps", "output", "logs", "cgroup",
 		"cgroup_note", "results_files", "tests", "results", "failed_tests", "failed_tests_omitted",
 		"test_failures", "test_times", "test_times_omitted",
@@ -141,6 +145,8 @@ static void test_invocation_file(void **state)
 	/* 952943 ns of 19058877 ns wall: 5 %, as the load guard judged it */
 	assert_float_equal(cJSON_GetObjectItem(o, "cpu_wait_pct")->valuedouble, 5.0, 1e-9);
 	assert_string_equal(cJSON_GetObjectItem(o, "cpu_wait_source")->valuestring, "cgroup");
+	/* no foreign wait: no basis */
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(o, "foreign_wait_basis")));
 	assert_true(cJSON_IsNull(cJSON_GetObjectItem(o, "system_cpu_wait_ns")));
 	assert_string_equal(cJSON_GetObjectItem(o, "cpus")->valuestring, "0-1");
 	assert_true(cJSON_IsNull(cJSON_GetObjectItem(o, "load_after")));
@@ -394,8 +400,8 @@ static unsigned row_types(const struct field *f)
 				     FIELD_NULL_NONPOSITIVE | FIELD_NULL_UNLESS)) ? T_NULL : 0;
 	switch (f->type) {
 	case FIELD_OBJECT: return T_OBJECT | null;
-	case FIELD_CONST:
-	case FIELD_ENUM: return T_STRING;
+	case FIELD_CONST: return T_STRING;
+	case FIELD_ENUM: return T_STRING | (f->flags & FIELD_NULLABLE ? T_NULL : 0);
 	case FIELD_STRING:
 	case FIELD_OWNED:
 	case FIELD_CHARS: return T_STRING | null;
@@ -432,7 +438,7 @@ static int has_row(const struct field *rows, size_t n, const char *key)
 	return 0;
 }
 
-/* A FIELD_ENUM row's names are exactly the schema's enum, in any order. */
+/* A FIELD_ENUM row's names are exactly the schema's enum, in any order (a NULL name: null). */
 static void check_enum(const char *file, const struct field *f, const cJSON *values)
 {
 	const cJSON *e;
@@ -442,8 +448,12 @@ static void check_enum(const char *file, const struct field *f, const cJSON *val
 		fail_msg("%s: row '%s' is an enum, the schema's property has none", file, f->key);
 	cJSON_ArrayForEach(e, values) {
 		size_t i = 0;
-		while (i < f->nnames && strcmp(f->names[i], e->valuestring))
+		while (i < f->nnames && (cJSON_IsNull(e) ? f->names[i] != NULL
+				       : !f->names[i] || strcmp(f->names[i], e->valuestring)))
 			i++;
+		if (i == f->nnames && cJSON_IsNull(e))
+			fail_msg("%s: row '%s': the schema allows null, the table does not", file,
+				 f->key);
 		if (i == f->nnames)
 			fail_msg("%s: row '%s': the schema allows '%s', the table does not", file,
 				 f->key, e->valuestring);
@@ -894,6 +904,7 @@ static void test_invocation_fields_round_trip(void **state)
 	in.warmup = 1;
 	in.foreign_busy_ns = -1;
 	in.foreign_wait_ns = 7;
+	in.foreign_wait_basis = FOREIGN_WAIT_FOREIGN_BUSY;
 	in.run_cpus = 2;
 	in.failed_tests = xcalloc(2, sizeof(char *));
 	in.failed_tests[0] = xstrdup("T.one");
@@ -924,6 +935,8 @@ static void test_invocation_fields_round_trip(void **state)
 	assert_true(out.load_before.valid && !out.load_after.valid);
 	assert_true(out.foreign_cpu == 0.125 && out.system_cpu_wait_ns == -1);
 	assert_true(out.foreign_busy_ns == -1 && out.foreign_wait_ns == 7 && out.run_cpus == 2);
+	assert_int_equal(out.foreign_wait_basis, FOREIGN_WAIT_FOREIGN_BUSY);
+	assert_true(out.cgroup_cpu_wait_ns == 952943 && out.tree_active_ns == -1);
 	assert_true(out.cgroup_valid && out.cg_memory_peak_bytes == -1 && out.cg_cpu_usage_ns == 5000);
 	assert_int_equal(out.nfailed_tests, 1);
 	assert_string_equal(out.failed_tests[0], "T.one");

@@ -49,7 +49,8 @@ static struct invocation inv(unsigned seq, const char *variant, int warmup, unsi
 	v.run_cpus = 2;
 	v.foreign_busy_ns = 0;
 	v.foreign_wait_ns = 0;
-	v.cpu_wait_source = s("cgroup");
+	v.foreign_wait_basis = FOREIGN_WAIT_ONE_THREAD;
+	v.cpu_wait_source = s("schedstat");
 	v.max_cpu_wait_pct = 10;
 	return v;
 }
@@ -243,7 +244,7 @@ static void test_excluded_runs(void **state)
 	assert_has(r, "| 9 | candidate | run 3 | n/a (not started) | n/a (not started) | 70.0 s | "
 		   "timed\\_out | runs/x/run-1 |");
 	assert_has(r, "| 4 | candidate | run 1 | any | n/a (not readable) | n/a (not readable) | "
-		   "50.0 % (cgroup) | 25.0 % | 1.50 | discarded |");
+		   "50.0 % (schedstat) | 25.0 % (one\\_thread) | 1.50 | discarded |");
 	assert_has(r, "| 9 | candidate | run 3 | any | n/a (not readable) | n/a (not readable) | "
 		   "n/a (not measured) | n/a (all the wait judged) | n/a (not measured) | timed\\_out |");
 	assert_true(strstr(r, "| 4 | candidate | run 1 | n/a (not started)") <
@@ -642,6 +643,13 @@ static void test_verdict_contention(void **state)
 		   "37.5 %) waiting for CPUs other work held. wall\\_own (wall less that wait) and CPU "
 		   "time (cpu) are not lengthened by it: trust them over wall here.\n\n");
 	assert_lacks(v, "No contention");
+	free(v);
+
+	/* A run whose threads ran side by side: wall_own is an estimate, and the verdict says so. */
+	f.invs[6].foreign_wait_basis = FOREIGN_WAIT_THREADS;
+	v = verdict(&f, 1);
+	assert_has(v, "wall\\_own (wall less that wait) is an estimate for 1 of 2 run(s) that waited");
+	assert_lacks(v, "trust them over wall");
 	free(v);
 
 	/* The budget set on the command line is named as such. */

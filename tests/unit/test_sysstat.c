@@ -225,29 +225,24 @@ static void test_foreign_wait(void **state)
 	assert_true(sysstat_foreign_busy_ns(&before, &after, 0, 0) == -1);
 
 	assert_true(sysstat_set_resolution_ns(2) == 4 * tick);
-	/* own threads waiting for each other, no foreign work: nothing attributable */
-	assert_true(sysstat_foreign_wait_ns(900000000, 0, 2, -1) == 0);
-	assert_true(sysstat_foreign_wait_ns(900000000, 0, 2, 0) == 0);
+	/* no foreign work: nothing attributable (the run's own threads waiting for each other) */
+	assert_true(sysstat_foreign_bound_ns(0, 2, -1) == 0);
+	assert_true(sysstat_foreign_bound_ns(0, 2, 0) == 0);
 	/* foreign work within the resolution: noise, not load */
-	assert_true(sysstat_foreign_wait_ns(900000000, 4 * tick, 2, -1) == 0);
-	/* bounded by what foreign work ran ... */
-	assert_true(sysstat_foreign_wait_ns(900000000, 300000000 + 4 * tick, 2, -1) == 300000000);
-	/* ... and by the wait itself */
-	assert_true(sysstat_foreign_wait_ns(100000000, 300000000, 2, -1) == 100000000);
-	assert_true(sysstat_foreign_wait_ns(-1, 300000000, 2, -1) == -1);
-	assert_true(sysstat_foreign_wait_ns(100000000, -1, 2, -1) == -1);
+	assert_true(sysstat_foreign_bound_ns(4 * tick, 2, -1) == 0);
+	assert_true(sysstat_foreign_bound_ns(300000000 + 4 * tick, 2, -1) == 300000000);
+	assert_true(sysstat_foreign_bound_ns(-1, 2, -1) == -1);
 	/*
 	 * Issue 30 §6: a 12 ms run beside a busy loop on its one CPU waited
 	 * 6 ms; the ticks saw 1 of foreign work, under their 2-tick
 	 * resolution, so the run was kept as "0.0 % on others". The
 	 * nanosecond figure sees the 6.5 ms the loop ran.
 	 */
-	assert_true(sysstat_foreign_wait_ns(6000000, tick, 1, -1) == 0);
-	assert_true(sysstat_foreign_wait_ns(6000000, tick, 1, 6500000) == 6000000);
-	assert_true(sysstat_foreign_wait_ns(6000000, -1, 1, 2000000) == 2000000);
+	assert_true(sysstat_foreign_bound_ns(tick, 1, -1) == 0);
+	assert_true(sysstat_foreign_bound_ns(tick, 1, 6500000) == 6500000);
+	assert_true(sysstat_foreign_bound_ns(-1, 1, 2000000) == 2000000);
 	/* the larger of the two bounds holds: ticks that saw more than a container's cpuacct */
-	assert_true(sysstat_foreign_wait_ns(900000000, 300000000 + 4 * tick, 2, 1000) ==
-		    300000000);
+	assert_true(sysstat_foreign_bound_ns(300000000 + 4 * tick, 2, 1000) == 300000000);
 }
 
 /* The nanosecond sources of a set's CPU time, and the foreign time from two samples. */
