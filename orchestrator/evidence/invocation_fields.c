@@ -778,7 +778,7 @@ const struct field invocation_fields[] = {
 	{ .key = "foreign_wait_ns", .type = FIELD_I64, .off = OFF(foreign_wait_ns), .flags = REQ | RD | NEG, .unit = "ns", .min = 0, .max = BIG },
 	{ .key = "foreign_wait_pct", CUSTOM(w_foreign_wait_pct, NULL), .flags = REQ, .unit = "%" },
 	{ .key = "foreign_wait_basis", .type = FIELD_ENUM, .off = OFF(foreign_wait_basis), .flags = REQ | FIELD_OPTIONAL | NUL,
-	  .names = foreign_wait_basis_names, .nnames = FOREIGN_WAIT_BASES },
+	  .names = invocation_wait_basis_names, .nnames = FOREIGN_WAIT_BASES },
 	{ .key = "cpus", .type = FIELD_OWNED, .off = OFF(cpus), .flags = REQ | RD | NUL },
 	{ .key = "load_wait_ns", .type = FIELD_I64, .off = OFF(load_wait_ns), .flags = REQ | FIELD_OPTIONAL, .unit = "ns", .min = 0, .max = BIG },
 	{ .key = "loaded", .type = FIELD_BOOL, .off = OFF(loaded), .flags = REQ | FIELD_OPTIONAL },

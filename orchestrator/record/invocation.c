@@ -13,7 +13,7 @@
 #include "util/env.h"
 #include "util/strbuf.h"
 
-const char *const foreign_wait_basis_names[FOREIGN_WAIT_BASES] = {
+const char *const invocation_wait_basis_names[FOREIGN_WAIT_BASES] = {
 	[FOREIGN_WAIT_UNKNOWN] = NULL,
 	[FOREIGN_WAIT_ONE_THREAD] = "one_thread",
 	[FOREIGN_WAIT_THREADS] = "threads",

@@ -39,7 +39,7 @@ enum inv_status {
 
 /*
  * How foreign_wait_ns — the wait wall_own takes out of wall time — was
- * found (measure/foreignwait.h). The values index foreign_wait_basis_names,
+ * found (measure/foreignwait.h). The values index invocation_wait_basis_names,
  * the names result.json writes (NULL: null).
  */
 enum foreign_wait_basis {
@@ -50,7 +50,7 @@ enum foreign_wait_basis {
 	FOREIGN_WAIT_CGROUP,        /* the cgroup's "some" pressure: an estimate */
 };
 #define FOREIGN_WAIT_BASES 5
-extern const char *const foreign_wait_basis_names[FOREIGN_WAIT_BASES];
+extern const char *const invocation_wait_basis_names[FOREIGN_WAIT_BASES];
 
 /* What the plan's prepare command did before an invocation (prepare.c). */
 struct invocation_prepare {

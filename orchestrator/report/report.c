@@ -949,7 +949,7 @@ static void set_conditions(struct template_ctx *c, const struct report_input *in
 			template_set(r, "cpu_wait", "n/a (not measured)");
 		if (invocation_foreign_wait_pct(inv) >= 0 && inv->foreign_wait_basis)
 			template_setf(r, "foreign_wait", "%.1f %% (%s)", invocation_foreign_wait_pct(inv),
-				      foreign_wait_basis_names[inv->foreign_wait_basis]);
+				      invocation_wait_basis_names[inv->foreign_wait_basis]);
 		else if (invocation_foreign_wait_pct(inv) >= 0)
 			template_setf(r, "foreign_wait", "%.1f %%", invocation_foreign_wait_pct(inv));
 		else
