@@ -32,6 +32,12 @@ struct errlist;
 #define PLAN_MAX_METRICS 1000
 /* Most rounds of schedule.warmups, runs, min_rounds and max_rounds. */
 #define PLAN_MAX_ROUNDS 1000000
+/*
+ * schedule.max_rounds of a plan that gives a gate and no runs, and so
+ * runs until "decided" by default: the looks at 95 % are then 8, 12, 18,
+ * 27 and 32, each at 99 %.
+ */
+#define PLAN_DECIDED_MAX_ROUNDS 32
 
 
 /*
@@ -317,17 +323,6 @@ int plan_load(struct plan *plan, const char *path);
  */
 int plan_load_partial(struct plan *plan, const char *path, struct errlist *errors);
 /*
- * The fewest rounds an exact paired 2-sided interval can reach conf with
- * (6 for 0.95): what schedule.until "decided" starts looking at.
- */
-unsigned plan_rounds_needed(double conf);
-/*
- * The fewest runs a side the exact unpaired interval (Mann–Whitney) can
- * give conf with: its widest covers 1 - 2 / C(2n, n). The fewest rounds
- * any change gate can be decided in. stats_mw_interval_n_needed()'s rule.
- */
-unsigned plan_runs_needed_unpaired(double conf);
-/*
  * plan_load() for a plan held in memory (abev bench builds one): path
  * names it in messages and its directory is what relative paths in it
  * resolve against; the len bytes of text (which need not end in a NUL
@@ -341,6 +336,8 @@ void plan_release(struct plan *plan);
 
 /* plan.set.order_from when abev chose "sequential" because the setups may collide. */
 #define PLAN_ORDER_FROM_SETUPS "setups"
+/* plan.set.runs_from when a plan with gates and no runs runs until "decided". */
+#define PLAN_RUNS_FROM_GATES "gates"
 /*
  * The first pair of variants (a < b) whose setups may overwrite each
  * other's products into *a, *b: 1, or 0 when none does. Two setups

@@ -119,18 +119,25 @@ const struct plan_doc_key plan_doc_keys[] = {
 	{ .key = "schedule.warmups", .type = "integer", .dflt = "0",
 	  .meaning = "warmup rounds, run first and never counted",
 	  PLAN_UNSIGNED(set.warmups, 0, PLAN_MAX_ROUNDS, 0) },
-	{ .key = "schedule.runs", .type = "integer", .dflt = "3",
-	  .meaning = "recorded rounds (each runs every variant once), at least 1",
+	{ .key = "schedule.runs", .type = "integer", .dflt = "3 (with a gate: until `decided`)",
+	  .meaning = "recorded rounds (each runs every variant once), at least 1; a plan with a gate "
+	  "and no `runs` runs until every gate is decided (`until` `decided`, `max_rounds` 32), "
+	  "and `result.json` says who chose (`schedule.runs_from`: `plan`, `default` or "
+	  "`gates`); with a gate, fewer rounds than can ever decide it are refused before "
+	  "anything runs: 4 for a change gate at 95 % (the exact unpaired interval), 6 for a "
+	  "`budget` (its median's)",
 	  PLAN_UNSIGNED(set.runs, 1, PLAN_MAX_ROUNDS, 3) },
 	{ .key = "schedule.until", .type = "string", .dflt = "`runs`",
 	  .meaning = "`runs` (a fixed number of rounds) or `decided`: rounds are added until every gate is "
 	  "pass or fail, or `max_rounds` is reached; the gates are looked at after the rounds in "
 	  "`looks`, each at confidence 1 − (1 − `decision.confidence`) / looks (Bonferroni), and "
-	  "the report states the design and the looks taken; needs a gate, and no `runs`" },
+	  "the report states the design and the looks taken; needs a gate, and no `runs`; the "
+	  "default of a plan with a gate and no `runs`" },
 	{ .key = "schedule.min_rounds", .type = "integer", .dflt = "the first look",
 	  .meaning = "with `until` `decided`: rounds always run before the first look" },
-	{ .key = "schedule.max_rounds", .type = "integer", .dflt = "none",
-	  .meaning = "with `until` `decided` (required): the most rounds, the last look" },
+	{ .key = "schedule.max_rounds", .type = "integer", .dflt = "32 for a plan with a gate and no `runs`",
+	  .meaning = "with `until` `decided` (required when `until` is given): the most rounds, the "
+	  "last look" },
 	{ .key = "schedule.looks", .type = "array of integers", .dflt = "6, 9, 14, 21, … from the rounds the per-look "
 	  "confidence needs",
 	  .meaning = "with `until` `decided`: the rounds after which the gates are looked at, ascending, from "
@@ -406,7 +413,7 @@ static const char example_text[] =
 	"      \"env\": { \"BENCH\": \"1\" }, \"parameters\": { \"lock\": \"new\" },\n"
 	"      \"assemblies\": [\"bin/Release/**/*.dll\"], \"output\": \"log\" }\n"
 	"  ],\n"
-	"  \"schedule\": { \"warmups\": 1, \"runs\": 5, \"order\": \"reverse\", \"seed\": 1,\n"
+	"  \"schedule\": { \"warmups\": 1, \"runs\": 6, \"order\": \"reverse\", \"seed\": 1,\n"
 	"                \"gap_seconds\": 2, \"timeout_seconds\": 600,\n"
 	"                \"kill_grace_seconds\": 5, \"cpus\": \"0-1\",\n"
 	"                \"prepare\": [\"sync\"],\n"

@@ -41,6 +41,14 @@ struct run_settings {
 	uint64_t seed;              /* default 1 */
 	unsigned warmups;           /* default 0 */
 	unsigned runs;              /* default 3, >= 1; with schedule.until "decided", max_rounds */
+	/*
+	 * Who chose the runs (static): "plan" (schedule.runs, or until
+	 * "decided" with its max_rounds), "default" (3: a plan without gates),
+	 * or "gates" (plan.h's PLAN_RUNS_FROM_GATES: a plan with gates and no
+	 * runs runs until "decided", at most PLAN_DECIDED_MAX_ROUNDS rounds);
+	 * NULL in a header read from evidence before abev recorded it.
+	 */
+	const char *runs_from;
 	double gap_seconds;         /* default 0, >= 0 */
 	double timeout_seconds;     /* default 0 = none, else > 0 */
 	char *cpus;                 /* schedule.cpus, canonical, or NULL */

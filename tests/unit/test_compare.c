@@ -16,7 +16,6 @@
 #include <string.h>
 
 #include "decide/compare.h"
-#include "plan/plan.h"
 #include "decide/stats_exact.h"
 #include "report/summary.h"
 #include "util/compiler.h"
@@ -526,19 +525,6 @@ static void test_summary_change_words(void **state)
 	assert_null(strstr(sb.buf, "no clear difference"));
 	compare_release(&c);
 	strbuf_release(&sb);
-}
-
-/* The plan's rule for the rounds a look needs is the exact interval's own. */
-static void test_rounds_needed_agree(void **state)
-{
-	static const double conf[] = { 0.5, 0.8, 0.9, 0.95, 0.975, 0.98, 0.99, 0.995, 0.999 };
-
-	(void)state;
-	for (size_t i = 0; i < ARRAY_SIZE(conf); i++)
-	{
-		assert_int_equal(plan_rounds_needed(conf[i]), stats_wsr_interval_n_needed(conf[i]));
-		assert_int_equal(plan_runs_needed_unpaired(conf[i]), stats_mw_interval_n_needed(conf[i]));
-	}
 }
 
 /*
@@ -1308,7 +1294,6 @@ int main(void)
 		cmocka_unit_test(test_figures),
 		cmocka_unit_test(test_gates),
 		cmocka_unit_test(test_exact_gates),
-		cmocka_unit_test(test_rounds_needed_agree),
 		cmocka_unit_test(test_test_changes),
 		cmocka_unit_test(test_summary_change_words),
 		cmocka_unit_test(test_sample_size_per_gated_metric),
