@@ -38,6 +38,8 @@ struct errlist;
  * 27 and 32, each at 99 %.
  */
 #define PLAN_DECIDED_MAX_ROUNDS 32
+/* The most looks of schedule.until "decided". */
+#define PLAN_MAX_LOOKS 64
 
 
 /*
@@ -322,6 +324,17 @@ int plan_load(struct plan *plan, const char *path);
  * never run; it is the caller's to release either way.
  */
 int plan_load_partial(struct plan *plan, const char *path, struct errlist *errors);
+/*
+ * The default looks of schedule.until "decided" at confidence conf (the
+ * decision's, over all the looks) into looks (room for PLAN_MAX_LOOKS):
+ * from the first round at which the paired interval reaches the per-look
+ * confidence 1 - (1 - conf) / looks, and at least min_rounds, then half
+ * as many again (at least 2 more) each time, and max_rounds last — 8, 12,
+ * 18, 27, 32 for 0.95 and 32 rounds. That first look depends on how many
+ * looks there are: a few passes settle it. Returns how many.
+ */
+size_t plan_default_looks(double conf, unsigned min_rounds, unsigned max_rounds,
+			  unsigned *looks);
 /*
  * plan_load() for a plan held in memory (abev bench builds one): path
  * names it in messages and its directory is what relative paths in it

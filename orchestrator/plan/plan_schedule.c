@@ -22,9 +22,6 @@
 #include "util/json_in.h"
 #include "util/suggest.h"
 
-/* The most looks of schedule.until "decided". */
-#define PLAN_MAX_LOOKS 64
-
 /* schedule.looks: ascending round numbers within [min_rounds, max_rounds]. */
 static int parse_looks(const struct plan_loader *ld, const cJSON *looks)
 {
@@ -156,26 +153,47 @@ static int refuse_undecidable(const struct plan_loader *ld, const char *key, uns
 }
 
 /* The default looks from start: start, then half as many again (at least 2 more), then max. */
-static void default_looks(struct plan *plan, unsigned start)
+static size_t looks_from(unsigned *looks, unsigned start, unsigned max_rounds)
 {
 	unsigned r = start;
+	size_t n = 0;
 
-	plan->nlooks = 0;
-	while (r < plan->max_rounds && plan->nlooks + 1 < PLAN_MAX_LOOKS) {
+	while (r < max_rounds && n + 1 < PLAN_MAX_LOOKS) {
 		unsigned next = r + (r + 1) / 2;
-		plan->looks[plan->nlooks++] = r;
+		looks[n++] = r;
 		r = next > r + 2 ? next : r + 2;
 	}
-	plan->looks[plan->nlooks++] = plan->max_rounds;
+	looks[n++] = max_rounds;
+	return n;
+}
+
+size_t plan_default_looks(double conf, unsigned min_rounds, unsigned max_rounds,
+			  unsigned *looks)
+{
+	double alpha = 1 - conf;
+	unsigned start = (unsigned)stats_wsr_interval_n_needed(conf);
+	size_t n = 0;
+
+	if (start < min_rounds)
+		start = min_rounds;
+	for (int pass = 0; pass < 8; pass++) {
+		unsigned need;
+
+		n = looks_from(looks, start < max_rounds ? start : max_rounds, max_rounds);
+		need = (unsigned)stats_wsr_interval_n_needed(1 - alpha / (double)n);
+		if (need < min_rounds)
+			need = min_rounds;
+		if (need <= start)
+			break;
+		start = need;
+	}
+	return n;
 }
 
 /*
  * With until "decided", once the confidence is known: the looks (the
- * plan's, or plan_doc_default_looks()'s: from the first round at which
- * the paired interval reaches the per-look confidence, then half as many
- * again, 8, 12, 18, 27, 32 at 95 % up to 32), min_rounds, and the
- * confidence of each look. That first look depends on how many looks
- * there are: a few passes settle it.
+ * plan's, or plan_default_looks()), min_rounds, and the confidence of
+ * each look.
  */
 static void fix_looks(const struct plan_loader *ld)
 {
@@ -186,21 +204,9 @@ static void fix_looks(const struct plan_loader *ld)
 		json_in_error(&ld->in, "schedule.until", "\"decided\" needs a gate to decide (add "
 			      "one to \"gates\", or run a fixed number of rounds)");
 	if (!plan->looks_from_plan) {
-		unsigned start = (unsigned)stats_wsr_interval_n_needed(plan->confidence);
-
 		plan->looks = xcalloc(PLAN_MAX_LOOKS, sizeof(*plan->looks));
-		if (start < plan->min_rounds)
-			start = plan->min_rounds;
-		for (int pass = 0; pass < 8; pass++) {
-			unsigned need;
-			default_looks(plan, start < plan->max_rounds ? start : plan->max_rounds);
-			need = (unsigned)stats_wsr_interval_n_needed(1 - alpha / (double)plan->nlooks);
-			if (need < plan->min_rounds)
-				need = plan->min_rounds;
-			if (need <= start)
-				break;
-			start = need;
-		}
+		plan->nlooks = plan_default_looks(plan->confidence, plan->min_rounds,
+						  plan->max_rounds, plan->looks);
 		if (!plan->min_rounds)
 			plan->min_rounds = plan->looks[0];
 	}
