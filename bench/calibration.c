@@ -164,6 +164,23 @@ static void print_sequential(unsigned n)
 }
 
 /*
+ * A table's header whose middle columns are numbers of rounds: head's
+ * cells, one per cols[0..n), then tail's; align, the n right-aligned
+ * columns and tail_align make its second line.
+ */
+static void print_rounds_header(const char *head, const char *align, const size_t *cols,
+				size_t n, const char *tail, const char *tail_align)
+{
+	printf("%s", head);
+	for (size_t k = 0; k < n; k++)
+		printf(" %zu |", cols[k]);
+	printf("%s\n%s", tail, align);
+	for (size_t k = 0; k < n; k++)
+		printf("---:|");
+	printf("%s\n", tail_align);
+}
+
+/*
  * Contention and heavy tails past the table's rounds: the paired
  * interval's power for +20 % at L = 5 with 24 to 64 rounds, to show how
  * many these models need for 90 %.
@@ -176,13 +193,7 @@ static void print_contention_rounds(unsigned n)
 	struct cal_options o = { .datasets = n, .resamples = 1, .methods = 1u << CAL_PAIRED };
 
 	printf("\nContention and heavy tails, paired exact WSR, +20 %% FAIL %% (L=5) by rounds:\n\n");
-	printf("| model | CV |");
-	for (size_t r = 0; r < ARRAY_SIZE(more); r++)
-		printf(" %zu |", more[r]);
-	printf("\n|---|---:|");
-	for (size_t r = 0; r < ARRAY_SIZE(more); r++)
-		printf("---:|");
-	printf("\n");
+	print_rounds_header("| model | CV |", "|---|---:|", more, ARRAY_SIZE(more), "", "");
 	for (size_t m = 0; m < ARRAY_SIZE(models); m++)
 		for (size_t c = 1; c < ARRAY_SIZE(cvs); c++) {
 			printf("| %s | %g %% |", cal_model_names[models[m]], cvs[c] * 100);
@@ -457,13 +468,8 @@ static void print_power_curve(unsigned n)
 	       "rounds and judged on its first n (a column adds a round to the data of the one "
 	       "before); abev's rule: the unpaired exact interval below %zu rounds, the paired "
 	       "one from %zu; before issue 39, paired from %zu:\n\n", last, from, from, before);
-	printf("| model | CV | true change | L | rule |");
-	for (size_t k = 0; k < ARRAY_SIZE(cols); k++)
-		printf(" %zu |", cols[k]);
-	printf(" never lower, 4-12 |\n|---|---:|---:|---:|---|");
-	for (size_t k = 0; k < ARRAY_SIZE(cols); k++)
-		printf("---:|");
-	printf("---|\n");
+	print_rounds_header("| model | CV | true change | L | rule |", "|---|---:|---:|---:|---|",
+			    cols, ARRAY_SIZE(cols), " never lower, 4-12 |", "---|");
 	for (size_t i = 0; i < ARRAY_SIZE(rows); i++)
 		for (int old = 0; old <= rows[i].before; old++) {
 			struct cal_cell cell = { rows[i].model, rows[i].cv, last, rows[i].effect, 0,
