@@ -151,7 +151,7 @@ void runner_print_schedule(const struct plan *plan, FILE *f)
 			fprintf(f, "%s%u", !k ? plan->nlooks == 1 ? " " : "s " : k + 1 == plan->nlooks ? " and " : ", ",
 				plan->looks[k]);
 		fprintf(f, ", each at %.4g %%%s\n", plan->look_confidence * 100,
-			!strcmp(plan->set.runs_from, PLAN_RUNS_FROM_GATES)
+			!strcmp(plan->set.runs_from, RUN_RUNS_FROM_GATES)
 				? " (the plan has gates and gives no runs)" : "");
 	}
 	for (size_t i = 0; i < n; i++)

@@ -349,8 +349,6 @@ void plan_release(struct plan *plan);
 
 /* plan.set.order_from when abev chose "sequential" because the setups may collide. */
 #define PLAN_ORDER_FROM_SETUPS "setups"
-/* plan.set.runs_from when a plan with gates and no runs runs until "decided". */
-#define PLAN_RUNS_FROM_GATES "gates"
 /*
  * The first pair of variants (a < b) whose setups may overwrite each
  * other's products into *a, *b: 1, or 0 when none does. Two setups

@@ -83,7 +83,7 @@ int plan_loader_schedule(const struct plan_loader *ld, const json_node *root);
  * plan_schedule.c, once the gates and the decision's confidence are
  * known: how many rounds. A plan with a gate, two variants or more and
  * no runs runs until "decided", at most PLAN_DECIDED_MAX_ROUNDS rounds
- * (set.runs_from PLAN_RUNS_FROM_GATES). Until "decided": the looks,
+ * (set.runs_from RUN_RUNS_FROM_GATES). Until "decided": the looks,
  * min_rounds and each look's confidence, refusing a plan with no gate.
  * Either way, refuses rounds too few to ever decide a gate.
  */

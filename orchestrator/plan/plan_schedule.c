@@ -229,7 +229,7 @@ void plan_loader_settle_rounds(const struct plan_loader *ld)
 		plan->until_decided = 1;
 		plan->max_rounds = PLAN_DECIDED_MAX_ROUNDS;
 		plan->set.runs = plan->max_rounds;
-		plan->set.runs_from = PLAN_RUNS_FROM_GATES;
+		plan->set.runs_from = RUN_RUNS_FROM_GATES;
 	}
 	if (plan->until_decided)
 		fix_looks(ld);
@@ -325,7 +325,7 @@ int plan_loader_settle_order(const struct plan_loader *ld)
 	struct plan *plan = ld->plan;
 	char b[SHOW_MAX];
 	size_t a, z;
-	const char *by_default = !strcmp(plan->set.runs_from, PLAN_RUNS_FROM_GATES)
+	const char *by_default = !strcmp(plan->set.runs_from, RUN_RUNS_FROM_GATES)
 					 ? " (a plan with gates and no runs runs until decided)" : "";
 
 	if (!plan_setups_collision(plan, &a, &z)) {

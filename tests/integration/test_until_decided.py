@@ -108,6 +108,9 @@ class GatedPlanDecides(AbevTestCase):
         self.assertEqual((seq["max_rounds"], seq["decided_after_round"]), (32, 8))
         self.assertEqual(res["comparison"]["decision"], "rejected")
         self.assertEqual(len(res["invocations"]), 16)
+        report = open(self.path("ev", "report.md"), encoding="utf-8").read()
+        self.assertIn("The plan has gates and gives no runs, so it ran until decided by "
+                      "default (schedule.runs\\_from: gates).", report)
         # The dry run says so before anything runs.
         cp = self.abev("run", self.write_plan(p), "--dry-run", check=0)
         self.assertIn("# until decided: at most 32 rounds, the gates looked at after rounds "
@@ -118,6 +121,8 @@ class GatedPlanDecides(AbevTestCase):
         _, res = self.run_plan(p, 5, out="fixed")
         self.assertEqual((res["schedule"]["runs"], res["schedule"]["runs_from"]), (4, "plan"))
         self.assertIsNone(res["comparison"]["sequential"])
+        report = open(self.path("fixed", "report.md"), encoding="utf-8").read()
+        self.assertNotIn("ran until decided by default", report)
 
     def test_runs_that_can_never_decide_are_refused(self):
         cases = [({"runs": 3}, "schedule.runs: 3 rounds can never decide a change gate at "
