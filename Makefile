@@ -14,6 +14,7 @@
 #   make deps       install missing -dev packages (root on Debian/Ubuntu) or print the command
 #   make bench      abev side by side with stock tools; writes bench/results.md (not CI)
 #   make bench-calibration  the change gate's A/A and power rates by simulation (bench/README.md)
+#   make bench-calibration-power  its power curve by rounds alone, in seconds
 #   make bench-busy  what abev answers beside one busy loop per core (bench/README.md)
 
 VERSION   := 0.1.0
@@ -80,7 +81,7 @@ ABEV_BIN  := abev
 endif
 
 .PHONY: dotnet-hook all check check-layers check-symbols check-headers check-names check-unit check-integration check-asan check-slurm check-dotnet completions docs demo demo-dotnet install \
-	clean deps bench bench-calibration bench-busy
+	clean deps bench bench-calibration bench-calibration-power bench-busy
 .DELETE_ON_ERROR:
 
 # abev's .NET startup hook (dotnet-hook/, loaded into the runs of a plan
@@ -241,6 +242,10 @@ $(BENCH_CALIBRATION): bench/calibration.c tests/unit/calibration_sim.h $(B)/liba
 
 bench-calibration: $(BENCH_CALIBRATION)
 	$(BENCH_CALIBRATION)
+
+# Its last table alone, the change gate's power curve by rounds, in seconds.
+bench-calibration-power: $(BENCH_CALIBRATION)
+	ABEV_CALIBRATION_ONLY=power-curve $(BENCH_CALIBRATION)
 
 # What abev answers beside one busy loop per core (bench/busy.py): counts of
 # outcomes of the quick start, A/A and a 1.5x regression; writes its section

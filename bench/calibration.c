@@ -13,16 +13,27 @@
  * the same figures in both. Built and run by `make bench-calibration`;
  * never part of make check.
  *
+ * Last, the change gate's power curve: as abev judges it (the unpaired
+ * interval below the rounds where the paired one is as tight, the paired
+ * one from there), with rounds added to the same data, 4 to 24 rounds.
+ *
  * ABEV_CALIBRATION_DATASETS (default 2000) datasets per cell and
  * ABEV_CALIBRATION_RESAMPLES (default 999) bootstrap resamples scale it;
  * the defaults take about six minutes on one core of a busy machine.
- * Exit 0, or 2 when a variable is not a number in range.
+ * ABEV_CALIBRATION_ONLY=power-curve prints the power curve alone (make
+ * bench-calibration-power), in seconds. Exit 0, or 2 when a variable is
+ * not a number in range or names no table.
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "calibration_sim.h"
 #include "util/compiler.h"
+
+/* The one table printed alone when set to ONLY_POWER_CURVE. */
+#define ENV_ONLY "ABEV_CALIBRATION_ONLY"
+#define ONLY_POWER_CURVE "power-curve"
 
 #define DEFAULT_DATASETS 2000u
 #define DEFAULT_RESAMPLES 999u
@@ -153,6 +164,23 @@ static void print_sequential(unsigned n)
 }
 
 /*
+ * A table's header whose middle columns are numbers of rounds: head's
+ * cells, one per cols[0..n), then tail's; align, the n right-aligned
+ * columns and tail_align make its second line.
+ */
+static void print_rounds_header(const char *head, const char *align, const size_t *cols,
+				size_t n, const char *tail, const char *tail_align)
+{
+	printf("%s", head);
+	for (size_t k = 0; k < n; k++)
+		printf(" %zu |", cols[k]);
+	printf("%s\n%s", tail, align);
+	for (size_t k = 0; k < n; k++)
+		printf("---:|");
+	printf("%s\n", tail_align);
+}
+
+/*
  * Contention and heavy tails past the table's rounds: the paired
  * interval's power for +20 % at L = 5 with 24 to 64 rounds, to show how
  * many these models need for 90 %.
@@ -165,13 +193,7 @@ static void print_contention_rounds(unsigned n)
 	struct cal_options o = { .datasets = n, .resamples = 1, .methods = 1u << CAL_PAIRED };
 
 	printf("\nContention and heavy tails, paired exact WSR, +20 %% FAIL %% (L=5) by rounds:\n\n");
-	printf("| model | CV |");
-	for (size_t r = 0; r < ARRAY_SIZE(more); r++)
-		printf(" %zu |", more[r]);
-	printf("\n|---|---:|");
-	for (size_t r = 0; r < ARRAY_SIZE(more); r++)
-		printf("---:|");
-	printf("\n");
+	print_rounds_header("| model | CV |", "|---|---:|", more, ARRAY_SIZE(more), "", "");
 	for (size_t m = 0; m < ARRAY_SIZE(models); m++)
 		for (size_t c = 1; c < ARRAY_SIZE(cvs); c++) {
 			printf("| %s | %g %% |", cal_model_names[models[m]], cvs[c] * 100);
@@ -405,6 +427,82 @@ static void print_zero(unsigned n)
 			}
 }
 
+/*
+ * The change gate's power curve (cal_run_curve()): the FAIL share at L = 5
+ * by rounds, each dataset drawn to the last column's rounds and judged on
+ * its first n, so that each column adds a round to the data of the one
+ * before. Each row is abev's rule (the paired interval from
+ * stats_wsr_interval_n_preferred() rounds, 7 at 95 %); the issue's two
+ * cells also by the rule before issue 39 (paired from 6), whose sixth
+ * round lowered the power, and the shared slow-down, which that rule
+ * served better at 6 rounds; and A/A rows at L = 0, the false FAILs the
+ * rule gives on the way.
+ */
+static void print_power_curve(unsigned n)
+{
+	static const size_t cols[] = { 4, 5, 6, 7, 8, 9, 10, 11, 12, 14, 16, 20, 24 };
+	static const struct {
+		enum cal_model model;
+		double cv, effect, limit;
+		int before;   /* also the rule before issue 39 */
+	} rows[] = {
+		{ CAL_LOGNORMAL, 0.02, 1.10, 5, 1 },
+		{ CAL_LOGNORMAL, 0.05, 1.20, 5, 1 },
+		{ CAL_LOGNORMAL, 0.05, 1.10, 5, 0 },
+		{ CAL_LOGNORMAL, 0.10, 1.20, 5, 0 },
+		{ CAL_DRIFT, 0.05, 1.20, 5, 0 },
+		{ CAL_ROUND, 0.05, 1.20, 5, 0 },
+		{ CAL_SHARED_LOAD, 0.05, 1.20, 5, 1 },
+		{ CAL_MACHINE_DRIFT, 0.05, 1.20, 5, 0 },
+		{ CAL_HEAVY, 0.05, 1.20, 5, 0 },
+		{ CAL_BURSTS, 0.05, 1.20, 5, 0 },
+		{ CAL_SLOW_TAIL, 0.05, 1.20, 5, 0 },
+		{ CAL_LOGNORMAL, 0.05, 1.00, 0, 0 },
+		{ CAL_SHARED_LOAD, 0.05, 1.00, 0, 0 },
+	};
+	size_t last = cols[ARRAY_SIZE(cols) - 1];
+	size_t from = stats_wsr_interval_n_preferred(CAL_LEVEL);
+	size_t before = stats_wsr_interval_n_needed(CAL_LEVEL);
+
+	printf("\nThe change gate's power curve: FAIL %% by rounds, each dataset drawn to %zu "
+	       "rounds and judged on its first n (a column adds a round to the data of the one "
+	       "before); abev's rule: the unpaired exact interval below %zu rounds, the paired "
+	       "one from %zu; before issue 39, paired from %zu:\n\n", last, from, from, before);
+	print_rounds_header("| model | CV | true change | L | rule |", "|---|---:|---:|---:|---|",
+			    cols, ARRAY_SIZE(cols), " never lower, 4-12 |", "---|");
+	for (size_t i = 0; i < ARRAY_SIZE(rows); i++)
+		for (int old = 0; old <= rows[i].before; old++) {
+			struct cal_cell cell = { rows[i].model, rows[i].cv, last, rows[i].effect, 0,
+						 CAL_ORDER_BALANCED };
+			struct cal_curve cv;
+			size_t worst = 0;
+			double step, se, worst_step = 0, worst_se = 0;
+
+			cal_run_curve(&cell, old ? before : from, rows[i].limit, n, &cv);
+			printf("| %s | %g %% | %+g %% | %g %% | %s |", cal_model_names[rows[i].model],
+			       rows[i].cv * 100, (rows[i].effect - 1) * 100, rows[i].limit,
+			       old ? "before: paired from 6" : "abev");
+			for (size_t k = 0; k < ARRAY_SIZE(cols); k++)
+				printf(" %.1f |", cal_curve_share(&cv, cols[k], CAL_FAIL) * 100);
+			/* The largest fall from one round to the next, with its SE. */
+			for (size_t r = 4; r < 12; r++) {
+				step = cal_curve_step(&cv, r, &se);
+				if (step < worst_step) {
+					worst = r;
+					worst_step = step;
+					worst_se = se;
+				}
+			}
+			if (rows[i].effect == 1)
+				printf(" (A/A) |\n");
+			else if (!worst)
+				printf(" yes |\n");
+			else
+				printf(" **no**: %zu to %zu rounds %+.1f (SE %.1f) |\n", worst, worst + 1,
+				       worst_step * 100, worst_se * 100);
+		}
+}
+
 int main(void)
 {
 	unsigned n = cal_env_unsigned(CAL_ENV_DATASETS, DEFAULT_DATASETS, MAX_DATASETS);
@@ -413,11 +511,23 @@ int main(void)
 	struct cal_options o = { .datasets = n, .resamples = b,
 				 .methods = CAL_EXACT_METHODS | 1u << CAL_BOOTSTRAP };
 
+	const char *only = getenv(ENV_ONLY);
+
 	if (!n || !b) {
 		fprintf(stderr, "bench-calibration: %s takes 1 to %u, %s 1 to %u\n",
 			CAL_ENV_DATASETS, MAX_DATASETS, CAL_ENV_RESAMPLES,
 			STATS_BOOT_MAX_RESAMPLES);
 		return 2;
+	}
+	if (only && *only && strcmp(only, ONLY_POWER_CURVE)) {
+		fprintf(stderr, "bench-calibration: %s takes only \"%s\"\n", ENV_ONLY,
+			ONLY_POWER_CURVE);
+		return 2;
+	}
+	if (only && *only) {
+		printf("Seeded simulation, %u datasets per cell, level 95 %%.\n", n);
+		print_power_curve(n);
+		return 0;
 	}
 	for (int mo = 0; mo < CAL_MODELS; mo++)
 		for (size_t c = 0; c < ARRAY_SIZE(cvs); c++)
@@ -440,5 +550,6 @@ int main(void)
 	print_methods();
 	print_shape(n, b);
 	print_zero(n);
+	print_power_curve(n);
 	return 0;
 }

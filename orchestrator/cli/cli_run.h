@@ -108,7 +108,8 @@ struct quick_args {
 /* The rows abev bench and abev init share: P is the path of their struct quick_args in T. */
 #define QUICK_OPTIONS(T, P) \
 	{ CLI_INT('r', "runs", T, P spec.runs, "N", 1, UINT_MAX, NULL, \
-		  "recorded runs of each command (default 10)") }, \
+		  "recorded runs of each command (default 10; abev bench with --max-regression: " \
+		  "rounds until the gate is decided, at most 32; with a gate, at least 4)") }, \
 	{ CLI_INT('w', "warmup", T, P spec.warmups, "N", 0, UINT_MAX, NULL, \
 		  "warmup runs of each command, never counted (default 0)") }, \
 	{ CLI_STRINGS('n', "name", T, P names, "NAME", QUICK_MAX_COMMANDS, \

@@ -346,21 +346,24 @@ static void take_interval(struct cmp_sample *s, const char *method,
 /*
  * The interval s's change gates judge (compare.h). Paired by round when
  * the schedule pairs runs: the exact Wilcoxon signed-rank interval of
- * logs[0..k), the rounds' log-ratios, which needs
- * stats_wsr_interval_n_needed() rounds. With fewer pairs than that — too
- * few rounds (5 cannot reach 95 % paired: the smallest two-sided p is
- * 1/16), or discards that broke rounds — the exact Mann–Whitney interval
- * of the log values instead, which reaches 95 % with 4 runs a side. The
- * rule depends on the number of pairs alone, fixed before any value is
- * seen, and gi_rule records which applied. Runs from different evidence
- * (abev compare) have no rounds: Mann–Whitney alone. Values of 0 or below
- * have no log: no interval.
+ * logs[0..k), the rounds' log-ratios, from stats_wsr_interval_n_preferred()
+ * rounds on. With fewer pairs than that — too few rounds, or discards
+ * that broke rounds — the exact Mann–Whitney interval of the log values
+ * instead, which reaches 95 % with 4 runs a side. The paired interval
+ * can be had from 6 rounds at 95 % (the smallest two-sided p is 1/32),
+ * but at 6 its only order statistics are the extremes (96.9 %), wider
+ * than the unpaired one of 6 runs a side (95.9 %): taking it there made
+ * a sixth round lower the power, so it is taken once it is as tight, at
+ * 7. The rule depends on the number of pairs alone, fixed before any
+ * value is seen, and gi_rule records which applied. Runs from different
+ * evidence (abev compare) have no rounds: Mann–Whitney alone. Values of 0
+ * or below have no log: no interval.
  */
 void compare_gate_interval(const struct compare_config *cfg, const struct cmp_sample *ref,
 			   struct cmp_sample *s, const double *logs, size_t k)
 {
 	double conf = cfg->confidence;
-	size_t pairs_needed = stats_wsr_interval_n_needed(conf);
+	size_t pairs_needed = stats_wsr_interval_n_preferred(conf);
 	size_t runs_needed = stats_mw_interval_n_needed(conf);
 	size_t fewer = ref->n < s->n ? ref->n : s->n;
 	size_t ref_bad = not_positive(ref), s_bad = not_positive(s);
@@ -386,11 +389,13 @@ void compare_gate_interval(const struct compare_config *cfg, const struct cmp_sa
 	if (!cfg->unpaired) {
 		s->gi_needed = pairs_needed;
 		if (k >= pairs_needed && stats_wsr_interval(logs, k, conf, &iv) == 0 && iv.ok) {
-			s->gi_rule = "paired by round: as many rounds as the paired interval needs";
+			s->gi_rule = "paired by round: enough rounds for the paired interval to be as "
+				     "tight as the unpaired one";
 			take_interval(s, "wilcoxon_paired", &iv, k);
 			return;
 		}
-		s->gi_rule = "unpaired: fewer paired rounds than the paired interval needs";
+		s->gi_rule = "unpaired: fewer paired rounds than make the paired interval as "
+			     "tight as the unpaired one";
 		if (fewer < runs_needed) {
 			s->gi_needed = runs_needed;
 			s->gi_note = REASON_TOO_FEW_ROUNDS;

@@ -163,7 +163,8 @@ struct cmp_sample {
 	 * log values ("mann_whitney"). gi_point is that estimate; gi_coverage
 	 * the coverage its order statistics give (at least the confidence);
 	 * gi_n the pairs, or the runs of the smaller side, it used; gi_needed
-	 * how many the method needs at the confidence. has_gi = 0 with
+	 * how many the method needs at the confidence (the paired one: the
+	 * rounds from which it is taken). has_gi = 0 with
 	 * gi_note saying why (REASON_NOT_POSITIVE with the counts of values
 	 * of 0 or below, reference's and this variant's; the others' numbers
 	 * are the samples' n, pairs and gi_needed, and the comparison's).
@@ -330,7 +331,11 @@ struct comparison {
 	double mw_min_p, wsr_min_p;
 	size_t mw_n_needed, wsr_n_needed;
 	const char *size_metric;     /* the metric of that worst case (borrowed), or NULL */
-	/* What the gates' exact intervals need at the confidence: rounds, or runs a side. */
+	/*
+	 * The rounds from which change gates judge the paired interval
+	 * (stats_wsr_interval_n_preferred()), and the runs a side the
+	 * unpaired one needs, at the confidence.
+	 */
 	size_t pairs_needed_ci, runs_needed_ci;
 	struct cmp_warning *warnings; /* noisy metrics, order effects, outliers */
 	size_t nwarnings, warnings_alloc;

@@ -249,7 +249,7 @@ void gates_sample_size(const struct compare_config *cfg, struct comparison *c)
 		c->wsr_min_p = 1;
 		c->min_n = c->min_pairs = 0;
 	}
-	c->pairs_needed_ci = stats_wsr_interval_n_needed(c->confidence);
+	c->pairs_needed_ci = stats_wsr_interval_n_preferred(c->confidence);
 	c->runs_needed_ci = stats_mw_interval_n_needed(c->confidence);
 }
 

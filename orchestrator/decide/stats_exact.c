@@ -475,3 +475,23 @@ size_t stats_mw_interval_n_needed(double level)
 			return m;
 	return 0;
 }
+
+size_t stats_wsr_interval_n_preferred(double level)
+{
+	size_t first = stats_wsr_interval_n_needed(level);
+	double tail = (1 - level) / 2, wcdf, mcdf;
+
+	/*
+	 * Coverage is 1 - 2 cdf: the paired interval is at least as tight
+	 * where its cdf is at least the unpaired one's (the unpaired one is
+	 * ok wherever the paired one is: 2 / C(2m, m) < 2 / 2^m). By 2m =
+	 * STATS_MW_EXACT_MAX both are within a hair of the level; stop there.
+	 */
+	for (size_t m = first; m && 2 * m <= STATS_MW_EXACT_MAX; m++) {
+		wsr_exact_k(m, tail, &wcdf);
+		mw_exact_k(m, m, tail, &mcdf);
+		if (wcdf * TAIL_SLACK >= mcdf)
+			return m;
+	}
+	return first;
+}

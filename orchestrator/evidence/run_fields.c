@@ -61,6 +61,7 @@ const struct field run_fields[] = {
 	{ .key = "schedule.seed", .type = FIELD_U64, .off = OFF(set.seed), .flags = REQ | RD },
 	{ .key = "schedule.warmups", .type = FIELD_UNSIGNED, .off = OFF(set.warmups), .flags = REQ | RD },
 	{ .key = "schedule.runs", .type = FIELD_UNSIGNED, .off = OFF(set.runs), .flags = REQ | RD },
+	{ .key = "schedule.runs_from", .type = FIELD_STRING, .off = OFF(set.runs_from), .flags = REQ | OPT },
 	{ .key = "schedule.gap_seconds", .type = FIELD_NUMBER, .off = OFF(set.gap_seconds), .flags = REQ | RD, .unit = "s" },
 	{ .key = "schedule.timeout_seconds", .type = FIELD_NUMBER, .off = OFF(set.timeout_seconds),
 	  .flags = REQ | RD | NUL | FIELD_NULL_NONPOSITIVE, .unit = "s" },

@@ -144,6 +144,16 @@ void runner_print_schedule(const struct plan *plan, FILE *f)
 	       "seed %llu, gap %g s\n",
 	       show_str(name, sizeof(name), plan->name), plan->nvariants, plan->set.warmups, plan->set.runs, run_order_name(plan->set.order),
 	       (unsigned long long)plan->set.seed, plan->set.gap_seconds);
+	/* Until decided the rounds are a ceiling: say where the run may stop, and why it runs so. */
+	if (plan->until_decided) {
+		fprintf(f, "# until decided: at most %u rounds, the gates looked at after round", plan->max_rounds);
+		for (size_t k = 0; k < plan->nlooks; k++)
+			fprintf(f, "%s%u", !k ? plan->nlooks == 1 ? " " : "s " : k + 1 == plan->nlooks ? " and " : ", ",
+				plan->looks[k]);
+		fprintf(f, ", each at %.4g %%%s\n", plan->look_confidence * 100,
+			!strcmp(plan->set.runs_from, RUN_RUNS_FROM_GATES)
+				? " (the plan has gates and gives no runs)" : "");
+	}
 	for (size_t i = 0; i < n; i++)
 		fprintf(f, "%4zu  %-6s %3u  %s\n", i + 1, slots[i].warmup ? "warmup" : "run",
 		       slots[i].round, plan->variants[slots[i].variant].name);

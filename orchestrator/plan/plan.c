@@ -483,16 +483,16 @@ static int parse_top(struct plan_loader *ld, const cJSON *root)
 	parse_exit_codes(ld, root);
 	parse_versions(ld, root);
 	variants_ok = plan_loader_variants(ld, root) == 0;
-	if (sched_ok && variants_ok &&
-	    ((uint64_t)plan->set.warmups + plan->set.runs) * plan->nvariants > PLAN_MAX_SLOTS)
-		json_in_error(&ld->in, "schedule", "(warmups + runs) x %zu variants is more than %d invocations",
-		     plan->nvariants, PLAN_MAX_SLOTS);
 	if (variants_ok)
 		parse_reference(ld, root);
 	plan_loader_gates(ld, root, metrics_ok);
 	parse_decision(ld, root);
-	if (plan->until_decided && sched_ok)
-		plan_loader_fix_looks(ld);
+	if (sched_ok)
+		plan_loader_settle_rounds(ld);
+	if (sched_ok && variants_ok &&
+	    ((uint64_t)plan->set.warmups + plan->set.runs) * plan->nvariants > PLAN_MAX_SLOTS)
+		json_in_error(&ld->in, "schedule", "(warmups + runs) x %zu variants is more than %d invocations",
+		     plan->nvariants, PLAN_MAX_SLOTS);
 	parse_report(ld, root);
 	return json_in_count(&ld->in) > before ? -1 : 0;
 }
@@ -592,6 +592,7 @@ static void plan_defaults(struct plan *plan, const char *path)
 	plan_settings_defaults(plan);
 	plan->set.order = PLAN_ORDER_DEFAULT;
 	plan->set.order_from = "default";
+	plan->set.runs_from = "default";
 	plan->min_executed = -1;
 	plan->set.max_cpu_wait_pct_from = "default";
 	plan->set.max_wait_seconds_from = "default";

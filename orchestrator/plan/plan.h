@@ -32,6 +32,14 @@ struct errlist;
 #define PLAN_MAX_METRICS 1000
 /* Most rounds of schedule.warmups, runs, min_rounds and max_rounds. */
 #define PLAN_MAX_ROUNDS 1000000
+/*
+ * schedule.max_rounds of a plan that gives a gate and no runs, and so
+ * runs until "decided" by default: the looks at 95 % are then 8, 12, 18,
+ * 27 and 32, each at 99 %.
+ */
+#define PLAN_DECIDED_MAX_ROUNDS 32
+/* The most looks of schedule.until "decided". */
+#define PLAN_MAX_LOOKS 64
 
 
 /*
@@ -317,16 +325,16 @@ int plan_load(struct plan *plan, const char *path);
  */
 int plan_load_partial(struct plan *plan, const char *path, struct errlist *errors);
 /*
- * The fewest rounds an exact paired 2-sided interval can reach conf with
- * (6 for 0.95): what schedule.until "decided" starts looking at.
+ * The default looks of schedule.until "decided" at confidence conf (the
+ * decision's, over all the looks) into looks (room for PLAN_MAX_LOOKS):
+ * from the first round at which the paired interval reaches the per-look
+ * confidence 1 - (1 - conf) / looks, and at least min_rounds, then half
+ * as many again (at least 2 more) each time, and max_rounds last — 8, 12,
+ * 18, 27, 32 for 0.95 and 32 rounds. That first look depends on how many
+ * looks there are: a few passes settle it. Returns how many.
  */
-unsigned plan_rounds_needed(double conf);
-/*
- * The fewest runs a side the exact unpaired interval (Mann–Whitney) can
- * give conf with: its widest covers 1 - 2 / C(2n, n). The fewest rounds
- * any change gate can be decided in. stats_mw_interval_n_needed()'s rule.
- */
-unsigned plan_runs_needed_unpaired(double conf);
+size_t plan_default_looks(double conf, unsigned min_rounds, unsigned max_rounds,
+			  unsigned *looks);
 /*
  * plan_load() for a plan held in memory (abev bench builds one): path
  * names it in messages and its directory is what relative paths in it

@@ -8,6 +8,8 @@
 
 #include <string.h>
 
+#include "decide/stats.h"
+#include "decide/stats_exact.h"
 #include "plan/plan.h"
 #include "record/gate_def.h"
 #include "results/metrics.h"
@@ -119,22 +121,35 @@ const struct plan_doc_key plan_doc_keys[] = {
 	{ .key = "schedule.warmups", .type = "integer", .dflt = "0",
 	  .meaning = "warmup rounds, run first and never counted",
 	  PLAN_UNSIGNED(set.warmups, 0, PLAN_MAX_ROUNDS, 0) },
-	{ .key = "schedule.runs", .type = "integer", .dflt = "3",
-	  .meaning = "recorded rounds (each runs every variant once), at least 1",
+	{ .key = "schedule.runs", .type = "integer", .dflt = "3 (with a gate: until `decided`)",
+	  .meaning = "recorded rounds (each runs every variant once), at least 1; a plan with a gate "
+	  "and no `runs` runs until every gate is decided (`until` `decided`, `max_rounds` "
+	  "@DECIDED_MAX_ROUNDS@, looks after rounds @LOOKS@), and `result.json` says who chose "
+	  "(`schedule.runs_from`: `plan`, `default` or `gates`); with a gate, fewer rounds than "
+	  "can ever decide it are refused before anything runs (exit 2): @CHANGE_RUNS@ for a "
+	  "change gate at @CONFIDENCE@ % (the exact unpaired interval), @BUDGET_RUNS@ for a "
+	  "`budget` (its median's)",
 	  PLAN_UNSIGNED(set.runs, 1, PLAN_MAX_ROUNDS, 3) },
 	{ .key = "schedule.until", .type = "string", .dflt = "`runs`",
 	  .meaning = "`runs` (a fixed number of rounds) or `decided`: rounds are added until every gate is "
 	  "pass or fail, or `max_rounds` is reached; the gates are looked at after the rounds in "
 	  "`looks`, each at confidence 1 − (1 − `decision.confidence`) / looks (Bonferroni), and "
-	  "the report states the design and the looks taken; needs a gate, and no `runs`" },
+	  "the report states the design and the looks taken; needs a gate, and no `runs`; the "
+	  "default of a plan with a gate and no `runs`" },
 	{ .key = "schedule.min_rounds", .type = "integer", .dflt = "the first look",
 	  .meaning = "with `until` `decided`: rounds always run before the first look" },
-	{ .key = "schedule.max_rounds", .type = "integer", .dflt = "none",
-	  .meaning = "with `until` `decided` (required): the most rounds, the last look" },
-	{ .key = "schedule.looks", .type = "array of integers", .dflt = "6, 9, 14, 21, … from the rounds the per-look "
-	  "confidence needs",
+	{ .key = "schedule.max_rounds", .type = "integer",
+	  .dflt = "@DECIDED_MAX_ROUNDS@ for a plan with a gate and no `runs`",
+	  .meaning = "with `until` `decided` (required when `until` is given): the most rounds, the "
+	  "last look" },
+	{ .key = "schedule.looks", .type = "array of integers",
+	  .dflt = "@LOOKS@ at @CONFIDENCE@ % and @DECIDED_MAX_ROUNDS@ rounds",
 	  .meaning = "with `until` `decided`: the rounds after which the gates are looked at, ascending, from "
-	  "`min_rounds` to `max_rounds` (which is always the last look); at most 64" },
+	  "`min_rounds` to `max_rounds` (which is always the last look); at most 64. By default "
+	  "from the first round at which the paired interval reaches the per-look confidence "
+	  "(at least `min_rounds`), then half as many again (at least 2 more) each time, and "
+	  "`max_rounds` last: with `decision.confidence` @CONFIDENCE@ % and `max_rounds` "
+	  "@DECIDED_MAX_ROUNDS@, @LOOKS@, each at @LOOK_CONFIDENCE@ %" },
 	{ .key = "schedule.order", .type = "string", .dflt = "`balanced`",
 	  .meaning = "`balanced` (A B, B A, …: each variant in each slot of a round equally often, so a "
 	  "machine drifting in time slows every variant alike; for three or more, a Williams "
@@ -406,7 +421,7 @@ static const char example_text[] =
 	"      \"env\": { \"BENCH\": \"1\" }, \"parameters\": { \"lock\": \"new\" },\n"
 	"      \"assemblies\": [\"bin/Release/**/*.dll\"], \"output\": \"log\" }\n"
 	"  ],\n"
-	"  \"schedule\": { \"warmups\": 1, \"runs\": 5, \"order\": \"reverse\", \"seed\": 1,\n"
+	"  \"schedule\": { \"warmups\": 1, \"runs\": 6, \"order\": \"reverse\", \"seed\": 1,\n"
 	"                \"gap_seconds\": 2, \"timeout_seconds\": 600,\n"
 	"                \"kill_grace_seconds\": 5, \"cpus\": \"0-1\",\n"
 	"                \"prepare\": [\"sync\"],\n"
@@ -480,6 +495,78 @@ size_t plan_doc_children(const char *parent, const char **names, size_t max)
 }
 
 /*
+ * Figures the reference states that the binary computes, written in the
+ * rows as @NAME@ and put in when the reference is printed, so that `abev
+ * help plan` and docs/plan-keys.md say what the binary does: the looks
+ * were once documented as 6, 9, 14, 21 while the binary took 8, 12, 18,
+ * 27, 32.
+ */
+enum figure {
+	FIG_DECIDED_MAX_ROUNDS, /* PLAN_DECIDED_MAX_ROUNDS */
+	FIG_LOOKS,              /* plan_default_looks() at the default confidence, to that */
+	FIG_LOOK_CONFIDENCE,    /* each of those looks' confidence, % */
+	FIG_CONFIDENCE,         /* decision.confidence's default, % */
+	FIG_CHANGE_RUNS,        /* the fewest rounds a change gate can be decided in */
+	FIG_BUDGET_RUNS,        /* the fewest a budget can */
+	FIGURES
+};
+
+static const char *const figure_names[FIGURES] = {
+	"DECIDED_MAX_ROUNDS", "LOOKS", "LOOK_CONFIDENCE", "CONFIDENCE", "CHANGE_RUNS",
+	"BUDGET_RUNS",
+};
+
+static void add_figure(struct strbuf *sb, enum figure f)
+{
+	unsigned looks[PLAN_MAX_LOOKS];
+	size_t n = plan_default_looks(COMPARE_CONFIDENCE, 0, PLAN_DECIDED_MAX_ROUNDS, looks);
+
+	switch (f) {
+	case FIG_DECIDED_MAX_ROUNDS:
+		strbuf_addf(sb, "%u", PLAN_DECIDED_MAX_ROUNDS);
+		break;
+	case FIG_LOOKS:
+		for (size_t i = 0; i < n; i++)
+			strbuf_addf(sb, "%s%u", i ? ", " : "", looks[i]);
+		break;
+	case FIG_LOOK_CONFIDENCE:
+		strbuf_addf(sb, "%.4g", (1 - (1 - COMPARE_CONFIDENCE) / (double)n) * 100);
+		break;
+	case FIG_CONFIDENCE:
+		strbuf_addf(sb, "%.4g", COMPARE_CONFIDENCE * 100);
+		break;
+	case FIG_CHANGE_RUNS:
+		strbuf_addf(sb, "%zu", stats_mw_interval_n_needed(COMPARE_CONFIDENCE));
+		break;
+	case FIG_BUDGET_RUNS:
+		strbuf_addf(sb, "%zu", stats_median_ci_n_needed(COMPARE_CONFIDENCE));
+		break;
+	case FIGURES:
+		break;
+	}
+}
+
+/* text with each @NAME@ of figure_names replaced by its figure; any other '@' as it is. */
+static void add_expanded(struct strbuf *sb, const char *text)
+{
+	while (*text) {
+		const char *end = *text == '@' ? strchr(text + 1, '@') : NULL;
+		size_t f = FIGURES;
+
+		for (size_t i = 0; end && i < FIGURES; i++)
+			if ((size_t)(end - text - 1) == strlen(figure_names[i]) &&
+			    !memcmp(text + 1, figure_names[i], strlen(figure_names[i])))
+				f = i;
+		if (f == FIGURES) {
+			strbuf_addch(sb, *text++);
+			continue;
+		}
+		add_figure(sb, (enum figure)f);
+		text = end + 1;
+	}
+}
+
+/*
  * s without backticks and, outside them, without the ** of emphasis (the
  * terminal shows names plainly; a literal `**` glob stays).
  */
@@ -535,23 +622,28 @@ static void print_wrapped(FILE *f, const char *text, const char *indent)
 
 static void print_text(FILE *f)
 {
-	struct strbuf sb = STRBUF_INIT;
+	struct strbuf sb = STRBUF_INIT, ex = STRBUF_INIT;
 
 	fputs("The plan (JSON, schema \"abev.plan/1\"): every key, its type, its default\n"
 	      "and its meaning. A key under \"variants[]\" belongs to each object of the\n"
 	      "array; <metric> and <name> are names the plan chooses.\n\n", f);
 	for (size_t i = 0; i < plan_doc_nkeys; i++) {
 		const struct plan_doc_key *k = &plan_doc_keys[i];
+		strbuf_reset(&ex);
+		add_expanded(&ex, k->dflt);
 		strbuf_reset(&sb);
-		add_plain(&sb, k->dflt);
+		add_plain(&sb, ex.buf);
 		fprintf(f, "%s\n    type: %s  default: %s\n", k->key, k->type, sb.buf);
-		print_wrapped(f, k->meaning, "    ");
+		strbuf_reset(&ex);
+		add_expanded(&ex, k->meaning);
+		print_wrapped(f, ex.buf, "    ");
 	}
 	fputc('\n', f);
 	print_wrapped(f, placeholders_text, "");
 	fputs("\nExample:\n\n", f);
 	fputs(example_text, f);
 	strbuf_release(&sb);
+	strbuf_release(&ex);
 }
 
 /* A table cell: '|' escaped, newlines cannot occur. */
@@ -566,6 +658,8 @@ static void print_cell(FILE *f, const char *s)
 
 static void print_markdown(FILE *f)
 {
+	struct strbuf ex = STRBUF_INIT;
+
 	fputs("| key | type | default | meaning |\n|---|---|---|---|\n", f);
 	for (size_t i = 0; i < plan_doc_nkeys; i++) {
 		const struct plan_doc_key *k = &plan_doc_keys[i];
@@ -574,11 +668,16 @@ static void print_markdown(FILE *f)
 		fputs("` | ", f);
 		print_cell(f, k->type);
 		fputs(" | ", f);
-		print_cell(f, k->dflt);
+		strbuf_reset(&ex);
+		add_expanded(&ex, k->dflt);
+		print_cell(f, ex.buf);
 		fputs(" | ", f);
-		print_cell(f, k->meaning);
+		strbuf_reset(&ex);
+		add_expanded(&ex, k->meaning);
+		print_cell(f, ex.buf);
 		fputs(" |\n", f);
 	}
+	strbuf_release(&ex);
 }
 
 void plan_doc_print(FILE *f, enum plan_doc_format format)

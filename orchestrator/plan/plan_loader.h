@@ -80,11 +80,14 @@ static inline int plan_name_index(const char *value, const char *const *names, s
  */
 int plan_loader_schedule(const struct plan_loader *ld, const json_node *root);
 /*
- * plan_schedule.c, with until "decided" once the decision's confidence is
- * known: the looks, min_rounds and each look's confidence; refuses a
- * plan with no gate, or too few rounds to ever decide.
+ * plan_schedule.c, once the gates and the decision's confidence are
+ * known: how many rounds. A plan with a gate, two variants or more and
+ * no runs runs until "decided", at most PLAN_DECIDED_MAX_ROUNDS rounds
+ * (set.runs_from RUN_RUNS_FROM_GATES). Until "decided": the looks,
+ * min_rounds and each look's confidence, refusing a plan with no gate.
+ * Either way, refuses rounds too few to ever decide a gate.
  */
-void plan_loader_fix_looks(const struct plan_loader *ld);
+void plan_loader_settle_rounds(const struct plan_loader *ld);
 /*
  * plan_schedule.c: what a variant takes from the schedule when it has no
  * "cpus", "prepare", "setup" or "cleanup" of its own (a partial plan too:

@@ -14,14 +14,13 @@
 
 #include <cjson/cJSON.h>
 
+#include "decide/stats.h"
+#include "decide/stats_exact.h"
 #include "plan/plan_settings.h"
 #include "util/alloc.h"
 #include "util/escape.h"
 #include "util/json_in.h"
 #include "util/suggest.h"
-
-/* The most looks of schedule.until "decided". */
-#define PLAN_MAX_LOOKS 64
 
 /* schedule.looks: ascending round numbers within [min_rounds, max_rounds]. */
 static int parse_looks(const struct plan_loader *ld, const cJSON *looks)
@@ -101,54 +100,102 @@ static int parse_until(const struct plan_loader *ld, const cJSON *s, const char 
 }
 
 /*
- * The fewest rounds an exact paired interval (Wilcoxon signed-rank) can
- * give conf with: its widest, [smallest, largest] Walsh average, covers
- * 1 - 2 / 2^n. The same rule as stats_wsr_interval_n_needed(), which the
- * plan stage cannot call (test_plan checks they agree).
+ * The fewest rounds in which every gate of plan can be decided at conf:
+ * a change gate on the gates' interval with the fewest rounds, the exact
+ * unpaired one (stats_mw_interval_n_needed()), a budget on the
+ * order-statistic interval of its median (stats_median_ci_n_needed()).
+ * *budget says whether a budget needs the most. 0 without gates.
  */
-unsigned plan_rounds_needed(double conf)
+static unsigned rounds_to_decide(const struct plan *plan, double conf, int *budget)
 {
-	unsigned n = 1;
+	size_t change = stats_mw_interval_n_needed(conf), median = stats_median_ci_n_needed(conf);
+	size_t most = 0;
 
-	while (n < 64 && ldexp(2.0, -(int)n) > (1 - conf) * (1 + 1e-12))
-		n++;
-	return n;
+	*budget = 0;
+	for (size_t i = 0; i < plan->ngates; i++) {
+		int b = plan->gates[i].kind == GATE_BUDGET;
+		size_t n = b ? median : change;
+
+		if (n > most || (n == most && b)) {
+			most = n;
+			*budget = b;
+		}
+	}
+	return (unsigned)most;
 }
 
-unsigned plan_runs_needed_unpaired(double conf)
+/*
+ * Rounds that can never decide a gate are refused before they run: a
+ * fixed schedule.runs (key "schedule.runs") judged at the decision's
+ * confidence, or until "decided"'s max_rounds (key
+ * "schedule.max_rounds"), each look at look_confidence. One rule for
+ * both, and for abev bench's -r and --until-decided, whose plans say the
+ * same. Adds the problem to ld's and returns -1, or 0.
+ */
+static int refuse_undecidable(const struct plan_loader *ld, const char *key, unsigned rounds,
+			      double conf)
 {
-	unsigned n = 1;
-	double c = 2;   /* C(2n, n) */
+	const struct plan *plan = ld->plan;
+	int budget;
+	unsigned need = rounds_to_decide(plan, conf, &budget);
+	const char *kind = budget ? "budget" : "change";
 
-	while (n < 30 && 2 / c > (1 - conf) * (1 + 1e-12)) {
-		n++;
-		c = c * (2.0 * n) * (2.0 * n - 1) / ((double)n * n);
-	}
-	return n;
+	if (rounds >= need)
+		return 0;
+	if (!strcmp(key, "schedule.max_rounds"))
+		return json_in_error(&ld->in, key, "%u rounds can never decide a %s gate at %.4g %% "
+				     "a look (%zu look%s): give at least %u", rounds, kind,
+				     conf * 100, plan->nlooks, plan->nlooks == 1 ? "" : "s", need);
+	return json_in_error(&ld->in, key, "%u rounds can never decide a %s gate at %.4g %%: "
+			     "give at least %u, or leave out runs (abev bench: -r) to run until "
+			     "every gate is decided, at most %u rounds", rounds, kind, conf * 100,
+			     need, PLAN_DECIDED_MAX_ROUNDS);
 }
 
 /* The default looks from start: start, then half as many again (at least 2 more), then max. */
-static void default_looks(struct plan *plan, unsigned start)
+static size_t looks_from(unsigned *looks, unsigned start, unsigned max_rounds)
 {
 	unsigned r = start;
+	size_t n = 0;
 
-	plan->nlooks = 0;
-	while (r < plan->max_rounds && plan->nlooks + 1 < PLAN_MAX_LOOKS) {
+	while (r < max_rounds && n + 1 < PLAN_MAX_LOOKS) {
 		unsigned next = r + (r + 1) / 2;
-		plan->looks[plan->nlooks++] = r;
+		looks[n++] = r;
 		r = next > r + 2 ? next : r + 2;
 	}
-	plan->looks[plan->nlooks++] = plan->max_rounds;
+	looks[n++] = max_rounds;
+	return n;
+}
+
+size_t plan_default_looks(double conf, unsigned min_rounds, unsigned max_rounds,
+			  unsigned *looks)
+{
+	double alpha = 1 - conf;
+	unsigned start = (unsigned)stats_wsr_interval_n_needed(conf);
+	size_t n = 0;
+
+	if (start < min_rounds)
+		start = min_rounds;
+	for (int pass = 0; pass < 8; pass++) {
+		unsigned need;
+
+		n = looks_from(looks, start < max_rounds ? start : max_rounds, max_rounds);
+		need = (unsigned)stats_wsr_interval_n_needed(1 - alpha / (double)n);
+		if (need < min_rounds)
+			need = min_rounds;
+		if (need <= start)
+			break;
+		start = need;
+	}
+	return n;
 }
 
 /*
  * With until "decided", once the confidence is known: the looks (the
- * plan's, or from the first round at which one can decide: 6, 9, 14, 21,
- * 32, ... max_rounds), min_rounds, and the confidence of each look. The
- * first default look is where the per-look confidence can be reached,
- * which depends on how many looks there are: a few passes settle it.
+ * plan's, or plan_default_looks()), min_rounds, and the confidence of
+ * each look.
  */
-void plan_loader_fix_looks(const struct plan_loader *ld)
+static void fix_looks(const struct plan_loader *ld)
 {
 	struct plan *plan = ld->plan;
 	double alpha = 1 - plan->confidence;
@@ -157,31 +204,37 @@ void plan_loader_fix_looks(const struct plan_loader *ld)
 		json_in_error(&ld->in, "schedule.until", "\"decided\" needs a gate to decide (add "
 			      "one to \"gates\", or run a fixed number of rounds)");
 	if (!plan->looks_from_plan) {
-		unsigned start = plan_rounds_needed(plan->confidence);
-
 		plan->looks = xcalloc(PLAN_MAX_LOOKS, sizeof(*plan->looks));
-		if (start < plan->min_rounds)
-			start = plan->min_rounds;
-		for (int pass = 0; pass < 8; pass++) {
-			unsigned need;
-			default_looks(plan, start < plan->max_rounds ? start : plan->max_rounds);
-			need = plan_rounds_needed(1 - alpha / (double)plan->nlooks);
-			if (need < plan->min_rounds)
-				need = plan->min_rounds;
-			if (need <= start)
-				break;
-			start = need;
-		}
+		plan->nlooks = plan_default_looks(plan->confidence, plan->min_rounds,
+						  plan->max_rounds, plan->looks);
 		if (!plan->min_rounds)
 			plan->min_rounds = plan->looks[0];
 	}
 	plan->look_confidence = 1 - alpha / (double)plan->nlooks;
-	/* Rounds that can never decide are refused before they run. */
-	if (plan->max_rounds < plan_runs_needed_unpaired(plan->look_confidence))
-		json_in_error(&ld->in, "schedule.max_rounds", "%u rounds can never decide a change "
-			      "gate at %.4g %% a look (%zu look%s): give at least %u", plan->max_rounds,
-			      plan->look_confidence * 100, plan->nlooks, plan->nlooks == 1 ? "" : "s",
-			      plan_runs_needed_unpaired(plan->look_confidence));
+	refuse_undecidable(ld, "schedule.max_rounds", plan->max_rounds, plan->look_confidence);
+}
+
+void plan_loader_settle_rounds(const struct plan_loader *ld)
+{
+	struct plan *plan = ld->plan;
+	/* A lone variant is compared with nothing: its gates judge nothing either way. */
+	int gated = plan->ngates && plan->nvariants > 1;
+
+	/*
+	 * A gate with the default 3 rounds can never be decided: without runs
+	 * the plan runs until it is, so that "inconclusive" means the change
+	 * sits on the limit, not that the rounds were too few (issue 39).
+	 */
+	if (gated && !plan->until_decided && !strcmp(plan->set.runs_from, "default")) {
+		plan->until_decided = 1;
+		plan->max_rounds = PLAN_DECIDED_MAX_ROUNDS;
+		plan->set.runs = plan->max_rounds;
+		plan->set.runs_from = RUN_RUNS_FROM_GATES;
+	}
+	if (plan->until_decided)
+		fix_looks(ld);
+	else if (gated)
+		refuse_undecidable(ld, "schedule.runs", plan->set.runs, plan->confidence);
 }
 
 int plan_loader_schedule(const struct plan_loader *ld, const cJSON *root)
@@ -213,6 +266,8 @@ int plan_loader_schedule(const struct plan_loader *ld, const cJSON *root)
 	plan_loader_step(ld, s, "schedule", "cleanup", &plan->cleanup, &plan->cleanup_len);
 	if (parse_until(ld, s, until, min_rounds, max_rounds, looks) < 0)
 		goto out;
+	if (plan->until_decided || cJSON_GetObjectItemCaseSensitive(s, "runs"))
+		plan->set.runs_from = "plan";
 	if (order && run_order_parse(order, &plan->set.order) < 0) {
 		const char *near = suggest_nearest(order, run_order_names, RUN_ORDER_COUNT);
 		json_in_error(&ld->in, "schedule.order", "unknown order '%s'" SUGGEST_FMT
@@ -270,13 +325,15 @@ int plan_loader_settle_order(const struct plan_loader *ld)
 	struct plan *plan = ld->plan;
 	char b[SHOW_MAX];
 	size_t a, z;
+	const char *by_default = !strcmp(plan->set.runs_from, RUN_RUNS_FROM_GATES)
+					 ? " (a plan with gates and no runs runs until decided)" : "";
 
 	if (!plan_setups_collision(plan, &a, &z)) {
 		if (plan->set.order == RUN_ORDER_SEQUENTIAL && plan->until_decided)
 			return json_in_error(&ld->in, "schedule.order", "\"sequential\" runs every "
 					     "round of one variant before the next variant's, and "
-					     "until \"decided\" needs whole rounds to look at: use "
-					     "another order, or give runs instead");
+					     "until \"decided\"%s needs whole rounds to look at: use "
+					     "another order, or give runs instead", by_default);
 		return 0;
 	}
 	show_str(b, sizeof(b), plan->variants[a].cwd);
@@ -289,11 +346,12 @@ int plan_loader_settle_order(const struct plan_loader *ld)
 				     run_order_name(plan->set.order), plan->variants[a].name,
 				     plan->variants[z].name, b);
 	if (plan->until_decided)
-		return json_in_error(&ld->in, "schedule.until", "\"decided\" needs the variants "
+		return json_in_error(&ld->in, "schedule.until", "\"decided\"%s needs the variants "
 				     "to alternate, but the setups of '%s' and '%s' differ and both "
 				     "run in '%s', so each variant must run after its own setup, one "
 				     "after another: give the variants distinct cwds, or give runs "
-				     "instead", plan->variants[a].name, plan->variants[z].name, b);
+				     "instead", by_default, plan->variants[a].name,
+				     plan->variants[z].name, b);
 	if (plan->set.order != RUN_ORDER_SEQUENTIAL)
 		plan->set.order_from = PLAN_ORDER_FROM_SETUPS;
 	plan->set.order = RUN_ORDER_SEQUENTIAL;

@@ -769,16 +769,22 @@ static cJSON *schedule_object(const struct quick_spec *spec, const char *order,
 
 	/*
 	 * A .NET starter: one warmup (the first run after a build pays for the
-	 * disk cache), eight rounds (the paired exact test needs six for 95 %),
+	 * disk cache), eight rounds (the gates judge the paired interval from
+	 * seven at 95 %),
 	 * 5 s between processes for what a test host leaves behind to settle.
 	 */
 	jadd_int(s, "warmups", spec->warmups >= 0 ? spec->warmups : spec->dotnet ? 1 : 0);
+	/*
+	 * abev bench with a gate and no -r writes no runs, so that the plan
+	 * runs until the gate is decided (plan.h: PLAN_DECIDED_MAX_ROUNDS), as
+	 * a plan file with a gate and no runs does.
+	 */
 	if (spec->until_decided > 0) {
 		jadd_str(s, "until", "decided");
 		jadd_int(s, "max_rounds", spec->until_decided);
 		if (spec->min_rounds > 0)
 			jadd_int(s, "min_rounds", spec->min_rounds);
-	} else {
+	} else if (spec->runs >= 0 || spec->starter || !spec->ngates) {
 		jadd_int(s, "runs", spec->runs >= 0 ? spec->runs
 				    : spec->dotnet ? 8 : QUICK_DEFAULT_RUNS);
 	}

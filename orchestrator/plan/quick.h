@@ -25,7 +25,10 @@
 #define QUICK_MAX_WORDS 4096
 /* Variant names made from a command are cut to this many characters. */
 #define QUICK_DERIVED_NAME_MAX 32
-/* Runs per variant when -r is not given (hyperfine's least number of runs). */
+/*
+ * Runs per variant when -r is not given and there is no gate (hyperfine's
+ * least number of runs); with a gate abev bench runs until it is decided.
+ */
 #define QUICK_DEFAULT_RUNS 10
 
 /* Most --package names abev init --dotnet takes. */

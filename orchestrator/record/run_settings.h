@@ -22,6 +22,8 @@ enum run_order {
 	RUN_ORDER_SEQUENTIAL, /* every run of A, then every run of B, each after its own setup */
 };
 #define RUN_ORDER_COUNT 5
+/* run_settings.runs_from of a plan with gates and no runs, which runs until "decided". */
+#define RUN_RUNS_FROM_GATES "gates"
 /* The orders' names, as plans and result.json write them ("alternate", ...), by value. */
 extern const char *const run_order_names[RUN_ORDER_COUNT];
 /* The name of order, or "unknown". */
@@ -41,6 +43,14 @@ struct run_settings {
 	uint64_t seed;              /* default 1 */
 	unsigned warmups;           /* default 0 */
 	unsigned runs;              /* default 3, >= 1; with schedule.until "decided", max_rounds */
+	/*
+	 * Who chose the runs (static): "plan" (schedule.runs, or until
+	 * "decided" with its max_rounds), "default" (3: a plan without gates),
+	 * or RUN_RUNS_FROM_GATES (a plan with gates and no runs runs until
+	 * "decided", at most plan.h's PLAN_DECIDED_MAX_ROUNDS rounds); NULL in
+	 * a header read from evidence before abev recorded it.
+	 */
+	const char *runs_from;
 	double gap_seconds;         /* default 0, >= 0 */
 	double timeout_seconds;     /* default 0 = none, else > 0 */
 	char *cpus;                 /* schedule.cpus, canonical, or NULL */

@@ -158,7 +158,8 @@ static void set_header(struct template_ctx *c, const struct report_input *in)
 	set_sb(c, "others", &sb);
 }
 
-static void set_verdict(struct template_ctx *c, const struct comparison *cmp)
+static void set_verdict(struct template_ctx *c, const struct comparison *cmp,
+			const char *runs_from)
 {
 	struct strbuf sb = STRBUF_INIT;
 
@@ -184,6 +185,9 @@ static void set_verdict(struct template_ctx *c, const struct comparison *cmp)
 	summary_sample_size(&sb, cmp);
 	set_sb(c, "sample_size", &sb);
 	summary_sequential(&sb, cmp);
+	if (cmp->sequential && runs_from && !strcmp(runs_from, RUN_RUNS_FROM_GATES))
+		strbuf_adds(&sb, " The plan has gates and gives no runs, so it ran until decided "
+			    "by default (schedule.runs_from: gates).");
 	template_set_bool(c, "sequential", cmp->sequential != NULL);
 	set_sb(c, "sequential_text", &sb);
 	template_set_bool(c, "acceptance", cmp->acceptance);
@@ -1346,7 +1350,7 @@ char *report_render(const struct report_input *in)
 
 	set_header(c, in);
 	set_what_ran(c, in);
-	set_verdict(c, in->comparison);
+	set_verdict(c, in->comparison, in->run->set.runs_from);
 	set_verdict_contention(c, in);
 	set_cli_settings(c, in->run);
 	set_metrics(c, in);

@@ -446,20 +446,21 @@ class TestInit(BenchTestCase):
             self.assertEqual(f.read(), "mine\n")
 
     def test_from_bench(self):
-        self.run_in("init", "--from-bench", "-r", "2", "-n", "old", "--prepare", "true",
+        # A starter has a gate: 4 rounds, the fewest that can decide it.
+        self.run_in("init", "--from-bench", "-r", "4", "-n", "old", "--prepare", "true",
                     "sleep 0.01", "sleep 0.012", "--out", "b.json", check=0)
         plan = self.load("b.json")
         self.assertEqual([v["name"] for v in plan["variants"]], ["old", "sleep-0.012"])
         self.assertEqual(plan["variants"][1]["command"], ["sh", "-c", "sleep 0.012"])
-        self.assertEqual(plan["schedule"]["runs"], 2)
+        self.assertEqual(plan["schedule"]["runs"], 4)
         self.assertEqual(plan["schedule"]["prepare"], ["sh", "-c", "true"])
         self.assertNotIn("results", plan)
         self.run_in("run", "b.json", "--dry-run", check=0)
         cp = self.run_in("run", "b.json", "--out", "ev", "--unsigned", "-q", *QUIET_LOAD)
         self.assertIn(cp.returncode, (0, 5, 6), cp.stderr)
-        self.assertEqual(len(self.invocations("ev")), 4)
+        self.assertEqual(len(self.invocations("ev")), 8)
         # The same generator as abev bench: the same variants and schedule.
-        self.bench("-r", "2", "-n", "old", "--prepare", "true", "sleep 0.01", "sleep 0.012",
+        self.bench("-r", "4", "-n", "old", "--prepare", "true", "sleep 0.01", "sleep 0.012",
                    "--out", "bev", "--quiet")
         bench_plan = self.load("bev", "plan.json")
         # The bench records where it ran; init writes "." beside the plan in the same place.

@@ -60,6 +60,7 @@ RUN = {
     "plan": {"name": "t", "description": None, "file": "plan.json", "source": "plan.json"},
     "status": "completed", "interrupt": None, "started_utc": UTC, "ended_utc": UTC,
     "schedule": {"order": "alternate", "order_from": "plan", "seed": 1, "warmups": 0, "runs": 1,
+                 "runs_from": "plan",
                  "gap_seconds": 0, "timeout_seconds": None, "max_foreign_cpu": 0.5,
                  "max_cpu_wait_pct": 10, "max_cpu_wait_pct_from": "default", "cpus": None,
                  "max_repeats": 2, "max_wait_seconds": 60, "max_wait_seconds_from": "default", "exclusive": ["dotnet test*"]},

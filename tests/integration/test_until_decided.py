@@ -88,3 +88,77 @@ class UntilDecided(AbevTestCase):
         self.assertEqual(len(res["invocations"]), 12)
         gi = res["comparison"]["metrics"][0]["variants"][1]["gate_interval"]
         self.assertEqual(gi["method"], "mann_whitney")
+
+
+class GatedPlanDecides(AbevTestCase):
+    """Issue 39 §2: a plan with a gate and no runs runs until decided (at
+    most 32 rounds); fixed runs that can never decide are refused before
+    anything runs, with the fewest that can and the alternative."""
+
+    def test_a_gate_without_runs_runs_until_decided(self):
+        # 48 % slower in every round against a 5 % gate: the default 3 rounds
+        # could never decide it; until decided, the first look (8) rejects it.
+        base = (BASE * 2)[:32]
+        cand = [round(v * 1.48, 3) for v in base]
+        p = plan("default", base, cand, {})
+        cp, res = self.run_plan(p, 5)
+        self.assertEqual((res["schedule"]["runs"], res["schedule"]["runs_from"]), (32, "gates"))
+        seq = res["comparison"]["sequential"]
+        self.assertEqual(seq["looks"], [8, 12, 18, 27, 32])
+        self.assertEqual((seq["max_rounds"], seq["decided_after_round"]), (32, 8))
+        self.assertEqual(res["comparison"]["decision"], "rejected")
+        self.assertEqual(len(res["invocations"]), 16)
+        report = open(self.path("ev", "report.md"), encoding="utf-8").read()
+        self.assertIn("The plan has gates and gives no runs, so it ran until decided by "
+                      "default (schedule.runs\\_from: gates).", report)
+        # The dry run says so before anything runs.
+        cp = self.abev("run", self.write_plan(p), "--dry-run", check=0)
+        self.assertIn("# until decided: at most 32 rounds, the gates looked at after rounds "
+                      "8, 12, 18, 27 and 32, each at 99 % (the plan has gates and gives no "
+                      "runs)", cp.stdout)
+        # A plan with runs runs them, and says who chose them.
+        p["schedule"] = {"runs": 4, "order": "reverse"}
+        _, res = self.run_plan(p, 5, out="fixed")
+        self.assertEqual((res["schedule"]["runs"], res["schedule"]["runs_from"]), (4, "plan"))
+        self.assertIsNone(res["comparison"]["sequential"])
+        report = open(self.path("fixed", "report.md"), encoding="utf-8").read()
+        self.assertNotIn("ran until decided by default", report)
+
+    def test_runs_that_can_never_decide_are_refused(self):
+        cases = [({"runs": 3}, "schedule.runs: 3 rounds can never decide a change gate at "
+                  "95 %: give at least 4, or leave out runs (abev bench: -r) to run until every "
+                  "gate is decided, at most 32 rounds"),
+                 ({"until": "decided", "max_rounds": 3}, "schedule.max_rounds: 3 rounds can "
+                  "never decide a change gate at 95 % a look (1 look): give at least 4")]
+        for schedule, want in cases:
+            with self.subTest(schedule=schedule):
+                path = self.write_plan(plan("few", BASE, BASE, schedule))
+                for args in (("--dry-run",), ("--unsigned", "--out", self.path("ev"))):
+                    cp = self.abev("run", path, *args, check=None)
+                    self.assertEqual(cp.returncode, 2, cp.stderr)
+                    self.assertIn(want, cp.stderr)
+                    self.assertFalse(cp.stdout.strip())
+        # A budget needs 6 runs of the candidate for its median's interval.
+        p = plan("budget", BASE, BASE, {"runs": 5})
+        p["gates"] = {"t": {"budget": 200}}
+        cp = self.abev("run", self.write_plan(p), "--dry-run", check=None)
+        self.assertEqual(cp.returncode, 2, cp.stderr)
+        self.assertIn("schedule.runs: 5 rounds can never decide a budget gate at 95 %: give "
+                      "at least 6", cp.stderr)
+
+    def test_bench_with_a_gate_and_no_runs_decides(self):
+        # The same for abev bench: --max-regression without -r runs until decided.
+        script = 'set -- {}; shift $((ABEV_ROUND - 1)); echo "t=$1"'
+        base = " ".join(str(v) for v in (BASE * 2)[:32])
+        cand = " ".join(str(round(v * 1.48, 3)) for v in (BASE * 2)[:32])
+        args = ("--metric", "t[ms]=stdout:t=([0-9.]+)", "--max-regression", "t=5",
+                "--max-cpu-wait-pct", "100", script.format(base), script.format(cand))
+        cp = self.abev("bench", *args, "--out", self.path("bev"), "--quiet", check=None)
+        self.assertEqual(cp.returncode, 5, cp.stdout + cp.stderr)
+        res = self.load("bev", "result.json")
+        self.assertEqual(res["schedule"]["runs_from"], "gates")
+        self.assertEqual(res["comparison"]["sequential"]["decided_after_round"], 8)
+        cp = self.abev("bench", "-r", "3", *args, "--out", self.path("bev3"), check=None)
+        self.assertEqual(cp.returncode, 2, cp.stdout + cp.stderr)
+        self.assertIn("3 rounds can never decide a change gate at 95 %: give at least 4",
+                      cp.stderr)

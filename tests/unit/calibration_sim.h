@@ -59,6 +59,11 @@
  * drift of a round. Only this model and the guarded rounds depend on the
  * order; the others draw the same data in either.
  *
+ * cal_gate() judges as abev's change gate does, choosing between the
+ * paired and the unpaired interval by the number of rounds, and
+ * cal_run_curve() follows its power as rounds are added to the same data
+ * (issue 39 §2: a round more must never lower it).
+ *
  * Shared by tests/unit/test_calibration.c, which asserts the acceptance
  * criteria on a few cells, and bench/calibration.c, which prints the whole
  * table: one generator and one verdict rule, so both give the same figures
@@ -688,6 +693,103 @@ static inline void cal_run_sequential(const struct cal_cell *c, const size_t *lo
 		res->verdicts[v]++;
 		res->rounds += used;
 	}
+}
+
+/*
+ * The change gate as abev judges it (decide/compare.c,
+ * compare_gate_interval()) on n rounds at CAL_LEVEL: the paired interval
+ * (stats_wsr_interval() of the rounds' log-ratios) from paired_from
+ * rounds on, below that the unpaired one (stats_mw_interval() of each
+ * side's log values), whose verdict at limit_pct it returns; INCONCLUSIVE
+ * without an interval, or with a value of 0 or below. abev's rule is
+ * paired_from = stats_wsr_interval_n_preferred(CAL_LEVEL) (7); before
+ * issue 39 it was stats_wsr_interval_n_needed(CAL_LEVEL) (6).
+ */
+static inline enum cal_verdict cal_gate(const double *ref, const double *cand, size_t n,
+					size_t paired_from, double limit_pct)
+{
+	double d[CAL_MAX_ROUNDS], rl[CAL_MAX_ROUNDS], cl[CAL_MAX_ROUNDS];
+	struct stats_exact_interval e;
+
+	if (n > CAL_MAX_ROUNDS)
+		n = CAL_MAX_ROUNDS;
+	for (size_t r = 0; r < n; r++) {
+		if (!(ref[r] > 0) || !(cand[r] > 0))
+			return CAL_INCONCLUSIVE;
+		rl[r] = log(ref[r]);
+		cl[r] = log(cand[r]);
+		d[r] = cl[r] - rl[r];
+	}
+	if (n >= paired_from) {
+		if (stats_wsr_interval(d, n, CAL_LEVEL, &e) < 0)
+			return CAL_INCONCLUSIVE;
+	} else if (stats_mw_interval(rl, n, cl, n, CAL_LEVEL, &e) < 0) {
+		return CAL_INCONCLUSIVE;
+	}
+	return e.ok ? cal_verdict(exp(e.lo), exp(e.hi), limit_pct) : CAL_INCONCLUSIVE;
+}
+
+/*
+ * The gate's power curve: how its verdict at limit_pct changes as rounds
+ * are added to the same data. Each of datasets datasets of cell c is
+ * drawn to c->rounds rounds (at most CAL_MAX_ROUNDS) and judged by
+ * cal_gate() on its first n rounds for every n up to that, so that the
+ * figure for n + 1 rounds is the figure for n with one round more, not a
+ * fresh draw. verdicts[n][v] counts the datasets judged v on n rounds;
+ * unfailed[n] those judged FAIL on n rounds and not on n + 1, which with
+ * the counts gives the change's standard error on the same datasets
+ * (cal_curve_step()).
+ */
+struct cal_curve {
+	unsigned datasets;
+	size_t rounds;
+	unsigned verdicts[CAL_MAX_ROUNDS + 1][CAL_VERDICTS];
+	unsigned unfailed[CAL_MAX_ROUNDS + 1];
+};
+
+static inline void cal_run_curve(const struct cal_cell *c, size_t paired_from,
+				 double limit_pct, unsigned datasets, struct cal_curve *res)
+{
+	size_t n = c->rounds < CAL_MAX_ROUNDS ? c->rounds : CAL_MAX_ROUNDS;
+	uint64_t rng = cal_seed(c) ^ UINT64_C(0xc0ffee5c0e7e);
+	double ref[CAL_MAX_ROUNDS], cand[CAL_MAX_ROUNDS];
+
+	memset(res, 0, sizeof(*res));
+	res->datasets = datasets;
+	res->rounds = n;
+	for (unsigned t = 0; t < datasets; t++) {
+		enum cal_verdict prev = CAL_INCONCLUSIVE;
+
+		for (size_t r = 0; r < n; r++)
+			cal_round(c, &rng, r, &ref[r], &cand[r]);
+		for (size_t k = 1; k <= n; k++) {
+			enum cal_verdict v = cal_gate(ref, cand, k, paired_from, limit_pct);
+
+			res->verdicts[k][v]++;
+			res->unfailed[k - 1] += prev == CAL_FAIL && v != CAL_FAIL;
+			prev = v;
+		}
+	}
+}
+
+/* The share (0..1) of a curve's datasets judged v on n rounds. */
+static inline double cal_curve_share(const struct cal_curve *res, size_t n, enum cal_verdict v)
+{
+	return res->datasets && n <= res->rounds ? (double)res->verdicts[n][v] / res->datasets : 0;
+}
+
+/*
+ * The FAIL share on n + 1 rounds less that on n (n + 1 <= res->rounds),
+ * and its standard error in *se, from the datasets whose verdict changed
+ * (as cal_fail_diff() takes it).
+ */
+static inline double cal_curve_step(const struct cal_curve *res, size_t n, double *se)
+{
+	double N = res->datasets, lost = res->unfailed[n];
+	double won = (double)res->verdicts[n + 1][CAL_FAIL] - res->verdicts[n][CAL_FAIL] + lost;
+
+	*se = N > 0 ? sqrt(lost + won - (won - lost) * (won - lost) / N) / N : 0;
+	return N > 0 ? (won - lost) / N : 0;
 }
 
 /*

@@ -400,6 +400,93 @@ static void test_method_choice(void **state)
 }
 
 /*
+ * Issue 39 §2: a round more never lowers the gate's power. Judged as
+ * abev's change gate judges (cal_gate(): unpaired below
+ * stats_wsr_interval_n_preferred() rounds, paired from there), with
+ * rounds added to the same datasets (cal_run_curve()), the share of a
+ * true change FAILed at L = 5 does not fall from any number of rounds
+ * from 4 to 12 to the next, beyond the simulation's noise: no step falls
+ * by 2 standard errors of the step (from the datasets whose verdict it
+ * changed; one dataset of 2000 lost near 100 % is 1 SE). The rule before
+ * issue 39, paired from 6 rounds, fails this in the issue's two cells
+ * (+10 % at CV 2 %: 80.7 % at 5 rounds, 72.4 % at 6; +20 % at CV 5 %: 90.5
+ * %, 85.9 %), which the test checks too, so that it can tell. On the way
+ * the A/A FAIL share at L = 0 stays within 2.5 % + 3 SE at every number
+ * of rounds. Not asserted, because it does not hold (bench/results.md):
+ * under one-sided bursts and the slow tail the unpaired interval is the
+ * stronger one, and the 7th round, where the paired one takes over,
+ * lowers the power by 12 points.
+ */
+#define CURVE_ROUNDS 12
+
+/* The worst step of c's curve from 4 to CURVE_ROUNDS rounds, in standard errors; 0 if none falls. */
+static double worst_step(const struct cal_curve *c, size_t *at)
+{
+	double worst = 0;
+
+	*at = 0;
+	for (size_t r = 4; r < CURVE_ROUNDS; r++) {
+		double se, step = cal_curve_step(c, r, &se);
+
+		if (step < 0 && (se <= 0 || step / se < worst)) {
+			worst = se > 0 ? step / se : -INFINITY;
+			*at = r;
+		}
+	}
+	return worst;
+}
+
+static void test_power_curve(void **state)
+{
+	static const struct {
+		enum cal_model model;
+		double cv, effect;
+		int issue;   /* one of the issue's cells: the old rule must fail it */
+	} cells[] = {
+		{ CAL_LOGNORMAL, 0.02, 1.1, 1 }, { CAL_LOGNORMAL, 0.05, 1.2, 1 },
+		{ CAL_LOGNORMAL, 0.05, 1.1, 0 }, { CAL_LOGNORMAL, 0.10, 1.2, 0 },
+		{ CAL_DRIFT, 0.05, 1.2, 0 }, { CAL_ROUND, 0.05, 1.2, 0 },
+		{ CAL_MACHINE_DRIFT, 0.05, 1.2, 0 }, { CAL_HEAVY, 0.05, 1.2, 0 },
+	};
+	size_t from = stats_wsr_interval_n_preferred(CAL_LEVEL), at;
+	unsigned n = datasets();
+	double bound = AA_FAIL_MAX + 3 * cal_se(AA_FAIL_MAX, n), worst;
+	struct cal_curve c;
+
+	(void)state;
+	assert_int_equal(from, 7);
+	for (size_t i = 0; i < ARRAY_SIZE(cells); i++) {
+		struct cal_cell cell = { cells[i].model, cells[i].cv, CURVE_ROUNDS, cells[i].effect,
+					 0, CAL_ORDER_BALANCED };
+
+		cal_run_curve(&cell, from, 5, n, &c);
+		worst = worst_step(&c, &at);
+		if (worst <= -2)
+			fail_msg("%s, CV %g, %+g %%: the power falls from %zu rounds to %zu, %.1f %% "
+				 "to %.1f %% (%.1f SE)", cal_model_names[cells[i].model],
+				 cells[i].cv, (cells[i].effect - 1) * 100, at, at + 1,
+				 cal_curve_share(&c, at, CAL_FAIL) * 100,
+				 cal_curve_share(&c, at + 1, CAL_FAIL) * 100, worst);
+		if (cells[i].issue) {
+			cal_run_curve(&cell, stats_wsr_interval_n_needed(CAL_LEVEL), 5, n, &c);
+			assert_true(worst_step(&c, &at) <= -2);
+			assert_int_equal(at, 5);
+		}
+	}
+	for (size_t i = 0; i < 2; i++) {
+		struct cal_cell aa = { i ? CAL_SHARED_LOAD : CAL_LOGNORMAL, 0.05, CURVE_ROUNDS, 1, 0,
+				       CAL_ORDER_BALANCED };
+
+		cal_run_curve(&aa, from, 0, n, &c);
+		for (size_t r = 4; r <= CURVE_ROUNDS; r++)
+			if (cal_curve_share(&c, r, CAL_FAIL) > bound)
+				fail_msg("A/A %s, %zu rounds: the gate FAILs %.2f %% at L = 0",
+					 cal_model_names[aa.model], r,
+					 cal_curve_share(&c, r, CAL_FAIL) * 100);
+	}
+}
+
+/*
  * Issue 30 §2, a shape change: 30 % of the candidate's runs 1.3 times as
  * slow, no shift. The estimate abev prints, the paired Hodges-Lehmann
  * one, aims at the pseudo-median of a round's ratio, and its interval
@@ -480,6 +567,7 @@ int main(void)
 		cmocka_unit_test(test_contention),
 		cmocka_unit_test(test_machine_drift),
 		cmocka_unit_test(test_method_choice),
+		cmocka_unit_test(test_power_curve),
 		cmocka_unit_test(test_shape_change),
 		cmocka_unit_test(test_zero_values),
 	};

@@ -725,7 +725,8 @@ static void test_run_fields_round_trip(void **state)
 		.plan_path = "dir/plan.json", .status = "completed", .interrupt = NULL,
 		.started_utc = "s", .ended_utc = "e", .set.order = RUN_ORDER_SEQUENTIAL,
 		.set.order_from = "setups", .set.seed = 12345,
-		.set.warmups = 1, .set.runs = 6, .set.gap_seconds = 0.25, .set.timeout_seconds = 0,
+		.set.warmups = 1, .set.runs = 6, .set.runs_from = "gates", .set.gap_seconds = 0.25,
+		.set.timeout_seconds = 0,
 		.set.max_foreign_cpu = -1, .set.max_cpu_wait_pct = 10, .set.max_cpu_wait_pct_from = "default",
 		.set.cpus = (char *)"0-1", .set.max_repeats = 3, .set.max_wait_seconds = 45,
 		.set.max_wait_seconds_from = "--max-load-wait", .set.exclusive = (char **)excl, .set.nexclusive = 1,
@@ -751,6 +752,7 @@ static void test_run_fields_round_trip(void **state)
 	assert_string_equal(out.plan_path, in.plan_path);
 	assert_int_equal(out.set.order, RUN_ORDER_SEQUENTIAL);
 	assert_string_equal(out.set.order_from, "setups");
+	assert_string_equal(out.set.runs_from, "gates");
 	assert_null(out.plan_description);
 	assert_true(out.set.seed == in.set.seed && out.set.warmups == 1 && out.set.runs == 6);
 	assert_true(out.set.timeout_seconds == 0 && out.set.max_foreign_cpu == -1);

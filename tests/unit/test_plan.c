@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "decide/stats_exact.h"
 #include "plan/plan.h"
 #include "util/alloc.h"
 #include "util/compiler.h"
@@ -660,6 +661,25 @@ static const struct broken broken_plans[] = {
 	  "'gates':{'wall':{'max_regression_pct':5}}}", NULL, 0,
 	  { ": schedule.max_rounds: 3 rounds can never decide a change gate at 95 % a look "
 	    "(1 look): give at least 4" } },
+	/*
+	 * Issue 39 §2: so are fixed runs, by the same rule: a change gate's
+	 * unpaired interval needs 4 at 95 %, a budget's median interval 6.
+	 */
+	{ HEAD "'variants':[" VA "," VB "],'schedule':{'runs':3},"
+	  "'gates':{'wall':{'max_regression_pct':5}}}", NULL, 0,
+	  { ": schedule.runs: 3 rounds can never decide a change gate at 95 %: give at least 4, "
+	    "or leave out runs (abev bench: -r) to run until every gate is decided, at most 32 "
+	    "rounds" } },
+	{ HEAD "'variants':[" VA "," VB "],'schedule':{'runs':5},"
+	  "'gates':{'wall':{'max_regression_pct':5,'budget':100}}}", NULL, 0,
+	  { ": schedule.runs: 5 rounds can never decide a budget gate at 95 %: give at least 6" } },
+	{ HEAD "'variants':[" VA "," VB "],'schedule':{'runs':6},"
+	  "'gates':{'wall':{'max_regression_pct':5}},'decision':{'confidence':0.999}}", NULL, 0,
+	  { ": schedule.runs: 6 rounds can never decide a change gate at 99.9 %: give at least 7" } },
+	{ HEAD "'variants':[" VA "," VB "],'schedule':{'until':'decided','max_rounds':5},"
+	  "'gates':{'wall':{'budget':100}}}", NULL, 0,
+	  { ": schedule.max_rounds: 5 rounds can never decide a budget gate at 95 % a look "
+	    "(1 look): give at least 6" } },
 	{ HEAD "'variants':[" VA "],'limits':{'max_files':'10'}}", NULL, 0,
 	  { ": limits.max_files: expected an integer from 1 to 100000, found a string" } },
 	{ HEAD "'variants':[" VA "],'limits':{'pattern_cpu_seconds':0}}", NULL, 0,
@@ -1019,16 +1039,66 @@ static void test_until_decided(void **state)
 		assert_true(fabs(plan.look_confidence - (1 - 0.05 / (double)plan.nlooks)) < 1e-12);
 		/* Every default look but the last can reach the per-look confidence. */
 		if (i < 4 && plan.nlooks > 1)
-			assert_true(plan.looks[0] >= plan_rounds_needed(plan.look_confidence));
+			assert_true(plan.looks[0] >=
+				    stats_wsr_interval_n_needed(plan.look_confidence));
+		assert_string_equal(plan.set.runs_from, "plan");
 		plan_release(&plan);
 		free(text);
 		free(path);
 	}
-	assert_int_equal(plan_rounds_needed(0.95), 6);
-	assert_int_equal(plan_rounds_needed(0.99), 8);
-	assert_int_equal(plan_rounds_needed(0.90), 5);
-	assert_int_equal(plan_runs_needed_unpaired(0.95), 4);
-	assert_int_equal(plan_runs_needed_unpaired(0.99), 5);
+}
+
+/*
+ * Issue 39 §2: a plan with a gate and no runs runs until decided, at
+ * most PLAN_DECIDED_MAX_ROUNDS rounds with the default looks, and says
+ * so (set.runs_from); one without a gate runs the default 3 rounds; one
+ * with runs runs them.
+ */
+static void test_gated_plan_decides(void **state)
+{
+	static const struct {
+		const char *rest;
+		int until_decided;
+		unsigned runs;
+		const char *from;
+	} cases[] = {
+		{ "'gates':{'wall':{'max_regression_pct':5}}", 1, PLAN_DECIDED_MAX_ROUNDS, "gates" },
+		{ "'gates':{'wall':{'budget':10}}", 1, PLAN_DECIDED_MAX_ROUNDS, "gates" },
+		{ "'schedule':{'warmups':1},'gates':{'wall':{'max_regression_pct':5}}", 1,
+		  PLAN_DECIDED_MAX_ROUNDS, "gates" },
+		{ "'schedule':{'runs':4},'gates':{'wall':{'max_regression_pct':5}}", 0, 4, "plan" },
+		{ "'schedule':{'warmups':1}", 0, 3, "default" },
+		{ "'schedule':{'runs':2}", 0, 2, "plan" },
+		/* a lone variant: its gates compare nothing, so neither rule applies */
+		{ "'schedule':{'runs':1},'gates':{'wall':{'max_regression_pct':5}}", 0, 1, "plan" },
+		{ "'gates':{'wall':{'max_regression_pct':5}}", 0, 3, "default" },
+	};
+	static const unsigned looks[] = { 8, 12, 18, 27, 32 };
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct plan plan = PLAN_INIT;
+		char *text = xasprintf(HEAD "'variants':[" VA "%s],%s}", i < 6 ? "," VB : "",
+				       cases[i].rest);
+		char *path = write_json("gated.json", text);
+
+		reset_errors();
+		if (plan_load(&plan, path) != 0)
+			fail_msg("case %zu: refused", i);
+		assert_int_equal(plan.until_decided, cases[i].until_decided);
+		assert_int_equal(plan.set.runs, cases[i].runs);
+		assert_string_equal(plan.set.runs_from, cases[i].from);
+		if (plan.until_decided) {
+			assert_int_equal(plan.max_rounds, PLAN_DECIDED_MAX_ROUNDS);
+			assert_int_equal(plan.nlooks, ARRAY_SIZE(looks));
+			for (size_t k = 0; k < plan.nlooks; k++)
+				assert_int_equal(plan.looks[k], looks[k]);
+			assert_int_equal(plan.min_rounds, 8);
+		}
+		plan_release(&plan);
+		free(text);
+		free(path);
+	}
 }
 
 static void test_gates_and_decision(void **state)
@@ -1459,6 +1529,7 @@ int main(void)
 		cmocka_unit_test(test_min_executed_default),
 		cmocka_unit_test(test_gates_and_decision),
 		cmocka_unit_test(test_until_decided),
+		cmocka_unit_test(test_gated_plan_decides),
 		cmocka_unit_test(test_pattern_regerror),
 		cmocka_unit_test(test_malformed),
 		cmocka_unit_test(test_unreadable),

@@ -113,6 +113,48 @@ static void test_markdown_rows(void **state)
 	free(buf);
 }
 
+/*
+ * Issue 39 §4: the reference states the defaults the binary uses. The
+ * looks of a plan with a gate and no runs, as the plan reader makes them,
+ * are the ones both renderings print, and no figure is left unfilled.
+ */
+static void test_figures_are_the_binarys(void **state)
+{
+	/* The terminal's default line: one line, not wrapped. */
+	static const char *const want[] = {
+		"type: array of integers  default: 8, 12, 18, 27, 32 at 95 % and 32 rounds\n",
+		"type: integer  default: 32 for a plan with a gate and no runs\n",
+	};
+	unsigned looks[PLAN_MAX_LOOKS];
+	size_t n = plan_default_looks(0.95, 0, PLAN_DECIDED_MAX_ROUNDS, looks);
+	struct strbuf sb = STRBUF_INIT;
+
+	(void)state;
+	assert_int_equal(n, 5);
+	for (size_t i = 0; i < n; i++)
+		strbuf_addf(&sb, "%s%u", i ? ", " : "", looks[i]);
+	assert_string_equal(sb.buf, "8, 12, 18, 27, 32");
+	for (int fmt = 0; fmt < 2; fmt++) {
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+
+		assert_non_null(f);
+		plan_doc_print(f, fmt ? PLAN_DOC_MARKDOWN : PLAN_DOC_TEXT);
+		assert_int_equal(fclose(f), 0);
+		assert_null(strchr(buf, '@'));
+		assert_null(strstr(buf, "6, 9, 14"));
+		/* The markdown keeps the backticks the terminal drops. */
+		if (fmt)
+			assert_non_null(strstr(buf, "`max_rounds` 32, looks after rounds 8, 12, 18, "
+						    "27, 32"));
+		for (size_t i = 0; !fmt && i < ARRAY_SIZE(want); i++)
+			assert_non_null(strstr(buf, want[i]));
+		free(buf);
+	}
+	strbuf_release(&sb);
+}
+
 static const char *value_type(enum plan_value v)
 {
 	switch (v) {
@@ -310,6 +352,7 @@ int main(void)
 		cmocka_unit_test(test_children),
 		cmocka_unit_test(test_markdown_rows),
 		cmocka_unit_test(test_setting_rows_say_what_they_hold),
+		cmocka_unit_test(test_figures_are_the_binarys),
 		cmocka_unit_test(test_settings_read_default_and_write_back),
 		cmocka_unit_test(test_settings_match_the_plan_schema),
 	};

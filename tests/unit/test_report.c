@@ -56,7 +56,7 @@ static struct invocation inv(unsigned seq, const char *variant, int warmup, unsi
 }
 
 struct fixture {
-	struct invocation invs[16];
+	struct invocation invs[20];
 	const char *names[3];
 	struct run_header hdr;
 	struct report_input in;
@@ -193,7 +193,7 @@ static void test_summary_rows(void **state)
 	 */
 	/* Two rounds: no exact interval reaches 95 %, and the row says what it needs. */
 	assert_has(r, "| candidate | 2 | 850 ms | 800–900 ms | -22.73% | 1.29× faster (no interval: needs "
-		   "at least 4 rounds for 95 % (has 2; below 6 rounds the interval is unpaired)) |");
+		   "at least 4 rounds for 95 % (has 2; below 7 rounds the interval is unpaired)) |");
 	assert_has(r, "| candidate | 2 | 650 ms | 600–700 ms | -27.78% | 1.38× faster (no interval: ");
 	assert_has(r, "| candidate | 2 | 210 MiB | 200–220 MiB | +100.00% | 2.00× larger (no interval: ");
 	assert_has(r, "- candidate, in execution order: 800, 900 ms; mean 850, sd 71, MAD 50 ms, "
@@ -209,7 +209,7 @@ static void test_summary_rows(void **state)
 		   "observed), so no difference can reach p \\< 0.05; that needs at least 4 runs a "
 		   "side.");
 	assert_has(r, "Change gates judge the exact 95% Wilcoxon signed-rank interval of the rounds' "
-		   "paired ratios (6 rounds or more; with fewer pairs, the exact unpaired "
+		   "paired ratios (7 rounds or more; with fewer pairs, the exact unpaired "
 		   "Mann–Whitney interval, at least 4 runs a side), not a p-value; the 95% bootstrap "
 		   "interval of the ratio of medians (1000 resamples) is context.");
 	/* No gate: the decision says so, and no table of gates follows it. */
@@ -228,7 +228,7 @@ static void test_excluded_runs(void **state)
 	r = render(&f, NULL, 0);
 	/* Only seq 5 counts for candidate: the warmup, discarded, failed and timed-out do not. */
 	assert_has(r, "| candidate | 1 | 800 ms | 800–800 ms | -27.27% | 1.38× faster (no interval: needs "
-		   "at least 4 rounds for 95 % (has 1; below 6 rounds the interval is unpaired)) | "
+		   "at least 4 rounds for 95 % (has 1; below 7 rounds the interval is unpaired)) | "
 		   "0.727× (-27.27%) | none |");
 	assert_has(r, "| candidate | 1 | 200 MiB | 200–200 MiB | +90.48% |");
 	assert_has(r, "- candidate, in execution order: 800 ms; mean 800, MAD 0 ms (2 recorded runs "
@@ -295,11 +295,12 @@ static void test_header_and_conditions(void **state)
 }
 
 /*
- * The fixture with six rounds of both variants, the fewest a 95 % paired
- * interval allows: the fixture's counted ones (rounds 1-3, candidate in
- * round 1 only) and rounds 2-6 of the candidate, 4-6 of the baseline.
+ * The fixture with seven rounds of both variants, the fewest the gates
+ * judge paired at 95 % (stats_wsr_interval_n_preferred()): the fixture's
+ * counted ones (rounds 1-3, candidate in round 1 only) and rounds 2-7 of
+ * the candidate, 4-7 of the baseline.
  */
-static void build_six_rounds(struct fixture *f)
+static void build_seven_rounds(struct fixture *f)
 {
 	build(f);
 	f->hdr.nvariants = 2;
@@ -313,7 +314,7 @@ static void build_six_rounds(struct fixture *f)
 	f->invs[5].fig.wall_ns = 850 * MS;
 	f->invs[5].fig.max_rss_bytes = 210 * MIB_B;
 	f->invs[5].exit_code = 0;
-	for (unsigned r6 = 4; r6 <= 6; r6++) {
+	for (unsigned r6 = 4; r6 <= 7; r6++) {
 		f->invs[f->in.ninvs] = inv((unsigned)f->in.ninvs + 1, "baseline", 0, r6, 1, INV_OK,
 					 1100 + r6 * 10, 900, 105);
 		f->in.ninvs++;
@@ -334,26 +335,26 @@ static void test_verdict_and_gates(void **state)
 	char *r;
 
 	(void)state;
-	build_six_rounds(&f);
+	build_seven_rounds(&f);
 	r = render(&f, gates, ARRAY_SIZE(gates));
 	/* rss doubled: the whole paired interval is beyond +25 %. */
 	assert_has(r, "## Verdict\n\n**Decision: rejected: 1 of 2 gates failed.**\n\n");
-	assert_has(r, "sign.\n\n- **FAIL**: candidate max\\_rss changed +104.71% \\[+90.91%, +109.52%\\] (paired by round, "
-		   "6 rounds, exact 96.9 %) against");
+	assert_has(r, "sign.\n\n- **FAIL**: candidate max\\_rss changed +104.76% \\[+97.71%, +107.13%\\] (paired by round, "
+		   "7 rounds, exact 95.3 %) against");
 	assert_has(r, "against a regression limit of +25.00%: the whole interval is beyond the "
 		   "limit.\n");
 	/* Each gate a row of the first screen, its change in the terminal's words. */
 	assert_has(r, "| Variant | Metric | Median vs reference | Change [interval] | Limit | Verdict |\n"
 		   "|---|---|---:|---|---:|---|\n"
-		   "| candidate | wall | 865 ms vs 1.15 s | 1.32× faster \\[1.22, 1.41\\] (-24.14%) | "
+		   "| candidate | wall | 870 ms vs 1.15 s | 1.32× faster \\[1.25, 1.37\\] (-24.09%) | "
 		   "≤ +10.00% | pass |\n"
-		   "| candidate | max\\_rss | 215 MiB vs 105 MiB | 2.05× larger \\[1.91, 2.10\\] "
-		   "(+104.71%) | ≤ +25.00% | **FAIL** |\n");
-	assert_has(r, "| 2.05× larger \\[1.91, 2.10\\] (paired, exact 96.9 %) |");
+		   "| candidate | max\\_rss | 215 MiB vs 105 MiB | 2.05× larger \\[1.98, 2.07\\] "
+		   "(+104.76%) | ≤ +25.00% | **FAIL** |\n");
+	assert_has(r, "| 2.05× larger \\[1.98, 2.07\\] (paired, exact 95.3 %) |");
 	/* The text gives the rows' exact coverage beside the 95 % asked for. */
-	assert_has(r, "the exact interval the gates judge, at least 95%; exact 96.9");
+	assert_has(r, "the exact interval the gates judge, at least 95%; exact 95.3");
 	assert_has(r, " % for these rounds, as the rows say.");
-	assert_has(r, "(paired, exact 96.9 %) | 2.0");
+	assert_has(r, "(paired, exact 95.3 %) | 2.0");
 	assert_has(r, "%) | ≤ +25.00%: FAIL |");
 	/* wall went down 24 %: the whole interval is below +10 %. */
 	assert_has(r, "This plan does not declare itself an acceptance plan");
@@ -380,10 +381,10 @@ static void test_first_screen(void **state)
 	};
 	const char *want[] = {
 		"**Decision: rejected: ",
-		"| candidate | wall | 865 ms vs 1.15 s | 1.32× faster \\[1.22, 1.41\\] (-24.14%) | "
+		"| candidate | wall | 870 ms vs 1.15 s | 1.32× faster \\[1.25, 1.37\\] (-24.09%) | "
 		"≤ +10.00% | pass |",
-		"| candidate | max\\_rss | 215 MiB vs 105 MiB | 2.05× larger \\[1.91, 2.10\\] "
-		"(+104.71%) | ≤ +25.00% | **FAIL** |",
+		"| candidate | max\\_rss | 215 MiB vs 105 MiB | 2.05× larger \\[1.98, 2.07\\] "
+		"(+104.76%) | ≤ +25.00% | **FAIL** |",
 		"| candidate | cpu | ",
 		"- **candidate**: Ns.Sort\\_test (2 of 2 runs), Ns.Hash\\_test (1 of 2 runs)\n",
 		"- **candidate**, 1 run: not comparable: ran 5 test(s), baseline run 1 ran 6; missing 1: "
@@ -398,7 +399,7 @@ static void test_first_screen(void **state)
 	size_t lines = 0;
 
 	(void)state;
-	build_six_rounds(&f);
+	build_seven_rounds(&f);
 	f.hdr.set.max_cpu_wait_pct = 100;
 	f.hdr.set.max_cpu_wait_pct_from = "--max-cpu-wait-pct";
 	f.hdr.plan_description = "a description long enough to be a line of its own";
