@@ -97,7 +97,7 @@ struct cmp_value {
 
 /* Why a round of a variant was left out of the pairing with the reference. */
 enum cmp_left_out_why {
-	CMP_LEFT_NOT_POSITIVE,   /* a value of 0 or below in one of its two runs: no ratio */
+	CMP_LEFT_NOT_POSITIVE,   /* a negative value of a lower-is-better metric: no ratio */
 	CMP_LEFT_NO_REFERENCE,   /* no counted run of the reference in that round */
 	CMP_LEFT_NO_VARIANT,     /* no counted run of this variant in that round */
 };
@@ -116,7 +116,7 @@ struct cmp_sample;
 double compare_estimate(const struct cmp_sample *s);
 double compare_estimate_pct(const struct cmp_sample *s);
 
-/* "a value of 0 or below", ... (static). */
+/* "a negative value of a lower-is-better metric", ... (static). */
 const char *compare_left_out_text(enum cmp_left_out_why why);
 /* Its key in result.json: "not_positive", "no_reference_run", "no_run" (static). */
 const char *compare_left_out_key(enum cmp_left_out_why why);
@@ -160,12 +160,14 @@ struct cmp_sample {
 	 * terms, like ratio): the Wilcoxon signed-rank interval of the
 	 * rounds' log-ratios when the schedule pairs them ("wilcoxon_paired"),
 	 * else the Mann–Whitney interval of the Hodges–Lehmann shift of the
-	 * log values ("mann_whitney"). gi_point is that estimate; gi_coverage
+	 * log values ("mann_whitney"), a value of 0 or below taken as nothing
+	 * (compare_parts.h: compare_gate_log()). gi_point is that estimate; gi_coverage
 	 * the coverage its order statistics give (at least the confidence);
 	 * gi_n the pairs, or the runs of the smaller side, it used; gi_needed
 	 * how many the method needs at the confidence. has_gi = 0 with
-	 * gi_note saying why (REASON_NOT_POSITIVE with the counts of values
-	 * of 0 or below, reference's and this variant's; the others' numbers
+	 * gi_note saying why (REASON_NOT_POSITIVE with the counts of
+	 * negative values of a lower-is-better metric, reference's and this
+	 * variant's; the others' numbers
 	 * are the samples' n, pairs and gi_needed, and the comparison's).
 	 */
 	int has_gi;

@@ -45,7 +45,9 @@ static const struct {
 		"No change can be computed; the variant's `change_note` says why." },
 	[REASON_NOT_POSITIVE] = { "not_positive", REASON_IN_INTERVAL,
 		"Counted runs of the reference (`not_positive_reference`) or of this variant "
-		"(`not_positive`) have a value of 0 or below, which a ratio cannot take." },
+		"(`not_positive`) have a negative value of a lower-is-better metric, which a ratio "
+		"cannot take (0 is nothing spent, the best; on a higher-is-better metric 0 or below "
+		"is nothing, the worst: both are judged)." },
 	[REASON_TOO_FEW_ROUNDS] = { "too_few_rounds", REASON_IN_INTERVAL,
 		"Too few paired rounds for the paired interval and too few runs a side for the unpaired "
 		"one: it needs `needed` rounds." },

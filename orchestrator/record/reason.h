@@ -36,7 +36,7 @@ enum reason_code {
 	REASON_NO_REFERENCE_RUN,       /* no counted run of the reference */
 	REASON_NO_COUNTED_RUN,         /* no counted run of this variant */
 	REASON_CHANGE_UNKNOWN,         /* no change (the sample's change_note says why) */
-	REASON_NOT_POSITIVE,           /* values of 0 or below, which a ratio cannot take */
+	REASON_NOT_POSITIVE,           /* negative values of a lower-is-better metric: no ratio */
 	REASON_TOO_FEW_ROUNDS,         /* too few rounds paired, too few runs unpaired */
 	REASON_TOO_FEW_RUNS,           /* unpaired runs (abev compare): too few a side */
 	REASON_TOO_FEW_ROUNDS_OR_RUNS, /* too few rounds, and the runs cannot give it unpaired */

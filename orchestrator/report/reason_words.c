@@ -48,8 +48,8 @@ static void add_interval_note(struct strbuf *sb, const struct comparison *c,
 		return;
 	case REASON_NOT_POSITIVE:
 		strbuf_addf(sb, "%zu counted run(s) of the reference and %zu of this variant have a "
-			    "value of 0 or below, which a ratio cannot take; judging the change on "
-			    "the other runs would hide them", s->gi_not_positive_ref,
+			    "negative value of a lower-is-better metric, which a ratio cannot take; "
+			    "judging the change on the other runs would hide them", s->gi_not_positive_ref,
 			    s->gi_not_positive);
 		return;
 	case REASON_TOO_FEW_ROUNDS:

@@ -374,6 +374,28 @@ class Verdict(AbevTestCase):
         report = open(self.path("ev2", "report.md"), encoding="utf-8").read()
         self.assertNotIn("implies no acceptance decision", report)
 
+    def test_a_throughput_of_zero_is_the_worst_round(self):
+        # Issue 39 §3: -40 % throughput in every round is rejected; the same runs
+        # plus one round where the candidate reads 0 were inconclusive, exit 0. A
+        # value of 0 on a higher-is-better metric is the worst a round can give.
+        base = [1000, 1010, 990, 1005, 995, 1000, 1002, 998]
+        cand = [round(b * 0.6) for b in base]
+        metric = {"name": "ops", "source": "stdout", "unit": "1/s", "better": "higher",
+                  "pattern": "t=([0-9.]+)"}
+        for name, values in (("worse", cand), ("worse-and-zero", cand[:-1] + [0])):
+            plan = sh_plan(name, [("base", echo_round(base)), ("cand", echo_round(values))],
+                           runs=len(base), metrics=[metric],
+                           gates={"ops": {"max_regression_pct": 5}})
+            _, res = self.run_plan(plan, 5, out=name, plan_name=name + ".json")
+            cmp = res["comparison"]
+            self.assertEqual(cmp["decision"], "rejected", name)
+            gate = cmp["gates"][0]
+            self.assertEqual((gate["verdict"], gate["method"]), ("fail", "wilcoxon_paired"))
+            self.assertLess(gate["interval"][1], -5)
+            _, s = self.sample(cmp, "ops", "cand")
+            self.assertEqual(s["paired"]["pairs"], len(base))
+            self.assertEqual(s["paired"]["left_out"], [])
+
     def test_quiet_and_json(self):
         plan = sh_plan("quiet", [("base", echo_round(T_BASE)), ("cand", echo_round(T_CAND_FAR))],
                        metrics=[T_METRIC], gates={"t": {"max_regression_pct": 5}}, runs=6)
