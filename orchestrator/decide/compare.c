@@ -369,7 +369,7 @@ static void take_interval(struct cmp_sample *s, const char *method,
 void compare_gate_interval(const struct compare_config *cfg, const struct cmp_sample *ref,
 			   struct cmp_sample *s, int better_higher, const double *logs, size_t k)
 {
-	double conf = cfg->confidence;
+	double conf = compare_gate_confidence(cfg, NULL);
 	size_t pairs_needed = stats_wsr_interval_n_needed(conf);
 	size_t runs_needed = stats_mw_interval_n_needed(conf);
 	size_t fewer = ref->n < s->n ? ref->n : s->n;
@@ -597,6 +597,17 @@ size_t compare_metric_index(const struct comparison *c, const char *name)
 	return SIZE_MAX;
 }
 
+double compare_gate_confidence(const struct compare_config *cfg, size_t *m)
+{
+	size_t n = cfg->ngates * (cfg->nvariants > 1 ? cfg->nvariants - 1 : 0);
+
+	if (!n)
+		n = 1;
+	if (m)
+		*m = n;
+	return 1 - (1 - cfg->confidence) / (double)n;
+}
+
 double compare_estimate(const struct cmp_sample *s)
 {
 	return s->has_gi ? s->gi_point : s->ratio;
@@ -639,6 +650,7 @@ void compare_compute(const struct compare_config *cfg, const struct invocation *
 	memset(out, 0, sizeof(*out));
 	out->reference = cfg->nvariants ? cfg->variants[cfg->reference] : "";
 	out->confidence = cfg->confidence;
+	out->gate_confidence = compare_gate_confidence(cfg, &out->gate_judgements);
 	out->alpha = COMPARE_ALPHA;
 	out->resamples = cfg->resamples;
 	out->seed = cfg->seed;

@@ -302,9 +302,25 @@ struct cmp_blocking {
 /* The foreign wait (% of a run's wall time) past which the comparison is contended. */
 #define COMPARE_CONTENDED_PCT 1.0
 
+/*
+ * The level of each gate's interval: 1 - (1 - cfg->confidence) / m, m the
+ * gates judged (every gate for every compared variant; at least 1), so
+ * that the chance the decision holds a wrong fail or pass — over all its
+ * gates and variants, not per gate — stays within 1 - cfg->confidence
+ * (Bonferroni: valid for intervals, where Holm's step-down is not
+ * standard). The judgements' count into *m when m is not NULL.
+ */
+double compare_gate_confidence(const struct compare_config *cfg, size_t *m);
+
 struct comparison {
 	const char *reference;       /* borrowed */
-	double confidence, alpha;
+	/*
+	 * confidence: the decision's (the plan's, or a look's); gate_confidence
+	 * each gate's interval's and budget's, compare_gate_confidence() over
+	 * gate_judgements; alpha the tests' level.
+	 */
+	double confidence, gate_confidence, alpha;
+	size_t gate_judgements;
 	unsigned resamples;
 	uint64_t seed;
 	int acceptance, inconclusive_fails, unpaired;

@@ -133,10 +133,10 @@ static void judge_budget(const struct comparison *c, const struct cmp_metric *cm
 	 * distribution, where a bootstrap of 2 or 3 runs claims 95 % and
 	 * gives less.
 	 */
-	if (stats_median_ci(v, s->n, c->confidence, &iv) < 0 || !iv.ok) {
+	if (stats_median_ci(v, s->n, c->gate_confidence, &iv) < 0 || !iv.ok) {
 		g->verdict = GATE_INCONCLUSIVE;
 		g->reason = REASON_BUDGET_TOO_FEW_RUNS;
-		g->n_min = stats_median_ci_n_needed(c->confidence);
+		g->n_min = stats_median_ci_n_needed(c->gate_confidence);
 	} else {
 		g->has_interval = 1;
 		g->method = "median_order_statistics";
@@ -249,7 +249,7 @@ void gates_sample_size(const struct compare_config *cfg, struct comparison *c)
 		c->wsr_min_p = 1;
 		c->min_n = c->min_pairs = 0;
 	}
-	c->pairs_needed_ci = stats_wsr_interval_n_needed(c->confidence);
-	c->runs_needed_ci = stats_mw_interval_n_needed(c->confidence);
+	c->pairs_needed_ci = stats_wsr_interval_n_needed(c->gate_confidence);
+	c->runs_needed_ci = stats_mw_interval_n_needed(c->gate_confidence);
 }
 

@@ -470,6 +470,8 @@ static cJSON *evidence_comparison_json(const struct comparison *c, const struct 
 
 	jadd_str(o, "reference", c->reference);
 	jadd_real(o, "confidence", c->confidence);
+	jadd_real(o, "gate_confidence", c->gate_confidence);
+	jadd_int(o, "gate_judgements", (int64_t)c->gate_judgements);
 	jadd_int(o, "bootstrap_resamples", c->resamples);
 	jadd_int(o, "seed", (int64_t)c->seed);
 	jadd_real(o, "alpha", c->alpha);

@@ -1019,6 +1019,12 @@ static void drop_reasons(cJSON *c)
 }
 
 /*
+ * The keys issue 39 added to a comparison: evidence written before them
+ * is held to the figures it has (a gate's level shows in its intervals).
+ */
+static const char *const levels_keys[] = { "gate_confidence", "gate_judgements" };
+
+/*
  * Evidence written before reason codes said why in sentences, which
  * abev no longer writes: its comparison is held to the one recomputed
  * on every figure but those, rather than reported as not following from
@@ -1038,6 +1044,8 @@ int evidence_comparison_matches(const struct evidence_run *r, const char *doc)
 		drop_reasons(j);
 		stored = old;
 	}
+	if (j && stored && !cJSON_GetObjectItemCaseSensitive(stored, levels_keys[0]))
+		drop_keys(j, levels_keys, ARRAY_SIZE(levels_keys));
 	same = j && stored && same_json(stored, j);
 	cJSON_Delete(old);
 	cJSON_Delete(j);

@@ -34,7 +34,7 @@ static void add_interval_note(struct strbuf *sb, const struct comparison *c,
 			      const struct cmp_sample *ref, const struct cmp_sample *s)
 {
 	size_t ref_n = ref ? ref->n : 0;
-	double conf = c->confidence * 100;
+	double conf = c->gate_confidence * 100;
 
 	switch (s->gi_note) {
 	case REASON_NO_REFERENCE_RUN:
@@ -148,7 +148,7 @@ static void add_budget(struct strbuf *sb, const struct comparison *c, const stru
 	case REASON_BUDGET_TOO_FEW_RUNS:
 		strbuf_addf(sb, "%s %s median %g %s, but the budget of %g %s needs at least %zu "
 			    "counted runs for %.4g %% (has %zu)", g->variant, cm->name, g->observed,
-			    cm->unit, g->limit, cm->unit, g->n_min, c->confidence * 100, g->n);
+			    cm->unit, g->limit, cm->unit, g->n_min, c->gate_confidence * 100, g->n);
 		return;
 	default:
 		break;

@@ -225,16 +225,27 @@ void summary_sample_size(struct strbuf *sb, const struct comparison *c)
 		strbuf_addf(sb, ". Change gates judge the exact %.4g%% Mann\xe2\x80\x93Whitney "
 			    "interval of the Hodges\xe2\x80\x93Lehmann ratio (at least %zu runs a "
 			    "side)",
-			    c->confidence * 100, c->runs_needed_ci);
+			    c->gate_confidence * 100, c->runs_needed_ci);
 	else
 		strbuf_addf(sb, ". Change gates judge the exact %.4g%% Wilcoxon signed-rank interval "
 			    "of the rounds' paired ratios (%zu rounds or more; with fewer pairs, "
 			    "the exact unpaired Mann\xe2\x80\x93Whitney interval, at least %zu "
 			    "runs a side)",
-			    c->confidence * 100, c->pairs_needed_ci, c->runs_needed_ci);
+			    c->gate_confidence * 100, c->pairs_needed_ci, c->runs_needed_ci);
+	summary_levels(sb, c);
 	strbuf_addf(sb, ", not a p-value; the %.4g%% bootstrap interval of the ratio of medians "
 		    "(%u resamples) is context", c->confidence * 100, c->resamples);
 	strbuf_addch(sb, '.');
+}
+
+void summary_levels(struct strbuf *sb, const struct comparison *c)
+{
+	if (c->gate_judgements > 1)
+		strbuf_addf(sb, ", each of the decision's %zu gate judgements (gates \xc3\x97 "
+			    "compared variants) at that level so that together they hold at %.4g%% "
+			    "(Bonferroni: 1 \xe2\x88\x92 %.4g%% / %zu)",
+			    c->gate_judgements, c->confidence * 100, (1 - c->confidence) * 100,
+			    c->gate_judgements);
 }
 
 void summary_sequential(struct strbuf *sb, const struct comparison *c)

@@ -45,6 +45,12 @@ void summary_gate_needed(struct strbuf *sb, const struct cmp_gate *g);
  */
 void summary_sample_size(struct strbuf *sb, const struct comparison *c);
 /*
+ * The levels, appended to a clause: each gate's (the comparison's
+ * gate_confidence) and the decision's over its gate judgements
+ * (Bonferroni); nothing with one judgement, whose level is the decision's.
+ */
+void summary_levels(struct strbuf *sb, const struct comparison *c);
+/*
  * schedule.until "decided": the looks planned, each look's confidence,
  * the looks taken and where the run stopped; nothing for a fixed number
  * of rounds.

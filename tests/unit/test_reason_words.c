@@ -23,7 +23,8 @@ static struct cmp_sample samples[2] = {
 };
 static struct cmp_metric metric = { .name = "wall", .unit = "ms", .samples = samples,
 				    .nsamples = 2 };
-static const struct comparison cmp = { .confidence = 0.95, .metrics = &metric, .nmetrics = 1,
+static const struct comparison cmp = { .confidence = 0.95, .gate_confidence = 0.95,
+				       .gate_judgements = 1, .metrics = &metric, .nmetrics = 1,
 				       .pairs_needed_ci = 6 };
 
 #define CHANGE(kind_, limit_, verdict_, code_) \
