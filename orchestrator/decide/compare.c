@@ -128,6 +128,33 @@ static void place(const struct compare_config *cfg, const struct invocation *inv
 	free(first);
 }
 
+/* The rounds in which every variant has a recorded run (not a warmup, not discarded). */
+static unsigned rounds_done(const struct compare_config *cfg, const struct invocation *invs,
+			    size_t n, const struct placement *pl)
+{
+	unsigned maxround = 0, done = 0;
+	unsigned char *seen;
+
+	for (size_t i = 0; i < n; i++)
+		if (pl->variant[i] != SIZE_MAX && invs[i].round > maxround)
+			maxround = invs[i].round;
+	if (!cfg->nvariants || !maxround)
+		return 0;
+	/* seen[r * nvariants + v]: variant v has a run in round r. */
+	seen = xcalloc(((size_t)maxround + 1) * cfg->nvariants, sizeof(*seen));
+	for (size_t i = 0; i < n; i++)
+		if (pl->variant[i] != SIZE_MAX && invs[i].status != INV_DISCARDED)
+			seen[(size_t)invs[i].round * cfg->nvariants + pl->variant[i]] = 1;
+	for (size_t r = 1; r <= maxround; r++) {
+		size_t have = 0;
+		for (size_t v = 0; v < cfg->nvariants; v++)
+			have += seen[r * cfg->nvariants + v];
+		done += have == cfg->nvariants;
+	}
+	free(seen);
+	return done;
+}
+
 static void placement_release(struct placement *pl)
 {
 	free(pl->variant);
@@ -691,11 +718,14 @@ void compare_compute(const struct compare_config *cfg, const struct invocation *
 	}
 	if (cfg->nvariants)
 		per_test_changes(cfg, invs, ninvs, &pl, out);
+	out->rounds_done = rounds_done(cfg, invs, ninvs, &pl);
+	out->rounds_planned = cfg->rounds_planned;
 	placement_release(&pl);
 	if (cfg->nvariants)
 		gates_sample_size(cfg, out);
 	gates_judge(cfg, out);
 	missing_blocking(invs, ninvs, out);
+	gates_interrupted(cfg, out);
 	missing_collect(cfg, invs, ninvs, out);
 	collect_warnings(out);
 }

@@ -85,6 +85,13 @@ struct compare_config {
 	int unpaired;                 /* values of different runs (abev compare): no rounds */
 	const char *order;            /* the schedule's order ("alternate", ...), or NULL */
 	const struct compare_sequential *sequential; /* borrowed; NULL: a fixed number of rounds */
+	/*
+	 * The run was interrupted (its evidence says so): whatever its
+	 * rounds show, it decides nothing. rounds_planned: the rounds the
+	 * schedule planned (max_rounds with until "decided"); 0 unknown.
+	 */
+	int interrupted;
+	unsigned rounds_planned;
 };
 
 /* One counted value. */
@@ -331,6 +338,19 @@ struct comparison {
 	struct cmp_gate *gates;      /* config order, then variant order */
 	size_t ngates;
 	enum decision decision;
+	/*
+	 * Why there is no decision though the plan sets gates, or the run was
+	 * interrupted (REASON_IN_DECISION; REASON_NONE otherwise):
+	 * REASON_NOTHING_COMPARED when no gate had counted runs on both sides
+	 * (a budget: of its variant) and no failed test guard rejects;
+	 * REASON_INTERRUPTED for an interrupted run, gates or not, with shown
+	 * what the gates said of the rounds run — not a decision — and
+	 * rounds_done (rounds in which every variant has a recorded run) of
+	 * rounds_planned (the config's).
+	 */
+	enum reason_code no_decision;
+	enum decision shown;
+	unsigned rounds_done, rounds_planned;
 	/*
 	 * A counted run waited for CPUs other processes held at least
 	 * COMPARE_CONTENDED_PCT of its wall time: wall_own then differs from

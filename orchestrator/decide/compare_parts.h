@@ -50,6 +50,12 @@ void compare_gate_interval(const struct compare_config *cfg, const struct cmp_sa
 
 /* gates.c: every gate of cfg judged into c->gates, and c->decision. */
 void gates_judge(const struct compare_config *cfg, struct comparison *c);
+/*
+ * gates.c: the decision's last word, once failed test guards have had
+ * theirs: an interrupted run decides nothing (struct comparison's
+ * no_decision).
+ */
+void gates_interrupted(const struct compare_config *cfg, struct comparison *c);
 /* gates.c: what the sample size of the gated metrics allows (struct comparison). */
 void gates_sample_size(const struct compare_config *cfg, struct comparison *c);
 

@@ -246,3 +246,19 @@ char *reason_words_missing(const struct cmp_missing *m)
 		strbuf_addf(&sb, "; its stderr ends: %s", m->stderr_tail);
 	return strbuf_detach(&sb, NULL);
 }
+
+char *reason_words_no_decision(const struct comparison *c)
+{
+	switch (c->no_decision) {
+	case REASON_INTERRUPTED:
+		if (c->rounds_planned)
+			return xasprintf("interrupted after %u of %u round%s", c->rounds_done,
+					 c->rounds_planned, c->rounds_planned == 1 ? "" : "s");
+		return xasprintf("interrupted after %u round%s", c->rounds_done,
+				 c->rounds_done == 1 ? "" : "s");
+	case REASON_NOTHING_COMPARED:
+		return xstrdup("nothing could be compared: no gate had counted runs on both sides");
+	default:
+		return NULL;
+	}
+}

@@ -136,7 +136,8 @@ static void summary_ungated(struct strbuf *sb, const struct comparison *c)
 	}
 }
 
-void summary_decision(struct strbuf *sb, const struct comparison *c)
+/* Decision d of c's gates in words: its word, then why ("all 2 gates passed", ...). */
+static void decision_words(struct strbuf *sb, const struct comparison *c, enum decision d)
 {
 	size_t fail = 0, inconclusive = 0;
 
@@ -144,8 +145,8 @@ void summary_decision(struct strbuf *sb, const struct comparison *c)
 		fail += c->gates[i].verdict == GATE_FAIL;
 		inconclusive += c->gates[i].verdict == GATE_INCONCLUSIVE;
 	}
-	strbuf_adds(sb, decision_name(c->decision));
-	switch (c->decision) {
+	strbuf_adds(sb, decision_name(d));
+	switch (d) {
 	case DECISION_NONE:
 		strbuf_adds(sb, ": the plan sets no gate");
 		summary_ungated(sb, c);
@@ -179,6 +180,23 @@ void summary_decision(struct strbuf *sb, const struct comparison *c)
 			    "the limit, or there are too few runs)", inconclusive, c->ngates,
 			    c->ngates == 1 ? "" : "s");
 		break;
+	}
+}
+
+void summary_decision(struct strbuf *sb, const struct comparison *c)
+{
+	char *none = reason_words_no_decision(c);
+
+	if (!none) {
+		decision_words(sb, c, c->decision);
+	} else {
+		strbuf_addf(sb, "%s: %s", decision_name(c->decision), none);
+		/* What the rounds run showed is said, and said not to be the decision. */
+		if (c->no_decision == REASON_INTERRUPTED) {
+			strbuf_adds(sb, "; what they showed, not a decision: ");
+			decision_words(sb, c, c->shown);
+		}
+		free(none);
 	}
 	/* What no figure can say: why a variant, or a metric of it, has none. */
 	for (size_t i = 0; i < c->nmissing; i++) {

@@ -16,7 +16,9 @@
 struct strbuf;
 
 /*
- * "rejected: 1 of 4 gates failed" and the like, then why any variant, or
+ * "rejected: 1 of 4 gates failed" and the like ("no decision: interrupted
+ * after 8 of 20 rounds; what they showed, not a decision: accepted: ..."
+ * for an interrupted run), then why any variant, or
  * metric of one, has no counted value ("; 'b' has no counted run: ...",
  * which may quote a command's stderr: escape it for a terminal), without
  * a newline.

@@ -1057,6 +1057,61 @@ static void test_decision_without_evidence(void **state)
 			    "no counted run of the reference");
 	assert_int_equal(c.gates[0].verdict, GATE_INCONCLUSIVE);
 	assert_int_equal(c.min_n, 0);
+	/* Nothing compared is no decision (issue 39 §3), not "inconclusive" that fails. */
+	assert_int_equal(c.decision, DECISION_NONE);
+	assert_int_equal(c.no_decision, REASON_NOTHING_COMPARED);
+	compare_release(&c);
+}
+
+/*
+ * Issue 39 §3: Ctrl-C after 7 of 10 rounds gave "accepted" beside exit
+ * 130. An interrupted run decides nothing: its decision is no decision,
+ * what the rounds run showed is kept as shown, with the rounds done of
+ * those planned. A failed test guard does not make it a decision either.
+ */
+static void test_interrupted_decides_nothing(void **state)
+{
+	static const double base[] = { 100, 101, 99, 100, 102, 98, 100 };
+	struct compare_gate_def g = { "t", GATE_MAX_REGRESSION, 5 };
+	struct fixture f;
+	struct comparison c;
+	struct invocation *v;
+	struct strbuf sb = STRBUF_INIT;
+
+	(void)state;
+	setup(&f, 2);
+	f.cfg.gates = &g;
+	f.cfg.ngates = 1;
+	f.cfg.rounds_planned = 10;
+	pairs(&f, base, base, 7);
+	/* Round 8: the reference's run was interrupted, the candidate's never ran. */
+	v = add(&f, "base", 8, 100);
+	v->status = INV_INTERRUPTED;
+	compare_compute(&f.cfg, f.invs, f.n, &c);
+	assert_int_equal(c.decision, DECISION_ACCEPTED);
+	assert_int_equal(c.no_decision, REASON_NONE);
+	assert_int_equal(c.rounds_done, 7);
+	compare_release(&c);
+
+	f.cfg.interrupted = 1;
+	compare_compute(&f.cfg, f.invs, f.n, &c);
+	assert_int_equal(c.decision, DECISION_NONE);
+	assert_int_equal(c.no_decision, REASON_INTERRUPTED);
+	assert_int_equal(c.shown, DECISION_ACCEPTED);
+	assert_int_equal(c.rounds_done, 7);
+	assert_int_equal(c.rounds_planned, 10);
+	assert_int_equal(c.gates[0].verdict, GATE_PASS);
+	summary_decision(&sb, &c);
+	assert_string_equal(sb.buf, "no decision: interrupted after 7 of 10 rounds; what they "
+			    "showed, not a decision: accepted: all 1 gate passed");
+	strbuf_release(&sb);
+	compare_release(&c);
+
+	f.guards[0][0] = (struct guard_result){ GUARD_TESTS_PASSED, GUARD_FAIL, s("1 failed") };
+	f.invs[0].status = INV_FAILED;
+	compare_compute(&f.cfg, f.invs, f.n, &c);
+	assert_int_equal(c.decision, DECISION_NONE);
+	assert_int_equal(c.shown, DECISION_REJECTED);
 	compare_release(&c);
 }
 
@@ -1392,6 +1447,7 @@ int main(void)
 		cmocka_unit_test(test_sequential_pairs_by_round),
 		cmocka_unit_test(test_test_guard_failure_rejects),
 		cmocka_unit_test(test_decision_without_evidence),
+		cmocka_unit_test(test_interrupted_decides_nothing),
 		cmocka_unit_test(test_reference_and_three_variants),
 		cmocka_unit_test(test_order_effect),
 		cmocka_unit_test(test_outliers_and_noise),
