@@ -302,7 +302,7 @@ const struct plan_doc_key plan_doc_keys[] = {
 	  .meaning = "`true`: the plan is an acceptance plan; otherwise the report says that a pass "
 	  "implies no acceptance decision",
 	  PLAN_BOOL(acceptance, 0) },
-	{ .key = "decision.inconclusive", .type = "string", .dflt = "`pass`",
+	{ .key = "decision.inconclusive", .type = "string", .dflt = "`fail`",
 	  .meaning = "what an inconclusive decision does: `pass` (exit 0, the word inconclusive in the "
 	  "summary) or `fail` (exit 6)" },
 	{ .key = "decision.confidence", .type = "number", .dflt = "0.95",

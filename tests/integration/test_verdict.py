@@ -358,18 +358,23 @@ class Verdict(AbevTestCase):
     def test_noise_straddling_the_limit_is_inconclusive(self):
         # Median +15%, spread from 0% to +30%: the interval cannot be on one side.
         cand = [200, 260, 210, 250, 230, 220, 240]
-        cp, res = self.run_plan(self.gate_plan("noisy", cand), 0)
+        # Inconclusive fails by default (issue 39 §3): a board gating on the exit
+        # code must not take an undecided regression for a pass.
+        cp, res = self.run_plan(self.gate_plan("noisy", cand), 6)
         self.assertEqual(res["comparison"]["decision"], "inconclusive")
+        self.assertEqual(res["comparison"]["inconclusive"], "fail")
         self.assertEqual(res["comparison"]["gates"][0]["verdict"], "inconclusive")
         lo, hi = res["comparison"]["gates"][0]["interval"]
         self.assertLess(lo, 15)
         self.assertGreater(hi, 15)
         self.assertIn("decision: inconclusive", cp.stdout)
-        # A plan may make an inconclusive decision fail the run, with its own exit code.
-        plan = self.gate_plan("noisy-fails", cand, decision={"inconclusive": "fail",
-                                                             "acceptance": True})
-        _, res = self.run_plan(plan, 6, out="ev2", plan_name="ev2.json")
+        # A plan may let an inconclusive decision pass, exit 0, the word alone telling it.
+        plan = self.gate_plan("noisy-passes", cand, decision={"inconclusive": "pass",
+                                                              "acceptance": True})
+        cp, res = self.run_plan(plan, 0, out="ev2", plan_name="ev2.json")
         self.assertEqual(res["comparison"]["decision"], "inconclusive")
+        self.assertEqual(res["comparison"]["inconclusive"], "pass")
+        self.assertIn("decision: inconclusive", cp.stdout)
         self.assertTrue(res["comparison"]["acceptance"])
         report = open(self.path("ev2", "report.md"), encoding="utf-8").read()
         self.assertNotIn("implies no acceptance decision", report)

@@ -1041,7 +1041,7 @@ static void test_gates_and_decision(void **state)
 		"{'name':'r','source':'process','field':'max_rss','max_improvement_pct':50}],"
 		"'gates':{'wall':{'max_regression_pct':15,'max_improvement_pct':40},"
 		"'t (rate)':{'budget':2}},"
-		"'decision':{'acceptance':true,'inconclusive':'fail','confidence':0.9,"
+		"'decision':{'acceptance':true,'inconclusive':'pass','confidence':0.9,"
 		"'bootstrap_resamples':2000}}");
 	static const struct { const char *metric; enum gate_kind kind; double limit; } want[] = {
 		{ "t", GATE_MAX_REGRESSION, 10 }, { "t", GATE_BUDGET, 250.5 },
@@ -1060,19 +1060,19 @@ static void test_gates_and_decision(void **state)
 		assert_true(plan.gates[i].limit == want[i].limit);
 	}
 	assert_int_equal(plan.acceptance, 1);
-	assert_int_equal(plan.inconclusive_fails, 1);
+	assert_int_equal(plan.inconclusive_fails, 0);
 	assert_true(plan.confidence == 0.9);
 	assert_int_equal(plan.resamples, 2000);
 	plan_release(&plan);
 	free(path);
 
-	/* The defaults: first variant, no gate, inconclusive passes. */
+	/* The defaults: first variant, no gate, inconclusive fails (exit 6, issue 39). */
 	path = write_json("plain.json", HEAD "'variants':[" VA "," VB "]}");
 	assert_int_equal(plan_load(&plan, path), 0);
 	assert_int_equal(plan.reference, 0);
 	assert_int_equal(plan.ngates, 0);
 	assert_int_equal(plan.acceptance, 0);
-	assert_int_equal(plan.inconclusive_fails, 0);
+	assert_int_equal(plan.inconclusive_fails, 1);
 	assert_true(plan.confidence == COMPARE_CONFIDENCE);
 	assert_int_equal(plan.resamples, COMPARE_RESAMPLES);
 	plan_release(&plan);
