@@ -632,7 +632,7 @@ double compare_gate_confidence(const struct compare_config *cfg, size_t *m)
 		n = 1;
 	if (m)
 		*m = n;
-	return 1 - (1 - cfg->confidence) / (double)n;
+	return gate_def_judgement_confidence(cfg->confidence, n);
 }
 
 double compare_estimate(const struct cmp_sample *s)

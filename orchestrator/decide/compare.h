@@ -311,7 +311,8 @@ struct cmp_blocking {
 
 /*
  * The level of each gate's interval: 1 - (1 - cfg->confidence) / m, m the
- * gates judged (every gate for every compared variant; at least 1), so
+ * gates judged (every gate for every compared variant; at least 1;
+ * gate_def_judgement_confidence()), so
  * that the chance the decision holds a wrong fail or pass — over all its
  * gates and variants, not per gate — stays within 1 - cfg->confidence
  * (Bonferroni: valid for intervals, where Holm's step-down is not
