@@ -84,7 +84,7 @@ _abev()
 		--color) COMPREPLY=($(compgen -W 'auto always never' -- "$cur")); return 0 ;;
 		esac
 		if [[ $cur == -* ]]; then
-			COMPREPLY=($(compgen -W '-r --runs -w --warmup -n --name -N --no-shell -s --setup -c --cleanup --prepare --output --gap --order --cpus --results --min-executed --metric --max-regression -L --parameter-list -P --parameter-scan -D --parameter-step-size -i --ignore-failure -m --min-runs -M --max-runs --until-decided -o --out -k --key --unsigned --save-plan --key-fd --passphrase-file --passphrase-env --insecure-key-mode --bundle --host-label --max-cpu-wait-pct --max-load-wait --wait --no-wait --wait-max -q --quiet --color --json --command-name -S --shell --export-json --export-csv --export-junit --export-markdown -h --help' -- "$cur"))
+			COMPREPLY=($(compgen -W '-r --runs -w --warmup -n --name -N --no-shell -s --setup -c --cleanup --prepare --output --gap --order --cpus --results --min-executed --metric --max-regression -L --parameter-list -P --parameter-scan -D --parameter-step-size -i --ignore-failure -m --min-runs -M --max-runs --until-decided --inconclusive-pass -o --out -k --key --unsigned --save-plan --key-fd --passphrase-file --passphrase-env --insecure-key-mode --bundle --host-label --max-cpu-wait-pct --max-load-wait --wait --no-wait --wait-max -q --quiet --color --json --command-name -S --shell --export-json --export-csv --export-junit --export-markdown -h --help' -- "$cur"))
 			return 0
 		fi
 		;;
@@ -97,7 +97,7 @@ _abev()
 		--order) COMPREPLY=($(compgen -W 'balanced alternate reverse shuffle sequential' -- "$cur")); return 0 ;;
 		esac
 		if [[ $cur == -* ]]; then
-			COMPREPLY=($(compgen -W '-o --out --dotnet --project --package --baseline --candidate --from-bench -r --runs -w --warmup -n --name -N --no-shell -s --setup -c --cleanup --prepare --output --gap --order --cpus --results --min-executed --metric --max-regression -L --parameter-list -P --parameter-scan -D --parameter-step-size -i --ignore-failure -m --min-runs -M --max-runs --until-decided -h --help' -- "$cur"))
+			COMPREPLY=($(compgen -W '-o --out --dotnet --project --package --baseline --candidate --from-bench -r --runs -w --warmup -n --name -N --no-shell -s --setup -c --cleanup --prepare --output --gap --order --cpus --results --min-executed --metric --max-regression -L --parameter-list -P --parameter-scan -D --parameter-step-size -i --ignore-failure -m --min-runs -M --max-runs --until-decided --inconclusive-pass -h --help' -- "$cur"))
 			return 0
 		fi
 		;;

@@ -61,7 +61,7 @@ static const char report_about[] =
 static const char report_tail[] =
 	"Exit codes: 0 rendered; 2 usage error, unreadable evidence or different plans;\n"
 	"4 verification failed; with several directories also 5 (the combined\n"
-	"decision is rejected) and 6 (inconclusive, in a plan that makes it fail).\n";
+	"decision is rejected) and 6 (inconclusive, unless the plans let it pass).\n";
 
 static const char compare_usage[] =
 	"usage: abev compare OLD NEW [--json] [--pubkey KEY.pub]\n";

@@ -61,9 +61,11 @@ static const struct exit_code_doc {
 	const char *meaning;
 } exit_code_docs[] = {
 	{ "0",
-	  "every invocation ran and passed, and the decision is accepted, no decision (the plan sets no gate), or inconclusive (by default)",
-	  "every invocation ran and passed, and the decision is `accepted`, `no decision`, or "
-	  "`inconclusive` (unless the plan says `\"inconclusive\": \"fail\"`)" },
+	  "every invocation ran and passed, and the decision is accepted, no decision (the plan sets no gate, or nothing could be compared), or inconclusive in a plan whose decision.inconclusive is \"pass\" (bench: --inconclusive-pass)",
+	  "every invocation ran and passed, and the decision is `accepted`; `no decision` (the "
+	  "plan sets no gate, or nothing could be compared: no counted run on a side — an "
+	  "interrupted run is 128+N, a failed one 1); or `inconclusive` in a plan that says "
+	  "`\"decision\": {\"inconclusive\": \"pass\"}` (`abev bench --inconclusive-pass`)" },
 	{ "1",
 	  "evidence was produced but an invocation failed (non-zero exit, signal, timeout, exec failure, a missing metric, or a slot lost to overlaps), or a setup command did not exit 0 and nothing ran",
 	  "evidence was produced but an invocation failed (a guard did not pass — e.g. a non-zero "
@@ -94,8 +96,12 @@ static const struct exit_code_doc {
 	  "rejected: a gate failed (its whole interval is beyond the limit)",
 	  "rejected: a gate failed (its whole interval is beyond the limit)" },
 	{ "6",
-	  "inconclusive, in a plan whose decision.inconclusive is \"fail\"",
-	  "inconclusive, in a plan whose `decision.inconclusive` is `\"fail\"`" },
+	  "inconclusive: a gate could not be decided (its interval straddles the limit, or too few runs) and none failed; the default, unless decision.inconclusive is \"pass\"",
+	  "inconclusive: a gate could not be decided — its interval straddles the limit, or there "
+	  "were too few rounds for an interval — and none failed; the default, so that a board "
+	  "gating on the exit code never takes an undecided regression for a pass, unless the "
+	  "plan says `\"decision\": {\"inconclusive\": \"pass\"}` (`abev bench "
+	  "--inconclusive-pass`)" },
 	{ "7",
 	  "abev verify without --pubkey: the contents match the manifest, but no signature was checked (UNSIGNED)",
 	  "`abev verify` without `--pubkey`: the contents match the manifest, but no signature was "
@@ -112,7 +118,9 @@ static const struct exit_code_doc {
 	  "interrupted by signal N — SIGHUP (129), SIGINT (130), SIGQUIT (131), SIGUSR1 (138), "
 	  "SIGUSR2 (140) or SIGTERM (143) — at any point: the running child's process group is "
 	  "stopped, the evidence is written, marked `interrupted` with the signal's name "
-	  "(`interrupt`), and sealed; `abev pack` stops and removes its temporary file" },
+	  "(`interrupt`), and sealed, its decision `no decision` (reason `interrupted`, the "
+	  "rounds done of those planned, what they showed said not to be a decision); `abev pack` "
+	  "stops and removes its temporary file" },
 };
 
 /* The order in which the codes apply, said in both forms. */

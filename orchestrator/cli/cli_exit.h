@@ -25,7 +25,7 @@ enum exit_code {
 	EXIT_RUNTIME = 3,      /* cannot create the directory, nothing could be spawned */
 	EXIT_VERIFY = 4,       /* abev verify found a problem */
 	EXIT_REJECTED = 5,     /* the decision: a gate failed */
-	EXIT_INCONCLUSIVE = 6, /* the decision is inconclusive and the plan says that fails */
+	EXIT_INCONCLUSIVE = 6, /* the decision is inconclusive and the plan does not let it pass */
 	EXIT_UNSIGNED = 7,     /* abev verify without --pubkey: contents match, nobody vouches */
 	EXIT_NOT_CLEAN = 8,    /* abev verify: as sealed, but it records a run that is not clean */
 	EXIT_SIGNAL_BASE = 128 /* interrupted: 128 + signal (proc.h's interrupt signals) */

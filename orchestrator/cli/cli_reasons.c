@@ -17,6 +17,7 @@ static const char *place_field(enum reason_place p)
 	case REASON_IN_WARNING: return "warnings[].code";
 	case REASON_IN_BLOCKING: return "blocking[].code";
 	case REASON_IN_MISSING: return "missing[].code";
+	case REASON_IN_DECISION: return "no_decision.reason";
 	}
 	return "?";
 }

@@ -66,9 +66,10 @@ static const char run_about[] =
 	"when the whole interval is on its good side, fails when all of it is beyond\n"
 	"the limit, and is inconclusive otherwise or with too few rounds.\n"
 	"schedule.until \"decided\" adds rounds until every gate is decided. The\n"
-	"decision is rejected (a gate failed),\n"
-	"inconclusive, accepted, or no decision (no gate); it ends the output and is\n"
-	"recorded in result.json's \"comparison\".\n";
+	"decision is rejected (a gate failed, exit 5), inconclusive (exit 6 unless\n"
+	"decision.inconclusive is \"pass\"), accepted, or no decision (no gate,\n"
+	"nothing could be compared, or the run was interrupted); it ends the output\n"
+	"and is recorded in result.json's \"comparison\".\n";
 
 /* After the options of `abev run --help`. */
 static const char run_tail[] =

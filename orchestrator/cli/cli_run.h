@@ -189,7 +189,10 @@ struct quick_args {
 		  "most N (--until-decided N); without one, N runs of each command") }, \
 	{ CLI_INT(0, "until-decided", T, P spec.until_decided, "N", 1, UINT_MAX, "rounds", \
 		  "add rounds until every gate is pass or fail, at most N (schedule.until " \
-		  "\"decided\"; needs --max-regression, not --runs)") }
+		  "\"decided\"; needs --max-regression, not --runs)") }, \
+	{ CLI_FLAG(0, "inconclusive-pass", T, P spec.inconclusive_pass, \
+		   "an inconclusive decision exits 0, not 6 (decision.inconclusive \"pass\"): " \
+		   "the word inconclusive in the summary is all that tells it") }
 
 /* Checks the options of a run before the plan is read. 0 or EXIT_USAGE. */
 int cli_run_args_check(struct run_args *a, const char *usage);

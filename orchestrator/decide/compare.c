@@ -128,6 +128,33 @@ static void place(const struct compare_config *cfg, const struct invocation *inv
 	free(first);
 }
 
+/* The rounds in which every variant has a recorded run (not a warmup, not discarded). */
+static unsigned rounds_done(const struct compare_config *cfg, const struct invocation *invs,
+			    size_t n, const struct placement *pl)
+{
+	unsigned maxround = 0, done = 0;
+	unsigned char *seen;
+
+	for (size_t i = 0; i < n; i++)
+		if (pl->variant[i] != SIZE_MAX && invs[i].round > maxround)
+			maxround = invs[i].round;
+	if (!cfg->nvariants || !maxround)
+		return 0;
+	/* seen[r * nvariants + v]: variant v has a run in round r. */
+	seen = xcalloc(((size_t)maxround + 1) * cfg->nvariants, sizeof(*seen));
+	for (size_t i = 0; i < n; i++)
+		if (pl->variant[i] != SIZE_MAX && invs[i].status != INV_DISCARDED)
+			seen[(size_t)invs[i].round * cfg->nvariants + pl->variant[i]] = 1;
+	for (size_t r = 1; r <= maxround; r++) {
+		size_t have = 0;
+		for (size_t v = 0; v < cfg->nvariants; v++)
+			have += seen[r * cfg->nvariants + v];
+		done += have == cfg->nvariants;
+	}
+	free(seen);
+	return done;
+}
+
 static void placement_release(struct placement *pl)
 {
 	free(pl->variant);
@@ -261,13 +288,22 @@ static int all_positive(const double *v, size_t n)
 	return 1;
 }
 
-/* How many values of s are 0 or below. */
-static size_t not_positive(const struct cmp_sample *s)
+double compare_gate_log(double x, int better_higher)
+{
+	if (x > 0)
+		return log(x);
+	if (better_higher || x == 0)
+		return COMPARE_LOG_NOTHING;
+	return NAN;
+}
+
+/* How many values of s have no place on the gates' log scale (compare_gate_log()). */
+static size_t not_positive(const struct cmp_sample *s, int better_higher)
 {
 	size_t n = 0;
 
 	for (size_t i = 0; i < s->n; i++)
-		n += !(s->values[i].value > 0);
+		n += isnan(compare_gate_log(s->values[i].value, better_higher));
 	return n;
 }
 
@@ -344,7 +380,8 @@ static void take_interval(struct cmp_sample *s, const char *method,
 }
 
 /*
- * The interval s's change gates judge (compare.h). Paired by round when
+ * The interval s's change gates judge (compare.h), on the values' places
+ * on the log scale (compare_gate_log()). Paired by round when
  * the schedule pairs runs: the exact Wilcoxon signed-rank interval of
  * logs[0..k), the rounds' log-ratios, from stats_wsr_interval_n_preferred()
  * rounds on. With fewer pairs than that — too few rounds, or discards
@@ -354,19 +391,21 @@ static void take_interval(struct cmp_sample *s, const char *method,
  * but at 6 its only order statistics are the extremes (96.9 %), wider
  * than the unpaired one of 6 runs a side (95.9 %): taking it there made
  * a sixth round lower the power, so it is taken once it is as tight, at
- * 7. The rule depends on the number of pairs alone, fixed before any
- * value is seen, and gi_rule records which applied. Runs from different
- * evidence (abev compare) have no rounds: Mann–Whitney alone. Values of 0
- * or below have no log: no interval.
+ * 7. The confidence is each gate judgement's share of the decision's
+ * (compare_gate_confidence()). The rule depends on the number of pairs
+ * alone, fixed before any value is seen, and gi_rule records which
+ * applied. Runs from different evidence (abev compare) have no rounds:
+ * Mann–Whitney alone. A negative value of a lower-is-better metric has no
+ * place on the scale: no interval.
  */
 void compare_gate_interval(const struct compare_config *cfg, const struct cmp_sample *ref,
-			   struct cmp_sample *s, const double *logs, size_t k)
+			   struct cmp_sample *s, int better_higher, const double *logs, size_t k)
 {
-	double conf = cfg->confidence;
+	double conf = compare_gate_confidence(cfg, NULL);
 	size_t pairs_needed = stats_wsr_interval_n_preferred(conf);
 	size_t runs_needed = stats_mw_interval_n_needed(conf);
 	size_t fewer = ref->n < s->n ? ref->n : s->n;
-	size_t ref_bad = not_positive(ref), s_bad = not_positive(s);
+	size_t ref_bad = not_positive(ref, better_higher), s_bad = not_positive(s, better_higher);
 	struct stats_exact_interval iv;
 	double *rl = NULL, *sl = NULL;
 
@@ -376,9 +415,9 @@ void compare_gate_interval(const struct compare_config *cfg, const struct cmp_sa
 		return;
 	}
 	/*
-	 * A value a ratio cannot take makes the interval — any interval —
-	 * unknowable, not one of the other rounds: a throughput that drops
-	 * to 0 in 4 rounds of 10 must not pass on the 6 where it did not.
+	 * A value the scale cannot place makes the interval — any interval —
+	 * unknowable, not one of the other rounds: judging the rest would hide
+	 * it. (A throughput of 0 has its place: the worst.)
 	 */
 	if (ref_bad || s_bad) {
 		s->gi_note = REASON_NOT_POSITIVE;
@@ -408,9 +447,9 @@ void compare_gate_interval(const struct compare_config *cfg, const struct cmp_sa
 	rl = compare_plain_values(ref);
 	sl = compare_plain_values(s);
 	for (size_t i = 0; i < ref->n; i++)
-		rl[i] = log(rl[i]);
+		rl[i] = compare_gate_log(rl[i], better_higher);
 	for (size_t i = 0; i < s->n; i++)
-		sl[i] = log(sl[i]);
+		sl[i] = compare_gate_log(sl[i], better_higher);
 	if (stats_mw_interval(rl, ref->n, sl, s->n, conf, &iv) == 0 && iv.ok) {
 		take_interval(s, "mann_whitney", &iv, fewer);
 		s->gi_needed = runs_needed;
@@ -425,7 +464,7 @@ const char *compare_left_out_text(enum cmp_left_out_why why)
 {
 	switch (why) {
 	case CMP_LEFT_NOT_POSITIVE:
-		return "a value of 0 or below";
+		return "a negative value of a lower-is-better metric";
 	case CMP_LEFT_NO_REFERENCE:
 		return "no counted run of the reference";
 	case CMP_LEFT_NO_VARIANT:
@@ -455,9 +494,13 @@ static void left_out(struct cmp_sample *s, unsigned round, enum cmp_left_out_why
 	s->left_out[s->nleft_out++].why = why;
 }
 
-/* Per round, the ratio of s's value to the reference's in the same round. */
-static void paired(const struct compare_config *cfg, const struct cmp_sample *ref,
-		   struct cmp_sample *s)
+/*
+ * Per round, the ratio of s's value to the reference's in the same round,
+ * on the gates' log scale (compare_gate_log()): a round whose candidate
+ * read a throughput of 0 is its worst round, not one left out.
+ */
+static void paired(const struct compare_config *cfg, const struct cmp_metric *cm,
+		   const struct cmp_sample *ref, struct cmp_sample *s)
 {
 	double *ratios, *logs;
 	size_t k = 0, skipped = 0, alloc = 0;
@@ -466,7 +509,7 @@ static void paired(const struct compare_config *cfg, const struct cmp_sample *re
 
 	if (cfg->unpaired) {
 		s->paired_note = "the runs compared come from different evidence: no rounds to pair";
-		compare_gate_interval(cfg, ref, s, NULL, 0);
+		compare_gate_interval(cfg, ref, s, cm->better_higher, NULL, 0);
 		return;
 	}
 	ratios = xcalloc(s->n ? s->n : 1, sizeof(*ratios));
@@ -490,11 +533,12 @@ static void paired(const struct compare_config *cfg, const struct cmp_sample *re
 			i++;
 			continue;
 		}
-		a = ref->values[j].value;
-		b = s->values[i].value;
-		if (a > 0 && b > 0) {
-			ratios[k] = b / a;
-			logs[k++] = log(b / a);
+		a = compare_gate_log(ref->values[j].value, cm->better_higher);
+		b = compare_gate_log(s->values[i].value, cm->better_higher);
+		if (!isnan(a) && !isnan(b)) {
+			logs[k] = b - a;
+			ratios[k] = exp(logs[k]);
+			k++;
 		} else {
 			left_out(s, s->values[i].round, CMP_LEFT_NOT_POSITIVE, &alloc);
 			skipped++;
@@ -504,7 +548,8 @@ static void paired(const struct compare_config *cfg, const struct cmp_sample *re
 	}
 	s->pairs = k;
 	if (!k) {
-		s->paired_note = skipped ? "ratios need positive values in both runs of a round"
+		s->paired_note = skipped ? "ratios need values of 0 or above in both runs of a round "
+					   "of a lower-is-better metric"
 					 : "no round has a counted run of both";
 	} else {
 		stats_describe(ratios, k, &d);
@@ -517,9 +562,9 @@ static void paired(const struct compare_config *cfg, const struct cmp_sample *re
 		s->wsr_exact = w.exact;
 		s->wsr_min_p = wsr_min_p_observed(logs, k);
 		if (skipped)
-			s->paired_note = "rounds with a value of 0 or below were left out";
+			s->paired_note = "rounds with a negative value were left out";
 	}
-	compare_gate_interval(cfg, ref, s, logs, k);
+	compare_gate_interval(cfg, ref, s, cm->better_higher, logs, k);
 	free(ratios);
 	free(logs);
 }
@@ -586,6 +631,17 @@ size_t compare_metric_index(const struct comparison *c, const char *name)
 	return SIZE_MAX;
 }
 
+double compare_gate_confidence(const struct compare_config *cfg, size_t *m)
+{
+	size_t n = cfg->ngates * (cfg->nvariants > 1 ? cfg->nvariants - 1 : 0);
+
+	if (!n)
+		n = 1;
+	if (m)
+		*m = n;
+	return gate_def_judgement_confidence(cfg->confidence, n);
+}
+
 double compare_estimate(const struct cmp_sample *s)
 {
 	return s->has_gi ? s->gi_point : s->ratio;
@@ -628,6 +684,7 @@ void compare_compute(const struct compare_config *cfg, const struct invocation *
 	memset(out, 0, sizeof(*out));
 	out->reference = cfg->nvariants ? cfg->variants[cfg->reference] : "";
 	out->confidence = cfg->confidence;
+	out->gate_confidence = compare_gate_confidence(cfg, &out->gate_judgements);
 	out->alpha = COMPARE_ALPHA;
 	out->resamples = cfg->resamples;
 	out->seed = cfg->seed;
@@ -661,18 +718,21 @@ void compare_compute(const struct compare_config *cfg, const struct invocation *
 			struct cmp_sample *s = &cm->samples[v];
 			if (v != cfg->reference) {
 				against_reference(cfg, cm, &cm->samples[cfg->reference], s);
-				paired(cfg, &cm->samples[cfg->reference], s);
+				paired(cfg, cm, &cm->samples[cfg->reference], s);
 			}
 			order_effect(out, s);
 		}
 	}
 	if (cfg->nvariants)
 		per_test_changes(cfg, invs, ninvs, &pl, out);
+	out->rounds_done = rounds_done(cfg, invs, ninvs, &pl);
+	out->rounds_planned = cfg->rounds_planned;
 	placement_release(&pl);
 	if (cfg->nvariants)
 		gates_sample_size(cfg, out);
 	gates_judge(cfg, out);
 	missing_blocking(invs, ninvs, out);
+	gates_interrupted(cfg, out);
 	missing_collect(cfg, invs, ninvs, out);
 	collect_warnings(out);
 }

@@ -85,6 +85,13 @@ struct compare_config {
 	int unpaired;                 /* values of different runs (abev compare): no rounds */
 	const char *order;            /* the schedule's order ("alternate", ...), or NULL */
 	const struct compare_sequential *sequential; /* borrowed; NULL: a fixed number of rounds */
+	/*
+	 * The run was interrupted (its evidence says so): whatever its
+	 * rounds show, it decides nothing. rounds_planned: the rounds the
+	 * schedule planned (max_rounds with until "decided"); 0 unknown.
+	 */
+	int interrupted;
+	unsigned rounds_planned;
 };
 
 /* One counted value. */
@@ -97,7 +104,7 @@ struct cmp_value {
 
 /* Why a round of a variant was left out of the pairing with the reference. */
 enum cmp_left_out_why {
-	CMP_LEFT_NOT_POSITIVE,   /* a value of 0 or below in one of its two runs: no ratio */
+	CMP_LEFT_NOT_POSITIVE,   /* a negative value of a lower-is-better metric: no ratio */
 	CMP_LEFT_NO_REFERENCE,   /* no counted run of the reference in that round */
 	CMP_LEFT_NO_VARIANT,     /* no counted run of this variant in that round */
 };
@@ -116,7 +123,7 @@ struct cmp_sample;
 double compare_estimate(const struct cmp_sample *s);
 double compare_estimate_pct(const struct cmp_sample *s);
 
-/* "a value of 0 or below", ... (static). */
+/* "a negative value of a lower-is-better metric", ... (static). */
 const char *compare_left_out_text(enum cmp_left_out_why why);
 /* Its key in result.json: "not_positive", "no_reference_run", "no_run" (static). */
 const char *compare_left_out_key(enum cmp_left_out_why why);
@@ -160,13 +167,15 @@ struct cmp_sample {
 	 * terms, like ratio): the Wilcoxon signed-rank interval of the
 	 * rounds' log-ratios when the schedule pairs them ("wilcoxon_paired"),
 	 * else the Mann–Whitney interval of the Hodges–Lehmann shift of the
-	 * log values ("mann_whitney"). gi_point is that estimate; gi_coverage
+	 * log values ("mann_whitney"), a value of 0 or below taken as nothing
+	 * (compare_parts.h: compare_gate_log()). gi_point is that estimate; gi_coverage
 	 * the coverage its order statistics give (at least the confidence);
 	 * gi_n the pairs, or the runs of the smaller side, it used; gi_needed
 	 * how many the method needs at the confidence (the paired one: the
 	 * rounds from which it is taken). has_gi = 0 with
-	 * gi_note saying why (REASON_NOT_POSITIVE with the counts of values
-	 * of 0 or below, reference's and this variant's; the others' numbers
+	 * gi_note saying why (REASON_NOT_POSITIVE with the counts of
+	 * negative values of a lower-is-better metric, reference's and this
+	 * variant's; the others' numbers
 	 * are the samples' n, pairs and gi_needed, and the comparison's).
 	 */
 	int has_gi;
@@ -301,9 +310,26 @@ struct cmp_blocking {
 /* The foreign wait (% of a run's wall time) past which the comparison is contended. */
 #define COMPARE_CONTENDED_PCT 1.0
 
+/*
+ * The level of each gate's interval: 1 - (1 - cfg->confidence) / m, m the
+ * gates judged (every gate for every compared variant; at least 1;
+ * gate_def_judgement_confidence()), so
+ * that the chance the decision holds a wrong fail or pass — over all its
+ * gates and variants, not per gate — stays within 1 - cfg->confidence
+ * (Bonferroni: valid for intervals, where Holm's step-down is not
+ * standard). The judgements' count into *m when m is not NULL.
+ */
+double compare_gate_confidence(const struct compare_config *cfg, size_t *m);
+
 struct comparison {
 	const char *reference;       /* borrowed */
-	double confidence, alpha;
+	/*
+	 * confidence: the decision's (the plan's, or a look's); gate_confidence
+	 * each gate's interval's and budget's, compare_gate_confidence() over
+	 * gate_judgements; alpha the tests' level.
+	 */
+	double confidence, gate_confidence, alpha;
+	size_t gate_judgements;
 	unsigned resamples;
 	uint64_t seed;
 	int acceptance, inconclusive_fails, unpaired;
@@ -314,6 +340,19 @@ struct comparison {
 	struct cmp_gate *gates;      /* config order, then variant order */
 	size_t ngates;
 	enum decision decision;
+	/*
+	 * Why there is no decision though the plan sets gates, or the run was
+	 * interrupted (REASON_IN_DECISION; REASON_NONE otherwise):
+	 * REASON_NOTHING_COMPARED when no gate had counted runs on both sides
+	 * (a budget: of its variant) and no failed test guard rejects;
+	 * REASON_INTERRUPTED for an interrupted run, gates or not, with shown
+	 * what the gates said of the rounds run — not a decision — and
+	 * rounds_done (rounds in which every variant has a recorded run) of
+	 * rounds_planned (the config's).
+	 */
+	enum reason_code no_decision;
+	enum decision shown;
+	unsigned rounds_done, rounds_planned;
 	/*
 	 * A counted run waited for CPUs other processes held at least
 	 * COMPARE_CONTENDED_PCT of its wall time: wall_own then differs from

@@ -29,12 +29,33 @@ struct placement {
 double *compare_plain_values(const struct cmp_sample *s);
 /* The index of metric name in c, or SIZE_MAX. */
 size_t compare_metric_index(const struct comparison *c, const char *name);
-/* The interval s's change gates judge, from logs[0..k), the rounds' log-ratios (compare.h). */
+/*
+ * Where x stands on the change gates' log scale: log(x) for x > 0; a value
+ * of 0 or below on a higher-is-better metric (a throughput of nothing) is
+ * the worst a run can give, and 0 on a lower-is-better one (nothing spent)
+ * the best: both COMPARE_LOG_NOTHING, below the log of every positive
+ * double, all such values alike. So a round's log-ratio moves only the way
+ * its raw values do, and no round is dropped for it: a candidate worse in
+ * every round never gets a better interval. NaN for a negative value of a
+ * lower-is-better metric, which has no place on a ratio scale.
+ */
+#define COMPARE_LOG_NOTHING (-1000.0)
+double compare_gate_log(double x, int better_higher);
+/*
+ * The interval s's change gates judge, from logs[0..k), the rounds'
+ * log-ratios on that scale (compare.h), of a metric better_higher or not.
+ */
 void compare_gate_interval(const struct compare_config *cfg, const struct cmp_sample *ref,
-			   struct cmp_sample *s, const double *logs, size_t k);
+			   struct cmp_sample *s, int better_higher, const double *logs, size_t k);
 
 /* gates.c: every gate of cfg judged into c->gates, and c->decision. */
 void gates_judge(const struct compare_config *cfg, struct comparison *c);
+/*
+ * gates.c: the decision's last word, once failed test guards have had
+ * theirs: an interrupted run decides nothing (struct comparison's
+ * no_decision).
+ */
+void gates_interrupted(const struct compare_config *cfg, struct comparison *c);
 /* gates.c: what the sample size of the gated metrics allows (struct comparison). */
 void gates_sample_size(const struct compare_config *cfg, struct comparison *c);
 

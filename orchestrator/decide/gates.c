@@ -133,10 +133,10 @@ static void judge_budget(const struct comparison *c, const struct cmp_metric *cm
 	 * distribution, where a bootstrap of 2 or 3 runs claims 95 % and
 	 * gives less.
 	 */
-	if (stats_median_ci(v, s->n, c->confidence, &iv) < 0 || !iv.ok) {
+	if (stats_median_ci(v, s->n, c->gate_confidence, &iv) < 0 || !iv.ok) {
 		g->verdict = GATE_INCONCLUSIVE;
 		g->reason = REASON_BUDGET_TOO_FEW_RUNS;
-		g->n_min = stats_median_ci_n_needed(c->confidence);
+		g->n_min = stats_median_ci_n_needed(c->gate_confidence);
 	} else {
 		g->has_interval = 1;
 		g->method = "median_order_statistics";
@@ -149,9 +149,24 @@ static void judge_budget(const struct comparison *c, const struct cmp_metric *cm
 	free(v);
 }
 
+/*
+ * Whether gate k's judgement of variant v had anything to judge: counted
+ * values of its metric for v and, for a change, for the reference.
+ */
+static int had_runs(const struct compare_config *cfg, const struct comparison *c, size_t m,
+		    size_t v, enum gate_kind kind)
+{
+	const struct cmp_metric *cm;
+
+	if (m == SIZE_MAX)
+		return 0;
+	cm = &c->metrics[m];
+	return cm->samples[v].n && (kind == GATE_BUDGET || cm->samples[cfg->reference].n);
+}
+
 void gates_judge(const struct compare_config *cfg, struct comparison *c)
 {
-	size_t fail = 0, inconclusive = 0;
+	size_t fail = 0, inconclusive = 0, judged = 0;
 
 	c->gates = xcalloc(cfg->ngates * cfg->nvariants + 1, sizeof(*c->gates));
 	for (size_t k = 0; k < cfg->ngates; k++) {
@@ -177,9 +192,14 @@ void gates_judge(const struct compare_config *cfg, struct comparison *c)
 			}
 			fail += g->verdict == GATE_FAIL;
 			inconclusive += g->verdict == GATE_INCONCLUSIVE;
+			judged += had_runs(cfg, c, m, v, gd->kind);
 		}
 	}
-	if (!c->ngates)
+	/*
+	 * Nothing to compare is not "the effect sits on the limit": no run
+	 * counted on a side (nothing ran, a setup failed), so no decision.
+	 */
+	if (!c->ngates || !judged)
 		c->decision = DECISION_NONE;
 	else if (fail)
 		c->decision = DECISION_REJECTED;
@@ -187,6 +207,17 @@ void gates_judge(const struct compare_config *cfg, struct comparison *c)
 		c->decision = DECISION_INCONCLUSIVE;
 	else
 		c->decision = DECISION_ACCEPTED;
+	c->no_decision = c->ngates && !judged ? REASON_NOTHING_COMPARED : REASON_NONE;
+}
+
+void gates_interrupted(const struct compare_config *cfg, struct comparison *c)
+{
+	if (!cfg->interrupted)
+		return;
+	/* Stopped part-way, the rounds run are a glimpse, never a verdict: accepted least of all. */
+	c->shown = c->decision;
+	c->decision = DECISION_NONE;
+	c->no_decision = REASON_INTERRUPTED;
 }
 
 /* Whether metric name is gated by cfg (any kind), or there are no gates and it is wall. */
@@ -249,7 +280,7 @@ void gates_sample_size(const struct compare_config *cfg, struct comparison *c)
 		c->wsr_min_p = 1;
 		c->min_n = c->min_pairs = 0;
 	}
-	c->pairs_needed_ci = stats_wsr_interval_n_preferred(c->confidence);
-	c->runs_needed_ci = stats_mw_interval_n_needed(c->confidence);
+	c->pairs_needed_ci = stats_wsr_interval_n_preferred(c->gate_confidence);
+	c->runs_needed_ci = stats_mw_interval_n_needed(c->gate_confidence);
 }
 

@@ -42,8 +42,10 @@ void missing_blocking(const struct invocation *invs, size_t ninvs, struct compar
 				.round = inv->round, .guard = g->kind, .guard_reason = g->reason };
 		}
 	}
-	if (c->nblocking)
+	if (c->nblocking) {
 		c->decision = DECISION_REJECTED;
+		c->no_decision = REASON_NONE;
+	}
 }
 
 /* Distinct reasons why_uncounted() tells apart; runs of any other count as "other reasons". */

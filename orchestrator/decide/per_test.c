@@ -124,7 +124,7 @@ static void test_stats(const struct compare_config *cfg, const struct test_time_
 		       size_t n, size_t v, struct cmp_test_change *out)
 {
 	struct cmp_sample ref, s;
-	double *rv, *sv, *logs;
+	double *rv, *sv, *logs, a, b;
 	struct stats_mw mw;
 	size_t k = 0;
 
@@ -139,7 +139,7 @@ static void test_stats(const struct compare_config *cfg, const struct test_time_
 		out->has_mw = 1;
 		out->mw_p = mw.p;
 	}
-	/* The rounds' log-ratios, both runs of a round positive: the change gates' interval. */
+	/* The rounds' log-ratios on the change gates' scale: their interval (durations: lower is better). */
 	logs = xcalloc(s.n, sizeof(*logs));
 	for (size_t i = 0, j = 0; !cfg->unpaired && i < s.n && j < ref.n;) {
 		if (ref.values[j].round != s.values[i].round) {
@@ -149,12 +149,14 @@ static void test_stats(const struct compare_config *cfg, const struct test_time_
 				i++;
 			continue;
 		}
-		if (ref.values[j].value > 0 && s.values[i].value > 0)
-			logs[k++] = log(s.values[i].value / ref.values[j].value);
+		a = compare_gate_log(ref.values[j].value, 0);
+		b = compare_gate_log(s.values[i].value, 0);
+		if (!isnan(a) && !isnan(b))
+			logs[k++] = b - a;
 		i++;
 		j++;
 	}
-	compare_gate_interval(cfg, &ref, &s, logs, k);
+	compare_gate_interval(cfg, &ref, &s, 0, logs, k);
 	if (s.has_gi) {
 		out->has_gi = 1;
 		out->gi_method = s.gi_method;

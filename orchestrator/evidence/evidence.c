@@ -462,6 +462,21 @@ static cJSON *sequential_json(const struct compare_sequential *q)
 	return o;
 }
 
+/* Why a plan's decision is "no decision" though it sets gates, or its run was interrupted; null otherwise. */
+static cJSON *no_decision_json(const struct comparison *c)
+{
+	cJSON *o;
+
+	if (!c->no_decision)
+		return jnull();
+	o = jnew_object();
+	jadd_str(o, "reason", reason_code_name(c->no_decision));
+	jadd_int(o, "rounds_done", c->rounds_done);
+	jadd_int_or_null(o, "rounds_planned", c->rounds_planned, c->rounds_planned > 0);
+	jadd_str(o, "shown", c->no_decision == REASON_INTERRUPTED ? decision_name(c->shown) : NULL);
+	return o;
+}
+
 /* The comparison object, whose keys are depth tabs in when printed. */
 static cJSON *evidence_comparison_json(const struct comparison *c, const struct compare_gate_def *defs,
 				size_t ndefs, int depth)
@@ -470,6 +485,8 @@ static cJSON *evidence_comparison_json(const struct comparison *c, const struct 
 
 	jadd_str(o, "reference", c->reference);
 	jadd_real(o, "confidence", c->confidence);
+	jadd_real(o, "gate_confidence", c->gate_confidence);
+	jadd_int(o, "gate_judgements", (int64_t)c->gate_judgements);
 	jadd_int(o, "bootstrap_resamples", c->resamples);
 	jadd_int(o, "seed", (int64_t)c->seed);
 	jadd_real(o, "alpha", c->alpha);
@@ -477,6 +494,7 @@ static cJSON *evidence_comparison_json(const struct comparison *c, const struct 
 	jadd_bool(o, "acceptance", c->acceptance);
 	jadd_str(o, "inconclusive", c->inconclusive_fails ? "fail" : "pass");
 	jadd_str(o, "decision", decision_name(c->decision));
+	jadd(o, "no_decision", no_decision_json(c));
 	x = jnew_object();
 	jadd_int(x, "min_runs", (int64_t)c->min_n);
 	jadd_real(x, "mann_whitney_min_p", c->mw_min_p);

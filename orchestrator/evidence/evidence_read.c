@@ -173,6 +173,9 @@ static int read_comparison(const struct json_in *rd, const cJSON *c, struct evid
 		goto out;
 	cfg->seed = (uint64_t)v;
 	cfg->unpaired = !paired;
+	/* An interrupted run decides nothing, in a report made later as in the run's own. */
+	cfg->interrupted = r->hdr.status && !strcmp(r->hdr.status, "interrupted");
+	cfg->rounds_planned = r->hdr.set.runs;
 	cfg->inconclusive_fails = !strcmp(inconclusive, "fail");
 	if (!cJSON_IsArray(metrics) || !cJSON_IsArray(gates)) {
 		json_in_error(rd, "comparison", "'metrics' or 'gate_definitions' is missing");
@@ -1021,6 +1024,13 @@ static void drop_reasons(cJSON *c)
 }
 
 /*
+ * The keys issue 39 added to a comparison: evidence written before them
+ * is held to the figures it has (a gate's level shows in its intervals,
+ * an interrupted run's lack of a decision in its decision).
+ */
+static const char *const levels_keys[] = { "gate_confidence", "gate_judgements", "no_decision" };
+
+/*
  * Evidence written before reason codes said why in sentences, which
  * abev no longer writes: its comparison is held to the one recomputed
  * on every figure but those, rather than reported as not following from
@@ -1039,6 +1049,16 @@ int evidence_comparison_matches(const struct evidence_run *r, const char *doc)
 		drop_reasons(old);
 		drop_reasons(j);
 		stored = old;
+	}
+	if (j && stored && !cJSON_GetObjectItemCaseSensitive(stored, levels_keys[0])) {
+		if (!old) {
+			old = cJSON_Duplicate(stored, 1);
+			if (!old)
+				die_oom();
+			stored = old;
+		}
+		drop_keys(old, levels_keys, ARRAY_SIZE(levels_keys));
+		drop_keys(j, levels_keys, ARRAY_SIZE(levels_keys));
 	}
 	same = j && stored && same_json(stored, j);
 	cJSON_Delete(old);

@@ -321,6 +321,15 @@ static int write_final(struct run_state *st)
 	check_disk(st);
 	journal_release_reserve(&st->journal);
 	status = run_state_status(st, 1);
+	/*
+	 * An interrupted run decides nothing, whatever its rounds showed —
+	 * also when the signal came after the comparison, while sealing.
+	 */
+	if (st->compared && !st->ccfg.interrupted && st->interrupt) {
+		compare_release(&st->cmp);
+		st->compared = 0;
+	}
+	st->ccfg.interrupted = st->interrupt != 0;
 	if (!st->compared) {
 		compare_compute(&st->ccfg, st->invs, st->ninvs, &st->cmp);
 		st->compared = 1;
@@ -405,6 +414,7 @@ void run_state_compare_setup(struct run_state *st)
 		.acceptance = plan->acceptance,
 		.inconclusive_fails = plan->inconclusive_fails,
 		.order = run_order_name(plan->set.order),
+		.rounds_planned = plan->set.runs,
 	};
 	if (plan->until_decided) {
 		st->looks_taken = xcalloc(plan->nlooks + 1, sizeof(*st->looks_taken));

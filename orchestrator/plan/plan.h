@@ -210,7 +210,7 @@ struct plan {
 	struct plan_gate *gates;
 	size_t ngates, gates_alloc;
 	int acceptance;        /* decision.acceptance: the plan is an acceptance plan */
-	int inconclusive_fails;/* decision.inconclusive: "fail" (exit 6) or "pass" (default) */
+	int inconclusive_fails;/* decision.inconclusive: "fail" (exit 6, default) or "pass" */
 	double confidence;     /* decision.confidence, default COMPARE_CONFIDENCE */
 	unsigned resamples;    /* decision.bootstrap_resamples, default COMPARE_RESAMPLES */
 

@@ -317,11 +317,12 @@ const struct plan_doc_key plan_doc_keys[] = {
 	  .meaning = "`true`: the plan is an acceptance plan; otherwise the report says that a pass "
 	  "implies no acceptance decision",
 	  PLAN_BOOL(acceptance, 0) },
-	{ .key = "decision.inconclusive", .type = "string", .dflt = "`pass`",
+	{ .key = "decision.inconclusive", .type = "string", .dflt = "`fail`",
 	  .meaning = "what an inconclusive decision does: `pass` (exit 0, the word inconclusive in the "
 	  "summary) or `fail` (exit 6)" },
 	{ .key = "decision.confidence", .type = "number", .dflt = "0.95",
-	  .meaning = "of the bootstrap interval gates are judged by, 0.5–0.999",
+	  .meaning = "of the decision as a whole, 0.5–0.999: each of its m gate judgements (gates × "
+		     "variants but the reference) is at 1 − (1 − confidence) / m (Bonferroni)",
 	  PLAN_NUMBER(confidence, 0.5, 0.999, COMPARE_CONFIDENCE) },
 	{ .key = "decision.bootstrap_resamples", .type = "integer", .dflt = "10000",
 	  .meaning = "resamples of that interval, 100–1,000,000",

@@ -17,6 +17,7 @@
 #include "decide/stats.h"
 #include "decide/stats_exact.h"
 #include "plan/plan_settings.h"
+#include "record/gate_def.h"
 #include "util/alloc.h"
 #include "util/escape.h"
 #include "util/json_in.h"
@@ -125,17 +126,31 @@ static unsigned rounds_to_decide(const struct plan *plan, double conf, int *budg
 }
 
 /*
+ * Each gate judgement's share of conf, as the comparison will take it
+ * (gate_def_judgement_confidence(): Bonferroni over the gates times the
+ * variants compared with the reference).
+ */
+static double judgement_confidence(const struct plan *plan, double conf)
+{
+	size_t others = plan->nvariants > 1 ? plan->nvariants - 1 : 0;
+
+	return gate_def_judgement_confidence(conf, plan->ngates * others);
+}
+
+/*
  * Rounds that can never decide a gate are refused before they run: a
  * fixed schedule.runs (key "schedule.runs") judged at the decision's
  * confidence, or until "decided"'s max_rounds (key
- * "schedule.max_rounds"), each look at look_confidence. One rule for
+ * "schedule.max_rounds"), each look at look_confidence — either split
+ * over the gate judgements as the comparison splits it. One rule for
  * both, and for abev bench's -r and --until-decided, whose plans say the
  * same. Adds the problem to ld's and returns -1, or 0.
  */
 static int refuse_undecidable(const struct plan_loader *ld, const char *key, unsigned rounds,
-			      double conf)
+			      double decision_conf)
 {
 	const struct plan *plan = ld->plan;
+	double conf = judgement_confidence(plan, decision_conf);
 	int budget;
 	unsigned need = rounds_to_decide(plan, conf, &budget);
 	const char *kind = budget ? "budget" : "change";
@@ -205,8 +220,8 @@ static void fix_looks(const struct plan_loader *ld)
 			      "one to \"gates\", or run a fixed number of rounds)");
 	if (!plan->looks_from_plan) {
 		plan->looks = xcalloc(PLAN_MAX_LOOKS, sizeof(*plan->looks));
-		plan->nlooks = plan_default_looks(plan->confidence, plan->min_rounds,
-						  plan->max_rounds, plan->looks);
+		plan->nlooks = plan_default_looks(judgement_confidence(plan, plan->confidence),
+						  plan->min_rounds, plan->max_rounds, plan->looks);
 		if (!plan->min_rounds)
 			plan->min_rounds = plan->looks[0];
 	}

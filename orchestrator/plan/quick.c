@@ -965,7 +965,7 @@ static void add_starter_keys(cJSON *plan, const struct quick_spec *spec)
 	jadd(plan, "gates", o);
 	o = jnew_object();
 	jadd_bool(o, "acceptance", 0);
-	jadd_str(o, "inconclusive", "pass");
+	jadd_str(o, "inconclusive", spec->inconclusive_pass ? "pass" : "fail");
 	jadd_real(o, "confidence", 0.95);
 	jadd_int(o, "bootstrap_resamples", 10000);
 	jadd(plan, "decision", o);
@@ -1251,6 +1251,11 @@ char *quick_plan(const struct quick_spec *spec, char **err)
 		o = jnew_object();
 		add_gates(o, spec);
 		jadd(plan, "gates", o);
+	}
+	if (!spec->starter && spec->inconclusive_pass) {
+		o = jnew_object();
+		jadd_str(o, "inconclusive", "pass");
+		jadd(plan, "decision", o);
 	}
 	text = json_print(plan);
 	cJSON_Delete(plan);

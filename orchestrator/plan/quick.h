@@ -125,6 +125,7 @@ struct quick_spec {
 	size_t ngates;               /* 0..QUICK_MAX_GATES */
 	int64_t until_decided;       /* schedule.until "decided" up to this many rounds; 0: no */
 	int64_t min_rounds;          /* with until_decided: schedule.min_rounds; 0: the first look */
+	int inconclusive_pass;       /* --inconclusive-pass: decision.inconclusive "pass" (exit 0) */
 	int ignore_failure;          /* -i: allowed_exit_codes 0-255 */
 	/*
 	 * abev init: also write every commonly used key with its default

@@ -1,6 +1,7 @@
 /*
  * gate_def: the names of gate kinds, gate verdicts and decisions as the
- * evidence and the report write them (gate_def.h).
+ * evidence and the report write them, and the level each gate judgement
+ * gets of a decision's (gate_def.h).
  */
 #include "record/gate_def.h"
 
@@ -33,4 +34,9 @@ const char *decision_name(enum decision d)
 	case DECISION_INCONCLUSIVE: return "inconclusive";
 	}
 	return "unknown";
+}
+
+double gate_def_judgement_confidence(double confidence, size_t judgements)
+{
+	return 1 - (1 - confidence) / (double)(judgements ? judgements : 1);
 }

@@ -8,6 +8,8 @@
 #ifndef ABEV_GATE_DEF_H
 #define ABEV_GATE_DEF_H
 
+#include <stddef.h>
+
 /* The built-in metrics every invocation yields, besides the plan's. */
 #define COMPARE_WALL "wall"       /* ms, monotonic wall time of the child */
 #define COMPARE_CPU "cpu"         /* ms, user + system CPU of the child's tree */
@@ -40,6 +42,14 @@ enum decision {
 	DECISION_REJECTED,     /* a gate failed */
 	DECISION_INCONCLUSIVE, /* no gate failed, one could not be decided */
 };
+
+/*
+ * The confidence of each of m gate judgements (gates x variants but the
+ * reference) that share a decision's confidence: 1 - (1 - confidence) / m
+ * (Bonferroni), m taken as at least 1. One rule for the comparison that
+ * judges the gates and for whatever checks beforehand what they will need.
+ */
+double gate_def_judgement_confidence(double confidence, size_t judgements);
 
 /* Their names, as result.json, the report and the summary write them. Static. */
 const char *gate_kind_name(enum gate_kind k);      /* "max_regression_pct", ... */

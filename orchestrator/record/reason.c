@@ -45,7 +45,9 @@ static const struct {
 		"No change can be computed; the variant's `change_note` says why." },
 	[REASON_NOT_POSITIVE] = { "not_positive", REASON_IN_INTERVAL,
 		"Counted runs of the reference (`not_positive_reference`) or of this variant "
-		"(`not_positive`) have a value of 0 or below, which a ratio cannot take." },
+		"(`not_positive`) have a negative value of a lower-is-better metric, which a ratio "
+		"cannot take (0 is nothing spent, the best; on a higher-is-better metric 0 or below "
+		"is nothing, the worst: both are judged)." },
 	[REASON_TOO_FEW_ROUNDS] = { "too_few_rounds", REASON_IN_INTERVAL,
 		"Too few paired rounds for the paired interval and too few runs a side for the unpaired "
 		"one: it needs `needed` rounds." },
@@ -72,6 +74,14 @@ static const struct {
 	[REASON_METRIC_NO_VALUE] = { "metric_no_value", REASON_IN_MISSING,
 		"The plan metric has no value in any counted run of the variant; `reason` is the "
 		"metrics guard's, or null." },
+	[REASON_NOTHING_COMPARED] = { "nothing_compared", REASON_IN_DECISION,
+		"The plan sets gates, but none had anything to judge: no counted run on a side of "
+		"every compared variant (nothing ran, a setup failed, or no run counted). The "
+		"decision is `no decision`; `missing` says why the figures are missing." },
+	[REASON_INTERRUPTED] = { "interrupted", REASON_IN_DECISION,
+		"The run was interrupted after `rounds_done` of `rounds_planned` rounds: the decision "
+		"is `no decision`, whatever the rounds run showed; `shown` is what the gates said of "
+		"them (`accepted`, `rejected`, `inconclusive`, or `no decision`), not a decision." },
 };
 
 const char *reason_code_name(enum reason_code code)
@@ -102,6 +112,7 @@ const char *reason_place_name(enum reason_place place)
 	case REASON_IN_WARNING: return "warning";
 	case REASON_IN_BLOCKING: return "blocking";
 	case REASON_IN_MISSING: return "missing";
+	case REASON_IN_DECISION: return "decision";
 	}
 	return "unknown";
 }

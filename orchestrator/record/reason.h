@@ -16,6 +16,7 @@ enum reason_place {
 	REASON_IN_WARNING,    /* warnings[].code */
 	REASON_IN_BLOCKING,   /* blocking[].code */
 	REASON_IN_MISSING,    /* missing[].code */
+	REASON_IN_DECISION,   /* no_decision.reason: why a gated plan has no decision */
 };
 
 enum reason_code {
@@ -36,7 +37,7 @@ enum reason_code {
 	REASON_NO_REFERENCE_RUN,       /* no counted run of the reference */
 	REASON_NO_COUNTED_RUN,         /* no counted run of this variant */
 	REASON_CHANGE_UNKNOWN,         /* no change (the sample's change_note says why) */
-	REASON_NOT_POSITIVE,           /* values of 0 or below, which a ratio cannot take */
+	REASON_NOT_POSITIVE,           /* negative values of a lower-is-better metric: no ratio */
 	REASON_TOO_FEW_ROUNDS,         /* too few rounds paired, too few runs unpaired */
 	REASON_TOO_FEW_RUNS,           /* unpaired runs (abev compare): too few a side */
 	REASON_TOO_FEW_ROUNDS_OR_RUNS, /* too few rounds, and the runs cannot give it unpaired */
@@ -50,6 +51,9 @@ enum reason_code {
 	REASON_NO_RECORDED_RUN,        /* the variant has no recorded run */
 	REASON_NO_COUNTED_RUNS,        /* the variant has runs, none counted */
 	REASON_METRIC_NO_VALUE,        /* a plan metric has no value in any counted run */
+	/* Why a plan with gates has no decision. */
+	REASON_NOTHING_COMPARED,       /* no gate had counted runs on both sides to judge */
+	REASON_INTERRUPTED,            /* the run was interrupted: its rounds decide nothing */
 	REASON_CODES
 };
 

@@ -34,7 +34,7 @@ static void add_interval_note(struct strbuf *sb, const struct comparison *c,
 			      const struct cmp_sample *ref, const struct cmp_sample *s)
 {
 	size_t ref_n = ref ? ref->n : 0;
-	double conf = c->confidence * 100;
+	double conf = c->gate_confidence * 100;
 
 	switch (s->gi_note) {
 	case REASON_NO_REFERENCE_RUN:
@@ -48,8 +48,8 @@ static void add_interval_note(struct strbuf *sb, const struct comparison *c,
 		return;
 	case REASON_NOT_POSITIVE:
 		strbuf_addf(sb, "%zu counted run(s) of the reference and %zu of this variant have a "
-			    "value of 0 or below, which a ratio cannot take; judging the change on "
-			    "the other runs would hide them", s->gi_not_positive_ref,
+			    "negative value of a lower-is-better metric, which a ratio cannot take; "
+			    "judging the change on the other runs would hide them", s->gi_not_positive_ref,
 			    s->gi_not_positive);
 		return;
 	case REASON_TOO_FEW_ROUNDS:
@@ -148,7 +148,7 @@ static void add_budget(struct strbuf *sb, const struct comparison *c, const stru
 	case REASON_BUDGET_TOO_FEW_RUNS:
 		strbuf_addf(sb, "%s %s median %g %s, but the budget of %g %s needs at least %zu "
 			    "counted runs for %.4g %% (has %zu)", g->variant, cm->name, g->observed,
-			    cm->unit, g->limit, cm->unit, g->n_min, c->confidence * 100, g->n);
+			    cm->unit, g->limit, cm->unit, g->n_min, c->gate_confidence * 100, g->n);
 		return;
 	default:
 		break;
@@ -245,4 +245,20 @@ char *reason_words_missing(const struct cmp_missing *m)
 	if (m->stderr_tail)
 		strbuf_addf(&sb, "; its stderr ends: %s", m->stderr_tail);
 	return strbuf_detach(&sb, NULL);
+}
+
+char *reason_words_no_decision(const struct comparison *c)
+{
+	switch (c->no_decision) {
+	case REASON_INTERRUPTED:
+		if (c->rounds_planned)
+			return xasprintf("interrupted after %u of %u round%s", c->rounds_done,
+					 c->rounds_planned, c->rounds_planned == 1 ? "" : "s");
+		return xasprintf("interrupted after %u round%s", c->rounds_done,
+				 c->rounds_done == 1 ? "" : "s");
+	case REASON_NOTHING_COMPARED:
+		return xstrdup("nothing could be compared: no gate had counted runs on both sides");
+	default:
+		return NULL;
+	}
 }

@@ -26,5 +26,11 @@ char *reason_words_warning(const struct cmp_warning *w);
 char *reason_words_blocking(const struct cmp_blocking *b);
 /* "'cand' has no counted run: all 3 runs failed: ...", ... */
 char *reason_words_missing(const struct cmp_missing *m);
+/*
+ * Why a decision is "no decision" though not for want of gates:
+ * "interrupted after 8 of 20 rounds", "nothing could be compared: ...";
+ * NULL without such a reason (c->no_decision).
+ */
+char *reason_words_no_decision(const struct comparison *c);
 
 #endif

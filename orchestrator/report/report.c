@@ -192,6 +192,7 @@ static void set_verdict(struct template_ctx *c, const struct comparison *cmp,
 	set_sb(c, "sequential_text", &sb);
 	template_set_bool(c, "acceptance", cmp->acceptance);
 	template_setf(c, "confidence", "%.4g%%", cmp->confidence * 100);
+	template_setf(c, "gate_confidence", "%.4g%%", cmp->gate_confidence * 100);
 	template_setf(c, "resamples", "%u", cmp->resamples);
 	template_setf(c, "seed", "%llu", (unsigned long long)cmp->seed);
 }

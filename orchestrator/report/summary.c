@@ -136,7 +136,8 @@ static void summary_ungated(struct strbuf *sb, const struct comparison *c)
 	}
 }
 
-void summary_decision(struct strbuf *sb, const struct comparison *c)
+/* Decision d of c's gates in words: its word, then why ("all 2 gates passed", ...). */
+static void decision_words(struct strbuf *sb, const struct comparison *c, enum decision d)
 {
 	size_t fail = 0, inconclusive = 0;
 
@@ -144,8 +145,8 @@ void summary_decision(struct strbuf *sb, const struct comparison *c)
 		fail += c->gates[i].verdict == GATE_FAIL;
 		inconclusive += c->gates[i].verdict == GATE_INCONCLUSIVE;
 	}
-	strbuf_adds(sb, decision_name(c->decision));
-	switch (c->decision) {
+	strbuf_adds(sb, decision_name(d));
+	switch (d) {
 	case DECISION_NONE:
 		strbuf_adds(sb, ": the plan sets no gate");
 		summary_ungated(sb, c);
@@ -179,6 +180,23 @@ void summary_decision(struct strbuf *sb, const struct comparison *c)
 			    "the limit, or there are too few runs)", inconclusive, c->ngates,
 			    c->ngates == 1 ? "" : "s");
 		break;
+	}
+}
+
+void summary_decision(struct strbuf *sb, const struct comparison *c)
+{
+	char *none = reason_words_no_decision(c);
+
+	if (!none) {
+		decision_words(sb, c, c->decision);
+	} else {
+		strbuf_addf(sb, "%s: %s", decision_name(c->decision), none);
+		/* What the rounds run showed is said, and said not to be the decision. */
+		if (c->no_decision == REASON_INTERRUPTED) {
+			strbuf_adds(sb, "; what they showed, not a decision: ");
+			decision_words(sb, c, c->shown);
+		}
+		free(none);
 	}
 	/* What no figure can say: why a variant, or a metric of it, has none. */
 	for (size_t i = 0; i < c->nmissing; i++) {
@@ -225,16 +243,27 @@ void summary_sample_size(struct strbuf *sb, const struct comparison *c)
 		strbuf_addf(sb, ". Change gates judge the exact %.4g%% Mann\xe2\x80\x93Whitney "
 			    "interval of the Hodges\xe2\x80\x93Lehmann ratio (at least %zu runs a "
 			    "side)",
-			    c->confidence * 100, c->runs_needed_ci);
+			    c->gate_confidence * 100, c->runs_needed_ci);
 	else
 		strbuf_addf(sb, ". Change gates judge the exact %.4g%% Wilcoxon signed-rank interval "
 			    "of the rounds' paired ratios (%zu rounds or more; with fewer pairs, "
 			    "the exact unpaired Mann\xe2\x80\x93Whitney interval, at least %zu "
 			    "runs a side)",
-			    c->confidence * 100, c->pairs_needed_ci, c->runs_needed_ci);
+			    c->gate_confidence * 100, c->pairs_needed_ci, c->runs_needed_ci);
+	summary_levels(sb, c);
 	strbuf_addf(sb, ", not a p-value; the %.4g%% bootstrap interval of the ratio of medians "
 		    "(%u resamples) is context", c->confidence * 100, c->resamples);
 	strbuf_addch(sb, '.');
+}
+
+void summary_levels(struct strbuf *sb, const struct comparison *c)
+{
+	if (c->gate_judgements > 1)
+		strbuf_addf(sb, ", each of the decision's %zu gate judgements (gates \xc3\x97 "
+			    "compared variants) at that level so that together they hold at %.4g%% "
+			    "(Bonferroni: 1 \xe2\x88\x92 %.4g%% / %zu)",
+			    c->gate_judgements, c->confidence * 100, (1 - c->confidence) * 100,
+			    c->gate_judgements);
 }
 
 void summary_sequential(struct strbuf *sb, const struct comparison *c)

@@ -16,7 +16,9 @@
 struct strbuf;
 
 /*
- * "rejected: 1 of 4 gates failed" and the like, then why any variant, or
+ * "rejected: 1 of 4 gates failed" and the like ("no decision: interrupted
+ * after 8 of 20 rounds; what they showed, not a decision: accepted: ..."
+ * for an interrupted run), then why any variant, or
  * metric of one, has no counted value ("; 'b' has no counted run: ...",
  * which may quote a command's stderr: escape it for a terminal), without
  * a newline.
@@ -44,6 +46,12 @@ void summary_gate_needed(struct strbuf *sb, const struct cmp_gate *g);
  * p < alpha would need, or that they suffice.
  */
 void summary_sample_size(struct strbuf *sb, const struct comparison *c);
+/*
+ * The levels, appended to a clause: each gate's (the comparison's
+ * gate_confidence) and the decision's over its gate judgements
+ * (Bonferroni); nothing with one judgement, whose level is the decision's.
+ */
+void summary_levels(struct strbuf *sb, const struct comparison *c);
 /*
  * schedule.until "decided": the looks planned, each look's confidence,
  * the looks taken and where the run stopped; nothing for a fixed number

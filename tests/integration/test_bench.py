@@ -191,6 +191,22 @@ class TestBench(BenchTestCase):
         self.assertIn("looks:    after round", cp.stdout)
         self.assertRegex(cp.stdout, r"(?m)^decision: rejected")
 
+    def test_inconclusive_exits_6_unless_it_may_pass(self):
+        # Issue 39 §3: a gate that cannot be decided fails the run by default (exit
+        # 6); --inconclusive-pass writes decision.inconclusive "pass": exit 0. The
+        # candidate's figure spreads from 0 % to +30 % around a 15 % limit.
+        cand = 'set -- 200 260 210 250 230 220 240; shift $((ABEV_ROUND - 1)); echo "t=$1"'
+        args = ("echo t=200", cand, "-r", "7", "--metric", "t[ms]=stdout:t=([0-9.]+)",
+                "--max-regression", "t=15", "--unsigned")
+        cp = self.bench(*args, "--out", "ev", check=6)
+        self.assertRegex(cp.stdout, r"(?m)^decision: inconclusive")
+        self.assertEqual(self.load("ev", "result.json")["comparison"]["inconclusive"], "fail")
+        self.assertNotIn("decision", self.load("ev", "plan.json"))
+        cp = self.bench(*args, "--inconclusive-pass", "--out", "ev2", check=0)
+        self.assertRegex(cp.stdout, r"(?m)^decision: inconclusive")
+        self.assertEqual(self.load("ev2", "plan.json")["decision"], {"inconclusive": "pass"})
+        self.assertEqual(self.load("ev2", "result.json")["comparison"]["inconclusive"], "pass")
+
     def test_default_out_is_named_after_the_commands(self):
         self.bench("true", "sleep 0.01", "-r", "1", "--quiet")
         dirs = glob.glob(self.path("abev-evidence", "*"))

@@ -129,6 +129,8 @@ class SchemaTest(AbevTestCase):
         for key in ("warnings", "blocking", "missing"):
             item = cmp[key]["items"]["anyOf"][0]
             self.assertEqual(table.pop(f"{key}[].code"), enum(item["properties"]["code"]), key)
+        none = cmp["no_decision"]["anyOf"][1]["properties"]["reason"]
+        self.assertEqual(table.pop("no_decision.reason"), enum(none))
         self.assertEqual(table, {})
 
     def test_demo_plan_is_valid(self):

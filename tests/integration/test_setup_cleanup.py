@@ -96,6 +96,21 @@ class SetupCleanup(AbevTestCase):
         if schemas.AVAILABLE:
             self.assertEqual(schemas.errors("run", res), [])
 
+    def test_a_gated_plan_stopped_after_setup_has_no_decision(self):
+        # Issue 39 §3: nothing could be compared, which is no decision, not an
+        # "inconclusive" that would read as an undecided effect; the exit code is
+        # the failed setup's.
+        setup, cleanup = ["sh", "-c", "exit 4"], ["sh", "-c", "true"]
+        plan = self.plan(setup, cleanup, gates={"wall": {"max_regression_pct": 10}},
+                         schedule={"runs": 6, "setup": setup, "cleanup": cleanup})
+        cp, res = self.run_steps(plan, 1)
+        self.assertEqual(res["invocations"], [])
+        cmp = res["comparison"]
+        self.assertEqual(cmp["decision"], "no decision")
+        self.assertEqual(cmp["no_decision"], {"reason": "nothing_compared", "rounds_done": 0,
+                                              "rounds_planned": 6, "shown": None})
+        self.assertIn("decision: no decision: nothing could be compared", cp.stdout)
+
     def test_a_failed_setup_stops_the_variants_after_it(self):
         # Setups that differ in one cwd: a's setup, runs and cleanup, then b's setup fails.
         plan = self.plan(["sh", "-c", "if test {variant} != a; then echo no; exit 4; fi; "

@@ -101,6 +101,47 @@ class Signals(AbevTestCase):
                 self.assertFalse(pid_alive(pid), f"process {pid} survived")
         self.assertEqual(procs_with_marker(marker), [])
 
+    def test_interrupted_run_decides_nothing(self):
+        # Issue 39 §3: Ctrl-C after 8 of 20 rounds gave exit 130 and status
+        # interrupted, while the terminal, result.json and the top of report.md
+        # said "Decision: accepted". Here 7 rounds of 10 pass the gate, and
+        # round 8 hangs until SIGINT.
+        key, pub = self.keygen()
+        pidfile = self.path("pids")
+        hang = f'[ "$ABEV_ROUND" = 8 ] && exec "{HELPER}" hang-with-child "{pidfile}"; '
+        plan = {
+            "schema": "abev.plan/1", "name": "cut",
+            "variants": [{"name": "a", "command": ["sh", "-c", hang + "echo t=100"]},
+                         {"name": "b", "command": ["sh", "-c", "echo t=100"]}],
+            "schedule": {"runs": 10, "order": "alternate", "gap_seconds": 0},
+            "metrics": [{"name": "t", "source": "stdout", "unit": "ms",
+                         "pattern": "t=([0-9.]+)"}],
+            "gates": {"t": {"max_regression_pct": 5}},
+            "load": {"max_cpu_wait_pct": 100, "max_foreign_cpu": 64, "max_repeats": 0},
+        }
+        proc = self.start(plan, "--key", key)
+        try:
+            self.assertTrue(wait_for_file(pidfile), "round 8 never started")
+        finally:
+            out, err = self.finish(proc, signal.SIGINT)
+        res = self.check_sealed_interrupted(proc, signal.SIGINT, pub, err)
+        cmp = res["comparison"]
+        self.assertEqual(cmp["decision"], "no decision")
+        self.assertEqual(cmp["no_decision"], {"reason": "interrupted", "rounds_done": 7,
+                                              "rounds_planned": 10, "shown": "accepted"})
+        self.assertEqual(cmp["gates"][0]["verdict"], "pass")
+        words = ("no decision: interrupted after 7 of 10 rounds; what they showed, not a "
+                 "decision: accepted: all 1 gate passed")
+        self.assertIn("decision: " + words, out)
+        with open(self.path("ev", "report.md"), encoding="utf-8") as f:
+            report = f.read()
+        self.assertIn("**Decision: " + words, report)
+        self.assertNotIn("Decision: accepted", report)
+        # A report made later from the evidence says the same.
+        cp = self.abev("report", self.path("ev"), check=0)
+        self.assertIn("**Decision: " + words, cp.stdout)
+        self.assertNotIn("is not the one its invocations give", cp.stderr)
+
     def test_sighup_mid_run(self):
         self.mid_run(signal.SIGHUP)
 

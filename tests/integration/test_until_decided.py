@@ -61,9 +61,10 @@ class UntilDecided(AbevTestCase):
 
     def test_no_difference_inside_the_limit_runs_to_max_rounds(self):
         # A/A within ±5 % noise against a 1 % gate: no look can decide; every
-        # pre-registered look is taken and the run ends at max_rounds.
+        # pre-registered look is taken and the run ends at max_rounds: inconclusive,
+        # exit 6 (issue 39: an undecided gate is no pass).
         cp, res = self.run_plan(plan("same", BASE[:10], BASE[:10][::-1],
-                                     {"until": "decided", "max_rounds": 10}, gate_pct=1), 0)
+                                     {"until": "decided", "max_rounds": 10}, gate_pct=1), 6)
         seq = res["comparison"]["sequential"]
         self.assertEqual(seq["looks"], [7, 10])
         self.assertEqual([t["round"] for t in seq["taken"]], [7, 10])

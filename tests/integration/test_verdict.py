@@ -413,21 +413,48 @@ class Verdict(AbevTestCase):
     def test_noise_straddling_the_limit_is_inconclusive(self):
         # Median +15%, spread from 0% to +30%: the interval cannot be on one side.
         cand = [200, 260, 210, 250, 230, 220, 240]
-        cp, res = self.run_plan(self.gate_plan("noisy", cand), 0)
+        # Inconclusive fails by default (issue 39 §3): a board gating on the exit
+        # code must not take an undecided regression for a pass.
+        cp, res = self.run_plan(self.gate_plan("noisy", cand), 6)
         self.assertEqual(res["comparison"]["decision"], "inconclusive")
+        self.assertEqual(res["comparison"]["inconclusive"], "fail")
         self.assertEqual(res["comparison"]["gates"][0]["verdict"], "inconclusive")
         lo, hi = res["comparison"]["gates"][0]["interval"]
         self.assertLess(lo, 15)
         self.assertGreater(hi, 15)
         self.assertIn("decision: inconclusive", cp.stdout)
-        # A plan may make an inconclusive decision fail the run, with its own exit code.
-        plan = self.gate_plan("noisy-fails", cand, decision={"inconclusive": "fail",
-                                                             "acceptance": True})
-        _, res = self.run_plan(plan, 6, out="ev2", plan_name="ev2.json")
+        # A plan may let an inconclusive decision pass, exit 0, the word alone telling it.
+        plan = self.gate_plan("noisy-passes", cand, decision={"inconclusive": "pass",
+                                                              "acceptance": True})
+        cp, res = self.run_plan(plan, 0, out="ev2", plan_name="ev2.json")
         self.assertEqual(res["comparison"]["decision"], "inconclusive")
+        self.assertEqual(res["comparison"]["inconclusive"], "pass")
+        self.assertIn("decision: inconclusive", cp.stdout)
         self.assertTrue(res["comparison"]["acceptance"])
         report = open(self.path("ev2", "report.md"), encoding="utf-8").read()
         self.assertNotIn("implies no acceptance decision", report)
+
+    def test_a_throughput_of_zero_is_the_worst_round(self):
+        # Issue 39 §3: -40 % throughput in every round is rejected; the same runs
+        # plus one round where the candidate reads 0 were inconclusive, exit 0. A
+        # value of 0 on a higher-is-better metric is the worst a round can give.
+        base = [1000, 1010, 990, 1005, 995, 1000, 1002, 998]
+        cand = [round(b * 0.6) for b in base]
+        metric = {"name": "ops", "source": "stdout", "unit": "1/s", "better": "higher",
+                  "pattern": "t=([0-9.]+)"}
+        for name, values in (("worse", cand), ("worse-and-zero", cand[:-1] + [0])):
+            plan = sh_plan(name, [("base", echo_round(base)), ("cand", echo_round(values))],
+                           runs=len(base), metrics=[metric],
+                           gates={"ops": {"max_regression_pct": 5}})
+            _, res = self.run_plan(plan, 5, out=name, plan_name=name + ".json")
+            cmp = res["comparison"]
+            self.assertEqual(cmp["decision"], "rejected", name)
+            gate = cmp["gates"][0]
+            self.assertEqual((gate["verdict"], gate["method"]), ("fail", "wilcoxon_paired"))
+            self.assertLess(gate["interval"][1], -5)
+            _, s = self.sample(cmp, "ops", "cand")
+            self.assertEqual(s["paired"]["pairs"], len(base))
+            self.assertEqual(s["paired"]["left_out"], [])
 
     def test_quiet_and_json(self):
         plan = sh_plan("quiet", [("base", echo_round(T_BASE)), ("cand", echo_round(T_CAND_FAR))],

@@ -15,7 +15,8 @@
  * variant 1.5 times as slow), a shape change (30 % of the candidate's
  * runs 1.3 times as slow: its median moves less than its pseudo-median),
  * and zero values (a reading of 0 in 5 % of runs, which leaves every
- * method without a ratio, as it leaves abev's gates).
+ * method without a ratio, as it left abev's gates before issue 39 placed
+ * a 0 below every positive value).
  *
  * Two of the models are contention on a busy shared machine, where other
  * processes slow runs down (the constants below):
@@ -226,7 +227,8 @@ struct cal_result {
 	unsigned paired_alone[CAL_METHODS][CAL_LIMITS];
 	/*
 	 * Datasets with a value of 0 or below (CAL_ZERO): no ratio, so every
-	 * method is INCONCLUSIVE on them, as abev's gates are. subset[l][v]:
+	 * method is INCONCLUSIVE on them, as abev's gates were before issue
+	 * 39. subset[l][v]:
 	 * what the paired interval would have said on the rounds left once
 	 * those with such a value are dropped (what issue 30 §1 forbids).
 	 */
@@ -608,7 +610,7 @@ static inline void cal_count(const struct cal_cell *c, const struct cal_options 
  * seed of its own. A method that gives no interval (too few rounds, a
  * bootstrap failure, intervals that do not meet) counts as INCONCLUSIVE;
  * so does every method on a dataset with a value of 0 or below, which a
- * ratio cannot take (abev's gates: no interval, issue 30 §1).
+ * ratio cannot take (abev's gates before issue 39: no interval, issue 30 §1).
  */
 static inline void cal_run(const struct cal_cell *c, const struct cal_options *o,
 			   struct cal_result *res)

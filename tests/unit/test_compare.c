@@ -19,6 +19,7 @@
 #include "decide/stats_exact.h"
 #include "report/summary.h"
 #include "util/compiler.h"
+#include "util/rng.h"
 #include "util/strbuf.h"
 
 #define MS 1000000LL
@@ -749,9 +750,9 @@ static void test_five_rounds_decide_unpaired(void **state)
 /*
  * Issue 30 §1: a higher-is-better throughput that reads 0 in 4 of 10
  * candidate rounds (mean -40 %) passed a 5 % regression gate, judged on
- * the 6 other rounds. No round is dropped silently: the gate is
- * inconclusive, and the rounds left out are named, with why — a value of
- * 0 or below, or a round one side has no counted run in.
+ * the 6 other rounds. No round is dropped: a 0 is the worst a round can
+ * give (issue 39 §3), so it cannot pass; and the rounds left out of the
+ * pairing are named, with why — a round one side has no counted run in.
  */
 static void test_no_round_dropped_silently(void **state)
 {
@@ -780,23 +781,102 @@ static void test_no_round_dropped_silently(void **state)
 	add(&f, "cand", 12, 1000);
 	compare_compute(&f.cfg, f.invs, f.n, &c);
 	cs = sample(&c, "t", "cand");
-	assert_false(cs->has_gi);
-	assert_int_equal(cs->gi_note, REASON_NOT_POSITIVE);
-	assert_int_equal(cs->gi_not_positive_ref, 0);
-	assert_int_equal(cs->gi_not_positive, 4);
-	assert_int_equal(c.gates[0].verdict, GATE_INCONCLUSIVE);
-	assert_int_equal(c.decision, DECISION_INCONCLUSIVE);
-	assert_int_equal(cs->pairs, 6);
-	assert_int_equal(cs->nleft_out, 6);
-	for (size_t i = 0; i < 4; i++) {
-		assert_int_equal(cs->left_out[i].round, 2 * i + 2);
-		assert_int_equal(cs->left_out[i].why, CMP_LEFT_NOT_POSITIVE);
-	}
-	assert_int_equal(cs->left_out[4].round, 11);
-	assert_int_equal(cs->left_out[4].why, CMP_LEFT_NO_VARIANT);
-	assert_int_equal(cs->left_out[5].round, 12);
-	assert_int_equal(cs->left_out[5].why, CMP_LEFT_NO_REFERENCE);
+	assert_true(cs->has_gi);
+	assert_int_equal(cs->gi_note, REASON_NONE);
+	assert_int_equal(cs->pairs, 10);
+	/* The rounds at 0 pull the interval's low end to nothing: no pass. */
+	assert_true(cs->gi_lo < 1e-100);
+	assert_int_not_equal(c.gates[0].verdict, GATE_PASS);
+	assert_int_not_equal(c.decision, DECISION_ACCEPTED);
+	assert_int_equal(cs->nleft_out, 2);
+	assert_int_equal(cs->left_out[0].round, 11);
+	assert_int_equal(cs->left_out[0].why, CMP_LEFT_NO_VARIANT);
+	assert_int_equal(cs->left_out[1].round, 12);
+	assert_int_equal(cs->left_out[1].why, CMP_LEFT_NO_REFERENCE);
 	compare_release(&c);
+}
+
+/* Verdicts ordered from the candidate's best to its worst, for a regression gate. */
+static int verdict_rank(enum gate_verdict v)
+{
+	return v == GATE_PASS ? 0 : v == GATE_INCONCLUSIVE ? 1 : 2;
+}
+
+/* The verdict of a 5 % regression gate on metric t (better_higher or not), one variant. */
+static enum gate_verdict judge_t(const double *base, const double *cand, size_t n,
+				 int better_higher, enum decision *d)
+{
+	struct compare_gate_def g = { "t", GATE_MAX_REGRESSION, 5 };
+	struct fixture f;
+	struct comparison c;
+	enum gate_verdict v;
+
+	setup(&f, 2);
+	f.defs[0].better_higher = better_higher;
+	f.cfg.gates = &g;
+	f.cfg.ngates = 1;
+	pairs(&f, base, cand, n);
+	compare_compute(&f.cfg, f.invs, f.n, &c);
+	v = c.gates[0].verdict;
+	*d = c.decision;
+	compare_release(&c);
+	return v;
+}
+
+/*
+ * Issue 39 §3: a throughput 40 % lower in every round is rejected; the
+ * same runs plus one round where the candidate reads 0 (or below) were
+ * inconclusive, exit 0 — a worse candidate, a better exit code. A value
+ * of 0 or below on a higher-is-better metric is the worst a run can give:
+ * still rejected. And the rule holds step by step: on seeded data, each
+ * round the candidate loses (its value set to 0, or a lower-is-better
+ * value raised to 3x) never moves the verdict towards a pass.
+ */
+static void test_worse_never_better(void **state)
+{
+	static const double reads[] = { 0, -5 };
+	double base[12], cand[12], w[12];
+	enum decision d;
+	uint64_t rng = 39;
+
+	(void)state;
+	for (size_t i = 0; i < 12; i++) {
+		base[i] = 1000 * (1 + 0.02 * (double)(i % 5) - 0.04);
+		cand[i] = base[i] * 0.6 * (1 + 0.01 * (double)(i % 3));
+	}
+	assert_int_equal(judge_t(base, cand, 12, 1, &d), GATE_FAIL);
+	assert_int_equal(d, DECISION_REJECTED);
+	for (size_t k = 0; k < ARRAY_SIZE(reads); k++) {
+		memcpy(w, cand, sizeof(w));
+		w[11] = reads[k];
+		assert_int_equal(judge_t(base, w, 12, 1, &d), GATE_FAIL);
+		assert_int_equal(d, DECISION_REJECTED);
+	}
+	/* With 5 rounds (the unpaired interval) too. */
+	w[4] = 0;
+	assert_int_equal(judge_t(base, w, 5, 1, &d), GATE_FAIL);
+
+	for (int trial = 0; trial < 20; trial++) {
+		int higher = trial % 2;
+		int last;
+
+		for (size_t i = 0; i < 10; i++) {
+			base[i] = 100 * (1 + 0.1 * ((double)(rng_next(&rng) % 1000) / 1000 - 0.5));
+			w[i] = base[i] * (0.9 + 0.2 * (double)(rng_next(&rng) % 1000) / 1000);
+		}
+		last = verdict_rank(judge_t(base, w, 10, higher, &d));
+		for (size_t i = 0; i < 10; i++) {
+			int now;
+
+			w[(i * 7) % 10] = higher ? 0 : w[(i * 7) % 10] * 3;
+			now = verdict_rank(judge_t(base, w, 10, higher, &d));
+			if (now < last)
+				fail_msg("trial %d, round %zu lost: verdict rank %d after %d", trial,
+					 i, now, last);
+			last = now;
+		}
+		assert_int_equal(last, 2);
+	}
 }
 
 /*
@@ -973,6 +1053,61 @@ static void test_decision_without_evidence(void **state)
 			    "no counted run of the reference");
 	assert_int_equal(c.gates[0].verdict, GATE_INCONCLUSIVE);
 	assert_int_equal(c.min_n, 0);
+	/* Nothing compared is no decision (issue 39 §3), not "inconclusive" that fails. */
+	assert_int_equal(c.decision, DECISION_NONE);
+	assert_int_equal(c.no_decision, REASON_NOTHING_COMPARED);
+	compare_release(&c);
+}
+
+/*
+ * Issue 39 §3: Ctrl-C after 7 of 10 rounds gave "accepted" beside exit
+ * 130. An interrupted run decides nothing: its decision is no decision,
+ * what the rounds run showed is kept as shown, with the rounds done of
+ * those planned. A failed test guard does not make it a decision either.
+ */
+static void test_interrupted_decides_nothing(void **state)
+{
+	static const double base[] = { 100, 101, 99, 100, 102, 98, 100 };
+	struct compare_gate_def g = { "t", GATE_MAX_REGRESSION, 5 };
+	struct fixture f;
+	struct comparison c;
+	struct invocation *v;
+	struct strbuf sb = STRBUF_INIT;
+
+	(void)state;
+	setup(&f, 2);
+	f.cfg.gates = &g;
+	f.cfg.ngates = 1;
+	f.cfg.rounds_planned = 10;
+	pairs(&f, base, base, 7);
+	/* Round 8: the reference's run was interrupted, the candidate's never ran. */
+	v = add(&f, "base", 8, 100);
+	v->status = INV_INTERRUPTED;
+	compare_compute(&f.cfg, f.invs, f.n, &c);
+	assert_int_equal(c.decision, DECISION_ACCEPTED);
+	assert_int_equal(c.no_decision, REASON_NONE);
+	assert_int_equal(c.rounds_done, 7);
+	compare_release(&c);
+
+	f.cfg.interrupted = 1;
+	compare_compute(&f.cfg, f.invs, f.n, &c);
+	assert_int_equal(c.decision, DECISION_NONE);
+	assert_int_equal(c.no_decision, REASON_INTERRUPTED);
+	assert_int_equal(c.shown, DECISION_ACCEPTED);
+	assert_int_equal(c.rounds_done, 7);
+	assert_int_equal(c.rounds_planned, 10);
+	assert_int_equal(c.gates[0].verdict, GATE_PASS);
+	summary_decision(&sb, &c);
+	assert_string_equal(sb.buf, "no decision: interrupted after 7 of 10 rounds; what they "
+			    "showed, not a decision: accepted: all 1 gate passed");
+	strbuf_release(&sb);
+	compare_release(&c);
+
+	f.guards[0][0] = (struct guard_result){ GUARD_TESTS_PASSED, GUARD_FAIL, s("1 failed") };
+	f.invs[0].status = INV_FAILED;
+	compare_compute(&f.cfg, f.invs, f.n, &c);
+	assert_int_equal(c.decision, DECISION_NONE);
+	assert_int_equal(c.shown, DECISION_REJECTED);
 	compare_release(&c);
 }
 
@@ -1300,12 +1435,14 @@ int main(void)
 		cmocka_unit_test(test_at_the_limit),
 		cmocka_unit_test(test_negative_reference),
 		cmocka_unit_test(test_no_round_dropped_silently),
+		cmocka_unit_test(test_worse_never_better),
 		cmocka_unit_test(test_five_rounds_decide_unpaired),
 		cmocka_unit_test(test_printed_estimate_is_the_intervals),
 		cmocka_unit_test(test_order_note_names_what_happened),
 		cmocka_unit_test(test_sequential_pairs_by_round),
 		cmocka_unit_test(test_test_guard_failure_rejects),
 		cmocka_unit_test(test_decision_without_evidence),
+		cmocka_unit_test(test_interrupted_decides_nothing),
 		cmocka_unit_test(test_reference_and_three_variants),
 		cmocka_unit_test(test_order_effect),
 		cmocka_unit_test(test_outliers_and_noise),

@@ -663,7 +663,10 @@ static const struct broken broken_plans[] = {
 	    "(1 look): give at least 4" } },
 	/*
 	 * Issue 39 §2: so are fixed runs, by the same rule: a change gate's
-	 * unpaired interval needs 4 at 95 %, a budget's median interval 6.
+	 * unpaired interval needs 4 at 95 %, a budget's median interval 6 —
+	 * at each gate judgement's share of the confidence, as the comparison
+	 * takes it (§3, Bonferroni): two judgements are at 97.5 % each, three
+	 * at 98.33 %.
 	 */
 	{ HEAD "'variants':[" VA "," VB "],'schedule':{'runs':3},"
 	  "'gates':{'wall':{'max_regression_pct':5}}}", NULL, 0,
@@ -672,7 +675,12 @@ static const struct broken broken_plans[] = {
 	    "rounds" } },
 	{ HEAD "'variants':[" VA "," VB "],'schedule':{'runs':5},"
 	  "'gates':{'wall':{'max_regression_pct':5,'budget':100}}}", NULL, 0,
-	  { ": schedule.runs: 5 rounds can never decide a budget gate at 95 %: give at least 6" } },
+	  { ": schedule.runs: 5 rounds can never decide a budget gate at 97.5 %: give at least 7" } },
+	{ HEAD "'variants':[" VA "," VB "],'schedule':{'runs':4},"
+	  "'gates':{'wall':{'max_regression_pct':5},'cpu':{'max_regression_pct':5},"
+	  "'max_rss':{'max_regression_pct':5}}}", NULL, 0,
+	  { ": schedule.runs: 4 rounds can never decide a change gate at 98.33 %: give at least "
+	    "5" } },
 	{ HEAD "'variants':[" VA "," VB "],'schedule':{'runs':6},"
 	  "'gates':{'wall':{'max_regression_pct':5}},'decision':{'confidence':0.999}}", NULL, 0,
 	  { ": schedule.runs: 6 rounds can never decide a change gate at 99.9 %: give at least 7" } },
@@ -1111,7 +1119,7 @@ static void test_gates_and_decision(void **state)
 		"{'name':'r','source':'process','field':'max_rss','max_improvement_pct':50}],"
 		"'gates':{'wall':{'max_regression_pct':15,'max_improvement_pct':40},"
 		"'t (rate)':{'budget':2}},"
-		"'decision':{'acceptance':true,'inconclusive':'fail','confidence':0.9,"
+		"'decision':{'acceptance':true,'inconclusive':'pass','confidence':0.9,"
 		"'bootstrap_resamples':2000}}");
 	static const struct { const char *metric; enum gate_kind kind; double limit; } want[] = {
 		{ "t", GATE_MAX_REGRESSION, 10 }, { "t", GATE_BUDGET, 250.5 },
@@ -1130,19 +1138,19 @@ static void test_gates_and_decision(void **state)
 		assert_true(plan.gates[i].limit == want[i].limit);
 	}
 	assert_int_equal(plan.acceptance, 1);
-	assert_int_equal(plan.inconclusive_fails, 1);
+	assert_int_equal(plan.inconclusive_fails, 0);
 	assert_true(plan.confidence == 0.9);
 	assert_int_equal(plan.resamples, 2000);
 	plan_release(&plan);
 	free(path);
 
-	/* The defaults: first variant, no gate, inconclusive passes. */
+	/* The defaults: first variant, no gate, inconclusive fails (exit 6, issue 39). */
 	path = write_json("plain.json", HEAD "'variants':[" VA "," VB "]}");
 	assert_int_equal(plan_load(&plan, path), 0);
 	assert_int_equal(plan.reference, 0);
 	assert_int_equal(plan.ngates, 0);
 	assert_int_equal(plan.acceptance, 0);
-	assert_int_equal(plan.inconclusive_fails, 0);
+	assert_int_equal(plan.inconclusive_fails, 1);
 	assert_true(plan.confidence == COMPARE_CONFIDENCE);
 	assert_int_equal(plan.resamples, COMPARE_RESAMPLES);
 	plan_release(&plan);

@@ -23,7 +23,8 @@ static struct cmp_sample samples[2] = {
 };
 static struct cmp_metric metric = { .name = "wall", .unit = "ms", .samples = samples,
 				    .nsamples = 2 };
-static const struct comparison cmp = { .confidence = 0.95, .metrics = &metric, .nmetrics = 1,
+static const struct comparison cmp = { .confidence = 0.95, .gate_confidence = 0.95,
+				       .gate_judgements = 1, .metrics = &metric, .nmetrics = 1,
 				       .pairs_needed_ci = 6 };
 
 #define CHANGE(kind_, limit_, verdict_, code_) \
@@ -101,9 +102,9 @@ static void test_interval_notes(void **state)
 		{ REASON_NO_COUNTED_RUN, 0, 0, 0, 0, 0, "no counted run" },
 		{ REASON_CHANGE_UNKNOWN, 0, 0, 0, 0, 0, "no counted run" },
 		{ REASON_NOT_POSITIVE, 0, 6, 6, 0, 4,
-		  "0 counted run(s) of the reference and 4 of this variant have a value of 0 or "
-		  "below, which a ratio cannot take; judging the change on the other runs would hide "
-		  "them" },
+		  "0 counted run(s) of the reference and 4 of this variant have a negative value of "
+		  "a lower-is-better metric, which a ratio cannot take; judging the change on the "
+		  "other runs would hide them" },
 		{ REASON_TOO_FEW_RUNS, 4, 0, 3, 0, 0,
 		  "needs at least 4 runs a side for 95 % (has 3 and 3)" },
 		{ REASON_TOO_FEW_ROUNDS_OR_RUNS, 6, 5, 5, 0, 0,
