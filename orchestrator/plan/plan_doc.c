@@ -422,7 +422,7 @@ static const char example_text[] =
 	"      \"env\": { \"BENCH\": \"1\" }, \"parameters\": { \"lock\": \"new\" },\n"
 	"      \"assemblies\": [\"bin/Release/**/*.dll\"], \"output\": \"log\" }\n"
 	"  ],\n"
-	"  \"schedule\": { \"warmups\": 1, \"runs\": 6, \"order\": \"reverse\", \"seed\": 1,\n"
+	"  \"schedule\": { \"warmups\": 1, \"runs\": 8, \"order\": \"reverse\", \"seed\": 1,\n"
 	"                \"gap_seconds\": 2, \"timeout_seconds\": 600,\n"
 	"                \"kill_grace_seconds\": 5, \"cpus\": \"0-1\",\n"
 	"                \"prepare\": [\"sync\"],\n"

@@ -321,15 +321,16 @@ class Verdict(AbevTestCase):
     def test_one_change_in_every_place(self):
         """For every gated metric the terminal, report.md (its verdict table and
         the metric's own table) and result.json's gate give the same change,
-        digit for digit: the estimate the gate judged, paired (7 rounds) or
-        unpaired (6), with the p-value of the test that judged it; the ratio of
-        the medians is context in the report alone (issue 39 §4)."""
-        base = T_BASE + [99]
-        for runs, method in ((7, "wilcoxon_paired"), (6, "mann_whitney")):
+        digit for digit: the estimate the gate judged, paired (8 rounds: two
+        gate judgements at 97.5 % each) or unpaired (7), with the p-value of
+        the test that judged it; the ratio of the medians is context in the
+        report alone (issue 39 §4)."""
+        base = T_BASE + [99, 100]
+        for runs, method in ((8, "wilcoxon_paired"), (7, "mann_whitney")):
             with self.subTest(runs=runs):
                 # t's rounds are not a constant factor: the medians' change
                 # and the estimate part, so a mix-up shows.
-                cand = [112, 115, 103, 108, 119, 111, 104][:runs]
+                cand = [112, 115, 103, 108, 119, 111, 104, 110][:runs]
                 plan = sh_plan(f"one-{runs}", [("base", echo_round(base)),
                                               ("cand", echo_round(cand))],
                                runs=runs, metrics=[T_METRIC],
@@ -350,7 +351,7 @@ class Verdict(AbevTestCase):
                             if ln.split()[:2] == ["cand", g["metric"]]]
                     self.assertEqual(len(term), 1, cp.stdout)
                     self.assertIn(f"({want})", term[0])
-                    p = (f"p={s['paired']['wilcoxon_p']:.2g} (paired)" if runs == 7 else
+                    p = (f"p={s['paired']['wilcoxon_p']:.2g} (paired)" if runs == 8 else
                          f"p={s['mann_whitney']['p']:.2g} (unpaired)")
                     self.assertIn(p, term[0])
                     top = [ln for ln in report.splitlines()
@@ -363,7 +364,7 @@ class Verdict(AbevTestCase):
                     cells = [c.strip() for c in row[0].split(" | ")]
                     self.assertEqual(cells[4], want)
                     self.assertEqual(cells[6], f"{s['ratio']:.3f}× ({s['change_pct']:+.2f}%)")
-                if runs == 7:
+                if runs == 8:
                     _, t = self.sample(res["comparison"], "t", "cand")
                     self.assertNotEqual(f"{t['change_pct']:+.2f}",
                                         f"{(t['gate_interval']['point'] - 1) * 100:+.2f}")
@@ -469,10 +470,12 @@ class Verdict(AbevTestCase):
 
     def signed_evidence(self):
         self.abev("keygen", "--out", self.path("k"), check=0)
-        plan = sh_plan("signed", [("base", echo_round(T_BASE)),
-                                  ("cand", echo_round(T_CAND_FAR))],
+        # 7 rounds: two gate judgements at 97.5 % each, where the budget's
+        # median interval needs 7.
+        plan = sh_plan("signed", [("base", echo_round(T_BASE + [99])),
+                                  ("cand", echo_round(T_CAND_FAR + [119]))],
                        metrics=[T_METRIC], gates={"t": {"max_regression_pct": 5},
-                                                  "wall": {"budget": 60000}}, runs=6)
+                                                  "wall": {"budget": 60000}}, runs=7)
         self.run_plan(plan, 5, "--key", self.path("k.key"))
         return self.path("ev")
 
@@ -557,7 +560,7 @@ class Verdict(AbevTestCase):
                                       "times", "user", "system", "exit_codes"})
             invs = [i for i in res["invocations"] if i["variant"] == variant and counts(i)]
             times = [i["wall_ns"] / 1e9 for i in invs]
-            self.assertEqual(len(r["times"]), 6)
+            self.assertEqual(len(r["times"]), 7)
             for got, want in zip(r["times"], times):
                 self.assertAlmostEqual(got, want, delta=1e-12)
             self.assertAlmostEqual(r["mean"], statistics.fmean(times), delta=1e-9)
@@ -569,7 +572,7 @@ class Verdict(AbevTestCase):
                                    delta=1e-9)
             self.assertAlmostEqual(r["system"],
                                    statistics.fmean(i["sys_ns"] / 1e9 for i in invs), delta=1e-9)
-            self.assertEqual(r["exit_codes"], [0] * 6)
+            self.assertEqual(r["exit_codes"], [0] * 7)
         # CSV: one row per invocation and metric.
         text = self.abev("export", ev, "--format", "csv", check=0).stdout
         rows = list(csv.DictReader(io.StringIO(text)))
