@@ -447,8 +447,9 @@ class TestInit(BenchTestCase):
         dry = self.run_in("run", "plan.json", "--dry-run", check=0)
         self.assertIn("baseline", dry.stdout)
         cp = self.run_in("run", "plan.json", "--out", "ev", "--unsigned", "-q", *QUIET_LOAD)
-        # The example gate may judge either way on a busy machine; the run itself must pass.
-        self.assertIn(cp.returncode, (0, 5), cp.stderr)
+        # The example gate may judge either way, or stay inconclusive (exit 6 by
+        # default), on a busy machine; the run itself must pass.
+        self.assertIn(cp.returncode, (0, 5, 6), cp.stderr)
         result = self.load("ev", "result.json")
         self.assertEqual(result["status"], "completed")
         self.assertTrue(all(i["tests"]["executed"] == 1 for i in result["invocations"]))
