@@ -633,10 +633,8 @@ size_t compare_metric_index(const struct comparison *c, const char *name)
 
 double compare_gate_confidence(const struct compare_config *cfg, size_t *m)
 {
-	size_t n = cfg->ngates * (cfg->nvariants > 1 ? cfg->nvariants - 1 : 0);
+	size_t n = gate_def_judgements(cfg->ngates, cfg->nvariants);
 
-	if (!n)
-		n = 1;
 	if (m)
 		*m = n;
 	return gate_def_judgement_confidence(cfg->confidence, n);

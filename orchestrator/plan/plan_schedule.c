@@ -132,9 +132,8 @@ static unsigned rounds_to_decide(const struct plan *plan, double conf, int *budg
  */
 static double judgement_confidence(const struct plan *plan, double conf)
 {
-	size_t others = plan->nvariants > 1 ? plan->nvariants - 1 : 0;
-
-	return gate_def_judgement_confidence(conf, plan->ngates * others);
+	return gate_def_judgement_confidence(conf, gate_def_judgements(plan->ngates,
+									  plan->nvariants));
 }
 
 /*

@@ -36,6 +36,13 @@ const char *decision_name(enum decision d)
 	return "unknown";
 }
 
+size_t gate_def_judgements(size_t ngates, size_t nvariants)
+{
+	size_t m = ngates * (nvariants > 1 ? nvariants - 1 : 0);
+
+	return m ? m : 1;
+}
+
 double gate_def_judgement_confidence(double confidence, size_t judgements)
 {
 	return 1 - (1 - confidence) / (double)(judgements ? judgements : 1);

@@ -50,6 +50,11 @@ enum decision {
  * judges the gates and for whatever checks beforehand what they will need.
  */
 double gate_def_judgement_confidence(double confidence, size_t judgements);
+/*
+ * How many gate judgements a decision makes: each of ngates gates for each
+ * of nvariants but the reference. At least 1, the m above.
+ */
+size_t gate_def_judgements(size_t ngates, size_t nvariants);
 
 /* Their names, as result.json, the report and the summary write them. Static. */
 const char *gate_kind_name(enum gate_kind k);      /* "max_regression_pct", ... */
