@@ -77,12 +77,6 @@ static const char *source_label(enum signkey_source src)
 	return src == SIGNKEY_ENVIRONMENT ? SIGNKEY_ENV : src == SIGNKEY_FD ? "--key-fd" : "--key";
 }
 
-static void wipe(void *p, size_t n)
-{
-	for (volatile unsigned char *c = p; n--; c++)
-		*c = 0;
-}
-
 static int ends_with(const char *s, const char *suffix)
 {
 	size_t n = strlen(s), k = strlen(suffix);
@@ -183,7 +177,7 @@ static int check_file(const char *path, enum signkey_source src, int insecure_mo
 		goto out;
 	ret = 0;
 out:
-	wipe(head, sizeof(head));
+	explicit_bzero(head, sizeof(head));
 	close(fd);
 	return ret;
 }
@@ -245,7 +239,7 @@ static struct signify_key *load_fd(const char *fd_text, const char *passphrase)
 out:
 	/* Read once: no program abev starts may find the descriptor still open. */
 	close(fd);
-	wipe(sb.buf, sb.alloc);
+	explicit_bzero(sb.buf, sb.alloc);
 	strbuf_release(&sb);
 	return key;
 }
@@ -308,6 +302,6 @@ void signkey_passphrase_free(char *p)
 {
 	if (!p)
 		return;
-	wipe(p, strlen(p));
+	explicit_bzero(p, strlen(p));
 	free(p);
 }
