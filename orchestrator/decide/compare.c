@@ -366,15 +366,30 @@ static void against_reference(const struct compare_config *cfg, const struct cmp
 	free(sv);
 }
 
+/*
+ * A log-ratio back to a ratio. Beyond e^COMPARE_LOG_BEYOND no two
+ * measurements reach: such a figure is made of a value of nothing
+ * (COMPARE_LOG_NOTHING), and reads as what it is, unbounded — 0 or
+ * infinity (null in result.json) — not as e^500.
+ */
+static double ratio_of_log(double l)
+{
+	if (l > COMPARE_LOG_BEYOND)
+		return INFINITY;
+	if (l < -COMPARE_LOG_BEYOND)
+		return 0;
+	return exp(l);
+}
+
 /* s's gate interval from an exact interval of log values: back to a ratio. */
 static void take_interval(struct cmp_sample *s, const char *method,
 			  const struct stats_exact_interval *iv, size_t n)
 {
 	s->has_gi = 1;
 	s->gi_method = method;
-	s->gi_point = exp(iv->point);
-	s->gi_lo = exp(iv->lo);
-	s->gi_hi = exp(iv->hi);
+	s->gi_point = ratio_of_log(iv->point);
+	s->gi_lo = ratio_of_log(iv->lo);
+	s->gi_hi = ratio_of_log(iv->hi);
 	s->gi_coverage = iv->coverage;
 	s->gi_n = n;
 }

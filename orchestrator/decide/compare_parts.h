@@ -40,6 +40,8 @@ size_t compare_metric_index(const struct comparison *c, const char *name);
  * lower-is-better metric, which has no place on a ratio scale.
  */
 #define COMPARE_LOG_NOTHING (-1000.0)
+/* Half of it: a Walsh average with one value of nothing lies beyond, every real log-ratio within. */
+#define COMPARE_LOG_BEYOND 350.0
 double compare_gate_log(double x, int better_higher);
 /*
  * The interval s's change gates judge, from logs[0..k), the rounds'

@@ -54,7 +54,8 @@ static void estimate_needed(const struct cmp_sample *s, double limit_pct, struct
 	double rl = 1 + limit_pct / 100, h, d, n;
 
 	g->n_needed_paired = !strcmp(s->gi_method, "wilcoxon_paired");
-	if (rl <= 0 || s->gi_lo <= 0 || s->gi_point <= 0)
+	/* Unbounded (a run read nothing): no width to scale. */
+	if (rl <= 0 || s->gi_lo <= 0 || s->gi_point <= 0 || isinf(s->gi_hi) || isinf(s->gi_point))
 		return;
 	h = (log(s->gi_hi) - log(s->gi_lo)) / 2;
 	d = fabs(log(s->gi_point) - log(rl));

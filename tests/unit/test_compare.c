@@ -796,6 +796,41 @@ static void test_no_round_dropped_silently(void **state)
 	compare_release(&c);
 }
 
+/*
+ * A lower-is-better figure of 0 (a user CPU time too short to count) is
+ * the best a run gives, on the log scale far below every real value: a
+ * Walsh average with it is no ratio. The interval's ends and estimate read
+ * as unbounded (0 or infinity, null in result.json), never as e^500, and
+ * the gate stays inconclusive rather than pass or fail on such a figure.
+ */
+static void test_nothing_reads_unbounded(void **state)
+{
+	static const double base[] = { 0, 1.0, 0, 1.1, 0.9, 0, 1.0, 1.0, 0, 1.05 };
+	static const double cand[] = { 1.0, 1.0, 1.1, 0.95, 1.0, 1.0, 0.95, 1.05, 1.0, 0 };
+	struct compare_gate_def g = { "t", GATE_MAX_REGRESSION, 10 };
+	struct fixture f;
+	struct comparison c;
+	const struct cmp_sample *cs;
+	double figs[3];
+
+	(void)state;
+	setup(&f, 2);
+	f.cfg.gates = &g;
+	f.cfg.ngates = 1;
+	pairs(&f, base, cand, 10);
+	compare_compute(&f.cfg, f.invs, f.n, &c);
+	cs = sample(&c, "t", "cand");
+	assert_true(cs->has_gi);
+	figs[0] = cs->gi_lo;
+	figs[1] = cs->gi_point;
+	figs[2] = cs->gi_hi;
+	for (int i = 0; i < 3; i++)
+		assert_true(isinf(figs[i]) || figs[i] == 0 || (figs[i] > 1e-100 && figs[i] < 1e100));
+	assert_true(isinf(cs->gi_hi));
+	assert_int_equal(c.gates[0].verdict, GATE_INCONCLUSIVE);
+	compare_release(&c);
+}
+
 /* Verdicts ordered from the candidate's best to its worst, for a regression gate. */
 static int verdict_rank(enum gate_verdict v)
 {
@@ -1443,6 +1478,7 @@ int main(void)
 		cmocka_unit_test(test_test_guard_failure_rejects),
 		cmocka_unit_test(test_decision_without_evidence),
 		cmocka_unit_test(test_interrupted_decides_nothing),
+		cmocka_unit_test(test_nothing_reads_unbounded),
 		cmocka_unit_test(test_reference_and_three_variants),
 		cmocka_unit_test(test_order_effect),
 		cmocka_unit_test(test_outliers_and_noise),
