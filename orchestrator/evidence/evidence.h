@@ -45,12 +45,13 @@ struct evidence_decision {
  * Writes result.json (or file, when not NULL) beneath root: the header
  * fields (run_fields.h), the decision (NULL while the run is going: the
  * comparison is made once, at the end) and every invocation in execution
- * order, one at a time (its size is not held in memory). 0 or -1 after
- * error(), errno saying why (ENOSPC, EFBIG, ...).
+ * order, one at a time (its size is not held in memory), and notes the
+ * bytes written in l (ledger.h) unless l is NULL. 0 or -1 after error(),
+ * errno saying why (ENOSPC, EFBIG, ...).
  */
-int evidence_write_run(const struct dirat *root, const char *file, const struct run_header *hdr,
-		       const struct evidence_decision *dec, const struct invocation *invs,
-		       size_t ninvs);
+int evidence_write_run(const struct dirat *root, struct ledger *l, const char *file,
+		       const struct run_header *hdr, const struct evidence_decision *dec,
+		       const struct invocation *invs, size_t ninvs);
 
 /*
  * inv's own result.json document (abev.invocation/1) on one line, ending

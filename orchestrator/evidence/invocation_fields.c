@@ -109,6 +109,12 @@ cJSON *invocation_fields_results_file(const struct results_file *f)
 	jadd_str(o, "finish", f->finish);
 	invocation_fields_counts(o, &f->counts);
 	jadd(o, "declared", declared_json(f));
+	if (f->hashed) {
+		char hex[SHA256_HEX_LEN + 1];
+
+		sha256_hex(f->sha256, hex);
+		jadd_str(o, "sha256", hex);
+	}
 	for (size_t i = 0; i < f->nnotes; i++)
 		jpush(notes, cJSON_CreateString(f->notes[i]));
 	jadd(o, "notes", notes);

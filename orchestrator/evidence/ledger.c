@@ -37,6 +37,7 @@ static struct ledger_entry *add(struct ledger *l, const char *name)
 
 	/* Five entries per invocation: kept out of every child's fork (util/alloc.h). */
 	UNFORKED_GROW(l->v, l->n + 1, l->alloc);
+	l->sorted = 0;
 	e = &l->v[l->n++];
 	memset(e, 0, sizeof(*e));
 	e->name = xstrdup(name);
@@ -62,23 +63,49 @@ int ledger_write(struct ledger *l, const struct dirat *root, const char *rel, co
 		return -1;
 	e = add(l, rel);
 	e->hashed = 1;
+	e->size = (off_t)len;
 	sha256_buf(data, len, e->digest);
 	return 0;
+}
+
+void ledger_written(struct ledger *l, const char *rel, const unsigned char digest[SHA256_LEN],
+		    off_t size)
+{
+	struct ledger_entry *e = NULL;
+
+	/* Linear: a file is written again a few times per run, not per invocation. */
+	for (size_t i = 0; i < l->n && !e; i++)
+		if (l->v[i].hashed && !strcmp(l->v[i].name, rel))
+			e = &l->v[i];
+	if (!e) {
+		e = add(l, rel);
+		e->hashed = 1;
+	}
+	memcpy(e->digest, digest, SHA256_LEN);
+	e->size = size;
+}
+
+void ledger_parsed(struct ledger *l, const char *rel, const unsigned char digest[SHA256_LEN],
+		   uint64_t size)
+{
+	struct ledger_entry *e = add(l, rel);
+
+	e->hashed = 1;
+	e->parsed = 1;
+	memcpy(e->digest, digest, SHA256_LEN);
+	e->size = (off_t)size;
 }
 
 int ledger_rewrite(struct ledger *l, const struct dirat *root, const char *rel,
 		   const void *data, size_t len)
 {
-	for (size_t i = 0; i < l->n; i++) {
-		struct ledger_entry *e = &l->v[i];
-		if (!e->hashed || strcmp(e->name, rel))
-			continue;
-		if (dirat_write_atomic(root, rel, data, len) < 0)
-			return -1;
-		sha256_buf(data, len, e->digest);
-		return 0;
-	}
-	return ledger_write(l, root, rel, data, len);
+	unsigned char digest[SHA256_LEN];
+
+	if (dirat_write_atomic(root, rel, data, len) < 0)
+		return -1;
+	sha256_buf(data, len, digest);
+	ledger_written(l, rel, digest, (off_t)len);
+	return 0;
 }
 
 int ledger_keep_dir(struct ledger *l, const struct dirat *root, const char *rel)
@@ -132,12 +159,16 @@ static int by_name(const void *a, const void *b)
 	return strcmp(((const struct ledger_entry *)a)->name, ((const struct ledger_entry *)b)->name);
 }
 
-static const struct ledger_entry *find(const struct ledger *l, const char *name)
+static struct ledger_entry *find(struct ledger *l, const char *name)
 {
 	struct ledger_entry key;
-	const struct ledger_entry *e;
+	struct ledger_entry *e;
 
 	key.name = (char *)name;
+	if (!l->sorted) {
+		qsort(l->v, l->n, sizeof(*l->v), by_name);
+		l->sorted = 1;
+	}
 	e = bsearch(&key, l->v, l->n, sizeof(*l->v), by_name);
 	/* The first of equal names: the caller looks at each from there. */
 	while (e && e > l->v && !strcmp(e[-1].name, name))
@@ -175,8 +206,11 @@ struct check {
 	void *ctx;
 	long problems;
 	/* Files abev wrote, hashed once the walk is over (in parallel, as the manifest is). */
-	const struct ledger_entry **hashed;
+	struct ledger_entry **hashed;
 	size_t nhashed, hashed_alloc;
+	/* What appeared, taken into the ledger once the walk is over (it moves the entries). */
+	char **appeared;
+	size_t nappeared, appeared_alloc;
 };
 
 /* Past this many, differences are counted, not each noted. */
@@ -195,8 +229,12 @@ static void changed(struct check *c, const struct ledger_entry *e)
 	char hex[SHA256_HEX_LEN + 1], *shown = evname_printable(e->name, strlen(e->name));
 
 	sha256_hex(e->digest, hex);
-	problem(c, xasprintf("%s: changed after abev wrote it (SHA-256 %.16s… when written); it "
-			     "is not abev's record", shown, hex));
+	if (e->parsed)
+		problem(c, xasprintf("%s: changed after abev read its figures from it (SHA-256 "
+				     "%.16s… when read); it is not what abev recorded", shown, hex));
+	else
+		problem(c, xasprintf("%s: changed after abev wrote it (SHA-256 %.16s… when "
+				     "written); it is not abev's record", shown, hex));
 	free(shown);
 }
 
@@ -214,7 +252,7 @@ static int is_own(const struct check *c, const struct tree_entry *te)
 static enum tree_step check_entry(void *ctx, const struct tree_entry *te)
 {
 	struct check *c = ctx;
-	const struct ledger_entry *e = find(c->l, te->name);
+	struct ledger_entry *e = find(c->l, te->name);
 	const struct stat *st = te->st;
 	char *shown;
 	int dir = S_ISDIR(st->st_mode);
@@ -230,6 +268,8 @@ static enum tree_step check_entry(void *ctx, const struct tree_entry *te)
 				     "not part of what abev recorded",
 				     shown, tree_kind(st->st_mode)));
 		free(shown);
+		ALLOC_GROW(c->appeared, c->nappeared + 1, c->appeared_alloc);
+		c->appeared[c->nappeared++] = xstrdup(te->name);
 		return TREE_NEXT;
 	}
 	for (; e < c->l->v + c->l->n && !strcmp(e->name, te->name); e++) {
@@ -244,6 +284,10 @@ static enum tree_step check_entry(void *ctx, const struct tree_entry *te)
 				     !same_time(&e->ctime, &st->st_ctim)))) {
 			problem(c, xasprintf("%s: changed or replaced after its invocation was over",
 					     shown));
+			/* Recorded: it is sealed as found (ledger_learn()). */
+			for (; e < c->l->v + c->l->n && !strcmp(e->name, te->name); e++)
+				if (!e->hashed)
+					keep_stat(e, st);
 			break;
 		}
 	}
@@ -262,8 +306,14 @@ static void check_hashes(struct check *c)
 	}
 	sha256_files(jobs, c->nhashed, 0);
 	for (size_t i = 0; i < c->nhashed; i++) {
-		if (jobs[i].err || memcmp(jobs[i].digest, c->hashed[i]->digest, SHA256_LEN))
+		if (jobs[i].err || memcmp(jobs[i].digest, c->hashed[i]->digest, SHA256_LEN)) {
 			changed(c, c->hashed[i]);
+			/* Recorded: the bytes found are what the seal lists. */
+			if (!jobs[i].err) {
+				memcpy(c->hashed[i]->digest, jobs[i].digest, SHA256_LEN);
+				c->hashed[i]->size = (off_t)jobs[i].size;
+			}
+		}
 		free(jobs[i].err);
 	}
 	free(jobs);
@@ -283,29 +333,171 @@ long ledger_check(struct ledger *l, const struct dirat *root, const char *const 
 		  void (*note)(void *ctx, char *line), void *ctx)
 {
 	static const struct tree_ops ops = { check_entry, check_failed };
-	struct check c = { l, root, own, note, ctx, 0, NULL, 0, 0 };
+	struct check c = { l, root, own, note, ctx, 0, NULL, 0, 0, NULL, 0, 0 };
+	int walked;
 
 	qsort(l->v, l->n, sizeof(*l->v), by_name);
-	if (tree_walk_at(root, "", &ops, &c) < 0) {
-		free(c.hashed);
-		return -1;
-	}
-	check_hashes(&c);
+	l->sorted = 1;
+	walked = tree_walk_at(root, "", &ops, &c);
+	if (walked == 0)
+		check_hashes(&c);
 	free(c.hashed);
-	/* What the ledger knows and the walk did not meet is gone. */
-	for (size_t i = 0; i < l->n; i++) {
+	/* What appeared is recorded now: it is sealed as found, with all beneath it. */
+	for (size_t i = 0; i < c.nappeared; i++) {
 		struct stat st;
-		char *shown;
-		if (i > 0 && !strcmp(l->v[i - 1].name, l->v[i].name))
-			continue;
-		if (dirat_lstat(root, l->v[i].name, &st) == 0)
-			continue;
-		shown = evname_printable(l->v[i].name, strlen(l->v[i].name));
-		problem(&c, xasprintf("%s: abev wrote it, and it is gone (%s)", shown,
-				      strerror(errno)));
-		free(shown);
+
+		if (walked == 0 && dirat_lstat(root, c.appeared[i], &st) == 0) {
+			if (S_ISDIR(st.st_mode))
+				(void)ledger_keep_tree(l, root, c.appeared[i]);
+			else
+				keep_stat(add(l, c.appeared[i]), &st);
+		}
+		free(c.appeared[i]);
+	}
+	free(c.appeared);
+	if (walked < 0)
+		return -1;
+	/* What the ledger knows and the walk did not meet is gone. */
+	qsort(l->v, l->n, sizeof(*l->v), by_name);
+	l->sorted = 1;
+	{
+		size_t kept = 0;
+		int gone = 0;
+
+		for (size_t i = 0; i < l->n; i++) {
+			struct stat st;
+			char *shown;
+
+			if (i == 0 || strcmp(l->v[i - 1].name, l->v[i].name)) {
+				gone = dirat_lstat(root, l->v[i].name, &st) < 0;
+				if (gone) {
+					shown = evname_printable(l->v[i].name, strlen(l->v[i].name));
+					problem(&c, xasprintf("%s: abev wrote it, and it is gone (%s)",
+							      shown, strerror(errno)));
+					free(shown);
+				}
+			}
+			/* Recorded gone: no longer looked for (the seal would name it again). */
+			if (gone)
+				free(l->v[i].name);
+			else
+				l->v[kept++] = l->v[i];
+		}
+		l->n = kept;
 	}
 	if (c.problems > LEDGER_NOTES_MAX)
 		note(ctx, xasprintf("... and %ld more such differences", c.problems - LEDGER_NOTES_MAX));
 	return c.problems;
+}
+
+/* Whether the file st is still the one e kept: device, inode, size and times. */
+static int same_identity(const struct ledger_entry *e, const struct stat *st)
+{
+	return !e->is_dir && !S_ISDIR(st->st_mode) && e->dev == st->st_dev &&
+	       e->ino == st->st_ino && e->size == st->st_size &&
+	       same_time(&e->mtime, &st->st_mtim) && same_time(&e->ctime, &st->st_ctim);
+}
+
+enum ledger_seen ledger_vet(struct ledger *l, const char *rel, const unsigned char digest[SHA256_LEN],
+			    const struct stat *st, const struct ledger_entry **written)
+{
+	struct ledger_entry *first = find(l, rel), *end = l->v + l->n;
+	enum ledger_seen seen = LEDGER_AS_NOTED;
+
+	*written = NULL;
+	if (!first)
+		return LEDGER_UNKNOWN;
+	for (struct ledger_entry *e = first; e < end && !strcmp(e->name, rel); e++)
+		e->seen = 1;
+	/* Bytes abev wrote are judged by themselves, whatever else was noted of the name. */
+	for (struct ledger_entry *e = first; e < end && !strcmp(e->name, rel); e++) {
+		if (!e->hashed)
+			continue;
+		if (!memcmp(e->digest, digest, SHA256_LEN))
+			return LEDGER_AS_NOTED;
+		*written = e;
+		return LEDGER_CHANGED;
+	}
+	for (struct ledger_entry *e = first; e < end && !strcmp(e->name, rel); e++)
+		if (!same_identity(e, st))
+			seen = LEDGER_CHANGED;
+	return seen;
+}
+
+void ledger_learn(struct ledger *l, const char *rel, const unsigned char digest[SHA256_LEN],
+		  const struct stat *st, int is_new)
+{
+	struct ledger_entry *first = is_new ? NULL : find(l, rel), *end = l->v + l->n;
+
+	if (!first) {
+		struct ledger_entry *e = add(l, rel);
+
+		keep_stat(e, st);
+		e->seen = 1;
+		return;
+	}
+	for (struct ledger_entry *e = first; e < end && !strcmp(e->name, rel); e++) {
+		e->seen = 1;
+		if (e->hashed) {
+			memcpy(e->digest, digest, SHA256_LEN);
+			e->size = st->st_size;
+		} else {
+			keep_stat(e, st);
+		}
+	}
+}
+
+void ledger_seen_clear(struct ledger *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		l->v[i].seen = 0;
+}
+
+long ledger_unseen(struct ledger *l, const char *const *skip,
+		   int (*fn)(void *ctx, const struct ledger_entry *e), void *ctx)
+{
+	long count = 0;
+	size_t kept = 0;
+
+	if (!l->sorted) {
+		qsort(l->v, l->n, sizeof(*l->v), by_name);
+		l->sorted = 1;
+	}
+	for (size_t i = 0; i < l->n;) {
+		size_t j = i;
+		const struct ledger_entry *written = NULL;
+		int file = 0, seen = 0, skipped = 0, drop = 0;
+
+		for (; j < l->n && !strcmp(l->v[j].name, l->v[i].name); j++) {
+			file |= !l->v[j].is_dir;
+			seen |= l->v[j].seen;
+			if (l->v[j].hashed && !written)
+				written = &l->v[j];
+		}
+		for (const char *const *s = skip; s && *s && !skipped; s++)
+			skipped = !strcmp(*s, l->v[i].name);
+		if (file && !seen && !skipped) {
+			count++;
+			drop = fn(ctx, written ? written : &l->v[i]);
+		}
+		for (; i < j; i++) {
+			if (drop) {
+				free(l->v[i].name);
+				continue;
+			}
+			l->v[kept++] = l->v[i];
+		}
+	}
+	l->n = kept;
+	return count;
+}
+
+void ledger_moved(struct ledger *l, const char *rel, const struct stat *old,
+		  const struct stat *new)
+{
+	struct ledger_entry *e = find(l, rel), *end = l->v + l->n;
+
+	for (; e && e < end && !strcmp(e->name, rel); e++)
+		if (!e->hashed && same_identity(e, old))
+			keep_stat(e, new);
 }

@@ -520,6 +520,16 @@ static enum read_outcome read_one(const struct judge *j, struct invocation *inv,
 		note(ctx, xasprintf("%s: refused result file: %s", inv->dir, err));
 		goto out;
 	}
+	/* Its figures and its hash (f.sha256) come from one read: the file did not change meanwhile. */
+	if (fstat(efd, &st) < 0 || st.st_dev != est.st_dev || st.st_ino != est.st_ino ||
+	    st.st_size != est.st_size || st.st_mtim.tv_sec != est.st_mtim.tv_sec ||
+	    st.st_mtim.tv_nsec != est.st_mtim.tv_nsec || st.st_ctim.tv_sec != est.st_ctim.tv_sec ||
+	    st.st_ctim.tv_nsec != est.st_ctim.tv_nsec || f.bytes != (uint64_t)st.st_size) {
+		note(ctx, xasprintf("%s: refused result file: '%s' changed while it was being read",
+				    inv->dir, abs));
+		results_file_release(&f);
+		goto out;
+	}
 	free(f.path);
 	f.path = xstrdup(rel);
 	results_file_counts_add(&inv->tests, &f.counts);

@@ -1024,6 +1024,11 @@ static int run_attempt(struct run_state *st, const struct sched_slot *slot, unsi
 	st->ninvs++;
 	st->next_start = st->m->now(st->m->arg) + (int64_t)(plan->set.gap_seconds * 1e9);
 	st->have_prev = 1;
+	/* The result files its figures come from are held to the bytes they were read from. */
+	for (size_t i = 0; i < inv->nresults; i++)
+		if (inv->results[i].hashed)
+			ledger_parsed(&st->ledger, inv->results[i].path, inv->results[i].sha256,
+				      inv->results[i].bytes);
 	/* Once its files are written, the invocation's directory is final: the ledger keeps it. */
 	if (evidence_write_invocation(&st->ledger, &st->ev, inv) < 0 ||
 	    ledger_keep_tree(&st->ledger, &st->ev, inv->dir) < 0 || run_state_write(st, 0) < 0) {

@@ -230,7 +230,7 @@ static int write_short_state(struct run_state *st, struct run_header *hdr, int e
 	hdr->executed = st->ninvs;   /* none of them in this file */
 	if (!strcmp(hdr->status, invocation_run_status_name(RUN_COMPLETED)))
 		hdr->status = invocation_run_status_name(RUN_FAILED);
-	int ret = evidence_write_run(&st->ev, result_file(st, 1), hdr, &dec, NULL, 0);
+	int ret = evidence_write_run(&st->ev, &st->ledger, result_file(st, 1), hdr, &dec, NULL, 0);
 
 	if (ret == 0)
 		error("wrote a shorter result.json without the invocation records instead");
@@ -302,8 +302,8 @@ static int write_start(struct run_state *st)
 
 	fill_header(st, RUN_RUNNING, 0, &hdr);
 	fill_report(st, &hdr, 0, &rin);
-	if (evidence_write_run(&st->ev, NULL, &hdr, &dec, st->invs, st->ninvs) < 0 ||
-	    report_write(&st->ev, &rin) < 0 || journal_open(&st->journal, &st->ev) < 0)
+	if (evidence_write_run(&st->ev, &st->ledger, NULL, &hdr, &dec, st->invs, st->ninvs) < 0 ||
+	    report_write(&st->ev, &st->ledger, &rin) < 0 || journal_open(&st->journal, &st->ev) < 0)
 		ret = -1;
 	note_reserve(st);
 	return ret;
@@ -333,14 +333,14 @@ static int write_final(struct run_state *st)
 	if (!st->compared) {
 		compare_compute(&st->ccfg, st->invs, st->ninvs, &st->cmp);
 		st->compared = 1;
-		if (plots_write(&st->ev, &st->cmp, st->invs, st->ninvs) < 0)
+		if (plots_write(&st->ev, &st->ledger, &st->cmp, st->invs, st->ninvs) < 0)
 			ret = -1;
 	}
 	st->max_rss_bytes = self_max_rss();
 	fill_header(st, status, 1, &hdr);
 	dec = decision_of(st);
 	st->final_written = 0;
-	if (evidence_write_run(&st->ev, result_file(st, 1), &hdr, &dec, st->invs, st->ninvs) < 0) {
+	if (evidence_write_run(&st->ev, &st->ledger, result_file(st, 1), &hdr, &dec, st->invs, st->ninvs) < 0) {
 		ret = -1;
 		st->final_written = write_short_state(st, &hdr, errno) == 0;
 	} else {
@@ -350,7 +350,7 @@ static int write_final(struct run_state *st)
 	}
 	/* A short result.json says failed (write_short_state()): the report says the same. */
 	fill_report(st, &hdr, 1, &rin);
-	if (report_write(&st->ev, &rin) < 0)
+	if (report_write(&st->ev, &st->ledger, &rin) < 0)
 		ret = -1;
 	return ret;
 }

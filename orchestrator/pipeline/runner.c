@@ -252,6 +252,30 @@ static void unsealed(struct run_state *st, int stopped_by)
 		      strerror(errno));
 }
 
+/* A difference the last seal found (seal.h), which no file of the evidence can record now. */
+static void sealed_over(void *ctx, char *line)
+{
+	(void)ctx;
+	error("%s", line);
+	free(line);
+}
+
+/*
+ * The seal found what changed after check_evidence() (seal.h, strict):
+ * recorded like what that check found, and the evidence sealed again,
+ * once, with a change after that never signed.
+ */
+static void changed_while_sealing(struct run_state *st, struct seal_watch *w)
+{
+	st->tampered += w->found;
+	run_state_note_tampered(st, xasprintf("the evidence is failed: %ld file(s) were "
+					      "changed, removed or added while abev sealed it "
+					      "(above); they are not abev's record", w->found));
+	w->strict = 0;
+	w->note = sealed_over;
+	w->ctx = NULL;
+}
+
 /*
  * The end of every run: result.json and report.md written as final,
  * sealed, packed. A signal that arrives meanwhile is not lost: the
@@ -266,8 +290,11 @@ static void finish_evidence(struct run_state *st, enum run_status *final, int *s
 			    int *bundled)
 {
 	const struct runner_options *opt = st->opt;
-	int signals;
+	struct seal_watch watch = { &st->ledger, 1, run_state_note_tampered_cb, st, 0 };
+	int signals, sr;
 
+	/* The seal's own settling first, so that what it settles later was changed after the check. */
+	(void)seal_settle(&st->ev, 0, &st->ledger);
 	check_evidence(st);
 	for (;;) {
 		run_state_now_utc(st, st->ended);
@@ -285,7 +312,19 @@ static void finish_evidence(struct run_state *st, enum run_status *final, int *s
 		}
 		signals = proc_interrupt_count();
 		/* Sealed whatever the outcome, an interrupted run included: it says so itself. */
-		if (seal_evidence_final(&st->ev, opt->key) < 0) {
+		sr = seal_evidence_final(&st->ev, opt->key, &watch);
+		if (sr > 0) {
+			changed_while_sealing(st, &watch);
+			continue;
+		}
+		if (sr == 0 && watch.found) {
+			/* Sealed, but not over what changed the second time: verify fails on it. */
+			error("'%s': %ld file(s) changed while abev sealed the evidence again; the "
+			      "seal lists abev's bytes for them or leaves them out, and abev verify "
+			      "fails on the evidence", st->root, watch.found);
+			st->runtime_error = 1;
+		}
+		if (sr < 0) {
 			/*
 			 * A signal meanwhile stopped the hashing (hash.h). The
 			 * first one of a run that was not interrupted before is

@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/hash.h"
+
 enum results_format { RESULTS_TRX, RESULTS_JUNIT };
 
 struct results_counts {
@@ -39,6 +41,10 @@ struct results_file {
 	struct results_counts declared;  /* the file's own counters (TRX Counters; JUnit root or summed top suites), -1 where absent */
 	char **notes;              /* cross-check disagreements and oddities, one line each */
 	size_t nnotes, notes_alloc;
+	/* The SHA-256 and size of the bytes the figures were parsed from, hashed in that read. */
+	int hashed;
+	unsigned char sha256[SHA256_LEN];
+	uint64_t bytes;
 };
 #define RESULTS_FILE_INIT { 0 }
 

@@ -21,6 +21,8 @@
 #include "report/svg.h"
 #include "decide/units.h"
 #include "util/dirat.h"
+#include "util/path.h"
+#include "evidence/ledger.h"
 #include "util/name_rule.h"
 #include "util/alloc.h"
 #include "util/env.h"
@@ -90,15 +92,19 @@ char *plots_file_name(const struct comparison *c, size_t m)
 	return out;
 }
 
-static int write_plot(const struct dirat *dir, const char *name, char *svg)
+/* EVIDENCE_PLOTS_DIR/name beneath root, noted in l when there is one. */
+static int write_plot(const struct dirat *root, struct ledger *l, const char *name, char *svg)
 {
-	int ret = dirat_write_atomic(dir, name, svg, strlen(svg));
+	char *rel = path_join(EVIDENCE_PLOTS_DIR, name);
+	int ret = l ? ledger_rewrite(l, root, rel, svg, strlen(svg))
+		    : dirat_write_atomic(root, rel, svg, strlen(svg));
 
+	free(rel);
 	free(svg);
 	return ret;
 }
 
-int plots_write(const struct dirat *root, const struct comparison *c,
+int plots_write(const struct dirat *root, struct ledger *l, const struct comparison *c,
 		const struct invocation *invs, size_t ninvs)
 {
 	struct dirat dir = DIRAT_INIT;
@@ -107,11 +113,11 @@ int plots_write(const struct dirat *root, const struct comparison *c,
 
 	for (size_t m = 0; !ret && m < c->nmetrics; m++) {
 		char *name = xasprintf("%s.svg", names[m]);
-		ret = write_plot(&dir, name, plots_metric_svg(c, m, invs, ninvs));
+		ret = write_plot(root, l, name, plots_metric_svg(c, m, invs, ninvs));
 		free(name);
 	}
 	if (!ret)
-		ret = write_plot(&dir, EVIDENCE_PLOTS_RUNS_FILE, plots_runs_svg(c, invs, ninvs));
+		ret = write_plot(root, l, EVIDENCE_PLOTS_RUNS_FILE, plots_runs_svg(c, invs, ninvs));
 	strv_free(names);
 	dirat_release(&dir);
 	return ret;

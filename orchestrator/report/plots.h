@@ -74,11 +74,13 @@ char *plots_runs_svg(const struct comparison *c, const struct invocation *invs, 
 
 /*
  * Writes root/EVIDENCE_PLOTS_DIR/<plots_file_name()> for every metric of c and
- * root/EVIDENCE_PLOTS_DIR/EVIDENCE_PLOTS_RUNS_FILE, each atomically, creating the folder.
- * 0, or -1 after error() at the first file that could not be written.
+ * root/EVIDENCE_PLOTS_DIR/EVIDENCE_PLOTS_RUNS_FILE, each atomically, creating the folder,
+ * and notes each in l (evidence/ledger.h) unless l is NULL. 0, or -1 after error() at the
+ * first file that could not be written.
  */
 struct dirat;
-int plots_write(const struct dirat *root, const struct comparison *c, const struct invocation *invs,
-		size_t ninvs);
+struct ledger;
+int plots_write(const struct dirat *root, struct ledger *l, const struct comparison *c,
+		const struct invocation *invs, size_t ninvs);
 
 #endif

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "evidence/envname.h"
+#include "evidence/ledger.h"
 #include "report/contention.h"
 #include "report/plots.h"
 #include "report/reason_words.h"
@@ -140,6 +141,7 @@ static void set_header(struct template_ctx *c, const struct report_input *in)
 	template_set(c, "description", in->run->plan_description);
 	template_set_bool(c, "signed", in->run->signed_evidence);
 	template_set_bool(c, "signature_unchecked", in->signature_unchecked);
+	template_set_bool(c, "run_as", in->run->run_as_user != NULL);
 	template_set(c, "status", status);
 	template_set_bool(c, "running", !strcmp(status, "running"));
 	template_set(c, "started", in->run->started_utc && *in->run->started_utc ? in->run->started_utc : "unknown");
@@ -1383,10 +1385,13 @@ out:
 	return text;
 }
 
-int report_write(const struct dirat *root, const struct report_input *in)
+int report_write(const struct dirat *root, struct ledger *l, const struct report_input *in)
 {
 	char *text = report_render(in);
-	int ret = text ? dirat_write_atomic(root, in->file ? in->file : EVIDENCE_REPORT_FILE, text, strlen(text)) : -1;
+	const char *name = in->file ? in->file : EVIDENCE_REPORT_FILE;
+	int ret = !text ? -1
+		  : l	? ledger_rewrite(l, root, name, text, strlen(text))
+			: dirat_write_atomic(root, name, text, strlen(text));
 
 	free(text);
 	return ret;

@@ -49,7 +49,11 @@ char *report_render(const struct report_input *in);
 void report_input_from_evidence(const struct evidence_run *r, const struct comparison *c,
 				 const struct run_environment *env, struct report_input *in);
 struct dirat;
-/* Renders and writes report.md (or in->file) beneath root atomically. 0 or -1 after error(). */
-int report_write(const struct dirat *root, const struct report_input *in);
+struct ledger;
+/*
+ * Renders and writes report.md (or in->file) beneath root atomically, and
+ * notes it in l (evidence/ledger.h) unless l is NULL. 0 or -1 after error().
+ */
+int report_write(const struct dirat *root, struct ledger *l, const struct report_input *in);
 
 #endif

@@ -16,6 +16,7 @@
  * cases only, so such errors are not counted; the suite's disagreement
  * with what was counted inside it becomes a note.
  */
+#include "util/hash.h"
 #include "results/results.h"
 #include "results/results_reader.h"
 #include "util/alloc.h"
@@ -468,6 +469,12 @@ static void parser_release(struct parser *p)
 	strbuf_release(&p->generic);
 	strbuf_release(&p->attrbuf);
 	strbuf_release(&p->run_info);
+	if (p->hash) {
+		unsigned char unused[SHA256_LEN];
+
+		sha256_final(p->hash, unused);
+		p->hash = NULL;
+	}
 }
 
 /*
@@ -637,10 +644,16 @@ static int parse_fd(int fd, const char *path, const struct results_limits *limit
 	start = lseek(fd, 0, SEEK_CUR);
 	if (start >= 0 && read_classes(&p, start, err) < 0)
 		goto out;
+	/* Hashed in the read the figures come from: the manifest can list these very bytes. */
+	p.hash = sha256_new();
 	if (results_sax_read(&p) < 0) {
 		*err = failure_reason(&p);
 		goto out;
 	}
+	sha256_final(p.hash, out->sha256);
+	p.hash = NULL;
+	out->hashed = 1;
+	out->bytes = p.nread;
 	if (!p.root_seen) {
 		*err = xasprintf("%s:1: no root element (empty document)", path);
 		goto out;

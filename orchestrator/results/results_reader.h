@@ -118,6 +118,7 @@ struct parser {
 	int cap_text, cap_child;
 
 	uint64_t nread;
+	struct sha256 *hash;     /* the bytes read, hashed as read (not in the prepass) */
 	int oversize;
 	int read_errno;
 	struct prolog pro;

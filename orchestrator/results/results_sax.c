@@ -26,6 +26,7 @@
  * than RESULTS_HELD_MAX, in abev's words, before libxml2 reaches its own
  * "Huge input lookup" at 10 MB.
  */
+#include "util/hash.h"
 #include "results/results.h"
 #include "results/results_reader.h"
 #include "util/alloc.h"
@@ -516,6 +517,8 @@ static ssize_t read_chunk(struct parser *p, char *buf, size_t len)
 		return -1;
 	}
 	p->nread += (uint64_t)n;
+	if (p->hash)
+		sha256_update(p->hash, buf, (size_t)n);
 	if (p->nread > p->lim.max_bytes) {
 		p->oversize = 1;
 		return -1;

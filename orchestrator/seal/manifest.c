@@ -204,6 +204,12 @@ static int add_staged(const struct dirat *root, struct walk *w)
 int manifest_build_staged(const struct dirat *root, const char *const *staged,
 			  struct manifest *m)
 {
+	return manifest_build_vetted(root, staged, NULL, m);
+}
+
+int manifest_build_vetted(const struct dirat *root, const char *const *staged,
+			  const struct manifest_vet *vet, struct manifest *m)
+{
 	static const struct tree_ops ops = { walk_entry, walk_failed };
 	struct walk w = { root->path, staged, NULL, NULL, 0, 0, 0 };
 	struct hash_job *jobs = NULL;
@@ -230,6 +236,11 @@ int manifest_build_staged(const struct dirat *root, const char *const *staged,
 			error("%s", jobs[i].err);
 			continue;
 		}
+		if (vet && vet->fn(vet->ctx, &jobs[i]) == MANIFEST_LEAVE_OUT) {
+			free(w.e[i].name);
+			w.e[i].name = NULL;
+			continue;
+		}
 		memcpy(w.e[i].digest, jobs[i].digest, SHA256_LEN);
 		w.e[i].size = jobs[i].size;
 	}
@@ -239,9 +250,16 @@ int manifest_build_staged(const struct dirat *root, const char *const *staged,
 	if (failed)
 		goto out;
 	/* Hashed: the staged names are no longer needed, and the sort would part them. */
-	for (size_t i = 0; i < w.n; i++) {
-		free(w.from[i]);
-		w.from[i] = NULL;
+	{
+		size_t kept = 0;
+
+		for (size_t i = 0; i < w.n; i++) {
+			free(w.from[i]);
+			w.from[i] = NULL;
+			if (w.e[i].name)
+				w.e[kept++] = w.e[i];
+		}
+		w.n = kept;
 	}
 	qsort(w.e, w.n, sizeof(*w.e), by_name);
 	m->e = w.e;

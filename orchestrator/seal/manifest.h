@@ -47,6 +47,21 @@ int manifest_build_at(const struct dirat *root, struct manifest *m);
  */
 int manifest_build_staged(const struct dirat *root, const char *const *staged,
 			  struct manifest *m);
+/*
+ * Asked of each file once hashed, before it is listed: job holds what was
+ * read (job->path the name hashed, a staged copy's own; its digest, size
+ * and st, the file's fstat() once read). MANIFEST_LIST lists it with the
+ * digest and size in job, which the vet may have replaced;
+ * MANIFEST_LEAVE_OUT leaves it out.
+ */
+enum manifest_vote { MANIFEST_LIST, MANIFEST_LEAVE_OUT };
+struct manifest_vet {
+	enum manifest_vote (*fn)(void *ctx, struct hash_job *job);
+	void *ctx;
+};
+/* manifest_build_staged() with each file put to vet (or none, with NULL). */
+int manifest_build_vetted(const struct dirat *root, const char *const *staged,
+			  const struct manifest_vet *vet, struct manifest *m);
 /* The manifest's text: "SHA256 (name) = hex\n" per entry. Caller frees. */
 char *manifest_text(const struct manifest *m, size_t *len);
 /*

@@ -24,6 +24,8 @@
 #include "util/strbuf.h"
 #include "util/usage.h"
 #include "util/writefile.h"
+#include "evidence/ledger.h"
+#include "evidence/evname.h"
 #include "run/proc.h"
 
 /* As deep as manifest_build() goes. */
@@ -32,7 +34,8 @@
 /* Paths found by the walk: directories in walk order, files with more than one name. */
 struct settle {
 	char **dirs, **linked;
-	size_t ndirs, dirs_alloc, nlinked, linked_alloc;
+	struct stat *linked_st;   /* each linked file as the walk found it */
+	size_t ndirs, dirs_alloc, nlinked, linked_alloc, linked_st_alloc;
 };
 
 static enum tree_step settle_entry(void *ctx, const struct tree_entry *e)
@@ -56,6 +59,8 @@ static enum tree_step settle_entry(void *ctx, const struct tree_entry *e)
 	}
 	if (S_ISREG(e->st->st_mode) && e->st->st_nlink > 1) {
 		ALLOC_GROW(s->linked, s->nlinked + 1, s->linked_alloc);
+		ALLOC_GROW(s->linked_st, s->nlinked + 1, s->linked_st_alloc);
+		s->linked_st[s->nlinked] = *e->st;
 		s->linked[s->nlinked++] = xstrdup(e->name);
 	}
 	return TREE_NEXT;
@@ -84,14 +89,28 @@ static int copy_stopped(void *arg)
  * over it, so that the other name (a test's `ln` into $ABEV_RUN_DIR)
  * keeps the old inode. 0 or -1 after error().
  */
-static int unshare(const struct dirat *root, const char *rel)
+/* The same file, unchanged: device, inode, size and both times. */
+static int same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+	       a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+}
+
+/*
+ * *left: the old inode once rel no longer names it (its other names'
+ * change time moved with the rename), when it stayed as found while it was
+ * copied; st_ino 0 otherwise.
+ */
+static int unshare(const struct dirat *root, const char *rel, const struct stat *found,
+		   struct ledger *l, struct stat *left)
 {
 	struct atomic_file f = ATOMIC_FILE_INIT;
 	char *shown = path_join(root->path, rel);
 	const char *base;
 	int dfd = dirat_parent(root, rel, &base), in = -1, ret = -1;
 	enum copy_result cr;
-	struct stat st;
+	struct stat st, after;
 
 	if (dfd >= 0)
 		in = openat(dfd, base, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
@@ -111,7 +130,17 @@ static int unshare(const struct dirat *root, const char *rel)
 		error("cannot copy '%s' to give it a name of its own: %s", shown, strerror(errno));
 		goto out;
 	}
+	/* Read while it stayed as the walk found it: the ledger follows it to its new inode. */
+	if (fstat(in, &after) < 0)
+		after.st_ino = 0;
 	ret = atomic_file_commit(&f);
+	left->st_ino = 0;
+	if (ret == 0 && same_file(found, &st) && same_file(found, &after)) {
+		if (fstat(in, left) < 0)
+			left->st_ino = 0;
+		if (l && dirat_lstat(root, rel, &after) == 0)
+			ledger_moved(l, rel, found, &after);
+	}
 out:
 	atomic_file_abort(&f);
 	if (in >= 0)
@@ -128,17 +157,29 @@ out:
  * removed (deepest first, so a tree of empty ones goes), and a file with
  * a second name is given one of its own. 0 or -1 after error().
  */
-static int seal_settle(const struct dirat *root)
+int seal_settle(const struct dirat *root, int empty_dirs, struct ledger *l)
 {
 	static const struct tree_ops ops = { settle_entry, settle_failed };
-	struct settle s = { NULL, NULL, 0, 0, 0, 0 };
+	struct settle s = { NULL, NULL, NULL, 0, 0, 0, 0, 0 };
 	int ret = tree_walk_at(root, "", &ops, &s);
 
-	for (size_t i = 0; i < s.nlinked; i++)
-		if (ret == 0 && unshare(root, s.linked[i]) < 0)
+	for (size_t i = 0; i < s.nlinked && ret == 0; i++) {
+		struct stat was = s.linked_st[i], left;
+
+		if (unshare(root, s.linked[i], &was, l, &left) < 0) {
 			ret = -1;
+			break;
+		}
+		/* Its other names here saw only abev's rename: the ledger and the walk follow. */
+		for (size_t j = i + 1; left.st_ino && j < s.nlinked; j++)
+			if (same_file(&s.linked_st[j], &was)) {
+				if (l)
+					ledger_moved(l, s.linked[j], &was, &left);
+				s.linked_st[j] = left;
+			}
+	}
 	/* Children come after their parent in the walk: backwards, they go first. */
-	for (size_t i = s.ndirs; i-- > 0;)
+	for (size_t i = s.ndirs; empty_dirs && i-- > 0;)
 		if (ret == 0 && dirat_unlink(root, s.dirs[i], AT_REMOVEDIR) < 0 &&
 		    errno != ENOTEMPTY && errno != EEXIST)
 			ret = error("cannot remove the empty directory '%s/%s': %s", root->path,
@@ -149,6 +190,7 @@ static int seal_settle(const struct dirat *root)
 		free(s.linked[i]);
 	free(s.dirs);
 	free(s.linked);
+	free(s.linked_st);
 	return ret;
 }
 
@@ -167,23 +209,179 @@ int seal_evidence(const char *root, const struct signify_key *key)
 const char *const seal_staged_names[] = { EVIDENCE_REPORT_FILE, EVIDENCE_RESULT_FILE, NULL };
 
 /*
+ * A file as the seal read it, against the ledger (struct seal_watch):
+ * what is listed, and each difference noted. The name a note gives is
+ * the evidence's (a staged copy's final name).
+ */
+/* A difference a strict seal found, taken into the ledger once the read is over (one sort). */
+struct learned {
+	char *name;
+	unsigned char digest[SHA256_LEN];
+	struct stat st;
+	int unknown;   /* ledger_vet() knew no such name */
+};
+struct watching {
+	struct seal_watch *w;
+	struct learned *v;
+	size_t n, alloc;
+};
+
+static enum manifest_vote vet(void *ctx, struct hash_job *job)
+{
+	struct watching *wg = ctx;
+	struct seal_watch *w = wg->w;
+	const struct ledger_entry *written;
+	enum ledger_seen seen = ledger_vet(w->ledger, job->path, job->digest, &job->st, &written);
+	size_t plen = strlen(job->path), slen = strlen(EVIDENCE_STAGED_SUFFIX);
+	char *shown, hex[SHA256_HEX_LEN + 1];
+
+	if (seen == LEDGER_AS_NOTED)
+		return MANIFEST_LIST;
+	w->found++;
+	if (plen > slen && !strcmp(job->path + plen - slen, EVIDENCE_STAGED_SUFFIX))
+		plen -= slen;
+	shown = evname_printable(job->path, plen);
+	if (written && written->parsed) {
+		sha256_hex(written->digest, hex);
+		w->note(w->ctx, xasprintf("%s: changed while abev sealed the evidence, after abev "
+					  "read its figures from it (SHA-256 %.16s… when read); it "
+					  "is not what abev recorded", shown, hex));
+	} else if (written) {
+		sha256_hex(written->digest, hex);
+		w->note(w->ctx, xasprintf("%s: changed while abev sealed the evidence, after abev "
+					  "wrote it (SHA-256 %.16s… when written); it is not abev's "
+					  "record", shown, hex));
+	} else if (seen == LEDGER_CHANGED) {
+		w->note(w->ctx, xasprintf("%s: changed or replaced while abev sealed the evidence, "
+					  "after its invocation was over", shown));
+	} else {
+		w->note(w->ctx, xasprintf("%s: a regular file abev did not write appeared while "
+					  "abev sealed the evidence; it is not part of what abev "
+					  "recorded", shown));
+	}
+	free(shown);
+	if (w->strict) {
+		struct learned *k;
+
+		ALLOC_GROW(wg->v, wg->n + 1, wg->alloc);
+		k = &wg->v[wg->n++];
+		k->name = xstrdup(job->path);
+		memcpy(k->digest, job->digest, SHA256_LEN);
+		k->st = job->st;
+		k->unknown = seen == LEDGER_UNKNOWN;
+		return MANIFEST_LIST;
+	}
+	/* Never signed: abev's own bytes are listed in their place, and the rest left out. */
+	if (!written)
+		return MANIFEST_LEAVE_OUT;
+	memcpy(job->digest, written->digest, SHA256_LEN);
+	job->size = (uint64_t)written->size;
+	return MANIFEST_LIST;
+}
+
+/* What the seal lists, for gone(): abev's bytes for a file abev wrote that is gone. */
+struct gone_ctx {
+	struct seal_watch *w;
+	struct manifest *m;
+	size_t alloc;
+	int unlistable;   /* a run's file gone, outside strict: nothing to list */
+};
+
+/* A file the ledger holds that the seal did not find (ledger_unseen()). */
+static int gone(void *ctx, const struct ledger_entry *e)
+{
+	struct gone_ctx *g = ctx;
+	size_t len = strlen(e->name), slen = strlen(EVIDENCE_STAGED_SUFFIX);
+	char *shown;
+
+	if (len > slen && !strcmp(e->name + len - slen, EVIDENCE_STAGED_SUFFIX))
+		len -= slen;
+	shown = evname_printable(e->name, len);
+	g->w->found++;
+	g->w->note(g->w->ctx, xasprintf("%s: %s, and it was removed while abev sealed the "
+					"evidence", shown,
+					e->parsed ? "abev read its figures from it"
+					: e->hashed ? "abev wrote it" : "its run left it"));
+	if (g->w->strict) {
+		free(shown);
+		return 1;
+	}
+	/* Listed as written, it is "listed but missing" to abev verify; a run's file cannot be. */
+	if (e->hashed) {
+		struct manifest_entry *me;
+
+		ALLOC_GROW(g->m->e, g->m->n + 1, g->alloc);
+		me = &g->m->e[g->m->n++];
+		me->name = xstrndup(e->name, len);
+		memcpy(me->digest, e->digest, SHA256_LEN);
+		me->size = (uint64_t)e->size;
+	} else {
+		g->unlistable = 1;
+	}
+	free(shown);
+	return 0;
+}
+
+static int by_entry_name(const void *a, const void *b)
+{
+	return strcmp(((const struct manifest_entry *)a)->name,
+		      ((const struct manifest_entry *)b)->name);
+}
+
+/*
+ * After the manifest of a watched seal is built: what the ledger holds
+ * and the seal did not read is gone. 0, or -1 after error() when a run's
+ * file is gone outside strict (nothing can stand in its place).
+ */
+static int watch_gone(struct seal_watch *w, struct manifest *m)
+{
+	struct gone_ctx g = { w, m, m->n, 0 };
+
+	ledger_unseen(w->ledger, seal_staged_names, gone, &g);
+	qsort(m->e, m->n, sizeof(*m->e), by_entry_name);
+	if (g.unlistable)
+		return error("files the runs left were removed while abev sealed the evidence a "
+			     "second time (above): it is not sealed");
+	return 0;
+}
+
+/*
  * Seals root, listing each name of staged (or NULL) by its staged copy,
  * which is then renamed into place in staged's order, after the seal is
- * on disk. Everything is computed before the directory changes.
+ * on disk. Everything is computed before the directory changes. With w,
+ * each file is held against w's ledger first (vet()).
  */
 static int seal_staged(const struct dirat *root, const struct signify_key *key,
-		       const char *const *staged)
+		       const char *const *staged, struct seal_watch *w)
 {
 	struct manifest m = { NULL, 0 };
+	struct watching wg = { w, NULL, 0, 0 };
+	struct manifest_vet v = { vet, &wg };
 	char *text = NULL, *sig = NULL;
 	size_t tlen = 0, slen = 0;
 	int ret = -1;
 
 	/* A signal from here on stops the hashing and copying (hash.h): sealing a terabyte waits for nobody. */
 	hash_stop_on_change(proc_interrupt_count);
-	if (seal_settle(root) < 0 || manifest_build_staged(root, staged, &m) < 0)
+	if (w) {
+		w->found = 0;
+		ledger_seen_clear(w->ledger);
+	}
+	if (seal_settle(root, 1, w ? w->ledger : NULL) < 0 || manifest_build_vetted(root, staged, w ? &v : NULL, &m) < 0)
 		goto out;
 	hash_stop_clear();
+	/* The names the ledger knows first: a new one unsorts it, and each lookup would sort again. */
+	for (int unknown = 0; unknown <= 1; unknown++)
+		for (size_t i = 0; i < wg.n; i++)
+			if (wg.v[i].unknown == unknown)
+				ledger_learn(w->ledger, wg.v[i].name, wg.v[i].digest, &wg.v[i].st,
+					     unknown);
+	if (w && watch_gone(w, &m) < 0)
+		goto out;
+	if (w && w->strict && w->found) {
+		ret = 1;
+		goto out;
+	}
 	text = manifest_text(&m, &tlen);
 	if (key) {
 		char fp[SHA256_HEX_LEN + 1], *comment;
@@ -223,6 +421,9 @@ static int seal_staged(const struct dirat *root, const struct signify_key *key,
 	ret = 0;
 out:
 	hash_stop_clear();
+	for (size_t i = 0; i < wg.n; i++)
+		free(wg.v[i].name);
+	free(wg.v);
 	manifest_release(&m);
 	free(text);
 	free(sig);
@@ -250,10 +451,11 @@ int seal_put_staged(const struct dirat *root, const char *const *staged)
 
 int seal_evidence_at(const struct dirat *root, const struct signify_key *key)
 {
-	return seal_staged(root, key, NULL);
+	return seal_staged(root, key, NULL, NULL);
 }
 
-int seal_evidence_final(const struct dirat *root, const struct signify_key *key)
+int seal_evidence_final(const struct dirat *root, const struct signify_key *key,
+			struct seal_watch *w)
 {
-	return seal_staged(root, key, seal_staged_names);
+	return seal_staged(root, key, seal_staged_names, w);
 }

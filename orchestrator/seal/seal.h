@@ -43,7 +43,45 @@ extern const char *const seal_staged_names[];
  * unfinished: result.json still says "running", and `abev verify` names
  * the staged files left. 0 or -1 after error().
  */
-int seal_evidence_final(const struct dirat *root, const struct signify_key *key);
+struct ledger;
+/*
+ * What the final seal holds the evidence against (seal_evidence_final()):
+ * the ledger of what abev wrote and kept (evidence/ledger.h). Each file
+ * is judged as the seal reads it (ledger_vet()): a file abev wrote is
+ * listed with the bytes abev wrote, never with others found in its
+ * place; a run's file whose identity changed, or a file nobody noted, is
+ * left out — so that what was changed after abev last looked is never
+ * signed, and abev verify fails on it. With strict, a difference instead
+ * stops the seal before anything is written: it is handed to note,
+ * taken into the ledger as found (ledger_learn()), and the caller
+ * records it in the evidence and seals again.
+ */
+struct seal_watch {
+	struct ledger *ledger;
+	int strict;
+	void (*note)(void *ctx, char *line);   /* takes line */
+	void *ctx;
+	long found;                            /* out: the differences found */
+};
+/*
+ * seal_evidence_final() of a run's evidence, held against w (or nothing,
+ * with NULL). 0 sealed, 1 (w->strict) differences found and nothing
+ * written, -1 after error().
+ */
+int seal_evidence_final(const struct dirat *root, const struct signify_key *key,
+			struct seal_watch *w);
+/*
+ * What a run left that abev verify refuses, settled (the first step of
+ * every seal): a file with a second name given one of its own, the modes
+ * evidence keeps, and with empty_dirs, empty directories removed. A run's
+ * end does it (without empty_dirs, which the ledger notes as the run left
+ * them) before the ledger's check (ledger_check()), so that what the seal
+ * then changes is a change made after that check. A file l (or NULL)
+ * kept that gets an inode of its own is followed there (ledger_moved()),
+ * when it was as kept and stayed so while it was copied. 0 or -1 after
+ * error().
+ */
+int seal_settle(const struct dirat *root, int empty_dirs, struct ledger *l);
 /*
  * Renames each staged copy of staged (NULL-terminated) that exists into
  * place, in order, and flushes them to disk. 0 or -1 after error().

@@ -130,7 +130,8 @@ void sha256_hex(const unsigned char d[SHA256_LEN], char out[SHA256_HEX_LEN + 1])
  * worker thread reuses both across its files.
  */
 static int hash_one(EVP_MD_CTX *ctx, unsigned char *buf, const struct dirat *root,
-		    const char *name, unsigned char out[SHA256_LEN], uint64_t *size, char **err)
+		    const char *name, unsigned char out[SHA256_LEN], uint64_t *size,
+		    struct stat *after, char **err)
 {
 	char *joined = root ? path_join(root->path, name) : NULL;
 	const char *path = joined ? joined : name;
@@ -195,6 +196,11 @@ static int hash_one(EVP_MD_CTX *ctx, unsigned char *buf, const struct dirat *roo
 		*err = xasprintf("cannot hash '%s': %s", path, msg);
 		goto out;
 	}
+	/* Its identity once read: a write meanwhile shows in its times (ledger.h). */
+	if (after && fstat(fd, after) < 0) {
+		*err = xasprintf("cannot stat '%s': %s", path, strerror(errno));
+		goto out;
+	}
 	if (size)
 		*size = total;
 	ret = 0;
@@ -232,7 +238,7 @@ int sha256_file(const char *path, unsigned char out[SHA256_LEN], uint64_t *size,
 	int ret;
 	*err = NULL;
 	tools_init(&t);
-	ret = hash_one(t.ctx, t.buf, NULL, path, out, size, err);
+	ret = hash_one(t.ctx, t.buf, NULL, path, out, size, NULL, err);
 	tools_release(&t);
 	return ret;
 }
@@ -265,7 +271,7 @@ static void *worker(void *arg)
 			atomic_fetch_add(&p->failed, 1);
 			continue;
 		}
-		if (hash_one(t.ctx, t.buf, j->root, j->path, j->digest, &j->size, &j->err) < 0) {
+		if (hash_one(t.ctx, t.buf, j->root, j->path, j->digest, &j->size, &j->st, &j->err) < 0) {
 			j->stopped = hash_stopped();
 			atomic_fetch_add(&p->failed, 1);
 		}

@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 /* SHA-256, as every file, assembly, plan and key fingerprint is recorded. */
 #define SHA256_LEN 32
@@ -39,6 +40,7 @@ struct hash_job {
 	const struct dirat *root;      /* borrowed, or NULL */
 	unsigned char digest[SHA256_LEN];
 	uint64_t size;
+	struct stat st;                /* fstat() of the file once read */
 	char *err;                     /* set on failure; caller frees */
 	int stopped;                   /* failed because hashing was stopped (hash_stop_on_change()) */
 };

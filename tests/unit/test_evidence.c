@@ -191,7 +191,7 @@ static void test_run_file(void **state)
 	};
 	struct dirat d = DIRAT_INIT;
 	assert_int_equal(dirat_open_path(&d, root), 0);
-	assert_int_equal(evidence_write_run(&d, NULL, &hdr, NULL, inv, 2), 0);
+	assert_int_equal(evidence_write_run(&d, NULL, NULL, &hdr, NULL, inv, 2), 0);
 	dirat_release(&d);
 	char *p = path_join(root, "result.json");
 	cJSON *o = load_json(p);
@@ -238,7 +238,7 @@ static void test_run_file_bytes(void **state)
 		char *p = path_join(root, "result.json");
 		struct strbuf sb = STRBUF_INIT;
 		hdr.executed = n;
-		assert_int_equal(evidence_write_run(&d, NULL, &hdr, NULL, inv, n), 0);
+		assert_int_equal(evidence_write_run(&d, NULL, NULL, &hdr, NULL, inv, n), 0);
 		assert_int_equal(read_file_capped(&sb, p, 1 << 20), 0);
 		cJSON *o = cJSON_Parse(sb.buf);
 		assert_non_null(o);

@@ -668,7 +668,7 @@ static void test_write(void **state)
 	compare_compute(&f.cfg, f.invs, f.n, &c);
 	struct dirat d = DIRAT_INIT;
 	assert_int_equal(dirat_open_path(&d, root), 0);
-	assert_int_equal(plots_write(&d, &c, f.invs, f.n), 0);
+	assert_int_equal(plots_write(&d, NULL, &c, f.invs, f.n), 0);
 	dirat_release(&d);
 	dir = path_join(root, EVIDENCE_PLOTS_DIR);
 	for (size_t m = 0; m < c.nmetrics; m++) {

@@ -24,6 +24,7 @@
 
 #include "util/dirat.h"
 #include "seal/seal.h"
+#include "evidence/ledger.h"
 #include "util/alloc.h"
 #include "util/atomic_file.h"
 #include "util/compiler.h"
@@ -928,7 +929,7 @@ static void test_seal_staged(void **state)
 	tu_puts(ev, "report.md.sealing", "- Status: completed\n");
 	tu_puts(ev, "runs/a/run-1/result.json.sealing", "a run's own file, not staged\n");
 	assert_int_equal(dirat_open_path(&root, ev), 0);
-	assert_int_equal(seal_evidence_final(&root, NULL), 0);
+	assert_int_equal(seal_evidence_final(&root, NULL, NULL), 0);
 	text = slurp(mpath, &len);
 	assert_non_null(strstr(text, "SHA256 (result.json) = "));
 	assert_non_null(strstr(text, "SHA256 (report.md) = "));
@@ -960,13 +961,141 @@ static void test_seal_staged(void **state)
 	again = path_join(ev, "result.json.sealing");
 	assert_int_equal(unlink(again), 0);
 	free(again);
-	assert_int_equal(seal_evidence_final(&root, NULL), 0);
+	assert_int_equal(seal_evidence_final(&root, NULL, NULL), 0);
 	assert_int_equal(verify_path(ev, NULL, &r), 0);
 	assert_int_equal(r.nproblems, 0);
 	assert_false(r.unfinished);
 	verify_result_release(&r);
 	dirat_release(&root);
 	free(mpath);
+	free(ev);
+	tu_rm_rf(d);
+	free(d);
+}
+
+static void note_line(void *ctx, char *line)
+{
+	struct strbuf *sb = ctx;
+	strbuf_addf(sb, "%s\n", line);
+	free(line);
+}
+
+/* The manifest line of name in dir's SHA256, or NULL. Caller frees. */
+static char *manifest_line(const char *dir, const char *name)
+{
+	char *p = path_join(dir, "SHA256"), *text, *want = xasprintf("SHA256 (%s) = ", name);
+	char *at, *line = NULL;
+	size_t len;
+
+	text = slurp(p, &len);
+	at = strstr(text, want);
+	if (at)
+		line = xstrndup(at, strcspn(at, "\n"));
+	free(want);
+	free(text);
+	free(p);
+	return line;
+}
+
+/*
+ * The final seal held against the ledger (issue 40 §1): what changed
+ * after the ledger's check stops a strict seal before anything is written,
+ * each change named, and is taken as found; sealed again, it is listed as
+ * found (the evidence records it). A change after that is never signed:
+ * abev's bytes are listed for its own file, a run's changed file and a
+ * new one are left out, and abev verify fails on each.
+ */
+static void test_seal_watch(void **state)
+{
+	char *d = tu_tmpdir("watch"), *ev = path_join(d, "ev"), *p, *line, *written;
+	struct dirat root = DIRAT_INIT;
+	struct ledger l = LEDGER_INIT;
+	struct strbuf notes = STRBUF_INIT;
+	struct seal_watch w = { &l, 1, note_line, &notes, 0 };
+	static const char *const own[] = { "result.json", "report.md", NULL };
+	struct verify_result r;
+	unsigned char trx[SHA256_LEN];
+	(void)state;
+
+	tu_puts(ev, "runs/a/run-1/test.log", "log\n");
+	tu_puts(ev, "runs/a/run-1/t.trx", "<TestRun/>\n");
+	sha256_buf("<TestRun/>\n", 11, trx);
+	assert_int_equal(dirat_open_path(&root, ev), 0);
+	ledger_parsed(&l, "runs/a/run-1/t.trx", trx, 11);
+	assert_int_equal(ledger_write(&l, &root, "plan.json", "{}\n", 3), 0);
+	assert_int_equal(ledger_write(&l, &root, "metadata.json", "{}\n", 3), 0);
+	assert_int_equal(ledger_keep_tree(&l, &root, "runs/a/run-1"), 0);
+	assert_int_equal(ledger_check(&l, &root, own, note_line, &notes), 0);
+	assert_int_equal(ledger_rewrite(&l, &root, "result.json.sealing", "{\"d\": \"rejected\"}\n", 18), 0);
+
+	/* Unchanged: sealed, nothing found. */
+	assert_int_equal(seal_evidence_final(&root, NULL, &w), 0);
+	assert_int_equal(w.found, 0);
+	assert_int_equal(verify_path(ev, NULL, &r), 0);
+	assert_int_equal(r.nproblems, 0);
+	verify_result_release(&r);
+
+	/* Changed between the check and the seal: each named, nothing written. */
+	p = path_join(ev, "SHA256");
+	assert_int_equal(unlink(p), 0);
+	free(p);
+	assert_int_equal(ledger_rewrite(&l, &root, "result.json.sealing", "{\"d\": \"rejected\"}\n", 18), 0);
+	tu_puts(ev, "result.json.sealing", "{\"d\": \"accepted\"}\n");
+	tu_puts(ev, "evil.txt", "e");
+	tu_append(ev, "runs/a/run-1/test.log", "+");
+	p = path_join(ev, "metadata.json");
+	assert_int_equal(unlink(p), 0);
+	free(p);
+	tu_puts(ev, "runs/a/run-1/t.trx", "<TestRun>\n");
+	assert_int_equal(seal_evidence_final(&root, NULL, &w), 1);
+	assert_int_equal(w.found, 5);
+	assert_non_null(strstr(notes.buf, "runs/a/run-1/t.trx: changed while abev sealed the "
+				     "evidence, after abev read its figures from it"));
+	assert_false(exists_in(ev, "SHA256"));
+	assert_true(exists_in(ev, "result.json.sealing"));
+	assert_non_null(strstr(notes.buf, "result.json: changed while abev sealed the evidence, "
+				     "after abev wrote it"));
+	assert_non_null(strstr(notes.buf, "evil.txt: a regular file abev did not write appeared "
+				     "while abev sealed"));
+	assert_non_null(strstr(notes.buf, "runs/a/run-1/test.log: changed or replaced while abev "
+				     "sealed"));
+	assert_non_null(strstr(notes.buf, "metadata.json: abev wrote it, and it was removed while "
+				     "abev sealed"));
+
+	/* Recorded, as found: sealed again, with nothing more found. */
+	strbuf_reset(&notes);
+	w.strict = 0;
+	assert_int_equal(seal_evidence_final(&root, NULL, &w), 0);
+	assert_int_equal(w.found, 0);
+	assert_int_equal(verify_path(ev, NULL, &r), 0);
+	assert_int_equal(r.nproblems, 0);
+	verify_result_release(&r);
+	assert_non_null(line = manifest_line(ev, "evil.txt"));
+	free(line);
+
+	/* After that, never signed: abev's bytes in place of others, the rest left out. */
+	assert_int_equal(ledger_rewrite(&l, &root, "result.json.sealing", "{\"d\": \"rejected\"}\n", 18), 0);
+	written = manifest_line(ev, "plan.json");
+	tu_puts(ev, "plan.json", "[]\n");
+	tu_puts(ev, "result.json.sealing", "{\"d\": \"accepted\"}\n");
+	tu_puts(ev, "runs/a/run-1/late.txt", "l");
+	assert_int_equal(seal_evidence_final(&root, NULL, &w), 0);
+	assert_int_equal(w.found, 3);
+	line = manifest_line(ev, "plan.json");
+	assert_string_equal(line, written);
+	free(line);
+	assert_null(manifest_line(ev, "runs/a/run-1/late.txt"));
+	assert_int_equal(verify_path(ev, NULL, &r), 0);
+	assert_int_equal(r.nproblems, 3);
+	for (size_t i = 0; i < r.nproblems; i++)
+		assert_true(strstr(r.problems[i].reason, "content changed") ||
+			    strstr(r.problems[i].reason, "not listed in SHA256"));
+	verify_result_release(&r);
+
+	free(written);
+	ledger_release(&l);
+	dirat_release(&root);
+	strbuf_release(&notes);
 	free(ev);
 	tu_rm_rf(d);
 	free(d);
@@ -1161,6 +1290,7 @@ int main(void)
 		cmocka_unit_test(test_manifest_parse_refuses),
 		cmocka_unit_test(test_seal_evidence),
 		cmocka_unit_test(test_seal_staged),
+		cmocka_unit_test(test_seal_watch),
 		cmocka_unit_test(test_seal_settles),
 		cmocka_unit_test(test_interop_openssl),
 		cmocka_unit_test(test_interop_signify),

@@ -9,10 +9,12 @@
 #ifndef ABEV_TESTUTIL_H
 #define ABEV_TESTUTIL_H
 
+#include <fcntl.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util/atomic_file.h"
 #include "util/path.h"
@@ -57,6 +59,18 @@ static inline void tu_put(const char *dir, const char *name, const void *data, s
 static inline void tu_puts(const char *dir, const char *name, const char *s)
 {
 	tu_put(dir, name, s, strlen(s));
+}
+
+/* Appends the string s to the existing file dir/name in place (same inode, as a writer would). */
+static inline void tu_append(const char *dir, const char *name, const char *s)
+{
+	char *p = path_join(dir, name);
+	int fd = open(p, O_WRONLY | O_APPEND);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, s, strlen(s)), (ssize_t)strlen(s));
+	assert_int_equal(close(fd), 0);
+	free(p);
 }
 
 #endif

@@ -1,0 +1,176 @@
+"""Integration tests of a process outside the run that rewrites abev's files
+while abev writes and seals them (issue 40 §1). abev used to write
+result.json.sealing, report.md.sealing, the plots and metadata.json, then read
+them back from disk to hash them: a racer that rewrote "rejected" as
+"accepted" in place in that window had its bytes signed, and abev verify said
+"verified". Now every file abev writes is hashed from the bytes it wrote, and
+the seal holds what it reads against them: a change found while sealing is
+recorded and the evidence sealed again as failed, and one after that is never
+signed (abev verify fails on it).
+
+strace widens the window (each rename abev makes waits a moment after it), so
+that the racer wins it on any machine; without strace the test is skipped."""
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import unittest
+
+import hashlib
+
+from common import ABEV, SANITIZED, SRC, AbevTestCase, helper_plan
+
+GEN = os.path.join(SRC, "tests", "helpers", "gen_results.py")
+
+STRACE = shutil.which("strace")
+RENAMES = "rename,renameat,renameat2"
+
+# Polls the evidence directory and rewrites, in place and with the same length,
+# every "rejected" in abev's top-level files and the plots as "accepted"; counts
+# its rewrites in argv[2]. A process of abev's user that is no part of the run.
+RACER = r'''
+import os, sys, time
+root, count = sys.argv[1], sys.argv[2]
+n = 0
+while True:
+    names = []
+    try:
+        names = [n_ for n_ in os.listdir(root) if n_ != "SHA256" and n_ != "SHA256.sig"]
+        names += [os.path.join("plots", p) for p in os.listdir(os.path.join(root, "plots"))]
+    except OSError:
+        pass
+    for name in names:
+        p = os.path.join(root, name)
+        try:
+            with open(p, "r+b") as f:
+                data = f.read()
+                if b"rejected" not in data:
+                    continue
+                f.seek(0)
+                f.write(data.replace(b"rejected", b"accepted"))
+            n += 1
+            with open(count, "w") as c:
+                c.write(str(n))
+        except OSError:
+            pass
+    time.sleep(0.0005)
+'''
+
+
+def traced_env():
+    """LeakSanitizer cannot run under ptrace: leaks are checked by the other tests."""
+    env = dict(os.environ)
+    if SANITIZED:
+        opts = env.get("ASAN_OPTIONS", "")
+        env["ASAN_OPTIONS"] = (opts + ":" if opts else "") + "detect_leaks=0"
+    return env
+
+
+def echo_round(values):
+    vals = " ".join(str(v) for v in values)
+    return f'set -- {vals}; shift $((ABEV_ROUND - 1)); echo "t=$1"'
+
+
+@unittest.skipUnless(STRACE, "strace is not installed (apt-get install strace)")
+class RacerWhileSealing(AbevTestCase):
+    def setUp(self):
+        super().setUp()
+        self.abev("keygen", "--out", self.path("k"), check=0)
+        # Twice the figure in every round against a 5 % gate: rejected, exit 5.
+        self.plan = self.write_plan({
+            "schema": "abev.plan/1", "name": "race",
+            "variants": [{"name": "base", "command": ["sh", "-c", echo_round([100] * 7)]},
+                         {"name": "cand", "command": ["sh", "-c", echo_round([200] * 7)]}],
+            "schedule": {"runs": 7, "order": "reverse"},
+            "metrics": [{"name": "t", "source": "stdout", "unit": "ms",
+                         "pattern": "t=([0-9.]+)"}],
+            "gates": {"t": {"max_regression_pct": 5}},
+            "load": {"max_cpu_wait_pct": 100, "max_foreign_cpu": 64, "max_repeats": 0},
+        })
+
+    def run_raced(self, ev, delay_us):
+        """abev run under strace, each rename followed by delay_us, beside the
+        racer; returns (abev's exit code, the racer's rewrites)."""
+        os.mkdir(ev)
+        os.rmdir(ev)
+        count = ev + ".count"
+        racer = subprocess.Popen([sys.executable, "-c", RACER, ev, count],
+                                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.DEVNULL)
+        try:
+            cmd = [STRACE, "-o", os.devnull, "-e", f"trace={RENAMES}",
+                   "-e", f"inject={RENAMES}:delay_exit={delay_us}",
+                   ABEV, "run", self.plan, "--out", ev, "--key", self.path("k.key")]
+            cp = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                                timeout=600, env=traced_env())
+        finally:
+            racer.send_signal(signal.SIGKILL)
+            racer.wait()
+        try:
+            with open(count) as f:
+                hits = int(f.read() or 0)
+        except OSError:
+            hits = 0
+        return cp, hits
+
+    def test_a_racer_never_gets_its_bytes_signed(self):
+        hits = 0
+        for i, delay in enumerate((20000, 100000, 300000)):
+            with self.subTest(delay_us=delay):
+                ev = self.path(f"ev-{i}")
+                cp, n = self.run_raced(ev, delay)
+                hits += n
+                what = f"racer rewrites: {n}\n{cp.stdout}\n{cp.stderr}"
+                self.assertIn(cp.returncode, (1, 3, 5), what)
+                v = self.abev("verify", ev, "--pubkey", self.path("k.pub"))
+                what += "\n" + v.stdout + v.stderr
+                with open(os.path.join(ev, "result.json"), encoding="utf-8") as f:
+                    res = json.load(f)
+                decision = (res.get("comparison") or {}).get("decision")
+                if "content changed" not in v.stdout:
+                    # The signature line says the runs ran as abev's own user.
+                    with open(os.path.join(ev, "report.md"), encoding="utf-8") as f:
+                        self.assertIn("The runs were not trusted apart: they ran as abev's "
+                                      "own user (no `run_as`)", f.read(), what)
+                if v.returncode in (0, 8):
+                    # As sealed: abev's record, which says rejected, or failed with
+                    # each change the racer made named.
+                    self.assertNotEqual(decision, "accepted", what)
+                    self.assertIn(res["status"], ("completed", "failed"), what)
+                    if n:
+                        self.assertEqual(v.returncode, 8, what)
+                        self.assertEqual(res["status"], "failed", what)
+                        self.assertTrue(any("while abev sealed" in t or "changed after abev "
+                                            "wrote it" in t for t in res["tampered"]), what)
+                else:
+                    # Not as sealed: what the racer wrote is named, never "verified".
+                    self.assertNotIn("verified", v.stdout, what)
+                    self.assertIn("content changed", v.stdout, what)
+        # The racer must have had its chance, or this proves nothing.
+        self.assertGreater(hits, 0, "the racer never rewrote a file")
+
+
+class ReadOnceSealedAsRead(AbevTestCase):
+    def test_a_result_file_is_hashed_in_the_read_its_figures_come_from(self):
+        # The figures in result.json and the bytes in the manifest are the same input.
+        tmpl = self.path("t.trx")
+        subprocess.run([sys.executable, GEN, "trx", tmpl, "--results", "5"], check=True,
+                       capture_output=True)
+        plan = helper_plan([("a", [])], results={"files": "{run_dir}/*.trx",
+                                                 "known_failures": ["*"]})
+        plan["variants"][0]["command"] = ["sh", "-c", f"cp '{tmpl}' \"$ABEV_RUN_DIR/a.trx\""]
+        _, res = self.run_plan(plan, 0)
+        f = res["invocations"][0]["results"][0]
+        with open(tmpl, "rb") as t:
+            self.assertEqual(f["sha256"], hashlib.sha256(t.read()).hexdigest())
+        with open(self.path("ev", "SHA256"), encoding="utf-8") as m:
+            self.assertIn(f"SHA256 ({f['path']}) = {f['sha256']}\n", m.read())
+        # Unsigned and clean: exit 7, the seal intact.
+        cp = self.abev("verify", self.path("ev"))
+        self.assertEqual(cp.returncode, 7, cp.stdout + cp.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
