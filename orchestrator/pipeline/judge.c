@@ -460,7 +460,7 @@ static enum read_outcome read_one(const struct judge *j, struct invocation *inv,
 		    const char *p, struct collect *c, struct seen *seen,
 		    judge_note_fn note, void *ctx)
 {
-	const struct results_limits limits = RESULTS_LIMITS_DEFAULT;
+	struct results_limits limits = RESULTS_LIMITS_DEFAULT;
 	struct results_file f = RESULTS_FILE_INIT;
 	char *rel = NULL, *err = NULL, *abs = NULL;
 	const char *first;
@@ -516,6 +516,7 @@ static enum read_outcome read_one(const struct judge *j, struct invocation *inv,
 		note(ctx, xasprintf("%s: refused result file: %s", inv->dir, err));
 		goto out;
 	}
+	limits.sha256 = 1;
 	if (results_parse_fd(efd, abs, &limits, collect_test, c, &f, &err) < 0) {
 		note(ctx, xasprintf("%s: refused result file: %s", inv->dir, err));
 		goto out;

@@ -645,14 +645,17 @@ static int parse_fd(int fd, const char *path, const struct results_limits *limit
 	if (start >= 0 && read_classes(&p, start, err) < 0)
 		goto out;
 	/* Hashed in the read the figures come from: the manifest can list these very bytes. */
-	p.hash = sha256_new();
+	if (p.lim.sha256)
+		p.hash = sha256_new();
 	if (results_sax_read(&p) < 0) {
 		*err = failure_reason(&p);
 		goto out;
 	}
-	sha256_final(p.hash, out->sha256);
-	p.hash = NULL;
-	out->hashed = 1;
+	if (p.hash) {
+		sha256_final(p.hash, out->sha256);
+		p.hash = NULL;
+		out->hashed = 1;
+	}
 	out->bytes = p.nread;
 	if (!p.root_seen) {
 		*err = xasprintf("%s:1: no root element (empty document)", path);

@@ -73,9 +73,10 @@ struct results_limits {
 	size_t max_stdout;         /* captured stdout per test */
 	unsigned max_depth;        /* element nesting */
 	size_t max_name;           /* a longer test name is truncated (and noted) */
+	int sha256;                /* also hash the bytes the figures come from (out->sha256) */
 };
 #define RESULTS_MAX_BYTES_DEFAULT (1024ull << 20)
-#define RESULTS_LIMITS_DEFAULT { RESULTS_MAX_BYTES_DEFAULT, 64 * 1024, 64, 4096 }
+#define RESULTS_LIMITS_DEFAULT { RESULTS_MAX_BYTES_DEFAULT, 64 * 1024, 64, 4096, 0 }
 
 
 /*

@@ -51,7 +51,7 @@ static void read_with(const char *path, const struct results_limits *lim)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static const struct results_limits def = RESULTS_LIMITS_DEFAULT;
-	static const struct results_limits tight = { 1 << 20, 16, 8, 12 };
+	static const struct results_limits tight = { 1 << 20, 16, 8, 12, 0 };
 	char *path;
 
 	fuzz_quiet();

@@ -453,7 +453,7 @@ static void test_count_table(void **state)
 	}
 }
 
-static const struct results_limits small_limits = { 1 << 20, 16, 64, 4096 };
+static const struct results_limits small_limits = { 1 << 20, 16, 64, 4096, 0 };
 
 static void test_trx_details(void **state)
 {
