@@ -16,12 +16,29 @@
 #include <strings.h>
 
 static const char *const secret_words[] = {
-	"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "CREDENTIAL", "PRIVATE",
-	"AUTH", "JWT", "COOKIE", "SESSION",
+	"KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "PASSPHRASE", "CRED", "PRIVATE",
+	"AUTH", "JWT", "COOKIE", "SESSION", "SIGNATURE", "WEBHOOK", "BEARER", "SALT", "HMAC",
 };
 
-/* A connection string's password keys: ADO.NET, ODBC, JDBC, libpq ("password=x"). */
-static const char *const password_keys[] = { "password", "pwd", "passwd" };
+/*
+ * Short words that name a secret only as a whole part of the name
+ * (MYSQL_PWD, LDAP_BIND_PW, SMTP_PASS; not PASSTHROUGH, SPW_LEVEL): parts
+ * are split at '_', '-' and '.'. The name PWD alone is the working
+ * directory, not a password.
+ */
+static const char *const secret_parts[] = { "PWD", "PW", "PASS", "DSN", "SAS" };
+
+/*
+ * A value's secret keys, "key=value" as a word of its own (not OLDPWD=):
+ * a connection string's password (ADO.NET, ODBC, JDBC, libpq), Azure's
+ * account and shared access keys and signature, and the usual names of a
+ * key or token given as a query parameter or a pair.
+ */
+static const char *const password_keys[] = {
+	"password", "pwd", "passwd", "pass", "accountkey", "sharedaccesskey",
+	"sharedaccesssignature", "sig", "key", "apikey", "api_key", "secret", "client_secret",
+	"token", "access_token", "auth", "authorization",
+};
 
 /* Variables that change a runtime's JIT, GC, threads, allocator or loader. */
 static const char *const runtime_names[] = {
@@ -45,10 +62,29 @@ static int contains_nocase(const char *s, const char *word)
 	return 0;
 }
 
+/* Whether word is one of name's parts, split at '_', '-' and '.', ignoring case. */
+static int has_part(const char *name, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (const char *s = name; *s; s++) {
+		if (s > name && !strchr("_-.", s[-1]))
+			continue;
+		if (!strncasecmp(s, word, n) && (!s[n] || strchr("_-.", s[n])))
+			return 1;
+	}
+	return 0;
+}
+
 int envname_secret(const char *name)
 {
 	for (size_t i = 0; i < sizeof(secret_words) / sizeof(*secret_words); i++)
 		if (contains_nocase(name, secret_words[i]))
+			return 1;
+	if (!strcmp(name, "PWD"))
+		return 0;
+	for (size_t i = 0; i < sizeof(secret_parts) / sizeof(*secret_parts); i++)
+		if (has_part(name, secret_parts[i]))
 			return 1;
 	return 0;
 }
@@ -124,9 +160,42 @@ static int has_jwt(const char *value)
 	return 0;
 }
 
+/*
+ * A URL whose path carries a token, as webhooks do
+ * (https://hooks.slack.com/services/T0/B0/XXXXXXXX): a segment of at least
+ * 20 base64url characters holding letters and digits, or upper and lower
+ * case letters with no separator. A commit hash or a long CamelCase name in
+ * a URL is hashed too: a false positive costs a readable value, no more.
+ */
+static int has_url_token(const char *value)
+{
+	for (const char *p = strstr(value, "://"); p; p = strstr(p + 3, "://")) {
+		const char *q = p + 3;
+
+		q += strcspn(q, "/?# \t\r\n\"',;");
+		while (*q == '/') {
+			size_t n = b64url_span(++q);
+			int upper = 0, lower = 0, digits = 0, separated = 0;
+
+			for (size_t i = 0; i < n; i++) {
+				upper |= q[i] >= 'A' && q[i] <= 'Z';
+				lower |= q[i] >= 'a' && q[i] <= 'z';
+				digits |= q[i] >= '0' && q[i] <= '9';
+				separated |= q[i] == '-' || q[i] == '_';
+			}
+			if (n >= 20 && (((upper || lower) && digits) || (upper && lower && !separated)))
+				return 1;
+			q += n;
+			q += strcspn(q, "/?# \t\r\n\"',;");
+		}
+	}
+	return 0;
+}
+
 int envname_secret_value(const char *value)
 {
-	return has_url_user(value) || has_password_key(value) || has_jwt(value);
+	return has_url_user(value) || has_password_key(value) || has_jwt(value) ||
+	       has_url_token(value);
 }
 
 int envname_secret_var(const char *name, const char *value)

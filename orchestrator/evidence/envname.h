@@ -10,16 +10,18 @@
 
 /*
  * 1 when name looks secret: it contains KEY, TOKEN, SECRET, PASSWORD,
- * PASSWD, PASSPHRASE, CREDENTIAL, PRIVATE, AUTH, JWT, COOKIE or SESSION,
- * ignoring case.
+ * PASSWD, PASSPHRASE, CRED, PRIVATE, AUTH, JWT, COOKIE, SESSION,
+ * SIGNATURE, WEBHOOK, BEARER, SALT or HMAC, or has PWD, PW, PASS, DSN or
+ * SAS as a whole part (split at '_', '-', '.'; not PWD alone), ignoring case.
  */
 int envname_secret(const char *name);
 /*
  * 1 when value holds a credential whatever its variable's name: a URL
- * naming a user ("scheme://user:pass@host", "scheme://TOKEN@host"), a
- * connection string's password ("Password=", "Pwd=" or "Passwd=", ignoring
- * case and spaces before the '=', not inside a longer word) or a JSON Web
- * Token (three base64url parts, the first starting "eyJ").
+ * naming a user ("scheme://user:pass@host", "scheme://TOKEN@host"), a URL
+ * whose path carries a token (a webhook), a secret's key and '='
+ * ("Password=", "AccountKey=", "sig=", "token=", ... : envname.c's table;
+ * ignoring case and spaces before the '=', not inside a longer word) or a
+ * JSON Web Token (three base64url parts, the first starting "eyJ").
  */
 int envname_secret_value(const char *value);
 /* 1 when the variable name=value is recorded only as the SHA-256 of value: either rule above. */

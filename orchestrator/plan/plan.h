@@ -397,6 +397,8 @@ void plan_variant_env(const struct plan_variant *v, const struct plan_vars *vars
 #define PLAN_PH_ALL 0xfu
 /* Assemblies are matched before the first run, when only the variant is known. */
 #define PLAN_PH_VARIANT 0x2u
+/* Not a placeholder: the template is a secret-looking value, and a reason quotes none of it. */
+#define PLAN_PH_SECRET 0x10u
 
 /* plan_check_template() for a template that may use only the allowed placeholders. */
 int plan_template_check(const char *tmpl, unsigned allowed, char *why, size_t why_len);

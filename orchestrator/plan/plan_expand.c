@@ -64,6 +64,11 @@ static int template_walk(const char *tmpl, const struct plan_vars *vars, unsigne
 			if (strlen(known_placeholders[i]) == n &&
 			    !memcmp(known_placeholders[i], p + 1, n))
 				break;
+		if (i == ARRAY_SIZE(known_placeholders) && (allowed & PLAN_PH_SECRET)) {
+			snprintf(why, why_len, "an unknown placeholder, not shown since the value looks "
+				 "secret (known: " KNOWN_PLACEHOLDERS "; write '{{' for a literal brace)");
+			return -1;
+		}
 		if (i == ARRAY_SIZE(known_placeholders)) {
 			snprintf(why, why_len, "unknown placeholder '{%s}' (known: " KNOWN_PLACEHOLDERS ")",
 				 show_text(b, sizeof(b), p + 1, n));

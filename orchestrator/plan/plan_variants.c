@@ -268,7 +268,8 @@ static int env_check(const struct plan_loader *ld, const char *p, const char *pk
 	if (!valid_env_key(name, strlen(name)))
 		return json_in_error(&ld->in, p, "invalid variable name '%s' (expected "
 				     "[A-Za-z_][A-Za-z0-9_]*)", show_str(b, sizeof(b), name));
-	return plan_loader_template(ld, pk, value, PLAN_PH_ALL) == 0 ? 0 : -1;
+	return plan_loader_template(ld, pk, value, PLAN_PH_ALL |
+				    (envname_secret_var(name, value) ? PLAN_PH_SECRET : 0)) == 0 ? 0 : -1;
 }
 
 static int parse_env(const struct plan_loader *ld, const cJSON *obj, const char *path,
@@ -487,9 +488,17 @@ static int line_env(const struct plan_loader *ld, size_t lineno, const char **s,
 			lerr(ld, lineno, "variable '%s' given twice", seen[i]);
 			goto out;
 		}
-		if (plan_check_template(eq + 1, why, sizeof(why)) < 0) {
-			lerr(ld, lineno, "'%s': %s", shown_assignment(b, sizeof(b), word->buf, klen), why);
-			goto out;
+		{
+			char *name = xstrndup(word->buf, klen);
+			unsigned allowed = PLAN_PH_ALL |
+					   (envname_secret_var(name, eq + 1) ? PLAN_PH_SECRET : 0);
+
+			free(name);
+			if (plan_template_check(eq + 1, allowed, why, sizeof(why)) < 0) {
+				lerr(ld, lineno, "'%s': %s",
+				     shown_assignment(b, sizeof(b), word->buf, klen), why);
+				goto out;
+			}
 		}
 		variant_env_set(v, word->buf, klen, eq + 1);
 		if (v->env_len > PLAN_MAX_ENV) {

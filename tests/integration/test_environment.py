@@ -183,20 +183,31 @@ class PlanSecrets(AbevTestCase):
 
     # In the plan file (and so in plan.json, the user's own file).
     IN_PLAN = {"API_TOKEN": "plan-token-q7Zr",
-               "DATABASE": "Server=db;User Id=sa;Password =plan-pw-x4Kd;"}
+               "DATABASE": "Server=db;User Id=sa;Password =plan-pw-x4Kd;",
+               # Issue 40 §6: names and values the rule missed before.
+               "MYSQL_PWD": "plan-mysql-k3Jd",
+               "STORAGE": "DefaultEndpointsProtocol=https;AccountName=a;"
+                          "AccountKey=plan-acct-key-R8sw;",
+               "NOTIFY": "https://hooks.slack.com/services/T0A1B2C3D/B0E4F5G6H/"
+                         "planHookSecret7Xy9Q2wE"}
     # In the variants file, which the evidence does not copy: nowhere at all.
     IN_VFILE = {"http_proxy": "http://bob:vfile-pass-m2Wt@proxy:3128",
                 "MY_SESSION": "vfile-session-c9Lp",
-                "ID": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ2ZmlsZS1qd3QifQ.vfile-jwt-sig-T5gh"}
+                "ID": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ2ZmlsZS1qd3QifQ.vfile-jwt-sig-T5gh",
+                "LDAP_BIND_PW": "vfile-ldap-u6Tn", "CREDS": "vfile-creds-p1Qa",
+                "SIGNATURE": "vfile-sig-Z0oc", "SLACK_WEBHOOK": "vfile-hook-Lp4x"}
     VISIBLE = {"HTTP_URL": "http://host/", "PLAIN": "visible-value"}
 
     def literals(self, which):
         # The part of each value that must not be repeated.
-        return {"API_TOKEN": "plan-token-q7Zr", "DATABASE": "plan-pw-x4Kd",
-                "http_proxy": "vfile-pass-m2Wt", "MY_SESSION": "vfile-session-c9Lp",
-                "ID": "vfile-jwt-sig-T5gh"} if which == "all" else \
-               {"http_proxy": "vfile-pass-m2Wt", "MY_SESSION": "vfile-session-c9Lp",
-                "ID": "vfile-jwt-sig-T5gh"}
+        vfile = {"http_proxy": "vfile-pass-m2Wt", "MY_SESSION": "vfile-session-c9Lp",
+                 "ID": "vfile-jwt-sig-T5gh", "LDAP_BIND_PW": "vfile-ldap-u6Tn",
+                 "CREDS": "vfile-creds-p1Qa", "SIGNATURE": "vfile-sig-Z0oc",
+                 "SLACK_WEBHOOK": "vfile-hook-Lp4x"}
+        plan = {"API_TOKEN": "plan-token-q7Zr", "DATABASE": "plan-pw-x4Kd",
+                "MYSQL_PWD": "plan-mysql-k3Jd", "STORAGE": "plan-acct-key-R8sw",
+                "NOTIFY": "planHookSecret7Xy9Q2wE"}
+        return dict(plan, **vfile) if which == "all" else vfile
 
     def plan(self):
         with open(self.path("vars.txt"), "w", encoding="utf-8") as f:
@@ -252,6 +263,29 @@ class PlanSecrets(AbevTestCase):
                 # "What a run inherited"): its own literals stay in it; the variants file's do not.
                 self.assert_nowhere(text, f, self.literals(
                     "vfile" if os.path.join(root, f) == self.path("ev", "plan.json") else "all"))
+
+    def test_a_broken_placeholder_in_a_secret_is_not_quoted(self):
+        # Issue 40 §6: "unknown placeholder '{…}'" quoted the inside of a secret's value.
+        p = helper_plan([("ref", ["exit", "0"])], name="secrets")
+        p["variants"][0]["env"] = {"API_TOKEN": "abc{plan-part-Hq2v}def"}
+        cp = self.abev("run", self.write_plan(p), "--dry-run", check=2)
+        self.assertIn("env.API_TOKEN", cp.stderr)
+        self.assertIn("an unknown placeholder, not shown since the value looks secret",
+                      cp.stderr)
+        self.assertNotIn("plan-part-Hq2v", cp.stdout + cp.stderr)
+        with open(self.path("vars.txt"), "w", encoding="utf-8") as f:
+            f.write("cand|DB='Server=x;Password=pw{vfile-part-Wm3c}'|\n")
+        p = helper_plan([("ref", ["exit", "0"])], name="secrets")
+        p["base"] = {"command": p["variants"][0]["command"]}
+        p["variants_file"] = "vars.txt"
+        cp = self.abev("run", self.write_plan(p), "--dry-run", check=2)
+        self.assertIn("not shown since the value looks secret", cp.stderr)
+        self.assertNotIn("vfile-part-Wm3c", cp.stdout + cp.stderr)
+        # A value that is no secret is quoted, as before.
+        p = helper_plan([("ref", ["exit", "0"])], name="plain")
+        p["variants"][0]["env"] = {"PLAIN": "a{typo}"}
+        cp = self.abev("run", self.write_plan(p), "--dry-run", check=2)
+        self.assertIn("unknown placeholder '{typo}'", cp.stderr)
 
     def test_report_of_older_evidence_hides_a_secret_it_recorded(self):
         # Evidence written before the plan's env was hashed held it as text: a

@@ -584,6 +584,47 @@ static void test_envname(void **state)
 }
 
 /*
+ * Issue 40 §6: the rule against names real CI systems and tools give their
+ * secrets (GitHub Actions, GitLab, Azure, AWS, npm, NuGet, PyPI, Docker,
+ * databases, chat webhooks) — all hashed — and everyday names that must stay
+ * readable in metadata.json and the report.
+ */
+static void test_envname_real_secret_names(void **state)
+{
+	static const char *const secret[] = {
+		"GITHUB_TOKEN", "GH_TOKEN", "ACTIONS_RUNTIME_TOKEN", "ACTIONS_ID_TOKEN_REQUEST_TOKEN",
+		"CI_JOB_TOKEN", "CI_REGISTRY_PASSWORD", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN",
+		"AZURE_CLIENT_SECRET", "ARM_CLIENT_SECRET", "AZURE_STORAGE_KEY",
+		"AZURE_STORAGE_CONNECTION_STRING_SAS", "GOOGLE_APPLICATION_CREDENTIALS", "NPM_TOKEN",
+		"NODE_AUTH_TOKEN", "NUGET_API_KEY", "NUGET_AUTH_TOKEN", "TWINE_PASSWORD",
+		"PYPI_API_TOKEN", "DOCKER_PASSWORD", "DOCKERHUB_TOKEN", "MYSQL_PWD",
+		"MYSQL_ROOT_PASSWORD", "PGPASSWORD", "MSSQL_SA_PASSWORD", "LDAP_BIND_PW",
+		"RABBITMQ_DEFAULT_PASS", "SMTP_PASS", "DB_PASS", "REDIS_PASS", "MINIO_ROOT_PASSWORD",
+		"CREDS", "REGISTRY_CREDS", "SIGNATURE", "REQUEST_SIGNATURE", "SLACK_WEBHOOK",
+		"SLACK_WEBHOOK_URL", "DISCORD_WEBHOOK", "TEAMS_WEBHOOK_URL", "SENTRY_DSN",
+		"DD_API_KEY", "DD_APP_KEY", "CODECOV_TOKEN", "SONAR_TOKEN", "SNYK_TOKEN",
+		"VAULT_TOKEN", "GPG_PASSPHRASE", "COSIGN_PASSWORD", "SSH_PRIVATE_KEY",
+		"HEROKU_API_KEY", "STRIPE_SECRET_KEY", "JWT_SECRET", "SESSION_SECRET",
+		"COOKIE_SECRET", "PASSWORD_SALT", "WEBHOOK_HMAC", "BEARER", "ABEV_SIGNING_KEY",
+		"ARTIFACTORY_PASS", "storage-sas", "db.pw",
+	};
+	static const char *const readable[] = {
+		"PATH", "HOME", "PWD", "OLDPWD", "USER", "SHELL", "LANG", "LC_ALL", "TERM",
+		"TMPDIR", "HOSTNAME", "CI", "GITHUB_SHA", "GITHUB_REF", "GITHUB_REPOSITORY",
+		"GITHUB_RUN_ID", "RUNNER_OS", "RUNNER_TEMP", "DOTNET_ROOT", "NODE_OPTIONS",
+		"JAVA_HOME", "GOPATH", "PASSTHROUGH", "BYPASS_CACHE", "COMPASS_DIR", "SPW_LEVEL",
+		"DATABASE_URL", "SASL_MECH",
+	};
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(secret); i++)
+		if (!envname_secret(secret[i]))
+			fail_msg("%s: not judged secret", secret[i]);
+	for (size_t i = 0; i < ARRAY_SIZE(readable); i++)
+		if (envname_secret(readable[i]))
+			fail_msg("%s: judged secret", readable[i]);
+}
+
+/*
  * Values that are secret whatever their name — a URL naming a user, a
  * connection string's password, a JWT — and near misses that stay readable.
  */
@@ -626,6 +667,21 @@ static void test_envname_secret_value(void **state)
 		{ "eyJhbGciOiJIUzI1NiJ9..c2ln", 0 },
 		{ "xeyJhbGciOiJIUzI1NiJ9.eyJ.x", 0 },
 		{ "version 1.2.3", 0 },
+		/* issue 40 §6: Azure keys, key=/token= pairs, tokens in a URL's path or query */
+		{ "DefaultEndpointsProtocol=https;AccountName=a;AccountKey=c2VjcmV0;", 1 },
+		{ "Endpoint=sb://ns.servicebus.windows.net/;SharedAccessKeyName=r;SharedAccessKey=k", 1 },
+		{ "BlobEndpoint=https://a.blob.core.windows.net/;SharedAccessSignature=sv=2020&sig=x", 1 },
+		{ "https://a.blob.core.windows.net/c?sv=2020-08-04&sig=abc%3D", 1 },
+		{ "https://api.example.com/v1?token=abc", 1 },
+		{ "https://api.example.com/v1?access_token=abc", 1 },
+		{ "key=abc", 1 },
+		{ "api_key=abc", 1 },
+		{ "https://hooks.slack.com/services/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", 1 },
+		{ "https://discord.com/api/webhooks/123456789012345678/abcDEFghiJKLmnoPQRstuVWXyz0123456789", 1 },
+		{ "https://host/path/to/some-long-readable-name/", 0 },
+		{ "https://host/releases/v1.2.3/download", 0 },
+		{ "monkey=1", 0 },
+		{ "keyboard=us", 0 },
 	};
 	(void)state;
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++)
@@ -744,6 +800,7 @@ int main(void)
 		cmocka_unit_test(test_utf8_cut),
 		cmocka_unit_test(test_envname),
 		cmocka_unit_test(test_envname_secret_value),
+		cmocka_unit_test(test_envname_real_secret_names),
 	};
 	return cmocka_run_group_tests_name("util", tests, NULL, NULL);
 }
