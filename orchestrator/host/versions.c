@@ -166,13 +166,9 @@ int versions_run(const struct plan_version *pv, const struct plan_variant *v,
 	case PROC_SIGNALED:
 		mv->error = xasprintf("killed by signal %d (%s)", r.signal, proc_signal_name(r.signal));
 		break;
-	case PROC_TIMED_OUT: {
-		char *how = proc_stop_text(&r);
-		mv->error = xasprintf("timed out after %lld s (%s)",
-				      (long long)(METADATA_CMD_TIMEOUT_NS / 1000000000), how);
-		free(how);
+	case PROC_TIMED_OUT:
+		mv->error = proc_timeout_text(&r, (double)(METADATA_CMD_TIMEOUT_NS / 1000000000));
 		break;
-	}
 	case PROC_EXEC_FAILED:
 		mv->error = xstrdup(r.exec_error ? r.exec_error : "could not be executed");
 		break;

@@ -99,13 +99,10 @@ static void set_status(struct invocation *inv, const struct proc_result *res,
 					proc_signal_name(res->signal),
 					res->core_dumped ? ", core dumped" : "");
 		break;
-	case PROC_TIMED_OUT: {
-		char *how = proc_stop_text(res);
+	case PROC_TIMED_OUT:
 		inv->status = INV_TIMED_OUT;
-		inv->reason = xasprintf("timed out after %g s; %s", plan->set.timeout_seconds, how);
-		free(how);
+		inv->reason = proc_timeout_text(res, plan->set.timeout_seconds);
 		break;
-	}
 	case PROC_EXEC_FAILED:
 		inv->status = INV_EXEC_FAILED;
 		inv->reason = xstrdup(res->exec_error ? res->exec_error : "could not be executed");

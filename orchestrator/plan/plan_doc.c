@@ -167,7 +167,9 @@ const struct plan_doc_key plan_doc_keys[] = {
 	  PLAN_NUMBER(set.gap_seconds, 0, 86400, 0) },
 	{ .key = "schedule.timeout_seconds", .type = "number", .dflt = "none",
 	  .meaning = "per-process limit (> 0): SIGTERM to the process group, SIGKILL after the grace period; "
-	  "the run's reason names the signals sent and the exit code or signal it ended with",
+	  "the run's reason names the signals sent and the exit code or signal it ended with; "
+	  "with or without it, a process that stopped itself (SIGSTOP, SIGTSTP) and stayed stopped "
+	  "10 s is ended the same way, its reason saying so",
 	  PLAN_NUMBER(set.timeout_seconds, 0, 7 * 86400.0, 0), .min_exclusive = 1 },
 	{ .key = "schedule.kill_grace_seconds", .type = "number", .dflt = "5",
 	  .meaning = "SIGTERM-to-SIGKILL delay at a timeout or an interrupt, 0–3600",

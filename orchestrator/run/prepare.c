@@ -22,12 +22,8 @@ static char *prepare_reason(const struct proc_result *res, const struct plan *pl
 	case PROC_SIGNALED:
 		return xasprintf("was killed by signal %d (%s)", res->signal,
 				 proc_signal_name(res->signal));
-	case PROC_TIMED_OUT: {
-		char *how = proc_stop_text(res), *r;
-		r = xasprintf("timed out after %g s; %s", plan->set.timeout_seconds, how);
-		free(how);
-		return r;
-	}
+	case PROC_TIMED_OUT:
+		return proc_timeout_text(res, plan->set.timeout_seconds);
 	case PROC_EXEC_FAILED:
 		return xstrdup(res->exec_error ? res->exec_error : "could not be executed");
 	case PROC_INTERRUPTED:

@@ -125,6 +125,8 @@ static void watch_stops(struct run *r)
 			return;
 		if (si.si_code == CLD_STOPPED || si.si_code == CLD_TRAPPED) {
 			r->res->stops_child++;
+			if (!r->child_stopped)
+				r->stopped_at = mono_ns();
 			r->child_stopped = 1;
 		} else if (si.si_code == CLD_CONTINUED) {
 			if (!r->child_stopped)
@@ -154,7 +156,8 @@ static void record_pauses(struct run *r)
 static int asked_twice(const struct run *r)
 {
 	int n = proc_interrupt_count();
-	return r->phase == TERM_SENT && (n >= 2 || (n >= 1 && r->reason == STOP_TIMEOUT));
+	return r->phase == TERM_SENT &&
+	       (n >= 2 || (n >= 1 && (r->reason == STOP_TIMEOUT || r->reason == STOP_STAYED_STOPPED)));
 }
 
 static void stop_kill(struct run *r)
@@ -247,6 +250,8 @@ static int wait_child(struct run *r, const struct proc_spec *spec, int64_t start
 				stop_term(r, STOP_INTERRUPT, now, spec->grace_ns);
 			else if (now >= deadline)
 				stop_term(r, STOP_TIMEOUT, now, spec->grace_ns);
+			else if (r->child_stopped && now - r->stopped_at >= PROC_STAYED_STOPPED_NS)
+				stop_term(r, STOP_STAYED_STOPPED, now, spec->grace_ns);
 		}
 		if (r->phase == TERM_SENT && (now >= r->kill_at || asked_twice(r))) {
 			r->killed_early = now < r->kill_at;
@@ -263,6 +268,9 @@ static int wait_child(struct run *r, const struct proc_spec *spec, int64_t start
 		wake = next_tick;
 		if (r->phase == RUNNING && deadline < wake)
 			wake = deadline;
+		if (r->phase == RUNNING && r->child_stopped &&
+		    r->stopped_at + PROC_STAYED_STOPPED_NS < wake)
+			wake = r->stopped_at + PROC_STAYED_STOPPED_NS;
 		if (r->phase == TERM_SENT && r->kill_at < wake)
 			wake = r->kill_at;
 		/* A KILL_SENT child dies at once; still, do not spin if it is stuck in D state. */
@@ -371,17 +379,18 @@ static int follow_child(const struct proc_spec *spec, struct run *r)
 	record_window(r);
 	proc_add_rusage(res, &ru);
 	set_status(res, status);
-	if (r->reason == STOP_TIMEOUT)
+	if (r->reason == STOP_TIMEOUT || r->reason == STOP_STAYED_STOPPED)
 		res->outcome = PROC_TIMED_OUT;
 	else if (r->reason == STOP_INTERRUPT)
 		res->outcome = PROC_INTERRUPTED;
+	res->stayed_stopped = r->reason == STOP_STAYED_STOPPED;
 	if (r->reason != STOP_NONE && proc_interrupted())
 		res->interrupt_signal = proc_interrupted();
 	finish_stop(r, spec, r->start);
 	if (r->killed_early)
 		warning("%s: process group %ld was killed at once (SIGKILL), without waiting out "
 			"the grace period",
-			r->reason == STOP_TIMEOUT ? "interrupted during a timeout" : "interrupted again",
+			r->reason == STOP_INTERRUPT ? "interrupted again" : "interrupted during a timeout",
 			(long)r->pid);
 	res->killed_early = r->killed_early;
 	proc_leftovers_clean(r);
@@ -476,6 +485,20 @@ int proc_run(const struct proc_spec *spec, struct proc_result *res)
 out:
 	finish_run(&r, ret == 0);
 	return ret;
+}
+
+char *proc_timeout_text(const struct proc_result *res, double timeout_s)
+{
+	char *how = proc_stop_text(res), *text;
+
+	if (res->stayed_stopped)
+		text = xasprintf("stayed stopped (SIGSTOP or SIGTSTP) for %lld s, which a process "
+				 "does not leave by itself; %s",
+				 (long long)(PROC_STAYED_STOPPED_NS / 1000000000LL), how);
+	else
+		text = xasprintf("timed out after %g s; %s", timeout_s, how);
+	free(how);
+	return text;
 }
 
 char *proc_stop_text(const struct proc_result *res)

@@ -146,6 +146,9 @@ struct proc_stream {
 /* The most bytes of the marker line that stands for the middle left out of a log. */
 #define PROC_LOG_MARKER_MAX 80
 
+/* How long a child may stay stopped before abev ends it (proc_result.stayed_stopped). */
+#define PROC_STAYED_STOPPED_NS (10 * 1000000000LL)
+
 struct proc_result {
 	enum proc_outcome outcome;
 	int exit_code;             /* -1 unless exited (also set for timeouts: how it ended) */
@@ -185,6 +188,13 @@ struct proc_result {
 	int64_t suspended_ns;
 	/* A second interrupt (or one during a timeout's grace) killed the group at once. */
 	int killed_early;
+	/*
+	 * The child stopped (SIGSTOP, SIGTSTP) and stayed stopped for
+	 * PROC_STAYED_STOPPED_NS: abev ended it as it ends one that times out
+	 * (outcome PROC_TIMED_OUT), since a stopped process never ends by
+	 * itself, with or without a timeout.
+	 */
+	int stayed_stopped;
 	/* cgroup figures: valid when cgroup_reason == NULL */
 	int64_t cg_memory_peak_bytes; /* -1: not available (see cg_memory_note) */
 	int64_t cg_cpu_usage_ns;
@@ -317,5 +327,11 @@ void proc_result_release(struct proc_result *res);
  * after the grace period; it was killed by SIGKILL". Caller frees.
  */
 char *proc_stop_text(const struct proc_result *res);
+/*
+ * The reason of a PROC_TIMED_OUT result: "timed out after timeout_s s;
+ * <proc_stop_text()>", or, when it stayed stopped, that it did and for how
+ * long. Caller frees.
+ */
+char *proc_timeout_text(const struct proc_result *res, double timeout_s);
 
 #endif

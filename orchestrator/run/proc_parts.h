@@ -29,7 +29,7 @@ struct child_error {
 
 /* Stop and kill phases of a timeout or an interrupt. */
 enum stop_phase { RUNNING, TERM_SENT, KILL_SENT };
-enum stop_reason { STOP_NONE, STOP_TIMEOUT, STOP_INTERRUPT };
+enum stop_reason { STOP_NONE, STOP_TIMEOUT, STOP_INTERRUPT, STOP_STAYED_STOPPED };
 
 /* One proc_run(): its child, how it is being stopped, what it needs and measures. */
 struct run {
@@ -59,6 +59,7 @@ struct run {
 	unsigned cont0;         /* proc_cont_count() at the start */
 	int64_t boot_off0;      /* CLOCK_BOOTTIME - CLOCK_MONOTONIC at the start */
 	int child_stopped;      /* the child's last reported state was stopped */
+	int64_t stopped_at;     /* CLOCK_MONOTONIC when it was seen stopped */
 	int killed_early;       /* a second stop request cut the grace period short */
 };
 

@@ -59,8 +59,11 @@ static int git_run(const char *cwd, const char *const *argv, int merge, struct s
 		error("git was killed by %s", proc_signal_name(r.signal));
 		break;
 	case PROC_TIMED_OUT:
-		error("git did not answer within %lld s and was stopped",
-		      (long long)(GIT_TIMEOUT_NS / 1000000000LL));
+		if (r.stayed_stopped)
+			error("git stayed stopped (SIGSTOP or SIGTSTP) and was ended");
+		else
+			error("git did not answer within %lld s and was stopped",
+			      (long long)(GIT_TIMEOUT_NS / 1000000000LL));
 		break;
 	case PROC_INTERRUPTED:
 		error("stopped: abev received %s", proc_signal_name(r.interrupt_signal));

@@ -192,6 +192,30 @@ class SetupCleanup(AbevTestCase):
         for v in ("a", "b"):
             os.unlink(self.path(f"built-{v}"))
 
+    def test_a_stopped_step_or_command_without_a_timeout_is_ended(self):
+        # Issue 40 §6: with no timeout, a setup or a command that stopped itself
+        # kept abev waiting for ever. It is ended once it stayed stopped 10 s.
+        stop = ["sh", "-c", "kill -STOP $$; echo resumed"]
+        plan = self.plan(stop, None, schedule={"runs": 1, "setup": stop,
+                                               "kill_grace_seconds": 1})
+        _, res = self.run_steps(plan, 1)
+        self.assertEqual([(s["step"], s["status"]) for s in res["steps"]],
+                         [("setup", "timed_out")])
+        self.assertEqual(res["invocations"], [])
+        self.assertTrue(any("stayed stopped (SIGSTOP or SIGTSTP) for 10 s" in n
+                            for n in res["notes"]), res["notes"])
+        os.remove(self.path("plan.json"))
+        shutil.rmtree(self.path("ev"))
+        p = {"schema": "abev.plan/1", "name": "stops",
+             "variants": [{"name": "a", "command": stop}],
+             "schedule": {"runs": 1, "kill_grace_seconds": 1}}
+        _, res = self.run_steps(self.write_plan(p), 1)
+        inv = res["invocations"][0]
+        self.assertEqual(inv["status"], "timed_out")
+        self.assertTrue(inv["reason"].startswith("stayed stopped (SIGSTOP or SIGTSTP) for 10 s, "
+                                                 "which a process does not leave by itself; "
+                                                 "stopped with SIGTERM"), inv["reason"])
+
     def test_a_step_that_stops_itself_times_out(self):
         # A stopped process never exits by itself: the schedule's timeout still
         # ends it (SIGTERM, SIGCONT so that the stop does not hold the SIGTERM,
