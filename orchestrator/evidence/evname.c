@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "util/dirat.h"
@@ -258,10 +259,42 @@ mode_t evname_mode(mode_t m)
 	return m & 07777;
 }
 
+/* The most bytes of attribute names a file's list may take; more is noted as not removed. */
+#define XATTR_LIST_MAX_BYTES 65536
+
+long evname_strip_xattrs(int dirfd, const char *base)
+{
+	char path[64 + 4096], *names = NULL;
+	ssize_t len;
+	long removed = 0;
+
+	/* No *xattrat() call: the directory's own name in /proc, the last component not followed. */
+	if ((size_t)snprintf(path, sizeof(path), "/proc/self/fd/%d/%s", dirfd, base) >= sizeof(path))
+		return -1;
+	len = llistxattr(path, NULL, 0);
+	if (len <= 0)
+		return len == 0 || errno == ENOTSUP || errno == ENOENT ? 0 : -1;
+	if (len > XATTR_LIST_MAX_BYTES)
+		return -1;
+	names = xmalloc((size_t)len + 1);
+	len = llistxattr(path, names, (size_t)len);
+	for (ssize_t i = 0; len > 0 && i < len; i += (ssize_t)strlen(names + i) + 1) {
+		names[len] = '\0';
+		/* A security label is the system's, not the file's: it stays. */
+		if (!strncmp(names + i, "security.", 9) && strcmp(names + i, "security.capability"))
+			continue;
+		if (lremovexattr(path, names + i) == 0)
+			removed++;
+	}
+	free(names);
+	return len < 0 ? -1 : removed;
+}
+
 /* What evname_take_back() changed, for its note. */
 struct take_back {
 	size_t opened;    /* made readable (and a directory enterable) again */
 	size_t cleared;   /* setuid, setgid, sticky or group/other-writable bits dropped */
+	size_t stripped;  /* entries that had extended attributes (ACLs, capabilities, user.*) */
 	size_t failed;
 	int first_err;
 	char *first_failed;
@@ -272,6 +305,7 @@ static void take_back_one(struct take_back *t, int dirfd, const char *base, cons
 {
 	mode_t want = evname_mode(m);
 
+	t->stripped += evname_strip_xattrs(dirfd, base) > 0;
 	if ((m & 07777) == want)
 		return;
 	/* AT_SYMLINK_NOFOLLOW: a name swapped for a link meanwhile is refused, not followed. */
@@ -320,7 +354,7 @@ int evname_take_back(const struct dirat *root, const char *sub,
 		     void (*note)(void *ctx, char *line), void *ctx)
 {
 	static const struct tree_ops ops = { take_back_entry, take_back_failed };
-	struct take_back t = { 0, 0, 0, 0, NULL };
+	struct take_back t = { 0, 0, 0, 0, 0, NULL };
 	struct stat st;
 	const char *base;
 	int pfd = dirat_parent(root, sub, &base), ret = -1;
@@ -341,6 +375,11 @@ int evname_take_back(const struct dirat *root, const char *sub,
 				    "evidence keeps (u+rw files, u+rwx directories, nothing "
 				    "else added)", sub, t.opened, t.opened == 1 ? "y" : "ies",
 				    t.cleared));
+	if (t.stripped)
+		note(ctx, xasprintf("%s: the run left %zu entr%s with extended attributes (ACLs, "
+				    "file capabilities, user.* attributes): abev removed them, since "
+				    "evidence holds bytes and modes only", sub, t.stripped,
+				    t.stripped == 1 ? "y" : "ies"));
 	if (t.failed) {
 		char *shown = evname_printable(t.first_failed, strlen(t.first_failed));
 		note(ctx, xasprintf("%s: abev could not set the mode of %zu entr%s (the first, "

@@ -42,13 +42,22 @@ int evname_tidy(const struct dirat *root, const char *sub,
  */
 mode_t evname_mode(mode_t m);
 /*
+ * Removes the extended attributes of base in the directory open as dirfd
+ * (no link followed): POSIX ACLs, file capabilities, user.* and trusted.*
+ * attributes — what cp -a or an extraction as root would carry on — but
+ * not a security label (security.* other than security.capability).
+ * Returns how many were removed, or -1 when they could not be listed.
+ */
+long evname_strip_xattrs(int dirfd, const char *base);
+/*
  * Takes back what a run left under root/sub, sub itself included: every
  * directory and regular file gets evname_mode() (fchmodat() through the
  * directory that holds it, no link followed), a directory before it is
  * entered, so that one the run made unreadable is read too. A file with
  * more than one name is left alone: its mode is its other name's too
- * (the seal gives it an inode of its own). One note
- * (ownership passes) says how many entries were changed; none when
+ * (the seal gives it an inode of its own). Extended attributes go too
+ * (evname_strip_xattrs()). One note (ownership passes) says how many
+ * entries were changed, another how many had attributes; none when
  * nothing was. Returns that number, or -1 after error().
  */
 int evname_take_back(const struct dirat *root, const char *sub,

@@ -52,6 +52,9 @@ static enum tree_step settle_entry(void *ctx, const struct tree_entry *e)
 	 */
 	if ((e->st->st_mode & 07777) != want && (S_ISDIR(e->st->st_mode) || e->st->st_nlink == 1))
 		(void)fchmodat(e->dirfd, e->base, want, AT_SYMLINK_NOFOLLOW);
+	/* Nor extended attributes: what a run left had them removed, with a note (evname.h). */
+	if (S_ISDIR(e->st->st_mode) || (S_ISREG(e->st->st_mode) && e->st->st_nlink == 1))
+		(void)evname_strip_xattrs(e->dirfd, e->base);
 	if (S_ISDIR(e->st->st_mode)) {
 		ALLOC_GROW(s->dirs, s->ndirs + 1, s->dirs_alloc);
 		s->dirs[s->ndirs++] = xstrdup(e->name);

@@ -13,7 +13,9 @@ import pwd
 import shutil
 import signal
 import stat
+import struct
 import subprocess
+import sys
 import time
 import unittest
 
@@ -123,6 +125,45 @@ class Leftovers(AbevTestCase):
         self.assertEqual(stat.S_IMODE(os.stat(self.run_dir("open")).st_mode), 0o755)
         self.assertEqual(stat.S_IMODE(os.stat(self.run_dir("open", "g")).st_mode), 0o755)
         self.assertTrue(any("setuid, setgid, sticky" in n and "and 3 with" in n
+                            for n in res["notes"]), res["notes"])
+        self.assert_verifies()
+
+    def test_extended_attributes_are_not_kept(self):
+        # Issue 40 §6: user.* attributes, ACLs and file capabilities a run set stayed
+        # in the evidence (cp -a, or an extraction as root, would carry them on).
+        probe = self.path("probe")
+        with open(probe, "w") as f:
+            f.write("x")
+        try:
+            os.setxattr(probe, "user.probe", b"1")
+        except OSError as e:
+            self.skipTest(f"{self.tmp}'s file system takes no user.* attributes ({e})")
+        # A POSIX ACL as the kernel stores it: version 2, then (tag, perm, id) entries.
+        acl = struct.pack("<I", 2) + b"".join(
+            struct.pack("<HHI", tag, perm, uid) for tag, perm, uid in
+            ((1, 6, 0xFFFFFFFF), (2, 6, 65534), (4, 4, 0xFFFFFFFF), (0x10, 6, 0xFFFFFFFF),
+             (0x20, 4, 0xFFFFFFFF)))
+        setter = self.path("setter.py")
+        with open(setter, "w") as f:
+            f.write("import os, sys\n"
+                    "d = os.environ['ABEV_RUN_DIR']\n"
+                    "os.makedirs(d + '/sub')\n"
+                    "for p in (d + '/f', d + '/sub/g'):\n"
+                    "    open(p, 'w').write('x')\n"
+                    "    os.setxattr(p, 'user.note', b'planted')\n"
+                    f"    os.setxattr(p, 'system.posix_acl_access', {acl!r})\n"
+                    "os.setxattr(d + '/sub', 'user.dir', b'planted')\n")
+        script = f'"{sys.executable}" "{setter}"'
+        setcap = shutil.which("setcap") or "/usr/sbin/setcap"
+        caps = os.geteuid() == 0 and os.path.exists(setcap)
+        if caps:
+            script += f' && "{setcap}" cap_net_raw+ep "$ABEV_RUN_DIR/f"'
+        cp, res = self.run_plan(self.plan(script), 0, timeout=HANG)
+        for parts in (("f",), ("sub",), ("sub", "g")):
+            self.assertEqual(os.listxattr(self.run_dir(*parts), follow_symlinks=False), [],
+                             parts)
+        self.assertTrue(any("with extended attributes (ACLs, file capabilities, user.* "
+                            "attributes): abev removed them" in n and "3 entries" in n
                             for n in res["notes"]), res["notes"])
         self.assert_verifies()
 
