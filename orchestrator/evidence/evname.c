@@ -295,6 +295,7 @@ struct take_back {
 	size_t opened;    /* made readable (and a directory enterable) again */
 	size_t cleared;   /* setuid, setgid, sticky or group/other-writable bits dropped */
 	size_t stripped;  /* entries that had extended attributes (ACLs, capabilities, user.*) */
+	mode_t keep;      /* the permission bits evidence keeps: 0700 when private */
 	size_t failed;
 	int first_err;
 	char *first_failed;
@@ -303,7 +304,7 @@ struct take_back {
 static void take_back_one(struct take_back *t, int dirfd, const char *base, const char *name,
 			  mode_t m)
 {
-	mode_t want = evname_mode(m);
+	mode_t base_want = evname_mode(m), want = base_want & (t->keep | ~(mode_t)0777);
 
 	t->stripped += evname_strip_xattrs(dirfd, base) > 0;
 	if ((m & 07777) == want)
@@ -316,7 +317,8 @@ static void take_back_one(struct take_back *t, int dirfd, const char *base, cons
 		}
 		return;
 	}
-	if ((m & 07777 & ~want) != 0)
+	/* What a private evidence closes is policy, not the run's doing: not counted. */
+	if ((m & 07777 & ~base_want) != 0)
 		t->cleared++;
 	if ((want & ~m & 0700) != 0)
 		t->opened++;
@@ -350,11 +352,11 @@ static enum tree_step take_back_failed(void *ctx, const char *name, const char *
 	return TREE_NEXT;
 }
 
-int evname_take_back(const struct dirat *root, const char *sub,
+int evname_take_back(const struct dirat *root, const char *sub, int private_modes,
 		     void (*note)(void *ctx, char *line), void *ctx)
 {
 	static const struct tree_ops ops = { take_back_entry, take_back_failed };
-	struct take_back t = { 0, 0, 0, 0, 0, NULL };
+	struct take_back t = { 0, 0, 0, private_modes ? 0700 : 0777, 0, 0, NULL };
 	struct stat st;
 	const char *base;
 	int pfd = dirat_parent(root, sub, &base), ret = -1;

@@ -58,9 +58,11 @@ long evname_strip_xattrs(int dirfd, const char *base);
  * (the seal gives it an inode of its own). Extended attributes go too
  * (evname_strip_xattrs()). One note (ownership passes) says how many
  * entries were changed, another how many had attributes; none when
- * nothing was. Returns that number, or -1 after error().
+ * nothing was. With private_modes (a run as another user, run_as), group
+ * and others keep no permission at all, so that a later run of that user
+ * cannot read this one's. Returns that number, or -1 after error().
  */
-int evname_take_back(const struct dirat *root, const char *sub,
+int evname_take_back(const struct dirat *root, const char *sub, int private_modes,
 		     void (*note)(void *ctx, char *line), void *ctx);
 /* A name component stock tools can read: offending bytes become '_'. Caller frees. */
 char *evname_safe_component(const char *name);

@@ -518,7 +518,8 @@ static int variant_cpus(const struct plan_variant *v, struct cpulist *cpus)
  */
 static int take_back_run_dir(struct run_state *st, const struct invocation *inv)
 {
-	if (evname_take_back(&st->ev, inv->dir, run_state_note_cb, st) < 0 ||
+	if (evname_take_back(&st->ev, inv->dir, proc_run_as_user() != NULL, run_state_note_cb,
+			     st) < 0 ||
 	    evname_tidy(&st->ev, inv->dir, run_state_note_cb, st) < 0)
 		return -1;
 	return 0;

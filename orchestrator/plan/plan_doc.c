@@ -279,7 +279,10 @@ const struct plan_doc_key plan_doc_keys[] = {
 	  .meaning = "a user name: every command of the plan (invocations, prepare, versions) runs as "
 	  "that user, with its groups (abev must run as root; git runs as abev), so that it "
 	  "can neither read the signing key nor write the evidence outside its own run "
-	  "directory, which abev hands to the user for the invocation; an unknown user is an "
+	  "directory, which abev hands to the user for the invocation, nor read the rest of the "
+	  "evidence, whatever the umask: abev writes it under 077 meanwhile (the commands keep the "
+	  "umask abev was started with) and takes each run directory back private, 0700 and 0600, "
+	  "so the evidence is root's to share; an unknown user is an "
 	  "error; `abev run --run-as USER` overrides it; `result.json` records it (`run_as`)" },
 	{ .key = "dotnet_runtime", .type = "boolean", .dflt = "`false`",
 	  .meaning = "`true`: abev adds its startup hook to `DOTNET_STARTUP_HOOKS` (after the user's own) "

@@ -271,8 +271,9 @@ struct proc_user {
 	gid_t gid;
 	gid_t *groups;     /* supplementary groups, as initgroups() would set them */
 	int ngroups;
+	mode_t umask;      /* the file mode mask it runs with (proc_run_as(): abev's own before) */
 };
-#define PROC_USER_INIT { NULL, 0, 0, NULL, 0 }
+#define PROC_USER_INIT { NULL, 0, 0, NULL, 0, 022 }
 
 /* Looks name up (getpwnam, getgrouplist). 0, or -1 without a message: no such user. */
 int proc_user_lookup(struct proc_user *u, const char *name);
@@ -280,6 +281,10 @@ void proc_user_release(struct proc_user *u);
 /*
  * From now on every child proc_run() starts (but those with as_abev) runs
  * as u (copied); NULL: as abev. Only root can: otherwise -1 after error().
+ * abev's own file mode mask becomes 077 meanwhile, so that what it writes
+ * is not the user's to read whatever the umask (the directories on the way
+ * to a run's own are let through, o+x, and no more); the children get the
+ * mask abev was started with. NULL gives it back.
  */
 int proc_run_as(const struct proc_user *u);
 /* The user set by proc_run_as(), or NULL. Borrowed, valid until the next call. */

@@ -29,6 +29,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -63,7 +64,7 @@ static const child_fn child_calls[] = {
 	(child_fn)close, (child_fn)fcntl, (child_fn)chdir, (child_fn)dup2,
 	(child_fn)sched_setaffinity, (child_fn)prctl, (child_fn)getppid, (child_fn)syscall,
 	(child_fn)read, (child_fn)execve, (child_fn)write, (child_fn)_exit,
-	(child_fn)__errno_location, (child_fn)memset, (child_fn)memcpy,
+	(child_fn)__errno_location, (child_fn)memset, (child_fn)memcpy, (child_fn)umask,
 };
 
 /* Objects kept by name: the C library, the loader, the vDSO, sanitizer and valgrind runtimes. */

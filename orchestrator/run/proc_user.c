@@ -73,6 +73,8 @@ void proc_user_release(struct proc_user *u)
 int proc_run_as(const struct proc_user *u)
 {
 	if (!u) {
+		if (run_as_set)
+			umask(run_as.umask);
 		proc_user_release(&run_as);
 		run_as_set = 0;
 		return 0;
@@ -81,7 +83,12 @@ int proc_run_as(const struct proc_user *u)
 		return error("run_as '%s': abev must run as root to run its commands as another "
 			     "user (it runs as uid %ld); drop run_as, or start abev as root",
 			     u->name, (long)geteuid());
-	proc_user_release(&run_as);
+	{
+		mode_t mask = run_as.umask;
+
+		proc_user_release(&run_as);
+		run_as.umask = mask;
+	}
 	run_as.name = xstrdup(u->name);
 	run_as.uid = u->uid;
 	run_as.gid = u->gid;
@@ -89,6 +96,8 @@ int proc_run_as(const struct proc_user *u)
 	run_as.groups = xcalloc(u->ngroups > 0 ? (size_t)u->ngroups : 1, sizeof(*run_as.groups));
 	if (u->ngroups > 0)
 		memcpy(run_as.groups, u->groups, (size_t)u->ngroups * sizeof(*u->groups));
+	/* What abev writes meanwhile is not the user's to read; the user's children keep theirs. */
+	run_as.umask = run_as_set ? run_as.umask : umask(077);
 	run_as_set = 1;
 	return 0;
 }
@@ -181,5 +190,6 @@ int proc_user_switch(const struct proc_user *u)
 		return -1;
 	if (syscall(SYS_setresuid, u->uid, u->uid, u->uid) < 0)
 		return -1;
+	umask(u->umask);
 	return 0;
 }

@@ -860,6 +860,33 @@ class RunAs(OtherUser, AbevTestCase):
             self.assertEqual(mode, 0o701, d)  # others may pass, not list
         self.assertEqual(os.stat(self.path("ev", "runs", "a", "run-1")).st_mode & 0o777, 0o700)
 
+    def test_the_user_reads_no_evidence_under_umask_022(self):
+        # Issue 40 §6: under a umask of 022 the user's later runs could read
+        # abev's metadata.json and the earlier runs' directories. Now abev
+        # writes under 077 while commands run as the user (the commands keep
+        # the umask abev was started with), and takes each run back private.
+        script = ('for f in "$1/metadata.json" "$1/plan.json" "$1/runs/a/run-1/test.log"; do '
+                  'if cat "$f" >/dev/null 2>&1; then echo "$(basename "$f")=read"; '
+                  'else echo "$(basename "$f")=refused"; fi; done; '
+                  'touch "$ABEV_RUN_DIR/own" && echo umask=$(umask)')
+        helper, _ = self.programs_for_user()
+        plan = helper_plan([("a", [])], runs=2, run_as="nobody", helper=helper)
+        plan["variants"][0]["command"] = ["sh", "-c", script, "sh", self.path("ev")]
+        p = self.write_plan(plan)
+        cp = subprocess.run([ABEV, "run", p, "--out", self.path("ev"), "--unsigned",
+                             "--max-cpu-wait-pct", "100"],
+                            capture_output=True, text=True, timeout=300,
+                            preexec_fn=lambda: os.umask(0o022))
+        self.assertEqual(cp.returncode, 0, cp.stdout + cp.stderr)
+        said = helper_said(self.path("ev", "runs", "a", "run-2", "test.log"))
+        self.assertEqual(said, {"metadata.json": "refused", "plan.json": "refused",
+                                "test.log": "refused", "umask": "0022"})
+        self.assertEqual(os.stat(self.path("ev", "metadata.json")).st_mode & 0o077, 0)
+        for run in ("run-1", "run-2"):
+            self.assertEqual(os.stat(self.path("ev", "runs", "a", run)).st_mode & 0o777, 0o700)
+            self.assertEqual(os.stat(self.path("ev", "runs", "a", run, "own")).st_mode & 0o777,
+                             0o600)
+
     def test_option_overrides_the_plan_and_is_recorded(self):
         helper, _ = self.programs_for_user()
         plan = helper_plan([("a", ["ids"])], run_as="root", helper=helper)
