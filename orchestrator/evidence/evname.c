@@ -428,7 +428,9 @@ int evname_tidy(const struct dirat *root, const char *sub,
 	/* The manifest holds directories up to EVIDENCE_MAX_DEPTH below the evidence root. */
 	for (const char *p = sub; *p; p++)
 		t.max_depth -= *p == '/';
-	t.max_depth--;
+	/* sub's own components: none for the root itself. */
+	if (*sub && strcmp(sub, "."))
+		t.max_depth--;
 
 	if (dirat_sub(root, sub, &dir) < 0) {
 		error("cannot open directory '%s/%s': %s", root->path, sub, strerror(errno));

@@ -127,7 +127,12 @@ struct keep_walk {
 static enum tree_step keep_entry(void *ctx, const struct tree_entry *e)
 {
 	struct keep_walk *k = ctx;
-	char *name = xasprintf("%s/%s", k->rel, e->name);
+	char *name;
+
+	/* A link, FIFO or socket is no file a manifest holds: the run's end removes it (evname.h). */
+	if (!S_ISREG(e->st->st_mode) && !S_ISDIR(e->st->st_mode))
+		return TREE_NEXT;
+	name = xasprintf("%s/%s", k->rel, e->name);
 
 	keep_stat(add(k->l, name), e->st);
 	free(name);
@@ -346,10 +351,11 @@ long ledger_check(struct ledger *l, const struct dirat *root, const char *const 
 	for (size_t i = 0; i < c.nappeared; i++) {
 		struct stat st;
 
+		/* A link, FIFO or socket no manifest holds: the run's end removes it (evname_tidy()). */
 		if (walked == 0 && dirat_lstat(root, c.appeared[i], &st) == 0) {
 			if (S_ISDIR(st.st_mode))
 				(void)ledger_keep_tree(l, root, c.appeared[i]);
-			else
+			else if (S_ISREG(st.st_mode))
 				keep_stat(add(l, c.appeared[i]), &st);
 		}
 		free(c.appeared[i]);

@@ -366,6 +366,51 @@ out:
 }
 
 /*
+ * The directory rel beneath the evidence root (one abev made) given
+ * u+rwx back, when a run took it away (a run of abev's own user can):
+ * abev must write, rename and remove there to seal. The note says so.
+ */
+static void reclaim_dir(struct run_state *st, const char *rel)
+{
+	/* The root itself through abev's own descriptor: "." in it needs the search right it lost. */
+	int fd = *rel ? dirat_openat(&st->ev, rel, O_RDONLY | O_DIRECTORY, 0) : dup(st->ev.fd);
+	char link[48];
+	struct stat sb;
+
+	if (fd < 0 && errno == EACCES) {
+		/* Closed to abev itself: opened through O_PATH, which needs no permission on it. */
+		fd = dirat_openat(&st->ev, rel, O_PATH | O_DIRECTORY, 0);
+	}
+	if (fd < 0 || fstat(fd, &sb) < 0 || (sb.st_mode & S_IRWXU) == S_IRWXU ||
+	    sb.st_uid != geteuid())
+		goto out;
+	/* An O_PATH descriptor takes no fchmod(): its /proc name does. */
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	if (chmod(link, (sb.st_mode & 07777) | S_IRWXU) < 0)
+		goto out;
+	run_state_note(st, xasprintf("%s: its mode was changed to %04o during the run; abev took "
+				     "u+rwx back to seal the evidence", *rel ? rel : ".",
+				     (unsigned)(sb.st_mode & 07777)));
+out:
+	if (fd >= 0)
+		close(fd);
+}
+
+void run_slot_reclaim_above(struct run_state *st, const char *rel)
+{
+	char *path = xstrdup(rel);
+
+	reclaim_dir(st, "");
+	for (char *slash = strchr(path, '/'); slash; slash = strchr(slash + 1, '/')) {
+		*slash = '\0';
+		reclaim_dir(st, path);
+		*slash = '/';
+	}
+	reclaim_dir(st, path);
+	free(path);
+}
+
+/*
  * Whether the invocation's directory is still the one abev made (made:
  * its identity then). A run may have deleted it, or replaced it (or a
  * directory above it) by a link to elsewhere, another directory or a
@@ -381,7 +426,19 @@ static char *run_dir_check(struct run_state *st, const struct invocation *inv,
 	struct stat now;
 	struct dirat again = DIRAT_INIT;
 	char *what = NULL, *reason = NULL;
-	int r = dirat_lstat(&st->ev, inv->dir, &now);
+	int r;
+
+	/* A run of abev's own user may have closed abev's directories on the way: taken back first. */
+	{
+		char *parent = xstrdup(inv->dir), *slash = strrchr(parent, '/');
+
+		if (slash) {
+			*slash = '\0';
+			run_slot_reclaim_above(st, parent);
+		}
+		free(parent);
+	}
+	r = dirat_lstat(&st->ev, inv->dir, &now);
 
 	*err = 0;
 	if (r == 0 && S_ISDIR(now.st_mode) && now.st_dev == made->st_dev &&

@@ -35,5 +35,11 @@ int run_slot_step(struct run_state *st, size_t vi, int cleanup);
  * or truncate a file elsewhere. 0, or -1 after error().
  */
 int run_slot_open_outputs(struct run_state *st);
+/*
+ * The evidence root and each directory on the way to rel beneath it (rel
+ * included), abev's own, given u+rwx back when a run of abev's own user
+ * took it away, each with a note: abev must reach, write and seal there.
+ */
+void run_slot_reclaim_above(struct run_state *st, const char *rel);
 
 #endif

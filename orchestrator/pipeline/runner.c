@@ -12,6 +12,7 @@
 #include "record/invocation.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,6 +24,7 @@
 #include "measure/cgroup.h"
 #include "util/dirat.h"
 #include "evidence/evidence.h"
+#include "evidence/evname.h"
 #include "evidence/evidence_read.h"
 #include "util/hash.h"
 #include "evidence/journal.h"
@@ -174,8 +176,25 @@ static const char *const final_names[] = { EVIDENCE_RESULT_FILE, EVIDENCE_REPORT
 					   EVIDENCE_SIGNATURE_FILE, EVIDENCE_JOURNAL_FILE, EVIDENCE_RESERVE_FILE,
 					   NULL };
 
+/* Before the check: the directories abev made above the runs given back to abev. */
+static void reclaim_root(struct run_state *st)
+{
+	const struct plan *plan = st->plan;
+
+	for (size_t i = 0; i < plan->nvariants; i++) {
+		char *rel = path_join(EVIDENCE_RUNS_DIR, plan->variants[i].name);
+		run_slot_reclaim_above(st, rel);
+		free(rel);
+	}
+}
+
 /*
- * Before the evidence is written as final: is everything abev wrote
+ * Before the evidence is written as final: what a run left in the
+ * evidence root that no manifest holds — a symbolic link, a FIFO, a
+ * socket, an odd name — outside its own directory (a run of abev's own
+ * user can reach the root) is removed or renamed (evname_tidy()), each a
+ * note of tampering, so that the evidence is still sealed, never as
+ * abev's record. Then: is everything abev wrote
  * still as written, with nothing beside it (ledger.h), and is the
  * evidence directory still where the user named it? Each difference is
  * a note, and makes the run failed: what a run changed is never sealed
@@ -184,6 +203,16 @@ static const char *const final_names[] = { EVIDENCE_RESULT_FILE, EVIDENCE_REPORT
 static void check_evidence(struct run_state *st)
 {
 	long n;
+
+	/*
+	 * Every run directory was tidied when its invocation ended: what is
+	 * to tidy now a run left outside its own, or in one after it.
+	 */
+	n = evname_tidy(&st->ev, ".", run_state_note_tampered_cb, st);
+	if (n < 0)
+		st->runtime_error = 1;
+	else
+		st->tampered += n;
 
 	if (!dirat_still_at(&st->ev, st->root)) {
 		char *where = NULL, link[64];
@@ -294,6 +323,7 @@ static void finish_evidence(struct run_state *st, enum run_status *final, int *s
 	int signals, sr;
 
 	/* The seal's own settling first, so that what it settles later was changed after the check. */
+	reclaim_root(st);
 	(void)seal_settle(&st->ev, 0, &st->ledger);
 	check_evidence(st);
 	for (;;) {

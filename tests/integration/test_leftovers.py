@@ -128,6 +128,45 @@ class Leftovers(AbevTestCase):
                             for n in res["notes"]), res["notes"])
         self.assert_verifies()
 
+    def test_what_a_run_leaves_at_the_evidence_root_is_still_sealed(self):
+        # Issue 40 §4: without run_as, a link, a FIFO or a directory the run left
+        # at the evidence root, outside its own directory, or a chmod 000 or 500 of
+        # the root, stopped the seal (exit 3, no SHA256). Each is still sealed,
+        # never as abev's record. abev runs unprivileged: root writes whatever the mode.
+        abev, work, become = self.unprivileged()
+        cases = {
+            "link": ('ln -s /etc "$R/planted"', "./planted: a symlink to '/etc' left by the "
+                     "run was removed"),
+            "fifo": ('mkfifo "$R/fifo"', "./fifo: a FIFO left by the run was removed"),
+            "dir": ('mkdir "$R/newdir" && echo x > "$R/newdir/f"', "newdir: a directory abev "
+                    "did not write appeared outside the run directories"),
+            "000": ('chmod 000 "$R"', ".: its mode was changed to 0000 during the run; abev "
+                    "took u+rwx back"),
+            "500": ('chmod 500 "$R" "$R/runs"', "runs: its mode was changed to 0500 during the "
+                    "run; abev took u+rwx back"),
+        }
+        for name, (action, note) in cases.items():
+            with self.subTest(case=name):
+                script = 'R=$(dirname "$(dirname "$(dirname "$ABEV_RUN_DIR")")") && ' + action
+                plan = os.path.join(work, f"plan-{name}.json")
+                with open(plan, "w") as f:
+                    json.dump(self.plan(script), f)
+                os.chmod(plan, 0o644)
+                ev = os.path.join(work, f"ev-{name}")
+                cp = subprocess.run([abev, "run", plan, "--out", ev, "--unsigned"], cwd=work,
+                                    capture_output=True, text=True, timeout=HANG,
+                                    preexec_fn=become)
+                self.assertIn(cp.returncode, (0, 1), cp.stdout + cp.stderr)
+                with open(os.path.join(ev, "result.json")) as f:
+                    res = json.load(f)
+                self.assertTrue(any(note in n for n in res["notes"]), res["notes"])
+                self.assertTrue(os.path.exists(os.path.join(ev, "SHA256")))
+                v = subprocess.run([abev, "verify", ev], cwd=work, capture_output=True,
+                                   text=True, timeout=HANG, preexec_fn=become)
+                # Sealed: clean when only a mode was taken back, else not abev's record.
+                self.assertEqual(v.returncode, 7 if name in ("000", "500") else 8,
+                                 v.stdout + v.stderr)
+
     def test_extended_attributes_are_not_kept(self):
         # Issue 40 §6: user.* attributes, ACLs and file capabilities a run set stayed
         # in the evidence (cp -a, or an extraction as root, would carry them on).
