@@ -83,7 +83,8 @@ const char *evname_problem(const char *name)
 /* What evname_tidy() will change, found first and done after the walk. */
 struct tidy_item {
 	char *name;        /* relative to the root */
-	int remove;        /* 1: not a file or directory; 2: a directory too deep; 0: rename */
+	int remove;        /* 1: not a file or directory; 2: a directory too deep; 3: a path too
+			      long (moved up); 0: rename */
 	char kind[16];
 	char *target;      /* a symlink's target, for the note */
 };
@@ -91,6 +92,7 @@ struct tidy {
 	struct tidy_item *v;
 	size_t n, alloc;
 	int max_depth;     /* a directory this deep below the walk's root is too deep */
+	size_t prefix;     /* the bytes of the walk's root in an evidence path ("runs/a/run-1/") */
 };
 
 static enum tree_step tidy_entry(void *ctx, const struct tree_entry *e)
@@ -104,6 +106,11 @@ static enum tree_step tidy_entry(void *ctx, const struct tree_entry *e)
 	bad_name = evname_problem(base) != NULL;
 	if (S_ISDIR(mode) && e->depth >= t->max_depth) {
 		special = 2;
+		bad_name = 0;
+	}
+	/* A file whose evidence path no manifest line can hold: moved up, not lost. */
+	if (S_ISREG(mode) && t->prefix + strlen(e->name) > EVIDENCE_NAME_MAX) {
+		special = 3;
 		bad_name = 0;
 	}
 	if (special || bad_name) {
@@ -422,15 +429,17 @@ int evname_tidy(const struct dirat *root, const char *sub,
 {
 	static const struct tree_ops ops = { tidy_entry, tidy_failed };
 	struct dirat dir = DIRAT_INIT;
-	struct tidy t = { NULL, 0, 0, EVIDENCE_MAX_DEPTH };
+	struct tidy t = { NULL, 0, 0, EVIDENCE_MAX_DEPTH, 0 };
 	int ret = -1;
 
 	/* The manifest holds directories up to EVIDENCE_MAX_DEPTH below the evidence root. */
 	for (const char *p = sub; *p; p++)
 		t.max_depth -= *p == '/';
 	/* sub's own components: none for the root itself. */
-	if (*sub && strcmp(sub, "."))
+	if (*sub && strcmp(sub, ".")) {
 		t.max_depth--;
+		t.prefix = strlen(sub) + 1;
+	}
 
 	if (dirat_sub(root, sub, &dir) < 0) {
 		error("cannot open directory '%s/%s': %s", root->path, sub, strerror(errno));
@@ -443,7 +452,29 @@ int evname_tidy(const struct dirat *root, const char *sub,
 		struct tidy_item *it = &t.v[k];
 		char *path = path_join(dir.path, it->name);
 		char *shown = evname_printable(it->name, strlen(it->name));
-		if (it->remove == 2) {
+		if (it->remove == 3) {
+			char *rel = NULL;
+			struct stat st;
+
+			for (unsigned i = 1; i < 100000; i++) {
+				free(rel);
+				rel = xasprintf("long-path-%u", i);
+				if (dirat_lstat(&dir, rel, &st) < 0)
+					break;
+			}
+			if (dirat_rename(&dir, it->name, rel) < 0) {
+				error("cannot move '%s' up: %s", path, strerror(errno));
+				free(rel);
+				free(path);
+				free(shown);
+				goto out;
+			}
+			note(ctx, xasprintf("%s/%.300s%s: its path is longer than %d bytes, which no "
+					    "manifest line holds (signify reads at most %d): moved to "
+					    "'%s/%s'", sub, shown, strlen(shown) > 300 ? "…" : "",
+					    EVIDENCE_NAME_MAX, EVIDENCE_NAME_MAX, sub, rel));
+			free(rel);
+		} else if (it->remove == 2) {
 			const char *base;
 			size_t nfiles = 0, ndirs = 0;
 			int pfd = dirat_parent(&dir, it->name, &base);

@@ -167,6 +167,21 @@ class Leftovers(AbevTestCase):
                 self.assertEqual(v.returncode, 7 if name in ("000", "500") else 8,
                                  v.stdout + v.stderr)
 
+    def test_a_path_longer_than_a_manifest_holds_is_moved_up(self):
+        # Issue 40 §4: a path over 1023 bytes (signify reads no longer name) inside
+        # the run's own directory made the seal fail: exit 3, no SHA256.
+        script = ('cd "$ABEV_RUN_DIR" && d=$(printf "%0250d" 0) && '
+                  'mkdir -p "$d/$d/$d/$d/$d" && echo kept > "$d/$d/$d/$d/$d/f" && echo top > top')
+        cp, res = self.run_plan(self.plan(script), 0, timeout=HANG)
+        self.assertEqual(res["status"], "completed", res["notes"])
+        self.assertTrue(any("its path is longer than 1023 bytes" in n and
+                            "moved to 'runs/a/run-1/long-path-1'" in n for n in res["notes"]),
+                        res["notes"])
+        with open(self.run_dir("long-path-1")) as f:
+            self.assertEqual(f.read(), "kept\n")
+        self.assertTrue(os.path.exists(self.run_dir("top")))
+        self.assert_verifies()
+
     def test_extended_attributes_are_not_kept(self):
         # Issue 40 §6: user.* attributes, ACLs and file capabilities a run set stayed
         # in the evidence (cp -a, or an extraction as root, would carry them on).
