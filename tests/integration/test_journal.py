@@ -150,6 +150,10 @@ class DiskFull(AbevTestCase):
         cp = self.abev("verify", ev, "--pubkey", pub, check=8)
         self.assertIn("seal:        intact: the signature is good", cp.stdout)
         self.assertIn("status:      failed\n", cp.stdout)
+        # Issue 40 §4: failed for the disk, not for a change to abev's own runs/ that
+        # never was (the run directory was not kept when its files could not be written).
+        self.assertEqual(res["tampered"], [])
+        self.assertIn("tampered:    none", cp.stdout)
         schemas.validate_evidence(self, ev)
         with open(os.path.join(ev, "report.md"), encoding="utf-8") as f:
             self.assertIn("the disk is full", f.read())
