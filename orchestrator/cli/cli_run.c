@@ -361,14 +361,15 @@ int cli_run_plan(struct plan *plan, const struct run_args *a, const char *plan_s
 	opt.bench = a->bench;
 	opt.colour = a->colour;
 	/*
-	 * Other abev runs: wait for them by default — without a limit on a
-	 * terminal, at most RUN_WAIT_MAX_UNATTENDED seconds without one (CI),
-	 * then go ahead — or refuse (--no-wait).
+	 * Other abev runs: wait for them by default, at most
+	 * RUN_WAIT_MAX_UNATTENDED seconds, then go ahead — on a terminal too:
+	 * a run of another user must not stall this one for ever — however long
+	 * with --wait, or refuse (--no-wait).
 	 */
 	opt.refuse_peers = a->no_wait;
 	opt.wait = !a->no_wait;
 	opt.wait_max_seconds = a->wait_max ? a->wait_max_seconds
-			       : a->wait || isatty(STDERR_FILENO) ? -1 : RUN_WAIT_MAX_UNATTENDED;
+			       : a->wait ? -1 : RUN_WAIT_MAX_UNATTENDED;
 	opt.key_source = signkey_source_name(a->key_src);
 	if (a->quiet)
 		opt.progress = PROGRESS_QUIET;

@@ -70,9 +70,8 @@ struct run_args {
 		     "(0-86400; then they run under load, kept and marked); overrides " \
 		     "load.max_wait_seconds") }, \
 	{ CLI_FLAG(0, "wait", T, P wait, \
-		   "take turns with other abev runs on this host, however long (the default " \
-		   "on a terminal; without one abev waits at most 3600 s, then goes ahead) " \
-		   "(abev(1), OTHER RUNS)") }, \
+		   "take turns with other abev runs on this host, however long (by default " \
+		   "abev waits at most 3600 s, then goes ahead) (abev(1), OTHER RUNS)") }, \
 	{ CLI_FLAG(0, "no-wait", T, P no_wait, \
 		   "refuse to start (exit 3) while another abev run on this host is going on, " \
 		   "instead of waiting for it") }, \

@@ -25,6 +25,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "util/alloc.h"
@@ -264,6 +265,68 @@ fail:
 	p->dfd = -1;
 }
 
+/*
+ * Whether the file sb (in the lock directory, another user's) is what it
+ * says: a live run of abev (its process's name) of the file's owner (the
+ * process's effective uid), holding the file's lock (/proc/locks names
+ * the process and the file's device and inode). Another user's file is
+ * trusted no further: without this, any local user could hold a lock on
+ * a fake <pid>.run and stall every other user's abev. A process that
+ * calls itself abev and holds such a lock still passes: --wait-max
+ * bounds the wait.
+ */
+static int foreign_peer_verified(long pid, const struct stat *sb)
+{
+	char path[64], line[256];
+	unsigned long uid[4];
+	int uid_ok = 0, name_ok = 0, lock_ok = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%ld/status", pid);
+	f = fopen(path, "re");
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "Uid: %lu %lu %lu %lu", &uid[0], &uid[1], &uid[2], &uid[3]) == 4)
+			uid_ok = uid[1] == (unsigned long)sb->st_uid;
+	if (f)
+		fclose(f);
+	snprintf(path, sizeof(path), "/proc/%ld/comm", pid);
+	f = fopen(path, "re");
+	if (f && fgets(line, sizeof(line), f))
+		name_ok = !strncmp(line, "abev", 4);
+	if (f)
+		fclose(f);
+	/* "1: FLOCK  ADVISORY  WRITE 4711 00:2c:123456 0 EOF": the lock's process, device, inode. */
+	f = fopen("/proc/locks", "re");
+	while (f && !lock_ok && fgets(line, sizeof(line), f)) {
+		char kind[16];
+		long holder;
+		unsigned maj, min;
+		unsigned long long ino;
+
+		if (sscanf(line, "%*d: %15s %*s %*s %ld %x:%x:%llu", kind, &holder, &maj, &min,
+			   &ino) == 5)
+			lock_ok = !strcmp(kind, "FLOCK") && holder == pid &&
+				  ino == (unsigned long long)sb->st_ino &&
+				  makedev(maj, min) == sb->st_dev;
+	}
+	if (f)
+		fclose(f);
+	return uid_ok && name_ok && lock_ok;
+}
+
+/* What another user's file that is no verified peer made this run ignore: said once. */
+static void ignored(struct peers *p, const char *name, const struct stat *sb)
+{
+	if (p->ignored++)
+		return;
+	free(p->ignored_note);
+	p->ignored_note = xasprintf("the lock directory '%s' holds '%s' of uid %ld, which is no "
+				    "abev run of that user holding the file's lock (its process "
+				    "is another program, another user's, or gone): ignored, as is "
+				    "every such file", p->dir, name, (long)sb->st_uid);
+	warning("%s", p->ignored_note);
+}
+
 /* One other run's file, read while it is locked. */
 struct peer_entry {
 	long pid;
@@ -300,6 +363,10 @@ static int read_peer(struct peers *p, const char *name, struct peer_entry *e)
 	}
 	if (errno != EWOULDBLOCK)
 		goto out;
+	if (sb.st_uid != geteuid() && !foreign_peer_verified(pid, &sb)) {
+		ignored(p, name, &sb);
+		goto out;
+	}
 	n = pread(fd, buf, PEER_FILE_MAX, 0);
 	if (n < 0)
 		n = 0;
@@ -514,5 +581,6 @@ void peers_leave(struct peers *p)
 	free(p->dir);
 	free(p->path);
 	free(p->note);
+	free(p->ignored_note);
 	*p = (struct peers)PEERS_INIT;
 }

@@ -36,9 +36,11 @@ struct peers {
 	int dfd;          /* the lock directory, opened once: every file in it is reached from here */
 	int events_fd;    /* "events", a regular file opened at joining; -1 */
 	int events_own;   /* it is abev's user's own: the only case it is ever truncated */
+	unsigned long ignored;   /* looks at other users' files that are no verified abev run */
+	char *ignored_note;      /* the first of them, said once (also a warning), or NULL */
 };
 
-#define PEERS_INIT { NULL, NULL, -1, 0, 0, NULL, -1, -1, 0 }
+#define PEERS_INIT { NULL, NULL, -1, 0, 0, NULL, -1, -1, 0, 0, NULL }
 
 /* What one look saw. */
 struct peers_look {

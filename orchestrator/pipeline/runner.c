@@ -322,6 +322,9 @@ static void finish_evidence(struct run_state *st, enum run_status *final, int *s
 	struct seal_watch watch = { &st->ledger, 1, run_state_note_tampered_cb, st, 0 };
 	int signals, sr;
 
+	/* Another user's fake or stale file in the lock directory, ignored: the record says so. */
+	if (st->peers.ignored_note)
+		run_state_note(st, xstrdup(st->peers.ignored_note));
 	/* The seal's own settling first, so that what it settles later was changed after the check. */
 	reclaim_root(st);
 	(void)seal_settle(&st->ev, 0, &st->ledger);
@@ -453,11 +456,17 @@ static int join_peers(struct run_state *st)
 		if (who.pid != last && opt->progress != PROGRESS_QUIET) {
 			/* Read from a file any local user can write: shown escaped, like every name. */
 			char *shown = who.evidence ? xstrdup_escaped(who.evidence) : NULL;
+			char bound[64];
+
+			if (opt->wait_max_seconds >= 0)
+				snprintf(bound, sizeof(bound), "at most %.0f s in all (--wait-max)",
+					 opt->wait_max_seconds);
+			else
+				snprintf(bound, sizeof(bound), "without a limit (--wait)");
 			fprintf(stderr, "abev: waiting for another abev run on this host to finish "
-					"(pid %ld%s%s%s)%s; --no-wait refuses instead\n",
+					"(pid %ld%s%s%s), %s; --no-wait refuses instead\n",
 				who.pid, shown ? ", writing '" : "", shown ? shown : "",
-				shown ? "'" : "",
-				opt->wait_max_seconds >= 0 ? ", at most --wait-max seconds" : "");
+				shown ? "'" : "", bound);
 			free(shown);
 		}
 		last = who.pid;
@@ -518,19 +527,16 @@ static int run_begin(struct run_state *st, struct metadata **md)
 }
 
 /*
- * The evidence directory and what it holds before the first invocation:
- * plan.json, metadata.json, the plan's report template; then the judge.
- * 0, or -1 after error() (*why says whether it is a usage error).
+ * What the evidence directory (create_root()) holds before the first
+ * invocation: plan.json, metadata.json, the plan's report template; then
+ * the judge. 0, or -1 after error().
  */
-static int open_evidence(struct run_state *st, const struct metadata *md,
-			 enum runner_outcome *why)
+static int open_evidence(struct run_state *st, const struct metadata *md)
 {
 	const struct plan *plan = st->plan;
 	char *md_text = NULL, *err = NULL;
 	int ret = -1;
 
-	if (create_root(st, why) < 0)
-		return -1;
 	md_text = metadata_text(md);
 	if (ledger_write(&st->ledger, &st->ev, EVIDENCE_PLAN_FILE, plan->raw, plan->raw_len) < 0 ||
 	    ledger_write(&st->ledger, &st->ev, EVIDENCE_METADATA_FILE, md_text, strlen(md_text)) < 0 ||
@@ -913,7 +919,21 @@ enum runner_outcome runner_run(const struct plan *plan, const struct runner_opti
 
 	run_state_init(&st, plan, opt);
 	memset(res, 0, sizeof(*res));
-	if (run_begin(&st, &md) < 0 || open_evidence(&st, md, &outcome) < 0 || run_setup(&st, &slots, &nslots) < 0)
+	/*
+	 * The evidence directory first: a --out abev cannot make (a file
+	 * system that refuses it whatever access() says) fails before abev
+	 * queues behind other runs, not after the wait.
+	 */
+	if (create_root(&st, &outcome) < 0)
+		goto out;
+	if (run_begin(&st, &md) < 0) {
+		/* Refused before anything ran (--no-wait beside another run): nothing is left behind. */
+		if (rmdir(st.root) < 0)
+			error("cannot remove the empty evidence directory '%s': %s", st.root,
+			      strerror(errno));
+		goto out;
+	}
+	if (open_evidence(&st, md) < 0 || run_setup(&st, &slots, &nslots) < 0)
 		goto out;
 	set_up = xcalloc(plan->nvariants + 1, 1);
 	run_blocks(&st, md, slots, nslots, set_up);

@@ -6,8 +6,11 @@ run must finish (within the timeout), and say in a warning and in result.json's
 notes what it did not use."""
 import fcntl
 import os
+import pwd
+import subprocess
+import sys
 
-from common import AbevTestCase
+from common import AbevTestCase, OtherUser
 
 
 class LockDirTest(AbevTestCase):
@@ -128,3 +131,66 @@ class LockDirTest(AbevTestCase):
         self.assertFalse([n for n in notes if "abev run" in n], notes)
         self.assertTrue(os.path.exists(target))
         self.assertTrue(os.path.islink(os.path.join(d, "999998.run")))
+
+
+# Holds an exclusive lock on "<its pid>.run" in argv[1], written as a running
+# abev would write it, until killed: a fake peer, whoever runs it.
+FAKE_PEER = r'''
+import fcntl, os, sys, time
+with open(os.path.join(sys.argv[1], "%d.run" % os.getpid()), "w") as f:
+    fcntl.flock(f, fcntl.LOCK_EX)
+    f.write("%20d R /fake/evidence\n" % 1)
+    f.flush()
+    print("ready", flush=True)
+    time.sleep(600)
+'''
+
+
+class ForeignPeers(OtherUser, AbevTestCase):
+    """Issue 40 §5: the lock directory is every user's to write; one user
+    could stall every other user's abev with a locked fake <pid>.run."""
+
+    def setUp(self):
+        if os.geteuid() != 0:
+            self.skipTest("needs root, to plant another user's file")
+        try:
+            self.user = pwd.getpwnam("nobody")
+        except KeyError:
+            self.skipTest("no user 'nobody' on this machine")
+        super().setUp()
+        os.chmod(self.tmp, 0o755)
+
+    def fake_peer(self, d, as_user):
+        p = subprocess.Popen([sys.executable, "-c", FAKE_PEER, d], stdout=subprocess.PIPE,
+                             text=True, preexec_fn=self.become_user if as_user else None)
+        self.addCleanup(lambda: (p.kill(), p.wait()))
+        self.assertEqual(p.stdout.readline().strip(), "ready")
+        return p
+
+    def test_another_users_fake_peer_is_ignored_and_said(self):
+        d = self.path("lock")
+        os.mkdir(d)
+        os.chmod(d, 0o1777)
+        fake = self.fake_peer(d, as_user=True)
+        cp = self.abev("bench", "true", "true", "-r", "1", "--out", self.path("ev"),
+                       "--unsigned", "--max-cpu-wait-pct", "100", "--wait-max", "20",
+                       timeout=120, env={"ABEV_LOCK_DIR": d}, check=0)
+        self.assertNotIn("waiting for another abev run", cp.stderr)
+        notes = self.load("ev", "result.json")["notes"]
+        said = f"holds '{fake.pid}.run' of uid {self.user.pw_uid}, which is no abev run"
+        self.assertTrue(any(said in n for n in notes), notes)
+        self.assertIn(said, cp.stderr)
+        self.assertFalse(any("abev waited" in n for n in notes), notes)
+
+    def test_an_out_abev_cannot_make_fails_before_the_queue(self):
+        # An --out that access() allows and mkdir refuses failed only after the wait.
+        d = self.path("lock")
+        os.mkdir(d)
+        os.chmod(d, 0o1777)
+        self.fake_peer(d, as_user=False)
+        cp = self.abev("bench", "true", "true", "-r", "1", "--out", "/sys/abev-no-such-dir",
+                       "--unsigned", "--wait-max", "20", timeout=120,
+                       env={"ABEV_LOCK_DIR": d}, check=None)
+        self.assertNotEqual(cp.returncode, 0)
+        self.assertIn("cannot create '/sys/abev-no-such-dir'", cp.stderr)
+        self.assertNotIn("waiting for another abev run", cp.stderr)

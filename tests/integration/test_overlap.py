@@ -171,7 +171,7 @@ class Peers(AbevTestCase):
         self.assertEqual(second.returncode, 0, out2 + err2)
         self.assertIn(f"waiting for another abev run on this host to finish (pid {first.pid}",
                       err2)
-        self.assertIn("at most --wait-max seconds; --no-wait refuses instead", err2)
+        self.assertIn("at most 3600 s in all (--wait-max); --no-wait refuses instead", err2)
         one, two = self.load("one", "result.json"), self.load("two", "result.json")
         for inv in one["invocations"] + two["invocations"]:
             self.assertEqual(inv["status"], "ok")
