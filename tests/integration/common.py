@@ -3,6 +3,7 @@ to write a plan and run abev on it in a scratch directory."""
 import hashlib
 import json
 import os
+import pwd
 import shutil
 import subprocess
 import tempfile
@@ -183,6 +184,20 @@ class OtherUser:
     """For a test case that runs programs as the user self.user (set by its
     setUp, as root): copies of the binaries that user can run, and the
     preexec_fn that becomes it."""
+
+    def set_up_as_root_with_nobody(self, why):
+        """setUp's first step for a case that needs root and the user 'nobody'
+        (self.user): skipped, saying why root is needed, before the scratch
+        directory is made (tearDown would not remove it); then the scratch
+        directory, open to that user."""
+        if os.geteuid() != 0:
+            self.skipTest(f"{why}; these tests run as uid {os.geteuid()}")
+        try:
+            self.user = pwd.getpwnam("nobody")
+        except KeyError:
+            self.skipTest("no user 'nobody' on this machine")
+        AbevTestCase.setUp(self)
+        os.chmod(self.tmp, 0o755)
 
     def programs_for_user(self):
         """(helper, abev): copies the user can run. The build may sit where

@@ -6,7 +6,6 @@ run must finish (within the timeout), and say in a warning and in result.json's
 notes what it did not use."""
 import fcntl
 import os
-import pwd
 import subprocess
 import sys
 
@@ -151,14 +150,7 @@ class ForeignPeers(OtherUser, AbevTestCase):
     could stall every other user's abev with a locked fake <pid>.run."""
 
     def setUp(self):
-        if os.geteuid() != 0:
-            self.skipTest("needs root, to plant another user's file")
-        try:
-            self.user = pwd.getpwnam("nobody")
-        except KeyError:
-            self.skipTest("no user 'nobody' on this machine")
-        super().setUp()
-        os.chmod(self.tmp, 0o755)
+        self.set_up_as_root_with_nobody("another user's file needs root to plant")
 
     def fake_peer(self, d, as_user):
         p = subprocess.Popen([sys.executable, "-c", FAKE_PEER, d], stdout=subprocess.PIPE,

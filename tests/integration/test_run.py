@@ -14,7 +14,6 @@ import glob
 import hashlib
 import json
 import os
-import pwd
 import shutil
 import signal
 import subprocess
@@ -792,17 +791,8 @@ class RunAs(OtherUser, AbevTestCase):
     its own run directory; the run itself passes."""
 
     def setUp(self):
-        # Skipped before the scratch directory is made: tearDown would not remove it.
-        if os.geteuid() != 0:
-            self.skipTest("run_as needs abev to run as root; these tests run as uid "
-                          f"{os.geteuid()}")
-        try:
-            self.user = pwd.getpwnam("nobody")
-        except KeyError:
-            self.skipTest("no user 'nobody' on this machine")
-        super().setUp()
         # The user must reach the plan's directory and the evidence root's run directories.
-        os.chmod(self.tmp, 0o755)
+        self.set_up_as_root_with_nobody("run_as needs abev to run as root")
 
     def test_commands_run_as_the_user(self):
         self.abev("keygen", "--out", self.path("key"), check=0)
