@@ -367,27 +367,28 @@ long ledger_check(struct ledger *l, const struct dirat *root, const char *const 
 	qsort(l->v, l->n, sizeof(*l->v), by_name);
 	l->sorted = 1;
 	{
-		size_t kept = 0;
-		int gone = 0;
+		size_t kept = 0, j;
 
-		for (size_t i = 0; i < l->n; i++) {
+		/* By name: the entries from i on are untouched while those before are compacted. */
+		for (size_t i = 0; i < l->n; i = j) {
 			struct stat st;
-			char *shown;
+			int gone = dirat_lstat(root, l->v[i].name, &st) < 0;
 
-			if (i == 0 || strcmp(l->v[i - 1].name, l->v[i].name)) {
-				gone = dirat_lstat(root, l->v[i].name, &st) < 0;
-				if (gone) {
-					shown = evname_printable(l->v[i].name, strlen(l->v[i].name));
-					problem(&c, xasprintf("%s: abev wrote it, and it is gone (%s)",
-							      shown, strerror(errno)));
-					free(shown);
-				}
+			if (gone) {
+				char *shown = evname_printable(l->v[i].name, strlen(l->v[i].name));
+				problem(&c, xasprintf("%s: abev wrote it, and it is gone (%s)", shown,
+						      strerror(errno)));
+				free(shown);
 			}
+			for (j = i + 1; j < l->n && !strcmp(l->v[j].name, l->v[i].name); j++)
+				;
 			/* Recorded gone: no longer looked for (the seal would name it again). */
-			if (gone)
-				free(l->v[i].name);
-			else
-				l->v[kept++] = l->v[i];
+			for (size_t k = i; k < j; k++) {
+				if (gone)
+					free(l->v[k].name);
+				else
+					l->v[kept++] = l->v[k];
+			}
 		}
 		l->n = kept;
 	}
