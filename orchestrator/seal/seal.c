@@ -86,12 +86,6 @@ static int copy_stopped(void *arg)
 	return hash_stopped();
 }
 
-/*
- * Gives rel (beneath root) an inode of its own: its bytes are copied
- * beside it, under a name nobody can guess and holes kept, and renamed
- * over it, so that the other name (a test's `ln` into $ABEV_RUN_DIR)
- * keeps the old inode. 0 or -1 after error().
- */
 /* The same file, unchanged: device, inode, size and both times. */
 static int same_file(const struct stat *a, const struct stat *b)
 {
@@ -101,9 +95,13 @@ static int same_file(const struct stat *a, const struct stat *b)
 }
 
 /*
- * *left: the old inode once rel no longer names it (its other names'
- * change time moved with the rename), when it stayed as found while it was
- * copied; st_ino 0 otherwise.
+ * Gives rel (beneath root) an inode of its own: its bytes are copied
+ * beside it, under a name nobody can guess and holes kept, and renamed
+ * over it, so that the other name (a test's `ln` into $ABEV_RUN_DIR)
+ * keeps the old inode. *left: the old inode once rel no longer names it
+ * (its other names' change time moved with the rename), when it stayed as
+ * found while it was copied, and then l (or NULL) follows rel to its new
+ * inode (ledger_moved()); st_ino 0 otherwise. 0 or -1 after error().
  */
 static int unshare(const struct dirat *root, const char *rel, const struct stat *found,
 		   struct ledger *l, struct stat *left)
@@ -211,11 +209,6 @@ int seal_evidence(const char *root, const struct signify_key *key)
 
 const char *const seal_staged_names[] = { EVIDENCE_REPORT_FILE, EVIDENCE_RESULT_FILE, NULL };
 
-/*
- * A file as the seal read it, against the ledger (struct seal_watch):
- * what is listed, and each difference noted. The name a note gives is
- * the evidence's (a staged copy's final name).
- */
 /* A difference a strict seal found, taken into the ledger once the read is over (one sort). */
 struct learned {
 	char *name;
@@ -229,6 +222,11 @@ struct watching {
 	size_t n, alloc;
 };
 
+/*
+ * A file as the seal read it, against the ledger (struct seal_watch):
+ * what is listed, and each difference noted. The name a note gives is
+ * the evidence's (a staged copy's final name).
+ */
 static enum manifest_vote vet(void *ctx, struct hash_job *job)
 {
 	struct watching *wg = ctx;
