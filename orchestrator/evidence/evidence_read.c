@@ -10,6 +10,7 @@
 #include "evidence/metadata_fields.h"
 #include "evidence/run_fields.h"
 #include "evidence/envname.h"
+#include "evidence/evname.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -598,6 +599,8 @@ int evidence_self_parse(const char *name, const char *text, size_t len,
 	default:
 		break;
 	}
+	if (json_get_strings(&rd, root, "", "unsealed", 0, &out->unsealed, &out->nunsealed) < 0)
+		goto out;
 	ret = 0;
 out:
 	cJSON_Delete(root);
@@ -608,7 +611,8 @@ out:
 
 int evidence_self_clean(const struct evidence_self *s)
 {
-	return !strcmp(s->status, invocation_run_status_name(RUN_COMPLETED)) && !s->ntampered;
+	return !strcmp(s->status, invocation_run_status_name(RUN_COMPLETED)) && !s->ntampered &&
+	       !s->nunsealed;
 }
 
 void evidence_self_release(struct evidence_self *s)
@@ -617,7 +621,40 @@ void evidence_self_release(struct evidence_self *s)
 		return;
 	free(s->interrupt);
 	strv_free(s->tampered);
+	strv_free(s->unsealed);
 	*s = (struct evidence_self)EVIDENCE_SELF_INIT;
+}
+
+int evidence_unsealed_parse(const char *name, const char *text, size_t len, char ***out,
+			    size_t *n, char **err)
+{
+	struct json_in rd = { name, NULL, err };
+	cJSON *root;
+	int ret = 0;
+
+	*out = NULL;
+	*n = 0;
+	*err = NULL;
+	if (!(root = parse_json(name, text, len, err)))
+		return 0;
+	if (!cJSON_IsObject(root))
+		json_in_error(&rd, "(top)", "expected an object");
+	else
+		ret = json_get_strings(&rd, root, "", "unsealed", 0, out, n);
+	cJSON_Delete(root);
+	return ret;
+}
+
+const char *evidence_unsealed_problem(const char *name)
+{
+	static const char runs[] = EVIDENCE_RUNS_DIR "/";
+	const char *why = evname_problem(name);
+
+	if (why)
+		return why;
+	if (strncmp(name, runs, sizeof(runs) - 1) || !name[sizeof(runs) - 1])
+		return "not beneath " EVIDENCE_RUNS_DIR "/";
+	return NULL;
 }
 
 void evidence_run_release(struct evidence_run *r)

@@ -117,8 +117,9 @@ const char *evidence_read_status(const char *path);
 /*
  * What sealed evidence says of itself, as `abev verify` shows it once the
  * seal holds: result.json's status and interrupt, the decision of its
- * comparison, and the notes that record a change made to abev's own files
- * while it ran (run_header.h's tampered). Strings owned.
+ * comparison, the notes that record a change made to abev's own files
+ * while it ran (run_header.h's tampered), and what a signal kept out of
+ * the seal (run_header.h's unsealed). Strings owned.
  */
 struct evidence_self {
 	const char *status;      /* invocation_run_status_name(), static */
@@ -127,21 +128,46 @@ struct evidence_self {
 	char **tampered;         /* NULL-terminated, or NULL */
 	size_t ntampered;
 	int tampered_known;      /* result.json has "tampered"; evidence of older abevs does not */
+	char **unsealed;         /* NULL-terminated, or NULL: as recorded, unchecked */
+	size_t nunsealed;
 };
-#define EVIDENCE_SELF_INIT { NULL, NULL, NULL, NULL, 0, 0 }
+#define EVIDENCE_SELF_INIT { NULL, NULL, NULL, NULL, 0, 0, NULL, 0 }
 
 /*
  * Reads them from text, the bytes of a result.json (name: what messages
  * call it). Only these members are read, so that evidence of an older
  * abev, without members `abev report` needs, still says what it records;
- * a missing "tampered" is not recorded, not "none". 0, or -1 with *err
- * (caller frees) naming the member and what is wrong; *out is then
- * released.
+ * a missing "tampered" is not recorded, not "none", and a missing
+ * "unsealed" is empty. 0, or -1 with *err (caller frees) naming the
+ * member and what is wrong; *out is then released.
  */
 int evidence_self_parse(const char *name, const char *text, size_t len,
 			struct evidence_self *out, char **err);
-/* Whether it records a clean run: completed, with no change to abev's files recorded. */
+/*
+ * Whether it records a clean run: completed, with no change to abev's
+ * files recorded and nothing left out of the seal.
+ */
 int evidence_self_clean(const struct evidence_self *s);
+
+/*
+ * Only the "unsealed" list of text, the bytes of a result.json (name:
+ * what messages call it), into *out (NULL-terminated; caller frees with
+ * strv_free()) and *n: for `abev verify`, which must know it before it
+ * judges the files SHA256 does not list, whatever else the file holds.
+ * Returns 1 when the member is there; 0 when it is not (an older abev),
+ * and also when text is no JSON object at all: then *err (caller frees)
+ * says why, as evidence_self_parse() would; -1 with *err naming the
+ * member when it is not an array of strings. *out is NULL unless 1 is
+ * returned.
+ */
+int evidence_unsealed_parse(const char *name, const char *text, size_t len, char ***out,
+			    size_t *n, char **err);
+/*
+ * Why name cannot stand in the "unsealed" list — every entry must be a
+ * path beneath runs/ that evname_problem() accepts (relative, no "." or
+ * ".." component, ...) — as a static reason, or NULL when it can.
+ */
+const char *evidence_unsealed_problem(const char *name);
 void evidence_self_release(struct evidence_self *s);
 
 /* Reads DIR/metadata.json. 0, or -1 with *err (caller frees); *out is then released. */

@@ -90,6 +90,7 @@ const struct field run_fields[] = {
 	{ .key = "abev_max_rss_bytes", .type = FIELD_I64, .off = OFF(abev_max_rss_bytes), .flags = REQ | OPT, .unit = "bytes" },
 	{ .key = "notes", .type = FIELD_STRINGS, .off = OFF(notes), .count_off = OFF(nnotes), .flags = REQ | RD },
 	{ .key = "tampered", .type = FIELD_STRINGS, .off = OFF(tampered), .count_off = OFF(ntampered), .flags = REQ | OPT },
+	{ .key = "unsealed", .type = FIELD_STRINGS, .off = OFF(unsealed), .count_off = OFF(nunsealed), .flags = REQ | OPT },
 	/* Only when the plan has a setup or cleanup step; the notes say how each ended. */
 	{ .key = "steps", .type = FIELD_CUSTOM, .write = w_steps },
 	{ .key = "report", .type = FIELD_OBJECT, .flags = RD,

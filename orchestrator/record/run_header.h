@@ -64,6 +64,15 @@ struct run_header {
 	 */
 	const char *const *tampered;
 	size_t ntampered;
+	/*
+	 * What abev left unhashed when a signal stopped the seal: paths
+	 * beneath runs/, each a file or a directory standing for everything
+	 * beneath it that SHA256 does not list. Empty when everything was
+	 * hashed, and when read from evidence of an abev that did not record
+	 * them.
+	 */
+	const char *const *unsealed;
+	size_t nunsealed;
 	const struct run_step *steps;  /* setup and cleanup steps, in the order run; written, not read back */
 	size_t nsteps;
 	/* What `abev report DIR` needs to render report.md again, byte for byte. */

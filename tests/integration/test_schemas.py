@@ -67,7 +67,7 @@ RUN = {
     "peers": {"lock_dir": "/run/lock/abev", "wait": False, "waited_seconds": None},
     "run_as": None,
     "variants": ["baseline"], "planned": 1, "executed": 1, "abev_max_rss_bytes": 1 << 20,
-    "notes": [], "tampered": [],
+    "notes": [], "tampered": [], "unsealed": [],
     "report": {"reproduce": "abev run plan.json --out NEW_DIR --unsigned", "cwd": "/w",
                "plan_sha256": "0" * 64, "evidence_dir": "ev", "signed": False, "pubkey": None,
                "key_source": None, "template": None},

@@ -27,6 +27,7 @@
 #include "util/json_out.h"
 #include "util/alloc.h"
 #include "util/compiler.h"
+#include "util/env.h"
 #include "util/path.h"
 #include "util/readfile.h"
 #include "util/strbuf.h"
@@ -720,6 +721,7 @@ static void keep_free(void *ctx, void *p)
 static void test_run_fields_round_trip(void **state)
 {
 	const char *names[] = { "a", "b" }, *notes[] = { "n1", "plan.json: changed" }, *excl[] = { "x*" };
+	const char *unsealed[] = { "runs/b/run-3/big.bin", "runs/a/run-2" };
 	struct run_header in = {
 		.abev_version = "1.2.3", .plan_name = "p", .plan_description = NULL,
 		.plan_path = "dir/plan.json", .status = "completed", .interrupt = NULL,
@@ -734,7 +736,7 @@ static void test_run_fields_round_trip(void **state)
 		.run_as_uid = 1000, .run_as_gid = 1001, .run_as_from = "plan",
 		.variant_names = names, .nvariants = 2, .planned = 14, .executed = 13,
 		.abev_max_rss_bytes = 4096, .notes = notes, .nnotes = 2, .tampered = notes + 1,
-		.ntampered = 1, .reproduce = "abev run",
+		.ntampered = 1, .unsealed = unsealed, .nunsealed = 2, .reproduce = "abev run",
 		.reproduce_cwd = "/w", .plan_sha256 = "ab", .evidence_dir = "ev",
 		.signed_evidence = 1, .pubkey = "k.pub", .key_source = "option",
 		.report_template = NULL,
@@ -770,6 +772,18 @@ static void test_run_fields_round_trip(void **state)
 	assert_int_equal(out.signed_evidence, 1);
 	assert_int_equal(out.ntampered, 1);
 	assert_string_equal(out.tampered[0], "plan.json: changed");
+	assert_int_equal(out.nunsealed, 2);
+	assert_string_equal(out.unsealed[0], "runs/b/run-3/big.bin");
+	assert_string_equal(out.unsealed[1], "runs/a/run-2");
+
+	/* Nothing left out of the seal: still written, as an empty list. */
+	cJSON_Delete(o);
+	o = jnew_object();
+	in.unsealed = NULL;
+	in.nunsealed = 0;
+	run_fields_write(o, &in);
+	assert_true(cJSON_IsArray(cJSON_GetObjectItem(o, "unsealed")));
+	assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(o, "unsealed")), 0);
 
 	/* No run_as: null, read back as no user and unknown ids. */
 	cJSON_Delete(o);
@@ -782,11 +796,14 @@ static void test_run_fields_round_trip(void **state)
 	assert_null(out.run_as_user);
 	assert_true(out.run_as_uid == -1);
 
-	/* Evidence of an older abev has no "tampered": read as none recorded. */
+	/* Evidence of an older abev has no "tampered" nor "unsealed": read as none recorded. */
 	cJSON_DeleteItemFromObject(o, "tampered");
+	cJSON_DeleteItemFromObject(o, "unsealed");
 	run_fields_unset(&out);
 	assert_int_equal(run_fields_read(&rd, o, &out, keep_free, &owned), 0);
 	assert_int_equal(out.ntampered, 0);
+	assert_int_equal(out.nunsealed, 0);
+	assert_null(out.unsealed);
 
 	/* A field the reader needs, gone: refused, naming it. */
 	cJSON_DeleteItemFromObject(cJSON_GetObjectItem(o, "schedule"), "runs");
@@ -826,32 +843,45 @@ static void test_self_parse(void **state)
 		const char *status, *interrupt, *decision;
 		size_t ntampered;
 		const char *err;                 /* what the refusal names */
+		size_t nunsealed;
 	} cases[] = {
 		{ "{\"status\": \"completed\", \"interrupt\": null, \"tampered\": [], "
 		  "\"comparison\": {\"decision\": \"accepted\"}}",
-		  1, 1, 1, "completed", NULL, "accepted", 0, NULL },
+		  1, 1, 1, "completed", NULL, "accepted", 0, NULL, 0 },
 		{ "{\"status\": \"failed\", \"tampered\": [\"plan.json: changed\", \"x\"], "
-		  "\"comparison\": null}", 1, 0, 1, "failed", NULL, NULL, 2, NULL },
+		  "\"comparison\": null}", 1, 0, 1, "failed", NULL, NULL, 2, NULL, 0 },
 		{ "{\"status\": \"interrupted\", \"interrupt\": \"SIGINT\", \"tampered\": []}",
-		  1, 0, 1, "interrupted", "SIGINT", NULL, 0, NULL },
+		  1, 0, 1, "interrupted", "SIGINT", NULL, 0, NULL, 0 },
 		/* Completed, but a change was noted: not clean either. */
 		{ "{\"status\": \"completed\", \"tampered\": [\"evil.txt: appeared\"]}",
-		  1, 0, 1, "completed", NULL, NULL, 1, NULL },
+		  1, 0, 1, "completed", NULL, NULL, 1, NULL, 0 },
 		/* An older abev: no "tampered", nothing else `abev report` needs either. */
 		{ "{\"status\": \"completed\", \"comparison\": {\"decision\": \"no decision\"}}",
-		  1, 1, 0, "completed", NULL, "no decision", 0, NULL },
-		{ "{\"status\": \"fine\"}", 0, 0, 0, NULL, NULL, NULL, 0, "status" },
-		{ "{\"tampered\": []}", 0, 0, 0, NULL, NULL, NULL, 0, "status" },
+		  1, 1, 0, "completed", NULL, "no decision", 0, NULL, 0 },
+		{ "{\"status\": \"fine\"}", 0, 0, 0, NULL, NULL, NULL, 0, "status", 0 },
+		{ "{\"tampered\": []}", 0, 0, 0, NULL, NULL, NULL, 0, "status", 0 },
 		{ "{\"status\": \"completed\", \"tampered\": [1]}", 0, 0, 0, NULL, NULL, NULL, 0,
-		  "tampered" },
+		  "tampered", 0 },
 		{ "{\"status\": \"completed\", \"tampered\": \"none\"}", 0, 0, 0, NULL, NULL, NULL,
-		  0, "tampered" },
+		  0, "tampered", 0 },
 		{ "{\"status\": \"completed\", \"comparison\": {\"decision\": \"maybe\"}}", 0, 0,
-		  0, NULL, NULL, NULL, 0, "comparison.decision" },
+		  0, NULL, NULL, NULL, 0, "comparison.decision", 0 },
 		{ "{\"status\": \"completed\", \"comparison\": []}", 0, 0, 0, NULL, NULL, NULL, 0,
-		  "comparison" },
-		{ "[]", 0, 0, 0, NULL, NULL, NULL, 0, "expected an object" },
-		{ "{\"status\": ", 0, 0, 0, NULL, NULL, NULL, 0, "result.json" },
+		  "comparison", 0 },
+		{ "[]", 0, 0, 0, NULL, NULL, NULL, 0, "expected an object", 0 },
+		{ "{\"status\": ", 0, 0, 0, NULL, NULL, NULL, 0, "result.json", 0 },
+		/* Stopped while sealing: files left out of the seal, never clean. */
+		{ "{\"status\": \"interrupted\", \"interrupt\": \"SIGTERM\", \"tampered\": [], "
+		  "\"unsealed\": [\"runs/a/run-2\"]}", 1, 0, 1, "interrupted", "SIGTERM", NULL, 0,
+		  NULL, 1 },
+		{ "{\"status\": \"completed\", \"tampered\": [], \"unsealed\": [\"runs/a/x\", "
+		  "\"../etc\"]}", 1, 0, 1, "completed", NULL, NULL, 0, NULL, 2 },
+		{ "{\"status\": \"completed\", \"tampered\": [], \"unsealed\": []}",
+		  1, 1, 1, "completed", NULL, NULL, 0, NULL, 0 },
+		{ "{\"status\": \"completed\", \"unsealed\": \"runs\"}", 0, 0, 0, NULL, NULL, NULL,
+		  0, "unsealed", 0 },
+		{ "{\"status\": \"completed\", \"unsealed\": [null]}", 0, 0, 0, NULL, NULL, NULL,
+		  0, "unsealed[0]", 0 },
 	};
 	(void)state;
 
@@ -883,9 +913,94 @@ static void test_self_parse(void **state)
 			assert_null(self.decision);
 		assert_int_equal(self.ntampered, cases[i].ntampered);
 		assert_int_equal(self.tampered_known, cases[i].known);
+		assert_int_equal(self.nunsealed, cases[i].nunsealed);
 		assert_int_equal(evidence_self_clean(&self), cases[i].clean);
 		evidence_self_release(&self);
 		evidence_self_release(&self);
+	}
+}
+
+/*
+ * The "unsealed" list alone, as `abev verify` reads it before it judges
+ * the unlisted files: whatever else result.json holds; text that is no
+ * JSON object has none, and says why.
+ */
+static void test_unsealed_parse(void **state)
+{
+	static const struct {
+		const char *json;
+		int rc;
+		size_t n;
+		const char *first, *err;
+	} cases[] = {
+		{ "{\"unsealed\": [\"runs/b/run-3/big.bin\", \"runs/a/run-2\"]}", 1, 2,
+		  "runs/b/run-3/big.bin", NULL },
+		/* No status, nothing else: the list is still read. */
+		{ "{\"status\": \"fine\", \"unsealed\": []}", 1, 0, NULL, NULL },
+		{ "{\"status\": \"completed\"}", 0, 0, NULL, NULL },
+		{ "{\"unsealed\": \"runs/a\"}", -1, 0, NULL, "result.json: unsealed: " },
+		{ "{\"unsealed\": [\"runs/a\", 7]}", -1, 0, NULL, "unsealed[1]" },
+		{ "[\"runs/a\"]", 0, 0, NULL, "expected an object" },
+		{ "{\"unsealed\": [", 0, 0, NULL, "not valid JSON" },
+		/* A NUL inside a string would cut it short: refused before cJSON reads it. */
+		{ "{\"unsealed\": [\"runs/a\\u0000/../../etc\"]}", 0, 0, NULL, "result.json" },
+	};
+	static const struct {
+		const char *name;
+		const char *why;          /* part of the reason, or NULL: accepted */
+	} names[] = {
+		{ "runs/a/run-2", NULL },
+		{ "runs/b/run-3/big.bin", NULL },
+		{ "runs/x", NULL },
+		{ "runs", "not beneath runs/" },
+		{ "runs/", "empty path component" },
+		{ "report.md", "not beneath runs/" },
+		{ "runsx/a", "not beneath runs/" },
+		{ "", "empty name" },
+		{ "/work/runs/a", "absolute path" },
+		{ "runs/../SHA256", "'..' component" },
+		{ "runs/a/./b", "'.' component" },
+		{ "runs//a", "empty path component" },
+		{ "runs/a)b", "')'" },
+		{ "runs/a\nb", "newline" },
+	};
+	(void)state;
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		char **v = NULL, *err = NULL;
+		size_t n = 99;
+		int rc = evidence_unsealed_parse("result.json", cases[i].json, strlen(cases[i].json),
+						 &v, &n, &err);
+
+		print_message("case %zu: %s\n", i, cases[i].json);
+		assert_int_equal(rc, cases[i].rc);
+		assert_int_equal(n, cases[i].n);
+		if (cases[i].err) {
+			assert_non_null(err);
+			assert_non_null(strstr(err, cases[i].err));
+		} else {
+			assert_null(err);
+		}
+		if (rc == 1) {
+			assert_non_null(v);
+			if (cases[i].first)
+				assert_string_equal(v[0], cases[i].first);
+		} else {
+			assert_null(v);
+		}
+		strv_free(v);
+		free(err);
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		const char *why = evidence_unsealed_problem(names[i].name);
+
+		print_message("name %zu: %s\n", i, names[i].name);
+		if (!names[i].why) {
+			assert_null(why);
+			continue;
+		}
+		assert_non_null(why);
+		assert_non_null(strstr(why, names[i].why));
 	}
 }
 
@@ -989,6 +1104,7 @@ int main(void)
 		cmocka_unit_test(test_journal),
 		cmocka_unit_test(test_status_names),
 		cmocka_unit_test(test_self_parse),
+		cmocka_unit_test(test_unsealed_parse),
 	};
 	if (!mkdtemp(root))
 		return 1;
