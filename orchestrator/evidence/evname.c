@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "util/dirat.h"
+#include "util/hash.h"
 #include "util/tree.h"
 #include "util/alloc.h"
 #include "util/escape.h"
@@ -102,6 +103,9 @@ static enum tree_step tidy_entry(void *ctx, const struct tree_entry *e)
 	const char *base = strrchr(e->name, '/');
 	int bad_name, special = !S_ISREG(mode) && !S_ISDIR(mode);
 
+	/* A signal while abev finishes the evidence stops the walk (util/hash.h). */
+	if (hash_stopped())
+		return TREE_STOP;
 	base = base ? base + 1 : e->name;
 	bad_name = evname_problem(base) != NULL;
 	if (S_ISDIR(mode) && e->depth >= t->max_depth) {

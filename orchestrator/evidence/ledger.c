@@ -257,11 +257,15 @@ static int is_own(const struct check *c, const struct tree_entry *te)
 static enum tree_step check_entry(void *ctx, const struct tree_entry *te)
 {
 	struct check *c = ctx;
-	struct ledger_entry *e = find(c->l, te->name);
+	struct ledger_entry *e;
 	const struct stat *st = te->st;
 	char *shown;
 	int dir = S_ISDIR(st->st_mode);
 
+	/* A signal while abev finishes the evidence stops the check (util/hash.h). */
+	if (hash_stopped())
+		return TREE_STOP;
+	e = find(c->l, te->name);
 	if (is_own(c, te))
 		return TREE_NEXT;
 	if (!e && dir && holds_beneath(c->l, te->name))
@@ -311,6 +315,11 @@ static void check_hashes(struct check *c)
 	}
 	sha256_files(jobs, c->nhashed, 0);
 	for (size_t i = 0; i < c->nhashed; i++) {
+		/* Not read, because of a signal: nothing is known of it. */
+		if (jobs[i].stopped) {
+			free(jobs[i].err);
+			continue;
+		}
 		if (jobs[i].err || memcmp(jobs[i].digest, c->hashed[i]->digest, SHA256_LEN)) {
 			changed(c, c->hashed[i]);
 			/* Recorded: the bytes found are what the seal lists. */
@@ -361,7 +370,7 @@ long ledger_check(struct ledger *l, const struct dirat *root, const char *const 
 		free(c.appeared[i]);
 	}
 	free(c.appeared);
-	if (walked < 0)
+	if (walked < 0 || hash_stopped())
 		return -1;
 	/* What the ledger knows and the walk did not meet is gone. */
 	qsort(l->v, l->n, sizeof(*l->v), by_name);
@@ -440,17 +449,71 @@ void ledger_learn(struct ledger *l, const char *rel, const unsigned char digest[
 		struct ledger_entry *e = add(l, rel);
 
 		keep_stat(e, st);
+		memcpy(e->digest, digest, SHA256_LEN);
+		e->cached = 1;
 		e->seen = 1;
 		return;
 	}
 	for (struct ledger_entry *e = first; e < end && !strcmp(e->name, rel); e++) {
 		e->seen = 1;
-		if (e->hashed) {
+		memcpy(e->digest, digest, SHA256_LEN);
+		keep_stat(e, st);
+		e->cached = 1;
+	}
+}
+
+void ledger_cache(struct ledger *l, const char *rel, const unsigned char digest[SHA256_LEN],
+		  const struct stat *st)
+{
+	struct ledger_entry *e = find(l, rel), *end = l->v + l->n;
+
+	/* A file abev wrote keeps its digest: the seal found these very bytes. */
+	for (; e && e < end && !strcmp(e->name, rel); e++) {
+		if (!e->hashed)
 			memcpy(e->digest, digest, SHA256_LEN);
-			e->size = st->st_size;
-		} else {
-			keep_stat(e, st);
+		keep_stat(e, st);
+		e->cached = 1;
+	}
+}
+
+int ledger_known(struct ledger *l, const char *rel, const struct stat *st,
+		 unsigned char digest[SHA256_LEN])
+{
+	struct ledger_entry *first = find(l, rel), *end = l->v + l->n;
+
+	if (!first)
+		return 0;
+	for (struct ledger_entry *e = first; e < end && !strcmp(e->name, rel); e++)
+		if (!e->cached || !same_identity(e, st))
+			return 0;
+	memcpy(digest, first->digest, SHA256_LEN);
+	return 1;
+}
+
+void ledger_files(struct ledger *l,
+		  void (*fn)(void *ctx, const char *rel, const unsigned char *digest, off_t size),
+		  void *ctx)
+{
+	if (!l->sorted) {
+		qsort(l->v, l->n, sizeof(*l->v), by_name);
+		l->sorted = 1;
+	}
+	for (size_t i = 0, j; i < l->n; i = j) {
+		const struct ledger_entry *known = NULL;
+		int dir = 0, all_cached = 1;
+
+		for (j = i; j < l->n && !strcmp(l->v[j].name, l->v[i].name); j++) {
+			dir |= l->v[j].is_dir;
+			if (l->v[j].hashed && !known)
+				known = &l->v[j];
+			all_cached &= l->v[j].cached;
 		}
+		if (dir)
+			continue;
+		if (!known && all_cached)
+			known = &l->v[i];
+		fn(ctx, l->v[i].name, known ? known->digest : NULL,
+		   known ? known->size : l->v[i].size);
 	}
 }
 

@@ -31,9 +31,10 @@ struct ledger_entry {
 	int parsed;               /* hashed: a run's file, the bytes abev's figures come from */
 	int is_dir;               /* a directory: only its identity is kept */
 	int seen;                 /* put to ledger_vet() since ledger_unseen_clear() */
-	unsigned char digest[SHA256_LEN];
+	int cached;               /* the seal read the file with this identity (ledger_cache()) */
+	unsigned char digest[SHA256_LEN];   /* hashed or cached: its bytes' */
 	off_t size;               /* the bytes written, or the file's size as noted */
-	dev_t dev;                /* when !hashed: the file as it was noted */
+	dev_t dev;                /* when !hashed or cached: the file as it was noted */
 	ino_t ino;
 	struct timespec mtime, ctime;
 };
@@ -130,6 +131,33 @@ void ledger_learn(struct ledger *l, const char *rel, const unsigned char digest[
  */
 void ledger_moved(struct ledger *l, const char *rel, const struct stat *old,
 		  const struct stat *new);
+/*
+ * What a seal read, kept for the next one (a seal made again after a
+ * difference or a signal reads only what changed): the file rel, which
+ * ledger_vet() found as noted or ledger_learn() took in, had these
+ * bytes (digest) when its identity was st.
+ */
+void ledger_cache(struct ledger *l, const char *rel, const unsigned char digest[SHA256_LEN],
+		  const struct stat *st);
+/*
+ * Whether the file rel, whose identity is now st, is one a seal read
+ * (ledger_cache()) and is unchanged since — device, inode, size and both
+ * times, which a write, a rename over it or a new link changes: then its
+ * digest is put in digest and 1 returned, else 0.
+ */
+int ledger_known(struct ledger *l, const char *rel, const struct stat *st,
+		 unsigned char digest[SHA256_LEN]);
+/*
+ * Each file the ledger holds, once per name, in name order: with the
+ * digest of its bytes when abev knows them — it wrote them, read them
+ * for its figures, or a seal read the file as noted (ledger_cache()) —
+ * and the size that goes with them, else with digest NULL (a run's file
+ * abev never read) and its size as noted. Directories are not passed.
+ */
+void ledger_files(struct ledger *l,
+		  void (*fn)(void *ctx, const char *rel, const unsigned char *digest, off_t size),
+		  void *ctx);
+
 /*
  * The files ledger_vet() has not been asked of since ledger_seen_clear():
  * after a seal's read, what abev wrote or kept that is gone. Each file

@@ -176,6 +176,8 @@ static void fill_header(const struct run_state *st, enum run_status status, int 
 		.nnotes = st->nnotes,
 		.tampered = st->tampered_notes,
 		.ntampered = st->ntampered_notes,
+		.unsealed = (const char *const *)st->unread,
+		.nunsealed = st->nunread,
 		.steps = st->steps,
 		.nsteps = st->nsteps,
 		.reproduce = st->opt->reproduce,
@@ -482,6 +484,11 @@ void run_state_release(struct run_state *st)
 	st->nnotes = st->notes_alloc = 0;
 	free(st->tampered_notes);
 	st->tampered_notes = NULL;
+	for (size_t i = 0; i < st->nunread; i++)
+		free(st->unread[i]);
+	free(st->unread);
+	st->unread = NULL;
+	st->nunread = st->unread_alloc = 0;
 	st->ntampered_notes = st->tampered_notes_alloc = 0;
 	for (size_t i = 0; i < st->nsteps; i++) {
 		free((char *)st->steps[i].log);

@@ -82,6 +82,9 @@ struct run_state {
 	int opened;                 /* the first result.json is written, the journal open */
 	int disk_checked;           /* the final write looked whether the disk is full */
 	int unsealed;               /* the seal failed: the final files take their own names */
+	/* Files a signal kept the seal from reading: result.json's "unsealed" (owned). */
+	char **unread;
+	size_t nunread, unread_alloc;
 	int final_written;          /* the last write wrote a final result.json (whole or short) */
 	int64_t max_rss_bytes;      /* abev's own, read for the final result.json */
 	/* The gap: when the next process may start, once one has run. */

@@ -254,18 +254,11 @@ static void check_evidence(struct run_state *st)
  * would have put in place, and whatever part of the seal was written, are
  * removed.
  */
-static void unsealed(struct run_state *st, int stopped_by)
+static void unsealed(struct run_state *st)
 {
-	if (stopped_by)
-		run_state_note(st, xasprintf("abev received %s while hashing the evidence for its "
-					     "seal and stopped there: every file is here as the "
-					     "runs left it, but the evidence has no SHA256 "
-					     "manifest and no signature, and abev verify refuses it",
-					     proc_signal_name(stopped_by)));
-	else
-		run_state_note(st, xstrdup("the evidence could not be sealed (the error is above, "
-					   "on abev's standard error): it has no SHA256 manifest "
-					   "and no signature, and abev verify refuses it"));
+	run_state_note(st, xstrdup("the evidence could not be sealed (the error is above, "
+				   "on abev's standard error): it has no SHA256 manifest "
+				   "and no signature, and abev verify refuses it"));
 	st->unsealed = 1;
 	if (run_state_write(st, 1) < 0)
 		return;
@@ -279,6 +272,98 @@ static void unsealed(struct run_state *st, int stopped_by)
 	    (dirat_unlink(&st->ev, EVIDENCE_MANIFEST_FILE, 0) < 0 && errno != ENOENT))
 		error("cannot remove the seal left by the failed sealing in '%s': %s", st->root,
 		      strerror(errno));
+}
+
+/* Past this many files of one run directory not read, the directory is named for them. */
+#define UNREAD_NAMED_MAX 20
+
+/* A run's file the seal did not read (ledger_files()), in name order. */
+struct unread {
+	char **names;
+	off_t *sizes;
+	size_t n, alloc, sizes_alloc;
+	uintmax_t outside;          /* not beneath runs/: appeared, and recorded so */
+};
+
+static void collect_unread(void *ctx, const char *rel, const unsigned char *digest, off_t size)
+{
+	struct unread *u = ctx;
+	size_t plen = strlen(EVIDENCE_RUNS_DIR);
+
+	if (digest)
+		return;
+	if (strncmp(rel, EVIDENCE_RUNS_DIR, plen) || rel[plen] != '/') {
+		u->outside++;
+		return;
+	}
+	ALLOC_GROW(u->names, u->n + 1, u->alloc);
+	ALLOC_GROW(u->sizes, u->n + 1, u->sizes_alloc);
+	u->names[u->n] = xstrdup(rel);
+	u->sizes[u->n++] = size;
+}
+
+/* The bytes of rel that name its run directory ("runs/a/run-1"), or 0 when it is in none. */
+static size_t run_dir_len(const char *rel)
+{
+	const char *p = rel;
+
+	for (int i = 0; i < 3; i++) {
+		p = strchr(p, '/');
+		if (!p)
+			return 0;
+		p++;
+	}
+	return (size_t)(p - 1 - rel);
+}
+
+/*
+ * A signal while abev finished the evidence: it is sealed at once from
+ * what abev knows (seal_evidence_ledger()), and the runs' files it had
+ * not read are named — each file, or its run directory when more than
+ * UNREAD_NAMED_MAX of that directory's are — in result.json's
+ * "unsealed", where abev verify finds them, and counted in a note.
+ */
+static void interrupted_while_finishing(struct run_state *st)
+{
+	struct unread u = { NULL, NULL, 0, 0, 0, 0 };
+	uintmax_t bytes = 0;
+	int sig = proc_interrupted();
+
+	if (!st->interrupt) {
+		st->interrupt = sig;
+		run_state_note(st, xasprintf("abev received %s after the last invocation, while "
+					     "writing, sealing or packing the evidence; every "
+					     "invocation recorded here had finished",
+					     proc_signal_name(sig)));
+	}
+	ledger_files(&st->ledger, collect_unread, &u);
+	for (size_t i = 0, j; i < u.n; i = j) {
+		size_t dlen = run_dir_len(u.names[i]);
+
+		for (j = i + 1; dlen && j < u.n && run_dir_len(u.names[j]) == dlen &&
+				!strncmp(u.names[j], u.names[i], dlen); j++)
+			;
+		for (size_t k = i; k < j; k++)
+			bytes += (uintmax_t)(u.sizes[k] > 0 ? u.sizes[k] : 0);
+		ALLOC_GROW(st->unread, st->nunread + (j - i) + 1, st->unread_alloc);
+		if (j - i > UNREAD_NAMED_MAX) {
+			st->unread[st->nunread++] = xstrndup(u.names[i], dlen);
+			for (size_t k = i; k < j; k++)
+				free(u.names[k]);
+		} else {
+			for (size_t k = i; k < j; k++)
+				st->unread[st->nunread++] = u.names[k];
+		}
+	}
+	if (u.n)
+		run_state_note(st, xasprintf("abev received %s while it sealed the evidence and "
+					     "sealed it at once with what it had read: %zu file(s) "
+					     "of %ju bytes the runs left were not hashed; they are "
+					     "here as the runs left them, not listed in SHA256, and "
+					     "named in result.json's \"unsealed\"",
+					     proc_signal_name(sig), u.n, bytes));
+	free(u.names);
+	free(u.sizes);
 }
 
 /* A difference the last seal found (seal.h), which no file of the evidence can record now. */
@@ -306,22 +391,52 @@ static void changed_while_sealing(struct run_state *st, struct seal_watch *w)
 }
 
 /*
+ * Packs the sealed evidence into opt->bundle, when asked. 0 when a
+ * signal stopped the pack (it removes what it wrote), 1 otherwise.
+ */
+static int pack_evidence(struct run_state *st, int *bundled)
+{
+	const struct runner_options *opt = st->opt;
+
+	if (!opt->bundle)
+		return 1;
+	/* Packed by its name: not when that name is no longer the evidence. */
+	if (st->root_moved) {
+		error("'%s' was not packed: the evidence directory was moved or replaced during "
+		      "the run", opt->bundle);
+		st->runtime_error = 1;
+		return 1;
+	}
+	if (bundle_pack_until(st->root, opt->bundle, hash_stopped) == 0) {
+		*bundled = 1;
+		return 1;
+	}
+	if (hash_stopped())
+		return 0;
+	st->runtime_error = 1;
+	return 1;
+}
+
+/*
  * The end of every run: result.json and report.md written as final,
- * sealed, packed. A signal that arrives meanwhile is not lost: the
- * evidence is written again as interrupted, sealed again and packed
- * again. That happens at most once, since the interrupt flag only goes
- * from 0 to a signal; a signal while the seal hashes stops the hashing
- * at once (hash.h), and one more while it hashes again — or the first
- * one, when the run was interrupted already — leaves the evidence
- * unsealed, saying so. *final is the status the evidence records.
+ * sealed, packed. A signal that arrives meanwhile is obeyed at once and
+ * not lost: whatever was reading the evidence (a walk, a copy, the
+ * hashing, the pack) stops, and the evidence is written again as
+ * interrupted and sealed from what abev had read (seal_evidence_ledger():
+ * no file is read twice, and none after the signal), naming what it had
+ * not; nothing is packed then. That seal reads nothing and no signal
+ * stops it, so a second signal never leaves the evidence without one.
+ * *final is the status the evidence records.
  */
 static void finish_evidence(struct run_state *st, enum run_status *final, int *sealed,
 			    int *bundled)
 {
 	const struct runner_options *opt = st->opt;
 	struct seal_watch watch = { &st->ledger, 1, run_state_note_tampered_cb, st, 0 };
-	int signals, sr;
+	int quick = 0, sr;
 
+	/* From here on a signal stops whatever reads the evidence (util/hash.h). */
+	hash_stop_on_change(proc_interrupt_count);
 	/* Another user's fake or stale file in the lock directory, ignored: the record says so. */
 	if (st->peers.ignored_note)
 		run_state_note(st, xstrdup(st->peers.ignored_note));
@@ -330,6 +445,10 @@ static void finish_evidence(struct run_state *st, enum run_status *final, int *s
 	(void)seal_settle(&st->ev, 0, &st->ledger);
 	check_evidence(st);
 	for (;;) {
+		if (!quick && hash_stopped()) {
+			quick = 1;
+			interrupted_while_finishing(st);
+		}
 		run_state_now_utc(st, st->ended);
 		if (run_state_write(st, 1) < 0)
 			st->runtime_error = 1;
@@ -339,17 +458,17 @@ static void finish_evidence(struct run_state *st, enum run_status *final, int *s
 		if (!st->final_written) {
 			error("'%s' was not sealed: its final result.json could not be written",
 			      st->root);
-			unsealed(st, 0);
-			*final = run_state_status(st, 1);
-			return;
+			unsealed(st);
+			break;
 		}
-		signals = proc_interrupt_count();
 		/* Sealed whatever the outcome, an interrupted run included: it says so itself. */
-		sr = seal_evidence_final(&st->ev, opt->key, &watch);
-		if (sr > 0) {
+		sr = quick ? seal_evidence_ledger(&st->ev, opt->key, &st->ledger)
+			   : seal_evidence_final(&st->ev, opt->key, &watch);
+		/* What the first seal found changed is recorded, and the evidence sealed again. */
+		if (sr > 0 && watch.strict && watch.found)
 			changed_while_sealing(st, &watch);
+		if (sr > 0 || (sr < 0 && !quick && hash_stopped()))
 			continue;
-		}
 		if (sr == 0 && watch.found) {
 			/* Sealed, but not over what changed the second time: verify fails on it. */
 			error("'%s': %ld file(s) changed while abev sealed the evidence again; the "
@@ -358,51 +477,29 @@ static void finish_evidence(struct run_state *st, enum run_status *final, int *s
 			st->runtime_error = 1;
 		}
 		if (sr < 0) {
-			/*
-			 * A signal meanwhile stopped the hashing (hash.h). The
-			 * first one of a run that was not interrupted before is
-			 * recorded, and the evidence sealed again as interrupted
-			 * (below); one more, and abev stops, as asked, unsealed.
-			 */
-			if (proc_interrupt_count() != signals && !st->interrupt)
-				goto again;
-			if (proc_interrupt_count() != signals) {
-				unsealed(st, proc_interrupted());
-				*final = run_state_status(st, 1);
-				return;
-			}
 			st->runtime_error = 1;
-			unsealed(st, 0);
-			*final = run_state_status(st, 1);
-		} else {
-			*sealed = 1;
-			/* Packed by its name: not when that name is no longer the evidence. */
-			if (opt->bundle && st->root_moved) {
-				error("'%s' was not packed: the evidence directory was moved or "
-				      "replaced during the run", opt->bundle);
-				st->runtime_error = 1;
-			} else if (opt->bundle && bundle_pack(st->root, opt->bundle) < 0) {
-				st->runtime_error = 1;
-			} else {
-				*bundled = opt->bundle != NULL;
-			}
+			unsealed(st);
+			break;
 		}
-		if (st->interrupt || !proc_interrupted())
-			return;
-again:
-		st->interrupt = proc_interrupted();
-		run_state_note(st, xasprintf("abev received %s after the last invocation, while "
-				       "writing, sealing or packing the evidence; every "
-				       "invocation recorded here had finished",
-				       proc_signal_name(st->interrupt)));
+		*sealed = 1;
+		if (!quick && !pack_evidence(st, bundled))
+			continue;
+		if (quick || !hash_stopped())
+			break;
 		/* bundle_pack() made it (it never replaces a file): it is made again. */
 		if (*bundled && unlink(opt->bundle) < 0) {
 			error("cannot remove '%s' to pack it again: %s", opt->bundle,
 			      strerror(errno));
 			st->runtime_error = 1;
-			*bundled = 0;
 		}
+		*bundled = 0;
 	}
+	hash_stop_clear();
+	*final = run_state_status(st, 1);
+	if (quick && opt->bundle && *sealed)
+		error("'%s' was not packed: abev received %s while it finished the evidence; "
+		      "'abev pack %s --out %s' packs it as sealed", opt->bundle,
+		      proc_signal_name(proc_interrupted()), st->root, opt->bundle);
 }
 
 /* How often a run under --wait looks whether it may start. */

@@ -55,7 +55,8 @@ struct walk {
 	const char *const *staged;   /* top-level names whose staged copy stands in */
 	struct manifest_entry *e;
 	char **from;                 /* per entry: the name hashed, when not its own */
-	size_t n, alloc, from_alloc;
+	struct stat *st;             /* per entry: as the walk found it (lstat()) */
+	size_t n, alloc, from_alloc, st_alloc;
 };
 
 /*
@@ -73,15 +74,17 @@ static int is_staged(const struct walk *w, const char *name)
 	return 0;
 }
 
-static int add_entry(struct walk *w, const char *name, const char *from, uint64_t size)
+static int add_entry(struct walk *w, const char *name, const char *from, const struct stat *st)
 {
 	if (w->n >= max_entries)
 		return error("'%s' holds more than %zu files", w->root, max_entries);
 	ALLOC_GROW(w->e, w->n + 1, w->alloc);
 	ALLOC_GROW(w->from, w->n + 1, w->from_alloc);
+	ALLOC_GROW(w->st, w->n + 1, w->st_alloc);
 	memset(&w->e[w->n], 0, sizeof(w->e[w->n]));
 	w->e[w->n].name = xstrdup(name);
-	w->e[w->n].size = size;
+	w->e[w->n].size = (uint64_t)st->st_size;
+	w->st[w->n] = *st;
 	w->from[w->n] = from ? xstrdup(from) : NULL;
 	w->n++;
 	return 0;
@@ -93,6 +96,9 @@ static enum tree_step walk_entry(void *ctx, const struct tree_entry *te)
 	struct walk *w = ctx;
 	const char *why;
 
+	/* A signal while sealing stops the walk as it stops the hashing (hash.h). */
+	if (hash_stopped())
+		return TREE_STOP;
 	if (te->depth == 0 && (!strcmp(te->name, EVIDENCE_MANIFEST_FILE) ||
 			       !strcmp(te->name, EVIDENCE_SIGNATURE_FILE)))
 		return TREE_NEXT;
@@ -125,8 +131,7 @@ static enum tree_step walk_entry(void *ctx, const struct tree_entry *te)
 		      kind);
 		return TREE_STOP;
 	}
-	return add_entry(w, te->name, NULL, (uint64_t)te->st->st_size) < 0 ? TREE_STOP
-									     : TREE_NEXT;
+	return add_entry(w, te->name, NULL, te->st) < 0 ? TREE_STOP : TREE_NEXT;
 }
 
 static enum tree_step walk_failed(void *ctx, const char *name, const char *what, int err)
@@ -193,7 +198,7 @@ static int add_staged(const struct dirat *root, struct walk *w)
 			ret = error("'%s/%s' is not a regular file: evidence holds only regular "
 				    "files and directories", root->path, from ? from : name);
 		else
-			ret = add_entry(w, name, from, (uint64_t)st.st_size);
+			ret = add_entry(w, name, from, &st);
 		free(from);
 		if (ret < 0)
 			return -1;
@@ -207,26 +212,57 @@ int manifest_build_staged(const struct dirat *root, const char *const *staged,
 	return manifest_build_vetted(root, staged, NULL, m);
 }
 
+/*
+ * The jobs of w's entries: each one vet knows (vet->known()) filled in
+ * from what it knows, the rest hashed, in parallel. Returns how many
+ * could not be hashed (each has err set, and stopped when a signal
+ * stopped it).
+ */
+static size_t hash_entries(const struct dirat *root, struct walk *w,
+			   const struct manifest_vet *vet, struct hash_job *jobs)
+{
+	struct hash_job *todo = xcalloc(w->n + 1, sizeof(*todo));
+	size_t *at = xcalloc(w->n + 1, sizeof(*at)), ntodo = 0, failed;
+
+	for (size_t i = 0; i < w->n; i++) {
+		jobs[i].path = w->from[i] ? w->from[i] : w->e[i].name;
+		jobs[i].root = root;
+		if (vet && vet->known && vet->known(vet->ctx, jobs[i].path, &w->st[i], jobs[i].digest)) {
+			jobs[i].size = (uint64_t)w->st[i].st_size;
+			jobs[i].st = w->st[i];
+			continue;
+		}
+		todo[ntodo] = jobs[i];
+		at[ntodo++] = i;
+	}
+	failed = sha256_files(todo, ntodo, 0);
+	for (size_t k = 0; k < ntodo; k++)
+		jobs[at[k]] = todo[k];
+	free(todo);
+	free(at);
+	return failed;
+}
+
 int manifest_build_vetted(const struct dirat *root, const char *const *staged,
 			  const struct manifest_vet *vet, struct manifest *m)
 {
 	static const struct tree_ops ops = { walk_entry, walk_failed };
-	struct walk w = { root->path, staged, NULL, NULL, 0, 0, 0 };
+	struct walk w = { root->path, staged, NULL, NULL, NULL, 0, 0, 0, 0 };
 	struct hash_job *jobs = NULL;
 	size_t failed, njobs = 0, nstopped = 0;
 	int ret = -1;
 
 	m->e = NULL;
 	m->n = 0;
-	if (tree_walk_at(root, "", &ops, &w) < 0 || add_staged(root, &w) < 0)
+	if (tree_walk_at(root, "", &ops, &w) < 0 || add_staged(root, &w) < 0) {
+		if (hash_stopped())
+			ret = 1;
 		goto out;
-	njobs = w.n;
-	jobs = xcalloc(njobs, sizeof(*jobs));
-	for (size_t i = 0; i < njobs; i++) {
-		jobs[i].path = w.from[i] ? w.from[i] : w.e[i].name;
-		jobs[i].root = root;
 	}
-	failed = sha256_files(jobs, njobs, 0);
+	njobs = w.n;
+	jobs = xcalloc(njobs + 1, sizeof(*jobs));
+	failed = hash_entries(root, &w, vet, jobs);
+	/* What was hashed before a signal stopped the rest is vetted all the same. */
 	for (size_t i = 0; i < w.n; i++) {
 		if (jobs[i].stopped) {
 			nstopped++;
@@ -244,9 +280,10 @@ int manifest_build_vetted(const struct dirat *root, const char *const *staged,
 		memcpy(w.e[i].digest, jobs[i].digest, SHA256_LEN);
 		w.e[i].size = jobs[i].size;
 	}
-	if (nstopped)
-		error("abev received a signal while hashing '%s' for its manifest and stopped: "
-		      "%zu of %zu file(s) were not hashed", root->path, nstopped, njobs);
+	if (nstopped && failed == nstopped) {
+		ret = 1;
+		goto out;
+	}
 	if (failed)
 		goto out;
 	/* Hashed: the staged names are no longer needed, and the sort would part them. */
@@ -277,6 +314,7 @@ out:
 		free(w.e[i].name);
 	free(w.e);
 	free(w.from);
+	free(w.st);
 	return ret;
 }
 

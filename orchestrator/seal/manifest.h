@@ -11,6 +11,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include "util/hash.h"
 #include "record/layout.h"
@@ -57,9 +58,22 @@ int manifest_build_staged(const struct dirat *root, const char *const *staged,
 enum manifest_vote { MANIFEST_LIST, MANIFEST_LEAVE_OUT };
 struct manifest_vet {
 	enum manifest_vote (*fn)(void *ctx, struct hash_job *job);
+	/*
+	 * Or NULL. Asked of each file before it is hashed, with st as the
+	 * walk found it: non-zero, with its digest in digest, when the
+	 * file is known as it is (read before, unchanged since) — it is
+	 * then not read again, and put to fn with st as its st.
+	 */
+	int (*known)(void *ctx, const char *path, const struct stat *st,
+		     unsigned char digest[SHA256_LEN]);
 	void *ctx;
 };
-/* manifest_build_staged() with each file put to vet (or none, with NULL). */
+/*
+ * manifest_build_staged() with each file put to vet (or none, with
+ * NULL). A signal while sealing (hash.h: hash_stop_on_change()) stops
+ * the walk and the hashing: the files hashed before it are still put to
+ * vet, nothing is built, and it returns 1. 0, 1 or -1 after error().
+ */
 int manifest_build_vetted(const struct dirat *root, const char *const *staged,
 			  const struct manifest_vet *vet, struct manifest *m);
 /* The manifest's text: "SHA256 (name) = hex\n" per entry. Caller frees. */

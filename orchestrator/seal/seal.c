@@ -43,6 +43,10 @@ static enum tree_step settle_entry(void *ctx, const struct tree_entry *e)
 	struct settle *s = ctx;
 	mode_t want = evname_mode(e->st->st_mode);
 
+	/* A signal while sealing stops the walk as it stops the hashing (hash.h). */
+	if (hash_stopped())
+		return TREE_STOP;
+
 	/*
 	 * Modes evidence keeps, before a directory is entered: what a run
 	 * took back after it ended has them already (evname_take_back()); this
@@ -156,7 +160,8 @@ out:
  * What a run left that abev verify refuses, settled before the manifest
  * is built: empty directories hold nothing a manifest can list and are
  * removed (deepest first, so a tree of empty ones goes), and a file with
- * a second name is given one of its own. 0 or -1 after error().
+ * a second name is given one of its own. 0, 1 when a signal stopped it
+ * (hash.h), or -1 after error().
  */
 int seal_settle(const struct dirat *root, int empty_dirs, struct ledger *l)
 {
@@ -180,11 +185,16 @@ int seal_settle(const struct dirat *root, int empty_dirs, struct ledger *l)
 			}
 	}
 	/* Children come after their parent in the walk: backwards, they go first. */
-	for (size_t i = s.ndirs; empty_dirs && i-- > 0;)
-		if (ret == 0 && dirat_unlink(root, s.dirs[i], AT_REMOVEDIR) < 0 &&
-		    errno != ENOTEMPTY && errno != EEXIST)
+	for (size_t i = s.ndirs; empty_dirs && ret == 0 && i-- > 0;) {
+		if (hash_stopped())
+			break;
+		if (dirat_unlink(root, s.dirs[i], AT_REMOVEDIR) < 0 && errno != ENOTEMPTY &&
+		    errno != EEXIST)
 			ret = error("cannot remove the empty directory '%s/%s': %s", root->path,
 				    s.dirs[i], strerror(errno));
+	}
+	if (hash_stopped())
+		ret = 1;
 	for (size_t i = 0; i < s.ndirs; i++)
 		free(s.dirs[i]);
 	for (size_t i = 0; i < s.nlinked; i++)
@@ -208,6 +218,10 @@ int seal_evidence(const char *root, const struct signify_key *key)
 }
 
 const char *const seal_staged_names[] = { EVIDENCE_REPORT_FILE, EVIDENCE_RESULT_FILE, NULL };
+/* Room for seal_staged_names, NULL included. */
+#define SEAL_STAGED_MAX 3
+_Static_assert(sizeof(seal_staged_names) / sizeof(*seal_staged_names) <= SEAL_STAGED_MAX,
+	       "seal_evidence_ledger() holds every staged name");
 
 /* A difference a strict seal found, taken into the ledger once the read is over (one sort). */
 struct learned {
@@ -236,8 +250,10 @@ static enum manifest_vote vet(void *ctx, struct hash_job *job)
 	size_t plen = strlen(job->path), slen = strlen(EVIDENCE_STAGED_SUFFIX);
 	char *shown, hex[SHA256_HEX_LEN + 1];
 
-	if (seen == LEDGER_AS_NOTED)
+	if (seen == LEDGER_AS_NOTED) {
+		ledger_cache(w->ledger, job->path, job->digest, &job->st);
 		return MANIFEST_LIST;
+	}
 	w->found++;
 	if (plen > slen && !strcmp(job->path + plen - slen, EVIDENCE_STAGED_SUFFIX))
 		plen -= slen;
@@ -278,6 +294,15 @@ static enum manifest_vote vet(void *ctx, struct hash_job *job)
 	memcpy(job->digest, written->digest, SHA256_LEN);
 	job->size = (uint64_t)written->size;
 	return MANIFEST_LIST;
+}
+
+/* A file the last seal read, unchanged since: not read again (ledger_known()). */
+static int known(void *ctx, const char *path, const struct stat *st,
+		 unsigned char digest[SHA256_LEN])
+{
+	struct watching *wg = ctx;
+
+	return ledger_known(wg->w->ledger, path, st, digest);
 }
 
 /* What the seal lists, for gone(): abev's bytes for a file abev wrote that is gone. */
@@ -347,43 +372,18 @@ static int watch_gone(struct seal_watch *w, struct manifest *m)
 }
 
 /*
- * Seals root, listing each name of staged (or NULL) by its staged copy,
- * which is then renamed into place in staged's order, after the seal is
- * on disk. Everything is computed before the directory changes. With w,
- * each file is held against w's ledger first (vet()).
+ * Writes the seal of m — SHA256, and SHA256.sig with key — into root,
+ * after the evidence reached the disk, and then renames each staged copy
+ * of staged (or NULL) into place. 0 or -1 after error().
  */
-static int seal_staged(const struct dirat *root, const struct signify_key *key,
-		       const char *const *staged, struct seal_watch *w)
+static int write_seal(const struct dirat *root, const struct signify_key *key,
+		      const struct manifest *m, const char *const *staged)
 {
-	struct manifest m = { NULL, 0 };
-	struct watching wg = { w, NULL, 0, 0 };
-	struct manifest_vet v = { vet, &wg };
-	char *text = NULL, *sig = NULL;
+	char *text, *sig = NULL;
 	size_t tlen = 0, slen = 0;
 	int ret = -1;
 
-	/* A signal from here on stops the hashing and copying (hash.h): sealing a terabyte waits for nobody. */
-	hash_stop_on_change(proc_interrupt_count);
-	if (w) {
-		w->found = 0;
-		ledger_seen_clear(w->ledger);
-	}
-	if (seal_settle(root, 1, w ? w->ledger : NULL) < 0 || manifest_build_vetted(root, staged, w ? &v : NULL, &m) < 0)
-		goto out;
-	hash_stop_clear();
-	/* The names the ledger knows first: a new one unsorts it, and each lookup would sort again. */
-	for (int unknown = 0; unknown <= 1; unknown++)
-		for (size_t i = 0; i < wg.n; i++)
-			if (wg.v[i].unknown == unknown)
-				ledger_learn(w->ledger, wg.v[i].name, wg.v[i].digest, &wg.v[i].st,
-					     unknown);
-	if (w && watch_gone(w, &m) < 0)
-		goto out;
-	if (w && w->strict && w->found) {
-		ret = 1;
-		goto out;
-	}
-	text = manifest_text(&m, &tlen);
+	text = manifest_text(m, &tlen);
 	if (key) {
 		char fp[SHA256_HEX_LEN + 1], *comment;
 		struct signify_pub pub;
@@ -421,13 +421,57 @@ static int seal_staged(const struct dirat *root, const struct signify_key *key,
 		goto out;
 	ret = 0;
 out:
-	hash_stop_clear();
+	free(text);
+	free(sig);
+	return ret;
+}
+
+/*
+ * Seals root, listing each name of staged (or NULL) by its staged copy,
+ * which is then renamed into place in staged's order, after the seal is
+ * on disk. Everything is computed before the directory changes. With w,
+ * each file is held against w's ledger first (vet()), and one the last
+ * seal read and that is unchanged since is not read again (known()).
+ * 0, 1 (w->strict) differences found, 2 a signal stopped it (hash.h),
+ * or -1 after error().
+ */
+static int seal_staged(const struct dirat *root, const struct signify_key *key,
+		       const char *const *staged, struct seal_watch *w)
+{
+	struct manifest m = { NULL, 0 };
+	struct watching wg = { w, NULL, 0, 0 };
+	struct manifest_vet v = { vet, known, &wg };
+	int ret = -1, r;
+
+	if (w) {
+		w->found = 0;
+		ledger_seen_clear(w->ledger);
+	}
+	r = seal_settle(root, 1, w ? w->ledger : NULL);
+	if (r == 0)
+		r = manifest_build_vetted(root, staged, w ? &v : NULL, &m);
+	/* The names the ledger knows first: a new one unsorts it, and each lookup would sort again. */
+	for (int unknown = 0; unknown <= 1; unknown++)
+		for (size_t i = 0; i < wg.n; i++)
+			if (wg.v[i].unknown == unknown)
+				ledger_learn(w->ledger, wg.v[i].name, wg.v[i].digest, &wg.v[i].st,
+					     unknown);
+	if (r != 0) {
+		ret = r > 0 ? 2 : -1;
+		goto out;
+	}
+	if (w && watch_gone(w, &m) < 0)
+		goto out;
+	if (w && w->strict && w->found) {
+		ret = 1;
+		goto out;
+	}
+	ret = write_seal(root, key, &m, staged);
+out:
 	for (size_t i = 0; i < wg.n; i++)
 		free(wg.v[i].name);
 	free(wg.v);
 	manifest_release(&m);
-	free(text);
-	free(sig);
 	return ret;
 }
 
@@ -452,11 +496,93 @@ int seal_put_staged(const struct dirat *root, const char *const *staged)
 
 int seal_evidence_at(const struct dirat *root, const struct signify_key *key)
 {
-	return seal_staged(root, key, NULL, NULL);
+	int ret;
+
+	/* A signal from here on stops the hashing and copying (hash.h): sealing a terabyte waits for nobody. */
+	hash_stop_on_change(proc_interrupt_count);
+	ret = seal_staged(root, key, NULL, NULL);
+	hash_stop_clear();
+	if (ret > 0)
+		return error("abev received a signal while sealing '%s' and stopped: it is not sealed",
+			     root->path);
+	return ret;
 }
 
 int seal_evidence_final(const struct dirat *root, const struct signify_key *key,
 			struct seal_watch *w)
 {
 	return seal_staged(root, key, seal_staged_names, w);
+}
+
+/* The manifest of what the ledger knows the bytes of (seal_evidence_ledger()). */
+struct from_ledger {
+	struct manifest m;
+	size_t alloc;
+};
+
+static void list_known(void *ctx, const char *rel, const unsigned char *digest, off_t size)
+{
+	struct from_ledger *fl = ctx;
+	struct manifest_entry *e;
+
+	if (!digest || !strcmp(rel, EVIDENCE_MANIFEST_FILE) || !strcmp(rel, EVIDENCE_SIGNATURE_FILE))
+		return;
+	ALLOC_GROW(fl->m.e, fl->m.n + 1, fl->alloc);
+	e = &fl->m.e[fl->m.n++];
+	e->name = xstrdup(rel);
+	memcpy(e->digest, digest, SHA256_LEN);
+	e->size = (uint64_t)size;
+}
+
+/* The entry of name in m (sorted), or NULL. */
+static struct manifest_entry *entry_of(struct manifest *m, const char *name)
+{
+	struct manifest_entry key = { (char *)name, { 0 }, 0 };
+
+	return bsearch(&key, m->e, m->n, sizeof(*m->e), by_entry_name);
+}
+
+int seal_evidence_ledger(const struct dirat *root, const struct signify_key *key,
+			 struct ledger *l)
+{
+	struct from_ledger fl = { { NULL, 0 }, 0 };
+	int ret;
+
+	ledger_files(l, list_known, &fl);
+	/* Each staged copy abev wrote stands for its name, as it will once renamed. */
+	{
+		struct manifest_entry *copy[SEAL_STAGED_MAX] = { NULL }, *own[SEAL_STAGED_MAX] = { NULL };
+
+		/* All looked up before any is renamed: the search needs the order. */
+		for (size_t i = 0; seal_staged_names[i]; i++) {
+			char *from = manifest_staged_name(seal_staged_names[i]);
+
+			copy[i] = entry_of(&fl.m, from);
+			own[i] = entry_of(&fl.m, seal_staged_names[i]);
+			free(from);
+		}
+		for (size_t i = 0; seal_staged_names[i]; i++) {
+			if (!copy[i])
+				continue;
+			if (own[i])
+				own[i]->name[0] = '\0';
+			free(copy[i]->name);
+			copy[i]->name = xstrdup(seal_staged_names[i]);
+		}
+	}
+	{
+		size_t kept = 0;
+
+		for (size_t i = 0; i < fl.m.n; i++) {
+			if (fl.m.e[i].name[0])
+				fl.m.e[kept++] = fl.m.e[i];
+			else
+				free(fl.m.e[i].name);
+		}
+		fl.m.n = kept;
+	}
+	qsort(fl.m.e, fl.m.n, sizeof(*fl.m.e), by_entry_name);
+	ret = write_seal(root, key, &fl.m, seal_staged_names);
+	manifest_release(&fl.m);
+	return ret;
 }

@@ -65,11 +65,29 @@ struct seal_watch {
 };
 /*
  * seal_evidence_final() of a run's evidence, held against w (or nothing,
- * with NULL). 0 sealed, 1 (w->strict) differences found and nothing
- * written, -1 after error().
+ * with NULL). A file the seal read before (a seal made again) and that is
+ * unchanged since is not read again (ledger_known()). The caller arms the
+ * stop (hash.h: hash_stop_on_change()): a signal stops the walks, the
+ * copies and the hashing, and nothing is written — what was read is kept
+ * in the ledger, for seal_evidence_ledger(). 0 sealed, 1 (w->strict)
+ * differences found and nothing written, 2 stopped by a signal, -1 after
+ * error().
  */
 int seal_evidence_final(const struct dirat *root, const struct signify_key *key,
 			struct seal_watch *w);
+/*
+ * The seal of a run's evidence at once, after a signal: made from the
+ * ledger alone, nothing walked or read. It lists each file whose bytes
+ * abev knows (ledger_files(): it wrote them, read them for its figures,
+ * or a seal read them) with those bytes' digest, a staged copy under its
+ * final name, and leaves out every file abev never read — which the
+ * caller names in the evidence (result.json's "unsealed"), so that abev
+ * verify tells them from files that appeared. A file changed on disk
+ * since abev read it is listed with the bytes abev read, and abev verify
+ * fails on it. Signals do not stop it. 0 or -1 after error().
+ */
+int seal_evidence_ledger(const struct dirat *root, const struct signify_key *key,
+			 struct ledger *l);
 /*
  * What a run left that abev verify refuses, settled (the first step of
  * every seal): a file with a second name given one of its own, the modes
@@ -79,7 +97,7 @@ int seal_evidence_final(const struct dirat *root, const struct signify_key *key,
  * then changes is a change made after that check. A file l (or NULL)
  * kept that gets an inode of its own is followed there (ledger_moved()),
  * when it was as kept and stayed so while it was copied. 0 or -1 after
- * error().
+ * error(); 1 when a signal stopped it (hash.h).
  */
 int seal_settle(const struct dirat *root, int empty_dirs, struct ledger *l);
 /*

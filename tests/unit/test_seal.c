@@ -1101,6 +1101,133 @@ static void test_seal_watch(void **state)
 	free(d);
 }
 
+/* What the seal asks hash.h for its stop (hash_stop_on_change()): bumped by a test as a signal. */
+static int signals_seen;
+static int count_signals(void)
+{
+	return signals_seen;
+}
+
+/* ledger_files() of what abev never read, into a strbuf, one name per line. */
+static void list_unread(void *ctx, const char *rel, const unsigned char *digest, off_t size)
+{
+	(void)size;
+	if (!digest)
+		strbuf_addf(ctx, "%s\n", rel);
+}
+
+/*
+ * What a seal read is kept for the next (ledger_cache(), ledger_known()),
+ * a signal stops the seal with nothing written, and the seal made then
+ * from the ledger alone lists what abev knows the bytes of, under the
+ * staged copy's final name, and leaves out what it never read (issue 40
+ * §3).
+ */
+static void test_seal_after_a_signal(void **state)
+{
+	char *d = tu_tmpdir("signal"), *ev = path_join(d, "ev"), *p, *line;
+	struct dirat root = DIRAT_INIT;
+	struct ledger l = LEDGER_INIT;
+	struct strbuf notes = STRBUF_INIT, unread = STRBUF_INIT;
+	struct seal_watch w = { &l, 1, note_line, &notes, 0 };
+	static const char *const own[] = { "result.json", "report.md", NULL };
+	unsigned char trx[SHA256_LEN], want[SHA256_LEN], got[SHA256_LEN];
+	struct stat st;
+	(void)state;
+
+	tu_puts(ev, "runs/a/run-1/data.bin", "data\n");
+	tu_puts(ev, "runs/a/run-1/t.trx", "<TestRun/>\n");
+	sha256_buf("<TestRun/>\n", 11, trx);
+	assert_int_equal(dirat_open_path(&root, ev), 0);
+	ledger_parsed(&l, "runs/a/run-1/t.trx", trx, 11);
+	assert_int_equal(ledger_write(&l, &root, "plan.json", "{}\n", 3), 0);
+	assert_int_equal(ledger_write(&l, &root, "result.json", "{\"s\": \"running\"}\n", 17), 0);
+	assert_int_equal(ledger_keep_tree(&l, &root, "runs/a/run-1"), 0);
+	assert_int_equal(ledger_check(&l, &root, own, note_line, &notes), 0);
+	assert_int_equal(ledger_rewrite(&l, &root, "result.json.sealing", "{\"s\": \"done\"}\n", 14), 0);
+
+	/* Never read: nothing known of the run's file. */
+	p = path_join(ev, "runs/a/run-1/data.bin");
+	assert_int_equal(lstat(p, &st), 0);
+	assert_int_equal(ledger_known(&l, "runs/a/run-1/data.bin", &st, got), 0);
+	ledger_files(&l, list_unread, &unread);
+	assert_string_equal(unread.buf, "runs/a/run-1/data.bin\n");
+
+	/* A signal before the seal reads anything: it stops, nothing written. */
+	hash_stop_on_change(count_signals);
+	signals_seen++;
+	assert_int_equal(seal_evidence_final(&root, NULL, &w), 2);
+	hash_stop_clear();
+	assert_false(exists_in(ev, "SHA256"));
+
+	/* Sealed: what it read is known while unchanged, and no longer once changed. */
+	hash_stop_on_change(count_signals);
+	assert_int_equal(seal_evidence_final(&root, NULL, &w), 0);
+	hash_stop_clear();
+	assert_int_equal(w.found, 0);
+	sha256_buf("data\n", 5, want);
+	assert_int_equal(ledger_known(&l, "runs/a/run-1/data.bin", &st, got), 1);
+	assert_memory_equal(got, want, SHA256_LEN);
+	strbuf_reset(&unread);
+	ledger_files(&l, list_unread, &unread);
+	assert_string_equal(unread.buf, "");
+	tu_append(ev, "runs/a/run-1/data.bin", "+");
+	{
+		struct stat now;
+
+		assert_int_equal(lstat(p, &now), 0);
+		assert_int_equal(ledger_known(&l, "runs/a/run-1/data.bin", &now, got), 0);
+	}
+
+	/* From the ledger alone: abev's bytes, the staged copy as result.json. */
+	{
+		struct ledger fresh = LEDGER_INIT;
+
+		ledger_parsed(&fresh, "runs/a/run-1/t.trx", trx, 11);
+		assert_int_equal(ledger_write(&fresh, &root, "plan.json", "{}\n", 3), 0);
+		assert_int_equal(ledger_write(&fresh, &root, "result.json", "{\"s\": \"running\"}\n", 17), 0);
+		assert_int_equal(ledger_keep_tree(&fresh, &root, "runs/a/run-1"), 0);
+		assert_int_equal(ledger_rewrite(&fresh, &root, "result.json.sealing",
+						"{\"s\": \"stopped\"}\n", 17), 0);
+		/* Changed after abev wrote it: the seal still lists abev's bytes. */
+		tu_puts(ev, "plan.json", "[]\n");
+		assert_int_equal(seal_evidence_ledger(&root, NULL, &fresh), 0);
+		ledger_release(&fresh);
+	}
+	assert_false(exists_in(ev, "result.json.sealing"));
+	assert_non_null(line = manifest_line(ev, "result.json"));
+	sha256_buf("{\"s\": \"stopped\"}\n", 17, want);
+	{
+		char hex[SHA256_HEX_LEN + 1];
+
+		sha256_hex(want, hex);
+		assert_non_null(strstr(line, hex));
+	}
+	free(line);
+	assert_non_null(line = manifest_line(ev, "runs/a/run-1/t.trx"));
+	free(line);
+	assert_null(manifest_line(ev, "runs/a/run-1/data.bin"));
+	assert_null(manifest_line(ev, "result.json.sealing"));
+	assert_non_null(line = manifest_line(ev, "plan.json"));
+	sha256_buf("{}\n", 3, want);
+	{
+		char hex[SHA256_HEX_LEN + 1];
+
+		sha256_hex(want, hex);
+		assert_non_null(strstr(line, hex));
+	}
+	free(line);
+
+	free(p);
+	ledger_release(&l);
+	dirat_release(&root);
+	strbuf_release(&notes);
+	strbuf_release(&unread);
+	free(ev);
+	tu_rm_rf(d);
+	free(d);
+}
+
 static void test_seal_evidence(void **state)
 {
 	(void)state;
@@ -1291,6 +1418,7 @@ int main(void)
 		cmocka_unit_test(test_seal_evidence),
 		cmocka_unit_test(test_seal_staged),
 		cmocka_unit_test(test_seal_watch),
+		cmocka_unit_test(test_seal_after_a_signal),
 		cmocka_unit_test(test_seal_settles),
 		cmocka_unit_test(test_interop_openssl),
 		cmocka_unit_test(test_interop_signify),
