@@ -3,7 +3,9 @@
  * what is there — from a directory walk, or by streaming a bundle through
  * bundle_read() without extracting it — then holds that against the
  * signed manifest: the signature of SHA256.sig, the copy of SHA256 next to
- * it, every listed hash, and every file nobody listed. It collects every
+ * it, every listed hash, and every file nobody listed — but those that
+ * result.json, as listed, says abev left out of the seal when a signal
+ * stopped it (its "unsealed"). It collects every
  * problem instead of stopping at the first, because the person reading the
  * report needs to know how much of the evidence still stands. For `abev
  * verify`, when nothing is wrong, it reads what the evidence says of
@@ -28,9 +30,11 @@
 
 #include "bundle/bundle.h"
 #include "evidence/evidence_read.h"
+#include "evidence/evname.h"
 #include "util/hash.h"
 #include "util/alloc.h"
 #include "util/compiler.h"
+#include "util/env.h"
 #include "util/escape.h"
 #include "util/readfile.h"
 #include "util/strbuf.h"
@@ -49,6 +53,7 @@ struct found {
 	char *name;                        /* relative, '/'-separated */
 	char *path;                        /* on disk (directory mode only) */
 	unsigned char digest[SHA256_LEN];
+	uint64_t size;                     /* as the directory or the bundle entry says */
 	int failed;                        /* could not be hashed; a problem says why */
 	int matched;                       /* named by the manifest */
 	int hashed;                        /* digest already taken, from gather's self_text */
@@ -73,9 +78,14 @@ struct gather {
 	struct strbuf self_text;           /* the top-level result.json, as hashed */
 	enum self_state self_state;
 	char *self_why;                    /* SELF_NOT_READ: why */
+	unsigned char self_digest[SHA256_LEN]; /* of self_text, once self_hashed */
+	int self_hashed;
+	char *self_unreadable;             /* self_text is no JSON object: why (judge_self says it) */
 	int cur_self;                      /* bundle mode: the current entry is result.json */
 	char **dirs;                       /* directories below the root, relative */
 	size_t ndirs, dirs_alloc;
+	char **unsealed;                   /* result.json's "unsealed" as trusted: byte order */
+	size_t nunsealed;
 };
 
 static const char *const meta_name[2] = { EVIDENCE_MANIFEST_FILE, EVIDENCE_SIGNATURE_FILE };
@@ -156,10 +166,11 @@ out:
 
 /*
  * The top-level result.json is read once, into memory, and hashed from
- * there: what verify then says the evidence records comes from the very
- * bytes it checked, not from a second read that a writer could race.
- * When it cannot be read so (too large), it is hashed by path as any
- * other file, and self_why says why it was not read.
+ * there: what verify then takes from it — its "unsealed" list, which
+ * every verification needs, and for verify_path_self() what the evidence
+ * records — comes from the very bytes it checked, not from a second read
+ * that a writer could race. When it cannot be read so (too large), it is
+ * hashed by path as any other file, and self_why says why it was not read.
  */
 static void read_self(struct gather *g, struct found *f)
 {
@@ -173,6 +184,8 @@ static void read_self(struct gather *g, struct found *f)
 	}
 	sha256_buf(g->self_text.buf, g->self_text.len, f->digest);
 	f->hashed = 1;
+	memcpy(g->self_digest, f->digest, SHA256_LEN);
+	g->self_hashed = 1;
 	g->self_state = SELF_READ;
 }
 
@@ -236,9 +249,10 @@ static enum tree_step walk_entry(void *ctx, const struct tree_entry *e)
 	} else {
 		struct found *f = add_found(g, e->name);
 		f->path = xstrdup(e->path);
+		f->size = (uint64_t)e->st->st_size;
 		if (e->st->st_nlink > 1)
 			hardlink_problem(g, e);
-		else if (g->self && e->depth == 0 && !strcmp(e->name, EVIDENCE_RESULT_FILE))
+		else if (e->depth == 0 && !strcmp(e->name, EVIDENCE_RESULT_FILE))
 			read_self(g, f);
 	}
 	return TREE_NEXT;
@@ -329,11 +343,11 @@ static void on_entry(void *ctx, const struct bundle_entry *e)
 		g->cur_meta = mi;
 		return;
 	}
-	add_found(g, e->name);
+	add_found(g, e->name)->size = e->size;
 	g->h = sha256_new();
 	g->cur_meta = -1;
 	/* A second result.json is a problem already: what the evidence says is not read then. */
-	if (g->self && !strcmp(e->name, EVIDENCE_RESULT_FILE) && g->self_state == SELF_NONE) {
+	if (!strcmp(e->name, EVIDENCE_RESULT_FILE) && g->self_state == SELF_NONE) {
 		g->cur_self = 1;
 		g->self_state = SELF_READ;
 	}
@@ -358,6 +372,10 @@ static void on_data(void *ctx, const void *buf, size_t len)
 		} else {
 			sha256_final(g->h, g->f[g->n - 1].digest);
 			g->h = NULL;
+			if (g->cur_self && g->self_state == SELF_READ) {
+				memcpy(g->self_digest, g->f[g->n - 1].digest, SHA256_LEN);
+				g->self_hashed = 1;
+			}
 		}
 	} else if (g->cur_meta >= 0 && buf) {
 		int mi = g->cur_meta;
@@ -455,6 +473,33 @@ static int any_below(const void *base, size_t n, size_t size, const char *dir)
 }
 
 /*
+ * Whether result.json's trusted "unsealed" list names name, or a
+ * directory above it: a file or directory there that SHA256 does not
+ * list is one abev left out of the seal when a signal stopped it.
+ */
+static int unsealed_covers(const struct gather *g, const char *name)
+{
+	char *p;
+	int found = 0;
+
+	if (!g->nunsealed)
+		return 0;
+	p = xstrdup(name);
+	for (;;) {
+		char *slash;
+		if (bsearch(&p, g->unsealed, g->nunsealed, sizeof(*g->unsealed), str_cmp)) {
+			found = 1;
+			break;
+		}
+		if (!(slash = strrchr(p, '/')))
+			break;
+		*slash = '\0';
+	}
+	free(p);
+	return found;
+}
+
+/*
  * Every directory must hold a listed file (m NULL: not known), and no
  * name may stand for both a directory and a file, or for two entries:
  * an extractor would keep one of them, or make the directory and fail on
@@ -476,9 +521,13 @@ static void judge_dirs(struct gather *g, const struct manifest *m)
 		if (find(g, d) || (mi >= 0 && g->state[mi] != META_ABSENT))
 			problem(r, d, "both a directory and a file: extracting keeps only one of "
 				"them");
-		/* A directory of unlisted files: those files are named already. */
+		/*
+		 * A directory of unlisted files: those files are named already.
+		 * One at or beneath what result.json says was left out of the
+		 * seal is part of what was left out.
+		 */
 		else if (m && !any_below(m->e, m->n, sizeof(*m->e), d) &&
-			 !any_below(g->f, g->n, sizeof(*g->f), d))
+			 !any_below(g->f, g->n, sizeof(*g->f), d) && !unsealed_covers(g, d))
 			problem(r, d, "unlisted directory: SHA256 lists no file in it, and an "
 				"extracted copy must hold exactly what was signed");
 	}
@@ -570,6 +619,88 @@ static void never_sealed(struct gather *g)
 			"(result.json: %s)", !rj ? "missing" : rj->path ? "unreadable" : "in the bundle");
 }
 
+static int entry_cmp(const void *a, const void *b)
+{
+	const struct manifest_entry *x = a, *y = b;
+	return strcmp(x->name, y->name);
+}
+
+/* The entry of m (sorted, as parsed) named name, or NULL. */
+static const struct manifest_entry *listed(const struct manifest *m, const char *name)
+{
+	struct manifest_entry key;
+	key.name = (char *)name;
+	if (!m->n)
+		return NULL;
+	return bsearch(&key, m->e, m->n, sizeof(*m->e), entry_cmp);
+}
+
+/*
+ * Takes result.json's "unsealed" list into g->unsealed (byte order), but
+ * only from the bytes of result.json that were read and hashed, when they
+ * are the bytes m lists for it, and m is vouched for (with a key, m is
+ * the text the signature covers): a list anyone could have written would
+ * excuse any file added to the evidence. A name the list may not hold is
+ * a problem of result.json and is not honoured; so is a list that is not
+ * one. Text that is no JSON object has no list: judge_self() says why.
+ */
+static void trust_unsealed(struct gather *g, const struct manifest *m, int vouched)
+{
+	static const char prefix[] = EVIDENCE_RESULT_FILE ": ";
+	struct verify_result *r = g->out;
+	const struct manifest_entry *e = listed(m, EVIDENCE_RESULT_FILE);
+	char **v = NULL, *err = NULL;
+	size_t n = 0, bad = 0;
+	int rc;
+
+	if (!vouched || g->self_state != SELF_READ || !g->self_hashed || !e ||
+	    memcmp(e->digest, g->self_digest, SHA256_LEN))
+		return;
+	rc = evidence_unsealed_parse(EVIDENCE_RESULT_FILE, g->self_text.buf, g->self_text.len, &v,
+				     &n, &err);
+	if (rc < 0) {
+		problem(r, EVIDENCE_RESULT_FILE, "%s; no file is taken as left out of the seal",
+			strncmp(err, prefix, sizeof(prefix) - 1) ? err : err + sizeof(prefix) - 1);
+		free(err);
+		return;
+	}
+	if (rc == 0) {
+		g->self_unreadable = err;
+		return;
+	}
+	g->unsealed = xcalloc(n + 1, sizeof(*g->unsealed));
+	for (size_t i = 0; i < n; i++) {
+		const char *why = evidence_unsealed_problem(v[i]);
+		char *shown;
+
+		if (!why) {
+			g->unsealed[g->nunsealed++] = v[i];
+			v[i] = NULL;
+		} else if (bad++ < VERIFY_UNSEALED_NAMED) {
+			shown = evname_printable(v[i], strlen(v[i]));
+			problem(r, EVIDENCE_RESULT_FILE, "\"unsealed\" names '%s' (%s): abev leaves "
+				"only what is beneath " EVIDENCE_RUNS_DIR "/ out of the seal; not "
+				"honoured", shown, why);
+			free(shown);
+		}
+	}
+	if (bad > VERIFY_UNSEALED_NAMED)
+		problem(r, EVIDENCE_RESULT_FILE, "\"unsealed\" names %zu more such paths; not "
+			"honoured", bad - VERIFY_UNSEALED_NAMED);
+	strv_free_n(v, n);
+	if (g->nunsealed)
+		qsort(g->unsealed, g->nunsealed, sizeof(*g->unsealed), str_cmp);
+}
+
+/* An unlisted file that result.json says abev left out of the seal: counted, not a problem. */
+static void count_unsealed(struct verify_result *r, const struct found *f)
+{
+	r->unsealed_files++;
+	r->unsealed_bytes += f->size;
+	if (r->nunsealed_names < VERIFY_UNSEALED_NAMED)
+		r->unsealed_names[r->nunsealed_names++] = xstrdup_escaped(f->name);
+}
+
 /*
  * Holds what was gathered against the signature and the manifest; with
  * no key (pub NULL) against the manifest alone.
@@ -637,8 +768,9 @@ static void judge(struct gather *g, const struct signify_pub *pub)
 		judge_dirs(g, NULL);
 		return;
 	}
-	judge_dirs(g, &m);
 	r->files_listed = m.n;
+	trust_unsealed(g, &m, !pub || r->signature_ok);
+	judge_dirs(g, &m);
 	for (size_t i = 0; i < m.n; i++) {
 		struct found *f = find(g, m.e[i].name);
 		char have[SHA256_HEX_LEN + 1], want[SHA256_HEX_LEN + 1];
@@ -659,10 +791,15 @@ static void judge(struct gather *g, const struct signify_pub *pub)
 		r->files_checked++;
 	}
 	/* A name that appears twice is a problem already; one of its copies matched. */
-	for (size_t i = 0; i < g->n; i++)
-		if (!g->f[i].matched && (i == 0 || strcmp(g->f[i - 1].name, g->f[i].name)) &&
-		    (i + 1 == g->n || strcmp(g->f[i + 1].name, g->f[i].name)))
+	for (size_t i = 0; i < g->n; i++) {
+		if (g->f[i].matched || (i > 0 && !strcmp(g->f[i - 1].name, g->f[i].name)) ||
+		    (i + 1 < g->n && !strcmp(g->f[i + 1].name, g->f[i].name)))
+			continue;
+		if (unsealed_covers(g, g->f[i].name))
+			count_unsealed(r, &g->f[i]);
+		else
 			problem(r, g->f[i].name, "not listed in SHA256");
+	}
 	manifest_release(&m);
 }
 
@@ -680,6 +817,10 @@ static void judge_self(struct gather *g)
 				      "what it records");
 	} else if (g->self_state == SELF_NOT_READ) {
 		r->self_err = xasprintf("%s: %s", EVIDENCE_RESULT_FILE, g->self_why);
+	} else if (g->self_unreadable) {
+		/* trust_unsealed() found it so: parsing it again would only say so twice. */
+		r->self_err = g->self_unreadable;
+		g->self_unreadable = NULL;
 	} else if (evidence_self_parse(EVIDENCE_RESULT_FILE, g->self_text.buf, g->self_text.len,
 				       &r->self, &err) < 0) {
 		r->self_err = err;
@@ -745,6 +886,8 @@ out:
 	strbuf_release(&g.meta[1]);
 	strbuf_release(&g.self_text);
 	free(g.self_why);
+	free(g.self_unreadable);
+	strv_free_n(g.unsealed, g.nunsealed);
 	if (ret < 0)
 		verify_result_release(out);
 	return ret;
@@ -769,6 +912,8 @@ void verify_result_release(struct verify_result *r)
 		free(r->problems[i].reason);
 	}
 	free(r->problems);
+	for (size_t i = 0; i < r->nunsealed_names; i++)
+		free(r->unsealed_names[i]);
 	evidence_self_release(&r->self);
 	free(r->self_err);
 	memset(r, 0, sizeof(*r));

@@ -2,7 +2,8 @@
  * verify: checks an evidence directory or bundle against a public key (or,
  * without one, against its manifest alone) — the signature of SHA256,
  * every listed hash, no listed file missing, no
- * unlisted file, no symlink, device or other special file, no unsafe
+ * unlisted file (but those result.json says a stopped seal left out), no
+ * symlink, device or other special file, no unsafe
  * name — and reports every problem with the file it concerns. A bundle
  * is read by streaming it (bundle/read.c), never extracted to disk. When the
  * evidence holds, it also reads what the evidence says of itself (its
@@ -24,6 +25,9 @@ struct verify_problem {
 	char *reason;   /* one line */
 };
 
+/* How many of the unsealed files a verify_result names. */
+#define VERIFY_UNSEALED_NAMED 10
+
 struct verify_result {
 	int is_bundle;
 	size_t files_checked;        /* manifest entries whose hash matched */
@@ -34,6 +38,19 @@ struct verify_result {
 	char fingerprint[SHA256_HEX_LEN + 1];        /* of the key the signature was checked against; "" without */
 	struct verify_problem *problems;
 	size_t nproblems, problems_alloc;
+	/*
+	 * Files there that SHA256 does not list, and that abev left out of
+	 * the seal when a signal stopped it: result.json's "unsealed" names
+	 * each, or a directory above it. That list is taken only from the
+	 * bytes of result.json the manifest lists (with pub, the manifest
+	 * the signature vouches for). They are no problem, but the evidence
+	 * is no clean record. Their number and bytes, and the first
+	 * VERIFY_UNSEALED_NAMED names in byte order (escaped, owned).
+	 */
+	size_t unsealed_files;
+	uint64_t unsealed_bytes;
+	char *unsealed_names[VERIFY_UNSEALED_NAMED];
+	size_t nunsealed_names;
 	/*
 	 * What the evidence says of itself (verify_path_self() only), read
 	 * from result.json only when no problem was found (a changed file

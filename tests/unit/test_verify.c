@@ -496,6 +496,154 @@ static void test_without_key(void **state)
 	}
 }
 
+/*
+ * Evidence sealed with a result.json whose "unsealed" list names what
+ * is then added: the files abev had not hashed when a signal stopped
+ * its seal. Returns the directory (caller frees).
+ */
+static char *make_unsealed(struct fixture *fx, const char *list, struct signify_key *key)
+{
+	char *ev = xasprintf("%s/ev%d", fx->root, fx->serial++);
+	char *doc = xasprintf("{\"status\": \"interrupted\", \"interrupt\": \"SIGTERM\", "
+			      "\"tampered\": [], \"unsealed\": %s}\n", list);
+	char *big = xcalloc(1, 3000);
+
+	assert_int_equal(mkdir(ev, 0755), 0);
+	tu_puts(ev, "result.json", doc);
+	tu_puts(ev, "plan.json", "[]");
+	tu_puts(ev, "runs/a/run-1/test.log", "sealed\n");
+	assert_int_equal(seal_evidence(ev, key), 0);
+	/* What the seal did not reach. */
+	tu_put(ev, "runs/b/run-3/big.bin", big, 3000);
+	tu_puts(ev, "runs/b/run-3/sub/test.log", "late\n");
+	tu_puts(ev, "runs/a/run-1/late.txt", "12345");
+	free(doc);
+	free(big);
+	return ev;
+}
+
+static void assert_unsealed(const struct verify_result *r, size_t files, uint64_t bytes,
+			    const char *first)
+{
+	assert_int_equal(r->unsealed_files, files);
+	assert_int_equal(r->unsealed_bytes, bytes);
+	assert_int_equal(r->nunsealed_names, files < VERIFY_UNSEALED_NAMED ? files
+								 : VERIFY_UNSEALED_NAMED);
+	if (first)
+		assert_string_equal(r->unsealed_names[0], first);
+}
+
+/*
+ * Files a stopped seal left unhashed are no problem when result.json,
+ * as the manifest lists it (and, with a key, as signed), names them or
+ * a directory above them: counted and named, in a directory and in a
+ * bundle, and the record is not clean. Anything else is not honoured.
+ */
+static void test_unsealed(void **state)
+{
+	struct fixture *fx = *state;
+	struct verify_result r;
+	const char *list = "[\"runs/b/run-3\", \"runs/a/run-1/late.txt\", \"runs/c/gone\"]";
+	char *ev = make_unsealed(fx, list, fx->key);
+	char *bundle = xasprintf("%s.tar.zst", ev);
+	char *p;
+
+	/* An empty directory beneath a named one is part of what was left out. */
+	p = path_join(ev, "runs/b/run-3/empty");
+	assert_int_equal(mkdir(p, 0755), 0);
+	free(p);
+	assert_int_equal(bundle_pack(ev, bundle), 0);
+	const char *const both[] = { ev, bundle };
+	for (size_t i = 0; i < 2; i++) {
+		const struct signify_pub *pubs[] = { &fx->pub, NULL };
+		for (size_t k = 0; k < 2; k++) {
+			assert_int_equal(verify_path(both[i], pubs[k], &r), 0);
+			dump(&r);
+			assert_int_equal(r.nproblems, 0);
+			assert_int_equal(r.files_checked, 3);
+			assert_unsealed(&r, 3, 3000 + 5 + 5, "runs/a/run-1/late.txt");
+			assert_string_equal(r.unsealed_names[1], "runs/b/run-3/big.bin");
+			assert_string_equal(r.unsealed_names[2], "runs/b/run-3/sub/test.log");
+			verify_result_release(&r);
+			assert_int_equal(verify_path_self(both[i], pubs[k], &r), 0);
+			assert_int_equal(r.nproblems, 0);
+			assert_true(r.self_read);
+			assert_int_equal(r.self.nunsealed, 3);
+			assert_false(evidence_self_clean(&r.self));
+			assert_int_equal(r.unsealed_files, 3);
+			verify_result_release(&r);
+		}
+	}
+
+	/* A file nobody named, and an empty directory outside the named ones, still are. */
+	tu_puts(ev, "runs/a/run-1/other.txt", "x");
+	p = path_join(ev, "runs/a/run-9");
+	assert_int_equal(mkdir(p, 0755), 0);
+	free(p);
+	assert_int_equal(verify_path(ev, &fx->pub, &r), 0);
+	if (r.nproblems != 2 || !has_problem(&r, "runs/a/run-1/other.txt", "not listed in SHA256") ||
+	    !has_problem(&r, "runs/a/run-9", "unlisted directory")) {
+		dump(&r);
+		fail();
+	}
+	assert_unsealed(&r, 3, 3010, NULL);
+	verify_result_release(&r);
+	free(ev);
+	free(bundle);
+
+	/* Signed with another key: with the key, the list is not vouched for. */
+	ev = make_unsealed(fx, list, fx->other);
+	assert_int_equal(verify_path(ev, &fx->pub, &r), 0);
+	assert_true(has_problem(&r, "SHA256.sig", "another key"));
+	assert_true(has_problem(&r, "runs/b/run-3/big.bin", "not listed in SHA256"));
+	assert_true(has_problem(&r, "runs/a/run-1/late.txt", "not listed in SHA256"));
+	assert_unsealed(&r, 0, 0, NULL);
+	verify_result_release(&r);
+	/* Without a key, its manifest alone is checked: honoured. */
+	assert_int_equal(verify_path(ev, NULL, &r), 0);
+	assert_int_equal(r.nproblems, 0);
+	assert_unsealed(&r, 3, 3010, NULL);
+	verify_result_release(&r);
+
+	/* result.json changed after the seal: what it says is not honoured. */
+	tu_puts(ev, "result.json", "{\"status\": \"interrupted\", \"unsealed\": [\"runs/a\", "
+		"\"runs/b\"]}\n");
+	assert_int_equal(verify_path(ev, NULL, &r), 0);
+	assert_true(has_problem(&r, "result.json", "content changed"));
+	assert_true(has_problem(&r, "runs/b/run-3/big.bin", "not listed in SHA256"));
+	assert_unsealed(&r, 0, 0, NULL);
+	verify_result_release(&r);
+	free(ev);
+
+	/* Names the list may not hold: each a problem of result.json, not honoured. */
+	ev = make_unsealed(fx, "[\"runs/b/run-3\", \"../x\", \"runs\", \"plan.json\", \"\", "
+			   "\"/tmp/x\", \"runs/a/run-1/../run-1/late.txt\"]", fx->key);
+	assert_int_equal(verify_path(ev, &fx->pub, &r), 0);
+	if (r.nproblems != 7 ||
+	    !has_problem(&r, "result.json", "\"unsealed\" names '../x' ('..' component)") ||
+	    !has_problem(&r, "result.json", "'runs' (not beneath runs/)") ||
+	    !has_problem(&r, "result.json", "'plan.json' (not beneath runs/)") ||
+	    !has_problem(&r, "result.json", "'' (empty name)") ||
+	    !has_problem(&r, "result.json", "'/tmp/x' (absolute path)") ||
+	    !has_problem(&r, "result.json", "'runs/a/run-1/../run-1/late.txt' ('..' component)") ||
+	    !has_problem(&r, "runs/a/run-1/late.txt", "not listed in SHA256")) {
+		dump(&r);
+		fail();
+	}
+	assert_unsealed(&r, 2, 3005, "runs/b/run-3/big.bin");
+	verify_result_release(&r);
+	free(ev);
+
+	/* Not a list: a problem, and nothing is honoured. */
+	ev = make_unsealed(fx, "\"runs/b/run-3\"", fx->key);
+	assert_int_equal(verify_path(ev, &fx->pub, &r), 0);
+	assert_true(has_problem(&r, "result.json", "unsealed: expected an array"));
+	assert_true(has_problem(&r, "runs/b/run-3/big.bin", "not listed in SHA256"));
+	assert_unsealed(&r, 0, 0, NULL);
+	verify_result_release(&r);
+	free(ev);
+}
+
 /* One extra entry appended to a copy of a good bundle. */
 struct extra {
 	const char *name;
@@ -616,6 +764,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_tampered_dir, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_without_key, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hostile_bundle, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unsealed, setup, teardown),
 	};
 	return cmocka_run_group_tests_name("verify", tests, NULL, NULL);
 }
