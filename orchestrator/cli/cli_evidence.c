@@ -12,6 +12,7 @@
 #include "cli/outpath.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -127,13 +128,13 @@ static const char verify_about[] =
 	"Checks an evidence directory or a bundle (.tar.zst, .tar.gz; read by streaming,\n"
 	"never extracted): the signature of SHA256 in SHA256.sig against KEY.pub (the\n"
 	"signify key, or PREFIX.pub.pem), every listed hash, that no listed file is\n"
-	"missing, that no file is unlisted, and that there is no symlink, hardlink (a file\n"
-	"with a second name, inside the evidence or out), device or other special file and\n"
-	"no unsafe name. A directory must hold a listed file: an empty or otherwise\n"
-	"unlisted directory is a problem, since whoever extracts the evidence must get\n"
-	"exactly what was signed; so is a name that stands for two entries of a bundle\n"
-	"(a file and a directory, or a repeat). Prints what it checked and the signer's\n"
-	"fingerprint.\n"
+	"missing, that no file is unlisted (but those an interrupted seal left out, see\n"
+	"below), and that there is no symlink, hardlink (a file with a second name,\n"
+	"inside the evidence or out), device or other special file and no unsafe name.\n"
+	"A directory must hold a listed file: an empty or otherwise unlisted directory\n"
+	"is a problem, since whoever extracts the evidence must get exactly what was\n"
+	"signed; so is a name that stands for two entries of a bundle (a file and a\n"
+	"directory, or a repeat). Prints what it checked and the signer's fingerprint.\n"
 	"\n"
 	"Bundles: abev pack's, or stock tar's 'tar -C DIR -czf FILE.tar.gz .' and\n"
 	"'tar -C DIR --zstd -cf FILE.tar.zst .' (the './' prefix is fine); entries must be\n"
@@ -159,22 +160,35 @@ static const char verify_about[] =
 	"disk; its result.json still says \"running\". The verdict is then \"UNFINISHED\"\n"
 	"(exit 4), and each file left is named.\n"
 	"\n"
+	"A signal that stops abev run while it hashes the evidence for its seal ends the\n"
+	"seal at once: the files it had not hashed stay in the evidence, not listed in\n"
+	"SHA256, and result.json names them, or a directory above them, in its\n"
+	"\"unsealed\" list. Such a file, and a directory without a listed file at or\n"
+	"beneath a path of that list, is no problem when result.json itself is as SHA256\n"
+	"lists it (with --pubkey: as the good signature lists it). A line counts them\n"
+	"(\"unsealed: N file(s), B bytes, present but not hashed ...\") and names the first\n"
+	"10; nothing vouches for their contents. A path of the list that is not beneath\n"
+	"runs/, or not a safe name, is a problem of result.json and is not honoured; one\n"
+	"that is not there is no problem.\n"
+	"\n"
 	"When nothing is wrong, a line says that the seal is intact, and then what the\n"
 	"sealed record says of itself, read from the result.json just checked: its\n"
 	"status (completed, failed, interrupted with the signal), its decision, and each\n"
 	"note of a change made to abev's own files while the run went on (\"tampered\":\n"
 	"a file abev wrote rewritten or removed, one added outside the run directories,\n"
 	"a run directory swapped). Evidence that is as sealed but records a run that did\n"
-	"not complete, or one with such a change, or whose result.json cannot be read, is\n"
-	"\"NOT CLEAN\" (exit 8): the bytes are what was sealed, but what was sealed is no\n"
-	"clean record. Evidence of an abev that did not yet list those changes says so.\n";
+	"not complete, or one with such a change, or with files left out of the seal, or\n"
+	"whose result.json cannot be read, is \"NOT CLEAN\" (exit 8): the bytes are what\n"
+	"was sealed, but what was sealed is no clean record. Evidence of an abev that did\n"
+	"not yet list those changes says so.\n";
 
 static const char verify_tail[] =
 	"Exit codes: 0 verified, and it records a completed run; 7 unsigned: the contents\n"
 	"match, no signature was checked; 8 not clean: as sealed, but it records a run\n"
-	"that did not complete or changed abev's files (before 7); 4 a problem was found\n"
-	"(each is named with its file); 2 usage error, a PATH that does not exist or is\n"
-	"neither a directory nor a bundle, or an unreadable key.\n";
+	"that did not complete, changed abev's files or left files out of the seal\n"
+	"(before 7); 4 a problem was found (each is named with its file); 2 usage error,\n"
+	"a PATH that does not exist or is neither a directory nor a bundle, or an\n"
+	"unreadable key.\n";
 
 static const char pack_usage[] =
 	"usage: abev pack DIR --out FILE.tar.zst|FILE.tar.gz\n";
@@ -188,7 +202,8 @@ static const char pack_about[] =
 	"that does not match its manifest (no SHA256, a changed, missing or unlisted\n"
 	"file, an empty directory, a symlink or hardlink) is refused with each problem\n"
 	"named, and nothing is written. Unsigned evidence is packed with a note that\n"
-	"nobody vouches for it.\n"
+	"nobody vouches for it, and so are the files an interrupted seal left unhashed\n"
+	"(result.json's \"unsealed\"; abev verify reads them from the bundle alike).\n"
 	"\n"
 	"The bundle is written into FILE.tmp-PID-XXXXXX and linked to FILE when\n"
 	"complete; that file is removed when a write fails (a file-size limit fails\n"
@@ -245,6 +260,24 @@ static void print_problems_stderr(const struct verify_result *res)
 	for (size_t i = 0; i < res->nproblems; i++)
 		fprintf(stderr, "abev: problem: %s: %s\n", res->problems[i].file,
 			res->problems[i].reason);
+}
+
+/*
+ * For the commands that verify before they act: the files verify took
+ * as left out of the seal (result.json's "unsealed"), which nothing
+ * vouches for.
+ */
+static void note_unsealed(const char *path, const struct verify_result *res)
+{
+	char *shown;
+
+	if (!res->unsealed_files)
+		return;
+	shown = xstrdup_escaped(path);
+	fprintf(stderr, "abev: note: '%s' holds %zu file(s) abev did not hash: it was interrupted "
+		"while sealing, and result.json names them (\"unsealed\"); nothing vouches for "
+		"them\n", shown, res->unsealed_files);
+	free(shown);
 }
 
 /* Whether the directory dir holds neither SHA256 nor SHA256.sig: evidence never sealed. */
@@ -305,6 +338,8 @@ static int verify_first(const char *path, const char *pubkey)
 			"nobody vouches for it\n", shown, EVIDENCE_MANIFEST_FILE, EVIDENCE_SIGNATURE_FILE);
 		free(shown);
 	}
+	if (!rc)
+		note_unsealed(path, &res);
 	verify_result_release(&res);
 	return rc;
 }
@@ -832,6 +867,10 @@ static char *recorded_run(const struct evidence_self *self)
 	if (self->ntampered)
 		strbuf_adds(&sb, "; abev's own files were changed while it ran (the tampered "
 			    "lines above)");
+	if (self->nunsealed)
+		strbuf_addf(&sb, "; abev was interrupted while sealing it and left %zu path%s out "
+			    "of the seal (result.json's \"unsealed\")", self->nunsealed,
+			    self->nunsealed == 1 ? "" : "s");
 	return strbuf_detach(&sb, NULL);
 }
 
@@ -879,6 +918,21 @@ static void print_self(const struct verify_result *res, const char *pubkey)
 	}
 }
 
+/*
+ * The files abev verify accepted unhashed: not listed in SHA256, but
+ * named (or a directory above them) by result.json's "unsealed", as
+ * sealed. The first few by name.
+ */
+static void print_unsealed(const struct verify_result *res)
+{
+	printf("unsealed:    %zu file(s), %" PRIu64 " bytes, present but not hashed: abev was "
+	       "interrupted while sealing (result.json names them): ", res->unsealed_files,
+	       res->unsealed_bytes);
+	for (size_t i = 0; i < res->nunsealed_names; i++)
+		printf("%s%s", i ? ", " : "", res->unsealed_names[i]);
+	printf("%s\n", res->unsealed_files > res->nunsealed_names ? ", ..." : "");
+}
+
 /* The verdict of abev verify, when nothing is wrong with the evidence. */
 static void print_verdict_clean(const struct verify_result *res, const char *pubkey)
 {
@@ -890,7 +944,7 @@ static void print_verdict_clean(const struct verify_result *res, const char *pub
 		printf("verdict:     NOT CLEAN: %s, but what it records cannot be read\n", seal);
 		return;
 	}
-	if (!evidence_self_clean(&res->self)) {
+	if (!evidence_self_clean(&res->self) || res->unsealed_files) {
 		run = recorded_run(&res->self);
 		printf("verdict:     NOT CLEAN: %s, but it records %s\n", seal, run);
 		free(run);
@@ -927,6 +981,8 @@ static int verify_main(void *opts, size_t npos, char **pos)
 	print_signature(&res, pubkey);
 	printf("files:       %zu of %zu listed files match their SHA-256\n", res.files_checked,
 	       res.files_listed);
+	if (res.unsealed_files)
+		print_unsealed(&res);
 	for (size_t i = 0; i < res.nproblems; i++)
 		printf("problem:     %s: %s\n", res.problems[i].file, res.problems[i].reason);
 	if (!res.nproblems)
@@ -939,8 +995,8 @@ static int verify_main(void *opts, size_t npos, char **pos)
 		       res.nproblems == 1 ? "" : "s");
 	else
 		print_verdict_clean(&res, pubkey);
-	rc = cli_exit_verify(res.nproblems, res.self_read && evidence_self_clean(&res.self),
-			     pubkey != NULL);
+	rc = cli_exit_verify(res.nproblems, res.self_read && evidence_self_clean(&res.self) &&
+			     !res.unsealed_files, pubkey != NULL);
 	verify_result_release(&res);
 	return rc;
 }
@@ -996,6 +1052,8 @@ static int pack_check_sealed(const char *dir)
 			"its manifest, but nobody vouches for them\n", shown);
 		free(shown);
 	}
+	if (!rc)
+		note_unsealed(dir, &res);
 	verify_result_release(&res);
 	return rc;
 }

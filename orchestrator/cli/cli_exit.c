@@ -107,12 +107,13 @@ static const struct exit_code_doc {
 	  "`abev verify` without `--pubkey`: the contents match the manifest, but no signature was "
 	  "checked (`UNSIGNED: contents match the manifest, but nobody vouches for it`)" },
 	{ "8",
-	  "abev verify, with or without --pubkey: the evidence is as it was sealed, but it records a run that is not clean (NOT CLEAN): one that did not complete, or in which abev's own files were changed; or its result.json cannot be read",
+	  "abev verify, with or without --pubkey: the evidence is as it was sealed, but it records a run that is not clean (NOT CLEAN): one that did not complete, or in which abev's own files were changed, or one that left files out of its seal; or its result.json cannot be read",
 	  "`abev verify`, with or without `--pubkey` (before 7): the evidence is as it was sealed, "
 	  "but it records a run that is not clean — its status is not `completed` (`failed`, "
 	  "`interrupted`), or its `tampered` notes say that abev's own files were changed while it "
-	  "ran — or its `result.json` cannot be read (`NOT CLEAN: ...`); the decision does not "
-	  "count here" },
+	  "ran, or its `unsealed` list names files abev left out of the seal when a signal stopped "
+	  "it while sealing — or its `result.json` cannot be read (`NOT CLEAN: ...`); the decision "
+	  "does not count here" },
 	{ "128+N",
 	  "interrupted by signal N, whenever it arrives: SIGHUP 129, SIGINT 130, SIGQUIT 131, SIGUSR1 138, SIGUSR2 140, SIGTERM 143; the evidence is written, marked \"interrupted\" with the signal's name, and sealed",
 	  "interrupted by signal N — SIGHUP (129), SIGINT (130), SIGQUIT (131), SIGUSR1 (138), "
