@@ -273,17 +273,69 @@ static int walk(struct gather *g, const char *root)
 	return tree_walk(root, &ops, &w);
 }
 
+static int by_entry_name(const void *a, const void *b)
+{
+	return strcmp(((const struct manifest_entry *)a)->name,
+		      ((const struct manifest_entry *)b)->name);
+}
+
+/*
+ * Whether name is listed by the manifest text (m, parsed from SHA256 or
+ * the copy in SHA256.sig; both when they differ). A file neither lists
+ * is a problem, or left out by an interrupted seal, whatever its bytes:
+ * it is not read.
+ */
+static int listed_somewhere(const struct manifest *m, size_t nm, const char *name)
+{
+	for (size_t k = 0; k < nm; k++) {
+		struct manifest_entry key = { (char *)name, { 0 }, 0 };
+
+		if (bsearch(&key, m[k].e, m[k].n, sizeof(*m[k].e), by_entry_name))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * The manifests SHA256 and SHA256.sig carry, parsed loosely: only to know
+ * which files need hashing. Returns how many parsed; 0 when neither
+ * does, and then every file is hashed.
+ */
+static size_t listed_by(const struct gather *g, struct manifest m[2])
+{
+	size_t nm = 0;
+	char *err = NULL;
+
+	if (g->state[0] == META_PRESENT &&
+	    manifest_parse(g->meta[0].buf, g->meta[0].len, &m[nm], &err) == 0)
+		nm++;
+	free(err);
+	err = NULL;
+	if (g->state[1] == META_PRESENT) {
+		const char *text;
+		size_t len;
+
+		if (signify_signed_text(g->meta[1].buf, g->meta[1].len, &text, &len, &err) == 0 &&
+		    manifest_parse(text, len, &m[nm], &err) == 0)
+			nm++;
+		free(err);
+	}
+	return nm;
+}
+
 static int gather_dir(struct gather *g, const char *root)
 {
 	struct hash_job *jobs;
-	size_t *of, n = 0;
+	struct manifest m[2] = { { NULL, 0 }, { NULL, 0 } };
+	size_t *of, n = 0, nm;
 
 	if (walk(g, root) < 0)
 		return -1;
+	nm = listed_by(g, m);
 	jobs = xcalloc(g->n + 1, sizeof(*jobs));
 	of = xcalloc(g->n + 1, sizeof(*of));
 	for (size_t i = 0; i < g->n; i++)
-		if (!g->f[i].hashed) {
+		if (!g->f[i].hashed && (!nm || listed_somewhere(m, nm, g->f[i].name))) {
 			of[n] = i;
 			jobs[n++].path = g->f[i].path;
 		}
@@ -300,6 +352,8 @@ static int gather_dir(struct gather *g, const char *root)
 	}
 	free(of);
 	free(jobs);
+	for (size_t k = 0; k < nm; k++)
+		manifest_release(&m[k]);
 	return 0;
 }
 

@@ -21,7 +21,7 @@ import shutil
 import subprocess
 import unittest
 
-from common import AbevTestCase, helper_plan
+from common import ABEV, AbevTestCase, helper_plan
 
 EXIT_VERIFY, EXIT_UNSIGNED, EXIT_NOT_CLEAN = 4, 7, 8
 UNSEALED = ("unsealed:    {n} file(s), {bytes} bytes, present but not hashed: abev was "
@@ -99,6 +99,28 @@ class VerifyUnsealed(AbevTestCase):
         # The commands that verify first read it, and say what nothing vouches for.
         cp = self.abev("report", ev, "--out", self.path("r.md"), check=0)
         self.assertIn("holds 2 file(s) abev did not hash", cp.stderr)
+
+    @unittest.skipUnless(shutil.which("strace"), "strace is not installed")
+    def test_a_file_no_manifest_lists_is_never_read(self):
+        # What the seal left out may be a sparse terabyte: whatever its bytes it
+        # is unlisted, so verify opens it not at all (strace counts the opens).
+        ev = self.make_evidence()
+        big = os.path.join(ev, "runs", "b", "run-1", "huge.bin")
+        with open(big, "wb") as f:
+            f.truncate(1 << 40)
+        self.add(ev, LATE)
+        self.interrupt(ev, [n for n, _ in LATE] + ["runs/b/run-1/huge.bin"])
+        trace = self.path("trace")
+        cp = subprocess.run(["strace", "-f", "-o", trace, "-e", "trace=open,openat,openat2",
+                             ABEV, "verify", ev], capture_output=True, text=True,
+                            timeout=600)
+        self.assertEqual(cp.returncode, EXIT_NOT_CLEAN, cp.stdout + cp.stderr)
+        with open(trace) as f:
+            opened = [l for l in f if "huge.bin" in l or "late.txt" in l]
+        self.assertEqual(opened, [])
+        # A listed file is still read and checked.
+        with open(trace) as f:
+            self.assertTrue(any("plan.json" in l for l in f))
 
     def test_a_file_the_list_does_not_name_is_not_listed(self):
         ev = self.make_evidence()
