@@ -371,13 +371,79 @@ static int watch_gone(struct seal_watch *w, struct manifest *m)
 	return 0;
 }
 
+/* seal_put_staged(); with quick, only root itself is flushed then (sync_names()). */
+static int put_staged(const struct dirat *root, const char *const *staged, int quick)
+{
+	int moved = 0;
+
+	for (size_t i = 0; staged && staged[i]; i++) {
+		char *from = manifest_staged_name(staged[i]);
+		int r = dirat_rename(root, from, staged[i]);
+
+		if (r < 0 && errno != ENOENT) {
+			error("cannot put '%s/%s' in place: %s", root->path, from, strerror(errno));
+			free(from);
+			return -1;
+		}
+		moved += r == 0;
+		free(from);
+	}
+	if (!moved)
+		return 0;
+	if (quick && fsync(root->fd) < 0)
+		return error("cannot flush '%s' to disk: %s", root->path, strerror(errno));
+	return quick ? 0 : dirat_sync(root);
+}
+
+/*
+ * Flushes to disk the files of names (NULL-terminated) that are there
+ * beneath root, each staged copy's too, and root itself: the seal made
+ * at once after a signal (seal_evidence_ledger()), which does not wait
+ * for the disk to take everything the runs wrote (syncfs()). 0 or -1
+ * after error().
+ */
+static int sync_names(const struct dirat *root, const char *const *names)
+{
+	for (size_t i = 0; names[i]; i++) {
+		for (int staged = 0; staged <= 1; staged++) {
+			char *rel = staged ? manifest_staged_name(names[i]) : xstrdup(names[i]);
+			int fd = dirat_openat(root, rel, O_RDONLY | O_NOFOLLOW | O_NONBLOCK, 0);
+
+			if (fd < 0 && errno != ENOENT) {
+				error("cannot open '%s/%s' to flush it to disk: %s", root->path, rel,
+				      strerror(errno));
+				free(rel);
+				return -1;
+			}
+			if (fd >= 0 && fsync(fd) < 0) {
+				error("cannot flush '%s/%s' to disk: %s", root->path, rel,
+				      strerror(errno));
+				close(fd);
+				free(rel);
+				return -1;
+			}
+			if (fd >= 0)
+				close(fd);
+			free(rel);
+		}
+	}
+	if (fsync(root->fd) < 0)
+		return error("cannot flush '%s' to disk: %s", root->path, strerror(errno));
+	return 0;
+}
+
+/* What the seal made at once flushes: the files it names and writes. */
+static const char *const quick_synced[] = { EVIDENCE_REPORT_FILE, EVIDENCE_RESULT_FILE,
+					    EVIDENCE_MANIFEST_FILE, EVIDENCE_SIGNATURE_FILE, NULL };
+
 /*
  * Writes the seal of m — SHA256, and SHA256.sig with key — into root,
  * after the evidence reached the disk, and then renames each staged copy
- * of staged (or NULL) into place. 0 or -1 after error().
+ * of staged (or NULL) into place. With quick, only abev's final files
+ * and the seal are flushed (sync_names()). 0 or -1 after error().
  */
 static int write_seal(const struct dirat *root, const struct signify_key *key,
-		      const struct manifest *m, const char *const *staged)
+		      const struct manifest *m, const char *const *staged, int quick)
 {
 	char *text, *sig = NULL;
 	size_t tlen = 0, slen = 0;
@@ -400,7 +466,7 @@ static int write_seal(const struct dirat *root, const struct signify_key *key,
 	 * they reach the disk here, once, before the manifest that names
 	 * them, and the manifest and signature after it.
 	 */
-	if (dirat_sync(root) < 0)
+	if (quick ? sync_names(root, quick_synced) < 0 : dirat_sync(root) < 0)
 		goto out;
 	/*
 	 * The old signature goes first, so that no moment pairs it with the
@@ -415,9 +481,9 @@ static int write_seal(const struct dirat *root, const struct signify_key *key,
 		goto out;
 	if (sig && dirat_write_atomic(root, EVIDENCE_SIGNATURE_FILE, sig, slen) < 0)
 		goto out;
-	if (dirat_sync(root) < 0)
+	if (quick ? sync_names(root, quick_synced) < 0 : dirat_sync(root) < 0)
 		goto out;
-	if (seal_put_staged(root, staged) < 0)
+	if (put_staged(root, staged, quick) < 0)
 		goto out;
 	ret = 0;
 out:
@@ -466,7 +532,7 @@ static int seal_staged(const struct dirat *root, const struct signify_key *key,
 		ret = 1;
 		goto out;
 	}
-	ret = write_seal(root, key, &m, staged);
+	ret = write_seal(root, key, &m, staged, 0);
 out:
 	for (size_t i = 0; i < wg.n; i++)
 		free(wg.v[i].name);
@@ -477,21 +543,7 @@ out:
 
 int seal_put_staged(const struct dirat *root, const char *const *staged)
 {
-	int moved = 0;
-
-	for (size_t i = 0; staged && staged[i]; i++) {
-		char *from = manifest_staged_name(staged[i]);
-		int r = dirat_rename(root, from, staged[i]);
-
-		if (r < 0 && errno != ENOENT) {
-			error("cannot put '%s/%s' in place: %s", root->path, from, strerror(errno));
-			free(from);
-			return -1;
-		}
-		moved += r == 0;
-		free(from);
-	}
-	return moved ? dirat_sync(root) : 0;
+	return put_staged(root, staged, 0);
 }
 
 int seal_evidence_at(const struct dirat *root, const struct signify_key *key)
@@ -582,7 +634,7 @@ int seal_evidence_ledger(const struct dirat *root, const struct signify_key *key
 		fl.m.n = kept;
 	}
 	qsort(fl.m.e, fl.m.n, sizeof(*fl.m.e), by_entry_name);
-	ret = write_seal(root, key, &fl.m, seal_staged_names);
+	ret = write_seal(root, key, &fl.m, seal_staged_names, 1);
 	manifest_release(&fl.m);
 	return ret;
 }
