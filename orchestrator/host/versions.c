@@ -167,7 +167,8 @@ int versions_run(const struct plan_version *pv, const struct plan_variant *v,
 		mv->error = xasprintf("killed by signal %d (%s)", r.signal, proc_signal_name(r.signal));
 		break;
 	case PROC_TIMED_OUT:
-		mv->error = proc_timeout_text(&r, (double)(METADATA_CMD_TIMEOUT_NS / 1000000000));
+		mv->error = proc_timeout_text(&r, (double)(METADATA_CMD_TIMEOUT_NS / 1000000000),
+					      NULL);
 		break;
 	case PROC_EXEC_FAILED:
 		mv->error = xstrdup(r.exec_error ? r.exec_error : "could not be executed");

@@ -101,7 +101,7 @@ static void set_status(struct invocation *inv, const struct proc_result *res,
 		break;
 	case PROC_TIMED_OUT:
 		inv->status = INV_TIMED_OUT;
-		inv->reason = proc_timeout_text(res, plan->set.timeout_seconds);
+		inv->reason = proc_timeout_text(res, plan->set.timeout_seconds, NULL);
 		break;
 	case PROC_EXEC_FAILED:
 		inv->status = INV_EXEC_FAILED;

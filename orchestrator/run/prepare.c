@@ -23,7 +23,7 @@ static char *prepare_reason(const struct proc_result *res, const struct plan *pl
 		return xasprintf("was killed by signal %d (%s)", res->signal,
 				 proc_signal_name(res->signal));
 	case PROC_TIMED_OUT:
-		return proc_timeout_text(res, plan->set.timeout_seconds);
+		return proc_timeout_text(res, plan->set.timeout_seconds, NULL);
 	case PROC_EXEC_FAILED:
 		return xstrdup(res->exec_error ? res->exec_error : "could not be executed");
 	case PROC_INTERRUPTED:

@@ -487,7 +487,7 @@ out:
 	return ret;
 }
 
-char *proc_timeout_text(const struct proc_result *res, double timeout_s)
+char *proc_timeout_text(const struct proc_result *res, double timeout_s, const char *limit)
 {
 	char *how = proc_stop_text(res), *text;
 
@@ -495,6 +495,8 @@ char *proc_timeout_text(const struct proc_result *res, double timeout_s)
 		text = xasprintf("stayed stopped (SIGSTOP or SIGTSTP) for %lld s, which a process "
 				 "does not leave by itself; %s",
 				 (long long)(PROC_STAYED_STOPPED_NS / 1000000000LL), how);
+	else if (limit)
+		text = xasprintf("timed out after %g s (%s); %s", timeout_s, limit, how);
 	else
 		text = xasprintf("timed out after %g s; %s", timeout_s, how);
 	free(how);

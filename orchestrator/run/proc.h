@@ -334,9 +334,10 @@ void proc_result_release(struct proc_result *res);
 char *proc_stop_text(const struct proc_result *res);
 /*
  * The reason of a PROC_TIMED_OUT result: "timed out after timeout_s s;
- * <proc_stop_text()>", or, when it stayed stopped, that it did and for how
- * long. Caller frees.
+ * <proc_stop_text()>" — "timed out after timeout_s s (<limit>); ..." with
+ * limit, words saying whose limit it was (borrowed; NULL: none) — or,
+ * when it stayed stopped, that it did and for how long. Caller frees.
  */
-char *proc_timeout_text(const struct proc_result *res, double timeout_s);
+char *proc_timeout_text(const struct proc_result *res, double timeout_s, const char *limit);
 
 #endif
