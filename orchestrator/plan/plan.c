@@ -596,6 +596,7 @@ static void plan_defaults(struct plan *plan, const char *path)
 	plan->min_executed = -1;
 	plan->set.max_cpu_wait_pct_from = "default";
 	plan->set.max_wait_seconds_from = "default";
+	plan->set.step_timeout_seconds_from = "default";
 	/*
 	 * A board gates on the exit code: an inconclusive decision fails
 	 * unless the plan opts out, so that no regression passes unseen.

@@ -138,7 +138,8 @@ struct plan {
 	/*
 	 * The schedule and the load limits the run records in result.json
 	 * (run_settings.h): order (default PLAN_ORDER_DEFAULT), seed, warmups,
-	 * runs, gap, timeout, cpus; max_cpu_wait_pct (default
+	 * runs, gap, timeout, step timeout (default PLAN_STEP_TIMEOUT_DEFAULT,
+	 * or the timeout), cpus; max_cpu_wait_pct (default
 	 * PLAN_MAX_CPU_WAIT_PCT_DEFAULT), max_foreign_cpu, max_repeats,
 	 * max_wait_seconds (default PLAN_MAX_WAIT_SECONDS_DEFAULT), exclusive.
 	 */
@@ -256,6 +257,14 @@ struct plan {
  * about 50 %.
  */
 #define PLAN_MAX_CPU_WAIT_PCT_DEFAULT 10.0
+
+/*
+ * schedule.step_timeout_seconds when the plan sets neither it nor
+ * schedule.timeout_seconds: an hour, so that a setup, cleanup or prepare
+ * step that hangs (a build waiting on a lock) ends. The measured command
+ * has no such default: a test suite may run long.
+ */
+#define PLAN_STEP_TIMEOUT_DEFAULT 3600.0
 
 /*
  * load.max_wait_seconds by default: what one run of a plan may spend in

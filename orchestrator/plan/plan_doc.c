@@ -85,16 +85,17 @@ const struct plan_doc_key plan_doc_keys[] = {
 	  "needs `log`, a `stderr` metric `log` or a file" },
 	{ .key = "variants[].prepare", .type = "array of strings", .dflt = "`schedule.prepare`",
 	  .meaning = "a command (argv, placeholders as in `command`) run before each of the variant's "
-	  "invocations, warmups included, in its `cwd` and `env` with the schedule's timeout, "
-	  "and not measured (hyperfine's `--prepare`); its output goes to the invocation's "
-	  "`prepare.log` (at most `limits.max_step_log_bytes`) and its `result.json` records "
+	  "invocations, warmups included, in its `cwd` and `env` with the step limit "
+	  "(`schedule.step_timeout_seconds`), and not measured (hyperfine's `--prepare`); its "
+	  "output goes to the invocation's `prepare.log` (at most `limits.max_step_log_bytes`) and its `result.json` records "
 	  "it; when it does not exit 0 the measured command is not run and the invocation "
 	  "fails; not in `base`" },
 	{ .key = "variants[].setup", .type = "array of strings", .dflt = "`schedule.setup`",
 	  .meaning = "a command (argv; only the `{variant}` placeholder) run once before the variant's "
 	  "first invocation (every variant's before the first round, in order; with the order "
 	  "`sequential`, just before the variant's own runs), in its `cwd` "
-	  "and `env` with the schedule's timeout, and not measured (hyperfine's `--setup`: "
+	  "and `env` with the step limit (`schedule.step_timeout_seconds`), and not measured "
+	  "(hyperfine's `--setup`: "
 	  "build once what the runs use); its output goes to `runs/<variant>/setup.log` (at "
 	  "most `limits.max_step_log_bytes`) and `result.json`'s `steps` records it; when it "
 	  "does not exit 0 no invocation runs and the evidence says why; not in `base`" },
@@ -166,11 +167,26 @@ const struct plan_doc_key plan_doc_keys[] = {
 	  .meaning = "pause between the end of one process and the start of the next, 0–86400",
 	  PLAN_NUMBER(set.gap_seconds, 0, 86400, 0) },
 	{ .key = "schedule.timeout_seconds", .type = "number", .dflt = "none",
-	  .meaning = "per-process limit (> 0): SIGTERM to the process group, SIGKILL after the grace period; "
+	  .meaning = "per-process limit (> 0) of the measured command, and of the `setup`, `cleanup` and "
+	  "`prepare` steps when `step_timeout_seconds` is not given: SIGTERM to the process "
+	  "group, SIGKILL after the grace period; "
 	  "the run's reason names the signals sent and the exit code or signal it ended with; "
 	  "with or without it, a process that stopped itself (SIGSTOP, SIGTSTP) and stayed stopped "
 	  "10 s is ended the same way, its reason saying so",
 	  PLAN_NUMBER(set.timeout_seconds, 0, 7 * 86400.0, 0), .min_exclusive = 1 },
+	{ .key = "schedule.step_timeout_seconds", .type = "number",
+	  .dflt = "3600 (or `timeout_seconds`)",
+	  .meaning = "per-process limit (> 0, at most 7 days) of every `setup`, `cleanup` and `prepare` "
+	  "step, so that a step that hangs (`sleep infinity`, a build waiting on a lock) cannot keep abev "
+	  "waiting for ever; by default `timeout_seconds` when the plan sets one, else an hour. "
+	  "A step at the limit is ended as `timeout_seconds` ends a process, and fails as any "
+	  "failing step does (a setup: nothing runs; a prepare: its invocation fails; a "
+	  "cleanup: a note); its reason names the limit and where it came from. The measured "
+	  "command keeps "
+	  "`timeout_seconds`, none by default as in hyperfine and BenchExec: a test suite may "
+	  "legitimately run long",
+	  PLAN_NUMBER(set.step_timeout_seconds, 0, 7 * 86400.0, PLAN_STEP_TIMEOUT_DEFAULT),
+	  .min_exclusive = 1 },
 	{ .key = "schedule.kill_grace_seconds", .type = "number", .dflt = "5",
 	  .meaning = "SIGTERM-to-SIGKILL delay at a timeout or an interrupt, 0–3600",
 	  PLAN_NUMBER(kill_grace_seconds, 0, 3600, 5) },
@@ -429,6 +445,7 @@ static const char example_text[] =
 	"  ],\n"
 	"  \"schedule\": { \"warmups\": 1, \"runs\": 8, \"order\": \"reverse\", \"seed\": 1,\n"
 	"                \"gap_seconds\": 2, \"timeout_seconds\": 600,\n"
+	"                \"step_timeout_seconds\": 1800,\n"
 	"                \"kill_grace_seconds\": 5, \"cpus\": \"0-1\",\n"
 	"                \"prepare\": [\"sync\"],\n"
 	"                \"setup\": [\"git\", \"status\", \"--short\"],\n"

@@ -1,10 +1,11 @@
 /*
  * plan_schedule: the plan's "schedule" — its settings (through the rows
- * of plan_doc.c), until "decided" with its looks and the confidence of
- * each, the schedule's prepare, setup and cleanup that variants without
- * their own take, and the order once the variants are known (a plan
- * whose setups may collide runs sequentially, plan_setups.c). plan.c
- * calls it while reading the document; schedule.c builds the slots.
+ * of plan_doc.c), the steps' limit, until "decided" with its looks and
+ * the confidence of each, the schedule's prepare, setup and cleanup that
+ * variants without their own take, and the order once the variants are
+ * known (a plan whose setups may collide runs sequentially,
+ * plan_setups.c). plan.c calls it while reading the document;
+ * schedule.c builds the slots.
  */
 #include "plan/plan_loader.h"
 
@@ -251,6 +252,21 @@ void plan_loader_settle_rounds(const struct plan_loader *ld)
 		refuse_undecidable(ld, "schedule.runs", plan->set.runs, plan->confidence);
 }
 
+/*
+ * The steps' limit: the plan's step_timeout_seconds, else its
+ * timeout_seconds, else the row's default (PLAN_STEP_TIMEOUT_DEFAULT),
+ * so that no setup, cleanup or prepare step can wait for ever.
+ */
+static void step_timeout(struct plan *plan, const cJSON *s)
+{
+	if (cJSON_GetObjectItemCaseSensitive(s, "step_timeout_seconds")) {
+		plan->set.step_timeout_seconds_from = "plan";
+	} else if (plan->set.timeout_seconds > 0) {
+		plan->set.step_timeout_seconds = plan->set.timeout_seconds;
+		plan->set.step_timeout_seconds_from = RUN_STEP_TIMEOUT_FROM_TIMEOUT;
+	}
+}
+
 int plan_loader_schedule(const struct plan_loader *ld, const cJSON *root)
 {
 	struct plan *plan = ld->plan;
@@ -291,6 +307,7 @@ int plan_loader_schedule(const struct plan_loader *ld, const cJSON *root)
 	}
 	if (order)
 		plan->set.order_from = "plan";
+	step_timeout(plan, s);
 	ret = json_in_count(&ld->in) > before ? -1 : 0;
 out:
 	free(order);

@@ -1,6 +1,6 @@
 /*
  * run_settings: how a run is scheduled and what load it tolerates — the
- * order, seed, warmups, runs, gap, timeout and load limits — as one
+ * order, seed, warmups, runs, gap, timeouts and load limits — as one
  * struct, which the plan holds (plan.h: plan.set, filled from the plan's
  * rows in plan_doc.c) and the header of result.json embeds whole
  * (run_header.h), so that a setting the run records is declared once.
@@ -24,6 +24,8 @@ enum run_order {
 #define RUN_ORDER_COUNT 5
 /* run_settings.runs_from of a plan with gates and no runs, which runs until "decided". */
 #define RUN_RUNS_FROM_GATES "gates"
+/* run_settings.step_timeout_seconds_from when the steps take schedule.timeout_seconds. */
+#define RUN_STEP_TIMEOUT_FROM_TIMEOUT "timeout_seconds"
 /* The orders' names, as plans and result.json write them ("alternate", ...), by value. */
 extern const char *const run_order_names[RUN_ORDER_COUNT];
 /* The name of order, or "unknown". */
@@ -53,6 +55,15 @@ struct run_settings {
 	const char *runs_from;
 	double gap_seconds;         /* default 0, >= 0 */
 	double timeout_seconds;     /* default 0 = none, else > 0 */
+	/*
+	 * The limit of each setup, cleanup and prepare step, > 0 (a header
+	 * read from evidence before abev recorded it: 0), and who chose it
+	 * (static): "plan" (schedule.step_timeout_seconds),
+	 * RUN_STEP_TIMEOUT_FROM_TIMEOUT (schedule.timeout_seconds) or
+	 * "default" (plan.h: PLAN_STEP_TIMEOUT_DEFAULT); NULL in such a header.
+	 */
+	double step_timeout_seconds;
+	const char *step_timeout_seconds_from;
 	char *cpus;                 /* schedule.cpus, canonical, or NULL */
 	/* load */
 	double max_cpu_wait_pct;    /* load.max_cpu_wait_pct: 0..100 */

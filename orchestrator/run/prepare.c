@@ -13,6 +13,23 @@
 #include "util/alloc.h"
 #include "util/strbuf.h"
 
+/*
+ * Whose limit a step that timed out met, for its reason: the plan's
+ * step_timeout_seconds, its timeout_seconds, or the default — so that
+ * a step ended after an hour says which key would give it longer.
+ */
+static const char *step_limit(const struct plan *plan)
+{
+	const char *from = plan->set.step_timeout_seconds_from;
+
+	if (from && !strcmp(from, "plan"))
+		return "schedule.step_timeout_seconds";
+	if (from && !strcmp(from, RUN_STEP_TIMEOUT_FROM_TIMEOUT))
+		return "schedule.timeout_seconds, which steps take without "
+		       "schedule.step_timeout_seconds";
+	return "the default of schedule.step_timeout_seconds";
+}
+
 /* The outcome of the command in words, or NULL when it exited 0. */
 static char *prepare_reason(const struct proc_result *res, const struct plan *plan)
 {
@@ -23,7 +40,7 @@ static char *prepare_reason(const struct proc_result *res, const struct plan *pl
 		return xasprintf("was killed by signal %d (%s)", res->signal,
 				 proc_signal_name(res->signal));
 	case PROC_TIMED_OUT:
-		return proc_timeout_text(res, plan->set.timeout_seconds, NULL);
+		return proc_timeout_text(res, plan->set.step_timeout_seconds, step_limit(plan));
 	case PROC_EXEC_FAILED:
 		return xstrdup(res->exec_error ? res->exec_error : "could not be executed");
 	case PROC_INTERRUPTED:
@@ -76,7 +93,7 @@ int prepare_run_argv(const struct plan *plan, const struct plan_variant *v,
 		.capture = log,
 		.capture_max = (size_t)plan->max_step_log_bytes,
 		.capture_stderr = 1,
-		.timeout_ns = (int64_t)(plan->set.timeout_seconds * 1e9),
+		.timeout_ns = (int64_t)(plan->set.step_timeout_seconds * 1e9),
 		.grace_ns = (int64_t)(plan->kill_grace_seconds * 1e9),
 		/* In a cgroup of its own, so that whatever it leaves behind is found and killed. */
 		.cgroup_name = cgroup_name,

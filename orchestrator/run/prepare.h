@@ -2,11 +2,13 @@
  * prepare: the step a plan's "prepare" command (schedule.prepare or a
  * variant's own) takes before each invocation — hyperfine's --prepare:
  * clear a cache, reset a file. It runs through proc in the variant's cwd
- * and environment, with the plan's timeout, its stdout and stderr kept
+ * and environment, within the steps' limit (schedule.step_timeout_seconds,
+ * by default the plan's timeout or an hour), its stdout and stderr kept
  * together in the invocation's prepare.log (at most the plan's
- * limits.max_step_log_bytes), and is not measured. It decides nothing about the invocation:
- * the runner does not run the measured command after a prepare that did
- * not exit 0.
+ * limits.max_step_log_bytes), and is not measured. It decides nothing
+ * about the invocation: the runner does not run the measured command
+ * after a prepare that did not exit 0. Setup and cleanup steps run here
+ * too, within the same limit.
  */
 #ifndef ABEV_PREPARE_H
 #define ABEV_PREPARE_H

@@ -44,7 +44,7 @@ CASES = [
     ("unknown_key_schedule", plan(schedule={"runs": 1, "ordr": "reverse"}), None,
      ["schedule.ordr: unknown key, did you mean 'order'? (expected one of: warmups, runs, "
       "until, min_rounds, max_rounds, looks, order, seed, gap_seconds, timeout_seconds, "
-      "kill_grace_seconds, cpus, prepare, setup, cleanup)"]),
+      "step_timeout_seconds, kill_grace_seconds, cpus, prepare, setup, cleanup)"]),
     ("until_unknown", plan(schedule={"until": "done", "max_rounds": 8},
                            gates={"wall": {"max_regression_pct": 5}}), None,
      ["schedule.until: unknown value 'done' (expected \"runs\" or \"decided\")"]),
@@ -82,6 +82,8 @@ CASES = [
      ["schedule.gap_seconds: expected a number >= 0", "found -1"]),
     ("zero_timeout", plan(schedule={"runs": 1, "timeout_seconds": 0}), None,
      ["schedule.timeout_seconds: expected a number > 0"]),
+    ("zero_step_timeout", plan(schedule={"runs": 1, "step_timeout_seconds": 0}), None,
+     ["schedule.step_timeout_seconds: expected a number > 0"]),
     ("unknown_order", plan(schedule={"runs": 1, "order": "random"}), None,
      ["schedule.order: unknown order 'random' (expected one of: balanced, alternate, reverse, "
       "shuffle, sequential)"]),

@@ -246,6 +246,45 @@ class SetupCleanup(AbevTestCase):
                     for inv in res["invocations"]:
                         self.assertIn("the prepare command timed out after 1 s", inv["reason"])
 
+    def test_a_hung_setup_is_ended_at_the_step_limit(self):
+        # Without schedule.timeout_seconds a setup that hangs (a build waiting
+        # on a lock) kept abev waiting for ever. Every step has a limit now:
+        # here the plan's own, one second; the watchdog is the test's timeout.
+        hang = ["sh", "-c", "sleep 1000"]
+        plan = self.plan(hang, ["true"], schedule={"runs": 1, "setup": hang, "cleanup": ["true"],
+                                                   "step_timeout_seconds": 1,
+                                                   "kill_grace_seconds": 0})
+        cp, res = self.run_steps(plan, 1)
+        self.assertEqual(res["status"], "failed")
+        self.assertEqual(res["invocations"], [])
+        self.assertEqual([(s["variant"], s["step"], s["status"], s["signal"])
+                          for s in res["steps"]], [("a", "setup", "timed_out", 15)])
+        self.assertTrue(res["steps"][0]["reason"].startswith(
+            "timed out after 1 s (schedule.step_timeout_seconds); stopped with SIGTERM"),
+            res["steps"][0]["reason"])
+        self.assertIn("abev stopped the plan before its first invocation: the setup command "
+                      "of 'a' timed out after 1 s (schedule.step_timeout_seconds)", cp.stdout)
+        if schemas.AVAILABLE:
+            self.assertEqual(schemas.errors("run", res), [])
+
+    def test_a_hung_prepare_fails_its_invocation(self):
+        hang = ["sh", "-c", "sleep 1000"]
+        p = {"schema": "abev.plan/1", "name": "prep",
+             "variants": [{"name": "a", "command": ["true"]},
+                          {"name": "b", "command": ["true"], "prepare": ["true"]}],
+             "schedule": {"runs": 1, "prepare": hang, "step_timeout_seconds": 1,
+                          "kill_grace_seconds": 0}}
+        _, res = self.run_steps(self.write_plan(p), 1)
+        inv = {i["variant"]: i for i in res["invocations"]}
+        self.assertEqual((inv["a"]["status"], inv["a"]["prepare"]["status"]),
+                         ("failed", "timed_out"))
+        self.assertIn("the prepare command timed out after 1 s "
+                      "(schedule.step_timeout_seconds)", inv["a"]["reason"])
+        # b's own prepare step ends at once: its run counts.
+        self.assertEqual((inv["b"]["status"], inv["b"]["prepare"]["status"]), ("ok", "ok"))
+        if schemas.AVAILABLE:
+            self.assertEqual(schemas.errors("run", res), [])
+
     def test_plan_rules(self):
         for doc, words in (
                 ({"schedule": {"setup": ["make", "{run_dir}"]}},

@@ -121,7 +121,8 @@ static const char full_plan[] =
 	"    {'name': 'b-2.x_Y', 'command': ['sh', '-c', 'exit 0'], 'cpus': ' 3, 1-2,2 '}\n"
 	"  ],\n"
 	"  'schedule': {'warmups': 2, 'runs': 5, 'order': 'shuffle', 'seed': 99,\n"
-	"               'gap_seconds': 1.5, 'timeout_seconds': 30, 'kill_grace_seconds': 2,\n"
+	"               'gap_seconds': 1.5, 'timeout_seconds': 30, 'step_timeout_seconds': 900,\n"
+	"               'kill_grace_seconds': 2,\n"
 	"               'cpus': '0'},\n"
 	"  'results': {'files': '{run_dir}/*.trx', 'min_executed': 10,\n"
 	"              'known_failures': ['Ns.Flaky.*', 'Ns.Other.Known']},\n"
@@ -199,6 +200,8 @@ static void test_full_plan(void **state)
 	assert_int_equal(plan.set.seed, 99);
 	assert_true(plan.set.gap_seconds == 1.5);
 	assert_true(plan.set.timeout_seconds == 30);
+	assert_true(plan.set.step_timeout_seconds == 900);
+	assert_string_equal(plan.set.step_timeout_seconds_from, "plan");
 	assert_true(plan.kill_grace_seconds == 2);
 	assert_string_equal(plan.results_files, "{run_dir}/*.trx");
 	assert_int_equal(plan.min_executed, 10);
@@ -304,6 +307,8 @@ static void test_defaults(void **state)
 	assert_int_equal(plan.set.seed, 1);
 	assert_true(plan.set.gap_seconds == 0);
 	assert_true(plan.set.timeout_seconds == 0);
+	assert_true(plan.set.step_timeout_seconds == 3600);
+	assert_string_equal(plan.set.step_timeout_seconds_from, "default");
 	assert_true(plan.kill_grace_seconds == 5);
 	assert_null(plan.results_files);
 	assert_int_equal(plan.min_executed, -1);
@@ -460,7 +465,8 @@ static const struct broken broken_plans[] = {
 	    " reference, gates, decision, report, limits)" } },
 	{ HEAD "'variants':[" VA "],'schedule':{'ordr':'reverse'}}", NULL, 0,
 	  { ": schedule.ordr: unknown key, did you mean 'order'? (expected one of: warmups, runs, until, min_rounds, max_rounds, looks, order, seed,"
-	    " gap_seconds, timeout_seconds, kill_grace_seconds, cpus, prepare, setup, cleanup)" } },
+	    " gap_seconds, timeout_seconds, step_timeout_seconds, kill_grace_seconds, cpus, prepare,"
+	    " setup, cleanup)" } },
 	{ HEAD "'variants':[" VA ",{'name':'b','command':['x'],'nmae':'c'}]}", NULL, 0,
 	  { ": variants[1].nmae: unknown key, did you mean 'name'? (expected one of: name, cwd, command, env, parameters, assemblies, cpus, output, prepare,"
 	    " setup, cleanup)" } },
@@ -607,6 +613,12 @@ static const struct broken broken_plans[] = {
 	  { ": schedule.timeout_seconds: expected a number > 0", "found 0" } },
 	{ HEAD "'variants':[" VA "],'schedule':{'timeout_seconds':-2}}", NULL, 0,
 	  { ": schedule.timeout_seconds: expected a number > 0", "found -2" } },
+	{ HEAD "'variants':[" VA "],'schedule':{'step_timeout_seconds':0}}", NULL, 0,
+	  { ": schedule.step_timeout_seconds: expected a number > 0", "found 0" } },
+	{ HEAD "'variants':[" VA "],'schedule':{'step_timeout_seconds':604801}}", NULL, 0,
+	  { ": schedule.step_timeout_seconds: expected a number > 0", "found 604801" } },
+	{ HEAD "'variants':[" VA "],'schedule':{'step_timeout_seconds':'60'}}", NULL, 0,
+	  { ": schedule.step_timeout_seconds: expected a number" } },
 	{ HEAD "'variants':[" VA "],'schedule':{'gap_seconds':1e999}}", NULL, 0,
 	  { ": schedule.gap_seconds: expected a number >= 0", "found inf" } },
 	{ HEAD "'variants':[" VA "],'schedule':{'order':'random'}}", NULL, 0,
@@ -1188,6 +1200,48 @@ static void test_min_executed_default(void **state)
 	}
 }
 
+/*
+ * schedule.step_timeout_seconds: the plan's, else its timeout_seconds,
+ * else an hour — every step has a limit — and who chose it.
+ */
+static void test_step_timeout_default(void **state)
+{
+	static const struct {
+		const char *schedule;
+		double want;
+		const char *from;
+	} cases[] = {
+		{ "", 3600, "default" },
+		{ ",'schedule':{}", 3600, "default" },
+		{ ",'schedule':{'runs':2}", PLAN_STEP_TIMEOUT_DEFAULT, "default" },
+		{ ",'schedule':{'timeout_seconds':30}", 30, "timeout_seconds" },
+		{ ",'schedule':{'step_timeout_seconds':1}", 1, "plan" },
+		{ ",'schedule':{'step_timeout_seconds':0.25,'timeout_seconds':30}", 0.25, "plan" },
+		{ ",'schedule':{'timeout_seconds':30,'step_timeout_seconds':7200}", 7200, "plan" },
+		{ ",'schedule':{'step_timeout_seconds':604800}", 604800, "plan" },
+	};
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct plan plan = PLAN_INIT;
+		char *text = xasprintf(HEAD "'variants':[" VA "]%s}", cases[i].schedule);
+		char *path = write_json("st.json", text);
+
+		reset_errors();
+		assert_int_equal(plan_load(&plan, path), 0);
+		if (plan.set.step_timeout_seconds != cases[i].want ||
+		    strcmp(plan.set.step_timeout_seconds_from, cases[i].from))
+			fail_msg("case %zu: step_timeout_seconds %g from %s, want %g from %s", i,
+				 plan.set.step_timeout_seconds, plan.set.step_timeout_seconds_from,
+				 cases[i].want, cases[i].from);
+		/* The measured command keeps its own limit, none by default. */
+		if (!strstr(cases[i].schedule, "timeout_seconds':30"))
+			assert_true(plan.set.timeout_seconds == 0);
+		plan_release(&plan);
+		free(path);
+		free(text);
+	}
+}
+
 /* The reason for a bad pattern is regerror()'s own, whatever the C library says. */
 static void test_pattern_regerror(void **state)
 {
@@ -1536,6 +1590,7 @@ int main(void)
 		cmocka_unit_test(test_variants_file),
 		cmocka_unit_test(test_broken_plans),
 		cmocka_unit_test(test_min_executed_default),
+		cmocka_unit_test(test_step_timeout_default),
 		cmocka_unit_test(test_gates_and_decision),
 		cmocka_unit_test(test_until_decided),
 		cmocka_unit_test(test_gated_plan_decides),
