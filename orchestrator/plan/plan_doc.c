@@ -181,8 +181,9 @@ const struct plan_doc_key plan_doc_keys[] = {
 	  "waiting for ever; by default `timeout_seconds` when the plan sets one, else an hour. "
 	  "A step at the limit is ended as `timeout_seconds` ends a process, and fails as any "
 	  "failing step does (a setup: nothing runs; a prepare: its invocation fails; a "
-	  "cleanup: a note); its reason names the limit and where it came from. The measured "
-	  "command keeps "
+	  "cleanup: a note); its reason names the limit and where it came from, and "
+	  "`result.json` records it with who chose it (`schedule.step_timeout_seconds_from`: "
+	  "`plan`, `timeout_seconds` or `default`). The measured command keeps "
 	  "`timeout_seconds`, none by default as in hyperfine and BenchExec: a test suite may "
 	  "legitimately run long",
 	  PLAN_NUMBER(set.step_timeout_seconds, 0, 7 * 86400.0, PLAN_STEP_TIMEOUT_DEFAULT),

@@ -264,6 +264,10 @@ class SetupCleanup(AbevTestCase):
             res["steps"][0]["reason"])
         self.assertIn("abev stopped the plan before its first invocation: the setup command "
                       "of 'a' timed out after 1 s (schedule.step_timeout_seconds)", cp.stdout)
+        # The measured command keeps its own limit: none.
+        sched = res["schedule"]
+        self.assertEqual((sched["timeout_seconds"], sched["step_timeout_seconds"],
+                          sched["step_timeout_seconds_from"]), (None, 1, "plan"))
         if schemas.AVAILABLE:
             self.assertEqual(schemas.errors("run", res), [])
 
@@ -284,6 +288,35 @@ class SetupCleanup(AbevTestCase):
         self.assertEqual((inv["b"]["status"], inv["b"]["prepare"]["status"]), ("ok", "ok"))
         if schemas.AVAILABLE:
             self.assertEqual(schemas.errors("run", res), [])
+
+    def test_the_step_limit_is_recorded_with_who_chose_it(self):
+        # No timeout in the plan: the steps get an hour, the measured command none.
+        made, gone = ["sh", "-c", "echo x > built-{variant}"], ["sh", "-c", "rm built-{variant}"]
+        plan = self.plan(made, gone)
+        _, res = self.run_steps(plan, 0)
+        sched = res["schedule"]
+        self.assertEqual((sched["timeout_seconds"], sched["step_timeout_seconds"],
+                          sched["step_timeout_seconds_from"]), (None, 3600, "default"))
+        if schemas.AVAILABLE:
+            self.assertEqual(schemas.errors("run", res), [])
+        # The schedule's timeout: the steps take it, and a step that meets it says so.
+        os.remove(self.path("plan.json"))
+        shutil.rmtree(self.path("ev"))
+        hang = ["sh", "-c", "sleep 1000"]
+        plan = self.plan(hang, ["true"], schedule={"runs": 1, "setup": hang, "timeout_seconds": 1,
+                                                   "kill_grace_seconds": 0})
+        _, res = self.run_steps(plan, 1)
+        sched = res["schedule"]
+        self.assertEqual((sched["timeout_seconds"], sched["step_timeout_seconds"],
+                          sched["step_timeout_seconds_from"]), (1, 1, "timeout_seconds"))
+        self.assertEqual([(s["step"], s["status"]) for s in res["steps"]],
+                         [("setup", "timed_out")])
+        self.assertTrue(res["steps"][0]["reason"].startswith(
+            "timed out after 1 s (schedule.timeout_seconds, which steps take without "
+            "schedule.step_timeout_seconds); stopped with SIGTERM"), res["steps"][0]["reason"])
+        # --dry-run --json writes the limit out, so that the document runs the same.
+        cp = self.abev("run", plan, "--dry-run", "--json", check=0)
+        self.assertEqual(json.loads(cp.stdout)["schedule"]["step_timeout_seconds"], 1)
 
     def test_plan_rules(self):
         for doc, words in (

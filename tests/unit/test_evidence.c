@@ -185,6 +185,7 @@ static void test_run_file(void **state)
 	struct run_header hdr = {
 		.plan_name = "p", .plan_path = "x/plan.json", .set.order = RUN_ORDER_REVERSE, .set.seed = 9,
 		.set.warmups = 1, .set.runs = 3, .set.gap_seconds = 2.5, .set.timeout_seconds = 0,
+		.set.step_timeout_seconds = 45, .set.step_timeout_seconds_from = "plan",
 		.set.max_foreign_cpu = 0.5, .set.max_repeats = 2, .abev_version = "0.0.0",
 		.started_utc = "s", .ended_utc = "", .variant_names = names, .nvariants = 2,
 		.planned = 8, .interrupt = "SIGINT", .abev_max_rss_bytes = 1, .notes = notes,
@@ -202,6 +203,8 @@ static void test_run_file(void **state)
 	assert_true(cJSON_IsNull(cJSON_GetObjectItem(o, "ended_utc")));
 	cJSON *sched = cJSON_GetObjectItem(o, "schedule");
 	assert_true(cJSON_IsNull(cJSON_GetObjectItem(sched, "timeout_seconds")));
+	assert_true(cJSON_GetObjectItem(sched, "step_timeout_seconds")->valuedouble == 45);
+	assert_string_equal(cJSON_GetObjectItem(sched, "step_timeout_seconds_from")->valuestring, "plan");
 	assert_true(cJSON_GetObjectItem(sched, "gap_seconds")->valuedouble == 2.5);
 	cJSON *list = cJSON_GetObjectItem(o, "invocations");
 	assert_int_equal(cJSON_GetArraySize(list), 2);
@@ -728,7 +731,8 @@ static void test_run_fields_round_trip(void **state)
 		.started_utc = "s", .ended_utc = "e", .set.order = RUN_ORDER_SEQUENTIAL,
 		.set.order_from = "setups", .set.seed = 12345,
 		.set.warmups = 1, .set.runs = 6, .set.runs_from = "gates", .set.gap_seconds = 0.25,
-		.set.timeout_seconds = 0,
+		.set.timeout_seconds = 0, .set.step_timeout_seconds = 3600,
+		.set.step_timeout_seconds_from = "default",
 		.set.max_foreign_cpu = -1, .set.max_cpu_wait_pct = 10, .set.max_cpu_wait_pct_from = "default",
 		.set.cpus = (char *)"0-1", .set.max_repeats = 3, .set.max_wait_seconds = 45,
 		.set.max_wait_seconds_from = "--max-load-wait", .set.exclusive = (char **)excl, .set.nexclusive = 1,
@@ -758,6 +762,8 @@ static void test_run_fields_round_trip(void **state)
 	assert_null(out.plan_description);
 	assert_true(out.set.seed == in.set.seed && out.set.warmups == 1 && out.set.runs == 6);
 	assert_true(out.set.timeout_seconds == 0 && out.set.max_foreign_cpu == -1);
+	assert_true(out.set.step_timeout_seconds == 3600);
+	assert_string_equal(out.set.step_timeout_seconds_from, "default");
 	assert_true(out.set.max_wait_seconds == 45);
 	assert_string_equal(out.set.max_wait_seconds_from, "--max-load-wait");
 	assert_true(out.waited_ns == 1500000000 && out.wait == 1);
