@@ -436,6 +436,9 @@ static int pack_into(int fd, int zst, const char *dir, struct pack_list *l, cons
 	}
 	ret = 0;
 out:
+	/* Stopped or failed: freed without finishing the compression of what is buffered. */
+	if (ret < 0)
+		archive_write_fail(p.a);
 	if (archive_write_free(p.a) != ARCHIVE_OK && ret == 0)
 		ret = error("cannot finish bundle '%s'", out);
 	free(p.buf);

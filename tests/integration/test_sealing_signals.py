@@ -67,14 +67,15 @@ class SignalWhileSealing(AbevTestCase):
         return p, trace
 
     @staticmethod
-    def abev_pid(strace_pid):
-        """The traced abev: strace's only child."""
-        for _ in range(500):
+    def abev_pid(trace):
+        """The traced abev: the process of the trace's first line (strace's own
+        children include the short-lived ones it tests ptrace with)."""
+        for _ in range(3000):
             try:
-                with open(f"/proc/{strace_pid}/task/{strace_pid}/children") as f:
-                    kids = f.read().split()
-                if kids:
-                    return int(kids[0])
+                with open(trace) as f:
+                    first = f.readline()
+                if first.endswith("\n"):
+                    return int(first.split()[0])
             except OSError:
                 pass
             time.sleep(0.01)
@@ -137,7 +138,7 @@ class SignalWhileSealing(AbevTestCase):
         plan = self.plan('truncate -s 64M "$ABEV_RUN_DIR/big.bin"', 3)
         proc, trace = self.traced(plan, ["-e", "trace=openat,openat2,read",
                                          "-e", "inject=read:delay_exit=20000"], "--unsigned")
-        pid = self.abev_pid(proc.pid)
+        pid = self.abev_pid(trace)
         self.assertTrue(self.wait_for_line(trace, re.compile(r'openat2?\(\d+, "runs/a/run-\d+/'
                                                              r'big\.bin", \{flags=O_RDONLY'),
                                            proc), "the seal never read a run's file")
@@ -162,7 +163,7 @@ class SignalWhileSealing(AbevTestCase):
                                          "-e", "inject=read:delay_exit=20000",
                                          "-e", "inject=rename,renameat,renameat2:delay_enter=200000"],
                                   "--unsigned")
-        pid = self.abev_pid(proc.pid)
+        pid = self.abev_pid(trace)
         self.assertTrue(self.wait_for_line(trace, re.compile(r'openat2?\(\d+, "runs/a/run-\d+/'
                                                              r'big\.bin", \{flags=O_RDONLY'),
                                            proc), "the seal never read a run's file")
@@ -174,6 +175,28 @@ class SignalWhileSealing(AbevTestCase):
         out, err = self.finish(proc)
         self.assertEqual(proc.returncode, 128 + signal.SIGINT, err)
         self.assert_sealed_with_unsealed(err)
+
+    def test_a_signal_while_packing_stops_the_pack(self):
+        # --bundle: SIGINT once the pack has opened its temporary file. The pack
+        # stops and removes it, the evidence is sealed again as interrupted, and
+        # nothing is packed then (abev pack packs it as sealed).
+        plan = self.plan('truncate -s 64M "$ABEV_RUN_DIR/big.bin"', 1)
+        bundle = self.path("ev.tar.zst")
+        proc, trace = self.traced(plan, ["-e", "trace=openat,openat2,read",
+                                         "-e", "inject=read:delay_exit=20000"],
+                                  "--unsigned", "--bundle", bundle)
+        pid = self.abev_pid(trace)
+        self.assertTrue(self.wait_for_line(trace, re.compile(r"ev\.tar\.zst\.tmp-"), proc),
+                        "the pack never started")
+        os.kill(pid, signal.SIGINT)
+        out, err = self.finish(proc)
+        self.assertEqual(proc.returncode, 128 + signal.SIGINT, err)
+        self.assertEqual([f for f in os.listdir(self.tmp) if f.startswith("ev.tar.zst")], [])
+        self.assertIn("was not packed: abev received SIGINT while it finished the evidence", err)
+        self.assert_sealed_with_unsealed(err)
+        self.assertEqual(self.load("ev", "result.json")["unsealed"], [])
+        cp = self.abev("pack", self.path("ev"), "--out", bundle)
+        self.assertEqual(cp.returncode, 0, cp.stderr)
 
     def count_calls(self, plan, syscall):
         """The times abev's main thread made syscall in a whole run of plan."""
