@@ -615,12 +615,12 @@ static void warn_no_match(struct judge *j, const struct invocation *inv, size_t 
 }
 
 /* The regular files a run left in its directory, but for abev's logs, with their sizes. */
-struct left_file {
+struct left_entry {
 	char *name;
 	off_t size;
 };
-struct file_list {
-	struct left_file *v;
+struct left_list {
+	struct left_entry *v;
 	size_t n, alloc;
 };
 
@@ -638,7 +638,8 @@ static int is_run_log(const char *name)
 
 static enum tree_step list_entry(void *ctx, const struct tree_entry *e)
 {
-	struct file_list *l = ctx;
+	struct left_list *l = ctx;
+	struct left_entry *le;
 
 	if (S_ISDIR(e->st->st_mode))
 		return TREE_DESCEND;
@@ -647,8 +648,9 @@ static enum tree_step list_entry(void *ctx, const struct tree_entry *e)
 	if (e->depth == 0 && is_run_log(e->name))
 		return TREE_NEXT;
 	ALLOC_GROW(l->v, l->n + 1, l->alloc);
-	l->v[l->n].name = xstrdup(e->name);
-	l->v[l->n++].size = e->st->st_size;
+	le = &l->v[l->n++];
+	le->name = xstrdup(e->name);
+	le->size = e->st->st_size;
 	return TREE_NEXT;
 }
 
@@ -664,7 +666,49 @@ static enum tree_step list_failed(void *ctx, const char *name, const char *what,
 
 static int by_name(const void *a, const void *b)
 {
-	return strcmp(((const struct left_file *)a)->name, ((const struct left_file *)b)->name);
+	return strcmp(((const struct left_entry *)a)->name, ((const struct left_entry *)b)->name);
+}
+
+static void left_release(struct left_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i].name);
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+/* Lists what the run left in dir beneath root (one walk), in name order. 0, or -1 after error(). */
+static int list_left(const struct dirat *root, const char *dir, struct left_list *l)
+{
+	static const struct tree_ops ops = { list_entry, list_failed };
+
+	if (tree_walk_at(root, dir, &ops, l) < 0)
+		return -1;
+	if (l->n > 1)
+		qsort(l->v, l->n, sizeof(*l->v), by_name);
+	return 0;
+}
+
+/* Removes e (in dir beneath root, no link followed). 0 or -1 with errno. */
+static int left_remove(const struct dirat *root, const char *dir, const struct left_entry *e)
+{
+	char *rel = path_join(dir, e->name);
+	int ret = dirat_unlink(root, rel, 0);
+
+	free(rel);
+	return ret;
+}
+
+/* Removes the files past the first limit. Returns how many went. */
+static size_t cut_past_limit(const struct dirat *root, const char *dir, const struct left_list *l,
+			     size_t limit)
+{
+	size_t removed = 0;
+
+	for (size_t i = l->n; i-- > limit;)
+		if (left_remove(root, dir, &l->v[i]) == 0)
+			removed++;
+	return removed;
 }
 
 /*
@@ -709,24 +753,69 @@ static size_t cut_logs(const struct judge *j, const struct invocation *inv,
 }
 
 /*
+ * Holds the first kept files to limits.max_run_bytes: in name order, a
+ * file that does not fit in the bytes left is removed. Sizes are apparent
+ * sizes (st_size): a sparse file counts as what hashing it would read.
+ * Returns how many went; the note names them, and why says so.
+ */
+static size_t cut_bytes(const struct judge *j, const struct invocation *inv,
+			const struct dirat *root, const struct left_list *l, size_t kept,
+			struct strbuf *why, judge_note_fn note, void *ctx)
+{
+	struct strbuf gone = STRBUF_INIT;
+	uintmax_t total = 0, left = (uintmax_t)j->plan->max_run_bytes, big = 0;
+	size_t nbig = 0;
+
+	for (size_t i = 0; i < kept; i++) {
+		const struct left_entry *e = &l->v[i];
+		uintmax_t size = e->size > 0 ? (uintmax_t)e->size : 0;
+		char *shown;
+
+		total += size;
+		if (size <= left) {
+			left -= size;
+			continue;
+		}
+		if (left_remove(root, inv->dir, e) < 0)
+			continue;
+		nbig++;
+		big += size;
+		shown = evname_printable(e->name, strlen(e->name));
+		if (nbig <= 10)
+			strbuf_addf(&gone, "%s'%s' (%ju bytes)", nbig > 1 ? ", " : "", shown, size);
+		free(shown);
+	}
+	if (nbig) {
+		note(ctx, xasprintf("%s: left %ju bytes in its files, more than limits.max_run_bytes "
+				    "of %jd: %zu file(s) of %ju bytes that did not fit, in name order, "
+				    "were removed before anything was hashed, so that the evidence can "
+				    "be sealed: %s%s", inv->dir, total,
+				    (intmax_t)j->plan->max_run_bytes, nbig, big, gone.buf,
+				    nbig > 10 ? ", ..." : ""));
+		strbuf_addf(why, "%sleft %ju bytes in its directory, more than "
+			    "limits.max_run_bytes of %jd", why->len ? "; " : "", total,
+			    (intmax_t)j->plan->max_run_bytes);
+	}
+	strbuf_release(&gone);
+	return nbig;
+}
+
+/*
  * Holds what inv left in its directory to limits.max_files and
  * limits.max_run_bytes, and to what the evidence directory has room for,
  * before a byte of it is hashed or read: past the file limit, files are
  * removed in name order from the end (the first ones kept, the same ones
- * whatever readdir's order); then, in name order, a file that does not
- * fit in the bytes left is removed. Sizes are apparent sizes (st_size): a
- * sparse file counts as what hashing it would read. Returns NULL, or why
- * the invocation failed (caller frees).
+ * whatever readdir's order); then the files that do not fit in the bytes
+ * left (cut_bytes()). Returns NULL, or why the invocation failed (caller
+ * frees).
  */
 static char *limit_files(struct judge *j, const struct invocation *inv, const struct dirat *root,
 			 judge_note_fn note, void *ctx)
 {
-	static const struct tree_ops ops = { list_entry, list_failed };
-	struct file_list l = { NULL, 0, 0 };
-	struct strbuf why = STRBUF_INIT, gone = STRBUF_INIT;
-	size_t limit = j->plan->max_files, room = 0, removed = 0, kept, nbig = 0, logs;
+	struct left_list l = { NULL, 0, 0 };
+	struct strbuf why = STRBUF_INIT;
+	size_t limit = j->plan->max_files, room = 0, removed, logs;
 	const char *which = "limits.max_files";
-	uintmax_t total = 0, left = (uintmax_t)j->plan->max_run_bytes, big = 0;
 
 	if (j->files_total + JUDGE_RESERVED_FILES < EVIDENCE_MAX_FILES)
 		room = EVIDENCE_MAX_FILES - JUDGE_RESERVED_FILES - j->files_total;
@@ -739,64 +828,21 @@ static char *limit_files(struct judge *j, const struct invocation *inv, const st
 	if (logs)
 		strbuf_addf(&why, "wrote to abev's logs itself (%zu cut back to limits.max_log_bytes)",
 			    logs);
-	if (tree_walk_at(root, inv->dir, &ops, &l) < 0)
+	if (list_left(root, inv->dir, &l) < 0)
 		goto out;
-	if (l.n > 1)
-		qsort(l.v, l.n, sizeof(*l.v), by_name);
-	kept = l.n;
 	if (l.n > limit) {
 		/* Beneath the evidence root, no link followed: only the run's own files go. */
-		for (size_t i = limit; i < l.n; i++) {
-			char *rel = path_join(inv->dir, l.v[i].name);
-			if (dirat_unlink(root, rel, 0) == 0)
-				removed++;
-			free(rel);
-		}
+		removed = cut_past_limit(root, inv->dir, &l, limit);
 		note(ctx, xasprintf("%s: left %zu files, more than %s of %zu: the %zu past the first "
 				    "%zu in name order were removed, so that the evidence can be sealed",
 				    inv->dir, l.n, which, limit, removed, limit));
 		strbuf_addf(&why, "%sleft %zu files in its directory, more than %s of %zu",
 			    why.len ? "; " : "", l.n, which, limit);
-		kept = limit;
 	}
-	for (size_t i = 0; i < kept; i++) {
-		uintmax_t size = l.v[i].size > 0 ? (uintmax_t)l.v[i].size : 0;
-		char *rel, *shown;
-
-		total += size;
-		if (size <= left) {
-			left -= size;
-			continue;
-		}
-		rel = path_join(inv->dir, l.v[i].name);
-		if (dirat_unlink(root, rel, 0) == 0) {
-			nbig++;
-			big += size;
-			shown = evname_printable(l.v[i].name, strlen(l.v[i].name));
-			if (nbig <= 10)
-				strbuf_addf(&gone, "%s'%s' (%ju bytes)", nbig > 1 ? ", " : "", shown,
-					    size);
-			free(shown);
-		}
-		free(rel);
-	}
-	if (nbig) {
-		note(ctx, xasprintf("%s: left %ju bytes in its files, more than limits.max_run_bytes "
-				    "of %jd: %zu file(s) of %ju bytes that did not fit, in name order, "
-				    "were removed before anything was hashed, so that the evidence can "
-				    "be sealed: %s%s", inv->dir, total,
-				    (intmax_t)j->plan->max_run_bytes, nbig, big, gone.buf,
-				    nbig > 10 ? ", ..." : ""));
-		strbuf_addf(&why, "%sleft %ju bytes in its directory, more than "
-			    "limits.max_run_bytes of %jd", why.len ? "; " : "", total,
-			    (intmax_t)j->plan->max_run_bytes);
-	}
+	(void)cut_bytes(j, inv, root, &l, l.n < limit ? l.n : limit, &why, note, ctx);
 out:
 	j->files_total += (l.n < limit ? l.n : limit) + 2;
-	for (size_t i = 0; i < l.n; i++)
-		free(l.v[i].name);
-	free(l.v);
-	strbuf_release(&gone);
+	left_release(&l);
 	if (!why.len) {
 		strbuf_release(&why);
 		return NULL;
