@@ -50,7 +50,7 @@
 /* Result files matched per invocation. */
 #define JUDGE_FILES_MAX 1000
 /*
- * Room an evidence directory keeps, beyond what the runs' own files take,
+ * Room an evidence directory keeps, beyond the entries the runs leave,
  * for abev's files: the top-level documents and plots, each run's two
  * logs and the result files copied in.
  */
@@ -71,7 +71,7 @@ struct judge {
 	char *ref_label;
 	struct file_id *before;     /* judge_before()'s snapshot */
 	size_t nbefore;
-	size_t files_total;         /* files kept by the invocations judged so far */
+	size_t files_total;         /* entries kept by the invocations judged so far */
 	int first_read;             /* the first run's result files were looked for */
 };
 
@@ -614,10 +614,16 @@ static void warn_no_match(struct judge *j, const struct invocation *inv, size_t 
 	free(dir);
 }
 
-/* The regular files a run left in its directory, but for abev's logs, with their sizes. */
+/*
+ * What a run left in its directory, but for abev's logs: every entry —
+ * regular file, directory, and anything else still there — with a
+ * regular file's size. Sorted by name once listed; a directory's
+ * descendants all sort after it.
+ */
 struct left_entry {
 	char *name;
-	off_t size;
+	off_t size;      /* a regular file's st_size, else 0 */
+	mode_t type;     /* st_mode & S_IFMT */
 };
 struct left_list {
 	struct left_entry *v;
@@ -641,17 +647,15 @@ static enum tree_step list_entry(void *ctx, const struct tree_entry *e)
 	struct left_list *l = ctx;
 	struct left_entry *le;
 
-	if (S_ISDIR(e->st->st_mode))
-		return TREE_DESCEND;
-	if (!S_ISREG(e->st->st_mode))
-		return TREE_NEXT;
-	if (e->depth == 0 && is_run_log(e->name))
+	if (e->depth == 0 && S_ISREG(e->st->st_mode) && is_run_log(e->name))
 		return TREE_NEXT;
 	ALLOC_GROW(l->v, l->n + 1, l->alloc);
 	le = &l->v[l->n++];
+	memset(le, 0, sizeof(*le));
 	le->name = xstrdup(e->name);
-	le->size = e->st->st_size;
-	return TREE_NEXT;
+	le->type = e->st->st_mode & S_IFMT;
+	le->size = S_ISREG(e->st->st_mode) ? e->st->st_size : 0;
+	return S_ISDIR(e->st->st_mode) ? TREE_DESCEND : TREE_NEXT;
 }
 
 /* An unreadable directory is left for the seal to report. */
@@ -689,17 +693,24 @@ static int list_left(const struct dirat *root, const char *dir, struct left_list
 	return 0;
 }
 
-/* Removes e (in dir beneath root, no link followed). 0 or -1 with errno. */
+/*
+ * Removes e (in dir beneath root, no link followed): unlinkat(),
+ * AT_REMOVEDIR for a directory. 0 or -1 with errno.
+ */
 static int left_remove(const struct dirat *root, const char *dir, const struct left_entry *e)
 {
 	char *rel = path_join(dir, e->name);
-	int ret = dirat_unlink(root, rel, 0);
+	int ret = dirat_unlink(root, rel, S_ISDIR(e->type) ? AT_REMOVEDIR : 0);
 
 	free(rel);
 	return ret;
 }
 
-/* Removes the files past the first limit. Returns how many went. */
+/*
+ * Removes the entries past the first limit, from the last backwards: a
+ * directory's descendants sort after it, so they go before it and it
+ * goes with them. Returns how many went.
+ */
 static size_t cut_past_limit(const struct dirat *root, const char *dir, const struct left_list *l,
 			     size_t limit)
 {
@@ -753,10 +764,11 @@ static size_t cut_logs(const struct judge *j, const struct invocation *inv,
 }
 
 /*
- * Holds the first kept files to limits.max_run_bytes: in name order, a
- * file that does not fit in the bytes left is removed. Sizes are apparent
- * sizes (st_size): a sparse file counts as what hashing it would read.
- * Returns how many went; the note names them, and why says so.
+ * Holds the regular files among the first kept entries to
+ * limits.max_run_bytes: in name order, a file that does not fit in the
+ * bytes left is removed. Sizes are apparent sizes (st_size): a sparse
+ * file counts as what hashing it would read. Returns how many went; the
+ * note names them, and why says so.
  */
 static size_t cut_bytes(const struct judge *j, const struct invocation *inv,
 			const struct dirat *root, const struct left_list *l, size_t kept,
@@ -771,6 +783,8 @@ static size_t cut_bytes(const struct judge *j, const struct invocation *inv,
 		uintmax_t size = e->size > 0 ? (uintmax_t)e->size : 0;
 		char *shown;
 
+		if (!S_ISREG(e->type))
+			continue;
 		total += size;
 		if (size <= left) {
 			left -= size;
@@ -803,18 +817,20 @@ static size_t cut_bytes(const struct judge *j, const struct invocation *inv,
 /*
  * Holds what inv left in its directory to limits.max_files and
  * limits.max_run_bytes, and to what the evidence directory has room for,
- * before a byte of it is hashed or read: past the file limit, files are
- * removed in name order from the end (the first ones kept, the same ones
- * whatever readdir's order); then the files that do not fit in the bytes
- * left (cut_bytes()). Returns NULL, or why the invocation failed (caller
- * frees).
+ * before a byte of it is hashed or read, all from one walk. Every entry
+ * counts — a regular file, a directory, anything else — but abev's own
+ * logs. Past the entry limit, entries are removed in name order from the
+ * end (the first ones kept, the same ones whatever readdir's order; a
+ * directory with all beneath it); then the files that do not fit in the
+ * bytes left (cut_bytes()). Returns NULL, or why the invocation failed
+ * (caller frees).
  */
 static char *limit_files(struct judge *j, const struct invocation *inv, const struct dirat *root,
 			 judge_note_fn note, void *ctx)
 {
 	struct left_list l = { NULL, 0, 0 };
 	struct strbuf why = STRBUF_INIT;
-	size_t limit = j->plan->max_files, room = 0, removed, logs;
+	size_t limit = j->plan->max_files, room = 0, removed, kept = 0, logs;
 	const char *which = "limits.max_files";
 
 	if (j->files_total + JUDGE_RESERVED_FILES < EVIDENCE_MAX_FILES)
@@ -822,7 +838,7 @@ static char *limit_files(struct judge *j, const struct invocation *inv, const st
 	if (room < limit) {
 		limit = room;
 		which = "the room left in the evidence directory (it holds at most "
-			EVIDENCE_MAX_FILES_TEXT " files in all)";
+			EVIDENCE_MAX_FILES_TEXT " entries in all)";
 	}
 	logs = cut_logs(j, inv, root, note, ctx);
 	if (logs)
@@ -830,18 +846,21 @@ static char *limit_files(struct judge *j, const struct invocation *inv, const st
 			    logs);
 	if (list_left(root, inv->dir, &l) < 0)
 		goto out;
+	kept = l.n;
 	if (l.n > limit) {
-		/* Beneath the evidence root, no link followed: only the run's own files go. */
+		/* Beneath the evidence root, no link followed: only the run's own entries go. */
 		removed = cut_past_limit(root, inv->dir, &l, limit);
-		note(ctx, xasprintf("%s: left %zu files, more than %s of %zu: the %zu past the first "
-				    "%zu in name order were removed, so that the evidence can be sealed",
+		note(ctx, xasprintf("%s: left %zu entries (files and directories), more than %s of "
+				    "%zu: the %zu past the first %zu in name order were removed (a "
+				    "directory with all beneath it), so that the evidence can be sealed",
 				    inv->dir, l.n, which, limit, removed, limit));
-		strbuf_addf(&why, "%sleft %zu files in its directory, more than %s of %zu",
+		strbuf_addf(&why, "%sleft %zu entries in its directory, more than %s of %zu",
 			    why.len ? "; " : "", l.n, which, limit);
+		kept = limit;
 	}
-	(void)cut_bytes(j, inv, root, &l, l.n < limit ? l.n : limit, &why, note, ctx);
+	(void)cut_bytes(j, inv, root, &l, kept, &why, note, ctx);
 out:
-	j->files_total += (l.n < limit ? l.n : limit) + 2;
+	j->files_total += kept + 2;
 	left_release(&l);
 	if (!why.len) {
 		strbuf_release(&why);

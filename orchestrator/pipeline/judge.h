@@ -6,10 +6,11 @@
  * runs the guards — exit_code, min_executed, metrics, test_set — filling
  * the invocation's tests, results, metrics and guards and turning its
  * status to failed when a guard does not pass. It also holds what the run
- * left in its directory to the plan's limits.max_files (failing the
- * invocation past it), and applies the load guard (judge_load()), which
- * discards a run that would otherwise count. Repeating a discarded slot is
- * the runner's; links and odd names left by the run are evname_tidy()'s.
+ * left in its directory to the plan's limits.max_files, directories
+ * counted (failing the invocation past it), and applies the load guard
+ * (judge_load()), which discards a run that would otherwise count.
+ * Repeating a discarded slot is the runner's; links and odd names left by
+ * the run are evname_tidy()'s.
  */
 #ifndef ABEV_JUDGE_H
 #define ABEV_JUDGE_H
@@ -53,9 +54,10 @@ void judge_limit_files(struct judge *j, struct invocation *inv, const struct dir
  * directory. Stale result files (see judge_before()) are ignored with a note;
  * so is a match that is not a regular file reached without a link (a
  * symlink, FIFO, device or socket: never opened), and a file matched
- * again under another name (same device and inode). Files past
- * limits.max_files are removed before any result file is read, and the
- * invocation fails with the count and the limit.
+ * again under another name (same device and inode). Entries past
+ * limits.max_files (files, directories, anything else) are removed
+ * before any result file is read, and the invocation fails with the count
+ * and the limit.
  */
 void judge_invocation(struct judge *j, struct invocation *inv, const struct dirat *root,
 		      judge_note_fn note, void *ctx);

@@ -221,7 +221,8 @@ struct plan {
 	size_t report_template_len;
 
 	/* limits */
-	unsigned max_files;    /* limits.max_files: regular files a run may leave in its directory;
+	unsigned max_files;    /* limits.max_files: entries (files, directories, ...) a run may
+	                          leave in its directory;
 	                          1..PLAN_MAX_FILES_CEILING, default PLAN_MAX_FILES_DEFAULT */
 	double pattern_cpu_seconds; /* limits.pattern_cpu_seconds: > 0, <= 3600;
 	                               default METRICS_PATTERN_CPU_SECONDS_DEFAULT */

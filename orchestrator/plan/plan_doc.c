@@ -359,11 +359,13 @@ const struct plan_doc_key plan_doc_keys[] = {
 	{ .key = "limits", .type = "object", .dflt = "all defaults",
 	  .meaning = "ceilings on what one invocation may leave or cost" },
 	{ .key = "limits.max_files", .type = "integer", .dflt = "10000",
-	  .meaning = "regular files one invocation may leave in its directory (`test.log`, "
+	  .meaning = "entries one invocation may leave in its directory — regular files, directories "
+	  "at any depth below it, and anything else still there when its run ends (`test.log`, "
 	  "`stderr.log` and `prepare.log` not counted), 1–100,000: past it the invocation fails, with the count "
-	  "and the limit as its reason, and the files after the first `max_files` in name "
-	  "order are removed (with a note) so that the evidence can still be sealed; an evidence "
-	  "directory holds at most 1,000,000 files in all (five per invocation of `true`), and a run that would go past that is "
+	  "and the limit as its reason, and the entries after the first `max_files` in name "
+	  "order are removed (a directory with all beneath it; with a note) so that the evidence can "
+	  "still be sealed; an evidence "
+	  "directory holds at most 1,000,000 entries in all (five per invocation of `true`), and a run that would go past that is "
 	  "held to what is left in the same way",
 	  PLAN_UNSIGNED(max_files, 1, PLAN_MAX_FILES_CEILING, PLAN_MAX_FILES_DEFAULT) },
 	{ .key = "limits.pattern_cpu_seconds", .type = "number", .dflt = "10",

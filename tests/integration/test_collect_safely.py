@@ -106,10 +106,11 @@ class CollectSafely(AbevTestCase):
         self.assertTrue(os.path.exists(self.path("ev", "SHA256")))
         inv = res["invocations"][0]
         self.assertEqual(inv["status"], "failed")
-        self.assertEqual(inv["reason"], "left 12 files in its directory, more than "
+        self.assertEqual(inv["reason"], "left 12 entries in its directory, more than "
                                         "limits.max_files of 10")
         notes = "\n".join(res["notes"])
-        self.assertIn(f"{inv['dir']}: left 12 files, more than limits.max_files of 10: the 2 "
+        self.assertIn(f"{inv['dir']}: left 12 entries (files and directories), more than "
+                      "limits.max_files of 10: the 2 "
                       "past the first 10 in name order were removed", notes)
         left = sorted(n for n in os.listdir(self.path("ev", inv["dir"])) if n.startswith("f"))
         self.assertEqual(left, sorted(f"f{i}" for i in (1, 10, 11, 12, 2, 3, 4, 5, 6, 7)))
@@ -164,9 +165,10 @@ class CollectSafely(AbevTestCase):
         self.assertEqual(res["status"], "interrupted")
         inv = res["invocations"][0]
         self.assertEqual(inv["status"], "interrupted")
-        self.assertIn("left 13 files in its directory, more than limits.max_files of 5",
+        self.assertIn("left 13 entries in its directory, more than limits.max_files of 5",
                       inv["reason"])
-        self.assertIn(f"{inv['dir']}: left 13 files, more than limits.max_files of 5",
+        self.assertIn(f"{inv['dir']}: left 13 entries (files and directories), more than "
+                      "limits.max_files of 5",
                       "\n".join(res["notes"]))
         left = [n for n in os.listdir(self.path("ev", inv["dir"]))
                 if n not in ("test.log", "stderr.log", "result.json", "resource.log",

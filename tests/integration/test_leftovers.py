@@ -271,6 +271,70 @@ class Leftovers(AbevTestCase):
                         res["notes"])
         self.assert_verifies(clean=False)
 
+    def test_directories_count_toward_max_files(self):
+        # limits.max_files counted regular files only: a run could leave any number
+        # of directories (60,000 empty ones took abev minutes to walk and remove).
+        # Seven entries, three of them files: past the first five in name order
+        # (a, b, b/in, c, d) they are removed.
+        script = ('cd "$ABEV_RUN_DIR" && echo a > a && mkdir b d f g && echo in > b/in && '
+                  'echo c > c')
+        cp, res = self.run_plan(self.plan(script, limits={"max_files": 5}), None,
+                                timeout=HANG)
+        inv = res["invocations"][0]
+        self.assertEqual(inv["status"], "failed", inv)
+        self.assertEqual(inv["reason"], "left 7 entries in its directory, more than "
+                                        "limits.max_files of 5")
+        self.assertTrue(any(n.startswith(f"{inv['dir']}: left 7 entries (files and "
+                                         "directories), more than limits.max_files of 5: "
+                                         "the 2 past the first 5 in name order were removed")
+                            for n in res["notes"]), res["notes"])
+        for n in ("f", "g"):
+            self.assertFalse(os.path.exists(self.run_dir(n)), n)
+        for n in ("a", "c", os.path.join("b", "in")):
+            self.assertTrue(os.path.isfile(self.run_dir(n)), n)
+        self.assert_verifies(clean=False)
+
+    def test_a_directory_past_max_files_goes_with_its_contents(self):
+        # A directory past the limit is removed with all beneath it, however deep,
+        # and its entries count: 2 files, then z, z/1, z/2, z/sub, z/sub/3.
+        script = ('cd "$ABEV_RUN_DIR" && echo a > a && echo b > b && mkdir -p z/sub && '
+                  'echo 1 > z/1 && echo 2 > z/2 && echo 3 > z/sub/3')
+        cp, res = self.run_plan(self.plan(script, limits={"max_files": 2}), None,
+                                timeout=HANG)
+        inv = res["invocations"][0]
+        self.assertEqual(inv["status"], "failed", inv)
+        self.assertEqual(inv["reason"], "left 7 entries in its directory, more than "
+                                        "limits.max_files of 2")
+        self.assertTrue(any("the 5 past the first 2 in name order were removed" in n
+                            for n in res["notes"]), res["notes"])
+        self.assertFalse(os.path.lexists(self.run_dir("z")))
+        self.assertEqual(sorted(n for n in os.listdir(self.run_dir()) if len(n) == 1),
+                         ["a", "b"])
+        with open(self.path("ev", "SHA256")) as f:
+            self.assertNotIn(f"({inv['dir']}/z/", f.read())
+        self.assert_verifies(clean=False)
+
+    def test_directories_count_toward_what_the_evidence_holds(self):
+        # The evidence-wide ceiling (1,000,000 in all) counted regular files only.
+        # Ten runs of 1,000 directories holding 99 empty files each: 100,000
+        # entries a run, so the tenth finds less room left than that (99,000
+        # files alone would still fit).
+        script = ("import os\nd = os.environ['ABEV_RUN_DIR']\n"
+                  "for i in range(1000):\n"
+                  "    os.mkdir(os.path.join(d, 'd%03d' % i))\n"
+                  "    for k in range(99):\n"
+                  "        os.close(os.open(os.path.join(d, 'd%03d' % i, 'f%02d' % k),\n"
+                  "                         os.O_CREAT | os.O_WRONLY, 0o644))\n")
+        plan = self.plan("", runs=10, limits={"max_files": 100000})
+        plan["variants"][0]["command"] = [sys.executable, "-c", script]
+        cp, res = self.run_plan(plan, None, timeout=HANG * 2)
+        invs = res["invocations"]
+        self.assertEqual([i["status"] for i in invs], ["ok"] * 9 + ["failed"], res["notes"])
+        self.assertRegex(invs[9]["reason"], r"^left 100000 entries in its directory, more than "
+                         r"the room left in the evidence directory \(it holds at most "
+                         r"1,000,000 entries in all\) of 9\d{4}$")
+        self.assertFalse(os.path.lexists(self.path("ev", invs[9]["dir"], "d999")))
+
     def test_a_log_the_run_grew_itself_is_cut_back(self):
         # §5: the run extends abev's own log (sparse) past limits.max_log_bytes.
         script = 'echo hello; truncate -s 1T "$ABEV_RUN_DIR/stderr.log"; echo bye'
