@@ -624,6 +624,8 @@ struct left_entry {
 	char *name;
 	off_t size;      /* a regular file's st_size, else 0 */
 	mode_t type;     /* st_mode & S_IFMT */
+	int gone;        /* removed by abev */
+	int holds;       /* a directory with an entry beneath it that stays */
 };
 struct left_list {
 	struct left_entry *v;
@@ -694,15 +696,46 @@ static int list_left(const struct dirat *root, const char *dir, struct left_list
 }
 
 /*
- * Removes e (in dir beneath root, no link followed): unlinkat(),
- * AT_REMOVEDIR for a directory. 0 or -1 with errno.
+ * Marks the directory that holds l->v[i] as holding something that
+ * stays. Its parent sorts before it: searched for among the first i.
  */
-static int left_remove(const struct dirat *root, const char *dir, const struct left_entry *e)
+static void left_holds(struct left_list *l, size_t i)
+{
+	const char *name = l->v[i].name, *slash = strrchr(name, '/');
+	size_t len, lo = 0, hi = i;
+
+	if (!slash)
+		return;
+	len = (size_t)(slash - name);
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const char *m = l->v[mid].name;
+		int c = strncmp(m, name, len);
+		if (c == 0)
+			c = m[len] != '\0';
+		if (c == 0) {
+			l->v[mid].holds = 1;
+			return;
+		}
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+}
+
+/*
+ * Removes e (in dir beneath root, no link followed): unlinkat(),
+ * AT_REMOVEDIR for a directory; marks it gone. 0 or -1 with errno.
+ */
+static int left_remove(const struct dirat *root, const char *dir, struct left_entry *e)
 {
 	char *rel = path_join(dir, e->name);
 	int ret = dirat_unlink(root, rel, S_ISDIR(e->type) ? AT_REMOVEDIR : 0);
 
 	free(rel);
+	if (ret == 0)
+		e->gone = 1;
 	return ret;
 }
 
@@ -711,14 +744,42 @@ static int left_remove(const struct dirat *root, const char *dir, const struct l
  * directory's descendants sort after it, so they go before it and it
  * goes with them. Returns how many went.
  */
-static size_t cut_past_limit(const struct dirat *root, const char *dir, const struct left_list *l,
+static size_t cut_past_limit(const struct dirat *root, const char *dir, struct left_list *l,
 			     size_t limit)
 {
 	size_t removed = 0;
 
-	for (size_t i = l->n; i-- > limit;)
+	for (size_t i = l->n; i-- > limit;) {
 		if (left_remove(root, dir, &l->v[i]) == 0)
 			removed++;
+		else
+			left_holds(l, i);
+	}
+	return removed;
+}
+
+/*
+ * Removes the directories among the first kept entries that hold
+ * nothing, the deepest first (backwards in name order), so that a tree of
+ * empty directories goes. What the walk could not list is kept: its
+ * directory's removal fails (ENOTEMPTY). Returns how many went.
+ */
+static size_t cut_empty_dirs(const struct dirat *root, const char *dir, struct left_list *l,
+			     size_t kept)
+{
+	size_t removed = 0;
+
+	for (size_t i = kept; i-- > 0;) {
+		struct left_entry *e = &l->v[i];
+
+		if (e->gone)
+			continue;
+		if (S_ISDIR(e->type) && !e->holds && left_remove(root, dir, e) == 0) {
+			removed++;
+			continue;
+		}
+		left_holds(l, i);
+	}
 	return removed;
 }
 
@@ -771,7 +832,7 @@ static size_t cut_logs(const struct judge *j, const struct invocation *inv,
  * note names them, and why says so.
  */
 static size_t cut_bytes(const struct judge *j, const struct invocation *inv,
-			const struct dirat *root, const struct left_list *l, size_t kept,
+			const struct dirat *root, struct left_list *l, size_t kept,
 			struct strbuf *why, judge_note_fn note, void *ctx)
 {
 	struct strbuf gone = STRBUF_INIT;
@@ -779,7 +840,7 @@ static size_t cut_bytes(const struct judge *j, const struct invocation *inv,
 	size_t nbig = 0;
 
 	for (size_t i = 0; i < kept; i++) {
-		const struct left_entry *e = &l->v[i];
+		struct left_entry *e = &l->v[i];
 		uintmax_t size = e->size > 0 ? (uintmax_t)e->size : 0;
 		char *shown;
 
@@ -822,15 +883,18 @@ static size_t cut_bytes(const struct judge *j, const struct invocation *inv,
  * logs. Past the entry limit, entries are removed in name order from the
  * end (the first ones kept, the same ones whatever readdir's order; a
  * directory with all beneath it); then the files that do not fit in the
- * bytes left (cut_bytes()). Returns NULL, or why the invocation failed
- * (caller frees).
+ * bytes left (cut_bytes()); then the directories left empty
+ * (cut_empty_dirs()), which hold nothing a manifest can list, so that
+ * they are gone before the ledger notes the run's tree and the seal need
+ * not look for them. Returns NULL, or why the invocation failed (caller
+ * frees).
  */
 static char *limit_files(struct judge *j, const struct invocation *inv, const struct dirat *root,
 			 judge_note_fn note, void *ctx)
 {
 	struct left_list l = { NULL, 0, 0 };
 	struct strbuf why = STRBUF_INIT;
-	size_t limit = j->plan->max_files, room = 0, removed, kept = 0, logs;
+	size_t limit = j->plan->max_files, room = 0, removed, kept = 0, nbig = 0, nempty = 0, logs;
 	const char *which = "limits.max_files";
 
 	if (j->files_total + JUDGE_RESERVED_FILES < EVIDENCE_MAX_FILES)
@@ -858,9 +922,14 @@ static char *limit_files(struct judge *j, const struct invocation *inv, const st
 			    why.len ? "; " : "", l.n, which, limit);
 		kept = limit;
 	}
-	(void)cut_bytes(j, inv, root, &l, kept, &why, note, ctx);
+	nbig = cut_bytes(j, inv, root, &l, kept, &why, note, ctx);
+	nempty = cut_empty_dirs(root, inv->dir, &l, kept);
+	if (nempty)
+		note(ctx, xasprintf("%s: %zu empty director%s removed: an empty directory holds "
+				    "nothing the manifest can list, and abev verify refuses one",
+				    inv->dir, nempty, nempty == 1 ? "y was" : "ies were"));
 out:
-	j->files_total += kept + 2;
+	j->files_total += kept - nbig - nempty + 2;
 	left_release(&l);
 	if (!why.len) {
 		strbuf_release(&why);

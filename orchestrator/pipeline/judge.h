@@ -7,10 +7,10 @@
  * the invocation's tests, results, metrics and guards and turning its
  * status to failed when a guard does not pass. It also holds what the run
  * left in its directory to the plan's limits.max_files, directories
- * counted (failing the invocation past it), and applies the load guard
- * (judge_load()), which discards a run that would otherwise count.
- * Repeating a discarded slot is the runner's; links and odd names left by
- * the run are evname_tidy()'s.
+ * counted (failing the invocation past it), removes the directories it
+ * left empty, and applies the load guard (judge_load()), which discards a
+ * run that would otherwise count. Repeating a discarded slot is the
+ * runner's; links and odd names left by the run are evname_tidy()'s.
  */
 #ifndef ABEV_JUDGE_H
 #define ABEV_JUDGE_H
@@ -41,9 +41,9 @@ typedef void (*judge_note_fn)(void *ctx, char *note);
 
 /*
  * For an invocation that is not judged (interrupted): holds what it left
- * in its directory to limits.max_files as judge_invocation() does, so that
- * the evidence can still be sealed; the note names what was removed and
- * inv->reason says so.
+ * in its directory to limits.max_files, and removes the directories it
+ * left empty, as judge_invocation() does, so that the evidence can still
+ * be sealed; the notes name what was removed and inv->reason says why.
  */
 void judge_limit_files(struct judge *j, struct invocation *inv, const struct dirat *root,
 		       judge_note_fn note, void *ctx);
@@ -57,7 +57,7 @@ void judge_limit_files(struct judge *j, struct invocation *inv, const struct dir
  * again under another name (same device and inode). Entries past
  * limits.max_files (files, directories, anything else) are removed
  * before any result file is read, and the invocation fails with the count
- * and the limit.
+ * and the limit; then directories left empty are removed, with a note.
  */
 void judge_invocation(struct judge *j, struct invocation *inv, const struct dirat *root,
 		      judge_note_fn note, void *ctx);

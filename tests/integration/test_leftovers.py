@@ -3,8 +3,10 @@ byte of it is hashed (issue 29 §5, §8, §12): modes abev can read (a run that
 chmods 000 its files does not make the evidence unsealable), no setuid or
 world-writable modes kept, names planted where abev gives a hard-linked file
 a name of its own do not stop it, a hard link to a sparse file is copied with
-its holes, limits.max_run_bytes bounds the bytes by apparent size, a log the
-run grew itself is cut back, and a signal while abev hashes stops it.
+its holes, limits.max_run_bytes bounds the bytes by apparent size and
+limits.max_files every entry, directories too, the empty directories a run
+leaves go at its end, a log the run grew itself is cut back, and a signal while
+abev hashes stops it.
 
 Timeouts on the abev calls are a safety net against a hang only."""
 import json
@@ -313,6 +315,26 @@ class Leftovers(AbevTestCase):
         with open(self.path("ev", "SHA256")) as f:
             self.assertNotIn(f"({inv['dir']}/z/", f.read())
         self.assert_verifies(clean=False)
+
+    def test_empty_directories_are_removed_at_the_runs_end(self):
+        # Empty directories were removed only when the evidence was sealed, after
+        # the ledger had noted each (60,000 of them: a walk of the whole evidence
+        # and a removal each, with no signal looked for). They go at the run's
+        # end, a tree of them deepest first, with a note; a non-empty one stays.
+        script = ('cd "$ABEV_RUN_DIR" && mkdir -p e1 e2 nest/a/b full/in && '
+                  'echo kept > full/in/f && echo top > top')
+        cp, res = self.run_plan(self.plan(script), 0, timeout=HANG)
+        inv = res["invocations"][0]
+        self.assertEqual(inv["status"], "ok", inv)
+        self.assertIn(f"{inv['dir']}: 5 empty directories were removed: an empty directory "
+                      "holds nothing the manifest can list, and abev verify refuses one",
+                      res["notes"])
+        for n in ("e1", "e2", "nest"):
+            self.assertFalse(os.path.lexists(self.run_dir(n)), n)
+        with open(self.run_dir("full", "in", "f")) as f:
+            self.assertEqual(f.read(), "kept\n")
+        self.assertTrue(os.path.isfile(self.run_dir("top")))
+        self.assert_verifies()
 
     def test_directories_count_toward_what_the_evidence_holds(self):
         # The evidence-wide ceiling (1,000,000 in all) counted regular files only.
