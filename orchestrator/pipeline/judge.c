@@ -683,12 +683,12 @@ static void left_release(struct left_list *l)
 	memset(l, 0, sizeof(*l));
 }
 
-/* Lists what the run left in dir beneath root (one walk), in name order. 0, or -1 after error(). */
-static int list_left(const struct dirat *root, const char *dir, struct left_list *l)
+/* Lists what the run left in its directory run (one walk), in name order. 0, or -1 after error(). */
+static int list_left(const struct dirat *run, struct left_list *l)
 {
 	static const struct tree_ops ops = { list_entry, list_failed };
 
-	if (tree_walk_at(root, dir, &ops, l) < 0)
+	if (tree_walk_at(run, "", &ops, l) < 0)
 		return -1;
 	if (l->n > 1)
 		qsort(l->v, l->n, sizeof(*l->v), by_name);
@@ -725,15 +725,13 @@ static void left_holds(struct left_list *l, size_t i)
 }
 
 /*
- * Removes e (in dir beneath root, no link followed): unlinkat(),
+ * Removes e from the run's directory run (no link followed): unlinkat(),
  * AT_REMOVEDIR for a directory; marks it gone. 0 or -1 with errno.
  */
-static int left_remove(const struct dirat *root, const char *dir, struct left_entry *e)
+static int left_remove(const struct dirat *run, struct left_entry *e)
 {
-	char *rel = path_join(dir, e->name);
-	int ret = dirat_unlink(root, rel, S_ISDIR(e->type) ? AT_REMOVEDIR : 0);
+	int ret = dirat_unlink(run, e->name, S_ISDIR(e->type) ? AT_REMOVEDIR : 0);
 
-	free(rel);
 	if (ret == 0)
 		e->gone = 1;
 	return ret;
@@ -744,13 +742,12 @@ static int left_remove(const struct dirat *root, const char *dir, struct left_en
  * directory's descendants sort after it, so they go before it and it
  * goes with them. Returns how many went.
  */
-static size_t cut_past_limit(const struct dirat *root, const char *dir, struct left_list *l,
-			     size_t limit)
+static size_t cut_past_limit(const struct dirat *run, struct left_list *l, size_t limit)
 {
 	size_t removed = 0;
 
 	for (size_t i = l->n; i-- > limit;) {
-		if (left_remove(root, dir, &l->v[i]) == 0)
+		if (left_remove(run, &l->v[i]) == 0)
 			removed++;
 		else
 			left_holds(l, i);
@@ -764,8 +761,7 @@ static size_t cut_past_limit(const struct dirat *root, const char *dir, struct l
  * empty directories goes. What the walk could not list is kept: its
  * directory's removal fails (ENOTEMPTY). Returns how many went.
  */
-static size_t cut_empty_dirs(const struct dirat *root, const char *dir, struct left_list *l,
-			     size_t kept)
+static size_t cut_empty_dirs(const struct dirat *run, struct left_list *l, size_t kept)
 {
 	size_t removed = 0;
 
@@ -774,7 +770,7 @@ static size_t cut_empty_dirs(const struct dirat *root, const char *dir, struct l
 
 		if (e->gone)
 			continue;
-		if (S_ISDIR(e->type) && !e->holds && left_remove(root, dir, e) == 0) {
+		if (S_ISDIR(e->type) && !e->holds && left_remove(run, e) == 0) {
 			removed++;
 			continue;
 		}
@@ -832,7 +828,7 @@ static size_t cut_logs(const struct judge *j, const struct invocation *inv,
  * note names them, and why says so.
  */
 static size_t cut_bytes(const struct judge *j, const struct invocation *inv,
-			const struct dirat *root, struct left_list *l, size_t kept,
+			const struct dirat *run, struct left_list *l, size_t kept,
 			struct strbuf *why, judge_note_fn note, void *ctx)
 {
 	struct strbuf gone = STRBUF_INIT;
@@ -851,7 +847,7 @@ static size_t cut_bytes(const struct judge *j, const struct invocation *inv,
 			left -= size;
 			continue;
 		}
-		if (left_remove(root, inv->dir, e) < 0)
+		if (left_remove(run, e) < 0)
 			continue;
 		nbig++;
 		big += size;
@@ -893,6 +889,7 @@ static char *limit_files(struct judge *j, const struct invocation *inv, const st
 			 judge_note_fn note, void *ctx)
 {
 	struct left_list l = { NULL, 0, 0 };
+	struct dirat run = DIRAT_INIT;
 	struct strbuf why = STRBUF_INIT;
 	size_t limit = j->plan->max_files, room = 0, removed, kept = 0, nbig = 0, nempty = 0, logs;
 	const char *which = "limits.max_files";
@@ -908,12 +905,18 @@ static char *limit_files(struct judge *j, const struct invocation *inv, const st
 	if (logs)
 		strbuf_addf(&why, "wrote to abev's logs itself (%zu cut back to limits.max_log_bytes)",
 			    logs);
-	if (list_left(root, inv->dir, &l) < 0)
+	/* Opened once, beneath the evidence root, no link followed: only the run's own entries go. */
+	if (dirat_sub(root, inv->dir, &run) < 0) {
+		error("cannot open directory '%s/%s': %s", root->path, inv->dir,
+		      errno == ELOOP || errno == ENOTDIR ? "not a directory abev made"
+							 : strerror(errno));
+		goto out;
+	}
+	if (list_left(&run, &l) < 0)
 		goto out;
 	kept = l.n;
 	if (l.n > limit) {
-		/* Beneath the evidence root, no link followed: only the run's own entries go. */
-		removed = cut_past_limit(root, inv->dir, &l, limit);
+		removed = cut_past_limit(&run, &l, limit);
 		note(ctx, xasprintf("%s: left %zu entries (files and directories), more than %s of "
 				    "%zu: the %zu past the first %zu in name order were removed (a "
 				    "directory with all beneath it), so that the evidence can be sealed",
@@ -922,8 +925,8 @@ static char *limit_files(struct judge *j, const struct invocation *inv, const st
 			    why.len ? "; " : "", l.n, which, limit);
 		kept = limit;
 	}
-	nbig = cut_bytes(j, inv, root, &l, kept, &why, note, ctx);
-	nempty = cut_empty_dirs(root, inv->dir, &l, kept);
+	nbig = cut_bytes(j, inv, &run, &l, kept, &why, note, ctx);
+	nempty = cut_empty_dirs(&run, &l, kept);
 	if (nempty)
 		note(ctx, xasprintf("%s: %zu empty director%s removed: an empty directory holds "
 				    "nothing the manifest can list, and abev verify refuses one",
@@ -931,6 +934,7 @@ static char *limit_files(struct judge *j, const struct invocation *inv, const st
 out:
 	j->files_total += kept - nbig - nempty + 2;
 	left_release(&l);
+	dirat_release(&run);
 	if (!why.len) {
 		strbuf_release(&why);
 		return NULL;
