@@ -83,6 +83,8 @@ void ledger_written(struct ledger *l, const char *rel, const unsigned char diges
 	}
 	memcpy(e->digest, digest, SHA256_LEN);
 	e->size = size;
+	/* New bytes: what a seal read of the old ones is no longer known. */
+	e->cached = 0;
 }
 
 void ledger_parsed(struct ledger *l, const char *rel, const unsigned char digest[SHA256_LEN],
