@@ -22,6 +22,7 @@ import subprocess
 import unittest
 
 from common import ABEV, AbevTestCase, helper_plan
+from test_kill_sealing import traced_env
 
 EXIT_VERIFY, EXIT_UNSIGNED, EXIT_NOT_CLEAN = 4, 7, 8
 UNSEALED = ("unsealed:    {n} file(s), {bytes} bytes, present but not hashed: abev was "
@@ -113,7 +114,7 @@ class VerifyUnsealed(AbevTestCase):
         trace = self.path("trace")
         cp = subprocess.run(["strace", "-f", "-o", trace, "-e", "trace=open,openat,openat2",
                              ABEV, "verify", ev], capture_output=True, text=True,
-                            timeout=600)
+                            timeout=600, env=traced_env())
         self.assertEqual(cp.returncode, EXIT_NOT_CLEAN, cp.stdout + cp.stderr)
         with open(trace) as f:
             opened = [l for l in f if "huge.bin" in l or "late.txt" in l]
