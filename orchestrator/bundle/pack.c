@@ -436,9 +436,13 @@ static int pack_into(int fd, int zst, const char *dir, struct pack_list *l, cons
 	}
 	ret = 0;
 out:
-	/* Stopped or failed: freed without finishing the compression of what is buffered. */
-	if (ret < 0)
-		archive_write_fail(p.a);
+	/*
+	 * Stopped or failed: the sink takes no more, so freeing the writer
+	 * compresses at most one block of what is buffered. (archive_write_fail()
+	 * would skip even that, but libarchive 3.6 then leaks the filters' state.)
+	 */
+	if (ret < 0 && !p.sink.err)
+		p.sink.err = ECANCELED;
 	if (archive_write_free(p.a) != ARCHIVE_OK && ret == 0)
 		ret = error("cannot finish bundle '%s'", out);
 	free(p.buf);

@@ -290,7 +290,7 @@ static int listed_somewhere(const struct manifest *m, size_t nm, const char *nam
 	for (size_t k = 0; k < nm; k++) {
 		struct manifest_entry key = { (char *)name, { 0 }, 0 };
 
-		if (bsearch(&key, m[k].e, m[k].n, sizeof(*m[k].e), by_entry_name))
+		if (m[k].n > 0 && bsearch(&key, m[k].e, m[k].n, sizeof(*m[k].e), by_entry_name))
 			return 1;
 	}
 	return 0;
