@@ -394,19 +394,43 @@ static void take_interval(struct cmp_sample *s, const char *method,
 	s->gi_n = n;
 }
 
+/* The gate's log values of s (compare_gate_log()), plain: freed by the caller. */
+static double *gate_logs(const struct cmp_sample *s, int better_higher)
+{
+	double *v = compare_plain_values(s);
+
+	for (size_t i = 0; i < s->n; i++)
+		v[i] = compare_gate_log(v[i], better_higher);
+	return v;
+}
+
+/* A part of a joint interval, back to ratios. */
+static void take_part(struct cmp_gi_part *p, const char *method,
+		      const struct stats_exact_interval *iv)
+{
+	p->method = method;
+	p->point = ratio_of_log(iv->point);
+	p->lo = ratio_of_log(iv->lo);
+	p->hi = ratio_of_log(iv->hi);
+	p->coverage = iv->coverage;
+}
+
 /*
  * The interval s's change gates judge (compare.h), on the values' places
- * on the log scale (compare_gate_log()). Paired by round when
- * the schedule pairs runs: the exact Wilcoxon signed-rank interval of
- * logs[0..k), the rounds' log-ratios, from stats_wsr_interval_n_preferred()
- * rounds on. With fewer pairs than that — too few rounds, or discards
- * that broke rounds — the exact Mann–Whitney interval of the log values
- * instead, which reaches 95 % with 4 runs a side. The paired interval
- * can be had from 6 rounds at 95 % (the smallest two-sided p is 1/32),
- * but at 6 its only order statistics are the extremes (96.9 %), wider
- * than the unpaired one of 6 runs a side (95.9 %): taking it there made
- * a sixth round lower the power, so it is taken once it is as tight, at
- * 7. The confidence is each gate judgement's share of the decision's
+ * on the log scale (compare_gate_log()). When the schedule pairs runs
+ * and there are stats_joint_interval_n_needed() rounds (7 at 95 %), the
+ * paired interval of logs[0..k), the rounds' log-ratios, and the
+ * unpaired one of every counted run's log value together
+ * (stats_joint_interval(): each at its share of the error, intersected).
+ * With fewer pairs — too few rounds, or discards that broke rounds — the
+ * exact Mann–Whitney interval of the log values alone, which reaches
+ * 95 % with 4 runs a side. The paired interval alone from 6 rounds (the
+ * first at which it exists at 95 %) made the sixth round lower the power
+ * (at 6 its only order statistics are the extremes), and alone from 7 the
+ * seventh did under noise that strikes single runs, where the unpaired
+ * one is the stronger; the two together from 7 keep the power rising
+ * round by round under every noise model of bench/results.md. The
+ * confidence is each gate judgement's share of the decision's
  * (compare_gate_confidence()). The rule depends on the number of pairs
  * alone, fixed before any value is seen, and gi_rule records which
  * applied. Runs from different evidence (abev compare) have no rounds:
@@ -417,7 +441,7 @@ void compare_gate_interval(const struct compare_config *cfg, const struct cmp_sa
 			   struct cmp_sample *s, int better_higher, const double *logs, size_t k)
 {
 	double conf = compare_gate_confidence(cfg, NULL);
-	size_t pairs_needed = stats_wsr_interval_n_preferred(conf);
+	size_t pairs_needed = compare_gate_pairs_needed(cfg, conf);
 	size_t runs_needed = stats_mw_interval_n_needed(conf);
 	size_t fewer = ref->n < s->n ? ref->n : s->n;
 	size_t ref_bad = not_positive(ref, better_higher), s_bad = not_positive(s, better_higher);
@@ -440,39 +464,80 @@ void compare_gate_interval(const struct compare_config *cfg, const struct cmp_sa
 		s->gi_not_positive = s_bad;
 		return;
 	}
+	rl = gate_logs(ref, better_higher);
+	sl = gate_logs(s, better_higher);
 	if (!cfg->unpaired) {
+		struct stats_joint_interval j;
+
 		s->gi_needed = pairs_needed;
-		if (k >= pairs_needed && stats_wsr_interval(logs, k, conf, &iv) == 0 && iv.ok) {
-			s->gi_rule = "paired by round: enough rounds for the paired interval to be as "
-				     "tight as the unpaired one";
-			take_interval(s, "wilcoxon_paired", &iv, k);
-			return;
+		if (cfg->gi_paired_alone) {
+			/* Evidence written before the joint interval: its own rule. */
+			if (k >= pairs_needed && stats_wsr_interval(logs, k, conf, &iv) == 0 && iv.ok) {
+				s->gi_rule = "paired by round: enough rounds for the paired interval "
+					     "to be as tight as the unpaired one";
+				take_interval(s, COMPARE_GI_PAIRED, &iv, k);
+				goto out;
+			}
+			s->gi_rule = "unpaired: fewer paired rounds than make the paired interval "
+				     "as tight as the unpaired one";
+		} else if (k >= pairs_needed &&
+			   stats_joint_interval(logs, k, rl, ref->n, sl, s->n, conf, &j) == 0 && j.ok) {
+			s->gi_rule = "paired and unpaired: enough rounds for both intervals, each "
+				     "at its share of the error";
+			iv = (struct stats_exact_interval){ .lo = j.lo, .hi = j.hi,
+							    .point = j.point,
+							    .coverage = j.coverage };
+			take_interval(s, COMPARE_GI_JOINT, &iv, k);
+			take_part(&s->gi_parts[0], COMPARE_GI_PAIRED, &j.paired);
+			take_part(&s->gi_parts[1], COMPARE_GI_UNPAIRED, &j.unpaired);
+			s->gi_disjoint = j.disjoint;
+			goto out;
+		} else {
+			s->gi_rule = "unpaired: fewer paired rounds than the paired and the "
+				     "unpaired interval together need";
 		}
-		s->gi_rule = "unpaired: fewer paired rounds than make the paired interval as "
-			     "tight as the unpaired one";
 		if (fewer < runs_needed) {
 			s->gi_needed = runs_needed;
 			s->gi_note = REASON_TOO_FEW_ROUNDS;
-			return;
+			goto out;
 		}
 	} else {
 		s->gi_rule = "unpaired: the runs come from different evidence";
 		s->gi_needed = runs_needed;
 	}
-	rl = compare_plain_values(ref);
-	sl = compare_plain_values(s);
-	for (size_t i = 0; i < ref->n; i++)
-		rl[i] = compare_gate_log(rl[i], better_higher);
-	for (size_t i = 0; i < s->n; i++)
-		sl[i] = compare_gate_log(sl[i], better_higher);
 	if (stats_mw_interval(rl, ref->n, sl, s->n, conf, &iv) == 0 && iv.ok) {
-		take_interval(s, "mann_whitney", &iv, fewer);
+		take_interval(s, COMPARE_GI_UNPAIRED, &iv, fewer);
 		s->gi_needed = runs_needed;
 	} else {
 		s->gi_note = cfg->unpaired ? REASON_TOO_FEW_RUNS : REASON_TOO_FEW_ROUNDS_OR_RUNS;
 	}
+out:
 	free(rl);
 	free(sl);
+}
+
+size_t compare_gate_pairs_needed(const struct compare_config *cfg, double conf)
+{
+	return cfg->gi_paired_alone ? stats_wsr_interval_n_preferred(conf)
+				    : stats_joint_interval_n_needed(conf);
+}
+
+const char *compare_gi_words(const char *method)
+{
+	if (!method)
+		return "?";
+	if (!strcmp(method, COMPARE_GI_JOINT))
+		return "paired and unpaired";
+	if (!strcmp(method, COMPARE_GI_PAIRED))
+		return "paired";
+	if (!strcmp(method, COMPARE_GI_UNPAIRED))
+		return "unpaired";
+	return "?";
+}
+
+int compare_gi_by_round(const char *method)
+{
+	return method && (!strcmp(method, COMPARE_GI_JOINT) || !strcmp(method, COMPARE_GI_PAIRED));
 }
 
 const char *compare_left_out_text(enum cmp_left_out_why why)

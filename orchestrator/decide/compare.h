@@ -92,6 +92,13 @@ struct compare_config {
 	 */
 	int interrupted;
 	unsigned rounds_planned;
+	/*
+	 * Evidence written before the joint gate interval (its gate
+	 * intervals have no "parts"): recomputed by the rule it was decided
+	 * by, the paired interval alone from stats_wsr_interval_n_preferred()
+	 * rounds.
+	 */
+	int gi_paired_alone;
 };
 
 /* One counted value. */
@@ -127,6 +134,27 @@ double compare_estimate_pct(const struct cmp_sample *s);
 const char *compare_left_out_text(enum cmp_left_out_why why);
 /* Its key in result.json: "not_positive", "no_reference_run", "no_run" (static). */
 const char *compare_left_out_key(enum cmp_left_out_why why);
+
+/* The methods of a gate interval (cmp_sample.gi_method, result.json's gate_interval.method). */
+#define COMPARE_GI_PAIRED "wilcoxon_paired"
+#define COMPARE_GI_UNPAIRED "mann_whitney"
+#define COMPARE_GI_JOINT "wilcoxon_paired_and_mann_whitney"
+
+/*
+ * A gate interval's method in words: "paired and unpaired", "paired",
+ * "unpaired" ("?" for NULL or another); whether it counts rounds (the
+ * joint and the paired one) rather than runs a side.
+ */
+const char *compare_gi_words(const char *method);
+/* The rounds from which the change gates judge by round at conf (cfg's rule). */
+size_t compare_gate_pairs_needed(const struct compare_config *cfg, double conf);
+int compare_gi_by_round(const char *method);
+
+/* One of the two intervals of a joint gate interval, in ratio terms. */
+struct cmp_gi_part {
+	const char *method;    /* COMPARE_GI_PAIRED or COMPARE_GI_UNPAIRED */
+	double point, lo, hi, coverage;
+};
 
 /* One variant under one metric. Notes are static strings or NULL. */
 struct cmp_sample {
@@ -164,25 +192,32 @@ struct cmp_sample {
 
 	/*
 	 * The interval the change gates judge, with exact coverage (ratio
-	 * terms, like ratio): the Wilcoxon signed-rank interval of the
-	 * rounds' log-ratios when the schedule pairs them ("wilcoxon_paired"),
-	 * else the Mann–Whitney interval of the Hodges–Lehmann shift of the
-	 * log values ("mann_whitney"), a value of 0 or below taken as nothing
-	 * (compare_parts.h: compare_gate_log()). gi_point is that estimate; gi_coverage
-	 * the coverage its order statistics give (at least the confidence);
-	 * gi_n the pairs, or the runs of the smaller side, it used; gi_needed
-	 * how many the method needs at the confidence (the paired one: the
-	 * rounds from which it is taken). has_gi = 0 with
-	 * gi_note saying why (REASON_NOT_POSITIVE with the counts of
-	 * negative values of a lower-is-better metric, reference's and this
-	 * variant's; the others' numbers
-	 * are the samples' n, pairs and gi_needed, and the comparison's).
+	 * terms, like ratio; compare_gate_interval()): when the schedule
+	 * pairs runs and there are enough rounds, the paired Wilcoxon
+	 * signed-rank interval of the rounds' log-ratios and the unpaired
+	 * Mann–Whitney one of the log values together (COMPARE_GI_JOINT:
+	 * stats_joint_interval(), its two parts in gi_parts[0] and [1],
+	 * gi_disjoint when they did not meet), else the Mann–Whitney interval
+	 * alone (COMPARE_GI_UNPAIRED), a value of 0 or below taken as nothing
+	 * (compare_parts.h: compare_gate_log()). gi_point is the estimate
+	 * (the Hodges–Lehmann one; joint: the paired one, within the
+	 * interval); gi_coverage the coverage its order statistics give (at
+	 * least the confidence; joint: the Bonferroni bound of the parts');
+	 * gi_n the rounds, or the runs of the smaller side, it used;
+	 * gi_needed how many the method needs at the confidence (joint: the
+	 * rounds from which it is taken). has_gi = 0 with gi_note saying why
+	 * (REASON_NOT_POSITIVE with the counts of negative values of a
+	 * lower-is-better metric, reference's and this variant's; the others'
+	 * numbers are the samples' n, pairs and gi_needed, and the
+	 * comparison's).
 	 */
 	int has_gi;
 	const char *gi_method;
 	const char *gi_rule;   /* which method's rule applied and why (static), or NULL */
 	double gi_point, gi_lo, gi_hi, gi_coverage;
 	size_t gi_n, gi_needed;
+	struct cmp_gi_part gi_parts[2];
+	int gi_disjoint;
 	enum reason_code gi_note;
 	size_t gi_not_positive_ref, gi_not_positive;
 

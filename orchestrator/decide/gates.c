@@ -53,7 +53,7 @@ static void estimate_needed(const struct cmp_sample *s, double limit_pct, struct
 {
 	double rl = 1 + limit_pct / 100, h, d, n;
 
-	g->n_needed_paired = !strcmp(s->gi_method, "wilcoxon_paired");
+	g->n_needed_paired = compare_gi_by_round(s->gi_method);
 	/* Unbounded (a run read nothing): no width to scale. */
 	if (rl <= 0 || s->gi_lo <= 0 || s->gi_point <= 0 || isinf(s->gi_hi) || isinf(s->gi_point))
 		return;
@@ -281,7 +281,7 @@ void gates_sample_size(const struct compare_config *cfg, struct comparison *c)
 		c->wsr_min_p = 1;
 		c->min_n = c->min_pairs = 0;
 	}
-	c->pairs_needed_ci = stats_wsr_interval_n_preferred(c->gate_confidence);
+	c->pairs_needed_ci = compare_gate_pairs_needed(cfg, c->gate_confidence);
 	c->runs_needed_ci = stats_mw_interval_n_needed(c->gate_confidence);
 }
 

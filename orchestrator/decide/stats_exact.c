@@ -476,6 +476,50 @@ size_t stats_mw_interval_n_needed(double level)
 	return 0;
 }
 
+int stats_joint_interval(const double *d, size_t n, const double *x, size_t nx,
+			 const double *y, size_t ny, double level,
+			 struct stats_joint_interval *out)
+{
+	double alpha = 1 - level, spent;
+
+	memset(out, 0, sizeof(*out));
+	out->lo = out->hi = out->point = out->coverage = NAN;
+	interval_clear(&out->paired);
+	interval_clear(&out->unpaired);
+	if (!(level > 0 && level < 1))
+		return -1;
+	if (stats_wsr_interval(d, n, 1 - alpha / 2, &out->paired) < 0)
+		return -1;
+	if (!out->paired.ok)
+		return 0;
+	/* What the paired order statistics did not spend goes to the unpaired one. */
+	spent = 1 - out->paired.coverage;
+	if (!(spent >= 0 && spent < alpha))
+		return 0;
+	if (stats_mw_interval(x, nx, y, ny, 1 - (alpha - spent), &out->unpaired) < 0)
+		return -1;
+	if (!out->unpaired.ok)
+		return 0;
+	out->ok = 1;
+	out->coverage = out->paired.coverage + out->unpaired.coverage - 1;
+	out->lo = fmax(out->paired.lo, out->unpaired.lo);
+	out->hi = fmin(out->paired.hi, out->unpaired.hi);
+	if (out->lo > out->hi) {
+		out->disjoint = 1;
+		out->lo = fmin(out->paired.lo, out->unpaired.lo);
+		out->hi = fmax(out->paired.hi, out->unpaired.hi);
+	}
+	out->point = fmin(fmax(out->paired.point, out->lo), out->hi);
+	return 0;
+}
+
+size_t stats_joint_interval_n_needed(double level)
+{
+	if (!(level > 0 && level < 1))
+		return 0;
+	return stats_wsr_interval_n_needed(1 - (1 - level) / 2);
+}
+
 size_t stats_wsr_interval_n_preferred(double level)
 {
 	size_t first = stats_wsr_interval_n_needed(level);

@@ -109,6 +109,49 @@ size_t stats_mw_interval_n_needed(double level);
 size_t stats_wsr_interval_n_preferred(double level);
 
 /*
+ * The change gates' interval once there are enough rounds for both tests:
+ * the paired interval (stats_wsr_interval() of the rounds' log-ratios
+ * d[0..n)) and the unpaired one (stats_mw_interval() of each side's log
+ * values, x against y) together, Bonferroni. The paired one is taken at
+ * 1 - (1 - level) / 2, and keeps what of that its order statistics leave
+ * unspent; the unpaired one gets the rest of 1 - level: alpha_paired =
+ * 1 - paired.coverage, the unpaired one at 1 - ((1 - level) - alpha_paired).
+ * Both hold at once with probability at least
+ * paired.coverage + unpaired.coverage - 1 >= level (coverage). The interval is
+ * their intersection; when they do not meet (disjoint = 1; one of them
+ * missed), their hull, which holds whenever either does — so lo, hi hold
+ * at least at coverage either way.
+ *
+ * Why both: the paired interval takes out what a round's two runs share
+ * (a machine slowed for a while), which the unpaired one cannot; the
+ * unpaired one is the stronger under noise that strikes single runs (one
+ * run of a round slowed by a burst, a slow tail), where a round's ratio
+ * carries the whole burst. Neither rule on the number of rounds alone
+ * serves both (bench/results.md's power curve), their intersection does.
+ *
+ * point is the paired Hodges-Lehmann estimate (paired.point), moved to the
+ * nearer end of lo, hi when it falls outside. ok = 1 when both intervals
+ * are ok; 0 otherwise, with lo, hi, point NaN (the parts as they came).
+ * Returns 0, or -1 for bad arguments (as the two functions).
+ */
+struct stats_joint_interval {
+	struct stats_exact_interval paired, unpaired;
+	double lo, hi, point, coverage;
+	int ok;
+	int disjoint;
+};
+
+int stats_joint_interval(const double *d, size_t n, const double *x, size_t nx,
+			 const double *y, size_t ny, double level,
+			 struct stats_joint_interval *out);
+/*
+ * The fewest finite rounds for which stats_joint_interval() is ok at
+ * level, runs a side as many: those the paired interval needs at
+ * 1 - (1 - level) / 2 (7 for 0.95). 0 when level is not in (0, 1).
+ */
+size_t stats_joint_interval_n_needed(double level);
+
+/*
  * The order statistics behind the intervals, for callers that want
  * others: the k-th smallest (1-based) Walsh average of the finite d, and
  * the k-th smallest difference y_j - x_i of the finite values. NaN when k

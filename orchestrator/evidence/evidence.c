@@ -268,6 +268,30 @@ static cJSON *left_out_json(const struct cmp_sample *s)
 	return a;
 }
 
+/*
+ * A joint gate interval's two parts (compare.h: gi_parts), each with its
+ * method, estimate, interval and coverage; null for any other.
+ */
+static cJSON *gi_parts_json(const struct cmp_sample *s)
+{
+	cJSON *a;
+
+	if (!s->has_gi || strcmp(s->gi_method, COMPARE_GI_JOINT))
+		return jnull();
+	a = jnew_array();
+	for (size_t i = 0; i < ARRAY_SIZE(s->gi_parts); i++) {
+		const struct cmp_gi_part *p = &s->gi_parts[i];
+		cJSON *x = jnew_object();
+
+		jadd_str(x, "method", p->method);
+		jadd_opt(x, "point", 1, p->point, NULL, NULL);
+		jadd(x, "ratio", interval_json(1, p->lo, p->hi));
+		jadd_real(x, "coverage", p->coverage);
+		cJSON_AddItemToArray(a, x);
+	}
+	return a;
+}
+
 /* One variant under one metric; its keys are depth tabs in when printed. */
 static cJSON *sample_json(const struct cmp_sample *s, int depth)
 {
@@ -330,6 +354,11 @@ static cJSON *sample_json(const struct cmp_sample *s, int depth)
 				 s->gi_note == REASON_NOT_POSITIVE);
 		jadd_int_or_null(x, "not_positive", (int64_t)s->gi_not_positive,
 				 s->gi_note == REASON_NOT_POSITIVE);
+		jadd(x, "parts", gi_parts_json(s));
+		if (s->has_gi && !strcmp(s->gi_method, COMPARE_GI_JOINT))
+			jadd_bool(x, "disjoint", s->gi_disjoint);
+		else
+			jadd(x, "disjoint", jnull());
 		jadd(o, "gate_interval", x);
 	}
 	x = jnew_object();

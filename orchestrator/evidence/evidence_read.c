@@ -86,6 +86,24 @@ static int read_gate_kind(const char *name, enum gate_kind *out)
 }
 
 /* The configuration the recorded comparison was made with. */
+/*
+ * Whether comparison c was written before the joint gate interval: a
+ * gate interval without "parts" (compare_config.gi_paired_alone).
+ */
+static int before_joint_interval(const cJSON *c)
+{
+	const cJSON *m, *v;
+
+	cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(c, "metrics"))
+		cJSON_ArrayForEach(v, cJSON_GetObjectItemCaseSensitive(m, "variants")) {
+			const cJSON *gi = cJSON_GetObjectItemCaseSensitive(v, "gate_interval");
+
+			if (cJSON_IsObject(gi) && !cJSON_GetObjectItemCaseSensitive(gi, "parts"))
+				return 1;
+		}
+	return 0;
+}
+
 /* comparison.sequential (null, or schedule.until "decided") into r->sequential. 0 or -1. */
 static int read_sequential(const struct json_in *rd, const cJSON *c, struct evidence_run *r)
 {
@@ -230,6 +248,7 @@ static int read_comparison(const struct json_in *rd, const cJSON *c, struct evid
 	if (read_sequential(rd, c, r) < 0)
 		goto out;
 	cfg->sequential = r->sequential;
+	cfg->gi_paired_alone = before_joint_interval(c);
 	r->stored_comparison = cJSON_Duplicate(c, 1);
 	if (!r->stored_comparison)
 		die_oom();
@@ -1066,6 +1085,8 @@ static void drop_reasons(cJSON *c)
  * an interrupted run's lack of a decision in its decision).
  */
 static const char *const levels_keys[] = { "gate_confidence", "gate_judgements", "no_decision" };
+/* And those the joint gate interval added to a gate interval. */
+static const char *const joint_keys[] = { "parts", "disjoint" };
 
 /*
  * Evidence written before reason codes said why in sentences, which
@@ -1096,6 +1117,15 @@ int evidence_comparison_matches(const struct evidence_run *r, const char *doc)
 		}
 		drop_keys(old, levels_keys, ARRAY_SIZE(levels_keys));
 		drop_keys(j, levels_keys, ARRAY_SIZE(levels_keys));
+	}
+	if (j && stored && before_joint_interval(stored)) {
+		cJSON *m, *x;
+
+		/* The keys the joint interval added; j's are null then. */
+		cJSON_ArrayForEach(m, cJSON_GetObjectItemCaseSensitive(j, "metrics"))
+			cJSON_ArrayForEach(x, cJSON_GetObjectItemCaseSensitive(m, "variants"))
+				drop_keys(cJSON_GetObjectItemCaseSensitive(x, "gate_interval"),
+					  joint_keys, ARRAY_SIZE(joint_keys));
 	}
 	same = j && stored && same_json(stored, j);
 	cJSON_Delete(old);

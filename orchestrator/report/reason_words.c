@@ -99,7 +99,8 @@ static void add_change(struct strbuf *sb, const struct comparison *c, const stru
 {
 	int regression = g->kind == GATE_MAX_REGRESSION;
 	double limit = regression == !cm->better_higher ? g->limit : -g->limit;
-	int paired = g->method && !strcmp(g->method, "wilcoxon_paired");
+	int by_round = compare_gi_by_round(g->method);
+	int joint = g->method && !strcmp(g->method, COMPARE_GI_JOINT);
 
 	if (g->reason == REASON_NO_CHANGE) {
 		strbuf_addf(sb, "%s %s: no change can be computed (%s)", g->variant, cm->name,
@@ -122,8 +123,9 @@ static void add_change(struct strbuf *sb, const struct comparison *c, const stru
 	strbuf_adds(sb, ", ");
 	units_add_pct(sb, g->hi);
 	strbuf_addf(sb, "] (%s, %zu %s, exact %.1f %%) against %s limit of ",
-		    paired ? "paired by round" : "unpaired", g->n,
-		    paired ? "rounds" : "runs a side", g->coverage * 100,
+		    joint ? "paired by round and unpaired" : by_round ? "paired by round" : "unpaired",
+		    g->n,
+		    by_round ? "rounds" : "runs a side", g->coverage * 100,
 		    regression ? "a regression" : "an improvement");
 	units_add_pct(sb, limit);
 	strbuf_addf(sb, ": %s", verdict_clause(g->verdict));

@@ -365,8 +365,7 @@ static void metric_row(struct template_ctx *t, const struct comparison *cmp,
 	else if (s->has_gi) {
 		/* In the terminal's words (summary.h): "1.53× faster [1.40, 1.70]", not "0.652". */
 		summary_ratio(&sb, m, s);
-		strbuf_addf(&sb, " (%s, exact %.1f %%)",
-			    !strcmp(s->gi_method, "wilcoxon_paired") ? "paired" : "unpaired",
+		strbuf_addf(&sb, " (%s, exact %.1f %%)", compare_gi_words(s->gi_method),
 			    s->gi_coverage * 100);
 	} else {
 		char *why = reason_words_interval(cmp, m, s);
@@ -645,7 +644,7 @@ static void set_test_changes(struct template_ctx *c, const struct comparison *cm
 		set_sb(r, "change", &sb);
 		if (t->has_gi)
 			strbuf_addf(&sb, "[%.3f, %.3f] (%s)", t->gi_lo, t->gi_hi,
-				    !strcmp(t->gi_method, "wilcoxon_paired") ? "paired" : "unpaired");
+				    compare_gi_words(t->gi_method));
 		else
 			strbuf_adds(&sb, "n/a (too few rounds)");
 		set_sb(r, "interval", &sb);

@@ -245,10 +245,11 @@ void summary_sample_size(struct strbuf *sb, const struct comparison *c)
 			    "side)",
 			    c->gate_confidence * 100, c->runs_needed_ci);
 	else
-		strbuf_addf(sb, ". Change gates judge the exact %.4g%% Wilcoxon signed-rank interval "
-			    "of the rounds' paired ratios (%zu rounds or more; with fewer pairs, "
-			    "the exact unpaired Mann\xe2\x80\x93Whitney interval, at least %zu "
-			    "runs a side)",
+		strbuf_addf(sb, ". Change gates judge an exact %.4g%% interval: from %zu rounds, "
+			    "the Wilcoxon signed-rank interval of the rounds' paired ratios and the "
+			    "Mann\xe2\x80\x93Whitney interval of the Hodges\xe2\x80\x93Lehmann "
+			    "ratio together, each at its share of the error, where they meet; with "
+			    "fewer pairs, the unpaired one alone (at least %zu runs a side)",
 			    c->gate_confidence * 100, c->pairs_needed_ci, c->runs_needed_ci);
 	summary_levels(sb, c);
 	strbuf_addf(sb, ", not a p-value; the %.4g%% bootstrap interval of the ratio of medians "
@@ -323,18 +324,20 @@ void summary_put_line(FILE *f, struct strbuf *line)
 
 /*
  * The p-value beside s's change: that of the test whose interval the
- * gates judged — the round-paired Wilcoxon signed-rank test for a paired
- * interval, Mann–Whitney for an unpaired one — so that a verdict never
- * stands beside a p-value of a test that did not make it. Without an
- * interval, the paired test when the runs pair by round, else
- * Mann–Whitney; nothing without one.
+ * gates judged — the round-paired Wilcoxon signed-rank test and
+ * Mann–Whitney both for the joint interval, Mann–Whitney for an unpaired
+ * one — so that a verdict never stands beside a p-value of a test that
+ * did not make it. Without an interval, the paired test when the runs
+ * pair by round, else Mann–Whitney; nothing without one.
  */
 static void summary_p(struct strbuf *sb, const struct comparison *c, const struct cmp_sample *s)
 {
-	int paired = s->has_gi ? !strcmp(s->gi_method, "wilcoxon_paired")
-			       : !c->unpaired && s->has_paired;
+	int joint = s->has_gi && !strcmp(s->gi_method, COMPARE_GI_JOINT);
+	int paired = s->has_gi ? joint : !c->unpaired && s->has_paired;
 
-	if (paired && s->has_paired)
+	if (joint && s->has_paired && s->has_mw)
+		strbuf_addf(sb, "  p=%.2g (paired), %.2g (unpaired)", s->wsr_p, s->mw_p);
+	else if (paired && s->has_paired)
 		strbuf_addf(sb, "  p=%.2g (paired)", s->wsr_p);
 	else if (!paired && s->has_mw)
 		strbuf_addf(sb, "  p=%.2g%s", s->mw_p, s->has_gi ? " (unpaired)" : "");

@@ -44,7 +44,8 @@ class ReasonCodes(AbevTestCase):
         self.assertEqual(cmp["decision"], "rejected")
         g = self.gate(res, "cand", "max_regression_pct")
         self.assertEqual((g["verdict"], g["reason"], g["method"], g["n"], g["note"], g["n_min"]),
-                         ("fail", "interval_beyond_limit", "wilcoxon_paired", 9, None, None))
+                         ("fail", "interval_beyond_limit", "wilcoxon_paired_and_mann_whitney", 9,
+                          None, None))
         self.assertGreater(g["interval"][0], 5)
         b = self.gate(res, "cand", "budget")
         self.assertEqual((b["verdict"], b["reason"], b["method"], b["n"]),
@@ -70,7 +71,7 @@ class ReasonCodes(AbevTestCase):
         lo, hi = (f"{x:+.2f}%" for x in g["interval"])
         # (Markdown escapes the interval's brackets.)
         self.assertIn(f"**FAIL**: cand t changed {g['observed']:+.2f}% \\[{lo}, {hi}\\] (paired by "
-                      f"round, 9 rounds, exact {g['coverage'] * 100:.1f} %) against a "
+                      f"round and unpaired, 9 rounds, exact {g['coverage'] * 100:.1f} %) against a "
                       "regression limit of +5.00%: the whole interval is beyond the limit.",
                       report)
         self.assertIn("t of odd has 1 outlier (modified z-score over 3.5), flagged and kept",

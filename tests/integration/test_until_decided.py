@@ -47,7 +47,7 @@ class UntilDecided(AbevTestCase):
         self.assertTrue(any("decided after round 8 (look 1 of 3): rejected; the 16 slot(s) "
                             "after it were not run" in n for n in res["notes"]), res["notes"])
         gate = cmp["gates"][0]
-        self.assertEqual((gate["verdict"], gate["method"]), ("fail", "wilcoxon_paired"))
+        self.assertEqual((gate["verdict"], gate["method"]), ("fail", "wilcoxon_paired_and_mann_whitney"))
         self.assertIn("looks:    after round 8 rejected", cp.stdout)
         report = open(self.path("ev", "report.md"), encoding="utf-8").read()
         self.assertIn("Sequential design (schedule.until decided): the gates were to be looked "

@@ -11,7 +11,7 @@ import statistics
 import subprocess
 import unittest
 
-from common import HELPER, AbevTestCase
+from common import HELPER, AbevTestCase, reseal
 
 # The figures the plan's stdout metric "t" takes per round, in ms: deterministic,
 # so nothing here depends on how busy the machine is.
@@ -48,6 +48,7 @@ def sleep_round(values_ms):
     return f'set -- {vals}; shift $((ABEV_ROUND - 1)); exec "{HELPER}" sleep "$1"'
 
 
+NOT_THE_ONE = "is not the one its invocations give"
 T_METRIC = {"name": "t", "source": "stdout", "unit": "ms", "pattern": "t=([0-9.]+)"}
 
 
@@ -79,6 +80,41 @@ def wsr_interval(d, conf):
         cdf += counts[k]
         k += 1
     return walsh[k - 1], walsh[len(walsh) - k], 1 - 2 * cdf / total
+
+
+def mw_interval(x, y, conf):
+    """The exact Mann-Whitney interval of y's shift against x at conf: the k-th
+    smallest and largest difference y_j - x_i, k from U's null distribution
+    over all C(m + n, m) orderings (counted). (lo, hi, coverage)."""
+    m, n = len(x), len(y)
+    diffs = sorted(b - a for a in x for b in y)
+    # dist[i][j]: the counts of U = 0, 1, ... for i values against j.
+    dist = [[[1] for _ in range(n + 1)] for _ in range(m + 1)]
+    for i in range(1, m + 1):
+        for j in range(1, n + 1):
+            a, b = [0] * j + dist[i - 1][j], dist[i][j - 1]
+            size = max(len(a), len(b))
+            dist[i][j] = [(a[u] if u < len(a) else 0) + (b[u] if u < len(b) else 0)
+                          for u in range(size)]
+    counts, total = dist[m][n], math.comb(m + n, m)
+    cdf, k = 0, 0
+    while cdf + counts[k] <= (1 - conf) / 2 * total:
+        cdf += counts[k]
+        k += 1
+    return diffs[k - 1], diffs[len(diffs) - k], 1 - 2 * cdf / total
+
+
+def joint_interval(d, x, y, conf):
+    """The change gates' interval from enough rounds: the paired one at half
+    the error, the unpaired one at what is left, where they meet (their hull
+    when they do not). (lo, hi, coverage: the Bonferroni bound)."""
+    alpha = 1 - conf
+    plo, phi, pcov = wsr_interval(d, 1 - alpha / 2)
+    ulo, uhi, ucov = mw_interval(x, y, 1 - (alpha - (1 - pcov)))
+    lo, hi = max(plo, ulo), min(phi, uhi)
+    if lo > hi:
+        lo, hi = min(plo, ulo), max(phi, uhi)
+    return lo, hi, pcov + ucov - 1
 
 
 def raw_values(res, metric, variant):
@@ -321,12 +357,12 @@ class Verdict(AbevTestCase):
     def test_one_change_in_every_place(self):
         """For every gated metric the terminal, report.md (its verdict table and
         the metric's own table) and result.json's gate give the same change,
-        digit for digit: the estimate the gate judged, paired (8 rounds: two
-        gate judgements at 97.5 % each) or unpaired (7), with the p-value of
-        the test that judged it; the ratio of the medians is context in the
+        digit for digit: the estimate the gate judged, paired and unpaired (8
+        rounds: two gate judgements at 97.5 % each) or unpaired (7), with the
+        p-values of the tests that judged it; the ratio of the medians is context in the
         report alone (issue 39 §4)."""
         base = T_BASE + [99, 100]
-        for runs, method in ((8, "wilcoxon_paired"), (7, "mann_whitney")):
+        for runs, method in ((8, "wilcoxon_paired_and_mann_whitney"), (7, "mann_whitney")):
             with self.subTest(runs=runs):
                 # t's rounds are not a constant factor: the medians' change
                 # and the estimate part, so a mix-up shows.
@@ -351,7 +387,8 @@ class Verdict(AbevTestCase):
                             if ln.split()[:2] == ["cand", g["metric"]]]
                     self.assertEqual(len(term), 1, cp.stdout)
                     self.assertIn(f"({want})", term[0])
-                    p = (f"p={s['paired']['wilcoxon_p']:.2g} (paired)" if runs == 8 else
+                    p = (f"p={s['paired']['wilcoxon_p']:.2g} (paired), "
+                         f"{s['mann_whitney']['p']:.2g} (unpaired)" if runs == 8 else
                          f"p={s['mann_whitney']['p']:.2g} (unpaired)")
                     self.assertIn(p, term[0])
                     top = [ln for ln in report.splitlines()
@@ -369,6 +406,56 @@ class Verdict(AbevTestCase):
                     self.assertNotEqual(f"{t['change_pct']:+.2f}",
                                         f"{(t['gate_interval']['point'] - 1) * 100:+.2f}")
 
+    def test_evidence_from_before_the_joint_interval_keeps_its_rule(self):
+        """Evidence written before the joint gate interval (gate intervals
+        without "parts") is recomputed by the rule that decided it, the paired
+        interval alone from 7 rounds at 95 %, so `abev report` and `export`
+        months later say what it said, with no warning."""
+        cand = [120, 125, 114, 121, 122, 120, 119, 121]
+        plan = sh_plan("before-joint", [("base", echo_round(T_BASE + [99, 100])),
+                                        ("cand", echo_round(cand))],
+                       runs=8, metrics=[T_METRIC], gates={"t": {"max_regression_pct": 5}})
+        _, res = self.run_plan(plan, 5)
+        ev = self.path("ev")
+        path = os.path.join(ev, "result.json")
+
+        def rewrite(cmp):
+            res["comparison"] = cmp
+            with open(path, "w", encoding="utf-8") as f:
+                json.dump(res, f, indent="\t")
+            reseal(ev)
+
+        def without_joint_keys(cmp):
+            for m in cmp["metrics"]:
+                for v in m["variants"]:
+                    for k in ("parts", "disjoint"):
+                        v.get("gate_interval", {}).pop(k, None)
+            return cmp
+
+        _, t = self.sample(res["comparison"], "t", "cand")
+        self.assertEqual(t["gate_interval"]["method"], "wilcoxon_paired_and_mann_whitney")
+        # As an older abev wrote it: read by the older rule, which gives other
+        # figures than the ones recorded, and says so.
+        rewrite(without_joint_keys(res["comparison"]))
+        cp = self.abev("export", ev, "--format", "json", check=0)
+        self.assertIn(NOT_THE_ONE, cp.stderr)
+        old = json.loads(cp.stdout)
+        _, t = self.sample(old, "t", "cand")
+        gi = t["gate_interval"]
+        self.assertEqual((gi["method"], gi["parts"], gi["disjoint"]), ("wilcoxon_paired", None, None))
+        ref, got = raw_values(res, "t", "base"), raw_values(res, "t", "cand")
+        lo, hi, coverage = wsr_interval([math.log(c / r) for r, c in zip(ref, got)], 0.95)
+        self.assertAlmostEqual(gi["coverage"], coverage, delta=1e-12)
+        self.assertAlmostEqual(gi["ratio"][0], math.exp(lo), delta=1e-12)
+        self.assertAlmostEqual(gi["ratio"][1], math.exp(hi), delta=1e-12)
+        # Evidence that older rule wrote is held to it: no warning, its words.
+        rewrite(without_joint_keys(old))
+        cp = self.abev("report", ev, check=0)
+        self.assertNotIn(NOT_THE_ONE, cp.stderr)
+        self.assertIn(f"(paired by round, 8 rounds, exact {coverage * 100:.1f} %)", cp.stdout)
+        cp = self.abev("export", ev, "--format", "json", check=0)
+        self.assertNotIn(NOT_THE_ONE, cp.stderr)
+
     def test_a_slower_candidate_is_rejected_with_exit_5(self):
         # Twice as slow against a 15 % limit: a busy machine's late wakeups (a
         # 200 ms sleep ran 243-287 ms beside two busy loops, its partner 284-348)
@@ -381,11 +468,15 @@ class Verdict(AbevTestCase):
                          ("wall", "cand", "max_regression_pct", "fail"))
         self.assertGreater(gate["interval"][0], 15)
         # The gate's interval, recomputed from the raw figures: the exact Wilcoxon
-        # signed-rank interval of the rounds' log-ratios (Walsh averages).
+        # signed-rank interval of the rounds' log-ratios (Walsh averages) at
+        # 97.5 %, the exact Mann-Whitney one of the log values at the rest of
+        # the 5 %, where they meet.
         ref = raw_values(res, "wall", "base")
         cand = raw_values(res, "wall", "cand")
-        lo, hi, coverage = wsr_interval([math.log(c / r) for r, c in zip(ref, cand)], 0.95)
-        self.assertEqual((gate["method"], len(ref)), ("wilcoxon_paired", 7))
+        lo, hi, coverage = joint_interval([math.log(c / r) for r, c in zip(ref, cand)],
+                                          [math.log(r) for r in ref],
+                                          [math.log(c) for c in cand], 0.95)
+        self.assertEqual((gate["method"], len(ref)), ("wilcoxon_paired_and_mann_whitney", 7))
         self.assertAlmostEqual(gate["coverage"], coverage, delta=1e-12)
         self.assertAlmostEqual(gate["interval"][0], (math.exp(lo) - 1) * 100, delta=1e-9)
         self.assertAlmostEqual(gate["interval"][1], (math.exp(hi) - 1) * 100, delta=1e-9)
@@ -451,7 +542,8 @@ class Verdict(AbevTestCase):
             cmp = res["comparison"]
             self.assertEqual(cmp["decision"], "rejected", name)
             gate = cmp["gates"][0]
-            self.assertEqual((gate["verdict"], gate["method"]), ("fail", "wilcoxon_paired"))
+            self.assertEqual((gate["verdict"], gate["method"]),
+                             ("fail", "wilcoxon_paired_and_mann_whitney"))
             self.assertLess(gate["interval"][1], -5)
             _, s = self.sample(cmp, "ops", "cand")
             self.assertEqual(s["paired"]["pairs"], len(base))

@@ -165,17 +165,18 @@ static const char *const cal_order_names[CAL_ORDERS] = { "balanced", "alternate"
  * - CAL_MW: the exact Mann-Whitney interval of the shift between the log
  *   values of the two sides, unpaired (stats_mw_interval(): abev's
  *   fallback when there are too few pairs);
- * - CAL_BOTH: a rule fixed before the data is seen: the paired and the
- *   unpaired exact intervals each at 1 - (1 - CAL_LEVEL) / 2, and their
- *   intersection (at least CAL_LEVEL by Bonferroni; none when they are
- *   disjoint), so that FAIL is "either one all above the limit";
+ * - CAL_BOTH: abev's change gate from stats_joint_interval_n_needed()
+ *   rounds: the paired exact interval at 1 - (1 - CAL_LEVEL) / 2 and the
+ *   unpaired one at what that leaves of 1 - CAL_LEVEL, intersected
+ *   (stats_joint_interval(): at least CAL_LEVEL by Bonferroni), so that
+ *   FAIL is "either one all above the limit";
  * - CAL_BOOTSTRAP: the unpaired percentile bootstrap of the ratio of
  *   medians (stats_bootstrap_ratio(): what the gates judged before).
  */
 enum cal_method { CAL_PAIRED, CAL_SIGN, CAL_MW, CAL_BOTH, CAL_BOOTSTRAP, CAL_METHODS };
 
 static const char *const cal_method_names[CAL_METHODS] = {
-	"paired exact WSR", "paired sign test", "unpaired exact MW", "WSR and MW, Bonferroni",
+	"paired exact WSR", "paired sign test", "unpaired exact MW", "WSR and MW together (abev)",
 	"unpaired bootstrap",
 };
 /* Every method but the bootstrap, the costly one. */
@@ -510,10 +511,8 @@ static inline void cal_judge(const struct cal_options *o, uint64_t seed, unsigne
 			     struct cal_interval *iv)
 {
 	double d[CAL_MAX_ROUNDS], rl[CAL_MAX_ROUNDS], cl[CAL_MAX_ROUNDS];
-	struct cal_interval half[CAL_METHODS];
 
 	memset(iv, 0, CAL_METHODS * sizeof(*iv));
-	memset(half, 0, sizeof(half));
 	for (size_t r = 0; r < n; r++) {
 		rl[r] = log(ref[r]);
 		cl[r] = log(cand[r]);
@@ -521,17 +520,10 @@ static inline void cal_judge(const struct cal_options *o, uint64_t seed, unsigne
 	}
 	cal_exact_intervals(o->methods, d, rl, cl, n, CAL_LEVEL, iv);
 	if (o->methods & 1u << CAL_BOTH) {
-		cal_exact_intervals(1u << CAL_PAIRED | 1u << CAL_MW, d, rl, cl, n,
-				    1 - (1 - CAL_LEVEL) / 2, half);
-		if (half[CAL_PAIRED].ok && half[CAL_MW].ok) {
-			double lo = fmax(half[CAL_PAIRED].lo, half[CAL_MW].lo);
-			double hi = fmin(half[CAL_PAIRED].hi, half[CAL_MW].hi);
+		struct stats_joint_interval j;
 
-			if (lo <= hi)
-				iv[CAL_BOTH] = (struct cal_interval){
-					1, lo, hi, half[CAL_PAIRED].point,
-					half[CAL_PAIRED].stated + half[CAL_MW].stated - 1 };
-		}
+		if (stats_joint_interval(d, n, rl, n, cl, n, CAL_LEVEL, &j) == 0 && j.ok)
+			iv[CAL_BOTH] = (struct cal_interval){ 1, j.lo, j.hi, j.point, j.coverage };
 	}
 	if (o->methods & 1u << CAL_BOOTSTRAP) {
 		struct stats_interval b;
@@ -640,7 +632,72 @@ static inline void cal_run(const struct cal_cell *c, const struct cal_options *o
 }
 
 /*
- * schedule.until "decided": the paired gate looked at after looks[0..nlooks)
+ * The rules by which the change gate chose its interval:
+ * CAL_RULE_ABEV is abev's (decide/compare.c, compare_gate_interval()):
+ * the unpaired interval (stats_mw_interval() of each side's log values)
+ * below stats_joint_interval_n_needed() rounds, from there the paired
+ * and the unpaired one together (stats_joint_interval()). The others are
+ * the rules before, for the tables that show why: the paired interval
+ * (stats_wsr_interval() of the rounds' log-ratios) alone from
+ * stats_wsr_interval_n_needed() rounds (6 at 95 %; before issue 39) or
+ * from stats_wsr_interval_n_preferred() (7; issue 39's first rule), the
+ * unpaired one below.
+ */
+enum cal_rule { CAL_RULE_ABEV, CAL_RULE_PAIRED_FROM_6, CAL_RULE_PAIRED_FROM_7, CAL_RULES };
+
+static const char *const cal_rule_names[CAL_RULES] = {
+	"abev", "before issue 39: paired from 6", "issue 39's first rule: paired from 7",
+};
+
+/*
+ * The change gate's verdict at limit_pct on n rounds under rule, its
+ * interval at level; INCONCLUSIVE without an interval, or with a value of
+ * 0 or below.
+ */
+static inline enum cal_verdict cal_gate_at(const double *ref, const double *cand, size_t n,
+					   enum cal_rule rule, double level, double limit_pct)
+{
+	double d[CAL_MAX_ROUNDS], rl[CAL_MAX_ROUNDS], cl[CAL_MAX_ROUNDS];
+	struct stats_exact_interval e;
+	size_t from;
+
+	if (n > CAL_MAX_ROUNDS)
+		n = CAL_MAX_ROUNDS;
+	for (size_t r = 0; r < n; r++) {
+		if (!(ref[r] > 0) || !(cand[r] > 0))
+			return CAL_INCONCLUSIVE;
+		rl[r] = log(ref[r]);
+		cl[r] = log(cand[r]);
+		d[r] = cl[r] - rl[r];
+	}
+	from = rule == CAL_RULE_ABEV ? stats_joint_interval_n_needed(level)
+	       : rule == CAL_RULE_PAIRED_FROM_6 ? stats_wsr_interval_n_needed(level)
+					       : stats_wsr_interval_n_preferred(level);
+	if (n >= from && rule == CAL_RULE_ABEV) {
+		struct stats_joint_interval j;
+
+		if (stats_joint_interval(d, n, rl, n, cl, n, level, &j) < 0 || !j.ok)
+			return CAL_INCONCLUSIVE;
+		return cal_verdict(exp(j.lo), exp(j.hi), limit_pct);
+	}
+	if (n >= from) {
+		if (stats_wsr_interval(d, n, level, &e) < 0)
+			return CAL_INCONCLUSIVE;
+	} else if (stats_mw_interval(rl, n, cl, n, level, &e) < 0) {
+		return CAL_INCONCLUSIVE;
+	}
+	return e.ok ? cal_verdict(exp(e.lo), exp(e.hi), limit_pct) : CAL_INCONCLUSIVE;
+}
+
+/* The same at CAL_LEVEL. */
+static inline enum cal_verdict cal_gate(const double *ref, const double *cand, size_t n,
+					enum cal_rule rule, double limit_pct)
+{
+	return cal_gate_at(ref, cand, n, rule, CAL_LEVEL, limit_pct);
+}
+
+/*
+ * schedule.until "decided": the gate (cal_gate_at(), abev's rule) looked at after looks[0..nlooks)
  * rounds (ascending, the last at most CAL_MAX_ROUNDS), each look at
  * 1 - (1 - CAL_LEVEL) / nlooks (Bonferroni), stopping at the first PASS or
  * FAIL; c->rounds is ignored (the data of each dataset run to the last
@@ -659,7 +716,7 @@ static inline void cal_run_sequential(const struct cal_cell *c, const size_t *lo
 {
 	struct cal_cell cell = *c;
 	double level = 1 - (1 - CAL_LEVEL) / (double)nlooks;
-	double ref[CAL_MAX_ROUNDS], cand[CAL_MAX_ROUNDS], d[CAL_MAX_ROUNDS];
+	double ref[CAL_MAX_ROUNDS], cand[CAL_MAX_ROUNDS];
 	size_t n = looks[nlooks - 1] < CAL_MAX_ROUNDS ? looks[nlooks - 1] : CAL_MAX_ROUNDS;
 	uint64_t rng;
 
@@ -675,12 +732,10 @@ static inline void cal_run_sequential(const struct cal_cell *c, const size_t *lo
 
 		for (size_t r = 0; r < n; r++) {
 			cal_round(&cell, &rng, r, &ref[r], &cand[r]);
-			d[r] = log(cand[r] / ref[r]);
 			if ((!(ref[r] > 0) || !(cand[r] > 0)) && first_zero == n)
 				first_zero = r;
 		}
 		for (size_t k = 0; k < nlooks && v == CAL_INCONCLUSIVE; k++) {
-			struct stats_exact_interval iv;
 			size_t m = looks[k] < n ? looks[k] : n;
 
 			/* A value of 0 or below leaves every later look without an interval too. */
@@ -688,47 +743,12 @@ static inline void cal_run_sequential(const struct cal_cell *c, const size_t *lo
 				used = n;
 				break;
 			}
-			if (stats_wsr_interval(d, m, level, &iv) == 0 && iv.ok)
-				v = cal_verdict(exp(iv.lo), exp(iv.hi), limit_pct);
+			v = cal_gate_at(ref, cand, m, CAL_RULE_ABEV, level, limit_pct);
 			used = m;
 		}
 		res->verdicts[v]++;
 		res->rounds += used;
 	}
-}
-
-/*
- * The change gate as abev judges it (decide/compare.c,
- * compare_gate_interval()) on n rounds at CAL_LEVEL: the paired interval
- * (stats_wsr_interval() of the rounds' log-ratios) from paired_from
- * rounds on, below that the unpaired one (stats_mw_interval() of each
- * side's log values), whose verdict at limit_pct it returns; INCONCLUSIVE
- * without an interval, or with a value of 0 or below. abev's rule is
- * paired_from = stats_wsr_interval_n_preferred(CAL_LEVEL) (7); before
- * issue 39 it was stats_wsr_interval_n_needed(CAL_LEVEL) (6).
- */
-static inline enum cal_verdict cal_gate(const double *ref, const double *cand, size_t n,
-					size_t paired_from, double limit_pct)
-{
-	double d[CAL_MAX_ROUNDS], rl[CAL_MAX_ROUNDS], cl[CAL_MAX_ROUNDS];
-	struct stats_exact_interval e;
-
-	if (n > CAL_MAX_ROUNDS)
-		n = CAL_MAX_ROUNDS;
-	for (size_t r = 0; r < n; r++) {
-		if (!(ref[r] > 0) || !(cand[r] > 0))
-			return CAL_INCONCLUSIVE;
-		rl[r] = log(ref[r]);
-		cl[r] = log(cand[r]);
-		d[r] = cl[r] - rl[r];
-	}
-	if (n >= paired_from) {
-		if (stats_wsr_interval(d, n, CAL_LEVEL, &e) < 0)
-			return CAL_INCONCLUSIVE;
-	} else if (stats_mw_interval(rl, n, cl, n, CAL_LEVEL, &e) < 0) {
-		return CAL_INCONCLUSIVE;
-	}
-	return e.ok ? cal_verdict(exp(e.lo), exp(e.hi), limit_pct) : CAL_INCONCLUSIVE;
 }
 
 /*
@@ -749,7 +769,7 @@ struct cal_curve {
 	unsigned unfailed[CAL_MAX_ROUNDS + 1];
 };
 
-static inline void cal_run_curve(const struct cal_cell *c, size_t paired_from,
+static inline void cal_run_curve(const struct cal_cell *c, enum cal_rule rule,
 				 double limit_pct, unsigned datasets, struct cal_curve *res)
 {
 	size_t n = c->rounds < CAL_MAX_ROUNDS ? c->rounds : CAL_MAX_ROUNDS;
@@ -765,7 +785,7 @@ static inline void cal_run_curve(const struct cal_cell *c, size_t paired_from,
 		for (size_t r = 0; r < n; r++)
 			cal_round(c, &rng, r, &ref[r], &cand[r]);
 		for (size_t k = 1; k <= n; k++) {
-			enum cal_verdict v = cal_gate(ref, cand, k, paired_from, limit_pct);
+			enum cal_verdict v = cal_gate(ref, cand, k, rule, limit_pct);
 
 			res->verdicts[k][v]++;
 			res->unfailed[k - 1] += prev == CAL_FAIL && v != CAL_FAIL;

@@ -208,10 +208,12 @@ static void test_summary_rows(void **state)
 		   "the smallest attainable two-sided p-value is 0.2 (exact Mann–Whitney, ties as "
 		   "observed), so no difference can reach p \\< 0.05; that needs at least 4 runs a "
 		   "side.");
-	assert_has(r, "Change gates judge the exact 95% Wilcoxon signed-rank interval of the rounds' "
-		   "paired ratios (7 rounds or more; with fewer pairs, the exact unpaired "
-		   "Mann–Whitney interval, at least 4 runs a side), not a p-value; the 95% bootstrap "
-		   "interval of the ratio of medians (1000 resamples) is context.");
+	assert_has(r, "Change gates judge an exact 95% interval: from 7 rounds, the Wilcoxon "
+		   "signed-rank interval of the rounds' paired ratios and the Mann–Whitney interval "
+		   "of the Hodges–Lehmann ratio together, each at its share of the error, where they "
+		   "meet; with fewer pairs, the unpaired one alone (at least 4 runs a side), not a "
+		   "p-value; the 95% bootstrap interval of the ratio of medians (1000 resamples) is "
+		   "context.");
 	/* No gate: the decision says so, and no table of gates follows it. */
 	assert_has(r, "## Verdict\n\n**Decision: no decision: the plan sets no gate; ");
 	assert_lacks(r, "| Limit | Verdict |");
@@ -296,7 +298,7 @@ static void test_header_and_conditions(void **state)
 
 /*
  * The fixture with seven rounds of both variants, the fewest the gates
- * judge paired at 95 % (stats_wsr_interval_n_preferred()): the fixture's
+ * judge paired and unpaired at 95 % (stats_joint_interval_n_needed()): the fixture's
  * counted ones (rounds 1-3, candidate in round 1 only) and rounds 2-7 of
  * the candidate, 4-7 of the baseline.
  */
@@ -388,9 +390,9 @@ static void test_first_screen(void **state)
 	};
 	const char *want[] = {
 		"**Decision: rejected: ",
-		"| candidate | wall | 870 ms vs 1.15 s | 1.32× faster \\[1.22, 1.41\\] (-24.09%) | "
+		"| candidate | wall | 870 ms vs 1.15 s | 1.32× faster \\[1.18, 1.41\\] (-24.14%) | "
 		"≤ +10.00% | pass |",
-		"| candidate | max\\_rss | 215 MiB vs 105 MiB | 2.05× larger \\[1.91, 2.10\\] "
+		"| candidate | max\\_rss | 215 MiB vs 105 MiB | 2.05× larger \\[1.90, 2.10\\] "
 		"(+104.76%) | ≤ +25.00% | **FAIL** |",
 		"| candidate | cpu | ",
 		"- **candidate**: Ns.Sort\\_test (2 of 2 runs), Ns.Hash\\_test (1 of 2 runs)\n",

@@ -505,6 +505,85 @@ static double diff_kth(const void *arg, uint64_t k)
 }
 
 /*
+ * The gates' joint interval (stats_joint_interval()): the paired one at
+ * half the error, keeping what its order statistics leave unspent, the
+ * unpaired one at the rest, each as the function alone gives it; the
+ * coverage is their Bonferroni bound and at least the level; the interval
+ * is where they meet, the estimate the paired one within it. It exists
+ * from stats_joint_interval_n_needed() rounds: 7 at 95 % (the paired
+ * interval at 97.5 %), 8 at 97.5 %.
+ */
+static void test_joint(void **state)
+{
+	/* A slower candidate, noisier on its own than in its rounds' ratios. */
+	static const double x[] = { 0.00, 0.31, -0.12, 0.05, 0.22, -0.30, 0.11, 0.02, -0.07, 0.16 };
+	static const double lv[] = { 0.9, 0.95, 0.975, 0.99 };
+	static const size_t need[] = { 6, 7, 8, 9 };
+	double y[ARRAY_SIZE(x)], d[ARRAY_SIZE(x)];
+	struct stats_joint_interval j;
+	struct stats_exact_interval p, u;
+
+	(void)state;
+	for (size_t i = 0; i < ARRAY_SIZE(x); i++) {
+		d[i] = 0.10 + 0.02 * (double)(i % 3) - 0.01 * (double)(i % 2);
+		y[i] = x[i] + d[i];
+	}
+	for (size_t l = 0; l < ARRAY_SIZE(lv); l++) {
+		double alpha = 1 - lv[l];
+
+		assert_int_equal(stats_joint_interval_n_needed(lv[l]), need[l]);
+		assert_int_equal(stats_joint_interval(d, need[l] - 1, x, need[l] - 1, y, need[l] - 1,
+						      lv[l], &j), 0);
+		assert_false(j.ok);
+		assert_true(isnan(j.lo) && isnan(j.hi) && isnan(j.point));
+		for (size_t n = need[l]; n <= ARRAY_SIZE(x); n++) {
+			assert_int_equal(stats_joint_interval(d, n, x, n, y, n, lv[l], &j), 0);
+			assert_true(j.ok);
+			stats_wsr_interval(d, n, 1 - alpha / 2, &p);
+			assert_true(p.lo == j.paired.lo && p.hi == j.paired.hi &&
+				    p.coverage == j.paired.coverage && p.point == j.paired.point);
+			stats_mw_interval(x, n, y, n, 1 - (alpha - (1 - p.coverage)), &u);
+			assert_true(u.lo == j.unpaired.lo && u.hi == j.unpaired.hi &&
+				    u.coverage == j.unpaired.coverage);
+			assert_true(j.paired.coverage >= 1 - alpha / 2);
+			assert_true(fabs(j.coverage - (p.coverage + u.coverage - 1)) < 1e-15);
+			assert_true(j.coverage >= lv[l] - 1e-12);
+			assert_false(j.disjoint);
+			assert_true(j.lo == fmax(p.lo, u.lo) && j.hi == fmin(p.hi, u.hi));
+			assert_true(j.lo <= j.point && j.point <= j.hi);
+			/* Tighter than either alone: the paired one is, here. */
+			assert_true(j.hi - j.lo <= p.hi - p.lo && j.hi - j.lo <= u.hi - u.lo);
+		}
+	}
+	/*
+	 * The parts are the caller's: rounds that show +1 while the sides'
+	 * values show 0 (runs that are not those of the rounds) make two
+	 * intervals that do not meet, and the interval is their hull.
+	 */
+	{
+		static const double one[10] = { 1, 1, 1, 1, 1, 1, 1, 1, 1, 1 }, zero[10] = { 0 };
+		static const double spread[10] = { 0.2, 0.6, 1, 1.4, 1.8, 0.4, 0.8, 1.2, 1.6, 1 };
+		static const double at[10] = { 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5 };
+
+		assert_int_equal(stats_joint_interval(one, 10, zero, 10, zero, 10, 0.95, &j), 0);
+		assert_true(j.ok && j.disjoint);
+		assert_true(j.lo == 0 && j.hi == 1 && j.point == 1);
+		/* They meet where the paired estimate is not: it is moved to the nearer end. */
+		assert_int_equal(stats_joint_interval(spread, 10, zero, 10, at, 10, 0.95, &j), 0);
+		assert_true(j.ok && !j.disjoint);
+		assert_true(j.paired.point == 1 && j.lo == 0.5 && j.hi == 0.5 && j.point == 0.5);
+	}
+	/* Bad levels, as the two functions. */
+	assert_int_equal(stats_joint_interval(d, 10, x, 10, y, 10, 1, &j), -1);
+	assert_int_equal(stats_joint_interval(d, 10, x, 10, y, 10, 0, &j), -1);
+	assert_int_equal(stats_joint_interval_n_needed(1), 0);
+	assert_false(j.ok);
+	/* Too few runs on a side for the unpaired part: no interval. */
+	assert_int_equal(stats_joint_interval(d, 10, x, 1, y, 10, 0.95, &j), 0);
+	assert_false(j.ok);
+}
+
+/*
  * 1500 values (1,125,750 Walsh averages) and 1000 against 1100 (1,100,000
  * differences), continuous and heavily tied, against the stored and
  * sorted pairs. Past the exact limits the intervals use the normal
@@ -663,6 +742,7 @@ int main(void)
 		cmocka_unit_test(test_mw_enumerated),
 		cmocka_unit_test(test_n_needed),
 		cmocka_unit_test(test_n_preferred),
+		cmocka_unit_test(test_joint),
 		cmocka_unit_test(test_selection_large),
 		cmocka_unit_test(test_symmetry),
 		cmocka_unit_test(test_exact_limits),
