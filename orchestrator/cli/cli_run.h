@@ -164,8 +164,8 @@ struct quick_args {
 		      "gate: METRIC (wall, cpu, max_rss, wall_own or a --metric; default " \
 		      "wall_own, wall less its wait on others' CPUs) of each " \
 		      "command may be at " \
-		      "most P % worse than the reference's (judged on the exact paired " \
-		      "interval); once per metric") }, \
+		      "most P % worse than the reference's (judged on exact intervals, " \
+		      "paired and unpaired); once per metric") }, \
 	{ CLI_STRINGS_N('L', "parameter-list", T, P lists, "VAR VALUES", 2, \
 			QUICK_MAX_COMMANDS, \
 			"hyperfine's scan: run each command once per value of the comma-separated " \
