@@ -140,7 +140,9 @@ static void print_sequential(unsigned n)
 	static const size_t looks[] = { 8, 12, 18, 27, 32 };
 
 	printf("\nschedule.until \"decided\", looks after rounds 8, 12, 18, 27, 32, each at 99 %% "
-	       "(Bonferroni), paired exact WSR:\n\n");
+	       "(Bonferroni), judged as abev's gates judge (cal_gate_at(): the paired and the "
+	       "unpaired interval together from the rounds at which both exist, else the unpaired "
+	       "one alone):\n\n");
 	printf("| model | CV | A/A FAIL %% (L=0) | A/A FAIL %% (L=5) | +20 %% FAIL %% (L=5) | "
 	       "mean rounds (+20 %%) | +20 %% INCONCLUSIVE %% |\n");
 	printf("|---|---:|---:|---:|---:|---:|---:|\n");
