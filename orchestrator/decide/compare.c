@@ -428,8 +428,9 @@ static void take_part(struct cmp_gi_part *p, const char *method,
  * first at which it exists at 95 %) made the sixth round lower the power
  * (at 6 its only order statistics are the extremes), and alone from 7 the
  * seventh did under noise that strikes single runs, where the unpaired
- * one is the stronger; the two together from 7 keep the power rising
- * round by round under every noise model of bench/results.md. The
+ * one is the stronger; with the two together from 7 no round lowers the
+ * power beyond noise under any noise model of bench/results.md from 6
+ * rounds on (below, the unpaired interval alone is all there is). The
  * confidence is each gate judgement's share of the decision's
  * (compare_gate_confidence()). The rule depends on the number of pairs
  * alone, fixed before any value is seen, and gi_rule records which
