@@ -333,7 +333,7 @@ void summary_put_line(FILE *f, struct strbuf *line)
 static void summary_p(struct strbuf *sb, const struct comparison *c, const struct cmp_sample *s)
 {
 	int joint = s->has_gi && !strcmp(s->gi_method, COMPARE_GI_JOINT);
-	int paired = s->has_gi ? joint : !c->unpaired && s->has_paired;
+	int paired = s->has_gi ? compare_gi_by_round(s->gi_method) : !c->unpaired && s->has_paired;
 
 	if (joint && s->has_paired && s->has_mw)
 		strbuf_addf(sb, "  p=%.2g (paired), %.2g (unpaired)", s->wsr_p, s->mw_p);
