@@ -270,26 +270,31 @@ static cJSON *left_out_json(const struct cmp_sample *s)
 
 /*
  * A joint gate interval's two parts (compare.h: gi_parts), each with its
- * method, estimate, interval and coverage; null for any other.
+ * method, estimate, interval and coverage, and whether they met, into x
+ * as "parts" and "disjoint"; both null for any other interval.
  */
-static cJSON *gi_parts_json(const struct cmp_sample *s)
+static void add_joint_parts(cJSON *x, const struct cmp_sample *s)
 {
 	cJSON *a;
 
-	if (!s->has_gi || strcmp(s->gi_method, COMPARE_GI_JOINT))
-		return jnull();
+	if (!s->has_gi || strcmp(s->gi_method, COMPARE_GI_JOINT)) {
+		jadd(x, "parts", jnull());
+		jadd(x, "disjoint", jnull());
+		return;
+	}
 	a = jnew_array();
 	for (size_t i = 0; i < ARRAY_SIZE(s->gi_parts); i++) {
 		const struct cmp_gi_part *p = &s->gi_parts[i];
-		cJSON *x = jnew_object();
+		cJSON *e = jnew_object();
 
-		jadd_str(x, "method", p->method);
-		jadd_opt(x, "point", 1, p->point, NULL, NULL);
-		jadd(x, "ratio", interval_json(1, p->lo, p->hi));
-		jadd_real(x, "coverage", p->coverage);
-		cJSON_AddItemToArray(a, x);
+		jadd_str(e, "method", p->method);
+		jadd_opt(e, "point", 1, p->point, NULL, NULL);
+		jadd(e, "ratio", interval_json(1, p->lo, p->hi));
+		jadd_real(e, "coverage", p->coverage);
+		cJSON_AddItemToArray(a, e);
 	}
-	return a;
+	jadd(x, "parts", a);
+	jadd_bool(x, "disjoint", s->gi_disjoint);
 }
 
 /* One variant under one metric; its keys are depth tabs in when printed. */
@@ -354,11 +359,7 @@ static cJSON *sample_json(const struct cmp_sample *s, int depth)
 				 s->gi_note == REASON_NOT_POSITIVE);
 		jadd_int_or_null(x, "not_positive", (int64_t)s->gi_not_positive,
 				 s->gi_note == REASON_NOT_POSITIVE);
-		jadd(x, "parts", gi_parts_json(s));
-		if (s->has_gi && !strcmp(s->gi_method, COMPARE_GI_JOINT))
-			jadd_bool(x, "disjoint", s->gi_disjoint);
-		else
-			jadd(x, "disjoint", jnull());
+		add_joint_parts(x, s);
 		jadd(o, "gate_interval", x);
 	}
 	x = jnew_object();

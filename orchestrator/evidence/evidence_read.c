@@ -1118,7 +1118,7 @@ int evidence_comparison_matches(const struct evidence_run *r, const char *doc)
 		drop_keys(old, levels_keys, ARRAY_SIZE(levels_keys));
 		drop_keys(j, levels_keys, ARRAY_SIZE(levels_keys));
 	}
-	if (j && stored && before_joint_interval(stored)) {
+	if (j && stored && r->cfg.gi_paired_alone) {
 		cJSON *m, *x;
 
 		/* The keys the joint interval added; j's are null then. */
