@@ -611,9 +611,23 @@ static int read_classes(struct parser *p, off_t start, char **err)
 {
 	struct results_file scratch = RESULTS_FILE_INIT;
 	struct parser q;
+	off_t root_end = 0, defs_at = 0;
+	enum scan_result where = results_scan_trx_definitions(p->fd, start, p->lim.max_bytes,
+							      &root_end, &defs_at);
 
+	/* None to read: no prepass at all (a JUnit file, a TRX without definitions). */
+	if (where == SCAN_NONE) {
+		p->classes_done = 1;
+		return 0;
+	}
 	parser_init(&q, p->fd, p->path, &p->lim, NULL, NULL, &scratch);
 	q.prepass = 1;
+	q.pos = start;
+	/* Only the prolog, the root's start tag and the definitions are parsed. */
+	if (where == SCAN_DEFS && defs_at > root_end) {
+		q.skip_from = root_end;
+		q.skip_to = defs_at;
+	}
 	if (results_sax_read(&q) == 0 || (q.reason && !strcmp(q.reason, PREPASS_DONE))) {
 		p->classes = q.classes;
 		p->classes_done = 1;

@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "results/results.h"
 #include "util/compiler.h"
@@ -149,6 +150,13 @@ struct parser {
 	 */
 	struct trx_classes *classes;
 	int prepass, classes_done;
+	/*
+	 * The prepass's jump: once the read reaches file offset skip_from
+	 * (the end of the root's start tag), it goes on at skip_to (where the
+	 * definitions start), so that what lies between is never parsed
+	 * (results_scan.c). pos: the file offset the next read starts at.
+	 */
+	off_t skip_from, skip_to, pos;
 	int64_t unqualified;    /* TRX results whose testId has no definition read */
 
 	int64_t parents, missing_outcome, unknown_outcome, bad_duration, long_names, stray;
@@ -268,5 +276,22 @@ void results_first_line(char *dst, const struct strbuf *msg);
 int results_sax_read(struct parser *p);
 /* The one-line reason (without the path) for libxml2's error, in abev's words; caller frees. */
 char *results_sax_reason(struct parser *p);
+
+/*
+ * Where a seekable TRX read from start (an fd) has its test definitions
+ * (results_scan.c): SCAN_DEFS with *root_end, the offset just past the
+ * root's start tag, and *defs_at, that of the '<' of the root's first
+ * TestDefinitions child; SCAN_NONE when the file has none to read (its
+ * root closes first, or is not a TestRun); SCAN_UNSURE when the scan
+ * cannot tell (a DOCTYPE, input that is not ASCII-compatible, a read
+ * error, an unfinished document, or what the parse refuses by its size:
+ * over max_bytes from start, a tag over RESULTS_MARKUP_MAX, a comment,
+ * CDATA section or processing instruction over RESULTS_HELD_MAX): then the
+ * whole file is read for them, as far as the parse goes.
+ */
+enum scan_result { SCAN_UNSURE, SCAN_NONE, SCAN_DEFS };
+
+enum scan_result results_scan_trx_definitions(int fd, off_t start, uint64_t max_bytes,
+					      off_t *root_end, off_t *defs_at);
 
 #endif

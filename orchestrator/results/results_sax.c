@@ -509,6 +509,19 @@ static ssize_t read_chunk(struct parser *p, char *buf, size_t len)
 	if (room < UINT64_MAX)
 		room++;
 	want = (uint64_t)len < room ? len : (size_t)room;
+	if (p->skip_to) {
+		/* The prepass's jump (results_scan.c): up to skip_from, then on from skip_to. */
+		if (p->pos == p->skip_from) {
+			if (lseek(p->fd, p->skip_to, SEEK_SET) != p->skip_to) {
+				p->read_errno = errno ? errno : EIO;
+				return -1;
+			}
+			p->pos = p->skip_to;
+			p->skip_to = 0;
+		} else if ((off_t)want > p->skip_from - p->pos) {
+			want = (size_t)(p->skip_from - p->pos);
+		}
+	}
 	do
 		n = read(p->fd, buf, want);
 	while (n < 0 && errno == EINTR);
@@ -516,6 +529,7 @@ static ssize_t read_chunk(struct parser *p, char *buf, size_t len)
 		p->read_errno = errno ? errno : EIO;
 		return -1;
 	}
+	p->pos += n;
 	p->nread += (uint64_t)n;
 	if (p->hash)
 		sha256_update(p->hash, buf, (size_t)n);
