@@ -970,6 +970,8 @@ static void judge_metrics(struct judge *j, struct invocation *inv, const struct 
 		.tests = c->tests,
 		.ntests = c->ntests,
 		.pattern_cpu_seconds = j->plan->pattern_cpu_seconds,
+		/* The ledger holds each log a metric read to the bytes read (run_slot.c). */
+		.reads = inv->logs_read,
 	};
 
 	if (c->names)

@@ -1038,6 +1038,22 @@ static void wait_for_quiet(struct run_state *st, const struct sched_slot *slot)
 }
 
 /* Whether variant has a recorded run (not a warmup) that was not discarded. */
+/* test.log and stderr.log, each as a metric read it (invocation.h: logs_read), into the ledger. */
+static void hold_logs_read(struct run_state *st, const struct invocation *inv)
+{
+	static const char *const names[2] = { EVIDENCE_STDOUT_LOG, EVIDENCE_STDERR_LOG };
+
+	for (int i = 0; i < 2; i++) {
+		char *rel;
+
+		if (!inv->logs_read[i].hashed)
+			continue;
+		rel = path_join(inv->dir, names[i]);
+		ledger_parsed(&st->ledger, rel, inv->logs_read[i].sha256, inv->logs_read[i].bytes);
+		free(rel);
+	}
+}
+
 static int has_kept_run(const struct run_state *st, const char *variant)
 {
 	for (size_t i = 0; i < st->ninvs; i++)
@@ -1080,11 +1096,16 @@ static int run_attempt(struct run_state *st, const struct sched_slot *slot, unsi
 	st->ninvs++;
 	st->next_start = st->m->now(st->m->arg) + (int64_t)(plan->set.gap_seconds * 1e9);
 	st->have_prev = 1;
-	/* The result files its figures come from are held to the bytes they were read from. */
+	/*
+	 * The result files and logs its figures come from are held to the bytes
+	 * they were read from: a change after that read is one to the record,
+	 * never sealed as the run's own output.
+	 */
 	for (size_t i = 0; i < inv->nresults; i++)
 		if (inv->results[i].hashed)
 			ledger_parsed(&st->ledger, inv->results[i].path, inv->results[i].sha256,
 				      inv->results[i].bytes);
+	hold_logs_read(st, inv);
 	/*
 	 * Once its files are written, the invocation's directory is final: the
 	 * ledger keeps it — also when writing them failed (a full disk), or the

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "record/file_read.h"
 #include "record/guard_result.h"
 #include "record/loadavg.h"
 #include "record/metric_def.h"
@@ -154,6 +155,13 @@ struct invocation {
 		int64_t bytes_total;
 		char sha256[SHA256_HEX_LEN + 1];
 	} logs[2];
+	/*
+	 * test.log [0] and stderr.log [1] as a metric read them, hashed in that
+	 * read, for the ledger to hold each file to the bytes its figures came
+	 * from (hashed 0: no metric read it whole). Not written to result.json:
+	 * the manifest lists those bytes.
+	 */
+	struct file_read logs_read[2];
 	int cgroup_valid;
 	int64_t cg_memory_peak_bytes;   /* -1: null */
 	int64_t cg_cpu_usage_ns;        /* -1: null */

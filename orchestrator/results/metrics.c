@@ -30,6 +30,7 @@
 #include "util/alloc.h"
 #include "util/compiler.h"
 #include "util/escape.h"
+#include "util/hash.h"
 #include "util/number.h"
 #include "util/readfile.h"
 #include "util/strbuf.h"
@@ -376,7 +377,12 @@ static enum read_small_result read_beneath(struct strbuf *sb, const struct dirat
 	return r;
 }
 
-static void text_load(struct text *t, const struct dirat *dir, const char *path)
+/*
+ * Loads the text a metric matches; with read set, also the SHA-256 and
+ * size of its bytes as read, before anything in them is replaced.
+ */
+static void text_load(struct text *t, const struct dirat *dir, const char *path,
+		      struct file_read *read)
 {
 	enum read_small_result r;
 
@@ -390,6 +396,11 @@ static void text_load(struct text *t, const struct dirat *dir, const char *path)
 		: read_small(&t->sb, path, METRICS_MAX_TEXT, READ_REGULAR | READ_NOFOLLOW);
 	switch (r) {
 	case READ_SMALL_OK:
+		if (read) {
+			sha256_buf(t->sb.buf, t->sb.len, read->sha256);
+			read->bytes = t->sb.len;
+			read->hashed = 1;
+		}
 		replace_nuls(t->sb.buf, t->sb.len);
 		return;
 	case READ_SMALL_OPEN:
@@ -699,7 +710,7 @@ static int scan(const char *pattern, enum metric_match match, char *text, size_t
 }
 
 static void from_text(const struct metric_set *set, size_t i, struct text *t, const char *path,
-		      const struct metric_inputs *in, struct metric_value *v)
+		      struct file_read *read, const struct metric_inputs *in, struct metric_value *v)
 {
 	const struct metric_def *d = &set->defs[i];
 	struct acc acc = { 0 };
@@ -707,7 +718,7 @@ static void from_text(const struct metric_set *set, size_t i, struct text *t, co
 	char b[SHOW_MAX];
 
 	if (!t->loaded)
-		text_load(t, in->dir, path);
+		text_load(t, in->dir, path, read);
 	if (t->why) {
 		v->why = xstrdup(t->why);
 		return;
@@ -994,6 +1005,8 @@ void metrics_extract(const struct metric_set *set, const struct metric_inputs *i
 	size_t n = 0, k = 0;
 	int rt_loaded = 0;
 
+	if (in->reads)
+		memset(in->reads, 0, 2 * sizeof(*in->reads));
 	for (size_t i = 0; set && i < set->ndefs; i++)
 		n += 1 + !!set->defs[i].derive_rate;
 	v = xcalloc(n ? n : 1, sizeof(*v));
@@ -1010,10 +1023,12 @@ void metrics_extract(const struct metric_set *set, const struct metric_inputs *i
 			from_process(d, in, mv);
 			break;
 		case METRIC_STDOUT:
-			from_text(set, i, &out_text, in->stdout_path, in, mv);
+			from_text(set, i, &out_text, in->stdout_path, in->reads ? &in->reads[0] : NULL,
+				  in, mv);
 			break;
 		case METRIC_STDERR:
-			from_text(set, i, &err_text, in->stderr_path, in, mv);
+			from_text(set, i, &err_text, in->stderr_path, in->reads ? &in->reads[1] : NULL,
+				  in, mv);
 			break;
 		case METRIC_RESULTS:
 			from_results(set, i, in, mv);

@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "record/file_read.h"
 #include "record/metric_def.h"
 #include "record/proc_figures.h"
 #include "record/proc_tree.h"
@@ -52,6 +53,13 @@ struct metric_inputs {
 	size_t ntest_names;
 	double pattern_cpu_seconds;  /* per metric and invocation; 0: the default */
 	size_t pattern_memory_bytes; /* per metric and text; 0: the default */
+	/*
+	 * When set, metrics_extract() puts in reads[0] (stdout_path) and
+	 * reads[1] (stderr_path) the SHA-256 and size of the bytes it matched
+	 * the patterns against, hashed in the read they come from; a text no
+	 * metric read, or one not read whole, is left with hashed 0.
+	 */
+	struct file_read *reads;
 };
 
 

@@ -59,6 +59,36 @@ while True:
 '''
 
 
+# Rewrites, in place and with the same length, each run's test.log once abev
+# has read it for its figures: once the run's own result.json is there, which
+# abev writes after judging the run and before it notes the run directory as
+# final. "t=1" becomes "t=9" ("t=100" reads "t=900"). Counts its rewrites in
+# argv[2].
+LOG_RACER = r'''
+import os, sys, time
+root, count = sys.argv[1], sys.argv[2]
+done, n = set(), 0
+while True:
+    for d, _, names in os.walk(os.path.join(root, "runs")):
+        if d in done or "result.json" not in names or "test.log" not in names:
+            continue
+        done.add(d)
+        try:
+            with open(os.path.join(d, "test.log"), "r+b") as f:
+                data = f.read()
+                if b"t=1" not in data:
+                    continue
+                f.seek(0)
+                f.write(data.replace(b"t=1", b"t=9"))
+            n += 1
+            with open(count, "w") as c:
+                c.write(str(n))
+        except OSError:
+            pass
+    time.sleep(0.0005)
+'''
+
+
 def traced_env():
     """LeakSanitizer cannot run under ptrace: leaks are checked by the other tests."""
     env = dict(os.environ)
@@ -90,13 +120,13 @@ class RacerWhileSealing(AbevTestCase):
             "load": {"max_cpu_wait_pct": 100, "max_foreign_cpu": 64, "max_repeats": 0},
         })
 
-    def run_raced(self, ev, delay_us):
+    def run_raced(self, ev, delay_us, racer_src=RACER):
         """abev run under strace, each rename followed by delay_us, beside the
         racer; returns (abev's exit code, the racer's rewrites)."""
         os.mkdir(ev)
         os.rmdir(ev)
         count = ev + ".count"
-        racer = subprocess.Popen([sys.executable, "-c", RACER, ev, count],
+        racer = subprocess.Popen([sys.executable, "-c", racer_src, ev, count],
                                  stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                  stderr=subprocess.DEVNULL)
         try:
@@ -150,6 +180,41 @@ class RacerWhileSealing(AbevTestCase):
                     self.assertIn("content changed", v.stdout, what)
         # The racer must have had its chance, or this proves nothing.
         self.assertGreater(hits, 0, "the racer never rewrote a file")
+
+    def test_a_log_rewritten_after_its_figures_were_read_is_never_signed(self):
+        # A metric's figures come from test.log: the bytes sealed must be the ones
+        # read. abev read the log for the metric, and noted the run directory as
+        # final only later, by the identity of its files: a rewrite in between was
+        # sealed and signed as the run's own output, its figures not what it says.
+        hits = 0
+        for i, delay in enumerate((20000, 100000)):
+            with self.subTest(delay_us=delay):
+                ev = self.path(f"ev-{i}")
+                cp, n = self.run_raced(ev, delay, LOG_RACER)
+                hits += n
+                what = f"racer rewrites: {n}\n{cp.stdout}\n{cp.stderr}"
+                self.assertIn(cp.returncode, (1, 3, 5), what)
+                v = self.abev("verify", ev, "--pubkey", self.path("k.pub"))
+                what += "\n" + v.stdout + v.stderr
+                with open(os.path.join(ev, "result.json"), encoding="utf-8") as f:
+                    res = json.load(f)
+                if v.returncode == 0:
+                    # Verified: every figure is what the sealed log says.
+                    for inv in res["invocations"]:
+                        if not inv.get("metrics"):
+                            continue
+                        with open(os.path.join(ev, inv["dir"], "test.log"), "rb") as f:
+                            said = f.read().decode()
+                        got = inv["metrics"].get("t")
+                        if got is not None:
+                            self.assertEqual(said, f"t={got:g}\n", (inv["dir"], what))
+                else:
+                    # Not clean: each log rewritten after abev read it is named.
+                    self.assertEqual(v.returncode, 8, what)
+                    self.assertEqual(res["status"], "failed", what)
+                    self.assertTrue(any("test.log: changed after abev read its figures"
+                                        in t for t in res["tampered"]), what)
+        self.assertGreater(hits, 0, "the racer never rewrote a log")
 
 
 class ReadOnceSealedAsRead(AbevTestCase):

@@ -24,6 +24,7 @@
 #include "results/metrics.h"
 #include "util/alloc.h"
 #include "util/compiler.h"
+#include "util/hash.h"
 #include "util/path.h"
 #include "util/strbuf.h"
 
@@ -599,6 +600,57 @@ static void test_several(void **state)
 		release_def(&d[i]);
 }
 
+/*
+ * The bytes a text metric matched are hashed in that read, as read (a NUL
+ * included, which the match sees as a newline), for the ledger to hold the
+ * log to; a text no metric reads is left unhashed, whatever reads held.
+ */
+static void test_reads_hashed(void **state)
+{
+	static const char out[] = "t=12\0t=13\n";
+	struct metric_inputs in = base_inputs();
+	struct metric_def d = { 0 };
+	struct file_read reads[2];
+	unsigned char want[SHA256_LEN];
+	struct metric_set *set;
+	struct metric_value *v;
+	size_t n;
+	char *err;
+	(void)state;
+
+	d.name = xstrdup("t");
+	d.unit = xstrdup("ms");
+	d.source = METRIC_STDOUT;
+	d.pattern = xstrdup("t=([0-9]+)");
+	d.match = MATCH_LAST;
+	write_text(stdout_path, out, sizeof(out) - 1);
+	write_text(stderr_path, "t=1", 3);
+	in.stdout_path = stdout_path;
+	in.stderr_path = stderr_path;
+	memset(reads, 0xff, sizeof(reads));
+	in.reads = reads;
+	set = metrics_compile(&d, 1, &err);
+	assert_non_null(set);
+	metrics_extract(set, &in, &v, &n);
+	assert_true(v[0].ok && v[0].value == 13);
+	sha256_buf(out, sizeof(out) - 1, want);
+	assert_int_equal(reads[0].hashed, 1);
+	assert_int_equal(reads[0].bytes, sizeof(out) - 1);
+	assert_memory_equal(reads[0].sha256, want, SHA256_LEN);
+	assert_int_equal(reads[1].hashed, 0);
+	metric_def_values_free(v, n);
+
+	/* Not read whole (past the limit): no hash stands for it. */
+	assert_int_equal(truncate(stdout_path, (off_t)METRICS_MAX_TEXT + 1), 0);
+	metrics_extract(set, &in, &v, &n);
+	assert_false(v[0].ok);
+	assert_int_equal(reads[0].hashed, 0);
+	metric_def_values_free(v, n);
+	metrics_free(set);
+	release_def(&d);
+	unlink(stdout_path);
+}
+
 /* A text file over the limit is a reason, not a read of 256 MiB more. */
 static void test_oversize(void **state)
 {
@@ -959,6 +1011,7 @@ int main(void)
 		cmocka_unit_test(test_derive_rate),
 		cmocka_unit_test(test_several),
 		cmocka_unit_test(test_oversize),
+		cmocka_unit_test(test_reads_hashed),
 		cmocka_unit_test(test_compile),
 		cmocka_unit_test(test_wants_test),
 		cmocka_unit_test(test_windows),
