@@ -6,6 +6,7 @@ run must finish (within the timeout), and say in a warning and in result.json's
 notes what it did not use."""
 import fcntl
 import os
+import shutil
 import subprocess
 import sys
 
@@ -152,8 +153,21 @@ class ForeignPeers(OtherUser, AbevTestCase):
     def setUp(self):
         self.set_up_as_root_with_nobody("another user's file needs root to plant")
 
+    def python_for_user(self):
+        """A Python the user can run: the suite's own may sit where only root can
+        enter (a pyenv in root's 0700 home)."""
+        for python in (sys.executable, shutil.which("python3", path="/usr/bin:/bin")):
+            try:
+                subprocess.run([python, "-c", ""], check=True, timeout=60, cwd=self.tmp,
+                               stdin=subprocess.DEVNULL, preexec_fn=self.become_user)
+                return python
+            except (OSError, TypeError, subprocess.CalledProcessError):
+                continue
+        self.skipTest(f"user '{self.user.pw_name}' can run no Python here")
+
     def fake_peer(self, d, as_user):
-        p = subprocess.Popen([sys.executable, "-c", FAKE_PEER, d], stdout=subprocess.PIPE,
+        python = self.python_for_user() if as_user else sys.executable
+        p = subprocess.Popen([python, "-c", FAKE_PEER, d], stdout=subprocess.PIPE,
                              text=True, preexec_fn=self.become_user if as_user else None)
         self.addCleanup(lambda: (p.kill(), p.wait()))
         self.assertEqual(p.stdout.readline().strip(), "ready")
