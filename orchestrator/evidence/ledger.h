@@ -68,6 +68,12 @@ int ledger_write(struct ledger *l, const struct dirat *root, const char *rel, co
 void ledger_written(struct ledger *l, const char *rel, const unsigned char digest[SHA256_LEN],
 		    off_t size);
 /*
+ * abev removed rel, a file it wrote (the journal, once the final
+ * result.json holds its records): the ledger no longer holds it, and a
+ * seal does not look for it.
+ */
+void ledger_forget(struct ledger *l, const char *rel);
+/*
  * Notes that abev read the run's file rel (a test-result file) for its
  * figures, hashed in that read: from now on the file is held to those
  * bytes, as one abev wrote would be.

@@ -349,12 +349,22 @@ static int write_final(struct run_state *st)
 		st->final_written = 1;
 		if (journal_remove(&st->journal) < 0)
 			ret = -1;
+		ledger_forget(&st->ledger, EVIDENCE_JOURNAL_FILE);
 	}
 	/* A short result.json says failed (write_short_state()): the report says the same. */
 	fill_report(st, &hdr, 1, &rin);
 	if (report_write(&st->ev, &st->ledger, &rin) < 0)
 		ret = -1;
 	return ret;
+}
+
+void run_state_close_journal(struct run_state *st)
+{
+	unsigned char digest[SHA256_LEN];
+	uint64_t size;
+
+	if (journal_close(&st->journal, digest, &size))
+		ledger_written(&st->ledger, EVIDENCE_JOURNAL_FILE, digest, (off_t)size);
 }
 
 int run_state_write(struct run_state *st, int final)

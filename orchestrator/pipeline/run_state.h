@@ -152,5 +152,15 @@ int run_state_look(struct run_state *st, unsigned round);
  * 0, or -1 after error() when a file could not be written.
  */
 int run_state_write(struct run_state *st, int final);
+/*
+ * The run is over, before the check of the evidence (runner.c): the
+ * journal takes no more lines, and its digest goes to the ledger, which
+ * then holds it to the bytes abev wrote like every file of abev's — a run
+ * that changed it is found, and a journal that stays in the evidence
+ * (beside a short result.json) is sealed as abev wrote it. The final
+ * run_state_write() removes it from both once result.json holds every
+ * record.
+ */
+void run_state_close_journal(struct run_state *st);
 
 #endif

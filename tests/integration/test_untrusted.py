@@ -160,13 +160,14 @@ class Untrusted(AbevTestCase):
         self.validate_evidence_on_teardown = False
         script = ('root=$(dirname "$(dirname "$(dirname "$ABEV_RUN_DIR")")") && '
                   'printf "[]" > "$root/plan.json" && echo evil > "$root/evil.txt" && '
-                  'echo forged > "$root/runs/a/run-1/guard.log"')
+                  'echo forged >> "$root/invocations.jsonl"')
         cp, res = self.run_plan(self.plan(["true", script]), 1, timeout=HANG)
         self.assertEqual(res["status"], "failed")
         notes = "\n".join(res["notes"])
         self.assertIn("plan.json: changed after abev wrote it", notes)
         self.assertIn("evil.txt: a regular file abev did not write appeared", notes)
-        self.assertIn("runs/a/run-1/guard.log: changed after abev wrote it", notes)
+        # The journal is abev's record while the run goes on: held to abev's bytes.
+        self.assertIn("invocations.jsonl: changed after abev wrote it", notes)
         self.assertIn("the evidence is failed", notes)
         for inv in res["invocations"]:
             self.assertEqual(inv["status"], "ok", inv.get("reason"))
@@ -182,7 +183,7 @@ class Untrusted(AbevTestCase):
         self.abev("keygen", "--out", self.path("k"), check=0)
         script = ('root=$(dirname "$(dirname "$(dirname "$ABEV_RUN_DIR")")") && '
                   'printf "[]" > "$root/plan.json" && echo evil > "$root/evil.txt" && '
-                  'echo forged > "$root/runs/a/run-1/guard.log"')
+                  'echo forged >> "$root/invocations.jsonl"')
         bundle = self.path("ev.tar.zst")
         cp, res = self.run_plan(self.plan(["true", script]), 1, "--key", self.path("k.key"),
                                 "--bundle", bundle, timeout=HANG)
@@ -210,6 +211,8 @@ class Untrusted(AbevTestCase):
                                     for t in tampered), tampered)
                 self.assertTrue(any(t.startswith("evil.txt: a regular file abev did not write")
                                     for t in tampered), tampered)
+                self.assertTrue(any(t.startswith("invocations.jsonl: changed after abev "
+                                                 "wrote it") for t in tampered), tampered)
                 self.assertEqual([l.split(":")[1].strip() for l in lines
                                   if l.startswith("verdict:")], ["NOT CLEAN"])
                 self.assertNotIn("verified", v.stdout)
