@@ -2,8 +2,9 @@
  * ledger: what abev wrote into an evidence directory while the programs
  * under test ran beside it, and the check, before sealing, that it is all
  * still there as written and that nothing else appeared. The files abev
- * writes itself (plan.json, metadata.json, the plan's template, each
- * invocation's result.json, resource.log and guard.log) are noted with
+ * writes itself (plan.json, metadata.json, the plan's template, the
+ * journal over every line appended, an invocation's own result.json
+ * where the journal could not take its line) are noted with
  * their SHA-256 as they are written; a run directory, once its
  * invocation is over, is noted file by file as it is then (device,
  * inode, size, modification and change times: a later write, rename or

@@ -143,8 +143,10 @@ int run_state_look(struct run_state *st, unsigned round);
  * Writes the run down. The first call (final 0) writes result.json and
  * report.md as "running" and opens the journal with its reserve
  * (journal.h); each later one with final 0 appends the invocations
- * recorded since to the journal, and nothing else: its cost does not
- * grow with the run. With final set (the run is over) it gives the
+ * recorded since to the journal, and nothing else (once the journal has
+ * stopped, writes each one's own result.json instead): its cost does not
+ * grow with the run, and it makes no file while the journal takes the
+ * lines. With final set (the run is over) it gives the
  * reserve back, makes the comparison and its plots, writes result.json
  * with every invocation and report.md, and removes the journal. The
  * final result.json and report.md are staged (seal.h: "result.json.sealing")
