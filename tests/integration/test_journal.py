@@ -156,6 +156,13 @@ class StoppedJournal(AbevTestCase):
                             cwd=ev, capture_output=True, text=True, timeout=300)
         self.assertEqual(cp.returncode, 0, cp.stdout + cp.stderr)
         self.assertEqual(res["tampered"], [])
+        # abev report reads the two together: every invocation, and notes that say where.
+        cp = self.abev("report", ev, check=0)
+        for x in journaled + own:
+            self.assertIn(f"| {x['seq']} | a | run {x['round']} |", cp.stdout)
+        self.assertIn(f"the {len(journaled)} below are read from invocations.jsonl", cp.stdout)
+        self.assertIn(f"the {len(own)} after those are read from their directories' own "
+                      "result.json", cp.stdout)
 
 
 class DiskFull(AbevTestCase):
