@@ -12,8 +12,10 @@
 # Both are measured ROUNDS times (default 5), abev and hyperfine taking
 # turns, and the median of each figure is printed, so that a burst of
 # other work on the machine does not land on one side only. The evidence
-# goes under TMPDIR (default /tmp): abev creates 7 files per invocation,
-# so the file system's cost of a create shows in (b); it is printed too.
+# goes under TMPDIR (default /tmp): abev creates a directory and two logs
+# per invocation (before issue 41 also result.json, resource.log and
+# guard.log), so the file system's cost of a create shows in (b); it is
+# printed too.
 #
 # Usage: bench/run-overhead.sh [N [ROUNDS]]   (from the repository root, after make)
 # ABEV=path picks the binary (default ./abev).
@@ -67,7 +69,8 @@ for line in open(f"{work}/times"):
     hf_t.append(t2 - t1)
 # A create as abev meets it: right after the rounds' evidence was deleted (on
 # ext4 the inode allocator then scans the recently deleted inodes), as many
-# as one run makes (a directory and six files per invocation).
+# as one run made before issue 41 (a directory and six files per invocation;
+# now a directory and two), the same for either binary.
 for r in {line.split()[0] for line in open(f"{work}/times")}:
     shutil.rmtree(f"{work}/ev-{r}", ignore_errors=True)
 d = os.path.join(work, "creates")

@@ -76,8 +76,11 @@ static const char run_about[] =
 static const char run_tail[] =
 	"Evidence: DIR/plan.json, DIR/metadata.json (abev.metadata/1), DIR/result.json\n"
 	"(abev.run/1), DIR/report.md, DIR/SHA256 and DIR/SHA256.sig, and per invocation\n"
-	"DIR/runs/<variant>/<phase>-<round>[-attempt-<k>]/ with test.log, stderr.log,\n"
-	"resource.log, guard.log and result.json (abev.invocation/1).\n"
+	"DIR/runs/<variant>/<phase>-<round>[-attempt-<k>]/ with test.log, stderr.log and\n"
+	"what the command wrote. Each invocation's record (abev.invocation/1) is a line\n"
+	"of DIR/invocations.jsonl while the run goes on and an entry of result.json's\n"
+	"\"invocations\" once it is over; only past a journal that could not be written\n"
+	"(ulimit -f, a full disk) is it the directory's own result.json.\n"
 	"\n"
 	"--out and --bundle are checked before anything runs (exit 2): neither may lie\n"
 	"inside evidence, nor --bundle be DIR itself; DIR/ is DIR. Before the\n"

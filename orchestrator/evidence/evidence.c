@@ -1,8 +1,6 @@
 /*
  * evidence: serialises invocation records and the run header to JSON with
- * cJSON, in a fixed key order, and writes each file atomically. The
- * resource.log beside each result.json carries the same figures as
- * readable "key: value" lines for people who grep rather than parse.
+ * cJSON, in a fixed key order, and writes each file atomically.
  */
 #include "evidence/evidence.h"
 
@@ -25,127 +23,17 @@
 #include "util/strbuf.h"
 #include "util/usage.h"
 
-static void fmt_load(struct strbuf *sb, const char *key, const struct loadavg *l)
-{
-	if (l->valid)
-		strbuf_addf(sb, "%s: %.2f %.2f %.2f %ld/%ld\n", key, l->m1, l->m5, l->m15,
-			    l->runnable, l->total);
-	else
-		strbuf_addf(sb, "%s: unavailable\n", key);
-}
-
-static void resource_log(struct strbuf *sb, const struct invocation *inv)
-{
-	strbuf_addf(sb, "variant: %s\nphase: %s\nround: %u\nattempt: %u\nstatus: %s\n",
-		    inv->variant, inv->warmup ? "warmup" : "run", inv->round, inv->attempt,
-		    invocation_status_name(inv->status));
-	if (inv->reason)
-		strbuf_addf(sb, "reason: %s\n", inv->reason);
-	strbuf_addf(sb, "start_utc: %s\nend_utc: %s\n", inv->start_utc, inv->end_utc);
-	strbuf_addf(sb, "wall_seconds: %.6f\n", (double)inv->fig.wall_ns / 1e9);
-	if (inv->exit_code >= 0)
-		strbuf_addf(sb, "exit_code: %d\n", inv->exit_code);
-	if (inv->signal > 0)
-		strbuf_addf(sb, "signal: %d%s\n", inv->signal, inv->core_dumped ? " (core dumped)" : "");
-	if (inv->timed_out)
-		strbuf_adds(sb, "timed_out: yes\n");
-	if (inv->exec_error)
-		strbuf_addf(sb, "exec_error: %s\n", inv->exec_error);
-	strbuf_addf(sb, "user_seconds: %.6f\nsys_seconds: %.6f\n", (double)inv->fig.user_ns / 1e9,
-		    (double)inv->fig.sys_ns / 1e9);
-	strbuf_addf(sb, "max_rss_bytes: %lld\n", (long long)inv->fig.max_rss_bytes);
-	strbuf_addf(sb, "minor_faults: %ld\nmajor_faults: %ld\n", inv->fig.minflt, inv->fig.majflt);
-	strbuf_addf(sb, "voluntary_switches: %ld\ninvoluntary_switches: %ld\n", inv->fig.nvcsw,
-		    inv->fig.nivcsw);
-	fmt_load(sb, "load_before", &inv->load_before);
-	fmt_load(sb, "load_after", &inv->load_after);
-	if (inv->foreign_cpu >= 0)
-		strbuf_addf(sb, "foreign_cpu: %.3f (resolution %.3f, limit %.3f)\n", inv->foreign_cpu,
-			    inv->foreign_cpu_resolution,
-			    inv->max_foreign_cpu >= 0 ? inv->max_foreign_cpu : -1.0);
-	else
-		strbuf_adds(sb, "foreign_cpu: unavailable\n");
-	if (inv->cpu_wait_ns >= 0)
-		strbuf_addf(sb, "cpu_wait_seconds: %.6f (%.2f %% of wall time, from %s, limit %.2f %%)\n",
-			    (double)inv->cpu_wait_ns / 1e9, invocation_cpu_wait_pct(inv),
-			    inv->cpu_wait_source ? inv->cpu_wait_source : "?", inv->max_cpu_wait_pct);
-	else
-		strbuf_addf(sb, "cpu_wait_seconds: unavailable (%s)\n",
-			    inv->cpu_wait_note ? inv->cpu_wait_note : "unknown");
-	if (inv->system_cpu_wait_ns >= 0)
-		strbuf_addf(sb, "system_cpu_wait_seconds: %.6f\n",
-			    (double)inv->system_cpu_wait_ns / 1e9);
-	if (inv->foreign_busy_ns >= 0)
-		strbuf_addf(sb, "foreign_busy_seconds: %.6f (on the run's %u CPU(s))\n",
-			    (double)inv->foreign_busy_ns / 1e9, inv->run_cpus);
-	else
-		strbuf_adds(sb, "foreign_busy_seconds: unavailable\n");
-	if (inv->foreign_wait_ns >= 0)
-		strbuf_addf(sb, "foreign_wait_seconds: %.6f (%.2f %% of wall time, judged against "
-			    "the limit)\n",
-			    (double)inv->foreign_wait_ns / 1e9, invocation_foreign_wait_pct(inv));
-	else
-		strbuf_adds(sb, "foreign_wait_seconds: unavailable (the whole CPU wait is judged)\n");
-	if (inv->cpus)
-		strbuf_addf(sb, "cpus: %s\n", inv->cpus);
-	strbuf_addf(sb, "leftovers_killed: %u\n", inv->leftovers_killed);
-	if (inv->stops_abev || inv->stops_child || inv->suspended_ns > 0)
-		strbuf_addf(sb, "paused: abev stopped %u time(s), the command %u time(s), machine "
-			    "suspended %.3f s\n",
-			    inv->stops_abev, inv->stops_child, (double)inv->suspended_ns / 1e9);
-	for (int i = 0; i < 2; i++)
-		if (inv->logs[i].bytes_dropped > 0)
-			strbuf_addf(sb, "%s: truncated at %lld bytes, %lld bytes dropped\n",
-				    i ? EVIDENCE_STDERR_LOG : EVIDENCE_STDOUT_LOG,
-				    (long long)inv->logs[i].bytes_written,
-				    (long long)inv->logs[i].bytes_dropped);
-	if (inv->cgroup_valid) {
-		if (inv->cg_memory_peak_bytes >= 0)
-			strbuf_addf(sb, "cgroup_memory_peak_bytes: %lld\n",
-				    (long long)inv->cg_memory_peak_bytes);
-		else
-			strbuf_adds(sb, "cgroup_memory_peak_bytes: unavailable\n");
-		if (inv->cg_cpu_usage_ns >= 0)
-			strbuf_addf(sb, "cgroup_cpu_seconds: %.6f\n", (double)inv->cg_cpu_usage_ns / 1e9);
-		else
-			strbuf_adds(sb, "cgroup_cpu_seconds: unavailable\n");
-	} else {
-		strbuf_adds(sb, "cgroup: none\n");
-	}
-	if (inv->cgroup_note)
-		strbuf_addf(sb, "cgroup_note: %s\n", inv->cgroup_note);
-}
-
 int evidence_write_invocation(struct ledger *l, const struct dirat *root,
 			      const struct invocation *inv)
 {
-	char *json_path = path_join(inv->dir, EVIDENCE_RESULT_FILE);
-	char *log_path = path_join(inv->dir, EVIDENCE_RESOURCE_LOG);
-	char *guard_path = path_join(inv->dir, EVIDENCE_GUARD_LOG);
-	struct strbuf sb = STRBUF_INIT;
+	char *path = path_join(inv->dir, EVIDENCE_RESULT_FILE);
 	cJSON *o = invocation_fields_json(inv, 1);
 	char *text = json_print(o);
-	int ret = -1;
+	int ret = ledger_write(l, root, path, text, strlen(text));
 
-	if (ledger_write(l, root, json_path, text, strlen(text)) < 0)
-		goto out;
-	resource_log(&sb, inv);
-	if (ledger_write(l, root, log_path, sb.buf, sb.len) < 0)
-		goto out;
-	strbuf_reset(&sb);
-	for (size_t i = 0; i < inv->nguards; i++)
-		strbuf_addf(&sb, "%s: %s: %s\n", guard_kind_name(inv->guards[i].kind),
-			    guard_verdict_name(inv->guards[i].verdict), inv->guards[i].reason);
-	if (ledger_write(l, root, guard_path, sb.buf, sb.len) < 0)
-		goto out;
-	ret = 0;
-out:
 	cJSON_Delete(o);
 	free(text);
-	strbuf_release(&sb);
-	free(json_path);
-	free(log_path);
-	free(guard_path);
+	free(path);
 	return ret;
 }
 

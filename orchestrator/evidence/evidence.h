@@ -1,7 +1,7 @@
 /*
  * evidence: the files of an evidence directory that record what ran —
- * each invocation's result.json and resource.log, and the top-level
- * result.json — written deterministically (fixed key order) and
+ * the top-level result.json, the journal's lines, and an invocation's own
+ * result.json where the journal could not hold it — written deterministically (fixed key order) and
  * atomically (a half-written file is never left under its final name).
  * It does not run anything and does not compute statistics. The record
  * it serialises, struct invocation, is invocation.h's.
@@ -29,9 +29,10 @@ struct compare_gate_def;
 
 
 /*
- * Writes <inv->dir>/result.json, resource.log and guard.log beneath root
- * (no link followed), each noted in the ledger with its SHA-256. 0 or -1
- * after error().
+ * Writes <inv->dir>/result.json beneath root (no link followed), the
+ * invocation's own document (abev.invocation/1), noted in the ledger with
+ * its SHA-256: the record of an invocation the journal could not hold
+ * (run_state.c). 0 or -1 after error().
  */
 int evidence_write_invocation(struct ledger *l, const struct dirat *root,
 			      const struct invocation *inv);

@@ -13,6 +13,7 @@
 #include "evidence/evname.h"
 
 #include <cjson/cJSON.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -28,6 +29,7 @@
 #include "util/json_in.h"
 #include "util/json_out.h"
 #include "util/json_text.h"
+#include "util/name_rule.h"
 #include "util/alloc.h"
 #include "util/compiler.h"
 #include "util/env.h"
@@ -353,6 +355,96 @@ static int read_journal_line(const struct json_in *rd, struct evidence_run *r, c
 	return rc;
 }
 
+static cJSON *load_json(const char *dir, const char *path, char **err);
+
+static int by_seq(const void *a, const void *b)
+{
+	unsigned x = ((const struct invocation *)a)->seq, y = ((const struct invocation *)b)->seq;
+
+	return x < y ? -1 : x > y;
+}
+
+/* DIR/runs/<variant>/<run>/result.json: one record, when it is there and later than seq after. */
+static int read_own_record(const char *dir, const char *variant, const char *run,
+			   struct evidence_run *r, unsigned after, size_t *alloc, char **err)
+{
+	char *path = xasprintf("%s/%s/%s/%s/%s", dir, EVIDENCE_RUNS_DIR, variant, run,
+			       EVIDENCE_RESULT_FILE);
+	struct json_in rd = { path, NULL, err };
+	struct stat st;
+	cJSON *o = NULL;
+	int ret = 0;
+
+	if (lstat(path, &st) < 0 || !S_ISREG(st.st_mode))
+		goto out;
+	ret = -1;
+	o = load_json(dir, path, err);
+	if (!o)
+		goto out;
+	ALLOC_GROW(r->invs, r->ninvs + 1, *alloc);
+	memset(&r->invs[r->ninvs], 0, sizeof(*r->invs));
+	if (read_invocation(&rd, r, o, r->ninvs, &r->invs[r->ninvs]) < 0) {
+		r->ninvs++;
+		goto out;
+	}
+	/* Journaled before (evidence of an earlier abev has one for every invocation). */
+	if (r->invs[r->ninvs].seq <= after)
+		invocation_release(&r->invs[r->ninvs]);
+	else
+		r->ninvs++;
+	ret = 0;
+out:
+	cJSON_Delete(o);
+	free(path);
+	return ret;
+}
+
+/*
+ * The records past where the journal stopped (journal.h: the file-size
+ * limit, a full disk), each its directory's own result.json, after those
+ * the journal holds, in execution order. Only the recorded variants'
+ * directories are read, at most EVIDENCE_MAX_FILES entries. 0, or -1
+ * after json_in_error().
+ */
+static int read_own_records(const char *dir, struct evidence_run *r, size_t *alloc, char **err)
+{
+	unsigned after = r->ninvs ? r->invs[r->ninvs - 1].seq : 0;
+	size_t from = r->ninvs, seen = 0;
+	int ret = 0;
+
+	for (size_t v = 0; v < r->hdr.nvariants && !ret; v++) {
+		const char *name = r->hdr.variant_names[v];
+		char *vdir;
+		DIR *d;
+		struct dirent *de;
+
+		if (!name_rule_component_ok(name))
+			continue;
+		vdir = xasprintf("%s/%s/%s", dir, EVIDENCE_RUNS_DIR, name);
+		d = opendir(vdir);
+		free(vdir);
+		while (d && !ret && (de = readdir(d)) && seen++ < EVIDENCE_MAX_FILES)
+			if (de->d_name[0] != '.')
+				ret = read_own_record(dir, name, de->d_name, r, after, alloc, err);
+		if (d)
+			closedir(d);
+	}
+	if (ret < 0)
+		return -1;
+	qsort(r->invs + from, r->ninvs - from, sizeof(*r->invs), by_seq);
+	for (size_t i = from; i < r->ninvs; i++)
+		if (i > 0 && r->invs[i].seq == r->invs[i - 1].seq) {
+			struct json_in rd = { dir, NULL, err };
+			return json_in_error(&rd, "invocations", "seq %u recorded twice under %s/",
+					     r->invs[i].seq, EVIDENCE_RUNS_DIR);
+		}
+	if (r->ninvs > from)
+		add_note(r, xasprintf("the %zu after those are read from their directories' own "
+				      "%s: %s had stopped (see the notes)", r->ninvs - from,
+				      EVIDENCE_RESULT_FILE, EVIDENCE_JOURNAL_FILE));
+	return 0;
+}
+
 /*
  * The invocations of a run that never finished, from DIR/EVIDENCE_JOURNAL_FILE
  * (journal.h): result.json ("running", or a short one) holds none. Each
@@ -418,9 +510,10 @@ static int read_journal(const char *dir, struct evidence_run *r, char **err)
 			      r->hdr.status, r->ninvs, EVIDENCE_JOURNAL_FILE));
 	if (sb.len)
 		add_note(r, xasprintf("%s ends in %zu bytes without a line break: abev stopped while "
-				      "writing that invocation's record, left out here (its own "
-				      "result.json under runs/ may hold it)", EVIDENCE_JOURNAL_FILE, sb.len));
-	ret = 0;
+				      "writing that invocation's record, left out here (where the "
+				      "journal could not be written, its directory's own "
+				      "result.json holds it)", EVIDENCE_JOURNAL_FILE, sb.len));
+	ret = read_own_records(dir, r, &alloc, err);
 out:
 	if (fd >= 0)
 		close(fd);

@@ -2,7 +2,10 @@
  * journal: appending invocation records to invocations.jsonl and holding
  * the reserve (journal.h). Each line is written with one write() on a
  * descriptor opened O_APPEND, so that a reader sees whole lines, and at
- * most the last one cut short when abev was killed in the middle of it.
+ * most the last one cut short when abev was killed in the middle of it
+ * (or when a write failed: the journal then stops). What is written is
+ * hashed as it is written, so that a journal that stays in the evidence
+ * is held to abev's bytes, not to what a run may have made of the file.
  * The lines are evidence.c's; this file only keeps them.
  */
 #include "evidence/journal.h"
@@ -18,7 +21,6 @@
 #include "util/path.h"
 #include "util/strbuf.h"
 #include "util/usage.h"
-#include "util/writefile.h"
 
 /* Created beneath the evidence root, no link followed (dirat.h); path names it in messages. */
 static int create(const struct dirat *root, const char *name, const char *path)
@@ -99,8 +101,34 @@ int journal_open(struct journal *j, const struct dirat *root)
 		errno = saved;
 		return -1;
 	}
+	j->sum = sha256_new();
 	grow_reserve(j);
 	hold_inodes(j);
+	return 0;
+}
+
+/*
+ * All of line, hashed as far as it was written: a write that fails part
+ * way leaves that part in the file, and the digest says so. 0 or -1 (errno).
+ */
+static int write_line(struct journal *j, const char *line, size_t len)
+{
+	size_t done = 0;
+
+	while (done < len) {
+		ssize_t n = write(j->fd, line + done, len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (n == 0)
+				errno = EIO;
+			j->cut = done;
+			return -1;
+		}
+		sha256_update(j->sum, line + done, (size_t)n);
+		done += (size_t)n;
+	}
 	return 0;
 }
 
@@ -110,11 +138,11 @@ int journal_append(struct journal *j, const struct invocation *inv)
 	size_t len;
 	int ret = 0;
 
-	if (j->fd < 0)
+	if (journal_stopped(j))
 		return 0;
 	line = evidence_invocation_line(inv);
 	len = strlen(line);
-	if (write_all(j->fd, line, len) < 0) {
+	if (write_line(j, line, len) < 0) {
 		int saved = errno;
 		ret = error("cannot write '%s': %s", j->path, strerror(errno));
 		close(j->fd);
@@ -127,6 +155,24 @@ int journal_append(struct journal *j, const struct invocation *inv)
 	}
 	free(line);
 	return ret;
+}
+
+int journal_stopped(const struct journal *j)
+{
+	return j->fd < 0 || !j->sum;
+}
+
+int journal_close(struct journal *j, unsigned char digest[SHA256_LEN], uint64_t *size)
+{
+	if (!j->path || !j->sum)
+		return 0;
+	sha256_final(j->sum, digest);
+	j->sum = NULL;
+	*size = j->bytes + j->cut;
+	if (j->fd >= 0)
+		close(j->fd);
+	j->fd = -1;
+	return 1;
 }
 
 uint64_t journal_release_reserve(struct journal *j)
@@ -150,11 +196,22 @@ uint64_t journal_release_reserve(struct journal *j)
 	return freed;
 }
 
+/* The running digest, no longer wanted. */
+static void drop_sum(struct journal *j)
+{
+	unsigned char unused[SHA256_LEN];
+
+	if (j->sum)
+		sha256_final(j->sum, unused);
+	j->sum = NULL;
+}
+
 int journal_remove(struct journal *j)
 {
 	int ret = 0;
 
 	journal_release_reserve(j);
+	drop_sum(j);
 	if (j->fd >= 0)
 		close(j->fd);
 	j->fd = -1;
@@ -170,6 +227,7 @@ void journal_release(struct journal *j)
 	journal_release_reserve(j);
 	free(j->reserve_problem);
 	j->reserve_problem = NULL;
+	drop_sum(j);
 	if (j->fd >= 0)
 		close(j->fd);
 	j->fd = -1;

@@ -16,6 +16,7 @@
 
 #include "record/invocation.h"
 #include "record/layout.h"
+#include "util/hash.h"
 
 /*
  * The reserve: this much, plus twice what the journal holds (the final
@@ -34,12 +35,15 @@
 #define JOURNAL_RESERVE_INODES 8
 
 struct dirat;
+struct sha256;
 struct journal {
 	const struct dirat *root;   /* the evidence directory (borrowed) */
 	char *path, *reserve_path;  /* for messages; NULL: not open, or removed */
 	int fd, reserve_fd;         /* fd -1 once a write failed: nothing more is appended */
 	int inode_fd[JOURNAL_RESERVE_INODES]; /* the inodes held, -1 where none */
-	uint64_t bytes;             /* appended so far */
+	uint64_t bytes;             /* appended so far, in whole lines */
+	uint64_t cut;               /* the start of a line whose write failed, after them */
+	struct sha256 *sum;         /* of the bytes written, bytes + cut; NULL once closed */
 	uint64_t reserved;          /* held in the reserve file */
 	unsigned lines;
 	/*
@@ -49,8 +53,8 @@ struct journal {
 	char *reserve_problem;
 	int reserve_stuck;
 };
-#define JOURNAL_INIT { NULL, NULL, NULL, -1, -1, { -1, -1, -1, -1, -1, -1, -1, -1 }, 0, 0, 0, \
-		       NULL, 0 }
+#define JOURNAL_INIT { .fd = -1, .reserve_fd = -1, \
+		       .inode_fd = { -1, -1, -1, -1, -1, -1, -1, -1 } }
 
 /*
  * Creates EVIDENCE_JOURNAL_FILE and the reserve EVIDENCE_RESERVE_FILE beneath root
@@ -68,6 +72,17 @@ int journal_open(struct journal *j, const struct dirat *root);
  * file stays for journal_remove() or journal_release() to deal with.
  */
 int journal_append(struct journal *j, const struct invocation *inv);
+/* Whether appends have stopped: a write failed, or journal_close() was called. */
+int journal_stopped(const struct journal *j);
+/*
+ * No more lines: the journal is closed to appends, and its SHA-256 and
+ * size — of the bytes abev wrote, a line whose write failed as far as it
+ * got — go to digest and *size, for the ledger (ledger_written()): a
+ * journal that stays in the evidence is held to them like every file
+ * abev writes. 1, or 0 when there is no journal file (never opened, or
+ * removed). A second call returns 0.
+ */
+int journal_close(struct journal *j, unsigned char digest[SHA256_LEN], uint64_t *size);
 /*
  * Gives the reserve's space and inodes back (removes the file, closes the
  * unnamed ones), before the final writes. The bytes it held. Does nothing

@@ -87,6 +87,20 @@ void ledger_written(struct ledger *l, const char *rel, const unsigned char diges
 	e->cached = 0;
 }
 
+void ledger_forget(struct ledger *l, const char *rel)
+{
+	size_t kept = 0;
+
+	/* Linear, and in the order noted: once per run. */
+	for (size_t i = 0; i < l->n; i++) {
+		if (!strcmp(l->v[i].name, rel))
+			free(l->v[i].name);
+		else
+			l->v[kept++] = l->v[i];
+	}
+	l->n = kept;
+}
+
 void ledger_parsed(struct ledger *l, const char *rel, const unsigned char digest[SHA256_LEN],
 		   uint64_t size)
 {

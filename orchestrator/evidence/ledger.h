@@ -2,8 +2,9 @@
  * ledger: what abev wrote into an evidence directory while the programs
  * under test ran beside it, and the check, before sealing, that it is all
  * still there as written and that nothing else appeared. The files abev
- * writes itself (plan.json, metadata.json, the plan's template, each
- * invocation's result.json, resource.log and guard.log) are noted with
+ * writes itself (plan.json, metadata.json, the plan's template, the
+ * journal over every line appended, an invocation's own result.json
+ * where the journal could not take its line) are noted with
  * their SHA-256 as they are written; a run directory, once its
  * invocation is over, is noted file by file as it is then (device,
  * inode, size, modification and change times: a later write, rename or
@@ -67,6 +68,12 @@ int ledger_write(struct ledger *l, const struct dirat *root, const char *rel, co
  */
 void ledger_written(struct ledger *l, const char *rel, const unsigned char digest[SHA256_LEN],
 		    off_t size);
+/*
+ * abev removed rel, a file it wrote (the journal, once the final
+ * result.json holds its records): the ledger no longer holds it, and a
+ * seal does not look for it.
+ */
+void ledger_forget(struct ledger *l, const char *rel);
 /*
  * Notes that abev read the run's file rel (a test-result file) for its
  * figures, hashed in that read: from now on the file is held to those

@@ -1107,13 +1107,14 @@ static int run_attempt(struct run_state *st, const struct sched_slot *slot, unsi
 				      inv->results[i].bytes);
 	hold_logs_read(st, inv);
 	/*
-	 * Once its files are written, the invocation's directory is final: the
-	 * ledger keeps it — also when writing them failed (a full disk), or the
-	 * directories abev made would read as a stranger's.
+	 * Its record is a line of the journal (run_state_write()), which
+	 * writes nothing into its directory unless the journal has stopped.
+	 * Then the directory is final: the ledger keeps it — also when the
+	 * writing failed (a full disk), or the directories abev made would
+	 * read as a stranger's.
 	 */
-	wrote = evidence_write_invocation(&st->ledger, &st->ev, inv);
-	if (ledger_keep_tree(&st->ledger, &st->ev, inv->dir) < 0 || wrote < 0 ||
-	    run_state_write(st, 0) < 0) {
+	wrote = run_state_write(st, 0);
+	if (ledger_keep_tree(&st->ledger, &st->ev, inv->dir) < 0 || wrote < 0) {
 		st->runtime_error = 1;
 		run_state_note(st, xasprintf("abev stopped: the files of %s could not be written "
 					     "(see abev's error output); they may be missing or "

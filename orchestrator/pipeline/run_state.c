@@ -210,19 +210,26 @@ static void fill_report(const struct run_state *st, const struct run_header *hdr
 
 /*
  * The last result.json could not be written whole (the file-size limit,
- * a full disk): a short one without the invocation records, which each
- * invocation's own result.json keeps, so that the evidence does not say
+ * a full disk): a short one without the invocation records, which the
+ * journal keeps (it stays in the evidence, held to abev's bytes:
+ * run_state_close_journal()) and, past where it stopped, each
+ * invocation's own result.json (write_records()), so that the evidence does not say
  * "running" as if abev had been killed, and says what is missing.
  */
 static int write_short_state(struct run_state *st, struct run_header *hdr, int err)
 {
 	struct evidence_decision dec = decision_of(st);
 	const char **notes = xcalloc(st->nnotes + 1, sizeof(*notes));
+	unsigned kept = st->journal.lines;
+	char *rest = kept < st->ninvs
+		? xasprintf(", and each later one's own %s in its directory under %s/ the rest",
+			    EVIDENCE_RESULT_FILE, EVIDENCE_RUNS_DIR)
+		: xstrdup("");
 	char *why = xasprintf("result.json could not be written in full (%s%s); this shorter "
-			      "one leaves out the %zu invocation record(s): %s and each "
-			      "invocation's own result.json under runs/ hold them",
+			      "one leaves out the %zu invocation record(s): %s, kept in the "
+			      "evidence, holds the first %u%s",
 			      strerror(err), err == EFBIG ? ": the file-size limit, ulimit -f" : "",
-			      st->ninvs, EVIDENCE_JOURNAL_FILE);
+			      st->ninvs, EVIDENCE_JOURNAL_FILE, kept, rest);
 
 	for (size_t i = 0; i < st->nnotes; i++)
 		notes[i] = st->notes[i];
@@ -239,6 +246,7 @@ static int write_short_state(struct run_state *st, struct run_header *hdr, int e
 	hdr->notes = (const char *const *)st->notes;
 	hdr->nnotes = st->nnotes;
 	free(why);
+	free(rest);
 	free(notes);
 	return ret;
 }
@@ -347,8 +355,11 @@ static int write_final(struct run_state *st)
 		st->final_written = write_short_state(st, &hdr, errno) == 0;
 	} else {
 		st->final_written = 1;
+		/* Still there, it is sealed as abev wrote it. */
 		if (journal_remove(&st->journal) < 0)
 			ret = -1;
+		else
+			ledger_forget(&st->ledger, EVIDENCE_JOURNAL_FILE);
 	}
 	/* A short result.json says failed (write_short_state()): the report says the same. */
 	fill_report(st, &hdr, 1, &rin);
@@ -357,26 +368,54 @@ static int write_final(struct run_state *st)
 	return ret;
 }
 
+/*
+ * The invocations recorded since the last call, each a line of the
+ * journal. A journal that cannot be written (ulimit -f, a full disk)
+ * stops the journal, not the run: from then on each invocation's record
+ * is written as its own result.json in its directory — a small file,
+ * which a file-size limit lets through — so that none is lost should the
+ * final result.json be cut short too (write_short_state()).
+ */
+static int write_records(struct run_state *st)
+{
+	int ret = 0;
+
+	for (; st->journaled < st->ninvs; st->journaled++) {
+		const struct invocation *inv = &st->invs[st->journaled];
+
+		if (!journal_stopped(&st->journal)) {
+			if (journal_append(&st->journal, inv) == 0)
+				continue;
+			run_state_note(st, xasprintf("%s stops after %u invocation record(s): it "
+						     "could not be written (%s); each later "
+						     "invocation's record is its own %s in its "
+						     "directory, from %s on",
+						     EVIDENCE_JOURNAL_FILE, st->journal.lines,
+						     strerror(errno), EVIDENCE_RESULT_FILE, inv->dir));
+		}
+		if (evidence_write_invocation(&st->ledger, &st->ev, inv) < 0)
+			ret = -1;
+	}
+	note_reserve(st);
+	return ret;
+}
+
+void run_state_close_journal(struct run_state *st)
+{
+	unsigned char digest[SHA256_LEN];
+	uint64_t size;
+
+	if (journal_close(&st->journal, digest, &size))
+		ledger_written(&st->ledger, EVIDENCE_JOURNAL_FILE, digest, (off_t)size);
+}
+
 int run_state_write(struct run_state *st, int final)
 {
 	if (final)
 		return write_final(st);
 	if (!st->opened)
 		return write_start(st);
-	/*
-	 * A journal that cannot be written (ulimit -f, a full disk) stops the
-	 * journal, not the run: the final result.json is made from memory,
-	 * and each invocation's own files are written apart.
-	 */
-	for (; st->journaled < st->ninvs; st->journaled++)
-		if (journal_append(&st->journal, &st->invs[st->journaled]) < 0)
-			run_state_note(st, xasprintf("%s stops after %u invocation record(s): "
-						     "it could not be written (%s); a result.json "
-						     "that is still \"running\" then lacks the rest",
-						     EVIDENCE_JOURNAL_FILE, st->journal.lines,
-						     strerror(errno)));
-	note_reserve(st);
-	return 0;
+	return write_records(st);
 }
 
 /* What the comparison is made of, from the plan: borrowed names, owned arrays. */

@@ -143,8 +143,10 @@ int run_state_look(struct run_state *st, unsigned round);
  * Writes the run down. The first call (final 0) writes result.json and
  * report.md as "running" and opens the journal with its reserve
  * (journal.h); each later one with final 0 appends the invocations
- * recorded since to the journal, and nothing else: its cost does not
- * grow with the run. With final set (the run is over) it gives the
+ * recorded since to the journal, and nothing else (once the journal has
+ * stopped, writes each one's own result.json instead): its cost does not
+ * grow with the run, and it makes no file while the journal takes the
+ * lines. With final set (the run is over) it gives the
  * reserve back, makes the comparison and its plots, writes result.json
  * with every invocation and report.md, and removes the journal. The
  * final result.json and report.md are staged (seal.h: "result.json.sealing")
@@ -152,5 +154,15 @@ int run_state_look(struct run_state *st, unsigned round);
  * 0, or -1 after error() when a file could not be written.
  */
 int run_state_write(struct run_state *st, int final);
+/*
+ * The run is over, before the check of the evidence (runner.c): the
+ * journal takes no more lines, and its digest goes to the ledger, which
+ * then holds it to the bytes abev wrote like every file of abev's — a run
+ * that changed it is found, and a journal that stays in the evidence
+ * (beside a short result.json) is sealed as abev wrote it. The final
+ * run_state_write() removes it from both once result.json holds every
+ * record.
+ */
+void run_state_close_journal(struct run_state *st);
 
 #endif

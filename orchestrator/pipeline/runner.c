@@ -173,8 +173,7 @@ static int write_template(struct run_state *st, const struct plan *plan)
 
 /* The names abev writes again at the end, which a run's changes to do not survive. */
 static const char *const final_names[] = { EVIDENCE_RESULT_FILE, EVIDENCE_REPORT_FILE, EVIDENCE_MANIFEST_FILE,
-					   EVIDENCE_SIGNATURE_FILE, EVIDENCE_JOURNAL_FILE, EVIDENCE_RESERVE_FILE,
-					   NULL };
+					   EVIDENCE_SIGNATURE_FILE, EVIDENCE_RESERVE_FILE, NULL };
 
 /* Before the check: the directories abev made above the runs given back to abev. */
 static void reclaim_root(struct run_state *st)
@@ -444,6 +443,8 @@ static void finish_evidence(struct run_state *st, enum run_status *final, int *s
 	/* The seal's own settling first, so that what it settles later was changed after the check. */
 	reclaim_root(st);
 	(void)seal_settle(&st->ev, 0, &st->ledger);
+	/* The journal is held to abev's bytes from here on (the ledger's check). */
+	run_state_close_journal(st);
 	check_evidence(st);
 	for (;;) {
 		if (!quick && hash_stopped()) {

@@ -840,7 +840,8 @@ static void set_tests(struct template_ctx *c, const struct report_input *in)
 			for (size_t k = 0; k < shown; k++)
 				add_failed_test(&sb, inv, k);
 			if (more)
-				strbuf_addf(&sb, " and %zu more (see %s/result.json)", more, inv->dir);
+				strbuf_addf(&sb, " and %zu more (see the invocation of %s in "
+					    "result.json)", more, inv->dir);
 			set_sb(r, "names", &sb);
 			has_failed = 1;
 		}

@@ -144,6 +144,27 @@ def reseal(ev):
         f.write(manifest)
 
 
+def recorded(ev, inv_dir=None):
+    """Whether the run writing evidence ev has recorded the invocation of
+    inv_dir (any one when None) — a line of its journal invocations.jsonl —
+    or has finished its runs (its final result.json is staged or written:
+    the journal is gone then)."""
+    try:
+        with open(os.path.join(ev, "invocations.jsonl"), "rb") as f:
+            for line in f.read().split(b"\n")[:-1]:
+                if inv_dir is None or json.loads(line)["dir"] == inv_dir:
+                    return True
+    except (OSError, ValueError):
+        pass
+    if os.path.exists(os.path.join(ev, "result.json.sealing")):
+        return True
+    try:
+        with open(os.path.join(ev, "result.json"), encoding="utf-8") as f:
+            return json.load(f)["status"] != "running"
+    except (OSError, ValueError, KeyError):
+        return False
+
+
 def flood_whole(n):
     """What result.json records of the whole stream `abev-helper flood n`
     prints (64 'x' and a newline, again, from each 64 KiB write's start):

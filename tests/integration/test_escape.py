@@ -111,8 +111,8 @@ class NothingRaw(CleanCase):
 
     def test_guard_reasons(self):
         """A guard's reason names tests (test_set) and the result pattern, with the
-        --out path in it (min_executed): the progress lines and guard.log show them
-        escaped."""
+        --out path in it (min_executed): the progress lines and the evidence's files
+        show them escaped."""
         name = "t\u009b2J\u202eevil\u2028line"
         def writes(test):
             xml = f'<testsuite name="s"><testcase name="{test}"/></testsuite>'

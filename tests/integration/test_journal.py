@@ -6,6 +6,7 @@ fills up during the run still leaves room to finish and seal the evidence,
 which says that the disk was full."""
 import json
 import os
+import resource
 import signal
 import subprocess
 import time
@@ -59,11 +60,12 @@ class Journal(AbevTestCase):
             data = f.read()
         lines = [json.loads(x) for x in data.split(b"\n")[:-1]]
         self.assertGreaterEqual(len(lines), 3)
-        # Execution order, each the invocation's own result.json document.
+        # Execution order, each the invocation's document; the line is its only record.
         self.assertEqual([x["seq"] for x in lines], list(range(1, len(lines) + 1)))
         for x in lines:
             self.assertEqual(x["schema"], "abev.invocation/1")
-            self.assertEqual(x, self.load("ev", x["dir"], "result.json"))
+            self.assertEqual(sorted(os.listdir(os.path.join(ev, x["dir"]))),
+                             ["stderr.log", "test.log"])
         # verify: never sealed, not "unsigned".
         cp = self.abev("verify", ev, check=4)
         self.assertIn("SHA256: missing: the evidence was never sealed (result.json status: "
@@ -106,6 +108,61 @@ class Journal(AbevTestCase):
         cp = self.abev("report", ev, check=2)
         self.assertIn("invocations.jsonl", cp.stderr)
         self.assertIn("seq", cp.stderr)
+
+
+class StoppedJournal(AbevTestCase):
+    """The file-size limit (ulimit -f) stops the journal part way through a run and
+    cuts the final result.json short: no record is lost."""
+
+    def test_records_past_the_journal_are_each_invocations_own(self):
+        def limit():
+            resource.setrlimit(resource.RLIMIT_FSIZE, (16 * 1024, 16 * 1024))
+        plan = helper_plan([("a", ["exit", "0"])], runs=12)
+        ev = self.path("ev")
+        cp = subprocess.run([ABEV, "run", self.write_plan(plan), "--out", ev, "--unsigned"],
+                            capture_output=True, text=True, timeout=300,
+                            stdin=subprocess.DEVNULL, preexec_fn=limit)
+        self.assertEqual(cp.returncode, 3, cp.stdout + cp.stderr)
+        res = self.load("ev", "result.json")
+        self.assertEqual(res["invocations"], [])
+        self.assertEqual(res["executed"], 12)
+        # The journal stays, with the records it took; its last line may be cut.
+        with open(os.path.join(ev, "invocations.jsonl"), "rb") as f:
+            journaled = [json.loads(x) for x in f.read().split(b"\n")[:-1]]
+        self.assertTrue(0 < len(journaled) < 12, len(journaled))
+        # Past it, each invocation's record is its own result.json; before it, none is.
+        own = []
+        for d in sorted(os.listdir(os.path.join(ev, "runs", "a"))):
+            path = os.path.join(ev, "runs", "a", d, "result.json")
+            if os.path.exists(path):
+                own.append(self.load(path))
+        for x in journaled:
+            self.assertFalse(os.path.exists(os.path.join(ev, x["dir"], "result.json")), x["dir"])
+        own.sort(key=lambda x: x["seq"])
+        # Every invocation once, in execution order: nothing lost, nothing twice.
+        self.assertEqual([x["seq"] for x in journaled + own], list(range(1, 13)))
+        for x in own:
+            self.assertEqual(x["schema"], "abev.invocation/1")
+            self.assertEqual(x["status"], "ok")
+        notes = "\n".join(res["notes"])
+        self.assertIn(f"invocations.jsonl stops after {len(journaled)} invocation record(s)",
+                      notes)
+        self.assertIn(f"invocations.jsonl, kept in the evidence, holds the first "
+                      f"{len(journaled)}, and each later one's own result.json", notes)
+        # All of it sealed: the journal is listed with the bytes abev wrote.
+        with open(os.path.join(ev, "SHA256"), encoding="utf-8") as f:
+            self.assertIn("SHA256 (invocations.jsonl) = ", f.read())
+        cp = subprocess.run(["sha256sum", "--check", "--strict", "--quiet", "SHA256"],
+                            cwd=ev, capture_output=True, text=True, timeout=300)
+        self.assertEqual(cp.returncode, 0, cp.stdout + cp.stderr)
+        self.assertEqual(res["tampered"], [])
+        # abev report reads the two together: every invocation, and notes that say where.
+        cp = self.abev("report", ev, check=0)
+        for x in journaled + own:
+            self.assertIn(f"| {x['seq']} | a | run {x['round']} |", cp.stdout)
+        self.assertIn(f"the {len(journaled)} below are read from invocations.jsonl", cp.stdout)
+        self.assertIn(f"the {len(own)} after those are read from their directories' own "
+                      "result.json", cp.stdout)
 
 
 class DiskFull(AbevTestCase):

@@ -21,7 +21,7 @@ import sys
 import time
 import unittest
 
-from common import ABEV, HELPER, AbevTestCase, helper_plan
+from common import ABEV, HELPER, AbevTestCase, helper_plan, recorded
 
 HANG = 240
 GiB = 1 << 30
@@ -380,7 +380,7 @@ class Leftovers(AbevTestCase):
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
             # Once the invocation's record is written, the run is over.
-            while p.poll() is None and not os.path.exists(self.run_dir("result.json")):
+            while p.poll() is None and not recorded(self.path("ev")):
                 time.sleep(0.1)
             deadline = time.monotonic() + HANG
             while p.poll() is None and time.monotonic() < deadline:

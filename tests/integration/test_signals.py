@@ -16,7 +16,7 @@ import time
 import unittest
 
 from common import ABEV, HELPER, AbevTestCase, helper_plan
-from test_run import pid_alive, procs_with_marker, wait_for_file
+from test_run import pid_alive, procs_with_marker, wait_for_file, wait_for_record
 
 
 def cgroup_parent():
@@ -206,8 +206,8 @@ class Signals(AbevTestCase):
         plan = helper_plan([("a", ["exit", "0"]), ("b", ["flood", str(512 * 1024 * 1024)])])
         proc = self.start(plan, "--key", key, "--bundle", self.path("ev.tar.gz"))
         try:
-            self.assertTrue(wait_for_file(self.path("ev", "runs", "b", "run-1", "result.json"),
-                                          timeout=120), "the last invocation never ended")
+            self.assertTrue(wait_for_record(self.path("ev"), "runs/b/run-1", timeout=120),
+                            "the last invocation never ended")
             if proc.poll() is not None:
                 self.skipTest("abev had finished before the signal could be sent")
         finally:

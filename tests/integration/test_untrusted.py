@@ -90,8 +90,9 @@ class Untrusted(AbevTestCase):
         self.assertIn("replaced it by a symbolic link to", inv["reason"])
         self.assertTrue(any("runs/a/run-1: the run replaced it by a symbolic link" in n
                             for n in res["notes"]), res["notes"])
-        # The record is kept in a directory abev made again.
-        self.assertTrue(os.path.isfile(self.path("ev", "runs", "a", "run-1", "result.json")))
+        # The record, in result.json, names the directory; the link is not left there
+        # (the directory abev made again holds nothing, and goes with the empty ones).
+        self.assertEqual(inv["dir"], "runs/a/run-1")
         self.assertFalse(os.path.islink(self.path("ev", "runs", "a", "run-1")))
         self.assertEqual(res["invocations"][1]["status"], "ok")
 
@@ -100,8 +101,8 @@ class Untrusted(AbevTestCase):
         inv = res["invocations"][0]
         self.assertEqual(inv["status"], "failed")
         self.assertIn("the run deleted it during the run", inv["reason"])
-        with open(self.path("ev", "runs", "a", "run-1", "result.json")) as f:
-            self.assertEqual(json.load(f)["status"], "failed")
+        # The record is result.json's, and names the directory the run deleted.
+        self.assertEqual(inv["dir"], "runs/a/run-1")
         self.assertEqual([n for n in res["tampered"] if n.startswith("runs/a/run-1: ")],
                          [n for n in res["notes"] if "the run deleted it" in n])
         out = self.assert_verifies(8)
@@ -160,13 +161,14 @@ class Untrusted(AbevTestCase):
         self.validate_evidence_on_teardown = False
         script = ('root=$(dirname "$(dirname "$(dirname "$ABEV_RUN_DIR")")") && '
                   'printf "[]" > "$root/plan.json" && echo evil > "$root/evil.txt" && '
-                  'echo forged > "$root/runs/a/run-1/guard.log"')
+                  'echo forged >> "$root/invocations.jsonl"')
         cp, res = self.run_plan(self.plan(["true", script]), 1, timeout=HANG)
         self.assertEqual(res["status"], "failed")
         notes = "\n".join(res["notes"])
         self.assertIn("plan.json: changed after abev wrote it", notes)
         self.assertIn("evil.txt: a regular file abev did not write appeared", notes)
-        self.assertIn("runs/a/run-1/guard.log: changed after abev wrote it", notes)
+        # The journal is abev's record while the run goes on: held to abev's bytes.
+        self.assertIn("invocations.jsonl: changed after abev wrote it", notes)
         self.assertIn("the evidence is failed", notes)
         for inv in res["invocations"]:
             self.assertEqual(inv["status"], "ok", inv.get("reason"))
@@ -182,7 +184,7 @@ class Untrusted(AbevTestCase):
         self.abev("keygen", "--out", self.path("k"), check=0)
         script = ('root=$(dirname "$(dirname "$(dirname "$ABEV_RUN_DIR")")") && '
                   'printf "[]" > "$root/plan.json" && echo evil > "$root/evil.txt" && '
-                  'echo forged > "$root/runs/a/run-1/guard.log"')
+                  'echo forged >> "$root/invocations.jsonl"')
         bundle = self.path("ev.tar.zst")
         cp, res = self.run_plan(self.plan(["true", script]), 1, "--key", self.path("k.key"),
                                 "--bundle", bundle, timeout=HANG)
@@ -210,6 +212,8 @@ class Untrusted(AbevTestCase):
                                     for t in tampered), tampered)
                 self.assertTrue(any(t.startswith("evil.txt: a regular file abev did not write")
                                     for t in tampered), tampered)
+                self.assertTrue(any(t.startswith("invocations.jsonl: changed after abev "
+                                                 "wrote it") for t in tampered), tampered)
                 self.assertEqual([l.split(":")[1].strip() for l in lines
                                   if l.startswith("verdict:")], ["NOT CLEAN"])
                 self.assertNotIn("verified", v.stdout)
@@ -294,7 +298,7 @@ class Untrusted(AbevTestCase):
             f.write(b"precious setuid program\n")
         os.chmod(victim, 0o4755)
         self.before = snapshot(self.target)
-        names = ["result.json", "guard.log", "resource.log", "report.md", "metadata.json",
+        names = ["result.json", "report.md", "metadata.json",
                  "SHA256", "plan.json", "result.json.sealing", "report.md.sealing"]
         plant = " ".join(f'ln "{victim}" "$d/.{n}.tmp.$PPID" 2>/dev/null;' for n in names)
         script = (f'for d in "$ABEV_RUN_DIR" "$ABEV_RUN_DIR/../../.."; do {plant} done; '

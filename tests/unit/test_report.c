@@ -473,7 +473,7 @@ static void test_tests_and_guards(void **state)
 	assert_has(r, "| 6 | candidate | run 2 | 13 | 1 | 12 | 1 | exit\\_code FAIL; 1 pass |");
 	assert_has(r, "| 3 | baseline | run 1 | n/a (not read) | n/a | n/a | n/a | none |");
 	assert_has(r, "Failed tests, run by run:\n\n- seq 6, candidate run 2: Ns.Lock\\_test, t, t, t, t, t, t, "
-		   "t, t, t and 5 more (see runs/x/run-1/result.json)\n");
+		   "t, t, t and 5 more (see the invocation of runs/x/run-1 in result.json)\n");
 	assert_has(r, "Guards that did not pass:\n\n- seq 6, candidate run 2, exit\\_code failed: "
 		   "exited with code 1 (allowed: 0)\n");
 	free(r);
