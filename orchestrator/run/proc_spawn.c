@@ -257,7 +257,8 @@ char *proc_spawn_error_text(const struct proc_spec *spec, const struct child_err
  * needed: abev's heap is withheld from the child (proc_fork.h), and the C
  * library's fork() handlers walk lists on the heap (its open FILEs). Only
  * where the kernel has no clone3() (before 5.3) is fork() used, with the
- * heap given back first.
+ * heap and the libraries given back first (they stay withheld from every
+ * clone3() child otherwise: marked once, not around each fork).
  */
 static pid_t fork_into(int cg_fd, int *placed)
 {
@@ -363,7 +364,6 @@ int proc_spawn(const struct proc_spec *spec, struct run *r)
 		child_main(r->fc.cwd, r->fc.argv, r->fc.envp, r->fc.cands,
 			   spec->cpus ? &r->cpus : NULL, r->fc.user, r->self, r->go[0], r->go[1],
 			   r->errp[1], r->fd_in, r->fd_out, r->fd_err);
-	proc_fork_heap_withhold(0);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	proc_fork_copy_release(&r->fc);
 	if (pid < 0)
