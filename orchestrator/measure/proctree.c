@@ -125,25 +125,25 @@ void proctree_note_exit(struct proctree *pt, const struct proctree_exit *e)
 }
 
 /*
- * Waits (up to a second) for the answer to a request: the family id for
- * CTRL_CMD_GETFAMILY, the acknowledgement otherwise. Exit records that
- * come meanwhile are kept. 0 or -errno.
+ * Waits (up to a second) for the answer to a request on fd: the family id
+ * for CTRL_CMD_GETFAMILY, the acknowledgement otherwise. Exit records that
+ * come meanwhile are left for proctree_start() to throw away. 0 or -errno.
  */
-static int nl_answer(struct proctree *pt, uint16_t *family)
+static int nl_answer(int fd, uint16_t *family)
 {
 	char *buf = xmalloc(NL_BUF);
 	int ret = -ETIMEDOUT;
 
 	for (int tries = 0; tries < 100 && ret == -ETIMEDOUT; tries++) {
-		struct pollfd pfd = { .fd = pt->fd, .events = POLLIN, .revents = 0 };
+		struct pollfd pfd = { .fd = fd, .events = POLLIN, .revents = 0 };
 		ssize_t n;
 		size_t len;
 
 		if (poll(&pfd, 1, 1000) <= 0)
 			break;
-		n = recv(pt->fd, buf, NL_BUF, 0);
+		n = recv(fd, buf, NL_BUF, 0);
 		if (n < 0) {
-			if (errno == EINTR || errno == EAGAIN)
+			if (errno == EINTR || errno == EAGAIN || errno == ENOBUFS)
 				continue;
 			ret = -errno;
 			break;
@@ -164,8 +164,6 @@ static int nl_answer(struct proctree *pt, uint16_t *family)
 						memcpy(family, (char *)na + NLA_HDRLEN, 2);
 						ret = 0;
 					}
-			} else if (!family && pt->family) {
-				proctree_parse(pt, h, h->nlmsg_len);
 			}
 		}
 	}
@@ -187,16 +185,23 @@ static int init_pid_namespace(void)
 	return *p != ' ' && *p != '\t';
 }
 
-static void close_listener(struct proctree *pt, const char *why)
-{
-	if (pt->fd >= 0)
-		close(pt->fd);
-	pt->fd = -1;
-	pt->why_not = why;
-}
+/*
+ * The listener: registered once, at the first run's start, and kept for
+ * every run after it (none of what it needs changes between runs: the
+ * pid namespace, the family, the CPUs, kernel.task_delayacct); a run
+ * borrows its descriptor. Closed at exit, or by proctree_listen_stop().
+ */
+static struct {
+	int tried;                  /* listen_exits() was called (or proctree_listen_on()) */
+	int fd;
+	uint16_t family;
+	char mask[32];
+	int delayacct;
+	const char *why_not;
+} lis = { 0, -1, 0, "", 0, NULL };
 
-/* Registers for exit records: NULL, or why not (static). */
-static const char *listen_exits(struct proctree *pt)
+/* Registers for exit records into lis: NULL, or why not (static). */
+static const char *listen_exits(void)
 {
 	const char *env = getenv(PROCTREE_TASKSTATS_ENV);
 	struct sockaddr_nl local = { .nl_family = AF_NETLINK };
@@ -209,39 +214,99 @@ static const char *listen_exits(struct proctree *pt)
 	if (!init_pid_namespace())
 		return ("abev runs in a pid namespace of its own, and exit "
 					  "records give the pids of the initial one");
-	pt->fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_GENERIC);
-	if (pt->fd < 0)
+	lis.fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC | SOCK_NONBLOCK, NETLINK_GENERIC);
+	if (lis.fd < 0)
 		return ("no generic netlink socket");
 	/* Exit records of the whole machine come in bursts: a large buffer loses none. */
-	if (setsockopt(pt->fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf)) < 0)
-		(void)setsockopt(pt->fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
-	if (bind(pt->fd, (struct sockaddr *)&local, sizeof(local)) < 0)
+	if (setsockopt(lis.fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf)) < 0)
+		(void)setsockopt(lis.fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+	if (bind(lis.fd, (struct sockaddr *)&local, sizeof(local)) < 0)
 		return ("cannot bind a generic netlink socket");
-	if (nl_send(pt->fd, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, CTRL_ATTR_FAMILY_NAME,
+	if (nl_send(lis.fd, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, CTRL_ATTR_FAMILY_NAME,
 		    TASKSTATS_GENL_NAME, sizeof(TASKSTATS_GENL_NAME)) < 0 ||
-	    nl_answer(pt, &pt->family) < 0 || !pt->family)
+	    nl_answer(lis.fd, &lis.family) < 0 || !lis.family)
 		return ("the kernel has no taskstats family (in this network "
 					  "namespace)");
-	snprintf(pt->mask, sizeof(pt->mask), "0-%ld", cpus > 1 ? cpus - 1 : 0);
-	if (nl_send(pt->fd, pt->family, TASKSTATS_CMD_GET, TASKSTATS_CMD_ATTR_REGISTER_CPUMASK,
-		    pt->mask, strlen(pt->mask) + 1) < 0)
+	snprintf(lis.mask, sizeof(lis.mask), "0-%ld", cpus > 1 ? cpus - 1 : 0);
+	if (nl_send(lis.fd, lis.family, TASKSTATS_CMD_GET, TASKSTATS_CMD_ATTR_REGISTER_CPUMASK,
+		    lis.mask, strlen(lis.mask) + 1) < 0)
 		return ("cannot ask for exit records");
-	rc = nl_answer(pt, NULL);
+	rc = nl_answer(lis.fd, NULL);
 	if (rc == -EPERM || rc == -EACCES)
 		return ("registering for exit records needs CAP_NET_ADMIN");
 	if (rc < 0)
 		return ("the kernel refused to send exit records");
-	pt->delayacct = read_head("/proc/sys/kernel/task_delayacct", flag, sizeof(flag)) > 0 &&
+	lis.delayacct = read_head("/proc/sys/kernel/task_delayacct", flag, sizeof(flag)) > 0 &&
 			flag[0] == '1';
 	return NULL;
 }
 
+void proctree_listen_stop(void)
+{
+	if (lis.fd >= 0) {
+		(void)nl_send(lis.fd, lis.family, TASKSTATS_CMD_GET,
+			      TASKSTATS_CMD_ATTR_DEREGISTER_CPUMASK, lis.mask, strlen(lis.mask) + 1);
+		close(lis.fd);
+	}
+	lis.fd = -1;
+	lis.family = 0;
+	lis.why_not = "the listener was stopped";
+}
+
+void proctree_listen_on(int fd, uint16_t family, const char *mask, int delayacct)
+{
+	proctree_listen_stop();
+	lis.tried = 1;
+	lis.fd = fd;
+	lis.family = family;
+	snprintf(lis.mask, sizeof(lis.mask), "%s", mask);
+	lis.delayacct = delayacct;
+	lis.why_not = NULL;
+}
+
+/*
+ * Throws away the records waiting: every one is of a process that exited
+ * before this run's child existed (abev's own children among them, whose
+ * parent would make them look like the run's). A buffer that overflowed
+ * meanwhile lost only such records, so it is not counted as a loss of
+ * this run's. Each datagram is cut to a byte: none is copied whole.
+ */
+static void discard_waiting(int fd)
+{
+	char c;
+
+	for (int i = 0; i < PROCTREE_DISCARD_MAX; i++) {
+		ssize_t n = recv(fd, &c, 1, MSG_TRUNC);
+		if (n < 0 && (errno == EINTR || errno == ENOBUFS))
+			continue;
+		if (n < 0)
+			break;
+	}
+}
+
 void proctree_start(struct proctree *pt)
 {
-	const char *why = listen_exits(pt);
+	if (!lis.tried) {
+		const char *why;
 
-	if (why)
-		close_listener(pt, why);
+		lis.tried = 1;
+		why = listen_exits();
+		if (why) {
+			if (lis.fd >= 0)
+				close(lis.fd);
+			lis.fd = -1;
+			lis.why_not = why;
+		} else {
+			atexit(proctree_listen_stop);
+		}
+	}
+	pt->why_not = lis.why_not;
+	pt->fd = lis.fd;
+	if (pt->fd < 0)
+		return;
+	pt->family = lis.family;
+	pt->delayacct = lis.delayacct;
+	discard_waiting(pt->fd);
 }
 
 int proctree_fd(const struct proctree *pt)
@@ -619,17 +684,12 @@ void proctree_finish(struct proctree *pt, pid_t root, pid_t self, struct proc_tr
 	out->note = make_note(pt, out);
 	free(a);
 	free(members.v);
-	if (pt->fd >= 0) {
-		(void)nl_send(pt->fd, pt->family, TASKSTATS_CMD_GET,
-			      TASKSTATS_CMD_ATTR_DEREGISTER_CPUMASK, pt->mask, strlen(pt->mask) + 1);
-		close_listener(pt, NULL);
-	}
+	/* The listener stays registered for the next run: only this run's borrow ends. */
+	pt->fd = -1;
 }
 
 void proctree_release(struct proctree *pt)
 {
-	if (pt->fd >= 0)
-		close(pt->fd);
 	for (size_t i = 0; i < pt->ns; i++)
 		free(pt->s[i].cmdline);
 	free(pt->s);

@@ -59,9 +59,8 @@ struct proctree_seen {
 };
 
 struct proctree {
-	int fd;                     /* the taskstats socket, or -1 */
+	int fd;                     /* the listener's taskstats socket (borrowed), or -1 */
 	uint16_t family;
-	char mask[32];              /* the CPUs registered for ("0-N") */
 	const char *why_not;        /* why no taskstats (static), or NULL */
 	int delayacct;              /* exit records carry the run-queue wait */
 	struct proctree_exit *x;
@@ -72,13 +71,28 @@ struct proctree {
 	unsigned s_over;            /* processes past PROCTREE_MAX_SEEN */
 	unsigned readings;
 };
-#define PROCTREE_INIT { -1, 0, "", NULL, 0, NULL, 0, 0, 0, NULL, 0, 0, 0, 0 }
+#define PROCTREE_INIT { -1, 0, NULL, 0, NULL, 0, 0, 0, NULL, 0, 0, 0, 0 }
 
 /*
- * Before the child is started: registers for exit records, or sets
- * why_not (a message to the user is not printed: the evidence says it).
+ * Before the child is started: borrows the listener for exit records,
+ * registering it at the first call (or sets why_not, the first call's
+ * reason, for every run: a message to the user is not printed, the
+ * evidence says it). The listener stays registered from run to run; the
+ * records of the machine's exits between two runs are thrown away here,
+ * at most PROCTREE_DISCARD_MAX of them, and a loss among them is not this
+ * run's.
  */
 void proctree_start(struct proctree *pt);
+#define PROCTREE_DISCARD_MAX 65536
+/* Deregisters and closes the listener (at exit, or earlier); runs after it have no taskstats. */
+void proctree_listen_stop(void);
+/*
+ * For the unit tests: fd (owned from now on; a datagram socket the test
+ * writes netlink messages into) becomes the listener, registered for
+ * family on the CPUs mask, its records carrying the run-queue wait when
+ * delayacct.
+ */
+void proctree_listen_on(int fd, uint16_t family, const char *mask, int delayacct);
 /* The descriptor to poll for records, or -1. */
 int proctree_fd(const struct proctree *pt);
 /* Reads the records waiting (never blocks). */
@@ -91,7 +105,7 @@ void proctree_sample(struct proctree *pt, pid_t pid, int64_t threads_wait_ns);
 /*
  * Once the tree is gone (leftovers reaped): the processes of root's tree
  * (root, and every process whose parent is in it or is self, abev the
- * subreaper) into *out (initialised here). Deregisters.
+ * subreaper) into *out (initialised here). The listener stays registered.
  */
 void proctree_finish(struct proctree *pt, pid_t root, pid_t self, struct proc_tree *out);
 void proctree_release(struct proctree *pt);

@@ -51,6 +51,16 @@ enum proc_outcome {
  * the child's cwd. NULL-terminated; caller frees with strv_free().
  */
 char **proc_exec_candidates(const char *argv0, const char *const *envp);
+/*
+ * How many of cands (proc_exec_candidates()) the child need not try: the
+ * leading absolute ones that do not exist (stat(): ENOENT, ENOTDIR) before
+ * the first that does; 0 when none does. proc_run() finds this once per
+ * command name and PATH, the first time the program is there, and the
+ * child then execs from that candidate on: a program that appears later
+ * in an earlier PATH entry is not run, one that disappears fails as it
+ * would have (the candidates after it are still tried).
+ */
+size_t proc_exec_missing(char *const *cands);
 
 struct proc_spec {
 	const char *const *argv;   /* argv[0] searched in the child's PATH unless it has a '/' */

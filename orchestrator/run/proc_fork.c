@@ -205,7 +205,12 @@ void proc_fork_heap_withhold(int on)
 {
 	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
 	uintptr_t start, end = (uintptr_t)sbrk(0);
+	static int libs_withheld;
 
+	/*
+	 * The heap each time: pages it gained since (or regained after a
+	 * trim) are not marked yet. One call; the pages marked already stay so.
+	 */
 	if (heap_start && end != (uintptr_t)-1) {
 		start = (heap_start + page - 1) & ~(page - 1);
 		end &= ~(page - 1);
@@ -213,6 +218,10 @@ void proc_fork_heap_withhold(int on)
 			(void)madvise((void *)start, end - start,
 				      on ? MADV_DONTFORK : MADV_DOFORK);
 	}
+	/* The libraries' spans never change (RTLD_NODELETE): marked once, they stay marked. */
+	if (libs_withheld == on)
+		return;
+	libs_withheld = on;
 	/* A gap in a span (none is expected) fails with ENOMEM, the rest is withheld still. */
 	for (size_t i = 0; i < lib_nspans; i++)
 		(void)madvise((void *)lib_spans[i].start, lib_spans[i].end - lib_spans[i].start,

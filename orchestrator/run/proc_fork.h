@@ -43,7 +43,11 @@ void proc_fork_copy_release(struct fork_copy *fc);
 void proc_fork_heap_setup(void);
 /*
  * on: the heap and the libraries the child does not run are not copied
- * into a child forked from now on; off: they are again (every other fork of abev needs it). Around one fork.
+ * into a child forked from now on — called before each child's clone3(),
+ * it marks what the heap gained since (the libraries are marked at the
+ * first call and stay so); off: they are copied again, before any plain
+ * fork() of abev (which runs the C library's fork handlers in the child,
+ * and they need both).
  */
 void proc_fork_heap_withhold(int on);
 /*

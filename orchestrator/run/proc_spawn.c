@@ -28,6 +28,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -35,6 +36,8 @@
 #define DEFAULT_PATH "/usr/local/bin:/usr/bin:/bin"
 #define PATH_ENTRIES_MAX 256
 #define PATH_VALUE_MAX 65536
+/* The command names (with their PATH) whose program is remembered. */
+#define EXEC_MEMO_MAX 64
 
 static char *getenv_from(const char *const *envp, const char *name)
 {
@@ -45,10 +48,20 @@ static char *getenv_from(const char *const *envp, const char *name)
 	return NULL;
 }
 
+/* The PATH the candidates of envp come from: its own, or the default (also for one too long). */
+static const char *exec_path(const char *const *envp)
+{
+	const char *path = getenv_from(envp, "PATH");
+
+	if (!path || strnlen(path, PATH_VALUE_MAX + 1) > PATH_VALUE_MAX)
+		path = DEFAULT_PATH;
+	return path;
+}
+
 char **proc_exec_candidates(const char *argv0, const char *const *envp)
 {
 	char **list = xcalloc(PATH_ENTRIES_MAX + 1, sizeof(*list));
-	const char *path, *p;
+	const char *path = exec_path(envp), *p;
 	size_t n = 0;
 
 	if (!*argv0)
@@ -57,11 +70,6 @@ char **proc_exec_candidates(const char *argv0, const char *const *envp)
 		list[0] = xstrdup(argv0);
 		return list;
 	}
-	path = getenv_from(envp, "PATH");
-	if (!path)
-		path = DEFAULT_PATH;
-	if (strnlen(path, PATH_VALUE_MAX + 1) > PATH_VALUE_MAX)
-		path = DEFAULT_PATH;
 	for (p = path; n < PATH_ENTRIES_MAX; ) {
 		const char *colon = strchr(p, ':');
 		size_t len = colon ? (size_t)(colon - p) : strlen(p);
@@ -74,6 +82,49 @@ char **proc_exec_candidates(const char *argv0, const char *const *envp)
 		p = colon + 1;
 	}
 	return list;
+}
+
+size_t proc_exec_missing(char *const *cands)
+{
+	struct stat st;
+	size_t k;
+
+	for (k = 0; cands[k] && cands[k][0] == '/'; k++)
+		if (stat(cands[k], &st) == 0 || (errno != ENOENT && errno != ENOTDIR))
+			return k;
+	/*
+	 * A relative one next (the child's cwd decides): from there. None
+	 * there at all: the child looks at every one, as execvp() would.
+	 */
+	return cands[k] ? k : 0;
+}
+
+/*
+ * The program each command name resolves to, found once per PATH for the
+ * whole run of abev: how many of its candidates to skip. Only a program
+ * found is kept (one a prepare step makes later is looked for again).
+ */
+struct exec_memo {
+	char *argv0, *path;
+	size_t skip;
+};
+static struct exec_memo exec_memo[EXEC_MEMO_MAX];
+static size_t exec_memo_n;
+
+static size_t exec_skip(const char *argv0, const char *const *envp, char *const *cands)
+{
+	const char *path = exec_path(envp);
+	size_t skip;
+
+	if (strchr(argv0, '/'))
+		return 0;
+	for (size_t i = 0; i < exec_memo_n; i++)
+		if (!strcmp(exec_memo[i].argv0, argv0) && !strcmp(exec_memo[i].path, path))
+			return exec_memo[i].skip;
+	skip = proc_exec_missing(cands);
+	if (skip && exec_memo_n < EXEC_MEMO_MAX)
+		exec_memo[exec_memo_n++] = (struct exec_memo){ xstrdup(argv0), xstrdup(path), skip };
+	return skip;
 }
 
 /*
@@ -206,7 +257,8 @@ char *proc_spawn_error_text(const struct proc_spec *spec, const struct child_err
  * needed: abev's heap is withheld from the child (proc_fork.h), and the C
  * library's fork() handlers walk lists on the heap (its open FILEs). Only
  * where the kernel has no clone3() (before 5.3) is fork() used, with the
- * heap given back first.
+ * heap and the libraries given back first (they stay withheld from every
+ * clone3() child otherwise: marked once, not around each fork).
  */
 static pid_t fork_into(int cg_fd, int *placed)
 {
@@ -242,6 +294,8 @@ static pid_t fork_into(int cg_fd, int *placed)
  */
 int proc_spawn_prepare(const struct proc_spec *spec, struct run *r)
 {
+	size_t skip;
+
 	/*
 	 * Without an environment of its own the child inherits abev's, less
 	 * what abev withholds from every child (its signing key, its
@@ -256,8 +310,13 @@ int proc_spawn_prepare(const struct proc_spec *spec, struct run *r)
 		r->envp = r->env_inherited;
 	}
 	r->cands = proc_exec_candidates(spec->argv[0], (const char *const *)r->envp);
+	/*
+	 * The PATH entries that do not hold the program are passed over here,
+	 * once, and not tried by the child inside the measured window.
+	 */
+	skip = exec_skip(spec->argv[0], (const char *const *)r->envp, r->cands);
 	if (proc_fork_copy_make(&r->fc, spec->argv, (const char *const *)r->envp,
-				(const char *const *)r->cands, spec->cwd,
+				(const char *const *)r->cands + skip, spec->cwd,
 				spec->as_abev ? NULL : proc_run_as_user()) < 0)
 		return -1;
 	r->fd_in = proc_io_open_high(NULL, "/dev/null", O_RDONLY);
@@ -305,7 +364,6 @@ int proc_spawn(const struct proc_spec *spec, struct run *r)
 		child_main(r->fc.cwd, r->fc.argv, r->fc.envp, r->fc.cands,
 			   spec->cpus ? &r->cpus : NULL, r->fc.user, r->self, r->go[0], r->go[1],
 			   r->errp[1], r->fd_in, r->fd_out, r->fd_err);
-	proc_fork_heap_withhold(0);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	proc_fork_copy_release(&r->fc);
 	if (pid < 0)

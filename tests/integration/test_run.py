@@ -465,6 +465,43 @@ class Failures(AbevTestCase):
         self.assertIn("No such file or directory", invs[1]["exec_error"])
         self.assertIn("no-such-program-abev", invs[1]["exec_error"])
 
+    def path_program(self, body):
+        """Directories a and b for a PATH of a:b:/usr/bin:/bin, with an
+        executable 'prog' in b that runs body (sh); returns (a, b)."""
+        a, b = self.path("a"), self.path("b")
+        os.mkdir(a)
+        os.mkdir(b)
+        with open(os.path.join(b, "prog"), "w") as f:
+            f.write("#!/bin/sh\n" + body)
+        os.chmod(os.path.join(b, "prog"), 0o755)
+        return a, b
+
+    def test_program_is_found_on_path_once(self):
+        # The first run plants a program of the same name in an earlier PATH
+        # entry: every run still runs the one the plan started with.
+        a, b = self.path_program('printf "#!/bin/sh\\nexit 3\\n" > "$A/prog"\n'
+                                 'chmod +x "$A/prog"\nexit 0\n')
+        plan = {"schema": "abev.plan/1", "name": "p",
+                "variants": [{"name": "v", "command": ["prog"],
+                              "env": {"PATH": f"{a}:{b}:/usr/bin:/bin", "A": a}}],
+                "schedule": {"runs": 3},
+                "load": {"max_cpu_wait_pct": 100, "max_foreign_cpu": 64, "max_repeats": 0}}
+        _, res = self.run_plan(plan)
+        self.assertTrue(os.path.exists(os.path.join(a, "prog")))
+        self.assertEqual([i["exit_code"] for i in res["invocations"]], [0, 0, 0])
+
+    def test_program_gone_from_path_is_exec_failed(self):
+        _, b = self.path_program('rm -f "$0"\nexit 0\n')
+        plan = {"schema": "abev.plan/1", "name": "p",
+                "variants": [{"name": "v", "command": ["prog"],
+                              "env": {"PATH": f"{self.path('a')}:{b}:/usr/bin:/bin"}}],
+                "schedule": {"runs": 2},
+                "load": {"max_cpu_wait_pct": 100, "max_foreign_cpu": 64, "max_repeats": 0}}
+        _, res = self.run_plan(plan, expect=1)
+        invs = res["invocations"]
+        self.assertEqual([i["status"] for i in invs], ["ok", "exec_failed"])
+        self.assertEqual(invs[1]["exec_error"], "cannot execute 'prog': No such file or directory")
+
     def test_leftover_daemon_is_killed(self):
         pidfile = self.path("daemon")
         p = self.write_plan(helper_plan([("d", ["daemonize", pidfile])]))

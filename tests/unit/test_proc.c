@@ -40,6 +40,7 @@
 #include "util/atomic_file.h"
 #include "util/clock.h"
 #include "util/compiler.h"
+#include "util/env.h"
 #include "util/hash.h"
 #include "util/number.h"
 #include "util/path.h"
@@ -420,6 +421,44 @@ static void test_exec_failed(void **state)
 		assert_int_equal(res.exit_code, 0);
 		proc_result_release(&res);
 	}
+}
+
+/*
+ * The PATH entries the child need not try: the leading absolute ones
+ * without the program; a relative one (the child's cwd decides) ends
+ * them, and with no program anywhere the child tries every one.
+ */
+static void test_exec_missing(void **state)
+{
+	char *dir = path_join(tmpdir, "bin"), *prog = path_join(dir, "prog");
+	char *path = xasprintf("PATH=/nonexistent:%s/x:%s:/bin", prog, dir);
+	char *rel_path = xasprintf("PATH=/nonexistent::%s", dir);
+	const char *env[] = { path, NULL }, *rel_env[] = { rel_path, NULL };
+	char **cands;
+	int fd;
+	(void)state;
+
+	assert_int_equal(mkdir(dir, 0755), 0);
+	cands = proc_exec_candidates("prog", env);
+	assert_int_equal(proc_exec_missing(cands), 0);
+	fd = open(prog, O_WRONLY | O_CREAT | O_TRUNC, 0755);
+	assert_true(fd >= 0);
+	close(fd);
+	/* /nonexistent (ENOENT) and a file used as a directory (ENOTDIR) go. */
+	assert_int_equal(proc_exec_missing(cands), 2);
+	strv_free(cands);
+	cands = proc_exec_candidates("prog", rel_env);
+	assert_int_equal(proc_exec_missing(cands), 1);
+	strv_free(cands);
+	cands = proc_exec_candidates("/nonexistent/prog", env);
+	assert_int_equal(proc_exec_missing(cands), 0);
+	strv_free(cands);
+	unlink(prog);
+	rmdir(dir);
+	free(rel_path);
+	free(path);
+	free(prog);
+	free(dir);
 }
 
 static void test_sleep_wall_time(void **state)
@@ -1339,6 +1378,7 @@ int main(void)
 		cmocka_unit_test(test_child_rss_is_its_own),
 		cmocka_unit_test(test_libraries_withheld),
 		cmocka_unit_test(test_exec_failed),
+		cmocka_unit_test(test_exec_missing),
 		cmocka_unit_test(test_sleep_wall_time),
 		cmocka_unit_test(test_cpu_time),
 		cmocka_unit_test(test_output_files),

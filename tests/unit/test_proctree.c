@@ -2,7 +2,8 @@
  * record/proc_tree.h): taskstats exit records parsed from constructed
  * netlink messages, the tree found among the machine's records by their
  * parents, threads folded into their process, the cap, /proc's stat
- * line, and the "process" glob. No clock, no real process. */
+ * line, the "process" glob, and the listener kept from run to run (a
+ * socket pair standing in for the kernel's). No clock, no real process. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -12,8 +13,12 @@
 #include <linux/genetlink.h>
 #include <linux/netlink.h>
 #include <linux/taskstats.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "record/proc_tree.h"
 #include "measure/proctree.h"
@@ -232,6 +237,72 @@ static void test_parse_stat(void **state)
 	assert_int_equal(proctree_parse_stat("1 (x) S 2", comm, &ppid, &ticks, &start), -1);
 }
 
+/* Writes one exit record into the listener's other end, as the kernel would. */
+static void send_exit(int fd, const char *comm, uint32_t pid, uint32_t ppid)
+{
+	char buf[4096];
+	struct taskstats ts = record(comm, pid, pid, ppid, 1000, 100, 10);
+	size_t len = exit_msg(buf, sizeof(buf), &ts);
+
+	assert_int_equal(send(fd, buf, len, 0), (ssize_t)len);
+}
+
+/*
+ * One listener for two runs (abev is 10): the records of the exits
+ * between them — a foreign process, and one abev itself ran between the
+ * runs, whose parent is abev — are thrown away when a run starts, so each
+ * run's tree holds its own root and nothing else; the socket outlives
+ * both runs and goes with proctree_listen_stop().
+ */
+static void test_listener_kept_between_runs(void **state)
+{
+	struct proctree pt = PROCTREE_INIT;
+	struct proc_tree out;
+	int sv[2];
+	(void)state;
+
+	assert_int_equal(socketpair(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, sv), 0);
+	proctree_listen_on(sv[0], FAMILY, "0-1", 1);
+	send_exit(sv[1], "cron", 999, 1);
+	send_exit(sv[1], "git", 50, 10);
+	proctree_start(&pt);
+	assert_int_equal(proctree_fd(&pt), sv[0]);
+	assert_int_equal(pt.nx, 0);
+	send_exit(sv[1], "true", 100, 10);
+	send_exit(sv[1], "cron", 998, 1);
+	proctree_finish(&pt, 100, 10, &out);
+	assert_int_equal(out.n, 1);
+	assert_int_equal(out.p[0].pid, 100);
+	assert_string_equal(out.source, "taskstats");
+	assert_int_equal(pt.x_lost, 0);
+	proc_tree_release(&out);
+	proctree_release(&pt);
+	assert_int_not_equal(fcntl(sv[0], F_GETFD), -1);
+
+	/* Between the runs: a leftover of abev's own that exited late, and a stranger. */
+	send_exit(sv[1], "sh", 60, 10);
+	send_exit(sv[1], "cron", 997, 1);
+	proctree_start(&pt);
+	assert_int_equal(proctree_fd(&pt), sv[0]);
+	assert_int_equal(pt.nx, 0);
+	send_exit(sv[1], "true", 101, 10);
+	proctree_finish(&pt, 101, 10, &out);
+	assert_int_equal(out.n, 1);
+	assert_int_equal(out.p[0].pid, 101);
+	proc_tree_release(&out);
+	proctree_release(&pt);
+
+	proctree_listen_stop();
+	assert_int_equal(fcntl(sv[0], F_GETFD), -1);
+	assert_int_equal(errno, EBADF);
+	/* A run after it has no taskstats, and says why. */
+	proctree_start(&pt);
+	assert_int_equal(proctree_fd(&pt), -1);
+	assert_non_null(pt.why_not);
+	proctree_release(&pt);
+	close(sv[1]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -240,6 +311,7 @@ int main(void)
 		cmocka_unit_test(test_proc_only),
 		cmocka_unit_test(test_cap),
 		cmocka_unit_test(test_parse_stat),
+		cmocka_unit_test(test_listener_kept_between_runs),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
