@@ -42,8 +42,9 @@ BENCH_SHORT=1 (make bench-short) is CI's short form: the same ratios at small
 sizes (100 invocations, a TRX of 8 MiB, 82 MiB of evidence), best of
 BENCH_ROUNDS (3), printed and judged; it writes nothing but temp files and
 exits 1 when a ratio is beyond twice its goal (the bias is reported, not
-failed on, and hashing with fewer than 2 CPUs, BENCH_CPUS), 2 when a stock
-tool or abev is missing (the Debian package named).
+failed on, and hashing with fewer than 2 CPUs, BENCH_CPUS) in each of
+BENCH_SHORT_TRIES (3) tries (a ratio beyond it is measured again, the best
+try kept), 2 when a stock tool or abev is missing (the Debian package named).
 
 Asserts nothing else about time; exits 2 when a tool is missing, 1 when a tool
 gave a wrong answer (abev's counts or digests differ from the generator's or
@@ -656,20 +657,26 @@ def misses(oh, tr, evs, o, t, e, load0, load1):
     return out
 
 
-def ratio_rows(o, t, e):
-    """Issue 41's ratios, each at the size it names (or the largest measured)."""
+def overhead_ratio_rows(o):
+    return [ratios.row("overhead", o["abev_ms"] / 1e3, o["hf_ms"] / 1e3, o["ratio_median"],
+                       n=o["n"]),
+            ratios.row("bias", o["window_ms"], o["hf_mean_ms"], o["bias_ms_median"])]
+
+
+def evidence_ratio_rows(e):
     h, v, p = e["hash"], e["verify"], e["pack"]
     size = size_label(e["bytes"])
 
     def of_medians(a, b):
         return a.wall_median() / b.wall_median()
-    return ([ratios.row("overhead", o["abev_ms"] / 1e3, o["hf_ms"] / 1e3, o["ratio_median"],
-                        n=o["n"]),
-             ratios.row("bias", o["window_ms"], o["hf_mean_ms"], o["bias_ms_median"])] +
-            trx_ratio_rows(t) +
-            [ratios.row("hash", h[0].wall(), h[2].wall(), of_medians(h[0], h[2]), size=size),
-             ratios.row("pack", p[0].wall(), p[1].wall(), of_medians(p[0], p[1]), size=size),
-             ratios.row("verify", v[0].wall(), v[1].wall(), of_medians(v[0], v[1]), size=size)])
+    return [ratios.row("hash", h[0].wall(), h[2].wall(), of_medians(h[0], h[2]), size=size),
+            ratios.row("pack", p[0].wall(), p[1].wall(), of_medians(p[0], p[1]), size=size),
+            ratios.row("verify", v[0].wall(), v[1].wall(), of_medians(v[0], v[1]), size=size)]
+
+
+def ratio_rows(o, t, e):
+    """Issue 41's ratios, each at the size it names (or the largest measured)."""
+    return overhead_ratio_rows(o) + trx_ratio_rows(t) + evidence_ratio_rows(e)
 
 
 def context_rows(e):
@@ -830,9 +837,13 @@ def fake_rows(path):
                        size="scripted") for k in GOAL if k in doc]
 
 
+def short_cpus():
+    return int_env("BENCH_CPUS", len(os.sched_getaffinity(0)), 1)
+
+
 def judge_short(rows):
     """The short form's verdict: 1 when a ratio that fails is beyond twice its goal."""
-    cpus = int_env("BENCH_CPUS", len(os.sched_getaffinity(0)), 1)
+    cpus = short_cpus()
     print(ratios.render(rows, cpus=cpus))
     bad = ratios.failures(rows, cpus)
     for r in rows:
@@ -846,15 +857,39 @@ def judge_short(rows):
     return 1 if bad else 0
 
 
-def short_form(rounds):
-    """BENCH_SHORT=1: issue 41's ratios at small sizes, best of BENCH_ROUNDS
-    (3 through make bench-short), printed; nothing written but temp files."""
+def short_form(rounds, groups):
+    """BENCH_SHORT=1: issue 41's ratios of groups (ratios.GROUPS) at small
+    sizes, best of BENCH_ROUNDS (3 through make bench-short); nothing written
+    but temp files."""
+    rows = []
     with tempfile.TemporaryDirectory(prefix="abev-bench-short-") as tmp:
-        sh([ABEV, "keygen", "--out", os.path.join(tmp, "k")])
-        o = overhead(SHORT_INVOCATIONS, rounds, tmp)
-        t = trx(SHORT_SCALE, rounds, tmp)
-        e = evidence(SHORT_SCALE, rounds, tmp, os.path.join(tmp, "k"))
-        return ratio_rows(o, t, e)
+        if "overhead" in groups:
+            rows += overhead_ratio_rows(overhead(SHORT_INVOCATIONS, rounds, tmp))
+        if "trx" in groups:
+            rows += trx_ratio_rows(trx(SHORT_SCALE, rounds, tmp))
+        if "evidence" in groups:
+            sh([ABEV, "keygen", "--out", os.path.join(tmp, "k")])
+            rows += evidence_ratio_rows(evidence(SHORT_SCALE, rounds, tmp,
+                                                 os.path.join(tmp, "k")))
+    return rows
+
+
+def short_tries(rounds, cpus):
+    """The short form, its gross slips measured again: a ratio fails only
+    when it is beyond twice its goal in each of BENCH_SHORT_TRIES (3) tries,
+    a slip of one try being as likely a burst of other work as abev's."""
+    tries = int_env("BENCH_SHORT_TRIES", 3, 1)
+    rows = short_form(rounds, ratios.GROUPS)
+    for n in range(2, tries + 1):
+        bad = ratios.failures(rows, cpus)
+        if not bad:
+            break
+        groups = {ratios.GOAL[r["key"]]["group"] for r in bad}
+        print(f"bench-short: {', '.join(r['key'] for r in bad)} beyond twice the goal; "
+              f"measuring {', '.join(sorted(groups))} again (try {n} of {tries}; load "
+              f"{loadavg()})", flush=True)
+        rows = ratios.best_of(rows, short_form(rounds, groups))
+    return rows
 
 
 def record(rows, started, commit, line):
@@ -884,7 +919,7 @@ def main():
         t0 = time.monotonic()
         print(f"bench-short: {ABEV} ({first_line([ABEV, '--version'])}), {rounds} rounds each, "
               f"in {tempfile.gettempdir()}; load {loadavg()}", flush=True)
-        rows = short_form(rounds)
+        rows = short_tries(rounds, short_cpus())
         print(f"bench-short: {time.monotonic() - t0:.0f} s; load {loadavg()}")
         sys.exit(judge_short(rows))
     scale_max = int_env("BENCH_SCALE", 100, 1)
