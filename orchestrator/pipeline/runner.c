@@ -435,8 +435,16 @@ static void finish_evidence(struct run_state *st, enum run_status *final, int *s
 	struct seal_watch watch = { &st->ledger, 1, run_state_note_tampered_cb, st, 0 };
 	int quick = 0, sr;
 
-	/* From here on a signal stops whatever reads the evidence (util/hash.h). */
-	hash_stop_on_change(proc_interrupt_count);
+	/*
+	 * From here on a signal stops whatever reads the evidence (util/hash.h).
+	 * One that came before and that no invocation or step took as the run's
+	 * interrupt — after the last invocation ended, while it was judged and
+	 * journaled, or between the cleanup steps — stops it from the start:
+	 * every signal from run_begin() on is either the run's interrupt or is
+	 * counted here, never lost. A run already interrupted is still sealed
+	 * in full (only a signal after this stops it).
+	 */
+	hash_stop_on_change_from(proc_interrupt_count, st->interrupt ? proc_interrupt_count() : 0);
 	/* Another user's fake or stale file in the lock directory, ignored: the record says so. */
 	if (st->peers.ignored_note)
 		run_state_note(st, xstrdup(st->peers.ignored_note));

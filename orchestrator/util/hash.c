@@ -36,11 +36,16 @@
 static atomic_int stop_armed, stop_base;
 static int (*stop_count)(void);
 
-void hash_stop_on_change(int (*count)(void))
+void hash_stop_on_change_from(int (*count)(void), int base)
 {
 	stop_count = count;
-	atomic_store(&stop_base, count());
+	atomic_store(&stop_base, base);
 	atomic_store(&stop_armed, 1);
+}
+
+void hash_stop_on_change(int (*count)(void))
+{
+	hash_stop_on_change_from(count, count());
 }
 
 void hash_stop_clear(void)

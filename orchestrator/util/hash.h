@@ -60,6 +60,12 @@ size_t sha256_files(struct hash_job *jobs, size_t n, unsigned threads);
  * sealed. count must be safe to call from any thread.
  */
 void hash_stop_on_change(int (*count)(void));
+/*
+ * The same, stopping as soon as count() returns another value than base:
+ * with base below count()'s value now, it is stopped from the start — a
+ * signal came before the call that nothing took (run/proc.h).
+ */
+void hash_stop_on_change_from(int (*count)(void), int base);
 void hash_stop_clear(void);
 /* Whether hashing (or a copy that asks) is to stop now. */
 int hash_stopped(void);

@@ -198,6 +198,34 @@ class SignalWhileSealing(AbevTestCase):
         cp = self.abev("pack", self.path("ev"), "--out", bundle)
         self.assertEqual(cp.returncode, 0, cp.stderr)
 
+    def test_a_signal_right_after_the_last_invocation_is_not_lost(self):
+        # SIGINT delivered as abev appends the last invocation's record to the
+        # journal: the invocation is over, and abev has not yet begun to finish
+        # the evidence. Before, nothing took that signal — the runs were over
+        # and the stop was armed only later, from the count it found — so abev
+        # wrote and sealed everything, said "completed" and exited 0.
+        runs = 3
+        plan = self.plan(': > "$ABEV_RUN_DIR/out.txt"', runs)
+        ev = self.path("ev")
+        journal = os.path.join(ev, "invocations.jsonl")
+        cp = subprocess.run([STRACE, "-o", self.path("trace"), "-P", journal,
+                             "-e", "trace=write,pwrite64,writev",
+                             "-e", f"inject=write,pwrite64,writev:signal=INT:when={runs}",
+                             ABEV, "run", plan, "--out", ev, "--unsigned"],
+                            stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                            timeout=600, env=traced_env())
+        with open(self.path("trace"), errors="replace") as f:
+            self.assertEqual(sum(1 for l in f if SIGINT_LINE.search(l)), 1,
+                             "strace did not deliver the signal at the journal's last line")
+        self.assertEqual(cp.returncode, 128 + signal.SIGINT, cp.stderr)
+        res = self.assert_sealed_with_unsealed(cp.stderr)
+        self.assertEqual(len(res["invocations"]), runs)
+        self.assertTrue(all(i["status"] == "ok" for i in res["invocations"]),
+                        [i["status"] for i in res["invocations"]])
+        self.assertTrue(any("after the last invocation" in n for n in res["notes"]),
+                        res["notes"])
+        self.assertEqual(res["comparison"]["decision"], "no decision")
+
     def count_calls(self, plan, syscall):
         """The times abev's main thread made syscall in a whole run of plan."""
         trace = self.path("count")

@@ -278,6 +278,16 @@ static void test_stop_on_signal(void **state)
 
 	hash_stop_clear();
 	assert_false(hash_stopped());
+
+	/*
+	 * From a base below the count (a signal came before the call that
+	 * nothing took): stopped from the start; from the count itself, not.
+	 */
+	hash_stop_on_change_from(proc_interrupt_count, proc_interrupt_count() - 1);
+	assert_true(hash_stopped());
+	hash_stop_on_change_from(proc_interrupt_count, proc_interrupt_count());
+	assert_false(hash_stopped());
+	hash_stop_clear();
 	memset(jobs, 0, sizeof(jobs));
 	for (size_t i = 0; i < ARRAY_SIZE(jobs); i++)
 		jobs[i].path = paths[i];
