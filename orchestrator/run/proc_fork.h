@@ -43,13 +43,18 @@ void proc_fork_copy_release(struct fork_copy *fc);
 void proc_fork_heap_setup(void);
 /*
  * on: the heap and the libraries the child does not run are not copied
- * into a child forked from now on — called before each child's clone3(),
- * it marks what the heap gained since (the libraries are marked at the
- * first call and stay so); off: they are copied again, before any plain
+ * into a child forked from now on — called before each child's clone3()
+ * (the libraries are marked at the first call and stay so; the heap is
+ * given back after each child); off: they are copied again, before any plain
  * fork() of abev (which runs the C library's fork handlers in the child,
  * and they need both).
  */
 void proc_fork_heap_withhold(int on);
+/*
+ * The heap copied again after a child's clone3(), the libraries still
+ * withheld: around each child, so that the heap stays one mapping.
+ */
+void proc_fork_heap_give_back(void);
 /*
  * How many libraries proc_fork_heap_withhold() withholds with the heap: 0 when
  * abev was not linked with -z now, or one of the child's calls has no

@@ -364,6 +364,7 @@ int proc_spawn(const struct proc_spec *spec, struct run *r)
 		child_main(r->fc.cwd, r->fc.argv, r->fc.envp, r->fc.cands,
 			   spec->cpus ? &r->cpus : NULL, r->fc.user, r->self, r->go[0], r->go[1],
 			   r->errp[1], r->fd_in, r->fd_out, r->fd_err);
+	proc_fork_heap_give_back();
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	proc_fork_copy_release(&r->fc);
 	if (pid < 0)
