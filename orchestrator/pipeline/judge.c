@@ -970,12 +970,15 @@ static void judge_metrics(struct judge *j, struct invocation *inv, const struct 
 		.tests = c->tests,
 		.ntests = c->ntests,
 		.pattern_cpu_seconds = j->plan->pattern_cpu_seconds,
-		/* The ledger holds each log a metric read to the bytes read (run_slot.c). */
+		/* The ledger holds each file a metric read to the bytes read (run_slot.c). */
 		.reads = inv->logs_read,
+		.dotnet_reads = &inv->dotnet_read,
+		.ndotnet_reads = &inv->ndotnet_read,
 	};
 
 	if (c->names)
 		in.test_names = test_set_names(c->names, &in.ntest_names);
+	free(inv->dotnet_read);
 	metrics_extract(j->metrics, &in, &inv->metrics, &inv->nmetrics);
 	free(out);
 	free(err);

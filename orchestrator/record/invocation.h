@@ -162,6 +162,13 @@ struct invocation {
 	 * the manifest lists those bytes.
 	 */
 	struct file_read logs_read[2];
+	/*
+	 * The .NET runtime figure files (dotnet-<pid>.json) a metric read,
+	 * each by its name in dir, hashed in that read, for the ledger to hold
+	 * the same way. Not written to result.json.
+	 */
+	struct file_read_named *dotnet_read;
+	size_t ndotnet_read;
 	int cgroup_valid;
 	int64_t cg_memory_peak_bytes;   /* -1: null */
 	int64_t cg_cpu_usage_ns;        /* -1: null */
