@@ -1052,7 +1052,8 @@ static void hold_read(struct run_state *st, const struct invocation *inv, const 
 
 /*
  * test.log and stderr.log, and the .NET runtime figure files, each as a
- * metric read it (invocation.h: logs_read, dotnet_read), into the ledger.
+ * metric (or stderr_tail) read it (invocation.h: logs_read, dotnet_read),
+ * into the ledger.
  */
 static void hold_logs_read(struct run_state *st, const struct invocation *inv)
 {

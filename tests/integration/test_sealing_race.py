@@ -297,6 +297,44 @@ class RacerWhileSealing(AbevTestCase):
                                         for t in res["tampered"]), what)
         self.assertGreater(hits, 0, "the racer never rewrote a figure file")
 
+    def test_a_stderr_log_rewritten_after_its_tail_was_read_is_never_signed(self):
+        # A run that failed has the end of its stderr.log in result.json
+        # (stderr_tail): abev read it before it noted the run directory as final,
+        # so a rewrite in between was signed beside a tail it does not end with.
+        cmd = ["sh", "-c", "echo 'it broke: code=1234' >&2; exit 3"]
+        plan = self.write_plan({
+            "schema": "abev.plan/1", "name": "race-stderr",
+            "variants": [{"name": "base", "command": cmd}, {"name": "cand", "command": cmd}],
+            "schedule": {"runs": 3},
+            "load": {"max_cpu_wait_pct": 100, "max_foreign_cpu": 64, "max_repeats": 0},
+        }, name="stderr.json")
+        racer = [RUN_FILE_RACER, r"stderr\.log", "code=1", "code=9"]
+        hits = 0
+        for i, delay in enumerate((20000, 100000)):
+            with self.subTest(delay_us=delay):
+                ev = self.path(f"ev-{i}")
+                cp, n = self.run_raced(ev, delay, racer, plan)
+                hits += n
+                what = f"racer rewrites: {n}\n{cp.stdout}\n{cp.stderr}"
+                v = self.abev("verify", ev, "--pubkey", self.path("k.pub"))
+                what += "\n" + v.stdout + v.stderr
+                self.assertIn(v.returncode, (0, 8), what)
+                with open(os.path.join(ev, "result.json"), encoding="utf-8") as f:
+                    res = json.load(f)
+                tails = [inv for inv in res["invocations"] if inv.get("stderr_tail")]
+                self.assertTrue(tails, what)
+                for inv in tails:
+                    with open(os.path.join(ev, inv["dir"], "stderr.log"), "rb") as f:
+                        said = f.read().decode().strip()
+                    if said == inv["stderr_tail"]:
+                        continue
+                    # A tail the sealed log does not end with: the change is named.
+                    self.assertEqual(v.returncode, 8, (inv["dir"], what))
+                    self.assertEqual(res["status"], "failed", what)
+                    self.assertIn(f"{inv['dir']}/stderr.log: changed after abev read",
+                                  "\n".join(res["tampered"]), what)
+        self.assertGreater(hits, 0, "the racer never rewrote a log")
+
 
 class ReadOnceSealedAsRead(AbevTestCase):
     def test_a_result_file_is_hashed_in_the_read_its_figures_come_from(self):
