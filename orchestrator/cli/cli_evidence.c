@@ -877,7 +877,8 @@ static char *recorded_run(const struct evidence_self *self)
 /*
  * What the evidence says of itself, once nothing is wrong with it: that
  * its bytes are what was sealed, then what the sealed record says — its
- * status, its decision and each note of a change to abev's files.
+ * status, its decision, each note of a change to abev's files, and
+ * whether its runs could reach those files (no run_as).
  */
 static void print_self(const struct verify_result *res, const char *pubkey)
 {
@@ -916,6 +917,11 @@ static void print_self(const struct verify_result *res, const char *pubkey)
 		printf("tampered:    %s\n", shown);
 		free(shown);
 	}
+	/* As the report's signature line says it (templates/report.md, {{^run_as}}). */
+	if (res->self.run_as_known && !res->self.run_as)
+		printf("runs:        as abev's own user (no run_as): they could reach these files "
+		       "while abev wrote them; signed as abev's record as far as that user is "
+		       "trusted\n");
 }
 
 /*

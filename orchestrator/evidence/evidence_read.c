@@ -713,6 +713,13 @@ int evidence_self_parse(const char *name, const char *text, size_t len,
 	}
 	if (json_get_strings(&rd, root, "", "unsealed", 0, &out->unsealed, &out->nunsealed) < 0)
 		goto out;
+	c = cJSON_GetObjectItemCaseSensitive(root, "run_as");
+	if (c && !cJSON_IsNull(c) && !cJSON_IsObject(c)) {
+		json_in_error(&rd, "run_as", "expected an object or null");
+		goto out;
+	}
+	out->run_as_known = !!c;
+	out->run_as = c && cJSON_IsObject(c);
 	ret = 0;
 out:
 	cJSON_Delete(root);

@@ -130,16 +130,19 @@ struct evidence_self {
 	int tampered_known;      /* result.json has "tampered"; evidence of older abevs does not */
 	char **unsealed;         /* NULL-terminated, or NULL: as recorded, unchecked */
 	size_t nunsealed;
+	int run_as_known;        /* result.json has "run_as"; evidence of older abevs does not */
+	int run_as;              /* the runs ran as another user than abev (run_as not null) */
 };
-#define EVIDENCE_SELF_INIT { NULL, NULL, NULL, NULL, 0, 0, NULL, 0 }
+#define EVIDENCE_SELF_INIT { NULL, NULL, NULL, NULL, 0, 0, NULL, 0, 0, 0 }
 
 /*
  * Reads them from text, the bytes of a result.json (name: what messages
  * call it). Only these members are read, so that evidence of an older
  * abev, without members `abev report` needs, still says what it records;
- * a missing "tampered" is not recorded, not "none", and a missing
- * "unsealed" is empty. 0, or -1 with *err (caller frees) naming the
- * member and what is wrong; *out is then released.
+ * a missing "tampered" is not recorded, not "none", a missing "unsealed"
+ * is empty, and a missing "run_as" is not known. 0, or -1 with *err
+ * (caller frees) naming the member and what is wrong; *out is then
+ * released.
  */
 int evidence_self_parse(const char *name, const char *text, size_t len,
 			struct evidence_self *out, char **err);

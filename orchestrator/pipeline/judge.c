@@ -15,6 +15,7 @@
 #include "pipeline/judge.h"
 #include "record/layout.h"
 #include "run/prepare.h"
+#include "run/proc.h"
 
 #include <math.h>
 #include <errno.h>
@@ -37,6 +38,7 @@
 #include "util/tree.h"
 #include "util/alloc.h"
 #include "util/escape.h"
+#include "util/hash.h"
 #include "util/path.h"
 #include "util/pathglob.h"
 #include "util/strbuf.h"
@@ -970,12 +972,15 @@ static void judge_metrics(struct judge *j, struct invocation *inv, const struct 
 		.tests = c->tests,
 		.ntests = c->ntests,
 		.pattern_cpu_seconds = j->plan->pattern_cpu_seconds,
-		/* The ledger holds each log a metric read to the bytes read (run_slot.c). */
+		/* The ledger holds each file a metric read to the bytes read (run_slot.c). */
 		.reads = inv->logs_read,
+		.dotnet_reads = &inv->dotnet_read,
+		.ndotnet_reads = &inv->ndotnet_read,
 	};
 
 	if (c->names)
 		in.test_names = test_set_names(c->names, &in.ntest_names);
+	free(inv->dotnet_read);
 	metrics_extract(j->metrics, &in, &inv->metrics, &inv->nmetrics);
 	free(out);
 	free(err);
@@ -1019,32 +1024,91 @@ static void settle_status(struct invocation *inv, char *too_many)
 	}
 }
 
+/* Keeps in end (*n of size bytes) the last bytes of what it held and of data. */
+static void keep_end(char *end, size_t size, size_t *n, const char *data, size_t len)
+{
+	size_t keep;
+
+	if (len >= size) {
+		memcpy(end, data + len - size, size);
+		*n = size;
+		return;
+	}
+	keep = *n < size - len ? *n : size - len;
+	memmove(end, end + *n - keep, keep);
+	memcpy(end + keep, data, len);
+	*n = keep + len;
+}
+
+/*
+ * The last size bytes of the regular file rel beneath root (no link
+ * followed) into end, *n of them, read to its end through a SHA-256 into
+ * *got: the ledger can then hold the file to the bytes its end was taken
+ * from. 0, or -1 when it cannot be opened or read whole, or is larger
+ * than cap (abev wrote no such log).
+ */
+static int read_end_hashed(const struct dirat *root, const char *rel, int64_t cap, char *end,
+			   size_t size, size_t *n, struct file_read *got)
+{
+	char chunk[16384];
+	struct sha256 *h = NULL;
+	struct stat st;
+	int64_t total = 0;
+	ssize_t r = -1;
+	int fd = dirat_openat(root, rel, O_RDONLY | O_NONBLOCK, 0);
+
+	*n = 0;
+	memset(got, 0, sizeof(*got));
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > cap)
+		goto out;
+	h = sha256_new();
+	while (total <= cap) {
+		r = read(fd, chunk, sizeof(chunk));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		sha256_update(h, chunk, (size_t)r);
+		keep_end(end, size, n, chunk, (size_t)r);
+		total += r;
+	}
+	sha256_final(h, got->sha256);
+	got->hashed = r == 0 && total <= cap;
+	got->bytes = (uint64_t)total;
+out:
+	if (fd >= 0)
+		close(fd);
+	return got->hashed ? 0 : -1;
+}
+
 /*
  * The last lines of the invocation's stderr.log, opened beneath the
  * evidence root without following a link: at most
  * INVOCATION_STDERR_TAIL_LINES non-empty lines and
  * INVOCATION_STDERR_TAIL_BYTES bytes (the end kept), as valid UTF-8.
- * NULL when there is none or it cannot be read.
+ * NULL when there is none or it cannot be read whole (at most cap
+ * bytes). The read is hashed into *held, for the ledger to hold the
+ * file to the bytes the tail comes from; when a metric read the log
+ * already (held->hashed), a tail of other bytes is not used.
  */
-static char *stderr_tail(const struct dirat *root, const char *dir)
+static char *stderr_tail(const struct dirat *root, const char *dir, int64_t cap,
+			 struct file_read *held)
 {
 	char *rel = path_join(dir, EVIDENCE_STDERR_LOG), buf[1024], *tail = NULL;
-	int fd = dirat_openat(root, rel, O_RDONLY | O_NONBLOCK, 0);
-	struct stat st;
-	ssize_t n = 0;
-	size_t end, start, lines = 0;
+	struct file_read got;
+	size_t n, end, start, lines = 0;
+	int r = read_end_hashed(root, rel, cap, buf, sizeof(buf), &n, &got);
 
 	free(rel);
-	if (fd < 0)
+	if (r < 0)
 		return NULL;
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
-		off_t from = st.st_size > (off_t)sizeof(buf) ? st.st_size - (off_t)sizeof(buf) : 0;
-		n = pread(fd, buf, sizeof(buf), from);
-	}
-	close(fd);
-	if (n <= 0)
+	if (held->hashed && (held->bytes != got.bytes ||
+			     memcmp(held->sha256, got.sha256, SHA256_LEN)))
 		return NULL;
-	end = (size_t)n;
+	*held = got;
+	if (!n)
+		return NULL;
+	end = n;
 	while (end && (buf[end - 1] == '\n' || buf[end - 1] == '\r' || buf[end - 1] == ' ' ||
 		       buf[end - 1] == '\t'))
 		end--;
@@ -1191,7 +1255,8 @@ void judge_invocation(struct judge *j, struct invocation *inv, const struct dira
 	say_aborted(inv);
 	/* What the command said last, for the decision to say why the run did not count. */
 	if (inv->status != INV_OK && !inv->stderr_tail)
-		inv->stderr_tail = stderr_tail(root, inv->dir);
+		inv->stderr_tail = stderr_tail(root, inv->dir, plan->max_log_bytes + PROC_LOG_MARKER_MAX,
+					       &inv->logs_read[1]);
 }
 
 int judge_load(struct judge *j, struct invocation *inv, unsigned attempt,

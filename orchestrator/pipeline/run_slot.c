@@ -1037,23 +1037,33 @@ static void wait_for_quiet(struct run_state *st, const struct sched_slot *slot)
 		st->interrupt = r.signo;
 }
 
-/* Whether variant has a recorded run (not a warmup) that was not discarded. */
-/* test.log and stderr.log, each as a metric read it (invocation.h: logs_read), into the ledger. */
-static void hold_logs_read(struct run_state *st, const struct invocation *inv)
+/* The run's file name, as read into read, into the ledger. */
+static void hold_read(struct run_state *st, const struct invocation *inv, const char *name,
+		      const struct file_read *read)
 {
-	static const char *const names[2] = { EVIDENCE_STDOUT_LOG, EVIDENCE_STDERR_LOG };
+	char *rel;
 
-	for (int i = 0; i < 2; i++) {
-		char *rel;
-
-		if (!inv->logs_read[i].hashed)
-			continue;
-		rel = path_join(inv->dir, names[i]);
-		ledger_parsed(&st->ledger, rel, inv->logs_read[i].sha256, inv->logs_read[i].bytes);
-		free(rel);
-	}
+	if (!read->hashed)
+		return;
+	rel = path_join(inv->dir, name);
+	ledger_parsed(&st->ledger, rel, read->sha256, read->bytes);
+	free(rel);
 }
 
+/*
+ * test.log and stderr.log, and the .NET runtime figure files, each as a
+ * metric (or stderr_tail) read it (invocation.h: logs_read, dotnet_read),
+ * into the ledger.
+ */
+static void hold_logs_read(struct run_state *st, const struct invocation *inv)
+{
+	hold_read(st, inv, EVIDENCE_STDOUT_LOG, &inv->logs_read[0]);
+	hold_read(st, inv, EVIDENCE_STDERR_LOG, &inv->logs_read[1]);
+	for (size_t i = 0; i < inv->ndotnet_read; i++)
+		hold_read(st, inv, inv->dotnet_read[i].name, &inv->dotnet_read[i].read);
+}
+
+/* Whether variant has a recorded run (not a warmup) that was not discarded. */
 static int has_kept_run(const struct run_state *st, const char *variant)
 {
 	for (size_t i = 0; i < st->ninvs; i++)

@@ -18,4 +18,13 @@ struct file_read {
 	unsigned char sha256[SHA256_LEN];
 };
 
+/* The longest name of a file_read_named. */
+#define FILE_READ_NAME_MAX 63
+
+/* A file of a run directory, by its name there, as read for its figures. */
+struct file_read_named {
+	char name[FILE_READ_NAME_MAX + 1];
+	struct file_read read;
+};
+
 #endif

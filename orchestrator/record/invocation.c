@@ -59,6 +59,7 @@ void invocation_release(struct invocation *inv)
 		free(inv->test_times[i].name);
 	free(inv->test_times);
 	metric_def_values_free(inv->metrics, inv->nmetrics);
+	free(inv->dotnet_read);
 	for (size_t i = 0; i < inv->nguards; i++)
 		guard_result_release(&inv->guards[i]);
 	free(inv->guards);

@@ -156,12 +156,20 @@ struct invocation {
 		char sha256[SHA256_HEX_LEN + 1];
 	} logs[2];
 	/*
-	 * test.log [0] and stderr.log [1] as a metric read them, hashed in that
-	 * read, for the ledger to hold each file to the bytes its figures came
-	 * from (hashed 0: no metric read it whole). Not written to result.json:
-	 * the manifest lists those bytes.
+	 * test.log [0] and stderr.log [1] as a metric read them, or stderr.log
+	 * as read for stderr_tail, hashed in that read, for the ledger to hold
+	 * each file to the bytes its figures or tail came from (hashed 0: not
+	 * read whole). Not written to result.json: the manifest lists those
+	 * bytes.
 	 */
 	struct file_read logs_read[2];
+	/*
+	 * The .NET runtime figure files (dotnet-<pid>.json) a metric read,
+	 * each by its name in dir, hashed in that read, for the ledger to hold
+	 * the same way. Not written to result.json.
+	 */
+	struct file_read_named *dotnet_read;
+	size_t ndotnet_read;
 	int cgroup_valid;
 	int64_t cg_memory_peak_bytes;   /* -1: null */
 	int64_t cg_cpu_usage_ns;        /* -1: null */

@@ -26,6 +26,7 @@
 #include "util/compiler.h"
 #include "util/dirat.h"
 #include "util/escape.h"
+#include "util/hash.h"
 #include "util/json_in.h"
 #include "util/readfile.h"
 #include "util/strbuf.h"
@@ -196,11 +197,16 @@ static int64_t name_pid(const char *name)
 	return pid;
 }
 
-/* One file beneath d into *p; NULL, or why not (caller frees). */
+/*
+ * One file beneath d into *p, and p->file: its name, and the hash of its
+ * bytes as read, before they are parsed (also when they do not parse).
+ * NULL, or why not (caller frees).
+ */
 static char *read_one(const struct dirat *d, const char *name, int64_t pid,
 		      struct dotnet_rt_proc *p)
 {
 	struct strbuf sb = STRBUF_INIT;
+	struct file_read read = { 0 };
 	struct stat st;
 	char *why = NULL;
 	int fd = dirat_openat(d, name, O_RDONLY | O_NONBLOCK, 0);
@@ -214,9 +220,17 @@ static char *read_one(const struct dirat *d, const char *name, int64_t pid,
 	else if (read_fd_capped(&sb, fd, DOTNET_RT_FILE_MAX) < 0)
 		why = errno == EFBIG ? xasprintf("%s: larger than %d bytes", name, DOTNET_RT_FILE_MAX)
 				     : xasprintf("%s: cannot read: %s", name, strerror(errno));
-	else if (dotnet_rt_parse(name, sb.buf, sb.len, p, &why) == 0 && p->pid != pid)
-		why = xasprintf("%s: gives pid %lld, not the pid of its name", name,
-				(long long)p->pid);
+	else {
+		sha256_buf(sb.buf, sb.len, read.sha256);
+		read.bytes = sb.len;
+		read.hashed = 1;
+		if (dotnet_rt_parse(name, sb.buf, sb.len, p, &why) == 0 && p->pid != pid)
+			why = xasprintf("%s: gives pid %lld, not the pid of its name", name,
+					(long long)p->pid);
+	}
+	/* After the parse, which starts *p afresh. */
+	p->file.read = read;
+	memcpy(p->file.name, name, strlen(name) + 1);
 	if (fd >= 0)
 		close(fd);
 	strbuf_release(&sb);
@@ -278,7 +292,7 @@ void dotnet_runtime_read(const struct dirat *dir, const char *rel, struct dotnet
 	if (set->n)   /* qsort() of NULL, even of nothing, is undefined */
 		qsort(set->procs, set->n, sizeof(*set->procs), by_pid);
 	for (size_t i = 0; i < set->n && !set->why; i++) {
-		char name[64];
+		char name[FILE_READ_NAME_MAX + 1];
 		int64_t pid = set->procs[i].pid;
 		snprintf(name, sizeof(name), NAME_PREFIX "%lld" NAME_SUFFIX, (long long)pid);
 		set->why = read_one(&d, name, pid, &set->procs[i]);

@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "record/file_read.h"
+
 #define DOTNET_RT_SCHEMA "abev.dotnet-runtime/1"
 /* A file is ~300 bytes; anything past this is not the hook's. */
 #define DOTNET_RT_FILE_MAX 4096
@@ -42,11 +44,16 @@ const char *dotnet_runtime_figure_unit(size_t i);
 int dotnet_runtime_figure_is_max(size_t i);
 int dotnet_runtime_figure_index(const char *name);
 
-/* One process's figures. */
+/*
+ * One process's figures, and the file they come from: its name and the
+ * SHA-256 and size of its bytes, hashed in the read that parsed them
+ * (file.read.hashed 0: not read whole).
+ */
 struct dotnet_rt_proc {
 	int64_t pid;
 	char process[DOTNET_RT_NAME_MAX + 1];
 	int64_t figures[DOTNET_RT_FIGURES];
+	struct file_read_named file;
 };
 
 /*
@@ -69,7 +76,8 @@ void dotnet_runtime_set_release(struct dotnet_rt_set *set);
  * DOTNET_RT_FILE_MAX bytes that parses, and give the pid of its name;
  * other names are not looked at. A missing directory gives no processes.
  * Any bad file sets set->why, naming it: figures from a run where one
- * process's are unreadable are not used.
+ * process's are unreadable are not used. Each file read whole, also one
+ * that does not parse, has its hash in procs[].file.
  */
 struct dirat;
 void dotnet_runtime_read(const struct dirat *dir, const char *rel, struct dotnet_rt_set *set);

@@ -936,6 +936,21 @@ static void from_dotnet(const struct metric_def *d, const struct metric_inputs *
 	v->ok = dotnet_runtime_combine(set, (size_t)f, d->process, &v->value, &v->why) == 0;
 }
 
+/* The files of *set read whole, into *in's dotnet_reads (metrics.h). */
+static void dotnet_reads_out(const struct dotnet_rt_set *set, const struct metric_inputs *in)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < set->n; i++)
+		n += !!set->procs[i].file.read.hashed;
+	*in->dotnet_reads = n ? xcalloc(n, sizeof(**in->dotnet_reads)) : NULL;
+	*in->ndotnet_reads = n;
+	n = 0;
+	for (size_t i = 0; i < set->n; i++)
+		if (set->procs[i].file.read.hashed)
+			(*in->dotnet_reads)[n++] = set->procs[i].file;
+}
+
 /*
  * What a derived rate is called and measured in: per second for time
  * units, per unit otherwise; its direction is the base's reversed.
@@ -1007,6 +1022,10 @@ void metrics_extract(const struct metric_set *set, const struct metric_inputs *i
 
 	if (in->reads)
 		memset(in->reads, 0, 2 * sizeof(*in->reads));
+	if (in->dotnet_reads) {
+		*in->dotnet_reads = NULL;
+		*in->ndotnet_reads = 0;
+	}
 	for (size_t i = 0; set && i < set->ndefs; i++)
 		n += 1 + !!set->defs[i].derive_rate;
 	v = xcalloc(n ? n : 1, sizeof(*v));
@@ -1047,6 +1066,8 @@ void metrics_extract(const struct metric_set *set, const struct metric_inputs *i
 	}
 	text_release(&out_text);
 	text_release(&err_text);
+	if (rt_loaded && in->dotnet_reads)
+		dotnet_reads_out(&rt, in);
 	dotnet_runtime_set_release(&rt);
 	*out = v;
 	*nout = n;

@@ -60,6 +60,14 @@ struct metric_inputs {
 	 * metric read, or one not read whole, is left with hashed 0.
 	 */
 	struct file_read *reads;
+	/*
+	 * When set, metrics_extract() puts in *dotnet_reads (caller frees;
+	 * NULL when none) and *ndotnet_reads the .NET runtime figure files a
+	 * metric read, each by its name in run_dir, hashed in the read its
+	 * figures come from (dotnet_runtime.h: dotnet_rt_proc.file).
+	 */
+	struct file_read_named **dotnet_reads;
+	size_t *ndotnet_reads;
 };
 
 

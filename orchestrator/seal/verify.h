@@ -7,8 +7,8 @@
  * name — and reports every problem with the file it concerns. A bundle
  * is read by streaming it (bundle/read.c), never extracted to disk. When the
  * evidence holds, it also reads what the evidence says of itself (its
- * result.json: status, decision, changes to abev's files), from the very
- * bytes it checked.
+ * result.json: status, decision, changes to abev's files, whether its
+ * runs ran as abev's own user), from the very bytes it checked.
  */
 #ifndef ABEV_VERIFY_H
 #define ABEV_VERIFY_H

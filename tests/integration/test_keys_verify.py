@@ -77,7 +77,8 @@ class KeysAndVerify(AbevTestCase):
 
     def self_lines(self, out):
         return [l for l in out.splitlines()
-                if l.split(":")[0] in ("seal", "status", "decision", "tampered", "record")]
+                if l.split(":")[0] in ("seal", "status", "decision", "tampered", "runs",
+                                       "record")]
 
     def test_clean_evidence_says_what_it_records(self):
         key, pub = self.keygen()
@@ -88,7 +89,9 @@ class KeysAndVerify(AbevTestCase):
             "seal:        intact: the signature is good, and every file is as it was sealed",
             "status:      completed",
             "decision:    no decision",
-            "tampered:    none: abev's own files were as it wrote them"])
+            "tampered:    none: abev's own files were as it wrote them",
+            "runs:        as abev's own user (no run_as): they could reach these files while "
+            "abev wrote them; signed as abev's record as far as that user is trusted"])
         self.assertEqual(self.verdict(cp.stdout), ["verdict:     verified"])
 
     def test_older_evidence_without_the_tampered_list_is_not_called_tampered(self):
@@ -98,6 +101,7 @@ class KeysAndVerify(AbevTestCase):
         self.abev("run", self.plan(), "--out", self.path("ev"), "--unsigned", check=0)
         res = self.load("ev", "result.json")
         del res["tampered"]
+        del res["run_as"]
         with open(self.path("ev", "result.json"), "w") as f:
             json.dump(res, f, indent="\t")
         reseal(self.path("ev"))
@@ -107,6 +111,8 @@ class KeysAndVerify(AbevTestCase):
         self.assertEqual([l for l in cp.stdout.splitlines() if l.startswith("tampered:")],
                          ["tampered:    not recorded: an abev older than the \"tampered\" list "
                           "of result.json made this evidence (its notes may say more)"])
+        # Nor is whether its runs were trusted apart.
+        self.assertNotIn("\nruns:", cp.stdout)
         self.assertEqual(self.verdict(cp.stdout), ["verdict:     " + UNSIGNED_LINE])
         # The other commands read it as before.
         self.abev("report", self.path("ev"), "--out", self.path("r.md"), check=0)

@@ -867,6 +867,8 @@ class RunAs(OtherUser, AbevTestCase):
                          {"fds": "0,1,2"})
         cp = self.abev("verify", ev, "--pubkey", self.path("key.pub"))
         self.assertEqual(cp.returncode, 0, cp.stdout + cp.stderr)
+        # Trusted apart: verify says nothing of runs as abev's own user.
+        self.assertNotIn("\nruns:", cp.stdout)
 
     def test_the_user_reaches_its_run_directory_under_umask_077(self):
         # abev made its directories 0700 under a umask of 077, and the user

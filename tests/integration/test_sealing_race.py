@@ -10,8 +10,10 @@ signed (abev verify fails on it).
 
 strace widens the window (each rename abev makes waits a moment after it), so
 that the racer wins it on any machine; without strace the test is skipped."""
+import glob
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -61,34 +63,42 @@ while True:
 '''
 
 
-# Rewrites, in place and with the same length, each run's test.log once abev
-# has read it for its figures: once the run's own result.json is there, which
-# abev writes after judging the run and before it notes the run directory as
-# final. "t=1" becomes "t=9" ("t=100" reads "t=900"). Counts its rewrites in
-# argv[2].
-LOG_RACER = r'''
-import os, sys, time
-root, count = sys.argv[1], sys.argv[2]
+# Rewrites, in place and with the same length, each of a run's files whose
+# name matches argv[3] (a regular expression) once abev has read it for its
+# figures: once the run's own result.json is there, which abev writes after
+# judging the run and before it notes the run directory as final. argv[4]
+# becomes argv[5] ("t=1" as "t=9": "t=100" reads "t=900"). Counts its rewrites
+# in argv[2].
+RUN_FILE_RACER = r'''
+import os, re, sys, time
+root, count, name, old, new = sys.argv[1:6]
+name, old, new = re.compile(name), old.encode(), new.encode()
 done, n = set(), 0
 while True:
     for d, _, names in os.walk(os.path.join(root, "runs")):
-        if d in done or "result.json" not in names or "test.log" not in names:
+        if d in done or "result.json" not in names:
             continue
         done.add(d)
-        try:
-            with open(os.path.join(d, "test.log"), "r+b") as f:
-                data = f.read()
-                if b"t=1" not in data:
-                    continue
-                f.seek(0)
-                f.write(data.replace(b"t=1", b"t=9"))
-            n += 1
-            with open(count, "w") as c:
-                c.write(str(n))
-        except OSError:
-            pass
+        for f_ in names:
+            if not name.fullmatch(f_):
+                continue
+            try:
+                with open(os.path.join(d, f_), "r+b") as f:
+                    data = f.read()
+                    if old not in data:
+                        continue
+                    f.seek(0)
+                    f.write(data.replace(old, new))
+                n += 1
+                with open(count, "w") as c:
+                    c.write(str(n))
+            except OSError:
+                pass
     time.sleep(0.0005)
 '''
+LOG_RACER = [RUN_FILE_RACER, r"test\.log", "t=1", "t=9"]
+# The same for the .NET runtime figure files: 100 collections read 900.
+DOTNET_RACER = [RUN_FILE_RACER, r"dotnet-[0-9]+\.json", '"gc_gen0": 1', '"gc_gen0": 9']
 
 
 def traced_env():
@@ -122,21 +132,23 @@ class RacerWhileSealing(AbevTestCase):
             "load": {"max_cpu_wait_pct": 100, "max_foreign_cpu": 64, "max_repeats": 0},
         })
 
-    def run_raced(self, ev, delay_us, racer_src=RACER):
-        """abev run under strace, each rename followed by delay_us, beside the
-        racer; returns (abev's exit code, the racer's rewrites)."""
+    def run_raced(self, ev, delay_us, racer=(RACER,), plan=None, env=None):
+        """abev run of plan (None: the setUp's) under strace, each rename
+        followed by delay_us, beside the racer (its source and arguments after
+        the evidence directory and its count file); returns (abev's exit code,
+        the racer's rewrites)."""
         os.mkdir(ev)
         os.rmdir(ev)
         count = ev + ".count"
-        racer = subprocess.Popen([sys.executable, "-c", racer_src, ev, count],
+        racer = subprocess.Popen([sys.executable, "-c", racer[0], ev, count, *racer[1:]],
                                  stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                  stderr=subprocess.DEVNULL)
         try:
             cmd = [STRACE, "-o", os.devnull, "-e", f"trace={RENAMES}",
                    "-e", f"inject={RENAMES}:delay_exit={delay_us}",
-                   ABEV, "run", self.plan, "--out", ev, "--key", self.path("k.key")]
+                   ABEV, "run", plan or self.plan, "--out", ev, "--key", self.path("k.key")]
             cp = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                                timeout=600, env=traced_env())
+                                timeout=600, env={**traced_env(), **(env or {})})
         finally:
             racer.send_signal(signal.SIGKILL)
             racer.wait()
@@ -220,6 +232,107 @@ class RacerWhileSealing(AbevTestCase):
                     self.assertEqual(res["status"], "failed", what)
                     self.assertTrue(any("test.log: changed after abev read its figures"
                                         in t for t in res["tampered"]), what)
+        self.assertGreater(hits, 0, "the racer never rewrote a log")
+
+    def test_a_dotnet_figure_file_rewritten_after_it_was_read_is_never_signed(self):
+        # The startup hook's dotnet-<pid>.json are a metric's source as a log is:
+        # abev read them for the figures and noted the run directory as final
+        # later, by the identity of its files, so a rewrite in between was signed
+        # beside figures it does not say. The command writes the file the hook
+        # would (no .NET needed); the hook abev adds is any regular file.
+        hook = self.path("hook.dll")
+        with open(hook, "w") as f:
+            f.write("not loaded: no .NET process runs\n")
+        figures = {"schema": "abev.dotnet-runtime/1", "pid": "PID", "process": "testhost",
+                   "gc_gen0": 0, "gc_gen1": 0, "gc_gen2": 0, "gc_pause_us": 0,
+                   "allocated_bytes": 0, "peak_heap_bytes": 0, "lock_contentions": 0,
+                   "threadpool_items": 0, "jit_methods": 0, "jit_time_us": 0}
+
+        def writes(gen0):
+            # The file as the hook writes it, with the shell's pid.
+            tmpl = self.path(f"dotnet-{gen0}.tmpl")
+            with open(tmpl, "w", encoding="utf-8") as f:
+                json.dump({**figures, "gc_gen0": gen0}, f)
+            return ["sh", "-c", f"sed \"s/\\\"PID\\\"/$$/\" '{tmpl}' > "
+                    "\"$ABEV_RUN_DIR/dotnet-$$.json\""]
+        plan = self.write_plan({
+            "schema": "abev.plan/1", "name": "race-dotnet", "dotnet_runtime": True,
+            "variants": [{"name": "base", "command": writes(100)},
+                         {"name": "cand", "command": writes(200)}],
+            "schedule": {"runs": 7, "order": "reverse"},
+            "metrics": [{"name": "gen0", "source": "dotnet", "field": "gc_gen0"}],
+            "gates": {"gen0": {"max_regression_pct": 5}},
+            "load": {"max_cpu_wait_pct": 100, "max_foreign_cpu": 64, "max_repeats": 0},
+        }, name="dotnet.json")
+        hits = 0
+        for i, delay in enumerate((20000, 100000)):
+            with self.subTest(delay_us=delay):
+                ev = self.path(f"ev-{i}")
+                cp, n = self.run_raced(ev, delay, DOTNET_RACER, plan,
+                                       {"ABEV_DOTNET_HOOK": hook})
+                hits += n
+                what = f"racer rewrites: {n}\n{cp.stdout}\n{cp.stderr}"
+                self.assertIn(cp.returncode, (1, 3, 5), what)
+                v = self.abev("verify", ev, "--pubkey", self.path("k.pub"))
+                what += "\n" + v.stdout + v.stderr
+                with open(os.path.join(ev, "result.json"), encoding="utf-8") as f:
+                    res = json.load(f)
+                if v.returncode == 0:
+                    # Verified: every figure is what the sealed file says.
+                    for inv in res["invocations"]:
+                        got = (inv.get("metrics") or {}).get("gen0")
+                        if got is None:
+                            continue
+                        files = glob.glob(os.path.join(ev, inv["dir"], "dotnet-*.json"))
+                        self.assertEqual(len(files), 1, (inv["dir"], what))
+                        with open(files[0], encoding="utf-8") as f:
+                            said = json.load(f)["gc_gen0"]
+                        self.assertEqual(said, got, (inv["dir"], what))
+                else:
+                    # Not clean: each file rewritten after abev read it is named.
+                    self.assertEqual(v.returncode, 8, what)
+                    self.assertEqual(res["status"], "failed", what)
+                    self.assertTrue(any(re.search(r"dotnet-[0-9]+\.json: changed after abev "
+                                                  r"read its figures", t)
+                                        for t in res["tampered"]), what)
+        self.assertGreater(hits, 0, "the racer never rewrote a figure file")
+
+    def test_a_stderr_log_rewritten_after_its_tail_was_read_is_never_signed(self):
+        # A run that failed has the end of its stderr.log in result.json
+        # (stderr_tail): abev read it before it noted the run directory as final,
+        # so a rewrite in between was signed beside a tail it does not end with.
+        cmd = ["sh", "-c", "echo 'it broke: code=1234' >&2; exit 3"]
+        plan = self.write_plan({
+            "schema": "abev.plan/1", "name": "race-stderr",
+            "variants": [{"name": "base", "command": cmd}, {"name": "cand", "command": cmd}],
+            "schedule": {"runs": 3},
+            "load": {"max_cpu_wait_pct": 100, "max_foreign_cpu": 64, "max_repeats": 0},
+        }, name="stderr.json")
+        racer = [RUN_FILE_RACER, r"stderr\.log", "code=1", "code=9"]
+        hits = 0
+        for i, delay in enumerate((20000, 100000)):
+            with self.subTest(delay_us=delay):
+                ev = self.path(f"ev-{i}")
+                cp, n = self.run_raced(ev, delay, racer, plan)
+                hits += n
+                what = f"racer rewrites: {n}\n{cp.stdout}\n{cp.stderr}"
+                v = self.abev("verify", ev, "--pubkey", self.path("k.pub"))
+                what += "\n" + v.stdout + v.stderr
+                self.assertIn(v.returncode, (0, 8), what)
+                with open(os.path.join(ev, "result.json"), encoding="utf-8") as f:
+                    res = json.load(f)
+                tails = [inv for inv in res["invocations"] if inv.get("stderr_tail")]
+                self.assertTrue(tails, what)
+                for inv in tails:
+                    with open(os.path.join(ev, inv["dir"], "stderr.log"), "rb") as f:
+                        said = f.read().decode().strip()
+                    if said == inv["stderr_tail"]:
+                        continue
+                    # A tail the sealed log does not end with: the change is named.
+                    self.assertEqual(v.returncode, 8, (inv["dir"], what))
+                    self.assertEqual(res["status"], "failed", what)
+                    self.assertIn(f"{inv['dir']}/stderr.log: changed after abev read",
+                                  "\n".join(res["tampered"]), what)
         self.assertGreater(hits, 0, "the racer never rewrote a log")
 
 

@@ -4,7 +4,8 @@
  * (truncated, oversize, extra or repeated keys, numbers out of range, a
  * bad name, a NUL, a link, a FIFO, a pid that is not its name's), read
  * from a fresh mkdtemp directory; how a figure combines over processes;
- * metrics of source dotnet through metrics_extract(); and how the hook
+ * metrics of source dotnet through metrics_extract(), and each file hashed
+ * in the read its figures come from; and how the hook
  * joins a user's DOTNET_STARTUP_HOOKS.
  */
 #include <stdarg.h>
@@ -24,6 +25,7 @@
 #include "run/dotnet_hook.h"
 #include "util/alloc.h"
 #include "util/env.h"
+#include "util/hash.h"
 #include "util/path.h"
 #include "util/strbuf.h"
 
@@ -276,6 +278,40 @@ static void test_bad_files(void **state)
 	}
 }
 
+/*
+ * Each file is hashed in the read that parses it, by its name, also one
+ * that does not parse (its figures spoil the run's, its bytes are still
+ * what abev read); one never read is not.
+ */
+static void test_files_hashed_as_read(void **state)
+{
+	struct dotnet_rt_set set = DOTNET_RT_SET_INIT;
+	char *good = good_text(11, "testhost", 1);
+	unsigned char want[SHA256_LEN];
+
+	(void)state;
+	clear_dir();
+	write_file("dotnet-11.json", good, strlen(good));
+	write_file("dotnet-12.json", "{", 1);
+	write_good(13, "dotnet", 1);
+	dotnet_runtime_read(NULL, tmpdir, &set);
+	assert_non_null(set.why);
+	assert_int_equal(set.n, 3);
+	sha256_buf(good, strlen(good), want);
+	assert_string_equal(set.procs[0].file.name, "dotnet-11.json");
+	assert_int_equal(set.procs[0].file.read.hashed, 1);
+	assert_int_equal(set.procs[0].file.read.bytes, strlen(good));
+	assert_memory_equal(set.procs[0].file.read.sha256, want, SHA256_LEN);
+	sha256_buf("{", 1, want);
+	assert_string_equal(set.procs[1].file.name, "dotnet-12.json");
+	assert_int_equal(set.procs[1].file.read.hashed, 1);
+	assert_memory_equal(set.procs[1].file.read.sha256, want, SHA256_LEN);
+	/* Not read past the bad one. */
+	assert_int_equal(set.procs[2].file.read.hashed, 0);
+	dotnet_runtime_set_release(&set);
+	free(good);
+}
+
 /* A link, a FIFO and a directory under the hook's name: not followed, not opened, not read. */
 static void test_odd_files(void **state)
 {
@@ -327,8 +363,10 @@ static void test_extract(void **state)
 	struct metric_inputs in;
 	struct metric_value *out = NULL;
 	struct metric_set *set;
-	size_t n = 0;
-	char *err = NULL;
+	struct file_read_named *reads = NULL;
+	unsigned char want[SHA256_LEN];
+	size_t n = 0, nreads = 0;
+	char *err = NULL, *text;
 
 	(void)state;
 	clear_dir();
@@ -349,8 +387,19 @@ static void test_extract(void **state)
 	assert_non_null(set);
 	in.run_dir = tmpdir;
 	in.fig.wall_ns = -1;
+	in.dotnet_reads = &reads;
+	in.ndotnet_reads = &nreads;
 	metrics_extract(set, &in, &out, &n);
 	assert_int_equal(n, 3);
+	/* The files the figures come from, as read, for the ledger to hold. */
+	assert_int_equal(nreads, 2);
+	assert_string_equal(reads[0].name, "dotnet-11.json");
+	assert_string_equal(reads[1].name, "dotnet-12.json");
+	text = good_text(12, "dotnet", 10);
+	sha256_buf(text, strlen(text), want);
+	assert_memory_equal(reads[1].read.sha256, want, SHA256_LEN);
+	free(text);
+	free(reads);
 	assert_true(out[0].ok);
 	assert_true(out[0].value == 1004);
 	assert_string_equal(out[0].unit, "bytes");
@@ -424,6 +473,7 @@ int main(void)
 		cmocka_unit_test(test_good_files_combine),
 		cmocka_unit_test(test_no_files),
 		cmocka_unit_test(test_bad_files),
+		cmocka_unit_test(test_files_hashed_as_read),
 		cmocka_unit_test(test_odd_files),
 		cmocka_unit_test(test_too_many_files),
 		cmocka_unit_test(test_extract),

@@ -925,6 +925,45 @@ static void test_self_parse(void **state)
 }
 
 /*
+ * Whether the runs were trusted apart, as `abev verify` says it: run_as
+ * null (abev's own user), an object (another user), or absent (an older
+ * abev: not known); anything else is refused.
+ */
+static void test_self_run_as(void **state)
+{
+	static const struct {
+		const char *json;
+		int ok, known, run_as;
+	} cases[] = {
+		{ "{\"status\": \"completed\", \"run_as\": null}", 1, 1, 0 },
+		{ "{\"status\": \"completed\", \"run_as\": {\"user\": \"ci\", \"uid\": 1001}}",
+		  1, 1, 1 },
+		{ "{\"status\": \"completed\"}", 1, 0, 0 },
+		{ "{\"status\": \"completed\", \"run_as\": \"ci\"}", 0, 0, 0 },
+	};
+	(void)state;
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct evidence_self self = EVIDENCE_SELF_INIT;
+		char *err = NULL;
+		int rc = evidence_self_parse("result.json", cases[i].json, strlen(cases[i].json),
+					     &self, &err);
+
+		print_message("case %zu: %s\n", i, cases[i].json);
+		if (!cases[i].ok) {
+			assert_int_equal(rc, -1);
+			assert_non_null(strstr(err, "run_as"));
+			free(err);
+			continue;
+		}
+		assert_int_equal(rc, 0);
+		assert_int_equal(self.run_as_known, cases[i].known);
+		assert_int_equal(self.run_as, cases[i].run_as);
+		evidence_self_release(&self);
+	}
+}
+
+/*
  * The "unsealed" list alone, as `abev verify` reads it before it judges
  * the unlisted files: whatever else result.json holds; text that is no
  * JSON object has none, and says why.
@@ -1108,6 +1147,7 @@ int main(void)
 		cmocka_unit_test(test_journal),
 		cmocka_unit_test(test_status_names),
 		cmocka_unit_test(test_self_parse),
+		cmocka_unit_test(test_self_run_as),
 		cmocka_unit_test(test_unsealed_parse),
 	};
 	if (!mkdtemp(root))
