@@ -848,12 +848,18 @@ def judge_short(rows):
     bad = ratios.failures(rows, cpus)
     for r in rows:
         if r["gross"]:
-            print(f"bench-short: {r['key']}: {ratios.fmt_value(r['key'], r['value'])}, over "
-                  f"twice its goal ({ratios.fmt_goal(r['key'])})" +
-                  ("" if ratios.fails(r["key"], cpus) else
-                   f"; reported, not failed (on {cpus} CPU{'s' if cpus > 1 else ''})"))
+            k = r["key"]
+            if not ratios.fails(k, cpus):
+                how = f"; reported, not failed (on {cpus} CPU{'s' if cpus > 1 else ''})"
+            elif not r["slipped"]:
+                how = (f"; fails beyond {ratios.fail_line(k):.2f}x, "
+                       f"{ratios.GOAL[k]['fail_why']}")
+            else:
+                how = ""
+            print(f"bench-short: {k}: {ratios.fmt_value(k, r['value'])}, over "
+                  f"twice its goal ({ratios.fmt_goal(k)}){how}")
     print(f"bench-short: {'FAILED' if bad else 'passed'}: {len(bad)} of {len(rows)} ratios "
-          f"over twice their goal")
+          f"beyond their fail line")
     return 1 if bad else 0
 
 
@@ -885,7 +891,7 @@ def short_tries(rounds, cpus):
         if not bad:
             break
         groups = {ratios.GOAL[r["key"]]["group"] for r in bad}
-        print(f"bench-short: {', '.join(r['key'] for r in bad)} beyond twice the goal; "
+        print(f"bench-short: {', '.join(r['key'] for r in bad)} beyond their fail line; "
               f"measuring {', '.join(sorted(groups))} again (try {n} of {tries}; load "
               f"{loadavg()})", flush=True)
         rows = ratios.best_of(rows, short_form(rounds, groups))
