@@ -65,18 +65,35 @@ while True:
 
 # Rewrites, in place and with the same length, each of a run's files whose
 # name matches argv[3] (a regular expression) once abev has read it for its
-# figures: once the run's own result.json is there, which abev writes after
-# judging the run and before it notes the run directory as final. argv[4]
-# becomes argv[5] ("t=1" as "t=9": "t=100" reads "t=900"). Counts its rewrites
-# in argv[2].
+# figures: once the run's record is in the journal (its "dir"), which abev
+# appends after judging the run and before it notes the run directory as
+# final (or, from an abev before issue 41, once the run's own result.json is
+# there). argv[4] becomes argv[5] ("t=1" as "t=9": "t=100" reads "t=900").
+# Counts its rewrites in argv[2].
 RUN_FILE_RACER = r'''
-import os, re, sys, time
+import json, os, re, sys, time
 root, count, name, old, new = sys.argv[1:6]
 name, old, new = re.compile(name), old.encode(), new.encode()
 done, n = set(), 0
+
+def recorded():
+    """The run directories the journal has a record of."""
+    dirs = set()
+    try:
+        with open(os.path.join(root, "invocations.jsonl"), "rb") as f:
+            for line in f.read().split(b"\n")[:-1]:
+                try:
+                    dirs.add(os.path.join(root, json.loads(line)["dir"]))
+                except (ValueError, KeyError, TypeError):
+                    pass
+    except OSError:
+        pass
+    return dirs
+
 while True:
+    journaled = recorded()
     for d, _, names in os.walk(os.path.join(root, "runs")):
-        if d in done or "result.json" not in names:
+        if d in done or (d not in journaled and "result.json" not in names):
             continue
         done.add(d)
         for f_ in names:
