@@ -176,6 +176,16 @@ class RacerWhileSealing(AbevTestCase):
             hits = 0
         return cp, hits
 
+    def raced(self, ev, delay_us, *args):
+        """run_raced(), then abev verify of the evidence against the key:
+        (abev's run, the racer's rewrites, verify's run, result.json, and
+        the text of all three for an assertion's message)."""
+        cp, n = self.run_raced(ev, delay_us, *args)
+        v = self.abev("verify", ev, "--pubkey", self.path("k.pub"))
+        what = f"racer rewrites: {n}\n{cp.stdout}\n{cp.stderr}\n{v.stdout}{v.stderr}"
+        with open(os.path.join(ev, "result.json"), encoding="utf-8") as f:
+            return cp, n, v, json.load(f), what
+
     def test_a_racer_never_gets_its_bytes_signed(self):
         # Three tries by default, one per delay; the issue's measure is 20
         # (ABEV_RACE_TRIES=20), which takes about three minutes.
@@ -185,14 +195,9 @@ class RacerWhileSealing(AbevTestCase):
             delay = delays[i % len(delays)]
             with self.subTest(attempt=i + 1, delay_us=delay):
                 ev = self.path(f"ev-{i}")
-                cp, n = self.run_raced(ev, delay)
+                cp, n, v, res, what = self.raced(ev, delay)
                 hits += n
-                what = f"racer rewrites: {n}\n{cp.stdout}\n{cp.stderr}"
                 self.assertIn(cp.returncode, (1, 3, 5), what)
-                v = self.abev("verify", ev, "--pubkey", self.path("k.pub"))
-                what += "\n" + v.stdout + v.stderr
-                with open(os.path.join(ev, "result.json"), encoding="utf-8") as f:
-                    res = json.load(f)
                 decision = (res.get("comparison") or {}).get("decision")
                 if "content changed" not in v.stdout:
                     # The signature line says the runs ran as abev's own user.
@@ -225,14 +230,9 @@ class RacerWhileSealing(AbevTestCase):
         for i, delay in enumerate((20000, 100000)):
             with self.subTest(delay_us=delay):
                 ev = self.path(f"ev-{i}")
-                cp, n = self.run_raced(ev, delay, LOG_RACER)
+                cp, n, v, res, what = self.raced(ev, delay, LOG_RACER)
                 hits += n
-                what = f"racer rewrites: {n}\n{cp.stdout}\n{cp.stderr}"
                 self.assertIn(cp.returncode, (1, 3, 5), what)
-                v = self.abev("verify", ev, "--pubkey", self.path("k.pub"))
-                what += "\n" + v.stdout + v.stderr
-                with open(os.path.join(ev, "result.json"), encoding="utf-8") as f:
-                    res = json.load(f)
                 if v.returncode == 0:
                     # Verified: every figure is what the sealed log says.
                     for inv in res["invocations"]:
@@ -285,15 +285,10 @@ class RacerWhileSealing(AbevTestCase):
         for i, delay in enumerate((20000, 100000)):
             with self.subTest(delay_us=delay):
                 ev = self.path(f"ev-{i}")
-                cp, n = self.run_raced(ev, delay, DOTNET_RACER, plan,
-                                       {"ABEV_DOTNET_HOOK": hook})
+                cp, n, v, res, what = self.raced(ev, delay, DOTNET_RACER, plan,
+                                                 {"ABEV_DOTNET_HOOK": hook})
                 hits += n
-                what = f"racer rewrites: {n}\n{cp.stdout}\n{cp.stderr}"
                 self.assertIn(cp.returncode, (1, 3, 5), what)
-                v = self.abev("verify", ev, "--pubkey", self.path("k.pub"))
-                what += "\n" + v.stdout + v.stderr
-                with open(os.path.join(ev, "result.json"), encoding="utf-8") as f:
-                    res = json.load(f)
                 if v.returncode == 0:
                     # Verified: every figure is what the sealed file says.
                     for inv in res["invocations"]:
@@ -330,14 +325,9 @@ class RacerWhileSealing(AbevTestCase):
         for i, delay in enumerate((20000, 100000)):
             with self.subTest(delay_us=delay):
                 ev = self.path(f"ev-{i}")
-                cp, n = self.run_raced(ev, delay, racer, plan)
+                cp, n, v, res, what = self.raced(ev, delay, racer, plan)
                 hits += n
-                what = f"racer rewrites: {n}\n{cp.stdout}\n{cp.stderr}"
-                v = self.abev("verify", ev, "--pubkey", self.path("k.pub"))
-                what += "\n" + v.stdout + v.stderr
                 self.assertIn(v.returncode, (0, 8), what)
-                with open(os.path.join(ev, "result.json"), encoding="utf-8") as f:
-                    res = json.load(f)
                 tails = [inv for inv in res["invocations"] if inv.get("stderr_tail")]
                 self.assertTrue(tails, what)
                 for inv in tails:
