@@ -29,6 +29,12 @@
  * most 10 numbers of 20 digits, its name and blanks.
  */
 #define SYSSTAT_STAT_MAX (256 * (CPULIST_MAX + 1))
+/*
+ * The text of /proc/stat and of the per-CPU run time, read twice for
+ * every invocation: one buffer for the whole run of abev rather than a
+ * 256 KiB allocation each time (abev's measuring is single-threaded).
+ */
+static char stat_buf[SYSSTAT_STAT_MAX];
 
 static const char *skip_blanks(const char *p)
 {
@@ -266,31 +272,33 @@ static void run_ns_read(const struct cpulist *set, struct cpustat *out)
 		{ "/proc/schedstat", "schedstat", sysstat_schedstat_cpus_parse },
 		{ "/sys/fs/cgroup/cpuacct/cpuacct.usage_percpu", "cpuacct", sysstat_cpuacct_percpu_parse },
 	};
-	char *buf = xmalloc(SYSSTAT_STAT_MAX);
+	/* A source the kernel does not have (ENOENT) is not looked for again. */
+	static int absent[ARRAY_SIZE(sources)];
 
-	for (size_t i = 0; i < sizeof(sources) / sizeof(sources[0]); i++) {
-		if (read_head(sources[i].path, buf, SYSSTAT_STAT_MAX) < 0 ||
-		    sources[i].parse(buf, set, &out->set_run_ns) < 0)
+	for (size_t i = 0; i < ARRAY_SIZE(sources); i++) {
+		if (absent[i])
+			continue;
+		if (read_head(sources[i].path, stat_buf, sizeof(stat_buf)) < 0) {
+			absent[i] = errno == ENOENT;
+			continue;
+		}
+		if (sources[i].parse(stat_buf, set, &out->set_run_ns) < 0)
 			continue;
 		out->run_source = sources[i].name;
 		break;
 	}
-	free(buf);
 }
 
 int sysstat_cpustat_read_set(const struct cpulist *set, struct cpustat *out)
 {
-	char *buf;
 	int ret = -1;
 
 	if (!set || !set->count)
 		return sysstat_cpustat_read(out);
 	/* The cpuN lines come first: a CPU past its set's highest is never needed. */
-	buf = xmalloc(SYSSTAT_STAT_MAX);
 	memset(out, 0, sizeof(*out));
-	if (read_head("/proc/stat", buf, SYSSTAT_STAT_MAX) >= 0)
-		ret = sysstat_cpustat_parse_set(buf, set, out);
-	free(buf);
+	if (read_head("/proc/stat", stat_buf, sizeof(stat_buf)) >= 0)
+		ret = sysstat_cpustat_parse_set(stat_buf, set, out);
 	if (ret == 0)
 		run_ns_read(set, out);
 	return ret;
