@@ -1,8 +1,8 @@
 /*
- * cgroup: creates one cgroup v2 group per invocation beside abev (under
- * abev's own group), moves the child into it, reads the whole tree's
- * memory peak and CPU time, kills whatever the run left in it and removes
- * it again. It does not decide what a missing cgroup means: every failure
+ * cgroup: gives each invocation a cgroup v2 group of its own beside abev
+ * (under abev's own group), moves the child into it, reads the whole
+ * tree's memory peak and CPU time, kills whatever the run left in it and
+ * removes it again (or keeps it, empty, for the next: cgroup_done()). It does not decide what a missing cgroup means: every failure
  * is soft and comes back as a one-line reason, never as an error() message,
  * because a machine without a writable cgroup v2 hierarchy is a fact to
  * record. It knows nothing of processes beyond pids.
@@ -38,6 +38,19 @@
 #define STALE_SCAN_MAX 100000
 
 static char memory_note[4200];
+
+/*
+ * Whether the groups give a memory peak (memory.peak), looked at once:
+ * -1 not yet. Every group is made beneath the same parent, and the
+ * parent's controllers decide it.
+ */
+static int has_peak = -1;
+/* The group cgroup_done() kept for the next command, by the process that kept it. */
+static struct {
+	char *path;
+	int64_t cpu_ns;   /* its cpu.stat usage when it was kept */
+	pid_t owner;
+} kept;
 
 static int cgroup_release_checked(struct cgroup *cg);
 
@@ -272,6 +285,14 @@ int cgroup_create(struct cgroup *cg, const char *name, char **reason)
 		reason = &dummy;
 	*reason = NULL;
 	cg->path = NULL;
+	cg->cpu_base_ns = 0;
+	cg->killed = 0;
+	if (kept.path && kept.owner == getpid()) {
+		cg->path = kept.path;
+		cg->cpu_base_ns = kept.cpu_ns;
+		kept.path = NULL;
+		return 0;
+	}
 
 	parent = groups_parent(reason);
 	if (!parent)
@@ -382,16 +403,6 @@ int64_t cgroup_cpu_pressure_us(const struct cgroup *cg)
 	return us;
 }
 
-void cgroup_read(const struct cgroup *cg, struct cgroup_stats *st)
-{
-	st->memory_peak_bytes = -1;
-	st->cpu_usage_ns = -1;
-	if (!cg || !cg->path)
-		return;
-	st->memory_peak_bytes = read_int_file(cg->path, "memory.peak");
-	st->cpu_usage_ns = read_cpu_usage_ns(cg->path);
-}
-
 static int file_exists(const char *dir, const char *name)
 {
 	char *path = path_join(dir, name);
@@ -400,14 +411,39 @@ static int file_exists(const char *dir, const char *name)
 	return ok;
 }
 
+/* Whether the groups give a memory peak, looked at in cg the first time. */
+static int gives_peak(const struct cgroup *cg)
+{
+	if (has_peak < 0)
+		has_peak = file_exists(cg->path, "memory.peak");
+	return has_peak;
+}
+
+void cgroup_read(const struct cgroup *cg, struct cgroup_stats *st)
+{
+	st->memory_peak_bytes = -1;
+	st->cpu_usage_ns = -1;
+	if (!cg || !cg->path)
+		return;
+	if (gives_peak(cg))
+		st->memory_peak_bytes = read_int_file(cg->path, "memory.peak");
+	st->cpu_usage_ns = read_cpu_usage_ns(cg->path);
+	if (st->cpu_usage_ns >= 0)
+		st->cpu_usage_ns = st->cpu_usage_ns >= cg->cpu_base_ns
+				   ? st->cpu_usage_ns - cg->cpu_base_ns : -1;
+}
+
 const char *cgroup_memory_note(const struct cgroup *cg)
 {
+	static int noted;
 	char *parent, *slash;
 
-	if (!cg || !cg->path)
+	if (!cg || !cg->path || gives_peak(cg))
 		return NULL;
-	if (file_exists(cg->path, "memory.peak"))
-		return NULL;
+	/* The same for every group beneath the one parent: worked out once. */
+	if (noted)
+		return memory_note;
+	noted = 1;
 	if (file_exists(cg->path, "memory.current")) {
 		snprintf(memory_note, sizeof(memory_note),
 			 "memory.peak unavailable: this kernel predates Linux 5.19");
@@ -476,6 +512,7 @@ int cgroup_kill_all(struct cgroup *cg)
 	if (n == 0)
 		goto out;
 	killf = path_join(cg->path, "cgroup.kill");
+	cg->killed = 1;
 	/* cgroup.kill (Linux 5.14) also catches processes forked while we kill. */
 	if (write_quiet(killf, "1") < 0) {
 		for (i = 0; i < n; i++)
@@ -514,4 +551,40 @@ static int cgroup_release_checked(struct cgroup *cg)
 void cgroup_release(struct cgroup *cg)
 {
 	(void)cgroup_release_checked(cg);
+}
+
+/* Removes the kept group at exit (in the process that kept it: not in a child's exit()). */
+static void drop_kept(void)
+{
+	struct cgroup cg = CGROUP_INIT;
+
+	if (!kept.path || kept.owner != getpid())
+		return;
+	cg.path = kept.path;
+	kept.path = NULL;
+	cgroup_kill_all(&cg);
+	(void)cgroup_release_checked(&cg);
+}
+
+void cgroup_done(struct cgroup *cg, int empty)
+{
+	static int registered;
+	int64_t ns;
+
+	if (!cg || !cg->path)
+		return;
+	if (!empty || cg->killed || kept.path || gives_peak(cg) ||
+	    (ns = read_cpu_usage_ns(cg->path)) < 0) {
+		cgroup_release(cg);
+		return;
+	}
+	if (!registered && atexit(drop_kept) != 0) {
+		cgroup_release(cg);
+		return;
+	}
+	registered = 1;
+	kept.path = cg->path;
+	kept.cpu_ns = ns;
+	kept.owner = getpid();
+	cg->path = NULL;
 }

@@ -425,8 +425,7 @@ static void finish_run(struct run *r, int recorded)
 			res->cg_memory_note = cgroup_memory_note(&r->cg);
 			cpuwait_from_cgroup(&r->wait, res);
 		}
-		cgroup_kill_all(&r->cg);
-		cgroup_release(&r->cg);
+		cgroup_done(&r->cg, cgroup_kill_all(&r->cg) == 0);
 	}
 	if (recorded && r->wait.tasks.procs)
 		proctree_finish(&r->tree, r->pid, getpid(), &res->procs);
