@@ -480,10 +480,31 @@ void peers_start(struct peers *p)
 		warning("cannot append to '%s/" EVENTS_NAME "': %s", p->dir, strerror(errno));
 }
 
+static int same_time(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
+}
+
+/*
+ * Whether a look can stand on the last one without listing the lock
+ * directory (twice per invocation otherwise): that look found no other
+ * run at all, no file came or went since (the directory's times), and
+ * no run started since (every run appends to "events" as it starts, in
+ * peers_start(), which leaves the directory's times alone). dir: the
+ * directory's stat now.
+ */
+static int still_quiet(const struct peers *p, const struct stat *dir, uint64_t events)
+{
+	return p->quiet && events != UINT64_MAX && events == p->quiet_events &&
+	       same_time(&dir->st_mtim, &p->quiet_mtime) &&
+	       same_time(&dir->st_ctim, &p->quiet_ctime);
+}
+
 void peers_look_now(struct peers *p, struct peers_look *out)
 {
 	struct peer_entry *list;
-	struct stat sb;
+	struct stat sb, dir;
+	int have_dir;
 	size_t n;
 
 	*out = (struct peers_look)PEERS_LOOK_INIT;
@@ -491,6 +512,9 @@ void peers_look_now(struct peers *p, struct peers_look *out)
 		return;
 	if (p->events_fd >= 0 && fstat(p->events_fd, &sb) == 0)
 		out->events = (uint64_t)sb.st_size;
+	have_dir = fstat(p->dfd, &dir) == 0;
+	if (have_dir && still_quiet(p, &dir, out->events))
+		return;
 	n = list_peers(p, &list);
 	for (size_t i = 0; i < n; i++) {
 		if (!list[i].running)
@@ -499,6 +523,17 @@ void peers_look_now(struct peers *p, struct peers_look *out)
 		out->running[out->nrunning++] = peer_hit(&list[i]);
 	}
 	free_peers(list, n);
+	/*
+	 * Alone: no other run at all, so no waiting one that could start, nor
+	 * a dead one's file for the next listing to remove. The times are
+	 * from before the listing: a change during it is a change since.
+	 */
+	p->quiet = have_dir && !n && out->events != UINT64_MAX;
+	if (p->quiet) {
+		p->quiet_mtime = dir.st_mtim;
+		p->quiet_ctime = dir.st_ctim;
+		p->quiet_events = out->events;
+	}
 }
 
 void peers_look_release(struct peers_look *l)

@@ -23,6 +23,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "measure/overlap.h"
 
@@ -38,9 +39,16 @@ struct peers {
 	int events_own;   /* it is abev's user's own: the only case it is ever truncated */
 	unsigned long ignored;   /* looks at other users' files that are no verified abev run */
 	char *ignored_note;      /* the first of them, said once (also a warning), or NULL */
+	/*
+	 * The last look that found no other run at all: the lock
+	 * directory's times and the size of "events" then (quiet: valid).
+	 */
+	int quiet;
+	struct timespec quiet_mtime, quiet_ctime;
+	uint64_t quiet_events;
 };
 
-#define PEERS_INIT { NULL, NULL, -1, 0, 0, NULL, -1, -1, 0, 0, NULL }
+#define PEERS_INIT { NULL, NULL, -1, 0, 0, NULL, -1, -1, 0, 0, NULL, 0, { 0, 0 }, { 0, 0 }, 0 }
 
 /* What one look saw. */
 struct peers_look {
