@@ -316,6 +316,75 @@ static size_t run_dir_len(const char *rel)
 	return (size_t)(p - 1 - rel);
 }
 
+/* The run directories that hold a file the ledger knows, sorted (ledger_files()). */
+struct held_dirs {
+	char **v;
+	size_t n, alloc;
+};
+
+static void collect_held(void *ctx, const char *rel, const unsigned char *digest, off_t size)
+{
+	struct held_dirs *h = ctx;
+	size_t len = run_dir_len(rel);
+
+	(void)digest;
+	(void)size;
+	if (!len || (h->n && strlen(h->v[h->n - 1]) == len && !strncmp(h->v[h->n - 1], rel, len)))
+		return;
+	ALLOC_GROW(h->v, h->n + 1, h->alloc);
+	h->v[h->n++] = xstrndup(rel, len);
+}
+
+static int str_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * The directories the runs left empty, removed as the full seal's
+ * settling removes them (seal_settle(): an empty directory holds nothing
+ * a manifest can list, and abev verify refuses one), but with no walk
+ * and nothing opened beneath a run's directory: each invocation's
+ * directory that holds no file the ledger knows (a command that printed
+ * and wrote nothing has one, its logs being made at the first byte
+ * only), then the variants' and runs/. One that is not empty stays.
+ */
+static void remove_empty_run_dirs(struct run_state *st)
+{
+	struct held_dirs held = { NULL, 0, 0 };
+	char **above = NULL;
+	size_t nabove = 0, alloc = 0;
+
+	ledger_files(&st->ledger, collect_held, &held);
+	if (held.n)
+		qsort(held.v, held.n, sizeof(*held.v), str_cmp);
+	for (size_t i = 0; i < st->ninvs; i++) {
+		const char *dir = st->invs[i].dir, *slash = dir ? strrchr(dir, '/') : NULL;
+		size_t k;
+
+		if (!slash || bsearch(&dir, held.v, held.n, sizeof(*held.v), str_cmp))
+			continue;
+		(void)dirat_unlink(&st->ev, dir, AT_REMOVEDIR);
+		for (k = 0; k < nabove && (strlen(above[k]) != (size_t)(slash - dir) ||
+					   strncmp(above[k], dir, (size_t)(slash - dir))); k++)
+			;
+		if (k == nabove) {
+			ALLOC_GROW(above, nabove + 1, alloc);
+			above[nabove++] = xstrndup(dir, (size_t)(slash - dir));
+		}
+	}
+	for (size_t k = 0; k < nabove; k++) {
+		(void)dirat_unlink(&st->ev, above[k], AT_REMOVEDIR);
+		free(above[k]);
+	}
+	if (nabove)
+		(void)dirat_unlink(&st->ev, EVIDENCE_RUNS_DIR, AT_REMOVEDIR);
+	for (size_t k = 0; k < held.n; k++)
+		free(held.v[k]);
+	free(held.v);
+	free(above);
+}
+
 /*
  * A signal while abev finished the evidence: it is sealed at once from
  * what abev knows (seal_evidence_ledger()), and the runs' files it had
@@ -364,6 +433,7 @@ static void interrupted_while_finishing(struct run_state *st)
 					     proc_signal_name(sig), u.n, bytes));
 	free(u.names);
 	free(u.sizes);
+	remove_empty_run_dirs(st);
 }
 
 /* A difference the last seal found (seal.h), which no file of the evidence can record now. */

@@ -404,6 +404,11 @@ static void text_load(struct text *t, const struct dirat *dir, const char *path,
 		replace_nuls(t->sb.buf, t->sb.len);
 		return;
 	case READ_SMALL_OPEN:
+		/* abev makes no empty log (run/proc_io.c): none is an empty stream. */
+		if (errno == ENOENT && dir) {
+			strbuf_reset(&t->sb);
+			return;
+		}
 		t->why = xasprintf("cannot open %s: %s", t->label,
 				   errno == ELOOP || errno == EXDEV ? "it is a symbolic link"
 								    : strerror(errno));

@@ -80,14 +80,43 @@ static int sink_write(struct proc_sink *s, const char *data, size_t n, size_t *d
 }
 
 /*
+ * Log mode: makes the log file at the stream's first byte to keep. The
+ * run is going on meanwhile and may have put something at that name: abev
+ * writes only a file it made itself (O_EXCL, no link followed, and no
+ * FIFO to block on), and otherwise drops the stream, saying so once.
+ */
+static void sink_open_lazy(struct proc_sink *s)
+{
+	const struct dirat *dir = s->lazy_dir;
+	int fd;
+
+	s->lazy_dir = NULL;
+	fd = proc_io_open_high(dir, s->path, O_WRONLY | O_CREAT | O_EXCL | O_NONBLOCK);
+	if (fd >= 0 && fcntl(fd, F_SETFL, 0) == 0) {
+		s->file = fd;
+		return;
+	}
+	warning("cannot make '%s': %s; the stream is dropped", s->path,
+		errno == EEXIST ? "the run put something at that name first" : strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	s->max = s->st->bytes_written;
+	s->tail_max = s->tail_len = 0;
+}
+
+/*
  * Keeps what fits of data under the sink's cap; the rest goes to the tail
  * when the sink keeps one, else it is counted as dropped.
  */
 static void sink_keep(struct proc_sink *s, const char *data, size_t n)
 {
-	int64_t room = s->max > s->st->bytes_written ? s->max - s->st->bytes_written : 0;
-	size_t keep = (int64_t)n < room ? n : (size_t)room, wrote = 0;
+	int64_t room;
+	size_t keep, wrote = 0;
 
+	if (s->lazy_dir && n)
+		sink_open_lazy(s);
+	room = s->max > s->st->bytes_written ? s->max - s->st->bytes_written : 0;
+	keep = (int64_t)n < room ? n : (size_t)room;
 	if (keep && s->buf) {
 		strbuf_add(s->buf, data, keep);
 	} else if (keep && s->file >= 0 && sink_write(s, data, keep, &wrote) < 0) {
@@ -117,6 +146,8 @@ static void sink_write_tail(struct proc_sink *s)
 							       : s->tail_len;
 	int n;
 
+	if (s->lazy_dir && s->tail_len)
+		sink_open_lazy(s);
 	if (!s->tail_max || s->file < 0)
 		return;
 	if (s->st->bytes_left_out > 0) {
@@ -315,12 +346,22 @@ static int open_pipe(int *rd, int *wr, int size)
 	return 0;
 }
 
-/* Log mode, a log file beneath log_dir: capped, maybe head and tail. 0 or -1 after error(). */
+/*
+ * Log mode, a log file beneath log_dir: capped, maybe head and tail. The
+ * file is made at the first byte (sink_open_lazy()): most runs measured
+ * print nothing on one stream or both, and making a file is the dearest
+ * step of an invocation on some file systems (ext4 without a journal
+ * scans past every recently deleted inode). 0, or -1 after error().
+ */
 static int open_sink_log(const struct proc_spec *spec, struct proc_sink *s, const char *path)
 {
-	s->file = proc_io_open_high(spec->log_dir, path, O_WRONLY | O_CREAT | O_TRUNC);
-	if (s->file < 0)
-		return error("cannot open '%s': %s", path, strerror(errno));
+	if (spec->log_dir) {
+		s->lazy_dir = spec->log_dir;
+	} else {
+		s->file = proc_io_open_high(NULL, path, O_WRONLY | O_CREAT | O_TRUNC);
+		if (s->file < 0)
+			return error("cannot open '%s': %s", path, strerror(errno));
+	}
 	s->path = path;
 	s->max = spec->log_max_bytes;
 	if (spec->log_keep_bytes > 0 &&
@@ -417,6 +458,7 @@ void proc_io_close(struct proc_sink sinks[2], int report)
 		if (sinks[i].file >= 0 && close(sinks[i].file) < 0 && report)
 			warning("cannot close '%s': %s", sinks[i].path, strerror(errno));
 		sinks[i].file = -1;
+		sinks[i].lazy_dir = NULL;
 		sink_end_hash(&sinks[i]);
 		free(sinks[i].tail);
 		sinks[i].tail = NULL;

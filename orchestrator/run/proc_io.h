@@ -31,9 +31,15 @@ struct proc_sink {
 	size_t tail_max, tail_len, tail_pos;
 	/* proc_spec.log_hash: the whole stream's running SHA-256, else NULL */
 	struct sha256 *hash;
+	/*
+	 * Log mode: the log file is made at the stream's first byte, beneath
+	 * this directory (borrowed), at path; an empty stream leaves no file.
+	 * NULL once made, or when there is none to make.
+	 */
+	const struct dirat *lazy_dir;
 };
 
-#define PROC_SINK_INIT { -1, -1, NULL, NULL, 0, NULL, 1, 0, NULL, 0, 0, 0, NULL }
+#define PROC_SINK_INIT { -1, -1, NULL, NULL, 0, NULL, 1, 0, NULL, 0, 0, 0, NULL, NULL }
 
 /*
  * Opens what the child's stdout and stderr go to: its ends in *fd_out and

@@ -165,6 +165,12 @@ def recorded(ev, inv_dir=None):
         return False
 
 
+def logs_made(inv):
+    """The logs abev made for inv: each stream's, at its first byte (none for silence)."""
+    return sorted(name for name, stream in (("test.log", "stdout"), ("stderr.log", "stderr"))
+                  if inv["logs"][stream]["bytes_written"] > 0)
+
+
 def flood_whole(n):
     """What result.json records of the whole stream `abev-helper flood n`
     prints (64 'x' and a newline, again, from each 64 KiB write's start):

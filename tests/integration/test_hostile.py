@@ -65,7 +65,10 @@ class Hostile(AbevTestCase):
         subprocess.run([ABEV, "keygen", "--out", cls.key], check=True,
                        capture_output=True, stdin=subprocess.DEVNULL)
         cls.ev = os.path.join(cls.base, "ev")
-        cp = subprocess.run([ABEV, "bench", "true", "-r", "2", "--out", cls.ev, "--quiet",
+        # A command that prints, so that each run keeps a directory (test.log) for
+        # the cases to tamper with; a silent one would leave none (no log is made).
+        cp = subprocess.run([ABEV, "bench", "-n", "true", "echo hostile", "-r", "2",
+                             "--out", cls.ev, "--quiet",
                              "--key", cls.key + ".key", "--max-cpu-wait-pct", "100"],
                             capture_output=True, stdin=subprocess.DEVNULL)
         assert os.path.exists(os.path.join(cls.ev, "SHA256.sig")), cp.stderr

@@ -12,7 +12,7 @@ import subprocess
 import time
 
 import schemas
-from common import ABEV, AbevTestCase, helper_plan
+from common import ABEV, AbevTestCase, helper_plan, logs_made
 
 
 class Journal(AbevTestCase):
@@ -64,8 +64,7 @@ class Journal(AbevTestCase):
         self.assertEqual([x["seq"] for x in lines], list(range(1, len(lines) + 1)))
         for x in lines:
             self.assertEqual(x["schema"], "abev.invocation/1")
-            self.assertEqual(sorted(os.listdir(os.path.join(ev, x["dir"]))),
-                             ["stderr.log", "test.log"])
+            self.assertEqual(sorted(os.listdir(os.path.join(ev, x["dir"]))), logs_made(x))
         # verify: never sealed, not "unsigned".
         cp = self.abev("verify", ev, check=4)
         self.assertIn("SHA256: missing: the evidence was never sealed (result.json status: "

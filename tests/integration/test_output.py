@@ -97,7 +97,9 @@ class Output(AbevTestCase):
                              {"bytes_written": MiB, "bytes_dropped": 0, "truncated": False,
                               "bytes_left_out": 0, **flood_whole(MiB)})
             self.assertFalse(os.path.exists(self.path("ev", inv["dir"], "test.log")))
-            self.assertTrue(os.path.exists(self.path("ev", inv["dir"], "stderr.log")))
+            # stderr.log is made at its stream's first byte: the helper printed none there.
+            self.assertEqual(inv["logs"]["stderr"]["bytes_total"], 0)
+            self.assertFalse(os.path.exists(self.path("ev", inv["dir"], "stderr.log")))
         self.assertEqual(self.load("ev", "plan.json")["variants"][0]["output"],
                          os.path.realpath(out))
         self.assertIn("its stdout went whole to", self.report())
@@ -161,3 +163,48 @@ class Output(AbevTestCase):
         self.assertEqual(r.returncode, 2, r.stderr)
         self.assertIn("unknown output 'out.txt'", r.stderr)
         self.assertFalse(os.path.exists(self.path("out.txt")))
+
+
+class LogsMadeAtFirstByte(AbevTestCase):
+    """A log is made when its stream's first byte arrives, while the command
+    runs: a silent stream leaves none, and what the run put at a log's name
+    first is never written into, followed or blocked on."""
+
+    def run_sh(self, script):
+        plan = {"schema": "abev.plan/1", "name": "first-byte",
+                "variants": [{"name": "s", "command": ["sh", "-c", script]}],
+                "schedule": {"warmups": 0, "runs": 1, "gap_seconds": 0},
+                "load": {"max_cpu_wait_pct": 100, "max_repeats": 0}}
+        r = subprocess.run([ABEV, "run", self.write_plan(plan), "--out", self.path("ev"),
+                            "--quiet", "--unsigned"], capture_output=True, text=True,
+                           timeout=120, stdin=subprocess.DEVNULL)
+        return r, self.load("ev", "result.json")["invocations"][0]
+
+    def test_a_silent_run_leaves_no_log(self):
+        r, inv = self.run_sh("exit 0")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        for stream in ("stdout", "stderr"):
+            self.assertEqual(inv["logs"][stream]["bytes_total"], 0)
+            self.assertEqual(inv["logs"][stream]["sha256"], EMPTY["sha256"])
+        # Its directory, left empty, went at the run's end.
+        self.assertFalse(os.path.exists(self.path("ev", inv["dir"])))
+        cp = self.abev("verify", self.path("ev"), check=None)
+        self.assertIn("tampered:    none", cp.stdout)
+
+    def test_what_the_run_put_at_a_logs_name_first_is_not_written(self):
+        for what, make in (("fifo", 'mkfifo "$ABEV_RUN_DIR/test.log"'),
+                           ("symlink", f'ln -s {self.path("target")} "$ABEV_RUN_DIR/test.log"'),
+                           ("file", 'printf planted > "$ABEV_RUN_DIR/test.log"')):
+            with self.subTest(what=what):
+                with open(self.path("target"), "w") as f:
+                    f.write("outside")
+                if os.path.exists(self.path("ev")):
+                    subprocess.run(["rm", "-rf", self.path("ev")], check=True)
+                r, inv = self.run_sh(make + "; echo hello")
+                self.assertIn("the run put something at that name first", r.stderr)
+                out = inv["logs"]["stdout"]
+                self.assertEqual(out["bytes_written"], 0)
+                self.assertEqual(out["bytes_dropped"], 6)
+                self.assertEqual(out["sha256"], hashlib.sha256(b"hello\n").hexdigest())
+                with open(self.path("target")) as f:
+                    self.assertEqual(f.read(), "outside")

@@ -20,7 +20,7 @@ import subprocess
 import time
 import unittest
 
-from common import (ABEV, HELPER, SANITIZED, AbevTestCase, OtherUser, flood_whole, helper_plan,
+from common import (ABEV, HELPER, SANITIZED, AbevTestCase, OtherUser, flood_whole, helper_plan, logs_made,
                     recorded)
 
 MiB = 1024 * 1024
@@ -141,8 +141,10 @@ class RunBasics(AbevTestCase):
         for i, inv in enumerate(res["invocations"]):
             self.assertEqual(inv["seq"], i + 1)
             d = os.path.join(out, inv["dir"])
-            # The command's two logs, and nothing of abev's: the record is result.json's.
-            self.assertEqual(sorted(os.listdir(d)), ["stderr.log", "test.log"], d)
+            # The command's logs that it printed into, and nothing of abev's: the
+            # record is result.json's.
+            self.assertEqual(sorted(os.listdir(d)), logs_made(inv), d)
+            self.assertTrue(logs_made(inv), "the helper printed nothing")
             self.assertEqual(inv["status"], "ok")
             self.assertEqual(inv["exit_code"], 0)
             self.assertIsNone(inv["signal"])
@@ -195,8 +197,9 @@ class RunBasics(AbevTestCase):
         d = os.path.join(out, res["invocations"][0]["dir"])
         with open(os.path.join(d, "stderr.log")) as f:
             self.assertIn("oops", f.read())
-        with open(os.path.join(d, "test.log")) as f:
-            self.assertNotIn("oops", f.read())
+        # Nothing on stdout: no test.log (a log is made at its stream's first byte).
+        self.assertFalse(os.path.exists(os.path.join(d, "test.log")))
+        self.assertEqual(res["invocations"][0]["logs"]["stdout"]["bytes_total"], 0)
 
     def test_refuses_existing_out_dir(self):
         p = self.write_plan(helper_plan([("a", ["exit", "0"])]))
@@ -535,7 +538,9 @@ class Interrupt(AbevTestCase):
         self.assertEqual(res["interrupt"], signal.Signals(sig).name)
         self.assertEqual(len(res["invocations"]), 1)
         self.assertEqual(res["invocations"][0]["status"], "interrupted")
-        self.assertTrue(os.path.isfile(self.path("ev", "runs/a/run-1/test.log")))
+        inv = res["invocations"][0]
+        self.assertEqual(os.path.isfile(self.path("ev", "runs/a/run-1/test.log")),
+                         "test.log" in logs_made(inv))
         self.assertIn("interrupted", open(self.path("ev", "report.md")).read())
         with open(pidfile) as f:
             pids = list(map(int, f.read().split()))

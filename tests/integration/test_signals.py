@@ -7,6 +7,7 @@ runs.
 
 The machine is shared and may be busy: the only time bounds are watchdogs
 for a hung abev, far above what a slow machine needs."""
+import json
 import os
 import re
 import resource
@@ -426,8 +427,17 @@ class FileSizeLimit(AbevTestCase):
         self.assertTrue(any("result.json could not be written in full (File too large: the "
                             "file-size limit" in n and "leaves out the 12 invocation" in n
                             for n in res["notes"]), res["notes"])
-        # Each invocation's own record is there, and the manifest holds.
-        self.assertEqual(len(os.listdir(self.path("ev", "runs", "a"))), 12)
+        # Each invocation's record is there, once: a journal line until the journal
+        # stopped, its own result.json in its directory from then on (a directory
+        # without one held nothing: the helper prints nothing, so it has no log).
+        runs = os.listdir(self.path("ev", "runs", "a"))
+        own = [d for d in runs if os.path.isfile(self.path("ev", "runs", "a", d, "result.json"))]
+        self.assertEqual(own, runs)
+        with open(self.path("ev", "invocations.jsonl"), "rb") as f:
+            # Whole lines only: the line the limit cut short is in its own result.json.
+            journaled = [json.loads(x)["dir"] for x in f.read().split(b"\n")[:-1]]
+        self.assertEqual(sorted(journaled + ["runs/a/" + d for d in own]),
+                         sorted(f"runs/a/run-{i}" for i in range(1, 13)))
         cp = subprocess.run(["sha256sum", "--check", "--strict", "--quiet", "SHA256"],
                             cwd=self.path("ev"), capture_output=True, text=True, timeout=300)
         self.assertEqual(cp.returncode, 0, cp.stdout + cp.stderr)
