@@ -186,9 +186,23 @@ int dirat_sub(const struct dirat *d, const char *rel, struct dirat *out)
 
 int dirat_mkdirs(const struct dirat *d, const char *rel, struct dirat *out)
 {
-	char *prefix = xstrdup(rel);
-	int ret = -1, saved;
+	char *prefix;
+	const char *last;
+	int saved, top;
 
+	/*
+	 * Most often only the last component is new (an invocation's
+	 * directory beside the ones before): its parent opened, it is made
+	 * there, without a look at each directory above.
+	 */
+	top = strchr(rel, '/') ? dirat_parent(d, rel, &last) : -1;
+	if (top >= 0) {
+		int made = *last && (mkdirat(top, last, 0755) == 0 || errno == EEXIST);
+		close(top);
+		if (made)
+			goto open;
+	}
+	prefix = xstrdup(rel);
 	/* Each prefix that ends a component: "runs", "runs/a", "runs/a/run-1". */
 	for (char *p = prefix;; p++) {
 		const char *base;
@@ -207,7 +221,8 @@ int dirat_mkdirs(const struct dirat *d, const char *rel, struct dirat *out)
 				error("cannot create directory '%s/%s': %s", d->path, prefix,
 				      strerror(saved));
 				errno = saved;
-				goto out;
+				free(prefix);
+				return -1;
 			}
 			close(parent);
 		}
@@ -215,6 +230,8 @@ int dirat_mkdirs(const struct dirat *d, const char *rel, struct dirat *out)
 		if (!c)
 			break;
 	}
+	free(prefix);
+open:
 	if (dirat_sub(d, rel, out) < 0) {
 		saved = errno;
 		error("cannot open directory '%s/%s': %s", d->path, rel,
@@ -222,12 +239,9 @@ int dirat_mkdirs(const struct dirat *d, const char *rel, struct dirat *out)
 							    "(a symbolic link)"
 							  : strerror(saved));
 		errno = saved;
-		goto out;
+		return -1;
 	}
-	ret = 0;
-out:
-	free(prefix);
-	return ret;
+	return 0;
 }
 
 int dirat_parent(const struct dirat *d, const char *rel, const char **base)

@@ -67,6 +67,14 @@ static void check_beneath(int use_openat2)
 	strbuf_reset(&sb);
 	assert_int_equal(dirat_read(&d, "a/b/c/f", &sb, 10), 0);
 	assert_string_equal(sb.buf, "ok");
+	/* Beside a directory there (its parent opened at once), and one there already. */
+	dirat_release(&sub);
+	assert_int_equal(dirat_mkdirs(&d, "a/b/d", &sub), 0);
+	dirat_release(&sub);
+	assert_int_equal(dirat_mkdirs(&d, "a/b/c", &sub), 0);
+	strbuf_reset(&sb);
+	assert_int_equal(dirat_read(&d, "a/b/c/f", &sb, 10), 0);
+	assert_string_equal(sb.buf, "ok");
 	assert_int_equal(dirat_still_at(&d, dir), 1);
 	dirat_release(&sub);
 	dirat_release(&d);
