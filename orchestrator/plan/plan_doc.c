@@ -366,7 +366,7 @@ const struct plan_doc_key plan_doc_keys[] = {
 	  "order are removed (a directory with all beneath it; with a note) so that the evidence can "
 	  "still be sealed; directories left empty are removed then too (with a note: they hold "
 	  "nothing the manifest can list); an evidence "
-	  "directory holds at most 1,000,000 entries in all (five per invocation of `true`), and a run that would go past that is "
+	  "directory holds at most 1,000,000 entries in all (one per invocation of `true`, which prints nothing), and a run that would go past that is "
 	  "held to what is left in the same way",
 	  PLAN_UNSIGNED(max_files, 1, PLAN_MAX_FILES_CEILING, PLAN_MAX_FILES_DEFAULT) },
 	{ .key = "limits.pattern_cpu_seconds", .type = "number", .dflt = "10",
