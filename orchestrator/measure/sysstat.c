@@ -30,6 +30,53 @@
  */
 #define SYSSTAT_STAT_MAX (256 * (CPULIST_MAX + 1))
 /*
+ * The machine-wide files read around every invocation, each through one
+ * descriptor kept open for the whole run of abev and read again from its
+ * start (pread() at 0 makes procfs and cgroupfs render the file afresh):
+ * an open of a /proc path costs more than the read. Only these fixed
+ * paths, which never go away, are kept.
+ */
+static const char *const kept_paths[] = {
+	"/proc/stat", "/proc/loadavg", "/proc/pressure/cpu", "/proc/schedstat",
+	"/sys/fs/cgroup/cpuacct/cpuacct.usage_percpu",
+};
+static int kept_fds[ARRAY_SIZE(kept_paths)];
+static int kept_init;
+
+/* read_head() of path, through its kept descriptor when it is one of kept_paths. */
+static ssize_t read_kept(const char *path, char *buf, size_t cap)
+{
+	size_t i, len = 0;
+
+	if (!kept_init) {
+		for (i = 0; i < ARRAY_SIZE(kept_fds); i++)
+			kept_fds[i] = -1;
+		kept_init = 1;
+	}
+	for (i = 0; i < ARRAY_SIZE(kept_paths) && strcmp(path, kept_paths[i]); i++)
+		;
+	if (i == ARRAY_SIZE(kept_paths))
+		return read_head(path, buf, cap);
+	if (kept_fds[i] < 0) {
+		kept_fds[i] = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+		if (kept_fds[i] < 0)
+			return -1;
+	}
+	while (len < cap - 1) {
+		ssize_t n = pread(kept_fds[i], buf + len, cap - 1 - len, (off_t)len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = '\0';
+	return (ssize_t)len;
+}
+
+/*
  * The text of /proc/stat and of the per-CPU run time, read twice for
  * every invocation: one buffer for the whole run of abev rather than a
  * 256 KiB allocation each time (abev's measuring is single-threaded).
@@ -105,7 +152,7 @@ int sysstat_loadavg_read(struct loadavg *out)
 {
 	char buf[SYSSTAT_READ_MAX];
 	out->valid = 0;
-	if (read_head("/proc/loadavg", buf, sizeof(buf)) < 0)
+	if (read_kept("/proc/loadavg", buf, sizeof(buf)) < 0)
 		return -1;
 	return sysstat_loadavg_parse(buf, out);
 }
@@ -194,7 +241,7 @@ int sysstat_cpustat_read(struct cpustat *out)
 {
 	char buf[SYSSTAT_READ_MAX];
 	memset(out, 0, sizeof(*out));
-	if (read_head("/proc/stat", buf, sizeof(buf)) < 0)
+	if (read_kept("/proc/stat", buf, sizeof(buf)) < 0)
 		return -1;
 	return sysstat_cpustat_parse(buf, out);
 }
@@ -278,7 +325,7 @@ static void run_ns_read(const struct cpulist *set, struct cpustat *out)
 	for (size_t i = 0; i < ARRAY_SIZE(sources); i++) {
 		if (absent[i])
 			continue;
-		if (read_head(sources[i].path, stat_buf, sizeof(stat_buf)) < 0) {
+		if (read_kept(sources[i].path, stat_buf, sizeof(stat_buf)) < 0) {
 			absent[i] = errno == ENOENT;
 			continue;
 		}
@@ -297,7 +344,7 @@ int sysstat_cpustat_read_set(const struct cpulist *set, struct cpustat *out)
 		return sysstat_cpustat_read(out);
 	/* The cpuN lines come first: a CPU past its set's highest is never needed. */
 	memset(out, 0, sizeof(*out));
-	if (read_head("/proc/stat", stat_buf, sizeof(stat_buf)) >= 0)
+	if (read_kept("/proc/stat", stat_buf, sizeof(stat_buf)) >= 0)
 		ret = sysstat_cpustat_parse_set(stat_buf, set, out);
 	if (ret == 0)
 		run_ns_read(set, out);
@@ -458,7 +505,7 @@ int64_t sysstat_psi_read_some_total(const char *path)
 {
 	char buf[SYSSTAT_READ_MAX];
 	int64_t us;
-	if (read_head(path, buf, sizeof(buf)) < 0 || sysstat_psi_parse_some_total(buf, &us) < 0)
+	if (read_kept(path, buf, sizeof(buf)) < 0 || sysstat_psi_parse_some_total(buf, &us) < 0)
 		return -1;
 	return us;
 }
