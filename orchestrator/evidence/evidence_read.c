@@ -252,9 +252,6 @@ static int read_comparison(const struct json_in *rd, const cJSON *c, struct evid
 		goto out;
 	cfg->sequential = r->sequential;
 	cfg->gi_paired_alone = before_joint_interval(c);
-	r->stored_comparison = cJSON_Duplicate(c, 1);
-	if (!r->stored_comparison)
-		die_oom();
 	r->has_comparison = 1;
 	ret = 0;
 out:
@@ -316,6 +313,9 @@ static int read_header(const struct json_in *rd, const cJSON *root, struct evide
 	r->cfg.order = run_order_name(r->hdr.set.order);
 	return 0;
 }
+
+/* The room read_fd_capped() asks for past what it has read: a buffer with it needs no growing. */
+#define READ_SLACK (8192 + 1)
 
 /* A journal line longer than this is not abev's. */
 #define JOURNAL_LINE_MAX (16u << 20)
@@ -651,6 +651,7 @@ int evidence_read(const char *dir, struct evidence_run *r, char **err)
 	struct json_in rd = { path, NULL, err };
 	struct json_skim sk = { NULL, "invocations", { 0, 0 }, 0 };
 	struct strbuf sb = STRBUF_INIT;
+	struct stat st;
 	cJSON *root = NULL;
 	const cJSON *c;
 	int ret = -1;
@@ -658,6 +659,10 @@ int evidence_read(const char *dir, struct evidence_run *r, char **err)
 	memset(r, 0, sizeof(*r));
 	*err = NULL;
 	r->dir = xstrdup(dir);
+	/* Room for the whole file at once: a buffer grown by doubling would hold up to twice it. */
+	if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    (uint64_t)st.st_size <= EVIDENCE_READ_MAX)
+		strbuf_grow(&sb, (size_t)st.st_size + READ_SLACK);
 	if (read_file_capped(&sb, path, EVIDENCE_READ_MAX) < 0) {
 		*err = xasprintf("%s: cannot be read (see above); is '%s' an evidence directory?",
 				 path, dir);
@@ -684,6 +689,8 @@ int evidence_read(const char *dir, struct evidence_run *r, char **err)
 		if (read_comparison(&rd, c, r) < 0)
 			goto out;
 		annotate_metrics(r);
+		/* Kept as read, for evidence_comparison_matches(): taken out of root, not copied. */
+		r->stored_comparison = cJSON_DetachItemViaPointer(root, (cJSON *)c);
 	}
 	ret = 0;
 out:
