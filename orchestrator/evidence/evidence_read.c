@@ -622,23 +622,16 @@ static int read_invocations(const struct json_in *rd, struct evidence_run *r, co
 	const cJSON *invs, *e;
 
 	if (sk->found && text[sk->span.off] == '[') {
-		switch (json_skim_array(text, sk->span, read_skimmed_invocation, &sr)) {
-		case 0:
-			return 0;
-		case 1:
-			/* Cannot happen to a span the skim checked; read as a tree. */
-			break;
-		default:
-			return -1;
-		}
-		invs = NULL;
-	} else {
-		invs = sk->found ? NULL : cJSON_GetObjectItemCaseSensitive(root, "invocations");
-		if (!cJSON_IsArray(invs))
-			return json_in_error(rd, "invocations", "missing or not an array");
+		/* 1: an element cJSON does not read where the skim found it, which cannot happen. */
+		int rc = json_skim_array(text, sk, read_skimmed_invocation, &sr);
+
+		if (rc == 1)
+			return json_in_error(rd, "invocations", "not valid JSON");
+		return rc < 0 ? -1 : 0;
 	}
-	if (!invs)
-		return json_in_error(rd, "invocations", "not valid JSON");
+	invs = sk->found ? NULL : cJSON_GetObjectItemCaseSensitive(root, "invocations");
+	if (!cJSON_IsArray(invs))
+		return json_in_error(rd, "invocations", "missing or not an array");
 	cJSON_ArrayForEach(e, invs)
 		if (read_top_invocation(rd, r, e, &sr.alloc) < 0)
 			return -1;
@@ -649,7 +642,7 @@ int evidence_read(const char *dir, struct evidence_run *r, char **err)
 {
 	char *path = path_join(dir, EVIDENCE_RESULT_FILE);
 	struct json_in rd = { path, NULL, err };
-	struct json_skim sk = { NULL, "invocations", { 0, 0 }, 0 };
+	struct json_skim sk = JSON_SKIM_INIT(NULL, "invocations");
 	struct strbuf sb = STRBUF_INIT;
 	struct stat st;
 	cJSON *root = NULL;
@@ -695,6 +688,7 @@ int evidence_read(const char *dir, struct evidence_run *r, char **err)
 	ret = 0;
 out:
 	cJSON_Delete(root);
+	json_skim_release(&sk);
 	strbuf_release(&sb);
 	free(path);
 	if (ret < 0)
@@ -754,7 +748,7 @@ int evidence_self_parse(const char *name, const char *text, size_t len,
 			struct evidence_self *out, char **err)
 {
 	struct json_in rd = { name, NULL, err };
-	struct json_skim sk = { self_keys, NULL, { 0, 0 }, 0 };
+	struct json_skim sk = JSON_SKIM_INIT(self_keys, NULL);
 	cJSON *root = NULL;
 	const cJSON *c;
 	int ret = -1;
@@ -828,7 +822,7 @@ int evidence_unsealed_parse(const char *name, const char *text, size_t len, char
 {
 	static const char *const keys[] = { "unsealed", NULL };
 	struct json_in rd = { name, NULL, err };
-	struct json_skim sk = { keys, NULL, { 0, 0 }, 0 };
+	struct json_skim sk = JSON_SKIM_INIT(keys, NULL);
 	cJSON *root;
 	int ret = 0;
 

@@ -254,26 +254,67 @@ static int have_member(const cJSON *o, const char *key)
 	return cJSON_GetObjectItemCaseSensitive(o, key) != NULL;
 }
 
-/* The members of the object at i into o, as json_skim_object() says. 0, or -1. */
-static int skim_members(const struct skim_text *s, size_t i, struct json_skim *sk, cJSON *o)
+/*
+ * The array at i, sk's located member: checked as skim_value() does, with
+ * where each element stands noted in sk->elements. Where it ends, or
+ * SKIM_FAIL.
+ */
+static size_t skim_elements(const struct skim_text *s, size_t i, struct json_skim *sk)
+{
+	i = skip_ws(s, i + 1);
+	if (i < s->len && s->t[i] == ']')
+		return i + 1;
+	for (;;) {
+		size_t end = skim_value(s, i, 2);
+
+		if (end == SKIM_FAIL)
+			return SKIM_FAIL;
+		ALLOC_GROW(sk->elements, sk->nelements + 1, sk->elements_alloc);
+		sk->elements[sk->nelements++] = (struct json_span){ i, end - i };
+		i = skip_ws(s, end);
+		if (i >= s->len)
+			return SKIM_FAIL;
+		if (s->t[i] == ']')
+			return i + 1;
+		if (s->t[i] != ',')
+			return SKIM_FAIL;
+		i = skip_ws(s, i + 1);
+	}
+}
+
+/*
+ * The members of the object at i into o, as json_skim_object() says,
+ * each value checked as it is reached: where the object ends, or
+ * SKIM_FAIL (what was parsed then is the caller's to drop).
+ */
+static size_t skim_members(const struct skim_text *s, size_t i, struct json_skim *sk, cJSON *o)
 {
 	i = skip_ws(s, i + 1);
 	if (i < s->len && s->t[i] == '}')
-		return 0;
+		return i + 1;
 	for (;;) {
 		size_t key = i, key_end, value, value_end;
+		int located;
 		char *k;
-		int ret = 0;
 
 		if (i >= s->len || s->t[i] != '"' || (key_end = skim_string(s, i)) == SKIM_FAIL)
-			return -1;
+			return SKIM_FAIL;
 		i = skip_ws(s, key_end);
 		if (i >= s->len || s->t[i] != ':')
-			return -1;
+			return SKIM_FAIL;
 		value = skip_ws(s, i + 1);
-		if ((value_end = skim_value(s, value, 1)) == SKIM_FAIL || !(k = key_text(s, key, key_end)))
-			return -1;
-		if (sk->span_key && !strcmp(k, sk->span_key)) {
+		if (!(k = key_text(s, key, key_end)))
+			return SKIM_FAIL;
+		located = sk->span_key && !strcmp(k, sk->span_key);
+		if (located && !sk->found && value < s->len && s->t[value] == '[')
+			value_end = skim_elements(s, value, sk);
+		else
+			value_end = skim_value(s, value, 1);
+		if (value_end == SKIM_FAIL) {
+			free(k);
+			return SKIM_FAIL;
+		}
+		if (located) {
 			if (!sk->found)
 				sk->span = (struct json_span){ value, value_end - value };
 			sk->found = 1;
@@ -281,19 +322,18 @@ static int skim_members(const struct skim_text *s, size_t i, struct json_skim *s
 			cJSON *v = parse_span(s, value, value_end - value);
 			if (!v || !cJSON_AddItemToObject(o, k, v)) {
 				cJSON_Delete(v);
-				ret = -1;
+				free(k);
+				return SKIM_FAIL;
 			}
 		}
 		free(k);
-		if (ret < 0)
-			return -1;
 		i = skip_ws(s, value_end);
 		if (i >= s->len)
-			return -1;
+			return SKIM_FAIL;
 		if (s->t[i] == '}')
-			return 0;
+			return i + 1;
 		if (s->t[i] != ',')
-			return -1;
+			return SKIM_FAIL;
 		i = skip_ws(s, i + 1);
 	}
 }
@@ -304,37 +344,28 @@ json_node *json_skim_object(const char *text, size_t len, struct json_skim *sk)
 	size_t start = skip_ws(&s, 0), end;
 	cJSON *o;
 
-	sk->found = 0;
-	sk->span = (struct json_span){ 0, 0 };
-	/* The whole text is checked first: nothing is parsed from text cJSON may read otherwise. */
-	if (start >= len || s.t[start] != '{' || (end = skim_value(&s, start, 0)) == SKIM_FAIL ||
-	    skip_ws(&s, end) != len)
+	json_skim_release(sk);
+	if (start >= len || s.t[start] != '{')
 		return NULL;
 	o = cJSON_CreateObject();
 	if (!o)
 		die_oom();
-	if (skim_members(&s, start, sk, o) < 0) {
+	end = skim_members(&s, start, sk, o);
+	if (end == SKIM_FAIL || skip_ws(&s, end) != len) {
 		cJSON_Delete(o);
-		sk->found = 0;
+		json_skim_release(sk);
 		return NULL;
 	}
 	return o;
 }
 
-int json_skim_array(const char *text, struct json_span span,
+int json_skim_array(const char *text, const struct json_skim *sk,
 		    int (*each)(void *ctx, const json_node *element, size_t index), void *ctx)
 {
-	struct skim_text s = { (const unsigned char *)text, span.off + span.len };
-	size_t i = span.off;
+	struct skim_text s = { (const unsigned char *)text, sk->span.off + sk->span.len };
 
-	if (!span.len || s.t[i] != '[')
-		return 1;
-	i = skip_ws(&s, i + 1);
-	if (i < s.len && s.t[i] == ']')
-		return i + 1 == s.len ? 0 : 1;
-	for (size_t n = 0;; n++) {
-		size_t end = skim_value(&s, i, 1);
-		cJSON *e = end == SKIM_FAIL ? NULL : parse_span(&s, i, end - i);
+	for (size_t n = 0; n < sk->nelements; n++) {
+		cJSON *e = parse_span(&s, sk->elements[n].off, sk->elements[n].len);
 		int rc;
 
 		if (!e)
@@ -343,11 +374,15 @@ int json_skim_array(const char *text, struct json_span span,
 		cJSON_Delete(e);
 		if (rc)
 			return rc;
-		i = skip_ws(&s, end);
-		if (i < s.len && s.t[i] == ']')
-			return i + 1 == s.len ? 0 : 1;
-		if (i >= s.len || s.t[i] != ',')
-			return 1;
-		i = skip_ws(&s, i + 1);
 	}
+	return 0;
+}
+
+void json_skim_release(struct json_skim *sk)
+{
+	free(sk->elements);
+	sk->elements = NULL;
+	sk->nelements = sk->elements_alloc = 0;
+	sk->span = (struct json_span){ 0, 0 };
+	sk->found = 0;
 }

@@ -30,35 +30,44 @@ struct json_span {
  * What json_skim_object() parses of the object: the members named in
  * keys (NULL-terminated; NULL: every member), but for the one named
  * span_key (or none when NULL), which is only located: the bytes of its
- * first value go to *span, found set, and a later one is dropped. Of a
- * name given twice, the first value is the one json_get_*() then find,
- * as they would in the whole document.
+ * first value go to span, found set, and when that value is an array,
+ * where each of its elements stands to elements (for json_skim_array());
+ * a later one is dropped. Of a name given twice, the first value is the
+ * one json_get_*() then find, as they would in the whole document.
+ * Initialise with JSON_SKIM_INIT(keys, span_key); json_skim_release()
+ * frees elements.
  */
 struct json_skim {
 	const char *const *keys;
 	const char *span_key;
 	struct json_span span;
 	int found;
+	struct json_span *elements;
+	size_t nelements, elements_alloc;
 };
+#define JSON_SKIM_INIT(keys, span_key) { (keys), (span_key), { 0, 0 }, 0, NULL, 0, 0 }
 
 /*
  * The object text[0..len) holds, with the members sk names, each parsed
  * by cJSON from its own bytes, in the document's order (caller frees
  * with cJSON_Delete()); or NULL when the text is not strictly one JSON
- * object, or a piece does not parse: then parse it whole.
+ * object, or a piece does not parse: then parse it whole. One pass: the
+ * text is checked as the members are found.
  */
 json_node *json_skim_object(const char *text, size_t len, struct json_skim *sk);
 
 /*
- * Calls each(ctx, element, index) with every element of the array at
- * text[span] in order, each parsed by cJSON from its own bytes and freed
- * after the call; each returns 0 to go on, or a negative value, which
- * stops it. Returns 0, each's negative value, or 1 when span holds no
- * strict JSON array, found as it goes, perhaps after some calls: give it
- * a span json_skim_object() gave, whose text it checked whole, and that
- * cannot happen.
+ * Calls each(ctx, element, index) with every element of the array sk
+ * located (json_skim_object() on the same text), in order, each parsed
+ * by cJSON from its own bytes and freed after the call; each returns 0
+ * to go on, or a negative value, which stops it. Returns 0, each's
+ * negative value, or 1 when an element does not parse as the skim found
+ * it (which cannot happen to text json_skim_object() accepted).
  */
-int json_skim_array(const char *text, struct json_span span,
+int json_skim_array(const char *text, const struct json_skim *sk,
 		    int (*each)(void *ctx, const json_node *element, size_t index), void *ctx);
+
+/* Frees what json_skim_object() noted; sk is ready for another call. */
+void json_skim_release(struct json_skim *sk);
 
 #endif

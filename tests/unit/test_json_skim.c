@@ -64,7 +64,7 @@ static void test_same_as_cjson_or_none(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const char *t = cases[i].text;
-		struct json_skim sk = { NULL, NULL, { 0, 0 }, 0 };
+		struct json_skim sk = JSON_SKIM_INIT(NULL, NULL);
 		cJSON *got = json_skim_object(t, strlen(t), &sk), *whole;
 
 		if (!cases[i].skimmed) {
@@ -85,7 +85,7 @@ static void test_members_asked_for(void **state)
 	static const char text[] = "{\"status\":\"running\",\"unseal\\u0065d\":[\"runs/a\"],"
 				   "\"big\":[1,2,3],\"status\":\"completed\",\"x\":{}}";
 	static const char *const keys[] = { "status", "unsealed", NULL };
-	struct json_skim sk = { keys, "big", { 0, 0 }, 0 };
+	struct json_skim sk = JSON_SKIM_INIT(keys, "big");
 	cJSON *o;
 
 	(void)state;
@@ -122,28 +122,48 @@ static void test_array_one_at_a_time(void **state)
 {
 	static const char text[] = "{\"invocations\": [ {\"v\": 1}, {\"v\": 2} ,\n\t{\"v\": 4}],"
 				   "\"none\":[ ]}";
-	struct json_skim sk = { NULL, "invocations", { 0, 0 }, 0 };
+	struct json_skim sk = JSON_SKIM_INIT(NULL, "invocations");
 	struct seen s = { 0, 0, 0 };
+	const char *t;
 	cJSON *o;
 
 	(void)state;
 	o = json_skim_object(text, strlen(text), &sk);
 	assert_non_null(o);
 	assert_null(cJSON_GetObjectItemCaseSensitive(o, "invocations"));
-	assert_int_equal(json_skim_array(text, sk.span, add, &s), 0);
+	assert_int_equal(sk.nelements, 3);
+	assert_int_equal(json_skim_array(text, &sk, add, &s), 0);
 	assert_int_equal(s.n, 3);
 	assert_true(s.sum == 7);
 	/* each's value stops it and is returned */
 	s = (struct seen){ 0, 0, 2 };
-	assert_int_equal(json_skim_array(text, sk.span, add, &s), -7);
+	assert_int_equal(json_skim_array(text, &sk, add, &s), -7);
 	assert_int_equal(s.n, 2);
-	/* an empty array; a span that is no array */
-	s = (struct seen){ 0, 0, 0 };
-	assert_int_equal(json_skim_array("[ ]", (struct json_span){ 0, 3 }, add, &s), 0);
-	assert_int_equal(s.n, 0);
-	assert_int_equal(json_skim_array("{\"v\":1}", (struct json_span){ 0, 7 }, add, &s), 1);
-	assert_int_equal(json_skim_array("[{\"v\":1},]", (struct json_span){ 0, 10 }, add, &s), 1);
 	cJSON_Delete(o);
+	json_skim_release(&sk);
+
+	/* an empty array; a member that is no array has no elements */
+	t = "{\"invocations\":[ ]}";
+	o = json_skim_object(t, strlen(t), &sk);
+	assert_non_null(o);
+	assert_true(sk.found);
+	assert_int_equal(sk.nelements, 0);
+	s = (struct seen){ 0, 0, 0 };
+	assert_int_equal(json_skim_array(t, &sk, add, &s), 0);
+	assert_int_equal(s.n, 0);
+	cJSON_Delete(o);
+	t = "{\"invocations\":{\"v\":[1]}}";
+	o = json_skim_object(t, strlen(t), &sk);
+	assert_non_null(o);
+	assert_true(sk.found);
+	assert_int_equal(sk.nelements, 0);
+	cJSON_Delete(o);
+	/* a trailing comma in it: not strict, nothing kept */
+	t = "{\"invocations\":[{\"v\":1},]}";
+	assert_null(json_skim_object(t, strlen(t), &sk));
+	assert_false(sk.found);
+	assert_int_equal(sk.nelements, 0);
+	json_skim_release(&sk);
 }
 
 int main(void)
