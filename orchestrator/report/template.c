@@ -160,7 +160,12 @@ struct template_ctx *template_add(struct template_ctx *c, const char *list)
 
 static int md_special(unsigned char c)
 {
-	return c && strchr("\\|*_`<>[]", c) != NULL;
+	switch (c) {
+	case '\\': case '|': case '*': case '_': case '`': case '<': case '>': case '[': case ']':
+		return 1;
+	default:
+		return 0;
+	}
 }
 
 /*
@@ -174,7 +179,18 @@ void template_md_text(struct strbuf *sb, const char *s)
 	size_t n = s ? strlen(s) : 0;
 
 	for (size_t i = 0; i < n;) {
-		size_t len = utf8_char_len(s + i, n - i);
+		size_t len, run = i;
+
+		/* Printable ASCII but Markdown's specials goes out as it is, a run at a time. */
+		while (run < n && (unsigned char)s[run] >= 0x20 && (unsigned char)s[run] < 0x7f &&
+		       !md_special((unsigned char)s[run]))
+			run++;
+		if (run > i) {
+			strbuf_add(sb, s + i, run - i);
+			i = run;
+			continue;
+		}
+		len = utf8_char_len(s + i, n - i);
 
 		if (!len)
 			len = 1;
@@ -186,18 +202,6 @@ void template_md_text(struct strbuf *sb, const char *s)
 		}
 		i += len;
 	}
-}
-
-/* The length of template_md_text()'s rendering of s. */
-static size_t md_text_len(const char *s)
-{
-	struct strbuf sb = STRBUF_INIT;
-	size_t n;
-
-	template_md_text(&sb, s);
-	n = sb.len;
-	strbuf_release(&sb);
-	return n;
 }
 
 /* --- parsing --- */
@@ -555,9 +559,12 @@ static int render_value(struct render *r, const struct node *nd)
 			return -1;
 		strbuf_add(r->out, v->str, n);
 	} else {
-		if (room(r, nd, md_text_len(v->str)))
-			return -1;
+		/* Escaped in place, then held to the ceiling: template_render() drops it on error. */
+		size_t before = r->out->len;
+
 		template_md_text(r->out, v->str);
+		if (r->out->len - before > TMPL_OUTPUT_MAX - (before - r->start))
+			return render_error(r, nd, "output larger than %d bytes", TMPL_OUTPUT_MAX);
 	}
 	return 0;
 }

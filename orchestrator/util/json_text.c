@@ -222,13 +222,18 @@ static const char *number_problem(const char *w, size_t n)
 static int scan_word(struct scan *sc, size_t *pos)
 {
 	const char *w = sc->text + *pos;
-	size_t n = 0;
+	size_t n = 0, k;
 	const char *why;
 	char shown[SHOW_WORD_MAX], what[160];
 
 	while (*pos + n < sc->len && word_char(w[n]))
 		n++;
 	*pos += n;
+	/* The usual word, digits alone (and no leading zero), is a number. */
+	for (k = 0; k < n && is_digit(w[k]); k++)
+		;
+	if (k == n && (w[0] != '0' || n == 1))
+		return 0;
 	if (!(is_digit(w[0]) || w[0] == '-' || w[0] == '+' || w[0] == '.' ||
 	      word_is(w, n, "nan") || word_is(w, n, "infinity")))
 		return 0;
@@ -270,8 +275,14 @@ int json_text_check(const char *file, const char *text, size_t len, unsigned max
 			     "text without one: save the file as UTF-8 without BOM)", file);
 	sc.stack = xcalloc(max_depth ? max_depth : 1, sizeof(*sc.stack));
 	while (i < len && ret == 0) {
-		struct frame *top = sc.depth ? &sc.stack[sc.depth - 1] : NULL;
 		char c = text[i];
+
+		/* White space and colons change nothing here. */
+		if (c == '\t' || c == '\n' || c == ' ' || c == ':' || c == '\r') {
+			i++;
+			continue;
+		}
+		struct frame *top = sc.depth ? &sc.stack[sc.depth - 1] : NULL;
 		size_t start = 0, end = 0;
 
 		if (c == '"') {
