@@ -100,7 +100,9 @@ static void test_members_asked_for(void **state)
 	assert_true(sk.found);
 	assert_int_equal(sk.span.len, 7);
 	assert_memory_equal(text + sk.span.off, "[1,2,3]", 7);
+	assert_int_equal(sk.nelements, 3);
 	cJSON_Delete(o);
+	json_skim_release(&sk);
 }
 
 struct seen {
