@@ -16,9 +16,11 @@
 #include "util/dirat.h"
 #include "evidence/ledger.h"
 #include "record/layout.h"
+#include "util/hash.h"
 #include "util/json_out.h"
 #include "util/alloc.h"
 #include "util/atomic_file.h"
+#include "util/number.h"
 #include "util/path.h"
 #include "util/strbuf.h"
 #include "util/usage.h"
@@ -105,34 +107,63 @@ static void add_indented(struct strbuf *sb, const char *text, int depth)
 }
 
 /*
- * A sample's values, printed as they read in the document whose sample
- * object has its keys depth tabs in: one value at a time, as a raw item.
- * A cJSON object per value would hold a run's every value at hundreds of
- * bytes each until the document is printed.
+ * One of a sample's values as cJSON_Print() prints the object {"value",
+ * "seq", "round", "slot", "outlier"} (value as jreal() writes it, the
+ * integers as cJSON prints them), with depth + 1 tabs after each line
+ * break: in the document whose sample object has its keys depth tabs in.
+ * Printed directly, not through a cJSON object per value, which took
+ * most of the time and memory of a document of 10,000 runs.
  */
-static cJSON *values_json(const struct cmp_sample *s, int depth)
+static void add_value(struct strbuf *sb, const struct cmp_value *v, int depth)
+{
+	char real[DOUBLE_TEXT_LEN], tabs[64];
+	int t = depth + 1 < (int)sizeof(tabs) - 1 ? depth + 1 : (int)sizeof(tabs) - 2;
+
+	memset(tabs, '\t', (size_t)t + 1);
+	tabs[t + 1] = '\0';
+	/* tabs: the indentation of the value's keys; tabs + 1: of its braces. */
+	strbuf_addf(sb, "{\n%s\"value\":\t%s,\n%s\"seq\":\t%u,\n%s\"round\":\t%u,\n"
+		    "%s\"slot\":\t%u,\n%s\"outlier\":\t%s\n%s}",
+		    tabs, isfinite(v->value) ? double_text(real, v->value) : "null",
+		    tabs, v->seq, tabs, v->round, tabs, v->slot, tabs,
+		    v->outlier ? "true" : "false", tabs + 1);
+}
+
+/* The samples whose values a document leaves out, each where a VALUE_HOLE stands. */
+#define VALUE_HOLE "\x01"
+struct value_hole {
+	const struct cmp_sample *s;
+	int depth;
+};
+struct value_holes {
+	struct value_hole *h;
+	size_t n, alloc;
+};
+
+/*
+ * A sample's values, printed as they read in the document whose sample
+ * object has its keys depth tabs in, as one raw item; or, with holes,
+ * a VALUE_HOLE in their place, for write_run_file() to write them one at
+ * a time: a run's every value is 100 bytes of text.
+ */
+static cJSON *values_json(const struct cmp_sample *s, int depth, struct value_holes *holes)
 {
 	struct strbuf sb = STRBUF_INIT;
 	cJSON *raw;
 
+	if (holes) {
+		ALLOC_GROW(holes->h, holes->n + 1, holes->alloc);
+		holes->h[holes->n++] = (struct value_hole){ s, depth };
+		raw = cJSON_CreateRaw(VALUE_HOLE);
+		if (!raw)
+			die_oom();
+		return raw;
+	}
 	strbuf_addch(&sb, '[');
 	for (size_t i = 0; i < s->n; i++) {
-		cJSON *v = jnew_object();
-		char *text;
-
-		jadd_real(v, "value", s->values[i].value);
-		jadd_int(v, "seq", s->values[i].seq);
-		jadd_int(v, "round", s->values[i].round);
-		jadd_int(v, "slot", s->values[i].slot);
-		jadd_bool(v, "outlier", s->values[i].outlier);
-		text = cJSON_Print(v);
-		if (!text)
-			die_oom();
 		if (i)
 			strbuf_adds(&sb, ", ");
-		add_indented(&sb, text, depth + 1);
-		cJSON_free(text);
-		cJSON_Delete(v);
+		add_value(&sb, &s->values[i], depth);
 	}
 	strbuf_addch(&sb, ']');
 	raw = cJSON_CreateRaw(sb.buf);
@@ -186,13 +217,13 @@ static void add_joint_parts(cJSON *x, const struct cmp_sample *s)
 }
 
 /* One variant under one metric; its keys are depth tabs in when printed. */
-static cJSON *sample_json(const struct cmp_sample *s, int depth)
+static cJSON *sample_json(const struct cmp_sample *s, int depth, struct value_holes *holes)
 {
 	cJSON *o = jnew_object(), *x;
 
 	jadd_str(o, "variant", s->variant);
 	jadd_bool(o, "reference", s->is_reference);
-	jadd(o, "values", values_json(s, depth));
+	jadd(o, "values", values_json(s, depth, holes));
 	jadd_int(o, "n", (int64_t)s->n);
 	jadd_int(o, "excluded", (int64_t)s->excluded);
 	jadd_opt(o, "median", s->n > 0, s->median, NULL, NULL);
@@ -396,8 +427,9 @@ static cJSON *no_decision_json(const struct comparison *c)
 }
 
 /* The comparison object, whose keys are depth tabs in when printed. */
+/* The "comparison" object, its keys depth tabs in; with holes, its values left out (values_json()). */
 static cJSON *evidence_comparison_json(const struct comparison *c, const struct compare_gate_def *defs,
-				size_t ndefs, int depth)
+				size_t ndefs, int depth, struct value_holes *holes)
 {
 	cJSON *o = jnew_object(), *arr, *x;
 
@@ -434,7 +466,7 @@ static cJSON *evidence_comparison_json(const struct comparison *c, const struct 
 		jadd_str(mo, "better", cm->better_higher ? "higher" : "lower");
 		jadd_str(mo, "source", cm->source);
 		for (size_t v = 0; v < cm->nsamples; v++)
-			jpush(vs, sample_json(&cm->samples[v], depth + 4));
+			jpush(vs, sample_json(&cm->samples[v], depth + 4, holes));
 		jadd(mo, "variants", vs);
 		jpush(arr, mo);
 	}
@@ -480,7 +512,7 @@ static cJSON *evidence_comparison_json(const struct comparison *c, const struct 
 char *evidence_comparison_document(const struct comparison *c,
 				   const struct compare_gate_def *defs, size_t ndefs)
 {
-	cJSON *o = evidence_comparison_json(c, defs, ndefs, 1);
+	cJSON *o = evidence_comparison_json(c, defs, ndefs, 1, NULL);
 	char *text = json_print(o);
 
 	cJSON_Delete(o);
@@ -500,7 +532,7 @@ char *evidence_compare_document(const char *old_dir, const char *new_dir,
 	for (size_t i = 0; i < n; i++) {
 		cJSON *v = jnew_object();
 		jadd_str(v, "variant", variants[i]);
-		jadd(v, "comparison", evidence_comparison_json(&cmps[i], NULL, 0, 4));
+		jadd(v, "comparison", evidence_comparison_json(&cmps[i], NULL, 0, 4, NULL));
 		jpush(arr, v);
 	}
 	jadd(o, "variants", arr);
@@ -513,23 +545,60 @@ char *evidence_compare_document(const char *old_dir, const char *new_dir,
 /* Written out once the buffer holds this much: few writes, little memory. */
 #define RUN_FILE_CHUNK (256u * 1024)
 
+/* result.json as it is written: the buffer, and the bytes written before it and their hash. */
+struct run_writer {
+	struct atomic_file f;
+	struct strbuf sb;
+	struct sha256 *h;
+	size_t written;
+};
+
+/* Writes out what the buffer holds once it is a chunk (or always: all). 0 or -1 after error(). */
+static int flush_run(struct run_writer *w, int all)
+{
+	if (!w->sb.len || (!all && w->sb.len < RUN_FILE_CHUNK))
+		return 0;
+	if (atomic_file_write(&w->f, w->sb.buf, w->sb.len) < 0)
+		return -1;
+	/* The bytes abev wrote, hashed as written (ledger.h): never read back. */
+	sha256_update(w->h, w->sb.buf, w->sb.len);
+	w->written += w->sb.len;
+	strbuf_reset(&w->sb);
+	return 0;
+}
+
+/* What the hole of sample s stands for: its values, written one at a time. */
+static int put_values(struct run_writer *w, const struct value_hole *hole)
+{
+	strbuf_addch(&w->sb, '[');
+	for (size_t i = 0; i < hole->s->n; i++) {
+		if (i)
+			strbuf_adds(&w->sb, ", ");
+		add_value(&w->sb, &hole->s->values[i], hole->depth);
+		if (flush_run(w, 0) < 0)
+			return -1;
+	}
+	strbuf_addch(&w->sb, ']');
+	return 0;
+}
+
 /*
- * result.json from its header o, whose last key is an empty "invocations"
- * array, and the invocations, each turned into JSON and printed on its
- * own: the same bytes as printing the whole document at once, without
- * ever holding every invocation's JSON (hundreds of bytes per value, a
+ * result.json from its header head (printed: its last key an empty
+ * "invocations" array, and where the comparison's values go, a
+ * VALUE_HOLE per sample of holes), the samples' values and the
+ * invocations, each turned into JSON and printed on its own: the same
+ * bytes as printing the whole document at once, without ever holding
+ * every value's or every invocation's JSON (hundreds of bytes each, a
  * run of a million invocations would need gigabytes).
  */
 static int write_run_file(const struct dirat *root, struct ledger *l, const char *name,
-			  const cJSON *o, const struct invocation *invs, size_t ninvs)
+			  const char *head, const struct value_holes *holes,
+			  const struct invocation *invs, size_t ninvs)
 {
 	static const char tail[] = "[]\n}\n";
-	struct atomic_file f = ATOMIC_FILE_INIT;
-	struct strbuf sb = STRBUF_INIT;
-	struct sha256 *h = sha256_new();
+	struct run_writer w = { ATOMIC_FILE_INIT, STRBUF_INIT, sha256_new(), 0 };
 	unsigned char digest[SHA256_LEN];
-	char *head = json_print(o);
-	size_t len = strlen(head), written = 0;
+	size_t len = strlen(head), k = 0;
 	int ret = -1;
 
 	if (len < sizeof(tail) - 1 || strcmp(head + len - (sizeof(tail) - 1), tail)) {
@@ -537,46 +606,53 @@ static int write_run_file(const struct dirat *root, struct ledger *l, const char
 		      root->path, name);
 		goto out;
 	}
-	strbuf_add(&sb, head, len - (sizeof(tail) - 1));
-	strbuf_addch(&sb, '[');
-	if (atomic_file_open_at(&f, root, name) < 0)
+	len -= sizeof(tail) - 1;
+	if (atomic_file_open_at(&w.f, root, name) < 0)
 		goto out;
+	/* cJSON escapes every control character in a string: a VALUE_HOLE is a raw item's. */
+	for (const char *p = head, *end = head + len, *hole; p < end; p = hole + 1) {
+		hole = memchr(p, VALUE_HOLE[0], (size_t)(end - p));
+		strbuf_add(&w.sb, p, (size_t)((hole ? hole : end) - p));
+		if (!hole)
+			break;
+		if (k == holes->n) {
+			error("cannot write '%s/%s': its header has more holes than values",
+			      root->path, name);
+			goto out;
+		}
+		if (put_values(&w, &holes->h[k++]) < 0)
+			goto out;
+	}
+	if (k != holes->n) {
+		error("cannot write '%s/%s': its header has fewer holes than values", root->path, name);
+		goto out;
+	}
+	strbuf_addch(&w.sb, '[');
 	for (size_t i = 0; i < ninvs; i++) {
 		cJSON *inv = invocation_fields_json(&invs[i], 0);
 		char *text = json_print_bare(inv, 1);
 
 		if (i)
-			strbuf_adds(&sb, ", ");
-		add_indented(&sb, text, 2);
+			strbuf_adds(&w.sb, ", ");
+		add_indented(&w.sb, text, 2);
 		free(text);
 		cJSON_Delete(inv);
-		if (sb.len >= RUN_FILE_CHUNK) {
-			if (atomic_file_write(&f, sb.buf, sb.len) < 0)
-				goto out;
-			/* The bytes abev wrote, hashed as written (ledger.h): never read back. */
-			sha256_update(h, sb.buf, sb.len);
-			written += sb.len;
-			strbuf_reset(&sb);
-		}
+		if (flush_run(&w, 0) < 0)
+			goto out;
 	}
-	strbuf_adds(&sb, "]\n}\n");
-	if (atomic_file_write(&f, sb.buf, sb.len) < 0)
+	strbuf_adds(&w.sb, "]\n}\n");
+	if (flush_run(&w, 1) < 0 || atomic_file_commit(&w.f) < 0)
 		goto out;
-	sha256_update(h, sb.buf, sb.len);
-	written += sb.len;
-	if (atomic_file_commit(&f) < 0)
-		goto out;
-	sha256_final(h, digest);
-	h = NULL;
+	sha256_final(w.h, digest);
+	w.h = NULL;
 	if (l)
-		ledger_written(l, name, digest, (off_t)written);
+		ledger_written(l, name, digest, (off_t)w.written);
 	ret = 0;
 out:
-	if (h)
-		sha256_final(h, digest);
-	atomic_file_abort(&f);
-	strbuf_release(&sb);
-	free(head);
+	if (w.h)
+		sha256_final(w.h, digest);
+	atomic_file_abort(&w.f);
+	strbuf_release(&w.sb);
 	return ret;
 }
 
@@ -596,17 +672,22 @@ int evidence_write_run(const struct dirat *root, struct ledger *l, const char *f
 		       const struct run_header *hdr, const struct evidence_decision *dec,
 		       const struct invocation *invs, size_t ninvs)
 {
+	struct value_holes holes = { NULL, 0, 0 };
 	cJSON *o = jnew_object();
+	char *head;
 	int ret;
 
 	run_fields_write(o, hdr);
 	jadd(o, "comparison", dec && dec->comparison
 				      ? evidence_comparison_json(dec->comparison, dec->gate_defs,
-								 dec->ngate_defs, 2)
+								 dec->ngate_defs, 2, &holes)
 				      : jnull());
 	/* Last, so that the invocations can follow the rest as it is printed. */
 	jadd(o, "invocations", jnew_array());
-	ret = write_run_file(root, l, file ? file : EVIDENCE_RESULT_FILE, o, invs, ninvs);
+	head = json_print(o);
 	cJSON_Delete(o);
+	ret = write_run_file(root, l, file ? file : EVIDENCE_RESULT_FILE, head, &holes, invs, ninvs);
+	free(head);
+	free(holes.h);
 	return ret;
 }

@@ -28,6 +28,7 @@
 #include "evidence/journal.h"
 #include "util/json_in.h"
 #include "util/json_out.h"
+#include "util/json_skim.h"
 #include "util/json_text.h"
 #include "util/name_rule.h"
 #include "util/alloc.h"
@@ -251,9 +252,6 @@ static int read_comparison(const struct json_in *rd, const cJSON *c, struct evid
 		goto out;
 	cfg->sequential = r->sequential;
 	cfg->gi_paired_alone = before_joint_interval(c);
-	r->stored_comparison = cJSON_Duplicate(c, 1);
-	if (!r->stored_comparison)
-		die_oom();
 	r->has_comparison = 1;
 	ret = 0;
 out:
@@ -315,6 +313,9 @@ static int read_header(const struct json_in *rd, const cJSON *root, struct evide
 	r->cfg.order = run_order_name(r->hdr.set.order);
 	return 0;
 }
+
+/* The room read_fd_capped() asks for past what it has read: a buffer with it needs no growing. */
+#define READ_SLACK (8192 + 1)
 
 /* A journal line longer than this is not abev's. */
 #define JOURNAL_LINE_MAX (16u << 20)
@@ -543,14 +544,21 @@ static const char *decision_of(const char *s)
 	return NULL;
 }
 
-/* text (the file name) parsed, or NULL with *err naming the file. */
-static cJSON *parse_json(const char *name, const char *text, size_t len, char **err)
+/*
+ * text (the file name) parsed, or NULL with *err naming the file. With
+ * sk, only what sk names (json_skim.h), when the text is strictly JSON;
+ * the whole of it otherwise (sk->found then 0), which the reader then
+ * reads as before.
+ */
+static cJSON *parse_json(const char *name, const char *text, size_t len, struct json_skim *sk,
+			 char **err)
 {
 	cJSON *root = NULL;
 
 	if (json_text_check(name, text, len, JSON_TEXT_MAX_DEPTH) < 0)
 		*err = xasprintf("%s: not JSON as abev writes it (see above)", name);
-	else if (!(root = cJSON_ParseWithLength(text, len)))
+	else if (!(sk && (root = json_skim_object(text, len, sk))) &&
+		 !(root = cJSON_ParseWithLength(text, len)))
 		*err = xasprintf("%s: not valid JSON", name);
 	return root;
 }
@@ -565,48 +573,104 @@ static cJSON *load_json(const char *dir, const char *path, char **err)
 		*err = xasprintf("%s: cannot be read (see above); is '%s' an evidence directory?",
 				 path, dir);
 	else
-		root = parse_json(path, sb.buf, sb.len, err);
+		root = parse_json(path, sb.buf, sb.len, NULL, err);
 	strbuf_release(&sb);
 	return root;
+}
+
+/* One invocation record of result.json into r->invs, in execution order. */
+static int read_top_invocation(const struct json_in *rd, struct evidence_run *r, const cJSON *e,
+			       size_t *alloc)
+{
+	int rc;
+
+	ALLOC_GROW(r->invs, r->ninvs + 1, *alloc);
+	memset(&r->invs[r->ninvs], 0, sizeof(*r->invs));
+	rc = read_invocation(rd, r, e, r->ninvs, &r->invs[r->ninvs]);
+	r->ninvs++;
+	if (rc < 0)
+		return -1;
+	if (r->ninvs > 1 && r->invs[r->ninvs - 1].seq <= r->invs[r->ninvs - 2].seq)
+		return json_in_error(rd, "invocations", "seq %u after %u: not in execution order",
+				     r->invs[r->ninvs - 1].seq, r->invs[r->ninvs - 2].seq);
+	return 0;
+}
+
+struct skim_reader {
+	const struct json_in *rd;
+	struct evidence_run *r;
+	size_t alloc;
+};
+
+static int read_skimmed_invocation(void *ctx, const cJSON *e, size_t index)
+{
+	struct skim_reader *sr = ctx;
+
+	(void)index;
+	return read_top_invocation(sr->rd, sr->r, e, &sr->alloc);
+}
+
+/*
+ * result.json's "invocations": from the bytes of the first one sk
+ * located, one record at a time (no tree of them all); otherwise from
+ * root, which then holds the whole document.
+ */
+static int read_invocations(const struct json_in *rd, struct evidence_run *r, const char *text,
+			    const struct json_skim *sk, const cJSON *root)
+{
+	struct skim_reader sr = { rd, r, 0 };
+	const cJSON *invs, *e;
+
+	if (sk->found && text[sk->span.off] == '[') {
+		/* 1: an element cJSON does not read where the skim found it, which cannot happen. */
+		int rc = json_skim_array(text, sk, read_skimmed_invocation, &sr);
+
+		if (rc == 1)
+			return json_in_error(rd, "invocations", "not valid JSON");
+		return rc < 0 ? -1 : 0;
+	}
+	invs = sk->found ? NULL : cJSON_GetObjectItemCaseSensitive(root, "invocations");
+	if (!cJSON_IsArray(invs))
+		return json_in_error(rd, "invocations", "missing or not an array");
+	cJSON_ArrayForEach(e, invs)
+		if (read_top_invocation(rd, r, e, &sr.alloc) < 0)
+			return -1;
+	return 0;
 }
 
 int evidence_read(const char *dir, struct evidence_run *r, char **err)
 {
 	char *path = path_join(dir, EVIDENCE_RESULT_FILE);
 	struct json_in rd = { path, NULL, err };
+	struct json_skim sk = JSON_SKIM_INIT(NULL, "invocations");
+	struct strbuf sb = STRBUF_INIT;
+	struct stat st;
 	cJSON *root = NULL;
-	const cJSON *invs, *c, *e;
+	const cJSON *c;
 	int ret = -1;
 
 	memset(r, 0, sizeof(*r));
 	*err = NULL;
 	r->dir = xstrdup(dir);
-	root = load_json(dir, path, err);
+	/* Room for the whole file at once: a buffer grown by doubling would hold up to twice it. */
+	if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+	    (uint64_t)st.st_size <= EVIDENCE_READ_MAX)
+		strbuf_grow(&sb, (size_t)st.st_size + READ_SLACK);
+	if (read_file_capped(&sb, path, EVIDENCE_READ_MAX) < 0) {
+		*err = xasprintf("%s: cannot be read (see above); is '%s' an evidence directory?",
+				 path, dir);
+		goto out;
+	}
+	/* Everything but the invocations, which are read one at a time. */
+	root = parse_json(path, sb.buf, sb.len, &sk, err);
 	if (!root)
 		goto out;
 	if (!cJSON_IsObject(root)) {
 		json_in_error(&rd, "(top)", "expected an object");
 		goto out;
 	}
-	if (read_header(&rd, root, r) < 0)
+	if (read_header(&rd, root, r) < 0 || read_invocations(&rd, r, sb.buf, &sk, root) < 0)
 		goto out;
-	invs = cJSON_GetObjectItemCaseSensitive(root, "invocations");
-	if (!cJSON_IsArray(invs)) {
-		json_in_error(&rd, "invocations", "missing or not an array");
-		goto out;
-	}
-	r->invs = xcalloc((size_t)cJSON_GetArraySize(invs) + 1, sizeof(*r->invs));
-	cJSON_ArrayForEach(e, invs) {
-		int rc = read_invocation(&rd, r, e, r->ninvs, &r->invs[r->ninvs]);
-		r->ninvs++;
-		if (rc < 0)
-			goto out;
-		if (r->ninvs > 1 && r->invs[r->ninvs - 1].seq <= r->invs[r->ninvs - 2].seq) {
-			json_in_error(&rd, "invocations", "seq %u after %u: not in execution order",
-			     r->invs[r->ninvs - 1].seq, r->invs[r->ninvs - 2].seq);
-			goto out;
-		}
-	}
 	if (!r->ninvs && strcmp(r->hdr.status, "completed") && read_journal(dir, r, err) < 0)
 		goto out;
 	c = cJSON_GetObjectItemCaseSensitive(root, "comparison");
@@ -618,10 +682,14 @@ int evidence_read(const char *dir, struct evidence_run *r, char **err)
 		if (read_comparison(&rd, c, r) < 0)
 			goto out;
 		annotate_metrics(r);
+		/* Kept as read, for evidence_comparison_matches(): taken out of root, not copied. */
+		r->stored_comparison = cJSON_DetachItemViaPointer(root, (cJSON *)c);
 	}
 	ret = 0;
 out:
 	cJSON_Delete(root);
+	json_skim_release(&sk);
+	strbuf_release(&sb);
 	free(path);
 	if (ret < 0)
 		evidence_run_release(r);
@@ -672,17 +740,22 @@ static int get_name(const struct json_in *rd, const cJSON *obj, const char *path
 	return ret;
 }
 
+/* The members of result.json that say what the evidence records of itself. */
+static const char *const self_keys[] = { "status", "interrupt", "comparison", "tampered",
+					 "unsealed", "run_as", NULL };
+
 int evidence_self_parse(const char *name, const char *text, size_t len,
 			struct evidence_self *out, char **err)
 {
 	struct json_in rd = { name, NULL, err };
+	struct json_skim sk = JSON_SKIM_INIT(self_keys, NULL);
 	cJSON *root = NULL;
 	const cJSON *c;
 	int ret = -1;
 
 	*out = (struct evidence_self)EVIDENCE_SELF_INIT;
 	*err = NULL;
-	if (!(root = parse_json(name, text, len, err)))
+	if (!(root = parse_json(name, text, len, &sk, err)))
 		goto out;
 	if (!cJSON_IsObject(root)) {
 		json_in_error(&rd, "(top)", "expected an object");
@@ -747,14 +820,16 @@ void evidence_self_release(struct evidence_self *s)
 int evidence_unsealed_parse(const char *name, const char *text, size_t len, char ***out,
 			    size_t *n, char **err)
 {
+	static const char *const keys[] = { "unsealed", NULL };
 	struct json_in rd = { name, NULL, err };
+	struct json_skim sk = JSON_SKIM_INIT(keys, NULL);
 	cJSON *root;
 	int ret = 0;
 
 	*out = NULL;
 	*n = 0;
 	*err = NULL;
-	if (!(root = parse_json(name, text, len, err)))
+	if (!(root = parse_json(name, text, len, &sk, err)))
 		return 0;
 	if (!cJSON_IsObject(root))
 		json_in_error(&rd, "(top)", "expected an object");

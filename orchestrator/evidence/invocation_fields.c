@@ -675,7 +675,10 @@ static int r_test_failures(const struct json_in *rd, const json_node *o, const c
 		free(base);
 		return -1;
 	}
-	inv->test_failures = xcalloc(EVIDENCE_FAILED_TESTS_MAX, sizeof(*inv->test_failures));
+	/* As many as the file holds: most records hold none. */
+	if (cJSON_GetArraySize(arr) > 0)
+		inv->test_failures = xcalloc((size_t)cJSON_GetArraySize(arr),
+					     sizeof(*inv->test_failures));
 	ret = 0;
 	cJSON_ArrayForEach(e, arr) {
 		struct invocation_test_failure *f = &inv->test_failures[inv->ntest_failures++];

@@ -98,6 +98,15 @@ int proc_tree_starts_named(const struct proc_tree *t, size_t i, const char *glob
 void proc_tree_copy(struct proc_tree *dst, const struct proc_tree *src)
 {
 	*dst = (struct proc_tree)PROC_TREE_INIT;
+	/*
+	 * Exactly as many as src holds: a copy is what an invocation's record
+	 * keeps for the rest of the run, and most trees are one process,
+	 * where growing would hold room for sixteen.
+	 */
+	if (src->n) {
+		dst->p = xcalloc(src->n, sizeof(*dst->p));
+		dst->alloc = src->n;
+	}
 	for (size_t i = 0; i < src->n; i++) {
 		const struct proc_tree_proc *s = &src->p[i];
 		struct proc_tree_proc *d = proc_tree_add(dst, s->comm, s->cmdline, s->pid, s->ppid);

@@ -113,14 +113,19 @@ static void set_run(struct template_ctx *c, const struct invocation *inv)
 }
 
 /* The fields every per-invocation row starts with. */
+static void inv_fields(struct template_ctx *r, const struct invocation *inv)
+{
+	template_setf(r, "seq", "%u", inv->seq);
+	template_set(r, "variant", inv->variant);
+	set_run(r, inv);
+}
+
 static struct template_ctx *inv_row(struct template_ctx *c, const char *list,
 				const struct invocation *inv)
 {
 	struct template_ctx *r = template_add(c, list);
 
-	template_setf(r, "seq", "%u", inv->seq);
-	template_set(r, "variant", inv->variant);
-	set_run(r, inv);
+	inv_fields(r, inv);
 	return r;
 }
 
@@ -901,6 +906,44 @@ const char *report_order_why(const char *order, const char *order_from)
 	       "alternated ones";
 }
 
+/* Row k of load_rows: what the machine was doing around invocation k. */
+static void load_row(const void *arg, size_t k, struct template_ctx *r)
+{
+	const struct report_input *in = arg;
+	const struct invocation *inv = &in->invs[k];
+	struct strbuf sb = STRBUF_INIT;
+
+	inv_fields(r, inv);
+	load_text(&sb, &inv->load_before);
+	set_sb(r, "before", &sb);
+	load_text(&sb, &inv->load_after);
+	set_sb(r, "after", &sb);
+	if (inv->foreign_cpu >= 0)
+		template_setf(r, "foreign", "%.2f", inv->foreign_cpu);
+	else
+		template_set(r, "foreign", "n/a (not measured)");
+	if (invocation_cpu_wait_pct(inv) >= 0)
+		template_setf(r, "cpu_wait", "%.1f %% (%s)", invocation_cpu_wait_pct(inv),
+			      inv->cpu_wait_source ? inv->cpu_wait_source : "?");
+	else
+		template_set(r, "cpu_wait", "n/a (not measured)");
+	if (invocation_foreign_wait_pct(inv) >= 0 && inv->foreign_wait_basis)
+		template_setf(r, "foreign_wait", "%.1f %% (%s)", invocation_foreign_wait_pct(inv),
+			      invocation_wait_basis_names[inv->foreign_wait_basis]);
+	else if (invocation_foreign_wait_pct(inv) >= 0)
+		template_setf(r, "foreign_wait", "%.1f %%", invocation_foreign_wait_pct(inv));
+	else
+		template_set(r, "foreign_wait", "n/a (all the wait judged)");
+	template_set(r, "cpus", inv->cpus ? inv->cpus : "any");
+	strbuf_adds(&sb, invocation_status_name(inv->status));
+	if (inv->loaded)
+		strbuf_adds(&sb, ", loaded");
+	if (inv->load_wait_ns > 0)
+		strbuf_addf(&sb, " (after %.1f s waiting for a quieter machine)",
+			    (double)inv->load_wait_ns / 1e9);
+	set_sb(r, "status", &sb);
+}
+
 static void set_conditions(struct template_ctx *c, const struct report_input *in)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -929,11 +972,10 @@ static void set_conditions(struct template_ctx *c, const struct report_input *in
 	template_setf(c, "max_repeats", "%u", in->run->set.max_repeats);
 	template_setf(c, "max_wait", "%g s", in->run->set.max_wait_seconds);
 	template_setf(c, "runs_plot", "%s/%s", EVIDENCE_PLOTS_DIR, EVIDENCE_PLOTS_RUNS_FILE);
-	template_list(c, "load_rows");
+	template_list_made(c, "load_rows", in->ninvs, load_row, in);
 	template_list(c, "notes");
 	for (size_t i = 0; i < in->ninvs; i++) {
 		const struct invocation *inv = &in->invs[i];
-		struct template_ctx *r = inv_row(c, "load_rows", inv);
 
 		warmups += inv->warmup != 0;
 		discarded += inv->status == INV_DISCARDED;
@@ -941,34 +983,6 @@ static void set_conditions(struct template_ctx *c, const struct report_input *in
 		loaded += inv->loaded != 0;
 		waited += inv->load_wait_ns > 0;
 		waited_ns += inv->load_wait_ns > 0 ? inv->load_wait_ns : 0;
-		load_text(&sb, &inv->load_before);
-		set_sb(r, "before", &sb);
-		load_text(&sb, &inv->load_after);
-		set_sb(r, "after", &sb);
-		if (inv->foreign_cpu >= 0)
-			template_setf(r, "foreign", "%.2f", inv->foreign_cpu);
-		else
-			template_set(r, "foreign", "n/a (not measured)");
-		if (invocation_cpu_wait_pct(inv) >= 0)
-			template_setf(r, "cpu_wait", "%.1f %% (%s)", invocation_cpu_wait_pct(inv),
-				      inv->cpu_wait_source ? inv->cpu_wait_source : "?");
-		else
-			template_set(r, "cpu_wait", "n/a (not measured)");
-		if (invocation_foreign_wait_pct(inv) >= 0 && inv->foreign_wait_basis)
-			template_setf(r, "foreign_wait", "%.1f %% (%s)", invocation_foreign_wait_pct(inv),
-				      invocation_wait_basis_names[inv->foreign_wait_basis]);
-		else if (invocation_foreign_wait_pct(inv) >= 0)
-			template_setf(r, "foreign_wait", "%.1f %%", invocation_foreign_wait_pct(inv));
-		else
-			template_set(r, "foreign_wait", "n/a (all the wait judged)");
-		template_set(r, "cpus", inv->cpus ? inv->cpus : "any");
-		strbuf_adds(&sb, invocation_status_name(inv->status));
-		if (inv->loaded)
-			strbuf_adds(&sb, ", loaded");
-		if (inv->load_wait_ns > 0)
-			strbuf_addf(&sb, " (after %.1f s waiting for a quieter machine)",
-				    (double)inv->load_wait_ns / 1e9);
-		set_sb(r, "status", &sb);
 	}
 	template_setf(c, "ninvs", "%zu", in->ninvs);
 	template_setf(c, "nloaded", "%zu", loaded);
@@ -1149,27 +1163,30 @@ static void set_output(struct template_ctx *r, const char *output)
 	set_code(r, "output_file", output);
 }
 
-static void set_invocations(struct template_ctx *c, const struct report_input *in)
+/* Row k of inv_rows: when invocation k ran, how long, how it ended and where its files are. */
+static void inv_row_made(const void *arg, size_t k, struct template_ctx *r)
 {
+	const struct report_input *in = arg;
+	const struct invocation *inv = &in->invs[k];
 	struct strbuf sb = STRBUF_INIT;
 
+	inv_fields(r, inv);
+	utc_cell(r, "start", inv->start_utc, in->run->started_utc);
+	utc_cell(r, "end", inv->end_utc, in->run->started_utc);
+	units_add(&sb, (double)inv->fig.wall_ns / 1e6, "ms");
+	set_sb(r, "wall", &sb);
+	template_set(r, "status", invocation_status_name(inv->status));
+	template_set(r, "dir", inv->dir);
+}
+
+static void set_invocations(struct template_ctx *c, const struct report_input *in)
+{
 	template_set_bool(c, "invocations", in->ninvs > 0);
 	if (in->run->started_utc && strlen(in->run->started_utc) > 10)
 		template_setf(c, "day", "%.10s", in->run->started_utc);
 	else
 		template_set(c, "day", "an unknown day");
-	template_list(c, "inv_rows");
-	for (size_t i = 0; i < in->ninvs; i++) {
-		const struct invocation *inv = &in->invs[i];
-		struct template_ctx *r = inv_row(c, "inv_rows", inv);
-
-		utc_cell(r, "start", inv->start_utc, in->run->started_utc);
-		utc_cell(r, "end", inv->end_utc, in->run->started_utc);
-		units_add(&sb, (double)inv->fig.wall_ns / 1e6, "ms");
-		set_sb(r, "wall", &sb);
-		template_set(r, "status", invocation_status_name(inv->status));
-		template_set(r, "dir", inv->dir);
-	}
+	template_list_made(c, "inv_rows", in->ninvs, inv_row_made, in);
 }
 
 

@@ -31,7 +31,9 @@ struct tmpl_value {
 	char *str;                 /* TV_STRING */
 	int flag;                  /* TV_FLAG */
 	struct template_ctx **items;   /* TV_LIST: owned records */
-	size_t nitems, alloc;
+	size_t nitems, alloc;      /* TV_LIST: nitems also of a made list */
+	template_fill_fn *fill;    /* TV_LIST made as it renders (template_list_made()), or NULL */
+	const void *fill_arg;
 };
 
 struct template_ctx {
@@ -49,12 +51,15 @@ static void value_clear(struct tmpl_value *v)
 {
 	free(v->str);
 	v->str = NULL;
-	for (size_t i = 0; i < v->nitems; i++)
+	/* A made list (fill) holds no records. */
+	for (size_t i = 0; v->items && i < v->nitems; i++)
 		template_ctx_free(v->items[i]);
 	free(v->items);
 	v->items = NULL;
 	v->nitems = v->alloc = 0;
 	v->flag = 0;
+	v->fill = NULL;
+	v->fill_arg = NULL;
 }
 
 void template_ctx_free(struct template_ctx *c)
@@ -128,12 +133,22 @@ void template_list(struct template_ctx *c, const char *list)
 	slot(c, list, TV_LIST);
 }
 
+void template_list_made(struct template_ctx *c, const char *list, size_t n,
+			template_fill_fn *fill, const void *arg)
+{
+	struct tmpl_value *v = slot(c, list, TV_LIST);
+
+	v->nitems = n;
+	v->fill = fill;
+	v->fill_arg = arg;
+}
+
 struct template_ctx *template_add(struct template_ctx *c, const char *list)
 {
 	size_t i = find(c, list, strlen(list));
 	struct tmpl_value *v;
 
-	if (i < c->n && c->v[i].kind == TV_LIST)
+	if (i < c->n && c->v[i].kind == TV_LIST && !c->v[i].fill)
 		v = &c->v[i];
 	else
 		v = slot(c, list, TV_LIST);
@@ -145,7 +160,12 @@ struct template_ctx *template_add(struct template_ctx *c, const char *list)
 
 static int md_special(unsigned char c)
 {
-	return c && strchr("\\|*_`<>[]", c) != NULL;
+	switch (c) {
+	case '\\': case '|': case '*': case '_': case '`': case '<': case '>': case '[': case ']':
+		return 1;
+	default:
+		return 0;
+	}
 }
 
 /*
@@ -159,7 +179,18 @@ void template_md_text(struct strbuf *sb, const char *s)
 	size_t n = s ? strlen(s) : 0;
 
 	for (size_t i = 0; i < n;) {
-		size_t len = utf8_char_len(s + i, n - i);
+		size_t len, run = i;
+
+		/* Printable ASCII but Markdown's specials goes out as it is, a run at a time. */
+		while (run < n && (unsigned char)s[run] >= 0x20 && (unsigned char)s[run] < 0x7f &&
+		       !md_special((unsigned char)s[run]))
+			run++;
+		if (run > i) {
+			strbuf_add(sb, s + i, run - i);
+			i = run;
+			continue;
+		}
+		len = utf8_char_len(s + i, n - i);
 
 		if (!len)
 			len = 1;
@@ -171,18 +202,6 @@ void template_md_text(struct strbuf *sb, const char *s)
 		}
 		i += len;
 	}
-}
-
-/* The length of template_md_text()'s rendering of s. */
-static size_t md_text_len(const char *s)
-{
-	struct strbuf sb = STRBUF_INIT;
-	size_t n;
-
-	template_md_text(&sb, s);
-	n = sb.len;
-	strbuf_release(&sb);
-	return n;
 }
 
 /* --- parsing --- */
@@ -540,14 +559,39 @@ static int render_value(struct render *r, const struct node *nd)
 			return -1;
 		strbuf_add(r->out, v->str, n);
 	} else {
-		if (room(r, nd, md_text_len(v->str)))
-			return -1;
+		/* Escaped in place, then held to the ceiling: template_render() drops it on error. */
+		size_t before = r->out->len;
+
 		template_md_text(r->out, v->str);
+		if (r->out->len - before > TMPL_OUTPUT_MAX - (before - r->start))
+			return render_error(r, nd, "output larger than %d bytes", TMPL_OUTPUT_MAX);
 	}
 	return 0;
 }
 
 static int render_nodes(struct render *r, size_t from, size_t to);
+
+/*
+ * A made list's body once per record, each made just before its body
+ * and freed after it: a record of its own for every section being
+ * rendered, so that the list inside its own body makes its own.
+ */
+static int render_made(struct render *r, size_t i, const struct tmpl_value *v)
+{
+	const struct node *nd = &r->nodes[i];
+	int rc = 0;
+
+	for (size_t k = 0; k < v->nitems && !rc; k++) {
+		struct template_ctx *rec = template_ctx_new();
+
+		v->fill(v->fill_arg, k, rec);
+		r->scope[r->nscope++] = rec;
+		rc = render_nodes(r, i + 1, nd->end);
+		r->nscope--;
+		template_ctx_free(rec);
+	}
+	return rc ? -1 : 0;
+}
 
 /* A list's body once per record, in scope; anything else once if truthy. */
 static int render_section(struct render *r, size_t i)
@@ -561,6 +605,8 @@ static int render_section(struct render *r, size_t i)
 		return 0;
 	if (v->kind != TV_LIST)
 		return render_nodes(r, i + 1, nd->end);
+	if (v->fill)
+		return render_made(r, i, v);
 	for (size_t k = 0; k < v->nitems; k++) {
 		int rc;
 

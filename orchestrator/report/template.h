@@ -62,6 +62,18 @@ void template_set_bool(struct template_ctx *c, const char *name, int v);
 struct template_ctx *template_add(struct template_ctx *c, const char *list);
 /* Sets `list` to an empty list (which template_add() then appends to). */
 void template_list(struct template_ctx *c, const char *list);
+/*
+ * Sets `list` to a list of n records that exist only while it renders:
+ * before record k's body, fill(arg, k, rec) sets its names on rec, a new
+ * empty record freed after that body. Each call for the same k must set
+ * the same (a template may render a list more than once); arg (borrowed)
+ * must outlive the renders. For a list with a record per invocation,
+ * which would otherwise hold every row's strings at once. template_add()
+ * on it makes it an ordinary list again.
+ */
+typedef void template_fill_fn(const void *arg, size_t k, struct template_ctx *rec);
+void template_list_made(struct template_ctx *c, const char *list, size_t n,
+			template_fill_fn *fill, const void *arg);
 
 /*
  * Renders the template tmpl (len bytes; NULs are copied as text) against

@@ -151,6 +151,12 @@ static int read_meta(const char *path, struct strbuf *sb, size_t max, char **err
 		*err = xstrdup("not a regular file");
 		goto out;
 	}
+	/*
+	 * Room for the whole file and the little more read_fd_capped() asks
+	 * for: grown by doubling, a 40 MB result.json would take 64 MB.
+	 */
+	if (st.st_size > 0 && (uint64_t)st.st_size <= max)
+		strbuf_grow(sb, (size_t)st.st_size + 8192 + 1);
 	if (read_fd_capped(sb, fd, max) < 0) {
 		if (errno == EFBIG)
 			*err = xasprintf("larger than %zu MiB; not read", max >> 20);

@@ -87,10 +87,28 @@ char *json_index_path(const char *path, size_t i)
  * The member, or NULL when it may be left out (absent, or null when
  * nullable); *ret is then 0, or -1 after a "missing" message.
  */
+/*
+ * cJSON_GetObjectItemCaseSensitive(), the first member named key, with
+ * the first bytes compared before the rest: a record of 10,000
+ * invocations is read one key at a time from objects of seventy.
+ */
+static const cJSON *find_member(const cJSON *obj, const char *key)
+{
+	if (!obj || !key)
+		return NULL;
+	for (const cJSON *c = obj->child; c; c = c->next) {
+		if (!c->string)
+			return NULL;
+		if (c->string[0] == key[0] && !strcmp(c->string, key))
+			return c;
+	}
+	return NULL;
+}
+
 static const cJSON *member(const struct json_in *in, const cJSON *obj, const char *path,
 			   const char *key, unsigned flags, const char *want, int *ret)
 {
-	const cJSON *j = cJSON_GetObjectItemCaseSensitive(obj, key);
+	const cJSON *j = find_member(obj, key);
 
 	*ret = 0;
 	if (j && !((flags & JSON_NULLABLE) && cJSON_IsNull(j)))

@@ -8,6 +8,7 @@
 #include "util/json_out.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -110,15 +111,40 @@ void jpush(cJSON *arr, cJSON *val)
  * document is UTF-8 and shows what it holds wherever it is looked at.
  * Outside strings cJSON writes only ASCII, so no structure is touched.
  */
+/* How many bytes from s are below DEL: ASCII that goes out as it is. Eight at a time. */
+static size_t ascii_run(const char *s, size_t n)
+{
+	const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0;
+
+	/* A byte of 0x7f or more sets its high bit in x or in x + 1 (a carry only adds to them). */
+	for (uint64_t x; i + 8 <= n; i += 8) {
+		memcpy(&x, u + i, 8);
+		if ((x | (x + ones)) & highs)
+			break;
+	}
+	while (i < n && u[i] < 0x7f)
+		i++;
+	return i;
+}
+
 static void add_json_text(struct strbuf *sb, const char *text)
 {
 	size_t n = strlen(text);
 
 	strbuf_grow(sb, n + 1);
 	for (size_t i = 0; i < n;) {
-		size_t len = utf8_char_len(text + i, n - i);
-		uint32_t cp = len ? utf8_code_point(text + i, len) : 0xfffd;
+		size_t run = ascii_run(text + i, n - i), len;
+		uint32_t cp;
 
+		if (run) {
+			strbuf_add(sb, text + i, run);
+			i += run;
+			continue;
+		}
+		len = utf8_char_len(text + i, n - i);
+		cp = len ? utf8_code_point(text + i, len) : 0xfffd;
 		if (!len || cp == 0x7f || unicode_hidden(cp))
 			strbuf_addf(sb, "\\u%04x", (unsigned)cp);
 		else

@@ -6,6 +6,7 @@
  */
 #include "util/json_text.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +48,34 @@ void json_text_line_col(const char *buf, size_t off, size_t *line, size_t *col)
 			++*col;
 		}
 	}
+}
+
+size_t json_text_plain(const char *text, size_t i, size_t len)
+{
+	const unsigned char *t = (const unsigned char *)text;
+	const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+
+	while (i + 8 <= len) {
+		uint64_t x, quote, bslash, ctrl;
+
+		memcpy(&x, t + i, 8);
+		quote = x ^ (ones * '"');
+		bslash = x ^ (ones * '\\');
+		/*
+		 * Each term sets a byte's high bit where that byte is 0 (after
+		 * the xor), below 0x20, or past ASCII; a borrow may set others,
+		 * but never when no byte is one of them.
+		 */
+		quote = (quote - ones) & ~quote;
+		bslash = (bslash - ones) & ~bslash;
+		ctrl = (x - ones * 0x20) & ~x;
+		if ((quote | bslash | ctrl | x) & highs)
+			break;
+		i += 8;
+	}
+	while (i < len && t[i] >= 0x20 && t[i] < 0x80 && t[i] != '"' && t[i] != '\\')
+		i++;
+	return i;
 }
 
 /* The path of what is being read: "variants[0].command[1]", or "(top level)". */
@@ -97,7 +126,7 @@ static int scan_string(struct scan *sc, size_t *pos, int in_key, size_t *start, 
 	char what[96];
 
 	*start = i;
-	while (i < sc->len && t[i] != '"') {
+	while ((i = json_text_plain(t, i, sc->len)) < sc->len && t[i] != '"') {
 		size_t n;
 		if (t[i] == '\\') {
 			if (i + 5 < sc->len && !memcmp(t + i + 1, "u0000", 5))
@@ -193,13 +222,18 @@ static const char *number_problem(const char *w, size_t n)
 static int scan_word(struct scan *sc, size_t *pos)
 {
 	const char *w = sc->text + *pos;
-	size_t n = 0;
+	size_t n = 0, k;
 	const char *why;
 	char shown[SHOW_WORD_MAX], what[160];
 
 	while (*pos + n < sc->len && word_char(w[n]))
 		n++;
 	*pos += n;
+	/* The usual word, digits alone (and no leading zero), is a number. */
+	for (k = 0; k < n && is_digit(w[k]); k++)
+		;
+	if (k == n && (w[0] != '0' || n == 1))
+		return 0;
 	if (!(is_digit(w[0]) || w[0] == '-' || w[0] == '+' || w[0] == '.' ||
 	      word_is(w, n, "nan") || word_is(w, n, "infinity")))
 		return 0;
@@ -241,8 +275,14 @@ int json_text_check(const char *file, const char *text, size_t len, unsigned max
 			     "text without one: save the file as UTF-8 without BOM)", file);
 	sc.stack = xcalloc(max_depth ? max_depth : 1, sizeof(*sc.stack));
 	while (i < len && ret == 0) {
-		struct frame *top = sc.depth ? &sc.stack[sc.depth - 1] : NULL;
 		char c = text[i];
+
+		/* White space and colons change nothing here. */
+		if (c == '\t' || c == '\n' || c == ' ' || c == ':' || c == '\r') {
+			i++;
+			continue;
+		}
+		struct frame *top = sc.depth ? &sc.stack[sc.depth - 1] : NULL;
 		size_t start = 0, end = 0;
 
 		if (c == '"') {

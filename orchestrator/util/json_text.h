@@ -25,6 +25,13 @@
  */
 int json_text_check(const char *file, const char *text, size_t len, unsigned max_depth);
 
+/*
+ * Where the run of plain string bytes from text[i] ends: the first quote,
+ * backslash, control character or byte past ASCII at or after i, or len.
+ * The fast step of a scan through a string, eight bytes at a time.
+ */
+size_t json_text_plain(const char *text, size_t i, size_t len);
+
 /* The 1-based line and column (in bytes) of offset off in buf. */
 void json_text_line_col(const char *buf, size_t off, size_t *line, size_t *col);
 

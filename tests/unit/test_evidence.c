@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include <cjson/cJSON.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "decide/compare.h"
 #include "util/dirat.h"
 #include "evidence/evidence.h"
 #include "evidence/evidence_read.h"
@@ -213,6 +215,96 @@ static void test_run_file(void **state)
 	free(p);
 	invocation_release(&inv[0]);
 	invocation_release(&inv[1]);
+}
+
+/*
+ * The comparison's values are written into result.json one at a time:
+ * the comparison there, one tab further in, is the document
+ * evidence_comparison_document() prints whole, and each value reads as
+ * cJSON prints it — also a value that is no finite number (null), a
+ * tiny and a large one, and an outlier.
+ */
+static void test_run_file_values(void **state)
+{
+	struct cmp_value va[] = { { 0.1, 1, 1, 1, 0 }, { 1e-7, 3, 2, 2, 1 },
+				  { 123456789.125, 4000000000u, 3, 1, 0 } };
+	struct cmp_value vb[] = { { -2.5, 2, 1, 2, 0 }, { NAN, 5, 2, 1, 0 } };
+	struct cmp_sample samples[2] = { { .variant = "baseline", .is_reference = 1, .values = va, .n = 3 },
+					 { .variant = "candidate", .values = vb, .n = 2 } };
+	struct cmp_metric metric = { .name = "wall", .unit = "ms", .source = "builtin",
+				     .samples = samples, .nsamples = 2 };
+	struct comparison c = { .reference = "baseline", .metrics = &metric, .nmetrics = 1 };
+	struct evidence_decision dec = { &c, NULL, 0 };
+	const char *names[] = { "baseline", "candidate" };
+	struct run_header hdr = {
+		.plan_name = "p", .plan_path = "plan.json", .set.runs = 3, .abev_version = "0.0.0",
+		.started_utc = "s", .ended_utc = "e", .variant_names = names, .nvariants = 2,
+		.status = "completed",
+	};
+	struct dirat d = DIRAT_INIT;
+	struct strbuf sb = STRBUF_INIT, want = STRBUF_INIT;
+	char *p = path_join(root, "result.json"), *doc = evidence_comparison_document(&c, NULL, 0);
+	const char *from, *to;
+	cJSON *o, *v;
+	(void)state;
+
+	assert_int_equal(dirat_open_path(&d, root), 0);
+	assert_int_equal(evidence_write_run(&d, NULL, NULL, &hdr, &dec, NULL, 0), 0);
+	dirat_release(&d);
+	assert_int_equal(read_file_capped(&sb, p, 1 << 20), 0);
+	from = strstr(sb.buf, "\n\t\"comparison\":\t");
+	to = strstr(sb.buf, ",\n\t\"invocations\":");
+	assert_non_null(from);
+	assert_non_null(to);
+	from += strlen("\n\t\"comparison\":\t");
+	for (const char *q = from; q < to; q++) {
+		strbuf_addch(&want, *q);
+		if (*q == '\n') {
+			assert_int_equal(q[1], '\t');
+			q++;
+		}
+	}
+	strbuf_addch(&want, '\n');
+	assert_string_equal(want.buf, doc);
+
+	o = cJSON_Parse(sb.buf);
+	v = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetArrayItem(
+		cJSON_GetObjectItem(cJSON_GetObjectItem(o, "comparison"), "metrics"), 0), "variants"), 0),
+		"values");
+	assert_int_equal(cJSON_GetArraySize(v), 3);
+	assert_true(cJSON_GetObjectItem(cJSON_GetArrayItem(v, 1), "value")->valuedouble == 1e-7);
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetArrayItem(v, 1), "outlier")));
+	assert_true(cJSON_GetObjectItem(cJSON_GetArrayItem(v, 2), "seq")->valuedouble == 4e9);
+	/* One value's text as cJSON prints its object, at its depth: 7 tabs after a line break. */
+	{
+		cJSON *one = cJSON_CreateObject();
+		char *text;
+
+		cJSON_AddItemToObject(one, "value", cJSON_CreateRaw("123456789.125"));
+		cJSON_AddNumberToObject(one, "seq", 4e9);
+		cJSON_AddNumberToObject(one, "round", 3);
+		cJSON_AddNumberToObject(one, "slot", 1);
+		cJSON_AddFalseToObject(one, "outlier");
+		text = cJSON_Print(one);
+		strbuf_reset(&want);
+		for (const char *q = text; *q; q++) {
+			strbuf_addch(&want, *q);
+			if (*q == '\n')
+				strbuf_adds(&want, "\t\t\t\t\t\t\t");
+		}
+		assert_non_null(strstr(sb.buf, want.buf));
+		cJSON_free(text);
+		cJSON_Delete(one);
+	}
+	v = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetArrayItem(
+		cJSON_GetObjectItem(cJSON_GetObjectItem(o, "comparison"), "metrics"), 0), "variants"), 1),
+		"values");
+	assert_true(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetArrayItem(v, 1), "value")));
+	cJSON_Delete(o);
+	strbuf_release(&sb);
+	strbuf_release(&want);
+	free(doc);
+	free(p);
 }
 
 /*
@@ -1137,6 +1229,7 @@ int main(void)
 		cmocka_unit_test(test_invocation_file),
 		cmocka_unit_test(test_run_file),
 		cmocka_unit_test(test_run_file_bytes),
+		cmocka_unit_test(test_run_file_values),
 		cmocka_unit_test(test_run_fields_match_the_schema),
 		cmocka_unit_test(test_invocation_fields_match_the_schema),
 		cmocka_unit_test(test_invocation_fields_round_trip),

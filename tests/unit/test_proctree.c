@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -303,6 +304,52 @@ static void test_listener_kept_between_runs(void **state)
 	close(sv[1]);
 }
 
+/*
+ * A copy (what an invocation's record keeps) holds exactly the processes
+ * of its source, strings of its own, room for no more, and still grows.
+ */
+static void test_copy_exact(void **state)
+{
+	struct proc_tree src = PROC_TREE_INIT, dst;
+	struct proc_tree_proc *p;
+	(void)state;
+
+	p = proc_tree_add(&src, "sh", "sh\x1f-c\x1ftrue", 10, 1);
+	p->peak_rss_bytes = 4096;
+	p->cpu_ns = 7;
+	p->wait_ns = 3;
+	p->source = "taskstats";
+	proc_tree_add(&src, "true", NULL, 11, 10);
+	src.omitted = 2;
+	src.source = "taskstats";
+	src.note = strdup("a note");
+	proc_tree_copy(&dst, &src);
+	assert_int_equal(dst.n, 2);
+	assert_int_equal(dst.alloc, 2);
+	assert_int_equal(dst.omitted, 2);
+	assert_string_equal(dst.source, "taskstats");
+	assert_string_equal(dst.note, "a note");
+	assert_true(dst.note != src.note);
+	assert_string_equal(dst.p[0].comm, "sh");
+	assert_true(dst.p[0].comm != src.p[0].comm);
+	assert_string_equal(dst.p[0].cmdline, "sh\x1f-c\x1ftrue");
+	assert_null(dst.p[1].cmdline);
+	assert_int_equal(dst.p[0].peak_rss_bytes, 4096);
+	assert_int_equal(dst.p[0].cpu_ns, 7);
+	assert_int_equal(dst.p[0].wait_ns, 3);
+	assert_string_equal(dst.p[0].source, "taskstats");
+	assert_int_equal(dst.p[1].pid, 11);
+	assert_int_equal(dst.p[1].ppid, 10);
+	assert_non_null(proc_tree_add(&dst, "sleep", NULL, 12, 10));
+	assert_int_equal(dst.n, 3);
+	proc_tree_release(&dst);
+	proc_tree_copy(&dst, &(struct proc_tree)PROC_TREE_INIT);
+	assert_int_equal(dst.n, 0);
+	assert_null(dst.p);
+	proc_tree_release(&dst);
+	proc_tree_release(&src);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -312,6 +359,7 @@ int main(void)
 		cmocka_unit_test(test_cap),
 		cmocka_unit_test(test_parse_stat),
 		cmocka_unit_test(test_listener_kept_between_runs),
+		cmocka_unit_test(test_copy_exact),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

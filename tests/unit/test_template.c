@@ -406,6 +406,59 @@ static void test_replace(void **state)
 	template_ctx_free(NULL);
 }
 
+/* A made list: each record made as its body renders, the same as a list of them. */
+static size_t fills;
+
+static void fill_y(const void *arg, size_t k, struct template_ctx *rec)
+{
+	const char *const *ys = arg;
+
+	fills++;
+	template_set(rec, "y", ys[k]);
+}
+
+static void test_made_list(void **state)
+{
+	static const char *const ys[] = { "a", "b" };
+	struct template_ctx *c = template_ctx_new();
+	struct strbuf out = STRBUF_INIT;
+	const char *t = "{{#x}}[{{#x}}{{y}}{{/x}}]{{/x}}{{^x}}none{{/x}}";
+	char *err = NULL;
+	(void)state;
+
+	template_set(c, "y", "root");
+	template_list_made(c, "x", 2, fill_y, ys);
+	fills = 0;
+	assert_int_equal(template_render(t, strlen(t), "r.md", c, &out, &err), 0);
+	/* Inside a made record the list is made again, each record on its own. */
+	assert_string_equal(out.buf, "[ab][ab]");
+	assert_int_equal(fills, 6);
+
+	template_list_made(c, "x", 0, fill_y, ys);
+	strbuf_reset(&out);
+	assert_int_equal(template_render(t, strlen(t), "r.md", c, &out, &err), 0);
+	assert_string_equal(out.buf, "none");
+
+	/* An error in a made record's body: the render stops, nothing is kept. */
+	template_list_made(c, "x", 2, fill_y, ys);
+	strbuf_reset(&out);
+	t = "{{#x}}\n{{nope}}{{/x}}";
+	assert_int_equal(template_render(t, strlen(t), "r.md", c, &out, &err), -1);
+	assert_string_equal(err, "r.md:2: unknown name 'nope': not set in this record or any "
+			    "enclosing one");
+	free(err);
+	err = NULL;
+
+	/* template_add makes it an ordinary list again. */
+	t = "{{#x}}[{{#x}}{{y}}{{/x}}]{{/x}}{{^x}}none{{/x}}";
+	template_set(template_add(c, "x"), "y", "c");
+	strbuf_reset(&out);
+	assert_int_equal(template_render(t, strlen(t), "r.md", c, &out, &err), 0);
+	assert_string_equal(out.buf, "[c]");
+	strbuf_release(&out);
+	template_ctx_free(c);
+}
+
 /* NUL bytes of the template are text; the template name defaults. */
 static void test_binary_text(void **state)
 {
@@ -457,6 +510,7 @@ int main(void)
 		cmocka_unit_test(test_depth),
 		cmocka_unit_test(test_size_limits),
 		cmocka_unit_test(test_replace),
+		cmocka_unit_test(test_made_list),
 		cmocka_unit_test(test_binary_text),
 		cmocka_unit_test(test_md_text),
 	};
