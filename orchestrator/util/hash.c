@@ -1,6 +1,6 @@
 /*
  * hash: SHA-256 through libcrypto's EVP interface — of buffers, of one
- * file streamed in 1 MiB reads, and of many files on a pool of threads
+ * file streamed in 64 KiB reads, and of many files on a pool of threads
  * that take the next file from a shared atomic index, biggest files first
  * so that one large file does not start last and finish alone. It opens
  * only regular files and never follows a symlink. It does not walk
@@ -27,7 +27,16 @@
 #include "util/path.h"
 #include "util/strbuf.h"
 
-#define HASH_READ_SIZE (1u << 20)
+/*
+ * The size of each read() of a file being hashed: small enough that the
+ * buffer stays in the core's L2 cache between the kernel's copy into it
+ * and the digest's pass over it. With 1 MiB reads every copy went out to
+ * memory and came back, and the copy took a third of the time (perf:
+ * _copy_to_iter 38 % of the samples; 14 % at 64 KiB, 9 % for openssl
+ * dgst and its 8 KiB reads). The syscalls of 64 KiB reads cost nothing
+ * next to the digest.
+ */
+#define HASH_READ_SIZE (64u * 1024)
 
 /*
  * Read by every worker thread; set by the thread that seals. stop_count

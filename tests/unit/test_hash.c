@@ -122,7 +122,7 @@ static void test_matches_sha256sum(void **state)
 	char hex[SHA256_HEX_LEN + 1], *err = NULL;
 	uint64_t size = 0;
 
-	/* 3 MiB + 7: more than one 1 MiB read, and a ragged tail. */
+	/* 3 MiB + 7: many reads, and a ragged tail. */
 	write_pattern(p, (3u << 20) + 7, 42);
 	FILE *f = popen(cmd, "r");
 	assert_non_null(f);
