@@ -71,6 +71,33 @@ struct sha256 {
 	EVP_MD_CTX *ctx;
 };
 
+/*
+ * SHA-256 as the default provider implements it (with the SHA extensions
+ * where the CPU has them), fetched once per process. EVP_sha256() only
+ * names the algorithm: OpenSSL 3 fetches it again at every
+ * EVP_DigestInit_ex(), a lookup under the provider store's lock that
+ * every hashing thread takes, once per file. Kept until exit, as OpenSSL
+ * keeps its own; should the fetch fail, EVP_sha256() is used, and the
+ * init reports what is wrong.
+ */
+static EVP_MD *fetched_md;
+static pthread_once_t md_once = PTHREAD_ONCE_INIT;
+
+static void md_fetch(void)
+{
+#if OPENSSL_VERSION_MAJOR >= 3
+	fetched_md = EVP_MD_fetch(NULL, "SHA2-256", NULL);
+	ERR_clear_error();
+#endif
+}
+
+static const EVP_MD *sha256_md(void)
+{
+	if (pthread_once(&md_once, md_fetch) != 0 || !fetched_md)
+		return EVP_sha256();
+	return fetched_md;
+}
+
 const char *hash_crypto_err(char *buf, size_t len)
 {
 	unsigned long e = ERR_get_error();
@@ -102,7 +129,7 @@ struct sha256 *sha256_new(void)
 	h->ctx = EVP_MD_CTX_new();
 	if (!h->ctx)
 		die_oom();
-	if (EVP_DigestInit_ex(h->ctx, EVP_sha256(), NULL) != 1)
+	if (EVP_DigestInit_ex(h->ctx, sha256_md(), NULL) != 1)
 		crypto_die("cannot start SHA-256");
 	return h;
 }
@@ -139,11 +166,32 @@ void sha256_hex(const unsigned char d[SHA256_LEN], char out[SHA256_HEX_LEN + 1])
 	out[SHA256_HEX_LEN] = '\0';
 }
 
-/*
- * Hashes path with a caller-owned context and read buffer, so that a
- * worker thread reuses both across its files.
- */
-static int hash_one(EVP_MD_CTX *ctx, unsigned char *buf, const struct dirat *root,
+/* What a worker thread reuses across its files: a digest context, the digest, a read buffer. */
+struct worker_tools {
+	EVP_MD_CTX *ctx;
+	const EVP_MD *md;
+	unsigned char *buf;
+};
+
+static void tools_init(struct worker_tools *t)
+{
+	t->ctx = EVP_MD_CTX_new();
+	if (!t->ctx)
+		die_oom();
+	t->md = sha256_md();
+	t->buf = xmalloc(HASH_READ_SIZE);
+}
+
+static void tools_release(struct worker_tools *t)
+{
+	EVP_MD_CTX_free(t->ctx);
+	free(t->buf);
+	t->ctx = NULL;
+	t->buf = NULL;
+}
+
+/* Hashes path with a worker's tools. */
+static int hash_one(const struct worker_tools *t, const struct dirat *root,
 		    const char *name, unsigned char out[SHA256_LEN], uint64_t *size,
 		    struct stat *after, char **err)
 {
@@ -178,7 +226,7 @@ static int hash_one(EVP_MD_CTX *ctx, unsigned char *buf, const struct dirat *roo
 	}
 	/* Advice only: a failure costs speed, not correctness. */
 	(void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
-	if (EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1) {
+	if (EVP_DigestInit_ex(t->ctx, t->md, NULL) != 1) {
 		hash_crypto_err(msg, sizeof(msg));
 		*err = xasprintf("cannot hash '%s': %s", path, msg);
 		goto out;
@@ -189,7 +237,7 @@ static int hash_one(EVP_MD_CTX *ctx, unsigned char *buf, const struct dirat *roo
 			*err = xasprintf("stopped hashing '%s': abev received a signal", path);
 			goto out;
 		}
-		r = read(fd, buf, HASH_READ_SIZE);
+		r = read(fd, t->buf, HASH_READ_SIZE);
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
@@ -198,14 +246,14 @@ static int hash_one(EVP_MD_CTX *ctx, unsigned char *buf, const struct dirat *roo
 		}
 		if (r == 0)
 			break;
-		if (EVP_DigestUpdate(ctx, buf, (size_t)r) != 1) {
+		if (EVP_DigestUpdate(t->ctx, t->buf, (size_t)r) != 1) {
 			hash_crypto_err(msg, sizeof(msg));
 			*err = xasprintf("cannot hash '%s': %s", path, msg);
 			goto out;
 		}
 		total += (uint64_t)r;
 	}
-	if (EVP_DigestFinal_ex(ctx, out, &n) != 1 || n != SHA256_LEN) {
+	if (EVP_DigestFinal_ex(t->ctx, out, &n) != 1 || n != SHA256_LEN) {
 		hash_crypto_err(msg, sizeof(msg));
 		*err = xasprintf("cannot hash '%s': %s", path, msg);
 		goto out;
@@ -225,34 +273,13 @@ out:
 	return ret;
 }
 
-struct worker_tools {
-	EVP_MD_CTX *ctx;
-	unsigned char *buf;
-};
-
-static void tools_init(struct worker_tools *t)
-{
-	t->ctx = EVP_MD_CTX_new();
-	if (!t->ctx)
-		die_oom();
-	t->buf = xmalloc(HASH_READ_SIZE);
-}
-
-static void tools_release(struct worker_tools *t)
-{
-	EVP_MD_CTX_free(t->ctx);
-	free(t->buf);
-	t->ctx = NULL;
-	t->buf = NULL;
-}
-
 int sha256_file(const char *path, unsigned char out[SHA256_LEN], uint64_t *size, char **err)
 {
 	struct worker_tools t;
 	int ret;
 	*err = NULL;
 	tools_init(&t);
-	ret = hash_one(t.ctx, t.buf, NULL, path, out, size, NULL, err);
+	ret = hash_one(&t, NULL, path, out, size, NULL, err);
 	tools_release(&t);
 	return ret;
 }
@@ -285,7 +312,7 @@ static void *worker(void *arg)
 			atomic_fetch_add(&p->failed, 1);
 			continue;
 		}
-		if (hash_one(t.ctx, t.buf, j->root, j->path, j->digest, &j->size, &j->st, &j->err) < 0) {
+		if (hash_one(&t, j->root, j->path, j->digest, &j->size, &j->st, &j->err) < 0) {
 			j->stopped = hash_stopped();
 			atomic_fetch_add(&p->failed, 1);
 		}
