@@ -337,7 +337,10 @@ static int by_size_desc(const void *a, const void *b)
 /*
  * The order in which the pool takes the jobs. With more jobs than
  * threads, a stat() each (a hint only: the file is stat'ed again once
- * open) lets the biggest files start first.
+ * open) lets the biggest files start first. A job beneath a root is
+ * stat'ed beneath the root's descriptor, as its path is relative to it;
+ * that a link on the way would be followed here moves only the order,
+ * never what is read (hash_one() opens through dirat_openat()).
  */
 static size_t *schedule(const struct hash_job *jobs, size_t n, unsigned threads)
 {
@@ -346,8 +349,11 @@ static size_t *schedule(const struct hash_job *jobs, size_t n, unsigned threads)
 		struct size_index *s = xcalloc(n, sizeof(*s));
 		for (size_t i = 0; i < n; i++) {
 			struct stat st;
+			int r = jobs[i].root ? fstatat(jobs[i].root->fd, jobs[i].path, &st,
+						       AT_SYMLINK_NOFOLLOW)
+					     : lstat(jobs[i].path, &st);
 			s[i].i = i;
-			s[i].size = lstat(jobs[i].path, &st) == 0 ? st.st_size : 0;
+			s[i].size = r == 0 ? st.st_size : 0;
 		}
 		qsort(s, n, sizeof(*s), by_size_desc);
 		for (size_t i = 0; i < n; i++)
