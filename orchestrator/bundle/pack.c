@@ -3,7 +3,9 @@
  * libarchive, deterministically, into a temporary file beside the bundle
  * that becomes the bundle only once it is whole. It does not know what
  * evidence means: seal.c decides which names are safe (evname_problem()).
- * Reading a bundle back is read.c's.
+ * Reading a bundle back is read.c's. The file is made durable while it
+ * is written, by a thread of its own, so that publishing it costs little
+ * more than the last write.
  *
  * Entry layout of a packed bundle: no top-level directory and no "./"
  * entry; names relative to the packed directory; a directory is written as
@@ -22,7 +24,9 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -153,6 +157,124 @@ static int pack_stopped(int (*stop)(void))
 }
 
 /*
+ * The bundle made durable while it is written. Publishing it takes an
+ * fsync(), and on a disk with a write cache (any virtual disk) that costs
+ * in proportion to the bytes written since the last one: 60-110 ms for a
+ * bundle of 50 MB here even when its pages had already been written
+ * back, most of a pack's wait after the last byte. A thread of its own
+ * calls fdatasync() each time WRITEBACK_STEP more bytes are in the file,
+ * while the rest is still being compressed, so that the last fsync()
+ * finds at most a step to flush (4 ms). The packer never waits for the
+ * disk, only for the thread at the end. Durability still rests on that
+ * last fsync(); a failure of the thread's is kept and fails the pack,
+ * since the kernel reports a write error to one sync of a file
+ * description only.
+ */
+#define WRITEBACK_STEP (4u << 20)
+
+struct writeback {
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t more;
+	int fd;
+	int running;           /* the thread was started */
+	int done;              /* under lock: no more is coming */
+	int err;               /* under lock: the errno of a failed fdatasync(), or 0 */
+	uint64_t written;      /* under lock: bytes written to fd so far */
+};
+
+static void *writeback_run(void *arg)
+{
+	struct writeback *w = arg;
+	uint64_t synced = 0;
+
+	pthread_mutex_lock(&w->lock);
+	for (;;) {
+		uint64_t upto;
+		int r;
+
+		while (!w->done && w->written - synced < WRITEBACK_STEP)
+			pthread_cond_wait(&w->more, &w->lock);
+		if (w->done)
+			break;
+		upto = w->written;
+		pthread_mutex_unlock(&w->lock);
+		do
+			r = fdatasync(w->fd);
+		while (r < 0 && errno == EINTR);
+		pthread_mutex_lock(&w->lock);
+		if (r < 0) {
+			w->err = errno;
+			break;
+		}
+		synced = upto;
+	}
+	pthread_mutex_unlock(&w->lock);
+	return NULL;
+}
+
+/*
+ * Starts the thread with every signal blocked, so that abev's signals
+ * reach the packer as before. Without it (no thread could be started)
+ * the last fsync() only has more to do.
+ */
+static void writeback_start(struct writeback *w, int fd)
+{
+	sigset_t all, old;
+
+	w->fd = fd;
+	w->running = w->done = w->err = 0;
+	w->written = 0;
+	if (pthread_mutex_init(&w->lock, NULL) != 0)
+		return;
+	if (pthread_cond_init(&w->more, NULL) != 0) {
+		pthread_mutex_destroy(&w->lock);
+		return;
+	}
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	w->running = pthread_create(&w->thread, NULL, writeback_run, w) == 0;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!w->running) {
+		pthread_cond_destroy(&w->more);
+		pthread_mutex_destroy(&w->lock);
+	}
+}
+
+/* n more bytes are in the file. */
+static void writeback_add(struct writeback *w, size_t n)
+{
+	if (!w->running)
+		return;
+	pthread_mutex_lock(&w->lock);
+	w->written += n;
+	pthread_cond_signal(&w->more);
+	pthread_mutex_unlock(&w->lock);
+}
+
+/*
+ * Ends the thread (after the fdatasync() under way, if any). Returns 0,
+ * or the errno of a failed fdatasync(). Safe when not started, and twice.
+ */
+static int writeback_stop(struct writeback *w)
+{
+	int err;
+
+	if (!w->running)
+		return w->err;
+	pthread_mutex_lock(&w->lock);
+	w->done = 1;
+	pthread_cond_signal(&w->more);
+	pthread_mutex_unlock(&w->lock);
+	pthread_join(w->thread, NULL);
+	err = w->err;
+	pthread_cond_destroy(&w->more);
+	pthread_mutex_destroy(&w->lock);
+	w->running = 0;
+	return err;
+}
+
+/*
  * Where the bundle's bytes go. libarchive 3.6 leaks its output buffer when
  * it is freed after a failed header write (it then skips the close that
  * frees it), so a failed write() is not passed up: the sink keeps the
@@ -163,6 +285,7 @@ static int pack_stopped(int (*stop)(void))
 struct pack_sink {
 	int fd;
 	int err;
+	struct writeback wb;
 };
 
 static la_ssize_t sink_write(struct archive *a, void *ctx, const void *buf, size_t len)
@@ -183,6 +306,8 @@ static la_ssize_t sink_write(struct archive *a, void *ctx, const void *buf, size
 		p += n;
 		left -= (size_t)n;
 	}
+	if (!s->err)
+		writeback_add(&s->wb, len);
 	return (la_ssize_t)len;
 }
 
@@ -418,11 +543,14 @@ static int pack_into(int fd, int zst, const char *dir, struct pack_list *l, cons
 		     int (*stop)(void))
 {
 	struct packer p = { .sink = { .fd = fd }, .out = out, .stop = stop };
-	int ret = -1;
+	int ret = -1, err;
 
+	writeback_start(&p.sink.wb, fd);
 	p.a = pack_writer(&p.sink, zst, out);
-	if (!p.a)
+	if (!p.a) {
+		writeback_stop(&p.sink.wb);
 		return -1;
+	}
 	p.buf = xmalloc(CHUNK);
 	if (pack_entries(&p, dir, l) < 0)
 		goto out;
@@ -445,6 +573,9 @@ out:
 		p.sink.err = ECANCELED;
 	if (archive_write_free(p.a) != ARCHIVE_OK && ret == 0)
 		ret = error("cannot finish bundle '%s'", out);
+	err = writeback_stop(&p.sink.wb);
+	if (err && ret == 0)
+		ret = error("cannot write bundle '%s': %s", out, strerror(err));
 	free(p.buf);
 	return ret;
 }

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "util/hash.h"
+#include "util/dirat.h"
 #include "run/proc.h"
 #include "util/writefile.h"
 #include "util/alloc.h"
@@ -122,7 +123,7 @@ static void test_matches_sha256sum(void **state)
 	char hex[SHA256_HEX_LEN + 1], *err = NULL;
 	uint64_t size = 0;
 
-	/* 3 MiB + 7: more than one 1 MiB read, and a ragged tail. */
+	/* 3 MiB + 7: many reads, and a ragged tail. */
 	write_pattern(p, (3u << 20) + 7, 42);
 	FILE *f = popen(cmd, "r");
 	assert_non_null(f);
@@ -176,6 +177,61 @@ static void test_pool_equals_sequential(void **state)
 	assert_int_equal(sha256_files(jobs, 0, 4), 0);
 	for (size_t i = 0; i < N; i++)
 		free((char *)jobs[i].path);
+	tu_rm_rf(dir);
+	free(dir);
+}
+
+/*
+ * Jobs beneath a root, as sealing hashes a run directory: each path is
+ * relative to the root's descriptor, not to the current directory, more
+ * jobs than threads (so the pool orders them by size), and a link on the
+ * way refused like a link at the end.
+ */
+static void test_pool_beneath_a_root(void **state)
+{
+	enum { N = 12 };
+	char *dir = tu_tmpdir("hash-root"), *names[N + 1];
+	struct dirat root = DIRAT_INIT;
+	struct hash_job jobs[N + 1];
+	unsigned char want[N][SHA256_LEN];
+
+	(void)state;
+	for (size_t i = 0; i < N; i++) {
+		char *err = NULL, *full;
+		uint64_t size;
+
+		names[i] = xasprintf("sub%zu/f%zu", i % 3, i);
+		full = path_join(dir, names[i]);
+		tu_put(dir, names[i], "", 0);
+		write_pattern(full, (i * 5 % N) * 70000 + i, (unsigned)i);
+		assert_int_equal(sha256_file(full, want[i], &size, &err), 0);
+		free(full);
+	}
+	char *target = path_join(dir, "sub0"), *link = path_join(dir, "via-link");
+	assert_int_equal(symlink(target, link), 0);
+	names[N] = xstrdup("via-link/f0");
+	assert_int_equal(dirat_open_path(&root, dir), 0);
+
+	memset(jobs, 0, sizeof(jobs));
+	for (size_t i = 0; i <= N; i++) {
+		jobs[i].path = names[i];
+		jobs[i].root = &root;
+	}
+	assert_int_equal(sha256_files(jobs, N + 1, 2), 1);
+	for (size_t i = 0; i < N; i++) {
+		assert_null(jobs[i].err);
+		assert_memory_equal(jobs[i].digest, want[i], SHA256_LEN);
+		assert_int_equal(jobs[i].size, (i * 5 % N) * 70000 + i);
+	}
+	assert_non_null(jobs[N].err);
+	assert_false(jobs[N].stopped);
+	free(jobs[N].err);
+
+	dirat_release(&root);
+	for (size_t i = 0; i <= N; i++)
+		free(names[i]);
+	free(target);
+	free(link);
 	tu_rm_rf(dir);
 	free(dir);
 }
@@ -354,6 +410,7 @@ int main(void)
 		cmocka_unit_test(test_million_a),
 		cmocka_unit_test(test_matches_sha256sum),
 		cmocka_unit_test(test_pool_equals_sequential),
+		cmocka_unit_test(test_pool_beneath_a_root),
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_stop_on_signal),
 		cmocka_unit_test(test_sparse_copy),
