@@ -27,7 +27,7 @@ import subprocess
 import threading
 import unittest
 
-from common import ABEV, AbevTestCase, check_foreign_wait
+from common import ABEV, AbevTestCase, check_foreign_wait, logs_made
 from test_run import procs_with_marker
 
 FIX = os.environ.get("ABEV_DOTNET_FIXTURES", "")
@@ -462,7 +462,8 @@ class DotnetTest(AbevTestCase):
         consoles = {}
         for name, inv in by.items():
             consoles[name] = ""
-            for log in ("test.log", "stderr.log"):
+            # A stream that printed nothing has no log (made at its first byte).
+            for log in logs_made(inv):
                 with open(self.path("ev", inv["dir"], log), encoding="utf-8") as f:
                     consoles[name] += f.read()
         t = lambda n: (by[n]["tests"]["total"], by[n]["tests"]["passed"],  # noqa: E731
