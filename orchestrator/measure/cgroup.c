@@ -2,8 +2,9 @@
  * cgroup: gives each invocation a cgroup v2 group of its own beside abev
  * (under abev's own group), moves the child into it, reads the whole
  * tree's memory peak and CPU time, kills whatever the run left in it and
- * removes it again (or keeps it, empty, for the next: cgroup_done()). It does not decide what a missing cgroup means: every failure
- * is soft and comes back as a one-line reason, never as an error() message,
+ * removes it again (or keeps it, empty, for the next: cgroup_done()). It
+ * does not decide what a missing cgroup means: every failure is soft and
+ * comes back as a one-line reason, never as an error() message,
  * because a machine without a writable cgroup v2 hierarchy is a fact to
  * record. It knows nothing of processes beyond pids.
  */
