@@ -614,17 +614,15 @@ def misses(oh, tr, evs, o, t, e, load0, load1):
             f"**1. Per-invocation overhead**: {o['ratio']:.2f}x against {goal}x, "
             f"{(o['ratio'] / goal - 1) * 100:.0f}% over; {o['abev_ms'] / o['n']:.2f} ms per "
             f"invocation against hyperfine's {o['hf_ms'] / o['n']:.2f} ms. hyperfine writes "
-            "nothing per run; abev creates seven files and directories per invocation (its "
-            "directory, test.log, stderr.log, three evidence files, the run's result.json), "
-            f"and a create in the temp dir, made as abev meets it (right after the earlier "
-            f"rounds' evidence was deleted), cost {o['create_ms']:.3f} ms in this run: "
-            f"{7 * o['create_ms']:.2f} ms per invocation. On ext4 the inode allocator's scan "
-            "of recently deleted inodes is then about half of abev's CPU time in a profile "
-            "(perf: recently_deleted under ext4_create and ext4_mkdir); on tmpfs a create "
-            "costs about 0.01 ms. What remains of "
-            "abev's own work per invocation (a cgroup made and removed, two samples of "
-            "/proc, JSON rendering) is about 1 ms. docs/performance.md has the "
-            "detail. " + busy)
+            "nothing per run; abev makes one directory per invocation of `true` (a log only "
+            "for a stream that prints), and a create in the temp dir, made as abev meets it "
+            f"(right after the earlier rounds' evidence was deleted), cost "
+            f"{o['create_ms']:.3f} ms in this run (on an ext4 without a journal the inode "
+            "allocator scans past the recently deleted inodes; on tmpfs a create costs about "
+            "0.01 ms). The largest part of abev's own work per invocation is clone3() (the "
+            "kernel copies abev's address space); then the samples of /proc for the "
+            "per-process figures, the directory walks that hold what the run left, and the "
+            "record's JSON. docs/performance.md has the detail. " + busy)
     if not ratios.met("bias", o["bias_ms"]):
         out.append(
             f"**1. Timing bias**: {o['bias_ms']:+.3f} ms against {GOAL['bias']['goal']} ms. The window abev "
