@@ -46,7 +46,7 @@ static int kept_init;
 /* read_head() of path, through its kept descriptor when it is one of kept_paths. */
 static ssize_t read_kept(const char *path, char *buf, size_t cap)
 {
-	size_t i, len = 0;
+	size_t i;
 
 	if (!kept_init) {
 		for (i = 0; i < ARRAY_SIZE(kept_fds); i++)
@@ -62,18 +62,7 @@ static ssize_t read_kept(const char *path, char *buf, size_t cap)
 		if (kept_fds[i] < 0)
 			return -1;
 	}
-	while (len < cap - 1) {
-		ssize_t n = pread(kept_fds[i], buf + len, cap - 1 - len, (off_t)len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -1;
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
-	buf[len] = '\0';
-	return (ssize_t)len;
+	return read_head_at(kept_fds[i], buf, cap);
 }
 
 /*

@@ -108,28 +108,34 @@ int read_file_capped(struct strbuf *sb, const char *path, size_t max)
 	return error("cannot read '%s': %s", path, strerror(errno));
 }
 
-ssize_t read_head(const char *path, char *buf, size_t cap)
+ssize_t read_head_at(int fd, char *buf, size_t cap)
 {
 	size_t len = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 
-	if (fd < 0)
-		return -1;
 	while (len < cap - 1) {
-		ssize_t n = read(fd, buf + len, cap - 1 - len);
-		if (n < 0) {
-			int e = errno;
-			if (e == EINTR)
-				continue;
-			close(fd);
-			errno = e;
+		ssize_t n = pread(fd, buf + len, cap - 1 - len, (off_t)len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
 			return -1;
-		}
 		if (n == 0)
 			break;
 		len += (size_t)n;
 	}
 	buf[len] = '\0';
-	close(fd);
 	return (ssize_t)len;
+}
+
+ssize_t read_head(const char *path, char *buf, size_t cap)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY), e;
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read_head_at(fd, buf, cap);
+	e = errno;
+	close(fd);
+	errno = e;
+	return n;
 }

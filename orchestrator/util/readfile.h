@@ -52,6 +52,12 @@ char *read_small_why(enum read_small_result r, int err, size_t max);
  */
 ssize_t read_head(const char *path, char *buf, size_t cap);
 /*
+ * read_head() of the file open at fd, from its start whatever its offset
+ * (pread()): a /proc or /sys file kept open is rendered afresh by a read
+ * at 0.
+ */
+ssize_t read_head_at(int fd, char *buf, size_t cap);
+/*
  * read_small() (no flags) with an error naming the file: refuses files
  * larger than max bytes and directories. Returns 0 or -1.
  */
