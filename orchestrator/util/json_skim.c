@@ -155,10 +155,31 @@ static size_t skim_word(const struct skim_text *s, size_t i, const char *w, size
 
 static size_t skim_value(const struct skim_text *s, size_t i, unsigned depth);
 
+/*
+ * After an element or member that ends at end, in a container closed by
+ * close: the start of the next one (past the comma and white space), or
+ * with *closed set, the index just past close; SKIM_FAIL otherwise.
+ */
+static size_t skim_next(const struct skim_text *s, size_t end, unsigned char close, int *closed)
+{
+	size_t i = skip_ws(s, end);
+
+	*closed = 0;
+	if (i >= s->len)
+		return SKIM_FAIL;
+	if (s->t[i] == close) {
+		*closed = 1;
+		return i + 1;
+	}
+	if (s->t[i] != ',')
+		return SKIM_FAIL;
+	return skip_ws(s, i + 1);
+}
+
 /* The array or object opening at i: where it ends, or SKIM_FAIL. */
 static size_t skim_container(const struct skim_text *s, size_t i, unsigned depth)
 {
-	int object = s->t[i] == '{';
+	int object = s->t[i] == '{', closed;
 	unsigned char close = object ? '}' : ']';
 
 	if (depth >= SKIM_MAX_DEPTH)
@@ -177,14 +198,9 @@ static size_t skim_container(const struct skim_text *s, size_t i, unsigned depth
 		}
 		if ((i = skim_value(s, i, depth + 1)) == SKIM_FAIL)
 			return SKIM_FAIL;
-		i = skip_ws(s, i);
-		if (i >= s->len)
-			return SKIM_FAIL;
-		if (s->t[i] == close)
-			return i + 1;
-		if (s->t[i] != ',')
-			return SKIM_FAIL;
-		i = skip_ws(s, i + 1);
+		i = skim_next(s, i, close, &closed);
+		if (i == SKIM_FAIL || closed)
+			return i;
 	}
 }
 
@@ -261,6 +277,8 @@ static int have_member(const cJSON *o, const char *key)
  */
 static size_t skim_elements(const struct skim_text *s, size_t i, struct json_skim *sk)
 {
+	int closed;
+
 	i = skip_ws(s, i + 1);
 	if (i < s->len && s->t[i] == ']')
 		return i + 1;
@@ -271,14 +289,9 @@ static size_t skim_elements(const struct skim_text *s, size_t i, struct json_ski
 			return SKIM_FAIL;
 		ALLOC_GROW(sk->elements, sk->nelements + 1, sk->elements_alloc);
 		sk->elements[sk->nelements++] = (struct json_span){ i, end - i };
-		i = skip_ws(s, end);
-		if (i >= s->len)
-			return SKIM_FAIL;
-		if (s->t[i] == ']')
-			return i + 1;
-		if (s->t[i] != ',')
-			return SKIM_FAIL;
-		i = skip_ws(s, i + 1);
+		i = skim_next(s, end, ']', &closed);
+		if (i == SKIM_FAIL || closed)
+			return i;
 	}
 }
 
@@ -289,6 +302,8 @@ static size_t skim_elements(const struct skim_text *s, size_t i, struct json_ski
  */
 static size_t skim_members(const struct skim_text *s, size_t i, struct json_skim *sk, cJSON *o)
 {
+	int closed;
+
 	i = skip_ws(s, i + 1);
 	if (i < s->len && s->t[i] == '}')
 		return i + 1;
@@ -327,14 +342,9 @@ static size_t skim_members(const struct skim_text *s, size_t i, struct json_skim
 			}
 		}
 		free(k);
-		i = skip_ws(s, value_end);
-		if (i >= s->len)
-			return SKIM_FAIL;
-		if (s->t[i] == '}')
-			return i + 1;
-		if (s->t[i] != ',')
-			return SKIM_FAIL;
-		i = skip_ws(s, i + 1);
+		i = skim_next(s, value_end, '}', &closed);
+		if (i == SKIM_FAIL || closed)
+			return i;
 	}
 }
 
